@@ -1,0 +1,63 @@
+//! The in-memory IR: one dialect-agnostic representation for StableHLO, VHLO, func/builtin and
+//! foreign ops, as in MLIR.
+//!
+//! Everything lives in a [`Module`]: types, attributes, locations and strings are interned (so
+//! comparing two of them is comparing ids), and operations, blocks, regions and values sit in
+//! arenas and refer to each other by index. Operand, attribute, region and successor lists of all
+//! ops share a few pooled vectors, so creating an op does not allocate by itself.
+
+mod data;
+mod interner;
+mod module;
+
+pub use data::*;
+pub use interner::Interner;
+pub use module::*;
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+        pub struct $name(pub u32);
+        impl $name {
+            /// The index of this id in its arena or interner.
+            #[inline]
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id_type!(
+    /// An interned string (op names, attribute names, string attribute contents, symbols).
+    Symbol
+);
+id_type!(
+    /// An interned type.
+    Type
+);
+id_type!(
+    /// An interned attribute.
+    Attribute
+);
+id_type!(
+    /// An interned location.
+    Location
+);
+id_type!(
+    /// An SSA value: an op result or a block argument.
+    Value
+);
+id_type!(
+    /// An operation in the module's arena.
+    OpId
+);
+id_type!(
+    /// A block in the module's arena.
+    Block
+);
+id_type!(
+    /// A region in the module's arena.
+    Region
+);

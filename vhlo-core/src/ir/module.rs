@@ -1,0 +1,438 @@
+//! The arenas: operations, blocks, regions and values, plus the interners.
+
+use super::{
+    AttrData, Attribute, Block, Interner, LocData, Location, OpId, Region, Symbol, Type, TypeData,
+    Value,
+};
+
+/// A named attribute (`name = value`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct NamedAttr {
+    pub name: Symbol,
+    pub value: Attribute,
+}
+
+/// A slice of one of the module's pools.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start as usize + self.len as usize)
+    }
+}
+
+/// Where a value comes from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ValueDef {
+    /// Result `index` of `op`.
+    Result { op: OpId, index: u32 },
+    /// Argument `index` of `block`.
+    Argument { block: Block, index: u32 },
+}
+
+#[derive(Clone, Debug)]
+struct ValueData {
+    ty: Type,
+    def: ValueDef,
+}
+
+#[derive(Clone, Debug)]
+struct OpData {
+    name: Symbol,
+    operands: Span,
+    first_result: u32,
+    num_results: u32,
+    /// Inherent attributes (`<{...}>` in generic form, the properties section in bytecode).
+    properties: Span,
+    /// Discardable attributes (`{...}`).
+    attributes: Span,
+    regions: Span,
+    successors: Span,
+    location: Location,
+    parent: Option<Block>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct BlockData {
+    args: Vec<Value>,
+    ops: Vec<OpId>,
+    parent: Option<Region>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct RegionData {
+    blocks: Vec<Block>,
+    parent: Option<OpId>,
+}
+
+/// Everything needed to create an operation (MLIR's `OperationState`).
+#[derive(Clone, Debug)]
+pub struct OperationState {
+    pub name: Symbol,
+    pub operands: Vec<Value>,
+    pub result_types: Vec<Type>,
+    pub properties: Vec<NamedAttr>,
+    pub attributes: Vec<NamedAttr>,
+    pub regions: Vec<Region>,
+    pub successors: Vec<Block>,
+    pub location: Location,
+}
+
+impl OperationState {
+    /// An empty state for an op called `name`.
+    pub fn new(name: Symbol, location: Location) -> Self {
+        OperationState {
+            name,
+            operands: Vec::new(),
+            result_types: Vec::new(),
+            properties: Vec::new(),
+            attributes: Vec::new(),
+            regions: Vec::new(),
+            successors: Vec::new(),
+            location,
+        }
+    }
+}
+
+/// A whole program: the interners and the IR arenas. The top-level op is usually
+/// `builtin.module`.
+#[derive(Clone, Debug)]
+pub struct Module {
+    strings: Interner<Box<str>>,
+    types: Interner<TypeData>,
+    attrs: Interner<AttrData>,
+    locs: Interner<LocData>,
+    ops: Vec<OpData>,
+    blocks: Vec<BlockData>,
+    regions: Vec<RegionData>,
+    values: Vec<ValueData>,
+    value_pool: Vec<Value>,
+    attr_pool: Vec<NamedAttr>,
+    region_pool: Vec<Region>,
+    block_pool: Vec<Block>,
+    /// Top-level ops, in order.
+    top: Vec<OpId>,
+}
+
+impl Default for Module {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn to_u32(n: usize) -> u32 {
+    // Arenas past 4G entries are not supported; input readers bound counts long before that.
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl Module {
+    /// An empty module.
+    pub fn new() -> Self {
+        let mut m = Module {
+            strings: Interner::default(),
+            types: Interner::default(),
+            attrs: Interner::default(),
+            locs: Interner::default(),
+            ops: Vec::new(),
+            blocks: Vec::new(),
+            regions: Vec::new(),
+            values: Vec::new(),
+            value_pool: Vec::new(),
+            attr_pool: Vec::new(),
+            region_pool: Vec::new(),
+            block_pool: Vec::new(),
+            top: Vec::new(),
+        };
+        m.loc(LocData::Unknown);
+        m
+    }
+
+    // ---- interning -------------------------------------------------------------------------
+
+    /// Interns a string.
+    pub fn sym(&mut self, s: &str) -> Symbol {
+        Symbol(self.strings.intern_str(s))
+    }
+    /// The symbol of `s` if it is interned.
+    pub fn lookup_sym(&self, s: &str) -> Option<Symbol> {
+        self.strings.lookup_str(s).map(Symbol)
+    }
+    /// The text of a symbol.
+    pub fn str(&self, s: Symbol) -> &str {
+        self.strings.get(s.0)
+    }
+    /// Interns a type.
+    pub fn ty(&mut self, t: TypeData) -> Type {
+        Type(self.types.intern(t))
+    }
+    /// The contents of a type.
+    pub fn type_data(&self, t: Type) -> &TypeData {
+        self.types.get(t.0)
+    }
+    /// Interns an attribute.
+    pub fn attr(&mut self, a: AttrData) -> Attribute {
+        Attribute(self.attrs.intern(a))
+    }
+    /// The contents of an attribute.
+    pub fn attr_data(&self, a: Attribute) -> &AttrData {
+        self.attrs.get(a.0)
+    }
+    /// Interns a location.
+    pub fn loc(&mut self, l: LocData) -> Location {
+        Location(self.locs.intern(l))
+    }
+    /// The contents of a location.
+    pub fn loc_data(&self, l: Location) -> &LocData {
+        self.locs.get(l.0)
+    }
+    /// `loc(unknown)`, always interned first.
+    pub fn unknown_loc(&self) -> Location {
+        Location(0)
+    }
+
+    // ---- construction ----------------------------------------------------------------------
+
+    fn push_values(&mut self, vals: &[Value]) -> Span {
+        let start = to_u32(self.value_pool.len());
+        self.value_pool.extend_from_slice(vals);
+        Span { start, len: to_u32(vals.len()) }
+    }
+    fn push_attrs(&mut self, attrs: &[NamedAttr]) -> Span {
+        let start = to_u32(self.attr_pool.len());
+        self.attr_pool.extend_from_slice(attrs);
+        Span { start, len: to_u32(attrs.len()) }
+    }
+
+    /// Creates a detached operation; its regions are adopted.
+    pub fn create_op(&mut self, state: OperationState) -> OpId {
+        let id = OpId(to_u32(self.ops.len()));
+        let operands = self.push_values(&state.operands);
+        let properties = self.push_attrs(&state.properties);
+        let attributes = self.push_attrs(&state.attributes);
+        let regions = {
+            let start = to_u32(self.region_pool.len());
+            self.region_pool.extend_from_slice(&state.regions);
+            Span { start, len: to_u32(state.regions.len()) }
+        };
+        let successors = {
+            let start = to_u32(self.block_pool.len());
+            self.block_pool.extend_from_slice(&state.successors);
+            Span { start, len: to_u32(state.successors.len()) }
+        };
+        let first_result = to_u32(self.values.len());
+        for (i, &ty) in state.result_types.iter().enumerate() {
+            self.values.push(ValueData { ty, def: ValueDef::Result { op: id, index: to_u32(i) } });
+        }
+        for &r in &state.regions {
+            self.regions[r.index()].parent = Some(id);
+        }
+        self.ops.push(OpData {
+            name: state.name,
+            operands,
+            first_result,
+            num_results: to_u32(state.result_types.len()),
+            properties,
+            attributes,
+            regions,
+            successors,
+            location: state.location,
+            parent: None,
+        });
+        id
+    }
+
+    /// Creates an empty detached region.
+    pub fn create_region(&mut self) -> Region {
+        let id = Region(to_u32(self.regions.len()));
+        self.regions.push(RegionData::default());
+        id
+    }
+
+    /// Appends a new block with arguments of the given types to `region`.
+    pub fn append_block(&mut self, region: Region, arg_types: &[Type]) -> Block {
+        let id = Block(to_u32(self.blocks.len()));
+        let mut args = Vec::with_capacity(arg_types.len());
+        for (i, &ty) in arg_types.iter().enumerate() {
+            let v = Value(to_u32(self.values.len()));
+            self.values.push(ValueData { ty, def: ValueDef::Argument { block: id, index: to_u32(i) } });
+            args.push(v);
+        }
+        self.blocks.push(BlockData { args, ops: Vec::new(), parent: Some(region) });
+        self.regions[region.index()].blocks.push(id);
+        id
+    }
+
+    /// Appends `op` at the end of `block`.
+    pub fn append_op(&mut self, block: Block, op: OpId) {
+        self.ops[op.index()].parent = Some(block);
+        self.blocks[block.index()].ops.push(op);
+    }
+
+    /// Appends `op` to the top level of the module.
+    pub fn push_top(&mut self, op: OpId) {
+        self.top.push(op);
+    }
+
+    // ---- queries ---------------------------------------------------------------------------
+
+    /// The top-level ops.
+    pub fn top_ops(&self) -> &[OpId] {
+        &self.top
+    }
+    /// Number of ops ever created (including erased ones).
+    pub fn num_ops(&self) -> usize {
+        self.ops.len()
+    }
+    /// The op's full name symbol (`vhlo.add_v1`).
+    pub fn op_name(&self, op: OpId) -> Symbol {
+        self.ops[op.index()].name
+    }
+    /// The op's full name.
+    pub fn op_name_str(&self, op: OpId) -> &str {
+        self.str(self.op_name(op))
+    }
+    /// The op's operands.
+    pub fn operands(&self, op: OpId) -> &[Value] {
+        &self.value_pool[self.ops[op.index()].operands.range()]
+    }
+    /// The op's results.
+    pub fn results(&self, op: OpId) -> impl ExactSizeIterator<Item = Value> + '_ {
+        let d = &self.ops[op.index()];
+        (d.first_result..d.first_result + d.num_results).map(Value)
+    }
+    /// Number of results.
+    pub fn num_results(&self, op: OpId) -> usize {
+        self.ops[op.index()].num_results as usize
+    }
+    /// Result `i`.
+    pub fn result(&self, op: OpId, i: usize) -> Option<Value> {
+        let d = &self.ops[op.index()];
+        (i < d.num_results as usize).then(|| Value(d.first_result + to_u32(i)))
+    }
+    /// The op's properties (inherent attributes), in stored order.
+    pub fn properties(&self, op: OpId) -> &[NamedAttr] {
+        &self.attr_pool[self.ops[op.index()].properties.range()]
+    }
+    /// The op's discardable attributes, in stored order.
+    pub fn attributes(&self, op: OpId) -> &[NamedAttr] {
+        &self.attr_pool[self.ops[op.index()].attributes.range()]
+    }
+    /// The property called `name`.
+    pub fn property(&self, op: OpId, name: &str) -> Option<Attribute> {
+        let sym = self.lookup_sym(name)?;
+        self.properties(op).iter().find(|a| a.name == sym).map(|a| a.value)
+    }
+    /// The discardable attribute called `name`.
+    pub fn attribute(&self, op: OpId, name: &str) -> Option<Attribute> {
+        let sym = self.lookup_sym(name)?;
+        self.attributes(op).iter().find(|a| a.name == sym).map(|a| a.value)
+    }
+    /// The op's regions.
+    pub fn regions(&self, op: OpId) -> &[Region] {
+        &self.region_pool[self.ops[op.index()].regions.range()]
+    }
+    /// The op's successor blocks.
+    pub fn successors(&self, op: OpId) -> &[Block] {
+        &self.block_pool[self.ops[op.index()].successors.range()]
+    }
+    /// The op's location.
+    pub fn op_location(&self, op: OpId) -> Location {
+        self.ops[op.index()].location
+    }
+    /// The block holding `op`.
+    pub fn op_parent(&self, op: OpId) -> Option<Block> {
+        self.ops[op.index()].parent
+    }
+    /// The op holding `region`.
+    pub fn region_parent(&self, region: Region) -> Option<OpId> {
+        self.regions[region.index()].parent
+    }
+    /// The region holding `block`.
+    pub fn block_parent(&self, block: Block) -> Option<Region> {
+        self.blocks[block.index()].parent
+    }
+    /// The blocks of a region.
+    pub fn blocks(&self, region: Region) -> &[Block] {
+        &self.regions[region.index()].blocks
+    }
+    /// The ops of a block.
+    pub fn block_ops(&self, block: Block) -> &[OpId] {
+        &self.blocks[block.index()].ops
+    }
+    /// The arguments of a block.
+    pub fn block_args(&self, block: Block) -> &[Value] {
+        &self.blocks[block.index()].args
+    }
+    /// A value's type.
+    pub fn value_type(&self, v: Value) -> Type {
+        self.values[v.index()].ty
+    }
+    /// Where a value is defined.
+    pub fn value_def(&self, v: Value) -> ValueDef {
+        self.values[v.index()].def
+    }
+
+    // ---- in-place rewriting (used by version conversions) ----------------------------------
+
+    /// Renames an op.
+    pub fn set_op_name(&mut self, op: OpId, name: Symbol) {
+        self.ops[op.index()].name = name;
+    }
+    /// Replaces the op's operand list.
+    pub fn set_operands(&mut self, op: OpId, operands: &[Value]) {
+        let span = self.push_values(operands);
+        self.ops[op.index()].operands = span;
+    }
+    /// Replaces the op's properties.
+    pub fn set_properties(&mut self, op: OpId, props: &[NamedAttr]) {
+        let span = self.push_attrs(props);
+        self.ops[op.index()].properties = span;
+    }
+    /// Replaces the op's discardable attributes.
+    pub fn set_attributes(&mut self, op: OpId, attrs: &[NamedAttr]) {
+        let span = self.push_attrs(attrs);
+        self.ops[op.index()].attributes = span;
+    }
+    /// Sets (adds or replaces) a property.
+    pub fn set_property(&mut self, op: OpId, name: Symbol, value: Attribute) {
+        let mut props = self.properties(op).to_vec();
+        match props.iter_mut().find(|a| a.name == name) {
+            Some(a) => a.value = value,
+            None => props.push(NamedAttr { name, value }),
+        }
+        self.set_properties(op, &props);
+    }
+    /// Removes a property, returning its value.
+    pub fn remove_property(&mut self, op: OpId, name: Symbol) -> Option<Attribute> {
+        let mut props = self.properties(op).to_vec();
+        let pos = props.iter().position(|a| a.name == name)?;
+        let removed = props.remove(pos);
+        self.set_properties(op, &props);
+        Some(removed.value)
+    }
+    /// Changes the type of a value.
+    pub fn set_value_type(&mut self, v: Value, ty: Type) {
+        self.values[v.index()].ty = ty;
+    }
+    /// Changes the location of an op.
+    pub fn set_op_location(&mut self, op: OpId, loc: Location) {
+        self.ops[op.index()].location = loc;
+    }
+
+    /// Visits every op reachable from the top level in pre-order (an op before its regions).
+    pub fn walk(&self, mut f: impl FnMut(OpId)) {
+        let mut stack: Vec<OpId> = self.top.iter().rev().copied().collect();
+        while let Some(op) = stack.pop() {
+            f(op);
+            for &r in self.regions(op).iter().rev() {
+                for &b in self.blocks(r).iter().rev() {
+                    stack.extend(self.block_ops(b).iter().rev().copied());
+                }
+            }
+        }
+    }
+}

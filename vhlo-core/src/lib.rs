@@ -1,0 +1,4 @@
+//! vhlo-core: the IR, the generated VHLO dialect, conversions, MLIR bytecode and the
+//! portable-artifact API.
+
+pub mod ir;
