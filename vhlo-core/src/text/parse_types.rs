@@ -439,14 +439,24 @@ impl Parser<'_> {
         }
     }
 
+    /// An attribute whose `: type` suffix (strings, numbers) is not taken: in custom syntax
+    /// the colon starts the op's type.
+    pub(crate) fn parse_attribute_untyped(&mut self) -> PResult<Attribute> {
+        self.untyped_next = true;
+        let r = self.parse_attribute();
+        self.untyped_next = false;
+        r
+    }
+
     fn parse_attribute_inner(&mut self) -> PResult<Attribute> {
         self.c.skip_ws();
         let pos = self.c.pos;
+        let untyped = std::mem::take(&mut self.untyped_next);
         match self.c.peek() {
             Some(b'"') => {
                 let s = self.c.string_lit()?;
                 let value = self.m.sym(&s);
-                let ty = self.parse_optional_colon_type()?;
+                let ty = if untyped { None } else { self.parse_optional_colon_type()? };
                 Ok(self.m.attr(AttrData::String { value, ty }))
             }
             Some(b'[') => {
@@ -482,7 +492,24 @@ impl Parser<'_> {
                 let Some(n) = self.c.number() else {
                     return Err(self.c.error_at(pos, "expected number"));
                 };
-                let ty = self.parse_optional_colon_type()?;
+                // `: T` belongs to the number only when T is a scalar type; otherwise it is the
+                // enclosing op's type (`tolerance = 0.1 : tensor<f64>` in custom syntax).
+                let save = self.c.pos;
+                let ty = if untyped { Ok(None) } else { self.parse_optional_colon_type() };
+                let ty = match ty {
+                    Ok(Some(t))
+                        if matches!(
+                            self.m.type_data(t),
+                            TypeData::Integer { .. } | TypeData::Index | TypeData::Float(_)
+                        ) =>
+                    {
+                        Some(t)
+                    }
+                    _ => {
+                        self.c.pos = save;
+                        None
+                    }
+                };
                 self.number_attr(n, ty, pos)
             }
             Some(b'!') | Some(b'(') => {
@@ -497,10 +524,7 @@ impl Parser<'_> {
                 };
                 match id {
                     "true" | "false" => {
-                        let b = id == "true";
-                        // `true : i1` is the same attribute.
-                        let _ = self.parse_optional_colon_type()?;
-                        Ok(self.m.attr(AttrData::Bool(b)))
+                        Ok(self.m.attr(AttrData::Bool(id == "true")))
                     }
                     "unit" => Ok(self.m.attr(AttrData::Unit)),
                     "dense" => self.parse_dense(pos),
@@ -703,7 +727,7 @@ impl Parser<'_> {
             return Ok(a);
         }
         if let Some(spec) = dialects::find_struct(dialect, mnemonic) {
-            return self.parse_struct_attr(spec);
+            return self.parse_struct_attr_pub(spec);
         }
         match (dialect, mnemonic) {
             ("stablehlo", "bounds") => {
@@ -844,7 +868,7 @@ impl Parser<'_> {
         Ok(self.intern_dialect_attr("stablehlo", "sub_axis_info", vec![Param::Int(pre), Param::Int(size)]))
     }
 
-    fn parse_struct_attr(&mut self, spec: &dialects::StructSpec) -> PResult<Attribute> {
+    pub(crate) fn parse_struct_attr_pub(&mut self, spec: &dialects::StructSpec) -> PResult<Attribute> {
         self.c.expect(b'<', &format!("to open #{}.{}", spec.dialect, spec.mnemonic))?;
         let mut values: Vec<Option<Param>> = vec![None; spec.fields.len()];
         if !self.c.eat(b'>') {

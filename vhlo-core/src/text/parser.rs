@@ -57,6 +57,8 @@ pub struct Parser<'a> {
     scopes: Vec<Scope>,
     block_scopes: Vec<BlockScope>,
     current_region: Option<Region>,
+    /// Set by `parse_attribute_untyped` for the next attribute only.
+    pub(crate) untyped_next: bool,
 }
 
 pub(crate) type PResult<T> = Result<T, ParseError>;
@@ -74,6 +76,7 @@ impl<'a> Parser<'a> {
             scopes: vec![Scope::default()],
             block_scopes: Vec::new(),
             current_region: None,
+            untyped_next: false,
         }
     }
 
@@ -533,7 +536,8 @@ impl<'a> Parser<'a> {
                 self.c.expect(b',', "between regions")?;
             }
         }
-        let attributes = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
+        let mut attributes = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
+        self.normalize_inherent(&name, &mut properties, &mut attributes);
         self.c.expect(b':', "before the operation's function type")?;
         let fpos = self.c.pos;
         let fty = self.parse_type()?;

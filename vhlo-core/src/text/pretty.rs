@@ -241,41 +241,42 @@ impl Parser<'_> {
     /// their operands and trailing attribute in a generic shape: operands, then an optional
     /// `value` attribute, then an optional attribute dictionary and `: types`.
     fn parse_lenient_custom(&mut self, name: &str, _pos: usize, named_results: usize) -> PResult<Option<OpId>> {
-        if !name.starts_with("check.") || named_results != 0 {
+        if !(name.starts_with("check.") || name.starts_with("interpreter.")) {
             return Ok(None);
         }
         let mut st = self.new_state(name);
         let mut uses = Vec::new();
-        while self.c.peek() == Some(b'%') {
-            uses.push(self.parse_value_use()?);
-            if !self.c.eat(b',') {
-                break;
-            }
-        }
         let mut props = Vec::new();
-        // A trailing constant (`dense<...> : type`) or keyword attributes.
+        // Comma-separated operands, `key = attr` entries and a bare constant.
         loop {
             match self.c.peek() {
                 Some(b'{') | Some(b':') | None => break,
-                Some(b'%') => break,
-                _ => {}
+                Some(b'%') => uses.push(self.parse_value_use()?),
+                _ => {
+                    if self.c.peek_ident() == Some("loc") {
+                        break;
+                    }
+                    let save = self.c.pos;
+                    let mut keyed = false;
+                    if let Some(id) = self.c.bare_ident() {
+                        if self.c.peek() == Some(b'=') {
+                            self.c.pos += 1;
+                            let a = self.parse_attribute_untyped()?;
+                            props.push(self.named(id, a));
+                            keyed = true;
+                        } else {
+                            self.c.pos = save;
+                        }
+                    }
+                    if !keyed {
+                        let a = self.parse_attribute()?;
+                        props.push(self.named("value", a));
+                    }
+                }
             }
-            if self.c.peek_ident() == Some("loc") {
+            if !self.c.eat(b',') {
                 break;
             }
-            let save = self.c.pos;
-            if let Some(id) = self.c.bare_ident() {
-                if self.c.eat(b'=') {
-                    let a = self.parse_attribute()?;
-                    props.push(self.named(id, a));
-                    self.c.eat(b',');
-                    continue;
-                }
-                self.c.pos = save;
-            }
-            let a = self.parse_attribute()?;
-            props.push(self.named("value", a));
-            self.c.eat(b',');
         }
         if self.c.peek() == Some(b'{') {
             st.attributes = self.parse_attr_dict()?;
@@ -302,6 +303,11 @@ impl Parser<'_> {
                 return Err(self.c.error("operand and type counts differ"));
             }
         }
+        // Results (`interpreter.probe`) have the types of the leading operands.
+        if types.len() < named_results {
+            return Err(self.c.error(format!("cannot infer the types of {named_results} results")));
+        }
+        st.result_types = types[..named_results].to_vec();
         self.sort_named(&mut props);
         st.properties = props;
         self.finish_op(st, &uses, &types).map(Some)
@@ -477,7 +483,4 @@ fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
-/// The result name MLIR's `getAsmResultNames` gives (pretty printing only).
-pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<&'static str> {
-    super::shlo_pretty::result_name_hint(m, op)
-}
+pub(crate) use super::shlo_pretty::{block_arg_name_hint, result_name_hint, NameHint};

@@ -25,8 +25,10 @@ enum ValueName {
     Number { id: u32, index: u32, multi: bool },
     /// `%argN`.
     Arg(u32),
-    /// A custom name (`%cst`, `%cst_0`): index into the names table.
+    /// A custom name (`%cst`, `%cst_0`) shared by an op's results: index into the names table.
     Named { name: u32, index: u32, multi: bool },
+    /// A custom name of this value alone (`%iterArg`, `%output_state`).
+    Single(u32),
 }
 
 pub(crate) struct Printer<'m> {
@@ -131,20 +133,60 @@ impl<'m> Printer<'m> {
 
     /// MLIR's SSA numbering: a region is numbered from the counters its parent region reached,
     /// block arguments of entry blocks are `%argN`, other values `%N` (one number per op).
+    /// Custom names (`%cst`, `%iterArg`) are made unique within their scope with a shared
+    /// `_N` conflict counter.
     fn number_values(&mut self, top: &[OpId]) {
-        let mut stack: Vec<(Region, u32, u32, Vec<(String, u32)>)> = Vec::new();
+        enum Step {
+            Enter { region: Region, next_value: u32, next_arg: u32, conflict: u32 },
+            Exit { mark: usize },
+        }
+        let mut used: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut log: Vec<String> = Vec::new();
+        let mut stack: Vec<Step> = Vec::new();
         for &op in top.iter().rev() {
             for &r in self.m.regions(op).iter().rev() {
-                stack.push((r, 0, 0, Vec::new()));
+                stack.push(Step::Enter { region: r, next_value: 0, next_arg: 0, conflict: 0 });
             }
         }
-        while let Some((region, mut next_value, mut next_arg, mut used)) = stack.pop() {
+        while let Some(step) = stack.pop() {
+            let (region, mut next_value, mut next_arg, mut conflict) = match step {
+                Step::Exit { mark } => {
+                    for n in log.drain(mark..) {
+                        used.remove(&n);
+                    }
+                    continue;
+                }
+                Step::Enter { region, next_value, next_arg, conflict } => (region, next_value, next_arg, conflict),
+            };
+            let mark = log.len();
+            let mut unique = |base: &str, conflict: &mut u32, used: &mut std::collections::HashSet<String>| -> String {
+                let mut name = base.to_string();
+                while used.contains(&name) {
+                    name = format!("{base}_{conflict}");
+                    *conflict += 1;
+                }
+                used.insert(name.clone());
+                log.push(name.clone());
+                name
+            };
+            let arg_hint = if self.opts.generic {
+                None
+            } else {
+                self.m.region_parent(region).and_then(|op| super::pretty::block_arg_name_hint(self.m, op))
+            };
             for (bi, &b) in self.m.blocks(region).iter().enumerate() {
                 self.set_block_id(b, bi as u32);
                 for &a in self.m.block_args(b) {
                     if bi == 0 {
-                        self.set_name(a, ValueName::Arg(next_arg));
-                        next_arg += 1;
+                        if let Some(h) = arg_hint {
+                            let name = unique(h, &mut conflict, &mut used);
+                            let idx = self.custom_names.len() as u32;
+                            self.custom_names.push(name);
+                            self.set_name(a, ValueName::Single(idx));
+                        } else {
+                            self.set_name(a, ValueName::Arg(next_arg));
+                            next_arg += 1;
+                        }
                     } else {
                         self.set_name(a, ValueName::Number { id: next_value, index: 0, multi: false });
                         next_value += 1;
@@ -156,26 +198,39 @@ impl<'m> Printer<'m> {
                         continue;
                     }
                     let multi = n > 1;
-                    if let Some(base) = self.result_name_hint(op) {
-                        let name = unique_name(&mut used, base);
-                        let idx = self.custom_names.len() as u32;
-                        self.custom_names.push(name);
-                        for (i, v) in self.m.results(op).enumerate() {
-                            self.set_name(v, ValueName::Named { name: idx, index: i as u32, multi });
+                    match self.result_name_hint(op) {
+                        Some(super::pretty::NameHint::Shared(base)) => {
+                            let name = unique(base, &mut conflict, &mut used);
+                            let idx = self.custom_names.len() as u32;
+                            self.custom_names.push(name);
+                            for (i, v) in self.m.results(op).enumerate() {
+                                self.set_name(v, ValueName::Named { name: idx, index: i as u32, multi });
+                            }
                         }
-                        continue;
+                        Some(super::pretty::NameHint::PerResult(bases)) => {
+                            for (i, v) in self.m.results(op).enumerate() {
+                                let base = bases.get(i).copied().unwrap_or("result");
+                                let name = unique(base, &mut conflict, &mut used);
+                                let idx = self.custom_names.len() as u32;
+                                self.custom_names.push(name);
+                                self.set_name(v, ValueName::Single(idx));
+                            }
+                        }
+                        None => {
+                            for (i, v) in self.m.results(op).enumerate() {
+                                self.set_name(v, ValueName::Number { id: next_value, index: i as u32, multi });
+                            }
+                            next_value += 1;
+                        }
                     }
-                    for (i, v) in self.m.results(op).enumerate() {
-                        self.set_name(v, ValueName::Number { id: next_value, index: i as u32, multi });
-                    }
-                    next_value += 1;
                 }
             }
+            stack.push(Step::Exit { mark });
             let mut nested = Vec::new();
             for &b in self.m.blocks(region) {
                 for &op in self.m.block_ops(b) {
                     for &r in self.m.regions(op) {
-                        nested.push((r, next_value, next_arg, used.clone()));
+                        nested.push(Step::Enter { region: r, next_value, next_arg, conflict });
                     }
                 }
             }
@@ -183,8 +238,8 @@ impl<'m> Printer<'m> {
         }
     }
 
-    /// The name MLIR's `getAsmResultNames` gives an op's results in pretty mode.
-    fn result_name_hint(&self, op: OpId) -> Option<&'static str> {
+    /// The names MLIR's `getAsmResultNames` gives an op's results in pretty mode.
+    fn result_name_hint(&self, op: OpId) -> Option<super::pretty::NameHint> {
         if self.opts.generic {
             return None;
         }
@@ -207,6 +262,7 @@ impl<'m> Printer<'m> {
                     format!("%{id}")
                 }
             }
+            ValueName::Single(name) => format!("%{}", self.custom_names[name as usize]),
             ValueName::Named { name, index, multi } => {
                 let n = &self.custom_names[name as usize];
                 if multi && with_index {
@@ -247,10 +303,15 @@ impl<'m> Printer<'m> {
         let n = self.m.num_results(op);
         if n > 0 {
             let first = self.m.result(op, 0).expect("op has results");
-            let name = self.value_name_parts(first, false);
-            self.out.push_str(&name);
-            if n > 1 {
-                let _ = write!(self.out, ":{n}");
+            if matches!(self.names.get(first.index()), Some(ValueName::Single(_))) {
+                let names: Vec<String> = self.m.results(op).map(|v| self.value_name(v)).collect();
+                self.out.push_str(&names.join(", "));
+            } else {
+                let name = self.value_name_parts(first, false);
+                self.out.push_str(&name);
+                if n > 1 {
+                    let _ = write!(self.out, ":{n}");
+                }
             }
             self.out.push_str(" = ");
         }
@@ -1153,17 +1214,3 @@ impl<'m> Printer<'m> {
     }
 }
 
-/// `base`, then `base_0`, `base_1`, ... as MLIR uniques result names within a region scope.
-fn unique_name(used: &mut Vec<(String, u32)>, base: &str) -> String {
-    match used.iter_mut().find(|(n, _)| n == base) {
-        None => {
-            used.push((base.to_string(), 0));
-            base.to_string()
-        }
-        Some((_, next)) => {
-            let name = format!("{base}_{next}");
-            *next += 1;
-            name
-        }
-    }
-}
