@@ -58,3 +58,13 @@ pub fn print(m: &Module, opts: PrintOptions) -> String {
 pub fn print_generic(m: &Module) -> String {
     print(m, PrintOptions { generic: true, debug_info: false })
 }
+
+/// Parses one type (the whole of `src`) into `m`.
+pub fn parse_type(m: &mut Module, src: &str) -> Result<crate::ir::Type, ParseError> {
+    parser::Parser::with_module(src, m, |p| p.parse_type())
+}
+
+/// Parses one attribute (the whole of `src`) into `m`.
+pub fn parse_attribute(m: &mut Module, src: &str) -> Result<crate::ir::Attribute, ParseError> {
+    parser::Parser::with_module(src, m, |p| p.parse_attribute())
+}

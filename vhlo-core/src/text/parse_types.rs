@@ -147,6 +147,32 @@ impl Parser<'_> {
                 self.c.expect(b'>', "to close tensor type")?;
                 Ok(self.m.ty(TypeData::RankedTensor { shape: shape.into(), element, encoding }))
             }
+            "memref" => {
+                // No builtin variant in the IR: kept as the dialect type `builtin.memref` with
+                // (shape, element, layout or absent, memory space or absent).
+                self.c.expect(b'<', "after 'memref'")?;
+                let shape = self.parse_dim_list()?;
+                let element = self.parse_type()?;
+                let mut layout = Param::Absent;
+                let mut space = Param::Absent;
+                if self.c.eat(b',') {
+                    let a = self.parse_attribute()?;
+                    if self.c.eat(b',') {
+                        layout = Param::Attr(a);
+                        space = Param::Attr(self.parse_attribute()?);
+                    } else if matches!(self.m.attr_data(a), AttrData::Integer { .. }) {
+                        space = Param::Attr(a);
+                    } else {
+                        layout = Param::Attr(a);
+                    }
+                }
+                self.c.expect(b'>', "to close memref type")?;
+                Ok(self.intern_dialect_type(
+                    "builtin",
+                    "memref",
+                    vec![Param::Ints(shape.into()), Param::Type(element), layout, space],
+                ))
+            }
             _ => Err(self.c.error_at(pos, format!("unknown type '{id}'"))),
         }
     }
@@ -237,7 +263,16 @@ impl Parser<'_> {
             }
             ("vhlo", "func_v1") => {
                 self.c.expect(b'<', "to open type parameters")?;
-                let inputs = self.parse_paren_type_list()?;
+                // `(custom<TypeArray>)`: an empty array is itself spelled `()`.
+                self.c.expect(b'(', "to open function inputs")?;
+                let inputs = if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b')') {
+                    self.c.pos += 1;
+                    self.c.expect(b')', "")?;
+                    Vec::new()
+                } else {
+                    self.parse_type_list()?
+                };
+                self.c.expect(b')', "to close function inputs")?;
                 self.c.expect_punct("->", "in function type")?;
                 let outputs = if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b')') {
                     self.c.pos += 1;

@@ -80,6 +80,22 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Runs `f` on a parser over `src` that interns into `m`, requiring all input consumed.
+    pub fn with_module<T>(src: &'a str, m: &mut Module, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        let mut p = Parser::new(src);
+        p.m = std::mem::take(m);
+        let r = f(&mut p).and_then(|v| {
+            if p.c.at_end() {
+                Ok(v)
+            } else {
+                let found = p.c.describe_next();
+                Err(p.c.error(format!("unexpected {found} after the end")))
+            }
+        });
+        *m = std::mem::take(&mut p.m);
+        r
+    }
+
     pub(crate) fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {

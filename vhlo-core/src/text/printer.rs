@@ -656,6 +656,19 @@ impl<'m> Printer<'m> {
         let dialect = m.str(d.dialect);
         let mnemonic = m.str(d.mnemonic);
         let p = &d.params[..];
+        if let ("builtin", "memref", [Param::Ints(shape), Param::Type(e), layout, space]) = (dialect, mnemonic, p) {
+            self.out.push_str("memref<");
+            self.print_shape(shape);
+            self.print_type(*e);
+            for extra in [layout, space] {
+                if let Param::Attr(a) = extra {
+                    self.out.push_str(", ");
+                    self.print_attr(*a);
+                }
+            }
+            self.out.push('>');
+            return;
+        }
         self.out.push('!');
         self.out.push_str(dialect);
         if !mnemonic.is_empty() {
@@ -687,7 +700,11 @@ impl<'m> Printer<'m> {
             }
             ("vhlo", "func_v1", [Param::Types(ins), Param::Types(outs)]) => {
                 self.out.push_str("<(");
-                self.print_type_list(ins);
+                if ins.is_empty() {
+                    self.out.push_str("()");
+                } else {
+                    self.print_type_list(ins);
+                }
                 self.out.push_str(") -> ");
                 if outs.is_empty() {
                     self.out.push_str("()");
