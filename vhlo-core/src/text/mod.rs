@@ -20,7 +20,7 @@ mod shlo_pretty;
 
 pub use float::{format_float, from_f64, to_f64};
 pub use parse_types::element_storage_bytes;
-pub use parser::MAX_DEPTH;
+pub use parser::{MAX_DEPTH, MAX_REGION_DEPTH};
 pub use printer::{attribute_to_string, type_to_string, PrintOptions};
 
 use crate::ir::Module;
@@ -44,7 +44,35 @@ impl std::error::Error for ParseError {}
 /// Parses a whole MLIR text file. Top-level ops other than a single `builtin.module` are
 /// wrapped in an implicit module, as MLIR does.
 pub fn parse(src: &str) -> Result<Module, ParseError> {
-    parser::Parser::new(src).parse_top()
+    on_big_stack(|| parser::Parser::new(src).parse_top())
+}
+
+/// Stack for the recursive-descent parser: enough for [`MAX_DEPTH`] nested types/attributes
+/// inside [`MAX_REGION_DEPTH`] nested regions even in debug builds, whatever the caller's
+/// thread stack is.
+const PARSER_STACK: usize = 64 << 20;
+
+/// Runs `f` on a scoped thread with a [`PARSER_STACK`] stack (inline if no thread can be made).
+fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let slot = std::sync::Mutex::new(Some(f));
+    let take = |slot: &std::sync::Mutex<Option<_>>| slot.lock().ok().and_then(|mut g| g.take());
+    let spawned = std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(s, || take(&slot).map(|f: _| f()));
+        match handle {
+            Ok(h) => match h.join() {
+                Ok(v) => v,
+                Err(payload) => std::panic::resume_unwind(payload),
+            },
+            Err(_) => None,
+        }
+    });
+    match spawned {
+        Some(v) => v,
+        // No thread could be started: run here.
+        None => (take(&slot).expect("closure not yet run"))(),
+    }
 }
 
 /// Prints a module as MLIR text.
@@ -61,10 +89,10 @@ pub fn print_generic(m: &Module) -> String {
 
 /// Parses one type (the whole of `src`) into `m`.
 pub fn parse_type(m: &mut Module, src: &str) -> Result<crate::ir::Type, ParseError> {
-    parser::Parser::with_module(src, m, |p| p.parse_type())
+    on_big_stack(|| parser::Parser::with_module(src, m, |p| p.parse_type()))
 }
 
 /// Parses one attribute (the whole of `src`) into `m`.
 pub fn parse_attribute(m: &mut Module, src: &str) -> Result<crate::ir::Attribute, ParseError> {
-    parser::Parser::with_module(src, m, |p| p.parse_attribute())
+    on_big_stack(|| parser::Parser::with_module(src, m, |p| p.parse_attribute()))
 }

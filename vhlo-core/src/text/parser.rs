@@ -7,8 +7,10 @@ use super::lexer::Cursor;
 use super::ParseError;
 use crate::ir::*;
 
-/// Deepest nesting of regions, types, attributes and locations accepted.
+/// Deepest nesting of types, attributes, locations and dense literals accepted.
 pub const MAX_DEPTH: u32 = 512;
+/// Deepest nesting of regions accepted (each level costs far more stack than a type level).
+pub const MAX_REGION_DEPTH: u32 = 128;
 
 /// A value used before its definition: patched when the enclosing region ends.
 struct PendingUse {
@@ -59,6 +61,7 @@ pub struct Parser<'a> {
     current_region: Option<Region>,
     /// Set by `parse_attribute_untyped` for the next attribute only.
     pub(crate) untyped_next: bool,
+    region_depth: u32,
 }
 
 pub(crate) type PResult<T> = Result<T, ParseError>;
@@ -77,6 +80,7 @@ impl<'a> Parser<'a> {
             block_scopes: Vec::new(),
             current_region: None,
             untyped_next: false,
+            region_depth: 0,
         }
     }
 
@@ -611,6 +615,7 @@ impl<'a> Parser<'a> {
         let open = self.c.pos;
         self.c.expect(b'{', "to open an attribute dictionary")?;
         let mut out: Vec<NamedAttr> = Vec::new();
+        let mut positions: Vec<usize> = Vec::new();
         if !self.c.eat(b'}') {
             loop {
                 self.c.skip_ws();
@@ -632,10 +637,8 @@ impl<'a> Parser<'a> {
                     self.m.attr(AttrData::Unit)
                 };
                 let name = self.m.sym(&key);
-                if out.iter().any(|a| a.name == name) {
-                    return Err(self.c.error_at(pos, format!("duplicate attribute '{key}'")));
-                }
                 out.push(NamedAttr { name, value });
+                positions.push(pos);
                 if self.c.eat(b'}') {
                     break;
                 }
@@ -651,17 +654,30 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // Sort (stably) by name, then reject a repeated name at its second occurrence.
         let m = &self.m;
-        out.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
-        Ok(out)
+        let mut order: Vec<usize> = (0..out.len()).collect();
+        order.sort_by(|&a, &b| m.str(out[a].name).cmp(m.str(out[b].name)).then(a.cmp(&b)));
+        for w in order.windows(2) {
+            if out[w[0]].name == out[w[1]].name {
+                let key = m.str(out[w[1]].name).to_string();
+                return Err(self.c.error_at(positions[w[1]], format!("duplicate attribute '{key}'")));
+            }
+        }
+        Ok(order.into_iter().map(|i| out[i]).collect())
     }
 
     /// A region `{ ... }`. `entry_args` are the entry block's arguments when the op's custom
     /// syntax lists them outside the region (func.func).
     pub(crate) fn parse_region(&mut self, entry_args: Option<Vec<(String, Type, usize)>>) -> PResult<Region> {
+        if self.region_depth >= MAX_REGION_DEPTH {
+            return Err(self.c.error(format!("regions nested deeper than {MAX_REGION_DEPTH} levels")));
+        }
+        self.region_depth += 1;
         self.enter()?;
         let r = self.parse_region_inner(entry_args);
         self.leave();
+        self.region_depth -= 1;
         r
     }
 
