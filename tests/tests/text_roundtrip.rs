@@ -192,3 +192,65 @@ fn other_suite_inputs_round_trip_or_fail_cleanly() {
     eprintln!("other suite inputs: {ok} of {total} chunks round-trip");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The pretty-syntax corpora: report how many chunks parse and round-trip (pretty printing).
+#[test]
+fn pretty_corpora_round_trip() {
+    let Some(dir) = shared_dir("stablehlo-tests", "VHLO_STABLEHLO_TESTS") else { return };
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for name in ["ops_stablehlo_roundtrip.mlir", "print_stablehlo.mlir", "print_reduce.mlir", "print_while.mlir", "ops_stablehlo_quantized.mlir"] {
+        let src = std::fs::read_to_string(dir.join(name)).expect("readable");
+        for (i, chunk) in split_chunks(&src).iter().enumerate() {
+            total += 1;
+            if let Err(e) = round_trip(chunk, PrintOptions { generic: false, debug_info: true }) {
+                failures.push(format!("{name} chunk {i}: {}", e.lines().next().unwrap_or("")));
+            }
+        }
+    }
+    eprintln!("pretty corpora: {} of {total} chunks round-trip", total - failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A FileCheck subset: the literal `CHECK`/`CHECK-NEXT`/`CHECK-LABEL` lines of the pretty-print
+/// tests (those without `[[`/`{{` patterns) must appear, in order, in what we print.
+#[test]
+fn pretty_printing_matches_upstream_check_lines() {
+    let Some(dir) = shared_dir("stablehlo-tests", "VHLO_STABLEHLO_TESTS") else { return };
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for name in ["print_stablehlo.mlir", "print_reduce.mlir", "ops_stablehlo_roundtrip.mlir"] {
+        let src = std::fs::read_to_string(dir.join(name)).expect("readable");
+        for (ci, chunk) in split_chunks(&src).iter().enumerate() {
+            let Ok(m) = text::parse(chunk) else { continue };
+            let debug_info = chunk.contains("mlir-print-debuginfo");
+            let out = text::print(&m, PrintOptions { generic: false, debug_info });
+            let mut at = 0usize;
+            for line in chunk.lines() {
+                let t = line.trim_start();
+                let Some(rest) = ["// CHECK-NEXT:", "// CHECK-LABEL:", "// CHECK:"].iter().find_map(|p| t.strip_prefix(p)) else {
+                    continue;
+                };
+                let want = rest.trim();
+                if want.is_empty() || want.contains("[[") || want.contains("{{") || want.starts_with("func @") {
+                    continue;
+                }
+                checked += 1;
+                // FileCheck treats any run of horizontal whitespace as one space.
+                let squash = |s: &str| s.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
+                let want = squash(want);
+                let out = squash(&out);
+                match out[at.min(out.len())..].find(&want) {
+                    Some(i) => at += i + want.len(),
+                    None => failures.push(format!("{name} chunk {ci}: missing `{want}`")),
+                }
+            }
+        }
+    }
+    eprintln!("CHECK lines: {} of {checked} literal lines found in order", checked - failures.len());
+    // Known, deliberate deviation: MLIR prints the compact `applies` reduce even when the body's
+    // locations differ from the op's, dropping them; we keep the region form so that printing
+    // with locations is lossless.
+    let unexpected: Vec<&String> = failures.iter().filter(|f| !f.contains("loc(\"not_foo\")")).collect();
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
+}

@@ -261,3 +261,21 @@ pub fn vhlo_scalar_to_builtin(mnemonic: &str) -> Option<&'static str> {
         }
     })
 }
+
+/// `#stablehlo.conv<raw ...>`: the convolution dimension numbers spelled field by field.
+pub const CONV_RAW: StructSpec = StructSpec {
+    dialect: "stablehlo",
+    mnemonic: "conv",
+    fields: &[
+        ("input_batch_dimension", Int),
+        ("input_feature_dimension", Int),
+        ("input_spatial_dimensions", Dims),
+        ("kernel_input_feature_dimension", Int),
+        ("kernel_output_feature_dimension", Int),
+        ("kernel_spatial_dimensions", Dims),
+        ("output_batch_dimension", Int),
+        ("output_feature_dimension", Int),
+        ("output_spatial_dimensions", Dims),
+    ],
+    omit_defaults: true,
+};

@@ -790,6 +790,9 @@ impl Parser<'_> {
             ("stablehlo", "sub_axis_info") => self.parse_sub_axis(),
             ("stablehlo", "conv") => {
                 self.c.expect(b'<', "to open convolution dimensions")?;
+                if self.c.eat_keyword("raw") {
+                    return self.parse_struct_body(&dialects::CONV_RAW);
+                }
                 let a = self.parse_conv_dims()?;
                 self.c.expect(b'>', "to close convolution dimensions")?;
                 Ok(a)
@@ -905,9 +908,18 @@ impl Parser<'_> {
 
     pub(crate) fn parse_struct_attr_pub(&mut self, spec: &dialects::StructSpec) -> PResult<Attribute> {
         self.c.expect(b'<', &format!("to open #{}.{}", spec.dialect, spec.mnemonic))?;
+        self.parse_struct_body(spec)
+    }
+
+    /// The `key = value, ...>` part of a struct-like attribute.
+    fn parse_struct_body(&mut self, spec: &dialects::StructSpec) -> PResult<Attribute> {
         let mut values: Vec<Option<Param>> = vec![None; spec.fields.len()];
         if !self.c.eat(b'>') {
             loop {
+                // StableHLO's own struct parser accepts a trailing comma.
+                if spec.omit_defaults && self.c.eat(b'>') {
+                    break;
+                }
                 self.c.skip_ws();
                 let kpos = self.c.pos;
                 let key = self.c.bare_ident().unwrap_or("");

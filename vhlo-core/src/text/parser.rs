@@ -100,6 +100,14 @@ impl<'a> Parser<'a> {
         r
     }
 
+    /// The forward `#loc` alias recorded for `op`, if its location is still pending.
+    pub(crate) fn pending_loc_for(&self, op: OpId) -> Option<(String, usize)> {
+        self.pending_locs.iter().rev().find(|p| p.0 == op).map(|p| (p.1.clone(), p.2))
+    }
+    pub(crate) fn push_pending_loc(&mut self, op: OpId, name: String, pos: usize) {
+        self.pending_locs.push((op, name, pos));
+    }
+
     pub(crate) fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {

@@ -15,6 +15,48 @@ impl Parser<'_> {
             "func.func" | "func" => self.parse_func_op(),
             "func.return" | "return" => self.parse_return_op(),
             "func.call" | "call" => self.parse_call_op(),
+            "vhlo.func_v1" => self.parse_vhlo_func(),
+            "arith.constant" => {
+                let dict = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
+                self.c.skip_ws();
+                let vpos = self.c.pos;
+                let value = self.parse_attribute()?;
+                let ty = match self.m.attr_data(value).clone() {
+                    AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => ty,
+                    AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } => ty,
+                    AttrData::Bool(_) => self.m.ty(TypeData::Integer { width: 1, signedness: Signedness::Signless }),
+                    _ => return Err(self.c.error_at(vpos, "expected a typed constant")),
+                };
+                let mut st = self.new_state("arith.constant");
+                st.properties = vec![self.named("value", value)];
+                st.attributes = dict;
+                st.result_types = vec![ty];
+                Ok(self.m.create_op(st))
+            }
+            "tensor.cast" => {
+                let uses = vec![self.parse_value_use()?];
+                let dict = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
+                self.c.expect(b':', "before the source type")?;
+                let from = self.parse_type()?;
+                self.c.expect_keyword("to", "between cast types")?;
+                let to = self.parse_type()?;
+                let mut st = self.new_state("tensor.cast");
+                st.attributes = dict;
+                st.result_types = vec![to];
+                self.finish_op(st, &uses, &[from])
+            }
+            n if ARITH_BINARY.contains(&n) => {
+                let mut uses = vec![self.parse_value_use()?];
+                self.c.expect(b',', "between operands")?;
+                uses.push(self.parse_value_use()?);
+                let dict = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
+                self.c.expect(b':', "before the operand type")?;
+                let t = self.parse_type()?;
+                let mut st = self.new_state(n);
+                st.attributes = dict;
+                st.result_types = vec![t];
+                self.finish_op(st, &uses, &[t, t])
+            }
             _ => {
                 if let Some(op) = self.parse_stablehlo_pretty(name, pos, named_results)? {
                     return Ok(op);
@@ -329,6 +371,64 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "func.call" => print_call_op(p, op),
+        "vhlo.func_v1" => print_vhlo_func(p, op),
+        "arith.constant" => {
+            let Some(v) = m.property(op, "value") else { return false };
+            if m.properties(op).len() != 1 || m.num_results(op) != 1 || !m.operands(op).is_empty() {
+                return false;
+            }
+            p.out.push_str("arith.constant");
+            if !m.attributes(op).is_empty() {
+                p.out.push(' ');
+                p.print_attr_dict(m.attributes(op), &[]);
+            }
+            p.out.push(' ');
+            p.print_attr(v);
+            if matches!(m.attr_data(v), AttrData::Bool(_)) {
+                // `true`/`false` carry no type: only i1 results print this way.
+                let r = m.value_type(m.result(op, 0).expect("one result"));
+                if !matches!(m.type_data(r), TypeData::Integer { width: 1, signedness: Signedness::Signless }) {
+                    return false;
+                }
+            }
+            true
+        }
+        "tensor.cast" => {
+            if !m.properties(op).is_empty() || m.operands(op).len() != 1 || m.num_results(op) != 1 {
+                return false;
+            }
+            p.out.push_str("tensor.cast ");
+            p.print_value_list(m.operands(op));
+            if !m.attributes(op).is_empty() {
+                p.out.push(' ');
+                p.print_attr_dict(m.attributes(op), &[]);
+            }
+            p.out.push_str(" : ");
+            p.print_type(m.value_type(m.operands(op)[0]));
+            p.out.push_str(" to ");
+            p.print_type(m.value_type(m.result(op, 0).expect("one result")));
+            true
+        }
+        n if ARITH_BINARY.contains(&n) => {
+            let ops = m.operands(op);
+            if !m.properties(op).is_empty() || ops.len() != 2 || m.num_results(op) != 1 {
+                return false;
+            }
+            let t = m.value_type(ops[0]);
+            if m.value_type(ops[1]) != t || m.value_type(m.result(op, 0).expect("one result")) != t {
+                return false;
+            }
+            p.out.push_str(n);
+            p.out.push(' ');
+            p.print_value_list(ops);
+            if !m.attributes(op).is_empty() {
+                p.out.push(' ');
+                p.print_attr_dict(m.attributes(op), &[]);
+            }
+            p.out.push_str(" : ");
+            p.print_type(t);
+            true
+        }
         _ => super::shlo_pretty::print_stablehlo(p, op),
     }
 }
@@ -342,6 +442,119 @@ pub(crate) fn print_operands_colon_types(p: &mut Printer<'_>, vals: &[Value]) {
     p.out.push_str(" : ");
     let types: Vec<Type> = vals.iter().map(|&v| p.m.value_type(v)).collect();
     p.print_type_list(&types);
+}
+
+/// Same-typed binary arith ops with the plain `%a, %b : T` syntax (no fastmath flags).
+const ARITH_BINARY: &[&str] = &[
+    "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.addi", "arith.subi", "arith.muli",
+    "arith.andi", "arith.ori", "arith.xori", "arith.maximumf", "arith.minimumf",
+];
+
+impl Parser<'_> {
+    /// `vhlo.func_v1 @name(%arg0: T) -> (R) { body } {attrs}`: name and type become the
+    /// `sym_name`/`function_type` properties, the trailing dictionary holds the other ones.
+    fn parse_vhlo_func(&mut self) -> PResult<OpId> {
+        let name = self.parse_symbol_name()?;
+        self.c.expect(b'(', "to open the argument list")?;
+        let mut args = Vec::new();
+        if !self.c.eat(b')') {
+            loop {
+                let (n, _, p) = self.parse_value_use()?;
+                self.c.expect(b':', "after argument name")?;
+                let t = self.parse_type()?;
+                self.parse_trailing_loc(None)?;
+                args.push((n, t, p));
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',', "between arguments")?;
+            }
+        }
+        self.c.expect_punct("->", "before the result types")?;
+        let results = self.parse_paren_type_list()?;
+        let inputs: Vec<Type> = args.iter().map(|a| a.1).collect();
+        let region = self.parse_region(Some(args))?;
+        let dict = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
+        let name_attr = self.intern_dialect_attr("vhlo", "string_v1", vec![Param::Str(name)]);
+        let fty = self.intern_vhlo_func_type(inputs, results);
+        let type_attr = self.intern_dialect_attr("vhlo", "type_v1", vec![Param::Type(fty)]);
+        let mut props = vec![self.named("sym_name", name_attr), self.named("function_type", type_attr)];
+        let mut attrs = Vec::new();
+        for a in dict {
+            // VHLO ops keep every registered attribute as a property; dotted names are
+            // discardable (`some.unregistered_attr`).
+            if self.m.str(a.name).contains('.') {
+                attrs.push(a);
+            } else {
+                props.push(a);
+            }
+        }
+        self.sort_named(&mut props);
+        let mut st = self.new_state("vhlo.func_v1");
+        st.properties = props;
+        st.attributes = attrs;
+        st.regions.push(region);
+        Ok(self.m.create_op(st))
+    }
+
+    fn intern_vhlo_func_type(&mut self, inputs: Vec<Type>, results: Vec<Type>) -> Type {
+        let dialect = self.m.sym("vhlo");
+        let mnemonic = self.m.sym("func_v1");
+        self.m.ty(TypeData::Dialect(DialectType {
+            dialect,
+            mnemonic,
+            params: Box::new([Param::Types(inputs.into()), Param::Types(results.into())]),
+        }))
+    }
+}
+
+fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let (Some(name), Some(fty)) = (m.property(op, "sym_name"), m.property(op, "function_type")) else { return false };
+    let AttrData::Dialect(n) = m.attr_data(name) else { return false };
+    let [Param::Str(name)] = &n.params[..] else { return false };
+    let AttrData::Dialect(t) = m.attr_data(fty) else { return false };
+    let [Param::Type(fty)] = &t.params[..] else { return false };
+    let TypeData::Dialect(ft) = m.type_data(*fty) else { return false };
+    let [Param::Types(ins), Param::Types(outs)] = &ft.params[..] else { return false };
+    let regions = m.regions(op);
+    if regions.len() != 1 || m.blocks(regions[0]).is_empty() {
+        return false;
+    }
+    let entry = m.blocks(regions[0])[0];
+    let args = m.block_args(entry);
+    if args.len() != ins.len() || args.iter().zip(ins.iter()).any(|(&a, &t)| m.value_type(a) != t) {
+        return false;
+    }
+    p.out.push_str("vhlo.func_v1 ");
+    p.print_symbol(*name);
+    p.out.push('(');
+    for (i, &a) in args.iter().enumerate() {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        let n = p.value_name(a);
+        p.out.push_str(&n);
+        p.out.push_str(": ");
+        p.print_type(m.value_type(a));
+    }
+    p.out.push_str(") -> (");
+    p.print_type_list(outs);
+    p.out.push_str(") ");
+    p.print_region(regions[0], false, true);
+    let mut rest: Vec<NamedAttr> = m
+        .properties(op)
+        .iter()
+        .filter(|a| !matches!(m.str(a.name), "sym_name" | "function_type"))
+        .copied()
+        .collect();
+    rest.extend(m.attributes(op).iter().copied());
+    if !rest.is_empty() {
+        rest.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+        p.out.push(' ');
+        p.print_attr_dict(&rest, &[]);
+    }
+    true
 }
 
 fn print_module_op(p: &mut Printer<'_>, op: OpId) -> bool {

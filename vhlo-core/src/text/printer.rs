@@ -49,11 +49,9 @@ fn is_bare_ident(s: &str) -> bool {
         && b.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'))
 }
 
+/// Symbol names print bare when they are identifiers (`@"foo-bar"` otherwise), as in MLIR.
 fn is_symbol_ident(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && (b[0].is_ascii_alphabetic() || b[0] == b'_' || b[0].is_ascii_digit() && b.iter().all(u8::is_ascii_digit))
-        && b.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.' | b'-'))
+    is_bare_ident(s)
 }
 
 /// `"text"` with LLVM's escaping: `\\`, and `\XX` for `"` and non-printable bytes.
@@ -770,13 +768,20 @@ impl<'m> Printer<'m> {
             },
             _ => (0, 0),
         };
-        let width = match self.m.type_data(storage) {
-            TypeData::Integer { width, .. } => *width,
-            _ => 8,
+        let (width, explicit) = match self.m.type_data(storage) {
+            TypeData::Integer { width, signedness } => (*width, *signedness),
+            _ => (8, Signedness::Signless),
         };
         let signed = flags & 1 == 1;
         self.out.push('<');
-        let _ = write!(self.out, "{}{}", if signed { 'i' } else { 'u' }, width);
+        // MLIR prints `i8`/`u8` from the flags; an explicitly signed or unsigned storage type
+        // (`si8`, `ui8`) is spelled as such so it survives a round trip.
+        let prefix = match explicit {
+            Signedness::Signless => if signed { "i" } else { "u" },
+            Signedness::Signed => "si",
+            Signedness::Unsigned => "ui",
+        };
+        let _ = write!(self.out, "{prefix}{width}");
         let (dmin, dmax) = if signed {
             (-(1i128 << (width.saturating_sub(1))), (1i128 << (width.saturating_sub(1))) - 1)
         } else {
@@ -1080,7 +1085,17 @@ impl<'m> Printer<'m> {
             ("stablehlo", "conv", _) => {
                 self.out.push_str("conv<");
                 if !self.print_conv_dims(p) {
-                    let _ = write!(self.out, "<<invalid conv dims {:?}>>", p);
+                    // Numbers the compact layout cannot show: the raw form.
+                    self.out.push_str("raw ");
+                    let mut first = true;
+                    for ((name, kind), param) in dialects::CONV_RAW.fields.iter().zip(p.iter()) {
+                        if !first {
+                            self.out.push_str(", ");
+                        }
+                        first = false;
+                        let _ = write!(self.out, "{name} = ");
+                        self.print_field(*kind, param);
+                    }
                 }
                 self.out.push('>');
             }

@@ -833,6 +833,7 @@ impl Parser<'_> {
         let (ins, outs) = self.functional_type(uses.len())?;
         let da = self.i64_array_attr(&dims);
         let props = vec![self.named("dimensions", da)];
+        let is_compact = compact.is_some();
         let region = match compact {
             Some(inner) => {
                 // Rebuild the implied body: ^bb0(%lhs, %rhs): inner; stablehlo.return.
@@ -880,7 +881,21 @@ impl Parser<'_> {
                 self.parse_region(Some(firsts))?
             }
         };
-        self.build_op(name, &uses, &ins, outs, props, dict, vec![region])
+        let op = self.build_op(name, &uses, &ins, outs, props, dict, vec![region])?;
+        if is_compact {
+            // The implied body ops take the reduce's location (MLIR does the same).
+            self.parse_trailing_loc(Some(op))?;
+            let loc = self.m.op_location(op);
+            let pending = self.pending_loc_for(op);
+            let block = self.m.blocks(region)[0];
+            for inner in self.m.block_ops(block).to_vec() {
+                self.m.set_op_location(inner, loc);
+                if let Some((name, pos)) = pending.clone() {
+                    self.push_pending_loc(inner, name, pos);
+                }
+            }
+        }
+        Ok(op)
     }
 
     /// Nothing to do: the trailing location is parsed by the caller (kept for clarity of the
@@ -1544,6 +1559,7 @@ fn print_convolution(p: &mut Printer<'_>, op: OpId) -> bool {
     p.print_value_list(m.operands(op));
     p.out.push_str(") dim_numbers = ");
     if !p.print_conv_dims(&dn_params) {
+        // Not printable compactly: generic form (which shows the raw attribute).
         p.out.truncate(start);
         return false;
     }
@@ -1689,6 +1705,17 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     if !m.properties(op).is_empty() {
         return false;
+    }
+    // One type list serves operands, results and both regions' arguments.
+    let types = operand_types(m, op);
+    if result_types(m, op) != types {
+        return false;
+    }
+    for r in [cond, body] {
+        let args = m.block_args(m.blocks(r)[0]);
+        if args.iter().map(|&a| m.value_type(a)).ne(types.iter().copied()) {
+            return false;
+        }
     }
     let body_args = m.block_args(m.blocks(body)[0]).to_vec();
     let cond_args = m.block_args(m.blocks(cond)[0]).to_vec();
