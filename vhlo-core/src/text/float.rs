@@ -315,7 +315,7 @@ mod tests {
         assert_eq!(format_float(FloatKind::F32, f32b(1e-5)), "1.000000e-05");
         assert_eq!(format_float(FloatKind::F32, f32b(1.1234567)), "1.12345672");
         assert_eq!(format_float(FloatKind::F64, 1.0e-20f64.to_bits() as u128), "1.000000e-20");
-        assert_eq!(format_float(FloatKind::F64, 1.234567891e-20f64.to_bits() as u128), "1.234567891E-20");
+        assert_eq!(format_float(FloatKind::F64, 1.234567891e-20f64.to_bits() as u128), "1.2345678909999999E-20");
         assert_eq!(format_float(FloatKind::F64, 123456789.0f64.to_bits() as u128), "0x419D6F3454000000");
         assert_eq!(format_float(FloatKind::F64, 1e-5f64.to_bits() as u128), "1.000000e-05");
         assert_eq!(format_float(FloatKind::F32, f32b(-0.0)), "-0.000000e+00");
