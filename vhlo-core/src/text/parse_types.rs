@@ -879,13 +879,14 @@ impl Parser<'_> {
                 self.c.skip_ws();
                 let vpos = self.c.pos;
                 let a = self.parse_attribute()?;
-                let ty = match self.m.attr_data(a) {
-                    AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
-                    _ => return Err(self.c.error_at(vpos, "expected dense elements attribute")),
+                // The VHLO type and MLIR's raw dense storage (one element when splat).
+                let (ty, data) = match self.m.attr_data(a) {
+                    AttrData::DenseElements { ty, data, .. } => (*ty, data.clone()),
+                    _ => return Err(self.c.error_at(vpos, "expected numeric dense elements attribute")),
                 };
                 self.c.expect(b'>', "to close tensor")?;
                 let vty = self.builtin_to_vhlo(ty);
-                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Type(vty), Param::Attr(a)]))
+                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Type(vty), Param::Bytes(data)]))
             }
             ("vhlo", "type_v1") => {
                 self.c.expect(b'<', "to open type attribute")?;

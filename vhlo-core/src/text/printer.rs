@@ -927,6 +927,70 @@ impl<'m> Printer<'m> {
         }
     }
 
+    /// `dense<...> : tensor<...>` for a VHLO tensor type and raw data (splat when the data is a
+    /// single element). False when the type has no builtin counterpart.
+    fn print_vhlo_dense(&mut self, t: Type, data: &[u8]) -> bool {
+        let m = self.m;
+        let TypeData::Dialect(d) = m.type_data(t) else { return false };
+        let [Param::Ints(shape), Param::Type(elem), Param::Absent] = &d.params[..] else { return false };
+        let Some(kind) = elem_kind(m, *elem) else { return false };
+        let n = kind.bytes();
+        let numel: u128 = shape.iter().map(|&x| x.max(0) as u128).product();
+        let count = data.len() / n.max(1);
+        self.out.push_str("dense<");
+        if count == 1 {
+            self.print_elem_kind(&kind, &data[..n]);
+        } else if count > 1 {
+            if count as u128 != numel {
+                return false;
+            }
+            self.print_nested(shape, count, &mut |p: &mut Self, i| p.print_elem_kind(&kind, &data[i * n..(i + 1) * n]));
+        }
+        self.out.push_str("> : tensor<");
+        self.print_shape(shape);
+        self.out.push_str(&kind.spelling());
+        self.out.push('>');
+        true
+    }
+
+    fn print_elem_kind(&mut self, kind: &ElemKind, bytes: &[u8]) {
+        let mut buf = [0u8; 16];
+        let n = bytes.len().min(16);
+        buf[..n].copy_from_slice(&bytes[..n]);
+        let raw = u128::from_le_bytes(buf);
+        match kind {
+            ElemKind::Int { width, signedness } => {
+                let w = (*width).min(128);
+                let v = if w == 128 { raw } else { raw & ((1u128 << w) - 1) };
+                if w == 1 {
+                    self.out.push_str(if v & 1 == 1 { "true" } else { "false" });
+                } else if *signedness == Signedness::Unsigned {
+                    let _ = write!(self.out, "{v}");
+                } else if w < 128 && (v >> (w - 1)) & 1 == 1 {
+                    let _ = write!(self.out, "{}", (v as i128) - (1i128 << w));
+                } else {
+                    let _ = write!(self.out, "{}", v as i128);
+                }
+            }
+            ElemKind::Index => {
+                let _ = write!(self.out, "{}", raw as u64 as i64);
+            }
+            ElemKind::Float(k) => {
+                let w = k.bit_width();
+                let v = if w >= 128 { raw } else { raw & ((1u128 << w) - 1) };
+                self.out.push_str(&format_float(*k, v));
+            }
+            ElemKind::Complex(inner) => {
+                let half = bytes.len() / 2;
+                self.out.push('(');
+                self.print_elem_kind(inner, &bytes[..half]);
+                self.out.push(',');
+                self.print_elem_kind(inner, &bytes[half..]);
+                self.out.push(')');
+            }
+        }
+    }
+
     /// One element of dense storage.
     fn print_element(&mut self, ty: Type, bytes: &[u8]) {
         let m = self.m;
@@ -1158,9 +1222,11 @@ impl<'m> Printer<'m> {
                 write_escaped(&mut self.out, m.str(*s));
                 self.out.push('>');
             }
-            ("vhlo", "tensor_v1", [Param::Type(_), Param::Attr(a)]) => {
+            ("vhlo", "tensor_v1", [Param::Type(t), Param::Bytes(data)]) => {
                 self.out.push_str("tensor_v1<");
-                self.print_attr(*a);
+                if !self.print_vhlo_dense(*t, data) {
+                    let _ = write!(self.out, "<<unprintable tensor data of {} bytes>>", data.len());
+                }
                 self.out.push('>');
             }
             ("vhlo", "type_v1", [Param::Type(t)]) => {
@@ -1246,3 +1312,61 @@ impl<'m> Printer<'m> {
     }
 }
 
+
+/// A dense element type, from a builtin or a VHLO scalar type.
+enum ElemKind {
+    Int { width: u32, signedness: Signedness },
+    Index,
+    Float(FloatKind),
+    Complex(Box<ElemKind>),
+}
+
+impl ElemKind {
+    fn bytes(&self) -> usize {
+        match self {
+            ElemKind::Int { width, .. } => ((*width as usize).div_ceil(8)).max(1),
+            ElemKind::Index => 8,
+            ElemKind::Float(k) => (k.bit_width() as usize).div_ceil(8),
+            ElemKind::Complex(inner) => 2 * inner.bytes(),
+        }
+    }
+    fn spelling(&self) -> String {
+        match self {
+            ElemKind::Int { width, signedness: Signedness::Signless } => format!("i{width}"),
+            ElemKind::Int { width, signedness: Signedness::Signed } => format!("si{width}"),
+            ElemKind::Int { width, signedness: Signedness::Unsigned } => format!("ui{width}"),
+            ElemKind::Index => "index".into(),
+            ElemKind::Float(k) => k.keyword().into(),
+            ElemKind::Complex(inner) => format!("complex<{}>", inner.spelling()),
+        }
+    }
+}
+
+fn elem_kind(m: &Module, t: Type) -> Option<ElemKind> {
+    match m.type_data(t) {
+        TypeData::Integer { width, signedness } => Some(ElemKind::Int { width: *width, signedness: *signedness }),
+        TypeData::Index => Some(ElemKind::Index),
+        TypeData::Float(k) => Some(ElemKind::Float(*k)),
+        TypeData::Complex(inner) => Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?))),
+        TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
+            let mnemonic = m.str(d.mnemonic);
+            if mnemonic == "complex_v1" {
+                let [Param::Type(inner)] = &d.params[..] else { return None };
+                return Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?)));
+            }
+            let spelled = dialects::vhlo_scalar_to_builtin(mnemonic)?;
+            if spelled == "index" {
+                return Some(ElemKind::Index);
+            }
+            if let Some(k) = FloatKind::ALL.iter().find(|k| k.keyword() == spelled) {
+                return Some(ElemKind::Float(*k));
+            }
+            let (signedness, digits) = match spelled.strip_prefix("ui") {
+                Some(w) => (Signedness::Unsigned, w),
+                None => (Signedness::Signless, spelled.strip_prefix('i')?),
+            };
+            Some(ElemKind::Int { width: digits.parse().ok()?, signedness })
+        }
+        _ => None,
+    }
+}
