@@ -1210,8 +1210,16 @@ impl Parser<'_> {
         let Some(numel) = numel else {
             return Err(self.c.error_at(tpos, "tensor has too many elements"));
         };
-        let elem_bytes = self.element_bytes(element).ok_or_else(|| self.c.error_at(tpos, "unsupported dense element type"))?;
+        let is_strings = elems.iter().any(|e| matches!(e, Elem::Str(_)));
+        let elem_bytes = match self.element_bytes(element) {
+            Some(n) => n,
+            None if is_strings => 0,
+            None => return Err(self.c.error_at(tpos, "unsupported dense element type")),
+        };
         if let Some(data) = hex {
+            if elem_bytes == 0 {
+                return Err(self.c.error_at(tpos, "hex data needs a numeric element type"));
+            }
             let full = (numel as u128) * (elem_bytes as u128);
             let splat = data.len() == elem_bytes && numel != 1;
             if !splat && data.len() as u128 != full {
@@ -1223,7 +1231,7 @@ impl Parser<'_> {
             return Ok(self.m.attr(AttrData::DenseElements { ty, data: data.into(), splat: splat || numel == 1 }));
         }
         let shape = shape.unwrap_or_default();
-        if elems.iter().any(|e| matches!(e, Elem::Str(_))) {
+        if is_strings {
             let values: Vec<Symbol> = elems
                 .iter()
                 .map(|e| match e {
