@@ -90,7 +90,7 @@ fn step_tokens(spec: &Spec, prev: &OpVersion, next: &OpVersion) -> (TokenStream,
                 let e = value_expr(spec, default);
                 up.push(quote! { { let __v = #e; ::vhlo_core::dialect::support::set_property(m, op, #name, __v); } });
                 down_checks.push(quote! {
-                    { let __v = #e; ::vhlo_core::dialect::support::require_default(m, op, VhloOp::#nv, #name, __v, #needs)?; }
+                    { let __v = #e; ::vhlo_core::dialect::support::require_default(m, op, VhloOp::#nv.name(), #name, __v, #needs)?; }
                 });
                 down.push(quote! { ::vhlo_core::dialect::support::remove_property(m, op, #name); });
             }
@@ -107,13 +107,13 @@ fn step_tokens(spec: &Spec, prev: &OpVersion, next: &OpVersion) -> (TokenStream,
                 let (fixed, groups) = if is_operand { counts(&next.operands) } else { counts(&next.results) };
                 let what = if is_operand { "operand" } else { "result" };
                 down_checks.push(quote! {
-                    ::vhlo_core::dialect::support::require_single(m, op, VhloOp::#nv, #what, #to, #fixed, #groups, #needs)?;
+                    ::vhlo_core::dialect::support::require_single(m, op, VhloOp::#nv.name(), #what, #to, #fixed, #groups, #needs)?;
                 });
             }
             ChangeRule::AddRegion { name, .. } => {
                 let (fixed, _) = counts(&next.regions);
                 down_checks.push(quote! {
-                    ::vhlo_core::dialect::support::require_no_regions(m, op, VhloOp::#nv, #name, #fixed, #needs)?;
+                    ::vhlo_core::dialect::support::require_no_regions(m, op, VhloOp::#nv.name(), #name, #fixed, #needs)?;
                 });
             }
             ChangeRule::RenameAttribute { from, to, .. } => {
@@ -192,7 +192,7 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             let pred = predicate_expr(spec, &f.when);
             quote! {
                 if target < #since && #pred {
-                    out.push(::vhlo_core::dialect::FeatureUse { op: VhloOp::#var, feature: #name, needs: #since });
+                    out.push(::vhlo_core::dialect::FeatureUse { op: VhloOp::#var.name(), feature: #name, needs: #since });
                 }
             }
         });

@@ -71,7 +71,7 @@ impl Group<'_> {
         });
         if self.fields.is_empty() {
             return quote! {
-                ::vhlo_core::dialect::split_groups(__name, #what, #items.len(), &[])?;
+                ::vhlo_core::dialect::split_groups(__name, #what, (#items).len(), &[])?;
             };
         }
         quote! {
