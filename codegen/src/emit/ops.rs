@@ -298,6 +298,16 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         let ns = v.attributes.iter().map(|a| &a.name);
         quote! { &[ #(#ns),* ] }
     });
+    let groups = |fs: &[Field]| {
+        let items = fs.iter().map(|f| {
+            let (n, var) = (&f.name, f.variadic);
+            quote! { (#n, #var) }
+        });
+        quote! { &[ #(#items),* ] }
+    };
+    let operand_groups = versions.iter().map(|v| groups(&v.operands));
+    let result_groups = versions.iter().map(|v| groups(&v.results));
+    let region_groups = versions.iter().map(|v| groups(&v.regions));
     let sorted_attr_names = versions.iter().map(|v| {
         let mut ns: Vec<&String> = v.attributes.iter().map(|a| &a.name).collect();
         ns.sort();
@@ -398,6 +408,22 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             pub fn attribute_names(self) -> &'static [&'static str] {
                 const A: &[&[&str]] = &[ #(#attr_names),* ];
                 A[self as usize]
+            }
+            /// Operand groups as (name, variadic), in order. Variadic groups share the operands left
+            /// after the single ones equally (`SameVariadicOperandSize`).
+            pub fn operand_groups(self) -> &'static [(&'static str, bool)] {
+                const G: &[&[(&str, bool)]] = &[ #(#operand_groups),* ];
+                G[self as usize]
+            }
+            /// Result groups as (name, variadic), in order.
+            pub fn result_groups(self) -> &'static [(&'static str, bool)] {
+                const G: &[&[(&str, bool)]] = &[ #(#result_groups),* ];
+                G[self as usize]
+            }
+            /// Region groups as (name, variadic), in order.
+            pub fn region_groups(self) -> &'static [(&'static str, bool)] {
+                const G: &[&[(&str, bool)]] = &[ #(#region_groups),* ];
+                G[self as usize]
             }
             /// Attribute names sorted, the order of the bytecode properties section.
             pub fn sorted_attribute_names(self) -> &'static [&'static str] {
