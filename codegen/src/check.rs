@@ -69,7 +69,8 @@ fn check_releases(spec: &Spec, diags: &mut Diagnostics) {
 }
 
 fn check_since(spec: &Spec, what: &str, since: Version, at: &Pos, diags: &mut Diagnostics) {
-    if !in_table(spec, since) {
+    // 0.0.0 stands for a version that failed to parse; that error is already reported.
+    if since != (Version { major: 0, minor: 0, patch: 0 }) && !in_table(spec, since) {
         diags.error(at.clone(), format!("{what} starts at {since}, which is not a release in the table ({})", table_hint(spec)));
     }
 }

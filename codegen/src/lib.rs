@@ -19,15 +19,24 @@ pub use diag::{Diagnostic, SpecErrors};
 pub use emit::EmitOptions;
 pub use model::Spec;
 
-/// Loads, lowers and checks the spec in `dir`, reporting every error at once.
+/// Loads, lowers and checks the spec in `dir`, reporting every error at once. Errors name files
+/// as `<last component of dir>/<file>`.
 pub fn load_spec(dir: &Path) -> Result<Spec, SpecErrors> {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    load_spec_named(dir, &name)
+}
+
+/// Like [`load_spec`], naming the directory `display_root` in errors.
+pub fn load_spec_named(dir: &Path, display_root: &str) -> Result<Spec, SpecErrors> {
     let mut diags = diag::Diagnostics::default();
-    let raw = load::load_dir(dir, &mut diags);
+    let raw = load::load_dir(dir, display_root, &mut diags);
+    // A file that did not load would look "removed" to the lock check; skip that check then.
+    let loaded = diags.is_empty();
     let mut spec = model::lower(&raw, &mut diags);
     check::check(&spec, &mut diags);
     let lock_path = dir.join(lock::LOCK_FILE);
-    if let Ok(text) = std::fs::read_to_string(&lock_path) {
-        let shown = format!("{}/{}", dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), lock::LOCK_FILE);
+    if let (true, Ok(text)) = (loaded, std::fs::read_to_string(&lock_path)) {
+        let shown = format!("{display_root}/{}", lock::LOCK_FILE);
         lock::check(&spec, &shown, &text, &mut diags);
         spec.files.push(lock_path);
     }

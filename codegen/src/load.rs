@@ -290,8 +290,8 @@ pub struct RawSpec {
 }
 
 /// Reads `dir` (`releases.yaml`, `types.yaml`, `attrs.yaml`, `enums.yaml`, `ops/*.yaml`).
-pub fn load_dir(dir: &Path, diags: &mut Diagnostics) -> RawSpec {
-    let display_root = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+/// `display_root` is how error messages name the directory (e.g. `spec`).
+pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawSpec {
     let mut files = Vec::new();
     let mut read = |rel: &str, diags: &mut Diagnostics| -> Option<(String, String)> {
         let path = dir.join(rel);
@@ -344,7 +344,15 @@ fn parse<T: for<'de> Deserialize<'de>>(file: &str, text: &str, diags: &mut Diagn
             };
             // The library's message may repeat the location; keep its first line only.
             let msg = e.to_string();
-            let first = msg.lines().next().unwrap_or("invalid YAML").trim().to_string();
+            let mut first = msg.lines().next().unwrap_or("invalid YAML").trim();
+            // Drop the library's own "error: line L column C:" prefix; the position is ours.
+            first = first.strip_prefix("error:").unwrap_or(first).trim_start();
+            if first.starts_with("line ") {
+                if let Some((_, rest)) = first.split_once(": ") {
+                    first = rest;
+                }
+            }
+            let first = first.to_string();
             diags.error(pos, format!("YAML error: {first}"));
             None
         }

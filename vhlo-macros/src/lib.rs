@@ -67,7 +67,12 @@ pub fn vhlo_dialect(input: TokenStream) -> TokenStream {
         Ok(d) => d,
         Err(msg) => return syn::Error::new(input.path.span(), msg).to_compile_error().into(),
     };
-    match codegen::load_spec(&dir) {
+    let literal = input.path.value();
+    let mut shown = literal.as_str();
+    while let Some(rest) = shown.strip_prefix("../").or_else(|| shown.strip_prefix("./")) {
+        shown = rest;
+    }
+    match codegen::load_spec_named(&dir, shown.trim_end_matches('/')) {
         Ok(spec) => codegen::emit(&spec, &codegen::EmitOptions { track_files: true }).into(),
         Err(errors) => {
             let mut combined: Option<syn::Error> = None;

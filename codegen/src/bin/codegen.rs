@@ -122,7 +122,8 @@ fn codegen_outputs(spec: &codegen::Spec) -> Result<Vec<(PathBuf, String)>, Strin
 fn lock(spec_dir: &Path) -> ExitCode {
     // Load without the lock check, then append only the keys that are missing.
     let mut diags = codegen::diag::Diagnostics::default();
-    let raw = codegen::load::load_dir(spec_dir, &mut diags);
+    let name = spec_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let raw = codegen::load::load_dir(spec_dir, &name, &mut diags);
     let spec = codegen::model::lower(&raw, &mut diags);
     codegen::check::check(&spec, &mut diags);
     if let Err(e) = diags.finish() {
