@@ -71,7 +71,10 @@ module @m attributes {a.b = [1 : i32, 2.5 : f32, "s", @sym::@x, unit, array<i64:
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
 }
@@ -81,11 +84,17 @@ fn sample_parses_and_round_trips() {
     let m = text::parse(SAMPLE).expect("sample parses");
     let printed = text::print_generic(&m);
     let m2 = text::parse(&printed).expect("printed sample parses");
-    vhlo_core::ir::structurally_equal(&m, &m2, Default::default()).map(|_| ()).unwrap_or_else(|e| {
-        // Locations are not printed by print_generic; compare without them.
-        vhlo_core::ir::structurally_equal(&m, &m2, vhlo_core::ir::EqualOptions { locations: false })
+    vhlo_core::ir::structurally_equal(&m, &m2, Default::default())
+        .map(|_| ())
+        .unwrap_or_else(|e| {
+            // Locations are not printed by print_generic; compare without them.
+            vhlo_core::ir::structurally_equal(
+                &m,
+                &m2,
+                vhlo_core::ir::EqualOptions { locations: false },
+            )
             .unwrap_or_else(|e2| panic!("{e}\n{e2}\n{printed}"))
-    });
+        });
 }
 
 #[test]
@@ -114,7 +123,8 @@ fn truncated_and_mutated_inputs_never_panic() {
             if let Ok(m) = text::parse(s) {
                 // Whatever parses must print and re-parse.
                 let p = text::print_generic(&m);
-                text::parse(&p).unwrap_or_else(|e| panic!("re-parse failed: {e}\ninput:\n{s}\nprinted:\n{p}"));
+                text::parse(&p)
+                    .unwrap_or_else(|e| panic!("re-parse failed: {e}\ninput:\n{s}\nprinted:\n{p}"));
             }
         }
     }

@@ -8,7 +8,11 @@ use vhlo_core::text::{self, PrintOptions};
 
 fn shared_dir(sub: &str, env: &str) -> Option<PathBuf> {
     let dir = std::env::var_os(env).map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..").join("shared").join(sub)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("..")
+            .join("shared")
+            .join(sub)
     });
     if dir.is_dir() {
         return Some(dir);
@@ -47,8 +51,16 @@ fn split_chunks(src: &str) -> Vec<String> {
 fn round_trip(src: &str, opts: PrintOptions) -> Result<(), String> {
     let m1 = text::parse(src).map_err(|e| format!("parse: {e}"))?;
     let printed = text::print(&m1, opts);
-    let m2 = text::parse(&printed).map_err(|e| format!("re-parse: {e}\n--- printed ---\n{}", excerpt(&printed, &e)))?;
-    structurally_equal(&m1, &m2, EqualOptions { locations: opts.debug_info }).map_err(|e| format!("differs after print: {e}"))?;
+    let m2 = text::parse(&printed)
+        .map_err(|e| format!("re-parse: {e}\n--- printed ---\n{}", excerpt(&printed, &e)))?;
+    structurally_equal(
+        &m1,
+        &m2,
+        EqualOptions {
+            locations: opts.debug_info,
+        },
+    )
+    .map_err(|e| format!("differs after print: {e}"))?;
     let again = text::print(&m2, opts);
     if again != printed {
         return Err("printing is not stable".into());
@@ -57,34 +69,64 @@ fn round_trip(src: &str, opts: PrintOptions) -> Result<(), String> {
 }
 
 fn excerpt(s: &str, e: &text::ParseError) -> String {
-    s.lines().skip((e.line as usize).saturating_sub(3)).take(5).collect::<Vec<_>>().join("\n")
+    s.lines()
+        .skip((e.line as usize).saturating_sub(3))
+        .take(5)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]
 fn compat_suite_sources_round_trip_generic() {
-    let Some(dir) = shared_dir("compat-suite", "VHLO_COMPAT_SUITE") else { return };
+    let Some(dir) = shared_dir("compat-suite", "VHLO_COMPAT_SUITE") else {
+        return;
+    };
     // `_mixed` interleaves arith/scf/tensor ops in their custom syntax and affine maps, which this
     // front end does not read (checked separately below).
     let files = files(&dir, |n| {
         n.starts_with("stablehlo_legalize_to_vhlo") && n.ends_with(".mlir") && !n.contains("_mixed")
     });
-    assert!(files.len() >= 30, "expected the suite's sources, found {}", files.len());
+    assert!(
+        files.len() >= 30,
+        "expected the suite's sources, found {}",
+        files.len()
+    );
     let mut failures = Vec::new();
     for f in &files {
         let src = std::fs::read_to_string(f).expect("readable");
-        for opts in [PrintOptions { generic: true, debug_info: true }, PrintOptions { generic: false, debug_info: true }] {
+        for opts in [
+            PrintOptions {
+                generic: true,
+                debug_info: true,
+            },
+            PrintOptions {
+                generic: false,
+                debug_info: true,
+            },
+        ] {
             if let Err(e) = round_trip(&src, opts) {
                 failures.push(format!("{} ({opts:?}): {e}", f.display()));
             }
         }
     }
-    eprintln!("compat suite: {} of {} sources round-trip (generic and pretty)", files.len() - failures.len().min(files.len()), files.len());
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    eprintln!(
+        "compat suite: {} of {} sources round-trip (generic and pretty)",
+        files.len() - failures.len().min(files.len()),
+        files.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn interpret_corpus_parses_and_round_trips() {
-    let Some(dir) = shared_dir("stablehlo-tests", "VHLO_STABLEHLO_TESTS") else { return };
+    let Some(dir) = shared_dir("stablehlo-tests", "VHLO_STABLEHLO_TESTS") else {
+        return;
+    };
     let files = files(&dir.join("interpret"), |n| n.ends_with(".mlir"));
     assert!(!files.is_empty());
     let mut failures = Vec::new();
@@ -98,25 +140,41 @@ fn interpret_corpus_parses_and_round_trips() {
             }
         }
     }
-    eprintln!("interpret: {} of {chunks_total} chunks in {} files round-trip", chunks_total - failures.len(), files.len());
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    eprintln!(
+        "interpret: {} of {chunks_total} chunks in {} files round-trip",
+        chunks_total - failures.len(),
+        files.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Balanced `#vhlo...`/`!vhlo...` expressions in the suite's CHECK lines (skipping FileCheck
 /// patterns): each must parse, and print back to the same text.
 #[test]
 fn vhlo_types_and_attributes_print_like_upstream() {
-    let Some(dir) = shared_dir("compat-suite", "VHLO_COMPAT_SUITE") else { return };
-    let src = std::fs::read_to_string(dir.join("stablehlo_legalize_to_vhlo.mlir")).expect("readable");
+    let Some(dir) = shared_dir("compat-suite", "VHLO_COMPAT_SUITE") else {
+        return;
+    };
+    let src =
+        std::fs::read_to_string(dir.join("stablehlo_legalize_to_vhlo.mlir")).expect("readable");
     let mut fragments = std::collections::BTreeSet::new();
-    for line in src.lines().filter(|l| l.trim_start().starts_with("// CHECK")) {
+    for line in src
+        .lines()
+        .filter(|l| l.trim_start().starts_with("// CHECK"))
+    {
         let b = line.as_bytes();
         let mut i = 0;
         while i < b.len() {
             if (b[i] == b'#' || b[i] == b'!') && line[i + 1..].starts_with("vhlo") {
                 // Extend over the identifier and a balanced `<...>`.
                 let mut j = i + 1;
-                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'.') {
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'.')
+                {
                     j += 1;
                 }
                 if j < b.len() && b[j] == b'<' {
@@ -149,7 +207,11 @@ fn vhlo_types_and_attributes_print_like_upstream() {
             }
         }
     }
-    assert!(fragments.len() > 50, "found only {} fragments", fragments.len());
+    assert!(
+        fragments.len() > 50,
+        "found only {} fragments",
+        fragments.len()
+    );
     let mut failures = Vec::new();
     for f in &fragments {
         let mut m = vhlo_core::ir::Module::new();
@@ -164,7 +226,11 @@ fn vhlo_types_and_attributes_print_like_upstream() {
             Err(e) => failures.push(format!("{f}\n   {e}")),
         }
     }
-    eprintln!("VHLO fragments: {} of {} print back identically", fragments.len() - failures.len(), fragments.len());
+    eprintln!(
+        "VHLO fragments: {} of {} print back identically",
+        fragments.len() - failures.len(),
+        fragments.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -173,19 +239,34 @@ fn vhlo_types_and_attributes_print_like_upstream() {
 /// must round-trip.
 #[test]
 fn other_suite_inputs_round_trip_or_fail_cleanly() {
-    let Some(dir) = shared_dir("compat-suite", "VHLO_COMPAT_SUITE") else { return };
-    let files = files(&dir, |n| n.ends_with(".mlir") && !n.starts_with("stablehlo_legalize_to_vhlo."));
+    let Some(dir) = shared_dir("compat-suite", "VHLO_COMPAT_SUITE") else {
+        return;
+    };
+    let files = files(&dir, |n| {
+        n.ends_with(".mlir") && !n.starts_with("stablehlo_legalize_to_vhlo.")
+    });
     let (mut ok, mut total) = (0, 0);
     let mut failures = Vec::new();
     for f in &files {
         let src = std::fs::read_to_string(f).expect("readable");
-        let must_pass = !f.to_string_lossy().contains("invalid") && !f.to_string_lossy().contains("_mixed");
+        let must_pass =
+            !f.to_string_lossy().contains("invalid") && !f.to_string_lossy().contains("_mixed");
         for (i, chunk) in split_chunks(&src).iter().enumerate() {
             total += 1;
-            match round_trip(chunk, PrintOptions { generic: true, debug_info: true }) {
+            match round_trip(
+                chunk,
+                PrintOptions {
+                    generic: true,
+                    debug_info: true,
+                },
+            ) {
                 Ok(()) => ok += 1,
                 Err(e) if must_pass => failures.push(format!("{} chunk {i}: {e}", f.display())),
-                Err(e) => eprintln!("rejected (allowed): {} chunk {i}: {}", f.display(), e.lines().next().unwrap_or("")),
+                Err(e) => eprintln!(
+                    "rejected (allowed): {} chunk {i}: {}",
+                    f.display(),
+                    e.lines().next().unwrap_or("")
+                ),
             }
         }
     }
@@ -196,19 +277,39 @@ fn other_suite_inputs_round_trip_or_fail_cleanly() {
 /// The pretty-syntax corpora: report how many chunks parse and round-trip (pretty printing).
 #[test]
 fn pretty_corpora_round_trip() {
-    let Some(dir) = shared_dir("stablehlo-tests", "VHLO_STABLEHLO_TESTS") else { return };
+    let Some(dir) = shared_dir("stablehlo-tests", "VHLO_STABLEHLO_TESTS") else {
+        return;
+    };
     let mut failures = Vec::new();
     let mut total = 0;
-    for name in ["ops_stablehlo_roundtrip.mlir", "print_stablehlo.mlir", "print_reduce.mlir", "print_while.mlir", "ops_stablehlo_quantized.mlir"] {
+    for name in [
+        "ops_stablehlo_roundtrip.mlir",
+        "print_stablehlo.mlir",
+        "print_reduce.mlir",
+        "print_while.mlir",
+        "ops_stablehlo_quantized.mlir",
+    ] {
         let src = std::fs::read_to_string(dir.join(name)).expect("readable");
         for (i, chunk) in split_chunks(&src).iter().enumerate() {
             total += 1;
-            if let Err(e) = round_trip(chunk, PrintOptions { generic: false, debug_info: true }) {
-                failures.push(format!("{name} chunk {i}: {}", e.lines().next().unwrap_or("")));
+            if let Err(e) = round_trip(
+                chunk,
+                PrintOptions {
+                    generic: false,
+                    debug_info: true,
+                },
+            ) {
+                failures.push(format!(
+                    "{name} chunk {i}: {}",
+                    e.lines().next().unwrap_or("")
+                ));
             }
         }
     }
-    eprintln!("pretty corpora: {} of {total} chunks round-trip", total - failures.len());
+    eprintln!(
+        "pretty corpora: {} of {total} chunks round-trip",
+        total - failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -216,28 +317,52 @@ fn pretty_corpora_round_trip() {
 /// tests (those without `[[`/`{{` patterns) must appear, in order, in what we print.
 #[test]
 fn pretty_printing_matches_upstream_check_lines() {
-    let Some(dir) = shared_dir("stablehlo-tests", "VHLO_STABLEHLO_TESTS") else { return };
+    let Some(dir) = shared_dir("stablehlo-tests", "VHLO_STABLEHLO_TESTS") else {
+        return;
+    };
     let mut checked = 0;
     let mut failures = Vec::new();
-    for name in ["print_stablehlo.mlir", "print_reduce.mlir", "ops_stablehlo_roundtrip.mlir"] {
+    for name in [
+        "print_stablehlo.mlir",
+        "print_reduce.mlir",
+        "ops_stablehlo_roundtrip.mlir",
+    ] {
         let src = std::fs::read_to_string(dir.join(name)).expect("readable");
         for (ci, chunk) in split_chunks(&src).iter().enumerate() {
             let Ok(m) = text::parse(chunk) else { continue };
             let debug_info = chunk.contains("mlir-print-debuginfo");
-            let out = text::print(&m, PrintOptions { generic: false, debug_info });
+            let out = text::print(
+                &m,
+                PrintOptions {
+                    generic: false,
+                    debug_info,
+                },
+            );
             let mut at = 0usize;
             for line in chunk.lines() {
                 let t = line.trim_start();
-                let Some(rest) = ["// CHECK-NEXT:", "// CHECK-LABEL:", "// CHECK:"].iter().find_map(|p| t.strip_prefix(p)) else {
+                let Some(rest) = ["// CHECK-NEXT:", "// CHECK-LABEL:", "// CHECK:"]
+                    .iter()
+                    .find_map(|p| t.strip_prefix(p))
+                else {
                     continue;
                 };
                 let want = rest.trim();
-                if want.is_empty() || want.contains("[[") || want.contains("{{") || want.starts_with("func @") {
+                if want.is_empty()
+                    || want.contains("[[")
+                    || want.contains("{{")
+                    || want.starts_with("func @")
+                {
                     continue;
                 }
                 checked += 1;
                 // FileCheck treats any run of horizontal whitespace as one space.
-                let squash = |s: &str| s.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
+                let squash = |s: &str| {
+                    s.split(' ')
+                        .filter(|w| !w.is_empty())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
                 let want = squash(want);
                 let out = squash(&out);
                 match out[at.min(out.len())..].find(&want) {
@@ -247,10 +372,16 @@ fn pretty_printing_matches_upstream_check_lines() {
             }
         }
     }
-    eprintln!("CHECK lines: {} of {checked} literal lines found in order", checked - failures.len());
+    eprintln!(
+        "CHECK lines: {} of {checked} literal lines found in order",
+        checked - failures.len()
+    );
     // Known, deliberate deviation: MLIR prints the compact `applies` reduce even when the body's
     // locations differ from the op's, dropping them; we keep the region form so that printing
     // with locations is lossless.
-    let unexpected: Vec<&String> = failures.iter().filter(|f| !f.contains("loc(\"not_foo\")")).collect();
+    let unexpected: Vec<&String> = failures
+        .iter()
+        .filter(|f| !f.contains("loc(\"not_foo\")"))
+        .collect();
     assert!(unexpected.is_empty(), "{unexpected:#?}");
 }

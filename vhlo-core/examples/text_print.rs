@@ -2,7 +2,16 @@
 fn main() {
     let src = std::fs::read_to_string(std::env::args().nth(1).unwrap()).unwrap();
     match vhlo_core::text::parse(&src) {
-        Ok(m) => print!("{}", vhlo_core::text::print(&m, vhlo_core::text::PrintOptions { generic: std::env::args().nth(2).is_some(), debug_info: false })),
+        Ok(m) => print!(
+            "{}",
+            vhlo_core::text::print(
+                &m,
+                vhlo_core::text::PrintOptions {
+                    generic: std::env::args().nth(2).is_some(),
+                    debug_info: false
+                }
+            )
+        ),
         Err(e) => println!("error: {e}"),
     }
 }

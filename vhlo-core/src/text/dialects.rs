@@ -9,15 +9,31 @@ pub struct EnumSpec {
     pub cases: &'static [(&'static str, i64)],
 }
 
-const CMP_DIR: &[(&str, i64)] = &[("EQ", 0), ("NE", 1), ("GE", 2), ("GT", 3), ("LE", 4), ("LT", 5)];
-const CMP_TYPE: &[(&str, i64)] =
-    &[("NOTYPE", 0), ("FLOAT", 1), ("TOTALORDER", 2), ("SIGNED", 3), ("UNSIGNED", 4)];
+const CMP_DIR: &[(&str, i64)] = &[
+    ("EQ", 0),
+    ("NE", 1),
+    ("GE", 2),
+    ("GT", 3),
+    ("LE", 4),
+    ("LT", 5),
+];
+const CMP_TYPE: &[(&str, i64)] = &[
+    ("NOTYPE", 0),
+    ("FLOAT", 1),
+    ("TOTALORDER", 2),
+    ("SIGNED", 3),
+    ("UNSIGNED", 4),
+];
 const PRECISION: &[(&str, i64)] = &[("DEFAULT", 0), ("HIGH", 1), ("HIGHEST", 2)];
 const FFT: &[(&str, i64)] = &[("FFT", 0), ("IFFT", 1), ("RFFT", 2), ("IRFFT", 3)];
 const RNG_ALG: &[(&str, i64)] = &[("DEFAULT", 0), ("THREE_FRY", 1), ("PHILOX", 2)];
 const RNG_DIST: &[(&str, i64)] = &[("UNIFORM", 1), ("NORMAL", 2)];
-const TRANSPOSE: &[(&str, i64)] =
-    &[("TRANSPOSE_INVALID", 0), ("NO_TRANSPOSE", 1), ("TRANSPOSE", 2), ("ADJOINT", 3)];
+const TRANSPOSE: &[(&str, i64)] = &[
+    ("TRANSPOSE_INVALID", 0),
+    ("NO_TRANSPOSE", 1),
+    ("TRANSPOSE", 2),
+    ("ADJOINT", 3),
+];
 const ACCURACY: &[(&str, i64)] = &[("DEFAULT", 0), ("HIGHEST", 1), ("TOLERANCE", 2)];
 const API_VERSION: &[(&str, i64)] = &[
     ("API_VERSION_UNSPECIFIED", 0),
@@ -29,23 +45,91 @@ const API_VERSION: &[(&str, i64)] = &[
 
 /// Every enum attribute of StableHLO and VHLO.
 pub const ENUMS: &[EnumSpec] = &[
-    EnumSpec { dialect: "stablehlo", mnemonic: "comparison_direction", cases: CMP_DIR },
-    EnumSpec { dialect: "stablehlo", mnemonic: "comparison_type", cases: CMP_TYPE },
-    EnumSpec { dialect: "stablehlo", mnemonic: "precision", cases: PRECISION },
-    EnumSpec { dialect: "stablehlo", mnemonic: "fft_type", cases: FFT },
-    EnumSpec { dialect: "stablehlo", mnemonic: "rng_algorithm", cases: RNG_ALG },
-    EnumSpec { dialect: "stablehlo", mnemonic: "rng_distribution", cases: RNG_DIST },
-    EnumSpec { dialect: "stablehlo", mnemonic: "transpose", cases: TRANSPOSE },
-    EnumSpec { dialect: "stablehlo", mnemonic: "result_accuracy_mode", cases: ACCURACY },
-    EnumSpec { dialect: "vhlo", mnemonic: "comparison_direction_v1", cases: CMP_DIR },
-    EnumSpec { dialect: "vhlo", mnemonic: "comparison_type_v1", cases: CMP_TYPE },
-    EnumSpec { dialect: "vhlo", mnemonic: "precision_v1", cases: PRECISION },
-    EnumSpec { dialect: "vhlo", mnemonic: "fft_type_v1", cases: FFT },
-    EnumSpec { dialect: "vhlo", mnemonic: "rng_algorithm_v1", cases: RNG_ALG },
-    EnumSpec { dialect: "vhlo", mnemonic: "rng_distribution_v1", cases: RNG_DIST },
-    EnumSpec { dialect: "vhlo", mnemonic: "transpose_v1", cases: TRANSPOSE },
-    EnumSpec { dialect: "vhlo", mnemonic: "result_accuracy_mode_v1", cases: ACCURACY },
-    EnumSpec { dialect: "vhlo", mnemonic: "api_version_v1", cases: API_VERSION },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "comparison_direction",
+        cases: CMP_DIR,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "comparison_type",
+        cases: CMP_TYPE,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "precision",
+        cases: PRECISION,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "fft_type",
+        cases: FFT,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "rng_algorithm",
+        cases: RNG_ALG,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "rng_distribution",
+        cases: RNG_DIST,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "transpose",
+        cases: TRANSPOSE,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "result_accuracy_mode",
+        cases: ACCURACY,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "comparison_direction_v1",
+        cases: CMP_DIR,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "comparison_type_v1",
+        cases: CMP_TYPE,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "precision_v1",
+        cases: PRECISION,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "fft_type_v1",
+        cases: FFT,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "rng_algorithm_v1",
+        cases: RNG_ALG,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "rng_distribution_v1",
+        cases: RNG_DIST,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "transpose_v1",
+        cases: TRANSPOSE,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "result_accuracy_mode_v1",
+        cases: ACCURACY,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "api_version_v1",
+        cases: API_VERSION,
+    },
 ];
 
 /// Enums printed `#dialect.mnemonic<CASE>` instead of `#dialect<mnemonic CASE>`.
@@ -54,7 +138,9 @@ pub fn enum_uses_pretty_mnemonic(dialect: &str, mnemonic: &str) -> bool {
 }
 
 pub fn find_enum(dialect: &str, mnemonic: &str) -> Option<&'static EnumSpec> {
-    ENUMS.iter().find(|e| e.dialect == dialect && e.mnemonic == mnemonic)
+    ENUMS
+        .iter()
+        .find(|e| e.dialect == dialect && e.mnemonic == mnemonic)
 }
 
 /// The kind of one field of a struct-like attribute.
@@ -147,7 +233,11 @@ pub const STRUCTS: &[StructSpec] = &[
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "output_operand_alias",
-        fields: &[("output_tuple_indices", Dims), ("operand_index", Int), ("operand_tuple_indices", Dims)],
+        fields: &[
+            ("output_tuple_indices", Dims),
+            ("operand_index", Int),
+            ("operand_tuple_indices", Dims),
+        ],
         omit_defaults: false,
     },
     StructSpec {
@@ -159,7 +249,12 @@ pub const STRUCTS: &[StructSpec] = &[
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "result_accuracy",
-        fields: &[("atol", Float), ("rtol", Float), ("ulps", Int), ("mode", Attr)],
+        fields: &[
+            ("atol", Float),
+            ("rtol", Float),
+            ("ulps", Int),
+            ("mode", Attr),
+        ],
         omit_defaults: true,
     },
     StructSpec {
@@ -183,7 +278,11 @@ pub const STRUCTS: &[StructSpec] = &[
     StructSpec {
         dialect: "vhlo",
         mnemonic: "output_operand_alias_v1",
-        fields: &[("output_tuple_indices", Dims), ("operand_index", Int), ("operand_tuple_indices", Dims)],
+        fields: &[
+            ("output_tuple_indices", Dims),
+            ("operand_index", Int),
+            ("operand_tuple_indices", Dims),
+        ],
         omit_defaults: false,
     },
     StructSpec {
@@ -195,7 +294,12 @@ pub const STRUCTS: &[StructSpec] = &[
     StructSpec {
         dialect: "vhlo",
         mnemonic: "result_accuracy_v1",
-        fields: &[("atol", Float), ("rtol", Float), ("ulps", Int), ("mode", Attr)],
+        fields: &[
+            ("atol", Float),
+            ("rtol", Float),
+            ("ulps", Int),
+            ("mode", Attr),
+        ],
         omit_defaults: false,
     },
     StructSpec {
@@ -231,16 +335,46 @@ pub const STRUCTS: &[StructSpec] = &[
 ];
 
 pub fn find_struct(dialect: &str, mnemonic: &str) -> Option<&'static StructSpec> {
-    STRUCTS.iter().find(|s| s.dialect == dialect && s.mnemonic == mnemonic)
+    STRUCTS
+        .iter()
+        .find(|s| s.dialect == dialect && s.mnemonic == mnemonic)
 }
 
 /// VHLO types without parameters.
 pub const VHLO_SIMPLE_TYPES: &[&str] = &[
-    "bool_v1", "bf16_v1", "f16_v1", "f32_v1", "f64_v1", "f4E2M1FN_v1", "f6E2M3FN_v1", "f6E3M2FN_v1",
-    "f8E3M4_v1", "f8E4M3_v1", "f8E4M3FN_v1", "f8E5M2_v1", "f8E4M3FNUZ_v1", "f8E4M3B11FNUZ_v1",
-    "f8E5M2FNUZ_v1", "f8E8M0FNU_v1", "tf31_v1", "index_v1", "i2_v1", "i4_v1", "i8_v1", "i16_v1",
-    "i32_v1", "i64_v1", "ui2_v1", "ui4_v1", "ui8_v1", "ui16_v1", "ui32_v1", "ui64_v1", "none_v1",
-    "token_v1", "witness_v1",
+    "bool_v1",
+    "bf16_v1",
+    "f16_v1",
+    "f32_v1",
+    "f64_v1",
+    "f4E2M1FN_v1",
+    "f6E2M3FN_v1",
+    "f6E3M2FN_v1",
+    "f8E3M4_v1",
+    "f8E4M3_v1",
+    "f8E4M3FN_v1",
+    "f8E5M2_v1",
+    "f8E4M3FNUZ_v1",
+    "f8E4M3B11FNUZ_v1",
+    "f8E5M2FNUZ_v1",
+    "f8E8M0FNU_v1",
+    "tf31_v1",
+    "index_v1",
+    "i2_v1",
+    "i4_v1",
+    "i8_v1",
+    "i16_v1",
+    "i32_v1",
+    "i64_v1",
+    "ui2_v1",
+    "ui4_v1",
+    "ui8_v1",
+    "ui16_v1",
+    "ui32_v1",
+    "ui64_v1",
+    "none_v1",
+    "token_v1",
+    "witness_v1",
 ];
 
 /// The builtin spelling of a scalar VHLO type (`i32_v1` → `i32`, `bool_v1` → `i1`,

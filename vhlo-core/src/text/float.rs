@@ -32,7 +32,14 @@ struct Format {
 fn format_of(kind: FloatKind) -> Option<Format> {
     use FloatKind::*;
     use Special::*;
-    let f = |exp_bits, man_bits, bias, special| Some(Format { exp_bits, man_bits, bias, special });
+    let f = |exp_bits, man_bits, bias, special| {
+        Some(Format {
+            exp_bits,
+            man_bits,
+            bias,
+            special,
+        })
+    };
     match kind {
         F4E2M1FN => f(2, 1, 1, FiniteOnly),
         F6E2M3FN => f(2, 3, 1, FiniteOnly),
@@ -88,7 +95,11 @@ pub fn to_f64(kind: FloatKind, bits: u128) -> Option<f64> {
     let f = format_of(kind)?;
     if f.special == Special::ExponentOnly {
         let e = (bits & 0xFF) as i32;
-        return Some(if e == 0xFF { f64::NAN } else { 2f64.powi(e - 127) });
+        return Some(if e == 0xFF {
+            f64::NAN
+        } else {
+            2f64.powi(e - 127)
+        });
     }
     let sign_shift = f.sign_shift().unwrap_or(0);
     let negative = (bits >> sign_shift) & 1 == 1;
@@ -137,8 +148,18 @@ pub fn from_f64(kind: FloatKind, x: f64) -> Option<u128> {
         let e = ((b >> 52) & 0x7FF) as i32 - 1023;
         let m = b & ((1u64 << 52) - 1);
         let half = 1u64 << 51;
-        let e = if m > half || (m == half && (e + 127) % 2 != 0) { e + 1 } else { e };
-        return Some(if e > 127 { 0xFF } else if e < -127 { 0 } else { (e + 127) as u128 });
+        let e = if m > half || (m == half && (e + 127) % 2 != 0) {
+            e + 1
+        } else {
+            e
+        };
+        return Some(if e > 127 {
+            0xFF
+        } else if e < -127 {
+            0
+        } else {
+            (e + 127) as u128
+        });
     }
     let sign_shift = f.sign_shift().unwrap_or(0);
     let negative = x.is_sign_negative();
@@ -153,7 +174,11 @@ pub fn from_f64(kind: FloatKind, x: f64) -> Option<u128> {
     }
     let a = x.abs();
     if a == 0.0 {
-        return Some(if f.special == Special::FiniteNanNegZero { 0 } else { sign });
+        return Some(if f.special == Special::FiniteNanNegZero {
+            0
+        } else {
+            sign
+        });
     }
     // a = sig * 2^e2 exactly.
     let b = a.to_bits();
@@ -314,10 +339,22 @@ mod tests {
         assert_eq!(format_float(FloatKind::F32, f32b(34.0)), "3.400000e+01");
         assert_eq!(format_float(FloatKind::F32, f32b(1e-5)), "1.000000e-05");
         assert_eq!(format_float(FloatKind::F32, f32b(1.1234567)), "1.12345672");
-        assert_eq!(format_float(FloatKind::F64, 1.0e-20f64.to_bits() as u128), "1.000000e-20");
-        assert_eq!(format_float(FloatKind::F64, 1.234567891e-20f64.to_bits() as u128), "1.2345678909999999E-20");
-        assert_eq!(format_float(FloatKind::F64, 123456789.0f64.to_bits() as u128), "0x419D6F3454000000");
-        assert_eq!(format_float(FloatKind::F64, 1e-5f64.to_bits() as u128), "1.000000e-05");
+        assert_eq!(
+            format_float(FloatKind::F64, 1.0e-20f64.to_bits() as u128),
+            "1.000000e-20"
+        );
+        assert_eq!(
+            format_float(FloatKind::F64, 1.234567891e-20f64.to_bits() as u128),
+            "1.2345678909999999E-20"
+        );
+        assert_eq!(
+            format_float(FloatKind::F64, 123456789.0f64.to_bits() as u128),
+            "0x419D6F3454000000"
+        );
+        assert_eq!(
+            format_float(FloatKind::F64, 1e-5f64.to_bits() as u128),
+            "1.000000e-05"
+        );
         assert_eq!(format_float(FloatKind::F32, f32b(-0.0)), "-0.000000e+00");
         assert_eq!(format_float(FloatKind::F32, 0x7FC0_0000), "0x7FC00000");
         assert_eq!(format_float(FloatKind::F32, 0x7F80_0000), "0x7F800000");
@@ -325,13 +362,28 @@ mod tests {
             format_float(FloatKind::F64, std::f64::consts::PI.to_bits() as u128),
             "3.1415926535897931"
         );
-        assert_eq!(format_float(FloatKind::F32, f32b(std::f32::consts::PI)), "3.14159274");
+        assert_eq!(
+            format_float(FloatKind::F32, f32b(std::f32::consts::PI)),
+            "3.14159274"
+        );
     }
 
     #[test]
     fn small_formats_round_trip_every_pattern() {
         use FloatKind::*;
-        for kind in [F4E2M1FN, F6E2M3FN, F6E3M2FN, F8E3M4, F8E4M3, F8E4M3FN, F8E4M3FNUZ, F8E4M3B11FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU] {
+        for kind in [
+            F4E2M1FN,
+            F6E2M3FN,
+            F6E3M2FN,
+            F8E3M4,
+            F8E4M3,
+            F8E4M3FN,
+            F8E4M3FNUZ,
+            F8E4M3B11FNUZ,
+            F8E5M2,
+            F8E5M2FNUZ,
+            F8E8M0FNU,
+        ] {
             let width = kind.bit_width();
             for bits in 0u128..(1 << width) {
                 let v = to_f64(kind, bits).unwrap();

@@ -7,7 +7,11 @@ use super::ParseError;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Number {
     /// Integer: sign and magnitude; `hex` when written `0x...`.
-    Int { negative: bool, magnitude: u128, hex: bool },
+    Int {
+        negative: bool,
+        magnitude: u128,
+        hex: bool,
+    },
     /// Decimal float literal (has a `.`).
     Float(f64),
 }
@@ -30,7 +34,11 @@ fn is_suffix_char(c: u8) -> bool {
 
 impl<'a> Cursor<'a> {
     pub fn new(src: &'a str) -> Self {
-        Cursor { src, bytes: src.as_bytes(), pos: 0 }
+        Cursor {
+            src,
+            bytes: src.as_bytes(),
+            pos: 0,
+        }
     }
 
     /// A parse error at byte offset `pos`.
@@ -38,9 +46,16 @@ impl<'a> Cursor<'a> {
         let pos = pos.min(self.bytes.len());
         let before = &self.bytes[..pos];
         let line = before.iter().filter(|&&c| c == b'\n').count() as u32 + 1;
-        let line_start = before.iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+        let line_start = before
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |p| p + 1);
         let column = self.src[line_start..pos].chars().count() as u32 + 1;
-        ParseError { line, column, message: message.into() }
+        ParseError {
+            line,
+            column,
+            message: message.into(),
+        }
     }
 
     /// A parse error at the next token.
@@ -242,7 +257,9 @@ impl<'a> Cursor<'a> {
                                     i += 3;
                                     continue;
                                 }
-                                _ => return Err(self.error_at(i, "unknown escape in string literal")),
+                                _ => {
+                                    return Err(self.error_at(i, "unknown escape in string literal"))
+                                }
                             }
                         }
                     }
@@ -255,7 +272,8 @@ impl<'a> Cursor<'a> {
             }
         }
         self.pos = i;
-        String::from_utf8(out).map_err(|_| self.error_at(start, "string literal is not valid UTF-8"))
+        String::from_utf8(out)
+            .map_err(|_| self.error_at(start, "string literal is not valid UTF-8"))
     }
 
     /// An optionally negative integer or float literal.
@@ -286,7 +304,11 @@ impl<'a> Cursor<'a> {
             let text = &self.src[hs..i];
             let magnitude = u128::from_str_radix(text, 16).ok()?;
             self.pos = i;
-            return Some(Number::Int { negative, magnitude, hex: true });
+            return Some(Number::Int {
+                negative,
+                magnitude,
+                hex: true,
+            });
         }
         while i < self.bytes.len() && self.bytes[i].is_ascii_digit() {
             i += 1;
@@ -314,7 +336,11 @@ impl<'a> Cursor<'a> {
         }
         let magnitude: u128 = self.src[digits_start..i].parse().ok()?;
         self.pos = i;
-        Some(Number::Int { negative, magnitude, hex: false })
+        Some(Number::Int {
+            negative,
+            magnitude,
+            hex: false,
+        })
     }
 
     /// A plain decimal integer that fits `i64` (with optional `-`).
@@ -324,7 +350,11 @@ impl<'a> Cursor<'a> {
             self.pos
         };
         match self.number() {
-            Some(Number::Int { negative, magnitude, .. }) => {
+            Some(Number::Int {
+                negative,
+                magnitude,
+                ..
+            }) => {
                 let v = if negative {
                     if magnitude > (i64::MAX as u128) + 1 {
                         None
@@ -372,7 +402,9 @@ impl<'a> Cursor<'a> {
                         _ => b'{',
                     };
                     if stack.pop() != Some(open) {
-                        return Err(self.error_at(i, "unbalanced brackets in dialect attribute or type"));
+                        return Err(
+                            self.error_at(i, "unbalanced brackets in dialect attribute or type")
+                        );
                     }
                     if stack.is_empty() {
                         self.pos = i + 1;

@@ -84,7 +84,13 @@ pub fn print(m: &Module, opts: PrintOptions) -> String {
 
 /// Prints every op in generic form, like `stablehlo-opt --mlir-print-op-generic`.
 pub fn print_generic(m: &Module) -> String {
-    print(m, PrintOptions { generic: true, debug_info: false })
+    print(
+        m,
+        PrintOptions {
+            generic: true,
+            debug_info: false,
+        },
+    )
 }
 
 /// Parses one type (the whole of `src`) into `m`.

@@ -55,7 +55,10 @@ impl Parser<'_> {
         match self.c.peek() {
             Some(b'!') => {
                 self.c.pos += 1;
-                let id = self.c.suffix_id().ok_or_else(|| self.c.error_at(pos, "expected type name after '!'"))?;
+                let id = self
+                    .c
+                    .suffix_id()
+                    .ok_or_else(|| self.c.error_at(pos, "expected type name after '!'"))?;
                 if let Some((dialect, mnemonic)) = id.split_once('.') {
                     return self.parse_dialect_type(dialect, mnemonic, pos);
                 }
@@ -74,13 +77,18 @@ impl Parser<'_> {
                         params: Box::new([Param::Str(text)]),
                     })));
                 }
-                Err(self.c.error_at(pos, format!("undefined type alias '!{id}'")))
+                Err(self
+                    .c
+                    .error_at(pos, format!("undefined type alias '!{id}'")))
             }
             Some(b'(') => {
                 let inputs = self.parse_paren_type_list()?;
                 self.c.expect_punct("->", "in function type")?;
                 let results = self.parse_result_types()?;
-                Ok(self.m.ty(TypeData::Function { inputs: inputs.into(), results: results.into() }))
+                Ok(self.m.ty(TypeData::Function {
+                    inputs: inputs.into(),
+                    results: results.into(),
+                }))
             }
             _ => {
                 let Some(id) = self.c.bare_ident() else {
@@ -108,7 +116,9 @@ impl Parser<'_> {
             .or_else(|| int("ui", Signedness::Unsigned))
         {
             if width == 0 && signedness != Signedness::Signless || width > MAX_INT_WIDTH {
-                return Err(self.c.error_at(pos, format!("invalid integer width in '{id}'")));
+                return Err(self
+                    .c
+                    .error_at(pos, format!("invalid integer width in '{id}'")));
             }
             return Ok(self.m.ty(TypeData::Integer { width, signedness }));
         }
@@ -143,9 +153,17 @@ impl Parser<'_> {
                 }
                 let shape = self.parse_dim_list()?;
                 let element = self.parse_type()?;
-                let encoding = if self.c.eat(b',') { Some(self.parse_attribute()?) } else { None };
+                let encoding = if self.c.eat(b',') {
+                    Some(self.parse_attribute()?)
+                } else {
+                    None
+                };
                 self.c.expect(b'>', "to close tensor type")?;
-                Ok(self.m.ty(TypeData::RankedTensor { shape: shape.into(), element, encoding }))
+                Ok(self.m.ty(TypeData::RankedTensor {
+                    shape: shape.into(),
+                    element,
+                    encoding,
+                }))
             }
             "memref" => {
                 // No builtin variant in the IR: kept as the dialect type `builtin.memref` with
@@ -170,7 +188,12 @@ impl Parser<'_> {
                 Ok(self.intern_dialect_type(
                     "builtin",
                     "memref",
-                    vec![Param::Ints(shape.into()), Param::Type(element), layout, space],
+                    vec![
+                        Param::Ints(shape.into()),
+                        Param::Type(element),
+                        layout,
+                        space,
+                    ],
                 ))
             }
             _ => Err(self.c.error_at(pos, format!("unknown type '{id}'"))),
@@ -218,7 +241,11 @@ impl Parser<'_> {
     fn intern_dialect_type(&mut self, dialect: &str, mnemonic: &str, params: Vec<Param>) -> Type {
         let dialect = self.m.sym(dialect);
         let mnemonic = self.m.sym(mnemonic);
-        self.m.ty(TypeData::Dialect(DialectType { dialect, mnemonic, params: params.into() }))
+        self.m.ty(TypeData::Dialect(DialectType {
+            dialect,
+            mnemonic,
+            params: params.into(),
+        }))
     }
 
     /// `<T, U>` or `<>`.
@@ -255,7 +282,11 @@ impl Parser<'_> {
                 let element = self.parse_type()?;
                 let mut params = vec![Param::Ints(shape.into()), Param::Type(element)];
                 if mnemonic == "tensor_v1" {
-                    let enc = if self.c.eat(b',') { Param::Attr(self.parse_attribute()?) } else { Param::Absent };
+                    let enc = if self.c.eat(b',') {
+                        Param::Attr(self.parse_attribute()?)
+                    } else {
+                        Param::Absent
+                    };
                     params.push(enc);
                 }
                 self.c.expect(b'>', "to close type parameters")?;
@@ -265,22 +296,24 @@ impl Parser<'_> {
                 self.c.expect(b'<', "to open type parameters")?;
                 // `(custom<TypeArray>)`: an empty array is itself spelled `()`.
                 self.c.expect(b'(', "to open function inputs")?;
-                let inputs = if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b')') {
-                    self.c.pos += 1;
-                    self.c.expect(b')', "")?;
-                    Vec::new()
-                } else {
-                    self.parse_type_list()?
-                };
+                let inputs =
+                    if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b')') {
+                        self.c.pos += 1;
+                        self.c.expect(b')', "")?;
+                        Vec::new()
+                    } else {
+                        self.parse_type_list()?
+                    };
                 self.c.expect(b')', "to close function inputs")?;
                 self.c.expect_punct("->", "in function type")?;
-                let outputs = if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b')') {
-                    self.c.pos += 1;
-                    self.c.expect(b')', "")?;
-                    Vec::new()
-                } else {
-                    self.parse_type_list()?
-                };
+                let outputs =
+                    if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b')') {
+                        self.c.pos += 1;
+                        self.c.expect(b')', "")?;
+                        Vec::new()
+                    } else {
+                        self.parse_type_list()?
+                    };
                 self.c.expect(b'>', "to close type parameters")?;
                 Ok(self.intern_dialect_type(
                     dialect,
@@ -299,7 +332,12 @@ impl Parser<'_> {
                     let scale = self.parse_f64_param()?;
                     self.c.expect(b':', "after scale")?;
                     let zp = self.c.int64("as zero point")?;
-                    params.extend([Param::Type(storage), Param::Type(expressed), scale, Param::Int(zp)]);
+                    params.extend([
+                        Param::Type(storage),
+                        Param::Type(expressed),
+                        scale,
+                        Param::Int(zp),
+                    ]);
                 } else {
                     let qdim = self.c.int64("as quantized dimension")?;
                     self.c.expect(b',', "after quantized dimension")?;
@@ -340,9 +378,9 @@ impl Parser<'_> {
                 Ok(self.intern_dialect_type(dialect, mnemonic, params))
             }
             ("quant", "uniform") => self.parse_quant_uniform(),
-            ("stablehlo", _) | ("vhlo", _) | ("quant", _) => {
-                Err(self.c.error_at(pos, format!("unknown type '!{dialect}.{mnemonic}'")))
-            }
+            ("stablehlo", _) | ("vhlo", _) | ("quant", _) => Err(self
+                .c
+                .error_at(pos, format!("unknown type '!{dialect}.{mnemonic}'"))),
             _ => {
                 let body = if has_body { self.c.balanced()? } else { "" };
                 let text = self.m.sym(body);
@@ -356,14 +394,29 @@ impl Parser<'_> {
         self.c.skip_ws();
         let pos = self.c.pos;
         match self.c.number() {
-            Some(Number::Float(v)) => Ok(Param::Float { bits: v.to_bits() as u128, width: 64 }),
-            Some(Number::Int { negative, magnitude, hex: false }) => {
+            Some(Number::Float(v)) => Ok(Param::Float {
+                bits: v.to_bits() as u128,
+                width: 64,
+            }),
+            Some(Number::Int {
+                negative,
+                magnitude,
+                hex: false,
+            }) => {
                 let v = magnitude as f64;
-                Ok(Param::Float { bits: (if negative { -v } else { v }).to_bits() as u128, width: 64 })
+                Ok(Param::Float {
+                    bits: (if negative { -v } else { v }).to_bits() as u128,
+                    width: 64,
+                })
             }
-            Some(Number::Int { magnitude, hex: true, .. }) if magnitude <= u64::MAX as u128 => {
-                Ok(Param::Float { bits: magnitude, width: 64 })
-            }
+            Some(Number::Int {
+                magnitude,
+                hex: true,
+                ..
+            }) if magnitude <= u64::MAX as u128 => Ok(Param::Float {
+                bits: magnitude,
+                width: 64,
+            }),
             _ => Err(self.c.error_at(pos, "expected floating point literal")),
         }
     }
@@ -393,19 +446,38 @@ impl Parser<'_> {
         self.c.expect(b'<', "after '!quant.uniform'")?;
         self.c.skip_ws();
         let spos = self.c.pos;
-        let id = self.c.bare_ident().ok_or_else(|| self.c.error_at(spos, "expected storage type"))?;
-        let (width, signed, storage) = if let Some(w) = id.strip_prefix('u').filter(|w| w.bytes().all(|b| b.is_ascii_digit())) {
-            let w: u32 = w.parse().map_err(|_| self.c.error_at(spos, "invalid storage type"))?;
-            (w, false, self.m.ty(TypeData::Integer { width: w, signedness: Signedness::Signless }))
+        let id = self
+            .c
+            .bare_ident()
+            .ok_or_else(|| self.c.error_at(spos, "expected storage type"))?;
+        let (width, signed, storage) = if let Some(w) = id
+            .strip_prefix('u')
+            .filter(|w| w.bytes().all(|b| b.is_ascii_digit()))
+        {
+            let w: u32 = w
+                .parse()
+                .map_err(|_| self.c.error_at(spos, "invalid storage type"))?;
+            (
+                w,
+                false,
+                self.m.ty(TypeData::Integer {
+                    width: w,
+                    signedness: Signedness::Signless,
+                }),
+            )
         } else {
             let t = self.parse_builtin_type(id, spos)?;
             match *self.m.type_data(t) {
-                TypeData::Integer { width, signedness } => (width, signedness != Signedness::Unsigned, t),
+                TypeData::Integer { width, signedness } => {
+                    (width, signedness != Signedness::Unsigned, t)
+                }
                 _ => return Err(self.c.error_at(spos, "expected integer storage type")),
             }
         };
         if width == 0 || width > 64 {
-            return Err(self.c.error_at(spos, "storage width must be between 1 and 64"));
+            return Err(self
+                .c
+                .error_at(spos, "storage width must be between 1 and 64"));
         }
         let (dmin, dmax) = if signed {
             (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
@@ -421,7 +493,11 @@ impl Parser<'_> {
         }
         self.c.expect(b':', "after storage type")?;
         let expressed = self.parse_type()?;
-        let per_axis_dim = if self.c.eat(b':') { Some(self.c.int64("as quantized dimension")?) } else { None };
+        let per_axis_dim = if self.c.eat(b':') {
+            Some(self.c.int64("as quantized dimension")?)
+        } else {
+            None
+        };
         self.c.expect(b',', "before quantization parameters")?;
         let flags = Param::UInt(signed as u64);
         let params = if let Some(qdim) = per_axis_dim {
@@ -429,9 +505,15 @@ impl Parser<'_> {
             let mut scales = Vec::new();
             let mut zps = Vec::new();
             loop {
-                let Param::Float { bits, .. } = self.parse_f64_param()? else { unreachable!() };
+                let Param::Float { bits, .. } = self.parse_f64_param()? else {
+                    unreachable!()
+                };
                 scales.push(bits);
-                zps.push(if self.c.eat(b':') { self.c.int64("as zero point")? } else { 0 });
+                zps.push(if self.c.eat(b':') {
+                    self.c.int64("as zero point")?
+                } else {
+                    0
+                });
                 if self.c.eat(b'}') {
                     break;
                 }
@@ -449,8 +531,20 @@ impl Parser<'_> {
             ]
         } else {
             let scale = self.parse_f64_param()?;
-            let zp = if self.c.eat(b':') { self.c.int64("as zero point")? } else { 0 };
-            vec![flags, Param::Type(storage), Param::Type(expressed), scale, Param::Int(zp), Param::Int(min), Param::Int(max)]
+            let zp = if self.c.eat(b':') {
+                self.c.int64("as zero point")?
+            } else {
+                0
+            };
+            vec![
+                flags,
+                Param::Type(storage),
+                Param::Type(expressed),
+                scale,
+                Param::Int(zp),
+                Param::Int(min),
+                Param::Int(max),
+            ]
         };
         self.c.expect(b'>', "to close '!quant.uniform'")?;
         Ok(self.intern_dialect_type("quant", "uniform", params))
@@ -491,7 +585,11 @@ impl Parser<'_> {
             Some(b'"') => {
                 let s = self.c.string_lit()?;
                 let value = self.m.sym(&s);
-                let ty = if untyped { None } else { self.parse_optional_colon_type()? };
+                let ty = if untyped {
+                    None
+                } else {
+                    self.parse_optional_colon_type()?
+                };
                 Ok(self.m.attr(AttrData::String { value, ty }))
             }
             Some(b'[') => {
@@ -510,7 +608,8 @@ impl Parser<'_> {
             }
             Some(b'{') => {
                 let entries = self.parse_attr_dict()?;
-                let entries: Vec<(Symbol, Attribute)> = entries.into_iter().map(|a| (a.name, a.value)).collect();
+                let entries: Vec<(Symbol, Attribute)> =
+                    entries.into_iter().map(|a| (a.name, a.value)).collect();
                 Ok(self.m.attr(AttrData::Dictionary(entries.into())))
             }
             Some(b'@') => {
@@ -520,7 +619,10 @@ impl Parser<'_> {
                     self.c.pos += 2;
                     nested.push(self.parse_symbol_name()?);
                 }
-                Ok(self.m.attr(AttrData::SymbolRef { root, nested: nested.into() }))
+                Ok(self.m.attr(AttrData::SymbolRef {
+                    root,
+                    nested: nested.into(),
+                }))
             }
             Some(b'#') => self.parse_hash_attr(),
             Some(b'-') | Some(b'0'..=b'9') => {
@@ -530,7 +632,11 @@ impl Parser<'_> {
                 // `: T` belongs to the number only when T is a scalar type; otherwise it is the
                 // enclosing op's type (`tolerance = 0.1 : tensor<f64>` in custom syntax).
                 let save = self.c.pos;
-                let ty = if untyped { Ok(None) } else { self.parse_optional_colon_type() };
+                let ty = if untyped {
+                    Ok(None)
+                } else {
+                    self.parse_optional_colon_type()
+                };
                 let ty = match ty {
                     Ok(Some(t))
                         if matches!(
@@ -558,9 +664,7 @@ impl Parser<'_> {
                     return Err(self.c.error(format!("expected attribute, found {found}")));
                 };
                 match id {
-                    "true" | "false" => {
-                        Ok(self.m.attr(AttrData::Bool(id == "true")))
-                    }
+                    "true" | "false" => Ok(self.m.attr(AttrData::Bool(id == "true"))),
                     "unit" => Ok(self.m.attr(AttrData::Unit)),
                     "dense" => self.parse_dense(pos),
                     "array" => self.parse_dense_array(pos),
@@ -568,9 +672,10 @@ impl Parser<'_> {
                         let l = self.parse_loc_body(false)?;
                         Ok(self.m.attr(AttrData::Location(l)))
                     }
-                    "dense_resource" | "sparse" | "affine_map" | "affine_set" | "distinct" | "strided" => {
-                        Err(self.c.error_at(pos, format!("'{id}' attributes are not supported")))
-                    }
+                    "dense_resource" | "sparse" | "affine_map" | "affine_set" | "distinct"
+                    | "strided" => Err(self
+                        .c
+                        .error_at(pos, format!("'{id}' attributes are not supported"))),
                     _ => {
                         self.c.pos = save;
                         let t = self.parse_type()?;
@@ -590,7 +695,10 @@ impl Parser<'_> {
             let s = self.c.string_lit()?;
             return Ok(self.m.sym(&s));
         }
-        let id = self.c.suffix_id().ok_or_else(|| self.c.error_at(pos, "expected symbol name after '@'"))?;
+        let id = self
+            .c
+            .suffix_id()
+            .ok_or_else(|| self.c.error_at(pos, "expected symbol name after '@'"))?;
         Ok(self.m.sym(id))
     }
 
@@ -599,7 +707,10 @@ impl Parser<'_> {
             Some(t) => t,
             None => match n {
                 Number::Float(_) => self.m.ty(TypeData::Float(FloatKind::F64)),
-                Number::Int { .. } => self.m.ty(TypeData::Integer { width: 64, signedness: Signedness::Signless }),
+                Number::Int { .. } => self.m.ty(TypeData::Integer {
+                    width: 64,
+                    signedness: Signedness::Signless,
+                }),
             },
         };
         match *self.m.type_data(ty) {
@@ -608,34 +719,63 @@ impl Parser<'_> {
                 Ok(self.m.attr(AttrData::Float { ty, bits }))
             }
             TypeData::Integer { width: 1, .. } => match n {
-                Number::Int { negative: false, magnitude: m @ (0 | 1), .. } => Ok(self.m.attr(AttrData::Bool(m == 1))),
+                Number::Int {
+                    negative: false,
+                    magnitude: m @ (0 | 1),
+                    ..
+                } => Ok(self.m.attr(AttrData::Bool(m == 1))),
                 _ => Err(self.c.error_at(pos, "integer constant out of range for i1")),
             },
             TypeData::Integer { .. } | TypeData::Index => match n {
-                Number::Int { negative, magnitude, .. } => {
+                Number::Int {
+                    negative,
+                    magnitude,
+                    ..
+                } => {
                     let value = self.int_value(ty, negative, magnitude, pos)?;
                     Ok(self.m.attr(AttrData::Integer { ty, value }))
                 }
-                Number::Float(_) => Err(self.c.error_at(pos, "floating point literal for an integer type")),
+                Number::Float(_) => Err(self
+                    .c
+                    .error_at(pos, "floating point literal for an integer type")),
             },
-            _ => Err(self.c.error_at(pos, "numeric literal needs an integer, index or float type")),
+            _ => Err(self
+                .c
+                .error_at(pos, "numeric literal needs an integer, index or float type")),
         }
     }
 
     /// Checks that a literal fits the integer type and returns it sign-extended.
-    fn int_value(&self, ty: Type, negative: bool, magnitude: u128, pos: usize) -> PResult<IntValue> {
+    fn int_value(
+        &self,
+        ty: Type,
+        negative: bool,
+        magnitude: u128,
+        pos: usize,
+    ) -> PResult<IntValue> {
         let (width, signedness) = match *self.m.type_data(ty) {
             TypeData::Integer { width, signedness } => (width, signedness),
             TypeData::Index => (64, Signedness::Signless),
             _ => return Err(self.c.error_at(pos, "expected integer type")),
         };
         let w = width.min(128);
-        let err = || self.c.error_at(pos, format!("integer literal out of range for {}-bit type", width));
+        let err = || {
+            self.c.error_at(
+                pos,
+                format!("integer literal out of range for {}-bit type", width),
+            )
+        };
         if negative {
             if signedness == Signedness::Unsigned && magnitude != 0 {
-                return Err(self.c.error_at(pos, "negative literal for an unsigned type"));
+                return Err(self
+                    .c
+                    .error_at(pos, "negative literal for an unsigned type"));
             }
-            let limit = if w >= 128 { 1u128 << 127 } else { 1u128 << (w - 1) };
+            let limit = if w >= 128 {
+                1u128 << 127
+            } else {
+                1u128 << (w - 1)
+            };
             if magnitude > limit {
                 return Err(err());
             }
@@ -672,22 +812,43 @@ impl Parser<'_> {
     fn float_bits(&self, kind: FloatKind, e: &Elem, pos: usize) -> PResult<u128> {
         let width = kind.bit_width();
         let from = |v: f64| {
-            float::from_f64(kind, v)
-                .ok_or_else(|| self.c.error_at(pos, format!("decimal literals of {} are not supported; use hex", kind.keyword())))
+            float::from_f64(kind, v).ok_or_else(|| {
+                self.c.error_at(
+                    pos,
+                    format!(
+                        "decimal literals of {} are not supported; use hex",
+                        kind.keyword()
+                    ),
+                )
+            })
         };
         match *e {
             Elem::Float(v) => from(v),
-            Elem::Int { negative: false, magnitude, hex: true } => {
+            Elem::Int {
+                negative: false,
+                magnitude,
+                hex: true,
+            } => {
                 if width < 128 && magnitude >> width != 0 {
-                    return Err(self.c.error_at(pos, format!("hexadecimal float literal too wide for {}", kind.keyword())));
+                    return Err(self.c.error_at(
+                        pos,
+                        format!("hexadecimal float literal too wide for {}", kind.keyword()),
+                    ));
                 }
                 Ok(magnitude)
             }
-            Elem::Int { negative, magnitude, hex: false } => {
+            Elem::Int {
+                negative,
+                magnitude,
+                hex: false,
+            } => {
                 let v = magnitude as f64;
                 from(if negative { -v } else { v })
             }
-            _ => Err(self.c.error_at(pos, format!("expected float literal for {}", kind.keyword()))),
+            _ => Err(self.c.error_at(
+                pos,
+                format!("expected float literal for {}", kind.keyword()),
+            )),
         }
     }
 
@@ -695,7 +856,10 @@ impl Parser<'_> {
         self.c.skip_ws();
         let pos = self.c.pos;
         self.c.pos += 1;
-        let id = self.c.suffix_id().ok_or_else(|| self.c.error_at(pos, "expected attribute name after '#'"))?;
+        let id = self
+            .c
+            .suffix_id()
+            .ok_or_else(|| self.c.error_at(pos, "expected attribute name after '#'"))?;
         let next_is_angle = self.c.bytes.get(self.c.pos) == Some(&b'<');
         if let Some((dialect, mnemonic)) = id.split_once('.') {
             return self.parse_dialect_attr(dialect, mnemonic, pos);
@@ -710,9 +874,14 @@ impl Parser<'_> {
             // `#stablehlo<comparison_direction EQ>`
             self.c.pos += 1;
             let mpos = self.c.pos;
-            let mnemonic = self.c.bare_ident().ok_or_else(|| self.c.error_at(mpos, "expected attribute mnemonic"))?;
+            let mnemonic = self
+                .c
+                .bare_ident()
+                .ok_or_else(|| self.c.error_at(mpos, "expected attribute mnemonic"))?;
             let Some(spec) = dialects::find_enum(id, mnemonic) else {
-                return Err(self.c.error_at(mpos, format!("unknown attribute '#{id}<{mnemonic}'")));
+                return Err(self
+                    .c
+                    .error_at(mpos, format!("unknown attribute '#{id}<{mnemonic}'")));
             };
             let a = self.parse_enum_case(spec)?;
             self.c.expect(b'>', "to close enum attribute")?;
@@ -724,32 +893,59 @@ impl Parser<'_> {
             let text = self.m.sym(body);
             return Ok(self.m.attr(AttrData::Opaque { dialect, text }));
         }
-        Err(self.c.error_at(pos, format!("undefined attribute alias '#{id}'")))
+        Err(self
+            .c
+            .error_at(pos, format!("undefined attribute alias '#{id}'")))
     }
 
     fn parse_enum_case(&mut self, spec: &dialects::EnumSpec) -> PResult<Attribute> {
         self.c.skip_ws();
         let cpos = self.c.pos;
-        let case = self.c.bare_ident().ok_or_else(|| self.c.error_at(cpos, "expected enum case"))?;
+        let case = self
+            .c
+            .bare_ident()
+            .ok_or_else(|| self.c.error_at(cpos, "expected enum case"))?;
         let Some(&(_, v)) = spec.cases.iter().find(|c| c.0 == case) else {
             let names: Vec<&str> = spec.cases.iter().map(|c| c.0).collect();
             return Err(self.c.error_at(
                 cpos,
-                format!("unknown {} case '{case}', expected one of {}", spec.mnemonic, names.join(", ")),
+                format!(
+                    "unknown {} case '{case}', expected one of {}",
+                    spec.mnemonic,
+                    names.join(", ")
+                ),
             ));
         };
         Ok(self.intern_dialect_attr(spec.dialect, spec.mnemonic, vec![Param::Int(v)]))
     }
 
-    pub(crate) fn intern_dialect_attr(&mut self, dialect: &str, mnemonic: &str, params: Vec<Param>) -> Attribute {
+    pub(crate) fn intern_dialect_attr(
+        &mut self,
+        dialect: &str,
+        mnemonic: &str,
+        params: Vec<Param>,
+    ) -> Attribute {
         let dialect = self.m.sym(dialect);
         let mnemonic = self.m.sym(mnemonic);
-        self.m.attr(AttrData::Dialect(DialectAttr { dialect, mnemonic, params: params.into() }))
+        self.m.attr(AttrData::Dialect(DialectAttr {
+            dialect,
+            mnemonic,
+            params: params.into(),
+        }))
     }
 
-    fn parse_dialect_attr(&mut self, dialect: &str, mnemonic: &str, pos: usize) -> PResult<Attribute> {
+    fn parse_dialect_attr(
+        &mut self,
+        dialect: &str,
+        mnemonic: &str,
+        pos: usize,
+    ) -> PResult<Attribute> {
         if !matches!(dialect, "stablehlo" | "vhlo") {
-            let body = if self.c.bytes.get(self.c.pos) == Some(&b'<') { self.c.balanced()? } else { "" };
+            let body = if self.c.bytes.get(self.c.pos) == Some(&b'<') {
+                self.c.balanced()?
+            } else {
+                ""
+            };
             let text = format!(".{mnemonic}{body}");
             let dialect = self.m.sym(dialect);
             let text = self.m.sym(&text);
@@ -770,14 +966,22 @@ impl Parser<'_> {
                 let mut bounds = Vec::new();
                 if !self.c.eat(b'>') {
                     loop {
-                        bounds.push(if self.c.eat(b'?') { DYNAMIC } else { self.c.int64("as bound")? });
+                        bounds.push(if self.c.eat(b'?') {
+                            DYNAMIC
+                        } else {
+                            self.c.int64("as bound")?
+                        });
                         if self.c.eat(b'>') {
                             break;
                         }
                         self.c.expect(b',', "between bounds")?;
                     }
                 }
-                Ok(self.intern_dialect_attr("stablehlo", "type_extensions", vec![Param::Ints(bounds.into())]))
+                Ok(self.intern_dialect_attr(
+                    "stablehlo",
+                    "type_extensions",
+                    vec![Param::Ints(bounds.into())],
+                ))
             }
             ("stablehlo", "type_extensions") => {
                 self.c.expect(b'<', "to open type extensions")?;
@@ -785,7 +989,11 @@ impl Parser<'_> {
                 self.c.expect(b'=', "after 'bounds'")?;
                 let bounds = self.parse_int_list()?;
                 self.c.expect(b'>', "to close type extensions")?;
-                Ok(self.intern_dialect_attr("stablehlo", "type_extensions", vec![Param::Ints(bounds.into())]))
+                Ok(self.intern_dialect_attr(
+                    "stablehlo",
+                    "type_extensions",
+                    vec![Param::Ints(bounds.into())],
+                ))
             }
             ("stablehlo", "sub_axis_info") => self.parse_sub_axis(),
             ("stablehlo", "conv") => {
@@ -835,22 +1043,37 @@ impl Parser<'_> {
                     }
                 }
                 self.c.expect(b'>', "to close dictionary")?;
-                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::AttrPairs(pairs.into())]))
+                Ok(self.intern_dialect_attr(
+                    dialect,
+                    mnemonic,
+                    vec![Param::AttrPairs(pairs.into())],
+                ))
             }
             ("vhlo", "float_v1") => {
                 self.c.expect(b'<', "to open float")?;
                 self.c.skip_ws();
                 let vpos = self.c.pos;
-                let n = self.c.number().ok_or_else(|| self.c.error_at(vpos, "expected float literal"))?;
+                let n = self
+                    .c
+                    .number()
+                    .ok_or_else(|| self.c.error_at(vpos, "expected float literal"))?;
                 self.c.expect(b':', "before float type")?;
                 let ty = self.parse_type()?;
-                let kind = self.vhlo_float_kind(ty).ok_or_else(|| self.c.error_at(vpos, "expected a VHLO float type"))?;
+                let kind = self
+                    .vhlo_float_kind(ty)
+                    .ok_or_else(|| self.c.error_at(vpos, "expected a VHLO float type"))?;
                 let bits = self.float_bits(kind, &Elem::from_number(n), vpos)?;
                 self.c.expect(b'>', "to close float")?;
                 Ok(self.intern_dialect_attr(
                     dialect,
                     mnemonic,
-                    vec![Param::Type(ty), Param::Float { bits, width: kind.bit_width() }],
+                    vec![
+                        Param::Type(ty),
+                        Param::Float {
+                            bits,
+                            width: kind.bit_width(),
+                        },
+                    ],
                 ))
             }
             ("vhlo", "integer_v1") => {
@@ -860,12 +1083,22 @@ impl Parser<'_> {
                 let a = self.parse_attribute()?;
                 let (ty, value) = match self.m.attr_data(a).clone() {
                     AttrData::Integer { ty, value } => (ty, value),
-                    AttrData::Bool(b) => (self.m.ty(TypeData::Integer { width: 1, signedness: Signedness::Signless }), b as i128),
+                    AttrData::Bool(b) => (
+                        self.m.ty(TypeData::Integer {
+                            width: 1,
+                            signedness: Signedness::Signless,
+                        }),
+                        b as i128,
+                    ),
                     _ => return Err(self.c.error_at(vpos, "expected integer attribute")),
                 };
                 self.c.expect(b'>', "to close integer")?;
                 let vty = self.builtin_to_vhlo(ty);
-                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Type(vty), Param::Int(value as i64)]))
+                Ok(self.intern_dialect_attr(
+                    dialect,
+                    mnemonic,
+                    vec![Param::Type(vty), Param::Int(value as i64)],
+                ))
             }
             ("vhlo", "string_v1") => {
                 self.c.expect(b'<', "to open string")?;
@@ -882,11 +1115,19 @@ impl Parser<'_> {
                 // The VHLO type and MLIR's raw dense storage (one element when splat).
                 let (ty, data) = match self.m.attr_data(a) {
                     AttrData::DenseElements { ty, data, .. } => (*ty, data.clone()),
-                    _ => return Err(self.c.error_at(vpos, "expected numeric dense elements attribute")),
+                    _ => {
+                        return Err(self
+                            .c
+                            .error_at(vpos, "expected numeric dense elements attribute"))
+                    }
                 };
                 self.c.expect(b'>', "to close tensor")?;
                 let vty = self.builtin_to_vhlo(ty);
-                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Type(vty), Param::Bytes(data)]))
+                Ok(self.intern_dialect_attr(
+                    dialect,
+                    mnemonic,
+                    vec![Param::Type(vty), Param::Bytes(data)],
+                ))
             }
             ("vhlo", "type_v1") => {
                 self.c.expect(b'<', "to open type attribute")?;
@@ -894,7 +1135,9 @@ impl Parser<'_> {
                 self.c.expect(b'>', "to close type attribute")?;
                 Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Type(t)]))
             }
-            _ => Err(self.c.error_at(pos, format!("unknown attribute '#{dialect}.{mnemonic}'"))),
+            _ => Err(self
+                .c
+                .error_at(pos, format!("unknown attribute '#{dialect}.{mnemonic}'"))),
         }
     }
 
@@ -904,11 +1147,21 @@ impl Parser<'_> {
         let pre = self.c.int64("as sub-axis pre-size")?;
         self.c.expect(b')', "to close sub-axis pre-size")?;
         let size = self.c.int64("as sub-axis size")?;
-        Ok(self.intern_dialect_attr("stablehlo", "sub_axis_info", vec![Param::Int(pre), Param::Int(size)]))
+        Ok(self.intern_dialect_attr(
+            "stablehlo",
+            "sub_axis_info",
+            vec![Param::Int(pre), Param::Int(size)],
+        ))
     }
 
-    pub(crate) fn parse_struct_attr_pub(&mut self, spec: &dialects::StructSpec) -> PResult<Attribute> {
-        self.c.expect(b'<', &format!("to open #{}.{}", spec.dialect, spec.mnemonic))?;
+    pub(crate) fn parse_struct_attr_pub(
+        &mut self,
+        spec: &dialects::StructSpec,
+    ) -> PResult<Attribute> {
+        self.c.expect(
+            b'<',
+            &format!("to open #{}.{}", spec.dialect, spec.mnemonic),
+        )?;
         self.parse_struct_body(spec)
     }
 
@@ -925,8 +1178,11 @@ impl Parser<'_> {
                 let kpos = self.c.pos;
                 let key = self.c.bare_ident().unwrap_or("");
                 let Some(idx) = spec.fields.iter().position(|f| f.0 == key) else {
-                    let names: Vec<String> = spec.fields.iter().map(|f| format!("`{}`", f.0)).collect();
-                    return Err(self.c.error_at(kpos, format!("expected one of: {}", names.join(", "))));
+                    let names: Vec<String> =
+                        spec.fields.iter().map(|f| format!("`{}`", f.0)).collect();
+                    return Err(self
+                        .c
+                        .error_at(kpos, format!("expected one of: {}", names.join(", "))));
                 };
                 if values[idx].is_some() {
                     return Err(self.c.error_at(kpos, format!("duplicated `{key}` entry")));
@@ -942,7 +1198,9 @@ impl Parser<'_> {
                         } else if self.c.eat_keyword("false") {
                             Param::Bool(false)
                         } else {
-                            return Err(self.c.error(format!("expected 'true' or 'false' for `{key}`")));
+                            return Err(self
+                                .c
+                                .error(format!("expected 'true' or 'false' for `{key}`")));
                         }
                     }
                     FieldKind::Float => self.parse_f64_param()?,
@@ -967,8 +1225,15 @@ impl Parser<'_> {
                 (None, FieldKind::OptAttr | FieldKind::OptSubAxis) => Param::Absent,
                 (None, FieldKind::Dims) if spec.omit_defaults => Param::Ints(Box::new([])),
                 (None, FieldKind::Int) if spec.omit_defaults => Param::Int(0),
-                (None, FieldKind::Float) if spec.omit_defaults => Param::Float { bits: 0, width: 64 },
-                (None, _) => return Err(self.c.error(format!("missing `{name}` in #{}.{}", spec.dialect, spec.mnemonic))),
+                (None, FieldKind::Float) if spec.omit_defaults => {
+                    Param::Float { bits: 0, width: 64 }
+                }
+                (None, _) => {
+                    return Err(self.c.error(format!(
+                        "missing `{name}` in #{}.{}",
+                        spec.dialect, spec.mnemonic
+                    )))
+                }
             });
         }
         Ok(self.intern_dialect_attr(spec.dialect, spec.mnemonic, params))
@@ -987,10 +1252,18 @@ impl Parser<'_> {
                 loop {
                     p.c.skip_ws();
                     let dpos = p.c.pos;
-                    if let Some(Number::Int { negative: false, magnitude, .. }) = p.c.number() {
-                        let n = i64::try_from(magnitude).map_err(|_| p.c.error_at(dpos, "dimension out of range"))?;
+                    if let Some(Number::Int {
+                        negative: false,
+                        magnitude,
+                        ..
+                    }) = p.c.number()
+                    {
+                        let n = i64::try_from(magnitude)
+                            .map_err(|_| p.c.error_at(dpos, "dimension out of range"))?;
                         if spatial.iter().any(|s| s.0 == n) {
-                            return Err(p.c.error_at(dpos, format!("duplicate spatial dimension {n}")));
+                            return Err(p
+                                .c
+                                .error_at(dpos, format!("duplicate spatial dimension {n}")));
                         }
                         spatial.push((n, i));
                     } else {
@@ -1032,10 +1305,13 @@ impl Parser<'_> {
         let (ib, ifeat, isp) = side(self, [b'b', b'f'])?;
         self.c.skip_ws();
         if !(self.c.eat_keyword("x") || self.c.eat(b'x')) {
-            return Err(self.c.error("expected 'x' between convolution input and kernel dimensions"));
+            return Err(self
+                .c
+                .error("expected 'x' between convolution input and kernel dimensions"));
         }
         let (ki, ko, ksp) = side(self, [b'i', b'o'])?;
-        self.c.expect_punct("->", "before convolution output dimensions")?;
+        self.c
+            .expect_punct("->", "before convolution output dimensions")?;
         let (ob, of, osp) = side(self, [b'b', b'f'])?;
         Ok(self.intern_dialect_attr(
             "stablehlo",
@@ -1056,12 +1332,17 @@ impl Parser<'_> {
 
     /// The float kind of a VHLO float type.
     pub(crate) fn vhlo_float_kind(&self, t: Type) -> Option<FloatKind> {
-        let TypeData::Dialect(d) = self.m.type_data(t) else { return None };
+        let TypeData::Dialect(d) = self.m.type_data(t) else {
+            return None;
+        };
         if self.m.str(d.dialect) != "vhlo" {
             return None;
         }
         let spelled = dialects::vhlo_scalar_to_builtin(self.m.str(d.mnemonic))?;
-        FloatKind::ALL.iter().copied().find(|k| k.keyword() == spelled)
+        FloatKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.keyword() == spelled)
     }
 
     /// MLIR's builtin-to-VHLO type mapping (used where VHLO attributes print builtin types).
@@ -1079,17 +1360,29 @@ impl Parser<'_> {
             TypeData::Index => self.intern_dialect_type("vhlo", "index_v1", vec![]),
             TypeData::None => self.intern_dialect_type("vhlo", "none_v1", vec![]),
             TypeData::Float(k) => {
-                let name = if k == FloatKind::TF32 { "tf31_v1".to_string() } else { format!("{}_v1", k.keyword()) };
+                let name = if k == FloatKind::TF32 {
+                    "tf31_v1".to_string()
+                } else {
+                    format!("{}_v1", k.keyword())
+                };
                 self.intern_dialect_type("vhlo", &name, vec![])
             }
             TypeData::Complex(e) => {
                 let e = self.builtin_to_vhlo(e);
                 self.intern_dialect_type("vhlo", "complex_v1", vec![Param::Type(e)])
             }
-            TypeData::RankedTensor { shape, element, encoding } => {
+            TypeData::RankedTensor {
+                shape,
+                element,
+                encoding,
+            } => {
                 let e = self.builtin_to_vhlo(element);
                 let enc = encoding.map_or(Param::Absent, Param::Attr);
-                self.intern_dialect_type("vhlo", "tensor_v1", vec![Param::Ints(shape), Param::Type(e), enc])
+                self.intern_dialect_type(
+                    "vhlo",
+                    "tensor_v1",
+                    vec![Param::Ints(shape), Param::Type(e), enc],
+                )
             }
             TypeData::UnrankedTensor { element } => {
                 let e = self.builtin_to_vhlo(element);
@@ -1125,7 +1418,9 @@ impl Parser<'_> {
                 match &inner {
                     None => inner = Some(s),
                     Some(prev) if *prev != s => {
-                        return Err(self.c.error_at(epos, "dense literal has inconsistent nesting"))
+                        return Err(self
+                            .c
+                            .error_at(epos, "dense literal has inconsistent nesting"))
                     }
                     _ => {}
                 }
@@ -1179,7 +1474,10 @@ impl Parser<'_> {
             let lpos = self.c.pos;
             if self.c.peek() == Some(b'"') {
                 let s = self.c.string_lit()?;
-                if let Some(h) = s.strip_prefix("0x").filter(|h| h.len() % 2 == 0 && h.bytes().all(|b| b.is_ascii_hexdigit())) {
+                if let Some(h) = s
+                    .strip_prefix("0x")
+                    .filter(|h| h.len() % 2 == 0 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+                {
                     let bytes: Vec<u8> = (0..h.len() / 2)
                         .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap_or(0))
                         .collect();
@@ -1201,12 +1499,18 @@ impl Parser<'_> {
         let ty = self.parse_type()?;
         let (tshape, element) = match self.m.type_data(ty) {
             TypeData::RankedTensor { shape, element, .. } => (shape.to_vec(), *element),
-            _ => return Err(self.c.error_at(tpos, "dense literal needs a ranked tensor type")),
+            _ => {
+                return Err(self
+                    .c
+                    .error_at(tpos, "dense literal needs a ranked tensor type"))
+            }
         };
         if tshape.iter().any(|&d| d < 0) {
             return Err(self.c.error_at(tpos, "dense literal needs a static shape"));
         }
-        let numel = tshape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d as u64));
+        let numel = tshape
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64));
         let Some(numel) = numel else {
             return Err(self.c.error_at(tpos, "tensor has too many elements"));
         };
@@ -1218,17 +1522,28 @@ impl Parser<'_> {
         };
         if let Some(data) = hex {
             if elem_bytes == 0 {
-                return Err(self.c.error_at(tpos, "hex data needs a numeric element type"));
+                return Err(self
+                    .c
+                    .error_at(tpos, "hex data needs a numeric element type"));
             }
             let full = (numel as u128) * (elem_bytes as u128);
             let splat = data.len() == elem_bytes && numel != 1;
             if !splat && data.len() as u128 != full {
-                return Err(self.c.error_at(pos, format!(
-                    "hex data has {} bytes, expected {} (or {} for a splat)",
-                    data.len(), full, elem_bytes
-                )));
+                return Err(self.c.error_at(
+                    pos,
+                    format!(
+                        "hex data has {} bytes, expected {} (or {} for a splat)",
+                        data.len(),
+                        full,
+                        elem_bytes
+                    ),
+                ));
             }
-            return Ok(self.m.attr(AttrData::DenseElements { ty, data: data.into(), splat: splat || numel == 1 }));
+            return Ok(self.m.attr(AttrData::DenseElements {
+                ty,
+                data: data.into(),
+                splat: splat || numel == 1,
+            }));
         }
         let shape = shape.unwrap_or_default();
         if is_strings {
@@ -1236,13 +1551,20 @@ impl Parser<'_> {
                 .iter()
                 .map(|e| match e {
                     Elem::Str(s) => Ok(self.m.sym(s)),
-                    _ => Err(self.c.error_at(pos, "mixed string and numeric dense elements")),
+                    _ => Err(self
+                        .c
+                        .error_at(pos, "mixed string and numeric dense elements")),
                 })
                 .collect::<PResult<_>>()?;
             if !(values.len() == 1 || values.len() as u64 == numel) {
-                return Err(self.c.error_at(pos, "dense string literal does not match the tensor shape"));
+                return Err(self
+                    .c
+                    .error_at(pos, "dense string literal does not match the tensor shape"));
             }
-            return Ok(self.m.attr(AttrData::DenseStrings { ty, values: values.into() }));
+            return Ok(self.m.attr(AttrData::DenseStrings {
+                ty,
+                values: values.into(),
+            }));
         }
         let is_splat_literal = shape.is_empty();
         if !is_splat_literal {
@@ -1250,7 +1572,10 @@ impl Parser<'_> {
             if shape != expected && !(numel == 0 && elems.is_empty()) {
                 return Err(self.c.error_at(
                     pos,
-                    format!("dense literal shape {:?} does not match the tensor shape {:?}", shape, expected),
+                    format!(
+                        "dense literal shape {:?} does not match the tensor shape {:?}",
+                        shape, expected
+                    ),
                 ));
             }
         }
@@ -1263,7 +1588,11 @@ impl Parser<'_> {
         if splat {
             data.truncate(elem_bytes);
         }
-        Ok(self.m.attr(AttrData::DenseElements { ty, data: data.into(), splat }))
+        Ok(self.m.attr(AttrData::DenseElements {
+            ty,
+            data: data.into(),
+            splat,
+        }))
     }
 
     /// Storage bytes of one dense element (MLIR pads each to whole bytes; i1 takes one byte).
@@ -1277,12 +1606,20 @@ impl Parser<'_> {
                 let width = *width;
                 let v: i128 = match *e {
                     Elem::Bool(b) => b as i128,
-                    Elem::Int { negative, magnitude, .. } => {
+                    Elem::Int {
+                        negative,
+                        magnitude,
+                        ..
+                    } => {
                         if width == 1 {
                             match (negative, magnitude) {
                                 (false, 0) => 0,
                                 (false, 1) => 1,
-                                _ => return Err(self.c.error_at(pos, "integer constant out of range for i1")),
+                                _ => {
+                                    return Err(self
+                                        .c
+                                        .error_at(pos, "integer constant out of range for i1"))
+                                }
                             }
                         } else {
                             self.int_value(t, negative, magnitude, pos)?
@@ -1291,13 +1628,21 @@ impl Parser<'_> {
                     _ => return Err(self.c.error_at(pos, "expected integer elements")),
                 };
                 let n = element_storage_bytes(&self.m, t).unwrap_or(1);
-                let masked = if width >= 128 { v as u128 } else { (v as u128) & ((1u128 << width) - 1) };
+                let masked = if width >= 128 {
+                    v as u128
+                } else {
+                    (v as u128) & ((1u128 << width) - 1)
+                };
                 out.extend_from_slice(&masked.to_le_bytes()[..n.min(16)]);
                 Ok(())
             }
             TypeData::Index => {
                 let v = match *e {
-                    Elem::Int { negative, magnitude, .. } => self.int_value(t, negative, magnitude, pos)?,
+                    Elem::Int {
+                        negative,
+                        magnitude,
+                        ..
+                    } => self.int_value(t, negative, magnitude, pos)?,
                     _ => return Err(self.c.error_at(pos, "expected integer elements")),
                 };
                 out.extend_from_slice(&(v as i64).to_le_bytes());
@@ -1349,7 +1694,10 @@ impl Parser<'_> {
             TypeData::Integer { .. } | TypeData::Float(_) => {}
             _ => return Err(self.c.error_at(pos, "dense arrays hold integers or floats")),
         }
-        Ok(self.m.attr(AttrData::DenseArray { element, data: data.into() }))
+        Ok(self.m.attr(AttrData::DenseArray {
+            element,
+            data: data.into(),
+        }))
     }
 
     fn type_aliases_get(&self, name: &str) -> Option<&Type> {
@@ -1367,9 +1715,9 @@ impl Parser<'_> {
 /// one byte; index takes 8).
 pub fn element_storage_bytes(m: &Module, t: Type) -> Option<usize> {
     match m.type_data(t) {
-        TypeData::Integer { width, .. } => Some(((*width as usize) + 7) / 8).map(|n| n.max(1)),
+        TypeData::Integer { width, .. } => Some((*width as usize).div_ceil(8).max(1)),
         TypeData::Index => Some(8),
-        TypeData::Float(k) => Some((k.bit_width() as usize + 7) / 8),
+        TypeData::Float(k) => Some((k.bit_width() as usize).div_ceil(8)),
         TypeData::Complex(inner) => element_storage_bytes(m, *inner).map(|n| 2 * n),
         _ => None,
     }
@@ -1378,7 +1726,15 @@ pub fn element_storage_bytes(m: &Module, t: Type) -> Option<usize> {
 impl Elem {
     pub(crate) fn from_number(n: Number) -> Elem {
         match n {
-            Number::Int { negative, magnitude, hex } => Elem::Int { negative, magnitude, hex },
+            Number::Int {
+                negative,
+                magnitude,
+                hex,
+            } => Elem::Int {
+                negative,
+                magnitude,
+                hex,
+            },
             Number::Float(v) => Elem::Float(v),
         }
     }

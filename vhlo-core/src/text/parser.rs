@@ -40,7 +40,11 @@ const FORWARD: Value = Value(u32::MAX);
 /// One element of a `dense<...>` literal before its type is known.
 #[derive(Clone, Debug)]
 pub(crate) enum Elem {
-    Int { negative: bool, magnitude: u128, hex: bool },
+    Int {
+        negative: bool,
+        magnitude: u128,
+        hex: bool,
+    },
     Float(f64),
     Bool(bool),
     Complex(Box<(Elem, Elem)>),
@@ -85,7 +89,11 @@ impl<'a> Parser<'a> {
     }
 
     /// Runs `f` on a parser over `src` that interns into `m`, requiring all input consumed.
-    pub fn with_module<T>(src: &'a str, m: &mut Module, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+    pub fn with_module<T>(
+        src: &'a str,
+        m: &mut Module,
+        f: impl FnOnce(&mut Self) -> PResult<T>,
+    ) -> PResult<T> {
         let mut p = Parser::new(src);
         p.m = std::mem::take(m);
         let r = f(&mut p).and_then(|v| {
@@ -102,7 +110,11 @@ impl<'a> Parser<'a> {
 
     /// The forward `#loc` alias recorded for `op`, if its location is still pending.
     pub(crate) fn pending_loc_for(&self, op: OpId) -> Option<(String, usize)> {
-        self.pending_locs.iter().rev().find(|p| p.0 == op).map(|p| (p.1.clone(), p.2))
+        self.pending_locs
+            .iter()
+            .rev()
+            .find(|p| p.0 == op)
+            .map(|p| (p.1.clone(), p.2))
     }
     pub(crate) fn push_pending_loc(&mut self, op: OpId, name: String, pos: usize) {
         self.pending_locs.push((op, name, pos));
@@ -111,7 +123,9 @@ impl<'a> Parser<'a> {
     pub(crate) fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(self.c.error(format!("nesting deeper than {MAX_DEPTH} levels")));
+            return Err(self
+                .c
+                .error(format!("nesting deeper than {MAX_DEPTH} levels")));
         }
         Ok(())
     }
@@ -142,7 +156,11 @@ impl<'a> Parser<'a> {
         for (op, name, pos) in std::mem::take(&mut self.pending_locs) {
             match self.loc_aliases.get(&name) {
                 Some(&l) => self.m.set_op_location(op, l),
-                None => return Err(self.c.error_at(pos, format!("undefined location alias '#{name}'"))),
+                None => {
+                    return Err(self
+                        .c
+                        .error_at(pos, format!("undefined location alias '#{name}'")))
+                }
             }
         }
         let module_name = self.m.sym("builtin.module");
@@ -165,10 +183,15 @@ impl<'a> Parser<'a> {
     fn parse_attr_alias_def(&mut self) -> PResult<()> {
         let pos = self.c.pos;
         self.c.pos += 1;
-        let name = self.c.suffix_id().ok_or_else(|| self.c.error_at(pos, "expected alias name after '#'"))?;
+        let name = self
+            .c
+            .suffix_id()
+            .ok_or_else(|| self.c.error_at(pos, "expected alias name after '#'"))?;
         self.c.expect(b'=', "in attribute alias definition")?;
         if self.attr_aliases.contains_key(name) || self.loc_aliases.contains_key(name) {
-            return Err(self.c.error_at(pos, format!("redefinition of alias '#{name}'")));
+            return Err(self
+                .c
+                .error_at(pos, format!("redefinition of alias '#{name}'")));
         }
         if self.c.peek_ident() == Some("loc") && self.c.peek_at(3) == Some(b'(') {
             self.c.bare_ident();
@@ -184,10 +207,15 @@ impl<'a> Parser<'a> {
     fn parse_type_alias_def(&mut self) -> PResult<()> {
         let pos = self.c.pos;
         self.c.pos += 1;
-        let name = self.c.suffix_id().ok_or_else(|| self.c.error_at(pos, "expected alias name after '!'"))?;
+        let name = self
+            .c
+            .suffix_id()
+            .ok_or_else(|| self.c.error_at(pos, "expected alias name after '!'"))?;
         self.c.expect(b'=', "in type alias definition")?;
         if self.type_aliases.contains_key(name) {
-            return Err(self.c.error_at(pos, format!("redefinition of type alias '!{name}'")));
+            return Err(self
+                .c
+                .error_at(pos, format!("redefinition of type alias '!{name}'")));
         }
         let t = self.parse_type()?;
         self.type_aliases.insert(name.to_string(), t);
@@ -196,10 +224,22 @@ impl<'a> Parser<'a> {
 
     // ---- values ------------------------------------------------------------------------------
 
-    pub(crate) fn define_value(&mut self, name: &str, first: Value, count: u32, pos: usize) -> PResult<()> {
+    pub(crate) fn define_value(
+        &mut self,
+        name: &str,
+        first: Value,
+        count: u32,
+        pos: usize,
+    ) -> PResult<()> {
         let scope = self.scopes.last_mut().expect("scope stack never empty");
-        if scope.values.insert(name.to_string(), (first, count)).is_some() {
-            return Err(self.c.error_at(pos, format!("redefinition of SSA value '%{name}'")));
+        if scope
+            .values
+            .insert(name.to_string(), (first, count))
+            .is_some()
+        {
+            return Err(self
+                .c
+                .error_at(pos, format!("redefinition of SSA value '%{name}'")));
         }
         Ok(())
     }
@@ -208,7 +248,11 @@ impl<'a> Parser<'a> {
     fn lookup_value(&self, name: &str, index: u32) -> Option<Result<Value, u32>> {
         for s in self.scopes.iter().rev() {
             if let Some(&(first, count)) = s.values.get(name) {
-                return Some(if index < count { Ok(Value(first.0 + index)) } else { Err(count) });
+                return Some(if index < count {
+                    Ok(Value(first.0 + index))
+                } else {
+                    Err(count)
+                });
             }
         }
         None
@@ -222,13 +266,18 @@ impl<'a> Parser<'a> {
             let found = self.c.describe_next();
             return Err(self.c.error(format!("expected SSA value, found {found}")));
         }
-        let name = self.c.suffix_id().ok_or_else(|| self.c.error_at(pos, "expected value name after '%'"))?;
+        let name = self
+            .c
+            .suffix_id()
+            .ok_or_else(|| self.c.error_at(pos, "expected value name after '%'"))?;
         let mut index = 0;
         if self.c.bytes.get(self.c.pos) == Some(&b'#') {
             self.c.pos += 1;
             let ipos = self.c.pos;
             let digits = self.c.suffix_id().unwrap_or("");
-            index = digits.parse().map_err(|_| self.c.error_at(ipos, "expected result number after '#'"))?;
+            index = digits
+                .parse()
+                .map_err(|_| self.c.error_at(ipos, "expected result number after '#'"))?;
         }
         Ok((name.to_string(), index, pos))
     }
@@ -253,7 +302,10 @@ impl<'a> Parser<'a> {
                                     format!(
                                         "use of value '%{name}' expects type {} but it has type {}",
                                         super::printer::type_to_string(&self.m, t),
-                                        super::printer::type_to_string(&self.m, self.m.value_type(v))
+                                        super::printer::type_to_string(
+                                            &self.m,
+                                            self.m.value_type(v)
+                                        )
                                     ),
                                 ));
                             }
@@ -264,12 +316,19 @@ impl<'a> Parser<'a> {
                 Some(Err(count)) => {
                     return Err(self.c.error_at(
                         *pos,
-                        format!("result number {index} out of range: '%{name}' has {count} results"),
+                        format!(
+                            "result number {index} out of range: '%{name}' has {count} results"
+                        ),
                     ))
                 }
                 None => {
                     vals.push(FORWARD);
-                    fwd.push(PendingUseSlot { name: name.clone(), index: *index, operand: i, pos: *pos });
+                    fwd.push(PendingUseSlot {
+                        name: name.clone(),
+                        index: *index,
+                        operand: i,
+                        pos: *pos,
+                    });
                 }
             }
         }
@@ -279,7 +338,13 @@ impl<'a> Parser<'a> {
     pub(crate) fn register_forward(&mut self, op: OpId, fwd: Vec<PendingUseSlot>) {
         let scope = self.scopes.last_mut().expect("scope stack never empty");
         for f in fwd {
-            scope.pending.push(PendingUse { name: f.name, index: f.index, op, operand: f.operand, pos: f.pos });
+            scope.pending.push(PendingUse {
+                name: f.name,
+                index: f.index,
+                op,
+                operand: f.operand,
+                pos: f.pos,
+            });
         }
     }
 
@@ -292,14 +357,20 @@ impl<'a> Parser<'a> {
             match scope.values.get(&p.name) {
                 Some(&(first, count)) => {
                     if p.index >= count {
-                        return Err(self.c.error_at(p.pos, format!("result number {} out of range", p.index)));
+                        return Err(self
+                            .c
+                            .error_at(p.pos, format!("result number {} out of range", p.index)));
                     }
                     self.patch_operand(p.op, p.operand, Value(first.0 + p.index));
                 }
                 None => unresolved.push(p),
             }
         }
-        self.scopes.last_mut().expect("outer scope").pending.extend(unresolved);
+        self.scopes
+            .last_mut()
+            .expect("outer scope")
+            .pending
+            .extend(unresolved);
         Ok(())
     }
 
@@ -310,7 +381,11 @@ impl<'a> Parser<'a> {
                 Some(&(first, count)) if p.index < count => {
                     self.patch_operand(p.op, p.operand, Value(first.0 + p.index))
                 }
-                _ => return Err(self.c.error_at(p.pos, format!("use of undefined value '%{}'", p.name))),
+                _ => {
+                    return Err(self
+                        .c
+                        .error_at(p.pos, format!("use of undefined value '%{}'", p.name)))
+                }
             }
         }
         Ok(())
@@ -336,7 +411,10 @@ impl<'a> Parser<'a> {
             self.c.skip_ws();
             let pos = self.c.pos;
             self.c.expect(b'%', "for result name")?;
-            let name = self.c.suffix_id().ok_or_else(|| self.c.error_at(pos, "expected result name"))?;
+            let name = self
+                .c
+                .suffix_id()
+                .ok_or_else(|| self.c.error_at(pos, "expected result name"))?;
             let mut count = 1;
             if self.c.bytes.get(self.c.pos) == Some(&b':') {
                 self.c.pos += 1;
@@ -385,7 +463,10 @@ impl<'a> Parser<'a> {
         }
         let mut next = 0u32;
         for (name, count, pos) in names {
-            let first = self.m.result(op, next as usize).ok_or_else(|| self.c.error_at(pos, "missing result"))?;
+            let first = self
+                .m
+                .result(op, next as usize)
+                .ok_or_else(|| self.c.error_at(pos, "missing result"))?;
             self.define_value(&name, first, count, pos)?;
             next += count;
         }
@@ -453,21 +534,30 @@ impl<'a> Parser<'a> {
                 match self.loc_aliases.get(name) {
                     Some(&l) => Ok(l),
                     None if lenient => Ok(self.m.unknown_loc()),
-                    None => Err(self.c.error_at(pos, format!("undefined location alias '#{name}'"))),
+                    None => Err(self
+                        .c
+                        .error_at(pos, format!("undefined location alias '#{name}'"))),
                 }
             }
             Some(b'"') => {
                 let s = self.c.string_lit()?;
                 let sym = self.m.sym(&s);
-                if self.c.peek() == Some(b':') && self.c.peek_at(1).is_some_and(|c| c.is_ascii_digit()) {
+                if self.c.peek() == Some(b':')
+                    && self.c.peek_at(1).is_some_and(|c| c.is_ascii_digit())
+                {
                     self.c.pos += 1;
                     let line = self.c.int64("as location line")?;
                     self.c.expect(b':', "in file location")?;
                     let column = self.c.int64("as location column")?;
-                    let line = u32::try_from(line).map_err(|_| self.c.error_at(pos, "line out of range"))?;
-                    let column =
-                        u32::try_from(column).map_err(|_| self.c.error_at(pos, "column out of range"))?;
-                    return Ok(self.m.loc(LocData::FileLineCol { file: sym, line, column }));
+                    let line = u32::try_from(line)
+                        .map_err(|_| self.c.error_at(pos, "line out of range"))?;
+                    let column = u32::try_from(column)
+                        .map_err(|_| self.c.error_at(pos, "column out of range"))?;
+                    return Ok(self.m.loc(LocData::FileLineCol {
+                        file: sym,
+                        line,
+                        column,
+                    }));
                 }
                 let child = if self.c.eat(b'(') {
                     let l = self.parse_loc_inner(lenient)?;
@@ -512,9 +602,14 @@ impl<'a> Parser<'a> {
                                 self.c.expect(b',', "between fused locations")?;
                             }
                         }
-                        Ok(self.m.loc(LocData::Fused { metadata, locations: locations.into() }))
+                        Ok(self.m.loc(LocData::Fused {
+                            metadata,
+                            locations: locations.into(),
+                        }))
                     }
-                    _ => Err(self.c.error_at(pos, format!("unknown location kind '{kw}'"))),
+                    _ => Err(self
+                        .c
+                        .error_at(pos, format!("unknown location kind '{kw}'"))),
                 }
             }
         }
@@ -564,19 +659,32 @@ impl<'a> Parser<'a> {
                 self.c.expect(b',', "between regions")?;
             }
         }
-        let mut attributes = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
+        let mut attributes = if self.c.peek() == Some(b'{') {
+            self.parse_attr_dict()?
+        } else {
+            Vec::new()
+        };
         self.normalize_inherent(&name, &mut properties, &mut attributes);
-        self.c.expect(b':', "before the operation's function type")?;
+        self.c
+            .expect(b':', "before the operation's function type")?;
         let fpos = self.c.pos;
         let fty = self.parse_type()?;
         let (inputs, results) = match self.m.type_data(fty) {
             TypeData::Function { inputs, results } => (inputs.to_vec(), results.to_vec()),
-            _ => return Err(self.c.error_at(fpos, "expected a function type for the generic operation")),
+            _ => {
+                return Err(self
+                    .c
+                    .error_at(fpos, "expected a function type for the generic operation"))
+            }
         };
         if inputs.len() != uses.len() {
             return Err(self.c.error_at(
                 fpos,
-                format!("{} operands present, but the function type has {} inputs", uses.len(), inputs.len()),
+                format!(
+                    "{} operands present, but the function type has {} inputs",
+                    uses.len(),
+                    inputs.len()
+                ),
             ));
         }
         let (operands, fwd) = self.resolve_uses(&uses, Some(&inputs))?;
@@ -597,7 +705,11 @@ impl<'a> Parser<'a> {
         self.c.skip_ws();
         let pos = self.c.pos;
         self.c.expect(b'^', "for successor block")?;
-        let name = self.c.suffix_id().ok_or_else(|| self.c.error_at(pos, "expected block name"))?.to_string();
+        let name = self
+            .c
+            .suffix_id()
+            .ok_or_else(|| self.c.error_at(pos, "expected block name"))?
+            .to_string();
         self.block_ref(&name, pos)
     }
 
@@ -609,7 +721,9 @@ impl<'a> Parser<'a> {
     }
 
     fn create_forward_block(&mut self, name: &str, pos: usize) -> PResult<Block> {
-        let region = self.current_region.ok_or_else(|| self.c.error_at(pos, "block reference outside of a region"))?;
+        let region = self
+            .current_region
+            .ok_or_else(|| self.c.error_at(pos, "block reference outside of a region"))?;
         let b = self.m.append_block(region, &[]);
         if let Some(bs) = self.block_scopes.last_mut() {
             bs.blocks.insert(name.to_string(), (b, false, pos));
@@ -635,7 +749,9 @@ impl<'a> Parser<'a> {
                         Some(k) => k.to_string(),
                         None => {
                             let found = self.c.describe_next();
-                            return Err(self.c.error(format!("expected attribute name, found {found}")));
+                            return Err(self
+                                .c
+                                .error(format!("expected attribute name, found {found}")));
                         }
                     }
                 };
@@ -669,7 +785,9 @@ impl<'a> Parser<'a> {
         for w in order.windows(2) {
             if out[w[0]].name == out[w[1]].name {
                 let key = m.str(out[w[1]].name).to_string();
-                return Err(self.c.error_at(positions[w[1]], format!("duplicate attribute '{key}'")));
+                return Err(self
+                    .c
+                    .error_at(positions[w[1]], format!("duplicate attribute '{key}'")));
             }
         }
         Ok(order.into_iter().map(|i| out[i]).collect())
@@ -677,9 +795,14 @@ impl<'a> Parser<'a> {
 
     /// A region `{ ... }`. `entry_args` are the entry block's arguments when the op's custom
     /// syntax lists them outside the region (func.func).
-    pub(crate) fn parse_region(&mut self, entry_args: Option<Vec<(String, Type, usize)>>) -> PResult<Region> {
+    pub(crate) fn parse_region(
+        &mut self,
+        entry_args: Option<Vec<(String, Type, usize)>>,
+    ) -> PResult<Region> {
         if self.region_depth >= MAX_REGION_DEPTH {
-            return Err(self.c.error(format!("regions nested deeper than {MAX_REGION_DEPTH} levels")));
+            return Err(self.c.error(format!(
+                "regions nested deeper than {MAX_REGION_DEPTH} levels"
+            )));
         }
         self.region_depth += 1;
         self.enter()?;
@@ -689,7 +812,10 @@ impl<'a> Parser<'a> {
         r
     }
 
-    fn parse_region_inner(&mut self, entry_args: Option<Vec<(String, Type, usize)>>) -> PResult<Region> {
+    fn parse_region_inner(
+        &mut self,
+        entry_args: Option<Vec<(String, Type, usize)>>,
+    ) -> PResult<Region> {
         self.c.expect(b'{', "to open a region")?;
         let region = self.m.create_region();
         let outer_region = self.current_region.replace(region);
@@ -717,10 +843,21 @@ impl<'a> Parser<'a> {
                 Some(b'^') => {
                     let pos = self.c.pos;
                     self.c.pos += 1;
-                    let name = self.c.suffix_id().ok_or_else(|| self.c.error_at(pos, "expected block name"))?.to_string();
-                    let block = match self.block_scopes.last().and_then(|bs| bs.blocks.get(&name)).copied() {
+                    let name = self
+                        .c
+                        .suffix_id()
+                        .ok_or_else(|| self.c.error_at(pos, "expected block name"))?
+                        .to_string();
+                    let block = match self
+                        .block_scopes
+                        .last()
+                        .and_then(|bs| bs.blocks.get(&name))
+                        .copied()
+                    {
                         Some((_, true, _)) => {
-                            return Err(self.c.error_at(pos, format!("redefinition of block '^{name}'")))
+                            return Err(self
+                                .c
+                                .error_at(pos, format!("redefinition of block '^{name}'")))
                         }
                         Some((b, false, _)) => b,
                         None => self.m.append_block(region, &[]),
@@ -762,10 +899,17 @@ impl<'a> Parser<'a> {
             }
         }
         let bs = self.block_scopes.pop().unwrap_or_default();
-        let mut undefined: Vec<_> = bs.blocks.iter().filter(|(_, v)| !v.1).map(|(k, v)| (v.2, k.clone())).collect();
+        let mut undefined: Vec<_> = bs
+            .blocks
+            .iter()
+            .filter(|(_, v)| !v.1)
+            .map(|(k, v)| (v.2, k.clone()))
+            .collect();
         undefined.sort();
         if let Some((pos, name)) = undefined.first() {
-            return Err(self.c.error_at(*pos, format!("reference to an undefined block '^{name}'")));
+            return Err(self
+                .c
+                .error_at(*pos, format!("reference to an undefined block '^{name}'")));
         }
         self.m.reorder_blocks(region, &order);
         self.pop_scope()?;

@@ -4,12 +4,26 @@ use super::parser::{PResult, Parser};
 use super::printer::Printer;
 use crate::ir::*;
 
+/// An operand as written: name, result number, byte position.
+pub(crate) type ValueUse = (String, u32, usize);
+
 /// Inherent attributes of func.func that its custom syntax spells out.
-const FUNC_ELIDED: &[&str] = &["sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"];
+const FUNC_ELIDED: &[&str] = &[
+    "sym_name",
+    "function_type",
+    "sym_visibility",
+    "arg_attrs",
+    "res_attrs",
+];
 
 impl Parser<'_> {
     /// An op in custom syntax, after its name was read.
-    pub(crate) fn parse_custom_op(&mut self, name: &str, pos: usize, named_results: usize) -> PResult<OpId> {
+    pub(crate) fn parse_custom_op(
+        &mut self,
+        name: &str,
+        pos: usize,
+        named_results: usize,
+    ) -> PResult<OpId> {
         match name {
             "module" | "builtin.module" => self.parse_module_op(),
             "func.func" | "func" => self.parse_func_op(),
@@ -17,14 +31,21 @@ impl Parser<'_> {
             "func.call" | "call" => self.parse_call_op(),
             "vhlo.func_v1" => self.parse_vhlo_func(),
             "arith.constant" => {
-                let dict = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
+                let dict = if self.c.peek() == Some(b'{') {
+                    self.parse_attr_dict()?
+                } else {
+                    Vec::new()
+                };
                 self.c.skip_ws();
                 let vpos = self.c.pos;
                 let value = self.parse_attribute()?;
                 let ty = match self.m.attr_data(value).clone() {
                     AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => ty,
                     AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } => ty,
-                    AttrData::Bool(_) => self.m.ty(TypeData::Integer { width: 1, signedness: Signedness::Signless }),
+                    AttrData::Bool(_) => self.m.ty(TypeData::Integer {
+                        width: 1,
+                        signedness: Signedness::Signless,
+                    }),
                     _ => return Err(self.c.error_at(vpos, "expected a typed constant")),
                 };
                 let mut st = self.new_state("arith.constant");
@@ -35,7 +56,11 @@ impl Parser<'_> {
             }
             "tensor.cast" => {
                 let uses = vec![self.parse_value_use()?];
-                let dict = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
+                let dict = if self.c.peek() == Some(b'{') {
+                    self.parse_attr_dict()?
+                } else {
+                    Vec::new()
+                };
                 self.c.expect(b':', "before the source type")?;
                 let from = self.parse_type()?;
                 self.c.expect_keyword("to", "between cast types")?;
@@ -49,7 +74,11 @@ impl Parser<'_> {
                 let mut uses = vec![self.parse_value_use()?];
                 self.c.expect(b',', "between operands")?;
                 uses.push(self.parse_value_use()?);
-                let dict = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
+                let dict = if self.c.peek() == Some(b'{') {
+                    self.parse_attr_dict()?
+                } else {
+                    Vec::new()
+                };
                 self.c.expect(b':', "before the operand type")?;
                 let t = self.parse_type()?;
                 let mut st = self.new_state(n);
@@ -75,7 +104,10 @@ impl Parser<'_> {
     }
 
     pub(crate) fn named(&mut self, name: &str, value: Attribute) -> NamedAttr {
-        NamedAttr { name: self.m.sym(name), value }
+        NamedAttr {
+            name: self.m.sym(name),
+            value,
+        }
     }
 
     pub(crate) fn sort_named(&self, v: &mut [NamedAttr]) {
@@ -114,7 +146,10 @@ impl Parser<'_> {
             }
         }
         let name = self.parse_symbol_name()?;
-        let v = self.m.attr(AttrData::String { value: name, ty: None });
+        let v = self.m.attr(AttrData::String {
+            value: name,
+            ty: None,
+        });
         props.push(self.named("sym_name", v));
         // Arguments: `%a: T {attrs} loc(..)` or, for declarations, bare types.
         self.c.expect(b'(', "to open the argument list")?;
@@ -130,7 +165,9 @@ impl Parser<'_> {
                 match named_args {
                     None => named_args = Some(is_named),
                     Some(n) if n != is_named => {
-                        return Err(self.c.error_at(apos, "expected all arguments named or all unnamed"))
+                        return Err(self
+                            .c
+                            .error_at(apos, "expected all arguments named or all unnamed"))
                     }
                     _ => {}
                 }
@@ -144,8 +181,13 @@ impl Parser<'_> {
                     self.parse_type()?
                 };
                 arg_types.push(ty);
-                let d = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
-                let entries: Vec<(Symbol, Attribute)> = d.into_iter().map(|a| (a.name, a.value)).collect();
+                let d = if self.c.peek() == Some(b'{') {
+                    self.parse_attr_dict()?
+                } else {
+                    Vec::new()
+                };
+                let entries: Vec<(Symbol, Attribute)> =
+                    d.into_iter().map(|a| (a.name, a.value)).collect();
                 arg_attrs.push(self.m.attr(AttrData::Dictionary(entries.into())));
                 self.parse_trailing_loc(None)?;
                 if self.c.eat(b')') {
@@ -162,8 +204,13 @@ impl Parser<'_> {
                 if !self.c.eat(b')') {
                     loop {
                         result_types.push(self.parse_type()?);
-                        let d = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
-                        let entries: Vec<(Symbol, Attribute)> = d.into_iter().map(|a| (a.name, a.value)).collect();
+                        let d = if self.c.peek() == Some(b'{') {
+                            self.parse_attr_dict()?
+                        } else {
+                            Vec::new()
+                        };
+                        let entries: Vec<(Symbol, Attribute)> =
+                            d.into_iter().map(|a| (a.name, a.value)).collect();
                         res_attrs.push(self.m.attr(AttrData::Dictionary(entries.into())));
                         if self.c.eat(b')') {
                             break;
@@ -177,7 +224,10 @@ impl Parser<'_> {
                 res_attrs.push(empty);
             }
         }
-        let fty = self.m.ty(TypeData::Function { inputs: arg_types.clone().into(), results: result_types.into() });
+        let fty = self.m.ty(TypeData::Function {
+            inputs: arg_types.clone().into(),
+            results: result_types.into(),
+        });
         let v = self.m.attr(AttrData::Type(fty));
         props.push(self.named("function_type", v));
         let is_empty_dict = |p: &Self, a: &Attribute| matches!(p.m.attr_data(*a), AttrData::Dictionary(d) if d.is_empty());
@@ -207,7 +257,7 @@ impl Parser<'_> {
     }
 
     /// `%a, %b : T, U` (both lists may be empty): operands and their types.
-    pub(crate) fn parse_operands_colon_types(&mut self) -> PResult<(Vec<(String, u32, usize)>, Vec<Type>)> {
+    pub(crate) fn parse_operands_colon_types(&mut self) -> PResult<(Vec<ValueUse>, Vec<Type>)> {
         let mut uses = Vec::new();
         if self.c.peek() == Some(b'%') {
             loop {
@@ -222,7 +272,11 @@ impl Parser<'_> {
             self.c.expect(b':', "before operand types")?;
             types = self.parse_type_list()?;
             if types.len() != uses.len() {
-                return Err(self.c.error(format!("{} operands but {} types", uses.len(), types.len())));
+                return Err(self.c.error(format!(
+                    "{} operands but {} types",
+                    uses.len(),
+                    types.len()
+                )));
             }
         }
         Ok((uses, types))
@@ -271,9 +325,14 @@ impl Parser<'_> {
             return Err(self.c.error_at(fpos, "expected function type"));
         };
         if inputs.len() != uses.len() {
-            return Err(self.c.error_at(fpos, "call operand count does not match the function type"));
+            return Err(self
+                .c
+                .error_at(fpos, "call operand count does not match the function type"));
         }
-        let v = self.m.attr(AttrData::SymbolRef { root: callee, nested: Box::new([]) });
+        let v = self.m.attr(AttrData::SymbolRef {
+            root: callee,
+            nested: Box::new([]),
+        });
         st.properties.push(self.named("callee", v));
         st.result_types = results.to_vec();
         self.finish_op(st, &uses, &inputs)
@@ -282,7 +341,12 @@ impl Parser<'_> {
     /// Ops of test dialects (`check.expect_eq_const %0, dense<...> : tensor<...>`), kept with
     /// their operands and trailing attribute in a generic shape: operands, then an optional
     /// `value` attribute, then an optional attribute dictionary and `: types`.
-    fn parse_lenient_custom(&mut self, name: &str, _pos: usize, named_results: usize) -> PResult<Option<OpId>> {
+    fn parse_lenient_custom(
+        &mut self,
+        name: &str,
+        _pos: usize,
+        named_results: usize,
+    ) -> PResult<Option<OpId>> {
         if !(name.starts_with("check.") || name.starts_with("interpreter.")) {
             return Ok(None);
         }
@@ -331,7 +395,11 @@ impl Parser<'_> {
             // Operand types unknown: take them from the values.
             for (n, i, p) in &uses {
                 let v = match self.resolve_uses(&[(n.clone(), *i, *p)], None)?.0[0] {
-                    Value(u32::MAX) => return Err(self.c.error_at(*p, "forward reference in a test op needs explicit types")),
+                    Value(u32::MAX) => {
+                        return Err(self
+                            .c
+                            .error_at(*p, "forward reference in a test op needs explicit types"))
+                    }
                     v => v,
                 };
                 types.push(self.m.value_type(v));
@@ -347,7 +415,9 @@ impl Parser<'_> {
         }
         // Results (`interpreter.probe`) have the types of the leading operands.
         if types.len() < named_results {
-            return Err(self.c.error(format!("cannot infer the types of {named_results} results")));
+            return Err(self
+                .c
+                .error(format!("cannot infer the types of {named_results} results")));
         }
         st.result_types = types[..named_results].to_vec();
         self.sort_named(&mut props);
@@ -373,7 +443,9 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
         "func.call" => print_call_op(p, op),
         "vhlo.func_v1" => print_vhlo_func(p, op),
         "arith.constant" => {
-            let Some(v) = m.property(op, "value") else { return false };
+            let Some(v) = m.property(op, "value") else {
+                return false;
+            };
             if m.properties(op).len() != 1 || m.num_results(op) != 1 || !m.operands(op).is_empty() {
                 return false;
             }
@@ -387,7 +459,13 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             if matches!(m.attr_data(v), AttrData::Bool(_)) {
                 // `true`/`false` carry no type: only i1 results print this way.
                 let r = m.value_type(m.result(op, 0).expect("one result"));
-                if !matches!(m.type_data(r), TypeData::Integer { width: 1, signedness: Signedness::Signless }) {
+                if !matches!(
+                    m.type_data(r),
+                    TypeData::Integer {
+                        width: 1,
+                        signedness: Signedness::Signless
+                    }
+                ) {
                     return false;
                 }
             }
@@ -415,7 +493,8 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
                 return false;
             }
             let t = m.value_type(ops[0]);
-            if m.value_type(ops[1]) != t || m.value_type(m.result(op, 0).expect("one result")) != t {
+            if m.value_type(ops[1]) != t || m.value_type(m.result(op, 0).expect("one result")) != t
+            {
                 return false;
             }
             p.out.push_str(n);
@@ -446,8 +525,18 @@ pub(crate) fn print_operands_colon_types(p: &mut Printer<'_>, vals: &[Value]) {
 
 /// Same-typed binary arith ops with the plain `%a, %b : T` syntax (no fastmath flags).
 const ARITH_BINARY: &[&str] = &[
-    "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.addi", "arith.subi", "arith.muli",
-    "arith.andi", "arith.ori", "arith.xori", "arith.maximumf", "arith.minimumf",
+    "arith.addf",
+    "arith.subf",
+    "arith.mulf",
+    "arith.divf",
+    "arith.addi",
+    "arith.subi",
+    "arith.muli",
+    "arith.andi",
+    "arith.ori",
+    "arith.xori",
+    "arith.maximumf",
+    "arith.minimumf",
 ];
 
 impl Parser<'_> {
@@ -474,11 +563,18 @@ impl Parser<'_> {
         let results = self.parse_paren_type_list()?;
         let inputs: Vec<Type> = args.iter().map(|a| a.1).collect();
         let region = self.parse_region(Some(args))?;
-        let dict = if self.c.peek() == Some(b'{') { self.parse_attr_dict()? } else { Vec::new() };
+        let dict = if self.c.peek() == Some(b'{') {
+            self.parse_attr_dict()?
+        } else {
+            Vec::new()
+        };
         let name_attr = self.intern_dialect_attr("vhlo", "string_v1", vec![Param::Str(name)]);
         let fty = self.intern_vhlo_func_type(inputs, results);
         let type_attr = self.intern_dialect_attr("vhlo", "type_v1", vec![Param::Type(fty)]);
-        let mut props = vec![self.named("sym_name", name_attr), self.named("function_type", type_attr)];
+        let mut props = vec![
+            self.named("sym_name", name_attr),
+            self.named("function_type", type_attr),
+        ];
         let mut attrs = Vec::new();
         for a in dict {
             // VHLO ops keep every registered attribute as a property; dotted names are
@@ -510,20 +606,40 @@ impl Parser<'_> {
 
 fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
-    let (Some(name), Some(fty)) = (m.property(op, "sym_name"), m.property(op, "function_type")) else { return false };
-    let AttrData::Dialect(n) = m.attr_data(name) else { return false };
-    let [Param::Str(name)] = &n.params[..] else { return false };
-    let AttrData::Dialect(t) = m.attr_data(fty) else { return false };
-    let [Param::Type(fty)] = &t.params[..] else { return false };
-    let TypeData::Dialect(ft) = m.type_data(*fty) else { return false };
-    let [Param::Types(ins), Param::Types(outs)] = &ft.params[..] else { return false };
+    let (Some(name), Some(fty)) = (m.property(op, "sym_name"), m.property(op, "function_type"))
+    else {
+        return false;
+    };
+    let AttrData::Dialect(n) = m.attr_data(name) else {
+        return false;
+    };
+    let [Param::Str(name)] = &n.params[..] else {
+        return false;
+    };
+    let AttrData::Dialect(t) = m.attr_data(fty) else {
+        return false;
+    };
+    let [Param::Type(fty)] = &t.params[..] else {
+        return false;
+    };
+    let TypeData::Dialect(ft) = m.type_data(*fty) else {
+        return false;
+    };
+    let [Param::Types(ins), Param::Types(outs)] = &ft.params[..] else {
+        return false;
+    };
     let regions = m.regions(op);
     if regions.len() != 1 || m.blocks(regions[0]).is_empty() {
         return false;
     }
     let entry = m.blocks(regions[0])[0];
     let args = m.block_args(entry);
-    if args.len() != ins.len() || args.iter().zip(ins.iter()).any(|(&a, &t)| m.value_type(a) != t) {
+    if args.len() != ins.len()
+        || args
+            .iter()
+            .zip(ins.iter())
+            .any(|(&a, &t)| m.value_type(a) != t)
+    {
         return false;
     }
     p.out.push_str("vhlo.func_v1 ");
@@ -560,7 +676,10 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
 fn print_module_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
     let regions = m.regions(op);
-    if regions.len() != 1 || m.blocks(regions[0]).len() != 1 || !m.block_args(m.blocks(regions[0])[0]).is_empty() {
+    if regions.len() != 1
+        || m.blocks(regions[0]).len() != 1
+        || !m.block_args(m.blocks(regions[0])[0]).is_empty()
+    {
         return false;
     }
     if m.properties(op).iter().any(|a| m.str(a.name) != "sym_name") {
@@ -584,11 +703,21 @@ fn print_module_op(p: &mut Printer<'_>, op: OpId) -> bool {
 
 fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
-    let Some(fty) = m.property(op, "function_type") else { return false };
-    let AttrData::Type(fty) = m.attr_data(fty) else { return false };
-    let TypeData::Function { inputs, results } = m.type_data(*fty) else { return false };
-    let Some(name) = m.property(op, "sym_name") else { return false };
-    let AttrData::String { value: name, .. } = m.attr_data(name) else { return false };
+    let Some(fty) = m.property(op, "function_type") else {
+        return false;
+    };
+    let AttrData::Type(fty) = m.attr_data(fty) else {
+        return false;
+    };
+    let TypeData::Function { inputs, results } = m.type_data(*fty) else {
+        return false;
+    };
+    let Some(name) = m.property(op, "sym_name") else {
+        return false;
+    };
+    let AttrData::String { value: name, .. } = m.attr_data(name) else {
+        return false;
+    };
     let regions = m.regions(op);
     if regions.len() != 1 {
         return false;
@@ -629,10 +758,14 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
         print_nonempty_dict(p, arg_attrs.get(i).copied().flatten());
     }
     p.out.push(')');
-    let any_res_attrs = res_attrs.iter().any(|a| a.is_some_and(|a| !matches!(m.attr_data(a), AttrData::Dictionary(d) if d.is_empty())));
+    let any_res_attrs = res_attrs.iter().any(|a| {
+        a.is_some_and(|a| !matches!(m.attr_data(a), AttrData::Dictionary(d) if d.is_empty()))
+    });
     if !results.is_empty() {
         p.out.push_str(" -> ");
-        let parens = results.len() > 1 || any_res_attrs || matches!(m.type_data(results[0]), TypeData::Function { .. });
+        let parens = results.len() > 1
+            || any_res_attrs
+            || matches!(m.type_data(results[0]), TypeData::Function { .. });
         if parens {
             p.out.push('(');
         }
@@ -648,7 +781,12 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
         }
     }
     let mut extra: Vec<NamedAttr> = m.attributes(op).to_vec();
-    extra.extend(m.properties(op).iter().filter(|a| !FUNC_ELIDED.contains(&m.str(a.name))).copied());
+    extra.extend(
+        m.properties(op)
+            .iter()
+            .filter(|a| !FUNC_ELIDED.contains(&m.str(a.name)))
+            .copied(),
+    );
     if !extra.is_empty() {
         extra.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
         p.out.push_str(" attributes ");
@@ -674,7 +812,9 @@ fn print_nonempty_dict(p: &mut Printer<'_>, a: Option<Attribute>) {
 
 fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
-    let Some(callee) = m.property(op, "callee") else { return false };
+    let Some(callee) = m.property(op, "callee") else {
+        return false;
+    };
     if m.properties(op).len() != 1 {
         return false;
     }

@@ -22,11 +22,19 @@ pub struct PrintOptions {
 enum ValueName {
     Unnamed,
     /// `%N` (or `%N#i` for result `i` of a multi-result op).
-    Number { id: u32, index: u32, multi: bool },
+    Number {
+        id: u32,
+        index: u32,
+        multi: bool,
+    },
     /// `%argN`.
     Arg(u32),
     /// A custom name (`%cst`, `%cst_0`) shared by an op's results: index into the names table.
-    Named { name: u32, index: u32, multi: bool },
+    Named {
+        name: u32,
+        index: u32,
+        multi: bool,
+    },
     /// A custom name of this value alone (`%iterArg`, `%output_state`).
     Single(u32),
 }
@@ -46,7 +54,8 @@ fn is_bare_ident(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && (b[0].is_ascii_alphabetic() || b[0] == b'_')
-        && b.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'))
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'))
 }
 
 /// Symbol names print bare when they are identifiers (`@"foo-bar"` otherwise), as in MLIR.
@@ -72,13 +81,23 @@ pub(crate) fn write_escaped(out: &mut String, s: &str) {
 /// C's `%e`: `3.400000e+01`.
 fn printf_e(v: f64) -> String {
     if !v.is_finite() {
-        return if v.is_nan() { "nan".into() } else if v < 0.0 { "-inf".into() } else { "inf".into() };
+        return if v.is_nan() {
+            "nan".into()
+        } else if v < 0.0 {
+            "-inf".into()
+        } else {
+            "inf".into()
+        };
     }
     let s = format!("{:.6e}", v);
     match s.split_once('e') {
         Some((m, e)) => {
             let e: i32 = e.parse().unwrap_or(0);
-            format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.unsigned_abs())
+            format!(
+                "{m}e{}{:02}",
+                if e < 0 { '-' } else { '+' },
+                e.unsigned_abs()
+            )
         }
         None => s,
     }
@@ -108,7 +127,15 @@ pub fn attribute_to_string(m: &Module, a: Attribute) -> String {
 
 impl<'m> Printer<'m> {
     pub(crate) fn new(m: &'m Module, opts: PrintOptions) -> Self {
-        Printer { m, out: String::new(), opts, names: Vec::new(), custom_names: Vec::new(), block_ids: Vec::new(), indent: 0 }
+        Printer {
+            m,
+            out: String::new(),
+            opts,
+            names: Vec::new(),
+            custom_names: Vec::new(),
+            block_ids: Vec::new(),
+            indent: 0,
+        }
     }
 
     // ---- naming ------------------------------------------------------------------------------
@@ -135,15 +162,27 @@ impl<'m> Printer<'m> {
     /// `_N` conflict counter.
     fn number_values(&mut self, top: &[OpId]) {
         enum Step {
-            Enter { region: Region, next_value: u32, next_arg: u32, conflict: u32 },
-            Exit { mark: usize },
+            Enter {
+                region: Region,
+                next_value: u32,
+                next_arg: u32,
+                conflict: u32,
+            },
+            Exit {
+                mark: usize,
+            },
         }
         let mut used: std::collections::HashSet<String> = std::collections::HashSet::new();
         let mut log: Vec<String> = Vec::new();
         let mut stack: Vec<Step> = Vec::new();
         for &op in top.iter().rev() {
             for &r in self.m.regions(op).iter().rev() {
-                stack.push(Step::Enter { region: r, next_value: 0, next_arg: 0, conflict: 0 });
+                stack.push(Step::Enter {
+                    region: r,
+                    next_value: 0,
+                    next_arg: 0,
+                    conflict: 0,
+                });
             }
         }
         while let Some(step) = stack.pop() {
@@ -154,10 +193,18 @@ impl<'m> Printer<'m> {
                     }
                     continue;
                 }
-                Step::Enter { region, next_value, next_arg, conflict } => (region, next_value, next_arg, conflict),
+                Step::Enter {
+                    region,
+                    next_value,
+                    next_arg,
+                    conflict,
+                } => (region, next_value, next_arg, conflict),
             };
             let mark = log.len();
-            let mut unique = |base: &str, conflict: &mut u32, used: &mut std::collections::HashSet<String>| -> String {
+            let mut unique = |base: &str,
+                              conflict: &mut u32,
+                              used: &mut std::collections::HashSet<String>|
+             -> String {
                 let mut name = base.to_string();
                 while used.contains(&name) {
                     name = format!("{base}_{conflict}");
@@ -170,7 +217,9 @@ impl<'m> Printer<'m> {
             let arg_hint = if self.opts.generic {
                 None
             } else {
-                self.m.region_parent(region).and_then(|op| super::pretty::block_arg_name_hint(self.m, op))
+                self.m
+                    .region_parent(region)
+                    .and_then(|op| super::pretty::block_arg_name_hint(self.m, op))
             };
             for (bi, &b) in self.m.blocks(region).iter().enumerate() {
                 self.set_block_id(b, bi as u32);
@@ -186,7 +235,14 @@ impl<'m> Printer<'m> {
                             next_arg += 1;
                         }
                     } else {
-                        self.set_name(a, ValueName::Number { id: next_value, index: 0, multi: false });
+                        self.set_name(
+                            a,
+                            ValueName::Number {
+                                id: next_value,
+                                index: 0,
+                                multi: false,
+                            },
+                        );
                         next_value += 1;
                     }
                 }
@@ -202,7 +258,14 @@ impl<'m> Printer<'m> {
                             let idx = self.custom_names.len() as u32;
                             self.custom_names.push(name);
                             for (i, v) in self.m.results(op).enumerate() {
-                                self.set_name(v, ValueName::Named { name: idx, index: i as u32, multi });
+                                self.set_name(
+                                    v,
+                                    ValueName::Named {
+                                        name: idx,
+                                        index: i as u32,
+                                        multi,
+                                    },
+                                );
                             }
                         }
                         Some(super::pretty::NameHint::PerResult(bases)) => {
@@ -216,7 +279,14 @@ impl<'m> Printer<'m> {
                         }
                         None => {
                             for (i, v) in self.m.results(op).enumerate() {
-                                self.set_name(v, ValueName::Number { id: next_value, index: i as u32, multi });
+                                self.set_name(
+                                    v,
+                                    ValueName::Number {
+                                        id: next_value,
+                                        index: i as u32,
+                                        multi,
+                                    },
+                                );
                             }
                             next_value += 1;
                         }
@@ -228,7 +298,12 @@ impl<'m> Printer<'m> {
             for &b in self.m.blocks(region) {
                 for &op in self.m.block_ops(b) {
                     for &r in self.m.regions(op) {
-                        nested.push(Step::Enter { region: r, next_value, next_arg, conflict });
+                        nested.push(Step::Enter {
+                            region: r,
+                            next_value,
+                            next_arg,
+                            conflict,
+                        });
                     }
                 }
             }
@@ -250,7 +325,12 @@ impl<'m> Printer<'m> {
 
     /// `%name` (with `#i` when `with_index` and the op has several results).
     fn value_name_parts(&self, v: Value, with_index: bool) -> String {
-        match self.names.get(v.index()).copied().unwrap_or(ValueName::Unnamed) {
+        match self
+            .names
+            .get(v.index())
+            .copied()
+            .unwrap_or(ValueName::Unnamed)
+        {
             ValueName::Unnamed => format!("%<<UNKNOWN SSA VALUE {}>>", v.0),
             ValueName::Arg(n) => format!("%arg{n}"),
             ValueName::Number { id, index, multi } => {
@@ -391,8 +471,8 @@ impl<'m> Printer<'m> {
 
     /// Results of a function type: `T`, `(T, U)`, `()`, or `((A) -> B)`.
     pub(crate) fn print_result_types(&mut self, results: &[Type]) {
-        let single_plain =
-            results.len() == 1 && !matches!(self.m.type_data(results[0]), TypeData::Function { .. });
+        let single_plain = results.len() == 1
+            && !matches!(self.m.type_data(results[0]), TypeData::Function { .. });
         if single_plain {
             self.print_type(results[0]);
         } else {
@@ -409,7 +489,12 @@ impl<'m> Printer<'m> {
 
     /// `{` blocks `}` at the current indentation. The entry block's header is printed when
     /// `print_entry_args` and it has arguments, or when `print_empty_block` and it is empty.
-    pub(crate) fn print_region(&mut self, r: Region, print_entry_args: bool, print_empty_block: bool) {
+    pub(crate) fn print_region(
+        &mut self,
+        r: Region,
+        print_entry_args: bool,
+        print_empty_block: bool,
+    ) {
         let m = self.m;
         self.out.push('{');
         let blocks = m.blocks(r);
@@ -554,7 +639,10 @@ impl<'m> Printer<'m> {
                 self.print_loc(caller);
                 self.out.push(')');
             }
-            LocData::Fused { metadata, locations } => {
+            LocData::Fused {
+                metadata,
+                locations,
+            } => {
                 self.out.push_str("fused");
                 if let Some(md) = metadata {
                     self.out.push('<');
@@ -594,7 +682,11 @@ impl<'m> Printer<'m> {
                 self.print_type(*e);
                 self.out.push('>');
             }
-            TypeData::RankedTensor { shape, element, encoding } => {
+            TypeData::RankedTensor {
+                shape,
+                element,
+                encoding,
+            } => {
                 self.out.push_str("tensor<");
                 self.print_shape(shape);
                 self.print_type(*element);
@@ -654,7 +746,9 @@ impl<'m> Printer<'m> {
         let dialect = m.str(d.dialect);
         let mnemonic = m.str(d.mnemonic);
         let p = &d.params[..];
-        if let ("builtin", "memref", [Param::Ints(shape), Param::Type(e), layout, space]) = (dialect, mnemonic, p) {
+        if let ("builtin", "memref", [Param::Ints(shape), Param::Type(e), layout, space]) =
+            (dialect, mnemonic, p)
+        {
             self.out.push_str("memref<");
             self.print_shape(shape);
             self.print_type(*e);
@@ -686,7 +780,11 @@ impl<'m> Printer<'m> {
                 self.print_type(*t);
                 self.out.push('>');
             }
-            ("vhlo", "tensor_v1" | "buffer_v1", [Param::Ints(shape), Param::Type(e), rest @ ..]) => {
+            (
+                "vhlo",
+                "tensor_v1" | "buffer_v1",
+                [Param::Ints(shape), Param::Type(e), rest @ ..],
+            ) => {
                 self.out.push('<');
                 self.print_shape(shape);
                 self.print_type(*e);
@@ -777,13 +875,22 @@ impl<'m> Printer<'m> {
         // MLIR prints `i8`/`u8` from the flags; an explicitly signed or unsigned storage type
         // (`si8`, `ui8`) is spelled as such so it survives a round trip.
         let prefix = match explicit {
-            Signedness::Signless => if signed { "i" } else { "u" },
+            Signedness::Signless => {
+                if signed {
+                    "i"
+                } else {
+                    "u"
+                }
+            }
             Signedness::Signed => "si",
             Signedness::Unsigned => "ui",
         };
         let _ = write!(self.out, "{prefix}{width}");
         let (dmin, dmax) = if signed {
-            (-(1i128 << (width.saturating_sub(1))), (1i128 << (width.saturating_sub(1))) - 1)
+            (
+                -(1i128 << (width.saturating_sub(1))),
+                (1i128 << (width.saturating_sub(1))) - 1,
+            )
         } else {
             (0, (1i128 << width) - 1)
         };
@@ -887,13 +994,18 @@ impl<'m> Printer<'m> {
                     write_escaped(&mut self.out, m.str(values[0]));
                 } else {
                     let strs: Vec<Symbol> = values.to_vec();
-                    self.print_nested(&shape, strs.len(), &mut |p: &mut Self, i| write_escaped(&mut p.out, m.str(strs[i])));
+                    self.print_nested(&shape, strs.len(), &mut |p: &mut Self, i| {
+                        write_escaped(&mut p.out, m.str(strs[i]))
+                    });
                 }
                 self.out.push_str("> : ");
                 self.print_type(*ty);
             }
             AttrData::Dictionary(entries) => {
-                let named: Vec<NamedAttr> = entries.iter().map(|&(name, value)| NamedAttr { name, value }).collect();
+                let named: Vec<NamedAttr> = entries
+                    .iter()
+                    .map(|&(name, value)| NamedAttr { name, value })
+                    .collect();
                 self.print_attr_dict(&named, &[]);
             }
             AttrData::SymbolRef { root, nested } => {
@@ -916,8 +1028,14 @@ impl<'m> Printer<'m> {
     /// An integer in the signedness of its type (`true`/`false` for i1).
     fn print_int_value(&mut self, ty: Type, value: IntValue) {
         match self.m.type_data(ty) {
-            TypeData::Integer { width: 1, .. } => self.out.push_str(if value & 1 == 1 { "true" } else { "false" }),
-            TypeData::Integer { width, signedness: Signedness::Unsigned } if *width < 128 => {
+            TypeData::Integer { width: 1, .. } => {
+                self.out
+                    .push_str(if value & 1 == 1 { "true" } else { "false" })
+            }
+            TypeData::Integer {
+                width,
+                signedness: Signedness::Unsigned,
+            } if *width < 128 => {
                 let v = (value as u128) & ((1u128 << width) - 1);
                 let _ = write!(self.out, "{v}");
             }
@@ -931,9 +1049,15 @@ impl<'m> Printer<'m> {
     /// single element). False when the type has no builtin counterpart.
     fn print_vhlo_dense(&mut self, t: Type, data: &[u8]) -> bool {
         let m = self.m;
-        let TypeData::Dialect(d) = m.type_data(t) else { return false };
-        let [Param::Ints(shape), Param::Type(elem), Param::Absent] = &d.params[..] else { return false };
-        let Some(kind) = elem_kind(m, *elem) else { return false };
+        let TypeData::Dialect(d) = m.type_data(t) else {
+            return false;
+        };
+        let [Param::Ints(shape), Param::Type(elem), Param::Absent] = &d.params[..] else {
+            return false;
+        };
+        let Some(kind) = elem_kind(m, *elem) else {
+            return false;
+        };
         let n = kind.bytes();
         let numel: u128 = shape.iter().map(|&x| x.max(0) as u128).product();
         let count = data.len() / n.max(1);
@@ -944,7 +1068,9 @@ impl<'m> Printer<'m> {
             if count as u128 != numel {
                 return false;
             }
-            self.print_nested(shape, count, &mut |p: &mut Self, i| p.print_elem_kind(&kind, &data[i * n..(i + 1) * n]));
+            self.print_nested(shape, count, &mut |p: &mut Self, i| {
+                p.print_elem_kind(&kind, &data[i * n..(i + 1) * n])
+            });
         }
         self.out.push_str("> : tensor<");
         self.print_shape(shape);
@@ -961,7 +1087,11 @@ impl<'m> Printer<'m> {
         match kind {
             ElemKind::Int { width, signedness } => {
                 let w = (*width).min(128);
-                let v = if w == 128 { raw } else { raw & ((1u128 << w) - 1) };
+                let v = if w == 128 {
+                    raw
+                } else {
+                    raw & ((1u128 << w) - 1)
+                };
                 if w == 1 {
                     self.out.push_str(if v & 1 == 1 { "true" } else { "false" });
                 } else if *signedness == Signedness::Unsigned {
@@ -977,7 +1107,11 @@ impl<'m> Printer<'m> {
             }
             ElemKind::Float(k) => {
                 let w = k.bit_width();
-                let v = if w >= 128 { raw } else { raw & ((1u128 << w) - 1) };
+                let v = if w >= 128 {
+                    raw
+                } else {
+                    raw & ((1u128 << w) - 1)
+                };
                 self.out.push_str(&format_float(*k, v));
             }
             ElemKind::Complex(inner) => {
@@ -1001,8 +1135,16 @@ impl<'m> Printer<'m> {
         match m.type_data(ty) {
             TypeData::Integer { width, signedness } => {
                 let w = (*width).min(128);
-                let v = if w == 128 { raw } else { raw & ((1u128 << w) - 1) };
-                let value = if *signedness != Signedness::Unsigned && w < 128 && w > 0 && (v >> (w - 1)) & 1 == 1 {
+                let v = if w == 128 {
+                    raw
+                } else {
+                    raw & ((1u128 << w) - 1)
+                };
+                let value = if *signedness != Signedness::Unsigned
+                    && w < 128
+                    && w > 0
+                    && (v >> (w - 1)) & 1 == 1
+                {
                     (v as i128) - (1i128 << w)
                 } else {
                     v as i128
@@ -1014,7 +1156,11 @@ impl<'m> Printer<'m> {
             }
             TypeData::Float(k) => {
                 let w = k.bit_width();
-                let v = if w >= 128 { raw } else { raw & ((1u128 << w) - 1) };
+                let v = if w >= 128 {
+                    raw
+                } else {
+                    raw & ((1u128 << w) - 1)
+                };
                 self.out.push_str(&format_float(*k, v));
             }
             TypeData::Complex(inner) => {
@@ -1044,11 +1190,18 @@ impl<'m> Printer<'m> {
             self.print_element(element, &data[..n]);
             return;
         }
-        self.print_nested(&shape, count, &mut |p: &mut Self, i| p.print_element(element, &data[i * n..(i + 1) * n]));
+        self.print_nested(&shape, count, &mut |p: &mut Self, i| {
+            p.print_element(element, &data[i * n..(i + 1) * n])
+        });
     }
 
     /// `[[a, b], [c, d]]` over `count` row-major elements of `shape`.
-    fn print_nested(&mut self, shape: &[Dim], count: usize, elem: &mut dyn FnMut(&mut Self, usize)) {
+    fn print_nested(
+        &mut self,
+        shape: &[Dim],
+        count: usize,
+        elem: &mut dyn FnMut(&mut Self, usize),
+    ) {
         if shape.is_empty() {
             if count > 0 {
                 elem(self, 0);
@@ -1063,7 +1216,9 @@ impl<'m> Printer<'m> {
         }
         for i in 0..count {
             // Open brackets for every dimension this element starts.
-            let opens = (0..dims.len()).filter(|&k| i % (strides[k].saturating_mul(dims[k]).max(1)) == 0).count();
+            let opens = (0..dims.len())
+                .filter(|&k| i % (strides[k].saturating_mul(dims[k]).max(1)) == 0)
+                .count();
             if i > 0 {
                 self.out.push_str(", ");
             }
@@ -1189,7 +1344,9 @@ impl<'m> Printer<'m> {
                 self.out.push_str("}>");
             }
             ("vhlo", "float_v1", [Param::Type(t), Param::Float { bits, width }]) => {
-                let kind = self.vhlo_float_kind(*t).unwrap_or(float_kind_of_width(*width));
+                let kind = self
+                    .vhlo_float_kind(*t)
+                    .unwrap_or(float_kind_of_width(*width));
                 let _ = write!(self.out, "float_v1<{} : ", format_float(kind, *bits));
                 self.print_type(*t);
                 self.out.push('>');
@@ -1201,7 +1358,9 @@ impl<'m> Printer<'m> {
                     _ => None,
                 };
                 match spelled {
-                    Some("i1") => self.out.push_str(if *v & 1 == 1 { "true" } else { "false" }),
+                    Some("i1") => self
+                        .out
+                        .push_str(if *v & 1 == 1 { "true" } else { "false" }),
                     Some(s) => {
                         if let Some(w) = s.strip_prefix("ui").and_then(|w| w.parse::<u32>().ok()) {
                             let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
@@ -1225,7 +1384,11 @@ impl<'m> Printer<'m> {
             ("vhlo", "tensor_v1", [Param::Type(t), Param::Bytes(data)]) => {
                 self.out.push_str("tensor_v1<");
                 if !self.print_vhlo_dense(*t, data) {
-                    let _ = write!(self.out, "<<unprintable tensor data of {} bytes>>", data.len());
+                    let _ = write!(
+                        self.out,
+                        "<<unprintable tensor data of {} bytes>>",
+                        data.len()
+                    );
                 }
                 self.out.push('>');
             }
@@ -1241,9 +1404,14 @@ impl<'m> Printer<'m> {
     }
 
     fn vhlo_float_kind(&self, t: Type) -> Option<FloatKind> {
-        let TypeData::Dialect(d) = self.m.type_data(t) else { return None };
+        let TypeData::Dialect(d) = self.m.type_data(t) else {
+            return None;
+        };
         let spelled = dialects::vhlo_scalar_to_builtin(self.m.str(d.mnemonic))?;
-        FloatKind::ALL.iter().copied().find(|k| k.keyword() == spelled)
+        FloatKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.keyword() == spelled)
     }
 
     fn print_field(&mut self, kind: FieldKind, param: &Param) {
@@ -1257,7 +1425,8 @@ impl<'m> Printer<'m> {
                 let _ = write!(self.out, "{b}");
             }
             (_, Param::Float { bits, width }) => {
-                self.out.push_str(&format_float(float_kind_of_width(*width), *bits));
+                self.out
+                    .push_str(&format_float(float_kind_of_width(*width), *bits));
             }
             (FieldKind::OptSubAxis, Param::Attr(a)) => match self.m.attr_data(*a) {
                 AttrData::Dialect(d) => match &d.params[..] {
@@ -1302,7 +1471,11 @@ impl<'m> Printer<'m> {
             let cells: Option<Vec<String>> = cells.into_iter().collect();
             Some(format!("[{}]", cells?.join(", ")))
         };
-        match (side(*ib, *ifd, isp, 'b', 'f'), side(*ki, *ko, ksp, 'i', 'o'), side(*ob, *of, osp, 'b', 'f')) {
+        match (
+            side(*ib, *ifd, isp, 'b', 'f'),
+            side(*ki, *ko, ksp, 'i', 'o'),
+            side(*ob, *of, osp, 'b', 'f'),
+        ) {
             (Some(a), Some(b), Some(c)) => {
                 let _ = write!(self.out, "{a}x{b}->{c}");
                 true
@@ -1311,7 +1484,6 @@ impl<'m> Printer<'m> {
         }
     }
 }
-
 
 /// A dense element type, from a builtin or a VHLO scalar type.
 enum ElemKind {
@@ -1332,9 +1504,18 @@ impl ElemKind {
     }
     fn spelling(&self) -> String {
         match self {
-            ElemKind::Int { width, signedness: Signedness::Signless } => format!("i{width}"),
-            ElemKind::Int { width, signedness: Signedness::Signed } => format!("si{width}"),
-            ElemKind::Int { width, signedness: Signedness::Unsigned } => format!("ui{width}"),
+            ElemKind::Int {
+                width,
+                signedness: Signedness::Signless,
+            } => format!("i{width}"),
+            ElemKind::Int {
+                width,
+                signedness: Signedness::Signed,
+            } => format!("si{width}"),
+            ElemKind::Int {
+                width,
+                signedness: Signedness::Unsigned,
+            } => format!("ui{width}"),
             ElemKind::Index => "index".into(),
             ElemKind::Float(k) => k.keyword().into(),
             ElemKind::Complex(inner) => format!("complex<{}>", inner.spelling()),
@@ -1344,14 +1525,19 @@ impl ElemKind {
 
 fn elem_kind(m: &Module, t: Type) -> Option<ElemKind> {
     match m.type_data(t) {
-        TypeData::Integer { width, signedness } => Some(ElemKind::Int { width: *width, signedness: *signedness }),
+        TypeData::Integer { width, signedness } => Some(ElemKind::Int {
+            width: *width,
+            signedness: *signedness,
+        }),
         TypeData::Index => Some(ElemKind::Index),
         TypeData::Float(k) => Some(ElemKind::Float(*k)),
         TypeData::Complex(inner) => Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?))),
         TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
             let mnemonic = m.str(d.mnemonic);
             if mnemonic == "complex_v1" {
-                let [Param::Type(inner)] = &d.params[..] else { return None };
+                let [Param::Type(inner)] = &d.params[..] else {
+                    return None;
+                };
                 return Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?)));
             }
             let spelled = dialects::vhlo_scalar_to_builtin(mnemonic)?;
@@ -1365,7 +1551,10 @@ fn elem_kind(m: &Module, t: Type) -> Option<ElemKind> {
                 Some(w) => (Signedness::Unsigned, w),
                 None => (Signedness::Signless, spelled.strip_prefix('i')?),
             };
-            Some(ElemKind::Int { width: digits.parse().ok()?, signedness })
+            Some(ElemKind::Int {
+                width: digits.parse().ok()?,
+                signedness,
+            })
         }
         _ => None,
     }

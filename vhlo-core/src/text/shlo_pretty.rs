@@ -15,7 +15,14 @@ pub(crate) fn inherent_attrs(op: &str) -> &'static [&'static str] {
         Some(s) => s,
         None => {
             return match op {
-                "func.func" => &["arg_attrs", "function_type", "no_inline", "res_attrs", "sym_name", "sym_visibility"],
+                "func.func" => &[
+                    "arg_attrs",
+                    "function_type",
+                    "no_inline",
+                    "res_attrs",
+                    "sym_name",
+                    "sym_visibility",
+                ],
                 "func.call" => &["arg_attrs", "callee", "no_inline", "res_attrs"],
                 "builtin.module" => &["sym_name", "sym_visibility"],
                 _ => &[],
@@ -25,25 +32,55 @@ pub(crate) fn inherent_attrs(op: &str) -> &'static [&'static str] {
     match short {
         "constant" => &["value"],
         "iota" | "dynamic_iota" => &["iota_dimension"],
-        "cbrt" | "cosine" | "exponential" | "exponential_minus_one" | "log" | "log_plus_one" | "logistic"
-        | "rsqrt" | "sine" | "sqrt" | "tan" | "tanh" => &["result_accuracy"],
+        "cbrt"
+        | "cosine"
+        | "exponential"
+        | "exponential_minus_one"
+        | "log"
+        | "log_plus_one"
+        | "logistic"
+        | "rsqrt"
+        | "sine"
+        | "sqrt"
+        | "tan"
+        | "tanh" => &["result_accuracy"],
         "infeed" => &["infeed_config", "layout"],
         "outfeed" => &["outfeed_config"],
         "send" | "recv" => &["channel_handle", "is_host_transfer", "source_target_pairs"],
-        "all_gather" => &["all_gather_dim", "replica_groups", "channel_handle", "use_global_device_ids"],
+        "all_gather" => &[
+            "all_gather_dim",
+            "replica_groups",
+            "channel_handle",
+            "use_global_device_ids",
+        ],
         "all_reduce" => &["replica_groups", "channel_handle", "use_global_device_ids"],
-        "reduce_scatter" => &["scatter_dimension", "replica_groups", "channel_handle", "use_global_device_ids"],
-        "all_to_all" => &["split_dimension", "concat_dimension", "split_count", "replica_groups", "channel_handle"],
+        "reduce_scatter" => &[
+            "scatter_dimension",
+            "replica_groups",
+            "channel_handle",
+            "use_global_device_ids",
+        ],
+        "all_to_all" => &[
+            "split_dimension",
+            "concat_dimension",
+            "split_count",
+            "replica_groups",
+            "channel_handle",
+        ],
         "reduce" | "map" | "reverse" => &["dimensions"],
         "get_tuple_element" => &["index"],
         "compare" => &["comparison_direction", "compare_type"],
         "dynamic_slice" => &["slice_sizes"],
-        "batch_norm_grad" | "batch_norm_inference" | "batch_norm_training" => &["epsilon", "feature_index"],
+        "batch_norm_grad" | "batch_norm_inference" | "batch_norm_training" => {
+            &["epsilon", "feature_index"]
+        }
         "broadcast" => &["broadcast_sizes"],
         "broadcast_in_dim" => &["broadcast_dimensions"],
-        "dynamic_broadcast_in_dim" => {
-            &["broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions"]
-        }
+        "dynamic_broadcast_in_dim" => &[
+            "broadcast_dimensions",
+            "known_expanding_dimensions",
+            "known_nonexpanding_dimensions",
+        ],
         "cholesky" => &["lower"],
         "concatenate" => &["dimension"],
         "collective_broadcast" => &["replica_groups", "channel_handle"],
@@ -78,14 +115,24 @@ pub(crate) fn inherent_attrs(op: &str) -> &'static [&'static str] {
         "gather" => &["dimension_numbers", "slice_sizes", "indices_are_sorted"],
         "dynamic_gather" => &["dimension_numbers", "indices_are_sorted"],
         "get_dimension_size" | "set_dimension_size" => &["dimension"],
-        "scatter" => &["scatter_dimension_numbers", "indices_are_sorted", "unique_indices"],
+        "scatter" => &[
+            "scatter_dimension_numbers",
+            "indices_are_sorted",
+            "unique_indices",
+        ],
         "select_and_scatter" => &["window_dimensions", "window_strides", "padding"],
         "sort" => &["dimension", "is_stable"],
         "slice" => &["start_indices", "limit_indices", "strides"],
         "pad" => &["edge_padding_low", "edge_padding_high", "interior_padding"],
         "transpose" => &["permutation"],
         "triangular_solve" => &["left_side", "lower", "unit_diagonal", "transpose_a"],
-        "reduce_window" => &["window_dimensions", "window_strides", "base_dilations", "window_dilations", "padding"],
+        "reduce_window" => &[
+            "window_dimensions",
+            "window_strides",
+            "base_dilations",
+            "window_dilations",
+            "padding",
+        ],
         "torch_index_select" => &["dim", "batch_dims"],
         "rng" => &["rng_distribution"],
         "rng_bit_generator" => &["rng_algorithm"],
@@ -95,40 +142,98 @@ pub(crate) fn inherent_attrs(op: &str) -> &'static [&'static str] {
 }
 
 const UNARY: &[&str] = &[
-    "abs", "cbrt", "ceil", "convert", "count_leading_zeros", "cosine", "exponential", "exponential_minus_one",
-    "floor", "imag", "log", "log_plus_one", "logistic", "not", "negate", "popcnt", "real", "round_nearest_afz",
-    "round_nearest_even", "rsqrt", "sign", "sine", "sqrt", "tan", "tanh", "uniform_quantize",
+    "abs",
+    "cbrt",
+    "ceil",
+    "convert",
+    "count_leading_zeros",
+    "cosine",
+    "exponential",
+    "exponential_minus_one",
+    "floor",
+    "imag",
+    "log",
+    "log_plus_one",
+    "logistic",
+    "not",
+    "negate",
+    "popcnt",
+    "real",
+    "round_nearest_afz",
+    "round_nearest_even",
+    "rsqrt",
+    "sign",
+    "sine",
+    "sqrt",
+    "tan",
+    "tanh",
+    "uniform_quantize",
     "uniform_dequantize",
 ];
 const BINARY: &[&str] = &[
-    "add", "atan2", "divide", "maximum", "minimum", "multiply", "power", "remainder", "shift_left",
-    "shift_right_arithmetic", "shift_right_logical", "subtract", "and", "or", "xor",
+    "add",
+    "atan2",
+    "divide",
+    "maximum",
+    "minimum",
+    "multiply",
+    "power",
+    "remainder",
+    "shift_left",
+    "shift_right_arithmetic",
+    "shift_right_logical",
+    "subtract",
+    "and",
+    "or",
+    "xor",
 ];
 /// `operands attr-dict : functional-type(operands, results)`.
-const FUNCTIONAL: &[&str] =
-    &["is_finite", "bitcast_convert", "reshape", "dynamic_reshape", "dynamic_update_slice", "real_dynamic_slice", "dynamic_pad"];
+const FUNCTIONAL: &[&str] = &[
+    "is_finite",
+    "bitcast_convert",
+    "reshape",
+    "dynamic_reshape",
+    "dynamic_update_slice",
+    "real_dynamic_slice",
+    "dynamic_pad",
+];
 /// Commutative binary ops: the compact `applies` form of reduce accepts these.
 const COMMUTATIVE: &[&str] = &["add", "and", "maximum", "minimum", "multiply", "or", "xor"];
 
 impl Parser<'_> {
     fn i64_type(&mut self) -> Type {
-        self.m.ty(TypeData::Integer { width: 64, signedness: Signedness::Signless })
+        self.m.ty(TypeData::Integer {
+            width: 64,
+            signedness: Signedness::Signless,
+        })
     }
 
     fn i64_attr(&mut self, v: i64) -> Attribute {
         let ty = self.i64_type();
-        self.m.attr(AttrData::Integer { ty, value: v as i128 })
+        self.m.attr(AttrData::Integer {
+            ty,
+            value: v as i128,
+        })
     }
 
     fn i32_attr(&mut self, v: i64) -> Attribute {
-        let ty = self.m.ty(TypeData::Integer { width: 32, signedness: Signedness::Signless });
-        self.m.attr(AttrData::Integer { ty, value: v as i32 as i128 })
+        let ty = self.m.ty(TypeData::Integer {
+            width: 32,
+            signedness: Signedness::Signless,
+        });
+        self.m.attr(AttrData::Integer {
+            ty,
+            value: v as i32 as i128,
+        })
     }
 
     fn i64_array_attr(&mut self, v: &[i64]) -> Attribute {
         let element = self.i64_type();
         let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-        self.m.attr(AttrData::DenseArray { element, data: data.into() })
+        self.m.attr(AttrData::DenseArray {
+            element,
+            data: data.into(),
+        })
     }
 
     fn kw_eq(&mut self, kw: &str) -> PResult<()> {
@@ -168,7 +273,10 @@ impl Parser<'_> {
         let t = self.parse_type()?;
         if let TypeData::Function { inputs, results } = self.m.type_data(t).clone() {
             if inputs.len() != n {
-                return Err(self.c.error_at(pos, format!("{n} operands present, but expected {}", inputs.len())));
+                return Err(self.c.error_at(
+                    pos,
+                    format!("{n} operands present, but expected {}", inputs.len()),
+                ));
             }
             if results.len() != 1 {
                 return Err(self.c.error_at(pos, "expected single output"));
@@ -187,11 +295,16 @@ impl Parser<'_> {
         match self.m.type_data(t).clone() {
             TypeData::Function { inputs, results } => {
                 if inputs.len() != n {
-                    return Err(self.c.error_at(pos, format!("{n} operands present, but expected {}", inputs.len())));
+                    return Err(self.c.error_at(
+                        pos,
+                        format!("{n} operands present, but expected {}", inputs.len()),
+                    ));
                 }
                 Ok((inputs.to_vec(), results.to_vec()))
             }
-            _ => Err(self.c.error_at(pos, "expected a function type '(...) -> ...'")),
+            _ => Err(self
+                .c
+                .error_at(pos, "expected a function type '(...) -> ...'")),
         }
     }
 
@@ -220,7 +333,9 @@ impl Parser<'_> {
         self.sort_named(&mut props);
         for w in props.windows(2) {
             if w[0].name == w[1].name {
-                return Err(self.c.error(format!("duplicate attribute '{}'", self.m.str(w[0].name))));
+                return Err(self
+                    .c
+                    .error(format!("duplicate attribute '{}'", self.m.str(w[0].name))));
             }
         }
         let sym = self.m.sym(name);
@@ -233,14 +348,20 @@ impl Parser<'_> {
     }
 
     /// Moves inherent attributes of a generic op written in `{...}` into its properties.
-    pub(crate) fn normalize_inherent(&self, name: &str, props: &mut Vec<NamedAttr>, attrs: &mut Vec<NamedAttr>) {
+    pub(crate) fn normalize_inherent(
+        &self,
+        name: &str,
+        props: &mut Vec<NamedAttr>,
+        attrs: &mut Vec<NamedAttr>,
+    ) {
         let inherent = inherent_attrs(name);
         if inherent.is_empty() {
             return;
         }
         let m = &self.m;
-        let (moved, kept): (Vec<NamedAttr>, Vec<NamedAttr>) =
-            attrs.iter().partition(|a| inherent.contains(&m.str(a.name)) && !props.iter().any(|p| p.name == a.name));
+        let (moved, kept): (Vec<NamedAttr>, Vec<NamedAttr>) = attrs.iter().partition(|a| {
+            inherent.contains(&m.str(a.name)) && !props.iter().any(|p| p.name == a.name)
+        });
         if moved.is_empty() {
             return;
         }
@@ -252,10 +373,15 @@ impl Parser<'_> {
     fn enum_attr(&mut self, mnemonic: &str) -> PResult<Attribute> {
         self.c.skip_ws();
         let pos = self.c.pos;
-        let case = self.c.bare_ident().ok_or_else(|| self.c.error_at(pos, format!("expected {mnemonic} value")))?;
+        let case = self
+            .c
+            .bare_ident()
+            .ok_or_else(|| self.c.error_at(pos, format!("expected {mnemonic} value")))?;
         let spec = super::dialects::find_enum("stablehlo", mnemonic).expect("known enum");
         let Some(&(_, v)) = spec.cases.iter().find(|c| c.0 == case) else {
-            return Err(self.c.error_at(pos, format!("unknown {mnemonic} value '{case}'")));
+            return Err(self
+                .c
+                .error_at(pos, format!("unknown {mnemonic} value '{case}'")));
         };
         Ok(self.intern_dialect_attr("stablehlo", mnemonic, vec![Param::Int(v)]))
     }
@@ -283,15 +409,31 @@ impl Parser<'_> {
     }
 
     /// A StableHLO op in pretty syntax; `None` when `name` has no pretty form here.
-    pub(crate) fn parse_stablehlo_pretty(&mut self, name: &str, pos: usize, named_results: usize) -> PResult<Option<OpId>> {
-        let Some(short) = name.strip_prefix("stablehlo.") else { return Ok(None) };
+    pub(crate) fn parse_stablehlo_pretty(
+        &mut self,
+        name: &str,
+        pos: usize,
+        named_results: usize,
+    ) -> PResult<Option<OpId>> {
+        let Some(short) = name.strip_prefix("stablehlo.") else {
+            return Ok(None);
+        };
         let _ = named_results;
         let op = match short {
             s if UNARY.contains(&s) || BINARY.contains(&s) || s == "clamp" => {
                 let uses = self.operand_list()?;
-                let want = if UNARY.contains(&s) { 1 } else if s == "clamp" { 3 } else { 2 };
+                let want = if UNARY.contains(&s) {
+                    1
+                } else if s == "clamp" {
+                    3
+                } else {
+                    2
+                };
                 if uses.len() != want {
-                    return Err(self.c.error_at(pos, format!("'{name}' takes {want} operands, found {}", uses.len())));
+                    return Err(self.c.error_at(
+                        pos,
+                        format!("'{name}' takes {want} operands, found {}", uses.len()),
+                    ));
                 }
                 let dict = self.opt_attr_dict()?;
                 let (ins, outs) = self.same_operands_and_result_type(want)?;
@@ -322,8 +464,14 @@ impl Parser<'_> {
                     let vpos = self.c.pos;
                     let value = self.parse_attribute()?;
                     let ty = match self.m.attr_data(value) {
-                        AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
-                        _ => return Err(self.c.error_at(vpos, "expected elements attribute for constant")),
+                        AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => {
+                            *ty
+                        }
+                        _ => {
+                            return Err(self
+                                .c
+                                .error_at(vpos, "expected elements attribute for constant"))
+                        }
                     };
                     let p = self.named("value", value);
                     self.build_op(name, &[], &[], vec![ty], vec![p], dict, vec![])?
@@ -346,7 +494,11 @@ impl Parser<'_> {
                 let d = self.c.int64("as dimension")?;
                 let dict = self.opt_attr_dict()?;
                 let (ins, outs) = self.functional_type(uses.len())?;
-                let key = if short == "dynamic_iota" { "iota_dimension" } else { "dimension" };
+                let key = if short == "dynamic_iota" {
+                    "iota_dimension"
+                } else {
+                    "dimension"
+                };
                 let a = self.i64_attr(d);
                 let p = self.named(key, a);
                 self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
@@ -374,7 +526,9 @@ impl Parser<'_> {
                     return Err(self.c.error_at(tpos, "expected tuple type"));
                 };
                 if elems.len() != uses.len() {
-                    return Err(self.c.error_at(tpos, "tuple type does not match the operand count"));
+                    return Err(self
+                        .c
+                        .error_at(tpos, "tuple type does not match the operand count"));
                 }
                 self.build_op(name, &uses, &elems, vec![t], vec![], dict, vec![])?
             }
@@ -411,7 +565,11 @@ impl Parser<'_> {
                         start.push(self.c.int64("as slice start")?);
                         self.c.expect(b':', "in slice range")?;
                         limit.push(self.c.int64("as slice limit")?);
-                        stride.push(if self.c.eat(b':') { self.c.int64("as slice stride")? } else { 1 });
+                        stride.push(if self.c.eat(b':') {
+                            self.c.int64("as slice stride")?
+                        } else {
+                            1
+                        });
                         if self.c.eat(b']') {
                             break;
                         }
@@ -420,8 +578,16 @@ impl Parser<'_> {
                 }
                 let dict = self.opt_attr_dict()?;
                 let (ins, outs) = self.functional_type(1)?;
-                let (a, b, c) = (self.i64_array_attr(&start), self.i64_array_attr(&limit), self.i64_array_attr(&stride));
-                let props = vec![self.named("start_indices", a), self.named("limit_indices", b), self.named("strides", c)];
+                let (a, b, c) = (
+                    self.i64_array_attr(&start),
+                    self.i64_array_attr(&limit),
+                    self.i64_array_attr(&stride),
+                );
+                let props = vec![
+                    self.named("start_indices", a),
+                    self.named("limit_indices", b),
+                    self.named("strides", c),
+                ];
                 self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
             }
             "dynamic_slice" => {
@@ -439,12 +605,18 @@ impl Parser<'_> {
                 let p = self.named("slice_sizes", a);
                 self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
             }
-            "broadcast" | "broadcast_in_dim" | "transpose" | "reverse" | "dynamic_broadcast_in_dim" => {
+            "broadcast"
+            | "broadcast_in_dim"
+            | "transpose"
+            | "reverse"
+            | "dynamic_broadcast_in_dim" => {
                 let uses = self.operand_list()?;
                 self.c.expect(b',', "before dimensions")?;
                 let (kw, key) = match short {
                     "broadcast" => ("sizes", "broadcast_sizes"),
-                    "broadcast_in_dim" | "dynamic_broadcast_in_dim" => ("dims", "broadcast_dimensions"),
+                    "broadcast_in_dim" | "dynamic_broadcast_in_dim" => {
+                        ("dims", "broadcast_dimensions")
+                    }
                     "transpose" => ("dims", "permutation"),
                     _ => ("dims", "dimensions"),
                 };
@@ -475,7 +647,11 @@ impl Parser<'_> {
             "pad" => {
                 let uses = self.operand_list()?;
                 let mut props = Vec::new();
-                for (kw, key) in [("low", "edge_padding_low"), ("high", "edge_padding_high"), ("interior", "interior_padding")] {
+                for (kw, key) in [
+                    ("low", "edge_padding_low"),
+                    ("high", "edge_padding_high"),
+                    ("interior", "interior_padding"),
+                ] {
                     self.c.expect(b',', "in pad")?;
                     self.kw_eq(kw)?;
                     let v = self.parse_int_list()?;
@@ -537,12 +713,17 @@ impl Parser<'_> {
                     .and_then(|r| r.split_once('m'))
                     .and_then(|(e, m)| Some((e.parse::<i64>().ok()?, m.parse::<i64>().ok()?)));
                 let Some((e, mt)) = parsed else {
-                    return Err(self.c.error_at(fpos, "expected format 'e<exponent>m<mantissa>'"));
+                    return Err(self
+                        .c
+                        .error_at(fpos, "expected format 'e<exponent>m<mantissa>'"));
                 };
                 let dict = self.opt_attr_dict()?;
                 let (ins, outs) = self.same_operands_and_result_type(1)?;
                 let (ea, ma) = (self.i32_attr(e), self.i32_attr(mt));
-                let props = vec![self.named("exponent_bits", ea), self.named("mantissa_bits", ma)];
+                let props = vec![
+                    self.named("exponent_bits", ea),
+                    self.named("mantissa_bits", ma),
+                ];
                 self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
             }
             "select" => {
@@ -555,12 +736,22 @@ impl Parser<'_> {
                 let (ins, outs) = match types.as_slice() {
                     [pred, t] => (vec![*pred, *t, *t], vec![*t]),
                     [f] => match self.m.type_data(*f).clone() {
-                        TypeData::Function { inputs, results } if inputs.len() == 3 && results.len() == 1 => {
+                        TypeData::Function { inputs, results }
+                            if inputs.len() == 3 && results.len() == 1 =>
+                        {
                             (inputs.to_vec(), results.to_vec())
                         }
-                        _ => return Err(self.c.error_at(tpos, "expected functional type or list of two types")),
+                        _ => {
+                            return Err(self
+                                .c
+                                .error_at(tpos, "expected functional type or list of two types"))
+                        }
                     },
-                    _ => return Err(self.c.error_at(tpos, "expected functional type or list of two types")),
+                    _ => {
+                        return Err(self
+                            .c
+                            .error_at(tpos, "expected functional type or list of two types"))
+                    }
                 };
                 if uses.len() != 3 {
                     return Err(self.c.error_at(pos, "select takes 3 operands"));
@@ -576,14 +767,28 @@ impl Parser<'_> {
                 let t = self.parse_type()?;
                 let (ins, outs) = match self.m.type_data(t).clone() {
                     TypeData::Function { inputs, results } => (inputs.to_vec(), results.to_vec()),
-                    TypeData::RankedTensor { shape, element, encoding } => {
+                    TypeData::RankedTensor {
+                        shape,
+                        element,
+                        encoding,
+                    } => {
                         let TypeData::Complex(real) = *self.m.type_data(element) else {
-                            return Err(self.c.error_at(tpos, "expected tensor with complex element type"));
+                            return Err(self
+                                .c
+                                .error_at(tpos, "expected tensor with complex element type"));
                         };
-                        let rt = self.m.ty(TypeData::RankedTensor { shape, element: real, encoding });
+                        let rt = self.m.ty(TypeData::RankedTensor {
+                            shape,
+                            element: real,
+                            encoding,
+                        });
                         (vec![rt, rt], vec![t])
                     }
-                    _ => return Err(self.c.error_at(tpos, "expected tensor with complex element type")),
+                    _ => {
+                        return Err(self
+                            .c
+                            .error_at(tpos, "expected tensor with complex element type"))
+                    }
                 };
                 self.build_op(name, &uses, &ins, outs, vec![], dict, vec![])?
             }
@@ -619,20 +824,28 @@ impl Parser<'_> {
             "custom_call" => {
                 self.c.skip_ws();
                 let tpos = self.c.pos;
-                let target = self.parse_symbol_name().map_err(|_| self.c.error_at(tpos, "expected @target"))?;
+                let target = self
+                    .parse_symbol_name()
+                    .map_err(|_| self.c.error_at(tpos, "expected @target"))?;
                 self.c.expect(b'(', "to open custom_call operands")?;
                 let uses = self.operand_list()?;
                 self.c.expect(b')', "to close custom_call operands")?;
                 let dict = self.opt_attr_dict()?;
                 let (ins, outs) = self.functional_type(uses.len())?;
-                let a = self.m.attr(AttrData::String { value: target, ty: None });
+                let a = self.m.attr(AttrData::String {
+                    value: target,
+                    ty: None,
+                });
                 let p = self.named("call_target_name", a);
                 self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
             }
             "composite" => {
                 let s = self.c.string_lit()?;
                 let sym = self.m.sym(&s);
-                let a = self.m.attr(AttrData::String { value: sym, ty: None });
+                let a = self.m.attr(AttrData::String {
+                    value: sym,
+                    ty: None,
+                });
                 let uses = self.operand_list()?;
                 let dict = self.opt_attr_dict()?;
                 let (ins, outs) = self.functional_type(uses.len())?;
@@ -657,18 +870,25 @@ impl Parser<'_> {
                 if self.c.eat_keyword("batching_dims") {
                     self.c.expect(b'=', "after 'batching_dims'")?;
                     lb = self.parse_int_list()?;
-                    self.c.expect_keyword("x", "between lhs and rhs dimensions")?;
+                    self.c
+                        .expect_keyword("x", "between lhs and rhs dimensions")?;
                     rb = self.parse_int_list()?;
                     self.c.expect(b',', "after batching dims")?;
                 }
                 self.kw_eq("contracting_dims")?;
                 let lc = self.parse_int_list()?;
-                self.c.expect_keyword("x", "between lhs and rhs dimensions")?;
+                self.c
+                    .expect_keyword("x", "between lhs and rhs dimensions")?;
                 let rc = self.parse_int_list()?;
                 let dd = self.intern_dialect_attr(
                     "stablehlo",
                     "dot",
-                    vec![Param::Ints(lb.into()), Param::Ints(rb.into()), Param::Ints(lc.into()), Param::Ints(rc.into())],
+                    vec![
+                        Param::Ints(lb.into()),
+                        Param::Ints(rb.into()),
+                        Param::Ints(lc.into()),
+                        Param::Ints(rc.into()),
+                    ],
                 );
                 let mut props = vec![self.named("dot_dimension_numbers", dd)];
                 if self.c.eat(b',') {
@@ -719,10 +939,17 @@ impl Parser<'_> {
                 "lhs_dilate" => "lhs_dilation",
                 "rhs_dilate" => "rhs_dilation",
                 "reverse" => "window_reversal",
-                _ => return Err(self.c.error_at(kpos, format!("unexpected keyword '{kw}' in convolution window"))),
+                _ => {
+                    return Err(self.c.error_at(
+                        kpos,
+                        format!("unexpected keyword '{kw}' in convolution window"),
+                    ))
+                }
             };
             if seen.contains(&key) {
-                return Err(self.c.error_at(kpos, format!("duplicate '{kw}' in convolution window")));
+                return Err(self
+                    .c
+                    .error_at(kpos, format!("duplicate '{kw}' in convolution window")));
             }
             seen.push(key);
             self.c.expect(b'=', &format!("after '{kw}'"))?;
@@ -746,13 +973,21 @@ impl Parser<'_> {
                         }
                     }
                     let i64t = self.i64_type();
-                    let ty = self.m.ty(TypeData::RankedTensor { shape: Box::new([rows, 2]), element: i64t, encoding: None });
+                    let ty = self.m.ty(TypeData::RankedTensor {
+                        shape: Box::new([rows, 2]),
+                        element: i64t,
+                        encoding: None,
+                    });
                     let mut data: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
                     let splat = !vals.is_empty() && vals.iter().all(|&v| v == vals[0]);
                     if splat {
                         data.truncate(8);
                     }
-                    self.m.attr(AttrData::DenseElements { ty, data: data.into(), splat })
+                    self.m.attr(AttrData::DenseElements {
+                        ty,
+                        data: data.into(),
+                        splat,
+                    })
                 }
                 "reverse" => {
                     self.c.expect(b'[', "to open window reversal")?;
@@ -775,8 +1010,14 @@ impl Parser<'_> {
                             self.c.expect(b',', "between window reversal values")?;
                         }
                     }
-                    let element = self.m.ty(TypeData::Integer { width: 1, signedness: Signedness::Signless });
-                    self.m.attr(AttrData::DenseArray { element, data: data.into() })
+                    let element = self.m.ty(TypeData::Integer {
+                        width: 1,
+                        signedness: Signedness::Signless,
+                    });
+                    self.m.attr(AttrData::DenseArray {
+                        element,
+                        data: data.into(),
+                    })
                 }
                 _ => {
                     let v = self.parse_int_list()?;
@@ -814,8 +1055,14 @@ impl Parser<'_> {
         let compact = if self.c.eat_keyword("applies") {
             self.c.skip_ws();
             let ipos = self.c.pos;
-            let inner = self.c.bare_ident().ok_or_else(|| self.c.error_at(ipos, "expected inner op name"))?.to_string();
-            let ok = inner.strip_prefix("stablehlo.").is_some_and(|s| COMMUTATIVE.contains(&s));
+            let inner = self
+                .c
+                .bare_ident()
+                .ok_or_else(|| self.c.error_at(ipos, "expected inner op name"))?
+                .to_string();
+            let ok = inner
+                .strip_prefix("stablehlo.")
+                .is_some_and(|s| COMMUTATIVE.contains(&s));
             if !ok {
                 return Err(self.c.error_at(
                     ipos,
@@ -839,10 +1086,19 @@ impl Parser<'_> {
                 // Rebuild the implied body: ^bb0(%lhs, %rhs): inner; stablehlo.return.
                 self.parse_trailing_loc_peek();
                 let elem = match ins.first().map(|&t| self.m.type_data(t).clone()) {
-                    Some(TypeData::RankedTensor { element, .. }) | Some(TypeData::UnrankedTensor { element }) => element,
-                    _ => return Err(self.c.error_at(pos, "input types missing in reduce-op function type")),
+                    Some(TypeData::RankedTensor { element, .. })
+                    | Some(TypeData::UnrankedTensor { element }) => element,
+                    _ => {
+                        return Err(self
+                            .c
+                            .error_at(pos, "input types missing in reduce-op function type"))
+                    }
                 };
-                let scalar = self.m.ty(TypeData::RankedTensor { shape: Box::new([]), element: elem, encoding: None });
+                let scalar = self.m.ty(TypeData::RankedTensor {
+                    shape: Box::new([]),
+                    element: elem,
+                    encoding: None,
+                });
                 let region = self.m.create_region();
                 let block = self.m.append_block(region, &[scalar, scalar]);
                 let args = self.m.block_args(block).to_vec();
@@ -927,14 +1183,30 @@ impl Parser<'_> {
                 return Err(self.c.error("while operand and type counts differ"));
             }
         }
-        let dict = if self.c.eat_keyword("attributes") { self.parse_attr_dict()? } else { Vec::new() };
-        let args: Vec<(String, Type, usize)> =
-            iter_args.iter().zip(&types).map(|((n, p), &t)| (n.clone(), t, *p)).collect();
-        self.c.expect_keyword("cond", "before the while condition")?;
+        let dict = if self.c.eat_keyword("attributes") {
+            self.parse_attr_dict()?
+        } else {
+            Vec::new()
+        };
+        let args: Vec<(String, Type, usize)> = iter_args
+            .iter()
+            .zip(&types)
+            .map(|((n, p), &t)| (n.clone(), t, *p))
+            .collect();
+        self.c
+            .expect_keyword("cond", "before the while condition")?;
         let cond = self.parse_region(Some(args.clone()))?;
         self.c.expect_keyword("do", "before the while body")?;
         let body = self.parse_region(Some(args))?;
-        self.build_op(name, &uses, &types, types.clone(), vec![], dict, vec![cond, body])
+        self.build_op(
+            name,
+            &uses,
+            &types,
+            types.clone(),
+            vec![],
+            dict,
+            vec![cond, body],
+        )
     }
 }
 
@@ -947,9 +1219,11 @@ fn prop<'a>(m: &'a Module, op: OpId, name: &str) -> Option<&'a AttrData> {
 fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
     match a {
         AttrData::DenseArray { element, data } => match m.type_data(*element) {
-            TypeData::Integer { width: 64, .. } => {
-                Some(data.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect())
-            }
+            TypeData::Integer { width: 64, .. } => Some(
+                data.chunks_exact(8)
+                    .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                    .collect(),
+            ),
             _ => None,
         },
         _ => None,
@@ -958,7 +1232,9 @@ fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
 
 fn int_attr(a: &AttrData, width: u32) -> Option<i64> {
     match a {
-        AttrData::Integer { value, .. } if width == 0 || matches!(a, AttrData::Integer { .. }) => i64::try_from(*value).ok(),
+        AttrData::Integer { value, .. } if width == 0 || matches!(a, AttrData::Integer { .. }) => {
+            i64::try_from(*value).ok()
+        }
         _ => None,
     }
 }
@@ -966,7 +1242,10 @@ fn int_attr(a: &AttrData, width: u32) -> Option<i64> {
 fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
     match a {
         AttrData::Integer { ty, .. } => match m.type_data(*ty) {
-            TypeData::Integer { width: w, signedness: Signedness::Signless } if *w == width => int_attr(a, width),
+            TypeData::Integer {
+                width: w,
+                signedness: Signedness::Signless,
+            } if *w == width => int_attr(a, width),
             _ => None,
         },
         _ => None,
@@ -978,8 +1257,14 @@ fn enum_case(m: &Module, a: &AttrData, mnemonic: &str) -> Option<&'static str> {
     if m.str(d.dialect) != "stablehlo" || m.str(d.mnemonic) != mnemonic {
         return None;
     }
-    let [Param::Int(v)] = &d.params[..] else { return None };
-    super::dialects::find_enum("stablehlo", mnemonic)?.cases.iter().find(|c| c.1 == *v).map(|c| c.0)
+    let [Param::Int(v)] = &d.params[..] else {
+        return None;
+    };
+    super::dialects::find_enum("stablehlo", mnemonic)?
+        .cases
+        .iter()
+        .find(|c| c.1 == *v)
+        .map(|c| c.0)
 }
 
 fn write_i64s(p: &mut Printer<'_>, v: &[i64]) {
@@ -996,8 +1281,12 @@ fn write_i64s(p: &mut Printer<'_>, v: &[i64]) {
 /// Prints the properties not in `consumed` plus the discardable attributes, as ` {...}`.
 fn print_rest_attrs(p: &mut Printer<'_>, op: OpId, consumed: &[&str]) {
     let m = p.m;
-    let mut all: Vec<NamedAttr> =
-        m.properties(op).iter().filter(|a| !consumed.contains(&m.str(a.name))).copied().collect();
+    let mut all: Vec<NamedAttr> = m
+        .properties(op)
+        .iter()
+        .filter(|a| !consumed.contains(&m.str(a.name)))
+        .copied()
+        .collect();
     all.extend(m.attributes(op).iter().copied());
     if all.is_empty() {
         return;
@@ -1009,7 +1298,9 @@ fn print_rest_attrs(p: &mut Printer<'_>, op: OpId, consumed: &[&str]) {
 
 /// True when every property is one the format prints (or the attr-dict can carry).
 fn props_allowed(m: &Module, op: OpId, allowed: &[&str]) -> bool {
-    m.properties(op).iter().all(|a| allowed.contains(&m.str(a.name)))
+    m.properties(op)
+        .iter()
+        .all(|a| allowed.contains(&m.str(a.name)))
 }
 
 fn operand_types(m: &Module, op: OpId) -> Vec<Type> {
@@ -1044,7 +1335,9 @@ fn print_saort(p: &mut Printer<'_>, op: OpId) {
 pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
     let name = m.op_name_str(op);
-    let Some(short) = name.strip_prefix("stablehlo.") else { return false };
+    let Some(short) = name.strip_prefix("stablehlo.") else {
+        return false;
+    };
     let nres = m.num_results(op);
     let nops = m.operands(op).len();
     let inherent = inherent_attrs(name);
@@ -1054,7 +1347,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     let no_regions = m.regions(op).is_empty();
     match short {
-        s if (UNARY.contains(&s) && nops == 1 || BINARY.contains(&s) && nops == 2 || s == "clamp" && nops == 3)
+        s if (UNARY.contains(&s) && nops == 1
+            || BINARY.contains(&s) && nops == 2
+            || s == "clamp" && nops == 3)
             && nres == 1
             && no_regions
             && props_allowed(m, op, inherent) =>
@@ -1066,7 +1361,11 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             print_saort(p, op);
             true
         }
-        s if FUNCTIONAL.contains(&s) && no_regions && props_allowed(m, op, inherent) && nres == 1 => {
+        s if FUNCTIONAL.contains(&s)
+            && no_regions
+            && props_allowed(m, op, inherent)
+            && nres == 1 =>
+        {
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
@@ -1075,7 +1374,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "constant" if nops == 0 && nres == 1 && no_regions => {
-            let Some(value) = m.property(op, "value") else { return false };
+            let Some(value) = m.property(op, "value") else {
+                return false;
+            };
             let vty = match m.attr_data(value) {
                 AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
                 _ => return false,
@@ -1107,7 +1408,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "iota" if nops == 0 && nres == 1 && no_regions => {
-            let Some(d) = prop(m, op, "iota_dimension").and_then(|a| int_attr_of(m, a, 64)) else { return false };
+            let Some(d) = prop(m, op, "iota_dimension").and_then(|a| int_attr_of(m, a, 64)) else {
+                return false;
+            };
             if !props_allowed(m, op, inherent) {
                 return false;
             }
@@ -1118,9 +1421,17 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.print_type(result_types(m, op)[0]);
             true
         }
-        "dynamic_iota" | "get_dimension_size" | "set_dimension_size" | "concatenate" if nres == 1 && no_regions => {
-            let key = if short == "dynamic_iota" { "iota_dimension" } else { "dimension" };
-            let Some(d) = prop(m, op, key).and_then(|a| int_attr_of(m, a, 64)) else { return false };
+        "dynamic_iota" | "get_dimension_size" | "set_dimension_size" | "concatenate"
+            if nres == 1 && no_regions =>
+        {
+            let key = if short == "dynamic_iota" {
+                "iota_dimension"
+            } else {
+                "dimension"
+            };
+            let Some(d) = prop(m, op, key).and_then(|a| int_attr_of(m, a, 64)) else {
+                return false;
+            };
             if !props_allowed(m, op, inherent) || nops == 0 {
                 return false;
             }
@@ -1169,7 +1480,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "get_tuple_element" if nops == 1 && nres == 1 && no_regions => {
-            let Some(i) = prop(m, op, "index").and_then(|a| int_attr_of(m, a, 32)) else { return false };
+            let Some(i) = prop(m, op, "index").and_then(|a| int_attr_of(m, a, 32)) else {
+                return false;
+            };
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
@@ -1179,7 +1492,8 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "compare" if nops == 2 && nres == 1 && no_regions => {
-            let Some(dir) = prop(m, op, "comparison_direction").and_then(|a| enum_case(m, a, "comparison_direction"))
+            let Some(dir) = prop(m, op, "comparison_direction")
+                .and_then(|a| enum_case(m, a, "comparison_direction"))
             else {
                 return false;
             };
@@ -1205,7 +1519,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
         }
         "slice" if nops == 1 && nres == 1 && no_regions => {
             let get = |k| prop(m, op, k).and_then(|a| i64_array(m, a));
-            let (Some(s), Some(l), Some(st)) = (get("start_indices"), get("limit_indices"), get("strides")) else {
+            let (Some(s), Some(l), Some(st)) =
+                (get("start_indices"), get("limit_indices"), get("strides"))
+            else {
                 return false;
             };
             if s.len() != l.len() || s.len() != st.len() {
@@ -1230,7 +1546,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "dynamic_slice" if nops >= 1 && nres == 1 && no_regions => {
-            let Some(sizes) = prop(m, op, "slice_sizes").and_then(|a| i64_array(m, a)) else { return false };
+            let Some(sizes) = prop(m, op, "slice_sizes").and_then(|a| i64_array(m, a)) else {
+                return false;
+            };
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
@@ -1249,7 +1567,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
                 "transpose" => ("dims", "permutation"),
                 _ => ("dims", "dimensions"),
             };
-            let Some(dims) = prop(m, op, key).and_then(|a| i64_array(m, a)) else { return false };
+            let Some(dims) = prop(m, op, key).and_then(|a| i64_array(m, a)) else {
+                return false;
+            };
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
@@ -1277,8 +1597,11 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
         }
         "pad" if nops == 2 && nres == 1 && no_regions => {
             let get = |k| prop(m, op, k).and_then(|a| i64_array(m, a));
-            let (Some(lo), Some(hi), Some(int)) = (get("edge_padding_low"), get("edge_padding_high"), get("interior_padding"))
-            else {
+            let (Some(lo), Some(hi), Some(int)) = (
+                get("edge_padding_low"),
+                get("edge_padding_high"),
+                get("interior_padding"),
+            ) else {
                 return false;
             };
             p.out.push_str(name);
@@ -1290,13 +1613,21 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             write_i64s(p, &hi);
             p.out.push_str(", interior = ");
             write_i64s(p, &int);
-            print_rest_attrs(p, op, &["edge_padding_low", "edge_padding_high", "interior_padding"]);
+            print_rest_attrs(
+                p,
+                op,
+                &["edge_padding_low", "edge_padding_high", "interior_padding"],
+            );
             print_functional(p, op);
             true
         }
         "fft" if nops == 1 && nres == 1 && no_regions => {
-            let Some(t) = prop(m, op, "fft_type").and_then(|a| enum_case(m, a, "fft_type")) else { return false };
-            let Some(l) = prop(m, op, "fft_length").and_then(|a| i64_array(m, a)) else { return false };
+            let Some(t) = prop(m, op, "fft_type").and_then(|a| enum_case(m, a, "fft_type")) else {
+                return false;
+            };
+            let Some(l) = prop(m, op, "fft_length").and_then(|a| i64_array(m, a)) else {
+                return false;
+            };
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
@@ -1307,9 +1638,14 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "rng" | "rng_bit_generator" if no_regions && nops >= 1 => {
-            let (kw, key) =
-                if short == "rng" { ("distribution", "rng_distribution") } else { ("algorithm", "rng_algorithm") };
-            let Some(c) = prop(m, op, key).and_then(|a| enum_case(m, a, key)) else { return false };
+            let (kw, key) = if short == "rng" {
+                ("distribution", "rng_distribution")
+            } else {
+                ("algorithm", "rng_algorithm")
+            };
+            let Some(c) = prop(m, op, key).and_then(|a| enum_case(m, a, key)) else {
+                return false;
+            };
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
@@ -1319,7 +1655,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "einsum" | "unary_einsum" if nres == 1 && no_regions => {
-            let Some(cfg) = m.property(op, "einsum_config") else { return false };
+            let Some(cfg) = m.property(op, "einsum_config") else {
+                return false;
+            };
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
@@ -1331,7 +1669,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
         }
         "reduce_precision" if nops == 1 && nres == 1 && no_regions => {
             let get = |k| prop(m, op, k).and_then(|a| int_attr_of(m, a, 32));
-            let (Some(e), Some(mt)) = (get("exponent_bits"), get("mantissa_bits")) else { return false };
+            let (Some(e), Some(mt)) = (get("exponent_bits"), get("mantissa_bits")) else {
+                return false;
+            };
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
@@ -1365,7 +1705,11 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             let ins = operand_types(m, op);
             let out = result_types(m, op)[0];
             let real = match m.type_data(out) {
-                TypeData::RankedTensor { shape, element, encoding } => match m.type_data(*element) {
+                TypeData::RankedTensor {
+                    shape,
+                    element,
+                    encoding,
+                } => match m.type_data(*element) {
                     TypeData::Complex(r) => Some((shape.clone(), *r, *encoding)),
                     _ => None,
                 },
@@ -1414,7 +1758,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "custom_call" if no_regions => {
-            let Some(AttrData::String { value, ty: None }) = prop(m, op, "call_target_name") else { return false };
+            let Some(AttrData::String { value, ty: None }) = prop(m, op, "call_target_name") else {
+                return false;
+            };
             p.out.push_str(name);
             p.out.push(' ');
             p.print_symbol(*value);
@@ -1426,7 +1772,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "composite" if no_regions => {
-            let Some(AttrData::String { value, ty: None }) = prop(m, op, "name") else { return false };
+            let Some(AttrData::String { value, ty: None }) = prop(m, op, "name") else {
+                return false;
+            };
             p.out.push_str(name);
             p.out.push(' ');
             super::printer::write_escaped(&mut p.out, m.str(*value));
@@ -1452,13 +1800,18 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "dot_general" if nops == 2 && nres == 1 && no_regions && props_allowed(m, op, inherent) => {
-            let Some(AttrData::Dialect(dd)) = prop(m, op, "dot_dimension_numbers") else { return false };
-            let [Param::Ints(lb), Param::Ints(rb), Param::Ints(lc), Param::Ints(rc)] = &dd.params[..] else {
+            let Some(AttrData::Dialect(dd)) = prop(m, op, "dot_dimension_numbers") else {
+                return false;
+            };
+            let [Param::Ints(lb), Param::Ints(rb), Param::Ints(lc), Param::Ints(rc)] =
+                &dd.params[..]
+            else {
                 return false;
             };
             let algorithm = m.property(op, "algorithm");
             if let Some(a) = algorithm {
-                if !matches!(m.attr_data(a), AttrData::Dialect(d) if m.str(d.mnemonic) == "dot_algorithm") {
+                if !matches!(m.attr_data(a), AttrData::Dialect(d) if m.str(d.mnemonic) == "dot_algorithm")
+                {
                     return false;
                 }
             }
@@ -1487,9 +1840,16 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
                 p.out.push_str(", algorithm = ");
                 let full = super::printer::attribute_to_string(m, a);
                 // Stripped form: `<...>` without `#stablehlo.dot_algorithm`.
-                p.out.push_str(full.strip_prefix("#stablehlo.dot_algorithm").unwrap_or(&full));
+                p.out.push_str(
+                    full.strip_prefix("#stablehlo.dot_algorithm")
+                        .unwrap_or(&full),
+                );
             }
-            print_rest_attrs(p, op, &["dot_dimension_numbers", "precision_config", "algorithm"]);
+            print_rest_attrs(
+                p,
+                op,
+                &["dot_dimension_numbers", "precision_config", "algorithm"],
+            );
             print_functional(p, op);
             true
         }
@@ -1503,7 +1863,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
 /// `, precision = [DEFAULT, HIGH]`; false when an element is not a precision enum.
 fn print_precision(p: &mut Printer<'_>, a: Attribute) -> bool {
     let m = p.m;
-    let AttrData::Array(elems) = m.attr_data(a) else { return false };
+    let AttrData::Array(elems) = m.attr_data(a) else {
+        return false;
+    };
     let mut names = Vec::new();
     for &e in elems.iter() {
         match enum_case(m, m.attr_data(e), "precision") {
@@ -1519,7 +1881,9 @@ fn print_precision(p: &mut Printer<'_>, a: Attribute) -> bool {
 
 fn print_convolution(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
-    let Some(AttrData::Dialect(dn)) = prop(m, op, "dimension_numbers") else { return false };
+    let Some(AttrData::Dialect(dn)) = prop(m, op, "dimension_numbers") else {
+        return false;
+    };
     let dn_params = dn.params.clone();
     // Check the window attributes have the printable shapes first.
     let arr = |k| prop(m, op, k).map(|a| i64_array(m, a));
@@ -1531,16 +1895,27 @@ fn print_convolution(p: &mut Printer<'_>, op: OpId) -> bool {
     let padding = match prop(m, op, "padding") {
         None => None,
         Some(AttrData::DenseElements { ty, data, splat }) => {
-            let TypeData::RankedTensor { shape, element, .. } = m.type_data(*ty) else { return false };
-            if shape.len() != 2 || shape[1] != 2 || !matches!(m.type_data(*element), TypeData::Integer { width: 64, .. }) {
+            let TypeData::RankedTensor { shape, element, .. } = m.type_data(*ty) else {
+                return false;
+            };
+            if shape.len() != 2
+                || shape[1] != 2
+                || !matches!(m.type_data(*element), TypeData::Integer { width: 64, .. })
+            {
                 return false;
             }
             let n = (shape[0].max(0) as usize) * 2;
             let vals: Vec<i64> = if *splat {
-                let v = i64::from_le_bytes(data.get(..8).and_then(|s| s.try_into().ok()).unwrap_or([0; 8]));
+                let v = i64::from_le_bytes(
+                    data.get(..8)
+                        .and_then(|s| s.try_into().ok())
+                        .unwrap_or([0; 8]),
+                );
                 vec![v; n]
             } else {
-                data.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect()
+                data.chunks_exact(8)
+                    .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                    .collect()
             };
             Some(vals)
         }
@@ -1548,7 +1923,9 @@ fn print_convolution(p: &mut Printer<'_>, op: OpId) -> bool {
     };
     let reversal = match prop(m, op, "window_reversal") {
         None => None,
-        Some(AttrData::DenseArray { element, data }) if matches!(m.type_data(*element), TypeData::Integer { width: 1, .. }) => {
+        Some(AttrData::DenseArray { element, data })
+            if matches!(m.type_data(*element), TypeData::Integer { width: 1, .. }) =>
+        {
             Some(data.iter().map(|&b| b != 0).collect::<Vec<bool>>())
         }
         Some(_) => return false,
@@ -1565,12 +1942,23 @@ fn print_convolution(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     p.out.push_str(", window = {");
     let mut parts: Vec<String> = Vec::new();
-    let list = |v: &[i64]| format!("[{}]", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "));
+    let list = |v: &[i64]| {
+        format!(
+            "[{}]",
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     if let Some(Some(v)) = arr("window_strides") {
         parts.push(format!("stride = {}", list(&v)));
     }
     if let Some(v) = padding {
-        let rows: Vec<String> = v.chunks(2).map(|r| format!("[{}, {}]", r[0], r.get(1).copied().unwrap_or(0))).collect();
+        let rows: Vec<String> = v
+            .chunks(2)
+            .map(|r| format!("[{}, {}]", r[0], r.get(1).copied().unwrap_or(0)))
+            .collect();
         parts.push(format!("pad = [{}]", rows.join(", ")));
     }
     if let Some(Some(v)) = arr("lhs_dilation") {
@@ -1580,14 +1968,27 @@ fn print_convolution(p: &mut Printer<'_>, op: OpId) -> bool {
         parts.push(format!("rhs_dilate = {}", list(&v)));
     }
     if let Some(v) = reversal {
-        parts.push(format!("reverse = [{}]", v.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")));
+        parts.push(format!(
+            "reverse = [{}]",
+            v.iter()
+                .map(|b| b.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     p.out.push_str(&parts.join(", "));
     p.out.push('}');
     print_rest_attrs(
         p,
         op,
-        &["dimension_numbers", "window_strides", "padding", "lhs_dilation", "rhs_dilation", "window_reversal"],
+        &[
+            "dimension_numbers",
+            "window_strides",
+            "padding",
+            "lhs_dilation",
+            "rhs_dilation",
+            "window_reversal",
+        ],
     );
     print_functional(p, op);
     true
@@ -1596,12 +1997,15 @@ fn print_convolution(p: &mut Printer<'_>, op: OpId) -> bool {
 /// The compact `applies` form is used when the body is exactly `inner(arg0, arg1); return`.
 fn reduce_compact_inner(m: &Module, op: OpId) -> Option<&str> {
     let region = m.regions(op)[0];
-    let [block] = m.blocks(region) else { return None };
+    let [block] = m.blocks(region) else {
+        return None;
+    };
     let ops = m.block_ops(*block);
     let [inner, ret] = ops else { return None };
     let inner_name = m.op_name_str(*inner);
     let short = inner_name.strip_prefix("stablehlo.")?;
-    if !COMMUTATIVE.contains(&short) || !m.regions(*inner).is_empty() || m.num_results(*inner) != 1 {
+    if !COMMUTATIVE.contains(&short) || !m.regions(*inner).is_empty() || m.num_results(*inner) != 1
+    {
         return None;
     }
     if !m.properties(*inner).is_empty() || !m.attributes(*inner).is_empty() {
@@ -1618,7 +2022,11 @@ fn reduce_compact_inner(m: &Module, op: OpId) -> Option<&str> {
         _ => return None,
     };
     match m.type_data(ty) {
-        TypeData::RankedTensor { shape, element, encoding: None } if shape.is_empty() && *element == elem => {}
+        TypeData::RankedTensor {
+            shape,
+            element,
+            encoding: None,
+        } if shape.is_empty() && *element == elem => {}
         _ => return None,
     }
     if m.block_args(*block) != operands {
@@ -1636,16 +2044,20 @@ fn reduce_compact_inner(m: &Module, op: OpId) -> Option<&str> {
 
 fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
-    let Some(dims) = prop(m, op, "dimensions").and_then(|a| i64_array(m, a)) else { return false };
+    let Some(dims) = prop(m, op, "dimensions").and_then(|a| i64_array(m, a)) else {
+        return false;
+    };
     let operands = m.operands(op);
-    if operands.is_empty() || operands.len() % 2 != 0 || m.properties(op).len() != 1 {
+    if operands.is_empty() || !operands.len().is_multiple_of(2) || m.properties(op).len() != 1 {
         return false;
     }
     let n = operands.len() / 2;
     let region = m.regions(op)[0];
     let compact = reduce_compact_inner(m, op);
     if compact.is_none() {
-        let [block] = m.blocks(region) else { return false };
+        let [block] = m.blocks(region) else {
+            return false;
+        };
         if m.block_args(*block).len() != operands.len() {
             return false;
         }
@@ -1698,7 +2110,9 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
     let operands = m.operands(op);
     for r in [cond, body] {
         let blocks = m.blocks(r);
-        let Some(&entry) = blocks.first() else { return false };
+        let Some(&entry) = blocks.first() else {
+            return false;
+        };
         if m.block_args(entry).len() != operands.len() {
             return false;
         }
@@ -1713,7 +2127,11 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     for r in [cond, body] {
         let args = m.block_args(m.blocks(r)[0]);
-        if args.iter().map(|&a| m.value_type(a)).ne(types.iter().copied()) {
+        if args
+            .iter()
+            .map(|&a| m.value_type(a))
+            .ne(types.iter().copied())
+        {
             return false;
         }
     }
@@ -1764,10 +2182,18 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
         "stablehlo.constant" => {
             let rty = m.value_type(m.result(op, 0)?);
             let elem = match m.type_data(rty) {
-                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
+                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
+                    *element
+                }
                 _ => return Some(NameHint::Shared("cst")),
             };
-            Some(NameHint::Shared(if matches!(m.type_data(elem), TypeData::Integer { .. }) { "c" } else { "cst" }))
+            Some(NameHint::Shared(
+                if matches!(m.type_data(elem), TypeData::Integer { .. }) {
+                    "c"
+                } else {
+                    "cst"
+                },
+            ))
         }
         "stablehlo.rng_bit_generator" if m.num_results(op) == 2 => {
             Some(NameHint::PerResult(&["output_state", "output"]))
