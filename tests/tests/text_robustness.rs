@@ -106,8 +106,17 @@ fn truncated_and_mutated_inputs_never_panic() {
         }
     }
     let mut rng = Lcg(42);
-    let alphabet = b"()[]{}<>:,=%#!^@\"x?-0123456789.abcfi \n";
-    for _ in 0..3000 {
+    let alphabet = b"()[]{}<>:,=%#!^@\"x?-0123456789.abcfi \n\xc3\xa9";
+    // The sample plus a slice of the real suite (which has every attribute kind).
+    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/compat-suite/stablehlo_legalize_to_vhlo.mlir");
+    let mut corpora = vec![bytes.to_vec()];
+    if let Ok(s) = std::fs::read_to_string(suite) {
+        let start = s.find("func.func @op_convolution").unwrap_or(0);
+        corpora.push(s.as_bytes()[start..(start + 6000).min(s.len())].to_vec());
+    }
+    for round in 0..4000 {
+        let bytes = &corpora[round % corpora.len()];
         let mut v = bytes.to_vec();
         for _ in 0..1 + rng.next() % 4 {
             let i = (rng.next() as usize) % v.len();
@@ -128,4 +137,18 @@ fn truncated_and_mutated_inputs_never_panic() {
             }
         }
     }
+}
+
+#[test]
+fn odd_widths_and_non_ascii_do_not_panic() {
+    let src = "\"t.op\"() {a = 0 : i0, b = dense<0> : tensor<2xi0>, c = \"\u{e9}\u{1F600}\"} : () -> ()";
+    let m = text::parse(src).expect("parses");
+    let p = text::print_generic(&m);
+    text::parse(&p).expect("re-parses");
+    let e = text::parse("\"t.op\"() {a = 1 : i0} : () -> ()").expect_err("1 does not fit i0");
+    assert!(e.message.contains("0-bit"), "{e}");
+    let e = text::parse("\"t.op\"() {a = \"\u{e9}\u{e9}").expect_err("unterminated");
+    assert_eq!(e.line, 1);
+    let e = text::parse("\u{e9}\u{e9}\u{e9}").expect_err("not an op");
+    assert_eq!((e.line, e.column), (1, 1), "{e}");
 }

@@ -43,7 +43,10 @@ impl<'a> Cursor<'a> {
 
     /// A parse error at byte offset `pos`.
     pub fn error_at(&self, pos: usize, message: impl Into<String>) -> ParseError {
-        let pos = pos.min(self.bytes.len());
+        let mut pos = pos.min(self.bytes.len());
+        while !self.src.is_char_boundary(pos) {
+            pos -= 1;
+        }
         let before = &self.bytes[..pos];
         let line = before.iter().filter(|&&c| c == b'\n').count() as u32 + 1;
         let line_start = before

@@ -759,6 +759,13 @@ impl Parser<'_> {
             _ => return Err(self.c.error_at(pos, "expected integer type")),
         };
         let w = width.min(128);
+        if w == 0 {
+            return if magnitude == 0 {
+                Ok(0)
+            } else {
+                Err(self.c.error_at(pos, "only 0 fits a 0-bit integer"))
+            };
+        }
         let err = || {
             self.c.error_at(
                 pos,

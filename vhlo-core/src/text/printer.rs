@@ -867,7 +867,7 @@ impl<'m> Printer<'m> {
             _ => (0, 0),
         };
         let (width, explicit) = match self.m.type_data(storage) {
-            TypeData::Integer { width, signedness } => (*width, *signedness),
+            TypeData::Integer { width, signedness } => ((*width).clamp(1, 64), *signedness),
             _ => (8, Signedness::Signless),
         };
         let signed = flags & 1 == 1;
@@ -1096,7 +1096,7 @@ impl<'m> Printer<'m> {
                     self.out.push_str(if v & 1 == 1 { "true" } else { "false" });
                 } else if *signedness == Signedness::Unsigned {
                     let _ = write!(self.out, "{v}");
-                } else if w < 128 && (v >> (w - 1)) & 1 == 1 {
+                } else if w > 0 && w < 128 && (v >> (w - 1)) & 1 == 1 {
                     let _ = write!(self.out, "{}", (v as i128) - (1i128 << w));
                 } else {
                     let _ = write!(self.out, "{}", v as i128);
