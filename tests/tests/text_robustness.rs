@@ -141,7 +141,8 @@ fn truncated_and_mutated_inputs_never_panic() {
 
 #[test]
 fn odd_widths_and_non_ascii_do_not_panic() {
-    let src = "\"t.op\"() {a = 0 : i0, b = dense<0> : tensor<2xi0>, c = \"\u{e9}\u{1F600}\"} : () -> ()";
+    let src =
+        "\"t.op\"() {a = 0 : i0, b = dense<0> : tensor<2xi0>, c = \"\u{e9}\u{1F600}\"} : () -> ()";
     let m = text::parse(src).expect("parses");
     let p = text::print_generic(&m);
     text::parse(&p).expect("re-parses");

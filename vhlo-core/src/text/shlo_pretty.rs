@@ -321,15 +321,8 @@ impl Parser<'_> {
         dict: Vec<NamedAttr>,
         regions: Vec<Region>,
     ) -> PResult<OpId> {
-        let inherent = inherent_attrs(name);
-        let mut attrs = Vec::new();
-        for a in dict {
-            if inherent.contains(&self.m.str(a.name)) {
-                props.push(a);
-            } else {
-                attrs.push(a);
-            }
-        }
+        let mut attrs = dict;
+        self.normalize_inherent(name, &mut props, &mut attrs);
         self.sort_named(&mut props);
         for w in props.windows(2) {
             if w[0].name == w[1].name {
@@ -347,7 +340,8 @@ impl Parser<'_> {
         self.finish_op(st, uses, operand_types)
     }
 
-    /// Moves inherent attributes of a generic op written in `{...}` into its properties.
+    /// Moves inherent attributes of a generic op written in `{...}` into its properties: the
+    /// attributes the spec gives StableHLO and VHLO ops, and those of the table above.
     pub(crate) fn normalize_inherent(
         &self,
         name: &str,
@@ -355,13 +349,21 @@ impl Parser<'_> {
         attrs: &mut Vec<NamedAttr>,
     ) {
         let inherent = inherent_attrs(name);
-        if inherent.is_empty() {
+        let from_spec: &[&str] = if let Some(op) = crate::vhlo::StablehloOp::from_name(name) {
+            op.attribute_names()
+        } else if let Some(op) = crate::vhlo::VhloOp::from_name(name) {
+            op.attribute_names()
+        } else {
+            &[]
+        };
+        if inherent.is_empty() && from_spec.is_empty() {
             return;
         }
         let m = &self.m;
-        let (moved, kept): (Vec<NamedAttr>, Vec<NamedAttr>) = attrs.iter().partition(|a| {
-            inherent.contains(&m.str(a.name)) && !props.iter().any(|p| p.name == a.name)
-        });
+        let is_inherent = |n: &str| inherent.contains(&n) || from_spec.contains(&n);
+        let (moved, kept): (Vec<NamedAttr>, Vec<NamedAttr>) = attrs
+            .iter()
+            .partition(|a| is_inherent(m.str(a.name)) && !props.iter().any(|p| p.name == a.name));
         if moved.is_empty() {
             return;
         }

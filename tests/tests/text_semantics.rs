@@ -1,0 +1,176 @@
+//! What the parser puts in the IR: property placement, func.func, forward references, dense
+//! storage, exact floats, and errors.
+
+use vhlo_core::ir::*;
+use vhlo_core::text;
+
+fn only_func_body(m: &Module) -> Vec<OpId> {
+    let module = m.top_ops()[0];
+    let func = m.block_ops(m.blocks(m.regions(module)[0])[0])[0];
+    m.block_ops(m.blocks(m.regions(func)[0])[0]).to_vec()
+}
+
+#[test]
+fn inherent_attributes_become_properties() {
+    let src = r#"
+func.func @f(%a: tensor<f32>) -> tensor<i1> {
+  %0 = "stablehlo.compare"(%a, %a) {comparison_direction = #stablehlo<comparison_direction EQ>, some.unregistered_attr = 1 : i32} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  func.return %0 : tensor<i1>
+}"#;
+    let m = text::parse(src).expect("parses");
+    let cmp = only_func_body(&m)[0];
+    let props: Vec<&str> = m.properties(cmp).iter().map(|a| m.str(a.name)).collect();
+    let attrs: Vec<&str> = m.attributes(cmp).iter().map(|a| m.str(a.name)).collect();
+    assert_eq!(props, ["comparison_direction"]);
+    assert_eq!(attrs, ["some.unregistered_attr"]);
+    let dir = m.property(cmp, "comparison_direction").expect("present");
+    match m.attr_data(dir) {
+        AttrData::Dialect(d) => {
+            assert_eq!(
+                (m.str(d.dialect), m.str(d.mnemonic)),
+                ("stablehlo", "comparison_direction")
+            );
+            assert_eq!(&d.params[..], &[Param::Int(0)]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Printed generically, the property goes in `<{...}>` and the attribute in `{...}`.
+    let out = text::print_generic(&m);
+    assert!(
+        out.contains("\"stablehlo.compare\"(%arg0, %arg0) <{comparison_direction = #stablehlo<comparison_direction EQ>}> {some.unregistered_attr = 1 : i32}"),
+        "{out}"
+    );
+}
+
+#[test]
+fn func_signature_becomes_properties() {
+    let src = r#"func.func private @g(%arg0: tensor<2xf32> {jax.arg_info = "x"}, %arg1: i32) -> (tensor<2xf32> {jax.result_info = ""}) attributes {mhlo.sharding = "{replicated}"} {
+  func.return %arg0 : tensor<2xf32>
+}"#;
+    let m = text::parse(src).expect("parses");
+    let module = m.top_ops()[0];
+    assert_eq!(m.op_name_str(module), "builtin.module");
+    let func = m.block_ops(m.blocks(m.regions(module)[0])[0])[0];
+    let props: Vec<&str> = m.properties(func).iter().map(|a| m.str(a.name)).collect();
+    assert_eq!(
+        props,
+        [
+            "arg_attrs",
+            "function_type",
+            "res_attrs",
+            "sym_name",
+            "sym_visibility"
+        ]
+    );
+    let attrs: Vec<&str> = m.attributes(func).iter().map(|a| m.str(a.name)).collect();
+    assert_eq!(attrs, ["mhlo.sharding"]);
+    let entry = m.blocks(m.regions(func)[0])[0];
+    assert_eq!(m.block_args(entry).len(), 2);
+    let pretty = text::print(&m, text::PrintOptions::default());
+    assert!(pretty.contains(r#"func.func private @g(%arg0: tensor<2xf32> {jax.arg_info = "x"}, %arg1: i32) -> (tensor<2xf32> {jax.result_info = ""}) attributes {mhlo.sharding = "{replicated}"} {"#), "{pretty}");
+}
+
+#[test]
+fn forward_references_to_values_and_blocks_resolve() {
+    let src = r#"
+"t.graph"() ({
+  %1 = "t.use"(%0) : (i32) -> i32
+  %0 = "t.def"() : () -> i32
+  "t.br"(%1)[^bb2] : (i32) -> ()
+^bb1(%x: i32):
+  "t.ret"(%x) : (i32) -> ()
+^bb2:
+  "t.br"()[^bb1] : () -> ()
+}) : () -> ()"#;
+    let m = text::parse(src).expect("parses");
+    let module = m.top_ops()[0];
+    let graph = m.block_ops(m.blocks(m.regions(module)[0])[0])[0];
+    let blocks = m.blocks(m.regions(graph)[0]).to_vec();
+    assert_eq!(blocks.len(), 3, "blocks in textual order");
+    let ops = m.block_ops(blocks[0]).to_vec();
+    let def = ops[1];
+    assert_eq!(m.operands(ops[0]), &[m.result(def, 0).expect("result")]);
+    assert_eq!(m.successors(ops[2]), &[blocks[2]]);
+    assert_eq!(m.successors(m.block_ops(blocks[2])[0]), &[blocks[1]]);
+    let out = text::print_generic(&m);
+    assert!(out.contains("^bb1(%2: i32):  // pred: ^bb2"), "{out}");
+    assert!(out.contains("^bb2:  // pred: ^bb0"), "{out}");
+}
+
+#[test]
+fn dense_storage_and_splats() {
+    let mut m = Module::new();
+    let a = text::parse_attribute(&mut m, "dense<[2, 2, 2]> : tensor<3xi16>").expect("parses");
+    assert!(
+        matches!(m.attr_data(a), AttrData::DenseElements { data, splat: true, .. } if &data[..] == [2, 0])
+    );
+    let a =
+        text::parse_attribute(&mut m, "dense<[true, false, true]> : tensor<3xi1>").expect("parses");
+    assert!(
+        matches!(m.attr_data(a), AttrData::DenseElements { data, splat: false, .. } if &data[..] == [1, 0, 1])
+    );
+    let a =
+        text::parse_attribute(&mut m, "dense<[[1.0, -2.0]]> : tensor<1x2xf32>").expect("parses");
+    let AttrData::DenseElements { data, .. } = m.attr_data(a) else {
+        panic!()
+    };
+    assert_eq!(&data[..], [0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0]);
+    let e = text::parse_attribute(&mut m, "dense<[1, 2]> : tensor<3xi32>").expect_err("shape");
+    assert!(e.message.contains("does not match"), "{e}");
+    let e = text::parse_attribute(&mut m, "dense<300> : tensor<i8>").expect_err("range");
+    assert!(e.message.contains("out of range"), "{e}");
+}
+
+#[test]
+fn float_bits_survive_exactly() {
+    let mut m = Module::new();
+    for (src, bits) in [
+        ("0x7FC00001 : f32", 0x7FC0_0001u128),
+        ("0xFFF0000000000000 : f64", 0xFFF0_0000_0000_0000),
+        ("1.0e-45 : f32", 1),
+        ("-0.0 : f16", 0x8000),
+        ("3.140625 : bf16", 0x4049),
+        ("0.1 : f64", 0.1f64.to_bits() as u128),
+    ] {
+        let a = text::parse_attribute(&mut m, src).expect("parses");
+        let AttrData::Float { bits: got, .. } = m.attr_data(a) else {
+            panic!("{src}")
+        };
+        assert_eq!(*got, bits, "{src}");
+        let printed = text::attribute_to_string(&m, a);
+        let again = text::parse_attribute(&mut m, &printed).expect("re-parses");
+        assert_eq!(a, again, "{src} printed as {printed}");
+    }
+}
+
+#[test]
+fn errors_name_the_problem() {
+    let cases = [
+        (
+            "\"t.a\"() : () -> ()\n\"t.b\"()[^bb9] : () -> ()",
+            "outside of a region",
+        ),
+        (
+            "\"t.r\"() ({\n\"t.b\"()[^bb9] : () -> ()\n}) : () -> ()",
+            "undefined block '^bb9'",
+        ),
+        (
+            "%0 = \"t.a\"() : () -> (i32, i32)",
+            "defines 2 results but 1 were named",
+        ),
+        (
+            "\"t.a\"() {x = 1, x = 2} : () -> ()",
+            "duplicate attribute 'x'",
+        ),
+        (
+            "\"t.a\"() {x = #stablehlo<comparison_direction XX>} : () -> ()",
+            "unknown comparison_direction case 'XX'",
+        ),
+        ("\"t.a\"() : () -> tensor<2xi32", "expected '>'"),
+        ("\"t.a\"() {s = \"abc} : () -> ()", "unterminated string"),
+    ];
+    for (src, want) in cases {
+        let e = text::parse(src).expect_err(src);
+        assert!(e.message.contains(want), "{src}: got {e}");
+    }
+}
