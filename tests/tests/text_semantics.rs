@@ -174,3 +174,29 @@ fn errors_name_the_problem() {
         assert!(e.message.contains(want), "{src}: got {e}");
     }
 }
+
+#[test]
+fn location_forms() {
+    let src = r#"
+"t.a"() : () -> () loc(#loc3)
+"t.b"() : () -> () loc("n"("f.py":1:2 to :9))
+"t.c"() : () -> () loc(fused<"meta">["a.py":1:1 to 2:3, unknown, #loc1])
+#loc1 = loc("x.py":7:8)
+#loc2 = loc("y.py":1:1)
+#loc3 = loc(callsite(#loc1 at #loc2))
+"#;
+    let m = text::parse(src).expect("parses");
+    let module = m.top_ops()[0];
+    let ops = m.block_ops(m.blocks(m.regions(module)[0])[0]).to_vec();
+    let LocData::CallSite { callee, caller } = m.loc_data(m.op_location(ops[0])).clone() else { panic!() };
+    assert!(matches!(m.loc_data(callee), LocData::FileLineCol { line: 7, column: 8, .. }));
+    assert!(matches!(m.loc_data(caller), LocData::FileLineCol { line: 1, column: 1, .. }));
+    let LocData::Name { child: Some(c), .. } = m.loc_data(m.op_location(ops[1])).clone() else { panic!() };
+    assert!(matches!(m.loc_data(c), LocData::FileLineCol { line: 1, column: 2, .. }));
+    let LocData::Fused { metadata: Some(_), locations } = m.loc_data(m.op_location(ops[2])).clone() else { panic!() };
+    assert_eq!(locations.len(), 3);
+    let out = text::print(&m, text::PrintOptions { generic: true, debug_info: true });
+    assert!(out.contains(r#"loc(callsite("x.py":7:8 at "y.py":1:1))"#), "{out}");
+    let m2 = text::parse(&out).expect("re-parses");
+    structurally_equal(&m, &m2, EqualOptions { locations: true }).expect("same");
+}

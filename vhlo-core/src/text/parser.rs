@@ -135,14 +135,57 @@ impl<'a> Parser<'a> {
 
     // ---- top level ---------------------------------------------------------------------------
 
+    /// Location aliases are usually defined at the end of the file but used everywhere
+    /// (also nested: `fused[#loc1]`), so definitions at the start of a line are read first.
+    /// Returns where each one read ends, by its start. Definitions that fail here are read
+    /// (and reported) again in order.
+    fn prescan_loc_aliases(&mut self) -> HashMap<usize, usize> {
+        let mut done = HashMap::new();
+        let bytes = self.c.bytes;
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(bytes.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i + 1))
+            .filter(|&i| bytes.get(i) == Some(&b'#'))
+            .collect();
+        // Two rounds, so a definition may also use one defined below it.
+        for _ in 0..2 {
+            for &start in &starts {
+                if done.contains_key(&start) {
+                    continue;
+                }
+                self.c.pos = start + 1;
+                let Some(name) = self.c.suffix_id() else { continue };
+                let name = name.to_string();
+                if !self.c.eat(b'=') || self.c.peek_ident() != Some("loc") {
+                    continue;
+                }
+                self.c.bare_ident();
+                if self.c.peek() != Some(b'(') {
+                    continue;
+                }
+                if let Ok(loc) = self.parse_loc_body(false) {
+                    if !self.loc_aliases.contains_key(&name) {
+                        self.loc_aliases.insert(name, loc);
+                        done.insert(start, self.c.pos);
+                    }
+                }
+            }
+        }
+        self.c.pos = 0;
+        done
+    }
+
     pub fn parse_top(mut self) -> PResult<Module> {
         let mut ops = Vec::new();
+        let prescanned = self.prescan_loc_aliases();
         loop {
             if self.c.at_end() {
                 break;
             }
             let start = self.c.pos;
             match self.c.peek() {
+                Some(b'#') if prescanned.contains_key(&self.c.pos) => {
+                    self.c.pos = prescanned[&self.c.pos];
+                }
                 Some(b'#') => self.parse_attr_alias_def()?,
                 Some(b'!') => self.parse_type_alias_def()?,
                 _ => {
@@ -553,6 +596,16 @@ impl<'a> Parser<'a> {
                         .map_err(|_| self.c.error_at(pos, "line out of range"))?;
                     let column = u32::try_from(column)
                         .map_err(|_| self.c.error_at(pos, "column out of range"))?;
+                    // A range (`to 3:4`, `to :9`): the IR keeps the start only.
+                    if self.c.eat_keyword("to") {
+                        if self.c.eat(b':') {
+                            self.c.int64("as range end column")?;
+                        } else {
+                            self.c.int64("as range end line")?;
+                            self.c.expect(b':', "in location range")?;
+                            self.c.int64("as range end column")?;
+                        }
+                    }
                     return Ok(self.m.loc(LocData::FileLineCol {
                         file: sym,
                         line,
