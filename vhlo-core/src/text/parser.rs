@@ -143,7 +143,13 @@ impl<'a> Parser<'a> {
         let mut done = HashMap::new();
         let bytes = self.c.bytes;
         let starts: Vec<usize> = std::iter::once(0)
-            .chain(bytes.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i + 1))
+            .chain(
+                bytes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &b)| b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
             .filter(|&i| bytes.get(i) == Some(&b'#'))
             .collect();
         // Two rounds, so a definition may also use one defined below it.
@@ -153,7 +159,9 @@ impl<'a> Parser<'a> {
                     continue;
                 }
                 self.c.pos = start + 1;
-                let Some(name) = self.c.suffix_id() else { continue };
+                let Some(name) = self.c.suffix_id() else {
+                    continue;
+                };
                 let name = name.to_string();
                 if !self.c.eat(b'=') || self.c.peek_ident() != Some("loc") {
                     continue;

@@ -1086,7 +1086,6 @@ impl Parser<'_> {
         let region = match compact {
             Some(inner) => {
                 // Rebuild the implied body: ^bb0(%lhs, %rhs): inner; stablehlo.return.
-                self.parse_trailing_loc_peek();
                 let elem = match ins.first().map(|&t| self.m.type_data(t).clone()) {
                     Some(TypeData::RankedTensor { element, .. })
                     | Some(TypeData::UnrankedTensor { element }) => element,
@@ -1155,10 +1154,6 @@ impl Parser<'_> {
         }
         Ok(op)
     }
-
-    /// Nothing to do: the trailing location is parsed by the caller (kept for clarity of the
-    /// compact reduce form, whose inner op takes the reduce's location in MLIR).
-    fn parse_trailing_loc_peek(&mut self) {}
 
     /// `stablehlo.while(%iterArg = %init, ...) : T, ... attributes {..} cond { } do { }`.
     fn parse_while(&mut self, name: &str) -> PResult<OpId> {
@@ -1232,24 +1227,16 @@ fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
     }
 }
 
-fn int_attr(a: &AttrData, width: u32) -> Option<i64> {
-    match a {
-        AttrData::Integer { value, .. } if width == 0 || matches!(a, AttrData::Integer { .. }) => {
-            i64::try_from(*value).ok()
-        }
-        _ => None,
-    }
-}
-
+/// The value of a signless integer attribute of exactly `width` bits.
 fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
-    match a {
-        AttrData::Integer { ty, .. } => match m.type_data(*ty) {
-            TypeData::Integer {
-                width: w,
-                signedness: Signedness::Signless,
-            } if *w == width => int_attr(a, width),
-            _ => None,
-        },
+    let AttrData::Integer { ty, value } = a else {
+        return None;
+    };
+    match m.type_data(*ty) {
+        TypeData::Integer {
+            width: w,
+            signedness: Signedness::Signless,
+        } if *w == width => i64::try_from(*value).ok(),
         _ => None,
     }
 }
