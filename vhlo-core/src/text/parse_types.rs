@@ -9,7 +9,7 @@ use crate::ir::*;
 /// Largest integer bit width accepted (MLIR's limit).
 const MAX_INT_WIDTH: u32 = 1 << 24;
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     // ---- types -------------------------------------------------------------------------------
 
     pub fn parse_type(&mut self) -> PResult<Type> {

@@ -13,8 +13,8 @@ pub const MAX_DEPTH: u32 = 512;
 pub const MAX_REGION_DEPTH: u32 = 128;
 
 /// A value used before its definition: patched when the enclosing region ends.
-struct PendingUse {
-    name: String,
+struct PendingUse<'a> {
+    name: &'a str,
     index: u32,
     op: OpId,
     operand: usize,
@@ -22,16 +22,16 @@ struct PendingUse {
 }
 
 #[derive(Default)]
-struct Scope {
+struct Scope<'a> {
     /// Name → (first value, number of values under that name).
-    values: HashMap<String, (Value, u32)>,
-    pending: Vec<PendingUse>,
+    values: HashMap<&'a str, (Value, u32)>,
+    pending: Vec<PendingUse<'a>>,
 }
 
 /// Per-region block names.
 #[derive(Default)]
-struct BlockScope {
-    blocks: HashMap<String, (Block, bool, usize)>,
+struct BlockScope<'a> {
+    blocks: HashMap<&'a str, (Block, bool, usize)>,
 }
 
 /// A placeholder operand for a forward reference.
@@ -60,8 +60,8 @@ pub struct Parser<'a> {
     pub(crate) loc_aliases: HashMap<String, Location>,
     /// Ops whose location is a `#loc` alias defined later in the file.
     pending_locs: Vec<(OpId, String, usize)>,
-    scopes: Vec<Scope>,
-    block_scopes: Vec<BlockScope>,
+    scopes: Vec<Scope<'a>>,
+    block_scopes: Vec<BlockScope<'a>>,
     current_region: Option<Region>,
     /// Set by `parse_attribute_untyped` for the next attribute only.
     pub(crate) untyped_next: bool,
@@ -277,7 +277,7 @@ impl<'a> Parser<'a> {
 
     pub(crate) fn define_value(
         &mut self,
-        name: &str,
+        name: &'a str,
         first: Value,
         count: u32,
         pos: usize,
@@ -285,7 +285,7 @@ impl<'a> Parser<'a> {
         let scope = self.scopes.last_mut().expect("scope stack never empty");
         if scope
             .values
-            .insert(name.to_string(), (first, count))
+            .insert(name, (first, count))
             .is_some()
         {
             return Err(self
@@ -310,7 +310,7 @@ impl<'a> Parser<'a> {
     }
 
     /// An operand use `%name` or `%name#i`: its name, index and position.
-    pub(crate) fn parse_value_use(&mut self) -> PResult<(String, u32, usize)> {
+    pub(crate) fn parse_value_use(&mut self) -> PResult<ValueUse<'a>> {
         self.c.skip_ws();
         let pos = self.c.pos;
         if !self.c.eat(b'%') {
@@ -330,16 +330,16 @@ impl<'a> Parser<'a> {
                 .parse()
                 .map_err(|_| self.c.error_at(ipos, "expected result number after '#'"))?;
         }
-        Ok((name.to_string(), index, pos))
+        Ok((name, index, pos))
     }
 
     /// Resolves parsed uses to values; unknown names become forward references (returned with
     /// their operand slot so they can be registered once the op exists).
     pub(crate) fn resolve_uses(
         &mut self,
-        uses: &[(String, u32, usize)],
+        uses: &[ValueUse<'a>],
         types: Option<&[Type]>,
-    ) -> PResult<(Vec<Value>, Vec<PendingUseSlot>)> {
+    ) -> PResult<(Vec<Value>, Vec<PendingUseSlot<'a>>)> {
         let mut vals = Vec::with_capacity(uses.len());
         let mut fwd = Vec::new();
         for (i, (name, index, pos)) in uses.iter().enumerate() {
@@ -375,7 +375,7 @@ impl<'a> Parser<'a> {
                 None => {
                     vals.push(FORWARD);
                     fwd.push(PendingUseSlot {
-                        name: name.clone(),
+                        name: *name,
                         index: *index,
                         operand: i,
                         pos: *pos,
@@ -386,7 +386,7 @@ impl<'a> Parser<'a> {
         Ok((vals, fwd))
     }
 
-    pub(crate) fn register_forward(&mut self, op: OpId, fwd: Vec<PendingUseSlot>) {
+    pub(crate) fn register_forward(&mut self, op: OpId, fwd: Vec<PendingUseSlot<'a>>) {
         let scope = self.scopes.last_mut().expect("scope stack never empty");
         for f in fwd {
             scope.pending.push(PendingUse {
@@ -453,7 +453,7 @@ impl<'a> Parser<'a> {
     // ---- operations --------------------------------------------------------------------------
 
     /// `%a, %b:2 = op ...`: the result names with their counts.
-    fn parse_result_names(&mut self) -> PResult<Vec<(String, u32, usize)>> {
+    fn parse_result_names(&mut self) -> PResult<Vec<ValueUse<'a>>> {
         let mut names = Vec::new();
         if self.c.peek() != Some(b'%') {
             return Ok(names);
@@ -475,7 +475,7 @@ impl<'a> Parser<'a> {
                 }
                 count = n as u32;
             }
-            names.push((name.to_string(), count, pos));
+            names.push((name, count, pos));
             if !self.c.eat(b',') {
                 break;
             }
@@ -769,25 +769,24 @@ impl<'a> Parser<'a> {
         let name = self
             .c
             .suffix_id()
-            .ok_or_else(|| self.c.error_at(pos, "expected block name"))?
-            .to_string();
-        self.block_ref(&name, pos)
+            .ok_or_else(|| self.c.error_at(pos, "expected block name"))?;
+        self.block_ref(name, pos)
     }
 
-    fn block_ref(&mut self, name: &str, pos: usize) -> PResult<Block> {
+    fn block_ref(&mut self, name: &'a str, pos: usize) -> PResult<Block> {
         if let Some(&(b, _, _)) = self.block_scopes.last().and_then(|bs| bs.blocks.get(name)) {
             return Ok(b);
         }
         self.create_forward_block(name, pos)
     }
 
-    fn create_forward_block(&mut self, name: &str, pos: usize) -> PResult<Block> {
+    fn create_forward_block(&mut self, name: &'a str, pos: usize) -> PResult<Block> {
         let region = self
             .current_region
             .ok_or_else(|| self.c.error_at(pos, "block reference outside of a region"))?;
         let b = self.m.append_block(region, &[]);
         if let Some(bs) = self.block_scopes.last_mut() {
-            bs.blocks.insert(name.to_string(), (b, false, pos));
+            bs.blocks.insert(name, (b, false, pos));
         }
         Ok(b)
     }
@@ -858,7 +857,7 @@ impl<'a> Parser<'a> {
     /// syntax lists them outside the region (func.func).
     pub(crate) fn parse_region(
         &mut self,
-        entry_args: Option<Vec<(String, Type, usize)>>,
+        entry_args: Option<Vec<EntryArg<'a>>>,
     ) -> PResult<Region> {
         if self.region_depth >= MAX_REGION_DEPTH {
             return Err(self.c.error(format!(
@@ -875,7 +874,7 @@ impl<'a> Parser<'a> {
 
     fn parse_region_inner(
         &mut self,
-        entry_args: Option<Vec<(String, Type, usize)>>,
+        entry_args: Option<Vec<EntryArg<'a>>>,
     ) -> PResult<Region> {
         self.c.expect(b'{', "to open a region")?;
         let region = self.m.create_region();
@@ -907,12 +906,11 @@ impl<'a> Parser<'a> {
                     let name = self
                         .c
                         .suffix_id()
-                        .ok_or_else(|| self.c.error_at(pos, "expected block name"))?
-                        .to_string();
+                        .ok_or_else(|| self.c.error_at(pos, "expected block name"))?;
                     let block = match self
                         .block_scopes
                         .last()
-                        .and_then(|bs| bs.blocks.get(&name))
+                        .and_then(|bs| bs.blocks.get(name))
                         .copied()
                     {
                         Some((_, true, _)) => {
@@ -924,7 +922,7 @@ impl<'a> Parser<'a> {
                         None => self.m.append_block(region, &[]),
                     };
                     if let Some(bs) = self.block_scopes.last_mut() {
-                        bs.blocks.insert(name.clone(), (block, true, pos));
+                        bs.blocks.insert(name, (block, true, pos));
                     }
                     if self.c.eat(b'(') && !self.c.eat(b')') {
                         loop {
@@ -964,7 +962,7 @@ impl<'a> Parser<'a> {
             .blocks
             .iter()
             .filter(|(_, v)| !v.1)
-            .map(|(k, v)| (v.2, k.clone()))
+            .map(|(k, v)| (v.2, *k))
             .collect();
         undefined.sort();
         if let Some((pos, name)) = undefined.first() {
@@ -979,9 +977,14 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// An operand as written: name, result number, byte position.
+pub(crate) type ValueUse<'a> = (&'a str, u32, usize);
+/// An entry-block argument given outside its region: name, type, byte position.
+pub(crate) type EntryArg<'a> = (&'a str, Type, usize);
+
 /// A forward reference found while resolving an op's operands.
-pub(crate) struct PendingUseSlot {
-    pub name: String,
+pub(crate) struct PendingUseSlot<'a> {
+    pub name: &'a str,
     pub index: u32,
     pub operand: usize,
     pub pos: usize,

@@ -4,9 +4,6 @@ use super::parser::{PResult, Parser};
 use super::printer::Printer;
 use crate::ir::*;
 
-/// An operand as written: name, result number, byte position.
-pub(crate) type ValueUse = (String, u32, usize);
-
 /// Inherent attributes of func.func that its custom syntax spells out.
 const FUNC_ELIDED: &[&str] = &[
     "sym_name",
@@ -16,7 +13,7 @@ const FUNC_ELIDED: &[&str] = &[
     "res_attrs",
 ];
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     /// An op in custom syntax, after its name was read.
     pub(crate) fn parse_custom_op(
         &mut self,
@@ -153,7 +150,7 @@ impl Parser<'_> {
         props.push(self.named("sym_name", v));
         // Arguments: `%a: T {attrs} loc(..)` or, for declarations, bare types.
         self.c.expect(b'(', "to open the argument list")?;
-        let mut args: Vec<(String, Type, usize)> = Vec::new();
+        let mut args: Vec<super::parser::EntryArg<'a>> = Vec::new();
         let mut arg_types = Vec::new();
         let mut arg_attrs: Vec<Attribute> = Vec::new();
         let mut named_args = None;
@@ -257,7 +254,7 @@ impl Parser<'_> {
     }
 
     /// `%a, %b : T, U` (both lists may be empty): operands and their types.
-    pub(crate) fn parse_operands_colon_types(&mut self) -> PResult<(Vec<ValueUse>, Vec<Type>)> {
+    pub(crate) fn parse_operands_colon_types(&mut self) -> PResult<(Vec<super::parser::ValueUse<'a>>, Vec<Type>)> {
         let mut uses = Vec::new();
         if self.c.peek() == Some(b'%') {
             loop {
@@ -285,7 +282,7 @@ impl Parser<'_> {
     pub(crate) fn finish_op(
         &mut self,
         mut st: OperationState,
-        uses: &[(String, u32, usize)],
+        uses: &[super::parser::ValueUse<'a>],
         types: &[Type],
     ) -> PResult<OpId> {
         let (operands, fwd) = self.resolve_uses(uses, Some(types))?;
@@ -394,7 +391,7 @@ impl Parser<'_> {
         if types.is_empty() && !uses.is_empty() {
             // Operand types unknown: take them from the values.
             for (n, i, p) in &uses {
-                let v = match self.resolve_uses(&[(n.clone(), *i, *p)], None)?.0[0] {
+                let v = match self.resolve_uses(&[(*n, *i, *p)], None)?.0[0] {
                     Value(u32::MAX) => {
                         return Err(self
                             .c
@@ -539,7 +536,7 @@ const ARITH_BINARY: &[&str] = &[
     "arith.minimumf",
 ];
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     /// `vhlo.func_v1 @name(%arg0: T) -> (R) { body } {attrs}`: name and type become the
     /// `sym_name`/`function_type` properties, the trailing dictionary holds the other ones.
     fn parse_vhlo_func(&mut self) -> PResult<OpId> {

@@ -6,7 +6,7 @@ use super::printer::Printer;
 use crate::ir::*;
 
 /// `%x` uses not yet resolved: name, result number, position.
-type Use = (String, u32, usize);
+type Use<'a> = super::parser::ValueUse<'a>;
 
 /// Inherent attributes (ODS arguments that are attributes) of StableHLO and func ops. In
 /// generic form MLIR stores these as properties; everything else is discardable.
@@ -200,7 +200,7 @@ const FUNCTIONAL: &[&str] = &[
 /// Commutative binary ops: the compact `applies` form of reduce accepts these.
 const COMMUTATIVE: &[&str] = &["add", "and", "maximum", "minimum", "multiply", "or", "xor"];
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn i64_type(&mut self) -> Type {
         self.m.ty(TypeData::Integer {
             width: 64,
@@ -242,7 +242,7 @@ impl Parser<'_> {
     }
 
     /// `%a, %b, ...` stopping before a non-value (a trailing comma stays unconsumed).
-    fn operand_list(&mut self) -> PResult<Vec<Use>> {
+    fn operand_list(&mut self) -> PResult<Vec<Use<'a>>> {
         let mut v = Vec::new();
         if self.c.peek() != Some(b'%') {
             return Ok(v);
@@ -314,7 +314,7 @@ impl Parser<'_> {
     fn build_op(
         &mut self,
         name: &str,
-        uses: &[Use],
+        uses: &[Use<'a>],
         operand_types: &[Type],
         result_types: Vec<Type>,
         mut props: Vec<NamedAttr>,
@@ -1185,10 +1185,10 @@ impl Parser<'_> {
         } else {
             Vec::new()
         };
-        let args: Vec<(String, Type, usize)> = iter_args
+        let args: Vec<super::parser::EntryArg<'a>> = iter_args
             .iter()
             .zip(&types)
-            .map(|((n, p), &t)| (n.clone(), t, *p))
+            .map(|((n, p), &t)| (*n, t, *p))
             .collect();
         self.c
             .expect_keyword("cond", "before the while condition")?;
