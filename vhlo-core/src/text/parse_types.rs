@@ -1003,6 +1003,36 @@ impl<'a> Parser<'a> {
                 ))
             }
             ("stablehlo", "sub_axis_info") => self.parse_sub_axis(),
+            ("stablehlo", "mesh") => {
+                // `<axes = [#stablehlo.mesh_axis<...>, ...], device_ids = dense<...> : T>`
+                self.c.expect(b'<', "to open mesh")?;
+                self.c.expect_keyword("axes", "in mesh")?;
+                self.c.expect(b'=', "after 'axes'")?;
+                self.c.expect(b'[', "to open mesh axes")?;
+                let mut axes = Vec::new();
+                if !self.c.eat(b']') {
+                    loop {
+                        axes.push(self.parse_attribute()?);
+                        if self.c.eat(b']') {
+                            break;
+                        }
+                        self.c.expect(b',', "between mesh axes")?;
+                    }
+                }
+                let device_ids = if self.c.eat(b',') {
+                    self.c.expect_keyword("device_ids", "in mesh")?;
+                    self.c.expect(b'=', "after 'device_ids'")?;
+                    Param::Attr(self.parse_attribute()?)
+                } else {
+                    Param::Absent
+                };
+                self.c.expect(b'>', "to close mesh")?;
+                Ok(self.intern_dialect_attr(
+                    "stablehlo",
+                    "mesh",
+                    vec![Param::Attrs(axes.into()), device_ids],
+                ))
+            }
             ("stablehlo", "conv") => {
                 self.c.expect(b'<', "to open convolution dimensions")?;
                 if self.c.eat_keyword("raw") {

@@ -283,11 +283,7 @@ impl<'a> Parser<'a> {
         pos: usize,
     ) -> PResult<()> {
         let scope = self.scopes.last_mut().expect("scope stack never empty");
-        if scope
-            .values
-            .insert(name, (first, count))
-            .is_some()
-        {
+        if scope.values.insert(name, (first, count)).is_some() {
             return Err(self
                 .c
                 .error_at(pos, format!("redefinition of SSA value '%{name}'")));
@@ -872,10 +868,7 @@ impl<'a> Parser<'a> {
         r
     }
 
-    fn parse_region_inner(
-        &mut self,
-        entry_args: Option<Vec<EntryArg<'a>>>,
-    ) -> PResult<Region> {
+    fn parse_region_inner(&mut self, entry_args: Option<Vec<EntryArg<'a>>>) -> PResult<Region> {
         self.c.expect(b'{', "to open a region")?;
         let region = self.m.create_region();
         let outer_region = self.current_region.replace(region);

@@ -254,7 +254,9 @@ impl<'a> Parser<'a> {
     }
 
     /// `%a, %b : T, U` (both lists may be empty): operands and their types.
-    pub(crate) fn parse_operands_colon_types(&mut self) -> PResult<(Vec<super::parser::ValueUse<'a>>, Vec<Type>)> {
+    pub(crate) fn parse_operands_colon_types(
+        &mut self,
+    ) -> PResult<(Vec<super::parser::ValueUse<'a>>, Vec<Type>)> {
         let mut uses = Vec::new();
         if self.c.peek() == Some(b'%') {
             loop {

@@ -1298,6 +1298,21 @@ impl<'m> Printer<'m> {
                 }
                 self.out.push('>');
             }
+            ("stablehlo", "mesh", [Param::Attrs(axes), device_ids]) => {
+                self.out.push_str("mesh<axes = [");
+                for (i, &a) in axes.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.print_attr(a);
+                }
+                self.out.push(']');
+                if let Param::Attr(d) = device_ids {
+                    self.out.push_str(", device_ids = ");
+                    self.print_attr(*d);
+                }
+                self.out.push('>');
+            }
             ("stablehlo", "sub_axis_info", [Param::Int(a), Param::Int(b)]) => {
                 let _ = write!(self.out, "sub_axis_info({a}){b}");
             }
