@@ -120,13 +120,14 @@ impl<'a> Parser<'a> {
         self.pending_locs.push((op, name, pos));
     }
 
+    /// Counts one nesting level; callers pair it with [`Self::leave`] (not on error).
     pub(crate) fn enter(&mut self) -> PResult<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth >= MAX_DEPTH {
             return Err(self
                 .c
                 .error(format!("nesting deeper than {MAX_DEPTH} levels")));
         }
+        self.depth += 1;
         Ok(())
     }
     pub(crate) fn leave(&mut self) {
@@ -860,8 +861,8 @@ impl<'a> Parser<'a> {
                 "regions nested deeper than {MAX_REGION_DEPTH} levels"
             )));
         }
-        self.region_depth += 1;
         self.enter()?;
+        self.region_depth += 1;
         let r = self.parse_region_inner(entry_args);
         self.leave();
         self.region_depth -= 1;
