@@ -98,10 +98,12 @@ fn compat_suite_sources_round_trip_generic() {
             PrintOptions {
                 generic: true,
                 debug_info: true,
+                ..Default::default()
             },
             PrintOptions {
                 generic: false,
                 debug_info: true,
+                ..Default::default()
             },
         ] {
             if let Err(e) = round_trip(&src, opts) {
@@ -258,6 +260,7 @@ fn other_suite_inputs_round_trip_or_fail_cleanly() {
                 PrintOptions {
                     generic: true,
                     debug_info: true,
+                    ..Default::default()
                 },
             ) {
                 Ok(()) => ok += 1,
@@ -297,6 +300,7 @@ fn pretty_corpora_round_trip() {
                 PrintOptions {
                     generic: false,
                     debug_info: true,
+                    ..Default::default()
                 },
             ) {
                 failures.push(format!(
@@ -336,6 +340,7 @@ fn pretty_printing_matches_upstream_check_lines() {
                 PrintOptions {
                     generic: false,
                     debug_info,
+                    elide_defaults: true,
                 },
             );
             let mut at = 0usize;

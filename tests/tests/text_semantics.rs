@@ -231,6 +231,7 @@ fn location_forms() {
         text::PrintOptions {
             generic: true,
             debug_info: true,
+            ..Default::default()
         },
     );
     assert!(
@@ -333,4 +334,28 @@ fn quant_types_print_back() {
         &d.params[4..],
         &[Param::Int(3), Param::Int(-128), Param::Int(127)]
     );
+}
+
+#[test]
+fn default_valued_attributes_can_be_elided() {
+    let src = r#"func.func @f(%a: tensor<f32>) -> tensor<f32> {
+  %0 = "stablehlo.cosine"(%a) {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>} : (tensor<f32>) -> tensor<f32>
+  %1 = "stablehlo.sine"(%0) {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<HIGHEST>>} : (tensor<f32>) -> tensor<f32>
+  func.return %1 : tensor<f32>
+}"#;
+    let m = text::parse(src).expect("parses");
+    let lossless = text::print(&m, text::PrintOptions::default());
+    assert!(lossless.contains("%0 = stablehlo.cosine %arg0 {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>} : tensor<f32>"), "{lossless}");
+    let like_mlir = text::print(
+        &m,
+        text::PrintOptions {
+            elide_defaults: true,
+            ..Default::default()
+        },
+    );
+    assert!(
+        like_mlir.contains("%0 = stablehlo.cosine %arg0 : tensor<f32>"),
+        "{like_mlir}"
+    );
+    assert!(like_mlir.contains("%1 = stablehlo.sine %0 {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<HIGHEST>>} : tensor<f32>"), "{like_mlir}");
 }

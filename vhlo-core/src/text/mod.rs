@@ -89,6 +89,7 @@ pub fn print_generic(m: &Module) -> String {
         PrintOptions {
             generic: true,
             debug_info: false,
+            ..Default::default()
         },
     )
 }

@@ -15,6 +15,9 @@ pub struct PrintOptions {
     pub generic: bool,
     /// Print op locations (`--mlir-print-debuginfo`), inline.
     pub debug_info: bool,
+    /// In custom forms, leave out inherent attributes that equal their default, as MLIR's
+    /// generated printers do. Off by default: the printed text then re-parses to the same IR.
+    pub elide_defaults: bool,
 }
 
 /// How a value is spelled.

@@ -1270,10 +1270,13 @@ fn write_i64s(p: &mut Printer<'_>, v: &[i64]) {
 /// Prints the properties not in `consumed` plus the discardable attributes, as ` {...}`.
 fn print_rest_attrs(p: &mut Printer<'_>, op: OpId, consumed: &[&str]) {
     let m = p.m;
+    let elide = p.opts.elide_defaults;
+    let op_name = m.op_name_str(op);
     let mut all: Vec<NamedAttr> = m
         .properties(op)
         .iter()
         .filter(|a| !consumed.contains(&m.str(a.name)))
+        .filter(|a| !(elide && is_default_value(m, op_name, m.str(a.name), a.value)))
         .copied()
         .collect();
     all.extend(m.attributes(op).iter().copied());
@@ -1577,8 +1580,10 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push(' ');
             p.print_value_list(m.operands(op));
             if let Some(l) = m.property(op, "lower") {
-                p.out.push_str(", lower = ");
-                p.print_attr(l);
+                if !(p.opts.elide_defaults && matches!(m.attr_data(l), AttrData::Bool(false))) {
+                    p.out.push_str(", lower = ");
+                    p.print_attr(l);
+                }
             }
             print_rest_attrs(p, op, &["lower"]);
             print_saort(p, op);
@@ -2197,4 +2202,40 @@ pub(crate) fn block_arg_name_hint(m: &Module, op: OpId) -> Option<&'static str> 
         "stablehlo.while" => Some("iterArg"),
         _ => None,
     }
+}
+
+/// Default values of StableHLO's `DefaultValued` attributes (from `spec/ops`), as printed.
+const DEFAULTS: &[(&str, &str)] = &[
+    (
+        "result_accuracy",
+        "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+    ),
+    ("indices_are_sorted", "false"),
+    ("unique_indices", "false"),
+    ("is_host_transfer", "false"),
+    ("has_side_effect", "false"),
+    ("is_stable", "false"),
+    ("lower", "false"),
+    ("api_version", "1 : i32"),
+    ("called_computations", "[]"),
+    ("output_operand_aliases", "[]"),
+    ("composite_attributes", "{}"),
+    ("version", "0 : i32"),
+    ("infeed_config", "\"\""),
+    ("outfeed_config", "\"\""),
+];
+
+/// True when `value` is the default of the inherent attribute `attr` of StableHLO op `op`.
+fn is_default_value(m: &Module, op: &str, attr: &str, value: Attribute) -> bool {
+    if !op.starts_with("stablehlo.") || !inherent_attrs(op).contains(&attr) {
+        return false;
+    }
+    let default = match (op, attr) {
+        ("stablehlo.sort", "dimension") => "-1 : i64",
+        _ => match DEFAULTS.iter().find(|d| d.0 == attr) {
+            Some(d) => d.1,
+            None => return false,
+        },
+    };
+    super::printer::attribute_to_string(m, value) == default
 }
