@@ -81,10 +81,8 @@ fn compat_suite_sources_round_trip_generic() {
     let Some(dir) = shared_dir("compat-suite", "VHLO_COMPAT_SUITE") else {
         return;
     };
-    // `_mixed` interleaves arith/scf/tensor ops in their custom syntax and affine maps, which this
-    // front end does not read (checked separately below).
     let files = files(&dir, |n| {
-        n.starts_with("stablehlo_legalize_to_vhlo") && n.ends_with(".mlir") && !n.contains("_mixed")
+        n.starts_with("stablehlo_legalize_to_vhlo") && n.ends_with(".mlir")
     });
     assert!(
         files.len() >= 30,

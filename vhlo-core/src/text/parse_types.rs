@@ -672,6 +672,17 @@ impl<'a> Parser<'a> {
                         let l = self.parse_loc_body(false)?;
                         Ok(self.m.attr(AttrData::Location(l)))
                     }
+                    "affine_map" | "affine_set" | "strided"
+                        if self.c.bytes.get(self.c.pos) == Some(&b'<') =>
+                    {
+                        // Builtin attributes with no IR variant: kept as text, with an empty
+                        // dialect (printed as written).
+                        let body = self.c.balanced()?;
+                        let text = format!("{id}{body}");
+                        let dialect = self.m.sym("");
+                        let text = self.m.sym(&text);
+                        Ok(self.m.attr(AttrData::Opaque { dialect, text }))
+                    }
                     "dense_resource" | "sparse" | "affine_map" | "affine_set" | "distinct"
                     | "strided" => Err(self
                         .c

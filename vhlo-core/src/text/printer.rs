@@ -257,7 +257,7 @@ impl<'m> Printer<'m> {
                     let multi = n > 1;
                     match self.result_name_hint(op) {
                         Some(super::pretty::NameHint::Shared(base)) => {
-                            let name = unique(base, &mut conflict, &mut used);
+                            let name = unique(&base, &mut conflict, &mut used);
                             let idx = self.custom_names.len() as u32;
                             self.custom_names.push(name);
                             for (i, v) in self.m.results(op).enumerate() {
@@ -1021,8 +1021,11 @@ impl<'m> Printer<'m> {
             AttrData::Location(l) => self.print_loc_wrapped(*l),
             AttrData::Dialect(d) => self.print_dialect_attr(d),
             AttrData::Opaque { dialect, text } => {
-                self.out.push('#');
-                self.out.push_str(m.str(*dialect));
+                // An empty dialect marks builtin attributes kept as text (`affine_map<...>`).
+                if !m.str(*dialect).is_empty() {
+                    self.out.push('#');
+                    self.out.push_str(m.str(*dialect));
+                }
                 self.out.push_str(m.str(*text));
             }
         }

@@ -2167,7 +2167,7 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
 /// Result names MLIR's `getAsmResultNames` gives (pretty printing only): one base name shared
 /// by all results, or one name per result.
 pub(crate) enum NameHint {
-    Shared(&'static str),
+    Shared(std::borrow::Cow<'static, str>),
     PerResult(&'static [&'static str]),
 }
 
@@ -2179,15 +2179,34 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
                 TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
                     *element
                 }
-                _ => return Some(NameHint::Shared("cst")),
+                _ => return Some(NameHint::Shared("cst".into())),
             };
             Some(NameHint::Shared(
                 if matches!(m.type_data(elem), TypeData::Integer { .. }) {
                     "c"
                 } else {
                     "cst"
-                },
+                }
+                .into(),
             ))
+        }
+        "arith.constant" => {
+            // `%c0` / `%c42_i32` for integers, `%true`/`%false` for i1, `%cst` otherwise.
+            let value = m.property(op, "value")?;
+            let name = match m.attr_data(value) {
+                AttrData::Bool(b) => if *b { "true" } else { "false" }.to_string(),
+                AttrData::Integer { ty, value } => match m.type_data(*ty) {
+                    TypeData::Integer { width: 1, .. } => {
+                        if *value & 1 == 1 { "true" } else { "false" }.to_string()
+                    }
+                    TypeData::Integer { .. } => {
+                        format!("c{value}_{}", super::printer::type_to_string(m, *ty))
+                    }
+                    _ => format!("c{value}"),
+                },
+                _ => "cst".to_string(),
+            };
+            Some(NameHint::Shared(name.into()))
         }
         "stablehlo.rng_bit_generator" if m.num_results(op) == 2 => {
             Some(NameHint::PerResult(&["output_state", "output"]))
