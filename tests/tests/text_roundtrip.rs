@@ -135,8 +135,18 @@ fn interpret_corpus_parses_and_round_trips() {
         let src = std::fs::read_to_string(f).expect("readable");
         for (i, chunk) in split_chunks(&src).iter().enumerate() {
             chunks_total += 1;
-            if let Err(e) = round_trip(chunk, PrintOptions::default()) {
-                failures.push(format!("{} chunk {i}: {e}", f.display()));
+            for generic in [false, true] {
+                let opts = PrintOptions {
+                    generic,
+                    debug_info: true,
+                    ..Default::default()
+                };
+                if let Err(e) = round_trip(chunk, opts) {
+                    failures.push(format!(
+                        "{} chunk {i} (generic: {generic}): {e}",
+                        f.display()
+                    ));
+                }
             }
         }
     }
@@ -293,18 +303,18 @@ fn pretty_corpora_round_trip() {
         let src = std::fs::read_to_string(dir.join(name)).expect("readable");
         for (i, chunk) in split_chunks(&src).iter().enumerate() {
             total += 1;
-            if let Err(e) = round_trip(
-                chunk,
-                PrintOptions {
-                    generic: false,
+            for generic in [false, true] {
+                let opts = PrintOptions {
+                    generic,
                     debug_info: true,
                     ..Default::default()
-                },
-            ) {
-                failures.push(format!(
-                    "{name} chunk {i}: {}",
-                    e.lines().next().unwrap_or("")
-                ));
+                };
+                if let Err(e) = round_trip(chunk, opts) {
+                    failures.push(format!(
+                        "{name} chunk {i} (generic: {generic}): {}",
+                        e.lines().next().unwrap_or("")
+                    ));
+                }
             }
         }
     }
