@@ -102,12 +102,12 @@ fn dense_storage_and_splats() {
     let mut m = Module::new();
     let a = text::parse_attribute(&mut m, "dense<[2, 2, 2]> : tensor<3xi16>").expect("parses");
     assert!(
-        matches!(m.attr_data(a), AttrData::DenseElements { data, splat: true, .. } if &data[..] == [2, 0])
+        matches!(m.attr_data(a), AttrData::DenseElements { data, splat: true, .. } if data[..] == [2, 0])
     );
     let a =
         text::parse_attribute(&mut m, "dense<[true, false, true]> : tensor<3xi1>").expect("parses");
     assert!(
-        matches!(m.attr_data(a), AttrData::DenseElements { data, splat: false, .. } if &data[..] == [1, 0, 1])
+        matches!(m.attr_data(a), AttrData::DenseElements { data, splat: false, .. } if data[..] == [1, 0, 1])
     );
     let a =
         text::parse_attribute(&mut m, "dense<[[1.0, -2.0]]> : tensor<1x2xf32>").expect("parses");

@@ -172,8 +172,10 @@ impl<'a> Parser<'a> {
                     continue;
                 }
                 if let Ok(loc) = self.parse_loc_body(false) {
-                    if !self.loc_aliases.contains_key(&name) {
-                        self.loc_aliases.insert(name, loc);
+                    if let std::collections::hash_map::Entry::Vacant(e) =
+                        self.loc_aliases.entry(name)
+                    {
+                        e.insert(loc);
                         done.insert(start, self.c.pos);
                     }
                 }
@@ -372,7 +374,7 @@ impl<'a> Parser<'a> {
                 None => {
                     vals.push(FORWARD);
                     fwd.push(PendingUseSlot {
-                        name: *name,
+                        name,
                         index: *index,
                         operand: i,
                         pos: *pos,
@@ -515,7 +517,7 @@ impl<'a> Parser<'a> {
                 .m
                 .result(op, next as usize)
                 .ok_or_else(|| self.c.error_at(pos, "missing result"))?;
-            self.define_value(&name, first, count, pos)?;
+            self.define_value(name, first, count, pos)?;
             next += count;
         }
         self.parse_trailing_loc(Some(op))?;
@@ -924,7 +926,7 @@ impl<'a> Parser<'a> {
                             self.c.expect(b':', "after block argument name")?;
                             let t = self.parse_type()?;
                             let v = self.m.add_block_arg(block, t);
-                            self.define_value(&aname, v, 1, apos)?;
+                            self.define_value(aname, v, 1, apos)?;
                             self.parse_trailing_loc(None)?;
                             if self.c.eat(b')') {
                                 break;
