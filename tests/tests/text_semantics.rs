@@ -359,3 +359,29 @@ fn default_valued_attributes_can_be_elided() {
     );
     assert!(like_mlir.contains("%1 = stablehlo.sine %0 {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<HIGHEST>>} : tensor<f32>"), "{like_mlir}");
 }
+
+#[test]
+fn structural_equality_finds_differences() {
+    let base = r#"func.func @f(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %a, %b : tensor<f32> loc("x":1:1)
+  func.return %0 : tensor<f32>
+}"#;
+    let m = text::parse(base).expect("parses");
+    let same = text::parse(&base.replace("%0", "%sum")).expect("parses");
+    structurally_equal(&m, &same, EqualOptions::default()).expect("names do not matter");
+    for (variant, what) in [
+        (base.replace("add %a, %b", "add %b, %a"), "operand 0"),
+        (
+            base.replace("stablehlo.add", "stablehlo.subtract"),
+            "op stablehlo.add vs stablehlo.subtract",
+        ),
+        (base.replace("\"x\":1:1", "\"x\":1:2"), "location"),
+        (base.replace("func.func @f", "func.func @g"), "sym_name"),
+    ] {
+        let other = text::parse(&variant).expect("parses");
+        let e = structurally_equal(&m, &other, EqualOptions::default()).expect_err(what);
+        assert!(e.contains(what), "{what}: {e}");
+    }
+    let other = text::parse(&base.replace("\"x\":1:1", "\"x\":1:2")).expect("parses");
+    structurally_equal(&m, &other, EqualOptions { locations: false }).expect("locations ignored");
+}
