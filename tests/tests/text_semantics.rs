@@ -385,3 +385,27 @@ fn structural_equality_finds_differences() {
     let other = text::parse(&base.replace("\"x\":1:1", "\"x\":1:2")).expect("parses");
     structurally_equal(&m, &other, EqualOptions { locations: false }).expect("locations ignored");
 }
+
+#[test]
+fn custom_forms_are_used_only_when_lossless() {
+    // A non-inherent property (as a bytecode reader may produce) forces the generic form.
+    let src = r#"func.func @f(%a: tensor<f32>) -> tensor<f32> {
+  %0 = "stablehlo.abs"(%a) <{odd = 1 : i32}> : (tensor<f32>) -> tensor<f32>
+  %1 = stablehlo.abs %0 {note = 1 : i32} : tensor<f32>
+  func.return %1 : tensor<f32>
+}"#;
+    let m = text::parse(src).expect("parses");
+    let out = text::print(&m, text::PrintOptions::default());
+    assert!(
+        out.contains(
+            r#"%0 = "stablehlo.abs"(%arg0) <{odd = 1 : i32}> : (tensor<f32>) -> tensor<f32>"#
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("%1 = stablehlo.abs %0 {note = 1 : i32} : tensor<f32>"),
+        "{out}"
+    );
+    let again = text::parse(&out).expect("re-parses");
+    structurally_equal(&m, &again, EqualOptions { locations: false }).expect("same IR");
+}

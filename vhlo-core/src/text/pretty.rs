@@ -291,6 +291,9 @@ impl<'a> Parser<'a> {
         } else {
             self.m.create_region()
         };
+        let mut attrs = std::mem::take(&mut st.attributes);
+        self.normalize_inherent("func.func", &mut props, &mut attrs);
+        st.attributes = attrs;
         self.sort_named(&mut props);
         st.properties = props;
         st.regions.push(region);
@@ -910,6 +913,17 @@ fn print_module_op(p: &mut Printer<'_>, op: OpId) -> bool {
 
 fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
+    // Lossless only when properties and attributes sit where re-parsing puts them.
+    let inherent = super::shlo_pretty::inherent_attrs("func.func");
+    if m.properties(op)
+        .iter()
+        .any(|a| !inherent.contains(&m.str(a.name)))
+        || m.attributes(op)
+            .iter()
+            .any(|a| inherent.contains(&m.str(a.name)))
+    {
+        return false;
+    }
     let Some(fty) = m.property(op, "function_type") else {
         return false;
     };
@@ -943,6 +957,19 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     };
     let arg_attrs = dict_list("arg_attrs");
     let res_attrs = dict_list("res_attrs");
+    // Per-argument and per-result dictionaries, one each, or the custom form would drop them.
+    let well_formed = |list: &[Option<Attribute>], n: usize, key: &str| {
+        m.property(op, key).is_none()
+            || (list.len() == n
+                && list
+                    .iter()
+                    .all(|a| a.is_some_and(|a| matches!(m.attr_data(a), AttrData::Dictionary(_)))))
+    };
+    if !well_formed(&arg_attrs, inputs.len(), "arg_attrs")
+        || !well_formed(&res_attrs, results.len(), "res_attrs")
+    {
+        return false;
+    }
     p.out.push_str("func.func ");
     if let Some(v) = m.property(op, "sym_visibility") {
         if let AttrData::String { value, .. } = m.attr_data(v) {

@@ -1337,6 +1337,11 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
     if !m.successors(op).is_empty() {
         return false;
     }
+    // The attr-dict of a custom form is split back by name on parsing, so the form is only
+    // lossless when every property has an inherent name and no discardable attribute has one.
+    if !placement_is_canonical(m, op) {
+        return false;
+    }
     let no_regions = m.regions(op).is_empty();
     match short {
         s if (UNARY.contains(&s) && nops == 1
@@ -1852,6 +1857,20 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
         "while" if m.regions(op).len() == 2 => print_while(p, op),
         _ => false,
     }
+}
+
+/// True when re-parsing a custom form would put every attribute back where it is now.
+fn placement_is_canonical(m: &Module, op: OpId) -> bool {
+    let name = m.op_name_str(op);
+    let table = inherent_attrs(name);
+    let spec: &[&str] = if let Some(o) = crate::vhlo::StablehloOp::from_name(name) {
+        o.attribute_names()
+    } else {
+        &[]
+    };
+    let inherent = |n: &str| table.contains(&n) || spec.contains(&n);
+    m.properties(op).iter().all(|a| inherent(m.str(a.name)))
+        && !m.attributes(op).iter().any(|a| inherent(m.str(a.name)))
 }
 
 /// `, precision = [DEFAULT, HIGH]`; false when an element is not a precision enum.
