@@ -958,12 +958,16 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let arg_attrs = dict_list("arg_attrs");
     let res_attrs = dict_list("res_attrs");
     // Per-argument and per-result dictionaries, one each, or the custom form would drop them.
+    let dict_len = |a: &Option<Attribute>| match a.map(|a| m.attr_data(a)) {
+        Some(AttrData::Dictionary(d)) => Some(d.len()),
+        _ => None,
+    };
+    // One dictionary per entry, not all empty (the parser would then leave the property out).
     let well_formed = |list: &[Option<Attribute>], n: usize, key: &str| {
         m.property(op, key).is_none()
             || (list.len() == n
-                && list
-                    .iter()
-                    .all(|a| a.is_some_and(|a| matches!(m.attr_data(a), AttrData::Dictionary(_)))))
+                && list.iter().all(|a| dict_len(a).is_some())
+                && list.iter().any(|a| dict_len(a).is_some_and(|l| l > 0)))
     };
     if !well_formed(&arg_attrs, inputs.len(), "arg_attrs")
         || !well_formed(&res_attrs, results.len(), "res_attrs")
