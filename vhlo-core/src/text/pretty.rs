@@ -758,6 +758,12 @@ impl<'a> Parser<'a> {
 
 fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
+    // The trailing dictionary is split back by name: dotted names are discardable.
+    if m.properties(op).iter().any(|a| m.str(a.name).contains('.'))
+        || m.attributes(op).iter().any(|a| !m.str(a.name).contains('.'))
+    {
+        return false;
+    }
     let (Some(name), Some(fty)) = (m.property(op, "sym_name"), m.property(op, "function_type"))
     else {
         return false;
