@@ -409,3 +409,16 @@ fn custom_forms_are_used_only_when_lossless() {
     let again = text::parse(&out).expect("re-parses");
     structurally_equal(&m, &again, EqualOptions { locations: false }).expect("same IR");
 }
+
+#[test]
+fn a_custom_printer_that_gives_up_leaves_no_trace() {
+    // `precision_config` holding a non-precision attribute has no custom form.
+    let src = r#"func.func @f(%a: tensor<3xf32>) -> tensor<f32> {
+  %0 = "stablehlo.dot"(%a, %a) {precision_config = [#stablehlo<precision HIGH>, #foo<"bar">]} : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>
+  func.return %0 : tensor<f32>
+}"#;
+    let m = text::parse(src).expect("parses");
+    let out = text::print(&m, text::PrintOptions::default());
+    assert!(out.contains(r#"%0 = "stablehlo.dot"(%arg0, %arg0) <{precision_config = [#stablehlo<precision HIGH>, #foo<"bar">]}>"#), "{out}");
+    text::parse(&out).expect("re-parses");
+}

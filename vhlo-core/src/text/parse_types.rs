@@ -667,7 +667,7 @@ impl<'a> Parser<'a> {
                     "true" | "false" => Ok(self.m.attr(AttrData::Bool(id == "true"))),
                     "unit" => Ok(self.m.attr(AttrData::Unit)),
                     "dense" => self.parse_dense(pos),
-                    "array" => self.parse_dense_array(pos),
+                    "array" => self.parse_dense_array(),
                     "loc" if self.c.peek() == Some(b'(') => {
                         let l = self.parse_loc_body(false)?;
                         Ok(self.m.attr(AttrData::Location(l)))
@@ -1682,6 +1682,9 @@ impl<'a> Parser<'a> {
                     (v as u128) & ((1u128 << width) - 1)
                 };
                 out.extend_from_slice(&masked.to_le_bytes()[..n.min(16)]);
+                // Wider than 128 bits: the value's sign extends over the remaining bytes.
+                let fill = if width > 128 && v < 0 { 0xFF } else { 0 };
+                out.extend(std::iter::repeat_n(fill, n.saturating_sub(16)));
                 Ok(())
             }
             TypeData::Index => {
@@ -1722,9 +1725,24 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn parse_dense_array(&mut self, pos: usize) -> PResult<Attribute> {
+    fn parse_dense_array(&mut self) -> PResult<Attribute> {
         self.c.expect(b'<', "after 'array'")?;
+        self.c.skip_ws();
+        let tpos = self.c.pos;
         let element = self.parse_type()?;
+        // MLIR's dense arrays: i1, i8, i16, i32, i64, f32, f64.
+        match self.m.type_data(element) {
+            TypeData::Integer {
+                width: 1 | 8 | 16 | 32 | 64,
+                signedness: Signedness::Signless,
+            }
+            | TypeData::Float(FloatKind::F32 | FloatKind::F64) => {}
+            _ => {
+                return Err(self
+                    .c
+                    .error_at(tpos, "dense arrays hold i1, i8, i16, i32, i64, f32 or f64"))
+            }
+        }
         let mut data = Vec::new();
         if self.c.eat(b':') {
             loop {
@@ -1738,10 +1756,6 @@ impl<'a> Parser<'a> {
             }
         }
         self.c.expect(b'>', "to close dense array")?;
-        match self.m.type_data(element) {
-            TypeData::Integer { .. } | TypeData::Float(_) => {}
-            _ => return Err(self.c.error_at(pos, "dense arrays hold integers or floats")),
-        }
         Ok(self.m.attr(AttrData::DenseArray {
             element,
             data: data.into(),

@@ -760,7 +760,9 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
     // The trailing dictionary is split back by name: dotted names are discardable.
     if m.properties(op).iter().any(|a| m.str(a.name).contains('.'))
-        || m.attributes(op).iter().any(|a| !m.str(a.name).contains('.'))
+        || m.attributes(op)
+            .iter()
+            .any(|a| !m.str(a.name).contains('.'))
     {
         return false;
     }
@@ -815,7 +817,7 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
     p.out.push_str(") -> (");
     p.print_type_list(outs);
     p.out.push_str(") ");
-    p.print_region(regions[0], false, true);
+    p.print_region(regions[0], false, false);
     let mut rest: Vec<NamedAttr> = m
         .properties(op)
         .iter()
@@ -881,7 +883,7 @@ fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
         p.out.push(')');
     }
     p.out.push(' ');
-    p.print_region(regions[0], false, true);
+    p.print_region(regions[0], false, false);
     if !m.attributes(op).is_empty() {
         p.out.push_str(" attributes ");
         p.print_attr_dict(m.attributes(op), &[]);
@@ -1038,7 +1040,7 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     if !body.is_empty() {
         p.out.push(' ');
-        p.print_region(regions[0], false, true);
+        p.print_region(regions[0], false, false);
     }
     true
 }

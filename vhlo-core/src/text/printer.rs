@@ -396,7 +396,10 @@ impl<'m> Printer<'m> {
             }
             self.out.push_str(" = ");
         }
+        // A custom printer may give up half-way: drop what it wrote.
+        let mark = self.out.len();
         if self.opts.generic || !super::pretty::print_custom(self, op) {
+            self.out.truncate(mark);
             self.print_generic_op(op);
         }
         if self.opts.debug_info {
