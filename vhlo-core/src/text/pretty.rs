@@ -467,6 +467,10 @@ impl<'a> Parser<'a> {
         }
         st.result_types = types[..named_results].to_vec();
         self.sort_named(&mut props);
+        if let Some(w) = props.windows(2).find(|w| w[0].name == w[1].name) {
+            let key = self.m.str(w[0].name).to_string();
+            return Err(self.c.error(format!("duplicate attribute '{key}' in '{name}'")));
+        }
         st.properties = props;
         self.finish_op(st, &uses, &types).map(Some)
     }
