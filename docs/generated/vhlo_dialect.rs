@@ -3861,7 +3861,7 @@ impl VhloOp {
                 "result_tilings",
             ],
             &[],
-            &[],
+            &["precision_config"],
             &[
                 "lhs_batching_dimensions",
                 "rhs_batching_dimensions",
@@ -4140,7 +4140,7 @@ impl VhloOp {
             &[("inputs", true)],
             &[("inputs", true)],
             &[("lhs", false), ("rhs", false)],
-            &[],
+            &[("lhs", false), ("rhs", false)],
             &[("lhs", false), ("rhs", false)],
             &[("lhs", false), ("rhs", false)],
             &[("operand", false), ("output_dimensions", false)],
@@ -4658,7 +4658,7 @@ impl VhloOp {
                 "result_tilings",
             ],
             &[],
-            &[],
+            &["precision_config"],
             &[
                 "lhs_batching_dimensions",
                 "lhs_contracting_dimensions",
@@ -6067,7 +6067,7 @@ impl StablehloOp {
                 "result_tilings",
             ],
             &[],
-            &[],
+            &["precision_config"],
             &["dot_dimension_numbers", "precision_config", "algorithm"],
             &[
                 "broadcast_dimensions",
@@ -10828,6 +10828,12 @@ impl DivideOpV1 {
 Legal in 0.9.0..=current. Maps to `stablehlo.dot`.*/
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DotOpV1 {
+    ///`lhs` of `vhlo.dot_v1` (operand).
+    pub lhs: ::vhlo_core::ir::Value,
+    ///`rhs` of `vhlo.dot_v1` (operand).
+    pub rhs: ::vhlo_core::ir::Value,
+    ///`precision_config` of `vhlo.dot_v1` (attribute; always present in VHLO).
+    pub precision_config: ::vhlo_core::ir::Attribute,
     ///`result` of `vhlo.dot_v1` (result type).
     pub result: ::vhlo_core::ir::Type,
 }
@@ -10843,12 +10849,15 @@ impl DotOpV1 {
     ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
         let __name = Self::NAME;
         ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        ::vhlo_core::dialect::split_groups(
+        let __items = m.operands(op);
+        let __ranges = ::vhlo_core::dialect::split_groups(
             __name,
             "operand",
-            (m.operands(op)).len(),
-            &[],
+            __items.len(),
+            &[false, false],
         )?;
+        let lhs = __items[__ranges[0usize].start];
+        let rhs = __items[__ranges[1usize].start];
         let __result_types: Vec<::vhlo_core::ir::Type> = m
             .results(op)
             .map(|r| m.value_type(r))
@@ -10867,7 +10876,18 @@ impl DotOpV1 {
             (m.regions(op)).len(),
             &[],
         )?;
-        Ok(Self { result })
+        let precision_config = ::vhlo_core::dialect::required_property(
+            m,
+            op,
+            __name,
+            "precision_config",
+        )?;
+        Ok(Self {
+            lhs,
+            rhs,
+            precision_config,
+            result,
+        })
     }
     /// Creates the op in `m` (detached; append it to a block). Properties are stored sorted by
     /// name, as MLIR keeps them.
@@ -10879,8 +10899,12 @@ impl DotOpV1 {
         let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
         let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+        __operands.push(self.lhs);
+        __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
+            ("precision_config", self.precision_config),
+        ];
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
@@ -23789,6 +23813,12 @@ impl DivideOp {
 ///`stablehlo.dot`: Dot operation (the current StableHLO op; maps to the newest `vhlo.dot_vN`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DotOp {
+    ///`lhs` of `stablehlo.dot` (operand).
+    pub lhs: ::vhlo_core::ir::Value,
+    ///`rhs` of `stablehlo.dot` (operand).
+    pub rhs: ::vhlo_core::ir::Value,
+    ///`precision_config` of `stablehlo.dot` (attribute `OptionalAttr<StableHLO_PrecisionConfigAttr>`).
+    pub precision_config: Option<::vhlo_core::ir::Attribute>,
     ///`result` of `stablehlo.dot` (result type).
     pub result: ::vhlo_core::ir::Type,
 }
@@ -23804,12 +23834,15 @@ impl DotOp {
     ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
         let __name = Self::NAME;
         ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        ::vhlo_core::dialect::split_groups(
+        let __items = m.operands(op);
+        let __ranges = ::vhlo_core::dialect::split_groups(
             __name,
             "operand",
-            (m.operands(op)).len(),
-            &[],
+            __items.len(),
+            &[false, false],
         )?;
+        let lhs = __items[__ranges[0usize].start];
+        let rhs = __items[__ranges[1usize].start];
         let __result_types: Vec<::vhlo_core::ir::Type> = m
             .results(op)
             .map(|r| m.value_type(r))
@@ -23828,7 +23861,17 @@ impl DotOp {
             (m.regions(op)).len(),
             &[],
         )?;
-        Ok(Self { result })
+        let precision_config = ::vhlo_core::dialect::optional_property(
+            m,
+            op,
+            "precision_config",
+        );
+        Ok(Self {
+            lhs,
+            rhs,
+            precision_config,
+            result,
+        })
     }
     /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
     pub fn build(
@@ -23839,8 +23882,13 @@ impl DotOp {
         let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
         let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+        __operands.push(self.lhs);
+        __operands.push(self.rhs);
         __results.push(self.result);
         let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        if let Some(v) = self.precision_config {
+            __props.push(("precision_config", v));
+        }
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
