@@ -2,3 +2,4 @@
 //! portable-artifact API.
 
 pub mod ir;
+pub mod bytecode;

@@ -1,0 +1,94 @@
+//! The bytecode reader and writer against the upstream compatibility suite artifacts.
+
+use std::path::{Path, PathBuf};
+
+use vhlo_core::bytecode;
+
+/// The suite directory: `VHLO_COMPAT_SUITE`, else `../shared/compat-suite` from the workspace
+/// root. `None` (skip) when absent, except under `CI=true`, where that is a failure.
+fn suite_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("VHLO_COMPAT_SUITE") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/compat-suite"),
+    };
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("compatibility suite not found at {} (set VHLO_COMPAT_SUITE)", dir.display());
+    }
+    eprintln!("skipping: compatibility suite not found at {} (set VHLO_COMPAT_SUITE)", dir.display());
+    None
+}
+
+/// Every `*.mlir.bc` in the suite, sorted by name.
+fn artifacts(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read suite dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".mlir.bc"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Number of `func.func` in a suite source, for comparing with `vhlo.func_v1` counts.
+fn count_source_funcs(src: &str) -> usize {
+    src.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .map(|l| l.matches("func.func ").count())
+        .sum()
+}
+
+#[test]
+fn every_suite_artifact_reads() {
+    let Some(dir) = suite_dir() else { return };
+    let files = artifacts(&dir);
+    assert!(files.len() >= 33, "expected at least 33 artifacts, found {}", files.len());
+    let mut failures = Vec::new();
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("invalid_") {
+            continue;
+        }
+        match bytecode::read(&bytes) {
+            Ok((module, info)) => {
+                let mut funcs = 0;
+                let mut ops = 0;
+                module.walk(|op| {
+                    ops += 1;
+                    if module.op_name_str(op) == "vhlo.func_v1" {
+                        funcs += 1;
+                    }
+                });
+                let expected_producer = name
+                    .trim_end_matches(".mlir.bc")
+                    .rsplit('.')
+                    .next()
+                    .map(|v| format!("StableHLO_v{}", v.replace('_', ".")))
+                    .unwrap();
+                assert_eq!(info.producer, expected_producer, "{name}");
+                let (v, producer) = bytecode::read_producer(&bytes).unwrap();
+                assert_eq!((v, producer.as_str()), (info.bytecode_version, info.producer.as_str()));
+                let src_path = path.with_extension("");
+                let src = std::fs::read_to_string(&src_path).unwrap();
+                assert_eq!(funcs, count_source_funcs(&src), "{name}: func_v1 count vs func.func in source");
+                assert_eq!(module.top_ops().len(), 1, "{name}");
+                assert_eq!(module.op_name_str(module.top_ops()[0]), "builtin.module", "{name}");
+                eprintln!("{name}: v{} {ops} ops, {funcs} funcs", info.bytecode_version);
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+}
+
+#[test]
+fn future_op_artifact_is_rejected_with_the_op_name() {
+    let Some(dir) = suite_dir() else { return };
+    let bytes = std::fs::read(dir.join("invalid_vhlo_future.mlir.bc")).unwrap();
+    assert_eq!(bytecode::read_producer(&bytes).unwrap(), (6, "StableHLO_v2.0.0".to_string()));
+    let err = bytecode::read(&bytes).unwrap_err();
+    assert!(err.to_string().contains("vhlo.constant_v99"), "{err}");
+}
