@@ -92,3 +92,38 @@ fn future_op_artifact_is_rejected_with_the_op_name() {
     let err = bytecode::read(&bytes).unwrap_err();
     assert!(err.to_string().contains("vhlo.constant_v99"), "{err}");
 }
+
+/// Reads each artifact and writes it back at its own bytecode version: the bytes must match.
+#[test]
+fn every_suite_artifact_round_trips_byte_for_byte() {
+    let Some(dir) = suite_dir() else { return };
+    let mut identical = 0;
+    let mut failures = Vec::new();
+    let files: Vec<PathBuf> =
+        artifacts(&dir).into_iter().filter(|p| !p.to_string_lossy().contains("invalid_")).collect();
+    for path in &files {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let bytes = std::fs::read(path).unwrap();
+        let (module, info) = bytecode::read(&bytes).unwrap();
+        let opts = bytecode::WriteOptions {
+            bytecode_version: info.bytecode_version,
+            producer: &info.producer,
+            use_list_orders: Some(&info.use_list_orders),
+            block_arg_locations: Some(&info.block_arg_locations),
+        };
+        match bytecode::write(&module, &opts) {
+            Ok(out) if out == bytes => identical += 1,
+            Ok(out) => {
+                let first = out.iter().zip(&bytes).position(|(a, b)| a != b).unwrap_or(out.len().min(bytes.len()));
+                failures.push(format!(
+                    "{name}: {} bytes written vs {} expected, first difference at byte {first}",
+                    out.len(),
+                    bytes.len()
+                ));
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    eprintln!("{identical}/{} artifacts round-trip byte for byte", files.len());
+    assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), files.len(), failures.join("\n"));
+}

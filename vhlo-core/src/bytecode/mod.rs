@@ -24,14 +24,14 @@
 mod encoding;
 mod reader;
 mod vhlo_op_attrs;
-// mod writer;
+mod writer;
 
 use std::collections::BTreeMap;
 
-use crate::ir::{Module, Value};
+use crate::ir::{Location, Module, Value};
 
 pub use reader::{read, read_producer};
-// pub use writer::{write, WriteOptions};
+pub use writer::{write, WriteError, WriteOptions};
 
 /// A malformed or unsupported artifact: which section, the absolute byte offset, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -63,6 +63,8 @@ pub struct ArtifactInfo {
     pub producer: String,
     /// Use-list orders recorded in the file, by value.
     pub use_list_orders: BTreeMap<Value, UseListOrder>,
+    /// Locations of block arguments other than `loc(unknown)` (the IR has no place for them).
+    pub block_arg_locations: BTreeMap<Value, Location>,
 }
 
 impl ArtifactInfo {

@@ -89,6 +89,7 @@ pub fn read(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
         properties: Vec::new(),
         depth: 0,
         use_lists: BTreeMap::new(),
+        block_arg_locations: BTreeMap::new(),
     };
     if let Some(mut s) = strings {
         r.read_strings(&mut s)?;
@@ -106,7 +107,12 @@ pub fn read(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
     if let Some(mut s) = ir {
         r.read_ir(&mut s)?;
     }
-    let info = ArtifactInfo { bytecode_version, producer, use_list_orders: r.use_lists };
+    let info = ArtifactInfo {
+        bytecode_version,
+        producer,
+        use_list_orders: r.use_lists,
+        block_arg_locations: r.block_arg_locations,
+    };
     Ok((r.module, info))
 }
 
@@ -175,6 +181,7 @@ struct Reader<'a> {
     properties: Vec<Cursor<'a>>,
     depth: usize,
     use_lists: BTreeMap<Value, UseListOrder>,
+    block_arg_locations: BTreeMap<Value, Location>,
 }
 
 impl<'a> Reader<'a> {
@@ -608,8 +615,9 @@ impl<'a> Reader<'a> {
             }
             19 => {
                 let ty = self.read_type(c)?;
-                let _splat = c.varint()?;
-                let n = c.count(1)?;
+                // A splat stores its one string without a count.
+                let splat = c.varint()? != 0;
+                let n = if splat { 1 } else { c.count(1)? };
                 let mut values = Vec::with_capacity(n);
                 for _ in 0..n {
                     values.push(self.read_string_ref(c)?);
@@ -1123,7 +1131,12 @@ impl<'a> Reader<'a> {
                 for &v in &args {
                     self.define(c, scope, v)?;
                 }
-                let _ = arg_locs; // The IR keeps no block-argument locations.
+                // The IR keeps no block-argument locations: known ones go to the side table.
+                for (&v, loc) in args.iter().zip(arg_locs) {
+                    if let Some(l) = loc.filter(|&l| l != self.module.unknown_loc()) {
+                        self.block_arg_locations.insert(v, l);
+                    }
+                }
                 if has_args && self.version >= version::USE_LIST_ORDERING {
                     let mask = c.byte()?;
                     if mask & op_mask::HAS_USE_LIST_ORDERS != 0 {
