@@ -15,9 +15,15 @@ fn suite_dir() -> Option<PathBuf> {
         return Some(dir);
     }
     if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("compatibility suite not found at {} (set VHLO_COMPAT_SUITE)", dir.display());
+        panic!(
+            "compatibility suite not found at {} (set VHLO_COMPAT_SUITE)",
+            dir.display()
+        );
     }
-    eprintln!("skipping: compatibility suite not found at {} (set VHLO_COMPAT_SUITE)", dir.display());
+    eprintln!(
+        "skipping: compatibility suite not found at {} (set VHLO_COMPAT_SUITE)",
+        dir.display()
+    );
     None
 }
 
@@ -44,7 +50,11 @@ fn count_source_funcs(src: &str) -> usize {
 fn every_suite_artifact_reads() {
     let Some(dir) = suite_dir() else { return };
     let files = artifacts(&dir);
-    assert!(files.len() >= 33, "expected at least 33 artifacts, found {}", files.len());
+    assert!(
+        files.len() >= 33,
+        "expected at least 33 artifacts, found {}",
+        files.len()
+    );
     let mut failures = Vec::new();
     for path in &files {
         let bytes = std::fs::read(path).unwrap();
@@ -70,25 +80,48 @@ fn every_suite_artifact_reads() {
                     .unwrap();
                 assert_eq!(info.producer, expected_producer, "{name}");
                 let (v, producer) = bytecode::read_producer(&bytes).unwrap();
-                assert_eq!((v, producer.as_str()), (info.bytecode_version, info.producer.as_str()));
+                assert_eq!(
+                    (v, producer.as_str()),
+                    (info.bytecode_version, info.producer.as_str())
+                );
                 let src_path = path.with_extension("");
                 let src = std::fs::read_to_string(&src_path).unwrap();
-                assert_eq!(funcs, count_source_funcs(&src), "{name}: func_v1 count vs func.func in source");
+                assert_eq!(
+                    funcs,
+                    count_source_funcs(&src),
+                    "{name}: func_v1 count vs func.func in source"
+                );
                 assert_eq!(module.top_ops().len(), 1, "{name}");
-                assert_eq!(module.op_name_str(module.top_ops()[0]), "builtin.module", "{name}");
-                eprintln!("{name}: v{} {ops} ops, {funcs} funcs", info.bytecode_version);
+                assert_eq!(
+                    module.op_name_str(module.top_ops()[0]),
+                    "builtin.module",
+                    "{name}"
+                );
+                eprintln!(
+                    "{name}: v{} {ops} ops, {funcs} funcs",
+                    info.bytecode_version
+                );
             }
             Err(e) => failures.push(format!("{name}: {e}")),
         }
     }
-    assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn future_op_artifact_is_rejected_with_the_op_name() {
     let Some(dir) = suite_dir() else { return };
     let bytes = std::fs::read(dir.join("invalid_vhlo_future.mlir.bc")).unwrap();
-    assert_eq!(bytecode::read_producer(&bytes).unwrap(), (6, "StableHLO_v2.0.0".to_string()));
+    assert_eq!(
+        bytecode::read_producer(&bytes).unwrap(),
+        (6, "StableHLO_v2.0.0".to_string())
+    );
     let err = bytecode::read(&bytes).unwrap_err();
     assert!(err.to_string().contains("vhlo.constant_v99"), "{err}");
 }
@@ -99,8 +132,10 @@ fn every_suite_artifact_round_trips_byte_for_byte() {
     let Some(dir) = suite_dir() else { return };
     let mut identical = 0;
     let mut failures = Vec::new();
-    let files: Vec<PathBuf> =
-        artifacts(&dir).into_iter().filter(|p| !p.to_string_lossy().contains("invalid_")).collect();
+    let files: Vec<PathBuf> = artifacts(&dir)
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().contains("invalid_"))
+        .collect();
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let bytes = std::fs::read(path).unwrap();
@@ -114,7 +149,11 @@ fn every_suite_artifact_round_trips_byte_for_byte() {
         match bytecode::write(&module, &opts) {
             Ok(out) if out == bytes => identical += 1,
             Ok(out) => {
-                let first = out.iter().zip(&bytes).position(|(a, b)| a != b).unwrap_or(out.len().min(bytes.len()));
+                let first = out
+                    .iter()
+                    .zip(&bytes)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(out.len().min(bytes.len()));
                 failures.push(format!(
                     "{name}: {} bytes written vs {} expected, first difference at byte {first}",
                     out.len(),
@@ -124,8 +163,17 @@ fn every_suite_artifact_round_trips_byte_for_byte() {
             Err(e) => failures.push(format!("{name}: {e}")),
         }
     }
-    eprintln!("{identical}/{} artifacts round-trip byte for byte", files.len());
-    assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), files.len(), failures.join("\n"));
+    eprintln!(
+        "{identical}/{} artifacts round-trip byte for byte",
+        files.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }
 
 /// Every prefix of a small artifact, and every 101st prefix of a large one, is either rejected
@@ -133,13 +181,21 @@ fn every_suite_artifact_round_trips_byte_for_byte() {
 #[test]
 fn truncated_artifacts_are_rejected_cleanly() {
     let Some(dir) = suite_dir() else { return };
-    for (file, stride) in [("vhlo_emit_version_api.1_1_0.mlir.bc", 1), ("stablehlo_legalize_to_vhlo.1_20_0.mlir.bc", 101), ("stablehlo_legalize_to_vhlo.0_9_0.mlir.bc", 101)] {
+    for (file, stride) in [
+        ("vhlo_emit_version_api.1_1_0.mlir.bc", 1),
+        ("stablehlo_legalize_to_vhlo.1_20_0.mlir.bc", 101),
+        ("stablehlo_legalize_to_vhlo.0_9_0.mlir.bc", 101),
+    ] {
         let bytes = std::fs::read(dir.join(file)).unwrap();
         for len in (0..bytes.len()).step_by(stride) {
             let prefix = &bytes[..len];
             match bytecode::read(prefix) {
                 Ok(_) => panic!("{file}: prefix of {len} bytes was accepted"),
-                Err(e) => assert!(e.offset <= len, "{file}: prefix {len}: error offset {} past the input: {e}", e.offset),
+                Err(e) => assert!(
+                    e.offset <= len,
+                    "{file}: prefix {len}: error offset {} past the input: {e}",
+                    e.offset
+                ),
             }
         }
         assert!(bytecode::read(&bytes).is_ok());
@@ -159,7 +215,11 @@ fn corrupted_artifacts_do_not_panic() {
         state ^= state << 17;
         state
     };
-    for file in ["vhlo_emit_version_api.1_1_0.mlir.bc", "stablehlo_legalize_to_vhlo.0_9_0.mlir.bc", "stablehlo_legalize_to_vhlo.1_20_0.mlir.bc"] {
+    for file in [
+        "vhlo_emit_version_api.1_1_0.mlir.bc",
+        "stablehlo_legalize_to_vhlo.0_9_0.mlir.bc",
+        "stablehlo_legalize_to_vhlo.1_20_0.mlir.bc",
+    ] {
         let original = std::fs::read(dir.join(file)).unwrap();
         for _ in 0..300 {
             let mut bytes = original.clone();
@@ -168,7 +228,10 @@ fn corrupted_artifacts_do_not_panic() {
                 bytes[at] = next() as u8;
             }
             if let Ok((module, info)) = bytecode::read(&bytes) {
-                let _ = bytecode::write(&module, &bytecode::WriteOptions::new(info.bytecode_version, &info.producer));
+                let _ = bytecode::write(
+                    &module,
+                    &bytecode::WriteOptions::new(info.bytecode_version, &info.producer),
+                );
             }
         }
     }

@@ -78,7 +78,12 @@ pub(crate) struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     pub fn new(data: &'a [u8], base: usize, section: &'static str) -> Self {
-        Cursor { data, pos: 0, base, section }
+        Cursor {
+            data,
+            pos: 0,
+            base,
+            section,
+        }
     }
 
     /// Absolute file offset of the next byte.
@@ -96,25 +101,43 @@ impl<'a> Cursor<'a> {
 
     /// An error at the current position.
     pub fn err(&self, message: impl Into<String>) -> BytecodeError {
-        BytecodeError { section: self.section, offset: self.offset(), message: message.into() }
+        BytecodeError {
+            section: self.section,
+            offset: self.offset(),
+            message: message.into(),
+        }
     }
 
     /// An error at an absolute offset inside this cursor's section.
     pub fn err_at(&self, offset: usize, message: impl Into<String>) -> BytecodeError {
-        BytecodeError { section: self.section, offset, message: message.into() }
+        BytecodeError {
+            section: self.section,
+            offset,
+            message: message.into(),
+        }
     }
 
     pub fn byte(&mut self) -> Result<u8, BytecodeError> {
-        let b = self.data.get(self.pos).copied().ok_or_else(|| self.err("unexpected end of data"))?;
+        let b = self
+            .data
+            .get(self.pos)
+            .copied()
+            .ok_or_else(|| self.err("unexpected end of data"))?;
         self.pos += 1;
         Ok(b)
     }
 
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], BytecodeError> {
         if n > self.remaining() {
-            return Err(self.err(format!("{n} bytes needed but only {} remain", self.remaining())));
+            return Err(self.err(format!(
+                "{n} bytes needed but only {} remain",
+                self.remaining()
+            )));
         }
-        let out = self.data.get(self.pos..self.pos + n).ok_or_else(|| self.err("out of bounds"))?;
+        let out = self
+            .data
+            .get(self.pos..self.pos + n)
+            .ok_or_else(|| self.err("out of bounds"))?;
         self.pos += n;
         Ok(out)
     }
@@ -127,13 +150,17 @@ impl<'a> Cursor<'a> {
             return Ok(u64::from(first >> 1));
         }
         if first == 0 {
-            let raw = self.bytes(8).map_err(|_| self.err_at(start, "truncated 9-byte varint"))?;
+            let raw = self
+                .bytes(8)
+                .map_err(|_| self.err_at(start, "truncated 9-byte varint"))?;
             let mut buf = [0u8; 8];
             buf.copy_from_slice(raw);
             return Ok(u64::from_le_bytes(buf));
         }
         let extra = first.trailing_zeros() as usize;
-        let raw = self.bytes(extra).map_err(|_| self.err_at(start, "truncated varint"))?;
+        let raw = self
+            .bytes(extra)
+            .map_err(|_| self.err_at(start, "truncated varint"))?;
         let mut buf = [0u8; 8];
         buf[0] = first;
         buf[1..=extra].copy_from_slice(raw);
@@ -165,7 +192,10 @@ impl<'a> Cursor<'a> {
         if n.saturating_mul(min_item_bytes.max(1)) > self.remaining() && min_item_bytes > 0 {
             return Err(self.err_at(
                 at,
-                format!("count {n} exceeds the {} bytes left in the section", self.remaining()),
+                format!(
+                    "count {n} exceeds the {} bytes left in the section",
+                    self.remaining()
+                ),
             ));
         }
         Ok(n)
@@ -174,7 +204,10 @@ impl<'a> Cursor<'a> {
     /// A NUL-terminated string (the producer in the header).
     pub fn cstr(&mut self) -> Result<&'a [u8], BytecodeError> {
         let rest = self.data.get(self.pos..).unwrap_or(&[]);
-        let len = rest.iter().position(|&b| b == 0).ok_or_else(|| self.err("unterminated string"))?;
+        let len = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| self.err("unterminated string"))?;
         let s = self.bytes(len)?;
         self.pos += 1;
         Ok(s)
@@ -191,7 +224,7 @@ impl<'a> Cursor<'a> {
             if !align.is_power_of_two() || align > 1 << 16 {
                 return Err(self.err_at(start, format!("invalid section alignment {align}")));
             }
-            while self.offset() % align != 0 {
+            while !self.offset().is_multiple_of(align) {
                 if self.byte()? != 0xCB {
                     return Err(self.err("section alignment padding is not 0xCB"));
                 }
@@ -236,10 +269,6 @@ impl Emitter {
         }
         let encoded = (v << n) | (1u64 << (n - 1));
         self.buf.extend_from_slice(&encoded.to_le_bytes()[..n]);
-    }
-
-    pub fn signed_varint(&mut self, v: i64) {
-        self.varint(zigzag(v));
     }
 
     pub fn varint_with_flag(&mut self, v: u64, flag: bool) {

@@ -74,7 +74,29 @@ impl ArtifactInfo {
     }
 }
 
+/// Stack for the reader and writer threads. Both recurse once per nesting level of attributes
+/// and of regions (each bounded to 256), which in debug builds needs more than the 2 MiB a
+/// spawned thread gets by default; the stack is reserved, not committed.
+const WORKER_STACK_BYTES: usize = 64 << 20;
+
+/// Runs `f` on a scoped thread with [`WORKER_STACK_BYTES`] of stack; `None` if the thread
+/// could not be started or did not finish.
+pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("vhlo-bytecode".into())
+            .stack_size(WORKER_STACK_BYTES)
+            .spawn_scoped(s, f)
+            .ok()?
+            .join()
+            .ok()
+    })
+}
+
 /// Reads an artifact into a module. See [`read`].
 pub fn read_module(bytes: &[u8]) -> Result<Module, BytecodeError> {
     read(bytes).map(|(m, _)| m)
 }
+
+#[cfg(test)]
+mod tests;

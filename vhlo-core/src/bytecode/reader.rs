@@ -10,7 +10,7 @@ use crate::ir::{
     NamedAttr, OpId, OperationState, Param, Region, Signedness, Symbol, Type, TypeData, Value,
 };
 
-/// Nesting limit for attributes/types referring to each other and for nested regions.
+/// Nesting limit for attributes/types referring to each other, and separately for regions.
 const MAX_DEPTH: usize = 256;
 
 type Result<T> = std::result::Result<T, BytecodeError>;
@@ -22,14 +22,22 @@ pub fn read_producer(bytes: &[u8]) -> Result<(u64, String)> {
 }
 
 fn read_header(c: &mut Cursor<'_>) -> Result<(u64, String)> {
-    let magic = c.bytes(4).map_err(|_| c.err_at(0, "file too short for the MLIR bytecode magic"))?;
+    let magic = c
+        .bytes(4)
+        .map_err(|_| c.err_at(0, "file too short for the MLIR bytecode magic"))?;
     if magic != MAGIC {
         return Err(c.err_at(0, "not MLIR bytecode (bad magic)"));
     }
     let at = c.offset();
     let v = c.varint()?;
     if v > version::MAX_SUPPORTED {
-        return Err(c.err_at(at, format!("unsupported bytecode version {v} (max {})", version::MAX_SUPPORTED)));
+        return Err(c.err_at(
+            at,
+            format!(
+                "unsupported bytecode version {v} (max {})",
+                version::MAX_SUPPORTED
+            ),
+        ));
     }
     let at = c.offset();
     let producer = c.cstr()?;
@@ -41,6 +49,16 @@ fn read_header(c: &mut Cursor<'_>) -> Result<(u64, String)> {
 
 /// Reads a whole artifact.
 pub fn read(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
+    super::on_big_stack(|| read_on_this_thread(bytes)).unwrap_or_else(|| {
+        Err(BytecodeError {
+            section: "header",
+            offset: 0,
+            message: "could not run the reader thread".into(),
+        })
+    })
+}
+
+fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
     let mut c = Cursor::new(bytes, 0, "header");
     let (bytecode_version, producer) = read_header(&mut c)?;
     let mut sections: [Option<Cursor<'_>>; section::COUNT] = Default::default();
@@ -72,7 +90,10 @@ pub fn read(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
     let attr_types = take(section::ATTR_TYPE, true)?;
     let offsets = take(section::ATTR_TYPE_OFFSET, true)?;
     let ir = take(section::IR, true)?;
-    let props = take(section::PROPERTIES, bytecode_version >= version::NATIVE_PROPERTIES_ENCODING)?;
+    let props = take(
+        section::PROPERTIES,
+        bytecode_version >= version::NATIVE_PROPERTIES_ENCODING,
+    )?;
     let resources = take(section::RESOURCE, false)?;
     let resource_offsets = take(section::RESOURCE_OFFSET, false)?;
 
@@ -88,6 +109,7 @@ pub fn read(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
         types: Vec::new(),
         properties: Vec::new(),
         depth: 0,
+        region_depth: 0,
         use_lists: BTreeMap::new(),
         block_arg_locations: BTreeMap::new(),
     };
@@ -179,7 +201,10 @@ struct Reader<'a> {
     attrs: Vec<Slot<Attribute>>,
     types: Vec<Slot<Type>>,
     properties: Vec<Cursor<'a>>,
+    /// Nesting of attribute/type resolution.
     depth: usize,
+    /// Nesting of regions.
+    region_depth: usize,
     use_lists: BTreeMap<Value, UseListOrder>,
     block_arg_locations: BTreeMap<Value, Location>,
 }
@@ -214,13 +239,18 @@ impl<'a> Reader<'a> {
     }
 
     fn string(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Symbol> {
-        let (bytes, at, sym) =
-            *self.strings.get(idx).ok_or_else(|| c.err(format!("string index {idx} out of range")))?;
+        let (bytes, at, sym) = *self
+            .strings
+            .get(idx)
+            .ok_or_else(|| c.err(format!("string index {idx} out of range")))?;
         if let Some(sym) = sym {
             return Ok(sym);
         }
-        let text = std::str::from_utf8(bytes)
-            .map_err(|_| BytecodeError { section: "string", offset: at, message: "string is not UTF-8".into() })?;
+        let text = std::str::from_utf8(bytes).map_err(|_| BytecodeError {
+            section: "string",
+            offset: at,
+            message: "string is not UTF-8".into(),
+        })?;
         let sym = self.module.sym(text);
         if let Some(slot) = self.strings.get_mut(idx) {
             slot.2 = Some(sym);
@@ -244,7 +274,10 @@ impl<'a> Reader<'a> {
                     let at = c.offset();
                     let (id, _) = c.section()?;
                     if id != section::DIALECT_VERSIONS {
-                        return Err(c.err_at(at, format!("expected a dialect version section, found id {id}")));
+                        return Err(c.err_at(
+                            at,
+                            format!("expected a dialect version section, found id {id}"),
+                        ));
                     }
                 }
                 usize::try_from(idx).map_err(|_| c.err("string index too large"))?
@@ -274,14 +307,21 @@ impl<'a> Reader<'a> {
                 let short = self.module.str(short_sym).to_string();
                 let dname = self.dialect_name(dialect).to_string();
                 let full = self.module.sym(&format!("{dname}.{short}"));
-                self.op_names.push(OpNameEntry { full, dialect, short });
+                self.op_names.push(OpNameEntry {
+                    full,
+                    dialect,
+                    short,
+                });
             }
         }
         Ok(())
     }
 
     fn dialect_name(&self, idx: usize) -> &str {
-        self.dialects.get(idx).map(|d| self.module.str(d.name)).unwrap_or("")
+        self.dialects
+            .get(idx)
+            .map(|d| self.module.str(d.name))
+            .unwrap_or("")
     }
 
     // ---- attribute and type tables -------------------------------------------------------
@@ -309,12 +349,20 @@ impl<'a> Reader<'a> {
                 for _ in 0..count {
                     let at = o.offset();
                     let (size, custom) = o.varint_with_flag()?;
-                    let size = usize::try_from(size).map_err(|_| o.err_at(at, "entry size too large"))?;
+                    let size =
+                        usize::try_from(size).map_err(|_| o.err_at(at, "entry size too large"))?;
                     let base = data.offset();
                     let payload = data.bytes(size).map_err(|_| {
-                        o.err_at(at, format!("entry of {size} bytes runs past the attribute/type section"))
+                        o.err_at(
+                            at,
+                            format!("entry of {size} bytes runs past the attribute/type section"),
+                        )
                     })?;
-                    let entry = Entry { dialect, custom, payload: Cursor::new(payload, base, "attribute/type") };
+                    let entry = Entry {
+                        dialect,
+                        custom,
+                        payload: Cursor::new(payload, base, "attribute/type"),
+                    };
                     if is_type {
                         self.type_entries.push(entry);
                         self.types.push(Slot::Unresolved);
@@ -361,7 +409,9 @@ impl<'a> Reader<'a> {
         match self.attrs.get(idx) {
             None => return Err(c.err(format!("attribute index {idx} out of range"))),
             Some(Slot::Done(a)) => return Ok(*a),
-            Some(Slot::InProgress) => return Err(c.err(format!("attribute {idx} refers to itself"))),
+            Some(Slot::InProgress) => {
+                return Err(c.err(format!("attribute {idx} refers to itself")))
+            }
             Some(Slot::Unresolved) => {}
         }
         self.enter(c)?;
@@ -462,27 +512,51 @@ impl<'a> Reader<'a> {
     fn fallback_text(&mut self, c: &mut Cursor<'_>) -> Result<Symbol> {
         let at = c.offset();
         let raw = c.cstr()?;
-        let text = std::str::from_utf8(raw).map_err(|_| c.err_at(at, "textual entry is not UTF-8"))?;
+        let text =
+            std::str::from_utf8(raw).map_err(|_| c.err_at(at, "textual entry is not UTF-8"))?;
         Ok(self.module.sym(text))
     }
 
-    fn decode_attr(&mut self, dialect: usize, custom: bool, c: &mut Cursor<'_>) -> Result<AttrData> {
+    fn decode_attr(
+        &mut self,
+        dialect: usize,
+        custom: bool,
+        c: &mut Cursor<'_>,
+    ) -> Result<AttrData> {
         let dname = self.dialect_name(dialect).to_string();
-        let dsym = self.dialects.get(dialect).map(|d| d.name).ok_or_else(|| c.err("bad dialect"))?;
+        let dsym = self
+            .dialects
+            .get(dialect)
+            .map(|d| d.name)
+            .ok_or_else(|| c.err("bad dialect"))?;
         if !custom {
             let text = self.fallback_text(c)?;
-            return Ok(AttrData::Opaque { dialect: dsym, text });
+            return Ok(AttrData::Opaque {
+                dialect: dsym,
+                text,
+            });
         }
         match dname.as_str() {
             "builtin" => self.decode_builtin_attr(c),
             "vhlo" => self.decode_vhlo_attr(dsym, c),
-            _ => Err(c.err(format!("custom attribute encoding of dialect '{dname}' is not supported"))),
+            _ => Err(c.err(format!(
+                "custom attribute encoding of dialect '{dname}' is not supported"
+            ))),
         }
     }
 
-    fn decode_type(&mut self, dialect: usize, custom: bool, c: &mut Cursor<'_>) -> Result<TypeData> {
+    fn decode_type(
+        &mut self,
+        dialect: usize,
+        custom: bool,
+        c: &mut Cursor<'_>,
+    ) -> Result<TypeData> {
         let dname = self.dialect_name(dialect).to_string();
-        let dsym = self.dialects.get(dialect).map(|d| d.name).ok_or_else(|| c.err("bad dialect"))?;
+        let dsym = self
+            .dialects
+            .get(dialect)
+            .map(|d| d.name)
+            .ok_or_else(|| c.err("bad dialect"))?;
         if !custom {
             let text = self.fallback_text(c)?;
             if dname == "builtin" {
@@ -500,7 +574,9 @@ impl<'a> Reader<'a> {
         match dname.as_str() {
             "builtin" => self.decode_builtin_type(c),
             "vhlo" => self.decode_vhlo_type(dsym, c),
-            _ => Err(c.err(format!("custom type encoding of dialect '{dname}' is not supported"))),
+            _ => Err(c.err(format!(
+                "custom type encoding of dialect '{dname}' is not supported"
+            ))),
         }
     }
 
@@ -521,13 +597,22 @@ impl<'a> Reader<'a> {
                 }
                 AttrData::Dictionary(entries.into())
             }
-            2 => AttrData::String { value: self.read_string_ref(c)?, ty: None },
+            2 => AttrData::String {
+                value: self.read_string_ref(c)?,
+                ty: None,
+            },
             3 => {
                 let value = self.read_string_ref(c)?;
                 let ty = self.read_type(c)?;
-                AttrData::String { value, ty: Some(ty) }
+                AttrData::String {
+                    value,
+                    ty: Some(ty),
+                }
             }
-            4 => AttrData::SymbolRef { root: self.read_string_attr(c)?, nested: Box::new([]) },
+            4 => AttrData::SymbolRef {
+                root: self.read_string_attr(c)?,
+                nested: Box::new([]),
+            },
             5 => {
                 let root = self.read_string_attr(c)?;
                 let n = c.count(1)?;
@@ -536,11 +621,17 @@ impl<'a> Reader<'a> {
                     let at = c.offset();
                     let a = self.read_attr(c)?;
                     match self.module.attr_data(a) {
-                        AttrData::SymbolRef { root, nested: inner } if inner.is_empty() => nested.push(*root),
+                        AttrData::SymbolRef {
+                            root,
+                            nested: inner,
+                        } if inner.is_empty() => nested.push(*root),
                         _ => return Err(c.err_at(at, "expected a flat symbol reference")),
                     }
                 }
-                AttrData::SymbolRef { root, nested: nested.into() }
+                AttrData::SymbolRef {
+                    root,
+                    nested: nested.into(),
+                }
             }
             6 => AttrData::Type(self.read_type(c)?),
             7 => AttrData::Unit,
@@ -571,7 +662,10 @@ impl<'a> Reader<'a> {
                     TypeData::Float(k) => k.bit_width(),
                     _ => return Err(c.err_at(at, "float attribute of a non-float type")),
                 };
-                AttrData::Float { ty, bits: read_apint(c, width)? }
+                AttrData::Float {
+                    ty,
+                    bits: read_apint(c, width)?,
+                }
             }
             10 => {
                 let callee = self.read_loc(c)?;
@@ -590,8 +684,15 @@ impl<'a> Reader<'a> {
                 for _ in 0..n {
                     locations.push(self.read_loc(c)?);
                 }
-                let metadata = if code == 13 { Some(self.read_attr(c)?) } else { None };
-                AttrData::Location(self.module.loc(LocData::Fused { metadata, locations: locations.into() }))
+                let metadata = if code == 13 {
+                    Some(self.read_attr(c)?)
+                } else {
+                    None
+                };
+                AttrData::Location(self.module.loc(LocData::Fused {
+                    metadata,
+                    locations: locations.into(),
+                }))
             }
             14 => {
                 let name = self.read_string_attr(c)?;
@@ -604,7 +705,10 @@ impl<'a> Reader<'a> {
                 let element = self.read_type(c)?;
                 let _size = c.varint()?;
                 let len = c.index()?;
-                AttrData::DenseArray { element, data: c.bytes(len)?.into() }
+                AttrData::DenseArray {
+                    element,
+                    data: c.bytes(len)?.into(),
+                }
             }
             18 => {
                 let ty = self.read_type(c)?;
@@ -622,7 +726,10 @@ impl<'a> Reader<'a> {
                 for _ in 0..n {
                     values.push(self.read_string_ref(c)?);
                 }
-                AttrData::DenseStrings { ty, values: values.into() }
+                AttrData::DenseStrings {
+                    ty,
+                    values: values.into(),
+                }
             }
             _ => return Err(c.err_at(at, format!("unsupported builtin attribute code {code}"))),
         })
@@ -634,7 +741,8 @@ impl<'a> Reader<'a> {
         Ok(match code {
             0 => {
                 let v = c.varint()?;
-                let width = u32::try_from(v >> 2).map_err(|_| c.err_at(at, "integer width too large"))?;
+                let width =
+                    u32::try_from(v >> 2).map_err(|_| c.err_at(at, "integer width too large"))?;
                 let signedness = match v & 3 {
                     0 => Signedness::Signless,
                     1 => Signedness::Signed,
@@ -658,13 +766,23 @@ impl<'a> Reader<'a> {
             9 => TypeData::Complex(self.read_type(c)?),
             12 => TypeData::None,
             13 | 14 => {
-                let encoding = if code == 14 { Some(self.read_attr(c)?) } else { None };
+                let encoding = if code == 14 {
+                    Some(self.read_attr(c)?)
+                } else {
+                    None
+                };
                 let shape = Self::read_signed_varints(c)?;
                 let element = self.read_type(c)?;
-                TypeData::RankedTensor { shape, element, encoding }
+                TypeData::RankedTensor {
+                    shape,
+                    element,
+                    encoding,
+                }
             }
             15 => TypeData::Tuple(self.read_types(c)?),
-            18 => TypeData::UnrankedTensor { element: self.read_type(c)? },
+            18 => TypeData::UnrankedTensor {
+                element: self.read_type(c)?,
+            },
             _ => return Err(c.err_at(at, format!("unsupported builtin type code {code}"))),
         })
     }
@@ -673,7 +791,11 @@ impl<'a> Reader<'a> {
 
     fn dialect_attr(&mut self, dialect: Symbol, mnemonic: &str, params: Vec<Param>) -> AttrData {
         let mnemonic = self.module.sym(mnemonic);
-        AttrData::Dialect(DialectAttr { dialect, mnemonic, params: params.into() })
+        AttrData::Dialect(DialectAttr {
+            dialect,
+            mnemonic,
+            params: params.into(),
+        })
     }
 
     fn decode_vhlo_attr(&mut self, dialect: Symbol, c: &mut Cursor<'_>) -> Result<AttrData> {
@@ -681,7 +803,8 @@ impl<'a> Reader<'a> {
         let code = c.varint()?;
         if let Some(mnemonic) = vhlo_enum_attr_mnemonic(code) {
             let v = c.varint()?;
-            let case = u32::try_from(v).map_err(|_| c.err_at(at, format!("enum value {v} out of range")))?;
+            let case = u32::try_from(v)
+                .map_err(|_| c.err_at(at, format!("enum value {v} out of range")))?;
             return Ok(self.dialect_attr(dialect, mnemonic, vec![Param::Int(i64::from(case))]));
         }
         let (mnemonic, params) = match code {
@@ -706,7 +829,10 @@ impl<'a> Reader<'a> {
                 let width = vhlo_float_width(&self.module, ty)
                     .ok_or_else(|| c.err_at(at, "float_v1 of a non-float type"))?;
                 let bits = read_apint(c, width)?;
-                ("float_v1", vec![Param::Type(ty), Param::Float { bits, width }])
+                (
+                    "float_v1",
+                    vec![Param::Type(ty), Param::Float { bits, width }],
+                )
             }
             9 => {
                 let at = c.offset();
@@ -714,7 +840,11 @@ impl<'a> Reader<'a> {
                 let (width, unsigned) = vhlo_int_width(&self.module, ty)
                     .ok_or_else(|| c.err_at(at, "integer_v1 of a non-integer type"))?;
                 let bits = read_apint(c, width)?;
-                let value = if unsigned { bits as u64 as i64 } else { sign_extend(bits, width) as i64 };
+                let value = if unsigned {
+                    bits as u64 as i64
+                } else {
+                    sign_extend(bits, width) as i64
+                };
                 ("integer_v1", vec![Param::Type(ty), Param::Int(value)])
             }
             10 => {
@@ -723,7 +853,11 @@ impl<'a> Reader<'a> {
                 let operand_tuple = Self::read_signed_varints(c)?;
                 (
                     "output_operand_alias_v1",
-                    vec![Param::Ints(out), Param::Int(operand), Param::Ints(operand_tuple)],
+                    vec![
+                        Param::Ints(out),
+                        Param::Int(operand),
+                        Param::Ints(operand_tuple),
+                    ],
                 )
             }
             14 => ("string_v1", vec![Param::Str(self.read_string_ref(c)?)]),
@@ -735,7 +869,10 @@ impl<'a> Reader<'a> {
                 ("tensor_v1", vec![Param::Type(ty), data])
             }
             17 => ("type_v1", vec![Param::Type(self.read_type(c)?)]),
-            18 => ("type_extensions_v1", vec![Param::Ints(Self::read_signed_varints(c)?)]),
+            18 => (
+                "type_extensions_v1",
+                vec![Param::Ints(Self::read_signed_varints(c)?)],
+            ),
             20 => {
                 let atol = read_apint(c, 64)?;
                 let rtol = read_apint(c, 64)?;
@@ -744,8 +881,14 @@ impl<'a> Reader<'a> {
                 (
                     "result_accuracy_v1",
                     vec![
-                        Param::Float { bits: atol, width: 64 },
-                        Param::Float { bits: rtol, width: 64 },
+                        Param::Float {
+                            bits: atol,
+                            width: 64,
+                        },
+                        Param::Float {
+                            bits: rtol,
+                            width: 64,
+                        },
                         Param::Int(ulps),
                         Param::Attr(mode),
                     ],
@@ -759,13 +902,20 @@ impl<'a> Reader<'a> {
             22 => {
                 let name = self.read_attr(c)?;
                 let has_sub = c.varint()?;
-                let sub = if has_sub != 0 { Param::Attr(self.read_attr(c)?) } else { Param::Absent };
+                let sub = if has_sub != 0 {
+                    Param::Attr(self.read_attr(c)?)
+                } else {
+                    Param::Absent
+                };
                 ("axis_ref_v1", vec![Param::Attr(name), sub])
             }
             23 => {
                 let mesh = self.read_attr(c)?;
                 let axes = self.read_attr(c)?;
-                ("replica_group_mesh_axes_v1", vec![Param::Attr(mesh), Param::Attr(axes)])
+                (
+                    "replica_group_mesh_axes_v1",
+                    vec![Param::Attr(mesh), Param::Attr(axes)],
+                )
             }
             24 => {
                 let name = self.read_attr(c)?;
@@ -776,7 +926,8 @@ impl<'a> Reader<'a> {
                 let axes = self.read_attr(c)?;
                 let (idx, present) = c.varint_with_flag()?;
                 let device_ids = if present {
-                    let idx = usize::try_from(idx).map_err(|_| c.err("attribute index too large"))?;
+                    let idx =
+                        usize::try_from(idx).map_err(|_| c.err("attribute index too large"))?;
                     Param::Attr(self.attr(c, idx)?)
                 } else {
                     Param::Absent
@@ -802,7 +953,10 @@ impl<'a> Reader<'a> {
                     .collect();
             }
             // MLIR keeps all-equal data as a splat.
-            if num_elements > 1 && data.len() == num_elements && data.windows(2).all(|w| w[0] == w[1]) {
+            if num_elements > 1
+                && data.len() == num_elements
+                && data.windows(2).all(|w| w[0] == w[1])
+            {
                 data.truncate(1);
             }
         }
@@ -810,7 +964,11 @@ impl<'a> Reader<'a> {
         match (builtin, info) {
             (Some(bt), Some((_, _, elem_bytes))) => {
                 let splat = elem_bytes == data.len();
-                let a = self.module.attr(AttrData::DenseElements { ty: bt, data: data.into(), splat });
+                let a = self.module.attr(AttrData::DenseElements {
+                    ty: bt,
+                    data: data.into(),
+                    splat,
+                });
                 Ok(Param::Attr(a))
             }
             _ => {
@@ -822,7 +980,11 @@ impl<'a> Reader<'a> {
 
     fn dialect_type(&mut self, dialect: Symbol, mnemonic: &str, params: Vec<Param>) -> TypeData {
         let mnemonic = self.module.sym(mnemonic);
-        TypeData::Dialect(DialectType { dialect, mnemonic, params: params.into() })
+        TypeData::Dialect(DialectType {
+            dialect,
+            mnemonic,
+            params: params.into(),
+        })
     }
 
     fn decode_vhlo_type(&mut self, dialect: Symbol, c: &mut Cursor<'_>) -> Result<TypeData> {
@@ -839,10 +1001,17 @@ impl<'a> Reader<'a> {
                 ("func_v1", vec![Param::Types(inputs), Param::Types(outputs)])
             }
             20 | 21 => {
-                let encoding = if code == 21 { Param::Attr(self.read_attr(c)?) } else { Param::Absent };
+                let encoding = if code == 21 {
+                    Param::Attr(self.read_attr(c)?)
+                } else {
+                    Param::Absent
+                };
                 let shape = Self::read_signed_varints(c)?;
                 let element = self.read_type(c)?;
-                ("tensor_v1", vec![Param::Ints(shape), Param::Type(element), encoding])
+                (
+                    "tensor_v1",
+                    vec![Param::Ints(shape), Param::Type(element), encoding],
+                )
             }
             23 => ("tuple_v1", vec![Param::Types(self.read_types(c)?)]),
             24 => {
@@ -859,7 +1028,10 @@ impl<'a> Reader<'a> {
                         Param::UInt(flags),
                         Param::Type(storage),
                         Param::Type(expressed),
-                        Param::Float { bits: scale, width: 64 },
+                        Param::Float {
+                            bits: scale,
+                            width: 64,
+                        },
                         Param::Int(zp),
                         Param::Int(min),
                         Param::Int(max),
@@ -872,7 +1044,8 @@ impl<'a> Reader<'a> {
                 let storage = self.read_type(c)?;
                 let expressed = self.read_type(c)?;
                 let qdim = c.varint()?;
-                let qdim = i64::try_from(qdim).map_err(|_| c.err("quantized dimension too large"))?;
+                let qdim =
+                    i64::try_from(qdim).map_err(|_| c.err("quantized dimension too large"))?;
                 let min = c.signed_varint()?;
                 let max = c.signed_varint()?;
                 let n = c.count(1)?;
@@ -927,7 +1100,10 @@ impl<'a> Reader<'a> {
     }
 
     fn define(&self, c: &Cursor<'_>, scope: &mut Scope, v: Value) -> Result<()> {
-        let next = scope.next_ids.last_mut().ok_or_else(|| c.err("value defined outside a region"))?;
+        let next = scope
+            .next_ids
+            .last_mut()
+            .ok_or_else(|| c.err("value defined outside a region"))?;
         let slot = *next;
         *next += 1;
         if slot >= scope.values.len() {
@@ -973,7 +1149,10 @@ impl<'a> Reader<'a> {
             let a = self.read_attr(c)?;
             match self.module.attr_data(a) {
                 AttrData::Dictionary(entries) => {
-                    dict = entries.iter().map(|&(name, value)| NamedAttr { name, value }).collect();
+                    dict = entries
+                        .iter()
+                        .map(|&(name, value)| NamedAttr { name, value })
+                        .collect();
                 }
                 _ => return Err(c.err_at(at, "op attributes are not a dictionary")),
             }
@@ -1068,16 +1247,24 @@ impl<'a> Reader<'a> {
             self.define(c, scope, v)?;
         }
         for (idx, order) in use_lists {
-            let v = results.get(idx).copied().ok_or_else(|| c.err("use-list order for a missing result"))?;
+            let v = results
+                .get(idx)
+                .copied()
+                .ok_or_else(|| c.err("use-list order for a missing result"))?;
             self.use_lists.insert(v, order);
         }
         if let Some(isolated) = regions_header {
-            self.enter(c)?;
+            self.region_depth += 1;
+            if self.region_depth > MAX_DEPTH {
+                return Err(c.err(format!("regions nesting deeper than {MAX_DEPTH}")));
+            }
             if isolated && self.version >= version::LAZY_LOADING {
                 let at = c.offset();
                 let (id, mut body) = c.section()?;
                 if id != section::IR {
-                    return Err(c.err_at(at, format!("expected a nested IR section, found id {id}")));
+                    return Err(
+                        c.err_at(at, format!("expected a nested IR section, found id {id}"))
+                    );
                 }
                 self.read_regions(&mut body, &regions, true, scope)?;
                 if !body.is_empty() {
@@ -1086,12 +1273,18 @@ impl<'a> Reader<'a> {
             } else {
                 self.read_regions(c, &regions, isolated, scope)?;
             }
-            self.depth -= 1;
+            self.region_depth -= 1;
         }
         Ok(())
     }
 
-    fn read_regions(&mut self, c: &mut Cursor<'a>, regions: &[Region], isolated: bool, outer: &mut Scope) -> Result<()> {
+    fn read_regions(
+        &mut self,
+        c: &mut Cursor<'a>,
+        regions: &[Region],
+        isolated: bool,
+        outer: &mut Scope,
+    ) -> Result<()> {
         let mut fresh = Scope::default();
         let scope = if isolated { &mut fresh } else { outer };
         for &region in regions {
@@ -1101,7 +1294,9 @@ impl<'a> Reader<'a> {
             }
             let num_values = c.index()?;
             if num_values > c.remaining() {
-                return Err(c.err(format!("value count {num_values} exceeds the remaining bytes")));
+                return Err(c.err(format!(
+                    "value count {num_values} exceeds the remaining bytes"
+                )));
             }
             let start = scope.values.len();
             scope.next_ids.push(start);
@@ -1116,9 +1311,14 @@ impl<'a> Reader<'a> {
                     for _ in 0..n {
                         if self.version >= version::ELIDE_UNKNOWN_BLOCK_ARG_LOCATION {
                             let (t, has_loc) = c.varint_with_flag()?;
-                            let t = usize::try_from(t).map_err(|_| c.err("type index too large"))?;
+                            let t =
+                                usize::try_from(t).map_err(|_| c.err("type index too large"))?;
                             arg_types.push(self.ty(c, t)?);
-                            arg_locs.push(if has_loc { Some(self.read_loc(c)?) } else { None });
+                            arg_locs.push(if has_loc {
+                                Some(self.read_loc(c)?)
+                            } else {
+                                None
+                            });
                         } else {
                             arg_types.push(self.read_type(c)?);
                             arg_locs.push(Some(self.read_loc(c)?));
@@ -1141,7 +1341,10 @@ impl<'a> Reader<'a> {
                     let mask = c.byte()?;
                     if mask & op_mask::HAS_USE_LIST_ORDERS != 0 {
                         for (idx, order) in read_use_list_orders(c, args.len())? {
-                            let v = args.get(idx).copied().ok_or_else(|| c.err("use-list order for a missing argument"))?;
+                            let v = args
+                                .get(idx)
+                                .copied()
+                                .ok_or_else(|| c.err("use-list order for a missing argument"))?;
                             self.use_lists.insert(v, order);
                         }
                     } else if mask != 0 {
@@ -1179,7 +1382,9 @@ impl<'a> Reader<'a> {
                     }
                     self.module.set_operands(op, &operands);
                 }
-                None if slot >= from => return Err(c.err(format!("operand refers to undefined value {slot}"))),
+                None if slot >= from => {
+                    return Err(c.err(format!("operand refers to undefined value {slot}")))
+                }
                 None => scope.pending.push((op, i, slot)),
             }
         }
@@ -1190,12 +1395,20 @@ impl<'a> Reader<'a> {
         self.resolve_pending(c, scope, 0)
     }
 
-    fn decode_properties(&mut self, p: &mut Cursor<'_>, dialect: &str, short: &str) -> Result<Vec<NamedAttr>> {
+    fn decode_properties(
+        &mut self,
+        p: &mut Cursor<'_>,
+        dialect: &str,
+        short: &str,
+    ) -> Result<Vec<NamedAttr>> {
         let mut out = Vec::new();
         match (dialect, short) {
             ("vhlo", _) => {
-                let names = vhlo_op_attr_names(short)
-                    .ok_or_else(|| p.err(format!("unknown VHLO op vhlo.{short} (no attribute table for its properties)")))?;
+                let names = vhlo_op_attr_names(short).ok_or_else(|| {
+                    p.err(format!(
+                        "unknown VHLO op vhlo.{short} (no attribute table for its properties)"
+                    ))
+                })?;
                 for name in names {
                     let value = self.read_attr(p)?;
                     let name = self.module.sym(name);
@@ -1206,7 +1419,8 @@ impl<'a> Reader<'a> {
                 for name in ["sym_name", "sym_visibility"] {
                     let (idx, present) = p.varint_with_flag()?;
                     if present {
-                        let idx = usize::try_from(idx).map_err(|_| p.err("attribute index too large"))?;
+                        let idx =
+                            usize::try_from(idx).map_err(|_| p.err("attribute index too large"))?;
                         let value = self.attr(p, idx)?;
                         let name = self.module.sym(name);
                         out.push(NamedAttr { name, value });
@@ -1215,10 +1429,16 @@ impl<'a> Reader<'a> {
                     }
                 }
             }
-            _ => return Err(p.err(format!("properties of op {dialect}.{short} are not supported"))),
+            _ => {
+                return Err(p.err(format!(
+                    "properties of op {dialect}.{short} are not supported"
+                )))
+            }
         }
         if !p.is_empty() {
-            return Err(p.err(format!("trailing bytes in the properties of {dialect}.{short}")));
+            return Err(p.err(format!(
+                "trailing bytes in the properties of {dialect}.{short}"
+            )));
         }
         Ok(out)
     }
@@ -1237,7 +1457,10 @@ pub(crate) fn inherent_names(dialect: &str, short: &str) -> Option<&'static [&'s
     }
 }
 
-fn read_use_list_orders(c: &mut Cursor<'_>, num_values: usize) -> Result<Vec<(usize, UseListOrder)>> {
+fn read_use_list_orders(
+    c: &mut Cursor<'_>,
+    num_values: usize,
+) -> Result<Vec<(usize, UseListOrder)>> {
     let n = if num_values > 1 { c.count(2)? } else { 1 };
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
@@ -1247,8 +1470,16 @@ fn read_use_list_orders(c: &mut Cursor<'_>, num_values: usize) -> Result<Vec<(us
         if len > c.remaining() {
             return Err(c.err(format!("use-list length {len} exceeds the remaining bytes")));
         }
-        let indices = (0..len).map(|_| c.varint()).collect::<Result<Box<[u64]>>>()?;
-        out.push((idx, UseListOrder { pair_encoding, indices }));
+        let indices = (0..len)
+            .map(|_| c.varint())
+            .collect::<Result<Box<[u64]>>>()?;
+        out.push((
+            idx,
+            UseListOrder {
+                pair_encoding,
+                indices,
+            },
+        ));
     }
     Ok(out)
 }
@@ -1324,7 +1555,10 @@ pub(crate) const VHLO_ENUM_ATTRS: &[(u64, &str)] = &[
 ];
 
 fn vhlo_enum_attr_mnemonic(code: u64) -> Option<&'static str> {
-    VHLO_ENUM_ATTRS.iter().find(|(c, _)| *c == code).map(|(_, m)| *m)
+    VHLO_ENUM_ATTRS
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, m)| *m)
 }
 
 /// Parameterless VHLO types: code, mnemonic (as in VhloTypes.td, including `tf31_v1`).
@@ -1365,7 +1599,10 @@ pub(crate) const VHLO_SIMPLE_TYPES: &[(u64, &str)] = &[
 ];
 
 fn vhlo_simple_type_mnemonic(code: u64) -> Option<&'static str> {
-    VHLO_SIMPLE_TYPES.iter().find(|(c, _)| *c == code).map(|(_, m)| *m)
+    VHLO_SIMPLE_TYPES
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, m)| *m)
 }
 
 /// The builtin type a parameterless VHLO scalar type converts to (VhloTypeConverter).
@@ -1408,7 +1645,7 @@ fn vhlo_scalar_builtin(mnemonic: &str) -> Option<TypeData> {
     }
 }
 
-fn vhlo_mnemonic<'m>(m: &'m Module, t: Type) -> Option<(&'m str, &'m [Param])> {
+fn vhlo_mnemonic(m: &Module, t: Type) -> Option<(&str, &[Param])> {
     match m.type_data(t) {
         TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => Some((m.str(d.mnemonic), &d.params)),
         _ => None,
@@ -1423,14 +1660,20 @@ fn vhlo_to_builtin_type(m: &mut Module, t: Type, depth: usize) -> Option<Type> {
     let (mnemonic, params) = vhlo_mnemonic(m, t)?;
     let params = params.to_vec();
     let data = match (mnemonic, params.as_slice()) {
-        ("complex_v1", [Param::Type(e)]) => TypeData::Complex(vhlo_to_builtin_type(m, *e, depth + 1)?),
+        ("complex_v1", [Param::Type(e)]) => {
+            TypeData::Complex(vhlo_to_builtin_type(m, *e, depth + 1)?)
+        }
         ("tensor_v1", [Param::Ints(shape), Param::Type(e), enc]) => {
             let encoding = match enc {
                 Param::Attr(a) => Some(*a),
                 _ => None,
             };
             let element = vhlo_to_builtin_type(m, *e, depth + 1)?;
-            TypeData::RankedTensor { shape: shape.clone(), element, encoding }
+            TypeData::RankedTensor {
+                shape: shape.clone(),
+                element,
+                encoding,
+            }
         }
         (s, []) => vhlo_scalar_builtin(s)?,
         _ => return None,
@@ -1485,7 +1728,9 @@ pub(crate) fn vhlo_float_width(m: &Module, t: Type) -> Option<u32> {
 pub(crate) fn vhlo_int_width(m: &Module, t: Type) -> Option<(u32, bool)> {
     let (mnemonic, _) = vhlo_mnemonic(m, t)?;
     match vhlo_scalar_builtin(mnemonic)? {
-        TypeData::Integer { width, signedness } => Some((width, signedness == Signedness::Unsigned)),
+        TypeData::Integer { width, signedness } => {
+            Some((width, signedness == Signedness::Unsigned))
+        }
         TypeData::Index => Some((64, false)),
         _ => None,
     }

@@ -8,6 +8,7 @@
 //! so an entry holds one index per name.
 
 /// `(op mnemonic without the "vhlo." prefix, sorted inherent attribute names)`, sorted by mnemonic.
+#[rustfmt::skip]
 pub(crate) const VHLO_OP_ATTRS: &[(&str, &[&str])] = &[
     ("abs_v1", &[]),
     ("add_v1", &[]),
@@ -181,7 +182,15 @@ mod tests {
         }
         assert_eq!(
             vhlo_op_attr_names("func_v1"),
-            Some(&["arg_attrs", "function_type", "res_attrs", "sym_name", "sym_visibility"][..])
+            Some(
+                &[
+                    "arg_attrs",
+                    "function_type",
+                    "res_attrs",
+                    "sym_name",
+                    "sym_visibility"
+                ][..]
+            )
         );
         assert_eq!(vhlo_op_attr_names("no_such_op"), None);
     }

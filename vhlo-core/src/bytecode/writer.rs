@@ -4,15 +4,18 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::encoding::{op_mask, section, version, zigzag, Emitter, MAGIC};
-use super::reader::{inherent_names, mask, vhlo_float_width, vhlo_int_width, VHLO_ENUM_ATTRS, VHLO_SIMPLE_TYPES};
+use super::reader::{
+    inherent_names, mask, vhlo_float_width, vhlo_int_width, VHLO_ENUM_ATTRS, VHLO_SIMPLE_TYPES,
+};
 use super::UseListOrder;
 use crate::ir::{
-    AttrData, Attribute, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param, Region,
-    Signedness, Symbol, Type, TypeData, Value,
+    AttrData, Attribute, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
+    Region, Signedness, Symbol, Type, TypeData, Value,
 };
 
-/// Nesting limit for attributes/types and regions while numbering.
-const MAX_DEPTH: usize = 512;
+/// Nesting limit for attributes/types and for regions, only to bound the stack; deeper than what
+/// the reader accepts (256), so hand-built deep IR still writes.
+const MAX_DEPTH: usize = 1024;
 
 /// What to write and the side tables a reader recorded.
 #[derive(Clone, Debug)]
@@ -30,7 +33,12 @@ pub struct WriteOptions<'a> {
 impl<'a> WriteOptions<'a> {
     /// Options for `bytecode_version` and `producer` without side tables.
     pub fn new(bytecode_version: u64, producer: &'a str) -> Self {
-        WriteOptions { bytecode_version, producer, use_list_orders: None, block_arg_locations: None }
+        WriteOptions {
+            bytecode_version,
+            producer,
+            use_list_orders: None,
+            block_arg_locations: None,
+        }
     }
 }
 
@@ -47,12 +55,25 @@ fn err<T>(msg: impl Into<String>) -> Result<T> {
 
 /// Writes `module` (exactly one top-level op) as MLIR bytecode.
 pub fn write(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
+    super::on_big_stack(|| write_on_this_thread(module, opts))
+        .unwrap_or_else(|| err("could not run the writer thread"))
+}
+
+fn write_on_this_thread(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
     if opts.bytecode_version > version::MAX_SUPPORTED {
-        return err(format!("unsupported bytecode version {}", opts.bytecode_version));
+        return err(format!(
+            "unsupported bytecode version {}",
+            opts.bytecode_version
+        ));
     }
     let root = match module.top_ops() {
         [root] => *root,
-        ops => return err(format!("expected exactly one top-level op, found {}", ops.len())),
+        ops => {
+            return err(format!(
+                "expected exactly one top-level op, found {}",
+                ops.len()
+            ))
+        }
     };
     // A private copy, so that location, dictionary and name attributes can be interned.
     let mut m = module.clone();
@@ -64,6 +85,7 @@ pub fn write(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
         strings: StringTable::default(),
         properties: Vec::new(),
         properties_index: HashMap::new(),
+        depth: 0,
     };
     w.number_ir(&mut m, root)?;
     w.n.finalize();
@@ -166,8 +188,11 @@ impl Numbering {
     }
 
     fn finalize(&mut self) {
-        fn order<T: Copy + std::hash::Hash + Eq>(entries: &mut [NumEntry<T>], out: &mut HashMap<T, u64>) {
-            entries.sort_by(|a, b| b.refcount.cmp(&a.refcount));
+        fn order<T: Copy + std::hash::Hash + Eq>(
+            entries: &mut [NumEntry<T>],
+            out: &mut HashMap<T, u64>,
+        ) {
+            entries.sort_by_key(|e| std::cmp::Reverse(e.refcount));
             group_by_dialect_per_byte(entries);
             for (i, e) in entries.iter().enumerate() {
                 out.insert(e.item, i as u64);
@@ -190,12 +215,18 @@ fn group_by_dialect_per_byte<T>(entries: &mut [NumEntry<T>]) {
             break;
         }
         group_size = (1u64 << (7 * i)) - group_size;
-        let end = start.saturating_add(usize::try_from(group_size).unwrap_or(usize::MAX)).min(entries.len());
-        let Some(group) = entries.get_mut(start..end) else { break };
+        let end = start
+            .saturating_add(usize::try_from(group_size).unwrap_or(usize::MAX))
+            .min(entries.len());
+        let Some(group) = entries.get_mut(start..end) else {
+            break;
+        };
         group.sort_by(|a, b| {
             let (ap, bp) = (a.dialect == preferred, b.dialect == preferred);
             match (ap, bp) {
-                (true, true) | (false, false) => a.dialect.cmp(&b.dialect).then(std::cmp::Ordering::Equal),
+                (true, true) | (false, false) => {
+                    a.dialect.cmp(&b.dialect).then(std::cmp::Ordering::Equal)
+                }
                 (true, false) => std::cmp::Ordering::Less,
                 (false, true) => std::cmp::Ordering::Greater,
             }
@@ -347,7 +378,10 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
                 w.attr(m, r)?;
                 w.varint(nested.len() as u64);
                 for &n in nested.iter() {
-                    let flat = m.attr(AttrData::SymbolRef { root: n, nested: Box::new([]) });
+                    let flat = m.attr(AttrData::SymbolRef {
+                        root: n,
+                        nested: Box::new([]),
+                    });
                     w.attr(m, flat)?;
                 }
             }
@@ -359,7 +393,10 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
         AttrData::Unit => w.varint(7),
         AttrData::Bool(b) => {
             w.varint(8);
-            let i1 = m.ty(TypeData::Integer { width: 1, signedness: Signedness::Signless });
+            let i1 = m.ty(TypeData::Integer {
+                width: 1,
+                signedness: Signedness::Signless,
+            });
             w.ty(m, i1)?;
             w.apint(u128::from(b), 1);
         }
@@ -442,7 +479,10 @@ fn encode_loc(m: &mut Module, l: Location, w: &mut dyn DialectWriter) -> Result<
             let b = loc_attr(m, caller);
             w.attr(m, b)?;
         }
-        LocData::Fused { metadata, locations } => {
+        LocData::Fused {
+            metadata,
+            locations,
+        } => {
             w.varint(if metadata.is_some() { 13 } else { 12 });
             w.varint(locations.len() as u64);
             for &l in locations.iter() {
@@ -457,10 +497,17 @@ fn encode_loc(m: &mut Module, l: Location, w: &mut dyn DialectWriter) -> Result<
     Ok(())
 }
 
-fn encode_vhlo_attr(m: &mut Module, mnemonic: String, params: &[Param], w: &mut dyn DialectWriter) -> Result<()> {
+fn encode_vhlo_attr(
+    m: &mut Module,
+    mnemonic: String,
+    params: &[Param],
+    w: &mut dyn DialectWriter,
+) -> Result<()> {
     let bad = || WriteError(format!("#vhlo.{mnemonic} has unexpected parameters"));
     if let Some(&(code, _)) = VHLO_ENUM_ATTRS.iter().find(|(_, n)| *n == mnemonic) {
-        let [Param::Int(v)] = params else { return Err(bad()) };
+        let [Param::Int(v)] = params else {
+            return Err(bad());
+        };
         w.varint(code);
         w.varint(u64::try_from(*v).map_err(|_| bad())?);
         return Ok(());
@@ -532,7 +579,10 @@ fn encode_vhlo_attr(m: &mut Module, mnemonic: String, params: &[Param], w: &mut 
             w.varint(18);
             signed_varints(w, b);
         }
-        ("result_accuracy_v1", [Param::Float { bits: atol, .. }, Param::Float { bits: rtol, .. }, Param::Int(ulps), Param::Attr(mode)]) => {
+        (
+            "result_accuracy_v1",
+            [Param::Float { bits: atol, .. }, Param::Float { bits: rtol, .. }, Param::Int(ulps), Param::Attr(mode)],
+        ) => {
             w.varint(20);
             w.apint(*atol, 64);
             w.apint(*rtol, 64);
@@ -589,22 +639,32 @@ fn signed_varints(w: &mut dyn DialectWriter, v: &[i64]) {
 
 /// Element count of a VHLO tensor type of `bool_v1`, which VHLO writes bit-packed.
 fn bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
-    let TypeData::Dialect(d) = m.type_data(t) else { return None };
+    let TypeData::Dialect(d) = m.type_data(t) else {
+        return None;
+    };
     if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "tensor_v1" {
         return None;
     }
-    let [Param::Ints(shape), Param::Type(e), _] = &*d.params else { return None };
+    let [Param::Ints(shape), Param::Type(e), _] = &*d.params else {
+        return None;
+    };
     match m.type_data(*e) {
         TypeData::Dialect(ed) if m.str(ed.mnemonic) == "bool_v1" => {}
         _ => return None,
     }
-    shape.iter().try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
 }
 
 /// VHLO's i1 packing: a splat of more than one element is `FF`/`00`, otherwise LSB-first bits.
 fn pack_bools(raw: &[u8], n: usize) -> Vec<u8> {
     if raw.len() == 1 && n > 1 {
-        return vec![if raw.first().is_some_and(|&b| b != 0) { 0xFF } else { 0x00 }];
+        return vec![if raw.first().is_some_and(|&b| b != 0) {
+            0xFF
+        } else {
+            0x00
+        }];
     }
     let mut out = vec![0u8; n.div_ceil(8)];
     for (i, &b) in raw.iter().enumerate().take(n) {
@@ -658,7 +718,11 @@ fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<boo
             w.ty(m, e)?;
         }
         TypeData::None => w.varint(12),
-        TypeData::RankedTensor { shape, element, encoding } => {
+        TypeData::RankedTensor {
+            shape,
+            element,
+            encoding,
+        } => {
             match encoding {
                 Some(enc) => {
                     w.varint(14);
@@ -689,7 +753,12 @@ fn types(m: &mut Module, w: &mut dyn DialectWriter, items: &[Type]) -> Result<()
     Ok(())
 }
 
-fn encode_vhlo_type(m: &mut Module, mnemonic: &str, params: &[Param], w: &mut dyn DialectWriter) -> Result<()> {
+fn encode_vhlo_type(
+    m: &mut Module,
+    mnemonic: &str,
+    params: &[Param],
+    w: &mut dyn DialectWriter,
+) -> Result<()> {
     let bad = || WriteError(format!("!vhlo.{mnemonic} has unexpected parameters"));
     if let Some(&(code, _)) = VHLO_SIMPLE_TYPES.iter().find(|(_, n)| *n == mnemonic) {
         if !params.is_empty() {
@@ -805,7 +874,11 @@ fn number_attr(n: &mut Numbering, m: &mut Module, a: Attribute) -> Result<()> {
     }
     let dialect_name = attr_dialect(m, a);
     n.attr_slot.insert(a, n.attrs.len());
-    n.attrs.push(NumEntry { item: a, dialect: 0, refcount: 1 });
+    n.attrs.push(NumEntry {
+        item: a,
+        dialect: 0,
+        refcount: 1,
+    });
     let d = n.dialect(&dialect_name);
     if let Some(e) = n.attrs.last_mut() {
         e.dialect = d;
@@ -828,7 +901,11 @@ fn number_type(n: &mut Numbering, m: &mut Module, t: Type) -> Result<()> {
     }
     let dialect_name = type_dialect(m, t);
     n.type_slot.insert(t, n.types.len());
-    n.types.push(NumEntry { item: t, dialect: 0, refcount: 1 });
+    n.types.push(NumEntry {
+        item: t,
+        dialect: 0,
+        refcount: 1,
+    });
     let d = n.dialect(&dialect_name);
     if let Some(e) = n.types.last_mut() {
         e.dialect = d;
@@ -865,19 +942,31 @@ impl DialectWriter for EmitWriter<'_> {
         self.e.varint(i);
     }
     fn attr(&mut self, _: &mut Module, a: Attribute) -> Result<()> {
-        let i = self.n.attr_num.get(&a).ok_or_else(|| WriteError("attribute was not numbered".into()))?;
+        let i = self
+            .n
+            .attr_num
+            .get(&a)
+            .ok_or_else(|| WriteError("attribute was not numbered".into()))?;
         self.e.varint(*i);
         Ok(())
     }
     fn ty(&mut self, _: &mut Module, t: Type) -> Result<()> {
-        let i = self.n.type_num.get(&t).ok_or_else(|| WriteError("type was not numbered".into()))?;
+        let i = self
+            .n
+            .type_num
+            .get(&t)
+            .ok_or_else(|| WriteError("type was not numbered".into()))?;
         self.e.varint(*i);
         Ok(())
     }
     fn opt_attr(&mut self, m: &mut Module, a: Option<Attribute>) -> Result<()> {
         match a {
             Some(a) => {
-                let i = *self.n.attr_num.get(&a).ok_or_else(|| WriteError("attribute was not numbered".into()))?;
+                let i = *self
+                    .n
+                    .attr_num
+                    .get(&a)
+                    .ok_or_else(|| WriteError("attribute was not numbered".into()))?;
                 self.e.varint((i << 1) | 1);
                 let _ = m;
             }
@@ -895,6 +984,8 @@ struct Writer<'o> {
     strings: StringTable,
     properties: Vec<Vec<u8>>,
     properties_index: HashMap<Vec<u8>, u64>,
+    /// Region nesting of `write_op`.
+    depth: usize,
 }
 
 /// How an op's attributes are stored at a given version.
@@ -926,14 +1017,24 @@ impl Writer<'_> {
             Some((names, optional)) => {
                 for p in props {
                     if !names.contains(&m.str(p.name)) {
-                        return err(format!("{}: '{}' is not an inherent attribute", m.op_name_str(op), m.str(p.name)));
+                        return err(format!(
+                            "{}: '{}' is not an inherent attribute",
+                            m.op_name_str(op),
+                            m.str(p.name)
+                        ));
                     }
                 }
                 let mut entry = Vec::new();
                 for &name in names {
-                    let value = props.iter().find(|p| m.str(p.name) == name).map(|p| p.value);
+                    let value = props
+                        .iter()
+                        .find(|p| m.str(p.name) == name)
+                        .map(|p| p.value);
                     if value.is_none() && !optional {
-                        return err(format!("{} is missing its '{name}' attribute", m.op_name_str(op)));
+                        return err(format!(
+                            "{} is missing its '{name}' attribute",
+                            m.op_name_str(op)
+                        ));
                     }
                     entry.push((name, value, optional));
                 }
@@ -948,7 +1049,8 @@ impl Writer<'_> {
         if attrs.is_empty() {
             return None;
         }
-        let mut entries: Vec<(Symbol, Attribute)> = attrs.iter().map(|a| (a.name, a.value)).collect();
+        let mut entries: Vec<(Symbol, Attribute)> =
+            attrs.iter().map(|a| (a.name, a.value)).collect();
         entries.sort_by(|a, b| m.str(a.0).cmp(m.str(b.0)));
         Some(m.attr(AttrData::Dictionary(entries.into())))
     }
@@ -957,13 +1059,21 @@ impl Writer<'_> {
 
     fn number_ir(&mut self, m: &mut Module, root: OpId) -> Result<()> {
         self.number_op(m, root)?;
-        let mut stack: Vec<(Region, u64)> = m.regions(root).iter().map(|&r| (r, self.n.next_value)).collect();
+        let mut stack: Vec<(Region, u64)> = m
+            .regions(root)
+            .iter()
+            .map(|&r| (r, self.n.next_value))
+            .collect();
         while let Some((region, first)) = stack.pop() {
             self.n.next_value = first;
             self.number_region(m, region)?;
             for &b in m.blocks(region).to_vec().iter() {
                 for &op in m.block_ops(b).to_vec().iter() {
-                    let start = if self.isolated.contains(&op) { 0 } else { self.n.next_value };
+                    let start = if self.isolated.contains(&op) {
+                        0
+                    } else {
+                        self.n.next_value
+                    };
                     for &r in m.regions(op) {
                         stack.push((r, start));
                     }
@@ -994,7 +1104,9 @@ impl Writer<'_> {
                 self.number_op(m, op)?;
             }
         }
-        self.n.region_counts.insert(region, (blocks.len() as u64, self.n.next_value - first));
+        self.n
+            .region_counts
+            .insert(region, (blocks.len() as u64, self.n.next_value - first));
         Ok(())
     }
 
@@ -1013,10 +1125,18 @@ impl Writer<'_> {
             }
         } else {
             let full = m.op_name_str(op);
-            let dialect = full.split_once('.').map(|(d, _)| d).unwrap_or("").to_string();
+            let dialect = full
+                .split_once('.')
+                .map(|(d, _)| d)
+                .unwrap_or("")
+                .to_string();
             let d = self.n.dialect(&dialect);
             self.n.op_name_slot.insert(name, self.n.op_names.len());
-            self.n.op_names.push(NumEntry { item: name, dialect: d, refcount: 1 });
+            self.n.op_names.push(NumEntry {
+                item: name,
+                dialect: d,
+                refcount: 1,
+            });
         }
         for v in m.results(op).collect::<Vec<_>>() {
             self.n.values.insert(v, self.n.next_value);
@@ -1063,7 +1183,14 @@ impl Writer<'_> {
         let mut i = 0;
         while let Some(first) = self.n.op_names.get(i) {
             let dialect = first.dialect;
-            let run = self.n.op_names.get(i..).unwrap_or(&[]).iter().take_while(|x| x.dialect == dialect).count();
+            let run = self
+                .n
+                .op_names
+                .get(i..)
+                .unwrap_or(&[])
+                .iter()
+                .take_while(|x| x.dialect == dialect)
+                .count();
             e.varint(dialect as u64);
             e.varint(run as u64);
             for entry in self.n.op_names.get(i..i + run).unwrap_or(&[]) {
@@ -1073,7 +1200,12 @@ impl Writer<'_> {
                 if self.version < version::NATIVE_PROPERTIES_ENCODING {
                     e.varint(idx);
                 } else {
-                    let dialect_name = self.n.dialects.get(dialect).map(String::as_str).unwrap_or("");
+                    let dialect_name = self
+                        .n
+                        .dialects
+                        .get(dialect)
+                        .map(String::as_str)
+                        .unwrap_or("");
                     let registered = matches!(dialect_name, "vhlo" | "builtin");
                     e.varint_with_flag(idx, registered);
                 }
@@ -1089,7 +1221,11 @@ impl Writer<'_> {
         offsets.varint(self.n.types.len() as u64);
         let mut payloads = Emitter::default();
         for is_type in [false, true] {
-            let count = if is_type { self.n.types.len() } else { self.n.attrs.len() };
+            let count = if is_type {
+                self.n.types.len()
+            } else {
+                self.n.attrs.len()
+            };
             let mut i = 0;
             while i < count {
                 let dialect = if is_type {
@@ -1113,9 +1249,18 @@ impl Writer<'_> {
                 offsets.varint(dialect as u64);
                 offsets.varint(run as u64);
                 for k in i..i + run {
-                    let mut w = EmitWriter { e: Emitter::default(), n: &self.n, strings: &mut self.strings };
+                    let mut w = EmitWriter {
+                        e: Emitter::default(),
+                        n: &self.n,
+                        strings: &mut self.strings,
+                    };
                     let custom = if is_type {
-                        let t = self.n.types.get(k).map(|e| e.item).ok_or_else(|| WriteError("type slot".into()))?;
+                        let t = self
+                            .n
+                            .types
+                            .get(k)
+                            .map(|e| e.item)
+                            .ok_or_else(|| WriteError("type slot".into()))?;
                         let custom = encode_type(m, t, &mut w)?;
                         if !custom {
                             w.e.buf = type_text(m, t)?.into_bytes();
@@ -1123,7 +1268,12 @@ impl Writer<'_> {
                         }
                         custom
                     } else {
-                        let a = self.n.attrs.get(k).map(|e| e.item).ok_or_else(|| WriteError("attribute slot".into()))?;
+                        let a = self
+                            .n
+                            .attrs
+                            .get(k)
+                            .map(|e| e.item)
+                            .ok_or_else(|| WriteError("attribute slot".into()))?;
                         let custom = encode_attr(m, a, &mut w)?;
                         if !custom {
                             w.e.buf = attr_text(m, a)?.into_bytes();
@@ -1141,20 +1291,36 @@ impl Writer<'_> {
     }
 
     fn attr_num(&self, a: Attribute) -> Result<u64> {
-        self.n.attr_num.get(&a).copied().ok_or_else(|| WriteError("attribute was not numbered".into()))
+        self.n
+            .attr_num
+            .get(&a)
+            .copied()
+            .ok_or_else(|| WriteError("attribute was not numbered".into()))
     }
 
     fn type_num(&self, t: Type) -> Result<u64> {
-        self.n.type_num.get(&t).copied().ok_or_else(|| WriteError("type was not numbered".into()))
+        self.n
+            .type_num
+            .get(&t)
+            .copied()
+            .ok_or_else(|| WriteError("type was not numbered".into()))
     }
 
     fn value_num(&self, v: Value) -> Result<u64> {
-        self.n.values.get(&v).copied().ok_or_else(|| WriteError("operand value is not defined in the written IR".into()))
+        self.n
+            .values
+            .get(&v)
+            .copied()
+            .ok_or_else(|| WriteError("operand value is not defined in the written IR".into()))
     }
 
     fn write_op(&mut self, m: &mut Module, e: &mut Emitter, op: OpId) -> Result<()> {
         let name = m.op_name(op);
-        let name_num = *self.n.op_name_num.get(&name).ok_or_else(|| WriteError("op name was not numbered".into()))?;
+        let name_num = *self
+            .n
+            .op_name_num
+            .get(&name)
+            .ok_or_else(|| WriteError("op name was not numbered".into()))?;
         e.varint(name_num);
         let mask_at = e.buf.len();
         e.byte(0);
@@ -1167,7 +1333,11 @@ impl Writer<'_> {
             e.varint(self.attr_num(d)?);
         }
         if let OpAttrs::Props(props, _) = self.op_attrs(m, op)? {
-            let mut w = EmitWriter { e: Emitter::default(), n: &self.n, strings: &mut self.strings };
+            let mut w = EmitWriter {
+                e: Emitter::default(),
+                n: &self.n,
+                strings: &mut self.strings,
+            };
             for (_, value, optional) in props {
                 if optional {
                     w.opt_attr(m, value)?;
@@ -1179,7 +1349,10 @@ impl Writer<'_> {
             entry.varint(w.e.buf.len() as u64);
             entry.bytes(&w.e.buf);
             let next = self.properties.len() as u64;
-            let idx = *self.properties_index.entry(entry.buf.clone()).or_insert(next);
+            let idx = *self
+                .properties_index
+                .entry(entry.buf.clone())
+                .or_insert(next);
             if idx == next {
                 self.properties.push(entry.buf);
             }
@@ -1207,7 +1380,11 @@ impl Writer<'_> {
             mask |= op_mask::HAS_SUCCESSORS;
             e.varint(successors.len() as u64);
             for b in successors {
-                let i = self.n.blocks.get(&b).ok_or_else(|| WriteError("successor block is not numbered".into()))?;
+                let i = self
+                    .n
+                    .blocks
+                    .get(&b)
+                    .ok_or_else(|| WriteError("successor block is not numbered".into()))?;
                 e.varint(*i);
             }
         }
@@ -1222,6 +1399,10 @@ impl Writer<'_> {
             *b = mask;
         }
         if !regions.is_empty() {
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return err(format!("regions nested deeper than {MAX_DEPTH}"));
+            }
             let isolated = self.isolated.contains(&op);
             e.varint_with_flag(regions.len() as u64, isolated);
             if isolated && self.version >= version::LAZY_LOADING {
@@ -1235,15 +1416,21 @@ impl Writer<'_> {
                     self.write_region(m, e, r)?;
                 }
             }
+            self.depth -= 1;
         }
         Ok(())
     }
 
     /// Writes the recorded use-list orders of `values`; true when anything was written.
     fn write_use_lists(&self, e: &mut Emitter, values: &[Value]) -> bool {
-        let Some(table) = self.opts.use_list_orders else { return false };
-        let records: Vec<(usize, &UseListOrder)> =
-            values.iter().enumerate().filter_map(|(i, v)| table.get(v).map(|r| (i, r))).collect();
+        let Some(table) = self.opts.use_list_orders else {
+            return false;
+        };
+        let records: Vec<(usize, &UseListOrder)> = values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| table.get(v).map(|r| (i, r)))
+            .collect();
         if records.is_empty() {
             return false;
         }
@@ -1268,7 +1455,11 @@ impl Writer<'_> {
             e.varint(0);
             return Ok(());
         }
-        let (nb, nv) = *self.n.region_counts.get(&region).ok_or_else(|| WriteError("region was not numbered".into()))?;
+        let (nb, nv) = *self
+            .n
+            .region_counts
+            .get(&region)
+            .ok_or_else(|| WriteError("region was not numbered".into()))?;
         e.varint(nb);
         e.varint(nv);
         for b in blocks {

@@ -1,0 +1,190 @@
+//! Reader/writer tests on hand-built modules: nesting limits and exact encodings.
+
+use super::*;
+use crate::ir::{AttrData, DialectAttr, DialectType, LocData, OperationState, Param, TypeData};
+
+/// `builtin.module { vhlo.return_v1 loc(<name chain of `depth`>) }`.
+fn module_with_name_chain(depth: usize) -> Module {
+    let mut m = Module::new();
+    let mut loc = m.unknown_loc();
+    for i in 0..depth {
+        let name = m.sym(&format!("n{i}"));
+        loc = m.loc(LocData::Name {
+            name,
+            child: Some(loc),
+        });
+    }
+    let region = m.create_region();
+    let block = m.append_block(region, &[]);
+    let ret = m.sym("vhlo.return_v1");
+    let op = m.create_op(OperationState::new(ret, loc));
+    m.append_op(block, op);
+    let name = m.sym("builtin.module");
+    let mut state = OperationState::new(name, m.unknown_loc());
+    state.regions.push(region);
+    let top = m.create_op(state);
+    m.push_top(top);
+    m
+}
+
+/// `depth` nested `builtin.module`s.
+fn nested_modules(depth: usize) -> Module {
+    let mut m = Module::new();
+    let name = m.sym("builtin.module");
+    let mut inner = m.create_op(OperationState::new(name, m.unknown_loc()));
+    for _ in 1..depth {
+        let region = m.create_region();
+        let block = m.append_block(region, &[]);
+        m.append_op(block, inner);
+        let mut state = OperationState::new(name, m.unknown_loc());
+        state.regions.push(region);
+        inner = m.create_op(state);
+    }
+    m.push_top(inner);
+    m
+}
+
+fn name_chain_depth(m: &Module) -> usize {
+    let module = m.top_ops()[0];
+    let block = m.blocks(m.regions(module)[0])[0];
+    let mut loc = m.op_location(m.block_ops(block)[0]);
+    let mut depth = 0;
+    while let LocData::Name { child, .. } = m.loc_data(loc) {
+        depth += 1;
+        loc = child.unwrap_or(m.unknown_loc());
+    }
+    depth
+}
+
+#[test]
+fn location_chains_round_trip_at_every_version() {
+    let m = module_with_name_chain(40);
+    for v in 0..=6 {
+        let bytes = write(&m, &WriteOptions::new(v, "StableHLO_v1.0.0")).unwrap();
+        let (back, info) = read(&bytes).unwrap();
+        assert_eq!(info.bytecode_version, v);
+        assert_eq!(name_chain_depth(&back), 40, "version {v}");
+        // Writing what was read gives the same bytes.
+        assert_eq!(
+            write(&back, &WriteOptions::new(v, "StableHLO_v1.0.0")).unwrap(),
+            bytes,
+            "version {v}"
+        );
+    }
+}
+
+#[test]
+fn too_deep_attributes_are_rejected_not_overflowed() {
+    let m = module_with_name_chain(300);
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    let e = read(&bytes).unwrap_err();
+    assert!(e.message.contains("nesting deeper"), "{e}");
+    assert!(write(&module_with_name_chain(1100), &WriteOptions::new(6, "p")).is_err());
+}
+
+#[test]
+fn too_deep_regions_are_rejected_not_overflowed() {
+    let ok = nested_modules(100);
+    let bytes = write(&ok, &WriteOptions::new(6, "p")).unwrap();
+    let (back, _) = read(&bytes).unwrap();
+    let mut count = 0;
+    back.walk(|_| count += 1);
+    assert_eq!(count, 100);
+    let deep = nested_modules(300);
+    let bytes = write(&deep, &WriteOptions::new(6, "p")).unwrap();
+    let e = read(&bytes).unwrap_err();
+    assert!(e.message.contains("nesting deeper"), "{e}");
+    assert!(write(&nested_modules(1100), &WriteOptions::new(1, "p")).is_err());
+}
+
+/// `#vhlo.integer_v1<-1 : si32>` is the zero-extended 0xFFFFFFFF zigzagged (`d0 ff ff ff 3f`),
+/// and an i1 tensor of 8 elements is bit-packed.
+#[test]
+fn vhlo_payload_encodings_match_mlir() {
+    let mut m = module_with_name_chain(0);
+    let vhlo = m.sym("vhlo");
+    let i32_name = m.sym("i32_v1");
+    let si32 = m.ty(TypeData::Dialect(DialectType {
+        dialect: vhlo,
+        mnemonic: i32_name,
+        params: Box::new([]),
+    }));
+    let int_name = m.sym("integer_v1");
+    let minus_one = m.attr(AttrData::Dialect(DialectAttr {
+        dialect: vhlo,
+        mnemonic: int_name,
+        params: Box::new([Param::Type(si32), Param::Int(-1)]),
+    }));
+    let bool_name = m.sym("bool_v1");
+    let bool_ty = m.ty(TypeData::Dialect(DialectType {
+        dialect: vhlo,
+        mnemonic: bool_name,
+        params: Box::new([]),
+    }));
+    let tensor_name = m.sym("tensor_v1");
+    let bool_tensor = m.ty(TypeData::Dialect(DialectType {
+        dialect: vhlo,
+        mnemonic: tensor_name,
+        params: Box::new([
+            Param::Ints(Box::new([8])),
+            Param::Type(bool_ty),
+            Param::Absent,
+        ]),
+    }));
+    let tensor = m.attr(AttrData::Dialect(DialectAttr {
+        dialect: vhlo,
+        mnemonic: tensor_name,
+        params: Box::new([
+            Param::Type(bool_tensor),
+            Param::Bytes(Box::new([1, 0, 0, 0, 0, 0, 0, 1])),
+        ]),
+    }));
+    let array_name = m.sym("array_v1");
+    let array = m.attr(AttrData::Dialect(DialectAttr {
+        dialect: vhlo,
+        mnemonic: array_name,
+        params: Box::new([Param::Attrs(Box::new([minus_one, tensor]))]),
+    }));
+    let module = m.top_ops()[0];
+    let key = m.sym("test.attr");
+    m.set_attributes(
+        module,
+        &[crate::ir::NamedAttr {
+            name: key,
+            value: array,
+        }],
+    );
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    let find = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    // integer_v1 code 9, the type index, then the value.
+    assert!(
+        bytes
+            .windows(5)
+            .any(|w| w == [0xd0, 0xff, 0xff, 0xff, 0x3f]),
+        "{bytes:02x?}"
+    );
+    // tensor_v1 code 15, the type index, then a 1-byte blob 0b1000_0001.
+    assert!(find(&[0x03, 0x81]), "{bytes:02x?}");
+    let (back, _) = read(&bytes).unwrap();
+    let value = back.attribute(back.top_ops()[0], "test.attr").unwrap();
+    let AttrData::Dialect(arr) = back.attr_data(value) else {
+        panic!()
+    };
+    let [Param::Attrs(items)] = &*arr.params else {
+        panic!()
+    };
+    let AttrData::Dialect(int) = back.attr_data(items[0]) else {
+        panic!()
+    };
+    assert_eq!(int.params[1], Param::Int(-1));
+    let AttrData::Dialect(t) = back.attr_data(items[1]) else {
+        panic!()
+    };
+    let Param::Attr(dense) = t.params[1] else {
+        panic!("{:?}", t.params)
+    };
+    let AttrData::DenseElements { data, splat, .. } = back.attr_data(dense) else {
+        panic!()
+    };
+    assert_eq!((&**data, *splat), (&[1u8, 0, 0, 0, 0, 0, 0, 1][..], false));
+}
