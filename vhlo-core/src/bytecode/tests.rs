@@ -188,3 +188,50 @@ fn vhlo_payload_encodings_match_mlir() {
     };
     assert_eq!((&**data, *splat), (&[1u8, 0, 0, 0, 0, 0, 0, 1][..], false));
 }
+
+/// Entries without a custom encoding travel as text: an unknown dialect's attribute stays
+/// opaque, and builtin float types without a bytecode code come back as builtin types.
+#[test]
+fn textual_fallback_entries_round_trip() {
+    let mut m = module_with_name_chain(0);
+    let foo = m.sym("foo");
+    let text = m.sym("#foo.bar<1, 2>");
+    let opaque = m.attr(AttrData::Opaque { dialect: foo, text });
+    let f8 = m.ty(TypeData::Float(crate::ir::FloatKind::F8E4M3FN));
+    let type_attr = m.attr(AttrData::Type(f8));
+    let module = m.top_ops()[0];
+    let (k1, k2) = (m.sym("a.opaque"), m.sym("b.type"));
+    m.set_attributes(
+        module,
+        &[crate::ir::NamedAttr { name: k1, value: opaque }, crate::ir::NamedAttr { name: k2, value: type_attr }],
+    );
+    for v in [0, 6] {
+        let bytes = write(&m, &WriteOptions::new(v, "p")).unwrap();
+        assert!(bytes.windows(15).any(|w| w == b"#foo.bar<1, 2>\0"));
+        assert!(bytes.windows(9).any(|w| w == b"f8E4M3FN\0"));
+        let (back, _) = read(&bytes).unwrap();
+        let top = back.top_ops()[0];
+        let a = back.attribute(top, "a.opaque").unwrap();
+        match back.attr_data(a) {
+            AttrData::Opaque { dialect, text } => {
+                assert_eq!((back.str(*dialect), back.str(*text)), ("foo", "#foo.bar<1, 2>"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let t = back.attribute(top, "b.type").unwrap();
+        let AttrData::Type(t) = back.attr_data(t) else { panic!() };
+        assert_eq!(back.type_data(*t), &TypeData::Float(crate::ir::FloatKind::F8E4M3FN));
+    }
+}
+
+#[test]
+fn header_errors_name_the_offset() {
+    assert_eq!(read(b"MLIR").unwrap_err().offset, 0);
+    let e = read(&[0x4D, 0x4C, 0xEF, 0x52, 0x0F, b'p', 0]).unwrap_err();
+    assert!(e.message.contains("unsupported bytecode version 7"), "{e}");
+    assert_eq!(e.offset, 4);
+    let e = read(&[0x4D, 0x4C, 0xEF, 0x52, 0x0D, b'p']).unwrap_err();
+    assert!(e.message.contains("unterminated"), "{e}");
+    let e = read(&[0x4D, 0x4C, 0xEF, 0x52, 0x0D, b'p', 0]).unwrap_err();
+    assert!(e.message.contains("missing string section"), "{e}");
+}
