@@ -79,6 +79,13 @@ fn every_suite_artifact_reads() {
                     .map(|v| format!("StableHLO_v{}", v.replace('_', ".")))
                     .unwrap();
                 assert_eq!(info.producer, expected_producer, "{name}");
+                let target: Vec<u64> =
+                    info.stablehlo_version().unwrap().split('.').map(|p| p.parse().unwrap()).collect();
+                assert_eq!(
+                    bytecode::bytecode_version_for_target(target[0], target[1], target[2]),
+                    Some(info.bytecode_version),
+                    "{name}"
+                );
                 let (v, producer) = bytecode::read_producer(&bytes).unwrap();
                 assert_eq!(
                     (v, producer.as_str()),

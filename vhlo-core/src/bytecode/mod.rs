@@ -74,6 +74,27 @@ impl ArtifactInfo {
     }
 }
 
+/// The bytecode format version libStablehlo writes for a target StableHLO version
+/// (`Version::getBytecodeVersion`): `None` below 0.9.0. Versions past the current release are
+/// the caller's to reject.
+pub fn bytecode_version_for_target(major: u64, minor: u64, _patch: u64) -> Option<u64> {
+    let v = (major, minor);
+    if v < (0, 9) {
+        None
+    } else if v < (0, 10) {
+        Some(0)
+    } else if v < (0, 12) {
+        Some(1)
+    } else if v < (0, 14) {
+        Some(3)
+    } else if v < (0, 15) {
+        // Revised from 5 to 4 upstream (openxla/stablehlo#1827).
+        Some(4)
+    } else {
+        Some(6)
+    }
+}
+
 /// Stack for the reader and writer threads. Both recurse once per nesting level of attributes
 /// and of regions (each bounded to 256), which in debug builds needs more than the 2 MiB a
 /// spawned thread gets by default; the stack is reserved, not committed.
