@@ -79,8 +79,12 @@ fn every_suite_artifact_reads() {
                     .map(|v| format!("StableHLO_v{}", v.replace('_', ".")))
                     .unwrap();
                 assert_eq!(info.producer, expected_producer, "{name}");
-                let target: Vec<u64> =
-                    info.stablehlo_version().unwrap().split('.').map(|p| p.parse().unwrap()).collect();
+                let target: Vec<u64> = info
+                    .stablehlo_version()
+                    .unwrap()
+                    .split('.')
+                    .map(|p| p.parse().unwrap())
+                    .collect();
                 assert_eq!(
                     bytecode::bytecode_version_for_target(target[0], target[1], target[2]),
                     Some(info.bytecode_version),
@@ -251,21 +255,34 @@ fn writer_needs_only_the_ir_where_no_use_list_order_was_recorded() {
     let Some(dir) = suite_dir() else { return };
     let mut identical = 0;
     let mut with_records = 0;
-    for path in artifacts(&dir).iter().filter(|p| !p.to_string_lossy().contains("invalid_")) {
+    for path in artifacts(&dir)
+        .iter()
+        .filter(|p| !p.to_string_lossy().contains("invalid_"))
+    {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let bytes = std::fs::read(path).unwrap();
         let (module, info) = bytecode::read(&bytes).unwrap();
-        let out = bytecode::write(&module, &bytecode::WriteOptions::new(info.bytecode_version, &info.producer)).unwrap();
+        let out = bytecode::write(
+            &module,
+            &bytecode::WriteOptions::new(info.bytecode_version, &info.producer),
+        )
+        .unwrap();
         if info.use_list_orders.is_empty() {
             assert_eq!(out, bytes, "{name}");
             identical += 1;
         } else {
             with_records += 1;
-            assert_ne!(out, bytes, "{name}: use-list records should change the bytes");
+            assert_ne!(
+                out, bytes,
+                "{name}: use-list records should change the bytes"
+            );
         }
     }
     eprintln!("{identical} identical without side tables, {with_records} carry use-list records");
-    assert!(identical >= 10, "only {identical} files without use-list records");
+    assert!(
+        identical >= 10,
+        "only {identical} files without use-list records"
+    );
 }
 
 /// A 1.20.0 program written at every bytecode version reads back to a program that writes the
@@ -286,8 +303,40 @@ fn programs_survive_every_bytecode_version() {
         let mut back_ops = 0;
         back.walk(|_| back_ops += 1);
         assert_eq!(back_ops, ops, "version {v}");
-        assert_eq!(bytecode::write(&back, &opts).unwrap(), at_v, "version {v} is not stable");
-        let again_v6 = bytecode::write(&back, &bytecode::WriteOptions::new(6, &info.producer)).unwrap();
+        assert_eq!(
+            bytecode::write(&back, &opts).unwrap(),
+            at_v,
+            "version {v} is not stable"
+        );
+        let again_v6 =
+            bytecode::write(&back, &bytecode::WriteOptions::new(6, &info.producer)).unwrap();
         assert_eq!(again_v6, v6, "version {v} lost information");
     }
+}
+
+/// The one use-list record of the 1.2.0 artifact (`%arg0` of `op_custom_call_empty_result_layout`,
+/// used by `custom_call_v1` and then `return_v1`) is what [`bytecode::OpOrder`] computes when the
+/// custom call's use sits first in memory, as after HEAD's `VhloToVersion` rewrite.
+#[test]
+fn use_list_record_is_recomputed_from_the_in_memory_order() {
+    let Some(dir) = suite_dir() else { return };
+    let bytes = std::fs::read(dir.join("stablehlo_legalize_to_vhlo.1_2_0.mlir.bc")).unwrap();
+    let (module, info) = bytecode::read(&bytes).unwrap();
+    assert_eq!(info.use_list_orders.len(), 1);
+    let (&value, record) = info.use_list_orders.iter().next().unwrap();
+    let mut uses = Vec::new();
+    module.walk(|op| {
+        for (i, &v) in module.operands(op).iter().enumerate() {
+            if v == value {
+                uses.push((op, i as u32));
+            }
+        }
+    });
+    let names: Vec<&str> = uses.iter().map(|&(op, _)| module.op_name_str(op)).collect();
+    assert_eq!(names, ["vhlo.custom_call_v1", "vhlo.return_v1"]);
+    let order = bytecode::OpOrder::new(&module);
+    assert_eq!(order.use_list_order(&uses).as_ref(), Some(record));
+    // The order a reader builds by itself (reverse program order) needs no record.
+    uses.reverse();
+    assert_eq!(order.use_list_order(&uses), None);
 }

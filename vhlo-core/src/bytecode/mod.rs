@@ -23,6 +23,7 @@
 
 mod encoding;
 mod reader;
+mod use_lists;
 mod vhlo_op_attrs;
 mod writer;
 
@@ -31,6 +32,7 @@ use std::collections::BTreeMap;
 use crate::ir::{Location, Module, Value};
 
 pub use reader::{read, read_producer};
+pub use use_lists::OpOrder;
 pub use writer::{write, WriteError, WriteOptions};
 
 /// A malformed or unsupported artifact: which section, the absolute byte offset, and what is wrong.

@@ -203,7 +203,16 @@ fn textual_fallback_entries_round_trip() {
     let (k1, k2) = (m.sym("a.opaque"), m.sym("b.type"));
     m.set_attributes(
         module,
-        &[crate::ir::NamedAttr { name: k1, value: opaque }, crate::ir::NamedAttr { name: k2, value: type_attr }],
+        &[
+            crate::ir::NamedAttr {
+                name: k1,
+                value: opaque,
+            },
+            crate::ir::NamedAttr {
+                name: k2,
+                value: type_attr,
+            },
+        ],
     );
     for v in [0, 6] {
         let bytes = write(&m, &WriteOptions::new(v, "p")).unwrap();
@@ -214,13 +223,21 @@ fn textual_fallback_entries_round_trip() {
         let a = back.attribute(top, "a.opaque").unwrap();
         match back.attr_data(a) {
             AttrData::Opaque { dialect, text } => {
-                assert_eq!((back.str(*dialect), back.str(*text)), ("foo", "#foo.bar<1, 2>"));
+                assert_eq!(
+                    (back.str(*dialect), back.str(*text)),
+                    ("foo", "#foo.bar<1, 2>")
+                );
             }
             other => panic!("{other:?}"),
         }
         let t = back.attribute(top, "b.type").unwrap();
-        let AttrData::Type(t) = back.attr_data(t) else { panic!() };
-        assert_eq!(back.type_data(*t), &TypeData::Float(crate::ir::FloatKind::F8E4M3FN));
+        let AttrData::Type(t) = back.attr_data(t) else {
+            panic!()
+        };
+        assert_eq!(
+            back.type_data(*t),
+            &TypeData::Float(crate::ir::FloatKind::F8E4M3FN)
+        );
     }
 }
 
@@ -234,4 +251,23 @@ fn header_errors_name_the_offset() {
     assert!(e.message.contains("unterminated"), "{e}");
     let e = read(&[0x4D, 0x4C, 0xEF, 0x52, 0x0D, b'p', 0]).unwrap_err();
     assert!(e.message.contains("missing string section"), "{e}");
+}
+
+#[test]
+fn use_list_orders_pick_pairs_when_few_uses_moved() {
+    let m = nested_modules(6);
+    let mut ops = Vec::new();
+    m.walk(|op| ops.push(op));
+    let order = OpOrder::new(&m);
+    // In memory: descending pre-order except the last two swapped.
+    let uses: Vec<(crate::ir::OpId, u32)> =
+        [5, 4, 3, 2, 0, 1].iter().map(|&i| (ops[i], 0)).collect();
+    let r = order.use_list_order(&uses).unwrap();
+    assert!(r.pair_encoding);
+    assert_eq!(&*r.indices, &[5, 4, 4, 5]);
+    // Ascending order moves every use: a full permutation.
+    let uses: Vec<(crate::ir::OpId, u32)> = (0..6).map(|i| (ops[i], 0)).collect();
+    let r = order.use_list_order(&uses).unwrap();
+    assert!(!r.pair_encoding);
+    assert_eq!(&*r.indices, &[5, 4, 3, 2, 1, 0]);
 }
