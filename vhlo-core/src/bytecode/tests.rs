@@ -271,3 +271,46 @@ fn use_list_orders_pick_pairs_when_few_uses_moved() {
     assert!(!r.pair_encoding);
     assert_eq!(&*r.indices, &[5, 4, 3, 2, 1, 0]);
 }
+
+/// A flat function of many ops writes and reads back in time linear in its size (a quadratic
+/// step would make this test crawl).
+#[test]
+fn large_programs_are_handled_linearly() {
+    let mut m = Module::new();
+    let vhlo = m.sym("vhlo");
+    let f32_name = m.sym("f32_v1");
+    let f32 = m.ty(TypeData::Dialect(DialectType { dialect: vhlo, mnemonic: f32_name, params: Box::new([]) }));
+    let tensor_name = m.sym("tensor_v1");
+    let t = m.ty(TypeData::Dialect(DialectType {
+        dialect: vhlo,
+        mnemonic: tensor_name,
+        params: Box::new([Param::Ints(Box::new([4])), Param::Type(f32), Param::Absent]),
+    }));
+    let region = m.create_region();
+    let block = m.append_block(region, &[t, t]);
+    let args = m.block_args(block).to_vec();
+    let add = m.sym("vhlo.add_v1");
+    let mut prev = args[0];
+    let n = 50_000;
+    for i in 0..n {
+        let mut st = OperationState::new(add, m.unknown_loc());
+        st.operands = vec![prev, args[i % 2]];
+        st.result_types = vec![t];
+        let op = m.create_op(st);
+        m.append_op(block, op);
+        prev = m.result(op, 0).unwrap();
+    }
+    let module_name = m.sym("builtin.module");
+    let mut st = OperationState::new(module_name, m.unknown_loc());
+    st.regions.push(region);
+    let top = m.create_op(st);
+    m.push_top(top);
+    let start = std::time::Instant::now();
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    let (back, _) = read(&bytes).unwrap();
+    let mut count = 0;
+    back.walk(|_| count += 1);
+    assert_eq!(count, n + 1);
+    assert!(start.elapsed().as_secs() < 20, "took {:?}", start.elapsed());
+    eprintln!("{n} ops: {} bytes in {:?}", bytes.len(), start.elapsed());
+}
