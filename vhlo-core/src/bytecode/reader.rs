@@ -865,7 +865,7 @@ impl<'a> Reader<'a> {
                 let ty = self.read_type(c)?;
                 let len = c.index()?;
                 let blob = c.bytes(len)?;
-                let data = self.tensor_data(c, ty, blob)?;
+                let data = self.tensor_data(ty, blob);
                 ("tensor_v1", vec![Param::Type(ty), data])
             }
             17 => ("type_v1", vec![Param::Type(self.read_type(c)?)]),
@@ -940,7 +940,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The data parameter of `#vhlo.tensor_v1`: i1 payloads are unpacked to a byte per element.
-    fn tensor_data(&mut self, c: &Cursor<'_>, ty: Type, blob: &[u8]) -> Result<Param> {
+    fn tensor_data(&mut self, ty: Type, blob: &[u8]) -> Param {
         let info = vhlo_tensor_info(&self.module, ty);
         let mut data: Vec<u8> = blob.to_vec();
         if let Some((num_elements, true)) = info.map(|(n, is_bool, _)| (n, is_bool)) {
@@ -969,12 +969,9 @@ impl<'a> Reader<'a> {
                     data: data.into(),
                     splat,
                 });
-                Ok(Param::Attr(a))
+                Param::Attr(a)
             }
-            _ => {
-                let _ = c;
-                Ok(Param::Bytes(data.into()))
-            }
+            _ => Param::Bytes(data.into()),
         }
     }
 

@@ -279,7 +279,11 @@ fn large_programs_are_handled_linearly() {
     let mut m = Module::new();
     let vhlo = m.sym("vhlo");
     let f32_name = m.sym("f32_v1");
-    let f32 = m.ty(TypeData::Dialect(DialectType { dialect: vhlo, mnemonic: f32_name, params: Box::new([]) }));
+    let f32 = m.ty(TypeData::Dialect(DialectType {
+        dialect: vhlo,
+        mnemonic: f32_name,
+        params: Box::new([]),
+    }));
     let tensor_name = m.sym("tensor_v1");
     let t = m.ty(TypeData::Dialect(DialectType {
         dialect: vhlo,

@@ -239,6 +239,27 @@ fn group_by_dialect_per_byte<T>(entries: &mut [NumEntry<T>]) {
     }
 }
 
+/// An attribute or a type of the attribute/type table.
+#[derive(Clone, Copy)]
+enum Entry {
+    Attr(Attribute),
+    Type(Type),
+}
+
+/// Splits `items` into maximal runs of one dialect: `(dialect, run)`.
+fn dialect_runs<T>(items: &[T], dialect: impl Fn(&T) -> usize) -> Vec<(usize, &[T])> {
+    let mut runs = Vec::new();
+    let mut rest = items;
+    while let Some(first) = rest.first() {
+        let d = dialect(first);
+        let len = rest.iter().take_while(|x| dialect(x) == d).count();
+        let (run, tail) = rest.split_at(len);
+        runs.push((d, run));
+        rest = tail;
+    }
+    runs
+}
+
 /// Insertion-ordered, deduplicated string table.
 #[derive(Default)]
 struct StringTable {
@@ -959,7 +980,7 @@ impl DialectWriter for EmitWriter<'_> {
         self.e.varint(*i);
         Ok(())
     }
-    fn opt_attr(&mut self, m: &mut Module, a: Option<Attribute>) -> Result<()> {
+    fn opt_attr(&mut self, _: &mut Module, a: Option<Attribute>) -> Result<()> {
         match a {
             Some(a) => {
                 let i = *self
@@ -968,7 +989,6 @@ impl DialectWriter for EmitWriter<'_> {
                     .get(&a)
                     .ok_or_else(|| WriteError("attribute was not numbered".into()))?;
                 self.e.varint((i << 1) | 1);
-                let _ = m;
             }
             None => self.e.varint(0),
         }
@@ -1180,37 +1200,23 @@ impl Writer<'_> {
         if self.version >= version::ELIDE_UNKNOWN_BLOCK_ARG_LOCATION {
             e.varint(self.n.op_names.len() as u64);
         }
-        let mut i = 0;
-        while let Some(first) = self.n.op_names.get(i) {
-            let dialect = first.dialect;
-            let run = self
-                .n
-                .op_names
-                .get(i..)
-                .unwrap_or(&[])
-                .iter()
-                .take_while(|x| x.dialect == dialect)
-                .count();
+        for (dialect, run) in dialect_runs(&self.n.op_names, |e| e.dialect) {
             e.varint(dialect as u64);
-            e.varint(run as u64);
-            for entry in self.n.op_names.get(i..i + run).unwrap_or(&[]) {
+            e.varint(run.len() as u64);
+            let registered = matches!(
+                self.n.dialects.get(dialect).map(String::as_str),
+                Some("vhlo" | "builtin")
+            );
+            for entry in run {
                 let full = m.str(entry.item);
                 let short = full.split_once('.').map(|(_, s)| s).unwrap_or(full);
                 let idx = self.strings.insert(short);
                 if self.version < version::NATIVE_PROPERTIES_ENCODING {
                     e.varint(idx);
                 } else {
-                    let dialect_name = self
-                        .n
-                        .dialects
-                        .get(dialect)
-                        .map(String::as_str)
-                        .unwrap_or("");
-                    let registered = matches!(dialect_name, "vhlo" | "builtin");
                     e.varint_with_flag(idx, registered);
                 }
             }
-            i += run;
         }
         e.buf
     }
@@ -1220,71 +1226,42 @@ impl Writer<'_> {
         offsets.varint(self.n.attrs.len() as u64);
         offsets.varint(self.n.types.len() as u64);
         let mut payloads = Emitter::default();
-        for is_type in [false, true] {
-            let count = if is_type {
-                self.n.types.len()
-            } else {
-                self.n.attrs.len()
-            };
-            let mut i = 0;
-            while i < count {
-                let dialect = if is_type {
-                    self.n.types.get(i).map(|e| e.dialect)
-                } else {
-                    self.n.attrs.get(i).map(|e| e.dialect)
-                }
-                .unwrap_or(0);
-                let mut run = 0;
-                while i + run < count {
-                    let d = if is_type {
-                        self.n.types.get(i + run).map(|e| e.dialect)
-                    } else {
-                        self.n.attrs.get(i + run).map(|e| e.dialect)
-                    };
-                    if d != Some(dialect) {
-                        break;
-                    }
-                    run += 1;
-                }
+        let attrs = self
+            .n
+            .attrs
+            .iter()
+            .map(|e| (e.dialect, Entry::Attr(e.item)));
+        let types = self
+            .n
+            .types
+            .iter()
+            .map(|e| (e.dialect, Entry::Type(e.item)));
+        // Attributes and types are grouped separately: a run never spans the two lists.
+        for list in [attrs.collect::<Vec<_>>(), types.collect::<Vec<_>>()] {
+            for (dialect, run) in dialect_runs(&list, |(d, _)| *d) {
                 offsets.varint(dialect as u64);
-                offsets.varint(run as u64);
-                for k in i..i + run {
+                offsets.varint(run.len() as u64);
+                for &(_, entry) in run {
                     let mut w = EmitWriter {
                         e: Emitter::default(),
                         n: &self.n,
                         strings: &mut self.strings,
                     };
-                    let custom = if is_type {
-                        let t = self
-                            .n
-                            .types
-                            .get(k)
-                            .map(|e| e.item)
-                            .ok_or_else(|| WriteError("type slot".into()))?;
-                        let custom = encode_type(m, t, &mut w)?;
-                        if !custom {
-                            w.e.buf = type_text(m, t)?.into_bytes();
-                            w.e.byte(0);
-                        }
-                        custom
-                    } else {
-                        let a = self
-                            .n
-                            .attrs
-                            .get(k)
-                            .map(|e| e.item)
-                            .ok_or_else(|| WriteError("attribute slot".into()))?;
-                        let custom = encode_attr(m, a, &mut w)?;
-                        if !custom {
-                            w.e.buf = attr_text(m, a)?.into_bytes();
-                            w.e.byte(0);
-                        }
-                        custom
+                    let custom = match entry {
+                        Entry::Attr(a) => encode_attr(m, a, &mut w)?,
+                        Entry::Type(t) => encode_type(m, t, &mut w)?,
                     };
+                    if !custom {
+                        let text = match entry {
+                            Entry::Attr(a) => attr_text(m, a)?,
+                            Entry::Type(t) => type_text(m, t)?,
+                        };
+                        w.e.buf = text.into_bytes();
+                        w.e.byte(0);
+                    }
                     offsets.varint_with_flag(w.e.buf.len() as u64, custom);
                     payloads.bytes(&w.e.buf);
                 }
-                i += run;
             }
         }
         Ok((offsets.buf, payloads.buf))
