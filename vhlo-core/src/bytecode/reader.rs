@@ -1131,6 +1131,13 @@ impl<'a> Reader<'a> {
             None => return Err(c.err_at(op_at, format!("op name index {name_idx} out of range"))),
         };
         let dialect_name = self.dialect_name(op_dialect).to_string();
+        // Like MLIR, the VHLO dialect accepts no op it does not define.
+        if dialect_name == "vhlo" && vhlo_op_attr_names(&short).is_none() {
+            return Err(c.err_at(
+                op_at,
+                format!("unregistered operation 'vhlo.{short}' found in dialect ('vhlo') that does not allow unknown operations"),
+            ));
+        }
         let mask = c.byte()?;
         if self.version < version::NATIVE_PROPERTIES_ENCODING && mask & op_mask::HAS_PROPERTIES != 0
             || self.version < version::USE_LIST_ORDERING && mask & op_mask::HAS_USE_LIST_ORDERS != 0
