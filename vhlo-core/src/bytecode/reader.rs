@@ -701,6 +701,21 @@ impl<'a> Reader<'a> {
                 AttrData::Location(self.module.loc(LocData::Name { name, child }))
             }
             15 => AttrData::Location(self.module.unknown_loc()),
+            22 => {
+                let file = self.read_string_attr(c)?;
+                let at = c.offset();
+                let n = c.index()?;
+                if n > 4 {
+                    return Err(c.err_at(at, format!("file range with {n} line/column values")));
+                }
+                let line_cols = (0..n)
+                    .map(|_| read_u32(c))
+                    .collect::<Result<Box<[u32]>>>()?;
+                AttrData::Location(
+                    self.module
+                        .loc(LocData::FileLineColRange { file, line_cols }),
+                )
+            }
             17 => {
                 let element = self.read_type(c)?;
                 let _size = c.varint()?;

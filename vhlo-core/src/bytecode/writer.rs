@@ -485,6 +485,15 @@ fn encode_loc(m: &mut Module, l: Location, w: &mut dyn DialectWriter) -> Result<
             w.varint(u64::from(line));
             w.varint(u64::from(column));
         }
+        LocData::FileLineColRange { file, line_cols } => {
+            w.varint(22);
+            let f = string_attr(m, file);
+            w.attr(m, f)?;
+            w.varint(line_cols.len() as u64);
+            for &v in line_cols.iter() {
+                w.varint(u64::from(v));
+            }
+        }
         LocData::Name { name, child } => {
             w.varint(14);
             let n = string_attr(m, name);
