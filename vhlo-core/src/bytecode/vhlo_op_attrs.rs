@@ -1,15 +1,14 @@
-//! The inherent attribute names of every VHLO op, sorted by name.
+//! The inherent attribute names of every VHLO op, sorted by name: the order of a VHLO op's
+//! bytecode properties entry (ODS sorts attribute metadata by name, and every VHLO attribute is
+//! required, so an entry holds one attribute index per name).
 //!
-//! Hand-derived from `VhloOps.td` (every `VHLO_AnyAttr:$name` argument of each `VHLO_Op`), and
-//! TO BE REPLACED by the table generated from `spec/` once the spec-driven codegen lands.
-//!
-//! The order matters: ODS sorts attribute metadata by name, and the bytecode properties entry of
-//! a VHLO op is its attributes' indices in exactly this order. Every VHLO attribute is required,
-//! so an entry holds one index per name.
+//! Hand-derived from upstream `VhloOps.td` (every `VHLO_AnyAttr:$name` of each `VHLO_Op`). It is
+//! to be replaced by the spec-generated `crate::vhlo::VhloOp::sorted_attribute_names` once the
+//! spec agrees with it; the test below lists where it does not yet.
 
-/// `(op mnemonic without the "vhlo." prefix, sorted inherent attribute names)`, sorted by mnemonic.
+/// `(op mnemonic, sorted inherent attribute names)` from `VhloOps.td` at 1.20.0, by mnemonic.
 #[rustfmt::skip]
-pub(crate) const VHLO_OP_ATTRS: &[(&str, &[&str])] = &[
+const VHLO_OPS_TD: &[(&str, &[&str])] = &[
     ("abs_v1", &[]),
     ("add_v1", &[]),
     ("after_all_v1", &[]),
@@ -159,39 +158,50 @@ pub(crate) const VHLO_OP_ATTRS: &[(&str, &[&str])] = &[
 
 /// The sorted inherent attribute names of `vhlo.<mnemonic>`, or `None` for an unknown op.
 pub(crate) fn vhlo_op_attr_names(mnemonic: &str) -> Option<&'static [&'static str]> {
-    VHLO_OP_ATTRS
+    VHLO_OPS_TD
         .binary_search_by(|(name, _)| (*name).cmp(mnemonic))
         .ok()
-        .and_then(|i| VHLO_OP_ATTRS.get(i))
+        .and_then(|i| VHLO_OPS_TD.get(i))
         .map(|(_, attrs)| *attrs)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vhlo::VhloOp;
 
     #[test]
-    fn table_is_sorted_for_binary_search_and_names_are_sorted() {
-        for pair in VHLO_OP_ATTRS.windows(2) {
+    fn table_is_sorted_for_binary_search() {
+        for pair in VHLO_OPS_TD.windows(2) {
             assert!(pair[0].0 < pair[1].0, "{} before {}", pair[0].0, pair[1].0);
         }
-        for (op, attrs) in VHLO_OP_ATTRS {
+        for (op, attrs) in VHLO_OPS_TD {
             for pair in attrs.windows(2) {
                 assert!(pair[0] < pair[1], "{op}: {} before {}", pair[0], pair[1]);
             }
         }
         assert_eq!(
             vhlo_op_attr_names("func_v1"),
-            Some(
-                &[
-                    "arg_attrs",
-                    "function_type",
-                    "res_attrs",
-                    "sym_name",
-                    "sym_visibility"
-                ][..]
-            )
+            Some(&["arg_attrs", "function_type", "res_attrs", "sym_name", "sym_visibility"][..])
         );
         assert_eq!(vhlo_op_attr_names("no_such_op"), None);
+    }
+
+    /// The spec (`spec/ops/*.yaml`) must give every op the attributes `VhloOps.td` gives it.
+    /// Known divergence: `spec/ops/dot.yaml` has no operands and no `precision_config` for
+    /// `dot_v1`, which the suite artifacts carry; when the spec is fixed this list empties and
+    /// the reader should switch to the generated table.
+    #[test]
+    fn spec_agrees_with_vhlo_ops_td() {
+        const KNOWN_SPEC_GAPS: &[&str] = &["dot_v1"];
+        assert_eq!(VhloOp::ALL.len(), VHLO_OPS_TD.len(), "ops in the spec vs VhloOps.td");
+        let mismatches: Vec<&str> = VHLO_OPS_TD
+            .iter()
+            .filter(|(mnemonic, names)| {
+                VhloOp::from_name(&format!("vhlo.{mnemonic}")).map(VhloOp::sorted_attribute_names) != Some(*names)
+            })
+            .map(|(mnemonic, _)| *mnemonic)
+            .collect();
+        assert_eq!(mismatches, KNOWN_SPEC_GAPS, "ops whose spec attributes differ from VhloOps.td");
     }
 }
