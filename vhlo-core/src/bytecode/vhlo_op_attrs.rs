@@ -182,7 +182,15 @@ mod tests {
         }
         assert_eq!(
             vhlo_op_attr_names("func_v1"),
-            Some(&["arg_attrs", "function_type", "res_attrs", "sym_name", "sym_visibility"][..])
+            Some(
+                &[
+                    "arg_attrs",
+                    "function_type",
+                    "res_attrs",
+                    "sym_name",
+                    "sym_visibility"
+                ][..]
+            )
         );
         assert_eq!(vhlo_op_attr_names("no_such_op"), None);
     }
@@ -194,14 +202,22 @@ mod tests {
     #[test]
     fn spec_agrees_with_vhlo_ops_td() {
         const KNOWN_SPEC_GAPS: &[&str] = &["dot_v1"];
-        assert_eq!(VhloOp::ALL.len(), VHLO_OPS_TD.len(), "ops in the spec vs VhloOps.td");
+        assert_eq!(
+            VhloOp::ALL.len(),
+            VHLO_OPS_TD.len(),
+            "ops in the spec vs VhloOps.td"
+        );
         let mismatches: Vec<&str> = VHLO_OPS_TD
             .iter()
             .filter(|(mnemonic, names)| {
-                VhloOp::from_name(&format!("vhlo.{mnemonic}")).map(VhloOp::sorted_attribute_names) != Some(*names)
+                VhloOp::from_name(&format!("vhlo.{mnemonic}")).map(VhloOp::sorted_attribute_names)
+                    != Some(*names)
             })
             .map(|(mnemonic, _)| *mnemonic)
             .collect();
-        assert_eq!(mismatches, KNOWN_SPEC_GAPS, "ops whose spec attributes differ from VhloOps.td");
+        assert_eq!(
+            mismatches, KNOWN_SPEC_GAPS,
+            "ops whose spec attributes differ from VhloOps.td"
+        );
     }
 }
