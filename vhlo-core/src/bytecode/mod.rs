@@ -6,14 +6,14 @@
 //! numbering and ordering rules, so that reading and writing an upstream artifact at the same
 //! version reproduces it byte for byte. `../shared/notes/mlir-bytecode.md` maps the format.
 //!
-//! How dialect content lands in the IR (one [`Param`](crate::ir::Param) per TableGen parameter):
+//! How dialect content lands in the IR (one [`Param`](crate::ir::Param) per parameter, with the
+//! kinds of `spec/attrs.yaml` and `spec/types.yaml`):
 //! - VHLO enum attributes: `[Int(case)]`.
-//! - `#vhlo.integer_v1`: `[Type, Int]`, the value sign-extended from the type's width, or
-//!   zero-extended for unsigned types (`ui64` values above `i64::MAX` keep their bit pattern).
+//! - `#vhlo.integer_v1`: `[Type, Int]`, the value's bit pattern sign-extended to 64 bits whatever
+//!   the signedness (`ui32` 4294967295 is -1).
 //! - `#vhlo.float_v1`: `[Type, Float { bits, width }]`.
-//! - `#vhlo.tensor_v1`: `[Type, Attr(DenseElements)]` whose builtin tensor type is the VHLO type
-//!   converted to builtin, raw data as MLIR holds it in memory (i1 one byte per element, a single
-//!   element for splats); `[Type, Bytes]` when the type has no builtin counterpart.
+//! - `#vhlo.tensor_v1`: `[Type, Bytes]`, the raw data as MLIR holds dense elements in memory
+//!   (i1 one byte per element, a single element for splats).
 //! - Optional parameters (`axis_ref_v1.sub_axis_info`, `mesh_v1.device_ids`,
 //!   `tensor_v1` type's `encoding`) are `Absent` when missing.
 //! - Content stored in textual form (flag 0 in the offset table) is kept, not parsed: attributes as

@@ -852,14 +852,12 @@ impl<'a> Reader<'a> {
             9 => {
                 let at = c.offset();
                 let ty = self.read_type(c)?;
-                let (width, unsigned) = vhlo_int_width(&self.module, ty)
+                let (width, _) = vhlo_int_width(&self.module, ty)
                     .ok_or_else(|| c.err_at(at, "integer_v1 of a non-integer type"))?;
                 let bits = read_apint(c, width)?;
-                let value = if unsigned {
-                    bits as u64 as i64
-                } else {
-                    sign_extend(bits, width) as i64
-                };
+                // The spec's `int` kind: the bit pattern sign-extended to 64 bits, whatever the
+                // signedness (the type says how to read it).
+                let value = sign_extend(bits, width) as i64;
                 ("integer_v1", vec![Param::Type(ty), Param::Int(value)])
             }
             10 => {
@@ -954,11 +952,11 @@ impl<'a> Reader<'a> {
         Ok(self.dialect_attr(dialect, mnemonic, params))
     }
 
-    /// The data parameter of `#vhlo.tensor_v1`: i1 payloads are unpacked to a byte per element.
+    /// The data parameter of `#vhlo.tensor_v1` (the spec's `dense_data`: raw dense storage, one
+    /// element for a splat): i1 payloads are unpacked to a byte per element.
     fn tensor_data(&mut self, ty: Type, blob: &[u8]) -> Param {
-        let info = vhlo_tensor_info(&self.module, ty);
         let mut data: Vec<u8> = blob.to_vec();
-        if let Some((num_elements, true)) = info.map(|(n, is_bool, _)| (n, is_bool)) {
+        if let Some(num_elements) = vhlo_bool_tensor_elements(&self.module, ty) {
             let packed_size = num_elements.div_ceil(8);
             if blob.len() == 1 && blob.first() == Some(&0xFF) {
                 data = vec![1];
@@ -975,19 +973,7 @@ impl<'a> Reader<'a> {
                 data.truncate(1);
             }
         }
-        let builtin = vhlo_to_builtin_type(&mut self.module, ty, 0);
-        match (builtin, info) {
-            (Some(bt), Some((_, _, elem_bytes))) => {
-                let splat = elem_bytes == data.len();
-                let a = self.module.attr(AttrData::DenseElements {
-                    ty: bt,
-                    data: data.into(),
-                    splat,
-                });
-                Param::Attr(a)
-            }
-            _ => Param::Bytes(data.into()),
-        }
+        Param::Bytes(data.into())
     }
 
     fn dialect_type(&mut self, dialect: Symbol, mnemonic: &str, params: Vec<Param>) -> TypeData {
@@ -1671,68 +1657,18 @@ fn vhlo_mnemonic(m: &Module, t: Type) -> Option<(&str, &[Param])> {
     }
 }
 
-/// The builtin counterpart of a VHLO type (scalars, complex, ranked tensors), if any.
-fn vhlo_to_builtin_type(m: &mut Module, t: Type, depth: usize) -> Option<Type> {
-    if depth > 8 {
+/// Element count of a static VHLO tensor type of `bool_v1`, which VHLO writes bit-packed.
+pub(crate) fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
+    let (mnemonic, params) = vhlo_mnemonic(m, t)?;
+    let ("tensor_v1", [Param::Ints(shape), Param::Type(e), _]) = (mnemonic, params) else {
+        return None;
+    };
+    if vhlo_mnemonic(m, *e)?.0 != "bool_v1" {
         return None;
     }
-    let (mnemonic, params) = vhlo_mnemonic(m, t)?;
-    let params = params.to_vec();
-    let data = match (mnemonic, params.as_slice()) {
-        ("complex_v1", [Param::Type(e)]) => {
-            TypeData::Complex(vhlo_to_builtin_type(m, *e, depth + 1)?)
-        }
-        ("tensor_v1", [Param::Ints(shape), Param::Type(e), enc]) => {
-            let encoding = match enc {
-                Param::Attr(a) => Some(*a),
-                _ => None,
-            };
-            let element = vhlo_to_builtin_type(m, *e, depth + 1)?;
-            TypeData::RankedTensor {
-                shape: shape.clone(),
-                element,
-                encoding,
-            }
-        }
-        (s, []) => vhlo_scalar_builtin(s)?,
-        _ => return None,
-    };
-    Some(m.ty(data))
-}
-
-/// Storage bytes of one element as MLIR's dense storage holds it (i1 as a byte, sub-byte widths
-/// rounded up), for a VHLO scalar or complex type.
-fn vhlo_elem_bytes(m: &Module, t: Type) -> Option<usize> {
-    let (mnemonic, params) = vhlo_mnemonic(m, t)?;
-    if mnemonic == "complex_v1" {
-        if let [Param::Type(e)] = params {
-            return vhlo_elem_bytes(m, *e).map(|b| b * 2);
-        }
-        return None;
-    }
-    let bits = match vhlo_scalar_builtin(mnemonic)? {
-        TypeData::Integer { width, .. } => width,
-        TypeData::Index => 64,
-        TypeData::Float(k) => k.bit_width(),
-        _ => return None,
-    };
-    Some((bits as usize).div_ceil(8))
-}
-
-/// `(number of elements, element is bool, bytes per element)` of a static VHLO tensor type.
-fn vhlo_tensor_info(m: &Module, t: Type) -> Option<(usize, bool, usize)> {
-    let (mnemonic, params) = vhlo_mnemonic(m, t)?;
-    match (mnemonic, params) {
-        ("tensor_v1", [Param::Ints(shape), Param::Type(e), _]) => {
-            let mut n: usize = 1;
-            for &d in shape.iter() {
-                n = n.checked_mul(usize::try_from(d).ok()?)?;
-            }
-            let is_bool = vhlo_mnemonic(m, *e).is_some_and(|(s, _)| s == "bool_v1");
-            Some((n, is_bool, vhlo_elem_bytes(m, *e)?))
-        }
-        _ => None,
-    }
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
 }
 
 pub(crate) fn vhlo_float_width(m: &Module, t: Type) -> Option<u32> {

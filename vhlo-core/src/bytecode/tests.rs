@@ -180,13 +180,52 @@ fn vhlo_payload_encodings_match_mlir() {
     let AttrData::Dialect(t) = back.attr_data(items[1]) else {
         panic!()
     };
-    let Param::Attr(dense) = t.params[1] else {
-        panic!("{:?}", t.params)
-    };
-    let AttrData::DenseElements { data, splat, .. } = back.attr_data(dense) else {
+    assert_eq!(
+        t.params[1],
+        Param::Bytes(Box::new([1, 0, 0, 0, 0, 0, 0, 1]))
+    );
+}
+
+/// The spec's `int` kind is the bit pattern sign-extended to 64 bits whatever the signedness:
+/// `#vhlo.integer_v1<4294967295 : ui32>` is stored as -1.
+#[test]
+fn unsigned_integer_values_are_sign_extended_patterns() {
+    let mut m = module_with_name_chain(0);
+    let vhlo = m.sym("vhlo");
+    let ui32_name = m.sym("ui32_v1");
+    let ui32 = m.ty(TypeData::Dialect(DialectType {
+        dialect: vhlo,
+        mnemonic: ui32_name,
+        params: Box::new([]),
+    }));
+    let int_name = m.sym("integer_v1");
+    let max = m.attr(AttrData::Dialect(DialectAttr {
+        dialect: vhlo,
+        mnemonic: int_name,
+        params: Box::new([Param::Type(ui32), Param::Int(-1)]),
+    }));
+    let module = m.top_ops()[0];
+    let key = m.sym("test.attr");
+    m.set_attributes(
+        module,
+        &[crate::ir::NamedAttr {
+            name: key,
+            value: max,
+        }],
+    );
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    assert!(
+        bytes
+            .windows(5)
+            .any(|w| w == [0xd0, 0xff, 0xff, 0xff, 0x3f]),
+        "{bytes:02x?}"
+    );
+    let (back, _) = read(&bytes).unwrap();
+    let value = back.attribute(back.top_ops()[0], "test.attr").unwrap();
+    let AttrData::Dialect(int) = back.attr_data(value) else {
         panic!()
     };
-    assert_eq!((&**data, *splat), (&[1u8, 0, 0, 0, 0, 0, 0, 1][..], false));
+    assert_eq!(int.params[1], Param::Int(-1));
 }
 
 /// Entries without a custom encoding travel as text: an unknown dialect's attribute stays

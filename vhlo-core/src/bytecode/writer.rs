@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::encoding::{op_mask, section, version, zigzag, Emitter, MAGIC};
 use super::reader::{
-    inherent_names, mask, vhlo_float_width, vhlo_int_width, VHLO_ENUM_ATTRS, VHLO_SIMPLE_TYPES,
+    inherent_names, mask, vhlo_bool_tensor_elements, vhlo_float_width, vhlo_int_width,
+    VHLO_ENUM_ATTRS, VHLO_SIMPLE_TYPES,
 };
 use super::UseListOrder;
 use crate::ir::{
@@ -585,20 +586,12 @@ fn encode_vhlo_attr(
             let text = m.str(*s).to_string();
             w.string(&text);
         }
-        ("tensor_v1", [Param::Type(t), data]) => {
-            let raw: Box<[u8]> = match data {
-                Param::Bytes(b) => b.clone(),
-                Param::Attr(a) => match m.attr_data(*a) {
-                    AttrData::DenseElements { data, .. } => data.clone(),
-                    _ => return Err(bad()),
-                },
-                _ => return Err(bad()),
-            };
+        ("tensor_v1", [Param::Type(t), Param::Bytes(raw)]) => {
             w.varint(15);
             w.ty(m, *t)?;
-            match bool_tensor_elements(m, *t) {
-                Some(n) => w.blob(&pack_bools(&raw, n)),
-                None => w.blob(&raw),
+            match vhlo_bool_tensor_elements(m, *t) {
+                Some(n) => w.blob(&pack_bools(raw, n)),
+                None => w.blob(raw),
             }
         }
         ("type_v1", [Param::Type(t)]) => {
@@ -665,26 +658,6 @@ fn signed_varints(w: &mut dyn DialectWriter, v: &[i64]) {
     for &x in v {
         w.signed_varint(x);
     }
-}
-
-/// Element count of a VHLO tensor type of `bool_v1`, which VHLO writes bit-packed.
-fn bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
-    let TypeData::Dialect(d) = m.type_data(t) else {
-        return None;
-    };
-    if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "tensor_v1" {
-        return None;
-    }
-    let [Param::Ints(shape), Param::Type(e), _] = &*d.params else {
-        return None;
-    };
-    match m.type_data(*e) {
-        TypeData::Dialect(ed) if m.str(ed.mnemonic) == "bool_v1" => {}
-        _ => return None,
-    }
-    shape
-        .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
 }
 
 /// VHLO's i1 packing: a splat of more than one element is `FF`/`00`, otherwise LSB-first bits.
