@@ -76,25 +76,14 @@ impl ArtifactInfo {
     }
 }
 
-/// The bytecode format version libStablehlo writes for a target StableHLO version
-/// (`Version::getBytecodeVersion`): `None` below 0.9.0. Versions past the current release are
-/// the caller's to reject.
-pub fn bytecode_version_for_target(major: u64, minor: u64, _patch: u64) -> Option<u64> {
-    let v = (major, minor);
-    if v < (0, 9) {
-        None
-    } else if v < (0, 10) {
-        Some(0)
-    } else if v < (0, 12) {
-        Some(1)
-    } else if v < (0, 14) {
-        Some(3)
-    } else if v < (0, 15) {
-        // Revised from 5 to 4 upstream (openxla/stablehlo#1827).
-        Some(4)
-    } else {
-        Some(6)
-    }
+/// The bytecode format version libStablehlo writes for a target StableHLO version, from the
+/// spec's release table (`spec/releases.yaml`; every patch of a minor release shares it). `None`
+/// for a version outside the table (below 0.9.0 or past the current release).
+pub fn bytecode_version_for_target(target: crate::version::Version) -> Option<u64> {
+    crate::vhlo::RELEASES
+        .iter()
+        .find(|r| (r.version.major, r.version.minor) == (target.major, target.minor))
+        .map(|r| u64::from(r.bytecode_version))
 }
 
 /// Stack for the reader and writer threads. Both recurse once per nesting level of attributes
