@@ -270,7 +270,7 @@ pub enum RawPredicate {
     /// An attribute is of the given VHLO attribute kind.
     AttributeKind { attribute: SStr, kind: SStr },
     /// An attribute equals the given value.
-    AttributeEquals { attribute: SStr, value: RawValue },
+    AttributeEquals { attribute: SStr, value: Box<RawValue> },
     /// Some operand has (or contains) the given VHLO type.
     OperandType(SStr),
 }

@@ -472,6 +472,7 @@ fn versioned_name(file: &str, s: &SStr, what: &str, diags: &mut Diagnostics) -> 
     }
 }
 
+#[allow(clippy::too_many_arguments)] // one call per kind; a struct would only rename the fields
 fn lower_type_or_attr(
     file: &str,
     name: &SStr,
