@@ -357,3 +357,31 @@ fn large_programs_are_handled_linearly() {
     assert!(start.elapsed().as_secs() < 20, "took {:?}", start.elapsed());
     eprintln!("{n} ops: {} bytes in {:?}", bytes.len(), start.elapsed());
 }
+
+/// An inherent attribute stored among the discardable ones is written as a property, so the
+/// bytes match those of the same op with the attribute in its properties.
+#[test]
+fn inherent_attributes_in_the_attribute_list_are_properties() {
+    let build = |as_property: bool| {
+        let mut m = module_with_name_chain(0);
+        let module = m.top_ops()[0];
+        let name = m.sym("sym_name");
+        let s = m.sym("main");
+        let value = m.attr(AttrData::String { value: s, ty: None });
+        let attr = [crate::ir::NamedAttr { name, value }];
+        if as_property {
+            m.set_properties(module, &attr);
+        } else {
+            m.set_attributes(module, &attr);
+        }
+        m
+    };
+    for v in [0, 6] {
+        let a = write(&build(true), &WriteOptions::new(v, "p")).unwrap();
+        let b = write(&build(false), &WriteOptions::new(v, "p")).unwrap();
+        assert_eq!(a, b, "version {v}");
+        let (back, _) = read(&a).unwrap();
+        assert_eq!(back.properties(back.top_ops()[0]).len(), 1);
+        assert!(back.attributes(back.top_ops()[0]).is_empty());
+    }
+}

@@ -1026,12 +1026,14 @@ impl Writer<'_> {
                         ));
                     }
                 }
+                // An inherent attribute found among the discardable ones counts as inherent, as
+                // when MLIR parses a generic attribute dictionary.
+                let find = |list: &[NamedAttr], name: &str| {
+                    list.iter().find(|a| m.str(a.name) == name).map(|a| a.value)
+                };
                 let mut entry = Vec::new();
                 for &name in names {
-                    let value = props
-                        .iter()
-                        .find(|p| m.str(p.name) == name)
-                        .map(|p| p.value);
+                    let value = find(props, name).or_else(|| find(attrs, name));
                     if value.is_none() && !optional {
                         return err(format!(
                             "{} is missing its '{name}' attribute",
@@ -1040,7 +1042,12 @@ impl Writer<'_> {
                     }
                     entry.push((name, value, optional));
                 }
-                Ok(OpAttrs::Props(entry, attrs.to_vec()))
+                let discardable = attrs
+                    .iter()
+                    .filter(|a| !names.contains(&m.str(a.name)))
+                    .copied()
+                    .collect();
+                Ok(OpAttrs::Props(entry, discardable))
             }
             None => Ok(OpAttrs::Dict(props.iter().chain(attrs).copied().collect())),
         }
