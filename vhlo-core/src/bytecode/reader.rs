@@ -9,6 +9,7 @@ use crate::ir::{
     AttrData, Attribute, Block, DialectAttr, DialectType, FloatKind, LocData, Location, Module,
     NamedAttr, OpId, OperationState, Param, Region, Signedness, Symbol, Type, TypeData, Value,
 };
+use crate::vhlo::{VhloEnum, VhloType};
 
 /// Nesting limit for attributes/types referring to each other, and separately for regions.
 const MAX_DEPTH: usize = 256;
@@ -1546,68 +1547,16 @@ fn builtin_type_keyword(text: &str) -> Option<TypeData> {
     Some(TypeData::Integer { width, signedness })
 }
 
-/// Enum attribute codes of VHLO and their mnemonics.
-pub(crate) const VHLO_ENUM_ATTRS: &[(u64, &str)] = &[
-    (3, "comparison_direction_v1"),
-    (4, "comparison_type_v1"),
-    (5, "api_version_v1"),
-    (7, "fft_type_v1"),
-    (11, "precision_v1"),
-    (12, "rng_algorithm_v1"),
-    (13, "rng_distribution_v1"),
-    (16, "transpose_v1"),
-    (19, "result_accuracy_mode_v1"),
-];
-
+/// The mnemonic of the VHLO enum attribute with this bytecode code (from the spec).
 fn vhlo_enum_attr_mnemonic(code: u64) -> Option<&'static str> {
-    VHLO_ENUM_ATTRS
-        .iter()
-        .find(|(c, _)| *c == code)
-        .map(|(_, m)| *m)
+    VhloEnum::from_code(u32::try_from(code).ok()?).map(VhloEnum::mnemonic)
 }
 
-/// Parameterless VHLO types: code, mnemonic (as in VhloTypes.td, including `tf31_v1`).
-pub(crate) const VHLO_SIMPLE_TYPES: &[(u64, &str)] = &[
-    (0, "bool_v1"),
-    (2, "bf16_v1"),
-    (3, "f16_v1"),
-    (4, "f32_v1"),
-    (5, "f64_v1"),
-    (6, "f8E4M3FN_v1"),
-    (7, "f8E5M2_v1"),
-    (9, "index_v1"),
-    (10, "i4_v1"),
-    (11, "i8_v1"),
-    (12, "i16_v1"),
-    (13, "i32_v1"),
-    (14, "i64_v1"),
-    (15, "ui4_v1"),
-    (16, "ui8_v1"),
-    (17, "ui16_v1"),
-    (18, "ui32_v1"),
-    (19, "ui64_v1"),
-    (22, "token_v1"),
-    (26, "witness_v1"),
-    (27, "f8E4M3FNUZ_v1"),
-    (28, "f8E5M2FNUZ_v1"),
-    (29, "f8E4M3B11FNUZ_v1"),
-    (31, "i2_v1"),
-    (32, "ui2_v1"),
-    (33, "none_v1"),
-    (34, "tf31_v1"),
-    (35, "f8E4M3_v1"),
-    (36, "f8E3M4_v1"),
-    (37, "f4E2M1FN_v1"),
-    (38, "f6E2M3FN_v1"),
-    (39, "f6E3M2FN_v1"),
-    (40, "f8E8M0FNU_v1"),
-];
-
+/// The mnemonic of the parameterless VHLO type with this bytecode code (from the spec).
 fn vhlo_simple_type_mnemonic(code: u64) -> Option<&'static str> {
-    VHLO_SIMPLE_TYPES
-        .iter()
-        .find(|(c, _)| *c == code)
-        .map(|(_, m)| *m)
+    VhloType::from_code(u32::try_from(code).ok()?)
+        .filter(|t| t.params().is_empty())
+        .map(VhloType::mnemonic)
 }
 
 /// The builtin type a parameterless VHLO scalar type converts to (VhloTypeConverter).

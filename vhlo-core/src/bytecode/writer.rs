@@ -6,13 +6,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::encoding::{op_mask, section, version, zigzag, Emitter, MAGIC};
 use super::reader::{
     inherent_names, mask, vhlo_bool_tensor_elements, vhlo_float_width, vhlo_int_width,
-    VHLO_ENUM_ATTRS, VHLO_SIMPLE_TYPES,
 };
 use super::UseListOrder;
 use crate::ir::{
     AttrData, Attribute, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
     Region, Signedness, Symbol, Type, TypeData, Value,
 };
+use crate::vhlo::{VhloEnum, VhloType};
 
 /// Nesting limit for attributes/types and for regions, only to bound the stack; deeper than what
 /// the reader accepts (256), so hand-built deep IR still writes.
@@ -535,11 +535,11 @@ fn encode_vhlo_attr(
     w: &mut dyn DialectWriter,
 ) -> Result<()> {
     let bad = || WriteError(format!("#vhlo.{mnemonic} has unexpected parameters"));
-    if let Some(&(code, _)) = VHLO_ENUM_ATTRS.iter().find(|(_, n)| *n == mnemonic) {
+    if let Some(code) = VhloEnum::from_mnemonic(&mnemonic).map(VhloEnum::code) {
         let [Param::Int(v)] = params else {
             return Err(bad());
         };
-        w.varint(code);
+        w.varint(u64::from(code));
         w.varint(u64::try_from(*v).map_err(|_| bad())?);
         return Ok(());
     }
@@ -763,11 +763,11 @@ fn encode_vhlo_type(
     w: &mut dyn DialectWriter,
 ) -> Result<()> {
     let bad = || WriteError(format!("!vhlo.{mnemonic} has unexpected parameters"));
-    if let Some(&(code, _)) = VHLO_SIMPLE_TYPES.iter().find(|(_, n)| *n == mnemonic) {
+    if let Some(t) = VhloType::from_mnemonic(mnemonic).filter(|t| t.params().is_empty()) {
         if !params.is_empty() {
             return Err(bad());
         }
-        w.varint(code);
+        w.varint(u64::from(t.code()));
         return Ok(());
     }
     match (mnemonic, params) {
