@@ -104,8 +104,6 @@ fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
         strings: Vec::new(),
         dialects: Vec::new(),
         op_names: Vec::new(),
-        attr_entries: Vec::new(),
-        type_entries: Vec::new(),
         attrs: Vec::new(),
         types: Vec::new(),
         properties: Vec::new(),
@@ -169,10 +167,11 @@ struct OpNameEntry {
 }
 
 /// One row of the attribute/type table: where its payload is, and how it is encoded.
-struct Entry<'a> {
+struct Entry<'a, T> {
     dialect: usize,
     custom: bool,
     payload: Cursor<'a>,
+    slot: Slot<T>,
 }
 
 #[derive(Clone, Copy)]
@@ -191,16 +190,54 @@ struct Scope {
     pending: Vec<(OpId, usize, usize)>,
 }
 
+/// Attributes and types: resolved the same way from their own tables.
+trait Resolved: Copy + Sized {
+    const WHAT: &'static str;
+    fn table<'r, 'a>(r: &'r mut Reader<'a>) -> &'r mut Vec<Entry<'a, Self>>;
+    fn decode(r: &mut Reader<'_>, dialect: usize, custom: bool, c: &mut Cursor<'_>)
+        -> Result<Self>;
+}
+
+impl Resolved for Attribute {
+    const WHAT: &'static str = "attribute";
+    fn table<'r, 'a>(r: &'r mut Reader<'a>) -> &'r mut Vec<Entry<'a, Self>> {
+        &mut r.attrs
+    }
+    fn decode(
+        r: &mut Reader<'_>,
+        dialect: usize,
+        custom: bool,
+        c: &mut Cursor<'_>,
+    ) -> Result<Self> {
+        let data = r.decode_attr(dialect, custom, c)?;
+        Ok(r.module.attr(data))
+    }
+}
+
+impl Resolved for Type {
+    const WHAT: &'static str = "type";
+    fn table<'r, 'a>(r: &'r mut Reader<'a>) -> &'r mut Vec<Entry<'a, Self>> {
+        &mut r.types
+    }
+    fn decode(
+        r: &mut Reader<'_>,
+        dialect: usize,
+        custom: bool,
+        c: &mut Cursor<'_>,
+    ) -> Result<Self> {
+        let data = r.decode_type(dialect, custom, c)?;
+        Ok(r.module.ty(data))
+    }
+}
+
 struct Reader<'a> {
     version: u64,
     module: Module,
     strings: Vec<(&'a [u8], usize, Option<Symbol>)>,
     dialects: Vec<DialectEntry>,
     op_names: Vec<OpNameEntry>,
-    attr_entries: Vec<Entry<'a>>,
-    type_entries: Vec<Entry<'a>>,
-    attrs: Vec<Slot<Attribute>>,
-    types: Vec<Slot<Type>>,
+    attrs: Vec<Entry<'a, Attribute>>,
+    types: Vec<Entry<'a, Type>>,
     properties: Vec<Cursor<'a>>,
     /// Nesting of attribute/type resolution.
     depth: usize,
@@ -359,17 +396,21 @@ impl<'a> Reader<'a> {
                             format!("entry of {size} bytes runs past the attribute/type section"),
                         )
                     })?;
-                    let entry = Entry {
-                        dialect,
-                        custom,
-                        payload: Cursor::new(payload, base, "attribute/type"),
-                    };
+                    let payload = Cursor::new(payload, base, "attribute/type");
                     if is_type {
-                        self.type_entries.push(entry);
-                        self.types.push(Slot::Unresolved);
+                        self.types.push(Entry {
+                            dialect,
+                            custom,
+                            payload,
+                            slot: Slot::Unresolved,
+                        });
                     } else {
-                        self.attr_entries.push(entry);
-                        self.attrs.push(Slot::Unresolved);
+                        self.attrs.push(Entry {
+                            dialect,
+                            custom,
+                            payload,
+                            slot: Slot::Unresolved,
+                        });
                     }
                 }
                 read += count;
@@ -406,60 +447,35 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    fn attr(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Attribute> {
-        match self.attrs.get(idx) {
-            None => return Err(c.err(format!("attribute index {idx} out of range"))),
-            Some(Slot::Done(a)) => return Ok(*a),
-            Some(Slot::InProgress) => {
-                return Err(c.err(format!("attribute {idx} refers to itself")))
-            }
-            Some(Slot::Unresolved) => {}
+    /// Resolves entry `idx` of the attribute or type table, decoding it on first use.
+    fn resolve<T: Resolved>(&mut self, c: &Cursor<'_>, idx: usize) -> Result<T> {
+        let entry = T::table(self)
+            .get_mut(idx)
+            .ok_or_else(|| c.err(format!("{} index {idx} out of range", T::WHAT)))?;
+        match entry.slot {
+            Slot::Done(x) => return Ok(x),
+            Slot::InProgress => return Err(c.err(format!("{} {idx} refers to itself", T::WHAT))),
+            Slot::Unresolved => entry.slot = Slot::InProgress,
         }
+        let (dialect, custom, mut payload) = (entry.dialect, entry.custom, entry.payload.clone());
         self.enter(c)?;
-        if let Some(s) = self.attrs.get_mut(idx) {
-            *s = Slot::InProgress;
-        }
-        let (dialect, custom, mut payload) = match self.attr_entries.get(idx) {
-            Some(e) => (e.dialect, e.custom, e.payload.clone()),
-            None => return Err(c.err(format!("attribute index {idx} out of range"))),
-        };
-        let data = self.decode_attr(dialect, custom, &mut payload)?;
+        let x = T::decode(self, dialect, custom, &mut payload)?;
         if !payload.is_empty() {
-            return Err(payload.err(format!("attribute {idx} has trailing bytes")));
+            return Err(payload.err(format!("{} {idx} has trailing bytes", T::WHAT)));
         }
-        let a = self.module.attr(data);
-        if let Some(s) = self.attrs.get_mut(idx) {
-            *s = Slot::Done(a);
+        if let Some(e) = T::table(self).get_mut(idx) {
+            e.slot = Slot::Done(x);
         }
         self.depth -= 1;
-        Ok(a)
+        Ok(x)
+    }
+
+    fn attr(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Attribute> {
+        self.resolve(c, idx)
     }
 
     fn ty(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Type> {
-        match self.types.get(idx) {
-            None => return Err(c.err(format!("type index {idx} out of range"))),
-            Some(Slot::Done(t)) => return Ok(*t),
-            Some(Slot::InProgress) => return Err(c.err(format!("type {idx} refers to itself"))),
-            Some(Slot::Unresolved) => {}
-        }
-        self.enter(c)?;
-        if let Some(s) = self.types.get_mut(idx) {
-            *s = Slot::InProgress;
-        }
-        let (dialect, custom, mut payload) = match self.type_entries.get(idx) {
-            Some(e) => (e.dialect, e.custom, e.payload.clone()),
-            None => return Err(c.err(format!("type index {idx} out of range"))),
-        };
-        let data = self.decode_type(dialect, custom, &mut payload)?;
-        if !payload.is_empty() {
-            return Err(payload.err(format!("type {idx} has trailing bytes")));
-        }
-        let t = self.module.ty(data);
-        if let Some(s) = self.types.get_mut(idx) {
-            *s = Slot::Done(t);
-        }
-        self.depth -= 1;
-        Ok(t)
+        self.resolve(c, idx)
     }
 
     fn read_attr(&mut self, c: &mut Cursor<'_>) -> Result<Attribute> {

@@ -868,58 +868,72 @@ impl DialectWriter for NumberingWriter<'_> {
     }
 }
 
-fn number_attr(n: &mut Numbering, m: &mut Module, a: Attribute) -> Result<()> {
-    if let Some(&slot) = n.attr_slot.get(&a) {
-        if let Some(e) = n.attrs.get_mut(slot) {
+/// Attributes and types, numbered the same way in their own tables.
+trait Numbered: Copy + Eq + std::hash::Hash {
+    const WHAT: &'static str;
+    fn table(n: &mut Numbering) -> (&mut Vec<NumEntry<Self>>, &mut HashMap<Self, usize>);
+    fn dialect_name(m: &Module, x: Self) -> String;
+    fn encode(m: &mut Module, x: Self, w: &mut dyn DialectWriter) -> Result<bool>;
+}
+
+impl Numbered for Attribute {
+    const WHAT: &'static str = "attributes";
+    fn table(n: &mut Numbering) -> (&mut Vec<NumEntry<Self>>, &mut HashMap<Self, usize>) {
+        (&mut n.attrs, &mut n.attr_slot)
+    }
+    fn dialect_name(m: &Module, x: Self) -> String {
+        attr_dialect(m, x)
+    }
+    fn encode(m: &mut Module, x: Self, w: &mut dyn DialectWriter) -> Result<bool> {
+        encode_attr(m, x, w)
+    }
+}
+
+impl Numbered for Type {
+    const WHAT: &'static str = "types";
+    fn table(n: &mut Numbering) -> (&mut Vec<NumEntry<Self>>, &mut HashMap<Self, usize>) {
+        (&mut n.types, &mut n.type_slot)
+    }
+    fn dialect_name(m: &Module, x: Self) -> String {
+        type_dialect(m, x)
+    }
+    fn encode(m: &mut Module, x: Self, w: &mut dyn DialectWriter) -> Result<bool> {
+        encode_type(m, x, w)
+    }
+}
+
+/// `IRNumberingState::number(Attribute|Type)`: a seen entry gains a reference; a new one is
+/// appended, then a dummy write numbers what it refers to (parents before children).
+fn number<T: Numbered>(n: &mut Numbering, m: &mut Module, x: T) -> Result<()> {
+    let (list, slots) = T::table(n);
+    if let Some(&slot) = slots.get(&x) {
+        if let Some(e) = list.get_mut(slot) {
             e.refcount += 1;
         }
         return Ok(());
     }
-    let dialect_name = attr_dialect(m, a);
-    n.attr_slot.insert(a, n.attrs.len());
-    n.attrs.push(NumEntry {
-        item: a,
-        dialect: 0,
+    slots.insert(x, list.len());
+    let dialect = n.dialect(&T::dialect_name(m, x));
+    T::table(n).0.push(NumEntry {
+        item: x,
+        dialect,
         refcount: 1,
     });
-    let d = n.dialect(&dialect_name);
-    if let Some(e) = n.attrs.last_mut() {
-        e.dialect = d;
-    }
     n.depth += 1;
     if n.depth > MAX_DEPTH {
-        return err(format!("attributes nested deeper than {MAX_DEPTH}"));
+        return err(format!("{} nested deeper than {MAX_DEPTH}", T::WHAT));
     }
-    encode_attr(m, a, &mut NumberingWriter { n })?;
+    T::encode(m, x, &mut NumberingWriter { n })?;
     n.depth -= 1;
     Ok(())
 }
 
+fn number_attr(n: &mut Numbering, m: &mut Module, a: Attribute) -> Result<()> {
+    number(n, m, a)
+}
+
 fn number_type(n: &mut Numbering, m: &mut Module, t: Type) -> Result<()> {
-    if let Some(&slot) = n.type_slot.get(&t) {
-        if let Some(e) = n.types.get_mut(slot) {
-            e.refcount += 1;
-        }
-        return Ok(());
-    }
-    let dialect_name = type_dialect(m, t);
-    n.type_slot.insert(t, n.types.len());
-    n.types.push(NumEntry {
-        item: t,
-        dialect: 0,
-        refcount: 1,
-    });
-    let d = n.dialect(&dialect_name);
-    if let Some(e) = n.types.last_mut() {
-        e.dialect = d;
-    }
-    n.depth += 1;
-    if n.depth > MAX_DEPTH {
-        return err(format!("types nested deeper than {MAX_DEPTH}"));
-    }
-    encode_type(m, t, &mut NumberingWriter { n })?;
-    n.depth -= 1;
-    Ok(())
+    number(n, m, t)
 }
 
 /// The emission pass's writer: indices from the final numbering, strings into the table.
