@@ -24,7 +24,6 @@
 mod encoding;
 mod reader;
 mod use_lists;
-mod vhlo_op_attrs;
 mod writer;
 
 use std::collections::BTreeMap;

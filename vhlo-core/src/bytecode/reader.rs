@@ -3,13 +3,17 @@
 use std::collections::BTreeMap;
 
 use super::encoding::{op_mask, section, version, Cursor, MAGIC};
-use super::vhlo_op_attrs::vhlo_op_attr_names;
 use super::{ArtifactInfo, BytecodeError, UseListOrder};
 use crate::ir::{
     AttrData, Attribute, Block, DialectAttr, DialectType, FloatKind, LocData, Location, Module,
     NamedAttr, OpId, OperationState, Param, Region, Signedness, Symbol, Type, TypeData, Value,
 };
-use crate::vhlo::{VhloEnum, VhloType};
+use crate::vhlo::{VhloEnum, VhloOp, VhloType};
+
+/// The sorted inherent attribute names of a VHLO op (its properties entry), from the spec.
+fn vhlo_op_attr_names(mnemonic: &str) -> Option<&'static [&'static str]> {
+    VhloOp::from_mnemonic(mnemonic).map(VhloOp::sorted_attribute_names)
+}
 
 /// Nesting limit for attributes/types referring to each other, and separately for regions.
 const MAX_DEPTH: usize = 256;
