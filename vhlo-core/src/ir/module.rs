@@ -423,6 +423,33 @@ impl Module {
         self.ops[op.index()].location = loc;
     }
 
+    /// Adds an argument of type `ty` at the end of `block`'s argument list (text parsers create
+    /// blocks on first reference, before their argument list is known).
+    pub fn add_block_arg(&mut self, block: Block, ty: Type) -> Value {
+        let index = to_u32(self.blocks[block.index()].args.len());
+        let v = Value(to_u32(self.values.len()));
+        self.values.push(ValueData { ty, def: ValueDef::Argument { block, index } });
+        self.blocks[block.index()].args.push(v);
+        v
+    }
+    /// Reorders the blocks of `region`; `order` must be a permutation of its current blocks.
+    /// Returns false (and changes nothing) when it is not.
+    pub fn reorder_blocks(&mut self, region: Region, order: &[Block]) -> bool {
+        let current = &self.regions[region.index()].blocks;
+        if current.len() != order.len() {
+            return false;
+        }
+        let mut a = current.clone();
+        let mut b = order.to_vec();
+        a.sort();
+        b.sort();
+        if a != b {
+            return false;
+        }
+        self.regions[region.index()].blocks = order.to_vec();
+        true
+    }
+
     /// Visits every op reachable from the top level in pre-order (an op before its regions).
     pub fn walk(&self, mut f: impl FnMut(OpId)) {
         let mut stack: Vec<OpId> = self.top.iter().rev().copied().collect();
