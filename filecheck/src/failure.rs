@@ -51,10 +51,21 @@ const EXCERPT_LINES: usize = 4;
 
 impl CheckFailure {
     pub(crate) fn without_check(kind: FailureKind, message: String) -> Self {
-        CheckFailure { kind, message, check_line: None, check_text: String::new(), notes: Vec::new() }
+        CheckFailure {
+            kind,
+            message,
+            check_line: None,
+            check_text: String::new(),
+            notes: Vec::new(),
+        }
     }
 
-    pub(crate) fn at_check(kind: FailureKind, message: String, check_file: &str, line: usize) -> Self {
+    pub(crate) fn at_check(
+        kind: FailureKind,
+        message: String,
+        check_file: &str,
+        line: usize,
+    ) -> Self {
         CheckFailure {
             kind,
             message,
@@ -67,13 +78,23 @@ impl CheckFailure {
     pub(crate) fn with_note(mut self, input: &str, offset: usize, label: &str) -> Self {
         let (line, column) = text::line_column(input, offset);
         let mut excerpt = String::new();
-        for (i, line_text) in input.split('\n').skip(line - 1).take(EXCERPT_LINES).enumerate() {
+        for (i, line_text) in input
+            .split('\n')
+            .skip(line - 1)
+            .take(EXCERPT_LINES)
+            .enumerate()
+        {
             excerpt.push_str(&format!("{:>6} | {}\n", line + i, line_text));
             if i == 0 {
                 excerpt.push_str(&format!("{:>6} | {}^\n", "", " ".repeat(column - 1)));
             }
         }
-        self.notes.push(InputNote { label: label.to_string(), line, column, excerpt });
+        self.notes.push(InputNote {
+            label: label.to_string(),
+            line,
+            column,
+            excerpt,
+        });
         self
     }
 }
@@ -88,7 +109,11 @@ impl fmt::Display for CheckFailure {
             None => writeln!(f, "error: {}", self.message)?,
         }
         for note in &self.notes {
-            writeln!(f, "input:{}:{}: note: {}", note.line, note.column, note.label)?;
+            writeln!(
+                f,
+                "input:{}:{}: note: {}",
+                note.line, note.column, note.label
+            )?;
             write!(f, "{}", note.excerpt)?;
         }
         Ok(())

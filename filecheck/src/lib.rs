@@ -48,7 +48,10 @@ impl Default for Options {
 impl Options {
     /// Default options with `prefix` as the only check prefix (`--check-prefix=PREFIX`).
     pub fn with_prefix(prefix: &str) -> Self {
-        Options { check_prefixes: vec![prefix.to_string()], ..Options::default() }
+        Options {
+            check_prefixes: vec![prefix.to_string()],
+            ..Options::default()
+        }
     }
 
     /// Parses FileCheck flags as they appear on a `RUN:` line, e.g. `["--check-prefix=CHECK-WARN"]`.
@@ -73,7 +76,9 @@ impl Options {
             let mut value = |name: &str| -> Result<String, String> {
                 match &inline_value {
                     Some(v) => Ok(v.clone()),
-                    None => args.next().ok_or_else(|| format!("flag --{name} needs a value")),
+                    None => args
+                        .next()
+                        .ok_or_else(|| format!("flag --{name} needs a value")),
                 }
             };
             match name {

@@ -22,7 +22,11 @@ pub(crate) struct Matcher<'a> {
 
 impl<'a> Matcher<'a> {
     pub(crate) fn new(check_file: &'a str, input: &'a str) -> Self {
-        Matcher { check_file, input, variables: BTreeMap::new() }
+        Matcher {
+            check_file,
+            input,
+            variables: BTreeMap::new(),
+        }
     }
 
     /// Runs all check strings. Labels are found first, each splitting off a region of the input in which
@@ -66,8 +70,11 @@ impl<'a> Matcher<'a> {
         label_scan: bool,
     ) -> Result<Span, CheckFailure> {
         let mut not_patterns: Vec<&Pattern> = Vec::new();
-        let last_position =
-            if label_scan { from } else { self.check_dag(check, from, end, &mut not_patterns)? };
+        let last_position = if label_scan {
+            from
+        } else {
+            self.check_dag(check, from, end, &mut not_patterns)?
+        };
         let pattern = &check.pattern;
         let mut first_start = None;
         let mut last_end = last_position;
@@ -78,12 +85,11 @@ impl<'a> Matcher<'a> {
                     last_end = span.end;
                 }
                 None => {
-                    let message = format!("{}: expected string not found in input", pattern.directive);
-                    return Err(self.failure(FailureKind::NotFound, message, pattern.line).with_note(
-                        self.input,
-                        last_end,
-                        "scanning from here",
-                    ));
+                    let message =
+                        format!("{}: expected string not found in input", pattern.directive);
+                    return Err(self
+                        .failure(FailureKind::NotFound, message, pattern.line)
+                        .with_note(self.input, last_end, "scanning from here"));
                 }
             }
         }
@@ -92,15 +98,27 @@ impl<'a> Matcher<'a> {
             self.check_line_distance(pattern, last_position, start)?;
             self.check_not(&not_patterns, last_position, start)?;
         }
-        Ok(Span { start, end: last_end })
+        Ok(Span {
+            start,
+            end: last_end,
+        })
     }
 
     /// -NEXT/-EMPTY need exactly one line break since the previous match, -SAME none.
-    fn check_line_distance(&self, pattern: &Pattern, previous_end: usize, start: usize) -> Result<(), CheckFailure> {
+    fn check_line_distance(
+        &self,
+        pattern: &Pattern,
+        previous_end: usize,
+        start: usize,
+    ) -> Result<(), CheckFailure> {
         let newlines = text::count_newlines(&self.input[previous_end..start]);
         let problem = match pattern.kind {
-            Kind::Next | Kind::Empty if newlines == 0 => "is on the same line as the previous match",
-            Kind::Next | Kind::Empty if newlines != 1 => "is not on the line after the previous match",
+            Kind::Next | Kind::Empty if newlines == 0 => {
+                "is on the same line as the previous match"
+            }
+            Kind::Next | Kind::Empty if newlines != 1 => {
+                "is not on the line after the previous match"
+            }
             Kind::Same if newlines != 0 => "is not on the same line as the previous match",
             _ => return Ok(()),
         };
@@ -131,14 +149,16 @@ impl<'a> Matcher<'a> {
             let mut search_from = start;
             loop {
                 let Some(span) = self.find(pattern, search_from, end, true)? else {
-                    let message = format!("{}: expected string not found in input", pattern.directive);
-                    return Err(self.failure(FailureKind::NotFound, message, pattern.line).with_note(
-                        self.input,
-                        start,
-                        "scanning from here",
-                    ));
+                    let message =
+                        format!("{}: expected string not found in input", pattern.directive);
+                    return Err(self
+                        .failure(FailureKind::NotFound, message, pattern.line)
+                        .with_note(self.input, start, "scanning from here"));
                 };
-                match group.iter().find(|g| span.start < g.end && g.start < span.end) {
+                match group
+                    .iter()
+                    .find(|g| span.start < g.end && g.start < span.end)
+                {
                     // Overlaps an earlier match of this group: look again after it.
                     Some(overlapped) => search_from = overlapped.end,
                     None => {
@@ -148,7 +168,10 @@ impl<'a> Matcher<'a> {
                     }
                 }
             }
-            let group_ends = check.dag_nots.get(index + 1).is_none_or(|p| p.kind == Kind::Not);
+            let group_ends = check
+                .dag_nots
+                .get(index + 1)
+                .is_none_or(|p| p.kind == Kind::Not);
             if group_ends {
                 if let (false, Some(first)) = (not_patterns.is_empty(), group.first()) {
                     self.check_not(not_patterns, start, first.start)?;
@@ -164,7 +187,12 @@ impl<'a> Matcher<'a> {
     }
 
     /// Fails if any of `patterns` matches in `[from, to)`.
-    fn check_not(&mut self, patterns: &[&Pattern], from: usize, to: usize) -> Result<(), CheckFailure> {
+    fn check_not(
+        &mut self,
+        patterns: &[&Pattern],
+        from: usize,
+        to: usize,
+    ) -> Result<(), CheckFailure> {
         for pattern in patterns {
             if let Some(span) = self.find(pattern, from, to, false)? {
                 let message = format!("{}: excluded string found in input", pattern.directive);
@@ -177,7 +205,13 @@ impl<'a> Matcher<'a> {
     }
 
     /// First match of `pattern` in `[from, end)`; with `define`, its variable definitions take effect.
-    fn find(&mut self, pattern: &Pattern, from: usize, end: usize, define: bool) -> Result<Option<Span>, CheckFailure> {
+    fn find(
+        &mut self,
+        pattern: &Pattern,
+        from: usize,
+        end: usize,
+        define: bool,
+    ) -> Result<Option<Span>, CheckFailure> {
         let haystack = &self.input[from..end];
         let relative = match &pattern.body {
             Body::Fixed(text) => haystack.find(text.as_str()).map(|s| (s, s + text.len())),
@@ -207,19 +241,28 @@ impl<'a> Matcher<'a> {
                 }
             }
         };
-        Ok(relative.map(|(s, e)| Span { start: from + s, end: from + e }))
+        Ok(relative.map(|(s, e)| Span {
+            start: from + s,
+            end: from + e,
+        }))
     }
 
-    fn build(&self, pattern: &Pattern, pieces: &[crate::pattern::Piece]) -> Result<Built, CheckFailure> {
+    fn build(
+        &self,
+        pattern: &Pattern,
+        pieces: &[crate::pattern::Piece],
+    ) -> Result<Built, CheckFailure> {
         build_regex(pieces, &self.variables, false).map_err(|e| match e {
             BuildError::Undefined(name) => self.failure(
                 FailureKind::UndefinedVariable,
                 format!("{}: uses undefined variable \"{name}\"", pattern.directive),
                 pattern.line,
             ),
-            BuildError::Regex(message) => {
-                self.failure(FailureKind::InvalidCheckFile, format!("{}: {message}", pattern.directive), pattern.line)
-            }
+            BuildError::Regex(message) => self.failure(
+                FailureKind::InvalidCheckFile,
+                format!("{}: {message}", pattern.directive),
+                pattern.line,
+            ),
         })
     }
 
@@ -238,7 +281,8 @@ fn search<'h>(
     loop {
         let captures = regex.captures_at(haystack, at)?;
         let all_equal = equal_groups.iter().all(|(use_group, def_group)| {
-            captures.name(use_group).map(|m| m.as_str()) == captures.name(def_group).map(|m| m.as_str())
+            captures.name(use_group).map(|m| m.as_str())
+                == captures.name(def_group).map(|m| m.as_str())
         });
         if all_equal {
             return Some(captures);

@@ -28,9 +28,14 @@ pub(crate) enum Piece {
     /// A `{{...}}` regex, already translated to the `regex` crate's dialect.
     Regex(String),
     /// `[[NAME:regex]]`, regex translated.
-    Def { name: String, regex: String },
+    Def {
+        name: String,
+        regex: String,
+    },
     /// `[[NAME]]`.
-    Use { name: String },
+    Use {
+        name: String,
+    },
 }
 
 #[derive(Debug)]
@@ -38,7 +43,10 @@ pub(crate) enum Body {
     /// Text without regexes or variables: a plain substring search.
     Fixed(String),
     /// Mixed pieces; `compiled` is set when the regex does not depend on variable values.
-    Pieces { pieces: Vec<Piece>, compiled: Option<Regex> },
+    Pieces {
+        pieces: Vec<Piece>,
+        compiled: Option<Regex>,
+    },
     /// CHECK-EMPTY: an empty line.
     EmptyLine,
     /// The end of the input.
@@ -60,9 +68,9 @@ pub(crate) struct Pattern {
 impl Pattern {
     pub(crate) fn has_variables(&self) -> bool {
         match &self.body {
-            Body::Pieces { pieces, .. } => {
-                pieces.iter().any(|p| matches!(p, Piece::Def { .. } | Piece::Use { .. }))
-            }
+            Body::Pieces { pieces, .. } => pieces
+                .iter()
+                .any(|p| matches!(p, Piece::Def { .. } | Piece::Use { .. })),
             _ => false,
         }
     }
@@ -89,7 +97,9 @@ pub(crate) fn parse_body(text: &str, literal: bool, line: usize) -> Result<Body,
     let mut rest = text;
     while !rest.is_empty() {
         if rest.starts_with("{{") {
-            let end = rest.find("}}").ok_or("found start of regex string '{{' with no end '}}'")?;
+            let end = rest
+                .find("}}")
+                .ok_or("found start of regex string '{{' with no end '}}'")?;
             flush(&mut literal_run, &mut pieces);
             pieces.push(Piece::Regex(regex_dialect::translate(&rest[2..end])?));
             rest = &rest[end + 2..];
@@ -123,9 +133,14 @@ pub(crate) fn parse_body(text: &str, literal: bool, line: usize) -> Result<Body,
                     }
                     defined_here.push(name.to_string());
                     let regex = regex_dialect::translate(regex)?;
-                    pieces.push(Piece::Def { name: name.to_string(), regex });
+                    pieces.push(Piece::Def {
+                        name: name.to_string(),
+                        regex,
+                    });
                 }
-                None => pieces.push(Piece::Use { name: name.to_string() }),
+                None => pieces.push(Piece::Use {
+                    name: name.to_string(),
+                }),
             }
         } else {
             let c = rest.chars().next().unwrap_or_default();
@@ -197,9 +212,13 @@ fn line_expression(offset: &str, line: usize) -> Result<String, String> {
     let value = if offset.is_empty() {
         line
     } else if let Some(n) = offset.strip_prefix('+') {
-        line + n.parse::<i64>().map_err(|_| format!("invalid @LINE offset '+{n}'"))?
+        line + n
+            .parse::<i64>()
+            .map_err(|_| format!("invalid @LINE offset '+{n}'"))?
     } else if let Some(n) = offset.strip_prefix('-') {
-        line - n.parse::<i64>().map_err(|_| format!("invalid @LINE offset '-{n}'"))?
+        line - n
+            .parse::<i64>()
+            .map_err(|_| format!("invalid @LINE offset '-{n}'"))?
     } else {
         return Err(format!("invalid @LINE expression '@LINE{offset}'"));
     };
@@ -235,7 +254,8 @@ pub(crate) fn build_regex(
                 defined_here.push((name, group, regex));
             }
             Piece::Use { name } => {
-                if let Some((_, def_group, regex)) = defined_here.iter().find(|(n, _, _)| n == name) {
+                if let Some((_, def_group, regex)) = defined_here.iter().find(|(n, _, _)| n == name)
+                {
                     // Same-pattern use: match the definition's regex again and require equal text after.
                     let group = format!("filecheck_use{index}");
                     source.push_str(&format!("(?P<{group}>{regex})"));
@@ -254,5 +274,9 @@ pub(crate) fn build_regex(
         .size_limit(REGEX_SIZE_LIMIT)
         .build()
         .map_err(|e| BuildError::Regex(format!("invalid regex: {e}")))?;
-    Ok(Built { regex, defs, equal_groups })
+    Ok(Built {
+        regex,
+        defs,
+        equal_groups,
+    })
 }

@@ -16,7 +16,12 @@ fn plain_check_in_order() {
     assert_eq!(failure.kind, FailureKind::NotFound);
     assert_eq!(failure.check_line, Some(2));
     assert_eq!(failure.check_text, "// CHECK: bar");
-    assert!(failure.message.starts_with("CHECK: expected string not found"), "{failure}");
+    assert!(
+        failure
+            .message
+            .starts_with("CHECK: expected string not found"),
+        "{failure}"
+    );
 }
 
 #[test]
@@ -28,7 +33,10 @@ fn next_must_be_on_the_following_line() {
     assert_eq!(far.check_line, Some(2));
     assert!(far.message.contains("not on the line after"), "{far}");
     let same = fails(checks, "a b\n");
-    assert!(same.message.contains("same line as the previous match"), "{same}");
+    assert!(
+        same.message.contains("same line as the previous match"),
+        "{same}"
+    );
 }
 
 #[test]
@@ -59,7 +67,10 @@ fn not_excludes_between_matches_and_at_the_end() {
 #[test]
 fn only_not_directives_check_the_whole_input() {
     check("CHECK-NOT: error\n", "all good\n").unwrap();
-    assert_eq!(fails("CHECK-NOT: error\n", "an error\n").kind, FailureKind::ExcludedFound);
+    assert_eq!(
+        fails("CHECK-NOT: error\n", "an error\n").kind,
+        FailureKind::ExcludedFound
+    );
 }
 
 #[test]
@@ -67,7 +78,10 @@ fn dag_matches_in_any_order_without_overlap() {
     let checks = "CHECK: start\nCHECK-DAG: x = 1\nCHECK-DAG: y = 2\nCHECK: end\n";
     check(checks, "start\ny = 2\nx = 1\nend\n").unwrap();
     check(checks, "start\nx = 1\ny = 2\nend\n").unwrap();
-    assert_eq!(fails(checks, "start\nx = 1\nend\ny = 2\n").kind, FailureKind::NotFound);
+    assert_eq!(
+        fails(checks, "start\nx = 1\nend\ny = 2\n").kind,
+        FailureKind::NotFound
+    );
     // Two identical DAGs need two distinct occurrences.
     let twice = "CHECK-DAG: foo\nCHECK-DAG: foo\n";
     check(twice, "foo foo").unwrap();
@@ -79,11 +93,17 @@ fn dag_matches_in_any_order_without_overlap() {
 fn not_between_dag_groups() {
     let checks = "CHECK-DAG: first\nCHECK-NOT: bad\nCHECK-DAG: second\n";
     check(checks, "first\nsecond\n").unwrap();
-    assert_eq!(fails(checks, "first\nbad\nsecond\n").kind, FailureKind::ExcludedFound);
+    assert_eq!(
+        fails(checks, "first\nbad\nsecond\n").kind,
+        FailureKind::ExcludedFound
+    );
     // A -NOT before the first group is checked up to that group's first match.
     let leading = "CHECK: begin\nCHECK-NOT: bad\nCHECK-DAG: first\n";
     check(leading, "begin\nfirst\nbad\n").unwrap();
-    assert_eq!(fails(leading, "begin\nbad\nfirst\n").kind, FailureKind::ExcludedFound);
+    assert_eq!(
+        fails(leading, "begin\nbad\nfirst\n").kind,
+        FailureKind::ExcludedFound
+    );
 }
 
 #[test]
@@ -117,7 +137,10 @@ fn empty_and_count() {
 #[test]
 fn regex_blocks() {
     check("CHECK: value = {{[0-9]+}} units\n", "value = 42 units\n").unwrap();
-    assert_eq!(fails("CHECK: value = {{[0-9]+}} units\n", "value = x units\n").kind, FailureKind::NotFound);
+    assert_eq!(
+        fails("CHECK: value = {{[0-9]+}} units\n", "value = x units\n").kind,
+        FailureKind::NotFound
+    );
     // Alternation stays inside its braces.
     check("CHECK: a{{b|c}}d\n", "acd").unwrap();
     assert_eq!(fails("CHECK: a{{b|c}}d\n", "c").kind, FailureKind::NotFound);
@@ -125,9 +148,15 @@ fn regex_blocks() {
     check("CHECK: f(x) {{.*}} [1]\n", "f(x) -> [1]").unwrap();
     assert_eq!(fails("CHECK: f(x)\n", "fx").kind, FailureKind::NotFound);
     // A negated class does not cross lines (POSIX REG_NEWLINE).
-    assert_eq!(fails("CHECK: a{{[^z]*}}b\n", "a\nb").kind, FailureKind::NotFound);
+    assert_eq!(
+        fails("CHECK: a{{[^z]*}}b\n", "a\nb").kind,
+        FailureKind::NotFound
+    );
     // `.` does not match newline either.
-    assert_eq!(fails("CHECK: a{{.*}}b\n", "a\nb").kind, FailureKind::NotFound);
+    assert_eq!(
+        fails("CHECK: a{{.*}}b\n", "a\nb").kind,
+        FailureKind::NotFound
+    );
 }
 
 #[test]
@@ -161,7 +190,11 @@ fn undefined_variable_is_reported() {
 
 #[test]
 fn line_expressions() {
-    check("x\nCHECK: line [[@LINE]] next [[@LINE+1]] prev [[@LINE-1]]\n", "line 2 next 3 prev 1").unwrap();
+    check(
+        "x\nCHECK: line [[@LINE]] next [[@LINE+1]] prev [[@LINE-1]]\n",
+        "line 2 next 3 prev 1",
+    )
+    .unwrap();
     assert!(check("CHECK: line [[@LINE]]\n", "line 2").is_err());
 }
 
@@ -176,7 +209,10 @@ fn numeric_blocks_are_rejected_not_ignored() {
 fn whitespace_is_canonicalized() {
     check("CHECK: a   b\tc\n", "a b  \t c\n").unwrap();
     check("CHECK:    a b    \n", "a\t\tb\n").unwrap();
-    let strict = Options { strict_whitespace: true, ..Options::default() };
+    let strict = Options {
+        strict_whitespace: true,
+        ..Options::default()
+    };
     assert!(check_with("CHECK: a b\n", "a  b\n", &strict).is_err());
     check_with("CHECK: a  b\n", "a  b\n", &strict).unwrap();
     // CRLF input behaves like LF.
@@ -201,21 +237,43 @@ fn custom_prefixes() {
 #[test]
 fn prefix_must_start_a_word_and_comments_are_skipped() {
     // XCHECK is not CHECK; the RUN line mentions CHECK: but is a comment.
-    let text = "// RUN: tool | FileCheck --check-prefix=CHECK: %s\n// XCHECK: nothing\n// CHECK: real\n";
+    let text =
+        "// RUN: tool | FileCheck --check-prefix=CHECK: %s\n// XCHECK: nothing\n// CHECK: real\n";
     check(text, "real\n").unwrap();
     check("COM: CHECK: gone\nCHECK: here\n", "here\n").unwrap();
 }
 
 #[test]
 fn check_file_errors() {
-    assert_eq!(fails("no directives\n", "x").kind, FailureKind::InvalidCheckFile);
+    assert_eq!(
+        fails("no directives\n", "x").kind,
+        FailureKind::InvalidCheckFile
+    );
     assert_eq!(fails("CHECK:\n", "x").kind, FailureKind::InvalidCheckFile);
-    assert_eq!(fails("CHECK-NEXT: a\n", "a").kind, FailureKind::InvalidCheckFile);
-    assert_eq!(fails("CHECK: {{abc\n", "a").kind, FailureKind::InvalidCheckFile);
-    assert_eq!(fails("CHECK: [[X:a\n", "a").kind, FailureKind::InvalidCheckFile);
-    assert_eq!(fails("CHECK: {{(}}\n", "a").kind, FailureKind::InvalidCheckFile);
-    assert_eq!(fails("CHECK: [[9X]]\n", "a").kind, FailureKind::InvalidCheckFile);
-    assert_eq!(fails("CHECK-COUNT-0: a\n", "a").kind, FailureKind::InvalidCheckFile);
+    assert_eq!(
+        fails("CHECK-NEXT: a\n", "a").kind,
+        FailureKind::InvalidCheckFile
+    );
+    assert_eq!(
+        fails("CHECK: {{abc\n", "a").kind,
+        FailureKind::InvalidCheckFile
+    );
+    assert_eq!(
+        fails("CHECK: [[X:a\n", "a").kind,
+        FailureKind::InvalidCheckFile
+    );
+    assert_eq!(
+        fails("CHECK: {{(}}\n", "a").kind,
+        FailureKind::InvalidCheckFile
+    );
+    assert_eq!(
+        fails("CHECK: [[9X]]\n", "a").kind,
+        FailureKind::InvalidCheckFile
+    );
+    assert_eq!(
+        fails("CHECK-COUNT-0: a\n", "a").kind,
+        FailureKind::InvalidCheckFile
+    );
     assert!(Options::from_args(["--bogus"]).is_err());
     let bad_prefix = Options::with_prefix("1BAD");
     assert!(check_with("1BAD: x\n", "x", &bad_prefix).is_err());
@@ -238,7 +296,10 @@ fn empty_input() {
 fn failure_message_shows_check_line_and_input() {
     let failure = fails("CHECK: one\nCHECK-NEXT: two\n", "zero\none\nthree\ntwo\n");
     let shown = failure.to_string();
-    assert!(shown.contains("check:2: error: CHECK-NEXT: is not on the line after the previous match"), "{shown}");
+    assert!(
+        shown.contains("check:2: error: CHECK-NEXT: is not on the line after the previous match"),
+        "{shown}"
+    );
     assert!(shown.contains("CHECK-NEXT: two"), "{shown}");
     assert!(shown.contains("input:4:1: note: match was here"), "{shown}");
     assert!(shown.contains("     4 | two"), "{shown}");
