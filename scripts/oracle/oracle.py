@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""libStablehlo (as bundled in jaxlib) as a command-line oracle for vhlo-rs.
+
+Run inside the venv made by scripts/oracle/setup.sh:
+
+    .venv/bin/python scripts/oracle/oracle.py version
+    .venv/bin/python scripts/oracle/oracle.py serialize IN.mlir --target 1.0.0 [--strip-debuginfo] -o OUT.bc
+    .venv/bin/python scripts/oracle/oracle.py deserialize IN.bc [--generic] [--debug-info] [-o OUT.mlir]
+    .venv/bin/python scripts/oracle/oracle.py print-vhlo IN.bc [-o OUT.mlir]
+    .venv/bin/python scripts/oracle/oracle.py roundtrip-text IN.mlir [--generic] [--debug-info] [-o OUT.mlir]
+    .venv/bin/python scripts/oracle/oracle.py min-target IN.mlir
+    .venv/bin/python scripts/oracle/oracle.py targets
+
+An input path of "-" reads standard input (source locations then name the buffer "-"); otherwise text is
+parsed from the file, so locations carry the path as given, as with stablehlo-translate. Output goes to
+standard output unless -o is given. Failures print "oracle: error: ..." with MLIR's diagnostics and exit 1.
+"""
+
+import argparse
+import sys
+
+
+# Last minor release of each finished major series (the 0.x series ended at 0.20.0, then came 1.0.0).
+LAST_MINOR = {0: 20}
+
+
+class OracleError(Exception):
+    """A failure to report to the user: message only, exit status 1."""
+
+
+def _load():
+    """Imports the MLIR bindings of jaxlib; raises OracleError when the venv is missing them."""
+    try:
+        from jax._src.interpreters import mlir as jax_mlir
+        from jax._src.lib.mlir import ir, passmanager
+        from jaxlib.mlir.dialects import stablehlo
+    except ImportError as error:
+        raise OracleError(
+            f"cannot import jax/jaxlib MLIR bindings ({error}); run scripts/oracle/setup.sh and use .venv/bin/python"
+        ) from error
+    return jax_mlir, ir, passmanager, stablehlo
+
+
+class Oracle:
+    """One MLIR context with every dialect a portable artifact can need (StableHLO, CHLO, VHLO, quant)."""
+
+    def __init__(self):
+        self.jax_mlir, self.ir, self.passmanager, self.stablehlo = _load()
+        self.context = self.jax_mlir.make_ir_context()
+        # MLIR would print diagnostics straight to stderr; collect them to put them in our error messages.
+        self.diagnostics = []
+        self._diagnostic_handler = self.context.attach_diagnostic_handler(self._on_diagnostic)
+        # Deserializing once loads the dialects the VHLO -> StableHLO conversion needs (quant among them);
+        # without it, text with !quant.uniform types does not parse.
+        with self.context:
+            empty = self.ir.Module.parse("module {}")
+            artifact = self.stablehlo.serialize_portable_artifact(empty, self.current_version())
+        self.stablehlo.deserialize_portable_artifact(self.context, artifact)
+
+    def _on_diagnostic(self, diagnostic):
+        severity = str(diagnostic.severity).rsplit(".", 1)[-1].lower()
+        self.diagnostics.append(f"{diagnostic.location}: {severity}: {diagnostic.message}")
+        for note in diagnostic.notes:
+            self.diagnostics.append(f"{note.location}: note: {note.message}")
+        return True
+
+    def _failure(self, what, error):
+        """An OracleError with the collected diagnostics (or the exception text when there are none)."""
+        details = self.diagnostics or [" ".join(str(error).split()) or type(error).__name__]
+        self.diagnostics = []
+        return OracleError(what + ":\n  " + "\n  ".join(details))
+
+    def current_version(self):
+        return str(self.stablehlo.get_current_version())
+
+    def minimum_version(self):
+        return str(self.stablehlo.get_minimum_version())
+
+    def all_targets(self):
+        """Every X.Y.0 release from the minimum supported version to the current one, in order."""
+        low, high = _parse_version(self.minimum_version()), _parse_version(self.current_version())
+        targets = []
+        for major in range(low[0], high[0] + 1):
+            first = low[1] if major == low[0] else 0
+            last = high[1] if major == high[0] else LAST_MINOR[major]
+            targets.extend(f"{major}.{minor}.0" for minor in range(first, last + 1))
+        return targets
+
+    def resolve_target(self, target):
+        if target == "current":
+            return self.current_version()
+        if target == "minimum":
+            return self.minimum_version()
+        _parse_version(target)
+        return target
+
+    def parse_text(self, path):
+        with self.context:
+            try:
+                if path == "-":
+                    return self.ir.Module.parse(sys.stdin.read())
+                return self.ir.Module.parseFile(path)
+            except self.ir.MLIRError as error:
+                raise self._failure(f"cannot parse {path}", error) from error
+            except (OSError, RuntimeError, ValueError) as error:
+                raise self._failure(f"cannot parse {path}", error) from error
+
+    def strip_debuginfo(self, module):
+        with self.context:
+            try:
+                self.passmanager.PassManager.parse("builtin.module(strip-debuginfo)").run(module.operation)
+            except self.ir.MLIRError as error:
+                raise self._failure("strip-debuginfo failed", error) from error
+
+    def serialize(self, module, target):
+        """Serializes `module` at `target`. libStablehlo converts the module to VHLO in place while doing so:
+        the module is spent afterwards, so parse afresh for another target."""
+        with self.context:
+            try:
+                return bytes(self.stablehlo.serialize_portable_artifact(module, target))
+            except (self.ir.MLIRError, RuntimeError, ValueError) as error:
+                raise self._failure(f"cannot serialize to target {target}", error) from error
+
+    def deserialize(self, artifact):
+        try:
+            return self.stablehlo.deserialize_portable_artifact(self.context, artifact)
+        except (self.ir.MLIRError, RuntimeError, ValueError) as error:
+            raise self._failure("cannot deserialize artifact", error) from error
+
+    def parse_bytecode(self, artifact):
+        """Parses bytecode as is (VHLO stays VHLO), like `stablehlo-opt --mlir-print-op-generic x.bc`."""
+        with self.context:
+            try:
+                return self.ir.Module.parse(artifact)
+            except self.ir.MLIRError as error:
+                raise self._failure("cannot parse bytecode", error) from error
+
+    @staticmethod
+    def print_module(module, generic=False, debug_info=False):
+        return module.operation.get_asm(
+            print_generic_op_form=generic, enable_debug_info=debug_info, assume_verified=False
+        )
+
+    def min_target(self, path):
+        """Smallest X.Y.0 target at which serialization succeeds, with the error at the one before it."""
+        last_error = None
+        for target in self.all_targets():
+            # A failed attempt may leave the module half-converted: parse afresh each time.
+            module = self.parse_text(path)
+            try:
+                self.serialize(module, target)
+                return target, last_error
+            except OracleError as error:
+                last_error = str(error)
+        raise OracleError(f"{path} does not serialize at any target up to {self.current_version()}: {last_error}")
+
+
+def _parse_version(text):
+    parts = text.split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise OracleError(f"invalid version '{text}': expected X.Y.Z, 'current' or 'minimum'")
+    return tuple(int(p) for p in parts)
+
+
+def _read_bytes(path):
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read()
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise OracleError(f"cannot read {path}: {error}") from error
+
+
+def _write(path, data):
+    try:
+        if path is None or path == "-":
+            if isinstance(data, bytes):
+                sys.stdout.buffer.write(data)
+            else:
+                sys.stdout.write(data)
+            return
+        with open(path, "wb" if isinstance(data, bytes) else "w") as handle:
+            handle.write(data)
+    except OSError as error:
+        raise OracleError(f"cannot write {path}: {error}") from error
+
+
+def _text_output(text):
+    return text if text.endswith("\n") else text + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="oracle.py", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serialize = commands.add_parser("serialize", help="StableHLO text -> portable artifact")
+    serialize.add_argument("input")
+    serialize.add_argument("--target", required=True, help="X.Y.Z, 'current' or 'minimum'")
+    serialize.add_argument("--strip-debuginfo", action="store_true")
+    serialize.add_argument("-o", "--output")
+
+    deserialize = commands.add_parser("deserialize", help="portable artifact -> StableHLO text")
+    deserialize.add_argument("input")
+    deserialize.add_argument("--generic", action="store_true")
+    deserialize.add_argument("--debug-info", action="store_true", help="print locations")
+    deserialize.add_argument("-o", "--output")
+
+    print_vhlo = commands.add_parser("print-vhlo", help="portable artifact -> VHLO generic text (no conversion)")
+    print_vhlo.add_argument("input")
+    print_vhlo.add_argument("--debug-info", action="store_true", help="print locations")
+    print_vhlo.add_argument("-o", "--output")
+
+    roundtrip = commands.add_parser("roundtrip-text", help="parse text and print it again")
+    roundtrip.add_argument("input")
+    roundtrip.add_argument("--generic", action="store_true")
+    roundtrip.add_argument("--debug-info", action="store_true", help="print locations")
+    roundtrip.add_argument("--strip-debuginfo", action="store_true")
+    roundtrip.add_argument("-o", "--output")
+
+    min_target = commands.add_parser("min-target", help="smallest X.Y.0 target that serializes")
+    min_target.add_argument("input")
+    min_target.add_argument("--verbose", action="store_true", help="also print why the target below failed")
+
+    commands.add_parser("version", help="StableHLO version of the installed jaxlib")
+    commands.add_parser("targets", help="every X.Y.0 target the installed jaxlib accepts")
+
+    args = parser.parse_args(argv)
+    try:
+        oracle = Oracle()
+        if args.command == "version":
+            _write(None, oracle.current_version() + "\n")
+        elif args.command == "targets":
+            _write(None, "".join(t + "\n" for t in oracle.all_targets()))
+        elif args.command == "serialize":
+            target = oracle.resolve_target(args.target)
+            module = oracle.parse_text(args.input)
+            if args.strip_debuginfo:
+                oracle.strip_debuginfo(module)
+            _write(args.output, oracle.serialize(module, target))
+        elif args.command == "deserialize":
+            module = oracle.deserialize(_read_bytes(args.input))
+            _write(args.output, _text_output(oracle.print_module(module, args.generic, args.debug_info)))
+        elif args.command == "print-vhlo":
+            module = oracle.parse_bytecode(_read_bytes(args.input))
+            _write(args.output, _text_output(oracle.print_module(module, True, args.debug_info)))
+        elif args.command == "roundtrip-text":
+            module = oracle.parse_text(args.input)
+            if args.strip_debuginfo:
+                oracle.strip_debuginfo(module)
+            _write(args.output, _text_output(oracle.print_module(module, args.generic, args.debug_info)))
+        elif args.command == "min-target":
+            target, below_error = oracle.min_target(args.input)
+            _write(None, target + "\n")
+            if args.verbose and below_error:
+                sys.stderr.write(f"below {target}: {below_error}\n")
+    except OracleError as error:
+        sys.stderr.write(f"oracle: error: {error}\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
