@@ -105,6 +105,14 @@ class Oracle:
             except (OSError, RuntimeError, ValueError) as error:
                 raise self._failure(f"cannot parse {path}", error) from error
 
+    def parse_string(self, text, what="text"):
+        """Parses text held in memory; locations without an explicit loc() name the buffer "-"."""
+        with self.context:
+            try:
+                return self.ir.Module.parse(text)
+            except (self.ir.MLIRError, RuntimeError, ValueError) as error:
+                raise self._failure(f"cannot parse {what}", error) from error
+
     def strip_debuginfo(self, module):
         with self.context:
             try:
@@ -112,12 +120,13 @@ class Oracle:
             except self.ir.MLIRError as error:
                 raise self._failure("strip-debuginfo failed", error) from error
 
-    def serialize(self, module, target):
+    def serialize(self, module, target, allow_other_dialects=False):
         """Serializes `module` at `target`. libStablehlo converts the module to VHLO in place while doing so:
-        the module is spent afterwards, so parse afresh for another target."""
+        the module is spent afterwards, so parse afresh for another target. With `allow_other_dialects`,
+        ops and attributes of other dialects (e.g. sdy) are kept as they are, as jax.export does."""
         with self.context:
             try:
-                return bytes(self.stablehlo.serialize_portable_artifact(module, target))
+                return bytes(self.stablehlo.serialize_portable_artifact(module, target, allow_other_dialects))
             except (self.ir.MLIRError, RuntimeError, ValueError) as error:
                 raise self._failure(f"cannot serialize to target {target}", error) from error
 
@@ -198,6 +207,7 @@ def main(argv=None):
     serialize.add_argument("input")
     serialize.add_argument("--target", required=True, help="X.Y.Z, 'current' or 'minimum'")
     serialize.add_argument("--strip-debuginfo", action="store_true")
+    serialize.add_argument("--allow-other-dialects", action="store_true", help="keep non-StableHLO dialects")
     serialize.add_argument("-o", "--output")
 
     deserialize = commands.add_parser("deserialize", help="portable artifact -> StableHLO text")
@@ -237,7 +247,7 @@ def main(argv=None):
             module = oracle.parse_text(args.input)
             if args.strip_debuginfo:
                 oracle.strip_debuginfo(module)
-            _write(args.output, oracle.serialize(module, target))
+            _write(args.output, oracle.serialize(module, target, args.allow_other_dialects))
         elif args.command == "deserialize":
             module = oracle.deserialize(_read_bytes(args.input))
             _write(args.output, _text_output(oracle.print_module(module, args.generic, args.debug_info)))
