@@ -18,6 +18,8 @@ pub(crate) struct Matcher<'a> {
     check_file: &'a str,
     input: &'a str,
     variables: BTreeMap<String, String>,
+    /// Compiled regexes by source, since uses of variables make patterns be rebuilt at every match.
+    regex_cache: BTreeMap<String, regex::Regex>,
 }
 
 impl<'a> Matcher<'a> {
@@ -26,6 +28,7 @@ impl<'a> Matcher<'a> {
             check_file,
             input,
             variables: BTreeMap::new(),
+            regex_cache: BTreeMap::new(),
         }
     }
 
@@ -248,11 +251,12 @@ impl<'a> Matcher<'a> {
     }
 
     fn build(
-        &self,
+        &mut self,
         pattern: &Pattern,
         pieces: &[crate::pattern::Piece],
     ) -> Result<Built, CheckFailure> {
-        build_regex(pieces, &self.variables, false).map_err(|e| match e {
+        let built = build_regex(pieces, &self.variables, false, &mut self.regex_cache);
+        built.map_err(|e| match e {
             BuildError::Undefined(name) => self.failure(
                 FailureKind::UndefinedVariable,
                 format!("{}: uses undefined variable \"{name}\"", pattern.directive),

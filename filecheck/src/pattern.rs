@@ -9,6 +9,9 @@ use crate::regex_dialect;
 /// Upper bound on the compiled size of one pattern, so a hostile check file cannot exhaust memory.
 const REGEX_SIZE_LIMIT: usize = 1 << 22;
 
+/// Most compiled regexes kept for reuse (patterns that use variables are rebuilt with their values).
+const REGEX_CACHE_ENTRIES: usize = 4096;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     Plain,
@@ -155,7 +158,7 @@ pub(crate) fn parse_body(text: &str, literal: bool, line: usize) -> Result<Body,
     let uses_values = pieces.iter().any(|p| matches!(p, Piece::Use { .. }));
     // Compile now even when values are still unknown, so a bad regex is reported at its check line.
     let empty = BTreeMap::new();
-    let trial = build_regex(&pieces, &empty, true).map_err(|e| match e {
+    let trial = build_regex(&pieces, &empty, true, &mut BTreeMap::new()).map_err(|e| match e {
         BuildError::Regex(message) => message,
         BuildError::Undefined(_) => unreachable_undefined(),
     })?;
@@ -236,6 +239,7 @@ pub(crate) fn build_regex(
     pieces: &[Piece],
     values: &BTreeMap<String, String>,
     placeholder_uses: bool,
+    cache: &mut BTreeMap<String, Regex>,
 ) -> Result<Built, BuildError> {
     // (?m): ^ and $ match at line boundaries, as POSIX REG_NEWLINE does; `.` never matches `\n`.
     let mut source = String::from("(?m)");
@@ -270,10 +274,20 @@ pub(crate) fn build_regex(
             }
         }
     }
-    let regex = RegexBuilder::new(&source)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build()
-        .map_err(|e| BuildError::Regex(format!("invalid regex: {e}")))?;
+    let regex = match cache.get(&source) {
+        Some(regex) => regex.clone(),
+        None => {
+            let regex = RegexBuilder::new(&source)
+                .size_limit(REGEX_SIZE_LIMIT)
+                .build()
+                .map_err(|e| BuildError::Regex(format!("invalid regex: {e}")))?;
+            // Bounded: the cache only saves time, so stop adding once it is large.
+            if cache.len() < REGEX_CACHE_ENTRIES {
+                cache.insert(source, regex.clone());
+            }
+            regex
+        }
+    };
     Ok(Built {
         regex,
         defs,

@@ -17,6 +17,7 @@ standard output unless -o is given. Failures print "oracle: error: ..." with MLI
 """
 
 import argparse
+import os
 import sys
 
 
@@ -217,9 +218,10 @@ def main(argv=None):
     deserialize.add_argument("-o", "--output")
 
     print_vhlo = commands.add_parser("print-vhlo", help="portable artifact -> VHLO generic text (no conversion)")
-    print_vhlo.add_argument("input")
+    print_vhlo.add_argument("input", nargs="+")
     print_vhlo.add_argument("--debug-info", action="store_true", help="print locations")
-    print_vhlo.add_argument("-o", "--output")
+    print_vhlo.add_argument("-o", "--output", help="output file (one input only)")
+    print_vhlo.add_argument("--output-dir", help="write each input's print to DIR/<input file name>.vhlo.mlir")
 
     roundtrip = commands.add_parser("roundtrip-text", help="parse text and print it again")
     roundtrip.add_argument("input")
@@ -252,8 +254,14 @@ def main(argv=None):
             module = oracle.deserialize(_read_bytes(args.input))
             _write(args.output, _text_output(oracle.print_module(module, args.generic, args.debug_info)))
         elif args.command == "print-vhlo":
-            module = oracle.parse_bytecode(_read_bytes(args.input))
-            _write(args.output, _text_output(oracle.print_module(module, True, args.debug_info)))
+            if len(args.input) > 1 and not args.output_dir:
+                raise OracleError("several inputs need --output-dir")
+            for path in args.input:
+                output = args.output
+                if args.output_dir:
+                    output = os.path.join(args.output_dir, os.path.basename(path) + ".vhlo.mlir")
+                module = oracle.parse_bytecode(_read_bytes(path))
+                _write(output, _text_output(oracle.print_module(module, True, args.debug_info)))
         elif args.command == "roundtrip-text":
             module = oracle.parse_text(args.input)
             if args.strip_debuginfo:
