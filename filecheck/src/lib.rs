@@ -14,12 +14,14 @@
 
 mod directives;
 mod failure;
+mod lit;
 mod matcher;
 mod pattern;
 mod regex_dialect;
 mod text;
 
 pub use failure::{CheckFailure, FailureKind, InputNote};
+pub use lit::{filecheck_options, run_lines, RunLine};
 
 /// Settings that mirror FileCheck's command-line flags.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -200,3 +200,32 @@ fn suite_warn_prefix() {
     let failure = check_with(&check_file, "debug: Not Implemented: foo\n", &warn).unwrap_err();
     assert_eq!(failure.kind, FailureKind::ExcludedFound);
 }
+
+#[test]
+fn suite_run_lines_name_their_prefixes() {
+    let Some(dir) = suite_dir() else { return };
+    let text = std::fs::read_to_string(dir.join("vhlo_emit_version_api.1_1_0.mlir")).unwrap();
+    let prefixes: Vec<Vec<String>> = filecheck::run_lines(&text)
+        .iter()
+        .filter_map(|run| filecheck::filecheck_options(&run.command))
+        .map(|options| options.expect("suite FileCheck flags parse").check_prefixes)
+        .collect();
+    assert!(
+        prefixes.contains(&vec!["CHECK-VERSION".to_string()]),
+        "{prefixes:?}"
+    );
+    assert!(
+        prefixes.contains(&vec!["CHECK-VERSION-LATEST".to_string()]),
+        "{prefixes:?}"
+    );
+    // Every prefix a RUN line names has directives in the file.
+    for prefix in prefixes.iter().flatten() {
+        let options = Options::with_prefix(prefix);
+        let failure = check_with(&text, "x\n", &options).err();
+        assert_ne!(
+            failure.map(|f| f.kind),
+            Some(FailureKind::InvalidCheckFile),
+            "prefix {prefix}"
+        );
+    }
+}
