@@ -160,15 +160,11 @@ pub(crate) fn parse_body(text: &str, literal: bool, line: usize) -> Result<Body,
     let empty = BTreeMap::new();
     let trial = build_regex(&pieces, &empty, true, &mut BTreeMap::new()).map_err(|e| match e {
         BuildError::Regex(message) => message,
-        BuildError::Undefined(_) => unreachable_undefined(),
+        // Placeholders stand in for unknown values, so this only arises from a bug here.
+        BuildError::Undefined(name) => format!("variable '{name}' has no placeholder"),
     })?;
     let compiled = if uses_values { None } else { Some(trial.regex) };
     Ok(Body::Pieces { pieces, compiled })
-}
-
-fn unreachable_undefined() -> String {
-    // build_regex with `placeholder_uses` never reports undefined variables.
-    "internal error: undefined variable while validating a pattern".to_string()
 }
 
 fn flush(literal_run: &mut String, pieces: &mut Vec<Piece>) {
