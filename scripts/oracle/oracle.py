@@ -200,38 +200,90 @@ def _text_output(text):
     return text if text.endswith("\n") else text + "\n"
 
 
+# Per-input commands: what each writes for one input, and the suffix of its output in --output-dir mode.
+OUTPUT_SUFFIX = {
+    "serialize": ".bc",
+    "deserialize": ".deserialized.mlir",
+    "print-vhlo": ".vhlo.mlir",
+    "roundtrip-text": ".roundtrip.mlir",
+}
+
+
+def _run_one(oracle, args, path):
+    """The output (bytes or text) of a per-input command for one input path."""
+    if args.command == "serialize":
+        module = oracle.parse_text(path)
+        if args.strip_debuginfo:
+            oracle.strip_debuginfo(module)
+        return oracle.serialize(module, oracle.resolve_target(args.target), args.allow_other_dialects)
+    if args.command == "deserialize":
+        module = oracle.deserialize(_read_bytes(path))
+        return _text_output(oracle.print_module(module, args.generic, args.debug_info))
+    if args.command == "print-vhlo":
+        module = oracle.parse_bytecode(_read_bytes(path))
+        return _text_output(oracle.print_module(module, True, args.debug_info))
+    if args.command == "roundtrip-text":
+        module = oracle.parse_text(path)
+        if args.strip_debuginfo:
+            oracle.strip_debuginfo(module)
+        return _text_output(oracle.print_module(module, args.generic, args.debug_info))
+    raise OracleError(f"unknown command {args.command}")
+
+
+def _run_batch(oracle, args):
+    """--output-dir mode: every input is processed; a failure writes DIR/<name><suffix>.error instead.
+    Returns the exit status: 1 when any input failed."""
+    suffix = OUTPUT_SUFFIX[args.command]
+    failures = 0
+    for path in args.input:
+        output = os.path.join(args.output_dir, os.path.basename(path) + suffix)
+        for stale in (output, output + ".error"):
+            if os.path.exists(stale):
+                os.remove(stale)
+        try:
+            _write(output, _run_one(oracle, args, path))
+        except OracleError as error:
+            failures += 1
+            _write(output + ".error", f"{error}\n")
+    if failures:
+        sys.stderr.write(f"oracle: {failures} of {len(args.input)} inputs failed (see *.error in {args.output_dir})\n")
+    return 1 if failures else 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="oracle.py", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
 
-    serialize = commands.add_parser("serialize", help="StableHLO text -> portable artifact")
-    serialize.add_argument("input")
+    def per_input_command(name, help_text):
+        command = commands.add_parser(name, help=help_text)
+        command.add_argument("input", nargs="+", help="input files ('-' for standard input)")
+        command.add_argument("-o", "--output", help="output file (one input only; default standard output)")
+        command.add_argument(
+            "--output-dir",
+            help=f"process every input, writing DIR/<input file name>{OUTPUT_SUFFIX[name]} "
+            "or, on failure, that name + .error",
+        )
+        return command
+
+    serialize = per_input_command("serialize", "StableHLO text -> portable artifact")
     serialize.add_argument("--target", required=True, help="X.Y.Z, 'current' or 'minimum'")
     serialize.add_argument("--strip-debuginfo", action="store_true")
     serialize.add_argument("--allow-other-dialects", action="store_true", help="keep non-StableHLO dialects")
-    serialize.add_argument("-o", "--output")
 
-    deserialize = commands.add_parser("deserialize", help="portable artifact -> StableHLO text")
-    deserialize.add_argument("input")
+    deserialize = per_input_command("deserialize", "portable artifact -> StableHLO text")
     deserialize.add_argument("--generic", action="store_true")
     deserialize.add_argument("--debug-info", action="store_true", help="print locations")
-    deserialize.add_argument("-o", "--output")
 
-    print_vhlo = commands.add_parser("print-vhlo", help="portable artifact -> VHLO generic text (no conversion)")
-    print_vhlo.add_argument("input", nargs="+")
+    print_vhlo = per_input_command("print-vhlo", "portable artifact -> VHLO generic text (no conversion)")
     print_vhlo.add_argument("--debug-info", action="store_true", help="print locations")
-    print_vhlo.add_argument("-o", "--output", help="output file (one input only)")
-    print_vhlo.add_argument("--output-dir", help="write each input's print to DIR/<input file name>.vhlo.mlir")
 
-    roundtrip = commands.add_parser("roundtrip-text", help="parse text and print it again")
-    roundtrip.add_argument("input")
+    roundtrip = per_input_command("roundtrip-text", "parse text and print it again")
     roundtrip.add_argument("--generic", action="store_true")
     roundtrip.add_argument("--debug-info", action="store_true", help="print locations")
     roundtrip.add_argument("--strip-debuginfo", action="store_true")
-    roundtrip.add_argument("-o", "--output")
 
     min_target = commands.add_parser("min-target", help="smallest X.Y.0 target that serializes")
-    min_target.add_argument("input")
+    min_target.add_argument("input", nargs="+", help="with several inputs, prints 'TARGET INPUT' lines")
     min_target.add_argument("--verbose", action="store_true", help="also print why the target below failed")
 
     commands.add_parser("version", help="StableHLO version of the installed jaxlib")
@@ -244,34 +296,20 @@ def main(argv=None):
             _write(None, oracle.current_version() + "\n")
         elif args.command == "targets":
             _write(None, "".join(t + "\n" for t in oracle.all_targets()))
-        elif args.command == "serialize":
-            target = oracle.resolve_target(args.target)
-            module = oracle.parse_text(args.input)
-            if args.strip_debuginfo:
-                oracle.strip_debuginfo(module)
-            _write(args.output, oracle.serialize(module, target, args.allow_other_dialects))
-        elif args.command == "deserialize":
-            module = oracle.deserialize(_read_bytes(args.input))
-            _write(args.output, _text_output(oracle.print_module(module, args.generic, args.debug_info)))
-        elif args.command == "print-vhlo":
-            if len(args.input) > 1 and not args.output_dir:
-                raise OracleError("several inputs need --output-dir")
-            for path in args.input:
-                output = args.output
-                if args.output_dir:
-                    output = os.path.join(args.output_dir, os.path.basename(path) + ".vhlo.mlir")
-                module = oracle.parse_bytecode(_read_bytes(path))
-                _write(output, _text_output(oracle.print_module(module, True, args.debug_info)))
-        elif args.command == "roundtrip-text":
-            module = oracle.parse_text(args.input)
-            if args.strip_debuginfo:
-                oracle.strip_debuginfo(module)
-            _write(args.output, _text_output(oracle.print_module(module, args.generic, args.debug_info)))
         elif args.command == "min-target":
-            target, below_error = oracle.min_target(args.input)
-            _write(None, target + "\n")
-            if args.verbose and below_error:
-                sys.stderr.write(f"below {target}: {below_error}\n")
+            for path in args.input:
+                target, below_error = oracle.min_target(path)
+                _write(None, f"{target} {path}\n" if len(args.input) > 1 else target + "\n")
+                if args.verbose and below_error:
+                    sys.stderr.write(f"{path}: below {target}: {below_error}\n")
+        elif args.output_dir:
+            if args.output:
+                raise OracleError("give either -o or --output-dir")
+            return _run_batch(oracle, args)
+        else:
+            if len(args.input) > 1:
+                raise OracleError("several inputs need --output-dir")
+            _write(args.output, _run_one(oracle, args, args.input[0]))
     except OracleError as error:
         sys.stderr.write(f"oracle: error: {error}\n")
         return 1
