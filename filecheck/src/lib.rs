@@ -34,6 +34,8 @@ pub struct Options {
     pub strict_whitespace: bool,
     /// `--allow-empty`: accept an empty input.
     pub allow_empty_input: bool,
+    /// `--enable-var-scope`: variables not starting with `$` are forgotten at each CHECK-LABEL region.
+    pub enable_var_scope: bool,
 }
 
 impl Default for Options {
@@ -43,6 +45,7 @@ impl Default for Options {
             comment_prefixes: vec!["COM".to_string(), "RUN".to_string()],
             strict_whitespace: false,
             allow_empty_input: false,
+            enable_var_scope: false,
         }
     }
 }
@@ -93,6 +96,7 @@ impl Options {
                 }
                 "strict-whitespace" => options.strict_whitespace = true,
                 "allow-empty" => options.allow_empty_input = true,
+                "enable-var-scope" => options.enable_var_scope = true,
                 _ => return Err(format!("unsupported FileCheck flag '{arg}'")),
             }
         }
@@ -120,7 +124,9 @@ pub fn check_with(check_text: &str, input: &str, options: &Options) -> Result<()
             "input is empty (pass --allow-empty to accept it)".to_string(),
         ));
     }
-    matcher::Matcher::new(check_text, &input_canonical).run(&check_strings)
+    let mut matcher = matcher::Matcher::new(check_text, &input_canonical);
+    matcher.enable_var_scope = options.enable_var_scope;
+    matcher.run(&check_strings)
 }
 
 #[cfg(test)]

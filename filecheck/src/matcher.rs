@@ -20,6 +20,8 @@ pub(crate) struct Matcher<'a> {
     variables: BTreeMap<String, String>,
     /// Compiled regexes by source, since uses of variables make patterns be rebuilt at every match.
     regex_cache: BTreeMap<String, regex::Regex>,
+    /// Forget local (not `$`) variables at each label region after the first.
+    pub(crate) enable_var_scope: bool,
 }
 
 impl<'a> Matcher<'a> {
@@ -29,6 +31,7 @@ impl<'a> Matcher<'a> {
             input,
             variables: BTreeMap::new(),
             regex_cache: BTreeMap::new(),
+            enable_var_scope: false,
         }
     }
 
@@ -42,6 +45,9 @@ impl<'a> Matcher<'a> {
             let mut label = (next..count)
                 .find(|&k| check_strings[k].pattern.kind == Kind::Label)
                 .unwrap_or(count);
+            if next != 0 && self.enable_var_scope {
+                self.variables.retain(|name, _| name.starts_with('$'));
+            }
             let region_start = buffer_start;
             let region_end = if label == count {
                 self.input.len()

@@ -124,8 +124,8 @@ pub(crate) fn parse_body(text: &str, literal: bool, line: usize) -> Result<Body,
                 Some((name, regex)) => (name, Some(regex)),
                 None => (block, None),
             };
-            let name = name.strip_prefix('$').unwrap_or(name);
-            if !is_variable_name(name) {
+            // A leading '$' is part of the name and makes the variable global (see --enable-var-scope).
+            if !is_variable_name(name.strip_prefix('$').unwrap_or(name)) {
                 return Err(format!("invalid variable name in '[[{block}]]'"));
             }
             flush(&mut literal_run, &mut pieces);

@@ -170,8 +170,12 @@ fn variables_defined_and_used() {
     let redefine = "CHECK: [[V:[a-z]+]]=\nCHECK: [[V:[a-z]+]]=\nCHECK: [[V]];\n";
     check(redefine, "a=\nb=\nb;\n").unwrap();
     assert!(check(redefine, "a=\nb=\na;\n").is_err());
-    // Global-style `$` names refer to the same variable.
+    // `$` is part of the name: `$G` and `G` are different variables.
     check("CHECK: [[$G:x+]]\nCHECK: <[[$G]]>\n", "xx <xx>").unwrap();
+    assert_eq!(
+        fails("CHECK: [[$G:x+]]\nCHECK: <[[G]]>\n", "xx <xx>").kind,
+        FailureKind::UndefinedVariable
+    );
 }
 
 #[test]
@@ -303,4 +307,15 @@ fn failure_message_shows_check_line_and_input() {
     assert!(shown.contains("CHECK-NEXT: two"), "{shown}");
     assert!(shown.contains("input:4:1: note: match was here"), "{shown}");
     assert!(shown.contains("     4 | two"), "{shown}");
+}
+
+#[test]
+fn var_scope_forgets_local_variables_at_labels() {
+    let checks = "CHECK-LABEL: one\nCHECK: [[L:[a-z]+]] [[$G:[0-9]+]]\nCHECK-LABEL: two\nCHECK: [[$G]]\nCHECK: [[L]]\n";
+    let input = "one\nab 12\ntwo\n12 ab\n";
+    check(checks, input).unwrap();
+    let scoped = Options::from_args(["--enable-var-scope"]).unwrap();
+    let failure = check_with(checks, input, &scoped).unwrap_err();
+    assert_eq!(failure.kind, FailureKind::UndefinedVariable);
+    assert_eq!(failure.check_line, Some(5));
 }
