@@ -146,9 +146,13 @@ class Oracle:
                 raise self._failure("cannot parse bytecode", error) from error
 
     @staticmethod
-    def print_module(module, generic=False, debug_info=False):
+    def print_module(module, generic=False, debug_info=False, local_scope=False):
+        """`local_scope` is -mlir-print-local-scope: locations inline instead of #loc aliases."""
         return module.operation.get_asm(
-            print_generic_op_form=generic, enable_debug_info=debug_info, assume_verified=False
+            print_generic_op_form=generic,
+            enable_debug_info=debug_info,
+            use_local_scope=local_scope,
+            assume_verified=False,
         )
 
     def min_target(self, path):
@@ -218,15 +222,15 @@ def _run_one(oracle, args, path):
         return oracle.serialize(module, oracle.resolve_target(args.target), args.allow_other_dialects)
     if args.command == "deserialize":
         module = oracle.deserialize(_read_bytes(path))
-        return _text_output(oracle.print_module(module, args.generic, args.debug_info))
+        return _text_output(oracle.print_module(module, args.generic, args.debug_info, args.local_scope))
     if args.command == "print-vhlo":
         module = oracle.parse_bytecode(_read_bytes(path))
-        return _text_output(oracle.print_module(module, True, args.debug_info))
+        return _text_output(oracle.print_module(module, True, args.debug_info, args.local_scope))
     if args.command == "roundtrip-text":
         module = oracle.parse_text(path)
         if args.strip_debuginfo:
             oracle.strip_debuginfo(module)
-        return _text_output(oracle.print_module(module, args.generic, args.debug_info))
+        return _text_output(oracle.print_module(module, args.generic, args.debug_info, args.local_scope))
     raise OracleError(f"unknown command {args.command}")
 
 
@@ -258,6 +262,8 @@ def main(argv=None):
         command = commands.add_parser(name, help=help_text)
         command.add_argument("input", nargs="+", help="input files ('-' for standard input)")
         command.add_argument("-o", "--output", help="output file (one input only; default standard output)")
+        if name != "serialize":
+            command.add_argument("--local-scope", action="store_true", help="locations inline (-mlir-print-local-scope)")
         command.add_argument(
             "--output-dir",
             help=f"process every input, writing DIR/<input file name>{OUTPUT_SUFFIX[name]} "
