@@ -295,7 +295,11 @@ def main(argv=None):
     commands.add_parser("version", help="StableHLO version of the installed jaxlib")
     commands.add_parser("targets", help="every X.Y.0 target the installed jaxlib accepts")
 
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_request:
+        # argparse exits 2 on usage errors; every failure of this tool exits 1 (--help still exits 0).
+        return 0 if exit_request.code in (0, None) else 1
     try:
         oracle = Oracle()
         if args.command == "version":
