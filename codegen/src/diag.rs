@@ -1,0 +1,87 @@
+//! Spec diagnostics: every error carries `file:line:col`, and all of them are reported together.
+
+use std::fmt;
+
+/// A position in a spec file (1-based line and column; 0 when unknown).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Pos {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Pos {
+    /// A position naming only the file.
+    pub fn file(file: &str) -> Pos {
+        Pos { file: file.to_string(), line: 0, col: 0 }
+    }
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.col) {
+            (0, _) => write!(f, "{}", self.file),
+            (l, 0) => write!(f, "{}:{l}", self.file),
+            (l, c) => write!(f, "{}:{l}:{c}", self.file),
+        }
+    }
+}
+
+/// One spec error.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Diagnostic {
+    pub pos: Pos,
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: error: {}", self.pos, self.message)
+    }
+}
+
+/// Collects errors from every step; a step never stops at the first one.
+#[derive(Default, Debug)]
+pub struct Diagnostics {
+    errors: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    /// Records an error.
+    pub fn error(&mut self, pos: Pos, message: impl Into<String>) {
+        self.errors.push(Diagnostic { pos, message: message.into() });
+    }
+    /// True when no error was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+    /// The errors, in the order they were found.
+    pub fn errors(&self) -> &[Diagnostic] {
+        &self.errors
+    }
+    /// Ends collection: `Err` with every error when there is any.
+    pub fn finish(self) -> Result<(), SpecErrors> {
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(SpecErrors(self.errors))
+        }
+    }
+}
+
+/// The errors of a spec that failed to load or check.
+#[derive(Debug, Clone)]
+pub struct SpecErrors(pub Vec<Diagnostic>);
+
+impl fmt::Display for SpecErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0.len();
+        writeln!(f, "the VHLO spec has {n} error{}:", if n == 1 { "" } else { "s" })?;
+        for d in &self.0 {
+            writeln!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SpecErrors {}

@@ -1,0 +1,491 @@
+//! Op versions: the `VhloOp` registry enum, a typed struct per VHLO op version and per current
+//! StableHLO op, and the StableHLO <-> VHLO map.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::{camel, field_ident, range_tokens};
+use crate::model::{Field, OpFamily, OpVersion, Spec};
+
+pub(super) fn vhlo_variant(v: &OpVersion) -> Ident {
+    format_ident!("{}V{}", camel(&v.family), v.number)
+}
+
+fn vhlo_struct(v: &OpVersion) -> Ident {
+    format_ident!("{}OpV{}", camel(&v.family), v.number)
+}
+
+fn shlo_variant(f: &OpFamily) -> Ident {
+    format_ident!("{}", camel(&f.name))
+}
+
+fn shlo_struct(f: &OpFamily) -> Ident {
+    format_ident!("{}Op", camel(&f.name))
+}
+
+/// What a typed struct field holds.
+enum Slot {
+    Operand,
+    Result,
+    Region,
+}
+
+/// Field declarations and extraction/building code for one group (operands, results or regions).
+struct Group<'a> {
+    fields: &'a [Field],
+    slot: Slot,
+}
+
+impl Group<'_> {
+    fn decls(&self, owner: &str) -> Vec<TokenStream> {
+        self.fields
+            .iter()
+            .map(|f| {
+                let id = field_ident(&f.name);
+                let (one, many, what) = match self.slot {
+                    Slot::Operand => (quote! { ::vhlo_core::ir::Value }, quote! { Vec<::vhlo_core::ir::Value> }, "operand"),
+                    Slot::Result => (quote! { ::vhlo_core::ir::Type }, quote! { Vec<::vhlo_core::ir::Type> }, "result type"),
+                    Slot::Region => (quote! { ::vhlo_core::ir::Region }, quote! { Vec<::vhlo_core::ir::Region> }, "region"),
+                };
+                let doc = if f.variadic {
+                    format!("`{}` of `{owner}` (variadic {what}).", f.name)
+                } else {
+                    format!("`{}` of `{owner}` ({what}).", f.name)
+                };
+                let ty = if f.variadic { many } else { one };
+                quote! { #[doc = #doc] pub #id: #ty }
+            })
+            .collect()
+    }
+
+    /// `let <field> = ...;` statements reading from `items` (a slice) split by `split_groups`.
+    fn extract(&self, items: TokenStream, what: &str) -> TokenStream {
+        let pattern2: Vec<bool> = self.fields.iter().map(|f| f.variadic).collect();
+        let stmts = self.fields.iter().enumerate().map(|(i, f)| {
+            let id = field_ident(&f.name);
+            if f.variadic {
+                quote! { let #id = __items[__ranges[#i].clone()].to_vec(); }
+            } else {
+                quote! { let #id = __items[__ranges[#i].start]; }
+            }
+        });
+        if self.fields.is_empty() {
+            return quote! {
+                ::vhlo_core::dialect::split_groups(__name, #what, (#items).len(), &[])?;
+            };
+        }
+        quote! {
+            let __items = #items;
+            let __ranges = ::vhlo_core::dialect::split_groups(__name, #what, __items.len(), &[#(#pattern2),*])?;
+            #(#stmts)*
+        }
+    }
+
+    /// Pushes the fields into a `Vec` named `out`.
+    fn build(&self, out: &Ident) -> TokenStream {
+        let pushes = self.fields.iter().map(|f| {
+            let id = field_ident(&f.name);
+            if f.variadic {
+                quote! { #out.extend(self.#id.iter().copied()); }
+            } else {
+                quote! { #out.push(self.#id); }
+            }
+        });
+        quote! { #(#pushes)* }
+    }
+}
+
+fn vhlo_struct_tokens(fam: &OpFamily, v: &OpVersion) -> TokenStream {
+    let st = vhlo_struct(v);
+    let variant = vhlo_variant(v);
+    let full = format!("vhlo.{}", v.mnemonic);
+    let mut doc = format!("`{full}`: {}", fam.description.clone().unwrap_or_else(|| format!("version {} of `{}`.", v.number, fam.name)));
+    doc.push_str(&format!("\n\nLegal in {}.", v.range.describe()));
+    if let Some(d) = &v.description {
+        doc.push_str(&format!("\n\n{d}"));
+    }
+    if v.range.max == crate::model::Bound::Current {
+        doc.push_str(&format!(" Maps to `{}`.", fam.stablehlo.name));
+    }
+    let operands = Group { fields: &v.operands, slot: Slot::Operand };
+    let results = Group { fields: &v.results, slot: Slot::Result };
+    let regions = Group { fields: &v.regions, slot: Slot::Region };
+    let mut decls = operands.decls(&full);
+    decls.extend(v.attributes.iter().map(|a| {
+        let id = field_ident(&a.name);
+        let d = format!("`{}` of `{full}` (attribute; always present in VHLO).", a.name);
+        quote! { #[doc = #d] pub #id: ::vhlo_core::ir::Attribute }
+    }));
+    decls.extend(results.decls(&full));
+    decls.extend(regions.decls(&full));
+    let ex_operands = operands.extract(quote! { m.operands(op) }, "operand");
+    let ex_results = results.extract(quote! { &__result_types[..] }, "result");
+    let ex_regions = regions.extract(quote! { m.regions(op) }, "region");
+    let attr_lets = v.attributes.iter().map(|a| {
+        let id = field_ident(&a.name);
+        let n = &a.name;
+        quote! { let #id = ::vhlo_core::dialect::required_property(m, op, __name, #n)?; }
+    });
+    let all_fields: Vec<_> = v
+        .operands
+        .iter()
+        .chain(&v.attributes)
+        .chain(&v.results)
+        .chain(&v.regions)
+        .map(|f| field_ident(&f.name))
+        .collect();
+    let out_ops = format_ident!("__operands");
+    let out_res = format_ident!("__results");
+    let out_regs = format_ident!("__regions");
+    let b_ops = operands.build(&out_ops);
+    let b_res = results.build(&out_res);
+    let b_regs = regions.build(&out_regs);
+    let props = v.attributes.iter().map(|a| {
+        let id = field_ident(&a.name);
+        let n = &a.name;
+        quote! { (#n, self.#id) }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct #st {
+            #(#decls,)*
+        }
+        impl #st {
+            /// The op version this struct describes.
+            pub const OP: VhloOp = VhloOp::#variant;
+            /// The full op name.
+            pub const NAME: &'static str = #full;
+            /// Reads the op `op` of `m`, which must be a `#full`.
+            pub fn from_op(m: &::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+                let __name = Self::NAME;
+                ::vhlo_core::dialect::expect_name(m, op, __name)?;
+                #ex_operands
+                let __result_types: Vec<::vhlo_core::ir::Type> = m.results(op).map(|r| m.value_type(r)).collect();
+                #ex_results
+                #ex_regions
+                #(#attr_lets)*
+                Ok(Self { #(#all_fields),* })
+            }
+            /// Creates the op in `m` (detached; append it to a block). Properties are stored sorted by
+            /// name, as MLIR keeps them.
+            pub fn build(&self, m: &mut ::vhlo_core::ir::Module, location: ::vhlo_core::ir::Location) -> ::vhlo_core::ir::OpId {
+                let mut #out_ops: Vec<::vhlo_core::ir::Value> = Vec::new();
+                let mut #out_res: Vec<::vhlo_core::ir::Type> = Vec::new();
+                let mut #out_regs: Vec<::vhlo_core::ir::Region> = Vec::new();
+                #b_ops
+                #b_res
+                #b_regs
+                let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[ #(#props),* ];
+                ::vhlo_core::dialect::create_op(m, Self::NAME, #out_ops, #out_res, __props, #out_regs, location)
+            }
+        }
+    }
+}
+
+fn shlo_struct_tokens(fam: &OpFamily) -> TokenStream {
+    let s = &fam.stablehlo;
+    let st = shlo_struct(fam);
+    let variant = shlo_variant(fam);
+    let full = &s.name;
+    let doc = format!(
+        "`{full}`: {} (the current StableHLO op; maps to the newest `vhlo.{}_vN`).",
+        fam.description.clone().unwrap_or_default(),
+        fam.name
+    );
+    let operands = Group { fields: &s.operands, slot: Slot::Operand };
+    let results = Group { fields: &s.results, slot: Slot::Result };
+    let regions = Group { fields: &s.regions, slot: Slot::Region };
+    let mut decls = operands.decls(full);
+    decls.extend(s.attributes.iter().map(|a| {
+        let id = field_ident(&a.name);
+        let mut d = format!("`{}` of `{full}` (attribute `{}`", a.name, a.ty);
+        if let Some(def) = &a.default {
+            d.push_str(&format!(", default `{def}`"));
+        }
+        d.push_str(").");
+        if a.optional {
+            quote! { #[doc = #d] pub #id: Option<::vhlo_core::ir::Attribute> }
+        } else {
+            quote! { #[doc = #d] pub #id: ::vhlo_core::ir::Attribute }
+        }
+    }));
+    decls.extend(results.decls(full));
+    decls.extend(regions.decls(full));
+    let ex_operands = operands.extract(quote! { m.operands(op) }, "operand");
+    let ex_results = results.extract(quote! { &__result_types[..] }, "result");
+    let ex_regions = regions.extract(quote! { m.regions(op) }, "region");
+    let attr_lets = s.attributes.iter().map(|a| {
+        let id = field_ident(&a.name);
+        let n = &a.name;
+        if a.optional {
+            quote! { let #id = ::vhlo_core::dialect::optional_property(m, op, #n); }
+        } else {
+            quote! { let #id = ::vhlo_core::dialect::required_property(m, op, __name, #n)?; }
+        }
+    });
+    let all_fields: Vec<_> = s
+        .operands
+        .iter()
+        .map(|f| field_ident(&f.name))
+        .chain(s.attributes.iter().map(|a| field_ident(&a.name)))
+        .chain(s.results.iter().chain(&s.regions).map(|f| field_ident(&f.name)))
+        .collect();
+    let out_ops = format_ident!("__operands");
+    let out_res = format_ident!("__results");
+    let out_regs = format_ident!("__regions");
+    let b_ops = operands.build(&out_ops);
+    let b_res = results.build(&out_res);
+    let b_regs = regions.build(&out_regs);
+    let props = s.attributes.iter().map(|a| {
+        let id = field_ident(&a.name);
+        let n = &a.name;
+        if a.optional {
+            quote! { if let Some(v) = self.#id { __props.push((#n, v)); } }
+        } else {
+            quote! { __props.push((#n, self.#id)); }
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct #st {
+            #(#decls,)*
+        }
+        impl #st {
+            /// The StableHLO op this struct describes.
+            pub const OP: StablehloOp = StablehloOp::#variant;
+            /// The full op name.
+            pub const NAME: &'static str = #full;
+            /// Reads the op `op` of `m`, which must be a `#full`.
+            pub fn from_op(m: &::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+                let __name = Self::NAME;
+                ::vhlo_core::dialect::expect_name(m, op, __name)?;
+                #ex_operands
+                let __result_types: Vec<::vhlo_core::ir::Type> = m.results(op).map(|r| m.value_type(r)).collect();
+                #ex_results
+                #ex_regions
+                #(#attr_lets)*
+                Ok(Self { #(#all_fields),* })
+            }
+            /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+            pub fn build(&self, m: &mut ::vhlo_core::ir::Module, location: ::vhlo_core::ir::Location) -> ::vhlo_core::ir::OpId {
+                let mut #out_ops: Vec<::vhlo_core::ir::Value> = Vec::new();
+                let mut #out_res: Vec<::vhlo_core::ir::Type> = Vec::new();
+                let mut #out_regs: Vec<::vhlo_core::ir::Region> = Vec::new();
+                #b_ops
+                #b_res
+                #b_regs
+                let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+                #(#props)*
+                ::vhlo_core::dialect::create_op(m, Self::NAME, #out_ops, #out_res, &__props, #out_regs, location)
+            }
+        }
+    }
+}
+
+pub(super) fn emit(spec: &Spec) -> TokenStream {
+    let versions: Vec<&OpVersion> = spec.op_versions().collect();
+    let variants: Vec<Ident> = versions.iter().map(|v| vhlo_variant(v)).collect();
+    let var_docs = versions.iter().map(|v| format!("`vhlo.{}`, legal in {}.", v.mnemonic, v.range.describe()));
+    let mnemonics: Vec<&String> = versions.iter().map(|v| &v.mnemonic).collect();
+    let full_names: Vec<String> = versions.iter().map(|v| format!("vhlo.{}", v.mnemonic)).collect();
+    let families = versions.iter().map(|v| &v.family);
+    let numbers = versions.iter().map(|v| v.number);
+    let ranges = versions.iter().map(|v| range_tokens(spec, v.range));
+    let terminators = versions.iter().map(|v| v.terminator);
+    let attr_names = versions.iter().map(|v| {
+        let ns = v.attributes.iter().map(|a| &a.name);
+        quote! { &[ #(#ns),* ] }
+    });
+    let groups = |fs: &[Field]| {
+        let items = fs.iter().map(|f| {
+            let (n, var) = (&f.name, f.variadic);
+            quote! { (#n, #var) }
+        });
+        quote! { &[ #(#items),* ] }
+    };
+    let operand_groups = versions.iter().map(|v| groups(&v.operands));
+    let result_groups = versions.iter().map(|v| groups(&v.results));
+    let region_groups = versions.iter().map(|v| groups(&v.regions));
+    let sorted_attr_names = versions.iter().map(|v| {
+        let mut ns: Vec<&String> = v.attributes.iter().map(|a| &a.name).collect();
+        ns.sort();
+        quote! { &[ #(#ns),* ] }
+    });
+    let from_name = full_names.iter().zip(&variants).map(|(n, v)| quote! { #n => Some(VhloOp::#v), });
+    let prev_next = spec.ops.iter().flat_map(|f| {
+        f.versions.windows(2).map(|w| (vhlo_variant(&w[0]), vhlo_variant(&w[1]))).collect::<Vec<_>>()
+    });
+    let (prev_arms, next_arms): (Vec<_>, Vec<_>) = prev_next
+        .map(|(a, b)| (quote! { VhloOp::#b => Some(VhloOp::#a), }, quote! { VhloOp::#a => Some(VhloOp::#b), }))
+        .unzip();
+    let to_shlo = spec.ops.iter().flat_map(|f| {
+        let sv = shlo_variant(f);
+        f.versions.iter().map(move |v| {
+            let vv = vhlo_variant(v);
+            quote! { VhloOp::#vv => StablehloOp::#sv, }
+        })
+    });
+
+    let structs = spec.ops.iter().flat_map(|f| f.versions.iter().map(move |v| vhlo_struct_tokens(f, v)));
+
+    // StableHLO side.
+    let s_variants: Vec<Ident> = spec.ops.iter().map(shlo_variant).collect();
+    let s_docs = spec.ops.iter().map(|f| format!("`{}` (maps to `vhlo.{}`).", f.stablehlo.name, f.versions.last().map(|v| v.mnemonic.as_str()).unwrap_or("?")));
+    let s_names = spec.ops.iter().map(|f| &f.stablehlo.name);
+    let s_from_name = spec.ops.iter().map(|f| {
+        let v = shlo_variant(f);
+        let names = std::iter::once(&f.stablehlo.name).chain(f.stablehlo.also.iter().map(|a| &a.name));
+        quote! { #(#names)|* => Some(StablehloOp::#v), }
+    });
+    let s_to_vhlo = spec.ops.iter().filter_map(|f| {
+        let v = shlo_variant(f);
+        f.versions.last().map(|cur| {
+            let c = vhlo_variant(cur);
+            quote! { StablehloOp::#v => VhloOp::#c, }
+        })
+    });
+    let s_attr_names = spec.ops.iter().map(|f| {
+        let ns = f.stablehlo.attributes.iter().map(|a| &a.name);
+        quote! { &[ #(#ns),* ] }
+    });
+    let back_name = spec.ops.iter().map(|f| {
+        let v = shlo_variant(f);
+        let main = &f.stablehlo.name;
+        let alts = f.stablehlo.also.iter().map(|a| {
+            let (n, p) = (&a.name, &a.parent);
+            quote! { if parent_family == Some(#p) { return #n; } }
+        });
+        quote! { StablehloOp::#v => { #(#alts)* #main } }
+    });
+    let s_structs = spec.ops.iter().map(shlo_struct_tokens);
+
+    quote! {
+        /// Every VHLO op version in the spec: the registry of the generated dialect.
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+        pub enum VhloOp {
+            #( #[doc = #var_docs] #variants, )*
+        }
+        impl VhloOp {
+            /// All op versions, in spec order.
+            pub const ALL: &'static [VhloOp] = &[ #(VhloOp::#variants),* ];
+            /// The mnemonic, e.g. `exponential_v2`.
+            pub fn mnemonic(self) -> &'static str {
+                const N: &[&str] = &[ #(#mnemonics),* ];
+                N[self as usize]
+            }
+            /// The full name, e.g. `vhlo.exponential_v2`.
+            pub fn name(self) -> &'static str {
+                const N: &[&str] = &[ #(#full_names),* ];
+                N[self as usize]
+            }
+            /// The op family, e.g. `exponential`.
+            pub fn family(self) -> &'static str {
+                const F: &[&str] = &[ #(#families),* ];
+                F[self as usize]
+            }
+            /// The version number N of `_vN`.
+            pub fn version_number(self) -> u32 {
+                const N: &[u32] = &[ #(#numbers),* ];
+                N[self as usize]
+            }
+            /// The releases in which this op version is legal.
+            pub fn range(self) -> ::vhlo_core::version::VersionRange {
+                const R: &[::vhlo_core::version::VersionRange] = &[ #(#ranges),* ];
+                R[self as usize]
+            }
+            /// True when a program of version `v` may contain this op version.
+            pub fn is_legal_in(self, v: ::vhlo_core::version::Version) -> bool {
+                self.range().contains(v)
+            }
+            /// True for block terminators.
+            pub fn is_terminator(self) -> bool {
+                const T: &[bool] = &[ #(#terminators),* ];
+                T[self as usize]
+            }
+            /// Attribute names in declaration order.
+            pub fn attribute_names(self) -> &'static [&'static str] {
+                const A: &[&[&str]] = &[ #(#attr_names),* ];
+                A[self as usize]
+            }
+            /// Operand groups as (name, variadic), in order. Variadic groups share the operands left
+            /// after the single ones equally (`SameVariadicOperandSize`).
+            pub fn operand_groups(self) -> &'static [(&'static str, bool)] {
+                const G: &[&[(&str, bool)]] = &[ #(#operand_groups),* ];
+                G[self as usize]
+            }
+            /// Result groups as (name, variadic), in order.
+            pub fn result_groups(self) -> &'static [(&'static str, bool)] {
+                const G: &[&[(&str, bool)]] = &[ #(#result_groups),* ];
+                G[self as usize]
+            }
+            /// Region groups as (name, variadic), in order.
+            pub fn region_groups(self) -> &'static [(&'static str, bool)] {
+                const G: &[&[(&str, bool)]] = &[ #(#region_groups),* ];
+                G[self as usize]
+            }
+            /// Attribute names sorted, the order of the bytecode properties section.
+            pub fn sorted_attribute_names(self) -> &'static [&'static str] {
+                const A: &[&[&str]] = &[ #(#sorted_attr_names),* ];
+                A[self as usize]
+            }
+            /// Looks an op version up by full name (`vhlo.add_v1`).
+            pub fn from_name(name: &str) -> Option<VhloOp> {
+                match name { #(#from_name)* _ => None }
+            }
+            /// The previous version of the same op.
+            pub fn previous(self) -> Option<VhloOp> {
+                match self { #(#prev_arms)* _ => None }
+            }
+            /// The next version of the same op.
+            pub fn next(self) -> Option<VhloOp> {
+                match self { #(#next_arms)* _ => None }
+            }
+            /// The StableHLO op of this op's family (the way back is only legal from the newest version).
+            pub fn stablehlo(self) -> StablehloOp {
+                match self { #(#to_shlo)* }
+            }
+            /// True for the newest version of its op.
+            pub fn is_current(self) -> bool {
+                self.next().is_none()
+            }
+        }
+
+        /// Every current StableHLO (and func) op that maps to a VHLO op.
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+        pub enum StablehloOp {
+            #( #[doc = #s_docs] #s_variants, )*
+        }
+        impl StablehloOp {
+            /// All of them, in spec order.
+            pub const ALL: &'static [StablehloOp] = &[ #(StablehloOp::#s_variants),* ];
+            /// The main full name, e.g. `stablehlo.add` or `func.func`.
+            pub fn name(self) -> &'static str {
+                const N: &[&str] = &[ #(#s_names),* ];
+                N[self as usize]
+            }
+            /// Looks an op up by any of its names (`func.return` and `stablehlo.return` are one).
+            pub fn from_name(name: &str) -> Option<StablehloOp> {
+                match name { #(#s_from_name)* _ => None }
+            }
+            /// The current VHLO op version it legalizes to.
+            pub fn to_vhlo(self) -> VhloOp {
+                match self { #(#s_to_vhlo)* }
+            }
+            /// Attribute names in declaration order.
+            pub fn attribute_names(self) -> &'static [&'static str] {
+                const A: &[&[&str]] = &[ #(#s_attr_names),* ];
+                A[self as usize]
+            }
+            /// The name to use on the way back from VHLO, which may depend on the parent op's family
+            /// (`return_v1` is `func.return` inside a function and `stablehlo.return` elsewhere).
+            pub fn name_under(self, parent_family: Option<&str>) -> &'static str {
+                match self { #(#back_name)* }
+            }
+        }
+
+        #(#structs)*
+        #(#s_structs)*
+    }
+}

@@ -1,0 +1,365 @@
+//! Step 1: read the YAML files into raw, span-carrying structs.
+//!
+//! The raw structs mirror the files one to one and deny unknown keys. Every scalar that a later
+//! check may complain about is `Spanned`, so errors point at `spec/<file>.yaml:line:col`.
+//! No `flatten`, `untagged` or internally tagged enums: serde-saphyr loses spans inside them.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::diag::{Diagnostics, Pos};
+
+/// A string with its position in the spec.
+pub type SStr = Spanned<String>;
+
+/// `releases.yaml`
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawReleases {
+    pub releases: Vec<RawRelease>,
+    pub compatibility_requirements: BTreeMap<String, SStr>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawRelease {
+    pub version: SStr,
+    pub bytecode: Spanned<u8>,
+    #[serde(default)]
+    pub date: Option<SStr>,
+    pub changes: SStr,
+}
+
+/// `types.yaml`
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawTypes {
+    pub types: Vec<RawTypeDef>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawTypeDef {
+    pub name: SStr,
+    pub since: SStr,
+    pub code: Spanned<u32>,
+    #[serde(default)]
+    pub code_with_encoding: Option<Spanned<u32>>,
+    pub builtin: SStr,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub params: Vec<RawParam>,
+}
+
+/// `attrs.yaml`
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawAttrs {
+    pub attributes: Vec<RawAttrDef>,
+    #[serde(default)]
+    pub retired_codes: Vec<Spanned<u32>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawAttrDef {
+    pub name: SStr,
+    pub since: SStr,
+    pub code: Spanned<u32>,
+    pub builtin: SStr,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub params: Vec<RawParam>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawParam {
+    pub name: SStr,
+    pub kind: SStr,
+    #[serde(default)]
+    pub optional: bool,
+}
+
+/// `enums.yaml`
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawEnums {
+    pub enums: Vec<RawEnumDef>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawEnumDef {
+    pub name: SStr,
+    pub since: SStr,
+    pub code: Spanned<u32>,
+    pub stablehlo: SStr,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub cases: Vec<RawEnumCase>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawEnumCase {
+    pub name: SStr,
+    pub value: Spanned<i64>,
+}
+
+/// `ops/<family>.yaml`
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawOpFamily {
+    pub op: SStr,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub stablehlo: RawStablehloOp,
+    pub versions: Vec<RawOpVersion>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawStablehloOp {
+    pub name: SStr,
+    #[serde(default)]
+    pub also: Vec<RawAlsoName>,
+    #[serde(default)]
+    pub operands: Vec<SStr>,
+    #[serde(default)]
+    pub attributes: Vec<RawStablehloAttr>,
+    #[serde(default)]
+    pub results: Vec<SStr>,
+    #[serde(default)]
+    pub regions: Vec<SStr>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawAlsoName {
+    pub name: SStr,
+    /// The op family of the parent op for which the way back uses this name.
+    pub parent: SStr,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawStablehloAttr {
+    pub name: SStr,
+    #[serde(rename = "type")]
+    pub ty: SStr,
+    #[serde(default)]
+    pub default: Option<SStr>,
+    #[serde(default)]
+    pub optional: bool,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawOpVersion {
+    pub since: SStr,
+    /// Optional explicit last release (`current` or X.Y.Z); it must agree with the derived one.
+    #[serde(default)]
+    pub until: Option<SStr>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub operands: Vec<SStr>,
+    #[serde(default)]
+    pub attributes: Vec<SStr>,
+    #[serde(default)]
+    pub results: Vec<SStr>,
+    #[serde(default)]
+    pub regions: Vec<SStr>,
+    #[serde(default)]
+    pub terminator: bool,
+    #[serde(default)]
+    pub changes: Vec<RawChange>,
+    #[serde(default)]
+    pub features: Vec<RawFeature>,
+}
+
+/// One change rule: how this version differs from the previous one.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum RawChange {
+    AddAttribute(RawAttrChange),
+    RemoveAttribute(RawAttrChange),
+    MakeVariadic(RawRename),
+    RenameOperand(RawRename),
+    RenameAttribute(RawRename),
+    AddRegion(RawNamed),
+    Hook(RawNamed),
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawAttrChange {
+    pub name: SStr,
+    pub default: RawValue,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawRename {
+    pub from: SStr,
+    pub to: SStr,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawNamed {
+    pub name: SStr,
+}
+
+/// A VHLO attribute value written in the spec. Exactly one form must be given.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawValue {
+    #[serde(default)]
+    pub bool: Option<Spanned<bool>>,
+    #[serde(default)]
+    pub int: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub float: Option<Spanned<f64>>,
+    #[serde(default, rename = "type")]
+    pub ty: Option<SStr>,
+    #[serde(default)]
+    pub array: Option<Vec<RawValue>>,
+    #[serde(default)]
+    pub tensor: Option<RawTensor>,
+    #[serde(default, rename = "enum")]
+    pub enum_: Option<SStr>,
+    #[serde(default)]
+    pub case: Option<SStr>,
+    #[serde(default)]
+    pub attr: Option<SStr>,
+    #[serde(default)]
+    pub params: Option<BTreeMap<String, RawValue>>,
+    #[serde(default)]
+    pub hook: Option<SStr>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawTensor {
+    pub element: SStr,
+    pub shape: Vec<i64>,
+    pub values: Vec<i64>,
+}
+
+/// A use of an op version that needs a later release than the op version itself.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawFeature {
+    pub name: SStr,
+    pub since: SStr,
+    pub when: RawPredicate,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum RawPredicate {
+    /// Operand and result element types differ (reductions that promote their type).
+    ElementTypesDiffer,
+    /// An attribute is of the given VHLO attribute kind.
+    AttributeKind { attribute: SStr, kind: SStr },
+    /// An attribute equals the given value.
+    AttributeEquals { attribute: SStr, value: Box<RawValue> },
+    /// Some operand has (or contains) the given VHLO type.
+    OperandType(SStr),
+}
+
+/// All raw files of one spec directory.
+#[derive(Debug)]
+pub struct RawSpec {
+    pub dir: PathBuf,
+    pub releases: Option<(String, RawReleases)>,
+    pub types: Option<(String, RawTypes)>,
+    pub attrs: Option<(String, RawAttrs)>,
+    pub enums: Option<(String, RawEnums)>,
+    /// (display path, family), sorted by file name.
+    pub ops: Vec<(String, RawOpFamily)>,
+    /// Every file read, for rebuild tracking.
+    pub files: Vec<PathBuf>,
+}
+
+/// Reads `dir` (`releases.yaml`, `types.yaml`, `attrs.yaml`, `enums.yaml`, `ops/*.yaml`).
+/// `display_root` is how error messages name the directory (e.g. `spec`).
+pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawSpec {
+    let mut files = Vec::new();
+    let mut read = |rel: &str, diags: &mut Diagnostics| -> Option<(String, String)> {
+        let path = dir.join(rel);
+        let shown = format!("{display_root}/{rel}");
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                files.push(path);
+                Some((shown, text))
+            }
+            Err(e) => {
+                diags.error(Pos::file(&shown), format!("cannot read {}: {e}", path.display()));
+                None
+            }
+        }
+    };
+    let releases = read("releases.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
+    let types = read("types.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
+    let attrs = read("attrs.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
+    let enums = read("enums.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
+    let mut op_files: Vec<String> = match std::fs::read_dir(dir.join("ops")) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".yaml"))
+            .collect(),
+        Err(e) => {
+            diags.error(Pos::file(&format!("{display_root}/ops")), format!("cannot list op specs: {e}"));
+            Vec::new()
+        }
+    };
+    op_files.sort();
+    let mut ops = Vec::new();
+    for name in op_files {
+        if let Some((f, t)) = read(&format!("ops/{name}"), diags) {
+            if let Some(raw) = parse::<RawOpFamily>(&f, &t, diags) {
+                ops.push((f, raw));
+            }
+        }
+    }
+    RawSpec { dir: dir.to_path_buf(), releases, types, attrs, enums, ops, files }
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(file: &str, text: &str, diags: &mut Diagnostics) -> Option<T> {
+    match serde_saphyr::from_str::<T>(text) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let pos = match e.location() {
+                Some(loc) => Pos { file: file.to_string(), line: loc.line() as u32, col: loc.column() as u32 },
+                None => Pos::file(file),
+            };
+            // The library's message may repeat the location; keep its first line only.
+            let msg = e.to_string();
+            let mut first = msg.lines().next().unwrap_or("invalid YAML").trim();
+            // Drop the library's own "error: line L column C:" prefix; the position is ours.
+            first = first.strip_prefix("error:").unwrap_or(first).trim_start();
+            if first.starts_with("line ") {
+                if let Some((_, rest)) = first.split_once(": ") {
+                    first = rest;
+                }
+            }
+            let first = first.to_string();
+            diags.error(pos, format!("YAML error: {first}"));
+            None
+        }
+    }
+}
+
+/// The position of a spanned value in `file`.
+pub fn pos<T>(file: &str, s: &Spanned<T>) -> Pos {
+    Pos { file: file.to_string(), line: s.referenced.line() as u32, col: s.referenced.column() as u32 }
+}

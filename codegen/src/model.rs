@@ -1,0 +1,725 @@
+//! Step 2: the spec model: immutable, typed, and built once from the raw files.
+//!
+//! Lowering turns strings into versions, kinds and rules and records an error for each malformed
+//! value (with its position); cross-entity rules live in `check.rs`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::diag::{Diagnostics, Pos};
+use crate::load::{self, pos, RawSpec, SStr};
+
+/// A StableHLO release number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Version {
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+impl Version {
+    /// Parses `X.Y.Z` strictly (semver without pre-release or build metadata).
+    pub fn parse(s: &str) -> Result<Version, String> {
+        let v = semver::Version::parse(s).map_err(|e| format!("`{s}` is not a version X.Y.Z: {e}"))?;
+        if !v.pre.is_empty() || !v.build.is_empty() {
+            return Err(format!("`{s}` is not a plain release version X.Y.Z"));
+        }
+        let conv = |n: u64| u32::try_from(n).map_err(|_| format!("`{s}`: component too large"));
+        Ok(Version { major: conv(v.major)?, minor: conv(v.minor)?, patch: conv(v.patch)? })
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// Inclusive upper bound of a range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Current,
+    Version(Version),
+}
+
+/// An inclusive version range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VersionRange {
+    pub min: Version,
+    pub max: Bound,
+}
+
+impl VersionRange {
+    /// `0.9.0..=current` style text.
+    pub fn describe(&self) -> String {
+        match self.max {
+            Bound::Current => format!("{}..=current", self.min),
+            Bound::Version(v) => format!("{}..={v}", self.min),
+        }
+    }
+}
+
+/// One row of the release table.
+#[derive(Clone, Debug)]
+pub struct Release {
+    pub version: Version,
+    pub bytecode: u8,
+    pub date: Option<String>,
+    pub changes: String,
+    pub pos: Pos,
+}
+
+/// A compatibility requirement preset.
+#[derive(Clone, Debug)]
+pub struct CompatRequirement {
+    pub name: String,
+    pub version: CompatTarget,
+    pub pos: Pos,
+}
+
+/// What a compatibility preset points at.
+#[derive(Clone, Copy, Debug)]
+pub enum CompatTarget {
+    Current,
+    Minimum,
+    Version(Version),
+}
+
+/// How a type or attribute parameter is stored (`ir::Param` variant).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    Type,
+    Types,
+    Attr,
+    Attrs,
+    AttrPairs,
+    Dims,
+    I64s,
+    I64,
+    I32,
+    U32,
+    Bool,
+    String,
+    Float,
+    Floats,
+    /// An integer attribute's value: its bit pattern, sign-extended to 64 bits.
+    Int,
+    /// Raw little-endian tensor data, as MLIR stores dense elements.
+    DenseData,
+}
+
+impl ParamKind {
+    /// All kinds with their spec spelling.
+    pub const ALL: [(&'static str, ParamKind); 16] = [
+        ("type", ParamKind::Type),
+        ("types", ParamKind::Types),
+        ("attr", ParamKind::Attr),
+        ("attrs", ParamKind::Attrs),
+        ("attr_pairs", ParamKind::AttrPairs),
+        ("dims", ParamKind::Dims),
+        ("i64s", ParamKind::I64s),
+        ("i64", ParamKind::I64),
+        ("i32", ParamKind::I32),
+        ("u32", ParamKind::U32),
+        ("bool", ParamKind::Bool),
+        ("string", ParamKind::String),
+        ("float", ParamKind::Float),
+        ("floats", ParamKind::Floats),
+        ("int", ParamKind::Int),
+        ("dense_data", ParamKind::DenseData),
+    ];
+
+    /// The spec spelling.
+    pub fn spelling(self) -> &'static str {
+        ParamKind::ALL.iter().find(|(_, k)| *k == self).map(|(s, _)| *s).unwrap_or("?")
+    }
+}
+
+/// A parameter of a VHLO type or attribute.
+#[derive(Clone, Debug)]
+pub struct ParamDef {
+    pub name: String,
+    pub kind: ParamKind,
+    pub optional: bool,
+    pub pos: Pos,
+}
+
+/// A VHLO type or attribute definition (one version of it).
+#[derive(Clone, Debug)]
+pub struct TypeOrAttrDef {
+    /// The mnemonic, `<base>_v<N>`.
+    pub name: String,
+    pub base: String,
+    pub number: u32,
+    pub since: Version,
+    /// Filled in by `finish_ranges`.
+    pub range: VersionRange,
+    pub code: u32,
+    pub code_with_encoding: Option<u32>,
+    pub builtin: String,
+    pub description: Option<String>,
+    pub params: Vec<ParamDef>,
+    pub pos: Pos,
+    pub code_pos: Pos,
+}
+
+/// A case of a VHLO enum.
+#[derive(Clone, Debug)]
+pub struct EnumCase {
+    pub name: String,
+    pub value: i64,
+    pub pos: Pos,
+}
+
+/// A VHLO enum attribute.
+#[derive(Clone, Debug)]
+pub struct EnumDef {
+    pub name: String,
+    pub base: String,
+    pub number: u32,
+    pub since: Version,
+    pub range: VersionRange,
+    pub code: u32,
+    pub stablehlo: String,
+    pub description: Option<String>,
+    pub cases: Vec<EnumCase>,
+    pub pos: Pos,
+    pub code_pos: Pos,
+}
+
+/// An operand, result or region slot of an op.
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub name: String,
+    pub variadic: bool,
+    pub pos: Pos,
+}
+
+/// An attribute of a StableHLO op (latest version only).
+#[derive(Clone, Debug)]
+pub struct StablehloAttr {
+    pub name: String,
+    pub ty: String,
+    pub default: Option<String>,
+    pub optional: bool,
+    pub pos: Pos,
+}
+
+/// Another upstream name that maps to the same VHLO op, used on the way back under `parent`.
+#[derive(Clone, Debug)]
+pub struct AlsoName {
+    pub name: String,
+    pub parent: String,
+    pub pos: Pos,
+}
+
+/// The StableHLO (or func) op a family maps to at its current version.
+#[derive(Clone, Debug)]
+pub struct StablehloOp {
+    pub name: String,
+    pub also: Vec<AlsoName>,
+    pub operands: Vec<Field>,
+    pub attributes: Vec<StablehloAttr>,
+    pub results: Vec<Field>,
+    pub regions: Vec<Field>,
+    pub pos: Pos,
+}
+
+/// A VHLO attribute value written in the spec (defaults of change rules, predicate values).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// `#vhlo.type_v1<!vhlo.<name>>`
+    Type(String),
+    Array(Vec<Value>),
+    /// `#vhlo.tensor_v1` of a ranked tensor with element type `element`.
+    Tensor { element: String, shape: Vec<i64>, values: Vec<i64> },
+    Enum { name: String, case: String },
+    /// Any VHLO attribute, with named parameters.
+    Attr { name: String, params: Vec<(String, Value)> },
+    /// A named hand-written function computes the value from the op.
+    Hook(String),
+}
+
+/// How a version differs from the previous one, read in the upgrade direction.
+#[derive(Clone, Debug)]
+pub enum ChangeRule {
+    /// Upgrade inserts `default`; downgrade requires the value to equal it and drops it.
+    AddAttribute { name: String, default: Value, pos: Pos },
+    /// Upgrade drops the attribute; downgrade inserts `default`.
+    RemoveAttribute { name: String, default: Value, pos: Pos },
+    /// A single operand/result becomes a variadic group; downgrade needs exactly one.
+    MakeVariadic { from: String, to: String, pos: Pos },
+    /// An operand is renamed (no effect on the IR).
+    RenameOperand { from: String, to: String, pos: Pos },
+    /// An attribute is renamed.
+    RenameAttribute { from: String, to: String, pos: Pos },
+    /// A variadic region group is added; downgrade needs it empty.
+    AddRegion { name: String, pos: Pos },
+    /// A named hand-written conversion.
+    Hook { name: String, pos: Pos },
+}
+
+impl ChangeRule {
+    /// Where the rule is written.
+    pub fn pos(&self) -> &Pos {
+        match self {
+            ChangeRule::AddAttribute { pos, .. }
+            | ChangeRule::RemoveAttribute { pos, .. }
+            | ChangeRule::MakeVariadic { pos, .. }
+            | ChangeRule::RenameOperand { pos, .. }
+            | ChangeRule::RenameAttribute { pos, .. }
+            | ChangeRule::AddRegion { pos, .. }
+            | ChangeRule::Hook { pos, .. } => pos,
+        }
+    }
+}
+
+/// A condition on an op that marks a use needing a later release.
+#[derive(Clone, Debug)]
+pub enum Predicate {
+    ElementTypesDiffer,
+    AttributeKind { attribute: String, kind: String },
+    AttributeEquals { attribute: String, value: Value },
+    OperandType(String),
+}
+
+/// A use of an op version that needs `since`.
+#[derive(Clone, Debug)]
+pub struct Feature {
+    pub name: String,
+    pub since: Version,
+    pub when: Predicate,
+    pub pos: Pos,
+}
+
+/// One VHLO op version.
+#[derive(Clone, Debug)]
+pub struct OpVersion {
+    /// `<family>_v<number>`.
+    pub mnemonic: String,
+    pub family: String,
+    pub number: u32,
+    pub since: Version,
+    pub range: VersionRange,
+    /// The explicit `until`, if written (checked against the derived bound).
+    pub until: Option<(Bound, Pos)>,
+    pub description: Option<String>,
+    pub operands: Vec<Field>,
+    pub attributes: Vec<Field>,
+    pub results: Vec<Field>,
+    pub regions: Vec<Field>,
+    pub terminator: bool,
+    /// Rules from the previous version to this one (empty for v1).
+    pub changes: Vec<ChangeRule>,
+    pub features: Vec<Feature>,
+    pub pos: Pos,
+    pub file: String,
+}
+
+/// All versions of one op.
+#[derive(Clone, Debug)]
+pub struct OpFamily {
+    pub name: String,
+    pub description: Option<String>,
+    pub stablehlo: StablehloOp,
+    pub versions: Vec<OpVersion>,
+    pub file: String,
+    pub pos: Pos,
+}
+
+/// The whole spec.
+#[derive(Clone, Debug, Default)]
+pub struct Spec {
+    pub releases: Vec<Release>,
+    pub compat: Vec<CompatRequirement>,
+    pub types: Vec<TypeOrAttrDef>,
+    pub attrs: Vec<TypeOrAttrDef>,
+    pub retired_attr_codes: Vec<(u32, Pos)>,
+    pub enums: Vec<EnumDef>,
+    pub ops: Vec<OpFamily>,
+    /// Files read, for rebuild tracking.
+    pub files: Vec<std::path::PathBuf>,
+}
+
+impl Spec {
+    /// The current version: the last release.
+    pub fn current(&self) -> Version {
+        self.releases.last().map(|r| r.version).unwrap_or(Version { major: 0, minor: 9, patch: 0 })
+    }
+    /// The minimum version: the first release.
+    pub fn minimum(&self) -> Version {
+        self.releases.first().map(|r| r.version).unwrap_or(Version { major: 0, minor: 9, patch: 0 })
+    }
+    /// Every op version, in spec order (families by file name, then version).
+    pub fn op_versions(&self) -> impl Iterator<Item = &OpVersion> {
+        self.ops.iter().flat_map(|f| f.versions.iter())
+    }
+    /// The release before `v` in the table.
+    pub fn release_before(&self, v: Version) -> Option<Version> {
+        let i = self.releases.iter().position(|r| r.version == v)?;
+        i.checked_sub(1).map(|j| self.releases[j].version)
+    }
+}
+
+fn version(file: &str, s: &SStr, diags: &mut Diagnostics) -> Version {
+    match Version::parse(s.value.trim()) {
+        Ok(v) => v,
+        Err(e) => {
+            diags.error(pos(file, s), e);
+            Version { major: 0, minor: 0, patch: 0 }
+        }
+    }
+}
+
+/// Splits `name_vN` into (`name`, N).
+pub fn split_versioned(name: &str) -> Option<(&str, u32)> {
+    let (base, n) = name.rsplit_once("_v")?;
+    let n: u32 = n.parse().ok()?;
+    (!base.is_empty() && n > 0).then_some((base, n))
+}
+
+fn field(file: &str, s: &SStr) -> Field {
+    let (name, variadic) = match s.value.strip_suffix('*') {
+        Some(n) => (n.to_string(), true),
+        None => (s.value.clone(), false),
+    };
+    Field { name, variadic, pos: pos(file, s) }
+}
+
+fn lower_value(file: &str, at: &Pos, v: &load::RawValue, diags: &mut Diagnostics) -> Value {
+    let mut forms: Vec<Value> = Vec::new();
+    if let Some(b) = &v.bool {
+        forms.push(Value::Bool(b.value));
+    }
+    if let Some(i) = &v.int {
+        forms.push(Value::Int(i.value));
+    }
+    if let Some(f) = &v.float {
+        forms.push(Value::Float(f.value));
+    }
+    if let Some(t) = &v.ty {
+        forms.push(Value::Type(t.value.clone()));
+    }
+    if let Some(a) = &v.array {
+        forms.push(Value::Array(a.iter().map(|x| lower_value(file, at, x, diags)).collect()));
+    }
+    if let Some(t) = &v.tensor {
+        forms.push(Value::Tensor { element: t.element.value.clone(), shape: t.shape.clone(), values: t.values.clone() });
+    }
+    match (&v.enum_, &v.case) {
+        (Some(e), Some(c)) => forms.push(Value::Enum { name: e.value.clone(), case: c.value.clone() }),
+        (Some(e), None) => diags.error(pos(file, e), "`enum` needs a `case`"),
+        (None, Some(c)) => diags.error(pos(file, c), "`case` needs an `enum`"),
+        (None, None) => {}
+    }
+    match (&v.attr, &v.params) {
+        (Some(a), params) => {
+            let params = params
+                .iter()
+                .flatten()
+                .map(|(k, x)| (k.clone(), lower_value(file, at, x, diags)))
+                .collect();
+            forms.push(Value::Attr { name: a.value.clone(), params });
+        }
+        (None, Some(_)) => diags.error(at.clone(), "`params` needs an `attr`"),
+        (None, None) => {}
+    }
+    if let Some(h) = &v.hook {
+        forms.push(Value::Hook(h.value.clone()));
+    }
+    match forms.len() {
+        1 => forms.pop().unwrap_or(Value::Bool(false)),
+        0 => {
+            diags.error(at.clone(), "a value needs one of: bool, int, float, type, array, tensor, enum+case, attr(+params), hook");
+            Value::Bool(false)
+        }
+        _ => {
+            diags.error(at.clone(), "a value must have exactly one form (bool, int, float, type, array, tensor, enum, attr, hook)");
+            forms.swap_remove(0)
+        }
+    }
+}
+
+fn lower_params(file: &str, raw: &[load::RawParam], diags: &mut Diagnostics) -> Vec<ParamDef> {
+    raw.iter()
+        .map(|p| {
+            let kind = match ParamKind::ALL.iter().find(|(s, _)| *s == p.kind.value) {
+                Some((_, k)) => *k,
+                None => {
+                    let all: Vec<&str> = ParamKind::ALL.iter().map(|(s, _)| *s).collect();
+                    diags.error(pos(file, &p.kind), format!("unknown parameter kind `{}`; expected one of {}", p.kind.value, all.join(", ")));
+                    ParamKind::Attr
+                }
+            };
+            ParamDef { name: p.name.value.clone(), kind, optional: p.optional, pos: pos(file, &p.name) }
+        })
+        .collect()
+}
+
+const PLACEHOLDER_RANGE: VersionRange =
+    VersionRange { min: Version { major: 0, minor: 0, patch: 0 }, max: Bound::Current };
+
+fn versioned_name(file: &str, s: &SStr, what: &str, diags: &mut Diagnostics) -> (String, u32) {
+    match split_versioned(&s.value) {
+        Some((b, n)) => (b.to_string(), n),
+        None => {
+            diags.error(pos(file, s), format!("{what} name `{}` must be `<name>_v<N>` with N >= 1", s.value));
+            (s.value.clone(), 1)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)] // one call per kind; a struct would only rename the fields
+fn lower_type_or_attr(
+    file: &str,
+    name: &SStr,
+    since: &SStr,
+    code: &serde_saphyr::Spanned<u32>,
+    builtin: &SStr,
+    description: &Option<String>,
+    params: &[load::RawParam],
+    what: &str,
+    diags: &mut Diagnostics,
+) -> TypeOrAttrDef {
+    let (base, number) = versioned_name(file, name, what, diags);
+    TypeOrAttrDef {
+        name: name.value.clone(),
+        base,
+        number,
+        since: version(file, since, diags),
+        range: PLACEHOLDER_RANGE,
+        code: code.value,
+        code_with_encoding: None,
+        builtin: builtin.value.clone(),
+        description: description.clone(),
+        params: lower_params(file, params, diags),
+        pos: pos(file, name),
+        code_pos: pos(file, code),
+    }
+}
+
+fn lower_predicate(file: &str, at: &Pos, p: &load::RawPredicate, diags: &mut Diagnostics) -> Predicate {
+    match p {
+        load::RawPredicate::ElementTypesDiffer => Predicate::ElementTypesDiffer,
+        load::RawPredicate::AttributeKind { attribute, kind } => {
+            Predicate::AttributeKind { attribute: attribute.value.clone(), kind: kind.value.clone() }
+        }
+        load::RawPredicate::AttributeEquals { attribute, value } => Predicate::AttributeEquals {
+            attribute: attribute.value.clone(),
+            value: lower_value(file, at, value, diags),
+        },
+        load::RawPredicate::OperandType(t) => Predicate::OperandType(t.value.clone()),
+    }
+}
+
+fn lower_change(file: &str, c: &load::RawChange, diags: &mut Diagnostics) -> ChangeRule {
+    use load::RawChange as R;
+    match c {
+        R::AddAttribute(a) => {
+            let p = pos(file, &a.name);
+            ChangeRule::AddAttribute { name: a.name.value.clone(), default: lower_value(file, &p, &a.default, diags), pos: p }
+        }
+        R::RemoveAttribute(a) => {
+            let p = pos(file, &a.name);
+            ChangeRule::RemoveAttribute { name: a.name.value.clone(), default: lower_value(file, &p, &a.default, diags), pos: p }
+        }
+        R::MakeVariadic(r) => ChangeRule::MakeVariadic { from: r.from.value.clone(), to: r.to.value.clone(), pos: pos(file, &r.from) },
+        R::RenameOperand(r) => ChangeRule::RenameOperand { from: r.from.value.clone(), to: r.to.value.clone(), pos: pos(file, &r.from) },
+        R::RenameAttribute(r) => ChangeRule::RenameAttribute { from: r.from.value.clone(), to: r.to.value.clone(), pos: pos(file, &r.from) },
+        R::AddRegion(n) => ChangeRule::AddRegion { name: n.name.value.clone(), pos: pos(file, &n.name) },
+        R::Hook(n) => ChangeRule::Hook { name: n.name.value.clone(), pos: pos(file, &n.name) },
+    }
+}
+
+/// Lowers the raw files. Ranges are completed from the release table afterwards.
+pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
+    let mut spec = Spec { files: raw.files.clone(), ..Spec::default() };
+    if let Some((file, r)) = &raw.releases {
+        for rel in &r.releases {
+            spec.releases.push(Release {
+                version: version(file, &rel.version, diags),
+                bytecode: rel.bytecode.value,
+                date: rel.date.as_ref().map(|d| d.value.clone()),
+                changes: rel.changes.value.clone(),
+                pos: pos(file, &rel.version),
+            });
+        }
+        for (name, target) in &r.compatibility_requirements {
+            let version = match target.value.as_str() {
+                "current" => CompatTarget::Current,
+                "minimum" => CompatTarget::Minimum,
+                _ => CompatTarget::Version(version(file, target, diags)),
+            };
+            spec.compat.push(CompatRequirement { name: name.clone(), version, pos: pos(file, target) });
+        }
+    }
+    if let Some((file, t)) = &raw.types {
+        for d in &t.types {
+            let mut def = lower_type_or_attr(file, &d.name, &d.since, &d.code, &d.builtin, &d.description, &d.params, "type", diags);
+            def.code_with_encoding = d.code_with_encoding.as_ref().map(|c| c.value);
+            spec.types.push(def);
+        }
+    }
+    if let Some((file, a)) = &raw.attrs {
+        for d in &a.attributes {
+            spec.attrs.push(lower_type_or_attr(file, &d.name, &d.since, &d.code, &d.builtin, &d.description, &d.params, "attribute", diags));
+        }
+        spec.retired_attr_codes = a.retired_codes.iter().map(|c| (c.value, pos(file, c))).collect();
+    }
+    if let Some((file, e)) = &raw.enums {
+        for d in &e.enums {
+            let (base, number) = versioned_name(file, &d.name, "enum", diags);
+            spec.enums.push(EnumDef {
+                name: d.name.value.clone(),
+                base,
+                number,
+                since: version(file, &d.since, diags),
+                range: PLACEHOLDER_RANGE,
+                code: d.code.value,
+                stablehlo: d.stablehlo.value.clone(),
+                description: d.description.clone(),
+                cases: d
+                    .cases
+                    .iter()
+                    .map(|c| EnumCase { name: c.name.value.clone(), value: c.value.value, pos: pos(file, &c.name) })
+                    .collect(),
+                pos: pos(file, &d.name),
+                code_pos: pos(file, &d.code),
+            });
+        }
+    }
+    for (file, f) in &raw.ops {
+        let s = &f.stablehlo;
+        let stablehlo = StablehloOp {
+            name: s.name.value.clone(),
+            also: s
+                .also
+                .iter()
+                .map(|a| AlsoName { name: a.name.value.clone(), parent: a.parent.value.clone(), pos: pos(file, &a.name) })
+                .collect(),
+            operands: s.operands.iter().map(|x| field(file, x)).collect(),
+            attributes: s
+                .attributes
+                .iter()
+                .map(|a| StablehloAttr {
+                    name: a.name.value.clone(),
+                    ty: a.ty.value.clone(),
+                    default: a.default.as_ref().map(|d| d.value.clone()),
+                    optional: a.optional,
+                    pos: pos(file, &a.name),
+                })
+                .collect(),
+            results: s.results.iter().map(|x| field(file, x)).collect(),
+            regions: s.regions.iter().map(|x| field(file, x)).collect(),
+            pos: pos(file, &s.name),
+        };
+        let family = f.op.value.clone();
+        let versions = f
+            .versions
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let number = u32::try_from(i + 1).unwrap_or(u32::MAX);
+                let vpos = pos(file, &v.since);
+                OpVersion {
+                    mnemonic: format!("{family}_v{number}"),
+                    family: family.clone(),
+                    number,
+                    since: version(file, &v.since, diags),
+                    range: PLACEHOLDER_RANGE,
+                    until: v.until.as_ref().map(|u| {
+                        let b = if u.value == "current" { Bound::Current } else { Bound::Version(version(file, u, diags)) };
+                        (b, pos(file, u))
+                    }),
+                    description: v.description.clone(),
+                    operands: v.operands.iter().map(|x| field(file, x)).collect(),
+                    attributes: v.attributes.iter().map(|x| field(file, x)).collect(),
+                    results: v.results.iter().map(|x| field(file, x)).collect(),
+                    regions: v.regions.iter().map(|x| field(file, x)).collect(),
+                    terminator: v.terminator,
+                    changes: v.changes.iter().map(|c| lower_change(file, c, diags)).collect(),
+                    features: v
+                        .features
+                        .iter()
+                        .map(|ft| {
+                            let p = pos(file, &ft.name);
+                            Feature {
+                                name: ft.name.value.clone(),
+                                since: version(file, &ft.since, diags),
+                                when: lower_predicate(file, &p, &ft.when, diags),
+                                pos: p,
+                            }
+                        })
+                        .collect(),
+                    pos: vpos,
+                    file: file.clone(),
+                }
+            })
+            .collect();
+        spec.ops.push(OpFamily {
+            name: family,
+            description: f.description.clone(),
+            stablehlo,
+            versions,
+            file: file.clone(),
+            pos: pos(file, &f.op),
+        });
+    }
+    finish_ranges(&mut spec, diags);
+    spec
+}
+
+/// Derives each version's upper bound from the next version's `since`: the release before it.
+fn finish_ranges(spec: &mut Spec, diags: &mut Diagnostics) {
+    let releases: Vec<Version> = spec.releases.iter().map(|r| r.version).collect();
+    let before = |v: Version| -> Option<Version> {
+        let i = releases.iter().position(|r| *r == v)?;
+        i.checked_sub(1).map(|j| releases[j])
+    };
+    for fam in &mut spec.ops {
+        let sinces: Vec<(Version, Pos)> = fam.versions.iter().map(|v| (v.since, v.pos.clone())).collect();
+        for (i, v) in fam.versions.iter_mut().enumerate() {
+            let max = match sinces.get(i + 1) {
+                None => v.until.as_ref().map(|(b, _)| *b).unwrap_or(Bound::Current),
+                Some((next, p)) => match before(*next) {
+                    Some(b) => Bound::Version(b),
+                    None => {
+                        // Reported by the release-table check; keep a well-formed range.
+                        let _ = p;
+                        Bound::Version(*next)
+                    }
+                },
+            };
+            v.range = VersionRange { min: v.since, max };
+        }
+    }
+    // Types, attributes and enums: versions of one base chain the same way.
+    fn chain<T>(items: &mut [T], key: impl Fn(&T) -> (String, u32, Version), set: impl Fn(&mut T, VersionRange), before: &dyn Fn(Version) -> Option<Version>) {
+        let keys: Vec<(String, u32, Version)> = items.iter().map(&key).collect();
+        for (i, item) in items.iter_mut().enumerate() {
+            let (base, n, since) = &keys[i];
+            let next = keys.iter().find(|(b, m, _)| b == base && *m == n + 1);
+            let max = match next {
+                None => Bound::Current,
+                Some((_, _, nv)) => Bound::Version(before(*nv).unwrap_or(*nv)),
+            };
+            set(item, VersionRange { min: *since, max });
+        }
+    }
+    chain(&mut spec.types, |t| (t.base.clone(), t.number, t.since), |t, r| t.range = r, &before);
+    chain(&mut spec.attrs, |t| (t.base.clone(), t.number, t.since), |t, r| t.range = r, &before);
+    chain(&mut spec.enums, |t| (t.base.clone(), t.number, t.since), |t, r| t.range = r, &before);
+    let _ = diags;
+}
+
+/// Map from names to items, for lookups during checks and emission.
+pub fn index_by_name<T>(items: &[T], name: impl Fn(&T) -> &str) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for (i, it) in items.iter().enumerate() {
+        m.entry(name(it).to_string()).or_insert(i);
+    }
+    m
+}

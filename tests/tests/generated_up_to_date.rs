@@ -1,0 +1,67 @@
+//! The checked-in expansion and docs must match what the spec generates (rust-analyzer style):
+//! the test fails when they are stale. Outside CI it also rewrites them, so the next run passes
+//! and the diff is ready to review and commit.
+
+use std::path::PathBuf;
+
+use vhlo_tests::{in_ci, workspace_root};
+
+fn outputs() -> Vec<(PathBuf, String)> {
+    let root = workspace_root();
+    let spec = codegen::load_spec(&root.join("spec")).unwrap_or_else(|e| panic!("{e}"));
+    let mut out = vec![(PathBuf::from("docs/generated/vhlo_dialect.rs"), codegen::expand_to_string(&spec).expect("expansion parses"))];
+    for (rel, text) in codegen::docs::render(&spec) {
+        out.push((PathBuf::from("docs").join(rel), text));
+    }
+    out
+}
+
+#[test]
+fn expansion_and_docs_are_up_to_date() {
+    let root = workspace_root();
+    let mut stale = Vec::new();
+    for (rel, text) in outputs() {
+        let path = root.join(&rel);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            stale.push(rel.display().to_string());
+            if !in_ci() {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).expect("create docs dir");
+                }
+                std::fs::write(&path, &text).expect("rewrite generated file");
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale generated files (run `cargo run -p codegen -- expand` and `cargo run -p codegen -- docs`, then commit): {stale:?}"
+    );
+}
+
+#[test]
+fn no_generated_doc_is_orphaned() {
+    // A page for an op that left the spec would otherwise linger.
+    let root = workspace_root();
+    let expected: Vec<PathBuf> = outputs().into_iter().map(|(p, _)| p).collect();
+    let dir = root.join("docs/ops");
+    for entry in std::fs::read_dir(&dir).expect("docs/ops exists") {
+        let name = entry.expect("dir entry").file_name();
+        let rel = PathBuf::from("docs/ops").join(&name);
+        assert!(expected.contains(&rel), "{} is not generated from the spec any more; delete it", rel.display());
+    }
+}
+
+#[test]
+fn list_matches_upstream_count_and_ranges() {
+    let spec = codegen::load_spec(&workspace_root().join("spec")).unwrap_or_else(|e| panic!("{e}"));
+    let versions: Vec<_> = spec.op_versions().collect();
+    assert_eq!(versions.len(), 145, "StableHLO 1.20.0 has 145 VHLO op versions");
+    assert_eq!(spec.current().to_string(), "1.20.0");
+    assert_eq!(spec.minimum().to_string(), "0.9.0");
+    let exp: Vec<String> = versions
+        .iter()
+        .filter(|v| v.family == "exponential")
+        .map(|v| format!("{} {}", v.mnemonic, v.range.describe()))
+        .collect();
+    assert_eq!(exp, ["exponential_v1 0.9.0..=1.8.0", "exponential_v2 1.9.0..=current"]);
+}

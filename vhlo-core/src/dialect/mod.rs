@@ -1,0 +1,171 @@
+//! Runtime support for the generated dialect (the generated code itself is `crate::vhlo`).
+//!
+//! Generated code refers to these items by absolute path (`::vhlo_core::dialect::...`), so a
+//! dialect generated from another spec (the fixture tests) uses the same runtime. Nothing here names
+//! a generated type: ops are identified by their full name.
+
+pub mod hooks;
+pub mod support;
+
+use std::fmt;
+use std::ops::Range;
+
+use crate::ir::{Attribute, Location, Module, NamedAttr, OpId, OperationState, Region, Type, Value};
+use crate::version::Version;
+
+/// How a parameter of a VHLO type or attribute is stored (the matching `ir::Param` variant).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ParamKind {
+    /// `Param::Type`
+    Type,
+    /// `Param::Types`
+    Types,
+    /// `Param::Attr` (or `Param::Absent` when optional)
+    Attr,
+    /// `Param::Attrs`
+    Attrs,
+    /// `Param::AttrPairs`
+    AttrPairs,
+    /// `Param::Ints`: a shape, `i64::MIN` for dynamic dimensions.
+    Dims,
+    /// `Param::Ints`
+    I64s,
+    /// `Param::Int`
+    I64,
+    /// `Param::Int`
+    I32,
+    /// `Param::UInt`
+    U32,
+    /// `Param::Bool`
+    Bool,
+    /// `Param::Str`
+    String,
+    /// `Param::Float`
+    Float,
+    /// `Param::Floats`
+    Floats,
+    /// `Param::Int`: an integer attribute's bit pattern, sign-extended to 64 bits.
+    Int,
+    /// `Param::Bytes`: raw little-endian tensor data as MLIR stores dense elements.
+    DenseData,
+}
+
+/// One parameter of a VHLO type or attribute.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    pub optional: bool,
+}
+
+/// An op that does not have the shape its typed struct expects.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{op}`: {reason}")]
+pub struct OpMismatch {
+    /// The op name the struct describes.
+    pub op: &'static str,
+    pub reason: String,
+}
+
+/// A version step that cannot be done. Says what blocks it and which version would accept it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversionError {
+    /// The op that was being converted.
+    pub op: OpId,
+    /// Its full name (e.g. `vhlo.exponential_v2`).
+    pub op_name: &'static str,
+    /// What blocks the step (e.g. "attribute `result_accuracy`").
+    pub subject: String,
+    /// The smallest version that accepts the op as it is.
+    pub needs: Version,
+    /// The rule that refused it (e.g. "exponential_v2 -> exponential_v1 needs result_accuracy = ...").
+    pub rule: String,
+}
+
+impl fmt::Display for ConversionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: {} needs version {} or newer ({})", self.op_name, self.subject, self.needs, self.rule)
+    }
+}
+
+impl std::error::Error for ConversionError {}
+
+/// A use of an op that needs a newer release than the target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FeatureUse {
+    /// The op's full name.
+    pub op: &'static str,
+    /// What it uses.
+    pub feature: &'static str,
+    /// The release that introduced it.
+    pub needs: Version,
+}
+
+/// Checks that `op` is called `name`.
+pub fn expect_name(m: &Module, op: OpId, name: &'static str) -> Result<(), OpMismatch> {
+    let actual = m.op_name_str(op);
+    if actual == name {
+        Ok(())
+    } else {
+        Err(OpMismatch { op: name, reason: format!("the op is a `{actual}`") })
+    }
+}
+
+/// Splits `len` items into groups: fixed groups hold one item, variadic ones share the rest
+/// equally (MLIR's `SameVariadicOperandSize`).
+pub fn split_groups(op: &'static str, what: &str, len: usize, variadic: &[bool]) -> Result<Vec<Range<usize>>, OpMismatch> {
+    let fixed = variadic.iter().filter(|v| !**v).count();
+    let groups = variadic.len() - fixed;
+    let mismatch = |expect: String| OpMismatch { op, reason: format!("expected {expect} {what}s, found {len}") };
+    let per_group = if groups == 0 {
+        if len != fixed {
+            return Err(mismatch(fixed.to_string()));
+        }
+        0
+    } else {
+        let rest = len.checked_sub(fixed).ok_or_else(|| mismatch(format!("at least {fixed}")))?;
+        if rest % groups != 0 {
+            return Err(mismatch(format!("{fixed} plus a multiple of {groups}")));
+        }
+        rest / groups
+    };
+    let mut out = Vec::with_capacity(variadic.len());
+    let mut at = 0;
+    for &v in variadic {
+        let n = if v { per_group } else { 1 };
+        out.push(at..at + n);
+        at += n;
+    }
+    Ok(out)
+}
+
+/// The property `name` of `op`, which must be present.
+pub fn required_property(m: &Module, op: OpId, op_name: &'static str, name: &str) -> Result<Attribute, OpMismatch> {
+    m.property(op, name)
+        .ok_or_else(|| OpMismatch { op: op_name, reason: format!("attribute `{name}` is missing") })
+}
+
+/// The property `name` of `op`, if present.
+pub fn optional_property(m: &Module, op: OpId, name: &str) -> Option<Attribute> {
+    m.property(op, name)
+}
+
+/// Creates an op with properties sorted by name, as MLIR stores them.
+pub fn create_op(
+    m: &mut Module,
+    name: &str,
+    operands: Vec<Value>,
+    result_types: Vec<Type>,
+    properties: &[(&str, Attribute)],
+    regions: Vec<Region>,
+    location: Location,
+) -> OpId {
+    let mut props: Vec<(&str, Attribute)> = properties.to_vec();
+    props.sort_by(|a, b| a.0.cmp(b.0));
+    let mut state = OperationState::new(m.sym(name), location);
+    state.operands = operands;
+    state.result_types = result_types;
+    state.properties = props.into_iter().map(|(n, value)| NamedAttr { name: m.sym(n), value }).collect();
+    state.regions = regions;
+    m.create_op(state)
+}

@@ -1,0 +1,264 @@
+//! Building blocks of the generated change rules and feature checks: constructors of VHLO
+//! attributes and in-place edits of an op.
+
+use crate::ir::{AttrData, Attribute, DialectAttr, DialectType, Module, OpId, Param, Type, TypeData};
+use crate::version::Version;
+
+use super::ConversionError;
+
+/// A `!vhlo.<mnemonic>` type with the given parameters.
+pub fn vhlo_type_with(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Type {
+    let dialect = m.sym("vhlo");
+    let mnemonic = m.sym(mnemonic);
+    m.ty(TypeData::Dialect(DialectType { dialect, mnemonic, params: params.into_boxed_slice() }))
+}
+
+/// A parameterless `!vhlo.<mnemonic>` type (`none_v1`, `i64_v1`, ...).
+pub fn vhlo_type(m: &mut Module, mnemonic: &str) -> Type {
+    vhlo_type_with(m, mnemonic, Vec::new())
+}
+
+/// A `#vhlo.<name>` attribute with the given parameters.
+pub fn vhlo_attr(m: &mut Module, name: &str, params: Vec<Param>) -> Attribute {
+    let dialect = m.sym("vhlo");
+    let mnemonic = m.sym(name);
+    m.attr(AttrData::Dialect(DialectAttr { dialect, mnemonic, params: params.into_boxed_slice() }))
+}
+
+/// `#vhlo.bool_v1<b>`
+pub fn vhlo_bool(m: &mut Module, b: bool) -> Attribute {
+    vhlo_attr(m, "bool_v1", vec![Param::Bool(b)])
+}
+
+/// `#vhlo.integer_v1<i : i64>`
+pub fn vhlo_i64(m: &mut Module, i: i64) -> Attribute {
+    let t = vhlo_type(m, "i64_v1");
+    vhlo_attr(m, "integer_v1", vec![Param::Type(t), Param::Int(i)])
+}
+
+/// `#vhlo.float_v1<f : f64>`
+pub fn vhlo_f64(m: &mut Module, f: f64) -> Attribute {
+    let t = vhlo_type(m, "f64_v1");
+    vhlo_attr(m, "float_v1", vec![Param::Type(t), Param::Float { bits: u128::from(f.to_bits()), width: 64 }])
+}
+
+/// `#vhlo.type_v1<!vhlo.<mnemonic>>`
+pub fn vhlo_type_attr(m: &mut Module, mnemonic: &str) -> Attribute {
+    let t = vhlo_type(m, mnemonic);
+    vhlo_attr(m, "type_v1", vec![Param::Type(t)])
+}
+
+/// `#vhlo.array_v1<[...]>`
+pub fn vhlo_array(m: &mut Module, items: Vec<Attribute>) -> Attribute {
+    vhlo_attr(m, "array_v1", vec![Param::Attrs(items.into_boxed_slice())])
+}
+
+/// `#vhlo<enum_name value>`
+pub fn vhlo_enum(m: &mut Module, enum_name: &str, value: i64) -> Attribute {
+    vhlo_attr(m, enum_name, vec![Param::Int(value)])
+}
+
+/// Byte width of a VHLO integer element type, for tensor data.
+fn int_width_bytes(element: &str) -> usize {
+    match element {
+        "i8_v1" | "ui8_v1" => 1,
+        "i16_v1" | "ui16_v1" => 2,
+        "i32_v1" | "ui32_v1" => 4,
+        _ => 8,
+    }
+}
+
+/// `#vhlo.tensor_v1<dense<values> : tensor<shape x element>>` of an integer element type.
+pub fn vhlo_int_tensor(m: &mut Module, element: &str, shape: &[i64], values: &[i64]) -> Attribute {
+    let width = int_width_bytes(element);
+    let elem = vhlo_type(m, element);
+    let ty = vhlo_type_with(m, "tensor_v1", vec![Param::Ints(shape.into()), Param::Type(elem), Param::Absent]);
+    let mut data = Vec::with_capacity(values.len() * width);
+    for v in values {
+        data.extend_from_slice(&v.to_le_bytes()[..width]);
+    }
+    vhlo_attr(m, "tensor_v1", vec![Param::Type(ty), Param::Bytes(data.into_boxed_slice())])
+}
+
+/// Sets a property by name.
+pub fn set_property(m: &mut Module, op: OpId, name: &str, value: Attribute) {
+    let sym = m.sym(name);
+    m.set_property(op, sym, value);
+}
+
+/// Removes a property by name.
+pub fn remove_property(m: &mut Module, op: OpId, name: &str) {
+    if let Some(sym) = m.lookup_sym(name) {
+        m.remove_property(op, sym);
+    }
+}
+
+/// Renames a property, keeping its value.
+pub fn rename_property(m: &mut Module, op: OpId, from: &str, to: &str) {
+    if let Some(v) = m.property(op, from) {
+        remove_property(m, op, from);
+        set_property(m, op, to, v);
+    }
+}
+
+/// Renames the op (`vhlo.x_v2` -> `vhlo.x_v1`).
+pub fn rename_op(m: &mut Module, op: OpId, full_name: &str) {
+    let sym = m.sym(full_name);
+    m.set_op_name(op, sym);
+}
+
+/// Fails unless property `name` equals `default` (a missing property counts as the default).
+pub fn require_default(
+    m: &Module,
+    op: OpId,
+    op_name: &'static str,
+    name: &str,
+    default: Attribute,
+    needs: Version,
+) -> Result<(), ConversionError> {
+    match m.property(op, name) {
+        None => Ok(()),
+        Some(v) if v == default || same_float_zero(m, v, default) => Ok(()),
+        Some(_) => Err(ConversionError {
+            op,
+            op_name,
+            subject: format!("attribute `{name}` with a non-default value"),
+            needs,
+            rule: format!("{} -> previous version needs `{name}` = {}", short(op_name), crate::dialect::support::describe(m, default)),
+        }),
+    }
+}
+
+fn short(op_name: &str) -> &str {
+    op_name.strip_prefix("vhlo.").unwrap_or(op_name)
+}
+
+/// Upstream compares result-accuracy tolerances with `isZero`, which accepts -0.0 as well.
+fn same_float_zero(m: &Module, a: Attribute, b: Attribute) -> bool {
+    let (AttrData::Dialect(x), AttrData::Dialect(y)) = (m.attr_data(a), m.attr_data(b)) else { return false };
+    if x.dialect != y.dialect || x.mnemonic != y.mnemonic || x.params.len() != y.params.len() {
+        return false;
+    }
+    x.params.iter().zip(y.params.iter()).all(|(p, q)| match (p, q) {
+        (Param::Float { bits: a, width: 64 }, Param::Float { bits: b, width: 64 }) => {
+            let (a, b) = (f64::from_bits(*a as u64), f64::from_bits(*b as u64));
+            a == b
+        }
+        _ => p == q,
+    })
+}
+
+/// A short description of an attribute for error messages.
+pub fn describe(m: &Module, a: Attribute) -> String {
+    match m.attr_data(a) {
+        AttrData::Dialect(d) => {
+            let name = m.str(d.mnemonic);
+            match (name, &d.params[..]) {
+                ("bool_v1", [Param::Bool(b)]) => format!("#vhlo.bool_v1<{b}>"),
+                ("array_v1", [Param::Attrs(xs)]) if xs.is_empty() => "#vhlo.array_v1<[]>".to_string(),
+                ("tensor_v1", [_, Param::Bytes(b)]) if b.is_empty() => "an empty #vhlo.tensor_v1".to_string(),
+                ("type_v1", [Param::Type(t)]) => match m.type_data(*t) {
+                    TypeData::Dialect(dt) => format!("#vhlo.type_v1<!vhlo.{}>", m.str(dt.mnemonic)),
+                    _ => "#vhlo.type_v1<...>".to_string(),
+                },
+                ("result_accuracy_v1", _) => "the default #vhlo.result_accuracy_v1 (atol 0, rtol 0, ulps 0, mode DEFAULT)".to_string(),
+                _ => format!("#vhlo.{name}<...>"),
+            }
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+/// Fails unless the variadic group `group` holds exactly one value.
+#[allow(clippy::too_many_arguments)]
+pub fn require_single(
+    m: &Module,
+    op: OpId,
+    op_name: &'static str,
+    what: &str,
+    group: &str,
+    fixed: usize,
+    groups: usize,
+    needs: Version,
+) -> Result<(), ConversionError> {
+    let total = if what == "operand" { m.operands(op).len() } else { m.num_results(op) };
+    let n = total.saturating_sub(fixed) / groups.max(1);
+    if n == 1 {
+        return Ok(());
+    }
+    Err(ConversionError {
+        op,
+        op_name,
+        subject: format!("{n} {what}s in `{group}`"),
+        needs,
+        rule: format!("{} -> previous version needs exactly one {what}", short(op_name)),
+    })
+}
+
+/// Fails unless the variadic region group `group` is empty.
+pub fn require_no_regions(m: &Module, op: OpId, op_name: &'static str, group: &str, fixed: usize, needs: Version) -> Result<(), ConversionError> {
+    let n = m.regions(op).len().saturating_sub(fixed);
+    if n == 0 {
+        return Ok(());
+    }
+    Err(ConversionError {
+        op,
+        op_name,
+        subject: format!("{n} region(s) in `{group}`"),
+        needs,
+        rule: format!("{} -> previous version needs `{group}` to be empty", short(op_name)),
+    })
+}
+
+/// The element type of a VHLO tensor type (ranked or unranked); other types are their own element.
+fn element_type(m: &Module, t: Type) -> Type {
+    if let TypeData::Dialect(d) = m.type_data(t) {
+        match (m.str(d.mnemonic), &d.params[..]) {
+            ("tensor_v1", [_, Param::Type(e), ..]) => return *e,
+            ("unranked_tensor_v1", [Param::Type(e)]) => return *e,
+            _ => {}
+        }
+    }
+    t
+}
+
+/// True when some operand's element type differs from the matching result's (reductions that
+/// promote to a wider type, allowed from 0.17.0).
+pub fn element_types_differ(m: &Module, op: OpId) -> bool {
+    let operands = m.operands(op);
+    m.results(op)
+        .zip(operands.iter())
+        .any(|(r, &o)| element_type(m, m.value_type(r)) != element_type(m, m.value_type(o)))
+}
+
+/// True when property `name` is a `#vhlo.<kind>` attribute.
+pub fn property_is_kind(m: &Module, op: OpId, name: &str, kind: &str) -> bool {
+    match m.property(op, name).map(|a| m.attr_data(a)) {
+        Some(AttrData::Dialect(d)) => m.str(d.mnemonic) == kind,
+        _ => false,
+    }
+}
+
+/// True when property `name` is the enum case `value` of `#vhlo<enum_name ...>`.
+pub fn property_is_enum_case(m: &Module, op: OpId, name: &str, enum_name: &str, value: i64) -> bool {
+    match m.property(op, name).map(|a| m.attr_data(a)) {
+        Some(AttrData::Dialect(d)) => m.str(d.mnemonic) == enum_name && d.params.first() == Some(&Param::Int(value)),
+        _ => false,
+    }
+}
+
+/// True when property `name` is `#vhlo.bool_v1<b>`.
+pub fn property_is_bool(m: &Module, op: OpId, name: &str, b: bool) -> bool {
+    match m.property(op, name).map(|a| m.attr_data(a)) {
+        Some(AttrData::Dialect(d)) => m.str(d.mnemonic) == "bool_v1" && d.params.first() == Some(&Param::Bool(b)),
+        _ => false,
+    }
+}
+
+/// True when some operand has the type `!vhlo.<mnemonic>`.
+pub fn some_operand_has_type(m: &Module, op: OpId, mnemonic: &str) -> bool {
+    m.operands(op).iter().any(|&v| match m.type_data(m.value_type(v)) {
+        TypeData::Dialect(d) => m.str(d.mnemonic) == mnemonic,
+        _ => false,
+    })
+}
