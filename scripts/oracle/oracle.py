@@ -18,6 +18,7 @@ standard output unless -o is given. Failures print "oracle: error: ..." with MLI
 
 import argparse
 import os
+import re
 import sys
 
 
@@ -26,7 +27,11 @@ LAST_MINOR = {0: 20}
 
 
 class OracleError(Exception):
-    """A failure to report to the user: message only, exit status 1."""
+    """A failure to report to the user, exit status 1; `diagnostics` holds MLIR's, when there were any."""
+
+    def __init__(self, message, diagnostics=()):
+        super().__init__(message)
+        self.diagnostics = list(diagnostics)
 
 
 def _load():
@@ -47,6 +52,10 @@ class Oracle:
 
     def __init__(self):
         self.jax_mlir, self.ir, self.passmanager, self.stablehlo = _load()
+        # stablehlo-opt's passes (stablehlo-legalize-to-vhlo, vhlo-to-version, ...), for `opt`.
+        from jaxlib.mlir._mlir_libs import _stablehlo
+
+        _stablehlo.register_stablehlo_passes()
         self.context = self.jax_mlir.make_ir_context()
         # MLIR would print diagnostics straight to stderr; collect them to put them in our error messages.
         self.diagnostics = []
@@ -59,17 +68,24 @@ class Oracle:
         self.stablehlo.deserialize_portable_artifact(self.context, artifact)
 
     def _on_diagnostic(self, diagnostic):
-        severity = str(diagnostic.severity).rsplit(".", 1)[-1].lower()
-        self.diagnostics.append(f"{diagnostic.location}: {severity}: {diagnostic.message}")
-        for note in diagnostic.notes:
-            self.diagnostics.append(f"{note.location}: note: {note.message}")
+        self.diagnostics.extend(_diagnostic_records(diagnostic))
         return True
 
-    def _failure(self, what, error):
-        """An OracleError with the collected diagnostics (or the exception text when there are none)."""
-        details = self.diagnostics or [" ".join(str(error).split()) or type(error).__name__]
+    def take_diagnostics(self, error=None):
+        """The diagnostics collected so far, plus those an MLIRError carries; clears the collection."""
+        records = self.diagnostics
         self.diagnostics = []
-        return OracleError(what + ":\n  " + "\n  ".join(details))
+        for diagnostic in getattr(error, "error_diagnostics", None) or []:
+            records.extend(_diagnostic_records(diagnostic))
+        return records
+
+    def _failure(self, what, error):
+        """An OracleError with the diagnostics (or the exception text when there are none)."""
+        records = self.take_diagnostics(error)
+        details = [d.formatted() for d in records]
+        if not details:
+            details = [" ".join(str(error).split()) or type(error).__name__]
+        return OracleError(what + ":\n  " + "\n  ".join(details), records)
 
     def current_version(self):
         return str(self.stablehlo.get_current_version())
@@ -106,13 +122,26 @@ class Oracle:
             except (OSError, RuntimeError, ValueError) as error:
                 raise self._failure(f"cannot parse {path}", error) from error
 
-    def parse_string(self, text, what="text"):
+    def parse_string(self, text, what="text"):  # noqa: D401
         """Parses text held in memory; locations without an explicit loc() name the buffer "-"."""
         with self.context:
             try:
                 return self.ir.Module.parse(text)
             except (self.ir.MLIRError, RuntimeError, ValueError) as error:
                 raise self._failure(f"cannot parse {what}", error) from error
+
+    def run_passes(self, module, pipeline, verify_each=True):
+        """Runs a textual pass pipeline such as 'builtin.module(stablehlo-legalize-to-vhlo)' on `module`."""
+        with self.context:
+            try:
+                manager = self.passmanager.PassManager.parse(pipeline)
+            except (self.ir.MLIRError, ValueError, RuntimeError) as error:
+                raise self._failure(f"invalid pass pipeline '{pipeline}'", error) from error
+            manager.enable_verifier(verify_each)
+            try:
+                manager.run(module.operation)
+            except (self.ir.MLIRError, ValueError, RuntimeError) as error:
+                raise self._failure(f"pass pipeline '{pipeline}' failed", error) from error
 
     def strip_debuginfo(self, module):
         with self.context:
@@ -169,6 +198,33 @@ class Oracle:
         raise OracleError(f"{path} does not serialize at any target up to {self.current_version()}: {last_error}")
 
 
+class Diagnostic:
+    """One MLIR diagnostic: severity (error, warning, note, remark), message, and the location as
+    printed plus its file, line and column when it is a file location."""
+
+    LOCATION = re.compile(r'^loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+
+    def __init__(self, location, severity, message):
+        self.location = location
+        self.severity = severity
+        self.message = message
+        match = self.LOCATION.match(location)
+        self.file, self.line, self.column = (match.group(1), int(match.group(2)), int(match.group(3))) if match else (None, None, None)
+
+    def formatted(self):
+        """As mlir-opt prints it: FILE:LINE:COL: SEVERITY: MESSAGE."""
+        where = f"{self.file}:{self.line}:{self.column}" if self.file is not None else self.location
+        return f"{where}: {self.severity}: {self.message}"
+
+
+def _diagnostic_records(diagnostic):
+    severity = str(diagnostic.severity).rsplit(".", 1)[-1].lower()
+    records = [Diagnostic(str(diagnostic.location), severity, str(diagnostic.message))]
+    for note in diagnostic.notes:
+        records.extend(_diagnostic_records(note))
+    return records
+
+
 def _parse_version(text):
     parts = text.split(".")
     if len(parts) != 3 or not all(p.isdigit() for p in parts):
@@ -204,12 +260,122 @@ def _text_output(text):
     return text if text.endswith("\n") else text + "\n"
 
 
+SPLIT_MARKER = "// -----"
+
+# expected-error@+1 {{message}}, expected-note@below {{...}}, expected-error-re {{regex}}: MLIR's
+# -verify-diagnostics annotations.
+EXPECTATION = re.compile(
+    r"expected-(error|warning|note|remark)(-re)?\s*(?:@([+-][0-9]+|above|below|unknown))?\s*\{\{(.*)\}\}"
+)
+
+
+def split_input(text):
+    """--split-input-file: the chunks between lines starting with "// -----"."""
+    chunks, current = [], []
+    for line in text.splitlines(keepends=True):
+        if line.startswith(SPLIT_MARKER):
+            chunks.append("".join(current))
+            current = []
+        else:
+            current.append(line)
+    chunks.append("".join(current))
+    return chunks
+
+
+def expectations(chunk):
+    """(line or None for @unknown, severity, message, is_regex) for each annotation in a chunk."""
+    lines = chunk.splitlines()
+    found = []
+    for index, line in enumerate(lines):
+        for match in EXPECTATION.finditer(line):
+            severity, is_regex, where, message = match.groups()
+            line_number = index + 1
+            if where is None:
+                target = line_number
+            elif where == "unknown":
+                target = None
+            elif where == "above" or where == "below":
+                step = -1 if where == "above" else 1
+                target = line_number + step
+                # The closest line that is not itself an annotation.
+                while 1 <= target <= len(lines) and EXPECTATION.search(lines[target - 1]):
+                    target += step
+            else:
+                target = line_number + int(where)
+            found.append((target, severity, message, bool(is_regex)))
+    return found
+
+
+def verify_diagnostics(chunk, diagnostics):
+    """Compares diagnostics with a chunk's annotations like -verify-diagnostics; returns the problems."""
+    expected = expectations(chunk)
+    matched = [False] * len(expected)
+    problems = []
+    for diagnostic in diagnostics:
+        if diagnostic.severity == "note" and diagnostic.message.startswith("see current operation:"):
+            continue  # mlir-opt does not attach these under -verify-diagnostics
+        for index, (line, severity, message, is_regex) in enumerate(expected):
+            if matched[index] or severity != diagnostic.severity or line != diagnostic.line:
+                continue
+            hit = re.search(message, diagnostic.message) if is_regex else message in diagnostic.message
+            if hit:
+                matched[index] = True
+                break
+        else:
+            problems.append(f"unexpected {diagnostic.formatted()}")
+    for (line, severity, message, _), was_matched in zip(expected, matched):
+        if not was_matched:
+            where = f"line {line}" if line is not None else "an unknown location"
+            problems.append(f"expected {severity} at {where} not produced: {message}")
+    return problems
+
+
+def run_opt(oracle, args, path):
+    """stablehlo-opt: parse, run the pipeline, print. Returns (output text, exit status)."""
+    text = sys.stdin.read() if path == "-" else _read_text(path)
+    chunks = split_input(text) if args.split_input_file else [text]
+    pipeline = args.pass_pipeline
+    if args.passes:
+        pipeline = f"builtin.module({args.passes})"
+    outputs, problems = [], []
+    for number, chunk in enumerate(chunks, 1):
+        oracle.take_diagnostics()
+        module = None
+        try:
+            module = oracle.parse_string(chunk, path)
+            if pipeline:
+                oracle.run_passes(module, pipeline, verify_each=not args.no_verify_each)
+            outputs.append(_text_output(oracle.print_module(module, args.generic, args.debug_info, args.local_scope)))
+            diagnostics = oracle.take_diagnostics()
+        except OracleError as error:
+            if not args.verify_diagnostics:
+                raise
+            diagnostics = error.diagnostics
+        if args.verify_diagnostics:
+            where = f"{path} (split {number})" if len(chunks) > 1 else path
+            problems.extend(f"{where}: {problem}" for problem in verify_diagnostics(chunk, diagnostics))
+    if args.verify_diagnostics:
+        if problems:
+            raise OracleError("-verify-diagnostics failed:\n  " + "\n  ".join(problems))
+        return ""
+    return (SPLIT_MARKER + "\n").join(outputs)
+
+
+def _read_text(path):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise OracleError(f"cannot read {path}: {error}") from error
+
+
 # Per-input commands: what each writes for one input, and the suffix of its output in --output-dir mode.
 OUTPUT_SUFFIX = {
     "serialize": ".bc",
     "deserialize": ".deserialized.mlir",
     "print-vhlo": ".vhlo.mlir",
     "roundtrip-text": ".roundtrip.mlir",
+    "opt": ".opt.mlir",
 }
 
 
@@ -231,6 +397,8 @@ def _run_one(oracle, args, path):
         if args.strip_debuginfo:
             oracle.strip_debuginfo(module)
         return _text_output(oracle.print_module(module, args.generic, args.debug_info, args.local_scope))
+    if args.command == "opt":
+        return run_opt(oracle, args, path)
     raise OracleError(f"unknown command {args.command}")
 
 
@@ -287,6 +455,18 @@ def main(argv=None):
     roundtrip.add_argument("--generic", action="store_true")
     roundtrip.add_argument("--debug-info", action="store_true", help="print locations")
     roundtrip.add_argument("--strip-debuginfo", action="store_true")
+
+    opt = per_input_command("opt", "stablehlo-opt: parse, run passes, print")
+    pipelines = opt.add_mutually_exclusive_group()
+    pipelines.add_argument("--pass-pipeline", help="e.g. 'builtin.module(stablehlo-legalize-to-vhlo)'")
+    pipelines.add_argument(
+        "--passes", help="passes inside builtin.module(...), e.g. 'stablehlo-legalize-to-vhlo,vhlo-to-version{target=1.9.0}'"
+    )
+    opt.add_argument("--generic", action="store_true", help="-mlir-print-op-generic")
+    opt.add_argument("--debug-info", action="store_true", help="-mlir-print-debuginfo")
+    opt.add_argument("--split-input-file", action="store_true", help="process chunks between '// -----' lines")
+    opt.add_argument("--verify-diagnostics", action="store_true", help="check expected-error annotations")
+    opt.add_argument("--no-verify-each", action="store_true", help="--verify-each=false")
 
     min_target = commands.add_parser("min-target", help="smallest X.Y.0 target that serializes")
     min_target.add_argument("input", nargs="+", help="with several inputs, prints 'TARGET INPUT' lines")
