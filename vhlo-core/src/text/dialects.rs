@@ -278,10 +278,11 @@ pub const STRUCTS: &[StructSpec] = &[
     StructSpec {
         dialect: "vhlo",
         mnemonic: "output_operand_alias_v1",
+        // VHLO keeps upstream's camelCase parameter names (VhloAttrs.td, spec/attrs.yaml).
         fields: &[
-            ("output_tuple_indices", Dims),
-            ("operand_index", Int),
-            ("operand_tuple_indices", Dims),
+            ("outputTupleIndices", Dims),
+            ("operandIndex", Int),
+            ("operandTupleIndices", Dims),
         ],
         omit_defaults: false,
     },
