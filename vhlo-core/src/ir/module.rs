@@ -116,6 +116,8 @@ pub struct Module {
     block_pool: Vec<Block>,
     /// Top-level ops, in order.
     top: Vec<OpId>,
+    /// Locations of block arguments that have one other than `loc(unknown)`.
+    value_locs: std::collections::HashMap<Value, Location>,
 }
 
 impl Default for Module {
@@ -146,6 +148,7 @@ impl Module {
             region_pool: Vec::new(),
             block_pool: Vec::new(),
             top: Vec::new(),
+            value_locs: std::collections::HashMap::new(),
         };
         m.loc(LocData::Unknown);
         m
@@ -431,6 +434,18 @@ impl Module {
         self.values.push(ValueData { ty, def: ValueDef::Argument { block, index } });
         self.blocks[block.index()].args.push(v);
         v
+    }
+    /// The location of a value (block arguments carry one in MLIR); `loc(unknown)` when unset.
+    pub fn value_location(&self, v: Value) -> Location {
+        self.value_locs.get(&v).copied().unwrap_or(Location(0))
+    }
+    /// Sets the location of a value.
+    pub fn set_value_location(&mut self, v: Value, loc: Location) {
+        if loc == Location(0) {
+            self.value_locs.remove(&v);
+        } else {
+            self.value_locs.insert(v, loc);
+        }
     }
     /// Reorders the blocks of `region`; `order` must be a permutation of its current blocks.
     /// Returns false (and changes nothing) when it is not.

@@ -526,12 +526,23 @@ impl<'a> Parser<'a> {
 
     /// `loc(...)` after an op (or a value): sets the op's location.
     pub(crate) fn parse_trailing_loc(&mut self, op: Option<OpId>) -> PResult<()> {
+        self.parse_trailing_loc_of(op).map(|_| ())
+    }
+
+    /// `loc(...)` after a value (block argument): the location, unknown when absent.
+    pub(crate) fn parse_value_loc(&mut self) -> PResult<Location> {
+        Ok(self
+            .parse_trailing_loc_of(None)?
+            .unwrap_or(self.m.unknown_loc()))
+    }
+
+    fn parse_trailing_loc_of(&mut self, op: Option<OpId>) -> PResult<Option<Location>> {
         if self.c.peek_ident() == Some("loc") {
             let save = self.c.pos;
             self.c.bare_ident();
             if self.c.peek() != Some(b'(') {
                 self.c.pos = save;
-                return Ok(());
+                return Ok(None);
             }
             // Forward alias reference at op level: `loc(#loc3)`.
             let p2 = self.c.pos;
@@ -541,13 +552,13 @@ impl<'a> Parser<'a> {
                 self.c.pos += 1;
                 let name = self.c.suffix_id().unwrap_or("").to_string();
                 if self.c.eat(b')') {
-                    match (self.loc_aliases.get(&name), op) {
-                        (Some(&l), Some(op)) => self.m.set_op_location(op, l),
-                        (Some(_), None) => {}
+                    let found = self.loc_aliases.get(&name).copied();
+                    match (found, op) {
+                        (Some(l), Some(op)) => self.m.set_op_location(op, l),
                         (None, Some(op)) => self.pending_locs.push((op, name, apos)),
-                        (None, None) => {}
+                        _ => {}
                     }
-                    return Ok(());
+                    return Ok(found);
                 }
             }
             self.c.pos = p2;
@@ -555,8 +566,9 @@ impl<'a> Parser<'a> {
             if let Some(op) = op {
                 self.m.set_op_location(op, loc);
             }
+            return Ok(Some(loc));
         }
-        Ok(())
+        Ok(None)
     }
 
     /// `(` location `)` after the `loc` keyword. `lenient` accepts unknown aliases (as unknown).
@@ -609,7 +621,8 @@ impl<'a> Parser<'a> {
                         let num = |c: &mut Self, what: &str| -> Result<u32, ParseError> {
                             let at = c.c.pos;
                             let v = c.c.int64(what)?;
-                            u32::try_from(v).map_err(|_| c.c.error_at(at, "location value out of range"))
+                            u32::try_from(v)
+                                .map_err(|_| c.c.error_at(at, "location value out of range"))
                         };
                         let line_cols: Box<[u32]> = if self.c.eat(b':') {
                             let end_col = num(self, "as range end column")?;
@@ -620,7 +633,10 @@ impl<'a> Parser<'a> {
                             let end_col = num(self, "as range end column")?;
                             Box::new([line, column, end_col, end_line])
                         };
-                        return Ok(self.m.loc(LocData::FileLineColRange { file: sym, line_cols }));
+                        return Ok(self.m.loc(LocData::FileLineColRange {
+                            file: sym,
+                            line_cols,
+                        }));
                     }
                     return Ok(self.m.loc(LocData::FileLineCol {
                         file: sym,
@@ -891,9 +907,10 @@ impl<'a> Parser<'a> {
         if let Some(args) = entry_args {
             let types: Vec<Type> = args.iter().map(|a| a.1).collect();
             let b = self.m.append_block(region, &types);
-            for (i, (name, _, pos)) in args.iter().enumerate() {
+            for (i, (name, _, pos, loc)) in args.iter().enumerate() {
                 let v = self.m.block_args(b)[i];
                 self.define_value(name, v, 1, *pos)?;
+                self.m.set_value_location(v, *loc);
             }
             order.push(b);
             current = Some(b);
@@ -936,7 +953,8 @@ impl<'a> Parser<'a> {
                             let t = self.parse_type()?;
                             let v = self.m.add_block_arg(block, t);
                             self.define_value(aname, v, 1, apos)?;
-                            self.parse_trailing_loc(None)?;
+                            let loc = self.parse_value_loc()?;
+                            self.m.set_value_location(v, loc);
                             if self.c.eat(b')') {
                                 break;
                             }
@@ -984,8 +1002,8 @@ impl<'a> Parser<'a> {
 
 /// An operand as written: name, result number, byte position.
 pub(crate) type ValueUse<'a> = (&'a str, u32, usize);
-/// An entry-block argument given outside its region: name, type, byte position.
-pub(crate) type EntryArg<'a> = (&'a str, Type, usize);
+/// An entry-block argument given outside its region: name, type, byte position, location.
+pub(crate) type EntryArg<'a> = (&'a str, Type, usize, Location);
 
 /// A forward reference found while resolving an op's operands.
 pub(crate) struct PendingUseSlot<'a> {

@@ -212,15 +212,14 @@ impl<'a> Parser<'a> {
                     }
                     _ => {}
                 }
-                let ty = if is_named {
+                let named = if is_named {
                     let (n, _, p) = self.parse_value_use()?;
                     self.c.expect(b':', "after argument name")?;
-                    let t = self.parse_type()?;
-                    args.push((n, t, p));
-                    t
+                    Some((n, p))
                 } else {
-                    self.parse_type()?
+                    None
                 };
+                let ty = self.parse_type()?;
                 arg_types.push(ty);
                 let d = if self.c.peek() == Some(b'{') {
                     self.parse_attr_dict()?
@@ -230,7 +229,10 @@ impl<'a> Parser<'a> {
                 let entries: Vec<(Symbol, Attribute)> =
                     d.into_iter().map(|a| (a.name, a.value)).collect();
                 arg_attrs.push(self.m.attr(AttrData::Dictionary(entries.into())));
-                self.parse_trailing_loc(None)?;
+                let loc = self.parse_value_loc()?;
+                if let Some((n, p)) = named {
+                    args.push((n, ty, p, loc));
+                }
                 if self.c.eat(b')') {
                     break;
                 }
@@ -469,7 +471,9 @@ impl<'a> Parser<'a> {
         self.sort_named(&mut props);
         if let Some(w) = props.windows(2).find(|w| w[0].name == w[1].name) {
             let key = self.m.str(w[0].name).to_string();
-            return Err(self.c.error(format!("duplicate attribute '{key}' in '{name}'")));
+            return Err(self
+                .c
+                .error(format!("duplicate attribute '{key}' in '{name}'")));
         }
         st.properties = props;
         self.finish_op(st, &uses, &types).map(Some)
@@ -649,8 +653,8 @@ impl<'a> Parser<'a> {
                 let (n, _, p) = self.parse_value_use()?;
                 self.c.expect(b':', "after argument name")?;
                 let t = self.parse_type()?;
-                self.parse_trailing_loc(None)?;
-                args.push((n, t, p));
+                let loc = self.parse_value_loc()?;
+                args.push((n, t, p, loc));
                 if self.c.eat(b')') {
                     break;
                 }
@@ -708,7 +712,7 @@ impl<'a> Parser<'a> {
             self.m.ty(TypeData::Index)
         };
         let mut uses = vec![lb, ub, step];
-        let mut args = vec![(iv, iv_type, ivpos)];
+        let mut args = vec![(iv, iv_type, ivpos, self.m.unknown_loc())];
         let mut result_types = Vec::new();
         if self.c.eat_keyword("iter_args") {
             self.c.expect(b'(', "after 'iter_args'")?;
@@ -731,7 +735,7 @@ impl<'a> Parser<'a> {
                 return Err(self.c.error("iter_args and result types differ in number"));
             }
             for ((n, p), &t) in names.into_iter().zip(&result_types) {
-                args.push((n, t, p));
+                args.push((n, t, p, self.m.unknown_loc()));
             }
         }
         let mut types = vec![iv_type; 3];
@@ -817,6 +821,7 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
         p.out.push_str(&n);
         p.out.push_str(": ");
         p.print_type(m.value_type(a));
+        p.print_arg_loc(a);
     }
     p.out.push_str(") -> (");
     p.print_type_list(outs);
@@ -1006,6 +1011,9 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
         }
         p.print_type(t);
         print_nonempty_dict(p, arg_attrs.get(i).copied().flatten());
+        if let Some(&entry) = body.first() {
+            p.print_arg_loc(m.block_args(entry)[i]);
+        }
     }
     p.out.push(')');
     let any_res_attrs = res_attrs.iter().any(|a| {

@@ -523,6 +523,7 @@ impl<'m> Printer<'m> {
                         self.out.push_str(&n);
                         self.out.push_str(": ");
                         self.print_type(m.value_type(a));
+                        self.print_arg_loc(a);
                     }
                     self.out.push(')');
                 }
@@ -617,7 +618,20 @@ impl<'m> Printer<'m> {
 
     // ---- locations ---------------------------------------------------------------------------
 
+    /// ` loc(...)` after a block argument, with debug info (always inline, as MLIR does).
+    pub(crate) fn print_arg_loc(&mut self, v: Value) {
+        if self.opts.debug_info {
+            self.out.push(' ');
+            self.print_loc_inline(self.m.value_location(v));
+        }
+    }
+
     pub(crate) fn print_loc_wrapped(&mut self, l: Location) {
+        self.print_loc_inline(l);
+    }
+
+    /// `loc(...)` spelled out (no alias for this location itself).
+    pub(crate) fn print_loc_inline(&mut self, l: Location) {
         self.out.push_str("loc(");
         self.print_loc(l);
         self.out.push(')');

@@ -1124,15 +1124,15 @@ impl<'a> Parser<'a> {
                     let (n1, _, p1) = self.parse_value_use()?;
                     self.c.expect(b':', "after reducer argument")?;
                     let t1 = self.parse_type()?;
-                    self.parse_trailing_loc(None)?;
+                    let l1 = self.parse_value_loc()?;
                     self.c.expect(b',', "between reducer arguments")?;
                     let (n2, _, p2) = self.parse_value_use()?;
                     self.c.expect(b':', "after reducer argument")?;
                     let t2 = self.parse_type()?;
-                    self.parse_trailing_loc(None)?;
+                    let l2 = self.parse_value_loc()?;
                     self.c.expect(b')', "to close reducer arguments")?;
-                    firsts.push((n1, t1, p1));
-                    seconds.push((n2, t2, p2));
+                    firsts.push((n1, t1, p1, l1));
+                    seconds.push((n2, t2, p2, l2));
                 }
                 firsts.extend(seconds);
                 self.parse_region(Some(firsts))?
@@ -1145,6 +1145,9 @@ impl<'a> Parser<'a> {
             let loc = self.m.op_location(op);
             let pending = self.pending_loc_for(op);
             let block = self.m.blocks(region)[0];
+            for arg in self.m.block_args(block).to_vec() {
+                self.m.set_value_location(arg, loc);
+            }
             for inner in self.m.block_ops(block).to_vec() {
                 self.m.set_op_location(inner, loc);
                 if let Some((name, pos)) = pending.clone() {
@@ -1188,7 +1191,7 @@ impl<'a> Parser<'a> {
         let args: Vec<super::parser::EntryArg<'a>> = iter_args
             .iter()
             .zip(&types)
-            .map(|((n, p), &t)| (*n, t, *p))
+            .map(|((n, p), &t)| (*n, t, *p, self.m.unknown_loc()))
             .collect();
         self.c
             .expect_keyword("cond", "before the while condition")?;
@@ -2049,7 +2052,13 @@ fn reduce_compact_inner(m: &Module, op: OpId) -> Option<&str> {
         return None;
     }
     // The compact form cannot carry distinct locations of the body ops.
-    if m.op_location(*inner) != m.op_location(op) || m.op_location(*ret) != m.op_location(op) {
+    let loc = m.op_location(op);
+    if m.op_location(*inner) != loc
+        || m.op_location(*ret) != loc
+        || m.block_args(*block)
+            .iter()
+            .any(|&a| m.value_location(a) != loc)
+    {
         return None;
     }
     Some(inner_name)
@@ -2107,6 +2116,7 @@ fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
                 p.out.push_str(&nm);
                 p.out.push_str(": ");
                 p.print_type(m.value_type(a));
+                p.print_arg_loc(a);
             }
             p.out.push_str(") ");
         }
