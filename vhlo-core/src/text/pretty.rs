@@ -490,7 +490,12 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             if !m.properties(op).is_empty() || !m.attributes(op).is_empty() {
                 return false;
             }
-            p.out.push_str("return");
+            // `func` is the default dialect only directly inside a function body.
+            p.out.push_str(if p.in_func_body() {
+                "return"
+            } else {
+                "func.return"
+            });
             print_operands_colon_types(p, m.operands(op));
             true
         }
@@ -1076,7 +1081,11 @@ fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
     if m.properties(op).len() != 1 {
         return false;
     }
-    p.out.push_str("call ");
+    p.out.push_str(if p.in_func_body() {
+        "call "
+    } else {
+        "func.call "
+    });
     p.print_attr(callee);
     p.out.push('(');
     p.print_value_list(m.operands(op));

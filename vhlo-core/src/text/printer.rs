@@ -18,6 +18,9 @@ pub struct PrintOptions {
     /// In custom forms, leave out inherent attributes that equal their default, as MLIR's
     /// generated printers do. Off by default: the printed text then re-parses to the same IR.
     pub elide_defaults: bool,
+    /// With `debug_info`: print op locations as `#loc` aliases defined before and after the
+    /// module, as MLIR does by default (off: every location inline, `--mlir-print-local-scope`).
+    pub location_aliases: bool,
 }
 
 /// How a value is spelled.
@@ -51,6 +54,25 @@ pub(crate) struct Printer<'m> {
     /// Block number within its region.
     block_ids: Vec<u32>,
     indent: usize,
+    /// Per op being printed: whether it is a `func.func` (its body's default dialect is
+    /// `func`, so `func.return` prints as `return` there and only there).
+    func_bodies: Vec<bool>,
+    /// Location aliases: the first-pass visits, then `#locN` numbers.
+    aliases: LocAliases,
+}
+
+/// MLIR's alias assignment for locations: every location gets one, numbered by nesting depth
+/// and then first visit; those used by block arguments are defined before the module, the
+/// others after it.
+#[derive(Default)]
+struct LocAliases {
+    /// True during the first (visiting) pass.
+    collecting: bool,
+    /// Visited locations: depth, deferrable, children (indices).
+    entries: Vec<(Location, u32, bool, Vec<usize>)>,
+    index: std::collections::HashMap<Location, usize>,
+    /// The final `#loc`/`#locN` number of each location.
+    number: std::collections::HashMap<Location, u32>,
 }
 
 fn is_bare_ident(s: &str) -> bool {
@@ -138,6 +160,90 @@ impl<'m> Printer<'m> {
             custom_names: Vec::new(),
             block_ids: Vec::new(),
             indent: 0,
+            func_bodies: Vec::new(),
+            aliases: LocAliases::default(),
+        }
+    }
+
+    /// Records a location (and its nested ones) for aliasing; returns its depth and index.
+    fn visit_loc(&mut self, l: Location, can_defer: bool) -> (u32, usize) {
+        if let Some(&i) = self.aliases.index.get(&l) {
+            if !can_defer {
+                self.mark_non_deferrable(i);
+            }
+            return (self.aliases.entries[i].1, i);
+        }
+        let i = self.aliases.entries.len();
+        self.aliases.entries.push((l, 0, can_defer, Vec::new()));
+        self.aliases.index.insert(l, i);
+        // Nested elements as MLIR walks them; the name/file string counts as a leaf.
+        let (has_leaf, nested): (bool, Vec<Location>) = match self.m.loc_data(l) {
+            LocData::Unknown => (false, vec![]),
+            LocData::FileLineCol { .. } | LocData::FileLineColRange { .. } => (true, vec![]),
+            LocData::Name { child, .. } => (true, child.iter().copied().collect()),
+            LocData::CallSite { callee, caller } => (false, vec![*callee, *caller]),
+            LocData::Fused {
+                metadata,
+                locations,
+            } => (metadata.is_some(), locations.to_vec()),
+        };
+        let mut depth = if has_leaf { 1 } else { 0 };
+        let mut children = Vec::new();
+        for c in nested {
+            let (d, ci) = self.visit_loc(c, can_defer);
+            depth = depth.max(d + 1);
+            children.push(ci);
+        }
+        self.aliases.entries[i].1 = depth;
+        self.aliases.entries[i].3 = children;
+        (depth, i)
+    }
+
+    fn mark_non_deferrable(&mut self, i: usize) {
+        let mut stack = vec![i];
+        while let Some(i) = stack.pop() {
+            if !self.aliases.entries[i].2 {
+                continue;
+            }
+            self.aliases.entries[i].2 = false;
+            stack.extend(self.aliases.entries[i].3.iter().copied());
+        }
+    }
+
+    /// Orders the visited locations and numbers them (`#loc`, `#loc1`, ...).
+    fn assign_alias_numbers(&mut self) {
+        let mut order: Vec<usize> = (0..self.aliases.entries.len()).collect();
+        order.sort_by_key(|&i| self.aliases.entries[i].1);
+        for (n, i) in order.into_iter().enumerate() {
+            self.aliases
+                .number
+                .insert(self.aliases.entries[i].0, n as u32);
+        }
+    }
+
+    fn write_alias_name(&mut self, n: u32) {
+        if n == 0 {
+            self.out.push_str("#loc");
+        } else {
+            let _ = write!(self.out, "#loc{n}");
+        }
+    }
+
+    /// `#locN = loc(...)` lines for the aliases that are (not) deferred, in number order.
+    fn print_alias_definitions(&mut self, deferred: bool) {
+        let mut defs: Vec<(u32, Location)> = self
+            .aliases
+            .entries
+            .iter()
+            .filter(|e| e.2 == deferred)
+            .map(|e| (self.aliases.number[&e.0], e.0))
+            .collect();
+        defs.sort();
+        for (n, l) in defs {
+            self.write_alias_name(n);
+            self.out.push_str(" = loc(");
+            self.print_loc(l);
+            self.out.push_str(")\n");
         }
     }
 
@@ -178,8 +284,18 @@ impl<'m> Printer<'m> {
         let mut used: std::collections::HashSet<String> = std::collections::HashSet::new();
         let mut log: Vec<String> = Vec::new();
         let mut stack: Vec<Step> = Vec::new();
+        // Generic form implies MLIR's unique SSA ids: counters run on across regions (never
+        // restored), and pending regions are numbered last-pushed first.
+        let unique_ids = self.opts.generic;
+        let mut global = (0u32, 0u32, 0u32);
         for &op in top.iter().rev() {
-            for &r in self.m.regions(op).iter().rev() {
+            let regions = self.m.regions(op);
+            let ordered: Vec<Region> = if unique_ids {
+                regions.to_vec()
+            } else {
+                regions.iter().rev().copied().collect()
+            };
+            for r in ordered {
                 stack.push(Step::Enter {
                     region: r,
                     next_value: 0,
@@ -201,7 +317,13 @@ impl<'m> Printer<'m> {
                     next_value,
                     next_arg,
                     conflict,
-                } => (region, next_value, next_arg, conflict),
+                } => {
+                    if unique_ids {
+                        (region, global.0, global.1, global.2)
+                    } else {
+                        (region, next_value, next_arg, conflict)
+                    }
+                }
             };
             let mark = log.len();
             let mut unique = |base: &str,
@@ -310,7 +432,12 @@ impl<'m> Printer<'m> {
                     }
                 }
             }
-            stack.extend(nested.into_iter().rev());
+            if unique_ids {
+                global = (next_value, next_arg, conflict);
+                stack.extend(nested);
+            } else {
+                stack.extend(nested.into_iter().rev());
+            }
         }
     }
 
@@ -360,9 +487,24 @@ impl<'m> Printer<'m> {
     pub(crate) fn print_module(&mut self) {
         let top = self.m.top_ops().to_vec();
         self.number_values(&top);
+        let aliases = self.opts.debug_info && self.opts.location_aliases;
+        if aliases {
+            // First pass: visit every location in print order (output discarded).
+            self.aliases.collecting = true;
+            for &op in &top {
+                self.print_op(op);
+            }
+            self.aliases.collecting = false;
+            self.out.clear();
+            self.assign_alias_numbers();
+            self.print_alias_definitions(false);
+        }
         for op in top {
             self.print_op(op);
             self.out.push('\n');
+        }
+        if aliases {
+            self.print_alias_definitions(true);
         }
     }
 
@@ -380,7 +522,19 @@ impl<'m> Printer<'m> {
     }
 
     /// Prints one op (without leading indentation or trailing newline).
+    /// True when the op being printed sits directly in a `func.func` body.
+    pub(crate) fn in_func_body(&self) -> bool {
+        self.func_bodies.len() >= 2 && self.func_bodies[self.func_bodies.len() - 2]
+    }
+
     pub(crate) fn print_op(&mut self, op: OpId) {
+        self.func_bodies.push(self.m.op_name_str(op) == "func.func");
+        self.print_op_inner(op);
+        self.func_bodies.pop();
+    }
+
+    fn print_op_inner(&mut self, op: OpId) {
+        self.visit_op_loc(op);
         let n = self.m.num_results(op);
         if n > 0 {
             let first = self.m.result(op, 0).expect("op has results");
@@ -405,6 +559,13 @@ impl<'m> Printer<'m> {
         if self.opts.debug_info {
             self.out.push(' ');
             self.print_loc_wrapped(self.m.op_location(op));
+        }
+    }
+
+    /// Called before an op is printed: MLIR visits its location first.
+    fn visit_op_loc(&mut self, op: OpId) {
+        if self.aliases.collecting {
+            self.visit_loc(self.m.op_location(op), true);
         }
     }
 
@@ -621,13 +782,32 @@ impl<'m> Printer<'m> {
     /// ` loc(...)` after a block argument, with debug info (always inline, as MLIR does).
     pub(crate) fn print_arg_loc(&mut self, v: Value) {
         if self.opts.debug_info {
+            let l = self.m.value_location(v);
+            if self.aliases.collecting {
+                self.visit_loc(l, false);
+            }
             self.out.push(' ');
-            self.print_loc_inline(self.m.value_location(v));
+            self.print_loc_inline(l);
         }
     }
 
+    /// An op's `loc(...)`: `loc(#locN)` when aliases are on.
     pub(crate) fn print_loc_wrapped(&mut self, l: Location) {
-        self.print_loc_inline(l);
+        if let Some(&n) = self.aliases.number.get(&l) {
+            self.out.push_str("loc(");
+            self.write_alias_name(n);
+            self.out.push(')');
+        } else {
+            self.print_loc_inline(l);
+        }
+    }
+
+    /// A location nested in another: its alias when it has one.
+    fn print_nested_loc(&mut self, l: Location) {
+        match self.aliases.number.get(&l) {
+            Some(&n) => self.write_alias_name(n),
+            None => self.print_loc(l),
+        }
     }
 
     /// `loc(...)` spelled out (no alias for this location itself).
@@ -666,15 +846,15 @@ impl<'m> Printer<'m> {
                 write_escaped(&mut self.out, self.m.str(name));
                 if let Some(c) = child {
                     self.out.push('(');
-                    self.print_loc(c);
+                    self.print_nested_loc(c);
                     self.out.push(')');
                 }
             }
             LocData::CallSite { callee, caller } => {
                 self.out.push_str("callsite(");
-                self.print_loc(callee);
+                self.print_nested_loc(callee);
                 self.out.push_str(" at ");
-                self.print_loc(caller);
+                self.print_nested_loc(caller);
                 self.out.push(')');
             }
             LocData::Fused {
@@ -692,7 +872,7 @@ impl<'m> Printer<'m> {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    self.print_loc(c);
+                    self.print_nested_loc(c);
                 }
                 self.out.push(']');
             }

@@ -1505,12 +1505,12 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
                 },
             };
             p.out.push_str(name);
-            p.out.push_str("  ");
+            p.out.push(' ');
             p.out.push_str(dir);
             p.out.push_str(", ");
             p.print_value_list(m.operands(op));
             if let Some(c) = ct {
-                p.out.push_str(",  ");
+                p.out.push_str(", ");
                 p.out.push_str(c);
             }
             print_rest_attrs(p, op, &["comparison_direction", "compare_type"]);
