@@ -450,12 +450,5 @@ fn jax_text_fixtures_print_back_byte_for_byte() {
     for f in &failures {
         eprintln!("  {f}");
     }
-    // Known deviation: MLIR's float spelling comes from APFloat::toString, which truncates
-    // binary digits before rounding; for f32 1e-5 it gives `9.99999974E-6` where we print the
-    // (equally exact) `1.000000e-05`. Only shape_poly has such a constant.
-    let unexpected: Vec<&String> = failures
-        .iter()
-        .filter(|f| !f.contains("shape_poly") || !f.contains("9.99999974E-6"))
-        .collect();
-    assert!(unexpected.is_empty(), "{unexpected:#?}");
+    assert!(failures.is_empty(), "{failures:#?}");
 }
