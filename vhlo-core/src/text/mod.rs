@@ -5,9 +5,9 @@
 //! the compatibility suite uses. Attributes of unknown dialects are kept as text.
 //!
 //! Conventions: attributes written in `<{...}>` become properties, those in `{...}` become
-//! discardable attributes (the parser does not know which names are inherent to an op); both
-//! are sorted by name as MLIR's dictionaries are. Dense i1 data takes one byte per element.
-//! Locations of block arguments are parsed and dropped (the IR has no place for them).
+//! discardable attributes, except that inherent attributes of StableHLO, VHLO, func and builtin
+//! ops written in `{...}` move to the properties; both are sorted by name as MLIR's
+//! dictionaries are. Dense i1 data takes one byte per element. See docs/text-format.md.
 
 mod dialects;
 mod float;
