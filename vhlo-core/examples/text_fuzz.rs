@@ -71,10 +71,11 @@ fn main() {
         match vhlo_core::text::parse(&s) {
             Ok(m) => {
                 parsed += 1;
-                for generic in [true, false] {
+                for (generic, location_aliases) in [(true, false), (false, false), (false, true)] {
                     let opts = vhlo_core::text::PrintOptions {
                         generic,
                         debug_info: true,
+                        location_aliases,
                         ..Default::default()
                     };
                     let p = vhlo_core::text::print(&m, opts);
