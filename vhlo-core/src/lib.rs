@@ -5,6 +5,7 @@
 extern crate self as vhlo_core;
 
 pub mod dialect;
+pub mod convert;
 pub mod ir;
 pub mod text;
 pub mod version;

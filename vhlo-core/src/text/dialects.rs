@@ -278,10 +278,11 @@ pub const STRUCTS: &[StructSpec] = &[
     StructSpec {
         dialect: "vhlo",
         mnemonic: "output_operand_alias_v1",
+        // VHLO's assembly format spells these in camelCase (unlike StableHLO's).
         fields: &[
-            ("output_tuple_indices", Dims),
-            ("operand_index", Int),
-            ("operand_tuple_indices", Dims),
+            ("outputTupleIndices", Dims),
+            ("operandIndex", Int),
+            ("operandTupleIndices", Dims),
         ],
         omit_defaults: false,
     },
