@@ -359,6 +359,12 @@ pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagno
                 }
             }
         }
+        // Change rules append added attributes; MLIR keeps properties sorted by name.
+        let mut props = w.properties(op).to_vec();
+        if props.windows(2).any(|p| w.str(p[0].name) > w.str(p[1].name)) {
+            props.sort_by(|a, b| w.str(a.name).cmp(w.str(b.name)));
+            w.set_properties(op, &props);
+        }
         for f in vhlo::feature_uses(&w, op, target) {
             diags.push(diag(&w, op, f.feature.to_string(), Some(f.needs), format!("`{}` at {target} cannot express {}", f.op, f.feature)));
         }
