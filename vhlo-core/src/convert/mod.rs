@@ -255,13 +255,13 @@ fn range_min_of_type(m: &Module, t: Type) -> Option<(String, crate::version::Ver
 }
 
 /// Types and attributes inside `t` (itself included) that are not legal at `target`.
-fn illegal_in_type(m: &Module, t: Type, target: Version, out: &mut Vec<(String, Version)>, depth: usize) {
+fn illegal_in_type(m: &Module, t: Type, target: Version, out: &mut Vec<(String, Option<Version>)>, depth: usize) {
     if depth > 256 {
         return;
     }
     if let Some((what, range)) = range_min_of_type(m, t) {
         if !range.contains(target) {
-            out.push((what, range.min));
+            out.push((what, Some(range.min)));
         }
     }
     match m.type_data(t) {
@@ -283,7 +283,7 @@ fn illegal_in_type(m: &Module, t: Type, target: Version, out: &mut Vec<(String, 
     }
 }
 
-fn illegal_in_param(m: &Module, p: &Param, target: Version, out: &mut Vec<(String, Version)>, depth: usize) {
+fn illegal_in_param(m: &Module, p: &Param, target: Version, out: &mut Vec<(String, Option<Version>)>, depth: usize) {
     match p {
         Param::Type(t) => illegal_in_type(m, *t, target, out, depth),
         Param::Types(ts) => ts.iter().for_each(|&t| illegal_in_type(m, t, target, out, depth)),
@@ -297,7 +297,7 @@ fn illegal_in_param(m: &Module, p: &Param, target: Version, out: &mut Vec<(Strin
     }
 }
 
-fn illegal_in_attr(m: &Module, a: Attribute, target: Version, out: &mut Vec<(String, Version)>, depth: usize) {
+fn illegal_in_attr(m: &Module, a: Attribute, target: Version, out: &mut Vec<(String, Option<Version>)>, depth: usize) {
     if depth > 256 {
         return;
     }
@@ -309,8 +309,22 @@ fn illegal_in_attr(m: &Module, a: Attribute, target: Version, out: &mut Vec<(Str
                 .or_else(|| VhloEnum::from_mnemonic(mn).map(|k| (format!("attribute `#vhlo<{mn}>`"), k.range())));
             if let Some((what, range)) = range {
                 if !range.contains(target) {
-                    out.push((what, range.min));
+                    out.push((what, Some(range.min)));
                 }
+            }
+            // Upstream's attribute verifiers: dictionary keys and accuracy modes must be VHLO.
+            match (mn, &d.params[..]) {
+                ("dict_v1", [Param::AttrPairs(pairs)]) => {
+                    if pairs.iter().any(|&(k, _)| !matches!(m.attr_data(k), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo")) {
+                        out.push(("expected VHLO key attribute in `#vhlo.dict_v1`".to_string(), None));
+                    }
+                }
+                ("result_accuracy_v1", [_, _, _, Param::Attr(mode)]) => {
+                    if !matches!(m.attr_data(*mode), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "result_accuracy_mode_v1") {
+                        out.push(("expected VHLO result accuracy mode in `#vhlo.result_accuracy_v1`".to_string(), None));
+                    }
+                }
+                _ => {}
             }
             for p in d.params.iter() {
                 illegal_in_param(m, p, target, out, depth + 1);
@@ -334,6 +348,9 @@ pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagno
     let mut w = m.clone();
     let mut diags = Vec::new();
     for op in all_ops(&w) {
+        // Diagnostics name the op as the input spelled it, before any version step.
+        let first = diags.len();
+        let original = w.op_name_str(op).to_string();
         // Bounded: each step moves one version along a finite chain.
         for _ in 0..64 {
             let Some(kind) = VhloOp::from_name(w.op_name_str(op)) else { break };
@@ -380,7 +397,11 @@ pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagno
         found.sort();
         found.dedup();
         for (what, v) in found {
-            diags.push(diag(&w, op, what, Some(v), format!("not in the VHLO opset of {target}")));
+            let rule = if v.is_some() { format!("not in the VHLO opset of {target}") } else { "malformed VHLO".to_string() };
+            diags.push(diag(&w, op, what, v, rule));
+        }
+        for d in &mut diags[first..] {
+            d.op.clone_from(&original);
         }
     }
     if diags.is_empty() {

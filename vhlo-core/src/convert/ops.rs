@@ -6,7 +6,7 @@
 //! StableHLO attribute); until then they are hand-written here.
 
 use crate::dialect::support::{vhlo_attr, vhlo_bool, vhlo_enum, vhlo_i64};
-use crate::ir::{AttrData, Attribute, DialectAttr, Module, NamedAttr, OpId, Param, Signedness, Type, TypeData};
+use crate::ir::{AttrData, Attribute, DialectAttr, Module, NamedAttr, OpId, Param, Signedness, TypeData};
 use crate::vhlo::{StablehloOp, VhloOp};
 
 use super::attrs::{self, vhlo_i64_tensor, vhlo_string};
