@@ -81,10 +81,8 @@ fn compat_suite_sources_round_trip_generic() {
     let Some(dir) = shared_dir("compat-suite", "VHLO_COMPAT_SUITE") else {
         return;
     };
-    // `_mixed` interleaves arith/scf/tensor ops in their custom syntax and affine maps, which this
-    // front end does not read (checked separately below).
     let files = files(&dir, |n| {
-        n.starts_with("stablehlo_legalize_to_vhlo") && n.ends_with(".mlir") && !n.contains("_mixed")
+        n.starts_with("stablehlo_legalize_to_vhlo") && n.ends_with(".mlir")
     });
     assert!(
         files.len() >= 30,
@@ -98,10 +96,12 @@ fn compat_suite_sources_round_trip_generic() {
             PrintOptions {
                 generic: true,
                 debug_info: true,
+                ..Default::default()
             },
             PrintOptions {
                 generic: false,
                 debug_info: true,
+                ..Default::default()
             },
         ] {
             if let Err(e) = round_trip(&src, opts) {
@@ -135,8 +135,18 @@ fn interpret_corpus_parses_and_round_trips() {
         let src = std::fs::read_to_string(f).expect("readable");
         for (i, chunk) in split_chunks(&src).iter().enumerate() {
             chunks_total += 1;
-            if let Err(e) = round_trip(chunk, PrintOptions::default()) {
-                failures.push(format!("{} chunk {i}: {e}", f.display()));
+            for generic in [false, true] {
+                let opts = PrintOptions {
+                    generic,
+                    debug_info: true,
+                    ..Default::default()
+                };
+                if let Err(e) = round_trip(chunk, opts) {
+                    failures.push(format!(
+                        "{} chunk {i} (generic: {generic}): {e}",
+                        f.display()
+                    ));
+                }
             }
         }
     }
@@ -258,6 +268,7 @@ fn other_suite_inputs_round_trip_or_fail_cleanly() {
                 PrintOptions {
                     generic: true,
                     debug_info: true,
+                    ..Default::default()
                 },
             ) {
                 Ok(()) => ok += 1,
@@ -292,17 +303,18 @@ fn pretty_corpora_round_trip() {
         let src = std::fs::read_to_string(dir.join(name)).expect("readable");
         for (i, chunk) in split_chunks(&src).iter().enumerate() {
             total += 1;
-            if let Err(e) = round_trip(
-                chunk,
-                PrintOptions {
-                    generic: false,
+            for generic in [false, true] {
+                let opts = PrintOptions {
+                    generic,
                     debug_info: true,
-                },
-            ) {
-                failures.push(format!(
-                    "{name} chunk {i}: {}",
-                    e.lines().next().unwrap_or("")
-                ));
+                    ..Default::default()
+                };
+                if let Err(e) = round_trip(chunk, opts) {
+                    failures.push(format!(
+                        "{name} chunk {i} (generic: {generic}): {}",
+                        e.lines().next().unwrap_or("")
+                    ));
+                }
             }
         }
     }
@@ -336,6 +348,7 @@ fn pretty_printing_matches_upstream_check_lines() {
                 PrintOptions {
                     generic: false,
                     debug_info,
+                    elide_defaults: true,
                 },
             );
             let mut at = 0usize;

@@ -102,12 +102,12 @@ fn dense_storage_and_splats() {
     let mut m = Module::new();
     let a = text::parse_attribute(&mut m, "dense<[2, 2, 2]> : tensor<3xi16>").expect("parses");
     assert!(
-        matches!(m.attr_data(a), AttrData::DenseElements { data, splat: true, .. } if &data[..] == [2, 0])
+        matches!(m.attr_data(a), AttrData::DenseElements { data, splat: true, .. } if data[..] == [2, 0])
     );
     let a =
         text::parse_attribute(&mut m, "dense<[true, false, true]> : tensor<3xi1>").expect("parses");
     assert!(
-        matches!(m.attr_data(a), AttrData::DenseElements { data, splat: false, .. } if &data[..] == [1, 0, 1])
+        matches!(m.attr_data(a), AttrData::DenseElements { data, splat: false, .. } if data[..] == [1, 0, 1])
     );
     let a =
         text::parse_attribute(&mut m, "dense<[[1.0, -2.0]]> : tensor<1x2xf32>").expect("parses");
@@ -173,4 +173,215 @@ fn errors_name_the_problem() {
         let e = text::parse(src).expect_err(src);
         assert!(e.message.contains(want), "{src}: got {e}");
     }
+}
+
+#[test]
+fn location_forms() {
+    let src = r#"
+"t.a"() : () -> () loc(#loc3)
+"t.b"() : () -> () loc("n"("f.py":1:2 to :9))
+"t.c"() : () -> () loc(fused<"meta">["a.py":1:1 to 2:3, unknown, #loc1])
+#loc1 = loc("x.py":7:8)
+#loc2 = loc("y.py":1:1)
+#loc3 = loc(callsite(#loc1 at #loc2))
+"#;
+    let m = text::parse(src).expect("parses");
+    let module = m.top_ops()[0];
+    let ops = m.block_ops(m.blocks(m.regions(module)[0])[0]).to_vec();
+    let LocData::CallSite { callee, caller } = m.loc_data(m.op_location(ops[0])).clone() else {
+        panic!()
+    };
+    assert!(matches!(
+        m.loc_data(callee),
+        LocData::FileLineCol {
+            line: 7,
+            column: 8,
+            ..
+        }
+    ));
+    assert!(matches!(
+        m.loc_data(caller),
+        LocData::FileLineCol {
+            line: 1,
+            column: 1,
+            ..
+        }
+    ));
+    let LocData::Name { child: Some(c), .. } = m.loc_data(m.op_location(ops[1])).clone() else {
+        panic!()
+    };
+    assert!(matches!(
+        m.loc_data(c),
+        LocData::FileLineCol {
+            line: 1,
+            column: 2,
+            ..
+        }
+    ));
+    let LocData::Fused {
+        metadata: Some(_),
+        locations,
+    } = m.loc_data(m.op_location(ops[2])).clone()
+    else {
+        panic!()
+    };
+    assert_eq!(locations.len(), 3);
+    let out = text::print(
+        &m,
+        text::PrintOptions {
+            generic: true,
+            debug_info: true,
+            ..Default::default()
+        },
+    );
+    assert!(
+        out.contains(r#"loc(callsite("x.py":7:8 at "y.py":1:1))"#),
+        "{out}"
+    );
+    let m2 = text::parse(&out).expect("re-parses");
+    structurally_equal(&m, &m2, EqualOptions { locations: true }).expect("same");
+}
+
+#[test]
+fn stablehlo_attributes_print_back() {
+    let mut m = Module::new();
+    for src in [
+        "#stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>",
+        "#stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>",
+        "#stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>",
+        "#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>",
+        "#stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 0, input_spatial_dimensions = [], kernel_input_feature_dimension = 0, kernel_output_feature_dimension = 0, kernel_spatial_dimensions = [], output_batch_dimension = 0, output_feature_dimension = 0, output_spatial_dimensions = []>",
+        "#stablehlo.dot_algorithm<lhs_precision_type = tf32, rhs_precision_type = tf32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 3, allow_imprecise_accumulation = false>",
+        "#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 1, operand_tuple_indices = []>",
+        "#stablehlo.channel_handle<handle = 1, type = 2>",
+        "#stablehlo.bounds<?, 3>",
+        "#stablehlo.result_accuracy<atol = 1.000000e-05, ulps = 2, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>",
+        "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+        "#stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = \"x\", sub_axis_info = (1)2>, #stablehlo.axis_ref<name = \"y\">]>",
+        "#stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = \"x\", size = 2>], device_ids = dense<[1, 0]> : tensor<2xi64>>",
+        "#stablehlo<precision HIGHEST>",
+        "#stablehlo<rng_distribution NORMAL>",
+        "#stablehlo<transpose ADJOINT>",
+    ] {
+        let a = text::parse_attribute(&mut m, src).unwrap_or_else(|e| panic!("{src}: {e}"));
+        assert_eq!(text::attribute_to_string(&m, a), src);
+    }
+    // Parameters follow the TableGen order: gather's index_vector_dim is the sixth.
+    let a = text::parse_attribute(
+        &mut m,
+        "#stablehlo.gather<index_vector_dim = 3, offset_dims = [1]>",
+    )
+    .expect("parses");
+    let AttrData::Dialect(d) = m.attr_data(a) else {
+        panic!()
+    };
+    assert_eq!(d.params.len(), 6);
+    assert_eq!(d.params[0], Param::Ints(Box::new([1])));
+    assert_eq!(d.params[5], Param::Int(3));
+    // The conv layout becomes the nine numbers of ConvDimensionNumbers.
+    let a = text::parse_attribute(
+        &mut m,
+        "#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[f, b, 1, 0]>",
+    )
+    .expect("parses");
+    let AttrData::Dialect(d) = m.attr_data(a) else {
+        panic!()
+    };
+    assert_eq!(
+        &d.params[..],
+        &[
+            Param::Int(0),
+            Param::Int(3),
+            Param::Ints(Box::new([1, 2])),
+            Param::Int(2),
+            Param::Int(3),
+            Param::Ints(Box::new([0, 1])),
+            Param::Int(1),
+            Param::Int(0),
+            Param::Ints(Box::new([3, 2])),
+        ]
+    );
+}
+
+#[test]
+fn quant_types_print_back() {
+    let mut m = Module::new();
+    for src in [
+        "!quant.uniform<i8:f32, 3.400000e+01:16>",
+        "!quant.uniform<i8<-127:127>:f32, 1.000000e-01:-30>",
+        "!quant.uniform<u8:f32:0, {1.000000e-01:-30,5.000000e-01:-20}>",
+        "!quant.uniform<i8:f16, 1.000000e+00>",
+        "!vhlo.quant_v1<!vhlo.i8_v1:!vhlo.f32_v1, 3.400000e+01:16, -128:127, 1>",
+        "!vhlo.quant_per_axis_v1<!vhlo.i8_v1:!vhlo.f32_v1, 0, [3.400000e+01, 3.400000e+01], [16, 16], -128:127, 1>",
+        "tensor<2x!quant.uniform<i8:f32:1, {1.000000e-01:-30,1.000000e-01:-30}>>",
+    ] {
+        let t = text::parse_type(&mut m, src).unwrap_or_else(|e| panic!("{src}: {e}"));
+        assert_eq!(text::type_to_string(&m, t), src);
+    }
+    let t = text::parse_type(&mut m, "!quant.uniform<i8:f32, 0.5:3>").expect("parses");
+    let TypeData::Dialect(d) = m.type_data(t) else {
+        panic!()
+    };
+    assert_eq!(d.params[0], Param::UInt(1));
+    assert_eq!(
+        d.params[3],
+        Param::Float {
+            bits: 0.5f64.to_bits() as u128,
+            width: 64
+        }
+    );
+    assert_eq!(
+        &d.params[4..],
+        &[Param::Int(3), Param::Int(-128), Param::Int(127)]
+    );
+}
+
+#[test]
+fn default_valued_attributes_can_be_elided() {
+    let src = r#"func.func @f(%a: tensor<f32>) -> tensor<f32> {
+  %0 = "stablehlo.cosine"(%a) {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>} : (tensor<f32>) -> tensor<f32>
+  %1 = "stablehlo.sine"(%0) {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<HIGHEST>>} : (tensor<f32>) -> tensor<f32>
+  func.return %1 : tensor<f32>
+}"#;
+    let m = text::parse(src).expect("parses");
+    let lossless = text::print(&m, text::PrintOptions::default());
+    assert!(lossless.contains("%0 = stablehlo.cosine %arg0 {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>} : tensor<f32>"), "{lossless}");
+    let like_mlir = text::print(
+        &m,
+        text::PrintOptions {
+            elide_defaults: true,
+            ..Default::default()
+        },
+    );
+    assert!(
+        like_mlir.contains("%0 = stablehlo.cosine %arg0 : tensor<f32>"),
+        "{like_mlir}"
+    );
+    assert!(like_mlir.contains("%1 = stablehlo.sine %0 {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<HIGHEST>>} : tensor<f32>"), "{like_mlir}");
+}
+
+#[test]
+fn structural_equality_finds_differences() {
+    let base = r#"func.func @f(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %a, %b : tensor<f32> loc("x":1:1)
+  func.return %0 : tensor<f32>
+}"#;
+    let m = text::parse(base).expect("parses");
+    let same = text::parse(&base.replace("%0", "%sum")).expect("parses");
+    structurally_equal(&m, &same, EqualOptions::default()).expect("names do not matter");
+    for (variant, what) in [
+        (base.replace("add %a, %b", "add %b, %a"), "operand 0"),
+        (
+            base.replace("stablehlo.add", "stablehlo.subtract"),
+            "op stablehlo.add vs stablehlo.subtract",
+        ),
+        (base.replace("\"x\":1:1", "\"x\":1:2"), "location"),
+        (base.replace("func.func @f", "func.func @g"), "sym_name"),
+    ] {
+        let other = text::parse(&variant).expect("parses");
+        let e = structurally_equal(&m, &other, EqualOptions::default()).expect_err(what);
+        assert!(e.contains(what), "{what}: {e}");
+    }
+    let other = text::parse(&base.replace("\"x\":1:1", "\"x\":1:2")).expect("parses");
+    structurally_equal(&m, &other, EqualOptions { locations: false }).expect("locations ignored");
 }

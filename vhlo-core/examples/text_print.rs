@@ -8,7 +8,8 @@ fn main() {
                 &m,
                 vhlo_core::text::PrintOptions {
                     generic: std::env::args().nth(2).is_some(),
-                    debug_info: false
+                    debug_info: false,
+                    ..Default::default()
                 }
             )
         ),

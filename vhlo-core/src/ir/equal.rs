@@ -51,62 +51,91 @@ pub fn structurally_equal(a: &Module, b: &Module, opts: EqualOptions) -> Result<
 }
 
 impl Cmp<'_> {
+    /// Pairs up results, block arguments and blocks of `x` and `y` and everything nested in
+    /// them (iteratively: nesting depth is not bounded by the stack).
     fn map_defs(&mut self, x: OpId, y: OpId, path: &str) -> Result<(), String> {
         let (a, b) = (self.a, self.b);
-        let here = format!("{path}/{}", a.op_name_str(x));
-        if a.num_results(x) != b.num_results(y) {
-            return Err(format!(
-                "{here}: {} results vs {}",
-                a.num_results(x),
-                b.num_results(y)
-            ));
-        }
-        for (u, v) in a.results(x).zip(b.results(y)) {
-            self.values.insert(u, v);
-        }
-        let (ra, rb) = (a.regions(x), b.regions(y));
-        if ra.len() != rb.len() {
-            return Err(format!("{here}: {} regions vs {}", ra.len(), rb.len()));
-        }
-        for (ri, (&r1, &r2)) in ra.iter().zip(rb).enumerate() {
-            let (ba, bb) = (a.blocks(r1), b.blocks(r2));
-            if ba.len() != bb.len() {
+        let mut stack = vec![(x, y, path.to_string())];
+        while let Some((x, y, path)) = stack.pop() {
+            let here = format!("{path}/{}", a.op_name_str(x));
+            if a.num_results(x) != b.num_results(y) {
                 return Err(format!(
-                    "{here} region {ri}: {} blocks vs {}",
-                    ba.len(),
-                    bb.len()
+                    "{here}: {} results vs {}",
+                    a.num_results(x),
+                    b.num_results(y)
                 ));
             }
-            for (bi, (&b1, &b2)) in ba.iter().zip(bb).enumerate() {
-                self.blocks.insert(b1, b2);
-                let (aa, ab) = (a.block_args(b1), b.block_args(b2));
-                if aa.len() != ab.len() {
+            for (u, v) in a.results(x).zip(b.results(y)) {
+                self.values.insert(u, v);
+            }
+            let (ra, rb) = (a.regions(x), b.regions(y));
+            if ra.len() != rb.len() {
+                return Err(format!("{here}: {} regions vs {}", ra.len(), rb.len()));
+            }
+            for (ri, (&r1, &r2)) in ra.iter().zip(rb).enumerate() {
+                let (ba, bb) = (a.blocks(r1), b.blocks(r2));
+                if ba.len() != bb.len() {
                     return Err(format!(
-                        "{here} region {ri} block {bi}: {} arguments vs {}",
-                        aa.len(),
-                        ab.len()
+                        "{here} region {ri}: {} blocks vs {}",
+                        ba.len(),
+                        bb.len()
                     ));
                 }
-                for (&u, &v) in aa.iter().zip(ab) {
-                    self.values.insert(u, v);
-                }
-                let (oa, ob) = (a.block_ops(b1), b.block_ops(b2));
-                if oa.len() != ob.len() {
-                    return Err(format!(
-                        "{here} region {ri} block {bi}: {} ops vs {}",
-                        oa.len(),
-                        ob.len()
-                    ));
-                }
-                for (&o1, &o2) in oa.iter().zip(ob) {
-                    self.map_defs(o1, o2, &here)?;
+                for (bi, (&b1, &b2)) in ba.iter().zip(bb).enumerate() {
+                    self.blocks.insert(b1, b2);
+                    let (aa, ab) = (a.block_args(b1), b.block_args(b2));
+                    if aa.len() != ab.len() {
+                        return Err(format!(
+                            "{here} region {ri} block {bi}: {} arguments vs {}",
+                            aa.len(),
+                            ab.len()
+                        ));
+                    }
+                    for (&u, &v) in aa.iter().zip(ab) {
+                        self.values.insert(u, v);
+                    }
+                    let (oa, ob) = (a.block_ops(b1), b.block_ops(b2));
+                    if oa.len() != ob.len() {
+                        return Err(format!(
+                            "{here} region {ri} block {bi}: {} ops vs {}",
+                            oa.len(),
+                            ob.len()
+                        ));
+                    }
+                    for (&o1, &o2) in oa.iter().zip(ob).rev() {
+                        stack.push((o1, o2, here.clone()));
+                    }
                 }
             }
         }
         Ok(())
     }
 
+    /// Compares `x` and `y` and everything nested in them, in pre-order.
     fn op(&mut self, x: OpId, y: OpId, path: &str) -> Result<(), String> {
+        let mut stack = vec![(x, y, path.to_string())];
+        while let Some((x, y, path)) = stack.pop() {
+            let here = self.op_here(x, y, &path)?;
+            let (a, b) = (self.a, self.b);
+            let mut nested = Vec::new();
+            for (&r1, &r2) in a.regions(x).iter().zip(b.regions(y)) {
+                for (&b1, &b2) in a.blocks(r1).iter().zip(b.blocks(r2)) {
+                    for (&u, &v) in a.block_args(b1).iter().zip(b.block_args(b2)) {
+                        self.ty(a.value_type(u), b.value_type(v))
+                            .map_err(|e| format!("{here}: block argument: {e}"))?;
+                    }
+                    for (&o1, &o2) in a.block_ops(b1).iter().zip(b.block_ops(b2)) {
+                        nested.push((o1, o2, here.clone()));
+                    }
+                }
+            }
+            stack.extend(nested.into_iter().rev());
+        }
+        Ok(())
+    }
+
+    /// Compares one op's own contents (not its regions); returns its path.
+    fn op_here(&mut self, x: OpId, y: OpId, path: &str) -> Result<String, String> {
         let (a, b) = (self.a, self.b);
         let here = format!("{path}/{}", a.op_name_str(x));
         if a.op_name_str(x) != b.op_name_str(y) {
@@ -146,18 +175,7 @@ impl Cmp<'_> {
             self.loc(a.op_location(x), b.op_location(y))
                 .map_err(|e| format!("{here}: location: {e}"))?;
         }
-        for (&r1, &r2) in a.regions(x).iter().zip(b.regions(y)) {
-            for (&b1, &b2) in a.blocks(r1).iter().zip(b.blocks(r2)) {
-                for (&u, &v) in a.block_args(b1).iter().zip(b.block_args(b2)) {
-                    self.ty(a.value_type(u), b.value_type(v))
-                        .map_err(|e| format!("{here}: block argument: {e}"))?;
-                }
-                for (&o1, &o2) in a.block_ops(b1).iter().zip(b.block_ops(b2)) {
-                    self.op(o1, o2, &here)?;
-                }
-            }
-        }
-        Ok(())
+        Ok(here)
     }
 
     fn named(&self, x: &[NamedAttr], y: &[NamedAttr]) -> Result<(), String> {

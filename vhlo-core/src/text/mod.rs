@@ -77,9 +77,12 @@ fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 
 /// Prints a module as MLIR text.
 pub fn print(m: &Module, opts: PrintOptions) -> String {
-    let mut p = printer::Printer::new(m, opts);
-    p.print_module();
-    p.out
+    // The printer recurses per region level: give it the parser's stack too.
+    on_big_stack(|| {
+        let mut p = printer::Printer::new(m, opts);
+        p.print_module();
+        p.out
+    })
 }
 
 /// Prints every op in generic form, like `stablehlo-opt --mlir-print-op-generic`.
@@ -89,6 +92,7 @@ pub fn print_generic(m: &Module) -> String {
         PrintOptions {
             generic: true,
             debug_info: false,
+            ..Default::default()
         },
     )
 }

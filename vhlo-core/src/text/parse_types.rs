@@ -9,7 +9,7 @@ use crate::ir::*;
 /// Largest integer bit width accepted (MLIR's limit).
 const MAX_INT_WIDTH: u32 = 1 << 24;
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     // ---- types -------------------------------------------------------------------------------
 
     pub fn parse_type(&mut self) -> PResult<Type> {
@@ -672,6 +672,17 @@ impl Parser<'_> {
                         let l = self.parse_loc_body(false)?;
                         Ok(self.m.attr(AttrData::Location(l)))
                     }
+                    "affine_map" | "affine_set" | "strided"
+                        if self.c.bytes.get(self.c.pos) == Some(&b'<') =>
+                    {
+                        // Builtin attributes with no IR variant: kept as text, with an empty
+                        // dialect (printed as written).
+                        let body = self.c.balanced()?;
+                        let text = format!("{id}{body}");
+                        let dialect = self.m.sym("");
+                        let text = self.m.sym(&text);
+                        Ok(self.m.attr(AttrData::Opaque { dialect, text }))
+                    }
                     "dense_resource" | "sparse" | "affine_map" | "affine_set" | "distinct"
                     | "strided" => Err(self
                         .c
@@ -1003,6 +1014,36 @@ impl Parser<'_> {
                 ))
             }
             ("stablehlo", "sub_axis_info") => self.parse_sub_axis(),
+            ("stablehlo", "mesh") => {
+                // `<axes = [#stablehlo.mesh_axis<...>, ...], device_ids = dense<...> : T>`
+                self.c.expect(b'<', "to open mesh")?;
+                self.c.expect_keyword("axes", "in mesh")?;
+                self.c.expect(b'=', "after 'axes'")?;
+                self.c.expect(b'[', "to open mesh axes")?;
+                let mut axes = Vec::new();
+                if !self.c.eat(b']') {
+                    loop {
+                        axes.push(self.parse_attribute()?);
+                        if self.c.eat(b']') {
+                            break;
+                        }
+                        self.c.expect(b',', "between mesh axes")?;
+                    }
+                }
+                let device_ids = if self.c.eat(b',') {
+                    self.c.expect_keyword("device_ids", "in mesh")?;
+                    self.c.expect(b'=', "after 'device_ids'")?;
+                    Param::Attr(self.parse_attribute()?)
+                } else {
+                    Param::Absent
+                };
+                self.c.expect(b'>', "to close mesh")?;
+                Ok(self.intern_dialect_attr(
+                    "stablehlo",
+                    "mesh",
+                    vec![Param::Attrs(axes.into()), device_ids],
+                ))
+            }
             ("stablehlo", "conv") => {
                 self.c.expect(b'<', "to open convolution dimensions")?;
                 if self.c.eat_keyword("raw") {

@@ -13,8 +13,8 @@ pub const MAX_DEPTH: u32 = 512;
 pub const MAX_REGION_DEPTH: u32 = 128;
 
 /// A value used before its definition: patched when the enclosing region ends.
-struct PendingUse {
-    name: String,
+struct PendingUse<'a> {
+    name: &'a str,
     index: u32,
     op: OpId,
     operand: usize,
@@ -22,16 +22,16 @@ struct PendingUse {
 }
 
 #[derive(Default)]
-struct Scope {
+struct Scope<'a> {
     /// Name → (first value, number of values under that name).
-    values: HashMap<String, (Value, u32)>,
-    pending: Vec<PendingUse>,
+    values: HashMap<&'a str, (Value, u32)>,
+    pending: Vec<PendingUse<'a>>,
 }
 
 /// Per-region block names.
 #[derive(Default)]
-struct BlockScope {
-    blocks: HashMap<String, (Block, bool, usize)>,
+struct BlockScope<'a> {
+    blocks: HashMap<&'a str, (Block, bool, usize)>,
 }
 
 /// A placeholder operand for a forward reference.
@@ -60,8 +60,8 @@ pub struct Parser<'a> {
     pub(crate) loc_aliases: HashMap<String, Location>,
     /// Ops whose location is a `#loc` alias defined later in the file.
     pending_locs: Vec<(OpId, String, usize)>,
-    scopes: Vec<Scope>,
-    block_scopes: Vec<BlockScope>,
+    scopes: Vec<Scope<'a>>,
+    block_scopes: Vec<BlockScope<'a>>,
     current_region: Option<Region>,
     /// Set by `parse_attribute_untyped` for the next attribute only.
     pub(crate) untyped_next: bool,
@@ -120,13 +120,14 @@ impl<'a> Parser<'a> {
         self.pending_locs.push((op, name, pos));
     }
 
+    /// Counts one nesting level; callers pair it with [`Self::leave`] (not on error).
     pub(crate) fn enter(&mut self) -> PResult<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth >= MAX_DEPTH {
             return Err(self
                 .c
                 .error(format!("nesting deeper than {MAX_DEPTH} levels")));
         }
+        self.depth += 1;
         Ok(())
     }
     pub(crate) fn leave(&mut self) {
@@ -135,14 +136,67 @@ impl<'a> Parser<'a> {
 
     // ---- top level ---------------------------------------------------------------------------
 
+    /// Location aliases are usually defined at the end of the file but used everywhere
+    /// (also nested: `fused[#loc1]`), so definitions at the start of a line are read first.
+    /// Returns where each one read ends, by its start. Definitions that fail here are read
+    /// (and reported) again in order.
+    fn prescan_loc_aliases(&mut self) -> HashMap<usize, usize> {
+        let mut done = HashMap::new();
+        let bytes = self.c.bytes;
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(
+                bytes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &b)| b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .filter(|&i| bytes.get(i) == Some(&b'#'))
+            .collect();
+        // Two rounds, so a definition may also use one defined below it.
+        for _ in 0..2 {
+            for &start in &starts {
+                if done.contains_key(&start) {
+                    continue;
+                }
+                self.c.pos = start + 1;
+                let Some(name) = self.c.suffix_id() else {
+                    continue;
+                };
+                let name = name.to_string();
+                if !self.c.eat(b'=') || self.c.peek_ident() != Some("loc") {
+                    continue;
+                }
+                self.c.bare_ident();
+                if self.c.peek() != Some(b'(') {
+                    continue;
+                }
+                if let Ok(loc) = self.parse_loc_body(false) {
+                    if let std::collections::hash_map::Entry::Vacant(e) =
+                        self.loc_aliases.entry(name)
+                    {
+                        e.insert(loc);
+                        done.insert(start, self.c.pos);
+                    }
+                }
+            }
+        }
+        self.c.pos = 0;
+        done
+    }
+
     pub fn parse_top(mut self) -> PResult<Module> {
         let mut ops = Vec::new();
+        let prescanned = self.prescan_loc_aliases();
         loop {
             if self.c.at_end() {
                 break;
             }
             let start = self.c.pos;
             match self.c.peek() {
+                Some(b'#') if prescanned.contains_key(&self.c.pos) => {
+                    self.c.pos = prescanned[&self.c.pos];
+                }
                 Some(b'#') => self.parse_attr_alias_def()?,
                 Some(b'!') => self.parse_type_alias_def()?,
                 _ => {
@@ -226,17 +280,13 @@ impl<'a> Parser<'a> {
 
     pub(crate) fn define_value(
         &mut self,
-        name: &str,
+        name: &'a str,
         first: Value,
         count: u32,
         pos: usize,
     ) -> PResult<()> {
         let scope = self.scopes.last_mut().expect("scope stack never empty");
-        if scope
-            .values
-            .insert(name.to_string(), (first, count))
-            .is_some()
-        {
+        if scope.values.insert(name, (first, count)).is_some() {
             return Err(self
                 .c
                 .error_at(pos, format!("redefinition of SSA value '%{name}'")));
@@ -259,7 +309,7 @@ impl<'a> Parser<'a> {
     }
 
     /// An operand use `%name` or `%name#i`: its name, index and position.
-    pub(crate) fn parse_value_use(&mut self) -> PResult<(String, u32, usize)> {
+    pub(crate) fn parse_value_use(&mut self) -> PResult<ValueUse<'a>> {
         self.c.skip_ws();
         let pos = self.c.pos;
         if !self.c.eat(b'%') {
@@ -279,16 +329,16 @@ impl<'a> Parser<'a> {
                 .parse()
                 .map_err(|_| self.c.error_at(ipos, "expected result number after '#'"))?;
         }
-        Ok((name.to_string(), index, pos))
+        Ok((name, index, pos))
     }
 
     /// Resolves parsed uses to values; unknown names become forward references (returned with
     /// their operand slot so they can be registered once the op exists).
     pub(crate) fn resolve_uses(
         &mut self,
-        uses: &[(String, u32, usize)],
+        uses: &[ValueUse<'a>],
         types: Option<&[Type]>,
-    ) -> PResult<(Vec<Value>, Vec<PendingUseSlot>)> {
+    ) -> PResult<(Vec<Value>, Vec<PendingUseSlot<'a>>)> {
         let mut vals = Vec::with_capacity(uses.len());
         let mut fwd = Vec::new();
         for (i, (name, index, pos)) in uses.iter().enumerate() {
@@ -324,7 +374,7 @@ impl<'a> Parser<'a> {
                 None => {
                     vals.push(FORWARD);
                     fwd.push(PendingUseSlot {
-                        name: name.clone(),
+                        name,
                         index: *index,
                         operand: i,
                         pos: *pos,
@@ -335,7 +385,7 @@ impl<'a> Parser<'a> {
         Ok((vals, fwd))
     }
 
-    pub(crate) fn register_forward(&mut self, op: OpId, fwd: Vec<PendingUseSlot>) {
+    pub(crate) fn register_forward(&mut self, op: OpId, fwd: Vec<PendingUseSlot<'a>>) {
         let scope = self.scopes.last_mut().expect("scope stack never empty");
         for f in fwd {
             scope.pending.push(PendingUse {
@@ -402,7 +452,7 @@ impl<'a> Parser<'a> {
     // ---- operations --------------------------------------------------------------------------
 
     /// `%a, %b:2 = op ...`: the result names with their counts.
-    fn parse_result_names(&mut self) -> PResult<Vec<(String, u32, usize)>> {
+    fn parse_result_names(&mut self) -> PResult<Vec<ValueUse<'a>>> {
         let mut names = Vec::new();
         if self.c.peek() != Some(b'%') {
             return Ok(names);
@@ -424,7 +474,7 @@ impl<'a> Parser<'a> {
                 }
                 count = n as u32;
             }
-            names.push((name.to_string(), count, pos));
+            names.push((name, count, pos));
             if !self.c.eat(b',') {
                 break;
             }
@@ -467,7 +517,7 @@ impl<'a> Parser<'a> {
                 .m
                 .result(op, next as usize)
                 .ok_or_else(|| self.c.error_at(pos, "missing result"))?;
-            self.define_value(&name, first, count, pos)?;
+            self.define_value(name, first, count, pos)?;
             next += count;
         }
         self.parse_trailing_loc(Some(op))?;
@@ -553,6 +603,16 @@ impl<'a> Parser<'a> {
                         .map_err(|_| self.c.error_at(pos, "line out of range"))?;
                     let column = u32::try_from(column)
                         .map_err(|_| self.c.error_at(pos, "column out of range"))?;
+                    // A range (`to 3:4`, `to :9`): the IR keeps the start only.
+                    if self.c.eat_keyword("to") {
+                        if self.c.eat(b':') {
+                            self.c.int64("as range end column")?;
+                        } else {
+                            self.c.int64("as range end line")?;
+                            self.c.expect(b':', "in location range")?;
+                            self.c.int64("as range end column")?;
+                        }
+                    }
                     return Ok(self.m.loc(LocData::FileLineCol {
                         file: sym,
                         line,
@@ -708,25 +768,24 @@ impl<'a> Parser<'a> {
         let name = self
             .c
             .suffix_id()
-            .ok_or_else(|| self.c.error_at(pos, "expected block name"))?
-            .to_string();
-        self.block_ref(&name, pos)
+            .ok_or_else(|| self.c.error_at(pos, "expected block name"))?;
+        self.block_ref(name, pos)
     }
 
-    fn block_ref(&mut self, name: &str, pos: usize) -> PResult<Block> {
+    fn block_ref(&mut self, name: &'a str, pos: usize) -> PResult<Block> {
         if let Some(&(b, _, _)) = self.block_scopes.last().and_then(|bs| bs.blocks.get(name)) {
             return Ok(b);
         }
         self.create_forward_block(name, pos)
     }
 
-    fn create_forward_block(&mut self, name: &str, pos: usize) -> PResult<Block> {
+    fn create_forward_block(&mut self, name: &'a str, pos: usize) -> PResult<Block> {
         let region = self
             .current_region
             .ok_or_else(|| self.c.error_at(pos, "block reference outside of a region"))?;
         let b = self.m.append_block(region, &[]);
         if let Some(bs) = self.block_scopes.last_mut() {
-            bs.blocks.insert(name.to_string(), (b, false, pos));
+            bs.blocks.insert(name, (b, false, pos));
         }
         Ok(b)
     }
@@ -797,25 +856,22 @@ impl<'a> Parser<'a> {
     /// syntax lists them outside the region (func.func).
     pub(crate) fn parse_region(
         &mut self,
-        entry_args: Option<Vec<(String, Type, usize)>>,
+        entry_args: Option<Vec<EntryArg<'a>>>,
     ) -> PResult<Region> {
         if self.region_depth >= MAX_REGION_DEPTH {
             return Err(self.c.error(format!(
                 "regions nested deeper than {MAX_REGION_DEPTH} levels"
             )));
         }
-        self.region_depth += 1;
         self.enter()?;
+        self.region_depth += 1;
         let r = self.parse_region_inner(entry_args);
         self.leave();
         self.region_depth -= 1;
         r
     }
 
-    fn parse_region_inner(
-        &mut self,
-        entry_args: Option<Vec<(String, Type, usize)>>,
-    ) -> PResult<Region> {
+    fn parse_region_inner(&mut self, entry_args: Option<Vec<EntryArg<'a>>>) -> PResult<Region> {
         self.c.expect(b'{', "to open a region")?;
         let region = self.m.create_region();
         let outer_region = self.current_region.replace(region);
@@ -846,12 +902,11 @@ impl<'a> Parser<'a> {
                     let name = self
                         .c
                         .suffix_id()
-                        .ok_or_else(|| self.c.error_at(pos, "expected block name"))?
-                        .to_string();
+                        .ok_or_else(|| self.c.error_at(pos, "expected block name"))?;
                     let block = match self
                         .block_scopes
                         .last()
-                        .and_then(|bs| bs.blocks.get(&name))
+                        .and_then(|bs| bs.blocks.get(name))
                         .copied()
                     {
                         Some((_, true, _)) => {
@@ -863,7 +918,7 @@ impl<'a> Parser<'a> {
                         None => self.m.append_block(region, &[]),
                     };
                     if let Some(bs) = self.block_scopes.last_mut() {
-                        bs.blocks.insert(name.clone(), (block, true, pos));
+                        bs.blocks.insert(name, (block, true, pos));
                     }
                     if self.c.eat(b'(') && !self.c.eat(b')') {
                         loop {
@@ -871,7 +926,7 @@ impl<'a> Parser<'a> {
                             self.c.expect(b':', "after block argument name")?;
                             let t = self.parse_type()?;
                             let v = self.m.add_block_arg(block, t);
-                            self.define_value(&aname, v, 1, apos)?;
+                            self.define_value(aname, v, 1, apos)?;
                             self.parse_trailing_loc(None)?;
                             if self.c.eat(b')') {
                                 break;
@@ -903,7 +958,7 @@ impl<'a> Parser<'a> {
             .blocks
             .iter()
             .filter(|(_, v)| !v.1)
-            .map(|(k, v)| (v.2, k.clone()))
+            .map(|(k, v)| (v.2, *k))
             .collect();
         undefined.sort();
         if let Some((pos, name)) = undefined.first() {
@@ -918,9 +973,14 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// An operand as written: name, result number, byte position.
+pub(crate) type ValueUse<'a> = (&'a str, u32, usize);
+/// An entry-block argument given outside its region: name, type, byte position.
+pub(crate) type EntryArg<'a> = (&'a str, Type, usize);
+
 /// A forward reference found while resolving an op's operands.
-pub(crate) struct PendingUseSlot {
-    pub name: String,
+pub(crate) struct PendingUseSlot<'a> {
+    pub name: &'a str,
     pub index: u32,
     pub operand: usize,
     pub pos: usize,

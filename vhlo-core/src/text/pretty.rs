@@ -4,9 +4,6 @@ use super::parser::{PResult, Parser};
 use super::printer::Printer;
 use crate::ir::*;
 
-/// An operand as written: name, result number, byte position.
-pub(crate) type ValueUse = (String, u32, usize);
-
 /// Inherent attributes of func.func that its custom syntax spells out.
 const FUNC_ELIDED: &[&str] = &[
     "sym_name",
@@ -16,7 +13,7 @@ const FUNC_ELIDED: &[&str] = &[
     "res_attrs",
 ];
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     /// An op in custom syntax, after its name was read.
     pub(crate) fn parse_custom_op(
         &mut self,
@@ -30,6 +27,50 @@ impl Parser<'_> {
             "func.return" | "return" => self.parse_return_op(),
             "func.call" | "call" => self.parse_call_op(),
             "vhlo.func_v1" => self.parse_vhlo_func(),
+            "scf.for" => self.parse_scf_for(),
+            "scf.yield" => {
+                let (uses, types) = self.parse_operands_colon_types()?;
+                let st = self.new_state("scf.yield");
+                self.finish_op(st, &uses, &types)
+            }
+            "tensor.insert" => {
+                // `tensor.insert %scalar into %dest[%i, ...] : tensor<...>`
+                let scalar = self.parse_value_use()?;
+                self.c.expect_keyword("into", "in tensor.insert")?;
+                let dest = self.parse_value_use()?;
+                self.c.expect(b'[', "to open the indices")?;
+                let mut uses = vec![scalar, dest];
+                if !self.c.eat(b']') {
+                    loop {
+                        uses.push(self.parse_value_use()?);
+                        if self.c.eat(b']') {
+                            break;
+                        }
+                        self.c.expect(b',', "between indices")?;
+                    }
+                }
+                let dict = if self.c.peek() == Some(b'{') {
+                    self.parse_attr_dict()?
+                } else {
+                    Vec::new()
+                };
+                self.c.expect(b':', "before the tensor type")?;
+                self.c.skip_ws();
+                let tpos = self.c.pos;
+                let t = self.parse_type()?;
+                let element = match self.m.type_data(t) {
+                    TypeData::RankedTensor { element, .. }
+                    | TypeData::UnrankedTensor { element } => *element,
+                    _ => return Err(self.c.error_at(tpos, "expected a tensor type")),
+                };
+                let index = self.m.ty(TypeData::Index);
+                let mut types = vec![element, t];
+                types.resize(uses.len(), index);
+                let mut st = self.new_state("tensor.insert");
+                st.attributes = dict;
+                st.result_types = vec![t];
+                self.finish_op(st, &uses, &types)
+            }
             "arith.constant" => {
                 let dict = if self.c.peek() == Some(b'{') {
                     self.parse_attr_dict()?
@@ -153,7 +194,7 @@ impl Parser<'_> {
         props.push(self.named("sym_name", v));
         // Arguments: `%a: T {attrs} loc(..)` or, for declarations, bare types.
         self.c.expect(b'(', "to open the argument list")?;
-        let mut args: Vec<(String, Type, usize)> = Vec::new();
+        let mut args: Vec<super::parser::EntryArg<'a>> = Vec::new();
         let mut arg_types = Vec::new();
         let mut arg_attrs: Vec<Attribute> = Vec::new();
         let mut named_args = None;
@@ -257,7 +298,9 @@ impl Parser<'_> {
     }
 
     /// `%a, %b : T, U` (both lists may be empty): operands and their types.
-    pub(crate) fn parse_operands_colon_types(&mut self) -> PResult<(Vec<ValueUse>, Vec<Type>)> {
+    pub(crate) fn parse_operands_colon_types(
+        &mut self,
+    ) -> PResult<(Vec<super::parser::ValueUse<'a>>, Vec<Type>)> {
         let mut uses = Vec::new();
         if self.c.peek() == Some(b'%') {
             loop {
@@ -285,7 +328,7 @@ impl Parser<'_> {
     pub(crate) fn finish_op(
         &mut self,
         mut st: OperationState,
-        uses: &[(String, u32, usize)],
+        uses: &[super::parser::ValueUse<'a>],
         types: &[Type],
     ) -> PResult<OpId> {
         let (operands, fwd) = self.resolve_uses(uses, Some(types))?;
@@ -394,7 +437,7 @@ impl Parser<'_> {
         if types.is_empty() && !uses.is_empty() {
             // Operand types unknown: take them from the values.
             for (n, i, p) in &uses {
-                let v = match self.resolve_uses(&[(n.clone(), *i, *p)], None)?.0[0] {
+                let v = match self.resolve_uses(&[(*n, *i, *p)], None)?.0[0] {
                     Value(u32::MAX) => {
                         return Err(self
                             .c
@@ -442,6 +485,54 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
         }
         "func.call" => print_call_op(p, op),
         "vhlo.func_v1" => print_vhlo_func(p, op),
+        "scf.for" => print_scf_for(p, op),
+        "scf.yield" => {
+            if !m.properties(op).is_empty()
+                || !m.attributes(op).is_empty()
+                || m.num_results(op) != 0
+            {
+                return false;
+            }
+            p.out.push_str("scf.yield");
+            print_operands_colon_types(p, m.operands(op));
+            true
+        }
+        "tensor.insert" => {
+            let ops = m.operands(op);
+            if !m.properties(op).is_empty() || ops.len() < 2 || m.num_results(op) != 1 {
+                return false;
+            }
+            let t = m.value_type(ops[1]);
+            let element = match m.type_data(t) {
+                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
+                    *element
+                }
+                _ => return false,
+            };
+            let index_ok = ops[2..]
+                .iter()
+                .all(|&v| matches!(m.type_data(m.value_type(v)), TypeData::Index));
+            if m.value_type(ops[0]) != element
+                || !index_ok
+                || m.value_type(m.result(op, 0).expect("one result")) != t
+            {
+                return false;
+            }
+            let names: Vec<String> = ops.iter().map(|&v| p.value_name(v)).collect();
+            p.out.push_str(&format!(
+                "tensor.insert {} into {}[{}]",
+                names[0],
+                names[1],
+                names[2..].join(", ")
+            ));
+            if !m.attributes(op).is_empty() {
+                p.out.push(' ');
+                p.print_attr_dict(m.attributes(op), &[]);
+            }
+            p.out.push_str(" : ");
+            p.print_type(t);
+            true
+        }
         "arith.constant" => {
             let Some(v) = m.property(op, "value") else {
                 return false;
@@ -539,7 +630,7 @@ const ARITH_BINARY: &[&str] = &[
     "arith.minimumf",
 ];
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     /// `vhlo.func_v1 @name(%arg0: T) -> (R) { body } {attrs}`: name and type become the
     /// `sym_name`/`function_type` properties, the trailing dictionary holds the other ones.
     fn parse_vhlo_func(&mut self) -> PResult<OpId> {
@@ -591,6 +682,64 @@ impl Parser<'_> {
         st.attributes = attrs;
         st.regions.push(region);
         Ok(self.m.create_op(st))
+    }
+
+    /// `scf.for %i = %lb to %ub step %s (: T)? (iter_args(%a = %init, ...) -> (T, ...))? {...}`:
+    /// operands `[lb, ub, step, inits...]`, body arguments `(%i, %a...)`.
+    fn parse_scf_for(&mut self) -> PResult<OpId> {
+        let (iv, _, ivpos) = self.parse_value_use()?;
+        self.c.expect(b'=', "after the induction variable")?;
+        let lb = self.parse_value_use()?;
+        self.c.expect_keyword("to", "in scf.for")?;
+        let ub = self.parse_value_use()?;
+        self.c.expect_keyword("step", "in scf.for")?;
+        let step = self.parse_value_use()?;
+        let iv_type = if self.c.peek() == Some(b':') {
+            self.c.pos += 1;
+            self.parse_type()?
+        } else {
+            self.m.ty(TypeData::Index)
+        };
+        let mut uses = vec![lb, ub, step];
+        let mut args = vec![(iv, iv_type, ivpos)];
+        let mut result_types = Vec::new();
+        if self.c.eat_keyword("iter_args") {
+            self.c.expect(b'(', "after 'iter_args'")?;
+            let mut names = Vec::new();
+            if !self.c.eat(b')') {
+                loop {
+                    let (n, _, p) = self.parse_value_use()?;
+                    self.c.expect(b'=', "in iter_args")?;
+                    uses.push(self.parse_value_use()?);
+                    names.push((n, p));
+                    if self.c.eat(b')') {
+                        break;
+                    }
+                    self.c.expect(b',', "between iter_args")?;
+                }
+            }
+            self.c.expect_punct("->", "before the result types")?;
+            result_types = self.parse_result_types()?;
+            if result_types.len() != names.len() {
+                return Err(self.c.error("iter_args and result types differ in number"));
+            }
+            for ((n, p), &t) in names.into_iter().zip(&result_types) {
+                args.push((n, t, p));
+            }
+        }
+        let mut types = vec![iv_type; 3];
+        types.extend(result_types.iter().copied());
+        let region = self.parse_region(Some(args))?;
+        let dict = if self.c.eat_keyword("attributes") {
+            self.parse_attr_dict()?
+        } else {
+            Vec::new()
+        };
+        let mut st = self.new_state("scf.for");
+        st.attributes = dict;
+        st.result_types = result_types;
+        st.regions.push(region);
+        self.finish_op(st, &uses, &types)
     }
 
     fn intern_vhlo_func_type(&mut self, inputs: Vec<Type>, results: Vec<Type>) -> Type {
@@ -669,6 +818,64 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
         rest.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
         p.out.push(' ');
         p.print_attr_dict(&rest, &[]);
+    }
+    true
+}
+
+fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let ops = m.operands(op);
+    let regions = m.regions(op);
+    if ops.len() < 3
+        || regions.len() != 1
+        || m.blocks(regions[0]).len() != 1
+        || !m.properties(op).is_empty()
+    {
+        return false;
+    }
+    let inits = &ops[3..];
+    let args = m.block_args(m.blocks(regions[0])[0]);
+    let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+    let iv_type = m.value_type(ops[0]);
+    if args.len() != inits.len() + 1
+        || results.len() != inits.len()
+        || ops[..3].iter().any(|&v| m.value_type(v) != iv_type)
+        || m.value_type(args[0]) != iv_type
+        || args[1..]
+            .iter()
+            .zip(&results)
+            .any(|(&a, &t)| m.value_type(a) != t)
+    {
+        return false;
+    }
+    let name = |p: &Printer<'_>, v: Value| p.value_name(v);
+    p.out.push_str(&format!(
+        "scf.for {} = {} to {} step {}",
+        name(p, args[0]),
+        name(p, ops[0]),
+        name(p, ops[1]),
+        name(p, ops[2])
+    ));
+    if !matches!(m.type_data(iv_type), TypeData::Index) {
+        p.out.push_str(" : ");
+        p.print_type(iv_type);
+    }
+    if !inits.is_empty() {
+        let pairs: Vec<String> = args[1..]
+            .iter()
+            .zip(inits)
+            .map(|(&a, &v)| format!("{} = {}", name(p, a), name(p, v)))
+            .collect();
+        p.out
+            .push_str(&format!(" iter_args({}) -> (", pairs.join(", ")));
+        p.print_type_list(&results);
+        p.out.push(')');
+    }
+    p.out.push(' ');
+    p.print_region(regions[0], false, true);
+    if !m.attributes(op).is_empty() {
+        p.out.push_str(" attributes ");
+        p.print_attr_dict(m.attributes(op), &[]);
     }
     true
 }

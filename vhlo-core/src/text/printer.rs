@@ -15,6 +15,9 @@ pub struct PrintOptions {
     pub generic: bool,
     /// Print op locations (`--mlir-print-debuginfo`), inline.
     pub debug_info: bool,
+    /// In custom forms, leave out inherent attributes that equal their default, as MLIR's
+    /// generated printers do. Off by default: the printed text then re-parses to the same IR.
+    pub elide_defaults: bool,
 }
 
 /// How a value is spelled.
@@ -254,7 +257,7 @@ impl<'m> Printer<'m> {
                     let multi = n > 1;
                     match self.result_name_hint(op) {
                         Some(super::pretty::NameHint::Shared(base)) => {
-                            let name = unique(base, &mut conflict, &mut used);
+                            let name = unique(&base, &mut conflict, &mut used);
                             let idx = self.custom_names.len() as u32;
                             self.custom_names.push(name);
                             for (i, v) in self.m.results(op).enumerate() {
@@ -1018,8 +1021,11 @@ impl<'m> Printer<'m> {
             AttrData::Location(l) => self.print_loc_wrapped(*l),
             AttrData::Dialect(d) => self.print_dialect_attr(d),
             AttrData::Opaque { dialect, text } => {
-                self.out.push('#');
-                self.out.push_str(m.str(*dialect));
+                // An empty dialect marks builtin attributes kept as text (`affine_map<...>`).
+                if !m.str(*dialect).is_empty() {
+                    self.out.push('#');
+                    self.out.push_str(m.str(*dialect));
+                }
                 self.out.push_str(m.str(*text));
             }
         }
@@ -1295,6 +1301,21 @@ impl<'m> Printer<'m> {
                     } else {
                         let _ = write!(self.out, "{b}");
                     }
+                }
+                self.out.push('>');
+            }
+            ("stablehlo", "mesh", [Param::Attrs(axes), device_ids]) => {
+                self.out.push_str("mesh<axes = [");
+                for (i, &a) in axes.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.print_attr(a);
+                }
+                self.out.push(']');
+                if let Param::Attr(d) = device_ids {
+                    self.out.push_str(", device_ids = ");
+                    self.print_attr(*d);
                 }
                 self.out.push('>');
             }

@@ -6,7 +6,7 @@ use super::printer::Printer;
 use crate::ir::*;
 
 /// `%x` uses not yet resolved: name, result number, position.
-type Use = (String, u32, usize);
+type Use<'a> = super::parser::ValueUse<'a>;
 
 /// Inherent attributes (ODS arguments that are attributes) of StableHLO and func ops. In
 /// generic form MLIR stores these as properties; everything else is discardable.
@@ -200,7 +200,7 @@ const FUNCTIONAL: &[&str] = &[
 /// Commutative binary ops: the compact `applies` form of reduce accepts these.
 const COMMUTATIVE: &[&str] = &["add", "and", "maximum", "minimum", "multiply", "or", "xor"];
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn i64_type(&mut self) -> Type {
         self.m.ty(TypeData::Integer {
             width: 64,
@@ -242,7 +242,7 @@ impl Parser<'_> {
     }
 
     /// `%a, %b, ...` stopping before a non-value (a trailing comma stays unconsumed).
-    fn operand_list(&mut self) -> PResult<Vec<Use>> {
+    fn operand_list(&mut self) -> PResult<Vec<Use<'a>>> {
         let mut v = Vec::new();
         if self.c.peek() != Some(b'%') {
             return Ok(v);
@@ -314,7 +314,7 @@ impl Parser<'_> {
     fn build_op(
         &mut self,
         name: &str,
-        uses: &[Use],
+        uses: &[Use<'a>],
         operand_types: &[Type],
         result_types: Vec<Type>,
         mut props: Vec<NamedAttr>,
@@ -1086,7 +1086,6 @@ impl Parser<'_> {
         let region = match compact {
             Some(inner) => {
                 // Rebuild the implied body: ^bb0(%lhs, %rhs): inner; stablehlo.return.
-                self.parse_trailing_loc_peek();
                 let elem = match ins.first().map(|&t| self.m.type_data(t).clone()) {
                     Some(TypeData::RankedTensor { element, .. })
                     | Some(TypeData::UnrankedTensor { element }) => element,
@@ -1156,10 +1155,6 @@ impl Parser<'_> {
         Ok(op)
     }
 
-    /// Nothing to do: the trailing location is parsed by the caller (kept for clarity of the
-    /// compact reduce form, whose inner op takes the reduce's location in MLIR).
-    fn parse_trailing_loc_peek(&mut self) {}
-
     /// `stablehlo.while(%iterArg = %init, ...) : T, ... attributes {..} cond { } do { }`.
     fn parse_while(&mut self, name: &str) -> PResult<OpId> {
         self.c.expect(b'(', "to open while operands")?;
@@ -1190,10 +1185,10 @@ impl Parser<'_> {
         } else {
             Vec::new()
         };
-        let args: Vec<(String, Type, usize)> = iter_args
+        let args: Vec<super::parser::EntryArg<'a>> = iter_args
             .iter()
             .zip(&types)
-            .map(|((n, p), &t)| (n.clone(), t, *p))
+            .map(|((n, p), &t)| (*n, t, *p))
             .collect();
         self.c
             .expect_keyword("cond", "before the while condition")?;
@@ -1232,24 +1227,16 @@ fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
     }
 }
 
-fn int_attr(a: &AttrData, width: u32) -> Option<i64> {
-    match a {
-        AttrData::Integer { value, .. } if width == 0 || matches!(a, AttrData::Integer { .. }) => {
-            i64::try_from(*value).ok()
-        }
-        _ => None,
-    }
-}
-
+/// The value of a signless integer attribute of exactly `width` bits.
 fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
-    match a {
-        AttrData::Integer { ty, .. } => match m.type_data(*ty) {
-            TypeData::Integer {
-                width: w,
-                signedness: Signedness::Signless,
-            } if *w == width => int_attr(a, width),
-            _ => None,
-        },
+    let AttrData::Integer { ty, value } = a else {
+        return None;
+    };
+    match m.type_data(*ty) {
+        TypeData::Integer {
+            width: w,
+            signedness: Signedness::Signless,
+        } if *w == width => i64::try_from(*value).ok(),
         _ => None,
     }
 }
@@ -1283,10 +1270,13 @@ fn write_i64s(p: &mut Printer<'_>, v: &[i64]) {
 /// Prints the properties not in `consumed` plus the discardable attributes, as ` {...}`.
 fn print_rest_attrs(p: &mut Printer<'_>, op: OpId, consumed: &[&str]) {
     let m = p.m;
+    let elide = p.opts.elide_defaults;
+    let op_name = m.op_name_str(op);
     let mut all: Vec<NamedAttr> = m
         .properties(op)
         .iter()
         .filter(|a| !consumed.contains(&m.str(a.name)))
+        .filter(|a| !(elide && is_default_value(m, op_name, m.str(a.name), a.value)))
         .copied()
         .collect();
     all.extend(m.attributes(op).iter().copied());
@@ -1590,8 +1580,10 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push(' ');
             p.print_value_list(m.operands(op));
             if let Some(l) = m.property(op, "lower") {
-                p.out.push_str(", lower = ");
-                p.print_attr(l);
+                if !(p.opts.elide_defaults && matches!(m.attr_data(l), AttrData::Bool(false))) {
+                    p.out.push_str(", lower = ");
+                    p.print_attr(l);
+                }
             }
             print_rest_attrs(p, op, &["lower"]);
             print_saort(p, op);
@@ -2175,7 +2167,7 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
 /// Result names MLIR's `getAsmResultNames` gives (pretty printing only): one base name shared
 /// by all results, or one name per result.
 pub(crate) enum NameHint {
-    Shared(&'static str),
+    Shared(std::borrow::Cow<'static, str>),
     PerResult(&'static [&'static str]),
 }
 
@@ -2187,15 +2179,34 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
                 TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
                     *element
                 }
-                _ => return Some(NameHint::Shared("cst")),
+                _ => return Some(NameHint::Shared("cst".into())),
             };
             Some(NameHint::Shared(
                 if matches!(m.type_data(elem), TypeData::Integer { .. }) {
                     "c"
                 } else {
                     "cst"
-                },
+                }
+                .into(),
             ))
+        }
+        "arith.constant" => {
+            // `%c0` / `%c42_i32` for integers, `%true`/`%false` for i1, `%cst` otherwise.
+            let value = m.property(op, "value")?;
+            let name = match m.attr_data(value) {
+                AttrData::Bool(b) => if *b { "true" } else { "false" }.to_string(),
+                AttrData::Integer { ty, value } => match m.type_data(*ty) {
+                    TypeData::Integer { width: 1, .. } => {
+                        if *value & 1 == 1 { "true" } else { "false" }.to_string()
+                    }
+                    TypeData::Integer { .. } => {
+                        format!("c{value}_{}", super::printer::type_to_string(m, *ty))
+                    }
+                    _ => format!("c{value}"),
+                },
+                _ => "cst".to_string(),
+            };
+            Some(NameHint::Shared(name.into()))
         }
         "stablehlo.rng_bit_generator" if m.num_results(op) == 2 => {
             Some(NameHint::PerResult(&["output_state", "output"]))
@@ -2210,4 +2221,40 @@ pub(crate) fn block_arg_name_hint(m: &Module, op: OpId) -> Option<&'static str> 
         "stablehlo.while" => Some("iterArg"),
         _ => None,
     }
+}
+
+/// Default values of StableHLO's `DefaultValued` attributes (from `spec/ops`), as printed.
+const DEFAULTS: &[(&str, &str)] = &[
+    (
+        "result_accuracy",
+        "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+    ),
+    ("indices_are_sorted", "false"),
+    ("unique_indices", "false"),
+    ("is_host_transfer", "false"),
+    ("has_side_effect", "false"),
+    ("is_stable", "false"),
+    ("lower", "false"),
+    ("api_version", "1 : i32"),
+    ("called_computations", "[]"),
+    ("output_operand_aliases", "[]"),
+    ("composite_attributes", "{}"),
+    ("version", "0 : i32"),
+    ("infeed_config", "\"\""),
+    ("outfeed_config", "\"\""),
+];
+
+/// True when `value` is the default of the inherent attribute `attr` of StableHLO op `op`.
+fn is_default_value(m: &Module, op: &str, attr: &str, value: Attribute) -> bool {
+    if !op.starts_with("stablehlo.") || !inherent_attrs(op).contains(&attr) {
+        return false;
+    }
+    let default = match (op, attr) {
+        ("stablehlo.sort", "dimension") => "-1 : i64",
+        _ => match DEFAULTS.iter().find(|d| d.0 == attr) {
+            Some(d) => d.1,
+            None => return false,
+        },
+    };
+    super::printer::attribute_to_string(m, value) == default
 }
