@@ -3861,7 +3861,7 @@ impl VhloOp {
                 "result_tilings",
             ],
             &[],
-            &[],
+            &["precision_config"],
             &[
                 "lhs_batching_dimensions",
                 "rhs_batching_dimensions",
@@ -4140,7 +4140,7 @@ impl VhloOp {
             &[("inputs", true)],
             &[("inputs", true)],
             &[("lhs", false), ("rhs", false)],
-            &[],
+            &[("lhs", false), ("rhs", false)],
             &[("lhs", false), ("rhs", false)],
             &[("lhs", false), ("rhs", false)],
             &[("operand", false), ("output_dimensions", false)],
@@ -4658,7 +4658,7 @@ impl VhloOp {
                 "result_tilings",
             ],
             &[],
-            &[],
+            &["precision_config"],
             &[
                 "lhs_batching_dimensions",
                 "lhs_contracting_dimensions",
@@ -5023,6 +5023,157 @@ impl VhloOp {
             "vhlo.uniform_quantize_v1" => Some(VhloOp::UniformQuantizeV1),
             "vhlo.while_v1" => Some(VhloOp::WhileV1),
             "vhlo.xor_v1" => Some(VhloOp::XorV1),
+            _ => None,
+        }
+    }
+    /// Looks an op version up by mnemonic (`add_v1`), as bytecode stores op names.
+    pub fn from_mnemonic(mnemonic: &str) -> Option<VhloOp> {
+        match mnemonic {
+            "abs_v1" => Some(VhloOp::AbsV1),
+            "add_v1" => Some(VhloOp::AddV1),
+            "after_all_v1" => Some(VhloOp::AfterAllV1),
+            "all_gather_v1" => Some(VhloOp::AllGatherV1),
+            "all_gather_v2" => Some(VhloOp::AllGatherV2),
+            "all_reduce_v1" => Some(VhloOp::AllReduceV1),
+            "all_reduce_v2" => Some(VhloOp::AllReduceV2),
+            "all_to_all_v1" => Some(VhloOp::AllToAllV1),
+            "all_to_all_v2" => Some(VhloOp::AllToAllV2),
+            "and_v1" => Some(VhloOp::AndV1),
+            "async_done_v1" => Some(VhloOp::AsyncDoneV1),
+            "async_start_v1" => Some(VhloOp::AsyncStartV1),
+            "atan2_v1" => Some(VhloOp::Atan2V1),
+            "batch_norm_grad_v1" => Some(VhloOp::BatchNormGradV1),
+            "batch_norm_inference_v1" => Some(VhloOp::BatchNormInferenceV1),
+            "batch_norm_training_v1" => Some(VhloOp::BatchNormTrainingV1),
+            "bitcast_convert_v1" => Some(VhloOp::BitcastConvertV1),
+            "broadcast_v1" => Some(VhloOp::BroadcastV1),
+            "broadcast_in_dim_v1" => Some(VhloOp::BroadcastInDimV1),
+            "call_v1" => Some(VhloOp::CallV1),
+            "case_v1" => Some(VhloOp::CaseV1),
+            "cbrt_v1" => Some(VhloOp::CbrtV1),
+            "cbrt_v2" => Some(VhloOp::CbrtV2),
+            "ceil_v1" => Some(VhloOp::CeilV1),
+            "cholesky_v1" => Some(VhloOp::CholeskyV1),
+            "clamp_v1" => Some(VhloOp::ClampV1),
+            "collective_broadcast_v1" => Some(VhloOp::CollectiveBroadcastV1),
+            "collective_broadcast_v2" => Some(VhloOp::CollectiveBroadcastV2),
+            "collective_permute_v1" => Some(VhloOp::CollectivePermuteV1),
+            "collective_reduce_v1" => Some(VhloOp::CollectiveReduceV1),
+            "compare_v1" => Some(VhloOp::CompareV1),
+            "complex_v1" => Some(VhloOp::ComplexV1),
+            "composite_v1" => Some(VhloOp::CompositeV1),
+            "composite_v2" => Some(VhloOp::CompositeV2),
+            "concatenate_v1" => Some(VhloOp::ConcatenateV1),
+            "constant_v1" => Some(VhloOp::ConstantV1),
+            "convert_v1" => Some(VhloOp::ConvertV1),
+            "convolution_v1" => Some(VhloOp::ConvolutionV1),
+            "cosine_v1" => Some(VhloOp::CosineV1),
+            "cosine_v2" => Some(VhloOp::CosineV2),
+            "count_leading_zeros_v1" => Some(VhloOp::CountLeadingZerosV1),
+            "create_token_v1" => Some(VhloOp::CreateTokenV1),
+            "cross-replica-sum_v1" => Some(VhloOp::CrossReplicaSumV1),
+            "custom_call_v1" => Some(VhloOp::CustomCallV1),
+            "custom_call_v2" => Some(VhloOp::CustomCallV2),
+            "divide_v1" => Some(VhloOp::DivideV1),
+            "dot_v1" => Some(VhloOp::DotV1),
+            "dot_general_v1" => Some(VhloOp::DotGeneralV1),
+            "dot_general_v2" => Some(VhloOp::DotGeneralV2),
+            "dynamic_broadcast_in_dim_v1" => Some(VhloOp::DynamicBroadcastInDimV1),
+            "dynamic_conv_v1" => Some(VhloOp::DynamicConvV1),
+            "dynamic_conv_v2" => Some(VhloOp::DynamicConvV2),
+            "dynamic_gather_v1" => Some(VhloOp::DynamicGatherV1),
+            "dynamic_gather_v2" => Some(VhloOp::DynamicGatherV2),
+            "dynamic_iota_v1" => Some(VhloOp::DynamicIotaV1),
+            "dynamic_pad_v1" => Some(VhloOp::DynamicPadV1),
+            "dynamic_reshape_v1" => Some(VhloOp::DynamicReshapeV1),
+            "dynamic_slice_v1" => Some(VhloOp::DynamicSliceV1),
+            "dynamic_update_slice_v1" => Some(VhloOp::DynamicUpdateSliceV1),
+            "einsum_v1" => Some(VhloOp::EinsumV1),
+            "exponential_v1" => Some(VhloOp::ExponentialV1),
+            "exponential_v2" => Some(VhloOp::ExponentialV2),
+            "exponential_minus_one_v1" => Some(VhloOp::ExponentialMinusOneV1),
+            "exponential_minus_one_v2" => Some(VhloOp::ExponentialMinusOneV2),
+            "fft_v1" => Some(VhloOp::FftV1),
+            "floor_v1" => Some(VhloOp::FloorV1),
+            "func_v1" => Some(VhloOp::FuncV1),
+            "gather_v1" => Some(VhloOp::GatherV1),
+            "gather_v2" => Some(VhloOp::GatherV2),
+            "get_dimension_size_v1" => Some(VhloOp::GetDimensionSizeV1),
+            "get_tuple_element_v1" => Some(VhloOp::GetTupleElementV1),
+            "if_v1" => Some(VhloOp::IfV1),
+            "imag_v1" => Some(VhloOp::ImagV1),
+            "infeed_v1" => Some(VhloOp::InfeedV1),
+            "iota_v1" => Some(VhloOp::IotaV1),
+            "is_finite_v1" => Some(VhloOp::IsFiniteV1),
+            "log_v1" => Some(VhloOp::LogV1),
+            "log_v2" => Some(VhloOp::LogV2),
+            "log_plus_one_v1" => Some(VhloOp::LogPlusOneV1),
+            "log_plus_one_v2" => Some(VhloOp::LogPlusOneV2),
+            "logistic_v1" => Some(VhloOp::LogisticV1),
+            "logistic_v2" => Some(VhloOp::LogisticV2),
+            "map_v1" => Some(VhloOp::MapV1),
+            "maximum_v1" => Some(VhloOp::MaximumV1),
+            "minimum_v1" => Some(VhloOp::MinimumV1),
+            "multiply_v1" => Some(VhloOp::MultiplyV1),
+            "negate_v1" => Some(VhloOp::NegateV1),
+            "not_v1" => Some(VhloOp::NotV1),
+            "optimization_barrier_v1" => Some(VhloOp::OptimizationBarrierV1),
+            "or_v1" => Some(VhloOp::OrV1),
+            "outfeed_v1" => Some(VhloOp::OutfeedV1),
+            "pad_v1" => Some(VhloOp::PadV1),
+            "partition_id_v1" => Some(VhloOp::PartitionIdV1),
+            "popcnt_v1" => Some(VhloOp::PopcntV1),
+            "power_v1" => Some(VhloOp::PowerV1),
+            "real_v1" => Some(VhloOp::RealV1),
+            "real_dynamic_slice_v1" => Some(VhloOp::RealDynamicSliceV1),
+            "recv_v1" => Some(VhloOp::RecvV1),
+            "recv_v2" => Some(VhloOp::RecvV2),
+            "reduce_v1" => Some(VhloOp::ReduceV1),
+            "reduce_precision_v1" => Some(VhloOp::ReducePrecisionV1),
+            "reduce_scatter_v1" => Some(VhloOp::ReduceScatterV1),
+            "reduce_window_v1" => Some(VhloOp::ReduceWindowV1),
+            "remainder_v1" => Some(VhloOp::RemainderV1),
+            "replica_id_v1" => Some(VhloOp::ReplicaIdV1),
+            "reshape_v1" => Some(VhloOp::ReshapeV1),
+            "return_v1" => Some(VhloOp::ReturnV1),
+            "reverse_v1" => Some(VhloOp::ReverseV1),
+            "rng_v1" => Some(VhloOp::RngV1),
+            "rng_bit_generator_v1" => Some(VhloOp::RngBitGeneratorV1),
+            "round_nearest_afz_v1" => Some(VhloOp::RoundNearestAfzV1),
+            "round_nearest_even_v1" => Some(VhloOp::RoundNearestEvenV1),
+            "rsqrt_v1" => Some(VhloOp::RsqrtV1),
+            "rsqrt_v2" => Some(VhloOp::RsqrtV2),
+            "scatter_v1" => Some(VhloOp::ScatterV1),
+            "scatter_v2" => Some(VhloOp::ScatterV2),
+            "select_v1" => Some(VhloOp::SelectV1),
+            "select_and_scatter_v1" => Some(VhloOp::SelectAndScatterV1),
+            "send_v1" => Some(VhloOp::SendV1),
+            "send_v2" => Some(VhloOp::SendV2),
+            "set_dimension_size_v1" => Some(VhloOp::SetDimensionSizeV1),
+            "shift_left_v1" => Some(VhloOp::ShiftLeftV1),
+            "shift_right_arithmetic_v1" => Some(VhloOp::ShiftRightArithmeticV1),
+            "shift_right_logical_v1" => Some(VhloOp::ShiftRightLogicalV1),
+            "sign_v1" => Some(VhloOp::SignV1),
+            "sine_v1" => Some(VhloOp::SineV1),
+            "sine_v2" => Some(VhloOp::SineV2),
+            "slice_v1" => Some(VhloOp::SliceV1),
+            "sort_v1" => Some(VhloOp::SortV1),
+            "sqrt_v1" => Some(VhloOp::SqrtV1),
+            "sqrt_v2" => Some(VhloOp::SqrtV2),
+            "subtract_v1" => Some(VhloOp::SubtractV1),
+            "tan_v1" => Some(VhloOp::TanV1),
+            "tan_v2" => Some(VhloOp::TanV2),
+            "tanh_v1" => Some(VhloOp::TanhV1),
+            "tanh_v2" => Some(VhloOp::TanhV2),
+            "torch_index_select_v1" => Some(VhloOp::TorchIndexSelectV1),
+            "transpose_v1" => Some(VhloOp::TransposeV1),
+            "triangular_solve_v1" => Some(VhloOp::TriangularSolveV1),
+            "tuple_v1" => Some(VhloOp::TupleV1),
+            "unary_einsum_v1" => Some(VhloOp::UnaryEinsumV1),
+            "uniform_dequantize_v1" => Some(VhloOp::UniformDequantizeV1),
+            "uniform_quantize_v1" => Some(VhloOp::UniformQuantizeV1),
+            "while_v1" => Some(VhloOp::WhileV1),
+            "xor_v1" => Some(VhloOp::XorV1),
             _ => None,
         }
     }
@@ -6067,7 +6218,7 @@ impl StablehloOp {
                 "result_tilings",
             ],
             &[],
-            &[],
+            &["precision_config"],
             &["dot_dimension_numbers", "precision_config", "algorithm"],
             &[
                 "broadcast_dimensions",
@@ -10828,6 +10979,12 @@ impl DivideOpV1 {
 Legal in 0.9.0..=current. Maps to `stablehlo.dot`.*/
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DotOpV1 {
+    ///`lhs` of `vhlo.dot_v1` (operand).
+    pub lhs: ::vhlo_core::ir::Value,
+    ///`rhs` of `vhlo.dot_v1` (operand).
+    pub rhs: ::vhlo_core::ir::Value,
+    ///`precision_config` of `vhlo.dot_v1` (attribute; always present in VHLO).
+    pub precision_config: ::vhlo_core::ir::Attribute,
     ///`result` of `vhlo.dot_v1` (result type).
     pub result: ::vhlo_core::ir::Type,
 }
@@ -10843,12 +11000,15 @@ impl DotOpV1 {
     ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
         let __name = Self::NAME;
         ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        ::vhlo_core::dialect::split_groups(
+        let __items = m.operands(op);
+        let __ranges = ::vhlo_core::dialect::split_groups(
             __name,
             "operand",
-            (m.operands(op)).len(),
-            &[],
+            __items.len(),
+            &[false, false],
         )?;
+        let lhs = __items[__ranges[0usize].start];
+        let rhs = __items[__ranges[1usize].start];
         let __result_types: Vec<::vhlo_core::ir::Type> = m
             .results(op)
             .map(|r| m.value_type(r))
@@ -10867,7 +11027,18 @@ impl DotOpV1 {
             (m.regions(op)).len(),
             &[],
         )?;
-        Ok(Self { result })
+        let precision_config = ::vhlo_core::dialect::required_property(
+            m,
+            op,
+            __name,
+            "precision_config",
+        )?;
+        Ok(Self {
+            lhs,
+            rhs,
+            precision_config,
+            result,
+        })
     }
     /// Creates the op in `m` (detached; append it to a block). Properties are stored sorted by
     /// name, as MLIR keeps them.
@@ -10879,8 +11050,12 @@ impl DotOpV1 {
         let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
         let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+        __operands.push(self.lhs);
+        __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
+            ("precision_config", self.precision_config),
+        ];
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
@@ -23789,6 +23964,12 @@ impl DivideOp {
 ///`stablehlo.dot`: Dot operation (the current StableHLO op; maps to the newest `vhlo.dot_vN`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DotOp {
+    ///`lhs` of `stablehlo.dot` (operand).
+    pub lhs: ::vhlo_core::ir::Value,
+    ///`rhs` of `stablehlo.dot` (operand).
+    pub rhs: ::vhlo_core::ir::Value,
+    ///`precision_config` of `stablehlo.dot` (attribute `OptionalAttr<StableHLO_PrecisionConfigAttr>`).
+    pub precision_config: Option<::vhlo_core::ir::Attribute>,
     ///`result` of `stablehlo.dot` (result type).
     pub result: ::vhlo_core::ir::Type,
 }
@@ -23804,12 +23985,15 @@ impl DotOp {
     ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
         let __name = Self::NAME;
         ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        ::vhlo_core::dialect::split_groups(
+        let __items = m.operands(op);
+        let __ranges = ::vhlo_core::dialect::split_groups(
             __name,
             "operand",
-            (m.operands(op)).len(),
-            &[],
+            __items.len(),
+            &[false, false],
         )?;
+        let lhs = __items[__ranges[0usize].start];
+        let rhs = __items[__ranges[1usize].start];
         let __result_types: Vec<::vhlo_core::ir::Type> = m
             .results(op)
             .map(|r| m.value_type(r))
@@ -23828,7 +24012,17 @@ impl DotOp {
             (m.regions(op)).len(),
             &[],
         )?;
-        Ok(Self { result })
+        let precision_config = ::vhlo_core::dialect::optional_property(
+            m,
+            op,
+            "precision_config",
+        );
+        Ok(Self {
+            lhs,
+            rhs,
+            precision_config,
+            result,
+        })
     }
     /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
     pub fn build(
@@ -23839,8 +24033,13 @@ impl DotOp {
         let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
         let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+        __operands.push(self.lhs);
+        __operands.push(self.rhs);
         __results.push(self.result);
         let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        if let Some(v) = self.precision_config {
+            __props.push(("precision_config", v));
+        }
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,

@@ -10,6 +10,9 @@ Run inside the venv made by scripts/oracle/setup.sh:
     .venv/bin/python scripts/oracle/oracle.py roundtrip-text IN.mlir [--generic] [--debug-info] [-o OUT.mlir]
     .venv/bin/python scripts/oracle/oracle.py min-target IN.mlir
     .venv/bin/python scripts/oracle/oracle.py targets
+    .venv/bin/python scripts/oracle/oracle.py opt IN.mlir --passes 'stablehlo-legalize-to-vhlo' [--generic] ...
+    .venv/bin/python scripts/oracle/oracle.py stablehlo-opt ARGS...        (stablehlo-opt's command line)
+    .venv/bin/python scripts/oracle/oracle.py stablehlo-translate ARGS...  (stablehlo-translate's)
 
 An input path of "-" reads standard input (source locations then name the buffer "-"); otherwise text is
 parsed from the file, so locations carry the path as given, as with stablehlo-translate. Output goes to
@@ -17,6 +20,7 @@ standard output unless -o is given. Failures print "oracle: error: ..." with MLI
 """
 
 import argparse
+import io
 import os
 import re
 import sys
@@ -262,8 +266,8 @@ def _text_output(text):
 
 SPLIT_MARKER = "// -----"
 
-# expected-error@+1 {{message}}, expected-note@below {{...}}, expected-error-re {{regex}}: MLIR's
-# -verify-diagnostics annotations.
+# expected-error@+1 {{message}}, expected-note@below {{...}}, expected-error-re {{text {{regex}} text}}:
+# MLIR's -verify-diagnostics annotations.
 EXPECTATION = re.compile(
     r"expected-(error|warning|note|remark)(-re)?\s*(?:@([+-][0-9]+|above|below|unknown))?\s*\{\{(.*)\}\}"
 )
@@ -306,6 +310,20 @@ def expectations(chunk):
     return found
 
 
+def _expectation_regex(message):
+    """An expected-*-re message: a substring match in which {{...}} blocks are regexes, as in MLIR."""
+    parts, rest = [], message
+    while "{{" in rest:
+        before, _, after = rest.partition("{{")
+        regex, closed, rest = after.partition("}}")
+        if not closed:
+            rest = "{{" + after
+            break
+        parts.append(re.escape(before) + f"(?:{regex})")
+    parts.append(re.escape(rest))
+    return "".join(parts)
+
+
 def verify_diagnostics(chunk, diagnostics):
     """Compares diagnostics with a chunk's annotations like -verify-diagnostics; returns the problems."""
     expected = expectations(chunk)
@@ -317,8 +335,7 @@ def verify_diagnostics(chunk, diagnostics):
         for index, (line, severity, message, is_regex) in enumerate(expected):
             if matched[index] or severity != diagnostic.severity or line != diagnostic.line:
                 continue
-            hit = re.search(message, diagnostic.message) if is_regex else message in diagnostic.message
-            if hit:
+            if re.search(_expectation_regex(message), diagnostic.message) if is_regex else message in diagnostic.message:
                 matched[index] = True
                 break
         else:
@@ -330,35 +347,172 @@ def verify_diagnostics(chunk, diagnostics):
     return problems
 
 
+BYTECODE_MAGIC = b"ML\xefR"
+
+
 def run_opt(oracle, args, path):
-    """stablehlo-opt: parse, run the pipeline, print. Returns (output text, exit status)."""
-    text = sys.stdin.read() if path == "-" else _read_text(path)
-    chunks = split_input(text) if args.split_input_file else [text]
+    """stablehlo-opt: parse (text or bytecode), run the pipeline, print. Returns (output, failures): like
+    mlir-opt with --split-input-file, every chunk is processed and the outputs of those that succeed are
+    kept. With verify_diagnostics, a chunk fails only when its diagnostics differ from its annotations."""
+    data = _read_bytes(path)
     pipeline = args.pass_pipeline
     if args.passes:
         pipeline = f"builtin.module({args.passes})"
-    outputs, problems = [], []
-    for number, chunk in enumerate(chunks, 1):
-        oracle.take_diagnostics()
-        module = None
+    if data.startswith(BYTECODE_MAGIC):
+        chunks = [data]
+    else:
         try:
-            module = oracle.parse_string(chunk, path)
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise OracleError(f"{path} is neither MLIR bytecode nor UTF-8 text: {error}") from error
+        chunks = split_input(text) if args.split_input_file else [text]
+    outputs, failures = [], []
+    for number, chunk in enumerate(chunks, 1):
+        where = f"{path} (split {number})" if len(chunks) > 1 else path
+        oracle.take_diagnostics()
+        try:
+            if isinstance(chunk, bytes):
+                module = oracle.parse_bytecode(chunk)
+            else:
+                module = oracle.parse_string(chunk, where)
             if pipeline:
                 oracle.run_passes(module, pipeline, verify_each=not args.no_verify_each)
-            outputs.append(_text_output(oracle.print_module(module, args.generic, args.debug_info, args.local_scope)))
+            if getattr(args, "emit_bytecode", False):
+                buffer = io.BytesIO()
+                module.operation.write_bytecode(buffer)
+                outputs.append(buffer.getvalue())
+            else:
+                outputs.append(
+                    _text_output(oracle.print_module(module, args.generic, args.debug_info, args.local_scope))
+                )
             diagnostics = oracle.take_diagnostics()
         except OracleError as error:
             if not args.verify_diagnostics:
-                raise
+                failures.append(str(error))
+                continue
             diagnostics = error.diagnostics
         if args.verify_diagnostics:
-            where = f"{path} (split {number})" if len(chunks) > 1 else path
-            problems.extend(f"{where}: {problem}" for problem in verify_diagnostics(chunk, diagnostics))
-    if args.verify_diagnostics:
-        if problems:
-            raise OracleError("-verify-diagnostics failed:\n  " + "\n  ".join(problems))
-        return ""
-    return (SPLIT_MARKER + "\n").join(outputs)
+            text_chunk = chunk if isinstance(chunk, str) else ""
+            failures.extend(f"{where}: {problem}" for problem in verify_diagnostics(text_chunk, diagnostics))
+    if failures and args.verify_diagnostics:
+        failures = ["-verify-diagnostics failed:\n  " + "\n  ".join(failures)]
+    if any(isinstance(o, bytes) for o in outputs):
+        if len(chunks) > 1:
+            raise OracleError("-emit-bytecode with --split-input-file is not supported")
+        return b"".join(outputs), failures
+    return (SPLIT_MARKER + "\n").join(outputs), failures
+
+
+def _unquote(value):
+    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
+
+
+def stablehlo_opt(oracle, argv):
+    """`oracle.py stablehlo-opt ARGS`: the subset of stablehlo-opt's command line that lit tests use, with
+    pass flags (--stablehlo-legalize-to-vhlo, --vhlo-to-version=target=X, ...) run in the order given."""
+    args = argparse.Namespace(
+        pass_pipeline=None, passes=None, generic=False, debug_info=False, local_scope=False,
+        split_input_file=False, verify_diagnostics=False, no_verify_each=False, emit_bytecode=False,
+    )
+    passes, inputs, output = [], [], None
+    words = iter(argv)
+    for word in words:
+        if word == "-" or not word.startswith("-"):
+            inputs.append(word)
+            continue
+        name, has_value, value = word.lstrip("-").partition("=")
+        value = _unquote(value)
+        if name == "o":
+            output = next(words, None)
+        elif name == "mlir-print-op-generic":
+            args.generic = True
+        elif name == "mlir-print-debuginfo":
+            args.debug_info = True
+        elif name == "mlir-print-local-scope":
+            args.local_scope = True
+        elif name == "split-input-file":
+            args.split_input_file = True
+        elif name == "verify-diagnostics":
+            args.verify_diagnostics = True
+        elif name == "verify-each":
+            args.no_verify_each = value.lower() in ("false", "0")
+        elif name == "allow-unregistered-dialect":
+            oracle.context.allow_unregistered_dialects = True
+        elif name == "pass-pipeline":
+            args.pass_pipeline = value
+        elif name == "emit-bytecode":
+            args.emit_bytecode = True
+        elif name == "debug-only" or name.startswith("mlir-"):
+            raise OracleError(f"stablehlo-opt flag --{name} is not supported by the oracle")
+        else:
+            # Any other flag is a pass; its value holds the pass options ("target=1.9.0", "allow-other-dialects").
+            options = " ".join(o if "=" in o else f"{o}=true" for o in value.split()) if has_value else ""
+            passes.append(f"{name}{{{options}}}" if options else name)
+    if passes and args.pass_pipeline:
+        raise OracleError("give either pass flags or --pass-pipeline")
+    args.passes = ",".join(passes) or None
+    if len(inputs) > 1:
+        raise OracleError(f"stablehlo-opt takes one input, got {inputs}")
+    text, failures = run_opt(oracle, args, inputs[0] if inputs else "-")
+    _write(output, text)
+    for failure in failures:
+        sys.stderr.write(f"oracle: error: {failure}\n")
+    return 1 if failures else 0
+
+
+def stablehlo_translate(oracle, argv):
+    """`oracle.py stablehlo-translate ARGS`: --serialize / --deserialize as stablehlo-translate does them."""
+    mode, target, strip, allow_other, print_version, inputs, output = None, None, False, False, False, [], None
+    words = iter(argv)
+    for word in words:
+        if word == "-" or not word.startswith("-"):
+            inputs.append(word)
+            continue
+        name, _, value = word.lstrip("-").partition("=")
+        value = _unquote(value)
+        if name in ("serialize", "deserialize"):
+            mode = name
+        elif name == "target":
+            target = value or next(words, None)
+        elif name == "strip-debuginfo":
+            strip = True
+        elif name == "allow-other-dialects":
+            allow_other = True
+        elif name == "print-stablehlo-version":
+            print_version = True
+        elif name == "o":
+            output = next(words, None)
+        else:
+            raise OracleError(f"stablehlo-translate flag --{name} is not supported by the oracle")
+    if mode is None or len(inputs) > 1:
+        raise OracleError("stablehlo-translate needs --serialize or --deserialize and at most one input")
+    path = inputs[0] if inputs else "-"
+    if mode == "serialize":
+        if not target:
+            raise OracleError("--serialize needs --target")
+        module = oracle.parse_text(path)
+        if strip:
+            oracle.strip_debuginfo(module)
+        _write(output, oracle.serialize(module, oracle.resolve_target(target), allow_other))
+        return 0
+    data = _read_bytes(path)
+    prefix = ""
+    if print_version:
+        version = artifact_version(data)
+        prefix = (
+            f"// Reading portable artifact with StableHLO version: {version}\n"
+            if version
+            else "// Failed parsing StableHLO version from portable artifact\n"
+        )
+    module = oracle.deserialize(data)
+    _write(output, prefix + _text_output(oracle.print_module(module)))
+    return 0
+
+
+def artifact_version(data):
+    """The StableHLO version in a portable artifact's producer string, or None."""
+    match = re.match(rb"ML\xefR[\x00-\xff]StableHLO_v([0-9]+\.[0-9]+\.[0-9]+)\x00", data)
+    return match.group(1).decode() if match else None
 
 
 def _read_text(path):
@@ -398,7 +552,10 @@ def _run_one(oracle, args, path):
             oracle.strip_debuginfo(module)
         return _text_output(oracle.print_module(module, args.generic, args.debug_info, args.local_scope))
     if args.command == "opt":
-        return run_opt(oracle, args, path)
+        text, failures = run_opt(oracle, args, path)
+        if failures:
+            raise OracleError("\n".join(failures))
+        return text
     raise OracleError(f"unknown command {args.command}")
 
 
@@ -475,6 +632,14 @@ def main(argv=None):
     commands.add_parser("version", help="StableHLO version of the installed jaxlib")
     commands.add_parser("targets", help="every X.Y.0 target the installed jaxlib accepts")
 
+    argv = sys.argv[1:] if argv is None else argv
+    emulated = {"stablehlo-opt": stablehlo_opt, "stablehlo-translate": stablehlo_translate}
+    if argv and argv[0] in emulated:
+        try:
+            return emulated[argv[0]](Oracle(), argv[1:])
+        except OracleError as error:
+            sys.stderr.write(f"oracle: error: {error}\n")
+            return 1
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_request:

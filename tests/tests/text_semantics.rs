@@ -210,13 +210,10 @@ fn location_forms() {
     let LocData::Name { child: Some(c), .. } = m.loc_data(m.op_location(ops[1])).clone() else {
         panic!()
     };
+    // `"f.py":1:2 to :9` is a range: start line, start column, end column.
     assert!(matches!(
         m.loc_data(c),
-        LocData::FileLineCol {
-            line: 1,
-            column: 2,
-            ..
-        }
+        LocData::FileLineColRange { line_cols, .. } if line_cols[..] == [1, 2, 9]
     ));
     let LocData::Fused {
         metadata: Some(_),

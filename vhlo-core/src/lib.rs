@@ -4,6 +4,7 @@
 // Generated code names this crate by absolute path, also from inside it.
 extern crate self as vhlo_core;
 
+pub mod bytecode;
 pub mod dialect;
 pub mod convert;
 pub mod ir;

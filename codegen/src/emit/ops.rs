@@ -314,6 +314,7 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         quote! { &[ #(#ns),* ] }
     });
     let from_name = full_names.iter().zip(&variants).map(|(n, v)| quote! { #n => Some(VhloOp::#v), });
+    let from_mnemonic = mnemonics.iter().zip(&variants).map(|(n, v)| quote! { #n => Some(VhloOp::#v), });
     let prev_next = spec.ops.iter().flat_map(|f| {
         f.versions.windows(2).map(|w| (vhlo_variant(&w[0]), vhlo_variant(&w[1]))).collect::<Vec<_>>()
     });
@@ -433,6 +434,10 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             /// Looks an op version up by full name (`vhlo.add_v1`).
             pub fn from_name(name: &str) -> Option<VhloOp> {
                 match name { #(#from_name)* _ => None }
+            }
+            /// Looks an op version up by mnemonic (`add_v1`), as bytecode stores op names.
+            pub fn from_mnemonic(mnemonic: &str) -> Option<VhloOp> {
+                match mnemonic { #(#from_mnemonic)* _ => None }
             }
             /// The previous version of the same op.
             pub fn previous(self) -> Option<VhloOp> {

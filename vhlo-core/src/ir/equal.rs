@@ -467,6 +467,15 @@ impl Cmp<'_> {
                 self.sym(*f1, *f2)
             }
             (
+                L::FileLineColRange { file: f1, line_cols: v1 },
+                L::FileLineColRange { file: f2, line_cols: v2 },
+            ) => {
+                if v1 != v2 {
+                    return differ();
+                }
+                self.sym(*f1, *f2)
+            }
+            (
                 L::Name {
                     name: n1,
                     child: c1,

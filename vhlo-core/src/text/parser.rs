@@ -603,15 +603,24 @@ impl<'a> Parser<'a> {
                         .map_err(|_| self.c.error_at(pos, "line out of range"))?;
                     let column = u32::try_from(column)
                         .map_err(|_| self.c.error_at(pos, "column out of range"))?;
-                    // A range (`to 3:4`, `to :9`): the IR keeps the start only.
+                    // A range (`to 3:4`, `to :9`): MLIR's FileLineColRange, values in bytecode
+                    // order (start line, start column, end column, end line).
                     if self.c.eat_keyword("to") {
-                        if self.c.eat(b':') {
-                            self.c.int64("as range end column")?;
+                        let num = |c: &mut Self, what: &str| -> Result<u32, ParseError> {
+                            let at = c.c.pos;
+                            let v = c.c.int64(what)?;
+                            u32::try_from(v).map_err(|_| c.c.error_at(at, "location value out of range"))
+                        };
+                        let line_cols: Box<[u32]> = if self.c.eat(b':') {
+                            let end_col = num(self, "as range end column")?;
+                            Box::new([line, column, end_col])
                         } else {
-                            self.c.int64("as range end line")?;
+                            let end_line = num(self, "as range end line")?;
                             self.c.expect(b':', "in location range")?;
-                            self.c.int64("as range end column")?;
-                        }
+                            let end_col = num(self, "as range end column")?;
+                            Box::new([line, column, end_col, end_line])
+                        };
+                        return Ok(self.m.loc(LocData::FileLineColRange { file: sym, line_cols }));
                     }
                     return Ok(self.m.loc(LocData::FileLineCol {
                         file: sym,

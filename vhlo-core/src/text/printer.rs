@@ -627,6 +627,24 @@ impl<'m> Printer<'m> {
                 write_escaped(&mut self.out, self.m.str(file));
                 let _ = write!(self.out, ":{line}:{column}");
             }
+            LocData::FileLineColRange { file, line_cols } => {
+                write_escaped(&mut self.out, self.m.str(file));
+                match line_cols[..] {
+                    [] => {}
+                    [l] => {
+                        let _ = write!(self.out, ":{l}");
+                    }
+                    [l, c] => {
+                        let _ = write!(self.out, ":{l}:{c}");
+                    }
+                    [l, c, ec] => {
+                        let _ = write!(self.out, ":{l}:{c} to :{ec}");
+                    }
+                    [l, c, ec, el, ..] => {
+                        let _ = write!(self.out, ":{l}:{c} to {el}:{ec}");
+                    }
+                }
+            }
             LocData::Name { name, child } => {
                 write_escaped(&mut self.out, self.m.str(name));
                 if let Some(c) = child {

@@ -1,0 +1,335 @@
+//! Primitives of the MLIR bytecode format: prefix varints, zigzag, sections, and a bounds-checked
+//! cursor whose errors name the section and the absolute byte offset.
+
+use super::BytecodeError;
+
+/// Section ids (`mlir/include/mlir/Bytecode/Encoding.h`).
+pub(crate) mod section {
+    pub const STRING: u8 = 0;
+    pub const DIALECT: u8 = 1;
+    pub const ATTR_TYPE: u8 = 2;
+    pub const ATTR_TYPE_OFFSET: u8 = 3;
+    pub const IR: u8 = 4;
+    pub const RESOURCE: u8 = 5;
+    pub const RESOURCE_OFFSET: u8 = 6;
+    pub const DIALECT_VERSIONS: u8 = 7;
+    pub const PROPERTIES: u8 = 8;
+    pub const COUNT: usize = 9;
+
+    /// Human-readable section name for errors.
+    pub fn name(id: u8) -> &'static str {
+        match id {
+            STRING => "string",
+            DIALECT => "dialect",
+            ATTR_TYPE => "attribute/type",
+            ATTR_TYPE_OFFSET => "attribute/type offset",
+            IR => "IR",
+            RESOURCE => "resource",
+            RESOURCE_OFFSET => "resource offset",
+            DIALECT_VERSIONS => "dialect versions",
+            PROPERTIES => "properties",
+            _ => "unknown",
+        }
+    }
+}
+
+/// The op encoding mask bits (`OpEncodingMask` in Encoding.h).
+pub(crate) mod op_mask {
+    pub const HAS_ATTRS: u8 = 0x01;
+    pub const HAS_RESULTS: u8 = 0x02;
+    pub const HAS_OPERANDS: u8 = 0x04;
+    pub const HAS_SUCCESSORS: u8 = 0x08;
+    pub const HAS_INLINE_REGIONS: u8 = 0x10;
+    pub const HAS_USE_LIST_ORDERS: u8 = 0x20;
+    pub const HAS_PROPERTIES: u8 = 0x40;
+}
+
+/// Bytecode format versions with a behaviour change (Encoding.h).
+pub(crate) mod version {
+    pub const DIALECT_VERSIONING: u64 = 1;
+    pub const LAZY_LOADING: u64 = 2;
+    pub const USE_LIST_ORDERING: u64 = 3;
+    pub const ELIDE_UNKNOWN_BLOCK_ARG_LOCATION: u64 = 4;
+    pub const NATIVE_PROPERTIES_ENCODING: u64 = 5;
+    pub const MAX_SUPPORTED: u64 = 6;
+}
+
+pub(crate) const MAGIC: [u8; 4] = [0x4D, 0x4C, 0xEF, 0x52];
+
+/// Zigzag-encodes the 64-bit two's-complement pattern.
+pub(crate) fn zigzag(v: i64) -> u64 {
+    ((v as u64) << 1) ^ ((v >> 63) as u64)
+}
+
+/// Inverse of [`zigzag`].
+pub(crate) fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// A read position inside one section (or the whole file), bounds-checked everywhere.
+#[derive(Clone)]
+pub(crate) struct Cursor<'a> {
+    data: &'a [u8],
+    pos: usize,
+    /// Absolute file offset of `data[0]`.
+    base: usize,
+    section: &'static str,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(data: &'a [u8], base: usize, section: &'static str) -> Self {
+        Cursor {
+            data,
+            pos: 0,
+            base,
+            section,
+        }
+    }
+
+    /// Absolute file offset of the next byte.
+    pub fn offset(&self) -> usize {
+        self.base + self.pos
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.data.len().saturating_sub(self.pos)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// An error at the current position.
+    pub fn err(&self, message: impl Into<String>) -> BytecodeError {
+        BytecodeError {
+            section: self.section,
+            offset: self.offset(),
+            message: message.into(),
+        }
+    }
+
+    /// An error at an absolute offset inside this cursor's section.
+    pub fn err_at(&self, offset: usize, message: impl Into<String>) -> BytecodeError {
+        BytecodeError {
+            section: self.section,
+            offset,
+            message: message.into(),
+        }
+    }
+
+    pub fn byte(&mut self) -> Result<u8, BytecodeError> {
+        let b = self
+            .data
+            .get(self.pos)
+            .copied()
+            .ok_or_else(|| self.err("unexpected end of data"))?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], BytecodeError> {
+        if n > self.remaining() {
+            return Err(self.err(format!(
+                "{n} bytes needed but only {} remain",
+                self.remaining()
+            )));
+        }
+        let out = self
+            .data
+            .get(self.pos..self.pos + n)
+            .ok_or_else(|| self.err("out of bounds"))?;
+        self.pos += n;
+        Ok(out)
+    }
+
+    /// A prefix varint: the trailing zeros of the first byte give the number of extra bytes.
+    pub fn varint(&mut self) -> Result<u64, BytecodeError> {
+        let start = self.offset();
+        let first = self.byte()?;
+        if first & 1 == 1 {
+            return Ok(u64::from(first >> 1));
+        }
+        if first == 0 {
+            let raw = self
+                .bytes(8)
+                .map_err(|_| self.err_at(start, "truncated 9-byte varint"))?;
+            let mut buf = [0u8; 8];
+            buf.copy_from_slice(raw);
+            return Ok(u64::from_le_bytes(buf));
+        }
+        let extra = first.trailing_zeros() as usize;
+        let raw = self
+            .bytes(extra)
+            .map_err(|_| self.err_at(start, "truncated varint"))?;
+        let mut buf = [0u8; 8];
+        buf[0] = first;
+        buf[1..=extra].copy_from_slice(raw);
+        Ok(u64::from_le_bytes(buf) >> (extra + 1))
+    }
+
+    pub fn signed_varint(&mut self) -> Result<i64, BytecodeError> {
+        Ok(unzigzag(self.varint()?))
+    }
+
+    /// A varint with its low bit split off as a flag: `(value, flag)`.
+    pub fn varint_with_flag(&mut self) -> Result<(u64, bool), BytecodeError> {
+        let v = self.varint()?;
+        Ok((v >> 1, v & 1 == 1))
+    }
+
+    /// A varint used as a count or index into an in-memory table; `usize` on every platform here.
+    pub fn index(&mut self) -> Result<usize, BytecodeError> {
+        let at = self.offset();
+        let v = self.varint()?;
+        usize::try_from(v).map_err(|_| self.err_at(at, format!("value {v} too large")))
+    }
+
+    /// A count of items that each take at least `min_item_bytes` bytes: rejected when the rest of
+    /// the section could not hold that many, so callers may allocate for it.
+    pub fn count(&mut self, min_item_bytes: usize) -> Result<usize, BytecodeError> {
+        let at = self.offset();
+        let n = self.index()?;
+        if n.saturating_mul(min_item_bytes.max(1)) > self.remaining() && min_item_bytes > 0 {
+            return Err(self.err_at(
+                at,
+                format!(
+                    "count {n} exceeds the {} bytes left in the section",
+                    self.remaining()
+                ),
+            ));
+        }
+        Ok(n)
+    }
+
+    /// A NUL-terminated string (the producer in the header).
+    pub fn cstr(&mut self) -> Result<&'a [u8], BytecodeError> {
+        let rest = self.data.get(self.pos..).unwrap_or(&[]);
+        let len = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| self.err("unterminated string"))?;
+        let s = self.bytes(len)?;
+        self.pos += 1;
+        Ok(s)
+    }
+
+    /// A section header and body: `(id, body cursor)`. Alignment padding is checked and skipped.
+    pub fn section(&mut self) -> Result<(u8, Cursor<'a>), BytecodeError> {
+        let start = self.offset();
+        let id_and_align = self.byte()?;
+        let id = id_and_align & 0x7f;
+        let len = self.index()?;
+        if id_and_align & 0x80 != 0 {
+            let align = self.index()?;
+            if !align.is_power_of_two() || align > 1 << 16 {
+                return Err(self.err_at(start, format!("invalid section alignment {align}")));
+            }
+            while !self.offset().is_multiple_of(align) {
+                if self.byte()? != 0xCB {
+                    return Err(self.err("section alignment padding is not 0xCB"));
+                }
+            }
+        }
+        let body_start = self.offset();
+        let body = self
+            .bytes(len)
+            .map_err(|_| self.err_at(start, format!("section {id} of {len} bytes is truncated")))?;
+        Ok((id, Cursor::new(body, body_start, section::name(id))))
+    }
+}
+
+/// An output buffer with the writer-side primitives.
+#[derive(Default, Clone)]
+pub(crate) struct Emitter {
+    pub buf: Vec<u8>,
+}
+
+impl Emitter {
+    pub fn byte(&mut self, b: u8) {
+        self.buf.push(b);
+    }
+
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+    }
+
+    /// Shortest prefix varint.
+    pub fn varint(&mut self, v: u64) {
+        if v < 1 << 7 {
+            self.buf.push(((v << 1) | 1) as u8);
+            return;
+        }
+        // The number of bytes is one per 7 value bits, up to 8; beyond 56 bits the 9-byte form.
+        let bits = 64 - v.leading_zeros() as usize;
+        let n = bits.div_ceil(7);
+        if n >= 9 {
+            self.buf.push(0);
+            self.buf.extend_from_slice(&v.to_le_bytes());
+            return;
+        }
+        let encoded = (v << n) | (1u64 << (n - 1));
+        self.buf.extend_from_slice(&encoded.to_le_bytes()[..n]);
+    }
+
+    pub fn varint_with_flag(&mut self, v: u64, flag: bool) {
+        self.varint((v << 1) | u64::from(flag));
+    }
+
+    /// A section: id, length, body (never aligned in VHLO artifacts).
+    pub fn section(&mut self, id: u8, body: &[u8]) {
+        self.byte(id);
+        self.varint(body.len() as u64);
+        self.bytes(body);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varint_round_trips_at_every_length() {
+        let samples = [
+            0u64,
+            1,
+            6,
+            127,
+            128,
+            180,
+            (1 << 14) - 1,
+            1 << 14,
+            (1 << 56) - 1,
+            1 << 56,
+            u64::MAX,
+            i64::MIN as u64,
+        ];
+        for v in samples {
+            let mut e = Emitter::default();
+            e.varint(v);
+            let mut c = Cursor::new(&e.buf, 0, "test");
+            assert_eq!(c.varint().unwrap(), v, "value {v:#x} bytes {:02x?}", e.buf);
+            assert!(c.is_empty());
+        }
+        let mut e = Emitter::default();
+        e.varint(180);
+        assert_eq!(e.buf, [0xd2, 0x02]);
+        let mut e = Emitter::default();
+        e.varint(i64::MIN as u64);
+        assert_eq!(e.buf, [0, 0, 0, 0, 0, 0, 0, 0, 0x80]);
+    }
+
+    #[test]
+    fn zigzag_matches_mlir() {
+        assert_eq!(zigzag(-1), 1);
+        assert_eq!(zigzag(1), 2);
+        assert_eq!(unzigzag(zigzag(i64::MIN)), i64::MIN);
+        assert_eq!(unzigzag(zigzag(i64::MAX)), i64::MAX);
+    }
+
+    #[test]
+    fn truncated_varint_is_an_error() {
+        let mut c = Cursor::new(&[0x02], 10, "test");
+        let e = c.varint().unwrap_err();
+        assert_eq!(e.offset, 10);
+    }
+}

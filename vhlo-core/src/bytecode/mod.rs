@@ -1,0 +1,113 @@
+//! MLIR bytecode: the container of StableHLO portable artifacts, with the VHLO dialect's
+//! attribute and type encodings.
+//!
+//! [`read`] turns an artifact into a [`Module`] plus [`ArtifactInfo`] (bytecode version, producer,
+//! recorded use-list orders); [`write`] emits a module at a chosen bytecode version with MLIR's
+//! numbering and ordering rules, so that reading and writing an upstream artifact at the same
+//! version reproduces it byte for byte. `../shared/notes/mlir-bytecode.md` maps the format.
+//!
+//! How dialect content lands in the IR (one [`Param`](crate::ir::Param) per parameter, with the
+//! kinds of `spec/attrs.yaml` and `spec/types.yaml`):
+//! - VHLO enum attributes: `[Int(case)]`.
+//! - `#vhlo.integer_v1`: `[Type, Int]`, the value's bit pattern sign-extended to 64 bits whatever
+//!   the signedness (`ui32` 4294967295 is -1).
+//! - `#vhlo.float_v1`: `[Type, Float { bits, width }]`.
+//! - `#vhlo.tensor_v1`: `[Type, Bytes]`, the raw data as MLIR holds dense elements in memory
+//!   (i1 one byte per element, a single element for splats).
+//! - Optional parameters (`axis_ref_v1.sub_axis_info`, `mesh_v1.device_ids`,
+//!   `tensor_v1` type's `encoding`) are `Absent` when missing.
+//! - Content stored in textual form (flag 0 in the offset table) is kept, not parsed: attributes as
+//!   [`AttrData::Opaque`](crate::ir::AttrData::Opaque), types as a dialect type with an empty
+//!   mnemonic and the full text as its one `Str` parameter (builtin float/int keywords are
+//!   recognized and become builtin types).
+
+mod encoding;
+mod reader;
+mod use_lists;
+mod writer;
+
+use std::collections::BTreeMap;
+
+use crate::ir::{Location, Module, Value};
+
+pub use reader::{read, read_producer};
+pub use use_lists::OpOrder;
+pub use writer::{write, WriteError, WriteOptions};
+
+/// A malformed or unsupported artifact: which section, the absolute byte offset, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bytecode {section} section, byte {offset}: {message}")]
+pub struct BytecodeError {
+    /// The section being read (`header` for the file header).
+    pub section: &'static str,
+    /// Absolute offset in the input.
+    pub offset: usize,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// One recorded use-list order: the permutation MLIR stored for a value whose uses are not in
+/// the order a fresh reader would produce (it depends on pass history, so it is kept as read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UseListOrder {
+    /// True when `indices` holds (from, to) pairs instead of a full permutation.
+    pub pair_encoding: bool,
+    pub indices: Box<[u64]>,
+}
+
+/// Facts about an artifact that are not part of the program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ArtifactInfo {
+    /// The MLIR bytecode format version (0..=6).
+    pub bytecode_version: u64,
+    /// The producer string of the header (`StableHLO_v1.0.0` for portable artifacts).
+    pub producer: String,
+    /// Use-list orders recorded in the file, by value.
+    pub use_list_orders: BTreeMap<Value, UseListOrder>,
+    /// Locations of block arguments other than `loc(unknown)` (the IR has no place for them).
+    pub block_arg_locations: BTreeMap<Value, Location>,
+}
+
+impl ArtifactInfo {
+    /// The StableHLO version of the producer string (`1.0.0` from `StableHLO_v1.0.0`).
+    pub fn stablehlo_version(&self) -> Option<&str> {
+        self.producer.strip_prefix("StableHLO_v")
+    }
+}
+
+/// The bytecode format version libStablehlo writes for a target StableHLO version, from the
+/// spec's release table (`spec/releases.yaml`; every patch of a minor release shares it). `None`
+/// for a version outside the table (below 0.9.0 or past the current release).
+pub fn bytecode_version_for_target(target: crate::version::Version) -> Option<u64> {
+    crate::vhlo::RELEASES
+        .iter()
+        .find(|r| (r.version.major, r.version.minor) == (target.major, target.minor))
+        .map(|r| u64::from(r.bytecode_version))
+}
+
+/// Stack for the reader and writer threads. Both recurse once per nesting level of attributes
+/// and of regions (each bounded to 256), which in debug builds needs more than the 2 MiB a
+/// spawned thread gets by default; the stack is reserved, not committed.
+const WORKER_STACK_BYTES: usize = 64 << 20;
+
+/// Runs `f` on a scoped thread with [`WORKER_STACK_BYTES`] of stack; `None` if the thread
+/// could not be started or did not finish.
+pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("vhlo-bytecode".into())
+            .stack_size(WORKER_STACK_BYTES)
+            .spawn_scoped(s, f)
+            .ok()?
+            .join()
+            .ok()
+    })
+}
+
+/// Reads an artifact into a module. See [`read`].
+pub fn read_module(bytes: &[u8]) -> Result<Module, BytecodeError> {
+    read(bytes).map(|(m, _)| m)
+}
+
+#[cfg(test)]
+mod tests;

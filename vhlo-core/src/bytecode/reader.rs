@@ -1,0 +1,1679 @@
+//! The bytecode reader: header, sections, lazily resolved attribute/type tables, and the IR.
+
+use std::collections::BTreeMap;
+
+use super::encoding::{op_mask, section, version, Cursor, MAGIC};
+use super::{ArtifactInfo, BytecodeError, UseListOrder};
+use crate::ir::{
+    AttrData, Attribute, Block, DialectAttr, DialectType, FloatKind, LocData, Location, Module,
+    NamedAttr, OpId, OperationState, Param, Region, Signedness, Symbol, Type, TypeData, Value,
+};
+use crate::vhlo::{VhloEnum, VhloOp, VhloType};
+
+/// The sorted inherent attribute names of a VHLO op (its properties entry), from the spec.
+fn vhlo_op_attr_names(mnemonic: &str) -> Option<&'static [&'static str]> {
+    VhloOp::from_mnemonic(mnemonic).map(VhloOp::sorted_attribute_names)
+}
+
+/// Nesting limit for attributes/types referring to each other, and separately for regions.
+const MAX_DEPTH: usize = 256;
+
+type Result<T> = std::result::Result<T, BytecodeError>;
+
+/// Reads just the header: `(bytecode version, producer)`, without parsing any section.
+pub fn read_producer(bytes: &[u8]) -> Result<(u64, String)> {
+    let mut c = Cursor::new(bytes, 0, "header");
+    read_header(&mut c)
+}
+
+fn read_header(c: &mut Cursor<'_>) -> Result<(u64, String)> {
+    let magic = c
+        .bytes(4)
+        .map_err(|_| c.err_at(0, "file too short for the MLIR bytecode magic"))?;
+    if magic != MAGIC {
+        return Err(c.err_at(0, "not MLIR bytecode (bad magic)"));
+    }
+    let at = c.offset();
+    let v = c.varint()?;
+    if v > version::MAX_SUPPORTED {
+        return Err(c.err_at(
+            at,
+            format!(
+                "unsupported bytecode version {v} (max {})",
+                version::MAX_SUPPORTED
+            ),
+        ));
+    }
+    let at = c.offset();
+    let producer = c.cstr()?;
+    let producer = std::str::from_utf8(producer)
+        .map_err(|_| c.err_at(at, "producer string is not UTF-8"))?
+        .to_string();
+    Ok((v, producer))
+}
+
+/// Reads a whole artifact.
+pub fn read(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
+    super::on_big_stack(|| read_on_this_thread(bytes)).unwrap_or_else(|| {
+        Err(BytecodeError {
+            section: "header",
+            offset: 0,
+            message: "could not run the reader thread".into(),
+        })
+    })
+}
+
+fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
+    let mut c = Cursor::new(bytes, 0, "header");
+    let (bytecode_version, producer) = read_header(&mut c)?;
+    let mut sections: [Option<Cursor<'_>>; section::COUNT] = Default::default();
+    while !c.is_empty() {
+        let at = c.offset();
+        let (id, body) = c.section()?;
+        let slot = sections
+            .get_mut(usize::from(id))
+            .filter(|_| id != section::DIALECT_VERSIONS)
+            .ok_or_else(|| c.err_at(at, format!("unknown top-level section id {id}")))?;
+        if slot.is_some() {
+            return Err(c.err_at(at, format!("duplicate {} section", section::name(id))));
+        }
+        *slot = Some(body);
+    }
+    let mut take = |id: u8, required: bool| -> Result<Option<Cursor<'_>>> {
+        let s = sections.get_mut(usize::from(id)).and_then(Option::take);
+        if s.is_none() && required {
+            return Err(BytecodeError {
+                section: "header",
+                offset: bytes.len(),
+                message: format!("missing {} section", section::name(id)),
+            });
+        }
+        Ok(s)
+    };
+    let strings = take(section::STRING, true)?;
+    let dialects = take(section::DIALECT, true)?;
+    let attr_types = take(section::ATTR_TYPE, true)?;
+    let offsets = take(section::ATTR_TYPE_OFFSET, true)?;
+    let ir = take(section::IR, true)?;
+    let props = take(
+        section::PROPERTIES,
+        bytecode_version >= version::NATIVE_PROPERTIES_ENCODING,
+    )?;
+    let resources = take(section::RESOURCE, false)?;
+    let resource_offsets = take(section::RESOURCE_OFFSET, false)?;
+
+    let mut r = Reader {
+        version: bytecode_version,
+        module: Module::new(),
+        strings: Vec::new(),
+        dialects: Vec::new(),
+        op_names: Vec::new(),
+        attrs: Vec::new(),
+        types: Vec::new(),
+        properties: Vec::new(),
+        depth: 0,
+        region_depth: 0,
+        use_lists: BTreeMap::new(),
+        block_arg_locations: BTreeMap::new(),
+    };
+    if let Some(mut s) = strings {
+        r.read_strings(&mut s)?;
+    }
+    if let Some(mut s) = dialects {
+        r.read_dialects(&mut s)?;
+    }
+    if let (Some(mut o), Some(d)) = (offsets, attr_types) {
+        r.read_attr_type_offsets(&mut o, d)?;
+    }
+    if let Some(mut p) = props {
+        r.read_properties(&mut p)?;
+    }
+    check_resources(resource_offsets, resources)?;
+    if let Some(mut s) = ir {
+        r.read_ir(&mut s)?;
+    }
+    let info = ArtifactInfo {
+        bytecode_version,
+        producer,
+        use_list_orders: r.use_lists,
+        block_arg_locations: r.block_arg_locations,
+    };
+    Ok((r.module, info))
+}
+
+/// VHLO artifacts carry no resources: accept only the empty form `06 01 01 / 05 00`.
+fn check_resources(offsets: Option<Cursor<'_>>, resources: Option<Cursor<'_>>) -> Result<()> {
+    if let Some(mut o) = offsets {
+        let at = o.offset();
+        let external = o.varint()?;
+        if external != 0 || !o.is_empty() {
+            return Err(o.err_at(at, "resources are not supported"));
+        }
+    }
+    if let Some(r) = resources {
+        if !r.is_empty() {
+            return Err(r.err("resources are not supported"));
+        }
+    }
+    Ok(())
+}
+
+struct DialectEntry {
+    name: Symbol,
+}
+
+struct OpNameEntry {
+    /// `dialect.name`.
+    full: Symbol,
+    dialect: usize,
+    /// The name without the dialect prefix.
+    short: String,
+}
+
+/// One row of the attribute/type table: where its payload is, and how it is encoded.
+struct Entry<'a, T> {
+    dialect: usize,
+    custom: bool,
+    payload: Cursor<'a>,
+    slot: Slot<T>,
+}
+
+#[derive(Clone, Copy)]
+enum Slot<T> {
+    Unresolved,
+    InProgress,
+    Done(T),
+}
+
+/// Value numbering of one isolated scope (MLIR's `ValueScope`).
+#[derive(Default)]
+struct Scope {
+    values: Vec<Option<Value>>,
+    next_ids: Vec<usize>,
+    /// Operands that referred to a value not defined yet: (op, operand index, value slot).
+    pending: Vec<(OpId, usize, usize)>,
+}
+
+/// Attributes and types: resolved the same way from their own tables.
+trait Resolved: Copy + Sized {
+    const WHAT: &'static str;
+    fn table<'r, 'a>(r: &'r mut Reader<'a>) -> &'r mut Vec<Entry<'a, Self>>;
+    fn decode(r: &mut Reader<'_>, dialect: usize, custom: bool, c: &mut Cursor<'_>)
+        -> Result<Self>;
+}
+
+impl Resolved for Attribute {
+    const WHAT: &'static str = "attribute";
+    fn table<'r, 'a>(r: &'r mut Reader<'a>) -> &'r mut Vec<Entry<'a, Self>> {
+        &mut r.attrs
+    }
+    fn decode(
+        r: &mut Reader<'_>,
+        dialect: usize,
+        custom: bool,
+        c: &mut Cursor<'_>,
+    ) -> Result<Self> {
+        let data = r.decode_attr(dialect, custom, c)?;
+        Ok(r.module.attr(data))
+    }
+}
+
+impl Resolved for Type {
+    const WHAT: &'static str = "type";
+    fn table<'r, 'a>(r: &'r mut Reader<'a>) -> &'r mut Vec<Entry<'a, Self>> {
+        &mut r.types
+    }
+    fn decode(
+        r: &mut Reader<'_>,
+        dialect: usize,
+        custom: bool,
+        c: &mut Cursor<'_>,
+    ) -> Result<Self> {
+        let data = r.decode_type(dialect, custom, c)?;
+        Ok(r.module.ty(data))
+    }
+}
+
+struct Reader<'a> {
+    version: u64,
+    module: Module,
+    strings: Vec<(&'a [u8], usize, Option<Symbol>)>,
+    dialects: Vec<DialectEntry>,
+    op_names: Vec<OpNameEntry>,
+    attrs: Vec<Entry<'a, Attribute>>,
+    types: Vec<Entry<'a, Type>>,
+    properties: Vec<Cursor<'a>>,
+    /// Nesting of attribute/type resolution.
+    depth: usize,
+    /// Nesting of regions.
+    region_depth: usize,
+    use_lists: BTreeMap<Value, UseListOrder>,
+    block_arg_locations: BTreeMap<Value, Location>,
+}
+
+impl<'a> Reader<'a> {
+    // ---- strings and dialects ------------------------------------------------------------
+
+    fn read_strings(&mut self, c: &mut Cursor<'a>) -> Result<()> {
+        let n = c.count(2)?;
+        let mut lens = Vec::with_capacity(n);
+        for _ in 0..n {
+            lens.push(c.index()?);
+        }
+        // Lengths are stored last string first.
+        lens.reverse();
+        for len in lens {
+            let at = c.offset();
+            if len == 0 {
+                return Err(c.err_at(at, "string of length 0 (lengths include the NUL)"));
+            }
+            let data = c.bytes(len)?;
+            let (body, nul) = data.split_at(len - 1);
+            if nul != [0] {
+                return Err(c.err_at(at, "string is not NUL-terminated"));
+            }
+            self.strings.push((body, at, None));
+        }
+        if !c.is_empty() {
+            return Err(c.err("trailing bytes after the strings"));
+        }
+        Ok(())
+    }
+
+    fn string(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Symbol> {
+        let (bytes, at, sym) = *self
+            .strings
+            .get(idx)
+            .ok_or_else(|| c.err(format!("string index {idx} out of range")))?;
+        if let Some(sym) = sym {
+            return Ok(sym);
+        }
+        let text = std::str::from_utf8(bytes).map_err(|_| BytecodeError {
+            section: "string",
+            offset: at,
+            message: "string is not UTF-8".into(),
+        })?;
+        let sym = self.module.sym(text);
+        if let Some(slot) = self.strings.get_mut(idx) {
+            slot.2 = Some(sym);
+        }
+        Ok(sym)
+    }
+
+    fn read_string_ref(&mut self, c: &mut Cursor<'_>) -> Result<Symbol> {
+        let idx = c.index()?;
+        self.string(c, idx)
+    }
+
+    fn read_dialects(&mut self, c: &mut Cursor<'a>) -> Result<()> {
+        let n = c.count(1)?;
+        for _ in 0..n {
+            let idx = if self.version < version::DIALECT_VERSIONING {
+                c.index()?
+            } else {
+                let (idx, has_version) = c.varint_with_flag()?;
+                if has_version {
+                    let at = c.offset();
+                    let (id, _) = c.section()?;
+                    if id != section::DIALECT_VERSIONS {
+                        return Err(c.err_at(
+                            at,
+                            format!("expected a dialect version section, found id {id}"),
+                        ));
+                    }
+                }
+                usize::try_from(idx).map_err(|_| c.err("string index too large"))?
+            };
+            let name = self.string(c, idx)?;
+            self.dialects.push(DialectEntry { name });
+        }
+        if self.version >= version::ELIDE_UNKNOWN_BLOCK_ARG_LOCATION {
+            // Total op-name count, a reservation hint only; still bounded by the section size.
+            c.count(1)?;
+        }
+        while !c.is_empty() {
+            let at = c.offset();
+            let dialect = c.index()?;
+            if dialect >= self.dialects.len() {
+                return Err(c.err_at(at, format!("dialect index {dialect} out of range")));
+            }
+            let count = c.count(1)?;
+            for _ in 0..count {
+                let idx = if self.version >= version::NATIVE_PROPERTIES_ENCODING {
+                    c.varint_with_flag()?.0
+                } else {
+                    c.varint()?
+                };
+                let idx = usize::try_from(idx).map_err(|_| c.err("string index too large"))?;
+                let short_sym = self.string(c, idx)?;
+                let short = self.module.str(short_sym).to_string();
+                let dname = self.dialect_name(dialect).to_string();
+                let full = self.module.sym(&format!("{dname}.{short}"));
+                self.op_names.push(OpNameEntry {
+                    full,
+                    dialect,
+                    short,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn dialect_name(&self, idx: usize) -> &str {
+        self.dialects
+            .get(idx)
+            .map(|d| self.module.str(d.name))
+            .unwrap_or("")
+    }
+
+    // ---- attribute and type tables -------------------------------------------------------
+
+    fn read_attr_type_offsets(&mut self, o: &mut Cursor<'a>, data: Cursor<'a>) -> Result<()> {
+        let num_attrs = o.count(1)?;
+        let num_types = o.count(1)?;
+        if num_attrs.saturating_add(num_types) > o.remaining() {
+            return Err(o.err("more attribute/type entries than the offset section can describe"));
+        }
+        let mut data = data;
+        for is_type in [false, true] {
+            let total = if is_type { num_types } else { num_attrs };
+            let mut read = 0usize;
+            while read < total {
+                let at = o.offset();
+                let dialect = o.index()?;
+                if dialect >= self.dialects.len() {
+                    return Err(o.err_at(at, format!("dialect index {dialect} out of range")));
+                }
+                let count = o.count(1)?;
+                if count > total - read {
+                    return Err(o.err_at(at, "entry group exceeds the declared entry count"));
+                }
+                for _ in 0..count {
+                    let at = o.offset();
+                    let (size, custom) = o.varint_with_flag()?;
+                    let size =
+                        usize::try_from(size).map_err(|_| o.err_at(at, "entry size too large"))?;
+                    let base = data.offset();
+                    let payload = data.bytes(size).map_err(|_| {
+                        o.err_at(
+                            at,
+                            format!("entry of {size} bytes runs past the attribute/type section"),
+                        )
+                    })?;
+                    let payload = Cursor::new(payload, base, "attribute/type");
+                    if is_type {
+                        self.types.push(Entry {
+                            dialect,
+                            custom,
+                            payload,
+                            slot: Slot::Unresolved,
+                        });
+                    } else {
+                        self.attrs.push(Entry {
+                            dialect,
+                            custom,
+                            payload,
+                            slot: Slot::Unresolved,
+                        });
+                    }
+                }
+                read += count;
+            }
+        }
+        if !o.is_empty() {
+            return Err(o.err("trailing bytes in the offset section"));
+        }
+        if !data.is_empty() {
+            return Err(data.err("attribute/type bytes not covered by the offset table"));
+        }
+        Ok(())
+    }
+
+    fn read_properties(&mut self, c: &mut Cursor<'a>) -> Result<()> {
+        let n = c.count(1)?;
+        for _ in 0..n {
+            let len = c.index()?;
+            let base = c.offset();
+            let body = c.bytes(len)?;
+            self.properties.push(Cursor::new(body, base, "properties"));
+        }
+        if !c.is_empty() {
+            return Err(c.err("trailing bytes in the properties section"));
+        }
+        Ok(())
+    }
+
+    fn enter(&mut self, c: &Cursor<'_>) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(c.err(format!("nesting deeper than {MAX_DEPTH}")));
+        }
+        Ok(())
+    }
+
+    /// Resolves entry `idx` of the attribute or type table, decoding it on first use.
+    fn resolve<T: Resolved>(&mut self, c: &Cursor<'_>, idx: usize) -> Result<T> {
+        let entry = T::table(self)
+            .get_mut(idx)
+            .ok_or_else(|| c.err(format!("{} index {idx} out of range", T::WHAT)))?;
+        match entry.slot {
+            Slot::Done(x) => return Ok(x),
+            Slot::InProgress => return Err(c.err(format!("{} {idx} refers to itself", T::WHAT))),
+            Slot::Unresolved => entry.slot = Slot::InProgress,
+        }
+        let (dialect, custom, mut payload) = (entry.dialect, entry.custom, entry.payload.clone());
+        self.enter(c)?;
+        let x = T::decode(self, dialect, custom, &mut payload)?;
+        if !payload.is_empty() {
+            return Err(payload.err(format!("{} {idx} has trailing bytes", T::WHAT)));
+        }
+        if let Some(e) = T::table(self).get_mut(idx) {
+            e.slot = Slot::Done(x);
+        }
+        self.depth -= 1;
+        Ok(x)
+    }
+
+    fn attr(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Attribute> {
+        self.resolve(c, idx)
+    }
+
+    fn ty(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Type> {
+        self.resolve(c, idx)
+    }
+
+    fn read_attr(&mut self, c: &mut Cursor<'_>) -> Result<Attribute> {
+        let idx = c.index()?;
+        self.attr(c, idx)
+    }
+
+    fn read_type(&mut self, c: &mut Cursor<'_>) -> Result<Type> {
+        let idx = c.index()?;
+        self.ty(c, idx)
+    }
+
+    fn read_attrs(&mut self, c: &mut Cursor<'_>) -> Result<Box<[Attribute]>> {
+        let n = c.count(1)?;
+        (0..n).map(|_| self.read_attr(c)).collect()
+    }
+
+    fn read_types(&mut self, c: &mut Cursor<'_>) -> Result<Box<[Type]>> {
+        let n = c.count(1)?;
+        (0..n).map(|_| self.read_type(c)).collect()
+    }
+
+    fn read_signed_varints(c: &mut Cursor<'_>) -> Result<Box<[i64]>> {
+        let n = c.count(1)?;
+        (0..n).map(|_| c.signed_varint()).collect()
+    }
+
+    fn read_string_attr(&mut self, c: &mut Cursor<'_>) -> Result<Symbol> {
+        let at = c.offset();
+        let a = self.read_attr(c)?;
+        match self.module.attr_data(a) {
+            AttrData::String { value, ty: None } => Ok(*value),
+            _ => Err(c.err_at(at, "expected a string attribute")),
+        }
+    }
+
+    fn read_loc(&mut self, c: &mut Cursor<'_>) -> Result<Location> {
+        let at = c.offset();
+        let a = self.read_attr(c)?;
+        self.as_loc(c, at, a)
+    }
+
+    fn as_loc(&self, c: &Cursor<'_>, at: usize, a: Attribute) -> Result<Location> {
+        match self.module.attr_data(a) {
+            AttrData::Location(l) => Ok(*l),
+            _ => Err(c.err_at(at, "expected a location attribute")),
+        }
+    }
+
+    /// `(flag, text)` of a textual fallback payload.
+    fn fallback_text(&mut self, c: &mut Cursor<'_>) -> Result<Symbol> {
+        let at = c.offset();
+        let raw = c.cstr()?;
+        let text =
+            std::str::from_utf8(raw).map_err(|_| c.err_at(at, "textual entry is not UTF-8"))?;
+        Ok(self.module.sym(text))
+    }
+
+    fn decode_attr(
+        &mut self,
+        dialect: usize,
+        custom: bool,
+        c: &mut Cursor<'_>,
+    ) -> Result<AttrData> {
+        let dname = self.dialect_name(dialect).to_string();
+        let dsym = self
+            .dialects
+            .get(dialect)
+            .map(|d| d.name)
+            .ok_or_else(|| c.err("bad dialect"))?;
+        if !custom {
+            let text = self.fallback_text(c)?;
+            return Ok(AttrData::Opaque {
+                dialect: dsym,
+                text,
+            });
+        }
+        match dname.as_str() {
+            "builtin" => self.decode_builtin_attr(c),
+            "vhlo" => self.decode_vhlo_attr(dsym, c),
+            _ => Err(c.err(format!(
+                "custom attribute encoding of dialect '{dname}' is not supported"
+            ))),
+        }
+    }
+
+    fn decode_type(
+        &mut self,
+        dialect: usize,
+        custom: bool,
+        c: &mut Cursor<'_>,
+    ) -> Result<TypeData> {
+        let dname = self.dialect_name(dialect).to_string();
+        let dsym = self
+            .dialects
+            .get(dialect)
+            .map(|d| d.name)
+            .ok_or_else(|| c.err("bad dialect"))?;
+        if !custom {
+            let text = self.fallback_text(c)?;
+            if dname == "builtin" {
+                if let Some(t) = builtin_type_keyword(self.module.str(text)) {
+                    return Ok(t);
+                }
+            }
+            let empty = self.module.sym("");
+            return Ok(TypeData::Dialect(DialectType {
+                dialect: dsym,
+                mnemonic: empty,
+                params: Box::new([Param::Str(text)]),
+            }));
+        }
+        match dname.as_str() {
+            "builtin" => self.decode_builtin_type(c),
+            "vhlo" => self.decode_vhlo_type(dsym, c),
+            _ => Err(c.err(format!(
+                "custom type encoding of dialect '{dname}' is not supported"
+            ))),
+        }
+    }
+
+    // ---- builtin dialect ------------------------------------------------------------------
+
+    fn decode_builtin_attr(&mut self, c: &mut Cursor<'_>) -> Result<AttrData> {
+        let at = c.offset();
+        let code = c.varint()?;
+        Ok(match code {
+            0 => AttrData::Array(self.read_attrs(c)?),
+            1 => {
+                let n = c.count(2)?;
+                let mut entries = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let name = self.read_string_attr(c)?;
+                    let value = self.read_attr(c)?;
+                    entries.push((name, value));
+                }
+                AttrData::Dictionary(entries.into())
+            }
+            2 => AttrData::String {
+                value: self.read_string_ref(c)?,
+                ty: None,
+            },
+            3 => {
+                let value = self.read_string_ref(c)?;
+                let ty = self.read_type(c)?;
+                AttrData::String {
+                    value,
+                    ty: Some(ty),
+                }
+            }
+            4 => AttrData::SymbolRef {
+                root: self.read_string_attr(c)?,
+                nested: Box::new([]),
+            },
+            5 => {
+                let root = self.read_string_attr(c)?;
+                let n = c.count(1)?;
+                let mut nested = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let at = c.offset();
+                    let a = self.read_attr(c)?;
+                    match self.module.attr_data(a) {
+                        AttrData::SymbolRef {
+                            root,
+                            nested: inner,
+                        } if inner.is_empty() => nested.push(*root),
+                        _ => return Err(c.err_at(at, "expected a flat symbol reference")),
+                    }
+                }
+                AttrData::SymbolRef {
+                    root,
+                    nested: nested.into(),
+                }
+            }
+            6 => AttrData::Type(self.read_type(c)?),
+            7 => AttrData::Unit,
+            8 => {
+                let at = c.offset();
+                let ty = self.read_type(c)?;
+                let (width, signedness) = match self.module.type_data(ty) {
+                    TypeData::Integer { width, signedness } => (*width, *signedness),
+                    TypeData::Index => (64, Signedness::Signless),
+                    _ => return Err(c.err_at(at, "integer attribute of a non-integer type")),
+                };
+                let bits = read_apint(c, width)?;
+                if width == 1 && signedness == Signedness::Signless {
+                    AttrData::Bool(bits & 1 == 1)
+                } else {
+                    let value = if signedness == Signedness::Unsigned {
+                        bits as i128
+                    } else {
+                        sign_extend(bits, width)
+                    };
+                    AttrData::Integer { ty, value }
+                }
+            }
+            9 => {
+                let at = c.offset();
+                let ty = self.read_type(c)?;
+                let width = match self.module.type_data(ty) {
+                    TypeData::Float(k) => k.bit_width(),
+                    _ => return Err(c.err_at(at, "float attribute of a non-float type")),
+                };
+                AttrData::Float {
+                    ty,
+                    bits: read_apint(c, width)?,
+                }
+            }
+            10 => {
+                let callee = self.read_loc(c)?;
+                let caller = self.read_loc(c)?;
+                AttrData::Location(self.module.loc(LocData::CallSite { callee, caller }))
+            }
+            11 => {
+                let file = self.read_string_attr(c)?;
+                let line = read_u32(c)?;
+                let column = read_u32(c)?;
+                AttrData::Location(self.module.loc(LocData::FileLineCol { file, line, column }))
+            }
+            12 | 13 => {
+                let n = c.count(1)?;
+                let mut locations = Vec::with_capacity(n);
+                for _ in 0..n {
+                    locations.push(self.read_loc(c)?);
+                }
+                let metadata = if code == 13 {
+                    Some(self.read_attr(c)?)
+                } else {
+                    None
+                };
+                AttrData::Location(self.module.loc(LocData::Fused {
+                    metadata,
+                    locations: locations.into(),
+                }))
+            }
+            14 => {
+                let name = self.read_string_attr(c)?;
+                let child = self.read_loc(c)?;
+                let child = (child != self.module.unknown_loc()).then_some(child);
+                AttrData::Location(self.module.loc(LocData::Name { name, child }))
+            }
+            15 => AttrData::Location(self.module.unknown_loc()),
+            22 => {
+                let file = self.read_string_attr(c)?;
+                let at = c.offset();
+                let n = c.index()?;
+                if n > 4 {
+                    return Err(c.err_at(at, format!("file range with {n} line/column values")));
+                }
+                let line_cols = (0..n)
+                    .map(|_| read_u32(c))
+                    .collect::<Result<Box<[u32]>>>()?;
+                AttrData::Location(
+                    self.module
+                        .loc(LocData::FileLineColRange { file, line_cols }),
+                )
+            }
+            17 => {
+                let element = self.read_type(c)?;
+                let _size = c.varint()?;
+                let len = c.index()?;
+                AttrData::DenseArray {
+                    element,
+                    data: c.bytes(len)?.into(),
+                }
+            }
+            18 => {
+                let ty = self.read_type(c)?;
+                let len = c.index()?;
+                let data: Box<[u8]> = c.bytes(len)?.into();
+                let splat = builtin_elem_bytes(&self.module, ty).is_some_and(|w| w == data.len());
+                AttrData::DenseElements { ty, data, splat }
+            }
+            19 => {
+                let ty = self.read_type(c)?;
+                // A splat stores its one string without a count.
+                let splat = c.varint()? != 0;
+                let n = if splat { 1 } else { c.count(1)? };
+                let mut values = Vec::with_capacity(n);
+                for _ in 0..n {
+                    values.push(self.read_string_ref(c)?);
+                }
+                AttrData::DenseStrings {
+                    ty,
+                    values: values.into(),
+                }
+            }
+            _ => return Err(c.err_at(at, format!("unsupported builtin attribute code {code}"))),
+        })
+    }
+
+    fn decode_builtin_type(&mut self, c: &mut Cursor<'_>) -> Result<TypeData> {
+        let at = c.offset();
+        let code = c.varint()?;
+        Ok(match code {
+            0 => {
+                let v = c.varint()?;
+                let width =
+                    u32::try_from(v >> 2).map_err(|_| c.err_at(at, "integer width too large"))?;
+                let signedness = match v & 3 {
+                    0 => Signedness::Signless,
+                    1 => Signedness::Signed,
+                    2 => Signedness::Unsigned,
+                    _ => return Err(c.err_at(at, "invalid integer signedness")),
+                };
+                TypeData::Integer { width, signedness }
+            }
+            1 => TypeData::Index,
+            2 => {
+                let inputs = self.read_types(c)?;
+                let results = self.read_types(c)?;
+                TypeData::Function { inputs, results }
+            }
+            3 => TypeData::Float(FloatKind::BF16),
+            4 => TypeData::Float(FloatKind::F16),
+            5 => TypeData::Float(FloatKind::F32),
+            6 => TypeData::Float(FloatKind::F64),
+            7 => TypeData::Float(FloatKind::F80),
+            8 => TypeData::Float(FloatKind::F128),
+            9 => TypeData::Complex(self.read_type(c)?),
+            12 => TypeData::None,
+            13 | 14 => {
+                let encoding = if code == 14 {
+                    Some(self.read_attr(c)?)
+                } else {
+                    None
+                };
+                let shape = Self::read_signed_varints(c)?;
+                let element = self.read_type(c)?;
+                TypeData::RankedTensor {
+                    shape,
+                    element,
+                    encoding,
+                }
+            }
+            15 => TypeData::Tuple(self.read_types(c)?),
+            18 => TypeData::UnrankedTensor {
+                element: self.read_type(c)?,
+            },
+            _ => return Err(c.err_at(at, format!("unsupported builtin type code {code}"))),
+        })
+    }
+
+    // ---- VHLO dialect ---------------------------------------------------------------------
+
+    fn dialect_attr(&mut self, dialect: Symbol, mnemonic: &str, params: Vec<Param>) -> AttrData {
+        let mnemonic = self.module.sym(mnemonic);
+        AttrData::Dialect(DialectAttr {
+            dialect,
+            mnemonic,
+            params: params.into(),
+        })
+    }
+
+    fn decode_vhlo_attr(&mut self, dialect: Symbol, c: &mut Cursor<'_>) -> Result<AttrData> {
+        let at = c.offset();
+        let code = c.varint()?;
+        if let Some(mnemonic) = vhlo_enum_attr_mnemonic(code) {
+            let v = c.varint()?;
+            let case = u32::try_from(v)
+                .map_err(|_| c.err_at(at, format!("enum value {v} out of range")))?;
+            return Ok(self.dialect_attr(dialect, mnemonic, vec![Param::Int(i64::from(case))]));
+        }
+        let (mnemonic, params) = match code {
+            1 => ("array_v1", vec![Param::Attrs(self.read_attrs(c)?)]),
+            2 => {
+                let v = c.varint()?;
+                ("bool_v1", vec![Param::Bool(v != 0)])
+            }
+            6 => {
+                let n = c.count(2)?;
+                let mut pairs = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = self.read_attr(c)?;
+                    let v = self.read_attr(c)?;
+                    pairs.push((k, v));
+                }
+                ("dict_v1", vec![Param::AttrPairs(pairs.into())])
+            }
+            8 => {
+                let at = c.offset();
+                let ty = self.read_type(c)?;
+                let width = vhlo_float_width(&self.module, ty)
+                    .ok_or_else(|| c.err_at(at, "float_v1 of a non-float type"))?;
+                let bits = read_apint(c, width)?;
+                (
+                    "float_v1",
+                    vec![Param::Type(ty), Param::Float { bits, width }],
+                )
+            }
+            9 => {
+                let at = c.offset();
+                let ty = self.read_type(c)?;
+                let (width, _) = vhlo_int_width(&self.module, ty)
+                    .ok_or_else(|| c.err_at(at, "integer_v1 of a non-integer type"))?;
+                let bits = read_apint(c, width)?;
+                // The spec's `int` kind: the bit pattern sign-extended to 64 bits, whatever the
+                // signedness (the type says how to read it).
+                let value = sign_extend(bits, width) as i64;
+                ("integer_v1", vec![Param::Type(ty), Param::Int(value)])
+            }
+            10 => {
+                let out = Self::read_signed_varints(c)?;
+                let operand = c.signed_varint()?;
+                let operand_tuple = Self::read_signed_varints(c)?;
+                (
+                    "output_operand_alias_v1",
+                    vec![
+                        Param::Ints(out),
+                        Param::Int(operand),
+                        Param::Ints(operand_tuple),
+                    ],
+                )
+            }
+            14 => ("string_v1", vec![Param::Str(self.read_string_ref(c)?)]),
+            15 => {
+                let ty = self.read_type(c)?;
+                let len = c.index()?;
+                let blob = c.bytes(len)?;
+                let data = self.tensor_data(ty, blob);
+                ("tensor_v1", vec![Param::Type(ty), data])
+            }
+            17 => ("type_v1", vec![Param::Type(self.read_type(c)?)]),
+            18 => (
+                "type_extensions_v1",
+                vec![Param::Ints(Self::read_signed_varints(c)?)],
+            ),
+            20 => {
+                let atol = read_apint(c, 64)?;
+                let rtol = read_apint(c, 64)?;
+                let ulps = c.signed_varint()?;
+                let mode = self.read_attr(c)?;
+                (
+                    "result_accuracy_v1",
+                    vec![
+                        Param::Float {
+                            bits: atol,
+                            width: 64,
+                        },
+                        Param::Float {
+                            bits: rtol,
+                            width: 64,
+                        },
+                        Param::Int(ulps),
+                        Param::Attr(mode),
+                    ],
+                )
+            }
+            21 => {
+                let pre = c.signed_varint()?;
+                let size = c.signed_varint()?;
+                ("sub_axis_info_v1", vec![Param::Int(pre), Param::Int(size)])
+            }
+            22 => {
+                let name = self.read_attr(c)?;
+                let has_sub = c.varint()?;
+                let sub = if has_sub != 0 {
+                    Param::Attr(self.read_attr(c)?)
+                } else {
+                    Param::Absent
+                };
+                ("axis_ref_v1", vec![Param::Attr(name), sub])
+            }
+            23 => {
+                let mesh = self.read_attr(c)?;
+                let axes = self.read_attr(c)?;
+                (
+                    "replica_group_mesh_axes_v1",
+                    vec![Param::Attr(mesh), Param::Attr(axes)],
+                )
+            }
+            24 => {
+                let name = self.read_attr(c)?;
+                let size = c.signed_varint()?;
+                ("mesh_axis_v1", vec![Param::Attr(name), Param::Int(size)])
+            }
+            25 => {
+                let axes = self.read_attr(c)?;
+                let (idx, present) = c.varint_with_flag()?;
+                let device_ids = if present {
+                    let idx =
+                        usize::try_from(idx).map_err(|_| c.err("attribute index too large"))?;
+                    Param::Attr(self.attr(c, idx)?)
+                } else {
+                    Param::Absent
+                };
+                ("mesh_v1", vec![Param::Attr(axes), device_ids])
+            }
+            _ => return Err(c.err_at(at, format!("unknown vhlo attribute code {code}"))),
+        };
+        Ok(self.dialect_attr(dialect, mnemonic, params))
+    }
+
+    /// The data parameter of `#vhlo.tensor_v1` (the spec's `dense_data`: raw dense storage, one
+    /// element for a splat): i1 payloads are unpacked to a byte per element.
+    fn tensor_data(&mut self, ty: Type, blob: &[u8]) -> Param {
+        let mut data: Vec<u8> = blob.to_vec();
+        if let Some(num_elements) = vhlo_bool_tensor_elements(&self.module, ty) {
+            let packed_size = num_elements.div_ceil(8);
+            if blob.len() == 1 && blob.first() == Some(&0xFF) {
+                data = vec![1];
+            } else if blob.len() == packed_size && blob.len() != num_elements {
+                data = (0..num_elements)
+                    .map(|i| u8::from(blob.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)))
+                    .collect();
+            }
+            // MLIR keeps all-equal data as a splat.
+            if num_elements > 1
+                && data.len() == num_elements
+                && data.windows(2).all(|w| w[0] == w[1])
+            {
+                data.truncate(1);
+            }
+        }
+        Param::Bytes(data.into())
+    }
+
+    fn dialect_type(&mut self, dialect: Symbol, mnemonic: &str, params: Vec<Param>) -> TypeData {
+        let mnemonic = self.module.sym(mnemonic);
+        TypeData::Dialect(DialectType {
+            dialect,
+            mnemonic,
+            params: params.into(),
+        })
+    }
+
+    fn decode_vhlo_type(&mut self, dialect: Symbol, c: &mut Cursor<'_>) -> Result<TypeData> {
+        let at = c.offset();
+        let code = c.varint()?;
+        if let Some(mnemonic) = vhlo_simple_type_mnemonic(code) {
+            return Ok(self.dialect_type(dialect, mnemonic, Vec::new()));
+        }
+        let (mnemonic, params) = match code {
+            1 => ("complex_v1", vec![Param::Type(self.read_type(c)?)]),
+            8 => {
+                let inputs = self.read_types(c)?;
+                let outputs = self.read_types(c)?;
+                ("func_v1", vec![Param::Types(inputs), Param::Types(outputs)])
+            }
+            20 | 21 => {
+                let encoding = if code == 21 {
+                    Param::Attr(self.read_attr(c)?)
+                } else {
+                    Param::Absent
+                };
+                let shape = Self::read_signed_varints(c)?;
+                let element = self.read_type(c)?;
+                (
+                    "tensor_v1",
+                    vec![Param::Ints(shape), Param::Type(element), encoding],
+                )
+            }
+            23 => ("tuple_v1", vec![Param::Types(self.read_types(c)?)]),
+            24 => {
+                let flags = c.varint()?;
+                let storage = self.read_type(c)?;
+                let expressed = self.read_type(c)?;
+                let scale = read_apint(c, 64)?;
+                let zp = c.signed_varint()?;
+                let min = c.signed_varint()?;
+                let max = c.signed_varint()?;
+                (
+                    "quant_v1",
+                    vec![
+                        Param::UInt(flags),
+                        Param::Type(storage),
+                        Param::Type(expressed),
+                        Param::Float {
+                            bits: scale,
+                            width: 64,
+                        },
+                        Param::Int(zp),
+                        Param::Int(min),
+                        Param::Int(max),
+                    ],
+                )
+            }
+            25 => ("unranked_tensor_v1", vec![Param::Type(self.read_type(c)?)]),
+            30 => {
+                let flags = c.varint()?;
+                let storage = self.read_type(c)?;
+                let expressed = self.read_type(c)?;
+                let qdim = c.varint()?;
+                let qdim =
+                    i64::try_from(qdim).map_err(|_| c.err("quantized dimension too large"))?;
+                let min = c.signed_varint()?;
+                let max = c.signed_varint()?;
+                let n = c.count(1)?;
+                let mut scales = Vec::with_capacity(n);
+                for _ in 0..n {
+                    scales.push(read_apint(c, 64)?);
+                }
+                let zps = Self::read_signed_varints(c)?;
+                (
+                    "quant_per_axis_v1",
+                    vec![
+                        Param::UInt(flags),
+                        Param::Type(storage),
+                        Param::Type(expressed),
+                        Param::Int(qdim),
+                        Param::Floats(scales.into()),
+                        Param::Ints(zps),
+                        Param::Int(min),
+                        Param::Int(max),
+                    ],
+                )
+            }
+            41 => {
+                let shape = Self::read_signed_varints(c)?;
+                let element = self.read_type(c)?;
+                ("buffer_v1", vec![Param::Ints(shape), Param::Type(element)])
+            }
+            42 => ("future_v1", vec![Param::Types(self.read_types(c)?)]),
+            _ => return Err(c.err_at(at, format!("unknown vhlo type code {code}"))),
+        };
+        Ok(self.dialect_type(dialect, mnemonic, params))
+    }
+
+    // ---- IR ---------------------------------------------------------------------------------
+
+    fn read_ir(&mut self, c: &mut Cursor<'a>) -> Result<()> {
+        let (num_ops, has_args) = c.varint_with_flag()?;
+        if has_args {
+            return Err(c.err("top-level block arguments are not supported"));
+        }
+        let mut scope = Scope::default();
+        scope.next_ids.push(0);
+        let mut ctx = RegionCtx { blocks: Vec::new() };
+        for _ in 0..num_ops {
+            self.read_op(c, None, &mut scope, &mut ctx)?;
+        }
+        self.finish_scope(c, &mut scope)?;
+        if !c.is_empty() {
+            return Err(c.err("trailing bytes after the top-level operations"));
+        }
+        Ok(())
+    }
+
+    fn define(&self, c: &Cursor<'_>, scope: &mut Scope, v: Value) -> Result<()> {
+        let next = scope
+            .next_ids
+            .last_mut()
+            .ok_or_else(|| c.err("value defined outside a region"))?;
+        let slot = *next;
+        *next += 1;
+        if slot >= scope.values.len() {
+            if scope.next_ids.len() == 1 {
+                // Top-level results: the IR section declares no value count for them.
+                scope.values.resize(slot + 1, None);
+            } else {
+                return Err(c.err("region defines more values than its header declared"));
+            }
+        }
+        if let Some(s) = scope.values.get_mut(slot) {
+            *s = Some(v);
+        }
+        Ok(())
+    }
+
+    fn read_op(
+        &mut self,
+        c: &mut Cursor<'a>,
+        block: Option<Block>,
+        scope: &mut Scope,
+        region: &mut RegionCtx,
+    ) -> Result<()> {
+        let op_at = c.offset();
+        let name_idx = c.index()?;
+        let (name, op_dialect, short) = match self.op_names.get(name_idx) {
+            Some(e) => (e.full, e.dialect, e.short.clone()),
+            None => return Err(c.err_at(op_at, format!("op name index {name_idx} out of range"))),
+        };
+        let dialect_name = self.dialect_name(op_dialect).to_string();
+        // Like MLIR, the VHLO dialect accepts no op it does not define.
+        if dialect_name == "vhlo" && vhlo_op_attr_names(&short).is_none() {
+            return Err(c.err_at(
+                op_at,
+                format!("unregistered operation 'vhlo.{short}' found in dialect ('vhlo') that does not allow unknown operations"),
+            ));
+        }
+        let mask = c.byte()?;
+        if self.version < version::NATIVE_PROPERTIES_ENCODING && mask & op_mask::HAS_PROPERTIES != 0
+            || self.version < version::USE_LIST_ORDERING && mask & op_mask::HAS_USE_LIST_ORDERS != 0
+            || mask & 0x80 != 0
+        {
+            return Err(c.err(format!("invalid op encoding mask {mask:#04x}")));
+        }
+        let location = self.read_loc(c)?;
+        let mut state = OperationState::new(name, location);
+        let mut dict: Vec<NamedAttr> = Vec::new();
+        if mask & op_mask::HAS_ATTRS != 0 {
+            let at = c.offset();
+            let a = self.read_attr(c)?;
+            match self.module.attr_data(a) {
+                AttrData::Dictionary(entries) => {
+                    dict = entries
+                        .iter()
+                        .map(|&(name, value)| NamedAttr { name, value })
+                        .collect();
+                }
+                _ => return Err(c.err_at(at, "op attributes are not a dictionary")),
+            }
+        }
+        let inherent = inherent_names(&dialect_name, &short);
+        if mask & op_mask::HAS_PROPERTIES != 0 {
+            let at = c.offset();
+            let idx = c.index()?;
+            let mut p = self
+                .properties
+                .get(idx)
+                .cloned()
+                .ok_or_else(|| c.err_at(at, format!("properties index {idx} out of range")))?;
+            state.properties = self.decode_properties(&mut p, &dialect_name, &short)?;
+            state.attributes = dict;
+        } else if self.version < version::NATIVE_PROPERTIES_ENCODING {
+            // Before native properties, inherent attributes live in the dictionary too.
+            for a in dict {
+                let name = self.module.str(a.name);
+                if inherent.is_some_and(|names| names.contains(&name)) {
+                    state.properties.push(a);
+                } else {
+                    state.attributes.push(a);
+                }
+            }
+        } else {
+            state.attributes = dict;
+        }
+        if mask & op_mask::HAS_RESULTS != 0 {
+            let n = c.count(1)?;
+            for _ in 0..n {
+                let t = self.read_type(c)?;
+                state.result_types.push(t);
+            }
+        }
+        let mut fixups = Vec::new();
+        if mask & op_mask::HAS_OPERANDS != 0 {
+            let n = c.count(1)?;
+            for i in 0..n {
+                let at = c.offset();
+                let slot = c.index()?;
+                match scope.values.get(slot) {
+                    Some(Some(v)) => state.operands.push(*v),
+                    Some(None) => {
+                        fixups.push((i, slot));
+                        state.operands.push(Value(u32::MAX));
+                    }
+                    None => return Err(c.err_at(at, format!("value index {slot} out of range"))),
+                }
+            }
+        }
+        if mask & op_mask::HAS_SUCCESSORS != 0 {
+            let n = c.count(1)?;
+            for _ in 0..n {
+                let at = c.offset();
+                let idx = c.index()?;
+                let b = region.blocks.get(idx).copied().ok_or_else(|| {
+                    c.err_at(at, format!("successor block {idx} is not defined yet (forward successors are not supported)"))
+                })?;
+                state.successors.push(b);
+            }
+        }
+        let use_lists = if mask & op_mask::HAS_USE_LIST_ORDERS != 0 {
+            read_use_list_orders(c, state.result_types.len())?
+        } else {
+            Vec::new()
+        };
+        let mut regions_header = None;
+        if mask & op_mask::HAS_INLINE_REGIONS != 0 {
+            let (n, isolated) = c.varint_with_flag()?;
+            let n = usize::try_from(n).map_err(|_| c.err("region count too large"))?;
+            if n > c.remaining() {
+                return Err(c.err(format!("region count {n} exceeds the remaining bytes")));
+            }
+            for _ in 0..n {
+                let r = self.module.create_region();
+                state.regions.push(r);
+            }
+            regions_header = Some(isolated);
+        }
+        let regions = state.regions.clone();
+        let op = self.module.create_op(state);
+        match block {
+            Some(b) => self.module.append_op(b, op),
+            None => self.module.push_top(op),
+        }
+        for (i, slot) in fixups {
+            scope.pending.push((op, i, slot));
+        }
+        let results: Vec<Value> = self.module.results(op).collect();
+        for &v in &results {
+            self.define(c, scope, v)?;
+        }
+        for (idx, order) in use_lists {
+            let v = results
+                .get(idx)
+                .copied()
+                .ok_or_else(|| c.err("use-list order for a missing result"))?;
+            self.use_lists.insert(v, order);
+        }
+        if let Some(isolated) = regions_header {
+            self.region_depth += 1;
+            if self.region_depth > MAX_DEPTH {
+                return Err(c.err(format!("regions nesting deeper than {MAX_DEPTH}")));
+            }
+            if isolated && self.version >= version::LAZY_LOADING {
+                let at = c.offset();
+                let (id, mut body) = c.section()?;
+                if id != section::IR {
+                    return Err(
+                        c.err_at(at, format!("expected a nested IR section, found id {id}"))
+                    );
+                }
+                self.read_regions(&mut body, &regions, true, scope)?;
+                if !body.is_empty() {
+                    return Err(body.err("trailing bytes in a nested IR section"));
+                }
+            } else {
+                self.read_regions(c, &regions, isolated, scope)?;
+            }
+            self.region_depth -= 1;
+        }
+        Ok(())
+    }
+
+    fn read_regions(
+        &mut self,
+        c: &mut Cursor<'a>,
+        regions: &[Region],
+        isolated: bool,
+        outer: &mut Scope,
+    ) -> Result<()> {
+        let mut fresh = Scope::default();
+        let scope = if isolated { &mut fresh } else { outer };
+        for &region in regions {
+            let num_blocks = c.count(1)?;
+            if num_blocks == 0 {
+                continue;
+            }
+            let num_values = c.index()?;
+            if num_values > c.remaining() {
+                return Err(c.err(format!(
+                    "value count {num_values} exceeds the remaining bytes"
+                )));
+            }
+            let start = scope.values.len();
+            scope.next_ids.push(start);
+            scope.values.resize(start + num_values, None);
+            let mut ctx = RegionCtx { blocks: Vec::new() };
+            for _ in 0..num_blocks {
+                let (num_ops, has_args) = c.varint_with_flag()?;
+                let mut arg_types = Vec::new();
+                let mut arg_locs = Vec::new();
+                if has_args {
+                    let n = c.count(1)?;
+                    for _ in 0..n {
+                        if self.version >= version::ELIDE_UNKNOWN_BLOCK_ARG_LOCATION {
+                            let (t, has_loc) = c.varint_with_flag()?;
+                            let t =
+                                usize::try_from(t).map_err(|_| c.err("type index too large"))?;
+                            arg_types.push(self.ty(c, t)?);
+                            arg_locs.push(if has_loc {
+                                Some(self.read_loc(c)?)
+                            } else {
+                                None
+                            });
+                        } else {
+                            arg_types.push(self.read_type(c)?);
+                            arg_locs.push(Some(self.read_loc(c)?));
+                        }
+                    }
+                }
+                let block = self.module.append_block(region, &arg_types);
+                ctx.blocks.push(block);
+                let args: Vec<Value> = self.module.block_args(block).to_vec();
+                for &v in &args {
+                    self.define(c, scope, v)?;
+                }
+                // The IR keeps no block-argument locations: known ones go to the side table.
+                for (&v, loc) in args.iter().zip(arg_locs) {
+                    if let Some(l) = loc.filter(|&l| l != self.module.unknown_loc()) {
+                        self.block_arg_locations.insert(v, l);
+                    }
+                }
+                if has_args && self.version >= version::USE_LIST_ORDERING {
+                    let mask = c.byte()?;
+                    if mask & op_mask::HAS_USE_LIST_ORDERS != 0 {
+                        for (idx, order) in read_use_list_orders(c, args.len())? {
+                            let v = args
+                                .get(idx)
+                                .copied()
+                                .ok_or_else(|| c.err("use-list order for a missing argument"))?;
+                            self.use_lists.insert(v, order);
+                        }
+                    } else if mask != 0 {
+                        return Err(c.err(format!("invalid block argument mask {mask:#04x}")));
+                    }
+                }
+                let num_ops = usize::try_from(num_ops).map_err(|_| c.err("op count too large"))?;
+                if num_ops > c.remaining() {
+                    return Err(c.err(format!("op count {num_ops} exceeds the remaining bytes")));
+                }
+                for _ in 0..num_ops {
+                    self.read_op(c, Some(block), scope, &mut ctx)?;
+                }
+            }
+            self.resolve_pending(c, scope, start)?;
+            scope.values.truncate(start);
+            scope.next_ids.pop();
+        }
+        if isolated {
+            self.finish_scope(c, &mut fresh)?;
+        }
+        Ok(())
+    }
+
+    /// Patches forward operand references whose value is now known; those into `from..` that are
+    /// still unknown can never be defined.
+    fn resolve_pending(&mut self, c: &Cursor<'_>, scope: &mut Scope, from: usize) -> Result<()> {
+        let pending = std::mem::take(&mut scope.pending);
+        for (op, i, slot) in pending {
+            match scope.values.get(slot).copied().flatten() {
+                Some(v) => {
+                    let mut operands = self.module.operands(op).to_vec();
+                    if let Some(o) = operands.get_mut(i) {
+                        *o = v;
+                    }
+                    self.module.set_operands(op, &operands);
+                }
+                None if slot >= from => {
+                    return Err(c.err(format!("operand refers to undefined value {slot}")))
+                }
+                None => scope.pending.push((op, i, slot)),
+            }
+        }
+        Ok(())
+    }
+
+    fn finish_scope(&mut self, c: &Cursor<'_>, scope: &mut Scope) -> Result<()> {
+        self.resolve_pending(c, scope, 0)
+    }
+
+    fn decode_properties(
+        &mut self,
+        p: &mut Cursor<'_>,
+        dialect: &str,
+        short: &str,
+    ) -> Result<Vec<NamedAttr>> {
+        let mut out = Vec::new();
+        match (dialect, short) {
+            ("vhlo", _) => {
+                let names = vhlo_op_attr_names(short).ok_or_else(|| {
+                    p.err(format!(
+                        "unknown VHLO op vhlo.{short} (no attribute table for its properties)"
+                    ))
+                })?;
+                for name in names {
+                    let value = self.read_attr(p)?;
+                    let name = self.module.sym(name);
+                    out.push(NamedAttr { name, value });
+                }
+            }
+            ("builtin", "module") => {
+                for name in ["sym_name", "sym_visibility"] {
+                    let (idx, present) = p.varint_with_flag()?;
+                    if present {
+                        let idx =
+                            usize::try_from(idx).map_err(|_| p.err("attribute index too large"))?;
+                        let value = self.attr(p, idx)?;
+                        let name = self.module.sym(name);
+                        out.push(NamedAttr { name, value });
+                    } else if idx != 0 {
+                        return Err(p.err("invalid optional attribute encoding"));
+                    }
+                }
+            }
+            _ => {
+                return Err(p.err(format!(
+                    "properties of op {dialect}.{short} are not supported"
+                )))
+            }
+        }
+        if !p.is_empty() {
+            return Err(p.err(format!(
+                "trailing bytes in the properties of {dialect}.{short}"
+            )));
+        }
+        Ok(out)
+    }
+}
+
+struct RegionCtx {
+    blocks: Vec<Block>,
+}
+
+/// The inherent attribute names of an op, for splitting a pre-properties attribute dictionary.
+pub(crate) fn inherent_names(dialect: &str, short: &str) -> Option<&'static [&'static str]> {
+    match (dialect, short) {
+        ("vhlo", s) => vhlo_op_attr_names(s),
+        ("builtin", "module") => Some(&["sym_name", "sym_visibility"]),
+        _ => None,
+    }
+}
+
+fn read_use_list_orders(
+    c: &mut Cursor<'_>,
+    num_values: usize,
+) -> Result<Vec<(usize, UseListOrder)>> {
+    let n = if num_values > 1 { c.count(2)? } else { 1 };
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let idx = if num_values > 1 { c.index()? } else { 0 };
+        let (len, pair_encoding) = c.varint_with_flag()?;
+        let len = usize::try_from(len).map_err(|_| c.err("use-list length too large"))?;
+        if len > c.remaining() {
+            return Err(c.err(format!("use-list length {len} exceeds the remaining bytes")));
+        }
+        let indices = (0..len)
+            .map(|_| c.varint())
+            .collect::<Result<Box<[u64]>>>()?;
+        out.push((
+            idx,
+            UseListOrder {
+                pair_encoding,
+                indices,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+fn read_u32(c: &mut Cursor<'_>) -> Result<u32> {
+    let at = c.offset();
+    let v = c.varint()?;
+    u32::try_from(v).map_err(|_| c.err_at(at, format!("value {v} does not fit 32 bits")))
+}
+
+/// `DialectReader::readAPIntWithKnownWidth`: the raw bits, zero-extended to 128.
+pub(crate) fn read_apint(c: &mut Cursor<'_>, width: u32) -> Result<u128> {
+    if width <= 8 {
+        return Ok(u128::from(c.byte()?));
+    }
+    if width <= 64 {
+        return Ok(u128::from(c.signed_varint()? as u64) & mask(width));
+    }
+    let at = c.offset();
+    let words = c.index()?;
+    if words > 2 || words > c.remaining() {
+        return Err(c.err_at(at, format!("{words} words of APInt data are not supported")));
+    }
+    let mut v = 0u128;
+    for i in 0..words {
+        v |= u128::from(c.signed_varint()? as u64) << (64 * i);
+    }
+    Ok(v & mask(width))
+}
+
+pub(crate) fn mask(width: u32) -> u128 {
+    if width >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << width) - 1
+    }
+}
+
+fn sign_extend(bits: u128, width: u32) -> i128 {
+    if width == 0 || width >= 128 {
+        return bits as i128;
+    }
+    let shift = 128 - width;
+    ((bits << shift) as i128) >> shift
+}
+
+fn builtin_type_keyword(text: &str) -> Option<TypeData> {
+    if let Some(k) = FloatKind::ALL.iter().find(|k| k.keyword() == text) {
+        return Some(TypeData::Float(*k));
+    }
+    let (signedness, digits) = if let Some(d) = text.strip_prefix("si") {
+        (Signedness::Signed, d)
+    } else if let Some(d) = text.strip_prefix("ui") {
+        (Signedness::Unsigned, d)
+    } else {
+        (Signedness::Signless, text.strip_prefix('i')?)
+    };
+    let width = digits.parse::<u32>().ok()?;
+    Some(TypeData::Integer { width, signedness })
+}
+
+/// The mnemonic of the VHLO enum attribute with this bytecode code (from the spec).
+fn vhlo_enum_attr_mnemonic(code: u64) -> Option<&'static str> {
+    VhloEnum::from_code(u32::try_from(code).ok()?).map(VhloEnum::mnemonic)
+}
+
+/// The mnemonic of the parameterless VHLO type with this bytecode code (from the spec).
+fn vhlo_simple_type_mnemonic(code: u64) -> Option<&'static str> {
+    VhloType::from_code(u32::try_from(code).ok()?)
+        .filter(|t| t.params().is_empty())
+        .map(VhloType::mnemonic)
+}
+
+/// The builtin type a parameterless VHLO scalar type converts to (VhloTypeConverter).
+fn vhlo_scalar_builtin(mnemonic: &str) -> Option<TypeData> {
+    let int = |width, signedness| Some(TypeData::Integer { width, signedness });
+    let float = |k| Some(TypeData::Float(k));
+    match mnemonic {
+        "bool_v1" => int(1, Signedness::Signless),
+        "i2_v1" => int(2, Signedness::Signless),
+        "i4_v1" => int(4, Signedness::Signless),
+        "i8_v1" => int(8, Signedness::Signless),
+        "i16_v1" => int(16, Signedness::Signless),
+        "i32_v1" => int(32, Signedness::Signless),
+        "i64_v1" => int(64, Signedness::Signless),
+        "ui2_v1" => int(2, Signedness::Unsigned),
+        "ui4_v1" => int(4, Signedness::Unsigned),
+        "ui8_v1" => int(8, Signedness::Unsigned),
+        "ui16_v1" => int(16, Signedness::Unsigned),
+        "ui32_v1" => int(32, Signedness::Unsigned),
+        "ui64_v1" => int(64, Signedness::Unsigned),
+        "index_v1" => Some(TypeData::Index),
+        "none_v1" => Some(TypeData::None),
+        "bf16_v1" => float(FloatKind::BF16),
+        "f16_v1" => float(FloatKind::F16),
+        "f32_v1" => float(FloatKind::F32),
+        "f64_v1" => float(FloatKind::F64),
+        "tf31_v1" => float(FloatKind::TF32),
+        "f4E2M1FN_v1" => float(FloatKind::F4E2M1FN),
+        "f6E2M3FN_v1" => float(FloatKind::F6E2M3FN),
+        "f6E3M2FN_v1" => float(FloatKind::F6E3M2FN),
+        "f8E3M4_v1" => float(FloatKind::F8E3M4),
+        "f8E4M3_v1" => float(FloatKind::F8E4M3),
+        "f8E4M3FN_v1" => float(FloatKind::F8E4M3FN),
+        "f8E4M3FNUZ_v1" => float(FloatKind::F8E4M3FNUZ),
+        "f8E4M3B11FNUZ_v1" => float(FloatKind::F8E4M3B11FNUZ),
+        "f8E5M2_v1" => float(FloatKind::F8E5M2),
+        "f8E5M2FNUZ_v1" => float(FloatKind::F8E5M2FNUZ),
+        "f8E8M0FNU_v1" => float(FloatKind::F8E8M0FNU),
+        _ => None,
+    }
+}
+
+fn vhlo_mnemonic(m: &Module, t: Type) -> Option<(&str, &[Param])> {
+    match m.type_data(t) {
+        TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => Some((m.str(d.mnemonic), &d.params)),
+        _ => None,
+    }
+}
+
+/// Element count of a static VHLO tensor type of `bool_v1`, which VHLO writes bit-packed.
+pub(crate) fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
+    let (mnemonic, params) = vhlo_mnemonic(m, t)?;
+    let ("tensor_v1", [Param::Ints(shape), Param::Type(e), _]) = (mnemonic, params) else {
+        return None;
+    };
+    if vhlo_mnemonic(m, *e)?.0 != "bool_v1" {
+        return None;
+    }
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+}
+
+pub(crate) fn vhlo_float_width(m: &Module, t: Type) -> Option<u32> {
+    let (mnemonic, _) = vhlo_mnemonic(m, t)?;
+    match vhlo_scalar_builtin(mnemonic)? {
+        TypeData::Float(k) => Some(k.bit_width()),
+        _ => None,
+    }
+}
+
+/// `(width, unsigned)` of a VHLO integer or index type.
+pub(crate) fn vhlo_int_width(m: &Module, t: Type) -> Option<(u32, bool)> {
+    let (mnemonic, _) = vhlo_mnemonic(m, t)?;
+    match vhlo_scalar_builtin(mnemonic)? {
+        TypeData::Integer { width, signedness } => {
+            Some((width, signedness == Signedness::Unsigned))
+        }
+        TypeData::Index => Some((64, false)),
+        _ => None,
+    }
+}
+
+/// Bytes per element of a builtin shaped type's dense storage.
+fn builtin_elem_bytes(m: &Module, t: Type) -> Option<usize> {
+    let element = match m.type_data(t) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
+        _ => return None,
+    };
+    let scalar_bits = |t: Type| match m.type_data(t) {
+        TypeData::Integer { width, .. } => Some(*width as usize),
+        TypeData::Index => Some(64),
+        TypeData::Float(k) => Some(k.bit_width() as usize),
+        _ => None,
+    };
+    match m.type_data(element) {
+        TypeData::Complex(e) => scalar_bits(*e).map(|b| b.div_ceil(8) * 2),
+        _ => scalar_bits(element).map(|b| b.div_ceil(8)),
+    }
+}

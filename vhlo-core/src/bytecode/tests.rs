@@ -1,0 +1,387 @@
+//! Reader/writer tests on hand-built modules: nesting limits and exact encodings.
+
+use super::*;
+use crate::ir::{AttrData, DialectAttr, DialectType, LocData, OperationState, Param, TypeData};
+
+/// `builtin.module { vhlo.return_v1 loc(<name chain of `depth`>) }`.
+fn module_with_name_chain(depth: usize) -> Module {
+    let mut m = Module::new();
+    let mut loc = m.unknown_loc();
+    for i in 0..depth {
+        let name = m.sym(&format!("n{i}"));
+        loc = m.loc(LocData::Name {
+            name,
+            child: Some(loc),
+        });
+    }
+    let region = m.create_region();
+    let block = m.append_block(region, &[]);
+    let ret = m.sym("vhlo.return_v1");
+    let op = m.create_op(OperationState::new(ret, loc));
+    m.append_op(block, op);
+    let name = m.sym("builtin.module");
+    let mut state = OperationState::new(name, m.unknown_loc());
+    state.regions.push(region);
+    let top = m.create_op(state);
+    m.push_top(top);
+    m
+}
+
+/// `depth` nested `builtin.module`s.
+fn nested_modules(depth: usize) -> Module {
+    let mut m = Module::new();
+    let name = m.sym("builtin.module");
+    let mut inner = m.create_op(OperationState::new(name, m.unknown_loc()));
+    for _ in 1..depth {
+        let region = m.create_region();
+        let block = m.append_block(region, &[]);
+        m.append_op(block, inner);
+        let mut state = OperationState::new(name, m.unknown_loc());
+        state.regions.push(region);
+        inner = m.create_op(state);
+    }
+    m.push_top(inner);
+    m
+}
+
+fn name_chain_depth(m: &Module) -> usize {
+    let module = m.top_ops()[0];
+    let block = m.blocks(m.regions(module)[0])[0];
+    let mut loc = m.op_location(m.block_ops(block)[0]);
+    let mut depth = 0;
+    while let LocData::Name { child, .. } = m.loc_data(loc) {
+        depth += 1;
+        loc = child.unwrap_or(m.unknown_loc());
+    }
+    depth
+}
+
+#[test]
+fn location_chains_round_trip_at_every_version() {
+    let m = module_with_name_chain(40);
+    for v in 0..=6 {
+        let bytes = write(&m, &WriteOptions::new(v, "StableHLO_v1.0.0")).unwrap();
+        let (back, info) = read(&bytes).unwrap();
+        assert_eq!(info.bytecode_version, v);
+        assert_eq!(name_chain_depth(&back), 40, "version {v}");
+        // Writing what was read gives the same bytes.
+        assert_eq!(
+            write(&back, &WriteOptions::new(v, "StableHLO_v1.0.0")).unwrap(),
+            bytes,
+            "version {v}"
+        );
+    }
+}
+
+#[test]
+fn too_deep_attributes_are_rejected_not_overflowed() {
+    let m = module_with_name_chain(300);
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    let e = read(&bytes).unwrap_err();
+    assert!(e.message.contains("nesting deeper"), "{e}");
+    assert!(write(&module_with_name_chain(1100), &WriteOptions::new(6, "p")).is_err());
+}
+
+#[test]
+fn too_deep_regions_are_rejected_not_overflowed() {
+    let ok = nested_modules(100);
+    let bytes = write(&ok, &WriteOptions::new(6, "p")).unwrap();
+    let (back, _) = read(&bytes).unwrap();
+    let mut count = 0;
+    back.walk(|_| count += 1);
+    assert_eq!(count, 100);
+    let deep = nested_modules(300);
+    let bytes = write(&deep, &WriteOptions::new(6, "p")).unwrap();
+    let e = read(&bytes).unwrap_err();
+    assert!(e.message.contains("nesting deeper"), "{e}");
+    assert!(write(&nested_modules(1100), &WriteOptions::new(1, "p")).is_err());
+}
+
+/// `#vhlo.integer_v1<-1 : si32>` is the zero-extended 0xFFFFFFFF zigzagged (`d0 ff ff ff 3f`),
+/// and an i1 tensor of 8 elements is bit-packed.
+#[test]
+fn vhlo_payload_encodings_match_mlir() {
+    let mut m = module_with_name_chain(0);
+    let vhlo = m.sym("vhlo");
+    let i32_name = m.sym("i32_v1");
+    let si32 = m.ty(TypeData::Dialect(DialectType {
+        dialect: vhlo,
+        mnemonic: i32_name,
+        params: Box::new([]),
+    }));
+    let int_name = m.sym("integer_v1");
+    let minus_one = m.attr(AttrData::Dialect(DialectAttr {
+        dialect: vhlo,
+        mnemonic: int_name,
+        params: Box::new([Param::Type(si32), Param::Int(-1)]),
+    }));
+    let bool_name = m.sym("bool_v1");
+    let bool_ty = m.ty(TypeData::Dialect(DialectType {
+        dialect: vhlo,
+        mnemonic: bool_name,
+        params: Box::new([]),
+    }));
+    let tensor_name = m.sym("tensor_v1");
+    let bool_tensor = m.ty(TypeData::Dialect(DialectType {
+        dialect: vhlo,
+        mnemonic: tensor_name,
+        params: Box::new([
+            Param::Ints(Box::new([8])),
+            Param::Type(bool_ty),
+            Param::Absent,
+        ]),
+    }));
+    let tensor = m.attr(AttrData::Dialect(DialectAttr {
+        dialect: vhlo,
+        mnemonic: tensor_name,
+        params: Box::new([
+            Param::Type(bool_tensor),
+            Param::Bytes(Box::new([1, 0, 0, 0, 0, 0, 0, 1])),
+        ]),
+    }));
+    let array_name = m.sym("array_v1");
+    let array = m.attr(AttrData::Dialect(DialectAttr {
+        dialect: vhlo,
+        mnemonic: array_name,
+        params: Box::new([Param::Attrs(Box::new([minus_one, tensor]))]),
+    }));
+    let module = m.top_ops()[0];
+    let key = m.sym("test.attr");
+    m.set_attributes(
+        module,
+        &[crate::ir::NamedAttr {
+            name: key,
+            value: array,
+        }],
+    );
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    let find = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    // integer_v1 code 9, the type index, then the value.
+    assert!(
+        bytes
+            .windows(5)
+            .any(|w| w == [0xd0, 0xff, 0xff, 0xff, 0x3f]),
+        "{bytes:02x?}"
+    );
+    // tensor_v1 code 15, the type index, then a 1-byte blob 0b1000_0001.
+    assert!(find(&[0x03, 0x81]), "{bytes:02x?}");
+    let (back, _) = read(&bytes).unwrap();
+    let value = back.attribute(back.top_ops()[0], "test.attr").unwrap();
+    let AttrData::Dialect(arr) = back.attr_data(value) else {
+        panic!()
+    };
+    let [Param::Attrs(items)] = &*arr.params else {
+        panic!()
+    };
+    let AttrData::Dialect(int) = back.attr_data(items[0]) else {
+        panic!()
+    };
+    assert_eq!(int.params[1], Param::Int(-1));
+    let AttrData::Dialect(t) = back.attr_data(items[1]) else {
+        panic!()
+    };
+    assert_eq!(
+        t.params[1],
+        Param::Bytes(Box::new([1, 0, 0, 0, 0, 0, 0, 1]))
+    );
+}
+
+/// The spec's `int` kind is the bit pattern sign-extended to 64 bits whatever the signedness:
+/// `#vhlo.integer_v1<4294967295 : ui32>` is stored as -1.
+#[test]
+fn unsigned_integer_values_are_sign_extended_patterns() {
+    let mut m = module_with_name_chain(0);
+    let vhlo = m.sym("vhlo");
+    let ui32_name = m.sym("ui32_v1");
+    let ui32 = m.ty(TypeData::Dialect(DialectType {
+        dialect: vhlo,
+        mnemonic: ui32_name,
+        params: Box::new([]),
+    }));
+    let int_name = m.sym("integer_v1");
+    let max = m.attr(AttrData::Dialect(DialectAttr {
+        dialect: vhlo,
+        mnemonic: int_name,
+        params: Box::new([Param::Type(ui32), Param::Int(-1)]),
+    }));
+    let module = m.top_ops()[0];
+    let key = m.sym("test.attr");
+    m.set_attributes(
+        module,
+        &[crate::ir::NamedAttr {
+            name: key,
+            value: max,
+        }],
+    );
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    assert!(
+        bytes
+            .windows(5)
+            .any(|w| w == [0xd0, 0xff, 0xff, 0xff, 0x3f]),
+        "{bytes:02x?}"
+    );
+    let (back, _) = read(&bytes).unwrap();
+    let value = back.attribute(back.top_ops()[0], "test.attr").unwrap();
+    let AttrData::Dialect(int) = back.attr_data(value) else {
+        panic!()
+    };
+    assert_eq!(int.params[1], Param::Int(-1));
+}
+
+/// Entries without a custom encoding travel as text: an unknown dialect's attribute stays
+/// opaque, and builtin float types without a bytecode code come back as builtin types.
+#[test]
+fn textual_fallback_entries_round_trip() {
+    let mut m = module_with_name_chain(0);
+    let foo = m.sym("foo");
+    let text = m.sym("#foo.bar<1, 2>");
+    let opaque = m.attr(AttrData::Opaque { dialect: foo, text });
+    let f8 = m.ty(TypeData::Float(crate::ir::FloatKind::F8E4M3FN));
+    let type_attr = m.attr(AttrData::Type(f8));
+    let module = m.top_ops()[0];
+    let (k1, k2) = (m.sym("a.opaque"), m.sym("b.type"));
+    m.set_attributes(
+        module,
+        &[
+            crate::ir::NamedAttr {
+                name: k1,
+                value: opaque,
+            },
+            crate::ir::NamedAttr {
+                name: k2,
+                value: type_attr,
+            },
+        ],
+    );
+    for v in [0, 6] {
+        let bytes = write(&m, &WriteOptions::new(v, "p")).unwrap();
+        assert!(bytes.windows(15).any(|w| w == b"#foo.bar<1, 2>\0"));
+        assert!(bytes.windows(9).any(|w| w == b"f8E4M3FN\0"));
+        let (back, _) = read(&bytes).unwrap();
+        let top = back.top_ops()[0];
+        let a = back.attribute(top, "a.opaque").unwrap();
+        match back.attr_data(a) {
+            AttrData::Opaque { dialect, text } => {
+                assert_eq!(
+                    (back.str(*dialect), back.str(*text)),
+                    ("foo", "#foo.bar<1, 2>")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let t = back.attribute(top, "b.type").unwrap();
+        let AttrData::Type(t) = back.attr_data(t) else {
+            panic!()
+        };
+        assert_eq!(
+            back.type_data(*t),
+            &TypeData::Float(crate::ir::FloatKind::F8E4M3FN)
+        );
+    }
+}
+
+#[test]
+fn header_errors_name_the_offset() {
+    assert_eq!(read(b"MLIR").unwrap_err().offset, 0);
+    let e = read(&[0x4D, 0x4C, 0xEF, 0x52, 0x0F, b'p', 0]).unwrap_err();
+    assert!(e.message.contains("unsupported bytecode version 7"), "{e}");
+    assert_eq!(e.offset, 4);
+    let e = read(&[0x4D, 0x4C, 0xEF, 0x52, 0x0D, b'p']).unwrap_err();
+    assert!(e.message.contains("unterminated"), "{e}");
+    let e = read(&[0x4D, 0x4C, 0xEF, 0x52, 0x0D, b'p', 0]).unwrap_err();
+    assert!(e.message.contains("missing string section"), "{e}");
+}
+
+#[test]
+fn use_list_orders_pick_pairs_when_few_uses_moved() {
+    let m = nested_modules(6);
+    let mut ops = Vec::new();
+    m.walk(|op| ops.push(op));
+    let order = OpOrder::new(&m);
+    // In memory: descending pre-order except the last two swapped.
+    let uses: Vec<(crate::ir::OpId, u32)> =
+        [5, 4, 3, 2, 0, 1].iter().map(|&i| (ops[i], 0)).collect();
+    let r = order.use_list_order(&uses).unwrap();
+    assert!(r.pair_encoding);
+    assert_eq!(&*r.indices, &[5, 4, 4, 5]);
+    // Ascending order moves every use: a full permutation.
+    let uses: Vec<(crate::ir::OpId, u32)> = (0..6).map(|i| (ops[i], 0)).collect();
+    let r = order.use_list_order(&uses).unwrap();
+    assert!(!r.pair_encoding);
+    assert_eq!(&*r.indices, &[5, 4, 3, 2, 1, 0]);
+}
+
+/// A flat function of many ops writes and reads back in time linear in its size (a quadratic
+/// step would make this test crawl).
+#[test]
+fn large_programs_are_handled_linearly() {
+    let mut m = Module::new();
+    let vhlo = m.sym("vhlo");
+    let f32_name = m.sym("f32_v1");
+    let f32 = m.ty(TypeData::Dialect(DialectType {
+        dialect: vhlo,
+        mnemonic: f32_name,
+        params: Box::new([]),
+    }));
+    let tensor_name = m.sym("tensor_v1");
+    let t = m.ty(TypeData::Dialect(DialectType {
+        dialect: vhlo,
+        mnemonic: tensor_name,
+        params: Box::new([Param::Ints(Box::new([4])), Param::Type(f32), Param::Absent]),
+    }));
+    let region = m.create_region();
+    let block = m.append_block(region, &[t, t]);
+    let args = m.block_args(block).to_vec();
+    let add = m.sym("vhlo.add_v1");
+    let mut prev = args[0];
+    let n = 50_000;
+    for i in 0..n {
+        let mut st = OperationState::new(add, m.unknown_loc());
+        st.operands = vec![prev, args[i % 2]];
+        st.result_types = vec![t];
+        let op = m.create_op(st);
+        m.append_op(block, op);
+        prev = m.result(op, 0).unwrap();
+    }
+    let module_name = m.sym("builtin.module");
+    let mut st = OperationState::new(module_name, m.unknown_loc());
+    st.regions.push(region);
+    let top = m.create_op(st);
+    m.push_top(top);
+    let start = std::time::Instant::now();
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    let (back, _) = read(&bytes).unwrap();
+    let mut count = 0;
+    back.walk(|_| count += 1);
+    assert_eq!(count, n + 1);
+    assert!(start.elapsed().as_secs() < 20, "took {:?}", start.elapsed());
+    eprintln!("{n} ops: {} bytes in {:?}", bytes.len(), start.elapsed());
+}
+
+/// An inherent attribute stored among the discardable ones is written as a property, so the
+/// bytes match those of the same op with the attribute in its properties.
+#[test]
+fn inherent_attributes_in_the_attribute_list_are_properties() {
+    let build = |as_property: bool| {
+        let mut m = module_with_name_chain(0);
+        let module = m.top_ops()[0];
+        let name = m.sym("sym_name");
+        let s = m.sym("main");
+        let value = m.attr(AttrData::String { value: s, ty: None });
+        let attr = [crate::ir::NamedAttr { name, value }];
+        if as_property {
+            m.set_properties(module, &attr);
+        } else {
+            m.set_attributes(module, &attr);
+        }
+        m
+    };
+    for v in [0, 6] {
+        let a = write(&build(true), &WriteOptions::new(v, "p")).unwrap();
+        let b = write(&build(false), &WriteOptions::new(v, "p")).unwrap();
+        assert_eq!(a, b, "version {v}");
+        let (back, _) = read(&a).unwrap();
+        assert_eq!(back.properties(back.top_ops()[0]).len(), 1);
+        assert!(back.attributes(back.top_ops()[0]).is_empty());
+    }
+}

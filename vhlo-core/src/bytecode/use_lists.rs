@@ -1,0 +1,68 @@
+//! Computing the use-list order record MLIR writes for a value, from the order its uses sit in
+//! memory. The IR keeps no use lists; a converter that knows how MLIR's rewrites would have
+//! shuffled them (see the notes, section 6) describes that order and gets the record here.
+
+use std::collections::HashMap;
+
+use super::UseListOrder;
+use crate::ir::{Module, OpId};
+
+/// Pre-order indices of ops (the top-level op is 0), as `BytecodeWriter` numbers them.
+pub struct OpOrder {
+    index: HashMap<OpId, u64>,
+}
+
+impl OpOrder {
+    /// Numbers every op of `module` in pre-order.
+    pub fn new(module: &Module) -> Self {
+        let mut index = HashMap::new();
+        let mut next = 0u64;
+        module.walk(|op| {
+            index.insert(op, next);
+            next += 1;
+        });
+        OpOrder { index }
+    }
+
+    /// The record for a value whose uses are, front of the in-memory use list first,
+    /// `(user op, operand number)`; `None` when a reader rebuilds that order by itself (fewer
+    /// than two uses, or uses in strictly decreasing (op, operand) order). `None` too when a user
+    /// is not in the module.
+    pub fn use_list_order(&self, uses: &[(OpId, u32)]) -> Option<UseListOrder> {
+        if uses.len() < 2 {
+            return None;
+        }
+        let mut ids = Vec::with_capacity(uses.len());
+        for &(op, operand) in uses {
+            ids.push((*self.index.get(&op)? << 32) | u64::from(operand));
+        }
+        if ids.windows(2).all(|w| w[0] > w[1]) {
+            return None;
+        }
+        // Positions of the uses in descending id order: the order a reader restores.
+        let mut order: Vec<u64> = (0..uses.len() as u64).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(ids.get(i as usize).copied().unwrap_or(0)));
+        let shuffled = order
+            .iter()
+            .enumerate()
+            .filter(|&(i, &v)| i as u64 != v)
+            .count();
+        // Pairs are cheaper when fewer than half of the uses moved.
+        if shuffled < order.len() / 2 {
+            let pairs = order
+                .iter()
+                .enumerate()
+                .filter(|&(i, &v)| i as u64 != v)
+                .flat_map(|(i, &v)| [v, i as u64]);
+            Some(UseListOrder {
+                pair_encoding: true,
+                indices: pairs.collect(),
+            })
+        } else {
+            Some(UseListOrder {
+                pair_encoding: false,
+                indices: order.into(),
+            })
+        }
+    }
+}

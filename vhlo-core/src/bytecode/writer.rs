@@ -1,0 +1,1512 @@
+//! The bytecode writer: MLIR's IR numbering (first-seen order, refcount sort, per-byte dialect
+//! grouping), then the sections in `BytecodeWriter::write` order.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::encoding::{op_mask, section, version, zigzag, Emitter, MAGIC};
+use super::reader::{
+    inherent_names, mask, vhlo_bool_tensor_elements, vhlo_float_width, vhlo_int_width,
+};
+use super::UseListOrder;
+use crate::ir::{
+    AttrData, Attribute, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
+    Region, Signedness, Symbol, Type, TypeData, Value,
+};
+use crate::vhlo::{VhloEnum, VhloType};
+
+/// Nesting limit for attributes/types and for regions, only to bound the stack; deeper than what
+/// the reader accepts (256), so hand-built deep IR still writes.
+const MAX_DEPTH: usize = 1024;
+
+/// What to write and the side tables a reader recorded.
+#[derive(Clone, Debug)]
+pub struct WriteOptions<'a> {
+    /// MLIR bytecode format version, 0..=6.
+    pub bytecode_version: u64,
+    /// Producer string of the header (`StableHLO_v1.0.0`).
+    pub producer: &'a str,
+    /// Use-list orders to reproduce (from [`ArtifactInfo`](super::ArtifactInfo)).
+    pub use_list_orders: Option<&'a BTreeMap<Value, UseListOrder>>,
+    /// Block-argument locations (from [`ArtifactInfo`](super::ArtifactInfo)).
+    pub block_arg_locations: Option<&'a BTreeMap<Value, Location>>,
+}
+
+impl<'a> WriteOptions<'a> {
+    /// Options for `bytecode_version` and `producer` without side tables.
+    pub fn new(bytecode_version: u64, producer: &'a str) -> Self {
+        WriteOptions {
+            bytecode_version,
+            producer,
+            use_list_orders: None,
+            block_arg_locations: None,
+        }
+    }
+}
+
+/// The module cannot be written: what and where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bytecode writer: {0}")]
+pub struct WriteError(pub String);
+
+type Result<T> = std::result::Result<T, WriteError>;
+
+fn err<T>(msg: impl Into<String>) -> Result<T> {
+    Err(WriteError(msg.into()))
+}
+
+/// Writes `module` (exactly one top-level op) as MLIR bytecode.
+pub fn write(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
+    super::on_big_stack(|| write_on_this_thread(module, opts))
+        .unwrap_or_else(|| err("could not run the writer thread"))
+}
+
+fn write_on_this_thread(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
+    if opts.bytecode_version > version::MAX_SUPPORTED {
+        return err(format!(
+            "unsupported bytecode version {}",
+            opts.bytecode_version
+        ));
+    }
+    let root = match module.top_ops() {
+        [root] => *root,
+        ops => {
+            return err(format!(
+                "expected exactly one top-level op, found {}",
+                ops.len()
+            ))
+        }
+    };
+    // A private copy, so that location, dictionary and name attributes can be interned.
+    let mut m = module.clone();
+    let mut w = Writer {
+        version: opts.bytecode_version,
+        opts,
+        n: Numbering::default(),
+        isolated: compute_isolation(&m),
+        strings: StringTable::default(),
+        properties: Vec::new(),
+        properties_index: HashMap::new(),
+        depth: 0,
+    };
+    w.number_ir(&mut m, root)?;
+    w.n.finalize();
+
+    let mut out = Emitter::default();
+    out.bytes(&MAGIC);
+    out.varint(opts.bytecode_version);
+    out.bytes(opts.producer.as_bytes());
+    out.byte(0);
+
+    let dialect_section = w.dialect_section(&m);
+    out.section(section::DIALECT, &dialect_section);
+    let (offsets, payloads) = w.attr_type_sections(&mut m)?;
+    out.section(section::ATTR_TYPE_OFFSET, &offsets);
+    out.section(section::ATTR_TYPE, &payloads);
+    let mut ir = Emitter::default();
+    ir.varint_with_flag(1, false);
+    w.write_op(&mut m, &mut ir, root)?;
+    out.section(section::IR, &ir.buf);
+    // No resources: zero external groups, empty resource section.
+    out.section(section::RESOURCE_OFFSET, &[0x01]);
+    out.section(section::RESOURCE, &[]);
+    out.section(section::STRING, &w.strings.section());
+    if opts.bytecode_version >= version::NATIVE_PROPERTIES_ENCODING {
+        let mut p = Emitter::default();
+        p.varint(w.properties.len() as u64);
+        for entry in &w.properties {
+            p.bytes(entry);
+        }
+        out.section(section::PROPERTIES, &p.buf);
+    }
+    Ok(out.buf)
+}
+
+/// Whether an op with regions uses no value defined outside them (MLIR numbers such ops as
+/// isolated, which restarts value numbering and, from v2, wraps the regions in a section).
+fn compute_isolation(m: &Module) -> HashSet<OpId> {
+    let mut isolated = HashSet::new();
+    m.walk(|op| {
+        if m.regions(op).is_empty() {
+            return;
+        }
+        let mut defined: HashSet<Value> = HashSet::new();
+        let mut used: Vec<Value> = Vec::new();
+        let mut stack: Vec<Region> = m.regions(op).to_vec();
+        while let Some(r) = stack.pop() {
+            for &b in m.blocks(r) {
+                defined.extend(m.block_args(b).iter().copied());
+                for &o in m.block_ops(b) {
+                    defined.extend(m.results(o));
+                    used.extend(m.operands(o).iter().copied());
+                    stack.extend(m.regions(o).iter().copied());
+                }
+            }
+        }
+        if used.iter().all(|v| defined.contains(v)) {
+            isolated.insert(op);
+        }
+    });
+    isolated
+}
+
+struct NumEntry<T> {
+    item: T,
+    dialect: usize,
+    refcount: u64,
+}
+
+#[derive(Default)]
+struct Numbering {
+    dialects: Vec<String>,
+    dialect_index: HashMap<String, usize>,
+    attrs: Vec<NumEntry<Attribute>>,
+    attr_slot: HashMap<Attribute, usize>,
+    types: Vec<NumEntry<Type>>,
+    type_slot: HashMap<Type, usize>,
+    op_names: Vec<NumEntry<Symbol>>,
+    op_name_slot: HashMap<Symbol, usize>,
+    /// Final numbers after sorting.
+    attr_num: HashMap<Attribute, u64>,
+    type_num: HashMap<Type, u64>,
+    op_name_num: HashMap<Symbol, u64>,
+    values: HashMap<Value, u64>,
+    region_counts: HashMap<Region, (u64, u64)>,
+    blocks: HashMap<Block, u64>,
+    op_dicts: HashMap<OpId, Attribute>,
+    next_value: u64,
+    depth: usize,
+}
+
+impl Numbering {
+    fn dialect(&mut self, name: &str) -> usize {
+        if let Some(&i) = self.dialect_index.get(name) {
+            return i;
+        }
+        let i = self.dialects.len();
+        self.dialects.push(name.to_string());
+        self.dialect_index.insert(name.to_string(), i);
+        i
+    }
+
+    fn finalize(&mut self) {
+        fn order<T: Copy + std::hash::Hash + Eq>(
+            entries: &mut [NumEntry<T>],
+            out: &mut HashMap<T, u64>,
+        ) {
+            entries.sort_by_key(|e| std::cmp::Reverse(e.refcount));
+            group_by_dialect_per_byte(entries);
+            for (i, e) in entries.iter().enumerate() {
+                out.insert(e.item, i as u64);
+            }
+        }
+        order(&mut self.attrs, &mut self.attr_num);
+        order(&mut self.types, &mut self.type_num);
+        order(&mut self.op_names, &mut self.op_name_num);
+    }
+}
+
+/// `groupByDialectPerByte`: within each run of entries whose index needs the same number of
+/// varint bytes, stable-sort by dialect with the previous run's last dialect first.
+fn group_by_dialect_per_byte<T>(entries: &mut [NumEntry<T>]) {
+    let mut preferred = 0usize;
+    let mut group_size: u64 = 0;
+    let mut start = 0usize;
+    for i in 1..9u64 {
+        if start >= entries.len() {
+            break;
+        }
+        group_size = (1u64 << (7 * i)) - group_size;
+        let end = start
+            .saturating_add(usize::try_from(group_size).unwrap_or(usize::MAX))
+            .min(entries.len());
+        let Some(group) = entries.get_mut(start..end) else {
+            break;
+        };
+        group.sort_by(|a, b| {
+            let (ap, bp) = (a.dialect == preferred, b.dialect == preferred);
+            match (ap, bp) {
+                (true, true) | (false, false) => {
+                    a.dialect.cmp(&b.dialect).then(std::cmp::Ordering::Equal)
+                }
+                (true, false) => std::cmp::Ordering::Less,
+                (false, true) => std::cmp::Ordering::Greater,
+            }
+            .then(std::cmp::Ordering::Equal)
+        });
+        if let Some(last) = group.last() {
+            preferred = last.dialect;
+        }
+        start = end;
+    }
+}
+
+/// An attribute or a type of the attribute/type table.
+#[derive(Clone, Copy)]
+enum Entry {
+    Attr(Attribute),
+    Type(Type),
+}
+
+/// Splits `items` into maximal runs of one dialect: `(dialect, run)`.
+fn dialect_runs<T>(items: &[T], dialect: impl Fn(&T) -> usize) -> Vec<(usize, &[T])> {
+    let mut runs = Vec::new();
+    let mut rest = items;
+    while let Some(first) = rest.first() {
+        let d = dialect(first);
+        let len = rest.iter().take_while(|x| dialect(x) == d).count();
+        let (run, tail) = rest.split_at(len);
+        runs.push((d, run));
+        rest = tail;
+    }
+    runs
+}
+
+/// Insertion-ordered, deduplicated string table.
+#[derive(Default)]
+struct StringTable {
+    strings: Vec<String>,
+    index: HashMap<String, u64>,
+}
+
+impl StringTable {
+    fn insert(&mut self, s: &str) -> u64 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = self.strings.len() as u64;
+        self.strings.push(s.to_string());
+        self.index.insert(s.to_string(), i);
+        i
+    }
+
+    fn section(&self) -> Vec<u8> {
+        let mut e = Emitter::default();
+        e.varint(self.strings.len() as u64);
+        for s in self.strings.iter().rev() {
+            e.varint(s.len() as u64 + 1);
+        }
+        for s in &self.strings {
+            e.bytes(s.as_bytes());
+            e.byte(0);
+        }
+        e.buf
+    }
+}
+
+/// What the dialect encoders write through: the numbering pass and the emission pass.
+trait DialectWriter {
+    fn varint(&mut self, v: u64);
+    fn signed_varint(&mut self, v: i64) {
+        self.varint(zigzag(v));
+    }
+    fn byte(&mut self, b: u8);
+    fn blob(&mut self, data: &[u8]);
+    fn string(&mut self, s: &str);
+    fn attr(&mut self, m: &mut Module, a: Attribute) -> Result<()>;
+    fn ty(&mut self, m: &mut Module, t: Type) -> Result<()>;
+    fn opt_attr(&mut self, m: &mut Module, a: Option<Attribute>) -> Result<()>;
+
+    /// `writeAPIntWithKnownWidth`: a raw byte up to 8 bits, a zigzag varint of the zero-extended
+    /// value up to 64, else the active word count and one zigzag varint per word.
+    fn apint(&mut self, bits: u128, width: u32) {
+        let bits = bits & mask(width);
+        if width <= 8 {
+            self.byte(bits as u8);
+        } else if width <= 64 {
+            self.signed_varint(bits as u64 as i64);
+        } else {
+            let words = if bits >> 64 != 0 { 2 } else { 1 };
+            self.varint(words);
+            self.signed_varint(bits as u64 as i64);
+            if words == 2 {
+                self.signed_varint((bits >> 64) as u64 as i64);
+            }
+        }
+    }
+}
+
+/// Dialect name of an attribute, and whether we can write it with a custom encoding.
+fn attr_dialect(m: &Module, a: Attribute) -> String {
+    match m.attr_data(a) {
+        AttrData::Dialect(d) => m.str(d.dialect).to_string(),
+        AttrData::Opaque { dialect, .. } => m.str(*dialect).to_string(),
+        _ => "builtin".to_string(),
+    }
+}
+
+fn type_dialect(m: &Module, t: Type) -> String {
+    match m.type_data(t) {
+        TypeData::Dialect(d) => m.str(d.dialect).to_string(),
+        _ => "builtin".to_string(),
+    }
+}
+
+fn loc_attr(m: &mut Module, l: Location) -> Attribute {
+    m.attr(AttrData::Location(l))
+}
+
+fn string_attr(m: &mut Module, s: Symbol) -> Attribute {
+    m.attr(AttrData::String { value: s, ty: None })
+}
+
+/// Encodes an attribute; `Ok(false)` means it has no custom encoding (written as text).
+fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Result<bool> {
+    let data = m.attr_data(a).clone();
+    match data {
+        AttrData::Dialect(d) => {
+            if m.str(d.dialect) != "vhlo" {
+                return Ok(false);
+            }
+            encode_vhlo_attr(m, m.str(d.mnemonic).to_string(), &d.params, w)?;
+        }
+        AttrData::Opaque { .. } => return Ok(false),
+        AttrData::Array(items) => {
+            w.varint(0);
+            w.varint(items.len() as u64);
+            for &i in items.iter() {
+                w.attr(m, i)?;
+            }
+        }
+        AttrData::Dictionary(entries) => {
+            w.varint(1);
+            w.varint(entries.len() as u64);
+            for &(name, value) in entries.iter() {
+                let n = string_attr(m, name);
+                w.attr(m, n)?;
+                w.attr(m, value)?;
+            }
+        }
+        AttrData::String { value, ty } => {
+            let text = m.str(value).to_string();
+            match ty {
+                None => {
+                    w.varint(2);
+                    w.string(&text);
+                }
+                Some(t) => {
+                    w.varint(3);
+                    w.string(&text);
+                    w.ty(m, t)?;
+                }
+            }
+        }
+        AttrData::SymbolRef { root, nested } => {
+            let r = string_attr(m, root);
+            if nested.is_empty() {
+                w.varint(4);
+                w.attr(m, r)?;
+            } else {
+                w.varint(5);
+                w.attr(m, r)?;
+                w.varint(nested.len() as u64);
+                for &n in nested.iter() {
+                    let flat = m.attr(AttrData::SymbolRef {
+                        root: n,
+                        nested: Box::new([]),
+                    });
+                    w.attr(m, flat)?;
+                }
+            }
+        }
+        AttrData::Type(t) => {
+            w.varint(6);
+            w.ty(m, t)?;
+        }
+        AttrData::Unit => w.varint(7),
+        AttrData::Bool(b) => {
+            w.varint(8);
+            let i1 = m.ty(TypeData::Integer {
+                width: 1,
+                signedness: Signedness::Signless,
+            });
+            w.ty(m, i1)?;
+            w.apint(u128::from(b), 1);
+        }
+        AttrData::Integer { ty, value } => {
+            let width = match m.type_data(ty) {
+                TypeData::Integer { width, .. } => *width,
+                TypeData::Index => 64,
+                _ => return err("integer attribute of a non-integer type"),
+            };
+            w.varint(8);
+            w.ty(m, ty)?;
+            w.apint(value as u128, width);
+        }
+        AttrData::Float { ty, bits } => {
+            let width = match m.type_data(ty) {
+                TypeData::Float(k) => k.bit_width(),
+                _ => return err("float attribute of a non-float type"),
+            };
+            w.varint(9);
+            w.ty(m, ty)?;
+            w.apint(bits, width);
+        }
+        AttrData::Location(l) => encode_loc(m, l, w)?,
+        AttrData::DenseArray { element, data } => {
+            let elem_bytes = match m.type_data(element) {
+                TypeData::Integer { width, .. } => (*width as usize).div_ceil(8),
+                TypeData::Index => 8,
+                TypeData::Float(k) => (k.bit_width() as usize).div_ceil(8),
+                _ => return err("dense array of an unsupported element type"),
+            };
+            w.varint(17);
+            w.ty(m, element)?;
+            w.varint((data.len() / elem_bytes.max(1)) as u64);
+            w.blob(&data);
+        }
+        AttrData::DenseElements { ty, data, .. } => {
+            w.varint(18);
+            w.ty(m, ty)?;
+            w.blob(&data);
+        }
+        AttrData::DenseStrings { ty, values } => {
+            w.varint(19);
+            w.ty(m, ty)?;
+            let splat = values.len() == 1;
+            w.varint(u64::from(splat));
+            if !splat {
+                w.varint(values.len() as u64);
+            }
+            for &v in values.iter() {
+                let text = m.str(v).to_string();
+                w.string(&text);
+            }
+        }
+    }
+    Ok(true)
+}
+
+fn encode_loc(m: &mut Module, l: Location, w: &mut dyn DialectWriter) -> Result<()> {
+    match m.loc_data(l).clone() {
+        LocData::Unknown => w.varint(15),
+        LocData::FileLineCol { file, line, column } => {
+            w.varint(11);
+            let f = string_attr(m, file);
+            w.attr(m, f)?;
+            w.varint(u64::from(line));
+            w.varint(u64::from(column));
+        }
+        LocData::FileLineColRange { file, line_cols } => {
+            w.varint(22);
+            let f = string_attr(m, file);
+            w.attr(m, f)?;
+            w.varint(line_cols.len() as u64);
+            for &v in line_cols.iter() {
+                w.varint(u64::from(v));
+            }
+        }
+        LocData::Name { name, child } => {
+            w.varint(14);
+            let n = string_attr(m, name);
+            w.attr(m, n)?;
+            let child = child.unwrap_or(m.unknown_loc());
+            let c = loc_attr(m, child);
+            w.attr(m, c)?;
+        }
+        LocData::CallSite { callee, caller } => {
+            w.varint(10);
+            let a = loc_attr(m, callee);
+            w.attr(m, a)?;
+            let b = loc_attr(m, caller);
+            w.attr(m, b)?;
+        }
+        LocData::Fused {
+            metadata,
+            locations,
+        } => {
+            w.varint(if metadata.is_some() { 13 } else { 12 });
+            w.varint(locations.len() as u64);
+            for &l in locations.iter() {
+                let a = loc_attr(m, l);
+                w.attr(m, a)?;
+            }
+            if let Some(md) = metadata {
+                w.attr(m, md)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn encode_vhlo_attr(
+    m: &mut Module,
+    mnemonic: String,
+    params: &[Param],
+    w: &mut dyn DialectWriter,
+) -> Result<()> {
+    let bad = || WriteError(format!("#vhlo.{mnemonic} has unexpected parameters"));
+    if let Some(code) = VhloEnum::from_mnemonic(&mnemonic).map(VhloEnum::code) {
+        let [Param::Int(v)] = params else {
+            return Err(bad());
+        };
+        w.varint(u64::from(code));
+        w.varint(u64::try_from(*v).map_err(|_| bad())?);
+        return Ok(());
+    }
+    match (mnemonic.as_str(), params) {
+        ("array_v1", [Param::Attrs(items)]) => {
+            w.varint(1);
+            w.varint(items.len() as u64);
+            for &a in items.iter() {
+                w.attr(m, a)?;
+            }
+        }
+        ("bool_v1", [Param::Bool(b)]) => {
+            w.varint(2);
+            w.varint(u64::from(*b));
+        }
+        ("dict_v1", [Param::AttrPairs(pairs)]) => {
+            w.varint(6);
+            w.varint(pairs.len() as u64);
+            for &(k, v) in pairs.iter() {
+                w.attr(m, k)?;
+                w.attr(m, v)?;
+            }
+        }
+        ("float_v1", [Param::Type(t), Param::Float { bits, .. }]) => {
+            let width = vhlo_float_width(m, *t).ok_or_else(bad)?;
+            w.varint(8);
+            w.ty(m, *t)?;
+            w.apint(*bits, width);
+        }
+        ("integer_v1", [Param::Type(t), Param::Int(v)]) => {
+            let (width, _) = vhlo_int_width(m, *t).ok_or_else(bad)?;
+            w.varint(9);
+            w.ty(m, *t)?;
+            w.apint(u128::from(*v as u64), width);
+        }
+        ("output_operand_alias_v1", [Param::Ints(a), Param::Int(b), Param::Ints(c)]) => {
+            w.varint(10);
+            signed_varints(w, a);
+            w.signed_varint(*b);
+            signed_varints(w, c);
+        }
+        ("string_v1", [Param::Str(s)]) => {
+            w.varint(14);
+            let text = m.str(*s).to_string();
+            w.string(&text);
+        }
+        ("tensor_v1", [Param::Type(t), Param::Bytes(raw)]) => {
+            w.varint(15);
+            w.ty(m, *t)?;
+            match vhlo_bool_tensor_elements(m, *t) {
+                Some(n) => w.blob(&pack_bools(raw, n)),
+                None => w.blob(raw),
+            }
+        }
+        ("type_v1", [Param::Type(t)]) => {
+            w.varint(17);
+            w.ty(m, *t)?;
+        }
+        ("type_extensions_v1", [Param::Ints(b)]) => {
+            w.varint(18);
+            signed_varints(w, b);
+        }
+        (
+            "result_accuracy_v1",
+            [Param::Float { bits: atol, .. }, Param::Float { bits: rtol, .. }, Param::Int(ulps), Param::Attr(mode)],
+        ) => {
+            w.varint(20);
+            w.apint(*atol, 64);
+            w.apint(*rtol, 64);
+            w.signed_varint(*ulps);
+            w.attr(m, *mode)?;
+        }
+        ("sub_axis_info_v1", [Param::Int(a), Param::Int(b)]) => {
+            w.varint(21);
+            w.signed_varint(*a);
+            w.signed_varint(*b);
+        }
+        ("axis_ref_v1", [Param::Attr(name), sub]) => {
+            w.varint(22);
+            w.attr(m, *name)?;
+            match sub {
+                Param::Attr(s) => {
+                    w.varint(1);
+                    w.attr(m, *s)?;
+                }
+                Param::Absent => w.varint(0),
+                _ => return Err(bad()),
+            }
+        }
+        ("replica_group_mesh_axes_v1", [Param::Attr(a), Param::Attr(b)]) => {
+            w.varint(23);
+            w.attr(m, *a)?;
+            w.attr(m, *b)?;
+        }
+        ("mesh_axis_v1", [Param::Attr(a), Param::Int(size)]) => {
+            w.varint(24);
+            w.attr(m, *a)?;
+            w.signed_varint(*size);
+        }
+        ("mesh_v1", [Param::Attr(a), ids]) => {
+            w.varint(25);
+            w.attr(m, *a)?;
+            match ids {
+                Param::Attr(i) => w.opt_attr(m, Some(*i))?,
+                Param::Absent => w.opt_attr(m, None)?,
+                _ => return Err(bad()),
+            }
+        }
+        _ => return Err(bad()),
+    }
+    Ok(())
+}
+
+fn signed_varints(w: &mut dyn DialectWriter, v: &[i64]) {
+    w.varint(v.len() as u64);
+    for &x in v {
+        w.signed_varint(x);
+    }
+}
+
+/// VHLO's i1 packing: a splat of more than one element is `FF`/`00`, otherwise LSB-first bits.
+fn pack_bools(raw: &[u8], n: usize) -> Vec<u8> {
+    if raw.len() == 1 && n > 1 {
+        return vec![if raw.first().is_some_and(|&b| b != 0) {
+            0xFF
+        } else {
+            0x00
+        }];
+    }
+    let mut out = vec![0u8; n.div_ceil(8)];
+    for (i, &b) in raw.iter().enumerate().take(n) {
+        if b != 0 {
+            if let Some(byte) = out.get_mut(i / 8) {
+                *byte |= 1 << (i % 8);
+            }
+        }
+    }
+    out
+}
+
+/// Encodes a type; `Ok(false)` means textual fallback.
+fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<bool> {
+    let data = m.type_data(t).clone();
+    match data {
+        TypeData::Dialect(d) => {
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic).is_empty() {
+                return Ok(false);
+            }
+            let mnemonic = m.str(d.mnemonic).to_string();
+            encode_vhlo_type(m, &mnemonic, &d.params, w)?;
+        }
+        TypeData::Integer { width, signedness } => {
+            w.varint(0);
+            let s = match signedness {
+                Signedness::Signless => 0,
+                Signedness::Signed => 1,
+                Signedness::Unsigned => 2,
+            };
+            w.varint((u64::from(width) << 2) | s);
+        }
+        TypeData::Index => w.varint(1),
+        TypeData::Function { inputs, results } => {
+            w.varint(2);
+            types(m, w, &inputs)?;
+            types(m, w, &results)?;
+        }
+        TypeData::Float(k) => match k {
+            FloatKind::BF16 => w.varint(3),
+            FloatKind::F16 => w.varint(4),
+            FloatKind::F32 => w.varint(5),
+            FloatKind::F64 => w.varint(6),
+            FloatKind::F80 => w.varint(7),
+            FloatKind::F128 => w.varint(8),
+            // The other float types have no builtin bytecode encoding.
+            _ => return Ok(false),
+        },
+        TypeData::Complex(e) => {
+            w.varint(9);
+            w.ty(m, e)?;
+        }
+        TypeData::None => w.varint(12),
+        TypeData::RankedTensor {
+            shape,
+            element,
+            encoding,
+        } => {
+            match encoding {
+                Some(enc) => {
+                    w.varint(14);
+                    w.attr(m, enc)?;
+                }
+                None => w.varint(13),
+            }
+            signed_varints(w, &shape);
+            w.ty(m, element)?;
+        }
+        TypeData::Tuple(items) => {
+            w.varint(15);
+            types(m, w, &items)?;
+        }
+        TypeData::UnrankedTensor { element } => {
+            w.varint(18);
+            w.ty(m, element)?;
+        }
+    }
+    Ok(true)
+}
+
+fn types(m: &mut Module, w: &mut dyn DialectWriter, items: &[Type]) -> Result<()> {
+    w.varint(items.len() as u64);
+    for &t in items {
+        w.ty(m, t)?;
+    }
+    Ok(())
+}
+
+fn encode_vhlo_type(
+    m: &mut Module,
+    mnemonic: &str,
+    params: &[Param],
+    w: &mut dyn DialectWriter,
+) -> Result<()> {
+    let bad = || WriteError(format!("!vhlo.{mnemonic} has unexpected parameters"));
+    if let Some(t) = VhloType::from_mnemonic(mnemonic).filter(|t| t.params().is_empty()) {
+        if !params.is_empty() {
+            return Err(bad());
+        }
+        w.varint(u64::from(t.code()));
+        return Ok(());
+    }
+    match (mnemonic, params) {
+        ("complex_v1", [Param::Type(e)]) => {
+            w.varint(1);
+            w.ty(m, *e)?;
+        }
+        ("func_v1", [Param::Types(i), Param::Types(o)]) => {
+            w.varint(8);
+            types(m, w, i)?;
+            types(m, w, o)?;
+        }
+        ("tensor_v1", [Param::Ints(shape), Param::Type(e), enc]) => {
+            match enc {
+                Param::Attr(a) => {
+                    w.varint(21);
+                    w.attr(m, *a)?;
+                }
+                Param::Absent => w.varint(20),
+                _ => return Err(bad()),
+            }
+            signed_varints(w, shape);
+            w.ty(m, *e)?;
+        }
+        ("tuple_v1", [Param::Types(items)]) => {
+            w.varint(23);
+            types(m, w, items)?;
+        }
+        ("future_v1", [Param::Types(items)]) => {
+            w.varint(42);
+            types(m, w, items)?;
+        }
+        (
+            "quant_v1",
+            [Param::UInt(flags), Param::Type(s), Param::Type(e), Param::Float { bits, .. }, Param::Int(zp), Param::Int(min), Param::Int(max)],
+        ) => {
+            w.varint(24);
+            w.varint(*flags);
+            w.ty(m, *s)?;
+            w.ty(m, *e)?;
+            w.apint(*bits, 64);
+            w.signed_varint(*zp);
+            w.signed_varint(*min);
+            w.signed_varint(*max);
+        }
+        ("unranked_tensor_v1", [Param::Type(e)]) => {
+            w.varint(25);
+            w.ty(m, *e)?;
+        }
+        (
+            "quant_per_axis_v1",
+            [Param::UInt(flags), Param::Type(s), Param::Type(e), Param::Int(qdim), Param::Floats(scales), Param::Ints(zps), Param::Int(min), Param::Int(max)],
+        ) => {
+            w.varint(30);
+            w.varint(*flags);
+            w.ty(m, *s)?;
+            w.ty(m, *e)?;
+            w.varint(u64::try_from(*qdim).map_err(|_| bad())?);
+            w.signed_varint(*min);
+            w.signed_varint(*max);
+            w.varint(scales.len() as u64);
+            for &s in scales.iter() {
+                w.apint(s, 64);
+            }
+            signed_varints(w, zps);
+        }
+        ("buffer_v1", [Param::Ints(shape), Param::Type(e)]) => {
+            w.varint(41);
+            signed_varints(w, shape);
+            w.ty(m, *e)?;
+        }
+        _ => return Err(bad()),
+    }
+    Ok(())
+}
+
+/// The numbering pass's writer: numbers referenced attributes and types, drops bytes.
+struct NumberingWriter<'n> {
+    n: &'n mut Numbering,
+}
+
+impl DialectWriter for NumberingWriter<'_> {
+    fn varint(&mut self, _: u64) {}
+    fn byte(&mut self, _: u8) {}
+    fn blob(&mut self, _: &[u8]) {}
+    fn string(&mut self, _: &str) {}
+    fn attr(&mut self, m: &mut Module, a: Attribute) -> Result<()> {
+        number_attr(self.n, m, a)
+    }
+    fn ty(&mut self, m: &mut Module, t: Type) -> Result<()> {
+        number_type(self.n, m, t)
+    }
+    fn opt_attr(&mut self, m: &mut Module, a: Option<Attribute>) -> Result<()> {
+        match a {
+            Some(a) => number_attr(self.n, m, a),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Attributes and types, numbered the same way in their own tables.
+trait Numbered: Copy + Eq + std::hash::Hash {
+    const WHAT: &'static str;
+    fn table(n: &mut Numbering) -> (&mut Vec<NumEntry<Self>>, &mut HashMap<Self, usize>);
+    fn dialect_name(m: &Module, x: Self) -> String;
+    fn encode(m: &mut Module, x: Self, w: &mut dyn DialectWriter) -> Result<bool>;
+}
+
+impl Numbered for Attribute {
+    const WHAT: &'static str = "attributes";
+    fn table(n: &mut Numbering) -> (&mut Vec<NumEntry<Self>>, &mut HashMap<Self, usize>) {
+        (&mut n.attrs, &mut n.attr_slot)
+    }
+    fn dialect_name(m: &Module, x: Self) -> String {
+        attr_dialect(m, x)
+    }
+    fn encode(m: &mut Module, x: Self, w: &mut dyn DialectWriter) -> Result<bool> {
+        encode_attr(m, x, w)
+    }
+}
+
+impl Numbered for Type {
+    const WHAT: &'static str = "types";
+    fn table(n: &mut Numbering) -> (&mut Vec<NumEntry<Self>>, &mut HashMap<Self, usize>) {
+        (&mut n.types, &mut n.type_slot)
+    }
+    fn dialect_name(m: &Module, x: Self) -> String {
+        type_dialect(m, x)
+    }
+    fn encode(m: &mut Module, x: Self, w: &mut dyn DialectWriter) -> Result<bool> {
+        encode_type(m, x, w)
+    }
+}
+
+/// `IRNumberingState::number(Attribute|Type)`: a seen entry gains a reference; a new one is
+/// appended, then a dummy write numbers what it refers to (parents before children).
+fn number<T: Numbered>(n: &mut Numbering, m: &mut Module, x: T) -> Result<()> {
+    let (list, slots) = T::table(n);
+    if let Some(&slot) = slots.get(&x) {
+        if let Some(e) = list.get_mut(slot) {
+            e.refcount += 1;
+        }
+        return Ok(());
+    }
+    slots.insert(x, list.len());
+    let dialect = n.dialect(&T::dialect_name(m, x));
+    T::table(n).0.push(NumEntry {
+        item: x,
+        dialect,
+        refcount: 1,
+    });
+    n.depth += 1;
+    if n.depth > MAX_DEPTH {
+        return err(format!("{} nested deeper than {MAX_DEPTH}", T::WHAT));
+    }
+    T::encode(m, x, &mut NumberingWriter { n })?;
+    n.depth -= 1;
+    Ok(())
+}
+
+fn number_attr(n: &mut Numbering, m: &mut Module, a: Attribute) -> Result<()> {
+    number(n, m, a)
+}
+
+fn number_type(n: &mut Numbering, m: &mut Module, t: Type) -> Result<()> {
+    number(n, m, t)
+}
+
+/// The emission pass's writer: indices from the final numbering, strings into the table.
+struct EmitWriter<'w> {
+    e: Emitter,
+    n: &'w Numbering,
+    strings: &'w mut StringTable,
+}
+
+impl DialectWriter for EmitWriter<'_> {
+    fn varint(&mut self, v: u64) {
+        self.e.varint(v);
+    }
+    fn byte(&mut self, b: u8) {
+        self.e.byte(b);
+    }
+    fn blob(&mut self, data: &[u8]) {
+        self.e.varint(data.len() as u64);
+        self.e.bytes(data);
+    }
+    fn string(&mut self, s: &str) {
+        let i = self.strings.insert(s);
+        self.e.varint(i);
+    }
+    fn attr(&mut self, _: &mut Module, a: Attribute) -> Result<()> {
+        let i = self
+            .n
+            .attr_num
+            .get(&a)
+            .ok_or_else(|| WriteError("attribute was not numbered".into()))?;
+        self.e.varint(*i);
+        Ok(())
+    }
+    fn ty(&mut self, _: &mut Module, t: Type) -> Result<()> {
+        let i = self
+            .n
+            .type_num
+            .get(&t)
+            .ok_or_else(|| WriteError("type was not numbered".into()))?;
+        self.e.varint(*i);
+        Ok(())
+    }
+    fn opt_attr(&mut self, _: &mut Module, a: Option<Attribute>) -> Result<()> {
+        match a {
+            Some(a) => {
+                let i = *self
+                    .n
+                    .attr_num
+                    .get(&a)
+                    .ok_or_else(|| WriteError("attribute was not numbered".into()))?;
+                self.e.varint((i << 1) | 1);
+            }
+            None => self.e.varint(0),
+        }
+        Ok(())
+    }
+}
+
+struct Writer<'o> {
+    version: u64,
+    opts: &'o WriteOptions<'o>,
+    n: Numbering,
+    isolated: HashSet<OpId>,
+    strings: StringTable,
+    properties: Vec<Vec<u8>>,
+    properties_index: HashMap<Vec<u8>, u64>,
+    /// Region nesting of `write_op`.
+    depth: usize,
+}
+
+/// How an op's attributes are stored at a given version.
+enum OpAttrs {
+    /// Properties entry (sorted inherent attributes, `None` for an absent optional one) and the
+    /// discardable attributes.
+    Props(Vec<(&'static str, Option<Attribute>, bool)>, Vec<NamedAttr>),
+    /// Everything in the attribute dictionary.
+    Dict(Vec<NamedAttr>),
+}
+
+impl Writer<'_> {
+    fn uses_properties(&self, m: &Module, op: OpId) -> Option<(&'static [&'static str], bool)> {
+        if self.version < version::NATIVE_PROPERTIES_ENCODING {
+            return None;
+        }
+        let name = m.op_name_str(op);
+        let (dialect, short) = name.split_once('.')?;
+        // Ops without inherent attributes have no properties storage at all.
+        let names = inherent_names(dialect, short).filter(|n| !n.is_empty())?;
+        // builtin.module's attributes are optional; VHLO's are all required.
+        Some((names, dialect == "builtin"))
+    }
+
+    fn op_attrs(&self, m: &Module, op: OpId) -> Result<OpAttrs> {
+        let props = m.properties(op);
+        let attrs = m.attributes(op);
+        match self.uses_properties(m, op) {
+            Some((names, optional)) => {
+                for p in props {
+                    if !names.contains(&m.str(p.name)) {
+                        return err(format!(
+                            "{}: '{}' is not an inherent attribute",
+                            m.op_name_str(op),
+                            m.str(p.name)
+                        ));
+                    }
+                }
+                // An inherent attribute found among the discardable ones counts as inherent, as
+                // when MLIR parses a generic attribute dictionary.
+                let find = |list: &[NamedAttr], name: &str| {
+                    list.iter().find(|a| m.str(a.name) == name).map(|a| a.value)
+                };
+                let mut entry = Vec::new();
+                for &name in names {
+                    let value = find(props, name).or_else(|| find(attrs, name));
+                    if value.is_none() && !optional {
+                        return err(format!(
+                            "{} is missing its '{name}' attribute",
+                            m.op_name_str(op)
+                        ));
+                    }
+                    entry.push((name, value, optional));
+                }
+                let discardable = attrs
+                    .iter()
+                    .filter(|a| !names.contains(&m.str(a.name)))
+                    .copied()
+                    .collect();
+                Ok(OpAttrs::Props(entry, discardable))
+            }
+            None => Ok(OpAttrs::Dict(props.iter().chain(attrs).copied().collect())),
+        }
+    }
+
+    /// The op's attribute dictionary as an interned builtin dictionary (sorted by name).
+    fn dict_attr(m: &mut Module, attrs: &[NamedAttr]) -> Option<Attribute> {
+        if attrs.is_empty() {
+            return None;
+        }
+        let mut entries: Vec<(Symbol, Attribute)> =
+            attrs.iter().map(|a| (a.name, a.value)).collect();
+        entries.sort_by(|a, b| m.str(a.0).cmp(m.str(b.0)));
+        Some(m.attr(AttrData::Dictionary(entries.into())))
+    }
+
+    // ---- numbering ---------------------------------------------------------------------------
+
+    fn number_ir(&mut self, m: &mut Module, root: OpId) -> Result<()> {
+        self.number_op(m, root)?;
+        let mut stack: Vec<(Region, u64)> = m
+            .regions(root)
+            .iter()
+            .map(|&r| (r, self.n.next_value))
+            .collect();
+        while let Some((region, first)) = stack.pop() {
+            self.n.next_value = first;
+            self.number_region(m, region)?;
+            for &b in m.blocks(region).to_vec().iter() {
+                for &op in m.block_ops(b).to_vec().iter() {
+                    let start = if self.isolated.contains(&op) {
+                        0
+                    } else {
+                        self.n.next_value
+                    };
+                    for &r in m.regions(op) {
+                        stack.push((r, start));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn number_region(&mut self, m: &mut Module, region: Region) -> Result<()> {
+        let blocks = m.blocks(region).to_vec();
+        if blocks.is_empty() {
+            return Ok(());
+        }
+        let first = self.n.next_value;
+        for (i, &b) in blocks.iter().enumerate() {
+            self.n.blocks.insert(b, i as u64);
+            for &arg in m.block_args(b).to_vec().iter() {
+                self.n.values.insert(arg, self.n.next_value);
+                self.n.next_value += 1;
+                let loc = self.arg_loc(m, arg);
+                let la = loc_attr(m, loc);
+                number_attr(&mut self.n, m, la)?;
+                let t = m.value_type(arg);
+                number_type(&mut self.n, m, t)?;
+            }
+            for &op in m.block_ops(b).to_vec().iter() {
+                self.number_op(m, op)?;
+            }
+        }
+        self.n
+            .region_counts
+            .insert(region, (blocks.len() as u64, self.n.next_value - first));
+        Ok(())
+    }
+
+    fn arg_loc(&self, m: &Module, arg: Value) -> Location {
+        self.opts
+            .block_arg_locations
+            .and_then(|t| t.get(&arg).copied())
+            .unwrap_or(m.unknown_loc())
+    }
+
+    fn number_op(&mut self, m: &mut Module, op: OpId) -> Result<()> {
+        let name = m.op_name(op);
+        if let Some(&slot) = self.n.op_name_slot.get(&name) {
+            if let Some(e) = self.n.op_names.get_mut(slot) {
+                e.refcount += 1;
+            }
+        } else {
+            let full = m.op_name_str(op);
+            let dialect = full
+                .split_once('.')
+                .map(|(d, _)| d)
+                .unwrap_or("")
+                .to_string();
+            let d = self.n.dialect(&dialect);
+            self.n.op_name_slot.insert(name, self.n.op_names.len());
+            self.n.op_names.push(NumEntry {
+                item: name,
+                dialect: d,
+                refcount: 1,
+            });
+        }
+        for v in m.results(op).collect::<Vec<_>>() {
+            self.n.values.insert(v, self.n.next_value);
+            self.n.next_value += 1;
+            let t = m.value_type(v);
+            number_type(&mut self.n, m, t)?;
+        }
+        let (props, dict) = match self.op_attrs(m, op)? {
+            OpAttrs::Props(p, d) => (Some(p), d),
+            OpAttrs::Dict(d) => (None, d),
+        };
+        if let Some(d) = Self::dict_attr(m, &dict) {
+            self.n.op_dicts.insert(op, d);
+            number_attr(&mut self.n, m, d)?;
+        }
+        if let Some(props) = props {
+            for (_, value, _) in props {
+                if let Some(a) = value {
+                    number_attr(&mut self.n, m, a)?;
+                }
+            }
+        }
+        let loc = m.op_location(op);
+        let la = loc_attr(m, loc);
+        number_attr(&mut self.n, m, la)
+    }
+
+    // ---- emission ------------------------------------------------------------------------------
+
+    fn dialect_section(&mut self, m: &Module) -> Vec<u8> {
+        let mut e = Emitter::default();
+        e.varint(self.n.dialects.len() as u64);
+        for name in &self.n.dialects {
+            let i = self.strings.insert(name);
+            if self.version < version::DIALECT_VERSIONING {
+                e.varint(i);
+            } else {
+                e.varint_with_flag(i, false);
+            }
+        }
+        if self.version >= version::ELIDE_UNKNOWN_BLOCK_ARG_LOCATION {
+            e.varint(self.n.op_names.len() as u64);
+        }
+        for (dialect, run) in dialect_runs(&self.n.op_names, |e| e.dialect) {
+            e.varint(dialect as u64);
+            e.varint(run.len() as u64);
+            let registered = matches!(
+                self.n.dialects.get(dialect).map(String::as_str),
+                Some("vhlo" | "builtin")
+            );
+            for entry in run {
+                let full = m.str(entry.item);
+                let short = full.split_once('.').map(|(_, s)| s).unwrap_or(full);
+                let idx = self.strings.insert(short);
+                if self.version < version::NATIVE_PROPERTIES_ENCODING {
+                    e.varint(idx);
+                } else {
+                    e.varint_with_flag(idx, registered);
+                }
+            }
+        }
+        e.buf
+    }
+
+    fn attr_type_sections(&mut self, m: &mut Module) -> Result<(Vec<u8>, Vec<u8>)> {
+        let mut offsets = Emitter::default();
+        offsets.varint(self.n.attrs.len() as u64);
+        offsets.varint(self.n.types.len() as u64);
+        let mut payloads = Emitter::default();
+        let attrs = self
+            .n
+            .attrs
+            .iter()
+            .map(|e| (e.dialect, Entry::Attr(e.item)));
+        let types = self
+            .n
+            .types
+            .iter()
+            .map(|e| (e.dialect, Entry::Type(e.item)));
+        // Attributes and types are grouped separately: a run never spans the two lists.
+        for list in [attrs.collect::<Vec<_>>(), types.collect::<Vec<_>>()] {
+            for (dialect, run) in dialect_runs(&list, |(d, _)| *d) {
+                offsets.varint(dialect as u64);
+                offsets.varint(run.len() as u64);
+                for &(_, entry) in run {
+                    let mut w = EmitWriter {
+                        e: Emitter::default(),
+                        n: &self.n,
+                        strings: &mut self.strings,
+                    };
+                    let custom = match entry {
+                        Entry::Attr(a) => encode_attr(m, a, &mut w)?,
+                        Entry::Type(t) => encode_type(m, t, &mut w)?,
+                    };
+                    if !custom {
+                        let text = match entry {
+                            Entry::Attr(a) => attr_text(m, a)?,
+                            Entry::Type(t) => type_text(m, t)?,
+                        };
+                        w.e.buf = text.into_bytes();
+                        w.e.byte(0);
+                    }
+                    offsets.varint_with_flag(w.e.buf.len() as u64, custom);
+                    payloads.bytes(&w.e.buf);
+                }
+            }
+        }
+        Ok((offsets.buf, payloads.buf))
+    }
+
+    fn attr_num(&self, a: Attribute) -> Result<u64> {
+        self.n
+            .attr_num
+            .get(&a)
+            .copied()
+            .ok_or_else(|| WriteError("attribute was not numbered".into()))
+    }
+
+    fn type_num(&self, t: Type) -> Result<u64> {
+        self.n
+            .type_num
+            .get(&t)
+            .copied()
+            .ok_or_else(|| WriteError("type was not numbered".into()))
+    }
+
+    fn value_num(&self, v: Value) -> Result<u64> {
+        self.n
+            .values
+            .get(&v)
+            .copied()
+            .ok_or_else(|| WriteError("operand value is not defined in the written IR".into()))
+    }
+
+    fn write_op(&mut self, m: &mut Module, e: &mut Emitter, op: OpId) -> Result<()> {
+        let name = m.op_name(op);
+        let name_num = *self
+            .n
+            .op_name_num
+            .get(&name)
+            .ok_or_else(|| WriteError("op name was not numbered".into()))?;
+        e.varint(name_num);
+        let mask_at = e.buf.len();
+        e.byte(0);
+        let mut mask = 0u8;
+        let loc = m.op_location(op);
+        let la = loc_attr(m, loc);
+        e.varint(self.attr_num(la)?);
+        if let Some(&d) = self.n.op_dicts.get(&op) {
+            mask |= op_mask::HAS_ATTRS;
+            e.varint(self.attr_num(d)?);
+        }
+        if let OpAttrs::Props(props, _) = self.op_attrs(m, op)? {
+            let mut w = EmitWriter {
+                e: Emitter::default(),
+                n: &self.n,
+                strings: &mut self.strings,
+            };
+            for (_, value, optional) in props {
+                if optional {
+                    w.opt_attr(m, value)?;
+                } else if let Some(a) = value {
+                    w.attr(m, a)?;
+                }
+            }
+            let mut entry = Emitter::default();
+            entry.varint(w.e.buf.len() as u64);
+            entry.bytes(&w.e.buf);
+            let next = self.properties.len() as u64;
+            let idx = *self
+                .properties_index
+                .entry(entry.buf.clone())
+                .or_insert(next);
+            if idx == next {
+                self.properties.push(entry.buf);
+            }
+            mask |= op_mask::HAS_PROPERTIES;
+            e.varint(idx);
+        }
+        let results: Vec<Value> = m.results(op).collect();
+        if !results.is_empty() {
+            mask |= op_mask::HAS_RESULTS;
+            e.varint(results.len() as u64);
+            for &r in &results {
+                e.varint(self.type_num(m.value_type(r))?);
+            }
+        }
+        let operands = m.operands(op).to_vec();
+        if !operands.is_empty() {
+            mask |= op_mask::HAS_OPERANDS;
+            e.varint(operands.len() as u64);
+            for v in operands {
+                e.varint(self.value_num(v)?);
+            }
+        }
+        let successors = m.successors(op).to_vec();
+        if !successors.is_empty() {
+            mask |= op_mask::HAS_SUCCESSORS;
+            e.varint(successors.len() as u64);
+            for b in successors {
+                let i = self
+                    .n
+                    .blocks
+                    .get(&b)
+                    .ok_or_else(|| WriteError("successor block is not numbered".into()))?;
+                e.varint(*i);
+            }
+        }
+        if self.version >= version::USE_LIST_ORDERING && self.write_use_lists(e, &results) {
+            mask |= op_mask::HAS_USE_LIST_ORDERS;
+        }
+        let regions = m.regions(op).to_vec();
+        if !regions.is_empty() {
+            mask |= op_mask::HAS_INLINE_REGIONS;
+        }
+        if let Some(b) = e.buf.get_mut(mask_at) {
+            *b = mask;
+        }
+        if !regions.is_empty() {
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return err(format!("regions nested deeper than {MAX_DEPTH}"));
+            }
+            let isolated = self.isolated.contains(&op);
+            e.varint_with_flag(regions.len() as u64, isolated);
+            if isolated && self.version >= version::LAZY_LOADING {
+                let mut nested = Emitter::default();
+                for r in regions {
+                    self.write_region(m, &mut nested, r)?;
+                }
+                e.section(section::IR, &nested.buf);
+            } else {
+                for r in regions {
+                    self.write_region(m, e, r)?;
+                }
+            }
+            self.depth -= 1;
+        }
+        Ok(())
+    }
+
+    /// Writes the recorded use-list orders of `values`; true when anything was written.
+    fn write_use_lists(&self, e: &mut Emitter, values: &[Value]) -> bool {
+        let Some(table) = self.opts.use_list_orders else {
+            return false;
+        };
+        let records: Vec<(usize, &UseListOrder)> = values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| table.get(v).map(|r| (i, r)))
+            .collect();
+        if records.is_empty() {
+            return false;
+        }
+        if values.len() != 1 {
+            e.varint(records.len() as u64);
+        }
+        for (i, r) in records {
+            if values.len() != 1 {
+                e.varint(i as u64);
+            }
+            e.varint_with_flag(r.indices.len() as u64, r.pair_encoding);
+            for &x in r.indices.iter() {
+                e.varint(x);
+            }
+        }
+        true
+    }
+
+    fn write_region(&mut self, m: &mut Module, e: &mut Emitter, region: Region) -> Result<()> {
+        let blocks = m.blocks(region).to_vec();
+        if blocks.is_empty() {
+            e.varint(0);
+            return Ok(());
+        }
+        let (nb, nv) = *self
+            .n
+            .region_counts
+            .get(&region)
+            .ok_or_else(|| WriteError("region was not numbered".into()))?;
+        e.varint(nb);
+        e.varint(nv);
+        for b in blocks {
+            let args = m.block_args(b).to_vec();
+            let ops = m.block_ops(b).to_vec();
+            e.varint_with_flag(ops.len() as u64, !args.is_empty());
+            if !args.is_empty() {
+                e.varint(args.len() as u64);
+                for &a in &args {
+                    let t = self.type_num(m.value_type(a))?;
+                    let loc = self.arg_loc(m, a);
+                    let la = loc_attr(m, loc);
+                    if self.version >= version::ELIDE_UNKNOWN_BLOCK_ARG_LOCATION {
+                        let known = loc != m.unknown_loc();
+                        e.varint_with_flag(t, known);
+                        if known {
+                            e.varint(self.attr_num(la)?);
+                        }
+                    } else {
+                        e.varint(t);
+                        e.varint(self.attr_num(la)?);
+                    }
+                }
+                if self.version >= version::USE_LIST_ORDERING {
+                    let mask_at = e.buf.len();
+                    e.byte(0);
+                    if self.write_use_lists(e, &args) {
+                        if let Some(b) = e.buf.get_mut(mask_at) {
+                            *b = op_mask::HAS_USE_LIST_ORDERS;
+                        }
+                    }
+                }
+            }
+            for op in ops {
+                self.write_op(m, e, op)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Text of an attribute without a custom encoding: only opaque attributes carry it.
+fn attr_text(m: &Module, a: Attribute) -> Result<String> {
+    match m.attr_data(a) {
+        AttrData::Opaque { text, .. } => Ok(m.str(*text).to_string()),
+        AttrData::Dialect(d) => err(format!(
+            "attribute #{}.{} has no bytecode encoding and no text printer here",
+            m.str(d.dialect),
+            m.str(d.mnemonic)
+        )),
+        _ => err("builtin attribute without an encoding"),
+    }
+}
+
+/// Text of a type without a custom encoding: builtin float keywords and kept textual types.
+fn type_text(m: &Module, t: Type) -> Result<String> {
+    match m.type_data(t) {
+        TypeData::Float(k) => Ok(k.keyword().to_string()),
+        TypeData::Dialect(d) if m.str(d.mnemonic).is_empty() => match &*d.params {
+            [Param::Str(s)] => Ok(m.str(*s).to_string()),
+            _ => err("textual type without its text"),
+        },
+        TypeData::Dialect(d) => err(format!(
+            "type !{}.{} has no bytecode encoding and no text printer here",
+            m.str(d.dialect),
+            m.str(d.mnemonic)
+        )),
+        _ => err("builtin type without an encoding"),
+    }
+}
