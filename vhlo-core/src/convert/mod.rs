@@ -106,6 +106,16 @@ fn write_loc(m: &Module, l: Location, out: &mut String, depth: usize) {
     match m.loc_data(l) {
         LocData::Unknown => out.push_str("unknown"),
         LocData::FileLineCol { file, line, column } => out.push_str(&format!("{}:{line}:{column}", json_str(m.str(*file)))),
+        LocData::FileLineColRange { file, line_cols } => {
+            out.push_str(&json_str(m.str(*file)));
+            match line_cols[..] {
+                [l] => out.push_str(&format!(":{l}")),
+                [l, c] => out.push_str(&format!(":{l}:{c}")),
+                [l, c, ec] => out.push_str(&format!(":{l}:{c} to :{ec}")),
+                [l, c, ec, el] => out.push_str(&format!(":{l}:{c} to {el}:{ec}")),
+                _ => {}
+            }
+        }
         LocData::Name { name, child } => {
             out.push_str(&json_str(m.str(*name)));
             if let Some(c) = child {
@@ -389,7 +399,9 @@ pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagno
         for v in w.results(op).chain(region_block_args(&w, op)) {
             illegal_in_type(&w, w.value_type(v), target, &mut found, 0);
         }
-        for a in w.properties(op).iter().chain(w.attributes(op)) {
+        // When the op itself cannot be converted, its attributes are reported by that error.
+        let op_failed = diags.len() > first;
+        for a in w.properties(op).iter().filter(|_| !op_failed).chain(w.attributes(op)) {
             let mut here = Vec::new();
             illegal_in_attr(&w, a.value, target, &mut here, 0);
             found.extend(here.into_iter().map(|(what, v)| (format!("{what} in attribute `{}`", w.str(a.name)), v)));
@@ -410,6 +422,40 @@ pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagno
     } else {
         Err(diags)
     }
+}
+
+/// The first version that accepts `FileLineColRange` locations (upstream's `isLegalLocation`).
+pub const FILE_LINE_COL_RANGE_VERSION: Version = Version::new(1, 9, 0);
+
+fn has_range_location(m: &Module, l: Location, depth: usize) -> bool {
+    if depth > 256 {
+        return false;
+    }
+    match m.loc_data(l) {
+        // A range that is a plain line:column is an ordinary FileLineCol location.
+        LocData::FileLineColRange { line_cols, .. } => line_cols.len() != 2,
+        LocData::Name { child: Some(c), .. } => has_range_location(m, *c, depth + 1),
+        LocData::CallSite { callee, caller } => has_range_location(m, *callee, depth + 1) || has_range_location(m, *caller, depth + 1),
+        LocData::Fused { locations, .. } => locations.iter().any(|&x| has_range_location(m, x, depth + 1)),
+        _ => false,
+    }
+}
+
+/// Ops whose location holds a `FileLineColRange`, which readers before 1.9.0 cannot read.
+/// Upstream only logs these (it does not fail the conversion, and jaxlib serializes such
+/// programs for older targets), so [`vhlo_to_version`] does not refuse them either; callers
+/// that want the strict rule use this check.
+pub fn location_blockers(m: &Module, target: Version) -> Vec<Diagnostic> {
+    if target.floor_patch() >= FILE_LINE_COL_RANGE_VERSION {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    m.walk(|op| {
+        if has_range_location(m, m.op_location(op), 0) {
+            out.push(diag(m, op, "a FileLineColRange location", Some(FILE_LINE_COL_RANGE_VERSION), "isLegalLocation: location ranges need 1.9.0"));
+        }
+    });
+    out
 }
 
 /// VHLO (any version) back to StableHLO: upgrades every op to its current version, then maps
