@@ -8,6 +8,7 @@ pub mod bytecode;
 pub mod dialect;
 pub mod convert;
 pub mod ir;
+pub mod portable;
 pub mod text;
 pub mod version;
 pub mod vhlo;

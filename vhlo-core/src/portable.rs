@@ -1,0 +1,175 @@
+//! The portable-artifact API, mirroring upstream's `stablehlo/dialect/Serialization.h`.
+//!
+//! Serializing legalizes StableHLO to VHLO, converts to the target version and writes MLIR bytecode
+//! with the target's bytecode version and the producer `StableHLO_v<target>`. Deserializing reads
+//! the bytecode, upgrades to the current version and legalizes back to StableHLO.
+
+use std::fmt;
+
+use crate::bytecode::{self, BytecodeError, WriteOptions};
+use crate::convert::{self, Diagnostic, LegalizeOptions};
+use crate::ir::{LocData, Module};
+use crate::version::{Version, VersionError};
+use crate::vhlo;
+
+/// Options of [`serialize_portable_artifact`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SerializeOptions {
+    /// Replace every location with `loc(unknown)` first (`--strip-debuginfo`).
+    pub strip_debuginfo: bool,
+    /// Keep ops, types and attributes of other dialects (1.11.0+ "mixed" programs).
+    pub allow_other_dialects: bool,
+}
+
+/// Why a portable artifact could not be written or read.
+#[derive(Debug)]
+pub enum PortableError {
+    /// A bad target version.
+    Version(VersionError),
+    /// The bytes are not a readable artifact.
+    Bytecode(BytecodeError),
+    /// The program cannot be written as bytecode.
+    Write(String),
+    /// The program cannot be converted; every blocker is listed.
+    Convert(Vec<Diagnostic>),
+    /// The artifact was written by a newer StableHLO than this one.
+    TooNew { artifact: Version, current: Version },
+    /// The producer string does not name a StableHLO version.
+    NotPortable { producer: String },
+}
+
+impl fmt::Display for PortableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PortableError::Version(e) => write!(f, "{e}"),
+            PortableError::Bytecode(e) => write!(f, "{e}"),
+            PortableError::Write(e) => write!(f, "cannot write bytecode: {e}"),
+            PortableError::Convert(ds) => {
+                write!(f, "cannot convert the program ({} problem{}):", ds.len(), if ds.len() == 1 { "" } else { "s" })?;
+                for d in ds {
+                    write!(f, "\n  {d}")?;
+                }
+                Ok(())
+            }
+            PortableError::TooNew { artifact, current } => write!(
+                f,
+                "the artifact was written for StableHLO {artifact}, newer than this reader's current version {current}; \
+                 it can be read by StableHLO {artifact} or later"
+            ),
+            PortableError::NotPortable { producer } => {
+                write!(f, "not a StableHLO portable artifact: the producer is {producer:?}, not \"StableHLO_vX.Y.Z\"")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PortableError {}
+
+impl From<BytecodeError> for PortableError {
+    fn from(e: BytecodeError) -> Self {
+        PortableError::Bytecode(e)
+    }
+}
+
+impl From<VersionError> for PortableError {
+    fn from(e: VersionError) -> Self {
+        PortableError::Version(e)
+    }
+}
+
+/// The newest version this library writes and reads.
+pub fn current_version() -> Version {
+    vhlo::CURRENT_VERSION
+}
+
+/// The oldest version this library writes and reads.
+pub fn minimum_version() -> Version {
+    vhlo::MINIMUM_VERSION
+}
+
+/// The target for a compatibility requirement (`NONE`, `WEEK_4`, `WEEK_12`, `MAX`).
+pub fn version_from_compatibility_requirement(requirement: &str) -> Option<Version> {
+    vhlo::COMPATIBILITY_REQUIREMENTS.iter().find(|(n, _)| n.eq_ignore_ascii_case(requirement)).map(|(_, v)| *v)
+}
+
+/// Parses a target: `X.Y.Z`, `current` or `minimum`, checked against the supported range.
+pub fn parse_target(target: &str) -> Result<Version, VersionError> {
+    let v = match target {
+        "current" => current_version(),
+        "minimum" => minimum_version(),
+        other => Version::parse(other)?,
+    };
+    if v.floor_patch() < minimum_version() {
+        return Err(VersionError::TooOld { target: v, minimum: minimum_version() });
+    }
+    if v.floor_patch() > current_version() {
+        return Err(VersionError::TooNew { target: v, current: current_version() });
+    }
+    Ok(v)
+}
+
+/// Replaces every op location with `loc(unknown)`.
+pub fn strip_debuginfo(m: &mut Module) {
+    let unknown = m.loc(LocData::Unknown);
+    let mut ops = Vec::new();
+    m.walk(|op| ops.push(op));
+    for op in ops {
+        m.set_op_location(op, unknown);
+    }
+}
+
+/// Writes `module` (StableHLO) as a portable artifact readable by StableHLO `target` and later.
+/// `target` is `X.Y.Z`, `current` or `minimum`; the producer string keeps it as written.
+pub fn serialize_portable_artifact(module: &Module, target: &str, options: SerializeOptions) -> Result<Vec<u8>, PortableError> {
+    let version = parse_target(target)?;
+    let producer_version = match target {
+        "current" | "minimum" => version.to_string(),
+        other => other.to_string(),
+    };
+    let mut m = module.clone();
+    if options.strip_debuginfo {
+        strip_debuginfo(&mut m);
+    }
+    convert::legalize_to_vhlo_at(&mut m, version.floor_patch(), LegalizeOptions { allow_other_dialects: options.allow_other_dialects })
+        .map_err(PortableError::Convert)?;
+    write_vhlo(&m, version, &producer_version)
+}
+
+/// Writes a VHLO module that is already at `version` (for retargeting artifacts).
+pub fn write_vhlo(m: &Module, version: Version, producer_version: &str) -> Result<Vec<u8>, PortableError> {
+    let bytecode_version = bytecode::bytecode_version_for_target(version.floor_patch())
+        .ok_or(PortableError::Version(VersionError::TooNew { target: version, current: current_version() }))?;
+    let producer = format!("StableHLO_v{producer_version}");
+    bytecode::write(m, &WriteOptions::new(bytecode_version, &producer)).map_err(|e| PortableError::Write(e.0))
+}
+
+/// The StableHLO version an artifact was written for, from its header only.
+pub fn read_producer_version(bytes: &[u8]) -> Result<Version, PortableError> {
+    let (_, producer) = bytecode::read_producer(bytes)?;
+    producer_version(&producer)
+}
+
+fn producer_version(producer: &str) -> Result<Version, PortableError> {
+    producer
+        .strip_prefix("StableHLO_v")
+        .and_then(|v| Version::parse(v).ok())
+        .ok_or_else(|| PortableError::NotPortable { producer: producer.to_string() })
+}
+
+/// Reads an artifact as VHLO at the version it was written for, with its producer version.
+pub fn read_vhlo(bytes: &[u8]) -> Result<(Module, Version), PortableError> {
+    let (_, producer) = bytecode::read_producer(bytes)?;
+    let version = producer_version(&producer)?;
+    if version.floor_patch() > current_version() {
+        return Err(PortableError::TooNew { artifact: version, current: current_version() });
+    }
+    let m = bytecode::read_module(bytes)?;
+    Ok((m, version))
+}
+
+/// Reads a portable artifact and returns the program as current StableHLO.
+pub fn deserialize_portable_artifact(bytes: &[u8]) -> Result<Module, PortableError> {
+    let (mut m, _) = read_vhlo(bytes)?;
+    convert::legalize_to_stablehlo(&mut m).map_err(PortableError::Convert)?;
+    Ok(m)
+}
