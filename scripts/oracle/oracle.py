@@ -44,10 +44,14 @@ def _load():
         from jax._src.interpreters import mlir as jax_mlir
         from jax._src.lib.mlir import ir, passmanager
         from jaxlib.mlir.dialects import stablehlo
+        from jaxlib.mlir._mlir_libs import _stablehlo
     except ImportError as error:
         raise OracleError(
             f"cannot import jax/jaxlib MLIR bindings ({error}); run scripts/oracle/setup.sh and use .venv/bin/python"
         ) from error
+    # stablehlo-opt's passes (stablehlo-legalize-to-vhlo, vhlo-to-version, ...), for `opt`; registration
+    # is process-wide and must precede the context.
+    _stablehlo.register_stablehlo_passes()
     return jax_mlir, ir, passmanager, stablehlo
 
 
@@ -56,10 +60,6 @@ class Oracle:
 
     def __init__(self):
         self.jax_mlir, self.ir, self.passmanager, self.stablehlo = _load()
-        # stablehlo-opt's passes (stablehlo-legalize-to-vhlo, vhlo-to-version, ...), for `opt`.
-        from jaxlib.mlir._mlir_libs import _stablehlo
-
-        _stablehlo.register_stablehlo_passes()
         self.context = self.jax_mlir.make_ir_context()
         # MLIR would print diagnostics straight to stderr; collect them to put them in our error messages.
         self.diagnostics = []
