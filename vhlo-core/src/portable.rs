@@ -109,13 +109,21 @@ pub fn parse_target(target: &str) -> Result<Version, VersionError> {
     Ok(v)
 }
 
-/// Replaces every op location with `loc(unknown)`.
+/// Replaces every op and block-argument location with `loc(unknown)`.
 pub fn strip_debuginfo(m: &mut Module) {
     let unknown = m.loc(LocData::Unknown);
     let mut ops = Vec::new();
     m.walk(|op| ops.push(op));
     for op in ops {
         m.set_op_location(op, unknown);
+        let args: Vec<Value> = m
+            .regions(op)
+            .iter()
+            .flat_map(|&r| m.blocks(r).iter().flat_map(|&b| m.block_args(b).iter().copied()))
+            .collect();
+        for v in args {
+            m.set_value_location(v, unknown);
+        }
     }
 }
 

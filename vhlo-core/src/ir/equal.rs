@@ -123,6 +123,10 @@ impl Cmp<'_> {
                     for (&u, &v) in a.block_args(b1).iter().zip(b.block_args(b2)) {
                         self.ty(a.value_type(u), b.value_type(v))
                             .map_err(|e| format!("{here}: block argument: {e}"))?;
+                        if self.opts.locations {
+                            self.loc(a.value_location(u), b.value_location(v))
+                                .map_err(|e| format!("{here}: block argument: {e}"))?;
+                        }
                     }
                     for (&o1, &o2) in a.block_ops(b1).iter().zip(b.block_ops(b2)) {
                         nested.push((o1, o2, here.clone()));

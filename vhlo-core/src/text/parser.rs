@@ -60,6 +60,8 @@ pub struct Parser<'a> {
     pub(crate) loc_aliases: HashMap<String, Location>,
     /// Ops whose location is a `#loc` alias defined later in the file.
     pending_locs: Vec<(OpId, String, usize)>,
+    /// Block arguments whose `loc(#alias)` names an alias defined further down.
+    pending_value_locs: Vec<(Value, String, usize)>,
     scopes: Vec<Scope<'a>>,
     block_scopes: Vec<BlockScope<'a>>,
     current_region: Option<Region>,
@@ -80,6 +82,7 @@ impl<'a> Parser<'a> {
             attr_aliases: HashMap::new(),
             loc_aliases: HashMap::new(),
             pending_locs: Vec::new(),
+            pending_value_locs: Vec::new(),
             scopes: vec![Scope::default()],
             block_scopes: Vec::new(),
             current_region: None,
@@ -210,6 +213,16 @@ impl<'a> Parser<'a> {
         for (op, name, pos) in std::mem::take(&mut self.pending_locs) {
             match self.loc_aliases.get(&name) {
                 Some(&l) => self.m.set_op_location(op, l),
+                None => {
+                    return Err(self
+                        .c
+                        .error_at(pos, format!("undefined location alias '#{name}'")))
+                }
+            }
+        }
+        for (v, name, pos) in std::mem::take(&mut self.pending_value_locs) {
+            match self.loc_aliases.get(&name) {
+                Some(&l) => self.m.set_value_location(v, l),
                 None => {
                     return Err(self
                         .c
@@ -526,37 +539,53 @@ impl<'a> Parser<'a> {
 
     /// `loc(...)` after an op (or a value): sets the op's location.
     pub(crate) fn parse_trailing_loc(&mut self, op: Option<OpId>) -> PResult<()> {
-        if self.c.peek_ident() == Some("loc") {
-            let save = self.c.pos;
-            self.c.bare_ident();
-            if self.c.peek() != Some(b'(') {
-                self.c.pos = save;
-                return Ok(());
-            }
-            // Forward alias reference at op level: `loc(#loc3)`.
-            let p2 = self.c.pos;
-            self.c.expect(b'(', "")?;
-            if self.c.peek() == Some(b'#') {
-                let apos = self.c.pos;
-                self.c.pos += 1;
-                let name = self.c.suffix_id().unwrap_or("").to_string();
-                if self.c.eat(b')') {
-                    match (self.loc_aliases.get(&name), op) {
-                        (Some(&l), Some(op)) => self.m.set_op_location(op, l),
-                        (Some(_), None) => {}
-                        (None, Some(op)) => self.pending_locs.push((op, name, apos)),
-                        (None, None) => {}
-                    }
-                    return Ok(());
-                }
-            }
-            self.c.pos = p2;
-            let loc = self.parse_loc_body(op.is_none())?;
-            if let Some(op) = op {
-                self.m.set_op_location(op, loc);
+        let Some(r) = self.parse_loc_ref(op.is_none())? else { return Ok(()) };
+        if let Some(op) = op {
+            match r {
+                LocRef::Resolved(l) => self.m.set_op_location(op, l),
+                LocRef::Alias(name, pos) => self.pending_locs.push((op, name, pos)),
             }
         }
         Ok(())
+    }
+
+    /// An optional trailing `loc(...)`; a `loc(#alias)` whose alias is defined further down comes
+    /// back unresolved.
+    pub(crate) fn parse_loc_ref(&mut self, lenient: bool) -> PResult<Option<LocRef>> {
+        if self.c.peek_ident() != Some("loc") {
+            return Ok(None);
+        }
+        let save = self.c.pos;
+        self.c.bare_ident();
+        if self.c.peek() != Some(b'(') {
+            self.c.pos = save;
+            return Ok(None);
+        }
+        // Alias reference: `loc(#loc3)`, possibly defined later in the file.
+        let p2 = self.c.pos;
+        self.c.expect(b'(', "")?;
+        if self.c.peek() == Some(b'#') {
+            let apos = self.c.pos;
+            self.c.pos += 1;
+            let name = self.c.suffix_id().unwrap_or("").to_string();
+            if self.c.eat(b')') {
+                return Ok(Some(match self.loc_aliases.get(&name) {
+                    Some(&l) => LocRef::Resolved(l),
+                    None => LocRef::Alias(name, apos),
+                }));
+            }
+        }
+        self.c.pos = p2;
+        Ok(Some(LocRef::Resolved(self.parse_loc_body(lenient)?)))
+    }
+
+    /// Gives block argument `v` the location `r` (now, or once its alias is defined).
+    pub(crate) fn set_arg_loc(&mut self, v: Value, r: Option<LocRef>) {
+        match r {
+            None => {}
+            Some(LocRef::Resolved(l)) => self.m.set_value_location(v, l),
+            Some(LocRef::Alias(name, pos)) => self.pending_value_locs.push((v, name, pos)),
+        }
     }
 
     /// `(` location `)` after the `loc` keyword. `lenient` accepts unknown aliases (as unknown).
@@ -604,7 +633,7 @@ impl<'a> Parser<'a> {
                     let column = u32::try_from(column)
                         .map_err(|_| self.c.error_at(pos, "column out of range"))?;
                     // A range (`to 3:4`, `to :9`): MLIR's FileLineColRange, values in bytecode
-                    // order (start line, start column, end column, end line).
+                    // order: start line, start column, then end column (`to :ec`) or end line and column.
                     if self.c.eat_keyword("to") {
                         let num = |c: &mut Self, what: &str| -> Result<u32, ParseError> {
                             let at = c.c.pos;
@@ -618,7 +647,7 @@ impl<'a> Parser<'a> {
                             let end_line = num(self, "as range end line")?;
                             self.c.expect(b':', "in location range")?;
                             let end_col = num(self, "as range end column")?;
-                            Box::new([line, column, end_col, end_line])
+                            Box::new([line, column, end_line, end_col])
                         };
                         return Ok(self.m.loc(LocData::FileLineColRange { file: sym, line_cols }));
                     }
@@ -891,9 +920,10 @@ impl<'a> Parser<'a> {
         if let Some(args) = entry_args {
             let types: Vec<Type> = args.iter().map(|a| a.1).collect();
             let b = self.m.append_block(region, &types);
-            for (i, (name, _, pos)) in args.iter().enumerate() {
+            for (i, (name, _, pos, loc)) in args.into_iter().enumerate() {
                 let v = self.m.block_args(b)[i];
-                self.define_value(name, v, 1, *pos)?;
+                self.define_value(name, v, 1, pos)?;
+                self.set_arg_loc(v, loc);
             }
             order.push(b);
             current = Some(b);
@@ -936,7 +966,8 @@ impl<'a> Parser<'a> {
                             let t = self.parse_type()?;
                             let v = self.m.add_block_arg(block, t);
                             self.define_value(aname, v, 1, apos)?;
-                            self.parse_trailing_loc(None)?;
+                            let loc = self.parse_loc_ref(true)?;
+                            self.set_arg_loc(v, loc);
                             if self.c.eat(b')') {
                                 break;
                             }
@@ -985,7 +1016,15 @@ impl<'a> Parser<'a> {
 /// An operand as written: name, result number, byte position.
 pub(crate) type ValueUse<'a> = (&'a str, u32, usize);
 /// An entry-block argument given outside its region: name, type, byte position.
-pub(crate) type EntryArg<'a> = (&'a str, Type, usize);
+/// An entry-block argument parsed before its region: name, type, position, location.
+pub(crate) type EntryArg<'a> = (&'a str, Type, usize, Option<LocRef>);
+
+/// A parsed `loc(...)`: resolved, or an alias defined further down the file.
+#[derive(Clone, Debug)]
+pub(crate) enum LocRef {
+    Resolved(Location),
+    Alias(String, usize),
+}
 
 /// A forward reference found while resolving an op's operands.
 pub(crate) struct PendingUseSlot<'a> {

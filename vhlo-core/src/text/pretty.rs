@@ -216,7 +216,7 @@ impl<'a> Parser<'a> {
                     let (n, _, p) = self.parse_value_use()?;
                     self.c.expect(b':', "after argument name")?;
                     let t = self.parse_type()?;
-                    args.push((n, t, p));
+                    args.push((n, t, p, None));
                     t
                 } else {
                     self.parse_type()?
@@ -230,7 +230,10 @@ impl<'a> Parser<'a> {
                 let entries: Vec<(Symbol, Attribute)> =
                     d.into_iter().map(|a| (a.name, a.value)).collect();
                 arg_attrs.push(self.m.attr(AttrData::Dictionary(entries.into())));
-                self.parse_trailing_loc(None)?;
+                let loc = self.parse_loc_ref(true)?;
+                if let (true, Some(last)) = (is_named, args.last_mut()) {
+                    last.3 = loc;
+                }
                 if self.c.eat(b')') {
                     break;
                 }
@@ -642,8 +645,8 @@ impl<'a> Parser<'a> {
                 let (n, _, p) = self.parse_value_use()?;
                 self.c.expect(b':', "after argument name")?;
                 let t = self.parse_type()?;
-                self.parse_trailing_loc(None)?;
-                args.push((n, t, p));
+                let loc = self.parse_loc_ref(true)?;
+                args.push((n, t, p, loc));
                 if self.c.eat(b')') {
                     break;
                 }
@@ -701,7 +704,7 @@ impl<'a> Parser<'a> {
             self.m.ty(TypeData::Index)
         };
         let mut uses = vec![lb, ub, step];
-        let mut args = vec![(iv, iv_type, ivpos)];
+        let mut args = vec![(iv, iv_type, ivpos, None)];
         let mut result_types = Vec::new();
         if self.c.eat_keyword("iter_args") {
             self.c.expect(b'(', "after 'iter_args'")?;
@@ -724,7 +727,7 @@ impl<'a> Parser<'a> {
                 return Err(self.c.error("iter_args and result types differ in number"));
             }
             for ((n, p), &t) in names.into_iter().zip(&result_types) {
-                args.push((n, t, p));
+                args.push((n, t, p, None));
             }
         }
         let mut types = vec![iv_type; 3];
@@ -802,6 +805,7 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
         p.out.push_str(&n);
         p.out.push_str(": ");
         p.print_type(m.value_type(a));
+        p.print_arg_loc(a);
     }
     p.out.push_str(") -> (");
     p.print_type_list(outs);
@@ -956,13 +960,17 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
         if i > 0 {
             p.out.push_str(", ");
         }
-        if let Some(&entry) = body.first() {
-            let n = p.value_name(m.block_args(entry)[i]);
+        let arg = body.first().map(|&entry| m.block_args(entry)[i]);
+        if let Some(a) = arg {
+            let n = p.value_name(a);
             p.out.push_str(&n);
             p.out.push_str(": ");
         }
         p.print_type(t);
         print_nonempty_dict(p, arg_attrs.get(i).copied().flatten());
+        if let Some(a) = arg {
+            p.print_arg_loc(a);
+        }
     }
     p.out.push(')');
     let any_res_attrs = res_attrs.iter().any(|a| {

@@ -520,6 +520,7 @@ impl<'m> Printer<'m> {
                         self.out.push_str(&n);
                         self.out.push_str(": ");
                         self.print_type(m.value_type(a));
+                        self.print_arg_loc(a);
                     }
                     self.out.push(')');
                 }
@@ -614,6 +615,15 @@ impl<'m> Printer<'m> {
 
     // ---- locations ---------------------------------------------------------------------------
 
+    /// ` loc(...)` after a block argument, with debug info and a known location.
+    pub(crate) fn print_arg_loc(&mut self, v: crate::ir::Value) {
+        let l = self.m.value_location(v);
+        if self.opts.debug_info && !matches!(self.m.loc_data(l), LocData::Unknown) {
+            self.out.push(' ');
+            self.print_loc_wrapped(l);
+        }
+    }
+
     pub(crate) fn print_loc_wrapped(&mut self, l: Location) {
         self.out.push_str("loc(");
         self.print_loc(l);
@@ -640,7 +650,7 @@ impl<'m> Printer<'m> {
                     [l, c, ec] => {
                         let _ = write!(self.out, ":{l}:{c} to :{ec}");
                     }
-                    [l, c, ec, el, ..] => {
+                    [l, c, el, ec, ..] => {
                         let _ = write!(self.out, ":{l}:{c} to {el}:{ec}");
                     }
                 }

@@ -1124,15 +1124,15 @@ impl<'a> Parser<'a> {
                     let (n1, _, p1) = self.parse_value_use()?;
                     self.c.expect(b':', "after reducer argument")?;
                     let t1 = self.parse_type()?;
-                    self.parse_trailing_loc(None)?;
+                    let l1 = self.parse_loc_ref(true)?;
                     self.c.expect(b',', "between reducer arguments")?;
                     let (n2, _, p2) = self.parse_value_use()?;
                     self.c.expect(b':', "after reducer argument")?;
                     let t2 = self.parse_type()?;
-                    self.parse_trailing_loc(None)?;
+                    let l2 = self.parse_loc_ref(true)?;
                     self.c.expect(b')', "to close reducer arguments")?;
-                    firsts.push((n1, t1, p1));
-                    seconds.push((n2, t2, p2));
+                    firsts.push((n1, t1, p1, l1));
+                    seconds.push((n2, t2, p2, l2));
                 }
                 firsts.extend(seconds);
                 self.parse_region(Some(firsts))?
@@ -1150,6 +1150,14 @@ impl<'a> Parser<'a> {
                 if let Some((name, pos)) = pending.clone() {
                     self.push_pending_loc(inner, name, pos);
                 }
+            }
+            // So do the implied block arguments.
+            for v in self.m.block_args(block).to_vec() {
+                let r = match pending.clone() {
+                    Some((name, pos)) => super::parser::LocRef::Alias(name, pos),
+                    None => super::parser::LocRef::Resolved(loc),
+                };
+                self.set_arg_loc(v, Some(r));
             }
         }
         Ok(op)
@@ -1188,7 +1196,7 @@ impl<'a> Parser<'a> {
         let args: Vec<super::parser::EntryArg<'a>> = iter_args
             .iter()
             .zip(&types)
-            .map(|((n, p), &t)| (*n, t, *p))
+            .map(|((n, p), &t)| (*n, t, *p, None))
             .collect();
         self.c
             .expect_keyword("cond", "before the while condition")?;
@@ -2033,6 +2041,10 @@ fn reduce_compact_inner(m: &Module, op: OpId) -> Option<&str> {
     if m.op_location(*inner) != m.op_location(op) || m.op_location(*ret) != m.op_location(op) {
         return None;
     }
+    // Nor of its block arguments, which it gives the reduce's location.
+    if m.block_args(*block).iter().any(|&a| m.value_location(a) != m.op_location(op)) {
+        return None;
+    }
     Some(inner_name)
 }
 
@@ -2088,6 +2100,7 @@ fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
                 p.out.push_str(&nm);
                 p.out.push_str(": ");
                 p.print_type(m.value_type(a));
+                p.print_arg_loc(a);
             }
             p.out.push_str(") ");
         }
