@@ -123,7 +123,9 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         let t = target(cli)?;
         let bytes = read_input(file)?;
         let src = String::from_utf8(bytes).map_err(|_| Failure::Message(format!("{file}: not UTF-8 text")))?;
-        let module = text::parse(&src).map_err(|e| Failure::Message(format!("{file}:{e}")))?;
+        // Like MLIR, unlocated ops get their position in the input file (`<stdin>` for `-`).
+        let buffer = if file == "-" { "<stdin>" } else { file.as_str() };
+        let module = text::parse_with_source_locations(&src, buffer).map_err(|e| Failure::Message(format!("{file}:{e}")))?;
         let opts = SerializeOptions { strip_debuginfo: cli.strip_debuginfo, allow_other_dialects: cli.allow_other_dialects };
         let out = portable::serialize_portable_artifact(&module, &t, opts)?;
         return write_output(cli.output.as_deref(), &out);

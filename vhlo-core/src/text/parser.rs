@@ -68,6 +68,11 @@ pub struct Parser<'a> {
     /// Set by `parse_attribute_untyped` for the next attribute only.
     pub(crate) untyped_next: bool,
     region_depth: u32,
+    /// With a buffer name, ops and block arguments without `loc(...)` get their position in the
+    /// text as location, as MLIR's parser does.
+    filename: Option<Symbol>,
+    /// Ops that had an explicit `loc(...)`.
+    explicit_locs: std::collections::HashSet<OpId>,
 }
 
 pub(crate) type PResult<T> = Result<T, ParseError>;
@@ -88,7 +93,22 @@ impl<'a> Parser<'a> {
             current_region: None,
             untyped_next: false,
             region_depth: 0,
+            filename: None,
+            explicit_locs: std::collections::HashSet::new(),
         }
+    }
+
+    /// Gives unlocated ops and block arguments their position in `filename` (MLIR's default).
+    pub fn with_source_locations(mut self, filename: &str) -> Self {
+        self.filename = Some(self.m.sym(filename));
+        self
+    }
+
+    /// `filename:line:col` of byte offset `pos`, when source locations are on.
+    fn source_loc(&mut self, pos: usize) -> Option<Location> {
+        let file = self.filename?;
+        let e = self.c.error_at(pos, "");
+        Some(self.m.loc(LocData::FileLineCol { file, line: e.line, column: e.column }))
     }
 
     /// Runs `f` on a parser over `src` that interns into `m`, requiring all input consumed.
@@ -534,6 +554,12 @@ impl<'a> Parser<'a> {
             next += count;
         }
         self.parse_trailing_loc(Some(op))?;
+        // MLIR locates an op at its name, after any result names.
+        if !self.explicit_locs.contains(&op) {
+            if let Some(l) = self.source_loc(op_pos) {
+                self.m.set_op_location(op, l);
+            }
+        }
         Ok(op)
     }
 
@@ -541,6 +567,9 @@ impl<'a> Parser<'a> {
     pub(crate) fn parse_trailing_loc(&mut self, op: Option<OpId>) -> PResult<()> {
         let Some(r) = self.parse_loc_ref(op.is_none())? else { return Ok(()) };
         if let Some(op) = op {
+            if self.filename.is_some() {
+                self.explicit_locs.insert(op);
+            }
             match r {
                 LocRef::Resolved(l) => self.m.set_op_location(op, l),
                 LocRef::Alias(name, pos) => self.pending_locs.push((op, name, pos)),
@@ -579,10 +608,15 @@ impl<'a> Parser<'a> {
         Ok(Some(LocRef::Resolved(self.parse_loc_body(lenient)?)))
     }
 
-    /// Gives block argument `v` the location `r` (now, or once its alias is defined).
-    pub(crate) fn set_arg_loc(&mut self, v: Value, r: Option<LocRef>) {
+    /// Gives block argument `v` (written at `pos`) the location `r` (now, or once its alias is
+    /// defined), or its source position when it has none.
+    pub(crate) fn set_arg_loc(&mut self, v: Value, r: Option<LocRef>, pos: usize) {
         match r {
-            None => {}
+            None => {
+                if let Some(l) = self.source_loc(pos) {
+                    self.m.set_value_location(v, l);
+                }
+            }
             Some(LocRef::Resolved(l)) => self.m.set_value_location(v, l),
             Some(LocRef::Alias(name, pos)) => self.pending_value_locs.push((v, name, pos)),
         }
@@ -923,7 +957,7 @@ impl<'a> Parser<'a> {
             for (i, (name, _, pos, loc)) in args.into_iter().enumerate() {
                 let v = self.m.block_args(b)[i];
                 self.define_value(name, v, 1, pos)?;
-                self.set_arg_loc(v, loc);
+                self.set_arg_loc(v, loc, pos);
             }
             order.push(b);
             current = Some(b);
@@ -967,7 +1001,7 @@ impl<'a> Parser<'a> {
                             let v = self.m.add_block_arg(block, t);
                             self.define_value(aname, v, 1, apos)?;
                             let loc = self.parse_loc_ref(true)?;
-                            self.set_arg_loc(v, loc);
+                            self.set_arg_loc(v, loc, apos);
                             if self.c.eat(b')') {
                                 break;
                             }

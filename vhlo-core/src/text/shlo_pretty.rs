@@ -1157,7 +1157,7 @@ impl<'a> Parser<'a> {
                     Some((name, pos)) => super::parser::LocRef::Alias(name, pos),
                     None => super::parser::LocRef::Resolved(loc),
                 };
-                self.set_arg_loc(v, Some(r));
+                self.set_arg_loc(v, Some(r), 0);
             }
         }
         Ok(op)
