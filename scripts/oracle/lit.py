@@ -5,7 +5,8 @@ standing in for stablehlo-opt / stablehlo-translate, and our Rust filecheck for 
     .venv/bin/python scripts/oracle/lit.py [--filecheck BIN] [--stablehlo-translate CMD]
                                            [--stablehlo-opt CMD] [-v] FILE...
 
-Each file passes when every RUN line exits 0 (lit's pipefail semantics; `not` inverts a command's exit).
+Each file passes when every RUN line exits 0 (lit's pipefail semantics; `not` inverts a command's exit),
+except RUN lines listed with --expected-failures, which must fail (XFAIL) and fail the file if they pass.
 `%if asserts %{ ... %}` lines need an asserts build of LLVM and are skipped, as lit would on a release build.
 A file whose name carries a version newer than the oracle's (X_Y_Z) is reported UNSUPPORTED.
 Ends with "N passed, N failed" (and the unsupported count); exits 1 if any failed.
@@ -74,13 +75,31 @@ def substitute(command, path, temp_base, tools):
     return command
 
 
-def run_file(path, tools, verbose):
-    """('PASS'|'FAIL'|'UNSUPPORTED', details)."""
+def read_expected_failures(path):
+    """{(file base name, RUN line)}: reason, from a tab-separated list."""
+    expected = {}
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            columns = line.rstrip("\n").split("\t")
+            if len(columns) != 3 or not columns[1].isdigit():
+                sys.exit(f"{path}:{number}: expected 'file<TAB>RUN line<TAB>reason'")
+            expected[(columns[0], int(columns[1]))] = columns[2]
+    return expected
+
+
+def run_file(path, tools, verbose, expected_failures):
+    """('PASS'|'FAIL'|'XFAIL'|'UNSUPPORTED', details). A RUN line listed in expected_failures must fail
+    (XFAIL; the next RUN lines still run), and one that passes anyway makes the file FAIL (XPASS)."""
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
     commands = run_lines(text)
     if not commands:
         return "UNSUPPORTED", "no RUN lines"
+    name = os.path.basename(path)
+    expected_here = {line for (file, line) in expected_failures if file == name}
+    xfailed = []
     with tempfile.TemporaryDirectory() as scratch:
         temp_base = os.path.join(scratch, "t")
         ran = 0
@@ -94,12 +113,19 @@ def run_file(path, tools, verbose):
             ran += 1
             if verbose:
                 print(f"  RUN at line {line}: exit {result.returncode}")
+            if line in expected_here:
+                if result.returncode == 0:
+                    return "FAIL", f"XPASS: RUN at line {line} passed but is listed as an expected failure"
+                xfailed.append(f"RUN at line {line}: {expected_failures[(name, line)]}")
+                continue
             if result.returncode != 0:
                 output = (result.stdout + result.stderr).strip().splitlines()
                 excerpt = "\n".join("    " + l for l in output[:25])
                 return "FAIL", f"RUN at line {line} exited {result.returncode}: {command}\n{excerpt}"
         if ran == 0:
             return "UNSUPPORTED", "every RUN line needs an asserts build"
+    if xfailed:
+        return "XFAIL", "; ".join(xfailed)
     return "PASS", ""
 
 
@@ -109,6 +135,7 @@ def main():
     parser.add_argument("--filecheck", help="FileCheck stand-in (default: target/debug/filecheck)")
     parser.add_argument("--stablehlo-translate", help="command standing in for stablehlo-translate")
     parser.add_argument("--stablehlo-opt", help="command standing in for stablehlo-opt")
+    parser.add_argument("--expected-failures", help="tab-separated list of RUN lines expected to fail")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
 
@@ -126,18 +153,21 @@ def main():
     ).stdout.strip()
     current = tuple(int(p) for p in current.split("."))
 
-    counts = {"PASS": 0, "FAIL": 0, "UNSUPPORTED": 0}
+    expected_failures = read_expected_failures(args.expected_failures) if args.expected_failures else {}
+    counts = {"PASS": 0, "XFAIL": 0, "FAIL": 0, "UNSUPPORTED": 0}
     for path in args.files:
         version = file_version(path)
         if version is not None and version > current:
             status, details = "UNSUPPORTED", f"needs StableHLO {'.'.join(map(str, version))}"
         else:
-            status, details = run_file(os.path.abspath(path), tools, args.verbose)
+            status, details = run_file(os.path.abspath(path), tools, args.verbose, expected_failures)
         counts[status] += 1
-        print(f"{status}: {path}" + (f" ({details})" if status == "UNSUPPORTED" else ""))
+        print(f"{status}: {path}" + (f" ({details})" if status in ("UNSUPPORTED", "XFAIL") else ""))
         if status == "FAIL":
             print(details)
-    print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['UNSUPPORTED']} skipped")
+    # Expected failures count as passed in the closing line (they are what the list says), and are shown.
+    print(f"{counts['XFAIL']} expected failures")
+    print(f"{counts['PASS'] + counts['XFAIL']} passed, {counts['FAIL']} failed, {counts['UNSUPPORTED']} skipped")
     return 1 if counts["FAIL"] else 0
 
 

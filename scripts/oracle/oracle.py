@@ -44,10 +44,14 @@ def _load():
         from jax._src.interpreters import mlir as jax_mlir
         from jax._src.lib.mlir import ir, passmanager
         from jaxlib.mlir.dialects import stablehlo
+        from jaxlib.mlir._mlir_libs import _stablehlo
     except ImportError as error:
         raise OracleError(
             f"cannot import jax/jaxlib MLIR bindings ({error}); run scripts/oracle/setup.sh and use .venv/bin/python"
         ) from error
+    # stablehlo-opt's passes (stablehlo-legalize-to-vhlo, vhlo-to-version, ...), for `opt`; registration
+    # is process-wide and must precede the context.
+    _stablehlo.register_stablehlo_passes()
     return jax_mlir, ir, passmanager, stablehlo
 
 
@@ -56,10 +60,6 @@ class Oracle:
 
     def __init__(self):
         self.jax_mlir, self.ir, self.passmanager, self.stablehlo = _load()
-        # stablehlo-opt's passes (stablehlo-legalize-to-vhlo, vhlo-to-version, ...), for `opt`.
-        from jaxlib.mlir._mlir_libs import _stablehlo
-
-        _stablehlo.register_stablehlo_passes()
         self.context = self.jax_mlir.make_ir_context()
         # MLIR would print diagnostics straight to stderr; collect them to put them in our error messages.
         self.diagnostics = []
@@ -217,8 +217,11 @@ class Diagnostic:
 
     def formatted(self):
         """As mlir-opt prints it: FILE:LINE:COL: SEVERITY: MESSAGE."""
-        where = f"{self.file}:{self.line}:{self.column}" if self.file is not None else self.location
-        return f"{where}: {self.severity}: {self.message}"
+        if self.file is not None:
+            return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
+        if self.location == "loc(unknown)":
+            return f"{self.severity}: {self.message}"
+        return f"{self.location}: {self.severity}: {self.message}"
 
 
 def _diagnostic_records(diagnostic):
@@ -480,6 +483,10 @@ def stablehlo_translate(oracle, argv):
             allow_other = True
         elif name == "print-stablehlo-version":
             print_version = True
+        elif name == "verify-diagnostics":
+            # A portable artifact holds no expected-* annotations: every diagnostic is unexpected, so this
+            # only means "fail on any diagnostic", which happens anyway.
+            pass
         elif name == "o":
             output = next(words, None)
         else:

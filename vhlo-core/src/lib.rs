@@ -6,7 +6,9 @@ extern crate self as vhlo_core;
 
 pub mod bytecode;
 pub mod dialect;
+pub mod convert;
 pub mod ir;
+pub mod portable;
 pub mod text;
 pub mod version;
 pub mod vhlo;

@@ -1357,9 +1357,11 @@ impl<'a> Reader<'a> {
                 for &v in &args {
                     self.define(c, scope, v)?;
                 }
-                // The IR keeps no block-argument locations: known ones go to the side table.
+                // Block-argument locations live in the IR; the side table keeps the known ones
+                // for callers of `ArtifactInfo` too.
                 for (&v, loc) in args.iter().zip(arg_locs) {
                     if let Some(l) = loc.filter(|&l| l != self.module.unknown_loc()) {
+                        self.module.set_value_location(v, l);
                         self.block_arg_locations.insert(v, l);
                     }
                 }

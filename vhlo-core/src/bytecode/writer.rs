@@ -1137,7 +1137,7 @@ impl Writer<'_> {
         self.opts
             .block_arg_locations
             .and_then(|t| t.get(&arg).copied())
-            .unwrap_or(m.unknown_loc())
+            .unwrap_or_else(|| m.value_location(arg))
     }
 
     fn number_op(&mut self, m: &mut Module, op: OpId) -> Result<()> {

@@ -77,6 +77,10 @@ pub fn vhlo_int_tensor(m: &mut Module, element: &str, shape: &[i64], values: &[i
     for v in values {
         data.extend_from_slice(&v.to_le_bytes()[..width]);
     }
+    // MLIR stores all-equal dense data as one element (a splat); attributes compare by storage.
+    if data.len() > width && data.chunks(width).all(|c| c == &data[..width]) {
+        data.truncate(width);
+    }
     vhlo_attr(m, "tensor_v1", vec![Param::Type(ty), Param::Bytes(data.into_boxed_slice())])
 }
 

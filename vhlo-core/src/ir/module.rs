@@ -38,6 +38,9 @@ pub enum ValueDef {
 struct ValueData {
     ty: Type,
     def: ValueDef,
+    /// A block argument's own location (`%arg0: T loc(...)`); unknown for op results, whose
+    /// location is their op's.
+    loc: Location,
 }
 
 #[derive(Clone, Debug)]
@@ -116,8 +119,6 @@ pub struct Module {
     block_pool: Vec<Block>,
     /// Top-level ops, in order.
     top: Vec<OpId>,
-    /// Locations of block arguments that have one other than `loc(unknown)`.
-    value_locs: std::collections::HashMap<Value, Location>,
 }
 
 impl Default for Module {
@@ -148,7 +149,6 @@ impl Module {
             region_pool: Vec::new(),
             block_pool: Vec::new(),
             top: Vec::new(),
-            value_locs: std::collections::HashMap::new(),
         };
         m.loc(LocData::Unknown);
         m
@@ -228,7 +228,7 @@ impl Module {
         };
         let first_result = to_u32(self.values.len());
         for (i, &ty) in state.result_types.iter().enumerate() {
-            self.values.push(ValueData { ty, def: ValueDef::Result { op: id, index: to_u32(i) } });
+            self.values.push(ValueData { ty, def: ValueDef::Result { op: id, index: to_u32(i) }, loc: Location(0) });
         }
         for &r in &state.regions {
             self.regions[r.index()].parent = Some(id);
@@ -261,7 +261,7 @@ impl Module {
         let mut args = Vec::with_capacity(arg_types.len());
         for (i, &ty) in arg_types.iter().enumerate() {
             let v = Value(to_u32(self.values.len()));
-            self.values.push(ValueData { ty, def: ValueDef::Argument { block: id, index: to_u32(i) } });
+            self.values.push(ValueData { ty, def: ValueDef::Argument { block: id, index: to_u32(i) }, loc: Location(0) });
             args.push(v);
         }
         self.blocks.push(BlockData { args, ops: Vec::new(), parent: Some(region) });
@@ -417,6 +417,15 @@ impl Module {
         self.set_properties(op, &props);
         Some(removed.value)
     }
+    /// A block argument's location (`loc(unknown)` unless one was set; op results have none of
+    /// their own).
+    pub fn value_location(&self, v: Value) -> Location {
+        self.values[v.index()].loc
+    }
+    /// Sets a block argument's location.
+    pub fn set_value_location(&mut self, v: Value, loc: Location) {
+        self.values[v.index()].loc = loc;
+    }
     /// Changes the type of a value.
     pub fn set_value_type(&mut self, v: Value, ty: Type) {
         self.values[v.index()].ty = ty;
@@ -431,21 +440,9 @@ impl Module {
     pub fn add_block_arg(&mut self, block: Block, ty: Type) -> Value {
         let index = to_u32(self.blocks[block.index()].args.len());
         let v = Value(to_u32(self.values.len()));
-        self.values.push(ValueData { ty, def: ValueDef::Argument { block, index } });
+        self.values.push(ValueData { ty, def: ValueDef::Argument { block, index }, loc: Location(0) });
         self.blocks[block.index()].args.push(v);
         v
-    }
-    /// The location of a value (block arguments carry one in MLIR); `loc(unknown)` when unset.
-    pub fn value_location(&self, v: Value) -> Location {
-        self.value_locs.get(&v).copied().unwrap_or(Location(0))
-    }
-    /// Sets the location of a value.
-    pub fn set_value_location(&mut self, v: Value, loc: Location) {
-        if loc == Location(0) {
-            self.value_locs.remove(&v);
-        } else {
-            self.value_locs.insert(v, loc);
-        }
     }
     /// Reorders the blocks of `region`; `order` must be a permutation of its current blocks.
     /// Returns false (and changes nothing) when it is not.

@@ -47,6 +47,13 @@ pub fn parse(src: &str) -> Result<Module, ParseError> {
     on_big_stack(|| parser::Parser::new(src).parse_top())
 }
 
+/// Like [`parse`], but ops and block arguments without `loc(...)` get their position in the
+/// text (`"filename":line:col`) as location, as MLIR's parser (and so `stablehlo-translate`)
+/// does for a file called `filename`.
+pub fn parse_with_source_locations(src: &str, filename: &str) -> Result<Module, ParseError> {
+    on_big_stack(|| parser::Parser::new(src).with_source_locations(filename).parse_top())
+}
+
 /// Stack for the recursive-descent parser: enough for [`MAX_DEPTH`] nested types/attributes
 /// inside [`MAX_REGION_DEPTH`] nested regions even in debug builds, whatever the caller's
 /// thread stack is.

@@ -60,6 +60,14 @@ pub struct Parser<'a> {
     pub(crate) loc_aliases: HashMap<String, Location>,
     /// Ops whose location is a `#loc` alias defined later in the file.
     pending_locs: Vec<(OpId, String, usize)>,
+    /// Placeholder locations given to block arguments whose `loc(#alias)` is defined further
+    /// down, with the alias; replaced once the file is read.
+    pending_arg_locs: HashMap<Location, (String, usize)>,
+    /// With a buffer name, ops and block arguments without `loc(...)` get their position in the
+    /// text as location, as MLIR's parser does.
+    filename: Option<Symbol>,
+    /// Ops that had an explicit `loc(...)` (only tracked with `filename`).
+    explicit_locs: std::collections::HashSet<OpId>,
     scopes: Vec<Scope<'a>>,
     block_scopes: Vec<BlockScope<'a>>,
     current_region: Option<Region>,
@@ -80,6 +88,9 @@ impl<'a> Parser<'a> {
             attr_aliases: HashMap::new(),
             loc_aliases: HashMap::new(),
             pending_locs: Vec::new(),
+            pending_arg_locs: HashMap::new(),
+            filename: None,
+            explicit_locs: std::collections::HashSet::new(),
             scopes: vec![Scope::default()],
             block_scopes: Vec::new(),
             current_region: None,
@@ -118,6 +129,52 @@ impl<'a> Parser<'a> {
     }
     pub(crate) fn push_pending_loc(&mut self, op: OpId, name: String, pos: usize) {
         self.pending_locs.push((op, name, pos));
+    }
+
+    /// Gives unlocated ops and block arguments their position in `filename` (MLIR's default).
+    pub fn with_source_locations(mut self, filename: &str) -> Self {
+        self.filename = Some(self.m.sym(filename));
+        self
+    }
+
+    /// `filename:line:col` of byte offset `pos`, when source locations are on.
+    fn source_loc(&mut self, pos: usize) -> Option<Location> {
+        let file = self.filename?;
+        let e = self.c.error_at(pos, "");
+        Some(self.m.loc(LocData::FileLineCol { file, line: e.line, column: e.column }))
+    }
+
+    /// A placeholder location standing for the forward alias `#name` of a block argument.
+    pub(crate) fn pending_arg_loc(&mut self, name: String, pos: usize) -> Location {
+        let marker = self.m.sym(&format!("\u{0}pending location alias #{name}"));
+        let l = self.m.loc(LocData::Name { name: marker, child: None });
+        self.pending_arg_locs.insert(l, (name, pos));
+        l
+    }
+
+    /// Replaces the placeholders of forward-aliased block-argument locations.
+    fn resolve_pending_arg_locs(&mut self, tops: &[OpId]) -> PResult<()> {
+        if self.pending_arg_locs.is_empty() {
+            return Ok(());
+        }
+        let mut stack: Vec<OpId> = tops.to_vec();
+        while let Some(op) = stack.pop() {
+            for &r in self.m.regions(op).to_vec().iter() {
+                for &b in self.m.blocks(r).to_vec().iter() {
+                    for v in self.m.block_args(b).to_vec() {
+                        let l = self.m.value_location(v);
+                        if let Some((name, pos)) = self.pending_arg_locs.get(&l).cloned() {
+                            let Some(&resolved) = self.loc_aliases.get(&name) else {
+                                return Err(self.c.error_at(pos, format!("undefined location alias '#{name}'")));
+                            };
+                            self.m.set_value_location(v, resolved);
+                        }
+                    }
+                    stack.extend(self.m.block_ops(b).iter().copied());
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Counts one nesting level; callers pair it with [`Self::leave`] (not on error).
@@ -217,6 +274,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        self.resolve_pending_arg_locs(&ops)?;
         let module_name = self.m.sym("builtin.module");
         if ops.len() == 1 && self.m.op_name(ops[0]) == module_name {
             self.m.push_top(ops[0]);
@@ -521,6 +579,12 @@ impl<'a> Parser<'a> {
             next += count;
         }
         self.parse_trailing_loc(Some(op))?;
+        // MLIR locates an unlocated op at its name, after any result names.
+        if self.filename.is_some() && !self.explicit_locs.contains(&op) {
+            if let Some(l) = self.source_loc(op_pos) {
+                self.m.set_op_location(op, l);
+            }
+        }
         Ok(op)
     }
 
@@ -529,11 +593,27 @@ impl<'a> Parser<'a> {
         self.parse_trailing_loc_of(op).map(|_| ())
     }
 
-    /// `loc(...)` after a value (block argument): the location, unknown when absent.
-    pub(crate) fn parse_value_loc(&mut self) -> PResult<Location> {
-        Ok(self
-            .parse_trailing_loc_of(None)?
-            .unwrap_or(self.m.unknown_loc()))
+    /// `loc(...)` after a block argument written at `pos`: the location; when absent, unknown,
+    /// or the source position with source locations on.
+    pub(crate) fn parse_value_loc(&mut self, pos: usize) -> PResult<Location> {
+        // A forward alias `loc(#locN)` becomes a placeholder resolved at the end of the file.
+        if self.c.peek_ident() == Some("loc") {
+            let save = self.c.pos;
+            self.c.bare_ident();
+            if self.c.eat(b'(') && self.c.peek() == Some(b'#') {
+                let apos = self.c.pos;
+                self.c.pos += 1;
+                let name = self.c.suffix_id().unwrap_or("").to_string();
+                if self.c.eat(b')') && !self.loc_aliases.contains_key(&name) {
+                    return Ok(self.pending_arg_loc(name, apos));
+                }
+            }
+            self.c.pos = save;
+        }
+        match self.parse_trailing_loc_of(None)? {
+            Some(l) => Ok(l),
+            None => Ok(self.source_loc(pos).unwrap_or(self.m.unknown_loc())),
+        }
     }
 
     fn parse_trailing_loc_of(&mut self, op: Option<OpId>) -> PResult<Option<Location>> {
@@ -553,6 +633,9 @@ impl<'a> Parser<'a> {
                 let name = self.c.suffix_id().unwrap_or("").to_string();
                 if self.c.eat(b')') {
                     let found = self.loc_aliases.get(&name).copied();
+                    if let (Some(op), true) = (op, self.filename.is_some()) {
+                        self.explicit_locs.insert(op);
+                    }
                     match (found, op) {
                         (Some(l), Some(op)) => self.m.set_op_location(op, l),
                         (None, Some(op)) => self.pending_locs.push((op, name, apos)),
@@ -565,6 +648,9 @@ impl<'a> Parser<'a> {
             let loc = self.parse_loc_body(op.is_none())?;
             if let Some(op) = op {
                 self.m.set_op_location(op, loc);
+                if self.filename.is_some() {
+                    self.explicit_locs.insert(op);
+                }
             }
             return Ok(Some(loc));
         }
@@ -616,7 +702,8 @@ impl<'a> Parser<'a> {
                     let column = u32::try_from(column)
                         .map_err(|_| self.c.error_at(pos, "column out of range"))?;
                     // A range (`to 3:4`, `to :9`): MLIR's FileLineColRange, values in bytecode
-                    // order (start line, start column, end column, end line).
+                    // order: start line, start column, then the end column (`to :ec`) or the end line and
+                    // end column (`to el:ec`).
                     if self.c.eat_keyword("to") {
                         let num = |c: &mut Self, what: &str| -> Result<u32, ParseError> {
                             let at = c.c.pos;
@@ -631,7 +718,7 @@ impl<'a> Parser<'a> {
                             let end_line = num(self, "as range end line")?;
                             self.c.expect(b':', "in location range")?;
                             let end_col = num(self, "as range end column")?;
-                            Box::new([line, column, end_col, end_line])
+                            Box::new([line, column, end_line, end_col])
                         };
                         return Ok(self.m.loc(LocData::FileLineColRange {
                             file: sym,
@@ -953,7 +1040,7 @@ impl<'a> Parser<'a> {
                             let t = self.parse_type()?;
                             let v = self.m.add_block_arg(block, t);
                             self.define_value(aname, v, 1, apos)?;
-                            let loc = self.parse_value_loc()?;
+                            let loc = self.parse_value_loc(apos)?;
                             self.m.set_value_location(v, loc);
                             if self.c.eat(b')') {
                                 break;

@@ -229,7 +229,7 @@ impl<'a> Parser<'a> {
                 let entries: Vec<(Symbol, Attribute)> =
                     d.into_iter().map(|a| (a.name, a.value)).collect();
                 arg_attrs.push(self.m.attr(AttrData::Dictionary(entries.into())));
-                let loc = self.parse_value_loc()?;
+                let loc = self.parse_value_loc(named.map_or(apos, |(_, p)| p))?;
                 if let Some((n, p)) = named {
                     args.push((n, ty, p, loc));
                 }
@@ -658,7 +658,7 @@ impl<'a> Parser<'a> {
                 let (n, _, p) = self.parse_value_use()?;
                 self.c.expect(b':', "after argument name")?;
                 let t = self.parse_type()?;
-                let loc = self.parse_value_loc()?;
+                let loc = self.parse_value_loc(p)?;
                 args.push((n, t, p, loc));
                 if self.c.eat(b')') {
                     break;

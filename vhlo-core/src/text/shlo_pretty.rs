@@ -1124,12 +1124,12 @@ impl<'a> Parser<'a> {
                     let (n1, _, p1) = self.parse_value_use()?;
                     self.c.expect(b':', "after reducer argument")?;
                     let t1 = self.parse_type()?;
-                    let l1 = self.parse_value_loc()?;
+                    let l1 = self.parse_value_loc(p1)?;
                     self.c.expect(b',', "between reducer arguments")?;
                     let (n2, _, p2) = self.parse_value_use()?;
                     self.c.expect(b':', "after reducer argument")?;
                     let t2 = self.parse_type()?;
-                    let l2 = self.parse_value_loc()?;
+                    let l2 = self.parse_value_loc(p2)?;
                     self.c.expect(b')', "to close reducer arguments")?;
                     firsts.push((n1, t1, p1, l1));
                     seconds.push((n2, t2, p2, l2));
@@ -1145,8 +1145,13 @@ impl<'a> Parser<'a> {
             let loc = self.m.op_location(op);
             let pending = self.pending_loc_for(op);
             let block = self.m.blocks(region)[0];
+            // With a forward `#loc` alias, the arguments get its placeholder, resolved later.
+            let arg_loc = match pending.clone() {
+                Some((name, pos)) => self.pending_arg_loc(name, pos),
+                None => loc,
+            };
             for arg in self.m.block_args(block).to_vec() {
-                self.m.set_value_location(arg, loc);
+                self.m.set_value_location(arg, arg_loc);
             }
             for inner in self.m.block_ops(block).to_vec() {
                 self.m.set_op_location(inner, loc);

@@ -1,0 +1,123 @@
+//! StableHLO -> VHLO legalization against the compatibility suite: every
+//! `stablehlo_legalize_to_vhlo[.X_Y_Z].mlir` legalized at its target and printed in generic form
+//! satisfies the file's CHECK lines (FileCheck semantics), and converting back gives the source.
+
+use std::path::{Path, PathBuf};
+
+use vhlo_core::convert::{self, LegalizeOptions};
+use vhlo_core::ir::{structurally_equal, EqualOptions};
+use vhlo_core::text;
+use vhlo_core::version::Version;
+
+fn suite_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("VHLO_COMPAT_SUITE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..").join("shared").join("compat-suite"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{} not found (set VHLO_COMPAT_SUITE); required under CI", dir.display());
+    }
+    eprintln!("skipping: {} not found (set VHLO_COMPAT_SUITE)", dir.display());
+    None
+}
+
+/// `stablehlo_legalize_to_vhlo.1_5_0.mlir` -> 1.5.0; the unversioned file targets current.
+fn target_of(name: &str) -> Option<Version> {
+    let rest = name.strip_prefix("stablehlo_legalize_to_vhlo")?.strip_suffix(".mlir")?;
+    if rest.is_empty() {
+        return Some(vhlo_core::vhlo::CURRENT_VERSION);
+    }
+    Version::parse(&rest.strip_prefix('.')?.replace('_', ".")).ok()
+}
+
+fn suite_files(dir: &Path) -> Vec<(PathBuf, Version)> {
+    let mut v: Vec<(PathBuf, Version)> = std::fs::read_dir(dir)
+        .expect("readable suite directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?.to_string();
+            if let Ok(only) = std::env::var("LEGALIZE_ONLY") {
+                if !name.contains(&only) {
+                    return None;
+                }
+            }
+            target_of(&name).map(|t| (p.clone(), t))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+struct Outcome {
+    check: Result<(), String>,
+    back: Result<(), String>,
+}
+
+fn run_one(src: &str, target: Version, defaults_only: &std::cell::Cell<usize>) -> Outcome {
+    let source = match text::parse(src) {
+        Ok(m) => m,
+        Err(e) => {
+            let msg = format!("parse: {e}");
+            return Outcome { check: Err(msg.clone()), back: Err(msg) };
+        }
+    };
+    let mut m = source.clone();
+    if let Err(ds) = convert::legalize_to_vhlo_at(&mut m, target, LegalizeOptions::default()) {
+        let msg = format!("legalize: {} errors, first: {}", ds.len(), convert::diagnostics_to_text(&ds[..ds.len().min(5)]));
+        return Outcome { check: Err(msg.clone()), back: Err(msg) };
+    }
+    let printed = text::print_generic(&m);
+    let check = filecheck::check(src, &printed).map_err(|e| format!("{e}"));
+    let back = match convert::legalize_to_stablehlo(&mut m) {
+        Err(ds) => Err(format!("back: {}", convert::diagnostics_to_text(&ds[..ds.len().min(5)]))),
+        Ok(()) => structurally_equal(&source, &m, EqualOptions::default()).or_else(|exact| {
+            // Upstream drops attributes spelled with their default value (VHLO -> StableHLO
+            // removes defaults); compare with the source put through the same normalization.
+            let mut normalized = source.clone();
+            convert::legalize_to_vhlo(&mut normalized, LegalizeOptions::default())
+                .and_then(|()| convert::legalize_to_stablehlo(&mut normalized))
+                .map_err(|ds| format!("normalizing: {}", convert::diagnostics_to_text(&ds)))?;
+            structurally_equal(&normalized, &m, EqualOptions::default()).map_err(|e| format!("{exact}; modulo defaults: {e}"))?;
+            defaults_only.set(defaults_only.get() + 1);
+            Ok(())
+        }),
+    };
+    if std::env::var_os("LEGALIZE_DUMP").is_some() {
+        std::fs::write("/tmp/legalize_dump.mlir", &printed).ok();
+        std::fs::write("/tmp/legalize_back.mlir", text::print_generic(&m)).ok();
+        std::fs::write("/tmp/legalize_src.mlir", text::print_generic(&source)).ok();
+    }
+    Outcome { check, back }
+}
+
+#[test]
+fn suite_legalizes_checks_and_round_trips() {
+    let Some(dir) = suite_dir() else { return };
+    let files = suite_files(&dir);
+    assert!(!files.is_empty() || std::env::var("LEGALIZE_ONLY").is_ok(), "no stablehlo_legalize_to_vhlo files in {}", dir.display());
+    let (mut checked, mut round_tripped) = (0, 0);
+    let mut failures = Vec::new();
+    let defaults_only = std::cell::Cell::new(0);
+    for (path, target) in &files {
+        let src = std::fs::read_to_string(path).expect("readable suite file");
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        let out = run_one(&src, *target, &defaults_only);
+        match out.check {
+            Ok(()) => checked += 1,
+            Err(e) => failures.push(format!("{name} (CHECK at {target}): {}", e.chars().take(1500).collect::<String>())),
+        }
+        match out.back {
+            Ok(()) => round_tripped += 1,
+            Err(e) => failures.push(format!("{name} (round trip): {}", e.chars().take(600).collect::<String>())),
+        }
+    }
+    eprintln!(
+        "CHECK lines satisfied: {checked}/{}; round trip back to the source: {round_tripped}/{} ({} of them modulo explicitly written defaults)",
+        files.len(),
+        files.len(),
+        defaults_only.get()
+    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
+}

@@ -1,0 +1,155 @@
+//! Minimum version of a module and the differential against jaxlib: for every JAX fixture, the
+//! smallest target we can convert to equals the smallest target jaxlib's serializer accepted
+//! (`min_target` in tests/fixtures/jax/manifest.json), and every release from 0.9.0 to 1.17.0
+//! converts exactly when it is at least that version. Also: every blocker reported at once, as
+//! text and JSON.
+
+use std::path::Path;
+
+use vhlo_core::convert::{self, LegalizeOptions};
+use vhlo_core::text;
+use vhlo_core::version::Version;
+
+fn fixture_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("jax")
+}
+
+/// `(program, min_target)` from the manifest, read with plain string search (no JSON dependency):
+/// each program object holds exactly one `"min_target": "X.Y.Z"`.
+fn manifest_min_targets() -> Vec<(String, Version)> {
+    let text = std::fs::read_to_string(fixture_dir().join("manifest.json")).expect("manifest.json");
+    let programs = text.split("\"programs\"").nth(1).expect("programs object");
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut current: Option<String> = None;
+    let mut i = 0;
+    let bytes = programs.as_bytes();
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' => depth += 1,
+            b'}' => depth -= 1,
+            b'"' => {
+                // The closing quote: skip backslash escapes.
+                let mut end = i + 1;
+                while end < bytes.len() && bytes[end] != b'"' {
+                    end += if bytes[end] == b'\\' { 2 } else { 1 };
+                }
+                assert!(end < bytes.len(), "unterminated string in manifest.json");
+                let key = &programs[i + 1..end];
+                if depth == 1 && programs[end + 1..].trim_start().starts_with(':') {
+                    current = Some(key.to_string());
+                } else if depth == 2 && key == "min_target" {
+                    let rest = &programs[end + 1..];
+                    let v = rest.split('"').nth(1).expect("min_target value");
+                    out.push((current.clone().expect("program name"), Version::parse(v).expect("version")));
+                }
+                i = end;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn jax_programs_minimum_version_matches_jaxlib() {
+    let programs = manifest_min_targets();
+    assert!(programs.len() >= 20, "expected the JAX fixture programs, found {}", programs.len());
+    let last = Version::new(1, 17, 0);
+    let mut failures = Vec::new();
+    for (name, expected) in &programs {
+        let src = std::fs::read_to_string(fixture_dir().join(format!("{name}.mlir"))).expect("fixture text");
+        let mut m = match text::parse(&src) {
+            Ok(m) => m,
+            Err(e) => {
+                failures.push(format!("{name}: parse: {e}"));
+                continue;
+            }
+        };
+        if let Err(ds) = convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()) {
+            failures.push(format!("{name}: legalize: {}", convert::diagnostics_to_text(&ds)));
+            continue;
+        }
+        match convert::minimum_version(&m) {
+            Ok(v) if v == *expected => {}
+            Ok(v) => failures.push(format!("{name}: minimum {v}, jaxlib {expected}")),
+            Err(ds) => failures.push(format!("{name}: no target works: {}", convert::diagnostics_to_text(&ds))),
+        }
+        for r in vhlo_core::vhlo::RELEASES.iter().filter(|r| r.version <= last && r.version.patch == 0) {
+            let ok = convert::vhlo_to_version(&mut m.clone(), r.version).is_ok();
+            if ok != (r.version >= *expected) {
+                failures.push(format!("{name}: target {} {} but jaxlib's minimum is {expected}", r.version, if ok { "converts" } else { "fails" }));
+            }
+        }
+    }
+    eprintln!("JAX programs whose minimum version matches jaxlib: {}/{}", programs.len() - failures.len(), programs.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+const TWO_BLOCKERS: &str = r#"
+func.func @f(%arg0: tensor<f32>) -> tensor<f32> {
+  %0 = "stablehlo.tan"(%arg0) : (tensor<f32>) -> tensor<f32>
+  %1 = "stablehlo.exponential"(%0) {
+    result_accuracy = #stablehlo.result_accuracy<atol = 0.000000e+00, rtol = 0.000000e+00, ulps = 0, mode = #stablehlo.result_accuracy_mode<HIGHEST>>
+  } : (tensor<f32>) -> tensor<f32>
+  func.return %1 : tensor<f32>
+}
+"#;
+
+#[test]
+fn every_blocker_is_reported_in_one_pass_with_the_version_it_needs() {
+    let mut m = text::parse(TWO_BLOCKERS).expect("parses");
+    convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).expect("legalizes");
+    let before = text::print_generic(&m);
+    let ds = convert::vhlo_to_version(&mut m, Version::new(1, 3, 0)).expect_err("tan needs 1.4.0");
+    // Unchanged on failure.
+    assert_eq!(text::print_generic(&m), before);
+    let tan = ds.iter().find(|d| d.op == "vhlo.tan_v2").expect("tan blocker");
+    assert_eq!(tan.needs, Some(Version::new(1, 4, 0)));
+    let exp = ds.iter().find(|d| d.op == "vhlo.exponential_v2").expect("exponential blocker");
+    // exponential_v2 (with result_accuracy) is in the 1.9.0 opset (upstream VhloOps.td).
+    assert_eq!(exp.needs, Some(Version::new(1, 9, 0)));
+    assert!(exp.subject.contains("result_accuracy"), "{}", exp.subject);
+    assert!(exp.rule.contains("exponential_v2"), "{}", exp.rule);
+    let json = convert::diagnostics_to_json(&ds);
+    assert!(json.starts_with('[') && json.ends_with(']'));
+    assert!(json.contains("\"op\":\"vhlo.exponential_v2\"") && json.contains("\"needs\":\"1.9.0\""), "{json}");
+    let text = convert::diagnostics_to_text(&ds);
+    assert_eq!(text.lines().count(), ds.len());
+    assert_eq!(convert::minimum_version(&m), Ok(Version::new(1, 9, 0)));
+}
+
+#[test]
+fn minimum_of_a_plain_program_is_the_minimum_version() {
+    let mut m = text::parse("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.add %a, %a : tensor<f32>\n  func.return %0 : tensor<f32>\n}\n").expect("parses");
+    convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).expect("legalizes");
+    assert_eq!(convert::minimum_version(&m), Ok(vhlo_core::vhlo::MINIMUM_VERSION));
+}
+
+#[test]
+fn type_too_new_names_the_type_and_its_version() {
+    let mut m = text::parse("func.func @f(%a: tensor<f8E4M3>) -> tensor<f8E4M3> {\n  func.return %a : tensor<f8E4M3>\n}\n").expect("parses");
+    convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).expect("legalizes");
+    let ds = convert::vhlo_to_version(&mut m, Version::new(1, 6, 0)).expect_err("f8E4M3 needs 1.7.0");
+    assert!(ds.iter().any(|d| d.op == "vhlo.func_v1" && d.subject.contains("f8E4M3_v1") && d.needs == Some(Version::new(1, 7, 0))), "{ds:?}");
+    assert_eq!(convert::minimum_version(&m), Ok(Version::new(1, 7, 0)));
+}
+
+#[test]
+fn foreign_ops_are_refused_unless_allowed() {
+    let src = "func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  %0 = arith.addf %a, %a : tensor<f32>\n  func.return %0 : tensor<f32>\n}\n";
+    let mut m = text::parse(src).expect("parses");
+    let ds = convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).expect_err("arith is not StableHLO");
+    assert!(ds.iter().any(|d| d.op == "arith.addf"), "{ds:?}");
+    convert::legalize_to_vhlo(&mut m, LegalizeOptions { allow_other_dialects: true }).expect("allowed");
+}
+
+#[test]
+fn compatibility_presets() {
+    for (name, v) in vhlo_core::vhlo::COMPATIBILITY_REQUIREMENTS {
+        assert_eq!(convert::compatibility_requirement(name), Some(*v));
+        assert!(convert::check_target(*v).is_ok(), "{name} -> {v} is a legal target");
+    }
+    assert_eq!(convert::compatibility_requirement("NOPE"), None);
+}

@@ -1,0 +1,146 @@
+//! The portable-artifact contract on the upstream compatibility suite (issue 4's acceptance):
+//! deserializing each `X_Y_Z.mlir.bc` gives the source program, and serializing the source at
+//! X.Y.Z with debug info stripped is byte-identical to the artifact.
+//!
+//! Byte identity includes the use-list orders that upstream's op-replacing version rewrites
+//! leave behind (`portable::rewrite_use_list_orders` models them).
+
+use std::path::PathBuf;
+
+use vhlo_core::ir::{structurally_equal, EqualOptions};
+use vhlo_core::portable::{self, SerializeOptions};
+use vhlo_core::text::PrintOptions;
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+fn suite() -> Option<PathBuf> {
+    let dir = std::env::var_os("VHLO_COMPAT_SUITE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| vhlo_tests::workspace_root().join("../shared/compat-suite"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(!vhlo_tests::in_ci(), "the compatibility suite is missing under CI ({})", dir.display());
+    eprintln!("skipped: no compatibility suite at {} (set VHLO_COMPAT_SUITE)", dir.display());
+    None
+}
+
+fn artifacts(dir: &std::path::Path) -> Vec<(String, PathBuf, PathBuf)> {
+    let mut out: Vec<(String, PathBuf, PathBuf)> = std::fs::read_dir(dir)
+        .expect("suite dir")
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            let name = p.file_name()?.to_str()?.to_string();
+            let v = name.strip_prefix("stablehlo_legalize_to_vhlo.")?.strip_suffix(".mlir.bc")?.replace('_', ".");
+            Some((v, p.with_extension(""), p))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn deserialize_gives_the_source_program() {
+    let Some(dir) = suite() else { return };
+    let mut failures = Vec::new();
+    let all = artifacts(&dir);
+    for (v, src, bc) in &all {
+        let got = match portable::deserialize_portable_artifact(&std::fs::read(bc).expect("bc")) {
+            Ok(m) => m,
+            Err(e) => {
+                failures.push(format!("{v}: {e}"));
+                continue;
+            }
+        };
+        let want = vhlo_core::text::parse(&std::fs::read_to_string(src).expect("src")).expect("suite source parses");
+        // Upstream compares `stablehlo-opt` prints of both, which elide default-valued attributes;
+        // so does this, on top of the structural comparison of everything else.
+        let print = |m: &vhlo_core::ir::Module| {
+            vhlo_core::text::print(m, PrintOptions { elide_defaults: true, ..Default::default() })
+        };
+        let (g, w) = (print(&got), print(&want));
+        if g != w {
+            let line = g.lines().zip(w.lines()).position(|(a, b)| a != b).unwrap_or(0);
+            failures.push(format!(
+                "{v}: first difference at line {}:\n  got:  {}\n  want: {}",
+                line + 1,
+                g.lines().nth(line).unwrap_or(""),
+                w.lines().nth(line).unwrap_or("")
+            ));
+        } else if let Err(e) = structurally_equal(
+            &vhlo_core::text::parse(&g).expect("reparse"),
+            &vhlo_core::text::parse(&w).expect("reparse"),
+            EqualOptions { locations: false },
+        ) {
+            failures.push(format!("{v}: {e}"));
+        }
+    }
+    eprintln!("deserialize: {}/{} give the source program", all.len() - failures.len(), all.len());
+    assert_eq!(all.len(), 32);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn serialize_is_byte_identical_to_libstablehlo() {
+    let Some(dir) = suite() else { return };
+    let mut identical = Vec::new();
+    let mut different = Vec::new();
+    let mut errors = Vec::new();
+    for (v, src, bc) in artifacts(&dir) {
+        let module = vhlo_core::text::parse(&std::fs::read_to_string(&src).expect("src")).expect("parses");
+        let opts = SerializeOptions { strip_debuginfo: true, allow_other_dialects: false };
+        match portable::serialize_portable_artifact(&module, &v, opts) {
+            Ok(bytes) if bytes == std::fs::read(&bc).expect("bc") => identical.push(v),
+            Ok(_) => different.push(v),
+            Err(e) => errors.push(format!("{v}: {e}")),
+        }
+    }
+    eprintln!("serialize: {}/32 byte-identical; differing: {different:?}", identical.len());
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    assert!(different.is_empty(), "not byte-identical: {:?}", sorted(different));
+}
+
+#[test]
+fn read_and_write_back_at_the_same_target_is_identical() {
+    let Some(dir) = suite() else { return };
+    let mut different = Vec::new();
+    for (v, _, bc) in artifacts(&dir) {
+        let bytes = std::fs::read(&bc).expect("bc");
+        let m = portable::deserialize_portable_artifact(&bytes).expect("deserializes");
+        let again = portable::serialize_portable_artifact(&m, &v, SerializeOptions::default()).expect("serializes");
+        if again != bytes {
+            different.push(v);
+        }
+    }
+    assert!(different.is_empty(), "read + write back differs: {:?}", sorted(different));
+}
+
+#[test]
+fn future_and_api_artifacts() {
+    let Some(dir) = suite() else { return };
+    let err = portable::deserialize_portable_artifact(&std::fs::read(dir.join("invalid_vhlo_future.mlir.bc")).expect("bc"))
+        .expect_err("a future artifact is refused");
+    let text = err.to_string();
+    assert!(text.contains("2.0.0") && text.contains("1.20.0"), "names both versions: {text}");
+    let m = portable::deserialize_portable_artifact(&std::fs::read(dir.join("vhlo_emit_version_api.1_1_0.mlir.bc")).expect("bc"))
+        .expect("the 1.1.0 API artifact reads");
+    assert!(m.num_ops() > 0);
+    assert_eq!(
+        portable::read_producer_version(&std::fs::read(dir.join("stablehlo_legalize_to_vhlo.1_4_0.mlir.bc")).expect("bc")).expect("producer"),
+        vhlo_core::version::Version::new(1, 4, 0)
+    );
+}
+
+#[test]
+fn targets_and_presets() {
+    assert_eq!(portable::parse_target("current").expect("current"), portable::current_version());
+    assert_eq!(portable::parse_target("1.9.3").expect("patch").floor_patch(), vhlo_core::version::Version::new(1, 9, 0));
+    assert!(portable::parse_target("0.8.0").is_err());
+    assert!(portable::parse_target("1.21.0").is_err());
+    assert!(portable::parse_target("1.x").is_err());
+    assert_eq!(portable::version_from_compatibility_requirement("MAX"), Some(portable::minimum_version()));
+    assert_eq!(portable::version_from_compatibility_requirement("WEEK_12"), Some(vhlo_core::version::Version::new(1, 16, 2)));
+}

@@ -1,0 +1,545 @@
+//! Conversions between StableHLO and VHLO, and between VHLO versions.
+//!
+//! - [`legalize_to_vhlo`]: StableHLO (with `func`) to VHLO at the current version, as upstream's
+//!   `stablehlo-legalize-to-vhlo`.
+//! - [`vhlo_to_version`]: downgrade or upgrade every VHLO op to a target version, checking that
+//!   every op, type and attribute is legal there; every blocker is reported in one pass.
+//! - [`legalize_to_stablehlo`]: VHLO at any version back to StableHLO.
+//! - [`minimum_version`]: the smallest target a VHLO program can be converted to.
+//!
+//! All of them work on a copy and replace the module only on success, so a failed conversion
+//! leaves the input as it was.
+
+mod attrs;
+mod ops;
+mod types;
+
+use std::fmt;
+
+use crate::ir::{Attribute, AttrData, LocData, Location, Module, OpId, Param, Type, TypeData};
+use crate::version::{Version, VersionError};
+use crate::vhlo::{self, StablehloOp, VhloAttr, VhloEnum, VhloOp, VhloType};
+
+/// One reason a conversion cannot be done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The op it is about (its name when the problem was found).
+    pub op: String,
+    /// The op's location, printed as MLIR does (`"file":1:2`, `unknown`).
+    pub location: String,
+    /// What is refused: an op, an attribute, a type, a location.
+    pub subject: String,
+    /// The smallest version that would accept it, when a newer target would.
+    pub needs: Option<Version>,
+    /// The rule that refused it.
+    pub rule: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: `{}`: {}", self.location, self.op, self.subject)?;
+        if let Some(v) = self.needs {
+            write!(f, " needs version {v} or newer")?;
+        }
+        if !self.rule.is_empty() {
+            write!(f, " ({})", self.rule)?;
+        }
+        Ok(())
+    }
+}
+
+fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+impl Diagnostic {
+    /// The diagnostic as one JSON object.
+    pub fn to_json(&self) -> String {
+        format!(
+            "{{\"op\":{},\"location\":{},\"subject\":{},\"needs\":{},\"rule\":{}}}",
+            json_str(&self.op),
+            json_str(&self.location),
+            json_str(&self.subject),
+            self.needs.map_or("null".to_string(), |v| json_str(&v.to_string())),
+            json_str(&self.rule)
+        )
+    }
+}
+
+/// All diagnostics as a JSON array.
+pub fn diagnostics_to_json(ds: &[Diagnostic]) -> String {
+    let items: Vec<String> = ds.iter().map(Diagnostic::to_json).collect();
+    format!("[{}]", items.join(","))
+}
+
+/// All diagnostics as text, one per line.
+pub fn diagnostics_to_text(ds: &[Diagnostic]) -> String {
+    ds.iter().map(|d| format!("{d}\n")).collect()
+}
+
+/// Prints a location as MLIR does inside `loc(...)`.
+pub fn location_to_string(m: &Module, l: Location) -> String {
+    let mut out = String::new();
+    write_loc(m, l, &mut out, 0);
+    out
+}
+
+fn write_loc(m: &Module, l: Location, out: &mut String, depth: usize) {
+    if depth > 64 {
+        out.push_str("...");
+        return;
+    }
+    match m.loc_data(l) {
+        LocData::Unknown => out.push_str("unknown"),
+        LocData::FileLineCol { file, line, column } => out.push_str(&format!("{}:{line}:{column}", json_str(m.str(*file)))),
+        LocData::FileLineColRange { file, line_cols } => {
+            out.push_str(&json_str(m.str(*file)));
+            match line_cols[..] {
+                [l] => out.push_str(&format!(":{l}")),
+                [l, c] => out.push_str(&format!(":{l}:{c}")),
+                [l, c, ec] => out.push_str(&format!(":{l}:{c} to :{ec}")),
+                [l, c, el, ec] => out.push_str(&format!(":{l}:{c} to {el}:{ec}")),
+                _ => {}
+            }
+        }
+        LocData::Name { name, child } => {
+            out.push_str(&json_str(m.str(*name)));
+            if let Some(c) = child {
+                out.push('(');
+                write_loc(m, *c, out, depth + 1);
+                out.push(')');
+            }
+        }
+        LocData::CallSite { callee, caller } => {
+            out.push_str("callsite(");
+            write_loc(m, *callee, out, depth + 1);
+            out.push_str(" at ");
+            write_loc(m, *caller, out, depth + 1);
+            out.push(')');
+        }
+        LocData::Fused { locations, .. } => {
+            out.push_str("fused[");
+            for (i, x) in locations.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_loc(m, *x, out, depth + 1);
+            }
+            out.push(']');
+        }
+    }
+}
+
+fn diag(m: &Module, op: OpId, subject: impl Into<String>, needs: Option<Version>, rule: impl Into<String>) -> Diagnostic {
+    Diagnostic {
+        op: m.op_name_str(op).to_string(),
+        location: location_to_string(m, m.op_location(op)),
+        subject: subject.into(),
+        needs,
+        rule: rule.into(),
+    }
+}
+
+/// Options of [`legalize_to_vhlo`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LegalizeOptions {
+    /// Keep ops, types and attributes of other dialects instead of failing (upstream's
+    /// `allow-other-dialects`, for "mixed" programs).
+    pub allow_other_dialects: bool,
+}
+
+fn all_ops(m: &Module) -> Vec<OpId> {
+    let mut ops = Vec::new();
+    m.walk(|op| ops.push(op));
+    ops
+}
+
+fn region_block_args(m: &Module, op: OpId) -> Vec<crate::ir::Value> {
+    let mut out = Vec::new();
+    for &r in m.regions(op) {
+        for &b in m.blocks(r) {
+            out.extend_from_slice(m.block_args(b));
+        }
+    }
+    out
+}
+
+/// Converts value types of `op`'s results and region arguments with `f`.
+fn convert_value_types(m: &mut Module, op: OpId, f: &dyn Fn(&mut Module, Type) -> Result<Type, String>) -> Result<(), String> {
+    let mut values: Vec<crate::ir::Value> = m.results(op).collect();
+    values.extend(region_block_args(m, op));
+    for v in values {
+        let t = m.value_type(v);
+        let nt = f(m, t)?;
+        m.set_value_type(v, nt);
+    }
+    Ok(())
+}
+
+/// StableHLO (and `func.func`/`func.call`/`func.return`) to VHLO at the current version.
+pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec<Diagnostic>> {
+    let mut w = m.clone();
+    let allow = opts.allow_other_dialects;
+    let mut diags = Vec::new();
+    for op in all_ops(&w) {
+        let name = w.op_name_str(op).to_string();
+        if name == "builtin.module" {
+            continue;
+        }
+        let Some(k) = StablehloOp::from_name(&name) else {
+            if name.starts_with("vhlo.") || allow {
+                continue;
+            }
+            diags.push(diag(&w, op, format!("op `{name}`"), None, "only StableHLO and func ops have a VHLO form (allow other dialects to keep it)"));
+            continue;
+        };
+        match ops::attrs_to_vhlo(&mut w, op, k, allow) {
+            Ok((props, disc)) => {
+                let props = ops::to_named(&mut w, props);
+                let disc = ops::to_named(&mut w, disc);
+                w.set_properties(op, &props);
+                w.set_attributes(op, &disc);
+            }
+            Err(es) => {
+                for e in es {
+                    diags.push(diag(&w, op, e, None, "no VHLO form"));
+                }
+            }
+        }
+        if let Err(e) = convert_value_types(&mut w, op, &|m, t| types::to_vhlo(m, t, allow)) {
+            diags.push(diag(&w, op, e, None, "no VHLO form"));
+        }
+        let sym = w.sym(ops::current_vhlo(k).name());
+        w.set_op_name(op, sym);
+    }
+    if diags.is_empty() {
+        *m = w;
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
+/// The version named by a target string: `current`, `minimum` or `X.Y.Z` (patch floored to 0,
+/// since opsets change only in minor releases). Targets outside the supported range are errors.
+pub fn parse_target(s: &str) -> Result<Version, VersionError> {
+    let v = match s {
+        "current" => vhlo::CURRENT_VERSION,
+        "minimum" => vhlo::MINIMUM_VERSION,
+        _ => Version::parse(s)?,
+    };
+    check_target(v)
+}
+
+/// Checks a target against the supported range and floors its patch.
+pub fn check_target(v: Version) -> Result<Version, VersionError> {
+    if v.floor_patch() > vhlo::CURRENT_VERSION.floor_patch() {
+        return Err(VersionError::TooNew { target: v, current: vhlo::CURRENT_VERSION });
+    }
+    if v < vhlo::MINIMUM_VERSION {
+        return Err(VersionError::TooOld { target: v, minimum: vhlo::MINIMUM_VERSION });
+    }
+    Ok(v.floor_patch())
+}
+
+fn range_min_of_type(m: &Module, t: Type) -> Option<(String, crate::version::VersionRange)> {
+    let TypeData::Dialect(d) = m.type_data(t) else { return None };
+    if m.str(d.dialect) != "vhlo" {
+        return None;
+    }
+    VhloType::from_mnemonic(m.str(d.mnemonic)).map(|k| (format!("type `!vhlo.{}`", k.mnemonic()), k.range()))
+}
+
+/// Types and attributes inside `t` (itself included) that are not legal at `target`.
+fn illegal_in_type(m: &Module, t: Type, target: Version, out: &mut Vec<(String, Option<Version>)>, depth: usize) {
+    if depth > 256 {
+        return;
+    }
+    if let Some((what, range)) = range_min_of_type(m, t) {
+        if !range.contains(target) {
+            out.push((what, Some(range.min)));
+        }
+    }
+    match m.type_data(t) {
+        TypeData::Dialect(d) => {
+            for p in d.params.iter() {
+                illegal_in_param(m, p, target, out, depth + 1);
+            }
+        }
+        TypeData::Complex(e) | TypeData::UnrankedTensor { element: e } => illegal_in_type(m, *e, target, out, depth + 1),
+        TypeData::RankedTensor { element, encoding, .. } => {
+            illegal_in_type(m, *element, target, out, depth + 1);
+            if let Some(a) = encoding {
+                illegal_in_attr(m, *a, target, out, depth + 1);
+            }
+        }
+        TypeData::Tuple(ts) => ts.iter().for_each(|&x| illegal_in_type(m, x, target, out, depth + 1)),
+        TypeData::Function { inputs, results } => inputs.iter().chain(results.iter()).for_each(|&x| illegal_in_type(m, x, target, out, depth + 1)),
+        _ => {}
+    }
+}
+
+fn illegal_in_param(m: &Module, p: &Param, target: Version, out: &mut Vec<(String, Option<Version>)>, depth: usize) {
+    match p {
+        Param::Type(t) => illegal_in_type(m, *t, target, out, depth),
+        Param::Types(ts) => ts.iter().for_each(|&t| illegal_in_type(m, t, target, out, depth)),
+        Param::Attr(a) => illegal_in_attr(m, *a, target, out, depth),
+        Param::Attrs(xs) => xs.iter().for_each(|&a| illegal_in_attr(m, a, target, out, depth)),
+        Param::AttrPairs(xs) => xs.iter().for_each(|&(a, b)| {
+            illegal_in_attr(m, a, target, out, depth);
+            illegal_in_attr(m, b, target, out, depth);
+        }),
+        _ => {}
+    }
+}
+
+fn illegal_in_attr(m: &Module, a: Attribute, target: Version, out: &mut Vec<(String, Option<Version>)>, depth: usize) {
+    if depth > 256 {
+        return;
+    }
+    match m.attr_data(a) {
+        AttrData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
+            let mn = m.str(d.mnemonic);
+            let range = VhloAttr::from_mnemonic(mn)
+                .map(|k| (format!("attribute `#vhlo.{mn}`"), k.range()))
+                .or_else(|| VhloEnum::from_mnemonic(mn).map(|k| (format!("attribute `#vhlo<{mn}>`"), k.range())));
+            if let Some((what, range)) = range {
+                if !range.contains(target) {
+                    out.push((what, Some(range.min)));
+                }
+            }
+            // Upstream's attribute verifiers: dictionary keys and accuracy modes must be VHLO.
+            match (mn, &d.params[..]) {
+                ("dict_v1", [Param::AttrPairs(pairs)]) => {
+                    if pairs.iter().any(|&(k, _)| !matches!(m.attr_data(k), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo")) {
+                        out.push(("expected VHLO key attribute in `#vhlo.dict_v1`".to_string(), None));
+                    }
+                }
+                ("result_accuracy_v1", [_, _, _, Param::Attr(mode)]) => {
+                    if !matches!(m.attr_data(*mode), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "result_accuracy_mode_v1") {
+                        out.push(("expected VHLO result accuracy mode in `#vhlo.result_accuracy_v1`".to_string(), None));
+                    }
+                }
+                _ => {}
+            }
+            for p in d.params.iter() {
+                illegal_in_param(m, p, target, out, depth + 1);
+            }
+        }
+        AttrData::Dialect(d) => d.params.iter().for_each(|p| illegal_in_param(m, p, target, out, depth + 1)),
+        AttrData::Type(t) => illegal_in_type(m, *t, target, out, depth + 1),
+        AttrData::Array(xs) => xs.iter().for_each(|&x| illegal_in_attr(m, x, target, out, depth + 1)),
+        AttrData::Dictionary(xs) => xs.iter().for_each(|&(_, x)| illegal_in_attr(m, x, target, out, depth + 1)),
+        _ => {}
+    }
+}
+
+/// Converts every VHLO op to the version of its op legal at `target` (downgrading or upgrading
+/// step by step), then checks that every type and attribute is legal there. Reports every
+/// blocker at once.
+pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagnostic>> {
+    let target = check_target(target).map_err(|e| {
+        vec![Diagnostic { op: String::new(), location: "unknown".into(), subject: e.to_string(), needs: None, rule: "target version".into() }]
+    })?;
+    let mut w = m.clone();
+    let mut diags = Vec::new();
+    for op in all_ops(&w) {
+        // Diagnostics name the op as the input spelled it, before any version step.
+        let first = diags.len();
+        let original = w.op_name_str(op).to_string();
+        // Bounded: each step moves one version along a finite chain.
+        for _ in 0..64 {
+            let Some(kind) = VhloOp::from_name(w.op_name_str(op)) else { break };
+            let range = kind.range();
+            if range.contains(target) {
+                break;
+            }
+            let step = if target < range.min { vhlo::downgrade_one(&mut w, op) } else { vhlo::upgrade_one(&mut w, op) };
+            match step {
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    let rule = if target < range.min {
+                        format!("`{}` was introduced in {} and has no older version", kind.name(), range.min)
+                    } else {
+                        format!("`{}` was removed after {} and has no newer version", kind.name(), range.max)
+                    };
+                    diags.push(diag(&w, op, format!("op `{}`", kind.name()), (target < range.min).then_some(range.min), rule));
+                    break;
+                }
+                Err(e) => {
+                    diags.push(diag(&w, op, e.subject.clone(), Some(e.needs), e.rule.clone()));
+                    break;
+                }
+            }
+        }
+        // Change rules append added attributes; MLIR keeps properties sorted by name.
+        let mut props = w.properties(op).to_vec();
+        if props.windows(2).any(|p| w.str(p[0].name) > w.str(p[1].name)) {
+            props.sort_by(|a, b| w.str(a.name).cmp(w.str(b.name)));
+            w.set_properties(op, &props);
+        }
+        for f in vhlo::feature_uses(&w, op, target) {
+            diags.push(diag(&w, op, f.feature.to_string(), Some(f.needs), format!("`{}` at {target} cannot express {}", f.op, f.feature)));
+        }
+        let mut found = Vec::new();
+        for v in w.results(op).chain(region_block_args(&w, op)) {
+            illegal_in_type(&w, w.value_type(v), target, &mut found, 0);
+        }
+        // When the op itself cannot be converted, its attributes are reported by that error.
+        let op_failed = diags.len() > first;
+        for a in w.properties(op).iter().filter(|_| !op_failed).chain(w.attributes(op)) {
+            let mut here = Vec::new();
+            illegal_in_attr(&w, a.value, target, &mut here, 0);
+            found.extend(here.into_iter().map(|(what, v)| (format!("{what} in attribute `{}`", w.str(a.name)), v)));
+        }
+        found.sort();
+        found.dedup();
+        for (what, v) in found {
+            let rule = if v.is_some() { format!("not in the VHLO opset of {target}") } else { "malformed VHLO".to_string() };
+            diags.push(diag(&w, op, what, v, rule));
+        }
+        for d in &mut diags[first..] {
+            d.op.clone_from(&original);
+        }
+    }
+    if diags.is_empty() {
+        *m = w;
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
+/// The first version that accepts `FileLineColRange` locations (upstream's `isLegalLocation`).
+pub const FILE_LINE_COL_RANGE_VERSION: Version = Version::new(1, 9, 0);
+
+fn has_range_location(m: &Module, l: Location, depth: usize) -> bool {
+    if depth > 256 {
+        return false;
+    }
+    match m.loc_data(l) {
+        // A range that is a plain line:column is an ordinary FileLineCol location.
+        LocData::FileLineColRange { line_cols, .. } => line_cols.len() != 2,
+        LocData::Name { child: Some(c), .. } => has_range_location(m, *c, depth + 1),
+        LocData::CallSite { callee, caller } => has_range_location(m, *callee, depth + 1) || has_range_location(m, *caller, depth + 1),
+        LocData::Fused { locations, .. } => locations.iter().any(|&x| has_range_location(m, x, depth + 1)),
+        _ => false,
+    }
+}
+
+/// Ops whose location holds a `FileLineColRange`, which readers before 1.9.0 cannot read.
+/// Upstream only logs these (it does not fail the conversion, and jaxlib serializes such
+/// programs for older targets), so [`vhlo_to_version`] does not refuse them either; callers
+/// that want the strict rule use this check.
+pub fn location_blockers(m: &Module, target: Version) -> Vec<Diagnostic> {
+    if target.floor_patch() >= FILE_LINE_COL_RANGE_VERSION {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    m.walk(|op| {
+        if has_range_location(m, m.op_location(op), 0) {
+            out.push(diag(m, op, "a FileLineColRange location", Some(FILE_LINE_COL_RANGE_VERSION), "isLegalLocation: location ranges need 1.9.0"));
+        }
+    });
+    out
+}
+
+/// VHLO (any version) back to StableHLO: upgrades every op to its current version, then maps
+/// it to its StableHLO op, attributes and types.
+pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
+    let mut w = m.clone();
+    vhlo_to_version(&mut w, vhlo::CURRENT_VERSION)?;
+    let mut diags = Vec::new();
+    let ops_list = all_ops(&w);
+    // New names first: a `return_v1` becomes `func.return` or `stablehlo.return` by its parent.
+    let mut names = Vec::with_capacity(ops_list.len());
+    for &op in &ops_list {
+        let name = VhloOp::from_name(w.op_name_str(op)).map(|k| {
+            let parent = w.op_parent(op).and_then(|b| w.block_parent(b)).and_then(|r| w.region_parent(r));
+            let family = parent.and_then(|p| VhloOp::from_name(w.op_name_str(p))).map(|p| p.family());
+            k.stablehlo().name_under(family)
+        });
+        names.push(name);
+    }
+    for (&op, new_name) in ops_list.iter().zip(names) {
+        let Some(new_name) = new_name else { continue };
+        let Some(kind) = VhloOp::from_name(w.op_name_str(op)) else { continue };
+        let k = kind.stablehlo();
+        let props: Vec<(String, Attribute)> = w.properties(op).iter().map(|a| (w.str(a.name).to_string(), a.value)).collect();
+        match ops::attrs_from_vhlo(&mut w, k, props) {
+            Ok(p) => {
+                let p = ops::to_named(&mut w, p);
+                w.set_properties(op, &p);
+            }
+            Err(es) => es.into_iter().for_each(|e| diags.push(diag(&w, op, e, None, "malformed VHLO"))),
+        }
+        let mut disc = Vec::new();
+        for a in w.attributes(op).to_vec() {
+            match attrs::from_vhlo(&mut w, a.value) {
+                Ok(v) => disc.push((w.str(a.name).to_string(), v)),
+                Err(e) => diags.push(diag(&w, op, format!("attribute `{}`: {e}", w.str(a.name)), None, "malformed VHLO")),
+            }
+        }
+        let disc = ops::to_named(&mut w, disc);
+        w.set_attributes(op, &disc);
+        if let Err(e) = convert_value_types(&mut w, op, &types::from_vhlo) {
+            diags.push(diag(&w, op, e, None, "malformed VHLO"));
+        }
+        let sym = w.sym(new_name);
+        w.set_op_name(op, sym);
+    }
+    if diags.is_empty() {
+        *m = w;
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
+/// StableHLO to VHLO at `target`.
+pub fn legalize_to_vhlo_at(m: &mut Module, target: Version, opts: LegalizeOptions) -> Result<(), Vec<Diagnostic>> {
+    let mut w = m.clone();
+    legalize_to_vhlo(&mut w, opts)?;
+    vhlo_to_version(&mut w, target)?;
+    *m = w;
+    Ok(())
+}
+
+/// The smallest release a VHLO program can be converted to. `Err` holds the blockers at the
+/// current version when even that fails.
+pub fn minimum_version(m: &Module) -> Result<Version, Vec<Diagnostic>> {
+    // Every `needs` is a lower bound, so start at the largest one reported at the minimum.
+    let mut from = vhlo::MINIMUM_VERSION;
+    if let Err(ds) = vhlo_to_version(&mut m.clone(), vhlo::MINIMUM_VERSION) {
+        from = ds.iter().filter_map(|d| d.needs).max().unwrap_or(from).max(from);
+    } else {
+        return Ok(vhlo::MINIMUM_VERSION);
+    }
+    let mut last = Vec::new();
+    for r in vhlo::RELEASES.iter().filter(|r| r.version >= from && r.version.patch == 0) {
+        match vhlo_to_version(&mut m.clone(), r.version) {
+            Ok(()) => return Ok(r.version),
+            Err(ds) => last = ds,
+        }
+    }
+    Err(last)
+}
+
+/// The release each compatibility requirement preset (`NONE`, `WEEK_4`, `WEEK_12`, `MAX`) targets.
+pub fn compatibility_requirement(name: &str) -> Option<Version> {
+    vhlo::COMPATIBILITY_REQUIREMENTS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| *v)
+}

@@ -1,0 +1,240 @@
+//! Type conversion between builtin/StableHLO types and VHLO types, both ways.
+
+use crate::dialect::support::{vhlo_type, vhlo_type_with};
+use crate::ir::{AttrData, Attribute, DialectAttr, DialectType, FloatKind, Module, Param, Signedness, Type, TypeData};
+
+
+/// The VHLO mnemonic of a builtin float kind, if VHLO has one.
+fn float_mnemonic(k: FloatKind) -> Option<&'static str> {
+    Some(match k {
+        FloatKind::F4E2M1FN => "f4E2M1FN_v1",
+        FloatKind::F6E2M3FN => "f6E2M3FN_v1",
+        FloatKind::F6E3M2FN => "f6E3M2FN_v1",
+        FloatKind::F8E3M4 => "f8E3M4_v1",
+        FloatKind::F8E4M3 => "f8E4M3_v1",
+        FloatKind::F8E4M3FN => "f8E4M3FN_v1",
+        FloatKind::F8E4M3FNUZ => "f8E4M3FNUZ_v1",
+        FloatKind::F8E4M3B11FNUZ => "f8E4M3B11FNUZ_v1",
+        FloatKind::F8E5M2 => "f8E5M2_v1",
+        FloatKind::F8E5M2FNUZ => "f8E5M2FNUZ_v1",
+        FloatKind::F8E8M0FNU => "f8E8M0FNU_v1",
+        FloatKind::BF16 => "bf16_v1",
+        FloatKind::F16 => "f16_v1",
+        // Upstream's VHLO spells TF32 `tf31_v1`.
+        FloatKind::TF32 => "tf31_v1",
+        FloatKind::F32 => "f32_v1",
+        FloatKind::F64 => "f64_v1",
+        FloatKind::F80 | FloatKind::F128 => return None,
+    })
+}
+
+fn dialect_of<'a>(m: &'a Module, d: &DialectType) -> (&'a str, &'a str) {
+    (m.str(d.dialect), m.str(d.mnemonic))
+}
+
+/// Converts a builtin/StableHLO/quant type to VHLO. `Err` names the part that has no VHLO form.
+/// With `allow_other`, types of other dialects are kept (upstream's `allowOtherDialects`).
+pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, String> {
+    let data = m.type_data(t).clone();
+    let bad = |m: &Module, why: &str| Err(format!("type `{}` {why}", crate::text::type_to_string(m, t)));
+    Ok(match data {
+        TypeData::Integer { width, signedness } => {
+            let name = match (width, signedness) {
+                (1, Signedness::Signless) => "bool_v1".to_string(),
+                (2 | 4 | 8 | 16 | 32 | 64, Signedness::Signless) => format!("i{width}_v1"),
+                (2 | 4 | 8 | 16 | 32 | 64, Signedness::Unsigned) => format!("ui{width}_v1"),
+                _ => return bad(m, "has no VHLO form (VHLO has i1 and signless/unsigned 2, 4, 8, 16, 32, 64-bit integers)"),
+            };
+            vhlo_type(m, &name)
+        }
+        TypeData::Index => vhlo_type(m, "index_v1"),
+        TypeData::None => vhlo_type(m, "none_v1"),
+        TypeData::Float(k) => match float_mnemonic(k) {
+            Some(name) => vhlo_type(m, name),
+            None => return bad(m, "has no VHLO form"),
+        },
+        TypeData::Complex(e) => {
+            let e = to_vhlo(m, e, allow_other)?;
+            vhlo_type_with(m, "complex_v1", vec![Param::Type(e)])
+        }
+        TypeData::RankedTensor { shape, element, encoding } => {
+            let e = to_vhlo(m, element, allow_other)?;
+            let enc = match encoding {
+                None => Param::Absent,
+                Some(a) => Param::Attr(encoding_to_vhlo(m, a).map_err(|w| format!("type `{}`: {w}", crate::text::type_to_string(m, t)))?),
+            };
+            vhlo_type_with(m, "tensor_v1", vec![Param::Ints(shape), Param::Type(e), enc])
+        }
+        TypeData::UnrankedTensor { element } => {
+            let e = to_vhlo(m, element, allow_other)?;
+            vhlo_type_with(m, "unranked_tensor_v1", vec![Param::Type(e)])
+        }
+        TypeData::Tuple(ts) => {
+            let ts = ts.iter().map(|&x| to_vhlo(m, x, allow_other)).collect::<Result<Vec<_>, _>>()?;
+            vhlo_type_with(m, "tuple_v1", vec![Param::Types(ts.into())])
+        }
+        TypeData::Function { inputs, results } => {
+            let i = inputs.iter().map(|&x| to_vhlo(m, x, allow_other)).collect::<Result<Vec<_>, _>>()?;
+            let r = results.iter().map(|&x| to_vhlo(m, x, allow_other)).collect::<Result<Vec<_>, _>>()?;
+            vhlo_type_with(m, "func_v1", vec![Param::Types(i.into()), Param::Types(r.into())])
+        }
+        TypeData::Dialect(d) => {
+            let (dialect, mnemonic) = dialect_of(m, &d);
+            match (dialect, mnemonic) {
+                ("vhlo", _) => t,
+                ("stablehlo", "token") => vhlo_type(m, "token_v1"),
+                ("stablehlo", "future") => {
+                    let Some(Param::Types(ts)) = d.params.first() else { return bad(m, "is malformed") };
+                    let ts = ts.iter().map(|&x| to_vhlo(m, x, allow_other)).collect::<Result<Vec<_>, _>>()?;
+                    vhlo_type_with(m, "future_v1", vec![Param::Types(ts.into())])
+                }
+                ("shape", "witness") => vhlo_type(m, "witness_v1"),
+                ("quant", "uniform") => {
+                    let mut params = d.params.to_vec();
+                    // Storage and expressed types are parameters 1 and 2 in both layouts.
+                    for p in params.iter_mut().skip(1).take(2) {
+                        let Param::Type(x) = *p else { return bad(m, "is malformed") };
+                        *p = Param::Type(to_vhlo(m, x, allow_other)?);
+                    }
+                    match params.len() {
+                        7 => vhlo_type_with(m, "quant_v1", params),
+                        8 => vhlo_type_with(m, "quant_per_axis_v1", params),
+                        _ => return bad(m, "is malformed"),
+                    }
+                }
+                ("builtin", "memref") => {
+                    // VHLO's buffer has no layout or memory space.
+                    match &d.params[..] {
+                        [Param::Ints(shape), Param::Type(e), Param::Absent, Param::Absent] => {
+                            let (shape, e) = (shape.clone(), *e);
+                            let e = to_vhlo(m, e, allow_other)?;
+                            vhlo_type_with(m, "buffer_v1", vec![Param::Ints(shape), Param::Type(e)])
+                        }
+                        _ => return bad(m, "has a layout or memory space, which VHLO buffers cannot hold"),
+                    }
+                }
+                _ if allow_other && dialect != "stablehlo" => t,
+                _ => return bad(m, "is not in the StableHLO opset (no VHLO form)"),
+            }
+        }
+    })
+}
+
+/// A tensor encoding to VHLO: `#stablehlo.type_extensions` becomes `#vhlo.type_extensions_v1`.
+fn encoding_to_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
+    match m.attr_data(a).clone() {
+        AttrData::Dialect(d) if m.str(d.dialect) == "vhlo" => Ok(a),
+        AttrData::Dialect(d) if m.str(d.dialect) == "stablehlo" && m.str(d.mnemonic) == "type_extensions" => {
+            Ok(crate::dialect::support::vhlo_attr(m, "type_extensions_v1", d.params.to_vec()))
+        }
+        _ => Err(format!("encoding `{}` has no VHLO form", crate::text::attribute_to_string(m, a))),
+    }
+}
+
+fn builtin_scalar(m: &Module, mnemonic: &str) -> Option<TypeData> {
+    let _ = m;
+    let int = |width, signedness| Some(TypeData::Integer { width, signedness });
+    match mnemonic {
+        "bool_v1" => int(1, Signedness::Signless),
+        "i2_v1" => int(2, Signedness::Signless),
+        "i4_v1" => int(4, Signedness::Signless),
+        "i8_v1" => int(8, Signedness::Signless),
+        "i16_v1" => int(16, Signedness::Signless),
+        "i32_v1" => int(32, Signedness::Signless),
+        "i64_v1" => int(64, Signedness::Signless),
+        "ui2_v1" => int(2, Signedness::Unsigned),
+        "ui4_v1" => int(4, Signedness::Unsigned),
+        "ui8_v1" => int(8, Signedness::Unsigned),
+        "ui16_v1" => int(16, Signedness::Unsigned),
+        "ui32_v1" => int(32, Signedness::Unsigned),
+        "ui64_v1" => int(64, Signedness::Unsigned),
+        "index_v1" => Some(TypeData::Index),
+        "none_v1" => Some(TypeData::None),
+        _ => FloatKind::ALL.iter().copied().find(|&k| float_mnemonic(k) == Some(mnemonic)).map(TypeData::Float),
+    }
+}
+
+fn dialect_type(m: &mut Module, dialect: &str, mnemonic: &str, params: Vec<Param>) -> Type {
+    let dialect = m.sym(dialect);
+    let mnemonic = m.sym(mnemonic);
+    m.ty(TypeData::Dialect(DialectType { dialect, mnemonic, params: params.into() }))
+}
+
+/// Converts a VHLO type back to its builtin/StableHLO/quant form. Non-VHLO types are kept.
+pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
+    let TypeData::Dialect(d) = m.type_data(t).clone() else { return Ok(t) };
+    if m.str(d.dialect) != "vhlo" {
+        return Ok(t);
+    }
+    let mnemonic = m.str(d.mnemonic).to_string();
+    if let Some(data) = builtin_scalar(m, &mnemonic) {
+        return Ok(m.ty(data));
+    }
+    let bad = |m: &Module| Err(format!("malformed VHLO type `{}`", crate::text::type_to_string(m, t)));
+    let types = |m: &mut Module, ts: &[Type]| ts.iter().map(|&x| from_vhlo(m, x)).collect::<Result<Vec<_>, _>>();
+    Ok(match (mnemonic.as_str(), &d.params[..]) {
+        ("complex_v1", [Param::Type(e)]) => {
+            let e = from_vhlo(m, *e)?;
+            m.ty(TypeData::Complex(e))
+        }
+        ("tensor_v1", [Param::Ints(shape), Param::Type(e), enc]) => {
+            let element = from_vhlo(m, *e)?;
+            let encoding = match enc {
+                Param::Absent => None,
+                Param::Attr(a) => Some(encoding_from_vhlo(m, *a)),
+                _ => return bad(m),
+            };
+            m.ty(TypeData::RankedTensor { shape: shape.clone(), element, encoding })
+        }
+        ("unranked_tensor_v1", [Param::Type(e)]) => {
+            let element = from_vhlo(m, *e)?;
+            m.ty(TypeData::UnrankedTensor { element })
+        }
+        ("tuple_v1", [Param::Types(ts)]) => {
+            let ts = types(m, ts)?;
+            m.ty(TypeData::Tuple(ts.into()))
+        }
+        ("func_v1", [Param::Types(i), Param::Types(r)]) => {
+            let inputs = types(m, i)?.into();
+            let results = types(m, r)?.into();
+            m.ty(TypeData::Function { inputs, results })
+        }
+        ("token_v1", []) => dialect_type(m, "stablehlo", "token", vec![]),
+        ("future_v1", [Param::Types(ts)]) => {
+            let ts = types(m, ts)?;
+            dialect_type(m, "stablehlo", "future", vec![Param::Types(ts.into())])
+        }
+        ("witness_v1", []) => dialect_type(m, "shape", "witness", vec![]),
+        ("quant_v1", ps) | ("quant_per_axis_v1", ps) if ps.len() >= 3 => {
+            let mut params = ps.to_vec();
+            for p in params.iter_mut().skip(1).take(2) {
+                let Param::Type(x) = *p else { return bad(m) };
+                *p = Param::Type(from_vhlo(m, x)?);
+            }
+            dialect_type(m, "quant", "uniform", params)
+        }
+        ("buffer_v1", [Param::Ints(shape), Param::Type(e)]) => {
+            let shape = shape.clone();
+            let e = from_vhlo(m, *e)?;
+            dialect_type(m, "builtin", "memref", vec![Param::Ints(shape), Param::Type(e), Param::Absent, Param::Absent])
+        }
+        _ => return bad(m),
+    })
+}
+
+fn encoding_from_vhlo(m: &mut Module, a: Attribute) -> Attribute {
+    match m.attr_data(a).clone() {
+        AttrData::Dialect(d) if m.str(d.dialect) == "vhlo" && m.str(d.mnemonic) == "type_extensions_v1" => {
+            let dialect = m.sym("stablehlo");
+            let mnemonic = m.sym("type_extensions");
+            m.attr(AttrData::Dialect(DialectAttr { dialect, mnemonic, params: d.params }))
+        }
+        _ => a,
+    }
+}
+
+/// Byte width of one dense element of a builtin element type.
+pub fn element_bytes(m: &Module, t: Type) -> Option<usize> {
+    crate::text::element_storage_bytes(m, t)
+}
+

@@ -1,0 +1,260 @@
+//! The portable-artifact API, mirroring upstream's `stablehlo/dialect/Serialization.h`.
+//!
+//! Serializing legalizes StableHLO to VHLO, converts to the target version and writes MLIR bytecode
+//! with the target's bytecode version and the producer `StableHLO_v<target>`. Deserializing reads
+//! the bytecode, upgrades to the current version and legalizes back to StableHLO.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::bytecode::{self, BytecodeError, OpOrder, UseListOrder, WriteOptions};
+use crate::convert::{self, Diagnostic, LegalizeOptions};
+use crate::ir::{LocData, Module, OpId, Value};
+use crate::version::{Version, VersionError};
+use crate::vhlo::{self, VhloOp};
+
+/// Options of [`serialize_portable_artifact`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SerializeOptions {
+    /// Replace every location with `loc(unknown)` first (`--strip-debuginfo`).
+    pub strip_debuginfo: bool,
+    /// Keep ops, types and attributes of other dialects (1.11.0+ "mixed" programs).
+    pub allow_other_dialects: bool,
+}
+
+/// Why a portable artifact could not be written or read.
+#[derive(Debug)]
+pub enum PortableError {
+    /// A bad target version.
+    Version(VersionError),
+    /// The bytes are not a readable artifact.
+    Bytecode(BytecodeError),
+    /// The program cannot be written as bytecode.
+    Write(String),
+    /// The program cannot be converted; every blocker is listed.
+    Convert(Vec<Diagnostic>),
+    /// The artifact was written by a newer StableHLO than this one.
+    TooNew { artifact: Version, current: Version },
+    /// The producer string does not name a StableHLO version.
+    NotPortable { producer: String },
+}
+
+impl fmt::Display for PortableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PortableError::Version(e) => write!(f, "{e}"),
+            PortableError::Bytecode(e) => write!(f, "{e}"),
+            PortableError::Write(e) => write!(f, "cannot write bytecode: {e}"),
+            PortableError::Convert(ds) => {
+                write!(f, "cannot convert the program ({} problem{}):", ds.len(), if ds.len() == 1 { "" } else { "s" })?;
+                for d in ds {
+                    write!(f, "\n  {d}")?;
+                }
+                Ok(())
+            }
+            PortableError::TooNew { artifact, current } => write!(
+                f,
+                "the artifact was written for StableHLO {artifact}, newer than this reader's current version {current}; \
+                 it can be read by StableHLO {artifact} or later"
+            ),
+            PortableError::NotPortable { producer } => {
+                write!(f, "not a StableHLO portable artifact: the producer is {producer:?}, not \"StableHLO_vX.Y.Z\"")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PortableError {}
+
+impl From<BytecodeError> for PortableError {
+    fn from(e: BytecodeError) -> Self {
+        PortableError::Bytecode(e)
+    }
+}
+
+impl From<VersionError> for PortableError {
+    fn from(e: VersionError) -> Self {
+        PortableError::Version(e)
+    }
+}
+
+/// The newest version this library writes and reads.
+pub fn current_version() -> Version {
+    vhlo::CURRENT_VERSION
+}
+
+/// The oldest version this library writes and reads.
+pub fn minimum_version() -> Version {
+    vhlo::MINIMUM_VERSION
+}
+
+/// The target for a compatibility requirement (`NONE`, `WEEK_4`, `WEEK_12`, `MAX`).
+pub fn version_from_compatibility_requirement(requirement: &str) -> Option<Version> {
+    vhlo::COMPATIBILITY_REQUIREMENTS.iter().find(|(n, _)| n.eq_ignore_ascii_case(requirement)).map(|(_, v)| *v)
+}
+
+/// Parses a target: `X.Y.Z`, `current` or `minimum`, checked against the supported range.
+pub fn parse_target(target: &str) -> Result<Version, VersionError> {
+    let v = match target {
+        "current" => current_version(),
+        "minimum" => minimum_version(),
+        other => Version::parse(other)?,
+    };
+    if v.floor_patch() < minimum_version() {
+        return Err(VersionError::TooOld { target: v, minimum: minimum_version() });
+    }
+    if v.floor_patch() > current_version() {
+        return Err(VersionError::TooNew { target: v, current: current_version() });
+    }
+    Ok(v)
+}
+
+/// Replaces every op and block-argument location with `loc(unknown)`.
+pub fn strip_debuginfo(m: &mut Module) {
+    let unknown = m.loc(LocData::Unknown);
+    let mut ops = Vec::new();
+    m.walk(|op| ops.push(op));
+    for op in ops {
+        m.set_op_location(op, unknown);
+        let args: Vec<Value> = m
+            .regions(op)
+            .iter()
+            .flat_map(|&r| m.blocks(r).iter().flat_map(|&b| m.block_args(b).iter().copied()))
+            .collect();
+        for v in args {
+            m.set_value_location(v, unknown);
+        }
+    }
+}
+
+/// Writes `module` (StableHLO) as a portable artifact readable by StableHLO `target` and later.
+/// `target` is `X.Y.Z`, `current` or `minimum`; the producer string keeps it as written.
+pub fn serialize_portable_artifact(module: &Module, target: &str, options: SerializeOptions) -> Result<Vec<u8>, PortableError> {
+    let version = parse_target(target)?;
+    let producer_version = match target {
+        "current" | "minimum" => version.to_string(),
+        other => other.to_string(),
+    };
+    let mut m = module.clone();
+    if options.strip_debuginfo {
+        strip_debuginfo(&mut m);
+    }
+    let opts = LegalizeOptions { allow_other_dialects: options.allow_other_dialects };
+    convert::legalize_to_vhlo(&mut m, opts).map_err(PortableError::Convert)?;
+    let before: Vec<(OpId, Option<VhloOp>)> = {
+        let mut v = Vec::new();
+        m.walk(|op| v.push((op, VhloOp::from_name(m.op_name_str(op)))));
+        v
+    };
+    convert::vhlo_to_version(&mut m, version.floor_patch()).map_err(PortableError::Convert)?;
+    // Each version step upstream replaces the op; that leaves use lists in an order the bytecode
+    // records. Steps per op, in the conversion driver's (pre-)order.
+    let rewritten: Vec<(OpId, u32)> = before
+        .into_iter()
+        .filter_map(|(op, kind)| {
+            let (old, new) = (kind?, VhloOp::from_name(m.op_name_str(op))?);
+            (old != new).then(|| (op, old.version_number().abs_diff(new.version_number())))
+        })
+        .collect();
+    let orders = rewrite_use_list_orders(&m, &rewritten);
+    write_vhlo_with(&m, version, &producer_version, Some(&orders))
+}
+
+/// The use-list records MLIR writes after upstream's `VhloToVersion` replaced the `rewritten` ops
+/// (each `steps` times). Legalization keeps every use list in its natural order (what a bytecode
+/// reader rebuilds: reverse pre-order). Replacing an op creates the new op, which pushes its
+/// operand uses to the front of each operand's use list, and moves the old results' uses one by
+/// one to the front of the new results' lists, which reverses them.
+pub fn rewrite_use_list_orders(m: &Module, rewritten: &[(OpId, u32)]) -> BTreeMap<Value, UseListOrder> {
+    let mut out = BTreeMap::new();
+    if rewritten.is_empty() {
+        return out;
+    }
+    let order = OpOrder::new(m);
+    // Natural order: uses in reverse pre-order (latest op, highest operand first).
+    let mut uses: BTreeMap<Value, Vec<(OpId, u32)>> = BTreeMap::new();
+    let mut walk = Vec::new();
+    m.walk(|op| walk.push(op));
+    for &op in &walk {
+        for (i, &v) in m.operands(op).iter().enumerate() {
+            uses.entry(v).or_default().push((op, u32::try_from(i).unwrap_or(u32::MAX)));
+        }
+    }
+    for list in uses.values_mut() {
+        list.reverse();
+    }
+    for &(op, steps) in rewritten {
+        for _ in 0..steps {
+            for (i, &v) in m.operands(op).iter().enumerate() {
+                let key = (op, u32::try_from(i).unwrap_or(u32::MAX));
+                if let Some(list) = uses.get_mut(&v) {
+                    if let Some(pos) = list.iter().position(|u| *u == key) {
+                        list.remove(pos);
+                        list.insert(0, key);
+                    }
+                }
+            }
+            for r in m.results(op) {
+                if let Some(list) = uses.get_mut(&r) {
+                    list.reverse();
+                }
+            }
+        }
+    }
+    for (v, list) in uses {
+        if let Some(record) = order.use_list_order(&list) {
+            out.insert(v, record);
+        }
+    }
+    out
+}
+
+/// Writes a VHLO module that is already at `version` (for retargeting artifacts).
+pub fn write_vhlo(m: &Module, version: Version, producer_version: &str) -> Result<Vec<u8>, PortableError> {
+    write_vhlo_with(m, version, producer_version, None)
+}
+
+fn write_vhlo_with(
+    m: &Module,
+    version: Version,
+    producer_version: &str,
+    use_list_orders: Option<&BTreeMap<Value, UseListOrder>>,
+) -> Result<Vec<u8>, PortableError> {
+    let bytecode_version = bytecode::bytecode_version_for_target(version.floor_patch())
+        .ok_or(PortableError::Version(VersionError::TooNew { target: version, current: current_version() }))?;
+    let producer = format!("StableHLO_v{producer_version}");
+    let mut opts = WriteOptions::new(bytecode_version, &producer);
+    opts.use_list_orders = use_list_orders;
+    bytecode::write(m, &opts).map_err(|e| PortableError::Write(e.0))
+}
+
+/// The StableHLO version an artifact was written for, from its header only.
+pub fn read_producer_version(bytes: &[u8]) -> Result<Version, PortableError> {
+    let (_, producer) = bytecode::read_producer(bytes)?;
+    producer_version(&producer)
+}
+
+fn producer_version(producer: &str) -> Result<Version, PortableError> {
+    producer
+        .strip_prefix("StableHLO_v")
+        .and_then(|v| Version::parse(v).ok())
+        .ok_or_else(|| PortableError::NotPortable { producer: producer.to_string() })
+}
+
+/// Reads an artifact as VHLO at the version it was written for, with its producer version.
+pub fn read_vhlo(bytes: &[u8]) -> Result<(Module, Version), PortableError> {
+    let (_, producer) = bytecode::read_producer(bytes)?;
+    let version = producer_version(&producer)?;
+    if version.floor_patch() > current_version() {
+        return Err(PortableError::TooNew { artifact: version, current: current_version() });
+    }
+    let m = bytecode::read_module(bytes)?;
+    Ok((m, version))
+}
+
+/// Reads a portable artifact and returns the program as current StableHLO.
+pub fn deserialize_portable_artifact(bytes: &[u8]) -> Result<Module, PortableError> {
+    let (mut m, _) = read_vhlo(bytes)?;
+    convert::legalize_to_stablehlo(&mut m).map_err(PortableError::Convert)?;
+    Ok(m)
+}
