@@ -2,8 +2,9 @@
 //!
 //! Supported: `CHECK`, `CHECK-NEXT`, `CHECK-SAME`, `CHECK-NOT`, `CHECK-DAG`, `CHECK-LABEL`, `CHECK-EMPTY`,
 //! `CHECK-COUNT-n`, the `{LITERAL}` modifier, custom prefixes, comment prefixes (`COM:`, `RUN:` by default),
-//! `{{regex}}`, `[[VAR:regex]]` definitions, `[[VAR]]` uses, `[[@LINE]]`/`[[@LINE+n]]`, and FileCheck's default
-//! whitespace canonicalization (runs of spaces and tabs, in both files, become one space).
+//! `{{regex}}`, `[[VAR:regex]]` definitions, `[[VAR]]` uses, `[[@LINE]]`/`[[@LINE+n]]`, `--strict-whitespace`,
+//! `--allow-empty`, `--enable-var-scope`, and FileCheck's default whitespace canonicalization (runs of spaces
+//! and tabs, in both files, become one space).
 //!
 //! Not supported (reported as an error, never silently ignored): numeric substitution blocks `[[#...]]`.
 //!

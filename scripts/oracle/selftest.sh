@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Checks that the oracle works and that the committed JAX fixtures are what it generates today.
 # Needs the venv from setup.sh. Prints "N passed, N failed" last; exits 1 if anything failed.
+# With --lit, also runs the RUN lines of shared/compat-suite and shared/stablehlo-tests through lit.py
+# with the expected-failures list (slow: about 6 minutes on an idle machine; needs `cargo build -p filecheck`).
 set -uo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -54,6 +56,14 @@ else
     echo "skip suite check: no compat suite at $suite"
 fi
 run "fixtures are up to date (gen.py --check)" "$python" "$repo_root/tests/fixtures/jax/gen.py" --check
+upstream_lit() {
+    "$python" "$repo_root/scripts/oracle/lit.py" \
+        --expected-failures "$repo_root/scripts/oracle/lit-expected-failures.txt" \
+        "$suite"/*.mlir "$suite"/../stablehlo-tests/*.mlir
+}
+if [ "${1:-}" = "--lit" ]; then
+    run "upstream RUN lines (lit.py)" upstream_lit
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

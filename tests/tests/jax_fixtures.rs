@@ -50,7 +50,9 @@ fn producer_version(data: &[u8]) -> Option<&str> {
         return None;
     }
     let end = rest.iter().position(|&b| b == 0)?;
-    std::str::from_utf8(&rest[..end]).ok()?.strip_prefix("StableHLO_v")
+    std::str::from_utf8(&rest[..end])
+        .ok()?
+        .strip_prefix("StableHLO_v")
 }
 
 #[test]
@@ -63,12 +65,24 @@ fn fixture_files_match_the_index() {
         let data = std::fs::read(fixture_dir().join(&row.file))
             .unwrap_or_else(|e| panic!("{}: {e}", row.file));
         assert_eq!(data.len(), row.bytes, "{}: size", row.file);
-        let digest: String = Sha256::digest(&data).iter().map(|b| format!("{b:02x}")).collect();
-        assert_eq!(digest, row.sha256, "{}: sha256 (regenerate with gen.py, never edit)", row.file);
+        let digest: String = Sha256::digest(&data)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            digest, row.sha256,
+            "{}: sha256 (regenerate with gen.py, never edit)",
+            row.file
+        );
         match row.kind.as_str() {
             "text" | "generic" => assert!(std::str::from_utf8(&data).is_ok(), "{}", row.file),
             "locations" | "stripped" | "jax_export" => {
-                assert_eq!(producer_version(&data), Some(row.target.as_str()), "{}: header", row.file)
+                assert_eq!(
+                    producer_version(&data),
+                    Some(row.target.as_str()),
+                    "{}: header",
+                    row.file
+                )
             }
             other => panic!("{}: unknown kind {other}", row.file),
         }
