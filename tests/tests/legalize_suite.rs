@@ -121,3 +121,27 @@ fn suite_legalizes_checks_and_round_trips() {
     );
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
 }
+
+/// `stablehlo_legalize_to_vhlo_mixed.mlir`: other dialects allowed, casts between VHLO values
+/// and foreign ops as upstream materializes them; each `// -----` chunk separately.
+#[test]
+fn mixed_programs_keep_other_dialects_and_cast_at_the_boundaries() {
+    let Some(dir) = suite_dir() else { return };
+    let src = std::fs::read_to_string(dir.join("stablehlo_legalize_to_vhlo_mixed.mlir")).expect("mixed suite file");
+    let mut outputs = Vec::new();
+    for chunk in src.split("// -----") {
+        let mut m = text::parse(chunk).unwrap_or_else(|e| panic!("parse: {e}"));
+        convert::legalize_to_vhlo(&mut m, LegalizeOptions { allow_other_dialects: true })
+            .unwrap_or_else(|ds| panic!("legalize: {}", convert::diagnostics_to_text(&ds)));
+        outputs.push(text::print(&m, text::PrintOptions::default()));
+        // Back through an old target: the same program, casts folded away.
+        let source = text::parse(chunk).expect("parsed above");
+        convert::vhlo_to_version(&mut m, Version::new(1, 0, 0)).unwrap_or_else(|ds| panic!("to 1.0.0: {}", convert::diagnostics_to_text(&ds)));
+        convert::legalize_to_stablehlo(&mut m).unwrap_or_else(|ds| panic!("back: {}", convert::diagnostics_to_text(&ds)));
+        structurally_equal(&source, &m, EqualOptions::default()).unwrap_or_else(|e| panic!("mixed round trip: {e}\n{}", text::print(&m, text::PrintOptions::default())));
+    }
+    let printed = outputs.join("// -----\n");
+    if let Err(e) = filecheck::check(&src, &printed) {
+        panic!("{e}\n--- output ---\n{printed}");
+    }
+}

@@ -226,11 +226,81 @@ pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec
         let sym = w.sym(ops::current_vhlo(k).name());
         w.set_op_name(op, sym);
     }
+    if diags.is_empty() && allow {
+        insert_mixed_casts(&mut w);
+    }
     if diags.is_empty() {
         *m = w;
         Ok(())
     } else {
         Err(diags)
+    }
+}
+
+fn is_vhlo_type(m: &Module, t: Type) -> bool {
+    matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "vhlo")
+}
+
+/// Where a cast of `v` goes: at the start of its block (block arguments) or right after its
+/// defining op.
+fn cast_position(m: &Module, v: crate::ir::Value) -> Option<(crate::ir::Block, usize)> {
+    match m.value_def(v) {
+        crate::ir::ValueDef::Argument { block, .. } => Some((block, 0)),
+        crate::ir::ValueDef::Result { op, .. } => Some((m.op_parent(op)?, m.op_position(op)? + 1)),
+    }
+}
+
+/// Mixed programs: `builtin.unrealized_conversion_cast` between VHLO values and ops of other
+/// dialects, both ways, as upstream's dialect conversion materializes them (one cast per value,
+/// next to its definition).
+fn insert_mixed_casts(m: &mut Module) {
+    use std::collections::BTreeMap;
+    let mut to_builtin: BTreeMap<crate::ir::Value, crate::ir::Value> = BTreeMap::new();
+    let mut to_vhlo: BTreeMap<crate::ir::Value, crate::ir::Value> = BTreeMap::new();
+    let cast_name = m.sym("builtin.unrealized_conversion_cast");
+    for op in all_ops(m) {
+        let name = m.op_name_str(op);
+        if name == "builtin.module" || name == "builtin.unrealized_conversion_cast" {
+            continue;
+        }
+        let is_vhlo_op = name.starts_with("vhlo.");
+        let mut operands = m.operands(op).to_vec();
+        let mut changed = false;
+        for v in operands.iter_mut() {
+            let t = m.value_type(*v);
+            let vhlo_value = is_vhlo_type(m, t);
+            if is_vhlo_op == vhlo_value {
+                continue;
+            }
+            let (cache, target) = if vhlo_value {
+                (&mut to_builtin, types::from_vhlo(m, t))
+            } else {
+                (&mut to_vhlo, types::to_vhlo(m, t, true))
+            };
+            let Ok(target) = target else { continue };
+            if target == t {
+                continue;
+            }
+            let cast_result = match cache.get(v) {
+                Some(&c) => c,
+                None => {
+                    let Some((block, at)) = cast_position(m, *v) else { continue };
+                    let mut st = crate::ir::OperationState::new(cast_name, m.unknown_loc());
+                    st.operands = vec![*v];
+                    st.result_types = vec![target];
+                    let cast = m.create_op(st);
+                    m.insert_op(block, at, cast);
+                    let Some(r) = m.result(cast, 0) else { continue };
+                    cache.insert(*v, r);
+                    r
+                }
+            };
+            *v = cast_result;
+            changed = true;
+        }
+        if changed {
+            m.set_operands(op, &operands);
+        }
     }
 }
 
@@ -503,10 +573,56 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
         w.set_op_name(op, sym);
     }
     if diags.is_empty() {
+        fold_identity_casts(&mut w);
         *m = w;
         Ok(())
     } else {
         Err(diags)
+    }
+}
+
+/// Removes `builtin.unrealized_conversion_cast` ops that became identities (mixed programs
+/// after VHLO -> StableHLO), rewiring their users to the cast operand.
+fn fold_identity_casts(m: &mut Module) {
+    use std::collections::BTreeMap;
+    let mut replace: BTreeMap<crate::ir::Value, crate::ir::Value> = BTreeMap::new();
+    let mut casts = Vec::new();
+    for op in all_ops(m) {
+        if m.op_name_str(op) != "builtin.unrealized_conversion_cast" || m.operands(op).len() != 1 || m.num_results(op) != 1 {
+            continue;
+        }
+        let (Some(&from), Some(to)) = (m.operands(op).first(), m.result(op, 0)) else { continue };
+        // The cast's own result type is still VHLO (it is not a VHLO op, so nothing converted it).
+        if let Ok(t) = types::from_vhlo(m, m.value_type(to)) {
+            m.set_value_type(to, t);
+        }
+        if m.value_type(from) == m.value_type(to) && m.attributes(op).is_empty() {
+            replace.insert(to, from);
+            casts.push(op);
+        }
+    }
+    if casts.is_empty() {
+        return;
+    }
+    let resolve = |mut v: crate::ir::Value| {
+        // Chains of casts are short; bound the walk anyway.
+        for _ in 0..64 {
+            match replace.get(&v) {
+                Some(&w) => v = w,
+                None => break,
+            }
+        }
+        v
+    };
+    for op in all_ops(m) {
+        let operands = m.operands(op).to_vec();
+        if operands.iter().any(|v| replace.contains_key(v)) {
+            let new: Vec<_> = operands.into_iter().map(resolve).collect();
+            m.set_operands(op, &new);
+        }
+    }
+    for op in casts {
+        m.detach_op(op);
     }
 }
 

@@ -562,11 +562,12 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             }
             true
         }
-        "tensor.cast" => {
+        name @ ("tensor.cast" | "builtin.unrealized_conversion_cast") => {
             if !m.properties(op).is_empty() || m.operands(op).len() != 1 || m.num_results(op) != 1 {
                 return false;
             }
-            p.out.push_str("tensor.cast ");
+            p.out.push_str(name);
+            p.out.push(' ');
             p.print_value_list(m.operands(op));
             if !m.attributes(op).is_empty() {
                 p.out.push(' ');
