@@ -422,6 +422,13 @@ fn illegal_in_attr(m: &Module, a: Attribute, target: Version, out: &mut Vec<(Str
 /// step by step), then checks that every type and attribute is legal there. Reports every
 /// blocker at once.
 pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagnostic>> {
+    vhlo_to_version_tracked(m, target).map(|_| ())
+}
+
+/// [`vhlo_to_version`], also returning the ops it rewrote, once per version step, in the order
+/// the steps were applied (what [`artifact_use_list_orders`] needs).
+pub fn vhlo_to_version_tracked(m: &mut Module, target: Version) -> Result<Vec<OpId>, Vec<Diagnostic>> {
+    let mut rewritten = Vec::new();
     let target = check_target(target).map_err(|e| {
         vec![Diagnostic { op: String::new(), location: "unknown".into(), subject: e.to_string(), needs: None, rule: "target version".into() }]
     })?;
@@ -440,7 +447,7 @@ pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagno
             }
             let step = if target < range.min { vhlo::downgrade_one(&mut w, op) } else { vhlo::upgrade_one(&mut w, op) };
             match step {
-                Ok(Some(_)) => {}
+                Ok(Some(_)) => rewritten.push(op),
                 Ok(None) => {
                     let rule = if target < range.min {
                         format!("`{}` was introduced in {} and has no older version", kind.name(), range.min)
@@ -488,10 +495,45 @@ pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagno
     }
     if diags.is_empty() {
         *m = w;
-        Ok(())
+        Ok(rewritten)
     } else {
         Err(diags)
     }
+}
+
+/// The use-list order records libStablehlo writes for a module it legalized and then converted
+/// to a target, where `rewritten` lists the version steps ([`vhlo_to_version_tracked`]).
+///
+/// MLIR keeps a use list per value, newest use first; a freshly built module has every list in
+/// reverse program order, which readers restore without a record. Each version step creates a
+/// new op: its operand uses go to the front of their lists, and moving the old op's result uses
+/// to it one by one reverses them (docs: shared notes, section 6).
+pub fn artifact_use_list_orders(m: &Module, rewritten: &[OpId]) -> std::collections::BTreeMap<crate::ir::Value, crate::bytecode::UseListOrder> {
+    use std::collections::BTreeMap;
+    type Uses = Vec<(OpId, u32)>;
+    let mut lists: BTreeMap<crate::ir::Value, Uses> = BTreeMap::new();
+    m.walk(|op| {
+        for (i, &v) in m.operands(op).iter().enumerate() {
+            lists.entry(v).or_default().insert(0, (op, i as u32));
+        }
+    });
+    for &op in rewritten {
+        for (i, &v) in m.operands(op).iter().enumerate() {
+            if let Some(l) = lists.get_mut(&v) {
+                if let Some(pos) = l.iter().position(|&u| u == (op, i as u32)) {
+                    let u = l.remove(pos);
+                    l.insert(0, u);
+                }
+            }
+        }
+        for r in m.results(op) {
+            if let Some(l) = lists.get_mut(&r) {
+                l.reverse();
+            }
+        }
+    }
+    let order = crate::bytecode::OpOrder::new(m);
+    lists.into_iter().filter_map(|(v, uses)| order.use_list_order(&uses).map(|o| (v, o))).collect()
 }
 
 /// The first version that accepts `FileLineColRange` locations (upstream's `isLegalLocation`).
