@@ -153,3 +153,62 @@ fn compatibility_presets() {
     }
     assert_eq!(convert::compatibility_requirement("NOPE"), None);
 }
+
+/// Differential against jaxlib's artifacts: each JAX program legalized at each artifact target
+/// is the module jaxlib wrote (stripped artifacts must be equal; the ones with locations are
+/// counted). Byte identity is counted, not
+/// required: jaxlib 0.10.2 is StableHLO 1.17.0, whose use lists differ where 1.20 rewrites ops.
+#[test]
+fn jax_programs_legalize_to_jaxlibs_artifacts() {
+    let programs = manifest_min_targets();
+    let (mut total, mut same, mut same_stripped, mut bytes_same) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for (name, _) in &programs {
+        let src = std::fs::read_to_string(fixture_dir().join(format!("{name}.mlir"))).expect("fixture text");
+        for stripped in [false, true] {
+            for target in ["0.9.0", "1.0.0", "1.5.0", "1.10.0", "1.17.0"] {
+                let file = format!("{name}.{}{}.mlir.bc", if stripped { "stripped." } else { "" }, target.replace('.', "_"));
+                let Ok(bytes) = std::fs::read(fixture_dir().join(&file)) else { continue };
+                total += 1;
+                let mut m = text::parse(&src).expect("fixture parses");
+                let t = Version::parse(target).expect("version");
+                let rewritten = match convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).and_then(|()| convert::vhlo_to_version_tracked(&mut m, t)) {
+                    Ok(r) => r,
+                    Err(ds) => {
+                        failures.push(format!("{file}: {}", convert::diagnostics_to_text(&ds)));
+                        continue;
+                    }
+                };
+                let Ok((theirs, info)) = vhlo_core::bytecode::read(&bytes) else {
+                    failures.push(format!("{file}: unreadable"));
+                    continue;
+                };
+                // With locations, differences come from the text and bytecode location models
+                // (counted, not failed here); the programs themselves must be equal.
+                match vhlo_core::ir::structurally_equal(&theirs, &m, vhlo_core::ir::EqualOptions { locations: !stripped }) {
+                    Ok(()) => {
+                        same += 1;
+                        same_stripped += usize::from(stripped);
+                    }
+                    Err(e) if stripped => failures.push(format!("{file}: {e}")),
+                    Err(_) => {}
+                }
+                let use_lists = convert::artifact_use_list_orders(&m, &rewritten);
+                let mut opts = vhlo_core::bytecode::WriteOptions::new(info.bytecode_version, &info.producer);
+                opts.use_list_orders = Some(&use_lists);
+                if !stripped {
+                    continue;
+                }
+                if vhlo_core::bytecode::write(&m, &opts).is_ok_and(|b| b == bytes) {
+                    bytes_same += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "JAX artifacts equal to our legalization: {same}/{total} (stripped: {same_stripped}/{}); stripped ones byte-identical: {bytes_same}/{}",
+        total / 2,
+        total / 2
+    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
