@@ -12,20 +12,34 @@ use vhlo_core::version::Version;
 fn suite_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("VHLO_COMPAT_SUITE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..").join("shared").join("compat-suite"));
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join("..")
+                .join("shared")
+                .join("compat-suite")
+        });
     if dir.is_dir() {
         return Some(dir);
     }
     if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{} not found (set VHLO_COMPAT_SUITE); required under CI", dir.display());
+        panic!(
+            "{} not found (set VHLO_COMPAT_SUITE); required under CI",
+            dir.display()
+        );
     }
-    eprintln!("skipping: {} not found (set VHLO_COMPAT_SUITE)", dir.display());
+    eprintln!(
+        "skipping: {} not found (set VHLO_COMPAT_SUITE)",
+        dir.display()
+    );
     None
 }
 
 /// `stablehlo_legalize_to_vhlo.1_5_0.mlir` -> 1.5.0; the unversioned file targets current.
 fn target_of(name: &str) -> Option<Version> {
-    let rest = name.strip_prefix("stablehlo_legalize_to_vhlo")?.strip_suffix(".mlir")?;
+    let rest = name
+        .strip_prefix("stablehlo_legalize_to_vhlo")?
+        .strip_suffix(".mlir")?;
     if rest.is_empty() {
         return Some(vhlo_core::vhlo::CURRENT_VERSION);
     }
@@ -60,18 +74,31 @@ fn run_one(src: &str, target: Version, defaults_only: &std::cell::Cell<usize>) -
         Ok(m) => m,
         Err(e) => {
             let msg = format!("parse: {e}");
-            return Outcome { check: Err(msg.clone()), back: Err(msg) };
+            return Outcome {
+                check: Err(msg.clone()),
+                back: Err(msg),
+            };
         }
     };
     let mut m = source.clone();
     if let Err(ds) = convert::legalize_to_vhlo_at(&mut m, target, LegalizeOptions::default()) {
-        let msg = format!("legalize: {} errors, first: {}", ds.len(), convert::diagnostics_to_text(&ds[..ds.len().min(5)]));
-        return Outcome { check: Err(msg.clone()), back: Err(msg) };
+        let msg = format!(
+            "legalize: {} errors, first: {}",
+            ds.len(),
+            convert::diagnostics_to_text(&ds[..ds.len().min(5)])
+        );
+        return Outcome {
+            check: Err(msg.clone()),
+            back: Err(msg),
+        };
     }
     let printed = text::print_generic(&m);
     let check = filecheck::check(src, &printed).map_err(|e| format!("{e}"));
     let back = match convert::legalize_to_stablehlo(&mut m) {
-        Err(ds) => Err(format!("back: {}", convert::diagnostics_to_text(&ds[..ds.len().min(5)]))),
+        Err(ds) => Err(format!(
+            "back: {}",
+            convert::diagnostics_to_text(&ds[..ds.len().min(5)])
+        )),
         Ok(()) => structurally_equal(&source, &m, EqualOptions::default()).or_else(|exact| {
             // Upstream drops attributes spelled with their default value (VHLO -> StableHLO
             // removes defaults); compare with the source put through the same normalization.
@@ -79,7 +106,8 @@ fn run_one(src: &str, target: Version, defaults_only: &std::cell::Cell<usize>) -
             convert::legalize_to_vhlo(&mut normalized, LegalizeOptions::default())
                 .and_then(|()| convert::legalize_to_stablehlo(&mut normalized))
                 .map_err(|ds| format!("normalizing: {}", convert::diagnostics_to_text(&ds)))?;
-            structurally_equal(&normalized, &m, EqualOptions::default()).map_err(|e| format!("{exact}; modulo defaults: {e}"))?;
+            structurally_equal(&normalized, &m, EqualOptions::default())
+                .map_err(|e| format!("{exact}; modulo defaults: {e}"))?;
             defaults_only.set(defaults_only.get() + 1);
             Ok(())
         }),
@@ -96,21 +124,35 @@ fn run_one(src: &str, target: Version, defaults_only: &std::cell::Cell<usize>) -
 fn suite_legalizes_checks_and_round_trips() {
     let Some(dir) = suite_dir() else { return };
     let files = suite_files(&dir);
-    assert!(!files.is_empty() || std::env::var("LEGALIZE_ONLY").is_ok(), "no stablehlo_legalize_to_vhlo files in {}", dir.display());
+    assert!(
+        !files.is_empty() || std::env::var("LEGALIZE_ONLY").is_ok(),
+        "no stablehlo_legalize_to_vhlo files in {}",
+        dir.display()
+    );
     let (mut checked, mut round_tripped) = (0, 0);
     let mut failures = Vec::new();
     let defaults_only = std::cell::Cell::new(0);
     for (path, target) in &files {
         let src = std::fs::read_to_string(path).expect("readable suite file");
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
         let out = run_one(&src, *target, &defaults_only);
         match out.check {
             Ok(()) => checked += 1,
-            Err(e) => failures.push(format!("{name} (CHECK at {target}): {}", e.chars().take(1500).collect::<String>())),
+            Err(e) => failures.push(format!(
+                "{name} (CHECK at {target}): {}",
+                e.chars().take(1500).collect::<String>()
+            )),
         }
         match out.back {
             Ok(()) => round_tripped += 1,
-            Err(e) => failures.push(format!("{name} (round trip): {}", e.chars().take(600).collect::<String>())),
+            Err(e) => failures.push(format!(
+                "{name} (round trip): {}",
+                e.chars().take(600).collect::<String>()
+            )),
         }
     }
     eprintln!(
@@ -119,7 +161,12 @@ fn suite_legalizes_checks_and_round_trips() {
         files.len(),
         defaults_only.get()
     );
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 /// `stablehlo_legalize_to_vhlo_mixed.mlir`: other dialects allowed, casts between VHLO values
@@ -127,18 +174,31 @@ fn suite_legalizes_checks_and_round_trips() {
 #[test]
 fn mixed_programs_keep_other_dialects_and_cast_at_the_boundaries() {
     let Some(dir) = suite_dir() else { return };
-    let src = std::fs::read_to_string(dir.join("stablehlo_legalize_to_vhlo_mixed.mlir")).expect("mixed suite file");
+    let src = std::fs::read_to_string(dir.join("stablehlo_legalize_to_vhlo_mixed.mlir"))
+        .expect("mixed suite file");
     let mut outputs = Vec::new();
     for chunk in src.split("// -----") {
         let mut m = text::parse(chunk).unwrap_or_else(|e| panic!("parse: {e}"));
-        convert::legalize_to_vhlo(&mut m, LegalizeOptions { allow_other_dialects: true })
-            .unwrap_or_else(|ds| panic!("legalize: {}", convert::diagnostics_to_text(&ds)));
+        convert::legalize_to_vhlo(
+            &mut m,
+            LegalizeOptions {
+                allow_other_dialects: true,
+            },
+        )
+        .unwrap_or_else(|ds| panic!("legalize: {}", convert::diagnostics_to_text(&ds)));
         outputs.push(text::print(&m, text::PrintOptions::default()));
         // Back through an old target: the same program, casts folded away.
         let source = text::parse(chunk).expect("parsed above");
-        convert::vhlo_to_version(&mut m, Version::new(1, 0, 0)).unwrap_or_else(|ds| panic!("to 1.0.0: {}", convert::diagnostics_to_text(&ds)));
-        convert::legalize_to_stablehlo(&mut m).unwrap_or_else(|ds| panic!("back: {}", convert::diagnostics_to_text(&ds)));
-        structurally_equal(&source, &m, EqualOptions::default()).unwrap_or_else(|e| panic!("mixed round trip: {e}\n{}", text::print(&m, text::PrintOptions::default())));
+        convert::vhlo_to_version(&mut m, Version::new(1, 0, 0))
+            .unwrap_or_else(|ds| panic!("to 1.0.0: {}", convert::diagnostics_to_text(&ds)));
+        convert::legalize_to_stablehlo(&mut m)
+            .unwrap_or_else(|ds| panic!("back: {}", convert::diagnostics_to_text(&ds)));
+        structurally_equal(&source, &m, EqualOptions::default()).unwrap_or_else(|e| {
+            panic!(
+                "mixed round trip: {e}\n{}",
+                text::print(&m, text::PrintOptions::default())
+            )
+        });
     }
     let printed = outputs.join("// -----\n");
     if let Err(e) = filecheck::check(&src, &printed) {
@@ -156,9 +216,15 @@ fn legalized_suite_matches_upstream_artifacts() {
     let mut failures = Vec::new();
     for (path, target) in suite_files(&dir) {
         let bc_path = path.with_extension("mlir.bc");
-        let Ok(bytes) = std::fs::read(&bc_path) else { continue };
+        let Ok(bytes) = std::fs::read(&bc_path) else {
+            continue;
+        };
         total += 1;
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
         let src = std::fs::read_to_string(&path).expect("readable");
         let mut m = text::parse(&src).expect("suite source parses");
         let rewritten = match convert::legalize_to_vhlo(&mut m, LegalizeOptions::default())
@@ -182,15 +248,25 @@ fn legalized_suite_matches_upstream_artifacts() {
             Ok(()) => same_module += 1,
             Err(e) => failures.push(format!("{name}: module differs from the artifact: {e}")),
         }
-        let mut opts = vhlo_core::bytecode::WriteOptions::new(info.bytecode_version, &info.producer);
+        let mut opts =
+            vhlo_core::bytecode::WriteOptions::new(info.bytecode_version, &info.producer);
         opts.use_list_orders = Some(&use_lists);
         let ours = vhlo_core::bytecode::write(&m, &opts);
         match ours {
             Ok(b) if b == bytes => same_bytes += 1,
-            Ok(b) => failures.push(format!("{name}: {} bytes written vs {} in the artifact", b.len(), bytes.len())),
+            Ok(b) => failures.push(format!(
+                "{name}: {} bytes written vs {} in the artifact",
+                b.len(),
+                bytes.len()
+            )),
             Err(e) => failures.push(format!("{name}: write: {e}")),
         }
     }
     eprintln!("legalized modules equal to upstream artifacts: {same_module}/{total}; byte-identical: {same_bytes}/{total}");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
