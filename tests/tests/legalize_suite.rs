@@ -270,3 +270,59 @@ fn legalized_suite_matches_upstream_artifacts() {
         failures.join("\n")
     );
 }
+
+/// Deserialization direction: every suite artifact (VHLO at its version) converted back to
+/// StableHLO and legalized again at the artifact's version is the artifact's module; and every
+/// artifact survives conversion to every release without panicking (errors are values).
+#[test]
+fn upstream_artifacts_convert_back_and_forth() {
+    let Some(dir) = suite_dir() else { return };
+    let mut list: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("readable suite directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".mlir.bc")))
+        .collect();
+    list.sort();
+    let (mut total, mut same) = (0, 0);
+    let mut failures = Vec::new();
+    for path in &list {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
+        let bytes = std::fs::read(path).expect("readable");
+        let Ok((artifact, info)) = vhlo_core::bytecode::read(&bytes) else {
+            continue;
+        };
+        let Some(version) = info
+            .stablehlo_version()
+            .and_then(|v| Version::parse(v).ok())
+        else {
+            continue;
+        };
+        for r in vhlo_core::vhlo::RELEASES {
+            let _ = convert::vhlo_to_version(&mut artifact.clone(), r.version);
+        }
+        let _ = convert::minimum_version(&artifact);
+        total += 1;
+        let mut m = artifact.clone();
+        let result = convert::legalize_to_stablehlo(&mut m)
+            .and_then(|()| {
+                convert::legalize_to_vhlo_at(&mut m, version, LegalizeOptions::default())
+            })
+            .map_err(|ds| convert::diagnostics_to_text(&ds))
+            .and_then(|()| structurally_equal(&artifact, &m, EqualOptions::default()));
+        match result {
+            Ok(()) => same += 1,
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    eprintln!("artifacts back to StableHLO and again to their version, unchanged: {same}/{total}");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

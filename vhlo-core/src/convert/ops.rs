@@ -234,8 +234,8 @@ fn special_to_vhlo(
 }
 
 fn i64_tensor_default(m: &mut Module, shape: &[i64], value: i64) -> Result<Attribute, String> {
-    let n: i64 = shape.iter().product();
-    let values = vec![value; usize::try_from(n).map_err(|_| "bad shape")?];
+    let n = num_elements(shape).ok_or("bad shape")?;
+    let values = vec![value; n];
     vhlo_i64_tensor(m, shape, &values)
 }
 
@@ -262,6 +262,15 @@ fn result_accuracy_default(m: &mut Module) -> Attribute {
     )
 }
 
+/// The element count of a static shape; `None` for dynamic dimensions or overflow.
+fn num_elements(shape: &[i64]) -> Option<usize> {
+    let n = shape.iter().try_fold(
+        1i64,
+        |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
+    )?;
+    usize::try_from(n).ok()
+}
+
 /// The number of elements of a StableHLO dim-list attribute (dense array or dense elements).
 fn dim_list_len(m: &Module, a: Attribute) -> Option<usize> {
     match m.attr_data(a) {
@@ -269,9 +278,7 @@ fn dim_list_len(m: &Module, a: Attribute) -> Option<usize> {
             Some(data.len() / types::element_bytes(m, *element)?.max(1))
         }
         AttrData::DenseElements { ty, .. } => match m.type_data(*ty) {
-            TypeData::RankedTensor { shape, .. } => {
-                usize::try_from(shape.iter().product::<i64>()).ok()
-            }
+            TypeData::RankedTensor { shape, .. } => num_elements(shape),
             _ => None,
         },
         _ => None,
