@@ -326,3 +326,45 @@ fn upstream_artifacts_convert_back_and_forth() {
         failures.join("\n")
     );
 }
+
+/// Every op version boundary of the spec is crossed by a real program: some suite source,
+/// legalized at its target, holds an older version of the op than the current one (so the
+/// conversion went down across the boundary, and the round trip above came back up).
+#[test]
+fn suite_programs_cross_every_op_version_boundary() {
+    use std::collections::BTreeSet;
+    use vhlo_core::vhlo::VhloOp;
+    let Some(dir) = suite_dir() else { return };
+    let mut crossed: BTreeSet<&'static str> = BTreeSet::new();
+    for (path, target) in suite_files(&dir) {
+        let src = std::fs::read_to_string(&path).expect("readable");
+        let mut m = text::parse(&src).expect("suite source parses");
+        convert::legalize_to_vhlo_at(&mut m, target, LegalizeOptions::default())
+            .expect("legalizes");
+        m.walk(|op| {
+            let mut kind = VhloOp::from_name(m.op_name_str(op));
+            // Each step from this version up to the current one is a boundary crossed.
+            while let Some(k) = kind {
+                if let Some(next) = k.next() {
+                    crossed.insert(next.name());
+                }
+                kind = k.next();
+            }
+        });
+    }
+    let all: Vec<&str> = VhloOp::ALL
+        .iter()
+        .filter(|k| k.previous().is_some())
+        .map(|k| k.name())
+        .collect();
+    let missing: Vec<&&str> = all.iter().filter(|n| !crossed.contains(**n)).collect();
+    eprintln!(
+        "op version boundaries crossed by suite programs: {}/{}",
+        all.len() - missing.len(),
+        all.len()
+    );
+    assert!(
+        missing.is_empty(),
+        "boundaries no suite program crosses (into): {missing:?}"
+    );
+}
