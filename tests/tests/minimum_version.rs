@@ -145,6 +145,7 @@ fn every_blocker_is_reported_in_one_pass_with_the_version_it_needs() {
     assert_eq!(exp.needs, Some(Version::new(1, 9, 0)));
     assert!(exp.subject.contains("result_accuracy"), "{}", exp.subject);
     assert!(exp.rule.contains("exponential_v2"), "{}", exp.rule);
+    eprintln!("{}", convert::diagnostics_to_text(&ds));
     let json = convert::diagnostics_to_json(&ds);
     assert!(json.starts_with('[') && json.ends_with(']'));
     assert!(

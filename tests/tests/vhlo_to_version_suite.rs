@@ -288,3 +288,45 @@ fn target_argument_errors() {
         "{msg}"
     );
 }
+
+/// Every suite input (each `// -----` chunk of every `.mlir`, valid or not) goes through every
+/// conversion without a panic: failures are diagnostics.
+#[test]
+fn every_suite_input_converts_or_fails_cleanly() {
+    let Some(dir) = suite_dir() else { return };
+    let (mut chunks_run, mut ok) = (0, 0);
+    for path in files(&dir, |n| n.ends_with(".mlir")) {
+        let src = std::fs::read_to_string(&path).expect("readable");
+        for chunk in chunks(&src, true) {
+            let Ok(m) = text::parse(&chunk) else { continue };
+            chunks_run += 1;
+            for allow_other_dialects in [false, true] {
+                let mut v = m.clone();
+                if convert::legalize_to_vhlo(
+                    &mut v,
+                    LegalizeOptions {
+                        allow_other_dialects,
+                    },
+                )
+                .is_err()
+                {
+                    continue;
+                }
+                for target in ["0.9.0", "1.0.0", "1.9.0", "current"] {
+                    let mut t = v.clone();
+                    let target = convert::parse_target(target).expect("valid target");
+                    if convert::vhlo_to_version(&mut t, target).is_ok()
+                        && convert::legalize_to_stablehlo(&mut t).is_ok()
+                    {
+                        ok += 1;
+                    }
+                }
+                let _ = convert::minimum_version(&v);
+            }
+            // VHLO inputs straight back to StableHLO.
+            let _ = convert::legalize_to_stablehlo(&mut m.clone());
+        }
+    }
+    eprintln!("suite chunks run through every conversion: {chunks_run} ({ok} target round trips succeeded)");
+    assert!(chunks_run > 100);
+}
