@@ -503,12 +503,19 @@ pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagno
     vhlo_to_version_tracked(m, target).map(|_| ())
 }
 
-/// [`vhlo_to_version`], also returning the ops it rewrote, once per version step, in the order
-/// the steps were applied (what [`artifact_use_list_orders`] needs).
+/// One version step [`vhlo_to_version_tracked`] applied: `op` was rewritten from `from`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VersionStep {
+    pub op: OpId,
+    pub from: VhloOp,
+}
+
+/// [`vhlo_to_version`], also returning its version steps in the order they were applied (what
+/// [`artifact_use_list_orders`] needs).
 pub fn vhlo_to_version_tracked(
     m: &mut Module,
     target: Version,
-) -> Result<Vec<OpId>, Vec<Diagnostic>> {
+) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
     let mut rewritten = Vec::new();
     let target = check_target(target).map_err(|e| {
         vec![Diagnostic {
@@ -540,7 +547,7 @@ pub fn vhlo_to_version_tracked(
                 vhlo::upgrade_one(&mut w, op)
             };
             match step {
-                Ok(Some(_)) => rewritten.push(op),
+                Ok(Some(_)) => rewritten.push(VersionStep { op, from: kind }),
                 Ok(None) => {
                     let rule = if target < range.min {
                         format!(
@@ -636,7 +643,10 @@ pub fn vhlo_to_version_tracked(
 }
 
 /// The use-list order records libStablehlo writes for a module it legalized and then converted
-/// to a target, where `rewritten` lists the version steps ([`vhlo_to_version_tracked`]).
+/// to a target, where `steps` lists the version steps ([`vhlo_to_version_tracked`]) and
+/// `producer` is the libStablehlo release that writes (jaxlib 0.10.2 is 1.17.0): a producer
+/// legalizes straight to its own newest op versions, so steps from versions it does not know
+/// never happened there.
 ///
 /// MLIR keeps a use list per value, newest use first; a freshly built module has every list in
 /// reverse program order, which readers restore without a record. Each version step creates a
@@ -644,7 +654,8 @@ pub fn vhlo_to_version_tracked(
 /// to it one by one reverses them (docs: shared notes, section 6).
 pub fn artifact_use_list_orders(
     m: &Module,
-    rewritten: &[OpId],
+    steps: &[VersionStep],
+    producer: Version,
 ) -> std::collections::BTreeMap<crate::ir::Value, crate::bytecode::UseListOrder> {
     use std::collections::BTreeMap;
     type Uses = Vec<(OpId, u32)>;
@@ -654,7 +665,8 @@ pub fn artifact_use_list_orders(
             lists.entry(v).or_default().insert(0, (op, i as u32));
         }
     });
-    for &op in rewritten {
+    for step in steps.iter().filter(|s| s.from.is_legal_in(producer)) {
+        let op = step.op;
         for (i, &v) in m.operands(op).iter().enumerate() {
             if let Some(l) = lists.get_mut(&v) {
                 if let Some(pos) = l.iter().position(|&u| u == (op, i as u32)) {
