@@ -115,7 +115,7 @@ fn write_loc(m: &Module, l: Location, out: &mut String, depth: usize) {
                 [l] => out.push_str(&format!(":{l}")),
                 [l, c] => out.push_str(&format!(":{l}:{c}")),
                 [l, c, ec] => out.push_str(&format!(":{l}:{c} to :{ec}")),
-                [l, c, ec, el] => out.push_str(&format!(":{l}:{c} to {el}:{ec}")),
+                [l, c, el, ec] => out.push_str(&format!(":{l}:{c} to {el}:{ec}")),
                 _ => {}
             }
         }

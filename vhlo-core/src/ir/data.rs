@@ -239,7 +239,7 @@ pub enum LocData {
     /// `loc(fused<metadata>[locs])`
     Fused { metadata: Option<Attribute>, locations: Box<[Location]> },
     /// `loc("file":line:col to end_line:end_col)`, MLIR's `FileLineColRange` (JAX emits these).
-    /// `line_cols` holds 0 to 4 values in bytecode order: start line, start column, end column,
-    /// end line; a missing trailing value is absent, as in MLIR.
+    /// `line_cols` holds 0 to 4 values in bytecode order: start line, start column, then the end
+    /// column alone (a range on one line) or the end line and end column, as in MLIR.
     FileLineColRange { file: Symbol, line_cols: Box<[u32]> },
 }

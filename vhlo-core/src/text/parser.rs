@@ -604,7 +604,8 @@ impl<'a> Parser<'a> {
                     let column = u32::try_from(column)
                         .map_err(|_| self.c.error_at(pos, "column out of range"))?;
                     // A range (`to 3:4`, `to :9`): MLIR's FileLineColRange, values in bytecode
-                    // order (start line, start column, end column, end line).
+                    // order: start line, start column, then the end column alone (same line)
+                    // or the end line and end column (as jaxlib's artifacts hold them).
                     if self.c.eat_keyword("to") {
                         let num = |c: &mut Self, what: &str| -> Result<u32, ParseError> {
                             let at = c.c.pos;
@@ -618,7 +619,7 @@ impl<'a> Parser<'a> {
                             let end_line = num(self, "as range end line")?;
                             self.c.expect(b':', "in location range")?;
                             let end_col = num(self, "as range end column")?;
-                            Box::new([line, column, end_col, end_line])
+                            Box::new([line, column, end_line, end_col])
                         };
                         return Ok(self.m.loc(LocData::FileLineColRange { file: sym, line_cols }));
                     }

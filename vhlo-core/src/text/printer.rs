@@ -640,7 +640,7 @@ impl<'m> Printer<'m> {
                     [l, c, ec] => {
                         let _ = write!(self.out, ":{l}:{c} to :{ec}");
                     }
-                    [l, c, ec, el, ..] => {
+                    [l, c, el, ec, ..] => {
                         let _ = write!(self.out, ":{l}:{c} to {el}:{ec}");
                     }
                 }
