@@ -278,7 +278,7 @@ pub const STRUCTS: &[StructSpec] = &[
     StructSpec {
         dialect: "vhlo",
         mnemonic: "output_operand_alias_v1",
-        // VHLO's assembly format spells these in camelCase (unlike StableHLO's).
+        // VHLO keeps upstream's camelCase parameter names (VhloAttrs.td, spec/attrs.yaml).
         fields: &[
             ("outputTupleIndices", Dims),
             ("operandIndex", Int),
