@@ -265,6 +265,40 @@ fn legalized_suite_matches_upstream_artifacts() {
         }
     }
     eprintln!("legalized modules equal to upstream artifacts: {same_module}/{total}; byte-identical: {same_bytes}/{total}");
+    // The same through the one-call API, for every versioned source.
+    for (path, target) in suite_files(&dir) {
+        let Ok(bytes) = std::fs::read(path.with_extension("mlir.bc")) else {
+            continue;
+        };
+        let src = std::fs::read_to_string(&path).expect("readable");
+        let m = text::parse(&src).expect("suite source parses");
+        match convert::serialize_portable_artifact(&m, target, LegalizeOptions::default()) {
+            Ok(b) if b == bytes => {}
+            Ok(b) => failures.push(format!(
+                "{}: serialize_portable_artifact wrote {} bytes, artifact has {}",
+                path.display(),
+                b.len(),
+                bytes.len()
+            )),
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
+        }
+        match convert::deserialize_portable_artifact(&bytes) {
+            Ok(back) => {
+                let mut again = m.clone();
+                let normalized = convert::legalize_to_vhlo(&mut again, LegalizeOptions::default())
+                    .and_then(|()| convert::legalize_to_stablehlo(&mut again));
+                if normalized.is_err()
+                    || structurally_equal(&again, &back, EqualOptions::default()).is_err()
+                {
+                    failures.push(format!(
+                        "{}: deserialized artifact is not the source program",
+                        path.display()
+                    ));
+                }
+            }
+            Err(e) => failures.push(format!("{}: deserialize: {e}", path.display())),
+        }
+    }
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",

@@ -10,9 +10,12 @@
 //! All of them work on a copy and replace the module only on success, so a failed conversion
 //! leaves the input as it was.
 
+mod artifact;
 mod attrs;
 mod ops;
 mod types;
+
+pub use artifact::{deserialize_portable_artifact, serialize_portable_artifact, ArtifactError};
 
 use std::fmt;
 
