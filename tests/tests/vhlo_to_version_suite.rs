@@ -274,6 +274,9 @@ fn target_argument_errors() {
         Err(VersionError::TooNew { .. })
     ));
     assert_eq!(convert::parse_target("1.9.3"), Ok(Version::new(1, 9, 0)));
+    let current = vhlo_core::vhlo::CURRENT_VERSION;
+    let past = format!("{}.{}.{}", current.major, current.minor, current.patch + 1);
+    assert!(matches!(convert::parse_target(&past), Err(VersionError::TooNew { .. })), "{past}");
     assert_eq!(
         convert::parse_target("current"),
         Ok(vhlo_core::vhlo::CURRENT_VERSION.floor_patch())

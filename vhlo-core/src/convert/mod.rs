@@ -341,7 +341,8 @@ pub fn parse_target(s: &str) -> Result<Version, VersionError> {
 
 /// Checks a target against the supported range and floors its patch.
 pub fn check_target(v: Version) -> Result<Version, VersionError> {
-    if v.floor_patch() > vhlo::CURRENT_VERSION.floor_patch() {
+    // As upstream: compared before flooring, so 1.20.5 is past a current 1.20.0.
+    if v > vhlo::CURRENT_VERSION {
         return Err(VersionError::TooNew {
             target: v,
             current: vhlo::CURRENT_VERSION,
