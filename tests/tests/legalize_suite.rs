@@ -12,20 +12,34 @@ use vhlo_core::version::Version;
 fn suite_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("VHLO_COMPAT_SUITE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..").join("shared").join("compat-suite"));
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join("..")
+                .join("shared")
+                .join("compat-suite")
+        });
     if dir.is_dir() {
         return Some(dir);
     }
     if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{} not found (set VHLO_COMPAT_SUITE); required under CI", dir.display());
+        panic!(
+            "{} not found (set VHLO_COMPAT_SUITE); required under CI",
+            dir.display()
+        );
     }
-    eprintln!("skipping: {} not found (set VHLO_COMPAT_SUITE)", dir.display());
+    eprintln!(
+        "skipping: {} not found (set VHLO_COMPAT_SUITE)",
+        dir.display()
+    );
     None
 }
 
 /// `stablehlo_legalize_to_vhlo.1_5_0.mlir` -> 1.5.0; the unversioned file targets current.
 fn target_of(name: &str) -> Option<Version> {
-    let rest = name.strip_prefix("stablehlo_legalize_to_vhlo")?.strip_suffix(".mlir")?;
+    let rest = name
+        .strip_prefix("stablehlo_legalize_to_vhlo")?
+        .strip_suffix(".mlir")?;
     if rest.is_empty() {
         return Some(vhlo_core::vhlo::CURRENT_VERSION);
     }
@@ -60,18 +74,31 @@ fn run_one(src: &str, target: Version, defaults_only: &std::cell::Cell<usize>) -
         Ok(m) => m,
         Err(e) => {
             let msg = format!("parse: {e}");
-            return Outcome { check: Err(msg.clone()), back: Err(msg) };
+            return Outcome {
+                check: Err(msg.clone()),
+                back: Err(msg),
+            };
         }
     };
     let mut m = source.clone();
     if let Err(ds) = convert::legalize_to_vhlo_at(&mut m, target, LegalizeOptions::default()) {
-        let msg = format!("legalize: {} errors, first: {}", ds.len(), convert::diagnostics_to_text(&ds[..ds.len().min(5)]));
-        return Outcome { check: Err(msg.clone()), back: Err(msg) };
+        let msg = format!(
+            "legalize: {} errors, first: {}",
+            ds.len(),
+            convert::diagnostics_to_text(&ds[..ds.len().min(5)])
+        );
+        return Outcome {
+            check: Err(msg.clone()),
+            back: Err(msg),
+        };
     }
     let printed = text::print_generic(&m);
     let check = filecheck::check(src, &printed).map_err(|e| format!("{e}"));
     let back = match convert::legalize_to_stablehlo(&mut m) {
-        Err(ds) => Err(format!("back: {}", convert::diagnostics_to_text(&ds[..ds.len().min(5)]))),
+        Err(ds) => Err(format!(
+            "back: {}",
+            convert::diagnostics_to_text(&ds[..ds.len().min(5)])
+        )),
         Ok(()) => structurally_equal(&source, &m, EqualOptions::default()).or_else(|exact| {
             // Upstream drops attributes spelled with their default value (VHLO -> StableHLO
             // removes defaults); compare with the source put through the same normalization.
@@ -79,7 +106,8 @@ fn run_one(src: &str, target: Version, defaults_only: &std::cell::Cell<usize>) -
             convert::legalize_to_vhlo(&mut normalized, LegalizeOptions::default())
                 .and_then(|()| convert::legalize_to_stablehlo(&mut normalized))
                 .map_err(|ds| format!("normalizing: {}", convert::diagnostics_to_text(&ds)))?;
-            structurally_equal(&normalized, &m, EqualOptions::default()).map_err(|e| format!("{exact}; modulo defaults: {e}"))?;
+            structurally_equal(&normalized, &m, EqualOptions::default())
+                .map_err(|e| format!("{exact}; modulo defaults: {e}"))?;
             defaults_only.set(defaults_only.get() + 1);
             Ok(())
         }),
@@ -96,21 +124,35 @@ fn run_one(src: &str, target: Version, defaults_only: &std::cell::Cell<usize>) -
 fn suite_legalizes_checks_and_round_trips() {
     let Some(dir) = suite_dir() else { return };
     let files = suite_files(&dir);
-    assert!(!files.is_empty() || std::env::var("LEGALIZE_ONLY").is_ok(), "no stablehlo_legalize_to_vhlo files in {}", dir.display());
+    assert!(
+        !files.is_empty() || std::env::var("LEGALIZE_ONLY").is_ok(),
+        "no stablehlo_legalize_to_vhlo files in {}",
+        dir.display()
+    );
     let (mut checked, mut round_tripped) = (0, 0);
     let mut failures = Vec::new();
     let defaults_only = std::cell::Cell::new(0);
     for (path, target) in &files {
         let src = std::fs::read_to_string(path).expect("readable suite file");
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
         let out = run_one(&src, *target, &defaults_only);
         match out.check {
             Ok(()) => checked += 1,
-            Err(e) => failures.push(format!("{name} (CHECK at {target}): {}", e.chars().take(1500).collect::<String>())),
+            Err(e) => failures.push(format!(
+                "{name} (CHECK at {target}): {}",
+                e.chars().take(1500).collect::<String>()
+            )),
         }
         match out.back {
             Ok(()) => round_tripped += 1,
-            Err(e) => failures.push(format!("{name} (round trip): {}", e.chars().take(600).collect::<String>())),
+            Err(e) => failures.push(format!(
+                "{name} (round trip): {}",
+                e.chars().take(600).collect::<String>()
+            )),
         }
     }
     eprintln!(
@@ -119,5 +161,214 @@ fn suite_legalizes_checks_and_round_trips() {
         files.len(),
         defaults_only.get()
     );
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// `stablehlo_legalize_to_vhlo_mixed.mlir`: other dialects allowed, casts between VHLO values
+/// and foreign ops as upstream materializes them; each `// -----` chunk separately.
+#[test]
+fn mixed_programs_keep_other_dialects_and_cast_at_the_boundaries() {
+    let Some(dir) = suite_dir() else { return };
+    let src = std::fs::read_to_string(dir.join("stablehlo_legalize_to_vhlo_mixed.mlir"))
+        .expect("mixed suite file");
+    let mut outputs = Vec::new();
+    for chunk in src.split("// -----") {
+        let mut m = text::parse(chunk).unwrap_or_else(|e| panic!("parse: {e}"));
+        convert::legalize_to_vhlo(
+            &mut m,
+            LegalizeOptions {
+                allow_other_dialects: true,
+            },
+        )
+        .unwrap_or_else(|ds| panic!("legalize: {}", convert::diagnostics_to_text(&ds)));
+        outputs.push(text::print(&m, text::PrintOptions::default()));
+        // Back through an old target: the same program, casts folded away.
+        let source = text::parse(chunk).expect("parsed above");
+        convert::vhlo_to_version(&mut m, Version::new(1, 0, 0))
+            .unwrap_or_else(|ds| panic!("to 1.0.0: {}", convert::diagnostics_to_text(&ds)));
+        convert::legalize_to_stablehlo(&mut m)
+            .unwrap_or_else(|ds| panic!("back: {}", convert::diagnostics_to_text(&ds)));
+        structurally_equal(&source, &m, EqualOptions::default()).unwrap_or_else(|e| {
+            panic!(
+                "mixed round trip: {e}\n{}",
+                text::print(&m, text::PrintOptions::default())
+            )
+        });
+    }
+    let printed = outputs.join("// -----\n");
+    if let Err(e) = filecheck::check(&src, &printed) {
+        panic!("{e}\n--- output ---\n{printed}");
+    }
+}
+
+/// Differential against libStablehlo's own artifacts: legalizing each versioned source at its
+/// target gives the module the `.mlir.bc` artifact holds (written with `--strip-debuginfo`), and
+/// writing it gives the artifact's bytes.
+#[test]
+fn legalized_suite_matches_upstream_artifacts() {
+    let Some(dir) = suite_dir() else { return };
+    let (mut same_module, mut same_bytes, mut total) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for (path, target) in suite_files(&dir) {
+        let bc_path = path.with_extension("mlir.bc");
+        let Ok(bytes) = std::fs::read(&bc_path) else {
+            continue;
+        };
+        total += 1;
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
+        let src = std::fs::read_to_string(&path).expect("readable");
+        let mut m = text::parse(&src).expect("suite source parses");
+        let rewritten = match convert::legalize_to_vhlo(&mut m, LegalizeOptions::default())
+            .and_then(|()| convert::vhlo_to_version_tracked(&mut m, target))
+        {
+            Ok(r) => r,
+            Err(ds) => {
+                failures.push(format!("{name}: {}", convert::diagnostics_to_text(&ds)));
+                continue;
+            }
+        };
+        // The suite was written by upstream HEAD, the current release.
+        let use_lists =
+            convert::artifact_use_list_orders(&m, &rewritten, vhlo_core::vhlo::CURRENT_VERSION);
+        let (upstream, info) = match vhlo_core::bytecode::read(&bytes) {
+            Ok(x) => x,
+            Err(e) => {
+                failures.push(format!("{name}.bc: {e}"));
+                continue;
+            }
+        };
+        match structurally_equal(&upstream, &m, EqualOptions { locations: false }) {
+            Ok(()) => same_module += 1,
+            Err(e) => failures.push(format!("{name}: module differs from the artifact: {e}")),
+        }
+        let mut opts =
+            vhlo_core::bytecode::WriteOptions::new(info.bytecode_version, &info.producer);
+        opts.use_list_orders = Some(&use_lists);
+        let ours = vhlo_core::bytecode::write(&m, &opts);
+        match ours {
+            Ok(b) if b == bytes => same_bytes += 1,
+            Ok(b) => failures.push(format!(
+                "{name}: {} bytes written vs {} in the artifact",
+                b.len(),
+                bytes.len()
+            )),
+            Err(e) => failures.push(format!("{name}: write: {e}")),
+        }
+    }
+    eprintln!("legalized modules equal to upstream artifacts: {same_module}/{total}; byte-identical: {same_bytes}/{total}");
+    // The one-call API (`portable::serialize_portable_artifact` and its inverse) is checked
+    // against the same artifacts in portable_suite.rs.
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Deserialization direction: every suite artifact (VHLO at its version) converted back to
+/// StableHLO and legalized again at the artifact's version is the artifact's module; and every
+/// artifact survives conversion to every release without panicking (errors are values).
+#[test]
+fn upstream_artifacts_convert_back_and_forth() {
+    let Some(dir) = suite_dir() else { return };
+    let mut list: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("readable suite directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".mlir.bc")))
+        .collect();
+    list.sort();
+    let (mut total, mut same) = (0, 0);
+    let mut failures = Vec::new();
+    for path in &list {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
+        let bytes = std::fs::read(path).expect("readable");
+        let Ok((artifact, info)) = vhlo_core::bytecode::read(&bytes) else {
+            continue;
+        };
+        let Some(version) = info
+            .stablehlo_version()
+            .and_then(|v| Version::parse(v).ok())
+        else {
+            continue;
+        };
+        for r in vhlo_core::vhlo::RELEASES {
+            let _ = convert::vhlo_to_version(&mut artifact.clone(), r.version);
+        }
+        let _ = convert::minimum_version(&artifact);
+        total += 1;
+        let mut m = artifact.clone();
+        let result = convert::legalize_to_stablehlo(&mut m)
+            .and_then(|()| {
+                convert::legalize_to_vhlo_at(&mut m, version, LegalizeOptions::default())
+            })
+            .map_err(|ds| convert::diagnostics_to_text(&ds))
+            .and_then(|()| structurally_equal(&artifact, &m, EqualOptions::default()));
+        match result {
+            Ok(()) => same += 1,
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    eprintln!("artifacts back to StableHLO and again to their version, unchanged: {same}/{total}");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Every op version boundary of the spec is crossed by a real program: some suite source,
+/// legalized at its target, holds an older version of the op than the current one (so the
+/// conversion went down across the boundary, and the round trip above came back up).
+#[test]
+fn suite_programs_cross_every_op_version_boundary() {
+    use std::collections::BTreeSet;
+    use vhlo_core::vhlo::VhloOp;
+    let Some(dir) = suite_dir() else { return };
+    let mut crossed: BTreeSet<&'static str> = BTreeSet::new();
+    for (path, target) in suite_files(&dir) {
+        let src = std::fs::read_to_string(&path).expect("readable");
+        let mut m = text::parse(&src).expect("suite source parses");
+        convert::legalize_to_vhlo_at(&mut m, target, LegalizeOptions::default())
+            .expect("legalizes");
+        m.walk(|op| {
+            let mut kind = VhloOp::from_name(m.op_name_str(op));
+            // Each step from this version up to the current one is a boundary crossed.
+            while let Some(k) = kind {
+                if let Some(next) = k.next() {
+                    crossed.insert(next.name());
+                }
+                kind = k.next();
+            }
+        });
+    }
+    let all: Vec<&str> = VhloOp::ALL
+        .iter()
+        .filter(|k| k.previous().is_some())
+        .map(|k| k.name())
+        .collect();
+    let missing: Vec<&&str> = all.iter().filter(|n| !crossed.contains(**n)).collect();
+    eprintln!(
+        "op version boundaries crossed by suite programs: {}/{}",
+        all.len() - missing.len(),
+        all.len()
+    );
+    assert!(
+        missing.is_empty(),
+        "boundaries no suite program crosses (into): {missing:?}"
+    );
 }

@@ -11,7 +11,9 @@ use vhlo_core::text;
 use vhlo_core::version::Version;
 
 fn fixture_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join("jax")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join("jax")
 }
 
 /// `(program, min_target)` from the manifest, read with plain string search (no JSON dependency):
@@ -41,7 +43,10 @@ fn manifest_min_targets() -> Vec<(String, Version)> {
                 } else if depth == 2 && key == "min_target" {
                     let rest = &programs[end + 1..];
                     let v = rest.split('"').nth(1).expect("min_target value");
-                    out.push((current.clone().expect("program name"), Version::parse(v).expect("version")));
+                    out.push((
+                        current.clone().expect("program name"),
+                        Version::parse(v).expect("version"),
+                    ));
                 }
                 i = end;
             }
@@ -55,11 +60,16 @@ fn manifest_min_targets() -> Vec<(String, Version)> {
 #[test]
 fn jax_programs_minimum_version_matches_jaxlib() {
     let programs = manifest_min_targets();
-    assert!(programs.len() >= 20, "expected the JAX fixture programs, found {}", programs.len());
+    assert!(
+        programs.len() >= 20,
+        "expected the JAX fixture programs, found {}",
+        programs.len()
+    );
     let last = Version::new(1, 17, 0);
     let mut failures = Vec::new();
     for (name, expected) in &programs {
-        let src = std::fs::read_to_string(fixture_dir().join(format!("{name}.mlir"))).expect("fixture text");
+        let src = std::fs::read_to_string(fixture_dir().join(format!("{name}.mlir")))
+            .expect("fixture text");
         let mut m = match text::parse(&src) {
             Ok(m) => m,
             Err(e) => {
@@ -68,22 +78,39 @@ fn jax_programs_minimum_version_matches_jaxlib() {
             }
         };
         if let Err(ds) = convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()) {
-            failures.push(format!("{name}: legalize: {}", convert::diagnostics_to_text(&ds)));
+            failures.push(format!(
+                "{name}: legalize: {}",
+                convert::diagnostics_to_text(&ds)
+            ));
             continue;
         }
         match convert::minimum_version(&m) {
             Ok(v) if v == *expected => {}
             Ok(v) => failures.push(format!("{name}: minimum {v}, jaxlib {expected}")),
-            Err(ds) => failures.push(format!("{name}: no target works: {}", convert::diagnostics_to_text(&ds))),
+            Err(ds) => failures.push(format!(
+                "{name}: no target works: {}",
+                convert::diagnostics_to_text(&ds)
+            )),
         }
-        for r in vhlo_core::vhlo::RELEASES.iter().filter(|r| r.version <= last && r.version.patch == 0) {
+        for r in vhlo_core::vhlo::RELEASES
+            .iter()
+            .filter(|r| r.version <= last && r.version.patch == 0)
+        {
             let ok = convert::vhlo_to_version(&mut m.clone(), r.version).is_ok();
             if ok != (r.version >= *expected) {
-                failures.push(format!("{name}: target {} {} but jaxlib's minimum is {expected}", r.version, if ok { "converts" } else { "fails" }));
+                failures.push(format!(
+                    "{name}: target {} {} but jaxlib's minimum is {expected}",
+                    r.version,
+                    if ok { "converts" } else { "fails" }
+                ));
             }
         }
     }
-    eprintln!("JAX programs whose minimum version matches jaxlib: {}/{}", programs.len() - failures.len(), programs.len());
+    eprintln!(
+        "JAX programs whose minimum version matches jaxlib: {}/{}",
+        programs.len() - failures.len(),
+        programs.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -105,16 +132,26 @@ fn every_blocker_is_reported_in_one_pass_with_the_version_it_needs() {
     let ds = convert::vhlo_to_version(&mut m, Version::new(1, 3, 0)).expect_err("tan needs 1.4.0");
     // Unchanged on failure.
     assert_eq!(text::print_generic(&m), before);
-    let tan = ds.iter().find(|d| d.op == "vhlo.tan_v2").expect("tan blocker");
+    let tan = ds
+        .iter()
+        .find(|d| d.op == "vhlo.tan_v2")
+        .expect("tan blocker");
     assert_eq!(tan.needs, Some(Version::new(1, 4, 0)));
-    let exp = ds.iter().find(|d| d.op == "vhlo.exponential_v2").expect("exponential blocker");
+    let exp = ds
+        .iter()
+        .find(|d| d.op == "vhlo.exponential_v2")
+        .expect("exponential blocker");
     // exponential_v2 (with result_accuracy) is in the 1.9.0 opset (upstream VhloOps.td).
     assert_eq!(exp.needs, Some(Version::new(1, 9, 0)));
     assert!(exp.subject.contains("result_accuracy"), "{}", exp.subject);
     assert!(exp.rule.contains("exponential_v2"), "{}", exp.rule);
+    eprintln!("{}", convert::diagnostics_to_text(&ds));
     let json = convert::diagnostics_to_json(&ds);
     assert!(json.starts_with('[') && json.ends_with(']'));
-    assert!(json.contains("\"op\":\"vhlo.exponential_v2\"") && json.contains("\"needs\":\"1.9.0\""), "{json}");
+    assert!(
+        json.contains("\"op\":\"vhlo.exponential_v2\"") && json.contains("\"needs\":\"1.9.0\""),
+        "{json}"
+    );
     let text = convert::diagnostics_to_text(&ds);
     assert_eq!(text.lines().count(), ds.len());
     assert_eq!(convert::minimum_version(&m), Ok(Version::new(1, 9, 0)));
@@ -124,15 +161,24 @@ fn every_blocker_is_reported_in_one_pass_with_the_version_it_needs() {
 fn minimum_of_a_plain_program_is_the_minimum_version() {
     let mut m = text::parse("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.add %a, %a : tensor<f32>\n  func.return %0 : tensor<f32>\n}\n").expect("parses");
     convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).expect("legalizes");
-    assert_eq!(convert::minimum_version(&m), Ok(vhlo_core::vhlo::MINIMUM_VERSION));
+    assert_eq!(
+        convert::minimum_version(&m),
+        Ok(vhlo_core::vhlo::MINIMUM_VERSION)
+    );
 }
 
 #[test]
 fn type_too_new_names_the_type_and_its_version() {
     let mut m = text::parse("func.func @f(%a: tensor<f8E4M3>) -> tensor<f8E4M3> {\n  func.return %a : tensor<f8E4M3>\n}\n").expect("parses");
     convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).expect("legalizes");
-    let ds = convert::vhlo_to_version(&mut m, Version::new(1, 6, 0)).expect_err("f8E4M3 needs 1.7.0");
-    assert!(ds.iter().any(|d| d.op == "vhlo.func_v1" && d.subject.contains("f8E4M3_v1") && d.needs == Some(Version::new(1, 7, 0))), "{ds:?}");
+    let ds =
+        convert::vhlo_to_version(&mut m, Version::new(1, 6, 0)).expect_err("f8E4M3 needs 1.7.0");
+    assert!(
+        ds.iter().any(|d| d.op == "vhlo.func_v1"
+            && d.subject.contains("f8E4M3_v1")
+            && d.needs == Some(Version::new(1, 7, 0))),
+        "{ds:?}"
+    );
     assert_eq!(convert::minimum_version(&m), Ok(Version::new(1, 7, 0)));
 }
 
@@ -140,16 +186,166 @@ fn type_too_new_names_the_type_and_its_version() {
 fn foreign_ops_are_refused_unless_allowed() {
     let src = "func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  %0 = arith.addf %a, %a : tensor<f32>\n  func.return %0 : tensor<f32>\n}\n";
     let mut m = text::parse(src).expect("parses");
-    let ds = convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).expect_err("arith is not StableHLO");
+    let ds = convert::legalize_to_vhlo(&mut m, LegalizeOptions::default())
+        .expect_err("arith is not StableHLO");
     assert!(ds.iter().any(|d| d.op == "arith.addf"), "{ds:?}");
-    convert::legalize_to_vhlo(&mut m, LegalizeOptions { allow_other_dialects: true }).expect("allowed");
+    convert::legalize_to_vhlo(
+        &mut m,
+        LegalizeOptions {
+            allow_other_dialects: true,
+        },
+    )
+    .expect("allowed");
 }
 
 #[test]
 fn compatibility_presets() {
     for (name, v) in vhlo_core::vhlo::COMPATIBILITY_REQUIREMENTS {
         assert_eq!(convert::compatibility_requirement(name), Some(*v));
-        assert!(convert::check_target(*v).is_ok(), "{name} -> {v} is a legal target");
+        assert!(
+            convert::check_target(*v).is_ok(),
+            "{name} -> {v} is a legal target"
+        );
     }
     assert_eq!(convert::compatibility_requirement("NOPE"), None);
+}
+
+/// Differential against jaxlib's artifacts: each JAX program legalized at each artifact target
+/// is the module jaxlib wrote (stripped artifacts must be equal; the ones with locations are
+/// counted), and writing the stripped ones gives jaxlib's bytes, use-list records included
+/// (jaxlib 0.10.2 is StableHLO 1.17.0: it legalizes straight to its own newest op versions).
+/// The libStablehlo release inside the jaxlib that wrote the fixtures (`stablehlo_current`).
+fn jaxlib_stablehlo() -> Version {
+    let text = std::fs::read_to_string(fixture_dir().join("manifest.json")).expect("manifest.json");
+    let v = text
+        .split("\"stablehlo_current\"")
+        .nth(1)
+        .and_then(|r| r.split('"').nth(1))
+        .expect("stablehlo_current");
+    Version::parse(v).expect("a version")
+}
+
+#[test]
+fn jax_programs_legalize_to_jaxlibs_artifacts() {
+    let programs = manifest_min_targets();
+    let (mut total, mut same, mut same_stripped, mut bytes_same) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for (name, _) in &programs {
+        let src = std::fs::read_to_string(fixture_dir().join(format!("{name}.mlir")))
+            .expect("fixture text");
+        for stripped in [false, true] {
+            for target in ["0.9.0", "1.0.0", "1.5.0", "1.10.0", "1.17.0"] {
+                let file = format!(
+                    "{name}.{}{}.mlir.bc",
+                    if stripped { "stripped." } else { "" },
+                    target.replace('.', "_")
+                );
+                let Ok(bytes) = std::fs::read(fixture_dir().join(&file)) else {
+                    continue;
+                };
+                total += 1;
+                let mut m = text::parse(&src).expect("fixture parses");
+                let t = Version::parse(target).expect("version");
+                let rewritten = match convert::legalize_to_vhlo(&mut m, LegalizeOptions::default())
+                    .and_then(|()| convert::vhlo_to_version_tracked(&mut m, t))
+                {
+                    Ok(r) => r,
+                    Err(ds) => {
+                        failures.push(format!("{file}: {}", convert::diagnostics_to_text(&ds)));
+                        continue;
+                    }
+                };
+                let Ok((theirs, info)) = vhlo_core::bytecode::read(&bytes) else {
+                    failures.push(format!("{file}: unreadable"));
+                    continue;
+                };
+                // With locations, differences come from the text and bytecode location models
+                // (counted, not failed here); the programs themselves must be equal.
+                match vhlo_core::ir::structurally_equal(
+                    &theirs,
+                    &m,
+                    vhlo_core::ir::EqualOptions {
+                        locations: !stripped,
+                    },
+                ) {
+                    Ok(()) => {
+                        same += 1;
+                        same_stripped += usize::from(stripped);
+                    }
+                    Err(e) if stripped => failures.push(format!("{file}: {e}")),
+                    Err(_) => {}
+                }
+                let use_lists =
+                    convert::artifact_use_list_orders(&m, &rewritten, jaxlib_stablehlo());
+                let mut opts =
+                    vhlo_core::bytecode::WriteOptions::new(info.bytecode_version, &info.producer);
+                opts.use_list_orders = Some(&use_lists);
+                if !stripped {
+                    continue;
+                }
+                // `--strip-debuginfo`: every location unknown, block arguments' included.
+                vhlo_core::portable::strip_debuginfo(&mut m);
+                match vhlo_core::bytecode::write(&m, &opts) {
+                    Ok(b) if b == bytes => bytes_same += 1,
+                    Ok(b) => failures.push(format!(
+                        "{file}: {} bytes written vs {} in the artifact",
+                        b.len(),
+                        bytes.len()
+                    )),
+                    Err(e) => failures.push(format!("{file}: write: {e}")),
+                }
+            }
+        }
+    }
+    eprintln!(
+        "JAX artifacts equal to our legalization: {same}/{total} (stripped: {same_stripped}/{}); stripped ones byte-identical: {bytes_same}/{}",
+        total / 2,
+        total / 2
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Exactness: every JAX program converted to VHLO at every target it can reach (from its
+/// minimum version to the current one) and back is the program it was.
+#[test]
+fn jax_programs_round_trip_through_every_reachable_target() {
+    let programs = manifest_min_targets();
+    let (mut total, mut exact) = (0, 0);
+    let mut failures = Vec::new();
+    for (name, _) in &programs {
+        let src = std::fs::read_to_string(fixture_dir().join(format!("{name}.mlir")))
+            .expect("fixture text");
+        let source = text::parse(&src).expect("fixture parses");
+        let mut vhlo = source.clone();
+        convert::legalize_to_vhlo(&mut vhlo, LegalizeOptions::default()).expect("legalizes");
+        let min = convert::minimum_version(&vhlo).expect("some target works");
+        for r in vhlo_core::vhlo::RELEASES
+            .iter()
+            .filter(|r| r.version >= min && r.version.patch == 0)
+        {
+            total += 1;
+            let mut m = vhlo.clone();
+            let back = convert::vhlo_to_version(&mut m, r.version)
+                .and_then(|()| convert::legalize_to_stablehlo(&mut m));
+            match back
+                .map_err(|ds| convert::diagnostics_to_text(&ds))
+                .and_then(|()| vhlo_core::ir::structurally_equal(&source, &m, Default::default()))
+            {
+                Ok(()) => exact += 1,
+                Err(e) => failures.push(format!("{name} via {}: {e}", r.version)),
+            }
+        }
+    }
+    eprintln!("JAX round trips through every reachable target: {exact}/{total}");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

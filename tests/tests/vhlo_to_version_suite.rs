@@ -11,14 +11,26 @@ use vhlo_core::version::Version;
 fn suite_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("VHLO_COMPAT_SUITE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..").join("shared").join("compat-suite"));
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join("..")
+                .join("shared")
+                .join("compat-suite")
+        });
     if dir.is_dir() {
         return Some(dir);
     }
     if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{} not found (set VHLO_COMPAT_SUITE); required under CI", dir.display());
+        panic!(
+            "{} not found (set VHLO_COMPAT_SUITE); required under CI",
+            dir.display()
+        );
     }
-    eprintln!("skipping: {} not found (set VHLO_COMPAT_SUITE)", dir.display());
+    eprintln!(
+        "skipping: {} not found (set VHLO_COMPAT_SUITE)",
+        dir.display()
+    );
     None
 }
 
@@ -40,9 +52,14 @@ struct Run {
 }
 
 fn run_line(src: &str) -> Option<Run> {
-    let line = src.lines().find(|l| l.contains("RUN:") && l.contains("vhlo-to-version"))?;
+    let line = src
+        .lines()
+        .find(|l| l.contains("RUN:") && l.contains("vhlo-to-version"))?;
     let t = line.split("target=").nth(1)?;
-    let t: String = t.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let t: String = t
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
     Some(Run {
         legalize: line.contains("--stablehlo-legalize-to-vhlo"),
         target: convert::parse_target(&t).ok()?,
@@ -78,7 +95,9 @@ fn convert(src: &str, run: &Run) -> Result<vhlo_core::ir::Module, Result<String,
 #[test]
 fn downgrade_files_satisfy_their_check_lines() {
     let Some(dir) = suite_dir() else { return };
-    let list = files(&dir, |n| n.starts_with("vhlo_to_version_downgrade") && !n.contains("invalid") && n.ends_with(".mlir"));
+    let list = files(&dir, |n| {
+        n.starts_with("vhlo_to_version_downgrade") && !n.contains("invalid") && n.ends_with(".mlir")
+    });
     assert!(!list.is_empty());
     let mut failures = Vec::new();
     for path in &list {
@@ -91,10 +110,12 @@ fn downgrade_files_satisfy_their_check_lines() {
         let outputs: Result<Vec<String>, String> = chunks(&src, run.split)
             .iter()
             .map(|c| {
-                convert(c, &run).map(|m| text::print(&m, PrintOptions::default())).map_err(|e| match e {
-                    Ok(p) => format!("parse: {p}"),
-                    Err(ds) => convert::diagnostics_to_text(&ds),
-                })
+                convert(c, &run)
+                    .map(|m| text::print(&m, PrintOptions::default()))
+                    .map_err(|e| match e {
+                        Ok(p) => format!("parse: {p}"),
+                        Err(ds) => convert::diagnostics_to_text(&ds),
+                    })
             })
             .collect();
         match outputs {
@@ -106,7 +127,11 @@ fn downgrade_files_satisfy_their_check_lines() {
             }
         }
     }
-    eprintln!("downgrade files passing: {}/{}", list.len() - failures.len(), list.len());
+    eprintln!(
+        "downgrade files passing: {}/{}",
+        list.len() - failures.len(),
+        list.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
@@ -114,7 +139,10 @@ fn downgrade_files_satisfy_their_check_lines() {
 /// Files run as `not stablehlo-opt ... | FileCheck` spell them as `CHECK:` lines instead.
 fn expected_errors(chunk: &str, check_lines: bool) -> Vec<String> {
     if check_lines {
-        return chunk.lines().filter_map(|l| Some(l.split("CHECK: ").nth(1)?.trim().to_string())).collect();
+        return chunk
+            .lines()
+            .filter_map(|l| Some(l.split("CHECK: ").nth(1)?.trim().to_string()))
+            .collect();
     }
     chunk
         .lines()
@@ -131,22 +159,41 @@ fn check_invalid(chunk: &str, run: &Run, expected: &[String]) -> Result<usize, S
     let ds = match convert(chunk, run) {
         Ok(_) => return Err("converted, but upstream rejects it".into()),
         // Malformed VHLO that our parser already rejects (with its own message).
-        Err(Ok(parse)) => return Ok(expected.len()).inspect(|_| eprintln!("  rejected by the parser: {parse}")),
+        Err(Ok(parse)) => {
+            return Ok(expected.len()).inspect(|_| eprintln!("  rejected by the parser: {parse}"))
+        }
         Err(Err(ds)) => ds,
     };
     for e in expected {
-        if let Some(op) = e.strip_prefix("failed to legalize operation '").and_then(|r| r.split('\'').next()) {
+        if let Some(op) = e
+            .strip_prefix("failed to legalize operation '")
+            .and_then(|r| r.split('\'').next())
+        {
             if !ds.iter().any(|d| d.op == op) {
-                return Err(format!("no diagnostic names `{op}`:\n{}", convert::diagnostics_to_text(&ds)));
+                return Err(format!(
+                    "no diagnostic names `{op}`:\n{}",
+                    convert::diagnostics_to_text(&ds)
+                ));
             }
             // A refusal by version must say which version would do.
-            if e.contains("vhlo.") && run.legalize && !ds.iter().any(|d| d.op == op && d.needs.is_some_and(|v| v > run.target)) {
-                return Err(format!("`{op}` refused without the version it needs:\n{}", convert::diagnostics_to_text(&ds)));
+            if e.contains("vhlo.")
+                && run.legalize
+                && !ds
+                    .iter()
+                    .any(|d| d.op == op && d.needs.is_some_and(|v| v > run.target))
+            {
+                return Err(format!(
+                    "`{op}` refused without the version it needs:\n{}",
+                    convert::diagnostics_to_text(&ds)
+                ));
             }
         } else if let Some(v) = e.strip_prefix("failed to convert VHLO to v") {
             let v = Version::parse(v).map_err(|e| e.to_string())?;
             if !ds.iter().all(|d| d.needs.is_some_and(|n| n > v)) {
-                return Err(format!("a blocker without a version newer than {v}:\n{}", convert::diagnostics_to_text(&ds)));
+                return Err(format!(
+                    "a blocker without a version newer than {v}:\n{}",
+                    convert::diagnostics_to_text(&ds)
+                ));
             }
         }
     }
@@ -157,7 +204,9 @@ fn check_invalid(chunk: &str, run: &Run, expected: &[String]) -> Result<usize, S
 fn invalid_files_are_rejected_naming_what_upstream_names() {
     let Some(dir) = suite_dir() else { return };
     let list = files(&dir, |n| {
-        (n.starts_with("vhlo_to_version_downgrade_invalid") || n == "legalize_stablehlo_to_vhlo_invalid.mlir" || n == "vhlo_attributes_invalid.mlir")
+        (n.starts_with("vhlo_to_version_downgrade_invalid")
+            || n == "legalize_stablehlo_to_vhlo_invalid.mlir"
+            || n == "vhlo_attributes_invalid.mlir")
             && n.ends_with(".mlir")
     });
     assert!(!list.is_empty());
@@ -169,7 +218,11 @@ fn invalid_files_are_rejected_naming_what_upstream_names() {
         let run = match run_line(&src) {
             Some(r) => r,
             // legalize_stablehlo_to_vhlo_invalid.mlir only legalizes.
-            None => Run { legalize: true, target: vhlo_core::vhlo::CURRENT_VERSION, split: src.contains("--split-input-file") },
+            None => Run {
+                legalize: true,
+                target: vhlo_core::vhlo::CURRENT_VERSION,
+                split: src.contains("--split-input-file"),
+            },
         };
         for (i, chunk) in chunks(&src, run.split).iter().enumerate() {
             let expected = expected_errors(chunk, src.contains("RUN: not stablehlo-opt"));
@@ -178,7 +231,10 @@ fn invalid_files_are_rejected_naming_what_upstream_names() {
                 match convert(chunk, &run) {
                     Ok(_) => valid_ok += 1,
                     Err(Ok(p)) => failures.push(format!("{name} chunk {i}: parse: {p}")),
-                    Err(Err(ds)) => failures.push(format!("{name} chunk {i}: rejected a valid program:\n{}", convert::diagnostics_to_text(&ds))),
+                    Err(Err(ds)) => failures.push(format!(
+                        "{name} chunk {i}: rejected a valid program:\n{}",
+                        convert::diagnostics_to_text(&ds)
+                    )),
                 }
                 continue;
             }
@@ -190,19 +246,90 @@ fn invalid_files_are_rejected_naming_what_upstream_names() {
         }
     }
     eprintln!("expected errors matched: {matched}/{total}; valid chunks converted: {valid_ok}/{valid_total}");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 #[test]
 fn target_argument_errors() {
     use vhlo_core::version::VersionError;
-    assert!(matches!(convert::parse_target("x.y.z"), Err(VersionError::Malformed(_))));
-    assert!(matches!(convert::parse_target(""), Err(VersionError::Malformed(_))));
-    assert!(matches!(convert::parse_target("0.0.0"), Err(VersionError::TooOld { .. })));
-    assert!(matches!(convert::parse_target("100.10.10"), Err(VersionError::TooNew { .. })));
+    assert!(matches!(
+        convert::parse_target("x.y.z"),
+        Err(VersionError::Malformed(_))
+    ));
+    assert!(matches!(
+        convert::parse_target(""),
+        Err(VersionError::Malformed(_))
+    ));
+    assert!(matches!(
+        convert::parse_target("0.0.0"),
+        Err(VersionError::TooOld { .. })
+    ));
+    assert!(matches!(
+        convert::parse_target("100.10.10"),
+        Err(VersionError::TooNew { .. })
+    ));
     assert_eq!(convert::parse_target("1.9.3"), Ok(Version::new(1, 9, 0)));
-    assert_eq!(convert::parse_target("current"), Ok(vhlo_core::vhlo::CURRENT_VERSION.floor_patch()));
-    assert_eq!(convert::parse_target("minimum"), Ok(vhlo_core::vhlo::MINIMUM_VERSION));
+    let current = vhlo_core::vhlo::CURRENT_VERSION;
+    let past = format!("{}.{}.{}", current.major, current.minor, current.patch + 1);
+    assert!(matches!(convert::parse_target(&past), Err(VersionError::TooNew { .. })), "{past}");
+    assert_eq!(
+        convert::parse_target("current"),
+        Ok(vhlo_core::vhlo::CURRENT_VERSION.floor_patch())
+    );
+    assert_eq!(
+        convert::parse_target("minimum"),
+        Ok(vhlo_core::vhlo::MINIMUM_VERSION)
+    );
     let msg = convert::parse_target("100.10.10").unwrap_err().to_string();
-    assert!(msg.contains("100.10.10") && msg.contains("newer than the current version"), "{msg}");
+    assert!(
+        msg.contains("100.10.10") && msg.contains("newer than the current version"),
+        "{msg}"
+    );
+}
+
+/// Every suite input (each `// -----` chunk of every `.mlir`, valid or not) goes through every
+/// conversion without a panic: failures are diagnostics.
+#[test]
+fn every_suite_input_converts_or_fails_cleanly() {
+    let Some(dir) = suite_dir() else { return };
+    let (mut chunks_run, mut ok) = (0, 0);
+    for path in files(&dir, |n| n.ends_with(".mlir")) {
+        let src = std::fs::read_to_string(&path).expect("readable");
+        for chunk in chunks(&src, true) {
+            let Ok(m) = text::parse(&chunk) else { continue };
+            chunks_run += 1;
+            for allow_other_dialects in [false, true] {
+                let mut v = m.clone();
+                if convert::legalize_to_vhlo(
+                    &mut v,
+                    LegalizeOptions {
+                        allow_other_dialects,
+                    },
+                )
+                .is_err()
+                {
+                    continue;
+                }
+                for target in ["0.9.0", "1.0.0", "1.9.0", "current"] {
+                    let mut t = v.clone();
+                    let target = convert::parse_target(target).expect("valid target");
+                    if convert::vhlo_to_version(&mut t, target).is_ok()
+                        && convert::legalize_to_stablehlo(&mut t).is_ok()
+                    {
+                        ok += 1;
+                    }
+                }
+                let _ = convert::minimum_version(&v);
+            }
+            // VHLO inputs straight back to StableHLO.
+            let _ = convert::legalize_to_stablehlo(&mut m.clone());
+        }
+    }
+    eprintln!("suite chunks run through every conversion: {chunks_run} ({ok} target round trips succeeded)");
+    assert!(chunks_run > 100);
 }

@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::bytecode::{self, BytecodeError, OpOrder, UseListOrder, WriteOptions};
+use crate::bytecode::{self, BytecodeError, UseListOrder, WriteOptions};
 use crate::convert::{self, Diagnostic, LegalizeOptions};
-use crate::ir::{LocData, Module, OpId, Value};
+use crate::ir::{LocData, Module, Value};
 use crate::version::{Version, VersionError};
-use crate::vhlo::{self, VhloOp};
+use crate::vhlo;
 
 /// Options of [`serialize_portable_artifact`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -141,72 +141,11 @@ pub fn serialize_portable_artifact(module: &Module, target: &str, options: Seria
     }
     let opts = LegalizeOptions { allow_other_dialects: options.allow_other_dialects };
     convert::legalize_to_vhlo(&mut m, opts).map_err(PortableError::Convert)?;
-    let before: Vec<(OpId, Option<VhloOp>)> = {
-        let mut v = Vec::new();
-        m.walk(|op| v.push((op, VhloOp::from_name(m.op_name_str(op)))));
-        v
-    };
-    convert::vhlo_to_version(&mut m, version.floor_patch()).map_err(PortableError::Convert)?;
-    // Each version step upstream replaces the op; that leaves use lists in an order the bytecode
-    // records. Steps per op, in the conversion driver's (pre-)order.
-    let rewritten: Vec<(OpId, u32)> = before
-        .into_iter()
-        .filter_map(|(op, kind)| {
-            let (old, new) = (kind?, VhloOp::from_name(m.op_name_str(op))?);
-            (old != new).then(|| (op, old.version_number().abs_diff(new.version_number())))
-        })
-        .collect();
-    let orders = rewrite_use_list_orders(&m, &rewritten);
+    let steps = convert::vhlo_to_version_tracked(&mut m, version.floor_patch()).map_err(PortableError::Convert)?;
+    // Each version step upstream replaces the op, which leaves use lists in an order the
+    // bytecode records; this library writes as the current release does.
+    let orders = convert::artifact_use_list_orders(&m, &steps, current_version());
     write_vhlo_with(&m, version, &producer_version, Some(&orders))
-}
-
-/// The use-list records MLIR writes after upstream's `VhloToVersion` replaced the `rewritten` ops
-/// (each `steps` times). Legalization keeps every use list in its natural order (what a bytecode
-/// reader rebuilds: reverse pre-order). Replacing an op creates the new op, which pushes its
-/// operand uses to the front of each operand's use list, and moves the old results' uses one by
-/// one to the front of the new results' lists, which reverses them.
-pub fn rewrite_use_list_orders(m: &Module, rewritten: &[(OpId, u32)]) -> BTreeMap<Value, UseListOrder> {
-    let mut out = BTreeMap::new();
-    if rewritten.is_empty() {
-        return out;
-    }
-    let order = OpOrder::new(m);
-    // Natural order: uses in reverse pre-order (latest op, highest operand first).
-    let mut uses: BTreeMap<Value, Vec<(OpId, u32)>> = BTreeMap::new();
-    let mut walk = Vec::new();
-    m.walk(|op| walk.push(op));
-    for &op in &walk {
-        for (i, &v) in m.operands(op).iter().enumerate() {
-            uses.entry(v).or_default().push((op, u32::try_from(i).unwrap_or(u32::MAX)));
-        }
-    }
-    for list in uses.values_mut() {
-        list.reverse();
-    }
-    for &(op, steps) in rewritten {
-        for _ in 0..steps {
-            for (i, &v) in m.operands(op).iter().enumerate() {
-                let key = (op, u32::try_from(i).unwrap_or(u32::MAX));
-                if let Some(list) = uses.get_mut(&v) {
-                    if let Some(pos) = list.iter().position(|u| *u == key) {
-                        list.remove(pos);
-                        list.insert(0, key);
-                    }
-                }
-            }
-            for r in m.results(op) {
-                if let Some(list) = uses.get_mut(&r) {
-                    list.reverse();
-                }
-            }
-        }
-    }
-    for (v, list) in uses {
-        if let Some(record) = order.use_list_order(&list) {
-            out.insert(v, record);
-        }
-    }
-    out
 }
 
 /// Writes a VHLO module that is already at `version` (for retargeting artifacts).

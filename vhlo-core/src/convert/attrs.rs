@@ -10,7 +10,10 @@ use super::types;
 fn describe(m: &Module, a: Attribute) -> String {
     let s = crate::text::attribute_to_string(m, a);
     if s.len() > 120 {
-        let cut = (0..=117).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
+        let cut = (0..=117)
+            .rev()
+            .find(|&i| s.is_char_boundary(i))
+            .unwrap_or(0);
         format!("{}...", &s[..cut])
     } else {
         s
@@ -25,7 +28,10 @@ pub fn vhlo_string(m: &mut Module, s: &str) -> Attribute {
 
 /// Dense `tensor<N x elem>` data as MLIR stores it: one element when all are equal.
 pub fn compress_splat(data: Vec<u8>, elem_bytes: usize) -> Vec<u8> {
-    if elem_bytes > 0 && data.len() > elem_bytes && data.chunks(elem_bytes).all(|c| c == &data[..elem_bytes]) {
+    if elem_bytes > 0
+        && data.len() > elem_bytes
+        && data.chunks(elem_bytes).all(|c| c == &data[..elem_bytes])
+    {
         data[..elem_bytes].to_vec()
     } else {
         data
@@ -33,23 +39,47 @@ pub fn compress_splat(data: Vec<u8>, elem_bytes: usize) -> Vec<u8> {
 }
 
 /// `#vhlo.tensor_v1` of a 1-D tensor of a builtin element type, from raw data.
-pub fn vhlo_dense_1d(m: &mut Module, element: crate::ir::Type, len: usize, data: Vec<u8>) -> Result<Attribute, String> {
+pub fn vhlo_dense_1d(
+    m: &mut Module,
+    element: crate::ir::Type,
+    len: usize,
+    data: Vec<u8>,
+) -> Result<Attribute, String> {
     let eb = types::element_bytes(m, element).ok_or("unsupported dense element type")?;
     let shape: Box<[i64]> = Box::new([i64::try_from(len).map_err(|_| "array too long")?]);
-    let tty = m.ty(TypeData::RankedTensor { shape, element, encoding: None });
+    let tty = m.ty(TypeData::RankedTensor {
+        shape,
+        element,
+        encoding: None,
+    });
     let vty = types::to_vhlo(m, tty, false)?;
     let data = compress_splat(data, eb);
-    Ok(vhlo_attr(m, "tensor_v1", vec![Param::Type(vty), Param::Bytes(data.into())]))
+    Ok(vhlo_attr(
+        m,
+        "tensor_v1",
+        vec![Param::Type(vty), Param::Bytes(data.into())],
+    ))
 }
 
 /// `#vhlo.tensor_v1<dense<values> : tensor<shape x i64>>`
 pub fn vhlo_i64_tensor(m: &mut Module, shape: &[i64], values: &[i64]) -> Result<Attribute, String> {
-    let element = m.ty(TypeData::Integer { width: 64, signedness: Signedness::Signless });
-    let tty = m.ty(TypeData::RankedTensor { shape: shape.into(), element, encoding: None });
+    let element = m.ty(TypeData::Integer {
+        width: 64,
+        signedness: Signedness::Signless,
+    });
+    let tty = m.ty(TypeData::RankedTensor {
+        shape: shape.into(),
+        element,
+        encoding: None,
+    });
     let vty = types::to_vhlo(m, tty, false)?;
     let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     let data = compress_splat(data, 8);
-    Ok(vhlo_attr(m, "tensor_v1", vec![Param::Type(vty), Param::Bytes(data.into())]))
+    Ok(vhlo_attr(
+        m,
+        "tensor_v1",
+        vec![Param::Type(vty), Param::Bytes(data.into())],
+    ))
 }
 
 /// Converts a builtin/StableHLO attribute to VHLO. With `allow_other`, attributes of other
@@ -62,7 +92,11 @@ pub fn to_vhlo(m: &mut Module, a: Attribute, allow_other: bool) -> Result<Attrib
         AttrData::Integer { ty, value } => {
             let vt = types::to_vhlo(m, ty, allow_other)?;
             // The bit pattern in 64 bits (VHLO integers are at most 64 bits wide).
-            vhlo_attr(m, "integer_v1", vec![Param::Type(vt), Param::Int(value as i64)])
+            vhlo_attr(
+                m,
+                "integer_v1",
+                vec![Param::Type(vt), Param::Int(value as i64)],
+            )
         }
         AttrData::Float { ty, bits } => {
             let width = match m.type_data(ty) {
@@ -70,25 +104,44 @@ pub fn to_vhlo(m: &mut Module, a: Attribute, allow_other: bool) -> Result<Attrib
                 _ => return fail(m, "has a non-float type"),
             };
             let vt = types::to_vhlo(m, ty, allow_other)?;
-            vhlo_attr(m, "float_v1", vec![Param::Type(vt), Param::Float { bits, width }])
+            vhlo_attr(
+                m,
+                "float_v1",
+                vec![Param::Type(vt), Param::Float { bits, width }],
+            )
         }
         AttrData::String { value, ty: None } => vhlo_attr(m, "string_v1", vec![Param::Str(value)]),
-        AttrData::String { ty: Some(_), .. } => return fail(m, "is a typed string, which VHLO cannot hold"),
+        AttrData::String { ty: Some(_), .. } => {
+            return fail(m, "is a typed string, which VHLO cannot hold")
+        }
         AttrData::Type(t) => {
             let vt = types::to_vhlo(m, t, allow_other)?;
             vhlo_attr(m, "type_v1", vec![Param::Type(vt)])
         }
         AttrData::Array(xs) => {
-            let xs = xs.iter().map(|&x| to_vhlo(m, x, allow_other)).collect::<Result<Vec<_>, _>>()?;
+            let xs = xs
+                .iter()
+                .map(|&x| to_vhlo(m, x, allow_other))
+                .collect::<Result<Vec<_>, _>>()?;
             vhlo_attr(m, "array_v1", vec![Param::Attrs(xs.into())])
         }
         AttrData::DenseArray { element, data } => {
-            let eb = types::element_bytes(m, element).ok_or("unsupported dense array element type")?;
-            let is_i64 = matches!(m.type_data(element), TypeData::Integer { width: 64, signedness: Signedness::Signless });
+            let eb =
+                types::element_bytes(m, element).ok_or("unsupported dense array element type")?;
+            let is_i64 = matches!(
+                m.type_data(element),
+                TypeData::Integer {
+                    width: 64,
+                    signedness: Signedness::Signless
+                }
+            );
             let is_bool = matches!(m.type_data(element), TypeData::Integer { width: 1, .. });
             if !(is_i64 || is_bool) {
                 // Upstream only converts DenseI64ArrayAttr and DenseBoolArrayAttr.
-                return fail(m, "is a dense array of an element type VHLO does not convert (only i64 and i1)");
+                return fail(
+                    m,
+                    "is a dense array of an element type VHLO does not convert (only i64 and i1)",
+                );
             }
             vhlo_dense_1d(m, element, data.len() / eb.max(1), data.to_vec())?
         }
@@ -104,7 +157,9 @@ pub fn to_vhlo(m: &mut Module, a: Attribute, allow_other: bool) -> Result<Attrib
             }
             vhlo_attr(m, "dict_v1", vec![Param::AttrPairs(pairs.into())])
         }
-        AttrData::SymbolRef { root, nested } if nested.is_empty() => vhlo_attr(m, "string_v1", vec![Param::Str(root)]),
+        AttrData::SymbolRef { root, nested } if nested.is_empty() => {
+            vhlo_attr(m, "string_v1", vec![Param::Str(root)])
+        }
         AttrData::Dialect(d) => {
             let dialect = m.str(d.dialect).to_string();
             let mnemonic = m.str(d.mnemonic).to_string();
@@ -120,9 +175,17 @@ pub fn to_vhlo(m: &mut Module, a: Attribute, allow_other: bool) -> Result<Attrib
     })
 }
 
-fn stablehlo_to_vhlo(m: &mut Module, a: Attribute, mnemonic: &str, d: &DialectAttr, allow_other: bool) -> Result<Attribute, String> {
+fn stablehlo_to_vhlo(
+    m: &mut Module,
+    a: Attribute,
+    mnemonic: &str,
+    d: &DialectAttr,
+    allow_other: bool,
+) -> Result<Attribute, String> {
     if let Some(e) = VhloEnum::ALL.iter().find(|e| e.stablehlo() == mnemonic) {
-        let [Param::Int(v)] = d.params[..] else { return Err(format!("malformed enum attribute `{}`", describe(m, a))) };
+        let [Param::Int(v)] = d.params[..] else {
+            return Err(format!("malformed enum attribute `{}`", describe(m, a)));
+        };
         return Ok(vhlo_attr(m, e.mnemonic(), vec![Param::Int(v)]));
     }
     let params = d.params.to_vec();
@@ -144,7 +207,11 @@ fn stablehlo_to_vhlo(m: &mut Module, a: Attribute, mnemonic: &str, d: &DialectAt
         ("type_extensions", _) => vhlo_attr(m, "type_extensions_v1", params),
         ("result_accuracy", [atol, rtol, ulps, mode]) => {
             let mode = conv_attr(m, mode)?;
-            vhlo_attr(m, "result_accuracy_v1", vec![atol.clone(), rtol.clone(), ulps.clone(), mode])
+            vhlo_attr(
+                m,
+                "result_accuracy_v1",
+                vec![atol.clone(), rtol.clone(), ulps.clone(), mode],
+            )
         }
         ("sub_axis_info", _) => vhlo_attr(m, "sub_axis_info_v1", params),
         ("axis_ref", [name, sub]) => {
@@ -166,38 +233,60 @@ fn stablehlo_to_vhlo(m: &mut Module, a: Attribute, mnemonic: &str, d: &DialectAt
             let axes = conv_attr(m, axes)?;
             vhlo_attr(m, "replica_group_mesh_axes_v1", vec![mesh, axes])
         }
-        _ => return Err(format!("attribute `{}` has no generic VHLO form here", describe(m, a))),
+        _ => {
+            return Err(format!(
+                "attribute `{}` has no generic VHLO form here",
+                describe(m, a)
+            ))
+        }
     })
 }
 
 fn stablehlo_attr(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Attribute {
     let dialect = m.sym("stablehlo");
     let mnemonic = m.sym(mnemonic);
-    m.attr(AttrData::Dialect(DialectAttr { dialect, mnemonic, params: params.into() }))
+    m.attr(AttrData::Dialect(DialectAttr {
+        dialect,
+        mnemonic,
+        params: params.into(),
+    }))
 }
 
 /// An integer value of a builtin integer type from VHLO's 64-bit pattern.
 pub fn int_value_for(m: &Module, ty: crate::ir::Type, v: i64) -> i128 {
     match m.type_data(ty) {
-        TypeData::Integer { signedness: Signedness::Unsigned, width } if *width >= 64 => i128::from(v as u64),
+        TypeData::Integer {
+            signedness: Signedness::Unsigned,
+            width,
+        } if *width >= 64 => i128::from(v as u64),
         _ => i128::from(v),
     }
 }
 
 /// Converts a VHLO attribute back to its builtin/StableHLO form. Non-VHLO attributes are kept.
 pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
-    let AttrData::Dialect(d) = m.attr_data(a).clone() else { return Ok(a) };
+    let AttrData::Dialect(d) = m.attr_data(a).clone() else {
+        return Ok(a);
+    };
     if m.str(d.dialect) != "vhlo" {
         return Ok(a);
     }
     let mnemonic = m.str(d.mnemonic).to_string();
     let bad = |m: &Module| Err(format!("malformed VHLO attribute `{}`", describe(m, a)));
     if let Some(e) = VhloEnum::from_mnemonic(&mnemonic) {
-        let [Param::Int(v)] = d.params[..] else { return bad(m) };
+        let [Param::Int(v)] = d.params[..] else {
+            return bad(m);
+        };
         if e.stablehlo() == "custom_call_api_version" {
             // StableHLO's api_version is an i32 enum stored as an integer attribute.
-            let ty = m.ty(TypeData::Integer { width: 32, signedness: Signedness::Signless });
-            return Ok(m.attr(AttrData::Integer { ty, value: i128::from(v) }));
+            let ty = m.ty(TypeData::Integer {
+                width: 32,
+                signedness: Signedness::Signless,
+            });
+            return Ok(m.attr(AttrData::Integer {
+                ty,
+                value: i128::from(v),
+            }));
         }
         return Ok(stablehlo_attr(m, e.stablehlo(), vec![Param::Int(v)]));
     }
@@ -234,19 +323,27 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
             let ty = types::from_vhlo(m, *t)?;
             m.attr(AttrData::Float { ty, bits: *bits })
         }
-        ("string_v1", [Param::Str(s)]) => m.attr(AttrData::String { value: *s, ty: None }),
+        ("string_v1", [Param::Str(s)]) => m.attr(AttrData::String {
+            value: *s,
+            ty: None,
+        }),
         ("type_v1", [Param::Type(t)]) => {
             let t = types::from_vhlo(m, *t)?;
             m.attr(AttrData::Type(t))
         }
         ("array_v1", [Param::Attrs(xs)]) => {
-            let xs = xs.iter().map(|&x| from_vhlo(m, x)).collect::<Result<Vec<_>, _>>()?;
+            let xs = xs
+                .iter()
+                .map(|&x| from_vhlo(m, x))
+                .collect::<Result<Vec<_>, _>>()?;
             m.attr(AttrData::Array(xs.into()))
         }
         ("dict_v1", [Param::AttrPairs(pairs)]) => {
             let mut entries = Vec::with_capacity(pairs.len());
             for &(k, v) in pairs.iter() {
-                let Ok(Param::Str(key)) = as_str(m, &Param::Attr(k)) else { return bad(m) };
+                let Ok(Param::Str(key)) = as_str(m, &Param::Attr(k)) else {
+                    return bad(m);
+                };
                 entries.push((key, from_vhlo(m, v)?));
             }
             // MLIR keeps dictionaries sorted by name.
@@ -261,13 +358,21 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
             };
             let eb = types::element_bytes(m, element).unwrap_or(0);
             let splat = !data.is_empty() && data.len() == eb;
-            m.attr(AttrData::DenseElements { ty, data: data.clone(), splat })
+            m.attr(AttrData::DenseElements {
+                ty,
+                data: data.clone(),
+                splat,
+            })
         }
         ("output_operand_alias_v1", _) => stablehlo_attr(m, "output_operand_alias", params),
         ("type_extensions_v1", _) => stablehlo_attr(m, "type_extensions", params),
         ("result_accuracy_v1", [atol, rtol, ulps, mode]) => {
             let mode = conv(m, mode)?;
-            stablehlo_attr(m, "result_accuracy", vec![atol.clone(), rtol.clone(), ulps.clone(), mode])
+            stablehlo_attr(
+                m,
+                "result_accuracy",
+                vec![atol.clone(), rtol.clone(), ulps.clone(), mode],
+            )
         }
         ("sub_axis_info_v1", _) => stablehlo_attr(m, "sub_axis_info", params),
         ("axis_ref_v1", [name, sub]) => {
@@ -287,9 +392,15 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
         ("replica_group_mesh_axes_v1", [mesh, axes]) => {
             let mesh = match mesh {
                 // A mesh given by name is a symbol reference in StableHLO.
-                Param::Attr(x) if matches!(m.attr_data(*x), AttrData::Dialect(s) if m.str(s.mnemonic) == "string_v1") => {
-                    let Ok(Param::Str(s)) = as_str(m, mesh) else { return bad(m) };
-                    Param::Attr(m.attr(AttrData::SymbolRef { root: s, nested: Box::new([]) }))
+                Param::Attr(x) if matches!(m.attr_data(*x), AttrData::Dialect(s) if m.str(s.mnemonic) == "string_v1") =>
+                {
+                    let Ok(Param::Str(s)) = as_str(m, mesh) else {
+                        return bad(m);
+                    };
+                    Param::Attr(m.attr(AttrData::SymbolRef {
+                        root: s,
+                        nested: Box::new([]),
+                    }))
                 }
                 _ => conv(m, mesh)?,
             };

@@ -14,9 +14,10 @@ mod attrs;
 mod ops;
 mod types;
 
+
 use std::fmt;
 
-use crate::ir::{Attribute, AttrData, LocData, Location, Module, OpId, Param, Type, TypeData};
+use crate::ir::{AttrData, Attribute, LocData, Location, Module, OpId, Param, Type, TypeData};
 use crate::version::{Version, VersionError};
 use crate::vhlo::{self, StablehloOp, VhloAttr, VhloEnum, VhloOp, VhloType};
 
@@ -74,7 +75,8 @@ impl Diagnostic {
             json_str(&self.op),
             json_str(&self.location),
             json_str(&self.subject),
-            self.needs.map_or("null".to_string(), |v| json_str(&v.to_string())),
+            self.needs
+                .map_or("null".to_string(), |v| json_str(&v.to_string())),
             json_str(&self.rule)
         )
     }
@@ -105,7 +107,9 @@ fn write_loc(m: &Module, l: Location, out: &mut String, depth: usize) {
     }
     match m.loc_data(l) {
         LocData::Unknown => out.push_str("unknown"),
-        LocData::FileLineCol { file, line, column } => out.push_str(&format!("{}:{line}:{column}", json_str(m.str(*file)))),
+        LocData::FileLineCol { file, line, column } => {
+            out.push_str(&format!("{}:{line}:{column}", json_str(m.str(*file))))
+        }
         LocData::FileLineColRange { file, line_cols } => {
             out.push_str(&json_str(m.str(*file)));
             match line_cols[..] {
@@ -144,7 +148,13 @@ fn write_loc(m: &Module, l: Location, out: &mut String, depth: usize) {
     }
 }
 
-fn diag(m: &Module, op: OpId, subject: impl Into<String>, needs: Option<Version>, rule: impl Into<String>) -> Diagnostic {
+fn diag(
+    m: &Module,
+    op: OpId,
+    subject: impl Into<String>,
+    needs: Option<Version>,
+    rule: impl Into<String>,
+) -> Diagnostic {
     Diagnostic {
         op: m.op_name_str(op).to_string(),
         location: location_to_string(m, m.op_location(op)),
@@ -179,7 +189,11 @@ fn region_block_args(m: &Module, op: OpId) -> Vec<crate::ir::Value> {
 }
 
 /// Converts value types of `op`'s results and region arguments with `f`.
-fn convert_value_types(m: &mut Module, op: OpId, f: &dyn Fn(&mut Module, Type) -> Result<Type, String>) -> Result<(), String> {
+fn convert_value_types(
+    m: &mut Module,
+    op: OpId,
+    f: &dyn Fn(&mut Module, Type) -> Result<Type, String>,
+) -> Result<(), String> {
     let mut values: Vec<crate::ir::Value> = m.results(op).collect();
     values.extend(region_block_args(m, op));
     for v in values {
@@ -204,7 +218,13 @@ pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec
             if name.starts_with("vhlo.") || allow {
                 continue;
             }
-            diags.push(diag(&w, op, format!("op `{name}`"), None, "only StableHLO and func ops have a VHLO form (allow other dialects to keep it)"));
+            diags.push(diag(
+                &w,
+                op,
+                format!("op `{name}`"),
+                None,
+                "only StableHLO and func ops have a VHLO form (allow other dialects to keep it)",
+            ));
             continue;
         };
         match ops::attrs_to_vhlo(&mut w, op, k, allow) {
@@ -226,11 +246,83 @@ pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec
         let sym = w.sym(ops::current_vhlo(k).name());
         w.set_op_name(op, sym);
     }
+    if diags.is_empty() && allow {
+        insert_mixed_casts(&mut w);
+    }
     if diags.is_empty() {
         *m = w;
         Ok(())
     } else {
         Err(diags)
+    }
+}
+
+fn is_vhlo_type(m: &Module, t: Type) -> bool {
+    matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "vhlo")
+}
+
+/// Where a cast of `v` goes: at the start of its block (block arguments) or right after its
+/// defining op.
+fn cast_position(m: &Module, v: crate::ir::Value) -> Option<(crate::ir::Block, usize)> {
+    match m.value_def(v) {
+        crate::ir::ValueDef::Argument { block, .. } => Some((block, 0)),
+        crate::ir::ValueDef::Result { op, .. } => Some((m.op_parent(op)?, m.op_position(op)? + 1)),
+    }
+}
+
+/// Mixed programs: `builtin.unrealized_conversion_cast` between VHLO values and ops of other
+/// dialects, both ways, as upstream's dialect conversion materializes them (one cast per value,
+/// next to its definition).
+fn insert_mixed_casts(m: &mut Module) {
+    use std::collections::BTreeMap;
+    let mut to_builtin: BTreeMap<crate::ir::Value, crate::ir::Value> = BTreeMap::new();
+    let mut to_vhlo: BTreeMap<crate::ir::Value, crate::ir::Value> = BTreeMap::new();
+    let cast_name = m.sym("builtin.unrealized_conversion_cast");
+    for op in all_ops(m) {
+        let name = m.op_name_str(op);
+        if name == "builtin.module" || name == "builtin.unrealized_conversion_cast" {
+            continue;
+        }
+        let is_vhlo_op = name.starts_with("vhlo.");
+        let mut operands = m.operands(op).to_vec();
+        let mut changed = false;
+        for v in operands.iter_mut() {
+            let t = m.value_type(*v);
+            let vhlo_value = is_vhlo_type(m, t);
+            if is_vhlo_op == vhlo_value {
+                continue;
+            }
+            let (cache, target) = if vhlo_value {
+                (&mut to_builtin, types::from_vhlo(m, t))
+            } else {
+                (&mut to_vhlo, types::to_vhlo(m, t, true))
+            };
+            let Ok(target) = target else { continue };
+            if target == t {
+                continue;
+            }
+            let cast_result = match cache.get(v) {
+                Some(&c) => c,
+                None => {
+                    let Some((block, at)) = cast_position(m, *v) else {
+                        continue;
+                    };
+                    let mut st = crate::ir::OperationState::new(cast_name, m.unknown_loc());
+                    st.operands = vec![*v];
+                    st.result_types = vec![target];
+                    let cast = m.create_op(st);
+                    m.insert_op(block, at, cast);
+                    let Some(r) = m.result(cast, 0) else { continue };
+                    cache.insert(*v, r);
+                    r
+                }
+            };
+            *v = cast_result;
+            changed = true;
+        }
+        if changed {
+            m.set_operands(op, &operands);
+        }
     }
 }
 
@@ -247,25 +339,41 @@ pub fn parse_target(s: &str) -> Result<Version, VersionError> {
 
 /// Checks a target against the supported range and floors its patch.
 pub fn check_target(v: Version) -> Result<Version, VersionError> {
-    if v.floor_patch() > vhlo::CURRENT_VERSION.floor_patch() {
-        return Err(VersionError::TooNew { target: v, current: vhlo::CURRENT_VERSION });
+    // As upstream: compared before flooring, so 1.20.5 is past a current 1.20.0.
+    if v > vhlo::CURRENT_VERSION {
+        return Err(VersionError::TooNew {
+            target: v,
+            current: vhlo::CURRENT_VERSION,
+        });
     }
     if v < vhlo::MINIMUM_VERSION {
-        return Err(VersionError::TooOld { target: v, minimum: vhlo::MINIMUM_VERSION });
+        return Err(VersionError::TooOld {
+            target: v,
+            minimum: vhlo::MINIMUM_VERSION,
+        });
     }
     Ok(v.floor_patch())
 }
 
 fn range_min_of_type(m: &Module, t: Type) -> Option<(String, crate::version::VersionRange)> {
-    let TypeData::Dialect(d) = m.type_data(t) else { return None };
+    let TypeData::Dialect(d) = m.type_data(t) else {
+        return None;
+    };
     if m.str(d.dialect) != "vhlo" {
         return None;
     }
-    VhloType::from_mnemonic(m.str(d.mnemonic)).map(|k| (format!("type `!vhlo.{}`", k.mnemonic()), k.range()))
+    VhloType::from_mnemonic(m.str(d.mnemonic))
+        .map(|k| (format!("type `!vhlo.{}`", k.mnemonic()), k.range()))
 }
 
 /// Types and attributes inside `t` (itself included) that are not legal at `target`.
-fn illegal_in_type(m: &Module, t: Type, target: Version, out: &mut Vec<(String, Option<Version>)>, depth: usize) {
+fn illegal_in_type(
+    m: &Module,
+    t: Type,
+    target: Version,
+    out: &mut Vec<(String, Option<Version>)>,
+    depth: usize,
+) {
     if depth > 256 {
         return;
     }
@@ -280,25 +388,44 @@ fn illegal_in_type(m: &Module, t: Type, target: Version, out: &mut Vec<(String, 
                 illegal_in_param(m, p, target, out, depth + 1);
             }
         }
-        TypeData::Complex(e) | TypeData::UnrankedTensor { element: e } => illegal_in_type(m, *e, target, out, depth + 1),
-        TypeData::RankedTensor { element, encoding, .. } => {
+        TypeData::Complex(e) | TypeData::UnrankedTensor { element: e } => {
+            illegal_in_type(m, *e, target, out, depth + 1)
+        }
+        TypeData::RankedTensor {
+            element, encoding, ..
+        } => {
             illegal_in_type(m, *element, target, out, depth + 1);
             if let Some(a) = encoding {
                 illegal_in_attr(m, *a, target, out, depth + 1);
             }
         }
-        TypeData::Tuple(ts) => ts.iter().for_each(|&x| illegal_in_type(m, x, target, out, depth + 1)),
-        TypeData::Function { inputs, results } => inputs.iter().chain(results.iter()).for_each(|&x| illegal_in_type(m, x, target, out, depth + 1)),
+        TypeData::Tuple(ts) => ts
+            .iter()
+            .for_each(|&x| illegal_in_type(m, x, target, out, depth + 1)),
+        TypeData::Function { inputs, results } => inputs
+            .iter()
+            .chain(results.iter())
+            .for_each(|&x| illegal_in_type(m, x, target, out, depth + 1)),
         _ => {}
     }
 }
 
-fn illegal_in_param(m: &Module, p: &Param, target: Version, out: &mut Vec<(String, Option<Version>)>, depth: usize) {
+fn illegal_in_param(
+    m: &Module,
+    p: &Param,
+    target: Version,
+    out: &mut Vec<(String, Option<Version>)>,
+    depth: usize,
+) {
     match p {
         Param::Type(t) => illegal_in_type(m, *t, target, out, depth),
-        Param::Types(ts) => ts.iter().for_each(|&t| illegal_in_type(m, t, target, out, depth)),
+        Param::Types(ts) => ts
+            .iter()
+            .for_each(|&t| illegal_in_type(m, t, target, out, depth)),
         Param::Attr(a) => illegal_in_attr(m, *a, target, out, depth),
-        Param::Attrs(xs) => xs.iter().for_each(|&a| illegal_in_attr(m, a, target, out, depth)),
+        Param::Attrs(xs) => xs
+            .iter()
+            .for_each(|&a| illegal_in_attr(m, a, target, out, depth)),
         Param::AttrPairs(xs) => xs.iter().for_each(|&(a, b)| {
             illegal_in_attr(m, a, target, out, depth);
             illegal_in_attr(m, b, target, out, depth);
@@ -307,7 +434,13 @@ fn illegal_in_param(m: &Module, p: &Param, target: Version, out: &mut Vec<(Strin
     }
 }
 
-fn illegal_in_attr(m: &Module, a: Attribute, target: Version, out: &mut Vec<(String, Option<Version>)>, depth: usize) {
+fn illegal_in_attr(
+    m: &Module,
+    a: Attribute,
+    target: Version,
+    out: &mut Vec<(String, Option<Version>)>,
+    depth: usize,
+) {
     if depth > 256 {
         return;
     }
@@ -316,23 +449,33 @@ fn illegal_in_attr(m: &Module, a: Attribute, target: Version, out: &mut Vec<(Str
             let mn = m.str(d.mnemonic);
             let range = VhloAttr::from_mnemonic(mn)
                 .map(|k| (format!("attribute `#vhlo.{mn}`"), k.range()))
-                .or_else(|| VhloEnum::from_mnemonic(mn).map(|k| (format!("attribute `#vhlo<{mn}>`"), k.range())));
+                .or_else(|| {
+                    VhloEnum::from_mnemonic(mn)
+                        .map(|k| (format!("attribute `#vhlo<{mn}>`"), k.range()))
+                });
             if let Some((what, range)) = range {
                 if !range.contains(target) {
                     out.push((what, Some(range.min)));
                 }
             }
             // Upstream's attribute verifiers: dictionary keys and accuracy modes must be VHLO.
+            let is_vhlo = |a: Attribute| matches!(m.attr_data(a), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo");
+            let is_mode = |a: Attribute| matches!(m.attr_data(a), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "result_accuracy_mode_v1");
             match (mn, &d.params[..]) {
-                ("dict_v1", [Param::AttrPairs(pairs)]) => {
-                    if pairs.iter().any(|&(k, _)| !matches!(m.attr_data(k), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo")) {
-                        out.push(("expected VHLO key attribute in `#vhlo.dict_v1`".to_string(), None));
-                    }
+                ("dict_v1", [Param::AttrPairs(pairs)])
+                    if pairs.iter().any(|&(k, _)| !is_vhlo(k)) =>
+                {
+                    out.push((
+                        "expected VHLO key attribute in `#vhlo.dict_v1`".to_string(),
+                        None,
+                    ));
                 }
-                ("result_accuracy_v1", [_, _, _, Param::Attr(mode)]) => {
-                    if !matches!(m.attr_data(*mode), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "result_accuracy_mode_v1") {
-                        out.push(("expected VHLO result accuracy mode in `#vhlo.result_accuracy_v1`".to_string(), None));
-                    }
+                ("result_accuracy_v1", [_, _, _, Param::Attr(mode)]) if !is_mode(*mode) => {
+                    out.push((
+                        "expected VHLO result accuracy mode in `#vhlo.result_accuracy_v1`"
+                            .to_string(),
+                        None,
+                    ));
                 }
                 _ => {}
             }
@@ -340,10 +483,17 @@ fn illegal_in_attr(m: &Module, a: Attribute, target: Version, out: &mut Vec<(Str
                 illegal_in_param(m, p, target, out, depth + 1);
             }
         }
-        AttrData::Dialect(d) => d.params.iter().for_each(|p| illegal_in_param(m, p, target, out, depth + 1)),
+        AttrData::Dialect(d) => d
+            .params
+            .iter()
+            .for_each(|p| illegal_in_param(m, p, target, out, depth + 1)),
         AttrData::Type(t) => illegal_in_type(m, *t, target, out, depth + 1),
-        AttrData::Array(xs) => xs.iter().for_each(|&x| illegal_in_attr(m, x, target, out, depth + 1)),
-        AttrData::Dictionary(xs) => xs.iter().for_each(|&(_, x)| illegal_in_attr(m, x, target, out, depth + 1)),
+        AttrData::Array(xs) => xs
+            .iter()
+            .for_each(|&x| illegal_in_attr(m, x, target, out, depth + 1)),
+        AttrData::Dictionary(xs) => xs
+            .iter()
+            .for_each(|&(_, x)| illegal_in_attr(m, x, target, out, depth + 1)),
         _ => {}
     }
 }
@@ -352,8 +502,31 @@ fn illegal_in_attr(m: &Module, a: Attribute, target: Version, out: &mut Vec<(Str
 /// step by step), then checks that every type and attribute is legal there. Reports every
 /// blocker at once.
 pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagnostic>> {
+    vhlo_to_version_tracked(m, target).map(|_| ())
+}
+
+/// One version step [`vhlo_to_version_tracked`] applied: `op` was rewritten from `from`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VersionStep {
+    pub op: OpId,
+    pub from: VhloOp,
+}
+
+/// [`vhlo_to_version`], also returning its version steps in the order they were applied (what
+/// [`artifact_use_list_orders`] needs).
+pub fn vhlo_to_version_tracked(
+    m: &mut Module,
+    target: Version,
+) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
+    let mut rewritten = Vec::new();
     let target = check_target(target).map_err(|e| {
-        vec![Diagnostic { op: String::new(), location: "unknown".into(), subject: e.to_string(), needs: None, rule: "target version".into() }]
+        vec![Diagnostic {
+            op: String::new(),
+            location: "unknown".into(),
+            subject: e.to_string(),
+            needs: None,
+            rule: "target version".into(),
+        }]
     })?;
     let mut w = m.clone();
     let mut diags = Vec::new();
@@ -363,37 +536,72 @@ pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagno
         let original = w.op_name_str(op).to_string();
         // Bounded: each step moves one version along a finite chain.
         for _ in 0..64 {
-            let Some(kind) = VhloOp::from_name(w.op_name_str(op)) else { break };
+            let Some(kind) = VhloOp::from_name(w.op_name_str(op)) else {
+                break;
+            };
             let range = kind.range();
             if range.contains(target) {
                 break;
             }
-            let step = if target < range.min { vhlo::downgrade_one(&mut w, op) } else { vhlo::upgrade_one(&mut w, op) };
+            let step = if target < range.min {
+                vhlo::downgrade_one(&mut w, op)
+            } else {
+                vhlo::upgrade_one(&mut w, op)
+            };
             match step {
-                Ok(Some(_)) => {}
+                Ok(Some(_)) => rewritten.push(VersionStep { op, from: kind }),
                 Ok(None) => {
                     let rule = if target < range.min {
-                        format!("`{}` was introduced in {} and has no older version", kind.name(), range.min)
+                        format!(
+                            "`{}` was introduced in {} and has no older version",
+                            kind.name(),
+                            range.min
+                        )
                     } else {
-                        format!("`{}` was removed after {} and has no newer version", kind.name(), range.max)
+                        format!(
+                            "`{}` was removed after {} and has no newer version",
+                            kind.name(),
+                            range.max
+                        )
                     };
-                    diags.push(diag(&w, op, format!("op `{}`", kind.name()), (target < range.min).then_some(range.min), rule));
+                    diags.push(diag(
+                        &w,
+                        op,
+                        format!("op `{}`", kind.name()),
+                        (target < range.min).then_some(range.min),
+                        rule,
+                    ));
                     break;
                 }
                 Err(e) => {
-                    diags.push(diag(&w, op, e.subject.clone(), Some(e.needs), e.rule.clone()));
+                    diags.push(diag(
+                        &w,
+                        op,
+                        e.subject.clone(),
+                        Some(e.needs),
+                        e.rule.clone(),
+                    ));
                     break;
                 }
             }
         }
         // Change rules append added attributes; MLIR keeps properties sorted by name.
         let mut props = w.properties(op).to_vec();
-        if props.windows(2).any(|p| w.str(p[0].name) > w.str(p[1].name)) {
+        if props
+            .windows(2)
+            .any(|p| w.str(p[0].name) > w.str(p[1].name))
+        {
             props.sort_by(|a, b| w.str(a.name).cmp(w.str(b.name)));
             w.set_properties(op, &props);
         }
         for f in vhlo::feature_uses(&w, op, target) {
-            diags.push(diag(&w, op, f.feature.to_string(), Some(f.needs), format!("`{}` at {target} cannot express {}", f.op, f.feature)));
+            diags.push(diag(
+                &w,
+                op,
+                f.feature.to_string(),
+                Some(f.needs),
+                format!("`{}` at {target} cannot express {}", f.op, f.feature),
+            ));
         }
         let mut found = Vec::new();
         for v in w.results(op).chain(region_block_args(&w, op)) {
@@ -401,15 +609,27 @@ pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagno
         }
         // When the op itself cannot be converted, its attributes are reported by that error.
         let op_failed = diags.len() > first;
-        for a in w.properties(op).iter().filter(|_| !op_failed).chain(w.attributes(op)) {
+        for a in w
+            .properties(op)
+            .iter()
+            .filter(|_| !op_failed)
+            .chain(w.attributes(op))
+        {
             let mut here = Vec::new();
             illegal_in_attr(&w, a.value, target, &mut here, 0);
-            found.extend(here.into_iter().map(|(what, v)| (format!("{what} in attribute `{}`", w.str(a.name)), v)));
+            found.extend(
+                here.into_iter()
+                    .map(|(what, v)| (format!("{what} in attribute `{}`", w.str(a.name)), v)),
+            );
         }
         found.sort();
         found.dedup();
         for (what, v) in found {
-            let rule = if v.is_some() { format!("not in the VHLO opset of {target}") } else { "malformed VHLO".to_string() };
+            let rule = if v.is_some() {
+                format!("not in the VHLO opset of {target}")
+            } else {
+                "malformed VHLO".to_string()
+            };
             diags.push(diag(&w, op, what, v, rule));
         }
         for d in &mut diags[first..] {
@@ -418,10 +638,60 @@ pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagno
     }
     if diags.is_empty() {
         *m = w;
-        Ok(())
+        Ok(rewritten)
     } else {
         Err(diags)
     }
+}
+
+/// The use-list order records libStablehlo writes for a module it legalized and then converted
+/// to a target, where `steps` lists the version steps ([`vhlo_to_version_tracked`]) and
+/// `producer` is the libStablehlo release that writes (jaxlib 0.10.2 is 1.17.0): a producer
+/// legalizes straight to its own newest op versions, so steps from versions it does not know
+/// never happened there.
+///
+/// MLIR keeps a use list per value, newest use first; a freshly built module has every list in
+/// reverse program order, which readers restore without a record. Each version step creates a
+/// new op: its operand uses go to the front of their lists, and moving the old op's result uses
+/// to it one by one reverses them (docs: shared notes, section 6).
+pub fn artifact_use_list_orders(
+    m: &Module,
+    steps: &[VersionStep],
+    producer: Version,
+) -> std::collections::BTreeMap<crate::ir::Value, crate::bytecode::UseListOrder> {
+    use std::collections::BTreeMap;
+    type Uses = Vec<(OpId, u32)>;
+    let mut lists: BTreeMap<crate::ir::Value, Uses> = BTreeMap::new();
+    m.walk(|op| {
+        for (i, &v) in m.operands(op).iter().enumerate() {
+            lists.entry(v).or_default().push((op, i as u32));
+        }
+    });
+    // Newest use first.
+    for l in lists.values_mut() {
+        l.reverse();
+    }
+    for step in steps.iter().filter(|s| s.from.is_legal_in(producer)) {
+        let op = step.op;
+        for (i, &v) in m.operands(op).iter().enumerate() {
+            if let Some(l) = lists.get_mut(&v) {
+                if let Some(pos) = l.iter().position(|&u| u == (op, i as u32)) {
+                    let u = l.remove(pos);
+                    l.insert(0, u);
+                }
+            }
+        }
+        for r in m.results(op) {
+            if let Some(l) = lists.get_mut(&r) {
+                l.reverse();
+            }
+        }
+    }
+    let order = crate::bytecode::OpOrder::new(m);
+    lists
+        .into_iter()
+        .filter_map(|(v, uses)| order.use_list_order(&uses).map(|o| (v, o)))
+        .collect()
 }
 
 /// The first version that accepts `FileLineColRange` locations (upstream's `isLegalLocation`).
@@ -435,8 +705,12 @@ fn has_range_location(m: &Module, l: Location, depth: usize) -> bool {
         // A range that is a plain line:column is an ordinary FileLineCol location.
         LocData::FileLineColRange { line_cols, .. } => line_cols.len() != 2,
         LocData::Name { child: Some(c), .. } => has_range_location(m, *c, depth + 1),
-        LocData::CallSite { callee, caller } => has_range_location(m, *callee, depth + 1) || has_range_location(m, *caller, depth + 1),
-        LocData::Fused { locations, .. } => locations.iter().any(|&x| has_range_location(m, x, depth + 1)),
+        LocData::CallSite { callee, caller } => {
+            has_range_location(m, *callee, depth + 1) || has_range_location(m, *caller, depth + 1)
+        }
+        LocData::Fused { locations, .. } => locations
+            .iter()
+            .any(|&x| has_range_location(m, x, depth + 1)),
         _ => false,
     }
 }
@@ -452,7 +726,13 @@ pub fn location_blockers(m: &Module, target: Version) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     m.walk(|op| {
         if has_range_location(m, m.op_location(op), 0) {
-            out.push(diag(m, op, "a FileLineColRange location", Some(FILE_LINE_COL_RANGE_VERSION), "isLegalLocation: location ranges need 1.9.0"));
+            out.push(diag(
+                m,
+                op,
+                "a FileLineColRange location",
+                Some(FILE_LINE_COL_RANGE_VERSION),
+                "isLegalLocation: location ranges need 1.9.0",
+            ));
         }
     });
     out
@@ -469,29 +749,48 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
     let mut names = Vec::with_capacity(ops_list.len());
     for &op in &ops_list {
         let name = VhloOp::from_name(w.op_name_str(op)).map(|k| {
-            let parent = w.op_parent(op).and_then(|b| w.block_parent(b)).and_then(|r| w.region_parent(r));
-            let family = parent.and_then(|p| VhloOp::from_name(w.op_name_str(p))).map(|p| p.family());
+            let parent = w
+                .op_parent(op)
+                .and_then(|b| w.block_parent(b))
+                .and_then(|r| w.region_parent(r));
+            let family = parent
+                .and_then(|p| VhloOp::from_name(w.op_name_str(p)))
+                .map(|p| p.family());
             k.stablehlo().name_under(family)
         });
         names.push(name);
     }
     for (&op, new_name) in ops_list.iter().zip(names) {
         let Some(new_name) = new_name else { continue };
-        let Some(kind) = VhloOp::from_name(w.op_name_str(op)) else { continue };
+        let Some(kind) = VhloOp::from_name(w.op_name_str(op)) else {
+            continue;
+        };
         let k = kind.stablehlo();
-        let props: Vec<(String, Attribute)> = w.properties(op).iter().map(|a| (w.str(a.name).to_string(), a.value)).collect();
+        let props: Vec<(String, Attribute)> = w
+            .properties(op)
+            .iter()
+            .map(|a| (w.str(a.name).to_string(), a.value))
+            .collect();
         match ops::attrs_from_vhlo(&mut w, k, props) {
             Ok(p) => {
                 let p = ops::to_named(&mut w, p);
                 w.set_properties(op, &p);
             }
-            Err(es) => es.into_iter().for_each(|e| diags.push(diag(&w, op, e, None, "malformed VHLO"))),
+            Err(es) => es
+                .into_iter()
+                .for_each(|e| diags.push(diag(&w, op, e, None, "malformed VHLO"))),
         }
         let mut disc = Vec::new();
         for a in w.attributes(op).to_vec() {
             match attrs::from_vhlo(&mut w, a.value) {
                 Ok(v) => disc.push((w.str(a.name).to_string(), v)),
-                Err(e) => diags.push(diag(&w, op, format!("attribute `{}`: {e}", w.str(a.name)), None, "malformed VHLO")),
+                Err(e) => diags.push(diag(
+                    &w,
+                    op,
+                    format!("attribute `{}`: {e}", w.str(a.name)),
+                    None,
+                    "malformed VHLO",
+                )),
             }
         }
         let disc = ops::to_named(&mut w, disc);
@@ -503,6 +802,7 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
         w.set_op_name(op, sym);
     }
     if diags.is_empty() {
+        fold_identity_casts(&mut w);
         *m = w;
         Ok(())
     } else {
@@ -510,8 +810,62 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
     }
 }
 
+/// Removes `builtin.unrealized_conversion_cast` ops that became identities (mixed programs
+/// after VHLO -> StableHLO), rewiring their users to the cast operand.
+fn fold_identity_casts(m: &mut Module) {
+    use std::collections::BTreeMap;
+    let mut replace: BTreeMap<crate::ir::Value, crate::ir::Value> = BTreeMap::new();
+    let mut casts = Vec::new();
+    for op in all_ops(m) {
+        if m.op_name_str(op) != "builtin.unrealized_conversion_cast"
+            || m.operands(op).len() != 1
+            || m.num_results(op) != 1
+        {
+            continue;
+        }
+        let (Some(&from), Some(to)) = (m.operands(op).first(), m.result(op, 0)) else {
+            continue;
+        };
+        // The cast's own result type is still VHLO (it is not a VHLO op, so nothing converted it).
+        if let Ok(t) = types::from_vhlo(m, m.value_type(to)) {
+            m.set_value_type(to, t);
+        }
+        if m.value_type(from) == m.value_type(to) && m.attributes(op).is_empty() {
+            replace.insert(to, from);
+            casts.push(op);
+        }
+    }
+    if casts.is_empty() {
+        return;
+    }
+    let resolve = |mut v: crate::ir::Value| {
+        // Chains of casts are short; bound the walk anyway.
+        for _ in 0..64 {
+            match replace.get(&v) {
+                Some(&w) => v = w,
+                None => break,
+            }
+        }
+        v
+    };
+    for op in all_ops(m) {
+        let operands = m.operands(op).to_vec();
+        if operands.iter().any(|v| replace.contains_key(v)) {
+            let new: Vec<_> = operands.into_iter().map(resolve).collect();
+            m.set_operands(op, &new);
+        }
+    }
+    for op in casts {
+        m.detach_op(op);
+    }
+}
+
 /// StableHLO to VHLO at `target`.
-pub fn legalize_to_vhlo_at(m: &mut Module, target: Version, opts: LegalizeOptions) -> Result<(), Vec<Diagnostic>> {
+pub fn legalize_to_vhlo_at(
+    m: &mut Module,
+    target: Version,
+    opts: LegalizeOptions,
+) -> Result<(), Vec<Diagnostic>> {
     let mut w = m.clone();
     legalize_to_vhlo(&mut w, opts)?;
     vhlo_to_version(&mut w, target)?;
@@ -525,12 +879,20 @@ pub fn minimum_version(m: &Module) -> Result<Version, Vec<Diagnostic>> {
     // Every `needs` is a lower bound, so start at the largest one reported at the minimum.
     let mut from = vhlo::MINIMUM_VERSION;
     if let Err(ds) = vhlo_to_version(&mut m.clone(), vhlo::MINIMUM_VERSION) {
-        from = ds.iter().filter_map(|d| d.needs).max().unwrap_or(from).max(from);
+        from = ds
+            .iter()
+            .filter_map(|d| d.needs)
+            .max()
+            .unwrap_or(from)
+            .max(from);
     } else {
         return Ok(vhlo::MINIMUM_VERSION);
     }
     let mut last = Vec::new();
-    for r in vhlo::RELEASES.iter().filter(|r| r.version >= from && r.version.patch == 0) {
+    for r in vhlo::RELEASES
+        .iter()
+        .filter(|r| r.version >= from && r.version.patch == 0)
+    {
         match vhlo_to_version(&mut m.clone(), r.version) {
             Ok(()) => return Ok(r.version),
             Err(ds) => last = ds,
@@ -541,5 +903,8 @@ pub fn minimum_version(m: &Module) -> Result<Version, Vec<Diagnostic>> {
 
 /// The release each compatibility requirement preset (`NONE`, `WEEK_4`, `WEEK_12`, `MAX`) targets.
 pub fn compatibility_requirement(name: &str) -> Option<Version> {
-    vhlo::COMPATIBILITY_REQUIREMENTS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| *v)
+    vhlo::COMPATIBILITY_REQUIREMENTS
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| *v)
 }

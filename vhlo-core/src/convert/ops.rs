@@ -6,7 +6,9 @@
 //! StableHLO attribute); until then they are hand-written here.
 
 use crate::dialect::support::{vhlo_attr, vhlo_bool, vhlo_enum, vhlo_i64};
-use crate::ir::{AttrData, Attribute, DialectAttr, Module, NamedAttr, OpId, Param, Signedness, TypeData};
+use crate::ir::{
+    AttrData, Attribute, DialectAttr, Module, NamedAttr, OpId, Param, Signedness, TypeData,
+};
 use crate::vhlo::{StablehloOp, VhloOp};
 
 use super::attrs::{self, vhlo_i64_tensor, vhlo_string};
@@ -14,7 +16,7 @@ use super::types;
 
 type Named = Vec<(String, Attribute)>;
 
-fn dialect_parts<'a>(m: &'a Module, a: Attribute) -> Option<(&'a str, &'a str, &'a [Param])> {
+fn dialect_parts(m: &Module, a: Attribute) -> Option<(&str, &str, &[Param])> {
     match m.attr_data(a) {
         AttrData::Dialect(d) => Some((m.str(d.dialect), m.str(d.mnemonic), &d.params)),
         _ => None,
@@ -44,7 +46,12 @@ fn int_attr(m: &mut Module, p: &Param) -> Result<Attribute, String> {
 }
 
 /// Splits the fields of a struct attribute into separate VHLO attributes (ints and dim lists).
-fn split_fields(m: &mut Module, params: &[Param], names: &[&str], out: &mut Named) -> Result<(), String> {
+fn split_fields(
+    m: &mut Module,
+    params: &[Param],
+    names: &[&str],
+    out: &mut Named,
+) -> Result<(), String> {
     if params.len() != names.len() {
         return Err("malformed struct attribute".into());
     }
@@ -69,8 +76,14 @@ const CONV_FIELDS: &[&str] = &[
     "output_feature_dimension",
     "output_spatial_dimensions",
 ];
-const GATHER_FIELDS: &[&str] =
-    &["offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims", "start_index_map", "index_vector_dim"];
+const GATHER_FIELDS: &[&str] = &[
+    "offset_dims",
+    "collapsed_slice_dims",
+    "operand_batching_dims",
+    "start_indices_batching_dims",
+    "start_index_map",
+    "index_vector_dim",
+];
 const SCATTER_FIELDS: &[&str] = &[
     "update_window_dims",
     "inserted_window_dims",
@@ -79,7 +92,12 @@ const SCATTER_FIELDS: &[&str] = &[
     "scatter_dims_to_operand_dims",
     "index_vector_dim",
 ];
-const DOT_FIELDS: &[&str] = &["lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions", "rhs_contracting_dimensions"];
+const DOT_FIELDS: &[&str] = &[
+    "lhs_batching_dimensions",
+    "rhs_batching_dimensions",
+    "lhs_contracting_dimensions",
+    "rhs_contracting_dimensions",
+];
 const ALGORITHM_FIELDS: &[&str] = &[
     "lhs_precision_type",
     "rhs_precision_type",
@@ -93,17 +111,40 @@ const ALGORITHM_FIELDS: &[&str] = &[
 use StablehloOp as S;
 
 fn has_channel_id(k: StablehloOp) -> bool {
-    matches!(k, S::AllGather | S::AllReduce | S::AllToAll | S::CollectivePermute | S::ReduceScatter | S::CollectiveBroadcast | S::CollectiveReduce)
+    matches!(
+        k,
+        S::AllGather
+            | S::AllReduce
+            | S::AllToAll
+            | S::CollectivePermute
+            | S::ReduceScatter
+            | S::CollectiveBroadcast
+            | S::CollectiveReduce
+    )
 }
 fn has_global_ids(k: StablehloOp) -> bool {
-    matches!(k, S::AllGather | S::AllReduce | S::AllToAll | S::CollectivePermute | S::ReduceScatter | S::CollectiveReduce)
+    matches!(
+        k,
+        S::AllGather
+            | S::AllReduce
+            | S::AllToAll
+            | S::CollectivePermute
+            | S::ReduceScatter
+            | S::CollectiveReduce
+    )
 }
 fn has_dynamic_root(k: StablehloOp) -> bool {
     matches!(k, S::CollectiveBroadcast | S::CollectiveReduce)
 }
 
 /// Op-specific conversion of one StableHLO attribute. `None` when it is not a special case.
-fn special_to_vhlo(m: &mut Module, k: StablehloOp, name: &str, a: Attribute, out: &mut Named) -> Option<Result<(), String>> {
+fn special_to_vhlo(
+    m: &mut Module,
+    k: StablehloOp,
+    name: &str,
+    a: Attribute,
+    out: &mut Named,
+) -> Option<Result<(), String>> {
     let unit_to_true = |m: &mut Module, out: &mut Named| {
         if matches!(m.attr_data(a), AttrData::Unit) {
             let t = vhlo_bool(m, true);
@@ -116,9 +157,13 @@ fn special_to_vhlo(m: &mut Module, k: StablehloOp, name: &str, a: Attribute, out
     let r = match (k, name) {
         (_, "channel_handle") if has_channel_id(k) || matches!(k, S::Send | S::Recv) => {
             let Some(ps) = stablehlo_params(m, a, "channel_handle") else {
-                return Some(Err("`channel_handle` must be a #stablehlo.channel_handle".into()));
+                return Some(Err(
+                    "`channel_handle` must be a #stablehlo.channel_handle".into()
+                ));
             };
-            let [Param::Int(handle), Param::Int(ty)] = ps[..] else { return Some(Err("malformed channel handle".into())) };
+            let [Param::Int(handle), Param::Int(ty)] = ps[..] else {
+                return Some(Err("malformed channel handle".into()));
+            };
             let id = vhlo_i64(m, handle);
             out.push(("channel_id".into(), id));
             if matches!(k, S::Send | S::Recv) {
@@ -129,14 +174,18 @@ fn special_to_vhlo(m: &mut Module, k: StablehloOp, name: &str, a: Attribute, out
         }
         (_, "use_global_device_ids") if has_global_ids(k) => unit_to_true(m, out),
         (_, "has_dynamic_root") if has_dynamic_root(k) => unit_to_true(m, out),
-        (S::Convolution | S::DynamicConv, "dimension_numbers") => match stablehlo_params(m, a, "conv") {
-            Some(ps) => split_fields(m, &ps, CONV_FIELDS, out),
-            None => Err("`dimension_numbers` must be a #stablehlo.conv".into()),
-        },
-        (S::Gather | S::DynamicGather, "dimension_numbers") => match stablehlo_params(m, a, "gather") {
-            Some(ps) => split_fields(m, &ps, GATHER_FIELDS, out),
-            None => Err("`dimension_numbers` must be a #stablehlo.gather".into()),
-        },
+        (S::Convolution | S::DynamicConv, "dimension_numbers") => {
+            match stablehlo_params(m, a, "conv") {
+                Some(ps) => split_fields(m, &ps, CONV_FIELDS, out),
+                None => Err("`dimension_numbers` must be a #stablehlo.conv".into()),
+            }
+        }
+        (S::Gather | S::DynamicGather, "dimension_numbers") => {
+            match stablehlo_params(m, a, "gather") {
+                Some(ps) => split_fields(m, &ps, GATHER_FIELDS, out),
+                None => Err("`dimension_numbers` must be a #stablehlo.gather".into()),
+            }
+        }
         (S::Scatter, "scatter_dimension_numbers") => match stablehlo_params(m, a, "scatter") {
             Some(ps) => split_fields(m, &ps, SCATTER_FIELDS, out),
             None => Err("`scatter_dimension_numbers` must be a #stablehlo.scatter".into()),
@@ -164,13 +213,18 @@ fn special_to_vhlo(m: &mut Module, k: StablehloOp, name: &str, a: Attribute, out
             _ => Err("`algorithm` must be a #stablehlo.dot_algorithm".into()),
         },
         (S::CustomCall, "api_version") => match *m.attr_data(a) {
-            AttrData::Integer { value, .. } => match i64::try_from(value).ok().filter(|v| crate::vhlo::ApiVersionV1::from_value(*v).is_some()) {
+            AttrData::Integer { value, .. } => match i64::try_from(value)
+                .ok()
+                .filter(|v| crate::vhlo::ApiVersionV1::from_value(*v).is_some())
+            {
                 Some(v) => {
                     let e = vhlo_enum(m, "api_version_v1", v);
                     out.push(("api_version".into(), e));
                     Ok(())
                 }
-                None => Err(format!("`api_version` {value} is not a custom call API version")),
+                None => Err(format!(
+                    "`api_version` {value} is not a custom call API version"
+                )),
             },
             _ => Err("`api_version` must be an i32 integer".into()),
         },
@@ -180,13 +234,16 @@ fn special_to_vhlo(m: &mut Module, k: StablehloOp, name: &str, a: Attribute, out
 }
 
 fn i64_tensor_default(m: &mut Module, shape: &[i64], value: i64) -> Result<Attribute, String> {
-    let n: i64 = shape.iter().product();
-    let values = vec![value; usize::try_from(n).map_err(|_| "bad shape")?];
+    let n = num_elements(shape).ok_or("bad shape")?;
+    let values = vec![value; n];
     vhlo_i64_tensor(m, shape, &values)
 }
 
 fn bool_tensor_default(m: &mut Module, n: usize, value: bool) -> Result<Attribute, String> {
-    let element = m.ty(TypeData::Integer { width: 1, signedness: Signedness::Signless });
+    let element = m.ty(TypeData::Integer {
+        width: 1,
+        signedness: Signedness::Signless,
+    });
     attrs::vhlo_dense_1d(m, element, n, vec![value as u8; n])
 }
 
@@ -198,15 +255,30 @@ fn precision_default(m: &mut Module) -> Attribute {
 fn result_accuracy_default(m: &mut Module) -> Attribute {
     let mode = vhlo_enum(m, "result_accuracy_mode_v1", 0);
     let zero = Param::Float { bits: 0, width: 64 };
-    vhlo_attr(m, "result_accuracy_v1", vec![zero.clone(), zero, Param::Int(0), Param::Attr(mode)])
+    vhlo_attr(
+        m,
+        "result_accuracy_v1",
+        vec![zero.clone(), zero, Param::Int(0), Param::Attr(mode)],
+    )
+}
+
+/// The element count of a static shape; `None` for dynamic dimensions or overflow.
+fn num_elements(shape: &[i64]) -> Option<usize> {
+    let n = shape.iter().try_fold(
+        1i64,
+        |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
+    )?;
+    usize::try_from(n).ok()
 }
 
 /// The number of elements of a StableHLO dim-list attribute (dense array or dense elements).
 fn dim_list_len(m: &Module, a: Attribute) -> Option<usize> {
     match m.attr_data(a) {
-        AttrData::DenseArray { element, data } => Some(data.len() / types::element_bytes(m, *element)?.max(1)),
+        AttrData::DenseArray { element, data } => {
+            Some(data.len() / types::element_bytes(m, *element)?.max(1))
+        }
         AttrData::DenseElements { ty, .. } => match m.type_data(*ty) {
-            TypeData::RankedTensor { shape, .. } => usize::try_from(shape.iter().product::<i64>()).ok(),
+            TypeData::RankedTensor { shape, .. } => num_elements(shape),
             _ => None,
         },
         _ => None,
@@ -214,7 +286,12 @@ fn dim_list_len(m: &Module, a: Attribute) -> Option<usize> {
 }
 
 /// The VHLO attributes StableHLO leaves implicit, for attributes the op does not have.
-fn defaults_to_vhlo(m: &mut Module, k: StablehloOp, present: &dyn Fn(&str) -> bool, get: &dyn Fn(&str) -> Option<Attribute>) -> Result<Named, String> {
+fn defaults_to_vhlo(
+    m: &mut Module,
+    k: StablehloOp,
+    present: &dyn Fn(&str) -> bool,
+    get: &dyn Fn(&str) -> Option<Attribute>,
+) -> Result<Named, String> {
     let mut out: Named = Vec::new();
     let mut add = |name: &str, v: Attribute| {
         if !present(name) {
@@ -233,7 +310,10 @@ fn defaults_to_vhlo(m: &mut Module, k: StablehloOp, present: &dyn Fn(&str) -> bo
     if has_channel_id(k) && !present("channel_handle") {
         add("channel_id", zero);
     }
-    if matches!(k, S::AllGather | S::AllReduce | S::ReduceScatter | S::CollectiveReduce) {
+    if matches!(
+        k,
+        S::AllGather | S::AllReduce | S::ReduceScatter | S::CollectiveReduce
+    ) {
         add("use_global_device_ids", f);
     }
     if has_dynamic_root(k) {
@@ -275,13 +355,26 @@ fn defaults_to_vhlo(m: &mut Module, k: StablehloOp, present: &dyn Fn(&str) -> bo
         S::CustomCall => {
             add("has_side_effect", f);
             // StableHLO's getBackendConfigOrDefault: a dictionary for the typed FFI, else a string.
-            let typed_ffi = matches!(get("api_version").map(|a| m.attr_data(a).clone()), Some(AttrData::Integer { value: 4, .. }));
-            let bc = if typed_ffi { vhlo_attr(m, "dict_v1", vec![Param::AttrPairs(Box::new([]))]) } else { vhlo_string(m, "") };
+            let typed_ffi = matches!(
+                get("api_version").map(|a| m.attr_data(a).clone()),
+                Some(AttrData::Integer { value: 4, .. })
+            );
+            let bc = if typed_ffi {
+                vhlo_attr(m, "dict_v1", vec![Param::AttrPairs(Box::new([]))])
+            } else {
+                vhlo_string(m, "")
+            };
             add("backend_config", bc);
             let orig = vhlo_enum(m, "api_version_v1", 1);
             add("api_version", orig);
             let e = crate::dialect::support::vhlo_array(m, vec![]);
-            for n in ["called_computations", "operand_layouts", "result_layouts", "output_operand_aliases", "result_tilings"] {
+            for n in [
+                "called_computations",
+                "operand_layouts",
+                "result_layouts",
+                "output_operand_aliases",
+                "result_tilings",
+            ] {
                 add(n, e);
             }
         }
@@ -295,7 +388,18 @@ fn defaults_to_vhlo(m: &mut Module, k: StablehloOp, present: &dyn Fn(&str) -> bo
                 }
             }
         }
-        S::Cbrt | S::Cosine | S::Exponential | S::ExponentialMinusOne | S::Log | S::LogPlusOne | S::Logistic | S::Rsqrt | S::Sine | S::Sqrt | S::Tan | S::Tanh => {
+        S::Cbrt
+        | S::Cosine
+        | S::Exponential
+        | S::ExponentialMinusOne
+        | S::Log
+        | S::LogPlusOne
+        | S::Logistic
+        | S::Rsqrt
+        | S::Sine
+        | S::Sqrt
+        | S::Tan
+        | S::Tanh => {
             let r = result_accuracy_default(m);
             add("result_accuracy", r);
         }
@@ -350,7 +454,12 @@ fn defaults_to_vhlo(m: &mut Module, k: StablehloOp, present: &dyn Fn(&str) -> bo
 
 /// Converts the attributes of StableHLO op `op` (kind `k`) to VHLO: inherent attributes become
 /// the VHLO op's properties (defaults included), the rest stay discardable.
-pub fn attrs_to_vhlo(m: &mut Module, op: OpId, k: StablehloOp, allow_other: bool) -> Result<(Named, Named), Vec<String>> {
+pub fn attrs_to_vhlo(
+    m: &mut Module,
+    op: OpId,
+    k: StablehloOp,
+    allow_other: bool,
+) -> Result<(Named, Named), Vec<String>> {
     let inherent = k.attribute_names();
     let mut own: Vec<NamedAttr> = m.properties(op).to_vec();
     let mut discardable = Vec::new();
@@ -375,8 +484,13 @@ pub fn attrs_to_vhlo(m: &mut Module, op: OpId, k: StablehloOp, allow_other: bool
         }
     }
     let names: Vec<String> = own.iter().map(|a| m.str(a.name).to_string()).collect();
-    let values: Vec<(String, Attribute)> = own.iter().map(|a| (m.str(a.name).to_string(), a.value)).collect();
-    match defaults_to_vhlo(m, k, &|n| names.iter().any(|x| x == n), &|n| values.iter().find(|x| x.0 == n).map(|x| x.1)) {
+    let values: Vec<(String, Attribute)> = own
+        .iter()
+        .map(|a| (m.str(a.name).to_string(), a.value))
+        .collect();
+    match defaults_to_vhlo(m, k, &|n| names.iter().any(|x| x == n), &|n| {
+        values.iter().find(|x| x.0 == n).map(|x| x.1)
+    }) {
         Ok(d) => props.extend(d),
         Err(e) => errors.push(e),
     }
@@ -420,11 +534,26 @@ fn vhlo_bool_value(m: &Module, a: Attribute) -> Option<bool> {
 
 /// The elements of an integer `#vhlo.tensor_v1` (splats expanded), with the element count.
 fn vhlo_tensor_ints(m: &Module, a: Attribute) -> Option<Vec<i64>> {
-    let ("tensor_v1", [Param::Type(t), Param::Bytes(data)]) = vhlo_parts(m, a)? else { return None };
-    let TypeData::Dialect(d) = m.type_data(*t) else { return None };
-    let [Param::Ints(shape), Param::Type(e), _] = &d.params[..] else { return None };
-    let n = usize::try_from(shape.iter().try_fold(1i64, |acc, &x| if x < 0 { None } else { acc.checked_mul(x) })?).ok()?;
-    let TypeData::Dialect(ed) = m.type_data(*e) else { return None };
+    let ("tensor_v1", [Param::Type(t), Param::Bytes(data)]) = vhlo_parts(m, a)? else {
+        return None;
+    };
+    let TypeData::Dialect(d) = m.type_data(*t) else {
+        return None;
+    };
+    let [Param::Ints(shape), Param::Type(e), _] = &d.params[..] else {
+        return None;
+    };
+    let n = usize::try_from(shape.iter().try_fold(1i64, |acc, &x| {
+        if x < 0 {
+            None
+        } else {
+            acc.checked_mul(x)
+        }
+    })?)
+    .ok()?;
+    let TypeData::Dialect(ed) = m.type_data(*e) else {
+        return None;
+    };
     let width = match m.str(ed.mnemonic) {
         "bool_v1" | "i8_v1" | "ui8_v1" | "i2_v1" | "i4_v1" | "ui2_v1" | "ui4_v1" => 1,
         "i16_v1" | "ui16_v1" => 2,
@@ -456,21 +585,34 @@ fn is_splat_of(m: &Module, a: Attribute, v: i64) -> bool {
 fn stablehlo_attr(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Attribute {
     let dialect = m.sym("stablehlo");
     let mnemonic = m.sym(mnemonic);
-    m.attr(AttrData::Dialect(DialectAttr { dialect, mnemonic, params: params.into() }))
+    m.attr(AttrData::Dialect(DialectAttr {
+        dialect,
+        mnemonic,
+        params: params.into(),
+    }))
 }
 
 /// Joins separate VHLO attributes back into a StableHLO struct attribute, removing them from `attrs`.
-fn implode(m: &mut Module, attrs: &mut Named, names: &[&str], mnemonic: &str) -> Result<Attribute, String> {
+fn implode(
+    m: &mut Module,
+    attrs: &mut Named,
+    names: &[&str],
+    mnemonic: &str,
+) -> Result<Attribute, String> {
     let mut params = Vec::with_capacity(names.len());
     for n in names {
-        let Some(pos) = attrs.iter().position(|x| x.0 == *n) else { return Err(format!("attribute `{n}` is missing")) };
+        let Some(pos) = attrs.iter().position(|x| x.0 == *n) else {
+            return Err(format!("attribute `{n}` is missing"));
+        };
         let (_, a) = attrs.remove(pos);
         if let Some(v) = vhlo_int(m, a) {
             params.push(Param::Int(v));
         } else if let Some(v) = vhlo_tensor_ints(m, a) {
             params.push(Param::Ints(v.into()));
         } else {
-            return Err(format!("attribute `{n}` must be an integer or an integer tensor"));
+            return Err(format!(
+                "attribute `{n}` must be an integer or an integer tensor"
+            ));
         }
     }
     Ok(stablehlo_attr(m, mnemonic, params))
@@ -483,7 +625,9 @@ fn take(attrs: &mut Named, name: &str) -> Option<Attribute> {
 
 fn is_none_type_attr(m: &Module, a: Attribute) -> bool {
     match vhlo_parts(m, a) {
-        Some(("type_v1", [Param::Type(t)])) => matches!(m.type_data(*t), TypeData::Dialect(d) if m.str(d.mnemonic) == "none_v1"),
+        Some(("type_v1", [Param::Type(t)])) => {
+            matches!(m.type_data(*t), TypeData::Dialect(d) if m.str(d.mnemonic) == "none_v1")
+        }
         _ => false,
     }
 }
@@ -497,48 +641,87 @@ fn dense_i64_array_attr(k: StablehloOp, name: &str) -> bool {
             | (S::DynamicSlice, "slice_sizes")
             | (S::Reverse, "dimensions")
             | (S::Transpose, "permutation")
-            | (S::Pad, "edge_padding_low" | "edge_padding_high" | "interior_padding")
+            | (
+                S::Pad,
+                "edge_padding_low" | "edge_padding_high" | "interior_padding"
+            )
             | (S::Slice, "start_indices" | "limit_indices" | "strides")
             | (S::BroadcastInDim, "broadcast_dimensions")
-            | (S::DynamicBroadcastInDim, "broadcast_dimensions" | "known_expanding_dimensions" | "known_nonexpanding_dimensions")
+            | (
+                S::DynamicBroadcastInDim,
+                "broadcast_dimensions"
+                    | "known_expanding_dimensions"
+                    | "known_nonexpanding_dimensions"
+            )
             | (S::SelectAndScatter, "window_dimensions" | "window_strides")
-            | (S::ReduceWindow, "window_dimensions" | "window_strides" | "base_dilations" | "window_dilations")
+            | (
+                S::ReduceWindow,
+                "window_dimensions" | "window_strides" | "base_dilations" | "window_dilations"
+            )
             | (S::Map | S::Reduce, "dimensions")
             | (S::Gather, "slice_sizes")
-            | (S::Convolution | S::DynamicConv, "lhs_dilation" | "rhs_dilation" | "window_strides")
+            | (
+                S::Convolution | S::DynamicConv,
+                "lhs_dilation" | "rhs_dilation" | "window_strides"
+            )
     )
 }
 
 fn dense_array(m: &mut Module, width: u32, values: &[i64]) -> Attribute {
-    let element = m.ty(TypeData::Integer { width, signedness: Signedness::Signless });
-    let data: Vec<u8> = if width == 1 { values.iter().map(|&v| (v != 0) as u8).collect() } else { values.iter().flat_map(|v| v.to_le_bytes()).collect() };
-    m.attr(AttrData::DenseArray { element, data: data.into() })
+    let element = m.ty(TypeData::Integer {
+        width,
+        signedness: Signedness::Signless,
+    });
+    let data: Vec<u8> = if width == 1 {
+        values.iter().map(|&v| (v != 0) as u8).collect()
+    } else {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    };
+    m.attr(AttrData::DenseArray {
+        element,
+        data: data.into(),
+    })
 }
 
 fn symbol_ref(m: &mut Module, a: Attribute) -> Option<Attribute> {
-    let ("string_v1", [Param::Str(s)]) = vhlo_parts(m, a)? else { return None };
+    let ("string_v1", [Param::Str(s)]) = vhlo_parts(m, a)? else {
+        return None;
+    };
     let s = *s;
-    Some(m.attr(AttrData::SymbolRef { root: s, nested: Box::new([]) }))
+    Some(m.attr(AttrData::SymbolRef {
+        root: s,
+        nested: Box::new([]),
+    }))
 }
 
 /// Drops VHLO attributes that hold StableHLO's implicit default (upstream's `removeDefaults`).
 fn remove_defaults(m: &mut Module, k: StablehloOp, attrs: &mut Named) {
-    let is = |m: &Module, attrs: &Named, name: &str, f: &dyn Fn(&Module, Attribute) -> bool| attrs.iter().any(|x| x.0 == name && f(m, x.1));
+    let is = |m: &Module, attrs: &Named, name: &str, f: &dyn Fn(&Module, Attribute) -> bool| {
+        attrs.iter().any(|x| x.0 == name && f(m, x.1))
+    };
     let is_bool = |v: bool| move |m: &Module, a: Attribute| vhlo_bool_value(m, a) == Some(v);
     let is_int = |v: i64| move |m: &Module, a: Attribute| vhlo_int(m, a) == Some(v);
     let is_str = |v: &'static str| move |m: &Module, a: Attribute| matches!(vhlo_parts(m, a), Some(("string_v1", [Param::Str(s)])) if m.str(*s) == v);
     let is_empty_array = |m: &Module, a: Attribute| matches!(vhlo_parts(m, a), Some(("array_v1", [Param::Attrs(xs)])) if xs.is_empty());
     let is_empty_dict = |m: &Module, a: Attribute| matches!(vhlo_parts(m, a), Some(("dict_v1", [Param::AttrPairs(xs)])) if xs.is_empty());
-    let is_empty_tensor = |m: &Module, a: Attribute| vhlo_tensor_ints(m, a).is_some_and(|v| v.is_empty());
+    let is_empty_tensor =
+        |m: &Module, a: Attribute| vhlo_tensor_ints(m, a).is_some_and(|v| v.is_empty());
     let is_enum = |e: &'static str, v: i64| move |m: &Module, a: Attribute| matches!(vhlo_parts(m, a), Some((mn, [Param::Int(x)])) if mn == e && *x == v);
     let splat = |v: i64| move |m: &Module, a: Attribute| is_splat_of(m, a, v);
     let precision_default = |m: &Module, a: Attribute| match vhlo_parts(m, a) {
-        Some(("array_v1", [Param::Attrs(xs)])) => xs.iter().all(|&x| matches!(vhlo_parts(m, x), Some(("precision_v1", [Param::Int(0)])))),
+        Some(("array_v1", [Param::Attrs(xs)])) => xs
+            .iter()
+            .all(|&x| matches!(vhlo_parts(m, x), Some(("precision_v1", [Param::Int(0)])))),
         _ => false,
     };
     let accuracy_default = |m: &Module, a: Attribute| match vhlo_parts(m, a) {
-        Some(("result_accuracy_v1", [Param::Float { bits: a, .. }, Param::Float { bits: r, .. }, Param::Int(0), Param::Attr(mode)])) => {
-            f64::from_bits(*a as u64) == 0.0 && f64::from_bits(*r as u64) == 0.0 && matches!(vhlo_parts(m, *mode), Some((_, [Param::Int(0)])))
+        Some((
+            "result_accuracy_v1",
+            [Param::Float { bits: a, .. }, Param::Float { bits: r, .. }, Param::Int(0), Param::Attr(mode)],
+        )) => {
+            f64::from_bits(*a as u64) == 0.0
+                && f64::from_bits(*r as u64) == 0.0
+                && matches!(vhlo_parts(m, *mode), Some((_, [Param::Int(0)])))
         }
         _ => false,
     };
@@ -556,7 +739,10 @@ fn remove_defaults(m: &mut Module, k: StablehloOp, attrs: &mut Named) {
     if has_channel_id(k) {
         check("channel_id", &is_int(0));
     }
-    if matches!(k, S::AllGather | S::AllReduce | S::ReduceScatter | S::CollectiveReduce) {
+    if matches!(
+        k,
+        S::AllGather | S::AllReduce | S::ReduceScatter | S::CollectiveReduce
+    ) {
         check("use_global_device_ids", &is_bool(false));
     }
     if has_dynamic_root(k) {
@@ -581,10 +767,13 @@ fn remove_defaults(m: &mut Module, k: StablehloOp, attrs: &mut Named) {
         }
         S::CustomCall => {
             check("has_side_effect", &is_bool(false));
-            check("backend_config", &|m: &Module, a| is_str("")(m, a) || is_empty_dict(m, a));
+            check("backend_config", &|m: &Module, a| {
+                is_str("")(m, a) || is_empty_dict(m, a)
+            });
             check("api_version", &is_enum("api_version_v1", 1));
             check("called_computations", &is_empty_array);
-            let both_empty = is(m, attrs, "operand_layouts", &is_empty_array) && is(m, attrs, "result_layouts", &is_empty_array);
+            let both_empty = is(m, attrs, "operand_layouts", &is_empty_array)
+                && is(m, attrs, "result_layouts", &is_empty_array);
             if both_empty {
                 check("operand_layouts", &is_empty_array);
                 check("result_layouts", &is_empty_array);
@@ -593,9 +782,18 @@ fn remove_defaults(m: &mut Module, k: StablehloOp, attrs: &mut Named) {
             check("result_tilings", &is_empty_array);
         }
         S::Dot | S::DotGeneral => check("precision_config", &precision_default),
-        S::Cbrt | S::Cosine | S::Exponential | S::ExponentialMinusOne | S::Log | S::LogPlusOne | S::Logistic | S::Rsqrt | S::Sine | S::Sqrt | S::Tan | S::Tanh => {
-            check("result_accuracy", &accuracy_default)
-        }
+        S::Cbrt
+        | S::Cosine
+        | S::Exponential
+        | S::ExponentialMinusOne
+        | S::Log
+        | S::LogPlusOne
+        | S::Logistic
+        | S::Rsqrt
+        | S::Sine
+        | S::Sqrt
+        | S::Tan
+        | S::Tanh => check("result_accuracy", &accuracy_default),
         S::DynamicBroadcastInDim => {
             check("known_expanding_dimensions", &is_empty_tensor);
             check("known_nonexpanding_dimensions", &is_empty_tensor);
@@ -634,23 +832,45 @@ fn remove_defaults(m: &mut Module, k: StablehloOp, attrs: &mut Named) {
 }
 
 /// Converts the (current-version) VHLO properties of an op of kind `k` to StableHLO attributes.
-pub fn attrs_from_vhlo(m: &mut Module, k: StablehloOp, mut attrs: Named) -> Result<Named, Vec<String>> {
+pub fn attrs_from_vhlo(
+    m: &mut Module,
+    k: StablehloOp,
+    mut attrs: Named,
+) -> Result<Named, Vec<String>> {
     let mut out: Named = Vec::new();
     let mut errors = Vec::new();
-    let mut push_implode = |m: &mut Module, attrs: &mut Named, names: &[&str], mnemonic: &str, as_name: &str| match implode(m, attrs, names, mnemonic) {
-        Ok(a) => out.push((as_name.to_string(), a)),
-        Err(e) => errors.push(e),
-    };
+    let mut push_implode =
+        |m: &mut Module, attrs: &mut Named, names: &[&str], mnemonic: &str, as_name: &str| {
+            match implode(m, attrs, names, mnemonic) {
+                Ok(a) => out.push((as_name.to_string(), a)),
+                Err(e) => errors.push(e),
+            }
+        };
     match k {
-        S::Convolution | S::DynamicConv => push_implode(m, &mut attrs, CONV_FIELDS, "conv", "dimension_numbers"),
-        S::Gather | S::DynamicGather => push_implode(m, &mut attrs, GATHER_FIELDS, "gather", "dimension_numbers"),
-        S::Scatter => push_implode(m, &mut attrs, SCATTER_FIELDS, "scatter", "scatter_dimension_numbers"),
+        S::Convolution | S::DynamicConv => {
+            push_implode(m, &mut attrs, CONV_FIELDS, "conv", "dimension_numbers")
+        }
+        S::Gather | S::DynamicGather => {
+            push_implode(m, &mut attrs, GATHER_FIELDS, "gather", "dimension_numbers")
+        }
+        S::Scatter => push_implode(
+            m,
+            &mut attrs,
+            SCATTER_FIELDS,
+            "scatter",
+            "scatter_dimension_numbers",
+        ),
         S::DotGeneral => push_implode(m, &mut attrs, DOT_FIELDS, "dot", "dot_dimension_numbers"),
         _ => {}
     }
     if k == S::DotGeneral {
-        let fields: Vec<Option<Attribute>> = ALGORITHM_FIELDS.iter().map(|n| take(&mut attrs, n)).collect();
-        let all_none = fields.iter().all(|f| f.is_some_and(|a| is_none_type_attr(m, a)));
+        let fields: Vec<Option<Attribute>> = ALGORITHM_FIELDS
+            .iter()
+            .map(|n| take(&mut attrs, n))
+            .collect();
+        let all_none = fields
+            .iter()
+            .all(|f| f.is_some_and(|a| is_none_type_attr(m, a)));
         if !all_none {
             let mut params = Vec::new();
             for (f, n) in fields.iter().zip(ALGORITHM_FIELDS) {
@@ -679,7 +899,10 @@ pub fn attrs_from_vhlo(m: &mut Module, k: StablehloOp, mut attrs: Named) -> Resu
         }
     }
     if matches!(k, S::Send | S::Recv) {
-        match (take(&mut attrs, "channel_id").and_then(|a| vhlo_int(m, a)), take(&mut attrs, "channel_type").and_then(|a| vhlo_int(m, a))) {
+        match (
+            take(&mut attrs, "channel_id").and_then(|a| vhlo_int(m, a)),
+            take(&mut attrs, "channel_type").and_then(|a| vhlo_int(m, a)),
+        ) {
             (Some(id), Some(ty)) => {
                 let a = stablehlo_attr(m, "channel_handle", vec![Param::Int(id), Param::Int(ty)]);
                 out.push(("channel_handle".into(), a));
@@ -692,16 +915,28 @@ pub fn attrs_from_vhlo(m: &mut Module, k: StablehloOp, mut attrs: Named) -> Resu
         let r: Result<Option<(String, Attribute)>, String> = (|| {
             if has_channel_id(k) && name == "channel_id" {
                 let id = vhlo_int(m, a).ok_or("`channel_id` must be an integer")?;
-                return Ok(Some(("channel_handle".into(), stablehlo_attr(m, "channel_handle", vec![Param::Int(id), Param::Int(0)]))));
+                return Ok(Some((
+                    "channel_handle".into(),
+                    stablehlo_attr(m, "channel_handle", vec![Param::Int(id), Param::Int(0)]),
+                )));
             }
-            if (has_global_ids(k) && name == "use_global_device_ids") || (has_dynamic_root(k) && name == "has_dynamic_root") {
+            if (has_global_ids(k) && name == "use_global_device_ids")
+                || (has_dynamic_root(k) && name == "has_dynamic_root")
+            {
                 let b = vhlo_bool_value(m, a).ok_or(format!("`{name}` must be a boolean"))?;
                 return Ok(b.then(|| (name.clone(), m.attr(AttrData::Unit))));
             }
-            if (k == S::CustomCall && name == "called_computations") || (k == S::Composite && name == "decomposition") || (k == S::Call && name == "callee") {
+            if (k == S::CustomCall && name == "called_computations")
+                || (k == S::Composite && name == "decomposition")
+                || (k == S::Call && name == "callee")
+            {
                 let conv = if let Some(("array_v1", [Param::Attrs(xs)])) = vhlo_parts(m, a) {
                     let xs = xs.to_vec();
-                    let refs = xs.iter().map(|&x| symbol_ref(m, x)).collect::<Option<Vec<_>>>().ok_or(format!("`{name}` must hold strings"))?;
+                    let refs = xs
+                        .iter()
+                        .map(|&x| symbol_ref(m, x))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or(format!("`{name}` must hold strings"))?;
                     m.attr(AttrData::Array(refs.into()))
                 } else {
                     symbol_ref(m, a).ok_or(format!("`{name}` must be a string"))?
@@ -709,11 +944,13 @@ pub fn attrs_from_vhlo(m: &mut Module, k: StablehloOp, mut attrs: Named) -> Resu
                 return Ok(Some((name.clone(), conv)));
             }
             if dense_i64_array_attr(k, &name) {
-                let v = vhlo_tensor_ints(m, a).ok_or(format!("`{name}` must be an integer tensor"))?;
+                let v =
+                    vhlo_tensor_ints(m, a).ok_or(format!("`{name}` must be an integer tensor"))?;
                 return Ok(Some((name.clone(), dense_array(m, 64, &v))));
             }
             if matches!(k, S::Convolution | S::DynamicConv) && name == "window_reversal" {
-                let v = vhlo_tensor_ints(m, a).ok_or("`window_reversal` must be a boolean tensor")?;
+                let v =
+                    vhlo_tensor_ints(m, a).ok_or("`window_reversal` must be a boolean tensor")?;
                 return Ok(Some((name.clone(), dense_array(m, 1, &v))));
             }
             Ok(Some((name.clone(), attrs::from_vhlo(m, a)?)))
@@ -735,7 +972,12 @@ pub fn attrs_from_vhlo(m: &mut Module, k: StablehloOp, mut attrs: Named) -> Resu
 pub fn to_named(m: &mut Module, mut v: Named) -> Vec<NamedAttr> {
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v.dedup_by(|a, b| a.0 == b.0);
-    v.into_iter().map(|(n, value)| NamedAttr { name: m.sym(&n), value }).collect()
+    v.into_iter()
+        .map(|(n, value)| NamedAttr {
+            name: m.sym(&n),
+            value,
+        })
+        .collect()
 }
 
 /// The VHLO op kind of a StableHLO op kind at its current version.

@@ -1,8 +1,10 @@
 //! Type conversion between builtin/StableHLO types and VHLO types, both ways.
 
 use crate::dialect::support::{vhlo_type, vhlo_type_with};
-use crate::ir::{AttrData, Attribute, DialectAttr, DialectType, FloatKind, Module, Param, Signedness, Type, TypeData};
-
+use crate::ir::{
+    AttrData, Attribute, DialectAttr, DialectType, FloatKind, Module, Param, Signedness, Type,
+    TypeData,
+};
 
 /// The VHLO mnemonic of a builtin float kind, if VHLO has one.
 fn float_mnemonic(k: FloatKind) -> Option<&'static str> {
@@ -36,7 +38,12 @@ fn dialect_of<'a>(m: &'a Module, d: &DialectType) -> (&'a str, &'a str) {
 /// With `allow_other`, types of other dialects are kept (upstream's `allowOtherDialects`).
 pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, String> {
     let data = m.type_data(t).clone();
-    let bad = |m: &Module, why: &str| Err(format!("type `{}` {why}", crate::text::type_to_string(m, t)));
+    let bad = |m: &Module, why: &str| {
+        Err(format!(
+            "type `{}` {why}",
+            crate::text::type_to_string(m, t)
+        ))
+    };
     Ok(match data {
         TypeData::Integer { width, signedness } => {
             let name = match (width, signedness) {
@@ -57,26 +64,50 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
             let e = to_vhlo(m, e, allow_other)?;
             vhlo_type_with(m, "complex_v1", vec![Param::Type(e)])
         }
-        TypeData::RankedTensor { shape, element, encoding } => {
+        TypeData::RankedTensor {
+            shape,
+            element,
+            encoding,
+        } => {
             let e = to_vhlo(m, element, allow_other)?;
-            let enc = match encoding {
-                None => Param::Absent,
-                Some(a) => Param::Attr(encoding_to_vhlo(m, a).map_err(|w| format!("type `{}`: {w}", crate::text::type_to_string(m, t)))?),
-            };
-            vhlo_type_with(m, "tensor_v1", vec![Param::Ints(shape), Param::Type(e), enc])
+            let enc =
+                match encoding {
+                    None => Param::Absent,
+                    Some(a) => Param::Attr(encoding_to_vhlo(m, a).map_err(|w| {
+                        format!("type `{}`: {w}", crate::text::type_to_string(m, t))
+                    })?),
+                };
+            vhlo_type_with(
+                m,
+                "tensor_v1",
+                vec![Param::Ints(shape), Param::Type(e), enc],
+            )
         }
         TypeData::UnrankedTensor { element } => {
             let e = to_vhlo(m, element, allow_other)?;
             vhlo_type_with(m, "unranked_tensor_v1", vec![Param::Type(e)])
         }
         TypeData::Tuple(ts) => {
-            let ts = ts.iter().map(|&x| to_vhlo(m, x, allow_other)).collect::<Result<Vec<_>, _>>()?;
+            let ts = ts
+                .iter()
+                .map(|&x| to_vhlo(m, x, allow_other))
+                .collect::<Result<Vec<_>, _>>()?;
             vhlo_type_with(m, "tuple_v1", vec![Param::Types(ts.into())])
         }
         TypeData::Function { inputs, results } => {
-            let i = inputs.iter().map(|&x| to_vhlo(m, x, allow_other)).collect::<Result<Vec<_>, _>>()?;
-            let r = results.iter().map(|&x| to_vhlo(m, x, allow_other)).collect::<Result<Vec<_>, _>>()?;
-            vhlo_type_with(m, "func_v1", vec![Param::Types(i.into()), Param::Types(r.into())])
+            let i = inputs
+                .iter()
+                .map(|&x| to_vhlo(m, x, allow_other))
+                .collect::<Result<Vec<_>, _>>()?;
+            let r = results
+                .iter()
+                .map(|&x| to_vhlo(m, x, allow_other))
+                .collect::<Result<Vec<_>, _>>()?;
+            vhlo_type_with(
+                m,
+                "func_v1",
+                vec![Param::Types(i.into()), Param::Types(r.into())],
+            )
         }
         TypeData::Dialect(d) => {
             let (dialect, mnemonic) = dialect_of(m, &d);
@@ -84,8 +115,13 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
                 ("vhlo", _) => t,
                 ("stablehlo", "token") => vhlo_type(m, "token_v1"),
                 ("stablehlo", "future") => {
-                    let Some(Param::Types(ts)) = d.params.first() else { return bad(m, "is malformed") };
-                    let ts = ts.iter().map(|&x| to_vhlo(m, x, allow_other)).collect::<Result<Vec<_>, _>>()?;
+                    let Some(Param::Types(ts)) = d.params.first() else {
+                        return bad(m, "is malformed");
+                    };
+                    let ts = ts
+                        .iter()
+                        .map(|&x| to_vhlo(m, x, allow_other))
+                        .collect::<Result<Vec<_>, _>>()?;
                     vhlo_type_with(m, "future_v1", vec![Param::Types(ts.into())])
                 }
                 ("shape", "witness") => vhlo_type(m, "witness_v1"),
@@ -93,7 +129,9 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
                     let mut params = d.params.to_vec();
                     // Storage and expressed types are parameters 1 and 2 in both layouts.
                     for p in params.iter_mut().skip(1).take(2) {
-                        let Param::Type(x) = *p else { return bad(m, "is malformed") };
+                        let Param::Type(x) = *p else {
+                            return bad(m, "is malformed");
+                        };
                         *p = Param::Type(to_vhlo(m, x, allow_other)?);
                     }
                     match params.len() {
@@ -110,7 +148,12 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
                             let e = to_vhlo(m, e, allow_other)?;
                             vhlo_type_with(m, "buffer_v1", vec![Param::Ints(shape), Param::Type(e)])
                         }
-                        _ => return bad(m, "has a layout or memory space, which VHLO buffers cannot hold"),
+                        _ => {
+                            return bad(
+                                m,
+                                "has a layout or memory space, which VHLO buffers cannot hold",
+                            )
+                        }
                     }
                 }
                 _ if allow_other && dialect != "stablehlo" => t,
@@ -124,10 +167,19 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
 fn encoding_to_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
     match m.attr_data(a).clone() {
         AttrData::Dialect(d) if m.str(d.dialect) == "vhlo" => Ok(a),
-        AttrData::Dialect(d) if m.str(d.dialect) == "stablehlo" && m.str(d.mnemonic) == "type_extensions" => {
-            Ok(crate::dialect::support::vhlo_attr(m, "type_extensions_v1", d.params.to_vec()))
+        AttrData::Dialect(d)
+            if m.str(d.dialect) == "stablehlo" && m.str(d.mnemonic) == "type_extensions" =>
+        {
+            Ok(crate::dialect::support::vhlo_attr(
+                m,
+                "type_extensions_v1",
+                d.params.to_vec(),
+            ))
         }
-        _ => Err(format!("encoding `{}` has no VHLO form", crate::text::attribute_to_string(m, a))),
+        _ => Err(format!(
+            "encoding `{}` has no VHLO form",
+            crate::text::attribute_to_string(m, a)
+        )),
     }
 }
 
@@ -150,19 +202,29 @@ fn builtin_scalar(m: &Module, mnemonic: &str) -> Option<TypeData> {
         "ui64_v1" => int(64, Signedness::Unsigned),
         "index_v1" => Some(TypeData::Index),
         "none_v1" => Some(TypeData::None),
-        _ => FloatKind::ALL.iter().copied().find(|&k| float_mnemonic(k) == Some(mnemonic)).map(TypeData::Float),
+        _ => FloatKind::ALL
+            .iter()
+            .copied()
+            .find(|&k| float_mnemonic(k) == Some(mnemonic))
+            .map(TypeData::Float),
     }
 }
 
 fn dialect_type(m: &mut Module, dialect: &str, mnemonic: &str, params: Vec<Param>) -> Type {
     let dialect = m.sym(dialect);
     let mnemonic = m.sym(mnemonic);
-    m.ty(TypeData::Dialect(DialectType { dialect, mnemonic, params: params.into() }))
+    m.ty(TypeData::Dialect(DialectType {
+        dialect,
+        mnemonic,
+        params: params.into(),
+    }))
 }
 
 /// Converts a VHLO type back to its builtin/StableHLO/quant form. Non-VHLO types are kept.
 pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
-    let TypeData::Dialect(d) = m.type_data(t).clone() else { return Ok(t) };
+    let TypeData::Dialect(d) = m.type_data(t).clone() else {
+        return Ok(t);
+    };
     if m.str(d.dialect) != "vhlo" {
         return Ok(t);
     }
@@ -170,8 +232,17 @@ pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
     if let Some(data) = builtin_scalar(m, &mnemonic) {
         return Ok(m.ty(data));
     }
-    let bad = |m: &Module| Err(format!("malformed VHLO type `{}`", crate::text::type_to_string(m, t)));
-    let types = |m: &mut Module, ts: &[Type]| ts.iter().map(|&x| from_vhlo(m, x)).collect::<Result<Vec<_>, _>>();
+    let bad = |m: &Module| {
+        Err(format!(
+            "malformed VHLO type `{}`",
+            crate::text::type_to_string(m, t)
+        ))
+    };
+    let types = |m: &mut Module, ts: &[Type]| {
+        ts.iter()
+            .map(|&x| from_vhlo(m, x))
+            .collect::<Result<Vec<_>, _>>()
+    };
     Ok(match (mnemonic.as_str(), &d.params[..]) {
         ("complex_v1", [Param::Type(e)]) => {
             let e = from_vhlo(m, *e)?;
@@ -184,7 +255,11 @@ pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
                 Param::Attr(a) => Some(encoding_from_vhlo(m, *a)),
                 _ => return bad(m),
             };
-            m.ty(TypeData::RankedTensor { shape: shape.clone(), element, encoding })
+            m.ty(TypeData::RankedTensor {
+                shape: shape.clone(),
+                element,
+                encoding,
+            })
         }
         ("unranked_tensor_v1", [Param::Type(e)]) => {
             let element = from_vhlo(m, *e)?;
@@ -216,7 +291,17 @@ pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
         ("buffer_v1", [Param::Ints(shape), Param::Type(e)]) => {
             let shape = shape.clone();
             let e = from_vhlo(m, *e)?;
-            dialect_type(m, "builtin", "memref", vec![Param::Ints(shape), Param::Type(e), Param::Absent, Param::Absent])
+            dialect_type(
+                m,
+                "builtin",
+                "memref",
+                vec![
+                    Param::Ints(shape),
+                    Param::Type(e),
+                    Param::Absent,
+                    Param::Absent,
+                ],
+            )
         }
         _ => return bad(m),
     })
@@ -224,10 +309,16 @@ pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
 
 fn encoding_from_vhlo(m: &mut Module, a: Attribute) -> Attribute {
     match m.attr_data(a).clone() {
-        AttrData::Dialect(d) if m.str(d.dialect) == "vhlo" && m.str(d.mnemonic) == "type_extensions_v1" => {
+        AttrData::Dialect(d)
+            if m.str(d.dialect) == "vhlo" && m.str(d.mnemonic) == "type_extensions_v1" =>
+        {
             let dialect = m.sym("stablehlo");
             let mnemonic = m.sym("type_extensions");
-            m.attr(AttrData::Dialect(DialectAttr { dialect, mnemonic, params: d.params }))
+            m.attr(AttrData::Dialect(DialectAttr {
+                dialect,
+                mnemonic,
+                params: d.params,
+            }))
         }
         _ => a,
     }
@@ -237,4 +328,3 @@ fn encoding_from_vhlo(m: &mut Module, a: Attribute) -> Attribute {
 pub fn element_bytes(m: &Module, t: Type) -> Option<usize> {
     crate::text::element_storage_bytes(m, t)
 }
-

@@ -475,3 +475,32 @@ impl Module {
         }
     }
 }
+
+/// Insertion in the middle of a block (the mixed StableHLO/other-dialect conversion inserts
+/// casts next to the values they convert).
+impl Module {
+    /// Inserts the detached `op` into `block` before position `index` (at the end when `index`
+    /// is past it).
+    pub fn insert_op(&mut self, block: Block, index: usize, op: OpId) {
+        self.ops[op.index()].parent = Some(block);
+        let ops = &mut self.blocks[block.index()].ops;
+        let at = index.min(ops.len());
+        ops.insert(at, op);
+    }
+
+    /// The position of `op` in its block.
+    pub fn op_position(&self, op: OpId) -> Option<usize> {
+        let block = self.ops[op.index()].parent?;
+        self.blocks[block.index()].ops.iter().position(|&o| o == op)
+    }
+}
+
+/// Removal of ops (folding casts away after a conversion).
+impl Module {
+    /// Detaches `op` from its block; it stays in the arena, unreachable.
+    pub fn detach_op(&mut self, op: OpId) {
+        if let Some(block) = self.ops[op.index()].parent.take() {
+            self.blocks[block.index()].ops.retain(|&o| o != op);
+        }
+    }
+}

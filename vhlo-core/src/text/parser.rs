@@ -137,6 +137,12 @@ impl<'a> Parser<'a> {
         self
     }
 
+    /// The location of an unlocated block argument written at `pos`: its source position with
+    /// source locations on, else unknown.
+    pub(crate) fn default_arg_loc(&mut self, pos: usize) -> Location {
+        self.source_loc(pos).unwrap_or(self.m.unknown_loc())
+    }
+
     /// `filename:line:col` of byte offset `pos`, when source locations are on.
     fn source_loc(&mut self, pos: usize) -> Option<Location> {
         let file = self.filename?;

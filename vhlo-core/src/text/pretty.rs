@@ -578,11 +578,12 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             }
             true
         }
-        "tensor.cast" => {
+        name @ ("tensor.cast" | "builtin.unrealized_conversion_cast") => {
             if !m.properties(op).is_empty() || m.operands(op).len() != 1 || m.num_results(op) != 1 {
                 return false;
             }
-            p.out.push_str("tensor.cast ");
+            p.out.push_str(name);
+            p.out.push(' ');
             p.print_value_list(m.operands(op));
             if !m.attributes(op).is_empty() {
                 p.out.push(' ');
@@ -717,7 +718,8 @@ impl<'a> Parser<'a> {
             self.m.ty(TypeData::Index)
         };
         let mut uses = vec![lb, ub, step];
-        let mut args = vec![(iv, iv_type, ivpos, self.m.unknown_loc())];
+        let iv_loc = self.default_arg_loc(ivpos);
+        let mut args = vec![(iv, iv_type, ivpos, iv_loc)];
         let mut result_types = Vec::new();
         if self.c.eat_keyword("iter_args") {
             self.c.expect(b'(', "after 'iter_args'")?;
@@ -740,7 +742,8 @@ impl<'a> Parser<'a> {
                 return Err(self.c.error("iter_args and result types differ in number"));
             }
             for ((n, p), &t) in names.into_iter().zip(&result_types) {
-                args.push((n, t, p, self.m.unknown_loc()));
+                let loc = self.default_arg_loc(p);
+                args.push((n, t, p, loc));
             }
         }
         let mut types = vec![iv_type; 3];

@@ -1193,11 +1193,12 @@ impl<'a> Parser<'a> {
         } else {
             Vec::new()
         };
-        let args: Vec<super::parser::EntryArg<'a>> = iter_args
-            .iter()
-            .zip(&types)
-            .map(|((n, p), &t)| (*n, t, *p, self.m.unknown_loc()))
-            .collect();
+        let mut args: Vec<super::parser::EntryArg<'a>> = Vec::with_capacity(iter_args.len());
+        for ((n, p), &t) in iter_args.iter().zip(&types) {
+            // MLIR gives the iteration arguments their position in the text.
+            let loc = self.default_arg_loc(*p);
+            args.push((*n, t, *p, loc));
+        }
         self.c
             .expect_keyword("cond", "before the while condition")?;
         let cond = self.parse_region(Some(args.clone()))?;
