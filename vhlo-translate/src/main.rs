@@ -133,7 +133,13 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     if let Some(file) = &cli.deserialize {
         let bytes = read_input(file)?;
         let module = portable::deserialize_portable_artifact(&bytes)?;
-        let opts = PrintOptions { generic: cli.mlir_print_op_generic, debug_info: cli.mlir_print_debuginfo, ..Default::default() };
+        // Print as stablehlo-translate does (default-valued attributes elided).
+        let opts = PrintOptions {
+            generic: cli.mlir_print_op_generic,
+            debug_info: cli.mlir_print_debuginfo,
+            elide_defaults: true,
+            ..Default::default()
+        };
         return write_output(cli.output.as_deref(), text::print(&module, opts).as_bytes());
     }
     if let Some(file) = &cli.retarget {

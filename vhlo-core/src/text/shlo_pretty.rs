@@ -2017,7 +2017,7 @@ fn print_convolution(p: &mut Printer<'_>, op: OpId) -> bool {
 }
 
 /// The compact `applies` form is used when the body is exactly `inner(arg0, arg1); return`.
-fn reduce_compact_inner(m: &Module, op: OpId) -> Option<&str> {
+fn reduce_compact_inner(m: &Module, op: OpId, mlir_lossy: bool) -> Option<&str> {
     let region = m.regions(op)[0];
     let [block] = m.blocks(region) else {
         return None;
@@ -2057,13 +2057,15 @@ fn reduce_compact_inner(m: &Module, op: OpId) -> Option<&str> {
     if m.op_name_str(*ret) != "stablehlo.return" || m.operands(*ret) != [m.result(*inner, 0)?] {
         return None;
     }
-    // The compact form cannot carry distinct locations of the body ops.
+    // The compact form cannot carry distinct locations of the body ops; MLIR drops them (and so
+    // do we when printing as MLIR does), otherwise the region form keeps them.
     let loc = m.op_location(op);
-    if m.op_location(*inner) != loc
+    if !mlir_lossy
+        && (m.op_location(*inner) != loc
         || m.op_location(*ret) != loc
-        || m.block_args(*block)
-            .iter()
-            .any(|&a| m.value_location(a) != loc)
+            || m.block_args(*block)
+                .iter()
+                .any(|&a| m.value_location(a) != loc))
     {
         return None;
     }
@@ -2081,7 +2083,7 @@ fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     let n = operands.len() / 2;
     let region = m.regions(op)[0];
-    let compact = reduce_compact_inner(m, op);
+    let compact = reduce_compact_inner(m, op, p.opts.elide_defaults);
     if compact.is_none() {
         let [block] = m.blocks(region) else {
             return false;
