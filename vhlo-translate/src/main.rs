@@ -17,11 +17,19 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("--list-ops") => {
-            let target = match args.iter().position(|a| a == "--target").and_then(|i| args.get(i + 1)) {
+            let target = match args
+                .iter()
+                .position(|a| a == "--target")
+                .and_then(|i| args.get(i + 1))
+            {
                 None => None,
                 Some(t) => match t.parse::<vhlo_core::version::Version>() {
                     Ok(v) if v < vhlo::MINIMUM_VERSION || v > vhlo::CURRENT_VERSION => {
-                        eprintln!("error: target {v} is outside {}..={}", vhlo::MINIMUM_VERSION, vhlo::CURRENT_VERSION);
+                        eprintln!(
+                            "error: target {v} is outside {}..={}",
+                            vhlo::MINIMUM_VERSION,
+                            vhlo::CURRENT_VERSION
+                        );
                         return ExitCode::from(1);
                     }
                     Ok(v) => Some(v),

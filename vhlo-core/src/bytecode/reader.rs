@@ -1,5 +1,12 @@
 //! The bytecode reader: header, sections, lazily resolved attribute/type tables, and the IR.
 
+// Input path: no panics whatever the bytes (issue 5). Tests opt out below.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 use std::collections::BTreeMap;
 
 use super::encoding::{op_mask, section, version, Cursor, MAGIC};
@@ -113,6 +120,8 @@ fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
         properties: Vec::new(),
         depth: 0,
         region_depth: 0,
+        live_values: 0,
+        ir_bytes: ir.as_ref().map_or(0, Cursor::remaining),
         use_lists: BTreeMap::new(),
         block_arg_locations: BTreeMap::new(),
     };
@@ -190,8 +199,9 @@ enum Slot<T> {
 struct Scope {
     values: Vec<Option<Value>>,
     next_ids: Vec<usize>,
-    /// Operands that referred to a value not defined yet: (op, operand index, value slot).
-    pending: Vec<(OpId, usize, usize)>,
+    /// Operands that referred to a value not defined yet, by value slot: (op, operand index).
+    /// Patched when the slot is defined, so the work is linear in the number of operands.
+    waiting: BTreeMap<usize, Vec<(OpId, usize)>>,
 }
 
 /// Attributes and types: resolved the same way from their own tables.
@@ -247,6 +257,11 @@ struct Reader<'a> {
     depth: usize,
     /// Nesting of regions.
     region_depth: usize,
+    /// Value slots declared by the regions being read: each needs a byte of the IR section to
+    /// define it, so their sum is bounded by its size (and so is the memory they take).
+    live_values: usize,
+    /// Size of the top-level IR section.
+    ir_bytes: usize,
     use_lists: BTreeMap<Value, UseListOrder>,
     block_arg_locations: BTreeMap<Value, Location>,
 }
@@ -268,10 +283,9 @@ impl<'a> Reader<'a> {
                 return Err(c.err_at(at, "string of length 0 (lengths include the NUL)"));
             }
             let data = c.bytes(len)?;
-            let (body, nul) = data.split_at(len - 1);
-            if nul != [0] {
+            let Some((&0, body)) = data.split_last() else {
                 return Err(c.err_at(at, "string is not NUL-terminated"));
-            }
+            };
             self.strings.push((body, at, None));
         }
         if !c.is_empty() {
@@ -385,7 +399,7 @@ impl<'a> Reader<'a> {
                     return Err(o.err_at(at, format!("dialect index {dialect} out of range")));
                 }
                 let count = o.count(1)?;
-                if count > total - read {
+                if count > total.saturating_sub(read) {
                     return Err(o.err_at(at, "entry group exceeds the declared entry count"));
                 }
                 for _ in 0..count {
@@ -417,7 +431,7 @@ impl<'a> Reader<'a> {
                         });
                     }
                 }
-                read += count;
+                read = read.saturating_add(count);
             }
         }
         if !o.is_empty() {
@@ -444,7 +458,7 @@ impl<'a> Reader<'a> {
     }
 
     fn enter(&mut self, c: &Cursor<'_>) -> Result<()> {
-        self.depth += 1;
+        self.depth = self.depth.saturating_add(1);
         if self.depth > MAX_DEPTH {
             return Err(c.err(format!("nesting deeper than {MAX_DEPTH}")));
         }
@@ -470,7 +484,7 @@ impl<'a> Reader<'a> {
         if let Some(e) = T::table(self).get_mut(idx) {
             e.slot = Slot::Done(x);
         }
-        self.depth -= 1;
+        self.depth = self.depth.saturating_sub(1);
         Ok(x)
     }
 
@@ -989,7 +1003,7 @@ impl<'a> Reader<'a> {
             // MLIR keeps all-equal data as a splat.
             if num_elements > 1
                 && data.len() == num_elements
-                && data.windows(2).all(|w| w[0] == w[1])
+                && data.windows(2).all(|w| w.first() == w.last())
             {
                 data.truncate(1);
             }
@@ -1118,23 +1132,26 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    fn define(&self, c: &Cursor<'_>, scope: &mut Scope, v: Value) -> Result<()> {
+    fn define(&mut self, c: &Cursor<'_>, scope: &mut Scope, v: Value) -> Result<()> {
         let next = scope
             .next_ids
             .last_mut()
             .ok_or_else(|| c.err("value defined outside a region"))?;
         let slot = *next;
-        *next += 1;
+        *next = slot.saturating_add(1);
         if slot >= scope.values.len() {
             if scope.next_ids.len() == 1 {
                 // Top-level results: the IR section declares no value count for them.
-                scope.values.resize(slot + 1, None);
+                scope.values.resize(slot.saturating_add(1), None);
             } else {
                 return Err(c.err("region defines more values than its header declared"));
             }
         }
         if let Some(s) = scope.values.get_mut(slot) {
             *s = Some(v);
+        }
+        for (op, i) in scope.waiting.remove(&slot).unwrap_or_default() {
+            self.module.set_operand(op, i, v);
         }
         Ok(())
     }
@@ -1194,8 +1211,9 @@ impl<'a> Reader<'a> {
                 .ok_or_else(|| c.err_at(at, format!("properties index {idx} out of range")))?;
             state.properties = self.decode_properties(&mut p, &dialect_name, &short)?;
             state.attributes = dict;
-        } else if self.version < version::NATIVE_PROPERTIES_ENCODING {
-            // Before native properties, inherent attributes live in the dictionary too.
+        } else if inherent.is_some() {
+            // Before native properties, and for an op written without its properties entry,
+            // inherent attributes live in the dictionary (MLIR's `setAttrs` moves them over).
             for a in dict {
                 let name = self.module.str(a.name);
                 if inherent.is_some_and(|names| names.contains(&name)) {
@@ -1206,6 +1224,21 @@ impl<'a> Reader<'a> {
             }
         } else {
             state.attributes = dict;
+        }
+        // VHLO ops have no optional attributes: MLIR's verifier refuses an op without one.
+        if dialect_name == "vhlo" {
+            let missing = inherent.unwrap_or_default().iter().find(|&&name| {
+                !state
+                    .properties
+                    .iter()
+                    .any(|a| self.module.str(a.name) == name)
+            });
+            if let Some(name) = missing {
+                return Err(c.err_at(
+                    op_at,
+                    format!("op vhlo.{short} is missing its inherent attribute '{name}'"),
+                ));
+            }
         }
         if mask & op_mask::HAS_RESULTS != 0 {
             let n = c.count(1)?;
@@ -1266,7 +1299,7 @@ impl<'a> Reader<'a> {
             None => self.module.push_top(op),
         }
         for (i, slot) in fixups {
-            scope.pending.push((op, i, slot));
+            scope.waiting.entry(slot).or_default().push((op, i));
         }
         let results: Vec<Value> = self.module.results(op).collect();
         for &v in &results {
@@ -1280,7 +1313,7 @@ impl<'a> Reader<'a> {
             self.use_lists.insert(v, order);
         }
         if let Some(isolated) = regions_header {
-            self.region_depth += 1;
+            self.region_depth = self.region_depth.saturating_add(1);
             if self.region_depth > MAX_DEPTH {
                 return Err(c.err(format!("regions nesting deeper than {MAX_DEPTH}")));
             }
@@ -1299,7 +1332,7 @@ impl<'a> Reader<'a> {
             } else {
                 self.read_regions(c, &regions, isolated, scope)?;
             }
-            self.region_depth -= 1;
+            self.region_depth = self.region_depth.saturating_sub(1);
         }
         Ok(())
     }
@@ -1318,15 +1351,24 @@ impl<'a> Reader<'a> {
             if num_blocks == 0 {
                 continue;
             }
+            let at = c.offset();
             let num_values = c.index()?;
-            if num_values > c.remaining() {
-                return Err(c.err(format!(
-                    "value count {num_values} exceeds the remaining bytes"
-                )));
-            }
+            let live = self
+                .live_values
+                .checked_add(num_values)
+                .filter(|&n| num_values <= c.remaining() && n <= self.ir_bytes)
+                .ok_or_else(|| {
+                    c.err_at(
+                        at,
+                        format!(
+                            "value count {num_values} exceeds what the remaining bytes can define"
+                        ),
+                    )
+                })?;
+            self.live_values = live;
             let start = scope.values.len();
             scope.next_ids.push(start);
-            scope.values.resize(start + num_values, None);
+            scope.values.resize(start.saturating_add(num_values), None);
             let mut ctx = RegionCtx { blocks: Vec::new() };
             for _ in 0..num_blocks {
                 let (num_ops, has_args) = c.varint_with_flag()?;
@@ -1388,6 +1430,7 @@ impl<'a> Reader<'a> {
             self.resolve_pending(c, scope, start)?;
             scope.values.truncate(start);
             scope.next_ids.pop();
+            self.live_values = self.live_values.saturating_sub(num_values);
         }
         if isolated {
             self.finish_scope(c, &mut fresh)?;
@@ -1395,26 +1438,13 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// Patches forward operand references whose value is now known; those into `from..` that are
-    /// still unknown can never be defined.
+    /// At the end of a region whose value slots start at `from`: forward references into them
+    /// that are still waiting can never be defined.
     fn resolve_pending(&mut self, c: &Cursor<'_>, scope: &mut Scope, from: usize) -> Result<()> {
-        let pending = std::mem::take(&mut scope.pending);
-        for (op, i, slot) in pending {
-            match scope.values.get(slot).copied().flatten() {
-                Some(v) => {
-                    let mut operands = self.module.operands(op).to_vec();
-                    if let Some(o) = operands.get_mut(i) {
-                        *o = v;
-                    }
-                    self.module.set_operands(op, &operands);
-                }
-                None if slot >= from => {
-                    return Err(c.err(format!("operand refers to undefined value {slot}")))
-                }
-                None => scope.pending.push((op, i, slot)),
-            }
+        match scope.waiting.range(from..).next() {
+            Some((slot, _)) => Err(c.err(format!("operand refers to undefined value {slot}"))),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn finish_scope(&mut self, c: &Cursor<'_>, scope: &mut Scope) -> Result<()> {
@@ -1530,8 +1560,8 @@ pub(crate) fn read_apint(c: &mut Cursor<'_>, width: u32) -> Result<u128> {
         return Err(c.err_at(at, format!("{words} words of APInt data are not supported")));
     }
     let mut v = 0u128;
-    for i in 0..words {
-        v |= u128::from(c.signed_varint()? as u64) << (64 * i);
+    for shift in [0u32, 64].into_iter().take(words) {
+        v |= u128::from(c.signed_varint()? as u64).wrapping_shl(shift);
     }
     Ok(v & mask(width))
 }
@@ -1540,7 +1570,7 @@ pub(crate) fn mask(width: u32) -> u128 {
     if width >= 128 {
         u128::MAX
     } else {
-        (1u128 << width) - 1
+        1u128.wrapping_shl(width).wrapping_sub(1)
     }
 }
 
@@ -1548,8 +1578,9 @@ fn sign_extend(bits: u128, width: u32) -> i128 {
     if width == 0 || width >= 128 {
         return bits as i128;
     }
-    let shift = 128 - width;
-    ((bits << shift) as i128) >> shift
+    // 1..=127 here.
+    let shift = 128u32.wrapping_sub(width);
+    (bits.wrapping_shl(shift) as i128).wrapping_shr(shift)
 }
 
 fn builtin_type_keyword(text: &str) -> Option<TypeData> {
@@ -1673,7 +1704,7 @@ fn builtin_elem_bytes(m: &Module, t: Type) -> Option<usize> {
         _ => None,
     };
     match m.type_data(element) {
-        TypeData::Complex(e) => scalar_bits(*e).map(|b| b.div_ceil(8) * 2),
+        TypeData::Complex(e) => scalar_bits(*e).and_then(|b| b.div_ceil(8).checked_mul(2)),
         _ => scalar_bits(element).map(|b| b.div_ceil(8)),
     }
 }

@@ -199,12 +199,18 @@ impl Module {
     fn push_values(&mut self, vals: &[Value]) -> Span {
         let start = to_u32(self.value_pool.len());
         self.value_pool.extend_from_slice(vals);
-        Span { start, len: to_u32(vals.len()) }
+        Span {
+            start,
+            len: to_u32(vals.len()),
+        }
     }
     fn push_attrs(&mut self, attrs: &[NamedAttr]) -> Span {
         let start = to_u32(self.attr_pool.len());
         self.attr_pool.extend_from_slice(attrs);
-        Span { start, len: to_u32(attrs.len()) }
+        Span {
+            start,
+            len: to_u32(attrs.len()),
+        }
     }
 
     /// Creates a detached operation; its regions are adopted.
@@ -216,16 +222,28 @@ impl Module {
         let regions = {
             let start = to_u32(self.region_pool.len());
             self.region_pool.extend_from_slice(&state.regions);
-            Span { start, len: to_u32(state.regions.len()) }
+            Span {
+                start,
+                len: to_u32(state.regions.len()),
+            }
         };
         let successors = {
             let start = to_u32(self.block_pool.len());
             self.block_pool.extend_from_slice(&state.successors);
-            Span { start, len: to_u32(state.successors.len()) }
+            Span {
+                start,
+                len: to_u32(state.successors.len()),
+            }
         };
         let first_result = to_u32(self.values.len());
         for (i, &ty) in state.result_types.iter().enumerate() {
-            self.values.push(ValueData { ty, def: ValueDef::Result { op: id, index: to_u32(i) } });
+            self.values.push(ValueData {
+                ty,
+                def: ValueDef::Result {
+                    op: id,
+                    index: to_u32(i),
+                },
+            });
         }
         for &r in &state.regions {
             self.regions[r.index()].parent = Some(id);
@@ -258,10 +276,20 @@ impl Module {
         let mut args = Vec::with_capacity(arg_types.len());
         for (i, &ty) in arg_types.iter().enumerate() {
             let v = Value(to_u32(self.values.len()));
-            self.values.push(ValueData { ty, def: ValueDef::Argument { block: id, index: to_u32(i) } });
+            self.values.push(ValueData {
+                ty,
+                def: ValueDef::Argument {
+                    block: id,
+                    index: to_u32(i),
+                },
+            });
             args.push(v);
         }
-        self.blocks.push(BlockData { args, ops: Vec::new(), parent: Some(region) });
+        self.blocks.push(BlockData {
+            args,
+            ops: Vec::new(),
+            parent: Some(region),
+        });
         self.regions[region.index()].blocks.push(id);
         id
     }
@@ -324,12 +352,18 @@ impl Module {
     /// The property called `name`.
     pub fn property(&self, op: OpId, name: &str) -> Option<Attribute> {
         let sym = self.lookup_sym(name)?;
-        self.properties(op).iter().find(|a| a.name == sym).map(|a| a.value)
+        self.properties(op)
+            .iter()
+            .find(|a| a.name == sym)
+            .map(|a| a.value)
     }
     /// The discardable attribute called `name`.
     pub fn attribute(&self, op: OpId, name: &str) -> Option<Attribute> {
         let sym = self.lookup_sym(name)?;
-        self.attributes(op).iter().find(|a| a.name == sym).map(|a| a.value)
+        self.attributes(op)
+            .iter()
+            .find(|a| a.name == sym)
+            .map(|a| a.value)
     }
     /// The op's regions.
     pub fn regions(&self, op: OpId) -> &[Region] {
@@ -433,6 +467,27 @@ impl Module {
                     stack.extend(self.block_ops(b).iter().rev().copied());
                 }
             }
+        }
+    }
+}
+
+impl Module {
+    /// Replaces operand `index` of `op` in place (no copy of the operand list, unlike
+    /// [`Module::set_operands`]); `false` if the op has no such operand. Readers patching forward
+    /// references use it so that the work stays linear in the number of operands.
+    pub fn set_operand(&mut self, op: OpId, index: usize, value: Value) -> bool {
+        let Some(span) = self.ops.get(op.index()).map(|o| o.operands) else {
+            return false;
+        };
+        if index >= span.len as usize {
+            return false;
+        }
+        match self.value_pool.get_mut(span.start as usize + index) {
+            Some(slot) => {
+                *slot = value;
+                true
+            }
+            None => false,
         }
     }
 }
