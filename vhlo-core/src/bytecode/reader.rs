@@ -912,7 +912,14 @@ impl<'a> Reader<'a> {
             15 => {
                 let ty = self.read_type(c)?;
                 let len = c.index()?;
+                let blob_at = c.offset();
                 let blob = c.bytes(len)?;
+                if !vhlo_dense_size_fits(&self.module, ty, blob) {
+                    return Err(c.err_at(
+                        blob_at,
+                        format!("tensor_v1 data of {len} bytes does not fit its type"),
+                    ));
+                }
                 let data = self.tensor_data(ty, blob);
                 ("tensor_v1", vec![Param::Type(ty), data])
             }
@@ -1669,6 +1676,39 @@ pub(crate) fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
     shape
         .iter()
         .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+}
+
+/// Whether `blob` can be the dense storage of a static VHLO tensor type, as MLIR's
+/// `DenseElementsAttr::isValidRawBuffer` decides: every element, or one (a splat); i1 packed
+/// eight to a byte, or one `00`/`FF` byte for a splat. Types whose storage this reader does not
+/// know (dynamic shapes, quantized elements) pass.
+fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
+    let Some(("tensor_v1", [Param::Ints(shape), Param::Type(e), _])) = vhlo_mnemonic(m, t) else {
+        return true;
+    };
+    let Some(n) = shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+    else {
+        return true;
+    };
+    let scalar_bytes = |t: Type| match vhlo_scalar_builtin(vhlo_mnemonic(m, t)?.0)? {
+        TypeData::Integer { width, .. } => Some(width.div_ceil(8)),
+        TypeData::Float(k) => Some(k.bit_width().div_ceil(8)),
+        TypeData::Index => Some(8),
+        _ => None,
+    };
+    let element_bytes = match vhlo_mnemonic(m, *e) {
+        Some(("bool_v1", _)) => {
+            return matches!(blob, [0x00 | 0xFF]) || blob.len() == n.div_ceil(8);
+        }
+        Some(("complex_v1", [Param::Type(inner)])) => scalar_bytes(*inner).map(|b| b.saturating_mul(2)),
+        _ => scalar_bytes(*e),
+    };
+    match element_bytes.and_then(|b| usize::try_from(b).ok()) {
+        Some(w) => blob.len() == w || Some(blob.len()) == n.checked_mul(w),
+        None => true,
+    }
 }
 
 pub(crate) fn vhlo_float_width(m: &Module, t: Type) -> Option<u32> {
