@@ -689,7 +689,7 @@ impl VhloType {
             &[],
             &[
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "element_type",
+                    name: "elementType",
                     kind: ::vhlo_core::dialect::ParamKind::Type,
                     optional: false,
                 },
@@ -743,7 +743,7 @@ impl VhloType {
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "element_type",
+                    name: "elementType",
                     kind: ::vhlo_core::dialect::ParamKind::Type,
                     optional: false,
                 },
@@ -775,12 +775,12 @@ impl VhloType {
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "storage_type",
+                    name: "storageType",
                     kind: ::vhlo_core::dialect::ParamKind::Type,
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "expressed_type",
+                    name: "expressedType",
                     kind: ::vhlo_core::dialect::ParamKind::Type,
                     optional: false,
                 },
@@ -790,17 +790,17 @@ impl VhloType {
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "zero_point",
+                    name: "zeroPoint",
                     kind: ::vhlo_core::dialect::ParamKind::I64,
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "storage_type_min",
+                    name: "storageTypeMin",
                     kind: ::vhlo_core::dialect::ParamKind::I64,
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "storage_type_max",
+                    name: "storageTypeMax",
                     kind: ::vhlo_core::dialect::ParamKind::I64,
                     optional: false,
                 },
@@ -812,17 +812,17 @@ impl VhloType {
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "storage_type",
+                    name: "storageType",
                     kind: ::vhlo_core::dialect::ParamKind::Type,
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "expressed_type",
+                    name: "expressedType",
                     kind: ::vhlo_core::dialect::ParamKind::Type,
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "quantized_dimension",
+                    name: "quantizedDimension",
                     kind: ::vhlo_core::dialect::ParamKind::I32,
                     optional: false,
                 },
@@ -832,24 +832,24 @@ impl VhloType {
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "zero_points",
+                    name: "zeroPoints",
                     kind: ::vhlo_core::dialect::ParamKind::I64s,
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "storage_type_min",
+                    name: "storageTypeMin",
                     kind: ::vhlo_core::dialect::ParamKind::I64,
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "storage_type_max",
+                    name: "storageTypeMax",
                     kind: ::vhlo_core::dialect::ParamKind::I64,
                     optional: false,
                 },
             ],
             &[
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "element_type",
+                    name: "elementType",
                     kind: ::vhlo_core::dialect::ParamKind::Type,
                     optional: false,
                 },
@@ -862,7 +862,7 @@ impl VhloType {
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "element_type",
+                    name: "elementType",
                     kind: ::vhlo_core::dialect::ParamKind::Type,
                     optional: false,
                 },
@@ -1222,17 +1222,17 @@ impl VhloAttr {
             ],
             &[
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "output_tuple_indices",
+                    name: "outputTupleIndices",
                     kind: ::vhlo_core::dialect::ParamKind::I64s,
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "operand_index",
+                    name: "operandIndex",
                     kind: ::vhlo_core::dialect::ParamKind::I64,
                     optional: false,
                 },
                 ::vhlo_core::dialect::ParamSpec {
-                    name: "operand_tuple_indices",
+                    name: "operandTupleIndices",
                     kind: ::vhlo_core::dialect::ParamKind::I64s,
                     optional: false,
                 },

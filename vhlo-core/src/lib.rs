@@ -7,5 +7,6 @@ extern crate self as vhlo_core;
 pub mod bytecode;
 pub mod dialect;
 pub mod ir;
+pub mod text;
 pub mod version;
 pub mod vhlo;

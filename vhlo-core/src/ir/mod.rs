@@ -7,10 +7,12 @@
 //! ops share a few pooled vectors, so creating an op does not allocate by itself.
 
 mod data;
+mod equal;
 mod interner;
 mod module;
 
 pub use data::*;
+pub use equal::{structurally_equal, EqualOptions};
 pub use interner::Interner;
 pub use module::*;
 

@@ -116,6 +116,8 @@ pub struct Module {
     block_pool: Vec<Block>,
     /// Top-level ops, in order.
     top: Vec<OpId>,
+    /// Locations of block arguments that have one other than `loc(unknown)`.
+    value_locs: std::collections::HashMap<Value, Location>,
 }
 
 impl Default for Module {
@@ -146,6 +148,7 @@ impl Module {
             region_pool: Vec::new(),
             block_pool: Vec::new(),
             top: Vec::new(),
+            value_locs: std::collections::HashMap::new(),
         };
         m.loc(LocData::Unknown);
         m
@@ -455,6 +458,45 @@ impl Module {
     /// Changes the location of an op.
     pub fn set_op_location(&mut self, op: OpId, loc: Location) {
         self.ops[op.index()].location = loc;
+    }
+
+    /// Adds an argument of type `ty` at the end of `block`'s argument list (text parsers create
+    /// blocks on first reference, before their argument list is known).
+    pub fn add_block_arg(&mut self, block: Block, ty: Type) -> Value {
+        let index = to_u32(self.blocks[block.index()].args.len());
+        let v = Value(to_u32(self.values.len()));
+        self.values.push(ValueData { ty, def: ValueDef::Argument { block, index } });
+        self.blocks[block.index()].args.push(v);
+        v
+    }
+    /// The location of a value (block arguments carry one in MLIR); `loc(unknown)` when unset.
+    pub fn value_location(&self, v: Value) -> Location {
+        self.value_locs.get(&v).copied().unwrap_or(Location(0))
+    }
+    /// Sets the location of a value.
+    pub fn set_value_location(&mut self, v: Value, loc: Location) {
+        if loc == Location(0) {
+            self.value_locs.remove(&v);
+        } else {
+            self.value_locs.insert(v, loc);
+        }
+    }
+    /// Reorders the blocks of `region`; `order` must be a permutation of its current blocks.
+    /// Returns false (and changes nothing) when it is not.
+    pub fn reorder_blocks(&mut self, region: Region, order: &[Block]) -> bool {
+        let current = &self.regions[region.index()].blocks;
+        if current.len() != order.len() {
+            return false;
+        }
+        let mut a = current.clone();
+        let mut b = order.to_vec();
+        a.sort();
+        b.sort();
+        if a != b {
+            return false;
+        }
+        self.regions[region.index()].blocks = order.to_vec();
+        true
     }
 
     /// Visits every op reachable from the top level in pre-order (an op before its regions).

@@ -1,0 +1,543 @@
+//! Structural equality of two modules: same ops, operands (up to renumbering), regions, blocks,
+//! types, attributes and (optionally) locations, compared across the two modules' interners.
+
+use super::*;
+
+/// What to compare.
+#[derive(Clone, Copy, Debug)]
+pub struct EqualOptions {
+    /// Compare op locations too.
+    pub locations: bool,
+}
+
+impl Default for EqualOptions {
+    fn default() -> Self {
+        EqualOptions { locations: true }
+    }
+}
+
+struct Cmp<'a> {
+    a: &'a Module,
+    b: &'a Module,
+    opts: EqualOptions,
+    /// Value of `a` → value of `b`, set as definitions are matched.
+    values: HashMap<Value, Value>,
+    blocks: HashMap<Block, Block>,
+}
+
+use std::collections::HashMap;
+
+/// `Ok(())` when `a` and `b` are structurally equal, else a description of the first difference.
+pub fn structurally_equal(a: &Module, b: &Module, opts: EqualOptions) -> Result<(), String> {
+    let mut c = Cmp {
+        a,
+        b,
+        opts,
+        values: HashMap::new(),
+        blocks: HashMap::new(),
+    };
+    let (ta, tb) = (a.top_ops(), b.top_ops());
+    if ta.len() != tb.len() {
+        return Err(format!("{} top-level ops vs {}", ta.len(), tb.len()));
+    }
+    // Definitions first (so forward references can be matched), then uses.
+    for (&x, &y) in ta.iter().zip(tb) {
+        c.map_defs(x, y, "")?;
+    }
+    for (&x, &y) in ta.iter().zip(tb) {
+        c.op(x, y, "")?;
+    }
+    Ok(())
+}
+
+impl Cmp<'_> {
+    /// Pairs up results, block arguments and blocks of `x` and `y` and everything nested in
+    /// them (iteratively: nesting depth is not bounded by the stack).
+    fn map_defs(&mut self, x: OpId, y: OpId, path: &str) -> Result<(), String> {
+        let (a, b) = (self.a, self.b);
+        let mut stack = vec![(x, y, path.to_string())];
+        while let Some((x, y, path)) = stack.pop() {
+            let here = format!("{path}/{}", a.op_name_str(x));
+            if a.num_results(x) != b.num_results(y) {
+                return Err(format!(
+                    "{here}: {} results vs {}",
+                    a.num_results(x),
+                    b.num_results(y)
+                ));
+            }
+            for (u, v) in a.results(x).zip(b.results(y)) {
+                self.values.insert(u, v);
+            }
+            let (ra, rb) = (a.regions(x), b.regions(y));
+            if ra.len() != rb.len() {
+                return Err(format!("{here}: {} regions vs {}", ra.len(), rb.len()));
+            }
+            for (ri, (&r1, &r2)) in ra.iter().zip(rb).enumerate() {
+                let (ba, bb) = (a.blocks(r1), b.blocks(r2));
+                if ba.len() != bb.len() {
+                    return Err(format!(
+                        "{here} region {ri}: {} blocks vs {}",
+                        ba.len(),
+                        bb.len()
+                    ));
+                }
+                for (bi, (&b1, &b2)) in ba.iter().zip(bb).enumerate() {
+                    self.blocks.insert(b1, b2);
+                    let (aa, ab) = (a.block_args(b1), b.block_args(b2));
+                    if aa.len() != ab.len() {
+                        return Err(format!(
+                            "{here} region {ri} block {bi}: {} arguments vs {}",
+                            aa.len(),
+                            ab.len()
+                        ));
+                    }
+                    for (&u, &v) in aa.iter().zip(ab) {
+                        self.values.insert(u, v);
+                    }
+                    let (oa, ob) = (a.block_ops(b1), b.block_ops(b2));
+                    if oa.len() != ob.len() {
+                        return Err(format!(
+                            "{here} region {ri} block {bi}: {} ops vs {}",
+                            oa.len(),
+                            ob.len()
+                        ));
+                    }
+                    for (&o1, &o2) in oa.iter().zip(ob).rev() {
+                        stack.push((o1, o2, here.clone()));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Compares `x` and `y` and everything nested in them, in pre-order.
+    fn op(&mut self, x: OpId, y: OpId, path: &str) -> Result<(), String> {
+        let mut stack = vec![(x, y, path.to_string())];
+        while let Some((x, y, path)) = stack.pop() {
+            let here = self.op_here(x, y, &path)?;
+            let (a, b) = (self.a, self.b);
+            let mut nested = Vec::new();
+            for (&r1, &r2) in a.regions(x).iter().zip(b.regions(y)) {
+                for (&b1, &b2) in a.blocks(r1).iter().zip(b.blocks(r2)) {
+                    for (&u, &v) in a.block_args(b1).iter().zip(b.block_args(b2)) {
+                        self.ty(a.value_type(u), b.value_type(v))
+                            .map_err(|e| format!("{here}: block argument: {e}"))?;
+                        if self.opts.locations {
+                            self.loc(a.value_location(u), b.value_location(v))
+                                .map_err(|e| format!("{here}: block argument location: {e}"))?;
+                        }
+                    }
+                    for (&o1, &o2) in a.block_ops(b1).iter().zip(b.block_ops(b2)) {
+                        nested.push((o1, o2, here.clone()));
+                    }
+                }
+            }
+            stack.extend(nested.into_iter().rev());
+        }
+        Ok(())
+    }
+
+    /// Compares one op's own contents (not its regions); returns its path.
+    fn op_here(&mut self, x: OpId, y: OpId, path: &str) -> Result<String, String> {
+        let (a, b) = (self.a, self.b);
+        let here = format!("{path}/{}", a.op_name_str(x));
+        if a.op_name_str(x) != b.op_name_str(y) {
+            return Err(format!(
+                "{path}: op {} vs {}",
+                a.op_name_str(x),
+                b.op_name_str(y)
+            ));
+        }
+        let (oa, ob) = (a.operands(x), b.operands(y));
+        if oa.len() != ob.len() {
+            return Err(format!("{here}: {} operands vs {}", oa.len(), ob.len()));
+        }
+        for (i, (u, v)) in oa.iter().zip(ob).enumerate() {
+            if self.values.get(u) != Some(v) {
+                return Err(format!("{here}: operand {i} refers to a different value"));
+            }
+        }
+        for (u, v) in a.results(x).zip(b.results(y)) {
+            self.ty(a.value_type(u), b.value_type(v))
+                .map_err(|e| format!("{here}: result type: {e}"))?;
+        }
+        self.named(a.properties(x), b.properties(y))
+            .map_err(|e| format!("{here}: properties: {e}"))?;
+        self.named(a.attributes(x), b.attributes(y))
+            .map_err(|e| format!("{here}: attributes: {e}"))?;
+        let (sa, sb) = (a.successors(x), b.successors(y));
+        if sa.len() != sb.len()
+            || sa
+                .iter()
+                .zip(sb)
+                .any(|(s, t)| self.blocks.get(s) != Some(t))
+        {
+            return Err(format!("{here}: successors differ"));
+        }
+        if self.opts.locations {
+            self.loc(a.op_location(x), b.op_location(y))
+                .map_err(|e| format!("{here}: location: {e}"))?;
+        }
+        Ok(here)
+    }
+
+    fn named(&self, x: &[NamedAttr], y: &[NamedAttr]) -> Result<(), String> {
+        if x.len() != y.len() {
+            return Err(format!("{} entries vs {}", x.len(), y.len()));
+        }
+        for (p, q) in x.iter().zip(y) {
+            let (n1, n2) = (self.a.str(p.name), self.b.str(q.name));
+            if n1 != n2 {
+                return Err(format!("name {n1} vs {n2}"));
+            }
+            self.attr(p.value, q.value)
+                .map_err(|e| format!("{n1}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    fn sym(&self, x: Symbol, y: Symbol) -> Result<(), String> {
+        let (s, t) = (self.a.str(x), self.b.str(y));
+        if s == t {
+            Ok(())
+        } else {
+            Err(format!("\"{s}\" vs \"{t}\""))
+        }
+    }
+
+    fn types(&self, x: &[Type], y: &[Type]) -> Result<(), String> {
+        if x.len() != y.len() {
+            return Err(format!("{} types vs {}", x.len(), y.len()));
+        }
+        x.iter().zip(y).try_for_each(|(&s, &t)| self.ty(s, t))
+    }
+
+    fn ty(&self, x: Type, y: Type) -> Result<(), String> {
+        use TypeData as T;
+        let (p, q) = (self.a.type_data(x), self.b.type_data(y));
+        let differ = || Err(format!("type {p:?} vs {q:?}"));
+        match (p, q) {
+            (T::Integer { .. }, T::Integer { .. })
+            | (T::Index, T::Index)
+            | (T::Float(_), T::Float(_))
+            | (T::None, T::None) => {
+                if p == q {
+                    Ok(())
+                } else {
+                    differ()
+                }
+            }
+            (T::Complex(s), T::Complex(t)) => self.ty(*s, *t),
+            (
+                T::RankedTensor {
+                    shape: s1,
+                    element: e1,
+                    encoding: n1,
+                },
+                T::RankedTensor {
+                    shape: s2,
+                    element: e2,
+                    encoding: n2,
+                },
+            ) => {
+                if s1 != s2 {
+                    return differ();
+                }
+                self.ty(*e1, *e2)?;
+                match (n1, n2) {
+                    (None, None) => Ok(()),
+                    (Some(s), Some(t)) => self.attr(*s, *t),
+                    _ => differ(),
+                }
+            }
+            (T::UnrankedTensor { element: s }, T::UnrankedTensor { element: t }) => self.ty(*s, *t),
+            (T::Tuple(s), T::Tuple(t)) => self.types(s, t),
+            (
+                T::Function {
+                    inputs: i1,
+                    results: r1,
+                },
+                T::Function {
+                    inputs: i2,
+                    results: r2,
+                },
+            ) => {
+                self.types(i1, i2)?;
+                self.types(r1, r2)
+            }
+            (T::Dialect(s), T::Dialect(t)) => {
+                self.sym(s.dialect, t.dialect)?;
+                self.sym(s.mnemonic, t.mnemonic)?;
+                self.params(&s.params, &t.params)
+            }
+            _ => differ(),
+        }
+    }
+
+    fn params(&self, x: &[Param], y: &[Param]) -> Result<(), String> {
+        if x.len() != y.len() {
+            return Err(format!("{} parameters vs {}", x.len(), y.len()));
+        }
+        for (p, q) in x.iter().zip(y) {
+            match (p, q) {
+                (Param::Type(s), Param::Type(t)) => self.ty(*s, *t)?,
+                (Param::Attr(s), Param::Attr(t)) => self.attr(*s, *t)?,
+                (Param::Str(s), Param::Str(t)) => self.sym(*s, *t)?,
+                (Param::Types(s), Param::Types(t)) => self.types(s, t)?,
+                (Param::Attrs(s), Param::Attrs(t)) => self.attrs(s, t)?,
+                (Param::AttrPairs(s), Param::AttrPairs(t)) => {
+                    if s.len() != t.len() {
+                        return Err("pair counts differ".into());
+                    }
+                    for (a, b) in s.iter().zip(t.iter()) {
+                        self.attr(a.0, b.0)?;
+                        self.attr(a.1, b.1)?;
+                    }
+                }
+                (Param::Bool(_), Param::Bool(_))
+                | (Param::Int(_), Param::Int(_))
+                | (Param::UInt(_), Param::UInt(_))
+                | (Param::Float { .. }, Param::Float { .. })
+                | (Param::Ints(_), Param::Ints(_))
+                | (Param::Floats(_), Param::Floats(_))
+                | (Param::Bytes(_), Param::Bytes(_))
+                | (Param::Absent, Param::Absent) => {
+                    if p != q {
+                        return Err(format!("parameter {p:?} vs {q:?}"));
+                    }
+                }
+                _ => return Err(format!("parameter {p:?} vs {q:?}")),
+            }
+        }
+        Ok(())
+    }
+
+    fn attrs(&self, x: &[Attribute], y: &[Attribute]) -> Result<(), String> {
+        if x.len() != y.len() {
+            return Err(format!("{} attributes vs {}", x.len(), y.len()));
+        }
+        x.iter().zip(y).try_for_each(|(&s, &t)| self.attr(s, t))
+    }
+
+    fn attr(&self, x: Attribute, y: Attribute) -> Result<(), String> {
+        use AttrData as A;
+        let (p, q) = (self.a.attr_data(x), self.b.attr_data(y));
+        let differ = || Err(format!("attribute {p:?} vs {q:?}"));
+        match (p, q) {
+            (A::Unit, A::Unit) => Ok(()),
+            (A::Bool(s), A::Bool(t)) => {
+                if s == t {
+                    Ok(())
+                } else {
+                    differ()
+                }
+            }
+            (A::Integer { ty: t1, value: v1 }, A::Integer { ty: t2, value: v2 }) => {
+                if v1 != v2 {
+                    return differ();
+                }
+                self.ty(*t1, *t2)
+            }
+            (A::Float { ty: t1, bits: b1 }, A::Float { ty: t2, bits: b2 }) => {
+                if b1 != b2 {
+                    return differ();
+                }
+                self.ty(*t1, *t2)
+            }
+            (A::String { value: v1, ty: t1 }, A::String { value: v2, ty: t2 }) => {
+                self.sym(*v1, *v2)?;
+                match (t1, t2) {
+                    (None, None) => Ok(()),
+                    (Some(s), Some(t)) => self.ty(*s, *t),
+                    _ => differ(),
+                }
+            }
+            (A::Type(s), A::Type(t)) => self.ty(*s, *t),
+            (A::Array(s), A::Array(t)) => self.attrs(s, t),
+            (
+                A::DenseArray {
+                    element: e1,
+                    data: d1,
+                },
+                A::DenseArray {
+                    element: e2,
+                    data: d2,
+                },
+            ) => {
+                if d1 != d2 {
+                    return differ();
+                }
+                self.ty(*e1, *e2)
+            }
+            (
+                A::DenseElements {
+                    ty: t1,
+                    data: d1,
+                    splat: s1,
+                },
+                A::DenseElements {
+                    ty: t2,
+                    data: d2,
+                    splat: s2,
+                },
+            ) => {
+                if d1 != d2 || s1 != s2 {
+                    return differ();
+                }
+                self.ty(*t1, *t2)
+            }
+            (A::DenseStrings { ty: t1, values: v1 }, A::DenseStrings { ty: t2, values: v2 }) => {
+                if v1.len() != v2.len() {
+                    return differ();
+                }
+                v1.iter()
+                    .zip(v2.iter())
+                    .try_for_each(|(&s, &t)| self.sym(s, t))?;
+                self.ty(*t1, *t2)
+            }
+            (A::Dictionary(s), A::Dictionary(t)) => {
+                if s.len() != t.len() {
+                    return differ();
+                }
+                for (e1, e2) in s.iter().zip(t.iter()) {
+                    self.sym(e1.0, e2.0)?;
+                    self.attr(e1.1, e2.1)?;
+                }
+                Ok(())
+            }
+            (
+                A::SymbolRef {
+                    root: r1,
+                    nested: n1,
+                },
+                A::SymbolRef {
+                    root: r2,
+                    nested: n2,
+                },
+            ) => {
+                self.sym(*r1, *r2)?;
+                if n1.len() != n2.len() {
+                    return differ();
+                }
+                n1.iter()
+                    .zip(n2.iter())
+                    .try_for_each(|(&s, &t)| self.sym(s, t))
+            }
+            (A::Location(s), A::Location(t)) => self.loc(*s, *t),
+            (A::Dialect(s), A::Dialect(t)) => {
+                self.sym(s.dialect, t.dialect)?;
+                self.sym(s.mnemonic, t.mnemonic)?;
+                self.params(&s.params, &t.params)
+            }
+            (
+                A::Opaque {
+                    dialect: d1,
+                    text: t1,
+                },
+                A::Opaque {
+                    dialect: d2,
+                    text: t2,
+                },
+            ) => {
+                self.sym(*d1, *d2)?;
+                self.sym(*t1, *t2)
+            }
+            _ => differ(),
+        }
+    }
+
+    fn loc(&self, x: Location, y: Location) -> Result<(), String> {
+        use LocData as L;
+        let (p, q) = (self.a.loc_data(x), self.b.loc_data(y));
+        let differ = || Err(format!("location {p:?} vs {q:?}"));
+        match (p, q) {
+            (L::Unknown, L::Unknown) => Ok(()),
+            (
+                L::FileLineCol {
+                    file: f1,
+                    line: l1,
+                    column: c1,
+                },
+                L::FileLineCol {
+                    file: f2,
+                    line: l2,
+                    column: c2,
+                },
+            ) => {
+                if l1 != l2 || c1 != c2 {
+                    return differ();
+                }
+                self.sym(*f1, *f2)
+            }
+            (
+                L::FileLineColRange {
+                    file: f1,
+                    line_cols: v1,
+                },
+                L::FileLineColRange {
+                    file: f2,
+                    line_cols: v2,
+                },
+            ) => {
+                if v1 != v2 {
+                    return differ();
+                }
+                self.sym(*f1, *f2)
+            }
+            (
+                L::Name {
+                    name: n1,
+                    child: c1,
+                },
+                L::Name {
+                    name: n2,
+                    child: c2,
+                },
+            ) => {
+                self.sym(*n1, *n2)?;
+                match (c1, c2) {
+                    (None, None) => Ok(()),
+                    (Some(s), Some(t)) => self.loc(*s, *t),
+                    _ => differ(),
+                }
+            }
+            (
+                L::CallSite {
+                    callee: c1,
+                    caller: r1,
+                },
+                L::CallSite {
+                    callee: c2,
+                    caller: r2,
+                },
+            ) => {
+                self.loc(*c1, *c2)?;
+                self.loc(*r1, *r2)
+            }
+            (
+                L::Fused {
+                    metadata: m1,
+                    locations: l1,
+                },
+                L::Fused {
+                    metadata: m2,
+                    locations: l2,
+                },
+            ) => {
+                match (m1, m2) {
+                    (None, None) => {}
+                    (Some(s), Some(t)) => self.attr(*s, *t)?,
+                    _ => return differ(),
+                }
+                if l1.len() != l2.len() {
+                    return differ();
+                }
+                l1.iter()
+                    .zip(l2.iter())
+                    .try_for_each(|(&s, &t)| self.loc(s, t))
+            }
+            _ => differ(),
+        }
+    }
+}

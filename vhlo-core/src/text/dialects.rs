@@ -1,0 +1,416 @@
+//! Tables for the dialect attributes and types the text format knows: enum cases and the
+//! parameter layout (upstream TableGen order) of the struct-like attributes.
+
+/// An enum attribute: its cases by value.
+pub struct EnumSpec {
+    pub dialect: &'static str,
+    pub mnemonic: &'static str,
+    /// `(case name, value)`.
+    pub cases: &'static [(&'static str, i64)],
+}
+
+const CMP_DIR: &[(&str, i64)] = &[
+    ("EQ", 0),
+    ("NE", 1),
+    ("GE", 2),
+    ("GT", 3),
+    ("LE", 4),
+    ("LT", 5),
+];
+const CMP_TYPE: &[(&str, i64)] = &[
+    ("NOTYPE", 0),
+    ("FLOAT", 1),
+    ("TOTALORDER", 2),
+    ("SIGNED", 3),
+    ("UNSIGNED", 4),
+];
+const PRECISION: &[(&str, i64)] = &[("DEFAULT", 0), ("HIGH", 1), ("HIGHEST", 2)];
+const FFT: &[(&str, i64)] = &[("FFT", 0), ("IFFT", 1), ("RFFT", 2), ("IRFFT", 3)];
+const RNG_ALG: &[(&str, i64)] = &[("DEFAULT", 0), ("THREE_FRY", 1), ("PHILOX", 2)];
+const RNG_DIST: &[(&str, i64)] = &[("UNIFORM", 1), ("NORMAL", 2)];
+const TRANSPOSE: &[(&str, i64)] = &[
+    ("TRANSPOSE_INVALID", 0),
+    ("NO_TRANSPOSE", 1),
+    ("TRANSPOSE", 2),
+    ("ADJOINT", 3),
+];
+const ACCURACY: &[(&str, i64)] = &[("DEFAULT", 0), ("HIGHEST", 1), ("TOLERANCE", 2)];
+const API_VERSION: &[(&str, i64)] = &[
+    ("API_VERSION_UNSPECIFIED", 0),
+    ("API_VERSION_ORIGINAL", 1),
+    ("API_VERSION_STATUS_RETURNING", 2),
+    ("API_VERSION_STATUS_RETURNING_UNIFIED", 3),
+    ("API_VERSION_TYPED_FFI", 4),
+];
+
+/// Every enum attribute of StableHLO and VHLO.
+pub const ENUMS: &[EnumSpec] = &[
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "comparison_direction",
+        cases: CMP_DIR,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "comparison_type",
+        cases: CMP_TYPE,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "precision",
+        cases: PRECISION,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "fft_type",
+        cases: FFT,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "rng_algorithm",
+        cases: RNG_ALG,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "rng_distribution",
+        cases: RNG_DIST,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "transpose",
+        cases: TRANSPOSE,
+    },
+    EnumSpec {
+        dialect: "stablehlo",
+        mnemonic: "result_accuracy_mode",
+        cases: ACCURACY,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "comparison_direction_v1",
+        cases: CMP_DIR,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "comparison_type_v1",
+        cases: CMP_TYPE,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "precision_v1",
+        cases: PRECISION,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "fft_type_v1",
+        cases: FFT,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "rng_algorithm_v1",
+        cases: RNG_ALG,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "rng_distribution_v1",
+        cases: RNG_DIST,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "transpose_v1",
+        cases: TRANSPOSE,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "result_accuracy_mode_v1",
+        cases: ACCURACY,
+    },
+    EnumSpec {
+        dialect: "vhlo",
+        mnemonic: "api_version_v1",
+        cases: API_VERSION,
+    },
+];
+
+/// Enums printed `#dialect.mnemonic<CASE>` instead of `#dialect<mnemonic CASE>`.
+pub fn enum_uses_pretty_mnemonic(dialect: &str, mnemonic: &str) -> bool {
+    dialect == "stablehlo" && mnemonic == "result_accuracy_mode"
+}
+
+pub fn find_enum(dialect: &str, mnemonic: &str) -> Option<&'static EnumSpec> {
+    ENUMS
+        .iter()
+        .find(|e| e.dialect == dialect && e.mnemonic == mnemonic)
+}
+
+/// The kind of one field of a struct-like attribute.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FieldKind {
+    /// `[1, 2, ?]` → `Param::Ints` (`?` is the dynamic size).
+    Dims,
+    /// `42` → `Param::Int`.
+    Int,
+    /// A type → `Param::Type`.
+    Type,
+    /// `true`/`false` → `Param::Bool`.
+    Bool,
+    /// A double → `Param::Float { width: 64 }`.
+    Float,
+    /// Any attribute → `Param::Attr`.
+    Attr,
+    /// Optional attribute → `Param::Attr` or `Param::Absent`.
+    OptAttr,
+    /// `"text"` → `Param::Str`.
+    Str,
+    /// `(pre)size` → `Param::Attr` of `#stablehlo.sub_axis_info`, or `Param::Absent`.
+    OptSubAxis,
+}
+
+/// A struct-like attribute `#dialect.mnemonic<key = value, ...>`.
+pub struct StructSpec {
+    pub dialect: &'static str,
+    pub mnemonic: &'static str,
+    pub fields: &'static [(&'static str, FieldKind)],
+    /// StableHLO's `printStruct`: empty lists and zero integers are left out (and default on
+    /// parse). Otherwise every field is printed and required, except optional ones.
+    pub omit_defaults: bool,
+}
+
+use FieldKind::*;
+
+pub const STRUCTS: &[StructSpec] = &[
+    StructSpec {
+        dialect: "stablehlo",
+        mnemonic: "scatter",
+        fields: &[
+            ("update_window_dims", Dims),
+            ("inserted_window_dims", Dims),
+            ("input_batching_dims", Dims),
+            ("scatter_indices_batching_dims", Dims),
+            ("scatter_dims_to_operand_dims", Dims),
+            ("index_vector_dim", Int),
+        ],
+        omit_defaults: true,
+    },
+    StructSpec {
+        dialect: "stablehlo",
+        mnemonic: "gather",
+        fields: &[
+            ("offset_dims", Dims),
+            ("collapsed_slice_dims", Dims),
+            ("operand_batching_dims", Dims),
+            ("start_indices_batching_dims", Dims),
+            ("start_index_map", Dims),
+            ("index_vector_dim", Int),
+        ],
+        omit_defaults: true,
+    },
+    StructSpec {
+        dialect: "stablehlo",
+        mnemonic: "dot",
+        fields: &[
+            ("lhs_batching_dimensions", Dims),
+            ("rhs_batching_dimensions", Dims),
+            ("lhs_contracting_dimensions", Dims),
+            ("rhs_contracting_dimensions", Dims),
+        ],
+        omit_defaults: true,
+    },
+    StructSpec {
+        dialect: "stablehlo",
+        mnemonic: "dot_algorithm",
+        fields: &[
+            ("lhs_precision_type", Type),
+            ("rhs_precision_type", Type),
+            ("accumulation_type", Type),
+            ("lhs_component_count", Int),
+            ("rhs_component_count", Int),
+            ("num_primitive_operations", Int),
+            ("allow_imprecise_accumulation", Bool),
+        ],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "stablehlo",
+        mnemonic: "output_operand_alias",
+        fields: &[
+            ("output_tuple_indices", Dims),
+            ("operand_index", Int),
+            ("operand_tuple_indices", Dims),
+        ],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "stablehlo",
+        mnemonic: "channel_handle",
+        fields: &[("handle", Int), ("type", Int)],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "stablehlo",
+        mnemonic: "result_accuracy",
+        fields: &[
+            ("atol", Float),
+            ("rtol", Float),
+            ("ulps", Int),
+            ("mode", Attr),
+        ],
+        omit_defaults: true,
+    },
+    StructSpec {
+        dialect: "stablehlo",
+        mnemonic: "axis_ref",
+        fields: &[("name", Str), ("sub_axis_info", OptSubAxis)],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "stablehlo",
+        mnemonic: "mesh_axis",
+        fields: &[("name", Str), ("size", Int)],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "stablehlo",
+        mnemonic: "replica_group_mesh_axes",
+        fields: &[("mesh", Attr), ("axes", Attr)],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "vhlo",
+        mnemonic: "output_operand_alias_v1",
+        // VHLO keeps upstream's camelCase parameter names (VhloAttrs.td, spec/attrs.yaml).
+        fields: &[
+            ("outputTupleIndices", Dims),
+            ("operandIndex", Int),
+            ("operandTupleIndices", Dims),
+        ],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "vhlo",
+        mnemonic: "type_extensions_v1",
+        fields: &[("bounds", Dims)],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "vhlo",
+        mnemonic: "result_accuracy_v1",
+        fields: &[
+            ("atol", Float),
+            ("rtol", Float),
+            ("ulps", Int),
+            ("mode", Attr),
+        ],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "vhlo",
+        mnemonic: "sub_axis_info_v1",
+        fields: &[("pre_size", Int), ("size", Int)],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "vhlo",
+        mnemonic: "axis_ref_v1",
+        fields: &[("name", Attr), ("sub_axis_info", OptAttr)],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "vhlo",
+        mnemonic: "replica_group_mesh_axes_v1",
+        fields: &[("mesh", Attr), ("axes", Attr)],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "vhlo",
+        mnemonic: "mesh_axis_v1",
+        fields: &[("name", Attr), ("size", Int)],
+        omit_defaults: false,
+    },
+    StructSpec {
+        dialect: "vhlo",
+        mnemonic: "mesh_v1",
+        fields: &[("axes", Attr), ("device_ids", OptAttr)],
+        omit_defaults: false,
+    },
+];
+
+pub fn find_struct(dialect: &str, mnemonic: &str) -> Option<&'static StructSpec> {
+    STRUCTS
+        .iter()
+        .find(|s| s.dialect == dialect && s.mnemonic == mnemonic)
+}
+
+/// VHLO types without parameters.
+pub const VHLO_SIMPLE_TYPES: &[&str] = &[
+    "bool_v1",
+    "bf16_v1",
+    "f16_v1",
+    "f32_v1",
+    "f64_v1",
+    "f4E2M1FN_v1",
+    "f6E2M3FN_v1",
+    "f6E3M2FN_v1",
+    "f8E3M4_v1",
+    "f8E4M3_v1",
+    "f8E4M3FN_v1",
+    "f8E5M2_v1",
+    "f8E4M3FNUZ_v1",
+    "f8E4M3B11FNUZ_v1",
+    "f8E5M2FNUZ_v1",
+    "f8E8M0FNU_v1",
+    "tf31_v1",
+    "index_v1",
+    "i2_v1",
+    "i4_v1",
+    "i8_v1",
+    "i16_v1",
+    "i32_v1",
+    "i64_v1",
+    "ui2_v1",
+    "ui4_v1",
+    "ui8_v1",
+    "ui16_v1",
+    "ui32_v1",
+    "ui64_v1",
+    "none_v1",
+    "token_v1",
+    "witness_v1",
+];
+
+/// The builtin spelling of a scalar VHLO type (`i32_v1` → `i32`, `bool_v1` → `i1`,
+/// `tf31_v1` → `tf32`).
+pub fn vhlo_scalar_to_builtin(mnemonic: &str) -> Option<&'static str> {
+    Some(match mnemonic {
+        "bool_v1" => "i1",
+        "tf31_v1" => "tf32",
+        "index_v1" => "index",
+        "none_v1" => "none",
+        m => {
+            let stem = m.strip_suffix("_v1")?;
+            return VHLO_SIMPLE_TYPES
+                .iter()
+                .find(|t| t.strip_suffix("_v1") == Some(stem))
+                .and_then(|t| t.strip_suffix("_v1"))
+                .filter(|s| !matches!(*s, "token" | "witness"));
+        }
+    })
+}
+
+/// `#stablehlo.conv<raw ...>`: the convolution dimension numbers spelled field by field.
+pub const CONV_RAW: StructSpec = StructSpec {
+    dialect: "stablehlo",
+    mnemonic: "conv",
+    fields: &[
+        ("input_batch_dimension", Int),
+        ("input_feature_dimension", Int),
+        ("input_spatial_dimensions", Dims),
+        ("kernel_input_feature_dimension", Int),
+        ("kernel_output_feature_dimension", Int),
+        ("kernel_spatial_dimensions", Dims),
+        ("output_batch_dimension", Int),
+        ("output_feature_dimension", Int),
+        ("output_spatial_dimensions", Dims),
+    ],
+    omit_defaults: true,
+};

@@ -1,0 +1,583 @@
+//! Float formats: bit patterns to and from `f64`, and MLIR's way of printing a float value.
+//!
+//! Values are kept as bit patterns everywhere; decimal text goes through `f64` (as MLIR's parser
+//! does), and printing follows MLIR's rule: short exponent form when it round-trips exactly,
+//! else the longer form with enough digits, else the hexadecimal bit pattern.
+
+use crate::ir::FloatKind;
+
+/// How a small float format handles the special values.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Special {
+    /// IEEE: all-ones exponent holds infinities and NaNs.
+    Ieee,
+    /// Finite except one NaN pattern per sign: all exponent and mantissa bits set (`FN`).
+    FiniteNanAllOnes,
+    /// Finite, no negative zero: the negative-zero pattern is the only NaN (`FNUZ`).
+    FiniteNanNegZero,
+    /// No special values at all.
+    FiniteOnly,
+    /// `f8E8M0FNU`: exponent only, no sign, 0xFF is NaN.
+    ExponentOnly,
+}
+
+#[derive(Clone, Copy)]
+struct Format {
+    exp_bits: u32,
+    man_bits: u32,
+    bias: i32,
+    special: Special,
+}
+
+fn format_of(kind: FloatKind) -> Option<Format> {
+    use FloatKind::*;
+    use Special::*;
+    let f = |exp_bits, man_bits, bias, special| {
+        Some(Format {
+            exp_bits,
+            man_bits,
+            bias,
+            special,
+        })
+    };
+    match kind {
+        F4E2M1FN => f(2, 1, 1, FiniteOnly),
+        F6E2M3FN => f(2, 3, 1, FiniteOnly),
+        F6E3M2FN => f(3, 2, 3, FiniteOnly),
+        F8E3M4 => f(3, 4, 3, Ieee),
+        F8E4M3 => f(4, 3, 7, Ieee),
+        F8E4M3FN => f(4, 3, 7, FiniteNanAllOnes),
+        F8E4M3FNUZ => f(4, 3, 8, FiniteNanNegZero),
+        F8E4M3B11FNUZ => f(4, 3, 11, FiniteNanNegZero),
+        F8E5M2 => f(5, 2, 15, Ieee),
+        F8E5M2FNUZ => f(5, 2, 16, FiniteNanNegZero),
+        F8E8M0FNU => f(8, 0, 127, ExponentOnly),
+        BF16 => f(8, 7, 127, Ieee),
+        F16 => f(5, 10, 15, Ieee),
+        TF32 => f(8, 10, 127, Ieee),
+        F32 => f(8, 23, 127, Ieee),
+        F64 => f(11, 52, 1023, Ieee),
+        F80 | F128 => None,
+    }
+}
+
+impl Format {
+    fn sign_shift(&self) -> Option<u32> {
+        (self.special != Special::ExponentOnly).then_some(self.exp_bits + self.man_bits)
+    }
+    fn nan(&self) -> u128 {
+        let all_exp = ((1u128 << self.exp_bits) - 1) << self.man_bits;
+        match self.special {
+            Special::Ieee => all_exp | (1u128 << (self.man_bits - 1)),
+            Special::FiniteNanAllOnes => all_exp | ((1u128 << self.man_bits) - 1),
+            Special::FiniteNanNegZero => 1u128 << (self.exp_bits + self.man_bits),
+            Special::FiniteOnly => all_exp | ((1u128 << self.man_bits) - 1),
+            Special::ExponentOnly => 0xFF,
+        }
+    }
+    /// Largest finite magnitude pattern.
+    fn max_finite(&self) -> u128 {
+        let all = (1u128 << (self.exp_bits + self.man_bits)) - 1;
+        match self.special {
+            Special::Ieee => (((1u128 << self.exp_bits) - 1) << self.man_bits) - 1,
+            Special::FiniteNanAllOnes => all - 1,
+            Special::FiniteNanNegZero | Special::FiniteOnly => all,
+            Special::ExponentOnly => 0xFE,
+        }
+    }
+}
+
+/// The value of a bit pattern as `f64` (exact for every format up to f64); `None` for f80/f128.
+pub fn to_f64(kind: FloatKind, bits: u128) -> Option<f64> {
+    if kind == FloatKind::F64 {
+        return Some(f64::from_bits(bits as u64));
+    }
+    let f = format_of(kind)?;
+    if f.special == Special::ExponentOnly {
+        let e = (bits & 0xFF) as i32;
+        return Some(if e == 0xFF {
+            f64::NAN
+        } else {
+            2f64.powi(e - 127)
+        });
+    }
+    let sign_shift = f.sign_shift().unwrap_or(0);
+    let negative = (bits >> sign_shift) & 1 == 1;
+    let mag = bits & ((1u128 << sign_shift) - 1);
+    let e = (mag >> f.man_bits) as i32;
+    let m = (mag & ((1u128 << f.man_bits) - 1)) as f64;
+    let all_exp = (1i32 << f.exp_bits) - 1;
+    let v = match f.special {
+        Special::Ieee if e == all_exp => {
+            if m == 0.0 {
+                f64::INFINITY
+            } else {
+                f64::NAN
+            }
+        }
+        Special::FiniteNanAllOnes if mag == (1u128 << sign_shift) - 1 => f64::NAN,
+        Special::FiniteNanNegZero if negative && mag == 0 => return Some(f64::NAN),
+        _ => {
+            let scale = 2f64.powi(-(f.man_bits as i32));
+            if e == 0 {
+                m * scale * 2f64.powi(1 - f.bias)
+            } else {
+                (1.0 + m * scale) * 2f64.powi(e - f.bias)
+            }
+        }
+    };
+    Some(if negative { -v } else { v })
+}
+
+/// Rounds `x` to the nearest value of the format (ties to even) and returns its bit pattern;
+/// `None` for f80/f128.
+pub fn from_f64(kind: FloatKind, x: f64) -> Option<u128> {
+    if kind == FloatKind::F64 {
+        return Some(x.to_bits() as u128);
+    }
+    let f = format_of(kind)?;
+    if x.is_nan() {
+        return Some(f.nan());
+    }
+    if f.special == Special::ExponentOnly {
+        if x <= 0.0 {
+            return Some(0xFF);
+        }
+        // Round log2 to nearest: a mantissa at or above 1.5 goes up (ties to even exponent).
+        let b = x.to_bits();
+        let e = ((b >> 52) & 0x7FF) as i32 - 1023;
+        let m = b & ((1u64 << 52) - 1);
+        let half = 1u64 << 51;
+        let e = if m > half || (m == half && (e + 127) % 2 != 0) {
+            e + 1
+        } else {
+            e
+        };
+        return Some(if e > 127 {
+            0xFF
+        } else if e < -127 {
+            0
+        } else {
+            (e + 127) as u128
+        });
+    }
+    let sign_shift = f.sign_shift().unwrap_or(0);
+    let negative = x.is_sign_negative();
+    let sign = if negative { 1u128 << sign_shift } else { 0 };
+    let overflow = |sign: u128| match f.special {
+        Special::Ieee => sign | (((1u128 << f.exp_bits) - 1) << f.man_bits),
+        Special::FiniteOnly => sign | f.max_finite(),
+        _ => f.nan(),
+    };
+    if x.is_infinite() {
+        return Some(overflow(sign));
+    }
+    let a = x.abs();
+    if a == 0.0 {
+        return Some(if f.special == Special::FiniteNanNegZero {
+            0
+        } else {
+            sign
+        });
+    }
+    // a = sig * 2^e2 exactly.
+    let b = a.to_bits();
+    let raw_exp = ((b >> 52) & 0x7FF) as i32;
+    let (sig, e2) = if raw_exp == 0 {
+        (b & ((1u64 << 52) - 1), -1074)
+    } else {
+        ((b & ((1u64 << 52) - 1)) | (1u64 << 52), raw_exp - 1075)
+    };
+    let top = 63 - sig.leading_zeros() as i32; // a in [2^(top+e2), 2^(top+e2+1))
+    let unbiased = top + e2;
+    let emin = 1 - f.bias;
+    let q_exp = unbiased.max(emin) - f.man_bits as i32;
+    let shift = e2 - q_exp;
+    let q: u128 = if shift >= 0 {
+        if shift > 100 {
+            return Some(overflow(sign));
+        }
+        (sig as u128) << shift
+    } else {
+        let s = (-shift) as u32;
+        if s > 64 {
+            0
+        } else {
+            let sig = sig as u128;
+            let kept = sig >> s;
+            let rem = sig & ((1u128 << s) - 1);
+            let half = 1u128 << (s - 1);
+            if rem > half || (rem == half && kept & 1 == 1) {
+                kept + 1
+            } else {
+                kept
+            }
+        }
+    };
+    let biased_minus_one = (unbiased.max(emin) + f.bias - 1) as i128;
+    let field = ((biased_minus_one as u128) << f.man_bits) + q;
+    if field > f.max_finite() {
+        return Some(overflow(sign));
+    }
+    if field == 0 && f.special == Special::FiniteNanNegZero {
+        return Some(0);
+    }
+    Some(sign | field)
+}
+
+/// A little-endian base-2^32 natural number, just enough for exact float-to-decimal.
+struct Big(Vec<u32>);
+
+impl Big {
+    fn mul_small(&mut self, m: u32) {
+        let mut carry = 0u64;
+        for limb in &mut self.0 {
+            let v = (*limb as u64) * (m as u64) + carry;
+            *limb = v as u32;
+            carry = v >> 32;
+        }
+        if carry != 0 {
+            self.0.push(carry as u32);
+        }
+    }
+    /// Divides in place, returning the remainder.
+    fn div_small(&mut self, d: u32) -> u32 {
+        let mut rem = 0u64;
+        for limb in self.0.iter_mut().rev() {
+            let v = (rem << 32) | (*limb as u64);
+            *limb = (v / d as u64) as u32;
+            rem = v % d as u64;
+        }
+        while self.0.last() == Some(&0) {
+            self.0.pop();
+        }
+        rem as u32
+    }
+    fn shl(&mut self, bits: u32) {
+        for _ in 0..bits / 32 {
+            self.0.insert(0, 0);
+        }
+        let r = bits % 32;
+        if r != 0 {
+            let mut carry = 0u32;
+            for limb in &mut self.0 {
+                let v = ((*limb as u64) << r) | carry as u64;
+                *limb = v as u32;
+                carry = (v >> 32) as u32;
+            }
+            if carry != 0 {
+                self.0.push(carry);
+            }
+        }
+    }
+    fn bit_length(&self) -> u32 {
+        match self.0.last() {
+            None => 0,
+            Some(&top) => (self.0.len() as u32 - 1) * 32 + (32 - top.leading_zeros()),
+        }
+    }
+    fn is_zero(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// LLVM's `APFloat::toString` for a finite non-zero value held exactly in `v`, whose format
+/// has `precision_bits` of significand: the exact decimal expansion, decimal digits beyond
+/// what the precision needs dropped by truncation, then rounded half-up to
+/// `format_precision` digits (0: the format's default), then laid out in plain or scientific
+/// notation (`max_padding` zeros at most; `truncate_zero` as upstream).
+fn apfloat_to_string(
+    v: f64,
+    precision_bits: u32,
+    format_precision: u32,
+    max_padding: u32,
+    truncate_zero: bool,
+) -> String {
+    let mut out = String::new();
+    if v.is_sign_negative() {
+        out.push('-');
+    }
+    let b = v.abs().to_bits();
+    let raw_exp = ((b >> 52) & 0x7FF) as i32;
+    let (mut sig, mut exp) = if raw_exp == 0 {
+        (b & ((1u64 << 52) - 1), -1074)
+    } else {
+        ((b & ((1u64 << 52) - 1)) | (1u64 << 52), raw_exp - 1075)
+    };
+    let format_precision = if format_precision == 0 {
+        2 + precision_bits * 59 / 196
+    } else {
+        format_precision
+    };
+    if sig == 0 {
+        return if truncate_zero {
+            format!("{out}0.0E+0")
+        } else {
+            format!("{out}0.0e+00")
+        };
+    }
+    let tz = sig.trailing_zeros();
+    sig >>= tz;
+    exp += tz as i32;
+    let mut n = Big(vec![sig as u32, (sig >> 32) as u32]);
+    while n.0.last() == Some(&0) {
+        n.0.pop();
+    }
+    if exp > 0 {
+        n.shl(exp as u32);
+        exp = 0;
+    } else if exp < 0 {
+        // N * 2^-e == N * 5^e * 10^-e: `exp` now counts powers of ten.
+        for _ in 0..(-exp) {
+            n.mul_small(5);
+        }
+    }
+    // Drop decimal digits the precision cannot need (truncating, as upstream does).
+    let bits = n.bit_length();
+    // 196/59 slightly overestimates log2(10); upstream's formula.
+    #[allow(clippy::manual_div_ceil)]
+    let bits_required = (format_precision * 196 + 58) / 59;
+    if bits > bits_required {
+        let removable = (bits - bits_required) * 59 / 196;
+        for _ in 0..removable {
+            n.div_small(10);
+        }
+        exp += removable as i32;
+    }
+    // Digits, least significant first, without trailing zeros.
+    let mut digits: Vec<u8> = Vec::new();
+    let mut in_trail = true;
+    while !n.is_zero() {
+        let d = n.div_small(10) as u8;
+        if in_trail && d == 0 {
+            exp += 1;
+        } else {
+            digits.push(b'0' + d);
+            in_trail = false;
+        }
+    }
+    // Round half-up to the requested number of digits.
+    let count = digits.len();
+    let fp = format_precision as usize;
+    if count > fp {
+        let mut first = count - fp;
+        if digits[first - 1] < b'5' {
+            while first < count && digits[first] == b'0' {
+                first += 1;
+            }
+            exp += first as i32;
+            digits.drain(..first);
+        } else {
+            let mut i = first;
+            while i != count {
+                if digits[i] == b'9' {
+                    first += 1;
+                } else {
+                    digits[i] += 1;
+                    break;
+                }
+                i += 1;
+            }
+            exp += first as i32;
+            if first == count {
+                digits = vec![b'1'];
+            } else {
+                digits.drain(..first);
+            }
+        }
+    }
+    let nd = digits.len() as i32;
+    let digit = |i: i32| digits[i as usize] as char;
+    let scientific = if max_padding == 0 {
+        true
+    } else if exp >= 0 {
+        exp as u32 > max_padding || (nd + exp) as u32 > format_precision
+    } else {
+        let msd = exp + nd - 1;
+        msd < 0 && (-msd) as u32 > max_padding
+    };
+    if scientific {
+        let e = exp + nd - 1;
+        out.push(digit(nd - 1));
+        out.push('.');
+        if nd == 1 && truncate_zero {
+            out.push('0');
+        } else {
+            for i in 1..nd {
+                out.push(digit(nd - 1 - i));
+            }
+        }
+        if !truncate_zero && fp as i32 > nd - 1 {
+            for _ in 0..(fp as i32 - nd + 1) {
+                out.push('0');
+            }
+        }
+        out.push(if truncate_zero { 'E' } else { 'e' });
+        out.push(if e >= 0 { '+' } else { '-' });
+        let mag = e.unsigned_abs().to_string();
+        if !truncate_zero && mag.len() < 2 {
+            out.push('0');
+        }
+        out.push_str(&mag);
+        return out;
+    }
+    if exp >= 0 {
+        for i in 0..nd {
+            out.push(digit(nd - 1 - i));
+        }
+        for _ in 0..exp {
+            out.push('0');
+        }
+        return out;
+    }
+    let whole = exp + nd;
+    let mut i = 0;
+    if whole > 0 {
+        while i < whole {
+            out.push(digit(nd - 1 - i));
+            i += 1;
+        }
+        out.push('.');
+    } else {
+        out.push_str("0.");
+        for _ in 0..(-whole) {
+            out.push('0');
+        }
+    }
+    while i < nd {
+        out.push(digit(nd - 1 - i));
+        i += 1;
+    }
+    out
+}
+
+/// Significand bits of a format (APFloat's `precision`).
+fn default_precision_bits(kind: FloatKind) -> u32 {
+    match format_of(kind) {
+        Some(f) => f.man_bits + 1,
+        None => 64,
+    }
+}
+
+/// Formats a float value the way MLIR prints a float attribute or dense element: 6 digits
+/// in exponent form when they parse back to the same value, else the format's full digits,
+/// else (infinities, NaNs, no `.`) the hexadecimal bit pattern.
+pub fn format_float(kind: FloatKind, bits: u128) -> String {
+    if let Some(v) = to_f64(kind, bits) {
+        if v.is_finite() {
+            let precision_bits = default_precision_bits(kind);
+            if v == 0.0 {
+                return if v.is_sign_negative() {
+                    "-0.000000e+00"
+                } else {
+                    "0.000000e+00"
+                }
+                .into();
+            }
+            let short = apfloat_to_string(v, precision_bits, 6, 0, false);
+            if short.parse::<f64>().ok().and_then(|p| from_f64(kind, p)) == Some(bits) {
+                return short;
+            }
+            let long = apfloat_to_string(v, precision_bits, 0, 3, true);
+            if long.contains('.') {
+                return long;
+            }
+        }
+    }
+    format!("0x{:X}", bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prints_like_mlir() {
+        let f32b = |x: f32| x.to_bits() as u128;
+        assert_eq!(format_float(FloatKind::F32, f32b(34.0)), "3.400000e+01");
+        // APFloat truncates before rounding: the 6-digit form of f32 1e-5 is 9.999990e-06,
+        // which does not parse back, so MLIR prints nine digits.
+        assert_eq!(format_float(FloatKind::F32, f32b(1e-5)), "9.99999974E-6");
+        assert_eq!(format_float(FloatKind::F32, f32b(0.1)), "1.000000e-01");
+        assert_eq!(format_float(FloatKind::F32, f32b(1.1234567)), "1.12345672");
+        assert_eq!(
+            format_float(FloatKind::F64, 1.0e-20f64.to_bits() as u128),
+            "9.9999999999999995E-21"
+        );
+        assert_eq!(
+            format_float(FloatKind::F64, 1.234567891e-20f64.to_bits() as u128),
+            "1.2345678909999999E-20"
+        );
+        assert_eq!(
+            format_float(FloatKind::F64, 123456789.0f64.to_bits() as u128),
+            "0x419D6F3454000000"
+        );
+        assert_eq!(
+            format_float(FloatKind::F64, 1e-5f64.to_bits() as u128),
+            "1.000000e-05"
+        );
+        assert_eq!(format_float(FloatKind::F32, f32b(-0.0)), "-0.000000e+00");
+        // Values computed with the same algorithm as upstream (checked against MLIR output).
+        let f64b = |x: f64| x.to_bits() as u128;
+        assert_eq!(format_float(FloatKind::F64, f64b(0.3)), "3.000000e-01");
+        assert_eq!(format_float(FloatKind::F64, f64b(1e10)), "1.000000e+10");
+        assert_eq!(
+            format_float(FloatKind::F64, f64b(5e-324)),
+            "4.940660e-324"
+        );
+        assert_eq!(
+            format_float(FloatKind::F64, f64b(f64::MAX)),
+            "1.7976931348623157E+308"
+        );
+        assert_eq!(format_float(FloatKind::F32, f32b(3.0e-6)), "3.000000e-06");
+        assert_eq!(format_float(FloatKind::F32, f32b(123.456)), "1.234560e+02");
+        assert_eq!(
+            format_float(FloatKind::F32, f32b(f32::MIN_POSITIVE)),
+            "1.17549435E-38"
+        );
+        assert_eq!(format_float(FloatKind::F32, 0x7FC0_0000), "0x7FC00000");
+        assert_eq!(format_float(FloatKind::F32, 0x7F80_0000), "0x7F800000");
+        assert_eq!(
+            format_float(FloatKind::F64, std::f64::consts::PI.to_bits() as u128),
+            "3.1415926535897931"
+        );
+        assert_eq!(
+            format_float(FloatKind::F32, f32b(std::f32::consts::PI)),
+            "3.14159274"
+        );
+    }
+
+    #[test]
+    fn small_formats_round_trip_every_pattern() {
+        use FloatKind::*;
+        for kind in [
+            F4E2M1FN,
+            F6E2M3FN,
+            F6E3M2FN,
+            F8E3M4,
+            F8E4M3,
+            F8E4M3FN,
+            F8E4M3FNUZ,
+            F8E4M3B11FNUZ,
+            F8E5M2,
+            F8E5M2FNUZ,
+            F8E8M0FNU,
+        ] {
+            let width = kind.bit_width();
+            for bits in 0u128..(1 << width) {
+                let v = to_f64(kind, bits).unwrap();
+                if v.is_nan() {
+                    continue;
+                }
+                if v.is_infinite() {
+                    assert_eq!(from_f64(kind, v), Some(bits), "{kind:?} {bits:#x}");
+                    continue;
+                }
+                assert_eq!(from_f64(kind, v), Some(bits), "{kind:?} {bits:#x} = {v}");
+            }
+        }
+        assert_eq!(from_f64(F16, 65520.0), Some(0x7C00));
+        assert_eq!(from_f64(BF16, 1.0), Some(0x3F80));
+        assert_eq!(from_f64(F8E4M3FN, 448.0), Some(0x7E));
+    }
+}

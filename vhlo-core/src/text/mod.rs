@@ -1,0 +1,108 @@
+//! MLIR textual IR: parsing ([`parse`]) and printing ([`print`]).
+//!
+//! The parser reads the generic op form, the custom forms of `builtin.module` and `func.*`, and
+//! StableHLO's pretty forms, with every builtin, StableHLO, VHLO and `quant` type and attribute
+//! the compatibility suite uses. Attributes of unknown dialects are kept as text.
+//!
+//! Conventions: attributes written in `<{...}>` become properties, those in `{...}` become
+//! discardable attributes, except that inherent attributes of StableHLO, VHLO, func and builtin
+//! ops written in `{...}` move to the properties; both are sorted by name as MLIR's
+//! dictionaries are. Dense i1 data takes one byte per element. See docs/text-format.md.
+
+mod dialects;
+mod float;
+mod lexer;
+mod parse_types;
+mod parser;
+mod pretty;
+mod printer;
+mod shlo_pretty;
+
+pub use float::{format_float, from_f64, to_f64};
+pub use parse_types::element_storage_bytes;
+pub use parser::{MAX_DEPTH, MAX_REGION_DEPTH};
+pub use printer::{attribute_to_string, type_to_string, PrintOptions};
+
+use crate::ir::Module;
+
+/// A parse error with its 1-based line and column (columns count characters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses a whole MLIR text file. Top-level ops other than a single `builtin.module` are
+/// wrapped in an implicit module, as MLIR does.
+pub fn parse(src: &str) -> Result<Module, ParseError> {
+    on_big_stack(|| parser::Parser::new(src).parse_top())
+}
+
+/// Stack for the recursive-descent parser: enough for [`MAX_DEPTH`] nested types/attributes
+/// inside [`MAX_REGION_DEPTH`] nested regions even in debug builds, whatever the caller's
+/// thread stack is.
+const PARSER_STACK: usize = 64 << 20;
+
+/// Runs `f` on a scoped thread with a [`PARSER_STACK`] stack (inline if no thread can be made).
+fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let slot = std::sync::Mutex::new(Some(f));
+    let take = |slot: &std::sync::Mutex<Option<_>>| slot.lock().ok().and_then(|mut g| g.take());
+    let spawned = std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(s, || take(&slot).map(|f: _| f()));
+        match handle {
+            Ok(h) => match h.join() {
+                Ok(v) => v,
+                Err(payload) => std::panic::resume_unwind(payload),
+            },
+            Err(_) => None,
+        }
+    });
+    match spawned {
+        Some(v) => v,
+        // No thread could be started: run here.
+        None => (take(&slot).expect("closure not yet run"))(),
+    }
+}
+
+/// Prints a module as MLIR text.
+pub fn print(m: &Module, opts: PrintOptions) -> String {
+    // The printer recurses per region level: give it the parser's stack too.
+    on_big_stack(|| {
+        let mut p = printer::Printer::new(m, opts);
+        p.print_module();
+        p.out
+    })
+}
+
+/// Prints every op in generic form, like `stablehlo-opt --mlir-print-op-generic`.
+pub fn print_generic(m: &Module) -> String {
+    print(
+        m,
+        PrintOptions {
+            generic: true,
+            debug_info: false,
+            ..Default::default()
+        },
+    )
+}
+
+/// Parses one type (the whole of `src`) into `m`.
+pub fn parse_type(m: &mut Module, src: &str) -> Result<crate::ir::Type, ParseError> {
+    on_big_stack(|| parser::Parser::with_module(src, m, |p| p.parse_type()))
+}
+
+/// Parses one attribute (the whole of `src`) into `m`.
+pub fn parse_attribute(m: &mut Module, src: &str) -> Result<crate::ir::Attribute, ParseError> {
+    on_big_stack(|| parser::Parser::with_module(src, m, |p| p.parse_attribute()))
+}

@@ -1,0 +1,1803 @@
+//! Types, attributes, dense literals and dialect attributes/types.
+
+use super::dialects::{self, FieldKind};
+use super::float;
+use super::lexer::Number;
+use super::parser::{Elem, PResult, Parser};
+use crate::ir::*;
+
+/// Largest integer bit width accepted (MLIR's limit).
+const MAX_INT_WIDTH: u32 = 1 << 24;
+
+impl<'a> Parser<'a> {
+    // ---- types -------------------------------------------------------------------------------
+
+    pub fn parse_type(&mut self) -> PResult<Type> {
+        self.enter()?;
+        let r = self.parse_type_inner();
+        self.leave();
+        r
+    }
+
+    /// A comma-separated list of types (at least one).
+    pub(crate) fn parse_type_list(&mut self) -> PResult<Vec<Type>> {
+        let mut v = vec![self.parse_type()?];
+        while self.c.eat(b',') {
+            v.push(self.parse_type()?);
+        }
+        Ok(v)
+    }
+
+    /// `(T, U)` or `()`.
+    pub(crate) fn parse_paren_type_list(&mut self) -> PResult<Vec<Type>> {
+        self.c.expect(b'(', "to open a type list")?;
+        if self.c.eat(b')') {
+            return Ok(Vec::new());
+        }
+        let v = self.parse_type_list()?;
+        self.c.expect(b')', "to close a type list")?;
+        Ok(v)
+    }
+
+    /// Function results: `T` or `(T, U)`.
+    pub(crate) fn parse_result_types(&mut self) -> PResult<Vec<Type>> {
+        if self.c.peek() == Some(b'(') {
+            // `(T) -> U` as a single function-typed result is `((T) -> U)`.
+            self.parse_paren_type_list()
+        } else {
+            Ok(vec![self.parse_type()?])
+        }
+    }
+
+    fn parse_type_inner(&mut self) -> PResult<Type> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        match self.c.peek() {
+            Some(b'!') => {
+                self.c.pos += 1;
+                let id = self
+                    .c
+                    .suffix_id()
+                    .ok_or_else(|| self.c.error_at(pos, "expected type name after '!'"))?;
+                if let Some((dialect, mnemonic)) = id.split_once('.') {
+                    return self.parse_dialect_type(dialect, mnemonic, pos);
+                }
+                if let Some(&t) = self.type_aliases_get(id) {
+                    return Ok(t);
+                }
+                if self.c.bytes.get(self.c.pos) == Some(&b'<') {
+                    // `!dialect<...>`: kept as text.
+                    let body = self.c.balanced()?;
+                    let dialect = self.m.sym(id);
+                    let mnemonic = self.m.sym("");
+                    let text = self.m.sym(body);
+                    return Ok(self.m.ty(TypeData::Dialect(DialectType {
+                        dialect,
+                        mnemonic,
+                        params: Box::new([Param::Str(text)]),
+                    })));
+                }
+                Err(self
+                    .c
+                    .error_at(pos, format!("undefined type alias '!{id}'")))
+            }
+            Some(b'(') => {
+                let inputs = self.parse_paren_type_list()?;
+                self.c.expect_punct("->", "in function type")?;
+                let results = self.parse_result_types()?;
+                Ok(self.m.ty(TypeData::Function {
+                    inputs: inputs.into(),
+                    results: results.into(),
+                }))
+            }
+            _ => {
+                let Some(id) = self.c.bare_ident() else {
+                    let found = self.c.describe_next();
+                    return Err(self.c.error(format!("expected type, found {found}")));
+                };
+                self.parse_builtin_type(id, pos)
+            }
+        }
+    }
+
+    fn parse_builtin_type(&mut self, id: &str, pos: usize) -> PResult<Type> {
+        if let Some(k) = FloatKind::ALL.iter().find(|k| k.keyword() == id) {
+            return Ok(self.m.ty(TypeData::Float(*k)));
+        }
+        let int = |prefix: &str, s: Signedness| -> Option<(u32, Signedness)> {
+            let digits = id.strip_prefix(prefix)?;
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            digits.parse::<u32>().ok().map(|w| (w, s))
+        };
+        if let Some((width, signedness)) = int("i", Signedness::Signless)
+            .or_else(|| int("si", Signedness::Signed))
+            .or_else(|| int("ui", Signedness::Unsigned))
+        {
+            if width == 0 && signedness != Signedness::Signless || width > MAX_INT_WIDTH {
+                return Err(self
+                    .c
+                    .error_at(pos, format!("invalid integer width in '{id}'")));
+            }
+            return Ok(self.m.ty(TypeData::Integer { width, signedness }));
+        }
+        match id {
+            "index" => Ok(self.m.ty(TypeData::Index)),
+            "none" => Ok(self.m.ty(TypeData::None)),
+            "complex" => {
+                self.c.expect(b'<', "after 'complex'")?;
+                let t = self.parse_type()?;
+                self.c.expect(b'>', "to close complex type")?;
+                Ok(self.m.ty(TypeData::Complex(t)))
+            }
+            "tuple" => {
+                self.c.expect(b'<', "after 'tuple'")?;
+                let ts = if self.c.eat(b'>') {
+                    Vec::new()
+                } else {
+                    let v = self.parse_type_list()?;
+                    self.c.expect(b'>', "to close tuple type")?;
+                    v
+                };
+                Ok(self.m.ty(TypeData::Tuple(ts.into())))
+            }
+            "tensor" => {
+                self.c.expect(b'<', "after 'tensor'")?;
+                if self.c.peek() == Some(b'*') {
+                    self.c.pos += 1;
+                    self.expect_dim_x()?;
+                    let element = self.parse_type()?;
+                    self.c.expect(b'>', "to close tensor type")?;
+                    return Ok(self.m.ty(TypeData::UnrankedTensor { element }));
+                }
+                let shape = self.parse_dim_list()?;
+                let element = self.parse_type()?;
+                let encoding = if self.c.eat(b',') {
+                    Some(self.parse_attribute()?)
+                } else {
+                    None
+                };
+                self.c.expect(b'>', "to close tensor type")?;
+                Ok(self.m.ty(TypeData::RankedTensor {
+                    shape: shape.into(),
+                    element,
+                    encoding,
+                }))
+            }
+            "memref" => {
+                // No builtin variant in the IR: kept as the dialect type `builtin.memref` with
+                // (shape, element, layout or absent, memory space or absent).
+                self.c.expect(b'<', "after 'memref'")?;
+                let shape = self.parse_dim_list()?;
+                let element = self.parse_type()?;
+                let mut layout = Param::Absent;
+                let mut space = Param::Absent;
+                if self.c.eat(b',') {
+                    let a = self.parse_attribute()?;
+                    if self.c.eat(b',') {
+                        layout = Param::Attr(a);
+                        space = Param::Attr(self.parse_attribute()?);
+                    } else if matches!(self.m.attr_data(a), AttrData::Integer { .. }) {
+                        space = Param::Attr(a);
+                    } else {
+                        layout = Param::Attr(a);
+                    }
+                }
+                self.c.expect(b'>', "to close memref type")?;
+                Ok(self.intern_dialect_type(
+                    "builtin",
+                    "memref",
+                    vec![
+                        Param::Ints(shape.into()),
+                        Param::Type(element),
+                        layout,
+                        space,
+                    ],
+                ))
+            }
+            _ => Err(self.c.error_at(pos, format!("unknown type '{id}'"))),
+        }
+    }
+
+    fn expect_dim_x(&mut self) -> PResult<()> {
+        if self.c.bytes.get(self.c.pos) == Some(&b'x') {
+            self.c.pos += 1;
+            Ok(())
+        } else {
+            Err(self.c.error("expected 'x' in dimension list"))
+        }
+    }
+
+    /// `2x?x` prefix of a shaped type (possibly empty).
+    pub(crate) fn parse_dim_list(&mut self) -> PResult<Vec<Dim>> {
+        let mut dims = Vec::new();
+        loop {
+            self.c.skip_ws();
+            let pos = self.c.pos;
+            match self.c.bytes.get(pos) {
+                Some(b'?') => {
+                    self.c.pos += 1;
+                    self.expect_dim_x()?;
+                    dims.push(DYNAMIC);
+                }
+                Some(c) if c.is_ascii_digit() => {
+                    let mut end = pos;
+                    while end < self.c.bytes.len() && self.c.bytes[end].is_ascii_digit() {
+                        end += 1;
+                    }
+                    let d: i64 = self.c.src[pos..end]
+                        .parse()
+                        .map_err(|_| self.c.error_at(pos, "dimension size out of range"))?;
+                    self.c.pos = end;
+                    self.expect_dim_x()?;
+                    dims.push(d);
+                }
+                _ => return Ok(dims),
+            }
+        }
+    }
+
+    fn intern_dialect_type(&mut self, dialect: &str, mnemonic: &str, params: Vec<Param>) -> Type {
+        let dialect = self.m.sym(dialect);
+        let mnemonic = self.m.sym(mnemonic);
+        self.m.ty(TypeData::Dialect(DialectType {
+            dialect,
+            mnemonic,
+            params: params.into(),
+        }))
+    }
+
+    /// `<T, U>` or `<>`.
+    fn parse_angle_type_list(&mut self) -> PResult<Vec<Type>> {
+        self.c.expect(b'<', "to open type parameters")?;
+        if self.c.eat(b'>') {
+            return Ok(Vec::new());
+        }
+        let v = self.parse_type_list()?;
+        self.c.expect(b'>', "to close type parameters")?;
+        Ok(v)
+    }
+
+    fn parse_dialect_type(&mut self, dialect: &str, mnemonic: &str, pos: usize) -> PResult<Type> {
+        let has_body = self.c.bytes.get(self.c.pos) == Some(&b'<');
+        match (dialect, mnemonic) {
+            ("stablehlo", "token") => Ok(self.intern_dialect_type(dialect, mnemonic, vec![])),
+            ("stablehlo", "future") | ("vhlo", "tuple_v1") | ("vhlo", "future_v1") => {
+                let ts = self.parse_angle_type_list()?;
+                Ok(self.intern_dialect_type(dialect, mnemonic, vec![Param::Types(ts.into())]))
+            }
+            ("vhlo", m) if dialects::VHLO_SIMPLE_TYPES.contains(&m) => {
+                Ok(self.intern_dialect_type(dialect, mnemonic, vec![]))
+            }
+            ("vhlo", "complex_v1") | ("vhlo", "unranked_tensor_v1") => {
+                self.c.expect(b'<', "to open type parameters")?;
+                let t = self.parse_type()?;
+                self.c.expect(b'>', "to close type parameters")?;
+                Ok(self.intern_dialect_type(dialect, mnemonic, vec![Param::Type(t)]))
+            }
+            ("vhlo", "tensor_v1") | ("vhlo", "buffer_v1") => {
+                self.c.expect(b'<', "to open type parameters")?;
+                let shape = self.parse_dim_list()?;
+                let element = self.parse_type()?;
+                let mut params = vec![Param::Ints(shape.into()), Param::Type(element)];
+                if mnemonic == "tensor_v1" {
+                    let enc = if self.c.eat(b',') {
+                        Param::Attr(self.parse_attribute()?)
+                    } else {
+                        Param::Absent
+                    };
+                    params.push(enc);
+                }
+                self.c.expect(b'>', "to close type parameters")?;
+                Ok(self.intern_dialect_type(dialect, mnemonic, params))
+            }
+            ("vhlo", "func_v1") => {
+                self.c.expect(b'<', "to open type parameters")?;
+                // `(custom<TypeArray>)`: an empty array is itself spelled `()`.
+                self.c.expect(b'(', "to open function inputs")?;
+                let inputs =
+                    if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b')') {
+                        self.c.pos += 1;
+                        self.c.expect(b')', "")?;
+                        Vec::new()
+                    } else {
+                        self.parse_type_list()?
+                    };
+                self.c.expect(b')', "to close function inputs")?;
+                self.c.expect_punct("->", "in function type")?;
+                let outputs =
+                    if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b')') {
+                        self.c.pos += 1;
+                        self.c.expect(b')', "")?;
+                        Vec::new()
+                    } else {
+                        self.parse_type_list()?
+                    };
+                self.c.expect(b'>', "to close type parameters")?;
+                Ok(self.intern_dialect_type(
+                    dialect,
+                    mnemonic,
+                    vec![Param::Types(inputs.into()), Param::Types(outputs.into())],
+                ))
+            }
+            ("vhlo", "quant_v1") | ("vhlo", "quant_per_axis_v1") => {
+                self.c.expect(b'<', "to open type parameters")?;
+                let storage = self.parse_type()?;
+                self.c.expect(b':', "after storage type")?;
+                let expressed = self.parse_type()?;
+                self.c.expect(b',', "after expressed type")?;
+                let mut params = Vec::new();
+                if mnemonic == "quant_v1" {
+                    let scale = self.parse_f64_param()?;
+                    self.c.expect(b':', "after scale")?;
+                    let zp = self.c.int64("as zero point")?;
+                    params.extend([
+                        Param::Type(storage),
+                        Param::Type(expressed),
+                        scale,
+                        Param::Int(zp),
+                    ]);
+                } else {
+                    let qdim = self.c.int64("as quantized dimension")?;
+                    self.c.expect(b',', "after quantized dimension")?;
+                    self.c.expect(b'[', "to open scales")?;
+                    let mut scales = Vec::new();
+                    if !self.c.eat(b']') {
+                        loop {
+                            match self.parse_f64_param()? {
+                                Param::Float { bits, .. } => scales.push(bits),
+                                _ => unreachable!("parse_f64_param returns floats"),
+                            }
+                            if self.c.eat(b']') {
+                                break;
+                            }
+                            self.c.expect(b',', "between scales")?;
+                        }
+                    }
+                    self.c.expect(b',', "after scales")?;
+                    let zps = self.parse_int_list()?;
+                    params.extend([
+                        Param::Type(storage),
+                        Param::Type(expressed),
+                        Param::Int(qdim),
+                        Param::Floats(scales.into()),
+                        Param::Ints(zps.into()),
+                    ]);
+                }
+                self.c.expect(b',', "before storage range")?;
+                let min = self.c.int64("as storage minimum")?;
+                self.c.expect(b':', "in storage range")?;
+                let max = self.c.int64("as storage maximum")?;
+                self.c.expect(b',', "before flags")?;
+                let flags = self.c.int64("as flags")?;
+                self.c.expect(b'>', "to close type parameters")?;
+                params.insert(0, Param::UInt(flags as u64));
+                params.push(Param::Int(min));
+                params.push(Param::Int(max));
+                Ok(self.intern_dialect_type(dialect, mnemonic, params))
+            }
+            ("quant", "uniform") => self.parse_quant_uniform(),
+            ("stablehlo", _) | ("vhlo", _) | ("quant", _) => Err(self
+                .c
+                .error_at(pos, format!("unknown type '!{dialect}.{mnemonic}'"))),
+            _ => {
+                let body = if has_body { self.c.balanced()? } else { "" };
+                let text = self.m.sym(body);
+                Ok(self.intern_dialect_type(dialect, mnemonic, vec![Param::Str(text)]))
+            }
+        }
+    }
+
+    /// A float literal as a double parameter.
+    fn parse_f64_param(&mut self) -> PResult<Param> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        match self.c.number() {
+            Some(Number::Float(v)) => Ok(Param::Float {
+                bits: v.to_bits() as u128,
+                width: 64,
+            }),
+            Some(Number::Int {
+                negative,
+                magnitude,
+                hex: false,
+            }) => {
+                let v = magnitude as f64;
+                Ok(Param::Float {
+                    bits: (if negative { -v } else { v }).to_bits() as u128,
+                    width: 64,
+                })
+            }
+            Some(Number::Int {
+                magnitude,
+                hex: true,
+                ..
+            }) if magnitude <= u64::MAX as u128 => Ok(Param::Float {
+                bits: magnitude,
+                width: 64,
+            }),
+            _ => Err(self.c.error_at(pos, "expected floating point literal")),
+        }
+    }
+
+    /// `[1, ?, 3]`.
+    pub(crate) fn parse_int_list(&mut self) -> PResult<Vec<i64>> {
+        self.c.expect(b'[', "to open an integer list")?;
+        let mut v = Vec::new();
+        if self.c.eat(b']') {
+            return Ok(v);
+        }
+        loop {
+            if self.c.eat(b'?') {
+                v.push(DYNAMIC);
+            } else {
+                v.push(self.c.int64("in integer list")?);
+            }
+            if self.c.eat(b']') {
+                return Ok(v);
+            }
+            self.c.expect(b',', "between list elements")?;
+        }
+    }
+
+    /// `!quant.uniform<i8<-128:127>:f32:1, {0.1:2, 0.2}>` and the per-tensor form.
+    fn parse_quant_uniform(&mut self) -> PResult<Type> {
+        self.c.expect(b'<', "after '!quant.uniform'")?;
+        self.c.skip_ws();
+        let spos = self.c.pos;
+        let id = self
+            .c
+            .bare_ident()
+            .ok_or_else(|| self.c.error_at(spos, "expected storage type"))?;
+        let (width, signed, storage) = if let Some(w) = id
+            .strip_prefix('u')
+            .filter(|w| w.bytes().all(|b| b.is_ascii_digit()))
+        {
+            let w: u32 = w
+                .parse()
+                .map_err(|_| self.c.error_at(spos, "invalid storage type"))?;
+            (
+                w,
+                false,
+                self.m.ty(TypeData::Integer {
+                    width: w,
+                    signedness: Signedness::Signless,
+                }),
+            )
+        } else {
+            let t = self.parse_builtin_type(id, spos)?;
+            match *self.m.type_data(t) {
+                TypeData::Integer { width, signedness } => {
+                    (width, signedness != Signedness::Unsigned, t)
+                }
+                _ => return Err(self.c.error_at(spos, "expected integer storage type")),
+            }
+        };
+        if width == 0 || width > 64 {
+            return Err(self
+                .c
+                .error_at(spos, "storage width must be between 1 and 64"));
+        }
+        let (dmin, dmax) = if signed {
+            (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
+        } else {
+            (0, (1i128 << width) - 1)
+        };
+        let (mut min, mut max) = (dmin as i64, dmax.min(i64::MAX as i128) as i64);
+        if self.c.eat(b'<') {
+            min = self.c.int64("as storage minimum")?;
+            self.c.expect(b':', "in storage range")?;
+            max = self.c.int64("as storage maximum")?;
+            self.c.expect(b'>', "to close storage range")?;
+        }
+        self.c.expect(b':', "after storage type")?;
+        let expressed = self.parse_type()?;
+        let per_axis_dim = if self.c.eat(b':') {
+            Some(self.c.int64("as quantized dimension")?)
+        } else {
+            None
+        };
+        self.c.expect(b',', "before quantization parameters")?;
+        let flags = Param::UInt(signed as u64);
+        let params = if let Some(qdim) = per_axis_dim {
+            self.c.expect(b'{', "to open per-axis parameters")?;
+            let mut scales = Vec::new();
+            let mut zps = Vec::new();
+            loop {
+                let Param::Float { bits, .. } = self.parse_f64_param()? else {
+                    unreachable!()
+                };
+                scales.push(bits);
+                zps.push(if self.c.eat(b':') {
+                    self.c.int64("as zero point")?
+                } else {
+                    0
+                });
+                if self.c.eat(b'}') {
+                    break;
+                }
+                self.c.expect(b',', "between per-axis parameters")?;
+            }
+            vec![
+                flags,
+                Param::Type(storage),
+                Param::Type(expressed),
+                Param::Int(qdim),
+                Param::Floats(scales.into()),
+                Param::Ints(zps.into()),
+                Param::Int(min),
+                Param::Int(max),
+            ]
+        } else {
+            let scale = self.parse_f64_param()?;
+            let zp = if self.c.eat(b':') {
+                self.c.int64("as zero point")?
+            } else {
+                0
+            };
+            vec![
+                flags,
+                Param::Type(storage),
+                Param::Type(expressed),
+                scale,
+                Param::Int(zp),
+                Param::Int(min),
+                Param::Int(max),
+            ]
+        };
+        self.c.expect(b'>', "to close '!quant.uniform'")?;
+        Ok(self.intern_dialect_type("quant", "uniform", params))
+    }
+
+    // ---- attributes --------------------------------------------------------------------------
+
+    pub fn parse_attribute(&mut self) -> PResult<Attribute> {
+        self.enter()?;
+        let r = self.parse_attribute_inner();
+        self.leave();
+        r
+    }
+
+    fn parse_optional_colon_type(&mut self) -> PResult<Option<Type>> {
+        if self.c.peek() == Some(b':') && self.c.peek_at(1) != Some(b':') {
+            self.c.pos += 1;
+            Ok(Some(self.parse_type()?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// An attribute whose `: type` suffix (strings, numbers) is not taken: in custom syntax
+    /// the colon starts the op's type.
+    pub(crate) fn parse_attribute_untyped(&mut self) -> PResult<Attribute> {
+        self.untyped_next = true;
+        let r = self.parse_attribute();
+        self.untyped_next = false;
+        r
+    }
+
+    fn parse_attribute_inner(&mut self) -> PResult<Attribute> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        let untyped = std::mem::take(&mut self.untyped_next);
+        match self.c.peek() {
+            Some(b'"') => {
+                let s = self.c.string_lit()?;
+                let value = self.m.sym(&s);
+                let ty = if untyped {
+                    None
+                } else {
+                    self.parse_optional_colon_type()?
+                };
+                Ok(self.m.attr(AttrData::String { value, ty }))
+            }
+            Some(b'[') => {
+                self.c.pos += 1;
+                let mut elems = Vec::new();
+                if !self.c.eat(b']') {
+                    loop {
+                        elems.push(self.parse_attribute()?);
+                        if self.c.eat(b']') {
+                            break;
+                        }
+                        self.c.expect(b',', "between array elements")?;
+                    }
+                }
+                Ok(self.m.attr(AttrData::Array(elems.into())))
+            }
+            Some(b'{') => {
+                let entries = self.parse_attr_dict()?;
+                let entries: Vec<(Symbol, Attribute)> =
+                    entries.into_iter().map(|a| (a.name, a.value)).collect();
+                Ok(self.m.attr(AttrData::Dictionary(entries.into())))
+            }
+            Some(b'@') => {
+                let root = self.parse_symbol_name()?;
+                let mut nested = Vec::new();
+                while self.c.peek() == Some(b':') && self.c.peek_at(1) == Some(b':') {
+                    self.c.pos += 2;
+                    nested.push(self.parse_symbol_name()?);
+                }
+                Ok(self.m.attr(AttrData::SymbolRef {
+                    root,
+                    nested: nested.into(),
+                }))
+            }
+            Some(b'#') => self.parse_hash_attr(),
+            Some(b'-') | Some(b'0'..=b'9') => {
+                let Some(n) = self.c.number() else {
+                    return Err(self.c.error_at(pos, "expected number"));
+                };
+                // `: T` belongs to the number only when T is a scalar type; otherwise it is the
+                // enclosing op's type (`tolerance = 0.1 : tensor<f64>` in custom syntax).
+                let save = self.c.pos;
+                let ty = if untyped {
+                    Ok(None)
+                } else {
+                    self.parse_optional_colon_type()
+                };
+                let ty = match ty {
+                    Ok(Some(t))
+                        if matches!(
+                            self.m.type_data(t),
+                            TypeData::Integer { .. } | TypeData::Index | TypeData::Float(_)
+                        ) =>
+                    {
+                        Some(t)
+                    }
+                    _ => {
+                        self.c.pos = save;
+                        None
+                    }
+                };
+                self.number_attr(n, ty, pos)
+            }
+            Some(b'!') | Some(b'(') => {
+                let t = self.parse_type()?;
+                Ok(self.m.attr(AttrData::Type(t)))
+            }
+            _ => {
+                let save = self.c.pos;
+                let Some(id) = self.c.bare_ident() else {
+                    let found = self.c.describe_next();
+                    return Err(self.c.error(format!("expected attribute, found {found}")));
+                };
+                match id {
+                    "true" | "false" => Ok(self.m.attr(AttrData::Bool(id == "true"))),
+                    "unit" => Ok(self.m.attr(AttrData::Unit)),
+                    "dense" => self.parse_dense(pos),
+                    "array" => self.parse_dense_array(),
+                    "loc" if self.c.peek() == Some(b'(') => {
+                        let l = self.parse_loc_body(false)?;
+                        Ok(self.m.attr(AttrData::Location(l)))
+                    }
+                    "affine_map" | "affine_set" | "strided"
+                        if self.c.bytes.get(self.c.pos) == Some(&b'<') =>
+                    {
+                        // Builtin attributes with no IR variant: kept as text, with an empty
+                        // dialect (printed as written).
+                        let body = self.c.balanced()?;
+                        let text = format!("{id}{body}");
+                        let dialect = self.m.sym("");
+                        let text = self.m.sym(&text);
+                        Ok(self.m.attr(AttrData::Opaque { dialect, text }))
+                    }
+                    "dense_resource" | "sparse" | "affine_map" | "affine_set" | "distinct"
+                    | "strided" => Err(self
+                        .c
+                        .error_at(pos, format!("'{id}' attributes are not supported"))),
+                    _ => {
+                        self.c.pos = save;
+                        let t = self.parse_type()?;
+                        Ok(self.m.attr(AttrData::Type(t)))
+                    }
+                }
+            }
+        }
+    }
+
+    /// `@name` or `@"quoted name"`.
+    pub(crate) fn parse_symbol_name(&mut self) -> PResult<Symbol> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        self.c.expect(b'@', "for symbol name")?;
+        if self.c.bytes.get(self.c.pos) == Some(&b'"') {
+            let s = self.c.string_lit()?;
+            return Ok(self.m.sym(&s));
+        }
+        let id = self
+            .c
+            .suffix_id()
+            .ok_or_else(|| self.c.error_at(pos, "expected symbol name after '@'"))?;
+        Ok(self.m.sym(id))
+    }
+
+    fn number_attr(&mut self, n: Number, ty: Option<Type>, pos: usize) -> PResult<Attribute> {
+        let ty = match ty {
+            Some(t) => t,
+            None => match n {
+                Number::Float(_) => self.m.ty(TypeData::Float(FloatKind::F64)),
+                Number::Int { .. } => self.m.ty(TypeData::Integer {
+                    width: 64,
+                    signedness: Signedness::Signless,
+                }),
+            },
+        };
+        match *self.m.type_data(ty) {
+            TypeData::Float(kind) => {
+                let bits = self.float_bits(kind, &Elem::from_number(n), pos)?;
+                Ok(self.m.attr(AttrData::Float { ty, bits }))
+            }
+            TypeData::Integer { width: 1, .. } => match n {
+                Number::Int {
+                    negative: false,
+                    magnitude: m @ (0 | 1),
+                    ..
+                } => Ok(self.m.attr(AttrData::Bool(m == 1))),
+                _ => Err(self.c.error_at(pos, "integer constant out of range for i1")),
+            },
+            TypeData::Integer { .. } | TypeData::Index => match n {
+                Number::Int {
+                    negative,
+                    magnitude,
+                    ..
+                } => {
+                    let value = self.int_value(ty, negative, magnitude, pos)?;
+                    Ok(self.m.attr(AttrData::Integer { ty, value }))
+                }
+                Number::Float(_) => Err(self
+                    .c
+                    .error_at(pos, "floating point literal for an integer type")),
+            },
+            _ => Err(self
+                .c
+                .error_at(pos, "numeric literal needs an integer, index or float type")),
+        }
+    }
+
+    /// Checks that a literal fits the integer type and returns it sign-extended.
+    fn int_value(
+        &self,
+        ty: Type,
+        negative: bool,
+        magnitude: u128,
+        pos: usize,
+    ) -> PResult<IntValue> {
+        let (width, signedness) = match *self.m.type_data(ty) {
+            TypeData::Integer { width, signedness } => (width, signedness),
+            TypeData::Index => (64, Signedness::Signless),
+            _ => return Err(self.c.error_at(pos, "expected integer type")),
+        };
+        let w = width.min(128);
+        if w == 0 {
+            return if magnitude == 0 {
+                Ok(0)
+            } else {
+                Err(self.c.error_at(pos, "only 0 fits a 0-bit integer"))
+            };
+        }
+        let err = || {
+            self.c.error_at(
+                pos,
+                format!("integer literal out of range for {}-bit type", width),
+            )
+        };
+        if negative {
+            if signedness == Signedness::Unsigned && magnitude != 0 {
+                return Err(self
+                    .c
+                    .error_at(pos, "negative literal for an unsigned type"));
+            }
+            let limit = if w >= 128 {
+                1u128 << 127
+            } else {
+                1u128 << (w - 1)
+            };
+            if magnitude > limit {
+                return Err(err());
+            }
+            Ok((magnitude as i128).wrapping_neg())
+        } else {
+            let limit = match signedness {
+                Signedness::Signed => {
+                    if w >= 128 {
+                        i128::MAX as u128
+                    } else {
+                        (1u128 << (w - 1)) - 1
+                    }
+                }
+                _ => {
+                    if w >= 128 {
+                        u128::MAX
+                    } else {
+                        (1u128 << w) - 1
+                    }
+                }
+            };
+            if magnitude > limit {
+                return Err(err());
+            }
+            // Signless values above the signed range are stored sign-extended (two's complement).
+            if signedness == Signedness::Signless && w < 128 && magnitude >= (1u128 << (w - 1)) {
+                return Ok((magnitude as i128) - (1i128 << w));
+            }
+            Ok(magnitude as i128)
+        }
+    }
+
+    /// The bit pattern of a float literal in format `kind`.
+    fn float_bits(&self, kind: FloatKind, e: &Elem, pos: usize) -> PResult<u128> {
+        let width = kind.bit_width();
+        let from = |v: f64| {
+            float::from_f64(kind, v).ok_or_else(|| {
+                self.c.error_at(
+                    pos,
+                    format!(
+                        "decimal literals of {} are not supported; use hex",
+                        kind.keyword()
+                    ),
+                )
+            })
+        };
+        match *e {
+            Elem::Float(v) => from(v),
+            Elem::Int {
+                negative: false,
+                magnitude,
+                hex: true,
+            } => {
+                if width < 128 && magnitude >> width != 0 {
+                    return Err(self.c.error_at(
+                        pos,
+                        format!("hexadecimal float literal too wide for {}", kind.keyword()),
+                    ));
+                }
+                Ok(magnitude)
+            }
+            Elem::Int {
+                negative,
+                magnitude,
+                hex: false,
+            } => {
+                let v = magnitude as f64;
+                from(if negative { -v } else { v })
+            }
+            _ => Err(self.c.error_at(
+                pos,
+                format!("expected float literal for {}", kind.keyword()),
+            )),
+        }
+    }
+
+    fn parse_hash_attr(&mut self) -> PResult<Attribute> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        self.c.pos += 1;
+        let id = self
+            .c
+            .suffix_id()
+            .ok_or_else(|| self.c.error_at(pos, "expected attribute name after '#'"))?;
+        let next_is_angle = self.c.bytes.get(self.c.pos) == Some(&b'<');
+        if let Some((dialect, mnemonic)) = id.split_once('.') {
+            return self.parse_dialect_attr(dialect, mnemonic, pos);
+        }
+        if let Some(&a) = self.attr_aliases_get(id) {
+            return Ok(a);
+        }
+        if let Some(&l) = self.loc_aliases_get(id) {
+            return Ok(self.m.attr(AttrData::Location(l)));
+        }
+        if next_is_angle && matches!(id, "stablehlo" | "vhlo") {
+            // `#stablehlo<comparison_direction EQ>`
+            self.c.pos += 1;
+            let mpos = self.c.pos;
+            let mnemonic = self
+                .c
+                .bare_ident()
+                .ok_or_else(|| self.c.error_at(mpos, "expected attribute mnemonic"))?;
+            let Some(spec) = dialects::find_enum(id, mnemonic) else {
+                return Err(self
+                    .c
+                    .error_at(mpos, format!("unknown attribute '#{id}<{mnemonic}'")));
+            };
+            let a = self.parse_enum_case(spec)?;
+            self.c.expect(b'>', "to close enum attribute")?;
+            return Ok(a);
+        }
+        if next_is_angle {
+            let body = self.c.balanced()?;
+            let dialect = self.m.sym(id);
+            let text = self.m.sym(body);
+            return Ok(self.m.attr(AttrData::Opaque { dialect, text }));
+        }
+        Err(self
+            .c
+            .error_at(pos, format!("undefined attribute alias '#{id}'")))
+    }
+
+    fn parse_enum_case(&mut self, spec: &dialects::EnumSpec) -> PResult<Attribute> {
+        self.c.skip_ws();
+        let cpos = self.c.pos;
+        let case = self
+            .c
+            .bare_ident()
+            .ok_or_else(|| self.c.error_at(cpos, "expected enum case"))?;
+        let Some(&(_, v)) = spec.cases.iter().find(|c| c.0 == case) else {
+            let names: Vec<&str> = spec.cases.iter().map(|c| c.0).collect();
+            return Err(self.c.error_at(
+                cpos,
+                format!(
+                    "unknown {} case '{case}', expected one of {}",
+                    spec.mnemonic,
+                    names.join(", ")
+                ),
+            ));
+        };
+        Ok(self.intern_dialect_attr(spec.dialect, spec.mnemonic, vec![Param::Int(v)]))
+    }
+
+    pub(crate) fn intern_dialect_attr(
+        &mut self,
+        dialect: &str,
+        mnemonic: &str,
+        params: Vec<Param>,
+    ) -> Attribute {
+        let dialect = self.m.sym(dialect);
+        let mnemonic = self.m.sym(mnemonic);
+        self.m.attr(AttrData::Dialect(DialectAttr {
+            dialect,
+            mnemonic,
+            params: params.into(),
+        }))
+    }
+
+    fn parse_dialect_attr(
+        &mut self,
+        dialect: &str,
+        mnemonic: &str,
+        pos: usize,
+    ) -> PResult<Attribute> {
+        if !matches!(dialect, "stablehlo" | "vhlo") {
+            let body = if self.c.bytes.get(self.c.pos) == Some(&b'<') {
+                self.c.balanced()?
+            } else {
+                ""
+            };
+            let text = format!(".{mnemonic}{body}");
+            let dialect = self.m.sym(dialect);
+            let text = self.m.sym(&text);
+            return Ok(self.m.attr(AttrData::Opaque { dialect, text }));
+        }
+        if let Some(spec) = dialects::find_enum(dialect, mnemonic) {
+            self.c.expect(b'<', "to open enum attribute")?;
+            let a = self.parse_enum_case(spec)?;
+            self.c.expect(b'>', "to close enum attribute")?;
+            return Ok(a);
+        }
+        if let Some(spec) = dialects::find_struct(dialect, mnemonic) {
+            return self.parse_struct_attr_pub(spec);
+        }
+        match (dialect, mnemonic) {
+            ("stablehlo", "bounds") => {
+                self.c.expect(b'<', "to open bounds")?;
+                let mut bounds = Vec::new();
+                if !self.c.eat(b'>') {
+                    loop {
+                        bounds.push(if self.c.eat(b'?') {
+                            DYNAMIC
+                        } else {
+                            self.c.int64("as bound")?
+                        });
+                        if self.c.eat(b'>') {
+                            break;
+                        }
+                        self.c.expect(b',', "between bounds")?;
+                    }
+                }
+                Ok(self.intern_dialect_attr(
+                    "stablehlo",
+                    "type_extensions",
+                    vec![Param::Ints(bounds.into())],
+                ))
+            }
+            ("stablehlo", "type_extensions") => {
+                self.c.expect(b'<', "to open type extensions")?;
+                self.c.expect_keyword("bounds", "in type extensions")?;
+                self.c.expect(b'=', "after 'bounds'")?;
+                let bounds = self.parse_int_list()?;
+                self.c.expect(b'>', "to close type extensions")?;
+                Ok(self.intern_dialect_attr(
+                    "stablehlo",
+                    "type_extensions",
+                    vec![Param::Ints(bounds.into())],
+                ))
+            }
+            ("stablehlo", "sub_axis_info") => self.parse_sub_axis(),
+            ("stablehlo", "mesh") => {
+                // `<axes = [#stablehlo.mesh_axis<...>, ...], device_ids = dense<...> : T>`
+                self.c.expect(b'<', "to open mesh")?;
+                self.c.expect_keyword("axes", "in mesh")?;
+                self.c.expect(b'=', "after 'axes'")?;
+                self.c.expect(b'[', "to open mesh axes")?;
+                let mut axes = Vec::new();
+                if !self.c.eat(b']') {
+                    loop {
+                        axes.push(self.parse_attribute()?);
+                        if self.c.eat(b']') {
+                            break;
+                        }
+                        self.c.expect(b',', "between mesh axes")?;
+                    }
+                }
+                let device_ids = if self.c.eat(b',') {
+                    self.c.expect_keyword("device_ids", "in mesh")?;
+                    self.c.expect(b'=', "after 'device_ids'")?;
+                    Param::Attr(self.parse_attribute()?)
+                } else {
+                    Param::Absent
+                };
+                self.c.expect(b'>', "to close mesh")?;
+                Ok(self.intern_dialect_attr(
+                    "stablehlo",
+                    "mesh",
+                    vec![Param::Attrs(axes.into()), device_ids],
+                ))
+            }
+            ("stablehlo", "conv") => {
+                self.c.expect(b'<', "to open convolution dimensions")?;
+                if self.c.eat_keyword("raw") {
+                    return self.parse_struct_body(&dialects::CONV_RAW);
+                }
+                let a = self.parse_conv_dims()?;
+                self.c.expect(b'>', "to close convolution dimensions")?;
+                Ok(a)
+            }
+            ("vhlo", "array_v1") => {
+                self.c.expect(b'<', "to open array")?;
+                let a = self.parse_attribute()?;
+                let AttrData::Array(elems) = self.m.attr_data(a).clone() else {
+                    return Err(self.c.error_at(pos, "expected '[' in #vhlo.array_v1"));
+                };
+                self.c.expect(b'>', "to close array")?;
+                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Attrs(elems)]))
+            }
+            ("vhlo", "bool_v1") => {
+                self.c.expect(b'<', "to open bool")?;
+                let b = if self.c.eat_keyword("true") {
+                    true
+                } else if self.c.eat_keyword("false") {
+                    false
+                } else {
+                    return Err(self.c.error("expected 'true' or 'false'"));
+                };
+                self.c.expect(b'>', "to close bool")?;
+                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Bool(b)]))
+            }
+            ("vhlo", "dict_v1") => {
+                self.c.expect(b'<', "to open dictionary")?;
+                self.c.expect(b'{', "to open dictionary")?;
+                let mut pairs = Vec::new();
+                if !self.c.eat(b'}') {
+                    loop {
+                        let k = self.parse_attribute()?;
+                        self.c.expect(b'=', "in dictionary entry")?;
+                        let v = self.parse_attribute()?;
+                        pairs.push((k, v));
+                        if self.c.eat(b'}') {
+                            break;
+                        }
+                        self.c.expect(b',', "between dictionary entries")?;
+                    }
+                }
+                self.c.expect(b'>', "to close dictionary")?;
+                Ok(self.intern_dialect_attr(
+                    dialect,
+                    mnemonic,
+                    vec![Param::AttrPairs(pairs.into())],
+                ))
+            }
+            ("vhlo", "float_v1") => {
+                self.c.expect(b'<', "to open float")?;
+                self.c.skip_ws();
+                let vpos = self.c.pos;
+                let n = self
+                    .c
+                    .number()
+                    .ok_or_else(|| self.c.error_at(vpos, "expected float literal"))?;
+                self.c.expect(b':', "before float type")?;
+                let ty = self.parse_type()?;
+                let kind = self
+                    .vhlo_float_kind(ty)
+                    .ok_or_else(|| self.c.error_at(vpos, "expected a VHLO float type"))?;
+                let bits = self.float_bits(kind, &Elem::from_number(n), vpos)?;
+                self.c.expect(b'>', "to close float")?;
+                Ok(self.intern_dialect_attr(
+                    dialect,
+                    mnemonic,
+                    vec![
+                        Param::Type(ty),
+                        Param::Float {
+                            bits,
+                            width: kind.bit_width(),
+                        },
+                    ],
+                ))
+            }
+            ("vhlo", "integer_v1") => {
+                self.c.expect(b'<', "to open integer")?;
+                self.c.skip_ws();
+                let vpos = self.c.pos;
+                let a = self.parse_attribute()?;
+                let (ty, value) = match self.m.attr_data(a).clone() {
+                    AttrData::Integer { ty, value } => (ty, value),
+                    AttrData::Bool(b) => (
+                        self.m.ty(TypeData::Integer {
+                            width: 1,
+                            signedness: Signedness::Signless,
+                        }),
+                        b as i128,
+                    ),
+                    _ => return Err(self.c.error_at(vpos, "expected integer attribute")),
+                };
+                self.c.expect(b'>', "to close integer")?;
+                let vty = self.builtin_to_vhlo(ty);
+                Ok(self.intern_dialect_attr(
+                    dialect,
+                    mnemonic,
+                    vec![Param::Type(vty), Param::Int(value as i64)],
+                ))
+            }
+            ("vhlo", "string_v1") => {
+                self.c.expect(b'<', "to open string")?;
+                let s = self.c.string_lit()?;
+                let sym = self.m.sym(&s);
+                self.c.expect(b'>', "to close string")?;
+                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Str(sym)]))
+            }
+            ("vhlo", "tensor_v1") => {
+                self.c.expect(b'<', "to open tensor")?;
+                self.c.skip_ws();
+                let vpos = self.c.pos;
+                let a = self.parse_attribute()?;
+                // The VHLO type and MLIR's raw dense storage (one element when splat).
+                let (ty, data) = match self.m.attr_data(a) {
+                    AttrData::DenseElements { ty, data, .. } => (*ty, data.clone()),
+                    _ => {
+                        return Err(self
+                            .c
+                            .error_at(vpos, "expected numeric dense elements attribute"))
+                    }
+                };
+                self.c.expect(b'>', "to close tensor")?;
+                let vty = self.builtin_to_vhlo(ty);
+                Ok(self.intern_dialect_attr(
+                    dialect,
+                    mnemonic,
+                    vec![Param::Type(vty), Param::Bytes(data)],
+                ))
+            }
+            ("vhlo", "type_v1") => {
+                self.c.expect(b'<', "to open type attribute")?;
+                let t = self.parse_type()?;
+                self.c.expect(b'>', "to close type attribute")?;
+                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Type(t)]))
+            }
+            _ => Err(self
+                .c
+                .error_at(pos, format!("unknown attribute '#{dialect}.{mnemonic}'"))),
+        }
+    }
+
+    /// `(pre)size` of a sub-axis.
+    fn parse_sub_axis(&mut self) -> PResult<Attribute> {
+        self.c.expect(b'(', "to open sub-axis info")?;
+        let pre = self.c.int64("as sub-axis pre-size")?;
+        self.c.expect(b')', "to close sub-axis pre-size")?;
+        let size = self.c.int64("as sub-axis size")?;
+        Ok(self.intern_dialect_attr(
+            "stablehlo",
+            "sub_axis_info",
+            vec![Param::Int(pre), Param::Int(size)],
+        ))
+    }
+
+    pub(crate) fn parse_struct_attr_pub(
+        &mut self,
+        spec: &dialects::StructSpec,
+    ) -> PResult<Attribute> {
+        self.c.expect(
+            b'<',
+            &format!("to open #{}.{}", spec.dialect, spec.mnemonic),
+        )?;
+        self.parse_struct_body(spec)
+    }
+
+    /// The `key = value, ...>` part of a struct-like attribute.
+    fn parse_struct_body(&mut self, spec: &dialects::StructSpec) -> PResult<Attribute> {
+        let mut values: Vec<Option<Param>> = vec![None; spec.fields.len()];
+        if !self.c.eat(b'>') {
+            loop {
+                // StableHLO's own struct parser accepts a trailing comma.
+                if spec.omit_defaults && self.c.eat(b'>') {
+                    break;
+                }
+                self.c.skip_ws();
+                let kpos = self.c.pos;
+                let key = self.c.bare_ident().unwrap_or("");
+                let Some(idx) = spec.fields.iter().position(|f| f.0 == key) else {
+                    let names: Vec<String> =
+                        spec.fields.iter().map(|f| format!("`{}`", f.0)).collect();
+                    return Err(self
+                        .c
+                        .error_at(kpos, format!("expected one of: {}", names.join(", "))));
+                };
+                if values[idx].is_some() {
+                    return Err(self.c.error_at(kpos, format!("duplicated `{key}` entry")));
+                }
+                self.c.expect(b'=', &format!("after `{key}`"))?;
+                let v = match spec.fields[idx].1 {
+                    FieldKind::Dims => Param::Ints(self.parse_int_list()?.into()),
+                    FieldKind::Int => Param::Int(self.c.int64(&format!("for `{key}`"))?),
+                    FieldKind::Type => Param::Type(self.parse_type()?),
+                    FieldKind::Bool => {
+                        if self.c.eat_keyword("true") {
+                            Param::Bool(true)
+                        } else if self.c.eat_keyword("false") {
+                            Param::Bool(false)
+                        } else {
+                            return Err(self
+                                .c
+                                .error(format!("expected 'true' or 'false' for `{key}`")));
+                        }
+                    }
+                    FieldKind::Float => self.parse_f64_param()?,
+                    FieldKind::Attr | FieldKind::OptAttr => Param::Attr(self.parse_attribute()?),
+                    FieldKind::Str => {
+                        let s = self.c.string_lit()?;
+                        Param::Str(self.m.sym(&s))
+                    }
+                    FieldKind::OptSubAxis => Param::Attr(self.parse_sub_axis()?),
+                };
+                values[idx] = Some(v);
+                if self.c.eat(b'>') {
+                    break;
+                }
+                self.c.expect(b',', "between fields")?;
+            }
+        }
+        let mut params = Vec::with_capacity(values.len());
+        for (v, (name, kind)) in values.into_iter().zip(spec.fields) {
+            params.push(match (v, kind) {
+                (Some(v), _) => v,
+                (None, FieldKind::OptAttr | FieldKind::OptSubAxis) => Param::Absent,
+                (None, FieldKind::Dims) if spec.omit_defaults => Param::Ints(Box::new([])),
+                (None, FieldKind::Int) if spec.omit_defaults => Param::Int(0),
+                (None, FieldKind::Float) if spec.omit_defaults => {
+                    Param::Float { bits: 0, width: 64 }
+                }
+                (None, _) => {
+                    return Err(self.c.error(format!(
+                        "missing `{name}` in #{}.{}",
+                        spec.dialect, spec.mnemonic
+                    )))
+                }
+            });
+        }
+        Ok(self.intern_dialect_attr(spec.dialect, spec.mnemonic, params))
+    }
+
+    /// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` (StableHLO's compressed convolution layout).
+    pub(crate) fn parse_conv_dims(&mut self) -> PResult<Attribute> {
+        // Each side: the positions of its two non-spatial letters and its spatial dims in order.
+        let side = |p: &mut Self, letters: [u8; 2]| -> PResult<(i64, i64, Vec<i64>)> {
+            p.c.expect(b'[', "to open convolution dimensions")?;
+            let mut first = None;
+            let mut second = None;
+            let mut spatial: Vec<(i64, i64)> = Vec::new();
+            let mut i = 0i64;
+            if !p.c.eat(b']') {
+                loop {
+                    p.c.skip_ws();
+                    let dpos = p.c.pos;
+                    if let Some(Number::Int {
+                        negative: false,
+                        magnitude,
+                        ..
+                    }) = p.c.number()
+                    {
+                        let n = i64::try_from(magnitude)
+                            .map_err(|_| p.c.error_at(dpos, "dimension out of range"))?;
+                        if spatial.iter().any(|s| s.0 == n) {
+                            return Err(p
+                                .c
+                                .error_at(dpos, format!("duplicate spatial dimension {n}")));
+                        }
+                        spatial.push((n, i));
+                    } else {
+                        let id = p.c.bare_ident().unwrap_or("");
+                        let slot = if id.as_bytes() == [letters[0]] {
+                            &mut first
+                        } else if id.as_bytes() == [letters[1]] {
+                            &mut second
+                        } else {
+                            return Err(p.c.error_at(
+                                dpos,
+                                format!("unexpected dimension '{id}', expected {} or {} or a spatial index", letters[0] as char, letters[1] as char),
+                            ));
+                        };
+                        if slot.is_some() {
+                            return Err(p.c.error_at(dpos, format!("duplicate dimension '{id}'")));
+                        }
+                        *slot = Some(i);
+                    }
+                    i += 1;
+                    if p.c.eat(b']') {
+                        break;
+                    }
+                    p.c.expect(b',', "between convolution dimensions")?;
+                }
+            }
+            let (Some(a), Some(b)) = (first, second) else {
+                return Err(p.c.error(format!(
+                    "convolution dimensions need both '{}' and '{}'",
+                    letters[0] as char, letters[1] as char
+                )));
+            };
+            spatial.sort();
+            if spatial.iter().enumerate().any(|(k, s)| s.0 != k as i64) {
+                return Err(p.c.error("spatial dimensions must be 0..n"));
+            }
+            Ok((a, b, spatial.into_iter().map(|s| s.1).collect()))
+        };
+        let (ib, ifeat, isp) = side(self, [b'b', b'f'])?;
+        self.c.skip_ws();
+        if !(self.c.eat_keyword("x") || self.c.eat(b'x')) {
+            return Err(self
+                .c
+                .error("expected 'x' between convolution input and kernel dimensions"));
+        }
+        let (ki, ko, ksp) = side(self, [b'i', b'o'])?;
+        self.c
+            .expect_punct("->", "before convolution output dimensions")?;
+        let (ob, of, osp) = side(self, [b'b', b'f'])?;
+        Ok(self.intern_dialect_attr(
+            "stablehlo",
+            "conv",
+            vec![
+                Param::Int(ib),
+                Param::Int(ifeat),
+                Param::Ints(isp.into()),
+                Param::Int(ki),
+                Param::Int(ko),
+                Param::Ints(ksp.into()),
+                Param::Int(ob),
+                Param::Int(of),
+                Param::Ints(osp.into()),
+            ],
+        ))
+    }
+
+    /// The float kind of a VHLO float type.
+    pub(crate) fn vhlo_float_kind(&self, t: Type) -> Option<FloatKind> {
+        let TypeData::Dialect(d) = self.m.type_data(t) else {
+            return None;
+        };
+        if self.m.str(d.dialect) != "vhlo" {
+            return None;
+        }
+        let spelled = dialects::vhlo_scalar_to_builtin(self.m.str(d.mnemonic))?;
+        FloatKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.keyword() == spelled)
+    }
+
+    /// MLIR's builtin-to-VHLO type mapping (used where VHLO attributes print builtin types).
+    pub(crate) fn builtin_to_vhlo(&mut self, t: Type) -> Type {
+        let data = self.m.type_data(t).clone();
+        match data {
+            TypeData::Integer { width, signedness } => {
+                let name = match (width, signedness) {
+                    (1, _) => "bool_v1".to_string(),
+                    (w, Signedness::Unsigned) => format!("ui{w}_v1"),
+                    (w, _) => format!("i{w}_v1"),
+                };
+                self.intern_dialect_type("vhlo", &name, vec![])
+            }
+            TypeData::Index => self.intern_dialect_type("vhlo", "index_v1", vec![]),
+            TypeData::None => self.intern_dialect_type("vhlo", "none_v1", vec![]),
+            TypeData::Float(k) => {
+                let name = if k == FloatKind::TF32 {
+                    "tf31_v1".to_string()
+                } else {
+                    format!("{}_v1", k.keyword())
+                };
+                self.intern_dialect_type("vhlo", &name, vec![])
+            }
+            TypeData::Complex(e) => {
+                let e = self.builtin_to_vhlo(e);
+                self.intern_dialect_type("vhlo", "complex_v1", vec![Param::Type(e)])
+            }
+            TypeData::RankedTensor {
+                shape,
+                element,
+                encoding,
+            } => {
+                let e = self.builtin_to_vhlo(element);
+                let enc = encoding.map_or(Param::Absent, Param::Attr);
+                self.intern_dialect_type(
+                    "vhlo",
+                    "tensor_v1",
+                    vec![Param::Ints(shape), Param::Type(e), enc],
+                )
+            }
+            TypeData::UnrankedTensor { element } => {
+                let e = self.builtin_to_vhlo(element);
+                self.intern_dialect_type("vhlo", "unranked_tensor_v1", vec![Param::Type(e)])
+            }
+            _ => t,
+        }
+    }
+
+    // ---- dense literals ----------------------------------------------------------------------
+
+    /// One literal element (or nested list) of a `dense<...>` body, flattened into `out`.
+    /// Returns the shape of this element.
+    fn parse_dense_tree(&mut self, out: &mut Vec<Elem>) -> PResult<Vec<usize>> {
+        self.enter()?;
+        let r = self.parse_dense_tree_inner(out);
+        self.leave();
+        r
+    }
+
+    fn parse_dense_tree_inner(&mut self, out: &mut Vec<Elem>) -> PResult<Vec<usize>> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        if self.c.eat(b'[') {
+            if self.c.eat(b']') {
+                return Ok(vec![0]);
+            }
+            let mut count = 0usize;
+            let mut inner: Option<Vec<usize>> = None;
+            loop {
+                let epos = self.c.pos;
+                let s = self.parse_dense_tree(out)?;
+                match &inner {
+                    None => inner = Some(s),
+                    Some(prev) if *prev != s => {
+                        return Err(self
+                            .c
+                            .error_at(epos, "dense literal has inconsistent nesting"))
+                    }
+                    _ => {}
+                }
+                count += 1;
+                if self.c.eat(b']') {
+                    break;
+                }
+                self.c.expect(b',', "between dense elements")?;
+            }
+            let mut shape = vec![count];
+            shape.extend(inner.unwrap_or_default());
+            return Ok(shape);
+        }
+        out.push(self.parse_dense_scalar(pos)?);
+        Ok(Vec::new())
+    }
+
+    fn parse_dense_scalar(&mut self, pos: usize) -> PResult<Elem> {
+        match self.c.peek() {
+            Some(b'(') => {
+                self.c.pos += 1;
+                let re = self.parse_dense_scalar(self.c.pos)?;
+                self.c.expect(b',', "in complex element")?;
+                let im = self.parse_dense_scalar(self.c.pos)?;
+                self.c.expect(b')', "to close complex element")?;
+                Ok(Elem::Complex(Box::new((re, im))))
+            }
+            Some(b'"') => Ok(Elem::Str(self.c.string_lit()?)),
+            _ => {
+                if self.c.eat_keyword("true") {
+                    return Ok(Elem::Bool(true));
+                }
+                if self.c.eat_keyword("false") {
+                    return Ok(Elem::Bool(false));
+                }
+                match self.c.number() {
+                    Some(n) => Ok(Elem::from_number(n)),
+                    None => Err(self.c.error_at(pos, "expected dense element literal")),
+                }
+            }
+        }
+    }
+
+    fn parse_dense(&mut self, pos: usize) -> PResult<Attribute> {
+        self.c.expect(b'<', "after 'dense'")?;
+        let mut elems = Vec::new();
+        let mut shape: Option<Vec<usize>> = None;
+        let mut hex: Option<Vec<u8>> = None;
+        if !self.c.eat(b'>') {
+            self.c.skip_ws();
+            let lpos = self.c.pos;
+            if self.c.peek() == Some(b'"') {
+                let s = self.c.string_lit()?;
+                if let Some(h) = s
+                    .strip_prefix("0x")
+                    .filter(|h| h.len() % 2 == 0 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+                {
+                    let bytes: Vec<u8> = (0..h.len() / 2)
+                        .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap_or(0))
+                        .collect();
+                    hex = Some(bytes);
+                } else {
+                    elems.push(Elem::Str(s));
+                    shape = Some(Vec::new());
+                }
+            } else {
+                shape = Some(self.parse_dense_tree(&mut elems)?);
+            }
+            let _ = lpos;
+            self.c.expect(b'>', "to close dense literal")?;
+        } else {
+            shape = Some(vec![0]);
+        }
+        self.c.expect(b':', "before the type of a dense literal")?;
+        let tpos = self.c.pos;
+        let ty = self.parse_type()?;
+        let (tshape, element) = match self.m.type_data(ty) {
+            TypeData::RankedTensor { shape, element, .. } => (shape.to_vec(), *element),
+            _ => {
+                return Err(self
+                    .c
+                    .error_at(tpos, "dense literal needs a ranked tensor type"))
+            }
+        };
+        if tshape.iter().any(|&d| d < 0) {
+            return Err(self.c.error_at(tpos, "dense literal needs a static shape"));
+        }
+        let numel = tshape
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64));
+        let Some(numel) = numel else {
+            return Err(self.c.error_at(tpos, "tensor has too many elements"));
+        };
+        let is_strings = elems.iter().any(|e| matches!(e, Elem::Str(_)));
+        let elem_bytes = match self.element_bytes(element) {
+            Some(n) => n,
+            None if is_strings => 0,
+            None => return Err(self.c.error_at(tpos, "unsupported dense element type")),
+        };
+        if let Some(data) = hex {
+            if elem_bytes == 0 {
+                return Err(self
+                    .c
+                    .error_at(tpos, "hex data needs a numeric element type"));
+            }
+            let full = (numel as u128) * (elem_bytes as u128);
+            let splat = data.len() == elem_bytes && numel != 1;
+            if !splat && data.len() as u128 != full {
+                return Err(self.c.error_at(
+                    pos,
+                    format!(
+                        "hex data has {} bytes, expected {} (or {} for a splat)",
+                        data.len(),
+                        full,
+                        elem_bytes
+                    ),
+                ));
+            }
+            return Ok(self.m.attr(AttrData::DenseElements {
+                ty,
+                data: data.into(),
+                splat: splat || numel == 1,
+            }));
+        }
+        let shape = shape.unwrap_or_default();
+        if is_strings {
+            let values: Vec<Symbol> = elems
+                .iter()
+                .map(|e| match e {
+                    Elem::Str(s) => Ok(self.m.sym(s)),
+                    _ => Err(self
+                        .c
+                        .error_at(pos, "mixed string and numeric dense elements")),
+                })
+                .collect::<PResult<_>>()?;
+            if !(values.len() == 1 || values.len() as u64 == numel) {
+                return Err(self
+                    .c
+                    .error_at(pos, "dense string literal does not match the tensor shape"));
+            }
+            return Ok(self.m.attr(AttrData::DenseStrings {
+                ty,
+                values: values.into(),
+            }));
+        }
+        let is_splat_literal = shape.is_empty();
+        if !is_splat_literal {
+            let expected: Vec<usize> = tshape.iter().map(|&d| d as usize).collect();
+            if shape != expected && !(numel == 0 && elems.is_empty()) {
+                return Err(self.c.error_at(
+                    pos,
+                    format!(
+                        "dense literal shape {:?} does not match the tensor shape {:?}",
+                        shape, expected
+                    ),
+                ));
+            }
+        }
+        let mut data = Vec::with_capacity(elems.len().min(1 << 20) * elem_bytes);
+        for e in &elems {
+            self.encode_elem(element, e, pos, &mut data)?;
+        }
+        // MLIR stores all-equal data as a splat.
+        let splat = !elems.is_empty() && data.chunks(elem_bytes).all(|c| c == &data[..elem_bytes]);
+        if splat {
+            data.truncate(elem_bytes);
+        }
+        Ok(self.m.attr(AttrData::DenseElements {
+            ty,
+            data: data.into(),
+            splat,
+        }))
+    }
+
+    /// Storage bytes of one dense element (MLIR pads each to whole bytes; i1 takes one byte).
+    pub(crate) fn element_bytes(&self, t: Type) -> Option<usize> {
+        element_storage_bytes(&self.m, t)
+    }
+
+    fn encode_elem(&self, t: Type, e: &Elem, pos: usize, out: &mut Vec<u8>) -> PResult<()> {
+        match self.m.type_data(t) {
+            TypeData::Integer { width, .. } => {
+                let width = *width;
+                let v: i128 = match *e {
+                    Elem::Bool(b) => b as i128,
+                    Elem::Int {
+                        negative,
+                        magnitude,
+                        ..
+                    } => {
+                        if width == 1 {
+                            match (negative, magnitude) {
+                                (false, 0) => 0,
+                                (false, 1) => 1,
+                                _ => {
+                                    return Err(self
+                                        .c
+                                        .error_at(pos, "integer constant out of range for i1"))
+                                }
+                            }
+                        } else {
+                            self.int_value(t, negative, magnitude, pos)?
+                        }
+                    }
+                    _ => return Err(self.c.error_at(pos, "expected integer elements")),
+                };
+                let n = element_storage_bytes(&self.m, t).unwrap_or(1);
+                let masked = if width >= 128 {
+                    v as u128
+                } else {
+                    (v as u128) & ((1u128 << width) - 1)
+                };
+                out.extend_from_slice(&masked.to_le_bytes()[..n.min(16)]);
+                // Wider than 128 bits: the value's sign extends over the remaining bytes.
+                let fill = if width > 128 && v < 0 { 0xFF } else { 0 };
+                out.extend(std::iter::repeat_n(fill, n.saturating_sub(16)));
+                Ok(())
+            }
+            TypeData::Index => {
+                let v = match *e {
+                    Elem::Int {
+                        negative,
+                        magnitude,
+                        ..
+                    } => self.int_value(t, negative, magnitude, pos)?,
+                    _ => return Err(self.c.error_at(pos, "expected integer elements")),
+                };
+                out.extend_from_slice(&(v as i64).to_le_bytes());
+                Ok(())
+            }
+            TypeData::Float(kind) => {
+                let kind = *kind;
+                let bits = match e {
+                    Elem::Bool(_) | Elem::Complex(_) | Elem::Str(_) => {
+                        return Err(self.c.error_at(pos, "expected float elements"))
+                    }
+                    e => self.float_bits(kind, e, pos)?,
+                };
+                let n = element_storage_bytes(&self.m, t).unwrap_or(1);
+                out.extend_from_slice(&bits.to_le_bytes()[..n.min(16)]);
+                Ok(())
+            }
+            TypeData::Complex(inner) => {
+                let inner = *inner;
+                match e {
+                    Elem::Complex(parts) => {
+                        self.encode_elem(inner, &parts.0, pos, out)?;
+                        self.encode_elem(inner, &parts.1, pos, out)
+                    }
+                    _ => Err(self.c.error_at(pos, "expected complex elements '(re, im)'")),
+                }
+            }
+            _ => Err(self.c.error_at(pos, "unsupported dense element type")),
+        }
+    }
+
+    fn parse_dense_array(&mut self) -> PResult<Attribute> {
+        self.c.expect(b'<', "after 'array'")?;
+        self.c.skip_ws();
+        let tpos = self.c.pos;
+        let element = self.parse_type()?;
+        // MLIR's dense arrays: i1, i8, i16, i32, i64, f32, f64.
+        match self.m.type_data(element) {
+            TypeData::Integer {
+                width: 1 | 8 | 16 | 32 | 64,
+                signedness: Signedness::Signless,
+            }
+            | TypeData::Float(FloatKind::F32 | FloatKind::F64) => {}
+            _ => {
+                return Err(self
+                    .c
+                    .error_at(tpos, "dense arrays hold i1, i8, i16, i32, i64, f32 or f64"))
+            }
+        }
+        let mut data = Vec::new();
+        if self.c.eat(b':') {
+            loop {
+                self.c.skip_ws();
+                let epos = self.c.pos;
+                let e = self.parse_dense_scalar(epos)?;
+                self.encode_elem(element, &e, epos, &mut data)?;
+                if !self.c.eat(b',') {
+                    break;
+                }
+            }
+        }
+        self.c.expect(b'>', "to close dense array")?;
+        Ok(self.m.attr(AttrData::DenseArray {
+            element,
+            data: data.into(),
+        }))
+    }
+
+    fn type_aliases_get(&self, name: &str) -> Option<&Type> {
+        self.type_aliases.get(name)
+    }
+    fn attr_aliases_get(&self, name: &str) -> Option<&Attribute> {
+        self.attr_aliases.get(name)
+    }
+    fn loc_aliases_get(&self, name: &str) -> Option<&Location> {
+        self.loc_aliases.get(name)
+    }
+}
+
+/// Storage bytes of one dense element of type `t` (MLIR pads each to whole bytes; i1 takes
+/// one byte; index takes 8).
+pub fn element_storage_bytes(m: &Module, t: Type) -> Option<usize> {
+    match m.type_data(t) {
+        TypeData::Integer { width, .. } => Some((*width as usize).div_ceil(8).max(1)),
+        TypeData::Index => Some(8),
+        TypeData::Float(k) => Some((k.bit_width() as usize).div_ceil(8)),
+        TypeData::Complex(inner) => element_storage_bytes(m, *inner).map(|n| 2 * n),
+        _ => None,
+    }
+}
+
+impl Elem {
+    pub(crate) fn from_number(n: Number) -> Elem {
+        match n {
+            Number::Int {
+                negative,
+                magnitude,
+                hex,
+            } => Elem::Int {
+                negative,
+                magnitude,
+                hex,
+            },
+            Number::Float(v) => Elem::Float(v),
+        }
+    }
+}

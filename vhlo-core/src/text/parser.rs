@@ -1,0 +1,1027 @@
+//! The parser: MLIR textual IR (generic op form, the func/builtin custom forms, and StableHLO's
+//! pretty forms) into a [`Module`].
+
+use std::collections::HashMap;
+
+use super::lexer::Cursor;
+use super::ParseError;
+use crate::ir::*;
+
+/// Deepest nesting of types, attributes, locations and dense literals accepted.
+pub const MAX_DEPTH: u32 = 512;
+/// Deepest nesting of regions accepted (each level costs far more stack than a type level).
+pub const MAX_REGION_DEPTH: u32 = 128;
+
+/// A value used before its definition: patched when the enclosing region ends.
+struct PendingUse<'a> {
+    name: &'a str,
+    index: u32,
+    op: OpId,
+    operand: usize,
+    pos: usize,
+}
+
+#[derive(Default)]
+struct Scope<'a> {
+    /// Name → (first value, number of values under that name).
+    values: HashMap<&'a str, (Value, u32)>,
+    pending: Vec<PendingUse<'a>>,
+}
+
+/// Per-region block names.
+#[derive(Default)]
+struct BlockScope<'a> {
+    blocks: HashMap<&'a str, (Block, bool, usize)>,
+}
+
+/// A placeholder operand for a forward reference.
+const FORWARD: Value = Value(u32::MAX);
+
+/// One element of a `dense<...>` literal before its type is known.
+#[derive(Clone, Debug)]
+pub(crate) enum Elem {
+    Int {
+        negative: bool,
+        magnitude: u128,
+        hex: bool,
+    },
+    Float(f64),
+    Bool(bool),
+    Complex(Box<(Elem, Elem)>),
+    Str(String),
+}
+
+pub struct Parser<'a> {
+    pub(crate) c: Cursor<'a>,
+    pub(crate) m: Module,
+    depth: u32,
+    pub(crate) type_aliases: HashMap<String, Type>,
+    pub(crate) attr_aliases: HashMap<String, Attribute>,
+    pub(crate) loc_aliases: HashMap<String, Location>,
+    /// Ops whose location is a `#loc` alias defined later in the file.
+    pending_locs: Vec<(OpId, String, usize)>,
+    scopes: Vec<Scope<'a>>,
+    block_scopes: Vec<BlockScope<'a>>,
+    current_region: Option<Region>,
+    /// Set by `parse_attribute_untyped` for the next attribute only.
+    pub(crate) untyped_next: bool,
+    region_depth: u32,
+}
+
+pub(crate) type PResult<T> = Result<T, ParseError>;
+
+impl<'a> Parser<'a> {
+    pub fn new(src: &'a str) -> Self {
+        Parser {
+            c: Cursor::new(src),
+            m: Module::new(),
+            depth: 0,
+            type_aliases: HashMap::new(),
+            attr_aliases: HashMap::new(),
+            loc_aliases: HashMap::new(),
+            pending_locs: Vec::new(),
+            scopes: vec![Scope::default()],
+            block_scopes: Vec::new(),
+            current_region: None,
+            untyped_next: false,
+            region_depth: 0,
+        }
+    }
+
+    /// Runs `f` on a parser over `src` that interns into `m`, requiring all input consumed.
+    pub fn with_module<T>(
+        src: &'a str,
+        m: &mut Module,
+        f: impl FnOnce(&mut Self) -> PResult<T>,
+    ) -> PResult<T> {
+        let mut p = Parser::new(src);
+        p.m = std::mem::take(m);
+        let r = f(&mut p).and_then(|v| {
+            if p.c.at_end() {
+                Ok(v)
+            } else {
+                let found = p.c.describe_next();
+                Err(p.c.error(format!("unexpected {found} after the end")))
+            }
+        });
+        *m = std::mem::take(&mut p.m);
+        r
+    }
+
+    /// The forward `#loc` alias recorded for `op`, if its location is still pending.
+    pub(crate) fn pending_loc_for(&self, op: OpId) -> Option<(String, usize)> {
+        self.pending_locs
+            .iter()
+            .rev()
+            .find(|p| p.0 == op)
+            .map(|p| (p.1.clone(), p.2))
+    }
+    pub(crate) fn push_pending_loc(&mut self, op: OpId, name: String, pos: usize) {
+        self.pending_locs.push((op, name, pos));
+    }
+
+    /// Counts one nesting level; callers pair it with [`Self::leave`] (not on error).
+    pub(crate) fn enter(&mut self) -> PResult<()> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self
+                .c
+                .error(format!("nesting deeper than {MAX_DEPTH} levels")));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+    pub(crate) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    // ---- top level ---------------------------------------------------------------------------
+
+    /// Location aliases are usually defined at the end of the file but used everywhere
+    /// (also nested: `fused[#loc1]`), so definitions at the start of a line are read first.
+    /// Returns where each one read ends, by its start. Definitions that fail here are read
+    /// (and reported) again in order.
+    fn prescan_loc_aliases(&mut self) -> HashMap<usize, usize> {
+        let mut done = HashMap::new();
+        let bytes = self.c.bytes;
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(
+                bytes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &b)| b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .filter(|&i| bytes.get(i) == Some(&b'#'))
+            .collect();
+        // Two rounds, so a definition may also use one defined below it.
+        for _ in 0..2 {
+            for &start in &starts {
+                if done.contains_key(&start) {
+                    continue;
+                }
+                self.c.pos = start + 1;
+                let Some(name) = self.c.suffix_id() else {
+                    continue;
+                };
+                let name = name.to_string();
+                if !self.c.eat(b'=') || self.c.peek_ident() != Some("loc") {
+                    continue;
+                }
+                self.c.bare_ident();
+                if self.c.peek() != Some(b'(') {
+                    continue;
+                }
+                if let Ok(loc) = self.parse_loc_body(false) {
+                    if let std::collections::hash_map::Entry::Vacant(e) =
+                        self.loc_aliases.entry(name)
+                    {
+                        e.insert(loc);
+                        done.insert(start, self.c.pos);
+                    }
+                }
+            }
+        }
+        self.c.pos = 0;
+        done
+    }
+
+    pub fn parse_top(mut self) -> PResult<Module> {
+        let mut ops = Vec::new();
+        let prescanned = self.prescan_loc_aliases();
+        loop {
+            if self.c.at_end() {
+                break;
+            }
+            let start = self.c.pos;
+            match self.c.peek() {
+                Some(b'#') if prescanned.contains_key(&self.c.pos) => {
+                    self.c.pos = prescanned[&self.c.pos];
+                }
+                Some(b'#') => self.parse_attr_alias_def()?,
+                Some(b'!') => self.parse_type_alias_def()?,
+                _ => {
+                    let op = self.parse_operation()?;
+                    ops.push(op);
+                }
+            }
+            debug_assert!(self.c.pos > start);
+        }
+        self.finish_scope_top()?;
+        for (op, name, pos) in std::mem::take(&mut self.pending_locs) {
+            match self.loc_aliases.get(&name) {
+                Some(&l) => self.m.set_op_location(op, l),
+                None => {
+                    return Err(self
+                        .c
+                        .error_at(pos, format!("undefined location alias '#{name}'")))
+                }
+            }
+        }
+        let module_name = self.m.sym("builtin.module");
+        if ops.len() == 1 && self.m.op_name(ops[0]) == module_name {
+            self.m.push_top(ops[0]);
+        } else {
+            let region = self.m.create_region();
+            let block = self.m.append_block(region, &[]);
+            for op in ops {
+                self.m.append_op(block, op);
+            }
+            let mut st = OperationState::new(module_name, self.m.unknown_loc());
+            st.regions.push(region);
+            let module = self.m.create_op(st);
+            self.m.push_top(module);
+        }
+        Ok(self.m)
+    }
+
+    fn parse_attr_alias_def(&mut self) -> PResult<()> {
+        let pos = self.c.pos;
+        self.c.pos += 1;
+        let name = self
+            .c
+            .suffix_id()
+            .ok_or_else(|| self.c.error_at(pos, "expected alias name after '#'"))?;
+        self.c.expect(b'=', "in attribute alias definition")?;
+        if self.attr_aliases.contains_key(name) || self.loc_aliases.contains_key(name) {
+            return Err(self
+                .c
+                .error_at(pos, format!("redefinition of alias '#{name}'")));
+        }
+        if self.c.peek_ident() == Some("loc") && self.c.peek_at(3) == Some(b'(') {
+            self.c.bare_ident();
+            let loc = self.parse_loc_body(false)?;
+            self.loc_aliases.insert(name.to_string(), loc);
+        } else {
+            let a = self.parse_attribute()?;
+            self.attr_aliases.insert(name.to_string(), a);
+        }
+        Ok(())
+    }
+
+    fn parse_type_alias_def(&mut self) -> PResult<()> {
+        let pos = self.c.pos;
+        self.c.pos += 1;
+        let name = self
+            .c
+            .suffix_id()
+            .ok_or_else(|| self.c.error_at(pos, "expected alias name after '!'"))?;
+        self.c.expect(b'=', "in type alias definition")?;
+        if self.type_aliases.contains_key(name) {
+            return Err(self
+                .c
+                .error_at(pos, format!("redefinition of type alias '!{name}'")));
+        }
+        let t = self.parse_type()?;
+        self.type_aliases.insert(name.to_string(), t);
+        Ok(())
+    }
+
+    // ---- values ------------------------------------------------------------------------------
+
+    pub(crate) fn define_value(
+        &mut self,
+        name: &'a str,
+        first: Value,
+        count: u32,
+        pos: usize,
+    ) -> PResult<()> {
+        let scope = self.scopes.last_mut().expect("scope stack never empty");
+        if scope.values.insert(name, (first, count)).is_some() {
+            return Err(self
+                .c
+                .error_at(pos, format!("redefinition of SSA value '%{name}'")));
+        }
+        Ok(())
+    }
+
+    /// Looks `%name#index` up through the enclosing scopes.
+    fn lookup_value(&self, name: &str, index: u32) -> Option<Result<Value, u32>> {
+        for s in self.scopes.iter().rev() {
+            if let Some(&(first, count)) = s.values.get(name) {
+                return Some(if index < count {
+                    Ok(Value(first.0 + index))
+                } else {
+                    Err(count)
+                });
+            }
+        }
+        None
+    }
+
+    /// An operand use `%name` or `%name#i`: its name, index and position.
+    pub(crate) fn parse_value_use(&mut self) -> PResult<ValueUse<'a>> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        if !self.c.eat(b'%') {
+            let found = self.c.describe_next();
+            return Err(self.c.error(format!("expected SSA value, found {found}")));
+        }
+        let name = self
+            .c
+            .suffix_id()
+            .ok_or_else(|| self.c.error_at(pos, "expected value name after '%'"))?;
+        let mut index = 0;
+        if self.c.bytes.get(self.c.pos) == Some(&b'#') {
+            self.c.pos += 1;
+            let ipos = self.c.pos;
+            let digits = self.c.suffix_id().unwrap_or("");
+            index = digits
+                .parse()
+                .map_err(|_| self.c.error_at(ipos, "expected result number after '#'"))?;
+        }
+        Ok((name, index, pos))
+    }
+
+    /// Resolves parsed uses to values; unknown names become forward references (returned with
+    /// their operand slot so they can be registered once the op exists).
+    pub(crate) fn resolve_uses(
+        &mut self,
+        uses: &[ValueUse<'a>],
+        types: Option<&[Type]>,
+    ) -> PResult<(Vec<Value>, Vec<PendingUseSlot<'a>>)> {
+        let mut vals = Vec::with_capacity(uses.len());
+        let mut fwd = Vec::new();
+        for (i, (name, index, pos)) in uses.iter().enumerate() {
+            match self.lookup_value(name, *index) {
+                Some(Ok(v)) => {
+                    if let Some(ts) = types {
+                        if let Some(&t) = ts.get(i) {
+                            if self.m.value_type(v) != t {
+                                return Err(self.c.error_at(
+                                    *pos,
+                                    format!(
+                                        "use of value '%{name}' expects type {} but it has type {}",
+                                        super::printer::type_to_string(&self.m, t),
+                                        super::printer::type_to_string(
+                                            &self.m,
+                                            self.m.value_type(v)
+                                        )
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                    vals.push(v)
+                }
+                Some(Err(count)) => {
+                    return Err(self.c.error_at(
+                        *pos,
+                        format!(
+                            "result number {index} out of range: '%{name}' has {count} results"
+                        ),
+                    ))
+                }
+                None => {
+                    vals.push(FORWARD);
+                    fwd.push(PendingUseSlot {
+                        name,
+                        index: *index,
+                        operand: i,
+                        pos: *pos,
+                    });
+                }
+            }
+        }
+        Ok((vals, fwd))
+    }
+
+    pub(crate) fn register_forward(&mut self, op: OpId, fwd: Vec<PendingUseSlot<'a>>) {
+        let scope = self.scopes.last_mut().expect("scope stack never empty");
+        for f in fwd {
+            scope.pending.push(PendingUse {
+                name: f.name,
+                index: f.index,
+                op,
+                operand: f.operand,
+                pos: f.pos,
+            });
+        }
+    }
+
+    /// Resolves the forward references of the innermost scope and pops it; what is still
+    /// unknown moves to the enclosing scope.
+    fn pop_scope(&mut self) -> PResult<()> {
+        let scope = self.scopes.pop().expect("scope stack never empty");
+        let mut unresolved = Vec::new();
+        for p in scope.pending {
+            match scope.values.get(&p.name) {
+                Some(&(first, count)) => {
+                    if p.index >= count {
+                        return Err(self
+                            .c
+                            .error_at(p.pos, format!("result number {} out of range", p.index)));
+                    }
+                    self.patch_operand(p.op, p.operand, Value(first.0 + p.index));
+                }
+                None => unresolved.push(p),
+            }
+        }
+        self.scopes
+            .last_mut()
+            .expect("outer scope")
+            .pending
+            .extend(unresolved);
+        Ok(())
+    }
+
+    fn finish_scope_top(&mut self) -> PResult<()> {
+        let scope = std::mem::take(&mut self.scopes[0]);
+        for p in scope.pending {
+            match scope.values.get(&p.name) {
+                Some(&(first, count)) if p.index < count => {
+                    self.patch_operand(p.op, p.operand, Value(first.0 + p.index))
+                }
+                _ => {
+                    return Err(self
+                        .c
+                        .error_at(p.pos, format!("use of undefined value '%{}'", p.name)))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn patch_operand(&mut self, op: OpId, operand: usize, v: Value) {
+        let mut ops = self.m.operands(op).to_vec();
+        if let Some(slot) = ops.get_mut(operand) {
+            *slot = v;
+        }
+        self.m.set_operands(op, &ops);
+    }
+
+    // ---- operations --------------------------------------------------------------------------
+
+    /// `%a, %b:2 = op ...`: the result names with their counts.
+    fn parse_result_names(&mut self) -> PResult<Vec<ValueUse<'a>>> {
+        let mut names = Vec::new();
+        if self.c.peek() != Some(b'%') {
+            return Ok(names);
+        }
+        loop {
+            self.c.skip_ws();
+            let pos = self.c.pos;
+            self.c.expect(b'%', "for result name")?;
+            let name = self
+                .c
+                .suffix_id()
+                .ok_or_else(|| self.c.error_at(pos, "expected result name"))?;
+            let mut count = 1;
+            if self.c.bytes.get(self.c.pos) == Some(&b':') {
+                self.c.pos += 1;
+                let n = self.c.int64("as result count")?;
+                if n < 1 || n > u32::MAX as i64 {
+                    return Err(self.c.error_at(pos, "result count must be positive"));
+                }
+                count = n as u32;
+            }
+            names.push((name, count, pos));
+            if !self.c.eat(b',') {
+                break;
+            }
+        }
+        self.c.expect(b'=', "after result names")?;
+        Ok(names)
+    }
+
+    pub(crate) fn parse_operation(&mut self) -> PResult<OpId> {
+        self.enter()?;
+        let r = self.parse_operation_inner();
+        self.leave();
+        r
+    }
+
+    fn parse_operation_inner(&mut self) -> PResult<OpId> {
+        let names = self.parse_result_names()?;
+        self.c.skip_ws();
+        let op_pos = self.c.pos;
+        let op = if self.c.peek() == Some(b'"') {
+            self.parse_generic_op()?
+        } else {
+            let Some(name) = self.c.bare_ident() else {
+                let found = self.c.describe_next();
+                return Err(self.c.error(format!("expected operation, found {found}")));
+            };
+            self.parse_custom_op(name, op_pos, names.iter().map(|n| n.1 as usize).sum())?
+        };
+        let num_results = self.m.num_results(op);
+        let named: usize = names.iter().map(|n| n.1 as usize).sum();
+        if !names.is_empty() && named != num_results {
+            return Err(self.c.error_at(
+                op_pos,
+                format!("operation defines {num_results} results but {named} were named"),
+            ));
+        }
+        let mut next = 0u32;
+        for (name, count, pos) in names {
+            let first = self
+                .m
+                .result(op, next as usize)
+                .ok_or_else(|| self.c.error_at(pos, "missing result"))?;
+            self.define_value(name, first, count, pos)?;
+            next += count;
+        }
+        self.parse_trailing_loc(Some(op))?;
+        Ok(op)
+    }
+
+    /// `loc(...)` after an op (or a value): sets the op's location.
+    pub(crate) fn parse_trailing_loc(&mut self, op: Option<OpId>) -> PResult<()> {
+        self.parse_trailing_loc_of(op).map(|_| ())
+    }
+
+    /// `loc(...)` after a value (block argument): the location, unknown when absent.
+    pub(crate) fn parse_value_loc(&mut self) -> PResult<Location> {
+        Ok(self
+            .parse_trailing_loc_of(None)?
+            .unwrap_or(self.m.unknown_loc()))
+    }
+
+    fn parse_trailing_loc_of(&mut self, op: Option<OpId>) -> PResult<Option<Location>> {
+        if self.c.peek_ident() == Some("loc") {
+            let save = self.c.pos;
+            self.c.bare_ident();
+            if self.c.peek() != Some(b'(') {
+                self.c.pos = save;
+                return Ok(None);
+            }
+            // Forward alias reference at op level: `loc(#loc3)`.
+            let p2 = self.c.pos;
+            self.c.expect(b'(', "")?;
+            if self.c.peek() == Some(b'#') {
+                let apos = self.c.pos;
+                self.c.pos += 1;
+                let name = self.c.suffix_id().unwrap_or("").to_string();
+                if self.c.eat(b')') {
+                    let found = self.loc_aliases.get(&name).copied();
+                    match (found, op) {
+                        (Some(l), Some(op)) => self.m.set_op_location(op, l),
+                        (None, Some(op)) => self.pending_locs.push((op, name, apos)),
+                        _ => {}
+                    }
+                    return Ok(found);
+                }
+            }
+            self.c.pos = p2;
+            let loc = self.parse_loc_body(op.is_none())?;
+            if let Some(op) = op {
+                self.m.set_op_location(op, loc);
+            }
+            return Ok(Some(loc));
+        }
+        Ok(None)
+    }
+
+    /// `(` location `)` after the `loc` keyword. `lenient` accepts unknown aliases (as unknown).
+    pub(crate) fn parse_loc_body(&mut self, lenient: bool) -> PResult<Location> {
+        self.c.expect(b'(', "after 'loc'")?;
+        let l = self.parse_loc_inner(lenient)?;
+        self.c.expect(b')', "to close location")?;
+        Ok(l)
+    }
+
+    fn parse_loc_inner(&mut self, lenient: bool) -> PResult<Location> {
+        self.enter()?;
+        let r = self.parse_loc_inner2(lenient);
+        self.leave();
+        r
+    }
+
+    fn parse_loc_inner2(&mut self, lenient: bool) -> PResult<Location> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        match self.c.peek() {
+            Some(b'#') => {
+                self.c.pos += 1;
+                let name = self.c.suffix_id().unwrap_or("");
+                match self.loc_aliases.get(name) {
+                    Some(&l) => Ok(l),
+                    None if lenient => Ok(self.m.unknown_loc()),
+                    None => Err(self
+                        .c
+                        .error_at(pos, format!("undefined location alias '#{name}'"))),
+                }
+            }
+            Some(b'"') => {
+                let s = self.c.string_lit()?;
+                let sym = self.m.sym(&s);
+                if self.c.peek() == Some(b':')
+                    && self.c.peek_at(1).is_some_and(|c| c.is_ascii_digit())
+                {
+                    self.c.pos += 1;
+                    let line = self.c.int64("as location line")?;
+                    self.c.expect(b':', "in file location")?;
+                    let column = self.c.int64("as location column")?;
+                    let line = u32::try_from(line)
+                        .map_err(|_| self.c.error_at(pos, "line out of range"))?;
+                    let column = u32::try_from(column)
+                        .map_err(|_| self.c.error_at(pos, "column out of range"))?;
+                    // A range (`to 3:4`, `to :9`): MLIR's FileLineColRange, values in bytecode
+                    // order (start line, start column, end column, end line).
+                    if self.c.eat_keyword("to") {
+                        let num = |c: &mut Self, what: &str| -> Result<u32, ParseError> {
+                            let at = c.c.pos;
+                            let v = c.c.int64(what)?;
+                            u32::try_from(v)
+                                .map_err(|_| c.c.error_at(at, "location value out of range"))
+                        };
+                        let line_cols: Box<[u32]> = if self.c.eat(b':') {
+                            let end_col = num(self, "as range end column")?;
+                            Box::new([line, column, end_col])
+                        } else {
+                            let end_line = num(self, "as range end line")?;
+                            self.c.expect(b':', "in location range")?;
+                            let end_col = num(self, "as range end column")?;
+                            Box::new([line, column, end_col, end_line])
+                        };
+                        return Ok(self.m.loc(LocData::FileLineColRange {
+                            file: sym,
+                            line_cols,
+                        }));
+                    }
+                    return Ok(self.m.loc(LocData::FileLineCol {
+                        file: sym,
+                        line,
+                        column,
+                    }));
+                }
+                let child = if self.c.eat(b'(') {
+                    let l = self.parse_loc_inner(lenient)?;
+                    self.c.expect(b')', "to close name location")?;
+                    Some(l)
+                } else {
+                    None
+                };
+                Ok(self.m.loc(LocData::Name { name: sym, child }))
+            }
+            _ => {
+                let Some(kw) = self.c.bare_ident() else {
+                    let found = self.c.describe_next();
+                    return Err(self.c.error(format!("expected location, found {found}")));
+                };
+                match kw {
+                    "unknown" => Ok(self.m.unknown_loc()),
+                    "callsite" => {
+                        self.c.expect(b'(', "after 'callsite'")?;
+                        let callee = self.parse_loc_inner(lenient)?;
+                        self.c.expect_keyword("at", "in callsite location")?;
+                        let caller = self.parse_loc_inner(lenient)?;
+                        self.c.expect(b')', "to close callsite location")?;
+                        Ok(self.m.loc(LocData::CallSite { callee, caller }))
+                    }
+                    "fused" => {
+                        let metadata = if self.c.eat(b'<') {
+                            let a = self.parse_attribute()?;
+                            self.c.expect(b'>', "after fused location metadata")?;
+                            Some(a)
+                        } else {
+                            None
+                        };
+                        self.c.expect(b'[', "in fused location")?;
+                        let mut locations = Vec::new();
+                        if !self.c.eat(b']') {
+                            loop {
+                                locations.push(self.parse_loc_inner(lenient)?);
+                                if self.c.eat(b']') {
+                                    break;
+                                }
+                                self.c.expect(b',', "between fused locations")?;
+                            }
+                        }
+                        Ok(self.m.loc(LocData::Fused {
+                            metadata,
+                            locations: locations.into(),
+                        }))
+                    }
+                    _ => Err(self
+                        .c
+                        .error_at(pos, format!("unknown location kind '{kw}'"))),
+                }
+            }
+        }
+    }
+
+    fn parse_generic_op(&mut self) -> PResult<OpId> {
+        let name_pos = self.c.pos;
+        let name = self.c.string_lit()?;
+        if name.is_empty() {
+            return Err(self.c.error_at(name_pos, "empty operation name"));
+        }
+        self.c.expect(b'(', "to open the operand list")?;
+        let mut uses = Vec::new();
+        if !self.c.eat(b')') {
+            loop {
+                uses.push(self.parse_value_use()?);
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',', "between operands")?;
+            }
+        }
+        let mut successors = Vec::new();
+        if self.c.eat(b'[') {
+            loop {
+                successors.push(self.parse_successor()?);
+                if self.c.eat(b']') {
+                    break;
+                }
+                self.c.expect(b',', "between successors")?;
+            }
+        }
+        let mut properties = Vec::new();
+        if self.c.peek() == Some(b'<') {
+            self.c.pos += 1;
+            properties = self.parse_attr_dict()?;
+            self.c.expect(b'>', "to close the properties")?;
+        }
+        let mut regions = Vec::new();
+        if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b'{') {
+            self.c.pos += 1;
+            loop {
+                regions.push(self.parse_region(None)?);
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',', "between regions")?;
+            }
+        }
+        let mut attributes = if self.c.peek() == Some(b'{') {
+            self.parse_attr_dict()?
+        } else {
+            Vec::new()
+        };
+        self.normalize_inherent(&name, &mut properties, &mut attributes);
+        self.c
+            .expect(b':', "before the operation's function type")?;
+        let fpos = self.c.pos;
+        let fty = self.parse_type()?;
+        let (inputs, results) = match self.m.type_data(fty) {
+            TypeData::Function { inputs, results } => (inputs.to_vec(), results.to_vec()),
+            _ => {
+                return Err(self
+                    .c
+                    .error_at(fpos, "expected a function type for the generic operation"))
+            }
+        };
+        if inputs.len() != uses.len() {
+            return Err(self.c.error_at(
+                fpos,
+                format!(
+                    "{} operands present, but the function type has {} inputs",
+                    uses.len(),
+                    inputs.len()
+                ),
+            ));
+        }
+        let (operands, fwd) = self.resolve_uses(&uses, Some(&inputs))?;
+        let sym = self.m.sym(&name);
+        let mut st = OperationState::new(sym, self.m.unknown_loc());
+        st.operands = operands;
+        st.result_types = results;
+        st.properties = properties;
+        st.attributes = attributes;
+        st.regions = regions;
+        st.successors = successors;
+        let op = self.m.create_op(st);
+        self.register_forward(op, fwd);
+        Ok(op)
+    }
+
+    fn parse_successor(&mut self) -> PResult<Block> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        self.c.expect(b'^', "for successor block")?;
+        let name = self
+            .c
+            .suffix_id()
+            .ok_or_else(|| self.c.error_at(pos, "expected block name"))?;
+        self.block_ref(name, pos)
+    }
+
+    fn block_ref(&mut self, name: &'a str, pos: usize) -> PResult<Block> {
+        if let Some(&(b, _, _)) = self.block_scopes.last().and_then(|bs| bs.blocks.get(name)) {
+            return Ok(b);
+        }
+        self.create_forward_block(name, pos)
+    }
+
+    fn create_forward_block(&mut self, name: &'a str, pos: usize) -> PResult<Block> {
+        let region = self
+            .current_region
+            .ok_or_else(|| self.c.error_at(pos, "block reference outside of a region"))?;
+        let b = self.m.append_block(region, &[]);
+        if let Some(bs) = self.block_scopes.last_mut() {
+            bs.blocks.insert(name, (b, false, pos));
+        }
+        Ok(b)
+    }
+
+    /// `{name = attr, unit_name, "quoted" = attr}` sorted by name, as MLIR keeps dictionaries.
+    pub(crate) fn parse_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
+        self.c.skip_ws();
+        let open = self.c.pos;
+        self.c.expect(b'{', "to open an attribute dictionary")?;
+        let mut out: Vec<NamedAttr> = Vec::new();
+        let mut positions: Vec<usize> = Vec::new();
+        if !self.c.eat(b'}') {
+            loop {
+                self.c.skip_ws();
+                let pos = self.c.pos;
+                let key = if self.c.peek() == Some(b'"') {
+                    self.c.string_lit()?
+                } else {
+                    match self.c.bare_ident() {
+                        Some(k) => k.to_string(),
+                        None => {
+                            let found = self.c.describe_next();
+                            return Err(self
+                                .c
+                                .error(format!("expected attribute name, found {found}")));
+                        }
+                    }
+                };
+                let value = if self.c.eat(b'=') {
+                    self.parse_attribute()?
+                } else {
+                    self.m.attr(AttrData::Unit)
+                };
+                let name = self.m.sym(&key);
+                out.push(NamedAttr { name, value });
+                positions.push(pos);
+                if self.c.eat(b'}') {
+                    break;
+                }
+                if !self.c.eat(b',') {
+                    let found = self.c.describe_next();
+                    return Err(self.c.error(format!(
+                        "expected ',' or '}}' in attribute dictionary opened at {}, found {found}",
+                        {
+                            let e = self.c.error_at(open, "");
+                            format!("{}:{}", e.line, e.column)
+                        }
+                    )));
+                }
+            }
+        }
+        // Sort (stably) by name, then reject a repeated name at its second occurrence.
+        let m = &self.m;
+        let mut order: Vec<usize> = (0..out.len()).collect();
+        order.sort_by(|&a, &b| m.str(out[a].name).cmp(m.str(out[b].name)).then(a.cmp(&b)));
+        for w in order.windows(2) {
+            if out[w[0]].name == out[w[1]].name {
+                let key = m.str(out[w[1]].name).to_string();
+                return Err(self
+                    .c
+                    .error_at(positions[w[1]], format!("duplicate attribute '{key}'")));
+            }
+        }
+        Ok(order.into_iter().map(|i| out[i]).collect())
+    }
+
+    /// A region `{ ... }`. `entry_args` are the entry block's arguments when the op's custom
+    /// syntax lists them outside the region (func.func).
+    pub(crate) fn parse_region(
+        &mut self,
+        entry_args: Option<Vec<EntryArg<'a>>>,
+    ) -> PResult<Region> {
+        if self.region_depth >= MAX_REGION_DEPTH {
+            return Err(self.c.error(format!(
+                "regions nested deeper than {MAX_REGION_DEPTH} levels"
+            )));
+        }
+        self.enter()?;
+        self.region_depth += 1;
+        let r = self.parse_region_inner(entry_args);
+        self.leave();
+        self.region_depth -= 1;
+        r
+    }
+
+    fn parse_region_inner(&mut self, entry_args: Option<Vec<EntryArg<'a>>>) -> PResult<Region> {
+        self.c.expect(b'{', "to open a region")?;
+        let region = self.m.create_region();
+        let outer_region = self.current_region.replace(region);
+        self.scopes.push(Scope::default());
+        self.block_scopes.push(BlockScope::default());
+        let mut order: Vec<Block> = Vec::new();
+        let mut current: Option<Block> = None;
+        if let Some(args) = entry_args {
+            let types: Vec<Type> = args.iter().map(|a| a.1).collect();
+            let b = self.m.append_block(region, &types);
+            for (i, (name, _, pos, loc)) in args.iter().enumerate() {
+                let v = self.m.block_args(b)[i];
+                self.define_value(name, v, 1, *pos)?;
+                self.m.set_value_location(v, *loc);
+            }
+            order.push(b);
+            current = Some(b);
+        }
+        loop {
+            match self.c.peek() {
+                Some(b'}') => {
+                    self.c.pos += 1;
+                    break;
+                }
+                None => return Err(self.c.error("unexpected end of input inside a region")),
+                Some(b'^') => {
+                    let pos = self.c.pos;
+                    self.c.pos += 1;
+                    let name = self
+                        .c
+                        .suffix_id()
+                        .ok_or_else(|| self.c.error_at(pos, "expected block name"))?;
+                    let block = match self
+                        .block_scopes
+                        .last()
+                        .and_then(|bs| bs.blocks.get(name))
+                        .copied()
+                    {
+                        Some((_, true, _)) => {
+                            return Err(self
+                                .c
+                                .error_at(pos, format!("redefinition of block '^{name}'")))
+                        }
+                        Some((b, false, _)) => b,
+                        None => self.m.append_block(region, &[]),
+                    };
+                    if let Some(bs) = self.block_scopes.last_mut() {
+                        bs.blocks.insert(name, (block, true, pos));
+                    }
+                    if self.c.eat(b'(') && !self.c.eat(b')') {
+                        loop {
+                            let (aname, _, apos) = self.parse_value_use()?;
+                            self.c.expect(b':', "after block argument name")?;
+                            let t = self.parse_type()?;
+                            let v = self.m.add_block_arg(block, t);
+                            self.define_value(aname, v, 1, apos)?;
+                            let loc = self.parse_value_loc()?;
+                            self.m.set_value_location(v, loc);
+                            if self.c.eat(b')') {
+                                break;
+                            }
+                            self.c.expect(b',', "between block arguments")?;
+                        }
+                    }
+                    self.c.expect(b':', "after block label")?;
+                    order.push(block);
+                    current = Some(block);
+                }
+                Some(_) => {
+                    let block = match current {
+                        Some(b) => b,
+                        None => {
+                            let b = self.m.append_block(region, &[]);
+                            order.push(b);
+                            current = Some(b);
+                            b
+                        }
+                    };
+                    let op = self.parse_operation()?;
+                    self.m.append_op(block, op);
+                }
+            }
+        }
+        let bs = self.block_scopes.pop().unwrap_or_default();
+        let mut undefined: Vec<_> = bs
+            .blocks
+            .iter()
+            .filter(|(_, v)| !v.1)
+            .map(|(k, v)| (v.2, *k))
+            .collect();
+        undefined.sort();
+        if let Some((pos, name)) = undefined.first() {
+            return Err(self
+                .c
+                .error_at(*pos, format!("reference to an undefined block '^{name}'")));
+        }
+        self.m.reorder_blocks(region, &order);
+        self.pop_scope()?;
+        self.current_region = outer_region;
+        Ok(region)
+    }
+}
+
+/// An operand as written: name, result number, byte position.
+pub(crate) type ValueUse<'a> = (&'a str, u32, usize);
+/// An entry-block argument given outside its region: name, type, byte position, location.
+pub(crate) type EntryArg<'a> = (&'a str, Type, usize, Location);
+
+/// A forward reference found while resolving an op's operands.
+pub(crate) struct PendingUseSlot<'a> {
+    pub name: &'a str,
+    pub index: u32,
+    pub operand: usize,
+    pub pos: usize,
+}
+
+impl Cursor<'_> {
+    /// The byte `n` positions after the next token start, skipping whitespace after position
+    /// `n - 1` too (for `( {`).
+    pub fn peek_after_ws_at(&mut self, n: usize) -> Option<u8> {
+        self.skip_ws();
+        let mut i = self.pos + n;
+        while i < self.bytes.len() && matches!(self.bytes[i], b' ' | b'\n' | b'\t' | b'\r') {
+            i += 1;
+        }
+        self.bytes.get(i).copied()
+    }
+}

@@ -1,0 +1,1106 @@
+//! Custom (pretty) op syntax: builtin.module, func.func/return/call, and StableHLO ops.
+
+use super::parser::{PResult, Parser};
+use super::printer::Printer;
+use crate::ir::*;
+
+/// Inherent attributes of func.func that its custom syntax spells out.
+const FUNC_ELIDED: &[&str] = &[
+    "sym_name",
+    "function_type",
+    "sym_visibility",
+    "arg_attrs",
+    "res_attrs",
+];
+
+impl<'a> Parser<'a> {
+    /// An op in custom syntax, after its name was read.
+    pub(crate) fn parse_custom_op(
+        &mut self,
+        name: &str,
+        pos: usize,
+        named_results: usize,
+    ) -> PResult<OpId> {
+        match name {
+            "module" | "builtin.module" => self.parse_module_op(),
+            "func.func" | "func" => self.parse_func_op(),
+            "func.return" | "return" => self.parse_return_op(),
+            "func.call" | "call" => self.parse_call_op(),
+            "vhlo.func_v1" => self.parse_vhlo_func(),
+            "scf.for" => self.parse_scf_for(),
+            "scf.yield" => {
+                let (uses, types) = self.parse_operands_colon_types()?;
+                let st = self.new_state("scf.yield");
+                self.finish_op(st, &uses, &types)
+            }
+            "tensor.insert" => {
+                // `tensor.insert %scalar into %dest[%i, ...] : tensor<...>`
+                let scalar = self.parse_value_use()?;
+                self.c.expect_keyword("into", "in tensor.insert")?;
+                let dest = self.parse_value_use()?;
+                self.c.expect(b'[', "to open the indices")?;
+                let mut uses = vec![scalar, dest];
+                if !self.c.eat(b']') {
+                    loop {
+                        uses.push(self.parse_value_use()?);
+                        if self.c.eat(b']') {
+                            break;
+                        }
+                        self.c.expect(b',', "between indices")?;
+                    }
+                }
+                let dict = if self.c.peek() == Some(b'{') {
+                    self.parse_attr_dict()?
+                } else {
+                    Vec::new()
+                };
+                self.c.expect(b':', "before the tensor type")?;
+                self.c.skip_ws();
+                let tpos = self.c.pos;
+                let t = self.parse_type()?;
+                let element = match self.m.type_data(t) {
+                    TypeData::RankedTensor { element, .. }
+                    | TypeData::UnrankedTensor { element } => *element,
+                    _ => return Err(self.c.error_at(tpos, "expected a tensor type")),
+                };
+                let index = self.m.ty(TypeData::Index);
+                let mut types = vec![element, t];
+                types.resize(uses.len(), index);
+                let mut st = self.new_state("tensor.insert");
+                st.attributes = dict;
+                st.result_types = vec![t];
+                self.finish_op(st, &uses, &types)
+            }
+            "arith.constant" => {
+                let dict = if self.c.peek() == Some(b'{') {
+                    self.parse_attr_dict()?
+                } else {
+                    Vec::new()
+                };
+                self.c.skip_ws();
+                let vpos = self.c.pos;
+                let value = self.parse_attribute()?;
+                let ty = match self.m.attr_data(value).clone() {
+                    AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => ty,
+                    AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } => ty,
+                    AttrData::Bool(_) => self.m.ty(TypeData::Integer {
+                        width: 1,
+                        signedness: Signedness::Signless,
+                    }),
+                    _ => return Err(self.c.error_at(vpos, "expected a typed constant")),
+                };
+                let mut st = self.new_state("arith.constant");
+                st.properties = vec![self.named("value", value)];
+                st.attributes = dict;
+                st.result_types = vec![ty];
+                Ok(self.m.create_op(st))
+            }
+            "tensor.cast" => {
+                let uses = vec![self.parse_value_use()?];
+                let dict = if self.c.peek() == Some(b'{') {
+                    self.parse_attr_dict()?
+                } else {
+                    Vec::new()
+                };
+                self.c.expect(b':', "before the source type")?;
+                let from = self.parse_type()?;
+                self.c.expect_keyword("to", "between cast types")?;
+                let to = self.parse_type()?;
+                let mut st = self.new_state("tensor.cast");
+                st.attributes = dict;
+                st.result_types = vec![to];
+                self.finish_op(st, &uses, &[from])
+            }
+            n if ARITH_BINARY.contains(&n) => {
+                let mut uses = vec![self.parse_value_use()?];
+                self.c.expect(b',', "between operands")?;
+                uses.push(self.parse_value_use()?);
+                let dict = if self.c.peek() == Some(b'{') {
+                    self.parse_attr_dict()?
+                } else {
+                    Vec::new()
+                };
+                self.c.expect(b':', "before the operand type")?;
+                let t = self.parse_type()?;
+                let mut st = self.new_state(n);
+                st.attributes = dict;
+                st.result_types = vec![t];
+                self.finish_op(st, &uses, &[t, t])
+            }
+            _ => {
+                if let Some(op) = self.parse_stablehlo_pretty(name, pos, named_results)? {
+                    return Ok(op);
+                }
+                if let Some(op) = self.parse_lenient_custom(name, pos, named_results)? {
+                    return Ok(op);
+                }
+                Err(self.c.error_at(pos, format!("custom syntax of operation '{name}' is not supported; write it in generic form")))
+            }
+        }
+    }
+
+    fn new_state(&mut self, name: &str) -> OperationState {
+        let sym = self.m.sym(name);
+        OperationState::new(sym, self.m.unknown_loc())
+    }
+
+    pub(crate) fn named(&mut self, name: &str, value: Attribute) -> NamedAttr {
+        NamedAttr {
+            name: self.m.sym(name),
+            value,
+        }
+    }
+
+    pub(crate) fn sort_named(&self, v: &mut [NamedAttr]) {
+        let m = &self.m;
+        v.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+    }
+
+    fn parse_module_op(&mut self) -> PResult<OpId> {
+        let mut st = self.new_state("builtin.module");
+        if self.c.peek() == Some(b'@') {
+            let s = self.parse_symbol_name()?;
+            let v = self.m.attr(AttrData::String { value: s, ty: None });
+            let na = self.named("sym_name", v);
+            st.properties.push(na);
+        }
+        if self.c.eat_keyword("attributes") {
+            st.attributes = self.parse_attr_dict()?;
+        }
+        let region = self.parse_region(None)?;
+        if self.m.blocks(region).is_empty() {
+            self.m.append_block(region, &[]);
+        }
+        st.regions.push(region);
+        Ok(self.m.create_op(st))
+    }
+
+    fn parse_func_op(&mut self) -> PResult<OpId> {
+        let mut st = self.new_state("func.func");
+        let mut props = Vec::new();
+        for vis in ["private", "public", "nested"] {
+            if self.c.eat_keyword(vis) {
+                let s = self.m.sym(vis);
+                let v = self.m.attr(AttrData::String { value: s, ty: None });
+                props.push(self.named("sym_visibility", v));
+                break;
+            }
+        }
+        let name = self.parse_symbol_name()?;
+        let v = self.m.attr(AttrData::String {
+            value: name,
+            ty: None,
+        });
+        props.push(self.named("sym_name", v));
+        // Arguments: `%a: T {attrs} loc(..)` or, for declarations, bare types.
+        self.c.expect(b'(', "to open the argument list")?;
+        let mut args: Vec<super::parser::EntryArg<'a>> = Vec::new();
+        let mut arg_types = Vec::new();
+        let mut arg_attrs: Vec<Attribute> = Vec::new();
+        let mut named_args = None;
+        if !self.c.eat(b')') {
+            loop {
+                self.c.skip_ws();
+                let apos = self.c.pos;
+                let is_named = self.c.peek() == Some(b'%');
+                match named_args {
+                    None => named_args = Some(is_named),
+                    Some(n) if n != is_named => {
+                        return Err(self
+                            .c
+                            .error_at(apos, "expected all arguments named or all unnamed"))
+                    }
+                    _ => {}
+                }
+                let named = if is_named {
+                    let (n, _, p) = self.parse_value_use()?;
+                    self.c.expect(b':', "after argument name")?;
+                    Some((n, p))
+                } else {
+                    None
+                };
+                let ty = self.parse_type()?;
+                arg_types.push(ty);
+                let d = if self.c.peek() == Some(b'{') {
+                    self.parse_attr_dict()?
+                } else {
+                    Vec::new()
+                };
+                let entries: Vec<(Symbol, Attribute)> =
+                    d.into_iter().map(|a| (a.name, a.value)).collect();
+                arg_attrs.push(self.m.attr(AttrData::Dictionary(entries.into())));
+                let loc = self.parse_value_loc()?;
+                if let Some((n, p)) = named {
+                    args.push((n, ty, p, loc));
+                }
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',', "between arguments")?;
+            }
+        }
+        let mut result_types = Vec::new();
+        let mut res_attrs: Vec<Attribute> = Vec::new();
+        if self.c.eat_punct("->") {
+            if self.c.peek() == Some(b'(') {
+                self.c.pos += 1;
+                if !self.c.eat(b')') {
+                    loop {
+                        result_types.push(self.parse_type()?);
+                        let d = if self.c.peek() == Some(b'{') {
+                            self.parse_attr_dict()?
+                        } else {
+                            Vec::new()
+                        };
+                        let entries: Vec<(Symbol, Attribute)> =
+                            d.into_iter().map(|a| (a.name, a.value)).collect();
+                        res_attrs.push(self.m.attr(AttrData::Dictionary(entries.into())));
+                        if self.c.eat(b')') {
+                            break;
+                        }
+                        self.c.expect(b',', "between results")?;
+                    }
+                }
+            } else {
+                result_types.push(self.parse_type()?);
+                let empty = self.m.attr(AttrData::Dictionary(Box::new([])));
+                res_attrs.push(empty);
+            }
+        }
+        let fty = self.m.ty(TypeData::Function {
+            inputs: arg_types.clone().into(),
+            results: result_types.into(),
+        });
+        let v = self.m.attr(AttrData::Type(fty));
+        props.push(self.named("function_type", v));
+        let is_empty_dict = |p: &Self, a: &Attribute| matches!(p.m.attr_data(*a), AttrData::Dictionary(d) if d.is_empty());
+        if arg_attrs.iter().any(|a| !is_empty_dict(self, a)) {
+            let v = self.m.attr(AttrData::Array(arg_attrs.into()));
+            props.push(self.named("arg_attrs", v));
+        }
+        if res_attrs.iter().any(|a| !is_empty_dict(self, a)) {
+            let v = self.m.attr(AttrData::Array(res_attrs.into()));
+            props.push(self.named("res_attrs", v));
+        }
+        if self.c.eat_keyword("attributes") {
+            st.attributes = self.parse_attr_dict()?;
+        }
+        let region = if self.c.peek() == Some(b'{') {
+            if named_args == Some(false) {
+                return Err(self.c.error("a function with a body needs named arguments"));
+            }
+            self.parse_region(Some(args))?
+        } else {
+            self.m.create_region()
+        };
+        let mut attrs = std::mem::take(&mut st.attributes);
+        self.normalize_inherent("func.func", &mut props, &mut attrs);
+        st.attributes = attrs;
+        self.sort_named(&mut props);
+        st.properties = props;
+        st.regions.push(region);
+        Ok(self.m.create_op(st))
+    }
+
+    /// `%a, %b : T, U` (both lists may be empty): operands and their types.
+    pub(crate) fn parse_operands_colon_types(
+        &mut self,
+    ) -> PResult<(Vec<super::parser::ValueUse<'a>>, Vec<Type>)> {
+        let mut uses = Vec::new();
+        if self.c.peek() == Some(b'%') {
+            loop {
+                uses.push(self.parse_value_use()?);
+                if !self.c.eat(b',') {
+                    break;
+                }
+            }
+        }
+        let mut types = Vec::new();
+        if !uses.is_empty() {
+            self.c.expect(b':', "before operand types")?;
+            types = self.parse_type_list()?;
+            if types.len() != uses.len() {
+                return Err(self.c.error(format!(
+                    "{} operands but {} types",
+                    uses.len(),
+                    types.len()
+                )));
+            }
+        }
+        Ok((uses, types))
+    }
+
+    pub(crate) fn finish_op(
+        &mut self,
+        mut st: OperationState,
+        uses: &[super::parser::ValueUse<'a>],
+        types: &[Type],
+    ) -> PResult<OpId> {
+        let (operands, fwd) = self.resolve_uses(uses, Some(types))?;
+        st.operands = operands;
+        let op = self.m.create_op(st);
+        self.register_forward(op, fwd);
+        Ok(op)
+    }
+
+    fn parse_return_op(&mut self) -> PResult<OpId> {
+        let (uses, types) = self.parse_operands_colon_types()?;
+        let st = self.new_state("func.return");
+        self.finish_op(st, &uses, &types)
+    }
+
+    fn parse_call_op(&mut self) -> PResult<OpId> {
+        let callee = self.parse_symbol_name()?;
+        self.c.expect(b'(', "to open call operands")?;
+        let mut uses = Vec::new();
+        if !self.c.eat(b')') {
+            loop {
+                uses.push(self.parse_value_use()?);
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',', "between call operands")?;
+            }
+        }
+        let mut st = self.new_state("func.call");
+        if self.c.peek() == Some(b'{') {
+            st.attributes = self.parse_attr_dict()?;
+        }
+        self.c.expect(b':', "before the callee's function type")?;
+        let fpos = self.c.pos;
+        let fty = self.parse_type()?;
+        let TypeData::Function { inputs, results } = self.m.type_data(fty).clone() else {
+            return Err(self.c.error_at(fpos, "expected function type"));
+        };
+        if inputs.len() != uses.len() {
+            return Err(self
+                .c
+                .error_at(fpos, "call operand count does not match the function type"));
+        }
+        let v = self.m.attr(AttrData::SymbolRef {
+            root: callee,
+            nested: Box::new([]),
+        });
+        st.properties.push(self.named("callee", v));
+        st.result_types = results.to_vec();
+        self.finish_op(st, &uses, &inputs)
+    }
+
+    /// Ops of test dialects (`check.expect_eq_const %0, dense<...> : tensor<...>`), kept with
+    /// their operands and trailing attribute in a generic shape: operands, then an optional
+    /// `value` attribute, then an optional attribute dictionary and `: types`.
+    fn parse_lenient_custom(
+        &mut self,
+        name: &str,
+        _pos: usize,
+        named_results: usize,
+    ) -> PResult<Option<OpId>> {
+        if !(name.starts_with("check.") || name.starts_with("interpreter.")) {
+            return Ok(None);
+        }
+        let mut st = self.new_state(name);
+        let mut uses = Vec::new();
+        let mut props = Vec::new();
+        // Comma-separated operands, `key = attr` entries and a bare constant.
+        loop {
+            match self.c.peek() {
+                Some(b'{') | Some(b':') | None => break,
+                Some(b'%') => uses.push(self.parse_value_use()?),
+                _ => {
+                    if self.c.peek_ident() == Some("loc") {
+                        break;
+                    }
+                    let save = self.c.pos;
+                    let mut keyed = false;
+                    if let Some(id) = self.c.bare_ident() {
+                        if self.c.peek() == Some(b'=') {
+                            self.c.pos += 1;
+                            let a = self.parse_attribute_untyped()?;
+                            props.push(self.named(id, a));
+                            keyed = true;
+                        } else {
+                            self.c.pos = save;
+                        }
+                    }
+                    if !keyed {
+                        let a = self.parse_attribute()?;
+                        props.push(self.named("value", a));
+                    }
+                }
+            }
+            if !self.c.eat(b',') {
+                break;
+            }
+        }
+        if self.c.peek() == Some(b'{') {
+            st.attributes = self.parse_attr_dict()?;
+        }
+        let mut types = Vec::new();
+        if self.c.eat(b':') {
+            types = self.parse_type_list()?;
+        }
+        if types.is_empty() && !uses.is_empty() {
+            // Operand types unknown: take them from the values.
+            for (n, i, p) in &uses {
+                let v = match self.resolve_uses(&[(*n, *i, *p)], None)?.0[0] {
+                    Value(u32::MAX) => {
+                        return Err(self
+                            .c
+                            .error_at(*p, "forward reference in a test op needs explicit types"))
+                    }
+                    v => v,
+                };
+                types.push(self.m.value_type(v));
+            }
+        }
+        if types.len() != uses.len() {
+            // `check.expect_eq %a, %b : tensor<T>` gives one type for both operands.
+            if types.len() == 1 {
+                types = vec![types[0]; uses.len()];
+            } else {
+                return Err(self.c.error("operand and type counts differ"));
+            }
+        }
+        // Results (`interpreter.probe`) have the types of the leading operands.
+        if types.len() < named_results {
+            return Err(self
+                .c
+                .error(format!("cannot infer the types of {named_results} results")));
+        }
+        st.result_types = types[..named_results].to_vec();
+        self.sort_named(&mut props);
+        if let Some(w) = props.windows(2).find(|w| w[0].name == w[1].name) {
+            let key = self.m.str(w[0].name).to_string();
+            return Err(self
+                .c
+                .error(format!("duplicate attribute '{key}' in '{name}'")));
+        }
+        st.properties = props;
+        self.finish_op(st, &uses, &types).map(Some)
+    }
+}
+
+/// Prints `op` in custom syntax when there is one; false to fall back to the generic form.
+pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    match m.op_name_str(op) {
+        "builtin.module" => print_module_op(p, op),
+        "func.func" => print_func_op(p, op),
+        "func.return" => {
+            if !m.properties(op).is_empty() || !m.attributes(op).is_empty() {
+                return false;
+            }
+            // `func` is the default dialect only directly inside a function body.
+            p.out.push_str(if p.in_func_body() {
+                "return"
+            } else {
+                "func.return"
+            });
+            print_operands_colon_types(p, m.operands(op));
+            true
+        }
+        "func.call" => print_call_op(p, op),
+        "vhlo.func_v1" => print_vhlo_func(p, op),
+        "scf.for" => print_scf_for(p, op),
+        "scf.yield" => {
+            if !m.properties(op).is_empty()
+                || !m.attributes(op).is_empty()
+                || m.num_results(op) != 0
+            {
+                return false;
+            }
+            p.out.push_str("scf.yield");
+            print_operands_colon_types(p, m.operands(op));
+            true
+        }
+        "tensor.insert" => {
+            let ops = m.operands(op);
+            if !m.properties(op).is_empty() || ops.len() < 2 || m.num_results(op) != 1 {
+                return false;
+            }
+            let t = m.value_type(ops[1]);
+            let element = match m.type_data(t) {
+                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
+                    *element
+                }
+                _ => return false,
+            };
+            let index_ok = ops[2..]
+                .iter()
+                .all(|&v| matches!(m.type_data(m.value_type(v)), TypeData::Index));
+            if m.value_type(ops[0]) != element
+                || !index_ok
+                || m.value_type(m.result(op, 0).expect("one result")) != t
+            {
+                return false;
+            }
+            let names: Vec<String> = ops.iter().map(|&v| p.value_name(v)).collect();
+            p.out.push_str(&format!(
+                "tensor.insert {} into {}[{}]",
+                names[0],
+                names[1],
+                names[2..].join(", ")
+            ));
+            if !m.attributes(op).is_empty() {
+                p.out.push(' ');
+                p.print_attr_dict(m.attributes(op), &[]);
+            }
+            p.out.push_str(" : ");
+            p.print_type(t);
+            true
+        }
+        "arith.constant" => {
+            let Some(v) = m.property(op, "value") else {
+                return false;
+            };
+            if m.properties(op).len() != 1 || m.num_results(op) != 1 || !m.operands(op).is_empty() {
+                return false;
+            }
+            p.out.push_str("arith.constant");
+            if !m.attributes(op).is_empty() {
+                p.out.push(' ');
+                p.print_attr_dict(m.attributes(op), &[]);
+            }
+            p.out.push(' ');
+            p.print_attr(v);
+            if matches!(m.attr_data(v), AttrData::Bool(_)) {
+                // `true`/`false` carry no type: only i1 results print this way.
+                let r = m.value_type(m.result(op, 0).expect("one result"));
+                if !matches!(
+                    m.type_data(r),
+                    TypeData::Integer {
+                        width: 1,
+                        signedness: Signedness::Signless
+                    }
+                ) {
+                    return false;
+                }
+            }
+            true
+        }
+        "tensor.cast" => {
+            if !m.properties(op).is_empty() || m.operands(op).len() != 1 || m.num_results(op) != 1 {
+                return false;
+            }
+            p.out.push_str("tensor.cast ");
+            p.print_value_list(m.operands(op));
+            if !m.attributes(op).is_empty() {
+                p.out.push(' ');
+                p.print_attr_dict(m.attributes(op), &[]);
+            }
+            p.out.push_str(" : ");
+            p.print_type(m.value_type(m.operands(op)[0]));
+            p.out.push_str(" to ");
+            p.print_type(m.value_type(m.result(op, 0).expect("one result")));
+            true
+        }
+        n if ARITH_BINARY.contains(&n) => {
+            let ops = m.operands(op);
+            if !m.properties(op).is_empty() || ops.len() != 2 || m.num_results(op) != 1 {
+                return false;
+            }
+            let t = m.value_type(ops[0]);
+            if m.value_type(ops[1]) != t || m.value_type(m.result(op, 0).expect("one result")) != t
+            {
+                return false;
+            }
+            p.out.push_str(n);
+            p.out.push(' ');
+            p.print_value_list(ops);
+            if !m.attributes(op).is_empty() {
+                p.out.push(' ');
+                p.print_attr_dict(m.attributes(op), &[]);
+            }
+            p.out.push_str(" : ");
+            p.print_type(t);
+            true
+        }
+        _ => super::shlo_pretty::print_stablehlo(p, op),
+    }
+}
+
+pub(crate) fn print_operands_colon_types(p: &mut Printer<'_>, vals: &[Value]) {
+    if vals.is_empty() {
+        return;
+    }
+    p.out.push(' ');
+    p.print_value_list(vals);
+    p.out.push_str(" : ");
+    let types: Vec<Type> = vals.iter().map(|&v| p.m.value_type(v)).collect();
+    p.print_type_list(&types);
+}
+
+/// Same-typed binary arith ops with the plain `%a, %b : T` syntax (no fastmath flags).
+const ARITH_BINARY: &[&str] = &[
+    "arith.addf",
+    "arith.subf",
+    "arith.mulf",
+    "arith.divf",
+    "arith.addi",
+    "arith.subi",
+    "arith.muli",
+    "arith.andi",
+    "arith.ori",
+    "arith.xori",
+    "arith.maximumf",
+    "arith.minimumf",
+];
+
+impl<'a> Parser<'a> {
+    /// `vhlo.func_v1 @name(%arg0: T) -> (R) { body } {attrs}`: name and type become the
+    /// `sym_name`/`function_type` properties, the trailing dictionary holds the other ones.
+    fn parse_vhlo_func(&mut self) -> PResult<OpId> {
+        let name = self.parse_symbol_name()?;
+        self.c.expect(b'(', "to open the argument list")?;
+        let mut args = Vec::new();
+        if !self.c.eat(b')') {
+            loop {
+                let (n, _, p) = self.parse_value_use()?;
+                self.c.expect(b':', "after argument name")?;
+                let t = self.parse_type()?;
+                let loc = self.parse_value_loc()?;
+                args.push((n, t, p, loc));
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',', "between arguments")?;
+            }
+        }
+        self.c.expect_punct("->", "before the result types")?;
+        let results = self.parse_paren_type_list()?;
+        let inputs: Vec<Type> = args.iter().map(|a| a.1).collect();
+        let region = self.parse_region(Some(args))?;
+        let dict = if self.c.peek() == Some(b'{') {
+            self.parse_attr_dict()?
+        } else {
+            Vec::new()
+        };
+        let name_attr = self.intern_dialect_attr("vhlo", "string_v1", vec![Param::Str(name)]);
+        let fty = self.intern_vhlo_func_type(inputs, results);
+        let type_attr = self.intern_dialect_attr("vhlo", "type_v1", vec![Param::Type(fty)]);
+        let mut props = vec![
+            self.named("sym_name", name_attr),
+            self.named("function_type", type_attr),
+        ];
+        let mut attrs = Vec::new();
+        for a in dict {
+            // VHLO ops keep every registered attribute as a property; dotted names are
+            // discardable (`some.unregistered_attr`).
+            if self.m.str(a.name).contains('.') {
+                attrs.push(a);
+            } else {
+                props.push(a);
+            }
+        }
+        self.sort_named(&mut props);
+        let mut st = self.new_state("vhlo.func_v1");
+        st.properties = props;
+        st.attributes = attrs;
+        st.regions.push(region);
+        Ok(self.m.create_op(st))
+    }
+
+    /// `scf.for %i = %lb to %ub step %s (: T)? (iter_args(%a = %init, ...) -> (T, ...))? {...}`:
+    /// operands `[lb, ub, step, inits...]`, body arguments `(%i, %a...)`.
+    fn parse_scf_for(&mut self) -> PResult<OpId> {
+        let (iv, _, ivpos) = self.parse_value_use()?;
+        self.c.expect(b'=', "after the induction variable")?;
+        let lb = self.parse_value_use()?;
+        self.c.expect_keyword("to", "in scf.for")?;
+        let ub = self.parse_value_use()?;
+        self.c.expect_keyword("step", "in scf.for")?;
+        let step = self.parse_value_use()?;
+        let iv_type = if self.c.peek() == Some(b':') {
+            self.c.pos += 1;
+            self.parse_type()?
+        } else {
+            self.m.ty(TypeData::Index)
+        };
+        let mut uses = vec![lb, ub, step];
+        let mut args = vec![(iv, iv_type, ivpos, self.m.unknown_loc())];
+        let mut result_types = Vec::new();
+        if self.c.eat_keyword("iter_args") {
+            self.c.expect(b'(', "after 'iter_args'")?;
+            let mut names = Vec::new();
+            if !self.c.eat(b')') {
+                loop {
+                    let (n, _, p) = self.parse_value_use()?;
+                    self.c.expect(b'=', "in iter_args")?;
+                    uses.push(self.parse_value_use()?);
+                    names.push((n, p));
+                    if self.c.eat(b')') {
+                        break;
+                    }
+                    self.c.expect(b',', "between iter_args")?;
+                }
+            }
+            self.c.expect_punct("->", "before the result types")?;
+            result_types = self.parse_result_types()?;
+            if result_types.len() != names.len() {
+                return Err(self.c.error("iter_args and result types differ in number"));
+            }
+            for ((n, p), &t) in names.into_iter().zip(&result_types) {
+                args.push((n, t, p, self.m.unknown_loc()));
+            }
+        }
+        let mut types = vec![iv_type; 3];
+        types.extend(result_types.iter().copied());
+        let region = self.parse_region(Some(args))?;
+        let dict = if self.c.eat_keyword("attributes") {
+            self.parse_attr_dict()?
+        } else {
+            Vec::new()
+        };
+        let mut st = self.new_state("scf.for");
+        st.attributes = dict;
+        st.result_types = result_types;
+        st.regions.push(region);
+        self.finish_op(st, &uses, &types)
+    }
+
+    fn intern_vhlo_func_type(&mut self, inputs: Vec<Type>, results: Vec<Type>) -> Type {
+        let dialect = self.m.sym("vhlo");
+        let mnemonic = self.m.sym("func_v1");
+        self.m.ty(TypeData::Dialect(DialectType {
+            dialect,
+            mnemonic,
+            params: Box::new([Param::Types(inputs.into()), Param::Types(results.into())]),
+        }))
+    }
+}
+
+fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    // The trailing dictionary is split back by name: dotted names are discardable.
+    if m.properties(op).iter().any(|a| m.str(a.name).contains('.'))
+        || m.attributes(op)
+            .iter()
+            .any(|a| !m.str(a.name).contains('.'))
+    {
+        return false;
+    }
+    let (Some(name), Some(fty)) = (m.property(op, "sym_name"), m.property(op, "function_type"))
+    else {
+        return false;
+    };
+    let AttrData::Dialect(n) = m.attr_data(name) else {
+        return false;
+    };
+    let [Param::Str(name)] = &n.params[..] else {
+        return false;
+    };
+    let AttrData::Dialect(t) = m.attr_data(fty) else {
+        return false;
+    };
+    let [Param::Type(fty)] = &t.params[..] else {
+        return false;
+    };
+    let TypeData::Dialect(ft) = m.type_data(*fty) else {
+        return false;
+    };
+    let [Param::Types(ins), Param::Types(outs)] = &ft.params[..] else {
+        return false;
+    };
+    let regions = m.regions(op);
+    if regions.len() != 1 || m.blocks(regions[0]).is_empty() {
+        return false;
+    }
+    let entry = m.blocks(regions[0])[0];
+    let args = m.block_args(entry);
+    if args.len() != ins.len()
+        || args
+            .iter()
+            .zip(ins.iter())
+            .any(|(&a, &t)| m.value_type(a) != t)
+    {
+        return false;
+    }
+    p.out.push_str("vhlo.func_v1 ");
+    p.print_symbol(*name);
+    p.out.push('(');
+    for (i, &a) in args.iter().enumerate() {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        let n = p.value_name(a);
+        p.out.push_str(&n);
+        p.out.push_str(": ");
+        p.print_type(m.value_type(a));
+        p.print_arg_loc(a);
+    }
+    p.out.push_str(") -> (");
+    p.print_type_list(outs);
+    p.out.push_str(") ");
+    p.print_region(regions[0], false, false);
+    let mut rest: Vec<NamedAttr> = m
+        .properties(op)
+        .iter()
+        .filter(|a| !matches!(m.str(a.name), "sym_name" | "function_type"))
+        .copied()
+        .collect();
+    rest.extend(m.attributes(op).iter().copied());
+    if !rest.is_empty() {
+        rest.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+        p.out.push(' ');
+        p.print_attr_dict(&rest, &[]);
+    }
+    true
+}
+
+fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let ops = m.operands(op);
+    let regions = m.regions(op);
+    if ops.len() < 3
+        || regions.len() != 1
+        || m.blocks(regions[0]).len() != 1
+        || !m.properties(op).is_empty()
+    {
+        return false;
+    }
+    let inits = &ops[3..];
+    let args = m.block_args(m.blocks(regions[0])[0]);
+    let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+    let iv_type = m.value_type(ops[0]);
+    if args.len() != inits.len() + 1
+        || results.len() != inits.len()
+        || ops[..3].iter().any(|&v| m.value_type(v) != iv_type)
+        || m.value_type(args[0]) != iv_type
+        || args[1..]
+            .iter()
+            .zip(&results)
+            .any(|(&a, &t)| m.value_type(a) != t)
+    {
+        return false;
+    }
+    let name = |p: &Printer<'_>, v: Value| p.value_name(v);
+    p.out.push_str(&format!(
+        "scf.for {} = {} to {} step {}",
+        name(p, args[0]),
+        name(p, ops[0]),
+        name(p, ops[1]),
+        name(p, ops[2])
+    ));
+    if !matches!(m.type_data(iv_type), TypeData::Index) {
+        p.out.push_str(" : ");
+        p.print_type(iv_type);
+    }
+    if !inits.is_empty() {
+        let pairs: Vec<String> = args[1..]
+            .iter()
+            .zip(inits)
+            .map(|(&a, &v)| format!("{} = {}", name(p, a), name(p, v)))
+            .collect();
+        p.out
+            .push_str(&format!(" iter_args({}) -> (", pairs.join(", ")));
+        p.print_type_list(&results);
+        p.out.push(')');
+    }
+    p.out.push(' ');
+    p.print_region(regions[0], false, false);
+    if !m.attributes(op).is_empty() {
+        p.out.push_str(" attributes ");
+        p.print_attr_dict(m.attributes(op), &[]);
+    }
+    true
+}
+
+fn print_module_op(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let regions = m.regions(op);
+    if regions.len() != 1
+        || m.blocks(regions[0]).len() != 1
+        || !m.block_args(m.blocks(regions[0])[0]).is_empty()
+    {
+        return false;
+    }
+    if m.properties(op).iter().any(|a| m.str(a.name) != "sym_name") {
+        return false;
+    }
+    p.out.push_str("module");
+    if let Some(a) = m.property(op, "sym_name") {
+        if let AttrData::String { value, .. } = m.attr_data(a) {
+            p.out.push(' ');
+            p.print_symbol(*value);
+        }
+    }
+    if !m.attributes(op).is_empty() {
+        p.out.push_str(" attributes ");
+        p.print_attr_dict(m.attributes(op), &[]);
+    }
+    p.out.push(' ');
+    p.print_region(regions[0], false, false);
+    true
+}
+
+fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    // Lossless only when properties and attributes sit where re-parsing puts them.
+    let inherent = super::shlo_pretty::inherent_attrs("func.func");
+    if m.properties(op)
+        .iter()
+        .any(|a| !inherent.contains(&m.str(a.name)))
+        || m.attributes(op)
+            .iter()
+            .any(|a| inherent.contains(&m.str(a.name)))
+    {
+        return false;
+    }
+    let Some(fty) = m.property(op, "function_type") else {
+        return false;
+    };
+    let AttrData::Type(fty) = m.attr_data(fty) else {
+        return false;
+    };
+    let TypeData::Function { inputs, results } = m.type_data(*fty) else {
+        return false;
+    };
+    let Some(name) = m.property(op, "sym_name") else {
+        return false;
+    };
+    let AttrData::String { value: name, .. } = m.attr_data(name) else {
+        return false;
+    };
+    let regions = m.regions(op);
+    if regions.len() != 1 {
+        return false;
+    }
+    let body = m.blocks(regions[0]);
+    if let Some(&entry) = body.first() {
+        if m.block_args(entry).len() != inputs.len() {
+            return false;
+        }
+    }
+    let dict_list = |key: &str| -> Vec<Option<Attribute>> {
+        match m.property(op, key).map(|a| m.attr_data(a)) {
+            Some(AttrData::Array(v)) => v.iter().map(|&a| Some(a)).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let arg_attrs = dict_list("arg_attrs");
+    let res_attrs = dict_list("res_attrs");
+    // Per-argument and per-result dictionaries, one each, or the custom form would drop them.
+    let dict_len = |a: &Option<Attribute>| match a.map(|a| m.attr_data(a)) {
+        Some(AttrData::Dictionary(d)) => Some(d.len()),
+        _ => None,
+    };
+    // One dictionary per entry, not all empty (the parser would then leave the property out).
+    let well_formed = |list: &[Option<Attribute>], n: usize, key: &str| {
+        m.property(op, key).is_none()
+            || (list.len() == n
+                && list.iter().all(|a| dict_len(a).is_some())
+                && list.iter().any(|a| dict_len(a).is_some_and(|l| l > 0)))
+    };
+    if !well_formed(&arg_attrs, inputs.len(), "arg_attrs")
+        || !well_formed(&res_attrs, results.len(), "res_attrs")
+    {
+        return false;
+    }
+    p.out.push_str("func.func ");
+    if let Some(v) = m.property(op, "sym_visibility") {
+        if let AttrData::String { value, .. } = m.attr_data(v) {
+            p.out.push_str(m.str(*value));
+            p.out.push(' ');
+        }
+    }
+    p.print_symbol(*name);
+    p.out.push('(');
+    for (i, &t) in inputs.iter().enumerate() {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        if let Some(&entry) = body.first() {
+            let n = p.value_name(m.block_args(entry)[i]);
+            p.out.push_str(&n);
+            p.out.push_str(": ");
+        }
+        p.print_type(t);
+        print_nonempty_dict(p, arg_attrs.get(i).copied().flatten());
+        if let Some(&entry) = body.first() {
+            p.print_arg_loc(m.block_args(entry)[i]);
+        }
+    }
+    p.out.push(')');
+    let any_res_attrs = res_attrs.iter().any(|a| {
+        a.is_some_and(|a| !matches!(m.attr_data(a), AttrData::Dictionary(d) if d.is_empty()))
+    });
+    if !results.is_empty() {
+        p.out.push_str(" -> ");
+        let parens = results.len() > 1
+            || any_res_attrs
+            || matches!(m.type_data(results[0]), TypeData::Function { .. });
+        if parens {
+            p.out.push('(');
+        }
+        for (i, &t) in results.iter().enumerate() {
+            if i > 0 {
+                p.out.push_str(", ");
+            }
+            p.print_type(t);
+            print_nonempty_dict(p, res_attrs.get(i).copied().flatten());
+        }
+        if parens {
+            p.out.push(')');
+        }
+    }
+    let mut extra: Vec<NamedAttr> = m.attributes(op).to_vec();
+    extra.extend(
+        m.properties(op)
+            .iter()
+            .filter(|a| !FUNC_ELIDED.contains(&m.str(a.name)))
+            .copied(),
+    );
+    if !extra.is_empty() {
+        extra.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+        p.out.push_str(" attributes ");
+        p.print_attr_dict(&extra, &[]);
+    }
+    if !body.is_empty() {
+        p.out.push(' ');
+        p.print_region(regions[0], false, false);
+    }
+    true
+}
+
+fn print_nonempty_dict(p: &mut Printer<'_>, a: Option<Attribute>) {
+    if let Some(a) = a {
+        if let AttrData::Dictionary(d) = p.m.attr_data(a) {
+            if !d.is_empty() {
+                p.out.push(' ');
+                p.print_attr(a);
+            }
+        }
+    }
+}
+
+fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let Some(callee) = m.property(op, "callee") else {
+        return false;
+    };
+    if m.properties(op).len() != 1 {
+        return false;
+    }
+    p.out.push_str(if p.in_func_body() {
+        "call "
+    } else {
+        "func.call "
+    });
+    p.print_attr(callee);
+    p.out.push('(');
+    p.print_value_list(m.operands(op));
+    p.out.push(')');
+    if !m.attributes(op).is_empty() {
+        p.out.push(' ');
+        p.print_attr_dict(m.attributes(op), &[]);
+    }
+    p.out.push_str(" : (");
+    let ins: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+    p.print_type_list(&ins);
+    p.out.push_str(") -> ");
+    let outs: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+    p.print_result_types(&outs);
+    true
+}
+
+pub(crate) use super::shlo_pretty::{block_arg_name_hint, result_name_hint, NameHint};

@@ -1,0 +1,1797 @@
+//! The printer: a [`Module`] as MLIR text, generic form or with the custom forms of
+//! builtin.module, func.* and StableHLO ops.
+
+use std::fmt::Write;
+
+use super::dialects::{self, FieldKind};
+use super::float::format_float;
+use super::parse_types::element_storage_bytes;
+use crate::ir::*;
+
+/// How to print.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrintOptions {
+    /// Every op in generic form (`stablehlo-opt --mlir-print-op-generic`).
+    pub generic: bool,
+    /// Print op locations (`--mlir-print-debuginfo`), inline.
+    pub debug_info: bool,
+    /// In custom forms, leave out inherent attributes that equal their default, as MLIR's
+    /// generated printers do. Off by default: the printed text then re-parses to the same IR.
+    pub elide_defaults: bool,
+    /// With `debug_info`: print op locations as `#loc` aliases defined before and after the
+    /// module, as MLIR does by default (off: every location inline, `--mlir-print-local-scope`).
+    pub location_aliases: bool,
+}
+
+/// How a value is spelled.
+#[derive(Clone, Copy, Debug)]
+enum ValueName {
+    Unnamed,
+    /// `%N` (or `%N#i` for result `i` of a multi-result op).
+    Number {
+        id: u32,
+        index: u32,
+        multi: bool,
+    },
+    /// `%argN`.
+    Arg(u32),
+    /// A custom name (`%cst`, `%cst_0`) shared by an op's results: index into the names table.
+    Named {
+        name: u32,
+        index: u32,
+        multi: bool,
+    },
+    /// A custom name of this value alone (`%iterArg`, `%output_state`).
+    Single(u32),
+}
+
+pub(crate) struct Printer<'m> {
+    pub(crate) m: &'m Module,
+    pub(crate) out: String,
+    pub(crate) opts: PrintOptions,
+    names: Vec<ValueName>,
+    custom_names: Vec<String>,
+    /// Block number within its region.
+    block_ids: Vec<u32>,
+    indent: usize,
+    /// Per op being printed: whether it is a `func.func` (its body's default dialect is
+    /// `func`, so `func.return` prints as `return` there and only there).
+    func_bodies: Vec<bool>,
+    /// Location aliases: the first-pass visits, then `#locN` numbers.
+    aliases: LocAliases,
+}
+
+/// MLIR's alias assignment for locations: every location gets one, numbered by nesting depth
+/// and then first visit; those used by block arguments are defined before the module, the
+/// others after it.
+#[derive(Default)]
+struct LocAliases {
+    /// True during the first (visiting) pass.
+    collecting: bool,
+    /// Visited locations: depth, deferrable, children (indices).
+    entries: Vec<(Location, u32, bool, Vec<usize>)>,
+    index: std::collections::HashMap<Location, usize>,
+    /// The final `#loc`/`#locN` number of each location.
+    number: std::collections::HashMap<Location, u32>,
+}
+
+fn is_bare_ident(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'))
+}
+
+/// Symbol names print bare when they are identifiers (`@"foo-bar"` otherwise), as in MLIR.
+fn is_symbol_ident(s: &str) -> bool {
+    is_bare_ident(s)
+}
+
+/// `"text"` with LLVM's escaping: `\\`, and `\XX` for `"` and non-printable bytes.
+pub(crate) fn write_escaped(out: &mut String, s: &str) {
+    out.push('"');
+    for &b in s.as_bytes() {
+        if b == b'\\' {
+            out.push_str("\\\\");
+        } else if (0x20..0x7f).contains(&b) && b != b'"' {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "\\{:02X}", b);
+        }
+    }
+    out.push('"');
+}
+
+/// C's `%e`: `3.400000e+01`.
+fn printf_e(v: f64) -> String {
+    if !v.is_finite() {
+        return if v.is_nan() {
+            "nan".into()
+        } else if v < 0.0 {
+            "-inf".into()
+        } else {
+            "inf".into()
+        };
+    }
+    let s = format!("{:.6e}", v);
+    match s.split_once('e') {
+        Some((m, e)) => {
+            let e: i32 = e.parse().unwrap_or(0);
+            format!(
+                "{m}e{}{:02}",
+                if e < 0 { '-' } else { '+' },
+                e.unsigned_abs()
+            )
+        }
+        None => s,
+    }
+}
+
+fn float_kind_of_width(width: u32) -> FloatKind {
+    match width {
+        16 => FloatKind::F16,
+        32 => FloatKind::F32,
+        _ => FloatKind::F64,
+    }
+}
+
+/// A type as text.
+pub fn type_to_string(m: &Module, t: Type) -> String {
+    let mut p = Printer::new(m, PrintOptions::default());
+    p.print_type(t);
+    p.out
+}
+
+/// An attribute as text.
+pub fn attribute_to_string(m: &Module, a: Attribute) -> String {
+    let mut p = Printer::new(m, PrintOptions::default());
+    p.print_attr(a);
+    p.out
+}
+
+impl<'m> Printer<'m> {
+    pub(crate) fn new(m: &'m Module, opts: PrintOptions) -> Self {
+        Printer {
+            m,
+            out: String::new(),
+            opts,
+            names: Vec::new(),
+            custom_names: Vec::new(),
+            block_ids: Vec::new(),
+            indent: 0,
+            func_bodies: Vec::new(),
+            aliases: LocAliases::default(),
+        }
+    }
+
+    /// Records a location (and its nested ones) for aliasing; returns its depth and index.
+    fn visit_loc(&mut self, l: Location, can_defer: bool) -> (u32, usize) {
+        if let Some(&i) = self.aliases.index.get(&l) {
+            if !can_defer {
+                self.mark_non_deferrable(i);
+            }
+            return (self.aliases.entries[i].1, i);
+        }
+        let i = self.aliases.entries.len();
+        self.aliases.entries.push((l, 0, can_defer, Vec::new()));
+        self.aliases.index.insert(l, i);
+        // Nested elements as MLIR walks them; the name/file string counts as a leaf.
+        let (has_leaf, nested): (bool, Vec<Location>) = match self.m.loc_data(l) {
+            LocData::Unknown => (false, vec![]),
+            LocData::FileLineCol { .. } | LocData::FileLineColRange { .. } => (true, vec![]),
+            LocData::Name { child, .. } => (true, child.iter().copied().collect()),
+            LocData::CallSite { callee, caller } => (false, vec![*callee, *caller]),
+            LocData::Fused {
+                metadata,
+                locations,
+            } => (metadata.is_some(), locations.to_vec()),
+        };
+        let mut depth = if has_leaf { 1 } else { 0 };
+        let mut children = Vec::new();
+        for c in nested {
+            let (d, ci) = self.visit_loc(c, can_defer);
+            depth = depth.max(d + 1);
+            children.push(ci);
+        }
+        self.aliases.entries[i].1 = depth;
+        self.aliases.entries[i].3 = children;
+        (depth, i)
+    }
+
+    fn mark_non_deferrable(&mut self, i: usize) {
+        let mut stack = vec![i];
+        while let Some(i) = stack.pop() {
+            if !self.aliases.entries[i].2 {
+                continue;
+            }
+            self.aliases.entries[i].2 = false;
+            stack.extend(self.aliases.entries[i].3.iter().copied());
+        }
+    }
+
+    /// Orders the visited locations and numbers them (`#loc`, `#loc1`, ...).
+    fn assign_alias_numbers(&mut self) {
+        let mut order: Vec<usize> = (0..self.aliases.entries.len()).collect();
+        order.sort_by_key(|&i| self.aliases.entries[i].1);
+        for (n, i) in order.into_iter().enumerate() {
+            self.aliases
+                .number
+                .insert(self.aliases.entries[i].0, n as u32);
+        }
+    }
+
+    fn write_alias_name(&mut self, n: u32) {
+        if n == 0 {
+            self.out.push_str("#loc");
+        } else {
+            let _ = write!(self.out, "#loc{n}");
+        }
+    }
+
+    /// `#locN = loc(...)` lines for the aliases that are (not) deferred, in number order.
+    fn print_alias_definitions(&mut self, deferred: bool) {
+        let mut defs: Vec<(u32, Location)> = self
+            .aliases
+            .entries
+            .iter()
+            .filter(|e| e.2 == deferred)
+            .map(|e| (self.aliases.number[&e.0], e.0))
+            .collect();
+        defs.sort();
+        for (n, l) in defs {
+            self.write_alias_name(n);
+            self.out.push_str(" = loc(");
+            self.print_loc(l);
+            self.out.push_str(")\n");
+        }
+    }
+
+    // ---- naming ------------------------------------------------------------------------------
+
+    fn set_name(&mut self, v: Value, n: ValueName) {
+        let i = v.index();
+        if self.names.len() <= i {
+            self.names.resize(i + 1, ValueName::Unnamed);
+        }
+        self.names[i] = n;
+    }
+
+    fn set_block_id(&mut self, b: Block, id: u32) {
+        let i = b.index();
+        if self.block_ids.len() <= i {
+            self.block_ids.resize(i + 1, 0);
+        }
+        self.block_ids[i] = id;
+    }
+
+    /// MLIR's SSA numbering: a region is numbered from the counters its parent region reached,
+    /// block arguments of entry blocks are `%argN`, other values `%N` (one number per op).
+    /// Custom names (`%cst`, `%iterArg`) are made unique within their scope with a shared
+    /// `_N` conflict counter.
+    fn number_values(&mut self, top: &[OpId]) {
+        enum Step {
+            Enter {
+                region: Region,
+                next_value: u32,
+                next_arg: u32,
+                conflict: u32,
+            },
+            Exit {
+                mark: usize,
+            },
+        }
+        let mut used: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut log: Vec<String> = Vec::new();
+        let mut stack: Vec<Step> = Vec::new();
+        // Generic form implies MLIR's unique SSA ids: counters run on across regions (never
+        // restored), and pending regions are numbered last-pushed first.
+        let unique_ids = self.opts.generic;
+        let mut global = (0u32, 0u32, 0u32);
+        for &op in top.iter().rev() {
+            let regions = self.m.regions(op);
+            let ordered: Vec<Region> = if unique_ids {
+                regions.to_vec()
+            } else {
+                regions.iter().rev().copied().collect()
+            };
+            for r in ordered {
+                stack.push(Step::Enter {
+                    region: r,
+                    next_value: 0,
+                    next_arg: 0,
+                    conflict: 0,
+                });
+            }
+        }
+        while let Some(step) = stack.pop() {
+            let (region, mut next_value, mut next_arg, mut conflict) = match step {
+                Step::Exit { mark } => {
+                    for n in log.drain(mark..) {
+                        used.remove(&n);
+                    }
+                    continue;
+                }
+                Step::Enter {
+                    region,
+                    next_value,
+                    next_arg,
+                    conflict,
+                } => {
+                    if unique_ids {
+                        (region, global.0, global.1, global.2)
+                    } else {
+                        (region, next_value, next_arg, conflict)
+                    }
+                }
+            };
+            let mark = log.len();
+            let mut unique = |base: &str,
+                              conflict: &mut u32,
+                              used: &mut std::collections::HashSet<String>|
+             -> String {
+                let mut name = base.to_string();
+                while used.contains(&name) {
+                    name = format!("{base}_{conflict}");
+                    *conflict += 1;
+                }
+                used.insert(name.clone());
+                log.push(name.clone());
+                name
+            };
+            let arg_hint = if self.opts.generic {
+                None
+            } else {
+                self.m
+                    .region_parent(region)
+                    .and_then(|op| super::pretty::block_arg_name_hint(self.m, op))
+            };
+            for (bi, &b) in self.m.blocks(region).iter().enumerate() {
+                self.set_block_id(b, bi as u32);
+                for &a in self.m.block_args(b) {
+                    if bi == 0 {
+                        if let Some(h) = arg_hint {
+                            let name = unique(h, &mut conflict, &mut used);
+                            let idx = self.custom_names.len() as u32;
+                            self.custom_names.push(name);
+                            self.set_name(a, ValueName::Single(idx));
+                        } else {
+                            self.set_name(a, ValueName::Arg(next_arg));
+                            next_arg += 1;
+                        }
+                    } else {
+                        self.set_name(
+                            a,
+                            ValueName::Number {
+                                id: next_value,
+                                index: 0,
+                                multi: false,
+                            },
+                        );
+                        next_value += 1;
+                    }
+                }
+                for &op in self.m.block_ops(b) {
+                    let n = self.m.num_results(op);
+                    if n == 0 {
+                        continue;
+                    }
+                    let multi = n > 1;
+                    match self.result_name_hint(op) {
+                        Some(super::pretty::NameHint::Shared(base)) => {
+                            let name = unique(&base, &mut conflict, &mut used);
+                            let idx = self.custom_names.len() as u32;
+                            self.custom_names.push(name);
+                            for (i, v) in self.m.results(op).enumerate() {
+                                self.set_name(
+                                    v,
+                                    ValueName::Named {
+                                        name: idx,
+                                        index: i as u32,
+                                        multi,
+                                    },
+                                );
+                            }
+                        }
+                        Some(super::pretty::NameHint::PerResult(bases)) => {
+                            for (i, v) in self.m.results(op).enumerate() {
+                                let base = bases.get(i).copied().unwrap_or("result");
+                                let name = unique(base, &mut conflict, &mut used);
+                                let idx = self.custom_names.len() as u32;
+                                self.custom_names.push(name);
+                                self.set_name(v, ValueName::Single(idx));
+                            }
+                        }
+                        None => {
+                            for (i, v) in self.m.results(op).enumerate() {
+                                self.set_name(
+                                    v,
+                                    ValueName::Number {
+                                        id: next_value,
+                                        index: i as u32,
+                                        multi,
+                                    },
+                                );
+                            }
+                            next_value += 1;
+                        }
+                    }
+                }
+            }
+            stack.push(Step::Exit { mark });
+            let mut nested = Vec::new();
+            for &b in self.m.blocks(region) {
+                for &op in self.m.block_ops(b) {
+                    for &r in self.m.regions(op) {
+                        nested.push(Step::Enter {
+                            region: r,
+                            next_value,
+                            next_arg,
+                            conflict,
+                        });
+                    }
+                }
+            }
+            if unique_ids {
+                global = (next_value, next_arg, conflict);
+                stack.extend(nested);
+            } else {
+                stack.extend(nested.into_iter().rev());
+            }
+        }
+    }
+
+    /// The names MLIR's `getAsmResultNames` gives an op's results in pretty mode.
+    fn result_name_hint(&self, op: OpId) -> Option<super::pretty::NameHint> {
+        if self.opts.generic {
+            return None;
+        }
+        super::pretty::result_name_hint(self.m, op)
+    }
+
+    pub(crate) fn value_name(&self, v: Value) -> String {
+        self.value_name_parts(v, true)
+    }
+
+    /// `%name` (with `#i` when `with_index` and the op has several results).
+    fn value_name_parts(&self, v: Value, with_index: bool) -> String {
+        match self
+            .names
+            .get(v.index())
+            .copied()
+            .unwrap_or(ValueName::Unnamed)
+        {
+            ValueName::Unnamed => format!("%<<UNKNOWN SSA VALUE {}>>", v.0),
+            ValueName::Arg(n) => format!("%arg{n}"),
+            ValueName::Number { id, index, multi } => {
+                if multi && with_index {
+                    format!("%{id}#{index}")
+                } else {
+                    format!("%{id}")
+                }
+            }
+            ValueName::Single(name) => format!("%{}", self.custom_names[name as usize]),
+            ValueName::Named { name, index, multi } => {
+                let n = &self.custom_names[name as usize];
+                if multi && with_index {
+                    format!("%{n}#{index}")
+                } else {
+                    format!("%{n}")
+                }
+            }
+        }
+    }
+
+    // ---- module and ops ----------------------------------------------------------------------
+
+    pub(crate) fn print_module(&mut self) {
+        let top = self.m.top_ops().to_vec();
+        self.number_values(&top);
+        let aliases = self.opts.debug_info && self.opts.location_aliases;
+        if aliases {
+            // First pass: visit every location in print order (output discarded).
+            self.aliases.collecting = true;
+            for &op in &top {
+                self.print_op(op);
+            }
+            self.aliases.collecting = false;
+            self.out.clear();
+            self.assign_alias_numbers();
+            self.print_alias_definitions(false);
+        }
+        for op in top {
+            self.print_op(op);
+            self.out.push('\n');
+        }
+        if aliases {
+            self.print_alias_definitions(true);
+        }
+    }
+
+    pub(crate) fn newline(&mut self) {
+        self.out.push('\n');
+        for _ in 0..self.indent {
+            self.out.push(' ');
+        }
+    }
+
+    fn write_indent(&mut self) {
+        for _ in 0..self.indent {
+            self.out.push(' ');
+        }
+    }
+
+    /// Prints one op (without leading indentation or trailing newline).
+    /// True when the op being printed sits directly in a `func.func` body.
+    pub(crate) fn in_func_body(&self) -> bool {
+        self.func_bodies.len() >= 2 && self.func_bodies[self.func_bodies.len() - 2]
+    }
+
+    pub(crate) fn print_op(&mut self, op: OpId) {
+        self.func_bodies.push(self.m.op_name_str(op) == "func.func");
+        self.print_op_inner(op);
+        self.func_bodies.pop();
+    }
+
+    fn print_op_inner(&mut self, op: OpId) {
+        self.visit_op_loc(op);
+        let n = self.m.num_results(op);
+        if n > 0 {
+            let first = self.m.result(op, 0).expect("op has results");
+            if matches!(self.names.get(first.index()), Some(ValueName::Single(_))) {
+                let names: Vec<String> = self.m.results(op).map(|v| self.value_name(v)).collect();
+                self.out.push_str(&names.join(", "));
+            } else {
+                let name = self.value_name_parts(first, false);
+                self.out.push_str(&name);
+                if n > 1 {
+                    let _ = write!(self.out, ":{n}");
+                }
+            }
+            self.out.push_str(" = ");
+        }
+        // A custom printer may give up half-way: drop what it wrote.
+        let mark = self.out.len();
+        if self.opts.generic || !super::pretty::print_custom(self, op) {
+            self.out.truncate(mark);
+            self.print_generic_op(op);
+        }
+        if self.opts.debug_info {
+            self.out.push(' ');
+            self.print_loc_wrapped(self.m.op_location(op));
+        }
+    }
+
+    /// Called before an op is printed: MLIR visits its location first.
+    fn visit_op_loc(&mut self, op: OpId) {
+        if self.aliases.collecting {
+            self.visit_loc(self.m.op_location(op), true);
+        }
+    }
+
+    pub(crate) fn print_generic_op(&mut self, op: OpId) {
+        let m = self.m;
+        write_escaped(&mut self.out, m.op_name_str(op));
+        self.out.push('(');
+        self.print_value_list(m.operands(op));
+        self.out.push(')');
+        let succ = m.successors(op);
+        if !succ.is_empty() {
+            self.out.push('[');
+            for (i, &b) in succ.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.print_block_name(b);
+            }
+            self.out.push(']');
+        }
+        let props = m.properties(op);
+        if !props.is_empty() {
+            self.out.push_str(" <");
+            self.print_attr_dict(props, &[]);
+            self.out.push('>');
+        }
+        let regions = m.regions(op);
+        if !regions.is_empty() {
+            self.out.push_str(" (");
+            for (i, &r) in regions.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.print_region(r, true, true);
+            }
+            self.out.push(')');
+        }
+        let attrs = m.attributes(op);
+        if !attrs.is_empty() {
+            self.out.push(' ');
+            self.print_attr_dict(attrs, &[]);
+        }
+        self.out.push_str(" : ");
+        self.out.push('(');
+        let types: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+        self.print_type_list(&types);
+        self.out.push_str(") -> ");
+        let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+        self.print_result_types(&results);
+    }
+
+    pub(crate) fn print_value_list(&mut self, vals: &[Value]) {
+        for (i, &v) in vals.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            let n = self.value_name(v);
+            self.out.push_str(&n);
+        }
+    }
+
+    pub(crate) fn print_type_list(&mut self, types: &[Type]) {
+        for (i, &t) in types.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.print_type(t);
+        }
+    }
+
+    /// Results of a function type: `T`, `(T, U)`, `()`, or `((A) -> B)`.
+    pub(crate) fn print_result_types(&mut self, results: &[Type]) {
+        let single_plain = results.len() == 1
+            && !matches!(self.m.type_data(results[0]), TypeData::Function { .. });
+        if single_plain {
+            self.print_type(results[0]);
+        } else {
+            self.out.push('(');
+            self.print_type_list(results);
+            self.out.push(')');
+        }
+    }
+
+    fn print_block_name(&mut self, b: Block) {
+        let id = self.block_ids.get(b.index()).copied().unwrap_or(0);
+        let _ = write!(self.out, "^bb{id}");
+    }
+
+    /// `{` blocks `}` at the current indentation. The entry block's header is printed when
+    /// `print_entry_args` and it has arguments, or when `print_empty_block` and it is empty.
+    pub(crate) fn print_region(
+        &mut self,
+        r: Region,
+        print_entry_args: bool,
+        print_empty_block: bool,
+    ) {
+        let m = self.m;
+        self.out.push('{');
+        let blocks = m.blocks(r);
+        for (i, &b) in blocks.iter().enumerate() {
+            let header = i > 0
+                || (print_empty_block && m.block_ops(b).is_empty())
+                || (print_entry_args && !m.block_args(b).is_empty());
+            if header {
+                self.out.push('\n');
+                self.write_indent();
+                self.print_block_name(b);
+                let args = m.block_args(b);
+                if !args.is_empty() {
+                    self.out.push('(');
+                    for (j, &a) in args.iter().enumerate() {
+                        if j > 0 {
+                            self.out.push_str(", ");
+                        }
+                        let n = self.value_name(a);
+                        self.out.push_str(&n);
+                        self.out.push_str(": ");
+                        self.print_type(m.value_type(a));
+                        self.print_arg_loc(a);
+                    }
+                    self.out.push(')');
+                }
+                self.out.push(':');
+                if i > 0 {
+                    self.print_pred_comment(r, b);
+                }
+            }
+            self.indent += 2;
+            for &op in m.block_ops(b) {
+                self.newline();
+                self.print_op(op);
+            }
+            self.indent -= 2;
+        }
+        self.newline();
+        self.out.push('}');
+    }
+
+    /// `  // pred: ^bb0` / `  // 2 preds: ^bb0, ^bb1` / `  // no predecessors`.
+    fn print_pred_comment(&mut self, r: Region, target: Block) {
+        let m = self.m;
+        let mut preds: Vec<u32> = Vec::new();
+        for &b in m.blocks(r) {
+            for &op in m.block_ops(b) {
+                for &s in m.successors(op) {
+                    if s == target {
+                        preds.push(self.block_ids.get(b.index()).copied().unwrap_or(0));
+                    }
+                }
+            }
+        }
+        preds.sort();
+        preds.dedup();
+        match preds.len() {
+            0 => self.out.push_str("  // no predecessors"),
+            1 => {
+                let _ = write!(self.out, "  // pred: ^bb{}", preds[0]);
+            }
+            n => {
+                let _ = write!(self.out, "  // {n} preds: ");
+                for (i, p) in preds.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    let _ = write!(self.out, "^bb{p}");
+                }
+            }
+        }
+    }
+
+    /// `{a = 1 : i64, flag}` without the names in `elide`.
+    pub(crate) fn print_attr_dict(&mut self, attrs: &[NamedAttr], elide: &[&str]) {
+        let m = self.m;
+        self.out.push('{');
+        let mut first = true;
+        for a in attrs {
+            let name = m.str(a.name);
+            if elide.contains(&name) {
+                continue;
+            }
+            if !first {
+                self.out.push_str(", ");
+            }
+            first = false;
+            self.print_attr_name(name);
+            if !matches!(m.attr_data(a.value), AttrData::Unit) {
+                self.out.push_str(" = ");
+                self.print_attr(a.value);
+            }
+        }
+        self.out.push('}');
+    }
+
+    fn print_attr_name(&mut self, name: &str) {
+        if is_bare_ident(name) {
+            self.out.push_str(name);
+        } else {
+            write_escaped(&mut self.out, name);
+        }
+    }
+
+    pub(crate) fn print_symbol(&mut self, s: Symbol) {
+        let name = self.m.str(s);
+        self.out.push('@');
+        if is_symbol_ident(name) {
+            self.out.push_str(name);
+        } else {
+            write_escaped(&mut self.out, name);
+        }
+    }
+
+    // ---- locations ---------------------------------------------------------------------------
+
+    /// ` loc(...)` after a block argument, with debug info (always inline, as MLIR does).
+    pub(crate) fn print_arg_loc(&mut self, v: Value) {
+        if self.opts.debug_info {
+            let l = self.m.value_location(v);
+            if self.aliases.collecting {
+                self.visit_loc(l, false);
+            }
+            self.out.push(' ');
+            self.print_loc_inline(l);
+        }
+    }
+
+    /// An op's `loc(...)`: `loc(#locN)` when aliases are on.
+    pub(crate) fn print_loc_wrapped(&mut self, l: Location) {
+        if let Some(&n) = self.aliases.number.get(&l) {
+            self.out.push_str("loc(");
+            self.write_alias_name(n);
+            self.out.push(')');
+        } else {
+            self.print_loc_inline(l);
+        }
+    }
+
+    /// A location nested in another: its alias when it has one.
+    fn print_nested_loc(&mut self, l: Location) {
+        match self.aliases.number.get(&l) {
+            Some(&n) => self.write_alias_name(n),
+            None => self.print_loc(l),
+        }
+    }
+
+    /// `loc(...)` spelled out (no alias for this location itself).
+    pub(crate) fn print_loc_inline(&mut self, l: Location) {
+        self.out.push_str("loc(");
+        self.print_loc(l);
+        self.out.push(')');
+    }
+
+    fn print_loc(&mut self, l: Location) {
+        match self.m.loc_data(l).clone() {
+            LocData::Unknown => self.out.push_str("unknown"),
+            LocData::FileLineCol { file, line, column } => {
+                write_escaped(&mut self.out, self.m.str(file));
+                let _ = write!(self.out, ":{line}:{column}");
+            }
+            LocData::FileLineColRange { file, line_cols } => {
+                write_escaped(&mut self.out, self.m.str(file));
+                match line_cols[..] {
+                    [] => {}
+                    [l] => {
+                        let _ = write!(self.out, ":{l}");
+                    }
+                    [l, c] => {
+                        let _ = write!(self.out, ":{l}:{c}");
+                    }
+                    [l, c, ec] => {
+                        let _ = write!(self.out, ":{l}:{c} to :{ec}");
+                    }
+                    [l, c, ec, el, ..] => {
+                        let _ = write!(self.out, ":{l}:{c} to {el}:{ec}");
+                    }
+                }
+            }
+            LocData::Name { name, child } => {
+                write_escaped(&mut self.out, self.m.str(name));
+                if let Some(c) = child {
+                    self.out.push('(');
+                    self.print_nested_loc(c);
+                    self.out.push(')');
+                }
+            }
+            LocData::CallSite { callee, caller } => {
+                self.out.push_str("callsite(");
+                self.print_nested_loc(callee);
+                self.out.push_str(" at ");
+                self.print_nested_loc(caller);
+                self.out.push(')');
+            }
+            LocData::Fused {
+                metadata,
+                locations,
+            } => {
+                self.out.push_str("fused");
+                if let Some(md) = metadata {
+                    self.out.push('<');
+                    self.print_attr(md);
+                    self.out.push('>');
+                }
+                self.out.push('[');
+                for (i, &c) in locations.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.print_nested_loc(c);
+                }
+                self.out.push(']');
+            }
+        }
+    }
+
+    // ---- types -------------------------------------------------------------------------------
+
+    pub(crate) fn print_type(&mut self, t: Type) {
+        let m = self.m;
+        match m.type_data(t) {
+            TypeData::Integer { width, signedness } => {
+                let p = match signedness {
+                    Signedness::Signless => "i",
+                    Signedness::Signed => "si",
+                    Signedness::Unsigned => "ui",
+                };
+                let _ = write!(self.out, "{p}{width}");
+            }
+            TypeData::Index => self.out.push_str("index"),
+            TypeData::Float(k) => self.out.push_str(k.keyword()),
+            TypeData::None => self.out.push_str("none"),
+            TypeData::Complex(e) => {
+                self.out.push_str("complex<");
+                self.print_type(*e);
+                self.out.push('>');
+            }
+            TypeData::RankedTensor {
+                shape,
+                element,
+                encoding,
+            } => {
+                self.out.push_str("tensor<");
+                self.print_shape(shape);
+                self.print_type(*element);
+                if let Some(e) = encoding {
+                    self.out.push_str(", ");
+                    self.print_attr(*e);
+                }
+                self.out.push('>');
+            }
+            TypeData::UnrankedTensor { element } => {
+                self.out.push_str("tensor<*x");
+                self.print_type(*element);
+                self.out.push('>');
+            }
+            TypeData::Tuple(ts) => {
+                self.out.push_str("tuple<");
+                self.print_type_list(ts);
+                self.out.push('>');
+            }
+            TypeData::Function { inputs, results } => {
+                self.out.push('(');
+                self.print_type_list(inputs);
+                self.out.push_str(") -> ");
+                self.print_result_types(results);
+            }
+            TypeData::Dialect(d) => self.print_dialect_type(d),
+        }
+    }
+
+    fn print_shape(&mut self, shape: &[Dim]) {
+        for &d in shape {
+            if d == DYNAMIC || d < 0 {
+                self.out.push_str("?x");
+            } else {
+                let _ = write!(self.out, "{d}x");
+            }
+        }
+    }
+
+    fn print_dims_list(&mut self, dims: &[i64]) {
+        self.out.push('[');
+        for (i, &d) in dims.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            if d == DYNAMIC {
+                self.out.push('?');
+            } else {
+                let _ = write!(self.out, "{d}");
+            }
+        }
+        self.out.push(']');
+    }
+
+    fn print_dialect_type(&mut self, d: &DialectType) {
+        let m = self.m;
+        let dialect = m.str(d.dialect);
+        let mnemonic = m.str(d.mnemonic);
+        let p = &d.params[..];
+        if let ("builtin", "memref", [Param::Ints(shape), Param::Type(e), layout, space]) =
+            (dialect, mnemonic, p)
+        {
+            self.out.push_str("memref<");
+            self.print_shape(shape);
+            self.print_type(*e);
+            for extra in [layout, space] {
+                if let Param::Attr(a) = extra {
+                    self.out.push_str(", ");
+                    self.print_attr(*a);
+                }
+            }
+            self.out.push('>');
+            return;
+        }
+        self.out.push('!');
+        self.out.push_str(dialect);
+        if !mnemonic.is_empty() {
+            self.out.push('.');
+            self.out.push_str(mnemonic);
+        }
+        match (dialect, mnemonic, p) {
+            (_, _, []) => {}
+            ("stablehlo", "future", [Param::Types(ts)])
+            | ("vhlo", "tuple_v1" | "future_v1", [Param::Types(ts)]) => {
+                self.out.push('<');
+                self.print_type_list(ts);
+                self.out.push('>');
+            }
+            ("vhlo", "complex_v1" | "unranked_tensor_v1", [Param::Type(t)]) => {
+                self.out.push('<');
+                self.print_type(*t);
+                self.out.push('>');
+            }
+            (
+                "vhlo",
+                "tensor_v1" | "buffer_v1",
+                [Param::Ints(shape), Param::Type(e), rest @ ..],
+            ) => {
+                self.out.push('<');
+                self.print_shape(shape);
+                self.print_type(*e);
+                if let [Param::Attr(enc)] = rest {
+                    self.out.push_str(", ");
+                    self.print_attr(*enc);
+                }
+                self.out.push('>');
+            }
+            ("vhlo", "func_v1", [Param::Types(ins), Param::Types(outs)]) => {
+                self.out.push_str("<(");
+                if ins.is_empty() {
+                    self.out.push_str("()");
+                } else {
+                    self.print_type_list(ins);
+                }
+                self.out.push_str(") -> ");
+                if outs.is_empty() {
+                    self.out.push_str("()");
+                } else {
+                    self.print_type_list(outs);
+                }
+                self.out.push('>');
+            }
+            (
+                "vhlo",
+                "quant_v1",
+                [Param::UInt(flags), Param::Type(s), Param::Type(e), Param::Float { bits, width }, Param::Int(zp), Param::Int(min), Param::Int(max)],
+            ) => {
+                self.out.push('<');
+                self.print_type(*s);
+                self.out.push(':');
+                self.print_type(*e);
+                let scale = format_float(float_kind_of_width(*width), *bits);
+                let _ = write!(self.out, ", {scale}:{zp}, {min}:{max}, {flags}>");
+            }
+            (
+                "vhlo",
+                "quant_per_axis_v1",
+                [Param::UInt(flags), Param::Type(s), Param::Type(e), Param::Int(qdim), Param::Floats(scales), Param::Ints(zps), Param::Int(min), Param::Int(max)],
+            ) => {
+                self.out.push('<');
+                self.print_type(*s);
+                self.out.push(':');
+                self.print_type(*e);
+                let _ = write!(self.out, ", {qdim}, [");
+                for (i, &b) in scales.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.out.push_str(&format_float(FloatKind::F64, b));
+                }
+                self.out.push_str("], ");
+                self.print_dims_list(zps);
+                let _ = write!(self.out, ", {min}:{max}, {flags}>");
+            }
+            ("quant", "uniform", params) => self.print_quant_uniform(params),
+            (_, _, [Param::Str(body)]) => self.out.push_str(m.str(*body)),
+            _ => {
+                // Parameters this printer has no syntax for: printed in a debug form that the
+                // parser rejects, rather than silently dropped.
+                let _ = write!(self.out, "<<unprintable params {:?}>>", p);
+            }
+        }
+    }
+
+    fn print_quant_uniform(&mut self, p: &[Param]) {
+        let (flags, storage, expressed) = match p {
+            [Param::UInt(f), Param::Type(s), Param::Type(e), ..] => (*f, *s, *e),
+            _ => {
+                self.out.push_str("<<invalid quant params>>");
+                return;
+            }
+        };
+        let (min, max) = match p.len() {
+            7 | 8 => match (&p[p.len() - 2], &p[p.len() - 1]) {
+                (Param::Int(a), Param::Int(b)) => (*a, *b),
+                _ => (0, 0),
+            },
+            _ => (0, 0),
+        };
+        let (width, explicit) = match self.m.type_data(storage) {
+            TypeData::Integer { width, signedness } => ((*width).clamp(1, 64), *signedness),
+            _ => (8, Signedness::Signless),
+        };
+        let signed = flags & 1 == 1;
+        self.out.push('<');
+        // MLIR prints `i8`/`u8` from the flags; an explicitly signed or unsigned storage type
+        // (`si8`, `ui8`) is spelled as such so it survives a round trip.
+        let prefix = match explicit {
+            Signedness::Signless => {
+                if signed {
+                    "i"
+                } else {
+                    "u"
+                }
+            }
+            Signedness::Signed => "si",
+            Signedness::Unsigned => "ui",
+        };
+        let _ = write!(self.out, "{prefix}{width}");
+        let (dmin, dmax) = if signed {
+            (
+                -(1i128 << (width.saturating_sub(1))),
+                (1i128 << (width.saturating_sub(1))) - 1,
+            )
+        } else {
+            (0, (1i128 << width) - 1)
+        };
+        if min as i128 != dmin || (max as i128) != dmax.min(i64::MAX as i128) {
+            let _ = write!(self.out, "<{min}:{max}>");
+        }
+        self.out.push(':');
+        self.print_type(expressed);
+        match p {
+            [_, _, _, Param::Float { bits, .. }, Param::Int(zp), _, _] => {
+                let _ = write!(self.out, ", {}", printf_e(f64::from_bits(*bits as u64)));
+                if *zp != 0 {
+                    let _ = write!(self.out, ":{zp}");
+                }
+            }
+            [_, _, _, Param::Int(qdim), Param::Floats(scales), Param::Ints(zps), _, _] => {
+                let _ = write!(self.out, ":{qdim}, {{");
+                for (i, (&s, &z)) in scales.iter().zip(zps.iter()).enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.out.push_str(&printf_e(f64::from_bits(s as u64)));
+                    if z != 0 {
+                        let _ = write!(self.out, ":{z}");
+                    }
+                }
+                self.out.push('}');
+            }
+            _ => self.out.push_str("<<invalid quant params>>"),
+        }
+        self.out.push('>');
+    }
+
+    // ---- attributes --------------------------------------------------------------------------
+
+    pub(crate) fn print_attr(&mut self, a: Attribute) {
+        let m = self.m;
+        match m.attr_data(a) {
+            AttrData::Unit => self.out.push_str("unit"),
+            AttrData::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            AttrData::Integer { ty, value } => {
+                self.print_int_value(*ty, *value);
+                self.out.push_str(" : ");
+                self.print_type(*ty);
+            }
+            AttrData::Float { ty, bits } => {
+                let kind = match m.type_data(*ty) {
+                    TypeData::Float(k) => *k,
+                    _ => FloatKind::F64,
+                };
+                self.out.push_str(&format_float(kind, *bits));
+                self.out.push_str(" : ");
+                self.print_type(*ty);
+            }
+            AttrData::String { value, ty } => {
+                write_escaped(&mut self.out, m.str(*value));
+                if let Some(t) = ty {
+                    self.out.push_str(" : ");
+                    self.print_type(*t);
+                }
+            }
+            AttrData::Type(t) => self.print_type(*t),
+            AttrData::Array(elems) => {
+                self.out.push('[');
+                for (i, &e) in elems.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.print_attr(e);
+                }
+                self.out.push(']');
+            }
+            AttrData::DenseArray { element, data } => {
+                self.out.push_str("array<");
+                self.print_type(*element);
+                let n = element_storage_bytes(m, *element).unwrap_or(1).max(1);
+                if !data.is_empty() {
+                    self.out.push_str(": ");
+                    for (i, chunk) in data.chunks(n).enumerate() {
+                        if i > 0 {
+                            self.out.push_str(", ");
+                        }
+                        self.print_element(*element, chunk);
+                    }
+                }
+                self.out.push('>');
+            }
+            AttrData::DenseElements { ty, data, splat } => {
+                self.out.push_str("dense<");
+                self.print_dense_body(*ty, data, *splat);
+                self.out.push_str("> : ");
+                self.print_type(*ty);
+            }
+            AttrData::DenseStrings { ty, values } => {
+                self.out.push_str("dense<");
+                let shape = match m.type_data(*ty) {
+                    TypeData::RankedTensor { shape, .. } => shape.to_vec(),
+                    _ => Vec::new(),
+                };
+                if values.len() == 1 {
+                    write_escaped(&mut self.out, m.str(values[0]));
+                } else {
+                    let strs: Vec<Symbol> = values.to_vec();
+                    self.print_nested(&shape, strs.len(), &mut |p: &mut Self, i| {
+                        write_escaped(&mut p.out, m.str(strs[i]))
+                    });
+                }
+                self.out.push_str("> : ");
+                self.print_type(*ty);
+            }
+            AttrData::Dictionary(entries) => {
+                let named: Vec<NamedAttr> = entries
+                    .iter()
+                    .map(|&(name, value)| NamedAttr { name, value })
+                    .collect();
+                self.print_attr_dict(&named, &[]);
+            }
+            AttrData::SymbolRef { root, nested } => {
+                self.print_symbol(*root);
+                for &n in nested.iter() {
+                    self.out.push_str("::");
+                    self.print_symbol(n);
+                }
+            }
+            AttrData::Location(l) => self.print_loc_wrapped(*l),
+            AttrData::Dialect(d) => self.print_dialect_attr(d),
+            AttrData::Opaque { dialect, text } => {
+                // An empty dialect marks builtin attributes kept as text (`affine_map<...>`).
+                if !m.str(*dialect).is_empty() {
+                    self.out.push('#');
+                    self.out.push_str(m.str(*dialect));
+                }
+                self.out.push_str(m.str(*text));
+            }
+        }
+    }
+
+    /// An integer in the signedness of its type (`true`/`false` for i1).
+    fn print_int_value(&mut self, ty: Type, value: IntValue) {
+        match self.m.type_data(ty) {
+            TypeData::Integer { width: 1, .. } => {
+                self.out
+                    .push_str(if value & 1 == 1 { "true" } else { "false" })
+            }
+            TypeData::Integer {
+                width,
+                signedness: Signedness::Unsigned,
+            } if *width < 128 => {
+                let v = (value as u128) & ((1u128 << width) - 1);
+                let _ = write!(self.out, "{v}");
+            }
+            _ => {
+                let _ = write!(self.out, "{value}");
+            }
+        }
+    }
+
+    /// `dense<...> : tensor<...>` for a VHLO tensor type and raw data (splat when the data is a
+    /// single element). False when the type has no builtin counterpart.
+    fn print_vhlo_dense(&mut self, t: Type, data: &[u8]) -> bool {
+        let m = self.m;
+        let TypeData::Dialect(d) = m.type_data(t) else {
+            return false;
+        };
+        let [Param::Ints(shape), Param::Type(elem), Param::Absent] = &d.params[..] else {
+            return false;
+        };
+        let Some(kind) = elem_kind(m, *elem) else {
+            return false;
+        };
+        let n = kind.bytes();
+        let numel: u128 = shape.iter().map(|&x| x.max(0) as u128).product();
+        let count = data.len() / n.max(1);
+        self.out.push_str("dense<");
+        if count == 1 {
+            self.print_elem_kind(&kind, &data[..n]);
+        } else if count > 1 {
+            if count as u128 != numel {
+                return false;
+            }
+            self.print_nested(shape, count, &mut |p: &mut Self, i| {
+                p.print_elem_kind(&kind, &data[i * n..(i + 1) * n])
+            });
+        }
+        self.out.push_str("> : tensor<");
+        self.print_shape(shape);
+        self.out.push_str(&kind.spelling());
+        self.out.push('>');
+        true
+    }
+
+    fn print_elem_kind(&mut self, kind: &ElemKind, bytes: &[u8]) {
+        let mut buf = [0u8; 16];
+        let n = bytes.len().min(16);
+        buf[..n].copy_from_slice(&bytes[..n]);
+        let raw = u128::from_le_bytes(buf);
+        match kind {
+            ElemKind::Int { width, signedness } => {
+                let w = (*width).min(128);
+                let v = if w == 128 {
+                    raw
+                } else {
+                    raw & ((1u128 << w) - 1)
+                };
+                if w == 1 {
+                    self.out.push_str(if v & 1 == 1 { "true" } else { "false" });
+                } else if *signedness == Signedness::Unsigned {
+                    let _ = write!(self.out, "{v}");
+                } else if w > 0 && w < 128 && (v >> (w - 1)) & 1 == 1 {
+                    let _ = write!(self.out, "{}", (v as i128) - (1i128 << w));
+                } else {
+                    let _ = write!(self.out, "{}", v as i128);
+                }
+            }
+            ElemKind::Index => {
+                let _ = write!(self.out, "{}", raw as u64 as i64);
+            }
+            ElemKind::Float(k) => {
+                let w = k.bit_width();
+                let v = if w >= 128 {
+                    raw
+                } else {
+                    raw & ((1u128 << w) - 1)
+                };
+                self.out.push_str(&format_float(*k, v));
+            }
+            ElemKind::Complex(inner) => {
+                let half = bytes.len() / 2;
+                self.out.push('(');
+                self.print_elem_kind(inner, &bytes[..half]);
+                self.out.push(',');
+                self.print_elem_kind(inner, &bytes[half..]);
+                self.out.push(')');
+            }
+        }
+    }
+
+    /// One element of dense storage.
+    fn print_element(&mut self, ty: Type, bytes: &[u8]) {
+        let m = self.m;
+        let mut buf = [0u8; 16];
+        let n = bytes.len().min(16);
+        buf[..n].copy_from_slice(&bytes[..n]);
+        let raw = u128::from_le_bytes(buf);
+        match m.type_data(ty) {
+            TypeData::Integer { width, signedness } => {
+                let w = (*width).min(128);
+                let v = if w == 128 {
+                    raw
+                } else {
+                    raw & ((1u128 << w) - 1)
+                };
+                let value = if *signedness != Signedness::Unsigned
+                    && w < 128
+                    && w > 0
+                    && (v >> (w - 1)) & 1 == 1
+                {
+                    (v as i128) - (1i128 << w)
+                } else {
+                    v as i128
+                };
+                self.print_int_value(ty, value);
+            }
+            TypeData::Index => {
+                let _ = write!(self.out, "{}", raw as u64 as i64);
+            }
+            TypeData::Float(k) => {
+                let w = k.bit_width();
+                let v = if w >= 128 {
+                    raw
+                } else {
+                    raw & ((1u128 << w) - 1)
+                };
+                self.out.push_str(&format_float(*k, v));
+            }
+            TypeData::Complex(inner) => {
+                let half = bytes.len() / 2;
+                self.out.push('(');
+                self.print_element(*inner, &bytes[..half]);
+                self.out.push(',');
+                self.print_element(*inner, &bytes[half..]);
+                self.out.push(')');
+            }
+            _ => self.out.push('?'),
+        }
+    }
+
+    fn print_dense_body(&mut self, ty: Type, data: &[u8], splat: bool) {
+        let m = self.m;
+        let (shape, element) = match m.type_data(ty) {
+            TypeData::RankedTensor { shape, element, .. } => (shape.to_vec(), *element),
+            _ => return,
+        };
+        let n = element_storage_bytes(m, element).unwrap_or(1).max(1);
+        let count = data.len() / n;
+        if count == 0 {
+            return;
+        }
+        if splat || count == 1 {
+            self.print_element(element, &data[..n]);
+            return;
+        }
+        self.print_nested(&shape, count, &mut |p: &mut Self, i| {
+            p.print_element(element, &data[i * n..(i + 1) * n])
+        });
+    }
+
+    /// `[[a, b], [c, d]]` over `count` row-major elements of `shape`.
+    fn print_nested(
+        &mut self,
+        shape: &[Dim],
+        count: usize,
+        elem: &mut dyn FnMut(&mut Self, usize),
+    ) {
+        if shape.is_empty() {
+            if count > 0 {
+                elem(self, 0);
+            }
+            return;
+        }
+        let dims: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+        // strides[k] = product of dims after k
+        let mut strides = vec![1usize; dims.len()];
+        for k in (0..dims.len().saturating_sub(1)).rev() {
+            strides[k] = strides[k + 1].saturating_mul(dims[k + 1]);
+        }
+        for i in 0..count {
+            // Open brackets for every dimension this element starts.
+            let opens = (0..dims.len())
+                .filter(|&k| i % (strides[k].saturating_mul(dims[k]).max(1)) == 0)
+                .count();
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            for _ in 0..opens {
+                self.out.push('[');
+            }
+            elem(self, i);
+            let closes = (0..dims.len())
+                .filter(|&k| (i + 1) % (strides[k].saturating_mul(dims[k]).max(1)) == 0)
+                .count();
+            for _ in 0..closes {
+                self.out.push(']');
+            }
+        }
+    }
+
+    fn print_dialect_attr(&mut self, d: &DialectAttr) {
+        let m = self.m;
+        let dialect = m.str(d.dialect);
+        let mnemonic = m.str(d.mnemonic);
+        let p = &d.params[..];
+        if let Some(spec) = dialects::find_enum(dialect, mnemonic) {
+            let case = match p {
+                [Param::Int(v)] => spec.cases.iter().find(|c| c.1 == *v).map(|c| c.0),
+                _ => None,
+            };
+            let case = case.map_or_else(|| format!("<<invalid case {:?}>>", p), str::to_string);
+            if dialects::enum_uses_pretty_mnemonic(dialect, mnemonic) {
+                let _ = write!(self.out, "#{dialect}.{mnemonic}<{case}>");
+            } else {
+                let _ = write!(self.out, "#{dialect}<{mnemonic} {case}>");
+            }
+            return;
+        }
+        let _ = write!(self.out, "#{dialect}.");
+        if let Some(spec) = dialects::find_struct(dialect, mnemonic) {
+            self.out.push_str(mnemonic);
+            self.out.push('<');
+            let mut first = true;
+            for ((name, kind), param) in spec.fields.iter().zip(p.iter()) {
+                if matches!(param, Param::Absent) {
+                    continue;
+                }
+                if spec.omit_defaults {
+                    let default = match param {
+                        Param::Ints(v) => v.is_empty(),
+                        Param::Int(0) => true,
+                        Param::Float { bits, width } => *bits & !(1u128 << (width - 1)) == 0,
+                        _ => false,
+                    };
+                    if default {
+                        continue;
+                    }
+                }
+                if !first {
+                    self.out.push_str(", ");
+                }
+                first = false;
+                let _ = write!(self.out, "{name} = ");
+                self.print_field(*kind, param);
+            }
+            self.out.push('>');
+            return;
+        }
+        match (dialect, mnemonic, p) {
+            ("stablehlo", "type_extensions", [Param::Ints(bounds)]) => {
+                self.out.push_str("bounds<");
+                for (i, &b) in bounds.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    if b == DYNAMIC {
+                        self.out.push('?');
+                    } else {
+                        let _ = write!(self.out, "{b}");
+                    }
+                }
+                self.out.push('>');
+            }
+            ("stablehlo", "mesh", [Param::Attrs(axes), device_ids]) => {
+                self.out.push_str("mesh<axes = [");
+                for (i, &a) in axes.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.print_attr(a);
+                }
+                self.out.push(']');
+                if let Param::Attr(d) = device_ids {
+                    self.out.push_str(", device_ids = ");
+                    self.print_attr(*d);
+                }
+                self.out.push('>');
+            }
+            ("stablehlo", "sub_axis_info", [Param::Int(a), Param::Int(b)]) => {
+                let _ = write!(self.out, "sub_axis_info({a}){b}");
+            }
+            ("stablehlo", "conv", _) => {
+                self.out.push_str("conv<");
+                if !self.print_conv_dims(p) {
+                    // Numbers the compact layout cannot show: the raw form.
+                    self.out.push_str("raw ");
+                    let mut first = true;
+                    for ((name, kind), param) in dialects::CONV_RAW.fields.iter().zip(p.iter()) {
+                        if !first {
+                            self.out.push_str(", ");
+                        }
+                        first = false;
+                        let _ = write!(self.out, "{name} = ");
+                        self.print_field(*kind, param);
+                    }
+                }
+                self.out.push('>');
+            }
+            ("vhlo", "array_v1", [Param::Attrs(elems)]) => {
+                self.out.push_str("array_v1<[");
+                for (i, &e) in elems.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.print_attr(e);
+                }
+                self.out.push_str("]>");
+            }
+            ("vhlo", "bool_v1", [Param::Bool(b)]) => {
+                let _ = write!(self.out, "bool_v1<{b}>");
+            }
+            ("vhlo", "dict_v1", [Param::AttrPairs(pairs)]) => {
+                self.out.push_str("dict_v1<{");
+                for (i, &(k, v)) in pairs.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.print_attr(k);
+                    self.out.push_str(" = ");
+                    self.print_attr(v);
+                }
+                self.out.push_str("}>");
+            }
+            ("vhlo", "float_v1", [Param::Type(t), Param::Float { bits, width }]) => {
+                let kind = self
+                    .vhlo_float_kind(*t)
+                    .unwrap_or(float_kind_of_width(*width));
+                let _ = write!(self.out, "float_v1<{} : ", format_float(kind, *bits));
+                self.print_type(*t);
+                self.out.push('>');
+            }
+            ("vhlo", "integer_v1", [Param::Type(t), Param::Int(v)]) => {
+                self.out.push_str("integer_v1<");
+                let spelled = match m.type_data(*t) {
+                    TypeData::Dialect(dt) => dialects::vhlo_scalar_to_builtin(m.str(dt.mnemonic)),
+                    _ => None,
+                };
+                match spelled {
+                    Some("i1") => self
+                        .out
+                        .push_str(if *v & 1 == 1 { "true" } else { "false" }),
+                    Some(s) => {
+                        if let Some(w) = s.strip_prefix("ui").and_then(|w| w.parse::<u32>().ok()) {
+                            let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+                            let _ = write!(self.out, "{} : {s}", (*v as u64) & mask);
+                        } else {
+                            let _ = write!(self.out, "{v} : {s}");
+                        }
+                    }
+                    None => {
+                        let _ = write!(self.out, "{v} : ");
+                        self.print_type(*t);
+                    }
+                }
+                self.out.push('>');
+            }
+            ("vhlo", "string_v1", [Param::Str(s)]) => {
+                self.out.push_str("string_v1<");
+                write_escaped(&mut self.out, m.str(*s));
+                self.out.push('>');
+            }
+            ("vhlo", "tensor_v1", [Param::Type(t), Param::Bytes(data)]) => {
+                self.out.push_str("tensor_v1<");
+                if !self.print_vhlo_dense(*t, data) {
+                    let _ = write!(
+                        self.out,
+                        "<<unprintable tensor data of {} bytes>>",
+                        data.len()
+                    );
+                }
+                self.out.push('>');
+            }
+            ("vhlo", "type_v1", [Param::Type(t)]) => {
+                self.out.push_str("type_v1<");
+                self.print_type(*t);
+                self.out.push('>');
+            }
+            _ => {
+                let _ = write!(self.out, "{mnemonic}<<unprintable params {:?}>>", p);
+            }
+        }
+    }
+
+    fn vhlo_float_kind(&self, t: Type) -> Option<FloatKind> {
+        let TypeData::Dialect(d) = self.m.type_data(t) else {
+            return None;
+        };
+        let spelled = dialects::vhlo_scalar_to_builtin(self.m.str(d.mnemonic))?;
+        FloatKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.keyword() == spelled)
+    }
+
+    fn print_field(&mut self, kind: FieldKind, param: &Param) {
+        match (kind, param) {
+            (_, Param::Ints(v)) => self.print_dims_list(v),
+            (_, Param::Int(v)) => {
+                let _ = write!(self.out, "{v}");
+            }
+            (_, Param::Type(t)) => self.print_type(*t),
+            (_, Param::Bool(b)) => {
+                let _ = write!(self.out, "{b}");
+            }
+            (_, Param::Float { bits, width }) => {
+                self.out
+                    .push_str(&format_float(float_kind_of_width(*width), *bits));
+            }
+            (FieldKind::OptSubAxis, Param::Attr(a)) => match self.m.attr_data(*a) {
+                AttrData::Dialect(d) => match &d.params[..] {
+                    [Param::Int(x), Param::Int(y)] => {
+                        let _ = write!(self.out, "({x}){y}");
+                    }
+                    _ => self.print_attr(*a),
+                },
+                _ => self.print_attr(*a),
+            },
+            (_, Param::Attr(a)) => self.print_attr(*a),
+            (_, Param::Str(s)) => write_escaped(&mut self.out, self.m.str(*s)),
+            _ => {
+                let _ = write!(self.out, "<<{:?}>>", param);
+            }
+        }
+    }
+
+    /// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`; false when the numbers are inconsistent.
+    pub(crate) fn print_conv_dims(&mut self, p: &[Param]) -> bool {
+        let [Param::Int(ib), Param::Int(ifd), Param::Ints(isp), Param::Int(ki), Param::Int(ko), Param::Ints(ksp), Param::Int(ob), Param::Int(of), Param::Ints(osp)] =
+            p
+        else {
+            return false;
+        };
+        let side = |a: i64, b: i64, sp: &[i64], la: char, lb: char| -> Option<String> {
+            let n = sp.len() + 2;
+            let mut cells: Vec<Option<String>> = vec![None; n];
+            let mut put = |i: i64, s: String| -> Option<()> {
+                let i = usize::try_from(i).ok().filter(|&i| i < n)?;
+                if cells[i].is_some() {
+                    return None;
+                }
+                cells[i] = Some(s);
+                Some(())
+            };
+            put(a, la.to_string())?;
+            put(b, lb.to_string())?;
+            for (k, &d) in sp.iter().enumerate() {
+                put(d, k.to_string())?;
+            }
+            let cells: Option<Vec<String>> = cells.into_iter().collect();
+            Some(format!("[{}]", cells?.join(", ")))
+        };
+        match (
+            side(*ib, *ifd, isp, 'b', 'f'),
+            side(*ki, *ko, ksp, 'i', 'o'),
+            side(*ob, *of, osp, 'b', 'f'),
+        ) {
+            (Some(a), Some(b), Some(c)) => {
+                let _ = write!(self.out, "{a}x{b}->{c}");
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A dense element type, from a builtin or a VHLO scalar type.
+enum ElemKind {
+    Int { width: u32, signedness: Signedness },
+    Index,
+    Float(FloatKind),
+    Complex(Box<ElemKind>),
+}
+
+impl ElemKind {
+    fn bytes(&self) -> usize {
+        match self {
+            ElemKind::Int { width, .. } => ((*width as usize).div_ceil(8)).max(1),
+            ElemKind::Index => 8,
+            ElemKind::Float(k) => (k.bit_width() as usize).div_ceil(8),
+            ElemKind::Complex(inner) => 2 * inner.bytes(),
+        }
+    }
+    fn spelling(&self) -> String {
+        match self {
+            ElemKind::Int {
+                width,
+                signedness: Signedness::Signless,
+            } => format!("i{width}"),
+            ElemKind::Int {
+                width,
+                signedness: Signedness::Signed,
+            } => format!("si{width}"),
+            ElemKind::Int {
+                width,
+                signedness: Signedness::Unsigned,
+            } => format!("ui{width}"),
+            ElemKind::Index => "index".into(),
+            ElemKind::Float(k) => k.keyword().into(),
+            ElemKind::Complex(inner) => format!("complex<{}>", inner.spelling()),
+        }
+    }
+}
+
+fn elem_kind(m: &Module, t: Type) -> Option<ElemKind> {
+    match m.type_data(t) {
+        TypeData::Integer { width, signedness } => Some(ElemKind::Int {
+            width: *width,
+            signedness: *signedness,
+        }),
+        TypeData::Index => Some(ElemKind::Index),
+        TypeData::Float(k) => Some(ElemKind::Float(*k)),
+        TypeData::Complex(inner) => Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?))),
+        TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
+            let mnemonic = m.str(d.mnemonic);
+            if mnemonic == "complex_v1" {
+                let [Param::Type(inner)] = &d.params[..] else {
+                    return None;
+                };
+                return Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?)));
+            }
+            let spelled = dialects::vhlo_scalar_to_builtin(mnemonic)?;
+            if spelled == "index" {
+                return Some(ElemKind::Index);
+            }
+            if let Some(k) = FloatKind::ALL.iter().find(|k| k.keyword() == spelled) {
+                return Some(ElemKind::Float(*k));
+            }
+            let (signedness, digits) = match spelled.strip_prefix("ui") {
+                Some(w) => (Signedness::Unsigned, w),
+                None => (Signedness::Signless, spelled.strip_prefix('i')?),
+            };
+            Some(ElemKind::Int {
+                width: digits.parse().ok()?,
+                signedness,
+            })
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,2289 @@
+//! StableHLO's custom assembly formats (StablehloOps.td `assemblyFormat` and the custom
+//! printers/parsers of AssemblyFormat.cpp/StablehloOps.cpp), parse and print.
+
+use super::parser::{PResult, Parser};
+use super::printer::Printer;
+use crate::ir::*;
+
+/// `%x` uses not yet resolved: name, result number, position.
+type Use<'a> = super::parser::ValueUse<'a>;
+
+/// Inherent attributes (ODS arguments that are attributes) of StableHLO and func ops. In
+/// generic form MLIR stores these as properties; everything else is discardable.
+pub(crate) fn inherent_attrs(op: &str) -> &'static [&'static str] {
+    let short = match op.strip_prefix("stablehlo.") {
+        Some(s) => s,
+        None => {
+            return match op {
+                "func.func" => &[
+                    "arg_attrs",
+                    "function_type",
+                    "no_inline",
+                    "res_attrs",
+                    "sym_name",
+                    "sym_visibility",
+                ],
+                "func.call" => &["arg_attrs", "callee", "no_inline", "res_attrs"],
+                "builtin.module" => &["sym_name", "sym_visibility"],
+                _ => &[],
+            }
+        }
+    };
+    match short {
+        "constant" => &["value"],
+        "iota" | "dynamic_iota" => &["iota_dimension"],
+        "cbrt"
+        | "cosine"
+        | "exponential"
+        | "exponential_minus_one"
+        | "log"
+        | "log_plus_one"
+        | "logistic"
+        | "rsqrt"
+        | "sine"
+        | "sqrt"
+        | "tan"
+        | "tanh" => &["result_accuracy"],
+        "infeed" => &["infeed_config", "layout"],
+        "outfeed" => &["outfeed_config"],
+        "send" | "recv" => &["channel_handle", "is_host_transfer", "source_target_pairs"],
+        "all_gather" => &[
+            "all_gather_dim",
+            "replica_groups",
+            "channel_handle",
+            "use_global_device_ids",
+        ],
+        "all_reduce" => &["replica_groups", "channel_handle", "use_global_device_ids"],
+        "reduce_scatter" => &[
+            "scatter_dimension",
+            "replica_groups",
+            "channel_handle",
+            "use_global_device_ids",
+        ],
+        "all_to_all" => &[
+            "split_dimension",
+            "concat_dimension",
+            "split_count",
+            "replica_groups",
+            "channel_handle",
+        ],
+        "reduce" | "map" | "reverse" => &["dimensions"],
+        "get_tuple_element" => &["index"],
+        "compare" => &["comparison_direction", "compare_type"],
+        "dynamic_slice" => &["slice_sizes"],
+        "batch_norm_grad" | "batch_norm_inference" | "batch_norm_training" => {
+            &["epsilon", "feature_index"]
+        }
+        "broadcast" => &["broadcast_sizes"],
+        "broadcast_in_dim" => &["broadcast_dimensions"],
+        "dynamic_broadcast_in_dim" => &[
+            "broadcast_dimensions",
+            "known_expanding_dimensions",
+            "known_nonexpanding_dimensions",
+        ],
+        "cholesky" => &["lower"],
+        "concatenate" => &["dimension"],
+        "collective_broadcast" => &["replica_groups", "channel_handle"],
+        "collective_permute" => &["source_target_pairs", "channel_handle"],
+        "composite" => &["name", "composite_attributes", "decomposition", "version"],
+        "convolution" | "dynamic_conv" => &[
+            "window_strides",
+            "padding",
+            "lhs_dilation",
+            "rhs_dilation",
+            "window_reversal",
+            "dimension_numbers",
+            "feature_group_count",
+            "batch_group_count",
+            "precision_config",
+        ],
+        "custom_call" => &[
+            "call_target_name",
+            "has_side_effect",
+            "backend_config",
+            "api_version",
+            "called_computations",
+            "operand_layouts",
+            "result_layouts",
+            "output_operand_aliases",
+            "result_tilings",
+        ],
+        "dot" => &["precision_config"],
+        "dot_general" => &["dot_dimension_numbers", "precision_config", "algorithm"],
+        "einsum" | "unary_einsum" => &["einsum_config"],
+        "fft" => &["fft_type", "fft_length"],
+        "gather" => &["dimension_numbers", "slice_sizes", "indices_are_sorted"],
+        "dynamic_gather" => &["dimension_numbers", "indices_are_sorted"],
+        "get_dimension_size" | "set_dimension_size" => &["dimension"],
+        "scatter" => &[
+            "scatter_dimension_numbers",
+            "indices_are_sorted",
+            "unique_indices",
+        ],
+        "select_and_scatter" => &["window_dimensions", "window_strides", "padding"],
+        "sort" => &["dimension", "is_stable"],
+        "slice" => &["start_indices", "limit_indices", "strides"],
+        "pad" => &["edge_padding_low", "edge_padding_high", "interior_padding"],
+        "transpose" => &["permutation"],
+        "triangular_solve" => &["left_side", "lower", "unit_diagonal", "transpose_a"],
+        "reduce_window" => &[
+            "window_dimensions",
+            "window_strides",
+            "base_dilations",
+            "window_dilations",
+            "padding",
+        ],
+        "torch_index_select" => &["dim", "batch_dims"],
+        "rng" => &["rng_distribution"],
+        "rng_bit_generator" => &["rng_algorithm"],
+        "reduce_precision" => &["exponent_bits", "mantissa_bits"],
+        _ => &[],
+    }
+}
+
+const UNARY: &[&str] = &[
+    "abs",
+    "cbrt",
+    "ceil",
+    "convert",
+    "count_leading_zeros",
+    "cosine",
+    "exponential",
+    "exponential_minus_one",
+    "floor",
+    "imag",
+    "log",
+    "log_plus_one",
+    "logistic",
+    "not",
+    "negate",
+    "popcnt",
+    "real",
+    "round_nearest_afz",
+    "round_nearest_even",
+    "rsqrt",
+    "sign",
+    "sine",
+    "sqrt",
+    "tan",
+    "tanh",
+    "uniform_quantize",
+    "uniform_dequantize",
+];
+const BINARY: &[&str] = &[
+    "add",
+    "atan2",
+    "divide",
+    "maximum",
+    "minimum",
+    "multiply",
+    "power",
+    "remainder",
+    "shift_left",
+    "shift_right_arithmetic",
+    "shift_right_logical",
+    "subtract",
+    "and",
+    "or",
+    "xor",
+];
+/// `operands attr-dict : functional-type(operands, results)`.
+const FUNCTIONAL: &[&str] = &[
+    "is_finite",
+    "bitcast_convert",
+    "reshape",
+    "dynamic_reshape",
+    "dynamic_update_slice",
+    "real_dynamic_slice",
+    "dynamic_pad",
+];
+/// Commutative binary ops: the compact `applies` form of reduce accepts these.
+const COMMUTATIVE: &[&str] = &["add", "and", "maximum", "minimum", "multiply", "or", "xor"];
+
+impl<'a> Parser<'a> {
+    fn i64_type(&mut self) -> Type {
+        self.m.ty(TypeData::Integer {
+            width: 64,
+            signedness: Signedness::Signless,
+        })
+    }
+
+    fn i64_attr(&mut self, v: i64) -> Attribute {
+        let ty = self.i64_type();
+        self.m.attr(AttrData::Integer {
+            ty,
+            value: v as i128,
+        })
+    }
+
+    fn i32_attr(&mut self, v: i64) -> Attribute {
+        let ty = self.m.ty(TypeData::Integer {
+            width: 32,
+            signedness: Signedness::Signless,
+        });
+        self.m.attr(AttrData::Integer {
+            ty,
+            value: v as i32 as i128,
+        })
+    }
+
+    fn i64_array_attr(&mut self, v: &[i64]) -> Attribute {
+        let element = self.i64_type();
+        let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        self.m.attr(AttrData::DenseArray {
+            element,
+            data: data.into(),
+        })
+    }
+
+    fn kw_eq(&mut self, kw: &str) -> PResult<()> {
+        self.c.expect_keyword(kw, "in operation syntax")?;
+        self.c.expect(b'=', &format!("after '{kw}'"))
+    }
+
+    /// `%a, %b, ...` stopping before a non-value (a trailing comma stays unconsumed).
+    fn operand_list(&mut self) -> PResult<Vec<Use<'a>>> {
+        let mut v = Vec::new();
+        if self.c.peek() != Some(b'%') {
+            return Ok(v);
+        }
+        loop {
+            v.push(self.parse_value_use()?);
+            if self.c.peek() == Some(b',') && self.c.peek_after_ws_at(1) == Some(b'%') {
+                self.c.pos += 1;
+                continue;
+            }
+            return Ok(v);
+        }
+    }
+
+    fn opt_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
+        if self.c.peek() == Some(b'{') {
+            self.parse_attr_dict()
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    /// `: T` (all operands and the result) or `: (A, B) -> R`.
+    fn same_operands_and_result_type(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
+        self.c.expect(b':', "before the operation's type")?;
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        let t = self.parse_type()?;
+        if let TypeData::Function { inputs, results } = self.m.type_data(t).clone() {
+            if inputs.len() != n {
+                return Err(self.c.error_at(
+                    pos,
+                    format!("{n} operands present, but expected {}", inputs.len()),
+                ));
+            }
+            if results.len() != 1 {
+                return Err(self.c.error_at(pos, "expected single output"));
+            }
+            return Ok((inputs.to_vec(), results.to_vec()));
+        }
+        Ok((vec![t; n], vec![t]))
+    }
+
+    /// `: (A, B) -> R` with `n` inputs.
+    fn functional_type(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
+        self.c.expect(b':', "before the operation's type")?;
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        let t = self.parse_type()?;
+        match self.m.type_data(t).clone() {
+            TypeData::Function { inputs, results } => {
+                if inputs.len() != n {
+                    return Err(self.c.error_at(
+                        pos,
+                        format!("{n} operands present, but expected {}", inputs.len()),
+                    ));
+                }
+                Ok((inputs.to_vec(), results.to_vec()))
+            }
+            _ => Err(self
+                .c
+                .error_at(pos, "expected a function type '(...) -> ...'")),
+        }
+    }
+
+    /// Creates the op: format attributes are properties, the attr-dict is split into inherent
+    /// (properties) and discardable attributes.
+    #[allow(clippy::too_many_arguments)]
+    fn build_op(
+        &mut self,
+        name: &str,
+        uses: &[Use<'a>],
+        operand_types: &[Type],
+        result_types: Vec<Type>,
+        mut props: Vec<NamedAttr>,
+        dict: Vec<NamedAttr>,
+        regions: Vec<Region>,
+    ) -> PResult<OpId> {
+        let mut attrs = dict;
+        self.normalize_inherent(name, &mut props, &mut attrs);
+        self.sort_named(&mut props);
+        for w in props.windows(2) {
+            if w[0].name == w[1].name {
+                return Err(self
+                    .c
+                    .error(format!("duplicate attribute '{}'", self.m.str(w[0].name))));
+            }
+        }
+        let sym = self.m.sym(name);
+        let mut st = OperationState::new(sym, self.m.unknown_loc());
+        st.result_types = result_types;
+        st.properties = props;
+        st.attributes = attrs;
+        st.regions = regions;
+        self.finish_op(st, uses, operand_types)
+    }
+
+    /// Moves inherent attributes of a generic op written in `{...}` into its properties: the
+    /// attributes the spec gives StableHLO and VHLO ops, and those of the table above.
+    pub(crate) fn normalize_inherent(
+        &self,
+        name: &str,
+        props: &mut Vec<NamedAttr>,
+        attrs: &mut Vec<NamedAttr>,
+    ) {
+        let inherent = inherent_attrs(name);
+        let from_spec: &[&str] = if let Some(op) = crate::vhlo::StablehloOp::from_name(name) {
+            op.attribute_names()
+        } else if let Some(op) = crate::vhlo::VhloOp::from_name(name) {
+            op.attribute_names()
+        } else {
+            &[]
+        };
+        if inherent.is_empty() && from_spec.is_empty() {
+            return;
+        }
+        let m = &self.m;
+        let is_inherent = |n: &str| inherent.contains(&n) || from_spec.contains(&n);
+        let (moved, kept): (Vec<NamedAttr>, Vec<NamedAttr>) = attrs
+            .iter()
+            .partition(|a| is_inherent(m.str(a.name)) && !props.iter().any(|p| p.name == a.name));
+        if moved.is_empty() {
+            return;
+        }
+        props.extend(moved);
+        *attrs = kept;
+        props.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+    }
+
+    fn enum_attr(&mut self, mnemonic: &str) -> PResult<Attribute> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        let case = self
+            .c
+            .bare_ident()
+            .ok_or_else(|| self.c.error_at(pos, format!("expected {mnemonic} value")))?;
+        let spec = super::dialects::find_enum("stablehlo", mnemonic).expect("known enum");
+        let Some(&(_, v)) = spec.cases.iter().find(|c| c.0 == case) else {
+            return Err(self
+                .c
+                .error_at(pos, format!("unknown {mnemonic} value '{case}'")));
+        };
+        Ok(self.intern_dialect_attr("stablehlo", mnemonic, vec![Param::Int(v)]))
+    }
+
+    fn precision_list(&mut self) -> PResult<Attribute> {
+        self.kw_eq("precision")?;
+        self.c.expect(b'[', "to open precision list")?;
+        let mut v = Vec::new();
+        if !self.c.eat(b']') {
+            loop {
+                v.push(self.enum_attr("precision")?);
+                if self.c.eat(b']') {
+                    break;
+                }
+                self.c.expect(b',', "between precisions")?;
+            }
+        }
+        Ok(self.m.attr(AttrData::Array(v.into())))
+    }
+
+    /// `<lhs_precision_type = ...>` of `algorithm = <...>` (the attribute without its prefix).
+    fn stripped_struct(&mut self, mnemonic: &str) -> PResult<Attribute> {
+        let spec = super::dialects::find_struct("stablehlo", mnemonic).expect("known struct");
+        self.parse_struct_attr_pub(spec)
+    }
+
+    /// A StableHLO op in pretty syntax; `None` when `name` has no pretty form here.
+    pub(crate) fn parse_stablehlo_pretty(
+        &mut self,
+        name: &str,
+        pos: usize,
+        named_results: usize,
+    ) -> PResult<Option<OpId>> {
+        let Some(short) = name.strip_prefix("stablehlo.") else {
+            return Ok(None);
+        };
+        let _ = named_results;
+        let op = match short {
+            s if UNARY.contains(&s) || BINARY.contains(&s) || s == "clamp" => {
+                let uses = self.operand_list()?;
+                let want = if UNARY.contains(&s) {
+                    1
+                } else if s == "clamp" {
+                    3
+                } else {
+                    2
+                };
+                if uses.len() != want {
+                    return Err(self.c.error_at(
+                        pos,
+                        format!("'{name}' takes {want} operands, found {}", uses.len()),
+                    ));
+                }
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.same_operands_and_result_type(want)?;
+                self.build_op(name, &uses, &ins, outs, vec![], dict, vec![])?
+            }
+            s if FUNCTIONAL.contains(&s) => {
+                let uses = self.operand_list()?;
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(uses.len())?;
+                self.build_op(name, &uses, &ins, outs, vec![], dict, vec![])?
+            }
+            "constant" => {
+                if self.c.peek() == Some(b'(') {
+                    // Generic-ish form `stablehlo.constant() <{value = ...}> {..} : () -> T`.
+                    self.c.pos += 1;
+                    self.c.expect(b')', "in constant")?;
+                    let mut props = Vec::new();
+                    if self.c.eat(b'<') {
+                        props = self.parse_attr_dict()?;
+                        self.c.expect(b'>', "to close properties")?;
+                    }
+                    let dict = self.opt_attr_dict()?;
+                    let (_, outs) = self.functional_type(0)?;
+                    self.build_op(name, &[], &[], outs, props, dict, vec![])?
+                } else {
+                    let dict = self.opt_attr_dict()?;
+                    self.c.skip_ws();
+                    let vpos = self.c.pos;
+                    let value = self.parse_attribute()?;
+                    let ty = match self.m.attr_data(value) {
+                        AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => {
+                            *ty
+                        }
+                        _ => {
+                            return Err(self
+                                .c
+                                .error_at(vpos, "expected elements attribute for constant"))
+                        }
+                    };
+                    let p = self.named("value", value);
+                    self.build_op(name, &[], &[], vec![ty], vec![p], dict, vec![])?
+                }
+            }
+            "iota" => {
+                self.kw_eq("dim")?;
+                let d = self.c.int64("as iota dimension")?;
+                let dict = self.opt_attr_dict()?;
+                self.c.expect(b':', "before result type")?;
+                let t = self.parse_type()?;
+                let a = self.i64_attr(d);
+                let p = self.named("iota_dimension", a);
+                self.build_op(name, &[], &[], vec![t], vec![p], dict, vec![])?
+            }
+            "dynamic_iota" | "get_dimension_size" | "set_dimension_size" | "concatenate" => {
+                let uses = self.operand_list()?;
+                self.c.expect(b',', "before 'dim'")?;
+                self.kw_eq("dim")?;
+                let d = self.c.int64("as dimension")?;
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(uses.len())?;
+                let key = if short == "dynamic_iota" {
+                    "iota_dimension"
+                } else {
+                    "dimension"
+                };
+                let a = self.i64_attr(d);
+                let p = self.named(key, a);
+                self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
+            }
+            "create_token" | "replica_id" | "partition_id" => {
+                let dict = self.opt_attr_dict()?;
+                self.c.expect(b':', "before result type")?;
+                let outs = self.parse_type_list()?;
+                self.build_op(name, &[], &[], outs, vec![], dict, vec![])?
+            }
+            "after_all" => {
+                let uses = self.operand_list()?;
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.same_operands_and_result_type(uses.len())?;
+                self.build_op(name, &uses, &ins, outs, vec![], dict, vec![])?
+            }
+            "tuple" => {
+                let uses = self.operand_list()?;
+                let dict = self.opt_attr_dict()?;
+                self.c.expect(b':', "before tuple type")?;
+                self.c.skip_ws();
+                let tpos = self.c.pos;
+                let t = self.parse_type()?;
+                let TypeData::Tuple(elems) = self.m.type_data(t).clone() else {
+                    return Err(self.c.error_at(tpos, "expected tuple type"));
+                };
+                if elems.len() != uses.len() {
+                    return Err(self
+                        .c
+                        .error_at(tpos, "tuple type does not match the operand count"));
+                }
+                self.build_op(name, &uses, &elems, vec![t], vec![], dict, vec![])?
+            }
+            "get_tuple_element" => {
+                let uses = vec![self.parse_value_use()?];
+                self.c.expect(b'[', "before tuple index")?;
+                let i = self.c.int64("as tuple index")?;
+                self.c.expect(b']', "after tuple index")?;
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(1)?;
+                let a = self.i32_attr(i);
+                let p = self.named("index", a);
+                self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
+            }
+            "compare" => {
+                let dir = self.enum_attr("comparison_direction")?;
+                self.c.expect(b',', "after comparison direction")?;
+                let uses = self.operand_list()?;
+                let mut props = vec![self.named("comparison_direction", dir)];
+                if self.c.eat(b',') {
+                    let ct = self.enum_attr("comparison_type")?;
+                    props.push(self.named("compare_type", ct));
+                }
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(uses.len())?;
+                self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
+            }
+            "slice" => {
+                let uses = vec![self.parse_value_use()?];
+                self.c.expect(b'[', "to open slice ranges")?;
+                let (mut start, mut limit, mut stride) = (Vec::new(), Vec::new(), Vec::new());
+                if !self.c.eat(b']') {
+                    loop {
+                        start.push(self.c.int64("as slice start")?);
+                        self.c.expect(b':', "in slice range")?;
+                        limit.push(self.c.int64("as slice limit")?);
+                        stride.push(if self.c.eat(b':') {
+                            self.c.int64("as slice stride")?
+                        } else {
+                            1
+                        });
+                        if self.c.eat(b']') {
+                            break;
+                        }
+                        self.c.expect(b',', "between slice ranges")?;
+                    }
+                }
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(1)?;
+                let (a, b, c) = (
+                    self.i64_array_attr(&start),
+                    self.i64_array_attr(&limit),
+                    self.i64_array_attr(&stride),
+                );
+                let props = vec![
+                    self.named("start_indices", a),
+                    self.named("limit_indices", b),
+                    self.named("strides", c),
+                ];
+                self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
+            }
+            "dynamic_slice" => {
+                let mut uses = vec![self.parse_value_use()?];
+                self.c.expect(b',', "after operand")?;
+                while self.c.peek() == Some(b'%') {
+                    uses.push(self.parse_value_use()?);
+                    self.c.expect(b',', "after start index")?;
+                }
+                self.kw_eq("sizes")?;
+                let sizes = self.parse_int_list()?;
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(uses.len())?;
+                let a = self.i64_array_attr(&sizes);
+                let p = self.named("slice_sizes", a);
+                self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
+            }
+            "broadcast"
+            | "broadcast_in_dim"
+            | "transpose"
+            | "reverse"
+            | "dynamic_broadcast_in_dim" => {
+                let uses = self.operand_list()?;
+                self.c.expect(b',', "before dimensions")?;
+                let (kw, key) = match short {
+                    "broadcast" => ("sizes", "broadcast_sizes"),
+                    "broadcast_in_dim" | "dynamic_broadcast_in_dim" => {
+                        ("dims", "broadcast_dimensions")
+                    }
+                    "transpose" => ("dims", "permutation"),
+                    _ => ("dims", "dimensions"),
+                };
+                self.kw_eq(kw)?;
+                let dims = self.parse_int_list()?;
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = if short == "reverse" {
+                    self.same_operands_and_result_type(uses.len())?
+                } else {
+                    self.functional_type(uses.len())?
+                };
+                let a = self.i64_array_attr(&dims);
+                let p = self.named(key, a);
+                self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
+            }
+            "cholesky" => {
+                let uses = vec![self.parse_value_use()?];
+                let mut props = Vec::new();
+                if self.c.eat(b',') {
+                    self.kw_eq("lower")?;
+                    let a = self.parse_attribute_untyped()?;
+                    props.push(self.named("lower", a));
+                }
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.same_operands_and_result_type(1)?;
+                self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
+            }
+            "pad" => {
+                let uses = self.operand_list()?;
+                let mut props = Vec::new();
+                for (kw, key) in [
+                    ("low", "edge_padding_low"),
+                    ("high", "edge_padding_high"),
+                    ("interior", "interior_padding"),
+                ] {
+                    self.c.expect(b',', "in pad")?;
+                    self.kw_eq(kw)?;
+                    let v = self.parse_int_list()?;
+                    let a = self.i64_array_attr(&v);
+                    props.push(self.named(key, a));
+                }
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(uses.len())?;
+                self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
+            }
+            "fft" => {
+                let uses = self.operand_list()?;
+                self.c.expect(b',', "in fft")?;
+                self.kw_eq("type")?;
+                let t = self.enum_attr("fft_type")?;
+                self.c.expect(b',', "in fft")?;
+                self.kw_eq("length")?;
+                let l = self.parse_int_list()?;
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(uses.len())?;
+                let la = self.i64_array_attr(&l);
+                let props = vec![self.named("fft_type", t), self.named("fft_length", la)];
+                self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
+            }
+            "rng" | "rng_bit_generator" => {
+                let uses = self.operand_list()?;
+                self.c.expect(b',', "before the rng attribute")?;
+                let (kw, key, mn) = if short == "rng" {
+                    ("distribution", "rng_distribution", "rng_distribution")
+                } else {
+                    ("algorithm", "rng_algorithm", "rng_algorithm")
+                };
+                self.kw_eq(kw)?;
+                let a = self.enum_attr(mn)?;
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(uses.len())?;
+                let p = self.named(key, a);
+                self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
+            }
+            "einsum" | "unary_einsum" => {
+                let uses = self.operand_list()?;
+                self.c.expect(b',', "before 'config'")?;
+                self.kw_eq("config")?;
+                let a = self.parse_attribute_untyped()?;
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(uses.len())?;
+                let p = self.named("einsum_config", a);
+                self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
+            }
+            "reduce_precision" => {
+                let uses = vec![self.parse_value_use()?];
+                self.c.expect(b',', "before 'format'")?;
+                self.kw_eq("format")?;
+                self.c.skip_ws();
+                let fpos = self.c.pos;
+                let f = self.c.bare_ident().unwrap_or("");
+                let parsed = f
+                    .strip_prefix('e')
+                    .and_then(|r| r.split_once('m'))
+                    .and_then(|(e, m)| Some((e.parse::<i64>().ok()?, m.parse::<i64>().ok()?)));
+                let Some((e, mt)) = parsed else {
+                    return Err(self
+                        .c
+                        .error_at(fpos, "expected format 'e<exponent>m<mantissa>'"));
+                };
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.same_operands_and_result_type(1)?;
+                let (ea, ma) = (self.i32_attr(e), self.i32_attr(mt));
+                let props = vec![
+                    self.named("exponent_bits", ea),
+                    self.named("mantissa_bits", ma),
+                ];
+                self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
+            }
+            "select" => {
+                let uses = self.operand_list()?;
+                let dict = self.opt_attr_dict()?;
+                self.c.expect(b':', "before select types")?;
+                self.c.skip_ws();
+                let tpos = self.c.pos;
+                let types = self.parse_type_list()?;
+                let (ins, outs) = match types.as_slice() {
+                    [pred, t] => (vec![*pred, *t, *t], vec![*t]),
+                    [f] => match self.m.type_data(*f).clone() {
+                        TypeData::Function { inputs, results }
+                            if inputs.len() == 3 && results.len() == 1 =>
+                        {
+                            (inputs.to_vec(), results.to_vec())
+                        }
+                        _ => {
+                            return Err(self
+                                .c
+                                .error_at(tpos, "expected functional type or list of two types"))
+                        }
+                    },
+                    _ => {
+                        return Err(self
+                            .c
+                            .error_at(tpos, "expected functional type or list of two types"))
+                    }
+                };
+                if uses.len() != 3 {
+                    return Err(self.c.error_at(pos, "select takes 3 operands"));
+                }
+                self.build_op(name, &uses, &ins, outs, vec![], dict, vec![])?
+            }
+            "complex" => {
+                let uses = self.operand_list()?;
+                let dict = self.opt_attr_dict()?;
+                self.c.expect(b':', "before complex type")?;
+                self.c.skip_ws();
+                let tpos = self.c.pos;
+                let t = self.parse_type()?;
+                let (ins, outs) = match self.m.type_data(t).clone() {
+                    TypeData::Function { inputs, results } => (inputs.to_vec(), results.to_vec()),
+                    TypeData::RankedTensor {
+                        shape,
+                        element,
+                        encoding,
+                    } => {
+                        let TypeData::Complex(real) = *self.m.type_data(element) else {
+                            return Err(self
+                                .c
+                                .error_at(tpos, "expected tensor with complex element type"));
+                        };
+                        let rt = self.m.ty(TypeData::RankedTensor {
+                            shape,
+                            element: real,
+                            encoding,
+                        });
+                        (vec![rt, rt], vec![t])
+                    }
+                    _ => {
+                        return Err(self
+                            .c
+                            .error_at(tpos, "expected tensor with complex element type"))
+                    }
+                };
+                self.build_op(name, &uses, &ins, outs, vec![], dict, vec![])?
+            }
+            "optimization_barrier" => {
+                let dict = self.opt_attr_dict()?;
+                if self.c.peek() == Some(b'(') {
+                    self.c.pos += 1;
+                    self.c.expect(b')', "in empty optimization_barrier")?;
+                    self.build_op(name, &[], &[], vec![], vec![], dict, vec![])?
+                } else {
+                    let uses = self.operand_list()?;
+                    self.c.expect(b':', "before operand types")?;
+                    let types = self.parse_type_list()?;
+                    if types.len() != uses.len() {
+                        return Err(self.c.error_at(pos, "operand and type counts differ"));
+                    }
+                    self.build_op(name, &uses, &types, types.clone(), vec![], dict, vec![])?
+                }
+            }
+            "return" => {
+                let uses = self.operand_list()?;
+                let dict = self.opt_attr_dict()?;
+                let mut types = Vec::new();
+                if !uses.is_empty() {
+                    self.c.expect(b':', "before operand types")?;
+                    types = self.parse_type_list()?;
+                }
+                if types.len() != uses.len() {
+                    return Err(self.c.error_at(pos, "operand and type counts differ"));
+                }
+                self.build_op(name, &uses, &types, vec![], vec![], dict, vec![])?
+            }
+            "custom_call" => {
+                self.c.skip_ws();
+                let tpos = self.c.pos;
+                let target = self
+                    .parse_symbol_name()
+                    .map_err(|_| self.c.error_at(tpos, "expected @target"))?;
+                self.c.expect(b'(', "to open custom_call operands")?;
+                let uses = self.operand_list()?;
+                self.c.expect(b')', "to close custom_call operands")?;
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(uses.len())?;
+                let a = self.m.attr(AttrData::String {
+                    value: target,
+                    ty: None,
+                });
+                let p = self.named("call_target_name", a);
+                self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
+            }
+            "composite" => {
+                let s = self.c.string_lit()?;
+                let sym = self.m.sym(&s);
+                let a = self.m.attr(AttrData::String {
+                    value: sym,
+                    ty: None,
+                });
+                let uses = self.operand_list()?;
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(uses.len())?;
+                let p = self.named("name", a);
+                self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
+            }
+            "dot" => {
+                let uses = self.operand_list()?;
+                let mut props = Vec::new();
+                if self.c.eat(b',') {
+                    let a = self.precision_list()?;
+                    props.push(self.named("precision_config", a));
+                }
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(uses.len())?;
+                self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
+            }
+            "dot_general" => {
+                let uses = self.operand_list()?;
+                self.c.expect(b',', "before dot dimension numbers")?;
+                let (mut lb, mut rb) = (Vec::new(), Vec::new());
+                if self.c.eat_keyword("batching_dims") {
+                    self.c.expect(b'=', "after 'batching_dims'")?;
+                    lb = self.parse_int_list()?;
+                    self.c
+                        .expect_keyword("x", "between lhs and rhs dimensions")?;
+                    rb = self.parse_int_list()?;
+                    self.c.expect(b',', "after batching dims")?;
+                }
+                self.kw_eq("contracting_dims")?;
+                let lc = self.parse_int_list()?;
+                self.c
+                    .expect_keyword("x", "between lhs and rhs dimensions")?;
+                let rc = self.parse_int_list()?;
+                let dd = self.intern_dialect_attr(
+                    "stablehlo",
+                    "dot",
+                    vec![
+                        Param::Ints(lb.into()),
+                        Param::Ints(rb.into()),
+                        Param::Ints(lc.into()),
+                        Param::Ints(rc.into()),
+                    ],
+                );
+                let mut props = vec![self.named("dot_dimension_numbers", dd)];
+                if self.c.eat(b',') {
+                    if self.c.peek_ident() == Some("precision") {
+                        let a = self.precision_list()?;
+                        props.push(self.named("precision_config", a));
+                        if self.c.eat(b',') {
+                            self.kw_eq("algorithm")?;
+                            let a = self.stripped_struct("dot_algorithm")?;
+                            props.push(self.named("algorithm", a));
+                        }
+                    } else {
+                        self.kw_eq("algorithm")?;
+                        let a = self.stripped_struct("dot_algorithm")?;
+                        props.push(self.named("algorithm", a));
+                    }
+                }
+                let dict = self.opt_attr_dict()?;
+                let (ins, outs) = self.functional_type(uses.len())?;
+                self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
+            }
+            "convolution" => self.parse_convolution(name)?,
+            "reduce" => self.parse_reduce(name, pos)?,
+            "while" => self.parse_while(name)?,
+            _ => return Ok(None),
+        };
+        Ok(Some(op))
+    }
+
+    fn parse_convolution(&mut self, name: &str) -> PResult<OpId> {
+        self.c.expect(b'(', "to open convolution operands")?;
+        let uses = self.operand_list()?;
+        self.c.expect(b')', "to close convolution operands")?;
+        self.kw_eq("dim_numbers")?;
+        let dn = self.parse_conv_dims()?;
+        let mut props = vec![self.named("dimension_numbers", dn)];
+        self.c.expect(b',', "before 'window'")?;
+        self.kw_eq("window")?;
+        self.c.expect(b'{', "to open window attributes")?;
+        let mut seen: Vec<&str> = Vec::new();
+        while !self.c.eat(b'}') {
+            self.c.skip_ws();
+            let kpos = self.c.pos;
+            let kw = self.c.bare_ident().unwrap_or("");
+            let key = match kw {
+                "stride" => "window_strides",
+                "pad" => "padding",
+                "lhs_dilate" => "lhs_dilation",
+                "rhs_dilate" => "rhs_dilation",
+                "reverse" => "window_reversal",
+                _ => {
+                    return Err(self.c.error_at(
+                        kpos,
+                        format!("unexpected keyword '{kw}' in convolution window"),
+                    ))
+                }
+            };
+            if seen.contains(&key) {
+                return Err(self
+                    .c
+                    .error_at(kpos, format!("duplicate '{kw}' in convolution window")));
+            }
+            seen.push(key);
+            self.c.expect(b'=', &format!("after '{kw}'"))?;
+            let a = match kw {
+                "pad" => {
+                    self.c.expect(b'[', "to open padding")?;
+                    let mut vals = Vec::new();
+                    let mut rows = 0i64;
+                    if !self.c.eat(b']') {
+                        loop {
+                            let row = self.parse_int_list()?;
+                            if row.len() != 2 {
+                                return Err(self.c.error("each padding entry needs two values"));
+                            }
+                            vals.extend(row);
+                            rows += 1;
+                            if self.c.eat(b']') {
+                                break;
+                            }
+                            self.c.expect(b',', "between padding entries")?;
+                        }
+                    }
+                    let i64t = self.i64_type();
+                    let ty = self.m.ty(TypeData::RankedTensor {
+                        shape: Box::new([rows, 2]),
+                        element: i64t,
+                        encoding: None,
+                    });
+                    let mut data: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+                    let splat = !vals.is_empty() && vals.iter().all(|&v| v == vals[0]);
+                    if splat {
+                        data.truncate(8);
+                    }
+                    self.m.attr(AttrData::DenseElements {
+                        ty,
+                        data: data.into(),
+                        splat,
+                    })
+                }
+                "reverse" => {
+                    self.c.expect(b'[', "to open window reversal")?;
+                    let mut data = Vec::new();
+                    if !self.c.eat(b']') {
+                        loop {
+                            if self.c.eat_keyword("true") || self.c.eat_keyword("1") {
+                                data.push(1u8);
+                            } else if self.c.eat_keyword("false") {
+                                data.push(0);
+                            } else {
+                                match self.c.int64("as window reversal")? {
+                                    0 => data.push(0),
+                                    _ => data.push(1),
+                                }
+                            }
+                            if self.c.eat(b']') {
+                                break;
+                            }
+                            self.c.expect(b',', "between window reversal values")?;
+                        }
+                    }
+                    let element = self.m.ty(TypeData::Integer {
+                        width: 1,
+                        signedness: Signedness::Signless,
+                    });
+                    self.m.attr(AttrData::DenseArray {
+                        element,
+                        data: data.into(),
+                    })
+                }
+                _ => {
+                    let v = self.parse_int_list()?;
+                    self.i64_array_attr(&v)
+                }
+            };
+            props.push(self.named(key, a));
+            self.c.eat(b',');
+        }
+        let dict = self.opt_attr_dict()?;
+        let (ins, outs) = self.functional_type(uses.len())?;
+        self.build_op(name, &uses, &ins, outs, props, dict, vec![])
+    }
+
+    /// `stablehlo.reduce(%a init: %b), ... applies stablehlo.add across dimensions = [1] : T`
+    /// or the `reducer(%x: T, %y: T) { ... }` form.
+    fn parse_reduce(&mut self, name: &str, pos: usize) -> PResult<OpId> {
+        let mut inputs = Vec::new();
+        let mut inits = Vec::new();
+        loop {
+            if !self.c.eat(b'(') {
+                break;
+            }
+            inputs.push(self.parse_value_use()?);
+            self.c.expect_keyword("init", "in reduce operand pair")?;
+            self.c.expect(b':', "after 'init'")?;
+            inits.push(self.parse_value_use()?);
+            self.c.expect(b')', "to close reduce operand pair")?;
+            if !self.c.eat(b',') {
+                break;
+            }
+        }
+        let mut uses = inputs.clone();
+        uses.extend(inits);
+        let compact = if self.c.eat_keyword("applies") {
+            self.c.skip_ws();
+            let ipos = self.c.pos;
+            let inner = self
+                .c
+                .bare_ident()
+                .ok_or_else(|| self.c.error_at(ipos, "expected inner op name"))?
+                .to_string();
+            let ok = inner
+                .strip_prefix("stablehlo.")
+                .is_some_and(|s| COMMUTATIVE.contains(&s));
+            if !ok {
+                return Err(self.c.error_at(
+                    ipos,
+                    "expected the inner-op to be a commutative binary-op from the stablehlo dialect, with zero region, producing single result",
+                ));
+            }
+            Some(inner)
+        } else {
+            None
+        };
+        self.c.expect_keyword("across", "in reduce")?;
+        self.kw_eq("dimensions")?;
+        let dims = self.parse_int_list()?;
+        let dict = self.opt_attr_dict()?;
+        let (ins, outs) = self.functional_type(uses.len())?;
+        let da = self.i64_array_attr(&dims);
+        let props = vec![self.named("dimensions", da)];
+        let is_compact = compact.is_some();
+        let region = match compact {
+            Some(inner) => {
+                // Rebuild the implied body: ^bb0(%lhs, %rhs): inner; stablehlo.return.
+                let elem = match ins.first().map(|&t| self.m.type_data(t).clone()) {
+                    Some(TypeData::RankedTensor { element, .. })
+                    | Some(TypeData::UnrankedTensor { element }) => element,
+                    _ => {
+                        return Err(self
+                            .c
+                            .error_at(pos, "input types missing in reduce-op function type"))
+                    }
+                };
+                let scalar = self.m.ty(TypeData::RankedTensor {
+                    shape: Box::new([]),
+                    element: elem,
+                    encoding: None,
+                });
+                let region = self.m.create_region();
+                let block = self.m.append_block(region, &[scalar, scalar]);
+                let args = self.m.block_args(block).to_vec();
+                let inner_sym = self.m.sym(&inner);
+                let mut st = OperationState::new(inner_sym, self.m.unknown_loc());
+                st.operands = args;
+                st.result_types = vec![scalar];
+                let inner_op = self.m.create_op(st);
+                self.m.append_op(block, inner_op);
+                let ret_sym = self.m.sym("stablehlo.return");
+                let mut st = OperationState::new(ret_sym, self.m.unknown_loc());
+                st.operands = self.m.results(inner_op).collect();
+                let ret = self.m.create_op(st);
+                self.m.append_op(block, ret);
+                region
+            }
+            None => {
+                self.c.expect_keyword("reducer", "before the reduce body")?;
+                let mut firsts = Vec::new();
+                let mut seconds = Vec::new();
+                while self.c.eat(b'(') {
+                    let (n1, _, p1) = self.parse_value_use()?;
+                    self.c.expect(b':', "after reducer argument")?;
+                    let t1 = self.parse_type()?;
+                    let l1 = self.parse_value_loc()?;
+                    self.c.expect(b',', "between reducer arguments")?;
+                    let (n2, _, p2) = self.parse_value_use()?;
+                    self.c.expect(b':', "after reducer argument")?;
+                    let t2 = self.parse_type()?;
+                    let l2 = self.parse_value_loc()?;
+                    self.c.expect(b')', "to close reducer arguments")?;
+                    firsts.push((n1, t1, p1, l1));
+                    seconds.push((n2, t2, p2, l2));
+                }
+                firsts.extend(seconds);
+                self.parse_region(Some(firsts))?
+            }
+        };
+        let op = self.build_op(name, &uses, &ins, outs, props, dict, vec![region])?;
+        if is_compact {
+            // The implied body ops take the reduce's location (MLIR does the same).
+            self.parse_trailing_loc(Some(op))?;
+            let loc = self.m.op_location(op);
+            let pending = self.pending_loc_for(op);
+            let block = self.m.blocks(region)[0];
+            for arg in self.m.block_args(block).to_vec() {
+                self.m.set_value_location(arg, loc);
+            }
+            for inner in self.m.block_ops(block).to_vec() {
+                self.m.set_op_location(inner, loc);
+                if let Some((name, pos)) = pending.clone() {
+                    self.push_pending_loc(inner, name, pos);
+                }
+            }
+        }
+        Ok(op)
+    }
+
+    /// `stablehlo.while(%iterArg = %init, ...) : T, ... attributes {..} cond { } do { }`.
+    fn parse_while(&mut self, name: &str) -> PResult<OpId> {
+        self.c.expect(b'(', "to open while operands")?;
+        let mut iter_args = Vec::new();
+        let mut uses = Vec::new();
+        if !self.c.eat(b')') {
+            loop {
+                let (n, _, p) = self.parse_value_use()?;
+                self.c.expect(b'=', "after while iteration argument")?;
+                uses.push(self.parse_value_use()?);
+                iter_args.push((n, p));
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',', "between while operands")?;
+            }
+        }
+        let mut types = Vec::new();
+        if !uses.is_empty() {
+            self.c.expect(b':', "before while operand types")?;
+            types = self.parse_type_list()?;
+            if types.len() != uses.len() {
+                return Err(self.c.error("while operand and type counts differ"));
+            }
+        }
+        let dict = if self.c.eat_keyword("attributes") {
+            self.parse_attr_dict()?
+        } else {
+            Vec::new()
+        };
+        let args: Vec<super::parser::EntryArg<'a>> = iter_args
+            .iter()
+            .zip(&types)
+            .map(|((n, p), &t)| (*n, t, *p, self.m.unknown_loc()))
+            .collect();
+        self.c
+            .expect_keyword("cond", "before the while condition")?;
+        let cond = self.parse_region(Some(args.clone()))?;
+        self.c.expect_keyword("do", "before the while body")?;
+        let body = self.parse_region(Some(args))?;
+        self.build_op(
+            name,
+            &uses,
+            &types,
+            types.clone(),
+            vec![],
+            dict,
+            vec![cond, body],
+        )
+    }
+}
+
+// ---- printing ----------------------------------------------------------------------------------
+
+fn prop<'a>(m: &'a Module, op: OpId, name: &str) -> Option<&'a AttrData> {
+    m.property(op, name).map(|a| m.attr_data(a))
+}
+
+fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
+    match a {
+        AttrData::DenseArray { element, data } => match m.type_data(*element) {
+            TypeData::Integer { width: 64, .. } => Some(
+                data.chunks_exact(8)
+                    .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                    .collect(),
+            ),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The value of a signless integer attribute of exactly `width` bits.
+fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
+    let AttrData::Integer { ty, value } = a else {
+        return None;
+    };
+    match m.type_data(*ty) {
+        TypeData::Integer {
+            width: w,
+            signedness: Signedness::Signless,
+        } if *w == width => i64::try_from(*value).ok(),
+        _ => None,
+    }
+}
+
+fn enum_case(m: &Module, a: &AttrData, mnemonic: &str) -> Option<&'static str> {
+    let AttrData::Dialect(d) = a else { return None };
+    if m.str(d.dialect) != "stablehlo" || m.str(d.mnemonic) != mnemonic {
+        return None;
+    }
+    let [Param::Int(v)] = &d.params[..] else {
+        return None;
+    };
+    super::dialects::find_enum("stablehlo", mnemonic)?
+        .cases
+        .iter()
+        .find(|c| c.1 == *v)
+        .map(|c| c.0)
+}
+
+fn write_i64s(p: &mut Printer<'_>, v: &[i64]) {
+    p.out.push('[');
+    for (i, x) in v.iter().enumerate() {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        p.out.push_str(&x.to_string());
+    }
+    p.out.push(']');
+}
+
+/// Prints the properties not in `consumed` plus the discardable attributes, as ` {...}`.
+fn print_rest_attrs(p: &mut Printer<'_>, op: OpId, consumed: &[&str]) {
+    let m = p.m;
+    let elide = p.opts.elide_defaults;
+    let op_name = m.op_name_str(op);
+    let mut all: Vec<NamedAttr> = m
+        .properties(op)
+        .iter()
+        .filter(|a| !consumed.contains(&m.str(a.name)))
+        .filter(|a| !(elide && is_default_value(m, op_name, m.str(a.name), a.value)))
+        .copied()
+        .collect();
+    all.extend(m.attributes(op).iter().copied());
+    if all.is_empty() {
+        return;
+    }
+    all.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+    p.out.push(' ');
+    p.print_attr_dict(&all, &[]);
+}
+
+/// True when every property is one the format prints (or the attr-dict can carry).
+fn props_allowed(m: &Module, op: OpId, allowed: &[&str]) -> bool {
+    m.properties(op)
+        .iter()
+        .all(|a| allowed.contains(&m.str(a.name)))
+}
+
+fn operand_types(m: &Module, op: OpId) -> Vec<Type> {
+    m.operands(op).iter().map(|&v| m.value_type(v)).collect()
+}
+
+fn result_types(m: &Module, op: OpId) -> Vec<Type> {
+    m.results(op).map(|v| m.value_type(v)).collect()
+}
+
+fn print_functional(p: &mut Printer<'_>, op: OpId) {
+    let m = p.m;
+    p.out.push_str(" : (");
+    p.print_type_list(&operand_types(m, op));
+    p.out.push_str(") -> ");
+    p.print_result_types(&result_types(m, op));
+}
+
+fn print_saort(p: &mut Printer<'_>, op: OpId) {
+    let m = p.m;
+    let ins = operand_types(m, op);
+    let outs = result_types(m, op);
+    if outs.len() == 1 && ins.iter().all(|&t| t == outs[0]) {
+        p.out.push_str(" : ");
+        p.print_type(outs[0]);
+    } else {
+        print_functional(p, op);
+    }
+}
+
+/// Prints a StableHLO op in pretty syntax; false when it has none here (generic form then).
+pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let name = m.op_name_str(op);
+    let Some(short) = name.strip_prefix("stablehlo.") else {
+        return false;
+    };
+    let nres = m.num_results(op);
+    let nops = m.operands(op).len();
+    let inherent = inherent_attrs(name);
+    // Every pretty form below has no successors; region-free unless stated.
+    if !m.successors(op).is_empty() {
+        return false;
+    }
+    // The attr-dict of a custom form is split back by name on parsing, so the form is only
+    // lossless when every property has an inherent name and no discardable attribute has one.
+    if !placement_is_canonical(m, op) {
+        return false;
+    }
+    let no_regions = m.regions(op).is_empty();
+    match short {
+        s if (UNARY.contains(&s) && nops == 1
+            || BINARY.contains(&s) && nops == 2
+            || s == "clamp" && nops == 3)
+            && nres == 1
+            && no_regions
+            && props_allowed(m, op, inherent) =>
+        {
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            print_rest_attrs(p, op, &[]);
+            print_saort(p, op);
+            true
+        }
+        s if FUNCTIONAL.contains(&s)
+            && no_regions
+            && props_allowed(m, op, inherent)
+            && nres == 1 =>
+        {
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            print_rest_attrs(p, op, &[]);
+            print_functional(p, op);
+            true
+        }
+        "constant" if nops == 0 && nres == 1 && no_regions => {
+            let Some(value) = m.property(op, "value") else {
+                return false;
+            };
+            let vty = match m.attr_data(value) {
+                AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
+                _ => return false,
+            };
+            if !props_allowed(m, op, &["value"]) {
+                return false;
+            }
+            p.out.push_str(name);
+            let rty = result_types(m, op)[0];
+            if vty != rty {
+                // The value's type differs (quantized results): MLIR prints the generic body.
+                p.out.push_str("() <");
+                p.print_attr_dict(m.properties(op), &[]);
+                p.out.push('>');
+                if !m.attributes(op).is_empty() {
+                    p.out.push(' ');
+                    p.print_attr_dict(m.attributes(op), &[]);
+                }
+                p.out.push_str(" : () -> ");
+                p.print_type(rty);
+                return true;
+            }
+            if !m.attributes(op).is_empty() {
+                p.out.push(' ');
+                p.print_attr_dict(m.attributes(op), &[]);
+            }
+            p.out.push(' ');
+            p.print_attr(value);
+            true
+        }
+        "iota" if nops == 0 && nres == 1 && no_regions => {
+            let Some(d) = prop(m, op, "iota_dimension").and_then(|a| int_attr_of(m, a, 64)) else {
+                return false;
+            };
+            if !props_allowed(m, op, inherent) {
+                return false;
+            }
+            p.out.push_str(name);
+            p.out.push_str(&format!(" dim = {d}"));
+            print_rest_attrs(p, op, &["iota_dimension"]);
+            p.out.push_str(" : ");
+            p.print_type(result_types(m, op)[0]);
+            true
+        }
+        "dynamic_iota" | "get_dimension_size" | "set_dimension_size" | "concatenate"
+            if nres == 1 && no_regions =>
+        {
+            let key = if short == "dynamic_iota" {
+                "iota_dimension"
+            } else {
+                "dimension"
+            };
+            let Some(d) = prop(m, op, key).and_then(|a| int_attr_of(m, a, 64)) else {
+                return false;
+            };
+            if !props_allowed(m, op, inherent) || nops == 0 {
+                return false;
+            }
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            p.out.push_str(&format!(", dim = {d}"));
+            print_rest_attrs(p, op, &[key]);
+            print_functional(p, op);
+            true
+        }
+        "create_token" | "replica_id" | "partition_id" if nops == 0 && nres == 1 && no_regions => {
+            if !props_allowed(m, op, inherent) {
+                return false;
+            }
+            p.out.push_str(name);
+            print_rest_attrs(p, op, &[]);
+            p.out.push_str(" : ");
+            p.print_type(result_types(m, op)[0]);
+            true
+        }
+        "after_all" if nres == 1 && no_regions && props_allowed(m, op, inherent) => {
+            p.out.push_str(name);
+            if nops > 0 {
+                p.out.push(' ');
+                p.print_value_list(m.operands(op));
+            }
+            print_rest_attrs(p, op, &[]);
+            print_saort(p, op);
+            true
+        }
+        "tuple" if nres == 1 && no_regions && props_allowed(m, op, inherent) => {
+            let rty = result_types(m, op)[0];
+            match m.type_data(rty) {
+                TypeData::Tuple(ts) if ts[..] == operand_types(m, op)[..] => {}
+                _ => return false,
+            }
+            p.out.push_str(name);
+            if nops > 0 {
+                p.out.push(' ');
+                p.print_value_list(m.operands(op));
+            }
+            print_rest_attrs(p, op, &[]);
+            p.out.push_str(" : ");
+            p.print_type(rty);
+            true
+        }
+        "get_tuple_element" if nops == 1 && nres == 1 && no_regions => {
+            let Some(i) = prop(m, op, "index").and_then(|a| int_attr_of(m, a, 32)) else {
+                return false;
+            };
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            p.out.push_str(&format!("[{i}]"));
+            print_rest_attrs(p, op, &["index"]);
+            print_functional(p, op);
+            true
+        }
+        "compare" if nops == 2 && nres == 1 && no_regions => {
+            let Some(dir) = prop(m, op, "comparison_direction")
+                .and_then(|a| enum_case(m, a, "comparison_direction"))
+            else {
+                return false;
+            };
+            let ct = match prop(m, op, "compare_type") {
+                None => None,
+                Some(a) => match enum_case(m, a, "comparison_type") {
+                    Some(c) => Some(c),
+                    None => return false,
+                },
+            };
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.out.push_str(dir);
+            p.out.push_str(", ");
+            p.print_value_list(m.operands(op));
+            if let Some(c) = ct {
+                p.out.push_str(", ");
+                p.out.push_str(c);
+            }
+            print_rest_attrs(p, op, &["comparison_direction", "compare_type"]);
+            print_functional(p, op);
+            true
+        }
+        "slice" if nops == 1 && nres == 1 && no_regions => {
+            let get = |k| prop(m, op, k).and_then(|a| i64_array(m, a));
+            let (Some(s), Some(l), Some(st)) =
+                (get("start_indices"), get("limit_indices"), get("strides"))
+            else {
+                return false;
+            };
+            if s.len() != l.len() || s.len() != st.len() {
+                return false;
+            }
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            p.out.push_str(" [");
+            for i in 0..s.len() {
+                if i > 0 {
+                    p.out.push_str(", ");
+                }
+                p.out.push_str(&format!("{}:{}", s[i], l[i]));
+                if st[i] != 1 {
+                    p.out.push_str(&format!(":{}", st[i]));
+                }
+            }
+            p.out.push(']');
+            print_rest_attrs(p, op, &["start_indices", "limit_indices", "strides"]);
+            print_functional(p, op);
+            true
+        }
+        "dynamic_slice" if nops >= 1 && nres == 1 && no_regions => {
+            let Some(sizes) = prop(m, op, "slice_sizes").and_then(|a| i64_array(m, a)) else {
+                return false;
+            };
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            p.out.push_str(", sizes = ");
+            write_i64s(p, &sizes);
+            print_rest_attrs(p, op, &["slice_sizes"]);
+            print_functional(p, op);
+            true
+        }
+        "broadcast" | "broadcast_in_dim" | "transpose" | "reverse" | "dynamic_broadcast_in_dim"
+            if nres == 1 && no_regions && nops >= 1 =>
+        {
+            let (kw, key) = match short {
+                "broadcast" => ("sizes", "broadcast_sizes"),
+                "broadcast_in_dim" | "dynamic_broadcast_in_dim" => ("dims", "broadcast_dimensions"),
+                "transpose" => ("dims", "permutation"),
+                _ => ("dims", "dimensions"),
+            };
+            let Some(dims) = prop(m, op, key).and_then(|a| i64_array(m, a)) else {
+                return false;
+            };
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            p.out.push_str(&format!(", {kw} = "));
+            write_i64s(p, &dims);
+            print_rest_attrs(p, op, &[key]);
+            if short == "reverse" {
+                print_saort(p, op);
+            } else {
+                print_functional(p, op);
+            }
+            true
+        }
+        "cholesky" if nops == 1 && nres == 1 && no_regions => {
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            if let Some(l) = m.property(op, "lower") {
+                if !(p.opts.elide_defaults && matches!(m.attr_data(l), AttrData::Bool(false))) {
+                    p.out.push_str(", lower = ");
+                    p.print_attr(l);
+                }
+            }
+            print_rest_attrs(p, op, &["lower"]);
+            print_saort(p, op);
+            true
+        }
+        "pad" if nops == 2 && nres == 1 && no_regions => {
+            let get = |k| prop(m, op, k).and_then(|a| i64_array(m, a));
+            let (Some(lo), Some(hi), Some(int)) = (
+                get("edge_padding_low"),
+                get("edge_padding_high"),
+                get("interior_padding"),
+            ) else {
+                return false;
+            };
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            p.out.push_str(", low = ");
+            write_i64s(p, &lo);
+            p.out.push_str(", high = ");
+            write_i64s(p, &hi);
+            p.out.push_str(", interior = ");
+            write_i64s(p, &int);
+            print_rest_attrs(
+                p,
+                op,
+                &["edge_padding_low", "edge_padding_high", "interior_padding"],
+            );
+            print_functional(p, op);
+            true
+        }
+        "fft" if nops == 1 && nres == 1 && no_regions => {
+            let Some(t) = prop(m, op, "fft_type").and_then(|a| enum_case(m, a, "fft_type")) else {
+                return false;
+            };
+            let Some(l) = prop(m, op, "fft_length").and_then(|a| i64_array(m, a)) else {
+                return false;
+            };
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            p.out.push_str(&format!(", type = {t}, length = "));
+            write_i64s(p, &l);
+            print_rest_attrs(p, op, &["fft_type", "fft_length"]);
+            print_functional(p, op);
+            true
+        }
+        "rng" | "rng_bit_generator" if no_regions && nops >= 1 => {
+            let (kw, key) = if short == "rng" {
+                ("distribution", "rng_distribution")
+            } else {
+                ("algorithm", "rng_algorithm")
+            };
+            let Some(c) = prop(m, op, key).and_then(|a| enum_case(m, a, key)) else {
+                return false;
+            };
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            p.out.push_str(&format!(", {kw} = {c}"));
+            print_rest_attrs(p, op, &[key]);
+            print_functional(p, op);
+            true
+        }
+        "einsum" | "unary_einsum" if nres == 1 && no_regions => {
+            let Some(cfg) = m.property(op, "einsum_config") else {
+                return false;
+            };
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            p.out.push_str(", config = ");
+            p.print_attr(cfg);
+            print_rest_attrs(p, op, &["einsum_config"]);
+            print_functional(p, op);
+            true
+        }
+        "reduce_precision" if nops == 1 && nres == 1 && no_regions => {
+            let get = |k| prop(m, op, k).and_then(|a| int_attr_of(m, a, 32));
+            let (Some(e), Some(mt)) = (get("exponent_bits"), get("mantissa_bits")) else {
+                return false;
+            };
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            p.out.push_str(&format!(", format = e{e}m{mt}"));
+            print_rest_attrs(p, op, &["exponent_bits", "mantissa_bits"]);
+            print_saort(p, op);
+            true
+        }
+        "select" if nops == 3 && nres == 1 && no_regions && props_allowed(m, op, inherent) => {
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            print_rest_attrs(p, op, &[]);
+            let ins = operand_types(m, op);
+            let out = result_types(m, op)[0];
+            if ins[1] == out && ins[2] == out {
+                p.out.push_str(" : ");
+                p.print_type(ins[0]);
+                p.out.push_str(", ");
+                p.print_type(out);
+            } else {
+                print_functional(p, op);
+            }
+            true
+        }
+        "complex" if nops == 2 && nres == 1 && no_regions && props_allowed(m, op, inherent) => {
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            print_rest_attrs(p, op, &[]);
+            let ins = operand_types(m, op);
+            let out = result_types(m, op)[0];
+            let real = match m.type_data(out) {
+                TypeData::RankedTensor {
+                    shape,
+                    element,
+                    encoding,
+                } => match m.type_data(*element) {
+                    TypeData::Complex(r) => Some((shape.clone(), *r, *encoding)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let matches_real = real.is_some_and(|(shape, r, enc)| {
+                ins.iter().all(|&t| {
+                    matches!(m.type_data(t), TypeData::RankedTensor { shape: s, element, encoding } if *s == shape && *element == r && *encoding == enc)
+                })
+            });
+            if matches_real {
+                p.out.push_str(" : ");
+                p.print_type(out);
+            } else {
+                print_functional(p, op);
+            }
+            true
+        }
+        "optimization_barrier" if no_regions && props_allowed(m, op, inherent) => {
+            if operand_types(m, op) != result_types(m, op) {
+                return false;
+            }
+            p.out.push_str(name);
+            print_rest_attrs(p, op, &[]);
+            if nops == 0 {
+                p.out.push_str("()");
+            } else {
+                p.out.push(' ');
+                p.print_value_list(m.operands(op));
+                p.out.push_str(" : ");
+                p.print_type_list(&operand_types(m, op));
+            }
+            true
+        }
+        "return" if nres == 0 && no_regions && props_allowed(m, op, inherent) => {
+            p.out.push_str(name);
+            if nops > 0 {
+                p.out.push(' ');
+                p.print_value_list(m.operands(op));
+            }
+            print_rest_attrs(p, op, &[]);
+            if nops > 0 {
+                p.out.push_str(" : ");
+                p.print_type_list(&operand_types(m, op));
+            }
+            true
+        }
+        "custom_call" if no_regions => {
+            let Some(AttrData::String { value, ty: None }) = prop(m, op, "call_target_name") else {
+                return false;
+            };
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_symbol(*value);
+            p.out.push('(');
+            p.print_value_list(m.operands(op));
+            p.out.push(')');
+            print_rest_attrs(p, op, &["call_target_name"]);
+            print_functional(p, op);
+            true
+        }
+        "composite" if no_regions => {
+            let Some(AttrData::String { value, ty: None }) = prop(m, op, "name") else {
+                return false;
+            };
+            p.out.push_str(name);
+            p.out.push(' ');
+            super::printer::write_escaped(&mut p.out, m.str(*value));
+            if nops > 0 {
+                p.out.push(' ');
+                p.print_value_list(m.operands(op));
+            }
+            print_rest_attrs(p, op, &["name"]);
+            print_functional(p, op);
+            true
+        }
+        "dot" if nops == 2 && nres == 1 && no_regions && props_allowed(m, op, inherent) => {
+            p.out.push_str(name);
+            p.out.push(' ');
+            p.print_value_list(m.operands(op));
+            if let Some(a) = m.property(op, "precision_config") {
+                if !print_precision(p, a) {
+                    return false;
+                }
+            }
+            print_rest_attrs(p, op, &["precision_config"]);
+            print_functional(p, op);
+            true
+        }
+        "dot_general" if nops == 2 && nres == 1 && no_regions && props_allowed(m, op, inherent) => {
+            let Some(AttrData::Dialect(dd)) = prop(m, op, "dot_dimension_numbers") else {
+                return false;
+            };
+            let [Param::Ints(lb), Param::Ints(rb), Param::Ints(lc), Param::Ints(rc)] =
+                &dd.params[..]
+            else {
+                return false;
+            };
+            let algorithm = m.property(op, "algorithm");
+            if let Some(a) = algorithm {
+                if !matches!(m.attr_data(a), AttrData::Dialect(d) if m.str(d.mnemonic) == "dot_algorithm")
+                {
+                    return false;
+                }
+            }
+            let mut out = String::from(name);
+            out.push(' ');
+            p.out.push_str(&out);
+            p.print_value_list(m.operands(op));
+            p.out.push_str(", ");
+            if !lb.is_empty() || !rb.is_empty() {
+                p.out.push_str("batching_dims = ");
+                write_i64s(p, lb);
+                p.out.push_str(" x ");
+                write_i64s(p, rb);
+                p.out.push_str(", ");
+            }
+            p.out.push_str("contracting_dims = ");
+            write_i64s(p, lc);
+            p.out.push_str(" x ");
+            write_i64s(p, rc);
+            if let Some(a) = m.property(op, "precision_config") {
+                if !print_precision(p, a) {
+                    return false;
+                }
+            }
+            if let Some(a) = algorithm {
+                p.out.push_str(", algorithm = ");
+                let full = super::printer::attribute_to_string(m, a);
+                // Stripped form: `<...>` without `#stablehlo.dot_algorithm`.
+                p.out.push_str(
+                    full.strip_prefix("#stablehlo.dot_algorithm")
+                        .unwrap_or(&full),
+                );
+            }
+            print_rest_attrs(
+                p,
+                op,
+                &["dot_dimension_numbers", "precision_config", "algorithm"],
+            );
+            print_functional(p, op);
+            true
+        }
+        "convolution" if nops == 2 && nres == 1 && no_regions => print_convolution(p, op),
+        "reduce" if m.regions(op).len() == 1 => print_reduce(p, op),
+        "while" if m.regions(op).len() == 2 => print_while(p, op),
+        _ => false,
+    }
+}
+
+/// True when re-parsing a custom form would put every attribute back where it is now.
+fn placement_is_canonical(m: &Module, op: OpId) -> bool {
+    let name = m.op_name_str(op);
+    let table = inherent_attrs(name);
+    let spec: &[&str] = if let Some(o) = crate::vhlo::StablehloOp::from_name(name) {
+        o.attribute_names()
+    } else {
+        &[]
+    };
+    let inherent = |n: &str| table.contains(&n) || spec.contains(&n);
+    m.properties(op).iter().all(|a| inherent(m.str(a.name)))
+        && !m.attributes(op).iter().any(|a| inherent(m.str(a.name)))
+}
+
+/// `, precision = [DEFAULT, HIGH]`; false when an element is not a precision enum.
+fn print_precision(p: &mut Printer<'_>, a: Attribute) -> bool {
+    let m = p.m;
+    let AttrData::Array(elems) = m.attr_data(a) else {
+        return false;
+    };
+    let mut names = Vec::new();
+    for &e in elems.iter() {
+        match enum_case(m, m.attr_data(e), "precision") {
+            Some(c) => names.push(c),
+            None => return false,
+        }
+    }
+    p.out.push_str(", precision = [");
+    p.out.push_str(&names.join(", "));
+    p.out.push(']');
+    true
+}
+
+fn print_convolution(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let Some(AttrData::Dialect(dn)) = prop(m, op, "dimension_numbers") else {
+        return false;
+    };
+    let dn_params = dn.params.clone();
+    // Check the window attributes have the printable shapes first.
+    let arr = |k| prop(m, op, k).map(|a| i64_array(m, a));
+    for k in ["window_strides", "lhs_dilation", "rhs_dilation"] {
+        if let Some(None) = arr(k) {
+            return false;
+        }
+    }
+    let padding = match prop(m, op, "padding") {
+        None => None,
+        Some(AttrData::DenseElements { ty, data, splat }) => {
+            let TypeData::RankedTensor { shape, element, .. } = m.type_data(*ty) else {
+                return false;
+            };
+            if shape.len() != 2
+                || shape[1] != 2
+                || !matches!(m.type_data(*element), TypeData::Integer { width: 64, .. })
+            {
+                return false;
+            }
+            let n = (shape[0].max(0) as usize) * 2;
+            let vals: Vec<i64> = if *splat {
+                let v = i64::from_le_bytes(
+                    data.get(..8)
+                        .and_then(|s| s.try_into().ok())
+                        .unwrap_or([0; 8]),
+                );
+                vec![v; n]
+            } else {
+                data.chunks_exact(8)
+                    .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                    .collect()
+            };
+            Some(vals)
+        }
+        Some(_) => return false,
+    };
+    let reversal = match prop(m, op, "window_reversal") {
+        None => None,
+        Some(AttrData::DenseArray { element, data })
+            if matches!(m.type_data(*element), TypeData::Integer { width: 1, .. }) =>
+        {
+            Some(data.iter().map(|&b| b != 0).collect::<Vec<bool>>())
+        }
+        Some(_) => return false,
+    };
+    let start = p.out.len();
+    p.out.push_str(m.op_name_str(op));
+    p.out.push('(');
+    p.print_value_list(m.operands(op));
+    p.out.push_str(") dim_numbers = ");
+    if !p.print_conv_dims(&dn_params) {
+        // Not printable compactly: generic form (which shows the raw attribute).
+        p.out.truncate(start);
+        return false;
+    }
+    p.out.push_str(", window = {");
+    let mut parts: Vec<String> = Vec::new();
+    let list = |v: &[i64]| {
+        format!(
+            "[{}]",
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    if let Some(Some(v)) = arr("window_strides") {
+        parts.push(format!("stride = {}", list(&v)));
+    }
+    if let Some(v) = padding {
+        let rows: Vec<String> = v
+            .chunks(2)
+            .map(|r| format!("[{}, {}]", r[0], r.get(1).copied().unwrap_or(0)))
+            .collect();
+        parts.push(format!("pad = [{}]", rows.join(", ")));
+    }
+    if let Some(Some(v)) = arr("lhs_dilation") {
+        parts.push(format!("lhs_dilate = {}", list(&v)));
+    }
+    if let Some(Some(v)) = arr("rhs_dilation") {
+        parts.push(format!("rhs_dilate = {}", list(&v)));
+    }
+    if let Some(v) = reversal {
+        parts.push(format!(
+            "reverse = [{}]",
+            v.iter()
+                .map(|b| b.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    p.out.push_str(&parts.join(", "));
+    p.out.push('}');
+    print_rest_attrs(
+        p,
+        op,
+        &[
+            "dimension_numbers",
+            "window_strides",
+            "padding",
+            "lhs_dilation",
+            "rhs_dilation",
+            "window_reversal",
+        ],
+    );
+    print_functional(p, op);
+    true
+}
+
+/// The compact `applies` form is used when the body is exactly `inner(arg0, arg1); return`.
+fn reduce_compact_inner(m: &Module, op: OpId) -> Option<&str> {
+    let region = m.regions(op)[0];
+    let [block] = m.blocks(region) else {
+        return None;
+    };
+    let ops = m.block_ops(*block);
+    let [inner, ret] = ops else { return None };
+    let inner_name = m.op_name_str(*inner);
+    let short = inner_name.strip_prefix("stablehlo.")?;
+    if !COMMUTATIVE.contains(&short) || !m.regions(*inner).is_empty() || m.num_results(*inner) != 1
+    {
+        return None;
+    }
+    if !m.properties(*inner).is_empty() || !m.attributes(*inner).is_empty() {
+        return None;
+    }
+    let operands = m.operands(*inner);
+    let ty = m.value_type(m.result(*inner, 0)?);
+    if operands.len() != 2 || operands.iter().any(|&v| m.value_type(v) != ty) {
+        return None;
+    }
+    let input = *m.operands(op).first()?;
+    let elem = match m.type_data(m.value_type(input)) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
+        _ => return None,
+    };
+    match m.type_data(ty) {
+        TypeData::RankedTensor {
+            shape,
+            element,
+            encoding: None,
+        } if shape.is_empty() && *element == elem => {}
+        _ => return None,
+    }
+    if m.block_args(*block) != operands {
+        return None;
+    }
+    if m.op_name_str(*ret) != "stablehlo.return" || m.operands(*ret) != [m.result(*inner, 0)?] {
+        return None;
+    }
+    // The compact form cannot carry distinct locations of the body ops.
+    let loc = m.op_location(op);
+    if m.op_location(*inner) != loc
+        || m.op_location(*ret) != loc
+        || m.block_args(*block)
+            .iter()
+            .any(|&a| m.value_location(a) != loc)
+    {
+        return None;
+    }
+    Some(inner_name)
+}
+
+fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let Some(dims) = prop(m, op, "dimensions").and_then(|a| i64_array(m, a)) else {
+        return false;
+    };
+    let operands = m.operands(op);
+    if operands.is_empty() || !operands.len().is_multiple_of(2) || m.properties(op).len() != 1 {
+        return false;
+    }
+    let n = operands.len() / 2;
+    let region = m.regions(op)[0];
+    let compact = reduce_compact_inner(m, op);
+    if compact.is_none() {
+        let [block] = m.blocks(region) else {
+            return false;
+        };
+        if m.block_args(*block).len() != operands.len() {
+            return false;
+        }
+    }
+    p.out.push_str(m.op_name_str(op));
+    for i in 0..n {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        let a = p.value_name(operands[i]);
+        let b = p.value_name(operands[i + n]);
+        p.out.push_str(&format!("({a} init: {b})"));
+    }
+    if let Some(inner) = compact {
+        p.out.push_str(" applies ");
+        p.out.push_str(inner);
+    }
+    p.out.push_str(" across dimensions = ");
+    write_i64s(p, &dims);
+    print_rest_attrs(p, op, &["dimensions"]);
+    print_functional(p, op);
+    if compact.is_none() {
+        let block = m.blocks(region)[0];
+        let args = m.block_args(block).to_vec();
+        p.newline();
+        p.out.push_str(" reducer");
+        for i in 0..n {
+            p.out.push('(');
+            for (j, &a) in [args[i], args[i + n]].iter().enumerate() {
+                if j > 0 {
+                    p.out.push_str(", ");
+                }
+                let nm = p.value_name(a);
+                p.out.push_str(&nm);
+                p.out.push_str(": ");
+                p.print_type(m.value_type(a));
+                p.print_arg_loc(a);
+            }
+            p.out.push_str(") ");
+        }
+        p.out.push(' ');
+        p.print_region(region, false, false);
+    }
+    true
+}
+
+fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let regions = m.regions(op);
+    let (cond, body) = (regions[0], regions[1]);
+    let operands = m.operands(op);
+    for r in [cond, body] {
+        let blocks = m.blocks(r);
+        let Some(&entry) = blocks.first() else {
+            return false;
+        };
+        if m.block_args(entry).len() != operands.len() {
+            return false;
+        }
+    }
+    if !m.properties(op).is_empty() {
+        return false;
+    }
+    // One type list serves operands, results and both regions' arguments.
+    let types = operand_types(m, op);
+    if result_types(m, op) != types {
+        return false;
+    }
+    for r in [cond, body] {
+        let args = m.block_args(m.blocks(r)[0]);
+        if args
+            .iter()
+            .map(|&a| m.value_type(a))
+            .ne(types.iter().copied())
+        {
+            return false;
+        }
+    }
+    let body_args = m.block_args(m.blocks(body)[0]).to_vec();
+    let cond_args = m.block_args(m.blocks(cond)[0]).to_vec();
+    // Both regions share the printed iteration-argument names.
+    for (a, b) in cond_args.iter().zip(&body_args) {
+        if p.value_name(*a) != p.value_name(*b) {
+            return false;
+        }
+    }
+    p.out.push_str(m.op_name_str(op));
+    p.out.push('(');
+    for (i, (&a, &v)) in body_args.iter().zip(operands).enumerate() {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        let an = p.value_name(a);
+        let vn = p.value_name(v);
+        p.out.push_str(&format!("{an} = {vn}"));
+    }
+    p.out.push(')');
+    if !operands.is_empty() {
+        p.out.push_str(" : ");
+        p.print_type_list(&operand_types(m, op));
+    }
+    if !m.attributes(op).is_empty() {
+        p.out.push_str(" attributes ");
+        p.print_attr_dict(m.attributes(op), &[]);
+    }
+    p.newline();
+    p.out.push_str("cond ");
+    p.print_region(cond, false, false);
+    p.out.push_str(" do ");
+    p.print_region(body, false, false);
+    true
+}
+
+/// Result names MLIR's `getAsmResultNames` gives (pretty printing only): one base name shared
+/// by all results, or one name per result.
+pub(crate) enum NameHint {
+    Shared(std::borrow::Cow<'static, str>),
+    PerResult(&'static [&'static str]),
+}
+
+pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
+    match m.op_name_str(op) {
+        "stablehlo.constant" => {
+            let rty = m.value_type(m.result(op, 0)?);
+            let elem = match m.type_data(rty) {
+                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
+                    *element
+                }
+                _ => return Some(NameHint::Shared("cst".into())),
+            };
+            Some(NameHint::Shared(
+                if matches!(m.type_data(elem), TypeData::Integer { .. }) {
+                    "c"
+                } else {
+                    "cst"
+                }
+                .into(),
+            ))
+        }
+        "arith.constant" => {
+            // `%c0` / `%c42_i32` for integers, `%true`/`%false` for i1, `%cst` otherwise.
+            let value = m.property(op, "value")?;
+            let name = match m.attr_data(value) {
+                AttrData::Bool(b) => if *b { "true" } else { "false" }.to_string(),
+                AttrData::Integer { ty, value } => match m.type_data(*ty) {
+                    TypeData::Integer { width: 1, .. } => {
+                        if *value & 1 == 1 { "true" } else { "false" }.to_string()
+                    }
+                    TypeData::Integer { .. } => {
+                        format!("c{value}_{}", super::printer::type_to_string(m, *ty))
+                    }
+                    _ => format!("c{value}"),
+                },
+                _ => "cst".to_string(),
+            };
+            Some(NameHint::Shared(name.into()))
+        }
+        "stablehlo.rng_bit_generator" if m.num_results(op) == 2 => {
+            Some(NameHint::PerResult(&["output_state", "output"]))
+        }
+        _ => None,
+    }
+}
+
+/// Block argument names MLIR's `getAsmBlockArgumentNames` gives (pretty printing only).
+pub(crate) fn block_arg_name_hint(m: &Module, op: OpId) -> Option<&'static str> {
+    match m.op_name_str(op) {
+        "stablehlo.while" => Some("iterArg"),
+        _ => None,
+    }
+}
+
+/// Default values of StableHLO's `DefaultValued` attributes (from `spec/ops`), as printed.
+const DEFAULTS: &[(&str, &str)] = &[
+    (
+        "result_accuracy",
+        "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+    ),
+    ("indices_are_sorted", "false"),
+    ("unique_indices", "false"),
+    ("is_host_transfer", "false"),
+    ("has_side_effect", "false"),
+    ("is_stable", "false"),
+    ("lower", "false"),
+    ("api_version", "1 : i32"),
+    ("called_computations", "[]"),
+    ("output_operand_aliases", "[]"),
+    ("composite_attributes", "{}"),
+    ("version", "0 : i32"),
+    ("infeed_config", "\"\""),
+    ("outfeed_config", "\"\""),
+];
+
+/// True when `value` is the default of the inherent attribute `attr` of StableHLO op `op`.
+fn is_default_value(m: &Module, op: &str, attr: &str, value: Attribute) -> bool {
+    if !op.starts_with("stablehlo.") || !inherent_attrs(op).contains(&attr) {
+        return false;
+    }
+    let default = match (op, attr) {
+        ("stablehlo.sort", "dimension") => "-1 : i64",
+        _ => match DEFAULTS.iter().find(|d| d.0 == attr) {
+            Some(d) => d.1,
+            None => return false,
+        },
+    };
+    super::printer::attribute_to_string(m, value) == default
+}
