@@ -17,16 +17,26 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target}"
 
 case "$target" in
   text_*) pattern='*.mlir' kind=text ;;
+  bytecode_to_text) pattern='*.mlir.bc' kind=bytecode ;;
   *) pattern='*.mlir.bc' kind=bytecode ;;
 esac
 seeds="$here/corpus/seeds-$kind"
 mkdir -p "$seeds" "$here/corpus/$target" "$here/artifacts/$target" "$here/regressions/$kind"
-for dir in "$suite" "$jax"; do
-  [ -d "$dir" ] || continue
-  for f in "$dir"/$pattern; do
-    [ -e "$f" ] && ln -sf "$f" "$seeds/$(basename "$(dirname "$f")")-$(basename "$f")"
+if [ "$kind" = bytecode ]; then
+  for dir in "$suite" "$jax"; do
+    [ -d "$dir" ] || continue
+    for f in "$dir"/$pattern; do
+      [ -e "$f" ] && ln -sf "$f" "$seeds/$(basename "$(dirname "$f")")-$(basename "$f")"
+    done
   done
-done
+else
+  # Text seeds: the suite sources and the StableHLO test files, split at `// -----` as
+  # `--split-input-file` does, so that each seed is one small program.
+  tests="${VHLO_STABLEHLO_TESTS:-$here/../../shared/stablehlo-tests}"
+  find "$suite" "$tests" -name '*.mlir' 2>/dev/null | sort | while read -r f; do
+    awk -v out="$seeds/$(basename "$f")" '/^\/\/ -----/ { n++; next } { print > (out "." n+0) }' "$f"
+  done
+fi
 exec "$CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/release/$target" \
   -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
   -artifact_prefix="$here/artifacts/$target/" -print_final_stats=1 "$@" \

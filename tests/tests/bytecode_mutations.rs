@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use vhlo_core::bytecode::{self, ArtifactInfo, WriteOptions};
+use vhlo_core::text;
 
 /// Mutants per suite artifact (34 artifacts): about a minute of CPU in a debug build, where an
 /// accepted mutant (four passes: read, write, read, write) costs ~50 ms. `VHLO_MUTANTS` sets
@@ -303,6 +304,20 @@ fn check(bytes: &[u8]) -> Result<Option<String>, String> {
     }
 }
 
+/// For an accepted input: its generic text parses back and prints the same again (the
+/// `bytecode_to_text` fuzz target's property).
+fn check_text(bytes: &[u8]) -> Result<(), String> {
+    let Ok((module, _)) = bytecode::read(bytes) else {
+        return Ok(());
+    };
+    let first = text::print_generic(&module);
+    let again = text::parse(&first).map_err(|e| format!("printed text does not parse: {e}"))?;
+    if text::print_generic(&again) != first {
+        return Err("the generic text printed twice differs".into());
+    }
+    Ok(())
+}
+
 /// An error message with its numbers and quoted names blanked, to count kinds of errors rather
 /// than instances.
 fn normalize(message: &str) -> String {
@@ -423,7 +438,7 @@ fn fuzz_regressions_are_rejected_cleanly_or_round_trip() {
         .filter_map(|path| {
             let bytes = std::fs::read(path).unwrap();
             let t = Instant::now();
-            let outcome = check(&bytes);
+            let outcome = check(&bytes).and_then(|_| check_text(&bytes));
             let took = t.elapsed();
             let name = path.file_name().unwrap().to_string_lossy();
             match outcome {

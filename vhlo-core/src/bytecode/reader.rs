@@ -630,6 +630,17 @@ impl<'a> Reader<'a> {
                     let value = self.read_attr(c)?;
                     entries.push((name, value));
                 }
+                // MLIR's DictionaryAttr::get sorts by name and allows no duplicate; so does the
+                // IR, whatever order the file has.
+                let m = &self.module;
+                entries.sort_by(|a, b| m.str(a.0).cmp(m.str(b.0)));
+                if let Some(w) = entries
+                    .windows(2)
+                    .find(|w| w.first().map(|e| e.0) == w.last().map(|e| e.0))
+                {
+                    let name = w.first().map_or("", |e| m.str(e.0));
+                    return Err(c.err_at(at, format!("dictionary has the key '{name}' twice")));
+                }
                 AttrData::Dictionary(entries.into())
             }
             2 => AttrData::String {
@@ -1702,7 +1713,9 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
         Some(("bool_v1", _)) => {
             return matches!(blob, [0x00 | 0xFF]) || blob.len() == n.div_ceil(8);
         }
-        Some(("complex_v1", [Param::Type(inner)])) => scalar_bytes(*inner).map(|b| b.saturating_mul(2)),
+        Some(("complex_v1", [Param::Type(inner)])) => {
+            scalar_bytes(*inner).map(|b| b.saturating_mul(2))
+        }
         _ => scalar_bytes(*e),
     };
     match element_bytes.and_then(|b| usize::try_from(b).ok()) {
