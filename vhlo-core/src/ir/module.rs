@@ -465,10 +465,7 @@ impl Module {
     pub fn add_block_arg(&mut self, block: Block, ty: Type) -> Value {
         let index = to_u32(self.blocks[block.index()].args.len());
         let v = Value(to_u32(self.values.len()));
-        self.values.push(ValueData {
-            ty,
-            def: ValueDef::Argument { block, index },
-        });
+        self.values.push(ValueData { ty, def: ValueDef::Argument { block, index } });
         self.blocks[block.index()].args.push(v);
         v
     }

@@ -521,7 +521,10 @@ mod tests {
         let f64b = |x: f64| x.to_bits() as u128;
         assert_eq!(format_float(FloatKind::F64, f64b(0.3)), "3.000000e-01");
         assert_eq!(format_float(FloatKind::F64, f64b(1e10)), "1.000000e+10");
-        assert_eq!(format_float(FloatKind::F64, f64b(5e-324)), "4.940660e-324");
+        assert_eq!(
+            format_float(FloatKind::F64, f64b(5e-324)),
+            "4.940660e-324"
+        );
         assert_eq!(
             format_float(FloatKind::F64, f64b(f64::MAX)),
             "1.7976931348623157E+308"
