@@ -1,10 +1,12 @@
 //! Read -> write -> read -> write: whatever the reader accepts, the writer writes back at the same
-//! bytecode version (with the side tables the reader recorded), the reader accepts that again, and
-//! a second write gives the same bytes (the IR survived the trip).
+//! bytecode version (with the side tables the reader recorded), the reader accepts that again as
+//! the same IR (`ir::structurally_equal`, locations included), and a second write gives the same
+//! bytes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use vhlo_core::bytecode::{self, WriteOptions};
+use vhlo_core::ir::{structurally_equal, EqualOptions};
 
 fuzz_target!(|data: &[u8]| {
     let Ok((module, info)) = bytecode::read(data) else {
@@ -18,6 +20,9 @@ fuzz_target!(|data: &[u8]| {
         Ok(x) => x,
         Err(e) => panic!("cannot read what we wrote: {e}"),
     };
+    if let Err(difference) = structurally_equal(&module, &again, EqualOptions::default()) {
+        panic!("read back to a different IR: {difference}");
+    }
     let second = match bytecode::write(&again, &opts(&info2)) {
         Ok(b) => b,
         Err(e) => panic!("second write failed: {e}"),

@@ -2,14 +2,15 @@
 //! artifact (bit flips, byte overwrites, truncations, insertions and deletions, varint and
 //! section-length corruption, section swaps, drops and duplicates). Each mutant must be either
 //! rejected with an error that names a section and an offset inside the input, or accepted as a
-//! program that the writer writes back at the same bytecode version and that reads back to the
-//! same bytes again. Every case is timed.
+//! program that the writer writes back at the same bytecode version, that reads back to the same
+//! IR, and that writes the same bytes again. Every case is timed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use vhlo_core::bytecode::{self, ArtifactInfo, WriteOptions};
+use vhlo_core::ir::{structurally_equal, EqualOptions};
 use vhlo_core::text;
 
 /// Mutants per suite artifact (34 artifacts): about a minute of CPU in a debug build, where an
@@ -294,6 +295,8 @@ fn check(bytes: &[u8]) -> Result<Option<String>, String> {
                 write_back(&module, &info).map_err(|e| format!("accepted, not written: {e}"))?;
             let (again, info2) =
                 bytecode::read(&first).map_err(|e| format!("written, not read back: {e}"))?;
+            structurally_equal(&module, &again, EqualOptions::default())
+                .map_err(|d| format!("read back to a different IR: {d}"))?;
             let second =
                 write_back(&again, &info2).map_err(|e| format!("second write failed: {e}"))?;
             if first != second {

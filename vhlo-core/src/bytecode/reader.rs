@@ -1140,8 +1140,29 @@ impl<'a> Reader<'a> {
         let mut scope = Scope::default();
         scope.next_ids.push(0);
         let mut ctx = RegionCtx { blocks: Vec::new() };
+        // Like MLIR's parseSourceFile<ModuleOp> (and our text parser): anything but a single
+        // builtin.module at the top level is wrapped in an implicit module.
+        let single_module = num_ops == 1 && {
+            let mut peek = c.clone();
+            let idx = peek.index()?;
+            self.op_names
+                .get(idx)
+                .is_some_and(|e| self.module.str(e.full) == "builtin.module")
+        };
+        let block = if single_module {
+            None
+        } else {
+            let region = self.module.create_region();
+            let block = self.module.append_block(region, &[]);
+            let name = self.module.sym("builtin.module");
+            let mut state = OperationState::new(name, self.module.unknown_loc());
+            state.regions.push(region);
+            let wrapper = self.module.create_op(state);
+            self.module.push_top(wrapper);
+            Some(block)
+        };
         for _ in 0..num_ops {
-            self.read_op(c, None, &mut scope, &mut ctx)?;
+            self.read_op(c, block, &mut scope, &mut ctx)?;
         }
         self.finish_scope(c, &mut scope)?;
         if !c.is_empty() {
@@ -1188,6 +1209,15 @@ impl<'a> Reader<'a> {
             None => return Err(c.err_at(op_at, format!("op name index {name_idx} out of range"))),
         };
         let dialect_name = self.dialect_name(op_dialect).to_string();
+        // The builtin dialect allows no unknown op either.
+        if dialect_name == "builtin"
+            && !matches!(short.as_str(), "module" | "unrealized_conversion_cast")
+        {
+            return Err(c.err_at(
+                op_at,
+                format!("unregistered operation 'builtin.{short}' found in dialect ('builtin') that does not allow unknown operations"),
+            ));
+        }
         // Like MLIR, the VHLO dialect accepts no op it does not define.
         if dialect_name == "vhlo" && vhlo_op_attr_names(&short).is_none() {
             return Err(c.err_at(

@@ -497,3 +497,30 @@ fn vhlo_op_without_its_inherent_attribute_is_rejected() {
     );
     assert_eq!(e.section, "IR");
 }
+
+/// A top level other than one `builtin.module` is wrapped in an implicit module, as MLIR's
+/// `parseSourceFile<ModuleOp>` and the text parser do; unknown builtin ops are refused.
+#[test]
+fn top_level_ops_are_wrapped_in_a_module() {
+    let mut m = Module::new();
+    let ret = m.sym("vhlo.return_v1");
+    let op = m.create_op(OperationState::new(ret, m.unknown_loc()));
+    m.push_top(op);
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    let (back, _) = read(&bytes).unwrap();
+    let [top] = back.top_ops() else {
+        panic!("expected one top-level op")
+    };
+    assert_eq!(back.op_name_str(*top), "builtin.module");
+    let block = back.blocks(back.regions(*top)[0])[0];
+    let inner: Vec<_> = back.block_ops(block).iter().map(|&o| back.op_name_str(o)).collect();
+    assert_eq!(inner, ["vhlo.return_v1"]);
+
+    let mut m = Module::new();
+    let bogus = m.sym("builtin.modnle");
+    let op = m.create_op(OperationState::new(bogus, m.unknown_loc()));
+    m.push_top(op);
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    let e = read(&bytes).unwrap_err();
+    assert!(e.message.contains("unregistered operation 'builtin.modnle'"), "{e}");
+}
