@@ -1258,7 +1258,13 @@ impl<'a> Reader<'a> {
                 .cloned()
                 .ok_or_else(|| c.err_at(at, format!("properties index {idx} out of range")))?;
             state.properties = self.decode_properties(&mut p, &dialect_name, &short)?;
-            state.attributes = dict;
+            // As in MLIR's Operation::create: dictionary entries with an inherent name go to the
+            // properties, which the properties entry then overwrites.
+            let m = &self.module;
+            state.attributes = dict
+                .into_iter()
+                .filter(|a| !inherent.is_some_and(|names| names.contains(&m.str(a.name))))
+                .collect();
         } else if inherent.is_some() {
             // Before native properties, and for an op written without its properties entry,
             // inherent attributes live in the dictionary (MLIR's `setAttrs` moves them over).
