@@ -928,7 +928,7 @@ impl<'a> Reader<'a> {
                 if !vhlo_dense_size_fits(&self.module, ty, blob) {
                     return Err(c.err_at(
                         blob_at,
-                        format!("tensor_v1 data of {len} bytes does not fit its type"),
+                        format!("tensor_v1 data of {len} bytes does not fit its type (a static tensor of scalars)"),
                     ));
                 }
                 let data = self.tensor_data(ty, blob);
@@ -1725,19 +1725,19 @@ pub(crate) fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
         .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
 }
 
-/// Whether `blob` can be the dense storage of a static VHLO tensor type, as MLIR's
-/// `DenseElementsAttr::isValidRawBuffer` decides: every element, or one (a splat); i1 packed
-/// eight to a byte, or one `00`/`FF` byte for a splat. Types whose storage this reader does not
-/// know (dynamic shapes, quantized elements) pass.
+/// Whether `blob` can be the dense storage of a VHLO tensor type, as MLIR's `DenseElementsAttr`
+/// decides: a static shape of integer, float, index or complex elements (anything else has no
+/// dense storage), and data for every element or one (a splat), i1 packed eight to a byte or one
+/// `00`/`FF` byte for a splat (`isValidRawBuffer`).
 fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
     let Some(("tensor_v1", [Param::Ints(shape), Param::Type(e), _])) = vhlo_mnemonic(m, t) else {
-        return true;
+        return false;
     };
     let Some(n) = shape
         .iter()
         .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
     else {
-        return true;
+        return false;
     };
     let scalar_bytes = |t: Type| match vhlo_scalar_builtin(vhlo_mnemonic(m, t)?.0)? {
         TypeData::Integer { width, .. } => Some(width.div_ceil(8)),
@@ -1755,8 +1755,8 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
         _ => scalar_bytes(*e),
     };
     match element_bytes.and_then(|b| usize::try_from(b).ok()) {
-        Some(w) => blob.len() == w || Some(blob.len()) == n.checked_mul(w),
-        None => true,
+        Some(w) => w > 0 && (blob.len() == w || Some(blob.len()) == n.checked_mul(w)),
+        None => false,
     }
 }
 

@@ -513,7 +513,11 @@ fn top_level_ops_are_wrapped_in_a_module() {
     };
     assert_eq!(back.op_name_str(*top), "builtin.module");
     let block = back.blocks(back.regions(*top)[0])[0];
-    let inner: Vec<_> = back.block_ops(block).iter().map(|&o| back.op_name_str(o)).collect();
+    let inner: Vec<_> = back
+        .block_ops(block)
+        .iter()
+        .map(|&o| back.op_name_str(o))
+        .collect();
     assert_eq!(inner, ["vhlo.return_v1"]);
 
     let mut m = Module::new();
@@ -522,5 +526,9 @@ fn top_level_ops_are_wrapped_in_a_module() {
     m.push_top(op);
     let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
     let e = read(&bytes).unwrap_err();
-    assert!(e.message.contains("unregistered operation 'builtin.modnle'"), "{e}");
+    assert!(
+        e.message
+            .contains("unregistered operation 'builtin.modnle'"),
+        "{e}"
+    );
 }
