@@ -862,11 +862,17 @@ impl<'a> Reader<'a> {
     fn decode_vhlo_attr(&mut self, dialect: Symbol, c: &mut Cursor<'_>) -> Result<AttrData> {
         let at = c.offset();
         let code = c.varint()?;
-        if let Some(mnemonic) = vhlo_enum_attr_mnemonic(code) {
+        if let Some(e) = u32::try_from(code).ok().and_then(VhloEnum::from_code) {
+            let case_at = c.offset();
             let v = c.varint()?;
-            let case = u32::try_from(v)
-                .map_err(|_| c.err_at(at, format!("enum value {v} out of range")))?;
-            return Ok(self.dialect_attr(dialect, mnemonic, vec![Param::Int(i64::from(case))]));
+            // Like MLIR's symbolize: only the cases the enum defines.
+            let case = i64::try_from(v)
+                .ok()
+                .filter(|&v| e.case_name(v).is_some())
+                .ok_or_else(|| {
+                    c.err_at(case_at, format!("{v} is not a case of {}", e.mnemonic()))
+                })?;
+            return Ok(self.dialect_attr(dialect, e.mnemonic(), vec![Param::Int(case)]));
         }
         let (mnemonic, params) = match code {
             1 => ("array_v1", vec![Param::Attrs(self.read_attrs(c)?)]),
@@ -1013,7 +1019,7 @@ impl<'a> Reader<'a> {
             let packed_size = num_elements.div_ceil(8);
             if blob.len() == 1 && blob.first() == Some(&0xFF) {
                 data = vec![1];
-            } else if blob.len() == packed_size && blob.len() != num_elements {
+            } else if blob.len() == packed_size {
                 data = (0..num_elements)
                     .map(|i| u8::from(blob.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)))
                     .collect();
@@ -1650,11 +1656,6 @@ fn builtin_type_keyword(text: &str) -> Option<TypeData> {
     };
     let width = digits.parse::<u32>().ok()?;
     Some(TypeData::Integer { width, signedness })
-}
-
-/// The mnemonic of the VHLO enum attribute with this bytecode code (from the spec).
-fn vhlo_enum_attr_mnemonic(code: u64) -> Option<&'static str> {
-    VhloEnum::from_code(u32::try_from(code).ok()?).map(VhloEnum::mnemonic)
 }
 
 /// The mnemonic of the parameterless VHLO type with this bytecode code (from the spec).
