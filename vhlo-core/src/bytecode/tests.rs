@@ -456,6 +456,20 @@ fn declared_value_counts_are_bounded_by_the_input() {
     assert_eq!(e.offset, at);
 }
 
+/// Length of the body of the first top-level section with `id`.
+fn section_len(bytes: &[u8], id: u8) -> usize {
+    let mut c = encoding::Cursor::new(bytes, 0, "test");
+    c.bytes(4).unwrap();
+    c.varint().unwrap();
+    c.cstr().unwrap();
+    loop {
+        let (sid, body) = c.section().unwrap();
+        if sid == id {
+            return body.remaining();
+        }
+    }
+}
+
 /// Offset of the body of the first top-level section with `id`.
 fn find_section(bytes: &[u8], id: u8) -> usize {
     let mut c = encoding::Cursor::new(bytes, 0, "test");
@@ -531,4 +545,53 @@ fn top_level_ops_are_wrapped_in_a_module() {
             .contains("unregistered operation 'builtin.modnle'"),
         "{e}"
     );
+}
+
+/// Each region's value count may fit the bytes left while their sum over the open regions does
+/// not: nested regions would then claim a multiple of the input in memory. Two nested modules
+/// whose regions each declare 100 values, around 50 ops that define none.
+#[test]
+fn value_counts_of_nested_regions_are_bounded_in_sum() {
+    let mut m = Module::new();
+    let region = m.create_region();
+    let block = m.append_block(region, &[]);
+    let ret = m.sym("vhlo.return_v1");
+    for _ in 0..50 {
+        let op = m.create_op(OperationState::new(ret, m.unknown_loc()));
+        m.append_op(block, op);
+    }
+    let module_name = m.sym("builtin.module");
+    let mut inner = {
+        let mut st = OperationState::new(module_name, m.unknown_loc());
+        st.regions.push(region);
+        m.create_op(st)
+    };
+    for _ in 0..2 {
+        let region = m.create_region();
+        let block = m.append_block(region, &[]);
+        m.append_op(block, inner);
+        let mut st = OperationState::new(module_name, m.unknown_loc());
+        st.regions.push(region);
+        inner = m.create_op(st);
+    }
+    m.push_top(inner);
+    // Version 1: regions inline (no nested sections), so a one-byte patch keeps every length.
+    let bytes = write(&m, &WriteOptions::new(1, "p")).unwrap();
+    assert!(read(&bytes).is_ok());
+    let ir = find_section(&bytes, 4);
+    // Region header of an outer module: one isolated region (07), one block (03), no values
+    // (01), one op without arguments (05).
+    let headers: Vec<usize> = (ir..bytes.len() - 3)
+        .filter(|&i| bytes[i..i + 4] == [0x07, 0x03, 0x01, 0x05])
+        .collect();
+    assert_eq!(headers.len(), 2, "{bytes:02x?}");
+    let ir_len = section_len(&bytes, 4);
+    assert!(ir_len > 110 && ir_len < 200, "IR section of {ir_len} bytes");
+    let mut patched = bytes.clone();
+    for &h in &headers {
+        patched[h + 2] = 0xC9; // 100 values: each fits the bytes left, the two together do not
+    }
+    let e = read(&patched).unwrap_err();
+    assert!(e.message.contains("value count 100 exceeds"), "{e}");
+    assert_eq!(e.offset, headers[1] + 2);
 }
