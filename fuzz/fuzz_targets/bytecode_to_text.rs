@@ -16,5 +16,8 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => panic!("printed text does not parse: {e}\n{first}"),
     };
     let second = text::print_generic(&again);
-    assert!(first == second, "second print differs:\n{first}\n----\n{second}");
+    assert!(
+        first == second,
+        "second print differs:\n{first}\n----\n{second}"
+    );
 });
