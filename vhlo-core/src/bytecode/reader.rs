@@ -549,6 +549,14 @@ impl<'a> Reader<'a> {
         let raw = c.cstr()?;
         let text =
             std::str::from_utf8(raw).map_err(|_| c.err_at(at, "textual entry is not UTF-8"))?;
+        // MLIR parses the text as an attribute or type: nothing, or control characters (which
+        // its lexer refuses), are not one.
+        if text.trim().is_empty() {
+            return Err(c.err_at(at, "textual entry is empty"));
+        }
+        if text.chars().any(|ch| ch.is_control() && !matches!(ch, '\t' | '\n' | '\r')) {
+            return Err(c.err_at(at, "textual entry has a control character"));
+        }
         Ok(self.module.sym(text))
     }
 
