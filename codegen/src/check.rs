@@ -4,7 +4,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{Diagnostics, Pos};
 use crate::model::{
-    Bound, ChangeRule, CompatTarget, Field, OpFamily, OpVersion, ParamKind, Predicate, Spec, Value, Version,
+    Bound, ChangeRule, CompatTarget, Field, OpFamily, OpVersion, ParamKind, Predicate, Spec, Value,
+    Version,
 };
 
 /// Hand-written hooks that vhlo-core implements (`vhlo_core::dialect::hooks`). A spec may name only
@@ -31,20 +32,32 @@ fn in_table(spec: &Spec, v: Version) -> bool {
 
 fn table_hint(spec: &Spec) -> String {
     match (spec.releases.first(), spec.releases.last()) {
-        (Some(a), Some(b)) => format!("the release table in releases.yaml lists {} to {}", a.version, b.version),
+        (Some(a), Some(b)) => format!(
+            "the release table in releases.yaml lists {} to {}",
+            a.version, b.version
+        ),
         _ => "the release table is empty".to_string(),
     }
 }
 
 fn check_releases(spec: &Spec, diags: &mut Diagnostics) {
     if spec.releases.is_empty() {
-        diags.error(Pos::file("spec/releases.yaml"), "the release table has no releases");
+        diags.error(
+            Pos::file("spec/releases.yaml"),
+            "the release table has no releases",
+        );
         return;
     }
     for w in spec.releases.windows(2) {
         let (a, b) = (&w[0], &w[1]);
         if b.version <= a.version {
-            diags.error(b.pos.clone(), format!("release {} must come after {} (the table is ordered oldest first)", b.version, a.version));
+            diags.error(
+                b.pos.clone(),
+                format!(
+                    "release {} must come after {} (the table is ordered oldest first)",
+                    b.version, a.version
+                ),
+            );
         }
         if b.bytecode < a.bytecode {
             diags.error(b.pos.clone(), format!("release {} writes bytecode v{} but the earlier {} writes v{}; bytecode versions never go down", b.version, b.bytecode, a.version, a.bytecode));
@@ -52,10 +65,22 @@ fn check_releases(spec: &Spec, diags: &mut Diagnostics) {
     }
     for r in &spec.releases {
         if r.version.patch != 0 {
-            diags.error(r.pos.clone(), format!("release {} is a patch release; the table lists minor releases (X.Y.0) only", r.version));
+            diags.error(
+                r.pos.clone(),
+                format!(
+                    "release {} is a patch release; the table lists minor releases (X.Y.0) only",
+                    r.version
+                ),
+            );
         }
         if !BYTECODE_VERSIONS.contains(&r.bytecode) {
-            diags.error(r.pos.clone(), format!("release {} names MLIR bytecode version {}, which is not one of {:?}", r.version, r.bytecode, BYTECODE_VERSIONS));
+            diags.error(
+                r.pos.clone(),
+                format!(
+                    "release {} names MLIR bytecode version {}, which is not one of {:?}",
+                    r.version, r.bytecode, BYTECODE_VERSIONS
+                ),
+            );
         }
     }
     for c in &spec.compat {
@@ -70,8 +95,21 @@ fn check_releases(spec: &Spec, diags: &mut Diagnostics) {
 
 fn check_since(spec: &Spec, what: &str, since: Version, at: &Pos, diags: &mut Diagnostics) {
     // 0.0.0 stands for a version that failed to parse; that error is already reported.
-    if since != (Version { major: 0, minor: 0, patch: 0 }) && !in_table(spec, since) {
-        diags.error(at.clone(), format!("{what} starts at {since}, which is not a release in the table ({})", table_hint(spec)));
+    if since
+        != (Version {
+            major: 0,
+            minor: 0,
+            patch: 0,
+        })
+        && !in_table(spec, since)
+    {
+        diags.error(
+            at.clone(),
+            format!(
+                "{what} starts at {since}, which is not a release in the table ({})",
+                table_hint(spec)
+            ),
+        );
     }
 }
 
@@ -81,11 +119,20 @@ fn check_types_attrs_enums(spec: &Spec, diags: &mut Diagnostics) {
     for t in &spec.types {
         check_since(spec, &format!("type `{}`", t.name), t.since, &t.pos, diags);
         if let Some(p) = seen.insert(&t.name, &t.pos) {
-            diags.error(t.pos.clone(), format!("type `{}` is defined twice (first at {p})", t.name));
+            diags.error(
+                t.pos.clone(),
+                format!("type `{}` is defined twice (first at {p})", t.name),
+            );
         }
         for code in std::iter::once(t.code).chain(t.code_with_encoding) {
             if let Some(other) = codes.insert(code, &t.name) {
-                diags.error(t.code_pos.clone(), format!("type bytecode code {code} of `{}` is already used by `{other}`", t.name));
+                diags.error(
+                    t.code_pos.clone(),
+                    format!(
+                        "type bytecode code {code} of `{}` is already used by `{other}`",
+                        t.name
+                    ),
+                );
             }
         }
         check_param_names(&t.params, &format!("type `{}`", t.name), diags);
@@ -101,14 +148,29 @@ fn check_types_attrs_enums(spec: &Spec, diags: &mut Diagnostics) {
         .attrs
         .iter()
         .map(|a| (&a.name, a.since, &a.pos, a.code, &a.code_pos, "attribute"))
-        .chain(spec.enums.iter().map(|e| (&e.name, e.since, &e.pos, e.code, &e.code_pos, "enum attribute")));
+        .chain(spec.enums.iter().map(|e| {
+            (
+                &e.name,
+                e.since,
+                &e.pos,
+                e.code,
+                &e.code_pos,
+                "enum attribute",
+            )
+        }));
     for (name, since, pos, code, code_pos, what) in attr_like {
         check_since(spec, &format!("{what} `{name}`"), since, pos, diags);
         if let Some(p) = seen.insert(name, pos) {
-            diags.error(pos.clone(), format!("{what} `{name}` is defined twice (first at {p})"));
+            diags.error(
+                pos.clone(),
+                format!("{what} `{name}` is defined twice (first at {p})"),
+            );
         }
         if let Some(other) = codes.insert(code, name) {
-            diags.error(code_pos.clone(), format!("attribute bytecode code {code} of `{name}` is already used by {other}"));
+            diags.error(
+                code_pos.clone(),
+                format!("attribute bytecode code {code} of `{name}` is already used by {other}"),
+            );
         }
     }
     for a in &spec.attrs {
@@ -122,10 +184,19 @@ fn check_types_attrs_enums(spec: &Spec, diags: &mut Diagnostics) {
         }
         for c in &e.cases {
             if !names.insert(&c.name) {
-                diags.error(c.pos.clone(), format!("enum `{}` has case `{}` twice", e.name, c.name));
+                diags.error(
+                    c.pos.clone(),
+                    format!("enum `{}` has case `{}` twice", e.name, c.name),
+                );
             }
             if let Some(other) = values.insert(c.value, &c.name) {
-                diags.error(c.pos.clone(), format!("enum `{}`: case `{}` has value {} like `{other}`", e.name, c.name, c.value));
+                diags.error(
+                    c.pos.clone(),
+                    format!(
+                        "enum `{}`: case `{}` has value {} like `{other}`",
+                        e.name, c.name, c.value
+                    ),
+                );
             }
         }
     }
@@ -135,10 +206,16 @@ fn check_param_names(params: &[crate::model::ParamDef], what: &str, diags: &mut 
     let mut names = BTreeSet::new();
     for p in params {
         if !names.insert(&p.name) {
-            diags.error(p.pos.clone(), format!("{what} has parameter `{}` twice", p.name));
+            diags.error(
+                p.pos.clone(),
+                format!("{what} has parameter `{}` twice", p.name),
+            );
         }
         if p.optional && !matches!(p.kind, ParamKind::Attr | ParamKind::Type) {
-            diags.error(p.pos.clone(), format!("{what}: only `attr` and `type` parameters can be optional"));
+            diags.error(
+                p.pos.clone(),
+                format!("{what}: only `attr` and `type` parameters can be optional"),
+            );
         }
     }
 }
@@ -146,33 +223,68 @@ fn check_param_names(params: &[crate::model::ParamDef], what: &str, diags: &mut 
 fn is_ident_like(s: &str) -> bool {
     !s.is_empty()
         && s.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
 }
 
 fn check_fields(v: &OpVersion, diags: &mut Diagnostics) {
     let mut names: BTreeMap<&str, &Pos> = BTreeMap::new();
-    let groups: [(&str, &[Field]); 4] =
-        [("operand", &v.operands), ("attribute", &v.attributes), ("result", &v.results), ("region", &v.regions)];
+    let groups: [(&str, &[Field]); 4] = [
+        ("operand", &v.operands),
+        ("attribute", &v.attributes),
+        ("result", &v.results),
+        ("region", &v.regions),
+    ];
     for (what, fields) in groups {
         for f in fields {
             if !is_ident_like(&f.name) {
-                diags.error(f.pos.clone(), format!("{what} name `{}` of `{}` must be lower_snake_case", f.name, v.mnemonic));
+                diags.error(
+                    f.pos.clone(),
+                    format!(
+                        "{what} name `{}` of `{}` must be lower_snake_case",
+                        f.name, v.mnemonic
+                    ),
+                );
             }
             if what == "attribute" && f.variadic {
-                diags.error(f.pos.clone(), format!("attribute `{}` of `{}` cannot be variadic", f.name, v.mnemonic));
+                diags.error(
+                    f.pos.clone(),
+                    format!(
+                        "attribute `{}` of `{}` cannot be variadic",
+                        f.name, v.mnemonic
+                    ),
+                );
             }
             if let Some(p) = names.insert(&f.name, &f.pos) {
-                diags.error(f.pos.clone(), format!("`{}` has two fields called `{}` (the other at {p})", v.mnemonic, f.name));
+                diags.error(
+                    f.pos.clone(),
+                    format!(
+                        "`{}` has two fields called `{}` (the other at {p})",
+                        v.mnemonic, f.name
+                    ),
+                );
             }
         }
     }
     let variadic_results = v.results.iter().filter(|f| f.variadic).count();
     if variadic_results > 1 {
-        diags.error(v.pos.clone(), format!("`{}` has {variadic_results} variadic result groups; at most one is supported", v.mnemonic));
+        diags.error(
+            v.pos.clone(),
+            format!(
+                "`{}` has {variadic_results} variadic result groups; at most one is supported",
+                v.mnemonic
+            ),
+        );
     }
     let variadic_regions = v.regions.iter().filter(|f| f.variadic).count();
     if variadic_regions > 1 {
-        diags.error(v.pos.clone(), format!("`{}` has {variadic_regions} variadic region groups; at most one is supported", v.mnemonic));
+        diags.error(
+            v.pos.clone(),
+            format!(
+                "`{}` has {variadic_regions} variadic region groups; at most one is supported",
+                v.mnemonic
+            ),
+        );
     }
 }
 
@@ -180,17 +292,32 @@ fn check_ops(spec: &Spec, diags: &mut Diagnostics) {
     let mut families: BTreeMap<&str, &Pos> = BTreeMap::new();
     for fam in &spec.ops {
         if !is_ident_like(&fam.name) {
-            diags.error(fam.pos.clone(), format!("op name `{}` must be lower_snake_case", fam.name));
+            diags.error(
+                fam.pos.clone(),
+                format!("op name `{}` must be lower_snake_case", fam.name),
+            );
         }
         if let Some(p) = families.insert(&fam.name, &fam.pos) {
-            diags.error(fam.pos.clone(), format!("duplicate op `{}`: its mnemonics `{}_vN` are already defined at {p}", fam.name, fam.name));
+            diags.error(
+                fam.pos.clone(),
+                format!(
+                    "duplicate op `{}`: its mnemonics `{}_vN` are already defined at {p}",
+                    fam.name, fam.name
+                ),
+            );
         }
         let expected_file = format!("{}.yaml", fam.name.replace('-', "_"));
         if !fam.file.ends_with(&format!("ops/{expected_file}")) {
-            diags.error(fam.pos.clone(), format!("op `{}` must live in ops/{expected_file}", fam.name));
+            diags.error(
+                fam.pos.clone(),
+                format!("op `{}` must live in ops/{expected_file}", fam.name),
+            );
         }
         if fam.versions.is_empty() {
-            diags.error(fam.pos.clone(), format!("op `{}` has no versions", fam.name));
+            diags.error(
+                fam.pos.clone(),
+                format!("op `{}` has no versions", fam.name),
+            );
         }
         check_family_ranges(spec, fam, diags);
         for (i, v) in fam.versions.iter().enumerate() {
@@ -257,13 +384,26 @@ fn value_errors(spec: &Spec, v: &Value, at: &Pos, diags: &mut Diagnostics) {
             }
         }
         Value::Array(items) => items.iter().for_each(|x| value_errors(spec, x, at, diags)),
-        Value::Tensor { element, shape, values } => {
+        Value::Tensor {
+            element,
+            shape,
+            values,
+        } => {
             if !spec.types.iter().any(|d| &d.name == element) {
-                diags.error(at.clone(), format!("unknown tensor element type `{element}` (types.yaml)"));
+                diags.error(
+                    at.clone(),
+                    format!("unknown tensor element type `{element}` (types.yaml)"),
+                );
             }
             let n: i64 = shape.iter().product();
             if shape.iter().any(|d| *d < 0) || n != values.len() as i64 {
-                diags.error(at.clone(), format!("tensor of shape {shape:?} needs {n} values, got {}", values.len()));
+                diags.error(
+                    at.clone(),
+                    format!(
+                        "tensor of shape {shape:?} needs {n} values, got {}",
+                        values.len()
+                    ),
+                );
             }
         }
         Value::Enum { name, case } => match spec.enums.iter().find(|e| &e.name == name) {
@@ -271,26 +411,47 @@ fn value_errors(spec: &Spec, v: &Value, at: &Pos, diags: &mut Diagnostics) {
             Some(e) => {
                 if !e.cases.iter().any(|c| &c.name == case) {
                     let all: Vec<&str> = e.cases.iter().map(|c| c.name.as_str()).collect();
-                    diags.error(at.clone(), format!("enum `{name}` has no case `{case}`; cases: {}", all.join(", ")));
+                    diags.error(
+                        at.clone(),
+                        format!(
+                            "enum `{name}` has no case `{case}`; cases: {}",
+                            all.join(", ")
+                        ),
+                    );
                 }
             }
         },
         Value::Attr { name, params } => match spec.attrs.iter().find(|a| &a.name == name) {
-            None => diags.error(at.clone(), format!("unknown attribute `{name}` (attrs.yaml)")),
+            None => diags.error(
+                at.clone(),
+                format!("unknown attribute `{name}` (attrs.yaml)"),
+            ),
             Some(a) => {
                 for p in &a.params {
                     if !p.optional && !params.iter().any(|(k, _)| k == &p.name) {
-                        diags.error(at.clone(), format!("attribute `{name}` value is missing parameter `{}`", p.name));
+                        diags.error(
+                            at.clone(),
+                            format!("attribute `{name}` value is missing parameter `{}`", p.name),
+                        );
                     }
                 }
                 for (k, x) in params {
                     match a.params.iter().find(|p| &p.name == k) {
-                        None => diags.error(at.clone(), format!("attribute `{name}` has no parameter `{k}`")),
+                        None => diags.error(
+                            at.clone(),
+                            format!("attribute `{name}` has no parameter `{k}`"),
+                        ),
                         Some(p) => {
                             let ok = matches!(
                                 (p.kind, x),
                                 (ParamKind::Float, Value::Float(_))
-                                    | (ParamKind::I64 | ParamKind::I32 | ParamKind::U32 | ParamKind::Int, Value::Int(_))
+                                    | (
+                                        ParamKind::I64
+                                            | ParamKind::I32
+                                            | ParamKind::U32
+                                            | ParamKind::Int,
+                                        Value::Int(_)
+                                    )
                                     | (ParamKind::Bool, Value::Bool(_))
                                     | (ParamKind::Attr, _)
                                     | (ParamKind::Type, Value::Type(_))
@@ -307,7 +468,10 @@ fn value_errors(spec: &Spec, v: &Value, at: &Pos, diags: &mut Diagnostics) {
         Value::Hook(h) => {
             if !KNOWN_HOOKS.iter().any(|(n, _)| n == h) {
                 let all: Vec<&str> = KNOWN_HOOKS.iter().map(|(n, _)| *n).collect();
-                diags.error(at.clone(), format!("unknown hook `{h}`; known hooks: {}", all.join(", ")));
+                diags.error(
+                    at.clone(),
+                    format!("unknown hook `{h}`; known hooks: {}", all.join(", ")),
+                );
             }
         }
         Value::Bool(_) | Value::Int(_) | Value::Float(_) => {}
@@ -315,7 +479,13 @@ fn value_errors(spec: &Spec, v: &Value, at: &Pos, diags: &mut Diagnostics) {
 }
 
 fn check_feature(spec: &Spec, v: &OpVersion, ft: &crate::model::Feature, diags: &mut Diagnostics) {
-    check_since(spec, &format!("feature `{}` of `{}`", ft.name, v.mnemonic), ft.since, &ft.pos, diags);
+    check_since(
+        spec,
+        &format!("feature `{}` of `{}`", ft.name, v.mnemonic),
+        ft.since,
+        &ft.pos,
+        diags,
+    );
     if ft.since <= v.since {
         diags.error(ft.pos.clone(), format!("feature `{}` needs {} but `{}` itself starts at {}; a feature must need a later release", ft.name, ft.since, v.mnemonic, v.since));
     }
@@ -324,15 +494,26 @@ fn check_feature(spec: &Spec, v: &OpVersion, ft: &crate::model::Feature, diags: 
         Predicate::ElementTypesDiffer => {}
         Predicate::AttributeKind { attribute, kind } => {
             if !has_attr(attribute) {
-                diags.error(ft.pos.clone(), format!("`{}` has no attribute `{attribute}`", v.mnemonic));
+                diags.error(
+                    ft.pos.clone(),
+                    format!("`{}` has no attribute `{attribute}`", v.mnemonic),
+                );
             }
-            if !spec.attrs.iter().any(|a| &a.name == kind) && !spec.enums.iter().any(|e| &e.name == kind) {
-                diags.error(ft.pos.clone(), format!("unknown attribute `{kind}` (attrs.yaml)"));
+            if !spec.attrs.iter().any(|a| &a.name == kind)
+                && !spec.enums.iter().any(|e| &e.name == kind)
+            {
+                diags.error(
+                    ft.pos.clone(),
+                    format!("unknown attribute `{kind}` (attrs.yaml)"),
+                );
             }
         }
         Predicate::AttributeEquals { attribute, value } => {
             if !has_attr(attribute) {
-                diags.error(ft.pos.clone(), format!("`{}` has no attribute `{attribute}`", v.mnemonic));
+                diags.error(
+                    ft.pos.clone(),
+                    format!("`{}` has no attribute `{attribute}`", v.mnemonic),
+                );
             }
             value_errors(spec, value, &ft.pos, diags);
         }
@@ -354,7 +535,11 @@ struct Shape {
 }
 
 fn shape(v: &OpVersion) -> Shape {
-    let f = |fs: &[Field]| fs.iter().map(|f| (f.name.clone(), f.variadic)).collect::<Vec<_>>();
+    let f = |fs: &[Field]| {
+        fs.iter()
+            .map(|f| (f.name.clone(), f.variadic))
+            .collect::<Vec<_>>()
+    };
     Shape {
         operands: f(&v.operands),
         attributes: v.attributes.iter().map(|a| a.name.clone()).collect(),
@@ -372,7 +557,10 @@ fn check_transition(spec: &Spec, prev: &OpVersion, next: &OpVersion, diags: &mut
         } else {
             describe_diff(&a, &b)
         };
-        diags.error(next.pos.clone(), format!("missing change rule for {step}: {what}"));
+        diags.error(
+            next.pos.clone(),
+            format!("missing change rule for {step}: {what}"),
+        );
         return;
     }
     let mut s = shape(prev);
@@ -382,7 +570,13 @@ fn check_transition(spec: &Spec, prev: &OpVersion, next: &OpVersion, diags: &mut
         match rule {
             ChangeRule::AddAttribute { name, default, .. } => {
                 if !s.attributes.insert(name.clone()) {
-                    diags.error(at.clone(), format!("{step}: `add_attribute {name}` but `{}` already has it", prev.mnemonic));
+                    diags.error(
+                        at.clone(),
+                        format!(
+                            "{step}: `add_attribute {name}` but `{}` already has it",
+                            prev.mnemonic
+                        ),
+                    );
                 }
                 if matches!(default, Value::Hook(_)) {
                     hooked = true;
@@ -391,7 +585,13 @@ fn check_transition(spec: &Spec, prev: &OpVersion, next: &OpVersion, diags: &mut
             }
             ChangeRule::RemoveAttribute { name, default, .. } => {
                 if !s.attributes.remove(name) {
-                    diags.error(at.clone(), format!("{step}: `remove_attribute {name}` but `{}` has no such attribute", prev.mnemonic));
+                    diags.error(
+                        at.clone(),
+                        format!(
+                            "{step}: `remove_attribute {name}` but `{}` has no such attribute",
+                            prev.mnemonic
+                        ),
+                    );
                 }
                 value_errors(spec, default, &at, diags);
             }
@@ -406,20 +606,40 @@ fn check_transition(spec: &Spec, prev: &OpVersion, next: &OpVersion, diags: &mut
                     None => diags.error(at, format!("{step}: `make_variadic {from}` but `{}` has no single operand or result `{from}`", prev.mnemonic)),
                 }
             }
-            ChangeRule::RenameOperand { from, to, .. } => match s.operands.iter_mut().find(|(n, _)| n == from) {
-                Some(slot) => slot.0 = to.clone(),
-                None => diags.error(at, format!("{step}: `rename_operand {from}` but `{}` has no operand `{from}`", prev.mnemonic)),
-            },
+            ChangeRule::RenameOperand { from, to, .. } => {
+                match s.operands.iter_mut().find(|(n, _)| n == from) {
+                    Some(slot) => slot.0 = to.clone(),
+                    None => diags.error(
+                        at,
+                        format!(
+                            "{step}: `rename_operand {from}` but `{}` has no operand `{from}`",
+                            prev.mnemonic
+                        ),
+                    ),
+                }
+            }
             ChangeRule::RenameAttribute { from, to, .. } => {
                 if s.attributes.remove(from) {
                     s.attributes.insert(to.clone());
                 } else {
-                    diags.error(at, format!("{step}: `rename_attribute {from}` but `{}` has no attribute `{from}`", prev.mnemonic));
+                    diags.error(
+                        at,
+                        format!(
+                            "{step}: `rename_attribute {from}` but `{}` has no attribute `{from}`",
+                            prev.mnemonic
+                        ),
+                    );
                 }
             }
             ChangeRule::AddRegion { name, .. } => {
                 if s.regions.iter().any(|(n, _)| n == name) {
-                    diags.error(at, format!("{step}: `add_region {name}` but `{}` already has it", prev.mnemonic));
+                    diags.error(
+                        at,
+                        format!(
+                            "{step}: `add_region {name}` but `{}` already has it",
+                            prev.mnemonic
+                        ),
+                    );
                 } else {
                     s.regions.push((name.clone(), true));
                 }
@@ -428,14 +648,29 @@ fn check_transition(spec: &Spec, prev: &OpVersion, next: &OpVersion, diags: &mut
                 hooked = true;
                 if !KNOWN_HOOKS.iter().any(|(n, _)| n == name) {
                     let all: Vec<&str> = KNOWN_HOOKS.iter().map(|(n, _)| *n).collect();
-                    diags.error(at, format!("unknown hook `{name}`; known hooks: {}", all.join(", ")));
+                    diags.error(
+                        at,
+                        format!("unknown hook `{name}`; known hooks: {}", all.join(", ")),
+                    );
                 }
             }
         }
     }
     let target = shape(next);
-    if s != target && !(hooked && next.changes.iter().any(|c| matches!(c, ChangeRule::Hook { .. }))) {
-        diags.error(next.pos.clone(), format!("the change rules of {step} do not explain the difference: {}", describe_diff(&s, &target)));
+    if s != target
+        && !(hooked
+            && next
+                .changes
+                .iter()
+                .any(|c| matches!(c, ChangeRule::Hook { .. })))
+    {
+        diags.error(
+            next.pos.clone(),
+            format!(
+                "the change rules of {step} do not explain the difference: {}",
+                describe_diff(&s, &target)
+            ),
+        );
     }
 }
 
@@ -447,15 +682,32 @@ fn describe_diff(a: &Shape, b: &Shape) -> String {
     for x in a.attributes.difference(&b.attributes) {
         out.push(format!("attribute `{x}` removed without a rule"));
     }
-    let list = |v: &[(String, bool)]| v.iter().map(|(n, var)| format!("{n}{}", if *var { "*" } else { "" })).collect::<Vec<_>>().join(", ");
+    let list = |v: &[(String, bool)]| {
+        v.iter()
+            .map(|(n, var)| format!("{n}{}", if *var { "*" } else { "" }))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if a.operands != b.operands {
-        out.push(format!("operands [{}] became [{}]", list(&a.operands), list(&b.operands)));
+        out.push(format!(
+            "operands [{}] became [{}]",
+            list(&a.operands),
+            list(&b.operands)
+        ));
     }
     if a.results != b.results {
-        out.push(format!("results [{}] became [{}]", list(&a.results), list(&b.results)));
+        out.push(format!(
+            "results [{}] became [{}]",
+            list(&a.results),
+            list(&b.results)
+        ));
     }
     if a.regions != b.regions {
-        out.push(format!("regions [{}] became [{}]", list(&a.regions), list(&b.regions)));
+        out.push(format!(
+            "regions [{}] became [{}]",
+            list(&a.regions),
+            list(&b.regions)
+        ));
     }
     if out.is_empty() {
         "no difference".to_string()
@@ -468,29 +720,55 @@ fn check_stablehlo_map(spec: &Spec, diags: &mut Diagnostics) {
     let mut names: BTreeMap<&str, (&str, &Pos)> = BTreeMap::new();
     for fam in &spec.ops {
         let s = &fam.stablehlo;
-        let valid = |n: &str| n.split_once('.').is_some_and(|(d, o)| !d.is_empty() && !o.is_empty());
-        for (n, p) in std::iter::once((&s.name, &s.pos)).chain(s.also.iter().map(|a| (&a.name, &a.pos))) {
+        let valid = |n: &str| {
+            n.split_once('.')
+                .is_some_and(|(d, o)| !d.is_empty() && !o.is_empty())
+        };
+        for (n, p) in
+            std::iter::once((&s.name, &s.pos)).chain(s.also.iter().map(|a| (&a.name, &a.pos)))
+        {
             if !valid(n) {
-                diags.error(p.clone(), format!("`{n}` must be a full op name `dialect.op`"));
+                diags.error(
+                    p.clone(),
+                    format!("`{n}` must be a full op name `dialect.op`"),
+                );
             }
             if let Some((other, op)) = names.insert(n, (&fam.name, p)) {
-                diags.error(p.clone(), format!("ambiguous map: `{n}` maps to both `{other}` ({op}) and `{}`", fam.name));
+                diags.error(
+                    p.clone(),
+                    format!(
+                        "ambiguous map: `{n}` maps to both `{other}` ({op}) and `{}`",
+                        fam.name
+                    ),
+                );
             }
         }
         for a in &s.also {
             if !spec.ops.iter().any(|f| f.name == a.parent) {
-                diags.error(a.pos.clone(), format!("`{}` is used under parent op `{}`, which is not a VHLO op", a.name, a.parent));
+                diags.error(
+                    a.pos.clone(),
+                    format!(
+                        "`{}` is used under parent op `{}`, which is not a VHLO op",
+                        a.name, a.parent
+                    ),
+                );
             }
         }
         let mut seen = BTreeSet::new();
         for f in s.operands.iter().chain(&s.results).chain(&s.regions) {
             if !seen.insert(&f.name) {
-                diags.error(f.pos.clone(), format!("`{}` has two fields called `{}`", s.name, f.name));
+                diags.error(
+                    f.pos.clone(),
+                    format!("`{}` has two fields called `{}`", s.name, f.name),
+                );
             }
         }
         for a in &s.attributes {
             if !seen.insert(&a.name) {
-                diags.error(a.pos.clone(), format!("`{}` has two fields called `{}`", s.name, a.name));
+                diags.error(
+                    a.pos.clone(),
+                    format!("`{}` has two fields called `{}`", s.name, a.name),
+                );
             }
         }
     }

@@ -13,7 +13,11 @@ pub struct Pos {
 impl Pos {
     /// A position naming only the file.
     pub fn file(file: &str) -> Pos {
-        Pos { file: file.to_string(), line: 0, col: 0 }
+        Pos {
+            file: file.to_string(),
+            line: 0,
+            col: 0,
+        }
     }
 }
 
@@ -49,7 +53,10 @@ pub struct Diagnostics {
 impl Diagnostics {
     /// Records an error.
     pub fn error(&mut self, pos: Pos, message: impl Into<String>) {
-        self.errors.push(Diagnostic { pos, message: message.into() });
+        self.errors.push(Diagnostic {
+            pos,
+            message: message.into(),
+        });
     }
     /// True when no error was recorded.
     pub fn is_empty(&self) -> bool {
@@ -76,7 +83,11 @@ pub struct SpecErrors(pub Vec<Diagnostic>);
 impl fmt::Display for SpecErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.0.len();
-        writeln!(f, "the VHLO spec has {n} error{}:", if n == 1 { "" } else { "s" })?;
+        writeln!(
+            f,
+            "the VHLO spec has {n} error{}:",
+            if n == 1 { "" } else { "s" }
+        )?;
         for d in &self.0 {
             writeln!(f, "{d}")?;
         }

@@ -270,7 +270,10 @@ pub enum RawPredicate {
     /// An attribute is of the given VHLO attribute kind.
     AttributeKind { attribute: SStr, kind: SStr },
     /// An attribute equals the given value.
-    AttributeEquals { attribute: SStr, value: Box<RawValue> },
+    AttributeEquals {
+        attribute: SStr,
+        value: Box<RawValue>,
+    },
     /// Some operand has (or contains) the given VHLO type.
     OperandType(SStr),
 }
@@ -302,12 +305,16 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
                 Some((shown, text))
             }
             Err(e) => {
-                diags.error(Pos::file(&shown), format!("cannot read {}: {e}", path.display()));
+                diags.error(
+                    Pos::file(&shown),
+                    format!("cannot read {}: {e}", path.display()),
+                );
                 None
             }
         }
     };
-    let releases = read("releases.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
+    let releases =
+        read("releases.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
     let types = read("types.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
     let attrs = read("attrs.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
     let enums = read("enums.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
@@ -318,7 +325,10 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
             .filter(|n| n.ends_with(".yaml"))
             .collect(),
         Err(e) => {
-            diags.error(Pos::file(&format!("{display_root}/ops")), format!("cannot list op specs: {e}"));
+            diags.error(
+                Pos::file(&format!("{display_root}/ops")),
+                format!("cannot list op specs: {e}"),
+            );
             Vec::new()
         }
     };
@@ -331,15 +341,31 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
             }
         }
     }
-    RawSpec { dir: dir.to_path_buf(), releases, types, attrs, enums, ops, files }
+    RawSpec {
+        dir: dir.to_path_buf(),
+        releases,
+        types,
+        attrs,
+        enums,
+        ops,
+        files,
+    }
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(file: &str, text: &str, diags: &mut Diagnostics) -> Option<T> {
+fn parse<T: for<'de> Deserialize<'de>>(
+    file: &str,
+    text: &str,
+    diags: &mut Diagnostics,
+) -> Option<T> {
     match serde_saphyr::from_str::<T>(text) {
         Ok(v) => Some(v),
         Err(e) => {
             let pos = match e.location() {
-                Some(loc) => Pos { file: file.to_string(), line: loc.line() as u32, col: loc.column() as u32 },
+                Some(loc) => Pos {
+                    file: file.to_string(),
+                    line: loc.line() as u32,
+                    col: loc.column() as u32,
+                },
                 None => Pos::file(file),
             };
             // The library's message may repeat the location; keep its first line only.
@@ -361,5 +387,9 @@ fn parse<T: for<'de> Deserialize<'de>>(file: &str, text: &str, diags: &mut Diagn
 
 /// The position of a spanned value in `file`.
 pub fn pos<T>(file: &str, s: &Spanned<T>) -> Pos {
-    Pos { file: file.to_string(), line: s.referenced.line() as u32, col: s.referenced.column() as u32 }
+    Pos {
+        file: file.to_string(),
+        line: s.referenced.line() as u32,
+        col: s.referenced.column() as u32,
+    }
 }

@@ -16,7 +16,10 @@ use crate::model::{ChangeRule, Field, Predicate, Spec, TypeOrAttrDef, Value};
 pub const LOCK_FILE: &str = "released.lock";
 
 fn fields(out: &mut String, what: &str, fs: &[Field]) {
-    let list: Vec<String> = fs.iter().map(|f| format!("{}{}", f.name, if f.variadic { "*" } else { "" })).collect();
+    let list: Vec<String> = fs
+        .iter()
+        .map(|f| format!("{}{}", f.name, if f.variadic { "*" } else { "" }))
+        .collect();
     let _ = writeln!(out, "{what}: {}", list.join(","));
 }
 
@@ -26,11 +29,21 @@ fn value(v: &Value) -> String {
         Value::Int(i) => format!("int({i})"),
         Value::Float(f) => format!("float({:016x})", f.to_bits()),
         Value::Type(t) => format!("type({t})"),
-        Value::Array(xs) => format!("array({})", xs.iter().map(value).collect::<Vec<_>>().join(",")),
-        Value::Tensor { element, shape, values } => format!("tensor({element},{shape:?},{values:?})"),
+        Value::Array(xs) => format!(
+            "array({})",
+            xs.iter().map(value).collect::<Vec<_>>().join(",")
+        ),
+        Value::Tensor {
+            element,
+            shape,
+            values,
+        } => format!("tensor({element},{shape:?},{values:?})"),
         Value::Enum { name, case } => format!("enum({name},{case})"),
         Value::Attr { name, params } => {
-            let mut ps: Vec<String> = params.iter().map(|(k, x)| format!("{k}={}", value(x))).collect();
+            let mut ps: Vec<String> = params
+                .iter()
+                .map(|(k, x)| format!("{k}={}", value(x)))
+                .collect();
             ps.sort();
             format!("attr({name},{})", ps.join(","))
         }
@@ -51,11 +64,17 @@ pub fn canonical_forms(spec: &Spec) -> BTreeMap<String, (String, Pos)> {
         let _ = writeln!(s, "terminator: {}", v.terminator);
         for c in &v.changes {
             let line = match c {
-                ChangeRule::AddAttribute { name, default, .. } => format!("add_attribute {name} {}", value(default)),
-                ChangeRule::RemoveAttribute { name, default, .. } => format!("remove_attribute {name} {}", value(default)),
+                ChangeRule::AddAttribute { name, default, .. } => {
+                    format!("add_attribute {name} {}", value(default))
+                }
+                ChangeRule::RemoveAttribute { name, default, .. } => {
+                    format!("remove_attribute {name} {}", value(default))
+                }
                 ChangeRule::MakeVariadic { from, to, .. } => format!("make_variadic {from} {to}"),
                 ChangeRule::RenameOperand { from, to, .. } => format!("rename_operand {from} {to}"),
-                ChangeRule::RenameAttribute { from, to, .. } => format!("rename_attribute {from} {to}"),
+                ChangeRule::RenameAttribute { from, to, .. } => {
+                    format!("rename_attribute {from} {to}")
+                }
                 ChangeRule::AddRegion { name, .. } => format!("add_region {name}"),
                 ChangeRule::Hook { name, .. } => format!("hook {name}"),
             };
@@ -64,8 +83,13 @@ pub fn canonical_forms(spec: &Spec) -> BTreeMap<String, (String, Pos)> {
         for f in &v.features {
             let when = match &f.when {
                 Predicate::ElementTypesDiffer => "element_types_differ".to_string(),
-                Predicate::AttributeKind { attribute, kind } => format!("attribute_kind {attribute} {kind}"),
-                Predicate::AttributeEquals { attribute, value: x } => format!("attribute_equals {attribute} {}", value(x)),
+                Predicate::AttributeKind { attribute, kind } => {
+                    format!("attribute_kind {attribute} {kind}")
+                }
+                Predicate::AttributeEquals {
+                    attribute,
+                    value: x,
+                } => format!("attribute_equals {attribute} {}", value(x)),
                 Predicate::OperandType(t) => format!("operand_type {t}"),
             };
             let _ = writeln!(s, "feature: {} {} {when}", f.name, f.since);
@@ -74,7 +98,11 @@ pub fn canonical_forms(spec: &Spec) -> BTreeMap<String, (String, Pos)> {
     }
     let type_or_attr = |what: &str, d: &TypeOrAttrDef| {
         let mut s = String::new();
-        let _ = writeln!(s, "since: {}\ncode: {} {:?}", d.since, d.code, d.code_with_encoding);
+        let _ = writeln!(
+            s,
+            "since: {}\ncode: {} {:?}",
+            d.since, d.code, d.code_with_encoding
+        );
         for p in &d.params {
             let _ = writeln!(s, "param: {} {} {}", p.name, p.kind.spelling(), p.optional);
         }
@@ -120,14 +148,27 @@ pub fn check(spec: &Spec, lock_name: &str, lock_text: &str, diags: &mut Diagnost
             continue;
         }
         let mut parts = line.split_whitespace();
-        let (Some(kind), Some(name), Some(hash), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
-            diags.error(Pos { file: lock_name.to_string(), line: line_no, col: 1 }, "malformed lock line; expected `<kind> <name> <digest>`");
+        let (Some(kind), Some(name), Some(hash), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            diags.error(
+                Pos {
+                    file: lock_name.to_string(),
+                    line: line_no,
+                    col: 1,
+                },
+                "malformed lock line; expected `<kind> <name> <digest>`",
+            );
             continue;
         };
         let key = format!("{kind} {name}");
         match forms.get(&key) {
             None => diags.error(
-                Pos { file: lock_name.to_string(), line: line_no, col: 1 },
+                Pos {
+                    file: lock_name.to_string(),
+                    line: line_no,
+                    col: 1,
+                },
                 format!("released definition `{key}` was removed from the spec; VHLO is add-only"),
             ),
             Some((text, pos)) => {

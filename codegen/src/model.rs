@@ -20,12 +20,17 @@ pub struct Version {
 impl Version {
     /// Parses `X.Y.Z` strictly (semver without pre-release or build metadata).
     pub fn parse(s: &str) -> Result<Version, String> {
-        let v = semver::Version::parse(s).map_err(|e| format!("`{s}` is not a version X.Y.Z: {e}"))?;
+        let v =
+            semver::Version::parse(s).map_err(|e| format!("`{s}` is not a version X.Y.Z: {e}"))?;
         if !v.pre.is_empty() || !v.build.is_empty() {
             return Err(format!("`{s}` is not a plain release version X.Y.Z"));
         }
         let conv = |n: u64| u32::try_from(n).map_err(|_| format!("`{s}`: component too large"));
-        Ok(Version { major: conv(v.major)?, minor: conv(v.minor)?, patch: conv(v.patch)? })
+        Ok(Version {
+            major: conv(v.major)?,
+            minor: conv(v.minor)?,
+            patch: conv(v.patch)?,
+        })
     }
 }
 
@@ -131,7 +136,11 @@ impl ParamKind {
 
     /// The spec spelling.
     pub fn spelling(self) -> &'static str {
-        ParamKind::ALL.iter().find(|(_, k)| *k == self).map(|(s, _)| *s).unwrap_or("?")
+        ParamKind::ALL
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map(|(s, _)| *s)
+            .unwrap_or("?")
     }
 }
 
@@ -235,10 +244,20 @@ pub enum Value {
     Type(String),
     Array(Vec<Value>),
     /// `#vhlo.tensor_v1` of a ranked tensor with element type `element`.
-    Tensor { element: String, shape: Vec<i64>, values: Vec<i64> },
-    Enum { name: String, case: String },
+    Tensor {
+        element: String,
+        shape: Vec<i64>,
+        values: Vec<i64>,
+    },
+    Enum {
+        name: String,
+        case: String,
+    },
     /// Any VHLO attribute, with named parameters.
-    Attr { name: String, params: Vec<(String, Value)> },
+    Attr {
+        name: String,
+        params: Vec<(String, Value)>,
+    },
     /// A named hand-written function computes the value from the op.
     Hook(String),
 }
@@ -247,9 +266,17 @@ pub enum Value {
 #[derive(Clone, Debug)]
 pub enum ChangeRule {
     /// Upgrade inserts `default`; downgrade requires the value to equal it and drops it.
-    AddAttribute { name: String, default: Value, pos: Pos },
+    AddAttribute {
+        name: String,
+        default: Value,
+        pos: Pos,
+    },
     /// Upgrade drops the attribute; downgrade inserts `default`.
-    RemoveAttribute { name: String, default: Value, pos: Pos },
+    RemoveAttribute {
+        name: String,
+        default: Value,
+        pos: Pos,
+    },
     /// A single operand/result becomes a variadic group; downgrade needs exactly one.
     MakeVariadic { from: String, to: String, pos: Pos },
     /// An operand is renamed (no effect on the IR).
@@ -347,11 +374,19 @@ pub struct Spec {
 impl Spec {
     /// The current version: the last release.
     pub fn current(&self) -> Version {
-        self.releases.last().map(|r| r.version).unwrap_or(Version { major: 0, minor: 9, patch: 0 })
+        self.releases.last().map(|r| r.version).unwrap_or(Version {
+            major: 0,
+            minor: 9,
+            patch: 0,
+        })
     }
     /// The minimum version: the first release.
     pub fn minimum(&self) -> Version {
-        self.releases.first().map(|r| r.version).unwrap_or(Version { major: 0, minor: 9, patch: 0 })
+        self.releases.first().map(|r| r.version).unwrap_or(Version {
+            major: 0,
+            minor: 9,
+            patch: 0,
+        })
     }
     /// Every op version, in spec order (families by file name, then version).
     pub fn op_versions(&self) -> impl Iterator<Item = &OpVersion> {
@@ -369,7 +404,11 @@ fn version(file: &str, s: &SStr, diags: &mut Diagnostics) -> Version {
         Ok(v) => v,
         Err(e) => {
             diags.error(pos(file, s), e);
-            Version { major: 0, minor: 0, patch: 0 }
+            Version {
+                major: 0,
+                minor: 0,
+                patch: 0,
+            }
         }
     }
 }
@@ -386,7 +425,11 @@ fn field(file: &str, s: &SStr) -> Field {
         Some(n) => (n.to_string(), true),
         None => (s.value.clone(), false),
     };
-    Field { name, variadic, pos: pos(file, s) }
+    Field {
+        name,
+        variadic,
+        pos: pos(file, s),
+    }
 }
 
 fn lower_value(file: &str, at: &Pos, v: &load::RawValue, diags: &mut Diagnostics) -> Value {
@@ -404,13 +447,22 @@ fn lower_value(file: &str, at: &Pos, v: &load::RawValue, diags: &mut Diagnostics
         forms.push(Value::Type(t.value.clone()));
     }
     if let Some(a) = &v.array {
-        forms.push(Value::Array(a.iter().map(|x| lower_value(file, at, x, diags)).collect()));
+        forms.push(Value::Array(
+            a.iter().map(|x| lower_value(file, at, x, diags)).collect(),
+        ));
     }
     if let Some(t) = &v.tensor {
-        forms.push(Value::Tensor { element: t.element.value.clone(), shape: t.shape.clone(), values: t.values.clone() });
+        forms.push(Value::Tensor {
+            element: t.element.value.clone(),
+            shape: t.shape.clone(),
+            values: t.values.clone(),
+        });
     }
     match (&v.enum_, &v.case) {
-        (Some(e), Some(c)) => forms.push(Value::Enum { name: e.value.clone(), case: c.value.clone() }),
+        (Some(e), Some(c)) => forms.push(Value::Enum {
+            name: e.value.clone(),
+            case: c.value.clone(),
+        }),
         (Some(e), None) => diags.error(pos(file, e), "`enum` needs a `case`"),
         (None, Some(c)) => diags.error(pos(file, c), "`case` needs an `enum`"),
         (None, None) => {}
@@ -422,7 +474,10 @@ fn lower_value(file: &str, at: &Pos, v: &load::RawValue, diags: &mut Diagnostics
                 .flatten()
                 .map(|(k, x)| (k.clone(), lower_value(file, at, x, diags)))
                 .collect();
-            forms.push(Value::Attr { name: a.value.clone(), params });
+            forms.push(Value::Attr {
+                name: a.value.clone(),
+                params,
+            });
         }
         (None, Some(_)) => diags.error(at.clone(), "`params` needs an `attr`"),
         (None, None) => {}
@@ -450,23 +505,47 @@ fn lower_params(file: &str, raw: &[load::RawParam], diags: &mut Diagnostics) -> 
                 Some((_, k)) => *k,
                 None => {
                     let all: Vec<&str> = ParamKind::ALL.iter().map(|(s, _)| *s).collect();
-                    diags.error(pos(file, &p.kind), format!("unknown parameter kind `{}`; expected one of {}", p.kind.value, all.join(", ")));
+                    diags.error(
+                        pos(file, &p.kind),
+                        format!(
+                            "unknown parameter kind `{}`; expected one of {}",
+                            p.kind.value,
+                            all.join(", ")
+                        ),
+                    );
                     ParamKind::Attr
                 }
             };
-            ParamDef { name: p.name.value.clone(), kind, optional: p.optional, pos: pos(file, &p.name) }
+            ParamDef {
+                name: p.name.value.clone(),
+                kind,
+                optional: p.optional,
+                pos: pos(file, &p.name),
+            }
         })
         .collect()
 }
 
-const PLACEHOLDER_RANGE: VersionRange =
-    VersionRange { min: Version { major: 0, minor: 0, patch: 0 }, max: Bound::Current };
+const PLACEHOLDER_RANGE: VersionRange = VersionRange {
+    min: Version {
+        major: 0,
+        minor: 0,
+        patch: 0,
+    },
+    max: Bound::Current,
+};
 
 fn versioned_name(file: &str, s: &SStr, what: &str, diags: &mut Diagnostics) -> (String, u32) {
     match split_versioned(&s.value) {
         Some((b, n)) => (b.to_string(), n),
         None => {
-            diags.error(pos(file, s), format!("{what} name `{}` must be `<name>_v<N>` with N >= 1", s.value));
+            diags.error(
+                pos(file, s),
+                format!(
+                    "{what} name `{}` must be `<name>_v<N>` with N >= 1",
+                    s.value
+                ),
+            );
             (s.value.clone(), 1)
         }
     }
@@ -501,12 +580,18 @@ fn lower_type_or_attr(
     }
 }
 
-fn lower_predicate(file: &str, at: &Pos, p: &load::RawPredicate, diags: &mut Diagnostics) -> Predicate {
+fn lower_predicate(
+    file: &str,
+    at: &Pos,
+    p: &load::RawPredicate,
+    diags: &mut Diagnostics,
+) -> Predicate {
     match p {
         load::RawPredicate::ElementTypesDiffer => Predicate::ElementTypesDiffer,
-        load::RawPredicate::AttributeKind { attribute, kind } => {
-            Predicate::AttributeKind { attribute: attribute.value.clone(), kind: kind.value.clone() }
-        }
+        load::RawPredicate::AttributeKind { attribute, kind } => Predicate::AttributeKind {
+            attribute: attribute.value.clone(),
+            kind: kind.value.clone(),
+        },
         load::RawPredicate::AttributeEquals { attribute, value } => Predicate::AttributeEquals {
             attribute: attribute.value.clone(),
             value: lower_value(file, at, value, diags),
@@ -520,23 +605,52 @@ fn lower_change(file: &str, c: &load::RawChange, diags: &mut Diagnostics) -> Cha
     match c {
         R::AddAttribute(a) => {
             let p = pos(file, &a.name);
-            ChangeRule::AddAttribute { name: a.name.value.clone(), default: lower_value(file, &p, &a.default, diags), pos: p }
+            ChangeRule::AddAttribute {
+                name: a.name.value.clone(),
+                default: lower_value(file, &p, &a.default, diags),
+                pos: p,
+            }
         }
         R::RemoveAttribute(a) => {
             let p = pos(file, &a.name);
-            ChangeRule::RemoveAttribute { name: a.name.value.clone(), default: lower_value(file, &p, &a.default, diags), pos: p }
+            ChangeRule::RemoveAttribute {
+                name: a.name.value.clone(),
+                default: lower_value(file, &p, &a.default, diags),
+                pos: p,
+            }
         }
-        R::MakeVariadic(r) => ChangeRule::MakeVariadic { from: r.from.value.clone(), to: r.to.value.clone(), pos: pos(file, &r.from) },
-        R::RenameOperand(r) => ChangeRule::RenameOperand { from: r.from.value.clone(), to: r.to.value.clone(), pos: pos(file, &r.from) },
-        R::RenameAttribute(r) => ChangeRule::RenameAttribute { from: r.from.value.clone(), to: r.to.value.clone(), pos: pos(file, &r.from) },
-        R::AddRegion(n) => ChangeRule::AddRegion { name: n.name.value.clone(), pos: pos(file, &n.name) },
-        R::Hook(n) => ChangeRule::Hook { name: n.name.value.clone(), pos: pos(file, &n.name) },
+        R::MakeVariadic(r) => ChangeRule::MakeVariadic {
+            from: r.from.value.clone(),
+            to: r.to.value.clone(),
+            pos: pos(file, &r.from),
+        },
+        R::RenameOperand(r) => ChangeRule::RenameOperand {
+            from: r.from.value.clone(),
+            to: r.to.value.clone(),
+            pos: pos(file, &r.from),
+        },
+        R::RenameAttribute(r) => ChangeRule::RenameAttribute {
+            from: r.from.value.clone(),
+            to: r.to.value.clone(),
+            pos: pos(file, &r.from),
+        },
+        R::AddRegion(n) => ChangeRule::AddRegion {
+            name: n.name.value.clone(),
+            pos: pos(file, &n.name),
+        },
+        R::Hook(n) => ChangeRule::Hook {
+            name: n.name.value.clone(),
+            pos: pos(file, &n.name),
+        },
     }
 }
 
 /// Lowers the raw files. Ranges are completed from the release table afterwards.
 pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
-    let mut spec = Spec { files: raw.files.clone(), ..Spec::default() };
+    let mut spec = Spec {
+        files: raw.files.clone(),
+        ..Spec::default()
+    };
     if let Some((file, r)) = &raw.releases {
         for rel in &r.releases {
             spec.releases.push(Release {
@@ -553,21 +667,49 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 "minimum" => CompatTarget::Minimum,
                 _ => CompatTarget::Version(version(file, target, diags)),
             };
-            spec.compat.push(CompatRequirement { name: name.clone(), version, pos: pos(file, target) });
+            spec.compat.push(CompatRequirement {
+                name: name.clone(),
+                version,
+                pos: pos(file, target),
+            });
         }
     }
     if let Some((file, t)) = &raw.types {
         for d in &t.types {
-            let mut def = lower_type_or_attr(file, &d.name, &d.since, &d.code, &d.builtin, &d.description, &d.params, "type", diags);
+            let mut def = lower_type_or_attr(
+                file,
+                &d.name,
+                &d.since,
+                &d.code,
+                &d.builtin,
+                &d.description,
+                &d.params,
+                "type",
+                diags,
+            );
             def.code_with_encoding = d.code_with_encoding.as_ref().map(|c| c.value);
             spec.types.push(def);
         }
     }
     if let Some((file, a)) = &raw.attrs {
         for d in &a.attributes {
-            spec.attrs.push(lower_type_or_attr(file, &d.name, &d.since, &d.code, &d.builtin, &d.description, &d.params, "attribute", diags));
+            spec.attrs.push(lower_type_or_attr(
+                file,
+                &d.name,
+                &d.since,
+                &d.code,
+                &d.builtin,
+                &d.description,
+                &d.params,
+                "attribute",
+                diags,
+            ));
         }
-        spec.retired_attr_codes = a.retired_codes.iter().map(|c| (c.value, pos(file, c))).collect();
+        spec.retired_attr_codes = a
+            .retired_codes
+            .iter()
+            .map(|c| (c.value, pos(file, c)))
+            .collect();
     }
     if let Some((file, e)) = &raw.enums {
         for d in &e.enums {
@@ -584,7 +726,11 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 cases: d
                     .cases
                     .iter()
-                    .map(|c| EnumCase { name: c.name.value.clone(), value: c.value.value, pos: pos(file, &c.name) })
+                    .map(|c| EnumCase {
+                        name: c.name.value.clone(),
+                        value: c.value.value,
+                        pos: pos(file, &c.name),
+                    })
                     .collect(),
                 pos: pos(file, &d.name),
                 code_pos: pos(file, &d.code),
@@ -598,7 +744,11 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
             also: s
                 .also
                 .iter()
-                .map(|a| AlsoName { name: a.name.value.clone(), parent: a.parent.value.clone(), pos: pos(file, &a.name) })
+                .map(|a| AlsoName {
+                    name: a.name.value.clone(),
+                    parent: a.parent.value.clone(),
+                    pos: pos(file, &a.name),
+                })
                 .collect(),
             operands: s.operands.iter().map(|x| field(file, x)).collect(),
             attributes: s
@@ -631,7 +781,11 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                     since: version(file, &v.since, diags),
                     range: PLACEHOLDER_RANGE,
                     until: v.until.as_ref().map(|u| {
-                        let b = if u.value == "current" { Bound::Current } else { Bound::Version(version(file, u, diags)) };
+                        let b = if u.value == "current" {
+                            Bound::Current
+                        } else {
+                            Bound::Version(version(file, u, diags))
+                        };
                         (b, pos(file, u))
                     }),
                     description: v.description.clone(),
@@ -640,7 +794,11 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                     results: v.results.iter().map(|x| field(file, x)).collect(),
                     regions: v.regions.iter().map(|x| field(file, x)).collect(),
                     terminator: v.terminator,
-                    changes: v.changes.iter().map(|c| lower_change(file, c, diags)).collect(),
+                    changes: v
+                        .changes
+                        .iter()
+                        .map(|c| lower_change(file, c, diags))
+                        .collect(),
                     features: v
                         .features
                         .iter()
@@ -680,7 +838,11 @@ fn finish_ranges(spec: &mut Spec, diags: &mut Diagnostics) {
         i.checked_sub(1).map(|j| releases[j])
     };
     for fam in &mut spec.ops {
-        let sinces: Vec<(Version, Pos)> = fam.versions.iter().map(|v| (v.since, v.pos.clone())).collect();
+        let sinces: Vec<(Version, Pos)> = fam
+            .versions
+            .iter()
+            .map(|v| (v.since, v.pos.clone()))
+            .collect();
         for (i, v) in fam.versions.iter_mut().enumerate() {
             let max = match sinces.get(i + 1) {
                 None => v.until.as_ref().map(|(b, _)| *b).unwrap_or(Bound::Current),
@@ -697,7 +859,12 @@ fn finish_ranges(spec: &mut Spec, diags: &mut Diagnostics) {
         }
     }
     // Types, attributes and enums: versions of one base chain the same way.
-    fn chain<T>(items: &mut [T], key: impl Fn(&T) -> (String, u32, Version), set: impl Fn(&mut T, VersionRange), before: &dyn Fn(Version) -> Option<Version>) {
+    fn chain<T>(
+        items: &mut [T],
+        key: impl Fn(&T) -> (String, u32, Version),
+        set: impl Fn(&mut T, VersionRange),
+        before: &dyn Fn(Version) -> Option<Version>,
+    ) {
         let keys: Vec<(String, u32, Version)> = items.iter().map(&key).collect();
         for (i, item) in items.iter_mut().enumerate() {
             let (base, n, since) = &keys[i];
@@ -709,9 +876,24 @@ fn finish_ranges(spec: &mut Spec, diags: &mut Diagnostics) {
             set(item, VersionRange { min: *since, max });
         }
     }
-    chain(&mut spec.types, |t| (t.base.clone(), t.number, t.since), |t, r| t.range = r, &before);
-    chain(&mut spec.attrs, |t| (t.base.clone(), t.number, t.since), |t, r| t.range = r, &before);
-    chain(&mut spec.enums, |t| (t.base.clone(), t.number, t.since), |t, r| t.range = r, &before);
+    chain(
+        &mut spec.types,
+        |t| (t.base.clone(), t.number, t.since),
+        |t, r| t.range = r,
+        &before,
+    );
+    chain(
+        &mut spec.attrs,
+        |t| (t.base.clone(), t.number, t.since),
+        |t, r| t.range = r,
+        &before,
+    );
+    chain(
+        &mut spec.enums,
+        |t| (t.base.clone(), t.number, t.since),
+        |t, r| t.range = r,
+        &before,
+    );
     let _ = diags;
 }
 

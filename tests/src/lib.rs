@@ -10,5 +10,7 @@ pub fn workspace_root() -> PathBuf {
 
 /// True under CI (`CI=true`), where a missing input is a failure rather than a skip.
 pub fn in_ci() -> bool {
-    std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false)
+    std::env::var("CI")
+        .map(|v| v == "true" || v == "1")
+        .unwrap_or(false)
 }

@@ -13,7 +13,11 @@ pub struct Version {
 impl Version {
     /// A version from its parts.
     pub const fn new(major: u32, minor: u32, patch: u32) -> Version {
-        Version { major, minor, patch }
+        Version {
+            major,
+            minor,
+            patch,
+        }
     }
 
     /// Parses `#.#.#` (as upstream: three decimal numbers, nothing else).

@@ -21,7 +21,10 @@ impl Parse for Input {
         if input.peek(syn::Ident) {
             let key: syn::Ident = input.parse()?;
             if key != "spec" {
-                return Err(syn::Error::new(key.span(), "expected `spec = \"<dir>\"` or a string literal"));
+                return Err(syn::Error::new(
+                    key.span(),
+                    "expected `spec = \"<dir>\"` or a string literal",
+                ));
             }
             input.parse::<Token![=]>()?;
         }
@@ -42,7 +45,9 @@ fn resolve(rel: &str) -> Result<PathBuf, String> {
     if let Ok(root) = std::env::var("VHLO_SPEC_ROOT") {
         roots.push(PathBuf::from(root));
     }
-    let manifest = std::env::var("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from("."));
+    let manifest = std::env::var("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from("."));
     roots.extend(manifest.ancestors().map(Path::to_path_buf));
     for root in &roots {
         let candidate = root.join(given);
@@ -65,11 +70,18 @@ pub fn vhlo_dialect(input: TokenStream) -> TokenStream {
     };
     let dir = match resolve(&input.path.value()) {
         Ok(d) => d,
-        Err(msg) => return syn::Error::new(input.path.span(), msg).to_compile_error().into(),
+        Err(msg) => {
+            return syn::Error::new(input.path.span(), msg)
+                .to_compile_error()
+                .into()
+        }
     };
     let literal = input.path.value();
     let mut shown = literal.as_str();
-    while let Some(rest) = shown.strip_prefix("../").or_else(|| shown.strip_prefix("./")) {
+    while let Some(rest) = shown
+        .strip_prefix("../")
+        .or_else(|| shown.strip_prefix("./"))
+    {
         shown = rest;
     }
     match codegen::load_spec_named(&dir, shown.trim_end_matches('/')) {

@@ -16,7 +16,10 @@ commands:
 
 fn workspace_root() -> PathBuf {
     // codegen/ is one level below the workspace root.
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
 }
 
 fn main() -> ExitCode {
@@ -77,7 +80,9 @@ fn main() -> ExitCode {
             let mut stale = 0;
             for (rel, text) in wanted {
                 let path = root.join(rel);
-                let same = std::fs::read_to_string(&path).map(|t| &t == text).unwrap_or(false);
+                let same = std::fs::read_to_string(&path)
+                    .map(|t| &t == text)
+                    .unwrap_or(false);
                 if cmd == "check" {
                     if !same {
                         eprintln!("stale: {}", rel.display());
@@ -112,7 +117,10 @@ fn main() -> ExitCode {
 
 /// Every checked-in generated file: (path relative to the workspace root, contents).
 fn codegen_outputs(spec: &codegen::Spec) -> Result<Vec<(PathBuf, String)>, String> {
-    let mut out = vec![(PathBuf::from("docs/generated/vhlo_dialect.rs"), codegen::expand_to_string(spec)?)];
+    let mut out = vec![(
+        PathBuf::from("docs/generated/vhlo_dialect.rs"),
+        codegen::expand_to_string(spec)?,
+    )];
     for (rel, text) in codegen::docs::render(spec) {
         out.push((PathBuf::from("docs").join(rel), text));
     }
@@ -122,7 +130,10 @@ fn codegen_outputs(spec: &codegen::Spec) -> Result<Vec<(PathBuf, String)>, Strin
 fn lock(spec_dir: &Path) -> ExitCode {
     // Load without the lock check, then append only the keys that are missing.
     let mut diags = codegen::diag::Diagnostics::default();
-    let name = spec_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = spec_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let raw = codegen::load::load_dir(spec_dir, &name, &mut diags);
     let spec = codegen::model::lower(&raw, &mut diags);
     codegen::check::check(&spec, &mut diags);
@@ -141,7 +152,15 @@ fn lock(spec_dir: &Path) -> ExitCode {
             Some(format!("{} {}", p.next()?, p.next()?))
         })
         .collect();
-    let mut text = if existing.is_empty() { fresh.lines().take_while(|l| l.starts_with('#')).map(|l| format!("{l}\n")).collect() } else { existing.clone() };
+    let mut text = if existing.is_empty() {
+        fresh
+            .lines()
+            .take_while(|l| l.starts_with('#'))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    } else {
+        existing.clone()
+    };
     let mut added = 0;
     for line in fresh.lines().filter(|l| !l.starts_with('#')) {
         let mut p = line.split_whitespace();

@@ -24,7 +24,11 @@ fn value_expr(spec: &Spec, v: &Value) -> TokenStream {
             let xs = items.iter().map(|x| value_expr(spec, x));
             quote! { { let __items = vec![ #(#xs),* ]; ::vhlo_core::dialect::support::vhlo_array(m, __items) } }
         }
-        Value::Tensor { element, shape, values } => {
+        Value::Tensor {
+            element,
+            shape,
+            values,
+        } => {
             quote! { ::vhlo_core::dialect::support::vhlo_int_tensor(m, #element, &[ #(#shape),* ], &[ #(#values),* ]) }
         }
         Value::Enum { name, case } => {
@@ -100,11 +104,17 @@ fn step_tokens(spec: &Spec, prev: &OpVersion, next: &OpVersion) -> (TokenStream,
                 // Hooks may fail, so they run with the checks.
                 let var = format_ident!("__removed_default_{}", rule_index);
                 down_checks.push(quote! { let #var = #e; });
-                down.push(quote! { ::vhlo_core::dialect::support::set_property(m, op, #name, #var); });
+                down.push(
+                    quote! { ::vhlo_core::dialect::support::set_property(m, op, #name, #var); },
+                );
             }
             ChangeRule::MakeVariadic { to, .. } => {
                 let is_operand = next.operands.iter().any(|f| &f.name == to);
-                let (fixed, groups) = if is_operand { counts(&next.operands) } else { counts(&next.results) };
+                let (fixed, groups) = if is_operand {
+                    counts(&next.operands)
+                } else {
+                    counts(&next.results)
+                };
                 let what = if is_operand { "operand" } else { "result" };
                 down_checks.push(quote! {
                     ::vhlo_core::dialect::support::require_single(m, op, VhloOp::#nv.name(), #what, #to, #fixed, #groups, #needs)?;
@@ -117,8 +127,12 @@ fn step_tokens(spec: &Spec, prev: &OpVersion, next: &OpVersion) -> (TokenStream,
                 });
             }
             ChangeRule::RenameAttribute { from, to, .. } => {
-                up.push(quote! { ::vhlo_core::dialect::support::rename_property(m, op, #from, #to); });
-                down.push(quote! { ::vhlo_core::dialect::support::rename_property(m, op, #to, #from); });
+                up.push(
+                    quote! { ::vhlo_core::dialect::support::rename_property(m, op, #from, #to); },
+                );
+                down.push(
+                    quote! { ::vhlo_core::dialect::support::rename_property(m, op, #to, #from); },
+                );
             }
             ChangeRule::RenameOperand { .. } => {}
             ChangeRule::Hook { name, .. } => {
@@ -151,7 +165,9 @@ fn step_tokens(spec: &Spec, prev: &OpVersion, next: &OpVersion) -> (TokenStream,
 
 fn predicate_expr(spec: &Spec, p: &Predicate) -> TokenStream {
     match p {
-        Predicate::ElementTypesDiffer => quote! { ::vhlo_core::dialect::support::element_types_differ(m, op) },
+        Predicate::ElementTypesDiffer => {
+            quote! { ::vhlo_core::dialect::support::element_types_differ(m, op) }
+        }
         Predicate::AttributeKind { attribute, kind } => {
             quote! { ::vhlo_core::dialect::support::property_is_kind(m, op, #attribute, #kind) }
         }
@@ -166,11 +182,15 @@ fn predicate_expr(spec: &Spec, p: &Predicate) -> TokenStream {
                     .unwrap_or(0);
                 quote! { ::vhlo_core::dialect::support::property_is_enum_case(m, op, #attribute, #name, #v) }
             }
-            Value::Bool(b) => quote! { ::vhlo_core::dialect::support::property_is_bool(m, op, #attribute, #b) },
+            Value::Bool(b) => {
+                quote! { ::vhlo_core::dialect::support::property_is_bool(m, op, #attribute, #b) }
+            }
             // check.rs keeps other forms out of predicates.
             _ => quote! { false },
         },
-        Predicate::OperandType(t) => quote! { ::vhlo_core::dialect::support::some_operand_has_type(m, op, #t) },
+        Predicate::OperandType(t) => {
+            quote! { ::vhlo_core::dialect::support::some_operand_has_type(m, op, #t) }
+        }
     }
 }
 

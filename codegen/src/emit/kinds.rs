@@ -12,11 +12,25 @@ fn param_kind_tokens(k: ParamKind) -> TokenStream {
     quote! { ::vhlo_core::dialect::ParamKind::#id }
 }
 
-fn kind_enum(spec: &Spec, enum_name: &str, what: &str, defs: &[TypeOrAttrDef], with_encoding: bool) -> TokenStream {
+fn kind_enum(
+    spec: &Spec,
+    enum_name: &str,
+    what: &str,
+    defs: &[TypeOrAttrDef],
+    with_encoding: bool,
+) -> TokenStream {
     let ty = format_ident!("{}", enum_name);
-    let variants: Vec<_> = defs.iter().map(|d| format_ident!("{}", camel(&d.name))).collect();
+    let variants: Vec<_> = defs
+        .iter()
+        .map(|d| format_ident!("{}", camel(&d.name)))
+        .collect();
     let docs = defs.iter().map(|d| {
-        let mut s = format!("`#vhlo.{}` ({what}), legal in {}; stands for `{}`.", d.name, d.range.describe(), d.builtin);
+        let mut s = format!(
+            "`#vhlo.{}` ({what}), legal in {}; stands for `{}`.",
+            d.name,
+            d.range.describe(),
+            d.builtin
+        );
         if let Some(desc) = &d.description {
             s = format!("{s} {desc}");
         }
@@ -45,7 +59,10 @@ fn kind_enum(spec: &Spec, enum_name: &str, what: &str, defs: &[TypeOrAttrDef], w
         quote! { #c #alt => Some(#ty::#v), }
     });
     let encoding_fn = if with_encoding {
-        let arms = defs.iter().zip(&variants).filter_map(|(d, v)| d.code_with_encoding.map(|c| quote! { #ty::#v => Some(#c), }));
+        let arms = defs.iter().zip(&variants).filter_map(|(d, v)| {
+            d.code_with_encoding
+                .map(|c| quote! { #ty::#v => Some(#c), })
+        });
         quote! {
             /// The bytecode code used when the type carries an encoding attribute, if it differs.
             pub fn code_with_encoding(self) -> Option<u32> {
@@ -111,9 +128,18 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
     let types = kind_enum(spec, "VhloType", "type", &spec.types, true);
     let attrs = kind_enum(spec, "VhloAttr", "attribute", &spec.attrs, false);
 
-    let enum_variants: Vec<_> = spec.enums.iter().map(|e| format_ident!("{}", camel(&e.name))).collect();
+    let enum_variants: Vec<_> = spec
+        .enums
+        .iter()
+        .map(|e| format_ident!("{}", camel(&e.name)))
+        .collect();
     let enum_docs = spec.enums.iter().map(|e| {
-        format!("`#vhlo<{} ...>`, legal in {}; stands for `#stablehlo<{} ...>`.", e.name, e.range.describe(), e.stablehlo)
+        format!(
+            "`#vhlo<{} ...>`, legal in {}; stands for `#stablehlo<{} ...>`.",
+            e.name,
+            e.range.describe(),
+            e.stablehlo
+        )
     });
     let enum_names = spec.enums.iter().map(|e| &e.name);
     let enum_codes = spec.enums.iter().map(|e| e.code);

@@ -71,15 +71,19 @@ pub(crate) fn camel(s: &str) -> String {
 }
 
 const KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let",
-    "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type",
-    "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
-    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if",
+    "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static",
+    "struct", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn",
+    "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized",
+    "virtual", "yield", "try", "gen",
 ];
 
 /// A field or function identifier for a spec name; keywords become raw identifiers.
 pub(crate) fn field_ident(name: &str) -> Ident {
-    let clean: String = name.chars().map(|c| if c == '-' { '_' } else { c }).collect();
+    let clean: String = name
+        .chars()
+        .map(|c| if c == '-' { '_' } else { c })
+        .collect();
     if KEYWORDS.contains(&clean.as_str()) {
         Ident::new_raw(&clean, Span::call_site())
     } else {

@@ -43,9 +43,21 @@ impl Group<'_> {
             .map(|f| {
                 let id = field_ident(&f.name);
                 let (one, many, what) = match self.slot {
-                    Slot::Operand => (quote! { ::vhlo_core::ir::Value }, quote! { Vec<::vhlo_core::ir::Value> }, "operand"),
-                    Slot::Result => (quote! { ::vhlo_core::ir::Type }, quote! { Vec<::vhlo_core::ir::Type> }, "result type"),
-                    Slot::Region => (quote! { ::vhlo_core::ir::Region }, quote! { Vec<::vhlo_core::ir::Region> }, "region"),
+                    Slot::Operand => (
+                        quote! { ::vhlo_core::ir::Value },
+                        quote! { Vec<::vhlo_core::ir::Value> },
+                        "operand",
+                    ),
+                    Slot::Result => (
+                        quote! { ::vhlo_core::ir::Type },
+                        quote! { Vec<::vhlo_core::ir::Type> },
+                        "result type",
+                    ),
+                    Slot::Region => (
+                        quote! { ::vhlo_core::ir::Region },
+                        quote! { Vec<::vhlo_core::ir::Region> },
+                        "region",
+                    ),
                 };
                 let doc = if f.variadic {
                     format!("`{}` of `{owner}` (variadic {what}).", f.name)
@@ -99,7 +111,12 @@ fn vhlo_struct_tokens(fam: &OpFamily, v: &OpVersion) -> TokenStream {
     let st = vhlo_struct(v);
     let variant = vhlo_variant(v);
     let full = format!("vhlo.{}", v.mnemonic);
-    let mut doc = format!("`{full}`: {}", fam.description.clone().unwrap_or_else(|| format!("version {} of `{}`.", v.number, fam.name)));
+    let mut doc = format!(
+        "`{full}`: {}",
+        fam.description
+            .clone()
+            .unwrap_or_else(|| format!("version {} of `{}`.", v.number, fam.name))
+    );
     doc.push_str(&format!("\n\nLegal in {}.", v.range.describe()));
     if let Some(d) = &v.description {
         doc.push_str(&format!("\n\n{d}"));
@@ -107,13 +124,25 @@ fn vhlo_struct_tokens(fam: &OpFamily, v: &OpVersion) -> TokenStream {
     if v.range.max == crate::model::Bound::Current {
         doc.push_str(&format!(" Maps to `{}`.", fam.stablehlo.name));
     }
-    let operands = Group { fields: &v.operands, slot: Slot::Operand };
-    let results = Group { fields: &v.results, slot: Slot::Result };
-    let regions = Group { fields: &v.regions, slot: Slot::Region };
+    let operands = Group {
+        fields: &v.operands,
+        slot: Slot::Operand,
+    };
+    let results = Group {
+        fields: &v.results,
+        slot: Slot::Result,
+    };
+    let regions = Group {
+        fields: &v.regions,
+        slot: Slot::Region,
+    };
     let mut decls = operands.decls(&full);
     decls.extend(v.attributes.iter().map(|a| {
         let id = field_ident(&a.name);
-        let d = format!("`{}` of `{full}` (attribute; always present in VHLO).", a.name);
+        let d = format!(
+            "`{}` of `{full}` (attribute; always present in VHLO).",
+            a.name
+        );
         quote! { #[doc = #d] pub #id: ::vhlo_core::ir::Attribute }
     }));
     decls.extend(results.decls(&full));
@@ -193,9 +222,18 @@ fn shlo_struct_tokens(fam: &OpFamily) -> TokenStream {
         fam.description.clone().unwrap_or_default(),
         fam.name
     );
-    let operands = Group { fields: &s.operands, slot: Slot::Operand };
-    let results = Group { fields: &s.results, slot: Slot::Result };
-    let regions = Group { fields: &s.regions, slot: Slot::Region };
+    let operands = Group {
+        fields: &s.operands,
+        slot: Slot::Operand,
+    };
+    let results = Group {
+        fields: &s.results,
+        slot: Slot::Result,
+    };
+    let regions = Group {
+        fields: &s.regions,
+        slot: Slot::Region,
+    };
     let mut decls = operands.decls(full);
     decls.extend(s.attributes.iter().map(|a| {
         let id = field_ident(&a.name);
@@ -229,7 +267,12 @@ fn shlo_struct_tokens(fam: &OpFamily) -> TokenStream {
         .iter()
         .map(|f| field_ident(&f.name))
         .chain(s.attributes.iter().map(|a| field_ident(&a.name)))
-        .chain(s.results.iter().chain(&s.regions).map(|f| field_ident(&f.name)))
+        .chain(
+            s.results
+                .iter()
+                .chain(&s.regions)
+                .map(|f| field_ident(&f.name)),
+        )
         .collect();
     let out_ops = format_ident!("__operands");
     let out_res = format_ident!("__results");
@@ -287,9 +330,14 @@ fn shlo_struct_tokens(fam: &OpFamily) -> TokenStream {
 pub(super) fn emit(spec: &Spec) -> TokenStream {
     let versions: Vec<&OpVersion> = spec.op_versions().collect();
     let variants: Vec<Ident> = versions.iter().map(|v| vhlo_variant(v)).collect();
-    let var_docs = versions.iter().map(|v| format!("`vhlo.{}`, legal in {}.", v.mnemonic, v.range.describe()));
+    let var_docs = versions
+        .iter()
+        .map(|v| format!("`vhlo.{}`, legal in {}.", v.mnemonic, v.range.describe()));
     let mnemonics: Vec<&String> = versions.iter().map(|v| &v.mnemonic).collect();
-    let full_names: Vec<String> = versions.iter().map(|v| format!("vhlo.{}", v.mnemonic)).collect();
+    let full_names: Vec<String> = versions
+        .iter()
+        .map(|v| format!("vhlo.{}", v.mnemonic))
+        .collect();
     let families = versions.iter().map(|v| &v.family);
     let numbers = versions.iter().map(|v| v.number);
     let ranges = versions.iter().map(|v| range_tokens(spec, v.range));
@@ -313,13 +361,27 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         ns.sort();
         quote! { &[ #(#ns),* ] }
     });
-    let from_name = full_names.iter().zip(&variants).map(|(n, v)| quote! { #n => Some(VhloOp::#v), });
-    let from_mnemonic = mnemonics.iter().zip(&variants).map(|(n, v)| quote! { #n => Some(VhloOp::#v), });
+    let from_name = full_names
+        .iter()
+        .zip(&variants)
+        .map(|(n, v)| quote! { #n => Some(VhloOp::#v), });
+    let from_mnemonic = mnemonics
+        .iter()
+        .zip(&variants)
+        .map(|(n, v)| quote! { #n => Some(VhloOp::#v), });
     let prev_next = spec.ops.iter().flat_map(|f| {
-        f.versions.windows(2).map(|w| (vhlo_variant(&w[0]), vhlo_variant(&w[1]))).collect::<Vec<_>>()
+        f.versions
+            .windows(2)
+            .map(|w| (vhlo_variant(&w[0]), vhlo_variant(&w[1])))
+            .collect::<Vec<_>>()
     });
     let (prev_arms, next_arms): (Vec<_>, Vec<_>) = prev_next
-        .map(|(a, b)| (quote! { VhloOp::#b => Some(VhloOp::#a), }, quote! { VhloOp::#a => Some(VhloOp::#b), }))
+        .map(|(a, b)| {
+            (
+                quote! { VhloOp::#b => Some(VhloOp::#a), },
+                quote! { VhloOp::#a => Some(VhloOp::#b), },
+            )
+        })
         .unzip();
     let to_shlo = spec.ops.iter().flat_map(|f| {
         let sv = shlo_variant(f);
@@ -329,15 +391,28 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         })
     });
 
-    let structs = spec.ops.iter().flat_map(|f| f.versions.iter().map(move |v| vhlo_struct_tokens(f, v)));
+    let structs = spec
+        .ops
+        .iter()
+        .flat_map(|f| f.versions.iter().map(move |v| vhlo_struct_tokens(f, v)));
 
     // StableHLO side.
     let s_variants: Vec<Ident> = spec.ops.iter().map(shlo_variant).collect();
-    let s_docs = spec.ops.iter().map(|f| format!("`{}` (maps to `vhlo.{}`).", f.stablehlo.name, f.versions.last().map(|v| v.mnemonic.as_str()).unwrap_or("?")));
+    let s_docs = spec.ops.iter().map(|f| {
+        format!(
+            "`{}` (maps to `vhlo.{}`).",
+            f.stablehlo.name,
+            f.versions
+                .last()
+                .map(|v| v.mnemonic.as_str())
+                .unwrap_or("?")
+        )
+    });
     let s_names = spec.ops.iter().map(|f| &f.stablehlo.name);
     let s_from_name = spec.ops.iter().map(|f| {
         let v = shlo_variant(f);
-        let names = std::iter::once(&f.stablehlo.name).chain(f.stablehlo.also.iter().map(|a| &a.name));
+        let names =
+            std::iter::once(&f.stablehlo.name).chain(f.stablehlo.also.iter().map(|a| &a.name));
         quote! { #(#names)|* => Some(StablehloOp::#v), }
     });
     let s_to_vhlo = spec.ops.iter().filter_map(|f| {

@@ -1,6 +1,13 @@
 //! Primitives of the MLIR bytecode format: prefix varints, zigzag, sections, and a bounds-checked
 //! cursor whose errors name the section and the absolute byte offset.
 
+// Input path: no panics whatever the bytes (issue 5). Tests opt out below.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 use super::BytecodeError;
 
 /// Section ids (`mlir/include/mlir/Bytecode/Encoding.h`).
@@ -63,7 +70,7 @@ pub(crate) fn zigzag(v: i64) -> u64 {
 
 /// Inverse of [`zigzag`].
 pub(crate) fn unzigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
+    ((v >> 1) as i64) ^ ((v & 1) as i64).wrapping_neg()
 }
 
 /// A read position inside one section (or the whole file), bounds-checked everywhere.
@@ -88,7 +95,7 @@ impl<'a> Cursor<'a> {
 
     /// Absolute file offset of the next byte.
     pub fn offset(&self) -> usize {
-        self.base + self.pos
+        self.base.saturating_add(self.pos)
     }
 
     pub fn remaining(&self) -> usize {
@@ -123,7 +130,7 @@ impl<'a> Cursor<'a> {
             .get(self.pos)
             .copied()
             .ok_or_else(|| self.err("unexpected end of data"))?;
-        self.pos += 1;
+        self.pos = self.pos.saturating_add(1);
         Ok(b)
     }
 
@@ -134,11 +141,12 @@ impl<'a> Cursor<'a> {
                 self.remaining()
             )));
         }
+        let end = self.pos.saturating_add(n);
         let out = self
             .data
-            .get(self.pos..self.pos + n)
+            .get(self.pos..end)
             .ok_or_else(|| self.err("out of bounds"))?;
-        self.pos += n;
+        self.pos = end;
         Ok(out)
     }
 
@@ -157,14 +165,16 @@ impl<'a> Cursor<'a> {
             buf.copy_from_slice(raw);
             return Ok(u64::from_le_bytes(buf));
         }
-        let extra = first.trailing_zeros() as usize;
+        // 1..=7 extra bytes: the first byte is neither odd nor zero.
+        let extra = first.trailing_zeros();
         let raw = self
-            .bytes(extra)
+            .bytes(extra as usize)
             .map_err(|_| self.err_at(start, "truncated varint"))?;
         let mut buf = [0u8; 8];
-        buf[0] = first;
-        buf[1..=extra].copy_from_slice(raw);
-        Ok(u64::from_le_bytes(buf) >> (extra + 1))
+        for (dst, &src) in buf.iter_mut().zip(std::iter::once(&first).chain(raw)) {
+            *dst = src;
+        }
+        Ok(u64::from_le_bytes(buf).wrapping_shr(extra.wrapping_add(1)))
     }
 
     pub fn signed_varint(&mut self) -> Result<i64, BytecodeError> {
@@ -209,7 +219,8 @@ impl<'a> Cursor<'a> {
             .position(|&b| b == 0)
             .ok_or_else(|| self.err("unterminated string"))?;
         let s = self.bytes(len)?;
-        self.pos += 1;
+        // Past the NUL found above.
+        self.pos = self.pos.saturating_add(1);
         Ok(s)
     }
 
@@ -260,15 +271,18 @@ impl Emitter {
             return;
         }
         // The number of bytes is one per 7 value bits, up to 8; beyond 56 bits the 9-byte form.
-        let bits = 64 - v.leading_zeros() as usize;
+        let bits = u64::BITS.wrapping_sub(v.leading_zeros());
         let n = bits.div_ceil(7);
         if n >= 9 {
             self.buf.push(0);
             self.buf.extend_from_slice(&v.to_le_bytes());
             return;
         }
-        let encoded = (v << n) | (1u64 << (n - 1));
-        self.buf.extend_from_slice(&encoded.to_le_bytes()[..n]);
+        // n is 2..=8 here (v >= 128).
+        let encoded = v.wrapping_shl(n) | 1u64.wrapping_shl(n.wrapping_sub(1));
+        let bytes = encoded.to_le_bytes();
+        self.buf
+            .extend_from_slice(bytes.get(..n as usize).unwrap_or_default());
     }
 
     pub fn varint_with_flag(&mut self, v: u64, flag: bool) {
@@ -284,6 +298,11 @@ impl Emitter {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 mod tests {
     use super::*;
 

@@ -91,16 +91,19 @@ pub fn bytecode_version_for_target(target: crate::version::Version) -> Option<u6
 const WORKER_STACK_BYTES: usize = 64 << 20;
 
 /// Runs `f` on a scoped thread with [`WORKER_STACK_BYTES`] of stack; `None` if the thread
-/// could not be started or did not finish.
+/// could not be started. A panic on the worker is a bug, not a malformed input: it is passed on
+/// to the caller (so tests and fuzzers see it) instead of becoming an error value.
 pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
     std::thread::scope(|s| {
-        std::thread::Builder::new()
+        let worker = std::thread::Builder::new()
             .name("vhlo-bytecode".into())
             .stack_size(WORKER_STACK_BYTES)
             .spawn_scoped(s, f)
-            .ok()?
-            .join()
-            .ok()
+            .ok()?;
+        match worker.join() {
+            Ok(x) => Some(x),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
     })
 }
 

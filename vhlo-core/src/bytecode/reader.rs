@@ -1,5 +1,12 @@
 //! The bytecode reader: header, sections, lazily resolved attribute/type tables, and the IR.
 
+// Input path: no panics whatever the bytes (issue 5). Tests opt out below.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 use std::collections::BTreeMap;
 
 use super::encoding::{op_mask, section, version, Cursor, MAGIC};
@@ -113,6 +120,8 @@ fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
         properties: Vec::new(),
         depth: 0,
         region_depth: 0,
+        live_values: 0,
+        ir_bytes: ir.as_ref().map_or(0, Cursor::remaining),
         use_lists: BTreeMap::new(),
         block_arg_locations: BTreeMap::new(),
     };
@@ -190,8 +199,9 @@ enum Slot<T> {
 struct Scope {
     values: Vec<Option<Value>>,
     next_ids: Vec<usize>,
-    /// Operands that referred to a value not defined yet: (op, operand index, value slot).
-    pending: Vec<(OpId, usize, usize)>,
+    /// Operands that referred to a value not defined yet, by value slot: (op, operand index).
+    /// Patched when the slot is defined, so the work is linear in the number of operands.
+    waiting: BTreeMap<usize, Vec<(OpId, usize)>>,
 }
 
 /// Attributes and types: resolved the same way from their own tables.
@@ -247,6 +257,11 @@ struct Reader<'a> {
     depth: usize,
     /// Nesting of regions.
     region_depth: usize,
+    /// Value slots declared by the regions being read: each needs a byte of the IR section to
+    /// define it, so their sum is bounded by its size (and so is the memory they take).
+    live_values: usize,
+    /// Size of the top-level IR section.
+    ir_bytes: usize,
     use_lists: BTreeMap<Value, UseListOrder>,
     block_arg_locations: BTreeMap<Value, Location>,
 }
@@ -268,10 +283,9 @@ impl<'a> Reader<'a> {
                 return Err(c.err_at(at, "string of length 0 (lengths include the NUL)"));
             }
             let data = c.bytes(len)?;
-            let (body, nul) = data.split_at(len - 1);
-            if nul != [0] {
+            let Some((&0, body)) = data.split_last() else {
                 return Err(c.err_at(at, "string is not NUL-terminated"));
-            }
+            };
             self.strings.push((body, at, None));
         }
         if !c.is_empty() {
@@ -385,7 +399,7 @@ impl<'a> Reader<'a> {
                     return Err(o.err_at(at, format!("dialect index {dialect} out of range")));
                 }
                 let count = o.count(1)?;
-                if count > total - read {
+                if count > total.saturating_sub(read) {
                     return Err(o.err_at(at, "entry group exceeds the declared entry count"));
                 }
                 for _ in 0..count {
@@ -417,7 +431,7 @@ impl<'a> Reader<'a> {
                         });
                     }
                 }
-                read += count;
+                read = read.saturating_add(count);
             }
         }
         if !o.is_empty() {
@@ -444,7 +458,7 @@ impl<'a> Reader<'a> {
     }
 
     fn enter(&mut self, c: &Cursor<'_>) -> Result<()> {
-        self.depth += 1;
+        self.depth = self.depth.saturating_add(1);
         if self.depth > MAX_DEPTH {
             return Err(c.err(format!("nesting deeper than {MAX_DEPTH}")));
         }
@@ -470,7 +484,7 @@ impl<'a> Reader<'a> {
         if let Some(e) = T::table(self).get_mut(idx) {
             e.slot = Slot::Done(x);
         }
-        self.depth -= 1;
+        self.depth = self.depth.saturating_sub(1);
         Ok(x)
     }
 
@@ -535,6 +549,14 @@ impl<'a> Reader<'a> {
         let raw = c.cstr()?;
         let text =
             std::str::from_utf8(raw).map_err(|_| c.err_at(at, "textual entry is not UTF-8"))?;
+        // MLIR parses the text as an attribute or type: nothing, or control characters (which
+        // its lexer refuses), are not one.
+        if text.trim().is_empty() {
+            return Err(c.err_at(at, "textual entry is empty"));
+        }
+        if text.chars().any(|ch| ch.is_control() && !matches!(ch, '\t' | '\n' | '\r')) {
+            return Err(c.err_at(at, "textual entry has a control character"));
+        }
         Ok(self.module.sym(text))
     }
 
@@ -615,6 +637,17 @@ impl<'a> Reader<'a> {
                     let name = self.read_string_attr(c)?;
                     let value = self.read_attr(c)?;
                     entries.push((name, value));
+                }
+                // MLIR's DictionaryAttr::get sorts by name and allows no duplicate; so does the
+                // IR, whatever order the file has.
+                let m = &self.module;
+                entries.sort_by(|a, b| m.str(a.0).cmp(m.str(b.0)));
+                if let Some(w) = entries
+                    .windows(2)
+                    .find(|w| w.first().map(|e| e.0) == w.last().map(|e| e.0))
+                {
+                    let name = w.first().map_or("", |e| m.str(e.0));
+                    return Err(c.err_at(at, format!("dictionary has the key '{name}' twice")));
                 }
                 AttrData::Dictionary(entries.into())
             }
@@ -837,11 +870,17 @@ impl<'a> Reader<'a> {
     fn decode_vhlo_attr(&mut self, dialect: Symbol, c: &mut Cursor<'_>) -> Result<AttrData> {
         let at = c.offset();
         let code = c.varint()?;
-        if let Some(mnemonic) = vhlo_enum_attr_mnemonic(code) {
+        if let Some(e) = u32::try_from(code).ok().and_then(VhloEnum::from_code) {
+            let case_at = c.offset();
             let v = c.varint()?;
-            let case = u32::try_from(v)
-                .map_err(|_| c.err_at(at, format!("enum value {v} out of range")))?;
-            return Ok(self.dialect_attr(dialect, mnemonic, vec![Param::Int(i64::from(case))]));
+            // Like MLIR's symbolize: only the cases the enum defines.
+            let case = i64::try_from(v)
+                .ok()
+                .filter(|&v| e.case_name(v).is_some())
+                .ok_or_else(|| {
+                    c.err_at(case_at, format!("{v} is not a case of {}", e.mnemonic()))
+                })?;
+            return Ok(self.dialect_attr(dialect, e.mnemonic(), vec![Param::Int(case)]));
         }
         let (mnemonic, params) = match code {
             1 => ("array_v1", vec![Param::Attrs(self.read_attrs(c)?)]),
@@ -898,7 +937,14 @@ impl<'a> Reader<'a> {
             15 => {
                 let ty = self.read_type(c)?;
                 let len = c.index()?;
+                let blob_at = c.offset();
                 let blob = c.bytes(len)?;
+                if !vhlo_dense_size_fits(&self.module, ty, blob) {
+                    return Err(c.err_at(
+                        blob_at,
+                        format!("tensor_v1 data of {len} bytes does not fit its type (a static tensor of scalars)"),
+                    ));
+                }
                 let data = self.tensor_data(ty, blob);
                 ("tensor_v1", vec![Param::Type(ty), data])
             }
@@ -981,7 +1027,7 @@ impl<'a> Reader<'a> {
             let packed_size = num_elements.div_ceil(8);
             if blob.len() == 1 && blob.first() == Some(&0xFF) {
                 data = vec![1];
-            } else if blob.len() == packed_size && blob.len() != num_elements {
+            } else if blob.len() == packed_size {
                 data = (0..num_elements)
                     .map(|i| u8::from(blob.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)))
                     .collect();
@@ -989,7 +1035,7 @@ impl<'a> Reader<'a> {
             // MLIR keeps all-equal data as a splat.
             if num_elements > 1
                 && data.len() == num_elements
-                && data.windows(2).all(|w| w[0] == w[1])
+                && data.windows(2).all(|w| w.first() == w.last())
             {
                 data.truncate(1);
             }
@@ -1108,8 +1154,29 @@ impl<'a> Reader<'a> {
         let mut scope = Scope::default();
         scope.next_ids.push(0);
         let mut ctx = RegionCtx { blocks: Vec::new() };
+        // Like MLIR's parseSourceFile<ModuleOp> (and our text parser): anything but a single
+        // builtin.module at the top level is wrapped in an implicit module.
+        let single_module = num_ops == 1 && {
+            let mut peek = c.clone();
+            let idx = peek.index()?;
+            self.op_names
+                .get(idx)
+                .is_some_and(|e| self.module.str(e.full) == "builtin.module")
+        };
+        let block = if single_module {
+            None
+        } else {
+            let region = self.module.create_region();
+            let block = self.module.append_block(region, &[]);
+            let name = self.module.sym("builtin.module");
+            let mut state = OperationState::new(name, self.module.unknown_loc());
+            state.regions.push(region);
+            let wrapper = self.module.create_op(state);
+            self.module.push_top(wrapper);
+            Some(block)
+        };
         for _ in 0..num_ops {
-            self.read_op(c, None, &mut scope, &mut ctx)?;
+            self.read_op(c, block, &mut scope, &mut ctx)?;
         }
         self.finish_scope(c, &mut scope)?;
         if !c.is_empty() {
@@ -1118,23 +1185,26 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    fn define(&self, c: &Cursor<'_>, scope: &mut Scope, v: Value) -> Result<()> {
+    fn define(&mut self, c: &Cursor<'_>, scope: &mut Scope, v: Value) -> Result<()> {
         let next = scope
             .next_ids
             .last_mut()
             .ok_or_else(|| c.err("value defined outside a region"))?;
         let slot = *next;
-        *next += 1;
+        *next = slot.saturating_add(1);
         if slot >= scope.values.len() {
             if scope.next_ids.len() == 1 {
                 // Top-level results: the IR section declares no value count for them.
-                scope.values.resize(slot + 1, None);
+                scope.values.resize(slot.saturating_add(1), None);
             } else {
                 return Err(c.err("region defines more values than its header declared"));
             }
         }
         if let Some(s) = scope.values.get_mut(slot) {
             *s = Some(v);
+        }
+        for (op, i) in scope.waiting.remove(&slot).unwrap_or_default() {
+            self.module.set_operand(op, i, v);
         }
         Ok(())
     }
@@ -1153,6 +1223,15 @@ impl<'a> Reader<'a> {
             None => return Err(c.err_at(op_at, format!("op name index {name_idx} out of range"))),
         };
         let dialect_name = self.dialect_name(op_dialect).to_string();
+        // The builtin dialect allows no unknown op either.
+        if dialect_name == "builtin"
+            && !matches!(short.as_str(), "module" | "unrealized_conversion_cast")
+        {
+            return Err(c.err_at(
+                op_at,
+                format!("unregistered operation 'builtin.{short}' found in dialect ('builtin') that does not allow unknown operations"),
+            ));
+        }
         // Like MLIR, the VHLO dialect accepts no op it does not define.
         if dialect_name == "vhlo" && vhlo_op_attr_names(&short).is_none() {
             return Err(c.err_at(
@@ -1193,9 +1272,16 @@ impl<'a> Reader<'a> {
                 .cloned()
                 .ok_or_else(|| c.err_at(at, format!("properties index {idx} out of range")))?;
             state.properties = self.decode_properties(&mut p, &dialect_name, &short)?;
-            state.attributes = dict;
-        } else if self.version < version::NATIVE_PROPERTIES_ENCODING {
-            // Before native properties, inherent attributes live in the dictionary too.
+            // As in MLIR's Operation::create: dictionary entries with an inherent name go to the
+            // properties, which the properties entry then overwrites.
+            let m = &self.module;
+            state.attributes = dict
+                .into_iter()
+                .filter(|a| !inherent.is_some_and(|names| names.contains(&m.str(a.name))))
+                .collect();
+        } else if inherent.is_some() {
+            // Before native properties, and for an op written without its properties entry,
+            // inherent attributes live in the dictionary (MLIR's `setAttrs` moves them over).
             for a in dict {
                 let name = self.module.str(a.name);
                 if inherent.is_some_and(|names| names.contains(&name)) {
@@ -1206,6 +1292,21 @@ impl<'a> Reader<'a> {
             }
         } else {
             state.attributes = dict;
+        }
+        // VHLO ops have no optional attributes: MLIR's verifier refuses an op without one.
+        if dialect_name == "vhlo" {
+            let missing = inherent.unwrap_or_default().iter().find(|&&name| {
+                !state
+                    .properties
+                    .iter()
+                    .any(|a| self.module.str(a.name) == name)
+            });
+            if let Some(name) = missing {
+                return Err(c.err_at(
+                    op_at,
+                    format!("op vhlo.{short} is missing its inherent attribute '{name}'"),
+                ));
+            }
         }
         if mask & op_mask::HAS_RESULTS != 0 {
             let n = c.count(1)?;
@@ -1266,7 +1367,7 @@ impl<'a> Reader<'a> {
             None => self.module.push_top(op),
         }
         for (i, slot) in fixups {
-            scope.pending.push((op, i, slot));
+            scope.waiting.entry(slot).or_default().push((op, i));
         }
         let results: Vec<Value> = self.module.results(op).collect();
         for &v in &results {
@@ -1280,7 +1381,7 @@ impl<'a> Reader<'a> {
             self.use_lists.insert(v, order);
         }
         if let Some(isolated) = regions_header {
-            self.region_depth += 1;
+            self.region_depth = self.region_depth.saturating_add(1);
             if self.region_depth > MAX_DEPTH {
                 return Err(c.err(format!("regions nesting deeper than {MAX_DEPTH}")));
             }
@@ -1299,7 +1400,7 @@ impl<'a> Reader<'a> {
             } else {
                 self.read_regions(c, &regions, isolated, scope)?;
             }
-            self.region_depth -= 1;
+            self.region_depth = self.region_depth.saturating_sub(1);
         }
         Ok(())
     }
@@ -1318,15 +1419,24 @@ impl<'a> Reader<'a> {
             if num_blocks == 0 {
                 continue;
             }
+            let at = c.offset();
             let num_values = c.index()?;
-            if num_values > c.remaining() {
-                return Err(c.err(format!(
-                    "value count {num_values} exceeds the remaining bytes"
-                )));
-            }
+            let live = self
+                .live_values
+                .checked_add(num_values)
+                .filter(|&n| num_values <= c.remaining() && n <= self.ir_bytes)
+                .ok_or_else(|| {
+                    c.err_at(
+                        at,
+                        format!(
+                            "value count {num_values} exceeds what the remaining bytes can define"
+                        ),
+                    )
+                })?;
+            self.live_values = live;
             let start = scope.values.len();
             scope.next_ids.push(start);
-            scope.values.resize(start + num_values, None);
+            scope.values.resize(start.saturating_add(num_values), None);
             let mut ctx = RegionCtx { blocks: Vec::new() };
             for _ in 0..num_blocks {
                 let (num_ops, has_args) = c.varint_with_flag()?;
@@ -1390,6 +1500,7 @@ impl<'a> Reader<'a> {
             self.resolve_pending(c, scope, start)?;
             scope.values.truncate(start);
             scope.next_ids.pop();
+            self.live_values = self.live_values.saturating_sub(num_values);
         }
         if isolated {
             self.finish_scope(c, &mut fresh)?;
@@ -1397,26 +1508,13 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// Patches forward operand references whose value is now known; those into `from..` that are
-    /// still unknown can never be defined.
+    /// At the end of a region whose value slots start at `from`: forward references into them
+    /// that are still waiting can never be defined.
     fn resolve_pending(&mut self, c: &Cursor<'_>, scope: &mut Scope, from: usize) -> Result<()> {
-        let pending = std::mem::take(&mut scope.pending);
-        for (op, i, slot) in pending {
-            match scope.values.get(slot).copied().flatten() {
-                Some(v) => {
-                    let mut operands = self.module.operands(op).to_vec();
-                    if let Some(o) = operands.get_mut(i) {
-                        *o = v;
-                    }
-                    self.module.set_operands(op, &operands);
-                }
-                None if slot >= from => {
-                    return Err(c.err(format!("operand refers to undefined value {slot}")))
-                }
-                None => scope.pending.push((op, i, slot)),
-            }
+        match scope.waiting.range(from..).next() {
+            Some((slot, _)) => Err(c.err(format!("operand refers to undefined value {slot}"))),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn finish_scope(&mut self, c: &Cursor<'_>, scope: &mut Scope) -> Result<()> {
@@ -1532,8 +1630,8 @@ pub(crate) fn read_apint(c: &mut Cursor<'_>, width: u32) -> Result<u128> {
         return Err(c.err_at(at, format!("{words} words of APInt data are not supported")));
     }
     let mut v = 0u128;
-    for i in 0..words {
-        v |= u128::from(c.signed_varint()? as u64) << (64 * i);
+    for shift in [0u32, 64].into_iter().take(words) {
+        v |= u128::from(c.signed_varint()? as u64).wrapping_shl(shift);
     }
     Ok(v & mask(width))
 }
@@ -1542,7 +1640,7 @@ pub(crate) fn mask(width: u32) -> u128 {
     if width >= 128 {
         u128::MAX
     } else {
-        (1u128 << width) - 1
+        1u128.wrapping_shl(width).wrapping_sub(1)
     }
 }
 
@@ -1550,8 +1648,9 @@ fn sign_extend(bits: u128, width: u32) -> i128 {
     if width == 0 || width >= 128 {
         return bits as i128;
     }
-    let shift = 128 - width;
-    ((bits << shift) as i128) >> shift
+    // 1..=127 here.
+    let shift = 128u32.wrapping_sub(width);
+    (bits.wrapping_shl(shift) as i128).wrapping_shr(shift)
 }
 
 fn builtin_type_keyword(text: &str) -> Option<TypeData> {
@@ -1567,11 +1666,6 @@ fn builtin_type_keyword(text: &str) -> Option<TypeData> {
     };
     let width = digits.parse::<u32>().ok()?;
     Some(TypeData::Integer { width, signedness })
-}
-
-/// The mnemonic of the VHLO enum attribute with this bytecode code (from the spec).
-fn vhlo_enum_attr_mnemonic(code: u64) -> Option<&'static str> {
-    VhloEnum::from_code(u32::try_from(code).ok()?).map(VhloEnum::mnemonic)
 }
 
 /// The mnemonic of the parameterless VHLO type with this bytecode code (from the spec).
@@ -1642,6 +1736,41 @@ pub(crate) fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
         .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
 }
 
+/// Whether `blob` can be the dense storage of a VHLO tensor type, as MLIR's `DenseElementsAttr`
+/// decides: a static shape of integer, float, index or complex elements (anything else has no
+/// dense storage), and data for every element or one (a splat), i1 packed eight to a byte or one
+/// `00`/`FF` byte for a splat (`isValidRawBuffer`).
+fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
+    let Some(("tensor_v1", [Param::Ints(shape), Param::Type(e), _])) = vhlo_mnemonic(m, t) else {
+        return false;
+    };
+    let Some(n) = shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+    else {
+        return false;
+    };
+    let scalar_bytes = |t: Type| match vhlo_scalar_builtin(vhlo_mnemonic(m, t)?.0)? {
+        TypeData::Integer { width, .. } => Some(width.div_ceil(8)),
+        TypeData::Float(k) => Some(k.bit_width().div_ceil(8)),
+        TypeData::Index => Some(8),
+        _ => None,
+    };
+    let element_bytes = match vhlo_mnemonic(m, *e) {
+        Some(("bool_v1", _)) => {
+            return matches!(blob, [0x00 | 0xFF]) || blob.len() == n.div_ceil(8);
+        }
+        Some(("complex_v1", [Param::Type(inner)])) => {
+            scalar_bytes(*inner).map(|b| b.saturating_mul(2))
+        }
+        _ => scalar_bytes(*e),
+    };
+    match element_bytes.and_then(|b| usize::try_from(b).ok()) {
+        Some(w) => w > 0 && (blob.len() == w || Some(blob.len()) == n.checked_mul(w)),
+        None => false,
+    }
+}
+
 pub(crate) fn vhlo_float_width(m: &Module, t: Type) -> Option<u32> {
     let (mnemonic, _) = vhlo_mnemonic(m, t)?;
     match vhlo_scalar_builtin(mnemonic)? {
@@ -1675,7 +1804,7 @@ fn builtin_elem_bytes(m: &Module, t: Type) -> Option<usize> {
         _ => None,
     };
     match m.type_data(element) {
-        TypeData::Complex(e) => scalar_bits(*e).map(|b| b.div_ceil(8) * 2),
+        TypeData::Complex(e) => scalar_bits(*e).and_then(|b| b.div_ceil(8).checked_mul(2)),
         _ => scalar_bits(element).map(|b| b.div_ceil(8)),
     }
 }

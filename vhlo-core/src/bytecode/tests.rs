@@ -385,3 +385,213 @@ fn inherent_attributes_in_the_attribute_list_are_properties() {
         assert!(back.attributes(back.top_ops()[0]).is_empty());
     }
 }
+
+/// `builtin.module { user(defs...) ; defs = producer() }`: one op whose `n` operands are all
+/// forward references to the `n` results of the op after it (a graph region).
+fn forward_references(n: usize) -> Module {
+    let mut m = Module::new();
+    let i32 = m.ty(TypeData::Integer {
+        width: 32,
+        signedness: crate::ir::Signedness::Signless,
+    });
+    let region = m.create_region();
+    let block = m.append_block(region, &[]);
+    let add = m.sym("vhlo.add_v1");
+    let mut producer = OperationState::new(add, m.unknown_loc());
+    producer.result_types = vec![i32; n];
+    let producer = m.create_op(producer);
+    let defs: Vec<_> = m.results(producer).collect();
+    let mut user = OperationState::new(add, m.unknown_loc());
+    user.operands = defs;
+    let user = m.create_op(user);
+    m.append_op(block, user);
+    m.append_op(block, producer);
+    let module_name = m.sym("builtin.module");
+    let mut st = OperationState::new(module_name, m.unknown_loc());
+    st.regions.push(region);
+    let top = m.create_op(st);
+    m.push_top(top);
+    m
+}
+
+/// Forward references are patched in place: an op with many of them reads in linear time and
+/// memory (patching by copying the operand list once per reference was quadratic in both).
+#[test]
+fn many_forward_references_are_patched_linearly() {
+    let n = 40_000;
+    let m = forward_references(n);
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    let start = std::time::Instant::now();
+    let (back, _) = read(&bytes).unwrap();
+    let block = back.blocks(back.regions(back.top_ops()[0])[0])[0];
+    let [user, producer] = back.block_ops(block) else {
+        panic!("expected two ops");
+    };
+    let defs: Vec<_> = back.results(*producer).collect();
+    assert_eq!(back.operands(*user), &defs[..]);
+    assert!(start.elapsed().as_secs() < 10, "took {:?}", start.elapsed());
+}
+
+/// A region's value count must be definable by the bytes left; the sum over nested regions as
+/// well, so that nesting cannot multiply the memory an input claims.
+#[test]
+fn declared_value_counts_are_bounded_by_the_input() {
+    let m = forward_references(3);
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    assert!(read(&bytes).is_ok());
+    // The IR section: 09 (top-level: one op) then the module op: name, mask, location,
+    // region header, then the region's block count and value count.
+    let ir_start = find_section(&bytes, 4);
+    let mut patched = bytes.clone();
+    // Value count of the module's one region: the first byte equal to 0x07 (3 values) after the
+    // block count 0x03 (1 block) past the op's fixed header.
+    let at = (ir_start..bytes.len())
+        .find(|&i| bytes[i] == 0x03 && bytes[i + 1] == 0x07)
+        .expect("region header")
+        + 1;
+    patched[at] = 0xff; // 127 values, more than the few bytes after it can define
+    let e = read(&patched).unwrap_err();
+    assert!(e.message.contains("value count 127"), "{e}");
+    assert_eq!(e.section, "IR");
+    assert_eq!(e.offset, at);
+}
+
+/// Length of the body of the first top-level section with `id`.
+fn section_len(bytes: &[u8], id: u8) -> usize {
+    let mut c = encoding::Cursor::new(bytes, 0, "test");
+    c.bytes(4).unwrap();
+    c.varint().unwrap();
+    c.cstr().unwrap();
+    loop {
+        let (sid, body) = c.section().unwrap();
+        if sid == id {
+            return body.remaining();
+        }
+    }
+}
+
+/// Offset of the body of the first top-level section with `id`.
+fn find_section(bytes: &[u8], id: u8) -> usize {
+    let mut c = encoding::Cursor::new(bytes, 0, "test");
+    c.bytes(4).unwrap();
+    c.varint().unwrap();
+    c.cstr().unwrap();
+    loop {
+        let (sid, body) = c.section().unwrap();
+        if sid == id {
+            return body.offset();
+        }
+    }
+}
+
+/// VHLO ops have no optional attributes: one written without its properties entry, and so
+/// without `callee`, is refused by name (the fuzzer found the reader accepting it and the
+/// writer then refusing to write it).
+#[test]
+fn vhlo_op_without_its_inherent_attribute_is_rejected() {
+    let mut m = Module::new();
+    let region = m.create_region();
+    let block = m.append_block(region, &[]);
+    let call = m.sym("vhlo.call_v1");
+    let op = m.create_op(OperationState::new(call, m.unknown_loc()));
+    m.append_op(block, op);
+    let module_name = m.sym("builtin.module");
+    let mut st = OperationState::new(module_name, m.unknown_loc());
+    st.regions.push(region);
+    let top = m.create_op(st);
+    m.push_top(top);
+    // The writer refuses it at v5+ (properties), but writes it at v4 as a plain dictionary.
+    assert!(write(&m, &WriteOptions::new(6, "p")).is_err());
+    let bytes = write(&m, &WriteOptions::new(4, "p")).unwrap();
+    let e = read(&bytes).unwrap_err();
+    assert!(
+        e.message
+            .contains("vhlo.call_v1 is missing its inherent attribute 'callee'"),
+        "{e}"
+    );
+    assert_eq!(e.section, "IR");
+}
+
+/// A top level other than one `builtin.module` is wrapped in an implicit module, as MLIR's
+/// `parseSourceFile<ModuleOp>` and the text parser do; unknown builtin ops are refused.
+#[test]
+fn top_level_ops_are_wrapped_in_a_module() {
+    let mut m = Module::new();
+    let ret = m.sym("vhlo.return_v1");
+    let op = m.create_op(OperationState::new(ret, m.unknown_loc()));
+    m.push_top(op);
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    let (back, _) = read(&bytes).unwrap();
+    let [top] = back.top_ops() else {
+        panic!("expected one top-level op")
+    };
+    assert_eq!(back.op_name_str(*top), "builtin.module");
+    let block = back.blocks(back.regions(*top)[0])[0];
+    let inner: Vec<_> = back
+        .block_ops(block)
+        .iter()
+        .map(|&o| back.op_name_str(o))
+        .collect();
+    assert_eq!(inner, ["vhlo.return_v1"]);
+
+    let mut m = Module::new();
+    let bogus = m.sym("builtin.modnle");
+    let op = m.create_op(OperationState::new(bogus, m.unknown_loc()));
+    m.push_top(op);
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    let e = read(&bytes).unwrap_err();
+    assert!(
+        e.message
+            .contains("unregistered operation 'builtin.modnle'"),
+        "{e}"
+    );
+}
+
+/// Each region's value count may fit the bytes left while their sum over the open regions does
+/// not: nested regions would then claim a multiple of the input in memory. Two nested modules
+/// whose regions each declare 100 values, around 50 ops that define none.
+#[test]
+fn value_counts_of_nested_regions_are_bounded_in_sum() {
+    let mut m = Module::new();
+    let region = m.create_region();
+    let block = m.append_block(region, &[]);
+    let ret = m.sym("vhlo.return_v1");
+    for _ in 0..50 {
+        let op = m.create_op(OperationState::new(ret, m.unknown_loc()));
+        m.append_op(block, op);
+    }
+    let module_name = m.sym("builtin.module");
+    let mut inner = {
+        let mut st = OperationState::new(module_name, m.unknown_loc());
+        st.regions.push(region);
+        m.create_op(st)
+    };
+    for _ in 0..2 {
+        let region = m.create_region();
+        let block = m.append_block(region, &[]);
+        m.append_op(block, inner);
+        let mut st = OperationState::new(module_name, m.unknown_loc());
+        st.regions.push(region);
+        inner = m.create_op(st);
+    }
+    m.push_top(inner);
+    // Version 1: regions inline (no nested sections), so a one-byte patch keeps every length.
+    let bytes = write(&m, &WriteOptions::new(1, "p")).unwrap();
+    assert!(read(&bytes).is_ok());
+    let ir = find_section(&bytes, 4);
+    // Region header of an outer module: one isolated region (07), one block (03), no values
+    // (01), one op without arguments (05).
+    let headers: Vec<usize> = (ir..bytes.len() - 3)
+        .filter(|&i| bytes[i..i + 4] == [0x07, 0x03, 0x01, 0x05])
+        .collect();
+    assert_eq!(headers.len(), 2, "{bytes:02x?}");
+    let ir_len = section_len(&bytes, 4);
+    assert!(ir_len > 110 && ir_len < 200, "IR section of {ir_len} bytes");
+    let mut patched = bytes.clone();
+    for &h in &headers {
+        patched[h + 2] = 0xC9; // 100 values: each fits the bytes left, the two together do not
+    }
+    let e = read(&patched).unwrap_err();
+    assert!(e.message.contains("value count 100 exceeds"), "{e}");
+    assert_eq!(e.offset, headers[1] + 2);
+}

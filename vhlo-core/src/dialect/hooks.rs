@@ -9,14 +9,18 @@ use super::{support, ConversionError};
 /// The `padding` attribute that `dynamic_conv_v1` needs when downgrading from v2: zeros of shape
 /// `[rank(lhs) - 2, 2]`. It depends on the lhs operand's type, so no constant default fits.
 pub fn default_conv_padding(m: &mut Module, op: OpId) -> Result<Attribute, ConversionError> {
-    let fail = |m: &Module, why: &str| ConversionError {
+    let fail = |m: &Module, why: &str| {
+        ConversionError {
         op,
         op_name: "vhlo.dynamic_conv_v2",
         subject: why.to_string(),
         needs: Version::new(0, 20, 0),
         rule: format!("dynamic_conv_v2 -> dynamic_conv_v1 computes the removed `padding` from a ranked lhs of rank >= 2 ({})", m.op_name_str(op)),
+    }
     };
-    let Some(&lhs) = m.operands(op).first() else { return Err(fail(m, "a missing lhs operand")) };
+    let Some(&lhs) = m.operands(op).first() else {
+        return Err(fail(m, "a missing lhs operand"));
+    };
     let rank = match m.type_data(m.value_type(lhs)) {
         TypeData::Dialect(d) if m.str(d.mnemonic) == "tensor_v1" => match d.params.first() {
             Some(Param::Ints(shape)) => shape.len(),
@@ -24,7 +28,9 @@ pub fn default_conv_padding(m: &mut Module, op: OpId) -> Result<Attribute, Conve
         },
         _ => return Err(fail(m, "an lhs that is not a ranked tensor")),
     };
-    let Some(spatial) = rank.checked_sub(2) else { return Err(fail(m, "an lhs of rank below 2")) };
+    let Some(spatial) = rank.checked_sub(2) else {
+        return Err(fail(m, "an lhs of rank below 2"));
+    };
     let spatial = i64::try_from(spatial).map_err(|_| fail(m, "an lhs of huge rank"))?;
     let zeros = vec![0i64; usize::try_from(spatial * 2).unwrap_or(0)];
     Ok(support::vhlo_int_tensor(m, "i64_v1", &[spatial, 2], &zeros))

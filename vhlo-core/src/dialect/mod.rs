@@ -10,7 +10,9 @@ pub mod support;
 use std::fmt;
 use std::ops::Range;
 
-use crate::ir::{Attribute, Location, Module, NamedAttr, OpId, OperationState, Region, Type, Value};
+use crate::ir::{
+    Attribute, Location, Module, NamedAttr, OpId, OperationState, Region, Type, Value,
+};
 use crate::version::Version;
 
 /// How a parameter of a VHLO type or attribute is stored (the matching `ir::Param` variant).
@@ -84,7 +86,11 @@ pub struct ConversionError {
 
 impl fmt::Display for ConversionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}`: {} needs version {} or newer ({})", self.op_name, self.subject, self.needs, self.rule)
+        write!(
+            f,
+            "`{}`: {} needs version {} or newer ({})",
+            self.op_name, self.subject, self.needs, self.rule
+        )
     }
 }
 
@@ -107,23 +113,36 @@ pub fn expect_name(m: &Module, op: OpId, name: &'static str) -> Result<(), OpMis
     if actual == name {
         Ok(())
     } else {
-        Err(OpMismatch { op: name, reason: format!("the op is a `{actual}`") })
+        Err(OpMismatch {
+            op: name,
+            reason: format!("the op is a `{actual}`"),
+        })
     }
 }
 
 /// Splits `len` items into groups: fixed groups hold one item, variadic ones share the rest
 /// equally (MLIR's `SameVariadicOperandSize`).
-pub fn split_groups(op: &'static str, what: &str, len: usize, variadic: &[bool]) -> Result<Vec<Range<usize>>, OpMismatch> {
+pub fn split_groups(
+    op: &'static str,
+    what: &str,
+    len: usize,
+    variadic: &[bool],
+) -> Result<Vec<Range<usize>>, OpMismatch> {
     let fixed = variadic.iter().filter(|v| !**v).count();
     let groups = variadic.len() - fixed;
-    let mismatch = |expect: String| OpMismatch { op, reason: format!("expected {expect} {what}s, found {len}") };
+    let mismatch = |expect: String| OpMismatch {
+        op,
+        reason: format!("expected {expect} {what}s, found {len}"),
+    };
     let per_group = if groups == 0 {
         if len != fixed {
             return Err(mismatch(fixed.to_string()));
         }
         0
     } else {
-        let rest = len.checked_sub(fixed).ok_or_else(|| mismatch(format!("at least {fixed}")))?;
+        let rest = len
+            .checked_sub(fixed)
+            .ok_or_else(|| mismatch(format!("at least {fixed}")))?;
         if rest % groups != 0 {
             return Err(mismatch(format!("{fixed} plus a multiple of {groups}")));
         }
@@ -140,9 +159,16 @@ pub fn split_groups(op: &'static str, what: &str, len: usize, variadic: &[bool])
 }
 
 /// The property `name` of `op`, which must be present.
-pub fn required_property(m: &Module, op: OpId, op_name: &'static str, name: &str) -> Result<Attribute, OpMismatch> {
-    m.property(op, name)
-        .ok_or_else(|| OpMismatch { op: op_name, reason: format!("attribute `{name}` is missing") })
+pub fn required_property(
+    m: &Module,
+    op: OpId,
+    op_name: &'static str,
+    name: &str,
+) -> Result<Attribute, OpMismatch> {
+    m.property(op, name).ok_or_else(|| OpMismatch {
+        op: op_name,
+        reason: format!("attribute `{name}` is missing"),
+    })
 }
 
 /// The property `name` of `op`, if present.
@@ -165,7 +191,13 @@ pub fn create_op(
     let mut state = OperationState::new(m.sym(name), location);
     state.operands = operands;
     state.result_types = result_types;
-    state.properties = props.into_iter().map(|(n, value)| NamedAttr { name: m.sym(n), value }).collect();
+    state.properties = props
+        .into_iter()
+        .map(|(n, value)| NamedAttr {
+            name: m.sym(n),
+            value,
+        })
+        .collect();
     state.regions = regions;
     m.create_op(state)
 }

@@ -129,13 +129,20 @@ pub enum TypeData {
     /// `complex<T>`
     Complex(Type),
     /// `tensor<2x?xf32, encoding>`
-    RankedTensor { shape: Box<[Dim]>, element: Type, encoding: Option<Attribute> },
+    RankedTensor {
+        shape: Box<[Dim]>,
+        element: Type,
+        encoding: Option<Attribute>,
+    },
     /// `tensor<*xf32>`
     UnrankedTensor { element: Type },
     /// `tuple<...>`
     Tuple(Box<[Type]>),
     /// `(inputs) -> results`
-    Function { inputs: Box<[Type]>, results: Box<[Type]> },
+    Function {
+        inputs: Box<[Type]>,
+        results: Box<[Type]>,
+    },
     /// `none`
     None,
     /// A type of a non-builtin dialect.
@@ -175,7 +182,10 @@ pub enum Param {
     /// Unsigned integer.
     UInt(u64),
     /// An arbitrary-precision float as its IEEE bit pattern, with its width in bits.
-    Float { bits: u128, width: u32 },
+    Float {
+        bits: u128,
+        width: u32,
+    },
     Str(Symbol),
     Ints(Box<[i64]>),
     Floats(Box<[u128]>),
@@ -210,7 +220,11 @@ pub enum AttrData {
     /// `array<i64: 1, 2>`: the element type and the raw little-endian element bytes.
     DenseArray { element: Type, data: Box<[u8]> },
     /// `dense<...> : tensor<...>`: raw little-endian data as MLIR stores it (one element when splat).
-    DenseElements { ty: Type, data: Box<[u8]>, splat: bool },
+    DenseElements {
+        ty: Type,
+        data: Box<[u8]>,
+        splat: bool,
+    },
     /// `dense<["a", "b"]>` string elements.
     DenseStrings { ty: Type, values: Box<[Symbol]> },
     /// `{a = 1, b}`; entries sorted by name as MLIR keeps them.
@@ -231,13 +245,23 @@ pub enum LocData {
     /// `loc(unknown)`
     Unknown,
     /// `loc("file":line:col)`
-    FileLineCol { file: Symbol, line: u32, column: u32 },
+    FileLineCol {
+        file: Symbol,
+        line: u32,
+        column: u32,
+    },
     /// `loc("name"(child))`
-    Name { name: Symbol, child: Option<Location> },
+    Name {
+        name: Symbol,
+        child: Option<Location>,
+    },
     /// `loc(callsite(callee at caller))`
     CallSite { callee: Location, caller: Location },
     /// `loc(fused<metadata>[locs])`
-    Fused { metadata: Option<Attribute>, locations: Box<[Location]> },
+    Fused {
+        metadata: Option<Attribute>,
+        locations: Box<[Location]>,
+    },
     /// `loc("file":line:col to end_line:end_col)`, MLIR's `FileLineColRange` (JAX emits these).
     /// `line_cols` holds 0 to 4 values in bytecode order: start line, start column, then the end
     /// column alone (`to :ec`) or the end line and end column (`to el:ec`).

@@ -11,7 +11,10 @@ pub struct Interner<T: Eq + Hash + Clone> {
 
 impl<T: Eq + Hash + Clone> Default for Interner<T> {
     fn default() -> Self {
-        Interner { items: Vec::new(), index: HashMap::new() }
+        Interner {
+            items: Vec::new(),
+            index: HashMap::new(),
+        }
     }
 }
 

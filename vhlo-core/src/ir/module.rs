@@ -504,3 +504,24 @@ impl Module {
         }
     }
 }
+
+impl Module {
+    /// Replaces operand `index` of `op` in place (no copy of the operand list, unlike
+    /// [`Module::set_operands`]); `false` if the op has no such operand. Readers patching forward
+    /// references use it so that the work stays linear in the number of operands.
+    pub fn set_operand(&mut self, op: OpId, index: usize, value: Value) -> bool {
+        let Some(span) = self.ops.get(op.index()).map(|o| o.operands) else {
+            return false;
+        };
+        if index >= span.len as usize {
+            return false;
+        }
+        match self.value_pool.get_mut(span.start as usize + index) {
+            Some(slot) => {
+                *slot = value;
+                true
+            }
+            None => false,
+        }
+    }
+}
