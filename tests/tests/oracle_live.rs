@@ -90,6 +90,23 @@ fn first_difference(a: &str, b: &str) -> String {
     format!("line counts {} vs {}", a.lines().count(), b.lines().count())
 }
 
+/// `text` with every source position in file `parsed` (`loc("<parsed>":L:C)`) replaced by a placeholder.
+fn without_positions_in(text: &str, parsed: &Path) -> String {
+    let prefix = format!("loc(\"{}\":", parsed.to_string_lossy());
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&prefix) {
+        out.push_str(&rest[..at]);
+        out.push_str("loc(SOURCE_POSITION");
+        rest = &rest[at + prefix.len()..];
+        // Skip `L:C`, up to the closing parenthesis.
+        let end = rest.find(')').unwrap_or(rest.len());
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Parses a fixture program as MLIR's parser does from `path` (source positions name that path).
 fn parse_fixture(path: &Path) -> vhlo_core::ir::Module {
     let src = std::fs::read_to_string(path).expect("fixture text");
@@ -197,7 +214,19 @@ fn jaxlib_parses_our_prints_as_the_original() {
             for (our_form, path) in [("pretty", pretty), ("generic", generic)] {
                 compared += 1;
                 let label = format!("{program}: our {our_form} print, jaxlib's {jaxlib_form} print");
-                match batch_output(&out, path, ".roundtrip.mlir") {
+                // The pretty syntax of while/case/reduce bodies has no place for region-argument
+                // locations, so MLIR's parser gives them source positions in the file it parses, for
+                // jaxlib's own pretty print as for ours: compare those modulo the file's name and
+                // position. Our generic print carries every location and is compared as is.
+                let got = batch_output(&out, path, ".roundtrip.mlir").map(|got| match our_form {
+                    "pretty" => without_positions_in(&without_positions_in(&got, path), original),
+                    _ => got,
+                });
+                let want = match our_form {
+                    "pretty" => without_positions_in(&want, original),
+                    _ => want.clone(),
+                };
+                match got {
                     Ok(got) if got == want => same += 1,
                     Ok(got) => failures.push(format!("{label} differs: {}", first_difference(&want, &got))),
                     Err(e) => failures.push(format!("{label}: jaxlib cannot parse ours: {e}")),
