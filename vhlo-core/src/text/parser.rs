@@ -290,7 +290,12 @@ impl<'a> Parser<'a> {
             for op in ops {
                 self.m.append_op(block, op);
             }
-            let mut st = OperationState::new(module_name, self.m.unknown_loc());
+            // MLIR names the implicit module `"file":0:0` (unknown without a file name).
+            let loc = match self.filename {
+                Some(file) => self.m.loc(LocData::FileLineCol { file, line: 0, column: 0 }),
+                None => self.m.unknown_loc(),
+            };
+            let mut st = OperationState::new(module_name, loc);
             st.regions.push(region);
             let module = self.m.create_op(st);
             self.m.push_top(module);
