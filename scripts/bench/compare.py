@@ -36,6 +36,7 @@ STEPS = [
     ("deserialize (1.0.0 artifact)", "deserialize_1.0.0", "deserialize_1.0.0", 20.0),
 ]
 RSS_GOAL_MIB = 64
+NOTES_MARKER = "<!-- notes: kept by compare.py -->"
 
 
 def jaxlib_worker(path, artifact_path, reps):
@@ -196,8 +197,15 @@ deserialize reads the same 1.0.0 artifact (written by vhlo-rs) into a StableHLO 
 
 `cargo bench -p vhlo-core` runs the same steps with divan (small sample counts; see `vhlo-core/benches/portable.rs`).
 """
-        with open(os.path.join(REPO, args.write_doc) if not os.path.isabs(args.write_doc) else args.write_doc, "w") as f:
-            f.write(doc)
+        path = args.write_doc if os.path.isabs(args.write_doc) else os.path.join(REPO, args.write_doc)
+        # Hand-written notes below NOTES_MARKER survive a re-run.
+        notes = ""
+        if os.path.exists(path):
+            previous = open(path, encoding="utf-8").read()
+            if NOTES_MARKER in previous:
+                notes = "\n" + previous[previous.index(NOTES_MARKER):]
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(doc + notes)
 
 
 if __name__ == "__main__":
