@@ -66,6 +66,9 @@ pub struct Parser<'a> {
     /// With a buffer name, ops and block arguments without `loc(...)` get their position in the
     /// text as location, as MLIR's parser does.
     filename: Option<Symbol>,
+    /// Byte offsets of line starts, built on the first source location: looking a position up
+    /// is then a binary search instead of a scan from the start of the text (quadratic per file).
+    line_starts: Vec<usize>,
     /// Ops that had an explicit `loc(...)` (only tracked with `filename`).
     explicit_locs: std::collections::HashSet<OpId>,
     scopes: Vec<Scope<'a>>,
@@ -90,6 +93,7 @@ impl<'a> Parser<'a> {
             pending_locs: Vec::new(),
             pending_arg_locs: HashMap::new(),
             filename: None,
+            line_starts: Vec::new(),
             explicit_locs: std::collections::HashSet::new(),
             scopes: vec![Scope::default()],
             block_scopes: Vec::new(),
@@ -146,8 +150,11 @@ impl<'a> Parser<'a> {
     /// `filename:line:col` of byte offset `pos`, when source locations are on.
     fn source_loc(&mut self, pos: usize) -> Option<Location> {
         let file = self.filename?;
-        let e = self.c.error_at(pos, "");
-        Some(self.m.loc(LocData::FileLineCol { file, line: e.line, column: e.column }))
+        if self.line_starts.is_empty() {
+            self.line_starts = line_starts(self.c.bytes);
+        }
+        let (line, column) = line_column(self.c.src, &self.line_starts, pos);
+        Some(self.m.loc(LocData::FileLineCol { file, line, column }))
     }
 
     /// A placeholder location standing for the forward alias `#name` of a block argument.
@@ -1121,5 +1128,44 @@ impl Cursor<'_> {
             i += 1;
         }
         self.bytes.get(i).copied()
+    }
+}
+
+/// Byte offset of the start of every line of `bytes` (the first is 0).
+fn line_starts(bytes: &[u8]) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(bytes.iter().enumerate().filter(|&(_, &c)| c == b'\n').map(|(i, _)| i + 1))
+        .collect()
+}
+
+/// 1-based line and column (in characters) of byte offset `pos` of `src`, as
+/// [`Cursor::error_at`] counts them, given `src`'s [`line_starts`].
+fn line_column(src: &str, starts: &[usize], pos: usize) -> (u32, u32) {
+    let mut pos = pos.min(src.len());
+    while !src.is_char_boundary(pos) {
+        pos -= 1;
+    }
+    // The last line start at or before `pos`; `starts[0] == 0` so there is always one.
+    let line = starts.partition_point(|&s| s <= pos).max(1);
+    let start = starts.get(line - 1).copied().unwrap_or(0);
+    let column = src.get(start..pos).map_or(0, |t| t.chars().count());
+    (line as u32, column as u32 + 1)
+}
+
+#[cfg(test)]
+mod line_column_tests {
+    use super::*;
+
+    /// The indexed lookup gives what the error path's scan gives, at every offset (multi-byte
+    /// characters included).
+    #[test]
+    fn line_column_matches_cursor_error_positions() {
+        let src = "a\n\u{e9}b\n\n  c\u{1F600}d\ne";
+        let starts = line_starts(src.as_bytes());
+        let c = Cursor::new(src);
+        for pos in 0..=src.len() + 2 {
+            let e = c.error_at(pos, "");
+            assert_eq!(line_column(src, &starts, pos), (e.line, e.column), "offset {pos}");
+        }
     }
 }
