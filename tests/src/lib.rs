@@ -14,3 +14,18 @@ pub fn in_ci() -> bool {
         .map(|v| v == "true" || v == "1")
         .unwrap_or(false)
 }
+
+/// The upstream compatibility suite: `$VHLO_COMPAT_SUITE`, else `../shared/compat-suite` beside
+/// the workspace. Missing, it is `None` (with a message saying the test is skipped and why),
+/// except under CI, where a missing suite fails the test.
+pub fn compat_suite() -> Option<PathBuf> {
+    let dir = std::env::var_os("VHLO_COMPAT_SUITE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("../shared/compat-suite"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(!in_ci(), "the compatibility suite is missing at {} (set VHLO_COMPAT_SUITE); required under CI", dir.display());
+    eprintln!("skipped: no compatibility suite at {} (set VHLO_COMPAT_SUITE)", dir.display());
+    None
+}

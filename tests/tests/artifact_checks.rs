@@ -6,10 +6,7 @@
 use std::path::PathBuf;
 
 fn suite_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("VHLO_COMPAT_SUITE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| vhlo_tests::workspace_root().join("../shared/compat-suite"));
-    dir.is_dir().then_some(dir)
+    vhlo_tests::compat_suite()
 }
 
 #[test]

@@ -31,23 +31,7 @@ fn mutants_per_file() -> usize {
 const CASE_TIME_BOUND: Duration = Duration::from_secs(3);
 
 fn suite_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("VHLO_COMPAT_SUITE") {
-        Some(d) => PathBuf::from(d),
-        None => vhlo_tests::workspace_root().join("../shared/compat-suite"),
-    };
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        !vhlo_tests::in_ci(),
-        "compatibility suite not found at {} (set VHLO_COMPAT_SUITE)",
-        dir.display()
-    );
-    eprintln!(
-        "skipping: compatibility suite not found at {} (set VHLO_COMPAT_SUITE)",
-        dir.display()
-    );
-    None
+    vhlo_tests::compat_suite()
 }
 
 fn artifacts(dir: &Path) -> Vec<PathBuf> {

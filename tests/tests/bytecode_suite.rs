@@ -7,24 +7,7 @@ use vhlo_core::bytecode;
 /// The suite directory: `VHLO_COMPAT_SUITE`, else `../shared/compat-suite` from the workspace
 /// root. `None` (skip) when absent, except under `CI=true`, where that is a failure.
 fn suite_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("VHLO_COMPAT_SUITE") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/compat-suite"),
-    };
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "compatibility suite not found at {} (set VHLO_COMPAT_SUITE)",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "skipping: compatibility suite not found at {} (set VHLO_COMPAT_SUITE)",
-        dir.display()
-    );
-    None
+    vhlo_tests::compat_suite()
 }
 
 /// Every `*.mlir.bc` in the suite, sorted by name.

@@ -10,29 +10,7 @@ use vhlo_core::text;
 use vhlo_core::version::Version;
 
 fn suite_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("VHLO_COMPAT_SUITE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("..")
-                .join("..")
-                .join("shared")
-                .join("compat-suite")
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "{} not found (set VHLO_COMPAT_SUITE); required under CI",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "skipping: {} not found (set VHLO_COMPAT_SUITE)",
-        dir.display()
-    );
-    None
+    vhlo_tests::compat_suite()
 }
 
 /// `stablehlo_legalize_to_vhlo.1_5_0.mlir` -> 1.5.0; the unversioned file targets current.

@@ -17,15 +17,7 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 }
 
 fn suite() -> Option<PathBuf> {
-    let dir = std::env::var_os("VHLO_COMPAT_SUITE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| vhlo_tests::workspace_root().join("../shared/compat-suite"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(!vhlo_tests::in_ci(), "the compatibility suite is missing under CI ({})", dir.display());
-    eprintln!("skipped: no compatibility suite at {} (set VHLO_COMPAT_SUITE)", dir.display());
-    None
+    vhlo_tests::compat_suite()
 }
 
 fn artifacts(dir: &std::path::Path) -> Vec<(String, PathBuf, PathBuf)> {

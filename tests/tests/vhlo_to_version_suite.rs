@@ -9,29 +9,7 @@ use vhlo_core::text::{self, PrintOptions};
 use vhlo_core::version::Version;
 
 fn suite_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("VHLO_COMPAT_SUITE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("..")
-                .join("..")
-                .join("shared")
-                .join("compat-suite")
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "{} not found (set VHLO_COMPAT_SUITE); required under CI",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "skipping: {} not found (set VHLO_COMPAT_SUITE)",
-        dir.display()
-    );
-    None
+    vhlo_tests::compat_suite()
 }
 
 fn files(dir: &Path, pred: impl Fn(&str) -> bool) -> Vec<PathBuf> {
