@@ -2,7 +2,7 @@
 //! memory. The IR keeps no use lists; a converter that knows how MLIR's rewrites would have
 //! shuffled them (see the notes, section 6) describes that order and gets the record here.
 
-use std::collections::HashMap;
+use crate::ir::FastMap as HashMap;
 
 use super::UseListOrder;
 use crate::ir::{Module, OpId};
@@ -15,7 +15,7 @@ pub struct OpOrder {
 impl OpOrder {
     /// Numbers every op of `module` in pre-order.
     pub fn new(module: &Module) -> Self {
-        let mut index = HashMap::new();
+        let mut index = HashMap::default();
         let mut next = 0u64;
         module.walk(|op| {
             index.insert(op, next);

@@ -1,7 +1,9 @@
 //! The bytecode writer: MLIR's IR numbering (first-seen order, refcount sort, per-byte dialect
 //! grouping), then the sections in `BytecodeWriter::write` order.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use crate::ir::{FastMap as HashMap, FastSet as HashSet};
 
 use super::encoding::{op_mask, section, version, zigzag, Emitter, MAGIC};
 use super::reader::{
@@ -85,7 +87,7 @@ fn write_on_this_thread(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<
         isolated: compute_isolation(&m),
         strings: StringTable::default(),
         properties: Vec::new(),
-        properties_index: HashMap::new(),
+        properties_index: HashMap::default(),
         depth: 0,
     };
     w.number_ir(&mut m, root)?;
@@ -124,12 +126,12 @@ fn write_on_this_thread(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<
 /// Whether an op with regions uses no value defined outside them (MLIR numbers such ops as
 /// isolated, which restarts value numbering and, from v2, wraps the regions in a section).
 fn compute_isolation(m: &Module) -> HashSet<OpId> {
-    let mut isolated = HashSet::new();
+    let mut isolated = HashSet::default();
     m.walk(|op| {
         if m.regions(op).is_empty() {
             return;
         }
-        let mut defined: HashSet<Value> = HashSet::new();
+        let mut defined: HashSet<Value> = HashSet::default();
         let mut used: Vec<Value> = Vec::new();
         let mut stack: Vec<Region> = m.regions(op).to_vec();
         while let Some(r) = stack.pop() {

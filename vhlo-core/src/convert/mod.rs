@@ -205,11 +205,28 @@ fn convert_value_types(
 }
 
 /// StableHLO (and `func.func`/`func.call`/`func.return`) to VHLO at the current version.
+/// On failure `m` is left as it was.
 pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec<Diagnostic>> {
+    transactional(m, |w| legalize_to_vhlo_in_place(w, opts))
+}
+
+/// Runs `f` on a copy of `m` and keeps the copy only when `f` succeeds.
+fn transactional<T>(
+    m: &mut Module,
+    f: impl FnOnce(&mut Module) -> Result<T, Vec<Diagnostic>>,
+) -> Result<T, Vec<Diagnostic>> {
     let mut w = m.clone();
+    let r = f(&mut w)?;
+    *m = w;
+    Ok(r)
+}
+
+/// [`legalize_to_vhlo`] without the copy: on failure `m` is left half converted (for callers
+/// that drop it then, such as the portable-artifact API).
+pub(crate) fn legalize_to_vhlo_in_place(w: &mut Module, opts: LegalizeOptions) -> Result<(), Vec<Diagnostic>> {
     let allow = opts.allow_other_dialects;
     let mut diags = Vec::new();
-    for op in all_ops(&w) {
+    for op in all_ops(w) {
         let name = w.op_name_str(op).to_string();
         if name == "builtin.module" {
             continue;
@@ -219,7 +236,7 @@ pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec
                 continue;
             }
             diags.push(diag(
-                &w,
+                w,
                 op,
                 format!("op `{name}`"),
                 None,
@@ -227,30 +244,29 @@ pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec
             ));
             continue;
         };
-        match ops::attrs_to_vhlo(&mut w, op, k, allow) {
+        match ops::attrs_to_vhlo(w, op, k, allow) {
             Ok((props, disc)) => {
-                let props = ops::to_named(&mut w, props);
-                let disc = ops::to_named(&mut w, disc);
+                let props = ops::to_named(w, props);
+                let disc = ops::to_named(w, disc);
                 w.set_properties(op, &props);
                 w.set_attributes(op, &disc);
             }
             Err(es) => {
                 for e in es {
-                    diags.push(diag(&w, op, e, None, "no VHLO form"));
+                    diags.push(diag(w, op, e, None, "no VHLO form"));
                 }
             }
         }
-        if let Err(e) = convert_value_types(&mut w, op, &|m, t| types::to_vhlo(m, t, allow)) {
-            diags.push(diag(&w, op, e, None, "no VHLO form"));
+        if let Err(e) = convert_value_types(w, op, &|m, t| types::to_vhlo(m, t, allow)) {
+            diags.push(diag(w, op, e, None, "no VHLO form"));
         }
         let sym = w.sym(ops::current_vhlo(k).name());
         w.set_op_name(op, sym);
     }
     if diags.is_empty() && allow {
-        insert_mixed_casts(&mut w);
+        insert_mixed_casts(w);
     }
     if diags.is_empty() {
-        *m = w;
         Ok(())
     } else {
         Err(diags)
@@ -518,6 +534,14 @@ pub fn vhlo_to_version_tracked(
     m: &mut Module,
     target: Version,
 ) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
+    transactional(m, |w| vhlo_to_version_in_place(w, target))
+}
+
+/// [`vhlo_to_version_tracked`] without the copy (on failure `w` is left half converted).
+pub(crate) fn vhlo_to_version_in_place(
+    w: &mut Module,
+    target: Version,
+) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
     let mut rewritten = Vec::new();
     let target = check_target(target).map_err(|e| {
         vec![Diagnostic {
@@ -528,9 +552,8 @@ pub fn vhlo_to_version_tracked(
             rule: "target version".into(),
         }]
     })?;
-    let mut w = m.clone();
     let mut diags = Vec::new();
-    for op in all_ops(&w) {
+    for op in all_ops(w) {
         // Diagnostics name the op as the input spelled it, before any version step.
         let first = diags.len();
         let original = w.op_name_str(op).to_string();
@@ -544,9 +567,9 @@ pub fn vhlo_to_version_tracked(
                 break;
             }
             let step = if target < range.min {
-                vhlo::downgrade_one(&mut w, op)
+                vhlo::downgrade_one(w, op)
             } else {
-                vhlo::upgrade_one(&mut w, op)
+                vhlo::upgrade_one(w, op)
             };
             match step {
                 Ok(Some(_)) => rewritten.push(VersionStep { op, from: kind }),
@@ -565,7 +588,7 @@ pub fn vhlo_to_version_tracked(
                         )
                     };
                     diags.push(diag(
-                        &w,
+                        w,
                         op,
                         format!("op `{}`", kind.name()),
                         (target < range.min).then_some(range.min),
@@ -575,7 +598,7 @@ pub fn vhlo_to_version_tracked(
                 }
                 Err(e) => {
                     diags.push(diag(
-                        &w,
+                        w,
                         op,
                         e.subject.clone(),
                         Some(e.needs),
@@ -594,9 +617,9 @@ pub fn vhlo_to_version_tracked(
             props.sort_by(|a, b| w.str(a.name).cmp(w.str(b.name)));
             w.set_properties(op, &props);
         }
-        for f in vhlo::feature_uses(&w, op, target) {
+        for f in vhlo::feature_uses(w, op, target) {
             diags.push(diag(
-                &w,
+                w,
                 op,
                 f.feature.to_string(),
                 Some(f.needs),
@@ -604,8 +627,8 @@ pub fn vhlo_to_version_tracked(
             ));
         }
         let mut found = Vec::new();
-        for v in w.results(op).chain(region_block_args(&w, op)) {
-            illegal_in_type(&w, w.value_type(v), target, &mut found, 0);
+        for v in w.results(op).chain(region_block_args(w, op)) {
+            illegal_in_type(w, w.value_type(v), target, &mut found, 0);
         }
         // When the op itself cannot be converted, its attributes are reported by that error.
         let op_failed = diags.len() > first;
@@ -616,7 +639,7 @@ pub fn vhlo_to_version_tracked(
             .chain(w.attributes(op))
         {
             let mut here = Vec::new();
-            illegal_in_attr(&w, a.value, target, &mut here, 0);
+            illegal_in_attr(w, a.value, target, &mut here, 0);
             found.extend(
                 here.into_iter()
                     .map(|(what, v)| (format!("{what} in attribute `{}`", w.str(a.name)), v)),
@@ -630,14 +653,13 @@ pub fn vhlo_to_version_tracked(
             } else {
                 "malformed VHLO".to_string()
             };
-            diags.push(diag(&w, op, what, v, rule));
+            diags.push(diag(w, op, what, v, rule));
         }
         for d in &mut diags[first..] {
             d.op.clone_from(&original);
         }
     }
     if diags.is_empty() {
-        *m = w;
         Ok(rewritten)
     } else {
         Err(diags)
@@ -741,10 +763,14 @@ pub fn location_blockers(m: &Module, target: Version) -> Vec<Diagnostic> {
 /// VHLO (any version) back to StableHLO: upgrades every op to its current version, then maps
 /// it to its StableHLO op, attributes and types.
 pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
-    let mut w = m.clone();
-    vhlo_to_version(&mut w, vhlo::CURRENT_VERSION)?;
+    transactional(m, legalize_to_stablehlo_in_place)
+}
+
+/// [`legalize_to_stablehlo`] without the copy (on failure `w` is left half converted).
+pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<Diagnostic>> {
+    vhlo_to_version_in_place(w, vhlo::CURRENT_VERSION)?;
     let mut diags = Vec::new();
-    let ops_list = all_ops(&w);
+    let ops_list = all_ops(w);
     // New names first: a `return_v1` becomes `func.return` or `stablehlo.return` by its parent.
     let mut names = Vec::with_capacity(ops_list.len());
     for &op in &ops_list {
@@ -771,21 +797,21 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
             .iter()
             .map(|a| (w.str(a.name).to_string(), a.value))
             .collect();
-        match ops::attrs_from_vhlo(&mut w, k, props) {
+        match ops::attrs_from_vhlo(w, k, props) {
             Ok(p) => {
-                let p = ops::to_named(&mut w, p);
+                let p = ops::to_named(w, p);
                 w.set_properties(op, &p);
             }
             Err(es) => es
                 .into_iter()
-                .for_each(|e| diags.push(diag(&w, op, e, None, "malformed VHLO"))),
+                .for_each(|e| diags.push(diag(w, op, e, None, "malformed VHLO"))),
         }
         let mut disc = Vec::new();
         for a in w.attributes(op).to_vec() {
-            match attrs::from_vhlo(&mut w, a.value) {
+            match attrs::from_vhlo(w, a.value) {
                 Ok(v) => disc.push((w.str(a.name).to_string(), v)),
                 Err(e) => diags.push(diag(
-                    &w,
+                    w,
                     op,
                     format!("attribute `{}`: {e}", w.str(a.name)),
                     None,
@@ -793,17 +819,16 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
                 )),
             }
         }
-        let disc = ops::to_named(&mut w, disc);
+        let disc = ops::to_named(w, disc);
         w.set_attributes(op, &disc);
-        if let Err(e) = convert_value_types(&mut w, op, &types::from_vhlo) {
-            diags.push(diag(&w, op, e, None, "malformed VHLO"));
+        if let Err(e) = convert_value_types(w, op, &types::from_vhlo) {
+            diags.push(diag(w, op, e, None, "malformed VHLO"));
         }
         let sym = w.sym(new_name);
         w.set_op_name(op, sym);
     }
     if diags.is_empty() {
-        fold_identity_casts(&mut w);
-        *m = w;
+        fold_identity_casts(w);
         Ok(())
     } else {
         Err(diags)
