@@ -11,13 +11,16 @@
 //! leaves the input as it was.
 
 mod attrs;
+mod legality;
 mod ops;
 mod types;
 
 
 use std::fmt;
 
-use crate::ir::{AttrData, Attribute, LocData, Location, Module, OpId, Param, Type, TypeData};
+use crate::ir::{
+    AttrData, Attribute, FastMap, LocData, Location, Module, NamedAttr, OpId, Param, Type, TypeData,
+};
 use crate::version::{Version, VersionError};
 use crate::vhlo::{self, StablehloOp, VhloAttr, VhloEnum, VhloOp, VhloType};
 
@@ -188,11 +191,55 @@ fn region_block_args(m: &Module, op: OpId) -> Vec<crate::ir::Value> {
     out
 }
 
+/// An op's kind with its properties and discardable attributes, as one list (the properties
+/// first): what the attribute conversions depend on.
+#[derive(PartialEq, Eq, Hash)]
+struct AttrsKey<K> {
+    kind: K,
+    properties: u32,
+    attrs: Box<[NamedAttr]>,
+}
+
+impl<K> AttrsKey<K> {
+    fn of(m: &Module, op: OpId, kind: K) -> Self {
+        let (p, d) = (m.properties(op), m.attributes(op));
+        let attrs = p.iter().chain(d).copied().collect();
+        AttrsKey { kind, properties: u32::try_from(p.len()).unwrap_or(u32::MAX), attrs }
+    }
+}
+
+/// Converted properties and discardable attributes.
+type ConvertedAttrs = (Vec<NamedAttr>, Vec<NamedAttr>);
+
+/// The results of a type conversion, by type id (types are interned, so each distinct type is
+/// converted once per pass). Failures are not kept: they end the pass anyway.
+#[derive(Default)]
+struct TypeMemo(Vec<Option<Type>>);
+
+impl TypeMemo {
+    fn convert(
+        &mut self,
+        m: &mut Module,
+        t: Type,
+        f: impl FnOnce(&mut Module, Type) -> Result<Type, String>,
+    ) -> Result<Type, String> {
+        if let Some(Some(done)) = self.0.get(t.index()) {
+            return Ok(*done);
+        }
+        let done = f(m, t)?;
+        if self.0.len() <= t.index() {
+            self.0.resize(t.index() + 1, None);
+        }
+        self.0[t.index()] = Some(done);
+        Ok(done)
+    }
+}
+
 /// Converts value types of `op`'s results and region arguments with `f`.
 fn convert_value_types(
     m: &mut Module,
     op: OpId,
-    f: &dyn Fn(&mut Module, Type) -> Result<Type, String>,
+    f: &mut dyn FnMut(&mut Module, Type) -> Result<Type, String>,
 ) -> Result<(), String> {
     let mut values: Vec<crate::ir::Value> = m.results(op).collect();
     values.extend(region_block_args(m, op));
@@ -226,6 +273,8 @@ fn transactional<T>(
 pub(crate) fn legalize_to_vhlo_in_place(w: &mut Module, opts: LegalizeOptions) -> Result<(), Vec<Diagnostic>> {
     let allow = opts.allow_other_dialects;
     let mut diags = Vec::new();
+    let mut type_memo = TypeMemo::default();
+    let mut attrs_memo: FastMap<AttrsKey<StablehloOp>, ConvertedAttrs> = FastMap::default();
     for op in all_ops(w) {
         let name = w.op_name_str(op).to_string();
         if name == "builtin.module" {
@@ -244,10 +293,17 @@ pub(crate) fn legalize_to_vhlo_in_place(w: &mut Module, opts: LegalizeOptions) -
             ));
             continue;
         };
-        match ops::attrs_to_vhlo(w, op, k, allow) {
+        let key = AttrsKey::of(w, op, k);
+        let converted = match attrs_memo.get(&key) {
+            Some(done) => Ok(done.clone()),
+            None => ops::attrs_to_vhlo(w, op, k, allow).map(|(props, disc)| {
+                let done = (ops::to_named(w, props), ops::to_named(w, disc));
+                attrs_memo.insert(key, done.clone());
+                done
+            }),
+        };
+        match converted {
             Ok((props, disc)) => {
-                let props = ops::to_named(w, props);
-                let disc = ops::to_named(w, disc);
                 w.set_properties(op, &props);
                 w.set_attributes(op, &disc);
             }
@@ -257,7 +313,7 @@ pub(crate) fn legalize_to_vhlo_in_place(w: &mut Module, opts: LegalizeOptions) -
                 }
             }
         }
-        if let Err(e) = convert_value_types(w, op, &|m, t| types::to_vhlo(m, t, allow)) {
+        if let Err(e) = convert_value_types(w, op, &mut |m, t| type_memo.convert(m, t, |m, t| types::to_vhlo(m, t, allow))) {
             diags.push(diag(w, op, e, None, "no VHLO form"));
         }
         let sym = w.sym(ops::current_vhlo(k).name());
@@ -553,10 +609,11 @@ pub(crate) fn vhlo_to_version_in_place(
         }]
     })?;
     let mut diags = Vec::new();
+    let mut legal = legality::Legality::new(target);
     for op in all_ops(w) {
         // Diagnostics name the op as the input spelled it, before any version step.
         let first = diags.len();
-        let original = w.op_name_str(op).to_string();
+        let original = w.op_name(op);
         // Bounded: each step moves one version along a finite chain.
         for _ in 0..64 {
             let Some(kind) = VhloOp::from_name(w.op_name_str(op)) else {
@@ -609,11 +666,12 @@ pub(crate) fn vhlo_to_version_in_place(
             }
         }
         // Change rules append added attributes; MLIR keeps properties sorted by name.
-        let mut props = w.properties(op).to_vec();
-        if props
+        if w
+            .properties(op)
             .windows(2)
             .any(|p| w.str(p[0].name) > w.str(p[1].name))
         {
+            let mut props = w.properties(op).to_vec();
             props.sort_by(|a, b| w.str(a.name).cmp(w.str(b.name)));
             w.set_properties(op, &props);
         }
@@ -628,7 +686,10 @@ pub(crate) fn vhlo_to_version_in_place(
         }
         let mut found = Vec::new();
         for v in w.results(op).chain(region_block_args(w, op)) {
-            illegal_in_type(w, w.value_type(v), target, &mut found, 0);
+            let t = w.value_type(v);
+            if !legal.type_is_clean(w, t) {
+                illegal_in_type(w, t, target, &mut found, 0);
+            }
         }
         // When the op itself cannot be converted, its attributes are reported by that error.
         let op_failed = diags.len() > first;
@@ -638,6 +699,9 @@ pub(crate) fn vhlo_to_version_in_place(
             .filter(|_| !op_failed)
             .chain(w.attributes(op))
         {
+            if legal.attr_is_clean(w, a.value) {
+                continue;
+            }
             let mut here = Vec::new();
             illegal_in_attr(w, a.value, target, &mut here, 0);
             found.extend(
@@ -656,7 +720,7 @@ pub(crate) fn vhlo_to_version_in_place(
             diags.push(diag(w, op, what, v, rule));
         }
         for d in &mut diags[first..] {
-            d.op.clone_from(&original);
+            d.op = w.str(original).to_string();
         }
     }
     if diags.is_empty() {
@@ -769,6 +833,8 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
 /// [`legalize_to_stablehlo`] without the copy (on failure `w` is left half converted).
 pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<Diagnostic>> {
     vhlo_to_version_in_place(w, vhlo::CURRENT_VERSION)?;
+    let mut attrs_memo: FastMap<AttrsKey<StablehloOp>, ConvertedAttrs> = FastMap::default();
+    let mut type_memo = TypeMemo::default();
     let mut diags = Vec::new();
     let ops_list = all_ops(w);
     // New names first: a `return_v1` becomes `func.return` or `stablehlo.return` by its parent.
@@ -792,36 +858,48 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
             continue;
         };
         let k = kind.stablehlo();
-        let props: Vec<(String, Attribute)> = w
-            .properties(op)
-            .iter()
-            .map(|a| (w.str(a.name).to_string(), a.value))
-            .collect();
-        match ops::attrs_from_vhlo(w, k, props) {
-            Ok(p) => {
-                let p = ops::to_named(w, p);
+        // Ops with the same kind and attributes convert alike; only successes are kept.
+        let key = AttrsKey::of(w, op, k);
+        if let Some((p, d)) = attrs_memo.get(&key) {
+            let (p, d) = (p.clone(), d.clone());
+            w.set_properties(op, &p);
+            w.set_attributes(op, &d);
+        } else {
+            let first = diags.len();
+            let props: Vec<(String, Attribute)> = w
+                .properties(op)
+                .iter()
+                .map(|a| (w.str(a.name).to_string(), a.value))
+                .collect();
+            let p = match ops::attrs_from_vhlo(w, k, props) {
+                Ok(p) => ops::to_named(w, p),
+                Err(es) => {
+                    es.into_iter()
+                        .for_each(|e| diags.push(diag(w, op, e, None, "malformed VHLO")));
+                    Vec::new()
+                }
+            };
+            let mut disc = Vec::new();
+            for a in w.attributes(op).to_vec() {
+                match attrs::from_vhlo(w, a.value) {
+                    Ok(v) => disc.push((w.str(a.name).to_string(), v)),
+                    Err(e) => diags.push(diag(
+                        w,
+                        op,
+                        format!("attribute `{}`: {e}", w.str(a.name)),
+                        None,
+                        "malformed VHLO",
+                    )),
+                }
+            }
+            let d = ops::to_named(w, disc);
+            if diags.len() == first {
                 w.set_properties(op, &p);
-            }
-            Err(es) => es
-                .into_iter()
-                .for_each(|e| diags.push(diag(w, op, e, None, "malformed VHLO"))),
-        }
-        let mut disc = Vec::new();
-        for a in w.attributes(op).to_vec() {
-            match attrs::from_vhlo(w, a.value) {
-                Ok(v) => disc.push((w.str(a.name).to_string(), v)),
-                Err(e) => diags.push(diag(
-                    w,
-                    op,
-                    format!("attribute `{}`: {e}", w.str(a.name)),
-                    None,
-                    "malformed VHLO",
-                )),
+                w.set_attributes(op, &d);
+                attrs_memo.insert(key, (p, d));
             }
         }
-        let disc = ops::to_named(w, disc);
-        w.set_attributes(op, &disc);
-        if let Err(e) = convert_value_types(w, op, &types::from_vhlo) {
+        if let Err(e) = convert_value_types(w, op, &mut |m, t| type_memo.convert(m, t, types::from_vhlo)) {
             diags.push(diag(w, op, e, None, "malformed VHLO"));
         }
         let sym = w.sym(new_name);
