@@ -226,6 +226,11 @@ impl Module {
 
     /// Creates a detached operation; its regions are adopted.
     pub fn create_op(&mut self, state: OperationState) -> OpId {
+        self.create_op_from(&state)
+    }
+
+    /// [`Module::create_op`] from a borrowed state (readers reuse one state for every op).
+    pub fn create_op_from(&mut self, state: &OperationState) -> OpId {
         let id = OpId(to_u32(self.ops.len()));
         let operands = self.push_values(&state.operands);
         let properties = self.push_attrs(&state.properties);
@@ -440,9 +445,15 @@ impl Module {
             a.value = value;
             return;
         }
-        let mut props = self.properties(op).to_vec();
-        props.push(NamedAttr { name, value });
-        self.set_properties(op, &props);
+        // Append: in place when the list ends the pool, else after a copy of it to the end.
+        let new = NamedAttr { name, value };
+        if span.len == 0 || span.range().end != self.attr_pool.len() {
+            let start = to_u32(self.attr_pool.len());
+            self.attr_pool.extend_from_within(span.range());
+            self.ops[op.index()].properties = Span { start, len: span.len };
+        }
+        self.attr_pool.push(new);
+        self.ops[op.index()].properties.len += 1;
     }
     /// Removes a property, returning its value.
     pub fn remove_property(&mut self, op: OpId, name: Symbol) -> Option<Attribute> {
