@@ -191,6 +191,25 @@ fn region_block_args(m: &Module, op: OpId) -> Vec<crate::ir::Value> {
     out
 }
 
+/// VHLO op kinds by op-name symbol: each name is matched against the registry once per pass.
+#[derive(Default)]
+struct OpKinds(Vec<Option<Option<VhloOp>>>);
+
+impl OpKinds {
+    fn of(&mut self, m: &Module, op: OpId) -> Option<VhloOp> {
+        let name = m.op_name(op);
+        if let Some(Some(k)) = self.0.get(name.index()) {
+            return *k;
+        }
+        let k = VhloOp::from_name(m.str(name));
+        if self.0.len() <= name.index() {
+            self.0.resize(name.index() + 1, None);
+        }
+        self.0[name.index()] = Some(k);
+        k
+    }
+}
+
 /// An op's kind with its properties and discardable attributes, as one list (the properties
 /// first): what the attribute conversions depend on.
 #[derive(PartialEq, Eq, Hash)]
@@ -610,13 +629,14 @@ pub(crate) fn vhlo_to_version_in_place(
     })?;
     let mut diags = Vec::new();
     let mut legal = legality::Legality::new(target);
+    let mut kinds = OpKinds::default();
     for op in all_ops(w) {
         // Diagnostics name the op as the input spelled it, before any version step.
         let first = diags.len();
         let original = w.op_name(op);
         // Bounded: each step moves one version along a finite chain.
         for _ in 0..64 {
-            let Some(kind) = VhloOp::from_name(w.op_name_str(op)) else {
+            let Some(kind) = kinds.of(w, op) else {
                 break;
             };
             let range = kind.range();
@@ -624,9 +644,9 @@ pub(crate) fn vhlo_to_version_in_place(
                 break;
             }
             let step = if target < range.min {
-                vhlo::downgrade_one(w, op)
+                vhlo::downgrade_op(w, op, kind)
             } else {
-                vhlo::upgrade_one(w, op)
+                vhlo::upgrade_op(w, op, kind)
             };
             match step {
                 Ok(Some(_)) => rewritten.push(VersionStep { op, from: kind }),
@@ -665,8 +685,10 @@ pub(crate) fn vhlo_to_version_in_place(
                 }
             }
         }
-        // Change rules append added attributes; MLIR keeps properties sorted by name.
-        if w
+        // Change rules append added attributes; MLIR keeps properties sorted by name (readers
+        // and the parser sort them, so only rewritten ops can be out of order).
+        if rewritten.last().is_some_and(|s: &VersionStep| s.op == op)
+            && w
             .properties(op)
             .windows(2)
             .any(|p| w.str(p[0].name) > w.str(p[1].name))
@@ -675,7 +697,7 @@ pub(crate) fn vhlo_to_version_in_place(
             props.sort_by(|a, b| w.str(a.name).cmp(w.str(b.name)));
             w.set_properties(op, &props);
         }
-        for f in vhlo::feature_uses(w, op, target) {
+        for f in vhlo::feature_uses_of(w, op, kinds.of(w, op), target) {
             diags.push(diag(
                 w,
                 op,
@@ -839,24 +861,20 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
     let ops_list = all_ops(w);
     // New names first: a `return_v1` becomes `func.return` or `stablehlo.return` by its parent.
     let mut names = Vec::with_capacity(ops_list.len());
+    let mut kinds = OpKinds::default();
     for &op in &ops_list {
-        let name = VhloOp::from_name(w.op_name_str(op)).map(|k| {
+        let name = kinds.of(w, op).map(|k| {
             let parent = w
                 .op_parent(op)
                 .and_then(|b| w.block_parent(b))
                 .and_then(|r| w.region_parent(r));
-            let family = parent
-                .and_then(|p| VhloOp::from_name(w.op_name_str(p)))
-                .map(|p| p.family());
-            k.stablehlo().name_under(family)
+            let family = parent.and_then(|p| kinds.of(w, p)).map(|p| p.family());
+            (k, k.stablehlo().name_under(family))
         });
         names.push(name);
     }
     for (&op, new_name) in ops_list.iter().zip(names) {
-        let Some(new_name) = new_name else { continue };
-        let Some(kind) = VhloOp::from_name(w.op_name_str(op)) else {
-            continue;
-        };
+        let Some((kind, new_name)) = new_name else { continue };
         let k = kind.stablehlo();
         // Ops with the same kind and attributes convert alike; only successes are kept.
         let key = AttrsKey::of(w, op, k);
