@@ -151,16 +151,16 @@ pub fn serialize_portable_module(mut m: Module, target: &str, options: Serialize
     // Each version step upstream replaces the op, which leaves use lists in an order the
     // bytecode records; this library writes as the current release does.
     let orders = convert::artifact_use_list_orders(&m, &steps, current_version());
-    write_vhlo_with(&m, version, &producer_version, Some(&orders))
+    write_vhlo_with(&mut m, version, &producer_version, Some(&orders))
 }
 
 /// Writes a VHLO module that is already at `version` (for retargeting artifacts).
 pub fn write_vhlo(m: &Module, version: Version, producer_version: &str) -> Result<Vec<u8>, PortableError> {
-    write_vhlo_with(m, version, producer_version, None)
+    write_vhlo_with(&mut m.clone(), version, producer_version, None)
 }
 
 fn write_vhlo_with(
-    m: &Module,
+    m: &mut Module,
     version: Version,
     producer_version: &str,
     use_list_orders: Option<&BTreeMap<Value, UseListOrder>>,
@@ -170,7 +170,7 @@ fn write_vhlo_with(
     let producer = format!("StableHLO_v{producer_version}");
     let mut opts = WriteOptions::new(bytecode_version, &producer);
     opts.use_list_orders = use_list_orders;
-    bytecode::write(m, &opts).map_err(|e| PortableError::Write(e.0))
+    bytecode::write_interning(m, &opts).map_err(|e| PortableError::Write(e.0))
 }
 
 /// The StableHLO version an artifact was written for, from its header only.

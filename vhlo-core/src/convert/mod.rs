@@ -769,17 +769,29 @@ pub fn artifact_use_list_orders(
 ) -> std::collections::BTreeMap<crate::ir::Value, crate::bytecode::UseListOrder> {
     use std::collections::BTreeMap;
     type Uses = Vec<(OpId, u32)>;
+    // Only values a step touched can leave their natural order (which needs no record).
+    let steps: Vec<&VersionStep> = steps.iter().filter(|s| s.from.is_legal_in(producer)).collect();
+    if steps.is_empty() {
+        return BTreeMap::new();
+    }
+    let mut touched = crate::ir::FastSet::default();
+    for s in &steps {
+        touched.extend(m.operands(s.op).iter().copied());
+        touched.extend(m.results(s.op));
+    }
     let mut lists: BTreeMap<crate::ir::Value, Uses> = BTreeMap::new();
     m.walk(|op| {
         for (i, &v) in m.operands(op).iter().enumerate() {
-            lists.entry(v).or_default().push((op, i as u32));
+            if touched.contains(&v) {
+                lists.entry(v).or_default().push((op, i as u32));
+            }
         }
     });
     // Newest use first.
     for l in lists.values_mut() {
         l.reverse();
     }
-    for step in steps.iter().filter(|s| s.from.is_legal_in(producer)) {
+    for step in steps {
         let op = step.op;
         for (i, &v) in m.operands(op).iter().enumerate() {
             if let Some(l) = lists.get_mut(&v) {

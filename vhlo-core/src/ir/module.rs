@@ -457,11 +457,14 @@ impl Module {
     }
     /// Removes a property, returning its value.
     pub fn remove_property(&mut self, op: OpId, name: Symbol) -> Option<Attribute> {
-        let mut props = self.properties(op).to_vec();
-        let pos = props.iter().position(|a| a.name == name)?;
-        let removed = props.remove(pos);
-        self.set_properties(op, &props);
-        Some(removed.value)
+        // In place: later entries move down one slot and the span shrinks.
+        let span = self.ops[op.index()].properties;
+        let list = &mut self.attr_pool[span.range()];
+        let pos = list.iter().position(|a| a.name == name)?;
+        let removed = list[pos].value;
+        list.copy_within(pos + 1.., pos);
+        self.ops[op.index()].properties.len -= 1;
+        Some(removed)
     }
     /// A block argument's location (`loc(unknown)` unless one was set; op results have none of
     /// their own).
