@@ -255,10 +255,18 @@ fn stablehlo_attr(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Attribu
 /// An integer value of a builtin integer type from VHLO's 64-bit pattern.
 pub fn int_value_for(m: &Module, ty: crate::ir::Type, v: i64) -> i128 {
     match m.type_data(ty) {
+        // VHLO holds the bit pattern sign-extended; an unsigned value is its low `width` bits
+        // (`#vhlo.integer_v1<170 : ui8>` is stored as -86 and is 170 in StableHLO).
         TypeData::Integer {
             signedness: Signedness::Unsigned,
             width,
-        } if *width >= 64 => i128::from(v as u64),
+        } => {
+            let bits = v as u64;
+            i128::from(match 1u64.checked_shl(*width) {
+                Some(limit) => bits & limit.wrapping_sub(1),
+                None => bits,
+            })
+        }
         _ => i128::from(v),
     }
 }

@@ -953,6 +953,17 @@ pub fn attrs_from_vhlo(
                     vhlo_tensor_ints(m, a).ok_or("`window_reversal` must be a boolean tensor")?;
                 return Ok(Some((name.clone(), dense_array(m, 1, &v))));
             }
+            if k == S::Func && name == "sym_visibility" {
+                let v = attrs::from_vhlo(m, a)?;
+                // MLIR's symbol verifier accepts these three only (the default "" is gone here).
+                let valid = matches!(m.attr_data(v), AttrData::String { value, ty: None }
+                    if matches!(m.str(*value), "public" | "private" | "nested"));
+                if !valid {
+                    let shown = crate::text::attribute_to_string(m, v);
+                    return Err(format!("visibility {shown} is not \"public\", \"private\" or \"nested\""));
+                }
+                return Ok(Some((name.clone(), v)));
+            }
             Ok(Some((name.clone(), attrs::from_vhlo(m, a)?)))
         })();
         match r {

@@ -999,6 +999,14 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     {
         return false;
     }
+    // A visibility other than the three keywords has no pretty spelling: print it generically.
+    let visibility_ok = m.property(op, "sym_visibility").is_none_or(|v| {
+        matches!(m.attr_data(v), AttrData::String { value, ty: None }
+            if matches!(m.str(*value), "public" | "private" | "nested"))
+    });
+    if !visibility_ok {
+        return false;
+    }
     p.out.push_str("func.func ");
     if let Some(v) = m.property(op, "sym_visibility") {
         if let AttrData::String { value, .. } = m.attr_data(v) {
