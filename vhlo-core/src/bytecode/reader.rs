@@ -124,6 +124,7 @@ fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
         ir_bytes: ir.as_ref().map_or(0, Cursor::remaining),
         use_lists: BTreeMap::new(),
         block_arg_locations: BTreeMap::new(),
+        shadowed_attributes: Vec::new(),
     };
     if let Some(mut s) = strings {
         r.read_strings(&mut s)?;
@@ -146,6 +147,7 @@ fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
         producer,
         use_list_orders: r.use_lists,
         block_arg_locations: r.block_arg_locations,
+        shadowed_attributes: r.shadowed_attributes,
     };
     Ok((r.module, info))
 }
@@ -264,6 +266,7 @@ struct Reader<'a> {
     ir_bytes: usize,
     use_lists: BTreeMap<Value, UseListOrder>,
     block_arg_locations: BTreeMap<Value, Location>,
+    shadowed_attributes: Vec<super::ShadowedAttribute>,
 }
 
 impl<'a> Reader<'a> {
@@ -1080,7 +1083,13 @@ impl<'a> Reader<'a> {
             }
             23 => ("tuple_v1", vec![Param::Types(self.read_types(c)?)]),
             24 => {
+                let at = c.offset();
                 let flags = c.varint()?;
+                // MLIR's quantization flags define bit 0 (signed) only; another bit has no
+                // text form and would be lost on printing.
+                if flags > 1 {
+                    return Err(c.err_at(at, format!("quantization flags {flags}: only 0 and 1 (signed) are defined")));
+                }
                 let storage = self.read_type(c)?;
                 let expressed = self.read_type(c)?;
                 let scale = read_apint(c, 64)?;
@@ -1105,7 +1114,13 @@ impl<'a> Reader<'a> {
             }
             25 => ("unranked_tensor_v1", vec![Param::Type(self.read_type(c)?)]),
             30 => {
+                let at = c.offset();
                 let flags = c.varint()?;
+                // MLIR's quantization flags define bit 0 (signed) only; another bit has no
+                // text form and would be lost on printing.
+                if flags > 1 {
+                    return Err(c.err_at(at, format!("quantization flags {flags}: only 0 and 1 (signed) are defined")));
+                }
                 let storage = self.read_type(c)?;
                 let expressed = self.read_type(c)?;
                 let qdim = c.varint()?;
@@ -1263,6 +1278,7 @@ impl<'a> Reader<'a> {
             }
         }
         let inherent = inherent_names(&dialect_name, &short);
+        let mut shadowed: Vec<NamedAttr> = Vec::new();
         if mask & op_mask::HAS_PROPERTIES != 0 {
             let at = c.offset();
             let idx = c.index()?;
@@ -1275,10 +1291,11 @@ impl<'a> Reader<'a> {
             // As in MLIR's Operation::create: dictionary entries with an inherent name go to the
             // properties, which the properties entry then overwrites.
             let m = &self.module;
-            state.attributes = dict
+            let (kept, dropped): (Vec<NamedAttr>, Vec<NamedAttr>) = dict
                 .into_iter()
-                .filter(|a| !inherent.is_some_and(|names| names.contains(&m.str(a.name))))
-                .collect();
+                .partition(|a| !inherent.is_some_and(|names| names.contains(&m.str(a.name))));
+            state.attributes = kept;
+            shadowed = dropped;
         } else if inherent.is_some() {
             // Before native properties, and for an op written without its properties entry,
             // inherent attributes live in the dictionary (MLIR's `setAttrs` moves them over).
@@ -1362,6 +1379,11 @@ impl<'a> Reader<'a> {
         }
         let regions = state.regions.clone();
         let op = self.module.create_op(state);
+        self.shadowed_attributes.extend(shadowed.into_iter().map(|a| super::ShadowedAttribute {
+            op,
+            name: a.name,
+            value: a.value,
+        }));
         match block {
             Some(b) => self.module.append_op(b, op),
             None => self.module.push_top(op),

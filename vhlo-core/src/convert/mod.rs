@@ -12,7 +12,10 @@
 
 mod attrs;
 mod ops;
+mod strict;
 mod types;
+
+pub use strict::{location_losses, losses_to_stablehlo, shadowed_on_reading};
 
 
 use std::fmt;
@@ -170,6 +173,9 @@ pub struct LegalizeOptions {
     /// Keep ops, types and attributes of other dialects instead of failing (upstream's
     /// `allow-other-dialects`, for "mixed" programs).
     pub allow_other_dialects: bool,
+    /// Refuse what the legalization would drop (a discardable attribute that an inherent one
+    /// of the same name replaces) instead of dropping it.
+    pub strict: bool,
 }
 
 fn all_ops(m: &Module) -> Vec<OpId> {
@@ -227,6 +233,9 @@ pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec
             ));
             continue;
         };
+        if opts.strict {
+            diags.extend(strict::shadowed_on_legalize(&w, op, k));
+        }
         match ops::attrs_to_vhlo(&mut w, op, k, allow) {
             Ok((props, disc)) => {
                 let props = ops::to_named(&mut w, props);
@@ -808,6 +817,27 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
     } else {
         Err(diags)
     }
+}
+
+/// Options of [`legalize_to_stablehlo_with`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ToStablehloOptions {
+    /// Refuse what the legalization would drop ([`losses_to_stablehlo`]).
+    pub strict: bool,
+}
+
+/// [`legalize_to_stablehlo`] with options: when strict, every loss is reported (with the
+/// conversion's own blockers) and the module is left as it was.
+pub fn legalize_to_stablehlo_with(m: &mut Module, opts: ToStablehloOptions) -> Result<(), Vec<Diagnostic>> {
+    let losses = if opts.strict { losses_to_stablehlo(m) } else { Vec::new() };
+    if losses.is_empty() {
+        return legalize_to_stablehlo(m);
+    }
+    let mut all = losses;
+    if let Err(ds) = legalize_to_stablehlo(&mut m.clone()) {
+        all.extend(ds);
+    }
+    Err(all)
 }
 
 /// Removes `builtin.unrealized_conversion_cast` ops that became identities (mixed programs
