@@ -970,7 +970,12 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     let body = m.blocks(regions[0]);
     if let Some(&entry) = body.first() {
-        if m.block_args(entry).len() != inputs.len() {
+        // The pretty form spells each argument once, with the signature's type: arguments of
+        // other types (MLIR's verifier refuses them) need the generic form.
+        let args = m.block_args(entry);
+        if args.len() != inputs.len()
+            || args.iter().zip(inputs.iter()).any(|(&v, &t)| m.value_type(v) != t)
+        {
             return false;
         }
     }
