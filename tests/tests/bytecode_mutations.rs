@@ -15,7 +15,7 @@ use vhlo_core::portable::{self, SerializeOptions};
 use vhlo_core::text;
 
 /// Mutants per suite artifact (34 artifacts, 34,000 mutants): about 40 s of CPU in the test
-/// build (vhlo-core at `opt-level = 1`, see the root Cargo.toml; unoptimized it was 6x slower),
+/// build (vhlo-core at `opt-level = 1`, see the root Cargo.toml; unoptimized about 5x slower),
 /// most of it in the accepted mutants' four passes (read, write, read, write). `VHLO_MUTANTS`
 /// sets another count for longer runs.
 const MUTANTS_PER_FILE: usize = 1000;

@@ -920,6 +920,10 @@ fn print_module_op(p: &mut Printer<'_>, op: OpId) -> bool {
     if m.properties(op).iter().any(|a| m.str(a.name) != "sym_name") {
         return false;
     }
+    // `module @name` spells an untyped string only; any other value needs the generic form.
+    if m.property(op, "sym_name").is_some_and(|a| !matches!(m.attr_data(a), AttrData::String { ty: None, .. })) {
+        return false;
+    }
     p.out.push_str("module");
     if let Some(a) = m.property(op, "sym_name") {
         if let AttrData::String { value, .. } = m.attr_data(a) {
