@@ -524,6 +524,17 @@ impl<'a> Reader<'a> {
         (0..n).map(|_| c.signed_varint()).collect()
     }
 
+    /// A shaped type's dimensions: each a size (>= 0) or dynamic (MLIR's verifier refuses
+    /// other negative values; they would print as `?` and come back dynamic).
+    fn read_shape(c: &mut Cursor<'_>) -> Result<Box<[i64]>> {
+        let at = c.offset();
+        let shape = Self::read_signed_varints(c)?;
+        if let Some(d) = shape.iter().find(|&&d| d < 0 && d != crate::ir::DYNAMIC) {
+            return Err(c.err_at(at, format!("invalid dimension size {d}")));
+        }
+        Ok(shape)
+    }
+
     fn read_string_attr(&mut self, c: &mut Cursor<'_>) -> Result<Symbol> {
         let at = c.offset();
         let a = self.read_attr(c)?;
@@ -843,7 +854,7 @@ impl<'a> Reader<'a> {
                 } else {
                     None
                 };
-                let shape = Self::read_signed_varints(c)?;
+                let shape = Self::read_shape(c)?;
                 let element = self.read_type(c)?;
                 TypeData::RankedTensor {
                     shape,
@@ -1074,7 +1085,7 @@ impl<'a> Reader<'a> {
                 } else {
                     Param::Absent
                 };
-                let shape = Self::read_signed_varints(c)?;
+                let shape = Self::read_shape(c)?;
                 let element = self.read_type(c)?;
                 (
                     "tensor_v1",
@@ -1149,7 +1160,7 @@ impl<'a> Reader<'a> {
                 )
             }
             41 => {
-                let shape = Self::read_signed_varints(c)?;
+                let shape = Self::read_shape(c)?;
                 let element = self.read_type(c)?;
                 ("buffer_v1", vec![Param::Ints(shape), Param::Type(element)])
             }
