@@ -873,18 +873,19 @@ pub fn attrs_from_vhlo(
             .all(|f| f.is_some_and(|a| is_none_type_attr(m, a)));
         if !all_none {
             let mut params = Vec::new();
-            for (f, n) in fields.iter().zip(ALGORITHM_FIELDS) {
+            for (i, (f, n)) in fields.iter().zip(ALGORITHM_FIELDS).enumerate() {
                 let Some(a) = *f else {
                     errors.push(format!("attribute `{n}` is missing"));
                     continue;
                 };
-                let p = match vhlo_parts(m, a) {
-                    Some(("type_v1", [Param::Type(t)])) => {
+                // Three types, three counts, one flag, in ALGORITHM_FIELDS order.
+                let p = match (i, vhlo_parts(m, a)) {
+                    (0..=2, Some(("type_v1", [Param::Type(t)]))) => {
                         let t = *t;
                         types::from_vhlo(m, t).map(Param::Type)
                     }
-                    Some(("integer_v1", [_, Param::Int(v)])) => Ok(Param::Int(*v)),
-                    Some(("bool_v1", [Param::Bool(b)])) => Ok(Param::Bool(*b)),
+                    (3..=5, Some(("integer_v1", [_, Param::Int(v)]))) => Ok(Param::Int(*v)),
+                    (6, Some(("bool_v1", [Param::Bool(b)]))) => Ok(Param::Bool(*b)),
                     _ => Err(format!("attribute `{n}` has an unexpected form (a dot algorithm is all none types or all set)")),
                 };
                 match p {
