@@ -356,6 +356,11 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
             }
             // MLIR keeps dictionaries sorted by name.
             entries.sort_by(|x, y| m.str(x.0).cmp(m.str(y.0)));
+            // MLIR's DictionaryAttr requires unique names.
+            if let Some(w) = entries.windows(2).find(|w| matches!(w, [x, y] if x.0 == y.0)) {
+                let key = w.first().map_or("", |e| m.str(e.0));
+                return Err(format!("duplicate key `{key}` in `{}`", describe(m, a)));
+            }
             m.attr(AttrData::Dictionary(entries.into()))
         }
         ("tensor_v1", [Param::Type(t), Param::Bytes(data)]) => {
