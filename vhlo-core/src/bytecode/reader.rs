@@ -1652,7 +1652,8 @@ fn read_u32(c: &mut Cursor<'_>) -> Result<u32> {
 /// `DialectReader::readAPIntWithKnownWidth`: the raw bits, zero-extended to 128.
 pub(crate) fn read_apint(c: &mut Cursor<'_>, width: u32) -> Result<u128> {
     if width <= 8 {
-        return Ok(u128::from(c.byte()?));
+        // A byte for up to 8 bits; MLIR's APInt keeps the low `width` bits of it.
+        return Ok(u128::from(c.byte()?) & mask(width));
     }
     if width <= 64 {
         return Ok(u128::from(c.signed_varint()? as u64) & mask(width));

@@ -605,14 +605,15 @@ fn implode(
             return Err(format!("attribute `{n}` is missing"));
         };
         let (_, a) = attrs.remove(pos);
-        if let Some(v) = vhlo_int(m, a) {
+        // One dimension (`index_vector_dim`, `input_batch_dimension`) or a list of them.
+        let scalar = n.ends_with("_dim") || n.ends_with("_dimension");
+        if scalar {
+            let v = vhlo_int(m, a).ok_or_else(|| format!("attribute `{n}` must be an integer"))?;
             params.push(Param::Int(v));
-        } else if let Some(v) = vhlo_tensor_ints(m, a) {
-            params.push(Param::Ints(v.into()));
         } else {
-            return Err(format!(
-                "attribute `{n}` must be an integer or an integer tensor"
-            ));
+            let v = vhlo_tensor_ints(m, a)
+                .ok_or_else(|| format!("attribute `{n}` must be an integer tensor"))?;
+            params.push(Param::Ints(v.into()));
         }
     }
     Ok(stablehlo_attr(m, mnemonic, params))
