@@ -1589,7 +1589,14 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             }
             true
         }
-        "cholesky" if nops == 1 && nres == 1 && no_regions => {
+        // `lower = ...` and `config = ...` are parsed without a trailing `: type`, so only a
+        // bool and an untyped string have a pretty spelling (MLIR's ODS types them so).
+        "cholesky"
+            if nops == 1
+                && nres == 1
+                && no_regions
+                && m.property(op, "lower").is_none_or(|l| matches!(m.attr_data(l), AttrData::Bool(_))) =>
+        {
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
@@ -1666,6 +1673,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             let Some(cfg) = m.property(op, "einsum_config") else {
                 return false;
             };
+            if !matches!(m.attr_data(cfg), AttrData::String { ty: None, .. }) {
+                return false;
+            }
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
