@@ -144,6 +144,15 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// [`Cursor::expect`] with the context built only for the error (hot paths).
+    pub fn expect_lazy(&mut self, c: u8, context: impl FnOnce() -> String) -> Result<(), ParseError> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            self.expect(c, &context())
+        }
+    }
+
     pub fn expect_punct(&mut self, s: &str, context: &str) -> Result<(), ParseError> {
         if self.eat_punct(s) {
             Ok(())

@@ -60,6 +60,23 @@ impl<'a> Parser<'a> {
     fn parse_type_inner(&mut self) -> PResult<Type> {
         self.c.skip_ws();
         let pos = self.c.pos;
+        if let Some(end) = simple_tensor_extent(self.c.bytes, pos) {
+            if let Some(key) = self.c.src.get(pos..end) {
+                if let Some(&t) = self.type_cache.get(key) {
+                    self.c.pos = end;
+                    return Ok(t);
+                }
+                let t = self.parse_type_uncached(pos)?;
+                if self.c.pos == end {
+                    self.type_cache.insert(key, t);
+                }
+                return Ok(t);
+            }
+        }
+        self.parse_type_uncached(pos)
+    }
+
+    fn parse_type_uncached(&mut self, pos: usize) -> PResult<Type> {
         match self.c.peek() {
             Some(b'!') => {
                 self.c.pos = self.c.pos.saturating_add(1);
@@ -1215,10 +1232,7 @@ impl<'a> Parser<'a> {
         &mut self,
         spec: &dialects::StructSpec,
     ) -> PResult<Attribute> {
-        self.c.expect(
-            b'<',
-            &format!("to open #{}.{}", spec.dialect, spec.mnemonic),
-        )?;
+        self.c.expect_lazy(b'<', || format!("to open #{}.{}", spec.dialect, spec.mnemonic))?;
         self.parse_struct_body(spec)
     }
 
@@ -1244,7 +1258,7 @@ impl<'a> Parser<'a> {
                 if values.get(idx).is_some_and(Option::is_some) {
                     return Err(self.c.error_at(kpos, format!("duplicated `{key}` entry")));
                 }
-                self.c.expect(b'=', &format!("after `{key}`"))?;
+                self.c.expect_lazy(b'=', || format!("after `{key}`"))?;
                 let Some((_, kind)) = spec.fields.get(idx) else {
                     return Err(self.c.error_at(kpos, "unknown field"));
                 };
@@ -1818,4 +1832,29 @@ impl Elem {
             Number::Float(v) => Elem::Float(v),
         }
     }
+}
+
+/// The end of a `tensor<...>` type at `pos` whose text holds only names, sizes, `?`, `x`,
+/// commas, spaces and nested `<...>` (no strings, maps or comments): such text always parses to
+/// the same type, so it can be cached by its spelling. `None` for anything else.
+fn simple_tensor_extent(bytes: &[u8], pos: usize) -> Option<usize> {
+    let rest = bytes.get(pos..)?;
+    if !rest.starts_with(b"tensor<") {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, &b) in rest.iter().enumerate() {
+        match b {
+            b'<' => depth = depth.checked_add(1)?,
+            b'>' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return pos.checked_add(i)?.checked_add(1);
+                }
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'?' | b',' | b' ' | b'_' | b'.' | b'#' | b'!' => {}
+            _ => return None,
+        }
+    }
+    None
 }

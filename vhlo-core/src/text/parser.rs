@@ -9,7 +9,7 @@
     clippy::arithmetic_side_effects
 )]
 
-use std::collections::HashMap;
+use crate::ir::{FastMap as HashMap, FastSet};
 
 use super::lexer::Cursor;
 use super::ParseError;
@@ -78,13 +78,16 @@ pub struct Parser<'a> {
     /// is then a binary search instead of a scan from the start of the text (quadratic per file).
     line_starts: Vec<usize>,
     /// Ops that had an explicit `loc(...)` (only tracked with `filename`).
-    explicit_locs: std::collections::HashSet<OpId>,
+    explicit_locs: FastSet<OpId>,
     scopes: Vec<Scope<'a>>,
     block_scopes: Vec<BlockScope<'a>>,
     current_region: Option<Region>,
     /// Set by `parse_attribute_untyped` for the next attribute only.
     pub(crate) untyped_next: bool,
     region_depth: u32,
+    /// Builtin tensor types by their text (`tensor<4x8xf32>`): the same few are spelled
+    /// thousands of times, and each spelling is parsed once.
+    pub(crate) type_cache: HashMap<&'a str, Type>,
 }
 
 pub(crate) type PResult<T> = Result<T, ParseError>;
@@ -95,19 +98,20 @@ impl<'a> Parser<'a> {
             c: Cursor::new(src),
             m: Module::new(),
             depth: 0,
-            type_aliases: HashMap::new(),
-            attr_aliases: HashMap::new(),
-            loc_aliases: HashMap::new(),
+            type_aliases: HashMap::default(),
+            attr_aliases: HashMap::default(),
+            loc_aliases: HashMap::default(),
             pending_locs: Vec::new(),
-            pending_arg_locs: HashMap::new(),
+            pending_arg_locs: HashMap::default(),
             filename: None,
             line_starts: Vec::new(),
-            explicit_locs: std::collections::HashSet::new(),
+            explicit_locs: FastSet::default(),
             scopes: vec![Scope::default()],
             block_scopes: Vec::new(),
             current_region: None,
             untyped_next: false,
             region_depth: 0,
+            type_cache: HashMap::default(),
         }
     }
 
@@ -219,7 +223,7 @@ impl<'a> Parser<'a> {
     /// Returns where each one read ends, by its start. Definitions that fail here are read
     /// (and reported) again in order.
     fn prescan_loc_aliases(&mut self) -> HashMap<usize, usize> {
-        let mut done = HashMap::new();
+        let mut done = HashMap::default();
         let bytes = self.c.bytes;
         let starts: Vec<usize> = std::iter::once(0)
             .chain(

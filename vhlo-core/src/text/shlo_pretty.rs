@@ -238,7 +238,7 @@ impl<'a> Parser<'a> {
 
     fn kw_eq(&mut self, kw: &str) -> PResult<()> {
         self.c.expect_keyword(kw, "in operation syntax")?;
-        self.c.expect(b'=', &format!("after '{kw}'"))
+        self.c.expect_lazy(b'=', || format!("after '{kw}'"))
     }
 
     /// `%a, %b, ...` stopping before a non-value (a trailing comma stays unconsumed).
@@ -954,7 +954,7 @@ impl<'a> Parser<'a> {
                     .error_at(kpos, format!("duplicate '{kw}' in convolution window")));
             }
             seen.push(key);
-            self.c.expect(b'=', &format!("after '{kw}'"))?;
+            self.c.expect_lazy(b'=', || format!("after '{kw}'"))?;
             let a = match kw {
                 "pad" => {
                     self.c.expect(b'[', "to open padding")?;
