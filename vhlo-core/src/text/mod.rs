@@ -9,6 +9,7 @@
 //! ops written in `{...}` move to the properties; both are sorted by name as MLIR's
 //! dictionaries are. Dense i1 data takes one byte per element. See docs/text-format.md.
 
+mod aliases;
 mod dialects;
 mod float;
 mod lexer;
