@@ -18,6 +18,7 @@ mod parser;
 mod pretty;
 mod printer;
 mod shlo_pretty;
+mod sparse;
 
 pub use float::{format_float, from_f64, to_f64};
 pub use parse_types::element_storage_bytes;
