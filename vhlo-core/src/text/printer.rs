@@ -22,7 +22,9 @@ pub struct PrintOptions {
     /// the printed text then re-parses to the same IR.
     pub elide_defaults: bool,
     /// With `debug_info`: print op locations as `#loc` aliases defined before and after the
-    /// module, as MLIR does by default (off: every location inline, `--mlir-print-local-scope`).
+    /// module, as MLIR does by default (off: every location inline and no type or attribute
+    /// aliases either, `--mlir-print-local-scope`). Without `debug_info`, type and attribute
+    /// aliases (`!tuple`, `#map`, `#sparse`) are always printed, as by `stablehlo-opt`.
     pub location_aliases: bool,
 }
 
