@@ -556,7 +556,8 @@ fn aliases_print_as_jaxlib_prints_them() {
         .map(|p| text::parse_with_source_locations(p, "-").expect("alias program parses"))
         .collect();
     let mut failures = Vec::new();
-    let variants: [(&[&str], PrintOptions); 5] = [
+    let variants: [(&[&str], PrintOptions); 6] = [
+        (&["--mlir-print-local-scope"], PrintOptions { local_scope: true, elide_defaults: true, ..Default::default() }),
         (&[], PrintOptions { elide_defaults: true, ..Default::default() }),
         (&["--mlir-print-op-generic"], PrintOptions { generic: true, ..Default::default() }),
         (

@@ -32,7 +32,8 @@ fn pretty_corpora_satisfy_their_check_lines() {
             continue;
         }
         let debug_info = src.contains("-mlir-print-debuginfo");
-        let opts = PrintOptions { debug_info, elide_defaults: true, ..Default::default() };
+        let local_scope = src.contains("-mlir-print-local-scope");
+        let opts = PrintOptions { debug_info, local_scope, elide_defaults: true, ..Default::default() };
         let m = match text::parse(&src) {
             Ok(m) => m,
             Err(e) => {

@@ -29,6 +29,7 @@ fn main() {
                     generic: has("generic"),
                     debug_info: has("debug"),
                     location_aliases: !has("local-scope"),
+                    local_scope: has("local-scope"),
                     elide_defaults: has("elide"),
                 }
             )

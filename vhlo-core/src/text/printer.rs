@@ -26,6 +26,9 @@ pub struct PrintOptions {
     /// aliases either, `--mlir-print-local-scope`). Without `debug_info`, type and attribute
     /// aliases (`!tuple`, `#map`, `#sparse`) are always printed, as by `stablehlo-opt`.
     pub location_aliases: bool,
+    /// No aliases at all, every type, attribute and location spelled out where it is used
+    /// (`--mlir-print-local-scope`, also without `debug_info`).
+    pub local_scope: bool,
 }
 
 /// How a value is spelled.
@@ -432,10 +435,11 @@ impl<'m> Printer<'m> {
     pub(crate) fn print_module(&mut self) {
         let top = self.m.top_ops().to_vec();
         self.number_values(&top);
-        // MLIR prints aliases unless told `--mlir-print-local-scope`, which is what debug info
-        // without location aliases stands for here.
-        let aliases_on = !self.opts.debug_info || self.opts.location_aliases;
-        let loc_aliases = self.opts.debug_info && self.opts.location_aliases;
+        // MLIR prints aliases unless told `--mlir-print-local-scope`, which debug info without
+        // location aliases also stands for here.
+        let aliases_on =
+            !self.opts.local_scope && (!self.opts.debug_info || self.opts.location_aliases);
+        let loc_aliases = aliases_on && self.opts.debug_info;
         if loc_aliases {
             self.collect_aliases(&top);
         }
