@@ -80,6 +80,23 @@ struct Aliases {
     table: AliasTable,
 }
 
+/// Appends `n` in decimal (the printer's hot path: no formatting machinery).
+pub(crate) fn push_decimal(out: &mut String, n: u32) {
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+}
+
 fn is_bare_ident(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
@@ -403,30 +420,49 @@ impl<'m> Printer<'m> {
 
     /// `%name` (with `#i` when `with_index` and the op has several results).
     fn value_name_parts(&self, v: Value, with_index: bool) -> String {
-        match self
-            .names
-            .get(v.index())
-            .copied()
-            .unwrap_or(ValueName::Unnamed)
-        {
-            ValueName::Unnamed => format!("%<<UNKNOWN SSA VALUE {}>>", v.0),
-            ValueName::Arg(n) => format!("%arg{n}"),
+        let mut out = String::new();
+        self.write_value_name_to(&mut out, v, with_index);
+        out
+    }
+
+    /// [`Self::value_name_parts`] appended to the output, without an intermediate string.
+    pub(crate) fn write_value_name(&mut self, v: Value, with_index: bool) {
+        let mut out = std::mem::take(&mut self.out);
+        self.write_value_name_to(&mut out, v, with_index);
+        self.out = out;
+    }
+
+    fn write_value_name_to(&self, out: &mut String, v: Value, with_index: bool) {
+        let name = self.names.get(v.index()).copied().unwrap_or(ValueName::Unnamed);
+        out.push('%');
+        let (index, multi) = match name {
+            ValueName::Unnamed => {
+                out.push_str("<<UNKNOWN SSA VALUE ");
+                push_decimal(out, v.0);
+                out.push_str(">>");
+                return;
+            }
+            ValueName::Arg(n) => {
+                out.push_str("arg");
+                push_decimal(out, n);
+                return;
+            }
+            ValueName::Single(name) => {
+                out.push_str(&self.custom_names[name as usize]);
+                return;
+            }
             ValueName::Number { id, index, multi } => {
-                if multi && with_index {
-                    format!("%{id}#{index}")
-                } else {
-                    format!("%{id}")
-                }
+                push_decimal(out, id);
+                (index, multi)
             }
-            ValueName::Single(name) => format!("%{}", self.custom_names[name as usize]),
             ValueName::Named { name, index, multi } => {
-                let n = &self.custom_names[name as usize];
-                if multi && with_index {
-                    format!("%{n}#{index}")
-                } else {
-                    format!("%{n}")
-                }
+                out.push_str(&self.custom_names[name as usize]);
+                (index, multi)
             }
+        };
+        if multi && with_index {
+            out.push('#');
+            push_decimal(out, index);
         }
     }
 
@@ -539,8 +575,7 @@ impl<'m> Printer<'m> {
                 let names: Vec<String> = self.m.results(op).map(|v| self.value_name(v)).collect();
                 self.out.push_str(&names.join(", "));
             } else {
-                let name = self.value_name_parts(first, false);
-                self.out.push_str(&name);
+                self.write_value_name(first, false);
                 if n > 1 {
                     let _ = write!(self.out, ":{n}");
                 }
@@ -623,8 +658,7 @@ impl<'m> Printer<'m> {
             if i > 0 {
                 self.out.push_str(", ");
             }
-            let n = self.value_name(v);
-            self.out.push_str(&n);
+            self.write_value_name(v, true);
         }
     }
 
@@ -681,8 +715,7 @@ impl<'m> Printer<'m> {
                         if j > 0 {
                             self.out.push_str(", ");
                         }
-                        let n = self.value_name(a);
-                        self.out.push_str(&n);
+                        self.write_value_name(a, true);
                         self.out.push_str(": ");
                         self.print_type(m.value_type(a));
                         self.print_arg_loc(a);
@@ -912,7 +945,8 @@ impl<'m> Printer<'m> {
                     Signedness::Signed => "si",
                     Signedness::Unsigned => "ui",
                 };
-                let _ = write!(self.out, "{p}{width}");
+                self.out.push_str(p);
+                push_decimal(&mut self.out, *width);
             }
             TypeData::Index => self.out.push_str("index"),
             TypeData::Float(k) => self.out.push_str(k.keyword()),
@@ -963,7 +997,13 @@ impl<'m> Printer<'m> {
             if d == DYNAMIC || d < 0 {
                 self.out.push_str("?x");
             } else {
-                let _ = write!(self.out, "{d}x");
+                match u32::try_from(d) {
+                    Ok(small) => push_decimal(&mut self.out, small),
+                    Err(_) => {
+                        let _ = write!(self.out, "{d}");
+                    }
+                }
+                self.out.push('x');
             }
         }
     }
