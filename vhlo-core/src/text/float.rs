@@ -89,9 +89,16 @@ impl Format {
 
 /// The value of a bit pattern as `f64` (exact for every format up to f64); `None` for f80/f128.
 pub fn to_f64(kind: FloatKind, bits: u128) -> Option<f64> {
-    if kind == FloatKind::F64 {
-        return Some(f64::from_bits(bits as u64));
+    match kind {
+        FloatKind::F64 => Some(f64::from_bits(bits as u64)),
+        // Widening is exact (NaN payloads aside, which callers do not look at).
+        FloatKind::F32 => Some(f64::from(f32::from_bits(bits as u32))),
+        _ => to_f64_by_format(kind, bits),
     }
+}
+
+/// [`to_f64`] from the format's description (any kind but f64).
+fn to_f64_by_format(kind: FloatKind, bits: u128) -> Option<f64> {
     let f = format_of(kind)?;
     if f.special == Special::ExponentOnly {
         let e = (bits & 0xFF) as i32;
@@ -132,6 +139,15 @@ pub fn to_f64(kind: FloatKind, bits: u128) -> Option<f64> {
 /// Rounds `x` to the nearest value of the format (ties to even) and returns its bit pattern;
 /// `None` for f80/f128.
 pub fn from_f64(kind: FloatKind, x: f64) -> Option<u128> {
+    if kind == FloatKind::F32 && x.is_finite() {
+        // `as` rounds to nearest, ties to even, and overflows to infinity: IEEE's conversion.
+        return Some(u128::from((x as f32).to_bits()));
+    }
+    from_f64_by_format(kind, x)
+}
+
+/// [`from_f64`] from the format's description.
+fn from_f64_by_format(kind: FloatKind, x: f64) -> Option<u128> {
     if kind == FloatKind::F64 {
         return Some(x.to_bits() as u128);
     }
@@ -281,6 +297,124 @@ impl Big {
     }
 }
 
+/// The exact decimal expansion of `sig * 2^exp`, decimal digits beyond `bits_required` bits
+/// dropped by truncation, least significant first and without trailing zeros (which `exp`,
+/// then a power of ten, counts), for values that fit in 128 bits; false (nothing written)
+/// for the others.
+fn small_decimal_digits(sig: u64, exp: &mut i32, bits_required: u32, digits: &mut Vec<u8>) -> bool {
+    let mut n = sig as u128;
+    let mut e = *exp;
+    if e > 0 {
+        if e as u32 >= n.leading_zeros() {
+            return false;
+        }
+        n <<= e as u32;
+        e = 0;
+    } else if e < 0 {
+        // N * 2^-e == N * 5^e * 10^-e.
+        let mut fives = e.unsigned_abs();
+        while fives > 0 {
+            let step = fives.min(27);
+            match n.checked_mul(5u128.pow(step)) {
+                Some(v) => n = v,
+                None => return false,
+            }
+            fives -= step;
+        }
+    }
+    let bits = 128 - n.leading_zeros();
+    if bits > bits_required {
+        let removable = (bits - bits_required) * 59 / 196;
+        // Truncating twice is truncating once; 10^38 < 2^128.
+        let mut left = removable;
+        while left > 0 {
+            let step = left.min(38);
+            n /= 10u128.pow(step);
+            left -= step;
+        }
+        e += removable as i32;
+    }
+    // After the truncation the value almost always fits in 64 bits, where division is cheap.
+    let mut in_trail = true;
+    let mut push = |d: u8, e: &mut i32| {
+        if in_trail && d == 0 {
+            *e += 1;
+        } else {
+            digits.push(b'0' + d);
+            in_trail = false;
+        }
+    };
+    while n > u128::from(u64::MAX) {
+        push((n % 10) as u8, &mut e);
+        n /= 10;
+    }
+    let mut n = n as u64;
+    while n != 0 {
+        push((n % 10) as u8, &mut e);
+        n /= 10;
+    }
+    *exp = e;
+    true
+}
+
+/// [`small_decimal_digits`] for any value, in arbitrary precision.
+fn big_decimal_digits(sig: u64, exp: &mut i32, bits_required: u32, digits: &mut Vec<u8>) {
+    let mut n = Big(vec![sig as u32, (sig >> 32) as u32]);
+    while n.0.last() == Some(&0) {
+        n.0.pop();
+    }
+    if *exp > 0 {
+        n.shl(*exp as u32);
+        *exp = 0;
+    } else if *exp < 0 {
+        // N * 2^-e == N * 5^e * 10^-e: `exp` now counts powers of ten. Thirteen fives at a
+        // time (5^13 < 2^31).
+        let mut fives = exp.unsigned_abs();
+        while fives >= 13 {
+            n.mul_small(1_220_703_125);
+            fives -= 13;
+        }
+        if fives > 0 {
+            n.mul_small(5u32.pow(fives));
+        }
+    }
+    // Drop decimal digits the precision cannot need (truncating, as upstream does).
+    let bits = n.bit_length();
+    if bits > bits_required {
+        let removable = (bits - bits_required) * 59 / 196;
+        // Nine digits at a time: truncating twice is truncating once.
+        let mut left = removable;
+        while left >= 9 {
+            n.div_small(1_000_000_000);
+            left -= 9;
+        }
+        if left > 0 {
+            n.div_small(10u32.pow(left));
+        }
+        *exp += removable as i32;
+    }
+    // Digits, least significant first, without trailing zeros.
+    let mut in_trail = true;
+    while !n.is_zero() {
+        // Nine digits per division; the most significant chunk has no leading zeros.
+        let mut chunk = n.div_small(1_000_000_000);
+        let last = n.is_zero();
+        for _ in 0..9 {
+            if last && chunk == 0 {
+                break;
+            }
+            let d = (chunk % 10) as u8;
+            chunk /= 10;
+            if in_trail && d == 0 {
+                *exp += 1;
+            } else {
+                digits.push(b'0' + d);
+                in_trail = false;
+            }
+        }
+    }
+}
+
 /// LLVM's `APFloat::toString` for a finite non-zero value held exactly in `v`, whose format
 /// has `precision_bits` of significand: the exact decimal expansion, decimal digits beyond
 /// what the precision needs dropped by truncation, then rounded half-up to
@@ -319,63 +453,12 @@ fn apfloat_to_string(
     let tz = sig.trailing_zeros();
     sig >>= tz;
     exp += tz as i32;
-    let mut n = Big(vec![sig as u32, (sig >> 32) as u32]);
-    while n.0.last() == Some(&0) {
-        n.0.pop();
-    }
-    if exp > 0 {
-        n.shl(exp as u32);
-        exp = 0;
-    } else if exp < 0 {
-        // N * 2^-e == N * 5^e * 10^-e: `exp` now counts powers of ten. Thirteen fives at a
-        // time (5^13 < 2^31).
-        let mut fives = exp.unsigned_abs();
-        while fives >= 13 {
-            n.mul_small(1_220_703_125);
-            fives -= 13;
-        }
-        if fives > 0 {
-            n.mul_small(5u32.pow(fives));
-        }
-    }
-    // Drop decimal digits the precision cannot need (truncating, as upstream does).
-    let bits = n.bit_length();
     // 196/59 slightly overestimates log2(10); upstream's formula.
     #[allow(clippy::manual_div_ceil)]
     let bits_required = (format_precision * 196 + 58) / 59;
-    if bits > bits_required {
-        let removable = (bits - bits_required) * 59 / 196;
-        // Nine digits at a time: truncating twice is truncating once.
-        let mut left = removable;
-        while left >= 9 {
-            n.div_small(1_000_000_000);
-            left -= 9;
-        }
-        if left > 0 {
-            n.div_small(10u32.pow(left));
-        }
-        exp += removable as i32;
-    }
-    // Digits, least significant first, without trailing zeros.
     let mut digits: Vec<u8> = Vec::with_capacity(48);
-    let mut in_trail = true;
-    while !n.is_zero() {
-        // Nine digits per division; the most significant chunk has no leading zeros.
-        let mut chunk = n.div_small(1_000_000_000);
-        let last = n.is_zero();
-        for _ in 0..9 {
-            if last && chunk == 0 {
-                break;
-            }
-            let d = (chunk % 10) as u8;
-            chunk /= 10;
-            if in_trail && d == 0 {
-                exp += 1;
-            } else {
-                digits.push(b'0' + d);
-                in_trail = false;
-            }
-        }
+    if !small_decimal_digits(sig, &mut exp, bits_required, &mut digits) {
+        big_decimal_digits(sig, &mut exp, bits_required, &mut digits);
     }
     // Round half-up to the requested number of digits.
     let count = digits.len();
@@ -683,6 +766,29 @@ mod tests {
         out
     }
 
+
+    #[test]
+    fn f32_fast_paths_match_the_format_description() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for i in 0..200_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bits = u128::from(x as u32);
+            let a = to_f64(FloatKind::F32, bits).unwrap();
+            let b = to_f64_by_format(FloatKind::F32, bits).unwrap();
+            assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{bits:#x}");
+            // f64 values near f32 ones, halfway points and out-of-range ones.
+            let v = match i % 3 {
+                0 => f64::from_bits(x),
+                1 => a + a * f64::EPSILON * f64::from(i % 7),
+                _ => f64::from(f32::from_bits(x as u32)) * (1.0 + 2f64.powi(-24)),
+            };
+            if v.is_finite() {
+                assert_eq!(from_f64(FloatKind::F32, v), from_f64_by_format(FloatKind::F32, v), "{v:e}");
+            }
+        }
+    }
 
     #[test]
     fn chunked_digits_match_digit_at_a_time() {
