@@ -54,9 +54,7 @@ pub(crate) fn alias_name(m: &Module, key: AliasKey) -> Option<&'static str> {
             _ => None,
         },
         AliasKey::Attr(a) => match m.attr_data(a) {
-            AttrData::Opaque { dialect, text } => {
-                opaque_alias_name(m.str(*dialect), m.str(*text))
-            }
+            AttrData::Opaque { dialect, text } => opaque_alias_name(m.str(*dialect), m.str(*text)),
             AttrData::Location(_) => Some("loc"),
             _ => None,
         },
@@ -106,9 +104,12 @@ fn sub_elements(m: &Module, key: AliasKey, out: &mut Vec<AliasKey>) {
                 }
             }
             TypeData::Tuple(ts) => out.extend(ts.iter().map(|&t| AliasKey::Type(t))),
-            TypeData::Function { inputs, results } => {
-                out.extend(inputs.iter().chain(results.iter()).map(|&t| AliasKey::Type(t)))
-            }
+            TypeData::Function { inputs, results } => out.extend(
+                inputs
+                    .iter()
+                    .chain(results.iter())
+                    .map(|&t| AliasKey::Type(t)),
+            ),
             TypeData::Dialect(d) => d.params.iter().for_each(|p| push_param_children(p, out)),
             TypeData::Integer { .. } | TypeData::Index | TypeData::Float(_) | TypeData::None => {}
         },
@@ -128,10 +129,8 @@ fn sub_elements(m: &Module, key: AliasKey, out: &mut Vec<AliasKey>) {
             _ => {}
         },
         AliasKey::Loc(l) => match m.loc_data(l) {
-            LocData::Name { child: Some(c), .. } => {
-                if !matches!(m.loc_data(*c), LocData::Unknown) {
-                    out.push(AliasKey::Loc(*c));
-                }
+            LocData::Name { child: Some(c), .. } if !matches!(m.loc_data(*c), LocData::Unknown) => {
+                out.push(AliasKey::Loc(*c))
             }
             LocData::CallSite { callee, caller } => {
                 out.push(AliasKey::Loc(*callee));

@@ -33,11 +33,17 @@ fn tokenize(s: &str) -> Option<Vec<Tok<'_>>> {
         }
         let start = i;
         if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' {
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'$')) {
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'$'))
+            {
                 i += 1;
             }
             // Float exponents: `1.0e-03`.
-            if c.is_ascii_digit() && i < b.len() && matches!(b[i], b'+' | b'-') && matches!(b[i - 1], b'e' | b'E') {
+            if c.is_ascii_digit()
+                && i < b.len()
+                && matches!(b[i], b'+' | b'-')
+                && matches!(b[i - 1], b'e' | b'E')
+            {
                 i += 1;
                 while i < b.len() && b[i].is_ascii_digit() {
                     i += 1;
@@ -92,22 +98,26 @@ fn write_spaced(toks: &[Tok<'_>], out: &mut String) {
         let space = match prev {
             None => false,
             Some(p) => {
-                if matches!(t, Tok::Punct(")" | "]" | ">" | ",")) || prev_unary {
-                    false
-                } else if matches!(p, Tok::Punct("(" | "[" | "<" | "#")) {
-                    false
-                } else if matches!(t, Tok::Punct("(" | "[" | "<"))
-                    && matches!(p, Tok::Word(_) | Tok::Punct(")" | "]"))
-                {
-                    false
-                } else {
-                    is_binary_op(t)
+                // No space inside brackets, before a separator, after a unary minus, or
+                // between a name and its bracketed arguments (`compressed(...)`, `[s0](d0)`).
+                let tight = matches!(t, Tok::Punct(")" | "]" | ">" | ","))
+                    || prev_unary
+                    || matches!(p, Tok::Punct("(" | "[" | "<" | "#"))
+                    || (matches!(t, Tok::Punct("(" | "[" | "<"))
+                        && matches!(p, Tok::Word(_) | Tok::Punct(")" | "]")));
+                !tight
+                    && (is_binary_op(t)
                         || is_binary_op(p)
                         || (t == Tok::Punct("-") && !unary)
                         || p == Tok::Punct("-")
                         || p == Tok::Punct(",")
-                        || matches!((p, t), (Tok::Word(_) | Tok::Punct(")" | "]" | ">" | "?"), Tok::Word(_) | Tok::Punct("?" | "#")))
-                }
+                        || matches!(
+                            (p, t),
+                            (
+                                Tok::Word(_) | Tok::Punct(")" | "]" | ">" | "?"),
+                                Tok::Word(_) | Tok::Punct("?" | "#")
+                            )
+                        ))
             }
         };
         if space {
@@ -212,7 +222,13 @@ mod tests {
 
     #[test]
     fn unknown_shapes_are_left_alone() {
-        for input in ["<{ lvl = 3 }>", "<{ map = (d0) -> (d0 : dense), map = (d0) -> (d0 : dense) }>", "<(d0)>", "<{ posWidth = 8 }>", "<{ map = ((d0) }>"] {
+        for input in [
+            "<{ lvl = 3 }>",
+            "<{ map = (d0) -> (d0 : dense), map = (d0) -> (d0 : dense) }>",
+            "<(d0)>",
+            "<{ posWidth = 8 }>",
+            "<{ map = ((d0) }>",
+        ] {
             assert_eq!(canonical_encoding(input), None, "{input}");
         }
     }
