@@ -4,6 +4,8 @@
 //! does), and printing follows MLIR's rule: short exponent form when it round-trips exactly,
 //! else the longer form with enough digits, else the hexadecimal bit pattern.
 
+use std::fmt::Write;
+
 use crate::ir::FloatKind;
 
 /// How a small float format handles the special values.
@@ -420,14 +422,14 @@ fn big_decimal_digits(sig: u64, exp: &mut i32, bits_required: u32, digits: &mut 
 /// what the precision needs dropped by truncation, then rounded half-up to
 /// `format_precision` digits (0: the format's default), then laid out in plain or scientific
 /// notation (`max_padding` zeros at most; `truncate_zero` as upstream).
-fn apfloat_to_string(
+fn apfloat_to_string_into(
+    out: &mut String,
     v: f64,
     precision_bits: u32,
     format_precision: u32,
     max_padding: u32,
     truncate_zero: bool,
-) -> String {
-    let mut out = String::new();
+) {
     if v.is_sign_negative() {
         out.push('-');
     }
@@ -444,11 +446,8 @@ fn apfloat_to_string(
         format_precision
     };
     if sig == 0 {
-        return if truncate_zero {
-            format!("{out}0.0E+0")
-        } else {
-            format!("{out}0.0e+00")
-        };
+        out.push_str(if truncate_zero { "0.0E+0" } else { "0.0e+00" });
+        return;
     }
     let tz = sig.trailing_zeros();
     sig >>= tz;
@@ -518,12 +517,12 @@ fn apfloat_to_string(
         }
         out.push(if truncate_zero { 'E' } else { 'e' });
         out.push(if e >= 0 { '+' } else { '-' });
-        let mag = e.unsigned_abs().to_string();
-        if !truncate_zero && mag.len() < 2 {
+        let mag = e.unsigned_abs();
+        if !truncate_zero && mag < 10 {
             out.push('0');
         }
-        out.push_str(&mag);
-        return out;
+        super::printer::push_decimal(out, mag);
+        return;
     }
     if exp >= 0 {
         for i in 0..nd {
@@ -532,7 +531,7 @@ fn apfloat_to_string(
         for _ in 0..exp {
             out.push('0');
         }
-        return out;
+        return;
     }
     let whole = exp + nd;
     let mut i = 0;
@@ -552,6 +551,19 @@ fn apfloat_to_string(
         out.push(digit(nd - 1 - i));
         i += 1;
     }
+}
+
+/// [`apfloat_to_string_into`] as a new string.
+#[cfg(test)]
+fn apfloat_to_string(
+    v: f64,
+    precision_bits: u32,
+    format_precision: u32,
+    max_padding: u32,
+    truncate_zero: bool,
+) -> String {
+    let mut out = String::new();
+    apfloat_to_string_into(&mut out, v, precision_bits, format_precision, max_padding, truncate_zero);
     out
 }
 
@@ -567,28 +579,39 @@ fn default_precision_bits(kind: FloatKind) -> u32 {
 /// in exponent form when they parse back to the same value, else the format's full digits,
 /// else (infinities, NaNs, no `.`) the hexadecimal bit pattern.
 pub fn format_float(kind: FloatKind, bits: u128) -> String {
+    let mut out = String::new();
+    format_float_into(&mut out, kind, bits);
+    out
+}
+
+/// [`format_float`] appended to `out` (the printer's path: no string per number).
+pub(crate) fn format_float_into(out: &mut String, kind: FloatKind, bits: u128) {
+    let start = out.len();
     if let Some(v) = to_f64(kind, bits) {
         if v.is_finite() {
             let precision_bits = default_precision_bits(kind);
             if v == 0.0 {
-                return if v.is_sign_negative() {
+                out.push_str(if v.is_sign_negative() {
                     "-0.000000e+00"
                 } else {
                     "0.000000e+00"
-                }
-                .into();
+                });
+                return;
             }
-            let short = apfloat_to_string(v, precision_bits, 6, 0, false);
+            apfloat_to_string_into(out, v, precision_bits, 6, 0, false);
+            let short = &out[start..];
             if short.parse::<f64>().ok().and_then(|p| from_f64(kind, p)) == Some(bits) {
-                return short;
+                return;
             }
-            let long = apfloat_to_string(v, precision_bits, 0, 3, true);
-            if long.contains('.') {
-                return long;
+            out.truncate(start);
+            apfloat_to_string_into(out, v, precision_bits, 0, 3, true);
+            if out[start..].contains('.') {
+                return;
             }
+            out.truncate(start);
         }
     }
-    format!("0x{:X}", bits)
+    let _ = write!(out, "0x{:X}", bits);
 }
 
 #[cfg(test)]

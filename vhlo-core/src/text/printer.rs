@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::aliases::{opaque_alias_name, write_alias, AliasKey, AliasTable};
 use super::dialects::{self, FieldKind};
-use super::float::format_float;
+use super::float::{format_float, format_float_into};
 use super::parse_types::element_storage_bytes;
 use crate::ir::*;
 
@@ -471,6 +471,8 @@ impl<'m> Printer<'m> {
     pub(crate) fn print_module(&mut self) {
         let top = self.m.top_ops().to_vec();
         self.number_values(&top);
+        // Most ops print in more than 64 bytes: grow the output a few times less.
+        self.out.reserve(self.m.num_ops().saturating_mul(64));
         // MLIR prints aliases unless told `--mlir-print-local-scope`, which debug info without
         // location aliases also stands for here.
         let aliases_on =
@@ -1117,7 +1119,7 @@ impl<'m> Printer<'m> {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    self.out.push_str(&format_float(FloatKind::F64, b));
+                    format_float_into(&mut self.out, FloatKind::F64, b);
                 }
                 self.out.push_str("], ");
                 self.print_dims_list(zps);
@@ -1238,7 +1240,7 @@ impl<'m> Printer<'m> {
                     TypeData::Float(k) => *k,
                     _ => FloatKind::F64,
                 };
-                self.out.push_str(&format_float(kind, *bits));
+                format_float_into(&mut self.out, kind, *bits);
                 self.out.push_str(" : ");
                 self.print_type(*ty);
             }
@@ -1421,7 +1423,7 @@ impl<'m> Printer<'m> {
                 } else {
                     raw & ((1u128 << w) - 1)
                 };
-                self.out.push_str(&format_float(*k, v));
+                format_float_into(&mut self.out, *k, v);
             }
             ElemKind::Complex(inner) => {
                 let half = bytes.len() / 2;
@@ -1470,7 +1472,7 @@ impl<'m> Printer<'m> {
                 } else {
                     raw & ((1u128 << w) - 1)
                 };
-                self.out.push_str(&format_float(*k, v));
+                format_float_into(&mut self.out, *k, v);
             }
             TypeData::Complex(inner) => {
                 let half = bytes.len() / 2;
