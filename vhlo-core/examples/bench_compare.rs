@@ -2,6 +2,8 @@
 //!   bench_compare gen OPS OUT.mlir          writes the generated benchmark program
 //!   bench_compare time IN.mlir REPS OUTDIR  times each step in process, prints JSON (seconds,
 //!                                           fastest of REPS), and writes OUTDIR/ours-<target>.mlir.bc
+//!   bench_compare repeat STEP IN N          runs one step N times (for `perf record`); STEP is
+//!                                           parse, print, serialize, deserialize (IN: .mlir or .mlir.bc)
 //! Only the measured call is inside the timer (no process start, no file I/O), as on the jaxlib side.
 
 #[path = "../benches/support/program.rs"]
@@ -27,6 +29,18 @@ fn fastest<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
 fn fail(msg: String) -> ! {
     eprintln!("bench_compare: {msg}");
     std::process::exit(1)
+}
+
+trait WalkCount {
+    fn walk_count(&self) -> usize;
+}
+
+impl WalkCount for vhlo_core::ir::Module {
+    fn walk_count(&self) -> usize {
+        let mut n = 0usize;
+        self.walk(|_| n += 1);
+        n
+    }
 }
 
 fn main() {
@@ -68,6 +82,37 @@ fn main() {
             results.push(("deserialize_1.0.0".into(), t.as_secs_f64()));
             let fields: Vec<String> = results.iter().map(|(k, v)| format!("\"{k}\": {v:.6}")).collect();
             println!("{{\"ops\": {ops}, {}}}", fields.join(", "));
+        }
+        ["repeat", step, input, n] => {
+            let n: usize = n.parse().unwrap_or_else(|_| fail(format!("bad repetition count {n:?}")));
+            let bytes = std::fs::read(input).unwrap_or_else(|e| fail(format!("{input}: {e}")));
+            let text_module = || {
+                let src = std::str::from_utf8(&bytes).unwrap_or_else(|e| fail(format!("{input}: {e}")));
+                text::parse(src).unwrap_or_else(|e| fail(format!("{input}: {e}")))
+            };
+            let mut sink = 0usize;
+            match *step {
+                "parse" => (0..n).for_each(|_| sink += text_module().walk_count()),
+                "print" => {
+                    let m = text_module();
+                    (0..n).for_each(|_| sink += text::print(&m, PrintOptions::default()).len())
+                }
+                "serialize" => {
+                    let m = text_module();
+                    (0..n).for_each(|_| {
+                        sink += portable::serialize_portable_artifact(&m, "1.0.0", SerializeOptions::default())
+                            .unwrap_or_else(|e| fail(format!("serialize: {e}")))
+                            .len()
+                    })
+                }
+                "deserialize" => (0..n).for_each(|_| {
+                    sink += portable::deserialize_portable_artifact(&bytes)
+                        .unwrap_or_else(|e| fail(format!("deserialize: {e}")))
+                        .walk_count()
+                }),
+                _ => fail(format!("unknown step {step:?}")),
+            }
+            println!("{sink}");
         }
         _ => fail("usage: bench_compare gen OPS OUT | time IN REPS OUTDIR".into()),
     }

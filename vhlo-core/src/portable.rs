@@ -130,31 +130,37 @@ pub fn strip_debuginfo(m: &mut Module) {
 /// Writes `module` (StableHLO) as a portable artifact readable by StableHLO `target` and later.
 /// `target` is `X.Y.Z`, `current` or `minimum`; the producer string keeps it as written.
 pub fn serialize_portable_artifact(module: &Module, target: &str, options: SerializeOptions) -> Result<Vec<u8>, PortableError> {
+    serialize_portable_module(module.clone(), target, options)
+}
+
+/// [`serialize_portable_artifact`] of a module the caller no longer needs: it is converted in
+/// place, with no copy (what the CLI does, to keep its peak memory down).
+pub fn serialize_portable_module(mut m: Module, target: &str, options: SerializeOptions) -> Result<Vec<u8>, PortableError> {
     let version = parse_target(target)?;
     let producer_version = match target {
         "current" | "minimum" => version.to_string(),
         other => other.to_string(),
     };
-    let mut m = module.clone();
+    // Converted in place: on failure the module is dropped, so the steps need no copies.
     if options.strip_debuginfo {
         strip_debuginfo(&mut m);
     }
     let opts = LegalizeOptions { allow_other_dialects: options.allow_other_dialects };
-    convert::legalize_to_vhlo(&mut m, opts).map_err(PortableError::Convert)?;
-    let steps = convert::vhlo_to_version_tracked(&mut m, version.floor_patch()).map_err(PortableError::Convert)?;
+    convert::legalize_to_vhlo_in_place(&mut m, opts).map_err(PortableError::Convert)?;
+    let steps = convert::vhlo_to_version_in_place(&mut m, version.floor_patch()).map_err(PortableError::Convert)?;
     // Each version step upstream replaces the op, which leaves use lists in an order the
     // bytecode records; this library writes as the current release does.
     let orders = convert::artifact_use_list_orders(&m, &steps, current_version());
-    write_vhlo_with(&m, version, &producer_version, Some(&orders))
+    write_vhlo_with(&mut m, version, &producer_version, Some(&orders))
 }
 
 /// Writes a VHLO module that is already at `version` (for retargeting artifacts).
 pub fn write_vhlo(m: &Module, version: Version, producer_version: &str) -> Result<Vec<u8>, PortableError> {
-    write_vhlo_with(m, version, producer_version, None)
+    write_vhlo_with(&mut m.clone(), version, producer_version, None)
 }
 
 fn write_vhlo_with(
-    m: &Module,
+    m: &mut Module,
     version: Version,
     producer_version: &str,
     use_list_orders: Option<&BTreeMap<Value, UseListOrder>>,
@@ -164,7 +170,7 @@ fn write_vhlo_with(
     let producer = format!("StableHLO_v{producer_version}");
     let mut opts = WriteOptions::new(bytecode_version, &producer);
     opts.use_list_orders = use_list_orders;
-    bytecode::write(m, &opts).map_err(|e| PortableError::Write(e.0))
+    bytecode::write_interning(m, &opts).map_err(|e| PortableError::Write(e.0))
 }
 
 /// The StableHLO version an artifact was written for, from its header only.
@@ -194,6 +200,7 @@ pub fn read_vhlo(bytes: &[u8]) -> Result<(Module, Version), PortableError> {
 /// Reads a portable artifact and returns the program as current StableHLO.
 pub fn deserialize_portable_artifact(bytes: &[u8]) -> Result<Module, PortableError> {
     let (mut m, _) = read_vhlo(bytes)?;
-    convert::legalize_to_stablehlo(&mut m).map_err(PortableError::Convert)?;
+    // The module is ours and dropped on failure: no transactional copy needed.
+    convert::legalize_to_stablehlo_in_place(&mut m).map_err(PortableError::Convert)?;
     Ok(m)
 }

@@ -127,7 +127,8 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         let buffer = if file == "-" { "<stdin>" } else { file.as_str() };
         let module = text::parse_with_source_locations(&src, buffer).map_err(|e| Failure::Message(format!("{file}:{e}")))?;
         let opts = SerializeOptions { strip_debuginfo: cli.strip_debuginfo, allow_other_dialects: cli.allow_other_dialects };
-        let out = portable::serialize_portable_artifact(&module, &t, opts)?;
+        drop(src);
+        let out = portable::serialize_portable_module(module, &t, opts)?;
         return write_output(cli.output.as_deref(), &out);
     }
     if let Some(file) = &cli.deserialize {

@@ -224,6 +224,11 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         /// version of its op.
         pub fn upgrade_one(m: &mut ::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId) -> Result<Option<VhloOp>, ::vhlo_core::dialect::ConversionError> {
             let Some(kind) = VhloOp::from_name(m.op_name_str(op)) else { return Ok(None) };
+            upgrade_op(m, op, kind)
+        }
+
+        /// [`upgrade_one`] for an op whose kind the caller already knows (`kind` must be its kind).
+        pub fn upgrade_op(m: &mut ::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId, kind: VhloOp) -> Result<Option<VhloOp>, ::vhlo_core::dialect::ConversionError> {
             match kind {
                 #(#ups)*
                 _ => Ok(None),
@@ -235,6 +240,11 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         /// operand, and the version that would accept it. `Ok(None)` when there is no older version.
         pub fn downgrade_one(m: &mut ::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId) -> Result<Option<VhloOp>, ::vhlo_core::dialect::ConversionError> {
             let Some(kind) = VhloOp::from_name(m.op_name_str(op)) else { return Ok(None) };
+            downgrade_op(m, op, kind)
+        }
+
+        /// [`downgrade_one`] for an op whose kind the caller already knows (`kind` must be its kind).
+        pub fn downgrade_op(m: &mut ::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId, kind: VhloOp) -> Result<Option<VhloOp>, ::vhlo_core::dialect::ConversionError> {
             match kind {
                 #(#downs)*
                 _ => Ok(None),
@@ -244,8 +254,13 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         /// Uses of `op` that need a release newer than `target` although the op version itself is
         /// legal there (for example a dictionary `backend_config` on `custom_call_v1` before 1.3.0).
         pub fn feature_uses(m: &::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId, target: ::vhlo_core::version::Version) -> Vec<::vhlo_core::dialect::FeatureUse> {
+            feature_uses_of(m, op, VhloOp::from_name(m.op_name_str(op)), target)
+        }
+
+        /// [`feature_uses`] for an op whose kind the caller already knows (`kind` must be its kind).
+        pub fn feature_uses_of(m: &::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId, kind: Option<VhloOp>, target: ::vhlo_core::version::Version) -> Vec<::vhlo_core::dialect::FeatureUse> {
             let mut out = Vec::new();
-            match VhloOp::from_name(m.op_name_str(op)) {
+            match kind {
                 #(#feature_arms)*
                 _ => {}
             }

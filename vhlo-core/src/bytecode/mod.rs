@@ -32,7 +32,7 @@ use crate::ir::{Location, Module, Value};
 
 pub use reader::{read, read_producer};
 pub use use_lists::OpOrder;
-pub use writer::{write, WriteError, WriteOptions};
+pub use writer::{write, write_interning, WriteError, WriteOptions};
 
 /// A malformed or unsupported artifact: which section, the absolute byte offset, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

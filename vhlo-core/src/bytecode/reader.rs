@@ -118,6 +118,9 @@ fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
         attrs: Vec::new(),
         types: Vec::new(),
         properties: Vec::new(),
+        decoded_properties: Vec::new(),
+        scratch: OperationState::new(Symbol(0), Location(0)),
+        scratch_dict: Vec::new(),
         depth: 0,
         region_depth: 0,
         live_values: 0,
@@ -174,9 +177,14 @@ struct DialectEntry {
 struct OpNameEntry {
     /// `dialect.name`.
     full: Symbol,
-    dialect: usize,
+    /// The dialect's name.
+    dialect: String,
     /// The name without the dialect prefix.
     short: String,
+    /// The inherent attribute names of the op (VHLO and `builtin.module`), interned.
+    inherent: Option<Box<[Symbol]>>,
+    /// Why no op of this name can be read, if so (checked when an op uses it).
+    refused: Option<String>,
 }
 
 /// One row of the attribute/type table: where its payload is, and how it is encoded.
@@ -253,6 +261,11 @@ struct Reader<'a> {
     attrs: Vec<Entry<'a, Attribute>>,
     types: Vec<Entry<'a, Type>>,
     properties: Vec<Cursor<'a>>,
+    /// Decoded properties entries, with the op name they were decoded for.
+    decoded_properties: Vec<Option<(usize, Vec<NamedAttr>)>>,
+    /// Reused by every op read (see `read_op`).
+    scratch: OperationState,
+    scratch_dict: Vec<NamedAttr>,
     /// Nesting of attribute/type resolution.
     depth: usize,
     /// Nesting of regions.
@@ -363,11 +376,19 @@ impl<'a> Reader<'a> {
                 let short = self.module.str(short_sym).to_string();
                 let dname = self.dialect_name(dialect).to_string();
                 let full = self.module.sym(&format!("{dname}.{short}"));
-                self.op_names.push(OpNameEntry {
-                    full,
-                    dialect,
-                    short,
-                });
+                let inherent = inherent_names(&dname, &short)
+                    .map(|names| names.iter().map(|n| self.module.sym(n)).collect());
+                // The builtin dialect allows no unknown op; nor does VHLO (MLIR's registry).
+                let refused = match dname.as_str() {
+                    "builtin" if !matches!(short.as_str(), "module" | "unrealized_conversion_cast") => Some(format!(
+                        "unregistered operation 'builtin.{short}' found in dialect ('builtin') that does not allow unknown operations"
+                    )),
+                    "vhlo" if vhlo_op_attr_names(&short).is_none() => Some(format!(
+                        "unregistered operation 'vhlo.{short}' found in dialect ('vhlo') that does not allow unknown operations"
+                    )),
+                    _ => None,
+                };
+                self.op_names.push(OpNameEntry { full, dialect: dname, short, inherent, refused });
             }
         }
         Ok(())
@@ -1218,27 +1239,14 @@ impl<'a> Reader<'a> {
     ) -> Result<()> {
         let op_at = c.offset();
         let name_idx = c.index()?;
-        let (name, op_dialect, short) = match self.op_names.get(name_idx) {
-            Some(e) => (e.full, e.dialect, e.short.clone()),
-            None => return Err(c.err_at(op_at, format!("op name index {name_idx} out of range"))),
+        let Some(entry) = self.op_names.get(name_idx) else {
+            return Err(c.err_at(op_at, format!("op name index {name_idx} out of range")));
         };
-        let dialect_name = self.dialect_name(op_dialect).to_string();
-        // The builtin dialect allows no unknown op either.
-        if dialect_name == "builtin"
-            && !matches!(short.as_str(), "module" | "unrealized_conversion_cast")
-        {
-            return Err(c.err_at(
-                op_at,
-                format!("unregistered operation 'builtin.{short}' found in dialect ('builtin') that does not allow unknown operations"),
-            ));
+        if let Some(why) = &entry.refused {
+            return Err(c.err_at(op_at, why.clone()));
         }
-        // Like MLIR, the VHLO dialect accepts no op it does not define.
-        if dialect_name == "vhlo" && vhlo_op_attr_names(&short).is_none() {
-            return Err(c.err_at(
-                op_at,
-                format!("unregistered operation 'vhlo.{short}' found in dialect ('vhlo') that does not allow unknown operations"),
-            ));
-        }
+        let name = entry.full;
+        let is_vhlo = entry.dialect == "vhlo";
         let mask = c.byte()?;
         if self.version < version::NATIVE_PROPERTIES_ENCODING && mask & op_mask::HAS_PROPERTIES != 0
             || self.version < version::USE_LIST_ORDERING && mask & op_mask::HAS_USE_LIST_ORDERS != 0
@@ -1247,65 +1255,64 @@ impl<'a> Reader<'a> {
             return Err(c.err(format!("invalid op encoding mask {mask:#04x}")));
         }
         let location = self.read_loc(c)?;
-        let mut state = OperationState::new(name, location);
-        let mut dict: Vec<NamedAttr> = Vec::new();
+        // One state reused for every op (no allocations per op); nested ops are read only
+        // after this one is created, so the recursion never needs two at once.
+        let mut state = std::mem::replace(&mut self.scratch, OperationState::new(name, location));
+        state.name = name;
+        state.location = location;
+        for v in [&mut state.properties, &mut state.attributes] {
+            v.clear();
+        }
+        state.operands.clear();
+        state.result_types.clear();
+        state.regions.clear();
+        state.successors.clear();
+        let mut dict = std::mem::take(&mut self.scratch_dict);
+        dict.clear();
         if mask & op_mask::HAS_ATTRS != 0 {
             let at = c.offset();
             let a = self.read_attr(c)?;
             match self.module.attr_data(a) {
                 AttrData::Dictionary(entries) => {
-                    dict = entries
-                        .iter()
-                        .map(|&(name, value)| NamedAttr { name, value })
-                        .collect();
+                    dict.extend(entries.iter().map(|&(name, value)| NamedAttr { name, value }));
                 }
                 _ => return Err(c.err_at(at, "op attributes are not a dictionary")),
             }
         }
-        let inherent = inherent_names(&dialect_name, &short);
+        let is_inherent = |name: Symbol, entry: &OpNameEntry| entry.inherent.as_ref().is_some_and(|names| names.contains(&name));
         if mask & op_mask::HAS_PROPERTIES != 0 {
             let at = c.offset();
             let idx = c.index()?;
-            let mut p = self
-                .properties
-                .get(idx)
-                .cloned()
-                .ok_or_else(|| c.err_at(at, format!("properties index {idx} out of range")))?;
-            state.properties = self.decode_properties(&mut p, &dialect_name, &short)?;
+            self.properties_of(c, at, idx, name_idx, &mut state.properties)?;
             // As in MLIR's Operation::create: dictionary entries with an inherent name go to the
             // properties, which the properties entry then overwrites.
-            let m = &self.module;
-            state.attributes = dict
-                .into_iter()
-                .filter(|a| !inherent.is_some_and(|names| names.contains(&m.str(a.name))))
-                .collect();
-        } else if inherent.is_some() {
+            if let Some(entry) = self.op_names.get(name_idx) {
+                state.attributes.extend(dict.iter().filter(|a| !is_inherent(a.name, entry)));
+            }
+        } else if let Some(entry) = self.op_names.get(name_idx).filter(|e| e.inherent.is_some()) {
             // Before native properties, and for an op written without its properties entry,
             // inherent attributes live in the dictionary (MLIR's `setAttrs` moves them over).
-            for a in dict {
-                let name = self.module.str(a.name);
-                if inherent.is_some_and(|names| names.contains(&name)) {
+            for &a in &dict {
+                if is_inherent(a.name, entry) {
                     state.properties.push(a);
                 } else {
                     state.attributes.push(a);
                 }
             }
         } else {
-            state.attributes = dict;
+            state.attributes.extend_from_slice(&dict);
         }
+        self.scratch_dict = dict;
         // VHLO ops have no optional attributes: MLIR's verifier refuses an op without one.
-        if dialect_name == "vhlo" {
-            let missing = inherent.unwrap_or_default().iter().find(|&&name| {
-                !state
-                    .properties
-                    .iter()
-                    .any(|a| self.module.str(a.name) == name)
-            });
-            if let Some(name) = missing {
-                return Err(c.err_at(
-                    op_at,
-                    format!("op vhlo.{short} is missing its inherent attribute '{name}'"),
-                ));
+        if is_vhlo {
+            if let Some(entry) = self.op_names.get(name_idx) {
+                let names = entry.inherent.as_deref().unwrap_or_default();
+                if let Some(&missing) = names.iter().find(|&&n| !state.properties.iter().any(|a| a.name == n)) {
+                    return Err(c.err_at(
+                        op_at,
+                        format!("op vhlo.{} is missing its inherent attribute '{}'", entry.short, self.module.str(missing)),
+                    ));
+                }
             }
         }
         if mask & op_mask::HAS_RESULTS != 0 {
@@ -1360,8 +1367,9 @@ impl<'a> Reader<'a> {
             }
             regions_header = Some(isolated);
         }
-        let regions = state.regions.clone();
-        let op = self.module.create_op(state);
+        let regions = if regions_header.is_some() { state.regions.clone() } else { Vec::new() };
+        let op = self.module.create_op_from(&state);
+        self.scratch = state;
         match block {
             Some(b) => self.module.append_op(b, op),
             None => self.module.push_top(op),
@@ -1369,14 +1377,15 @@ impl<'a> Reader<'a> {
         for (i, slot) in fixups {
             scope.waiting.entry(slot).or_default().push((op, i));
         }
-        let results: Vec<Value> = self.module.results(op).collect();
-        for &v in &results {
-            self.define(c, scope, v)?;
+        for i in 0..self.module.num_results(op) {
+            if let Some(v) = self.module.result(op, i) {
+                self.define(c, scope, v)?;
+            }
         }
         for (idx, order) in use_lists {
-            let v = results
-                .get(idx)
-                .copied()
+            let v = self
+                .module
+                .result(op, idx)
                 .ok_or_else(|| c.err("use-list order for a missing result"))?;
             self.use_lists.insert(v, order);
         }
@@ -1519,6 +1528,35 @@ impl<'a> Reader<'a> {
 
     fn finish_scope(&mut self, c: &Cursor<'_>, scope: &mut Scope) -> Result<()> {
         self.resolve_pending(c, scope, 0)
+    }
+
+    /// The properties entry `idx` decoded for the op name `name_idx`. Entries are shared by
+    /// ops with equal properties, so each (entry, op name) pair is decoded once.
+    fn properties_of(&mut self, c: &Cursor<'a>, at: usize, idx: usize, name_idx: usize, out: &mut Vec<NamedAttr>) -> Result<()> {
+        if let Some(Some((n, props))) = self.decoded_properties.get(idx) {
+            if *n == name_idx {
+                out.extend_from_slice(props);
+                return Ok(());
+            }
+        }
+        let mut p = self
+            .properties
+            .get(idx)
+            .cloned()
+            .ok_or_else(|| c.err_at(at, format!("properties index {idx} out of range")))?;
+        let (dialect, short) = match self.op_names.get(name_idx) {
+            Some(e) => (e.dialect.clone(), e.short.clone()),
+            None => return Err(c.err_at(at, format!("op name index {name_idx} out of range"))),
+        };
+        let props = self.decode_properties(&mut p, &dialect, &short)?;
+        if self.decoded_properties.len() < self.properties.len() {
+            self.decoded_properties.resize(self.properties.len(), None);
+        }
+        out.extend_from_slice(&props);
+        if let Some(slot) = self.decoded_properties.get_mut(idx) {
+            *slot = Some((name_idx, props));
+        }
+        Ok(())
     }
 
     fn decode_properties(

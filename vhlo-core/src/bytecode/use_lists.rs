@@ -2,26 +2,34 @@
 //! memory. The IR keeps no use lists; a converter that knows how MLIR's rewrites would have
 //! shuffled them (see the notes, section 6) describes that order and gets the record here.
 
-use std::collections::HashMap;
-
 use super::UseListOrder;
 use crate::ir::{Module, OpId};
 
 /// Pre-order indices of ops (the top-level op is 0), as `BytecodeWriter` numbers them.
 pub struct OpOrder {
-    index: HashMap<OpId, u64>,
+    /// By op id; `u64::MAX` for ops not in the module.
+    index: Vec<u64>,
 }
 
 impl OpOrder {
     /// Numbers every op of `module` in pre-order.
     pub fn new(module: &Module) -> Self {
-        let mut index = HashMap::new();
+        let mut index = Vec::new();
         let mut next = 0u64;
         module.walk(|op| {
-            index.insert(op, next);
+            if index.len() <= op.index() {
+                index.resize(op.index() + 1, u64::MAX);
+            }
+            if let Some(slot) = index.get_mut(op.index()) {
+                *slot = next;
+            }
             next += 1;
         });
         OpOrder { index }
+    }
+
+    fn position(&self, op: OpId) -> Option<u64> {
+        self.index.get(op.index()).copied().filter(|&i| i != u64::MAX)
     }
 
     /// The record for a value whose uses are, front of the in-memory use list first,
@@ -34,7 +42,7 @@ impl OpOrder {
         }
         let mut ids = Vec::with_capacity(uses.len());
         for &(op, operand) in uses {
-            ids.push((*self.index.get(&op)? << 32) | u64::from(operand));
+            ids.push((self.position(op)? << 32) | u64::from(operand));
         }
         if ids.windows(2).all(|w| w[0] > w[1]) {
             return None;

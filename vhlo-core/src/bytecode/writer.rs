@@ -1,7 +1,9 @@
 //! The bytecode writer: MLIR's IR numbering (first-seen order, refcount sort, per-byte dialect
 //! grouping), then the sections in `BytecodeWriter::write` order.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use crate::ir::{FastMap as HashMap, FastSet as HashSet};
 
 use super::encoding::{op_mask, section, version, zigzag, Emitter, MAGIC};
 use super::reader::{
@@ -56,18 +58,25 @@ fn err<T>(msg: impl Into<String>) -> Result<T> {
 
 /// Writes `module` (exactly one top-level op) as MLIR bytecode.
 pub fn write(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
+    // A private copy: writing interns location, dictionary and name attributes.
+    write_interning(&mut module.clone(), opts)
+}
+
+/// [`write`] without the copy: the attributes the encoding needs (locations as attributes, op
+/// dictionaries) are interned into `module`; its IR is unchanged.
+pub fn write_interning(module: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
     super::on_big_stack(|| write_on_this_thread(module, opts))
         .unwrap_or_else(|| err("could not run the writer thread"))
 }
 
-fn write_on_this_thread(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
+fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
     if opts.bytecode_version > version::MAX_SUPPORTED {
         return err(format!(
             "unsupported bytecode version {}",
             opts.bytecode_version
         ));
     }
-    let root = match module.top_ops() {
+    let root = match m.top_ops() {
         [root] => *root,
         ops => {
             return err(format!(
@@ -76,19 +85,21 @@ fn write_on_this_thread(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<
             ))
         }
     };
-    // A private copy, so that location, dictionary and name attributes can be interned.
-    let mut m = module.clone();
     let mut w = Writer {
         version: opts.bytecode_version,
         opts,
         n: Numbering::default(),
-        isolated: compute_isolation(&m),
+        isolated: compute_isolation(m),
         strings: StringTable::default(),
         properties: Vec::new(),
-        properties_index: HashMap::new(),
+        properties_index: HashMap::default(),
         depth: 0,
+        op_info: HashMap::default(),
+        op_infos: Vec::new(),
+        props_memo: HashMap::default(),
+        props_key: Vec::new(),
     };
-    w.number_ir(&mut m, root)?;
+    w.number_ir(m, root)?;
     w.n.finalize();
 
     let mut out = Emitter::default();
@@ -97,14 +108,14 @@ fn write_on_this_thread(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<
     out.bytes(opts.producer.as_bytes());
     out.byte(0);
 
-    let dialect_section = w.dialect_section(&m);
+    let dialect_section = w.dialect_section(m);
     out.section(section::DIALECT, &dialect_section);
-    let (offsets, payloads) = w.attr_type_sections(&mut m)?;
+    let (offsets, payloads) = w.attr_type_sections(m)?;
     out.section(section::ATTR_TYPE_OFFSET, &offsets);
     out.section(section::ATTR_TYPE, &payloads);
     let mut ir = Emitter::default();
     ir.varint_with_flag(1, false);
-    w.write_op(&mut m, &mut ir, root)?;
+    w.write_op(m, &mut ir, root)?;
     out.section(section::IR, &ir.buf);
     // No resources: zero external groups, empty resource section.
     out.section(section::RESOURCE_OFFSET, &[0x01]);
@@ -124,12 +135,12 @@ fn write_on_this_thread(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<
 /// Whether an op with regions uses no value defined outside them (MLIR numbers such ops as
 /// isolated, which restarts value numbering and, from v2, wraps the regions in a section).
 fn compute_isolation(m: &Module) -> HashSet<OpId> {
-    let mut isolated = HashSet::new();
+    let mut isolated = HashSet::default();
     m.walk(|op| {
         if m.regions(op).is_empty() {
             return;
         }
-        let mut defined: HashSet<Value> = HashSet::new();
+        let mut defined: HashSet<Value> = HashSet::default();
         let mut used: Vec<Value> = Vec::new();
         let mut stack: Vec<Region> = m.regions(op).to_vec();
         while let Some(r) = stack.pop() {
@@ -1002,6 +1013,21 @@ struct Writer<'o> {
     properties_index: HashMap<Vec<u8>, u64>,
     /// Region nesting of `write_op`.
     depth: usize,
+    /// Per op name: index into `op_infos` when its ops store properties.
+    op_info: HashMap<Symbol, Option<usize>>,
+    op_infos: Vec<OpInfo>,
+    /// Properties entry of each (op name, properties, attributes) seen, so ops alike are
+    /// encoded once; `props_key` is the reused lookup key.
+    props_memo: HashMap<Box<[NamedAttr]>, u64>,
+    props_key: Vec<NamedAttr>,
+}
+
+/// How ops of one name store their inherent attributes.
+struct OpInfo {
+    names: &'static [&'static str],
+    symbols: Box<[Symbol]>,
+    /// builtin.module's attributes are optional; VHLO's are all required.
+    optional: bool,
 }
 
 /// How an op's attributes are stored at a given version.
@@ -1014,25 +1040,41 @@ enum OpAttrs {
 }
 
 impl Writer<'_> {
-    fn uses_properties(&self, m: &Module, op: OpId) -> Option<(&'static [&'static str], bool)> {
-        if self.version < version::NATIVE_PROPERTIES_ENCODING {
-            return None;
+    /// Records how ops named like `op` store properties (once per name).
+    fn learn_op_name(&mut self, m: &mut Module, op: OpId) {
+        let name = m.op_name(op);
+        if self.op_info.contains_key(&name) {
+            return;
         }
-        let name = m.op_name_str(op);
-        let (dialect, short) = name.split_once('.')?;
-        // Ops without inherent attributes have no properties storage at all.
-        let names = inherent_names(dialect, short).filter(|n| !n.is_empty())?;
-        // builtin.module's attributes are optional; VHLO's are all required.
-        Some((names, dialect == "builtin"))
+        let info = if self.version < version::NATIVE_PROPERTIES_ENCODING {
+            None
+        } else {
+            let full = m.op_name_str(op).to_string();
+            full.split_once('.').and_then(|(dialect, short)| {
+                // Ops without inherent attributes have no properties storage at all.
+                let names = inherent_names(dialect, short).filter(|n| !n.is_empty())?;
+                let symbols = names.iter().map(|n| m.sym(n)).collect();
+                Some(OpInfo { names, symbols, optional: dialect == "builtin" })
+            })
+        };
+        let slot = info.map(|i| {
+            self.op_infos.push(i);
+            self.op_infos.len() - 1
+        });
+        self.op_info.insert(name, slot);
+    }
+
+    fn uses_properties(&self, m: &Module, op: OpId) -> Option<&OpInfo> {
+        self.op_info.get(&m.op_name(op)).copied().flatten().and_then(|i| self.op_infos.get(i))
     }
 
     fn op_attrs(&self, m: &Module, op: OpId) -> Result<OpAttrs> {
         let props = m.properties(op);
         let attrs = m.attributes(op);
         match self.uses_properties(m, op) {
-            Some((names, optional)) => {
+            Some(info) => {
                 for p in props {
-                    if !names.contains(&m.str(p.name)) {
+                    if !info.symbols.contains(&p.name) {
                         return err(format!(
                             "{}: '{}' is not an inherent attribute",
                             m.op_name_str(op),
@@ -1042,23 +1084,23 @@ impl Writer<'_> {
                 }
                 // An inherent attribute found among the discardable ones counts as inherent, as
                 // when MLIR parses a generic attribute dictionary.
-                let find = |list: &[NamedAttr], name: &str| {
-                    list.iter().find(|a| m.str(a.name) == name).map(|a| a.value)
+                let find = |list: &[NamedAttr], name: Symbol| {
+                    list.iter().find(|a| a.name == name).map(|a| a.value)
                 };
-                let mut entry = Vec::new();
-                for &name in names {
-                    let value = find(props, name).or_else(|| find(attrs, name));
-                    if value.is_none() && !optional {
+                let mut entry = Vec::with_capacity(info.names.len());
+                for (&name, &sym) in info.names.iter().zip(info.symbols.iter()) {
+                    let value = find(props, sym).or_else(|| find(attrs, sym));
+                    if value.is_none() && !info.optional {
                         return err(format!(
                             "{} is missing its '{name}' attribute",
                             m.op_name_str(op)
                         ));
                     }
-                    entry.push((name, value, optional));
+                    entry.push((name, value, info.optional));
                 }
                 let discardable = attrs
                     .iter()
-                    .filter(|a| !names.contains(&m.str(a.name)))
+                    .filter(|a| !info.symbols.contains(&a.name))
                     .copied()
                     .collect();
                 Ok(OpAttrs::Props(entry, discardable))
@@ -1141,6 +1183,7 @@ impl Writer<'_> {
     }
 
     fn number_op(&mut self, m: &mut Module, op: OpId) -> Result<()> {
+        self.learn_op_name(m, op);
         let name = m.op_name(op);
         if let Some(&slot) = self.n.op_name_slot.get(&name) {
             if let Some(e) = self.n.op_names.get_mut(slot) {
@@ -1161,7 +1204,8 @@ impl Writer<'_> {
                 refcount: 1,
             });
         }
-        for v in m.results(op).collect::<Vec<_>>() {
+        for i in 0..m.num_results(op) {
+            let Some(v) = m.result(op, i) else { continue };
             self.n.values.insert(v, self.n.next_value);
             self.n.next_value += 1;
             let t = m.value_type(v);
@@ -1312,7 +1356,20 @@ impl Writer<'_> {
             mask |= op_mask::HAS_ATTRS;
             e.varint(self.attr_num(d)?);
         }
-        if let OpAttrs::Props(props, _) = self.op_attrs(m, op)? {
+        // The entry depends on the op name, its properties and its attributes (an inherent
+        // one may sit among the latter): the key lists them with two separators.
+        let mut key = std::mem::take(&mut self.props_key);
+        key.clear();
+        let separator = Attribute(u32::MAX);
+        key.push(NamedAttr { name, value: separator });
+        key.extend_from_slice(m.properties(op));
+        key.push(NamedAttr { name, value: separator });
+        key.extend_from_slice(m.attributes(op));
+        let memo = self.props_memo.get(key.as_slice()).copied();
+        if let Some(idx) = memo {
+            mask |= op_mask::HAS_PROPERTIES;
+            e.varint(idx);
+        } else if let OpAttrs::Props(props, _) = self.op_attrs(m, op)? {
             let mut w = EmitWriter {
                 e: Emitter::default(),
                 n: &self.n,
@@ -1336,9 +1393,11 @@ impl Writer<'_> {
             if idx == next {
                 self.properties.push(entry.buf);
             }
+            self.props_memo.insert(key.clone().into_boxed_slice(), idx);
             mask |= op_mask::HAS_PROPERTIES;
             e.varint(idx);
         }
+        self.props_key = key;
         let results: Vec<Value> = m.results(op).collect();
         if !results.is_empty() {
             mask |= op_mask::HAS_RESULTS;

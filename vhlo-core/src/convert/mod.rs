@@ -11,13 +11,16 @@
 //! leaves the input as it was.
 
 mod attrs;
+mod legality;
 mod ops;
 mod types;
 
 
 use std::fmt;
 
-use crate::ir::{AttrData, Attribute, LocData, Location, Module, OpId, Param, Type, TypeData};
+use crate::ir::{
+    AttrData, Attribute, FastMap, LocData, Location, Module, NamedAttr, OpId, Param, Type, TypeData,
+};
 use crate::version::{Version, VersionError};
 use crate::vhlo::{self, StablehloOp, VhloAttr, VhloEnum, VhloOp, VhloType};
 
@@ -188,11 +191,74 @@ fn region_block_args(m: &Module, op: OpId) -> Vec<crate::ir::Value> {
     out
 }
 
+/// VHLO op kinds by op-name symbol: each name is matched against the registry once per pass.
+#[derive(Default)]
+struct OpKinds(Vec<Option<Option<VhloOp>>>);
+
+impl OpKinds {
+    fn of(&mut self, m: &Module, op: OpId) -> Option<VhloOp> {
+        let name = m.op_name(op);
+        if let Some(Some(k)) = self.0.get(name.index()) {
+            return *k;
+        }
+        let k = VhloOp::from_name(m.str(name));
+        if self.0.len() <= name.index() {
+            self.0.resize(name.index() + 1, None);
+        }
+        self.0[name.index()] = Some(k);
+        k
+    }
+}
+
+/// An op's kind with its properties and discardable attributes, as one list (the properties
+/// first): what the attribute conversions depend on.
+#[derive(PartialEq, Eq, Hash)]
+struct AttrsKey<K> {
+    kind: K,
+    properties: u32,
+    attrs: Box<[NamedAttr]>,
+}
+
+impl<K> AttrsKey<K> {
+    fn of(m: &Module, op: OpId, kind: K) -> Self {
+        let (p, d) = (m.properties(op), m.attributes(op));
+        let attrs = p.iter().chain(d).copied().collect();
+        AttrsKey { kind, properties: u32::try_from(p.len()).unwrap_or(u32::MAX), attrs }
+    }
+}
+
+/// Converted properties and discardable attributes.
+type ConvertedAttrs = (Vec<NamedAttr>, Vec<NamedAttr>);
+
+/// The results of a type conversion, by type id (types are interned, so each distinct type is
+/// converted once per pass). Failures are not kept: they end the pass anyway.
+#[derive(Default)]
+struct TypeMemo(Vec<Option<Type>>);
+
+impl TypeMemo {
+    fn convert(
+        &mut self,
+        m: &mut Module,
+        t: Type,
+        f: impl FnOnce(&mut Module, Type) -> Result<Type, String>,
+    ) -> Result<Type, String> {
+        if let Some(Some(done)) = self.0.get(t.index()) {
+            return Ok(*done);
+        }
+        let done = f(m, t)?;
+        if self.0.len() <= t.index() {
+            self.0.resize(t.index() + 1, None);
+        }
+        self.0[t.index()] = Some(done);
+        Ok(done)
+    }
+}
+
 /// Converts value types of `op`'s results and region arguments with `f`.
 fn convert_value_types(
     m: &mut Module,
     op: OpId,
-    f: &dyn Fn(&mut Module, Type) -> Result<Type, String>,
+    f: &mut dyn FnMut(&mut Module, Type) -> Result<Type, String>,
 ) -> Result<(), String> {
     let mut values: Vec<crate::ir::Value> = m.results(op).collect();
     values.extend(region_block_args(m, op));
@@ -205,11 +271,30 @@ fn convert_value_types(
 }
 
 /// StableHLO (and `func.func`/`func.call`/`func.return`) to VHLO at the current version.
+/// On failure `m` is left as it was.
 pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec<Diagnostic>> {
+    transactional(m, |w| legalize_to_vhlo_in_place(w, opts))
+}
+
+/// Runs `f` on a copy of `m` and keeps the copy only when `f` succeeds.
+fn transactional<T>(
+    m: &mut Module,
+    f: impl FnOnce(&mut Module) -> Result<T, Vec<Diagnostic>>,
+) -> Result<T, Vec<Diagnostic>> {
     let mut w = m.clone();
+    let r = f(&mut w)?;
+    *m = w;
+    Ok(r)
+}
+
+/// [`legalize_to_vhlo`] without the copy: on failure `m` is left half converted (for callers
+/// that drop it then, such as the portable-artifact API).
+pub(crate) fn legalize_to_vhlo_in_place(w: &mut Module, opts: LegalizeOptions) -> Result<(), Vec<Diagnostic>> {
     let allow = opts.allow_other_dialects;
     let mut diags = Vec::new();
-    for op in all_ops(&w) {
+    let mut type_memo = TypeMemo::default();
+    let mut attrs_memo: FastMap<AttrsKey<StablehloOp>, ConvertedAttrs> = FastMap::default();
+    for op in all_ops(w) {
         let name = w.op_name_str(op).to_string();
         if name == "builtin.module" {
             continue;
@@ -219,7 +304,7 @@ pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec
                 continue;
             }
             diags.push(diag(
-                &w,
+                w,
                 op,
                 format!("op `{name}`"),
                 None,
@@ -227,30 +312,36 @@ pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec
             ));
             continue;
         };
-        match ops::attrs_to_vhlo(&mut w, op, k, allow) {
+        let key = AttrsKey::of(w, op, k);
+        let converted = match attrs_memo.get(&key) {
+            Some(done) => Ok(done.clone()),
+            None => ops::attrs_to_vhlo(w, op, k, allow).map(|(props, disc)| {
+                let done = (ops::to_named(w, props), ops::to_named(w, disc));
+                attrs_memo.insert(key, done.clone());
+                done
+            }),
+        };
+        match converted {
             Ok((props, disc)) => {
-                let props = ops::to_named(&mut w, props);
-                let disc = ops::to_named(&mut w, disc);
                 w.set_properties(op, &props);
                 w.set_attributes(op, &disc);
             }
             Err(es) => {
                 for e in es {
-                    diags.push(diag(&w, op, e, None, "no VHLO form"));
+                    diags.push(diag(w, op, e, None, "no VHLO form"));
                 }
             }
         }
-        if let Err(e) = convert_value_types(&mut w, op, &|m, t| types::to_vhlo(m, t, allow)) {
-            diags.push(diag(&w, op, e, None, "no VHLO form"));
+        if let Err(e) = convert_value_types(w, op, &mut |m, t| type_memo.convert(m, t, |m, t| types::to_vhlo(m, t, allow))) {
+            diags.push(diag(w, op, e, None, "no VHLO form"));
         }
         let sym = w.sym(ops::current_vhlo(k).name());
         w.set_op_name(op, sym);
     }
     if diags.is_empty() && allow {
-        insert_mixed_casts(&mut w);
+        insert_mixed_casts(w);
     }
     if diags.is_empty() {
-        *m = w;
         Ok(())
     } else {
         Err(diags)
@@ -518,6 +609,14 @@ pub fn vhlo_to_version_tracked(
     m: &mut Module,
     target: Version,
 ) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
+    transactional(m, |w| vhlo_to_version_in_place(w, target))
+}
+
+/// [`vhlo_to_version_tracked`] without the copy (on failure `w` is left half converted).
+pub(crate) fn vhlo_to_version_in_place(
+    w: &mut Module,
+    target: Version,
+) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
     let mut rewritten = Vec::new();
     let target = check_target(target).map_err(|e| {
         vec![Diagnostic {
@@ -528,15 +627,16 @@ pub fn vhlo_to_version_tracked(
             rule: "target version".into(),
         }]
     })?;
-    let mut w = m.clone();
     let mut diags = Vec::new();
-    for op in all_ops(&w) {
+    let mut legal = legality::Legality::new(target);
+    let mut kinds = OpKinds::default();
+    for op in all_ops(w) {
         // Diagnostics name the op as the input spelled it, before any version step.
         let first = diags.len();
-        let original = w.op_name_str(op).to_string();
+        let original = w.op_name(op);
         // Bounded: each step moves one version along a finite chain.
         for _ in 0..64 {
-            let Some(kind) = VhloOp::from_name(w.op_name_str(op)) else {
+            let Some(kind) = kinds.of(w, op) else {
                 break;
             };
             let range = kind.range();
@@ -544,9 +644,9 @@ pub fn vhlo_to_version_tracked(
                 break;
             }
             let step = if target < range.min {
-                vhlo::downgrade_one(&mut w, op)
+                vhlo::downgrade_op(w, op, kind)
             } else {
-                vhlo::upgrade_one(&mut w, op)
+                vhlo::upgrade_op(w, op, kind)
             };
             match step {
                 Ok(Some(_)) => rewritten.push(VersionStep { op, from: kind }),
@@ -565,7 +665,7 @@ pub fn vhlo_to_version_tracked(
                         )
                     };
                     diags.push(diag(
-                        &w,
+                        w,
                         op,
                         format!("op `{}`", kind.name()),
                         (target < range.min).then_some(range.min),
@@ -575,7 +675,7 @@ pub fn vhlo_to_version_tracked(
                 }
                 Err(e) => {
                     diags.push(diag(
-                        &w,
+                        w,
                         op,
                         e.subject.clone(),
                         Some(e.needs),
@@ -585,18 +685,21 @@ pub fn vhlo_to_version_tracked(
                 }
             }
         }
-        // Change rules append added attributes; MLIR keeps properties sorted by name.
-        let mut props = w.properties(op).to_vec();
-        if props
+        // Change rules append added attributes; MLIR keeps properties sorted by name (readers
+        // and the parser sort them, so only rewritten ops can be out of order).
+        if rewritten.last().is_some_and(|s: &VersionStep| s.op == op)
+            && w
+            .properties(op)
             .windows(2)
             .any(|p| w.str(p[0].name) > w.str(p[1].name))
         {
+            let mut props = w.properties(op).to_vec();
             props.sort_by(|a, b| w.str(a.name).cmp(w.str(b.name)));
             w.set_properties(op, &props);
         }
-        for f in vhlo::feature_uses(&w, op, target) {
+        for f in vhlo::feature_uses_of(w, op, kinds.of(w, op), target) {
             diags.push(diag(
-                &w,
+                w,
                 op,
                 f.feature.to_string(),
                 Some(f.needs),
@@ -604,8 +707,11 @@ pub fn vhlo_to_version_tracked(
             ));
         }
         let mut found = Vec::new();
-        for v in w.results(op).chain(region_block_args(&w, op)) {
-            illegal_in_type(&w, w.value_type(v), target, &mut found, 0);
+        for v in w.results(op).chain(region_block_args(w, op)) {
+            let t = w.value_type(v);
+            if !legal.type_is_clean(w, t) {
+                illegal_in_type(w, t, target, &mut found, 0);
+            }
         }
         // When the op itself cannot be converted, its attributes are reported by that error.
         let op_failed = diags.len() > first;
@@ -615,8 +721,11 @@ pub fn vhlo_to_version_tracked(
             .filter(|_| !op_failed)
             .chain(w.attributes(op))
         {
+            if legal.attr_is_clean(w, a.value) {
+                continue;
+            }
             let mut here = Vec::new();
-            illegal_in_attr(&w, a.value, target, &mut here, 0);
+            illegal_in_attr(w, a.value, target, &mut here, 0);
             found.extend(
                 here.into_iter()
                     .map(|(what, v)| (format!("{what} in attribute `{}`", w.str(a.name)), v)),
@@ -630,14 +739,13 @@ pub fn vhlo_to_version_tracked(
             } else {
                 "malformed VHLO".to_string()
             };
-            diags.push(diag(&w, op, what, v, rule));
+            diags.push(diag(w, op, what, v, rule));
         }
         for d in &mut diags[first..] {
-            d.op.clone_from(&original);
+            d.op = w.str(original).to_string();
         }
     }
     if diags.is_empty() {
-        *m = w;
         Ok(rewritten)
     } else {
         Err(diags)
@@ -661,17 +769,29 @@ pub fn artifact_use_list_orders(
 ) -> std::collections::BTreeMap<crate::ir::Value, crate::bytecode::UseListOrder> {
     use std::collections::BTreeMap;
     type Uses = Vec<(OpId, u32)>;
+    // Only values a step touched can leave their natural order (which needs no record).
+    let steps: Vec<&VersionStep> = steps.iter().filter(|s| s.from.is_legal_in(producer)).collect();
+    if steps.is_empty() {
+        return BTreeMap::new();
+    }
+    let mut touched = crate::ir::FastSet::default();
+    for s in &steps {
+        touched.extend(m.operands(s.op).iter().copied());
+        touched.extend(m.results(s.op));
+    }
     let mut lists: BTreeMap<crate::ir::Value, Uses> = BTreeMap::new();
     m.walk(|op| {
         for (i, &v) in m.operands(op).iter().enumerate() {
-            lists.entry(v).or_default().push((op, i as u32));
+            if touched.contains(&v) {
+                lists.entry(v).or_default().push((op, i as u32));
+            }
         }
     });
     // Newest use first.
     for l in lists.values_mut() {
         l.reverse();
     }
-    for step in steps.iter().filter(|s| s.from.is_legal_in(producer)) {
+    for step in steps {
         let op = step.op;
         for (i, &v) in m.operands(op).iter().enumerate() {
             if let Some(l) = lists.get_mut(&v) {
@@ -741,69 +861,82 @@ pub fn location_blockers(m: &Module, target: Version) -> Vec<Diagnostic> {
 /// VHLO (any version) back to StableHLO: upgrades every op to its current version, then maps
 /// it to its StableHLO op, attributes and types.
 pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
-    let mut w = m.clone();
-    vhlo_to_version(&mut w, vhlo::CURRENT_VERSION)?;
+    transactional(m, legalize_to_stablehlo_in_place)
+}
+
+/// [`legalize_to_stablehlo`] without the copy (on failure `w` is left half converted).
+pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<Diagnostic>> {
+    vhlo_to_version_in_place(w, vhlo::CURRENT_VERSION)?;
+    let mut attrs_memo: FastMap<AttrsKey<StablehloOp>, ConvertedAttrs> = FastMap::default();
+    let mut type_memo = TypeMemo::default();
     let mut diags = Vec::new();
-    let ops_list = all_ops(&w);
+    let ops_list = all_ops(w);
     // New names first: a `return_v1` becomes `func.return` or `stablehlo.return` by its parent.
     let mut names = Vec::with_capacity(ops_list.len());
+    let mut kinds = OpKinds::default();
     for &op in &ops_list {
-        let name = VhloOp::from_name(w.op_name_str(op)).map(|k| {
+        let name = kinds.of(w, op).map(|k| {
             let parent = w
                 .op_parent(op)
                 .and_then(|b| w.block_parent(b))
                 .and_then(|r| w.region_parent(r));
-            let family = parent
-                .and_then(|p| VhloOp::from_name(w.op_name_str(p)))
-                .map(|p| p.family());
-            k.stablehlo().name_under(family)
+            let family = parent.and_then(|p| kinds.of(w, p)).map(|p| p.family());
+            (k, k.stablehlo().name_under(family))
         });
         names.push(name);
     }
     for (&op, new_name) in ops_list.iter().zip(names) {
-        let Some(new_name) = new_name else { continue };
-        let Some(kind) = VhloOp::from_name(w.op_name_str(op)) else {
-            continue;
-        };
+        let Some((kind, new_name)) = new_name else { continue };
         let k = kind.stablehlo();
-        let props: Vec<(String, Attribute)> = w
-            .properties(op)
-            .iter()
-            .map(|a| (w.str(a.name).to_string(), a.value))
-            .collect();
-        match ops::attrs_from_vhlo(&mut w, k, props) {
-            Ok(p) => {
-                let p = ops::to_named(&mut w, p);
+        // Ops with the same kind and attributes convert alike; only successes are kept.
+        let key = AttrsKey::of(w, op, k);
+        if let Some((p, d)) = attrs_memo.get(&key) {
+            let (p, d) = (p.clone(), d.clone());
+            w.set_properties(op, &p);
+            w.set_attributes(op, &d);
+        } else {
+            let first = diags.len();
+            let props: Vec<(String, Attribute)> = w
+                .properties(op)
+                .iter()
+                .map(|a| (w.str(a.name).to_string(), a.value))
+                .collect();
+            let p = match ops::attrs_from_vhlo(w, k, props) {
+                Ok(p) => ops::to_named(w, p),
+                Err(es) => {
+                    es.into_iter()
+                        .for_each(|e| diags.push(diag(w, op, e, None, "malformed VHLO")));
+                    Vec::new()
+                }
+            };
+            let mut disc = Vec::new();
+            for a in w.attributes(op).to_vec() {
+                match attrs::from_vhlo(w, a.value) {
+                    Ok(v) => disc.push((w.str(a.name).to_string(), v)),
+                    Err(e) => diags.push(diag(
+                        w,
+                        op,
+                        format!("attribute `{}`: {e}", w.str(a.name)),
+                        None,
+                        "malformed VHLO",
+                    )),
+                }
+            }
+            let d = ops::to_named(w, disc);
+            if diags.len() == first {
                 w.set_properties(op, &p);
-            }
-            Err(es) => es
-                .into_iter()
-                .for_each(|e| diags.push(diag(&w, op, e, None, "malformed VHLO"))),
-        }
-        let mut disc = Vec::new();
-        for a in w.attributes(op).to_vec() {
-            match attrs::from_vhlo(&mut w, a.value) {
-                Ok(v) => disc.push((w.str(a.name).to_string(), v)),
-                Err(e) => diags.push(diag(
-                    &w,
-                    op,
-                    format!("attribute `{}`: {e}", w.str(a.name)),
-                    None,
-                    "malformed VHLO",
-                )),
+                w.set_attributes(op, &d);
+                attrs_memo.insert(key, (p, d));
             }
         }
-        let disc = ops::to_named(&mut w, disc);
-        w.set_attributes(op, &disc);
-        if let Err(e) = convert_value_types(&mut w, op, &types::from_vhlo) {
-            diags.push(diag(&w, op, e, None, "malformed VHLO"));
+        if let Err(e) = convert_value_types(w, op, &mut |m, t| type_memo.convert(m, t, types::from_vhlo)) {
+            diags.push(diag(w, op, e, None, "malformed VHLO"));
         }
         let sym = w.sym(new_name);
         w.set_op_name(op, sym);
     }
     if diags.is_empty() {
-        fold_identity_casts(&mut w);
-        *m = w;
+        fold_identity_casts(w);
         Ok(())
     } else {
         Err(diags)

@@ -27,13 +27,15 @@ pub fn vhlo_attr(m: &mut Module, name: &str, params: Vec<Param>) -> Attribute {
 
 /// `#vhlo.bool_v1<b>`
 pub fn vhlo_bool(m: &mut Module, b: bool) -> Attribute {
-    vhlo_attr(m, "bool_v1", vec![Param::Bool(b)])
+    Attribute(m.cached_id((0, "bool_v1", i64::from(b)), |m| vhlo_attr(m, "bool_v1", vec![Param::Bool(b)]).0))
 }
 
 /// `#vhlo.integer_v1<i : i64>`
 pub fn vhlo_i64(m: &mut Module, i: i64) -> Attribute {
-    let t = vhlo_type(m, "i64_v1");
-    vhlo_attr(m, "integer_v1", vec![Param::Type(t), Param::Int(i)])
+    Attribute(m.cached_id((3, "integer_v1", i), |m| {
+        let t = vhlo_type(m, "i64_v1");
+        vhlo_attr(m, "integer_v1", vec![Param::Type(t), Param::Int(i)]).0
+    }))
 }
 
 /// `#vhlo.float_v1<f : f64>`
@@ -43,9 +45,11 @@ pub fn vhlo_f64(m: &mut Module, f: f64) -> Attribute {
 }
 
 /// `#vhlo.type_v1<!vhlo.<mnemonic>>`
-pub fn vhlo_type_attr(m: &mut Module, mnemonic: &str) -> Attribute {
-    let t = vhlo_type(m, mnemonic);
-    vhlo_attr(m, "type_v1", vec![Param::Type(t)])
+pub fn vhlo_type_attr(m: &mut Module, mnemonic: &'static str) -> Attribute {
+    Attribute(m.cached_id((1, mnemonic, 0), |m| {
+        let t = vhlo_type(m, mnemonic);
+        vhlo_attr(m, "type_v1", vec![Param::Type(t)]).0
+    }))
 }
 
 /// `#vhlo.array_v1<[...]>`
@@ -54,8 +58,8 @@ pub fn vhlo_array(m: &mut Module, items: Vec<Attribute>) -> Attribute {
 }
 
 /// `#vhlo<enum_name value>`
-pub fn vhlo_enum(m: &mut Module, enum_name: &str, value: i64) -> Attribute {
-    vhlo_attr(m, enum_name, vec![Param::Int(value)])
+pub fn vhlo_enum(m: &mut Module, enum_name: &'static str, value: i64) -> Attribute {
+    Attribute(m.cached_id((2, enum_name, value), |m| vhlo_attr(m, enum_name, vec![Param::Int(value)]).0))
 }
 
 /// Byte width of a VHLO integer element type, for tensor data.

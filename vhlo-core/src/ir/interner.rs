@@ -1,38 +1,68 @@
-use std::collections::HashMap;
-use std::hash::Hash;
+use std::borrow::Borrow;
+use std::hash::{BuildHasher, Hash};
 
-/// Insertion-ordered interner: the n-th distinct value gets id n. Lookups hash; iteration order
-/// never depends on the hash.
-#[derive(Clone, Debug)]
+use hashbrown::HashTable;
+
+/// The hasher of every hash map in the crate: fast, and seeded per process (input is
+/// untrusted, so a fixed seed would invite crafted collisions). Nothing iterates a hash map
+/// on an output path, so the seed never shows in results.
+pub type FastHasher = foldhash::fast::RandomState;
+/// A `HashMap` with [`FastHasher`].
+pub type FastMap<K, V> = std::collections::HashMap<K, V, FastHasher>;
+/// A `HashSet` with [`FastHasher`].
+pub type FastSet<K> = std::collections::HashSet<K, FastHasher>;
+
+/// Insertion-ordered interner: the n-th distinct value gets id n. Each value is stored once;
+/// the table holds ids and hashes the values they name. Iteration order never depends on the
+/// hash.
+#[derive(Clone)]
 pub struct Interner<T: Eq + Hash + Clone> {
     items: Vec<T>,
-    index: HashMap<T, u32>,
+    index: HashTable<u32>,
+    hasher: FastHasher,
+}
+
+impl<T: Eq + Hash + Clone + std::fmt::Debug> std::fmt::Debug for Interner<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.items.iter()).finish()
+    }
 }
 
 impl<T: Eq + Hash + Clone> Default for Interner<T> {
     fn default() -> Self {
-        Interner {
-            items: Vec::new(),
-            index: HashMap::new(),
-        }
+        Interner { items: Vec::new(), index: HashTable::new(), hasher: FastHasher::default() }
     }
 }
 
 impl<T: Eq + Hash + Clone> Interner<T> {
+    fn find<Q: Hash + Eq + ?Sized>(&self, hash: u64, value: &Q) -> Option<u32>
+    where
+        T: Borrow<Q>,
+    {
+        let items = &self.items;
+        self.index.find(hash, |&id| items.get(id as usize).is_some_and(|x| x.borrow() == value)).copied()
+    }
+
+    fn insert_new(&mut self, hash: u64, value: T) -> u32 {
+        let id = u32::try_from(self.items.len()).unwrap_or(u32::MAX);
+        self.items.push(value);
+        let (items, hasher) = (&self.items, &self.hasher);
+        self.index.insert_unique(hash, id, |&i| items.get(i as usize).map_or(0, |x| hasher.hash_one(x)));
+        id
+    }
+
     /// The id of `value`, adding it when new.
     pub fn intern(&mut self, value: T) -> u32 {
-        if let Some(&id) = self.index.get(&value) {
-            return id;
+        let hash = self.hasher.hash_one(&value);
+        match self.find(hash, &value) {
+            Some(id) => id,
+            None => self.insert_new(hash, value),
         }
-        let id = u32::try_from(self.items.len()).unwrap_or(u32::MAX);
-        self.items.push(value.clone());
-        self.index.insert(value, id);
-        id
     }
 
     /// The id of `value` if it was interned.
     pub fn lookup(&self, value: &T) -> Option<u32> {
-        self.index.get(value).copied()
+        self.find(self.hasher.hash_one(value), value)
     }
 
     /// The value with this id.
@@ -56,14 +86,16 @@ impl<T: Eq + Hash + Clone> Interner<T> {
 impl Interner<Box<str>> {
     /// Interns a string slice without allocating when it is already present.
     pub fn intern_str(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.index.get(s) {
-            return id;
+        // `Box<str>` hashes as `str`, so one hash serves the lookup and the insertion.
+        let hash = self.hasher.hash_one(s);
+        match self.find(hash, s) {
+            Some(id) => id,
+            None => self.insert_new(hash, Box::from(s)),
         }
-        self.intern(Box::from(s))
     }
 
     /// The id of `s` if it was interned.
     pub fn lookup_str(&self, s: &str) -> Option<u32> {
-        self.index.get(s).copied()
+        self.find(self.hasher.hash_one(s), s)
     }
 }

@@ -13,7 +13,7 @@ mod module;
 
 pub use data::*;
 pub use equal::{structurally_equal, EqualOptions};
-pub use interner::Interner;
+pub use interner::{FastHasher, FastMap, FastSet, Interner};
 pub use module::*;
 
 macro_rules! id_type {

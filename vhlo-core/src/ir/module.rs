@@ -119,6 +119,9 @@ pub struct Module {
     block_pool: Vec<Block>,
     /// Top-level ops, in order.
     top: Vec<OpId>,
+    /// Constants built by `dialect::support` (the defaults version steps add to every op),
+    /// keyed by a kind tag, a static name and a value: building one interns several values.
+    consts: super::FastMap<(u8, &'static str, i64), u32>,
 }
 
 impl Default for Module {
@@ -149,6 +152,7 @@ impl Module {
             region_pool: Vec::new(),
             block_pool: Vec::new(),
             top: Vec::new(),
+            consts: Default::default(),
         };
         m.loc(LocData::Unknown);
         m
@@ -192,6 +196,16 @@ impl Module {
     pub fn loc_data(&self, l: Location) -> &LocData {
         self.locs.get(l.0)
     }
+    /// The interned id `make` builds for `key`, built once per module (`dialect::support`'s
+    /// constants; `make` must be a pure function of `key`).
+    pub(crate) fn cached_id(&mut self, key: (u8, &'static str, i64), make: impl FnOnce(&mut Module) -> u32) -> u32 {
+        if let Some(&id) = self.consts.get(&key) {
+            return id;
+        }
+        let id = make(self);
+        self.consts.insert(key, id);
+        id
+    }
     /// `loc(unknown)`, always interned first.
     pub fn unknown_loc(&self) -> Location {
         Location(0)
@@ -212,6 +226,11 @@ impl Module {
 
     /// Creates a detached operation; its regions are adopted.
     pub fn create_op(&mut self, state: OperationState) -> OpId {
+        self.create_op_from(&state)
+    }
+
+    /// [`Module::create_op`] from a borrowed state (readers reuse one state for every op).
+    pub fn create_op_from(&mut self, state: &OperationState) -> OpId {
         let id = OpId(to_u32(self.ops.len()));
         let operands = self.push_values(&state.operands);
         let properties = self.push_attrs(&state.properties);
@@ -392,30 +411,60 @@ impl Module {
     }
     /// Replaces the op's properties.
     pub fn set_properties(&mut self, op: OpId, props: &[NamedAttr]) {
-        let span = self.push_attrs(props);
+        let old = self.ops[op.index()].properties;
+        let span = self.reuse_attr_span(old, props);
         self.ops[op.index()].properties = span;
     }
     /// Replaces the op's discardable attributes.
     pub fn set_attributes(&mut self, op: OpId, attrs: &[NamedAttr]) {
-        let span = self.push_attrs(attrs);
+        let old = self.ops[op.index()].attributes;
+        let span = self.reuse_attr_span(old, attrs);
         self.ops[op.index()].attributes = span;
+    }
+    /// Stores `attrs` over `old` when it fits (or when `old` ends the pool), else at the end.
+    /// Spans are never shared between ops, so overwriting one touches no other list; the pool
+    /// never shrinks, so empty spans past the end stay in bounds.
+    fn reuse_attr_span(&mut self, old: Span, attrs: &[NamedAttr]) -> Span {
+        let start = old.start as usize;
+        let at_end = start + old.len as usize == self.attr_pool.len();
+        if attrs.len() <= old.len as usize || (at_end && old.len > 0) {
+            for (i, a) in attrs.iter().enumerate() {
+                match self.attr_pool.get_mut(start + i) {
+                    Some(slot) => *slot = *a,
+                    None => self.attr_pool.push(*a),
+                }
+            }
+            return Span { start: old.start, len: to_u32(attrs.len()) };
+        }
+        self.push_attrs(attrs)
     }
     /// Sets (adds or replaces) a property.
     pub fn set_property(&mut self, op: OpId, name: Symbol, value: Attribute) {
-        let mut props = self.properties(op).to_vec();
-        match props.iter_mut().find(|a| a.name == name) {
-            Some(a) => a.value = value,
-            None => props.push(NamedAttr { name, value }),
+        let span = self.ops[op.index()].properties;
+        if let Some(a) = self.attr_pool[span.range()].iter_mut().find(|a| a.name == name) {
+            a.value = value;
+            return;
         }
-        self.set_properties(op, &props);
+        // Append: in place when the list ends the pool, else after a copy of it to the end.
+        let new = NamedAttr { name, value };
+        if span.len == 0 || span.range().end != self.attr_pool.len() {
+            let start = to_u32(self.attr_pool.len());
+            self.attr_pool.extend_from_within(span.range());
+            self.ops[op.index()].properties = Span { start, len: span.len };
+        }
+        self.attr_pool.push(new);
+        self.ops[op.index()].properties.len += 1;
     }
     /// Removes a property, returning its value.
     pub fn remove_property(&mut self, op: OpId, name: Symbol) -> Option<Attribute> {
-        let mut props = self.properties(op).to_vec();
-        let pos = props.iter().position(|a| a.name == name)?;
-        let removed = props.remove(pos);
-        self.set_properties(op, &props);
-        Some(removed.value)
+        // In place: later entries move down one slot and the span shrinks.
+        let span = self.ops[op.index()].properties;
+        let list = &mut self.attr_pool[span.range()];
+        let pos = list.iter().position(|a| a.name == name)?;
+        let removed = list[pos].value;
+        list.copy_within(pos + 1.., pos);
+        self.ops[op.index()].properties.len -= 1;
+        Some(removed)
     }
     /// A block argument's location (`loc(unknown)` unless one was set; op results have none of
     /// their own).
