@@ -584,6 +584,48 @@ pub fn format_float(kind: FloatKind, bits: u128) -> String {
     out
 }
 
+/// The value of `[-]d.dddddde±XX` (the six-digit form) when one exact operation gives it
+/// correctly rounded, as `str::parse` would (Clinger's fast path: integer significand below
+/// 2^53 and a power of ten up to 10^22, both exact in `f64`); `None` otherwise.
+fn parse_short_form(s: &str) -> Option<f64> {
+    let (negative, s) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let b = s.as_bytes();
+    if b.len() < 5 || b[1] != b'.' {
+        return None;
+    }
+    let e_at = b.iter().position(|&c| c == b'e')?;
+    let mut significand: u64 = 0;
+    let mut fraction_digits: i32 = 0;
+    for (i, &c) in b[..e_at].iter().enumerate() {
+        if i == 1 {
+            continue;
+        }
+        if !c.is_ascii_digit() || significand > (1 << 49) {
+            return None;
+        }
+        significand = significand * 10 + u64::from(c - b'0');
+        if i > 1 {
+            fraction_digits += 1;
+        }
+    }
+    let exp: i32 = s.get(e_at + 1..)?.parse().ok()?;
+    let scale = exp - fraction_digits;
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ];
+    let m = significand as f64;
+    let v = if scale >= 0 {
+        m * *POW10.get(scale as usize)?
+    } else {
+        m / *POW10.get(scale.unsigned_abs() as usize)?
+    };
+    Some(if negative { -v } else { v })
+}
+
 /// [`format_float`] appended to `out` (the printer's path: no string per number).
 pub(crate) fn format_float_into(out: &mut String, kind: FloatKind, bits: u128) {
     let start = out.len();
@@ -600,7 +642,8 @@ pub(crate) fn format_float_into(out: &mut String, kind: FloatKind, bits: u128) {
             }
             apfloat_to_string_into(out, v, precision_bits, 6, 0, false);
             let short = &out[start..];
-            if short.parse::<f64>().ok().and_then(|p| from_f64(kind, p)) == Some(bits) {
+            let parsed = parse_short_form(short).or_else(|| short.parse::<f64>().ok());
+            if parsed.and_then(|p| from_f64(kind, p)) == Some(bits) {
                 return;
             }
             out.truncate(start);
@@ -810,6 +853,36 @@ mod tests {
             if v.is_finite() {
                 assert_eq!(from_f64(FloatKind::F32, v), from_f64_by_format(FloatKind::F32, v), "{v:e}");
             }
+        }
+    }
+
+    #[test]
+    fn short_form_fast_parse_matches_str_parse() {
+        let mut x: u64 = 0x1234_5678_9ABC_DEF1;
+        let mut fast = 0;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = f64::from_bits(x);
+            if !v.is_finite() {
+                continue;
+            }
+            let text = format!("{v:.6e}").replace('e', "e+").replace("e+-", "e-");
+            if let Some(p) = parse_short_form(&text) {
+                assert_eq!(p.to_bits(), text.parse::<f64>().unwrap().to_bits(), "{text}");
+                fast += 1;
+            }
+            let small = f64::from(x as u32 as f32);
+            let text = format!("{small:.6e}").replace('e', "e+").replace("e+-", "e-");
+            if let Some(p) = parse_short_form(&text) {
+                assert_eq!(p.to_bits(), text.parse::<f64>().unwrap().to_bits(), "{text}");
+                fast += 1;
+            }
+        }
+        assert!(fast > 20_000, "{fast}");
+        for text in ["1.000000e+01", "-2.500000e-03", "9.999990e-06", "1.0E+0"] {
+            assert_eq!(parse_short_form(text), text.parse::<f64>().ok().filter(|_| text.contains('e')), "{text}");
         }
     }
 

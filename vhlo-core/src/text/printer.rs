@@ -93,8 +93,9 @@ pub(crate) fn push_decimal(out: &mut String, n: u32) {
             break;
         }
     }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+    for &b in &buf[i..] {
+        out.push(char::from(b));
+    }
 }
 
 fn is_bare_ident(s: &str) -> bool {
