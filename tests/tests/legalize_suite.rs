@@ -165,7 +165,14 @@ fn mixed_programs_keep_other_dialects_and_cast_at_the_boundaries() {
             },
         )
         .unwrap_or_else(|ds| panic!("legalize: {}", convert::diagnostics_to_text(&ds)));
-        outputs.push(text::print(&m, text::PrintOptions::default()));
+        // The RUN line prints with `--mlir-print-local-scope` (no `#map` aliases).
+        outputs.push(text::print(
+            &m,
+            text::PrintOptions {
+                local_scope: true,
+                ..Default::default()
+            },
+        ));
         // Back through an old target: the same program, casts folded away.
         let source = text::parse(chunk).expect("parsed above");
         convert::vhlo_to_version(&mut m, Version::new(1, 0, 0))

@@ -494,3 +494,108 @@ fn jaxlib_reads_our_artifacts_of_newer_features() {
     assert!(ours.len() >= 4 * NEWER_FEATURES.len() - 8, "only {} artifacts written", ours.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Programs whose prints have aliases: builtin's `!tuple` (more than 16 types), `#map`
+/// (`affine_map`), `#set` (`affine_set`) and `#loc` (also a location used as an attribute, fused
+/// and call-site locations, a location shared by a block argument and an op), in properties,
+/// discardable attributes and regions, with an implicit and an explicit module.
+fn alias_programs() -> Vec<String> {
+    let t17 = vec!["tensor<f32>"; 17].join(", ");
+    vec![
+        format!(
+            r#"module @m attributes {{mhlo.frontend_attributes = {{a = "b"}}}} {{
+  func.func @f(%arg0: tuple<{t17}>, %arg1: memref<4x4xf32, affine_map<(d0, d1) -> (d1, d0)>>, %arg2: tensor<8xf32>) -> tuple<{t17}> {{
+    %0 = stablehlo.add %arg2, %arg2 : tensor<8xf32>
+    return %arg0 : tuple<{t17}>
+  }} loc("a.py":1:2)
+  func.func @g(%arg0: tuple<{t17}, tensor<i32>>, %arg1: tensor<4xf32, #stablehlo.bounds<?>>) -> tuple<{t17}> {{
+    %1 = stablehlo.get_tuple_element %arg0[0] : (tuple<{t17}, tensor<i32>>) -> tensor<f32>
+    %2 = "stablehlo.tuple"(%1, %1, %1, %1, %1, %1, %1, %1, %1, %1, %1, %1, %1, %1, %1, %1, %1) : ({t17}) -> tuple<{t17}>
+    return %2 : tuple<{t17}>
+  }}
+}}
+"#
+        ),
+        r#"func.func @f(%arg0: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.custom_call @foo(%arg0) {z = affine_map<(d0) -> (d0 + 1)>, backend_config = {x = affine_map<(d0) -> (d0 + 2)>}, api_version = 4 : i32} : (tensor<f32>) -> tensor<f32>
+  %1 = "stablehlo.while"(%0) ({
+  ^bb0(%a: tensor<f32>):
+    %c = stablehlo.constant {b = affine_map<(d0) -> (d0 + 3)>} dense<true> : tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>):
+    stablehlo.return %a : tensor<f32>
+  }) {c = affine_map<(d0) -> (d0 + 4)>} : (tensor<f32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}
+"#
+        .to_string(),
+        format!(
+            r#"func.func @main(%arg0: tensor<f32> loc("x.py":1:1), %arg1: tuple<{t17}>) -> tensor<f32> {{
+  %0 = stablehlo.abs %arg0 : tensor<f32> loc(fused<"meta">["x.py":1:1, callsite("f"("y.py":2:2) at "z.py":3:3)])
+  %1 = stablehlo.custom_call @foo(%0) {{api_version = 4 : i32, mhlo.loc = loc("w.py":4:4), backend_config = {{m = affine_set<(d0) : (d0 >= 0)>}}}} : (tensor<f32>) -> tensor<f32> loc("f"("y.py":2:2))
+  return %1 : tensor<f32> loc(unknown)
+}}
+"#
+        ),
+    ]
+}
+
+/// Our prints of the alias programs equal jaxlib's (stablehlo-opt's) byte for byte: which values
+/// get aliases, their names, numbering and order, deferred `#loc` definitions, and no aliases
+/// under `--mlir-print-local-scope`.
+#[test]
+fn aliases_print_as_jaxlib_prints_them() {
+    let Some(python) = oracle_python() else { return };
+    let work = scratch("aliases");
+    let programs = alias_programs();
+    let input = work.join("aliases.mlir");
+    std::fs::write(&input, programs.join("// -----\n")).unwrap();
+    let modules: Vec<_> = programs
+        .iter()
+        .map(|p| text::parse_with_source_locations(p, "-").expect("alias program parses"))
+        .collect();
+    let mut failures = Vec::new();
+    let variants: [(&[&str], PrintOptions); 6] = [
+        (&["--mlir-print-local-scope"], PrintOptions { local_scope: true, elide_defaults: true, ..Default::default() }),
+        (&[], PrintOptions { elide_defaults: true, ..Default::default() }),
+        (&["--mlir-print-op-generic"], PrintOptions { generic: true, ..Default::default() }),
+        (
+            &["--mlir-print-debuginfo"],
+            PrintOptions { debug_info: true, location_aliases: true, elide_defaults: true, ..Default::default() },
+        ),
+        (
+            &["--mlir-print-op-generic", "--mlir-print-debuginfo"],
+            PrintOptions { generic: true, debug_info: true, location_aliases: true, ..Default::default() },
+        ),
+        (
+            &["--mlir-print-debuginfo", "--mlir-print-local-scope"],
+            PrintOptions { debug_info: true, elide_defaults: true, ..Default::default() },
+        ),
+    ];
+    for (flags, opts) in variants {
+        let mut args: Vec<String> = vec!["stablehlo-opt".into(), "--split-input-file".into()];
+        args.extend(flags.iter().map(|f| f.to_string()));
+        args.push(input.to_string_lossy().into());
+        let out = run_oracle(&python, &args);
+        let want = String::from_utf8_lossy(&out.stdout).into_owned();
+        if !out.status.success() {
+            failures.push(format!("{flags:?}: oracle failed: {}", String::from_utf8_lossy(&out.stderr)));
+            continue;
+        }
+        let got: Vec<String> = modules.iter().map(|m| text::print(m, opts)).collect();
+        let got = got.join("// -----\n");
+        if got != want {
+            failures.push(format!("{flags:?}: {}", first_difference(&want, &got)));
+        }
+        // The aliases read back to the same module.
+        for (i, printed) in got.split("// -----\n").enumerate() {
+            match text::parse_with_source_locations(printed, "-") {
+                Ok(again) if text::print(&again, opts) == printed => {}
+                Ok(_) => failures.push(format!("{flags:?}: program {i} prints differently once re-parsed")),
+                Err(e) => failures.push(format!("{flags:?}: program {i} does not re-parse: {e}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -420,6 +420,7 @@ fn jax_text_fixtures_print_back_byte_for_byte() {
             debug_info,
             elide_defaults: true,
             location_aliases: true,
+            local_scope: false,
         };
         let out = text::print(&m, opts);
         if out != src {

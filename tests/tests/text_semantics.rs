@@ -419,3 +419,38 @@ fn a_custom_printer_that_gives_up_leaves_no_trace() {
     assert!(out.contains(r#"%0 = "stablehlo.dot"(%arg0, %arg0) <{precision_config = [#stablehlo<precision HIGH>, #foo<"bar">]}>"#), "{out}");
     text::parse(&out).expect("re-parses");
 }
+
+#[test]
+fn aliased_values_print_once_at_the_top() {
+    let t17 = vec!["tensor<f32>"; 17].join(", ");
+    let t16 = vec!["tensor<f32>"; 16].join(", ");
+    let src = format!(
+        r#"func.func @f(%a: tuple<{t17}>, %b: tuple<{t16}>, %c: tensor<4xf32, #sparse_tensor.encoding<{{
+  map = (d0) -> (d0 : compressed), posWidth = 0 }}>>) -> tuple<{t17}> attributes {{s = affine_set<(d0) : (d0 >= 0)>, m = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0 + 1)>]}} {{
+  return %a : tuple<{t17}>
+}}
+"#
+    );
+    let m = text::parse(&src).unwrap();
+    let printed = text::print(&m, text::PrintOptions::default());
+    let head: Vec<&str> = printed.lines().take_while(|l| !l.starts_with("module")).collect();
+    assert_eq!(
+        head,
+        [
+            format!("!tuple = tuple<{t17}>").as_str(),
+            "#map = affine_map<(d0) -> (d0)>",
+            "#map1 = affine_map<(d0) -> (d0 + 1)>",
+            "#set = affine_set<(d0) : (d0 >= 0)>",
+            "#sparse = #sparse_tensor.encoding<{ map = (d0) -> (d0 : compressed) }>",
+        ],
+        "{printed}"
+    );
+    assert!(printed.contains(&format!("%arg0: !tuple, %arg1: tuple<{t16}>, %arg2: tensor<4xf32, #sparse>) -> !tuple attributes {{m = [#map, #map1], s = #set}}")), "{printed}");
+    // The aliases read back to the same module.
+    let again = text::parse(&printed).unwrap();
+    structurally_equal(&m, &again, EqualOptions::default()).unwrap();
+    // `--mlir-print-local-scope`: no aliases.
+    let local = text::print(&m, text::PrintOptions { local_scope: true, ..Default::default() });
+    assert!(local.starts_with("module {"), "{local}");
+    assert!(!local.contains("#map") && !local.contains("!tuple"), "{local}");
+}

@@ -4,6 +4,8 @@
 //! does), and printing follows MLIR's rule: short exponent form when it round-trips exactly,
 //! else the longer form with enough digits, else the hexadecimal bit pattern.
 
+use std::fmt::Write;
+
 use crate::ir::FloatKind;
 
 /// How a small float format handles the special values.
@@ -89,9 +91,16 @@ impl Format {
 
 /// The value of a bit pattern as `f64` (exact for every format up to f64); `None` for f80/f128.
 pub fn to_f64(kind: FloatKind, bits: u128) -> Option<f64> {
-    if kind == FloatKind::F64 {
-        return Some(f64::from_bits(bits as u64));
+    match kind {
+        FloatKind::F64 => Some(f64::from_bits(bits as u64)),
+        // Widening is exact (NaN payloads aside, which callers do not look at).
+        FloatKind::F32 => Some(f64::from(f32::from_bits(bits as u32))),
+        _ => to_f64_by_format(kind, bits),
     }
+}
+
+/// [`to_f64`] from the format's description (any kind but f64).
+fn to_f64_by_format(kind: FloatKind, bits: u128) -> Option<f64> {
     let f = format_of(kind)?;
     if f.special == Special::ExponentOnly {
         let e = (bits & 0xFF) as i32;
@@ -132,6 +141,15 @@ pub fn to_f64(kind: FloatKind, bits: u128) -> Option<f64> {
 /// Rounds `x` to the nearest value of the format (ties to even) and returns its bit pattern;
 /// `None` for f80/f128.
 pub fn from_f64(kind: FloatKind, x: f64) -> Option<u128> {
+    if kind == FloatKind::F32 && x.is_finite() {
+        // `as` rounds to nearest, ties to even, and overflows to infinity: IEEE's conversion.
+        return Some(u128::from((x as f32).to_bits()));
+    }
+    from_f64_by_format(kind, x)
+}
+
+/// [`from_f64`] from the format's description.
+fn from_f64_by_format(kind: FloatKind, x: f64) -> Option<u128> {
     if kind == FloatKind::F64 {
         return Some(x.to_bits() as u128);
     }
@@ -281,19 +299,137 @@ impl Big {
     }
 }
 
+/// The exact decimal expansion of `sig * 2^exp`, decimal digits beyond `bits_required` bits
+/// dropped by truncation, least significant first and without trailing zeros (which `exp`,
+/// then a power of ten, counts), for values that fit in 128 bits; false (nothing written)
+/// for the others.
+fn small_decimal_digits(sig: u64, exp: &mut i32, bits_required: u32, digits: &mut Vec<u8>) -> bool {
+    let mut n = sig as u128;
+    let mut e = *exp;
+    if e > 0 {
+        if e as u32 >= n.leading_zeros() {
+            return false;
+        }
+        n <<= e as u32;
+        e = 0;
+    } else if e < 0 {
+        // N * 2^-e == N * 5^e * 10^-e.
+        let mut fives = e.unsigned_abs();
+        while fives > 0 {
+            let step = fives.min(27);
+            match n.checked_mul(5u128.pow(step)) {
+                Some(v) => n = v,
+                None => return false,
+            }
+            fives -= step;
+        }
+    }
+    let bits = 128 - n.leading_zeros();
+    if bits > bits_required {
+        let removable = (bits - bits_required) * 59 / 196;
+        // Truncating twice is truncating once; 10^38 < 2^128.
+        let mut left = removable;
+        while left > 0 {
+            let step = left.min(38);
+            n /= 10u128.pow(step);
+            left -= step;
+        }
+        e += removable as i32;
+    }
+    // After the truncation the value almost always fits in 64 bits, where division is cheap.
+    let mut in_trail = true;
+    let mut push = |d: u8, e: &mut i32| {
+        if in_trail && d == 0 {
+            *e += 1;
+        } else {
+            digits.push(b'0' + d);
+            in_trail = false;
+        }
+    };
+    while n > u128::from(u64::MAX) {
+        push((n % 10) as u8, &mut e);
+        n /= 10;
+    }
+    let mut n = n as u64;
+    while n != 0 {
+        push((n % 10) as u8, &mut e);
+        n /= 10;
+    }
+    *exp = e;
+    true
+}
+
+/// [`small_decimal_digits`] for any value, in arbitrary precision.
+fn big_decimal_digits(sig: u64, exp: &mut i32, bits_required: u32, digits: &mut Vec<u8>) {
+    let mut n = Big(vec![sig as u32, (sig >> 32) as u32]);
+    while n.0.last() == Some(&0) {
+        n.0.pop();
+    }
+    if *exp > 0 {
+        n.shl(*exp as u32);
+        *exp = 0;
+    } else if *exp < 0 {
+        // N * 2^-e == N * 5^e * 10^-e: `exp` now counts powers of ten. Thirteen fives at a
+        // time (5^13 < 2^31).
+        let mut fives = exp.unsigned_abs();
+        while fives >= 13 {
+            n.mul_small(1_220_703_125);
+            fives -= 13;
+        }
+        if fives > 0 {
+            n.mul_small(5u32.pow(fives));
+        }
+    }
+    // Drop decimal digits the precision cannot need (truncating, as upstream does).
+    let bits = n.bit_length();
+    if bits > bits_required {
+        let removable = (bits - bits_required) * 59 / 196;
+        // Nine digits at a time: truncating twice is truncating once.
+        let mut left = removable;
+        while left >= 9 {
+            n.div_small(1_000_000_000);
+            left -= 9;
+        }
+        if left > 0 {
+            n.div_small(10u32.pow(left));
+        }
+        *exp += removable as i32;
+    }
+    // Digits, least significant first, without trailing zeros.
+    let mut in_trail = true;
+    while !n.is_zero() {
+        // Nine digits per division; the most significant chunk has no leading zeros.
+        let mut chunk = n.div_small(1_000_000_000);
+        let last = n.is_zero();
+        for _ in 0..9 {
+            if last && chunk == 0 {
+                break;
+            }
+            let d = (chunk % 10) as u8;
+            chunk /= 10;
+            if in_trail && d == 0 {
+                *exp += 1;
+            } else {
+                digits.push(b'0' + d);
+                in_trail = false;
+            }
+        }
+    }
+}
+
 /// LLVM's `APFloat::toString` for a finite non-zero value held exactly in `v`, whose format
 /// has `precision_bits` of significand: the exact decimal expansion, decimal digits beyond
 /// what the precision needs dropped by truncation, then rounded half-up to
 /// `format_precision` digits (0: the format's default), then laid out in plain or scientific
 /// notation (`max_padding` zeros at most; `truncate_zero` as upstream).
-fn apfloat_to_string(
+fn apfloat_to_string_into(
+    out: &mut String,
     v: f64,
     precision_bits: u32,
     format_precision: u32,
     max_padding: u32,
     truncate_zero: bool,
-) -> String {
-    let mut out = String::new();
+) {
     if v.is_sign_negative() {
         out.push('-');
     }
@@ -310,51 +446,18 @@ fn apfloat_to_string(
         format_precision
     };
     if sig == 0 {
-        return if truncate_zero {
-            format!("{out}0.0E+0")
-        } else {
-            format!("{out}0.0e+00")
-        };
+        out.push_str(if truncate_zero { "0.0E+0" } else { "0.0e+00" });
+        return;
     }
     let tz = sig.trailing_zeros();
     sig >>= tz;
     exp += tz as i32;
-    let mut n = Big(vec![sig as u32, (sig >> 32) as u32]);
-    while n.0.last() == Some(&0) {
-        n.0.pop();
-    }
-    if exp > 0 {
-        n.shl(exp as u32);
-        exp = 0;
-    } else if exp < 0 {
-        // N * 2^-e == N * 5^e * 10^-e: `exp` now counts powers of ten.
-        for _ in 0..(-exp) {
-            n.mul_small(5);
-        }
-    }
-    // Drop decimal digits the precision cannot need (truncating, as upstream does).
-    let bits = n.bit_length();
     // 196/59 slightly overestimates log2(10); upstream's formula.
     #[allow(clippy::manual_div_ceil)]
     let bits_required = (format_precision * 196 + 58) / 59;
-    if bits > bits_required {
-        let removable = (bits - bits_required) * 59 / 196;
-        for _ in 0..removable {
-            n.div_small(10);
-        }
-        exp += removable as i32;
-    }
-    // Digits, least significant first, without trailing zeros.
-    let mut digits: Vec<u8> = Vec::new();
-    let mut in_trail = true;
-    while !n.is_zero() {
-        let d = n.div_small(10) as u8;
-        if in_trail && d == 0 {
-            exp += 1;
-        } else {
-            digits.push(b'0' + d);
-            in_trail = false;
-        }
+    let mut digits: Vec<u8> = Vec::with_capacity(48);
+    if !small_decimal_digits(sig, &mut exp, bits_required, &mut digits) {
+        big_decimal_digits(sig, &mut exp, bits_required, &mut digits);
     }
     // Round half-up to the requested number of digits.
     let count = digits.len();
@@ -414,12 +517,12 @@ fn apfloat_to_string(
         }
         out.push(if truncate_zero { 'E' } else { 'e' });
         out.push(if e >= 0 { '+' } else { '-' });
-        let mag = e.unsigned_abs().to_string();
-        if !truncate_zero && mag.len() < 2 {
+        let mag = e.unsigned_abs();
+        if !truncate_zero && mag < 10 {
             out.push('0');
         }
-        out.push_str(&mag);
-        return out;
+        super::printer::push_decimal(out, mag);
+        return;
     }
     if exp >= 0 {
         for i in 0..nd {
@@ -428,7 +531,7 @@ fn apfloat_to_string(
         for _ in 0..exp {
             out.push('0');
         }
-        return out;
+        return;
     }
     let whole = exp + nd;
     let mut i = 0;
@@ -448,6 +551,19 @@ fn apfloat_to_string(
         out.push(digit(nd - 1 - i));
         i += 1;
     }
+}
+
+/// [`apfloat_to_string_into`] as a new string.
+#[cfg(test)]
+fn apfloat_to_string(
+    v: f64,
+    precision_bits: u32,
+    format_precision: u32,
+    max_padding: u32,
+    truncate_zero: bool,
+) -> String {
+    let mut out = String::new();
+    apfloat_to_string_into(&mut out, v, precision_bits, format_precision, max_padding, truncate_zero);
     out
 }
 
@@ -463,33 +579,348 @@ fn default_precision_bits(kind: FloatKind) -> u32 {
 /// in exponent form when they parse back to the same value, else the format's full digits,
 /// else (infinities, NaNs, no `.`) the hexadecimal bit pattern.
 pub fn format_float(kind: FloatKind, bits: u128) -> String {
+    let mut out = String::new();
+    format_float_into(&mut out, kind, bits);
+    out
+}
+
+/// The value of `[-]d.dddddde±XX` (the six-digit form) when one exact operation gives it
+/// correctly rounded, as `str::parse` would (Clinger's fast path: integer significand below
+/// 2^53 and a power of ten up to 10^22, both exact in `f64`); `None` otherwise.
+fn parse_short_form(s: &str) -> Option<f64> {
+    let (negative, s) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let b = s.as_bytes();
+    if b.len() < 5 || b[1] != b'.' {
+        return None;
+    }
+    let e_at = b.iter().position(|&c| c == b'e')?;
+    let mut significand: u64 = 0;
+    let mut fraction_digits: i32 = 0;
+    for (i, &c) in b[..e_at].iter().enumerate() {
+        if i == 1 {
+            continue;
+        }
+        if !c.is_ascii_digit() || significand > (1 << 49) {
+            return None;
+        }
+        significand = significand * 10 + u64::from(c - b'0');
+        if i > 1 {
+            fraction_digits += 1;
+        }
+    }
+    let exp: i32 = s.get(e_at + 1..)?.parse().ok()?;
+    let scale = exp - fraction_digits;
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ];
+    let m = significand as f64;
+    let v = if scale >= 0 {
+        m * *POW10.get(scale as usize)?
+    } else {
+        m / *POW10.get(scale.unsigned_abs() as usize)?
+    };
+    Some(if negative { -v } else { v })
+}
+
+/// [`format_float`] appended to `out` (the printer's path: no string per number).
+pub(crate) fn format_float_into(out: &mut String, kind: FloatKind, bits: u128) {
+    let start = out.len();
     if let Some(v) = to_f64(kind, bits) {
         if v.is_finite() {
             let precision_bits = default_precision_bits(kind);
             if v == 0.0 {
-                return if v.is_sign_negative() {
+                out.push_str(if v.is_sign_negative() {
                     "-0.000000e+00"
                 } else {
                     "0.000000e+00"
-                }
-                .into();
+                });
+                return;
             }
-            let short = apfloat_to_string(v, precision_bits, 6, 0, false);
-            if short.parse::<f64>().ok().and_then(|p| from_f64(kind, p)) == Some(bits) {
-                return short;
+            apfloat_to_string_into(out, v, precision_bits, 6, 0, false);
+            let short = &out[start..];
+            let parsed = parse_short_form(short).or_else(|| short.parse::<f64>().ok());
+            if parsed.and_then(|p| from_f64(kind, p)) == Some(bits) {
+                return;
             }
-            let long = apfloat_to_string(v, precision_bits, 0, 3, true);
-            if long.contains('.') {
-                return long;
+            out.truncate(start);
+            apfloat_to_string_into(out, v, precision_bits, 0, 3, true);
+            if out[start..].contains('.') {
+                return;
             }
+            out.truncate(start);
         }
     }
-    format!("0x{:X}", bits)
+    let _ = write!(out, "0x{:X}", bits);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The digit-at-a-time form of [`apfloat_to_string`], kept to check the faster one.
+    // LLVM's `APFloat::toString` for a finite non-zero value held exactly in `v`, whose format
+    // has `precision_bits` of significand: the exact decimal expansion, decimal digits beyond
+    // what the precision needs dropped by truncation, then rounded half-up to
+    // `format_precision` digits (0: the format's default), then laid out in plain or scientific
+    // notation (`max_padding` zeros at most; `truncate_zero` as upstream).
+    fn apfloat_to_string_reference(
+        v: f64,
+        precision_bits: u32,
+        format_precision: u32,
+        max_padding: u32,
+        truncate_zero: bool,
+    ) -> String {
+        let mut out = String::new();
+        if v.is_sign_negative() {
+            out.push('-');
+        }
+        let b = v.abs().to_bits();
+        let raw_exp = ((b >> 52) & 0x7FF) as i32;
+        let (mut sig, mut exp) = if raw_exp == 0 {
+            (b & ((1u64 << 52) - 1), -1074)
+        } else {
+            ((b & ((1u64 << 52) - 1)) | (1u64 << 52), raw_exp - 1075)
+        };
+        let format_precision = if format_precision == 0 {
+            2 + precision_bits * 59 / 196
+        } else {
+            format_precision
+        };
+        if sig == 0 {
+            return if truncate_zero {
+                format!("{out}0.0E+0")
+            } else {
+                format!("{out}0.0e+00")
+            };
+        }
+        let tz = sig.trailing_zeros();
+        sig >>= tz;
+        exp += tz as i32;
+        let mut n = Big(vec![sig as u32, (sig >> 32) as u32]);
+        while n.0.last() == Some(&0) {
+            n.0.pop();
+        }
+        if exp > 0 {
+            n.shl(exp as u32);
+            exp = 0;
+        } else if exp < 0 {
+            // N * 2^-e == N * 5^e * 10^-e: `exp` now counts powers of ten.
+            for _ in 0..(-exp) {
+                n.mul_small(5);
+            }
+        }
+        // Drop decimal digits the precision cannot need (truncating, as upstream does).
+        let bits = n.bit_length();
+        // 196/59 slightly overestimates log2(10); upstream's formula.
+        #[allow(clippy::manual_div_ceil)]
+        let bits_required = (format_precision * 196 + 58) / 59;
+        if bits > bits_required {
+            let removable = (bits - bits_required) * 59 / 196;
+            for _ in 0..removable {
+                n.div_small(10);
+            }
+            exp += removable as i32;
+        }
+        // Digits, least significant first, without trailing zeros.
+        let mut digits: Vec<u8> = Vec::new();
+        let mut in_trail = true;
+        while !n.is_zero() {
+            let d = n.div_small(10) as u8;
+            if in_trail && d == 0 {
+                exp += 1;
+            } else {
+                digits.push(b'0' + d);
+                in_trail = false;
+            }
+        }
+        // Round half-up to the requested number of digits.
+        let count = digits.len();
+        let fp = format_precision as usize;
+        if count > fp {
+            let mut first = count - fp;
+            if digits[first - 1] < b'5' {
+                while first < count && digits[first] == b'0' {
+                    first += 1;
+                }
+                exp += first as i32;
+                digits.drain(..first);
+            } else {
+                let mut i = first;
+                while i != count {
+                    if digits[i] == b'9' {
+                        first += 1;
+                    } else {
+                        digits[i] += 1;
+                        break;
+                    }
+                    i += 1;
+                }
+                exp += first as i32;
+                if first == count {
+                    digits = vec![b'1'];
+                } else {
+                    digits.drain(..first);
+                }
+            }
+        }
+        let nd = digits.len() as i32;
+        let digit = |i: i32| digits[i as usize] as char;
+        let scientific = if max_padding == 0 {
+            true
+        } else if exp >= 0 {
+            exp as u32 > max_padding || (nd + exp) as u32 > format_precision
+        } else {
+            let msd = exp + nd - 1;
+            msd < 0 && (-msd) as u32 > max_padding
+        };
+        if scientific {
+            let e = exp + nd - 1;
+            out.push(digit(nd - 1));
+            out.push('.');
+            if nd == 1 && truncate_zero {
+                out.push('0');
+            } else {
+                for i in 1..nd {
+                    out.push(digit(nd - 1 - i));
+                }
+            }
+            if !truncate_zero && fp as i32 > nd - 1 {
+                for _ in 0..(fp as i32 - nd + 1) {
+                    out.push('0');
+                }
+            }
+            out.push(if truncate_zero { 'E' } else { 'e' });
+            out.push(if e >= 0 { '+' } else { '-' });
+            let mag = e.unsigned_abs().to_string();
+            if !truncate_zero && mag.len() < 2 {
+                out.push('0');
+            }
+            out.push_str(&mag);
+            return out;
+        }
+        if exp >= 0 {
+            for i in 0..nd {
+                out.push(digit(nd - 1 - i));
+            }
+            for _ in 0..exp {
+                out.push('0');
+            }
+            return out;
+        }
+        let whole = exp + nd;
+        let mut i = 0;
+        if whole > 0 {
+            while i < whole {
+                out.push(digit(nd - 1 - i));
+                i += 1;
+            }
+            out.push('.');
+        } else {
+            out.push_str("0.");
+            for _ in 0..(-whole) {
+                out.push('0');
+            }
+        }
+        while i < nd {
+            out.push(digit(nd - 1 - i));
+            i += 1;
+        }
+        out
+    }
+
+
+    #[test]
+    fn f32_fast_paths_match_the_format_description() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for i in 0..200_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bits = u128::from(x as u32);
+            let a = to_f64(FloatKind::F32, bits).unwrap();
+            let b = to_f64_by_format(FloatKind::F32, bits).unwrap();
+            assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{bits:#x}");
+            // f64 values near f32 ones, halfway points and out-of-range ones.
+            let v = match i % 3 {
+                0 => f64::from_bits(x),
+                1 => a + a * f64::EPSILON * f64::from(i % 7),
+                _ => f64::from(f32::from_bits(x as u32)) * (1.0 + 2f64.powi(-24)),
+            };
+            if v.is_finite() {
+                assert_eq!(from_f64(FloatKind::F32, v), from_f64_by_format(FloatKind::F32, v), "{v:e}");
+            }
+        }
+    }
+
+    #[test]
+    fn short_form_fast_parse_matches_str_parse() {
+        let mut x: u64 = 0x1234_5678_9ABC_DEF1;
+        let mut fast = 0;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = f64::from_bits(x);
+            if !v.is_finite() {
+                continue;
+            }
+            let text = format!("{v:.6e}").replace('e', "e+").replace("e+-", "e-");
+            if let Some(p) = parse_short_form(&text) {
+                assert_eq!(p.to_bits(), text.parse::<f64>().unwrap().to_bits(), "{text}");
+                fast += 1;
+            }
+            let small = f64::from(x as u32 as f32);
+            let text = format!("{small:.6e}").replace('e', "e+").replace("e+-", "e-");
+            if let Some(p) = parse_short_form(&text) {
+                assert_eq!(p.to_bits(), text.parse::<f64>().unwrap().to_bits(), "{text}");
+                fast += 1;
+            }
+        }
+        assert!(fast > 20_000, "{fast}");
+        for text in ["1.000000e+01", "-2.500000e-03", "9.999990e-06", "1.0E+0"] {
+            assert_eq!(parse_short_form(text), text.parse::<f64>().ok().filter(|_| text.contains('e')), "{text}");
+        }
+    }
+
+    #[test]
+    fn chunked_digits_match_digit_at_a_time() {
+        // xorshift: deterministic bit patterns across every exponent.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut checked = 0;
+        for i in 0..12_000u32 {
+            let r = next();
+            let v = match i % 3 {
+                0 => f64::from_bits(r),
+                1 => f32::from_bits(r as u32) as f64,
+                _ => f64::from_bits((r & !(0x7FFu64 << 52)) | (u64::from(i % 2047) << 52)),
+            };
+            if !v.is_finite() || v == 0.0 {
+                continue;
+            }
+            for precision_bits in [11, 24, 53] {
+                for (fp, pad, tz) in [(6, 0, false), (0, 3, true)] {
+                    assert_eq!(
+                        apfloat_to_string(v, precision_bits, fp, pad, tz),
+                        apfloat_to_string_reference(v, precision_bits, fp, pad, tz),
+                        "{v:e} ({:#x}), {precision_bits} bits",
+                        v.to_bits()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 30_000);
+    }
 
     #[test]
     fn prints_like_mlir() {

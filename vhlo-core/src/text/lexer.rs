@@ -416,8 +416,12 @@ impl<'a> Cursor<'a> {
                     stack.push(c)
                 }
                 b'>' | b')' | b']' | b'}' => {
-                    // `->` inside a body is not a closing bracket.
-                    if c == b'>' && i > 0 && self.byte_at(i.saturating_sub(1)) == b'-' {
+                    // `->` inside a body is not a closing bracket, nor is the `>=` of an
+                    // `affine_set` constraint.
+                    if c == b'>'
+                        && ((i > 0 && self.byte_at(i.saturating_sub(1)) == b'-')
+                            || self.bytes.get(i.saturating_add(1)) == Some(&b'='))
+                    {
                         i = i.saturating_add(1);
                         continue;
                     }

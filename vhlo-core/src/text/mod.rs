@@ -9,6 +9,7 @@
 //! ops written in `{...}` move to the properties; both are sorted by name as MLIR's
 //! dictionaries are. Dense i1 data takes one byte per element. See docs/text-format.md.
 
+mod aliases;
 mod dialects;
 mod float;
 mod lexer;
@@ -17,6 +18,7 @@ mod parser;
 mod pretty;
 mod printer;
 mod shlo_pretty;
+mod sparse;
 
 pub use float::{format_float, from_f64, to_f64};
 pub use parse_types::element_storage_bytes;

@@ -990,7 +990,12 @@ impl<'a> Parser<'a> {
             } else {
                 ""
             };
-            let text = format!(".{mnemonic}{body}");
+            let canonical = if (dialect, mnemonic) == ("sparse_tensor", "encoding") {
+                super::sparse::canonical_encoding(body)
+            } else {
+                None
+            };
+            let text = format!(".{mnemonic}{}", canonical.as_deref().unwrap_or(body));
             let dialect = self.m.sym(dialect);
             let text = self.m.sym(&text);
             return Ok(self.m.attr(AttrData::Opaque { dialect, text }));

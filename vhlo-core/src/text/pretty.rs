@@ -550,7 +550,7 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "arith.constant" => {
-            let Some(v) = m.property(op, "value") else {
+            let Some(v) = super::shlo_pretty::find_prop(m, op, "value") else {
                 return false;
             };
             if m.properties(op).len() != 1 || m.num_results(op) != 1 || !m.operands(op).is_empty() {
@@ -782,7 +782,7 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
     {
         return false;
     }
-    let (Some(name), Some(fty)) = (m.property(op, "sym_name"), m.property(op, "function_type"))
+    let (Some(name), Some(fty)) = (super::shlo_pretty::find_prop(m, op, "sym_name"), super::shlo_pretty::find_prop(m, op, "function_type"))
     else {
         return false;
     };
@@ -925,7 +925,7 @@ fn print_module_op(p: &mut Printer<'_>, op: OpId) -> bool {
         return false;
     }
     p.out.push_str("module");
-    if let Some(a) = m.property(op, "sym_name") {
+    if let Some(a) = super::shlo_pretty::find_prop(m, op, "sym_name") {
         if let AttrData::String { value, .. } = m.attr_data(a) {
             p.out.push(' ');
             p.print_symbol(*value);
@@ -953,7 +953,7 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     {
         return false;
     }
-    let Some(fty) = m.property(op, "function_type") else {
+    let Some(fty) = super::shlo_pretty::find_prop(m, op, "function_type") else {
         return false;
     };
     let AttrData::Type(fty) = m.attr_data(fty) else {
@@ -962,7 +962,7 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let TypeData::Function { inputs, results } = m.type_data(*fty) else {
         return false;
     };
-    let Some(name) = m.property(op, "sym_name") else {
+    let Some(name) = super::shlo_pretty::find_prop(m, op, "sym_name") else {
         return false;
     };
     let AttrData::String { value: name, .. } = m.attr_data(name) else {
@@ -984,7 +984,7 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
         }
     }
     let dict_list = |key: &str| -> Vec<Option<Attribute>> {
-        match m.property(op, key).map(|a| m.attr_data(a)) {
+        match super::shlo_pretty::find_prop(m, op, key).map(|a| m.attr_data(a)) {
             Some(AttrData::Array(v)) => v.iter().map(|&a| Some(a)).collect(),
             _ => Vec::new(),
         }
@@ -998,7 +998,7 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     };
     // One dictionary per entry, not all empty (the parser would then leave the property out).
     let well_formed = |list: &[Option<Attribute>], n: usize, key: &str| {
-        m.property(op, key).is_none()
+        super::shlo_pretty::find_prop(m, op, key).is_none()
             || (list.len() == n
                 && list.iter().all(|a| dict_len(a).is_some())
                 && list.iter().any(|a| dict_len(a).is_some_and(|l| l > 0)))
@@ -1017,7 +1017,7 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
         return false;
     }
     p.out.push_str("func.func ");
-    if let Some(v) = m.property(op, "sym_visibility") {
+    if let Some(v) = super::shlo_pretty::find_prop(m, op, "sym_visibility") {
         if let AttrData::String { value, .. } = m.attr_data(v) {
             p.out.push_str(m.str(*value));
             p.out.push(' ');
@@ -1095,7 +1095,7 @@ fn print_nonempty_dict(p: &mut Printer<'_>, a: Option<Attribute>) {
 
 fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
-    let Some(callee) = m.property(op, "callee") else {
+    let Some(callee) = super::shlo_pretty::find_prop(m, op, "callee") else {
         return false;
     };
     if m.properties(op).len() != 1 {

@@ -3,8 +3,9 @@
 
 use std::fmt::Write;
 
+use super::aliases::{opaque_alias_name, write_alias, AliasKey, AliasTable};
 use super::dialects::{self, FieldKind};
-use super::float::format_float;
+use super::float::{format_float, format_float_into};
 use super::parse_types::element_storage_bytes;
 use crate::ir::*;
 
@@ -21,8 +22,13 @@ pub struct PrintOptions {
     /// the printed text then re-parses to the same IR.
     pub elide_defaults: bool,
     /// With `debug_info`: print op locations as `#loc` aliases defined before and after the
-    /// module, as MLIR does by default (off: every location inline, `--mlir-print-local-scope`).
+    /// module, as MLIR does by default (off: every location inline and no type or attribute
+    /// aliases either, `--mlir-print-local-scope`). Without `debug_info`, type and attribute
+    /// aliases (`!tuple`, `#map`, `#sparse`) are always printed, as by `stablehlo-opt`.
     pub location_aliases: bool,
+    /// No aliases at all, every type, attribute and location spelled out where it is used
+    /// (`--mlir-print-local-scope`, also without `debug_info`).
+    pub local_scope: bool,
 }
 
 /// How a value is spelled.
@@ -59,22 +65,37 @@ pub(crate) struct Printer<'m> {
     /// Per op being printed: whether it is a `func.func` (its body's default dialect is
     /// `func`, so `func.return` prints as `return` there and only there).
     func_bodies: Vec<bool>,
-    /// Location aliases: the first-pass visits, then `#locN` numbers.
-    aliases: LocAliases,
+    /// Type, attribute and location aliases.
+    aliases: Aliases,
 }
 
-/// MLIR's alias assignment for locations: every location gets one, numbered by nesting depth
-/// and then first visit; those used by block arguments are defined before the module, the
-/// others after it.
+/// Alias state: the first (visiting) pass, then the assigned aliases.
 #[derive(Default)]
-struct LocAliases {
-    /// True during the first (visiting) pass.
+struct Aliases {
+    /// True during the first pass, which visits what would be printed and writes nothing
+    /// that is kept.
     collecting: bool,
-    /// Visited locations: depth, deferrable, children (indices).
-    entries: Vec<(Location, u32, bool, Vec<usize>)>,
-    index: std::collections::HashMap<Location, usize>,
-    /// The final `#loc`/`#locN` number of each location.
-    number: std::collections::HashMap<Location, u32>,
+    /// Set by a plain print that met a value that has an alias in MLIR: print again with them.
+    saw_aliasable: bool,
+    table: AliasTable,
+}
+
+/// Appends `n` in decimal (the printer's hot path: no formatting machinery).
+pub(crate) fn push_decimal(out: &mut String, n: u32) {
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &b in &buf[i..] {
+        out.push(char::from(b));
+    }
 }
 
 fn is_bare_ident(s: &str) -> bool {
@@ -163,89 +184,32 @@ impl<'m> Printer<'m> {
             block_ids: Vec::new(),
             indent: 0,
             func_bodies: Vec::new(),
-            aliases: LocAliases::default(),
+            aliases: Aliases::default(),
         }
     }
 
-    /// Records a location (and its nested ones) for aliasing; returns its depth and index.
-    fn visit_loc(&mut self, l: Location, can_defer: bool) -> (u32, usize) {
-        if let Some(&i) = self.aliases.index.get(&l) {
-            if !can_defer {
-                self.mark_non_deferrable(i);
-            }
-            return (self.aliases.entries[i].1, i);
-        }
-        let i = self.aliases.entries.len();
-        self.aliases.entries.push((l, 0, can_defer, Vec::new()));
-        self.aliases.index.insert(l, i);
-        // Nested elements as MLIR walks them; the name/file string counts as a leaf.
-        let (has_leaf, nested): (bool, Vec<Location>) = match self.m.loc_data(l) {
-            LocData::Unknown => (false, vec![]),
-            LocData::FileLineCol { .. } | LocData::FileLineColRange { .. } => (true, vec![]),
-            LocData::Name { child, .. } => (true, child.iter().copied().collect()),
-            LocData::CallSite { callee, caller } => (false, vec![*callee, *caller]),
-            LocData::Fused {
-                metadata,
-                locations,
-            } => (metadata.is_some(), locations.to_vec()),
-        };
-        let mut depth = if has_leaf { 1 } else { 0 };
-        let mut children = Vec::new();
-        for c in nested {
-            let (d, ci) = self.visit_loc(c, can_defer);
-            depth = depth.max(d + 1);
-            children.push(ci);
-        }
-        self.aliases.entries[i].1 = depth;
-        self.aliases.entries[i].3 = children;
-        (depth, i)
-    }
-
-    fn mark_non_deferrable(&mut self, i: usize) {
-        let mut stack = vec![i];
-        while let Some(i) = stack.pop() {
-            if !self.aliases.entries[i].2 {
-                continue;
-            }
-            self.aliases.entries[i].2 = false;
-            stack.extend(self.aliases.entries[i].3.iter().copied());
-        }
-    }
-
-    /// Orders the visited locations and numbers them (`#loc`, `#loc1`, ...).
-    fn assign_alias_numbers(&mut self) {
-        let mut order: Vec<usize> = (0..self.aliases.entries.len()).collect();
-        order.sort_by_key(|&i| self.aliases.entries[i].1);
-        for (n, i) in order.into_iter().enumerate() {
-            self.aliases
-                .number
-                .insert(self.aliases.entries[i].0, n as u32);
-        }
+    /// Records a location for aliasing (first pass only).
+    fn visit_loc(&mut self, l: Location, can_defer: bool) {
+        self.aliases.table.visit(self.m, AliasKey::Loc(l), can_defer);
     }
 
     fn write_alias_name(&mut self, n: u32) {
-        if n == 0 {
-            self.out.push_str("#loc");
-        } else {
-            let _ = write!(self.out, "#loc{n}");
-        }
+        write_alias(&mut self.out, false, "loc", n);
     }
 
-    /// `#locN = loc(...)` lines for the aliases that are (not) deferred, in number order.
+    /// `name = value` lines for the aliases that are (not) deferred, in MLIR's order.
     fn print_alias_definitions(&mut self, deferred: bool) {
-        let mut defs: Vec<(u32, Location)> = self
-            .aliases
-            .entries
-            .iter()
-            .filter(|e| e.2 == deferred)
-            .map(|e| (self.aliases.number[&e.0], e.0))
-            .collect();
-        defs.sort();
-        for (n, l) in defs {
-            self.write_alias_name(n);
-            self.out.push_str(" = loc(");
-            self.print_loc(l);
-            self.out.push_str(")\n");
+        let defs: Vec<(AliasKey, &'static str, u32)> =
+            self.aliases.table.definitions(deferred).collect();
+        for (key, name, suffix) in defs {
+            write_alias(&mut self.out, matches!(key, AliasKey::Type(_)), name, suffix);
+            self.out.push_str(" = ");
+            match key {
+                AliasKey::Type(t) => self.print_type_spelled(t),
+                AliasKey::Attr(a) => self.print_attr_spelled(a),
+                AliasKey::Loc(l) => self.print_loc_inline(l),
+            }
+            self.out.push('\n');
         }
     }
 
@@ -457,30 +421,49 @@ impl<'m> Printer<'m> {
 
     /// `%name` (with `#i` when `with_index` and the op has several results).
     fn value_name_parts(&self, v: Value, with_index: bool) -> String {
-        match self
-            .names
-            .get(v.index())
-            .copied()
-            .unwrap_or(ValueName::Unnamed)
-        {
-            ValueName::Unnamed => format!("%<<UNKNOWN SSA VALUE {}>>", v.0),
-            ValueName::Arg(n) => format!("%arg{n}"),
+        let mut out = String::new();
+        self.write_value_name_to(&mut out, v, with_index);
+        out
+    }
+
+    /// [`Self::value_name_parts`] appended to the output, without an intermediate string.
+    pub(crate) fn write_value_name(&mut self, v: Value, with_index: bool) {
+        let mut out = std::mem::take(&mut self.out);
+        self.write_value_name_to(&mut out, v, with_index);
+        self.out = out;
+    }
+
+    fn write_value_name_to(&self, out: &mut String, v: Value, with_index: bool) {
+        let name = self.names.get(v.index()).copied().unwrap_or(ValueName::Unnamed);
+        out.push('%');
+        let (index, multi) = match name {
+            ValueName::Unnamed => {
+                out.push_str("<<UNKNOWN SSA VALUE ");
+                push_decimal(out, v.0);
+                out.push_str(">>");
+                return;
+            }
+            ValueName::Arg(n) => {
+                out.push_str("arg");
+                push_decimal(out, n);
+                return;
+            }
+            ValueName::Single(name) => {
+                out.push_str(&self.custom_names[name as usize]);
+                return;
+            }
             ValueName::Number { id, index, multi } => {
-                if multi && with_index {
-                    format!("%{id}#{index}")
-                } else {
-                    format!("%{id}")
-                }
+                push_decimal(out, id);
+                (index, multi)
             }
-            ValueName::Single(name) => format!("%{}", self.custom_names[name as usize]),
             ValueName::Named { name, index, multi } => {
-                let n = &self.custom_names[name as usize];
-                if multi && with_index {
-                    format!("%{n}#{index}")
-                } else {
-                    format!("%{n}")
-                }
+                out.push_str(&self.custom_names[name as usize]);
+                (index, multi)
             }
+        };
+        if multi && with_index {
+            out.push('#');
+            push_decimal(out, index);
         }
     }
 
@@ -489,24 +472,75 @@ impl<'m> Printer<'m> {
     pub(crate) fn print_module(&mut self) {
         let top = self.m.top_ops().to_vec();
         self.number_values(&top);
-        let aliases = self.opts.debug_info && self.opts.location_aliases;
-        if aliases {
-            // First pass: visit every location in print order (output discarded).
-            self.aliases.collecting = true;
-            for &op in &top {
-                self.print_op(op);
-            }
-            self.aliases.collecting = false;
-            self.out.clear();
-            self.assign_alias_numbers();
-            self.print_alias_definitions(false);
+        // Most ops print in more than 64 bytes: grow the output a few times less.
+        self.out.reserve(self.m.num_ops().saturating_mul(64));
+        // MLIR prints aliases unless told `--mlir-print-local-scope`, which debug info without
+        // location aliases also stands for here.
+        let aliases_on =
+            !self.opts.local_scope && (!self.opts.debug_info || self.opts.location_aliases);
+        let loc_aliases = aliases_on && self.opts.debug_info;
+        if loc_aliases {
+            self.collect_aliases(&top);
         }
-        for op in top {
+        self.print_alias_definitions(false);
+        for &op in &top {
             self.print_op(op);
             self.out.push('\n');
         }
-        if aliases {
-            self.print_alias_definitions(true);
+        if aliases_on && !loc_aliases && self.aliases.saw_aliasable {
+            // Something printed has an alias: print again with the aliases (most modules have
+            // none, and so pay nothing for them).
+            self.collect_aliases(&top);
+            self.print_alias_definitions(false);
+            for &op in &top {
+                self.print_op(op);
+                self.out.push('\n');
+            }
+        }
+        self.print_alias_definitions(true);
+    }
+
+    /// First pass: visits every type, attribute and location in print order, as MLIR's alias
+    /// initializer does, and assigns the aliases. Leaves the output empty.
+    fn collect_aliases(&mut self, top: &[OpId]) {
+        self.aliases.collecting = true;
+        for &op in top {
+            self.print_op(op);
+        }
+        self.aliases.collecting = false;
+        self.out.clear();
+        self.aliases.table.assign();
+    }
+
+    /// The first pass over an op printed in generic form, in the order MLIR's alias
+    /// initializer visits it: regions, operand and result types, then properties and
+    /// attributes together by name.
+    fn visit_generic_op(&mut self, op: OpId) {
+        let m = self.m;
+        for &r in m.regions(op) {
+            for &b in m.blocks(r) {
+                for &v in m.block_args(b) {
+                    self.print_type(m.value_type(v));
+                    if self.opts.debug_info {
+                        self.visit_loc(m.value_location(v), false);
+                    }
+                }
+                for &o in m.block_ops(b) {
+                    self.print_op(o);
+                }
+            }
+        }
+        for &v in m.operands(op) {
+            self.print_type(m.value_type(v));
+        }
+        for v in m.results(op) {
+            self.print_type(m.value_type(v));
+        }
+        let mut named: Vec<NamedAttr> = m.properties(op).to_vec();
+        named.extend_from_slice(m.attributes(op));
+        named.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+        for a in named {
+            self.print_attr(a.value);
         }
     }
 
@@ -544,8 +578,7 @@ impl<'m> Printer<'m> {
                 let names: Vec<String> = self.m.results(op).map(|v| self.value_name(v)).collect();
                 self.out.push_str(&names.join(", "));
             } else {
-                let name = self.value_name_parts(first, false);
-                self.out.push_str(&name);
+                self.write_value_name(first, false);
                 if n > 1 {
                     let _ = write!(self.out, ":{n}");
                 }
@@ -556,7 +589,11 @@ impl<'m> Printer<'m> {
         let mark = self.out.len();
         if self.opts.generic || !super::pretty::print_custom(self, op) {
             self.out.truncate(mark);
-            self.print_generic_op(op);
+            if self.aliases.collecting {
+                self.visit_generic_op(op);
+            } else {
+                self.print_generic_op(op);
+            }
         }
         if self.opts.debug_info {
             self.out.push(' ');
@@ -566,7 +603,7 @@ impl<'m> Printer<'m> {
 
     /// Called before an op is printed: MLIR visits its location first.
     fn visit_op_loc(&mut self, op: OpId) {
-        if self.aliases.collecting {
+        if self.aliases.collecting && self.opts.debug_info {
             self.visit_loc(self.m.op_location(op), true);
         }
     }
@@ -624,8 +661,7 @@ impl<'m> Printer<'m> {
             if i > 0 {
                 self.out.push_str(", ");
             }
-            let n = self.value_name(v);
-            self.out.push_str(&n);
+            self.write_value_name(v, true);
         }
     }
 
@@ -682,8 +718,7 @@ impl<'m> Printer<'m> {
                         if j > 0 {
                             self.out.push_str(", ");
                         }
-                        let n = self.value_name(a);
-                        self.out.push_str(&n);
+                        self.write_value_name(a, true);
                         self.out.push_str(": ");
                         self.print_type(m.value_type(a));
                         self.print_arg_loc(a);
@@ -795,7 +830,10 @@ impl<'m> Printer<'m> {
 
     /// An op's `loc(...)`: `loc(#locN)` when aliases are on.
     pub(crate) fn print_loc_wrapped(&mut self, l: Location) {
-        if let Some(&n) = self.aliases.number.get(&l) {
+        if self.aliases.collecting {
+            return;
+        }
+        if let Some((_, n)) = self.aliases.table.alias(AliasKey::Loc(l)) {
             self.out.push_str("loc(");
             self.write_alias_name(n);
             self.out.push(')');
@@ -806,14 +844,17 @@ impl<'m> Printer<'m> {
 
     /// A location nested in another: its alias when it has one.
     fn print_nested_loc(&mut self, l: Location) {
-        match self.aliases.number.get(&l) {
-            Some(&n) => self.write_alias_name(n),
+        match self.aliases.table.alias(AliasKey::Loc(l)) {
+            Some((_, n)) => self.write_alias_name(n),
             None => self.print_loc(l),
         }
     }
 
     /// `loc(...)` spelled out (no alias for this location itself).
     pub(crate) fn print_loc_inline(&mut self, l: Location) {
+        if self.aliases.collecting {
+            return;
+        }
         self.out.push_str("loc(");
         self.print_loc(l);
         self.out.push(')');
@@ -884,6 +925,21 @@ impl<'m> Printer<'m> {
     // ---- types -------------------------------------------------------------------------------
 
     pub(crate) fn print_type(&mut self, t: Type) {
+        if self.aliases.collecting {
+            self.aliases.table.visit(self.m, AliasKey::Type(t), false);
+            return;
+        }
+        if self.aliases.table.has_type_aliases() {
+            if let Some((name, n)) = self.aliases.table.alias(AliasKey::Type(t)) {
+                write_alias(&mut self.out, true, name, n);
+                return;
+            }
+        }
+        self.print_type_spelled(t);
+    }
+
+    /// A type spelled out (not its alias; nested ones may be aliases).
+    fn print_type_spelled(&mut self, t: Type) {
         let m = self.m;
         match m.type_data(t) {
             TypeData::Integer { width, signedness } => {
@@ -892,7 +948,8 @@ impl<'m> Printer<'m> {
                     Signedness::Signed => "si",
                     Signedness::Unsigned => "ui",
                 };
-                let _ = write!(self.out, "{p}{width}");
+                self.out.push_str(p);
+                push_decimal(&mut self.out, *width);
             }
             TypeData::Index => self.out.push_str("index"),
             TypeData::Float(k) => self.out.push_str(k.keyword()),
@@ -922,6 +979,8 @@ impl<'m> Printer<'m> {
                 self.out.push('>');
             }
             TypeData::Tuple(ts) => {
+                // Builtin's alias hook names tuples of more than 16 types.
+                self.aliases.saw_aliasable |= ts.len() > 16;
                 self.out.push_str("tuple<");
                 self.print_type_list(ts);
                 self.out.push('>');
@@ -941,7 +1000,13 @@ impl<'m> Printer<'m> {
             if d == DYNAMIC || d < 0 {
                 self.out.push_str("?x");
             } else {
-                let _ = write!(self.out, "{d}x");
+                match u32::try_from(d) {
+                    Ok(small) => push_decimal(&mut self.out, small),
+                    Err(_) => {
+                        let _ = write!(self.out, "{d}");
+                    }
+                }
+                self.out.push('x');
             }
         }
     }
@@ -1055,7 +1120,7 @@ impl<'m> Printer<'m> {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    self.out.push_str(&format_float(FloatKind::F64, b));
+                    format_float_into(&mut self.out, FloatKind::F64, b);
                 }
                 self.out.push_str("], ");
                 self.print_dims_list(zps);
@@ -1147,6 +1212,21 @@ impl<'m> Printer<'m> {
     // ---- attributes --------------------------------------------------------------------------
 
     pub(crate) fn print_attr(&mut self, a: Attribute) {
+        if self.aliases.collecting {
+            self.aliases.table.visit(self.m, AliasKey::Attr(a), false);
+            return;
+        }
+        if self.aliases.table.has_attr_aliases() {
+            if let Some((name, n)) = self.aliases.table.alias(AliasKey::Attr(a)) {
+                write_alias(&mut self.out, false, name, n);
+                return;
+            }
+        }
+        self.print_attr_spelled(a);
+    }
+
+    /// An attribute spelled out (not its alias; nested ones may be aliases).
+    fn print_attr_spelled(&mut self, a: Attribute) {
         let m = self.m;
         match m.attr_data(a) {
             AttrData::Unit => self.out.push_str("unit"),
@@ -1161,7 +1241,7 @@ impl<'m> Printer<'m> {
                     TypeData::Float(k) => *k,
                     _ => FloatKind::F64,
                 };
-                self.out.push_str(&format_float(kind, *bits));
+                format_float_into(&mut self.out, kind, *bits);
                 self.out.push_str(" : ");
                 self.print_type(*ty);
             }
@@ -1235,9 +1315,18 @@ impl<'m> Printer<'m> {
                     self.print_symbol(n);
                 }
             }
-            AttrData::Location(l) => self.print_loc_wrapped(*l),
+            AttrData::Location(l) => {
+                // A location attribute prints as its alias alone, like any attribute.
+                self.aliases.saw_aliasable = true;
+                match self.aliases.table.alias(AliasKey::Loc(*l)) {
+                    Some((_, n)) => self.write_alias_name(n),
+                    None => self.print_loc_inline(*l),
+                }
+            }
             AttrData::Dialect(d) => self.print_dialect_attr(d),
             AttrData::Opaque { dialect, text } => {
+                self.aliases.saw_aliasable |=
+                    opaque_alias_name(m.str(*dialect), m.str(*text)).is_some();
                 // An empty dialect marks builtin attributes kept as text (`affine_map<...>`).
                 if !m.str(*dialect).is_empty() {
                     self.out.push('#');
@@ -1335,7 +1424,7 @@ impl<'m> Printer<'m> {
                 } else {
                     raw & ((1u128 << w) - 1)
                 };
-                self.out.push_str(&format_float(*k, v));
+                format_float_into(&mut self.out, *k, v);
             }
             ElemKind::Complex(inner) => {
                 let half = bytes.len() / 2;
@@ -1384,7 +1473,7 @@ impl<'m> Printer<'m> {
                 } else {
                     raw & ((1u128 << w) - 1)
                 };
-                self.out.push_str(&format_float(*k, v));
+                format_float_into(&mut self.out, *k, v);
             }
             TypeData::Complex(inner) => {
                 let half = bytes.len() / 2;

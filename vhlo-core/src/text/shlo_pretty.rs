@@ -1219,7 +1219,16 @@ impl<'a> Parser<'a> {
 // ---- printing ----------------------------------------------------------------------------------
 
 fn prop<'a>(m: &'a Module, op: OpId, name: &str) -> Option<&'a AttrData> {
-    m.property(op, name).map(|a| m.attr_data(a))
+    find_prop(m, op, name).map(|a| m.attr_data(a))
+}
+
+/// [`Module::property`] by comparing names: ops have a handful of properties, and this runs
+/// for every printed op, where hashing the name costs more than the comparisons.
+pub(crate) fn find_prop(m: &Module, op: OpId, name: &str) -> Option<Attribute> {
+    m.properties(op)
+        .iter()
+        .find(|a| m.str(a.name) == name)
+        .map(|a| a.value)
 }
 
 fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
@@ -1380,7 +1389,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "constant" if nops == 0 && nres == 1 && no_regions => {
-            let Some(value) = m.property(op, "value") else {
+            let Some(value) = find_prop(m, op, "value") else {
                 return false;
             };
             let vty = match m.attr_data(value) {
@@ -1600,7 +1609,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
-            if let Some(l) = m.property(op, "lower") {
+            if let Some(l) = find_prop(m, op, "lower") {
                 if !(p.opts.elide_defaults && matches!(m.attr_data(l), AttrData::Bool(false))) {
                     p.out.push_str(", lower = ");
                     p.print_attr(l);
@@ -1670,7 +1679,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "einsum" | "unary_einsum" if nres == 1 && no_regions => {
-            let Some(cfg) = m.property(op, "einsum_config") else {
+            let Some(cfg) = find_prop(m, op, "einsum_config") else {
                 return false;
             };
             if !matches!(m.attr_data(cfg), AttrData::String { ty: None, .. }) {
@@ -1808,7 +1817,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
-            if let Some(a) = m.property(op, "precision_config") {
+            if let Some(a) = find_prop(m, op, "precision_config") {
                 if !print_precision(p, a) {
                     return false;
                 }
@@ -1826,7 +1835,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             else {
                 return false;
             };
-            let algorithm = m.property(op, "algorithm");
+            let algorithm = find_prop(m, op, "algorithm");
             if let Some(a) = algorithm {
                 if !matches!(m.attr_data(a), AttrData::Dialect(d) if m.str(d.mnemonic) == "dot_algorithm")
                 {
@@ -1849,7 +1858,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             write_i64s(p, lc);
             p.out.push_str(" x ");
             write_i64s(p, rc);
-            if let Some(a) = m.property(op, "precision_config") {
+            if let Some(a) = find_prop(m, op, "precision_config") {
                 if !print_precision(p, a) {
                     return false;
                 }
@@ -2239,7 +2248,7 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
         }
         "arith.constant" => {
             // `%c0` / `%c42_i32` for integers, `%true`/`%false` for i1, `%cst` otherwise.
-            let value = m.property(op, "value")?;
+            let value = find_prop(m, op, "value")?;
             let name = match m.attr_data(value) {
                 AttrData::Bool(b) => if *b { "true" } else { "false" }.to_string(),
                 AttrData::Integer { ty, value } => match m.type_data(*ty) {
