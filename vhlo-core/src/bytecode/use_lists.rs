@@ -40,6 +40,11 @@ impl OpOrder {
         if uses.len() < 2 {
             return None;
         }
+        // The common case, checked before allocating: already in the order a reader restores.
+        let id = |&(op, operand): &(OpId, u32)| self.position(op).map(|p| (p << 32) | u64::from(operand));
+        if uses.windows(2).all(|w| matches!((id(&w[0]), id(&w[1])), (Some(a), Some(b)) if a > b)) {
+            return None;
+        }
         let mut ids = Vec::with_capacity(uses.len());
         for &(op, operand) in uses {
             ids.push((self.position(op)? << 32) | u64::from(operand));

@@ -1398,27 +1398,27 @@ impl Writer<'_> {
             e.varint(idx);
         }
         self.props_key = key;
-        let results: Vec<Value> = m.results(op).collect();
-        if !results.is_empty() {
+        let num_results = m.num_results(op);
+        if num_results > 0 {
             mask |= op_mask::HAS_RESULTS;
-            e.varint(results.len() as u64);
-            for &r in &results {
+            e.varint(num_results as u64);
+            for r in m.results(op) {
                 e.varint(self.type_num(m.value_type(r))?);
             }
         }
-        let operands = m.operands(op).to_vec();
+        let operands = m.operands(op);
         if !operands.is_empty() {
             mask |= op_mask::HAS_OPERANDS;
             e.varint(operands.len() as u64);
-            for v in operands {
+            for &v in operands {
                 e.varint(self.value_num(v)?);
             }
         }
-        let successors = m.successors(op).to_vec();
+        let successors = m.successors(op);
         if !successors.is_empty() {
             mask |= op_mask::HAS_SUCCESSORS;
             e.varint(successors.len() as u64);
-            for b in successors {
+            for &b in successors {
                 let i = self
                     .n
                     .blocks
@@ -1427,7 +1427,7 @@ impl Writer<'_> {
                 e.varint(*i);
             }
         }
-        if self.version >= version::USE_LIST_ORDERING && self.write_use_lists(e, &results) {
+        if self.version >= version::USE_LIST_ORDERING && self.write_op_use_lists(e, m, op) {
             mask |= op_mask::HAS_USE_LIST_ORDERS;
         }
         let regions = m.regions(op).to_vec();
@@ -1460,6 +1460,18 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// [`Writer::write_use_lists`] of an op's results (allocating only when one has a record).
+    fn write_op_use_lists(&self, e: &mut Emitter, m: &Module, op: OpId) -> bool {
+        let Some(table) = self.opts.use_list_orders else {
+            return false;
+        };
+        if table.is_empty() || !m.results(op).any(|v| table.contains_key(&v)) {
+            return false;
+        }
+        let results: Vec<Value> = m.results(op).collect();
+        self.write_use_lists(e, &results)
+    }
+
     /// Writes the recorded use-list orders of `values`; true when anything was written.
     fn write_use_lists(&self, e: &mut Emitter, values: &[Value]) -> bool {
         let Some(table) = self.opts.use_list_orders else {
@@ -1473,11 +1485,12 @@ impl Writer<'_> {
         if records.is_empty() {
             return false;
         }
-        if values.len() != 1 {
+        let num_values = values.len();
+        if num_values != 1 {
             e.varint(records.len() as u64);
         }
         for (i, r) in records {
-            if values.len() != 1 {
+            if num_values != 1 {
                 e.varint(i as u64);
             }
             e.varint_with_flag(r.indices.len() as u64, r.pair_encoding);

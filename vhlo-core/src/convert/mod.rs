@@ -216,20 +216,32 @@ impl OpKinds {
     }
 }
 
-/// An op's kind with its properties and discardable attributes, as one list (the properties
-/// first): what the attribute conversions depend on.
-#[derive(PartialEq, Eq, Hash)]
-struct AttrsKey<K> {
-    kind: K,
-    properties: u32,
-    attrs: Box<[NamedAttr]>,
+/// Converted attributes of ops by their kind, properties and discardable attributes (what
+/// the attribute conversions depend on): ops alike convert once. `key` is the reused lookup
+/// key: the kind and the number of properties, then the properties and the attributes.
+#[derive(Default)]
+struct AttrsMemo {
+    map: FastMap<Box<[NamedAttr]>, ConvertedAttrs>,
+    key: Vec<NamedAttr>,
 }
 
-impl<K> AttrsKey<K> {
-    fn of(m: &Module, op: OpId, kind: K) -> Self {
+impl AttrsMemo {
+    /// Sets the key to `op`'s (`kind` is the op kind's index).
+    fn key_of(&mut self, m: &Module, op: OpId, kind: u32) {
         let (p, d) = (m.properties(op), m.attributes(op));
-        let attrs = p.iter().chain(d).copied().collect();
-        AttrsKey { kind, properties: u32::try_from(p.len()).unwrap_or(u32::MAX), attrs }
+        self.key.clear();
+        let count = Attribute(u32::try_from(p.len()).unwrap_or(u32::MAX));
+        self.key.push(NamedAttr { name: crate::ir::Symbol(kind), value: count });
+        self.key.extend_from_slice(p);
+        self.key.extend_from_slice(d);
+    }
+
+    fn get(&self) -> Option<&ConvertedAttrs> {
+        self.map.get(self.key.as_slice())
+    }
+
+    fn insert(&mut self, converted: ConvertedAttrs) {
+        self.map.insert(self.key.clone().into_boxed_slice(), converted);
     }
 }
 
@@ -266,12 +278,17 @@ fn convert_value_types(
     op: OpId,
     f: &mut dyn FnMut(&mut Module, Type) -> Result<Type, String>,
 ) -> Result<(), String> {
-    let mut values: Vec<crate::ir::Value> = m.results(op).collect();
-    values.extend(region_block_args(m, op));
-    for v in values {
-        let t = m.value_type(v);
-        let nt = f(m, t)?;
-        m.set_value_type(v, nt);
+    for i in 0..m.num_results(op) {
+        if let Some(v) = m.result(op, i) {
+            let nt = f(m, m.value_type(v))?;
+            m.set_value_type(v, nt);
+        }
+    }
+    if !m.regions(op).is_empty() {
+        for v in region_block_args(m, op) {
+            let nt = f(m, m.value_type(v))?;
+            m.set_value_type(v, nt);
+        }
     }
     Ok(())
 }
@@ -299,14 +316,26 @@ pub(crate) fn legalize_to_vhlo_in_place(w: &mut Module, opts: LegalizeOptions) -
     let allow = opts.allow_other_dialects;
     let mut diags = Vec::new();
     let mut type_memo = TypeMemo::default();
-    let mut attrs_memo: FastMap<AttrsKey<StablehloOp>, ConvertedAttrs> = FastMap::default();
+    let mut attrs_memo = AttrsMemo::default();
+    // StableHLO op kinds by op-name symbol (matched once per name).
+    let mut kinds: Vec<Option<Option<StablehloOp>>> = Vec::new();
     for op in all_ops(w) {
-        let name = w.op_name_str(op).to_string();
-        if name == "builtin.module" {
-            continue;
-        }
-        let Some(k) = StablehloOp::from_name(&name) else {
-            if name.starts_with("vhlo.") || allow {
+        let sym = w.op_name(op);
+        let known = kinds.get(sym.index()).copied().flatten();
+        let kind = match known {
+            Some(k) => k,
+            None => {
+                let k = StablehloOp::from_name(w.str(sym));
+                if kinds.len() <= sym.index() {
+                    kinds.resize(sym.index() + 1, None);
+                }
+                kinds[sym.index()] = Some(k);
+                k
+            }
+        };
+        let Some(k) = kind else {
+            let name = w.str(sym).to_string();
+            if name == "builtin.module" || name.starts_with("vhlo.") || allow {
                 continue;
             }
             diags.push(diag(
@@ -321,19 +350,22 @@ pub(crate) fn legalize_to_vhlo_in_place(w: &mut Module, opts: LegalizeOptions) -
         if opts.strict {
             diags.extend(strict::shadowed_on_legalize(w, op, k));
         }
-        let key = AttrsKey::of(w, op, k);
-        let converted = match attrs_memo.get(&key) {
-            Some(done) => Ok(done.clone()),
-            None => ops::attrs_to_vhlo(w, op, k, allow).map(|(props, disc)| {
-                let done = (ops::to_named(w, props), ops::to_named(w, disc));
-                attrs_memo.insert(key, done.clone());
-                done
-            }),
+        attrs_memo.key_of(w, op, k as u32);
+        let converted = match attrs_memo.get() {
+            Some((props, disc)) => {
+                w.set_properties(op, props);
+                w.set_attributes(op, disc);
+                Ok(None)
+            }
+            None => ops::attrs_to_vhlo(w, op, k, allow)
+                .map(|(props, disc)| Some((ops::to_named(w, props), ops::to_named(w, disc)))),
         };
         match converted {
-            Ok((props, disc)) => {
+            Ok(None) => {}
+            Ok(Some((props, disc))) => {
                 w.set_properties(op, &props);
                 w.set_attributes(op, &disc);
+                attrs_memo.insert((props, disc));
             }
             Err(es) => {
                 for e in es {
@@ -777,7 +809,6 @@ pub fn artifact_use_list_orders(
     producer: Version,
 ) -> std::collections::BTreeMap<crate::ir::Value, crate::bytecode::UseListOrder> {
     use std::collections::BTreeMap;
-    type Uses = Vec<(OpId, u32)>;
     // Only values a step touched can leave their natural order (which needs no record).
     let steps: Vec<&VersionStep> = steps.iter().filter(|s| s.from.is_legal_in(producer)).collect();
     if steps.is_empty() {
@@ -788,39 +819,53 @@ pub fn artifact_use_list_orders(
         touched.extend(m.operands(s.op).iter().copied());
         touched.extend(m.results(s.op));
     }
-    let mut lists: BTreeMap<crate::ir::Value, Uses> = BTreeMap::new();
+    // Every use of a touched value, grouped by value (a stable sort keeps program order inside
+    // a group), each group then reversed: newest use first, as MLIR keeps use lists.
+    let mut uses: Vec<(crate::ir::Value, OpId, u32)> = Vec::new();
     m.walk(|op| {
         for (i, &v) in m.operands(op).iter().enumerate() {
             if touched.contains(&v) {
-                lists.entry(v).or_default().push((op, i as u32));
+                uses.push((v, op, i as u32));
             }
         }
     });
-    // Newest use first.
-    for l in lists.values_mut() {
-        l.reverse();
+    uses.sort_by_key(|u| u.0);
+    let mut groups: crate::ir::FastMap<crate::ir::Value, std::ops::Range<usize>> = Default::default();
+    let mut start = 0;
+    while start < uses.len() {
+        let v = uses[start].0;
+        let end = start + uses[start..].iter().take_while(|u| u.0 == v).count();
+        uses[start..end].reverse();
+        groups.insert(v, start..end);
+        start = end;
     }
     for step in steps {
         let op = step.op;
         for (i, &v) in m.operands(op).iter().enumerate() {
-            if let Some(l) = lists.get_mut(&v) {
-                if let Some(pos) = l.iter().position(|&u| u == (op, i as u32)) {
-                    let u = l.remove(pos);
-                    l.insert(0, u);
+            if let Some(r) = groups.get(&v) {
+                let list = &mut uses[r.clone()];
+                if let Some(pos) = list.iter().position(|u| (u.1, u.2) == (op, i as u32)) {
+                    list[..=pos].rotate_right(1);
                 }
             }
         }
         for r in m.results(op) {
-            if let Some(l) = lists.get_mut(&r) {
-                l.reverse();
+            if let Some(range) = groups.get(&r) {
+                uses[range.clone()].reverse();
             }
         }
     }
     let order = crate::bytecode::OpOrder::new(m);
-    lists
-        .into_iter()
-        .filter_map(|(v, uses)| order.use_list_order(&uses).map(|o| (v, o)))
-        .collect()
+    let mut out = BTreeMap::new();
+    let mut list = Vec::new();
+    for chunk in uses.chunk_by(|a, b| a.0 == b.0) {
+        list.clear();
+        list.extend(chunk.iter().map(|u| (u.1, u.2)));
+        if let (Some(first), Some(o)) = (chunk.first(), order.use_list_order(&list)) {
+            out.insert(first.0, o);
+        }
+    }
+    out
 }
 
 /// The first version that accepts `FileLineColRange` locations (upstream's `isLegalLocation`).
@@ -876,7 +921,7 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
 /// [`legalize_to_stablehlo`] without the copy (on failure `w` is left half converted).
 pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<Diagnostic>> {
     vhlo_to_version_in_place(w, vhlo::CURRENT_VERSION)?;
-    let mut attrs_memo: FastMap<AttrsKey<StablehloOp>, ConvertedAttrs> = FastMap::default();
+    let mut attrs_memo = AttrsMemo::default();
     let mut type_memo = TypeMemo::default();
     let mut diags = Vec::new();
     let ops_list = all_ops(w);
@@ -898,11 +943,10 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
         let Some((kind, new_name)) = new_name else { continue };
         let k = kind.stablehlo();
         // Ops with the same kind and attributes convert alike; only successes are kept.
-        let key = AttrsKey::of(w, op, k);
-        if let Some((p, d)) = attrs_memo.get(&key) {
-            let (p, d) = (p.clone(), d.clone());
-            w.set_properties(op, &p);
-            w.set_attributes(op, &d);
+        attrs_memo.key_of(w, op, k as u32);
+        if let Some((p, d)) = attrs_memo.get() {
+            w.set_properties(op, p);
+            w.set_attributes(op, d);
         } else {
             let first = diags.len();
             let props: Vec<(String, Attribute)> = w
@@ -935,7 +979,7 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
             if diags.len() == first {
                 w.set_properties(op, &p);
                 w.set_attributes(op, &d);
-                attrs_memo.insert(key, (p, d));
+                attrs_memo.insert((p, d));
             }
         }
         if let Err(e) = convert_value_types(w, op, &mut |m, t| type_memo.convert(m, t, types::from_vhlo)) {
