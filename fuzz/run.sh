@@ -9,7 +9,7 @@ target="${1:?target name, e.g. bytecode_read}"
 seconds="${2:-600}"
 shift $(( $# >= 2 ? 2 : 1 ))
 suite="${VHLO_COMPAT_SUITE:-$here/../../shared/compat-suite}"
-jax="${VHLO_JAX_FIXTURES:-$here/../../wt-oracle/tests/fixtures/jax}"
+jax="${VHLO_JAX_FIXTURES:-$here/../tests/fixtures/jax}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target}"
 
 # -s none: no sanitizer (ASan needs nightly); -a: debug assertions and overflow checks.

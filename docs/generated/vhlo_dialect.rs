@@ -31113,6 +31113,14 @@ pub fn upgrade_one(
     op: ::vhlo_core::ir::OpId,
 ) -> Result<Option<VhloOp>, ::vhlo_core::dialect::ConversionError> {
     let Some(kind) = VhloOp::from_name(m.op_name_str(op)) else { return Ok(None) };
+    upgrade_op(m, op, kind)
+}
+/// [`upgrade_one`] for an op whose kind the caller already knows (`kind` must be its kind).
+pub fn upgrade_op(
+    m: &mut ::vhlo_core::ir::Module,
+    op: ::vhlo_core::ir::OpId,
+    kind: VhloOp,
+) -> Result<Option<VhloOp>, ::vhlo_core::dialect::ConversionError> {
     match kind {
         VhloOp::AllGatherV1 => {
             ::vhlo_core::dialect::support::rename_op(m, op, "vhlo.all_gather_v2");
@@ -31706,6 +31714,14 @@ pub fn downgrade_one(
     op: ::vhlo_core::ir::OpId,
 ) -> Result<Option<VhloOp>, ::vhlo_core::dialect::ConversionError> {
     let Some(kind) = VhloOp::from_name(m.op_name_str(op)) else { return Ok(None) };
+    downgrade_op(m, op, kind)
+}
+/// [`downgrade_one`] for an op whose kind the caller already knows (`kind` must be its kind).
+pub fn downgrade_op(
+    m: &mut ::vhlo_core::ir::Module,
+    op: ::vhlo_core::ir::OpId,
+    kind: VhloOp,
+) -> Result<Option<VhloOp>, ::vhlo_core::dialect::ConversionError> {
     match kind {
         VhloOp::AllGatherV2 => {
             ::vhlo_core::dialect::support::require_single(
@@ -32510,8 +32526,17 @@ pub fn feature_uses(
     op: ::vhlo_core::ir::OpId,
     target: ::vhlo_core::version::Version,
 ) -> Vec<::vhlo_core::dialect::FeatureUse> {
+    feature_uses_of(m, op, VhloOp::from_name(m.op_name_str(op)), target)
+}
+/// [`feature_uses`] for an op whose kind the caller already knows (`kind` must be its kind).
+pub fn feature_uses_of(
+    m: &::vhlo_core::ir::Module,
+    op: ::vhlo_core::ir::OpId,
+    kind: Option<VhloOp>,
+    target: ::vhlo_core::version::Version,
+) -> Vec<::vhlo_core::dialect::FeatureUse> {
     let mut out = Vec::new();
-    match VhloOp::from_name(m.op_name_str(op)) {
+    match kind {
         Some(VhloOp::AllReduceV1) => {
             if target < ::vhlo_core::version::Version::new(0u32, 17u32, 0u32)
                 && ::vhlo_core::dialect::support::element_types_differ(m, op)

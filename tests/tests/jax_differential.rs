@@ -64,7 +64,7 @@ fn we_write_what_jaxlib_writes() {
         let file = format!("{program}.mlir");
         let src = std::fs::read_to_string(dir.join(&file)).expect("program text");
         let module = text::parse_with_source_locations(&src, &file).expect("fixture parses");
-        let opts = SerializeOptions { strip_debuginfo: *stripped, allow_other_dialects: false };
+        let opts = SerializeOptions { strip_debuginfo: *stripped, allow_other_dialects: false, ..Default::default() };
         let ours = match portable::serialize_portable_artifact(&module, target, opts) {
             Ok(b) => b,
             Err(e) => {

@@ -161,6 +161,7 @@ fn mixed_programs_keep_other_dialects_and_cast_at_the_boundaries() {
             &mut m,
             LegalizeOptions {
                 allow_other_dialects: true,
+                ..Default::default()
             },
         )
         .unwrap_or_else(|ds| panic!("legalize: {}", convert::diagnostics_to_text(&ds)));

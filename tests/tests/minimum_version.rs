@@ -193,6 +193,7 @@ fn foreign_ops_are_refused_unless_allowed() {
         &mut m,
         LegalizeOptions {
             allow_other_dialects: true,
+            ..Default::default()
         },
     )
     .expect("allowed");

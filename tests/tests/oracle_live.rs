@@ -126,7 +126,7 @@ fn jaxlib_reads_our_artifacts_as_it_reads_its_own() {
             // The name the fixtures were parsed under by gen.py, so locations carry the same file.
             let src = std::fs::read_to_string(dir.join(format!("{program}.mlir"))).expect("program text");
             let module = text::parse_with_source_locations(&src, &format!("{program}.mlir")).expect("fixture parses");
-            let opts = SerializeOptions { strip_debuginfo: kind == "stripped", allow_other_dialects: false };
+            let opts = SerializeOptions { strip_debuginfo: kind == "stripped", allow_other_dialects: false, ..Default::default() };
             match portable::serialize_portable_artifact(&module, &target, opts) {
                 Ok(bytes) => {
                     let ours = work.join(format!("ours.{file}"));
@@ -431,7 +431,7 @@ fn jaxlib_reads_our_artifacts_of_newer_features() {
         for target in [minimum.as_str(), "1.17.0"] {
             for strip_debuginfo in [false, true] {
                 let label = format!("{name}@{target}{}", if strip_debuginfo { " (stripped)" } else { "" });
-                let opts = SerializeOptions { strip_debuginfo, allow_other_dialects: false };
+                let opts = SerializeOptions { strip_debuginfo, allow_other_dialects: false, ..Default::default() };
                 match portable::serialize_portable_artifact(&module, target, opts) {
                     Ok(bytes) => {
                         let file = work.join(format!("ours.{name}.{target}.{strip_debuginfo}.mlir.bc"));

@@ -83,7 +83,7 @@ fn serialize_is_byte_identical_to_libstablehlo() {
     let mut errors = Vec::new();
     for (v, src, bc) in artifacts(&dir) {
         let module = vhlo_core::text::parse(&std::fs::read_to_string(&src).expect("src")).expect("parses");
-        let opts = SerializeOptions { strip_debuginfo: true, allow_other_dialects: false };
+        let opts = SerializeOptions { strip_debuginfo: true, allow_other_dialects: false, ..Default::default() };
         match portable::serialize_portable_artifact(&module, &v, opts) {
             Ok(bytes) if bytes == std::fs::read(&bc).expect("bc") => identical.push(v),
             Ok(_) => different.push(v),

@@ -287,6 +287,7 @@ fn every_suite_input_converts_or_fails_cleanly() {
                     &mut v,
                     LegalizeOptions {
                         allow_other_dialects,
+                        ..Default::default()
                     },
                 )
                 .is_err()

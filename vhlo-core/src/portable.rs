@@ -20,6 +20,17 @@ pub struct SerializeOptions {
     pub strip_debuginfo: bool,
     /// Keep ops, types and attributes of other dialects (1.11.0+ "mixed" programs).
     pub allow_other_dialects: bool,
+    /// Refuse to lose anything (`--strict`): locations the target cannot read, attributes the
+    /// legalization would drop. `strip_debuginfo` is an explicit request and still applies.
+    pub strict: bool,
+}
+
+/// Options of [`deserialize_portable_artifact_with`] and [`read_vhlo_with`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DeserializeOptions {
+    /// Refuse to lose anything (`--strict`): attributes the reader or the legalization would
+    /// drop.
+    pub strict: bool,
 }
 
 /// Why a portable artifact could not be written or read.
@@ -145,8 +156,17 @@ pub fn serialize_portable_module(mut m: Module, target: &str, options: Serialize
     if options.strip_debuginfo {
         strip_debuginfo(&mut m);
     }
-    let opts = LegalizeOptions { allow_other_dialects: options.allow_other_dialects };
-    convert::legalize_to_vhlo_in_place(&mut m, opts).map_err(PortableError::Convert)?;
+    let opts = LegalizeOptions { allow_other_dialects: options.allow_other_dialects, strict: options.strict };
+    // Locations are checked on the StableHLO program, so that diagnostics name its ops.
+    let location_losses =
+        if options.strict { convert::location_losses(&m, version.floor_patch()) } else { Vec::new() };
+    if let Err(mut ds) = convert::legalize_to_vhlo_in_place(&mut m, opts) {
+        ds.extend(location_losses);
+        return Err(PortableError::Convert(ds));
+    }
+    if !location_losses.is_empty() {
+        return Err(PortableError::Convert(location_losses));
+    }
     let steps = convert::vhlo_to_version_in_place(&mut m, version.floor_patch()).map_err(PortableError::Convert)?;
     // Each version step upstream replaces the op, which leaves use lists in an order the
     // bytecode records; this library writes as the current release does.
@@ -197,10 +217,42 @@ pub fn read_vhlo(bytes: &[u8]) -> Result<(Module, Version), PortableError> {
     Ok((m, version))
 }
 
+/// [`read_vhlo`] with options: when strict, an artifact from which the reader dropped
+/// something (see [`bytecode::ArtifactInfo::shadowed_attributes`]) is refused.
+pub fn read_vhlo_with(bytes: &[u8], options: DeserializeOptions) -> Result<(Module, Version), PortableError> {
+    if !options.strict {
+        return read_vhlo(bytes);
+    }
+    let (_, producer) = bytecode::read_producer(bytes)?;
+    let version = producer_version(&producer)?;
+    if version.floor_patch() > current_version() {
+        return Err(PortableError::TooNew { artifact: version, current: current_version() });
+    }
+    let (m, info) = bytecode::read(bytes)?;
+    let losses = convert::shadowed_on_reading(&m, &info.shadowed_attributes, version);
+    if !losses.is_empty() {
+        return Err(PortableError::Convert(losses));
+    }
+    Ok((m, version))
+}
+
+/// [`deserialize_portable_artifact`] with options: when strict, whatever the reader or the
+/// legalization would drop is refused, each loss named with its op and location.
+pub fn deserialize_portable_artifact_with(bytes: &[u8], options: DeserializeOptions) -> Result<Module, PortableError> {
+    let (mut m, _) = read_vhlo_with(bytes, options)?;
+    let losses = if options.strict { convert::losses_to_stablehlo(&m) } else { Vec::new() };
+    // The module is ours and dropped on failure: no transactional copy needed.
+    let converted = convert::legalize_to_stablehlo_in_place(&mut m);
+    if !losses.is_empty() {
+        let mut all = losses;
+        all.extend(converted.err().unwrap_or_default());
+        return Err(PortableError::Convert(all));
+    }
+    converted.map_err(PortableError::Convert)?;
+    Ok(m)
+}
+
 /// Reads a portable artifact and returns the program as current StableHLO.
 pub fn deserialize_portable_artifact(bytes: &[u8]) -> Result<Module, PortableError> {
-    let (mut m, _) = read_vhlo(bytes)?;
-    // The module is ours and dropped on failure: no transactional copy needed.
-    convert::legalize_to_stablehlo_in_place(&mut m).map_err(PortableError::Convert)?;
-    Ok(m)
+    deserialize_portable_artifact_with(bytes, DeserializeOptions::default())
 }

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use vhlo_core::convert::{self, Diagnostic};
-use vhlo_core::portable::{self, PortableError, SerializeOptions};
+use vhlo_core::portable::{self, DeserializeOptions, PortableError, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
 use vhlo_core::vhlo::{self, VhloOp};
 
@@ -44,6 +44,10 @@ struct Cli {
     /// Keep ops, types and attributes of other dialects (1.11.0+).
     #[arg(long)]
     allow_other_dialects: bool,
+    /// Refuse to lose anything (with --serialize, --deserialize, --retarget): locations the
+    /// target cannot read, attributes that would be dropped, locations left out of the printed text.
+    #[arg(long)]
+    strict: bool,
     /// Print ops in generic form.
     #[arg(long)]
     mlir_print_op_generic: bool,
@@ -126,14 +130,27 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         // Like MLIR, unlocated ops get their position in the input file (`<stdin>` for `-`).
         let buffer = if file == "-" { "<stdin>" } else { file.as_str() };
         let module = text::parse_with_source_locations(&src, buffer).map_err(|e| Failure::Message(format!("{file}:{e}")))?;
-        let opts = SerializeOptions { strip_debuginfo: cli.strip_debuginfo, allow_other_dialects: cli.allow_other_dialects };
+        let opts = SerializeOptions {
+            strip_debuginfo: cli.strip_debuginfo,
+            allow_other_dialects: cli.allow_other_dialects,
+            strict: cli.strict,
+        };
         drop(src);
         let out = portable::serialize_portable_module(module, &t, opts)?;
         return write_output(cli.output.as_deref(), &out);
     }
     if let Some(file) = &cli.deserialize {
         let bytes = read_input(file)?;
-        let module = portable::deserialize_portable_artifact(&bytes)?;
+        let module = portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: cli.strict })?;
+        if cli.strict && !cli.mlir_print_debuginfo {
+            let located = located_ops(&module);
+            if !located.is_empty() {
+                return Err(Failure::Diagnostics(
+                    "--strict: the printed text would leave out locations; add --mlir-print-debuginfo".into(),
+                    located,
+                ));
+            }
+        }
         // Print as stablehlo-translate does (default-valued attributes elided).
         let opts = PrintOptions {
             generic: cli.mlir_print_op_generic,
@@ -147,14 +164,57 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         let t = target(cli)?;
         let version = portable::parse_target(&t).map_err(|e| Failure::Message(e.to_string()))?;
         let bytes = read_input(file)?;
-        let (mut m, _) = portable::read_vhlo(&bytes)?;
+        let (mut m, _) = portable::read_vhlo_with(&bytes, DeserializeOptions { strict: cli.strict })?;
         convert::vhlo_to_version(&mut m, version.floor_patch()).map_err(|ds| Failure::Diagnostics(format!("cannot retarget to {t}"), ds))?;
+        if cli.strict {
+            let losses = convert::location_losses(&m, version.floor_patch());
+            if !losses.is_empty() {
+                return Err(Failure::Diagnostics(format!("cannot retarget to {t} without loss"), losses));
+            }
+        }
         let out = portable::write_vhlo(&m, version, &t)?;
         return write_output(cli.output.as_deref(), &out);
     }
     Err(Failure::Message(
         "nothing to do: give --serialize FILE --target=X.Y.Z, --deserialize FILE, --retarget FILE --target=X.Y.Z, --print-stablehlo-version or `inspect FILE` (see --help)".into(),
     ))
+}
+
+/// One diagnostic per op (or region argument) with a location other than `unknown`: what
+/// printing without debug info leaves out.
+fn located_ops(m: &vhlo_core::ir::Module) -> Vec<Diagnostic> {
+    let unknown = |l| matches!(m.loc_data(l), vhlo_core::ir::LocData::Unknown);
+    let mut out = Vec::new();
+    m.walk(|op| {
+        let arg_located = m
+            .regions(op)
+            .iter()
+            .flat_map(|&r| m.blocks(r).iter().flat_map(|&b| m.block_args(b).iter()))
+            .any(|&v| !unknown(m.value_location(v)));
+        if !unknown(m.op_location(op)) || arg_located {
+            out.push(Diagnostic {
+                op: m.op_name_str(op).to_string(),
+                location: convert::location_to_string(m, m.op_location(op)),
+                subject: if arg_located { "the location of the op or of its region arguments".into() } else { "the op's location".into() },
+                needs: None,
+                rule: "strict: printing without --mlir-print-debuginfo drops it".into(),
+            });
+        }
+    });
+    // Enough to say what and where; a large program would otherwise list every op.
+    const SHOWN: usize = 10;
+    if out.len() > SHOWN {
+        let more = out.len() - SHOWN;
+        out.truncate(SHOWN);
+        out.push(Diagnostic {
+            op: String::new(),
+            location: "unknown".into(),
+            subject: format!("and {more} more located op(s)"),
+            needs: None,
+            rule: String::new(),
+        });
+    }
+    out
 }
 
 fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Failure> {

@@ -66,6 +66,21 @@ pub struct ArtifactInfo {
     pub use_list_orders: BTreeMap<Value, UseListOrder>,
     /// Locations of block arguments other than `loc(unknown)` (the IR has no place for them).
     pub block_arg_locations: BTreeMap<Value, Location>,
+    /// Discardable attributes the reader dropped because they carry an inherent attribute's
+    /// name and the op's properties entry overwrites them (as MLIR's `Operation::create` does),
+    /// in reading order. Strict conversions refuse such artifacts.
+    pub shadowed_attributes: Vec<ShadowedAttribute>,
+}
+
+/// A discardable attribute dropped on reading: see [`ArtifactInfo::shadowed_attributes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShadowedAttribute {
+    /// The op that carried it.
+    pub op: crate::ir::OpId,
+    /// Its name (also the name of one of the op's inherent attributes).
+    pub name: crate::ir::Symbol,
+    /// The dropped value.
+    pub value: crate::ir::Attribute,
 }
 
 impl ArtifactInfo {

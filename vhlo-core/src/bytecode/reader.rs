@@ -127,6 +127,7 @@ fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
         ir_bytes: ir.as_ref().map_or(0, Cursor::remaining),
         use_lists: BTreeMap::new(),
         block_arg_locations: BTreeMap::new(),
+        shadowed_attributes: Vec::new(),
     };
     if let Some(mut s) = strings {
         r.read_strings(&mut s)?;
@@ -149,6 +150,7 @@ fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
         producer,
         use_list_orders: r.use_lists,
         block_arg_locations: r.block_arg_locations,
+        shadowed_attributes: r.shadowed_attributes,
     };
     Ok((r.module, info))
 }
@@ -277,6 +279,7 @@ struct Reader<'a> {
     ir_bytes: usize,
     use_lists: BTreeMap<Value, UseListOrder>,
     block_arg_locations: BTreeMap<Value, Location>,
+    shadowed_attributes: Vec<super::ShadowedAttribute>,
 }
 
 impl<'a> Reader<'a> {
@@ -540,6 +543,17 @@ impl<'a> Reader<'a> {
     fn read_signed_varints(c: &mut Cursor<'_>) -> Result<Box<[i64]>> {
         let n = c.count(1)?;
         (0..n).map(|_| c.signed_varint()).collect()
+    }
+
+    /// A shaped type's dimensions: each a size (>= 0) or dynamic (MLIR's verifier refuses
+    /// other negative values; they would print as `?` and come back dynamic).
+    fn read_shape(c: &mut Cursor<'_>) -> Result<Box<[i64]>> {
+        let at = c.offset();
+        let shape = Self::read_signed_varints(c)?;
+        if let Some(d) = shape.iter().find(|&&d| d < 0 && d != crate::ir::DYNAMIC) {
+            return Err(c.err_at(at, format!("invalid dimension size {d}")));
+        }
+        Ok(shape)
     }
 
     fn read_string_attr(&mut self, c: &mut Cursor<'_>) -> Result<Symbol> {
@@ -861,7 +875,7 @@ impl<'a> Reader<'a> {
                 } else {
                     None
                 };
-                let shape = Self::read_signed_varints(c)?;
+                let shape = Self::read_shape(c)?;
                 let element = self.read_type(c)?;
                 TypeData::RankedTensor {
                     shape,
@@ -1092,7 +1106,7 @@ impl<'a> Reader<'a> {
                 } else {
                     Param::Absent
                 };
-                let shape = Self::read_signed_varints(c)?;
+                let shape = Self::read_shape(c)?;
                 let element = self.read_type(c)?;
                 (
                     "tensor_v1",
@@ -1101,7 +1115,13 @@ impl<'a> Reader<'a> {
             }
             23 => ("tuple_v1", vec![Param::Types(self.read_types(c)?)]),
             24 => {
+                let at = c.offset();
                 let flags = c.varint()?;
+                // MLIR's quantization flags define bit 0 (signed) only; another bit has no
+                // text form and would be lost on printing.
+                if flags > 1 {
+                    return Err(c.err_at(at, format!("quantization flags {flags}: only 0 and 1 (signed) are defined")));
+                }
                 let storage = self.read_type(c)?;
                 let expressed = self.read_type(c)?;
                 let scale = read_apint(c, 64)?;
@@ -1126,7 +1146,13 @@ impl<'a> Reader<'a> {
             }
             25 => ("unranked_tensor_v1", vec![Param::Type(self.read_type(c)?)]),
             30 => {
+                let at = c.offset();
                 let flags = c.varint()?;
+                // MLIR's quantization flags define bit 0 (signed) only; another bit has no
+                // text form and would be lost on printing.
+                if flags > 1 {
+                    return Err(c.err_at(at, format!("quantization flags {flags}: only 0 and 1 (signed) are defined")));
+                }
                 let storage = self.read_type(c)?;
                 let expressed = self.read_type(c)?;
                 let qdim = c.varint()?;
@@ -1155,7 +1181,7 @@ impl<'a> Reader<'a> {
                 )
             }
             41 => {
-                let shape = Self::read_signed_varints(c)?;
+                let shape = Self::read_shape(c)?;
                 let element = self.read_type(c)?;
                 ("buffer_v1", vec![Param::Ints(shape), Param::Type(element)])
             }
@@ -1280,6 +1306,8 @@ impl<'a> Reader<'a> {
             }
         }
         let is_inherent = |name: Symbol, entry: &OpNameEntry| entry.inherent.as_ref().is_some_and(|names| names.contains(&name));
+        // Dictionary entries the properties overwrite (strict mode reports them).
+        let mut shadowed = false;
         if mask & op_mask::HAS_PROPERTIES != 0 {
             let at = c.offset();
             let idx = c.index()?;
@@ -1288,6 +1316,7 @@ impl<'a> Reader<'a> {
             // properties, which the properties entry then overwrites.
             if let Some(entry) = self.op_names.get(name_idx) {
                 state.attributes.extend(dict.iter().filter(|a| !is_inherent(a.name, entry)));
+                shadowed = state.attributes.len() != dict.len();
             }
         } else if let Some(entry) = self.op_names.get(name_idx).filter(|e| e.inherent.is_some()) {
             // Before native properties, and for an op written without its properties entry,
@@ -1302,7 +1331,6 @@ impl<'a> Reader<'a> {
         } else {
             state.attributes.extend_from_slice(&dict);
         }
-        self.scratch_dict = dict;
         // VHLO ops have no optional attributes: MLIR's verifier refuses an op without one.
         if is_vhlo {
             if let Some(entry) = self.op_names.get(name_idx) {
@@ -1370,6 +1398,17 @@ impl<'a> Reader<'a> {
         let regions = if regions_header.is_some() { state.regions.clone() } else { Vec::new() };
         let op = self.module.create_op_from(&state);
         self.scratch = state;
+        if shadowed {
+            if let Some(entry) = self.op_names.get(name_idx) {
+                let dropped = dict.iter().filter(|a| is_inherent(a.name, entry));
+                self.shadowed_attributes.extend(dropped.map(|a| super::ShadowedAttribute {
+                    op,
+                    name: a.name,
+                    value: a.value,
+                }));
+            }
+        }
+        self.scratch_dict = dict;
         match block {
             Some(b) => self.module.append_op(b, op),
             None => self.module.push_top(op),
@@ -1657,7 +1696,8 @@ fn read_u32(c: &mut Cursor<'_>) -> Result<u32> {
 /// `DialectReader::readAPIntWithKnownWidth`: the raw bits, zero-extended to 128.
 pub(crate) fn read_apint(c: &mut Cursor<'_>, width: u32) -> Result<u128> {
     if width <= 8 {
-        return Ok(u128::from(c.byte()?));
+        // A byte for up to 8 bits; MLIR's APInt keeps the low `width` bits of it.
+        return Ok(u128::from(c.byte()?) & mask(width));
     }
     if width <= 64 {
         return Ok(u128::from(c.signed_varint()? as u64) & mask(width));

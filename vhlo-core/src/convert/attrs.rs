@@ -255,10 +255,18 @@ fn stablehlo_attr(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Attribu
 /// An integer value of a builtin integer type from VHLO's 64-bit pattern.
 pub fn int_value_for(m: &Module, ty: crate::ir::Type, v: i64) -> i128 {
     match m.type_data(ty) {
+        // VHLO holds the bit pattern sign-extended; an unsigned value is its low `width` bits
+        // (`#vhlo.integer_v1<170 : ui8>` is stored as -86 and is 170 in StableHLO).
         TypeData::Integer {
             signedness: Signedness::Unsigned,
             width,
-        } if *width >= 64 => i128::from(v as u64),
+        } => {
+            let bits = v as u64;
+            i128::from(match 1u64.checked_shl(*width) {
+                Some(limit) => bits & limit.wrapping_sub(1),
+                None => bits,
+            })
+        }
         _ => i128::from(v),
     }
 }
@@ -348,6 +356,11 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
             }
             // MLIR keeps dictionaries sorted by name.
             entries.sort_by(|x, y| m.str(x.0).cmp(m.str(y.0)));
+            // MLIR's DictionaryAttr requires unique names.
+            if let Some(w) = entries.windows(2).find(|w| matches!(w, [x, y] if x.0 == y.0)) {
+                let key = w.first().map_or("", |e| m.str(e.0));
+                return Err(format!("duplicate key `{key}` in `{}`", describe(m, a)));
+            }
             m.attr(AttrData::Dictionary(entries.into()))
         }
         ("tensor_v1", [Param::Type(t), Param::Bytes(data)]) => {

@@ -13,7 +13,10 @@
 mod attrs;
 mod legality;
 mod ops;
+mod strict;
 mod types;
+
+pub use strict::{location_losses, losses_to_stablehlo, shadowed_on_reading};
 
 
 use std::fmt;
@@ -173,6 +176,9 @@ pub struct LegalizeOptions {
     /// Keep ops, types and attributes of other dialects instead of failing (upstream's
     /// `allow-other-dialects`, for "mixed" programs).
     pub allow_other_dialects: bool,
+    /// Refuse what the legalization would drop (a discardable attribute that an inherent one
+    /// of the same name replaces) instead of dropping it.
+    pub strict: bool,
 }
 
 fn all_ops(m: &Module) -> Vec<OpId> {
@@ -312,6 +318,9 @@ pub(crate) fn legalize_to_vhlo_in_place(w: &mut Module, opts: LegalizeOptions) -
             ));
             continue;
         };
+        if opts.strict {
+            diags.extend(strict::shadowed_on_legalize(w, op, k));
+        }
         let key = AttrsKey::of(w, op, k);
         let converted = match attrs_memo.get(&key) {
             Some(done) => Ok(done.clone()),
@@ -941,6 +950,27 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
     } else {
         Err(diags)
     }
+}
+
+/// Options of [`legalize_to_stablehlo_with`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ToStablehloOptions {
+    /// Refuse what the legalization would drop ([`losses_to_stablehlo`]).
+    pub strict: bool,
+}
+
+/// [`legalize_to_stablehlo`] with options: when strict, every loss is reported (with the
+/// conversion's own blockers) and the module is left as it was.
+pub fn legalize_to_stablehlo_with(m: &mut Module, opts: ToStablehloOptions) -> Result<(), Vec<Diagnostic>> {
+    let losses = if opts.strict { losses_to_stablehlo(m) } else { Vec::new() };
+    if losses.is_empty() {
+        return legalize_to_stablehlo(m);
+    }
+    let mut all = losses;
+    if let Err(ds) = legalize_to_stablehlo(&mut m.clone()) {
+        all.extend(ds);
+    }
+    Err(all)
 }
 
 /// Removes `builtin.unrealized_conversion_cast` ops that became identities (mixed programs

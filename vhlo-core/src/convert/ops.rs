@@ -605,14 +605,15 @@ fn implode(
             return Err(format!("attribute `{n}` is missing"));
         };
         let (_, a) = attrs.remove(pos);
-        if let Some(v) = vhlo_int(m, a) {
+        // One dimension (`index_vector_dim`, `input_batch_dimension`) or a list of them.
+        let scalar = n.ends_with("_dim") || n.ends_with("_dimension");
+        if scalar {
+            let v = vhlo_int(m, a).ok_or_else(|| format!("attribute `{n}` must be an integer"))?;
             params.push(Param::Int(v));
-        } else if let Some(v) = vhlo_tensor_ints(m, a) {
-            params.push(Param::Ints(v.into()));
         } else {
-            return Err(format!(
-                "attribute `{n}` must be an integer or an integer tensor"
-            ));
+            let v = vhlo_tensor_ints(m, a)
+                .ok_or_else(|| format!("attribute `{n}` must be an integer tensor"))?;
+            params.push(Param::Ints(v.into()));
         }
     }
     Ok(stablehlo_attr(m, mnemonic, params))
@@ -873,18 +874,19 @@ pub fn attrs_from_vhlo(
             .all(|f| f.is_some_and(|a| is_none_type_attr(m, a)));
         if !all_none {
             let mut params = Vec::new();
-            for (f, n) in fields.iter().zip(ALGORITHM_FIELDS) {
+            for (i, (f, n)) in fields.iter().zip(ALGORITHM_FIELDS).enumerate() {
                 let Some(a) = *f else {
                     errors.push(format!("attribute `{n}` is missing"));
                     continue;
                 };
-                let p = match vhlo_parts(m, a) {
-                    Some(("type_v1", [Param::Type(t)])) => {
+                // Three types, three counts, one flag, in ALGORITHM_FIELDS order.
+                let p = match (i, vhlo_parts(m, a)) {
+                    (0..=2, Some(("type_v1", [Param::Type(t)]))) => {
                         let t = *t;
                         types::from_vhlo(m, t).map(Param::Type)
                     }
-                    Some(("integer_v1", [_, Param::Int(v)])) => Ok(Param::Int(*v)),
-                    Some(("bool_v1", [Param::Bool(b)])) => Ok(Param::Bool(*b)),
+                    (3..=5, Some(("integer_v1", [_, Param::Int(v)]))) => Ok(Param::Int(*v)),
+                    (6, Some(("bool_v1", [Param::Bool(b)]))) => Ok(Param::Bool(*b)),
                     _ => Err(format!("attribute `{n}` has an unexpected form (a dot algorithm is all none types or all set)")),
                 };
                 match p {
@@ -952,6 +954,17 @@ pub fn attrs_from_vhlo(
                 let v =
                     vhlo_tensor_ints(m, a).ok_or("`window_reversal` must be a boolean tensor")?;
                 return Ok(Some((name.clone(), dense_array(m, 1, &v))));
+            }
+            if k == S::Func && name == "sym_visibility" {
+                let v = attrs::from_vhlo(m, a)?;
+                // MLIR's symbol verifier accepts these three only (the default "" is gone here).
+                let valid = matches!(m.attr_data(v), AttrData::String { value, ty: None }
+                    if matches!(m.str(*value), "public" | "private" | "nested"));
+                if !valid {
+                    let shown = crate::text::attribute_to_string(m, v);
+                    return Err(format!("visibility {shown} is not \"public\", \"private\" or \"nested\""));
+                }
+                return Ok(Some((name.clone(), v)));
             }
             Ok(Some((name.clone(), attrs::from_vhlo(m, a)?)))
         })();

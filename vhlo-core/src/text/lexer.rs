@@ -1,6 +1,14 @@
 //! A byte cursor with the token-level helpers of MLIR's textual syntax. The parser lexes on
 //! demand, because some constructs (`2x?xf32`, `e4m3`, `[b, 0, f]`) need context to split.
 
+// Input path: no panics whatever the text (issue 5).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 use super::ParseError;
 
 /// A numeric literal.
@@ -41,19 +49,25 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The byte at `i`, or 0 past the end (callers check the bound, or treat 0 as "no match").
+    #[inline]
+    pub(crate) fn byte_at(&self, i: usize) -> u8 {
+        self.bytes.get(i).copied().unwrap_or(0)
+    }
+
     /// A parse error at byte offset `pos`.
     pub fn error_at(&self, pos: usize, message: impl Into<String>) -> ParseError {
         let mut pos = pos.min(self.bytes.len());
         while !self.src.is_char_boundary(pos) {
-            pos -= 1;
+            pos = pos.saturating_sub(1);
         }
-        let before = &self.bytes[..pos];
-        let line = before.iter().filter(|&&c| c == b'\n').count() as u32 + 1;
+        let before = self.bytes.get(..pos).unwrap_or_default();
+        let line = (before.iter().filter(|&&c| c == b'\n').count() as u32).saturating_add(1);
         let line_start = before
             .iter()
             .rposition(|&c| c == b'\n')
-            .map_or(0, |p| p + 1);
-        let column = self.src[line_start..pos].chars().count() as u32 + 1;
+            .map_or(0, |p| p.saturating_add(1));
+        let column = (self.src.get(line_start..pos).unwrap_or("").chars().count() as u32).saturating_add(1);
         ParseError {
             line,
             column,
@@ -70,12 +84,12 @@ impl<'a> Cursor<'a> {
     /// Skips whitespace and `//` comments.
     pub fn skip_ws(&mut self) {
         while self.pos < self.bytes.len() {
-            let c = self.bytes[self.pos];
+            let c = self.byte_at(self.pos);
             if c == b' ' || c == b'\n' || c == b'\t' || c == b'\r' {
-                self.pos += 1;
-            } else if c == b'/' && self.bytes.get(self.pos + 1) == Some(&b'/') {
-                while self.pos < self.bytes.len() && self.bytes[self.pos] != b'\n' {
-                    self.pos += 1;
+                self.pos = self.pos.saturating_add(1);
+            } else if c == b'/' && self.bytes.get(self.pos.saturating_add(1)) == Some(&b'/') {
+                while self.pos < self.bytes.len() && self.byte_at(self.pos) != b'\n' {
+                    self.pos = self.pos.saturating_add(1);
                 }
             } else {
                 break;
@@ -97,13 +111,13 @@ impl<'a> Cursor<'a> {
     /// The byte `n` positions after the next token start.
     pub fn peek_at(&mut self, n: usize) -> Option<u8> {
         self.skip_ws();
-        self.bytes.get(self.pos + n).copied()
+        self.bytes.get(self.pos.saturating_add(n)).copied()
     }
 
     /// Consumes `c` when it comes next.
     pub fn eat(&mut self, c: u8) -> bool {
         if self.peek() == Some(c) {
-            self.pos += 1;
+            self.pos = self.pos.saturating_add(1);
             true
         } else {
             false
@@ -113,8 +127,8 @@ impl<'a> Cursor<'a> {
     /// Consumes the punctuation `s` when it comes next.
     pub fn eat_punct(&mut self, s: &str) -> bool {
         self.skip_ws();
-        if self.bytes[self.pos..].starts_with(s.as_bytes()) {
-            self.pos += s.len();
+        if self.bytes.get(self.pos..).unwrap_or_default().starts_with(s.as_bytes()) {
+            self.pos = self.pos.saturating_add(s.len());
             true
         } else {
             false
@@ -127,6 +141,15 @@ impl<'a> Cursor<'a> {
         } else {
             let found = self.describe_next();
             Err(self.error(format!("expected '{}' {context}, found {found}", c as char)))
+        }
+    }
+
+    /// [`Cursor::expect`] with the context built only for the error (hot paths).
+    pub fn expect_lazy(&mut self, c: u8, context: impl FnOnce() -> String) -> Result<(), ParseError> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            self.expect(c, &context())
         }
     }
 
@@ -153,7 +176,7 @@ impl<'a> Cursor<'a> {
             .min(24);
         let mut end = end.max(1);
         while !rest.is_char_boundary(end) {
-            end += 1;
+            end = end.saturating_add(1);
         }
         format!("'{}'", &rest[..end])
     }
@@ -165,9 +188,9 @@ impl<'a> Cursor<'a> {
         if !self.bytes.get(start).copied().is_some_and(is_ident_start) {
             return None;
         }
-        let mut end = start + 1;
-        while end < self.bytes.len() && is_ident_char(self.bytes[end]) {
-            end += 1;
+        let mut end = start.saturating_add(1);
+        while end < self.bytes.len() && is_ident_char(self.byte_at(end)) {
+            end = end.saturating_add(1);
         }
         self.pos = end;
         Some(&self.src[start..end])
@@ -209,12 +232,12 @@ impl<'a> Cursor<'a> {
         let first = *self.bytes.get(start)?;
         let mut end = start;
         if first.is_ascii_digit() {
-            while end < self.bytes.len() && self.bytes[end].is_ascii_digit() {
-                end += 1;
+            while end < self.bytes.len() && self.byte_at(end).is_ascii_digit() {
+                end = end.saturating_add(1);
             }
         } else if is_suffix_char(first) {
-            while end < self.bytes.len() && is_suffix_char(self.bytes[end]) {
-                end += 1;
+            while end < self.bytes.len() && is_suffix_char(self.byte_at(end)) {
+                end = end.saturating_add(1);
             }
         } else {
             return None;
@@ -232,19 +255,19 @@ impl<'a> Cursor<'a> {
             return Err(self.error(format!("expected string literal, found {found}")));
         }
         let mut out: Vec<u8> = Vec::new();
-        let mut i = start + 1;
+        let mut i = start.saturating_add(1);
         loop {
             let Some(&c) = self.bytes.get(i) else {
                 return Err(self.error_at(start, "unterminated string literal"));
             };
             match c {
                 b'"' => {
-                    i += 1;
+                    i = i.saturating_add(1);
                     break;
                 }
                 b'\n' => return Err(self.error_at(start, "unterminated string literal")),
                 b'\\' => {
-                    let Some(&e) = self.bytes.get(i + 1) else {
+                    let Some(&e) = self.bytes.get(i.saturating_add(1)) else {
                         return Err(self.error_at(i, "unterminated escape in string literal"));
                     };
                     match e {
@@ -254,10 +277,10 @@ impl<'a> Cursor<'a> {
                         b'\\' => out.push(b'\\'),
                         _ => {
                             let hex = |b: Option<&u8>| b.and_then(|&b| (b as char).to_digit(16));
-                            match (hex(self.bytes.get(i + 1)), hex(self.bytes.get(i + 2))) {
+                            match (hex(self.bytes.get(i.saturating_add(1))), hex(self.bytes.get(i.saturating_add(2)))) {
                                 (Some(h), Some(l)) => {
-                                    out.push((h * 16 + l) as u8);
-                                    i += 3;
+                                    out.push((h << 4 | l) as u8);
+                                    i = i.saturating_add(3);
                                     continue;
                                 }
                                 _ => {
@@ -266,11 +289,11 @@ impl<'a> Cursor<'a> {
                             }
                         }
                     }
-                    i += 2;
+                    i = i.saturating_add(2);
                 }
                 _ => {
                     out.push(c);
-                    i += 1;
+                    i = i.saturating_add(1);
                 }
             }
         }
@@ -286,23 +309,23 @@ impl<'a> Cursor<'a> {
         let mut i = start;
         let negative = self.bytes.get(i) == Some(&b'-');
         if negative {
-            i += 1;
-            while i < self.bytes.len() && (self.bytes[i] == b' ' || self.bytes[i] == b'\t') {
-                i += 1;
+            i = i.saturating_add(1);
+            while i < self.bytes.len() && (self.byte_at(i) == b' ' || self.byte_at(i) == b'\t') {
+                i = i.saturating_add(1);
             }
         }
         let digits_start = i;
         if !self.bytes.get(i).is_some_and(u8::is_ascii_digit) {
             return None;
         }
-        if self.bytes[i] == b'0'
-            && self.bytes.get(i + 1) == Some(&b'x')
-            && self.bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+        if self.byte_at(i) == b'0'
+            && self.bytes.get(i.saturating_add(1)) == Some(&b'x')
+            && self.bytes.get(i.saturating_add(2)).is_some_and(u8::is_ascii_hexdigit)
         {
-            i += 2;
+            i = i.saturating_add(2);
             let hs = i;
-            while i < self.bytes.len() && self.bytes[i].is_ascii_hexdigit() {
-                i += 1;
+            while i < self.bytes.len() && self.byte_at(i).is_ascii_hexdigit() {
+                i = i.saturating_add(1);
             }
             let text = &self.src[hs..i];
             let magnitude = u128::from_str_radix(text, 16).ok()?;
@@ -313,22 +336,22 @@ impl<'a> Cursor<'a> {
                 hex: true,
             });
         }
-        while i < self.bytes.len() && self.bytes[i].is_ascii_digit() {
-            i += 1;
+        while i < self.bytes.len() && self.byte_at(i).is_ascii_digit() {
+            i = i.saturating_add(1);
         }
         if self.bytes.get(i) == Some(&b'.') {
-            i += 1;
-            while i < self.bytes.len() && self.bytes[i].is_ascii_digit() {
-                i += 1;
+            i = i.saturating_add(1);
+            while i < self.bytes.len() && self.byte_at(i).is_ascii_digit() {
+                i = i.saturating_add(1);
             }
             if matches!(self.bytes.get(i), Some(b'e' | b'E')) {
-                let mut j = i + 1;
+                let mut j = i.saturating_add(1);
                 if matches!(self.bytes.get(j), Some(b'+' | b'-')) {
-                    j += 1;
+                    j = j.saturating_add(1);
                 }
                 if self.bytes.get(j).is_some_and(u8::is_ascii_digit) {
-                    while j < self.bytes.len() && self.bytes[j].is_ascii_digit() {
-                        j += 1;
+                    while j < self.bytes.len() && self.byte_at(j).is_ascii_digit() {
+                        j = j.saturating_add(1);
                     }
                     i = j;
                 }
@@ -359,7 +382,7 @@ impl<'a> Cursor<'a> {
                 ..
             }) => {
                 let v = if negative {
-                    if magnitude > (i64::MAX as u128) + 1 {
+                    if magnitude > u128::from(i64::MIN.unsigned_abs()) {
                         None
                     } else {
                         Some((magnitude as i128).wrapping_neg() as i64)
@@ -384,7 +407,7 @@ impl<'a> Cursor<'a> {
         let mut stack: Vec<u8> = Vec::new();
         let mut i = self.pos;
         while i < self.bytes.len() {
-            let c = self.bytes[i];
+            let c = self.byte_at(i);
             match c {
                 b'<' | b'(' | b'[' | b'{' => {
                     if stack.len() >= 512 {
@@ -396,10 +419,10 @@ impl<'a> Cursor<'a> {
                     // `->` inside a body is not a closing bracket, nor is the `>=` of an
                     // `affine_set` constraint.
                     if c == b'>'
-                        && ((i > 0 && self.bytes[i - 1] == b'-')
-                            || self.bytes.get(i + 1) == Some(&b'='))
+                        && ((i > 0 && self.byte_at(i.saturating_sub(1)) == b'-')
+                            || self.bytes.get(i.saturating_add(1)) == Some(&b'='))
                     {
-                        i += 1;
+                        i = i.saturating_add(1);
                         continue;
                     }
                     let open = match c {
@@ -414,22 +437,22 @@ impl<'a> Cursor<'a> {
                         );
                     }
                     if stack.is_empty() {
-                        self.pos = i + 1;
-                        return Ok(&self.src[start..i + 1]);
+                        self.pos = i.saturating_add(1);
+                        return Ok(self.src.get(start..=i).unwrap_or(""));
                     }
                 }
                 b'"' => {
-                    i += 1;
-                    while i < self.bytes.len() && self.bytes[i] != b'"' {
-                        if self.bytes[i] == b'\\' {
-                            i += 1;
+                    i = i.saturating_add(1);
+                    while i < self.bytes.len() && self.byte_at(i) != b'"' {
+                        if self.byte_at(i) == b'\\' {
+                            i = i.saturating_add(1);
                         }
-                        i += 1;
+                        i = i.saturating_add(1);
                     }
                 }
                 _ => {}
             }
-            i += 1;
+            i = i.saturating_add(1);
         }
         Err(self.error_at(start, "unterminated '<' in dialect attribute or type"))
     }

@@ -1,5 +1,13 @@
 //! Types, attributes, dense literals and dialect attributes/types.
 
+// Input path: no panics whatever the text (issue 5).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 use super::dialects::{self, FieldKind};
 use super::float;
 use super::lexer::Number;
@@ -52,9 +60,26 @@ impl<'a> Parser<'a> {
     fn parse_type_inner(&mut self) -> PResult<Type> {
         self.c.skip_ws();
         let pos = self.c.pos;
+        if let Some(end) = simple_tensor_extent(self.c.bytes, pos) {
+            if let Some(key) = self.c.src.get(pos..end) {
+                if let Some(&t) = self.type_cache.get(key) {
+                    self.c.pos = end;
+                    return Ok(t);
+                }
+                let t = self.parse_type_uncached(pos)?;
+                if self.c.pos == end {
+                    self.type_cache.insert(key, t);
+                }
+                return Ok(t);
+            }
+        }
+        self.parse_type_uncached(pos)
+    }
+
+    fn parse_type_uncached(&mut self, pos: usize) -> PResult<Type> {
         match self.c.peek() {
             Some(b'!') => {
-                self.c.pos += 1;
+                self.c.pos = self.c.pos.saturating_add(1);
                 let id = self
                     .c
                     .suffix_id()
@@ -145,7 +170,7 @@ impl<'a> Parser<'a> {
             "tensor" => {
                 self.c.expect(b'<', "after 'tensor'")?;
                 if self.c.peek() == Some(b'*') {
-                    self.c.pos += 1;
+                    self.c.pos = self.c.pos.saturating_add(1);
                     self.expect_dim_x()?;
                     let element = self.parse_type()?;
                     self.c.expect(b'>', "to close tensor type")?;
@@ -202,7 +227,7 @@ impl<'a> Parser<'a> {
 
     fn expect_dim_x(&mut self) -> PResult<()> {
         if self.c.bytes.get(self.c.pos) == Some(&b'x') {
-            self.c.pos += 1;
+            self.c.pos = self.c.pos.saturating_add(1);
             Ok(())
         } else {
             Err(self.c.error("expected 'x' in dimension list"))
@@ -217,14 +242,14 @@ impl<'a> Parser<'a> {
             let pos = self.c.pos;
             match self.c.bytes.get(pos) {
                 Some(b'?') => {
-                    self.c.pos += 1;
+                    self.c.pos = self.c.pos.saturating_add(1);
                     self.expect_dim_x()?;
                     dims.push(DYNAMIC);
                 }
                 Some(c) if c.is_ascii_digit() => {
                     let mut end = pos;
-                    while end < self.c.bytes.len() && self.c.bytes[end].is_ascii_digit() {
-                        end += 1;
+                    while end < self.c.bytes.len() && self.c.byte_at(end).is_ascii_digit() {
+                        end = end.saturating_add(1);
                     }
                     let d: i64 = self.c.src[pos..end]
                         .parse()
@@ -298,7 +323,7 @@ impl<'a> Parser<'a> {
                 self.c.expect(b'(', "to open function inputs")?;
                 let inputs =
                     if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b')') {
-                        self.c.pos += 1;
+                        self.c.pos = self.c.pos.saturating_add(1);
                         self.c.expect(b')', "")?;
                         Vec::new()
                     } else {
@@ -308,7 +333,7 @@ impl<'a> Parser<'a> {
                 self.c.expect_punct("->", "in function type")?;
                 let outputs =
                     if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b')') {
-                        self.c.pos += 1;
+                        self.c.pos = self.c.pos.saturating_add(1);
                         self.c.expect(b')', "")?;
                         Vec::new()
                     } else {
@@ -480,9 +505,10 @@ impl<'a> Parser<'a> {
                 .error_at(spos, "storage width must be between 1 and 64"));
         }
         let (dmin, dmax) = if signed {
-            (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
+            // 1 <= width <= 64: no overflow.
+            ((1i128 << (width.saturating_sub(1))).wrapping_neg(), (1i128 << (width.saturating_sub(1))).wrapping_sub(1))
         } else {
-            (0, (1i128 << width) - 1)
+            (0, (1i128 << width).wrapping_sub(1))
         };
         let (mut min, mut max) = (dmin as i64, dmax.min(i64::MAX as i128) as i64);
         if self.c.eat(b'<') {
@@ -561,7 +587,7 @@ impl<'a> Parser<'a> {
 
     fn parse_optional_colon_type(&mut self) -> PResult<Option<Type>> {
         if self.c.peek() == Some(b':') && self.c.peek_at(1) != Some(b':') {
-            self.c.pos += 1;
+            self.c.pos = self.c.pos.saturating_add(1);
             Ok(Some(self.parse_type()?))
         } else {
             Ok(None)
@@ -593,7 +619,7 @@ impl<'a> Parser<'a> {
                 Ok(self.m.attr(AttrData::String { value, ty }))
             }
             Some(b'[') => {
-                self.c.pos += 1;
+                self.c.pos = self.c.pos.saturating_add(1);
                 let mut elems = Vec::new();
                 if !self.c.eat(b']') {
                     loop {
@@ -616,7 +642,7 @@ impl<'a> Parser<'a> {
                 let root = self.parse_symbol_name()?;
                 let mut nested = Vec::new();
                 while self.c.peek() == Some(b':') && self.c.peek_at(1) == Some(b':') {
-                    self.c.pos += 2;
+                    self.c.pos = self.c.pos.saturating_add(2);
                     nested.push(self.parse_symbol_name()?);
                 }
                 Ok(self.m.attr(AttrData::SymbolRef {
@@ -792,7 +818,7 @@ impl<'a> Parser<'a> {
             let limit = if w >= 128 {
                 1u128 << 127
             } else {
-                1u128 << (w - 1)
+                1u128 << (w.saturating_sub(1))
             };
             if magnitude > limit {
                 return Err(err());
@@ -804,14 +830,14 @@ impl<'a> Parser<'a> {
                     if w >= 128 {
                         i128::MAX as u128
                     } else {
-                        (1u128 << (w - 1)) - 1
+                        (1u128 << (w.saturating_sub(1))).wrapping_sub(1)
                     }
                 }
                 _ => {
                     if w >= 128 {
                         u128::MAX
                     } else {
-                        (1u128 << w) - 1
+                        (1u128 << w).wrapping_sub(1)
                     }
                 }
             };
@@ -819,8 +845,8 @@ impl<'a> Parser<'a> {
                 return Err(err());
             }
             // Signless values above the signed range are stored sign-extended (two's complement).
-            if signedness == Signedness::Signless && w < 128 && magnitude >= (1u128 << (w - 1)) {
-                return Ok((magnitude as i128) - (1i128 << w));
+            if signedness == Signedness::Signless && w < 128 && magnitude >= (1u128 << (w.saturating_sub(1))) {
+                return Ok((magnitude as i128).wrapping_sub(1i128 << w));
             }
             Ok(magnitude as i128)
         }
@@ -873,7 +899,7 @@ impl<'a> Parser<'a> {
     fn parse_hash_attr(&mut self) -> PResult<Attribute> {
         self.c.skip_ws();
         let pos = self.c.pos;
-        self.c.pos += 1;
+        self.c.pos = self.c.pos.saturating_add(1);
         let id = self
             .c
             .suffix_id()
@@ -890,7 +916,7 @@ impl<'a> Parser<'a> {
         }
         if next_is_angle && matches!(id, "stablehlo" | "vhlo") {
             // `#stablehlo<comparison_direction EQ>`
-            self.c.pos += 1;
+            self.c.pos = self.c.pos.saturating_add(1);
             let mpos = self.c.pos;
             let mnemonic = self
                 .c
@@ -1211,10 +1237,7 @@ impl<'a> Parser<'a> {
         &mut self,
         spec: &dialects::StructSpec,
     ) -> PResult<Attribute> {
-        self.c.expect(
-            b'<',
-            &format!("to open #{}.{}", spec.dialect, spec.mnemonic),
-        )?;
+        self.c.expect_lazy(b'<', || format!("to open #{}.{}", spec.dialect, spec.mnemonic))?;
         self.parse_struct_body(spec)
     }
 
@@ -1237,11 +1260,14 @@ impl<'a> Parser<'a> {
                         .c
                         .error_at(kpos, format!("expected one of: {}", names.join(", "))));
                 };
-                if values[idx].is_some() {
+                if values.get(idx).is_some_and(Option::is_some) {
                     return Err(self.c.error_at(kpos, format!("duplicated `{key}` entry")));
                 }
-                self.c.expect(b'=', &format!("after `{key}`"))?;
-                let v = match spec.fields[idx].1 {
+                self.c.expect_lazy(b'=', || format!("after `{key}`"))?;
+                let Some((_, kind)) = spec.fields.get(idx) else {
+                    return Err(self.c.error_at(kpos, "unknown field"));
+                };
+                let v = match *kind {
                     FieldKind::Dims => Param::Ints(self.parse_int_list()?.into()),
                     FieldKind::Int => Param::Int(self.c.int64(&format!("for `{key}`"))?),
                     FieldKind::Type => Param::Type(self.parse_type()?),
@@ -1264,7 +1290,9 @@ impl<'a> Parser<'a> {
                     }
                     FieldKind::OptSubAxis => Param::Attr(self.parse_sub_axis()?),
                 };
-                values[idx] = Some(v);
+                if let Some(slot) = values.get_mut(idx) {
+                    *slot = Some(v);
+                }
                 if self.c.eat(b'>') {
                     break;
                 }
@@ -1336,7 +1364,7 @@ impl<'a> Parser<'a> {
                         }
                         *slot = Some(i);
                     }
-                    i += 1;
+                    i = i.saturating_add(1);
                     if p.c.eat(b']') {
                         break;
                     }
@@ -1477,7 +1505,7 @@ impl<'a> Parser<'a> {
                     }
                     _ => {}
                 }
-                count += 1;
+                count = count.saturating_add(1);
                 if self.c.eat(b']') {
                     break;
                 }
@@ -1494,7 +1522,7 @@ impl<'a> Parser<'a> {
     fn parse_dense_scalar(&mut self, pos: usize) -> PResult<Elem> {
         match self.c.peek() {
             Some(b'(') => {
-                self.c.pos += 1;
+                self.c.pos = self.c.pos.saturating_add(1);
                 let re = self.parse_dense_scalar(self.c.pos)?;
                 self.c.expect(b',', "in complex element")?;
                 let im = self.parse_dense_scalar(self.c.pos)?;
@@ -1532,7 +1560,10 @@ impl<'a> Parser<'a> {
                     .filter(|h| h.len() % 2 == 0 && h.bytes().all(|b| b.is_ascii_hexdigit()))
                 {
                     let bytes: Vec<u8> = (0..h.len() / 2)
-                        .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap_or(0))
+                        .map(|i| {
+                            let pair = h.get(i.saturating_mul(2)..i.saturating_mul(2).saturating_add(2)).unwrap_or("");
+                            u8::from_str_radix(pair, 16).unwrap_or(0)
+                        })
                         .collect();
                     hex = Some(bytes);
                 } else {
@@ -1579,7 +1610,7 @@ impl<'a> Parser<'a> {
                     .c
                     .error_at(tpos, "hex data needs a numeric element type"));
             }
-            let full = (numel as u128) * (elem_bytes as u128);
+            let full = (numel as u128).saturating_mul(elem_bytes as u128);
             let splat = data.len() == elem_bytes && numel != 1;
             if !splat && data.len() as u128 != full {
                 return Err(self.c.error_at(
@@ -1632,12 +1663,13 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        let mut data = Vec::with_capacity(elems.len().min(1 << 20) * elem_bytes);
+        let mut data = Vec::with_capacity(elems.len().min(1 << 20).saturating_mul(elem_bytes));
         for e in &elems {
             self.encode_elem(element, e, pos, &mut data)?;
         }
         // MLIR stores all-equal data as a splat.
-        let splat = !elems.is_empty() && data.chunks(elem_bytes).all(|c| c == &data[..elem_bytes]);
+        let first = data.get(..elem_bytes);
+        let splat = !elems.is_empty() && elem_bytes > 0 && data.chunks(elem_bytes).all(|c| Some(c) == first);
         if splat {
             data.truncate(elem_bytes);
         }
@@ -1684,9 +1716,9 @@ impl<'a> Parser<'a> {
                 let masked = if width >= 128 {
                     v as u128
                 } else {
-                    (v as u128) & ((1u128 << width) - 1)
+                    (v as u128) & (1u128 << width).wrapping_sub(1)
                 };
-                out.extend_from_slice(&masked.to_le_bytes()[..n.min(16)]);
+                out.extend_from_slice(masked.to_le_bytes().get(..n.min(16)).unwrap_or_default());
                 // Wider than 128 bits: the value's sign extends over the remaining bytes.
                 let fill = if width > 128 && v < 0 { 0xFF } else { 0 };
                 out.extend(std::iter::repeat_n(fill, n.saturating_sub(16)));
@@ -1713,7 +1745,7 @@ impl<'a> Parser<'a> {
                     e => self.float_bits(kind, e, pos)?,
                 };
                 let n = element_storage_bytes(&self.m, t).unwrap_or(1);
-                out.extend_from_slice(&bits.to_le_bytes()[..n.min(16)]);
+                out.extend_from_slice(bits.to_le_bytes().get(..n.min(16)).unwrap_or_default());
                 Ok(())
             }
             TypeData::Complex(inner) => {
@@ -1785,7 +1817,7 @@ pub fn element_storage_bytes(m: &Module, t: Type) -> Option<usize> {
         TypeData::Integer { width, .. } => Some((*width as usize).div_ceil(8).max(1)),
         TypeData::Index => Some(8),
         TypeData::Float(k) => Some((k.bit_width() as usize).div_ceil(8)),
-        TypeData::Complex(inner) => element_storage_bytes(m, *inner).map(|n| 2 * n),
+        TypeData::Complex(inner) => element_storage_bytes(m, *inner).map(|n| n.saturating_mul(2)),
         _ => None,
     }
 }
@@ -1805,4 +1837,29 @@ impl Elem {
             Number::Float(v) => Elem::Float(v),
         }
     }
+}
+
+/// The end of a `tensor<...>` type at `pos` whose text holds only names, sizes, `?`, `x`,
+/// commas, spaces and nested `<...>` (no strings, maps or comments): such text always parses to
+/// the same type, so it can be cached by its spelling. `None` for anything else.
+fn simple_tensor_extent(bytes: &[u8], pos: usize) -> Option<usize> {
+    let rest = bytes.get(pos..)?;
+    if !rest.starts_with(b"tensor<") {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, &b) in rest.iter().enumerate() {
+        match b {
+            b'<' => depth = depth.checked_add(1)?,
+            b'>' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return pos.checked_add(i)?.checked_add(1);
+                }
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'?' | b',' | b' ' | b'_' | b'.' | b'#' | b'!' => {}
+            _ => return None,
+        }
+    }
+    None
 }

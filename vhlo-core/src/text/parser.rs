@@ -1,7 +1,15 @@
 //! The parser: MLIR textual IR (generic op form, the func/builtin custom forms, and StableHLO's
 //! pretty forms) into a [`Module`].
 
-use std::collections::HashMap;
+// Input path: no panics whatever the text (issue 5).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
+use crate::ir::{FastMap as HashMap, FastSet};
 
 use super::lexer::Cursor;
 use super::ParseError;
@@ -70,13 +78,16 @@ pub struct Parser<'a> {
     /// is then a binary search instead of a scan from the start of the text (quadratic per file).
     line_starts: Vec<usize>,
     /// Ops that had an explicit `loc(...)` (only tracked with `filename`).
-    explicit_locs: std::collections::HashSet<OpId>,
+    explicit_locs: FastSet<OpId>,
     scopes: Vec<Scope<'a>>,
     block_scopes: Vec<BlockScope<'a>>,
     current_region: Option<Region>,
     /// Set by `parse_attribute_untyped` for the next attribute only.
     pub(crate) untyped_next: bool,
     region_depth: u32,
+    /// Builtin tensor types by their text (`tensor<4x8xf32>`): the same few are spelled
+    /// thousands of times, and each spelling is parsed once.
+    pub(crate) type_cache: HashMap<&'a str, Type>,
 }
 
 pub(crate) type PResult<T> = Result<T, ParseError>;
@@ -87,19 +98,20 @@ impl<'a> Parser<'a> {
             c: Cursor::new(src),
             m: Module::new(),
             depth: 0,
-            type_aliases: HashMap::new(),
-            attr_aliases: HashMap::new(),
-            loc_aliases: HashMap::new(),
+            type_aliases: HashMap::default(),
+            attr_aliases: HashMap::default(),
+            loc_aliases: HashMap::default(),
             pending_locs: Vec::new(),
-            pending_arg_locs: HashMap::new(),
+            pending_arg_locs: HashMap::default(),
             filename: None,
             line_starts: Vec::new(),
-            explicit_locs: std::collections::HashSet::new(),
+            explicit_locs: FastSet::default(),
             scopes: vec![Scope::default()],
             block_scopes: Vec::new(),
             current_region: None,
             untyped_next: false,
             region_depth: 0,
+            type_cache: HashMap::default(),
         }
     }
 
@@ -197,11 +209,11 @@ impl<'a> Parser<'a> {
                 .c
                 .error(format!("nesting deeper than {MAX_DEPTH} levels")));
         }
-        self.depth += 1;
+        self.depth = self.depth.saturating_add(1);
         Ok(())
     }
     pub(crate) fn leave(&mut self) {
-        self.depth -= 1;
+        self.depth = self.depth.saturating_sub(1);
     }
 
     // ---- top level ---------------------------------------------------------------------------
@@ -211,7 +223,7 @@ impl<'a> Parser<'a> {
     /// Returns where each one read ends, by its start. Definitions that fail here are read
     /// (and reported) again in order.
     fn prescan_loc_aliases(&mut self) -> HashMap<usize, usize> {
-        let mut done = HashMap::new();
+        let mut done = HashMap::default();
         let bytes = self.c.bytes;
         let starts: Vec<usize> = std::iter::once(0)
             .chain(
@@ -219,7 +231,7 @@ impl<'a> Parser<'a> {
                     .iter()
                     .enumerate()
                     .filter(|(_, &b)| b == b'\n')
-                    .map(|(i, _)| i + 1),
+                    .map(|(i, _)| i.saturating_add(1)),
             )
             .filter(|&i| bytes.get(i) == Some(&b'#'))
             .collect();
@@ -229,7 +241,7 @@ impl<'a> Parser<'a> {
                 if done.contains_key(&start) {
                     continue;
                 }
-                self.c.pos = start + 1;
+                self.c.pos = start.saturating_add(1);
                 let Some(name) = self.c.suffix_id() else {
                     continue;
                 };
@@ -265,7 +277,7 @@ impl<'a> Parser<'a> {
             let start = self.c.pos;
             match self.c.peek() {
                 Some(b'#') if prescanned.contains_key(&self.c.pos) => {
-                    self.c.pos = prescanned[&self.c.pos];
+                    self.c.pos = prescanned.get(&self.c.pos).copied().unwrap_or(self.c.pos);
                 }
                 Some(b'#') => self.parse_attr_alias_def()?,
                 Some(b'!') => self.parse_type_alias_def()?,
@@ -289,8 +301,12 @@ impl<'a> Parser<'a> {
         }
         self.resolve_pending_arg_locs(&ops)?;
         let module_name = self.m.sym("builtin.module");
-        if ops.len() == 1 && self.m.op_name(ops[0]) == module_name {
-            self.m.push_top(ops[0]);
+        let single_module = match ops.as_slice() {
+            [op] if self.m.op_name(*op) == module_name => Some(*op),
+            _ => None,
+        };
+        if let Some(op) = single_module {
+            self.m.push_top(op);
         } else {
             let region = self.m.create_region();
             let block = self.m.append_block(region, &[]);
@@ -312,7 +328,7 @@ impl<'a> Parser<'a> {
 
     fn parse_attr_alias_def(&mut self) -> PResult<()> {
         let pos = self.c.pos;
-        self.c.pos += 1;
+        self.c.pos = self.c.pos.saturating_add(1);
         let name = self
             .c
             .suffix_id()
@@ -336,7 +352,7 @@ impl<'a> Parser<'a> {
 
     fn parse_type_alias_def(&mut self) -> PResult<()> {
         let pos = self.c.pos;
-        self.c.pos += 1;
+        self.c.pos = self.c.pos.saturating_add(1);
         let name = self
             .c
             .suffix_id()
@@ -361,7 +377,9 @@ impl<'a> Parser<'a> {
         count: u32,
         pos: usize,
     ) -> PResult<()> {
-        let scope = self.scopes.last_mut().expect("scope stack never empty");
+        let Some(scope) = self.scopes.last_mut() else {
+            return Err(self.c.error_at(pos, "internal error: no value scope"));
+        };
         if scope.values.insert(name, (first, count)).is_some() {
             return Err(self
                 .c
@@ -375,7 +393,7 @@ impl<'a> Parser<'a> {
         for s in self.scopes.iter().rev() {
             if let Some(&(first, count)) = s.values.get(name) {
                 return Some(if index < count {
-                    Ok(Value(first.0 + index))
+                    Ok(Value(first.0.saturating_add(index)))
                 } else {
                     Err(count)
                 });
@@ -398,7 +416,7 @@ impl<'a> Parser<'a> {
             .ok_or_else(|| self.c.error_at(pos, "expected value name after '%'"))?;
         let mut index = 0;
         if self.c.bytes.get(self.c.pos) == Some(&b'#') {
-            self.c.pos += 1;
+            self.c.pos = self.c.pos.saturating_add(1);
             let ipos = self.c.pos;
             let digits = self.c.suffix_id().unwrap_or("");
             index = digits
@@ -462,7 +480,10 @@ impl<'a> Parser<'a> {
     }
 
     pub(crate) fn register_forward(&mut self, op: OpId, fwd: Vec<PendingUseSlot<'a>>) {
-        let scope = self.scopes.last_mut().expect("scope stack never empty");
+        // The stack is never empty while ops are parsed (the top scope lives as long as the parser).
+        let Some(scope) = self.scopes.last_mut() else {
+            return;
+        };
         for f in fwd {
             scope.pending.push(PendingUse {
                 name: f.name,
@@ -477,7 +498,9 @@ impl<'a> Parser<'a> {
     /// Resolves the forward references of the innermost scope and pops it; what is still
     /// unknown moves to the enclosing scope.
     fn pop_scope(&mut self) -> PResult<()> {
-        let scope = self.scopes.pop().expect("scope stack never empty");
+        let Some(scope) = self.scopes.pop() else {
+            return Ok(());
+        };
         let mut unresolved = Vec::new();
         for p in scope.pending {
             match scope.values.get(&p.name) {
@@ -487,25 +510,31 @@ impl<'a> Parser<'a> {
                             .c
                             .error_at(p.pos, format!("result number {} out of range", p.index)));
                     }
-                    self.patch_operand(p.op, p.operand, Value(first.0 + p.index));
+                    self.patch_operand(p.op, p.operand, Value(first.0.saturating_add(p.index)));
                 }
                 None => unresolved.push(p),
             }
         }
-        self.scopes
-            .last_mut()
-            .expect("outer scope")
-            .pending
-            .extend(unresolved);
+        match self.scopes.last_mut() {
+            Some(outer) => outer.pending.extend(unresolved),
+            None => {
+                if let Some(p) = unresolved.first() {
+                    return Err(self.c.error_at(p.pos, format!("use of undeclared SSA value '%{}'", p.name)));
+                }
+            }
+        }
         Ok(())
     }
 
     fn finish_scope_top(&mut self) -> PResult<()> {
-        let scope = std::mem::take(&mut self.scopes[0]);
+        let Some(top) = self.scopes.first_mut() else {
+            return Ok(());
+        };
+        let scope = std::mem::take(top);
         for p in scope.pending {
             match scope.values.get(&p.name) {
                 Some(&(first, count)) if p.index < count => {
-                    self.patch_operand(p.op, p.operand, Value(first.0 + p.index))
+                    self.patch_operand(p.op, p.operand, Value(first.0.saturating_add(p.index)))
                 }
                 _ => {
                     return Err(self
@@ -543,7 +572,7 @@ impl<'a> Parser<'a> {
                 .ok_or_else(|| self.c.error_at(pos, "expected result name"))?;
             let mut count = 1;
             if self.c.bytes.get(self.c.pos) == Some(&b':') {
-                self.c.pos += 1;
+                self.c.pos = self.c.pos.saturating_add(1);
                 let n = self.c.int64("as result count")?;
                 if n < 1 || n > u32::MAX as i64 {
                     return Err(self.c.error_at(pos, "result count must be positive"));
@@ -594,7 +623,7 @@ impl<'a> Parser<'a> {
                 .result(op, next as usize)
                 .ok_or_else(|| self.c.error_at(pos, "missing result"))?;
             self.define_value(name, first, count, pos)?;
-            next += count;
+            next = next.saturating_add(count);
         }
         self.parse_trailing_loc(Some(op))?;
         // MLIR locates an unlocated op at its name, after any result names.
@@ -620,7 +649,7 @@ impl<'a> Parser<'a> {
             self.c.bare_ident();
             if self.c.eat(b'(') && self.c.peek() == Some(b'#') {
                 let apos = self.c.pos;
-                self.c.pos += 1;
+                self.c.pos = self.c.pos.saturating_add(1);
                 let name = self.c.suffix_id().unwrap_or("").to_string();
                 if self.c.eat(b')') && !self.loc_aliases.contains_key(&name) {
                     return Ok(self.pending_arg_loc(name, apos));
@@ -647,7 +676,7 @@ impl<'a> Parser<'a> {
             self.c.expect(b'(', "")?;
             if self.c.peek() == Some(b'#') {
                 let apos = self.c.pos;
-                self.c.pos += 1;
+                self.c.pos = self.c.pos.saturating_add(1);
                 let name = self.c.suffix_id().unwrap_or("").to_string();
                 if self.c.eat(b')') {
                     let found = self.loc_aliases.get(&name).copied();
@@ -695,7 +724,7 @@ impl<'a> Parser<'a> {
         let pos = self.c.pos;
         match self.c.peek() {
             Some(b'#') => {
-                self.c.pos += 1;
+                self.c.pos = self.c.pos.saturating_add(1);
                 let name = self.c.suffix_id().unwrap_or("");
                 match self.loc_aliases.get(name) {
                     Some(&l) => Ok(l),
@@ -711,7 +740,7 @@ impl<'a> Parser<'a> {
                 if self.c.peek() == Some(b':')
                     && self.c.peek_at(1).is_some_and(|c| c.is_ascii_digit())
                 {
-                    self.c.pos += 1;
+                    self.c.pos = self.c.pos.saturating_add(1);
                     let line = self.c.int64("as location line")?;
                     self.c.expect(b':', "in file location")?;
                     let column = self.c.int64("as location column")?;
@@ -834,13 +863,13 @@ impl<'a> Parser<'a> {
         }
         let mut properties = Vec::new();
         if self.c.peek() == Some(b'<') {
-            self.c.pos += 1;
+            self.c.pos = self.c.pos.saturating_add(1);
             properties = self.parse_attr_dict()?;
             self.c.expect(b'>', "to close the properties")?;
         }
         let mut regions = Vec::new();
         if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b'{') {
-            self.c.pos += 1;
+            self.c.pos = self.c.pos.saturating_add(1);
             loop {
                 regions.push(self.parse_region(None)?);
                 if self.c.eat(b')') {
@@ -969,17 +998,18 @@ impl<'a> Parser<'a> {
         }
         // Sort (stably) by name, then reject a repeated name at its second occurrence.
         let m = &self.m;
-        let mut order: Vec<usize> = (0..out.len()).collect();
-        order.sort_by(|&a, &b| m.str(out[a].name).cmp(m.str(out[b].name)).then(a.cmp(&b)));
-        for w in order.windows(2) {
-            if out[w[0]].name == out[w[1]].name {
-                let key = m.str(out[w[1]].name).to_string();
-                return Err(self
-                    .c
-                    .error_at(positions[w[1]], format!("duplicate attribute '{key}'")));
+        let mut entries: Vec<(NamedAttr, usize)> = out.into_iter().zip(positions).collect();
+        // A stable sort: of two equal names, the second occurrence stays second.
+        entries.sort_by(|a, b| m.str(a.0.name).cmp(m.str(b.0.name)));
+        for w in entries.windows(2) {
+            if let [(first, _), (second, second_pos)] = w {
+                if first.name == second.name {
+                    let key = m.str(second.name).to_string();
+                    return Err(self.c.error_at(*second_pos, format!("duplicate attribute '{key}'")));
+                }
             }
         }
-        Ok(order.into_iter().map(|i| out[i]).collect())
+        Ok(entries.into_iter().map(|e| e.0).collect())
     }
 
     /// A region `{ ... }`. `entry_args` are the entry block's arguments when the op's custom
@@ -994,10 +1024,10 @@ impl<'a> Parser<'a> {
             )));
         }
         self.enter()?;
-        self.region_depth += 1;
+        self.region_depth = self.region_depth.saturating_add(1);
         let r = self.parse_region_inner(entry_args);
         self.leave();
-        self.region_depth -= 1;
+        self.region_depth = self.region_depth.saturating_sub(1);
         r
     }
 
@@ -1012,8 +1042,8 @@ impl<'a> Parser<'a> {
         if let Some(args) = entry_args {
             let types: Vec<Type> = args.iter().map(|a| a.1).collect();
             let b = self.m.append_block(region, &types);
-            for (i, (name, _, pos, loc)) in args.iter().enumerate() {
-                let v = self.m.block_args(b)[i];
+            let values = self.m.block_args(b).to_vec();
+            for ((name, _, pos, loc), v) in args.iter().zip(values) {
                 self.define_value(name, v, 1, *pos)?;
                 self.m.set_value_location(v, *loc);
             }
@@ -1023,13 +1053,13 @@ impl<'a> Parser<'a> {
         loop {
             match self.c.peek() {
                 Some(b'}') => {
-                    self.c.pos += 1;
+                    self.c.pos = self.c.pos.saturating_add(1);
                     break;
                 }
                 None => return Err(self.c.error("unexpected end of input inside a region")),
                 Some(b'^') => {
                     let pos = self.c.pos;
-                    self.c.pos += 1;
+                    self.c.pos = self.c.pos.saturating_add(1);
                     let name = self
                         .c
                         .suffix_id()
@@ -1123,9 +1153,9 @@ impl Cursor<'_> {
     /// `n - 1` too (for `( {`).
     pub fn peek_after_ws_at(&mut self, n: usize) -> Option<u8> {
         self.skip_ws();
-        let mut i = self.pos + n;
-        while i < self.bytes.len() && matches!(self.bytes[i], b' ' | b'\n' | b'\t' | b'\r') {
-            i += 1;
+        let mut i = self.pos.saturating_add(n);
+        while i < self.bytes.len() && matches!(self.byte_at(i), b' ' | b'\n' | b'\t' | b'\r') {
+            i = i.saturating_add(1);
         }
         self.bytes.get(i).copied()
     }
@@ -1134,7 +1164,7 @@ impl Cursor<'_> {
 /// Byte offset of the start of every line of `bytes` (the first is 0).
 fn line_starts(bytes: &[u8]) -> Vec<usize> {
     std::iter::once(0)
-        .chain(bytes.iter().enumerate().filter(|&(_, &c)| c == b'\n').map(|(i, _)| i + 1))
+        .chain(bytes.iter().enumerate().filter(|&(_, &c)| c == b'\n').map(|(i, _)| i.saturating_add(1)))
         .collect()
 }
 
@@ -1143,13 +1173,13 @@ fn line_starts(bytes: &[u8]) -> Vec<usize> {
 fn line_column(src: &str, starts: &[usize], pos: usize) -> (u32, u32) {
     let mut pos = pos.min(src.len());
     while !src.is_char_boundary(pos) {
-        pos -= 1;
+        pos = pos.saturating_sub(1);
     }
     // The last line start at or before `pos`; `starts[0] == 0` so there is always one.
     let line = starts.partition_point(|&s| s <= pos).max(1);
-    let start = starts.get(line - 1).copied().unwrap_or(0);
+    let start = starts.get(line.saturating_sub(1)).copied().unwrap_or(0);
     let column = src.get(start..pos).map_or(0, |t| t.chars().count());
-    (line as u32, column as u32 + 1)
+    (line as u32, (column as u32).saturating_add(1))
 }
 
 #[cfg(test)]
@@ -1163,7 +1193,7 @@ mod line_column_tests {
         let src = "a\n\u{e9}b\n\n  c\u{1F600}d\ne";
         let starts = line_starts(src.as_bytes());
         let c = Cursor::new(src);
-        for pos in 0..=src.len() + 2 {
+        for pos in 0..=src.len().saturating_add(2) {
             let e = c.error_at(pos, "");
             assert_eq!(line_column(src, &starts, pos), (e.line, e.column), "offset {pos}");
         }

@@ -920,6 +920,10 @@ fn print_module_op(p: &mut Printer<'_>, op: OpId) -> bool {
     if m.properties(op).iter().any(|a| m.str(a.name) != "sym_name") {
         return false;
     }
+    // `module @name` spells an untyped string only; any other value needs the generic form.
+    if m.property(op, "sym_name").is_some_and(|a| !matches!(m.attr_data(a), AttrData::String { ty: None, .. })) {
+        return false;
+    }
     p.out.push_str("module");
     if let Some(a) = super::shlo_pretty::find_prop(m, op, "sym_name") {
         if let AttrData::String { value, .. } = m.attr_data(a) {
@@ -970,7 +974,12 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     let body = m.blocks(regions[0]);
     if let Some(&entry) = body.first() {
-        if m.block_args(entry).len() != inputs.len() {
+        // The pretty form spells each argument once, with the signature's type: arguments of
+        // other types (MLIR's verifier refuses them) need the generic form.
+        let args = m.block_args(entry);
+        if args.len() != inputs.len()
+            || args.iter().zip(inputs.iter()).any(|(&v, &t)| m.value_type(v) != t)
+        {
             return false;
         }
     }
@@ -997,6 +1006,14 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     if !well_formed(&arg_attrs, inputs.len(), "arg_attrs")
         || !well_formed(&res_attrs, results.len(), "res_attrs")
     {
+        return false;
+    }
+    // A visibility other than the three keywords has no pretty spelling: print it generically.
+    let visibility_ok = m.property(op, "sym_visibility").is_none_or(|v| {
+        matches!(m.attr_data(v), AttrData::String { value, ty: None }
+            if matches!(m.str(*value), "public" | "private" | "nested"))
+    });
+    if !visibility_ok {
         return false;
     }
     p.out.push_str("func.func ");

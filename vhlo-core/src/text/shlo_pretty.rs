@@ -238,7 +238,7 @@ impl<'a> Parser<'a> {
 
     fn kw_eq(&mut self, kw: &str) -> PResult<()> {
         self.c.expect_keyword(kw, "in operation syntax")?;
-        self.c.expect(b'=', &format!("after '{kw}'"))
+        self.c.expect_lazy(b'=', || format!("after '{kw}'"))
     }
 
     /// `%a, %b, ...` stopping before a non-value (a trailing comma stays unconsumed).
@@ -954,7 +954,7 @@ impl<'a> Parser<'a> {
                     .error_at(kpos, format!("duplicate '{kw}' in convolution window")));
             }
             seen.push(key);
-            self.c.expect(b'=', &format!("after '{kw}'"))?;
+            self.c.expect_lazy(b'=', || format!("after '{kw}'"))?;
             let a = match kw {
                 "pad" => {
                     self.c.expect(b'[', "to open padding")?;
@@ -1598,7 +1598,14 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             }
             true
         }
-        "cholesky" if nops == 1 && nres == 1 && no_regions => {
+        // `lower = ...` and `config = ...` are parsed without a trailing `: type`, so only a
+        // bool and an untyped string have a pretty spelling (MLIR's ODS types them so).
+        "cholesky"
+            if nops == 1
+                && nres == 1
+                && no_regions
+                && m.property(op, "lower").is_none_or(|l| matches!(m.attr_data(l), AttrData::Bool(_))) =>
+        {
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
@@ -1675,6 +1682,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             let Some(cfg) = find_prop(m, op, "einsum_config") else {
                 return false;
             };
+            if !matches!(m.attr_data(cfg), AttrData::String { ty: None, .. }) {
+                return false;
+            }
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
