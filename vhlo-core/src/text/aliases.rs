@@ -311,3 +311,23 @@ pub(crate) fn write_alias(out: &mut String, is_type: bool, name: &str, suffix: u
         let _ = write!(out, "{suffix}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::write_alias;
+    use crate::text::printer::push_decimal;
+
+    #[test]
+    fn alias_names_and_decimals() {
+        let mut out = String::new();
+        write_alias(&mut out, false, "map", 0);
+        write_alias(&mut out, true, "tuple", 12);
+        write_alias(&mut out, false, "x2", 1);
+        assert_eq!(out, "#map!tuple12#x2_1");
+        for n in [0u32, 7, 10, 99, 100, 101, 1000, 65_535, 1_000_000, u32::MAX] {
+            let mut s = String::new();
+            push_decimal(&mut s, n);
+            assert_eq!(s, n.to_string());
+        }
+    }
+}

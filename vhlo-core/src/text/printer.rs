@@ -80,22 +80,26 @@ struct Aliases {
     table: AliasTable,
 }
 
+/// "00" to "99", for writing two digits at a time.
+const DIGIT_PAIRS: &str = concat!(
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839",
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879",
+    "8081828384858687888990919293949596979899",
+);
+
 /// Appends `n` in decimal (the printer's hot path: no formatting machinery).
 pub(crate) fn push_decimal(out: &mut String, n: u32) {
-    let mut buf = [0u8; 10];
-    let mut i = buf.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
     }
-    for &b in &buf[i..] {
-        out.push(char::from(b));
+    let pair = |k: u32| &DIGIT_PAIRS[2 * k as usize..2 * k as usize + 2];
+    if n < 100 {
+        out.push_str(pair(n));
+        return;
     }
+    push_decimal(out, n / 100);
+    out.push_str(pair(n % 100));
 }
 
 fn is_bare_ident(s: &str) -> bool {
