@@ -1194,6 +1194,9 @@ impl<'a> Reader<'a> {
     // ---- IR ---------------------------------------------------------------------------------
 
     fn read_ir(&mut self, c: &mut Cursor<'a>) -> Result<()> {
+        // An op record takes a dozen bytes or so (name, mask, location, operands, types): a
+        // hint bounded by the input, not a count the input claims.
+        self.module.reserve_ops(self.ir_bytes / 12);
         let (num_ops, has_args) = c.varint_with_flag()?;
         if has_args {
             return Err(c.err("top-level block arguments are not supported"));

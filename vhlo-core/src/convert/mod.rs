@@ -376,7 +376,7 @@ pub(crate) fn legalize_to_vhlo_in_place(w: &mut Module, opts: LegalizeOptions) -
         if let Err(e) = convert_value_types(w, op, &mut |m, t| type_memo.convert(m, t, |m, t| types::to_vhlo(m, t, allow))) {
             diags.push(diag(w, op, e, None, "no VHLO form"));
         }
-        let sym = w.sym(ops::current_vhlo(k).name());
+        let sym = w.sym_static(ops::current_vhlo(k).name());
         w.set_op_name(op, sym);
     }
     if diags.is_empty() && allow {
@@ -985,7 +985,7 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
         if let Err(e) = convert_value_types(w, op, &mut |m, t| type_memo.convert(m, t, types::from_vhlo)) {
             diags.push(diag(w, op, e, None, "malformed VHLO"));
         }
-        let sym = w.sym(new_name);
+        let sym = w.sym_static(new_name);
         w.set_op_name(op, sym);
     }
     if diags.is_empty() {

@@ -89,20 +89,19 @@ pub fn vhlo_int_tensor(m: &mut Module, element: &str, shape: &[i64], values: &[i
 }
 
 /// Sets a property by name.
-pub fn set_property(m: &mut Module, op: OpId, name: &str, value: Attribute) {
-    let sym = m.sym(name);
+pub fn set_property(m: &mut Module, op: OpId, name: &'static str, value: Attribute) {
+    let sym = m.sym_static(name);
     m.set_property(op, sym, value);
 }
 
 /// Removes a property by name.
-pub fn remove_property(m: &mut Module, op: OpId, name: &str) {
-    if let Some(sym) = m.lookup_sym(name) {
-        m.remove_property(op, sym);
-    }
+pub fn remove_property(m: &mut Module, op: OpId, name: &'static str) {
+    let sym = m.sym_static(name);
+    m.remove_property(op, sym);
 }
 
 /// Renames a property, keeping its value.
-pub fn rename_property(m: &mut Module, op: OpId, from: &str, to: &str) {
+pub fn rename_property(m: &mut Module, op: OpId, from: &'static str, to: &'static str) {
     if let Some(v) = m.property(op, from) {
         remove_property(m, op, from);
         set_property(m, op, to, v);
@@ -110,8 +109,8 @@ pub fn rename_property(m: &mut Module, op: OpId, from: &str, to: &str) {
 }
 
 /// Renames the op (`vhlo.x_v2` -> `vhlo.x_v1`).
-pub fn rename_op(m: &mut Module, op: OpId, full_name: &str) {
-    let sym = m.sym(full_name);
+pub fn rename_op(m: &mut Module, op: OpId, full_name: &'static str) {
+    let sym = m.sym_static(full_name);
     m.set_op_name(op, sym);
 }
 

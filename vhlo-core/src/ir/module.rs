@@ -122,6 +122,9 @@ pub struct Module {
     /// Constants built by `dialect::support` (the defaults version steps add to every op),
     /// keyed by a kind tag, a static name and a value: building one interns several values.
     consts: super::FastMap<(u8, &'static str, i64), u32>,
+    /// Symbols of static strings by address and length (the names generated code passes):
+    /// found without hashing or comparing the text.
+    static_syms: super::FastMap<(usize, usize), Symbol>,
 }
 
 impl Default for Module {
@@ -153,6 +156,7 @@ impl Module {
             block_pool: Vec::new(),
             top: Vec::new(),
             consts: Default::default(),
+            static_syms: Default::default(),
         };
         m.loc(LocData::Unknown);
         m
@@ -163,6 +167,26 @@ impl Module {
     /// Interns a string.
     pub fn sym(&mut self, s: &str) -> Symbol {
         Symbol(self.strings.intern_str(s))
+    }
+    /// Reserves room for about `ops` more operations with as many results and twice as many
+    /// operands (readers size it from the input, so growth does not copy the arenas again and
+    /// again). Only a hint: the arenas still grow past it.
+    pub fn reserve_ops(&mut self, ops: usize) {
+        self.ops.reserve(ops);
+        self.values.reserve(ops);
+        self.value_pool.reserve(ops.saturating_mul(2));
+        self.attr_pool.reserve(ops);
+    }
+    /// Interns a static string (a literal), remembering it by address: the hot path of the
+    /// generated version steps. The same text at two addresses gives the same symbol.
+    pub fn sym_static(&mut self, s: &'static str) -> Symbol {
+        let key = (s.as_ptr() as usize, s.len());
+        if let Some(&sym) = self.static_syms.get(&key) {
+            return sym;
+        }
+        let sym = self.sym(s);
+        self.static_syms.insert(key, sym);
+        sym
     }
     /// The symbol of `s` if it is interned.
     pub fn lookup_sym(&self, s: &str) -> Option<Symbol> {
