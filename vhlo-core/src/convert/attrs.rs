@@ -370,12 +370,15 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
                 _ => return bad(m),
             };
             let eb = types::element_bytes(m, element).unwrap_or(0);
-            let splat = !data.is_empty() && data.len() == eb;
-            m.attr(AttrData::DenseElements {
-                ty,
-                data: data.clone(),
-                splat,
-            })
+            // MLIR stores data whose elements are all equal as a splat (one element).
+            let first = data.get(..eb).filter(|_| eb > 0);
+            let all_equal = first.is_some_and(|f| data.chunks(eb).all(|c| c == f));
+            let data: Box<[u8]> = match first {
+                Some(f) if all_equal => f.into(),
+                _ => data.clone(),
+            };
+            let splat = all_equal;
+            m.attr(AttrData::DenseElements { ty, data, splat })
         }
         ("output_operand_alias_v1", _) => stablehlo_attr(m, "output_operand_alias", params),
         ("type_extensions_v1", _) => stablehlo_attr(m, "type_extensions", params),
