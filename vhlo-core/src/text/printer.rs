@@ -1286,7 +1286,7 @@ impl<'m> Printer<'m> {
         let mut count = data.len() / n.max(1);
         // Equal elements print as a splat, as MLIR's DenseElementsAttr (which TensorV1Attr
         // prints through) stores them.
-        if count > 1 && data.len() % n.max(1) == 0 && data.chunks(n.max(1)).all(|c| c == &data[..n]) {
+        if count > 1 && data.len().is_multiple_of(n.max(1)) && data.chunks(n.max(1)).all(|c| c == &data[..n]) {
             count = 1;
         }
         self.out.push_str("dense<");
