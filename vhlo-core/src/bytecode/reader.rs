@@ -1124,7 +1124,9 @@ impl<'a> Reader<'a> {
                 }
                 let storage = self.read_type(c)?;
                 let expressed = self.read_type(c)?;
+                let scale_at = c.offset();
                 let scale = read_apint(c, 64)?;
+                check_quant_scale(c, scale_at, scale)?;
                 let zp = c.signed_varint()?;
                 let min = c.signed_varint()?;
                 let max = c.signed_varint()?;
@@ -1163,7 +1165,10 @@ impl<'a> Reader<'a> {
                 let n = c.count(1)?;
                 let mut scales = Vec::with_capacity(n);
                 for _ in 0..n {
-                    scales.push(read_apint(c, 64)?);
+                    let scale_at = c.offset();
+                    let scale = read_apint(c, 64)?;
+                    check_quant_scale(c, scale_at, scale)?;
+                    scales.push(scale);
                 }
                 let zps = Self::read_signed_varints(c)?;
                 (
@@ -1715,6 +1720,17 @@ pub(crate) fn read_apint(c: &mut Cursor<'_>, width: u32) -> Result<u128> {
         v |= u128::from(c.signed_varint()? as u64).wrapping_shl(shift);
     }
     Ok(v & mask(width))
+}
+
+/// MLIR's quantized types need a positive, finite scale (`illegal scale`); NaN or infinity
+/// would also print as text that does not parse.
+fn check_quant_scale(c: &Cursor<'_>, at: usize, bits: u128) -> Result<()> {
+    let scale = f64::from_bits(bits as u64);
+    if scale.is_finite() && scale > 0.0 {
+        Ok(())
+    } else {
+        Err(c.err_at(at, format!("illegal quantization scale {scale}")))
+    }
 }
 
 pub(crate) fn mask(width: u32) -> u128 {

@@ -223,10 +223,15 @@ fn stablehlo_to_vhlo(
             let name = str_attr(m, name)?;
             vhlo_attr(m, "mesh_axis_v1", vec![name, size.clone()])
         }
-        ("mesh", [axes, device_ids]) => {
-            let axes = conv_attr(m, axes)?;
+        // StableHLO lists the axes; VHLO holds them in one `#vhlo.array_v1`.
+        ("mesh", [Param::Attrs(axes), device_ids]) => {
+            let axes = axes
+                .iter()
+                .map(|&x| to_vhlo(m, x, allow_other))
+                .collect::<Result<Vec<_>, _>>()?;
+            let axes = vhlo_attr(m, "array_v1", vec![Param::Attrs(axes.into())]);
             let ids = conv_attr(m, device_ids)?;
-            vhlo_attr(m, "mesh_v1", vec![axes, ids])
+            vhlo_attr(m, "mesh_v1", vec![Param::Attr(axes), ids])
         }
         ("replica_group_mesh_axes", [mesh, axes]) => {
             let mesh = conv_attr(m, mesh)?;
@@ -370,12 +375,15 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
                 _ => return bad(m),
             };
             let eb = types::element_bytes(m, element).unwrap_or(0);
-            let splat = !data.is_empty() && data.len() == eb;
-            m.attr(AttrData::DenseElements {
-                ty,
-                data: data.clone(),
-                splat,
-            })
+            // MLIR stores data whose elements are all equal as a splat (one element).
+            let first = data.get(..eb).filter(|_| eb > 0);
+            let all_equal = first.is_some_and(|f| data.chunks(eb).all(|c| c == f));
+            let data: Box<[u8]> = match first {
+                Some(f) if all_equal => f.into(),
+                _ => data.clone(),
+            };
+            let splat = all_equal;
+            m.attr(AttrData::DenseElements { ty, data, splat })
         }
         ("output_operand_alias_v1", _) => stablehlo_attr(m, "output_operand_alias", params),
         ("type_extensions_v1", _) => stablehlo_attr(m, "type_extensions", params),
@@ -397,10 +405,22 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
             let name = as_str(m, name)?;
             stablehlo_attr(m, "mesh_axis", vec![name, size.clone()])
         }
-        ("mesh_v1", [axes, ids]) => {
-            let axes = conv(m, axes)?;
+        ("mesh_v1", [Param::Attr(axes), ids]) => {
+            let items = match m.attr_data(*axes) {
+                AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "array_v1" => {
+                    match &x.params[..] {
+                        [Param::Attrs(items)] => items.to_vec(),
+                        _ => return bad(m),
+                    }
+                }
+                _ => return bad(m),
+            };
+            let axes = items
+                .into_iter()
+                .map(|x| from_vhlo(m, x))
+                .collect::<Result<Vec<_>, _>>()?;
             let ids = conv(m, ids)?;
-            stablehlo_attr(m, "mesh", vec![axes, ids])
+            stablehlo_attr(m, "mesh", vec![Param::Attrs(axes.into()), ids])
         }
         ("replica_group_mesh_axes_v1", [mesh, axes]) => {
             let mesh = match mesh {

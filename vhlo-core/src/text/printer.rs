@@ -1376,7 +1376,12 @@ impl<'m> Printer<'m> {
         };
         let n = kind.bytes();
         let numel: u128 = shape.iter().map(|&x| x.max(0) as u128).product();
-        let count = data.len() / n.max(1);
+        let mut count = data.len() / n.max(1);
+        // Equal elements print as a splat, as MLIR's DenseElementsAttr (which TensorV1Attr
+        // prints through) stores them.
+        if count > 1 && data.len().is_multiple_of(n.max(1)) && data.chunks(n.max(1)).all(|c| c == &data[..n]) {
+            count = 1;
+        }
         self.out.push_str("dense<");
         if count == 1 {
             self.print_elem_kind(&kind, &data[..n]);
