@@ -454,3 +454,25 @@ fn aliased_values_print_once_at_the_top() {
     assert!(local.starts_with("module {"), "{local}");
     assert!(!local.contains("#map") && !local.contains("!tuple"), "{local}");
 }
+
+/// Only a signless i1 integer is a boolean: `1 : ui1` and `-1 : si1` keep their types, and zero
+/// widths are valid in every signedness (as jaxlib's MLIR parses and prints them). Found by the
+/// `deserialize_pipeline` fuzzer (`0 : ui0` printed, then refused by the parser).
+#[test]
+fn one_and_zero_bit_integers_keep_their_signedness() {
+    let src = "module attributes {x.a = 1 : ui1, x.b = -1 : si1, x.c = true, x.d = 0 : ui0, x.e = 0 : si0, x.f = 0 : i0} {\n}\n";
+    let m = text::parse(src).expect("parses");
+    let module = m.top_ops()[0];
+    let kinds: Vec<String> = m
+        .attributes(module)
+        .iter()
+        .map(|a| match m.attr_data(a.value) {
+            AttrData::Bool(b) => format!("bool {b}"),
+            AttrData::Integer { ty, value } => format!("{value} : {}", text::type_to_string(&m, *ty)),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, ["1 : ui1", "-1 : si1", "bool true", "0 : ui0", "0 : si0", "0 : i0"]);
+    let printed = text::print(&m, Default::default());
+    assert_eq!(printed, src);
+}

@@ -325,8 +325,9 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
         ("bool_v1", [Param::Bool(b)]) => m.attr(AttrData::Bool(*b)),
         ("integer_v1", [Param::Type(t), Param::Int(v)]) => {
             let ty = types::from_vhlo(m, *t)?;
-            if matches!(m.type_data(ty), TypeData::Integer { width: 1, .. }) {
-                m.attr(AttrData::Bool(*v != 0))
+            // A signless i1 integer is MLIR's BoolAttr; `ui1`/`si1` integers keep their type.
+            if matches!(m.type_data(ty), TypeData::Integer { width: 1, signedness: Signedness::Signless }) {
+                m.attr(AttrData::Bool(*v & 1 != 0))
             } else {
                 let value = int_value_for(m, ty, *v);
                 m.attr(AttrData::Integer { ty, value })

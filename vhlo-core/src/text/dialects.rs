@@ -2,6 +2,7 @@
 //! parameter layout (upstream TableGen order) of the struct-like attributes.
 
 /// An enum attribute: its cases by value.
+#[derive(Clone, Copy)]
 pub struct EnumSpec {
     pub dialect: &'static str,
     pub mnemonic: &'static str,
@@ -9,138 +10,24 @@ pub struct EnumSpec {
     pub cases: &'static [(&'static str, i64)],
 }
 
-const CMP_DIR: &[(&str, i64)] = &[
-    ("EQ", 0),
-    ("NE", 1),
-    ("GE", 2),
-    ("GT", 3),
-    ("LE", 4),
-    ("LT", 5),
-];
-const CMP_TYPE: &[(&str, i64)] = &[
-    ("NOTYPE", 0),
-    ("FLOAT", 1),
-    ("TOTALORDER", 2),
-    ("SIGNED", 3),
-    ("UNSIGNED", 4),
-];
-const PRECISION: &[(&str, i64)] = &[("DEFAULT", 0), ("HIGH", 1), ("HIGHEST", 2)];
-const FFT: &[(&str, i64)] = &[("FFT", 0), ("IFFT", 1), ("RFFT", 2), ("IRFFT", 3)];
-const RNG_ALG: &[(&str, i64)] = &[("DEFAULT", 0), ("THREE_FRY", 1), ("PHILOX", 2)];
-const RNG_DIST: &[(&str, i64)] = &[("UNIFORM", 1), ("NORMAL", 2)];
-const TRANSPOSE: &[(&str, i64)] = &[
-    ("TRANSPOSE_INVALID", 0),
-    ("NO_TRANSPOSE", 1),
-    ("TRANSPOSE", 2),
-    ("ADJOINT", 3),
-];
-const ACCURACY: &[(&str, i64)] = &[("DEFAULT", 0), ("HIGHEST", 1), ("TOLERANCE", 2)];
-const API_VERSION: &[(&str, i64)] = &[
-    ("API_VERSION_UNSPECIFIED", 0),
-    ("API_VERSION_ORIGINAL", 1),
-    ("API_VERSION_STATUS_RETURNING", 2),
-    ("API_VERSION_STATUS_RETURNING_UNIFIED", 3),
-    ("API_VERSION_TYPED_FFI", 4),
-];
-
-/// Every enum attribute of StableHLO and VHLO.
-pub const ENUMS: &[EnumSpec] = &[
-    EnumSpec {
-        dialect: "stablehlo",
-        mnemonic: "comparison_direction",
-        cases: CMP_DIR,
-    },
-    EnumSpec {
-        dialect: "stablehlo",
-        mnemonic: "comparison_type",
-        cases: CMP_TYPE,
-    },
-    EnumSpec {
-        dialect: "stablehlo",
-        mnemonic: "precision",
-        cases: PRECISION,
-    },
-    EnumSpec {
-        dialect: "stablehlo",
-        mnemonic: "fft_type",
-        cases: FFT,
-    },
-    EnumSpec {
-        dialect: "stablehlo",
-        mnemonic: "rng_algorithm",
-        cases: RNG_ALG,
-    },
-    EnumSpec {
-        dialect: "stablehlo",
-        mnemonic: "rng_distribution",
-        cases: RNG_DIST,
-    },
-    EnumSpec {
-        dialect: "stablehlo",
-        mnemonic: "transpose",
-        cases: TRANSPOSE,
-    },
-    EnumSpec {
-        dialect: "stablehlo",
-        mnemonic: "result_accuracy_mode",
-        cases: ACCURACY,
-    },
-    EnumSpec {
-        dialect: "vhlo",
-        mnemonic: "comparison_direction_v1",
-        cases: CMP_DIR,
-    },
-    EnumSpec {
-        dialect: "vhlo",
-        mnemonic: "comparison_type_v1",
-        cases: CMP_TYPE,
-    },
-    EnumSpec {
-        dialect: "vhlo",
-        mnemonic: "precision_v1",
-        cases: PRECISION,
-    },
-    EnumSpec {
-        dialect: "vhlo",
-        mnemonic: "fft_type_v1",
-        cases: FFT,
-    },
-    EnumSpec {
-        dialect: "vhlo",
-        mnemonic: "rng_algorithm_v1",
-        cases: RNG_ALG,
-    },
-    EnumSpec {
-        dialect: "vhlo",
-        mnemonic: "rng_distribution_v1",
-        cases: RNG_DIST,
-    },
-    EnumSpec {
-        dialect: "vhlo",
-        mnemonic: "transpose_v1",
-        cases: TRANSPOSE,
-    },
-    EnumSpec {
-        dialect: "vhlo",
-        mnemonic: "result_accuracy_mode_v1",
-        cases: ACCURACY,
-    },
-    EnumSpec {
-        dialect: "vhlo",
-        mnemonic: "api_version_v1",
-        cases: API_VERSION,
-    },
-];
-
 /// Enums printed `#dialect.mnemonic<CASE>` instead of `#dialect<mnemonic CASE>`.
 pub fn enum_uses_pretty_mnemonic(dialect: &str, mnemonic: &str) -> bool {
     dialect == "stablehlo" && mnemonic == "result_accuracy_mode"
 }
 
-pub fn find_enum(dialect: &str, mnemonic: &str) -> Option<&'static EnumSpec> {
-    ENUMS
-        .iter()
-        .find(|e| e.dialect == dialect && e.mnemonic == mnemonic)
+/// The enum attribute `#dialect<mnemonic ...>` of StableHLO or VHLO, from the generated
+/// dialect's tables (the spec's enums): each VHLO enum stands for one StableHLO enum with the
+/// same cases. The StableHLO custom-call API version is an integer attribute in text, not an enum.
+pub fn find_enum(dialect: &str, mnemonic: &str) -> Option<EnumSpec> {
+    use crate::vhlo::VhloEnum;
+    let (kind, name) = match dialect {
+        "vhlo" => VhloEnum::from_mnemonic(mnemonic).map(|k| (k, k.mnemonic()))?,
+        "stablehlo" if mnemonic != "custom_call_api_version" => {
+            VhloEnum::ALL.iter().find(|k| k.stablehlo() == mnemonic).map(|&k| (k, k.stablehlo()))?
+        }
+        _ => return None,
+    };
+    Some(EnumSpec { dialect: if dialect == "vhlo" { "vhlo" } else { "stablehlo" }, mnemonic: name, cases: kind.cases() })
 }
 
 /// The kind of one field of a struct-like attribute.

@@ -140,7 +140,8 @@ impl<'a> Parser<'a> {
             .or_else(|| int("si", Signedness::Signed))
             .or_else(|| int("ui", Signedness::Unsigned))
         {
-            if width == 0 && signedness != Signedness::Signless || width > MAX_INT_WIDTH {
+            // Zero widths are valid in every signedness (MLIR prints and parses `0 : ui0`).
+            if width > MAX_INT_WIDTH {
                 return Err(self
                     .c
                     .error_at(pos, format!("invalid integer width in '{id}'")));
@@ -755,7 +756,8 @@ impl<'a> Parser<'a> {
                 let bits = self.float_bits(kind, &Elem::from_number(n), pos)?;
                 Ok(self.m.attr(AttrData::Float { ty, bits }))
             }
-            TypeData::Integer { width: 1, .. } => match n {
+            // Only signless i1 is a boolean; `1 : ui1` and `-1 : si1` keep their types.
+            TypeData::Integer { width: 1, signedness: Signedness::Signless } => match n {
                 Number::Int {
                     negative: false,
                     magnitude: m @ (0 | 1),
@@ -927,7 +929,7 @@ impl<'a> Parser<'a> {
                     .c
                     .error_at(mpos, format!("unknown attribute '#{id}<{mnemonic}'")));
             };
-            let a = self.parse_enum_case(spec)?;
+            let a = self.parse_enum_case(&spec)?;
             self.c.expect(b'>', "to close enum attribute")?;
             return Ok(a);
         }
@@ -1002,7 +1004,7 @@ impl<'a> Parser<'a> {
         }
         if let Some(spec) = dialects::find_enum(dialect, mnemonic) {
             self.c.expect(b'<', "to open enum attribute")?;
-            let a = self.parse_enum_case(spec)?;
+            let a = self.parse_enum_case(&spec)?;
             self.c.expect(b'>', "to close enum attribute")?;
             return Ok(a);
         }

@@ -1236,7 +1236,17 @@ impl<'m> Printer<'m> {
             AttrData::Unit => self.out.push_str("unit"),
             AttrData::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
             AttrData::Integer { ty, value } => {
-                self.print_int_value(*ty, *value);
+                // Only a signless i1 integer attribute is spelled `true`/`false` (MLIR); `1 : ui1`
+                // stays a number (dense elements of any i1 print as booleans, below).
+                match m.type_data(*ty) {
+                    TypeData::Integer { width: 1, signedness: Signedness::Signed } => {
+                        let _ = write!(self.out, "{}", if value & 1 == 1 { -1 } else { 0 });
+                    }
+                    TypeData::Integer { width: 1, signedness: Signedness::Unsigned } => {
+                        let _ = write!(self.out, "{}", value & 1);
+                    }
+                    _ => self.print_int_value(*ty, *value),
+                }
                 self.out.push_str(" : ");
                 self.print_type(*ty);
             }
