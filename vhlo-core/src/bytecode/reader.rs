@@ -412,6 +412,9 @@ impl<'a> Reader<'a> {
         if num_attrs.saturating_add(num_types) > o.remaining() {
             return Err(o.err("more attribute/type entries than the offset section can describe"));
         }
+        // Checked against the input above: room for every entry, so interning them does not
+        // rehash the tables again and again (locations are most of the attributes).
+        self.module.reserve_interned(num_attrs, num_types);
         let mut data = data;
         for is_type in [false, true] {
             let total = if is_type { num_types } else { num_attrs };

@@ -671,6 +671,8 @@ pub(crate) fn vhlo_to_version_in_place(
     let mut diags = Vec::new();
     let mut legal = legality::Legality::new(target);
     let mut kinds = OpKinds::default();
+    let mut sort_orders: FastMap<Box<[crate::ir::Symbol]>, Option<Vec<usize>>> = FastMap::default();
+    let mut names: Vec<crate::ir::Symbol> = Vec::new();
     for op in all_ops(w) {
         // Diagnostics name the op as the input spelled it, before any version step.
         let first = diags.len();
@@ -728,15 +730,25 @@ pub(crate) fn vhlo_to_version_in_place(
         }
         // Change rules append added attributes; MLIR keeps properties sorted by name (readers
         // and the parser sort them, so only rewritten ops can be out of order).
-        if rewritten.last().is_some_and(|s: &VersionStep| s.op == op)
-            && w
-            .properties(op)
-            .windows(2)
-            .any(|p| w.str(p[0].name) > w.str(p[1].name))
-        {
-            let mut props = w.properties(op).to_vec();
-            props.sort_by(|a, b| w.str(a.name).cmp(w.str(b.name)));
-            w.set_properties(op, &props);
+        // Ops stepped alike have the same names in the same order, so the sorting order is
+        // worked out once per name list.
+        if rewritten.last().is_some_and(|s: &VersionStep| s.op == op) {
+            names.clear();
+            names.extend(w.properties(op).iter().map(|a| a.name));
+            let order = match sort_orders.get(names.as_slice()) {
+                Some(o) => o,
+                None => {
+                    let mut o: Vec<usize> = (0..names.len()).collect();
+                    o.sort_by(|&a, &b| w.str(names[a]).cmp(w.str(names[b])));
+                    let o = (o.iter().enumerate().any(|(i, &j)| i != j)).then_some(o);
+                    sort_orders.entry(names.clone().into_boxed_slice()).or_insert(o)
+                }
+            };
+            if let Some(order) = order {
+                let props = w.properties(op);
+                let sorted: Vec<NamedAttr> = order.iter().filter_map(|&i| props.get(i).copied()).collect();
+                w.set_properties(op, &sorted);
+            }
         }
         for f in vhlo::feature_uses_of(w, op, kinds.of(w, op), target) {
             diags.push(diag(

@@ -72,6 +72,13 @@ impl<T: Eq + Hash + Clone> Interner<T> {
         &self.items[id as usize]
     }
 
+    /// Makes room for `n` more values without growing.
+    pub fn reserve(&mut self, n: usize) {
+        self.items.reserve(n);
+        let (items, hasher) = (&self.items, &self.hasher);
+        self.index.reserve(n, |&i| items.get(i as usize).map_or(0, |x| hasher.hash_one(x)));
+    }
+
     /// Number of distinct values.
     pub fn len(&self) -> usize {
         self.items.len()

@@ -177,6 +177,13 @@ impl Module {
         self.value_pool.reserve(ops.saturating_mul(2));
         self.attr_pool.reserve(ops);
     }
+    /// Reserves room in the interners for about `attrs` attributes and locations and `types`
+    /// types (a hint from a reader's entry counts).
+    pub fn reserve_interned(&mut self, attrs: usize, types: usize) {
+        self.attrs.reserve(attrs / 2);
+        self.locs.reserve(attrs / 2);
+        self.types.reserve(types);
+    }
     /// Interns a static string (a literal), remembering it by address: the hot path of the
     /// generated version steps. The same text at two addresses gives the same symbol.
     pub fn sym_static(&mut self, s: &'static str) -> Symbol {
