@@ -1411,7 +1411,8 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
                     p.print_attr_dict(m.attributes(op), &[]);
                 }
                 p.out.push_str(" : () -> ");
-                p.print_type(rty);
+                // A function-typed result is parenthesized, as in any functional type.
+                p.print_result_types(&[rty]);
                 return true;
             }
             if !m.attributes(op).is_empty() {
