@@ -487,7 +487,13 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
         "builtin.module" => print_module_op(p, op),
         "func.func" => print_func_op(p, op),
         "func.return" => {
-            if !m.properties(op).is_empty() || !m.attributes(op).is_empty() {
+            // The custom form has no results or regions to show.
+            if !m.properties(op).is_empty()
+                || !m.attributes(op).is_empty()
+                || m.num_results(op) != 0
+                || !m.regions(op).is_empty()
+                || !m.successors(op).is_empty()
+            {
                 return false;
             }
             // `func` is the default dialect only directly inside a function body.
