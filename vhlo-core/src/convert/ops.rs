@@ -955,6 +955,16 @@ pub fn attrs_from_vhlo(
                     vhlo_tensor_ints(m, a).ok_or("`window_reversal` must be a boolean tensor")?;
                 return Ok(Some((name.clone(), dense_array(m, 1, &v))));
             }
+            if k == S::ReducePrecision && (name == "exponent_bits" || name == "mantissa_bits") {
+                // StableHLO's verifier: at least one exponent bit, no negative mantissa width
+                // (the custom form `e<E>m<M>` cannot spell anything else).
+                let least = if name == "exponent_bits" { 1 } else { 0 };
+                match vhlo_int(m, a) {
+                    Some(v) if v >= least => {}
+                    Some(v) => return Err(format!("{name} is {v}; it must be at least {least}")),
+                    None => return Err(format!("`{name}` must be an integer")),
+                }
+            }
             if k == S::Func && name == "sym_visibility" {
                 let v = attrs::from_vhlo(m, a)?;
                 // MLIR's symbol verifier accepts these three only (the default "" is gone here).
