@@ -29,3 +29,14 @@ pub fn compat_suite() -> Option<PathBuf> {
     eprintln!("skipped: no compatibility suite at {} (set VHLO_COMPAT_SUITE)", dir.display());
     None
 }
+
+/// Every `*.mlir.bc` artifact in the suite directory `dir`, sorted by name.
+pub fn suite_artifacts(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read suite dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".mlir.bc"))
+        .collect();
+    out.sort();
+    out
+}

@@ -37,13 +37,7 @@ fn suite_dir() -> Option<PathBuf> {
 }
 
 fn artifacts(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("read suite dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(".mlir.bc"))
-        .collect();
-    out.sort();
-    out
+    vhlo_tests::suite_artifacts(dir)
 }
 
 /// xorshift64*: fixed seeds, so every failure reproduces from the file name and case number.

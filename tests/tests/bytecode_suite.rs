@@ -10,15 +10,8 @@ fn suite_dir() -> Option<PathBuf> {
     vhlo_tests::compat_suite()
 }
 
-/// Every `*.mlir.bc` in the suite, sorted by name.
 fn artifacts(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("read suite dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(".mlir.bc"))
-        .collect();
-    out.sort();
-    out
+    vhlo_tests::suite_artifacts(dir)
 }
 
 /// Number of `func.func` in a suite source, for comparing with `vhlo.func_v1` counts.
