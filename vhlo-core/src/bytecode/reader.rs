@@ -1775,46 +1775,6 @@ fn vhlo_simple_type_mnemonic(code: u64) -> Option<&'static str> {
         .map(VhloType::mnemonic)
 }
 
-/// The builtin type a parameterless VHLO scalar type converts to (VhloTypeConverter).
-fn vhlo_scalar_builtin(mnemonic: &str) -> Option<TypeData> {
-    let int = |width, signedness| Some(TypeData::Integer { width, signedness });
-    let float = |k| Some(TypeData::Float(k));
-    match mnemonic {
-        "bool_v1" => int(1, Signedness::Signless),
-        "i2_v1" => int(2, Signedness::Signless),
-        "i4_v1" => int(4, Signedness::Signless),
-        "i8_v1" => int(8, Signedness::Signless),
-        "i16_v1" => int(16, Signedness::Signless),
-        "i32_v1" => int(32, Signedness::Signless),
-        "i64_v1" => int(64, Signedness::Signless),
-        "ui2_v1" => int(2, Signedness::Unsigned),
-        "ui4_v1" => int(4, Signedness::Unsigned),
-        "ui8_v1" => int(8, Signedness::Unsigned),
-        "ui16_v1" => int(16, Signedness::Unsigned),
-        "ui32_v1" => int(32, Signedness::Unsigned),
-        "ui64_v1" => int(64, Signedness::Unsigned),
-        "index_v1" => Some(TypeData::Index),
-        "none_v1" => Some(TypeData::None),
-        "bf16_v1" => float(FloatKind::BF16),
-        "f16_v1" => float(FloatKind::F16),
-        "f32_v1" => float(FloatKind::F32),
-        "f64_v1" => float(FloatKind::F64),
-        "tf31_v1" => float(FloatKind::TF32),
-        "f4E2M1FN_v1" => float(FloatKind::F4E2M1FN),
-        "f6E2M3FN_v1" => float(FloatKind::F6E2M3FN),
-        "f6E3M2FN_v1" => float(FloatKind::F6E3M2FN),
-        "f8E3M4_v1" => float(FloatKind::F8E3M4),
-        "f8E4M3_v1" => float(FloatKind::F8E4M3),
-        "f8E4M3FN_v1" => float(FloatKind::F8E4M3FN),
-        "f8E4M3FNUZ_v1" => float(FloatKind::F8E4M3FNUZ),
-        "f8E4M3B11FNUZ_v1" => float(FloatKind::F8E4M3B11FNUZ),
-        "f8E5M2_v1" => float(FloatKind::F8E5M2),
-        "f8E5M2FNUZ_v1" => float(FloatKind::F8E5M2FNUZ),
-        "f8E8M0FNU_v1" => float(FloatKind::F8E8M0FNU),
-        _ => None,
-    }
-}
-
 fn vhlo_mnemonic(m: &Module, t: Type) -> Option<(&str, &[Param])> {
     match m.type_data(t) {
         TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => Some((m.str(d.mnemonic), &d.params)),
@@ -1850,7 +1810,7 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
     else {
         return false;
     };
-    let scalar_bytes = |t: Type| match vhlo_scalar_builtin(vhlo_mnemonic(m, t)?.0)? {
+    let scalar_bytes = |t: Type| match crate::convert::builtin_scalar(vhlo_mnemonic(m, t)?.0)? {
         TypeData::Integer { width, .. } => Some(width.div_ceil(8)),
         TypeData::Float(k) => Some(k.bit_width().div_ceil(8)),
         TypeData::Index => Some(8),
@@ -1873,7 +1833,7 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
 
 pub(crate) fn vhlo_float_width(m: &Module, t: Type) -> Option<u32> {
     let (mnemonic, _) = vhlo_mnemonic(m, t)?;
-    match vhlo_scalar_builtin(mnemonic)? {
+    match crate::convert::builtin_scalar(mnemonic)? {
         TypeData::Float(k) => Some(k.bit_width()),
         _ => None,
     }
@@ -1882,7 +1842,7 @@ pub(crate) fn vhlo_float_width(m: &Module, t: Type) -> Option<u32> {
 /// `(width, unsigned)` of a VHLO integer or index type.
 pub(crate) fn vhlo_int_width(m: &Module, t: Type) -> Option<(u32, bool)> {
     let (mnemonic, _) = vhlo_mnemonic(m, t)?;
-    match vhlo_scalar_builtin(mnemonic)? {
+    match crate::convert::builtin_scalar(mnemonic)? {
         TypeData::Integer { width, signedness } => {
             Some((width, signedness == Signedness::Unsigned))
         }

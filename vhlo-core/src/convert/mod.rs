@@ -16,6 +16,7 @@ mod ops;
 mod strict;
 mod types;
 
+pub(crate) use types::builtin_scalar;
 pub use strict::{location_losses, losses_to_stablehlo, shadowed_on_reading};
 
 

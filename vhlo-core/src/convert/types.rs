@@ -183,8 +183,8 @@ fn encoding_to_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
     }
 }
 
-fn builtin_scalar(m: &Module, mnemonic: &str) -> Option<TypeData> {
-    let _ = m;
+/// The builtin type a parameterless VHLO scalar type converts to (upstream's VhloTypeConverter).
+pub(crate) fn builtin_scalar(mnemonic: &str) -> Option<TypeData> {
     let int = |width, signedness| Some(TypeData::Integer { width, signedness });
     match mnemonic {
         "bool_v1" => int(1, Signedness::Signless),
@@ -229,7 +229,7 @@ pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
         return Ok(t);
     }
     let mnemonic = m.str(d.mnemonic).to_string();
-    if let Some(data) = builtin_scalar(m, &mnemonic) {
+    if let Some(data) = builtin_scalar(&mnemonic) {
         return Ok(m.ty(data));
     }
     let bad = |m: &Module| {
