@@ -350,3 +350,37 @@ fn jax_programs_round_trip_through_every_reachable_target() {
         failures.join("\n")
     );
 }
+
+/// MLIR's ODS verifiers check each VHLO op's operand, result and region counts when a program
+/// is read; the version conversion does the same, for both directions.
+#[test]
+fn op_counts_must_match_the_signature_of_the_op_version() {
+    let cases = [
+        (
+            "%0 = \"stablehlo.add\"(%a, %a, %a) : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>",
+            "3 operands where `vhlo.add_v1` (0.9.0..=current) takes (lhs, rhs)",
+        ),
+        (
+            "%0:2 = \"stablehlo.abs\"(%a) : (tensor<f32>) -> (tensor<f32>, tensor<f32>)",
+            "2 results where `vhlo.abs_v1` (0.9.0..=current) takes (result)",
+        ),
+        (
+            "%0 = \"stablehlo.while\"(%a) ({\n  \"stablehlo.return\"(%a) : (tensor<f32>) -> ()\n}) : (tensor<f32>) -> tensor<f32>",
+            "1 regions where `vhlo.while_v1` (0.9.0..=current) takes (cond, body)",
+        ),
+    ];
+    for (op, expected) in cases {
+        let src = format!(
+            "func.func @f(%a: tensor<f32>) -> tensor<f32> {{\n  {op}\n  func.return %a : tensor<f32>\n}}\n"
+        );
+        let mut m = text::parse(&src).unwrap_or_else(|e| panic!("{src}: {e}"));
+        convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).expect("legalizes");
+        for target in [Version::new(1, 0, 0), vhlo_core::vhlo::CURRENT_VERSION] {
+            let ds = convert::vhlo_to_version(&mut m.clone(), target).expect_err(expected);
+            assert!(
+                ds.iter().any(|d| d.subject == expected && d.rule == "malformed VHLO"),
+                "{target}: {ds:?}"
+            );
+        }
+    }
+}

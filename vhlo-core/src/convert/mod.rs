@@ -655,6 +655,44 @@ pub fn vhlo_to_version_tracked(
 }
 
 /// [`vhlo_to_version_tracked`] without the copy (on failure `w` is left half converted).
+/// How `op`'s operand, result, region or successor counts break `kind`'s signature, if they do.
+/// Variadic groups share what the single ones leave equally (`SameVariadicOperandSize`).
+fn arity_problem(w: &Module, op: OpId, kind: VhloOp) -> Option<String> {
+    fn fits(groups: &[(&str, bool)], len: usize) -> bool {
+        let variadic = groups.iter().filter(|g| g.1).count();
+        let fixed = groups.len() - variadic;
+        match len.checked_sub(fixed) {
+            None => false,
+            Some(rest) if variadic == 0 => rest == 0,
+            Some(rest) => rest % variadic == 0,
+        }
+    }
+    let expected = |groups: &[(&str, bool)]| {
+        let names: Vec<String> = groups
+            .iter()
+            .map(|(n, v)| if *v { format!("{n}*") } else { (*n).to_string() })
+            .collect();
+        format!("({})", names.join(", "))
+    };
+    let range = kind.range();
+    let checks = [
+        ("operands", kind.operand_groups(), w.operands(op).len()),
+        ("results", kind.result_groups(), w.num_results(op)),
+        ("regions", kind.region_groups(), w.regions(op).len()),
+    ];
+    for (what, groups, len) in checks {
+        if !fits(groups, len) {
+            return Some(format!(
+                "{len} {what} where `{}` ({range}) takes {}",
+                kind.name(),
+                expected(groups)
+            ));
+        }
+    }
+    let successors = w.successors(op).len();
+    (successors != 0).then(|| format!("{successors} successors where VHLO ops take none"))
+}
+
 pub(crate) fn vhlo_to_version_in_place(
     w: &mut Module,
     target: Version,
@@ -678,6 +716,14 @@ pub(crate) fn vhlo_to_version_in_place(
         // Diagnostics name the op as the input spelled it, before any version step.
         let first = diags.len();
         let original = w.op_name(op);
+        // MLIR verifies every VHLO op's operand, result and region counts against its ODS
+        // signature when it reads a program; a step or a legalization relies on them.
+        if let Some(kind) = kinds.of(w, op) {
+            if let Some(problem) = arity_problem(w, op, kind) {
+                diags.push(diag(w, op, problem, None, "malformed VHLO"));
+                continue;
+            }
+        }
         // Bounded: each step moves one version along a finite chain.
         for _ in 0..64 {
             let Some(kind) = kinds.of(w, op) else {

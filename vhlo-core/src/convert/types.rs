@@ -124,7 +124,11 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
                         .collect::<Result<Vec<_>, _>>()?;
                     vhlo_type_with(m, "future_v1", vec![Param::Types(ts.into())])
                 }
-                ("shape", "witness") => vhlo_type(m, "witness_v1"),
+                ("shape", "witness") => match &d.params[..] {
+                    [] => vhlo_type(m, "witness_v1"),
+                    [Param::Str(body)] if m.str(*body).is_empty() => vhlo_type(m, "witness_v1"),
+                    _ => return bad(m, "has parameters, which `!shape.witness` does not take"),
+                },
                 ("quant", "uniform") => {
                     let mut params = d.params.to_vec();
                     // Storage and expressed types are parameters 1 and 2 in both layouts.
@@ -279,7 +283,11 @@ pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
             let ts = types(m, ts)?;
             dialect_type(m, "stablehlo", "future", vec![Param::Types(ts.into())])
         }
-        ("witness_v1", []) => dialect_type(m, "shape", "witness", vec![]),
+        // Spelled as the parser keeps a type of a dialect it only holds as text: an empty body.
+        ("witness_v1", []) => {
+            let body = m.sym("");
+            dialect_type(m, "shape", "witness", vec![Param::Str(body)])
+        }
         ("quant_v1", ps) | ("quant_per_axis_v1", ps) if ps.len() >= 3 => {
             let mut params = ps.to_vec();
             for p in params.iter_mut().skip(1).take(2) {
