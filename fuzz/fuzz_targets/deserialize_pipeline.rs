@@ -18,7 +18,11 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     for generic in [false, true] {
-        let opts = PrintOptions { generic, debug_info: true, ..Default::default() };
+        let opts = PrintOptions {
+            generic,
+            debug_info: true,
+            ..Default::default()
+        };
         let printed = text::print(&module, opts);
         let again = match text::parse(&printed) {
             Ok(m) => m,
@@ -28,10 +32,18 @@ fuzz_target!(|data: &[u8]| {
             // MLIR prints quantization scales with `%e` (7 significant digits), so a scale that
             // needs more comes back rounded: a loss of the text format itself, accepted when
             // that is the only difference (the re-parsed program prints the same text).
-            let rounded_scale = d.contains("parameter Float") && text::print(&again, opts) == printed;
-            assert!(rounded_scale, "printed text (generic: {generic}) parses to a different IR: {d}\n{printed}");
+            let rounded_scale =
+                d.contains("parameter Float") && text::print(&again, opts) == printed;
+            assert!(
+                rounded_scale,
+                "printed text (generic: {generic}) parses to a different IR: {d}\n{printed}"
+            );
         }
     }
     // Any outcome but a panic is fine: an upgraded program may use what its version lacks.
-    let _ = portable::serialize_portable_artifact(&module, &version.to_string(), SerializeOptions::default());
+    let _ = portable::serialize_portable_artifact(
+        &module,
+        &version.to_string(),
+        SerializeOptions::default(),
+    );
 });

@@ -312,19 +312,30 @@ fn check_pipeline(bytes: &[u8]) -> Result<(), String> {
         return Ok(());
     }
     for generic in [false, true] {
-        let opts = text::PrintOptions { generic, debug_info: true, ..Default::default() };
+        let opts = text::PrintOptions {
+            generic,
+            debug_info: true,
+            ..Default::default()
+        };
         let printed = text::print(&module, opts);
         let again = text::parse(&printed)
             .map_err(|e| format!("printed text (generic: {generic}) does not parse: {e}"))?;
         if let Err(d) = structurally_equal(&module, &again, EqualOptions { locations: generic }) {
             // MLIR prints quantization scales with 7 significant digits: the one loss allowed.
-            let rounded_scale = d.contains("parameter Float") && text::print(&again, opts) == printed;
+            let rounded_scale =
+                d.contains("parameter Float") && text::print(&again, opts) == printed;
             if !rounded_scale {
-                return Err(format!("printed text (generic: {generic}) parses to a different IR: {d}"));
+                return Err(format!(
+                    "printed text (generic: {generic}) parses to a different IR: {d}"
+                ));
             }
         }
     }
-    let _ = portable::serialize_portable_artifact(&module, &version.to_string(), SerializeOptions::default());
+    let _ = portable::serialize_portable_artifact(
+        &module,
+        &version.to_string(),
+        SerializeOptions::default(),
+    );
     Ok(())
 }
 
@@ -468,9 +479,14 @@ fn fuzz_regressions_are_rejected_cleanly_or_round_trip() {
 /// it, and so does the legalization now.
 #[test]
 fn a_misspelled_function_visibility_is_refused_on_deserializing() {
-    let path = vhlo_tests::workspace_root().join("fuzz/regressions/bytecode/misspelled-func-visibility");
+    let path =
+        vhlo_tests::workspace_root().join("fuzz/regressions/bytecode/misspelled-func-visibility");
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let err = portable::deserialize_portable_artifact(&bytes).expect_err("a bad visibility is refused");
+    let err =
+        portable::deserialize_portable_artifact(&bytes).expect_err("a bad visibility is refused");
     let message = err.to_string();
-    assert!(message.contains("sym_visibility") && message.contains("\"publmc\""), "{message}");
+    assert!(
+        message.contains("sym_visibility") && message.contains("\"publmc\""),
+        "{message}"
+    );
 }

@@ -378,7 +378,8 @@ fn op_counts_must_match_the_signature_of_the_op_version() {
         for target in [Version::new(1, 0, 0), vhlo_core::vhlo::CURRENT_VERSION] {
             let ds = convert::vhlo_to_version(&mut m.clone(), target).expect_err(expected);
             assert!(
-                ds.iter().any(|d| d.subject == expected && d.rule == "malformed VHLO"),
+                ds.iter()
+                    .any(|d| d.subject == expected && d.rule == "malformed VHLO"),
                 "{target}: {ds:?}"
             );
         }

@@ -26,7 +26,10 @@ fn artifacts(dir: &std::path::Path) -> Vec<(String, PathBuf, PathBuf)> {
         .filter_map(|e| {
             let p = e.ok()?.path();
             let name = p.file_name()?.to_str()?.to_string();
-            let v = name.strip_prefix("stablehlo_legalize_to_vhlo.")?.strip_suffix(".mlir.bc")?.replace('_', ".");
+            let v = name
+                .strip_prefix("stablehlo_legalize_to_vhlo.")?
+                .strip_suffix(".mlir.bc")?
+                .replace('_', ".");
             Some((v, p.with_extension(""), p))
         })
         .collect();
@@ -47,15 +50,26 @@ fn deserialize_gives_the_source_program() {
                 continue;
             }
         };
-        let want = vhlo_core::text::parse(&std::fs::read_to_string(src).expect("src")).expect("suite source parses");
+        let want = vhlo_core::text::parse(&std::fs::read_to_string(src).expect("src"))
+            .expect("suite source parses");
         // Upstream compares `stablehlo-opt` prints of both, which elide default-valued attributes;
         // so does this, on top of the structural comparison of everything else.
         let print = |m: &vhlo_core::ir::Module| {
-            vhlo_core::text::print(m, PrintOptions { elide_defaults: true, ..Default::default() })
+            vhlo_core::text::print(
+                m,
+                PrintOptions {
+                    elide_defaults: true,
+                    ..Default::default()
+                },
+            )
         };
         let (g, w) = (print(&got), print(&want));
         if g != w {
-            let line = g.lines().zip(w.lines()).position(|(a, b)| a != b).unwrap_or(0);
+            let line = g
+                .lines()
+                .zip(w.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
             failures.push(format!(
                 "{v}: first difference at line {}:\n  got:  {}\n  want: {}",
                 line + 1,
@@ -70,7 +84,11 @@ fn deserialize_gives_the_source_program() {
             failures.push(format!("{v}: {e}"));
         }
     }
-    eprintln!("deserialize: {}/{} give the source program", all.len() - failures.len(), all.len());
+    eprintln!(
+        "deserialize: {}/{} give the source program",
+        all.len() - failures.len(),
+        all.len()
+    );
     assert_eq!(all.len(), 32);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -82,17 +100,29 @@ fn serialize_is_byte_identical_to_libstablehlo() {
     let mut different = Vec::new();
     let mut errors = Vec::new();
     for (v, src, bc) in artifacts(&dir) {
-        let module = vhlo_core::text::parse(&std::fs::read_to_string(&src).expect("src")).expect("parses");
-        let opts = SerializeOptions { strip_debuginfo: true, allow_other_dialects: false, ..Default::default() };
+        let module =
+            vhlo_core::text::parse(&std::fs::read_to_string(&src).expect("src")).expect("parses");
+        let opts = SerializeOptions {
+            strip_debuginfo: true,
+            allow_other_dialects: false,
+            ..Default::default()
+        };
         match portable::serialize_portable_artifact(&module, &v, opts) {
             Ok(bytes) if bytes == std::fs::read(&bc).expect("bc") => identical.push(v),
             Ok(_) => different.push(v),
             Err(e) => errors.push(format!("{v}: {e}")),
         }
     }
-    eprintln!("serialize: {}/32 byte-identical; differing: {different:?}", identical.len());
+    eprintln!(
+        "serialize: {}/32 byte-identical; differing: {different:?}",
+        identical.len()
+    );
     assert!(errors.is_empty(), "{}", errors.join("\n"));
-    assert!(different.is_empty(), "not byte-identical: {:?}", sorted(different));
+    assert!(
+        different.is_empty(),
+        "not byte-identical: {:?}",
+        sorted(different)
+    );
 }
 
 #[test]
@@ -102,37 +132,66 @@ fn read_and_write_back_at_the_same_target_is_identical() {
     for (v, _, bc) in artifacts(&dir) {
         let bytes = std::fs::read(&bc).expect("bc");
         let m = portable::deserialize_portable_artifact(&bytes).expect("deserializes");
-        let again = portable::serialize_portable_artifact(&m, &v, SerializeOptions::default()).expect("serializes");
+        let again = portable::serialize_portable_artifact(&m, &v, SerializeOptions::default())
+            .expect("serializes");
         if again != bytes {
             different.push(v);
         }
     }
-    assert!(different.is_empty(), "read + write back differs: {:?}", sorted(different));
+    assert!(
+        different.is_empty(),
+        "read + write back differs: {:?}",
+        sorted(different)
+    );
 }
 
 #[test]
 fn future_and_api_artifacts() {
     let Some(dir) = suite() else { return };
-    let err = portable::deserialize_portable_artifact(&std::fs::read(dir.join("invalid_vhlo_future.mlir.bc")).expect("bc"))
-        .expect_err("a future artifact is refused");
+    let err = portable::deserialize_portable_artifact(
+        &std::fs::read(dir.join("invalid_vhlo_future.mlir.bc")).expect("bc"),
+    )
+    .expect_err("a future artifact is refused");
     let text = err.to_string();
-    assert!(text.contains("2.0.0") && text.contains("1.20.0"), "names both versions: {text}");
-    let m = portable::deserialize_portable_artifact(&std::fs::read(dir.join("vhlo_emit_version_api.1_1_0.mlir.bc")).expect("bc"))
-        .expect("the 1.1.0 API artifact reads");
+    assert!(
+        text.contains("2.0.0") && text.contains("1.20.0"),
+        "names both versions: {text}"
+    );
+    let m = portable::deserialize_portable_artifact(
+        &std::fs::read(dir.join("vhlo_emit_version_api.1_1_0.mlir.bc")).expect("bc"),
+    )
+    .expect("the 1.1.0 API artifact reads");
     assert!(m.num_ops() > 0);
     assert_eq!(
-        portable::read_producer_version(&std::fs::read(dir.join("stablehlo_legalize_to_vhlo.1_4_0.mlir.bc")).expect("bc")).expect("producer"),
+        portable::read_producer_version(
+            &std::fs::read(dir.join("stablehlo_legalize_to_vhlo.1_4_0.mlir.bc")).expect("bc")
+        )
+        .expect("producer"),
         vhlo_core::version::Version::new(1, 4, 0)
     );
 }
 
 #[test]
 fn targets_and_presets() {
-    assert_eq!(portable::parse_target("current").expect("current"), portable::current_version());
-    assert_eq!(portable::parse_target("1.9.3").expect("patch").floor_patch(), vhlo_core::version::Version::new(1, 9, 0));
+    assert_eq!(
+        portable::parse_target("current").expect("current"),
+        portable::current_version()
+    );
+    assert_eq!(
+        portable::parse_target("1.9.3")
+            .expect("patch")
+            .floor_patch(),
+        vhlo_core::version::Version::new(1, 9, 0)
+    );
     assert!(portable::parse_target("0.8.0").is_err());
     assert!(portable::parse_target("1.21.0").is_err());
     assert!(portable::parse_target("1.x").is_err());
-    assert_eq!(portable::version_from_compatibility_requirement("MAX"), Some(portable::minimum_version()));
-    assert_eq!(portable::version_from_compatibility_requirement("WEEK_12"), Some(vhlo_core::version::Version::new(1, 16, 2)));
+    assert_eq!(
+        portable::version_from_compatibility_requirement("MAX"),
+        Some(portable::minimum_version())
+    );
+    assert_eq!(
+        portable::version_from_compatibility_requirement("WEEK_12"),
+        Some(vhlo_core::version::Version::new(1, 16, 2))
+    );
 }

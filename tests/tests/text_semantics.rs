@@ -433,7 +433,10 @@ fn aliased_values_print_once_at_the_top() {
     );
     let m = text::parse(&src).unwrap();
     let printed = text::print(&m, text::PrintOptions::default());
-    let head: Vec<&str> = printed.lines().take_while(|l| !l.starts_with("module")).collect();
+    let head: Vec<&str> = printed
+        .lines()
+        .take_while(|l| !l.starts_with("module"))
+        .collect();
     assert_eq!(
         head,
         [
@@ -450,9 +453,18 @@ fn aliased_values_print_once_at_the_top() {
     let again = text::parse(&printed).unwrap();
     structurally_equal(&m, &again, EqualOptions::default()).unwrap();
     // `--mlir-print-local-scope`: no aliases.
-    let local = text::print(&m, text::PrintOptions { local_scope: true, ..Default::default() });
+    let local = text::print(
+        &m,
+        text::PrintOptions {
+            local_scope: true,
+            ..Default::default()
+        },
+    );
     assert!(local.starts_with("module {"), "{local}");
-    assert!(!local.contains("#map") && !local.contains("!tuple"), "{local}");
+    assert!(
+        !local.contains("#map") && !local.contains("!tuple"),
+        "{local}"
+    );
 }
 
 /// Only a signless i1 integer is a boolean: `1 : ui1` and `-1 : si1` keep their types, and zero
@@ -468,11 +480,23 @@ fn one_and_zero_bit_integers_keep_their_signedness() {
         .iter()
         .map(|a| match m.attr_data(a.value) {
             AttrData::Bool(b) => format!("bool {b}"),
-            AttrData::Integer { ty, value } => format!("{value} : {}", text::type_to_string(&m, *ty)),
+            AttrData::Integer { ty, value } => {
+                format!("{value} : {}", text::type_to_string(&m, *ty))
+            }
             other => format!("{other:?}"),
         })
         .collect();
-    assert_eq!(kinds, ["1 : ui1", "-1 : si1", "bool true", "0 : ui0", "0 : si0", "0 : i0"]);
+    assert_eq!(
+        kinds,
+        [
+            "1 : ui1",
+            "-1 : si1",
+            "bool true",
+            "0 : ui0",
+            "0 : si0",
+            "0 : i0"
+        ]
+    );
     let printed = text::print(&m, Default::default());
     assert_eq!(printed, src);
 }

@@ -391,7 +391,13 @@ impl<'a> Reader<'a> {
                     )),
                     _ => None,
                 };
-                self.op_names.push(OpNameEntry { full, dialect: dname, short, inherent, refused });
+                self.op_names.push(OpNameEntry {
+                    full,
+                    dialect: dname,
+                    short,
+                    inherent,
+                    refused,
+                });
             }
         }
         Ok(())
@@ -592,7 +598,10 @@ impl<'a> Reader<'a> {
         if text.trim().is_empty() {
             return Err(c.err_at(at, "textual entry is empty"));
         }
-        if text.chars().any(|ch| ch.is_control() && !matches!(ch, '\t' | '\n' | '\r')) {
+        if text
+            .chars()
+            .any(|ch| ch.is_control() && !matches!(ch, '\t' | '\n' | '\r'))
+        {
             return Err(c.err_at(at, "textual entry has a control character"));
         }
         Ok(self.module.sym(text))
@@ -1123,7 +1132,10 @@ impl<'a> Reader<'a> {
                 // MLIR's quantization flags define bit 0 (signed) only; another bit has no
                 // text form and would be lost on printing.
                 if flags > 1 {
-                    return Err(c.err_at(at, format!("quantization flags {flags}: only 0 and 1 (signed) are defined")));
+                    return Err(c.err_at(
+                        at,
+                        format!("quantization flags {flags}: only 0 and 1 (signed) are defined"),
+                    ));
                 }
                 let storage = self.read_type(c)?;
                 let expressed = self.read_type(c)?;
@@ -1156,7 +1168,10 @@ impl<'a> Reader<'a> {
                 // MLIR's quantization flags define bit 0 (signed) only; another bit has no
                 // text form and would be lost on printing.
                 if flags > 1 {
-                    return Err(c.err_at(at, format!("quantization flags {flags}: only 0 and 1 (signed) are defined")));
+                    return Err(c.err_at(
+                        at,
+                        format!("quantization flags {flags}: only 0 and 1 (signed) are defined"),
+                    ));
                 }
                 let storage = self.read_type(c)?;
                 let expressed = self.read_type(c)?;
@@ -1311,12 +1326,21 @@ impl<'a> Reader<'a> {
             let a = self.read_attr(c)?;
             match self.module.attr_data(a) {
                 AttrData::Dictionary(entries) => {
-                    dict.extend(entries.iter().map(|&(name, value)| NamedAttr { name, value }));
+                    dict.extend(
+                        entries
+                            .iter()
+                            .map(|&(name, value)| NamedAttr { name, value }),
+                    );
                 }
                 _ => return Err(c.err_at(at, "op attributes are not a dictionary")),
             }
         }
-        let is_inherent = |name: Symbol, entry: &OpNameEntry| entry.inherent.as_ref().is_some_and(|names| names.contains(&name));
+        let is_inherent = |name: Symbol, entry: &OpNameEntry| {
+            entry
+                .inherent
+                .as_ref()
+                .is_some_and(|names| names.contains(&name))
+        };
         // Dictionary entries the properties overwrite (strict mode reports them).
         let mut shadowed = false;
         if mask & op_mask::HAS_PROPERTIES != 0 {
@@ -1326,7 +1350,9 @@ impl<'a> Reader<'a> {
             // As in MLIR's Operation::create: dictionary entries with an inherent name go to the
             // properties, which the properties entry then overwrites.
             if let Some(entry) = self.op_names.get(name_idx) {
-                state.attributes.extend(dict.iter().filter(|a| !is_inherent(a.name, entry)));
+                state
+                    .attributes
+                    .extend(dict.iter().filter(|a| !is_inherent(a.name, entry)));
                 shadowed = state.attributes.len() != dict.len();
             }
         } else if let Some(entry) = self.op_names.get(name_idx).filter(|e| e.inherent.is_some()) {
@@ -1346,10 +1372,17 @@ impl<'a> Reader<'a> {
         if is_vhlo {
             if let Some(entry) = self.op_names.get(name_idx) {
                 let names = entry.inherent.as_deref().unwrap_or_default();
-                if let Some(&missing) = names.iter().find(|&&n| !state.properties.iter().any(|a| a.name == n)) {
+                if let Some(&missing) = names
+                    .iter()
+                    .find(|&&n| !state.properties.iter().any(|a| a.name == n))
+                {
                     return Err(c.err_at(
                         op_at,
-                        format!("op vhlo.{} is missing its inherent attribute '{}'", entry.short, self.module.str(missing)),
+                        format!(
+                            "op vhlo.{} is missing its inherent attribute '{}'",
+                            entry.short,
+                            self.module.str(missing)
+                        ),
                     ));
                 }
             }
@@ -1406,17 +1439,22 @@ impl<'a> Reader<'a> {
             }
             regions_header = Some(isolated);
         }
-        let regions = if regions_header.is_some() { state.regions.clone() } else { Vec::new() };
+        let regions = if regions_header.is_some() {
+            state.regions.clone()
+        } else {
+            Vec::new()
+        };
         let op = self.module.create_op_from(&state);
         self.scratch = state;
         if shadowed {
             if let Some(entry) = self.op_names.get(name_idx) {
                 let dropped = dict.iter().filter(|a| is_inherent(a.name, entry));
-                self.shadowed_attributes.extend(dropped.map(|a| super::ShadowedAttribute {
-                    op,
-                    name: a.name,
-                    value: a.value,
-                }));
+                self.shadowed_attributes
+                    .extend(dropped.map(|a| super::ShadowedAttribute {
+                        op,
+                        name: a.name,
+                        value: a.value,
+                    }));
             }
         }
         self.scratch_dict = dict;
@@ -1582,7 +1620,14 @@ impl<'a> Reader<'a> {
 
     /// The properties entry `idx` decoded for the op name `name_idx`. Entries are shared by
     /// ops with equal properties, so each (entry, op name) pair is decoded once.
-    fn properties_of(&mut self, c: &Cursor<'a>, at: usize, idx: usize, name_idx: usize, out: &mut Vec<NamedAttr>) -> Result<()> {
+    fn properties_of(
+        &mut self,
+        c: &Cursor<'a>,
+        at: usize,
+        idx: usize,
+        name_idx: usize,
+        out: &mut Vec<NamedAttr>,
+    ) -> Result<()> {
         if let Some(Some((n, props))) = self.decoded_properties.get(idx) {
             if *n == name_idx {
                 out.extend_from_slice(props);

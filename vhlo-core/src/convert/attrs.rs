@@ -326,7 +326,13 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
         ("integer_v1", [Param::Type(t), Param::Int(v)]) => {
             let ty = types::from_vhlo(m, *t)?;
             // A signless i1 integer is MLIR's BoolAttr; `ui1`/`si1` integers keep their type.
-            if matches!(m.type_data(ty), TypeData::Integer { width: 1, signedness: Signedness::Signless }) {
+            if matches!(
+                m.type_data(ty),
+                TypeData::Integer {
+                    width: 1,
+                    signedness: Signedness::Signless
+                }
+            ) {
                 m.attr(AttrData::Bool(*v & 1 != 0))
             } else {
                 let value = int_value_for(m, ty, *v);
@@ -363,7 +369,10 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
             // MLIR keeps dictionaries sorted by name.
             entries.sort_by(|x, y| m.str(x.0).cmp(m.str(y.0)));
             // MLIR's DictionaryAttr requires unique names.
-            if let Some(w) = entries.windows(2).find(|w| matches!(w, [x, y] if x.0 == y.0)) {
+            if let Some(w) = entries
+                .windows(2)
+                .find(|w| matches!(w, [x, y] if x.0 == y.0))
+            {
                 let key = w.first().map_or("", |e| m.str(e.0));
                 return Err(format!("duplicate key `{key}` in `{}`", describe(m, a)));
             }
@@ -408,7 +417,9 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
         }
         ("mesh_v1", [Param::Attr(axes), ids]) => {
             let items = match m.attr_data(*axes) {
-                AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "array_v1" => {
+                AttrData::Dialect(x)
+                    if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "array_v1" =>
+                {
                     match &x.params[..] {
                         [Param::Attrs(items)] => items.to_vec(),
                         _ => return bad(m),

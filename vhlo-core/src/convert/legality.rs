@@ -29,7 +29,11 @@ fn slot(v: &mut Vec<u8>, i: usize) -> &mut u8 {
 
 impl Legality {
     pub(crate) fn new(target: Version) -> Self {
-        Legality { target, types: Vec::new(), attrs: Vec::new() }
+        Legality {
+            target,
+            types: Vec::new(),
+            attrs: Vec::new(),
+        }
     }
 
     /// True when `t` and everything inside it is legal at the target.
@@ -54,17 +58,24 @@ impl Legality {
         let clean = match m.type_data(t) {
             TypeData::Dialect(d) => {
                 let own = m.str(d.dialect) != "vhlo"
-                    || VhloType::from_mnemonic(m.str(d.mnemonic)).is_none_or(|k| k.range().contains(self.target));
+                    || VhloType::from_mnemonic(m.str(d.mnemonic))
+                        .is_none_or(|k| k.range().contains(self.target));
                 own && d.params.iter().all(|p| self.param(m, p, depth + 1))
             }
-            TypeData::Complex(e) | TypeData::UnrankedTensor { element: e } => self.ty(m, *e, depth + 1),
-            TypeData::RankedTensor { element, encoding, .. } => {
-                self.ty(m, *element, depth + 1) && encoding.is_none_or(|a| self.attr(m, a, depth + 1))
+            TypeData::Complex(e) | TypeData::UnrankedTensor { element: e } => {
+                self.ty(m, *e, depth + 1)
+            }
+            TypeData::RankedTensor {
+                element, encoding, ..
+            } => {
+                self.ty(m, *element, depth + 1)
+                    && encoding.is_none_or(|a| self.attr(m, a, depth + 1))
             }
             TypeData::Tuple(ts) => ts.iter().all(|&x| self.ty(m, x, depth + 1)),
-            TypeData::Function { inputs, results } => {
-                inputs.iter().chain(results.iter()).all(|&x| self.ty(m, x, depth + 1))
-            }
+            TypeData::Function { inputs, results } => inputs
+                .iter()
+                .chain(results.iter())
+                .all(|&x| self.ty(m, x, depth + 1)),
             _ => true,
         };
         *slot(&mut self.types, t.index()) = if clean { CLEAN } else { SUSPECT };
@@ -77,7 +88,9 @@ impl Legality {
             Param::Types(ts) => ts.iter().all(|&t| self.ty(m, t, depth)),
             Param::Attr(a) => self.attr(m, *a, depth),
             Param::Attrs(xs) => xs.iter().all(|&a| self.attr(m, a, depth)),
-            Param::AttrPairs(xs) => xs.iter().all(|&(a, b)| self.attr(m, a, depth) && self.attr(m, b, depth)),
+            Param::AttrPairs(xs) => xs
+                .iter()
+                .all(|&(a, b)| self.attr(m, a, depth) && self.attr(m, b, depth)),
             _ => true,
         }
     }
@@ -101,9 +114,13 @@ impl Legality {
                     // Upstream's attribute verifiers (as in the slow walk).
                     let is_vhlo = |a: Attribute| matches!(m.attr_data(a), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo");
                     let verified = match (mn, &d.params[..]) {
-                        ("dict_v1", [Param::AttrPairs(pairs)]) => pairs.iter().all(|&(k, _)| is_vhlo(k)),
-                        ("result_accuracy_v1", [_, _, _, Param::Attr(mode)]) => matches!(m.attr_data(*mode),
-                            AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "result_accuracy_mode_v1"),
+                        ("dict_v1", [Param::AttrPairs(pairs)]) => {
+                            pairs.iter().all(|&(k, _)| is_vhlo(k))
+                        }
+                        ("result_accuracy_v1", [_, _, _, Param::Attr(mode)]) => {
+                            matches!(m.attr_data(*mode),
+                            AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "result_accuracy_mode_v1")
+                        }
                         _ => true,
                     };
                     range.is_none_or(|r| r.contains(self.target)) && verified

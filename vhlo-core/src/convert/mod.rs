@@ -16,9 +16,8 @@ mod ops;
 mod strict;
 mod types;
 
-pub(crate) use types::builtin_scalar;
 pub use strict::{location_losses, losses_to_stablehlo, shadowed_on_reading};
-
+pub(crate) use types::builtin_scalar;
 
 use std::fmt;
 
@@ -232,7 +231,10 @@ impl AttrsMemo {
         let (p, d) = (m.properties(op), m.attributes(op));
         self.key.clear();
         let count = Attribute(u32::try_from(p.len()).unwrap_or(u32::MAX));
-        self.key.push(NamedAttr { name: crate::ir::Symbol(kind), value: count });
+        self.key.push(NamedAttr {
+            name: crate::ir::Symbol(kind),
+            value: count,
+        });
         self.key.extend_from_slice(p);
         self.key.extend_from_slice(d);
     }
@@ -242,7 +244,8 @@ impl AttrsMemo {
     }
 
     fn insert(&mut self, converted: ConvertedAttrs) {
-        self.map.insert(self.key.clone().into_boxed_slice(), converted);
+        self.map
+            .insert(self.key.clone().into_boxed_slice(), converted);
     }
 }
 
@@ -313,7 +316,10 @@ fn transactional<T>(
 
 /// [`legalize_to_vhlo`] without the copy: on failure `m` is left half converted (for callers
 /// that drop it then, such as the portable-artifact API).
-pub(crate) fn legalize_to_vhlo_in_place(w: &mut Module, opts: LegalizeOptions) -> Result<(), Vec<Diagnostic>> {
+pub(crate) fn legalize_to_vhlo_in_place(
+    w: &mut Module,
+    opts: LegalizeOptions,
+) -> Result<(), Vec<Diagnostic>> {
     let allow = opts.allow_other_dialects;
     let mut diags = Vec::new();
     let mut type_memo = TypeMemo::default();
@@ -374,7 +380,9 @@ pub(crate) fn legalize_to_vhlo_in_place(w: &mut Module, opts: LegalizeOptions) -
                 }
             }
         }
-        if let Err(e) = convert_value_types(w, op, &mut |m, t| type_memo.convert(m, t, |m, t| types::to_vhlo(m, t, allow))) {
+        if let Err(e) = convert_value_types(w, op, &mut |m, t| {
+            type_memo.convert(m, t, |m, t| types::to_vhlo(m, t, allow))
+        }) {
             diags.push(diag(w, op, e, None, "no VHLO form"));
         }
         let sym = w.sym_static(ops::current_vhlo(k).name());
@@ -670,7 +678,13 @@ fn arity_problem(w: &Module, op: OpId, kind: VhloOp) -> Option<String> {
     let expected = |groups: &[(&str, bool)]| {
         let names: Vec<String> = groups
             .iter()
-            .map(|(n, v)| if *v { format!("{n}*") } else { (*n).to_string() })
+            .map(|(n, v)| {
+                if *v {
+                    format!("{n}*")
+                } else {
+                    (*n).to_string()
+                }
+            })
             .collect();
         format!("({})", names.join(", "))
     };
@@ -788,12 +802,17 @@ pub(crate) fn vhlo_to_version_in_place(
                     let mut o: Vec<usize> = (0..names.len()).collect();
                     o.sort_by(|&a, &b| w.str(names[a]).cmp(w.str(names[b])));
                     let o = (o.iter().enumerate().any(|(i, &j)| i != j)).then_some(o);
-                    sort_orders.entry(names.clone().into_boxed_slice()).or_insert(o)
+                    sort_orders
+                        .entry(names.clone().into_boxed_slice())
+                        .or_insert(o)
                 }
             };
             if let Some(order) = order {
                 let props = w.properties(op);
-                let sorted: Vec<NamedAttr> = order.iter().filter_map(|&i| props.get(i).copied()).collect();
+                let sorted: Vec<NamedAttr> = order
+                    .iter()
+                    .filter_map(|&i| props.get(i).copied())
+                    .collect();
                 w.set_properties(op, &sorted);
             }
         }
@@ -869,7 +888,10 @@ pub fn artifact_use_list_orders(
 ) -> std::collections::BTreeMap<crate::ir::Value, crate::bytecode::UseListOrder> {
     use std::collections::BTreeMap;
     // Only values a step touched can leave their natural order (which needs no record).
-    let steps: Vec<&VersionStep> = steps.iter().filter(|s| s.from.is_legal_in(producer)).collect();
+    let steps: Vec<&VersionStep> = steps
+        .iter()
+        .filter(|s| s.from.is_legal_in(producer))
+        .collect();
     if steps.is_empty() {
         return BTreeMap::new();
     }
@@ -889,7 +911,8 @@ pub fn artifact_use_list_orders(
         }
     });
     uses.sort_by_key(|u| u.0);
-    let mut groups: crate::ir::FastMap<crate::ir::Value, std::ops::Range<usize>> = Default::default();
+    let mut groups: crate::ir::FastMap<crate::ir::Value, std::ops::Range<usize>> =
+        Default::default();
     let mut start = 0;
     while start < uses.len() {
         let v = uses[start].0;
@@ -999,7 +1022,9 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
         names.push(name);
     }
     for (&op, new_name) in ops_list.iter().zip(names) {
-        let Some((kind, new_name)) = new_name else { continue };
+        let Some((kind, new_name)) = new_name else {
+            continue;
+        };
         let k = kind.stablehlo();
         // Ops with the same kind and attributes convert alike; only successes are kept.
         attrs_memo.key_of(w, op, k as u32);
@@ -1041,7 +1066,9 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
                 attrs_memo.insert((p, d));
             }
         }
-        if let Err(e) = convert_value_types(w, op, &mut |m, t| type_memo.convert(m, t, types::from_vhlo)) {
+        if let Err(e) =
+            convert_value_types(w, op, &mut |m, t| type_memo.convert(m, t, types::from_vhlo))
+        {
             diags.push(diag(w, op, e, None, "malformed VHLO"));
         }
         let sym = w.sym_static(new_name);
@@ -1064,8 +1091,15 @@ pub struct ToStablehloOptions {
 
 /// [`legalize_to_stablehlo`] with options: when strict, every loss is reported (with the
 /// conversion's own blockers) and the module is left as it was.
-pub fn legalize_to_stablehlo_with(m: &mut Module, opts: ToStablehloOptions) -> Result<(), Vec<Diagnostic>> {
-    let losses = if opts.strict { losses_to_stablehlo(m) } else { Vec::new() };
+pub fn legalize_to_stablehlo_with(
+    m: &mut Module,
+    opts: ToStablehloOptions,
+) -> Result<(), Vec<Diagnostic>> {
+    let losses = if opts.strict {
+        losses_to_stablehlo(m)
+    } else {
+        Vec::new()
+    };
     if losses.is_empty() {
         return legalize_to_stablehlo(m);
     }

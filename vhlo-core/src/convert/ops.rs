@@ -972,7 +972,9 @@ pub fn attrs_from_vhlo(
                     if matches!(m.str(*value), "public" | "private" | "nested"));
                 if !valid {
                     let shown = crate::text::attribute_to_string(m, v);
-                    return Err(format!("visibility {shown} is not \"public\", \"private\" or \"nested\""));
+                    return Err(format!(
+                        "visibility {shown} is not \"public\", \"private\" or \"nested\""
+                    ));
                 }
                 return Ok(Some((name.clone(), v)));
             }

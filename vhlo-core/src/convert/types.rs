@@ -296,14 +296,22 @@ pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
             }
             // MLIR's quantized-type verifier: integer storage, float expressed type (the text
             // form has no way to spell anything else).
-            let (Some(Param::Type(storage)), Some(Param::Type(expressed))) = (params.get(1), params.get(2)) else {
+            let (Some(Param::Type(storage)), Some(Param::Type(expressed))) =
+                (params.get(1), params.get(2))
+            else {
                 return bad(m);
             };
             if !matches!(m.type_data(*storage), TypeData::Integer { .. }) {
-                return Err(format!("quantized type with a non-integer storage type `{}`", crate::text::type_to_string(m, *storage)));
+                return Err(format!(
+                    "quantized type with a non-integer storage type `{}`",
+                    crate::text::type_to_string(m, *storage)
+                ));
             }
             if !matches!(m.type_data(*expressed), TypeData::Float(_)) {
-                return Err(format!("quantized type with a non-float expressed type `{}`", crate::text::type_to_string(m, *expressed)));
+                return Err(format!(
+                    "quantized type with a non-float expressed type `{}`",
+                    crate::text::type_to_string(m, *expressed)
+                ));
             }
             dialect_type(m, "quant", "uniform", params)
         }

@@ -194,7 +194,9 @@ impl<'m> Printer<'m> {
 
     /// Records a location for aliasing (first pass only).
     fn visit_loc(&mut self, l: Location, can_defer: bool) {
-        self.aliases.table.visit(self.m, AliasKey::Loc(l), can_defer);
+        self.aliases
+            .table
+            .visit(self.m, AliasKey::Loc(l), can_defer);
     }
 
     fn write_alias_name(&mut self, n: u32) {
@@ -206,7 +208,12 @@ impl<'m> Printer<'m> {
         let defs: Vec<(AliasKey, &'static str, u32)> =
             self.aliases.table.definitions(deferred).collect();
         for (key, name, suffix) in defs {
-            write_alias(&mut self.out, matches!(key, AliasKey::Type(_)), name, suffix);
+            write_alias(
+                &mut self.out,
+                matches!(key, AliasKey::Type(_)),
+                name,
+                suffix,
+            );
             self.out.push_str(" = ");
             match key {
                 AliasKey::Type(t) => self.print_type_spelled(t),
@@ -438,7 +445,11 @@ impl<'m> Printer<'m> {
     }
 
     fn write_value_name_to(&self, out: &mut String, v: Value, with_index: bool) {
-        let name = self.names.get(v.index()).copied().unwrap_or(ValueName::Unnamed);
+        let name = self
+            .names
+            .get(v.index())
+            .copied()
+            .unwrap_or(ValueName::Unnamed);
         out.push('%');
         let (index, multi) = match name {
             ValueName::Unnamed => {
@@ -1239,10 +1250,16 @@ impl<'m> Printer<'m> {
                 // Only a signless i1 integer attribute is spelled `true`/`false` (MLIR); `1 : ui1`
                 // stays a number (dense elements of any i1 print as booleans, below).
                 match m.type_data(*ty) {
-                    TypeData::Integer { width: 1, signedness: Signedness::Signed } => {
+                    TypeData::Integer {
+                        width: 1,
+                        signedness: Signedness::Signed,
+                    } => {
                         let _ = write!(self.out, "{}", if value & 1 == 1 { -1 } else { 0 });
                     }
-                    TypeData::Integer { width: 1, signedness: Signedness::Unsigned } => {
+                    TypeData::Integer {
+                        width: 1,
+                        signedness: Signedness::Unsigned,
+                    } => {
                         let _ = write!(self.out, "{}", value & 1);
                     }
                     _ => self.print_int_value(*ty, *value),
@@ -1389,7 +1406,10 @@ impl<'m> Printer<'m> {
         let mut count = data.len() / n.max(1);
         // Equal elements print as a splat, as MLIR's DenseElementsAttr (which TensorV1Attr
         // prints through) stores them.
-        if count > 1 && data.len().is_multiple_of(n.max(1)) && data.chunks(n.max(1)).all(|c| c == &data[..n]) {
+        if count > 1
+            && data.len().is_multiple_of(n.max(1))
+            && data.chunks(n.max(1)).all(|c| c == &data[..n])
+        {
             count = 1;
         }
         self.out.push_str("dense<");
