@@ -232,7 +232,14 @@ fn legalized_suite_matches_upstream_artifacts() {
                 continue;
             }
         };
-        match structurally_equal(&upstream, &m, EqualOptions { locations: false }) {
+        match structurally_equal(
+            &upstream,
+            &m,
+            EqualOptions {
+                locations: false,
+                ..Default::default()
+            },
+        ) {
             Ok(()) => same_module += 1,
             Err(e) => failures.push(format!("{name}: module differs from the artifact: {e}")),
         }

@@ -267,6 +267,7 @@ fn jax_programs_legalize_to_jaxlibs_artifacts() {
                     &m,
                     vhlo_core::ir::EqualOptions {
                         locations: !stripped,
+                        ..Default::default()
                     },
                 ) {
                     Ok(()) => {

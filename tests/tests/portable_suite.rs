@@ -79,7 +79,10 @@ fn deserialize_gives_the_source_program() {
         } else if let Err(e) = structurally_equal(
             &vhlo_core::text::parse(&g).expect("reparse"),
             &vhlo_core::text::parse(&w).expect("reparse"),
-            EqualOptions { locations: false },
+            EqualOptions {
+                locations: false,
+                ..Default::default()
+            },
         ) {
             failures.push(format!("{v}: {e}"));
         }

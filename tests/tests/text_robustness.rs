@@ -91,7 +91,10 @@ fn sample_parses_and_round_trips() {
             vhlo_core::ir::structurally_equal(
                 &m,
                 &m2,
-                vhlo_core::ir::EqualOptions { locations: false },
+                vhlo_core::ir::EqualOptions {
+                    locations: false,
+                    ..Default::default()
+                },
             )
             .unwrap_or_else(|e2| panic!("{e}\n{e2}\n{printed}"))
         });

@@ -58,6 +58,7 @@ fn round_trip(src: &str, opts: PrintOptions) -> Result<(), String> {
         &m2,
         EqualOptions {
             locations: opts.debug_info,
+            ..Default::default()
         },
     )
     .map_err(|e| format!("differs after print: {e}"))?;

@@ -236,7 +236,15 @@ fn location_forms() {
         "{out}"
     );
     let m2 = text::parse(&out).expect("re-parses");
-    structurally_equal(&m, &m2, EqualOptions { locations: true }).expect("same");
+    structurally_equal(
+        &m,
+        &m2,
+        EqualOptions {
+            locations: true,
+            ..Default::default()
+        },
+    )
+    .expect("same");
 }
 
 #[test]
@@ -380,7 +388,15 @@ fn structural_equality_finds_differences() {
         assert!(e.contains(what), "{what}: {e}");
     }
     let other = text::parse(&base.replace("\"x\":1:1", "\"x\":1:2")).expect("parses");
-    structurally_equal(&m, &other, EqualOptions { locations: false }).expect("locations ignored");
+    structurally_equal(
+        &m,
+        &other,
+        EqualOptions {
+            locations: false,
+            ..Default::default()
+        },
+    )
+    .expect("locations ignored");
 }
 
 #[test]
@@ -404,7 +420,15 @@ fn custom_forms_are_used_only_when_lossless() {
         "{out}"
     );
     let again = text::parse(&out).expect("re-parses");
-    structurally_equal(&m, &again, EqualOptions { locations: false }).expect("same IR");
+    structurally_equal(
+        &m,
+        &again,
+        EqualOptions {
+            locations: false,
+            ..Default::default()
+        },
+    )
+    .expect("same IR");
 }
 
 #[test]
@@ -499,4 +523,54 @@ fn one_and_zero_bit_integers_keep_their_signedness() {
     );
     let printed = text::print(&m, Default::default());
     assert_eq!(printed, src);
+}
+
+/// A file location range of fewer than two numbers (bytecode can hold one) prints its missing
+/// line and column as 0, as jaxlib 0.10.2 prints it (`loc("x.py":0:0)`, `loc("x.py":11:0)`);
+/// the text then parses back with two numbers, which `text_losses` forgives.
+#[test]
+fn short_file_location_ranges_print_zeros_for_what_they_lack() {
+    for (line_cols, printed) in [
+        (vec![], "loc(\"x.py\":0:0)"),
+        (vec![11], "loc(\"x.py\":11:0)"),
+    ] {
+        let mut m = text::parse("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.abs %a : tensor<f32>\n  return %0 : tensor<f32>\n}\n").expect("parses");
+        let file = m.sym("x.py");
+        let loc = m.loc(LocData::FileLineColRange {
+            file,
+            line_cols: line_cols.into(),
+        });
+        let mut ops = Vec::new();
+        m.walk(|op| ops.push(op));
+        ops.retain(|&op| m.op_name_str(op) == "stablehlo.abs");
+        for op in ops {
+            m.set_op_location(op, loc);
+        }
+        let opts = text::PrintOptions {
+            generic: true,
+            debug_info: true,
+            ..Default::default()
+        };
+        let out = text::print(&m, opts);
+        assert!(out.contains(printed), "{out}");
+        let again = text::parse(&out).expect("re-parses");
+        structurally_equal(
+            &m,
+            &again,
+            EqualOptions {
+                locations: true,
+                ..Default::default()
+            },
+        )
+        .expect_err("two numbers come back");
+        structurally_equal(
+            &m,
+            &again,
+            EqualOptions {
+                locations: true,
+                text_losses: true,
+            },
+        )
+        .expect("forgiven");
+    }
 }

@@ -8,11 +8,18 @@ use super::*;
 pub struct EqualOptions {
     /// Compare op locations too.
     pub locations: bool,
+    /// Forgive what MLIR's text format itself loses, for comparing a program with its printed
+    /// and re-parsed self: a file location range of fewer than two numbers prints its missing
+    /// line or column as 0 and comes back as a plain `"file":line:col` location.
+    pub text_losses: bool,
 }
 
 impl Default for EqualOptions {
     fn default() -> Self {
-        EqualOptions { locations: true }
+        EqualOptions {
+            locations: true,
+            text_losses: false,
+        }
     }
 }
 
@@ -451,6 +458,30 @@ impl Cmp<'_> {
         use LocData as L;
         let (p, q) = (self.a.loc_data(x), self.b.loc_data(y));
         let differ = || Err(format!("location {p:?} vs {q:?}"));
+        // A short range prints as `"f":line:col`, which parses as a plain file location.
+        let short_range_and_point = |r: &LocData, pt: &LocData| match (r, pt) {
+            (
+                L::FileLineColRange {
+                    file: f1,
+                    line_cols,
+                },
+                L::FileLineCol {
+                    file: f2,
+                    line,
+                    column,
+                },
+            ) => {
+                let mut v = line_cols.to_vec();
+                v.resize(2, 0);
+                (line_cols.len() < 2 && v == [*line, *column]).then_some((*f1, *f2))
+            }
+            _ => None,
+        };
+        if self.opts.text_losses {
+            if let Some((f1, f2)) = short_range_and_point(p, q) {
+                return self.sym(f1, f2);
+            }
+        }
         match (p, q) {
             (L::Unknown, L::Unknown) => Ok(()),
             (

@@ -884,10 +884,12 @@ impl<'m> Printer<'m> {
             }
             LocData::FileLineColRange { file, line_cols } => {
                 write_escaped(&mut self.out, self.m.str(file));
+                // As MLIR prints them: a missing line or column is 0 (so a range of fewer than
+                // two numbers comes back from the text as a plain `"file":line:col`).
                 match line_cols[..] {
-                    [] => {}
+                    [] => self.out.push_str(":0:0"),
                     [l] => {
-                        let _ = write!(self.out, ":{l}");
+                        let _ = write!(self.out, ":{l}:0");
                     }
                     [l, c] => {
                         let _ = write!(self.out, ":{l}:{c}");
