@@ -31115,6 +31115,12 @@ pub fn upgrade_one(
     let Some(kind) = VhloOp::from_name(m.op_name_str(op)) else { return Ok(None) };
     upgrade_op(m, op, kind)
 }
+/// True when upgrading `kind` one version reads and writes only the op's properties and
+/// name (no hook): ops of one kind with equal properties then upgrade alike.
+pub fn upgrade_is_property_only(kind: VhloOp) -> bool {
+    const HOOKED: &[VhloOp] = &[];
+    !HOOKED.contains(&kind)
+}
 /// [`upgrade_one`] for an op whose kind the caller already knows (`kind` must be its kind).
 pub fn upgrade_op(
     m: &mut ::vhlo_core::ir::Module,

@@ -75,6 +75,16 @@ fn value_expr(spec: &Spec, v: &Value) -> TokenStream {
     }
 }
 
+/// True when computing `v` calls a hand-written hook (which may read the op).
+fn value_has_hook(v: &Value) -> bool {
+    match v {
+        Value::Hook(_) => true,
+        Value::Array(items) => items.iter().any(value_has_hook),
+        Value::Attr { params, .. } => params.iter().any(|(_, p)| value_has_hook(p)),
+        _ => false,
+    }
+}
+
 /// (number of non-variadic fields, number of variadic groups) of a field list.
 fn counts(fields: &[Field]) -> (usize, usize) {
     let var = fields.iter().filter(|f| f.variadic).count();
@@ -197,11 +207,20 @@ fn predicate_expr(spec: &Spec, p: &Predicate) -> TokenStream {
 pub(super) fn emit(spec: &Spec) -> TokenStream {
     let mut ups = Vec::new();
     let mut downs = Vec::new();
+    // Upgrades without a hook read and write nothing but properties and the op name.
+    let mut hooked_upgrades = Vec::new();
     for fam in &spec.ops {
         for w in fam.versions.windows(2) {
             let (u, d) = step_tokens(spec, &w[0], &w[1]);
             ups.push(u);
             downs.push(d);
+            if w[1].changes.iter().any(|c| match c {
+                ChangeRule::Hook { .. } => true,
+                ChangeRule::AddAttribute { default, .. } => value_has_hook(default),
+                _ => false,
+            }) {
+                hooked_upgrades.push(vhlo_variant(&w[0]));
+            }
         }
     }
     let feature_arms = spec.op_versions().filter(|v| !v.features.is_empty()).map(|v| {
@@ -225,6 +244,13 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         pub fn upgrade_one(m: &mut ::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId) -> Result<Option<VhloOp>, ::vhlo_core::dialect::ConversionError> {
             let Some(kind) = VhloOp::from_name(m.op_name_str(op)) else { return Ok(None) };
             upgrade_op(m, op, kind)
+        }
+
+        /// True when upgrading `kind` one version reads and writes only the op's properties and
+        /// name (no hook): ops of one kind with equal properties then upgrade alike.
+        pub fn upgrade_is_property_only(kind: VhloOp) -> bool {
+            const HOOKED: &[VhloOp] = &[ #(VhloOp::#hooked_upgrades),* ];
+            !HOOKED.contains(&kind)
         }
 
         /// [`upgrade_one`] for an op whose kind the caller already knows (`kind` must be its kind).

@@ -151,7 +151,20 @@ impl<'a> Cursor<'a> {
     }
 
     /// A prefix varint: the trailing zeros of the first byte give the number of extra bytes.
+    #[inline]
     pub fn varint(&mut self) -> Result<u64, BytecodeError> {
+        // Most varints are one byte (values below 128): that case stays inline.
+        if let Some(&first) = self.data.get(self.pos) {
+            if first & 1 == 1 {
+                self.pos = self.pos.saturating_add(1);
+                return Ok(u64::from(first >> 1));
+            }
+        }
+        self.varint_multi_byte()
+    }
+
+    #[inline(never)]
+    fn varint_multi_byte(&mut self) -> Result<u64, BytecodeError> {
         let start = self.offset();
         let first = self.byte()?;
         if first & 1 == 1 {
@@ -182,12 +195,14 @@ impl<'a> Cursor<'a> {
     }
 
     /// A varint with its low bit split off as a flag: `(value, flag)`.
+    #[inline]
     pub fn varint_with_flag(&mut self) -> Result<(u64, bool), BytecodeError> {
         let v = self.varint()?;
         Ok((v >> 1, v & 1 == 1))
     }
 
     /// A varint used as a count or index into an in-memory table; `usize` on every platform here.
+    #[inline]
     pub fn index(&mut self) -> Result<usize, BytecodeError> {
         let at = self.offset();
         let v = self.varint()?;
@@ -285,6 +300,7 @@ impl Emitter {
             .extend_from_slice(bytes.get(..n as usize).unwrap_or_default());
     }
 
+    #[inline]
     pub fn varint_with_flag(&mut self, v: u64, flag: bool) {
         self.varint((v << 1) | u64::from(flag));
     }

@@ -183,8 +183,9 @@ struct OpNameEntry {
     dialect: String,
     /// The name without the dialect prefix.
     short: String,
-    /// The inherent attribute names of the op (VHLO and `builtin.module`), interned.
-    inherent: Option<Box<[Symbol]>>,
+    /// The inherent attribute names of the op (VHLO and `builtin.module`), interned, in the
+    /// order of its properties encoding (shared: decoding holds it while reading attributes).
+    inherent: Option<std::rc::Rc<[Symbol]>>,
     /// Why no op of this name can be read, if so (checked when an op uses it).
     refused: Option<String>,
 }
@@ -1639,11 +1640,25 @@ impl<'a> Reader<'a> {
             .get(idx)
             .cloned()
             .ok_or_else(|| c.err_at(at, format!("properties index {idx} out of range")))?;
-        let (dialect, short) = match self.op_names.get(name_idx) {
-            Some(e) => (e.dialect.clone(), e.short.clone()),
-            None => return Err(c.err_at(at, format!("op name index {name_idx} out of range"))),
+        let Some(entry) = self.op_names.get(name_idx) else {
+            return Err(c.err_at(at, format!("op name index {name_idx} out of range")));
         };
-        let props = self.decode_properties(&mut p, &dialect, &short)?;
+        let is_module = entry.dialect == "builtin" && entry.short == "module";
+        let names = match entry.inherent.clone() {
+            Some(names) if entry.dialect == "vhlo" || is_module => names,
+            _ => {
+                return Err(p.err(format!(
+                    "properties of op {}.{} are not supported",
+                    entry.dialect, entry.short
+                )))
+            }
+        };
+        let props = self.decode_properties(&mut p, &names, is_module)?;
+        if !p.is_empty() {
+            let e = self.op_names.get(name_idx);
+            let (d, s) = e.map_or(("", ""), |e| (e.dialect.as_str(), e.short.as_str()));
+            return Err(p.err(format!("trailing bytes in the properties of {d}.{s}")));
+        }
         if self.decoded_properties.len() < self.properties.len() {
             self.decoded_properties.resize(self.properties.len(), None);
         }
@@ -1654,50 +1669,30 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// A properties entry: VHLO ops store every attribute in `names` order; `builtin.module`
+    /// stores each of its two as an optional attribute index.
     fn decode_properties(
         &mut self,
         p: &mut Cursor<'_>,
-        dialect: &str,
-        short: &str,
+        names: &[Symbol],
+        optional: bool,
     ) -> Result<Vec<NamedAttr>> {
-        let mut out = Vec::new();
-        match (dialect, short) {
-            ("vhlo", _) => {
-                let names = vhlo_op_attr_names(short).ok_or_else(|| {
-                    p.err(format!(
-                        "unknown VHLO op vhlo.{short} (no attribute table for its properties)"
-                    ))
-                })?;
-                for name in names {
-                    let value = self.read_attr(p)?;
-                    let name = self.module.sym(name);
+        let mut out = Vec::with_capacity(names.len());
+        for &name in names {
+            if optional {
+                let (idx, present) = p.varint_with_flag()?;
+                if present {
+                    let idx =
+                        usize::try_from(idx).map_err(|_| p.err("attribute index too large"))?;
+                    let value = self.attr(p, idx)?;
                     out.push(NamedAttr { name, value });
+                } else if idx != 0 {
+                    return Err(p.err("invalid optional attribute encoding"));
                 }
+            } else {
+                let value = self.read_attr(p)?;
+                out.push(NamedAttr { name, value });
             }
-            ("builtin", "module") => {
-                for name in ["sym_name", "sym_visibility"] {
-                    let (idx, present) = p.varint_with_flag()?;
-                    if present {
-                        let idx =
-                            usize::try_from(idx).map_err(|_| p.err("attribute index too large"))?;
-                        let value = self.attr(p, idx)?;
-                        let name = self.module.sym(name);
-                        out.push(NamedAttr { name, value });
-                    } else if idx != 0 {
-                        return Err(p.err("invalid optional attribute encoding"));
-                    }
-                }
-            }
-            _ => {
-                return Err(p.err(format!(
-                    "properties of op {dialect}.{short} are not supported"
-                )))
-            }
-        }
-        if !p.is_empty() {
-            return Err(p.err(format!(
-                "trailing bytes in the properties of {dialect}.{short}"
-            )));
         }
         Ok(out)
     }

@@ -216,6 +216,41 @@ impl OpKinds {
     }
 }
 
+/// What a chain of property-only upgrades made of an op: its new name, its properties
+/// (sorted) and the kinds it stepped from, in order.
+struct UpgradeResult {
+    name: crate::ir::Symbol,
+    props: Box<[NamedAttr]>,
+    from: Box<[VhloOp]>,
+}
+
+/// Upgrades by op kind and properties: ops alike upgrade once (`key` as in [`AttrsMemo`]).
+#[derive(Default)]
+struct UpgradeMemo {
+    map: FastMap<Box<[NamedAttr]>, UpgradeResult>,
+    key: Vec<NamedAttr>,
+}
+
+impl UpgradeMemo {
+    fn key_of(&mut self, m: &Module, op: OpId, kind: VhloOp) {
+        self.key.clear();
+        let tag = NamedAttr {
+            name: crate::ir::Symbol(kind as u32),
+            value: Attribute(0),
+        };
+        self.key.push(tag);
+        self.key.extend_from_slice(m.properties(op));
+    }
+
+    fn get(&self) -> Option<&UpgradeResult> {
+        self.map.get(self.key.as_slice())
+    }
+
+    fn insert(&mut self, r: UpgradeResult) {
+        self.map.insert(self.key.as_slice().into(), r);
+    }
+}
+
 /// Converted attributes of ops by their kind, properties and discardable attributes (what
 /// the attribute conversions depend on): ops alike convert once. `key` is the reused lookup
 /// key: the kind and the number of properties, then the properties and the attributes.
@@ -726,94 +761,118 @@ pub(crate) fn vhlo_to_version_in_place(
     let mut kinds = OpKinds::default();
     let mut sort_orders: FastMap<Box<[crate::ir::Symbol]>, Option<Vec<usize>>> = FastMap::default();
     let mut names: Vec<crate::ir::Symbol> = Vec::new();
+    let mut sorted: Vec<NamedAttr> = Vec::new();
+    let mut upgrades = UpgradeMemo::default();
     for op in all_ops(w) {
         // Diagnostics name the op as the input spelled it, before any version step.
         let first = diags.len();
         let original = w.op_name(op);
+        let first_step = rewritten.len();
         // MLIR verifies every VHLO op's operand, result and region counts against its ODS
         // signature when it reads a program; a step or a legalization relies on them.
-        if let Some(kind) = kinds.of(w, op) {
+        let start_kind = kinds.of(w, op);
+        if let Some(kind) = start_kind {
             if let Some(problem) = arity_problem(w, op, kind) {
                 diags.push(diag(w, op, problem, None, "malformed VHLO"));
                 continue;
             }
         }
-        // Bounded: each step moves one version along a finite chain.
-        for _ in 0..64 {
-            let Some(kind) = kinds.of(w, op) else {
-                break;
-            };
-            let range = kind.range();
-            if range.contains(target) {
-                break;
-            }
-            let step = if target < range.min {
-                vhlo::downgrade_op(w, op, kind)
-            } else {
-                vhlo::upgrade_op(w, op, kind)
-            };
-            match step {
-                Ok(Some(_)) => rewritten.push(VersionStep { op, from: kind }),
-                Ok(None) => {
-                    let rule = if target < range.min {
-                        format!(
-                            "`{}` was introduced in {} and has no older version",
-                            kind.name(),
-                            range.min
-                        )
-                    } else {
-                        format!(
-                            "`{}` was removed after {} and has no newer version",
-                            kind.name(),
-                            range.max
-                        )
-                    };
-                    diags.push(diag(
-                        w,
-                        op,
-                        format!("op `{}`", kind.name()),
-                        (target < range.min).then_some(range.min),
-                        rule,
-                    ));
+        // Ops of one kind with equal properties upgrade alike when no step reads more.
+        let memo_key = start_kind
+            .filter(|k| target > k.range().max && !k.range().contains(target))
+            .filter(|&k| vhlo::upgrade_is_property_only(k))
+            .map(|k| upgrades.key_of(w, op, k));
+        if let Some(hit) = memo_key.and_then(|()| upgrades.get()) {
+            let (name, props, from) = (hit.name, &hit.props, &hit.from);
+            w.set_properties(op, props);
+            w.set_op_name(op, name);
+            rewritten.extend(from.iter().map(|&from| VersionStep { op, from }));
+        } else {
+            let mut property_only = memo_key.is_some();
+            // Bounded: each step moves one version along a finite chain.
+            for _ in 0..64 {
+                let Some(kind) = kinds.of(w, op) else {
+                    break;
+                };
+                let range = kind.range();
+                if range.contains(target) {
                     break;
                 }
-                Err(e) => {
-                    diags.push(diag(
-                        w,
-                        op,
-                        e.subject.clone(),
-                        Some(e.needs),
-                        e.rule.clone(),
-                    ));
-                    break;
+                let step = if target < range.min {
+                    vhlo::downgrade_op(w, op, kind)
+                } else {
+                    property_only &= vhlo::upgrade_is_property_only(kind);
+                    vhlo::upgrade_op(w, op, kind)
+                };
+                match step {
+                    Ok(Some(_)) => rewritten.push(VersionStep { op, from: kind }),
+                    Ok(None) => {
+                        let rule = if target < range.min {
+                            format!(
+                                "`{}` was introduced in {} and has no older version",
+                                kind.name(),
+                                range.min
+                            )
+                        } else {
+                            format!(
+                                "`{}` was removed after {} and has no newer version",
+                                kind.name(),
+                                range.max
+                            )
+                        };
+                        diags.push(diag(
+                            w,
+                            op,
+                            format!("op `{}`", kind.name()),
+                            (target < range.min).then_some(range.min),
+                            rule,
+                        ));
+                        break;
+                    }
+                    Err(e) => {
+                        diags.push(diag(
+                            w,
+                            op,
+                            e.subject.clone(),
+                            Some(e.needs),
+                            e.rule.clone(),
+                        ));
+                        break;
+                    }
                 }
             }
-        }
-        // Change rules append added attributes; MLIR keeps properties sorted by name (readers
-        // and the parser sort them, so only rewritten ops can be out of order).
-        // Ops stepped alike have the same names in the same order, so the sorting order is
-        // worked out once per name list.
-        if rewritten.last().is_some_and(|s: &VersionStep| s.op == op) {
-            names.clear();
-            names.extend(w.properties(op).iter().map(|a| a.name));
-            let order = match sort_orders.get(names.as_slice()) {
-                Some(o) => o,
-                None => {
-                    let mut o: Vec<usize> = (0..names.len()).collect();
-                    o.sort_by(|&a, &b| w.str(names[a]).cmp(w.str(names[b])));
-                    let o = (o.iter().enumerate().any(|(i, &j)| i != j)).then_some(o);
-                    sort_orders
-                        .entry(names.clone().into_boxed_slice())
-                        .or_insert(o)
+            // Change rules append added attributes; MLIR keeps properties sorted by name (readers
+            // and the parser sort them, so only rewritten ops can be out of order).
+            // Ops stepped alike have the same names in the same order, so the sorting order is
+            // worked out once per name list.
+            if rewritten.len() > first_step {
+                names.clear();
+                names.extend(w.properties(op).iter().map(|a| a.name));
+                let order = match sort_orders.get(names.as_slice()) {
+                    Some(o) => o,
+                    None => {
+                        let mut o: Vec<usize> = (0..names.len()).collect();
+                        o.sort_by(|&a, &b| w.str(names[a]).cmp(w.str(names[b])));
+                        let o = (o.iter().enumerate().any(|(i, &j)| i != j)).then_some(o);
+                        sort_orders
+                            .entry(names.clone().into_boxed_slice())
+                            .or_insert(o)
+                    }
+                };
+                if let Some(order) = order {
+                    let props = w.properties(op);
+                    sorted.clear();
+                    sorted.extend(order.iter().filter_map(|&i| props.get(i).copied()));
+                    w.set_properties(op, &sorted);
                 }
-            };
-            if let Some(order) = order {
-                let props = w.properties(op);
-                let sorted: Vec<NamedAttr> = order
-                    .iter()
-                    .filter_map(|&i| props.get(i).copied())
-                    .collect();
-                w.set_properties(op, &sorted);
+                if property_only && diags.len() == first {
+                    let from = rewritten[first_step..].iter().map(|s| s.from).collect();
+                    upgrades.insert(UpgradeResult {
+                        name: w.op_name(op),
+                        props: w.properties(op).into(),
+                        from,
+                    });
+                }
             }
         }
         for f in vhlo::feature_uses_of(w, op, kinds.of(w, op), target) {
@@ -826,7 +885,13 @@ pub(crate) fn vhlo_to_version_in_place(
             ));
         }
         let mut found = Vec::new();
-        for v in w.results(op).chain(region_block_args(w, op)) {
+        // Most ops have no regions: no list to build.
+        let block_args = if w.regions(op).is_empty() {
+            Vec::new()
+        } else {
+            region_block_args(w, op)
+        };
+        for v in w.results(op).chain(block_args) {
             let t = w.value_type(v);
             if !legal.type_is_clean(w, t) {
                 illegal_in_type(w, t, target, &mut found, 0);
@@ -1010,6 +1075,8 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
     // New names first: a `return_v1` becomes `func.return` or `stablehlo.return` by its parent.
     let mut names = Vec::with_capacity(ops_list.len());
     let mut kinds = OpKinds::default();
+    let mut name_syms: Vec<Option<(&'static str, crate::ir::Symbol)>> =
+        vec![None; StablehloOp::ALL.len()];
     for &op in &ops_list {
         let name = kinds.of(w, op).map(|k| {
             let parent = w
@@ -1071,7 +1138,18 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
         {
             diags.push(diag(w, op, e, None, "malformed VHLO"));
         }
-        let sym = w.sym_static(new_name);
+        // One symbol per StableHLO op (a `return` has two names, so the text is checked too).
+        let slot = name_syms.get_mut(k as usize);
+        let sym = match slot {
+            Some(Some((text, sym))) if std::ptr::eq(*text, new_name) => *sym,
+            _ => {
+                let sym = w.sym_static(new_name);
+                if let Some(slot) = name_syms.get_mut(k as usize) {
+                    *slot = Some((new_name, sym));
+                }
+                sym
+            }
+        };
         w.set_op_name(op, sym);
     }
     if diags.is_empty() {
@@ -1114,13 +1192,14 @@ pub fn legalize_to_stablehlo_with(
 /// after VHLO -> StableHLO), rewiring their users to the cast operand.
 fn fold_identity_casts(m: &mut Module) {
     use std::collections::BTreeMap;
+    // A program without casts has no such name interned: no walk.
+    let Some(cast) = m.lookup_sym("builtin.unrealized_conversion_cast") else {
+        return;
+    };
     let mut replace: BTreeMap<crate::ir::Value, crate::ir::Value> = BTreeMap::new();
     let mut casts = Vec::new();
     for op in all_ops(m) {
-        if m.op_name_str(op) != "builtin.unrealized_conversion_cast"
-            || m.operands(op).len() != 1
-            || m.num_results(op) != 1
-        {
+        if m.op_name(op) != cast || m.operands(op).len() != 1 || m.num_results(op) != 1 {
             continue;
         }
         let (Some(&from), Some(to)) = (m.operands(op).first(), m.result(op, 0)) else {
