@@ -1,38 +1,13 @@
-//! The whole `--deserialize` path: bytes -> read -> upgrade -> legalize to StableHLO -> print
-//! (pretty and generic, with locations) -> parse each text again -> the same IR
-//! (`ir::structurally_equal`; locations included for the generic form, as the pretty forms of
-//! some ops, like MLIR's, have no place for block-argument locations). Then serializing the program back at the artifact's
-//! own version succeeds or fails with an error value; it never panics.
+//! The whole `--deserialize` path on mutated bytes (see `common/pipeline.rs` for the property).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vhlo_core::ir::{structurally_equal, EqualOptions};
-use vhlo_core::portable::{self, SerializeOptions};
-use vhlo_core::text::{self, PrintOptions};
+
+#[path = "common/pipeline.rs"]
+mod pipeline;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok((mut module, version)) = portable::read_vhlo(data) else {
-        return;
-    };
-    if vhlo_core::convert::legalize_to_stablehlo(&mut module).is_err() {
-        return;
+    if let Err(e) = pipeline::check(data) {
+        panic!("{e}");
     }
-    for generic in [false, true] {
-        let opts = PrintOptions { generic, debug_info: true, ..Default::default() };
-        let printed = text::print(&module, opts);
-        let again = match text::parse(&printed) {
-            Ok(m) => m,
-            Err(e) => panic!("printed text (generic: {generic}) does not parse: {e}\n{printed}"),
-        };
-        // MLIR's text format loses some things itself (`EqualOptions::text_losses`).
-        if let Err(d) = structurally_equal(&module, &again, EqualOptions { locations: generic, text_losses: true }) {
-            // MLIR prints quantization scales with `%e` (7 significant digits), so a scale that
-            // needs more comes back rounded: a loss of the text format itself, accepted when
-            // that is the only difference (the re-parsed program prints the same text).
-            let accepted = d.contains("parameter Float") && text::print(&again, opts) == printed;
-            assert!(accepted, "printed text (generic: {generic}) parses to a different IR: {d}\n{printed}");
-        }
-    }
-    // Any outcome but a panic is fine: an upgraded program may use what its version lacks.
-    let _ = portable::serialize_portable_artifact(&module, &version.to_string(), SerializeOptions::default());
 });

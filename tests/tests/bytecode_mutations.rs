@@ -11,8 +11,14 @@ use std::time::{Duration, Instant};
 
 use vhlo_core::bytecode::{self, ArtifactInfo, WriteOptions};
 use vhlo_core::ir::{structurally_equal, EqualOptions};
-use vhlo_core::portable::{self, SerializeOptions};
+use vhlo_core::portable;
 use vhlo_core::text;
+
+/// The pipeline fuzz targets' property: an artifact that reads and legalizes to StableHLO prints
+/// (pretty and generic, with locations) as text that parses back to the same IR, and serializing
+/// it back at its own version returns (an error is fine).
+#[path = "../../fuzz/fuzz_targets/common/pipeline.rs"]
+mod pipeline;
 
 /// Mutants per suite artifact (34 artifacts, 34,000 mutants): about 40 s of CPU in the test
 /// build (vhlo-core at `opt-level = 1`, see the root Cargo.toml; unoptimized about 5x slower),
@@ -301,51 +307,6 @@ fn check_text(bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// The `deserialize_pipeline` fuzz target's property: an artifact that reads and legalizes to
-/// StableHLO prints (pretty and generic, with locations) as text that parses back to the same
-/// IR, and serializing it back at its own version returns (an error is fine).
-fn check_pipeline(bytes: &[u8]) -> Result<(), String> {
-    let Ok((mut module, version)) = portable::read_vhlo(bytes) else {
-        return Ok(());
-    };
-    if vhlo_core::convert::legalize_to_stablehlo(&mut module).is_err() {
-        return Ok(());
-    }
-    for generic in [false, true] {
-        let opts = text::PrintOptions {
-            generic,
-            debug_info: true,
-            ..Default::default()
-        };
-        let printed = text::print(&module, opts);
-        let again = text::parse(&printed)
-            .map_err(|e| format!("printed text (generic: {generic}) does not parse: {e}"))?;
-        if let Err(d) = structurally_equal(
-            &module,
-            &again,
-            EqualOptions {
-                locations: generic,
-                text_losses: true,
-            },
-        ) {
-            // MLIR prints quantization scales with 7 significant digits: the one loss allowed.
-            let rounded_scale =
-                d.contains("parameter Float") && text::print(&again, opts) == printed;
-            if !rounded_scale {
-                return Err(format!(
-                    "printed text (generic: {generic}) parses to a different IR: {d}"
-                ));
-            }
-        }
-    }
-    let _ = portable::serialize_portable_artifact(
-        &module,
-        &version.to_string(),
-        SerializeOptions::default(),
-    );
-    Ok(())
-}
-
 /// An error message with its numbers and quoted names blanked, to count kinds of errors rather
 /// than instances.
 fn normalize(message: &str) -> String {
@@ -468,7 +429,7 @@ fn fuzz_regressions_are_rejected_cleanly_or_round_trip() {
             let t = Instant::now();
             let outcome = check(&bytes)
                 .and_then(|_| check_text(&bytes))
-                .and_then(|()| check_pipeline(&bytes));
+                .and_then(|()| pipeline::check(&bytes));
             let took = t.elapsed();
             let name = path.file_name().unwrap().to_string_lossy();
             match outcome {
