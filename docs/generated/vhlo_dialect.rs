@@ -6521,13 +6521,13 @@ impl AbsOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -6599,13 +6599,13 @@ impl AddOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -6673,13 +6673,13 @@ impl AfterAllOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.extend(self.inputs.iter().copied());
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -6786,18 +6786,17 @@ impl AllGatherOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("all_gather_dim", self.all_gather_dim),
-            ("replica_groups", self.replica_groups),
-            ("channel_id", self.channel_id),
-            ("use_global_device_ids", self.use_global_device_ids),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("all_gather_dim", self.all_gather_dim));
+        __props.push(("replica_groups", self.replica_groups));
+        __props.push(("channel_id", self.channel_id));
+        __props.push(("use_global_device_ids", self.use_global_device_ids));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -6904,18 +6903,17 @@ impl AllGatherOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.extend(self.operands.iter().copied());
         __results.extend(self.results.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("all_gather_dim", self.all_gather_dim),
-            ("replica_groups", self.replica_groups),
-            ("channel_id", self.channel_id),
-            ("use_global_device_ids", self.use_global_device_ids),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("all_gather_dim", self.all_gather_dim));
+        __props.push(("replica_groups", self.replica_groups));
+        __props.push(("channel_id", self.channel_id));
+        __props.push(("use_global_device_ids", self.use_global_device_ids));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -7019,17 +7017,16 @@ impl AllReduceOpV1 {
         __operands.push(self.operand);
         __results.push(self.result);
         __regions.push(self.computation);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("replica_groups", self.replica_groups),
-            ("channel_id", self.channel_id),
-            ("use_global_device_ids", self.use_global_device_ids),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("replica_groups", self.replica_groups));
+        __props.push(("channel_id", self.channel_id));
+        __props.push(("use_global_device_ids", self.use_global_device_ids));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -7133,17 +7130,16 @@ impl AllReduceOpV2 {
         __operands.extend(self.operands.iter().copied());
         __results.extend(self.results.iter().copied());
         __regions.push(self.computation);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("replica_groups", self.replica_groups),
-            ("channel_id", self.channel_id),
-            ("use_global_device_ids", self.use_global_device_ids),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("replica_groups", self.replica_groups));
+        __props.push(("channel_id", self.channel_id));
+        __props.push(("use_global_device_ids", self.use_global_device_ids));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -7259,19 +7255,18 @@ impl AllToAllOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("split_dimension", self.split_dimension),
-            ("concat_dimension", self.concat_dimension),
-            ("split_count", self.split_count),
-            ("replica_groups", self.replica_groups),
-            ("channel_id", self.channel_id),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("split_dimension", self.split_dimension));
+        __props.push(("concat_dimension", self.concat_dimension));
+        __props.push(("split_count", self.split_count));
+        __props.push(("replica_groups", self.replica_groups));
+        __props.push(("channel_id", self.channel_id));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -7387,19 +7382,18 @@ impl AllToAllOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.extend(self.operands.iter().copied());
         __results.extend(self.results.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("split_dimension", self.split_dimension),
-            ("concat_dimension", self.concat_dimension),
-            ("split_count", self.split_count),
-            ("replica_groups", self.replica_groups),
-            ("channel_id", self.channel_id),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("split_dimension", self.split_dimension));
+        __props.push(("concat_dimension", self.concat_dimension));
+        __props.push(("split_count", self.split_count));
+        __props.push(("replica_groups", self.replica_groups));
+        __props.push(("channel_id", self.channel_id));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -7471,13 +7465,13 @@ impl AndOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -7545,13 +7539,13 @@ impl AsyncDoneOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -7628,13 +7622,13 @@ impl AsyncStartOpV1 {
         __operands.extend(self.operands.iter().copied());
         __results.push(self.result);
         __regions.push(self.collective);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -7706,13 +7700,13 @@ impl Atan2OpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -7826,16 +7820,15 @@ impl BatchNormGradOpV1 {
         __results.push(self.grad_operand);
         __results.push(self.grad_scale);
         __results.push(self.grad_offset);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("epsilon", self.epsilon),
-            ("feature_index", self.feature_index),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("epsilon", self.epsilon));
+        __props.push(("feature_index", self.feature_index));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -7939,16 +7932,15 @@ impl BatchNormInferenceOpV1 {
         __operands.push(self.mean);
         __operands.push(self.variance);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("epsilon", self.epsilon),
-            ("feature_index", self.feature_index),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("epsilon", self.epsilon));
+        __props.push(("feature_index", self.feature_index));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -8052,16 +8044,15 @@ impl BatchNormTrainingOpV1 {
         __results.push(self.output);
         __results.push(self.batch_mean);
         __results.push(self.batch_var);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("epsilon", self.epsilon),
-            ("feature_index", self.feature_index),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("epsilon", self.epsilon));
+        __props.push(("feature_index", self.feature_index));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -8129,13 +8120,13 @@ impl BitcastConvertOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -8215,15 +8206,14 @@ impl BroadcastOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("broadcast_sizes", self.broadcast_sizes),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("broadcast_sizes", self.broadcast_sizes));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -8303,15 +8293,14 @@ impl BroadcastInDimOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("broadcast_dimensions", self.broadcast_dimensions),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("broadcast_dimensions", self.broadcast_dimensions));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -8382,13 +8371,14 @@ impl CallOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.extend(self.operands.iter().copied());
         __results.extend(self.results.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[("callee", self.callee)];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("callee", self.callee));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -8461,13 +8451,13 @@ impl CaseOpV1 {
         __operands.push(self.index);
         __results.extend(self.results.iter().copied());
         __regions.extend(self.branches.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -8535,13 +8525,13 @@ impl CbrtOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -8621,15 +8611,14 @@ impl CbrtOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("result_accuracy", self.result_accuracy),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("result_accuracy", self.result_accuracy));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -8697,13 +8686,13 @@ impl CeilOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -8774,13 +8763,14 @@ impl CholeskyOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.a);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[("lower", self.lower)];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("lower", self.lower));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -8856,13 +8846,13 @@ impl ClampOpV1 {
         __operands.push(self.operand);
         __operands.push(self.max);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -8951,16 +8941,15 @@ impl CollectiveBroadcastOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("replica_groups", self.replica_groups),
-            ("channel_id", self.channel_id),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("replica_groups", self.replica_groups));
+        __props.push(("channel_id", self.channel_id));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -9058,17 +9047,16 @@ impl CollectiveBroadcastOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.extend(self.operands.iter().copied());
         __results.extend(self.results.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("replica_groups", self.replica_groups),
-            ("channel_id", self.channel_id),
-            ("has_dynamic_root", self.has_dynamic_root),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("replica_groups", self.replica_groups));
+        __props.push(("channel_id", self.channel_id));
+        __props.push(("has_dynamic_root", self.has_dynamic_root));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -9157,16 +9145,15 @@ impl CollectivePermuteOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("source_target_pairs", self.source_target_pairs),
-            ("channel_id", self.channel_id),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("source_target_pairs", self.source_target_pairs));
+        __props.push(("channel_id", self.channel_id));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -9279,18 +9266,17 @@ impl CollectiveReduceOpV1 {
         __operands.extend(self.operands.iter().copied());
         __results.extend(self.results.iter().copied());
         __regions.push(self.computation);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("replica_groups", self.replica_groups),
-            ("channel_id", self.channel_id),
-            ("use_global_device_ids", self.use_global_device_ids),
-            ("has_dynamic_root", self.has_dynamic_root),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("replica_groups", self.replica_groups));
+        __props.push(("channel_id", self.channel_id));
+        __props.push(("use_global_device_ids", self.use_global_device_ids));
+        __props.push(("has_dynamic_root", self.has_dynamic_root));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -9384,16 +9370,15 @@ impl CompareOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("comparison_direction", self.comparison_direction),
-            ("compare_type", self.compare_type),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("comparison_direction", self.comparison_direction));
+        __props.push(("compare_type", self.compare_type));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -9465,13 +9450,13 @@ impl ComplexOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -9568,18 +9553,17 @@ impl CompositeOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.extend(self.inputs.iter().copied());
         __results.extend(self.results.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("name", self.name),
-            ("composite_attributes", self.composite_attributes),
-            ("decomposition", self.decomposition),
-            ("version", self.version),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("name", self.name));
+        __props.push(("composite_attributes", self.composite_attributes));
+        __props.push(("decomposition", self.decomposition));
+        __props.push(("version", self.version));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -9682,18 +9666,17 @@ impl CompositeOpV2 {
         __operands.extend(self.inputs.iter().copied());
         __results.extend(self.results.iter().copied());
         __regions.extend(self.composite_regions.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("name", self.name),
-            ("composite_attributes", self.composite_attributes),
-            ("decomposition", self.decomposition),
-            ("version", self.version),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("name", self.name));
+        __props.push(("composite_attributes", self.composite_attributes));
+        __props.push(("decomposition", self.decomposition));
+        __props.push(("version", self.version));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -9769,15 +9752,14 @@ impl ConcatenateOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.extend(self.inputs.iter().copied());
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("dimension", self.dimension),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("dimension", self.dimension));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -9843,13 +9825,14 @@ impl ConstantOpV1 {
         let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __results.push(self.output);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[("value", self.value)];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("value", self.value));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -9917,13 +9900,13 @@ impl ConvertOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -10147,31 +10130,38 @@ impl ConvolutionOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("window_strides", self.window_strides),
-            ("padding", self.padding),
-            ("lhs_dilation", self.lhs_dilation),
-            ("rhs_dilation", self.rhs_dilation),
-            ("window_reversal", self.window_reversal),
-            ("input_batch_dimension", self.input_batch_dimension),
-            ("input_feature_dimension", self.input_feature_dimension),
-            ("input_spatial_dimensions", self.input_spatial_dimensions),
-            ("kernel_input_feature_dimension", self.kernel_input_feature_dimension),
-            ("kernel_output_feature_dimension", self.kernel_output_feature_dimension),
-            ("kernel_spatial_dimensions", self.kernel_spatial_dimensions),
-            ("output_batch_dimension", self.output_batch_dimension),
-            ("output_feature_dimension", self.output_feature_dimension),
-            ("output_spatial_dimensions", self.output_spatial_dimensions),
-            ("feature_group_count", self.feature_group_count),
-            ("batch_group_count", self.batch_group_count),
-            ("precision_config", self.precision_config),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("window_strides", self.window_strides));
+        __props.push(("padding", self.padding));
+        __props.push(("lhs_dilation", self.lhs_dilation));
+        __props.push(("rhs_dilation", self.rhs_dilation));
+        __props.push(("window_reversal", self.window_reversal));
+        __props.push(("input_batch_dimension", self.input_batch_dimension));
+        __props.push(("input_feature_dimension", self.input_feature_dimension));
+        __props.push(("input_spatial_dimensions", self.input_spatial_dimensions));
+        __props
+            .push((
+                "kernel_input_feature_dimension",
+                self.kernel_input_feature_dimension,
+            ));
+        __props
+            .push((
+                "kernel_output_feature_dimension",
+                self.kernel_output_feature_dimension,
+            ));
+        __props.push(("kernel_spatial_dimensions", self.kernel_spatial_dimensions));
+        __props.push(("output_batch_dimension", self.output_batch_dimension));
+        __props.push(("output_feature_dimension", self.output_feature_dimension));
+        __props.push(("output_spatial_dimensions", self.output_spatial_dimensions));
+        __props.push(("feature_group_count", self.feature_group_count));
+        __props.push(("batch_group_count", self.batch_group_count));
+        __props.push(("precision_config", self.precision_config));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -10239,13 +10229,13 @@ impl CosineOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -10325,15 +10315,14 @@ impl CosineOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("result_accuracy", self.result_accuracy),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("result_accuracy", self.result_accuracy));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -10401,13 +10390,13 @@ impl CountLeadingZerosOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -10470,13 +10459,13 @@ impl CreateTokenOpV1 {
         let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __results.push(self.output);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -10556,15 +10545,14 @@ impl CrossReplicaSumOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("replica_groups", self.replica_groups),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("replica_groups", self.replica_groups));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -10707,22 +10695,21 @@ impl CustomCallOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.extend(self.inputs.iter().copied());
         __results.extend(self.results.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("call_target_name", self.call_target_name),
-            ("has_side_effect", self.has_side_effect),
-            ("backend_config", self.backend_config),
-            ("api_version", self.api_version),
-            ("called_computations", self.called_computations),
-            ("operand_layouts", self.operand_layouts),
-            ("result_layouts", self.result_layouts),
-            ("output_operand_aliases", self.output_operand_aliases),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("call_target_name", self.call_target_name));
+        __props.push(("has_side_effect", self.has_side_effect));
+        __props.push(("backend_config", self.backend_config));
+        __props.push(("api_version", self.api_version));
+        __props.push(("called_computations", self.called_computations));
+        __props.push(("operand_layouts", self.operand_layouts));
+        __props.push(("result_layouts", self.result_layouts));
+        __props.push(("output_operand_aliases", self.output_operand_aliases));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -10874,23 +10861,22 @@ impl CustomCallOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.extend(self.inputs.iter().copied());
         __results.extend(self.results.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("call_target_name", self.call_target_name),
-            ("has_side_effect", self.has_side_effect),
-            ("backend_config", self.backend_config),
-            ("api_version", self.api_version),
-            ("called_computations", self.called_computations),
-            ("operand_layouts", self.operand_layouts),
-            ("result_layouts", self.result_layouts),
-            ("output_operand_aliases", self.output_operand_aliases),
-            ("result_tilings", self.result_tilings),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("call_target_name", self.call_target_name));
+        __props.push(("has_side_effect", self.has_side_effect));
+        __props.push(("backend_config", self.backend_config));
+        __props.push(("api_version", self.api_version));
+        __props.push(("called_computations", self.called_computations));
+        __props.push(("operand_layouts", self.operand_layouts));
+        __props.push(("result_layouts", self.result_layouts));
+        __props.push(("output_operand_aliases", self.output_operand_aliases));
+        __props.push(("result_tilings", self.result_tilings));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -10962,13 +10948,13 @@ impl DivideOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -11053,15 +11039,14 @@ impl DotOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("precision_config", self.precision_config),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("precision_config", self.precision_config));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -11182,19 +11167,18 @@ impl DotGeneralOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("lhs_batching_dimensions", self.lhs_batching_dimensions),
-            ("rhs_batching_dimensions", self.rhs_batching_dimensions),
-            ("lhs_contracting_dimensions", self.lhs_contracting_dimensions),
-            ("rhs_contracting_dimensions", self.rhs_contracting_dimensions),
-            ("precision_config", self.precision_config),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("lhs_batching_dimensions", self.lhs_batching_dimensions));
+        __props.push(("rhs_batching_dimensions", self.rhs_batching_dimensions));
+        __props.push(("lhs_contracting_dimensions", self.lhs_contracting_dimensions));
+        __props.push(("rhs_contracting_dimensions", self.rhs_contracting_dimensions));
+        __props.push(("precision_config", self.precision_config));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -11378,26 +11362,26 @@ impl DotGeneralOpV2 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("lhs_batching_dimensions", self.lhs_batching_dimensions),
-            ("rhs_batching_dimensions", self.rhs_batching_dimensions),
-            ("lhs_contracting_dimensions", self.lhs_contracting_dimensions),
-            ("rhs_contracting_dimensions", self.rhs_contracting_dimensions),
-            ("precision_config", self.precision_config),
-            ("lhs_precision_type", self.lhs_precision_type),
-            ("rhs_precision_type", self.rhs_precision_type),
-            ("accumulation_type", self.accumulation_type),
-            ("lhs_component_count", self.lhs_component_count),
-            ("rhs_component_count", self.rhs_component_count),
-            ("num_primitive_operations", self.num_primitive_operations),
-            ("allow_imprecise_accumulation", self.allow_imprecise_accumulation),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("lhs_batching_dimensions", self.lhs_batching_dimensions));
+        __props.push(("rhs_batching_dimensions", self.rhs_batching_dimensions));
+        __props.push(("lhs_contracting_dimensions", self.lhs_contracting_dimensions));
+        __props.push(("rhs_contracting_dimensions", self.rhs_contracting_dimensions));
+        __props.push(("precision_config", self.precision_config));
+        __props.push(("lhs_precision_type", self.lhs_precision_type));
+        __props.push(("rhs_precision_type", self.rhs_precision_type));
+        __props.push(("accumulation_type", self.accumulation_type));
+        __props.push(("lhs_component_count", self.lhs_component_count));
+        __props.push(("rhs_component_count", self.rhs_component_count));
+        __props.push(("num_primitive_operations", self.num_primitive_operations));
+        __props
+            .push(("allow_imprecise_accumulation", self.allow_imprecise_accumulation));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -11500,17 +11484,17 @@ impl DynamicBroadcastInDimOpV1 {
         __operands.push(self.operand);
         __operands.push(self.output_dimensions);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("broadcast_dimensions", self.broadcast_dimensions),
-            ("known_expanding_dimensions", self.known_expanding_dimensions),
-            ("known_nonexpanding_dimensions", self.known_nonexpanding_dimensions),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("broadcast_dimensions", self.broadcast_dimensions));
+        __props.push(("known_expanding_dimensions", self.known_expanding_dimensions));
+        __props
+            .push(("known_nonexpanding_dimensions", self.known_nonexpanding_dimensions));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -11739,31 +11723,38 @@ impl DynamicConvOpV1 {
         __operands.push(self.rhs);
         __operands.push(self.d_padding);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("window_strides", self.window_strides),
-            ("padding", self.padding),
-            ("lhs_dilation", self.lhs_dilation),
-            ("rhs_dilation", self.rhs_dilation),
-            ("window_reversal", self.window_reversal),
-            ("input_batch_dimension", self.input_batch_dimension),
-            ("input_feature_dimension", self.input_feature_dimension),
-            ("input_spatial_dimensions", self.input_spatial_dimensions),
-            ("kernel_input_feature_dimension", self.kernel_input_feature_dimension),
-            ("kernel_output_feature_dimension", self.kernel_output_feature_dimension),
-            ("kernel_spatial_dimensions", self.kernel_spatial_dimensions),
-            ("output_batch_dimension", self.output_batch_dimension),
-            ("output_feature_dimension", self.output_feature_dimension),
-            ("output_spatial_dimensions", self.output_spatial_dimensions),
-            ("feature_group_count", self.feature_group_count),
-            ("batch_group_count", self.batch_group_count),
-            ("precision_config", self.precision_config),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("window_strides", self.window_strides));
+        __props.push(("padding", self.padding));
+        __props.push(("lhs_dilation", self.lhs_dilation));
+        __props.push(("rhs_dilation", self.rhs_dilation));
+        __props.push(("window_reversal", self.window_reversal));
+        __props.push(("input_batch_dimension", self.input_batch_dimension));
+        __props.push(("input_feature_dimension", self.input_feature_dimension));
+        __props.push(("input_spatial_dimensions", self.input_spatial_dimensions));
+        __props
+            .push((
+                "kernel_input_feature_dimension",
+                self.kernel_input_feature_dimension,
+            ));
+        __props
+            .push((
+                "kernel_output_feature_dimension",
+                self.kernel_output_feature_dimension,
+            ));
+        __props.push(("kernel_spatial_dimensions", self.kernel_spatial_dimensions));
+        __props.push(("output_batch_dimension", self.output_batch_dimension));
+        __props.push(("output_feature_dimension", self.output_feature_dimension));
+        __props.push(("output_spatial_dimensions", self.output_spatial_dimensions));
+        __props.push(("feature_group_count", self.feature_group_count));
+        __props.push(("batch_group_count", self.batch_group_count));
+        __props.push(("precision_config", self.precision_config));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -11988,30 +11979,37 @@ impl DynamicConvOpV2 {
         __operands.push(self.rhs);
         __operands.push(self.padding);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("window_strides", self.window_strides),
-            ("lhs_dilation", self.lhs_dilation),
-            ("rhs_dilation", self.rhs_dilation),
-            ("window_reversal", self.window_reversal),
-            ("input_batch_dimension", self.input_batch_dimension),
-            ("input_feature_dimension", self.input_feature_dimension),
-            ("input_spatial_dimensions", self.input_spatial_dimensions),
-            ("kernel_input_feature_dimension", self.kernel_input_feature_dimension),
-            ("kernel_output_feature_dimension", self.kernel_output_feature_dimension),
-            ("kernel_spatial_dimensions", self.kernel_spatial_dimensions),
-            ("output_batch_dimension", self.output_batch_dimension),
-            ("output_feature_dimension", self.output_feature_dimension),
-            ("output_spatial_dimensions", self.output_spatial_dimensions),
-            ("feature_group_count", self.feature_group_count),
-            ("batch_group_count", self.batch_group_count),
-            ("precision_config", self.precision_config),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("window_strides", self.window_strides));
+        __props.push(("lhs_dilation", self.lhs_dilation));
+        __props.push(("rhs_dilation", self.rhs_dilation));
+        __props.push(("window_reversal", self.window_reversal));
+        __props.push(("input_batch_dimension", self.input_batch_dimension));
+        __props.push(("input_feature_dimension", self.input_feature_dimension));
+        __props.push(("input_spatial_dimensions", self.input_spatial_dimensions));
+        __props
+            .push((
+                "kernel_input_feature_dimension",
+                self.kernel_input_feature_dimension,
+            ));
+        __props
+            .push((
+                "kernel_output_feature_dimension",
+                self.kernel_output_feature_dimension,
+            ));
+        __props.push(("kernel_spatial_dimensions", self.kernel_spatial_dimensions));
+        __props.push(("output_batch_dimension", self.output_batch_dimension));
+        __props.push(("output_feature_dimension", self.output_feature_dimension));
+        __props.push(("output_spatial_dimensions", self.output_spatial_dimensions));
+        __props.push(("feature_group_count", self.feature_group_count));
+        __props.push(("batch_group_count", self.batch_group_count));
+        __props.push(("precision_config", self.precision_config));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -12137,19 +12135,18 @@ impl DynamicGatherOpV1 {
         __operands.push(self.start_indices);
         __operands.push(self.slice_sizes);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("offset_dims", self.offset_dims),
-            ("collapsed_slice_dims", self.collapsed_slice_dims),
-            ("start_index_map", self.start_index_map),
-            ("index_vector_dim", self.index_vector_dim),
-            ("indices_are_sorted", self.indices_are_sorted),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("offset_dims", self.offset_dims));
+        __props.push(("collapsed_slice_dims", self.collapsed_slice_dims));
+        __props.push(("start_index_map", self.start_index_map));
+        __props.push(("index_vector_dim", self.index_vector_dim));
+        __props.push(("indices_are_sorted", self.indices_are_sorted));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -12293,21 +12290,20 @@ impl DynamicGatherOpV2 {
         __operands.push(self.start_indices);
         __operands.push(self.slice_sizes);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("offset_dims", self.offset_dims),
-            ("collapsed_slice_dims", self.collapsed_slice_dims),
-            ("operand_batching_dims", self.operand_batching_dims),
-            ("start_indices_batching_dims", self.start_indices_batching_dims),
-            ("start_index_map", self.start_index_map),
-            ("index_vector_dim", self.index_vector_dim),
-            ("indices_are_sorted", self.indices_are_sorted),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("offset_dims", self.offset_dims));
+        __props.push(("collapsed_slice_dims", self.collapsed_slice_dims));
+        __props.push(("operand_batching_dims", self.operand_batching_dims));
+        __props.push(("start_indices_batching_dims", self.start_indices_batching_dims));
+        __props.push(("start_index_map", self.start_index_map));
+        __props.push(("index_vector_dim", self.index_vector_dim));
+        __props.push(("indices_are_sorted", self.indices_are_sorted));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -12387,15 +12383,14 @@ impl DynamicIotaOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.output_shape);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("iota_dimension", self.iota_dimension),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("iota_dimension", self.iota_dimension));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -12486,13 +12481,13 @@ impl DynamicPadOpV1 {
         __operands.push(self.edge_padding_high);
         __operands.push(self.interior_padding);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -12568,13 +12563,13 @@ impl DynamicReshapeOpV1 {
         __operands.push(self.operand);
         __operands.push(self.output_shape);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -12659,15 +12654,14 @@ impl DynamicSliceOpV1 {
         __operands.push(self.operand);
         __operands.extend(self.start_indices.iter().copied());
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("slice_sizes", self.slice_sizes),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("slice_sizes", self.slice_sizes));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -12748,13 +12742,13 @@ impl DynamicUpdateSliceOpV1 {
         __operands.push(self.update);
         __operands.extend(self.start_indices.iter().copied());
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -12839,15 +12833,14 @@ impl EinsumOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("einsum_config", self.einsum_config),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("einsum_config", self.einsum_config));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -12915,13 +12908,13 @@ impl ExponentialOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -13001,15 +12994,14 @@ impl ExponentialOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("result_accuracy", self.result_accuracy),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("result_accuracy", self.result_accuracy));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -13077,13 +13069,13 @@ impl ExponentialMinusOneOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -13163,15 +13155,14 @@ impl ExponentialMinusOneOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("result_accuracy", self.result_accuracy),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("result_accuracy", self.result_accuracy));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -13260,16 +13251,15 @@ impl FftOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("fft_type", self.fft_type),
-            ("fft_length", self.fft_length),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("fft_type", self.fft_type));
+        __props.push(("fft_length", self.fft_length));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -13337,13 +13327,13 @@ impl FloorOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -13453,19 +13443,18 @@ impl FuncOpV1 {
         let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __regions.push(self.body);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("sym_name", self.sym_name),
-            ("function_type", self.function_type),
-            ("sym_visibility", self.sym_visibility),
-            ("arg_attrs", self.arg_attrs),
-            ("res_attrs", self.res_attrs),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("sym_name", self.sym_name));
+        __props.push(("function_type", self.function_type));
+        __props.push(("sym_visibility", self.sym_visibility));
+        __props.push(("arg_attrs", self.arg_attrs));
+        __props.push(("res_attrs", self.res_attrs));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -13595,20 +13584,19 @@ impl GatherOpV1 {
         __operands.push(self.operand);
         __operands.push(self.start_indices);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("offset_dims", self.offset_dims),
-            ("collapsed_slice_dims", self.collapsed_slice_dims),
-            ("start_index_map", self.start_index_map),
-            ("index_vector_dim", self.index_vector_dim),
-            ("slice_sizes", self.slice_sizes),
-            ("indices_are_sorted", self.indices_are_sorted),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("offset_dims", self.offset_dims));
+        __props.push(("collapsed_slice_dims", self.collapsed_slice_dims));
+        __props.push(("start_index_map", self.start_index_map));
+        __props.push(("index_vector_dim", self.index_vector_dim));
+        __props.push(("slice_sizes", self.slice_sizes));
+        __props.push(("indices_are_sorted", self.indices_are_sorted));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -13756,22 +13744,21 @@ impl GatherOpV2 {
         __operands.push(self.operand);
         __operands.push(self.start_indices);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("offset_dims", self.offset_dims),
-            ("collapsed_slice_dims", self.collapsed_slice_dims),
-            ("operand_batching_dims", self.operand_batching_dims),
-            ("start_indices_batching_dims", self.start_indices_batching_dims),
-            ("start_index_map", self.start_index_map),
-            ("index_vector_dim", self.index_vector_dim),
-            ("slice_sizes", self.slice_sizes),
-            ("indices_are_sorted", self.indices_are_sorted),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("offset_dims", self.offset_dims));
+        __props.push(("collapsed_slice_dims", self.collapsed_slice_dims));
+        __props.push(("operand_batching_dims", self.operand_batching_dims));
+        __props.push(("start_indices_batching_dims", self.start_indices_batching_dims));
+        __props.push(("start_index_map", self.start_index_map));
+        __props.push(("index_vector_dim", self.index_vector_dim));
+        __props.push(("slice_sizes", self.slice_sizes));
+        __props.push(("indices_are_sorted", self.indices_are_sorted));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -13847,15 +13834,14 @@ impl GetDimensionSizeOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("dimension", self.dimension),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("dimension", self.dimension));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -13926,13 +13912,14 @@ impl GetTupleElementOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[("index", self.index)];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("index", self.index));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14014,13 +14001,13 @@ impl IfOpV1 {
         __results.extend(self.results.iter().copied());
         __regions.push(self.true_branch);
         __regions.push(self.false_branch);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14088,13 +14075,13 @@ impl ImagOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14178,16 +14165,15 @@ impl InfeedOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.token);
         __results.extend(self.results.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("infeed_config", self.infeed_config),
-            ("layout", self.layout),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("infeed_config", self.infeed_config));
+        __props.push(("layout", self.layout));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14258,15 +14244,14 @@ impl IotaOpV1 {
         let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __results.push(self.output);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("iota_dimension", self.iota_dimension),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("iota_dimension", self.iota_dimension));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14334,13 +14319,13 @@ impl IsFiniteOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.x);
         __results.push(self.y);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14408,13 +14393,13 @@ impl LogOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14494,15 +14479,14 @@ impl LogOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("result_accuracy", self.result_accuracy),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("result_accuracy", self.result_accuracy));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14570,13 +14554,13 @@ impl LogPlusOneOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14656,15 +14640,14 @@ impl LogPlusOneOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("result_accuracy", self.result_accuracy),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("result_accuracy", self.result_accuracy));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14732,13 +14715,13 @@ impl LogisticOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14818,15 +14801,14 @@ impl LogisticOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("result_accuracy", self.result_accuracy),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("result_accuracy", self.result_accuracy));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14912,15 +14894,14 @@ impl MapOpV1 {
         __operands.extend(self.inputs.iter().copied());
         __results.push(self.result);
         __regions.push(self.computation);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("dimensions", self.dimensions),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("dimensions", self.dimensions));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -14992,13 +14973,13 @@ impl MaximumOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -15070,13 +15051,13 @@ impl MinimumOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -15148,13 +15129,13 @@ impl MultiplyOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -15222,13 +15203,13 @@ impl NegateOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -15296,13 +15277,13 @@ impl NotOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -15370,13 +15351,13 @@ impl OptimizationBarrierOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.extend(self.operand.iter().copied());
         __results.extend(self.result.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -15448,13 +15429,13 @@ impl OrOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -15539,15 +15520,14 @@ impl OutfeedOpV1 {
         __operands.extend(self.inputs.iter().copied());
         __operands.push(self.token);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("outfeed_config", self.outfeed_config),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("outfeed_config", self.outfeed_config));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -15650,17 +15630,16 @@ impl PadOpV1 {
         __operands.push(self.operand);
         __operands.push(self.padding_value);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("edge_padding_low", self.edge_padding_low),
-            ("edge_padding_high", self.edge_padding_high),
-            ("interior_padding", self.interior_padding),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("edge_padding_low", self.edge_padding_low));
+        __props.push(("edge_padding_high", self.edge_padding_high));
+        __props.push(("interior_padding", self.interior_padding));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -15723,13 +15702,13 @@ impl PartitionIdOpV1 {
         let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -15797,13 +15776,13 @@ impl PopcntOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -15875,13 +15854,13 @@ impl PowerOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -15949,13 +15928,13 @@ impl RealOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -16041,13 +16020,13 @@ impl RealDynamicSliceOpV1 {
         __operands.push(self.limit_indices);
         __operands.push(self.strides);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -16145,17 +16124,16 @@ impl RecvOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.token);
         __results.extend(self.results.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("channel_id", self.channel_id),
-            ("channel_type", self.channel_type),
-            ("is_host_transfer", self.is_host_transfer),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("channel_id", self.channel_id));
+        __props.push(("channel_type", self.channel_type));
+        __props.push(("is_host_transfer", self.is_host_transfer));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -16262,18 +16240,17 @@ impl RecvOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.token);
         __results.extend(self.results.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("channel_id", self.channel_id),
-            ("channel_type", self.channel_type),
-            ("is_host_transfer", self.is_host_transfer),
-            ("source_target_pairs", self.source_target_pairs),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("channel_id", self.channel_id));
+        __props.push(("channel_type", self.channel_type));
+        __props.push(("is_host_transfer", self.is_host_transfer));
+        __props.push(("source_target_pairs", self.source_target_pairs));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -16364,15 +16341,14 @@ impl ReduceOpV1 {
         __operands.extend(self.init_values.iter().copied());
         __results.extend(self.results.iter().copied());
         __regions.push(self.body);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("dimensions", self.dimensions),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("dimensions", self.dimensions));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -16461,16 +16437,15 @@ impl ReducePrecisionOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.output);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("exponent_bits", self.exponent_bits),
-            ("mantissa_bits", self.mantissa_bits),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("exponent_bits", self.exponent_bits));
+        __props.push(("mantissa_bits", self.mantissa_bits));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -16583,18 +16558,17 @@ impl ReduceScatterOpV1 {
         __operands.push(self.operand);
         __results.push(self.result);
         __regions.push(self.computation);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("scatter_dimension", self.scatter_dimension),
-            ("replica_groups", self.replica_groups),
-            ("channel_id", self.channel_id),
-            ("use_global_device_ids", self.use_global_device_ids),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("scatter_dimension", self.scatter_dimension));
+        __props.push(("replica_groups", self.replica_groups));
+        __props.push(("channel_id", self.channel_id));
+        __props.push(("use_global_device_ids", self.use_global_device_ids));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -16716,19 +16690,18 @@ impl ReduceWindowOpV1 {
         __operands.extend(self.init_values.iter().copied());
         __results.extend(self.results.iter().copied());
         __regions.push(self.body);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("window_dimensions", self.window_dimensions),
-            ("window_strides", self.window_strides),
-            ("base_dilations", self.base_dilations),
-            ("window_dilations", self.window_dilations),
-            ("padding", self.padding),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("window_dimensions", self.window_dimensions));
+        __props.push(("window_strides", self.window_strides));
+        __props.push(("base_dilations", self.base_dilations));
+        __props.push(("window_dilations", self.window_dilations));
+        __props.push(("padding", self.padding));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -16800,13 +16773,13 @@ impl RemainderOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -16869,13 +16842,13 @@ impl ReplicaIdOpV1 {
         let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -16943,13 +16916,13 @@ impl ReshapeOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -17012,13 +16985,13 @@ impl ReturnOpV1 {
         let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.extend(self.results.iter().copied());
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -17098,15 +17071,14 @@ impl ReverseOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("dimensions", self.dimensions),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("dimensions", self.dimensions));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -17196,15 +17168,14 @@ impl RngOpV1 {
         __operands.push(self.b);
         __operands.push(self.shape);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("rng_distribution", self.rng_distribution),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("rng_distribution", self.rng_distribution));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -17289,15 +17260,14 @@ impl RngBitGeneratorOpV1 {
         __operands.push(self.initial_state);
         __results.push(self.output_state);
         __results.push(self.output);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("rng_algorithm", self.rng_algorithm),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("rng_algorithm", self.rng_algorithm));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -17365,13 +17335,13 @@ impl RoundNearestAfzOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -17439,13 +17409,13 @@ impl RoundNearestEvenOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -17513,13 +17483,13 @@ impl RsqrtOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -17599,15 +17569,14 @@ impl RsqrtOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("result_accuracy", self.result_accuracy),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("result_accuracy", self.result_accuracy));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -17748,20 +17717,20 @@ impl ScatterOpV1 {
         __operands.extend(self.updates.iter().copied());
         __results.extend(self.results.iter().copied());
         __regions.push(self.update_computation);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("update_window_dims", self.update_window_dims),
-            ("inserted_window_dims", self.inserted_window_dims),
-            ("scatter_dims_to_operand_dims", self.scatter_dims_to_operand_dims),
-            ("index_vector_dim", self.index_vector_dim),
-            ("indices_are_sorted", self.indices_are_sorted),
-            ("unique_indices", self.unique_indices),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("update_window_dims", self.update_window_dims));
+        __props.push(("inserted_window_dims", self.inserted_window_dims));
+        __props
+            .push(("scatter_dims_to_operand_dims", self.scatter_dims_to_operand_dims));
+        __props.push(("index_vector_dim", self.index_vector_dim));
+        __props.push(("indices_are_sorted", self.indices_are_sorted));
+        __props.push(("unique_indices", self.unique_indices));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -17920,22 +17889,23 @@ impl ScatterOpV2 {
         __operands.extend(self.updates.iter().copied());
         __results.extend(self.results.iter().copied());
         __regions.push(self.update_computation);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("update_window_dims", self.update_window_dims),
-            ("inserted_window_dims", self.inserted_window_dims),
-            ("input_batching_dims", self.input_batching_dims),
-            ("scatter_indices_batching_dims", self.scatter_indices_batching_dims),
-            ("scatter_dims_to_operand_dims", self.scatter_dims_to_operand_dims),
-            ("index_vector_dim", self.index_vector_dim),
-            ("indices_are_sorted", self.indices_are_sorted),
-            ("unique_indices", self.unique_indices),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("update_window_dims", self.update_window_dims));
+        __props.push(("inserted_window_dims", self.inserted_window_dims));
+        __props.push(("input_batching_dims", self.input_batching_dims));
+        __props
+            .push(("scatter_indices_batching_dims", self.scatter_indices_batching_dims));
+        __props
+            .push(("scatter_dims_to_operand_dims", self.scatter_dims_to_operand_dims));
+        __props.push(("index_vector_dim", self.index_vector_dim));
+        __props.push(("indices_are_sorted", self.indices_are_sorted));
+        __props.push(("unique_indices", self.unique_indices));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -18016,13 +17986,13 @@ impl SelectOpV1 {
         __operands.push(self.on_true);
         __operands.push(self.on_false);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -18136,17 +18106,16 @@ impl SelectAndScatterOpV1 {
         __results.push(self.result);
         __regions.push(self.select);
         __regions.push(self.scatter);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("window_dimensions", self.window_dimensions),
-            ("window_strides", self.window_strides),
-            ("padding", self.padding),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("window_dimensions", self.window_dimensions));
+        __props.push(("window_strides", self.window_strides));
+        __props.push(("padding", self.padding));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -18249,17 +18218,16 @@ impl SendOpV1 {
         __operands.extend(self.inputs.iter().copied());
         __operands.push(self.token);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("channel_id", self.channel_id),
-            ("channel_type", self.channel_type),
-            ("is_host_transfer", self.is_host_transfer),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("channel_id", self.channel_id));
+        __props.push(("channel_type", self.channel_type));
+        __props.push(("is_host_transfer", self.is_host_transfer));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -18371,18 +18339,17 @@ impl SendOpV2 {
         __operands.extend(self.inputs.iter().copied());
         __operands.push(self.token);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("channel_id", self.channel_id),
-            ("channel_type", self.channel_type),
-            ("is_host_transfer", self.is_host_transfer),
-            ("source_target_pairs", self.source_target_pairs),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("channel_id", self.channel_id));
+        __props.push(("channel_type", self.channel_type));
+        __props.push(("is_host_transfer", self.is_host_transfer));
+        __props.push(("source_target_pairs", self.source_target_pairs));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -18467,15 +18434,14 @@ impl SetDimensionSizeOpV1 {
         __operands.push(self.operand);
         __operands.push(self.size);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("dimension", self.dimension),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("dimension", self.dimension));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -18547,13 +18513,13 @@ impl ShiftLeftOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -18625,13 +18591,13 @@ impl ShiftRightArithmeticOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -18703,13 +18669,13 @@ impl ShiftRightLogicalOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -18777,13 +18743,13 @@ impl SignOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -18851,13 +18817,13 @@ impl SineOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -18937,15 +18903,14 @@ impl SineOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("result_accuracy", self.result_accuracy),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("result_accuracy", self.result_accuracy));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -19038,17 +19003,16 @@ impl SliceOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("start_indices", self.start_indices),
-            ("limit_indices", self.limit_indices),
-            ("strides", self.strides),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("start_indices", self.start_indices));
+        __props.push(("limit_indices", self.limit_indices));
+        __props.push(("strides", self.strides));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -19143,16 +19107,15 @@ impl SortOpV1 {
         __operands.extend(self.inputs.iter().copied());
         __results.extend(self.results.iter().copied());
         __regions.push(self.comparator);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("dimension", self.dimension),
-            ("is_stable", self.is_stable),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("dimension", self.dimension));
+        __props.push(("is_stable", self.is_stable));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -19220,13 +19183,13 @@ impl SqrtOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -19306,15 +19269,14 @@ impl SqrtOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("result_accuracy", self.result_accuracy),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("result_accuracy", self.result_accuracy));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -19386,13 +19348,13 @@ impl SubtractOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -19460,13 +19422,13 @@ impl TanOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -19546,15 +19508,14 @@ impl TanOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("result_accuracy", self.result_accuracy),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("result_accuracy", self.result_accuracy));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -19622,13 +19583,13 @@ impl TanhOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -19708,15 +19669,14 @@ impl TanhOpV2 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("result_accuracy", self.result_accuracy),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("result_accuracy", self.result_accuracy));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -19805,16 +19765,15 @@ impl TorchIndexSelectOpV1 {
         __operands.push(self.operand);
         __operands.push(self.index);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("dim", self.dim),
-            ("batch_dims", self.batch_dims),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("dim", self.dim));
+        __props.push(("batch_dims", self.batch_dims));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -19894,15 +19853,14 @@ impl TransposeOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("permutation", self.permutation),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("permutation", self.permutation));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -20009,18 +19967,17 @@ impl TriangularSolveOpV1 {
         __operands.push(self.a);
         __operands.push(self.b);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("left_side", self.left_side),
-            ("lower", self.lower),
-            ("unit_diagonal", self.unit_diagonal),
-            ("transpose_a", self.transpose_a),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("left_side", self.left_side));
+        __props.push(("lower", self.lower));
+        __props.push(("unit_diagonal", self.unit_diagonal));
+        __props.push(("transpose_a", self.transpose_a));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -20088,13 +20045,13 @@ impl TupleOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.extend(self.val.iter().copied());
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -20174,15 +20131,14 @@ impl UnaryEinsumOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[
-            ("einsum_config", self.einsum_config),
-        ];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+        __props.push(("einsum_config", self.einsum_config));
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -20250,13 +20206,13 @@ impl UniformDequantizeOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -20324,13 +20280,13 @@ impl UniformQuantizeOpV1 {
         let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
         __operands.push(self.operand);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -20412,13 +20368,13 @@ impl WhileOpV1 {
         __results.extend(self.results.iter().copied());
         __regions.push(self.cond);
         __regions.push(self.body);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )
@@ -20490,13 +20446,13 @@ impl XorOpV1 {
         __operands.push(self.lhs);
         __operands.push(self.rhs);
         __results.push(self.result);
-        let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[];
+        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
         ::vhlo_core::dialect::create_op(
             m,
             Self::NAME,
             __operands,
             __results,
-            __props,
+            &__props,
             __regions,
             location,
         )

@@ -107,141 +107,38 @@ impl Group<'_> {
     }
 }
 
-fn vhlo_struct_tokens(fam: &OpFamily, v: &OpVersion) -> TokenStream {
-    let st = vhlo_struct(v);
-    let variant = vhlo_variant(v);
-    let full = format!("vhlo.{}", v.mnemonic);
-    let mut doc = format!(
-        "`{full}`: {}",
-        fam.description
-            .clone()
-            .unwrap_or_else(|| format!("version {} of `{}`.", v.number, fam.name))
-    );
-    doc.push_str(&format!("\n\nLegal in {}.", v.range.describe()));
-    if let Some(d) = &v.description {
-        doc.push_str(&format!("\n\n{d}"));
-    }
-    if v.range.max == crate::model::Bound::Current {
-        doc.push_str(&format!(" Maps to `{}`.", fam.stablehlo.name));
-    }
-    let operands = Group {
-        fields: &v.operands,
-        slot: Slot::Operand,
-    };
-    let results = Group {
-        fields: &v.results,
-        slot: Slot::Result,
-    };
-    let regions = Group {
-        fields: &v.regions,
-        slot: Slot::Region,
-    };
-    let mut decls = operands.decls(&full);
-    decls.extend(v.attributes.iter().map(|a| {
-        let id = field_ident(&a.name);
-        let d = format!(
-            "`{}` of `{full}` (attribute; always present in VHLO).",
-            a.name
-        );
-        quote! { #[doc = #d] pub #id: ::vhlo_core::ir::Attribute }
-    }));
-    decls.extend(results.decls(&full));
-    decls.extend(regions.decls(&full));
-    let ex_operands = operands.extract(quote! { m.operands(op) }, "operand");
-    let ex_results = results.extract(quote! { &__result_types[..] }, "result");
-    let ex_regions = regions.extract(quote! { m.regions(op) }, "region");
-    let attr_lets = v.attributes.iter().map(|a| {
-        let id = field_ident(&a.name);
-        let n = &a.name;
-        quote! { let #id = ::vhlo_core::dialect::required_property(m, op, __name, #n)?; }
-    });
-    let all_fields: Vec<_> = v
-        .operands
-        .iter()
-        .chain(&v.attributes)
-        .chain(&v.results)
-        .chain(&v.regions)
-        .map(|f| field_ident(&f.name))
-        .collect();
-    let out_ops = format_ident!("__operands");
-    let out_res = format_ident!("__results");
-    let out_regs = format_ident!("__regions");
-    let b_ops = operands.build(&out_ops);
-    let b_res = results.build(&out_res);
-    let b_regs = regions.build(&out_regs);
-    let props = v.attributes.iter().map(|a| {
-        let id = field_ident(&a.name);
-        let n = &a.name;
-        quote! { (#n, self.#id) }
-    });
-    quote! {
-        #[doc = #doc]
-        #[derive(Clone, Debug, PartialEq, Eq)]
-        pub struct #st {
-            #(#decls,)*
-        }
-        impl #st {
-            /// The op version this struct describes.
-            pub const OP: VhloOp = VhloOp::#variant;
-            /// The full op name.
-            pub const NAME: &'static str = #full;
-            /// Reads the op `op` of `m`, which must be a `#full`.
-            pub fn from_op(m: &::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-                let __name = Self::NAME;
-                ::vhlo_core::dialect::expect_name(m, op, __name)?;
-                #ex_operands
-                let __result_types: Vec<::vhlo_core::ir::Type> = m.results(op).map(|r| m.value_type(r)).collect();
-                #ex_results
-                #ex_regions
-                #(#attr_lets)*
-                Ok(Self { #(#all_fields),* })
-            }
-            /// Creates the op in `m` (detached; append it to a block). Properties are stored sorted by
-            /// name, as MLIR keeps them.
-            pub fn build(&self, m: &mut ::vhlo_core::ir::Module, location: ::vhlo_core::ir::Location) -> ::vhlo_core::ir::OpId {
-                let mut #out_ops: Vec<::vhlo_core::ir::Value> = Vec::new();
-                let mut #out_res: Vec<::vhlo_core::ir::Type> = Vec::new();
-                let mut #out_regs: Vec<::vhlo_core::ir::Region> = Vec::new();
-                #b_ops
-                #b_res
-                #b_regs
-                let __props: &[(&str, ::vhlo_core::ir::Attribute)] = &[ #(#props),* ];
-                ::vhlo_core::dialect::create_op(m, Self::NAME, #out_ops, #out_res, __props, #out_regs, location)
-            }
-        }
-    }
+/// An attribute field of a typed op struct.
+struct AttrField {
+    name: String,
+    doc: String,
+    /// `Option<Attribute>` (StableHLO's optional attributes) instead of `Attribute`.
+    optional: bool,
 }
 
-fn shlo_struct_tokens(fam: &OpFamily) -> TokenStream {
-    let s = &fam.stablehlo;
-    let st = shlo_struct(fam);
-    let variant = shlo_variant(fam);
-    let full = &s.name;
-    let doc = format!(
-        "`{full}`: {} (the current StableHLO op; maps to the newest `vhlo.{}_vN`).",
-        fam.description.clone().unwrap_or_default(),
-        fam.name
-    );
-    let operands = Group {
-        fields: &s.operands,
-        slot: Slot::Operand,
-    };
-    let results = Group {
-        fields: &s.results,
-        slot: Slot::Result,
-    };
-    let regions = Group {
-        fields: &s.regions,
-        slot: Slot::Region,
-    };
+/// What a typed op struct is made of; VHLO op versions and StableHLO ops differ only in these.
+struct OpStruct<'a> {
+    ident: Ident,
+    doc: String,
+    full: String,
+    /// The `OP` constant: its doc, type and value.
+    op_const: TokenStream,
+    operands: &'a [Field],
+    attributes: Vec<AttrField>,
+    results: &'a [Field],
+    regions: &'a [Field],
+    /// The doc lines of `build`.
+    build_doc: &'static [&'static str],
+}
+
+fn op_struct_tokens(s: OpStruct<'_>) -> TokenStream {
+    let OpStruct { ident: st, doc, full, op_const, build_doc, .. } = &s;
+    let operands = Group { fields: s.operands, slot: Slot::Operand };
+    let results = Group { fields: s.results, slot: Slot::Result };
+    let regions = Group { fields: s.regions, slot: Slot::Region };
     let mut decls = operands.decls(full);
     decls.extend(s.attributes.iter().map(|a| {
         let id = field_ident(&a.name);
-        let mut d = format!("`{}` of `{full}` (attribute `{}`", a.name, a.ty);
-        if let Some(def) = &a.default {
-            d.push_str(&format!(", default `{def}`"));
-        }
-        d.push_str(").");
+        let d = &a.doc;
         if a.optional {
             quote! { #[doc = #d] pub #id: Option<::vhlo_core::ir::Attribute> }
         } else {
@@ -267,12 +164,7 @@ fn shlo_struct_tokens(fam: &OpFamily) -> TokenStream {
         .iter()
         .map(|f| field_ident(&f.name))
         .chain(s.attributes.iter().map(|a| field_ident(&a.name)))
-        .chain(
-            s.results
-                .iter()
-                .chain(&s.regions)
-                .map(|f| field_ident(&f.name)),
-        )
+        .chain(s.results.iter().chain(s.regions).map(|f| field_ident(&f.name)))
         .collect();
     let out_ops = format_ident!("__operands");
     let out_res = format_ident!("__results");
@@ -296,8 +188,7 @@ fn shlo_struct_tokens(fam: &OpFamily) -> TokenStream {
             #(#decls,)*
         }
         impl #st {
-            /// The StableHLO op this struct describes.
-            pub const OP: StablehloOp = StablehloOp::#variant;
+            #op_const
             /// The full op name.
             pub const NAME: &'static str = #full;
             /// Reads the op `op` of `m`, which must be a `#full`.
@@ -311,7 +202,7 @@ fn shlo_struct_tokens(fam: &OpFamily) -> TokenStream {
                 #(#attr_lets)*
                 Ok(Self { #(#all_fields),* })
             }
-            /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+            #(#[doc = #build_doc])*
             pub fn build(&self, m: &mut ::vhlo_core::ir::Module, location: ::vhlo_core::ir::Location) -> ::vhlo_core::ir::OpId {
                 let mut #out_ops: Vec<::vhlo_core::ir::Value> = Vec::new();
                 let mut #out_res: Vec<::vhlo_core::ir::Type> = Vec::new();
@@ -325,6 +216,87 @@ fn shlo_struct_tokens(fam: &OpFamily) -> TokenStream {
             }
         }
     }
+}
+
+fn vhlo_struct_tokens(fam: &OpFamily, v: &OpVersion) -> TokenStream {
+    let variant = vhlo_variant(v);
+    let full = format!("vhlo.{}", v.mnemonic);
+    let mut doc = format!(
+        "`{full}`: {}",
+        fam.description
+            .clone()
+            .unwrap_or_else(|| format!("version {} of `{}`.", v.number, fam.name))
+    );
+    doc.push_str(&format!("\n\nLegal in {}.", v.range.describe()));
+    if let Some(d) = &v.description {
+        doc.push_str(&format!("\n\n{d}"));
+    }
+    if v.range.max == crate::model::Bound::Current {
+        doc.push_str(&format!(" Maps to `{}`.", fam.stablehlo.name));
+    }
+    let attributes = v
+        .attributes
+        .iter()
+        .map(|a| AttrField {
+            name: a.name.clone(),
+            doc: format!("`{}` of `{full}` (attribute; always present in VHLO).", a.name),
+            optional: false,
+        })
+        .collect();
+    op_struct_tokens(OpStruct {
+        ident: vhlo_struct(v),
+        doc,
+        op_const: quote! {
+            /// The op version this struct describes.
+            pub const OP: VhloOp = VhloOp::#variant;
+        },
+        full,
+        operands: &v.operands,
+        attributes,
+        results: &v.results,
+        regions: &v.regions,
+        build_doc: &[
+            " Creates the op in `m` (detached; append it to a block). Properties are stored sorted by",
+            " name, as MLIR keeps them.",
+        ],
+    })
+}
+
+fn shlo_struct_tokens(fam: &OpFamily) -> TokenStream {
+    let s = &fam.stablehlo;
+    let variant = shlo_variant(fam);
+    let full = s.name.clone();
+    let doc = format!(
+        "`{full}`: {} (the current StableHLO op; maps to the newest `vhlo.{}_vN`).",
+        fam.description.clone().unwrap_or_default(),
+        fam.name
+    );
+    let attributes = s
+        .attributes
+        .iter()
+        .map(|a| {
+            let mut d = format!("`{}` of `{full}` (attribute `{}`", a.name, a.ty);
+            if let Some(def) = &a.default {
+                d.push_str(&format!(", default `{def}`"));
+            }
+            d.push_str(").");
+            AttrField { name: a.name.clone(), doc: d, optional: a.optional }
+        })
+        .collect();
+    op_struct_tokens(OpStruct {
+        ident: shlo_struct(fam),
+        doc,
+        op_const: quote! {
+            /// The StableHLO op this struct describes.
+            pub const OP: StablehloOp = StablehloOp::#variant;
+        },
+        full,
+        operands: &s.operands,
+        attributes,
+        results: &s.results,
+        regions: &s.regions,
+        build_doc: &[" Creates the op in `m` (detached). Present attributes become properties, sorted by name."],
+    })
 }
 
 pub(super) fn emit(spec: &Spec) -> TokenStream {
