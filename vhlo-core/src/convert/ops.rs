@@ -932,8 +932,19 @@ pub fn attrs_from_vhlo(
                 || (k == S::Composite && name == "decomposition")
                 || (k == S::Call && name == "callee")
             {
-                let conv = if let Some(("array_v1", [Param::Attrs(xs)])) = vhlo_parts(m, a) {
-                    let xs = xs.to_vec();
+                // `called_computations` is an array of symbols; `callee` and `decomposition`
+                // are one (MLIR's FlatSymbolRefAttr constraint).
+                let array = vhlo_parts(m, a).and_then(|p| match p {
+                    ("array_v1", [Param::Attrs(xs)]) => Some(xs.to_vec()),
+                    _ => None,
+                });
+                if array.is_some() != (name == "called_computations") {
+                    return Err(format!(
+                        "`{name}` must be {}",
+                        if name == "called_computations" { "an array of strings" } else { "a string" }
+                    ));
+                }
+                let conv = if let Some(xs) = array {
                     let refs = xs
                         .iter()
                         .map(|&x| symbol_ref(m, x))

@@ -1104,7 +1104,9 @@ fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let Some(callee) = super::shlo_pretty::find_prop(m, op, "callee") else {
         return false;
     };
-    if m.properties(op).len() != 1 {
+    // The custom form spells a flat symbol (`@f`); anything else needs the generic form.
+    let flat_symbol = matches!(m.attr_data(callee), AttrData::SymbolRef { nested, .. } if nested.is_empty());
+    if m.properties(op).len() != 1 || !flat_symbol {
         return false;
     }
     p.out.push_str(if p.in_func_body() {
