@@ -386,3 +386,28 @@ fn op_counts_must_match_the_signature_of_the_op_version() {
         }
     }
 }
+
+/// VHLO attributes are untyped, so the way back checks each legalized attribute against its
+/// StableHLO ODS type, as MLIR's verifier would after the legalization.
+#[test]
+fn legalized_attributes_must_meet_their_ods_types() {
+    let cases = [
+        (
+            "%0 = \"stablehlo.iota\"() <{iota_dimension = 0 : i32}> : () -> tensor<4xf32>",
+            "attribute `iota_dimension` of `stablehlo.iota` must be a non-negative i64 integer",
+        ),
+        (
+            "%0 = \"stablehlo.cholesky\"(%a) <{lower = 1 : i32}> : (tensor<4xf32>) -> tensor<4xf32>",
+            "attribute `lower` of `stablehlo.cholesky` must be a boolean",
+        ),
+    ];
+    for (op, expected) in cases {
+        let src = format!(
+            "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {{\n  {op}\n  func.return %0 : tensor<4xf32>\n}}\n"
+        );
+        let mut m = text::parse(&src).unwrap_or_else(|e| panic!("{src}: {e}"));
+        convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).expect("legalizes to VHLO");
+        let ds = convert::legalize_to_stablehlo(&mut m).expect_err(expected);
+        assert!(ds.iter().any(|d| d.subject.starts_with(expected) && d.rule == "malformed VHLO"), "{ds:?}");
+    }
+}

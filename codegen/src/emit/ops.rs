@@ -398,6 +398,10 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         let ns = f.stablehlo.attributes.iter().map(|a| &a.name);
         quote! { &[ #(#ns),* ] }
     });
+    let s_attr_types = spec.ops.iter().map(|f| {
+        let ts = f.stablehlo.attributes.iter().map(|a| &a.ty);
+        quote! { &[ #(#ts),* ] }
+    });
     let back_name = spec.ops.iter().map(|f| {
         let v = shlo_variant(f);
         let main = &f.stablehlo.name;
@@ -528,6 +532,11 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             /// Attribute names in declaration order.
             pub fn attribute_names(self) -> &'static [&'static str] {
                 const A: &[&[&str]] = &[ #(#s_attr_names),* ];
+                A[self as usize]
+            }
+            /// The ODS types of the attributes (`OptionalAttr<BoolAttr>`), as `attribute_names`.
+            pub fn attribute_types(self) -> &'static [&'static str] {
+                const A: &[&[&str]] = &[ #(#s_attr_types),* ];
                 A[self as usize]
             }
             /// The name to use on the way back from VHLO, which may depend on the parent op's family

@@ -12,6 +12,7 @@
 
 mod attrs;
 mod legality;
+mod ods;
 mod ops;
 mod strict;
 mod types;
@@ -1106,7 +1107,14 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
                 .map(|a| (w.str(a.name).to_string(), a.value))
                 .collect();
             let p = match ops::attrs_from_vhlo(w, k, props) {
-                Ok(p) => ops::to_named(w, p),
+                Ok(p) => {
+                    let p = ops::to_named(w, p);
+                    // MLIR's verifier checks the legalized op's attributes against their ODS types.
+                    for v in ods::violations(w, k, &p) {
+                        diags.push(diag(w, op, v, None, "malformed VHLO"));
+                    }
+                    p
+                }
                 Err(es) => {
                     es.into_iter()
                         .for_each(|e| diags.push(diag(w, op, e, None, "malformed VHLO")));
