@@ -321,6 +321,23 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
         }
         Err(format!("malformed VHLO attribute `{}`", describe(m, a)))
     };
+    // A converted parameter that upstream's legalization casts to one StableHLO attribute class
+    // (`dyn_cast` fails, and so does the legalization, on anything else).
+    let expect = |m: &Module, p: &Param, mnemonics: &[&str], what: &str| -> Result<(), String> {
+        let ok = match p {
+            Param::Attr(x) => match m.attr_data(*x) {
+                AttrData::Dialect(d) => m.str(d.dialect) == "stablehlo" && mnemonics.contains(&m.str(d.mnemonic)),
+                AttrData::SymbolRef { nested, .. } => nested.is_empty() && mnemonics.contains(&"@"),
+                _ => false,
+            },
+            _ => false,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("malformed VHLO attribute `{}`: {what}", describe(m, a)))
+        }
+    };
     Ok(match (mnemonic.as_str(), &params[..]) {
         ("bool_v1", [Param::Bool(b)]) => m.attr(AttrData::Bool(*b)),
         ("integer_v1", [Param::Type(t), Param::Int(v)]) => {
@@ -399,6 +416,7 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
         ("type_extensions_v1", _) => stablehlo_attr(m, "type_extensions", params),
         ("result_accuracy_v1", [atol, rtol, ulps, mode]) => {
             let mode = conv(m, mode)?;
+            expect(m, &mode, &["result_accuracy_mode"], "the mode must be a `result_accuracy_mode_v1`")?;
             stablehlo_attr(
                 m,
                 "result_accuracy",
@@ -409,6 +427,9 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
         ("axis_ref_v1", [name, sub]) => {
             let name = as_str(m, name)?;
             let sub = conv(m, sub)?;
+            if sub != Param::Absent {
+                expect(m, &sub, &["sub_axis_info"], "the sub-axis info must be a `sub_axis_info_v1`")?;
+            }
             stablehlo_attr(m, "axis_ref", vec![name, sub])
         }
         ("mesh_axis_v1", [name, size]) => {
@@ -431,6 +452,9 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
                 .into_iter()
                 .map(|x| from_vhlo(m, x))
                 .collect::<Result<Vec<_>, _>>()?;
+            for &x in &axes {
+                expect(m, &Param::Attr(x), &["mesh_axis"], "each axis must be a `mesh_axis_v1`")?;
+            }
             let ids = conv(m, ids)?;
             stablehlo_attr(m, "mesh", vec![Param::Attrs(axes.into()), ids])
         }
@@ -449,7 +473,21 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
                 }
                 _ => conv(m, mesh)?,
             };
+            expect(m, &mesh, &["mesh", "@"], "the mesh must be a name or a `mesh_v1`")?;
             let axes = conv(m, axes)?;
+            let axis_refs = match &axes {
+                Param::Attr(x) => match m.attr_data(*x) {
+                    AttrData::Array(items) => items.to_vec(),
+                    _ => vec![*x],
+                },
+                _ => Vec::new(),
+            };
+            if !matches!(&axes, Param::Attr(x) if matches!(m.attr_data(*x), AttrData::Array(_))) {
+                return Err(format!("malformed VHLO attribute `{}`: the axes must be an array", describe(m, a)));
+            }
+            for x in axis_refs {
+                expect(m, &Param::Attr(x), &["axis_ref"], "each axis must be an `axis_ref_v1`")?;
+            }
             stablehlo_attr(m, "replica_group_mesh_axes", vec![mesh, axes])
         }
         _ => return bad(m),

@@ -1106,15 +1106,8 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
                 .iter()
                 .map(|a| (w.str(a.name).to_string(), a.value))
                 .collect();
-            let p = match ops::attrs_from_vhlo(w, k, props) {
-                Ok(p) => {
-                    let p = ops::to_named(w, p);
-                    // MLIR's verifier checks the legalized op's attributes against their ODS types.
-                    for v in ods::violations(w, k, &p) {
-                        diags.push(diag(w, op, v, None, "malformed VHLO"));
-                    }
-                    p
-                }
+            let mut p = match ops::attrs_from_vhlo(w, k, props) {
+                Ok(p) => ops::to_named(w, p),
                 Err(es) => {
                     es.into_iter()
                         .for_each(|e| diags.push(diag(w, op, e, None, "malformed VHLO")));
@@ -1134,7 +1127,26 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
                     )),
                 }
             }
-            let d = ops::to_named(w, disc);
+            let mut d = ops::to_named(w, disc);
+            // MLIR splits an op's attribute dictionary by name: a discardable attribute named
+            // like an inherent one of the StableHLO op becomes that property, unless the op has
+            // the property already (which wins, as when reading bytecode; `--strict` refuses).
+            let inherent = k.attribute_names();
+            if d.iter().any(|a| inherent.contains(&w.str(a.name))) {
+                let (taken, kept): (Vec<NamedAttr>, Vec<NamedAttr>) =
+                    d.iter().partition(|a| inherent.contains(&w.str(a.name)));
+                d = kept;
+                for a in taken {
+                    if !p.iter().any(|x| x.name == a.name) {
+                        p.push(a);
+                    }
+                }
+                p.sort_by(|a, b| w.str(a.name).cmp(w.str(b.name)));
+            }
+            // MLIR's verifier checks the legalized op's attributes against their ODS types.
+            for v in ods::violations(w, k, &p) {
+                diags.push(diag(w, op, v, None, "malformed VHLO"));
+            }
             if diags.len() == first {
                 w.set_properties(op, &p);
                 w.set_attributes(op, &d);
