@@ -387,26 +387,34 @@ fn op_counts_must_match_the_signature_of_the_op_version() {
     }
 }
 
-/// VHLO attributes are untyped, so the way back checks each legalized attribute against its
-/// StableHLO ODS type, as MLIR's verifier would after the legalization.
+/// Attributes are checked against their StableHLO ODS types, as MLIR's verifier would: before
+/// serializing, and on the way back (VHLO attributes are untyped, so an artifact can hold anything).
 #[test]
-fn legalized_attributes_must_meet_their_ods_types() {
+fn attributes_must_meet_their_ods_types() {
     let cases = [
         (
             "%0 = \"stablehlo.iota\"() <{iota_dimension = 0 : i32}> : () -> tensor<4xf32>",
+            "%0 = \"vhlo.iota_v1\"() <{iota_dimension = #vhlo.integer_v1<0 : i32>}> : () -> !vhlo.tensor_v1<4x!vhlo.f32_v1>",
             "attribute `iota_dimension` of `stablehlo.iota` must be a non-negative i64 integer",
         ),
         (
             "%0 = \"stablehlo.cholesky\"(%a) <{lower = 1 : i32}> : (tensor<4xf32>) -> tensor<4xf32>",
+            "%0 = \"vhlo.cholesky_v1\"(%a) <{lower = #vhlo.integer_v1<1 : i32>}> : (!vhlo.tensor_v1<4x!vhlo.f32_v1>) -> !vhlo.tensor_v1<4x!vhlo.f32_v1>",
             "attribute `lower` of `stablehlo.cholesky` must be a boolean",
         ),
     ];
-    for (op, expected) in cases {
+    for (stablehlo, vhlo, expected) in cases {
         let src = format!(
-            "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {{\n  {op}\n  func.return %0 : tensor<4xf32>\n}}\n"
+            "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {{\n  {stablehlo}\n  func.return %0 : tensor<4xf32>\n}}\n"
         );
         let mut m = text::parse(&src).unwrap_or_else(|e| panic!("{src}: {e}"));
-        convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).expect("legalizes to VHLO");
+        let ds = convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).expect_err(expected);
+        assert!(ds.iter().any(|d| d.subject.starts_with(expected)), "{ds:?}");
+        let t = "!vhlo.tensor_v1<4x!vhlo.f32_v1>";
+        let src = format!(
+            "\"vhlo.func_v1\"() <{{arg_attrs = #vhlo.array_v1<[]>, function_type = #vhlo.type_v1<!vhlo.func_v1<({t}) -> {t}>>, res_attrs = #vhlo.array_v1<[]>, sym_name = #vhlo.string_v1<\"f\">, sym_visibility = #vhlo.string_v1<\"\">}}> ({{\n^bb0(%a: {t}):\n  {vhlo}\n  \"vhlo.return_v1\"(%0) : ({t}) -> ()\n}}) : () -> ()\n"
+        );
+        let mut m = text::parse(&src).unwrap_or_else(|e| panic!("{src}: {e}"));
         let ds = convert::legalize_to_stablehlo(&mut m).expect_err(expected);
         assert!(ds.iter().any(|d| d.subject.starts_with(expected) && d.rule == "malformed VHLO"), "{ds:?}");
     }

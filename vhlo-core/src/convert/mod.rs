@@ -400,8 +400,16 @@ pub(crate) fn legalize_to_vhlo_in_place(
                 w.set_attributes(op, disc);
                 Ok(None)
             }
-            None => ops::attrs_to_vhlo(w, op, k, allow)
-                .map(|(props, disc)| Some((ops::to_named(w, props), ops::to_named(w, disc)))),
+            None => {
+                // MLIR's verifier would have refused the StableHLO op before serializing.
+                let wrong = ods::violations(w, k, w.properties(op));
+                if wrong.is_empty() {
+                    ops::attrs_to_vhlo(w, op, k, allow)
+                        .map(|(props, disc)| Some((ops::to_named(w, props), ops::to_named(w, disc))))
+                } else {
+                    Err(wrong)
+                }
+            }
         };
         match converted {
             Ok(None) => {}
