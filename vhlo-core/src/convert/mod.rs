@@ -225,65 +225,48 @@ struct UpgradeResult {
     from: Box<[VhloOp]>,
 }
 
-/// Upgrades by op kind and properties: ops alike upgrade once (`key` as in [`AttrsMemo`]).
-#[derive(Default)]
-struct UpgradeMemo {
-    map: FastMap<Box<[NamedAttr]>, UpgradeResult>,
+/// Results of a conversion by op kind and attribute lists (what the conversion depends on):
+/// ops alike convert once. `key` is the reused lookup key: the kind and the number of
+/// properties, then the properties and the discardable attributes (when they count).
+struct AttrListMemo<V> {
+    map: FastMap<Box<[NamedAttr]>, V>,
     key: Vec<NamedAttr>,
 }
 
-impl UpgradeMemo {
-    fn key_of(&mut self, m: &Module, op: OpId, kind: VhloOp) {
-        self.key.clear();
-        let tag = NamedAttr {
-            name: crate::ir::Symbol(kind as u32),
-            value: Attribute(0),
-        };
-        self.key.push(tag);
-        self.key.extend_from_slice(m.properties(op));
-    }
-
-    fn get(&self) -> Option<&UpgradeResult> {
-        self.map.get(self.key.as_slice())
-    }
-
-    fn insert(&mut self, r: UpgradeResult) {
-        self.map.insert(self.key.as_slice().into(), r);
+impl<V> Default for AttrListMemo<V> {
+    fn default() -> Self {
+        AttrListMemo { map: FastMap::default(), key: Vec::new() }
     }
 }
 
-/// Converted attributes of ops by their kind, properties and discardable attributes (what
-/// the attribute conversions depend on): ops alike convert once. `key` is the reused lookup
-/// key: the kind and the number of properties, then the properties and the attributes.
-#[derive(Default)]
-struct AttrsMemo {
-    map: FastMap<Box<[NamedAttr]>, ConvertedAttrs>,
-    key: Vec<NamedAttr>,
-}
-
-impl AttrsMemo {
-    /// Sets the key to `op`'s (`kind` is the op kind's index).
-    fn key_of(&mut self, m: &Module, op: OpId, kind: u32) {
-        let (p, d) = (m.properties(op), m.attributes(op));
+impl<V> AttrListMemo<V> {
+    /// Sets the key to `op`'s (`kind` is the op kind's index), with its discardable attributes
+    /// when `with_attributes`.
+    fn key_of(&mut self, m: &Module, op: OpId, kind: u32, with_attributes: bool) {
+        let p = m.properties(op);
         self.key.clear();
         let count = Attribute(u32::try_from(p.len()).unwrap_or(u32::MAX));
-        self.key.push(NamedAttr {
-            name: crate::ir::Symbol(kind),
-            value: count,
-        });
+        self.key.push(NamedAttr { name: crate::ir::Symbol(kind), value: count });
         self.key.extend_from_slice(p);
-        self.key.extend_from_slice(d);
+        if with_attributes {
+            self.key.extend_from_slice(m.attributes(op));
+        }
     }
 
-    fn get(&self) -> Option<&ConvertedAttrs> {
+    fn get(&self) -> Option<&V> {
         self.map.get(self.key.as_slice())
     }
 
-    fn insert(&mut self, converted: ConvertedAttrs) {
-        self.map
-            .insert(self.key.clone().into_boxed_slice(), converted);
+    fn insert(&mut self, value: V) {
+        self.map.insert(self.key.as_slice().into(), value);
     }
 }
+
+/// Upgrades by op kind and properties (the upgrade reads nothing else).
+type UpgradeMemo = AttrListMemo<UpgradeResult>;
+
+/// Converted attributes by op kind, properties and discardable attributes.
+type AttrsMemo = AttrListMemo<ConvertedAttrs>;
 
 /// Converted properties and discardable attributes.
 type ConvertedAttrs = (Vec<NamedAttr>, Vec<NamedAttr>);
@@ -393,7 +376,7 @@ pub(crate) fn legalize_to_vhlo_in_place(
         if opts.strict {
             diags.extend(strict::shadowed_on_legalize(w, op, k));
         }
-        attrs_memo.key_of(w, op, k as u32);
+        attrs_memo.key_of(w, op, k as u32, true);
         let converted = match attrs_memo.get() {
             Some((props, disc)) => {
                 w.set_properties(op, props);
@@ -790,7 +773,7 @@ pub(crate) fn vhlo_to_version_in_place(
         let memo_key = start_kind
             .filter(|k| target > k.range().max && !k.range().contains(target))
             .filter(|&k| vhlo::upgrade_is_property_only(k))
-            .map(|k| upgrades.key_of(w, op, k));
+            .map(|k| upgrades.key_of(w, op, k as u32, false));
         if let Some(hit) = memo_key.and_then(|()| upgrades.get()) {
             let (name, props, from) = (hit.name, &hit.props, &hit.from);
             w.set_properties(op, props);
@@ -1103,7 +1086,7 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
         };
         let k = kind.stablehlo();
         // Ops with the same kind and attributes convert alike; only successes are kept.
-        attrs_memo.key_of(w, op, k as u32);
+        attrs_memo.key_of(w, op, k as u32, true);
         if let Some((p, d)) = attrs_memo.get() {
             w.set_properties(op, p);
             w.set_attributes(op, d);
