@@ -599,3 +599,45 @@ fn aliases_print_as_jaxlib_prints_them() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// MLIR bytecode holds file location ranges of 0 to 4 numbers; jaxlib prints a missing line or
+/// column as 0 (`loc("x.py":0:0)`), and so must we.
+#[test]
+fn file_location_ranges_of_every_length_print_as_jaxlib_prints_them() {
+    let Some(python) = oracle_python() else { return };
+    let work = scratch("location_ranges");
+    let out = work.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let mut cases = Vec::new();
+    for n in 0..=4u32 {
+        let mut m = text::parse("func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.abs %a : tensor<f32>\n  return %0 : tensor<f32>\n}\n").expect("parses");
+        let file = m.sym("x.py");
+        let line_cols: Vec<u32> = (11..11 + n).collect();
+        let loc = m.loc(vhlo_core::ir::LocData::FileLineColRange { file, line_cols: line_cols.into() });
+        let mut ops = Vec::new();
+        m.walk(|op| ops.push(op));
+        ops.retain(|&op| m.op_name_str(op) == "stablehlo.abs");
+        for op in ops {
+            m.set_op_location(op, loc);
+        }
+        let bytes = portable::serialize_portable_artifact(&m, "1.9.0", SerializeOptions::default()).expect("serializes");
+        let path = work.join(format!("range{n}.mlir.bc"));
+        std::fs::write(&path, &bytes).unwrap();
+        let ours = portable::deserialize_portable_artifact(&bytes).expect("deserializes");
+        let opts = PrintOptions { generic: true, debug_info: true, location_aliases: true, ..Default::default() };
+        cases.push((path, text::print(&ours, opts)));
+    }
+    let mut args: Vec<String> = ["deserialize", "--generic", "--debug-info", "--output-dir"].map(String::from).into();
+    args.push(out.to_string_lossy().into());
+    args.extend(cases.iter().map(|(p, _)| p.to_string_lossy().into_owned()));
+    run_oracle(&python, &args);
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(path, ours)| match batch_output(&out, path, ".deserialized.mlir") {
+            Ok(theirs) if &theirs == ours => None,
+            Ok(theirs) => Some(format!("{}: {}", path.display(), first_difference(&theirs, ours))),
+            Err(e) => Some(format!("{}: jaxlib cannot read it: {e}", path.display())),
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
