@@ -695,12 +695,7 @@ pub fn vhlo_to_version_tracked(
 fn arity_problem(w: &Module, op: OpId, kind: VhloOp) -> Option<String> {
     fn fits(groups: &[(&str, bool)], len: usize) -> bool {
         let variadic = groups.iter().filter(|g| g.1).count();
-        let fixed = groups.len() - variadic;
-        match len.checked_sub(fixed) {
-            None => false,
-            Some(rest) if variadic == 0 => rest == 0,
-            Some(rest) => rest % variadic == 0,
-        }
+        crate::dialect::variadic_group_size(len, groups.len() - variadic, variadic).is_some()
     }
     let expected = |groups: &[(&str, bool)]| {
         let names: Vec<String> = groups

@@ -120,6 +120,17 @@ pub fn expect_name(m: &Module, op: OpId, name: &'static str) -> Result<(), OpMis
     }
 }
 
+/// How many items each variadic group holds when `len` items fill `fixed` single groups and
+/// `variadic` groups sharing the rest equally (MLIR's `SameVariadicOperandSize`); `None` when
+/// they cannot. With no variadic group the answer is 0.
+pub fn variadic_group_size(len: usize, fixed: usize, variadic: usize) -> Option<usize> {
+    let rest = len.checked_sub(fixed)?;
+    match variadic {
+        0 => (rest == 0).then_some(0),
+        n => (rest % n == 0).then_some(rest / n),
+    }
+}
+
 /// Splits `len` items into groups: fixed groups hold one item, variadic ones share the rest
 /// equally (MLIR's `SameVariadicOperandSize`).
 pub fn split_groups(
@@ -130,24 +141,14 @@ pub fn split_groups(
 ) -> Result<Vec<Range<usize>>, OpMismatch> {
     let fixed = variadic.iter().filter(|v| !**v).count();
     let groups = variadic.len() - fixed;
-    let mismatch = |expect: String| OpMismatch {
-        op,
-        reason: format!("expected {expect} {what}s, found {len}"),
-    };
-    let per_group = if groups == 0 {
-        if len != fixed {
-            return Err(mismatch(fixed.to_string()));
-        }
-        0
-    } else {
-        let rest = len
-            .checked_sub(fixed)
-            .ok_or_else(|| mismatch(format!("at least {fixed}")))?;
-        if rest % groups != 0 {
-            return Err(mismatch(format!("{fixed} plus a multiple of {groups}")));
-        }
-        rest / groups
-    };
+    let per_group = variadic_group_size(len, fixed, groups).ok_or_else(|| {
+        let expect = match groups {
+            0 => fixed.to_string(),
+            _ if len < fixed => format!("at least {fixed}"),
+            _ => format!("{fixed} plus a multiple of {groups}"),
+        };
+        OpMismatch { op, reason: format!("expected {expect} {what}s, found {len}") }
+    })?;
     let mut out = Vec::with_capacity(variadic.len());
     let mut at = 0;
     for &v in variadic {
