@@ -1278,7 +1278,45 @@ impl<'a> Reader<'a> {
             *s = Some(v);
         }
         for (op, i) in scope.waiting.remove(&slot).unwrap_or_default() {
+            self.check_dominance(c, op, i, v)?;
             self.module.set_operand(op, i, v);
+        }
+        Ok(())
+    }
+
+    /// A forward reference from `user` to `v`, an op result, is only valid from another block
+    /// of a CFG region: when the defining op's block holds `user` or one of its ancestors, the
+    /// use comes first there, which MLIR's verifier refuses in the regions of VHLO and func ops
+    /// (SSACFG; other dialects' ops may have graph regions, where the order does not matter).
+    fn check_dominance(&self, c: &Cursor<'_>, user: OpId, i: usize, v: Value) -> Result<()> {
+        let crate::ir::ValueDef::Result { op: def, .. } = self.module.value_def(v) else {
+            return Ok(());
+        };
+        let Some(def_block) = self.module.op_parent(def) else {
+            return Ok(());
+        };
+        let ssacfg = self
+            .module
+            .block_parent(def_block)
+            .and_then(|r| self.module.region_parent(r))
+            .is_some_and(|owner| {
+                let name = self.module.op_name_str(owner);
+                name.starts_with("vhlo.") || name.starts_with("func.")
+            });
+        if !ssacfg {
+            return Ok(());
+        }
+        // Bounded by the region depth limit.
+        let mut at = Some(user);
+        while let Some(op) = at {
+            let Some(block) = self.module.op_parent(op) else { break };
+            if block == def_block {
+                return Err(c.err(format!(
+                    "operand #{i} of op {} does not dominate its use: it is defined later in the same block",
+                    self.module.op_name_str(user)
+                )));
+            }
+            at = self.module.block_parent(block).and_then(|r| self.module.region_parent(r));
         }
         Ok(())
     }

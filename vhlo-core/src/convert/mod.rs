@@ -1144,6 +1144,20 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
         {
             diags.push(diag(w, op, e, None, "malformed VHLO"));
         }
+        // No StableHLO op's type constraints admit a function-typed value (func ops take any
+        // type); MLIR's verifier refuses one, and its text would read as the op's own signature.
+        if new_name.starts_with("stablehlo.") {
+            let is_function = |t: Type| match w.type_data(t) {
+                TypeData::Function { .. } => true,
+                TypeData::Dialect(d) => w.str(d.dialect) == "vhlo" && w.str(d.mnemonic) == "func_v1",
+                _ => false,
+            };
+            let operands = w.operands(op).iter().copied();
+            if let Some(v) = operands.chain(w.results(op)).find(|&v| is_function(w.value_type(v))) {
+                let what = if w.results(op).any(|r| r == v) { "a result" } else { "an operand" };
+                diags.push(diag(w, op, format!("{what} of function type"), None, "malformed VHLO"));
+            }
+        }
         // One symbol per StableHLO op (a `return` has two names, so the text is checked too).
         let slot = name_syms.get_mut(k as usize);
         let sym = match slot {
