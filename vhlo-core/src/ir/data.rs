@@ -264,6 +264,7 @@ pub enum LocData {
     },
     /// `loc("file":line:col to end_line:end_col)`, MLIR's `FileLineColRange` (JAX emits these).
     /// `line_cols` holds 0 to 4 values in bytecode order: start line, start column, then the end
-    /// column alone (`to :ec`) or the end line and end column (`to el:ec`).
+    /// column alone (`to :ec`) or the end line and end column (`to el:ec`). `Module::loc` turns
+    /// exactly two values into `FileLineCol`, which MLIR holds as the same attribute.
     FileLineColRange { file: Symbol, line_cols: Box<[u32]> },
 }

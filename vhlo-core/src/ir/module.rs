@@ -219,8 +219,17 @@ impl Module {
     pub fn attr_data(&self, a: Attribute) -> &AttrData {
         self.attrs.get(a.0)
     }
-    /// Interns a location.
+    /// Interns a location. A file range of exactly a line and a column is the plain file
+    /// location, as in MLIR (where `FileLineColLoc` is such a `FileLineColRange`, one attribute,
+    /// written to bytecode in the plain form).
     pub fn loc(&mut self, l: LocData) -> Location {
+        let l = match l {
+            LocData::FileLineColRange { file, line_cols } if line_cols.len() == 2 => {
+                let (line, column) = (line_cols.first().copied().unwrap_or(0), line_cols.last().copied().unwrap_or(0));
+                LocData::FileLineCol { file, line, column }
+            }
+            other => other,
+        };
         Location(self.locs.intern(l))
     }
     /// The contents of a location.
