@@ -1397,8 +1397,13 @@ impl<'m> Printer<'m> {
         let TypeData::Dialect(d) = m.type_data(t) else {
             return false;
         };
-        let [Param::Ints(shape), Param::Type(elem), Param::Absent] = &d.params[..] else {
+        let [Param::Ints(shape), Param::Type(elem), encoding] = &d.params[..] else {
             return false;
+        };
+        let encoding = match encoding {
+            Param::Absent => None,
+            Param::Attr(a) => Some(*a),
+            _ => return false,
         };
         let Some(kind) = elem_kind(m, *elem) else {
             return false;
@@ -1428,6 +1433,10 @@ impl<'m> Printer<'m> {
         self.out.push_str("> : tensor<");
         self.print_shape(shape);
         self.out.push_str(&kind.spelling());
+        if let Some(a) = encoding {
+            self.out.push_str(", ");
+            self.print_attr(a);
+        }
         self.out.push('>');
         true
     }
