@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Times the vhlo-translate CLI against libStablehlo (jaxlib) on the real-shaped corpus (issue 15).
+
+    python3 scripts/bench/corpus.py CORPUS_DIR [--reps 5] [--only SUBSTRING]
+
+CORPUS_DIR is what scripts/bench/jax_programs.py writes. For each transformer-*.mlir file, in one run:
+  serialize    ours: the whole CLI process `--serialize F --target=current --strip-debuginfo -o A`;
+               jaxlib: in process, parse the text, strip locations, serialize at its current version.
+  deserialize  ours: the whole CLI process `--deserialize A -o OUT` (read, upgrade, legalize, print);
+               jaxlib: in process, deserialize A and print the module. Both read the same artifact A.
+For weights-*.mlir: the CLI's serialize, the artifact-to-artifact round trip (`--retarget A
+--target=current`) and `--deserialize`, with peak RSS (jaxlib is not timed on these).
+Reports the median of --reps runs and the spread (min..max) for each side; jaxlib is timed without
+process start, ours with it, so the ratio is conservative for us.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GOALS = {"serialize": 10.0, "deserialize": 20.0}
+
+
+def oracle_python():
+    if os.environ.get("VHLO_ORACLE_PYTHON"):
+        return os.environ["VHLO_ORACLE_PYTHON"]
+    return os.path.join(os.environ.get("ORACLE_VENV", os.path.join(REPO, ".venv")), "bin", "python")
+
+
+def timed(cmd):
+    """(seconds, peak RSS in KiB) of one run of cmd."""
+    start = time.perf_counter()
+    result = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"corpus: {' '.join(cmd)} failed ({result.returncode}):\n{result.stderr[-2000:]}")
+    return elapsed, int(result.stderr.strip().splitlines()[-1])
+
+
+def jaxlib_worker(text_path, artifact_path, reps):
+    sys.path.insert(0, os.path.join(REPO, "scripts", "oracle"))
+    import oracle as oracle_module  # noqa: E402
+
+    oracle = oracle_module.Oracle()
+    text = open(text_path, encoding="utf-8").read()
+    artifact = open(artifact_path, "rb").read()
+    target = oracle.current_version()
+
+    def serialize():
+        module = oracle.parse_string(text)
+        oracle.strip_debuginfo(module)
+        return oracle.serialize(module, target)
+
+    def deserialize():
+        return len(oracle.print_module(oracle.deserialize(artifact)))
+
+    out = {"serialize": [], "deserialize": []}
+    for _ in range(reps):
+        for step, run in (("serialize", serialize), ("deserialize", deserialize)):
+            start = time.perf_counter()
+            run()
+            out[step].append(time.perf_counter() - start)
+    print(json.dumps(out))
+
+
+def spread(values):
+    return f"{statistics.median(values):.3f} ({min(values):.3f}..{max(values):.3f})"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("corpus", nargs="?")
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--only", default="", help="time only the files whose name contains this")
+    parser.add_argument("--jaxlib-worker", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.jaxlib_worker:
+        jaxlib_worker(args.jaxlib_worker[0], args.jaxlib_worker[1], int(args.jaxlib_worker[2]))
+        return
+    if not args.corpus:
+        parser.error("CORPUS_DIR is required")
+
+    target_dir = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "vhlo-translate"], cwd=REPO, check=True)
+    cli = os.path.join(target_dir, "release", "vhlo-translate")
+    names = sorted(n for n in os.listdir(args.corpus) if n.endswith(".mlir") and args.only in n)
+    manifest = json.load(open(os.path.join(args.corpus, "manifest.json")))
+
+    print("| program | ops | text MiB | step | vhlo-rs s, median (min..max) | jaxlib s, median (min..max) | speed-up (medians) | goal |")
+    print("|---|---:|---:|---|---:|---:|---:|---|")
+    with tempfile.TemporaryDirectory(prefix="vhlo-corpus-") as tmp:
+        for name in names:
+            path = os.path.join(args.corpus, name)
+            artifact = os.path.join(tmp, name + ".bc")
+            mib = os.path.getsize(path) / (1 << 20)
+            ops = manifest.get(name, {}).get("ops", "?")
+            if name.startswith("weights-"):
+                ser, ser_rss = timed([cli, "--serialize", path, "--target=current", "-o", artifact])
+                size = os.path.getsize(artifact)
+                rt, rt_rss = timed([cli, "--retarget", artifact, "--target=current", "-o", os.path.join(tmp, "rt.bc")])
+                de, de_rss = timed([cli, "--deserialize", artifact, "-o", os.devnull])
+                print(
+                    f"| {name} | {ops} | {mib:.1f} | artifact {size / (1 << 20):.1f} MiB: serialize {ser:.2f} s "
+                    f"({ser_rss / 1024:.0f} MiB), retarget {rt:.2f} s ({rt_rss / 1024:.0f} MiB, "
+                    f"{rt_rss * 1024 / size:.2f}x the artifact), deserialize+print {de:.2f} s ({de_rss / 1024:.0f} MiB) | | | | |"
+                )
+                continue
+            ours = {"serialize": [], "deserialize": []}
+            rss = {"serialize": 0, "deserialize": 0}
+            for _ in range(args.reps):
+                t, r = timed([cli, "--serialize", path, "--target=current", "--strip-debuginfo", "-o", artifact])
+                ours["serialize"].append(t)
+                rss["serialize"] = max(rss["serialize"], r)
+                t, r = timed([cli, "--deserialize", artifact, "-o", os.path.join(tmp, "out.mlir")])
+                ours["deserialize"].append(t)
+                rss["deserialize"] = max(rss["deserialize"], r)
+            result = subprocess.run(
+                [oracle_python(), os.path.abspath(__file__), "--jaxlib-worker", path, artifact, str(args.reps)],
+                capture_output=True, text=True,
+            )
+            if result.returncode != 0:
+                sys.exit(f"corpus: jaxlib worker failed on {name}:\n{result.stderr[-2000:]}")
+            theirs = json.loads(result.stdout)
+            for step in ("serialize", "deserialize"):
+                ratio = statistics.median(theirs[step]) / statistics.median(ours[step])
+                goal = GOALS[step]
+                verdict = "met" if ratio >= goal else "missed"
+                print(
+                    f"| {name} | {ops} | {mib:.1f} | {step} (peak RSS {rss[step] / 1024:.0f} MiB) | {spread(ours[step])} | "
+                    f"{spread(theirs[step])} | {ratio:.1f}x | >= {goal:g}x ({verdict}) |",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()
