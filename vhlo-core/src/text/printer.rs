@@ -116,9 +116,9 @@ fn is_symbol_ident(s: &str) -> bool {
 }
 
 /// `"text"` with LLVM's escaping: `\\`, and `\XX` for `"` and non-printable bytes.
-pub(crate) fn write_escaped(out: &mut String, s: &str) {
+pub(crate) fn write_escaped(out: &mut String, s: impl AsRef<[u8]>) {
     out.push('"');
-    for &b in s.as_bytes() {
+    for &b in s.as_ref() {
         if b == b'\\' {
             out.push_str("\\\\");
         } else if (0x20..0x7f).contains(&b) && b != b'"' {
@@ -802,7 +802,7 @@ impl<'m> Printer<'m> {
                 self.out.push_str(", ");
             }
             first = false;
-            self.print_attr_name(name);
+            self.print_attr_name(a.name);
             if !matches!(m.attr_data(a.value), AttrData::Unit) {
                 self.out.push_str(" = ");
                 self.print_attr(a.value);
@@ -811,21 +811,18 @@ impl<'m> Printer<'m> {
         self.out.push('}');
     }
 
-    fn print_attr_name(&mut self, name: &str) {
-        if is_bare_ident(name) {
-            self.out.push_str(name);
-        } else {
-            write_escaped(&mut self.out, name);
+    fn print_attr_name(&mut self, name: Symbol) {
+        match self.m.utf8(name) {
+            Some(text) if is_bare_ident(text) => self.out.push_str(text),
+            _ => write_escaped(&mut self.out, self.m.bytes(name)),
         }
     }
 
     pub(crate) fn print_symbol(&mut self, s: Symbol) {
-        let name = self.m.str(s);
         self.out.push('@');
-        if is_symbol_ident(name) {
-            self.out.push_str(name);
-        } else {
-            write_escaped(&mut self.out, name);
+        match self.m.utf8(s) {
+            Some(name) if is_symbol_ident(name) => self.out.push_str(name),
+            _ => write_escaped(&mut self.out, self.m.bytes(s)),
         }
     }
 
@@ -879,11 +876,11 @@ impl<'m> Printer<'m> {
         match self.m.loc_data(l).clone() {
             LocData::Unknown => self.out.push_str("unknown"),
             LocData::FileLineCol { file, line, column } => {
-                write_escaped(&mut self.out, self.m.str(file));
+                write_escaped(&mut self.out, self.m.bytes(file));
                 let _ = write!(self.out, ":{line}:{column}");
             }
             LocData::FileLineColRange { file, line_cols } => {
-                write_escaped(&mut self.out, self.m.str(file));
+                write_escaped(&mut self.out, self.m.bytes(file));
                 // As MLIR prints them: a missing line or column is 0 (so a range of fewer than
                 // two numbers comes back from the text as a plain `"file":line:col`).
                 match line_cols[..] {
@@ -903,7 +900,7 @@ impl<'m> Printer<'m> {
                 }
             }
             LocData::Name { name, child } => {
-                write_escaped(&mut self.out, self.m.str(name));
+                write_escaped(&mut self.out, self.m.bytes(name));
                 if let Some(c) = child {
                     self.out.push('(');
                     self.print_nested_loc(c);
@@ -1279,7 +1276,7 @@ impl<'m> Printer<'m> {
                 self.print_type(*ty);
             }
             AttrData::String { value, ty } => {
-                write_escaped(&mut self.out, m.str(*value));
+                write_escaped(&mut self.out, m.bytes(*value));
                 if let Some(t) = ty {
                     self.out.push_str(" : ");
                     self.print_type(*t);
@@ -1324,11 +1321,11 @@ impl<'m> Printer<'m> {
                     _ => Vec::new(),
                 };
                 if values.len() == 1 {
-                    write_escaped(&mut self.out, m.str(values[0]));
+                    write_escaped(&mut self.out, m.bytes(values[0]));
                 } else {
                     let strs: Vec<Symbol> = values.to_vec();
                     self.print_nested(&shape, strs.len(), &mut |p: &mut Self, i| {
-                        write_escaped(&mut p.out, m.str(strs[i]))
+                        write_escaped(&mut p.out, m.bytes(strs[i]))
                     });
                 }
                 self.out.push_str("> : ");
@@ -1755,7 +1752,7 @@ impl<'m> Printer<'m> {
             }
             ("vhlo", "string_v1", [Param::Str(s)]) => {
                 self.out.push_str("string_v1<");
-                write_escaped(&mut self.out, m.str(*s));
+                write_escaped(&mut self.out, m.bytes(*s));
                 self.out.push('>');
             }
             ("vhlo", "tensor_v1", [Param::Type(t), Param::Bytes(data)]) => {
@@ -1815,7 +1812,7 @@ impl<'m> Printer<'m> {
                 _ => self.print_attr(*a),
             },
             (_, Param::Attr(a)) => self.print_attr(*a),
-            (_, Param::Str(s)) => write_escaped(&mut self.out, self.m.str(*s)),
+            (_, Param::Str(s)) => write_escaped(&mut self.out, self.m.bytes(*s)),
             _ => {
                 let _ = write!(self.out, "<<{:?}>>", param);
             }
