@@ -59,3 +59,298 @@ fn byte_strings_round_trip() {
     let m = text::parse(dense).expect("parse dense strings");
     assert_eq!(text::print(&m, PrintOptions::default()), dense);
 }
+
+// ---- the corpus ------------------------------------------------------------------------------
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use vhlo_core::convert;
+
+/// The oracle interpreter, or `None` (skip) outside CI when the venv is missing.
+fn oracle_python() -> Option<PathBuf> {
+    let python = match std::env::var_os("VHLO_ORACLE_PYTHON") {
+        Some(path) => PathBuf::from(path),
+        None => vhlo_tests::workspace_root().join(".venv/bin/python"),
+    };
+    if python.exists() {
+        return Some(python);
+    }
+    let why = format!("oracle python not found at {} (run scripts/oracle/setup.sh)", python.display());
+    let required = vhlo_tests::in_ci() || std::env::var("VHLO_REQUIRE_ORACLE").is_ok_and(|v| v == "1");
+    assert!(!required, "{why}; required under CI");
+    eprintln!("skipping: {why}");
+    None
+}
+
+fn run_driver(python: &Path, args: &[&str]) {
+    let script = vhlo_tests::workspace_root().join("scripts/oracle/jax_backcompat.py");
+    let out = Command::new(python).arg(&script).args(args).output().expect("jax_backcompat.py runs");
+    assert!(out.status.success(), "jax_backcompat.py {args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A file the driver wrote: its text, or jaxlib's error.
+fn jaxlib_output(path: &Path) -> Result<String, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text),
+        Err(_) => Err(std::fs::read_to_string(format!("{}.error", path.display()))
+            .map(|e| e.trim().to_string())
+            .unwrap_or_else(|_| format!("no {}", path.display()))),
+    }
+}
+
+/// The name of the first top-level bytecode section in which two artifacts differ ("header"
+/// when the header does), to say why a re-written artifact is not byte-identical.
+fn first_differing_section(a: &[u8], b: &[u8]) -> String {
+    fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+        let first = *bytes.get(*at)?;
+        let n = first.trailing_zeros() as usize + 1;
+        if n > 8 {
+            let v = u64::from_le_bytes(bytes.get(*at + 1..*at + 9)?.try_into().ok()?);
+            *at += 9;
+            return Some(v);
+        }
+        let mut raw = [0u8; 8];
+        raw[..n].copy_from_slice(bytes.get(*at..*at + n)?);
+        *at += n;
+        Some(u64::from_le_bytes(raw) >> n)
+    }
+    fn sections(bytes: &[u8]) -> Option<(Vec<u8>, BTreeMap<u8, Vec<u8>>)> {
+        let mut at = 4;
+        varint(bytes, &mut at)?;
+        at += bytes.get(at..)?.iter().position(|&b| b == 0)? + 1;
+        let header = bytes.get(..at)?.to_vec();
+        let mut out = BTreeMap::new();
+        while at < bytes.len() {
+            let id = *bytes.get(at)?;
+            at += 1;
+            let len = varint(bytes, &mut at)? as usize;
+            if id & 0x80 != 0 {
+                let align = varint(bytes, &mut at)? as usize;
+                while align > 1 && bytes.get(at) == Some(&0xCB) && at % align != 0 {
+                    at += 1;
+                }
+            }
+            out.insert(id & 0x7f, bytes.get(at..at + len)?.to_vec());
+            at += len;
+        }
+        Some((header, out))
+    }
+    const NAMES: [&str; 9] =
+        ["string", "dialect", "attr/type", "attr/type offsets", "IR", "resource", "resource offsets", "dialect versions", "properties"];
+    let (Some((ha, sa)), Some((hb, sb))) = (sections(a), sections(b)) else {
+        return "unparsable sections".into();
+    };
+    if ha != hb {
+        return "header".into();
+    }
+    for id in sa.keys().chain(sb.keys()) {
+        if sa.get(id) != sb.get(id) {
+            return format!("{} section", NAMES.get(usize::from(*id)).unwrap_or(&"unknown"));
+        }
+    }
+    "section layout".into()
+}
+
+/// One row of the table: a case and the verdict of each check.
+struct Row {
+    name: String,
+    producer: String,
+    deserialize: Verdict,
+    retarget: Verdict,
+    serialize: Verdict,
+}
+
+#[derive(Clone)]
+enum Verdict {
+    Pass(&'static str),
+    Skip(String),
+    Fail(String),
+}
+
+impl Verdict {
+    fn cell(&self) -> String {
+        match self {
+            Verdict::Pass(how) => format!("ok{how}"),
+            Verdict::Skip(_) => "skip".into(),
+            Verdict::Fail(_) => "FAIL".into(),
+        }
+    }
+}
+
+fn compare(ours: Result<String, String>, reference: &Result<String, String>, what: &str) -> Verdict {
+    match (ours, reference) {
+        (Ok(a), Ok(b)) if &a == b => Verdict::Pass(""),
+        (Ok(a), Ok(b)) => {
+            let line = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(0);
+            Verdict::Fail(format!(
+                "{what}: jaxlib's reading differs at line {}:\n    ours:   {}\n    jaxlib: {}",
+                line + 1,
+                a.lines().nth(line).unwrap_or("<end>"),
+                b.lines().nth(line).unwrap_or("<end>")
+            ))
+        }
+        (Err(e), _) => Verdict::Fail(format!("{what}: {e}")),
+        (Ok(_), Err(e)) => Verdict::Skip(format!("{what}: jaxlib fails too: {e}")),
+    }
+}
+
+/// Every artifact of JAX's back-compat data, three ways (module doc of scripts/oracle/jax_backcompat.py):
+/// `--deserialize` text that jaxlib parses to what it deserializes; `--retarget` to the producer's
+/// version read back by jaxlib as its own artifact (and how many are byte-identical); JAX's text
+/// serialized at that version read back by jaxlib as it parses the text. `VHLO_JAX_CASES=substring`
+/// runs the cases whose name contains it.
+#[test]
+fn corpus() {
+    let Some(python) = oracle_python() else { return };
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("jax_backcompat");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let filter = std::env::var("VHLO_JAX_CASES").unwrap_or_default();
+    let d = dir.to_str().expect("UTF-8 path");
+    run_driver(&python, &["extract", d, &filter]);
+    let cases: Vec<(String, String)> = std::fs::read_to_string(dir.join("cases.tsv"))
+        .expect("cases.tsv")
+        .lines()
+        .filter_map(|l| {
+            let mut cols = l.split('\t');
+            Some((cols.next()?.to_string(), cols.next()?.to_string()))
+        })
+        .collect();
+    assert!(filter.is_empty() || !cases.is_empty(), "no case matches VHLO_JAX_CASES={filter:?}");
+    if filter.is_empty() {
+        assert!(cases.len() >= 100, "only {} artifacts found in the jax wheel", cases.len());
+    }
+
+    // Our side, in process: what the CLI's --deserialize, --retarget and --serialize do.
+    let mut byte_identical = 0usize;
+    let mut differ_why: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut early: BTreeMap<String, [Option<Verdict>; 3]> = BTreeMap::new();
+    for (name, producer) in &cases {
+        let base = dir.join(name);
+        let artifact = std::fs::read(base.with_extension("bc").to_string_lossy().replace(".bc", ".bc")).unwrap_or_default();
+        let artifact = if artifact.is_empty() { std::fs::read(format!("{}.bc", base.display())).expect("artifact") } else { artifact };
+        let mut verdicts: [Option<Verdict>; 3] = [None, None, None];
+        match portable::deserialize_portable_artifact(&artifact) {
+            Ok(m) => {
+                let opts = PrintOptions { elide_defaults: true, ..Default::default() };
+                std::fs::write(format!("{}.ours.mlir", base.display()), text::print(&m, opts)).expect("write");
+            }
+            Err(e) => verdicts[0] = Some(Verdict::Fail(format!("deserialize: {e}"))),
+        }
+        let version = portable::producer_version(producer);
+        match version {
+            None => {
+                let why = format!("the producer {producer:?} names no StableHLO version to retarget or serialize to");
+                verdicts[1] = Some(Verdict::Skip(why.clone()));
+                verdicts[2] = Some(Verdict::Skip(why));
+            }
+            Some(v) => {
+                let target = v.to_string();
+                let retargeted = portable::read_vhlo(&artifact).map_err(|e| e.to_string()).and_then(|(mut m, _)| {
+                    convert::vhlo_to_version(&mut m, v.floor_patch()).map_err(|ds| format!("{} blocker(s): {}", ds.len(), ds[0]))?;
+                    portable::write_vhlo(&m, v, &target).map_err(|e| e.to_string())
+                });
+                match retargeted {
+                    Ok(bytes) => {
+                        // Never write what we cannot read ourselves.
+                        if let Err(e) = portable::read_vhlo(&bytes) {
+                            verdicts[1] = Some(Verdict::Fail(format!("retarget: our own reader refuses our artifact: {e}")));
+                        }
+                        if bytes == artifact {
+                            byte_identical += 1;
+                        } else {
+                            differ_why.entry(first_differing_section(&bytes, &artifact)).or_default().push(name.clone());
+                        }
+                        std::fs::write(format!("{}.retarget.bc", base.display()), bytes).expect("write");
+                    }
+                    Err(e) => verdicts[1] = Some(Verdict::Fail(format!("retarget to {target}: {e}"))),
+                }
+                let source = std::fs::read_to_string(format!("{}.mlir", base.display())).expect("text");
+                let options = SerializeOptions {
+                    // JAX keeps Shardy's dialect when it serializes with sdy (_export.py, serialize_with_sdy).
+                    allow_other_dialects: source.contains("sdy."),
+                    ..Default::default()
+                };
+                let serialized = text::parse(&source)
+                    .map_err(|e| format!("parse: {e}"))
+                    .and_then(|m| portable::serialize_portable_artifact(&m, &target, options).map_err(|e| e.to_string()));
+                match serialized {
+                    Ok(bytes) => {
+                        if let Err(e) = portable::read_vhlo(&bytes) {
+                            verdicts[2] = Some(Verdict::Fail(format!("serialize: our own reader refuses our artifact: {e}")));
+                        }
+                        std::fs::write(format!("{}.serialize.bc", base.display()), bytes).expect("write");
+                    }
+                    Err(e) => verdicts[2] = Some(Verdict::Fail(format!("serialize at {target}: {e}"))),
+                }
+            }
+        }
+        early.insert(name.clone(), verdicts);
+    }
+
+    // jaxlib reads what we wrote, in one process.
+    run_driver(&python, &["check", d]);
+    let mut rows = Vec::new();
+    for (name, producer) in &cases {
+        let base = format!("{}/{name}", dir.display());
+        let [de, re, se] = early.remove(name).unwrap_or_default();
+        let out = |suffix: &str| jaxlib_output(Path::new(&format!("{base}.{suffix}")));
+        let deserialize = de.unwrap_or_else(|| compare(out("ours.jax.mlir"), &out("jax_deserialized.mlir"), "deserialize"));
+        let retarget = re.unwrap_or_else(|| compare(out("retarget.jax.mlir"), &out("jax_deserialized_loc.mlir"), "retarget"));
+        let serialize = se.unwrap_or_else(|| compare(out("serialize.jax.mlir"), &out("jax_text.mlir"), "serialize"));
+        rows.push(Row { name: name.clone(), producer: producer.clone(), deserialize, retarget, serialize });
+    }
+
+    // The table, the failures, and the summary.
+    let mut report = String::from("case | producer | deserialize | retarget | serialize\n");
+    for r in &rows {
+        report.push_str(&format!(
+            "{} | {} | {} | {} | {}\n",
+            r.name,
+            r.producer,
+            r.deserialize.cell(),
+            r.retarget.cell(),
+            r.serialize.cell()
+        ));
+    }
+    let mut failures = Vec::new();
+    let mut skips = Vec::new();
+    for r in &rows {
+        for v in [&r.deserialize, &r.retarget, &r.serialize] {
+            match v {
+                Verdict::Fail(e) => failures.push(format!("{}: {e}", r.name)),
+                Verdict::Skip(e) => skips.push(format!("{}: {e}", r.name)),
+                Verdict::Pass(_) => {}
+            }
+        }
+    }
+    let count = |f: fn(&Row) -> &Verdict| {
+        let passed = rows.iter().filter(|r| matches!(f(r), Verdict::Pass(_))).count();
+        let skipped = rows.iter().filter(|r| matches!(f(r), Verdict::Skip(_))).count();
+        format!("{passed}/{} passed, {skipped} not applicable", rows.len())
+    };
+    let retargeted = rows.iter().filter(|r| matches!(r.retarget, Verdict::Pass(_))).count();
+    report.push_str(&format!("\ndeserialize: {}\nretarget:    {}\nserialize:   {}\n", count(|r| &r.deserialize), count(|r| &r.retarget), count(|r| &r.serialize)));
+    report.push_str(&format!("retarget byte-identical to JAX's artifact: {byte_identical} (of {retargeted} read back the same)\n"));
+    for (why, names) in &differ_why {
+        report.push_str(&format!("  differ first in the {why}: {} ({})\n", names.len(), names.join(", ")));
+    }
+    if !skips.is_empty() {
+        report.push_str("\nnot applicable:\n");
+        for s in &skips {
+            report.push_str(&format!("  {s}\n"));
+        }
+    }
+    let sdy = failures.iter().filter(|f| f.contains("sdy")).count();
+    if !failures.is_empty() {
+        report.push_str(&format!("\n{} failure(s), {sdy} mentioning sdy:\n", failures.len()));
+        for f in &failures {
+            report.push_str(&format!("  {f}\n"));
+        }
+    }
+    eprintln!("{report}");
+    std::fs::write(dir.join("report.txt"), &report).expect("report");
+    assert!(failures.is_empty(), "{} failure(s); see the table above and {}", failures.len(), dir.join("report.txt").display());
+}
