@@ -273,7 +273,7 @@ fn corpus() {
                     allow_other_dialects: source.contains("sdy."),
                     ..Default::default()
                 };
-                let serialized = text::parse(&source)
+                let serialized = text::parse_with_source_locations(&source, "-")
                     .map_err(|e| format!("parse: {e}"))
                     .and_then(|m| portable::serialize_portable_artifact(&m, &target, options).map_err(|e| e.to_string()));
                 match serialized {

@@ -1554,15 +1554,12 @@ impl Writer<'_> {
     }
 }
 
-/// Text of an attribute without a custom encoding: only opaque attributes carry it.
+/// Text of an attribute without a custom encoding: its whole assembly, as MLIR's writer
+/// prints it (an opaque attribute keeps its text).
 fn attr_text(m: &Module, a: Attribute) -> Result<String> {
     match m.attr_data(a) {
         AttrData::Opaque { text, .. } => Ok(m.str(*text).to_string()),
-        AttrData::Dialect(d) => err(format!(
-            "attribute #{}.{} has no bytecode encoding and no text printer here",
-            m.str(d.dialect),
-            m.str(d.mnemonic)
-        )),
+        AttrData::Dialect(_) => Ok(crate::text::attribute_to_string(m, a)),
         _ => err("builtin attribute without an encoding"),
     }
 }
@@ -1575,11 +1572,7 @@ fn type_text(m: &Module, t: Type) -> Result<String> {
             [Param::Str(s)] => Ok(m.str(*s).to_string()),
             _ => err("textual type without its text"),
         },
-        TypeData::Dialect(d) => err(format!(
-            "type !{}.{} has no bytecode encoding and no text printer here",
-            m.str(d.dialect),
-            m.str(d.mnemonic)
-        )),
+        TypeData::Dialect(_) => Ok(crate::text::type_to_string(m, t)),
         _ => err("builtin type without an encoding"),
     }
 }

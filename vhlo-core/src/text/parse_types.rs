@@ -935,8 +935,9 @@ impl<'a> Parser<'a> {
         }
         if next_is_angle {
             let body = self.c.balanced()?;
+            let text = format!("#{id}{body}");
             let dialect = self.m.sym(id);
-            let text = self.m.sym(body);
+            let text = self.m.sym(&text);
             return Ok(self.m.attr(AttrData::Opaque { dialect, text }));
         }
         Err(self
@@ -997,7 +998,7 @@ impl<'a> Parser<'a> {
             } else {
                 None
             };
-            let text = format!(".{mnemonic}{}", canonical.as_deref().unwrap_or(body));
+            let text = format!("#{dialect}.{mnemonic}{}", canonical.as_deref().unwrap_or(body));
             let dialect = self.m.sym(dialect);
             let text = self.m.sym(&text);
             return Ok(self.m.attr(AttrData::Opaque { dialect, text }));

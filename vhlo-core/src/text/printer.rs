@@ -573,7 +573,8 @@ impl<'m> Printer<'m> {
     }
 
     /// Prints one op (without leading indentation or trailing newline).
-    /// True when the op being printed sits directly in a `func.func` body.
+    /// True when the op being printed sits directly in the body of a `func.func` printed in
+    /// custom form (where `func` is the default dialect).
     pub(crate) fn in_func_body(&self) -> bool {
         self.func_bodies.len() >= 2 && self.func_bodies[self.func_bodies.len() - 2]
     }
@@ -604,6 +605,11 @@ impl<'m> Printer<'m> {
         let mark = self.out.len();
         if self.opts.generic || !super::pretty::print_custom(self, op) {
             self.out.truncate(mark);
+            // MLIR's parser takes the default dialect (`func` in a function body) only from an op
+            // in custom form; inside a generic op the enclosing one still applies.
+            if let Some(top) = self.func_bodies.last_mut() {
+                *top = false;
+            }
             if self.aliases.collecting {
                 self.visit_generic_op(op);
             } else {
@@ -1357,11 +1363,6 @@ impl<'m> Printer<'m> {
             AttrData::Opaque { dialect, text } => {
                 self.aliases.saw_aliasable |=
                     opaque_alias_name(m.str(*dialect), m.str(*text)).is_some();
-                // An empty dialect marks builtin attributes kept as text (`affine_map<...>`).
-                if !m.str(*dialect).is_empty() {
-                    self.out.push('#');
-                    self.out.push_str(m.str(*dialect));
-                }
                 self.out.push_str(m.str(*text));
             }
         }
