@@ -12,9 +12,13 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
           NAME.jax_text.mlir             the text as jaxlib parses it, with locations
         DIR/cases.tsv lists NAME, producer and source module, one a line. FILTER keeps names containing it.
 
+    .venv/bin/python scripts/oracle/jax_backcompat.py extract DIR FILTER --fixtures FIXTURE_DIR
+        The same for a fixture directory (tests/fixtures/jax_mesh): NAME.jax_export.mlir.bc and NAME.mlir.
+
     .venv/bin/python scripts/oracle/jax_backcompat.py check DIR
         For each NAME of cases.tsv, jaxlib reads what vhlo-rs wrote, where present, and prints it generic:
           NAME.ours.mlir    (our --deserialize text)  -> NAME.ours.jax.mlir         (parsed, no locations)
+          NAME.ours_loc.mlir (our generic print with locations) -> NAME.ours_loc.jax.mlir (locations)
           NAME.retarget.bc  (our --retarget artifact) -> NAME.retarget.jax.mlir     (deserialized, locations)
           NAME.serialize.bc (our serialization of the text) -> NAME.serialize.jax.mlir (deserialized, locations)
 """
@@ -76,11 +80,27 @@ def _write_text_or_error(oracle, path, produce):
             handle.write(f"{error}\n")
 
 
-def extract(directory, name_filter):
+def _fixture_cases(fixtures, name_filter):
+    """(name, artifact, text, source) of a fixture directory: NAME.jax_export.mlir.bc and NAME.mlir."""
+    for entry in sorted(os.listdir(fixtures)):
+        if not entry.endswith(".jax_export.mlir.bc"):
+            continue
+        name = entry[: -len(".jax_export.mlir.bc")]
+        if name_filter and name_filter not in name:
+            continue
+        with open(os.path.join(fixtures, entry), "rb") as handle:
+            artifact = handle.read()
+        with open(os.path.join(fixtures, name + ".mlir"), encoding="utf-8") as handle:
+            text = handle.read()
+        yield name, artifact, text, os.path.join(fixtures, name + ".mlir")
+
+
+def extract(directory, name_filter, fixtures=None):
     oracle = Oracle()
     os.makedirs(directory, exist_ok=True)
     rows = []
-    for name, artifact, text, module in _cases(name_filter):
+    cases = _fixture_cases(fixtures, name_filter) if fixtures else _cases(name_filter)
+    for name, artifact, text, module in cases:
         base = os.path.join(directory, name)
         with open(base + ".bc", "wb") as handle:
             handle.write(artifact)
@@ -105,6 +125,11 @@ def extract(directory, name_filter):
         handle.writelines(rows)
 
 
+def _read(path):
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
 def check(directory):
     oracle = Oracle()
     with open(os.path.join(directory, "cases.tsv"), encoding="utf-8") as handle:
@@ -116,6 +141,12 @@ def check(directory):
                 oracle,
                 base + ".ours.jax.mlir",
                 lambda: oracle.print_module(oracle.parse_text(base + ".ours.mlir"), True),
+            )
+        if os.path.exists(base + ".ours_loc.mlir"):
+            _write_text_or_error(
+                oracle,
+                base + ".ours_loc.jax.mlir",
+                lambda: oracle.print_module(oracle.parse_string(_read(base + ".ours_loc.mlir"), "-"), True, True, True),
             )
         for kind in ("retarget", "serialize"):
             path = f"{base}.{kind}.bc"
@@ -130,8 +161,10 @@ def check(directory):
 
 
 def main(argv):
-    if len(argv) >= 2 and argv[0] == "extract":
+    if len(argv) in (2, 3) and argv[0] == "extract":
         extract(argv[1], argv[2] if len(argv) > 2 else "")
+    elif len(argv) == 5 and argv[0] == "extract" and argv[3] == "--fixtures":
+        extract(argv[1], argv[2], argv[4])
     elif len(argv) == 2 and argv[0] == "check":
         check(argv[1])
     else:
