@@ -365,10 +365,11 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
     let retargeted = rows.iter().filter(|r| matches!(r.retarget, Verdict::Pass(_))).count();
     report.push_str(&format!("\ndeserialize: {}\nretarget:    {}\nserialize:   {}\n", count(|r| &r.deserialize), count(|r| &r.retarget), count(|r| &r.serialize)));
     report.push_str(&format!("retarget byte-identical to JAX's artifact: {byte_identical} (of {retargeted} read back the same)\n"));
-    // Why the others differ, found by looking at them (issue 11 report): JAX's 2024 Pallas
-    // artifacts store a true i1 splat as 0xFF, which MLIR reads as 1 and we write as 1; the 2023
-    // dynamic-shape artifacts hold the same location twice in their attribute table, and our
-    // interner refers to one entry for both.
+    // Why the others differ, found by looking at them (issue 11 report): two Pallas artifacts
+    // store a true i1 splat as 0xFF, which MLIR reads as true and we write as 0x01; in five 2023
+    // dynamic-shape artifacts some ops refer to attribute entry 2 where ours refer to entry 3, in
+    // an identical table whose two entries read back equal (jaxlib reads both to the same VHLO
+    // and StableHLO, locations included).
     report.push_str(&format!("serialized text byte-identical to JAX's artifact: {serialized_identical}\n"));
     for (why, names) in &differ_why {
         report.push_str(&format!("  differ first in the {why}: {} ({})\n", names.len(), names.join(", ")));
