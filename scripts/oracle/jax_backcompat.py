@@ -21,6 +21,8 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
           NAME.ours_loc.mlir (our generic print with locations) -> NAME.ours_loc.jax.mlir (locations)
           NAME.retarget.bc  (our --retarget artifact) -> NAME.retarget.jax.mlir     (deserialized, locations)
           NAME.serialize.bc (our serialization of the text) -> NAME.serialize.jax.mlir (deserialized, locations)
+          NAME.target (the version of that serialization) -> NAME.jax_serialize.mlir (jaxlib's own
+                            serialization of the text at it, deserialized, locations)
 """
 
 import importlib
@@ -147,6 +149,19 @@ def check(directory):
                 oracle,
                 base + ".ours_loc.jax.mlir",
                 lambda: oracle.print_module(oracle.parse_string(_read(base + ".ours_loc.mlir"), "-"), True, True, True),
+            )
+        if os.path.exists(base + ".target"):
+            # jaxlib's own serialization of the text at the target our serialization used.
+            target = _read(base + ".target").strip()
+            _write_text_or_error(
+                oracle,
+                base + ".jax_serialize.mlir",
+                lambda: oracle.print_module(
+                    oracle.deserialize(oracle.serialize(oracle.parse_string(_read(base + ".mlir"), "-"), target)),
+                    True,
+                    True,
+                    True,
+                ),
             )
         for kind in ("retarget", "serialize"):
             path = f"{base}.{kind}.bc"
