@@ -22,7 +22,8 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
           NAME.retarget.bc  (our --retarget artifact) -> NAME.retarget.jax.mlir     (deserialized, locations)
           NAME.serialize.bc (our serialization of the text) -> NAME.serialize.jax.mlir (deserialized, locations)
           NAME.target (the version of that serialization) -> NAME.jax_serialize.mlir (jaxlib's own
-                            serialization of the text at it, deserialized, locations)
+                            serialization of the text at it, deserialized, locations; the artifact
+                            itself as NAME.jax_serialize.bc)
 """
 
 import importlib
@@ -153,16 +154,14 @@ def check(directory):
         if os.path.exists(base + ".target"):
             # jaxlib's own serialization of the text at the target our serialization used.
             target = _read(base + ".target").strip()
-            _write_text_or_error(
-                oracle,
-                base + ".jax_serialize.mlir",
-                lambda: oracle.print_module(
-                    oracle.deserialize(oracle.serialize(oracle.parse_string(_read(base + ".mlir"), "-"), target)),
-                    True,
-                    True,
-                    True,
-                ),
-            )
+
+            def serialized_and_read():
+                artifact = oracle.serialize(oracle.parse_string(_read(base + ".mlir"), "-"), target)
+                with open(base + ".jax_serialize.bc", "wb") as handle:
+                    handle.write(artifact)
+                return oracle.print_module(oracle.deserialize(artifact), True, True, True)
+
+            _write_text_or_error(oracle, base + ".jax_serialize.mlir", serialized_and_read)
         for kind in ("retarget", "serialize"):
             path = f"{base}.{kind}.bc"
             if os.path.exists(path):
