@@ -212,11 +212,15 @@ pub fn producer_version(producer: &str) -> Option<Version> {
 /// the ops inside. libStablehlo's reader never looks at the producer (it upgrades every op from
 /// its own version), so an artifact of any producer is read; the version only checks that a
 /// StableHLO producer is not newer than this library, and names the artifact in messages.
-fn reading_version(m: &Module, producer: &str) -> Result<Version, PortableError> {
+fn reading_version(m: &Module, producer: &str) -> Version {
+    producer_version(producer).unwrap_or_else(|| convert::minimum_version(m).unwrap_or(current_version()))
+}
+
+/// Refuses an artifact whose producer names a StableHLO version newer than this library.
+fn check_not_too_new(producer: &str) -> Result<(), PortableError> {
     match producer_version(producer) {
         Some(v) if v.floor_patch() > current_version() => Err(PortableError::TooNew { artifact: v, current: current_version() }),
-        Some(v) => Ok(v),
-        None => Ok(convert::minimum_version(m).unwrap_or(current_version())),
+        _ => Ok(()),
     }
 }
 
@@ -224,13 +228,9 @@ fn reading_version(m: &Module, producer: &str) -> Result<Version, PortableError>
 /// producer that names none, the minimum version of the ops inside).
 pub fn read_vhlo(bytes: &[u8]) -> Result<(Module, Version), PortableError> {
     let (_, producer) = bytecode::read_producer(bytes)?;
-    if let Some(v) = producer_version(&producer) {
-        if v.floor_patch() > current_version() {
-            return Err(PortableError::TooNew { artifact: v, current: current_version() });
-        }
-    }
+    check_not_too_new(&producer)?;
     let m = bytecode::read_module(bytes)?;
-    let version = reading_version(&m, &producer)?;
+    let version = reading_version(&m, &producer);
     Ok((m, version))
 }
 
@@ -241,13 +241,9 @@ pub fn read_vhlo_with(bytes: &[u8], options: DeserializeOptions) -> Result<(Modu
         return read_vhlo(bytes);
     }
     let (_, producer) = bytecode::read_producer(bytes)?;
-    if let Some(v) = producer_version(&producer) {
-        if v.floor_patch() > current_version() {
-            return Err(PortableError::TooNew { artifact: v, current: current_version() });
-        }
-    }
+    check_not_too_new(&producer)?;
     let (m, info) = bytecode::read(bytes)?;
-    let version = reading_version(&m, &producer)?;
+    let version = reading_version(&m, &producer);
     let losses = convert::shadowed_on_reading(&m, &info.shadowed_attributes, version);
     if !losses.is_empty() {
         return Err(PortableError::Convert(losses));
