@@ -196,24 +196,41 @@ fn write_vhlo_with(
 /// The StableHLO version an artifact was written for, from its header only.
 pub fn read_producer_version(bytes: &[u8]) -> Result<Version, PortableError> {
     let (_, producer) = bytecode::read_producer(bytes)?;
-    producer_version(&producer)
+    producer_version(&producer).ok_or(PortableError::NotPortable { producer })
 }
 
-fn producer_version(producer: &str) -> Result<Version, PortableError> {
-    producer
-        .strip_prefix("StableHLO_v")
-        .and_then(|v| Version::parse(v).ok())
-        .ok_or_else(|| PortableError::NotPortable { producer: producer.to_string() })
+/// The StableHLO version a producer string names (`StableHLO_v1.0.0`), found as upstream's
+/// `getPortableArtifactVersion` finds it; `None` for other producers (JAX's 2023 artifacts say
+/// `MLIRxxx-trunk`).
+pub fn producer_version(producer: &str) -> Option<Version> {
+    const PREFIX: &str = "StableHLO_v";
+    let at = producer.find(PREFIX)?;
+    producer.get(at + PREFIX.len()..).and_then(|v| Version::parse(v).ok())
 }
 
-/// Reads an artifact as VHLO at the version it was written for, with its producer version.
+/// The version an artifact is read at: the one its producer names, else the minimum version of
+/// the ops inside. libStablehlo's reader never looks at the producer (it upgrades every op from
+/// its own version), so an artifact of any producer is read; the version only checks that a
+/// StableHLO producer is not newer than this library, and names the artifact in messages.
+fn reading_version(m: &Module, producer: &str) -> Version {
+    producer_version(producer).unwrap_or_else(|| convert::minimum_version(m).unwrap_or(current_version()))
+}
+
+/// Refuses an artifact whose producer names a StableHLO version newer than this library.
+fn check_not_too_new(producer: &str) -> Result<(), PortableError> {
+    match producer_version(producer) {
+        Some(v) if v.floor_patch() > current_version() => Err(PortableError::TooNew { artifact: v, current: current_version() }),
+        _ => Ok(()),
+    }
+}
+
+/// Reads an artifact as VHLO at the version it was written for (see [`producer_version`]; for a
+/// producer that names none, the minimum version of the ops inside).
 pub fn read_vhlo(bytes: &[u8]) -> Result<(Module, Version), PortableError> {
     let (_, producer) = bytecode::read_producer(bytes)?;
-    let version = producer_version(&producer)?;
-    if version.floor_patch() > current_version() {
-        return Err(PortableError::TooNew { artifact: version, current: current_version() });
-    }
+    check_not_too_new(&producer)?;
     let m = bytecode::read_module(bytes)?;
+    let version = reading_version(&m, &producer);
     Ok((m, version))
 }
 
@@ -224,11 +241,9 @@ pub fn read_vhlo_with(bytes: &[u8], options: DeserializeOptions) -> Result<(Modu
         return read_vhlo(bytes);
     }
     let (_, producer) = bytecode::read_producer(bytes)?;
-    let version = producer_version(&producer)?;
-    if version.floor_patch() > current_version() {
-        return Err(PortableError::TooNew { artifact: version, current: current_version() });
-    }
+    check_not_too_new(&producer)?;
     let (m, info) = bytecode::read(bytes)?;
+    let version = reading_version(&m, &producer);
     let losses = convert::shadowed_on_reading(&m, &info.shadowed_attributes, version);
     if !losses.is_empty() {
         return Err(PortableError::Convert(losses));

@@ -237,7 +237,11 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
         let hist: Vec<String> = histogram.iter().map(|(k, v)| format!("{{\"op\":\"{k}\",\"count\":{v}}}")).collect();
         let dl: Vec<String> = dialects.keys().map(|d| format!("\"{d}\"")).collect();
         out.push_str(&format!(
-            "{{\"producer\":\"{producer}\",\"target_version\":\"{version}\",\"bytecode_version\":{bytecode_version},\"dialects\":[{}],\"ops\":{ops},\"histogram\":[{}],\"minimum_version\":{}",
+            "{{\"producer\":\"{producer}\",\"target_version\":{},\"bytecode_version\":{bytecode_version},\"dialects\":[{}],\"ops\":{ops},\"histogram\":[{}],\"minimum_version\":{}",
+            match portable::producer_version(&producer) {
+                Some(_) => format!("\"{version}\""),
+                None => "null".into(),
+            },
             dl.join(","),
             hist.join(","),
             match &minimum {
@@ -247,7 +251,11 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
         ));
     } else {
         out.push_str(&format!("producer:          {producer}\n"));
-        out.push_str(&format!("target version:    {version}\n"));
+        match portable::producer_version(&producer) {
+            Some(_) => out.push_str(&format!("target version:    {version}\n")),
+            // libStablehlo reads these too: it upgrades every op from its own version.
+            None => out.push_str("target version:    none named by the producer (read as libStablehlo reads it)\n"),
+        }
         out.push_str(&format!("bytecode version:  {bytecode_version}\n"));
         out.push_str(&format!("dialects:          {}\n", dialects.keys().cloned().collect::<Vec<_>>().join(", ")));
         out.push_str(&format!("ops:               {ops}\n"));

@@ -258,7 +258,7 @@ impl Resolved for Type {
 struct Reader<'a> {
     version: u64,
     module: Module,
-    strings: Vec<(&'a [u8], usize, Option<Symbol>)>,
+    strings: Vec<(&'a [u8], Option<Symbol>)>,
     dialects: Vec<DialectEntry>,
     op_names: Vec<OpNameEntry>,
     attrs: Vec<Entry<'a, Attribute>>,
@@ -303,7 +303,7 @@ impl<'a> Reader<'a> {
             let Some((&0, body)) = data.split_last() else {
                 return Err(c.err_at(at, "string is not NUL-terminated"));
             };
-            self.strings.push((body, at, None));
+            self.strings.push((body, None));
         }
         if !c.is_empty() {
             return Err(c.err("trailing bytes after the strings"));
@@ -312,21 +312,17 @@ impl<'a> Reader<'a> {
     }
 
     fn string(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Symbol> {
-        let (bytes, at, sym) = *self
+        let (bytes, sym) = *self
             .strings
             .get(idx)
             .ok_or_else(|| c.err(format!("string index {idx} out of range")))?;
         if let Some(sym) = sym {
             return Ok(sym);
         }
-        let text = std::str::from_utf8(bytes).map_err(|_| BytecodeError {
-            section: "string",
-            offset: at,
-            message: "string is not UTF-8".into(),
-        })?;
-        let sym = self.module.sym(text);
+        // MLIR strings are bytes (binary `backend_config`s); names are checked where used.
+        let sym = self.module.sym_bytes(bytes);
         if let Some(slot) = self.strings.get_mut(idx) {
-            slot.2 = Some(sym);
+            slot.1 = Some(sym);
         }
         Ok(sym)
     }

@@ -275,18 +275,19 @@ fn dialect_runs<T>(items: &[T], dialect: impl Fn(&T) -> usize) -> Vec<(usize, &[
 /// Insertion-ordered, deduplicated string table.
 #[derive(Default)]
 struct StringTable {
-    strings: Vec<String>,
-    index: HashMap<String, u64>,
+    strings: Vec<Vec<u8>>,
+    index: HashMap<Vec<u8>, u64>,
 }
 
 impl StringTable {
-    fn insert(&mut self, s: &str) -> u64 {
+    fn insert(&mut self, s: impl AsRef<[u8]>) -> u64 {
+        let s = s.as_ref();
         if let Some(&i) = self.index.get(s) {
             return i;
         }
         let i = self.strings.len() as u64;
-        self.strings.push(s.to_string());
-        self.index.insert(s.to_string(), i);
+        self.strings.push(s.to_vec());
+        self.index.insert(s.to_vec(), i);
         i
     }
 
@@ -297,7 +298,7 @@ impl StringTable {
             e.varint(s.len() as u64 + 1);
         }
         for s in &self.strings {
-            e.bytes(s.as_bytes());
+            e.bytes(s);
             e.byte(0);
         }
         e.buf
@@ -312,7 +313,7 @@ trait DialectWriter {
     }
     fn byte(&mut self, b: u8);
     fn blob(&mut self, data: &[u8]);
-    fn string(&mut self, s: &str);
+    fn string(&mut self, s: &[u8]);
     fn attr(&mut self, m: &mut Module, a: Attribute) -> Result<()>;
     fn ty(&mut self, m: &mut Module, t: Type) -> Result<()>;
     fn opt_attr(&mut self, m: &mut Module, a: Option<Attribute>) -> Result<()>;
@@ -388,7 +389,7 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
             }
         }
         AttrData::String { value, ty } => {
-            let text = m.str(value).to_string();
+            let text = m.bytes(value).to_vec();
             match ty {
                 None => {
                     w.varint(2);
@@ -479,7 +480,7 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
                 w.varint(values.len() as u64);
             }
             for &v in values.iter() {
-                let text = m.str(v).to_string();
+                let text = m.bytes(v).to_vec();
                 w.string(&text);
             }
         }
@@ -594,7 +595,7 @@ fn encode_vhlo_attr(
         }
         ("string_v1", [Param::Str(s)]) => {
             w.varint(14);
-            let text = m.str(*s).to_string();
+            let text = m.bytes(*s).to_vec();
             w.string(&text);
         }
         ("tensor_v1", [Param::Type(t), Param::Bytes(raw)]) => {
@@ -864,7 +865,7 @@ impl DialectWriter for NumberingWriter<'_> {
     fn varint(&mut self, _: u64) {}
     fn byte(&mut self, _: u8) {}
     fn blob(&mut self, _: &[u8]) {}
-    fn string(&mut self, _: &str) {}
+    fn string(&mut self, _: &[u8]) {}
     fn attr(&mut self, m: &mut Module, a: Attribute) -> Result<()> {
         number_attr(self.n, m, a)
     }
@@ -965,7 +966,7 @@ impl DialectWriter for EmitWriter<'_> {
         self.e.varint(data.len() as u64);
         self.e.bytes(data);
     }
-    fn string(&mut self, s: &str) {
+    fn string(&mut self, s: &[u8]) {
         let i = self.strings.insert(s);
         self.e.varint(i);
     }
@@ -1553,15 +1554,12 @@ impl Writer<'_> {
     }
 }
 
-/// Text of an attribute without a custom encoding: only opaque attributes carry it.
+/// Text of an attribute without a custom encoding: its whole assembly, as MLIR's writer
+/// prints it (an opaque attribute keeps its text).
 fn attr_text(m: &Module, a: Attribute) -> Result<String> {
     match m.attr_data(a) {
         AttrData::Opaque { text, .. } => Ok(m.str(*text).to_string()),
-        AttrData::Dialect(d) => err(format!(
-            "attribute #{}.{} has no bytecode encoding and no text printer here",
-            m.str(d.dialect),
-            m.str(d.mnemonic)
-        )),
+        AttrData::Dialect(_) => Ok(crate::text::attribute_to_string(m, a)),
         _ => err("builtin attribute without an encoding"),
     }
 }
@@ -1574,11 +1572,7 @@ fn type_text(m: &Module, t: Type) -> Result<String> {
             [Param::Str(s)] => Ok(m.str(*s).to_string()),
             _ => err("textual type without its text"),
         },
-        TypeData::Dialect(d) => err(format!(
-            "type !{}.{} has no bytecode encoding and no text printer here",
-            m.str(d.dialect),
-            m.str(d.mnemonic)
-        )),
+        TypeData::Dialect(_) => Ok(crate::text::type_to_string(m, t)),
         _ => err("builtin type without an encoding"),
     }
 }

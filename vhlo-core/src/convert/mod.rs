@@ -1102,6 +1102,12 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
             };
             let mut disc = Vec::new();
             for a in w.attributes(op).to_vec() {
+                // Names travel as text here: refuse rather than alter one that is not UTF-8.
+                if w.utf8(a.name).is_none() {
+                    let what = format!("attribute name `{}` is not UTF-8 (not supported)", w.str(a.name));
+                    diags.push(diag(w, op, what, None, "malformed VHLO"));
+                    continue;
+                }
                 match attrs::from_vhlo(w, a.value) {
                     Ok(v) => disc.push((w.str(a.name).to_string(), v)),
                     Err(e) => diags.push(diag(

@@ -497,6 +497,11 @@ pub fn attrs_to_vhlo(
     let mut disc: Named = Vec::new();
     for a in discardable {
         let name = m.str(a.name).to_string();
+        // Names travel as text here: refuse rather than alter one that is not UTF-8.
+        if m.utf8(a.name).is_none() {
+            errors.push(format!("attribute name `{name}` is not UTF-8 (not supported)"));
+            continue;
+        }
         match attrs::to_vhlo(m, a.value, allow_other) {
             Ok(v) => disc.push((name, v)),
             Err(e) => errors.push(format!("attribute `{name}`: {e}")),

@@ -235,7 +235,9 @@ pub enum AttrData {
     Location(Location),
     /// A non-builtin dialect attribute.
     Dialect(DialectAttr),
-    /// An attribute kept only as text (`#foo<"...">` of an unknown dialect).
+    /// An attribute kept only as text: `text` is its whole assembly (`#foo.bar<"...">` of an
+    /// unknown dialect; `affine_map<...>`, with an empty dialect, for builtin ones we keep as
+    /// text), printed and written as it is.
     Opaque { dialect: Symbol, text: Symbol },
 }
 

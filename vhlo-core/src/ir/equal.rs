@@ -205,12 +205,10 @@ impl Cmp<'_> {
     }
 
     fn sym(&self, x: Symbol, y: Symbol) -> Result<(), String> {
-        let (s, t) = (self.a.str(x), self.b.str(y));
-        if s == t {
-            Ok(())
-        } else {
-            Err(format!("\"{s}\" vs \"{t}\""))
+        if self.a.bytes(x) == self.b.bytes(y) {
+            return Ok(());
         }
+        Err(format!("\"{}\" vs \"{}\"", self.a.str(x), self.b.str(y)))
     }
 
     fn types(&self, x: &[Type], y: &[Type]) -> Result<(), String> {

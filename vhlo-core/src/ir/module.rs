@@ -106,6 +106,10 @@ impl OperationState {
 #[derive(Clone, Debug)]
 pub struct Module {
     strings: Interner<Box<str>>,
+    /// Strings that are not UTF-8 (MLIR strings are bytes: binary `backend_config`s), with a
+    /// lossy rendering for messages; their symbols carry [`BYTE_STRING`].
+    byte_strings: Interner<Box<[u8]>>,
+    byte_strings_lossy: Vec<Box<str>>,
     types: Interner<TypeData>,
     attrs: Interner<AttrData>,
     locs: Interner<LocData>,
@@ -133,6 +137,9 @@ impl Default for Module {
     }
 }
 
+/// The bit of a [`Symbol`] naming a string that is not UTF-8 (`byte_strings`, not `strings`).
+const BYTE_STRING: u32 = 1 << 31;
+
 fn to_u32(n: usize) -> u32 {
     // Arenas past 4G entries are not supported; input readers bound counts long before that.
     u32::try_from(n).unwrap_or(u32::MAX)
@@ -143,6 +150,8 @@ impl Module {
     pub fn new() -> Self {
         let mut m = Module {
             strings: Interner::default(),
+            byte_strings: Interner::default(),
+            byte_strings_lossy: Vec::new(),
             types: Interner::default(),
             attrs: Interner::default(),
             locs: Interner::default(),
@@ -199,9 +208,37 @@ impl Module {
     pub fn lookup_sym(&self, s: &str) -> Option<Symbol> {
         self.strings.lookup_str(s).map(Symbol)
     }
-    /// The text of a symbol.
+    /// Interns a string of any bytes; UTF-8 text gets the same symbol as [`Module::sym`].
+    pub fn sym_bytes(&mut self, b: &[u8]) -> Symbol {
+        match std::str::from_utf8(b) {
+            Ok(s) => self.sym(s),
+            Err(_) => {
+                let id = self.byte_strings.intern(Box::from(b));
+                if id as usize == self.byte_strings_lossy.len() {
+                    self.byte_strings_lossy.push(String::from_utf8_lossy(b).into());
+                }
+                Symbol(id | BYTE_STRING)
+            }
+        }
+    }
+    /// The text of a symbol. A string that is not UTF-8 (see [`Module::sym_bytes`]) gives a
+    /// lossy rendering, for messages only: printers and writers use [`Module::bytes`].
     pub fn str(&self, s: Symbol) -> &str {
+        if s.0 & BYTE_STRING != 0 {
+            return self.byte_strings_lossy.get((s.0 & !BYTE_STRING) as usize).map_or("\u{FFFD}", |t| t);
+        }
         self.strings.get(s.0)
+    }
+    /// The bytes of a symbol.
+    pub fn bytes(&self, s: Symbol) -> &[u8] {
+        if s.0 & BYTE_STRING != 0 {
+            return self.byte_strings.get(s.0 & !BYTE_STRING);
+        }
+        self.strings.get(s.0).as_bytes()
+    }
+    /// The text of a symbol when it is UTF-8.
+    pub fn utf8(&self, s: Symbol) -> Option<&str> {
+        (s.0 & BYTE_STRING == 0).then(|| &**self.strings.get(s.0))
     }
     /// Interns a type.
     pub fn ty(&mut self, t: TypeData) -> Type {

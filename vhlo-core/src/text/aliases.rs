@@ -67,7 +67,7 @@ pub(crate) fn opaque_alias_name(dialect: &str, text: &str) -> Option<&'static st
     match dialect {
         "" if text.starts_with("affine_map<") => Some("map"),
         "" if text.starts_with("affine_set<") => Some("set"),
-        "sparse_tensor" if text.starts_with(".encoding<") => Some("sparse"),
+        "sparse_tensor" if text.starts_with("#sparse_tensor.encoding<") => Some("sparse"),
         _ => None,
     }
 }

@@ -246,8 +246,16 @@ impl<'a> Cursor<'a> {
         Some(&self.src[start..end])
     }
 
-    /// A string literal with MLIR escapes (`\n`, `\t`, `\"`, `\\`, `\XX`).
+    /// A string literal that must be UTF-8 text (names, keywords).
     pub fn string_lit(&mut self) -> Result<String, ParseError> {
+        let start = self.pos;
+        let out = self.string_lit_bytes()?;
+        String::from_utf8(out).map_err(|_| self.error_at(start, "string literal is not valid UTF-8"))
+    }
+
+    /// A string literal with MLIR escapes (`\n`, `\t`, `\"`, `\\`, `\XX`): MLIR strings are
+    /// bytes, so `\XX` may spell any byte.
+    pub fn string_lit_bytes(&mut self) -> Result<Vec<u8>, ParseError> {
         self.skip_ws();
         let start = self.pos;
         if self.bytes.get(start) != Some(&b'"') {
@@ -298,8 +306,7 @@ impl<'a> Cursor<'a> {
             }
         }
         self.pos = i;
-        String::from_utf8(out)
-            .map_err(|_| self.error_at(start, "string literal is not valid UTF-8"))
+        Ok(out)
     }
 
     /// An optionally negative integer or float literal.

@@ -610,8 +610,8 @@ impl<'a> Parser<'a> {
         let untyped = std::mem::take(&mut self.untyped_next);
         match self.c.peek() {
             Some(b'"') => {
-                let s = self.c.string_lit()?;
-                let value = self.m.sym(&s);
+                let s = self.c.string_lit_bytes()?;
+                let value = self.m.sym_bytes(&s);
                 let ty = if untyped {
                     None
                 } else {
@@ -730,8 +730,8 @@ impl<'a> Parser<'a> {
         let pos = self.c.pos;
         self.c.expect(b'@', "for symbol name")?;
         if self.c.bytes.get(self.c.pos) == Some(&b'"') {
-            let s = self.c.string_lit()?;
-            return Ok(self.m.sym(&s));
+            let s = self.c.string_lit_bytes()?;
+            return Ok(self.m.sym_bytes(&s));
         }
         let id = self
             .c
@@ -935,8 +935,9 @@ impl<'a> Parser<'a> {
         }
         if next_is_angle {
             let body = self.c.balanced()?;
+            let text = format!("#{id}{body}");
             let dialect = self.m.sym(id);
-            let text = self.m.sym(body);
+            let text = self.m.sym(&text);
             return Ok(self.m.attr(AttrData::Opaque { dialect, text }));
         }
         Err(self
@@ -997,7 +998,7 @@ impl<'a> Parser<'a> {
             } else {
                 None
             };
-            let text = format!(".{mnemonic}{}", canonical.as_deref().unwrap_or(body));
+            let text = format!("#{dialect}.{mnemonic}{}", canonical.as_deref().unwrap_or(body));
             let dialect = self.m.sym(dialect);
             let text = self.m.sym(&text);
             return Ok(self.m.attr(AttrData::Opaque { dialect, text }));
@@ -1183,8 +1184,8 @@ impl<'a> Parser<'a> {
             }
             ("vhlo", "string_v1") => {
                 self.c.expect(b'<', "to open string")?;
-                let s = self.c.string_lit()?;
-                let sym = self.m.sym(&s);
+                let s = self.c.string_lit_bytes()?;
+                let sym = self.m.sym_bytes(&s);
                 self.c.expect(b'>', "to close string")?;
                 Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Str(sym)]))
             }
@@ -1287,8 +1288,8 @@ impl<'a> Parser<'a> {
                     FieldKind::Float => self.parse_f64_param()?,
                     FieldKind::Attr | FieldKind::OptAttr => Param::Attr(self.parse_attribute()?),
                     FieldKind::Str => {
-                        let s = self.c.string_lit()?;
-                        Param::Str(self.m.sym(&s))
+                        let s = self.c.string_lit_bytes()?;
+                        Param::Str(self.m.sym_bytes(&s))
                     }
                     FieldKind::OptSubAxis => Param::Attr(self.parse_sub_axis()?),
                 };
@@ -1531,7 +1532,7 @@ impl<'a> Parser<'a> {
                 self.c.expect(b')', "to close complex element")?;
                 Ok(Elem::Complex(Box::new((re, im))))
             }
-            Some(b'"') => Ok(Elem::Str(self.c.string_lit()?)),
+            Some(b'"') => Ok(Elem::Str(self.c.string_lit_bytes()?)),
             _ => {
                 if self.c.eat_keyword("true") {
                     return Ok(Elem::Bool(true));
@@ -1556,9 +1557,10 @@ impl<'a> Parser<'a> {
             self.c.skip_ws();
             let lpos = self.c.pos;
             if self.c.peek() == Some(b'"') {
-                let s = self.c.string_lit()?;
-                if let Some(h) = s
-                    .strip_prefix("0x")
+                let s = self.c.string_lit_bytes()?;
+                if let Some(h) = std::str::from_utf8(&s)
+                    .ok()
+                    .and_then(|s| s.strip_prefix("0x"))
                     .filter(|h| h.len() % 2 == 0 && h.bytes().all(|b| b.is_ascii_hexdigit()))
                 {
                     let bytes: Vec<u8> = (0..h.len() / 2)
@@ -1636,7 +1638,7 @@ impl<'a> Parser<'a> {
             let values: Vec<Symbol> = elems
                 .iter()
                 .map(|e| match e {
-                    Elem::Str(s) => Ok(self.m.sym(s)),
+                    Elem::Str(s) => Ok(self.m.sym_bytes(s)),
                     _ => Err(self
                         .c
                         .error_at(pos, "mixed string and numeric dense elements")),

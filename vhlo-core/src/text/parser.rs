@@ -56,7 +56,7 @@ pub(crate) enum Elem {
     Float(f64),
     Bool(bool),
     Complex(Box<(Elem, Elem)>),
-    Str(String),
+    Str(Vec<u8>),
 }
 
 pub struct Parser<'a> {
@@ -961,10 +961,10 @@ impl<'a> Parser<'a> {
                 self.c.skip_ws();
                 let pos = self.c.pos;
                 let key = if self.c.peek() == Some(b'"') {
-                    self.c.string_lit()?
+                    self.c.string_lit_bytes()?
                 } else {
                     match self.c.bare_ident() {
-                        Some(k) => k.to_string(),
+                        Some(k) => k.as_bytes().to_vec(),
                         None => {
                             let found = self.c.describe_next();
                             return Err(self
@@ -978,7 +978,7 @@ impl<'a> Parser<'a> {
                 } else {
                     self.m.attr(AttrData::Unit)
                 };
-                let name = self.m.sym(&key);
+                let name = self.m.sym_bytes(&key);
                 out.push(NamedAttr { name, value });
                 positions.push(pos);
                 if self.c.eat(b'}') {

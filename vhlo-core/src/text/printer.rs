@@ -116,9 +116,9 @@ fn is_symbol_ident(s: &str) -> bool {
 }
 
 /// `"text"` with LLVM's escaping: `\\`, and `\XX` for `"` and non-printable bytes.
-pub(crate) fn write_escaped(out: &mut String, s: &str) {
+pub(crate) fn write_escaped(out: &mut String, s: impl AsRef<[u8]>) {
     out.push('"');
-    for &b in s.as_bytes() {
+    for &b in s.as_ref() {
         if b == b'\\' {
             out.push_str("\\\\");
         } else if (0x20..0x7f).contains(&b) && b != b'"' {
@@ -573,7 +573,8 @@ impl<'m> Printer<'m> {
     }
 
     /// Prints one op (without leading indentation or trailing newline).
-    /// True when the op being printed sits directly in a `func.func` body.
+    /// True when the op being printed sits directly in the body of a `func.func` printed in
+    /// custom form (where `func` is the default dialect).
     pub(crate) fn in_func_body(&self) -> bool {
         self.func_bodies.len() >= 2 && self.func_bodies[self.func_bodies.len() - 2]
     }
@@ -604,6 +605,11 @@ impl<'m> Printer<'m> {
         let mark = self.out.len();
         if self.opts.generic || !super::pretty::print_custom(self, op) {
             self.out.truncate(mark);
+            // MLIR's parser takes the default dialect (`func` in a function body) only from an op
+            // in custom form; inside a generic op the enclosing one still applies.
+            if let Some(top) = self.func_bodies.last_mut() {
+                *top = false;
+            }
             if self.aliases.collecting {
                 self.visit_generic_op(op);
             } else {
@@ -802,7 +808,7 @@ impl<'m> Printer<'m> {
                 self.out.push_str(", ");
             }
             first = false;
-            self.print_attr_name(name);
+            self.print_attr_name(a.name);
             if !matches!(m.attr_data(a.value), AttrData::Unit) {
                 self.out.push_str(" = ");
                 self.print_attr(a.value);
@@ -811,21 +817,18 @@ impl<'m> Printer<'m> {
         self.out.push('}');
     }
 
-    fn print_attr_name(&mut self, name: &str) {
-        if is_bare_ident(name) {
-            self.out.push_str(name);
-        } else {
-            write_escaped(&mut self.out, name);
+    fn print_attr_name(&mut self, name: Symbol) {
+        match self.m.utf8(name) {
+            Some(text) if is_bare_ident(text) => self.out.push_str(text),
+            _ => write_escaped(&mut self.out, self.m.bytes(name)),
         }
     }
 
     pub(crate) fn print_symbol(&mut self, s: Symbol) {
-        let name = self.m.str(s);
         self.out.push('@');
-        if is_symbol_ident(name) {
-            self.out.push_str(name);
-        } else {
-            write_escaped(&mut self.out, name);
+        match self.m.utf8(s) {
+            Some(name) if is_symbol_ident(name) => self.out.push_str(name),
+            _ => write_escaped(&mut self.out, self.m.bytes(s)),
         }
     }
 
@@ -879,11 +882,11 @@ impl<'m> Printer<'m> {
         match self.m.loc_data(l).clone() {
             LocData::Unknown => self.out.push_str("unknown"),
             LocData::FileLineCol { file, line, column } => {
-                write_escaped(&mut self.out, self.m.str(file));
+                write_escaped(&mut self.out, self.m.bytes(file));
                 let _ = write!(self.out, ":{line}:{column}");
             }
             LocData::FileLineColRange { file, line_cols } => {
-                write_escaped(&mut self.out, self.m.str(file));
+                write_escaped(&mut self.out, self.m.bytes(file));
                 // As MLIR prints them: a missing line or column is 0 (so a range of fewer than
                 // two numbers comes back from the text as a plain `"file":line:col`).
                 match line_cols[..] {
@@ -903,7 +906,7 @@ impl<'m> Printer<'m> {
                 }
             }
             LocData::Name { name, child } => {
-                write_escaped(&mut self.out, self.m.str(name));
+                write_escaped(&mut self.out, self.m.bytes(name));
                 if let Some(c) = child {
                     self.out.push('(');
                     self.print_nested_loc(c);
@@ -1279,7 +1282,7 @@ impl<'m> Printer<'m> {
                 self.print_type(*ty);
             }
             AttrData::String { value, ty } => {
-                write_escaped(&mut self.out, m.str(*value));
+                write_escaped(&mut self.out, m.bytes(*value));
                 if let Some(t) = ty {
                     self.out.push_str(" : ");
                     self.print_type(*t);
@@ -1324,11 +1327,11 @@ impl<'m> Printer<'m> {
                     _ => Vec::new(),
                 };
                 if values.len() == 1 {
-                    write_escaped(&mut self.out, m.str(values[0]));
+                    write_escaped(&mut self.out, m.bytes(values[0]));
                 } else {
                     let strs: Vec<Symbol> = values.to_vec();
                     self.print_nested(&shape, strs.len(), &mut |p: &mut Self, i| {
-                        write_escaped(&mut p.out, m.str(strs[i]))
+                        write_escaped(&mut p.out, m.bytes(strs[i]))
                     });
                 }
                 self.out.push_str("> : ");
@@ -1360,11 +1363,6 @@ impl<'m> Printer<'m> {
             AttrData::Opaque { dialect, text } => {
                 self.aliases.saw_aliasable |=
                     opaque_alias_name(m.str(*dialect), m.str(*text)).is_some();
-                // An empty dialect marks builtin attributes kept as text (`affine_map<...>`).
-                if !m.str(*dialect).is_empty() {
-                    self.out.push('#');
-                    self.out.push_str(m.str(*dialect));
-                }
                 self.out.push_str(m.str(*text));
             }
         }
@@ -1755,7 +1753,7 @@ impl<'m> Printer<'m> {
             }
             ("vhlo", "string_v1", [Param::Str(s)]) => {
                 self.out.push_str("string_v1<");
-                write_escaped(&mut self.out, m.str(*s));
+                write_escaped(&mut self.out, m.bytes(*s));
                 self.out.push('>');
             }
             ("vhlo", "tensor_v1", [Param::Type(t), Param::Bytes(data)]) => {
@@ -1815,7 +1813,7 @@ impl<'m> Printer<'m> {
                 _ => self.print_attr(*a),
             },
             (_, Param::Attr(a)) => self.print_attr(*a),
-            (_, Param::Str(s)) => write_escaped(&mut self.out, self.m.str(*s)),
+            (_, Param::Str(s)) => write_escaped(&mut self.out, self.m.bytes(*s)),
             _ => {
                 let _ = write!(self.out, "<<{:?}>>", param);
             }

@@ -1805,7 +1805,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             };
             p.out.push_str(name);
             p.out.push(' ');
-            super::printer::write_escaped(&mut p.out, m.str(*value));
+            super::printer::write_escaped(&mut p.out, m.bytes(*value));
             if nops > 0 {
                 p.out.push(' ');
                 p.print_value_list(m.operands(op));
