@@ -1,0 +1,312 @@
+//! The dialect-attribute codec engine: reads and writes the bytecode of a dialect's attributes from
+//! its tables (`dialect::codec`, generated from `spec/dialects/*.yaml`), one parameter kind at a
+//! time. Reading and writing sit side by side so each kind's wire form is stated twice, next to
+//! itself. The model is MLIR's `BuiltinDialectBytecode.td`: an entry is a code then the encoded
+//! parameters; a versioned attribute has several encodings and the writer takes the first whose
+//! condition holds.
+
+use super::encoding::Cursor;
+use super::BytecodeError;
+use crate::dialect::codec::{
+    CodecCondition, CodecDefault, CodecDialect, CodecKind, CodecOf, CodecParam,
+};
+use crate::ir::{AttrData, Attribute, DialectAttr, Module, Param, Symbol};
+
+type Result<T> = std::result::Result<T, BytecodeError>;
+
+/// What the engine reads through (the bytecode reader's attribute references and strings).
+pub(super) trait CodecSource {
+    fn string(&mut self, c: &mut Cursor<'_>) -> Result<Symbol>;
+    fn attr(&mut self, c: &mut Cursor<'_>) -> Result<Attribute>;
+    fn attr_at(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Attribute>;
+    fn module(&mut self) -> &mut Module;
+}
+
+/// What the engine writes through (the writer's numbering and emission passes).
+pub(super) trait CodecSink {
+    fn varint(&mut self, v: u64);
+    fn signed_varint(&mut self, v: i64);
+    fn string(&mut self, m: &Module, s: Symbol);
+    fn attr(&mut self, m: &mut Module, a: Attribute) -> std::result::Result<(), String>;
+    fn opt_attr(&mut self, m: &mut Module, a: Option<Attribute>)
+        -> std::result::Result<(), String>;
+}
+
+/// Reads one attribute entry of dialect `d` (`dialect` is its interned name).
+pub(super) fn read_attr(
+    d: &CodecDialect,
+    dialect: Symbol,
+    src: &mut dyn CodecSource,
+    c: &mut Cursor<'_>,
+) -> Result<AttrData> {
+    let at = c.offset();
+    let code = c.varint()?;
+    let enc = d
+        .encoding(code)
+        .ok_or_else(|| c.err_at(at, format!("unknown {} attribute code {code}", d.name)))?;
+    let attr = d
+        .attrs
+        .get(enc.attr)
+        .ok_or_else(|| c.err_at(at, "encoding of an unknown attribute"))?;
+    let mut params: Vec<Param> = vec![Param::Absent; attr.params.len()];
+    for &f in enc.fields {
+        let p = attr
+            .params
+            .get(f)
+            .ok_or_else(|| c.err_at(at, "encoding field out of range"))?;
+        let field_at = c.offset();
+        let value = read_param(p, src, c)?;
+        check_param(d, p, src.module(), &value).map_err(|e| {
+            c.err_at(field_at, format!("#{}.{} parameter '{}': {e}", d.name, attr.mnemonic, p.name))
+        })?;
+        if let Some(slot) = params.get_mut(f) {
+            *slot = value;
+        }
+    }
+    for &(p, default) in enc.defaults {
+        let kind = attr.params.get(p).map(|p| p.kind);
+        let value = match (default, kind) {
+            (CodecDefault::Empty, Some(CodecKind::SVarInts)) => Param::Ints(Box::new([])),
+            (CodecDefault::Empty, _) => Param::Attrs(Box::new([])),
+            (CodecDefault::Int(v), _) => Param::Int(v),
+        };
+        if let Some(slot) = params.get_mut(p) {
+            *slot = value;
+        }
+    }
+    let mnemonic = src.module().sym(attr.mnemonic);
+    Ok(AttrData::Dialect(DialectAttr {
+        dialect,
+        mnemonic,
+        params: params.into(),
+    }))
+}
+
+fn read_param(p: &CodecParam, src: &mut dyn CodecSource, c: &mut Cursor<'_>) -> Result<Param> {
+    Ok(match p.kind {
+        CodecKind::String => Param::Str(src.string(c)?),
+        CodecKind::SVarInt => Param::Int(c.signed_varint()?),
+        CodecKind::Bool => {
+            let at = c.offset();
+            match c.varint()? {
+                0 => Param::Bool(false),
+                1 => Param::Bool(true),
+                v => return Err(c.err_at(at, format!("{v} is not a boolean"))),
+            }
+        }
+        CodecKind::OptVarInt => match c.varint_with_flag()? {
+            (v, true) => Param::UInt(v),
+            (0, false) => Param::Absent,
+            _ => return Err(c.err("absent optional integer with a value")),
+        },
+        CodecKind::Attr => Param::Attr(src.attr(c)?),
+        CodecKind::OptAttr => match c.varint_with_flag()? {
+            (idx, true) => {
+                let idx = usize::try_from(idx).map_err(|_| c.err("attribute index too large"))?;
+                Param::Attr(src.attr_at(c, idx)?)
+            }
+            (0, false) => Param::Absent,
+            _ => return Err(c.err("absent optional attribute with an index")),
+        },
+        CodecKind::Attrs => {
+            let n = c.count(1)?;
+            let mut items = Vec::with_capacity(n);
+            for _ in 0..n {
+                items.push(src.attr(c)?);
+            }
+            Param::Attrs(items.into())
+        }
+        CodecKind::SVarInts => {
+            let n = c.count(1)?;
+            let mut items = Vec::with_capacity(n);
+            for _ in 0..n {
+                items.push(c.signed_varint()?);
+            }
+            Param::Ints(items.into())
+        }
+    })
+}
+
+/// Writes attribute `mnemonic` of dialect `d` with `params`; picks the encoding by its conditions.
+pub(super) fn write_attr(
+    d: &CodecDialect,
+    m: &mut Module,
+    mnemonic: &str,
+    params: &[Param],
+    w: &mut dyn CodecSink,
+) -> std::result::Result<(), String> {
+    let (index, attr) = d
+        .attr(mnemonic)
+        .ok_or_else(|| format!("#{}.{mnemonic} is not an attribute of the {} dialect", d.name, d.name))?;
+    if params.len() != attr.params.len() {
+        return Err(format!(
+            "#{}.{mnemonic} has {} parameters, expected {}",
+            d.name,
+            params.len(),
+            attr.params.len()
+        ));
+    }
+    for (p, v) in attr.params.iter().zip(params) {
+        check_param(d, p, m, v).map_err(|e| format!("#{}.{mnemonic} parameter '{}': {e}", d.name, p.name))?;
+    }
+    let enc = d
+        .encodings
+        .iter()
+        .filter(|e| e.attr == index)
+        .find(|e| e.when.iter().all(|c| holds(m, c, params)))
+        .ok_or_else(|| format!("no encoding of #{}.{mnemonic} fits its parameters", d.name))?;
+    w.varint(enc.code);
+    for &f in enc.fields {
+        let (Some(p), Some(v)) = (attr.params.get(f), params.get(f)) else {
+            return Err(format!("#{}.{mnemonic}: encoding field out of range", d.name));
+        };
+        write_param(p, v, m, w)?;
+    }
+    // The parameters left out must hold their defaults, or the entry would read back different.
+    for &(p, default) in enc.defaults {
+        let ok = match (default, params.get(p)) {
+            (CodecDefault::Empty, Some(Param::Attrs(a))) => a.is_empty(),
+            (CodecDefault::Empty, Some(Param::Ints(a))) => a.is_empty(),
+            (CodecDefault::Int(v), Some(Param::Int(x))) => v == *x,
+            _ => false,
+        };
+        if !ok {
+            let name = attr.params.get(p).map_or("?", |p| p.name);
+            return Err(format!(
+                "#{}.{mnemonic}: encoding {} cannot carry '{name}'",
+                d.name, enc.code
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn write_param(
+    p: &CodecParam,
+    v: &Param,
+    m: &mut Module,
+    w: &mut dyn CodecSink,
+) -> std::result::Result<(), String> {
+    match (p.kind, v) {
+        (CodecKind::String, Param::Str(s)) => w.string(m, *s),
+        (CodecKind::SVarInt, Param::Int(i)) => w.signed_varint(*i),
+        (CodecKind::Bool, Param::Bool(b)) => w.varint(u64::from(*b)),
+        (CodecKind::OptVarInt, Param::UInt(u)) => {
+            if *u >> 63 != 0 {
+                return Err(format!("'{}' value {u} does not fit", p.name));
+            }
+            w.varint((u << 1) | 1)
+        }
+        (CodecKind::OptVarInt, Param::Absent) => w.varint(0),
+        (CodecKind::Attr, Param::Attr(a)) => w.attr(m, *a)?,
+        (CodecKind::OptAttr, Param::Attr(a)) => w.opt_attr(m, Some(*a))?,
+        (CodecKind::OptAttr, Param::Absent) => w.opt_attr(m, None)?,
+        (CodecKind::Attrs, Param::Attrs(items)) => {
+            w.varint(items.len() as u64);
+            for &a in items.iter() {
+                w.attr(m, a)?;
+            }
+        }
+        (CodecKind::SVarInts, Param::Ints(items)) => {
+            w.varint(items.len() as u64);
+            for &i in items.iter() {
+                w.signed_varint(i);
+            }
+        }
+        _ => return Err(format!("'{}' is not a {:?}", p.name, p.kind)),
+    }
+    Ok(())
+}
+
+/// Whether `c` holds of an attribute with `params`.
+fn holds(m: &Module, c: &CodecCondition, params: &[Param]) -> bool {
+    match *c {
+        CodecCondition::Empty { param, empty } => match params.get(param) {
+            Some(Param::Attrs(a)) => a.is_empty() == empty,
+            Some(Param::Ints(a)) => a.is_empty() == empty,
+            _ => false,
+        },
+        CodecCondition::Equals { param, value, equal } => match params.get(param) {
+            Some(Param::Int(v)) => (*v == value) == equal,
+            _ => false,
+        },
+        CodecCondition::Elements { param, every, inner } => {
+            let Some(Param::Attrs(items)) = params.get(param) else {
+                return false;
+            };
+            let test = |a: &Attribute| match m.attr_data(*a) {
+                AttrData::Dialect(d) => holds(m, inner, &d.params),
+                _ => false,
+            };
+            if every {
+                items.iter().all(test)
+            } else {
+                items.iter().any(test)
+            }
+        }
+    }
+}
+
+/// The shape rules of a parameter: its `Param` variant, what its attributes are, enum cases.
+pub(crate) fn check_param(
+    d: &CodecDialect,
+    p: &CodecParam,
+    m: &Module,
+    v: &Param,
+) -> std::result::Result<(), String> {
+    let shape_ok = matches!(
+        (p.kind, v),
+        (CodecKind::String, Param::Str(_))
+            | (CodecKind::SVarInt, Param::Int(_))
+            | (CodecKind::Bool, Param::Bool(_))
+            | (CodecKind::OptVarInt, Param::UInt(_) | Param::Absent)
+            | (CodecKind::Attr, Param::Attr(_))
+            | (CodecKind::OptAttr, Param::Attr(_) | Param::Absent)
+            | (CodecKind::Attrs, Param::Attrs(_))
+            | (CodecKind::SVarInts, Param::Ints(_))
+    );
+    if !shape_ok {
+        return Err(format!("expected {:?}", p.kind));
+    }
+    if let (Some(e), Param::Int(v)) = (p.enum_.and_then(|e| d.enums.get(e)), v) {
+        if !e.cases.iter().any(|(_, c)| c == v) {
+            return Err(format!("{v} is not a case of {}", e.name));
+        }
+    }
+    let attrs: &[Attribute] = match v {
+        Param::Attr(a) => std::slice::from_ref(a),
+        Param::Attrs(a) => a,
+        _ => return Ok(()),
+    };
+    for &a in attrs {
+        let data = m.attr_data(a);
+        let ok = match p.of {
+            CodecOf::Any => true,
+            CodecOf::String => matches!(data, AttrData::String { ty: None, .. }),
+            CodecOf::MeshOrRef => match data {
+                AttrData::SymbolRef { nested, .. } => nested.is_empty(),
+                AttrData::Dialect(x) => m.str(x.dialect) == d.name && m.str(x.mnemonic) == "mesh",
+                _ => false,
+            },
+            CodecOf::Attr(i) => match (data, d.attrs.get(i)) {
+                (AttrData::Dialect(x), Some(want)) => {
+                    m.str(x.dialect) == d.name && m.str(x.mnemonic) == want.mnemonic
+                }
+                _ => false,
+            },
+        };
+        if !ok {
+            let want = match p.of {
+                CodecOf::Attr(i) => d
+                    .attrs
+                    .get(i)
+                    .map_or_else(String::new, |a| format!("#{}.{}", d.name, a.mnemonic)),
+                CodecOf::String => "a string".to_string(),
+                CodecOf::MeshOrRef => format!("#{}.mesh or a symbol reference", d.name),
+                CodecOf::Any => String::new(),
+            };
+            return Err(format!("expected {want}"));
+        }
+    }
+    Ok(())
+}
