@@ -7,9 +7,7 @@
 
 use super::encoding::Cursor;
 use super::BytecodeError;
-use crate::dialect::codec::{
-    CodecCondition, CodecDefault, CodecDialect, CodecKind, CodecOf, CodecParam,
-};
+use crate::dialect::codec::{CodecCondition, CodecDefault, CodecDialect, CodecKind, CodecParam};
 use crate::ir::{AttrData, Attribute, DialectAttr, Module, Param, Symbol};
 
 type Result<T> = std::result::Result<T, BytecodeError>;
@@ -25,6 +23,7 @@ pub(super) trait CodecSource {
 /// What the engine writes through (the writer's numbering and emission passes).
 pub(super) trait CodecSink {
     fn varint(&mut self, v: u64);
+    fn byte(&mut self, b: u8);
     fn signed_varint(&mut self, v: i64);
     fn string(&mut self, m: &Module, s: Symbol);
     fn attr(&mut self, m: &mut Module, a: Attribute) -> std::result::Result<(), String>;
@@ -56,7 +55,7 @@ pub(super) fn read_attr(
             .ok_or_else(|| c.err_at(at, "encoding field out of range"))?;
         let field_at = c.offset();
         let value = read_param(p, src, c)?;
-        check_param(d, p, src.module(), &value).map_err(|e| {
+        d.check_param(p, src.module(), &value).map_err(|e| {
             c.err_at(field_at, format!("#{}.{} parameter '{}': {e}", d.name, attr.mnemonic, p.name))
         })?;
         if let Some(slot) = params.get_mut(f) {
@@ -88,7 +87,7 @@ fn read_param(p: &CodecParam, src: &mut dyn CodecSource, c: &mut Cursor<'_>) -> 
         CodecKind::SVarInt => Param::Int(c.signed_varint()?),
         CodecKind::Bool => {
             let at = c.offset();
-            match c.varint()? {
+            match c.byte()? {
                 0 => Param::Bool(false),
                 1 => Param::Bool(true),
                 v => return Err(c.err_at(at, format!("{v} is not a boolean"))),
@@ -147,7 +146,7 @@ pub(super) fn write_attr(
         ));
     }
     for (p, v) in attr.params.iter().zip(params) {
-        check_param(d, p, m, v).map_err(|e| format!("#{}.{mnemonic} parameter '{}': {e}", d.name, p.name))?;
+        d.check_param(p, m, v).map_err(|e| format!("#{}.{mnemonic} parameter '{}': {e}", d.name, p.name))?;
     }
     let enc = d
         .encodings
@@ -190,7 +189,7 @@ fn write_param(
     match (p.kind, v) {
         (CodecKind::String, Param::Str(s)) => w.string(m, *s),
         (CodecKind::SVarInt, Param::Int(i)) => w.signed_varint(*i),
-        (CodecKind::Bool, Param::Bool(b)) => w.varint(u64::from(*b)),
+        (CodecKind::Bool, Param::Bool(b)) => w.byte(u8::from(*b)),
         (CodecKind::OptVarInt, Param::UInt(u)) => {
             if *u >> 63 != 0 {
                 return Err(format!("'{}' value {u} does not fit", p.name));
@@ -245,68 +244,4 @@ fn holds(m: &Module, c: &CodecCondition, params: &[Param]) -> bool {
             }
         }
     }
-}
-
-/// The shape rules of a parameter: its `Param` variant, what its attributes are, enum cases.
-pub(crate) fn check_param(
-    d: &CodecDialect,
-    p: &CodecParam,
-    m: &Module,
-    v: &Param,
-) -> std::result::Result<(), String> {
-    let shape_ok = matches!(
-        (p.kind, v),
-        (CodecKind::String, Param::Str(_))
-            | (CodecKind::SVarInt, Param::Int(_))
-            | (CodecKind::Bool, Param::Bool(_))
-            | (CodecKind::OptVarInt, Param::UInt(_) | Param::Absent)
-            | (CodecKind::Attr, Param::Attr(_))
-            | (CodecKind::OptAttr, Param::Attr(_) | Param::Absent)
-            | (CodecKind::Attrs, Param::Attrs(_))
-            | (CodecKind::SVarInts, Param::Ints(_))
-    );
-    if !shape_ok {
-        return Err(format!("expected {:?}", p.kind));
-    }
-    if let (Some(e), Param::Int(v)) = (p.enum_.and_then(|e| d.enums.get(e)), v) {
-        if !e.cases.iter().any(|(_, c)| c == v) {
-            return Err(format!("{v} is not a case of {}", e.name));
-        }
-    }
-    let attrs: &[Attribute] = match v {
-        Param::Attr(a) => std::slice::from_ref(a),
-        Param::Attrs(a) => a,
-        _ => return Ok(()),
-    };
-    for &a in attrs {
-        let data = m.attr_data(a);
-        let ok = match p.of {
-            CodecOf::Any => true,
-            CodecOf::String => matches!(data, AttrData::String { ty: None, .. }),
-            CodecOf::MeshOrRef => match data {
-                AttrData::SymbolRef { nested, .. } => nested.is_empty(),
-                AttrData::Dialect(x) => m.str(x.dialect) == d.name && m.str(x.mnemonic) == "mesh",
-                _ => false,
-            },
-            CodecOf::Attr(i) => match (data, d.attrs.get(i)) {
-                (AttrData::Dialect(x), Some(want)) => {
-                    m.str(x.dialect) == d.name && m.str(x.mnemonic) == want.mnemonic
-                }
-                _ => false,
-            },
-        };
-        if !ok {
-            let want = match p.of {
-                CodecOf::Attr(i) => d
-                    .attrs
-                    .get(i)
-                    .map_or_else(String::new, |a| format!("#{}.{}", d.name, a.mnemonic)),
-                CodecOf::String => "a string".to_string(),
-                CodecOf::MeshOrRef => format!("#{}.mesh or a symbol reference", d.name),
-                CodecOf::Any => String::new(),
-            };
-            return Err(format!("expected {want}"));
-        }
-    }
-    Ok(())
 }

@@ -1584,6 +1584,9 @@ impl super::codec::CodecSink for CodecWriter<'_> {
     fn signed_varint(&mut self, v: i64) {
         self.0.signed_varint(v);
     }
+    fn byte(&mut self, b: u8) {
+        self.0.byte(b);
+    }
     fn string(&mut self, m: &Module, s: Symbol) {
         self.0.string(m.str(s));
     }

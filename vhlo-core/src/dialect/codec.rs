@@ -3,6 +3,8 @@
 //! (for example `crate::vhlo::SDY_DIALECT`); read by `bytecode::codec` (the bytecode engine),
 //! `text::sdy` (the text syntax) and the properties code of the bytecode reader and writer.
 
+use crate::ir::{AttrData, Attribute, Module, Param};
+
 /// What a parameter holds, in memory and on the wire.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum CodecKind {
@@ -10,7 +12,7 @@ pub enum CodecKind {
     String,
     /// `Param::Int`; a zigzag varint.
     SVarInt,
-    /// `Param::Bool`; a varint 0 or 1.
+    /// `Param::Bool`; one byte, 0 or 1.
     Bool,
     /// `Param::UInt` or `Param::Absent`; a varint with a presence flag.
     OptVarInt,
@@ -151,6 +153,66 @@ impl CodecDialect {
     /// The op named `name` (without the dialect prefix).
     pub fn op(&self, name: &str) -> Option<&'static CodecOp> {
         self.ops.iter().find(|o| o.name == name)
+    }
+
+    /// The shape rules of a parameter: its `Param` variant, what its attributes are, enum cases.
+    pub fn check_param(&self, p: &CodecParam, m: &Module, v: &Param) -> Result<(), String> {
+        let d = self;
+    let shape_ok = matches!(
+        (p.kind, v),
+        (CodecKind::String, Param::Str(_))
+            | (CodecKind::SVarInt, Param::Int(_))
+            | (CodecKind::Bool, Param::Bool(_))
+            | (CodecKind::OptVarInt, Param::UInt(_) | Param::Absent)
+            | (CodecKind::Attr, Param::Attr(_))
+            | (CodecKind::OptAttr, Param::Attr(_) | Param::Absent)
+            | (CodecKind::Attrs, Param::Attrs(_))
+            | (CodecKind::SVarInts, Param::Ints(_))
+    );
+    if !shape_ok {
+        return Err(format!("expected {:?}", p.kind));
+    }
+    if let (Some(e), Param::Int(v)) = (p.enum_.and_then(|e| d.enums.get(e)), v) {
+        if !e.cases.iter().any(|(_, c)| c == v) {
+            return Err(format!("{v} is not a case of {}", e.name));
+        }
+    }
+    let attrs: &[Attribute] = match v {
+        Param::Attr(a) => std::slice::from_ref(a),
+        Param::Attrs(a) => a,
+        _ => return Ok(()),
+    };
+    for &a in attrs {
+        let data = m.attr_data(a);
+        let ok = match p.of {
+            CodecOf::Any => true,
+            CodecOf::String => matches!(data, AttrData::String { ty: None, .. }),
+            CodecOf::MeshOrRef => match data {
+                AttrData::SymbolRef { nested, .. } => nested.is_empty(),
+                AttrData::Dialect(x) => m.str(x.dialect) == d.name && m.str(x.mnemonic) == "mesh",
+                _ => false,
+            },
+            CodecOf::Attr(i) => match (data, d.attrs.get(i)) {
+                (AttrData::Dialect(x), Some(want)) => {
+                    m.str(x.dialect) == d.name && m.str(x.mnemonic) == want.mnemonic
+                }
+                _ => false,
+            },
+        };
+        if !ok {
+            let want = match p.of {
+                CodecOf::Attr(i) => d
+                    .attrs
+                    .get(i)
+                    .map_or_else(String::new, |a| format!("#{}.{}", d.name, a.mnemonic)),
+                CodecOf::String => "a string".to_string(),
+                CodecOf::MeshOrRef => format!("#{}.mesh or a symbol reference", d.name),
+                CodecOf::Any => String::new(),
+            };
+            return Err(format!("expected {want}"));
+        }
+    }
+    Ok(())
     }
 
     /// The encoding with code `code`.
