@@ -475,7 +475,15 @@ fn insert_mixed_casts(m: &mut Module) {
                     let Some((block, at)) = cast_position(m, *v) else {
                         continue;
                     };
-                    let mut st = crate::ir::OperationState::new(cast_name, m.unknown_loc());
+                    // Where upstream's conversion puts it: a cast to VHLO at the VHLO op that
+                    // needs it; a cast back at the value's definition (its op, or the block
+                    // argument's own location).
+                    let loc = match (vhlo_value, m.value_def(*v)) {
+                        (false, _) => m.op_location(op),
+                        (true, crate::ir::ValueDef::Result { op: def, .. }) => m.op_location(def),
+                        (true, crate::ir::ValueDef::Argument { .. }) => m.value_location(*v),
+                    };
+                    let mut st = crate::ir::OperationState::new(cast_name, loc);
                     st.operands = vec![*v];
                     st.result_types = vec![target];
                     let cast = m.create_op(st);
