@@ -13,7 +13,10 @@ use std::fmt::Write as _;
 use super::parser::{PResult, Parser};
 use super::printer::{write_escaped, Printer};
 use crate::dialect::codec::CodecDialect;
-use crate::ir::{AttrData, Attribute, DialectAttr, Param};
+use crate::ir::{
+    AttrData, Attribute, DialectAttr, Module, NamedAttr, OpId, OperationState, Param, Region,
+    Signedness, Type, TypeData,
+};
 
 /// `factorSymbolString`: i, j, ..., z, then z_1, z_2, ... (Shardy's `kStartAtZ` is 17).
 const START_AT_Z: i64 = (b'z' - b'i') as i64;
@@ -596,5 +599,411 @@ mod tests {
         assert!(pretty_form("mesh<[]>"));
         assert!(!pretty_form("manual_axes{\"a\"}"));
         assert!(!pretty_form("axis_ref\"a\""));
+    }
+}
+
+// ---- ops in custom form ---------------------------------------------------------------------
+//
+// The assembly formats of `ops.td` (also recorded in the spec, `ops[].format`): printed when the
+// op has the shape the format assumes, else the caller prints it generically.
+
+/// The sdy dialect's tables.
+fn sdy() -> Option<&'static CodecDialect> {
+    crate::dialect::codec::codec_dialect("sdy")
+}
+
+/// An inherent attribute of `op` (properties first, as MLIR keeps them).
+fn inherent(m: &Module, op: OpId, name: &str) -> Option<Attribute> {
+    m.properties(op)
+        .iter()
+        .chain(m.attributes(op))
+        .find(|a| m.str(a.name) == name)
+        .map(|a| a.value)
+}
+
+/// The op's attributes that its format does not spell out, for `attr-dict`.
+fn other_attrs(m: &Module, op: OpId, spelled: &[&str]) -> Vec<NamedAttr> {
+    m.properties(op)
+        .iter()
+        .chain(m.attributes(op))
+        .filter(|a| !spelled.contains(&m.str(a.name)))
+        .copied()
+        .collect()
+}
+
+fn is_sdy(m: &Module, a: Attribute, mnemonic: &str) -> bool {
+    matches!(m.attr_data(a), AttrData::Dialect(d) if m.str(d.dialect) == "sdy" && m.str(d.mnemonic) == mnemonic)
+}
+
+impl Printer<'_> {
+    /// ` {attrs}` when there are any.
+    fn sdy_attr_dict(&mut self, attrs: &[NamedAttr]) {
+        if !attrs.is_empty() {
+            self.out.push(' ');
+            self.print_attr_dict(attrs, &[]);
+        }
+    }
+
+    /// A dialect attribute in its stripped form (the op format knows its kind).
+    fn sdy_stripped(&mut self, cd: &CodecDialect, a: Attribute) {
+        match self.m.attr_data(a) {
+            AttrData::Dialect(d) => self.sdy_print_stripped(cd, d),
+            _ => self.print_attr(a),
+        }
+    }
+
+    /// `[<@mesh, ...>, ...]`: `custom<StrippedTensorShardingPerValueAttr>`.
+    fn sdy_per_value(&mut self, cd: &CodecDialect, a: Attribute) {
+        if let AttrData::Dialect(d) = self.m.attr_data(a) {
+            if let [Param::Attrs(items)] = &d.params[..] {
+                self.out.push('[');
+                self.sdy_print_list(cd, items, ", ");
+                self.out.push(']');
+            }
+        }
+    }
+
+    /// `(%a: T, ...) {region}`: `custom<SingleBlockRegionNoBlockId>`.
+    fn sdy_region(&mut self, r: Region) {
+        let m = self.m;
+        let Some(&entry) = m.blocks(r).first() else {
+            return;
+        };
+        self.out.push('(');
+        for (j, &a) in m.block_args(entry).iter().enumerate() {
+            if j > 0 {
+                self.out.push_str(", ");
+            }
+            self.write_value_name(a, true);
+            self.out.push_str(": ");
+            self.print_type(m.value_type(a));
+            self.print_arg_loc(a);
+        }
+        self.out.push_str(") ");
+        self.print_region(r, false, false);
+    }
+
+    /// `(inputs) -> results`
+    fn sdy_functional_type(&mut self, op: OpId) {
+        let m = self.m;
+        self.out.push('(');
+        let inputs: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+        self.print_type_list(&inputs);
+        self.out.push_str(") -> ");
+        let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+        self.print_result_types(&results);
+    }
+}
+
+/// Prints an sdy op in its custom form; `false` when it does not fit (printed generically then).
+pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let Some(cd) = sdy() else { return false };
+    let name = m.op_name_str(op);
+    let Some(short) = name.strip_prefix("sdy.") else {
+        return false;
+    };
+    let Some(spec) = cd.op(short) else { return false };
+    // The format's assumptions: every required inherent attribute of its kind, no successors,
+    // the declared region count, one result for single-result formats.
+    for a in spec.attributes {
+        match inherent(m, op, a.name) {
+            Some(v) => {
+                if cd.attr(a.of).is_some() && !is_sdy(m, v, a.of) {
+                    return false;
+                }
+            }
+            None if !a.optional => return false,
+            None => {}
+        }
+    }
+    if !m.successors(op).is_empty() || m.regions(op).len() != spec.regions.len() {
+        return false;
+    }
+    let single = |m: &Module| m.operands(op).len() == 1 && m.num_results(op) == 1;
+    match short {
+        "mesh" => {
+            let (Some(sym), Some(mesh)) = (inherent(m, op, "sym_name"), inherent(m, op, "mesh")) else {
+                return false;
+            };
+            let AttrData::String { value, ty: None } = m.attr_data(sym) else {
+                return false;
+            };
+            if !m.operands(op).is_empty() || m.num_results(op) != 0 {
+                return false;
+            }
+            p.out.push_str("sdy.mesh ");
+            p.print_symbol(*value);
+            p.out.push_str(" = ");
+            p.sdy_stripped(cd, mesh);
+            p.sdy_attr_dict(&other_attrs(m, op, &["sym_name", "mesh"]));
+            true
+        }
+        "sharding_constraint" | "reshard" => {
+            let Some(sharding) = inherent(m, op, "sharding") else {
+                return false;
+            };
+            let Some(result) = m.result(op, 0) else { return false };
+            let (Some(&input), true) = (m.operands(op).first(), single(m)) else {
+                return false;
+            };
+            if m.value_type(input) != m.value_type(result) {
+                return false;
+            }
+            let _ = write!(p.out, "{name} ");
+            p.write_value_name(input, true);
+            p.out.push(' ');
+            p.sdy_stripped(cd, sharding);
+            p.sdy_attr_dict(&other_attrs(m, op, &["sharding"]));
+            p.out.push_str(" : ");
+            p.print_type(m.value_type(result));
+            true
+        }
+        "return" => {
+            if m.num_results(op) != 0 {
+                return false;
+            }
+            p.out.push_str("sdy.return");
+            p.sdy_attr_dict(&other_attrs(m, op, &[]));
+            let operands = m.operands(op);
+            if !operands.is_empty() {
+                p.out.push(' ');
+                p.print_value_list(operands);
+                p.out.push_str(" : ");
+                let types: Vec<Type> = operands.iter().map(|&v| m.value_type(v)).collect();
+                p.print_type_list(&types);
+            }
+            true
+        }
+        "manual_computation" | "named_computation" => {
+            let Some(&body) = m.regions(op).first() else { return false };
+            if m.blocks(body).len() != 1 {
+                return false;
+            }
+            p.out.push_str(name);
+            if short == "named_computation" {
+                let Some(n) = inherent(m, op, "name") else { return false };
+                let AttrData::String { value, ty: None } = m.attr_data(n) else {
+                    return false;
+                };
+                p.out.push('<');
+                write_escaped(&mut p.out, m.str(*value));
+                p.out.push('>');
+            }
+            p.out.push('(');
+            p.print_value_list(m.operands(op));
+            p.out.push(')');
+            for key in ["in_shardings", "out_shardings"] {
+                if let Some(s) = inherent(m, op, key) {
+                    let _ = write!(p.out, " {key}=");
+                    p.sdy_per_value(cd, s);
+                }
+            }
+            let spelled: &[&str] = if short == "manual_computation" {
+                let Some(axes) = inherent(m, op, "manual_axes") else { return false };
+                p.out.push_str(" manual_axes=");
+                p.sdy_stripped(cd, axes);
+                &["in_shardings", "out_shardings", "manual_axes"]
+            } else {
+                &["name", "in_shardings", "out_shardings"]
+            };
+            p.out.push(' ');
+            p.sdy_region(body);
+            p.sdy_attr_dict(&other_attrs(m, op, spelled));
+            p.out.push_str(" : ");
+            p.sdy_functional_type(op);
+            true
+        }
+        "sharding_group" | "propagation_barrier" => {
+            let key = if short == "sharding_group" { "group_id" } else { "allowed_direction" };
+            let Some(v) = inherent(m, op, key) else { return false };
+            let Some(&input) = m.operands(op).first() else { return false };
+            let want_results = usize::from(short == "propagation_barrier");
+            if m.operands(op).len() != 1 || m.num_results(op) != want_results {
+                return false;
+            }
+            // `group_id=3` (an i64 integer, type elided); `allowed_direction=BOTH`.
+            let text = match m.attr_data(v) {
+                AttrData::Integer { value, ty } if short == "sharding_group"
+                    && matches!(m.type_data(*ty), TypeData::Integer { width: 64, signedness: Signedness::Signless }) =>
+                {
+                    value.to_string()
+                }
+                AttrData::Opaque { text, .. } if short == "propagation_barrier" => {
+                    let t = m.str(*text);
+                    match t
+                        .strip_prefix("<propagation_direction ")
+                        .and_then(|c| c.strip_suffix('>'))
+                    {
+                        Some(case) => case.to_string(),
+                        None => return false,
+                    }
+                }
+                _ => return false,
+            };
+            let _ = write!(p.out, "{name} ");
+            p.write_value_name(input, true);
+            let _ = write!(p.out, " {key}={text}");
+            p.sdy_attr_dict(&other_attrs(m, op, &[key]));
+            p.out.push_str(" : ");
+            p.print_type(m.value_type(input));
+            true
+        }
+        _ => false,
+    }
+}
+
+impl<'a> Parser<'a> {
+    /// An sdy op in custom form, after its name; `None` for ops without a custom parser here.
+    pub(crate) fn parse_sdy_op(&mut self, name: &str, pos: usize) -> PResult<Option<OpId>> {
+        let Some(cd) = sdy() else { return Ok(None) };
+        let Some(short) = name.strip_prefix("sdy.") else {
+            return Ok(None);
+        };
+        let sym = self.m.sym(name);
+        let mut st = OperationState::new(sym, self.m.unknown_loc());
+        let op = match short {
+            "mesh" => {
+                let sym_name = self.parse_symbol_name()?;
+                self.c.expect(b'=', "after the mesh name")?;
+                let mesh = self.sdy_nested(cd, "mesh")?;
+                let sym_attr = self.m.attr(AttrData::String { value: sym_name, ty: None });
+                st.properties = vec![self.named("mesh", mesh), self.named("sym_name", sym_attr)];
+                st.attributes = self.sdy_opt_attr_dict()?;
+                self.m.create_op(st)
+            }
+            "sharding_constraint" | "reshard" => {
+                let input = self.parse_value_use()?;
+                let sharding = self.sdy_nested(cd, "sharding")?;
+                st.properties = vec![self.named("sharding", sharding)];
+                st.attributes = self.sdy_opt_attr_dict()?;
+                self.c.expect(b':', "before the result type")?;
+                let t = self.parse_type()?;
+                st.result_types = vec![t];
+                self.finish_op(st, &[input], &[t])?
+            }
+            "return" => {
+                st.attributes = self.sdy_opt_attr_dict()?;
+                let (uses, types) = self.parse_operands_colon_types()?;
+                self.finish_op(st, &uses, &types)?
+            }
+            "manual_computation" | "named_computation" => {
+                let mut props = Vec::new();
+                if short == "named_computation" {
+                    self.c.expect(b'<', "to open the computation name")?;
+                    let n = self.sdy_string_attr()?;
+                    self.c.expect(b'>', "to close the computation name")?;
+                    props.push(self.named("name", n));
+                }
+                self.c.expect(b'(', "to open the operands")?;
+                let mut uses = Vec::new();
+                if !self.c.eat(b')') {
+                    loop {
+                        uses.push(self.parse_value_use()?);
+                        if self.c.eat(b')') {
+                            break;
+                        }
+                        self.c.expect(b',', "between operands")?;
+                    }
+                }
+                for key in ["in_shardings", "out_shardings"] {
+                    let required = short == "manual_computation";
+                    if self.c.eat_keyword(key) {
+                        self.c.expect(b'=', "after a shardings keyword")?;
+                        let items = self.sdy_bracketed(|p| p.sdy_nested(cd, "sharding"))?;
+                        let a = self.intern_dialect_attr("sdy", "sharding_per_value", vec![Param::Attrs(items)]);
+                        props.push(self.named(key, a));
+                    } else if required {
+                        return Err(self.c.error(format!("expected '{key}' in {name}")));
+                    }
+                }
+                if short == "manual_computation" {
+                    self.c.expect_keyword("manual_axes", "in sdy.manual_computation")?;
+                    self.c.expect(b'=', "after 'manual_axes'")?;
+                    let axes = self.sdy_nested(cd, "manual_axes")?;
+                    props.push(self.named("manual_axes", axes));
+                }
+                // `(%arg: T loc(..), ...) { ... }`
+                self.c.expect(b'(', "to open the region arguments")?;
+                let mut args: Vec<super::parser::EntryArg<'a>> = Vec::new();
+                if !self.c.eat(b')') {
+                    loop {
+                        let (n, _, p) = self.parse_value_use()?;
+                        self.c.expect(b':', "after a region argument")?;
+                        let ty = self.parse_type()?;
+                        let loc = self.parse_value_loc(p)?;
+                        args.push((n, ty, p, loc));
+                        if self.c.eat(b')') {
+                            break;
+                        }
+                        self.c.expect(b',', "between region arguments")?;
+                    }
+                }
+                let region = self.parse_region(Some(args))?;
+                self.sort_named(&mut props);
+                st.properties = props;
+                st.regions.push(region);
+                st.attributes = self.sdy_opt_attr_dict()?;
+                self.c.expect(b':', "before the functional type")?;
+                self.c.skip_ws();
+                let fpos = self.c.pos;
+                let fty = self.parse_type()?;
+                let TypeData::Function { inputs, results } = self.m.type_data(fty).clone() else {
+                    return Err(self.c.error_at(fpos, "expected a function type"));
+                };
+                if inputs.len() != uses.len() {
+                    return Err(self.c.error_at(fpos, "operand count does not match the type"));
+                }
+                st.result_types = results.to_vec();
+                self.finish_op(st, &uses, &inputs)?
+            }
+            "sharding_group" | "propagation_barrier" => {
+                let input = self.parse_value_use()?;
+                let key = if short == "sharding_group" { "group_id" } else { "allowed_direction" };
+                self.c.expect_keyword(key, &format!("in {name}"))?;
+                self.c.expect(b'=', "after the keyword")?;
+                let value = if short == "sharding_group" {
+                    let v = self.c.int64("as group id")?;
+                    let ty = self.m.ty(TypeData::Integer { width: 64, signedness: Signedness::Signless });
+                    self.m.attr(AttrData::Integer { ty, value: i128::from(v) })
+                } else {
+                    let at = self.c.pos;
+                    let case = self.c.bare_ident().unwrap_or_default();
+                    let known = cd
+                        .enums
+                        .iter()
+                        .find(|e| e.name == "propagation_direction")
+                        .is_some_and(|e| e.cases.iter().any(|c| c.0 == case));
+                    if !known {
+                        return Err(self.c.error_at(at, format!("unknown propagation direction '{case}'")));
+                    }
+                    // Kept as text, as the bytecode carries it (no custom encoding upstream).
+                    let dialect = self.m.sym("sdy");
+                    let text = self.m.sym(&format!("<propagation_direction {case}>"));
+                    self.m.attr(AttrData::Opaque { dialect, text })
+                };
+                st.properties = vec![self.named(key, value)];
+                st.attributes = self.sdy_opt_attr_dict()?;
+                self.c.expect(b':', "before the type")?;
+                let t = self.parse_type()?;
+                if short == "propagation_barrier" {
+                    st.result_types = vec![t];
+                }
+                self.finish_op(st, &[input], &[t])?
+            }
+            _ => {
+                let _ = pos;
+                return Ok(None);
+            }
+        };
+        Ok(Some(op))
+    }
+
+    fn sdy_opt_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
+        if self.c.peek() == Some(b'{') {
+            self.parse_attr_dict()
+        } else {
+            Ok(Vec::new())
+        }
     }
 }
