@@ -309,7 +309,7 @@ impl Parser<'_> {
                     }
                 }
                 self.c.expect(b'>', "to close a mesh")?;
-                vec![Param::Attrs(axes.into()), Param::Ints(ids.into())]
+                vec![Param::Attrs(axes), Param::Ints(ids.into())]
             }
             "sub_axis_info" => {
                 self.c.expect(b'(', "to open a sub-axis")?;
@@ -577,7 +577,7 @@ impl Parser<'_> {
                 let n: i64 = id
                     .get(start..end)
                     .and_then(|s| s.parse().ok())
-                    .filter(|&n: &i64| n >= 1 && n < i64::MAX - START_AT_Z)
+                    .filter(|n: &i64| (1..i64::MAX - START_AT_Z).contains(n))
                     .ok_or_else(|| self.c.error_at(at, format!("bad factor symbol in '{id}'")))?;
                 out.push(START_AT_Z + n);
                 i = end;
@@ -708,13 +708,9 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
     // the declared region count, one result for single-result formats.
     for a in spec.attributes {
         match inherent(m, op, a.name) {
-            Some(v) => {
-                if cd.attr(a.of).is_some() && !is_sdy(m, v, a.of) {
-                    return false;
-                }
-            }
+            Some(v) if cd.attr(a.of).is_some() && !is_sdy(m, v, a.of) => return false,
             None if !a.optional => return false,
-            None => {}
+            _ => {}
         }
     }
     if !m.successors(op).is_empty() || m.regions(op).len() != spec.regions.len() {
@@ -829,13 +825,17 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
                 {
                     value.to_string()
                 }
-                AttrData::Opaque { text, .. } if short == "propagation_barrier" => {
-                    let t = m.str(*text);
-                    match t
-                        .strip_prefix("<propagation_direction ")
-                        .and_then(|c| c.strip_suffix('>'))
-                    {
-                        Some(case) => case.to_string(),
+                // An I32EnumAttr: an i32 integer attribute whose value is a case.
+                AttrData::Integer { value, ty } if short == "propagation_barrier"
+                    && matches!(m.type_data(*ty), TypeData::Integer { width: 32, signedness: Signedness::Signless }) =>
+                {
+                    let case = cd
+                        .enums
+                        .iter()
+                        .find(|e| e.name == "propagation_direction")
+                        .and_then(|e| e.cases.iter().find(|c| i128::from(c.1) == *value));
+                    match case {
+                        Some(c) => c.0.to_string(),
                         None => return false,
                     }
                 }
@@ -969,18 +969,18 @@ impl<'a> Parser<'a> {
                 } else {
                     let at = self.c.pos;
                     let case = self.c.bare_ident().unwrap_or_default();
-                    let known = cd
+                    let value = cd
                         .enums
                         .iter()
                         .find(|e| e.name == "propagation_direction")
-                        .is_some_and(|e| e.cases.iter().any(|c| c.0 == case));
-                    if !known {
-                        return Err(self.c.error_at(at, format!("unknown propagation direction '{case}'")));
-                    }
-                    // Kept as text, as the bytecode carries it (no custom encoding upstream).
-                    let dialect = self.m.sym("sdy");
-                    let text = self.m.sym(&format!("<propagation_direction {case}>"));
-                    self.m.attr(AttrData::Opaque { dialect, text })
+                        .and_then(|e| e.cases.iter().find(|c| c.0 == case))
+                        .map(|c| c.1)
+                        .ok_or_else(|| {
+                            self.c.error_at(at, format!("unknown propagation direction '{case}'"))
+                        })?;
+                    // An I32EnumAttr: an i32 integer attribute.
+                    let ty = self.m.ty(TypeData::Integer { width: 32, signedness: Signedness::Signless });
+                    self.m.attr(AttrData::Integer { ty, value: i128::from(value) })
                 };
                 st.properties = vec![self.named(key, value)];
                 st.attributes = self.sdy_opt_attr_dict()?;
