@@ -849,8 +849,51 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
             p.print_type(m.value_type(input));
             true
         }
-        _ => false,
+        _ => match collective_axes(short) {
+            Some(axes_key) => {
+                // `$axes $tensor out_sharding=<...> attr-dict : type`; a non-default reduction
+                // (a newer Shardy's `$reduction_op` prefix) stays generic.
+                if inherent(m, op, "reduction_op").is_some() || !single(m) {
+                    return false;
+                }
+                let (Some(&tensor), Some(out)) = (m.operands(op).first(), inherent(m, op, "out_sharding")) else {
+                    return false;
+                };
+                let Some(result) = m.result(op, 0) else { return false };
+                let _ = write!(p.out, "{name} ");
+                let mut spelled = vec!["out_sharding"];
+                if let Some(key) = axes_key {
+                    let Some(axes) = inherent(m, op, key) else { return false };
+                    p.sdy_stripped(cd, axes);
+                    p.out.push(' ');
+                    spelled.push(key);
+                }
+                p.write_value_name(tensor, true);
+                p.out.push_str(" out_sharding=");
+                p.sdy_stripped(cd, out);
+                p.sdy_attr_dict(&other_attrs(m, op, &spelled));
+                p.out.push_str(" : ");
+                p.print_type(m.value_type(result));
+                true
+            }
+            None => false,
+        },
     }
+}
+
+/// The collectives' axes attribute (`None` for collective_permute, which has none); `None`
+/// outside for other ops.
+fn collective_axes(short: &str) -> Option<Option<&'static str>> {
+    Some(match short {
+        "all_gather" => Some("gathering_axes"),
+        "all_slice" => Some("slicing_axes"),
+        "all_to_all" => Some("params"),
+        "all_reduce" => Some("reduction_axes"),
+        "reduce_scatter" => Some("reduce_scatter_axes"),
+        "sharded_to_unreduced" | "replicated_to_unreduced" => Some("axes"),
+        "collective_permute" => None,
+        _ => return None,
+    })
 }
 
 impl<'a> Parser<'a> {
@@ -992,8 +1035,31 @@ impl<'a> Parser<'a> {
                 self.finish_op(st, &[input], &[t])?
             }
             _ => {
-                let _ = pos;
-                return Ok(None);
+                let Some(axes_key) = collective_axes(short) else {
+                    let _ = pos;
+                    return Ok(None);
+                };
+                if let Some(key) = axes_key {
+                    // The kind of the axes attribute comes from the spec.
+                    let kind = cd
+                        .op(short)
+                        .and_then(|o| o.attributes.iter().find(|a| a.name == key))
+                        .map(|a| a.of)
+                        .unwrap_or_default();
+                    let axes = self.sdy_nested(cd, kind)?;
+                    st.properties.push(self.named(key, axes));
+                }
+                let tensor = self.parse_value_use()?;
+                self.c.expect_keyword("out_sharding", &format!("in {name}"))?;
+                self.c.expect(b'=', "after 'out_sharding'")?;
+                let out = self.sdy_nested(cd, "sharding")?;
+                st.properties.push(self.named("out_sharding", out));
+                self.sort_named(&mut st.properties);
+                st.attributes = self.sdy_opt_attr_dict()?;
+                self.c.expect(b':', "before the type")?;
+                let t = self.parse_type()?;
+                st.result_types = vec![t];
+                self.finish_op(st, &[tensor], &[t])?
             }
         };
         Ok(Some(op))
