@@ -274,7 +274,8 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                         pos(file, &p.kind),
                         format!("unknown parameter kind '{}' (expected one of {})", p.kind.value, names.join(", ")),
                     );
-                    Kind::Attr
+                    // Not an attribute kind, so no follow-on error about `of`.
+                    Kind::SVarInt
                 }
             };
             let holds_attrs = matches!(kind, Kind::Attr | Kind::OptAttr | Kind::Attrs);
@@ -383,7 +384,12 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                 diags.error(pos(file, &r.name), format!("attribute '{}' has no encoding", a.name));
             }
         }
-        if of_attr.len() > 1 && of_attr.iter().any(|e| e.when.is_empty()) {
+        // Judged on the file (a condition that failed to lower has been reported already).
+        let unconditional = raw
+            .encodings
+            .iter()
+            .any(|e| e.attr.value == a.name && e.when.is_empty());
+        if of_attr.len() > 1 && unconditional {
             if let Some(r) = raw.attributes.get(i) {
                 diags.error(
                     pos(file, &r.name),
@@ -481,3 +487,65 @@ fn condition(
     Some(Condition::Elements { param, every, inner: Box::new(inner) })
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(yaml: &str) -> Vec<String> {
+        let raw: RawCodecDialect = serde_saphyr::from_str(yaml).expect("valid YAML");
+        let mut diags = Diagnostics::default();
+        lower("spec/dialects/x.yaml", &raw, &mut diags);
+        match diags.finish() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.0.iter().map(|d| d.to_string()).collect(),
+        }
+    }
+
+    /// The repository's own file lowers without errors.
+    #[test]
+    fn the_sdy_spec_is_clean() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/dialects/sdy.yaml");
+        let text = std::fs::read_to_string(path).expect("spec/dialects/sdy.yaml");
+        assert_eq!(errors(&text), Vec::<String>::new());
+    }
+
+    /// A typo anywhere is an error at its line and column; all are reported together.
+    #[test]
+    fn typos_are_spec_errors_with_positions() {
+        let yaml = "\
+dialect: x
+attributes:
+  - name: a
+    params:
+      - {name: n, kind: svarnt}
+      - {name: l, kind: attrs, of: nope}
+  - name: b
+    params:
+      - {name: u, kind: attrs, of: a}
+      - {name: r, kind: svarint}
+encodings:
+  - {code: 0, attr: a, fields: [n, l]}
+  - {code: 2, attr: b, fields: [u], when: [{param: u, is: empty}]}
+  - code: 2
+    attr: b
+    fields: [u, r]
+    when: [{param: r, is: empty}]
+ops:
+  - {name: o, attributes: [{name: k, of: c}], format: \"\"}
+";
+        let errs = errors(yaml);
+        let want = [
+            "spec/dialects/x.yaml:5:25: error: unknown parameter kind 'svarnt'",
+            "spec/dialects/x.yaml:6:36: error: unknown attribute 'nope' in `of`",
+            "spec/dialects/x.yaml:13:12: error: encoding code 2 out of order",
+            "spec/dialects/x.yaml:13:21: error: encoding 2 leaves out 'r' of 'b' without a default",
+            "spec/dialects/x.yaml:17:20: error: `is` does not apply to 'r'",
+            "spec/dialects/x.yaml:19:42: error: unknown attribute kind 'c'",
+        ];
+        assert_eq!(errs.len(), want.len(), "{errs:#?}");
+        for w in want {
+            assert!(errs.iter().any(|e| e.starts_with(w)), "missing {w:?} in {errs:#?}");
+        }
+    }
+}
