@@ -589,19 +589,6 @@ impl Parser<'_> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::pretty_form;
-
-    #[test]
-    fn pretty_form_follows_mlir() {
-        assert!(pretty_form("sharding<@mesh, [{}]>"));
-        assert!(pretty_form("mesh<[]>"));
-        assert!(!pretty_form("manual_axes{\"a\"}"));
-        assert!(!pretty_form("axis_ref\"a\""));
-    }
-}
-
 // ---- ops in custom form ---------------------------------------------------------------------
 //
 // The assembly formats of `ops.td` (also recorded in the spec, `ops[].format`): printed when the
@@ -1071,5 +1058,18 @@ impl<'a> Parser<'a> {
         } else {
             Ok(Vec::new())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pretty_form;
+
+    #[test]
+    fn pretty_form_follows_mlir() {
+        assert!(pretty_form("sharding<@mesh, [{}]>"));
+        assert!(pretty_form("mesh<[]>"));
+        assert!(!pretty_form("manual_axes{\"a\"}"));
+        assert!(!pretty_form("axis_ref\"a\""));
     }
 }
