@@ -6,6 +6,7 @@
 //! [`emit`].
 
 pub mod check;
+pub mod codec_dialect;
 pub mod diag;
 pub mod docs;
 pub mod emit;

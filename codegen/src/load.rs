@@ -288,6 +288,8 @@ pub struct RawSpec {
     pub enums: Option<(String, RawEnums)>,
     /// (display path, family), sorted by file name.
     pub ops: Vec<(String, RawOpFamily)>,
+    /// (display path, dialect) of `dialects/*.yaml`, sorted by file name.
+    pub codec_dialects: Vec<(String, crate::codec_dialect::RawCodecDialect)>,
     /// Every file read, for rebuild tracking.
     pub files: Vec<PathBuf>,
 }
@@ -341,6 +343,24 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
             }
         }
     }
+    // `dialects/` is optional: a spec may describe VHLO alone.
+    let mut dialect_files: Vec<String> = std::fs::read_dir(dir.join("dialects"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".yaml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    dialect_files.sort();
+    let mut codec_dialects = Vec::new();
+    for name in dialect_files {
+        if let Some((f, t)) = read(&format!("dialects/{name}"), diags) {
+            if let Some(raw) = parse(&f, &t, diags) {
+                codec_dialects.push((f, raw));
+            }
+        }
+    }
     RawSpec {
         dir: dir.to_path_buf(),
         releases,
@@ -348,6 +368,7 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
         attrs,
         enums,
         ops,
+        codec_dialects,
         files,
     }
 }

@@ -367,6 +367,8 @@ pub struct Spec {
     pub retired_attr_codes: Vec<(u32, Pos)>,
     pub enums: Vec<EnumDef>,
     pub ops: Vec<OpFamily>,
+    /// Dialects carried alongside VHLO (`dialects/*.yaml`).
+    pub codec_dialects: Vec<crate::codec_dialect::CodecDialect>,
     /// Files read, for rebuild tracking.
     pub files: Vec<std::path::PathBuf>,
 }
@@ -651,6 +653,9 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
         files: raw.files.clone(),
         ..Spec::default()
     };
+    for (file, d) in &raw.codec_dialects {
+        spec.codec_dialects.push(crate::codec_dialect::lower(file, d, diags));
+    }
     if let Some((file, r)) = &raw.releases {
         for rel in &r.releases {
             spec.releases.push(Release {

@@ -32878,3 +32878,845 @@ pub fn feature_uses_of(
     }
     out
 }
+/// The `sdy` dialect's attributes, encodings and ops (`spec/dialects/sdy.yaml`).
+pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::dialect::codec::CodecDialect {
+    name: "sdy",
+    enums: &[
+        ::vhlo_core::dialect::codec::CodecEnum {
+            name: "reduction_op",
+            cases: &[("sum", 0i64), ("max", 1i64), ("min", 2i64)],
+        },
+        ::vhlo_core::dialect::codec::CodecEnum {
+            name: "propagation_direction",
+            cases: &[
+                ("NONE", 0i64),
+                ("FORWARD", 1i64),
+                ("BACKWARD", 2i64),
+                ("BOTH", 3i64),
+            ],
+        },
+    ],
+    attrs: &[
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "manual_axes",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "value",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::String,
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "mesh_axis",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "name",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::String,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "size",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "mesh",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "axes",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(1usize),
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "device_ids",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "sub_axis_info",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "pre_size",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "size",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "axis_ref",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "name",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::String,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "sub_axis_info",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::OptAttr,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(3usize),
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "dimension_sharding",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "axes",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "is_closed",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Bool,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "priority",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::OptVarInt,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "sharding",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "mesh_or_ref",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attr,
+                    of: ::vhlo_core::dialect::codec::CodecOf::MeshOrRef,
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "dim_shardings",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(5usize),
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "replicated_axes",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "unreduced_axes",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "reduction_op",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: Some(0usize),
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "sharding_per_value",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "shardings",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(6usize),
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "dim_mapping",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "factor_indices",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "tensor_mapping",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "dim_mappings",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(8usize),
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "op_sharding_rule",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "factor_sizes",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "operand_mappings",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(9usize),
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "result_mappings",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(9usize),
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "reduction_factors",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "need_replication_factors",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "permutation_factors",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "blocked_propagation_factors",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "is_custom_rule",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Bool,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "axis_ref_list",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "value",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "list_of_axis_ref_lists",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "value",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(11usize),
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "all_to_all_param",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "axes",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "src_dim",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "tgt_dim",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Any,
+                    enum_: None,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecAttr {
+            mnemonic: "all_to_all_param_list",
+            params: &[
+                ::vhlo_core::dialect::codec::CodecParam {
+                    name: "value",
+                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    of: ::vhlo_core::dialect::codec::CodecOf::Attr(13usize),
+                    enum_: None,
+                },
+            ],
+        },
+    ],
+    encodings: &[
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 0u64,
+            attr: 0usize,
+            fields: &[0usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 1u64,
+            attr: 1usize,
+            fields: &[0usize, 1usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 2u64,
+            attr: 2usize,
+            fields: &[0usize, 1usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 3u64,
+            attr: 3usize,
+            fields: &[0usize, 1usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 4u64,
+            attr: 4usize,
+            fields: &[0usize, 1usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 5u64,
+            attr: 5usize,
+            fields: &[0usize, 1usize, 2usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 6u64,
+            attr: 6usize,
+            fields: &[0usize, 1usize, 2usize],
+            defaults: &[
+                (4usize, ::vhlo_core::dialect::codec::CodecDefault::Int(0i64)),
+                (3usize, ::vhlo_core::dialect::codec::CodecDefault::Empty),
+            ],
+            when: &[
+                ::vhlo_core::dialect::codec::CodecCondition::Empty {
+                    param: 3usize,
+                    empty: true,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 7u64,
+            attr: 7usize,
+            fields: &[0usize],
+            defaults: &[],
+            when: &[
+                ::vhlo_core::dialect::codec::CodecCondition::Elements {
+                    param: 0usize,
+                    every: true,
+                    inner: &::vhlo_core::dialect::codec::CodecCondition::Empty {
+                        param: 3usize,
+                        empty: true,
+                    },
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 8u64,
+            attr: 8usize,
+            fields: &[0usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 9u64,
+            attr: 9usize,
+            fields: &[0usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 10u64,
+            attr: 10usize,
+            fields: &[0usize, 1usize, 2usize, 3usize, 4usize, 5usize, 6usize, 7usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 11u64,
+            attr: 11usize,
+            fields: &[0usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 12u64,
+            attr: 12usize,
+            fields: &[0usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 13u64,
+            attr: 13usize,
+            fields: &[0usize, 1usize, 2usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 14u64,
+            attr: 14usize,
+            fields: &[0usize],
+            defaults: &[],
+            when: &[],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 15u64,
+            attr: 6usize,
+            fields: &[0usize, 1usize, 2usize, 3usize],
+            defaults: &[(4usize, ::vhlo_core::dialect::codec::CodecDefault::Int(0i64))],
+            when: &[
+                ::vhlo_core::dialect::codec::CodecCondition::Empty {
+                    param: 3usize,
+                    empty: false,
+                },
+                ::vhlo_core::dialect::codec::CodecCondition::Equals {
+                    param: 4usize,
+                    value: 0i64,
+                    equal: true,
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 16u64,
+            attr: 7usize,
+            fields: &[0usize],
+            defaults: &[],
+            when: &[
+                ::vhlo_core::dialect::codec::CodecCondition::Elements {
+                    param: 0usize,
+                    every: false,
+                    inner: &::vhlo_core::dialect::codec::CodecCondition::Empty {
+                        param: 3usize,
+                        empty: false,
+                    },
+                },
+            ],
+        },
+        ::vhlo_core::dialect::codec::CodecEncoding {
+            code: 17u64,
+            attr: 6usize,
+            fields: &[0usize, 1usize, 2usize, 3usize, 4usize],
+            defaults: &[],
+            when: &[
+                ::vhlo_core::dialect::codec::CodecCondition::Empty {
+                    param: 3usize,
+                    empty: false,
+                },
+                ::vhlo_core::dialect::codec::CodecCondition::Equals {
+                    param: 4usize,
+                    value: 0i64,
+                    equal: false,
+                },
+            ],
+        },
+    ],
+    ops: &[
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "mesh",
+            operands: &[],
+            results: &[],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "mesh",
+                    of: "mesh",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "sym_name",
+                    of: "symbol_name",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["mesh", "sym_name"],
+            regions: &[],
+            terminator: false,
+            format: "$sym_name `=` $mesh attr-dict",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "sharding_constraint",
+            operands: &["input"],
+            results: &["result"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "sharding",
+                    of: "sharding",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["sharding"],
+            regions: &[],
+            terminator: false,
+            format: "$input $sharding attr-dict `:` type($result)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "reshard",
+            operands: &["input"],
+            results: &["result"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "sharding",
+                    of: "sharding",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["sharding"],
+            regions: &[],
+            terminator: false,
+            format: "$input $sharding attr-dict `:` type($result)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "return",
+            operands: &["results*"],
+            results: &[],
+            attributes: &[],
+            attribute_names: &[],
+            regions: &[],
+            terminator: true,
+            format: "attr-dict ($results^ `:` type($results))?",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "manual_computation",
+            operands: &["tensors*"],
+            results: &["results*"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "in_shardings",
+                    of: "sharding_per_value",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "manual_axes",
+                    of: "manual_axes",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "out_shardings",
+                    of: "sharding_per_value",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["in_shardings", "manual_axes", "out_shardings"],
+            regions: &["body"],
+            terminator: false,
+            format: "`(`operands`)` `in_shardings````=```custom<StrippedTensorShardingPerValueAttr>($in_shardings) `out_shardings````=```custom<StrippedTensorShardingPerValueAttr>($out_shardings) `manual_axes````=```$manual_axes custom<SingleBlockRegionNoBlockId>($body) attr-dict `:` functional-type(operands, results)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "sharding_group",
+            operands: &["input"],
+            results: &[],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "group_id",
+                    of: "i64",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["group_id"],
+            regions: &[],
+            terminator: false,
+            format: "$input `group_id````=```$group_id attr-dict `:` type($input)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "constant",
+            operands: &[],
+            results: &["output"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "value",
+                    of: "elements",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["value"],
+            regions: &[],
+            terminator: false,
+            format: "(custom) like stablehlo.constant",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "data_flow_edge",
+            operands: &["input"],
+            results: &["result"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "sharding",
+                    of: "sharding",
+                    optional: true,
+                },
+            ],
+            attribute_names: &["sharding"],
+            regions: &[],
+            terminator: false,
+            format: "$input (`sharding````=``` $sharding^)? attr-dict `:` type($result)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "propagation_barrier",
+            operands: &["input"],
+            results: &["result"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "allowed_direction",
+                    of: "propagation_direction",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["allowed_direction"],
+            regions: &[],
+            terminator: false,
+            format: "$input `allowed_direction````=```$allowed_direction attr-dict `:` type($input)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "named_computation",
+            operands: &["operands*"],
+            results: &["results*"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "in_shardings",
+                    of: "sharding_per_value",
+                    optional: true,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "name",
+                    of: "string",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "out_shardings",
+                    of: "sharding_per_value",
+                    optional: true,
+                },
+            ],
+            attribute_names: &["in_shardings", "name", "out_shardings"],
+            regions: &["body"],
+            terminator: false,
+            format: "`<`$name`>` `` `(` $operands `)` (`in_shardings````=```custom<StrippedTensorShardingPerValueAttr>($in_shardings)^)? (`out_shardings````=```custom<StrippedTensorShardingPerValueAttr>($out_shardings)^)? custom<SingleBlockRegionNoBlockId>($body) attr-dict `:` functional-type($operands, results)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "all_gather",
+            operands: &["tensor"],
+            results: &["result"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "gathering_axes",
+                    of: "list_of_axis_ref_lists",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "out_sharding",
+                    of: "sharding",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["gathering_axes", "out_sharding"],
+            regions: &[],
+            terminator: false,
+            format: "$gathering_axes $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "all_slice",
+            operands: &["tensor"],
+            results: &["result"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "out_sharding",
+                    of: "sharding",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "slicing_axes",
+                    of: "list_of_axis_ref_lists",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["out_sharding", "slicing_axes"],
+            regions: &[],
+            terminator: false,
+            format: "$slicing_axes $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "all_to_all",
+            operands: &["tensor"],
+            results: &["result"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "out_sharding",
+                    of: "sharding",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "params",
+                    of: "all_to_all_param_list",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["out_sharding", "params"],
+            regions: &[],
+            terminator: false,
+            format: "$params $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "collective_permute",
+            operands: &["tensor"],
+            results: &["result"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "out_sharding",
+                    of: "sharding",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["out_sharding"],
+            regions: &[],
+            terminator: false,
+            format: "$tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "all_reduce",
+            operands: &["tensor"],
+            results: &["result"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "out_sharding",
+                    of: "sharding",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "reduction_axes",
+                    of: "axis_ref_list",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "reduction_op",
+                    of: "reduction_op",
+                    optional: true,
+                },
+            ],
+            attribute_names: &["out_sharding", "reduction_axes", "reduction_op"],
+            regions: &[],
+            terminator: false,
+            format: "($reduction_op^)? $reduction_axes $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "reduce_scatter",
+            operands: &["tensor"],
+            results: &["result"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "out_sharding",
+                    of: "sharding",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "reduce_scatter_axes",
+                    of: "list_of_axis_ref_lists",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "reduction_op",
+                    of: "reduction_op",
+                    optional: true,
+                },
+            ],
+            attribute_names: &["out_sharding", "reduce_scatter_axes", "reduction_op"],
+            regions: &[],
+            terminator: false,
+            format: "($reduction_op^)? $reduce_scatter_axes $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "sharded_to_unreduced",
+            operands: &["tensor"],
+            results: &["result"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "axes",
+                    of: "list_of_axis_ref_lists",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "out_sharding",
+                    of: "sharding",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["axes", "out_sharding"],
+            regions: &[],
+            terminator: false,
+            format: "$axes $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "replicated_to_unreduced",
+            operands: &["tensor"],
+            results: &["result"],
+            attributes: &[
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "axes",
+                    of: "axis_ref_list",
+                    optional: false,
+                },
+                ::vhlo_core::dialect::codec::CodecOpAttr {
+                    name: "out_sharding",
+                    of: "sharding",
+                    optional: false,
+                },
+            ],
+            attribute_names: &["axes", "out_sharding"],
+            regions: &[],
+            terminator: false,
+            format: "$axes $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+        },
+        ::vhlo_core::dialect::codec::CodecOp {
+            name: "func_data_flow_edge",
+            operands: &["operand"],
+            results: &["result"],
+            attributes: &[],
+            attribute_names: &[],
+            regions: &[],
+            terminator: false,
+            format: "$operand attr-dict `:` type($result)",
+        },
+    ],
+};
+/// Every dialect the codec engine reads and writes besides VHLO (`spec/dialects/`).
+pub const CODEC_DIALECTS: &[&::vhlo_core::dialect::codec::CodecDialect] = &[
+    &SDY_DIALECT,
+];

@@ -4,6 +4,7 @@
 //! expanded in vhlo-core itself (which declares `extern crate self as vhlo_core`) or in any crate
 //! that depends on it (the fixture tests).
 
+mod codec;
 mod convert;
 mod kinds;
 mod ops;
@@ -27,6 +28,7 @@ pub fn emit(spec: &Spec, options: &EmitOptions) -> TokenStream {
     let kinds = kinds::emit(spec);
     let ops = ops::emit(spec);
     let convert = convert::emit(spec);
+    let codec = codec::emit(spec);
     let tracking = if options.track_files {
         let files = spec.files.iter().map(|p| p.to_string_lossy().into_owned());
         quote! { #( const _: &[u8] = include_bytes!(#files); )* }
@@ -39,6 +41,7 @@ pub fn emit(spec: &Spec, options: &EmitOptions) -> TokenStream {
         #kinds
         #ops
         #convert
+        #codec
     }
 }
 

@@ -21,6 +21,7 @@
 //!   mnemonic and the full text as its one `Str` parameter (builtin float/int keywords are
 //!   recognized and become builtin types).
 
+mod codec;
 mod encoding;
 mod reader;
 mod use_lists;

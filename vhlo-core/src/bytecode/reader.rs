@@ -16,6 +16,7 @@ use crate::ir::{
     NamedAttr, OpId, OperationState, Param, Region, Signedness, Symbol, Type, TypeData, Value,
 };
 use crate::vhlo::{VhloEnum, VhloOp, VhloType};
+use crate::dialect::codec::codec_dialect;
 
 /// The sorted inherent attribute names of a VHLO op (its properties entry), from the spec.
 fn vhlo_op_attr_names(mnemonic: &str) -> Option<&'static [&'static str]> {
@@ -626,6 +627,11 @@ impl<'a> Reader<'a> {
         match dname.as_str() {
             "builtin" => self.decode_builtin_attr(c),
             "vhlo" => self.decode_vhlo_attr(dsym, c),
+            // Dialects described by spec/dialects/ (Shardy): the table-driven engine.
+            _ if codec_dialect(&dname).is_some() => match codec_dialect(&dname) {
+                Some(d) => super::codec::read_attr(d, dsym, self, c),
+                None => Err(c.err("unreachable")),
+            },
             _ => Err(c.err(format!(
                 "custom attribute encoding of dialect '{dname}' is not supported"
             ))),
@@ -1678,8 +1684,13 @@ impl<'a> Reader<'a> {
             return Err(c.err_at(at, format!("op name index {name_idx} out of range")));
         };
         let is_module = entry.dialect == "builtin" && entry.short == "module";
+        let codec_op = codec_dialect(&entry.dialect).and_then(|d| d.op(&entry.short));
+        let optional: Vec<bool> = match codec_op {
+            Some(op) => op.attributes.iter().map(|a| a.optional).collect(),
+            None => Vec::new(),
+        };
         let names = match entry.inherent.clone() {
-            Some(names) if entry.dialect == "vhlo" || is_module => names,
+            Some(names) if entry.dialect == "vhlo" || is_module || codec_op.is_some() => names,
             _ => {
                 return Err(p.err(format!(
                     "properties of op {}.{} are not supported",
@@ -1687,7 +1698,8 @@ impl<'a> Reader<'a> {
                 )))
             }
         };
-        let props = self.decode_properties(&mut p, &names, is_module)?;
+        let optional = |i: usize| is_module || optional.get(i).copied().unwrap_or(false);
+        let props = self.decode_properties(&mut p, &names, &optional)?;
         if !p.is_empty() {
             let e = self.op_names.get(name_idx);
             let (d, s) = e.map_or(("", ""), |e| (e.dialect.as_str(), e.short.as_str()));
@@ -1709,11 +1721,11 @@ impl<'a> Reader<'a> {
         &mut self,
         p: &mut Cursor<'_>,
         names: &[Symbol],
-        optional: bool,
+        optional: &dyn Fn(usize) -> bool,
     ) -> Result<Vec<NamedAttr>> {
         let mut out = Vec::with_capacity(names.len());
-        for &name in names {
-            if optional {
+        for (i, &name) in names.iter().enumerate() {
+            if optional(i) {
                 let (idx, present) = p.varint_with_flag()?;
                 if present {
                     let idx =
@@ -1736,12 +1748,27 @@ struct RegionCtx {
     blocks: Vec<Block>,
 }
 
+impl super::codec::CodecSource for Reader<'_> {
+    fn string(&mut self, c: &mut Cursor<'_>) -> Result<Symbol> {
+        self.read_string_ref(c)
+    }
+    fn attr(&mut self, c: &mut Cursor<'_>) -> Result<Attribute> {
+        self.read_attr(c)
+    }
+    fn attr_at(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Attribute> {
+        Reader::attr(self, c, idx)
+    }
+    fn module(&mut self) -> &mut Module {
+        &mut self.module
+    }
+}
+
 /// The inherent attribute names of an op, for splitting a pre-properties attribute dictionary.
 pub(crate) fn inherent_names(dialect: &str, short: &str) -> Option<&'static [&'static str]> {
     match (dialect, short) {
         ("vhlo", s) => vhlo_op_attr_names(s),
         ("builtin", "module") => Some(&["sym_name", "sym_visibility"]),
-        _ => None,
+        (d, s) => codec_dialect(d).and_then(|d| d.op(s)).map(|o| o.attribute_names),
     }
 }
 

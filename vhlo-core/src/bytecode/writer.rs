@@ -14,6 +14,7 @@ use crate::ir::{
     AttrData, Attribute, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
     Region, Signedness, Symbol, Type, TypeData, Value,
 };
+use crate::dialect::codec::codec_dialect;
 use crate::vhlo::{VhloEnum, VhloType};
 
 /// Nesting limit for attributes/types and for regions, only to bound the stack; deeper than what
@@ -366,6 +367,12 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
     let data = m.attr_data(a).clone();
     match data {
         AttrData::Dialect(d) => {
+            if let Some(cd) = codec_dialect(m.str(d.dialect)) {
+                let mnemonic = m.str(d.mnemonic).to_string();
+                super::codec::write_attr(cd, m, &mnemonic, &d.params, &mut CodecWriter(w))
+                    .map_err(WriteError)?;
+                return Ok(true);
+            }
             if m.str(d.dialect) != "vhlo" {
                 return Ok(false);
             }
@@ -1027,8 +1034,8 @@ struct Writer<'o> {
 struct OpInfo {
     names: &'static [&'static str],
     symbols: Box<[Symbol]>,
-    /// builtin.module's attributes are optional; VHLO's are all required.
-    optional: bool,
+    /// Per name: stored with a presence flag (builtin.module's all are; VHLO's none).
+    optional: Box<[bool]>,
 }
 
 /// How an op's attributes are stored at a given version.
@@ -1055,7 +1062,18 @@ impl Writer<'_> {
                 // Ops without inherent attributes have no properties storage at all.
                 let names = inherent_names(dialect, short).filter(|n| !n.is_empty())?;
                 let symbols = names.iter().map(|n| m.sym(n)).collect();
-                Some(OpInfo { names, symbols, optional: dialect == "builtin" })
+                // builtin.module's attributes are all optional; VHLO's all required; a codec
+                // dialect's op says per attribute.
+                let codec_op = codec_dialect(dialect).and_then(|d| d.op(short));
+                let optional = names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, _)| match codec_op {
+                        Some(op) => op.attributes.get(i).is_some_and(|a| a.optional),
+                        None => dialect == "builtin",
+                    })
+                    .collect();
+                Some(OpInfo { names, symbols, optional })
             })
         };
         let slot = info.map(|i| {
@@ -1089,15 +1107,17 @@ impl Writer<'_> {
                     list.iter().find(|a| a.name == name).map(|a| a.value)
                 };
                 let mut entry = Vec::with_capacity(info.names.len());
-                for (&name, &sym) in info.names.iter().zip(info.symbols.iter()) {
+                for ((&name, &sym), &optional) in
+                    info.names.iter().zip(info.symbols.iter()).zip(info.optional.iter())
+                {
                     let value = find(props, sym).or_else(|| find(attrs, sym));
-                    if value.is_none() && !info.optional {
+                    if value.is_none() && !optional {
                         return err(format!(
                             "{} is missing its '{name}' attribute",
                             m.op_name_str(op)
                         ));
                     }
-                    entry.push((name, value, info.optional));
+                    entry.push((name, value, optional));
                 }
                 let discardable = attrs
                     .iter()
@@ -1251,13 +1271,14 @@ impl Writer<'_> {
         for (dialect, run) in dialect_runs(&self.n.op_names, |e| e.dialect) {
             e.varint(dialect as u64);
             e.varint(run.len() as u64);
-            let registered = matches!(
-                self.n.dialects.get(dialect).map(String::as_str),
-                Some("vhlo" | "builtin")
-            );
+            let dialect_name = self.n.dialects.get(dialect).map(String::as_str);
+            let codec = dialect_name.and_then(codec_dialect);
             for entry in run {
                 let full = m.str(entry.item);
                 let short = full.split_once('.').map(|(_, s)| s).unwrap_or(full);
+                // Ops of a dialect we describe are registered, as in JAX's context.
+                let registered = matches!(dialect_name, Some("vhlo" | "builtin"))
+                    || codec.is_some_and(|d| d.op(short).is_some());
                 let idx = self.strings.insert(short);
                 if self.version < version::NATIVE_PROPERTIES_ENCODING {
                     e.varint(idx);
@@ -1551,6 +1572,34 @@ impl Writer<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The codec engine's view of a [`DialectWriter`].
+struct CodecWriter<'w>(&'w mut dyn DialectWriter);
+
+impl super::codec::CodecSink for CodecWriter<'_> {
+    fn varint(&mut self, v: u64) {
+        self.0.varint(v);
+    }
+    fn signed_varint(&mut self, v: i64) {
+        self.0.signed_varint(v);
+    }
+    fn byte(&mut self, b: u8) {
+        self.0.byte(b);
+    }
+    fn string(&mut self, m: &Module, s: Symbol) {
+        self.0.string(m.bytes(s));
+    }
+    fn attr(&mut self, m: &mut Module, a: Attribute) -> std::result::Result<(), String> {
+        self.0.attr(m, a).map_err(|e| e.0)
+    }
+    fn opt_attr(
+        &mut self,
+        m: &mut Module,
+        a: Option<Attribute>,
+    ) -> std::result::Result<(), String> {
+        self.0.opt_attr(m, a).map_err(|e| e.0)
     }
 }
 

@@ -475,7 +475,15 @@ fn insert_mixed_casts(m: &mut Module) {
                     let Some((block, at)) = cast_position(m, *v) else {
                         continue;
                     };
-                    let mut st = crate::ir::OperationState::new(cast_name, m.unknown_loc());
+                    // Where upstream's conversion puts it: a cast to VHLO at the VHLO op that
+                    // needs it; a cast back at the value's definition (its op, or the block
+                    // argument's own location).
+                    let loc = match (vhlo_value, m.value_def(*v)) {
+                        (false, _) => m.op_location(op),
+                        (true, crate::ir::ValueDef::Result { op: def, .. }) => m.op_location(def),
+                        (true, crate::ir::ValueDef::Argument { .. }) => m.value_location(*v),
+                    };
+                    let mut st = crate::ir::OperationState::new(cast_name, loc);
                     st.operands = vec![*v];
                     st.result_types = vec![target];
                     let cast = m.create_op(st);
@@ -944,10 +952,27 @@ pub fn artifact_use_list_orders(
         .iter()
         .filter(|s| s.from.is_legal_in(producer))
         .collect();
-    if steps.is_empty() {
+    // Mixed programs: upstream's conversion builds each VHLO op on the unconverted operands and
+    // then swaps in the cast to VHLO one use at a time, which leaves the cast result's use list
+    // in program order (oldest use first) instead of newest first.
+    let mut in_program_order = crate::ir::FastSet::default();
+    let mut cast_ops = crate::ir::FastSet::default();
+    if let Some(cast) = m.lookup_sym("builtin.unrealized_conversion_cast") {
+        m.walk(|op| {
+            if m.op_name(op) == cast {
+                cast_ops.insert(op);
+                for r in m.results(op) {
+                    if is_vhlo_type(m, m.value_type(r)) {
+                        in_program_order.insert(r);
+                    }
+                }
+            }
+        });
+    }
+    if steps.is_empty() && cast_ops.is_empty() {
         return BTreeMap::new();
     }
-    let mut touched = crate::ir::FastSet::default();
+    let mut touched = in_program_order.clone();
     for s in &steps {
         touched.extend(m.operands(s.op).iter().copied());
         touched.extend(m.results(s.op));
@@ -969,7 +994,10 @@ pub fn artifact_use_list_orders(
     while start < uses.len() {
         let v = uses[start].0;
         let end = start + uses[start..].iter().take_while(|u| u.0 == v).count();
-        uses[start..end].reverse();
+        if !in_program_order.contains(&v) {
+            uses[start..end].reverse();
+        }
+
         groups.insert(v, start..end);
         start = end;
     }

@@ -17,6 +17,7 @@ mod parse_types;
 mod parser;
 mod pretty;
 mod printer;
+mod sdy;
 mod shlo_pretty;
 mod sparse;
 

@@ -916,6 +916,18 @@ impl<'a> Parser<'a> {
         if let Some(&l) = self.loc_aliases_get(id) {
             return Ok(self.m.attr(AttrData::Location(l)));
         }
+        // `#sdy<manual_axes{"a"}>`: an attribute of a spec'd dialect whose body is not pretty.
+        if let Some(cd) = crate::dialect::codec::codec_dialect(id).filter(|_| next_is_angle) {
+            let save = self.c.pos;
+            self.c.pos = self.c.pos.saturating_add(1);
+            let mpos = self.c.pos;
+            if let Some(mnemonic) = self.c.bare_ident().filter(|m| cd.attr(m).is_some()) {
+                let a = self.parse_codec_attr(cd, mnemonic, mpos)?;
+                self.c.expect(b'>', "to close a dialect attribute")?;
+                return Ok(a);
+            }
+            self.c.pos = save;
+        }
         if next_is_angle && matches!(id, "stablehlo" | "vhlo") {
             // `#stablehlo<comparison_direction EQ>`
             self.c.pos = self.c.pos.saturating_add(1);
@@ -987,6 +999,9 @@ impl<'a> Parser<'a> {
         mnemonic: &str,
         pos: usize,
     ) -> PResult<Attribute> {
+        if let Some(cd) = crate::dialect::codec::codec_dialect(dialect) {
+            return self.parse_codec_attr(cd, mnemonic, pos);
+        }
         if !matches!(dialect, "stablehlo" | "vhlo") {
             let body = if self.c.bytes.get(self.c.pos) == Some(&b'<') {
                 self.c.balanced()?

@@ -128,6 +128,9 @@ impl<'a> Parser<'a> {
                 self.finish_op(st, &uses, &[t, t])
             }
             _ => {
+                if let Some(op) = self.parse_sdy_op(name, pos)? {
+                    return Ok(op);
+                }
                 if let Some(op) = self.parse_stablehlo_pretty(name, pos, named_results)? {
                     return Ok(op);
                 }
@@ -506,6 +509,7 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "func.call" => print_call_op(p, op),
+        n if n.starts_with("sdy.") => super::sdy::print_sdy_op(p, op),
         "vhlo.func_v1" => print_vhlo_func(p, op),
         "scf.for" => print_scf_for(p, op),
         "scf.yield" => {

@@ -1600,6 +1600,10 @@ impl<'m> Printer<'m> {
         let dialect = m.str(d.dialect);
         let mnemonic = m.str(d.mnemonic);
         let p = &d.params[..];
+        if let Some(cd) = crate::dialect::codec::codec_dialect(dialect) {
+            self.print_codec_attr(cd, d);
+            return;
+        }
         if let Some(spec) = dialects::find_enum(dialect, mnemonic) {
             let case = match p {
                 [Param::Int(v)] => spec.cases.iter().find(|c| c.1 == *v).map(|c| c.0),

@@ -1,0 +1,551 @@
+//! A dialect that rides along in portable artifacts without being versioned by VHLO (Shardy, `sdy`):
+//! its attributes, their bytecode encodings and its ops, from `spec/dialects/<dialect>.yaml`.
+//!
+//! Same steps as the VHLO spec: [`load`] (YAML -> raw structs with spans), [`lower`] (raw ->
+//! [`CodecDialect`], resolving names to indices) with the checks done while resolving, every error
+//! at `file:line:col`. `emit::codec` turns the model into the static tables that
+//! `vhlo_core::dialect::codec` describes and `vhlo_core::bytecode::codec` interprets.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::diag::Diagnostics;
+use crate::load::{pos, SStr};
+
+/// `spec/dialects/<dialect>.yaml`
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCodecDialect {
+    pub dialect: SStr,
+    #[serde(default)]
+    pub enums: Vec<RawEnum>,
+    pub attributes: Vec<RawAttr>,
+    pub encodings: Vec<RawEncoding>,
+    #[serde(default)]
+    pub ops: Vec<RawOp>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawEnum {
+    pub name: SStr,
+    pub cases: Vec<RawCase>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCase {
+    pub name: SStr,
+    pub value: Spanned<i64>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawAttr {
+    pub name: SStr,
+    #[serde(default)]
+    pub syntax: Option<String>,
+    pub params: Vec<RawParam>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawParam {
+    pub name: SStr,
+    pub kind: SStr,
+    #[serde(default)]
+    pub of: Option<SStr>,
+    #[serde(default, rename = "enum")]
+    pub enum_: Option<SStr>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawEncoding {
+    pub code: Spanned<u64>,
+    pub attr: SStr,
+    pub fields: Vec<SStr>,
+    #[serde(default)]
+    pub defaults: BTreeMap<String, SStr>,
+    #[serde(default)]
+    pub when: Vec<RawCondition>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCondition {
+    pub param: SStr,
+    #[serde(default)]
+    pub is: Option<SStr>,
+    #[serde(default)]
+    pub equals: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub differs: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub every: Option<Box<RawCondition>>,
+    #[serde(default)]
+    pub some: Option<Box<RawCondition>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawOp {
+    pub name: SStr,
+    #[serde(default)]
+    pub operands: Vec<SStr>,
+    #[serde(default)]
+    pub results: Vec<SStr>,
+    #[serde(default)]
+    pub attributes: Vec<RawOpAttr>,
+    #[serde(default)]
+    pub regions: Vec<SStr>,
+    #[serde(default)]
+    pub terminator: bool,
+    pub format: SStr,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawOpAttr {
+    pub name: SStr,
+    pub of: SStr,
+    #[serde(default)]
+    pub optional: bool,
+}
+
+/// Parameter kinds: the in-memory form and the wire form at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    String,
+    SVarInt,
+    Bool,
+    OptVarInt,
+    Attr,
+    OptAttr,
+    Attrs,
+    SVarInts,
+}
+
+impl Kind {
+    const ALL: [(&'static str, Kind); 8] = [
+        ("string", Kind::String),
+        ("svarint", Kind::SVarInt),
+        ("bool", Kind::Bool),
+        ("opt_varint", Kind::OptVarInt),
+        ("attr", Kind::Attr),
+        ("opt_attr", Kind::OptAttr),
+        ("attrs", Kind::Attrs),
+        ("svarints", Kind::SVarInts),
+    ];
+    /// The runtime enum's variant name.
+    pub fn variant(self) -> &'static str {
+        match self {
+            Kind::String => "String",
+            Kind::SVarInt => "SVarInt",
+            Kind::Bool => "Bool",
+            Kind::OptVarInt => "OptVarInt",
+            Kind::Attr => "Attr",
+            Kind::OptAttr => "OptAttr",
+            Kind::Attrs => "Attrs",
+            Kind::SVarInts => "SVarInts",
+        }
+    }
+}
+
+/// What an attribute-valued parameter holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Of {
+    Any,
+    String,
+    MeshOrRef,
+    /// An attribute of this dialect (index into `attrs`).
+    Attr(usize),
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub kind: Kind,
+    pub of: Of,
+    /// Index into `enums`.
+    pub enum_: Option<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Attr {
+    pub name: String,
+    pub syntax: Option<String>,
+    pub params: Vec<Param>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Enum {
+    pub name: String,
+    pub cases: Vec<(String, i64)>,
+}
+
+/// The value a parameter left out of an encoding takes when read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DefaultValue {
+    Empty,
+    Int(i64),
+}
+
+#[derive(Clone, Debug)]
+pub enum Condition {
+    Empty { param: usize, empty: bool },
+    Equals { param: usize, value: i64, equal: bool },
+    /// `every` (true) or `some` (false) element attribute of `param` satisfies `inner`.
+    Elements { param: usize, every: bool, inner: Box<Condition> },
+}
+
+#[derive(Clone, Debug)]
+pub struct Encoding {
+    pub code: u64,
+    pub attr: usize,
+    pub fields: Vec<usize>,
+    pub defaults: Vec<(usize, DefaultValue)>,
+    pub when: Vec<Condition>,
+}
+
+#[derive(Clone, Debug)]
+pub struct OpAttr {
+    pub name: String,
+    pub of: String,
+    pub optional: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Op {
+    pub name: String,
+    pub operands: Vec<String>,
+    pub results: Vec<String>,
+    /// Inherent attributes in property order (sorted by name).
+    pub attributes: Vec<OpAttr>,
+    pub regions: Vec<String>,
+    pub terminator: bool,
+    pub format: String,
+}
+
+/// The checked model of one codec dialect.
+#[derive(Clone, Debug)]
+pub struct CodecDialect {
+    pub name: String,
+    pub enums: Vec<Enum>,
+    pub attrs: Vec<Attr>,
+    /// Sorted by code.
+    pub encodings: Vec<Encoding>,
+    pub ops: Vec<Op>,
+}
+
+/// Builtin kinds an op's inherent attribute may hold besides this dialect's attributes.
+const BUILTIN_OP_ATTRS: &[&str] = &["symbol_name", "string", "i64", "elements"];
+
+/// Lowers and checks one file.
+pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> CodecDialect {
+    let mut enums: Vec<Enum> = Vec::new();
+    for e in &raw.enums {
+        if enums.iter().any(|x| x.name == e.name.value) {
+            diags.error(pos(file, &e.name), format!("duplicate enum '{}'", e.name.value));
+        }
+        enums.push(Enum {
+            name: e.name.value.clone(),
+            cases: e.cases.iter().map(|c| (c.name.value.clone(), c.value.value)).collect(),
+        });
+    }
+    let attr_names: Vec<&str> = raw.attributes.iter().map(|a| a.name.value.as_str()).collect();
+    let mut attrs = Vec::new();
+    for (i, a) in raw.attributes.iter().enumerate() {
+        if attr_names[..i].contains(&a.name.value.as_str()) {
+            diags.error(pos(file, &a.name), format!("duplicate attribute '{}'", a.name.value));
+        }
+        let mut params: Vec<Param> = Vec::new();
+        for p in &a.params {
+            if params.iter().any(|q| q.name == p.name.value) {
+                diags.error(pos(file, &p.name), format!("duplicate parameter '{}'", p.name.value));
+            }
+            let kind = match Kind::ALL.iter().find(|(n, _)| *n == p.kind.value) {
+                Some((_, k)) => *k,
+                None => {
+                    let names: Vec<&str> = Kind::ALL.iter().map(|(n, _)| *n).collect();
+                    diags.error(
+                        pos(file, &p.kind),
+                        format!("unknown parameter kind '{}' (expected one of {})", p.kind.value, names.join(", ")),
+                    );
+                    // Not an attribute kind, so no follow-on error about `of`.
+                    Kind::SVarInt
+                }
+            };
+            let holds_attrs = matches!(kind, Kind::Attr | Kind::OptAttr | Kind::Attrs);
+            let of = match &p.of {
+                None if holds_attrs => {
+                    diags.error(pos(file, &p.name), format!("attribute parameter '{}' needs `of`", p.name.value));
+                    Of::Any
+                }
+                None => Of::Any,
+                Some(o) if !holds_attrs => {
+                    diags.error(pos(file, o), format!("`of` on a parameter of kind '{}'", p.kind.value));
+                    Of::Any
+                }
+                Some(o) => match o.value.as_str() {
+                    "any" => Of::Any,
+                    "string" => Of::String,
+                    "mesh_or_ref" => Of::MeshOrRef,
+                    n => match attr_names.iter().position(|x| *x == n) {
+                        Some(j) => Of::Attr(j),
+                        None => {
+                            diags.error(pos(file, o), format!("unknown attribute '{n}' in `of`"));
+                            Of::Any
+                        }
+                    },
+                },
+            };
+            let enum_ = p.enum_.as_ref().and_then(|e| {
+                let found = enums.iter().position(|x| x.name == e.value);
+                if found.is_none() {
+                    diags.error(pos(file, e), format!("unknown enum '{}'", e.value));
+                }
+                found
+            });
+            params.push(Param { name: p.name.value.clone(), kind, of, enum_ });
+        }
+        attrs.push(Attr { name: a.name.value.clone(), syntax: a.syntax.clone(), params });
+    }
+
+    let mut encodings: Vec<Encoding> = Vec::new();
+    for (i, e) in raw.encodings.iter().enumerate() {
+        if e.code.value != i as u64 {
+            diags.error(
+                pos(file, &e.code),
+                format!("encoding code {} out of order: codes are the list index ({i} here)", e.code.value),
+            );
+        }
+        let Some(attr) = attr_names.iter().position(|x| *x == e.attr.value) else {
+            diags.error(pos(file, &e.attr), format!("unknown attribute '{}'", e.attr.value));
+            continue;
+        };
+        let a = &attrs[attr];
+        let param_of = |name: &SStr, diags: &mut Diagnostics| {
+            let found = a.params.iter().position(|p| p.name == name.value);
+            if found.is_none() {
+                diags.error(pos(file, name), format!("'{}' is not a parameter of '{}'", name.value, a.name));
+            }
+            found
+        };
+        let mut fields = Vec::new();
+        for f in &e.fields {
+            if let Some(p) = param_of(f, diags) {
+                if fields.contains(&p) {
+                    diags.error(pos(file, f), format!("field '{}' listed twice", f.value));
+                }
+                fields.push(p);
+            }
+        }
+        let mut defaults = Vec::new();
+        for (name, value) in &e.defaults {
+            let Some(p) = a.params.iter().position(|q| &q.name == name) else {
+                diags.error(pos(file, value), format!("default for '{name}', not a parameter of '{}'", a.name));
+                continue;
+            };
+            if fields.contains(&p) {
+                diags.error(pos(file, value), format!("default for '{name}', which the encoding carries"));
+            }
+            let kind = a.params[p].kind;
+            let v = match (value.value.as_str(), kind) {
+                ("empty", Kind::Attrs | Kind::SVarInts) => DefaultValue::Empty,
+                (s, Kind::SVarInt) if s.parse::<i64>().is_ok() => DefaultValue::Int(s.parse().unwrap_or(0)),
+                (s, _) => {
+                    diags.error(pos(file, value), format!("default '{s}' does not fit '{name}' ({})", kind.variant()));
+                    continue;
+                }
+            };
+            defaults.push((p, v));
+        }
+        for (p, param) in a.params.iter().enumerate() {
+            let optional = matches!(param.kind, Kind::OptAttr | Kind::OptVarInt);
+            if !fields.contains(&p) && !defaults.iter().any(|(d, _)| *d == p) && !optional {
+                diags.error(
+                    pos(file, &e.attr),
+                    format!("encoding {} leaves out '{}' of '{}' without a default", e.code.value, param.name, a.name),
+                );
+            }
+        }
+        let when = e.when.iter().filter_map(|c| condition(file, &attrs, attr, c, diags)).collect();
+        encodings.push(Encoding { code: e.code.value, attr, fields, defaults, when });
+    }
+    // Every attribute has an encoding, and every encoding but the last of an attribute has a
+    // condition (the writer takes the first that holds).
+    for (i, a) in attrs.iter().enumerate() {
+        let of_attr: Vec<&Encoding> = encodings.iter().filter(|e| e.attr == i).collect();
+        if of_attr.is_empty() {
+            if let Some(r) = raw.attributes.get(i) {
+                diags.error(pos(file, &r.name), format!("attribute '{}' has no encoding", a.name));
+            }
+        }
+        // Judged on the file (a condition that failed to lower has been reported already).
+        let unconditional = raw
+            .encodings
+            .iter()
+            .any(|e| e.attr.value == a.name && e.when.is_empty());
+        if of_attr.len() > 1 && unconditional {
+            if let Some(r) = raw.attributes.get(i) {
+                diags.error(
+                    pos(file, &r.name),
+                    format!("attribute '{}' has several encodings, so each needs a `when`", a.name),
+                );
+            }
+        }
+    }
+
+    let mut ops: Vec<Op> = Vec::new();
+    for o in &raw.ops {
+        if ops.iter().any(|x| x.name == o.name.value) {
+            diags.error(pos(file, &o.name), format!("duplicate op '{}'", o.name.value));
+        }
+        let mut attributes: Vec<OpAttr> = Vec::new();
+        for a in &o.attributes {
+            let known = BUILTIN_OP_ATTRS.contains(&a.of.value.as_str())
+                || attr_names.contains(&a.of.value.as_str())
+                || enums.iter().any(|e| e.name == a.of.value);
+            if !known {
+                diags.error(pos(file, &a.of), format!("unknown attribute kind '{}'", a.of.value));
+            }
+            if attributes.iter().any(|x| x.name == a.name.value) {
+                diags.error(pos(file, &a.name), format!("duplicate attribute '{}'", a.name.value));
+            }
+            attributes.push(OpAttr { name: a.name.value.clone(), of: a.of.value.clone(), optional: a.optional });
+        }
+        attributes.sort_by(|a, b| a.name.cmp(&b.name));
+        ops.push(Op {
+            name: o.name.value.clone(),
+            operands: o.operands.iter().map(|s| s.value.clone()).collect(),
+            results: o.results.iter().map(|s| s.value.clone()).collect(),
+            attributes,
+            regions: o.regions.iter().map(|s| s.value.clone()).collect(),
+            terminator: o.terminator,
+            format: o.format.value.clone(),
+        });
+    }
+    CodecDialect { name: raw.dialect.value.clone(), enums, attrs, encodings, ops }
+}
+
+fn condition(
+    file: &str,
+    attrs: &[Attr],
+    attr: usize,
+    c: &RawCondition,
+    diags: &mut Diagnostics,
+) -> Option<Condition> {
+    let a = attrs.get(attr)?;
+    let Some(param) = a.params.iter().position(|p| p.name == c.param.value) else {
+        diags.error(pos(file, &c.param), format!("'{}' is not a parameter of '{}'", c.param.value, a.name));
+        return None;
+    };
+    let p = &a.params[param];
+    let forms = [c.is.is_some(), c.equals.is_some(), c.differs.is_some(), c.every.is_some(), c.some.is_some()];
+    if forms.iter().filter(|x| **x).count() != 1 {
+        diags.error(
+            pos(file, &c.param),
+            "a condition takes exactly one of `is`, `equals`, `differs`, `every`, `some`",
+        );
+        return None;
+    }
+    let bad_kind = |diags: &mut Diagnostics, what: &str| {
+        diags.error(pos(file, &c.param), format!("`{what}` does not apply to '{}' ({})", p.name, p.kind.variant()));
+        None
+    };
+    if let Some(is) = &c.is {
+        if !matches!(p.kind, Kind::Attrs | Kind::SVarInts) {
+            return bad_kind(diags, "is");
+        }
+        return match is.value.as_str() {
+            "empty" => Some(Condition::Empty { param, empty: true }),
+            "nonempty" => Some(Condition::Empty { param, empty: false }),
+            other => {
+                diags.error(pos(file, is), format!("`is: {other}`: expected empty or nonempty"));
+                None
+            }
+        };
+    }
+    if let Some(v) = c.equals.as_ref().or(c.differs.as_ref()) {
+        if p.kind != Kind::SVarInt {
+            return bad_kind(diags, "equals/differs");
+        }
+        return Some(Condition::Equals { param, value: v.value, equal: c.equals.is_some() });
+    }
+    let (inner, every) = match (&c.every, &c.some) {
+        (Some(i), _) => (i, true),
+        (_, Some(i)) => (i, false),
+        _ => return None,
+    };
+    let (Kind::Attrs, Of::Attr(elem)) = (p.kind, &p.of) else {
+        return bad_kind(diags, "every/some");
+    };
+    let inner = condition(file, attrs, *elem, inner, diags)?;
+    Some(Condition::Elements { param, every, inner: Box::new(inner) })
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(yaml: &str) -> Vec<String> {
+        let raw: RawCodecDialect = serde_saphyr::from_str(yaml).expect("valid YAML");
+        let mut diags = Diagnostics::default();
+        lower("spec/dialects/x.yaml", &raw, &mut diags);
+        match diags.finish() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.0.iter().map(|d| d.to_string()).collect(),
+        }
+    }
+
+    /// The repository's own file lowers without errors.
+    #[test]
+    fn the_sdy_spec_is_clean() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/dialects/sdy.yaml");
+        let text = std::fs::read_to_string(path).expect("spec/dialects/sdy.yaml");
+        assert_eq!(errors(&text), Vec::<String>::new());
+    }
+
+    /// A typo anywhere is an error at its line and column; all are reported together.
+    #[test]
+    fn typos_are_spec_errors_with_positions() {
+        let yaml = "\
+dialect: x
+attributes:
+  - name: a
+    params:
+      - {name: n, kind: svarnt}
+      - {name: l, kind: attrs, of: nope}
+  - name: b
+    params:
+      - {name: u, kind: attrs, of: a}
+      - {name: r, kind: svarint}
+encodings:
+  - {code: 0, attr: a, fields: [n, l]}
+  - {code: 2, attr: b, fields: [u], when: [{param: u, is: empty}]}
+  - code: 2
+    attr: b
+    fields: [u, r]
+    when: [{param: r, is: empty}]
+ops:
+  - {name: o, attributes: [{name: k, of: c}], format: \"\"}
+";
+        let errs = errors(yaml);
+        let want = [
+            "spec/dialects/x.yaml:5:25: error: unknown parameter kind 'svarnt'",
+            "spec/dialects/x.yaml:6:36: error: unknown attribute 'nope' in `of`",
+            "spec/dialects/x.yaml:13:12: error: encoding code 2 out of order",
+            "spec/dialects/x.yaml:13:21: error: encoding 2 leaves out 'r' of 'b' without a default",
+            "spec/dialects/x.yaml:17:20: error: `is` does not apply to 'r'",
+            "spec/dialects/x.yaml:19:42: error: unknown attribute kind 'c'",
+        ];
+        assert_eq!(errs.len(), want.len(), "{errs:#?}");
+        for w in want {
+            assert!(errs.iter().any(|e| e.starts_with(w)), "missing {w:?} in {errs:#?}");
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! Emission of the codec dialects (`spec/dialects/*.yaml`) as static tables of
+//! `::vhlo_core::dialect::codec` types.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::codec_dialect::{CodecDialect, Condition, DefaultValue, Of};
+use crate::model::Spec;
+
+pub(crate) fn emit(spec: &Spec) -> TokenStream {
+    let consts = spec.codec_dialects.iter().map(emit_dialect);
+    let names = spec
+        .codec_dialects
+        .iter()
+        .map(|d| format_ident!("{}_DIALECT", d.name.to_ascii_uppercase()));
+    quote! {
+        #(#consts)*
+        /// Every dialect the codec engine reads and writes besides VHLO (`spec/dialects/`).
+        pub const CODEC_DIALECTS: &[&::vhlo_core::dialect::codec::CodecDialect] = &[ #(&#names),* ];
+    }
+}
+
+fn condition(c: &Condition) -> TokenStream {
+    match c {
+        Condition::Empty { param, empty } => {
+            quote! { ::vhlo_core::dialect::codec::CodecCondition::Empty { param: #param, empty: #empty } }
+        }
+        Condition::Equals { param, value, equal } => {
+            quote! { ::vhlo_core::dialect::codec::CodecCondition::Equals { param: #param, value: #value, equal: #equal } }
+        }
+        Condition::Elements { param, every, inner } => {
+            let inner = condition(inner);
+            quote! { ::vhlo_core::dialect::codec::CodecCondition::Elements { param: #param, every: #every, inner: &#inner } }
+        }
+    }
+}
+
+fn emit_dialect(d: &CodecDialect) -> TokenStream {
+    let ident = format_ident!("{}_DIALECT", d.name.to_ascii_uppercase());
+    let name = &d.name;
+    let doc = format!(" The `{name}` dialect's attributes, encodings and ops (`spec/dialects/{name}.yaml`).");
+    let enums = d.enums.iter().map(|e| {
+        let n = &e.name;
+        let cases = e.cases.iter().map(|(c, v)| quote! { (#c, #v) });
+        quote! { ::vhlo_core::dialect::codec::CodecEnum { name: #n, cases: &[ #(#cases),* ] } }
+    });
+    let attrs = d.attrs.iter().map(|a| {
+        let m = &a.name;
+        let params = a.params.iter().map(|p| {
+            let n = &p.name;
+            let kind = format_ident!("{}", p.kind.variant());
+            let of = match p.of {
+                Of::Any => quote! { ::vhlo_core::dialect::codec::CodecOf::Any },
+                Of::String => quote! { ::vhlo_core::dialect::codec::CodecOf::String },
+                Of::MeshOrRef => quote! { ::vhlo_core::dialect::codec::CodecOf::MeshOrRef },
+                Of::Attr(i) => quote! { ::vhlo_core::dialect::codec::CodecOf::Attr(#i) },
+            };
+            let en = match p.enum_ {
+                Some(i) => quote! { Some(#i) },
+                None => quote! { None },
+            };
+            quote! { ::vhlo_core::dialect::codec::CodecParam { name: #n, kind: ::vhlo_core::dialect::codec::CodecKind::#kind, of: #of, enum_: #en } }
+        });
+        quote! { ::vhlo_core::dialect::codec::CodecAttr { mnemonic: #m, params: &[ #(#params),* ] } }
+    });
+    let encodings = d.encodings.iter().map(|e| {
+        let (code, attr) = (e.code, e.attr);
+        let fields = &e.fields;
+        let defaults = e.defaults.iter().map(|(p, v)| {
+            let v = match v {
+                DefaultValue::Empty => quote! { ::vhlo_core::dialect::codec::CodecDefault::Empty },
+                DefaultValue::Int(i) => quote! { ::vhlo_core::dialect::codec::CodecDefault::Int(#i) },
+            };
+            quote! { (#p, #v) }
+        });
+        let when = e.when.iter().map(condition);
+        quote! {
+            ::vhlo_core::dialect::codec::CodecEncoding {
+                code: #code, attr: #attr, fields: &[ #(#fields),* ],
+                defaults: &[ #(#defaults),* ], when: &[ #(#when),* ],
+            }
+        }
+    });
+    let ops = d.ops.iter().map(|o| {
+        let n = &o.name;
+        let operands = &o.operands;
+        let results = &o.results;
+        let regions = &o.regions;
+        let terminator = o.terminator;
+        let format = &o.format;
+        let names = o.attributes.iter().map(|a| &a.name);
+        let attributes = o.attributes.iter().map(|a| {
+            let (an, of, opt) = (&a.name, &a.of, a.optional);
+            quote! { ::vhlo_core::dialect::codec::CodecOpAttr { name: #an, of: #of, optional: #opt } }
+        });
+        quote! {
+            ::vhlo_core::dialect::codec::CodecOp {
+                name: #n, operands: &[ #(#operands),* ], results: &[ #(#results),* ],
+                attributes: &[ #(#attributes),* ], attribute_names: &[ #(#names),* ],
+                regions: &[ #(#regions),* ], terminator: #terminator, format: #format,
+            }
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        pub const #ident: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::dialect::codec::CodecDialect {
+            name: #name,
+            enums: &[ #(#enums),* ],
+            attrs: &[ #(#attrs),* ],
+            encodings: &[ #(#encodings),* ],
+            ops: &[ #(#ops),* ],
+        };
+    }
+}

@@ -1,0 +1,230 @@
+//! The tables that describe a dialect carried alongside VHLO (Shardy): its attributes, their
+//! bytecode encodings and its ops. Generated from `spec/dialects/*.yaml` into `crate::vhlo`
+//! (for example `crate::vhlo::SDY_DIALECT`); read by `bytecode::codec` (the bytecode engine),
+//! `text::sdy` (the text syntax) and the properties code of the bytecode reader and writer.
+
+use crate::ir::{AttrData, Attribute, Module, Param};
+
+/// What a parameter holds, in memory and on the wire.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CodecKind {
+    /// `Param::Str`; a string-table index.
+    String,
+    /// `Param::Int`; a zigzag varint.
+    SVarInt,
+    /// `Param::Bool`; one byte, 0 or 1.
+    Bool,
+    /// `Param::UInt` or `Param::Absent`; a varint with a presence flag.
+    OptVarInt,
+    /// `Param::Attr`; an attribute index.
+    Attr,
+    /// `Param::Attr` or `Param::Absent`; an attribute index with a presence flag.
+    OptAttr,
+    /// `Param::Attrs`; a count and attribute indices.
+    Attrs,
+    /// `Param::Ints`; a count and zigzag varints.
+    SVarInts,
+}
+
+/// What an attribute-valued parameter may hold.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CodecOf {
+    /// Anything (non-attribute parameters).
+    Any,
+    /// A builtin string attribute.
+    String,
+    /// A mesh attribute of the dialect or a flat symbol reference.
+    MeshOrRef,
+    /// The dialect attribute at this index of [`CodecDialect::attrs`].
+    Attr(usize),
+}
+
+/// One parameter of a dialect attribute.
+#[derive(Clone, Copy, Debug)]
+pub struct CodecParam {
+    pub name: &'static str,
+    pub kind: CodecKind,
+    pub of: CodecOf,
+    /// Index into [`CodecDialect::enums`] when the integer is an enum case.
+    pub enum_: Option<usize>,
+}
+
+/// A dialect attribute: `#dialect.mnemonic<...>`, held as `AttrData::Dialect` with `params` in
+/// this order.
+#[derive(Clone, Copy, Debug)]
+pub struct CodecAttr {
+    pub mnemonic: &'static str,
+    pub params: &'static [CodecParam],
+}
+
+/// An enum of the dialect: (case name, value) pairs.
+#[derive(Clone, Copy, Debug)]
+pub struct CodecEnum {
+    pub name: &'static str,
+    pub cases: &'static [(&'static str, i64)],
+}
+
+/// The value a parameter left out of an encoding takes when read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CodecDefault {
+    /// An empty list.
+    Empty,
+    /// An integer.
+    Int(i64),
+}
+
+/// A condition on an attribute's parameters (indices into its `params`).
+#[derive(Clone, Copy, Debug)]
+pub enum CodecCondition {
+    /// The list parameter is empty (`empty`) or not.
+    Empty { param: usize, empty: bool },
+    /// The integer parameter equals `value` (`equal`) or differs from it.
+    Equals { param: usize, value: i64, equal: bool },
+    /// Every (`every`) or some element attribute of the list parameter satisfies `inner`.
+    Elements {
+        param: usize,
+        every: bool,
+        inner: &'static CodecCondition,
+    },
+}
+
+/// One bytecode encoding of an attribute (several for versioned attributes).
+#[derive(Clone, Copy, Debug)]
+pub struct CodecEncoding {
+    /// The varint that starts the entry.
+    pub code: u64,
+    /// Index into [`CodecDialect::attrs`].
+    pub attr: usize,
+    /// The encoded parameters (indices into the attribute's `params`), in wire order.
+    pub fields: &'static [usize],
+    /// Values of the parameters the encoding leaves out.
+    pub defaults: &'static [(usize, CodecDefault)],
+    /// All must hold for the writer to pick this encoding; the first that holds wins.
+    pub when: &'static [CodecCondition],
+}
+
+/// An inherent attribute of an op.
+#[derive(Clone, Copy, Debug)]
+pub struct CodecOpAttr {
+    pub name: &'static str,
+    /// A dialect attribute mnemonic, an enum name or a builtin kind (`symbol_name`, `string`,
+    /// `i64`, `elements`).
+    pub of: &'static str,
+    /// Stored with a presence flag.
+    pub optional: bool,
+}
+
+/// An op of the dialect.
+#[derive(Clone, Copy, Debug)]
+pub struct CodecOp {
+    pub name: &'static str,
+    pub operands: &'static [&'static str],
+    pub results: &'static [&'static str],
+    /// In property order (sorted by name).
+    pub attributes: &'static [CodecOpAttr],
+    /// The same names, for the properties code.
+    pub attribute_names: &'static [&'static str],
+    pub regions: &'static [&'static str],
+    pub terminator: bool,
+    /// The upstream assembly format.
+    pub format: &'static str,
+}
+
+/// A whole dialect.
+#[derive(Clone, Copy, Debug)]
+pub struct CodecDialect {
+    pub name: &'static str,
+    pub enums: &'static [CodecEnum],
+    pub attrs: &'static [CodecAttr],
+    /// Sorted by code; the code is the index.
+    pub encodings: &'static [CodecEncoding],
+    pub ops: &'static [CodecOp],
+}
+
+impl CodecDialect {
+    /// The attribute named `mnemonic` and its index.
+    pub fn attr(&self, mnemonic: &str) -> Option<(usize, &'static CodecAttr)> {
+        self.attrs
+            .iter()
+            .enumerate()
+            .find(|(_, a)| a.mnemonic == mnemonic)
+    }
+
+    /// The op named `name` (without the dialect prefix).
+    pub fn op(&self, name: &str) -> Option<&'static CodecOp> {
+        self.ops.iter().find(|o| o.name == name)
+    }
+
+    /// The shape rules of a parameter: its `Param` variant, what its attributes are, enum cases.
+    pub fn check_param(&self, p: &CodecParam, m: &Module, v: &Param) -> Result<(), String> {
+        let d = self;
+    let shape_ok = matches!(
+        (p.kind, v),
+        (CodecKind::String, Param::Str(_))
+            | (CodecKind::SVarInt, Param::Int(_))
+            | (CodecKind::Bool, Param::Bool(_))
+            | (CodecKind::OptVarInt, Param::UInt(_) | Param::Absent)
+            | (CodecKind::Attr, Param::Attr(_))
+            | (CodecKind::OptAttr, Param::Attr(_) | Param::Absent)
+            | (CodecKind::Attrs, Param::Attrs(_))
+            | (CodecKind::SVarInts, Param::Ints(_))
+    );
+    if !shape_ok {
+        return Err(format!("expected {:?}", p.kind));
+    }
+    if let (Some(e), Param::Int(v)) = (p.enum_.and_then(|e| d.enums.get(e)), v) {
+        if !e.cases.iter().any(|(_, c)| c == v) {
+            return Err(format!("{v} is not a case of {}", e.name));
+        }
+    }
+    let attrs: &[Attribute] = match v {
+        Param::Attr(a) => std::slice::from_ref(a),
+        Param::Attrs(a) => a,
+        _ => return Ok(()),
+    };
+    for &a in attrs {
+        let data = m.attr_data(a);
+        let ok = match p.of {
+            CodecOf::Any => true,
+            CodecOf::String => matches!(data, AttrData::String { ty: None, .. }),
+            CodecOf::MeshOrRef => match data {
+                AttrData::SymbolRef { nested, .. } => nested.is_empty(),
+                AttrData::Dialect(x) => m.str(x.dialect) == d.name && m.str(x.mnemonic) == "mesh",
+                _ => false,
+            },
+            CodecOf::Attr(i) => match (data, d.attrs.get(i)) {
+                (AttrData::Dialect(x), Some(want)) => {
+                    m.str(x.dialect) == d.name && m.str(x.mnemonic) == want.mnemonic
+                }
+                _ => false,
+            },
+        };
+        if !ok {
+            let want = match p.of {
+                CodecOf::Attr(i) => d
+                    .attrs
+                    .get(i)
+                    .map_or_else(String::new, |a| format!("#{}.{}", d.name, a.mnemonic)),
+                CodecOf::String => "a string".to_string(),
+                CodecOf::MeshOrRef => format!("#{}.mesh or a symbol reference", d.name),
+                CodecOf::Any => String::new(),
+            };
+            return Err(format!("expected {want}"));
+        }
+    }
+    Ok(())
+    }
+
+    /// The encoding with code `code`.
+    pub fn encoding(&self, code: u64) -> Option<&'static CodecEncoding> {
+        usize::try_from(code)
+            .ok()
+            .and_then(|i| self.encodings.get(i))
+            .filter(|e| e.code == code)
+    }
+}
+
+/// The dialects known to the codec engine.
+pub fn codec_dialect(name: &str) -> Option<&'static CodecDialect> {
+    crate::vhlo::CODEC_DIALECTS.iter().copied().find(|d| d.name == name)
+}
