@@ -28,8 +28,10 @@ use crate::ir::{
 use crate::version::{Version, VersionError};
 use crate::vhlo::{self, StablehloOp, VhloAttr, VhloEnum, VhloOp, VhloType};
 
-/// One reason a conversion cannot be done.
+/// One reason a conversion cannot be done. With the `serde` feature it serializes as an object
+/// with these fields (`needs` a version string or `null`).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Diagnostic {
     /// The op it is about (its name when the problem was found).
     pub op: String,
@@ -56,7 +58,8 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-fn json_str(s: &str) -> String {
+/// `s` as a double-quoted string with backslash escapes (file and location names).
+fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -72,27 +75,6 @@ fn json_str(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-impl Diagnostic {
-    /// The diagnostic as one JSON object.
-    pub fn to_json(&self) -> String {
-        format!(
-            "{{\"op\":{},\"location\":{},\"subject\":{},\"needs\":{},\"rule\":{}}}",
-            json_str(&self.op),
-            json_str(&self.location),
-            json_str(&self.subject),
-            self.needs
-                .map_or("null".to_string(), |v| json_str(&v.to_string())),
-            json_str(&self.rule)
-        )
-    }
-}
-
-/// All diagnostics as a JSON array.
-pub fn diagnostics_to_json(ds: &[Diagnostic]) -> String {
-    let items: Vec<String> = ds.iter().map(Diagnostic::to_json).collect();
-    format!("[{}]", items.join(","))
 }
 
 /// All diagnostics as text, one per line.
@@ -115,10 +97,10 @@ fn write_loc(m: &Module, l: Location, out: &mut String, depth: usize) {
     match m.loc_data(l) {
         LocData::Unknown => out.push_str("unknown"),
         LocData::FileLineCol { file, line, column } => {
-            out.push_str(&format!("{}:{line}:{column}", json_str(m.str(*file))))
+            out.push_str(&format!("{}:{line}:{column}", quoted(m.str(*file))))
         }
         LocData::FileLineColRange { file, line_cols } => {
-            out.push_str(&json_str(m.str(*file)));
+            out.push_str(&quoted(m.str(*file)));
             match line_cols[..] {
                 [l] => out.push_str(&format!(":{l}")),
                 [l, c] => out.push_str(&format!(":{l}:{c}")),
@@ -128,7 +110,7 @@ fn write_loc(m: &Module, l: Location, out: &mut String, depth: usize) {
             }
         }
         LocData::Name { name, child } => {
-            out.push_str(&json_str(m.str(*name)));
+            out.push_str(&quoted(m.str(*name)));
             if let Some(c) = child {
                 out.push('(');
                 write_loc(m, *c, out, depth + 1);
