@@ -413,3 +413,21 @@ fn attributes_must_meet_their_ods_types() {
         assert!(ds.iter().any(|d| d.subject.starts_with(expected) && d.rule == "malformed VHLO"), "{ds:?}");
     }
 }
+
+/// `minimum_version` gives the right answer on what `text::parse` returns (StableHLO, not yet
+/// legalized), and its error works with `?` (`Diagnostics` is an `Error`).
+#[test]
+fn minimum_version_of_parsed_stablehlo_text() -> Result<(), Box<dyn std::error::Error>> {
+    let program = |body: &str, ty: &str| {
+        format!("func.func @f(%a: {ty}) -> {ty} {{\n  %0 = {body} : {ty}\n  func.return %0 : {ty}\n}}\n")
+    };
+    let tan = text::parse(&program("stablehlo.tan %a", "tensor<f32>"))?;
+    assert_eq!(convert::minimum_version(&tan)?, Version::new(1, 4, 0));
+    let add = text::parse(&program("stablehlo.add %a, %a", "tensor<f32>"))?;
+    assert_eq!(convert::minimum_version(&add)?, vhlo_core::vhlo::MINIMUM_VERSION);
+    // The same answer after legalizing by hand.
+    let mut legalized = tan.clone();
+    convert::legalize_to_vhlo(&mut legalized, LegalizeOptions::default())?;
+    assert_eq!(convert::minimum_version(&legalized)?, Version::new(1, 4, 0));
+    Ok(())
+}

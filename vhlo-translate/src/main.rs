@@ -281,7 +281,7 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
         let mut has_vhlo = false;
         m.walk(|op| has_vhlo |= m.op_name_str(op).starts_with("vhlo."));
         if has_vhlo {
-            let fail = |ds: Vec<Diagnostic>| Failure::Diagnostics("cannot convert the program".into(), ds);
+            let fail = |ds: convert::Diagnostics| Failure::Diagnostics("cannot convert the program".into(), ds.into());
             convert::vhlo_to_version(&mut m, vhlo::CURRENT_VERSION).map_err(fail)?;
             convert::legalize_to_stablehlo(&mut m).map_err(fail)?;
         }
@@ -311,7 +311,7 @@ fn retarget(cli: &Cli) -> Result<(), Failure> {
     let version = convert::parse_target(&t).map_err(|e| Failure::Message(e.to_string()))?;
     let bytes = read_input(cli.input.as_deref())?;
     let (mut m, _) = portable::read_vhlo_with(&bytes, DeserializeOptions { strict: cli.strict })?;
-    convert::vhlo_to_version(&mut m, version.floor_patch()).map_err(|ds| Failure::Diagnostics(format!("cannot retarget to {t}"), ds))?;
+    convert::vhlo_to_version(&mut m, version.floor_patch()).map_err(|ds| Failure::Diagnostics(format!("cannot retarget to {t}"), ds.into()))?;
     if cli.strict {
         let losses = convert::location_losses(&m, version.floor_patch());
         if !losses.is_empty() {
@@ -446,7 +446,7 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
             readable_by: readable.map(|(v, verdict)| match verdict {
                 None => Readability { version: v.to_string(), readable: true, retarget_possible: None, blockers: Vec::new() },
                 Some(Ok(())) => Readability { version: v.to_string(), readable: false, retarget_possible: Some(true), blockers: Vec::new() },
-                Some(Err(ds)) => Readability { version: v.to_string(), readable: false, retarget_possible: Some(false), blockers: ds },
+                Some(Err(ds)) => Readability { version: v.to_string(), readable: false, retarget_possible: Some(false), blockers: ds.into() },
             }),
         };
         to_json(&report) + "\n"

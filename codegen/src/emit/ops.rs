@@ -135,6 +135,7 @@ fn op_struct_tokens(s: OpStruct<'_>) -> TokenStream {
     let operands = Group { fields: s.operands, slot: Slot::Operand };
     let results = Group { fields: s.results, slot: Slot::Result };
     let regions = Group { fields: s.regions, slot: Slot::Region };
+    let from_op_doc = format!("Reads the op `op` of `m`, which must be a `{full}`.");
     let mut decls = operands.decls(full);
     decls.extend(s.attributes.iter().map(|a| {
         let id = field_ident(&a.name);
@@ -191,7 +192,7 @@ fn op_struct_tokens(s: OpStruct<'_>) -> TokenStream {
             #op_const
             /// The full op name.
             pub const NAME: &'static str = #full;
-            /// Reads the op `op` of `m`, which must be a `#full`.
+            #[doc = #from_op_doc]
             pub fn from_op(m: &::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
                 let __name = Self::NAME;
                 ::vhlo_core::dialect::expect_name(m, op, __name)?;

@@ -77,6 +77,65 @@ fn quoted(s: &str) -> String {
     out
 }
 
+/// Every reason a conversion failed, as one error (`?` works with it; it derefs to the list).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0.len();
+        write!(f, "cannot convert the program ({n} problem{}):", if n == 1 { "" } else { "s" })?;
+        for d in &self.0 {
+            write!(f, "\n  {d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostics {}
+
+impl std::ops::Deref for Diagnostics {
+    type Target = Vec<Diagnostic>;
+    fn deref(&self) -> &Vec<Diagnostic> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Diagnostics {
+    fn deref_mut(&mut self) -> &mut Vec<Diagnostic> {
+        &mut self.0
+    }
+}
+
+impl From<Vec<Diagnostic>> for Diagnostics {
+    fn from(ds: Vec<Diagnostic>) -> Self {
+        Diagnostics(ds)
+    }
+}
+
+impl From<Diagnostics> for Vec<Diagnostic> {
+    fn from(ds: Diagnostics) -> Self {
+        ds.0
+    }
+}
+
+impl IntoIterator for Diagnostics {
+    type Item = Diagnostic;
+    type IntoIter = std::vec::IntoIter<Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Diagnostics {
+    type Item = &'a Diagnostic;
+    type IntoIter = std::slice::Iter<'a, Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
 /// All diagnostics as text, one per line.
 pub fn diagnostics_to_text(ds: &[Diagnostic]) -> String {
     ds.iter().map(|d| format!("{d}\n")).collect()
@@ -300,7 +359,7 @@ fn convert_value_types(
 
 /// StableHLO (and `func.func`/`func.call`/`func.return`) to VHLO at the current version.
 /// On failure `m` is left as it was.
-pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec<Diagnostic>> {
+pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Diagnostics> {
     transactional(m, |w| legalize_to_vhlo_in_place(w, opts))
 }
 
@@ -308,9 +367,9 @@ pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec
 fn transactional<T>(
     m: &mut Module,
     f: impl FnOnce(&mut Module) -> Result<T, Vec<Diagnostic>>,
-) -> Result<T, Vec<Diagnostic>> {
+) -> Result<T, Diagnostics> {
     let mut w = m.clone();
-    let r = f(&mut w)?;
+    let r = f(&mut w).map_err(Diagnostics)?;
     *m = w;
     Ok(r)
 }
@@ -651,7 +710,7 @@ fn illegal_in_attr(
 /// Converts every VHLO op to the version of its op legal at `target` (downgrading or upgrading
 /// step by step), then checks that every type and attribute is legal there. Reports every
 /// blocker at once.
-pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagnostic>> {
+pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Diagnostics> {
     vhlo_to_version_tracked(m, target).map(|_| ())
 }
 
@@ -667,7 +726,7 @@ pub struct VersionStep {
 pub fn vhlo_to_version_tracked(
     m: &mut Module,
     target: Version,
-) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
+) -> Result<Vec<VersionStep>, Diagnostics> {
     transactional(m, |w| vhlo_to_version_in_place(w, target))
 }
 
@@ -1030,7 +1089,7 @@ pub fn location_blockers(m: &Module, target: Version) -> Vec<Diagnostic> {
 
 /// VHLO (any version) back to StableHLO: upgrades every op to its current version, then maps
 /// it to its StableHLO op, attributes and types.
-pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
+pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Diagnostics> {
     transactional(m, legalize_to_stablehlo_in_place)
 }
 
@@ -1174,7 +1233,7 @@ pub struct ToStablehloOptions {
 pub fn legalize_to_stablehlo_with(
     m: &mut Module,
     opts: ToStablehloOptions,
-) -> Result<(), Vec<Diagnostic>> {
+) -> Result<(), Diagnostics> {
     let losses = if opts.strict {
         losses_to_stablehlo(m)
     } else {
@@ -1187,7 +1246,7 @@ pub fn legalize_to_stablehlo_with(
     if let Err(ds) = legalize_to_stablehlo(&mut m.clone()) {
         all.extend(ds);
     }
-    Err(all)
+    Err(all.into())
 }
 
 /// Removes `builtin.unrealized_conversion_cast` ops that became identities (mixed programs
@@ -1246,7 +1305,7 @@ pub fn legalize_to_vhlo_at(
     m: &mut Module,
     target: Version,
     opts: LegalizeOptions,
-) -> Result<(), Vec<Diagnostic>> {
+) -> Result<(), Diagnostics> {
     let mut w = m.clone();
     legalize_to_vhlo(&mut w, opts)?;
     vhlo_to_version(&mut w, target)?;
@@ -1254,9 +1313,25 @@ pub fn legalize_to_vhlo_at(
     Ok(())
 }
 
-/// The smallest release a VHLO program can be converted to. `Err` holds the blockers at the
-/// current version when even that fails.
-pub fn minimum_version(m: &Module) -> Result<Version, Vec<Diagnostic>> {
+/// The smallest release a program can be written for: a VHLO program (as read from an
+/// artifact), or a StableHLO one (as [`crate::text::parse`] returns it), which is legalized to
+/// VHLO first (keeping other dialects' ops, as `--allow-other-dialects` does). `Err` holds the
+/// blockers at the current version when even that fails.
+pub fn minimum_version(m: &Module) -> Result<Version, Diagnostics> {
+    let mut stablehlo = false;
+    m.walk(|op| {
+        let name = m.op_name_str(op);
+        stablehlo |= name.starts_with("stablehlo.") || name.starts_with("func.");
+    });
+    if stablehlo {
+        let mut w = m.clone();
+        legalize_to_vhlo_in_place(&mut w, LegalizeOptions { allow_other_dialects: true, strict: false })?;
+        return minimum_vhlo_version(&w);
+    }
+    minimum_vhlo_version(m)
+}
+
+fn minimum_vhlo_version(m: &Module) -> Result<Version, Diagnostics> {
     // Every `needs` is a lower bound, so start at the largest one reported at the minimum.
     let mut from = vhlo::MINIMUM_VERSION;
     if let Err(ds) = vhlo_to_version(&mut m.clone(), vhlo::MINIMUM_VERSION) {
@@ -1269,7 +1344,7 @@ pub fn minimum_version(m: &Module) -> Result<Version, Vec<Diagnostic>> {
     } else {
         return Ok(vhlo::MINIMUM_VERSION);
     }
-    let mut last = Vec::new();
+    let mut last = Diagnostics::default();
     for r in vhlo::RELEASES
         .iter()
         .filter(|r| r.version >= from && r.version.patch == 0)
