@@ -6592,6 +6592,24 @@ impl StablehloOp {
         ];
         A[self as usize]
     }
+    /// ODS's `HLO_CompatibleOperandsAndResultType` (spec `traits`): every operand and result
+    /// has the same element type and compatible shapes.
+    pub fn compatible_operands_and_result_type(self) -> bool {
+        const C: &[bool] = &[
+            false, true, false, false, false, false, true, false, false, true, false,
+            false, false, false, false, false, false, false, true, true, false, false,
+            false, false, false, false, false, false, false, false, false, false, true,
+            true, false, false, false, true, false, false, false, false, false, false,
+            false, false, false, false, false, true, true, false, true, false, false,
+            false, false, false, false, false, false, false, true, true, true, false,
+            true, true, true, true, true, false, true, false, false, false, true, true,
+            false, false, false, false, true, false, false, true, false, false, false,
+            false, false, false, true, true, true, false, false, false, false, false,
+            true, true, true, true, true, false, false, true, true, true, true, false,
+            false, false, false, false, false, false, false, true,
+        ];
+        C[self as usize]
+    }
     /// The name to use on the way back from VHLO, which may depend on the parent op's family
     /// (`return_v1` is `func.return` inside a function and `stablehlo.return` elsewhere).
     pub fn name_under(self, parent_family: Option<&str>) -> &'static str {

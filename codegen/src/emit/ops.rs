@@ -403,6 +403,7 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         let ts = f.stablehlo.attributes.iter().map(|a| &a.ty);
         quote! { &[ #(#ts),* ] }
     });
+    let s_compatible = spec.ops.iter().map(|f| f.stablehlo.compatible_operands_and_result_type);
     let back_name = spec.ops.iter().map(|f| {
         let v = shlo_variant(f);
         let main = &f.stablehlo.name;
@@ -539,6 +540,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             pub fn attribute_types(self) -> &'static [&'static str] {
                 const A: &[&[&str]] = &[ #(#s_attr_types),* ];
                 A[self as usize]
+            }
+            /// ODS's `HLO_CompatibleOperandsAndResultType` (spec `traits`): every operand and result
+            /// has the same element type and compatible shapes.
+            pub fn compatible_operands_and_result_type(self) -> bool {
+                const C: &[bool] = &[ #(#s_compatible),* ];
+                C[self as usize]
             }
             /// The name to use on the way back from VHLO, which may depend on the parent op's family
             /// (`return_v1` is `func.return` inside a function and `stablehlo.return` elsewhere).

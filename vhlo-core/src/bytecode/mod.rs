@@ -2,7 +2,7 @@
 //! attribute and type encodings.
 //!
 //! [`read`] turns an artifact into a [`Module`] plus [`ArtifactInfo`] (bytecode version, producer,
-//! recorded use-list orders); [`write`] emits a module at a chosen bytecode version with MLIR's
+//! recorded use-list orders); [`write()`] emits a module at a chosen bytecode version with MLIR's
 //! numbering and ordering rules, so that reading and writing an upstream artifact at the same
 //! version reproduces it byte for byte. `../shared/notes/mlir-bytecode.md` maps the format.
 //!

@@ -62,7 +62,7 @@ pub fn write(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
     write_interning(&mut module.clone(), opts)
 }
 
-/// [`write`] without the copy: the attributes the encoding needs (locations as attributes, op
+/// [`write()`] without the copy: the attributes the encoding needs (locations as attributes, op
 /// dictionaries) are interned into `module`; its IR is unchanged.
 pub fn write_interning(module: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
     super::on_big_stack(|| write_on_this_thread(module, opts))

@@ -16,6 +16,7 @@ mod ods;
 mod ops;
 mod strict;
 mod types;
+mod verify;
 
 pub use strict::{location_losses, losses_to_stablehlo, shadowed_on_reading};
 pub(crate) use types::builtin_scalar;
@@ -380,6 +381,11 @@ pub(crate) fn legalize_to_vhlo_in_place(
     w: &mut Module,
     opts: LegalizeOptions,
 ) -> Result<(), Vec<Diagnostic>> {
+    // As libStablehlo verifies before it serializes: a program it would refuse is not written.
+    let problems = verify::verify_stablehlo(w);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
     let allow = opts.allow_other_dialects;
     let mut diags = Vec::new();
     let mut type_memo = TypeMemo::default();
