@@ -46,9 +46,16 @@ impl<'a> WriteOptions<'a> {
 }
 
 /// The module cannot be written: what and where.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bytecode writer: {0}")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WriteError(pub String);
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "bytecode writer: {}", self.0)
+    }
+}
+
+impl std::error::Error for WriteError {}
 
 type Result<T> = std::result::Result<T, WriteError>;
 
