@@ -980,6 +980,7 @@ pub(crate) fn vhlo_to_version_in_place(
 /// reverse program order, which readers restore without a record. Each version step creates a
 /// new op: its operand uses go to the front of their lists, and moving the old op's result uses
 /// to it one by one reverses them (docs: shared notes, section 6).
+#[doc(hidden)]
 pub fn artifact_use_list_orders(
     m: &Module,
     steps: &[VersionStep],

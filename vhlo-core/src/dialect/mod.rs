@@ -5,6 +5,8 @@
 //! a generated type: ops are identified by their full name.
 
 pub mod hooks;
+// Internal: helpers the generated code calls (not part of the documented API).
+#[doc(hidden)]
 pub mod support;
 
 use std::fmt;
