@@ -137,6 +137,9 @@ pub struct RawStablehloOp {
     pub results: Vec<SStr>,
     #[serde(default)]
     pub regions: Vec<SStr>,
+    /// ODS type constraints the verifier checks (`compatible_operands_and_result_type`).
+    #[serde(default)]
+    pub traits: Vec<SStr>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -226,6 +226,9 @@ pub struct AlsoName {
 #[derive(Clone, Debug)]
 pub struct StablehloOp {
     pub name: String,
+    /// ODS's `HLO_CompatibleOperandsAndResultType`: every operand and result has the same
+    /// element type and compatible shapes (equal, or a dimension dynamic on one side).
+    pub compatible_operands_and_result_type: bool,
     pub also: Vec<AlsoName>,
     pub operands: Vec<Field>,
     pub attributes: Vec<StablehloAttr>,
@@ -744,8 +747,17 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
     }
     for (file, f) in &raw.ops {
         let s = &f.stablehlo;
+        for t in &s.traits {
+            if t.value != "compatible_operands_and_result_type" {
+                diags.error(
+                    pos(file, t),
+                    format!("unknown op trait `{}` (known: compatible_operands_and_result_type)", t.value),
+                );
+            }
+        }
         let stablehlo = StablehloOp {
             name: s.name.value.clone(),
+            compatible_operands_and_result_type: s.traits.iter().any(|t| t.value == "compatible_operands_and_result_type"),
             also: s
                 .also
                 .iter()

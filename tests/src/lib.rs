@@ -40,3 +40,33 @@ pub fn suite_artifacts(dir: &std::path::Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Programs that break a StableHLO type constraint the spec states (`traits` in
+/// `spec/ops/*.yaml`), with the op the diagnostic must name. Serializing each must fail, here and
+/// in libStablehlo (`tests/tests/oracle_live.rs`).
+pub const TYPE_CONSTRAINT_VIOLATIONS: &[(&str, &str, &str)] = &[
+    (
+        "add_result_rank",
+        "stablehlo.add",
+        "func.func @main(%a: tensor<2x2xf32>) -> tensor<3xf32> {\n  %0 = stablehlo.add %a, %a : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<3xf32> loc(\"bad.py\":7:3)\n  return %0 : tensor<3xf32>\n}\n",
+    ),
+    (
+        "add_operand_dims",
+        "stablehlo.add",
+        "func.func @main(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %a, %b : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32> loc(\"bad.py\":7:3)\n  return %0 : tensor<2xf32>\n}\n",
+    ),
+    (
+        "multiply_element_type",
+        "stablehlo.multiply",
+        "func.func @main(%a: tensor<2xf32>) -> tensor<2xi32> {\n  %0 = stablehlo.multiply %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi32> loc(\"bad.py\":7:3)\n  return %0 : tensor<2xi32>\n}\n",
+    ),
+    (
+        "negate_result_shape",
+        "stablehlo.negate",
+        "func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {\n  %0 = stablehlo.negate %a : (tensor<2xf32>) -> tensor<3xf32> loc(\"bad.py\":7:3)\n  return %0 : tensor<3xf32>\n}\n",
+    ),
+];
+
+/// The control: compatible though not equal (a dynamic dimension), accepted here and by
+/// libStablehlo.
+pub const TYPE_CONSTRAINT_CONTROL: &str = "func.func @main(%a: tensor<?xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %a, %b : (tensor<?xf32>, tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";

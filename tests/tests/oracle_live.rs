@@ -641,3 +641,43 @@ fn file_location_ranges_of_every_length_print_as_jaxlib_prints_them() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The programs our serializer refuses for a type constraint (`vhlo_tests::TYPE_CONSTRAINT_VIOLATIONS`)
+/// are refused by jaxlib too (its verifier runs when it parses them), and the compatible control
+/// is serialized by both.
+#[test]
+fn jaxlib_refuses_the_type_constraint_violations_we_refuse() {
+    let Some(python) = oracle_python() else { return };
+    let work = scratch("type_constraints");
+    let out = work.join("out");
+    std::fs::create_dir_all(&out).expect("out dir");
+    let mut inputs = Vec::new();
+    for (name, _, src) in vhlo_tests::TYPE_CONSTRAINT_VIOLATIONS {
+        let path = work.join(format!("{name}.mlir"));
+        std::fs::write(&path, src).expect("write program");
+        inputs.push((path, true));
+    }
+    let control = work.join("control.mlir");
+    std::fs::write(&control, vhlo_tests::TYPE_CONSTRAINT_CONTROL).expect("write control");
+    inputs.push((control, false));
+    let mut args: Vec<String> = ["serialize", "--target", "1.0.0", "--output-dir"].map(String::from).into();
+    args.push(out.to_string_lossy().into());
+    args.extend(inputs.iter().map(|(p, _)| p.to_string_lossy().into_owned()));
+    run_oracle(&python, &args);
+    let mut failures = Vec::new();
+    for (path, refused) in &inputs {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let bc = out.join(format!("{name}.bc"));
+        let error = out.join(format!("{name}.bc.error"));
+        match (refused, bc.exists(), error.exists()) {
+            (true, false, true) => {}
+            (false, true, false) => {}
+            (true, _, _) => failures.push(format!("{name}: jaxlib serialized it, we refuse it")),
+            (false, _, _) => failures.push(format!(
+                "{name}: jaxlib refused the control: {}",
+                std::fs::read_to_string(&error).unwrap_or_default()
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

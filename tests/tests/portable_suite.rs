@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 
 use vhlo_core::ir::{structurally_equal, EqualOptions};
+use vhlo_core::convert;
 use vhlo_core::portable::{self, SerializeOptions};
 use vhlo_core::text::PrintOptions;
 
@@ -177,24 +178,28 @@ fn future_and_api_artifacts() {
 #[test]
 fn targets_and_presets() {
     assert_eq!(
-        portable::parse_target("current").expect("current"),
+        convert::parse_target("current").expect("current"),
         portable::current_version()
     );
     assert_eq!(
-        portable::parse_target("1.9.3")
+        convert::parse_target("1.9.3")
             .expect("patch")
             .floor_patch(),
         vhlo_core::version::Version::new(1, 9, 0)
     );
-    assert!(portable::parse_target("0.8.0").is_err());
-    assert!(portable::parse_target("1.21.0").is_err());
-    assert!(portable::parse_target("1.x").is_err());
+    assert!(convert::parse_target("0.8.0").is_err());
+    assert!(convert::parse_target("1.21.0").is_err());
+    // Past current by a patch is past current (upstream compares before flooring).
+    let past = portable::current_version();
+    let past = format!("{}.{}.{}", past.major, past.minor, past.patch + 1);
+    assert!(convert::parse_target(&past).is_err(), "{past}");
+    assert!(convert::parse_target("1.x").is_err());
     assert_eq!(
-        portable::version_from_compatibility_requirement("MAX"),
+        convert::compatibility_requirement("MAX"),
         Some(portable::minimum_version())
     );
     assert_eq!(
-        portable::version_from_compatibility_requirement("WEEK_12"),
+        convert::compatibility_requirement("WEEK_12"),
         Some(vhlo_core::version::Version::new(1, 16, 2))
     );
 }

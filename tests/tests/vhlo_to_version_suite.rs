@@ -64,9 +64,9 @@ fn chunks(src: &str, split: bool) -> Vec<String> {
 fn convert(src: &str, run: &Run) -> Result<vhlo_core::ir::Module, Result<String, Vec<Diagnostic>>> {
     let mut m = text::parse(src).map_err(|e| Ok(e.to_string()))?;
     if run.legalize {
-        convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).map_err(Err)?;
+        convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).map_err(|ds| Err(ds.into()))?;
     }
-    convert::vhlo_to_version(&mut m, run.target).map_err(Err)?;
+    convert::vhlo_to_version(&mut m, run.target).map_err(|ds| Err(ds.into()))?;
     Ok(m)
 }
 

@@ -99,27 +99,6 @@ pub fn minimum_version() -> Version {
     vhlo::MINIMUM_VERSION
 }
 
-/// The target for a compatibility requirement (`NONE`, `WEEK_4`, `WEEK_12`, `MAX`).
-pub fn version_from_compatibility_requirement(requirement: &str) -> Option<Version> {
-    vhlo::COMPATIBILITY_REQUIREMENTS.iter().find(|(n, _)| n.eq_ignore_ascii_case(requirement)).map(|(_, v)| *v)
-}
-
-/// Parses a target: `X.Y.Z`, `current` or `minimum`, checked against the supported range.
-pub fn parse_target(target: &str) -> Result<Version, VersionError> {
-    let v = match target {
-        "current" => current_version(),
-        "minimum" => minimum_version(),
-        other => Version::parse(other)?,
-    };
-    if v.floor_patch() < minimum_version() {
-        return Err(VersionError::TooOld { target: v, minimum: minimum_version() });
-    }
-    if v.floor_patch() > current_version() {
-        return Err(VersionError::TooNew { target: v, current: current_version() });
-    }
-    Ok(v)
-}
-
 /// Replaces every op and block-argument location with `loc(unknown)`.
 pub fn strip_debuginfo(m: &mut Module) {
     let unknown = m.loc(LocData::Unknown);
@@ -139,7 +118,8 @@ pub fn strip_debuginfo(m: &mut Module) {
 }
 
 /// Writes `module` (StableHLO) as a portable artifact readable by StableHLO `target` and later.
-/// `target` is `X.Y.Z`, `current` or `minimum`; the producer string keeps it as written.
+/// `target` is `X.Y.Z`, `current` or `minimum` (see [`convert::parse_target`]); the producer
+/// string keeps it as written.
 pub fn serialize_portable_artifact(module: &Module, target: &str, options: SerializeOptions) -> Result<Vec<u8>, PortableError> {
     serialize_portable_module(module.clone(), target, options)
 }
@@ -147,7 +127,8 @@ pub fn serialize_portable_artifact(module: &Module, target: &str, options: Seria
 /// [`serialize_portable_artifact`] of a module the caller no longer needs: it is converted in
 /// place, with no copy (what the CLI does, to keep its peak memory down).
 pub fn serialize_portable_module(mut m: Module, target: &str, options: SerializeOptions) -> Result<Vec<u8>, PortableError> {
-    let version = parse_target(target)?;
+    // Checked before flooring, as upstream: a target past the current release is refused.
+    let version = convert::parse_target(target)?;
     let producer_version = match target {
         "current" | "minimum" => version.to_string(),
         other => other.to_string(),

@@ -45,6 +45,14 @@ impl Version {
     }
 }
 
+/// A version serializes as its text (`"1.4.0"`).
+#[cfg(feature = "serde")]
+impl serde::Serialize for Version {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
@@ -59,15 +67,30 @@ impl std::str::FromStr for Version {
 }
 
 /// A bad version string or target.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VersionError {
-    #[error("invalid version `{0}`: a version is three numbers `#.#.#` (for example 1.9.0)")]
     Malformed(String),
-    #[error("target version {target} is older than the minimum supported version {minimum}")]
     TooOld { target: Version, minimum: Version },
-    #[error("target version {target} is newer than the current version {current}")]
     TooNew { target: Version, current: Version },
 }
+
+impl fmt::Display for VersionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VersionError::Malformed(s) => {
+                write!(f, "invalid version `{s}`: a version is three numbers `#.#.#` (for example 1.9.0)")
+            }
+            VersionError::TooOld { target, minimum } => {
+                write!(f, "target version {target} is older than the minimum supported version {minimum}")
+            }
+            VersionError::TooNew { target, current } => {
+                write!(f, "target version {target} is newer than the current version {current}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for VersionError {}
 
 /// An inclusive range of versions. `open` ranges reach the current version of the spec they were
 /// generated from (`max` then holds that version).

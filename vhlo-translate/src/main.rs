@@ -1,14 +1,19 @@
 //! vhlo-translate: a drop-in for `stablehlo-translate --serialize/--deserialize`, plus `inspect`
 //! and `--retarget`.
 //!
+//! It takes the forms `stablehlo-translate` takes for these modes: mode flags, a positional input
+//! (stdin when none or `-`), stdout or `-o`, LLVM's single-dash spellings (`-serialize`,
+//! `-target=1.0.0`) and both `--flag=value` and `--flag value`.
+//!
 //! Exit codes: 0 on success, 1 on any user error (bad flags, unreadable input, a program that
-//! cannot be converted), with a message on stderr (JSON with `--json`).
+//! cannot be converted, a failed write), with a message on stderr (JSON with `--json`).
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgGroup, Parser, Subcommand};
+use serde::Serialize;
 use vhlo_core::convert::{self, Diagnostic};
 use vhlo_core::portable::{self, DeserializeOptions, PortableError, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
@@ -17,26 +22,32 @@ use vhlo_core::vhlo::{self, VhloOp};
 #[derive(Parser, Debug)]
 #[command(
     name = "vhlo-translate",
+    version,
     about = "Serialize and deserialize StableHLO portable artifacts (VHLO in MLIR bytecode)",
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    group(ArgGroup::new("mode").args(["serialize", "deserialize", "retarget"]))
 )]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Write FILE (StableHLO text) as a portable artifact for --target.
-    #[arg(long, value_name = "FILE", group = "mode")]
-    serialize: Option<String>,
-    /// Read the artifact FILE and print the program as StableHLO text.
-    #[arg(long, value_name = "FILE", group = "mode")]
-    deserialize: Option<String>,
-    /// Rewrite the artifact FILE for --target (artifact to artifact).
-    #[arg(long, value_name = "FILE", group = "mode")]
-    retarget: Option<String>,
-    /// Print the current and minimum StableHLO versions.
-    #[arg(long, group = "mode")]
+    /// Input file (`-` or absent: stdin).
+    #[arg(value_name = "INPUT")]
+    input: Option<String>,
+    /// Write the input (StableHLO text) as a portable artifact for --target.
+    #[arg(long)]
+    serialize: bool,
+    /// Read a portable artifact (or StableHLO/VHLO text) and print the program as StableHLO text.
+    #[arg(long)]
+    deserialize: bool,
+    /// Rewrite the input artifact for --target (artifact to artifact).
+    #[arg(long)]
+    retarget: bool,
+    /// With --deserialize: first print the artifact's StableHLO version as a `//` comment.
+    /// Alone: print the current and minimum StableHLO versions.
+    #[arg(long)]
     print_stablehlo_version: bool,
     /// Target version: X.Y.Z, `current` or `minimum`.
-    #[arg(long)]
+    #[arg(long, value_name = "VERSION")]
     target: Option<String>,
     /// Drop locations before serializing.
     #[arg(long)]
@@ -57,7 +68,7 @@ struct Cli {
     /// Output file (`-` or absent: stdout).
     #[arg(short = 'o', value_name = "OUT")]
     output: Option<String>,
-    /// Report errors as JSON on stderr.
+    /// Report errors as JSON on stderr (and `inspect` as JSON on stdout).
     #[arg(long, global = true)]
     json: bool,
 }
@@ -72,6 +83,39 @@ enum Command {
         #[arg(long, value_name = "X.Y.Z")]
         readable_by: Option<String>,
     },
+}
+
+/// The long options, which LLVM's command line also accepts with one dash (`-serialize`).
+const LONG_OPTIONS: &[&str] = &[
+    "serialize",
+    "deserialize",
+    "retarget",
+    "print-stablehlo-version",
+    "target",
+    "strip-debuginfo",
+    "allow-other-dialects",
+    "strict",
+    "mlir-print-op-generic",
+    "mlir-print-debuginfo",
+    "json",
+    "version",
+    "help",
+    "readable-by",
+];
+
+/// Rewrites LLVM-style `-name` / `-name=value` for a known long option to `--name`.
+fn normalize_args(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    args.map(|a| {
+        let Some(s) = a.to_str() else { return a };
+        let Some(rest) = s.strip_prefix('-').filter(|r| !r.starts_with('-')) else { return a };
+        let name = rest.split('=').next().unwrap_or(rest);
+        if LONG_OPTIONS.contains(&name) {
+            format!("-{s}").into()
+        } else {
+            a
+        }
+    })
+    .collect()
 }
 
 /// A user-facing failure.
@@ -89,95 +133,195 @@ impl From<PortableError> for Failure {
     }
 }
 
-fn read_input(path: &str) -> Result<Vec<u8>, Failure> {
-    if path == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map_err(|e| Failure::Message(format!("cannot read stdin: {e}")))?;
-        Ok(buf)
-    } else {
-        std::fs::read(path).map_err(|e| Failure::Message(format!("cannot read {path}: {e}")))
+/// The input's name in messages and implicit locations (`<stdin>` as MLIR says).
+fn input_name(cli: &Cli) -> &str {
+    match cli.input.as_deref() {
+        None | Some("-") => "<stdin>",
+        Some(p) => p,
     }
+}
+
+/// Reads the input; an empty input is an error (MLIR would read it as an empty module, which is
+/// never what was meant). A closed stdin reads as empty.
+fn read_input(path: Option<&str>) -> Result<Vec<u8>, Failure> {
+    let (bytes, name) = match path {
+        None | Some("-") => {
+            let mut buf = Vec::new();
+            std::io::stdin().read_to_end(&mut buf).map_err(|e| Failure::Message(format!("cannot read stdin: {e}")))?;
+            (buf, "<stdin>")
+        }
+        Some(p) => (std::fs::read(p).map_err(|e| Failure::Message(format!("cannot read {p}: {e}")))?, p),
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Failure::Message(format!("{name}: empty input (expected a program or a portable artifact)")));
+    }
+    Ok(bytes)
+}
+
+/// Whether stdout was closed when the process started. Rust's runtime reopens a closed stdout on
+/// `/dev/null` before `main`, so writes would "succeed"; this constructor looks first.
+#[cfg(target_os = "linux")]
+mod stdout_at_start {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static CLOSED: AtomicBool = AtomicBool::new(false);
+
+    extern "C" {
+        fn fcntl(fd: i32, cmd: i32, ...) -> i32;
+    }
+    const F_GETFD: i32 = 1;
+
+    extern "C" fn look() {
+        // SAFETY: F_GETFD on a descriptor number only reads the descriptor table.
+        if unsafe { fcntl(1, F_GETFD) } == -1 {
+            CLOSED.store(true, Ordering::Relaxed);
+        }
+    }
+
+    // Runs before `main` and so before the runtime's reopening of closed standard descriptors.
+    #[used]
+    #[link_section = ".init_array"]
+    static LOOK: extern "C" fn() = look;
+
+    pub fn closed() -> bool {
+        CLOSED.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod stdout_at_start {
+    pub fn closed() -> bool {
+        false
+    }
+}
+
+fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    if stdout_at_start::closed() {
+        return Err(std::io::Error::other("stdout is closed"));
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()
 }
 
 fn write_output(path: Option<&str>, bytes: &[u8]) -> Result<(), Failure> {
     match path {
-        None | Some("-") => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(bytes).and_then(|_| out.flush()).map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))
-        }
+        None | Some("-") => write_stdout(bytes).map_err(|e| Failure::Message(format!("cannot write stdout: {e}"))),
         Some(p) => std::fs::write(p, bytes).map_err(|e| Failure::Message(format!("cannot write {p}: {e}"))),
     }
 }
 
 fn target(cli: &Cli) -> Result<String, Failure> {
     let t = cli.target.clone().ok_or_else(|| Failure::Message("--target=X.Y.Z|current|minimum is required".into()))?;
-    portable::parse_target(&t).map_err(|e| Failure::Message(e.to_string()))?;
+    convert::parse_target(&t).map_err(|e| Failure::Message(format!("--target={t}: {e}")))?;
     Ok(t)
+}
+
+/// MLIR bytecode starts with these bytes; anything else is read as text, as MLIR does.
+fn is_bytecode(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"ML\xefR")
 }
 
 fn run(cli: &Cli) -> Result<(), Failure> {
     if let Some(Command::Inspect { file, readable_by }) = &cli.command {
         return inspect(file, readable_by.as_deref(), cli.json);
     }
+    if cli.serialize {
+        return serialize(cli);
+    }
+    if cli.deserialize {
+        return deserialize(cli);
+    }
+    if cli.retarget {
+        return retarget(cli);
+    }
     if cli.print_stablehlo_version {
         let text = format!("Current version: {}\nMinimum version: {}\n", portable::current_version(), portable::minimum_version());
         return write_output(cli.output.as_deref(), text.as_bytes());
     }
-    if let Some(file) = &cli.serialize {
-        let t = target(cli)?;
-        let bytes = read_input(file)?;
-        let src = String::from_utf8(bytes).map_err(|_| Failure::Message(format!("{file}: not UTF-8 text")))?;
-        // Like MLIR, unlocated ops get their position in the input file (`<stdin>` for `-`).
-        let buffer = if file == "-" { "<stdin>" } else { file.as_str() };
-        let module = text::parse_with_source_locations(&src, buffer).map_err(|e| Failure::Message(format!("{file}:{e}")))?;
-        let opts = SerializeOptions {
-            strip_debuginfo: cli.strip_debuginfo,
-            allow_other_dialects: cli.allow_other_dialects,
-            strict: cli.strict,
-        };
-        drop(src);
-        let out = portable::serialize_portable_module(module, &t, opts)?;
-        return write_output(cli.output.as_deref(), &out);
-    }
-    if let Some(file) = &cli.deserialize {
-        let bytes = read_input(file)?;
-        let module = portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: cli.strict })?;
-        if cli.strict && !cli.mlir_print_debuginfo {
-            let located = located_ops(&module);
-            if !located.is_empty() {
-                return Err(Failure::Diagnostics(
-                    "--strict: the printed text would leave out locations; add --mlir-print-debuginfo".into(),
-                    located,
-                ));
-            }
-        }
-        // Print as stablehlo-translate does (default-valued attributes elided).
-        let opts = PrintOptions {
-            generic: cli.mlir_print_op_generic,
-            debug_info: cli.mlir_print_debuginfo,
-            elide_defaults: true,
-            ..Default::default()
-        };
-        return write_output(cli.output.as_deref(), text::print(&module, opts).as_bytes());
-    }
-    if let Some(file) = &cli.retarget {
-        let t = target(cli)?;
-        let version = portable::parse_target(&t).map_err(|e| Failure::Message(e.to_string()))?;
-        let bytes = read_input(file)?;
-        let (mut m, _) = portable::read_vhlo_with(&bytes, DeserializeOptions { strict: cli.strict })?;
-        convert::vhlo_to_version(&mut m, version.floor_patch()).map_err(|ds| Failure::Diagnostics(format!("cannot retarget to {t}"), ds))?;
-        if cli.strict {
-            let losses = convert::location_losses(&m, version.floor_patch());
-            if !losses.is_empty() {
-                return Err(Failure::Diagnostics(format!("cannot retarget to {t} without loss"), losses));
-            }
-        }
-        let out = portable::write_vhlo(&m, version, &t)?;
-        return write_output(cli.output.as_deref(), &out);
-    }
     Err(Failure::Message(
-        "nothing to do: give --serialize FILE --target=X.Y.Z, --deserialize FILE, --retarget FILE --target=X.Y.Z, --print-stablehlo-version or `inspect FILE` (see --help)".into(),
+        "nothing to do: give --serialize --target=X.Y.Z, --deserialize, --retarget --target=X.Y.Z, --print-stablehlo-version or `inspect FILE` (see --help)".into(),
     ))
+}
+
+fn serialize(cli: &Cli) -> Result<(), Failure> {
+    let t = target(cli)?;
+    let name = input_name(cli).to_string();
+    let bytes = read_input(cli.input.as_deref())?;
+    let src = String::from_utf8(bytes).map_err(|_| Failure::Message(format!("{name}: not UTF-8 text")))?;
+    // Like MLIR, unlocated ops get their position in the input file (`<stdin>` for stdin).
+    let module = text::parse_with_source_locations(&src, &name).map_err(|e| Failure::Message(format!("{name}:{e}")))?;
+    drop(src);
+    let opts = SerializeOptions {
+        strip_debuginfo: cli.strip_debuginfo,
+        allow_other_dialects: cli.allow_other_dialects,
+        strict: cli.strict,
+    };
+    let out = portable::serialize_portable_module(module, &t, opts)?;
+    write_output(cli.output.as_deref(), &out)
+}
+
+fn deserialize(cli: &Cli) -> Result<(), Failure> {
+    let name = input_name(cli).to_string();
+    let bytes = read_input(cli.input.as_deref())?;
+    if cli.print_stablehlo_version {
+        // As upstream: a comment on stdout (whatever -o says), then the program.
+        let line = match portable::read_producer_version(&bytes) {
+            Ok(v) => format!("// Reading portable artifact with StableHLO version: {v}\n"),
+            Err(_) => "// Failed parsing StableHLO version from portable artifact\n".to_string(),
+        };
+        write_stdout(line.as_bytes()).map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))?;
+    }
+    let module = if is_bytecode(&bytes) {
+        portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: cli.strict })?
+    } else {
+        // MLIR's deserializer parses text too: VHLO is upgraded and legalized, StableHLO kept.
+        let src = String::from_utf8(bytes).map_err(|_| Failure::Message(format!("{name}: neither MLIR bytecode nor UTF-8 text")))?;
+        let mut m = text::parse_with_source_locations(&src, &name).map_err(|e| Failure::Message(format!("{name}:{e}")))?;
+        let mut has_vhlo = false;
+        m.walk(|op| has_vhlo |= m.op_name_str(op).starts_with("vhlo."));
+        if has_vhlo {
+            let fail = |ds: convert::Diagnostics| Failure::Diagnostics("cannot convert the program".into(), ds.into());
+            convert::vhlo_to_version(&mut m, vhlo::CURRENT_VERSION).map_err(fail)?;
+            convert::legalize_to_stablehlo(&mut m).map_err(fail)?;
+        }
+        m
+    };
+    if cli.strict && !cli.mlir_print_debuginfo {
+        let located = located_ops(&module);
+        if !located.is_empty() {
+            return Err(Failure::Diagnostics(
+                "--strict: the printed text would leave out locations; add --mlir-print-debuginfo".into(),
+                located,
+            ));
+        }
+    }
+    // Print as stablehlo-translate does (default-valued attributes elided).
+    let opts = PrintOptions {
+        generic: cli.mlir_print_op_generic,
+        debug_info: cli.mlir_print_debuginfo,
+        elide_defaults: true,
+        ..Default::default()
+    };
+    write_output(cli.output.as_deref(), text::print(&module, opts).as_bytes())
+}
+
+fn retarget(cli: &Cli) -> Result<(), Failure> {
+    let t = target(cli)?;
+    let version = convert::parse_target(&t).map_err(|e| Failure::Message(e.to_string()))?;
+    let bytes = read_input(cli.input.as_deref())?;
+    let (mut m, _) = portable::read_vhlo_with(&bytes, DeserializeOptions { strict: cli.strict })?;
+    convert::vhlo_to_version(&mut m, version.floor_patch()).map_err(|ds| Failure::Diagnostics(format!("cannot retarget to {t}"), ds.into()))?;
+    if cli.strict {
+        let losses = convert::location_losses(&m, version.floor_patch());
+        if !losses.is_empty() {
+            return Err(Failure::Diagnostics(format!("cannot retarget to {t} without loss"), losses));
+        }
+    }
+    // The producer names the target as given (`1.4.1` stays `1.4.1`), the presets by number.
+    let producer = if matches!(t.as_str(), "current" | "minimum") { version.to_string() } else { t.clone() };
+    let out = portable::write_vhlo(&m, version, &producer)?;
+    write_output(cli.output.as_deref(), &out)
 }
 
 /// One diagnostic per op (or region argument) with a location other than `unknown`: what
@@ -217,8 +361,52 @@ fn located_ops(m: &vhlo_core::ir::Module) -> Vec<Diagnostic> {
     out
 }
 
+/// `inspect --json`: one object on stdout.
+#[derive(Serialize)]
+struct InspectReport {
+    file: String,
+    producer: String,
+    target_version: Option<String>,
+    bytecode_version: u64,
+    dialects: Vec<String>,
+    ops: usize,
+    histogram: Vec<OpCount>,
+    /// `null` when no release can hold the program.
+    minimum_version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    readable_by: Option<Readability>,
+}
+
+#[derive(Serialize)]
+struct OpCount {
+    op: String,
+    count: usize,
+}
+
+#[derive(Serialize)]
+struct Readability {
+    version: String,
+    readable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retarget_possible: Option<bool>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    blockers: Vec<Diagnostic>,
+}
+
+/// `--json` errors: one object on stderr.
+#[derive(Serialize)]
+struct ErrorReport<'a> {
+    error: &'a str,
+    diagnostics: &'a [Diagnostic],
+}
+
+fn to_json<T: Serialize>(value: &T) -> String {
+    // Serializing these plain structs cannot fail (string keys, no maps with other keys).
+    serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"error\":\"cannot serialize JSON: {e}\"}}"))
+}
+
 fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Failure> {
-    let bytes = read_input(file)?;
+    let bytes = read_input(Some(file))?;
     let (bytecode_version, producer) = vhlo_core::bytecode::read_producer(&bytes).map_err(|e| Failure::Message(e.to_string()))?;
     let (m, version) = portable::read_vhlo(&bytes)?;
     let mut histogram: BTreeMap<String, usize> = BTreeMap::new();
@@ -232,24 +420,39 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
         ops += 1;
     });
     let minimum = convert::minimum_version(&m);
-    let mut out = String::new();
-    if json {
-        let hist: Vec<String> = histogram.iter().map(|(k, v)| format!("{{\"op\":\"{k}\",\"count\":{v}}}")).collect();
-        let dl: Vec<String> = dialects.keys().map(|d| format!("\"{d}\"")).collect();
-        out.push_str(&format!(
-            "{{\"producer\":\"{producer}\",\"target_version\":{},\"bytecode_version\":{bytecode_version},\"dialects\":[{}],\"ops\":{ops},\"histogram\":[{}],\"minimum_version\":{}",
-            match portable::producer_version(&producer) {
-                Some(_) => format!("\"{version}\""),
-                None => "null".into(),
-            },
-            dl.join(","),
-            hist.join(","),
-            match &minimum {
-                Ok(v) => format!("\"{v}\""),
-                Err(_) => "null".into(),
-            }
-        ));
+    let readable = match readable_by {
+        None => None,
+        Some(r) => {
+            let v = convert::parse_target(r).map_err(|e| Failure::Message(format!("--readable-by {r}: {e}")))?;
+            // An artifact is read by its target version and later; older readers need a retarget.
+            let verdict = if v.floor_patch() >= version.floor_patch() {
+                None
+            } else {
+                Some(convert::vhlo_to_version(&mut m.clone(), v.floor_patch()))
+            };
+            Some((v, verdict))
+        }
+    };
+    let out = if json {
+        let report = InspectReport {
+            file: file.to_string(),
+            producer: producer.clone(),
+            // None when the producer names no StableHLO version (libStablehlo reads those too).
+            target_version: portable::producer_version(&producer).map(|_| version.to_string()),
+            bytecode_version,
+            dialects: dialects.keys().cloned().collect(),
+            ops,
+            histogram: histogram.iter().map(|(op, &count)| OpCount { op: op.clone(), count }).collect(),
+            minimum_version: minimum.as_ref().ok().map(|v| v.to_string()),
+            readable_by: readable.map(|(v, verdict)| match verdict {
+                None => Readability { version: v.to_string(), readable: true, retarget_possible: None, blockers: Vec::new() },
+                Some(Ok(())) => Readability { version: v.to_string(), readable: false, retarget_possible: Some(true), blockers: Vec::new() },
+                Some(Err(ds)) => Readability { version: v.to_string(), readable: false, retarget_possible: Some(false), blockers: ds.into() },
+            }),
+        };
+        to_json(&report) + "\n"
     } else {
+        let mut out = String::new();
         out.push_str(&format!("producer:          {producer}\n"));
         match portable::producer_version(&producer) {
             Some(_) => out.push_str(&format!("target version:    {version}\n")),
@@ -267,49 +470,28 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
             Ok(v) => out.push_str(&format!("minimum version:   {v} (the oldest StableHLO this program can be written for)\n")),
             Err(ds) => out.push_str(&format!("minimum version:   none ({} blocker(s) even at {})\n", ds.len(), vhlo::CURRENT_VERSION)),
         }
-    }
-    if let Some(r) = readable_by {
-        let v = portable::parse_target(r).map_err(|e| Failure::Message(e.to_string()))?;
-        // An artifact is read by its target version and later; older readers need a retarget.
-        let verdict: Result<(), Vec<Diagnostic>> = if v.floor_patch() >= version.floor_patch() {
-            Ok(())
-        } else {
-            convert::vhlo_to_version(&mut m.clone(), v.floor_patch())
-        };
-        if json {
-            match &verdict {
-                Ok(()) if v.floor_patch() >= version.floor_patch() => out.push_str(&format!(",\"readable_by\":{{\"version\":\"{v}\",\"readable\":true}}")),
-                Ok(()) => out.push_str(&format!(",\"readable_by\":{{\"version\":\"{v}\",\"readable\":false,\"retarget_possible\":true}}")),
-                Err(ds) => out.push_str(&format!(
-                    ",\"readable_by\":{{\"version\":\"{v}\",\"readable\":false,\"retarget_possible\":false,\"blockers\":{}}}",
-                    convert::diagnostics_to_json(ds)
-                )),
+        match readable {
+            None => {}
+            Some((v, None)) => {
+                out.push_str(&format!("readable by {v}?   yes: written for {version}, and StableHLO reads artifacts of its own version and older\n"))
             }
-        } else {
-            match &verdict {
-                Ok(()) if v.floor_patch() >= version.floor_patch() => {
-                    out.push_str(&format!("readable by {v}?   yes: written for {version}, and StableHLO reads artifacts of its own version and older\n"))
-                }
-                Ok(()) => out.push_str(&format!(
-                    "readable by {v}?   no: written for {version}; `vhlo-translate --retarget FILE --target={v}` makes an artifact it reads\n"
-                )),
-                Err(ds) => {
-                    out.push_str(&format!("readable by {v}?   no, and it cannot be retargeted there:\n"));
-                    for d in ds {
-                        out.push_str(&format!("  {d}\n"));
-                    }
+            Some((v, Some(Ok(())))) => out.push_str(&format!(
+                "readable by {v}?   no: written for {version}; `vhlo-translate --retarget FILE --target={v}` makes an artifact it reads\n"
+            )),
+            Some((v, Some(Err(ds)))) => {
+                out.push_str(&format!("readable by {v}?   no, and it cannot be retargeted there:\n"));
+                for d in &ds {
+                    out.push_str(&format!("  {d}\n"));
                 }
             }
         }
-    }
-    if json {
-        out.push_str("}\n");
-    }
+        out
+    };
     write_output(None, out.as_bytes())
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(normalize_args(std::env::args_os())) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };
@@ -325,8 +507,7 @@ fn main() -> ExitCode {
                 Failure::Diagnostics(m, d) => (m, d),
             };
             if cli.json {
-                let escaped = msg.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n");
-                eprintln!("{{\"error\":\"{escaped}\",\"diagnostics\":{}}}", convert::diagnostics_to_json(&diags));
+                eprintln!("{}", to_json(&ErrorReport { error: &msg, diagnostics: &diags }));
             } else {
                 eprintln!("vhlo-translate: error: {msg}");
                 eprint!("{}", convert::diagnostics_to_text(&diags));

@@ -135,6 +135,7 @@ fn op_struct_tokens(s: OpStruct<'_>) -> TokenStream {
     let operands = Group { fields: s.operands, slot: Slot::Operand };
     let results = Group { fields: s.results, slot: Slot::Result };
     let regions = Group { fields: s.regions, slot: Slot::Region };
+    let from_op_doc = format!("Reads the op `op` of `m`, which must be a `{full}`.");
     let mut decls = operands.decls(full);
     decls.extend(s.attributes.iter().map(|a| {
         let id = field_ident(&a.name);
@@ -191,7 +192,7 @@ fn op_struct_tokens(s: OpStruct<'_>) -> TokenStream {
             #op_const
             /// The full op name.
             pub const NAME: &'static str = #full;
-            /// Reads the op `op` of `m`, which must be a `#full`.
+            #[doc = #from_op_doc]
             pub fn from_op(m: &::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
                 let __name = Self::NAME;
                 ::vhlo_core::dialect::expect_name(m, op, __name)?;
@@ -402,6 +403,7 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         let ts = f.stablehlo.attributes.iter().map(|a| &a.ty);
         quote! { &[ #(#ts),* ] }
     });
+    let s_compatible = spec.ops.iter().map(|f| f.stablehlo.compatible_operands_and_result_type);
     let back_name = spec.ops.iter().map(|f| {
         let v = shlo_variant(f);
         let main = &f.stablehlo.name;
@@ -538,6 +540,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             pub fn attribute_types(self) -> &'static [&'static str] {
                 const A: &[&[&str]] = &[ #(#s_attr_types),* ];
                 A[self as usize]
+            }
+            /// ODS's `HLO_CompatibleOperandsAndResultType` (spec `traits`): every operand and result
+            /// has the same element type and compatible shapes.
+            pub fn compatible_operands_and_result_type(self) -> bool {
+                const C: &[bool] = &[ #(#s_compatible),* ];
+                C[self as usize]
             }
             /// The name to use on the way back from VHLO, which may depend on the parent op's family
             /// (`return_v1` is `func.return` inside a function and `stablehlo.return` elsewhere).

@@ -2,7 +2,7 @@
 //! attribute and type encodings.
 //!
 //! [`read`] turns an artifact into a [`Module`] plus [`ArtifactInfo`] (bytecode version, producer,
-//! recorded use-list orders); [`write`] emits a module at a chosen bytecode version with MLIR's
+//! recorded use-list orders); [`write()`] emits a module at a chosen bytecode version with MLIR's
 //! numbering and ordering rules, so that reading and writing an upstream artifact at the same
 //! version reproduces it byte for byte. `../shared/notes/mlir-bytecode.md` maps the format.
 //!
@@ -36,8 +36,7 @@ pub use use_lists::OpOrder;
 pub use writer::{write, write_interning, WriteError, WriteOptions};
 
 /// A malformed or unsupported artifact: which section, the absolute byte offset, and what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bytecode {section} section, byte {offset}: {message}")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BytecodeError {
     /// The section being read (`header` for the file header).
     pub section: &'static str,
@@ -46,6 +45,14 @@ pub struct BytecodeError {
     /// What went wrong.
     pub message: String,
 }
+
+impl std::fmt::Display for BytecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "bytecode {} section, byte {}: {}", self.section, self.offset, self.message)
+    }
+}
+
+impl std::error::Error for BytecodeError {}
 
 /// One recorded use-list order: the permutation MLIR stored for a value whose uses are not in
 /// the order a fresh reader would produce (it depends on pass history, so it is kept as read).

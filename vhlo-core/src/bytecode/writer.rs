@@ -47,9 +47,16 @@ impl<'a> WriteOptions<'a> {
 }
 
 /// The module cannot be written: what and where.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bytecode writer: {0}")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WriteError(pub String);
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "bytecode writer: {}", self.0)
+    }
+}
+
+impl std::error::Error for WriteError {}
 
 type Result<T> = std::result::Result<T, WriteError>;
 
@@ -63,7 +70,7 @@ pub fn write(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
     write_interning(&mut module.clone(), opts)
 }
 
-/// [`write`] without the copy: the attributes the encoding needs (locations as attributes, op
+/// [`write()`] without the copy: the attributes the encoding needs (locations as attributes, op
 /// dictionaries) are interned into `module`; its IR is unchanged.
 pub fn write_interning(module: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
     super::on_big_stack(|| write_on_this_thread(module, opts))

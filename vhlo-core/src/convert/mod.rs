@@ -16,6 +16,7 @@ mod ods;
 mod ops;
 mod strict;
 mod types;
+mod verify;
 
 pub use strict::{location_losses, losses_to_stablehlo, shadowed_on_reading};
 pub(crate) use types::builtin_scalar;
@@ -28,8 +29,10 @@ use crate::ir::{
 use crate::version::{Version, VersionError};
 use crate::vhlo::{self, StablehloOp, VhloAttr, VhloEnum, VhloOp, VhloType};
 
-/// One reason a conversion cannot be done.
+/// One reason a conversion cannot be done. With the `serde` feature it serializes as an object
+/// with these fields (`needs` a version string or `null`).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Diagnostic {
     /// The op it is about (its name when the problem was found).
     pub op: String,
@@ -56,7 +59,8 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-fn json_str(s: &str) -> String {
+/// `s` as a double-quoted string with backslash escapes (file and location names).
+fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -74,25 +78,63 @@ fn json_str(s: &str) -> String {
     out
 }
 
-impl Diagnostic {
-    /// The diagnostic as one JSON object.
-    pub fn to_json(&self) -> String {
-        format!(
-            "{{\"op\":{},\"location\":{},\"subject\":{},\"needs\":{},\"rule\":{}}}",
-            json_str(&self.op),
-            json_str(&self.location),
-            json_str(&self.subject),
-            self.needs
-                .map_or("null".to_string(), |v| json_str(&v.to_string())),
-            json_str(&self.rule)
-        )
+/// Every reason a conversion failed, as one error (`?` works with it; it derefs to the list).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0.len();
+        write!(f, "cannot convert the program ({n} problem{}):", if n == 1 { "" } else { "s" })?;
+        for d in &self.0 {
+            write!(f, "\n  {d}")?;
+        }
+        Ok(())
     }
 }
 
-/// All diagnostics as a JSON array.
-pub fn diagnostics_to_json(ds: &[Diagnostic]) -> String {
-    let items: Vec<String> = ds.iter().map(Diagnostic::to_json).collect();
-    format!("[{}]", items.join(","))
+impl std::error::Error for Diagnostics {}
+
+impl std::ops::Deref for Diagnostics {
+    type Target = Vec<Diagnostic>;
+    fn deref(&self) -> &Vec<Diagnostic> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Diagnostics {
+    fn deref_mut(&mut self) -> &mut Vec<Diagnostic> {
+        &mut self.0
+    }
+}
+
+impl From<Vec<Diagnostic>> for Diagnostics {
+    fn from(ds: Vec<Diagnostic>) -> Self {
+        Diagnostics(ds)
+    }
+}
+
+impl From<Diagnostics> for Vec<Diagnostic> {
+    fn from(ds: Diagnostics) -> Self {
+        ds.0
+    }
+}
+
+impl IntoIterator for Diagnostics {
+    type Item = Diagnostic;
+    type IntoIter = std::vec::IntoIter<Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Diagnostics {
+    type Item = &'a Diagnostic;
+    type IntoIter = std::slice::Iter<'a, Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
 }
 
 /// All diagnostics as text, one per line.
@@ -115,10 +157,10 @@ fn write_loc(m: &Module, l: Location, out: &mut String, depth: usize) {
     match m.loc_data(l) {
         LocData::Unknown => out.push_str("unknown"),
         LocData::FileLineCol { file, line, column } => {
-            out.push_str(&format!("{}:{line}:{column}", json_str(m.str(*file))))
+            out.push_str(&format!("{}:{line}:{column}", quoted(m.str(*file))))
         }
         LocData::FileLineColRange { file, line_cols } => {
-            out.push_str(&json_str(m.str(*file)));
+            out.push_str(&quoted(m.str(*file)));
             match line_cols[..] {
                 [l] => out.push_str(&format!(":{l}")),
                 [l, c] => out.push_str(&format!(":{l}:{c}")),
@@ -128,7 +170,7 @@ fn write_loc(m: &Module, l: Location, out: &mut String, depth: usize) {
             }
         }
         LocData::Name { name, child } => {
-            out.push_str(&json_str(m.str(*name)));
+            out.push_str(&quoted(m.str(*name)));
             if let Some(c) = child {
                 out.push('(');
                 write_loc(m, *c, out, depth + 1);
@@ -318,7 +360,7 @@ fn convert_value_types(
 
 /// StableHLO (and `func.func`/`func.call`/`func.return`) to VHLO at the current version.
 /// On failure `m` is left as it was.
-pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec<Diagnostic>> {
+pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Diagnostics> {
     transactional(m, |w| legalize_to_vhlo_in_place(w, opts))
 }
 
@@ -326,9 +368,9 @@ pub fn legalize_to_vhlo(m: &mut Module, opts: LegalizeOptions) -> Result<(), Vec
 fn transactional<T>(
     m: &mut Module,
     f: impl FnOnce(&mut Module) -> Result<T, Vec<Diagnostic>>,
-) -> Result<T, Vec<Diagnostic>> {
+) -> Result<T, Diagnostics> {
     let mut w = m.clone();
-    let r = f(&mut w)?;
+    let r = f(&mut w).map_err(Diagnostics)?;
     *m = w;
     Ok(r)
 }
@@ -339,6 +381,11 @@ pub(crate) fn legalize_to_vhlo_in_place(
     w: &mut Module,
     opts: LegalizeOptions,
 ) -> Result<(), Vec<Diagnostic>> {
+    // As libStablehlo verifies before it serializes: a program it would refuse is not written.
+    let problems = verify::verify_stablehlo(w);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
     let allow = opts.allow_other_dialects;
     let mut diags = Vec::new();
     let mut type_memo = TypeMemo::default();
@@ -677,7 +724,7 @@ fn illegal_in_attr(
 /// Converts every VHLO op to the version of its op legal at `target` (downgrading or upgrading
 /// step by step), then checks that every type and attribute is legal there. Reports every
 /// blocker at once.
-pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Vec<Diagnostic>> {
+pub fn vhlo_to_version(m: &mut Module, target: Version) -> Result<(), Diagnostics> {
     vhlo_to_version_tracked(m, target).map(|_| ())
 }
 
@@ -693,7 +740,7 @@ pub struct VersionStep {
 pub fn vhlo_to_version_tracked(
     m: &mut Module,
     target: Version,
-) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
+) -> Result<Vec<VersionStep>, Diagnostics> {
     transactional(m, |w| vhlo_to_version_in_place(w, target))
 }
 
@@ -941,6 +988,7 @@ pub(crate) fn vhlo_to_version_in_place(
 /// reverse program order, which readers restore without a record. Each version step creates a
 /// new op: its operand uses go to the front of their lists, and moving the old op's result uses
 /// to it one by one reverses them (docs: shared notes, section 6).
+#[doc(hidden)]
 pub fn artifact_use_list_orders(
     m: &Module,
     steps: &[VersionStep],
@@ -1076,7 +1124,7 @@ pub fn location_blockers(m: &Module, target: Version) -> Vec<Diagnostic> {
 
 /// VHLO (any version) back to StableHLO: upgrades every op to its current version, then maps
 /// it to its StableHLO op, attributes and types.
-pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Vec<Diagnostic>> {
+pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Diagnostics> {
     transactional(m, legalize_to_stablehlo_in_place)
 }
 
@@ -1226,7 +1274,7 @@ pub struct ToStablehloOptions {
 pub fn legalize_to_stablehlo_with(
     m: &mut Module,
     opts: ToStablehloOptions,
-) -> Result<(), Vec<Diagnostic>> {
+) -> Result<(), Diagnostics> {
     let losses = if opts.strict {
         losses_to_stablehlo(m)
     } else {
@@ -1239,7 +1287,7 @@ pub fn legalize_to_stablehlo_with(
     if let Err(ds) = legalize_to_stablehlo(&mut m.clone()) {
         all.extend(ds);
     }
-    Err(all)
+    Err(all.into())
 }
 
 /// Removes `builtin.unrealized_conversion_cast` ops that became identities (mixed programs
@@ -1298,7 +1346,7 @@ pub fn legalize_to_vhlo_at(
     m: &mut Module,
     target: Version,
     opts: LegalizeOptions,
-) -> Result<(), Vec<Diagnostic>> {
+) -> Result<(), Diagnostics> {
     let mut w = m.clone();
     legalize_to_vhlo(&mut w, opts)?;
     vhlo_to_version(&mut w, target)?;
@@ -1306,9 +1354,25 @@ pub fn legalize_to_vhlo_at(
     Ok(())
 }
 
-/// The smallest release a VHLO program can be converted to. `Err` holds the blockers at the
-/// current version when even that fails.
-pub fn minimum_version(m: &Module) -> Result<Version, Vec<Diagnostic>> {
+/// The smallest release a program can be written for: a VHLO program (as read from an
+/// artifact), or a StableHLO one (as [`crate::text::parse`] returns it), which is legalized to
+/// VHLO first (keeping other dialects' ops, as `--allow-other-dialects` does). `Err` holds the
+/// blockers at the current version when even that fails.
+pub fn minimum_version(m: &Module) -> Result<Version, Diagnostics> {
+    let mut stablehlo = false;
+    m.walk(|op| {
+        let name = m.op_name_str(op);
+        stablehlo |= name.starts_with("stablehlo.") || name.starts_with("func.");
+    });
+    if stablehlo {
+        let mut w = m.clone();
+        legalize_to_vhlo_in_place(&mut w, LegalizeOptions { allow_other_dialects: true, strict: false })?;
+        return minimum_vhlo_version(&w);
+    }
+    minimum_vhlo_version(m)
+}
+
+fn minimum_vhlo_version(m: &Module) -> Result<Version, Diagnostics> {
     // Every `needs` is a lower bound, so start at the largest one reported at the minimum.
     let mut from = vhlo::MINIMUM_VERSION;
     if let Err(ds) = vhlo_to_version(&mut m.clone(), vhlo::MINIMUM_VERSION) {
@@ -1321,7 +1385,7 @@ pub fn minimum_version(m: &Module) -> Result<Version, Vec<Diagnostic>> {
     } else {
         return Ok(vhlo::MINIMUM_VERSION);
     }
-    let mut last = Vec::new();
+    let mut last = Diagnostics::default();
     for r in vhlo::RELEASES
         .iter()
         .filter(|r| r.version >= from && r.version.patch == 0)

@@ -6,6 +6,8 @@
 
 pub mod codec;
 pub mod hooks;
+// Internal: helpers the generated code calls (not part of the documented API).
+#[doc(hidden)]
 pub mod support;
 
 use std::fmt;
@@ -62,13 +64,20 @@ pub struct ParamSpec {
 }
 
 /// An op that does not have the shape its typed struct expects.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("`{op}`: {reason}")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpMismatch {
     /// The op name the struct describes.
     pub op: &'static str,
     pub reason: String,
 }
+
+impl std::fmt::Display for OpMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}`: {}", self.op, self.reason)
+    }
+}
+
+impl std::error::Error for OpMismatch {}
 
 /// A version step that cannot be done. Says what blocks it and which version would accept it.
 #[derive(Clone, Debug, PartialEq, Eq)]

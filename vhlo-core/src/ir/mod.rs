@@ -13,7 +13,10 @@ mod module;
 
 pub use data::*;
 pub use equal::{structurally_equal, EqualOptions};
-pub use interner::{FastHasher, FastMap, FastSet, Interner};
+pub(crate) use interner::{FastMap, FastSet};
+// Internal: the interning machinery behind `Module` (not part of the documented API).
+#[doc(hidden)]
+pub use interner::{FastHasher, Interner};
 pub use module::*;
 
 macro_rules! id_type {

@@ -1,4 +1,4 @@
-//! MLIR textual IR: parsing ([`parse`]) and printing ([`print`]).
+//! MLIR textual IR: parsing ([`parse`]) and printing ([`print()`]).
 //!
 //! The parser reads the generic op form, the custom forms of `builtin.module` and `func.*`, and
 //! StableHLO's pretty forms, with every builtin, StableHLO, VHLO and `quant` type and attribute

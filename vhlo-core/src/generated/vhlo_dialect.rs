@@ -6592,6 +6592,24 @@ impl StablehloOp {
         ];
         A[self as usize]
     }
+    /// ODS's `HLO_CompatibleOperandsAndResultType` (spec `traits`): every operand and result
+    /// has the same element type and compatible shapes.
+    pub fn compatible_operands_and_result_type(self) -> bool {
+        const C: &[bool] = &[
+            false, true, false, false, false, false, true, false, false, true, false,
+            false, false, false, false, false, false, false, true, true, false, false,
+            false, false, false, false, false, false, false, false, false, false, true,
+            true, false, false, false, true, false, false, false, false, false, false,
+            false, false, false, false, false, true, true, false, true, false, false,
+            false, false, false, false, false, false, false, true, true, true, false,
+            true, true, true, true, true, false, true, false, false, false, true, true,
+            false, false, false, false, true, false, false, true, false, false, false,
+            false, false, false, true, true, true, false, false, false, false, false,
+            true, true, true, true, true, false, false, true, true, true, true, false,
+            false, false, false, false, false, false, false, true,
+        ];
+        C[self as usize]
+    }
     /// The name to use on the way back from VHLO, which may depend on the parent op's family
     /// (`return_v1` is `func.return` inside a function and `stablehlo.return` elsewhere).
     pub fn name_under(self, parent_family: Option<&str>) -> &'static str {
@@ -6739,7 +6757,7 @@ impl AbsOpV1 {
     pub const OP: VhloOp = VhloOp::AbsV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.abs_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.abs_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -6815,7 +6833,7 @@ impl AddOpV1 {
     pub const OP: VhloOp = VhloOp::AddV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.add_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.add_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -6891,7 +6909,7 @@ impl AfterAllOpV1 {
     pub const OP: VhloOp = VhloOp::AfterAllV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.after_all_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.after_all_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -6973,7 +6991,7 @@ impl AllGatherOpV1 {
     pub const OP: VhloOp = VhloOp::AllGatherV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.all_gather_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.all_gather_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -7090,7 +7108,7 @@ impl AllGatherOpV2 {
     pub const OP: VhloOp = VhloOp::AllGatherV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.all_gather_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.all_gather_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -7207,7 +7225,7 @@ impl AllReduceOpV1 {
     pub const OP: VhloOp = VhloOp::AllReduceV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.all_reduce_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.all_reduce_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -7320,7 +7338,7 @@ impl AllReduceOpV2 {
     pub const OP: VhloOp = VhloOp::AllReduceV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.all_reduce_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.all_reduce_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -7435,7 +7453,7 @@ impl AllToAllOpV1 {
     pub const OP: VhloOp = VhloOp::AllToAllV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.all_to_all_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.all_to_all_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -7562,7 +7580,7 @@ impl AllToAllOpV2 {
     pub const OP: VhloOp = VhloOp::AllToAllV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.all_to_all_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.all_to_all_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -7681,7 +7699,7 @@ impl AndOpV1 {
     pub const OP: VhloOp = VhloOp::AndV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.and_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.and_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -7757,7 +7775,7 @@ impl AsyncDoneOpV1 {
     pub const OP: VhloOp = VhloOp::AsyncDoneV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.async_done_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.async_done_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -7833,7 +7851,7 @@ impl AsyncStartOpV1 {
     pub const OP: VhloOp = VhloOp::AsyncStartV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.async_start_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.async_start_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -7916,7 +7934,7 @@ impl Atan2OpV1 {
     pub const OP: VhloOp = VhloOp::Atan2V1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.atan2_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.atan2_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -8008,7 +8026,7 @@ impl BatchNormGradOpV1 {
     pub const OP: VhloOp = VhloOp::BatchNormGradV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.batch_norm_grad_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.batch_norm_grad_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -8126,7 +8144,7 @@ impl BatchNormInferenceOpV1 {
     pub const OP: VhloOp = VhloOp::BatchNormInferenceV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.batch_norm_inference_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.batch_norm_inference_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -8238,7 +8256,7 @@ impl BatchNormTrainingOpV1 {
     pub const OP: VhloOp = VhloOp::BatchNormTrainingV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.batch_norm_training_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.batch_norm_training_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -8338,7 +8356,7 @@ impl BitcastConvertOpV1 {
     pub const OP: VhloOp = VhloOp::BitcastConvertV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.bitcast_convert_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.bitcast_convert_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -8414,7 +8432,7 @@ impl BroadcastOpV1 {
     pub const OP: VhloOp = VhloOp::BroadcastV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.broadcast_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.broadcast_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -8501,7 +8519,7 @@ impl BroadcastInDimOpV1 {
     pub const OP: VhloOp = VhloOp::BroadcastInDimV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.broadcast_in_dim_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.broadcast_in_dim_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -8588,7 +8606,7 @@ impl CallOpV1 {
     pub const OP: VhloOp = VhloOp::CallV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.call_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.call_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -8666,7 +8684,7 @@ impl CaseOpV1 {
     pub const OP: VhloOp = VhloOp::CaseV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.case_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.case_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -8743,7 +8761,7 @@ impl CbrtOpV1 {
     pub const OP: VhloOp = VhloOp::CbrtV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.cbrt_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.cbrt_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -8819,7 +8837,7 @@ impl CbrtOpV2 {
     pub const OP: VhloOp = VhloOp::CbrtV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.cbrt_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.cbrt_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -8904,7 +8922,7 @@ impl CeilOpV1 {
     pub const OP: VhloOp = VhloOp::CeilV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.ceil_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.ceil_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -8980,7 +8998,7 @@ impl CholeskyOpV1 {
     pub const OP: VhloOp = VhloOp::CholeskyV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.cholesky_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.cholesky_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -9060,7 +9078,7 @@ impl ClampOpV1 {
     pub const OP: VhloOp = VhloOp::ClampV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.clamp_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.clamp_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -9142,7 +9160,7 @@ impl CollectiveBroadcastOpV1 {
     pub const OP: VhloOp = VhloOp::CollectiveBroadcastV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.collective_broadcast_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.collective_broadcast_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -9241,7 +9259,7 @@ impl CollectiveBroadcastOpV2 {
     pub const OP: VhloOp = VhloOp::CollectiveBroadcastV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.collective_broadcast_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.collective_broadcast_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -9346,7 +9364,7 @@ impl CollectivePermuteOpV1 {
     pub const OP: VhloOp = VhloOp::CollectivePermuteV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.collective_permute_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.collective_permute_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -9449,7 +9467,7 @@ impl CollectiveReduceOpV1 {
     pub const OP: VhloOp = VhloOp::CollectiveReduceV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.collective_reduce_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.collective_reduce_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -9568,7 +9586,7 @@ impl CompareOpV1 {
     pub const OP: VhloOp = VhloOp::CompareV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.compare_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.compare_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -9666,7 +9684,7 @@ impl ComplexOpV1 {
     pub const OP: VhloOp = VhloOp::ComplexV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.complex_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.complex_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -9750,7 +9768,7 @@ impl CompositeOpV1 {
     pub const OP: VhloOp = VhloOp::CompositeV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.composite_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.composite_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -9859,7 +9877,7 @@ impl CompositeOpV2 {
     pub const OP: VhloOp = VhloOp::CompositeV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.composite_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.composite_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -9964,7 +9982,7 @@ impl ConcatenateOpV1 {
     pub const OP: VhloOp = VhloOp::ConcatenateV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.concatenate_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.concatenate_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -10045,7 +10063,7 @@ impl ConstantOpV1 {
     pub const OP: VhloOp = VhloOp::ConstantV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.constant_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.constant_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -10118,7 +10136,7 @@ impl ConvertOpV1 {
     pub const OP: VhloOp = VhloOp::ConvertV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.convert_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.convert_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -10228,7 +10246,7 @@ impl ConvolutionOpV1 {
     pub const OP: VhloOp = VhloOp::ConvolutionV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.convolution_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.convolution_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -10447,7 +10465,7 @@ impl CosineOpV1 {
     pub const OP: VhloOp = VhloOp::CosineV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.cosine_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.cosine_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -10523,7 +10541,7 @@ impl CosineOpV2 {
     pub const OP: VhloOp = VhloOp::CosineV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.cosine_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.cosine_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -10608,7 +10626,7 @@ impl CountLeadingZerosOpV1 {
     pub const OP: VhloOp = VhloOp::CountLeadingZerosV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.count_leading_zeros_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.count_leading_zeros_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -10680,7 +10698,7 @@ impl CreateTokenOpV1 {
     pub const OP: VhloOp = VhloOp::CreateTokenV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.create_token_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.create_token_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -10753,7 +10771,7 @@ impl CrossReplicaSumOpV1 {
     pub const OP: VhloOp = VhloOp::CrossReplicaSumV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.cross-replica-sum_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.cross-replica-sum_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -10854,7 +10872,7 @@ impl CustomCallOpV1 {
     pub const OP: VhloOp = VhloOp::CustomCallV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.custom_call_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.custom_call_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -11013,7 +11031,7 @@ impl CustomCallOpV2 {
     pub const OP: VhloOp = VhloOp::CustomCallV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.custom_call_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.custom_call_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -11164,7 +11182,7 @@ impl DivideOpV1 {
     pub const OP: VhloOp = VhloOp::DivideV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.divide_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.divide_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -11244,7 +11262,7 @@ impl DotOpV1 {
     pub const OP: VhloOp = VhloOp::DotV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dot_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dot_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -11344,7 +11362,7 @@ impl DotGeneralOpV1 {
     pub const OP: VhloOp = VhloOp::DotGeneralV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dot_general_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dot_general_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -11490,7 +11508,7 @@ impl DotGeneralOpV2 {
     pub const OP: VhloOp = VhloOp::DotGeneralV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dot_general_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dot_general_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -11675,7 +11693,7 @@ impl DynamicBroadcastInDimOpV1 {
     pub const OP: VhloOp = VhloOp::DynamicBroadcastInDimV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dynamic_broadcast_in_dim_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dynamic_broadcast_in_dim_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -11818,7 +11836,7 @@ impl DynamicConvOpV1 {
     pub const OP: VhloOp = VhloOp::DynamicConvV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dynamic_conv_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dynamic_conv_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -12076,7 +12094,7 @@ impl DynamicConvOpV2 {
     pub const OP: VhloOp = VhloOp::DynamicConvV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dynamic_conv_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dynamic_conv_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -12309,7 +12327,7 @@ impl DynamicGatherOpV1 {
     pub const OP: VhloOp = VhloOp::DynamicGatherV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dynamic_gather_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dynamic_gather_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -12450,7 +12468,7 @@ impl DynamicGatherOpV2 {
     pub const OP: VhloOp = VhloOp::DynamicGatherV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dynamic_gather_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dynamic_gather_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -12591,7 +12609,7 @@ impl DynamicIotaOpV1 {
     pub const OP: VhloOp = VhloOp::DynamicIotaV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dynamic_iota_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dynamic_iota_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -12684,7 +12702,7 @@ impl DynamicPadOpV1 {
     pub const OP: VhloOp = VhloOp::DynamicPadV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dynamic_pad_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dynamic_pad_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -12775,7 +12793,7 @@ impl DynamicReshapeOpV1 {
     pub const OP: VhloOp = VhloOp::DynamicReshapeV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dynamic_reshape_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dynamic_reshape_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -12859,7 +12877,7 @@ impl DynamicSliceOpV1 {
     pub const OP: VhloOp = VhloOp::DynamicSliceV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dynamic_slice_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dynamic_slice_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -12951,7 +12969,7 @@ impl DynamicUpdateSliceOpV1 {
     pub const OP: VhloOp = VhloOp::DynamicUpdateSliceV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.dynamic_update_slice_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.dynamic_update_slice_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -13038,7 +13056,7 @@ impl EinsumOpV1 {
     pub const OP: VhloOp = VhloOp::EinsumV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.einsum_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.einsum_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -13126,7 +13144,7 @@ impl ExponentialOpV1 {
     pub const OP: VhloOp = VhloOp::ExponentialV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.exponential_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.exponential_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -13202,7 +13220,7 @@ impl ExponentialOpV2 {
     pub const OP: VhloOp = VhloOp::ExponentialV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.exponential_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.exponential_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -13287,7 +13305,7 @@ impl ExponentialMinusOneOpV1 {
     pub const OP: VhloOp = VhloOp::ExponentialMinusOneV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.exponential_minus_one_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.exponential_minus_one_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -13363,7 +13381,7 @@ impl ExponentialMinusOneOpV2 {
     pub const OP: VhloOp = VhloOp::ExponentialMinusOneV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.exponential_minus_one_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.exponential_minus_one_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -13452,7 +13470,7 @@ impl FftOpV1 {
     pub const OP: VhloOp = VhloOp::FftV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.fft_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.fft_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -13545,7 +13563,7 @@ impl FloorOpV1 {
     pub const OP: VhloOp = VhloOp::FloorV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.floor_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.floor_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -13627,7 +13645,7 @@ impl FuncOpV1 {
     pub const OP: VhloOp = VhloOp::FuncV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.func_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.func_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -13754,7 +13772,7 @@ impl GatherOpV1 {
     pub const OP: VhloOp = VhloOp::GatherV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.gather_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.gather_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -13900,7 +13918,7 @@ impl GatherOpV2 {
     pub const OP: VhloOp = VhloOp::GatherV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.gather_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.gather_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -14046,7 +14064,7 @@ impl GetDimensionSizeOpV1 {
     pub const OP: VhloOp = VhloOp::GetDimensionSizeV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.get_dimension_size_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.get_dimension_size_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -14129,7 +14147,7 @@ impl GetTupleElementOpV1 {
     pub const OP: VhloOp = VhloOp::GetTupleElementV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.get_tuple_element_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.get_tuple_element_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -14209,7 +14227,7 @@ impl IfOpV1 {
     pub const OP: VhloOp = VhloOp::IfV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.if_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.if_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -14293,7 +14311,7 @@ impl ImagOpV1 {
     pub const OP: VhloOp = VhloOp::ImagV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.imag_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.imag_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -14371,7 +14389,7 @@ impl InfeedOpV1 {
     pub const OP: VhloOp = VhloOp::InfeedV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.infeed_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.infeed_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -14459,7 +14477,7 @@ impl IotaOpV1 {
     pub const OP: VhloOp = VhloOp::IotaV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.iota_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.iota_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -14537,7 +14555,7 @@ impl IsFiniteOpV1 {
     pub const OP: VhloOp = VhloOp::IsFiniteV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.is_finite_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.is_finite_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -14611,7 +14629,7 @@ impl LogOpV1 {
     pub const OP: VhloOp = VhloOp::LogV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.log_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.log_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -14687,7 +14705,7 @@ impl LogOpV2 {
     pub const OP: VhloOp = VhloOp::LogV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.log_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.log_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -14772,7 +14790,7 @@ impl LogPlusOneOpV1 {
     pub const OP: VhloOp = VhloOp::LogPlusOneV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.log_plus_one_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.log_plus_one_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -14848,7 +14866,7 @@ impl LogPlusOneOpV2 {
     pub const OP: VhloOp = VhloOp::LogPlusOneV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.log_plus_one_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.log_plus_one_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -14933,7 +14951,7 @@ impl LogisticOpV1 {
     pub const OP: VhloOp = VhloOp::LogisticV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.logistic_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.logistic_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15009,7 +15027,7 @@ impl LogisticOpV2 {
     pub const OP: VhloOp = VhloOp::LogisticV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.logistic_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.logistic_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15098,7 +15116,7 @@ impl MapOpV1 {
     pub const OP: VhloOp = VhloOp::MapV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.map_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.map_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15189,7 +15207,7 @@ impl MaximumOpV1 {
     pub const OP: VhloOp = VhloOp::MaximumV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.maximum_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.maximum_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15267,7 +15285,7 @@ impl MinimumOpV1 {
     pub const OP: VhloOp = VhloOp::MinimumV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.minimum_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.minimum_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15345,7 +15363,7 @@ impl MultiplyOpV1 {
     pub const OP: VhloOp = VhloOp::MultiplyV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.multiply_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.multiply_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15421,7 +15439,7 @@ impl NegateOpV1 {
     pub const OP: VhloOp = VhloOp::NegateV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.negate_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.negate_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15495,7 +15513,7 @@ impl NotOpV1 {
     pub const OP: VhloOp = VhloOp::NotV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.not_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.not_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15569,7 +15587,7 @@ impl OptimizationBarrierOpV1 {
     pub const OP: VhloOp = VhloOp::OptimizationBarrierV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.optimization_barrier_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.optimization_barrier_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15645,7 +15663,7 @@ impl OrOpV1 {
     pub const OP: VhloOp = VhloOp::OrV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.or_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.or_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15725,7 +15743,7 @@ impl OutfeedOpV1 {
     pub const OP: VhloOp = VhloOp::OutfeedV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.outfeed_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.outfeed_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15821,7 +15839,7 @@ impl PadOpV1 {
     pub const OP: VhloOp = VhloOp::PadV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.pad_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.pad_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15923,7 +15941,7 @@ impl PartitionIdOpV1 {
     pub const OP: VhloOp = VhloOp::PartitionIdV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.partition_id_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.partition_id_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -15994,7 +16012,7 @@ impl PopcntOpV1 {
     pub const OP: VhloOp = VhloOp::PopcntV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.popcnt_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.popcnt_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -16070,7 +16088,7 @@ impl PowerOpV1 {
     pub const OP: VhloOp = VhloOp::PowerV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.power_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.power_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -16146,7 +16164,7 @@ impl RealOpV1 {
     pub const OP: VhloOp = VhloOp::RealV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.real_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.real_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -16226,7 +16244,7 @@ impl RealDynamicSliceOpV1 {
     pub const OP: VhloOp = VhloOp::RealDynamicSliceV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.real_dynamic_slice_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.real_dynamic_slice_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -16318,7 +16336,7 @@ impl RecvOpV1 {
     pub const OP: VhloOp = VhloOp::RecvV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.recv_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.recv_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -16427,7 +16445,7 @@ impl RecvOpV2 {
     pub const OP: VhloOp = VhloOp::RecvV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.recv_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.recv_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -16542,7 +16560,7 @@ impl ReduceOpV1 {
     pub const OP: VhloOp = VhloOp::ReduceV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.reduce_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.reduce_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -16638,7 +16656,7 @@ impl ReducePrecisionOpV1 {
     pub const OP: VhloOp = VhloOp::ReducePrecisionV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.reduce_precision_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.reduce_precision_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -16741,7 +16759,7 @@ impl ReduceScatterOpV1 {
     pub const OP: VhloOp = VhloOp::ReduceScatterV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.reduce_scatter_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.reduce_scatter_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -16868,7 +16886,7 @@ impl ReduceWindowOpV1 {
     pub const OP: VhloOp = VhloOp::ReduceWindowV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.reduce_window_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.reduce_window_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -16989,7 +17007,7 @@ impl RemainderOpV1 {
     pub const OP: VhloOp = VhloOp::RemainderV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.remainder_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.remainder_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -17063,7 +17081,7 @@ impl ReplicaIdOpV1 {
     pub const OP: VhloOp = VhloOp::ReplicaIdV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.replica_id_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.replica_id_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -17134,7 +17152,7 @@ impl ReshapeOpV1 {
     pub const OP: VhloOp = VhloOp::ReshapeV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.reshape_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.reshape_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -17206,7 +17224,7 @@ impl ReturnOpV1 {
     pub const OP: VhloOp = VhloOp::ReturnV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.return_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.return_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -17279,7 +17297,7 @@ impl ReverseOpV1 {
     pub const OP: VhloOp = VhloOp::ReverseV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.reverse_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.reverse_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -17370,7 +17388,7 @@ impl RngOpV1 {
     pub const OP: VhloOp = VhloOp::RngV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.rng_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.rng_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -17465,7 +17483,7 @@ impl RngBitGeneratorOpV1 {
     pub const OP: VhloOp = VhloOp::RngBitGeneratorV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.rng_bit_generator_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.rng_bit_generator_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -17553,7 +17571,7 @@ impl RoundNearestAfzOpV1 {
     pub const OP: VhloOp = VhloOp::RoundNearestAfzV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.round_nearest_afz_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.round_nearest_afz_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -17627,7 +17645,7 @@ impl RoundNearestEvenOpV1 {
     pub const OP: VhloOp = VhloOp::RoundNearestEvenV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.round_nearest_even_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.round_nearest_even_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -17701,7 +17719,7 @@ impl RsqrtOpV1 {
     pub const OP: VhloOp = VhloOp::RsqrtV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.rsqrt_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.rsqrt_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -17777,7 +17795,7 @@ impl RsqrtOpV2 {
     pub const OP: VhloOp = VhloOp::RsqrtV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.rsqrt_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.rsqrt_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -17880,7 +17898,7 @@ impl ScatterOpV1 {
     pub const OP: VhloOp = VhloOp::ScatterV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.scatter_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.scatter_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -18038,7 +18056,7 @@ impl ScatterOpV2 {
     pub const OP: VhloOp = VhloOp::ScatterV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.scatter_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.scatter_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -18195,7 +18213,7 @@ impl SelectOpV1 {
     pub const OP: VhloOp = VhloOp::SelectV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.select_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.select_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -18292,7 +18310,7 @@ impl SelectAndScatterOpV1 {
     pub const OP: VhloOp = VhloOp::SelectAndScatterV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.select_and_scatter_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.select_and_scatter_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -18409,7 +18427,7 @@ impl SendOpV1 {
     pub const OP: VhloOp = VhloOp::SendV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.send_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.send_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -18523,7 +18541,7 @@ impl SendOpV2 {
     pub const OP: VhloOp = VhloOp::SendV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.send_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.send_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -18639,7 +18657,7 @@ impl SetDimensionSizeOpV1 {
     pub const OP: VhloOp = VhloOp::SetDimensionSizeV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.set_dimension_size_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.set_dimension_size_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -18729,7 +18747,7 @@ impl ShiftLeftOpV1 {
     pub const OP: VhloOp = VhloOp::ShiftLeftV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.shift_left_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.shift_left_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -18807,7 +18825,7 @@ impl ShiftRightArithmeticOpV1 {
     pub const OP: VhloOp = VhloOp::ShiftRightArithmeticV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.shift_right_arithmetic_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.shift_right_arithmetic_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -18885,7 +18903,7 @@ impl ShiftRightLogicalOpV1 {
     pub const OP: VhloOp = VhloOp::ShiftRightLogicalV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.shift_right_logical_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.shift_right_logical_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -18961,7 +18979,7 @@ impl SignOpV1 {
     pub const OP: VhloOp = VhloOp::SignV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.sign_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.sign_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -19035,7 +19053,7 @@ impl SineOpV1 {
     pub const OP: VhloOp = VhloOp::SineV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.sine_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.sine_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -19111,7 +19129,7 @@ impl SineOpV2 {
     pub const OP: VhloOp = VhloOp::SineV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.sine_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.sine_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -19202,7 +19220,7 @@ impl SliceOpV1 {
     pub const OP: VhloOp = VhloOp::SliceV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.slice_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.slice_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -19304,7 +19322,7 @@ impl SortOpV1 {
     pub const OP: VhloOp = VhloOp::SortV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.sort_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.sort_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -19401,7 +19419,7 @@ impl SqrtOpV1 {
     pub const OP: VhloOp = VhloOp::SqrtV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.sqrt_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.sqrt_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -19477,7 +19495,7 @@ impl SqrtOpV2 {
     pub const OP: VhloOp = VhloOp::SqrtV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.sqrt_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.sqrt_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -19564,7 +19582,7 @@ impl SubtractOpV1 {
     pub const OP: VhloOp = VhloOp::SubtractV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.subtract_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.subtract_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -19640,7 +19658,7 @@ impl TanOpV1 {
     pub const OP: VhloOp = VhloOp::TanV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.tan_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.tan_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -19716,7 +19734,7 @@ impl TanOpV2 {
     pub const OP: VhloOp = VhloOp::TanV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.tan_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.tan_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -19801,7 +19819,7 @@ impl TanhOpV1 {
     pub const OP: VhloOp = VhloOp::TanhV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.tanh_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.tanh_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -19877,7 +19895,7 @@ impl TanhOpV2 {
     pub const OP: VhloOp = VhloOp::TanhV2;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.tanh_v2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.tanh_v2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -19968,7 +19986,7 @@ impl TorchIndexSelectOpV1 {
     pub const OP: VhloOp = VhloOp::TorchIndexSelectV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.torch_index_select_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.torch_index_select_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -20061,7 +20079,7 @@ impl TransposeOpV1 {
     pub const OP: VhloOp = VhloOp::TransposeV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.transpose_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.transpose_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -20156,7 +20174,7 @@ impl TriangularSolveOpV1 {
     pub const OP: VhloOp = VhloOp::TriangularSolveV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.triangular_solve_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.triangular_solve_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -20263,7 +20281,7 @@ impl TupleOpV1 {
     pub const OP: VhloOp = VhloOp::TupleV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.tuple_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.tuple_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -20339,7 +20357,7 @@ impl UnaryEinsumOpV1 {
     pub const OP: VhloOp = VhloOp::UnaryEinsumV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.unary_einsum_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.unary_einsum_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -20424,7 +20442,7 @@ impl UniformDequantizeOpV1 {
     pub const OP: VhloOp = VhloOp::UniformDequantizeV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.uniform_dequantize_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.uniform_dequantize_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -20498,7 +20516,7 @@ impl UniformQuantizeOpV1 {
     pub const OP: VhloOp = VhloOp::UniformQuantizeV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.uniform_quantize_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.uniform_quantize_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -20576,7 +20594,7 @@ impl WhileOpV1 {
     pub const OP: VhloOp = VhloOp::WhileV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.while_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.while_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -20662,7 +20680,7 @@ impl XorOpV1 {
     pub const OP: VhloOp = VhloOp::XorV1;
     /// The full op name.
     pub const NAME: &'static str = "vhlo.xor_v1";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `vhlo.xor_v1`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -20736,7 +20754,7 @@ impl AbsOp {
     pub const OP: StablehloOp = StablehloOp::Abs;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.abs";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.abs`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -20809,7 +20827,7 @@ impl AddOp {
     pub const OP: StablehloOp = StablehloOp::Add;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.add";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.add`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -20882,7 +20900,7 @@ impl AfterAllOp {
     pub const OP: StablehloOp = StablehloOp::AfterAll;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.after_all";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.after_all`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -20961,7 +20979,7 @@ impl AllGatherOp {
     pub const OP: StablehloOp = StablehloOp::AllGather;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.all_gather";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.all_gather`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -21077,7 +21095,7 @@ impl AllReduceOp {
     pub const OP: StablehloOp = StablehloOp::AllReduce;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.all_reduce";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.all_reduce`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -21191,7 +21209,7 @@ impl AllToAllOp {
     pub const OP: StablehloOp = StablehloOp::AllToAll;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.all_to_all";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.all_to_all`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -21308,7 +21326,7 @@ impl AndOp {
     pub const OP: StablehloOp = StablehloOp::And;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.and";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.and`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -21381,7 +21399,7 @@ impl AsyncDoneOp {
     pub const OP: StablehloOp = StablehloOp::AsyncDone;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.async_done";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.async_done`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -21454,7 +21472,7 @@ impl AsyncStartOp {
     pub const OP: StablehloOp = StablehloOp::AsyncStart;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.async_start";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.async_start`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -21530,7 +21548,7 @@ impl Atan2Op {
     pub const OP: StablehloOp = StablehloOp::Atan2;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.atan2";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.atan2`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -21619,7 +21637,7 @@ impl BatchNormGradOp {
     pub const OP: StablehloOp = StablehloOp::BatchNormGrad;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.batch_norm_grad";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.batch_norm_grad`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -21734,7 +21752,7 @@ impl BatchNormInferenceOp {
     pub const OP: StablehloOp = StablehloOp::BatchNormInference;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.batch_norm_inference";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.batch_norm_inference`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -21843,7 +21861,7 @@ impl BatchNormTrainingOp {
     pub const OP: StablehloOp = StablehloOp::BatchNormTraining;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.batch_norm_training";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.batch_norm_training`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -21940,7 +21958,7 @@ impl BitcastConvertOp {
     pub const OP: StablehloOp = StablehloOp::BitcastConvert;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.bitcast_convert";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.bitcast_convert`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -22013,7 +22031,7 @@ impl BroadcastOp {
     pub const OP: StablehloOp = StablehloOp::Broadcast;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.broadcast";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.broadcast`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -22097,7 +22115,7 @@ impl BroadcastInDimOp {
     pub const OP: StablehloOp = StablehloOp::BroadcastInDim;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.broadcast_in_dim";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.broadcast_in_dim`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -22181,7 +22199,7 @@ impl CallOp {
     pub const OP: StablehloOp = StablehloOp::Call;
     /// The full op name.
     pub const NAME: &'static str = "func.call";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `func.call`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -22256,7 +22274,7 @@ impl CaseOp {
     pub const OP: StablehloOp = StablehloOp::Case;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.case";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.case`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -22332,7 +22350,7 @@ impl CbrtOp {
     pub const OP: StablehloOp = StablehloOp::Cbrt;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.cbrt";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.cbrt`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -22415,7 +22433,7 @@ impl CeilOp {
     pub const OP: StablehloOp = StablehloOp::Ceil;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.ceil";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.ceil`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -22488,7 +22506,7 @@ impl CholeskyOp {
     pub const OP: StablehloOp = StablehloOp::Cholesky;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.cholesky";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.cholesky`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -22567,7 +22585,7 @@ impl ClampOp {
     pub const OP: StablehloOp = StablehloOp::Clamp;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.clamp";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.clamp`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -22648,7 +22666,7 @@ impl CollectiveBroadcastOp {
     pub const OP: StablehloOp = StablehloOp::CollectiveBroadcast;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.collective_broadcast";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.collective_broadcast`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -22752,7 +22770,7 @@ impl CollectivePermuteOp {
     pub const OP: StablehloOp = StablehloOp::CollectivePermute;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.collective_permute";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.collective_permute`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -22853,7 +22871,7 @@ impl CollectiveReduceOp {
     pub const OP: StablehloOp = StablehloOp::CollectiveReduce;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.collective_reduce";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.collective_reduce`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -22972,7 +22990,7 @@ impl CompareOp {
     pub const OP: StablehloOp = StablehloOp::Compare;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.compare";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.compare`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -23068,7 +23086,7 @@ impl ComplexOp {
     pub const OP: StablehloOp = StablehloOp::Complex;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.complex";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.complex`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -23151,7 +23169,7 @@ impl CompositeOp {
     pub const OP: StablehloOp = StablehloOp::Composite;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.composite";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.composite`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -23256,7 +23274,7 @@ impl ConcatenateOp {
     pub const OP: StablehloOp = StablehloOp::Concatenate;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.concatenate";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.concatenate`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -23334,7 +23352,7 @@ impl ConstantOp {
     pub const OP: StablehloOp = StablehloOp::Constant;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.constant";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.constant`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -23404,7 +23422,7 @@ impl ConvertOp {
     pub const OP: StablehloOp = StablehloOp::Convert;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.convert";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.convert`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -23495,7 +23513,7 @@ impl ConvolutionOp {
     pub const OP: StablehloOp = StablehloOp::Convolution;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.convolution";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.convolution`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -23648,7 +23666,7 @@ impl CosineOp {
     pub const OP: StablehloOp = StablehloOp::Cosine;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.cosine";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.cosine`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -23731,7 +23749,7 @@ impl CountLeadingZerosOp {
     pub const OP: StablehloOp = StablehloOp::CountLeadingZeros;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.count_leading_zeros";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.count_leading_zeros`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -23800,7 +23818,7 @@ impl CreateTokenOp {
     pub const OP: StablehloOp = StablehloOp::CreateToken;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.create_token";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.create_token`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -23870,7 +23888,7 @@ impl CrossReplicaSumOp {
     pub const OP: StablehloOp = StablehloOp::CrossReplicaSum;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.cross-replica-sum";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.cross-replica-sum`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -23970,7 +23988,7 @@ impl CustomCallOp {
     pub const OP: StablehloOp = StablehloOp::CustomCall;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.custom_call";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.custom_call`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -24122,7 +24140,7 @@ impl DivideOp {
     pub const OP: StablehloOp = StablehloOp::Divide;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.divide";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.divide`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -24199,7 +24217,7 @@ impl DotOp {
     pub const OP: StablehloOp = StablehloOp::Dot;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.dot";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.dot`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -24293,7 +24311,7 @@ impl DotGeneralOp {
     pub const OP: StablehloOp = StablehloOp::DotGeneral;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.dot_general";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.dot_general`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -24400,7 +24418,7 @@ impl DynamicBroadcastInDimOp {
     pub const OP: StablehloOp = StablehloOp::DynamicBroadcastInDim;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.dynamic_broadcast_in_dim";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_broadcast_in_dim`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -24523,7 +24541,7 @@ impl DynamicConvOp {
     pub const OP: StablehloOp = StablehloOp::DynamicConv;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.dynamic_conv";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_conv`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -24680,7 +24698,7 @@ impl DynamicGatherOp {
     pub const OP: StablehloOp = StablehloOp::DynamicGather;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.dynamic_gather";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_gather`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -24779,7 +24797,7 @@ impl DynamicIotaOp {
     pub const OP: StablehloOp = StablehloOp::DynamicIota;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.dynamic_iota";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_iota`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -24869,7 +24887,7 @@ impl DynamicPadOp {
     pub const OP: StablehloOp = StablehloOp::DynamicPad;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.dynamic_pad";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_pad`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -24957,7 +24975,7 @@ impl DynamicReshapeOp {
     pub const OP: StablehloOp = StablehloOp::DynamicReshape;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.dynamic_reshape";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_reshape`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -25038,7 +25056,7 @@ impl DynamicSliceOp {
     pub const OP: StablehloOp = StablehloOp::DynamicSlice;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.dynamic_slice";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_slice`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -25127,7 +25145,7 @@ impl DynamicUpdateSliceOp {
     pub const OP: StablehloOp = StablehloOp::DynamicUpdateSlice;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.dynamic_update_slice";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_update_slice`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -25211,7 +25229,7 @@ impl EinsumOp {
     pub const OP: StablehloOp = StablehloOp::Einsum;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.einsum";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.einsum`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -25298,7 +25316,7 @@ impl ExponentialOp {
     pub const OP: StablehloOp = StablehloOp::Exponential;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.exponential";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.exponential`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -25383,7 +25401,7 @@ impl ExponentialMinusOneOp {
     pub const OP: StablehloOp = StablehloOp::ExponentialMinusOne;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.exponential_minus_one";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.exponential_minus_one`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -25470,7 +25488,7 @@ impl FftOp {
     pub const OP: StablehloOp = StablehloOp::Fft;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.fft";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.fft`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -25560,7 +25578,7 @@ impl FloorOp {
     pub const OP: StablehloOp = StablehloOp::Floor;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.floor";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.floor`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -25639,7 +25657,7 @@ impl FuncOp {
     pub const OP: StablehloOp = StablehloOp::Func;
     /// The full op name.
     pub const NAME: &'static str = "func.func";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `func.func`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -25752,7 +25770,7 @@ impl GatherOp {
     pub const OP: StablehloOp = StablehloOp::Gather;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.gather";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.gather`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -25856,7 +25874,7 @@ impl GetDimensionSizeOp {
     pub const OP: StablehloOp = StablehloOp::GetDimensionSize;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.get_dimension_size";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.get_dimension_size`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -25936,7 +25954,7 @@ impl GetTupleElementOp {
     pub const OP: StablehloOp = StablehloOp::GetTupleElement;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.get_tuple_element";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.get_tuple_element`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26013,7 +26031,7 @@ impl IfOp {
     pub const OP: StablehloOp = StablehloOp::If;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.if";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.if`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26094,7 +26112,7 @@ impl ImagOp {
     pub const OP: StablehloOp = StablehloOp::Imag;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.imag";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.imag`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26169,7 +26187,7 @@ impl InfeedOp {
     pub const OP: StablehloOp = StablehloOp::Infeed;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.infeed";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.infeed`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26257,7 +26275,7 @@ impl IotaOp {
     pub const OP: StablehloOp = StablehloOp::Iota;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.iota";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.iota`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26332,7 +26350,7 @@ impl IsFiniteOp {
     pub const OP: StablehloOp = StablehloOp::IsFinite;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.is_finite";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.is_finite`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26405,7 +26423,7 @@ impl LogOp {
     pub const OP: StablehloOp = StablehloOp::Log;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.log";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.log`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26490,7 +26508,7 @@ impl LogPlusOneOp {
     pub const OP: StablehloOp = StablehloOp::LogPlusOne;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.log_plus_one";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.log_plus_one`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26575,7 +26593,7 @@ impl LogisticOp {
     pub const OP: StablehloOp = StablehloOp::Logistic;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.logistic";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.logistic`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26662,7 +26680,7 @@ impl MapOp {
     pub const OP: StablehloOp = StablehloOp::Map;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.map";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.map`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26750,7 +26768,7 @@ impl MaximumOp {
     pub const OP: StablehloOp = StablehloOp::Maximum;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.maximum";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.maximum`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26825,7 +26843,7 @@ impl MinimumOp {
     pub const OP: StablehloOp = StablehloOp::Minimum;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.minimum";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.minimum`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26900,7 +26918,7 @@ impl MultiplyOp {
     pub const OP: StablehloOp = StablehloOp::Multiply;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.multiply";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.multiply`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -26973,7 +26991,7 @@ impl NegateOp {
     pub const OP: StablehloOp = StablehloOp::Negate;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.negate";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.negate`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -27044,7 +27062,7 @@ impl NotOp {
     pub const OP: StablehloOp = StablehloOp::Not;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.not";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.not`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -27115,7 +27133,7 @@ impl OptimizationBarrierOp {
     pub const OP: StablehloOp = StablehloOp::OptimizationBarrier;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.optimization_barrier";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.optimization_barrier`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -27188,7 +27206,7 @@ impl OrOp {
     pub const OP: StablehloOp = StablehloOp::Or;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.or";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.or`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -27265,7 +27283,7 @@ impl OutfeedOp {
     pub const OP: StablehloOp = StablehloOp::Outfeed;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.outfeed";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.outfeed`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -27359,7 +27377,7 @@ impl PadOp {
     pub const OP: StablehloOp = StablehloOp::Pad;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.pad";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.pad`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -27458,7 +27476,7 @@ impl PartitionIdOp {
     pub const OP: StablehloOp = StablehloOp::PartitionId;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.partition_id";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.partition_id`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -27526,7 +27544,7 @@ impl PopcntOp {
     pub const OP: StablehloOp = StablehloOp::Popcnt;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.popcnt";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.popcnt`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -27599,7 +27617,7 @@ impl PowerOp {
     pub const OP: StablehloOp = StablehloOp::Power;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.power";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.power`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -27672,7 +27690,7 @@ impl RealOp {
     pub const OP: StablehloOp = StablehloOp::Real;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.real";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.real`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -27749,7 +27767,7 @@ impl RealDynamicSliceOp {
     pub const OP: StablehloOp = StablehloOp::RealDynamicSlice;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.real_dynamic_slice";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.real_dynamic_slice`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -27838,7 +27856,7 @@ impl RecvOp {
     pub const OP: StablehloOp = StablehloOp::Recv;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.recv";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.recv`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -27944,7 +27962,7 @@ impl ReduceOp {
     pub const OP: StablehloOp = StablehloOp::Reduce;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.reduce";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.reduce`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -28037,7 +28055,7 @@ impl ReducePrecisionOp {
     pub const OP: StablehloOp = StablehloOp::ReducePrecision;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.reduce_precision";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.reduce_precision`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -28137,7 +28155,7 @@ impl ReduceScatterOp {
     pub const OP: StablehloOp = StablehloOp::ReduceScatter;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.reduce_scatter";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.reduce_scatter`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -28263,7 +28281,7 @@ impl ReduceWindowOp {
     pub const OP: StablehloOp = StablehloOp::ReduceWindow;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.reduce_window";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.reduce_window`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -28386,7 +28404,7 @@ impl RemainderOp {
     pub const OP: StablehloOp = StablehloOp::Remainder;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.remainder";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.remainder`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -28457,7 +28475,7 @@ impl ReplicaIdOp {
     pub const OP: StablehloOp = StablehloOp::ReplicaId;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.replica_id";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.replica_id`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -28525,7 +28543,7 @@ impl ReshapeOp {
     pub const OP: StablehloOp = StablehloOp::Reshape;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.reshape";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.reshape`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -28594,7 +28612,7 @@ impl ReturnOp {
     pub const OP: StablehloOp = StablehloOp::Return;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.return";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.return`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -28664,7 +28682,7 @@ impl ReverseOp {
     pub const OP: StablehloOp = StablehloOp::Reverse;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.reverse";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.reverse`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -28752,7 +28770,7 @@ impl RngOp {
     pub const OP: StablehloOp = StablehloOp::Rng;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.rng";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.rng`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -28844,7 +28862,7 @@ impl RngBitGeneratorOp {
     pub const OP: StablehloOp = StablehloOp::RngBitGenerator;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.rng_bit_generator";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.rng_bit_generator`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -28929,7 +28947,7 @@ impl RoundNearestAfzOp {
     pub const OP: StablehloOp = StablehloOp::RoundNearestAfz;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.round_nearest_afz";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.round_nearest_afz`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -29000,7 +29018,7 @@ impl RoundNearestEvenOp {
     pub const OP: StablehloOp = StablehloOp::RoundNearestEven;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.round_nearest_even";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.round_nearest_even`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -29073,7 +29091,7 @@ impl RsqrtOp {
     pub const OP: StablehloOp = StablehloOp::Rsqrt;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.rsqrt";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.rsqrt`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -29168,7 +29186,7 @@ impl ScatterOp {
     pub const OP: StablehloOp = StablehloOp::Scatter;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.scatter";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.scatter`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -29282,7 +29300,7 @@ impl SelectOp {
     pub const OP: StablehloOp = StablehloOp::Select;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.select";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.select`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -29376,7 +29394,7 @@ impl SelectAndScatterOp {
     pub const OP: StablehloOp = StablehloOp::SelectAndScatter;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.select_and_scatter";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.select_and_scatter`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -29494,7 +29512,7 @@ impl SendOp {
     pub const OP: StablehloOp = StablehloOp::Send;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.send";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.send`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -29601,7 +29619,7 @@ impl SetDimensionSizeOp {
     pub const OP: StablehloOp = StablehloOp::SetDimensionSize;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.set_dimension_size";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.set_dimension_size`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -29688,7 +29706,7 @@ impl ShiftLeftOp {
     pub const OP: StablehloOp = StablehloOp::ShiftLeft;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.shift_left";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.shift_left`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -29763,7 +29781,7 @@ impl ShiftRightArithmeticOp {
     pub const OP: StablehloOp = StablehloOp::ShiftRightArithmetic;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.shift_right_arithmetic";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.shift_right_arithmetic`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -29838,7 +29856,7 @@ impl ShiftRightLogicalOp {
     pub const OP: StablehloOp = StablehloOp::ShiftRightLogical;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.shift_right_logical";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.shift_right_logical`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -29911,7 +29929,7 @@ impl SignOp {
     pub const OP: StablehloOp = StablehloOp::Sign;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.sign";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.sign`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -29984,7 +30002,7 @@ impl SineOp {
     pub const OP: StablehloOp = StablehloOp::Sine;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.sine";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.sine`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -30073,7 +30091,7 @@ impl SliceOp {
     pub const OP: StablehloOp = StablehloOp::Slice;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.slice";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.slice`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -30172,7 +30190,7 @@ impl SortOp {
     pub const OP: StablehloOp = StablehloOp::Sort;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.sort";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.sort`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -30262,7 +30280,7 @@ impl SqrtOp {
     pub const OP: StablehloOp = StablehloOp::Sqrt;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.sqrt";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.sqrt`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -30347,7 +30365,7 @@ impl SubtractOp {
     pub const OP: StablehloOp = StablehloOp::Subtract;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.subtract";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.subtract`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -30422,7 +30440,7 @@ impl TanOp {
     pub const OP: StablehloOp = StablehloOp::Tan;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.tan";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.tan`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -30507,7 +30525,7 @@ impl TanhOp {
     pub const OP: StablehloOp = StablehloOp::Tanh;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.tanh";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.tanh`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -30596,7 +30614,7 @@ impl TorchIndexSelectOp {
     pub const OP: StablehloOp = StablehloOp::TorchIndexSelect;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.torch_index_select";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.torch_index_select`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -30686,7 +30704,7 @@ impl TransposeOp {
     pub const OP: StablehloOp = StablehloOp::Transpose;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.transpose";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.transpose`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -30778,7 +30796,7 @@ impl TriangularSolveOp {
     pub const OP: StablehloOp = StablehloOp::TriangularSolve;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.triangular_solve";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.triangular_solve`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -30882,7 +30900,7 @@ impl TupleOp {
     pub const OP: StablehloOp = StablehloOp::Tuple;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.tuple";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.tuple`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -30955,7 +30973,7 @@ impl UnaryEinsumOp {
     pub const OP: StablehloOp = StablehloOp::UnaryEinsum;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.unary_einsum";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.unary_einsum`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -31037,7 +31055,7 @@ impl UniformDequantizeOp {
     pub const OP: StablehloOp = StablehloOp::UniformDequantize;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.uniform_dequantize";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.uniform_dequantize`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -31108,7 +31126,7 @@ impl UniformQuantizeOp {
     pub const OP: StablehloOp = StablehloOp::UniformQuantize;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.uniform_quantize";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.uniform_quantize`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -31183,7 +31201,7 @@ impl WhileOp {
     pub const OP: StablehloOp = StablehloOp::While;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.while";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.while`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,
@@ -31266,7 +31284,7 @@ impl XorOp {
     pub const OP: StablehloOp = StablehloOp::Xor;
     /// The full op name.
     pub const NAME: &'static str = "stablehlo.xor";
-    /// Reads the op `op` of `m`, which must be a `#full`.
+    ///Reads the op `op` of `m`, which must be a `stablehlo.xor`.
     pub fn from_op(
         m: &::vhlo_core::ir::Module,
         op: ::vhlo_core::ir::OpId,

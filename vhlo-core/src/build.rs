@@ -1,0 +1,104 @@
+//! Builders for a StableHLO module, a function and its `func.return`, to use with the typed op
+//! structs of [`crate::vhlo`] (`AddOp { .. }.build(m, loc)`). See the crate docs for an example.
+
+use crate::ir::{AttrData, Block, Location, Module, NamedAttr, OpId, OperationState, Type, TypeData, Value};
+
+/// A `builtin.module` being filled with functions.
+pub struct ModuleBuilder {
+    m: Module,
+    body: Block,
+}
+
+impl Default for ModuleBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ModuleBuilder {
+    /// An empty module (`module { }`), located `unknown`.
+    pub fn new() -> Self {
+        let mut m = Module::new();
+        let region = m.create_region();
+        let body = m.append_block(region, &[]);
+        let name = m.sym("builtin.module");
+        let mut st = OperationState::new(name, m.unknown_loc());
+        st.regions.push(region);
+        let module = m.create_op(st);
+        m.push_top(module);
+        ModuleBuilder { m, body }
+    }
+
+    /// The module, to intern types and attributes or build ops.
+    pub fn module(&mut self) -> &mut Module {
+        &mut self.m
+    }
+
+    /// Starts `func.func @name(inputs) -> results`; its body is finished by
+    /// [`FunctionBuilder::ret`].
+    pub fn function(&mut self, name: &str, inputs: &[Type], results: &[Type]) -> FunctionBuilder<'_> {
+        let m = &mut self.m;
+        let region = m.create_region();
+        let block = m.append_block(region, inputs);
+        let name_sym = m.sym(name);
+        let sym_name = m.attr(AttrData::String { value: name_sym, ty: None });
+        let fty = m.ty(TypeData::Function { inputs: inputs.into(), results: results.into() });
+        let function_type = m.attr(AttrData::Type(fty));
+        let func = m.sym("func.func");
+        let mut st = OperationState::new(func, m.unknown_loc());
+        // Sorted by name, as the parser keeps properties.
+        st.properties = vec![
+            NamedAttr { name: m.sym("function_type"), value: function_type },
+            NamedAttr { name: m.sym("sym_name"), value: sym_name },
+        ];
+        st.regions.push(region);
+        let op = m.create_op(st);
+        m.append_op(self.body, op);
+        FunctionBuilder { m, block, op }
+    }
+
+    /// The finished module.
+    pub fn finish(self) -> Module {
+        self.m
+    }
+}
+
+/// The body of a `func.func` being built.
+pub struct FunctionBuilder<'a> {
+    m: &'a mut Module,
+    block: Block,
+    op: OpId,
+}
+
+impl FunctionBuilder<'_> {
+    /// The module, to intern types or build ops.
+    pub fn module(&mut self) -> &mut Module {
+        self.m
+    }
+
+    /// The function's arguments.
+    pub fn args(&self) -> Vec<Value> {
+        self.m.block_args(self.block).to_vec()
+    }
+
+    /// Location `unknown`, for ops without one.
+    pub fn unknown_loc(&self) -> Location {
+        self.m.unknown_loc()
+    }
+
+    /// Appends a built op to the body and returns its results.
+    pub fn append(&mut self, op: OpId) -> Vec<Value> {
+        self.m.append_op(self.block, op);
+        self.m.results(op).collect()
+    }
+
+    /// Ends the body with `func.return values` and returns the `func.func` op.
+    pub fn ret(self, values: &[Value]) -> OpId {
+        let name = self.m.sym("func.return");
+        let mut st = OperationState::new(name, self.m.unknown_loc());
+        st.operands = values.to_vec();
+        let ret = self.m.create_op(st);
+        self.m.append_op(self.block, ret);
+        self.op
+    }
+}

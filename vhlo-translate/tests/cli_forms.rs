@@ -1,0 +1,231 @@
+//! The command-line forms `stablehlo-translate` accepts (mode flags, positional input or stdin,
+//! stdout or `-o`, `=` and space forms, LLVM's single dash), `--version`, the edges (a target past
+//! current, empty input, closed stdin, closed or full stdout) and JSON that round-trips through a
+//! JSON parser.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+const PROGRAM: &str = "func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_vhlo-translate")
+}
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs vhlo-translate");
+    let mut input = child.stdin.take().expect("stdin");
+    // A process that refuses its arguments exits without reading: a broken pipe is fine.
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().expect("waits")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A directory of its own under the system temp dir, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("vhlo-cli-forms-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempDir(dir)
+    }
+    fn file(&self, name: &str) -> String {
+        self.0.join(name).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn is_artifact(bytes: &[u8], producer: &str) -> bool {
+    bytes.starts_with(b"ML\xefR") && bytes.windows(producer.len()).any(|w| w == producer.as_bytes())
+}
+
+#[test]
+fn serialize_forms_all_write_the_same_artifact() {
+    let dir = TempDir::new("forms");
+    let src = dir.file("in.mlir");
+    std::fs::write(&src, PROGRAM).unwrap();
+    // Stripped, so that stdin (`<stdin>` in implicit locations) and the file give the same bytes.
+    let reference = run(&["--serialize", "--target=1.0.0", "--strip-debuginfo", &src], b"");
+    assert!(reference.status.success(), "{}", stderr(&reference));
+    assert!(is_artifact(&reference.stdout, "StableHLO_v1.0.0"));
+    let out = dir.file("out.bc");
+    let forms: Vec<Vec<&str>> = vec![
+        vec![&src, "--serialize", "--target=1.0.0", "--strip-debuginfo"],
+        vec!["--serialize", "--target", "1.0.0", &src, "--strip-debuginfo"],
+        vec!["-serialize", "-target=1.0.0", "-strip-debuginfo", &src],
+        vec!["--serialize", "--target=1.0.0", "--strip-debuginfo", "-"],
+        vec!["--strip-debuginfo", "--serialize", "--target=1.0.0"],
+    ];
+    for form in &forms {
+        let stdin = if form.contains(&src.as_str()) { b"".as_slice() } else { PROGRAM.as_bytes() };
+        let o = run(form, stdin);
+        assert!(o.status.success(), "{form:?}: {}", stderr(&o));
+        assert_eq!(o.stdout, reference.stdout, "{form:?}");
+    }
+    for o_form in [vec!["-o", &out], vec!["-o=".to_string() + &out].iter().map(|s| s.as_str()).collect::<Vec<_>>()] {
+        let _ = std::fs::remove_file(&out);
+        let mut args = vec!["--serialize", "--target=1.0.0", "--strip-debuginfo", &src];
+        args.extend(o_form.iter().copied());
+        let o = run(&args, b"");
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty());
+        assert_eq!(std::fs::read(&out).unwrap(), reference.stdout, "{args:?}");
+    }
+}
+
+#[test]
+fn serialize_pipes_into_deserialize() {
+    let ser = run(&["--serialize", "--target=current"], PROGRAM.as_bytes());
+    assert!(ser.status.success(), "{}", stderr(&ser));
+    let de = run(&["--deserialize"], &ser.stdout);
+    assert!(de.status.success(), "{}", stderr(&de));
+    let text = String::from_utf8(de.stdout).unwrap();
+    assert!(text.contains("stablehlo.add %arg0, %arg0 : tensor<2xf32>"), "{text}");
+    let versioned = run(&["--deserialize", "--print-stablehlo-version", "-"], &ser.stdout);
+    let text = String::from_utf8(versioned.stdout).unwrap();
+    let current = vhlo_core::portable::current_version();
+    assert!(text.starts_with(&format!("// Reading portable artifact with StableHLO version: {current}\n")), "{text}");
+}
+
+#[test]
+fn version_flags() {
+    let o = run(&["--version"], b"");
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stdout), format!("vhlo-translate {}\n", env!("CARGO_PKG_VERSION")));
+    let o = run(&["--print-stablehlo-version"], b"");
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("Current version: "));
+}
+
+#[test]
+fn target_past_current_is_refused() {
+    let current = vhlo_core::portable::current_version();
+    for past in [format!("{}.{}.{}", current.major, current.minor, current.patch + 1), format!("{}.{}.0", current.major, current.minor + 1)] {
+        let o = run(&["--serialize", &format!("--target={past}")], PROGRAM.as_bytes());
+        assert_eq!(o.status.code(), Some(1), "{past}");
+        assert!(o.stdout.is_empty(), "{past}: wrote an artifact");
+        assert!(stderr(&o).contains("newer than the current version"), "{past}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn empty_input_is_an_error() {
+    for (args, input) in [
+        (vec!["--serialize", "--target=current"], b"".as_slice()),
+        (vec!["--serialize", "--target=current"], b"  \n\t\n".as_slice()),
+        (vec!["--deserialize"], b"".as_slice()),
+    ] {
+        let o = run(&args, input);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(o.stdout.is_empty());
+        assert!(stderr(&o).contains("empty input"), "{}", stderr(&o));
+    }
+}
+
+/// Runs `vhlo-translate ARGS` under `sh` with a redirection that closes or fills a descriptor.
+#[cfg(unix)]
+fn run_sh(args: &str, redirect: &str) -> Output {
+    Command::new("sh").arg("-c").arg(format!("exec \"$0\" {args} {redirect}")).arg(bin()).output().expect("runs sh")
+}
+
+#[cfg(unix)]
+#[test]
+fn closed_stdin_is_an_error() {
+    let o = run_sh("--serialize --target=current", "<&-");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("empty input"), "{}", stderr(&o));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn failed_writes_to_stdout_are_errors() {
+    let dir = TempDir::new("stdout");
+    let src = dir.file("in.mlir");
+    std::fs::write(&src, PROGRAM).unwrap();
+    for redirect in [">&-", ">/dev/full"] {
+        let o = run_sh(&format!("--serialize --target=current '{src}'"), redirect);
+        assert_eq!(o.status.code(), Some(1), "{redirect}: {}", stderr(&o));
+        assert!(stderr(&o).contains("cannot write stdout"), "{redirect}: {}", stderr(&o));
+    }
+    let o = run_sh(&format!("--serialize --target=current '{src}' -o /dev/full"), "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot write /dev/full"), "{}", stderr(&o));
+    // The control: stdout open on /dev/null is a successful write.
+    let o = run_sh(&format!("--serialize --target=current '{src}'"), ">/dev/null");
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+const AWKWARD: &str = "weird.op\"},{\"op\":\"forged\",\"count\":9}\t\n\u{1}\\";
+
+#[test]
+fn inspect_json_round_trips_with_quotes_and_control_characters() {
+    let dir = TempDir::new("json");
+    let escaped: String = AWKWARD
+        .chars()
+        .map(|c| match c {
+            '"' => "\\\"".to_string(),
+            '\\' => "\\\\".to_string(),
+            '\t' => "\\t".to_string(),
+            '\n' => "\\n".to_string(),
+            c if (c as u32) < 0x20 => format!("\\{:02X}", c as u32),
+            c => c.to_string(),
+        })
+        .collect();
+    let src = format!(
+        "func.func @main(%a: tensor<f32>) -> tensor<f32> {{\n  %0 = \"{escaped}\"(%a) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}}\n"
+    );
+    // A file name with a quote, a tab and a newline.
+    let artifact = dir.file("a \"b\"\tc\n.bc");
+    let o = run(&["--serialize", "--target=current", "--allow-other-dialects", "-o", &artifact], src.as_bytes());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["inspect", &artifact, "--json", "--readable-by", "1.0.0"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("inspect --json is JSON");
+    assert_eq!(report["file"], artifact.as_str());
+    let ops: Vec<(&str, u64)> = report["histogram"]
+        .as_array()
+        .expect("histogram")
+        .iter()
+        .map(|e| (e["op"].as_str().unwrap(), e["count"].as_u64().unwrap()))
+        .collect();
+    assert!(ops.contains(&(AWKWARD, 1)), "{ops:?}");
+    assert!(!ops.iter().any(|(op, _)| *op == "forged"), "{ops:?}");
+    // An error naming the awkward file, as JSON on stderr.
+    let missing = dir.file("no \"such\"\tfile\u{1}");
+    let o = run(&["--deserialize", &missing, "--json"], b"");
+    assert_eq!(o.status.code(), Some(1));
+    let error: serde_json::Value = serde_json::from_slice(&o.stderr).expect("--json errors are JSON");
+    assert!(error["error"].as_str().expect("error").contains(&missing), "{error}");
+    assert!(error["diagnostics"].as_array().expect("diagnostics").is_empty());
+}
+
+#[test]
+fn json_diagnostics_round_trip() {
+    // `tan` needs 1.4.0: a conversion error with diagnostics, as JSON.
+    let src = "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.tan %a : tensor<f32> loc(\"q\\\"uote\\t.py\":1:2)\n  return %0 : tensor<f32>\n}\n";
+    let o = run(&["--serialize", "--target=1.0.0", "--json"], src.as_bytes());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let error: serde_json::Value = serde_json::from_slice(&o.stderr).expect("JSON");
+    let ds = error["diagnostics"].as_array().expect("diagnostics");
+    let tan = ds.iter().find(|d| d["op"].as_str().is_some_and(|op| op.contains("tan"))).expect("a tan diagnostic");
+    assert_eq!(tan["needs"], "1.4.0");
+    assert!(tan["location"].as_str().unwrap().contains("uote"), "{tan}");
+}
