@@ -14,6 +14,7 @@ mod attrs;
 mod legality;
 mod ods;
 mod ops;
+mod quant;
 mod strict;
 mod types;
 

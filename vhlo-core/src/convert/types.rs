@@ -130,6 +130,8 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
                     _ => return bad(m, "has parameters, which `!shape.witness` does not take"),
                 },
                 ("quant", "uniform") => {
+                    // libStablehlo refuses to read a quantized type MLIR's verifier refuses.
+                    super::quant::check(m, &d.params)?;
                     let mut params = d.params.to_vec();
                     // Storage and expressed types are parameters 1 and 2 in both layouts.
                     for p in params.iter_mut().skip(1).take(2) {
@@ -313,6 +315,7 @@ pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
                     crate::text::type_to_string(m, *expressed)
                 ));
             }
+            super::quant::check(m, &params)?;
             dialect_type(m, "quant", "uniform", params)
         }
         ("buffer_v1", [Param::Ints(shape), Param::Type(e)]) => {

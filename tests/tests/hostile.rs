@@ -1,0 +1,146 @@
+//! Hostile input built on purpose (issue 13): generators for each class of the issue's table,
+//! run through the library as `vhlo-translate` runs it, asserting the outcome (an artifact or a
+//! clear refusal, never a crash), and bounds on work and peak memory. Sizes grow by 10x; the
+//! long sizes run under `CI=true`.
+//!
+//! Peak RSS is measured per case: the cases run one at a time (a lock), and each resets the
+//! kernel's high-water mark (`/proc/self/clear_refs`) before it starts.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use vhlo_core::portable::{self, DeserializeOptions, SerializeOptions};
+use vhlo_core::text::{self, PrintOptions};
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn long() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Peak RSS of this process in KiB since the last reset.
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// What a case cost.
+#[derive(Debug)]
+struct Cost {
+    time: Duration,
+    peak_rss_kib: u64,
+}
+
+/// Runs `f` alone, measuring its time and peak RSS.
+fn measure<T>(f: impl FnOnce() -> T) -> (T, Cost) {
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    reset_peak_rss();
+    let start = Instant::now();
+    let out = f();
+    let time = start.elapsed();
+    (out, Cost { time, peak_rss_kib: peak_rss_kib() })
+}
+
+/// Peak RSS of at most 10x the input plus a constant (the test binary's own footprint and
+/// the allocator's slack included).
+fn assert_rss(case: &str, input_len: usize, cost: &Cost) {
+    let bound = 10 * input_len as u64 / 1024 + 96 * 1024;
+    assert!(cost.peak_rss_kib <= bound, "{case}: peak RSS {} KiB > {bound} KiB ({cost:?})", cost.peak_rss_kib);
+}
+
+fn strict() -> SerializeOptions {
+    SerializeOptions { strict: true, ..Default::default() }
+}
+
+/// `vhlo-translate --serialize --target=current [--strict]` on `src`.
+fn serialize(src: &str, options: SerializeOptions) -> Result<Vec<u8>, String> {
+    let m = text::parse(src).map_err(|e| e.to_string())?;
+    portable::serialize_portable_module(m, "current", options).map_err(|e| e.to_string())
+}
+
+/// `vhlo-translate --deserialize [--mlir-print-debuginfo]` on `bytes`.
+fn deserialize(bytes: &[u8], debuginfo: bool) -> Result<String, String> {
+    let m = portable::deserialize_portable_artifact_with(bytes, DeserializeOptions::default()).map_err(|e| e.to_string())?;
+    // As the CLI prints: default-valued attributes elided.
+    Ok(text::print(&m, PrintOptions { debug_info: debuginfo, elide_defaults: true, ..Default::default() }))
+}
+
+fn refused(r: Result<impl std::fmt::Debug, String>, what: &str) -> String {
+    match r {
+        Ok(x) => panic!("{what}: expected a refusal, got {:.200}", format!("{x:?}")),
+        Err(e) => e,
+    }
+}
+
+// ---- row 2: an enum attribute of the wrong kind ---------------------------------------------
+
+/// libStablehlo crashes on an artifact whose enum attribute is of another enum: each is refused
+/// before writing, naming the attribute and the enum it must be.
+#[test]
+fn row02_wrong_kind_enums_are_refused() {
+    let cases = [
+        ("stablehlo.compare", "comparison_direction = #stablehlo<comparison_direction GT>, compare_type = #stablehlo<rng_algorithm THREE_FRY>", "(tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>", "compare_type"),
+        ("stablehlo.compare", "comparison_direction = #stablehlo<fft_type FFT>", "(tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>", "comparison_direction"),
+        ("stablehlo.rng_bit_generator", "rng_algorithm = #stablehlo<comparison_direction EQ>", "(tensor<2xui64>) -> (tensor<2xui64>, tensor<2xui32>)", "rng_algorithm"),
+        ("stablehlo.fft", "fft_type = #stablehlo<rng_algorithm PHILOX>, fft_length = array<i64: 2>", "(tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>", "fft_type"),
+        ("stablehlo.dot_general", "dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<fft_type FFT>]", "(tensor<2xf32>, tensor<2xf32>) -> tensor<f32>", "precision_config"),
+    ];
+    for (op, attrs, ty, name) in cases {
+        let (args, operands, results) = match op {
+            "stablehlo.rng_bit_generator" => ("%s: tensor<2xui64>", "%s", "%0:2"),
+            "stablehlo.fft" => ("%c: tensor<2xcomplex<f32>>", "%c", "%0"),
+            _ => ("%a: tensor<2xf32>, %b: tensor<2xf32>", "%a, %b", "%0"),
+        };
+        let src = format!("func.func @main({args}) {{\n  {results} = \"{op}\"({operands}) {{{attrs}}} : {ty}\n  return\n}}\n");
+        for options in [SerializeOptions::default(), strict()] {
+            let e = refused(serialize(&src, options), &src);
+            assert!(e.contains(name) && e.contains(op), "names the op and the attribute: {e}");
+        }
+    }
+    // The right kinds are written and read back.
+    let good = "func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xi1> {\n  %0 = stablehlo.compare GT, %a, %b, FLOAT : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>\n  return %0 : tensor<2xi1>\n}\n";
+    let bytes = serialize(good, strict()).expect("a well-kinded compare");
+    let back = deserialize(&bytes, false).expect("read back");
+    assert!(back.contains("GT") && back.contains("FLOAT"), "{back}");
+}
+
+// ---- row 12: quantization parameters --------------------------------------------------------
+
+fn quant_program(q: &str) -> String {
+    format!("func.func @main(%a: tensor<2xf32>) -> tensor<2x{q}> {{\n  %0 = stablehlo.uniform_quantize %a : (tensor<2xf32>) -> tensor<2x{q}>\n  return %0 : tensor<2x{q}>\n}}\n")
+}
+
+/// MLIR's quantized-type invariants: a positive scale within the expressed type's range, and
+/// storage_min < storage_max within the storage type. Each break is refused before writing.
+#[test]
+fn row12_bad_quantization_parameters_are_refused() {
+    for q in [
+        "!quant.uniform<i8:f32, 0.0>",
+        "!quant.uniform<i8:f32, -1.0>",
+        "!quant.uniform<i8:f32, 1.0e300>",
+        "!quant.uniform<i8:f16, 1.0e6>",
+        "!quant.uniform<i8<5:-5>:f32, 0.5>",
+        "!quant.uniform<i8<3:3>:f32, 0.5>",
+        "!quant.uniform<i8<-200:100>:f32, 0.5>",
+        "!quant.uniform<u8<0:300>:f32, 0.5>",
+        "!quant.uniform<i8:f32:0, {0.5, 0.0}>",
+        "!quant.uniform<i48:f32, 0.5>",
+    ] {
+        for options in [SerializeOptions::default(), strict()] {
+            let e = refused(serialize(&quant_program(q), options), q);
+            assert!(e.contains("quantized type"), "{q}: {e}");
+        }
+    }
+    for q in ["!quant.uniform<i8:f32, 0.5:3>", "!quant.uniform<i8<-127:127>:f32:0, {0.5, 2.0:1}>", "!quant.uniform<u4<1:15>:f16, 1.0e-7>"] {
+        let bytes = serialize(&quant_program(q), strict()).unwrap_or_else(|e| panic!("{q}: {e}"));
+        deserialize(&bytes, false).unwrap_or_else(|e| panic!("{q}: {e}"));
+    }
+}
