@@ -1869,9 +1869,10 @@ pub(crate) fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
     if vhlo_mnemonic(m, *e)?.0 != "bool_v1" {
         return None;
     }
+    // Saturated: a splat of any shape is one byte (issue 13 row 14).
     shape
         .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+        .try_fold(1usize, |n, &d| Some(n.saturating_mul(usize::try_from(d).ok()?)))
 }
 
 /// Whether `blob` can be the dense storage of a VHLO tensor type, as MLIR's `DenseElementsAttr`
@@ -1882,9 +1883,10 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
     let Some(("tensor_v1", [Param::Ints(shape), Param::Type(e), _])) = vhlo_mnemonic(m, t) else {
         return false;
     };
+    // Saturated: a splat of any shape is one element (issue 13 row 14).
     let Some(n) = shape
         .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+        .try_fold(1usize, |n, &d| Some(n.saturating_mul(usize::try_from(d).ok()?)))
     else {
         return false;
     };
@@ -1896,7 +1898,7 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
     };
     let element_bytes = match vhlo_mnemonic(m, *e) {
         Some(("bool_v1", _)) => {
-            return matches!(blob, [0x00 | 0xFF]) || blob.len() == n.div_ceil(8);
+            return matches!(blob, [0x00 | 0xFF]) || (n < usize::MAX && blob.len() == n.div_ceil(8));
         }
         Some(("complex_v1", [Param::Type(inner)])) => {
             scalar_bytes(*inner).map(|b| b.saturating_mul(2))
@@ -1904,7 +1906,7 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
         _ => scalar_bytes(*e),
     };
     match element_bytes.and_then(|b| usize::try_from(b).ok()) {
-        Some(w) => w > 0 && (blob.len() == w || Some(blob.len()) == n.checked_mul(w)),
+        Some(w) => w > 0 && (blob.len() == w || (n < usize::MAX && Some(blob.len()) == n.checked_mul(w))),
         None => false,
     }
 }

@@ -1409,7 +1409,7 @@ impl<'m> Printer<'m> {
             return false;
         };
         let n = kind.bytes();
-        let numel: u128 = shape.iter().map(|&x| x.max(0) as u128).product();
+        let numel: u128 = shape.iter().fold(1u128, |n, &x| n.saturating_mul(x.max(0) as u128));
         let mut count = data.len() / n.max(1);
         // Equal elements print as a splat, as MLIR's DenseElementsAttr (which TensorV1Attr
         // prints through) stores them.
