@@ -205,3 +205,108 @@ fn row10_wide_dense_elements_are_refused() {
     assert!(e.contains("i16777215") && e.contains("128"), "{e}");
     assert_rss("wide elements", src.len(), &cost);
 }
+
+// ---- rows 6, 8: one nesting limit, no stack overflow ----------------------------------------
+
+/// `!t0 = tuple<f32>`, `!t{i} = tuple<!t{i-1}>`: a type `levels + 1` deep (with its `f32`)
+/// from flat text, used as a function's argument and result.
+fn alias_chain(levels: usize) -> String {
+    let mut s = String::from("!t0 = tuple<f32>\n");
+    for i in 1..levels {
+        s.push_str(&format!("!t{i} = tuple<!t{}>\n", i - 1));
+    }
+    let t = format!("!t{}", levels - 1);
+    s.push_str(&format!("func.func @main(%a: {t}) -> {t} {{\n  return %a : {t}\n}}\n"));
+    s
+}
+
+/// Alias definitions nest without nesting the text: 30,000 levels were a stack overflow in the
+/// conversions. The one limit refuses them while parsing, in time and memory linear in the text.
+#[test]
+fn row08_alias_chains_are_bounded() {
+    let sizes: &[usize] = if long() { &[3_000, 30_000, 300_000] } else { &[3_000, 30_000] };
+    let mut costs = Vec::new();
+    for &n in sizes {
+        let src = alias_chain(n);
+        let (r, cost) = measure(|| serialize(&src, strict()));
+        let e = refused(r, "a deep alias chain");
+        assert!(e.contains("nested more than 1000 levels"), "{e}");
+        assert_rss("alias chain", src.len(), &cost);
+        costs.push((src.len(), cost.time));
+    }
+    assert_scaling("alias chain", &costs);
+}
+
+/// Time grows at most 11x for each 10x of input (with a floor of 50 ms, below which timings on a
+/// loaded machine are noise).
+fn assert_scaling(case: &str, costs: &[(usize, Duration)]) {
+    for w in costs.windows(2) {
+        let [(n0, t0), (n1, t1)] = w else { continue };
+        let allowed = t0.max(&Duration::from_millis(50)).mul_f64(11.0 * *n1 as f64 / (10.0 * *n0 as f64));
+        assert!(t1 <= &allowed, "{case}: {n0} bytes took {t0:?}, {n1} bytes {t1:?} (allowed {allowed:?})");
+    }
+}
+
+/// Runs `f` on a thread with 2 MiB of stack (what a test thread or an embedder's thread gets):
+/// depth-bounded recursion must fit, in debug builds too.
+fn on_small_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(s, f).expect("a thread").join().expect("no panic"))
+}
+
+/// The deepest alias chain the whole tool accepts: parsed, written, read, printed and parsed
+/// again; one level more is refused by every path (the text parser, the conversions and the
+/// writer), never accepted by one and refused by another.
+#[test]
+fn row06_one_nesting_limit_for_every_path() {
+    use vhlo_core::ir::MAX_NESTING;
+    // The function type adds a level, its type attribute another.
+    let at_limit = MAX_NESTING - 3;
+    let src = alias_chain(at_limit);
+    on_small_stack(|| {
+        let bytes = serialize(&src, strict()).expect("at the limit: written");
+        let printed = deserialize(&bytes, false).expect("at the limit: read");
+        let again = text::parse(&printed).expect("at the limit: the print parses");
+        portable::serialize_portable_module(again, "1.0.0", strict()).expect("at the limit: written again");
+    });
+    let past = alias_chain(at_limit + 1);
+    let e = text::parse(&past).expect_err("past the limit: the parser refuses").to_string();
+    assert!(e.contains("nested more than 1000"), "{e}");
+    // The same module built through the API: the conversions and the writer refuse it too.
+    let mut m = text::parse(&src).expect("at the limit");
+    let mut t = m.ty(vhlo_core::ir::TypeData::Integer { width: 32, signedness: vhlo_core::ir::Signedness::Signless });
+    for _ in 0..=MAX_NESTING {
+        t = m.ty(vhlo_core::ir::TypeData::Tuple(vec![t].into()));
+    }
+    let e = portable::serialize_portable_module(m.clone(), "current", SerializeOptions::default()).expect_err("the conversion refuses").to_string();
+    assert!(e.contains("nested more than 1000"), "{e}");
+    let e = portable::write_vhlo(&m, portable::current_version(), "1.0.0").expect_err("the writer refuses").to_string();
+    assert!(e.contains("nested more than 1000"), "{e}");
+}
+
+/// `levels` nested `stablehlo.case` ops, each region holding the next.
+fn nested_cases(levels: usize) -> String {
+    let mut body = String::from("\"stablehlo.return\"(%a) : (tensor<f32>) -> ()");
+    for _ in 0..levels {
+        body = format!("%r = \"stablehlo.case\"(%i) ({{\n{body}\n}}) : (tensor<i32>) -> tensor<f32>\n\"stablehlo.return\"(%r) : (tensor<f32>) -> ()");
+    }
+    let body = body.strip_suffix("\"stablehlo.return\"(%r) : (tensor<f32>) -> ()").expect("the outer return");
+    format!("func.func @main(%i: tensor<i32>, %a: tensor<f32>) -> tensor<f32> {{\n{body}return %r : tensor<f32>\n}}\n")
+}
+
+/// Regions: the same limit for the parser, the reader and the writer, and the printer and the
+/// conversions fit in a small stack at it.
+#[test]
+fn row06_one_region_nesting_limit() {
+    use vhlo_core::ir::MAX_NESTING;
+    // The module's and the function's regions are two levels.
+    let at_limit = MAX_NESTING - 2;
+    let src = nested_cases(at_limit);
+    on_small_stack(|| {
+        let bytes = serialize(&src, strict()).expect("at the limit: written");
+        let printed = deserialize(&bytes, false).expect("at the limit: read");
+        let again = text::parse(&printed).expect("at the limit: the print parses");
+        portable::serialize_portable_module(again, "1.0.0", strict()).expect("at the limit: written again");
+    });
+    let e = text::parse(&nested_cases(at_limit + 1)).expect_err("past the limit: the parser refuses").to_string();
+    assert!(e.contains("regions nested deeper than 1000"), "{e}");
+}

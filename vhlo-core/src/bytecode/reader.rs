@@ -22,8 +22,10 @@ fn vhlo_op_attr_names(mnemonic: &str) -> Option<&'static [&'static str]> {
     VhloOp::from_mnemonic(mnemonic).map(VhloOp::sorted_attribute_names)
 }
 
-/// Nesting limit for attributes/types referring to each other, and separately for regions.
-const MAX_DEPTH: usize = 256;
+/// Nesting limit for regions: the library's one limit. Attributes and types referring to each
+/// other are guarded by [`crate::ir::NESTING_GUARD`] while reading, and their depth then checked
+/// exactly on what was read.
+const MAX_DEPTH: usize = crate::ir::MAX_NESTING;
 
 type Result<T> = std::result::Result<T, BytecodeError>;
 
@@ -61,13 +63,20 @@ fn read_header(c: &mut Cursor<'_>) -> Result<(u64, String)> {
 
 /// Reads a whole artifact.
 pub fn read(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
-    super::on_big_stack(|| read_on_this_thread(bytes)).unwrap_or_else(|| {
+    let (m, info) = super::on_big_stack(|| read_on_this_thread(bytes)).unwrap_or_else(|| {
         Err(BytecodeError {
             section: "header",
             offset: 0,
             message: "could not run the reader thread".into(),
         })
-    })
+    })?;
+    // The one nesting limit, measured on the DAG the sections built.
+    crate::ir::deepest_interned(&m).map_err(|e| BytecodeError {
+        section: "attribute/type",
+        offset: 0,
+        message: e.to_string(),
+    })?;
+    Ok((m, info))
 }
 
 fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
@@ -493,8 +502,8 @@ impl<'a> Reader<'a> {
 
     fn enter(&mut self, c: &Cursor<'_>) -> Result<()> {
         self.depth = self.depth.saturating_add(1);
-        if self.depth > MAX_DEPTH {
-            return Err(c.err(format!("nesting deeper than {MAX_DEPTH}")));
+        if self.depth > crate::ir::NESTING_GUARD {
+            return Err(c.err(format!("nesting deeper than {}", crate::ir::NESTING_GUARD)));
         }
         Ok(())
     }

@@ -156,6 +156,29 @@ fn write_loc(m: &Module, l: Location, out: &mut String, depth: usize) {
     }
 }
 
+/// The conversions recurse over types, attributes and locations: a module nested deeper than
+/// [`crate::ir::MAX_NESTING`] (built by hand, or through aliases) is refused first.
+fn nesting_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {
+    crate::ir::regions_within_limit(m).map_err(|_| {
+        vec![Diagnostic {
+            op: "builtin.module".into(),
+            location: "unknown".into(),
+            subject: "regions".into(),
+            needs: None,
+            rule: format!("regions nested deeper than {} levels (the nesting limit)", crate::ir::MAX_NESTING),
+        }]
+    })?;
+    crate::ir::deepest_interned(m).map_err(|e| {
+        vec![Diagnostic {
+            op: "builtin.module".into(),
+            location: "unknown".into(),
+            subject: format!("{} #{}", e.what, e.id),
+            needs: None,
+            rule: e.to_string(),
+        }]
+    })
+}
+
 fn diag(
     m: &Module,
     op: OpId,
@@ -340,6 +363,7 @@ pub(crate) fn legalize_to_vhlo_in_place(
     w: &mut Module,
     opts: LegalizeOptions,
 ) -> Result<(), Vec<Diagnostic>> {
+    nesting_within_limit(w)?;
     let allow = opts.allow_other_dialects;
     let mut diags = Vec::new();
     let mut type_memo = TypeMemo::default();
@@ -734,6 +758,7 @@ pub(crate) fn vhlo_to_version_in_place(
     w: &mut Module,
     target: Version,
 ) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
+    nesting_within_limit(w)?;
     let mut rewritten = Vec::new();
     let target = check_target(target).map_err(|e| {
         vec![Diagnostic {

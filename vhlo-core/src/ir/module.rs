@@ -236,6 +236,10 @@ impl Module {
     pub fn loc_data(&self, l: Location) -> &LocData {
         self.locs.get(l.0)
     }
+    /// How many types, attributes and locations are interned (ids run from 0 up).
+    pub fn num_interned(&self) -> (usize, usize, usize) {
+        (self.types.len(), self.attrs.len(), self.locs.len())
+    }
     /// The interned id `make` builds for `key`, built once per module (`dialect::support`'s
     /// constants; `make` must be a pure function of `key`).
     pub(crate) fn cached_id(&mut self, key: (u8, &'static str, i64), make: impl FnOnce(&mut Module) -> u32) -> u32 {
