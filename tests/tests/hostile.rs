@@ -310,3 +310,29 @@ fn row06_one_region_nesting_limit() {
     let e = text::parse(&nested_cases(at_limit + 1)).expect_err("past the limit: the parser refuses").to_string();
     assert!(e.contains("regions nested deeper than 1000"), "{e}");
 }
+
+/// Text nested past the limit in every bracket the parser recurses on is refused with a message
+/// (the parser's recursion guard stops it first), called from a small stack. The parser still
+/// runs on its own big-stack thread: without it, 2,016 levels of `tuple<` and 1,000 levels of
+/// pretty `stablehlo.while` overflow 2 MiB in debug builds (issue 14's no-thread item is open).
+#[test]
+fn deep_text_is_refused_on_a_small_stack() {
+    let n = 3 * vhlo_core::ir::MAX_NESTING;
+    let ty = format!("{}f32{}", "tuple<".repeat(n), ">".repeat(n));
+    let attr = format!("{}1{}", "[".repeat(n), "]".repeat(n));
+    let dense = format!("dense<{}1.0{}> : tensor<f32>", "[".repeat(n), "]".repeat(n));
+    let loc = format!("{}unknown{}", "callsite(".repeat(n), " at unknown)".repeat(n));
+    let cases = [
+        format!("func.func @main(%a: {ty}) {{\n  return\n}}\n"),
+        format!("func.func @main() attributes {{x = {attr}}} {{\n  return\n}}\n"),
+        format!("func.func @main() {{\n  %0 = stablehlo.constant {dense}\n  return\n}}\n"),
+        format!("func.func @main() {{\n  return loc({loc})\n}}\n"),
+        format!("func.func @main(%i: tensor<i32>, %a: tensor<f32>) -> tensor<f32> {{\n{}  return %a : tensor<f32>\n}}\n", "%r = \"stablehlo.case\"(%i) ({\n".repeat(n)),
+        format!("func.func @main(%i: tensor<i32>, %a: tensor<f32>) -> tensor<f32> {{\n{}  return %a : tensor<f32>\n}}\n", "%r = stablehlo.while(%x = %a) : tensor<f32>\n cond {\n stablehlo.return %i : tensor<i32>\n } do {\n".repeat(n)),
+    ];
+    for src in cases {
+        let e = on_small_stack(|| text::parse(&src).map(|_| ()).map_err(|e| e.to_string()));
+        let e = refused(e, &src[..60]);
+        assert!(e.contains("nest"), "{e}");
+    }
+}
