@@ -336,3 +336,42 @@ fn deep_text_is_refused_on_a_small_stack() {
         assert!(e.contains("nest"), "{e}");
     }
 }
+
+// ---- rows 3, 15: line and column ------------------------------------------------------------
+
+/// `n` adds on one line.
+fn one_line(n: usize) -> String {
+    let mut s = String::from("func.func @main(%a: tensor<f32>) -> tensor<f32> { %v0 = stablehlo.add %a, %a : tensor<f32>");
+    for i in 1..n {
+        s.push_str(&format!(" %v{i} = stablehlo.add %v{}, %a : tensor<f32>", i - 1));
+    }
+    s.push_str(&format!(" return %v{} : tensor<f32> }}\n", n - 1));
+    s
+}
+
+/// Every op gets its position as location (as `stablehlo-translate` parses a file): on one long
+/// line that was quadratic. Linear now: 10x the ops costs at most 11x the time.
+#[test]
+fn row03_one_long_line_is_linear() {
+    let sizes: &[usize] = if long() { &[2_000, 20_000, 200_000] } else { &[2_000, 20_000] };
+    let mut costs = Vec::new();
+    for &n in sizes {
+        let src = one_line(n);
+        let (r, cost) = measure(|| text::parse_with_source_locations(&src, "f.mlir").map(|m| m.num_ops()));
+        assert!(r.expect("parses") > n);
+        assert_rss("one long line", src.len(), &cost);
+        costs.push((src.len(), cost.time));
+    }
+    assert_scaling("one long line", &costs);
+}
+
+/// Columns count bytes, as MLIR's do: an op after non-ASCII text on its line.
+#[test]
+fn row15_columns_are_bytes() {
+    let src = "func.func @main(%a: tensor<f32> loc(\"\u{e9}\u{e9}\u{1F600}\")) -> tensor<f32> { %0 = stablehlo.add %a, %a : tensor<f32>\n  return %0 : tensor<f32>\n}\n";
+    let m = text::parse_with_source_locations(src, "f.mlir").expect("parses");
+    let printed = text::print(&m, PrintOptions { debug_info: true, ..Default::default() });
+    // The op name, where this parser puts an op's implicit location.
+    let column = src.find("stablehlo.add").expect("the add") + 1;
+    assert!(printed.contains(&format!("\"f.mlir\":1:{column}")), "byte column {column}: {printed}");
+}
