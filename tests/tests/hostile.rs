@@ -375,3 +375,20 @@ fn row15_columns_are_bytes() {
     let column = src.find("stablehlo.add").expect("the add") + 1;
     assert!(printed.contains(&format!("\"f.mlir\":1:{column}")), "byte column {column}: {printed}");
 }
+
+// ---- row 5: exact floats in text ------------------------------------------------------------
+
+/// A quantization scale of 1/255 (and others that need more than seven digits) prints so that a
+/// text round trip writes the same artifact.
+#[test]
+fn row05_quantization_scales_print_exactly() {
+    for scale in [1.0 / 255.0, 0.1 + 0.2, f64::from(f32::MAX) / 3.0, 1.0e-300, 0.5] {
+        // Rust's shortest exact digits, with the point MLIR's literals need.
+        let digits = format!("{scale:e}").replacen('e', if format!("{scale:e}").contains('.') { "e" } else { ".0e" }, 1);
+        let src = quant_program(&format!("!quant.uniform<i8:f64, {digits}:3>"));
+        let bytes = serialize(&src, strict()).unwrap_or_else(|e| panic!("{scale}: {e}"));
+        let printed = deserialize(&bytes, false).expect("read");
+        let again = serialize(&printed, strict()).unwrap_or_else(|e| panic!("{printed}: {e}"));
+        assert_eq!(bytes, again, "scale {scale:e} printed as {printed}");
+    }
+}
