@@ -392,3 +392,38 @@ fn row05_quantization_scales_print_exactly() {
         assert_eq!(bytes, again, "scale {scale:e} printed as {printed}");
     }
 }
+
+// ---- rows 4, 11: shared structure stays shared ----------------------------------------------
+
+/// `!t{i} = tuple<!t{i-1}, !t{i-1}>`: a type of 2^levels leaves in a few hundred bytes.
+fn tuple_dag(levels: usize) -> String {
+    let mut s = String::from("!t0 = tuple<f32>\n");
+    for i in 1..levels {
+        s.push_str(&format!("!t{i} = tuple<!t{}, !t{}>\n", i - 1, i - 1));
+    }
+    let t = format!("!t{}", levels - 1);
+    s.push_str(&format!("func.func @main(%a: {t}) -> {t} {{\n  return %a : {t}\n}}\n"));
+    s
+}
+
+/// Every walk over types is memoized by interned id: conversion both ways, legality, the
+/// minimum version and the strict checks take time linear in the DAG, not in its 2^24 leaves.
+/// (Printing spells the type out, as MLIR does; it is not printed here.)
+#[test]
+fn row11_type_dags_are_walked_once() {
+    let levels = if long() { 200 } else { 24 };
+    let src = tuple_dag(levels);
+    let (r, cost) = measure(|| {
+        let m = text::parse(&src).map_err(|e| e.to_string())?;
+        let mut vhlo = m.clone();
+        vhlo_core::convert::legalize_to_vhlo(&mut vhlo, Default::default()).map_err(|e| format!("{e:?}"))?;
+        vhlo_core::convert::minimum_version(&vhlo).map_err(|e| format!("{e:?}"))?;
+        let bytes = portable::serialize_portable_module(m, "1.0.0", strict()).map_err(|e| e.to_string())?;
+        portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: true }).map_err(|e| e.to_string())?;
+        Ok::<_, String>(bytes.len())
+    });
+    let n = r.expect("a DAG of tuples is a valid program");
+    assert!(n < 4096, "the artifact shares the types: {n} bytes");
+    assert!(cost.time < Duration::from_secs(5), "{cost:?}");
+    assert_rss("tuple DAG", src.len(), &cost);
+}
