@@ -427,3 +427,33 @@ fn row11_type_dags_are_walked_once() {
     assert!(cost.time < Duration::from_secs(5), "{cost:?}");
     assert_rss("tuple DAG", src.len(), &cost);
 }
+
+/// `#l{i} = loc(fused[#l{i-1}, callsite(#l{i-1} at #l{i-1})])`: a location DAG whose tree has
+/// 3^levels leaves.
+fn location_dag(levels: usize) -> String {
+    let mut s = String::from("#l0 = loc(\"a.py\":1:1)\n");
+    for i in 1..levels {
+        s.push_str(&format!("#l{i} = loc(fused[#l{p}, callsite(#l{p} at #l{p})])\n", p = i - 1));
+    }
+    s.push_str(&format!("func.func @main(%a: tensor<f32>) -> tensor<f32> {{\n  return %a : tensor<f32> loc(#l{})\n}}\n", levels - 1));
+    s
+}
+
+/// Shared locations stay shared: the strict location checks walk each interned location once,
+/// and with `#loc` aliases (MLIR's default with debug info) each prints once.
+#[test]
+fn row04_location_dags_are_walked_once() {
+    let levels = 40;
+    let src = location_dag(levels);
+    let (printed, cost) = measure(|| {
+        let m = text::parse(&src).expect("parses");
+        let bytes = portable::serialize_portable_module(m, "1.0.0", strict()).expect("no range locations");
+        let m = portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: true }).expect("reads");
+        text::print(&m, PrintOptions { debug_info: true, elide_defaults: true, location_aliases: true, ..Default::default() })
+    });
+    assert!(printed.len() < 20 * src.len(), "{} bytes printed from {}", printed.len(), src.len());
+    assert!(cost.time < Duration::from_secs(2), "{cost:?}");
+    assert_rss("location DAG", src.len(), &cost);
+    let again = text::parse(&printed).expect("the aliases parse");
+    assert_eq!(again.num_interned().2, text::parse(&src).expect("parses").num_interned().2, "the same locations");
+}

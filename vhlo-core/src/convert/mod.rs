@@ -1031,22 +1031,29 @@ pub fn artifact_use_list_orders(
 /// The first version that accepts `FileLineColRange` locations (upstream's `isLegalLocation`).
 pub const FILE_LINE_COL_RANGE_VERSION: Version = Version::new(1, 9, 0);
 
-fn has_range_location(m: &Module, l: Location, depth: usize) -> bool {
-    if depth > 256 {
-        return false;
+fn has_range_location(ranges: &[bool], l: Location) -> bool {
+    ranges.get(l.index()).copied().unwrap_or(false)
+}
+
+/// For every interned location, whether it holds a `FileLineColRange`: one pass in id order,
+/// since a location is interned after the locations inside it, so each is looked at once however
+/// much the locations share (issue 13 row 4).
+pub(crate) fn range_locations(m: &Module) -> Vec<bool> {
+    let (_, _, n) = m.num_interned();
+    let mut out: Vec<bool> = Vec::with_capacity(n);
+    for i in 0..n as u32 {
+        let get = |out: &Vec<bool>, l: Location| out.get(l.index()).copied().unwrap_or(false);
+        let has = match m.loc_data(Location(i)) {
+            // A range that is a plain line:column is an ordinary FileLineCol location.
+            LocData::FileLineColRange { line_cols, .. } => line_cols.len() != 2,
+            LocData::Name { child: Some(c), .. } => get(&out, *c),
+            LocData::CallSite { callee, caller } => get(&out, *callee) || get(&out, *caller),
+            LocData::Fused { locations, .. } => locations.iter().any(|&x| get(&out, x)),
+            _ => false,
+        };
+        out.push(has);
     }
-    match m.loc_data(l) {
-        // A range that is a plain line:column is an ordinary FileLineCol location.
-        LocData::FileLineColRange { line_cols, .. } => line_cols.len() != 2,
-        LocData::Name { child: Some(c), .. } => has_range_location(m, *c, depth + 1),
-        LocData::CallSite { callee, caller } => {
-            has_range_location(m, *callee, depth + 1) || has_range_location(m, *caller, depth + 1)
-        }
-        LocData::Fused { locations, .. } => locations
-            .iter()
-            .any(|&x| has_range_location(m, x, depth + 1)),
-        _ => false,
-    }
+    out
 }
 
 /// Ops whose location holds a `FileLineColRange`, which readers before 1.9.0 cannot read.
@@ -1058,8 +1065,9 @@ pub fn location_blockers(m: &Module, target: Version) -> Vec<Diagnostic> {
         return Vec::new();
     }
     let mut out = Vec::new();
+    let ranges = range_locations(m);
     m.walk(|op| {
-        if has_range_location(m, m.op_location(op), 0) {
+        if has_range_location(&ranges, m.op_location(op)) {
             out.push(diag(
                 m,
                 op,
