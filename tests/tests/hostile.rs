@@ -46,7 +46,10 @@ fn measure<T>(f: impl FnOnce() -> T) -> (T, Cost) {
     let start = Instant::now();
     let out = f();
     let time = start.elapsed();
-    (out, Cost { time, peak_rss_kib: peak_rss_kib() })
+    let cost = Cost { time, peak_rss_kib: peak_rss_kib() };
+    // Shown with --nocapture, for the figures in the closing note.
+    eprintln!("{:?}: {cost:?}", std::thread::current().name());
+    (out, cost)
 }
 
 /// Peak RSS of at most 10x the input plus a constant (the test binary's own footprint and
