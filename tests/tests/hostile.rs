@@ -460,3 +460,23 @@ fn row04_location_dags_are_walked_once() {
     let again = text::parse(&printed).expect("the aliases parse");
     assert_eq!(again.num_interned().2, text::parse(&src).expect("parses").num_interned().2, "the same locations");
 }
+
+// ---- row 7: what we write, we read ----------------------------------------------------------
+
+/// A `cf.br` to a later block, kept under `--allow-other-dialects`: either written and read back,
+/// or refused before writing, never written unreadable.
+#[test]
+fn row07_forward_successors_read_back() {
+    for src in [
+        "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  \"cf.br\"()[^bb1] : () -> ()\n^bb1:\n  return %a : tensor<f32>\n}\n",
+        "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  \"cf.br\"(%a)[^bb1] : (tensor<f32>) -> ()\n^bb1(%b: tensor<f32>):\n  return %b : tensor<f32>\n}\n",
+    ] {
+        let options = SerializeOptions { allow_other_dialects: true, ..Default::default() };
+        let written = serialize(src, options);
+        assert!(written.is_ok() || src.contains("%b"), "a plain forward branch is written: {written:?}");
+        if let Ok(bytes) = written {
+            let printed = deserialize(&bytes, false).unwrap_or_else(|e| panic!("written but unreadable: {e}\n{src}"));
+            assert!(printed.contains("cf.br"), "{printed}");
+        }
+    }
+}

@@ -1236,7 +1236,7 @@ impl<'a> Reader<'a> {
         }
         let mut scope = Scope::default();
         scope.next_ids.push(0);
-        let mut ctx = RegionCtx { blocks: Vec::new() };
+        let mut ctx = RegionCtx { blocks: Vec::new(), forward: Vec::new() };
         // Like MLIR's parseSourceFile<ModuleOp> (and our text parser): anything but a single
         // builtin.module at the top level is wrapped in an implicit module.
         let single_module = num_ops == 1 && {
@@ -1260,6 +1260,9 @@ impl<'a> Reader<'a> {
         };
         for _ in 0..num_ops {
             self.read_op(c, block, &mut scope, &mut ctx)?;
+        }
+        if let Some(&(_, _, idx, at)) = ctx.forward.first() {
+            return Err(c.err_at(at, format!("successor block {idx} of a top-level op")));
         }
         self.finish_scope(c, &mut scope)?;
         if !c.is_empty() {
@@ -1443,6 +1446,7 @@ impl<'a> Reader<'a> {
             }
         }
         let mut fixups = Vec::new();
+        let mut forward = Vec::new();
         if mask & op_mask::HAS_OPERANDS != 0 {
             let n = c.count(1)?;
             for i in 0..n {
@@ -1460,13 +1464,16 @@ impl<'a> Reader<'a> {
         }
         if mask & op_mask::HAS_SUCCESSORS != 0 {
             let n = c.count(1)?;
-            for _ in 0..n {
+            for i in 0..n {
                 let at = c.offset();
                 let idx = c.index()?;
-                let b = region.blocks.get(idx).copied().ok_or_else(|| {
-                    c.err_at(at, format!("successor block {idx} is not defined yet (forward successors are not supported)"))
-                })?;
-                state.successors.push(b);
+                match region.blocks.get(idx) {
+                    Some(&b) => state.successors.push(b),
+                    None => {
+                        forward.push((i, idx, at));
+                        state.successors.push(Block(u32::MAX));
+                    }
+                }
             }
         }
         let use_lists = if mask & op_mask::HAS_USE_LIST_ORDERS != 0 {
@@ -1494,6 +1501,7 @@ impl<'a> Reader<'a> {
         };
         let op = self.module.create_op_from(&state);
         self.scratch = state;
+        region.forward.extend(forward.into_iter().map(|(i, idx, at)| (op, i, idx, at)));
         if shadowed {
             if let Some(entry) = self.op_names.get(name_idx) {
                 let dropped = dict.iter().filter(|a| is_inherent(a.name, entry));
@@ -1582,7 +1590,7 @@ impl<'a> Reader<'a> {
             let start = scope.values.len();
             scope.next_ids.push(start);
             scope.values.resize(start.saturating_add(num_values), None);
-            let mut ctx = RegionCtx { blocks: Vec::new() };
+            let mut ctx = RegionCtx { blocks: Vec::new(), forward: Vec::new() };
             for _ in 0..num_blocks {
                 let (num_ops, has_args) = c.varint_with_flag()?;
                 let mut arg_types = Vec::new();
@@ -1641,6 +1649,12 @@ impl<'a> Reader<'a> {
                 for _ in 0..num_ops {
                     self.read_op(c, Some(block), scope, &mut ctx)?;
                 }
+            }
+            for (op, i, idx, at) in std::mem::take(&mut ctx.forward) {
+                let b = ctx.blocks.get(idx).copied().ok_or_else(|| {
+                    c.err_at(at, format!("successor block {idx} is not in the region ({} blocks)", ctx.blocks.len()))
+                })?;
+                self.module.set_successor(op, i, b);
             }
             self.resolve_pending(c, scope, start)?;
             scope.values.truncate(start);
@@ -1747,6 +1761,9 @@ impl<'a> Reader<'a> {
 
 struct RegionCtx {
     blocks: Vec<Block>,
+    /// Successors naming a block later in the region: (op, successor position, block index,
+    /// offset), patched when the region's blocks are all read (MLIR allows them; issue 13 row 7).
+    forward: Vec<(OpId, usize, usize, usize)>,
 }
 
 /// The inherent attribute names of an op, for splitting a pre-properties attribute dictionary.

@@ -405,6 +405,13 @@ impl Module {
     pub fn successors(&self, op: OpId) -> &[Block] {
         &self.block_pool[self.ops[op.index()].successors.range()]
     }
+    /// Replaces successor `i` of `op` (readers patch forward references with it).
+    pub fn set_successor(&mut self, op: OpId, i: usize, b: Block) {
+        let r = self.ops[op.index()].successors.range();
+        if let Some(slot) = self.block_pool[r].get_mut(i) {
+            *slot = b;
+        }
+    }
     /// The op's location.
     pub fn op_location(&self, op: OpId) -> Location {
         self.ops[op.index()].location
