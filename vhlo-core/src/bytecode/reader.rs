@@ -23,8 +23,10 @@ fn vhlo_op_attr_names(mnemonic: &str) -> Option<&'static [&'static str]> {
     VhloOp::from_mnemonic(mnemonic).map(VhloOp::sorted_attribute_names)
 }
 
-/// Nesting limit for attributes/types referring to each other, and separately for regions.
-const MAX_DEPTH: usize = 256;
+/// Nesting limit for regions: the library's one limit. Attributes and types referring to each
+/// other are guarded by [`crate::ir::NESTING_GUARD`] while reading, and their depth then checked
+/// exactly on what was read.
+const MAX_DEPTH: usize = crate::ir::MAX_NESTING;
 
 type Result<T> = std::result::Result<T, BytecodeError>;
 
@@ -62,13 +64,20 @@ fn read_header(c: &mut Cursor<'_>) -> Result<(u64, String)> {
 
 /// Reads a whole artifact.
 pub fn read(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
-    super::on_big_stack(|| read_on_this_thread(bytes)).unwrap_or_else(|| {
+    let (m, info) = super::on_big_stack(|| read_on_this_thread(bytes)).unwrap_or_else(|| {
         Err(BytecodeError {
             section: "header",
             offset: 0,
             message: "could not run the reader thread".into(),
         })
-    })
+    })?;
+    // The one nesting limit, measured on the DAG the sections built.
+    crate::ir::deepest_interned(&m).map_err(|e| BytecodeError {
+        section: "attribute/type",
+        offset: 0,
+        message: e.to_string(),
+    })?;
+    Ok((m, info))
 }
 
 fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
@@ -490,8 +499,8 @@ impl<'a> Reader<'a> {
 
     fn enter(&mut self, c: &Cursor<'_>) -> Result<()> {
         self.depth = self.depth.saturating_add(1);
-        if self.depth > MAX_DEPTH {
-            return Err(c.err(format!("nesting deeper than {MAX_DEPTH}")));
+        if self.depth > crate::ir::NESTING_GUARD {
+            return Err(c.err(format!("nesting deeper than {}", crate::ir::NESTING_GUARD)));
         }
         Ok(())
     }
@@ -1229,7 +1238,7 @@ impl<'a> Reader<'a> {
         }
         let mut scope = Scope::default();
         scope.next_ids.push(0);
-        let mut ctx = RegionCtx { blocks: Vec::new() };
+        let mut ctx = RegionCtx { blocks: Vec::new(), forward: Vec::new() };
         // Like MLIR's parseSourceFile<ModuleOp> (and our text parser): anything but a single
         // builtin.module at the top level is wrapped in an implicit module.
         let single_module = num_ops == 1 && {
@@ -1253,6 +1262,9 @@ impl<'a> Reader<'a> {
         };
         for _ in 0..num_ops {
             self.read_op(c, block, &mut scope, &mut ctx)?;
+        }
+        if let Some(&(_, _, idx, at)) = ctx.forward.first() {
+            return Err(c.err_at(at, format!("successor block {idx} of a top-level op")));
         }
         self.finish_scope(c, &mut scope)?;
         if !c.is_empty() {
@@ -1436,6 +1448,7 @@ impl<'a> Reader<'a> {
             }
         }
         let mut fixups = Vec::new();
+        let mut forward = Vec::new();
         if mask & op_mask::HAS_OPERANDS != 0 {
             let n = c.count(1)?;
             for i in 0..n {
@@ -1453,13 +1466,16 @@ impl<'a> Reader<'a> {
         }
         if mask & op_mask::HAS_SUCCESSORS != 0 {
             let n = c.count(1)?;
-            for _ in 0..n {
+            for i in 0..n {
                 let at = c.offset();
                 let idx = c.index()?;
-                let b = region.blocks.get(idx).copied().ok_or_else(|| {
-                    c.err_at(at, format!("successor block {idx} is not defined yet (forward successors are not supported)"))
-                })?;
-                state.successors.push(b);
+                match region.blocks.get(idx) {
+                    Some(&b) => state.successors.push(b),
+                    None => {
+                        forward.push((i, idx, at));
+                        state.successors.push(Block(u32::MAX));
+                    }
+                }
             }
         }
         let use_lists = if mask & op_mask::HAS_USE_LIST_ORDERS != 0 {
@@ -1487,6 +1503,7 @@ impl<'a> Reader<'a> {
         };
         let op = self.module.create_op_from(&state);
         self.scratch = state;
+        region.forward.extend(forward.into_iter().map(|(i, idx, at)| (op, i, idx, at)));
         if shadowed {
             if let Some(entry) = self.op_names.get(name_idx) {
                 let dropped = dict.iter().filter(|a| is_inherent(a.name, entry));
@@ -1575,7 +1592,7 @@ impl<'a> Reader<'a> {
             let start = scope.values.len();
             scope.next_ids.push(start);
             scope.values.resize(start.saturating_add(num_values), None);
-            let mut ctx = RegionCtx { blocks: Vec::new() };
+            let mut ctx = RegionCtx { blocks: Vec::new(), forward: Vec::new() };
             for _ in 0..num_blocks {
                 let (num_ops, has_args) = c.varint_with_flag()?;
                 let mut arg_types = Vec::new();
@@ -1634,6 +1651,12 @@ impl<'a> Reader<'a> {
                 for _ in 0..num_ops {
                     self.read_op(c, Some(block), scope, &mut ctx)?;
                 }
+            }
+            for (op, i, idx, at) in std::mem::take(&mut ctx.forward) {
+                let b = ctx.blocks.get(idx).copied().ok_or_else(|| {
+                    c.err_at(at, format!("successor block {idx} is not in the region ({} blocks)", ctx.blocks.len()))
+                })?;
+                self.module.set_successor(op, i, b);
             }
             self.resolve_pending(c, scope, start)?;
             scope.values.truncate(start);
@@ -1746,6 +1769,9 @@ impl<'a> Reader<'a> {
 
 struct RegionCtx {
     blocks: Vec<Block>,
+    /// Successors naming a block later in the region: (op, successor position, block index,
+    /// offset), patched when the region's blocks are all read (MLIR allows them; issue 13 row 7).
+    forward: Vec<(OpId, usize, usize, usize)>,
 }
 
 impl super::codec::CodecSource for Reader<'_> {
@@ -1892,9 +1918,10 @@ pub(crate) fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
     if vhlo_mnemonic(m, *e)?.0 != "bool_v1" {
         return None;
     }
+    // Saturated: a splat of any shape is one byte (issue 13 row 14).
     shape
         .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+        .try_fold(1usize, |n, &d| Some(n.saturating_mul(usize::try_from(d).ok()?)))
 }
 
 /// Whether `blob` can be the dense storage of a VHLO tensor type, as MLIR's `DenseElementsAttr`
@@ -1905,9 +1932,10 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
     let Some(("tensor_v1", [Param::Ints(shape), Param::Type(e), _])) = vhlo_mnemonic(m, t) else {
         return false;
     };
+    // Saturated: a splat of any shape is one element (issue 13 row 14).
     let Some(n) = shape
         .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+        .try_fold(1usize, |n, &d| Some(n.saturating_mul(usize::try_from(d).ok()?)))
     else {
         return false;
     };
@@ -1919,7 +1947,7 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
     };
     let element_bytes = match vhlo_mnemonic(m, *e) {
         Some(("bool_v1", _)) => {
-            return matches!(blob, [0x00 | 0xFF]) || blob.len() == n.div_ceil(8);
+            return matches!(blob, [0x00 | 0xFF]) || (n < usize::MAX && blob.len() == n.div_ceil(8));
         }
         Some(("complex_v1", [Param::Type(inner)])) => {
             scalar_bytes(*inner).map(|b| b.saturating_mul(2))
@@ -1927,7 +1955,7 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
         _ => scalar_bytes(*e),
     };
     match element_bytes.and_then(|b| usize::try_from(b).ok()) {
-        Some(w) => w > 0 && (blob.len() == w || Some(blob.len()) == n.checked_mul(w)),
+        Some(w) => w > 0 && (blob.len() == w || (n < usize::MAX && Some(blob.len()) == n.checked_mul(w))),
         None => false,
     }
 }

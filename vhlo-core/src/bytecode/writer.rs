@@ -17,9 +17,9 @@ use crate::ir::{
 use crate::dialect::codec::codec_dialect;
 use crate::vhlo::{VhloEnum, VhloType};
 
-/// Nesting limit for attributes/types and for regions, only to bound the stack; deeper than what
-/// the reader accepts (256), so hand-built deep IR still writes.
-const MAX_DEPTH: usize = 1024;
+/// Nesting limit for attributes/types and for regions: the library's one limit, so that what
+/// is written reads back.
+const MAX_DEPTH: usize = crate::ir::MAX_NESTING;
 
 /// What to write and the side tables a reader recorded.
 #[derive(Clone, Debug)]
@@ -73,6 +73,8 @@ pub fn write(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
 /// [`write()`] without the copy: the attributes the encoding needs (locations as attributes, op
 /// dictionaries) are interned into `module`; its IR is unchanged.
 pub fn write_interning(module: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
+    // Whatever is written reads back: the reader applies the same limit.
+    crate::ir::deepest_interned(module).map_err(|e| WriteError(e.to_string()))?;
     super::on_big_stack(|| write_on_this_thread(module, opts))
         .unwrap_or_else(|| err("could not run the writer thread"))
 }
@@ -946,8 +948,8 @@ fn number<T: Numbered>(n: &mut Numbering, m: &mut Module, x: T) -> Result<()> {
         refcount: 1,
     });
     n.depth += 1;
-    if n.depth > MAX_DEPTH {
-        return err(format!("{} nested deeper than {MAX_DEPTH}", T::WHAT));
+    if n.depth > crate::ir::NESTING_GUARD {
+        return err(format!("{} nested deeper than {}", T::WHAT, crate::ir::NESTING_GUARD));
     }
     T::encode(m, x, &mut NumberingWriter { n })?;
     n.depth -= 1;

@@ -11,8 +11,9 @@ const UNKNOWN: u8 = 0;
 const CLEAN: u8 = 1;
 const SUSPECT: u8 = 2;
 
-/// Past this depth the walk gives up and says "look closer" (the slow walk has its own bound).
-const MAX_DEPTH: usize = 200;
+/// Past this depth the walk gives up and says "look closer"; the conversions refuse anything
+/// deeper than the one nesting limit before they start, so it never does.
+const MAX_DEPTH: usize = crate::ir::MAX_NESTING + 1;
 
 pub(crate) struct Legality {
     target: Version,

@@ -14,6 +14,7 @@ mod attrs;
 mod legality;
 mod ods;
 mod ops;
+mod quant;
 mod strict;
 mod types;
 mod verify;
@@ -195,6 +196,29 @@ fn write_loc(m: &Module, l: Location, out: &mut String, depth: usize) {
             out.push(']');
         }
     }
+}
+
+/// The conversions recurse over types, attributes and locations: a module nested deeper than
+/// [`crate::ir::MAX_NESTING`] (built by hand, or through aliases) is refused first.
+fn nesting_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {
+    crate::ir::regions_within_limit(m).map_err(|_| {
+        vec![Diagnostic {
+            op: "builtin.module".into(),
+            location: "unknown".into(),
+            subject: "regions".into(),
+            needs: None,
+            rule: format!("regions nested deeper than {} levels (the nesting limit)", crate::ir::MAX_NESTING),
+        }]
+    })?;
+    crate::ir::deepest_interned(m).map_err(|e| {
+        vec![Diagnostic {
+            op: "builtin.module".into(),
+            location: "unknown".into(),
+            subject: format!("{} #{}", e.what, e.id),
+            needs: None,
+            rule: e.to_string(),
+        }]
+    })
 }
 
 fn diag(
@@ -381,6 +405,8 @@ pub(crate) fn legalize_to_vhlo_in_place(
     w: &mut Module,
     opts: LegalizeOptions,
 ) -> Result<(), Vec<Diagnostic>> {
+    // The nesting limit first: the verifier below walks the program.
+    nesting_within_limit(w)?;
     // As libStablehlo verifies before it serializes: a program it would refuse is not written.
     let problems = verify::verify_stablehlo(w);
     if !problems.is_empty() {
@@ -788,6 +814,7 @@ pub(crate) fn vhlo_to_version_in_place(
     w: &mut Module,
     target: Version,
 ) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
+    nesting_within_limit(w)?;
     let mut rewritten = Vec::new();
     let target = check_target(target).map_err(|e| {
         vec![Diagnostic {
@@ -1081,22 +1108,29 @@ pub fn artifact_use_list_orders(
 /// The first version that accepts `FileLineColRange` locations (upstream's `isLegalLocation`).
 pub const FILE_LINE_COL_RANGE_VERSION: Version = Version::new(1, 9, 0);
 
-fn has_range_location(m: &Module, l: Location, depth: usize) -> bool {
-    if depth > 256 {
-        return false;
+fn has_range_location(ranges: &[bool], l: Location) -> bool {
+    ranges.get(l.index()).copied().unwrap_or(false)
+}
+
+/// For every interned location, whether it holds a `FileLineColRange`: one pass in id order,
+/// since a location is interned after the locations inside it, so each is looked at once however
+/// much the locations share (issue 13 row 4).
+pub(crate) fn range_locations(m: &Module) -> Vec<bool> {
+    let (_, _, n) = m.num_interned();
+    let mut out: Vec<bool> = Vec::with_capacity(n);
+    for i in 0..n as u32 {
+        let get = |out: &Vec<bool>, l: Location| out.get(l.index()).copied().unwrap_or(false);
+        let has = match m.loc_data(Location(i)) {
+            // A range that is a plain line:column is an ordinary FileLineCol location.
+            LocData::FileLineColRange { line_cols, .. } => line_cols.len() != 2,
+            LocData::Name { child: Some(c), .. } => get(&out, *c),
+            LocData::CallSite { callee, caller } => get(&out, *callee) || get(&out, *caller),
+            LocData::Fused { locations, .. } => locations.iter().any(|&x| get(&out, x)),
+            _ => false,
+        };
+        out.push(has);
     }
-    match m.loc_data(l) {
-        // A range that is a plain line:column is an ordinary FileLineCol location.
-        LocData::FileLineColRange { line_cols, .. } => line_cols.len() != 2,
-        LocData::Name { child: Some(c), .. } => has_range_location(m, *c, depth + 1),
-        LocData::CallSite { callee, caller } => {
-            has_range_location(m, *callee, depth + 1) || has_range_location(m, *caller, depth + 1)
-        }
-        LocData::Fused { locations, .. } => locations
-            .iter()
-            .any(|&x| has_range_location(m, x, depth + 1)),
-        _ => false,
-    }
+    out
 }
 
 /// Ops whose location holds a `FileLineColRange`, which readers before 1.9.0 cannot read.
@@ -1108,8 +1142,9 @@ pub fn location_blockers(m: &Module, target: Version) -> Vec<Diagnostic> {
         return Vec::new();
     }
     let mut out = Vec::new();
+    let ranges = range_locations(m);
     m.walk(|op| {
-        if has_range_location(m, m.op_location(op), 0) {
+        if has_range_location(&ranges, m.op_location(op)) {
             out.push(diag(
                 m,
                 op,

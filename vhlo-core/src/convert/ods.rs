@@ -4,7 +4,8 @@
 //! legalization, and so do we. The constraints are the ODS types the spec records for each
 //! StableHLO attribute (`StablehloOp::attribute_types`).
 
-use crate::ir::{AttrData, Attribute, FloatKind, Module, Signedness, TypeData};
+use crate::ir::{AttrData, Attribute, FloatKind, Module, Param, Signedness, TypeData};
+use crate::vhlo::VhloEnum;
 
 /// What an ODS attribute type asks of a value (wrappers such as `OptionalAttr` peeled off).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,8 +34,31 @@ pub(crate) enum Constraint {
     DictArray,
     FunctionType,
     StrOrDictionary,
-    /// A `#stablehlo.<mnemonic>` attribute; `None` for any StableHLO attribute (enums).
-    Stablehlo(Option<&'static str>),
+    /// A `#stablehlo.<mnemonic>` attribute.
+    Stablehlo(&'static str),
+    /// A `#stablehlo<mnemonic CASE>` enum attribute of exactly this enum, with a known case (ODS
+    /// checks the attribute's class; libStablehlo crashes on an artifact with the wrong one).
+    Enum(VhloEnum),
+    /// An array of such enum attributes (`StableHLO_PrecisionConfigAttr`).
+    EnumArray(VhloEnum),
+}
+
+/// The enum an ODS enum attribute type names: `StableHLO_ComparisonTypeAttr` is
+/// `#stablehlo<comparison_type ...>` (StableHLO's naming rule for `EnumAttr` definitions).
+fn enum_of_ods(ods: &str) -> Option<VhloEnum> {
+    let camel = ods.strip_prefix("StableHLO_")?.strip_suffix("Attr")?;
+    let mut snake = String::new();
+    for ch in camel.chars() {
+        if ch.is_ascii_uppercase() {
+            if !snake.is_empty() {
+                snake.push('_');
+            }
+            snake.push(ch.to_ascii_lowercase());
+        } else {
+            snake.push(ch);
+        }
+    }
+    VhloEnum::ALL.iter().copied().find(|e| e.stablehlo() == snake)
 }
 
 /// The constraint of an ODS attribute type spelled as in the spec, or `None` when it is not
@@ -80,24 +104,22 @@ pub(crate) fn constraint_of(ods: &str) -> Option<Constraint> {
         "FlatSymbolRefAttr" => C::FlatSymbolRef,
         "StableHLO_FlatSymbolRefArrayAttr" => C::FlatSymbolRefArray,
         "DictionaryAttr" => C::Dictionary,
-        "ArrayAttr" | "StableHLO_PrecisionConfigAttr" | "StableHLO_ArrayOfLayoutAttr"
+        "ArrayAttr" | "StableHLO_ArrayOfLayoutAttr"
         | "StableHLO_ArrayOfTilingAttr" => C::Array,
         "DictArrayAttr" => C::DictArray,
         "TypeAttrOf<FunctionType>" => C::FunctionType,
         "AnyAttrOf<[StrAttr, DictionaryAttr]>" => C::StrOrDictionary,
-        "StableHLO_ChannelHandle" => C::Stablehlo(Some("channel_handle")),
-        "StableHLO_ResultAccuracyAttr" => C::Stablehlo(Some("result_accuracy")),
-        "StableHLO_GatherDimensionNumbers" => C::Stablehlo(Some("gather")),
-        "StableHLO_ScatterDimensionNumbers" => C::Stablehlo(Some("scatter")),
-        "StableHLO_ConvDimensionNumbers" => C::Stablehlo(Some("conv")),
-        "StableHLO_DotDimensionNumbers" => C::Stablehlo(Some("dot")),
-        "StableHLO_DotAlgorithm" => C::Stablehlo(Some("dot_algorithm")),
-        "StableHLO_TransposeAttr" | "StableHLO_RngDistributionAttr" | "StableHLO_RngAlgorithmAttr"
-        | "StableHLO_FftTypeAttr" | "StableHLO_ComparisonTypeAttr"
-        | "StableHLO_ComparisonDirectionAttr" => C::Stablehlo(None),
+        "StableHLO_ChannelHandle" => C::Stablehlo("channel_handle"),
+        "StableHLO_ResultAccuracyAttr" => C::Stablehlo("result_accuracy"),
+        "StableHLO_GatherDimensionNumbers" => C::Stablehlo("gather"),
+        "StableHLO_ScatterDimensionNumbers" => C::Stablehlo("scatter"),
+        "StableHLO_ConvDimensionNumbers" => C::Stablehlo("conv"),
+        "StableHLO_DotDimensionNumbers" => C::Stablehlo("dot"),
+        "StableHLO_DotAlgorithm" => C::Stablehlo("dot_algorithm"),
         // An `I32EnumAttr`: a plain i32 (`api_version = 2 : i32`).
         "StableHLO_CustomCallApiVersionAttr" => C::Int { width: 32, min: None },
-        _ => return None,
+        "StableHLO_PrecisionConfigAttr" => C::EnumArray(enum_of_ods("StableHLO_PrecisionAttr")?),
+        _ => return enum_of_ods(ods).map(C::Enum),
     })
 }
 
@@ -125,8 +147,9 @@ impl Constraint {
             C::DictArray => "an array of dictionaries".into(),
             C::FunctionType => "a function type".into(),
             C::StrOrDictionary => "a string or a dictionary".into(),
-            C::Stablehlo(Some(mn)) => format!("a #stablehlo.{mn}"),
-            C::Stablehlo(None) => "a StableHLO enum attribute".into(),
+            C::Stablehlo(mn) => format!("a #stablehlo.{mn}"),
+            C::Enum(e) => format!("a #stablehlo<{} ...> with a known case", e.stablehlo()),
+            C::EnumArray(e) => format!("an array of #stablehlo<{} ...> with known cases", e.stablehlo()),
         }
     }
 }
@@ -178,7 +201,21 @@ pub(crate) fn satisfies(m: &Module, a: Attribute, c: Constraint) -> bool {
             m.str(d.dialect) == "stablehlo" && m.str(d.mnemonic) == "replica_group_mesh_axes"
         }
         (C::Stablehlo(mnemonic), AttrData::Dialect(d)) => {
-            m.str(d.dialect) == "stablehlo" && mnemonic.is_none_or(|mn| m.str(d.mnemonic) == mn)
+            m.str(d.dialect) == "stablehlo" && m.str(d.mnemonic) == mnemonic
+        }
+        (C::Enum(e), _) => is_enum(m, a, e),
+        (C::EnumArray(e), AttrData::Array(xs)) => xs.iter().all(|&x| is_enum(m, x, e)),
+        _ => false,
+    }
+}
+
+/// True when `a` is `#stablehlo<{e} CASE>` with a case of `e`.
+fn is_enum(m: &Module, a: Attribute, e: VhloEnum) -> bool {
+    match m.attr_data(a) {
+        AttrData::Dialect(d) => {
+            m.str(d.dialect) == "stablehlo"
+                && m.str(d.mnemonic) == e.stablehlo()
+                && matches!(*d.params, [Param::Int(v)] if e.cases().iter().any(|&(_, c)| c == v))
         }
         _ => false,
     }
@@ -225,5 +262,21 @@ mod tests {
             Some(Constraint::Int { width: 64, min: Some(1) })
         );
         assert_eq!(constraint_of("OptionalAttr<AnyAttrOf<[StrAttr, DictionaryAttr]>>"), Some(Constraint::StrOrDictionary));
+    }
+
+    /// Every enum attribute type names its own enum, so a wrong-kind enum is refused (issue 13 row 2).
+    #[test]
+    fn enum_attribute_types_name_their_enum() {
+        for (ods, e) in [
+            ("OptionalAttr<StableHLO_ComparisonTypeAttr>", VhloEnum::ComparisonTypeV1),
+            ("StableHLO_ComparisonDirectionAttr", VhloEnum::ComparisonDirectionV1),
+            ("StableHLO_FftTypeAttr", VhloEnum::FftTypeV1),
+            ("StableHLO_RngAlgorithmAttr", VhloEnum::RngAlgorithmV1),
+            ("StableHLO_RngDistributionAttr", VhloEnum::RngDistributionV1),
+            ("StableHLO_TransposeAttr", VhloEnum::TransposeV1),
+        ] {
+            assert_eq!(constraint_of(ods), Some(Constraint::Enum(e)), "{ods}");
+        }
+        assert_eq!(constraint_of("OptionalAttr<StableHLO_PrecisionConfigAttr>"), Some(Constraint::EnumArray(VhloEnum::PrecisionV1)));
     }
 }

@@ -537,8 +537,27 @@ fn vhlo_bool_value(m: &Module, a: Attribute) -> Option<bool> {
     }
 }
 
-/// The elements of an integer `#vhlo.tensor_v1` (splats expanded), with the element count.
-fn vhlo_tensor_ints(m: &Module, a: Attribute) -> Option<Vec<i64>> {
+/// The most elements a splat `#vhlo.tensor_v1` is expanded to where StableHLO keeps a list
+/// (dimension numbers, `DenseI64ArrayAttr`s). These list dimensions, and ranks are far smaller;
+/// the limit keeps a 300-byte artifact from asking for terabytes (issue 13 row 1).
+pub(crate) const MAX_SPLAT_EXPANSION: u64 = 1 << 16;
+
+/// An integer `#vhlo.tensor_v1`, with a splat kept as one element.
+enum IntTensor {
+    Splat { value: i64, count: u64 },
+    Elements(Vec<i64>),
+}
+
+impl IntTensor {
+    fn count(&self) -> u64 {
+        match self {
+            IntTensor::Splat { count, .. } => *count,
+            IntTensor::Elements(xs) => xs.len() as u64,
+        }
+    }
+}
+
+fn vhlo_int_tensor(m: &Module, a: Attribute) -> Option<IntTensor> {
     let ("tensor_v1", [Param::Type(t), Param::Bytes(data)]) = vhlo_parts(m, a)? else {
         return None;
     };
@@ -548,14 +567,7 @@ fn vhlo_tensor_ints(m: &Module, a: Attribute) -> Option<Vec<i64>> {
     let [Param::Ints(shape), Param::Type(e), _] = &d.params[..] else {
         return None;
     };
-    let n = usize::try_from(shape.iter().try_fold(1i64, |acc, &x| {
-        if x < 0 {
-            None
-        } else {
-            acc.checked_mul(x)
-        }
-    })?)
-    .ok()?;
+    let n = shape.iter().try_fold(1u64, |acc, &x| Some(acc.saturating_mul(u64::try_from(x).ok()?)))?;
     let TypeData::Dialect(ed) = m.type_data(*e) else {
         return None;
     };
@@ -575,16 +587,33 @@ fn vhlo_tensor_ints(m: &Module, a: Attribute) -> Option<Vec<i64>> {
         (v << shift) >> shift
     };
     if data.len() == width && n != 1 {
-        return Some(vec![read(data); n]);
+        return Some(IntTensor::Splat { value: read(data), count: n });
     }
-    if data.len() != n.checked_mul(width)? {
+    if data.len() as u64 != n.checked_mul(width as u64)? {
         return None;
     }
-    Some(data.chunks(width).map(read).collect())
+    Some(IntTensor::Elements(data.chunks(width).map(read).collect()))
+}
+
+/// The elements of an integer `#vhlo.tensor_v1`, a splat expanded (at most
+/// [`MAX_SPLAT_EXPANSION`] elements); `Err` says why not, after `attribute ... `.
+fn vhlo_tensor_ints(m: &Module, a: Attribute) -> Result<Vec<i64>, String> {
+    match vhlo_int_tensor(m, a) {
+        None => Err("must be an integer tensor".into()),
+        Some(IntTensor::Elements(xs)) => Ok(xs),
+        Some(IntTensor::Splat { value, count }) if count <= MAX_SPLAT_EXPANSION => Ok(vec![value; count as usize]),
+        Some(IntTensor::Splat { count, .. }) => Err(format!(
+            "is a splat of {count} elements; a list attribute holds at most {MAX_SPLAT_EXPANSION}"
+        )),
+    }
 }
 
 fn is_splat_of(m: &Module, a: Attribute, v: i64) -> bool {
-    vhlo_tensor_ints(m, a).is_some_and(|xs| xs.iter().all(|&x| x == v))
+    match vhlo_int_tensor(m, a) {
+        Some(IntTensor::Splat { value, .. }) => value == v,
+        Some(IntTensor::Elements(xs)) => xs.iter().all(|&x| x == v),
+        None => false,
+    }
 }
 
 fn stablehlo_attr(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Attribute {
@@ -616,8 +645,7 @@ fn implode(
             let v = vhlo_int(m, a).ok_or_else(|| format!("attribute `{n}` must be an integer"))?;
             params.push(Param::Int(v));
         } else {
-            let v = vhlo_tensor_ints(m, a)
-                .ok_or_else(|| format!("attribute `{n}` must be an integer tensor"))?;
+            let v = vhlo_tensor_ints(m, a).map_err(|e| format!("attribute `{n}` {e}"))?;
             params.push(Param::Ints(v.into()));
         }
     }
@@ -711,7 +739,7 @@ fn remove_defaults(m: &mut Module, k: StablehloOp, attrs: &mut Named) {
     let is_empty_array = |m: &Module, a: Attribute| matches!(vhlo_parts(m, a), Some(("array_v1", [Param::Attrs(xs)])) if xs.is_empty());
     let is_empty_dict = |m: &Module, a: Attribute| matches!(vhlo_parts(m, a), Some(("dict_v1", [Param::AttrPairs(xs)])) if xs.is_empty());
     let is_empty_tensor =
-        |m: &Module, a: Attribute| vhlo_tensor_ints(m, a).is_some_and(|v| v.is_empty());
+        |m: &Module, a: Attribute| vhlo_int_tensor(m, a).is_some_and(|v| v.count() == 0);
     let is_enum = |e: &'static str, v: i64| move |m: &Module, a: Attribute| matches!(vhlo_parts(m, a), Some((mn, [Param::Int(x)])) if mn == e && *x == v);
     let splat = |v: i64| move |m: &Module, a: Attribute| is_splat_of(m, a, v);
     let precision_default = |m: &Module, a: Attribute| match vhlo_parts(m, a) {
@@ -962,13 +990,11 @@ pub fn attrs_from_vhlo(
                 return Ok(Some((name.clone(), conv)));
             }
             if dense_i64_array_attr(k, &name) {
-                let v =
-                    vhlo_tensor_ints(m, a).ok_or(format!("`{name}` must be an integer tensor"))?;
+                let v = vhlo_tensor_ints(m, a).map_err(|e| format!("`{name}` {e}"))?;
                 return Ok(Some((name.clone(), dense_array(m, 64, &v))));
             }
             if matches!(k, S::Convolution | S::DynamicConv) && name == "window_reversal" {
-                let v =
-                    vhlo_tensor_ints(m, a).ok_or("`window_reversal` must be a boolean tensor")?;
+                let v = vhlo_tensor_ints(m, a).map_err(|e| format!("`window_reversal` {e}"))?;
                 return Ok(Some((name.clone(), dense_array(m, 1, &v))));
             }
             if k == S::ReducePrecision && (name == "exponent_bits" || name == "mantissa_bits") {

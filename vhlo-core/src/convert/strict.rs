@@ -6,7 +6,7 @@
 //! implicit and VHLO spells out; `builtin.unrealized_conversion_cast` ops of mixed programs,
 //! which the conversion itself inserts and folds.
 
-use super::{diag, has_range_location, Diagnostic, FILE_LINE_COL_RANGE_VERSION};
+use super::{diag, has_range_location, range_locations, Diagnostic, FILE_LINE_COL_RANGE_VERSION};
 use crate::bytecode::ShadowedAttribute;
 use crate::ir::{Module, OpId};
 use crate::version::Version;
@@ -23,8 +23,9 @@ pub fn location_losses(m: &Module, target: Version) -> Vec<Diagnostic> {
         "strict: StableHLO {target} cannot read location ranges, so the location would be lost"
     );
     let mut out = Vec::new();
+    let ranges = range_locations(m);
     m.walk(|op| {
-        if has_range_location(m, m.op_location(op), 0) {
+        if has_range_location(&ranges, m.op_location(op)) {
             out.push(diag(
                 m,
                 op,
@@ -38,7 +39,7 @@ pub fn location_losses(m: &Module, target: Version) -> Vec<Diagnostic> {
             .iter()
             .flat_map(|&r| m.blocks(r).iter().flat_map(|&b| m.block_args(b).iter()));
         for (i, &v) in args.enumerate() {
-            if has_range_location(m, m.value_location(v), 0) {
+            if has_range_location(&ranges, m.value_location(v)) {
                 out.push(diag(
                     m,
                     op,

@@ -2,7 +2,7 @@
 
 use crate::dialect::support::{vhlo_type, vhlo_type_with};
 use crate::ir::{
-    AttrData, Attribute, DialectAttr, DialectType, FloatKind, Module, Param, Signedness, Type,
+    AttrData, Attribute, DialectAttr, DialectType, FastMap, FloatKind, Module, Param, Signedness, Type,
     TypeData,
 };
 
@@ -37,6 +37,21 @@ fn dialect_of<'a>(m: &'a Module, d: &DialectType) -> (&'a str, &'a str) {
 /// Converts a builtin/StableHLO/quant type to VHLO. `Err` names the part that has no VHLO form.
 /// With `allow_other`, types of other dialects are kept (upstream's `allowOtherDialects`).
 pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, String> {
+    to_vhlo_memo(m, t, allow_other, &mut FastMap::default())
+}
+
+/// [`to_vhlo`], each interned type converted once: a type is a DAG (`!t1 = tuple<!t0, !t0>`)
+/// whose tree may be exponentially larger (issue 13 row 11).
+fn to_vhlo_memo(m: &mut Module, t: Type, allow_other: bool, memo: &mut FastMap<Type, Type>) -> Result<Type, String> {
+    if let Some(&done) = memo.get(&t) {
+        return Ok(done);
+    }
+    let done = to_vhlo_once(m, t, allow_other, memo)?;
+    memo.insert(t, done);
+    Ok(done)
+}
+
+fn to_vhlo_once(m: &mut Module, t: Type, allow_other: bool, memo: &mut FastMap<Type, Type>) -> Result<Type, String> {
     let data = m.type_data(t).clone();
     let bad = |m: &Module, why: &str| {
         Err(format!(
@@ -61,7 +76,7 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
             None => return bad(m, "has no VHLO form"),
         },
         TypeData::Complex(e) => {
-            let e = to_vhlo(m, e, allow_other)?;
+            let e = to_vhlo_memo(m, e, allow_other, memo)?;
             vhlo_type_with(m, "complex_v1", vec![Param::Type(e)])
         }
         TypeData::RankedTensor {
@@ -69,7 +84,7 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
             element,
             encoding,
         } => {
-            let e = to_vhlo(m, element, allow_other)?;
+            let e = to_vhlo_memo(m, element, allow_other, memo)?;
             let enc =
                 match encoding {
                     None => Param::Absent,
@@ -84,24 +99,24 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
             )
         }
         TypeData::UnrankedTensor { element } => {
-            let e = to_vhlo(m, element, allow_other)?;
+            let e = to_vhlo_memo(m, element, allow_other, memo)?;
             vhlo_type_with(m, "unranked_tensor_v1", vec![Param::Type(e)])
         }
         TypeData::Tuple(ts) => {
             let ts = ts
                 .iter()
-                .map(|&x| to_vhlo(m, x, allow_other))
+                .map(|&x| to_vhlo_memo(m, x, allow_other, memo))
                 .collect::<Result<Vec<_>, _>>()?;
             vhlo_type_with(m, "tuple_v1", vec![Param::Types(ts.into())])
         }
         TypeData::Function { inputs, results } => {
             let i = inputs
                 .iter()
-                .map(|&x| to_vhlo(m, x, allow_other))
+                .map(|&x| to_vhlo_memo(m, x, allow_other, memo))
                 .collect::<Result<Vec<_>, _>>()?;
             let r = results
                 .iter()
-                .map(|&x| to_vhlo(m, x, allow_other))
+                .map(|&x| to_vhlo_memo(m, x, allow_other, memo))
                 .collect::<Result<Vec<_>, _>>()?;
             vhlo_type_with(
                 m,
@@ -120,7 +135,7 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
                     };
                     let ts = ts
                         .iter()
-                        .map(|&x| to_vhlo(m, x, allow_other))
+                        .map(|&x| to_vhlo_memo(m, x, allow_other, memo))
                         .collect::<Result<Vec<_>, _>>()?;
                     vhlo_type_with(m, "future_v1", vec![Param::Types(ts.into())])
                 }
@@ -130,13 +145,15 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
                     _ => return bad(m, "has parameters, which `!shape.witness` does not take"),
                 },
                 ("quant", "uniform") => {
+                    // libStablehlo refuses to read a quantized type MLIR's verifier refuses.
+                    super::quant::check(m, &d.params)?;
                     let mut params = d.params.to_vec();
                     // Storage and expressed types are parameters 1 and 2 in both layouts.
                     for p in params.iter_mut().skip(1).take(2) {
                         let Param::Type(x) = *p else {
                             return bad(m, "is malformed");
                         };
-                        *p = Param::Type(to_vhlo(m, x, allow_other)?);
+                        *p = Param::Type(to_vhlo_memo(m, x, allow_other, memo)?);
                     }
                     match params.len() {
                         7 => vhlo_type_with(m, "quant_v1", params),
@@ -149,7 +166,7 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
                     match &d.params[..] {
                         [Param::Ints(shape), Param::Type(e), Param::Absent, Param::Absent] => {
                             let (shape, e) = (shape.clone(), *e);
-                            let e = to_vhlo(m, e, allow_other)?;
+                            let e = to_vhlo_memo(m, e, allow_other, memo)?;
                             vhlo_type_with(m, "buffer_v1", vec![Param::Ints(shape), Param::Type(e)])
                         }
                         _ => {
@@ -226,6 +243,20 @@ fn dialect_type(m: &mut Module, dialect: &str, mnemonic: &str, params: Vec<Param
 
 /// Converts a VHLO type back to its builtin/StableHLO/quant form. Non-VHLO types are kept.
 pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
+    from_vhlo_memo(m, t, &mut FastMap::default())
+}
+
+/// [`from_vhlo`], each interned type converted once (see [`to_vhlo_memo`]).
+fn from_vhlo_memo(m: &mut Module, t: Type, memo: &mut FastMap<Type, Type>) -> Result<Type, String> {
+    if let Some(&done) = memo.get(&t) {
+        return Ok(done);
+    }
+    let done = from_vhlo_once(m, t, memo)?;
+    memo.insert(t, done);
+    Ok(done)
+}
+
+fn from_vhlo_once(m: &mut Module, t: Type, memo: &mut FastMap<Type, Type>) -> Result<Type, String> {
     let TypeData::Dialect(d) = m.type_data(t).clone() else {
         return Ok(t);
     };
@@ -242,18 +273,18 @@ pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
             crate::text::type_to_string(m, t)
         ))
     };
-    let types = |m: &mut Module, ts: &[Type]| {
+    let mut types = |m: &mut Module, ts: &[Type]| {
         ts.iter()
-            .map(|&x| from_vhlo(m, x))
+            .map(|&x| from_vhlo_memo(m, x, memo))
             .collect::<Result<Vec<_>, _>>()
     };
     Ok(match (mnemonic.as_str(), &d.params[..]) {
         ("complex_v1", [Param::Type(e)]) => {
-            let e = from_vhlo(m, *e)?;
+            let e = from_vhlo_memo(m, *e, memo)?;
             m.ty(TypeData::Complex(e))
         }
         ("tensor_v1", [Param::Ints(shape), Param::Type(e), enc]) => {
-            let element = from_vhlo(m, *e)?;
+            let element = from_vhlo_memo(m, *e, memo)?;
             let encoding = match enc {
                 Param::Absent => None,
                 Param::Attr(a) => Some(encoding_from_vhlo(m, *a)),
@@ -266,7 +297,7 @@ pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
             })
         }
         ("unranked_tensor_v1", [Param::Type(e)]) => {
-            let element = from_vhlo(m, *e)?;
+            let element = from_vhlo_memo(m, *e, memo)?;
             m.ty(TypeData::UnrankedTensor { element })
         }
         ("tuple_v1", [Param::Types(ts)]) => {
@@ -292,7 +323,7 @@ pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
             let mut params = ps.to_vec();
             for p in params.iter_mut().skip(1).take(2) {
                 let Param::Type(x) = *p else { return bad(m) };
-                *p = Param::Type(from_vhlo(m, x)?);
+                *p = Param::Type(from_vhlo_memo(m, x, memo)?);
             }
             // MLIR's quantized-type verifier: integer storage, float expressed type (the text
             // form has no way to spell anything else).
@@ -313,11 +344,12 @@ pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
                     crate::text::type_to_string(m, *expressed)
                 ));
             }
+            super::quant::check(m, &params)?;
             dialect_type(m, "quant", "uniform", params)
         }
         ("buffer_v1", [Param::Ints(shape), Param::Type(e)]) => {
             let shape = shape.clone();
-            let e = from_vhlo(m, *e)?;
+            let e = from_vhlo_memo(m, *e, memo)?;
             dialect_type(
                 m,
                 "builtin",

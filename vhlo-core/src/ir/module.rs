@@ -273,6 +273,10 @@ impl Module {
     pub fn loc_data(&self, l: Location) -> &LocData {
         self.locs.get(l.0)
     }
+    /// How many types, attributes and locations are interned (ids run from 0 up).
+    pub fn num_interned(&self) -> (usize, usize, usize) {
+        (self.types.len(), self.attrs.len(), self.locs.len())
+    }
     /// The interned id `make` builds for `key`, built once per module (`dialect::support`'s
     /// constants; `make` must be a pure function of `key`).
     pub(crate) fn cached_id(&mut self, key: (u8, &'static str, i64), make: impl FnOnce(&mut Module) -> u32) -> u32 {
@@ -437,6 +441,13 @@ impl Module {
     /// The op's successor blocks.
     pub fn successors(&self, op: OpId) -> &[Block] {
         &self.block_pool[self.ops[op.index()].successors.range()]
+    }
+    /// Replaces successor `i` of `op` (readers patch forward references with it).
+    pub fn set_successor(&mut self, op: OpId, i: usize, b: Block) {
+        let r = self.ops[op.index()].successors.range();
+        if let Some(slot) = self.block_pool[r].get_mut(i) {
+            *slot = b;
+        }
     }
     /// The op's location.
     pub fn op_location(&self, op: OpId) -> Location {

@@ -57,17 +57,15 @@ impl<'a> Cursor<'a> {
 
     /// A parse error at byte offset `pos`.
     pub fn error_at(&self, pos: usize, message: impl Into<String>) -> ParseError {
-        let mut pos = pos.min(self.bytes.len());
-        while !self.src.is_char_boundary(pos) {
-            pos = pos.saturating_sub(1);
-        }
+        let pos = pos.min(self.bytes.len());
         let before = self.bytes.get(..pos).unwrap_or_default();
         let line = (before.iter().filter(|&&c| c == b'\n').count() as u32).saturating_add(1);
         let line_start = before
             .iter()
             .rposition(|&c| c == b'\n')
             .map_or(0, |p| p.saturating_add(1));
-        let column = (self.src.get(line_start..pos).unwrap_or("").chars().count() as u32).saturating_add(1);
+        // In bytes, as MLIR counts columns.
+        let column = (pos.saturating_sub(line_start) as u32).saturating_add(1);
         ParseError {
             line,
             column,

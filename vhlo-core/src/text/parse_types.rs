@@ -1611,25 +1611,34 @@ impl<'a> Parser<'a> {
         if tshape.iter().any(|&d| d < 0) {
             return Err(self.c.error_at(tpos, "dense literal needs a static shape"));
         }
+        // Saturated: a splat of any shape is one element (issue 13 row 14), and a literal
+        // listing every element can never reach the saturated count.
         let numel = tshape
             .iter()
-            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64));
-        let Some(numel) = numel else {
-            return Err(self.c.error_at(tpos, "tensor has too many elements"));
-        };
+            .fold(1u128, |acc, &d| acc.saturating_mul(d as u128));
         let is_strings = elems.iter().any(|e| matches!(e, Elem::Str(_)));
         let elem_bytes = match self.element_bytes(element) {
             Some(n) => n,
             None if is_strings => 0,
             None => return Err(self.c.error_at(tpos, "unsupported dense element type")),
         };
+        // A documented limit (docs/conversions.md): at most 128 bits per integer (StableHLO's
+        // widest is 64), so that a few bytes of text cannot ask for megabytes per element.
+        if let TypeData::Integer { width, .. } = *self.m.type_data(element) {
+            if width > 128 {
+                return Err(self.c.error_at(
+                    tpos,
+                    format!("dense elements of i{width}: integers wider than 128 bits are not supported"),
+                ));
+            }
+        }
         if let Some(data) = hex {
             if elem_bytes == 0 {
                 return Err(self
                     .c
                     .error_at(tpos, "hex data needs a numeric element type"));
             }
-            let full = (numel as u128).saturating_mul(elem_bytes as u128);
+            let full = numel.saturating_mul(elem_bytes as u128);
             let splat = data.len() == elem_bytes && numel != 1;
             if !splat && data.len() as u128 != full {
                 return Err(self.c.error_at(
@@ -1659,7 +1668,7 @@ impl<'a> Parser<'a> {
                         .error_at(pos, "mixed string and numeric dense elements")),
                 })
                 .collect::<PResult<_>>()?;
-            if !(values.len() == 1 || values.len() as u64 == numel) {
+            if !(values.len() == 1 || values.len() as u128 == numel) {
                 return Err(self
                     .c
                     .error_at(pos, "dense string literal does not match the tensor shape"));

@@ -131,6 +131,25 @@ pub(crate) fn write_escaped(out: &mut String, s: impl AsRef<[u8]>) {
 }
 
 /// C's `%e`: `3.400000e+01`.
+/// [`printf_e`] when its seven digits give back `v`'s bits, otherwise the shortest digits that
+/// do: a quantization scale such as 1/255 prints so that it parses back exactly (issue 13 row 5).
+fn exact_e(v: f64) -> String {
+    let s = printf_e(v);
+    if !v.is_finite() || s.parse::<f64>().is_ok_and(|x| x.to_bits() == v.to_bits()) {
+        return s;
+    }
+    let r = format!("{v:e}");
+    match r.split_once('e') {
+        Some((m, e)) => {
+            let e: i32 = e.parse().unwrap_or(0);
+            // MLIR's float literals need the point.
+            let dot = if m.contains('.') { "" } else { ".0" };
+            format!("{m}{dot}e{}{:02}", if e < 0 { '-' } else { '+' }, e.unsigned_abs())
+        }
+        None => r,
+    }
+}
+
 fn printf_e(v: f64) -> String {
     if !v.is_finite() {
         return if v.is_nan() {
@@ -1206,7 +1225,7 @@ impl<'m> Printer<'m> {
         self.print_type(expressed);
         match p {
             [_, _, _, Param::Float { bits, .. }, Param::Int(zp), _, _] => {
-                let _ = write!(self.out, ", {}", printf_e(f64::from_bits(*bits as u64)));
+                let _ = write!(self.out, ", {}", exact_e(f64::from_bits(*bits as u64)));
                 if *zp != 0 {
                     let _ = write!(self.out, ":{zp}");
                 }
@@ -1217,7 +1236,7 @@ impl<'m> Printer<'m> {
                     if i > 0 {
                         self.out.push(',');
                     }
-                    self.out.push_str(&printf_e(f64::from_bits(s as u64)));
+                    self.out.push_str(&exact_e(f64::from_bits(s as u64)));
                     if z != 0 {
                         let _ = write!(self.out, ":{z}");
                     }
@@ -1407,7 +1426,7 @@ impl<'m> Printer<'m> {
             return false;
         };
         let n = kind.bytes();
-        let numel: u128 = shape.iter().map(|&x| x.max(0) as u128).product();
+        let numel: u128 = shape.iter().fold(1u128, |n, &x| n.saturating_mul(x.max(0) as u128));
         let mut count = data.len() / n.max(1);
         // Equal elements print as a splat, as MLIR's DenseElementsAttr (which TensorV1Attr
         // prints through) stores them.

@@ -1946,7 +1946,11 @@ fn print_convolution(p: &mut Printer<'_>, op: OpId) -> bool {
             {
                 return false;
             }
-            let n = (shape[0].max(0) as usize) * 2;
+            let n = (shape[0].max(0) as usize).saturating_mul(2);
+            // A splat the input did not pay for is not expanded: the generic form keeps it.
+            if *splat && n > 1 << 16 {
+                return false;
+            }
             let vals: Vec<i64> = if *splat {
                 let v = i64::from_le_bytes(
                     data.get(..8)
