@@ -301,6 +301,8 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
         generic: cli.mlir_print_op_generic,
         debug_info: cli.mlir_print_debuginfo,
         elide_defaults: true,
+        // MLIR's default: shared locations print once, as `#loc` aliases.
+        location_aliases: true,
         ..Default::default()
     };
     write_output(cli.output.as_deref(), text::print(&module, opts).as_bytes())
