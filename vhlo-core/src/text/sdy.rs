@@ -722,10 +722,12 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
             p.sdy_attr_dict(&other_attrs(m, op, &["sym_name", "mesh"]));
             true
         }
-        "sharding_constraint" | "reshard" => {
-            let Some(sharding) = inherent(m, op, "sharding") else {
+        "sharding_constraint" | "reshard" | "data_flow_edge" => {
+            // data_flow_edge's sharding is optional and keyword-led: `(sharding=$sharding^)?`.
+            let sharding = inherent(m, op, "sharding");
+            if sharding.is_none() && short != "data_flow_edge" {
                 return false;
-            };
+            }
             let Some(result) = m.result(op, 0) else { return false };
             let (Some(&input), true) = (m.operands(op).first(), single(m)) else {
                 return false;
@@ -735,11 +737,33 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
             }
             let _ = write!(p.out, "{name} ");
             p.write_value_name(input, true);
-            p.out.push(' ');
-            p.sdy_stripped(cd, sharding);
+            if let Some(sharding) = sharding {
+                p.out.push_str(if short == "data_flow_edge" { " sharding=" } else { " " });
+                p.sdy_stripped(cd, sharding);
+            }
             p.sdy_attr_dict(&other_attrs(m, op, &["sharding"]));
             p.out.push_str(" : ");
             p.print_type(m.value_type(result));
+            true
+        }
+        "constant" => {
+            // As stablehlo.constant: `attr-dict $value`, the value's type being the result's.
+            let Some(value) = inherent(m, op, "value") else { return false };
+            let value_ty = match m.attr_data(value) {
+                AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
+                _ => return false,
+            };
+            if !m.operands(op).is_empty() || m.num_results(op) != 1 {
+                return false;
+            }
+            let Some(result) = m.result(op, 0) else { return false };
+            if m.value_type(result) != value_ty {
+                return false;
+            }
+            p.out.push_str("sdy.constant");
+            p.sdy_attr_dict(&other_attrs(m, op, &["value"]));
+            p.out.push(' ');
+            p.print_attr(value);
             true
         }
         "return" => {
@@ -902,15 +926,34 @@ impl<'a> Parser<'a> {
                 st.attributes = self.sdy_opt_attr_dict()?;
                 self.m.create_op(st)
             }
-            "sharding_constraint" | "reshard" => {
+            "sharding_constraint" | "reshard" | "data_flow_edge" => {
                 let input = self.parse_value_use()?;
-                let sharding = self.sdy_nested(cd, "sharding")?;
-                st.properties = vec![self.named("sharding", sharding)];
+                let keyword_led = short == "data_flow_edge";
+                if !keyword_led || self.c.eat_keyword("sharding") {
+                    if keyword_led {
+                        self.c.expect(b'=', "after 'sharding'")?;
+                    }
+                    let sharding = self.sdy_nested(cd, "sharding")?;
+                    st.properties = vec![self.named("sharding", sharding)];
+                }
                 st.attributes = self.sdy_opt_attr_dict()?;
                 self.c.expect(b':', "before the result type")?;
                 let t = self.parse_type()?;
                 st.result_types = vec![t];
                 self.finish_op(st, &[input], &[t])?
+            }
+            "constant" => {
+                st.attributes = self.sdy_opt_attr_dict()?;
+                self.c.skip_ws();
+                let at = self.c.pos;
+                let value = self.parse_attribute()?;
+                let ty = match self.m.attr_data(value) {
+                    AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
+                    _ => return Err(self.c.error_at(at, "expected a dense elements value in sdy.constant")),
+                };
+                st.properties = vec![self.named("value", value)];
+                st.result_types = vec![ty];
+                self.finish_op(st, &[], &[])?
             }
             "return" => {
                 st.attributes = self.sdy_opt_attr_dict()?;
