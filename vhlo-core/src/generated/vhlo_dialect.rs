@@ -33489,7 +33489,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["value"],
             regions: &[],
             terminator: false,
-            format: "(custom) like stablehlo.constant",
+            format: "attr-dict $value",
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "data_flow_edge",
