@@ -195,10 +195,21 @@ pub enum DefaultValue {
 
 #[derive(Clone, Debug)]
 pub enum Condition {
-    Empty { param: usize, empty: bool },
-    Equals { param: usize, value: i64, equal: bool },
+    Empty {
+        param: usize,
+        empty: bool,
+    },
+    Equals {
+        param: usize,
+        value: i64,
+        equal: bool,
+    },
     /// `every` (true) or `some` (false) element attribute of `param` satisfies `inner`.
-    Elements { param: usize, every: bool, inner: Box<Condition> },
+    Elements {
+        param: usize,
+        every: bool,
+        inner: Box<Condition>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -248,23 +259,40 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
     let mut enums: Vec<Enum> = Vec::new();
     for e in &raw.enums {
         if enums.iter().any(|x| x.name == e.name.value) {
-            diags.error(pos(file, &e.name), format!("duplicate enum '{}'", e.name.value));
+            diags.error(
+                pos(file, &e.name),
+                format!("duplicate enum '{}'", e.name.value),
+            );
         }
         enums.push(Enum {
             name: e.name.value.clone(),
-            cases: e.cases.iter().map(|c| (c.name.value.clone(), c.value.value)).collect(),
+            cases: e
+                .cases
+                .iter()
+                .map(|c| (c.name.value.clone(), c.value.value))
+                .collect(),
         });
     }
-    let attr_names: Vec<&str> = raw.attributes.iter().map(|a| a.name.value.as_str()).collect();
+    let attr_names: Vec<&str> = raw
+        .attributes
+        .iter()
+        .map(|a| a.name.value.as_str())
+        .collect();
     let mut attrs = Vec::new();
     for (i, a) in raw.attributes.iter().enumerate() {
         if attr_names[..i].contains(&a.name.value.as_str()) {
-            diags.error(pos(file, &a.name), format!("duplicate attribute '{}'", a.name.value));
+            diags.error(
+                pos(file, &a.name),
+                format!("duplicate attribute '{}'", a.name.value),
+            );
         }
         let mut params: Vec<Param> = Vec::new();
         for p in &a.params {
             if params.iter().any(|q| q.name == p.name.value) {
-                diags.error(pos(file, &p.name), format!("duplicate parameter '{}'", p.name.value));
+                diags.error(
+                    pos(file, &p.name),
+                    format!("duplicate parameter '{}'", p.name.value),
+                );
             }
             let kind = match Kind::ALL.iter().find(|(n, _)| *n == p.kind.value) {
                 Some((_, k)) => *k,
@@ -272,7 +300,11 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                     let names: Vec<&str> = Kind::ALL.iter().map(|(n, _)| *n).collect();
                     diags.error(
                         pos(file, &p.kind),
-                        format!("unknown parameter kind '{}' (expected one of {})", p.kind.value, names.join(", ")),
+                        format!(
+                            "unknown parameter kind '{}' (expected one of {})",
+                            p.kind.value,
+                            names.join(", ")
+                        ),
                     );
                     // Not an attribute kind, so no follow-on error about `of`.
                     Kind::SVarInt
@@ -281,12 +313,18 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
             let holds_attrs = matches!(kind, Kind::Attr | Kind::OptAttr | Kind::Attrs);
             let of = match &p.of {
                 None if holds_attrs => {
-                    diags.error(pos(file, &p.name), format!("attribute parameter '{}' needs `of`", p.name.value));
+                    diags.error(
+                        pos(file, &p.name),
+                        format!("attribute parameter '{}' needs `of`", p.name.value),
+                    );
                     Of::Any
                 }
                 None => Of::Any,
                 Some(o) if !holds_attrs => {
-                    diags.error(pos(file, o), format!("`of` on a parameter of kind '{}'", p.kind.value));
+                    diags.error(
+                        pos(file, o),
+                        format!("`of` on a parameter of kind '{}'", p.kind.value),
+                    );
                     Of::Any
                 }
                 Some(o) => match o.value.as_str() {
@@ -309,9 +347,18 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                 }
                 found
             });
-            params.push(Param { name: p.name.value.clone(), kind, of, enum_ });
+            params.push(Param {
+                name: p.name.value.clone(),
+                kind,
+                of,
+                enum_,
+            });
         }
-        attrs.push(Attr { name: a.name.value.clone(), syntax: a.syntax.clone(), params });
+        attrs.push(Attr {
+            name: a.name.value.clone(),
+            syntax: a.syntax.clone(),
+            params,
+        });
     }
 
     let mut encodings: Vec<Encoding> = Vec::new();
@@ -319,18 +366,27 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
         if e.code.value != i as u64 {
             diags.error(
                 pos(file, &e.code),
-                format!("encoding code {} out of order: codes are the list index ({i} here)", e.code.value),
+                format!(
+                    "encoding code {} out of order: codes are the list index ({i} here)",
+                    e.code.value
+                ),
             );
         }
         let Some(attr) = attr_names.iter().position(|x| *x == e.attr.value) else {
-            diags.error(pos(file, &e.attr), format!("unknown attribute '{}'", e.attr.value));
+            diags.error(
+                pos(file, &e.attr),
+                format!("unknown attribute '{}'", e.attr.value),
+            );
             continue;
         };
         let a = &attrs[attr];
         let param_of = |name: &SStr, diags: &mut Diagnostics| {
             let found = a.params.iter().position(|p| p.name == name.value);
             if found.is_none() {
-                diags.error(pos(file, name), format!("'{}' is not a parameter of '{}'", name.value, a.name));
+                diags.error(
+                    pos(file, name),
+                    format!("'{}' is not a parameter of '{}'", name.value, a.name),
+                );
             }
             found
         };
@@ -346,18 +402,29 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
         let mut defaults = Vec::new();
         for (name, value) in &e.defaults {
             let Some(p) = a.params.iter().position(|q| &q.name == name) else {
-                diags.error(pos(file, value), format!("default for '{name}', not a parameter of '{}'", a.name));
+                diags.error(
+                    pos(file, value),
+                    format!("default for '{name}', not a parameter of '{}'", a.name),
+                );
                 continue;
             };
             if fields.contains(&p) {
-                diags.error(pos(file, value), format!("default for '{name}', which the encoding carries"));
+                diags.error(
+                    pos(file, value),
+                    format!("default for '{name}', which the encoding carries"),
+                );
             }
             let kind = a.params[p].kind;
             let v = match (value.value.as_str(), kind) {
                 ("empty", Kind::Attrs | Kind::SVarInts) => DefaultValue::Empty,
-                (s, Kind::SVarInt) if s.parse::<i64>().is_ok() => DefaultValue::Int(s.parse().unwrap_or(0)),
+                (s, Kind::SVarInt) if s.parse::<i64>().is_ok() => {
+                    DefaultValue::Int(s.parse().unwrap_or(0))
+                }
                 (s, _) => {
-                    diags.error(pos(file, value), format!("default '{s}' does not fit '{name}' ({})", kind.variant()));
+                    diags.error(
+                        pos(file, value),
+                        format!("default '{s}' does not fit '{name}' ({})", kind.variant()),
+                    );
                     continue;
                 }
             };
@@ -368,12 +435,25 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
             if !fields.contains(&p) && !defaults.iter().any(|(d, _)| *d == p) && !optional {
                 diags.error(
                     pos(file, &e.attr),
-                    format!("encoding {} leaves out '{}' of '{}' without a default", e.code.value, param.name, a.name),
+                    format!(
+                        "encoding {} leaves out '{}' of '{}' without a default",
+                        e.code.value, param.name, a.name
+                    ),
                 );
             }
         }
-        let when = e.when.iter().filter_map(|c| condition(file, &attrs, attr, c, diags)).collect();
-        encodings.push(Encoding { code: e.code.value, attr, fields, defaults, when });
+        let when = e
+            .when
+            .iter()
+            .filter_map(|c| condition(file, &attrs, attr, c, diags))
+            .collect();
+        encodings.push(Encoding {
+            code: e.code.value,
+            attr,
+            fields,
+            defaults,
+            when,
+        });
     }
     // Every attribute has an encoding, and every encoding but the last of an attribute has a
     // condition (the writer takes the first that holds).
@@ -381,7 +461,10 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
         let of_attr: Vec<&Encoding> = encodings.iter().filter(|e| e.attr == i).collect();
         if of_attr.is_empty() {
             if let Some(r) = raw.attributes.get(i) {
-                diags.error(pos(file, &r.name), format!("attribute '{}' has no encoding", a.name));
+                diags.error(
+                    pos(file, &r.name),
+                    format!("attribute '{}' has no encoding", a.name),
+                );
             }
         }
         // Judged on the file (a condition that failed to lower has been reported already).
@@ -393,7 +476,10 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
             if let Some(r) = raw.attributes.get(i) {
                 diags.error(
                     pos(file, &r.name),
-                    format!("attribute '{}' has several encodings, so each needs a `when`", a.name),
+                    format!(
+                        "attribute '{}' has several encodings, so each needs a `when`",
+                        a.name
+                    ),
                 );
             }
         }
@@ -402,7 +488,10 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
     let mut ops: Vec<Op> = Vec::new();
     for o in &raw.ops {
         if ops.iter().any(|x| x.name == o.name.value) {
-            diags.error(pos(file, &o.name), format!("duplicate op '{}'", o.name.value));
+            diags.error(
+                pos(file, &o.name),
+                format!("duplicate op '{}'", o.name.value),
+            );
         }
         let mut attributes: Vec<OpAttr> = Vec::new();
         for a in &o.attributes {
@@ -410,12 +499,22 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                 || attr_names.contains(&a.of.value.as_str())
                 || enums.iter().any(|e| e.name == a.of.value);
             if !known {
-                diags.error(pos(file, &a.of), format!("unknown attribute kind '{}'", a.of.value));
+                diags.error(
+                    pos(file, &a.of),
+                    format!("unknown attribute kind '{}'", a.of.value),
+                );
             }
             if attributes.iter().any(|x| x.name == a.name.value) {
-                diags.error(pos(file, &a.name), format!("duplicate attribute '{}'", a.name.value));
+                diags.error(
+                    pos(file, &a.name),
+                    format!("duplicate attribute '{}'", a.name.value),
+                );
             }
-            attributes.push(OpAttr { name: a.name.value.clone(), of: a.of.value.clone(), optional: a.optional });
+            attributes.push(OpAttr {
+                name: a.name.value.clone(),
+                of: a.of.value.clone(),
+                optional: a.optional,
+            });
         }
         attributes.sort_by(|a, b| a.name.cmp(&b.name));
         ops.push(Op {
@@ -428,7 +527,13 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
             format: o.format.value.clone(),
         });
     }
-    CodecDialect { name: raw.dialect.value.clone(), enums, attrs, encodings, ops }
+    CodecDialect {
+        name: raw.dialect.value.clone(),
+        enums,
+        attrs,
+        encodings,
+        ops,
+    }
 }
 
 fn condition(
@@ -440,11 +545,20 @@ fn condition(
 ) -> Option<Condition> {
     let a = attrs.get(attr)?;
     let Some(param) = a.params.iter().position(|p| p.name == c.param.value) else {
-        diags.error(pos(file, &c.param), format!("'{}' is not a parameter of '{}'", c.param.value, a.name));
+        diags.error(
+            pos(file, &c.param),
+            format!("'{}' is not a parameter of '{}'", c.param.value, a.name),
+        );
         return None;
     };
     let p = &a.params[param];
-    let forms = [c.is.is_some(), c.equals.is_some(), c.differs.is_some(), c.every.is_some(), c.some.is_some()];
+    let forms = [
+        c.is.is_some(),
+        c.equals.is_some(),
+        c.differs.is_some(),
+        c.every.is_some(),
+        c.some.is_some(),
+    ];
     if forms.iter().filter(|x| **x).count() != 1 {
         diags.error(
             pos(file, &c.param),
@@ -453,7 +567,14 @@ fn condition(
         return None;
     }
     let bad_kind = |diags: &mut Diagnostics, what: &str| {
-        diags.error(pos(file, &c.param), format!("`{what}` does not apply to '{}' ({})", p.name, p.kind.variant()));
+        diags.error(
+            pos(file, &c.param),
+            format!(
+                "`{what}` does not apply to '{}' ({})",
+                p.name,
+                p.kind.variant()
+            ),
+        );
         None
     };
     if let Some(is) = &c.is {
@@ -462,9 +583,15 @@ fn condition(
         }
         return match is.value.as_str() {
             "empty" => Some(Condition::Empty { param, empty: true }),
-            "nonempty" => Some(Condition::Empty { param, empty: false }),
+            "nonempty" => Some(Condition::Empty {
+                param,
+                empty: false,
+            }),
             other => {
-                diags.error(pos(file, is), format!("`is: {other}`: expected empty or nonempty"));
+                diags.error(
+                    pos(file, is),
+                    format!("`is: {other}`: expected empty or nonempty"),
+                );
                 None
             }
         };
@@ -473,7 +600,11 @@ fn condition(
         if p.kind != Kind::SVarInt {
             return bad_kind(diags, "equals/differs");
         }
-        return Some(Condition::Equals { param, value: v.value, equal: c.equals.is_some() });
+        return Some(Condition::Equals {
+            param,
+            value: v.value,
+            equal: c.equals.is_some(),
+        });
     }
     let (inner, every) = match (&c.every, &c.some) {
         (Some(i), _) => (i, true),
@@ -484,9 +615,12 @@ fn condition(
         return bad_kind(diags, "every/some");
     };
     let inner = condition(file, attrs, *elem, inner, diags)?;
-    Some(Condition::Elements { param, every, inner: Box::new(inner) })
+    Some(Condition::Elements {
+        param,
+        every,
+        inner: Box::new(inner),
+    })
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -545,7 +679,10 @@ ops:
         ];
         assert_eq!(errs.len(), want.len(), "{errs:#?}");
         for w in want {
-            assert!(errs.iter().any(|e| e.starts_with(w)), "missing {w:?} in {errs:#?}");
+            assert!(
+                errs.iter().any(|e| e.starts_with(w)),
+                "missing {w:?} in {errs:#?}"
+            );
         }
     }
 }

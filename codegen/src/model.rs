@@ -657,7 +657,8 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
         ..Spec::default()
     };
     for (file, d) in &raw.codec_dialects {
-        spec.codec_dialects.push(crate::codec_dialect::lower(file, d, diags));
+        spec.codec_dialects
+            .push(crate::codec_dialect::lower(file, d, diags));
     }
     if let Some((file, r)) = &raw.releases {
         for rel in &r.releases {
@@ -751,13 +752,19 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
             if t.value != "compatible_operands_and_result_type" {
                 diags.error(
                     pos(file, t),
-                    format!("unknown op trait `{}` (known: compatible_operands_and_result_type)", t.value),
+                    format!(
+                        "unknown op trait `{}` (known: compatible_operands_and_result_type)",
+                        t.value
+                    ),
                 );
             }
         }
         let stablehlo = StablehloOp {
             name: s.name.value.clone(),
-            compatible_operands_and_result_type: s.traits.iter().any(|t| t.value == "compatible_operands_and_result_type"),
+            compatible_operands_and_result_type: s
+                .traits
+                .iter()
+                .any(|t| t.value == "compatible_operands_and_result_type"),
             also: s
                 .also
                 .iter()

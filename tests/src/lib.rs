@@ -25,8 +25,15 @@ pub fn compat_suite() -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    assert!(!in_ci(), "the compatibility suite is missing at {} (set VHLO_COMPAT_SUITE); required under CI", dir.display());
-    eprintln!("skipped: no compatibility suite at {} (set VHLO_COMPAT_SUITE)", dir.display());
+    assert!(
+        !in_ci(),
+        "the compatibility suite is missing at {} (set VHLO_COMPAT_SUITE); required under CI",
+        dir.display()
+    );
+    eprintln!(
+        "skipped: no compatibility suite at {} (set VHLO_COMPAT_SUITE)",
+        dir.display()
+    );
     None
 }
 

@@ -12,14 +12,21 @@ fn suite_dir() -> Option<PathBuf> {
 #[test]
 fn suite_artifacts_print_as_their_check_lines_say() {
     let Some(dir) = suite_dir() else {
-        assert!(!vhlo_tests::in_ci(), "the compatibility suite is missing under CI");
+        assert!(
+            !vhlo_tests::in_ci(),
+            "the compatibility suite is missing under CI"
+        );
         eprintln!("skipped: no compatibility suite (set VHLO_COMPAT_SUITE or put it at ../shared/compat-suite)");
         return;
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("read suite dir")
         .map(|e| e.expect("entry").path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("stablehlo_legalize_to_vhlo.") && n.ends_with(".mlir.bc")))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with("stablehlo_legalize_to_vhlo.") && n.ends_with(".mlir.bc")
+            })
+        })
         .collect();
     files.sort();
     let mut failures = Vec::new();
@@ -39,7 +46,16 @@ fn suite_artifacts_print_as_their_check_lines_say() {
             failures.push(format!("{}: {e}", bc.display()));
         }
     }
-    eprintln!("{}/{} suite artifacts satisfy their CHECK lines", files.len() - failures.len(), files.len());
+    eprintln!(
+        "{}/{} suite artifacts satisfy their CHECK lines",
+        files.len() - failures.len(),
+        files.len()
+    );
     assert_eq!(files.len(), 32);
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

@@ -467,16 +467,35 @@ fn uses_before_definitions_in_a_block_are_refused() {
     let src = "func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.abs %a : tensor<f32>\n  %1 = stablehlo.negate %0 : tensor<f32>\n  return %1 : tensor<f32>\n}\n";
     for use_own_result in [true, false] {
         let mut m = text::parse(src).expect("parses");
-        vhlo_core::convert::legalize_to_vhlo(&mut m, vhlo_core::convert::LegalizeOptions::default()).expect("legalizes");
+        vhlo_core::convert::legalize_to_vhlo(
+            &mut m,
+            vhlo_core::convert::LegalizeOptions::default(),
+        )
+        .expect("legalizes");
         let mut ops = Vec::new();
         m.walk(|op| ops.push(op));
-        let abs = *ops.iter().find(|&&op| m.op_name_str(op) == "vhlo.abs_v1").expect("abs");
-        let negate = *ops.iter().find(|&&op| m.op_name_str(op) == "vhlo.negate_v1").expect("negate");
-        let later = if use_own_result { m.result(abs, 0) } else { m.result(negate, 0) };
+        let abs = *ops
+            .iter()
+            .find(|&&op| m.op_name_str(op) == "vhlo.abs_v1")
+            .expect("abs");
+        let negate = *ops
+            .iter()
+            .find(|&&op| m.op_name_str(op) == "vhlo.negate_v1")
+            .expect("negate");
+        let later = if use_own_result {
+            m.result(abs, 0)
+        } else {
+            m.result(negate, 0)
+        };
         assert!(m.set_operand(abs, 0, later.expect("result")));
         let version = vhlo_core::vhlo::CURRENT_VERSION;
         let bytes = portable::write_vhlo(&m, version, &version.to_string()).expect("writes");
-        let err = portable::read_vhlo(&bytes).expect_err("a use before its definition").to_string();
-        assert!(err.contains("operand #0 of op vhlo.abs_v1 does not dominate its use"), "{err}");
+        let err = portable::read_vhlo(&bytes)
+            .expect_err("a use before its definition")
+            .to_string();
+        assert!(
+            err.contains("operand #0 of op vhlo.abs_v1 does not dominate its use"),
+            "{err}"
+        );
     }
 }

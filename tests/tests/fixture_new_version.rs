@@ -40,13 +40,21 @@ fn only_yaml_differs() {
     let (a, b) = (list("spec-base"), list("spec-edited"));
     let names = |v: &[(String, String)]| v.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
     assert_eq!(names(&a), names(&b), "the edit adds or removes no file");
-    let changed: Vec<&str> = a.iter().zip(&b).filter(|(x, y)| x.1 != y.1).map(|(x, _)| x.0.as_str()).collect();
+    let changed: Vec<&str> = a
+        .iter()
+        .zip(&b)
+        .filter(|(x, y)| x.1 != y.1)
+        .map(|(x, _)| x.0.as_str())
+        .collect();
     assert_eq!(changed, ["ops/scale.yaml", "releases.yaml"]);
     // The edit only inserts lines: every old line survives, in order (add-only).
     for ((name, old), (_, new)) in a.iter().zip(&b) {
         let mut new_lines = new.lines();
         for line in old.lines() {
-            assert!(new_lines.any(|l| l == line), "{name}: the edit removed or changed `{line}`");
+            assert!(
+                new_lines.any(|l| l == line),
+                "{name}: the edit removed or changed `{line}`"
+            );
         }
     }
 }
@@ -58,7 +66,10 @@ fn the_new_version_exists_with_its_range() {
     assert_eq!(edited::CURRENT_VERSION, Version::new(1, 2, 0));
     let v1 = VhloOp::ScaleV1.range();
     let v2 = VhloOp::ScaleV2.range();
-    assert_eq!((v1.min, v1.max, v1.open), (Version::new(1, 0, 0), Version::new(1, 1, 0), false));
+    assert_eq!(
+        (v1.min, v1.max, v1.open),
+        (Version::new(1, 0, 0), Version::new(1, 1, 0), false)
+    );
     assert_eq!((v2.min, v2.open), (Version::new(1, 2, 0), true));
     assert!(VhloOp::ScaleV1.is_legal_in(Version::new(1, 1, 0)));
     assert!(!VhloOp::ScaleV1.is_legal_in(Version::new(1, 2, 0)));
@@ -79,7 +90,13 @@ fn scale_v2(m: &mut Module, saturate: bool) -> OpId {
     let factor = vhlo_core::dialect::support::vhlo_i64(m, 3);
     let saturate = vhlo_core::dialect::support::vhlo_bool(m, saturate);
     let loc = m.unknown_loc();
-    let op = ScaleOpV2 { operand: arg, factor, saturate, result: f32 }.build(m, loc);
+    let op = ScaleOpV2 {
+        operand: arg,
+        factor,
+        saturate,
+        result: f32,
+    }
+    .build(m, loc);
     m.append_op(block, op);
     op
 }
@@ -88,15 +105,24 @@ fn scale_v2(m: &mut Module, saturate: bool) -> OpId {
 fn downgrade_drops_the_default_and_upgrade_restores_it() {
     let mut m = Module::new();
     let op = scale_v2(&mut m, false);
-    assert_eq!(edited::downgrade_one(&mut m, op).expect("default downgrades"), Some(VhloOp::ScaleV1));
+    assert_eq!(
+        edited::downgrade_one(&mut m, op).expect("default downgrades"),
+        Some(VhloOp::ScaleV1)
+    );
     let v1 = ScaleOpV1::from_op(&m, op).expect("now a scale_v1");
     assert!(m.property(op, "saturate").is_none());
     assert!(matches!(m.type_data(v1.result), TypeData::Dialect(_)));
-    assert_eq!(edited::upgrade_one(&mut m, op).expect("upgrade"), Some(VhloOp::ScaleV2));
+    assert_eq!(
+        edited::upgrade_one(&mut m, op).expect("upgrade"),
+        Some(VhloOp::ScaleV2)
+    );
     let v2 = ScaleOpV2::from_op(&m, op).expect("a scale_v2 again");
     let default = vhlo_core::dialect::support::vhlo_bool(&mut m, false);
     assert_eq!(v2.saturate, default);
-    assert_eq!(edited::upgrade_one(&mut m, op).expect("no newer version"), None);
+    assert_eq!(
+        edited::upgrade_one(&mut m, op).expect("no newer version"),
+        None
+    );
 }
 
 #[test]
@@ -107,7 +133,10 @@ fn downgrade_refuses_a_non_default_value_and_says_why() {
     assert_eq!(err.op_name, "vhlo.scale_v2");
     assert_eq!(err.needs, Version::new(1, 2, 0));
     let text = err.to_string();
-    assert!(text.contains("saturate") && text.contains("1.2.0"), "{text}");
+    assert!(
+        text.contains("saturate") && text.contains("1.2.0"),
+        "{text}"
+    );
     // A refused step leaves the op as it was.
     assert_eq!(m.op_name_str(op), "vhlo.scale_v2");
     assert!(m.property(op, "saturate").is_some());

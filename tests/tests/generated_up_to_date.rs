@@ -9,7 +9,10 @@ use vhlo_tests::{in_ci, workspace_root};
 fn outputs() -> Vec<(PathBuf, String)> {
     let root = workspace_root();
     let spec = codegen::load_spec(&root.join("spec")).unwrap_or_else(|e| panic!("{e}"));
-    let mut out = vec![(PathBuf::from("vhlo-core/src/generated/vhlo_dialect.rs"), codegen::expand_to_string(&spec).expect("expansion parses"))];
+    let mut out = vec![(
+        PathBuf::from("vhlo-core/src/generated/vhlo_dialect.rs"),
+        codegen::expand_to_string(&spec).expect("expansion parses"),
+    )];
     for (rel, text) in codegen::docs::render(&spec) {
         out.push((PathBuf::from("docs").join(rel), text));
     }
@@ -47,7 +50,11 @@ fn no_generated_doc_is_orphaned() {
     for entry in std::fs::read_dir(&dir).expect("docs/ops exists") {
         let name = entry.expect("dir entry").file_name();
         let rel = PathBuf::from("docs/ops").join(&name);
-        assert!(expected.contains(&rel), "{} is not generated from the spec any more; delete it", rel.display());
+        assert!(
+            expected.contains(&rel),
+            "{} is not generated from the spec any more; delete it",
+            rel.display()
+        );
     }
 }
 
@@ -55,7 +62,11 @@ fn no_generated_doc_is_orphaned() {
 fn list_matches_upstream_count_and_ranges() {
     let spec = codegen::load_spec(&workspace_root().join("spec")).unwrap_or_else(|e| panic!("{e}"));
     let versions: Vec<_> = spec.op_versions().collect();
-    assert_eq!(versions.len(), 145, "StableHLO 1.20.0 has 145 VHLO op versions");
+    assert_eq!(
+        versions.len(),
+        145,
+        "StableHLO 1.20.0 has 145 VHLO op versions"
+    );
     assert_eq!(spec.current().to_string(), "1.20.0");
     assert_eq!(spec.minimum().to_string(), "0.9.0");
     let exp: Vec<String> = versions
@@ -63,5 +74,11 @@ fn list_matches_upstream_count_and_ranges() {
         .filter(|v| v.family == "exponential")
         .map(|v| format!("{} {}", v.mnemonic, v.range.describe()))
         .collect();
-    assert_eq!(exp, ["exponential_v1 0.9.0..=1.8.0", "exponential_v2 1.9.0..=current"]);
+    assert_eq!(
+        exp,
+        [
+            "exponential_v1 0.9.0..=1.8.0",
+            "exponential_v2 1.9.0..=current"
+        ]
+    );
 }

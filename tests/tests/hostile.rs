@@ -46,7 +46,10 @@ fn measure<T>(f: impl FnOnce() -> T) -> (T, Cost) {
     let start = Instant::now();
     let out = f();
     let time = start.elapsed();
-    let cost = Cost { time, peak_rss_kib: peak_rss_kib() };
+    let cost = Cost {
+        time,
+        peak_rss_kib: peak_rss_kib(),
+    };
     // Shown with --nocapture, for the figures in the closing note.
     eprintln!("{:?}: {cost:?}", std::thread::current().name());
     (out, cost)
@@ -56,11 +59,18 @@ fn measure<T>(f: impl FnOnce() -> T) -> (T, Cost) {
 /// the allocator's slack included).
 fn assert_rss(case: &str, input_len: usize, cost: &Cost) {
     let bound = 10 * input_len as u64 / 1024 + 96 * 1024;
-    assert!(cost.peak_rss_kib <= bound, "{case}: peak RSS {} KiB > {bound} KiB ({cost:?})", cost.peak_rss_kib);
+    assert!(
+        cost.peak_rss_kib <= bound,
+        "{case}: peak RSS {} KiB > {bound} KiB ({cost:?})",
+        cost.peak_rss_kib
+    );
 }
 
 fn strict() -> SerializeOptions {
-    SerializeOptions { strict: true, ..Default::default() }
+    SerializeOptions {
+        strict: true,
+        ..Default::default()
+    }
 }
 
 /// `vhlo-translate --serialize --target=current [--strict]` on `src`.
@@ -71,9 +81,17 @@ fn serialize(src: &str, options: SerializeOptions) -> Result<Vec<u8>, String> {
 
 /// `vhlo-translate --deserialize [--mlir-print-debuginfo]` on `bytes`.
 fn deserialize(bytes: &[u8], debuginfo: bool) -> Result<String, String> {
-    let m = portable::deserialize_portable_artifact_with(bytes, DeserializeOptions::default()).map_err(|e| e.to_string())?;
+    let m = portable::deserialize_portable_artifact_with(bytes, DeserializeOptions::default())
+        .map_err(|e| e.to_string())?;
     // As the CLI prints: default-valued attributes elided.
-    Ok(text::print(&m, PrintOptions { debug_info: debuginfo, elide_defaults: true, ..Default::default() }))
+    Ok(text::print(
+        &m,
+        PrintOptions {
+            debug_info: debuginfo,
+            elide_defaults: true,
+            ..Default::default()
+        },
+    ))
 }
 
 fn refused(r: Result<impl std::fmt::Debug, String>, what: &str) -> String {
@@ -105,7 +123,10 @@ fn row02_wrong_kind_enums_are_refused() {
         let src = format!("func.func @main({args}) {{\n  {results} = \"{op}\"({operands}) {{{attrs}}} : {ty}\n  return\n}}\n");
         for options in [SerializeOptions::default(), strict()] {
             let e = refused(serialize(&src, options), &src);
-            assert!(e.contains(name) && e.contains(op), "names the op and the attribute: {e}");
+            assert!(
+                e.contains(name) && e.contains(op),
+                "names the op and the attribute: {e}"
+            );
         }
     }
     // The right kinds are written and read back.
@@ -142,7 +163,11 @@ fn row12_bad_quantization_parameters_are_refused() {
             assert!(e.contains("quantized type"), "{q}: {e}");
         }
     }
-    for q in ["!quant.uniform<i8:f32, 0.5:3>", "!quant.uniform<i8<-127:127>:f32:0, {0.5, 2.0:1}>", "!quant.uniform<u4<1:15>:f16, 1.0e-7>"] {
+    for q in [
+        "!quant.uniform<i8:f32, 0.5:3>",
+        "!quant.uniform<i8<-127:127>:f32:0, {0.5, 2.0:1}>",
+        "!quant.uniform<u4<1:15>:f16, 1.0e-7>",
+    ] {
         let bytes = serialize(&quant_program(q), strict()).unwrap_or_else(|e| panic!("{q}: {e}"));
         deserialize(&bytes, false).unwrap_or_else(|e| panic!("{q}: {e}"));
     }
@@ -169,13 +194,20 @@ fn splat_bomb(n: u64) -> Vec<u8> {
 /// memory; 10^4 is expanded as StableHLO keeps it (a `DenseI64ArrayAttr`).
 #[test]
 fn row01_splat_bombs_are_not_expanded() {
-    let sizes: &[u64] = if long() { &[100_000_000_000, 100_000_000, 1_000_000] } else { &[100_000_000_000, 1_000_000] };
+    let sizes: &[u64] = if long() {
+        &[100_000_000_000, 100_000_000, 1_000_000]
+    } else {
+        &[100_000_000_000, 1_000_000]
+    };
     for &n in sizes {
         let bytes = splat_bomb(n);
         assert!(bytes.len() < 400, "{} bytes", bytes.len());
         let (r, cost) = measure(|| deserialize(&bytes, false));
         let e = refused(r, "a splat bomb");
-        assert!(e.contains("broadcast_dimensions") && e.contains(&format!("splat of {n} elements")), "{e}");
+        assert!(
+            e.contains("broadcast_dimensions") && e.contains(&format!("splat of {n} elements")),
+            "{e}"
+        );
         assert_rss("splat bomb", bytes.len(), &cost);
         assert!(cost.time < Duration::from_secs(2), "{cost:?}");
     }
@@ -193,7 +225,10 @@ fn row14_huge_splats_are_one_element() {
         let printed = deserialize(&bytes, false).expect("read back");
         (bytes, printed)
     });
-    assert!(printed.contains("dense<1.000000e+00> : tensor<99999999999x99999999999xf32>"), "{printed}");
+    assert!(
+        printed.contains("dense<1.000000e+00> : tensor<99999999999x99999999999xf32>"),
+        "{printed}"
+    );
     assert_rss("huge splat", src.len() + bytes.len(), &cost);
 }
 
@@ -219,7 +254,9 @@ fn alias_chain(levels: usize) -> String {
         s.push_str(&format!("!t{i} = tuple<!t{}>\n", i - 1));
     }
     let t = format!("!t{}", levels - 1);
-    s.push_str(&format!("func.func @main(%a: {t}) -> {t} {{\n  return %a : {t}\n}}\n"));
+    s.push_str(&format!(
+        "func.func @main(%a: {t}) -> {t} {{\n  return %a : {t}\n}}\n"
+    ));
     s
 }
 
@@ -227,7 +264,11 @@ fn alias_chain(levels: usize) -> String {
 /// conversions. The one limit refuses them while parsing, in time and memory linear in the text.
 #[test]
 fn row08_alias_chains_are_bounded() {
-    let sizes: &[usize] = if long() { &[3_000, 30_000, 300_000] } else { &[3_000, 30_000] };
+    let sizes: &[usize] = if long() {
+        &[3_000, 30_000, 300_000]
+    } else {
+        &[3_000, 30_000]
+    };
     let mut costs = Vec::new();
     for &n in sizes {
         let src = alias_chain(n);
@@ -245,15 +286,27 @@ fn row08_alias_chains_are_bounded() {
 fn assert_scaling(case: &str, costs: &[(usize, Duration)]) {
     for w in costs.windows(2) {
         let [(n0, t0), (n1, t1)] = w else { continue };
-        let allowed = t0.max(&Duration::from_millis(50)).mul_f64(11.0 * *n1 as f64 / (10.0 * *n0 as f64));
-        assert!(t1 <= &allowed, "{case}: {n0} bytes took {t0:?}, {n1} bytes {t1:?} (allowed {allowed:?})");
+        let allowed = t0
+            .max(&Duration::from_millis(50))
+            .mul_f64(11.0 * *n1 as f64 / (10.0 * *n0 as f64));
+        assert!(
+            t1 <= &allowed,
+            "{case}: {n0} bytes took {t0:?}, {n1} bytes {t1:?} (allowed {allowed:?})"
+        );
     }
 }
 
 /// Runs `f` on a thread with 2 MiB of stack (what a test thread or an embedder's thread gets):
 /// depth-bounded recursion must fit, in debug builds too.
 fn on_small_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|s| std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(s, f).expect("a thread").join().expect("no panic"))
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn_scoped(s, f)
+            .expect("a thread")
+            .join()
+            .expect("no panic")
+    })
 }
 
 /// The deepest alias chain the whole tool accepts: parsed, written, read, printed and parsed
@@ -269,20 +322,30 @@ fn row06_one_nesting_limit_for_every_path() {
         let bytes = serialize(&src, strict()).expect("at the limit: written");
         let printed = deserialize(&bytes, false).expect("at the limit: read");
         let again = text::parse(&printed).expect("at the limit: the print parses");
-        portable::serialize_portable_module(again, "1.0.0", strict()).expect("at the limit: written again");
+        portable::serialize_portable_module(again, "1.0.0", strict())
+            .expect("at the limit: written again");
     });
     let past = alias_chain(at_limit + 1);
-    let e = text::parse(&past).expect_err("past the limit: the parser refuses").to_string();
+    let e = text::parse(&past)
+        .expect_err("past the limit: the parser refuses")
+        .to_string();
     assert!(e.contains("nested more than 1000"), "{e}");
     // The same module built through the API: the conversions and the writer refuse it too.
     let mut m = text::parse(&src).expect("at the limit");
-    let mut t = m.ty(vhlo_core::ir::TypeData::Integer { width: 32, signedness: vhlo_core::ir::Signedness::Signless });
+    let mut t = m.ty(vhlo_core::ir::TypeData::Integer {
+        width: 32,
+        signedness: vhlo_core::ir::Signedness::Signless,
+    });
     for _ in 0..=MAX_NESTING {
         t = m.ty(vhlo_core::ir::TypeData::Tuple(vec![t].into()));
     }
-    let e = portable::serialize_portable_module(m.clone(), "current", SerializeOptions::default()).expect_err("the conversion refuses").to_string();
+    let e = portable::serialize_portable_module(m.clone(), "current", SerializeOptions::default())
+        .expect_err("the conversion refuses")
+        .to_string();
     assert!(e.contains("nested more than 1000"), "{e}");
-    let e = portable::write_vhlo(&m, portable::current_version(), "1.0.0").expect_err("the writer refuses").to_string();
+    let e = portable::write_vhlo(&m, portable::current_version(), "1.0.0")
+        .expect_err("the writer refuses")
+        .to_string();
     assert!(e.contains("nested more than 1000"), "{e}");
 }
 
@@ -292,7 +355,9 @@ fn nested_cases(levels: usize) -> String {
     for _ in 0..levels {
         body = format!("%r = \"stablehlo.case\"(%i) ({{\n{body}\n}}) : (tensor<i32>) -> tensor<f32>\n\"stablehlo.return\"(%r) : (tensor<f32>) -> ()");
     }
-    let body = body.strip_suffix("\"stablehlo.return\"(%r) : (tensor<f32>) -> ()").expect("the outer return");
+    let body = body
+        .strip_suffix("\"stablehlo.return\"(%r) : (tensor<f32>) -> ()")
+        .expect("the outer return");
     format!("func.func @main(%i: tensor<i32>, %a: tensor<f32>) -> tensor<f32> {{\n{body}return %r : tensor<f32>\n}}\n")
 }
 
@@ -308,9 +373,12 @@ fn row06_one_region_nesting_limit() {
         let bytes = serialize(&src, strict()).expect("at the limit: written");
         let printed = deserialize(&bytes, false).expect("at the limit: read");
         let again = text::parse(&printed).expect("at the limit: the print parses");
-        portable::serialize_portable_module(again, "1.0.0", strict()).expect("at the limit: written again");
+        portable::serialize_portable_module(again, "1.0.0", strict())
+            .expect("at the limit: written again");
     });
-    let e = text::parse(&nested_cases(at_limit + 1)).expect_err("past the limit: the parser refuses").to_string();
+    let e = text::parse(&nested_cases(at_limit + 1))
+        .expect_err("past the limit: the parser refuses")
+        .to_string();
     assert!(e.contains("regions nested deeper than 1000"), "{e}");
 }
 
@@ -324,7 +392,11 @@ fn deep_text_is_refused_on_a_small_stack() {
     let ty = format!("{}f32{}", "tuple<".repeat(n), ">".repeat(n));
     let attr = format!("{}1{}", "[".repeat(n), "]".repeat(n));
     let dense = format!("dense<{}1.0{}> : tensor<f32>", "[".repeat(n), "]".repeat(n));
-    let loc = format!("{}unknown{}", "callsite(".repeat(n), " at unknown)".repeat(n));
+    let loc = format!(
+        "{}unknown{}",
+        "callsite(".repeat(n),
+        " at unknown)".repeat(n)
+    );
     let cases = [
         format!("func.func @main(%a: {ty}) {{\n  return\n}}\n"),
         format!("func.func @main() attributes {{x = {attr}}} {{\n  return\n}}\n"),
@@ -346,7 +418,10 @@ fn deep_text_is_refused_on_a_small_stack() {
 fn one_line(n: usize) -> String {
     let mut s = String::from("func.func @main(%a: tensor<f32>) -> tensor<f32> { %v0 = stablehlo.add %a, %a : tensor<f32>");
     for i in 1..n {
-        s.push_str(&format!(" %v{i} = stablehlo.add %v{}, %a : tensor<f32>", i - 1));
+        s.push_str(&format!(
+            " %v{i} = stablehlo.add %v{}, %a : tensor<f32>",
+            i - 1
+        ));
     }
     s.push_str(&format!(" return %v{} : tensor<f32> }}\n", n - 1));
     s
@@ -356,11 +431,16 @@ fn one_line(n: usize) -> String {
 /// line that was quadratic. Linear now: 10x the ops costs at most 11x the time.
 #[test]
 fn row03_one_long_line_is_linear() {
-    let sizes: &[usize] = if long() { &[2_000, 20_000, 200_000] } else { &[2_000, 20_000] };
+    let sizes: &[usize] = if long() {
+        &[2_000, 20_000, 200_000]
+    } else {
+        &[2_000, 20_000]
+    };
     let mut costs = Vec::new();
     for &n in sizes {
         let src = one_line(n);
-        let (r, cost) = measure(|| text::parse_with_source_locations(&src, "f.mlir").map(|m| m.num_ops()));
+        let (r, cost) =
+            measure(|| text::parse_with_source_locations(&src, "f.mlir").map(|m| m.num_ops()));
         assert!(r.expect("parses") > n);
         assert_rss("one long line", src.len(), &cost);
         costs.push((src.len(), cost.time));
@@ -373,10 +453,19 @@ fn row03_one_long_line_is_linear() {
 fn row15_columns_are_bytes() {
     let src = "func.func @main(%a: tensor<f32> loc(\"\u{e9}\u{e9}\u{1F600}\")) -> tensor<f32> { %0 = stablehlo.add %a, %a : tensor<f32>\n  return %0 : tensor<f32>\n}\n";
     let m = text::parse_with_source_locations(src, "f.mlir").expect("parses");
-    let printed = text::print(&m, PrintOptions { debug_info: true, ..Default::default() });
+    let printed = text::print(
+        &m,
+        PrintOptions {
+            debug_info: true,
+            ..Default::default()
+        },
+    );
     // The op name, where this parser puts an op's implicit location.
     let column = src.find("stablehlo.add").expect("the add") + 1;
-    assert!(printed.contains(&format!("\"f.mlir\":1:{column}")), "byte column {column}: {printed}");
+    assert!(
+        printed.contains(&format!("\"f.mlir\":1:{column}")),
+        "byte column {column}: {printed}"
+    );
 }
 
 // ---- row 5: exact floats in text ------------------------------------------------------------
@@ -385,9 +474,23 @@ fn row15_columns_are_bytes() {
 /// text round trip writes the same artifact.
 #[test]
 fn row05_quantization_scales_print_exactly() {
-    for scale in [1.0 / 255.0, 0.1 + 0.2, f64::from(f32::MAX) / 3.0, 1.0e-300, 0.5] {
+    for scale in [
+        1.0 / 255.0,
+        0.1 + 0.2,
+        f64::from(f32::MAX) / 3.0,
+        1.0e-300,
+        0.5,
+    ] {
         // Rust's shortest exact digits, with the point MLIR's literals need.
-        let digits = format!("{scale:e}").replacen('e', if format!("{scale:e}").contains('.') { "e" } else { ".0e" }, 1);
+        let digits = format!("{scale:e}").replacen(
+            'e',
+            if format!("{scale:e}").contains('.') {
+                "e"
+            } else {
+                ".0e"
+            },
+            1,
+        );
         let src = quant_program(&format!("!quant.uniform<i8:f64, {digits}:3>"));
         let bytes = serialize(&src, strict()).unwrap_or_else(|e| panic!("{scale}: {e}"));
         let printed = deserialize(&bytes, false).expect("read");
@@ -405,7 +508,9 @@ fn tuple_dag(levels: usize) -> String {
         s.push_str(&format!("!t{i} = tuple<!t{}, !t{}>\n", i - 1, i - 1));
     }
     let t = format!("!t{}", levels - 1);
-    s.push_str(&format!("func.func @main(%a: {t}) -> {t} {{\n  return %a : {t}\n}}\n"));
+    s.push_str(&format!(
+        "func.func @main(%a: {t}) -> {t} {{\n  return %a : {t}\n}}\n"
+    ));
     s
 }
 
@@ -419,10 +524,13 @@ fn row11_type_dags_are_walked_once() {
     let (r, cost) = measure(|| {
         let m = text::parse(&src).map_err(|e| e.to_string())?;
         let mut vhlo = m.clone();
-        vhlo_core::convert::legalize_to_vhlo(&mut vhlo, Default::default()).map_err(|e| format!("{e:?}"))?;
+        vhlo_core::convert::legalize_to_vhlo(&mut vhlo, Default::default())
+            .map_err(|e| format!("{e:?}"))?;
         vhlo_core::convert::minimum_version(&vhlo).map_err(|e| format!("{e:?}"))?;
-        let bytes = portable::serialize_portable_module(m, "1.0.0", strict()).map_err(|e| e.to_string())?;
-        portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: true }).map_err(|e| e.to_string())?;
+        let bytes =
+            portable::serialize_portable_module(m, "1.0.0", strict()).map_err(|e| e.to_string())?;
+        portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: true })
+            .map_err(|e| e.to_string())?;
         Ok::<_, String>(bytes.len())
     });
     let n = r.expect("a DAG of tuples is a valid program");
@@ -436,7 +544,10 @@ fn row11_type_dags_are_walked_once() {
 fn location_dag(levels: usize) -> String {
     let mut s = String::from("#l0 = loc(\"a.py\":1:1)\n");
     for i in 1..levels {
-        s.push_str(&format!("#l{i} = loc(fused[#l{p}, callsite(#l{p} at #l{p})])\n", p = i - 1));
+        s.push_str(&format!(
+            "#l{i} = loc(fused[#l{p}, callsite(#l{p} at #l{p})])\n",
+            p = i - 1
+        ));
     }
     s.push_str(&format!("func.func @main(%a: tensor<f32>) -> tensor<f32> {{\n  return %a : tensor<f32> loc(#l{})\n}}\n", levels - 1));
     s
@@ -450,15 +561,37 @@ fn row04_location_dags_are_walked_once() {
     let src = location_dag(levels);
     let (printed, cost) = measure(|| {
         let m = text::parse(&src).expect("parses");
-        let bytes = portable::serialize_portable_module(m, "1.0.0", strict()).expect("no range locations");
-        let m = portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: true }).expect("reads");
-        text::print(&m, PrintOptions { debug_info: true, elide_defaults: true, location_aliases: true, ..Default::default() })
+        let bytes =
+            portable::serialize_portable_module(m, "1.0.0", strict()).expect("no range locations");
+        let m = portable::deserialize_portable_artifact_with(
+            &bytes,
+            DeserializeOptions { strict: true },
+        )
+        .expect("reads");
+        text::print(
+            &m,
+            PrintOptions {
+                debug_info: true,
+                elide_defaults: true,
+                location_aliases: true,
+                ..Default::default()
+            },
+        )
     });
-    assert!(printed.len() < 20 * src.len(), "{} bytes printed from {}", printed.len(), src.len());
+    assert!(
+        printed.len() < 20 * src.len(),
+        "{} bytes printed from {}",
+        printed.len(),
+        src.len()
+    );
     assert!(cost.time < Duration::from_secs(2), "{cost:?}");
     assert_rss("location DAG", src.len(), &cost);
     let again = text::parse(&printed).expect("the aliases parse");
-    assert_eq!(again.num_interned().2, text::parse(&src).expect("parses").num_interned().2, "the same locations");
+    assert_eq!(
+        again.num_interned().2,
+        text::parse(&src).expect("parses").num_interned().2,
+        "the same locations"
+    );
 }
 
 // ---- row 7: what we write, we read ----------------------------------------------------------

@@ -9,7 +9,12 @@ use vhlo_core::text::{self, PrintOptions};
 
 /// An artifact with its producer string replaced (the header is magic, version varint, producer).
 fn with_producer(artifact: &[u8], producer: &str) -> Vec<u8> {
-    let end = artifact.iter().skip(5).position(|&b| b == 0).expect("NUL-terminated producer") + 5;
+    let end = artifact
+        .iter()
+        .skip(5)
+        .position(|&b| b == 0)
+        .expect("NUL-terminated producer")
+        + 5;
     assert!(artifact[4] < 0x80, "one-byte version varint");
     let mut out = artifact[..5].to_vec();
     out.extend_from_slice(producer.as_bytes());
@@ -29,17 +34,31 @@ const BYTE_STRINGS: &str = r#"module @"m\FF" {
 #[test]
 fn any_producer_reads() {
     let m = text::parse(BYTE_STRINGS).expect("parse");
-    let artifact = portable::serialize_portable_artifact(&m, "1.0.0", SerializeOptions::default()).expect("serialize");
+    let artifact = portable::serialize_portable_artifact(&m, "1.0.0", SerializeOptions::default())
+        .expect("serialize");
     for producer in ["MLIRxxx-trunk", "MLIR17.0.0git", ""] {
         let legacy = with_producer(&artifact, producer);
-        let back = portable::deserialize_portable_artifact(&legacy).unwrap_or_else(|e| panic!("{producer:?}: {e}"));
-        assert_eq!(text::print(&back, PrintOptions::default()), BYTE_STRINGS, "{producer:?}");
-        assert!(portable::read_producer_version(&legacy).is_err(), "no version named by {producer:?}");
+        let back = portable::deserialize_portable_artifact(&legacy)
+            .unwrap_or_else(|e| panic!("{producer:?}: {e}"));
+        assert_eq!(
+            text::print(&back, PrintOptions::default()),
+            BYTE_STRINGS,
+            "{producer:?}"
+        );
+        assert!(
+            portable::read_producer_version(&legacy).is_err(),
+            "no version named by {producer:?}"
+        );
         // The version read at is the minimum of the ops inside.
         let (_, version) = portable::read_vhlo(&legacy).expect("read");
         assert_eq!(version.to_string(), "0.9.0");
     }
-    assert_eq!(portable::producer_version("StableHLO_v1.10.3").map(|v| v.to_string()).as_deref(), Some("1.10.3"));
+    assert_eq!(
+        portable::producer_version("StableHLO_v1.10.3")
+            .map(|v| v.to_string())
+            .as_deref(),
+        Some("1.10.3")
+    );
     assert_eq!(portable::producer_version("MLIRxxx-trunk"), None);
 }
 
@@ -48,14 +67,25 @@ fn any_producer_reads() {
 fn byte_strings_round_trip() {
     let m = text::parse(BYTE_STRINGS).expect("parse");
     assert_eq!(text::print(&m, PrintOptions::default()), BYTE_STRINGS);
-    let artifact = portable::serialize_portable_artifact(&m, "1.0.0", SerializeOptions { strip_debuginfo: true, ..Default::default() })
-        .expect("serialize");
+    let artifact = portable::serialize_portable_artifact(
+        &m,
+        "1.0.0",
+        SerializeOptions {
+            strip_debuginfo: true,
+            ..Default::default()
+        },
+    )
+    .expect("serialize");
     let needle = b"\x00\xFF\xC3(bin\"\\";
-    assert!(artifact.windows(needle.len()).any(|w| w == needle), "the bytes are written unchanged");
+    assert!(
+        artifact.windows(needle.len()).any(|w| w == needle),
+        "the bytes are written unchanged"
+    );
     let back = portable::deserialize_portable_artifact(&artifact).expect("read back");
     assert_eq!(text::print(&back, PrintOptions::default()), BYTE_STRINGS);
     // Dense string elements too (builtin attributes of other dialects keep them).
-    let dense = "module attributes {t.s = dense<[\"\\FF\\00\", \"a\"]> : tensor<2x!t.string>} {\n}\n";
+    let dense =
+        "module attributes {t.s = dense<[\"\\FF\\00\", \"a\"]> : tensor<2x!t.string>} {\n}\n";
     let m = text::parse(dense).expect("parse dense strings");
     assert_eq!(text::print(&m, PrintOptions::default()), dense);
 }
@@ -75,8 +105,14 @@ fn ops_in_a_generic_function_keep_their_dialect() {
 "#;
     let m = text::parse(src).expect("parse");
     let printed = text::print(&m, PrintOptions::default());
-    assert!(printed.contains("\"func.func\"()"), "kept generic:\n{printed}");
-    assert!(printed.contains("func.call @f(%arg0)") && printed.contains("func.return %0"), "dialect kept:\n{printed}");
+    assert!(
+        printed.contains("\"func.func\"()"),
+        "kept generic:\n{printed}"
+    );
+    assert!(
+        printed.contains("func.call @f(%arg0)") && printed.contains("func.return %0"),
+        "dialect kept:\n{printed}"
+    );
     let again = text::parse(&printed).expect("re-parse");
     assert_eq!(text::print(&again, PrintOptions::default()), printed);
 }
@@ -93,11 +129,19 @@ fn attributes_without_an_encoding_are_written_as_text() {
 }
 "#;
     let m = text::parse(src).expect("parse");
-    let options = SerializeOptions { allow_other_dialects: true, strip_debuginfo: true, ..Default::default() };
+    let options = SerializeOptions {
+        allow_other_dialects: true,
+        strip_debuginfo: true,
+        ..Default::default()
+    };
     let artifact = portable::serialize_portable_artifact(&m, "1.15.0", options).expect("serialize");
     let text = b"#foo.rule<([i, j])->([k, l]) {i=4, j=4}, custom>\0";
-    assert!(artifact.windows(text.len()).any(|w| w == text), "written as its whole text");
-    let back = portable::deserialize_portable_artifact(&artifact).expect("our reader reads what we write");
+    assert!(
+        artifact.windows(text.len()).any(|w| w == text),
+        "written as its whole text"
+    );
+    let back =
+        portable::deserialize_portable_artifact(&artifact).expect("our reader reads what we write");
     assert_eq!(text::print(&back, PrintOptions::default()), src);
 }
 
@@ -118,8 +162,12 @@ fn oracle_python() -> Option<PathBuf> {
     if python.exists() {
         return Some(python);
     }
-    let why = format!("oracle python not found at {} (run scripts/oracle/setup.sh)", python.display());
-    let required = vhlo_tests::in_ci() || std::env::var("VHLO_REQUIRE_ORACLE").is_ok_and(|v| v == "1");
+    let why = format!(
+        "oracle python not found at {} (run scripts/oracle/setup.sh)",
+        python.display()
+    );
+    let required =
+        vhlo_tests::in_ci() || std::env::var("VHLO_REQUIRE_ORACLE").is_ok_and(|v| v == "1");
     assert!(!required, "{why}; required under CI");
     eprintln!("skipping: {why}");
     None
@@ -127,8 +175,16 @@ fn oracle_python() -> Option<PathBuf> {
 
 fn run_driver(python: &Path, args: &[&str]) {
     let script = vhlo_tests::workspace_root().join("scripts/oracle/jax_backcompat.py");
-    let out = Command::new(python).arg(&script).args(args).output().expect("jax_backcompat.py runs");
-    assert!(out.status.success(), "jax_backcompat.py {args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(python)
+        .arg(&script)
+        .args(args)
+        .output()
+        .expect("jax_backcompat.py runs");
+    assert!(
+        out.status.success(),
+        "jax_backcompat.py {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A file the driver wrote: its text, or jaxlib's error.
@@ -178,8 +234,17 @@ fn first_differing_section(a: &[u8], b: &[u8]) -> String {
         }
         Some((header, out))
     }
-    const NAMES: [&str; 9] =
-        ["string", "dialect", "attr/type", "attr/type offsets", "IR", "resource", "resource offsets", "dialect versions", "properties"];
+    const NAMES: [&str; 9] = [
+        "string",
+        "dialect",
+        "attr/type",
+        "attr/type offsets",
+        "IR",
+        "resource",
+        "resource offsets",
+        "dialect versions",
+        "properties",
+    ];
     let (Some((ha, sa)), Some((hb, sb))) = (sections(a), sections(b)) else {
         return "unparsable sections".into();
     };
@@ -188,7 +253,10 @@ fn first_differing_section(a: &[u8], b: &[u8]) -> String {
     }
     for id in sa.keys().chain(sb.keys()) {
         if sa.get(id) != sb.get(id) {
-            return format!("{} section", NAMES.get(usize::from(*id)).unwrap_or(&"unknown"));
+            return format!(
+                "{} section",
+                NAMES.get(usize::from(*id)).unwrap_or(&"unknown")
+            );
         }
     }
     "section layout".into()
@@ -220,11 +288,19 @@ impl Verdict {
     }
 }
 
-fn compare(ours: Result<String, String>, reference: &Result<String, String>, what: &str) -> Verdict {
+fn compare(
+    ours: Result<String, String>,
+    reference: &Result<String, String>,
+    what: &str,
+) -> Verdict {
     match (ours, reference) {
         (Ok(a), Ok(b)) if &a == b => Verdict::Pass(""),
         (Ok(a), Ok(b)) => {
-            let line = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(0);
+            let line = a
+                .lines()
+                .zip(b.lines())
+                .position(|(x, y)| x != y)
+                .unwrap_or(0);
             Verdict::Fail(format!(
                 "{what}: jaxlib's reading differs at line {}:\n    ours:   {}\n    jaxlib: {}",
                 line + 1,
@@ -244,7 +320,9 @@ fn compare(ours: Result<String, String>, reference: &Result<String, String>, wha
 /// runs the cases whose name contains it.
 #[test]
 fn corpus() {
-    let Some(python) = oracle_python() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
     check_cases(&python, "jax_backcompat", None, 100);
 }
 
@@ -253,7 +331,9 @@ fn corpus() {
 /// same three checks as [`corpus`]; all carry Shardy attributes or ops.
 #[test]
 fn mesh_fixtures() {
-    let Some(python) = oracle_python() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
     let fixtures = vhlo_tests::workspace_root().join("tests/fixtures/jax_mesh");
     check_cases(&python, "jax_mesh", Some(&fixtures), 4);
 }
@@ -268,7 +348,16 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
     let d = dir.to_str().expect("UTF-8 path");
     match fixtures {
         None => run_driver(python, &["extract", d, &filter]),
-        Some(f) => run_driver(python, &["extract", d, &filter, "--fixtures", f.to_str().expect("UTF-8 path")]),
+        Some(f) => run_driver(
+            python,
+            &[
+                "extract",
+                d,
+                &filter,
+                "--fixtures",
+                f.to_str().expect("UTF-8 path"),
+            ],
+        ),
     }
     let cases: Vec<(String, String)> = std::fs::read_to_string(dir.join("cases.tsv"))
         .expect("cases.tsv")
@@ -278,9 +367,16 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
             Some((cols.next()?.to_string(), cols.next()?.to_string()))
         })
         .collect();
-    assert!(filter.is_empty() || !cases.is_empty(), "no case matches VHLO_JAX_CASES={filter:?}");
+    assert!(
+        filter.is_empty() || !cases.is_empty(),
+        "no case matches VHLO_JAX_CASES={filter:?}"
+    );
     if filter.is_empty() {
-        assert!(cases.len() >= at_least, "only {} artifacts found ({label})", cases.len());
+        assert!(
+            cases.len() >= at_least,
+            "only {} artifacts found ({label})",
+            cases.len()
+        );
     }
 
     // Our side, in process: what the CLI's --deserialize, --retarget and --serialize do.
@@ -295,19 +391,35 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
         let mut verdicts: [Option<Verdict>; 3] = [None, None, None];
         match portable::deserialize_portable_artifact(&artifact) {
             Ok(m) => {
-                let opts = PrintOptions { elide_defaults: true, ..Default::default() };
-                std::fs::write(format!("{}.ours.mlir", base.display()), text::print(&m, opts)).expect("write");
+                let opts = PrintOptions {
+                    elide_defaults: true,
+                    ..Default::default()
+                };
+                std::fs::write(
+                    format!("{}.ours.mlir", base.display()),
+                    text::print(&m, opts),
+                )
+                .expect("write");
                 // Locations in the generic form, where every block argument shows its own: custom
                 // forms print none for some (stablehlo.while, as MLIR's printer does), and a parser
                 // then gives them their source position.
-                let opts = PrintOptions { debug_info: true, generic: true, ..opts };
-                std::fs::write(format!("{}.ours_loc.mlir", base.display()), text::print(&m, opts)).expect("write");
+                let opts = PrintOptions {
+                    debug_info: true,
+                    generic: true,
+                    ..opts
+                };
+                std::fs::write(
+                    format!("{}.ours_loc.mlir", base.display()),
+                    text::print(&m, opts),
+                )
+                .expect("write");
             }
             Err(e) => verdicts[0] = Some(Verdict::Fail(format!("deserialize: {e}"))),
         }
         // A producer naming no StableHLO version (2023's `MLIRxxx-trunk`): the version it is read
         // at, the minimum of its ops (never byte-identical: our producer string differs).
-        let version = portable::producer_version(producer).or_else(|| portable::read_vhlo(&artifact).ok().map(|(_, v)| v));
+        let version = portable::producer_version(producer)
+            .or_else(|| portable::read_vhlo(&artifact).ok().map(|(_, v)| v));
         match version {
             None => {
                 let why = format!("the producer {producer:?} names no StableHLO version and the artifact does not read");
@@ -316,27 +428,39 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
             }
             Some(v) => {
                 let target = v.to_string();
-                let retargeted = portable::read_vhlo(&artifact).map_err(|e| e.to_string()).and_then(|(mut m, _)| {
-                    convert::vhlo_to_version(&mut m, v.floor_patch()).map_err(|ds| format!("{} blocker(s): {}", ds.len(), ds[0]))?;
-                    portable::write_vhlo(&m, v, &target).map_err(|e| e.to_string())
-                });
+                let retargeted = portable::read_vhlo(&artifact)
+                    .map_err(|e| e.to_string())
+                    .and_then(|(mut m, _)| {
+                        convert::vhlo_to_version(&mut m, v.floor_patch())
+                            .map_err(|ds| format!("{} blocker(s): {}", ds.len(), ds[0]))?;
+                        portable::write_vhlo(&m, v, &target).map_err(|e| e.to_string())
+                    });
                 match retargeted {
                     Ok(bytes) => {
                         // Never write what we cannot read ourselves.
                         if let Err(e) = portable::read_vhlo(&bytes) {
-                            verdicts[1] = Some(Verdict::Fail(format!("retarget: our own reader refuses our artifact: {e}")));
+                            verdicts[1] = Some(Verdict::Fail(format!(
+                                "retarget: our own reader refuses our artifact: {e}"
+                            )));
                         }
                         if bytes == artifact {
                             byte_identical += 1;
                         } else {
-                            differ_why.entry(first_differing_section(&bytes, &artifact)).or_default().push(name.clone());
+                            differ_why
+                                .entry(first_differing_section(&bytes, &artifact))
+                                .or_default()
+                                .push(name.clone());
                         }
-                        std::fs::write(format!("{}.retarget.bc", base.display()), bytes).expect("write");
+                        std::fs::write(format!("{}.retarget.bc", base.display()), bytes)
+                            .expect("write");
                     }
-                    Err(e) => verdicts[1] = Some(Verdict::Fail(format!("retarget to {target}: {e}"))),
+                    Err(e) => {
+                        verdicts[1] = Some(Verdict::Fail(format!("retarget to {target}: {e}")))
+                    }
                 }
                 std::fs::write(format!("{}.target", base.display()), &target).expect("write");
-                let source = std::fs::read_to_string(format!("{}.mlir", base.display())).expect("text");
+                let source =
+                    std::fs::read_to_string(format!("{}.mlir", base.display())).expect("text");
                 let options = SerializeOptions {
                     // JAX keeps Shardy's dialect when it serializes with sdy (_export.py, serialize_with_sdy).
                     allow_other_dialects: source.contains("sdy."),
@@ -344,20 +468,31 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
                 };
                 let serialized = text::parse_with_source_locations(&source, "-")
                     .map_err(|e| format!("parse: {e}"))
-                    .and_then(|m| portable::serialize_portable_artifact(&m, &target, options).map_err(|e| e.to_string()));
+                    .and_then(|m| {
+                        portable::serialize_portable_artifact(&m, &target, options)
+                            .map_err(|e| e.to_string())
+                    });
                 match serialized {
                     Ok(bytes) => {
                         if let Err(e) = portable::read_vhlo(&bytes) {
-                            verdicts[2] = Some(Verdict::Fail(format!("serialize: our own reader refuses our artifact: {e}")));
+                            verdicts[2] = Some(Verdict::Fail(format!(
+                                "serialize: our own reader refuses our artifact: {e}"
+                            )));
                         }
                         if bytes == artifact {
                             serialized_identical += 1;
                         } else {
-                            serialize_differ.entry(first_differing_section(&bytes, &artifact)).or_default().push(name.clone());
+                            serialize_differ
+                                .entry(first_differing_section(&bytes, &artifact))
+                                .or_default()
+                                .push(name.clone());
                         }
-                        std::fs::write(format!("{}.serialize.bc", base.display()), bytes).expect("write");
+                        std::fs::write(format!("{}.serialize.bc", base.display()), bytes)
+                            .expect("write");
                     }
-                    Err(e) => verdicts[2] = Some(Verdict::Fail(format!("serialize at {target}: {e}"))),
+                    Err(e) => {
+                        verdicts[2] = Some(Verdict::Fail(format!("serialize at {target}: {e}")))
+                    }
                 }
             }
         }
@@ -375,15 +510,36 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
         let [de, re, se] = early.remove(name).unwrap_or_default();
         let out = |suffix: &str| jaxlib_output(Path::new(&format!("{base}.{suffix}")));
         // Without locations (as --deserialize prints by default), then generic with them.
-        let deserialize = de.unwrap_or_else(|| match compare(out("ours.jax.mlir"), &out("jax_deserialized.mlir"), "deserialize") {
-            Verdict::Pass(_) => compare(out("ours_loc.jax.mlir"), &out("jax_deserialized_loc.mlir"), "deserialize with locations"),
-            other => other,
+        let deserialize = de.unwrap_or_else(|| {
+            match compare(
+                out("ours.jax.mlir"),
+                &out("jax_deserialized.mlir"),
+                "deserialize",
+            ) {
+                Verdict::Pass(_) => compare(
+                    out("ours_loc.jax.mlir"),
+                    &out("jax_deserialized_loc.mlir"),
+                    "deserialize with locations",
+                ),
+                other => other,
+            }
         });
-        let retarget = re.unwrap_or_else(|| compare(out("retarget.jax.mlir"), &out("jax_deserialized_loc.mlir"), "retarget"));
-        if let (Ok(a), Ok(b)) = (std::fs::read(format!("{base}.serialize.bc")), std::fs::read(format!("{base}.jax_serialize.bc"))) {
+        let retarget = re.unwrap_or_else(|| {
+            compare(
+                out("retarget.jax.mlir"),
+                &out("jax_deserialized_loc.mlir"),
+                "retarget",
+            )
+        });
+        if let (Ok(a), Ok(b)) = (
+            std::fs::read(format!("{base}.serialize.bc")),
+            std::fs::read(format!("{base}.jax_serialize.bc")),
+        ) {
             if a == b {
                 same_as_jaxlib_serialize += 1;
-            } else if std::fs::read_to_string(format!("{base}.mlir")).is_ok_and(|t| t.contains("stablehlo.custom_call")) {
+            } else if std::fs::read_to_string(format!("{base}.mlir"))
+                .is_ok_and(|t| t.contains("stablehlo.custom_call"))
+            {
                 // StableHLO 1.20.0 (ours) legalizes custom_call to custom_call_v2 and rewrites it to
                 // v1 for targets before 1.18.0, leaving a use-list record; jaxlib's 1.17.0 goes
                 // straight to v1 (tests/tests/jax_differential.rs, EXPECTED_DIFFERENCES).
@@ -399,7 +555,9 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
                 // of the text either (an old target drops something), we must read back as it does.
                 Verdict::Fail(why) => match (ours, out("jax_serialize.mlir")) {
                     (Ok(a), Ok(b)) if a == b => {
-                        as_jaxlib.push(format!("{name}: jaxlib's own serialization reads back the same way; {why}"));
+                        as_jaxlib.push(format!(
+                            "{name}: jaxlib's own serialization reads back the same way; {why}"
+                        ));
                         Verdict::Pass(" (as jaxlib)")
                     }
                     _ => Verdict::Fail(why),
@@ -407,7 +565,13 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
                 other => other,
             }
         });
-        rows.push(Row { name: name.clone(), producer: producer.clone(), deserialize, retarget, serialize });
+        rows.push(Row {
+            name: name.clone(),
+            producer: producer.clone(),
+            deserialize,
+            retarget,
+            serialize,
+        });
     }
 
     // The table, the failures, and the summary.
@@ -434,12 +598,26 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
         }
     }
     let count = |f: fn(&Row) -> &Verdict| {
-        let passed = rows.iter().filter(|r| matches!(f(r), Verdict::Pass(_))).count();
-        let skipped = rows.iter().filter(|r| matches!(f(r), Verdict::Skip(_))).count();
+        let passed = rows
+            .iter()
+            .filter(|r| matches!(f(r), Verdict::Pass(_)))
+            .count();
+        let skipped = rows
+            .iter()
+            .filter(|r| matches!(f(r), Verdict::Skip(_)))
+            .count();
         format!("{passed}/{} passed, {skipped} not applicable", rows.len())
     };
-    let retargeted = rows.iter().filter(|r| matches!(r.retarget, Verdict::Pass(_))).count();
-    report.push_str(&format!("\ndeserialize: {}\nretarget:    {}\nserialize:   {}\n", count(|r| &r.deserialize), count(|r| &r.retarget), count(|r| &r.serialize)));
+    let retargeted = rows
+        .iter()
+        .filter(|r| matches!(r.retarget, Verdict::Pass(_)))
+        .count();
+    report.push_str(&format!(
+        "\ndeserialize: {}\nretarget:    {}\nserialize:   {}\n",
+        count(|r| &r.deserialize),
+        count(|r| &r.retarget),
+        count(|r| &r.serialize)
+    ));
     report.push_str(&format!("retarget byte-identical to JAX's artifact: {byte_identical} (of {retargeted} read back the same)\n"));
     // Why the others differ, found by looking at them (issue 11 report): two Pallas artifacts
     // store a true i1 splat as 0xFF, which MLIR reads as true and we write as 0x01; in five 2023
@@ -447,11 +625,17 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
     // an identical table whose two entries read back equal (jaxlib reads both to the same VHLO
     // and StableHLO, locations included).
     for (why, names) in &differ_why {
-        report.push_str(&format!("  differ first in the {why}: {} ({})\n", names.len(), names.join(", ")));
+        report.push_str(&format!(
+            "  differ first in the {why}: {} ({})\n",
+            names.len(),
+            names.join(", ")
+        ));
     }
     // JAX's artifacts were written by the libStablehlo of their day from JAX's in-memory module,
     // not from its text: string and attribute tables follow that module's history.
-    report.push_str(&format!("serialized text byte-identical to JAX's artifact: {serialized_identical}\n"));
+    report.push_str(&format!(
+        "serialized text byte-identical to JAX's artifact: {serialized_identical}\n"
+    ));
     report.push_str(&format!(
         "serialized text byte-identical to jaxlib's own serialization of it (same version, same locations): {same_as_jaxlib_serialize}\n"
     ));
@@ -459,10 +643,17 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
         "  the others: {} with a custom_call (1.20.0's v2 -> v1 rewrite record), {} otherwise{}\n",
         custom_call_rewrite.len(),
         unexplained.len(),
-        if unexplained.is_empty() { String::new() } else { format!(" ({})", unexplained.join(", ")) }
+        if unexplained.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", unexplained.join(", "))
+        }
     ));
     for (why, names) in &serialize_differ {
-        report.push_str(&format!("  differ from JAX's first in the {why}: {}\n", names.len()));
+        report.push_str(&format!(
+            "  differ from JAX's first in the {why}: {}\n",
+            names.len()
+        ));
     }
     if !as_jaxlib.is_empty() {
         report.push_str("\nserialized as jaxlib serializes, not as it parses the text:\n");
@@ -478,12 +669,20 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
     }
     let sdy = failures.iter().filter(|f| f.contains("sdy")).count();
     if !failures.is_empty() {
-        report.push_str(&format!("\n{} failure(s), {sdy} mentioning sdy:\n", failures.len()));
+        report.push_str(&format!(
+            "\n{} failure(s), {sdy} mentioning sdy:\n",
+            failures.len()
+        ));
         for f in &failures {
             report.push_str(&format!("  {f}\n"));
         }
     }
     eprintln!("{report}");
     std::fs::write(dir.join("report.txt"), &report).expect("report");
-    assert!(failures.is_empty(), "{} failure(s); see the table above and {}", failures.len(), dir.join("report.txt").display());
+    assert!(
+        failures.is_empty(),
+        "{} failure(s); see the table above and {}",
+        failures.len(),
+        dir.join("report.txt").display()
+    );
 }

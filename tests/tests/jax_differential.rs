@@ -19,8 +19,14 @@ const EXPECTED_DIFFERENCES: &[(&str, &str)] = &[
     // before 1.18.0, which leaves a use-list record in the bytecode; jaxlib's 1.17.0 has no v2
     // and legalizes straight to v1 (shared/notes/mlir-bytecode.md, section 6). We follow 1.20.0,
     // as the upstream suite does.
-    ("linalg_cholesky_qr", "custom_call_v2 -> v1 rewrite at HEAD, not in jaxlib 1.17.0"),
-    ("shape_poly", "custom_call_v2 -> v1 rewrite at HEAD, not in jaxlib 1.17.0"),
+    (
+        "linalg_cholesky_qr",
+        "custom_call_v2 -> v1 rewrite at HEAD, not in jaxlib 1.17.0",
+    ),
+    (
+        "shape_poly",
+        "custom_call_v2 -> v1 rewrite at HEAD, not in jaxlib 1.17.0",
+    ),
 ];
 
 fn fixtures() -> PathBuf {
@@ -39,7 +45,12 @@ fn artifacts(dir: &Path) -> Vec<(String, String, PathBuf, bool)> {
                 "stripped" => true,
                 _ => continue,
             };
-            out.push((program.to_string(), target.to_string(), dir.join(file), stripped));
+            out.push((
+                program.to_string(),
+                target.to_string(),
+                dir.join(file),
+                stripped,
+            ));
         }
     }
     out
@@ -48,28 +59,43 @@ fn artifacts(dir: &Path) -> Vec<(String, String, PathBuf, bool)> {
 fn expected(program: &str, target: &str) -> bool {
     // The rewrite happens for every target before custom_call_v2's 1.18.0, and shows in bytecode
     // versions that record use-list orders (3 and later, targets from 0.12.0).
-    let Ok(v) = vhlo_core::version::Version::parse(target) else { return false };
-    let records_use_lists = vhlo_core::bytecode::bytecode_version_for_target(v).is_some_and(|b| b >= 3);
-    records_use_lists && v < vhlo_core::version::Version::new(1, 18, 0) && EXPECTED_DIFFERENCES.iter().any(|(p, _)| *p == program)
+    let Ok(v) = vhlo_core::version::Version::parse(target) else {
+        return false;
+    };
+    let records_use_lists =
+        vhlo_core::bytecode::bytecode_version_for_target(v).is_some_and(|b| b >= 3);
+    records_use_lists
+        && v < vhlo_core::version::Version::new(1, 18, 0)
+        && EXPECTED_DIFFERENCES.iter().any(|(p, _)| *p == program)
 }
 
 #[test]
 fn we_write_what_jaxlib_writes() {
     let dir = fixtures();
     let all = artifacts(&dir);
-    assert!(all.len() >= 150, "fixture index lists {} artifacts", all.len());
+    assert!(
+        all.len() >= 150,
+        "fixture index lists {} artifacts",
+        all.len()
+    );
     let mut identical = 0;
     let mut unexpected = Vec::new();
     for (program, target, bc, stripped) in &all {
         let file = format!("{program}.mlir");
         let src = std::fs::read_to_string(dir.join(&file)).expect("program text");
         let module = text::parse_with_source_locations(&src, &file).expect("fixture parses");
-        let opts = SerializeOptions { strip_debuginfo: *stripped, allow_other_dialects: false, ..Default::default() };
+        let opts = SerializeOptions {
+            strip_debuginfo: *stripped,
+            allow_other_dialects: false,
+            ..Default::default()
+        };
         let ours = match portable::serialize_portable_artifact(&module, target, opts) {
             Ok(b) => b,
             Err(e) => {
                 // jaxlib refused too (the manifest records the minimum target) unless the file exists.
-                unexpected.push(format!("{program}@{target}: we refused what jaxlib wrote: {e}"));
+                unexpected.push(format!(
+                    "{program}@{target}: we refused what jaxlib wrote: {e}"
+                ));
                 continue;
             }
         };
@@ -77,11 +103,19 @@ fn we_write_what_jaxlib_writes() {
         match (same, expected(program, target)) {
             (true, false) => identical += 1,
             (false, true) => {}
-            (false, false) => unexpected.push(format!("{program}@{target} ({}): bytes differ", if *stripped { "stripped" } else { "locations" })),
-            (true, true) => unexpected.push(format!("{program}@{target}: identical now; drop it from EXPECTED_DIFFERENCES")),
+            (false, false) => unexpected.push(format!(
+                "{program}@{target} ({}): bytes differ",
+                if *stripped { "stripped" } else { "locations" }
+            )),
+            (true, true) => unexpected.push(format!(
+                "{program}@{target}: identical now; drop it from EXPECTED_DIFFERENCES"
+            )),
         }
     }
-    eprintln!("{identical}/{} jaxlib artifacts reproduced byte for byte", all.len());
+    eprintln!(
+        "{identical}/{} jaxlib artifacts reproduced byte for byte",
+        all.len()
+    );
     assert!(unexpected.is_empty(), "{}", unexpected.join("\n"));
 }
 
@@ -91,24 +125,40 @@ fn we_read_what_jaxlib_writes() {
     let mut failures = Vec::new();
     let all = artifacts(&dir);
     for (program, target, bc, stripped) in &all {
-        let got = match portable::deserialize_portable_artifact(&std::fs::read(bc).expect("artifact")) {
-            Ok(m) => m,
-            Err(e) => {
-                failures.push(format!("{program}@{target}: {e}"));
-                continue;
-            }
-        };
+        let got =
+            match portable::deserialize_portable_artifact(&std::fs::read(bc).expect("artifact")) {
+                Ok(m) => m,
+                Err(e) => {
+                    failures.push(format!("{program}@{target}: {e}"));
+                    continue;
+                }
+            };
         let file = format!("{program}.mlir");
         let src = std::fs::read_to_string(dir.join(&file)).expect("program text");
         let mut want = text::parse_with_source_locations(&src, &file).expect("fixture parses");
         if *stripped {
             portable::strip_debuginfo(&mut want);
         }
-        let print = |m: &vhlo_core::ir::Module| text::print(m, PrintOptions { debug_info: true, elide_defaults: true, ..Default::default() });
+        let print = |m: &vhlo_core::ir::Module| {
+            text::print(
+                m,
+                PrintOptions {
+                    debug_info: true,
+                    elide_defaults: true,
+                    ..Default::default()
+                },
+            )
+        };
         if print(&got) != print(&want) {
-            failures.push(format!("{program}@{target}: deserializes to a different program"));
+            failures.push(format!(
+                "{program}@{target}: deserializes to a different program"
+            ));
         }
     }
-    eprintln!("{}/{} jaxlib artifacts read back to their source program", all.len() - failures.len(), all.len());
+    eprintln!(
+        "{}/{} jaxlib artifacts read back to their source program",
+        all.len() - failures.len(),
+        all.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -16,13 +16,17 @@ func.func @main() attributes {mesh = #stablehlo.mesh<axes = [#stablehlo.mesh_axi
 fn a_mesh_attribute_survives_stablehlo_to_vhlo_and_back() {
     let original = text::parse(PROGRAM).unwrap_or_else(|e| panic!("{e}"));
     let mut m = original.clone();
-    convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).unwrap_or_else(|ds| panic!("{ds:?}"));
+    convert::legalize_to_vhlo(&mut m, LegalizeOptions::default())
+        .unwrap_or_else(|ds| panic!("{ds:?}"));
     let vhlo_text = text::print_generic(&m);
     assert!(vhlo_text.contains("#vhlo.mesh_v1<"), "{vhlo_text}");
     convert::legalize_to_stablehlo(&mut m).unwrap_or_else(|ds| panic!("{ds:?}"));
     structurally_equal(&original, &m, EqualOptions::default()).unwrap_or_else(|d| panic!("{d}"));
     let printed = text::print(&m, text::PrintOptions::default());
-    assert!(printed.contains("#stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = \"x\", size = 2>"), "{printed}");
+    assert!(
+        printed.contains("#stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = \"x\", size = 2>"),
+        "{printed}"
+    );
 }
 
 /// Upstream's legalization casts each nested parameter to its StableHLO class; a VHLO artifact

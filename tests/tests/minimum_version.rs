@@ -410,7 +410,11 @@ fn attributes_must_meet_their_ods_types() {
         );
         let mut m = text::parse(&src).unwrap_or_else(|e| panic!("{src}: {e}"));
         let ds = convert::legalize_to_stablehlo(&mut m).expect_err(expected);
-        assert!(ds.iter().any(|d| d.subject.starts_with(expected) && d.rule == "malformed VHLO"), "{ds:?}");
+        assert!(
+            ds.iter()
+                .any(|d| d.subject.starts_with(expected) && d.rule == "malformed VHLO"),
+            "{ds:?}"
+        );
     }
 }
 
@@ -424,7 +428,10 @@ fn minimum_version_of_parsed_stablehlo_text() -> Result<(), Box<dyn std::error::
     let tan = text::parse(&program("stablehlo.tan %a", "tensor<f32>"))?;
     assert_eq!(convert::minimum_version(&tan)?, Version::new(1, 4, 0));
     let add = text::parse(&program("stablehlo.add %a, %a", "tensor<f32>"))?;
-    assert_eq!(convert::minimum_version(&add)?, vhlo_core::vhlo::MINIMUM_VERSION);
+    assert_eq!(
+        convert::minimum_version(&add)?,
+        vhlo_core::vhlo::MINIMUM_VERSION
+    );
     // The same answer after legalizing by hand.
     let mut legalized = tan.clone();
     convert::legalize_to_vhlo(&mut legalized, LegalizeOptions::default())?;

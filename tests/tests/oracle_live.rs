@@ -26,7 +26,10 @@ fn oracle_python() -> Option<PathBuf> {
     if python.exists() {
         return Some(python);
     }
-    let why = format!("oracle python not found at {} (run scripts/oracle/setup.sh)", python.display());
+    let why = format!(
+        "oracle python not found at {} (run scripts/oracle/setup.sh)",
+        python.display()
+    );
     if std::env::var("VHLO_REQUIRE_ORACLE").is_ok_and(|v| v == "1") {
         panic!("{why} (VHLO_REQUIRE_ORACLE=1)");
     }
@@ -38,7 +41,11 @@ fn oracle_python() -> Option<PathBuf> {
 /// status is 1, so the caller looks at the files rather than the status.
 fn run_oracle(python: &Path, args: &[String]) -> std::process::Output {
     let script = vhlo_tests::workspace_root().join("scripts/oracle/oracle.py");
-    Command::new(python).arg(&script).args(args).output().expect("oracle.py runs")
+    Command::new(python)
+        .arg(&script)
+        .args(args)
+        .output()
+        .expect("oracle.py runs")
 }
 
 /// Output of one batch input: the text, or the oracle's error.
@@ -58,7 +65,9 @@ fn fixtures() -> PathBuf {
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle_live").join(name);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("oracle_live")
+        .join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
@@ -73,7 +82,9 @@ fn index_rows(kind: &str) -> Vec<(String, String, String)> {
         .filter_map(|line| {
             let cols: Vec<&str> = line.split('\t').collect();
             match cols[..] {
-                [program, k, target, file, ..] if k == kind => Some((program.into(), target.into(), file.into())),
+                [program, k, target, file, ..] if k == kind => {
+                    Some((program.into(), target.into(), file.into()))
+                }
                 _ => None,
             }
         })
@@ -115,7 +126,9 @@ fn parse_fixture(path: &Path) -> vhlo_core::ir::Module {
 
 #[test]
 fn jaxlib_reads_our_artifacts_as_it_reads_its_own() {
-    let Some(python) = oracle_python() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
     let dir = fixtures();
     let work = scratch("artifacts");
     let mut cases = Vec::new(); // (label, jaxlib's artifact, ours)
@@ -124,9 +137,15 @@ fn jaxlib_reads_our_artifacts_as_it_reads_its_own() {
         for (program, target, file) in index_rows(kind) {
             let label = format!("{program}@{target} ({kind})");
             // The name the fixtures were parsed under by gen.py, so locations carry the same file.
-            let src = std::fs::read_to_string(dir.join(format!("{program}.mlir"))).expect("program text");
-            let module = text::parse_with_source_locations(&src, &format!("{program}.mlir")).expect("fixture parses");
-            let opts = SerializeOptions { strip_debuginfo: kind == "stripped", allow_other_dialects: false, ..Default::default() };
+            let src =
+                std::fs::read_to_string(dir.join(format!("{program}.mlir"))).expect("program text");
+            let module = text::parse_with_source_locations(&src, &format!("{program}.mlir"))
+                .expect("fixture parses");
+            let opts = SerializeOptions {
+                strip_debuginfo: kind == "stripped",
+                allow_other_dialects: false,
+                ..Default::default()
+            };
             match portable::serialize_portable_artifact(&module, &target, opts) {
                 Ok(bytes) => {
                     let ours = work.join(format!("ours.{file}"));
@@ -137,10 +156,16 @@ fn jaxlib_reads_our_artifacts_as_it_reads_its_own() {
             }
         }
     }
-    assert!(cases.len() >= 200, "only {} artifacts to compare", cases.len());
+    assert!(
+        cases.len() >= 200,
+        "only {} artifacts to compare",
+        cases.len()
+    );
     let out = work.join("out");
     std::fs::create_dir_all(&out).unwrap();
-    let mut args: Vec<String> = ["deserialize", "--generic", "--debug-info", "--output-dir"].map(String::from).into();
+    let mut args: Vec<String> = ["deserialize", "--generic", "--debug-info", "--output-dir"]
+        .map(String::from)
+        .into();
     args.push(out.to_string_lossy().into());
     for (_, theirs, ours) in &cases {
         args.push(theirs.to_string_lossy().into());
@@ -158,24 +183,34 @@ fn jaxlib_reads_our_artifacts_as_it_reads_its_own() {
         };
         match batch_output(&out, ours, ".deserialized.mlir") {
             Ok(got) if got == want => same += 1,
-            Ok(got) => failures.push(format!("{label}: jaxlib reads our artifact differently: {}", first_difference(&want, &got))),
+            Ok(got) => failures.push(format!(
+                "{label}: jaxlib reads our artifact differently: {}",
+                first_difference(&want, &got)
+            )),
             Err(e) => failures.push(format!("{label}: jaxlib cannot read our artifact: {e}")),
         }
     }
-    eprintln!("{same}/{} of our artifacts read by jaxlib as its own", cases.len());
+    eprintln!(
+        "{same}/{} of our artifacts read by jaxlib as its own",
+        cases.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
 fn jaxlib_parses_our_prints_as_the_original() {
-    let Some(python) = oracle_python() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
     let dir = fixtures();
     let work = scratch("text");
     // (program, original, our pretty print, our generic print)
     let mut cases = Vec::new();
     // The fixtures, and the module-less programs written here (implicit module, newer features).
-    let mut originals: Vec<(String, PathBuf)> =
-        index_rows("text").into_iter().map(|(program, _, file)| (program, dir.join(file))).collect();
+    let mut originals: Vec<(String, PathBuf)> = index_rows("text")
+        .into_iter()
+        .map(|(program, _, file)| (program, dir.join(file)))
+        .collect();
     for (name, src) in NEWER_FEATURES {
         let path = work.join(format!("{name}.mlir"));
         std::fs::write(&path, src).unwrap();
@@ -183,21 +218,42 @@ fn jaxlib_parses_our_prints_as_the_original() {
     }
     for (program, original) in originals {
         let module = parse_fixture(&original);
-        let pretty = text::print(&module, PrintOptions { debug_info: true, elide_defaults: true, ..Default::default() });
-        let generic = text::print(&module, PrintOptions { generic: true, debug_info: true, ..Default::default() });
+        let pretty = text::print(
+            &module,
+            PrintOptions {
+                debug_info: true,
+                elide_defaults: true,
+                ..Default::default()
+            },
+        );
+        let generic = text::print(
+            &module,
+            PrintOptions {
+                generic: true,
+                debug_info: true,
+                ..Default::default()
+            },
+        );
         let ours_pretty = work.join(format!("{program}.ours_pretty.mlir"));
         let ours_generic = work.join(format!("{program}.ours_generic.mlir"));
         std::fs::write(&ours_pretty, pretty).unwrap();
         std::fs::write(&ours_generic, generic).unwrap();
         cases.push((program, original, ours_pretty, ours_generic));
     }
-    assert!(cases.len() >= 15 + NEWER_FEATURES.len(), "only {} programs", cases.len());
+    assert!(
+        cases.len() >= 15 + NEWER_FEATURES.len(),
+        "only {} programs",
+        cases.len()
+    );
     let mut failures = Vec::new();
     let mut same = 0;
     let mut compared = 0;
     // jaxlib's pretty print of an original, written by the first ("pretty") batch below.
     let jaxlib_pretty = |original: &Path| {
-        work.join("pretty").join(format!("{}.roundtrip.mlir", original.file_name().unwrap().to_string_lossy()))
+        work.join("pretty").join(format!(
+            "{}.roundtrip.mlir",
+            original.file_name().unwrap().to_string_lossy()
+        ))
     };
     for jaxlib_form in ["pretty", "generic"] {
         let out = work.join(jaxlib_form);
@@ -227,7 +283,8 @@ fn jaxlib_parses_our_prints_as_the_original() {
             };
             for (our_form, path) in [("pretty", pretty), ("generic", generic)] {
                 compared += 1;
-                let label = format!("{program}: our {our_form} print, jaxlib's {jaxlib_form} print");
+                let label =
+                    format!("{program}: our {our_form} print, jaxlib's {jaxlib_form} print");
                 // The pretty syntax of while/case/reduce bodies has no place for region-argument
                 // locations, so MLIR's parser gives them source positions in the file it parses, for
                 // jaxlib's own pretty print as for ours: compare those modulo the file's name and
@@ -240,19 +297,29 @@ fn jaxlib_parses_our_prints_as_the_original() {
                 // `result_accuracy<DEFAULT>`), so the generic print our pretty print must give is that
                 // of jaxlib's own pretty print of the original, read back by jaxlib.
                 let want = match (our_form, jaxlib_form) {
-                    ("pretty", "generic") => match batch_output(&out, &jaxlib_pretty(original), ".roundtrip.mlir") {
-                        Ok(t) => without_positions_in(&without_positions_in(&t, &jaxlib_pretty(original)), original),
-                        Err(e) => {
-                            failures.push(format!("{label}: jaxlib cannot parse its own pretty print: {e}"));
-                            continue;
+                    ("pretty", "generic") => {
+                        match batch_output(&out, &jaxlib_pretty(original), ".roundtrip.mlir") {
+                            Ok(t) => without_positions_in(
+                                &without_positions_in(&t, &jaxlib_pretty(original)),
+                                original,
+                            ),
+                            Err(e) => {
+                                failures.push(format!(
+                                    "{label}: jaxlib cannot parse its own pretty print: {e}"
+                                ));
+                                continue;
+                            }
                         }
-                    },
+                    }
                     ("pretty", _) => without_positions_in(&want, original),
                     _ => want.clone(),
                 };
                 match got {
                     Ok(got) if got == want => same += 1,
-                    Ok(got) => failures.push(format!("{label} differs: {}", first_difference(&want, &got))),
+                    Ok(got) => failures.push(format!(
+                        "{label} differs: {}",
+                        first_difference(&want, &got)
+                    )),
                     Err(e) => failures.push(format!("{label}: jaxlib cannot parse ours: {e}")),
                 }
             }
@@ -356,13 +423,18 @@ func.func private @impl(%arg0: tensor<f32>) -> tensor<f32> {
 /// Our minimum version of a StableHLO program, or why there is none.
 fn our_minimum(src: &str) -> Result<String, String> {
     let mut m = text::parse(src).map_err(|e| format!("parse: {e}"))?;
-    convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).map_err(|ds| convert::diagnostics_to_text(&ds))?;
-    convert::minimum_version(&m).map(|v| v.to_string()).map_err(|ds| convert::diagnostics_to_text(&ds))
+    convert::legalize_to_vhlo(&mut m, LegalizeOptions::default())
+        .map_err(|ds| convert::diagnostics_to_text(&ds))?;
+    convert::minimum_version(&m)
+        .map(|v| v.to_string())
+        .map_err(|ds| convert::diagnostics_to_text(&ds))
 }
 
 #[test]
 fn minimum_version_is_jaxlibs_smallest_serializable_target() {
-    let Some(python) = oracle_python() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
     let work = scratch("minimum");
     let mut programs: Vec<(String, PathBuf)> = index_rows("text")
         .into_iter()
@@ -375,12 +447,23 @@ fn minimum_version_is_jaxlibs_smallest_serializable_target() {
         programs.push((name.to_string(), path));
     }
     let mut args = vec!["min-target".to_string()];
-    args.extend(programs.iter().map(|(_, p)| p.to_string_lossy().into_owned()));
+    args.extend(
+        programs
+            .iter()
+            .map(|(_, p)| p.to_string_lossy().into_owned()),
+    );
     let output = run_oracle(&python, &args);
-    assert!(output.status.success(), "oracle min-target failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "oracle min-target failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stdout = String::from_utf8(output.stdout).expect("UTF-8");
     // Lines are "TARGET INPUT", in input order.
-    let jaxlib: Vec<&str> = stdout.lines().filter_map(|l| l.split_once(' ').map(|(t, _)| t)).collect();
+    let jaxlib: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split_once(' ').map(|(t, _)| t))
+        .collect();
     assert_eq!(jaxlib.len(), programs.len(), "oracle printed:\n{stdout}");
     let mut failures = Vec::new();
     let mut newer = std::collections::BTreeSet::new();
@@ -389,7 +472,9 @@ fn minimum_version_is_jaxlibs_smallest_serializable_target() {
         match our_minimum(&src) {
             Ok(v) if v == *want => {}
             Ok(v) => failures.push(format!("{name}: our minimum {v}, jaxlib's {want}")),
-            Err(e) => failures.push(format!("{name}: we find no target, jaxlib's minimum is {want}: {e}")),
+            Err(e) => failures.push(format!(
+                "{name}: we find no target, jaxlib's minimum is {want}: {e}"
+            )),
         }
         if path.starts_with(&work) {
             newer.insert(want.to_string());
@@ -402,7 +487,10 @@ fn minimum_version_is_jaxlibs_smallest_serializable_target() {
         NEWER_FEATURES.len()
     );
     // The programs written here must exercise several different boundaries to mean anything.
-    assert!(newer.len() >= 4, "programs written here only reach {newer:?}");
+    assert!(
+        newer.len() >= 4,
+        "programs written here only reach {newer:?}"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -411,7 +499,9 @@ fn minimum_version_is_jaxlibs_smallest_serializable_target() {
 /// be read by jaxlib to the module it reads from its own artifact at 1.17.0.
 #[test]
 fn jaxlib_reads_our_artifacts_of_newer_features() {
-    let Some(python) = oracle_python() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
     let work = scratch("newer");
     let mut sources = Vec::new();
     let mut ours = Vec::new(); // (label, source, our artifact)
@@ -427,14 +517,23 @@ fn jaxlib_reads_our_artifacts_of_newer_features() {
                 continue;
             }
         };
-        let module = text::parse_with_source_locations(src, &path.to_string_lossy()).expect("program parses");
+        let module = text::parse_with_source_locations(src, &path.to_string_lossy())
+            .expect("program parses");
         for target in [minimum.as_str(), "1.17.0"] {
             for strip_debuginfo in [false, true] {
-                let label = format!("{name}@{target}{}", if strip_debuginfo { " (stripped)" } else { "" });
-                let opts = SerializeOptions { strip_debuginfo, allow_other_dialects: false, ..Default::default() };
+                let label = format!(
+                    "{name}@{target}{}",
+                    if strip_debuginfo { " (stripped)" } else { "" }
+                );
+                let opts = SerializeOptions {
+                    strip_debuginfo,
+                    allow_other_dialects: false,
+                    ..Default::default()
+                };
                 match portable::serialize_portable_artifact(&module, target, opts) {
                     Ok(bytes) => {
-                        let file = work.join(format!("ours.{name}.{target}.{strip_debuginfo}.mlir.bc"));
+                        let file =
+                            work.join(format!("ours.{name}.{target}.{strip_debuginfo}.mlir.bc"));
                         std::fs::write(&file, bytes).unwrap();
                         ours.push((label, path.clone(), strip_debuginfo, file));
                     }
@@ -458,40 +557,78 @@ fn jaxlib_reads_our_artifacts_of_newer_features() {
     }
     let out = work.join("out");
     std::fs::create_dir_all(&out).unwrap();
-    let theirs_of = |source: &Path, strip: bool| theirs_dir(strip).join(format!("{}.bc", source.file_name().unwrap().to_string_lossy()));
-    let their_name = |source: &Path, strip: bool| format!("theirs.{strip}.{}.bc", source.file_name().unwrap().to_string_lossy());
+    let theirs_of = |source: &Path, strip: bool| {
+        theirs_dir(strip).join(format!(
+            "{}.bc",
+            source.file_name().unwrap().to_string_lossy()
+        ))
+    };
+    let their_name = |source: &Path, strip: bool| {
+        format!(
+            "theirs.{strip}.{}.bc",
+            source.file_name().unwrap().to_string_lossy()
+        )
+    };
     // Copy jaxlib's artifacts under distinct names: batch outputs are named after the input file.
     for source in &sources {
         for strip in [false, true] {
-            let _ = std::fs::copy(theirs_of(source, strip), work.join(their_name(source, strip)));
+            let _ = std::fs::copy(
+                theirs_of(source, strip),
+                work.join(their_name(source, strip)),
+            );
         }
     }
-    let mut args: Vec<String> = ["deserialize", "--generic", "--debug-info", "--output-dir"].map(String::from).into();
+    let mut args: Vec<String> = ["deserialize", "--generic", "--debug-info", "--output-dir"]
+        .map(String::from)
+        .into();
     args.push(out.to_string_lossy().into());
     for source in &sources {
         for strip in [false, true] {
-            args.push(work.join(their_name(source, strip)).to_string_lossy().into());
+            args.push(
+                work.join(their_name(source, strip))
+                    .to_string_lossy()
+                    .into(),
+            );
         }
     }
-    args.extend(ours.iter().map(|(_, _, _, f)| f.to_string_lossy().into_owned()));
+    args.extend(
+        ours.iter()
+            .map(|(_, _, _, f)| f.to_string_lossy().into_owned()),
+    );
     run_oracle(&python, &args);
     let mut same = 0;
     for (label, source, strip, file) in &ours {
-        let want = match batch_output(&out, &work.join(their_name(source, *strip)), ".deserialized.mlir") {
+        let want = match batch_output(
+            &out,
+            &work.join(their_name(source, *strip)),
+            ".deserialized.mlir",
+        ) {
             Ok(t) => t,
             Err(e) => {
-                failures.push(format!("{label}: jaxlib did not write or read its own artifact: {e}"));
+                failures.push(format!(
+                    "{label}: jaxlib did not write or read its own artifact: {e}"
+                ));
                 continue;
             }
         };
         match batch_output(&out, file, ".deserialized.mlir") {
             Ok(got) if got == want => same += 1,
-            Ok(got) => failures.push(format!("{label}: jaxlib reads our artifact differently: {}", first_difference(&want, &got))),
+            Ok(got) => failures.push(format!(
+                "{label}: jaxlib reads our artifact differently: {}",
+                first_difference(&want, &got)
+            )),
             Err(e) => failures.push(format!("{label}: jaxlib cannot read our artifact: {e}")),
         }
     }
-    eprintln!("{same}/{} of our artifacts of newer features read by jaxlib as its own", ours.len());
-    assert!(ours.len() >= 4 * NEWER_FEATURES.len() - 8, "only {} artifacts written", ours.len());
+    eprintln!(
+        "{same}/{} of our artifacts of newer features read by jaxlib as its own",
+        ours.len()
+    );
+    assert!(
+        ours.len() >= 4 * NEWER_FEATURES.len() - 8,
+        "only {} artifacts written",
+        ours.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -546,7 +683,9 @@ fn alias_programs() -> Vec<String> {
 /// under `--mlir-print-local-scope`.
 #[test]
 fn aliases_print_as_jaxlib_prints_them() {
-    let Some(python) = oracle_python() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
     let work = scratch("aliases");
     let programs = alias_programs();
     let input = work.join("aliases.mlir");
@@ -557,20 +696,53 @@ fn aliases_print_as_jaxlib_prints_them() {
         .collect();
     let mut failures = Vec::new();
     let variants: [(&[&str], PrintOptions); 6] = [
-        (&["--mlir-print-local-scope"], PrintOptions { local_scope: true, elide_defaults: true, ..Default::default() }),
-        (&[], PrintOptions { elide_defaults: true, ..Default::default() }),
-        (&["--mlir-print-op-generic"], PrintOptions { generic: true, ..Default::default() }),
+        (
+            &["--mlir-print-local-scope"],
+            PrintOptions {
+                local_scope: true,
+                elide_defaults: true,
+                ..Default::default()
+            },
+        ),
+        (
+            &[],
+            PrintOptions {
+                elide_defaults: true,
+                ..Default::default()
+            },
+        ),
+        (
+            &["--mlir-print-op-generic"],
+            PrintOptions {
+                generic: true,
+                ..Default::default()
+            },
+        ),
         (
             &["--mlir-print-debuginfo"],
-            PrintOptions { debug_info: true, location_aliases: true, elide_defaults: true, ..Default::default() },
+            PrintOptions {
+                debug_info: true,
+                location_aliases: true,
+                elide_defaults: true,
+                ..Default::default()
+            },
         ),
         (
             &["--mlir-print-op-generic", "--mlir-print-debuginfo"],
-            PrintOptions { generic: true, debug_info: true, location_aliases: true, ..Default::default() },
+            PrintOptions {
+                generic: true,
+                debug_info: true,
+                location_aliases: true,
+                ..Default::default()
+            },
         ),
         (
             &["--mlir-print-debuginfo", "--mlir-print-local-scope"],
-            PrintOptions { debug_info: true, elide_defaults: true, ..Default::default() },
+            PrintOptions {
+                debug_info: true,
+                elide_defaults: true,
+                ..Default::default()
+            },
         ),
     ];
     for (flags, opts) in variants {
@@ -580,7 +752,10 @@ fn aliases_print_as_jaxlib_prints_them() {
         let out = run_oracle(&python, &args);
         let want = String::from_utf8_lossy(&out.stdout).into_owned();
         if !out.status.success() {
-            failures.push(format!("{flags:?}: oracle failed: {}", String::from_utf8_lossy(&out.stderr)));
+            failures.push(format!(
+                "{flags:?}: oracle failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
             continue;
         }
         let got: Vec<String> = modules.iter().map(|m| text::print(m, opts)).collect();
@@ -592,7 +767,9 @@ fn aliases_print_as_jaxlib_prints_them() {
         for (i, printed) in got.split("// -----\n").enumerate() {
             match text::parse_with_source_locations(printed, "-") {
                 Ok(again) if text::print(&again, opts) == printed => {}
-                Ok(_) => failures.push(format!("{flags:?}: program {i} prints differently once re-parsed")),
+                Ok(_) => failures.push(format!(
+                    "{flags:?}: program {i} prints differently once re-parsed"
+                )),
                 Err(e) => failures.push(format!("{flags:?}: program {i} does not re-parse: {e}")),
             }
         }
@@ -604,7 +781,9 @@ fn aliases_print_as_jaxlib_prints_them() {
 /// column as 0 (`loc("x.py":0:0)`), and so must we.
 #[test]
 fn file_location_ranges_of_every_length_print_as_jaxlib_prints_them() {
-    let Some(python) = oracle_python() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
     let work = scratch("location_ranges");
     let out = work.join("out");
     std::fs::create_dir_all(&out).unwrap();
@@ -613,31 +792,48 @@ fn file_location_ranges_of_every_length_print_as_jaxlib_prints_them() {
         let mut m = text::parse("func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.abs %a : tensor<f32>\n  return %0 : tensor<f32>\n}\n").expect("parses");
         let file = m.sym("x.py");
         let line_cols: Vec<u32> = (11..11 + n).collect();
-        let loc = m.loc(vhlo_core::ir::LocData::FileLineColRange { file, line_cols: line_cols.into() });
+        let loc = m.loc(vhlo_core::ir::LocData::FileLineColRange {
+            file,
+            line_cols: line_cols.into(),
+        });
         let mut ops = Vec::new();
         m.walk(|op| ops.push(op));
         ops.retain(|&op| m.op_name_str(op) == "stablehlo.abs");
         for op in ops {
             m.set_op_location(op, loc);
         }
-        let bytes = portable::serialize_portable_artifact(&m, "1.9.0", SerializeOptions::default()).expect("serializes");
+        let bytes = portable::serialize_portable_artifact(&m, "1.9.0", SerializeOptions::default())
+            .expect("serializes");
         let path = work.join(format!("range{n}.mlir.bc"));
         std::fs::write(&path, &bytes).unwrap();
         let ours = portable::deserialize_portable_artifact(&bytes).expect("deserializes");
-        let opts = PrintOptions { generic: true, debug_info: true, location_aliases: true, ..Default::default() };
+        let opts = PrintOptions {
+            generic: true,
+            debug_info: true,
+            location_aliases: true,
+            ..Default::default()
+        };
         cases.push((path, text::print(&ours, opts)));
     }
-    let mut args: Vec<String> = ["deserialize", "--generic", "--debug-info", "--output-dir"].map(String::from).into();
+    let mut args: Vec<String> = ["deserialize", "--generic", "--debug-info", "--output-dir"]
+        .map(String::from)
+        .into();
     args.push(out.to_string_lossy().into());
     args.extend(cases.iter().map(|(p, _)| p.to_string_lossy().into_owned()));
     run_oracle(&python, &args);
     let failures: Vec<String> = cases
         .iter()
-        .filter_map(|(path, ours)| match batch_output(&out, path, ".deserialized.mlir") {
-            Ok(theirs) if &theirs == ours => None,
-            Ok(theirs) => Some(format!("{}: {}", path.display(), first_difference(&theirs, ours))),
-            Err(e) => Some(format!("{}: jaxlib cannot read it: {e}", path.display())),
-        })
+        .filter_map(
+            |(path, ours)| match batch_output(&out, path, ".deserialized.mlir") {
+                Ok(theirs) if &theirs == ours => None,
+                Ok(theirs) => Some(format!(
+                    "{}: {}",
+                    path.display(),
+                    first_difference(&theirs, ours)
+                )),
+                Err(e) => Some(format!("{}: jaxlib cannot read it: {e}", path.display())),
+            },
+        )
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -647,7 +843,9 @@ fn file_location_ranges_of_every_length_print_as_jaxlib_prints_them() {
 /// is serialized by both.
 #[test]
 fn jaxlib_refuses_the_type_constraint_violations_we_refuse() {
-    let Some(python) = oracle_python() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
     let work = scratch("type_constraints");
     let out = work.join("out");
     std::fs::create_dir_all(&out).expect("out dir");
@@ -660,7 +858,9 @@ fn jaxlib_refuses_the_type_constraint_violations_we_refuse() {
     let control = work.join("control.mlir");
     std::fs::write(&control, vhlo_tests::TYPE_CONSTRAINT_CONTROL).expect("write control");
     inputs.push((control, false));
-    let mut args: Vec<String> = ["serialize", "--target", "1.0.0", "--output-dir"].map(String::from).into();
+    let mut args: Vec<String> = ["serialize", "--target", "1.0.0", "--output-dir"]
+        .map(String::from)
+        .into();
     args.push(out.to_string_lossy().into());
     args.extend(inputs.iter().map(|(p, _)| p.to_string_lossy().into_owned()));
     run_oracle(&python, &args);

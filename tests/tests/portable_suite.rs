@@ -7,8 +7,8 @@
 
 use std::path::PathBuf;
 
-use vhlo_core::ir::{structurally_equal, EqualOptions};
 use vhlo_core::convert;
+use vhlo_core::ir::{structurally_equal, EqualOptions};
 use vhlo_core::portable::{self, SerializeOptions};
 use vhlo_core::text::PrintOptions;
 
@@ -182,9 +182,7 @@ fn targets_and_presets() {
         portable::current_version()
     );
     assert_eq!(
-        convert::parse_target("1.9.3")
-            .expect("patch")
-            .floor_patch(),
+        convert::parse_target("1.9.3").expect("patch").floor_patch(),
         vhlo_core::version::Version::new(1, 9, 0)
     );
     assert!(convert::parse_target("0.8.0").is_err());

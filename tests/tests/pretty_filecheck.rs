@@ -14,7 +14,10 @@ fn corpus() -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    assert!(!vhlo_tests::in_ci(), "../shared/stablehlo-tests is missing under CI");
+    assert!(
+        !vhlo_tests::in_ci(),
+        "../shared/stablehlo-tests is missing under CI"
+    );
     eprintln!("skipped: no ../shared/stablehlo-tests");
     None
 }
@@ -25,7 +28,11 @@ fn pretty_corpora_satisfy_their_check_lines() {
     let mut failures = Vec::new();
     // ops_stablehlo_roundtrip.mlir has no CHECK lines (its RUN lines diff two prints; the
     // round trip is in text_roundtrip.rs).
-    for name in ["print_stablehlo.mlir", "print_reduce.mlir", "print_while.mlir"] {
+    for name in [
+        "print_stablehlo.mlir",
+        "print_reduce.mlir",
+        "print_while.mlir",
+    ] {
         let src = std::fs::read_to_string(dir.join(name)).expect("corpus file");
         if !src.lines().any(|l| l.trim_start().starts_with("// CHECK")) {
             failures.push(format!("{name}: no CHECK lines left to check"));
@@ -33,7 +40,12 @@ fn pretty_corpora_satisfy_their_check_lines() {
         }
         let debug_info = src.contains("-mlir-print-debuginfo");
         let local_scope = src.contains("-mlir-print-local-scope");
-        let opts = PrintOptions { debug_info, local_scope, elide_defaults: true, ..Default::default() };
+        let opts = PrintOptions {
+            debug_info,
+            local_scope,
+            elide_defaults: true,
+            ..Default::default()
+        };
         let m = match text::parse(&src) {
             Ok(m) => m,
             Err(e) => {

@@ -21,7 +21,10 @@ fn program() -> String {
 }
 
 fn allow_other() -> SerializeOptions {
-    SerializeOptions { allow_other_dialects: true, ..SerializeOptions::default() }
+    SerializeOptions {
+        allow_other_dialects: true,
+        ..SerializeOptions::default()
+    }
 }
 
 /// What jaxlib 0.10.2's Shardy does not have yet: a sharding with a non-sum reduction (bytecode
@@ -69,7 +72,8 @@ fn sdy_survives_the_portable_api_with_other_dialects_allowed() {
         let m = text::parse(&src).unwrap_or_else(|e| panic!("{e}"));
         let bytes = portable::serialize_portable_artifact(&m, "current", allow_other())
             .unwrap_or_else(|e| panic!("{e}"));
-        let back = portable::deserialize_portable_artifact(&bytes).unwrap_or_else(|e| panic!("{e}"));
+        let back =
+            portable::deserialize_portable_artifact(&bytes).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(text::print_generic(&back), text::print_generic(&m));
         // Re-written unchanged.
         let again = portable::serialize_portable_artifact(&back, "current", allow_other()).unwrap();
@@ -92,16 +96,30 @@ fn oracle_python() -> Option<PathBuf> {
         return Some(python);
     }
     if std::env::var("VHLO_REQUIRE_ORACLE").is_ok_and(|v| v == "1") {
-        panic!("oracle python not found at {} (VHLO_REQUIRE_ORACLE=1)", python.display());
+        panic!(
+            "oracle python not found at {} (VHLO_REQUIRE_ORACLE=1)",
+            python.display()
+        );
     }
-    eprintln!("skipping: oracle python not found at {} (run scripts/oracle/setup.sh)", python.display());
+    eprintln!(
+        "skipping: oracle python not found at {} (run scripts/oracle/setup.sh)",
+        python.display()
+    );
     None
 }
 
 fn oracle(python: &PathBuf, args: &[&str]) -> Vec<u8> {
     let script = vhlo_tests::workspace_root().join("scripts/oracle/oracle.py");
-    let out = Command::new(python).arg(script).args(args).output().expect("oracle.py runs");
-    assert!(out.status.success(), "oracle {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(python)
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("oracle.py runs");
+    assert!(
+        out.status.success(),
+        "oracle {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out.stdout
 }
 
@@ -109,7 +127,9 @@ fn oracle(python: &PathBuf, args: &[&str]) -> Vec<u8> {
 /// artifacts of it at every target from the first with mixed programs, and read each other's.
 #[test]
 fn jaxlib_and_we_agree_on_sdy() {
-    let Some(python) = oracle_python() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sdy_dialect");
     std::fs::create_dir_all(&dir).unwrap();
     let path = program_path();
@@ -119,18 +139,41 @@ fn jaxlib_and_we_agree_on_sdy() {
     let theirs = String::from_utf8(oracle(&python, &["roundtrip-text", p, "--generic"])).unwrap();
     assert_eq!(text::print_generic(&m), theirs, "generic print");
     let theirs = String::from_utf8(oracle(&python, &["roundtrip-text", p])).unwrap();
-    assert_eq!(text::print(&m, PrintOptions::default()), theirs, "pretty print");
+    assert_eq!(
+        text::print(&m, PrintOptions::default()),
+        theirs,
+        "pretty print"
+    );
 
     for target in ["1.11.0", "1.15.0", "1.17.0"] {
         let file = dir.join(format!("jaxlib_{target}.bc"));
         let f = file.to_str().unwrap();
-        oracle(&python, &["serialize", p, "--target", target, "--allow-other-dialects", "-o", f]);
+        oracle(
+            &python,
+            &[
+                "serialize",
+                p,
+                "--target",
+                target,
+                "--allow-other-dialects",
+                "-o",
+                f,
+            ],
+        );
         let jax_bytes = std::fs::read(&file).unwrap();
         let ours = portable::serialize_portable_artifact(&m, target, allow_other())
             .unwrap_or_else(|e| panic!("{target}: {e}"));
-        assert!(ours == jax_bytes, "{target}: our artifact differs from jaxlib's");
-        let back = portable::deserialize_portable_artifact(&jax_bytes).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            ours == jax_bytes,
+            "{target}: our artifact differs from jaxlib's"
+        );
+        let back =
+            portable::deserialize_portable_artifact(&jax_bytes).unwrap_or_else(|e| panic!("{e}"));
         let theirs = String::from_utf8(oracle(&python, &["deserialize", f, "--generic"])).unwrap();
-        assert_eq!(text::print_generic(&back), theirs, "{target}: deserialized print");
+        assert_eq!(
+            text::print_generic(&back),
+            theirs,
+            "{target}: deserialized print"
+        );
     }
 }

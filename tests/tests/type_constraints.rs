@@ -12,13 +12,20 @@ fn type_constraint_violations_are_refused_at_serialize() {
         match portable::serialize_portable_artifact(&m, "1.0.0", SerializeOptions::default()) {
             Ok(_) => panic!("{name}: serialized a program libStablehlo refuses"),
             Err(PortableError::Convert(ds)) => {
-                let d = ds.iter().find(|d| d.op == *op).unwrap_or_else(|| panic!("{name}: no diagnostic on {op}: {ds:?}"));
+                let d = ds
+                    .iter()
+                    .find(|d| d.op == *op)
+                    .unwrap_or_else(|| panic!("{name}: no diagnostic on {op}: {ds:?}"));
                 assert_eq!(d.location, "\"bad.py\":7:3", "{name}");
-                assert!(d.rule.contains("CompatibleOperandsAndResultType"), "{name}: {d}");
+                assert!(
+                    d.rule.contains("CompatibleOperandsAndResultType"),
+                    "{name}: {d}"
+                );
             }
             Err(e) => panic!("{name}: wrong error {e}"),
         }
     }
     let m = text::parse(vhlo_tests::TYPE_CONSTRAINT_CONTROL).expect("control parses");
-    portable::serialize_portable_artifact(&m, "1.0.0", SerializeOptions::default()).expect("the control serializes");
+    portable::serialize_portable_artifact(&m, "1.0.0", SerializeOptions::default())
+        .expect("the control serializes");
 }

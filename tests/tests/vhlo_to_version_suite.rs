@@ -64,7 +64,8 @@ fn chunks(src: &str, split: bool) -> Vec<String> {
 fn convert(src: &str, run: &Run) -> Result<vhlo_core::ir::Module, Result<String, Vec<Diagnostic>>> {
     let mut m = text::parse(src).map_err(|e| Ok(e.to_string()))?;
     if run.legalize {
-        convert::legalize_to_vhlo(&mut m, LegalizeOptions::default()).map_err(|ds| Err(ds.into()))?;
+        convert::legalize_to_vhlo(&mut m, LegalizeOptions::default())
+            .map_err(|ds| Err(ds.into()))?;
     }
     convert::vhlo_to_version(&mut m, run.target).map_err(|ds| Err(ds.into()))?;
     Ok(m)
@@ -254,7 +255,13 @@ fn target_argument_errors() {
     assert_eq!(convert::parse_target("1.9.3"), Ok(Version::new(1, 9, 0)));
     let current = vhlo_core::vhlo::CURRENT_VERSION;
     let past = format!("{}.{}.{}", current.major, current.minor, current.patch + 1);
-    assert!(matches!(convert::parse_target(&past), Err(VersionError::TooNew { .. })), "{past}");
+    assert!(
+        matches!(
+            convert::parse_target(&past),
+            Err(VersionError::TooNew { .. })
+        ),
+        "{past}"
+    );
     assert_eq!(
         convert::parse_target("current"),
         Ok(vhlo_core::vhlo::CURRENT_VERSION.floor_patch())

@@ -34,7 +34,12 @@ fn artifact_1_0_0() -> &'static [u8] {
 
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn parse_print_pretty(b: Bencher) {
-    b.bench(|| text::print(&text::parse(source()).expect("parses"), PrintOptions::default()));
+    b.bench(|| {
+        text::print(
+            &text::parse(source()).expect("parses"),
+            PrintOptions::default(),
+        )
+    });
 }
 
 #[divan::bench(sample_count = 5, sample_size = 1)]
@@ -45,7 +50,10 @@ fn parse_print_generic(b: Bencher) {
 #[divan::bench(sample_count = 5, sample_size = 1, args = ["1.0.0", "current"])]
 fn serialize(b: Bencher, target: &str) {
     let m = module();
-    b.bench(|| portable::serialize_portable_artifact(m, target, SerializeOptions::default()).expect("serializes"));
+    b.bench(|| {
+        portable::serialize_portable_artifact(m, target, SerializeOptions::default())
+            .expect("serializes")
+    });
 }
 
 #[divan::bench(sample_count = 5, sample_size = 1)]

@@ -45,17 +45,30 @@ impl WalkCount for vhlo_core::ir::Module {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["gen", ops, out] => {
-            let ops: usize = ops.parse().unwrap_or_else(|_| fail(format!("bad op count {ops:?}")));
-            std::fs::write(out, program::generate(ops)).unwrap_or_else(|e| fail(format!("{out}: {e}")));
+            let ops: usize = ops
+                .parse()
+                .unwrap_or_else(|_| fail(format!("bad op count {ops:?}")));
+            std::fs::write(out, program::generate(ops))
+                .unwrap_or_else(|e| fail(format!("{out}: {e}")));
         }
         ["time", input, reps, outdir] => {
-            let reps: usize = reps.parse().unwrap_or_else(|_| fail(format!("bad repetition count {reps:?}")));
-            let src = std::fs::read_to_string(input).unwrap_or_else(|e| fail(format!("{input}: {e}")));
+            let reps: usize = reps
+                .parse()
+                .unwrap_or_else(|_| fail(format!("bad repetition count {reps:?}")));
+            let src =
+                std::fs::read_to_string(input).unwrap_or_else(|e| fail(format!("{input}: {e}")));
             let parse = || text::parse(&src).unwrap_or_else(|e| fail(format!("{input}: {e}")));
             let mut results: Vec<(String, f64)> = Vec::new();
-            let (t, _) = fastest(reps, || text::print(&parse(), PrintOptions::default()).len());
+            let (t, _) = fastest(reps, || {
+                text::print(&parse(), PrintOptions::default()).len()
+            });
             results.push(("parse_print_pretty".into(), t.as_secs_f64()));
             let (t, _) = fastest(reps, || text::print_generic(&parse()).len());
             results.push(("parse_print_generic".into(), t.as_secs_f64()));
@@ -68,26 +81,38 @@ fn main() {
             };
             for target in ["1.0.0", "current"] {
                 let (t, bytes) = fastest(reps, || {
-                    portable::serialize_portable_artifact(&module, target, SerializeOptions::default())
-                        .unwrap_or_else(|e| fail(format!("serialize at {target}: {e}")))
+                    portable::serialize_portable_artifact(
+                        &module,
+                        target,
+                        SerializeOptions::default(),
+                    )
+                    .unwrap_or_else(|e| fail(format!("serialize at {target}: {e}")))
                 });
                 results.push((format!("serialize_{target}"), t.as_secs_f64()));
                 let path = format!("{outdir}/ours-{target}.mlir.bc");
                 std::fs::write(&path, &bytes).unwrap_or_else(|e| fail(format!("{path}: {e}")));
             }
-            let artifact = std::fs::read(format!("{outdir}/ours-1.0.0.mlir.bc")).unwrap_or_else(|e| fail(e.to_string()));
+            let artifact = std::fs::read(format!("{outdir}/ours-1.0.0.mlir.bc"))
+                .unwrap_or_else(|e| fail(e.to_string()));
             let (t, _) = fastest(reps, || {
-                portable::deserialize_portable_artifact(&artifact).unwrap_or_else(|e| fail(format!("deserialize: {e}")))
+                portable::deserialize_portable_artifact(&artifact)
+                    .unwrap_or_else(|e| fail(format!("deserialize: {e}")))
             });
             results.push(("deserialize_1.0.0".into(), t.as_secs_f64()));
-            let fields: Vec<String> = results.iter().map(|(k, v)| format!("\"{k}\": {v:.6}")).collect();
+            let fields: Vec<String> = results
+                .iter()
+                .map(|(k, v)| format!("\"{k}\": {v:.6}"))
+                .collect();
             println!("{{\"ops\": {ops}, {}}}", fields.join(", "));
         }
         ["repeat", step, input, n] => {
-            let n: usize = n.parse().unwrap_or_else(|_| fail(format!("bad repetition count {n:?}")));
+            let n: usize = n
+                .parse()
+                .unwrap_or_else(|_| fail(format!("bad repetition count {n:?}")));
             let bytes = std::fs::read(input).unwrap_or_else(|e| fail(format!("{input}: {e}")));
             let text_module = || {
-                let src = std::str::from_utf8(&bytes).unwrap_or_else(|e| fail(format!("{input}: {e}")));
+                let src =
+                    std::str::from_utf8(&bytes).unwrap_or_else(|e| fail(format!("{input}: {e}")));
                 text::parse(src).unwrap_or_else(|e| fail(format!("{input}: {e}")))
             };
             let mut sink = 0usize;
@@ -100,9 +125,13 @@ fn main() {
                 "serialize" => {
                     let m = text_module();
                     (0..n).for_each(|_| {
-                        sink += portable::serialize_portable_artifact(&m, "1.0.0", SerializeOptions::default())
-                            .unwrap_or_else(|e| fail(format!("serialize: {e}")))
-                            .len()
+                        sink += portable::serialize_portable_artifact(
+                            &m,
+                            "1.0.0",
+                            SerializeOptions::default(),
+                        )
+                        .unwrap_or_else(|e| fail(format!("serialize: {e}")))
+                        .len()
                     })
                 }
                 "deserialize" => (0..n).for_each(|_| {

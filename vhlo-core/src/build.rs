@@ -1,7 +1,9 @@
 //! Builders for a StableHLO module, a function and its `func.return`, to use with the typed op
 //! structs of [`crate::vhlo`] (`AddOp { .. }.build(m, loc)`). See the crate docs for an example.
 
-use crate::ir::{AttrData, Block, Location, Module, NamedAttr, OpId, OperationState, Type, TypeData, Value};
+use crate::ir::{
+    AttrData, Block, Location, Module, NamedAttr, OpId, OperationState, Type, TypeData, Value,
+};
 
 /// A `builtin.module` being filled with functions.
 pub struct ModuleBuilder {
@@ -36,20 +38,37 @@ impl ModuleBuilder {
 
     /// Starts `func.func @name(inputs) -> results`; its body is finished by
     /// [`FunctionBuilder::ret`].
-    pub fn function(&mut self, name: &str, inputs: &[Type], results: &[Type]) -> FunctionBuilder<'_> {
+    pub fn function(
+        &mut self,
+        name: &str,
+        inputs: &[Type],
+        results: &[Type],
+    ) -> FunctionBuilder<'_> {
         let m = &mut self.m;
         let region = m.create_region();
         let block = m.append_block(region, inputs);
         let name_sym = m.sym(name);
-        let sym_name = m.attr(AttrData::String { value: name_sym, ty: None });
-        let fty = m.ty(TypeData::Function { inputs: inputs.into(), results: results.into() });
+        let sym_name = m.attr(AttrData::String {
+            value: name_sym,
+            ty: None,
+        });
+        let fty = m.ty(TypeData::Function {
+            inputs: inputs.into(),
+            results: results.into(),
+        });
         let function_type = m.attr(AttrData::Type(fty));
         let func = m.sym("func.func");
         let mut st = OperationState::new(func, m.unknown_loc());
         // Sorted by name, as the parser keeps properties.
         st.properties = vec![
-            NamedAttr { name: m.sym("function_type"), value: function_type },
-            NamedAttr { name: m.sym("sym_name"), value: sym_name },
+            NamedAttr {
+                name: m.sym("function_type"),
+                value: function_type,
+            },
+            NamedAttr {
+                name: m.sym("sym_name"),
+                value: sym_name,
+            },
         ];
         st.regions.push(region);
         let op = m.create_op(st);

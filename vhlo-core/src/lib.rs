@@ -78,8 +78,8 @@ extern crate self as vhlo_core;
 
 pub mod build;
 pub mod bytecode;
-pub mod dialect;
 pub mod convert;
+pub mod dialect;
 pub mod ir;
 pub mod portable;
 pub mod text;

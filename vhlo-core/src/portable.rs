@@ -109,7 +109,11 @@ pub fn strip_debuginfo(m: &mut Module) {
         let args: Vec<Value> = m
             .regions(op)
             .iter()
-            .flat_map(|&r| m.blocks(r).iter().flat_map(|&b| m.block_args(b).iter().copied()))
+            .flat_map(|&r| {
+                m.blocks(r)
+                    .iter()
+                    .flat_map(|&b| m.block_args(b).iter().copied())
+            })
             .collect();
         for v in args {
             m.set_value_location(v, unknown);
@@ -120,13 +124,21 @@ pub fn strip_debuginfo(m: &mut Module) {
 /// Writes `module` (StableHLO) as a portable artifact readable by StableHLO `target` and later.
 /// `target` is `X.Y.Z`, `current` or `minimum` (see [`convert::parse_target`]); the producer
 /// string keeps it as written.
-pub fn serialize_portable_artifact(module: &Module, target: &str, options: SerializeOptions) -> Result<Vec<u8>, PortableError> {
+pub fn serialize_portable_artifact(
+    module: &Module,
+    target: &str,
+    options: SerializeOptions,
+) -> Result<Vec<u8>, PortableError> {
     serialize_portable_module(module.clone(), target, options)
 }
 
 /// [`serialize_portable_artifact`] of a module the caller no longer needs: it is converted in
 /// place, with no copy (what the CLI does, to keep its peak memory down).
-pub fn serialize_portable_module(mut m: Module, target: &str, options: SerializeOptions) -> Result<Vec<u8>, PortableError> {
+pub fn serialize_portable_module(
+    mut m: Module,
+    target: &str,
+    options: SerializeOptions,
+) -> Result<Vec<u8>, PortableError> {
     // Checked before flooring, as upstream: a target past the current release is refused.
     let version = convert::parse_target(target)?;
     let producer_version = match target {
@@ -137,10 +149,16 @@ pub fn serialize_portable_module(mut m: Module, target: &str, options: Serialize
     if options.strip_debuginfo {
         strip_debuginfo(&mut m);
     }
-    let opts = LegalizeOptions { allow_other_dialects: options.allow_other_dialects, strict: options.strict };
+    let opts = LegalizeOptions {
+        allow_other_dialects: options.allow_other_dialects,
+        strict: options.strict,
+    };
     // Locations are checked on the StableHLO program, so that diagnostics name its ops.
-    let location_losses =
-        if options.strict { convert::location_losses(&m, version.floor_patch()) } else { Vec::new() };
+    let location_losses = if options.strict {
+        convert::location_losses(&m, version.floor_patch())
+    } else {
+        Vec::new()
+    };
     if let Err(mut ds) = convert::legalize_to_vhlo_in_place(&mut m, opts) {
         ds.extend(location_losses);
         return Err(PortableError::Convert(ds));
@@ -148,7 +166,8 @@ pub fn serialize_portable_module(mut m: Module, target: &str, options: Serialize
     if !location_losses.is_empty() {
         return Err(PortableError::Convert(location_losses));
     }
-    let steps = convert::vhlo_to_version_in_place(&mut m, version.floor_patch()).map_err(PortableError::Convert)?;
+    let steps = convert::vhlo_to_version_in_place(&mut m, version.floor_patch())
+        .map_err(PortableError::Convert)?;
     // Each version step upstream replaces the op, which leaves use lists in an order the
     // bytecode records; this library writes as the current release does.
     let orders = convert::artifact_use_list_orders(&m, &steps, current_version());
@@ -156,7 +175,11 @@ pub fn serialize_portable_module(mut m: Module, target: &str, options: Serialize
 }
 
 /// Writes a VHLO module that is already at `version` (for retargeting artifacts).
-pub fn write_vhlo(m: &Module, version: Version, producer_version: &str) -> Result<Vec<u8>, PortableError> {
+pub fn write_vhlo(
+    m: &Module,
+    version: Version,
+    producer_version: &str,
+) -> Result<Vec<u8>, PortableError> {
     write_vhlo_with(&mut m.clone(), version, producer_version, None)
 }
 
@@ -166,8 +189,12 @@ fn write_vhlo_with(
     producer_version: &str,
     use_list_orders: Option<&BTreeMap<Value, UseListOrder>>,
 ) -> Result<Vec<u8>, PortableError> {
-    let bytecode_version = bytecode::bytecode_version_for_target(version.floor_patch())
-        .ok_or(PortableError::Version(VersionError::TooNew { target: version, current: current_version() }))?;
+    let bytecode_version = bytecode::bytecode_version_for_target(version.floor_patch()).ok_or(
+        PortableError::Version(VersionError::TooNew {
+            target: version,
+            current: current_version(),
+        }),
+    )?;
     let producer = format!("StableHLO_v{producer_version}");
     let mut opts = WriteOptions::new(bytecode_version, &producer);
     opts.use_list_orders = use_list_orders;
@@ -186,7 +213,9 @@ pub fn read_producer_version(bytes: &[u8]) -> Result<Version, PortableError> {
 pub fn producer_version(producer: &str) -> Option<Version> {
     const PREFIX: &str = "StableHLO_v";
     let at = producer.find(PREFIX)?;
-    producer.get(at + PREFIX.len()..).and_then(|v| Version::parse(v).ok())
+    producer
+        .get(at + PREFIX.len()..)
+        .and_then(|v| Version::parse(v).ok())
 }
 
 /// The version an artifact is read at: the one its producer names, else the minimum version of
@@ -194,13 +223,17 @@ pub fn producer_version(producer: &str) -> Option<Version> {
 /// its own version), so an artifact of any producer is read; the version only checks that a
 /// StableHLO producer is not newer than this library, and names the artifact in messages.
 fn reading_version(m: &Module, producer: &str) -> Version {
-    producer_version(producer).unwrap_or_else(|| convert::minimum_version(m).unwrap_or(current_version()))
+    producer_version(producer)
+        .unwrap_or_else(|| convert::minimum_version(m).unwrap_or(current_version()))
 }
 
 /// Refuses an artifact whose producer names a StableHLO version newer than this library.
 fn check_not_too_new(producer: &str) -> Result<(), PortableError> {
     match producer_version(producer) {
-        Some(v) if v.floor_patch() > current_version() => Err(PortableError::TooNew { artifact: v, current: current_version() }),
+        Some(v) if v.floor_patch() > current_version() => Err(PortableError::TooNew {
+            artifact: v,
+            current: current_version(),
+        }),
         _ => Ok(()),
     }
 }
@@ -217,7 +250,10 @@ pub fn read_vhlo(bytes: &[u8]) -> Result<(Module, Version), PortableError> {
 
 /// [`read_vhlo`] with options: when strict, an artifact from which the reader dropped
 /// something (see [`bytecode::ArtifactInfo::shadowed_attributes`]) is refused.
-pub fn read_vhlo_with(bytes: &[u8], options: DeserializeOptions) -> Result<(Module, Version), PortableError> {
+pub fn read_vhlo_with(
+    bytes: &[u8],
+    options: DeserializeOptions,
+) -> Result<(Module, Version), PortableError> {
     if !options.strict {
         return read_vhlo(bytes);
     }
@@ -234,9 +270,16 @@ pub fn read_vhlo_with(bytes: &[u8], options: DeserializeOptions) -> Result<(Modu
 
 /// [`deserialize_portable_artifact`] with options: when strict, whatever the reader or the
 /// legalization would drop is refused, each loss named with its op and location.
-pub fn deserialize_portable_artifact_with(bytes: &[u8], options: DeserializeOptions) -> Result<Module, PortableError> {
+pub fn deserialize_portable_artifact_with(
+    bytes: &[u8],
+    options: DeserializeOptions,
+) -> Result<Module, PortableError> {
     let (mut m, _) = read_vhlo_with(bytes, options)?;
-    let losses = if options.strict { convert::losses_to_stablehlo(&m) } else { Vec::new() };
+    let losses = if options.strict {
+        convert::losses_to_stablehlo(&m)
+    } else {
+        Vec::new()
+    };
     // The module is ours and dropped on failure: no transactional copy needed.
     let converted = convert::legalize_to_stablehlo_in_place(&mut m);
     if !losses.is_empty() {

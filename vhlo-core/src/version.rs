@@ -78,13 +78,22 @@ impl fmt::Display for VersionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             VersionError::Malformed(s) => {
-                write!(f, "invalid version `{s}`: a version is three numbers `#.#.#` (for example 1.9.0)")
+                write!(
+                    f,
+                    "invalid version `{s}`: a version is three numbers `#.#.#` (for example 1.9.0)"
+                )
             }
             VersionError::TooOld { target, minimum } => {
-                write!(f, "target version {target} is older than the minimum supported version {minimum}")
+                write!(
+                    f,
+                    "target version {target} is older than the minimum supported version {minimum}"
+                )
             }
             VersionError::TooNew { target, current } => {
-                write!(f, "target version {target} is newer than the current version {current}")
+                write!(
+                    f,
+                    "target version {target} is newer than the current version {current}"
+                )
             }
         }
     }

@@ -107,7 +107,9 @@ const LONG_OPTIONS: &[&str] = &[
 fn normalize_args(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     args.map(|a| {
         let Some(s) = a.to_str() else { return a };
-        let Some(rest) = s.strip_prefix('-').filter(|r| !r.starts_with('-')) else { return a };
+        let Some(rest) = s.strip_prefix('-').filter(|r| !r.starts_with('-')) else {
+            return a;
+        };
         let name = rest.split('=').next().unwrap_or(rest);
         if LONG_OPTIONS.contains(&name) {
             format!("-{s}").into()
@@ -127,7 +129,9 @@ enum Failure {
 impl From<PortableError> for Failure {
     fn from(e: PortableError) -> Self {
         match e {
-            PortableError::Convert(ds) => Failure::Diagnostics("cannot convert the program".into(), ds),
+            PortableError::Convert(ds) => {
+                Failure::Diagnostics("cannot convert the program".into(), ds)
+            }
             other => Failure::Message(other.to_string()),
         }
     }
@@ -147,13 +151,20 @@ fn read_input(path: Option<&str>) -> Result<Vec<u8>, Failure> {
     let (bytes, name) = match path {
         None | Some("-") => {
             let mut buf = Vec::new();
-            std::io::stdin().read_to_end(&mut buf).map_err(|e| Failure::Message(format!("cannot read stdin: {e}")))?;
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .map_err(|e| Failure::Message(format!("cannot read stdin: {e}")))?;
             (buf, "<stdin>")
         }
-        Some(p) => (std::fs::read(p).map_err(|e| Failure::Message(format!("cannot read {p}: {e}")))?, p),
+        Some(p) => (
+            std::fs::read(p).map_err(|e| Failure::Message(format!("cannot read {p}: {e}")))?,
+            p,
+        ),
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(Failure::Message(format!("{name}: empty input (expected a program or a portable artifact)")));
+        return Err(Failure::Message(format!(
+            "{name}: empty input (expected a program or a portable artifact)"
+        )));
     }
     Ok(bytes)
 }
@@ -206,13 +217,20 @@ fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
 
 fn write_output(path: Option<&str>, bytes: &[u8]) -> Result<(), Failure> {
     match path {
-        None | Some("-") => write_stdout(bytes).map_err(|e| Failure::Message(format!("cannot write stdout: {e}"))),
-        Some(p) => std::fs::write(p, bytes).map_err(|e| Failure::Message(format!("cannot write {p}: {e}"))),
+        None | Some("-") => {
+            write_stdout(bytes).map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))
+        }
+        Some(p) => {
+            std::fs::write(p, bytes).map_err(|e| Failure::Message(format!("cannot write {p}: {e}")))
+        }
     }
 }
 
 fn target(cli: &Cli) -> Result<String, Failure> {
-    let t = cli.target.clone().ok_or_else(|| Failure::Message("--target=X.Y.Z|current|minimum is required".into()))?;
+    let t = cli
+        .target
+        .clone()
+        .ok_or_else(|| Failure::Message("--target=X.Y.Z|current|minimum is required".into()))?;
     convert::parse_target(&t).map_err(|e| Failure::Message(format!("--target={t}: {e}")))?;
     Ok(t)
 }
@@ -236,7 +254,11 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         return retarget(cli);
     }
     if cli.print_stablehlo_version {
-        let text = format!("Current version: {}\nMinimum version: {}\n", portable::current_version(), portable::minimum_version());
+        let text = format!(
+            "Current version: {}\nMinimum version: {}\n",
+            portable::current_version(),
+            portable::minimum_version()
+        );
         return write_output(cli.output.as_deref(), text.as_bytes());
     }
     Err(Failure::Message(
@@ -248,9 +270,11 @@ fn serialize(cli: &Cli) -> Result<(), Failure> {
     let t = target(cli)?;
     let name = input_name(cli).to_string();
     let bytes = read_input(cli.input.as_deref())?;
-    let src = String::from_utf8(bytes).map_err(|_| Failure::Message(format!("{name}: not UTF-8 text")))?;
+    let src = String::from_utf8(bytes)
+        .map_err(|_| Failure::Message(format!("{name}: not UTF-8 text")))?;
     // Like MLIR, unlocated ops get their position in the input file (`<stdin>` for stdin).
-    let module = text::parse_with_source_locations(&src, &name).map_err(|e| Failure::Message(format!("{name}:{e}")))?;
+    let module = text::parse_with_source_locations(&src, &name)
+        .map_err(|e| Failure::Message(format!("{name}:{e}")))?;
     drop(src);
     let opts = SerializeOptions {
         strip_debuginfo: cli.strip_debuginfo,
@@ -270,18 +294,27 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
             Ok(v) => format!("// Reading portable artifact with StableHLO version: {v}\n"),
             Err(_) => "// Failed parsing StableHLO version from portable artifact\n".to_string(),
         };
-        write_stdout(line.as_bytes()).map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))?;
+        write_stdout(line.as_bytes())
+            .map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))?;
     }
     let module = if is_bytecode(&bytes) {
-        portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: cli.strict })?
+        portable::deserialize_portable_artifact_with(
+            &bytes,
+            DeserializeOptions { strict: cli.strict },
+        )?
     } else {
         // MLIR's deserializer parses text too: VHLO is upgraded and legalized, StableHLO kept.
-        let src = String::from_utf8(bytes).map_err(|_| Failure::Message(format!("{name}: neither MLIR bytecode nor UTF-8 text")))?;
-        let mut m = text::parse_with_source_locations(&src, &name).map_err(|e| Failure::Message(format!("{name}:{e}")))?;
+        let src = String::from_utf8(bytes).map_err(|_| {
+            Failure::Message(format!("{name}: neither MLIR bytecode nor UTF-8 text"))
+        })?;
+        let mut m = text::parse_with_source_locations(&src, &name)
+            .map_err(|e| Failure::Message(format!("{name}:{e}")))?;
         let mut has_vhlo = false;
         m.walk(|op| has_vhlo |= m.op_name_str(op).starts_with("vhlo."));
         if has_vhlo {
-            let fail = |ds: convert::Diagnostics| Failure::Diagnostics("cannot convert the program".into(), ds.into());
+            let fail = |ds: convert::Diagnostics| {
+                Failure::Diagnostics("cannot convert the program".into(), ds.into())
+            };
             convert::vhlo_to_version(&mut m, vhlo::CURRENT_VERSION).map_err(fail)?;
             convert::legalize_to_stablehlo(&mut m).map_err(fail)?;
         }
@@ -291,7 +324,8 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
         let located = located_ops(&module);
         if !located.is_empty() {
             return Err(Failure::Diagnostics(
-                "--strict: the printed text would leave out locations; add --mlir-print-debuginfo".into(),
+                "--strict: the printed text would leave out locations; add --mlir-print-debuginfo"
+                    .into(),
                 located,
             ));
         }
@@ -313,15 +347,23 @@ fn retarget(cli: &Cli) -> Result<(), Failure> {
     let version = convert::parse_target(&t).map_err(|e| Failure::Message(e.to_string()))?;
     let bytes = read_input(cli.input.as_deref())?;
     let (mut m, _) = portable::read_vhlo_with(&bytes, DeserializeOptions { strict: cli.strict })?;
-    convert::vhlo_to_version(&mut m, version.floor_patch()).map_err(|ds| Failure::Diagnostics(format!("cannot retarget to {t}"), ds.into()))?;
+    convert::vhlo_to_version(&mut m, version.floor_patch())
+        .map_err(|ds| Failure::Diagnostics(format!("cannot retarget to {t}"), ds.into()))?;
     if cli.strict {
         let losses = convert::location_losses(&m, version.floor_patch());
         if !losses.is_empty() {
-            return Err(Failure::Diagnostics(format!("cannot retarget to {t} without loss"), losses));
+            return Err(Failure::Diagnostics(
+                format!("cannot retarget to {t} without loss"),
+                losses,
+            ));
         }
     }
     // The producer names the target as given (`1.4.1` stays `1.4.1`), the presets by number.
-    let producer = if matches!(t.as_str(), "current" | "minimum") { version.to_string() } else { t.clone() };
+    let producer = if matches!(t.as_str(), "current" | "minimum") {
+        version.to_string()
+    } else {
+        t.clone()
+    };
     let out = portable::write_vhlo(&m, version, &producer)?;
     write_output(cli.output.as_deref(), &out)
 }
@@ -341,7 +383,11 @@ fn located_ops(m: &vhlo_core::ir::Module) -> Vec<Diagnostic> {
             out.push(Diagnostic {
                 op: m.op_name_str(op).to_string(),
                 location: convert::location_to_string(m, m.op_location(op)),
-                subject: if arg_located { "the location of the op or of its region arguments".into() } else { "the op's location".into() },
+                subject: if arg_located {
+                    "the location of the op or of its region arguments".into()
+                } else {
+                    "the op's location".into()
+                },
                 needs: None,
                 rule: "strict: printing without --mlir-print-debuginfo drops it".into(),
             });
@@ -404,12 +450,14 @@ struct ErrorReport<'a> {
 
 fn to_json<T: Serialize>(value: &T) -> String {
     // Serializing these plain structs cannot fail (string keys, no maps with other keys).
-    serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"error\":\"cannot serialize JSON: {e}\"}}"))
+    serde_json::to_string(value)
+        .unwrap_or_else(|e| format!("{{\"error\":\"cannot serialize JSON: {e}\"}}"))
 }
 
 fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Failure> {
     let bytes = read_input(Some(file))?;
-    let (bytecode_version, producer) = vhlo_core::bytecode::read_producer(&bytes).map_err(|e| Failure::Message(e.to_string()))?;
+    let (bytecode_version, producer) =
+        vhlo_core::bytecode::read_producer(&bytes).map_err(|e| Failure::Message(e.to_string()))?;
     let (m, version) = portable::read_vhlo(&bytes)?;
     let mut histogram: BTreeMap<String, usize> = BTreeMap::new();
     let mut dialects: BTreeMap<String, usize> = BTreeMap::new();
@@ -425,7 +473,8 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
     let readable = match readable_by {
         None => None,
         Some(r) => {
-            let v = convert::parse_target(r).map_err(|e| Failure::Message(format!("--readable-by {r}: {e}")))?;
+            let v = convert::parse_target(r)
+                .map_err(|e| Failure::Message(format!("--readable-by {r}: {e}")))?;
             // An artifact is read by its target version and later; older readers need a retarget.
             let verdict = if v.floor_patch() >= version.floor_patch() {
                 None
@@ -444,12 +493,33 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
             bytecode_version,
             dialects: dialects.keys().cloned().collect(),
             ops,
-            histogram: histogram.iter().map(|(op, &count)| OpCount { op: op.clone(), count }).collect(),
+            histogram: histogram
+                .iter()
+                .map(|(op, &count)| OpCount {
+                    op: op.clone(),
+                    count,
+                })
+                .collect(),
             minimum_version: minimum.as_ref().ok().map(|v| v.to_string()),
             readable_by: readable.map(|(v, verdict)| match verdict {
-                None => Readability { version: v.to_string(), readable: true, retarget_possible: None, blockers: Vec::new() },
-                Some(Ok(())) => Readability { version: v.to_string(), readable: false, retarget_possible: Some(true), blockers: Vec::new() },
-                Some(Err(ds)) => Readability { version: v.to_string(), readable: false, retarget_possible: Some(false), blockers: ds.into() },
+                None => Readability {
+                    version: v.to_string(),
+                    readable: true,
+                    retarget_possible: None,
+                    blockers: Vec::new(),
+                },
+                Some(Ok(())) => Readability {
+                    version: v.to_string(),
+                    readable: false,
+                    retarget_possible: Some(true),
+                    blockers: Vec::new(),
+                },
+                Some(Err(ds)) => Readability {
+                    version: v.to_string(),
+                    readable: false,
+                    retarget_possible: Some(false),
+                    blockers: ds.into(),
+                },
             }),
         };
         to_json(&report) + "\n"
@@ -459,18 +529,31 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
         match portable::producer_version(&producer) {
             Some(_) => out.push_str(&format!("target version:    {version}\n")),
             // libStablehlo reads these too: it upgrades every op from its own version.
-            None => out.push_str("target version:    none named by the producer (read as libStablehlo reads it)\n"),
+            None => out.push_str(
+                "target version:    none named by the producer (read as libStablehlo reads it)\n",
+            ),
         }
         out.push_str(&format!("bytecode version:  {bytecode_version}\n"));
-        out.push_str(&format!("dialects:          {}\n", dialects.keys().cloned().collect::<Vec<_>>().join(", ")));
+        out.push_str(&format!(
+            "dialects:          {}\n",
+            dialects.keys().cloned().collect::<Vec<_>>().join(", ")
+        ));
         out.push_str(&format!("ops:               {ops}\n"));
         for (name, n) in &histogram {
-            let range = VhloOp::from_name(name).map(|k| format!("  ({})", k.range())).unwrap_or_default();
+            let range = VhloOp::from_name(name)
+                .map(|k| format!("  ({})", k.range()))
+                .unwrap_or_default();
             out.push_str(&format!("  {n:>6}  {name}{range}\n"));
         }
         match &minimum {
-            Ok(v) => out.push_str(&format!("minimum version:   {v} (the oldest StableHLO this program can be written for)\n")),
-            Err(ds) => out.push_str(&format!("minimum version:   none ({} blocker(s) even at {})\n", ds.len(), vhlo::CURRENT_VERSION)),
+            Ok(v) => out.push_str(&format!(
+                "minimum version:   {v} (the oldest StableHLO this program can be written for)\n"
+            )),
+            Err(ds) => out.push_str(&format!(
+                "minimum version:   none ({} blocker(s) even at {})\n",
+                ds.len(),
+                vhlo::CURRENT_VERSION
+            )),
         }
         match readable {
             None => {}
@@ -509,7 +592,13 @@ fn main() -> ExitCode {
                 Failure::Diagnostics(m, d) => (m, d),
             };
             if cli.json {
-                eprintln!("{}", to_json(&ErrorReport { error: &msg, diagnostics: &diags }));
+                eprintln!(
+                    "{}",
+                    to_json(&ErrorReport {
+                        error: &msg,
+                        diagnostics: &diags
+                    })
+                );
             } else {
                 eprintln!("vhlo-translate: error: {msg}");
                 eprint!("{}", convert::diagnostics_to_text(&diags));

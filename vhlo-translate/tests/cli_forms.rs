@@ -37,7 +37,8 @@ struct TempDir(PathBuf);
 
 impl TempDir {
     fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("vhlo-cli-forms-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("vhlo-cli-forms-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("temp dir");
         TempDir(dir)
@@ -54,7 +55,10 @@ impl Drop for TempDir {
 }
 
 fn is_artifact(bytes: &[u8], producer: &str) -> bool {
-    bytes.starts_with(b"ML\xefR") && bytes.windows(producer.len()).any(|w| w == producer.as_bytes())
+    bytes.starts_with(b"ML\xefR")
+        && bytes
+            .windows(producer.len())
+            .any(|w| w == producer.as_bytes())
 }
 
 #[test]
@@ -63,24 +67,43 @@ fn serialize_forms_all_write_the_same_artifact() {
     let src = dir.file("in.mlir");
     std::fs::write(&src, PROGRAM).unwrap();
     // Stripped, so that stdin (`<stdin>` in implicit locations) and the file give the same bytes.
-    let reference = run(&["--serialize", "--target=1.0.0", "--strip-debuginfo", &src], b"");
+    let reference = run(
+        &["--serialize", "--target=1.0.0", "--strip-debuginfo", &src],
+        b"",
+    );
     assert!(reference.status.success(), "{}", stderr(&reference));
     assert!(is_artifact(&reference.stdout, "StableHLO_v1.0.0"));
     let out = dir.file("out.bc");
     let forms: Vec<Vec<&str>> = vec![
         vec![&src, "--serialize", "--target=1.0.0", "--strip-debuginfo"],
-        vec!["--serialize", "--target", "1.0.0", &src, "--strip-debuginfo"],
+        vec![
+            "--serialize",
+            "--target",
+            "1.0.0",
+            &src,
+            "--strip-debuginfo",
+        ],
         vec!["-serialize", "-target=1.0.0", "-strip-debuginfo", &src],
         vec!["--serialize", "--target=1.0.0", "--strip-debuginfo", "-"],
         vec!["--strip-debuginfo", "--serialize", "--target=1.0.0"],
     ];
     for form in &forms {
-        let stdin = if form.contains(&src.as_str()) { b"".as_slice() } else { PROGRAM.as_bytes() };
+        let stdin = if form.contains(&src.as_str()) {
+            b"".as_slice()
+        } else {
+            PROGRAM.as_bytes()
+        };
         let o = run(form, stdin);
         assert!(o.status.success(), "{form:?}: {}", stderr(&o));
         assert_eq!(o.stdout, reference.stdout, "{form:?}");
     }
-    for o_form in [vec!["-o", &out], vec!["-o=".to_string() + &out].iter().map(|s| s.as_str()).collect::<Vec<_>>()] {
+    for o_form in [
+        vec!["-o", &out],
+        vec!["-o=".to_string() + &out]
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>(),
+    ] {
         let _ = std::fs::remove_file(&out);
         let mut args = vec!["--serialize", "--target=1.0.0", "--strip-debuginfo", &src];
         args.extend(o_form.iter().copied());
@@ -98,18 +121,32 @@ fn serialize_pipes_into_deserialize() {
     let de = run(&["--deserialize"], &ser.stdout);
     assert!(de.status.success(), "{}", stderr(&de));
     let text = String::from_utf8(de.stdout).unwrap();
-    assert!(text.contains("stablehlo.add %arg0, %arg0 : tensor<2xf32>"), "{text}");
-    let versioned = run(&["--deserialize", "--print-stablehlo-version", "-"], &ser.stdout);
+    assert!(
+        text.contains("stablehlo.add %arg0, %arg0 : tensor<2xf32>"),
+        "{text}"
+    );
+    let versioned = run(
+        &["--deserialize", "--print-stablehlo-version", "-"],
+        &ser.stdout,
+    );
     let text = String::from_utf8(versioned.stdout).unwrap();
     let current = vhlo_core::portable::current_version();
-    assert!(text.starts_with(&format!("// Reading portable artifact with StableHLO version: {current}\n")), "{text}");
+    assert!(
+        text.starts_with(&format!(
+            "// Reading portable artifact with StableHLO version: {current}\n"
+        )),
+        "{text}"
+    );
 }
 
 #[test]
 fn version_flags() {
     let o = run(&["--version"], b"");
     assert!(o.status.success());
-    assert_eq!(String::from_utf8_lossy(&o.stdout), format!("vhlo-translate {}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!("vhlo-translate {}\n", env!("CARGO_PKG_VERSION"))
+    );
     let o = run(&["--print-stablehlo-version"], b"");
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("Current version: "));
@@ -118,11 +155,21 @@ fn version_flags() {
 #[test]
 fn target_past_current_is_refused() {
     let current = vhlo_core::portable::current_version();
-    for past in [format!("{}.{}.{}", current.major, current.minor, current.patch + 1), format!("{}.{}.0", current.major, current.minor + 1)] {
-        let o = run(&["--serialize", &format!("--target={past}")], PROGRAM.as_bytes());
+    for past in [
+        format!("{}.{}.{}", current.major, current.minor, current.patch + 1),
+        format!("{}.{}.0", current.major, current.minor + 1),
+    ] {
+        let o = run(
+            &["--serialize", &format!("--target={past}")],
+            PROGRAM.as_bytes(),
+        );
         assert_eq!(o.status.code(), Some(1), "{past}");
         assert!(o.stdout.is_empty(), "{past}: wrote an artifact");
-        assert!(stderr(&o).contains("newer than the current version"), "{past}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("newer than the current version"),
+            "{past}: {}",
+            stderr(&o)
+        );
     }
 }
 
@@ -130,7 +177,10 @@ fn target_past_current_is_refused() {
 fn empty_input_is_an_error() {
     for (args, input) in [
         (vec!["--serialize", "--target=current"], b"".as_slice()),
-        (vec!["--serialize", "--target=current"], b"  \n\t\n".as_slice()),
+        (
+            vec!["--serialize", "--target=current"],
+            b"  \n\t\n".as_slice(),
+        ),
         (vec!["--deserialize"], b"".as_slice()),
     ] {
         let o = run(&args, input);
@@ -143,7 +193,12 @@ fn empty_input_is_an_error() {
 /// Runs `vhlo-translate ARGS` under `sh` with a redirection that closes or fills a descriptor.
 #[cfg(unix)]
 fn run_sh(args: &str, redirect: &str) -> Output {
-    Command::new("sh").arg("-c").arg(format!("exec \"$0\" {args} {redirect}")).arg(bin()).output().expect("runs sh")
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("exec \"$0\" {args} {redirect}"))
+        .arg(bin())
+        .output()
+        .expect("runs sh")
 }
 
 #[cfg(unix)]
@@ -163,13 +218,27 @@ fn failed_writes_to_stdout_are_errors() {
     for redirect in [">&-", ">/dev/full"] {
         let o = run_sh(&format!("--serialize --target=current '{src}'"), redirect);
         assert_eq!(o.status.code(), Some(1), "{redirect}: {}", stderr(&o));
-        assert!(stderr(&o).contains("cannot write stdout"), "{redirect}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("cannot write stdout"),
+            "{redirect}: {}",
+            stderr(&o)
+        );
     }
-    let o = run_sh(&format!("--serialize --target=current '{src}' -o /dev/full"), "");
+    let o = run_sh(
+        &format!("--serialize --target=current '{src}' -o /dev/full"),
+        "",
+    );
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("cannot write /dev/full"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot write /dev/full"),
+        "{}",
+        stderr(&o)
+    );
     // The control: stdout open on /dev/null is a successful write.
-    let o = run_sh(&format!("--serialize --target=current '{src}'"), ">/dev/null");
+    let o = run_sh(
+        &format!("--serialize --target=current '{src}'"),
+        ">/dev/null",
+    );
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
@@ -194,11 +263,24 @@ fn inspect_json_round_trips_with_quotes_and_control_characters() {
     );
     // A file name with a quote, a tab and a newline.
     let artifact = dir.file("a \"b\"\tc\n.bc");
-    let o = run(&["--serialize", "--target=current", "--allow-other-dialects", "-o", &artifact], src.as_bytes());
+    let o = run(
+        &[
+            "--serialize",
+            "--target=current",
+            "--allow-other-dialects",
+            "-o",
+            &artifact,
+        ],
+        src.as_bytes(),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = run(&["inspect", &artifact, "--json", "--readable-by", "1.0.0"], b"");
+    let o = run(
+        &["inspect", &artifact, "--json", "--readable-by", "1.0.0"],
+        b"",
+    );
     assert!(o.status.success(), "{}", stderr(&o));
-    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("inspect --json is JSON");
+    let report: serde_json::Value =
+        serde_json::from_slice(&o.stdout).expect("inspect --json is JSON");
     assert_eq!(report["file"], artifact.as_str());
     let ops: Vec<(&str, u64)> = report["histogram"]
         .as_array()
@@ -212,9 +294,16 @@ fn inspect_json_round_trips_with_quotes_and_control_characters() {
     let missing = dir.file("no \"such\"\tfile\u{1}");
     let o = run(&["--deserialize", &missing, "--json"], b"");
     assert_eq!(o.status.code(), Some(1));
-    let error: serde_json::Value = serde_json::from_slice(&o.stderr).expect("--json errors are JSON");
-    assert!(error["error"].as_str().expect("error").contains(&missing), "{error}");
-    assert!(error["diagnostics"].as_array().expect("diagnostics").is_empty());
+    let error: serde_json::Value =
+        serde_json::from_slice(&o.stderr).expect("--json errors are JSON");
+    assert!(
+        error["error"].as_str().expect("error").contains(&missing),
+        "{error}"
+    );
+    assert!(error["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .is_empty());
 }
 
 #[test]
@@ -225,7 +314,10 @@ fn json_diagnostics_round_trip() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let error: serde_json::Value = serde_json::from_slice(&o.stderr).expect("JSON");
     let ds = error["diagnostics"].as_array().expect("diagnostics");
-    let tan = ds.iter().find(|d| d["op"].as_str().is_some_and(|op| op.contains("tan"))).expect("a tan diagnostic");
+    let tan = ds
+        .iter()
+        .find(|d| d["op"].as_str().is_some_and(|op| op.contains("tan")))
+        .expect("a tan diagnostic");
     assert_eq!(tan["needs"], "1.4.0");
     assert!(tan["location"].as_str().unwrap().contains("uote"), "{tan}");
 }

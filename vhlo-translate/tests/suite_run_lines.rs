@@ -25,8 +25,15 @@ fn suite_dir() -> Option<PathBuf> {
         return Some(dir);
     }
     let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(!ci, "the compatibility suite is missing at {} (set VHLO_COMPAT_SUITE); required under CI", dir.display());
-    eprintln!("skipped: no compatibility suite at {} (set VHLO_COMPAT_SUITE)", dir.display());
+    assert!(
+        !ci,
+        "the compatibility suite is missing at {} (set VHLO_COMPAT_SUITE); required under CI",
+        dir.display()
+    );
+    eprintln!(
+        "skipped: no compatibility suite at {} (set VHLO_COMPAT_SUITE)",
+        dir.display()
+    );
     None
 }
 
@@ -110,28 +117,57 @@ impl Tools {
                 });
                 let out = child.wait_with_output().map_err(|e| e.to_string())?;
                 let _ = feeder.join();
-                Ok(Outcome { ok: out.status.success(), stdout: out.stdout, stderr: out.stderr })
+                Ok(Outcome {
+                    ok: out.status.success(),
+                    stdout: out.stdout,
+                    stderr: out.stderr,
+                })
             }
             "stablehlo-opt" => stablehlo_opt(args, stdin),
             "FileCheck" => {
-                let (flags, files): (Vec<&String>, Vec<&String>) = args.iter().partition(|a| a.starts_with('-'));
-                let [check_file] = files.as_slice() else { return Err(format!("FileCheck needs one check file, got {files:?}")) };
+                let (flags, files): (Vec<&String>, Vec<&String>) =
+                    args.iter().partition(|a| a.starts_with('-'));
+                let [check_file] = files.as_slice() else {
+                    return Err(format!("FileCheck needs one check file, got {files:?}"));
+                };
                 let options = filecheck::Options::from_args(flags.iter().map(|s| s.as_str()))?;
-                let check_text = std::fs::read_to_string(check_file).map_err(|e| format!("{check_file}: {e}"))?;
+                let check_text = std::fs::read_to_string(check_file)
+                    .map_err(|e| format!("{check_file}: {e}"))?;
                 let input = String::from_utf8_lossy(stdin);
                 Ok(match filecheck::check_with(&check_text, &input, &options) {
-                    Ok(()) => Outcome { ok: true, stdout: Vec::new(), stderr: Vec::new() },
-                    Err(e) => Outcome { ok: false, stdout: Vec::new(), stderr: e.to_string().into_bytes() },
+                    Ok(()) => Outcome {
+                        ok: true,
+                        stdout: Vec::new(),
+                        stderr: Vec::new(),
+                    },
+                    Err(e) => Outcome {
+                        ok: false,
+                        stdout: Vec::new(),
+                        stderr: e.to_string().into_bytes(),
+                    },
                 })
             }
             "diff" => {
-                let [a, b] = args else { return Err(format!("diff needs two files, got {args:?}")) };
+                let [a, b] = args else {
+                    return Err(format!("diff needs two files, got {args:?}"));
+                };
                 let read = |p: &String| std::fs::read(p).map_err(|e| format!("{p}: {e}"));
                 let (x, y) = (read(a)?, read(b)?);
-                let message = if x == y { Vec::new() } else { first_difference(&x, &y).into_bytes() };
-                Ok(Outcome { ok: x == y, stdout: message, stderr: Vec::new() })
+                let message = if x == y {
+                    Vec::new()
+                } else {
+                    first_difference(&x, &y).into_bytes()
+                };
+                Ok(Outcome {
+                    ok: x == y,
+                    stdout: message,
+                    stderr: Vec::new(),
+                })
             }
-            other => Err(format!("{}: unsupported command `{other}`", source.display())),
+            other => Err(format!(
+                "{}: unsupported command `{other}`",
+                source.display()
+            )),
         }
     }
 }
@@ -144,7 +180,11 @@ fn first_difference(a: &[u8], b: &[u8]) -> String {
             return format!("line {}:\n< {x}\n> {y}\n", i + 1);
         }
     }
-    format!("one output is a prefix of the other ({} vs {} lines)\n", a.lines().count(), b.lines().count())
+    format!(
+        "one output is a prefix of the other ({} vs {} lines)\n",
+        a.lines().count(),
+        b.lines().count()
+    )
 }
 
 /// The forms of `stablehlo-opt` that only parse and print, on our parser and printer.
@@ -156,7 +196,11 @@ fn stablehlo_opt(args: &[String], stdin: &[u8]) -> Result<Outcome, String> {
         match a.as_str() {
             "--strip-debuginfo" | "-strip-debuginfo" => strip = true,
             "--mlir-print-op-generic" | "-mlir-print-op-generic" => generic = true,
-            flag if flag.starts_with('-') => return Err(format!("unsupported: stablehlo-opt {flag} (a pass this stand-in does not have)")),
+            flag if flag.starts_with('-') => {
+                return Err(format!(
+                    "unsupported: stablehlo-opt {flag} (a pass this stand-in does not have)"
+                ))
+            }
             _ if input.is_some() => return Err("stablehlo-opt with two inputs".into()),
             _ => input = Some(a),
         }
@@ -165,7 +209,13 @@ fn stablehlo_opt(args: &[String], stdin: &[u8]) -> Result<Outcome, String> {
         Some(p) => std::fs::read(p).map_err(|e| format!("{p}: {e}"))?,
         None => stdin.to_vec(),
     };
-    let fail = |msg: String| Ok(Outcome { ok: false, stdout: Vec::new(), stderr: msg.into_bytes() });
+    let fail = |msg: String| {
+        Ok(Outcome {
+            ok: false,
+            stdout: Vec::new(),
+            stderr: msg.into_bytes(),
+        })
+    };
     let mut module = if bytes.starts_with(b"ML\xefR") {
         match vhlo_core::bytecode::read_module(&bytes) {
             Ok(m) => m,
@@ -180,8 +230,19 @@ fn stablehlo_opt(args: &[String], stdin: &[u8]) -> Result<Outcome, String> {
     if strip {
         vhlo_core::portable::strip_debuginfo(&mut module);
     }
-    let printed = text::print(&module, PrintOptions { generic, elide_defaults: true, ..Default::default() });
-    Ok(Outcome { ok: true, stdout: printed.into_bytes(), stderr: Vec::new() })
+    let printed = text::print(
+        &module,
+        PrintOptions {
+            generic,
+            elide_defaults: true,
+            ..Default::default()
+        },
+    );
+    Ok(Outcome {
+        ok: true,
+        stdout: printed.into_bytes(),
+        stderr: Vec::new(),
+    })
 }
 
 /// Runs one RUN command: a pipeline with pipefail, `not` on a stage, `> FILE` and `2>&1` on the last.
@@ -208,7 +269,9 @@ fn run_command(tools: &Tools, command: &str, source: &Path) -> Verdict {
         }
         let outcome = match tools.command(&rest, &data, source) {
             Ok(o) => o,
-            Err(e) if e.starts_with("unsupported") || e.contains("unsupported command") => return Verdict::Unsupported(e),
+            Err(e) if e.starts_with("unsupported") || e.contains("unsupported command") => {
+                return Verdict::Unsupported(e)
+            }
             Err(e) => return Verdict::Fail(e),
         };
         let ok = outcome.ok != negate;
@@ -221,9 +284,16 @@ fn run_command(tools: &Tools, command: &str, source: &Path) -> Verdict {
                 "stage {} `{}` {}: {}{}",
                 i + 1,
                 stage.trim(),
-                if negate { "succeeded under `not`" } else { "failed" },
+                if negate {
+                    "succeeded under `not`"
+                } else {
+                    "failed"
+                },
                 String::from_utf8_lossy(&outcome.stderr),
-                String::from_utf8_lossy(&out).chars().take(2000).collect::<String>(),
+                String::from_utf8_lossy(&out)
+                    .chars()
+                    .take(2000)
+                    .collect::<String>(),
             ));
         }
         if let Some(path) = redirect {
@@ -267,7 +337,13 @@ fn run_file(tools: &Tools, file: &Path, tmp: &Path) -> Verdict {
                 Some("stablehlo-translate" | "FileCheck" | "diff") => {}
                 Some("stablehlo-opt") => {
                     if let Some(flag) = argv[1..].iter().find(|a| {
-                        a.starts_with('-') && !matches!(a.as_str(), "--strip-debuginfo" | "--mlir-print-op-generic" | "-mlir-print-op-generic")
+                        a.starts_with('-')
+                            && !matches!(
+                                a.as_str(),
+                                "--strip-debuginfo"
+                                    | "--mlir-print-op-generic"
+                                    | "-mlir-print-op-generic"
+                            )
                     }) {
                         return Verdict::Unsupported(format!("needs `stablehlo-opt {flag}`"));
                     }
@@ -294,7 +370,9 @@ fn suite_run_lines_pass_with_vhlo_translate_as_stablehlo_translate() {
     let Some(dir) = suite_dir() else { return };
     let tmp = std::env::temp_dir().join(format!("vhlo-suite-run-lines-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("temp dir");
-    let tools = Tools { translate: PathBuf::from(env!("CARGO_BIN_EXE_vhlo-translate")) };
+    let tools = Tools {
+        translate: PathBuf::from(env!("CARGO_BIN_EXE_vhlo-translate")),
+    };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("suite dir")
         .map(|e| e.expect("entry").path())
@@ -303,7 +381,11 @@ fn suite_run_lines_pass_with_vhlo_translate_as_stablehlo_translate() {
     files.sort();
     let (mut passed, mut failed, mut unsupported) = (Vec::new(), Vec::new(), Vec::new());
     for f in &files {
-        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        let name = f
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
         match run_file(&tools, f, &tmp) {
             Verdict::Pass => passed.push(name),
             Verdict::Fail(e) => failed.push(format!("{name}:\n{e}")),
@@ -311,16 +393,35 @@ fn suite_run_lines_pass_with_vhlo_translate_as_stablehlo_translate() {
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);
-    eprintln!("{} passed, {} failed, {} unsupported of {} suite files", passed.len(), failed.len(), unsupported.len(), files.len());
+    eprintln!(
+        "{} passed, {} failed, {} unsupported of {} suite files",
+        passed.len(),
+        failed.len(),
+        unsupported.len(),
+        files.len()
+    );
     for u in &unsupported {
         eprintln!("  unsupported {u}");
     }
-    assert!(failed.is_empty(), "{} suite file(s) fail their RUN lines:\n\n{}", failed.len(), failed.join("\n\n"));
+    assert!(
+        failed.is_empty(),
+        "{} suite file(s) fail their RUN lines:\n\n{}",
+        failed.len(),
+        failed.join("\n\n")
+    );
     // Every versioned suite file (32 artifacts) and the version-API file run with no stand-in
     // pass beyond parse-and-print.
-    let versioned = passed.iter().filter(|n| n.starts_with("stablehlo_legalize_to_vhlo.") && n.ends_with("_0.mlir")).count();
+    let versioned = passed
+        .iter()
+        .filter(|n| n.starts_with("stablehlo_legalize_to_vhlo.") && n.ends_with("_0.mlir"))
+        .count();
     assert_eq!(versioned, 32, "passed: {passed:?}");
-    assert!(passed.iter().any(|n| n == "vhlo_emit_version_api.1_1_0.mlir"), "passed: {passed:?}");
+    assert!(
+        passed
+            .iter()
+            .any(|n| n == "vhlo_emit_version_api.1_1_0.mlir"),
+        "passed: {passed:?}"
+    );
 }
 
 /// The runner itself: a file whose CHECK lines hold passes, one whose CHECK is wrong or whose
@@ -329,7 +430,9 @@ fn suite_run_lines_pass_with_vhlo_translate_as_stablehlo_translate() {
 fn the_runner_fails_what_lit_would_fail() {
     let tmp = std::env::temp_dir().join(format!("vhlo-run-lines-self-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("temp dir");
-    let tools = Tools { translate: PathBuf::from(env!("CARGO_BIN_EXE_vhlo-translate")) };
+    let tools = Tools {
+        translate: PathBuf::from(env!("CARGO_BIN_EXE_vhlo-translate")),
+    };
     let program = "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.abs %a : tensor<f32>\n  return %0 : tensor<f32>\n}\n";
     let case = |name: &str, header: &str| {
         let path = tmp.join(name);
@@ -337,10 +440,34 @@ fn the_runner_fails_what_lit_would_fail() {
         run_file(&tools, &path, &tmp)
     };
     let pipeline = "// RUN: stablehlo-translate --serialize --target=1.0.0 %s | stablehlo-translate --deserialize | FileCheck %s";
-    assert!(matches!(case("good.mlir", &format!("{pipeline}\n// CHECK: stablehlo.abs")), Verdict::Pass));
-    assert!(matches!(case("bad.mlir", &format!("{pipeline}\n// CHECK: stablehlo.negate")), Verdict::Fail(_)));
-    assert!(matches!(case("not.mlir", "// RUN: not stablehlo-translate --deserialize %s.missing"), Verdict::Pass));
-    assert!(matches!(case("notfail.mlir", "// RUN: not stablehlo-translate --serialize --target=1.0.0 %s > %t"), Verdict::Fail(_)));
-    assert!(matches!(case("opt.mlir", "// RUN: stablehlo-opt --canonicalize %s"), Verdict::Unsupported(_)));
+    assert!(matches!(
+        case("good.mlir", &format!("{pipeline}\n// CHECK: stablehlo.abs")),
+        Verdict::Pass
+    ));
+    assert!(matches!(
+        case(
+            "bad.mlir",
+            &format!("{pipeline}\n// CHECK: stablehlo.negate")
+        ),
+        Verdict::Fail(_)
+    ));
+    assert!(matches!(
+        case(
+            "not.mlir",
+            "// RUN: not stablehlo-translate --deserialize %s.missing"
+        ),
+        Verdict::Pass
+    ));
+    assert!(matches!(
+        case(
+            "notfail.mlir",
+            "// RUN: not stablehlo-translate --serialize --target=1.0.0 %s > %t"
+        ),
+        Verdict::Fail(_)
+    ));
+    assert!(matches!(
+        case("opt.mlir", "// RUN: stablehlo-opt --canonicalize %s"),
+        Verdict::Unsupported(_)
+    ));
     let _ = std::fs::remove_dir_all(&tmp);
 }

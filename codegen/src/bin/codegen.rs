@@ -121,10 +121,7 @@ const EXPANSION: &str = "vhlo-core/src/generated/vhlo_dialect.rs";
 
 /// Every checked-in generated file: (path relative to the workspace root, contents).
 fn codegen_outputs(spec: &codegen::Spec) -> Result<Vec<(PathBuf, String)>, String> {
-    let mut out = vec![(
-        PathBuf::from(EXPANSION),
-        codegen::expand_to_string(spec)?,
-    )];
+    let mut out = vec![(PathBuf::from(EXPANSION), codegen::expand_to_string(spec)?)];
     for (rel, text) in codegen::docs::render(spec) {
         out.push((PathBuf::from("docs").join(rel), text));
     }

@@ -25,10 +25,18 @@ fn condition(c: &Condition) -> TokenStream {
         Condition::Empty { param, empty } => {
             quote! { ::vhlo_core::dialect::codec::CodecCondition::Empty { param: #param, empty: #empty } }
         }
-        Condition::Equals { param, value, equal } => {
+        Condition::Equals {
+            param,
+            value,
+            equal,
+        } => {
             quote! { ::vhlo_core::dialect::codec::CodecCondition::Equals { param: #param, value: #value, equal: #equal } }
         }
-        Condition::Elements { param, every, inner } => {
+        Condition::Elements {
+            param,
+            every,
+            inner,
+        } => {
             let inner = condition(inner);
             quote! { ::vhlo_core::dialect::codec::CodecCondition::Elements { param: #param, every: #every, inner: &#inner } }
         }
@@ -38,7 +46,9 @@ fn condition(c: &Condition) -> TokenStream {
 fn emit_dialect(d: &CodecDialect) -> TokenStream {
     let ident = format_ident!("{}_DIALECT", d.name.to_ascii_uppercase());
     let name = &d.name;
-    let doc = format!(" The `{name}` dialect's attributes, encodings and ops (`spec/dialects/{name}.yaml`).");
+    let doc = format!(
+        " The `{name}` dialect's attributes, encodings and ops (`spec/dialects/{name}.yaml`)."
+    );
     let enums = d.enums.iter().map(|e| {
         let n = &e.name;
         let cases = e.cases.iter().map(|(c, v)| quote! { (#c, #v) });
@@ -69,7 +79,9 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
         let defaults = e.defaults.iter().map(|(p, v)| {
             let v = match v {
                 DefaultValue::Empty => quote! { ::vhlo_core::dialect::codec::CodecDefault::Empty },
-                DefaultValue::Int(i) => quote! { ::vhlo_core::dialect::codec::CodecDefault::Int(#i) },
+                DefaultValue::Int(i) => {
+                    quote! { ::vhlo_core::dialect::codec::CodecDefault::Int(#i) }
+                }
             };
             quote! { (#p, #v) }
         });

@@ -131,10 +131,26 @@ struct OpStruct<'a> {
 }
 
 fn op_struct_tokens(s: OpStruct<'_>) -> TokenStream {
-    let OpStruct { ident: st, doc, full, op_const, build_doc, .. } = &s;
-    let operands = Group { fields: s.operands, slot: Slot::Operand };
-    let results = Group { fields: s.results, slot: Slot::Result };
-    let regions = Group { fields: s.regions, slot: Slot::Region };
+    let OpStruct {
+        ident: st,
+        doc,
+        full,
+        op_const,
+        build_doc,
+        ..
+    } = &s;
+    let operands = Group {
+        fields: s.operands,
+        slot: Slot::Operand,
+    };
+    let results = Group {
+        fields: s.results,
+        slot: Slot::Result,
+    };
+    let regions = Group {
+        fields: s.regions,
+        slot: Slot::Region,
+    };
     let from_op_doc = format!("Reads the op `op` of `m`, which must be a `{full}`.");
     let mut decls = operands.decls(full);
     decls.extend(s.attributes.iter().map(|a| {
@@ -165,7 +181,12 @@ fn op_struct_tokens(s: OpStruct<'_>) -> TokenStream {
         .iter()
         .map(|f| field_ident(&f.name))
         .chain(s.attributes.iter().map(|a| field_ident(&a.name)))
-        .chain(s.results.iter().chain(s.regions).map(|f| field_ident(&f.name)))
+        .chain(
+            s.results
+                .iter()
+                .chain(s.regions)
+                .map(|f| field_ident(&f.name)),
+        )
         .collect();
     let out_ops = format_ident!("__operands");
     let out_res = format_ident!("__results");
@@ -240,7 +261,10 @@ fn vhlo_struct_tokens(fam: &OpFamily, v: &OpVersion) -> TokenStream {
         .iter()
         .map(|a| AttrField {
             name: a.name.clone(),
-            doc: format!("`{}` of `{full}` (attribute; always present in VHLO).", a.name),
+            doc: format!(
+                "`{}` of `{full}` (attribute; always present in VHLO).",
+                a.name
+            ),
             optional: false,
         })
         .collect();
@@ -281,7 +305,11 @@ fn shlo_struct_tokens(fam: &OpFamily) -> TokenStream {
                 d.push_str(&format!(", default `{def}`"));
             }
             d.push_str(").");
-            AttrField { name: a.name.clone(), doc: d, optional: a.optional }
+            AttrField {
+                name: a.name.clone(),
+                doc: d,
+                optional: a.optional,
+            }
         })
         .collect();
     op_struct_tokens(OpStruct {
@@ -403,7 +431,10 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         let ts = f.stablehlo.attributes.iter().map(|a| &a.ty);
         quote! { &[ #(#ts),* ] }
     });
-    let s_compatible = spec.ops.iter().map(|f| f.stablehlo.compatible_operands_and_result_type);
+    let s_compatible = spec
+        .ops
+        .iter()
+        .map(|f| f.stablehlo.compatible_operands_and_result_type);
     let back_name = spec.ops.iter().map(|f| {
         let v = shlo_variant(f);
         let main = &f.stablehlo.name;

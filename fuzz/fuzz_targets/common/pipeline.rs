@@ -19,22 +19,36 @@ pub fn check(data: &[u8]) -> Result<(), String> {
         return Ok(());
     }
     for generic in [false, true] {
-        let opts = PrintOptions { generic, debug_info: true, ..Default::default() };
+        let opts = PrintOptions {
+            generic,
+            debug_info: true,
+            ..Default::default()
+        };
         let printed = text::print(&module, opts);
-        let again = text::parse(&printed)
-            .map_err(|e| format!("printed text (generic: {generic}) does not parse: {e}\n{printed}"))?;
-        let equal = EqualOptions { locations: generic, text_losses: true };
+        let again = text::parse(&printed).map_err(|e| {
+            format!("printed text (generic: {generic}) does not parse: {e}\n{printed}")
+        })?;
+        let equal = EqualOptions {
+            locations: generic,
+            text_losses: true,
+        };
         if let Err(d) = structurally_equal(&module, &again, equal) {
             // MLIR prints quantization scales with `%e` (7 significant digits), so a scale that
             // needs more comes back rounded: a loss of the text format itself, accepted when
             // that is the only difference (the re-parsed program prints the same text).
             let accepted = d.contains("parameter Float") && text::print(&again, opts) == printed;
             if !accepted {
-                return Err(format!("printed text (generic: {generic}) parses to a different IR: {d}\n{printed}"));
+                return Err(format!(
+                    "printed text (generic: {generic}) parses to a different IR: {d}\n{printed}"
+                ));
             }
         }
     }
     // Any outcome but a panic is fine: an upgraded program may use what its version lacks.
-    let _ = portable::serialize_portable_artifact(&module, &version.to_string(), SerializeOptions::default());
+    let _ = portable::serialize_portable_artifact(
+        &module,
+        &version.to_string(),
+        SerializeOptions::default(),
+    );
     Ok(())
 }

@@ -56,7 +56,10 @@ pub(super) fn read_attr(
         let field_at = c.offset();
         let value = read_param(p, src, c)?;
         d.check_param(p, src.module(), &value).map_err(|e| {
-            c.err_at(field_at, format!("#{}.{} parameter '{}': {e}", d.name, attr.mnemonic, p.name))
+            c.err_at(
+                field_at,
+                format!("#{}.{} parameter '{}': {e}", d.name, attr.mnemonic, p.name),
+            )
         })?;
         if let Some(slot) = params.get_mut(f) {
             *slot = value;
@@ -134,9 +137,12 @@ pub(super) fn write_attr(
     params: &[Param],
     w: &mut dyn CodecSink,
 ) -> std::result::Result<(), String> {
-    let (index, attr) = d
-        .attr(mnemonic)
-        .ok_or_else(|| format!("#{}.{mnemonic} is not an attribute of the {} dialect", d.name, d.name))?;
+    let (index, attr) = d.attr(mnemonic).ok_or_else(|| {
+        format!(
+            "#{}.{mnemonic} is not an attribute of the {} dialect",
+            d.name, d.name
+        )
+    })?;
     if params.len() != attr.params.len() {
         return Err(format!(
             "#{}.{mnemonic} has {} parameters, expected {}",
@@ -146,7 +152,8 @@ pub(super) fn write_attr(
         ));
     }
     for (p, v) in attr.params.iter().zip(params) {
-        d.check_param(p, m, v).map_err(|e| format!("#{}.{mnemonic} parameter '{}': {e}", d.name, p.name))?;
+        d.check_param(p, m, v)
+            .map_err(|e| format!("#{}.{mnemonic} parameter '{}': {e}", d.name, p.name))?;
     }
     let enc = d
         .encodings
@@ -157,7 +164,10 @@ pub(super) fn write_attr(
     w.varint(enc.code);
     for &f in enc.fields {
         let (Some(p), Some(v)) = (attr.params.get(f), params.get(f)) else {
-            return Err(format!("#{}.{mnemonic}: encoding field out of range", d.name));
+            return Err(format!(
+                "#{}.{mnemonic}: encoding field out of range",
+                d.name
+            ));
         };
         write_param(p, v, m, w)?;
     }
@@ -225,11 +235,19 @@ fn holds(m: &Module, c: &CodecCondition, params: &[Param]) -> bool {
             Some(Param::Ints(a)) => a.is_empty() == empty,
             _ => false,
         },
-        CodecCondition::Equals { param, value, equal } => match params.get(param) {
+        CodecCondition::Equals {
+            param,
+            value,
+            equal,
+        } => match params.get(param) {
             Some(Param::Int(v)) => (*v == value) == equal,
             _ => false,
         },
-        CodecCondition::Elements { param, every, inner } => {
+        CodecCondition::Elements {
+            param,
+            every,
+            inner,
+        } => {
             let Some(Param::Attrs(items)) = params.get(param) else {
                 return false;
             };
@@ -285,13 +303,15 @@ mod tests {
     fn encode(text: &str) -> String {
         let d = codec_dialect("sdy").expect("sdy tables");
         let mut m = Module::new();
-        let a = crate::text::parse_attribute(&mut m, text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let a =
+            crate::text::parse_attribute(&mut m, text).unwrap_or_else(|e| panic!("{text}: {e}"));
         let AttrData::Dialect(x) = m.attr_data(a).clone() else {
             panic!("{text} is not a dialect attribute")
         };
         let mnemonic = m.str(x.mnemonic).to_string();
         let mut r = Recorder::default();
-        write_attr(d, &mut m, &mnemonic, &x.params, &mut r).unwrap_or_else(|e| panic!("{text}: {e}"));
+        write_attr(d, &mut m, &mnemonic, &x.params, &mut r)
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
         r.0.join(" ")
     }
 
@@ -301,13 +321,28 @@ mod tests {
     fn every_encoding_writes_its_parameters() {
         let cases = [
             (r#"#sdy<manual_axes{"a", "b"}>"#, "v0 v2 a a"),
-            (r#"#sdy.mesh<["a"=2], device_ids=[1, 0]>"#, "v2 v1 a v2 s1 s0"),
+            (
+                r#"#sdy.mesh<["a"=2], device_ids=[1, 0]>"#,
+                "v2 v1 a v2 s1 s0",
+            ),
             (r#"#sdy.mesh<[]>"#, "v2 v0 v0"),
-            (r#"#sdy.sharding<@m, [{"a":(1)2, ?}p3, {}], replicated={"b"}>"#, "v6 a v2 a a v1 a"),
-            (r#"#sdy.sharding<@m, [{}], unreduced={"b"}>"#, "v15 a v1 a v0 v1 a"),
-            (r#"#sdy.sharding<@m, [{}], unreduced=max{"b"}>"#, "v17 a v1 a v0 v1 a s1"),
+            (
+                r#"#sdy.sharding<@m, [{"a":(1)2, ?}p3, {}], replicated={"b"}>"#,
+                "v6 a v2 a a v1 a",
+            ),
+            (
+                r#"#sdy.sharding<@m, [{}], unreduced={"b"}>"#,
+                "v15 a v1 a v0 v1 a",
+            ),
+            (
+                r#"#sdy.sharding<@m, [{}], unreduced=max{"b"}>"#,
+                "v17 a v1 a v0 v1 a s1",
+            ),
             (r#"#sdy.sharding_per_value<[<@m, [{}]>]>"#, "v7 v1 a"),
-            (r#"#sdy.sharding_per_value<[<@m, [{}]>, <@m, [{}], unreduced={"b"}>]>"#, "v16 v2 a a"),
+            (
+                r#"#sdy.sharding_per_value<[<@m, [{}]>, <@m, [{}], unreduced={"b"}>]>"#,
+                "v16 v2 a a",
+            ),
             (
                 r#"#sdy.op_sharding_rule<([ij, k])->([ij]) {i=2, j=3, k=4} reduction={k} need_replication={i} permutation={j} blocked_propagation={k}, custom>"#,
                 "v10 v3 s2 s3 s4 v1 a v1 a v1 s2 v1 s0 v1 s1 v1 s2 b1",
@@ -348,8 +383,14 @@ mod tests {
         let mut r = Recorder::default();
         let err = write_attr(d, &mut m, "sub_axis_info", &[Param::Int(1)], &mut r).unwrap_err();
         assert!(err.contains("has 1 parameters, expected 2"), "{err}");
-        let err = write_attr(d, &mut m, "sub_axis_info", &[Param::Int(1), Param::Bool(true)], &mut r)
-            .unwrap_err();
+        let err = write_attr(
+            d,
+            &mut m,
+            "sub_axis_info",
+            &[Param::Int(1), Param::Bool(true)],
+            &mut r,
+        )
+        .unwrap_err();
         assert!(err.contains("'size'"), "{err}");
     }
 }

@@ -48,7 +48,11 @@ pub struct BytecodeError {
 
 impl std::fmt::Display for BytecodeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "bytecode {} section, byte {}: {}", self.section, self.offset, self.message)
+        write!(
+            f,
+            "bytecode {} section, byte {}: {}",
+            self.section, self.offset, self.message
+        )
     }
 }
 

@@ -11,12 +11,12 @@ use std::collections::BTreeMap;
 
 use super::encoding::{op_mask, section, version, Cursor, MAGIC};
 use super::{ArtifactInfo, BytecodeError, UseListOrder};
+use crate::dialect::codec::codec_dialect;
 use crate::ir::{
     AttrData, Attribute, Block, DialectAttr, DialectType, FloatKind, LocData, Location, Module,
     NamedAttr, OpId, OperationState, Param, Region, Signedness, Symbol, Type, TypeData, Value,
 };
 use crate::vhlo::{VhloEnum, VhloOp, VhloType};
-use crate::dialect::codec::codec_dialect;
 
 /// The sorted inherent attribute names of a VHLO op (its properties entry), from the spec.
 fn vhlo_op_attr_names(mnemonic: &str) -> Option<&'static [&'static str]> {
@@ -1238,7 +1238,10 @@ impl<'a> Reader<'a> {
         }
         let mut scope = Scope::default();
         scope.next_ids.push(0);
-        let mut ctx = RegionCtx { blocks: Vec::new(), forward: Vec::new() };
+        let mut ctx = RegionCtx {
+            blocks: Vec::new(),
+            forward: Vec::new(),
+        };
         // Like MLIR's parseSourceFile<ModuleOp> (and our text parser): anything but a single
         // builtin.module at the top level is wrapped in an implicit module.
         let single_module = num_ops == 1 && {
@@ -1323,14 +1326,19 @@ impl<'a> Reader<'a> {
         // Bounded by the region depth limit.
         let mut at = Some(user);
         while let Some(op) = at {
-            let Some(block) = self.module.op_parent(op) else { break };
+            let Some(block) = self.module.op_parent(op) else {
+                break;
+            };
             if block == def_block {
                 return Err(c.err(format!(
                     "operand #{i} of op {} does not dominate its use: it is defined later in the same block",
                     self.module.op_name_str(user)
                 )));
             }
-            at = self.module.block_parent(block).and_then(|r| self.module.region_parent(r));
+            at = self
+                .module
+                .block_parent(block)
+                .and_then(|r| self.module.region_parent(r));
         }
         Ok(())
     }
@@ -1503,7 +1511,9 @@ impl<'a> Reader<'a> {
         };
         let op = self.module.create_op_from(&state);
         self.scratch = state;
-        region.forward.extend(forward.into_iter().map(|(i, idx, at)| (op, i, idx, at)));
+        region
+            .forward
+            .extend(forward.into_iter().map(|(i, idx, at)| (op, i, idx, at)));
         if shadowed {
             if let Some(entry) = self.op_names.get(name_idx) {
                 let dropped = dict.iter().filter(|a| is_inherent(a.name, entry));
@@ -1592,7 +1602,10 @@ impl<'a> Reader<'a> {
             let start = scope.values.len();
             scope.next_ids.push(start);
             scope.values.resize(start.saturating_add(num_values), None);
-            let mut ctx = RegionCtx { blocks: Vec::new(), forward: Vec::new() };
+            let mut ctx = RegionCtx {
+                blocks: Vec::new(),
+                forward: Vec::new(),
+            };
             for _ in 0..num_blocks {
                 let (num_ops, has_args) = c.varint_with_flag()?;
                 let mut arg_types = Vec::new();
@@ -1654,7 +1667,13 @@ impl<'a> Reader<'a> {
             }
             for (op, i, idx, at) in std::mem::take(&mut ctx.forward) {
                 let b = ctx.blocks.get(idx).copied().ok_or_else(|| {
-                    c.err_at(at, format!("successor block {idx} is not in the region ({} blocks)", ctx.blocks.len()))
+                    c.err_at(
+                        at,
+                        format!(
+                            "successor block {idx} is not in the region ({} blocks)",
+                            ctx.blocks.len()
+                        ),
+                    )
                 })?;
                 self.module.set_successor(op, i, b);
             }
@@ -1794,7 +1813,9 @@ pub(crate) fn inherent_names(dialect: &str, short: &str) -> Option<&'static [&'s
     match (dialect, short) {
         ("vhlo", s) => vhlo_op_attr_names(s),
         ("builtin", "module") => Some(&["sym_name", "sym_visibility"]),
-        (d, s) => codec_dialect(d).and_then(|d| d.op(s)).map(|o| o.attribute_names),
+        (d, s) => codec_dialect(d)
+            .and_then(|d| d.op(s))
+            .map(|o| o.attribute_names),
     }
 }
 
@@ -1919,9 +1940,9 @@ pub(crate) fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
         return None;
     }
     // Saturated: a splat of any shape is one byte (issue 13 row 14).
-    shape
-        .iter()
-        .try_fold(1usize, |n, &d| Some(n.saturating_mul(usize::try_from(d).ok()?)))
+    shape.iter().try_fold(1usize, |n, &d| {
+        Some(n.saturating_mul(usize::try_from(d).ok()?))
+    })
 }
 
 /// Whether `blob` can be the dense storage of a VHLO tensor type, as MLIR's `DenseElementsAttr`
@@ -1933,10 +1954,9 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
         return false;
     };
     // Saturated: a splat of any shape is one element (issue 13 row 14).
-    let Some(n) = shape
-        .iter()
-        .try_fold(1usize, |n, &d| Some(n.saturating_mul(usize::try_from(d).ok()?)))
-    else {
+    let Some(n) = shape.iter().try_fold(1usize, |n, &d| {
+        Some(n.saturating_mul(usize::try_from(d).ok()?))
+    }) else {
         return false;
     };
     let scalar_bytes = |t: Type| match crate::convert::builtin_scalar(vhlo_mnemonic(m, t)?.0)? {
@@ -1947,7 +1967,8 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
     };
     let element_bytes = match vhlo_mnemonic(m, *e) {
         Some(("bool_v1", _)) => {
-            return matches!(blob, [0x00 | 0xFF]) || (n < usize::MAX && blob.len() == n.div_ceil(8));
+            return matches!(blob, [0x00 | 0xFF])
+                || (n < usize::MAX && blob.len() == n.div_ceil(8));
         }
         Some(("complex_v1", [Param::Type(inner)])) => {
             scalar_bytes(*inner).map(|b| b.saturating_mul(2))
@@ -1955,7 +1976,9 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
         _ => scalar_bytes(*e),
     };
     match element_bytes.and_then(|b| usize::try_from(b).ok()) {
-        Some(w) => w > 0 && (blob.len() == w || (n < usize::MAX && Some(blob.len()) == n.checked_mul(w))),
+        Some(w) => {
+            w > 0 && (blob.len() == w || (n < usize::MAX && Some(blob.len()) == n.checked_mul(w)))
+        }
         None => false,
     }
 }

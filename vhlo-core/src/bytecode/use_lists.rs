@@ -29,7 +29,10 @@ impl OpOrder {
     }
 
     fn position(&self, op: OpId) -> Option<u64> {
-        self.index.get(op.index()).copied().filter(|&i| i != u64::MAX)
+        self.index
+            .get(op.index())
+            .copied()
+            .filter(|&i| i != u64::MAX)
     }
 
     /// The record for a value whose uses are, front of the in-memory use list first,
@@ -41,8 +44,13 @@ impl OpOrder {
             return None;
         }
         // The common case, checked before allocating: already in the order a reader restores.
-        let id = |&(op, operand): &(OpId, u32)| self.position(op).map(|p| (p << 32) | u64::from(operand));
-        if uses.windows(2).all(|w| matches!((id(&w[0]), id(&w[1])), (Some(a), Some(b)) if a > b)) {
+        let id = |&(op, operand): &(OpId, u32)| {
+            self.position(op).map(|p| (p << 32) | u64::from(operand))
+        };
+        if uses
+            .windows(2)
+            .all(|w| matches!((id(&w[0]), id(&w[1])), (Some(a), Some(b)) if a > b))
+        {
             return None;
         }
         let mut ids = Vec::with_capacity(uses.len());

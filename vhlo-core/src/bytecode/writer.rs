@@ -10,11 +10,11 @@ use super::reader::{
     inherent_names, mask, vhlo_bool_tensor_elements, vhlo_float_width, vhlo_int_width,
 };
 use super::UseListOrder;
+use crate::dialect::codec::codec_dialect;
 use crate::ir::{
     AttrData, Attribute, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
     Region, Signedness, Symbol, Type, TypeData, Value,
 };
-use crate::dialect::codec::codec_dialect;
 use crate::vhlo::{VhloEnum, VhloType};
 
 /// Nesting limit for attributes/types and for regions: the library's one limit, so that what
@@ -949,7 +949,11 @@ fn number<T: Numbered>(n: &mut Numbering, m: &mut Module, x: T) -> Result<()> {
     });
     n.depth += 1;
     if n.depth > crate::ir::NESTING_GUARD {
-        return err(format!("{} nested deeper than {}", T::WHAT, crate::ir::NESTING_GUARD));
+        return err(format!(
+            "{} nested deeper than {}",
+            T::WHAT,
+            crate::ir::NESTING_GUARD
+        ));
     }
     T::encode(m, x, &mut NumberingWriter { n })?;
     n.depth -= 1;
@@ -1082,7 +1086,11 @@ impl Writer<'_> {
                         None => dialect == "builtin",
                     })
                     .collect();
-                Some(OpInfo { names, symbols, optional })
+                Some(OpInfo {
+                    names,
+                    symbols,
+                    optional,
+                })
             })
         };
         let slot = info.map(|i| {
@@ -1093,7 +1101,11 @@ impl Writer<'_> {
     }
 
     fn uses_properties(&self, m: &Module, op: OpId) -> Option<&OpInfo> {
-        self.op_info.get(&m.op_name(op)).copied().flatten().and_then(|i| self.op_infos.get(i))
+        self.op_info
+            .get(&m.op_name(op))
+            .copied()
+            .flatten()
+            .and_then(|i| self.op_infos.get(i))
     }
 
     fn op_attrs(&self, m: &Module, op: OpId) -> Result<OpAttrs> {
@@ -1116,8 +1128,11 @@ impl Writer<'_> {
                     list.iter().find(|a| a.name == name).map(|a| a.value)
                 };
                 let mut entry = Vec::with_capacity(info.names.len());
-                for ((&name, &sym), &optional) in
-                    info.names.iter().zip(info.symbols.iter()).zip(info.optional.iter())
+                for ((&name, &sym), &optional) in info
+                    .names
+                    .iter()
+                    .zip(info.symbols.iter())
+                    .zip(info.optional.iter())
                 {
                     let value = find(props, sym).or_else(|| find(attrs, sym));
                     if value.is_none() && !optional {
@@ -1392,9 +1407,15 @@ impl Writer<'_> {
         let mut key = std::mem::take(&mut self.props_key);
         key.clear();
         let separator = Attribute(u32::MAX);
-        key.push(NamedAttr { name, value: separator });
+        key.push(NamedAttr {
+            name,
+            value: separator,
+        });
         key.extend_from_slice(m.properties(op));
-        key.push(NamedAttr { name, value: separator });
+        key.push(NamedAttr {
+            name,
+            value: separator,
+        });
         key.extend_from_slice(m.attributes(op));
         let memo = self.props_memo.get(key.as_slice()).copied();
         if let Some(idx) = memo {

@@ -326,7 +326,9 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
     let expect = |m: &Module, p: &Param, mnemonics: &[&str], what: &str| -> Result<(), String> {
         let ok = match p {
             Param::Attr(x) => match m.attr_data(*x) {
-                AttrData::Dialect(d) => m.str(d.dialect) == "stablehlo" && mnemonics.contains(&m.str(d.mnemonic)),
+                AttrData::Dialect(d) => {
+                    m.str(d.dialect) == "stablehlo" && mnemonics.contains(&m.str(d.mnemonic))
+                }
                 AttrData::SymbolRef { nested, .. } => nested.is_empty() && mnemonics.contains(&"@"),
                 _ => false,
             },
@@ -335,7 +337,10 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
         if ok {
             Ok(())
         } else {
-            Err(format!("malformed VHLO attribute `{}`: {what}", describe(m, a)))
+            Err(format!(
+                "malformed VHLO attribute `{}`: {what}",
+                describe(m, a)
+            ))
         }
     };
     Ok(match (mnemonic.as_str(), &params[..]) {
@@ -416,7 +421,12 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
         ("type_extensions_v1", _) => stablehlo_attr(m, "type_extensions", params),
         ("result_accuracy_v1", [atol, rtol, ulps, mode]) => {
             let mode = conv(m, mode)?;
-            expect(m, &mode, &["result_accuracy_mode"], "the mode must be a `result_accuracy_mode_v1`")?;
+            expect(
+                m,
+                &mode,
+                &["result_accuracy_mode"],
+                "the mode must be a `result_accuracy_mode_v1`",
+            )?;
             stablehlo_attr(
                 m,
                 "result_accuracy",
@@ -428,7 +438,12 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
             let name = as_str(m, name)?;
             let sub = conv(m, sub)?;
             if sub != Param::Absent {
-                expect(m, &sub, &["sub_axis_info"], "the sub-axis info must be a `sub_axis_info_v1`")?;
+                expect(
+                    m,
+                    &sub,
+                    &["sub_axis_info"],
+                    "the sub-axis info must be a `sub_axis_info_v1`",
+                )?;
             }
             stablehlo_attr(m, "axis_ref", vec![name, sub])
         }
@@ -453,7 +468,12 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
                 .map(|x| from_vhlo(m, x))
                 .collect::<Result<Vec<_>, _>>()?;
             for &x in &axes {
-                expect(m, &Param::Attr(x), &["mesh_axis"], "each axis must be a `mesh_axis_v1`")?;
+                expect(
+                    m,
+                    &Param::Attr(x),
+                    &["mesh_axis"],
+                    "each axis must be a `mesh_axis_v1`",
+                )?;
             }
             let ids = conv(m, ids)?;
             stablehlo_attr(m, "mesh", vec![Param::Attrs(axes.into()), ids])
@@ -473,7 +493,12 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
                 }
                 _ => conv(m, mesh)?,
             };
-            expect(m, &mesh, &["mesh", "@"], "the mesh must be a name or a `mesh_v1`")?;
+            expect(
+                m,
+                &mesh,
+                &["mesh", "@"],
+                "the mesh must be a name or a `mesh_v1`",
+            )?;
             let axes = conv(m, axes)?;
             let axis_refs = match &axes {
                 Param::Attr(x) => match m.attr_data(*x) {
@@ -483,10 +508,18 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
                 _ => Vec::new(),
             };
             if !matches!(&axes, Param::Attr(x) if matches!(m.attr_data(*x), AttrData::Array(_))) {
-                return Err(format!("malformed VHLO attribute `{}`: the axes must be an array", describe(m, a)));
+                return Err(format!(
+                    "malformed VHLO attribute `{}`: the axes must be an array",
+                    describe(m, a)
+                ));
             }
             for x in axis_refs {
-                expect(m, &Param::Attr(x), &["axis_ref"], "each axis must be an `axis_ref_v1`")?;
+                expect(
+                    m,
+                    &Param::Attr(x),
+                    &["axis_ref"],
+                    "each axis must be an `axis_ref_v1`",
+                )?;
             }
             stablehlo_attr(m, "replica_group_mesh_axes", vec![mesh, axes])
         }

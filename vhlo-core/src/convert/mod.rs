@@ -87,7 +87,11 @@ pub struct Diagnostics(pub Vec<Diagnostic>);
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.0.len();
-        write!(f, "cannot convert the program ({n} problem{}):", if n == 1 { "" } else { "s" })?;
+        write!(
+            f,
+            "cannot convert the program ({n} problem{}):",
+            if n == 1 { "" } else { "s" }
+        )?;
         for d in &self.0 {
             write!(f, "\n  {d}")?;
         }
@@ -207,7 +211,10 @@ fn nesting_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {
             location: "unknown".into(),
             subject: "regions".into(),
             needs: None,
-            rule: format!("regions nested deeper than {} levels (the nesting limit)", crate::ir::MAX_NESTING),
+            rule: format!(
+                "regions nested deeper than {} levels (the nesting limit)",
+                crate::ir::MAX_NESTING
+            ),
         }]
     })?;
     crate::ir::deepest_interned(m).map_err(|e| {
@@ -301,7 +308,10 @@ struct AttrListMemo<V> {
 
 impl<V> Default for AttrListMemo<V> {
     fn default() -> Self {
-        AttrListMemo { map: FastMap::default(), key: Vec::new() }
+        AttrListMemo {
+            map: FastMap::default(),
+            key: Vec::new(),
+        }
     }
 }
 
@@ -312,7 +322,10 @@ impl<V> AttrListMemo<V> {
         let p = m.properties(op);
         self.key.clear();
         let count = Attribute(u32::try_from(p.len()).unwrap_or(u32::MAX));
-        self.key.push(NamedAttr { name: crate::ir::Symbol(kind), value: count });
+        self.key.push(NamedAttr {
+            name: crate::ir::Symbol(kind),
+            value: count,
+        });
         self.key.extend_from_slice(p);
         if with_attributes {
             self.key.extend_from_slice(m.attributes(op));
@@ -460,8 +473,9 @@ pub(crate) fn legalize_to_vhlo_in_place(
                 // MLIR's verifier would have refused the StableHLO op before serializing.
                 let wrong = ods::violations(w, k, w.properties(op));
                 if wrong.is_empty() {
-                    ops::attrs_to_vhlo(w, op, k, allow)
-                        .map(|(props, disc)| Some((ops::to_named(w, props), ops::to_named(w, disc))))
+                    ops::attrs_to_vhlo(w, op, k, allow).map(|(props, disc)| {
+                        Some((ops::to_named(w, props), ops::to_named(w, disc)))
+                    })
                 } else {
                     Err(wrong)
                 }
@@ -1215,7 +1229,10 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
             for a in w.attributes(op).to_vec() {
                 // Names travel as text here: refuse rather than alter one that is not UTF-8.
                 if w.utf8(a.name).is_none() {
-                    let what = format!("attribute name `{}` is not UTF-8 (not supported)", w.str(a.name));
+                    let what = format!(
+                        "attribute name `{}` is not UTF-8 (not supported)",
+                        w.str(a.name)
+                    );
                     diags.push(diag(w, op, what, None, "malformed VHLO"));
                     continue;
                 }
@@ -1266,13 +1283,28 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
         if new_name.starts_with("stablehlo.") {
             let is_function = |t: Type| match w.type_data(t) {
                 TypeData::Function { .. } => true,
-                TypeData::Dialect(d) => w.str(d.dialect) == "vhlo" && w.str(d.mnemonic) == "func_v1",
+                TypeData::Dialect(d) => {
+                    w.str(d.dialect) == "vhlo" && w.str(d.mnemonic) == "func_v1"
+                }
                 _ => false,
             };
             let operands = w.operands(op).iter().copied();
-            if let Some(v) = operands.chain(w.results(op)).find(|&v| is_function(w.value_type(v))) {
-                let what = if w.results(op).any(|r| r == v) { "a result" } else { "an operand" };
-                diags.push(diag(w, op, format!("{what} of function type"), None, "malformed VHLO"));
+            if let Some(v) = operands
+                .chain(w.results(op))
+                .find(|&v| is_function(w.value_type(v)))
+            {
+                let what = if w.results(op).any(|r| r == v) {
+                    "a result"
+                } else {
+                    "an operand"
+                };
+                diags.push(diag(
+                    w,
+                    op,
+                    format!("{what} of function type"),
+                    None,
+                    "malformed VHLO",
+                ));
             }
         }
         // One symbol per StableHLO op (a `return` has two names, so the text is checked too).
@@ -1401,7 +1433,13 @@ pub fn minimum_version(m: &Module) -> Result<Version, Diagnostics> {
     });
     if stablehlo {
         let mut w = m.clone();
-        legalize_to_vhlo_in_place(&mut w, LegalizeOptions { allow_other_dialects: true, strict: false })?;
+        legalize_to_vhlo_in_place(
+            &mut w,
+            LegalizeOptions {
+                allow_other_dialects: true,
+                strict: false,
+            },
+        )?;
         return minimum_vhlo_version(&w);
     }
     minimum_vhlo_version(m)

@@ -12,7 +12,10 @@ use crate::vhlo::VhloEnum;
 pub(crate) enum Constraint {
     /// A signless integer of this width, with an optional bound (`IntNonNegative`: 0,
     /// `IntPositive`: 1).
-    Int { width: u32, min: Option<i128> },
+    Int {
+        width: u32,
+        min: Option<i128>,
+    },
     Bool,
     Unit,
     /// An untyped string.
@@ -58,7 +61,10 @@ fn enum_of_ods(ods: &str) -> Option<VhloEnum> {
             snake.push(ch);
         }
     }
-    VhloEnum::ALL.iter().copied().find(|e| e.stablehlo() == snake)
+    VhloEnum::ALL
+        .iter()
+        .copied()
+        .find(|e| e.stablehlo() == snake)
 }
 
 /// The constraint of an ODS attribute type spelled as in the spec, or `None` when it is not
@@ -66,12 +72,20 @@ fn enum_of_ods(ods: &str) -> Option<VhloEnum> {
 pub(crate) fn constraint_of(ods: &str) -> Option<Constraint> {
     let ods = ods.trim();
     // Wrappers that only make the attribute optional or give it a default.
-    for wrapper in ["OptionalAttr<", "DefaultValuedOptionalAttr<", "DefaultValuedAttr<", "DefaultValuedStrAttr<"] {
+    for wrapper in [
+        "OptionalAttr<",
+        "DefaultValuedOptionalAttr<",
+        "DefaultValuedAttr<",
+        "DefaultValuedStrAttr<",
+    ] {
         if let Some(inner) = ods.strip_prefix(wrapper).and_then(|r| r.strip_suffix('>')) {
             return constraint_of(first_argument(inner));
         }
     }
-    if let Some(inner) = ods.strip_prefix("ConfinedAttr<").and_then(|r| r.strip_suffix('>')) {
+    if let Some(inner) = ods
+        .strip_prefix("ConfinedAttr<")
+        .and_then(|r| r.strip_suffix('>'))
+    {
         let base = constraint_of(first_argument(inner))?;
         let min = if inner.contains("IntPositive") {
             Some(1)
@@ -90,8 +104,14 @@ pub(crate) fn constraint_of(ods: &str) -> Option<Constraint> {
     }
     use Constraint as C;
     Some(match ods {
-        "I64Attr" => C::Int { width: 64, min: None },
-        "I32Attr" => C::Int { width: 32, min: None },
+        "I64Attr" => C::Int {
+            width: 64,
+            min: None,
+        },
+        "I32Attr" => C::Int {
+            width: 32,
+            min: None,
+        },
         "BoolAttr" => C::Bool,
         "UnitAttr" => C::Unit,
         "StrAttr" => C::Str,
@@ -104,8 +124,7 @@ pub(crate) fn constraint_of(ods: &str) -> Option<Constraint> {
         "FlatSymbolRefAttr" => C::FlatSymbolRef,
         "StableHLO_FlatSymbolRefArrayAttr" => C::FlatSymbolRefArray,
         "DictionaryAttr" => C::Dictionary,
-        "ArrayAttr" | "StableHLO_ArrayOfLayoutAttr"
-        | "StableHLO_ArrayOfTilingAttr" => C::Array,
+        "ArrayAttr" | "StableHLO_ArrayOfLayoutAttr" | "StableHLO_ArrayOfTilingAttr" => C::Array,
         "DictArrayAttr" => C::DictArray,
         "TypeAttrOf<FunctionType>" => C::FunctionType,
         "AnyAttrOf<[StrAttr, DictionaryAttr]>" => C::StrOrDictionary,
@@ -117,7 +136,10 @@ pub(crate) fn constraint_of(ods: &str) -> Option<Constraint> {
         "StableHLO_DotDimensionNumbers" => C::Stablehlo("dot"),
         "StableHLO_DotAlgorithm" => C::Stablehlo("dot_algorithm"),
         // An `I32EnumAttr`: a plain i32 (`api_version = 2 : i32`).
-        "StableHLO_CustomCallApiVersionAttr" => C::Int { width: 32, min: None },
+        "StableHLO_CustomCallApiVersionAttr" => C::Int {
+            width: 32,
+            min: None,
+        },
         "StableHLO_PrecisionConfigAttr" => C::EnumArray(enum_of_ods("StableHLO_PrecisionAttr")?),
         _ => return enum_of_ods(ods).map(C::Enum),
     })
@@ -129,8 +151,14 @@ impl Constraint {
         use Constraint as C;
         match self {
             C::Int { width, min: None } => format!("an i{width} integer"),
-            C::Int { width, min: Some(0) } => format!("a non-negative i{width} integer"),
-            C::Int { width, min: Some(_) } => format!("a positive i{width} integer"),
+            C::Int {
+                width,
+                min: Some(0),
+            } => format!("a non-negative i{width} integer"),
+            C::Int {
+                width,
+                min: Some(_),
+            } => format!("a positive i{width} integer"),
             C::Bool => "a boolean".into(),
             C::Unit => "a unit attribute".into(),
             C::Str => "a string".into(),
@@ -149,7 +177,10 @@ impl Constraint {
             C::StrOrDictionary => "a string or a dictionary".into(),
             C::Stablehlo(mn) => format!("a #stablehlo.{mn}"),
             C::Enum(e) => format!("a #stablehlo<{} ...> with a known case", e.stablehlo()),
-            C::EnumArray(e) => format!("an array of #stablehlo<{} ...> with known cases", e.stablehlo()),
+            C::EnumArray(e) => format!(
+                "an array of #stablehlo<{} ...> with known cases",
+                e.stablehlo()
+            ),
         }
     }
 }
@@ -171,32 +202,38 @@ fn first_argument(args: &str) -> &str {
 /// True when `a` meets `c`.
 pub(crate) fn satisfies(m: &Module, a: Attribute, c: Constraint) -> bool {
     use Constraint as C;
-    let signless_int = |t, width| {
-        matches!(m.type_data(t), TypeData::Integer { width: w, signedness: Signedness::Signless } if *w == width)
-    };
+    let signless_int = |t, width| matches!(m.type_data(t), TypeData::Integer { width: w, signedness: Signedness::Signless } if *w == width);
     let element_type = |t| match m.type_data(t) {
         TypeData::RankedTensor { element, .. } => Some(*element),
         _ => None,
     };
-    let flat_symbol = |a| matches!(m.attr_data(a), AttrData::SymbolRef { nested, .. } if nested.is_empty());
+    let flat_symbol =
+        |a| matches!(m.attr_data(a), AttrData::SymbolRef { nested, .. } if nested.is_empty());
     match (c, m.attr_data(a)) {
         (C::Int { width, min }, AttrData::Integer { ty, value }) => {
             signless_int(*ty, width) && min.is_none_or(|min| *value >= min)
         }
         (C::Bool, AttrData::Bool(_)) | (C::Unit, AttrData::Unit) => true,
         (C::Str | C::StrOrDictionary, AttrData::String { ty: None, .. }) => true,
-        (C::F32, AttrData::Float { ty, .. }) => matches!(m.type_data(*ty), TypeData::Float(FloatKind::F32)),
+        (C::F32, AttrData::Float { ty, .. }) => {
+            matches!(m.type_data(*ty), TypeData::Float(FloatKind::F32))
+        }
         (C::DenseI64Array, AttrData::DenseArray { element, .. }) => signless_int(*element, 64),
         (C::DenseBoolArray, AttrData::DenseArray { element, .. }) => signless_int(*element, 1),
-        (C::I64Elements | C::ReplicaGroups, AttrData::DenseElements { ty, .. }) => element_type(*ty).is_some_and(|e| signless_int(e, 64)),
+        (C::I64Elements | C::ReplicaGroups, AttrData::DenseElements { ty, .. }) => {
+            element_type(*ty).is_some_and(|e| signless_int(e, 64))
+        }
         (C::Elements, AttrData::DenseElements { .. } | AttrData::DenseStrings { .. }) => true,
         (C::FlatSymbolRef, _) => flat_symbol(a),
         (C::FlatSymbolRefArray, AttrData::Array(xs)) => xs.iter().all(|&x| flat_symbol(x)),
-        (C::Dictionary | C::StrOrDictionary, AttrData::Dictionary(_)) | (C::Array, AttrData::Array(_)) => true,
-        (C::DictArray, AttrData::Array(xs)) => {
-            xs.iter().all(|&x| matches!(m.attr_data(x), AttrData::Dictionary(_)))
+        (C::Dictionary | C::StrOrDictionary, AttrData::Dictionary(_))
+        | (C::Array, AttrData::Array(_)) => true,
+        (C::DictArray, AttrData::Array(xs)) => xs
+            .iter()
+            .all(|&x| matches!(m.attr_data(x), AttrData::Dictionary(_))),
+        (C::FunctionType, AttrData::Type(t)) => {
+            matches!(m.type_data(*t), TypeData::Function { .. })
         }
-        (C::FunctionType, AttrData::Type(t)) => matches!(m.type_data(*t), TypeData::Function { .. }),
         (C::ReplicaGroups, AttrData::Dialect(d)) => {
             m.str(d.dialect) == "stablehlo" && m.str(d.mnemonic) == "replica_group_mesh_axes"
         }
@@ -222,13 +259,26 @@ fn is_enum(m: &Module, a: Attribute, e: VhloEnum) -> bool {
 }
 
 /// The attributes of a legalized op that break their ODS constraints, as messages.
-pub(crate) fn violations(m: &Module, op: crate::vhlo::StablehloOp, props: &[crate::ir::NamedAttr]) -> Vec<String> {
+pub(crate) fn violations(
+    m: &Module,
+    op: crate::vhlo::StablehloOp,
+    props: &[crate::ir::NamedAttr],
+) -> Vec<String> {
     let mut out = Vec::new();
     for (name, ods) in op.attribute_names().iter().zip(op.attribute_types()) {
-        let Some(c) = constraint_of(ods) else { continue };
-        let Some(a) = props.iter().find(|a| m.str(a.name) == *name) else { continue };
+        let Some(c) = constraint_of(ods) else {
+            continue;
+        };
+        let Some(a) = props.iter().find(|a| m.str(a.name) == *name) else {
+            continue;
+        };
         if !satisfies(m, a.value, c) {
-            out.push(format!("attribute `{name}` of `{}` must be {} ({})", op.name(), c.describe(), ods.trim()));
+            out.push(format!(
+                "attribute `{name}` of `{}` must be {} ({})",
+                op.name(),
+                c.describe(),
+                ods.trim()
+            ));
         }
     }
     out
@@ -244,7 +294,12 @@ mod tests {
     fn every_attribute_type_of_the_spec_is_known() {
         let unknown: Vec<String> = StablehloOp::ALL
             .iter()
-            .flat_map(|op| op.attribute_names().iter().zip(op.attribute_types()).map(move |(n, t)| (op, n, t)))
+            .flat_map(|op| {
+                op.attribute_names()
+                    .iter()
+                    .zip(op.attribute_types())
+                    .map(move |(n, t)| (op, n, t))
+            })
             .filter(|(_, _, t)| constraint_of(t).is_none())
             .map(|(op, n, t)| format!("{}.{n}: {t}", op.name()))
             .collect();
@@ -255,21 +310,36 @@ mod tests {
     fn wrappers_are_peeled() {
         assert_eq!(
             constraint_of("DefaultValuedOptionalAttr< StableHLO_CustomCallApiVersionAttr, \"x\">"),
-            Some(Constraint::Int { width: 32, min: None })
+            Some(Constraint::Int {
+                width: 32,
+                min: None
+            })
         );
         assert_eq!(
             constraint_of("ConfinedAttr<I64Attr, [IntPositive]>"),
-            Some(Constraint::Int { width: 64, min: Some(1) })
+            Some(Constraint::Int {
+                width: 64,
+                min: Some(1)
+            })
         );
-        assert_eq!(constraint_of("OptionalAttr<AnyAttrOf<[StrAttr, DictionaryAttr]>>"), Some(Constraint::StrOrDictionary));
+        assert_eq!(
+            constraint_of("OptionalAttr<AnyAttrOf<[StrAttr, DictionaryAttr]>>"),
+            Some(Constraint::StrOrDictionary)
+        );
     }
 
     /// Every enum attribute type names its own enum, so a wrong-kind enum is refused (issue 13 row 2).
     #[test]
     fn enum_attribute_types_name_their_enum() {
         for (ods, e) in [
-            ("OptionalAttr<StableHLO_ComparisonTypeAttr>", VhloEnum::ComparisonTypeV1),
-            ("StableHLO_ComparisonDirectionAttr", VhloEnum::ComparisonDirectionV1),
+            (
+                "OptionalAttr<StableHLO_ComparisonTypeAttr>",
+                VhloEnum::ComparisonTypeV1,
+            ),
+            (
+                "StableHLO_ComparisonDirectionAttr",
+                VhloEnum::ComparisonDirectionV1,
+            ),
             ("StableHLO_FftTypeAttr", VhloEnum::FftTypeV1),
             ("StableHLO_RngAlgorithmAttr", VhloEnum::RngAlgorithmV1),
             ("StableHLO_RngDistributionAttr", VhloEnum::RngDistributionV1),
@@ -277,6 +347,9 @@ mod tests {
         ] {
             assert_eq!(constraint_of(ods), Some(Constraint::Enum(e)), "{ods}");
         }
-        assert_eq!(constraint_of("OptionalAttr<StableHLO_PrecisionConfigAttr>"), Some(Constraint::EnumArray(VhloEnum::PrecisionV1)));
+        assert_eq!(
+            constraint_of("OptionalAttr<StableHLO_PrecisionConfigAttr>"),
+            Some(Constraint::EnumArray(VhloEnum::PrecisionV1))
+        );
     }
 }

@@ -499,7 +499,9 @@ pub fn attrs_to_vhlo(
         let name = m.str(a.name).to_string();
         // Names travel as text here: refuse rather than alter one that is not UTF-8.
         if m.utf8(a.name).is_none() {
-            errors.push(format!("attribute name `{name}` is not UTF-8 (not supported)"));
+            errors.push(format!(
+                "attribute name `{name}` is not UTF-8 (not supported)"
+            ));
             continue;
         }
         match attrs::to_vhlo(m, a.value, allow_other) {
@@ -567,7 +569,9 @@ fn vhlo_int_tensor(m: &Module, a: Attribute) -> Option<IntTensor> {
     let [Param::Ints(shape), Param::Type(e), _] = &d.params[..] else {
         return None;
     };
-    let n = shape.iter().try_fold(1u64, |acc, &x| Some(acc.saturating_mul(u64::try_from(x).ok()?)))?;
+    let n = shape.iter().try_fold(1u64, |acc, &x| {
+        Some(acc.saturating_mul(u64::try_from(x).ok()?))
+    })?;
     let TypeData::Dialect(ed) = m.type_data(*e) else {
         return None;
     };
@@ -587,7 +591,10 @@ fn vhlo_int_tensor(m: &Module, a: Attribute) -> Option<IntTensor> {
         (v << shift) >> shift
     };
     if data.len() == width && n != 1 {
-        return Some(IntTensor::Splat { value: read(data), count: n });
+        return Some(IntTensor::Splat {
+            value: read(data),
+            count: n,
+        });
     }
     if data.len() as u64 != n.checked_mul(width as u64)? {
         return None;
@@ -601,7 +608,9 @@ fn vhlo_tensor_ints(m: &Module, a: Attribute) -> Result<Vec<i64>, String> {
     match vhlo_int_tensor(m, a) {
         None => Err("must be an integer tensor".into()),
         Some(IntTensor::Elements(xs)) => Ok(xs),
-        Some(IntTensor::Splat { value, count }) if count <= MAX_SPLAT_EXPANSION => Ok(vec![value; count as usize]),
+        Some(IntTensor::Splat { value, count }) if count <= MAX_SPLAT_EXPANSION => {
+            Ok(vec![value; count as usize])
+        }
         Some(IntTensor::Splat { count, .. }) => Err(format!(
             "is a splat of {count} elements; a list attribute holds at most {MAX_SPLAT_EXPANSION}"
         )),
@@ -974,7 +983,11 @@ pub fn attrs_from_vhlo(
                 if array.is_some() != (name == "called_computations") {
                     return Err(format!(
                         "`{name}` must be {}",
-                        if name == "called_computations" { "an array of strings" } else { "a string" }
+                        if name == "called_computations" {
+                            "an array of strings"
+                        } else {
+                            "a string"
+                        }
                     ));
                 }
                 let conv = if let Some(xs) = array {

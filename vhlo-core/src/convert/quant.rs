@@ -33,14 +33,18 @@ fn scale_range(kind: FloatKind) -> (f64, f64) {
 /// expressed, then scale/zero point or axis/scales/zero points, then storage min and max) break.
 pub(crate) fn check(m: &Module, params: &[Param]) -> Result<(), String> {
     let (flags, storage, expressed, min, max) = match params {
-        [Param::UInt(f), Param::Type(s), Param::Type(e), .., Param::Int(lo), Param::Int(hi)] => (*f, *s, *e, *lo, *hi),
+        [Param::UInt(f), Param::Type(s), Param::Type(e), .., Param::Int(lo), Param::Int(hi)] => {
+            (*f, *s, *e, *lo, *hi)
+        }
         _ => return Err("malformed quantized type".into()),
     };
     let TypeData::Integer { width, signedness } = *m.type_data(storage) else {
         return Err("quantized type: storage type must be integral".into());
     };
     if width == 0 || width > MAX_STORAGE_BITS {
-        return Err(format!("quantized type: illegal storage type size {width} (1 to {MAX_STORAGE_BITS} bits)"));
+        return Err(format!(
+            "quantized type: illegal storage type size {width} (1 to {MAX_STORAGE_BITS} bits)"
+        ));
     }
     let signed = flags & 1 == 1 || signedness == Signedness::Signed;
     let (dmin, dmax) = if signed {
@@ -63,14 +67,18 @@ pub(crate) fn check(m: &Module, params: &[Param]) -> Result<(), String> {
         if s.is_finite() && s >= lo && s <= hi {
             Ok(())
         } else {
-            Err(format!("quantized type: scale {s:e} out of the expressed type's range [{lo:e}, {hi:e}]"))
+            Err(format!(
+                "quantized type: scale {s:e} out of the expressed type's range [{lo:e}, {hi:e}]"
+            ))
         }
     };
     match params {
         [_, _, _, Param::Float { bits, .. }, Param::Int(_), _, _] => check_scale(*bits),
         [_, _, _, Param::Int(axis), Param::Floats(scales), Param::Ints(zps), _, _] => {
             if *axis < 0 {
-                return Err(format!("quantized type: illegal quantized dimension {axis}"));
+                return Err(format!(
+                    "quantized type: illegal quantized dimension {axis}"
+                ));
             }
             if scales.len() != zps.len() {
                 return Err(format!(
@@ -95,7 +103,13 @@ mod tests {
         assert_eq!(scale_range(FloatKind::F8E4M3FN), ((-9f64).exp2(), 448.0));
         assert_eq!(scale_range(FloatKind::F32).1, f64::from(f32::MAX));
         // TF32 by its format: the largest finite value has all 10 fraction bits set.
-        assert_eq!(crate::text::to_f64(FloatKind::TF32, 0x3_FBFF), Some(scale_range(FloatKind::TF32).1));
-        assert_eq!(crate::text::to_f64(FloatKind::TF32, 1), Some(scale_range(FloatKind::TF32).0));
+        assert_eq!(
+            crate::text::to_f64(FloatKind::TF32, 0x3_FBFF),
+            Some(scale_range(FloatKind::TF32).1)
+        );
+        assert_eq!(
+            crate::text::to_f64(FloatKind::TF32, 1),
+            Some(scale_range(FloatKind::TF32).0)
+        );
     }
 }

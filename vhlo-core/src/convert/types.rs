@@ -2,8 +2,8 @@
 
 use crate::dialect::support::{vhlo_type, vhlo_type_with};
 use crate::ir::{
-    AttrData, Attribute, DialectAttr, DialectType, FastMap, FloatKind, Module, Param, Signedness, Type,
-    TypeData,
+    AttrData, Attribute, DialectAttr, DialectType, FastMap, FloatKind, Module, Param, Signedness,
+    Type, TypeData,
 };
 
 /// The VHLO mnemonic of a builtin float kind, if VHLO has one.
@@ -42,7 +42,12 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
 
 /// [`to_vhlo`], each interned type converted once: a type is a DAG (`!t1 = tuple<!t0, !t0>`)
 /// whose tree may be exponentially larger (issue 13 row 11).
-fn to_vhlo_memo(m: &mut Module, t: Type, allow_other: bool, memo: &mut FastMap<Type, Type>) -> Result<Type, String> {
+fn to_vhlo_memo(
+    m: &mut Module,
+    t: Type,
+    allow_other: bool,
+    memo: &mut FastMap<Type, Type>,
+) -> Result<Type, String> {
     if let Some(&done) = memo.get(&t) {
         return Ok(done);
     }
@@ -51,7 +56,12 @@ fn to_vhlo_memo(m: &mut Module, t: Type, allow_other: bool, memo: &mut FastMap<T
     Ok(done)
 }
 
-fn to_vhlo_once(m: &mut Module, t: Type, allow_other: bool, memo: &mut FastMap<Type, Type>) -> Result<Type, String> {
+fn to_vhlo_once(
+    m: &mut Module,
+    t: Type,
+    allow_other: bool,
+    memo: &mut FastMap<Type, Type>,
+) -> Result<Type, String> {
     let data = m.type_data(t).clone();
     let bad = |m: &Module, why: &str| {
         Err(format!(

@@ -28,7 +28,11 @@ fn incompatible_operands_and_result(m: &Module, op: OpId) -> Option<String> {
         .iter()
         .enumerate()
         .map(|(i, &v)| (format!("operand #{i}"), m.value_type(v)))
-        .chain(m.results(op).enumerate().map(|(i, v)| (format!("result #{i}"), m.value_type(v))))
+        .chain(
+            m.results(op)
+                .enumerate()
+                .map(|(i, v)| (format!("result #{i}"), m.value_type(v))),
+        )
         .collect();
     let (first_name, first) = types.first()?;
     for (name, t) in &types[1..] {
@@ -58,7 +62,8 @@ fn incompatible(m: &Module, a: Type, b: Type) -> Option<&'static str> {
         // Tokens, tuples and other dialects' types: only equal types are compatible.
         return Some("different types");
     };
-    let quantized = |e: Type| matches!(m.type_data(e), TypeData::Dialect(d) if m.str(d.dialect) == "quant");
+    let quantized =
+        |e: Type| matches!(m.type_data(e), TypeData::Dialect(d) if m.str(d.dialect) == "quant");
     if ea != eb && !(quantized(ea) && quantized(eb)) {
         return Some("different element types");
     }
@@ -67,7 +72,11 @@ fn incompatible(m: &Module, a: Type, b: Type) -> Option<&'static str> {
             return Some("different ranks");
         }
         let dynamic = |d: i64| d < 0;
-        if sa.iter().zip(sb.iter()).any(|(&x, &y)| x != y && !dynamic(x) && !dynamic(y)) {
+        if sa
+            .iter()
+            .zip(sb.iter())
+            .any(|(&x, &y)| x != y && !dynamic(x) && !dynamic(y))
+        {
             return Some("different dimension sizes");
         }
     }

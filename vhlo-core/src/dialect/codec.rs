@@ -79,7 +79,11 @@ pub enum CodecCondition {
     /// The list parameter is empty (`empty`) or not.
     Empty { param: usize, empty: bool },
     /// The integer parameter equals `value` (`equal`) or differs from it.
-    Equals { param: usize, value: i64, equal: bool },
+    Equals {
+        param: usize,
+        value: i64,
+        equal: bool,
+    },
     /// Every (`every`) or some element attribute of the list parameter satisfies `inner`.
     Elements {
         param: usize,
@@ -158,61 +162,63 @@ impl CodecDialect {
     /// The shape rules of a parameter: its `Param` variant, what its attributes are, enum cases.
     pub fn check_param(&self, p: &CodecParam, m: &Module, v: &Param) -> Result<(), String> {
         let d = self;
-    let shape_ok = matches!(
-        (p.kind, v),
-        (CodecKind::String, Param::Str(_))
-            | (CodecKind::SVarInt, Param::Int(_))
-            | (CodecKind::Bool, Param::Bool(_))
-            | (CodecKind::OptVarInt, Param::UInt(_) | Param::Absent)
-            | (CodecKind::Attr, Param::Attr(_))
-            | (CodecKind::OptAttr, Param::Attr(_) | Param::Absent)
-            | (CodecKind::Attrs, Param::Attrs(_))
-            | (CodecKind::SVarInts, Param::Ints(_))
-    );
-    if !shape_ok {
-        return Err(format!("expected {:?}", p.kind));
-    }
-    if let (Some(e), Param::Int(v)) = (p.enum_.and_then(|e| d.enums.get(e)), v) {
-        if !e.cases.iter().any(|(_, c)| c == v) {
-            return Err(format!("{v} is not a case of {}", e.name));
+        let shape_ok = matches!(
+            (p.kind, v),
+            (CodecKind::String, Param::Str(_))
+                | (CodecKind::SVarInt, Param::Int(_))
+                | (CodecKind::Bool, Param::Bool(_))
+                | (CodecKind::OptVarInt, Param::UInt(_) | Param::Absent)
+                | (CodecKind::Attr, Param::Attr(_))
+                | (CodecKind::OptAttr, Param::Attr(_) | Param::Absent)
+                | (CodecKind::Attrs, Param::Attrs(_))
+                | (CodecKind::SVarInts, Param::Ints(_))
+        );
+        if !shape_ok {
+            return Err(format!("expected {:?}", p.kind));
         }
-    }
-    let attrs: &[Attribute] = match v {
-        Param::Attr(a) => std::slice::from_ref(a),
-        Param::Attrs(a) => a,
-        _ => return Ok(()),
-    };
-    for &a in attrs {
-        let data = m.attr_data(a);
-        let ok = match p.of {
-            CodecOf::Any => true,
-            CodecOf::String => matches!(data, AttrData::String { ty: None, .. }),
-            CodecOf::MeshOrRef => match data {
-                AttrData::SymbolRef { nested, .. } => nested.is_empty(),
-                AttrData::Dialect(x) => m.str(x.dialect) == d.name && m.str(x.mnemonic) == "mesh",
-                _ => false,
-            },
-            CodecOf::Attr(i) => match (data, d.attrs.get(i)) {
-                (AttrData::Dialect(x), Some(want)) => {
-                    m.str(x.dialect) == d.name && m.str(x.mnemonic) == want.mnemonic
-                }
-                _ => false,
-            },
+        if let (Some(e), Param::Int(v)) = (p.enum_.and_then(|e| d.enums.get(e)), v) {
+            if !e.cases.iter().any(|(_, c)| c == v) {
+                return Err(format!("{v} is not a case of {}", e.name));
+            }
+        }
+        let attrs: &[Attribute] = match v {
+            Param::Attr(a) => std::slice::from_ref(a),
+            Param::Attrs(a) => a,
+            _ => return Ok(()),
         };
-        if !ok {
-            let want = match p.of {
-                CodecOf::Attr(i) => d
-                    .attrs
-                    .get(i)
-                    .map_or_else(String::new, |a| format!("#{}.{}", d.name, a.mnemonic)),
-                CodecOf::String => "a string".to_string(),
-                CodecOf::MeshOrRef => format!("#{}.mesh or a symbol reference", d.name),
-                CodecOf::Any => String::new(),
+        for &a in attrs {
+            let data = m.attr_data(a);
+            let ok = match p.of {
+                CodecOf::Any => true,
+                CodecOf::String => matches!(data, AttrData::String { ty: None, .. }),
+                CodecOf::MeshOrRef => match data {
+                    AttrData::SymbolRef { nested, .. } => nested.is_empty(),
+                    AttrData::Dialect(x) => {
+                        m.str(x.dialect) == d.name && m.str(x.mnemonic) == "mesh"
+                    }
+                    _ => false,
+                },
+                CodecOf::Attr(i) => match (data, d.attrs.get(i)) {
+                    (AttrData::Dialect(x), Some(want)) => {
+                        m.str(x.dialect) == d.name && m.str(x.mnemonic) == want.mnemonic
+                    }
+                    _ => false,
+                },
             };
-            return Err(format!("expected {want}"));
+            if !ok {
+                let want = match p.of {
+                    CodecOf::Attr(i) => d
+                        .attrs
+                        .get(i)
+                        .map_or_else(String::new, |a| format!("#{}.{}", d.name, a.mnemonic)),
+                    CodecOf::String => "a string".to_string(),
+                    CodecOf::MeshOrRef => format!("#{}.mesh or a symbol reference", d.name),
+                    CodecOf::Any => String::new(),
+                };
+                return Err(format!("expected {want}"));
+            }
         }
-    }
-    Ok(())
+        Ok(())
     }
 
     /// The encoding with code `code`.
@@ -226,5 +232,8 @@ impl CodecDialect {
 
 /// The dialects known to the codec engine.
 pub fn codec_dialect(name: &str) -> Option<&'static CodecDialect> {
-    crate::vhlo::CODEC_DIALECTS.iter().copied().find(|d| d.name == name)
+    crate::vhlo::CODEC_DIALECTS
+        .iter()
+        .copied()
+        .find(|d| d.name == name)
 }

@@ -157,7 +157,10 @@ pub fn split_groups(
             _ if len < fixed => format!("at least {fixed}"),
             _ => format!("{fixed} plus a multiple of {groups}"),
         };
-        OpMismatch { op, reason: format!("expected {expect} {what}s, found {len}") }
+        OpMismatch {
+            op,
+            reason: format!("expected {expect} {what}s, found {len}"),
+        }
     })?;
     let mut out = Vec::with_capacity(variadic.len());
     let mut at = 0;

@@ -1,7 +1,9 @@
 //! Building blocks of the generated change rules and feature checks: constructors of VHLO
 //! attributes and in-place edits of an op.
 
-use crate::ir::{AttrData, Attribute, DialectAttr, DialectType, Module, OpId, Param, Type, TypeData};
+use crate::ir::{
+    AttrData, Attribute, DialectAttr, DialectType, Module, OpId, Param, Type, TypeData,
+};
 use crate::version::Version;
 
 use super::ConversionError;
@@ -10,7 +12,11 @@ use super::ConversionError;
 pub fn vhlo_type_with(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Type {
     let dialect = m.sym("vhlo");
     let mnemonic = m.sym(mnemonic);
-    m.ty(TypeData::Dialect(DialectType { dialect, mnemonic, params: params.into_boxed_slice() }))
+    m.ty(TypeData::Dialect(DialectType {
+        dialect,
+        mnemonic,
+        params: params.into_boxed_slice(),
+    }))
 }
 
 /// A parameterless `!vhlo.<mnemonic>` type (`none_v1`, `i64_v1`, ...).
@@ -22,12 +28,18 @@ pub fn vhlo_type(m: &mut Module, mnemonic: &str) -> Type {
 pub fn vhlo_attr(m: &mut Module, name: &str, params: Vec<Param>) -> Attribute {
     let dialect = m.sym("vhlo");
     let mnemonic = m.sym(name);
-    m.attr(AttrData::Dialect(DialectAttr { dialect, mnemonic, params: params.into_boxed_slice() }))
+    m.attr(AttrData::Dialect(DialectAttr {
+        dialect,
+        mnemonic,
+        params: params.into_boxed_slice(),
+    }))
 }
 
 /// `#vhlo.bool_v1<b>`
 pub fn vhlo_bool(m: &mut Module, b: bool) -> Attribute {
-    Attribute(m.cached_id((0, "bool_v1", i64::from(b)), |m| vhlo_attr(m, "bool_v1", vec![Param::Bool(b)]).0))
+    Attribute(m.cached_id((0, "bool_v1", i64::from(b)), |m| {
+        vhlo_attr(m, "bool_v1", vec![Param::Bool(b)]).0
+    }))
 }
 
 /// `#vhlo.integer_v1<i : i64>`
@@ -41,7 +53,17 @@ pub fn vhlo_i64(m: &mut Module, i: i64) -> Attribute {
 /// `#vhlo.float_v1<f : f64>`
 pub fn vhlo_f64(m: &mut Module, f: f64) -> Attribute {
     let t = vhlo_type(m, "f64_v1");
-    vhlo_attr(m, "float_v1", vec![Param::Type(t), Param::Float { bits: u128::from(f.to_bits()), width: 64 }])
+    vhlo_attr(
+        m,
+        "float_v1",
+        vec![
+            Param::Type(t),
+            Param::Float {
+                bits: u128::from(f.to_bits()),
+                width: 64,
+            },
+        ],
+    )
 }
 
 /// `#vhlo.type_v1<!vhlo.<mnemonic>>`
@@ -59,7 +81,9 @@ pub fn vhlo_array(m: &mut Module, items: Vec<Attribute>) -> Attribute {
 
 /// `#vhlo<enum_name value>`
 pub fn vhlo_enum(m: &mut Module, enum_name: &'static str, value: i64) -> Attribute {
-    Attribute(m.cached_id((2, enum_name, value), |m| vhlo_attr(m, enum_name, vec![Param::Int(value)]).0))
+    Attribute(m.cached_id((2, enum_name, value), |m| {
+        vhlo_attr(m, enum_name, vec![Param::Int(value)]).0
+    }))
 }
 
 /// Byte width of a VHLO integer element type, for tensor data.
@@ -76,7 +100,11 @@ fn int_width_bytes(element: &str) -> usize {
 pub fn vhlo_int_tensor(m: &mut Module, element: &str, shape: &[i64], values: &[i64]) -> Attribute {
     let width = int_width_bytes(element);
     let elem = vhlo_type(m, element);
-    let ty = vhlo_type_with(m, "tensor_v1", vec![Param::Ints(shape.into()), Param::Type(elem), Param::Absent]);
+    let ty = vhlo_type_with(
+        m,
+        "tensor_v1",
+        vec![Param::Ints(shape.into()), Param::Type(elem), Param::Absent],
+    );
     let mut data = Vec::with_capacity(values.len() * width);
     for v in values {
         data.extend_from_slice(&v.to_le_bytes()[..width]);
@@ -85,7 +113,11 @@ pub fn vhlo_int_tensor(m: &mut Module, element: &str, shape: &[i64], values: &[i
     if data.len() > width && data.chunks(width).all(|c| c == &data[..width]) {
         data.truncate(width);
     }
-    vhlo_attr(m, "tensor_v1", vec![Param::Type(ty), Param::Bytes(data.into_boxed_slice())])
+    vhlo_attr(
+        m,
+        "tensor_v1",
+        vec![Param::Type(ty), Param::Bytes(data.into_boxed_slice())],
+    )
 }
 
 /// Sets a property by name.
@@ -131,7 +163,11 @@ pub fn require_default(
             op_name,
             subject: format!("attribute `{name}` with a non-default value"),
             needs,
-            rule: format!("{} -> previous version needs `{name}` = {}", short(op_name), crate::dialect::support::describe(m, default)),
+            rule: format!(
+                "{} -> previous version needs `{name}` = {}",
+                short(op_name),
+                crate::dialect::support::describe(m, default)
+            ),
         }),
     }
 }
@@ -142,17 +178,22 @@ fn short(op_name: &str) -> &str {
 
 /// Upstream compares result-accuracy tolerances with `isZero`, which accepts -0.0 as well.
 fn same_float_zero(m: &Module, a: Attribute, b: Attribute) -> bool {
-    let (AttrData::Dialect(x), AttrData::Dialect(y)) = (m.attr_data(a), m.attr_data(b)) else { return false };
+    let (AttrData::Dialect(x), AttrData::Dialect(y)) = (m.attr_data(a), m.attr_data(b)) else {
+        return false;
+    };
     if x.dialect != y.dialect || x.mnemonic != y.mnemonic || x.params.len() != y.params.len() {
         return false;
     }
-    x.params.iter().zip(y.params.iter()).all(|(p, q)| match (p, q) {
-        (Param::Float { bits: a, width: 64 }, Param::Float { bits: b, width: 64 }) => {
-            let (a, b) = (f64::from_bits(*a as u64), f64::from_bits(*b as u64));
-            a == b
-        }
-        _ => p == q,
-    })
+    x.params
+        .iter()
+        .zip(y.params.iter())
+        .all(|(p, q)| match (p, q) {
+            (Param::Float { bits: a, width: 64 }, Param::Float { bits: b, width: 64 }) => {
+                let (a, b) = (f64::from_bits(*a as u64), f64::from_bits(*b as u64));
+                a == b
+            }
+            _ => p == q,
+        })
 }
 
 /// A short description of an attribute for error messages.
@@ -162,13 +203,20 @@ pub fn describe(m: &Module, a: Attribute) -> String {
             let name = m.str(d.mnemonic);
             match (name, &d.params[..]) {
                 ("bool_v1", [Param::Bool(b)]) => format!("#vhlo.bool_v1<{b}>"),
-                ("array_v1", [Param::Attrs(xs)]) if xs.is_empty() => "#vhlo.array_v1<[]>".to_string(),
-                ("tensor_v1", [_, Param::Bytes(b)]) if b.is_empty() => "an empty #vhlo.tensor_v1".to_string(),
+                ("array_v1", [Param::Attrs(xs)]) if xs.is_empty() => {
+                    "#vhlo.array_v1<[]>".to_string()
+                }
+                ("tensor_v1", [_, Param::Bytes(b)]) if b.is_empty() => {
+                    "an empty #vhlo.tensor_v1".to_string()
+                }
                 ("type_v1", [Param::Type(t)]) => match m.type_data(*t) {
                     TypeData::Dialect(dt) => format!("#vhlo.type_v1<!vhlo.{}>", m.str(dt.mnemonic)),
                     _ => "#vhlo.type_v1<...>".to_string(),
                 },
-                ("result_accuracy_v1", _) => "the default #vhlo.result_accuracy_v1 (atol 0, rtol 0, ulps 0, mode DEFAULT)".to_string(),
+                ("result_accuracy_v1", _) => {
+                    "the default #vhlo.result_accuracy_v1 (atol 0, rtol 0, ulps 0, mode DEFAULT)"
+                        .to_string()
+                }
                 _ => format!("#vhlo.{name}<...>"),
             }
         }
@@ -188,7 +236,11 @@ pub fn require_single(
     groups: usize,
     needs: Version,
 ) -> Result<(), ConversionError> {
-    let total = if what == "operand" { m.operands(op).len() } else { m.num_results(op) };
+    let total = if what == "operand" {
+        m.operands(op).len()
+    } else {
+        m.num_results(op)
+    };
     let n = total.saturating_sub(fixed) / groups.max(1);
     if n == 1 {
         return Ok(());
@@ -198,12 +250,22 @@ pub fn require_single(
         op_name,
         subject: format!("{n} {what}s in `{group}`"),
         needs,
-        rule: format!("{} -> previous version needs exactly one {what}", short(op_name)),
+        rule: format!(
+            "{} -> previous version needs exactly one {what}",
+            short(op_name)
+        ),
     })
 }
 
 /// Fails unless the variadic region group `group` is empty.
-pub fn require_no_regions(m: &Module, op: OpId, op_name: &'static str, group: &str, fixed: usize, needs: Version) -> Result<(), ConversionError> {
+pub fn require_no_regions(
+    m: &Module,
+    op: OpId,
+    op_name: &'static str,
+    group: &str,
+    fixed: usize,
+    needs: Version,
+) -> Result<(), ConversionError> {
     let n = m.regions(op).len().saturating_sub(fixed);
     if n == 0 {
         return Ok(());
@@ -213,7 +275,10 @@ pub fn require_no_regions(m: &Module, op: OpId, op_name: &'static str, group: &s
         op_name,
         subject: format!("{n} region(s) in `{group}`"),
         needs,
-        rule: format!("{} -> previous version needs `{group}` to be empty", short(op_name)),
+        rule: format!(
+            "{} -> previous version needs `{group}` to be empty",
+            short(op_name)
+        ),
     })
 }
 
@@ -247,9 +312,17 @@ pub fn property_is_kind(m: &Module, op: OpId, name: &str, kind: &str) -> bool {
 }
 
 /// True when property `name` is the enum case `value` of `#vhlo<enum_name ...>`.
-pub fn property_is_enum_case(m: &Module, op: OpId, name: &str, enum_name: &str, value: i64) -> bool {
+pub fn property_is_enum_case(
+    m: &Module,
+    op: OpId,
+    name: &str,
+    enum_name: &str,
+    value: i64,
+) -> bool {
     match m.property(op, name).map(|a| m.attr_data(a)) {
-        Some(AttrData::Dialect(d)) => m.str(d.mnemonic) == enum_name && d.params.first() == Some(&Param::Int(value)),
+        Some(AttrData::Dialect(d)) => {
+            m.str(d.mnemonic) == enum_name && d.params.first() == Some(&Param::Int(value))
+        }
         _ => false,
     }
 }
@@ -257,15 +330,19 @@ pub fn property_is_enum_case(m: &Module, op: OpId, name: &str, enum_name: &str, 
 /// True when property `name` is `#vhlo.bool_v1<b>`.
 pub fn property_is_bool(m: &Module, op: OpId, name: &str, b: bool) -> bool {
     match m.property(op, name).map(|a| m.attr_data(a)) {
-        Some(AttrData::Dialect(d)) => m.str(d.mnemonic) == "bool_v1" && d.params.first() == Some(&Param::Bool(b)),
+        Some(AttrData::Dialect(d)) => {
+            m.str(d.mnemonic) == "bool_v1" && d.params.first() == Some(&Param::Bool(b))
+        }
         _ => false,
     }
 }
 
 /// True when some operand has the type `!vhlo.<mnemonic>`.
 pub fn some_operand_has_type(m: &Module, op: OpId, mnemonic: &str) -> bool {
-    m.operands(op).iter().any(|&v| match m.type_data(m.value_type(v)) {
-        TypeData::Dialect(d) => m.str(d.mnemonic) == mnemonic,
-        _ => false,
-    })
+    m.operands(op)
+        .iter()
+        .any(|&v| match m.type_data(m.value_type(v)) {
+            TypeData::Dialect(d) => m.str(d.mnemonic) == mnemonic,
+            _ => false,
+        })
 }

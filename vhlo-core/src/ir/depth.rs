@@ -27,7 +27,11 @@ pub struct NestingTooDeep {
 
 impl std::fmt::Display for NestingTooDeep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "a {} nested more than {MAX_NESTING} levels deep (the nesting limit)", self.what)
+        write!(
+            f,
+            "a {} nested more than {MAX_NESTING} levels deep (the nesting limit)",
+            self.what
+        )
     }
 }
 
@@ -45,7 +49,9 @@ fn push_params(ps: &[Param], out: &mut Vec<Node>) {
             Param::Attr(a) => out.push(Node::A(*a)),
             Param::Types(ts) => out.extend(ts.iter().map(|&t| Node::T(t))),
             Param::Attrs(xs) => out.extend(xs.iter().map(|&a| Node::A(a))),
-            Param::AttrPairs(xs) => out.extend(xs.iter().flat_map(|&(a, b)| [Node::A(a), Node::A(b)])),
+            Param::AttrPairs(xs) => {
+                out.extend(xs.iter().flat_map(|&(a, b)| [Node::A(a), Node::A(b)]))
+            }
             _ => {}
         }
     }
@@ -55,21 +61,27 @@ fn children(m: &Module, n: Node, out: &mut Vec<Node>) {
     match n {
         Node::T(t) => match m.type_data(t) {
             TypeData::Complex(e) | TypeData::UnrankedTensor { element: e } => out.push(Node::T(*e)),
-            TypeData::RankedTensor { element, encoding, .. } => {
+            TypeData::RankedTensor {
+                element, encoding, ..
+            } => {
                 out.push(Node::T(*element));
                 out.extend(encoding.map(Node::A));
             }
             TypeData::Tuple(ts) => out.extend(ts.iter().map(|&t| Node::T(t))),
-            TypeData::Function { inputs, results } => out.extend(inputs.iter().chain(results.iter()).map(|&t| Node::T(t))),
+            TypeData::Function { inputs, results } => {
+                out.extend(inputs.iter().chain(results.iter()).map(|&t| Node::T(t)))
+            }
             TypeData::Dialect(d) => push_params(&d.params, out),
             _ => {}
         },
         Node::A(a) => match m.attr_data(a) {
-            AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } | AttrData::Type(ty) => out.push(Node::T(*ty)),
-            AttrData::String { ty, .. } => out.extend(ty.map(Node::T)),
-            AttrData::DenseArray { element: ty, .. } | AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => {
+            AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } | AttrData::Type(ty) => {
                 out.push(Node::T(*ty))
             }
+            AttrData::String { ty, .. } => out.extend(ty.map(Node::T)),
+            AttrData::DenseArray { element: ty, .. }
+            | AttrData::DenseElements { ty, .. }
+            | AttrData::DenseStrings { ty, .. } => out.push(Node::T(*ty)),
             AttrData::Array(xs) => out.extend(xs.iter().map(|&x| Node::A(x))),
             AttrData::Dictionary(xs) => out.extend(xs.iter().map(|&(_, x)| Node::A(x))),
             AttrData::Location(l) => out.push(Node::L(*l)),
@@ -78,8 +90,13 @@ fn children(m: &Module, n: Node, out: &mut Vec<Node>) {
         },
         Node::L(l) => match m.loc_data(l) {
             LocData::Name { child, .. } => out.extend(child.map(Node::L)),
-            LocData::CallSite { callee, caller } => out.extend([Node::L(*callee), Node::L(*caller)]),
-            LocData::Fused { metadata, locations } => {
+            LocData::CallSite { callee, caller } => {
+                out.extend([Node::L(*callee), Node::L(*caller)])
+            }
+            LocData::Fused {
+                metadata,
+                locations,
+            } => {
                 out.extend(metadata.map(Node::A));
                 out.extend(locations.iter().map(|&l| Node::L(l)));
             }
@@ -115,7 +132,14 @@ pub fn deepest_interned(m: &Module) -> Result<(), NestingTooDeep> {
             kids.clear();
             children(m, n, &mut kids);
             if expanded {
-                let d = 1 + kids.iter().map(|&k| { let (t, i) = slot(k); depth[t].get(i).copied().unwrap_or(0) }).max().unwrap_or(0);
+                let d = 1 + kids
+                    .iter()
+                    .map(|&k| {
+                        let (t, i) = slot(k);
+                        depth[t].get(i).copied().unwrap_or(0)
+                    })
+                    .max()
+                    .unwrap_or(0);
                 if d as usize > MAX_NESTING {
                     let (what, id) = match n {
                         Node::T(t) => ("type", t.0),
@@ -130,7 +154,14 @@ pub fn deepest_interned(m: &Module) -> Result<(), NestingTooDeep> {
             } else {
                 stack.push((n, true));
                 // Children are interned before their parents, so this never cycles.
-                stack.extend(kids.iter().filter(|&&k| { let (t, i) = slot(k); depth[t].get(i) == Some(&0) }).map(|&k| (k, false)));
+                stack.extend(
+                    kids.iter()
+                        .filter(|&&k| {
+                            let (t, i) = slot(k);
+                            depth[t].get(i) == Some(&0)
+                        })
+                        .map(|&k| (k, false)),
+                );
             }
         }
     }

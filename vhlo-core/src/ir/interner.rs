@@ -30,7 +30,11 @@ impl<T: Eq + Hash + Clone + std::fmt::Debug> std::fmt::Debug for Interner<T> {
 
 impl<T: Eq + Hash + Clone> Default for Interner<T> {
     fn default() -> Self {
-        Interner { items: Vec::new(), index: HashTable::new(), hasher: FastHasher::default() }
+        Interner {
+            items: Vec::new(),
+            index: HashTable::new(),
+            hasher: FastHasher::default(),
+        }
     }
 }
 
@@ -40,14 +44,20 @@ impl<T: Eq + Hash + Clone> Interner<T> {
         T: Borrow<Q>,
     {
         let items = &self.items;
-        self.index.find(hash, |&id| items.get(id as usize).is_some_and(|x| x.borrow() == value)).copied()
+        self.index
+            .find(hash, |&id| {
+                items.get(id as usize).is_some_and(|x| x.borrow() == value)
+            })
+            .copied()
     }
 
     fn insert_new(&mut self, hash: u64, value: T) -> u32 {
         let id = u32::try_from(self.items.len()).unwrap_or(u32::MAX);
         self.items.push(value);
         let (items, hasher) = (&self.items, &self.hasher);
-        self.index.insert_unique(hash, id, |&i| items.get(i as usize).map_or(0, |x| hasher.hash_one(x)));
+        self.index.insert_unique(hash, id, |&i| {
+            items.get(i as usize).map_or(0, |x| hasher.hash_one(x))
+        });
         id
     }
 
@@ -76,7 +86,9 @@ impl<T: Eq + Hash + Clone> Interner<T> {
     pub fn reserve(&mut self, n: usize) {
         self.items.reserve(n);
         let (items, hasher) = (&self.items, &self.hasher);
-        self.index.reserve(n, |&i| items.get(i as usize).map_or(0, |x| hasher.hash_one(x)));
+        self.index.reserve(n, |&i| {
+            items.get(i as usize).map_or(0, |x| hasher.hash_one(x))
+        });
     }
 
     /// Number of distinct values.

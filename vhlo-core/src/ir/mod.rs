@@ -13,7 +13,9 @@ mod interner;
 mod module;
 
 pub use data::*;
-pub use depth::{deepest_interned, regions_within_limit, NestingTooDeep, MAX_NESTING, NESTING_GUARD};
+pub use depth::{
+    deepest_interned, regions_within_limit, NestingTooDeep, MAX_NESTING, NESTING_GUARD,
+};
 pub use equal::{structurally_equal, EqualOptions};
 pub(crate) use interner::{FastMap, FastSet};
 // Internal: the interning machinery behind `Module` (not part of the documented API).

@@ -215,7 +215,8 @@ impl Module {
             Err(_) => {
                 let id = self.byte_strings.intern(Box::from(b));
                 if id as usize == self.byte_strings_lossy.len() {
-                    self.byte_strings_lossy.push(String::from_utf8_lossy(b).into());
+                    self.byte_strings_lossy
+                        .push(String::from_utf8_lossy(b).into());
                 }
                 Symbol(id | BYTE_STRING)
             }
@@ -225,7 +226,10 @@ impl Module {
     /// lossy rendering, for messages only: printers and writers use [`Module::bytes`].
     pub fn str(&self, s: Symbol) -> &str {
         if s.0 & BYTE_STRING != 0 {
-            return self.byte_strings_lossy.get((s.0 & !BYTE_STRING) as usize).map_or("\u{FFFD}", |t| t);
+            return self
+                .byte_strings_lossy
+                .get((s.0 & !BYTE_STRING) as usize)
+                .map_or("\u{FFFD}", |t| t);
         }
         self.strings.get(s.0)
     }
@@ -262,7 +266,10 @@ impl Module {
     pub fn loc(&mut self, l: LocData) -> Location {
         let l = match l {
             LocData::FileLineColRange { file, line_cols } if line_cols.len() == 2 => {
-                let (line, column) = (line_cols.first().copied().unwrap_or(0), line_cols.last().copied().unwrap_or(0));
+                let (line, column) = (
+                    line_cols.first().copied().unwrap_or(0),
+                    line_cols.last().copied().unwrap_or(0),
+                );
                 LocData::FileLineCol { file, line, column }
             }
             other => other,
@@ -279,7 +286,11 @@ impl Module {
     }
     /// The interned id `make` builds for `key`, built once per module (`dialect::support`'s
     /// constants; `make` must be a pure function of `key`).
-    pub(crate) fn cached_id(&mut self, key: (u8, &'static str, i64), make: impl FnOnce(&mut Module) -> u32) -> u32 {
+    pub(crate) fn cached_id(
+        &mut self,
+        key: (u8, &'static str, i64),
+        make: impl FnOnce(&mut Module) -> u32,
+    ) -> u32 {
         if let Some(&id) = self.consts.get(&key) {
             return id;
         }
@@ -297,12 +308,18 @@ impl Module {
     fn push_values(&mut self, vals: &[Value]) -> Span {
         let start = to_u32(self.value_pool.len());
         self.value_pool.extend_from_slice(vals);
-        Span { start, len: to_u32(vals.len()) }
+        Span {
+            start,
+            len: to_u32(vals.len()),
+        }
     }
     fn push_attrs(&mut self, attrs: &[NamedAttr]) -> Span {
         let start = to_u32(self.attr_pool.len());
         self.attr_pool.extend_from_slice(attrs);
-        Span { start, len: to_u32(attrs.len()) }
+        Span {
+            start,
+            len: to_u32(attrs.len()),
+        }
     }
 
     /// Creates a detached operation; its regions are adopted.
@@ -319,16 +336,29 @@ impl Module {
         let regions = {
             let start = to_u32(self.region_pool.len());
             self.region_pool.extend_from_slice(&state.regions);
-            Span { start, len: to_u32(state.regions.len()) }
+            Span {
+                start,
+                len: to_u32(state.regions.len()),
+            }
         };
         let successors = {
             let start = to_u32(self.block_pool.len());
             self.block_pool.extend_from_slice(&state.successors);
-            Span { start, len: to_u32(state.successors.len()) }
+            Span {
+                start,
+                len: to_u32(state.successors.len()),
+            }
         };
         let first_result = to_u32(self.values.len());
         for (i, &ty) in state.result_types.iter().enumerate() {
-            self.values.push(ValueData { ty, def: ValueDef::Result { op: id, index: to_u32(i) }, loc: Location(0) });
+            self.values.push(ValueData {
+                ty,
+                def: ValueDef::Result {
+                    op: id,
+                    index: to_u32(i),
+                },
+                loc: Location(0),
+            });
         }
         for &r in &state.regions {
             self.regions[r.index()].parent = Some(id);
@@ -361,10 +391,21 @@ impl Module {
         let mut args = Vec::with_capacity(arg_types.len());
         for (i, &ty) in arg_types.iter().enumerate() {
             let v = Value(to_u32(self.values.len()));
-            self.values.push(ValueData { ty, def: ValueDef::Argument { block: id, index: to_u32(i) }, loc: Location(0) });
+            self.values.push(ValueData {
+                ty,
+                def: ValueDef::Argument {
+                    block: id,
+                    index: to_u32(i),
+                },
+                loc: Location(0),
+            });
             args.push(v);
         }
-        self.blocks.push(BlockData { args, ops: Vec::new(), parent: Some(region) });
+        self.blocks.push(BlockData {
+            args,
+            ops: Vec::new(),
+            parent: Some(region),
+        });
         self.regions[region.index()].blocks.push(id);
         id
     }
@@ -427,12 +468,18 @@ impl Module {
     /// The property called `name`.
     pub fn property(&self, op: OpId, name: &str) -> Option<Attribute> {
         let sym = self.lookup_sym(name)?;
-        self.properties(op).iter().find(|a| a.name == sym).map(|a| a.value)
+        self.properties(op)
+            .iter()
+            .find(|a| a.name == sym)
+            .map(|a| a.value)
     }
     /// The discardable attribute called `name`.
     pub fn attribute(&self, op: OpId, name: &str) -> Option<Attribute> {
         let sym = self.lookup_sym(name)?;
-        self.attributes(op).iter().find(|a| a.name == sym).map(|a| a.value)
+        self.attributes(op)
+            .iter()
+            .find(|a| a.name == sym)
+            .map(|a| a.value)
     }
     /// The op's regions.
     pub fn regions(&self, op: OpId) -> &[Region] {
@@ -522,14 +569,20 @@ impl Module {
                     None => self.attr_pool.push(*a),
                 }
             }
-            return Span { start: old.start, len: to_u32(attrs.len()) };
+            return Span {
+                start: old.start,
+                len: to_u32(attrs.len()),
+            };
         }
         self.push_attrs(attrs)
     }
     /// Sets (adds or replaces) a property.
     pub fn set_property(&mut self, op: OpId, name: Symbol, value: Attribute) {
         let span = self.ops[op.index()].properties;
-        if let Some(a) = self.attr_pool[span.range()].iter_mut().find(|a| a.name == name) {
+        if let Some(a) = self.attr_pool[span.range()]
+            .iter_mut()
+            .find(|a| a.name == name)
+        {
             a.value = value;
             return;
         }
@@ -538,7 +591,10 @@ impl Module {
         if span.len == 0 || span.range().end != self.attr_pool.len() {
             let start = to_u32(self.attr_pool.len());
             self.attr_pool.extend_from_within(span.range());
-            self.ops[op.index()].properties = Span { start, len: span.len };
+            self.ops[op.index()].properties = Span {
+                start,
+                len: span.len,
+            };
         }
         self.attr_pool.push(new);
         self.ops[op.index()].properties.len += 1;
@@ -577,7 +633,11 @@ impl Module {
     pub fn add_block_arg(&mut self, block: Block, ty: Type) -> Value {
         let index = to_u32(self.blocks[block.index()].args.len());
         let v = Value(to_u32(self.values.len()));
-        self.values.push(ValueData { ty, def: ValueDef::Argument { block, index }, loc: Location(0) });
+        self.values.push(ValueData {
+            ty,
+            def: ValueDef::Argument { block, index },
+            loc: Location(0),
+        });
         self.blocks[block.index()].args.push(v);
         v
     }

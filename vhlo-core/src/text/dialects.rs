@@ -22,12 +22,21 @@ pub fn find_enum(dialect: &str, mnemonic: &str) -> Option<EnumSpec> {
     use crate::vhlo::VhloEnum;
     let (kind, name) = match dialect {
         "vhlo" => VhloEnum::from_mnemonic(mnemonic).map(|k| (k, k.mnemonic()))?,
-        "stablehlo" if mnemonic != "custom_call_api_version" => {
-            VhloEnum::ALL.iter().find(|k| k.stablehlo() == mnemonic).map(|&k| (k, k.stablehlo()))?
-        }
+        "stablehlo" if mnemonic != "custom_call_api_version" => VhloEnum::ALL
+            .iter()
+            .find(|k| k.stablehlo() == mnemonic)
+            .map(|&k| (k, k.stablehlo()))?,
         _ => return None,
     };
-    Some(EnumSpec { dialect: if dialect == "vhlo" { "vhlo" } else { "stablehlo" }, mnemonic: name, cases: kind.cases() })
+    Some(EnumSpec {
+        dialect: if dialect == "vhlo" {
+            "vhlo"
+        } else {
+            "stablehlo"
+        },
+        mnemonic: name,
+        cases: kind.cases(),
+    })
 }
 
 /// The kind of one field of a struct-like attribute.

@@ -563,7 +563,14 @@ fn apfloat_to_string(
     truncate_zero: bool,
 ) -> String {
     let mut out = String::new();
-    apfloat_to_string_into(&mut out, v, precision_bits, format_precision, max_padding, truncate_zero);
+    apfloat_to_string_into(
+        &mut out,
+        v,
+        precision_bits,
+        format_precision,
+        max_padding,
+        truncate_zero,
+    );
     out
 }
 
@@ -614,8 +621,8 @@ fn parse_short_form(s: &str) -> Option<f64> {
     let exp: i32 = s.get(e_at + 1..)?.parse().ok()?;
     let scale = exp - fraction_digits;
     const POW10: [f64; 23] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ];
     let m = significand as f64;
     let v = if scale >= 0 {
@@ -832,7 +839,6 @@ mod tests {
         out
     }
 
-
     #[test]
     fn f32_fast_paths_match_the_format_description() {
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
@@ -843,7 +849,10 @@ mod tests {
             let bits = u128::from(x as u32);
             let a = to_f64(FloatKind::F32, bits).unwrap();
             let b = to_f64_by_format(FloatKind::F32, bits).unwrap();
-            assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{bits:#x}");
+            assert!(
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                "{bits:#x}"
+            );
             // f64 values near f32 ones, halfway points and out-of-range ones.
             let v = match i % 3 {
                 0 => f64::from_bits(x),
@@ -851,7 +860,11 @@ mod tests {
                 _ => f64::from(f32::from_bits(x as u32)) * (1.0 + 2f64.powi(-24)),
             };
             if v.is_finite() {
-                assert_eq!(from_f64(FloatKind::F32, v), from_f64_by_format(FloatKind::F32, v), "{v:e}");
+                assert_eq!(
+                    from_f64(FloatKind::F32, v),
+                    from_f64_by_format(FloatKind::F32, v),
+                    "{v:e}"
+                );
             }
         }
     }
@@ -870,19 +883,33 @@ mod tests {
             }
             let text = format!("{v:.6e}").replace('e', "e+").replace("e+-", "e-");
             if let Some(p) = parse_short_form(&text) {
-                assert_eq!(p.to_bits(), text.parse::<f64>().unwrap().to_bits(), "{text}");
+                assert_eq!(
+                    p.to_bits(),
+                    text.parse::<f64>().unwrap().to_bits(),
+                    "{text}"
+                );
                 fast += 1;
             }
             let small = f64::from(x as u32 as f32);
-            let text = format!("{small:.6e}").replace('e', "e+").replace("e+-", "e-");
+            let text = format!("{small:.6e}")
+                .replace('e', "e+")
+                .replace("e+-", "e-");
             if let Some(p) = parse_short_form(&text) {
-                assert_eq!(p.to_bits(), text.parse::<f64>().unwrap().to_bits(), "{text}");
+                assert_eq!(
+                    p.to_bits(),
+                    text.parse::<f64>().unwrap().to_bits(),
+                    "{text}"
+                );
                 fast += 1;
             }
         }
         assert!(fast > 20_000, "{fast}");
         for text in ["1.000000e+01", "-2.500000e-03", "9.999990e-06", "1.0E+0"] {
-            assert_eq!(parse_short_form(text), text.parse::<f64>().ok().filter(|_| text.contains('e')), "{text}");
+            assert_eq!(
+                parse_short_form(text),
+                text.parse::<f64>().ok().filter(|_| text.contains('e')),
+                "{text}"
+            );
         }
     }
 
@@ -952,10 +979,7 @@ mod tests {
         let f64b = |x: f64| x.to_bits() as u128;
         assert_eq!(format_float(FloatKind::F64, f64b(0.3)), "3.000000e-01");
         assert_eq!(format_float(FloatKind::F64, f64b(1e10)), "1.000000e+10");
-        assert_eq!(
-            format_float(FloatKind::F64, f64b(5e-324)),
-            "4.940660e-324"
-        );
+        assert_eq!(format_float(FloatKind::F64, f64b(5e-324)), "4.940660e-324");
         assert_eq!(
             format_float(FloatKind::F64, f64b(f64::MAX)),
             "1.7976931348623157E+308"

@@ -125,7 +125,12 @@ impl<'a> Cursor<'a> {
     /// Consumes the punctuation `s` when it comes next.
     pub fn eat_punct(&mut self, s: &str) -> bool {
         self.skip_ws();
-        if self.bytes.get(self.pos..).unwrap_or_default().starts_with(s.as_bytes()) {
+        if self
+            .bytes
+            .get(self.pos..)
+            .unwrap_or_default()
+            .starts_with(s.as_bytes())
+        {
             self.pos = self.pos.saturating_add(s.len());
             true
         } else {
@@ -143,7 +148,11 @@ impl<'a> Cursor<'a> {
     }
 
     /// [`Cursor::expect`] with the context built only for the error (hot paths).
-    pub fn expect_lazy(&mut self, c: u8, context: impl FnOnce() -> String) -> Result<(), ParseError> {
+    pub fn expect_lazy(
+        &mut self,
+        c: u8,
+        context: impl FnOnce() -> String,
+    ) -> Result<(), ParseError> {
         if self.eat(c) {
             Ok(())
         } else {
@@ -248,7 +257,8 @@ impl<'a> Cursor<'a> {
     pub fn string_lit(&mut self) -> Result<String, ParseError> {
         let start = self.pos;
         let out = self.string_lit_bytes()?;
-        String::from_utf8(out).map_err(|_| self.error_at(start, "string literal is not valid UTF-8"))
+        String::from_utf8(out)
+            .map_err(|_| self.error_at(start, "string literal is not valid UTF-8"))
     }
 
     /// A string literal with MLIR escapes (`\n`, `\t`, `\"`, `\\`, `\XX`): MLIR strings are
@@ -283,7 +293,10 @@ impl<'a> Cursor<'a> {
                         b'\\' => out.push(b'\\'),
                         _ => {
                             let hex = |b: Option<&u8>| b.and_then(|&b| (b as char).to_digit(16));
-                            match (hex(self.bytes.get(i.saturating_add(1))), hex(self.bytes.get(i.saturating_add(2)))) {
+                            match (
+                                hex(self.bytes.get(i.saturating_add(1))),
+                                hex(self.bytes.get(i.saturating_add(2))),
+                            ) {
                                 (Some(h), Some(l)) => {
                                     out.push((h << 4 | l) as u8);
                                     i = i.saturating_add(3);
@@ -325,7 +338,10 @@ impl<'a> Cursor<'a> {
         }
         if self.byte_at(i) == b'0'
             && self.bytes.get(i.saturating_add(1)) == Some(&b'x')
-            && self.bytes.get(i.saturating_add(2)).is_some_and(u8::is_ascii_hexdigit)
+            && self
+                .bytes
+                .get(i.saturating_add(2))
+                .is_some_and(u8::is_ascii_hexdigit)
         {
             i = i.saturating_add(2);
             let hs = i;

@@ -54,7 +54,11 @@ pub fn parse(src: &str) -> Result<Module, ParseError> {
 /// text (`"filename":line:col`) as location, as MLIR's parser (and so `stablehlo-translate`)
 /// does for a file called `filename`.
 pub fn parse_with_source_locations(src: &str, filename: &str) -> Result<Module, ParseError> {
-    on_big_stack(|| parser::Parser::new(src).with_source_locations(filename).parse_top())
+    on_big_stack(|| {
+        parser::Parser::new(src)
+            .with_source_locations(filename)
+            .parse_top()
+    })
 }
 
 /// Stack for the recursive-descent parser: enough for [`MAX_DEPTH`] nested types/attributes

@@ -507,7 +507,10 @@ impl<'a> Parser<'a> {
         }
         let (dmin, dmax) = if signed {
             // 1 <= width <= 64: no overflow.
-            ((1i128 << (width.saturating_sub(1))).wrapping_neg(), (1i128 << (width.saturating_sub(1))).wrapping_sub(1))
+            (
+                (1i128 << (width.saturating_sub(1))).wrapping_neg(),
+                (1i128 << (width.saturating_sub(1))).wrapping_sub(1),
+            )
         } else {
             (0, (1i128 << width).wrapping_sub(1))
         };
@@ -757,7 +760,10 @@ impl<'a> Parser<'a> {
                 Ok(self.m.attr(AttrData::Float { ty, bits }))
             }
             // Only signless i1 is a boolean; `1 : ui1` and `-1 : si1` keep their types.
-            TypeData::Integer { width: 1, signedness: Signedness::Signless } => match n {
+            TypeData::Integer {
+                width: 1,
+                signedness: Signedness::Signless,
+            } => match n {
                 Number::Int {
                     negative: false,
                     magnitude: m @ (0 | 1),
@@ -847,7 +853,10 @@ impl<'a> Parser<'a> {
                 return Err(err());
             }
             // Signless values above the signed range are stored sign-extended (two's complement).
-            if signedness == Signedness::Signless && w < 128 && magnitude >= (1u128 << (w.saturating_sub(1))) {
+            if signedness == Signedness::Signless
+                && w < 128
+                && magnitude >= (1u128 << (w.saturating_sub(1)))
+            {
                 return Ok((magnitude as i128).wrapping_sub(1i128 << w));
             }
             Ok(magnitude as i128)
@@ -1013,7 +1022,10 @@ impl<'a> Parser<'a> {
             } else {
                 None
             };
-            let text = format!("#{dialect}.{mnemonic}{}", canonical.as_deref().unwrap_or(body));
+            let text = format!(
+                "#{dialect}.{mnemonic}{}",
+                canonical.as_deref().unwrap_or(body)
+            );
             let dialect = self.m.sym(dialect);
             let text = self.m.sym(&text);
             return Ok(self.m.attr(AttrData::Opaque { dialect, text }));
@@ -1255,7 +1267,9 @@ impl<'a> Parser<'a> {
         &mut self,
         spec: &dialects::StructSpec,
     ) -> PResult<Attribute> {
-        self.c.expect_lazy(b'<', || format!("to open #{}.{}", spec.dialect, spec.mnemonic))?;
+        self.c.expect_lazy(b'<', || {
+            format!("to open #{}.{}", spec.dialect, spec.mnemonic)
+        })?;
         self.parse_struct_body(spec)
     }
 
@@ -1580,7 +1594,9 @@ impl<'a> Parser<'a> {
                 {
                     let bytes: Vec<u8> = (0..h.len() / 2)
                         .map(|i| {
-                            let pair = h.get(i.saturating_mul(2)..i.saturating_mul(2).saturating_add(2)).unwrap_or("");
+                            let pair = h
+                                .get(i.saturating_mul(2)..i.saturating_mul(2).saturating_add(2))
+                                .unwrap_or("");
                             u8::from_str_radix(pair, 16).unwrap_or(0)
                         })
                         .collect();
@@ -1697,7 +1713,9 @@ impl<'a> Parser<'a> {
         }
         // MLIR stores all-equal data as a splat.
         let first = data.get(..elem_bytes);
-        let splat = !elems.is_empty() && elem_bytes > 0 && data.chunks(elem_bytes).all(|c| Some(c) == first);
+        let splat = !elems.is_empty()
+            && elem_bytes > 0
+            && data.chunks(elem_bytes).all(|c| Some(c) == first);
         if splat {
             data.truncate(elem_bytes);
         }
@@ -1885,7 +1903,16 @@ fn simple_tensor_extent(bytes: &[u8], pos: usize) -> Option<usize> {
                     return pos.checked_add(i)?.checked_add(1);
                 }
             }
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'?' | b',' | b' ' | b'_' | b'.' | b'#' | b'!' => {}
+            b'a'..=b'z'
+            | b'A'..=b'Z'
+            | b'0'..=b'9'
+            | b'?'
+            | b','
+            | b' '
+            | b'_'
+            | b'.'
+            | b'#'
+            | b'!' => {}
             _ => return None,
         }
     }

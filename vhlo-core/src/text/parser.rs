@@ -174,7 +174,10 @@ impl<'a> Parser<'a> {
     /// A placeholder location standing for the forward alias `#name` of a block argument.
     pub(crate) fn pending_arg_loc(&mut self, name: String, pos: usize) -> Location {
         let marker = self.m.sym(&format!("\u{0}pending location alias #{name}"));
-        let l = self.m.loc(LocData::Name { name: marker, child: None });
+        let l = self.m.loc(LocData::Name {
+            name: marker,
+            child: None,
+        });
         self.pending_arg_locs.insert(l, (name, pos));
         l
     }
@@ -192,7 +195,9 @@ impl<'a> Parser<'a> {
                         let l = self.m.value_location(v);
                         if let Some((name, pos)) = self.pending_arg_locs.get(&l).cloned() {
                             let Some(&resolved) = self.loc_aliases.get(&name) else {
-                                return Err(self.c.error_at(pos, format!("undefined location alias '#{name}'")));
+                                return Err(self
+                                    .c
+                                    .error_at(pos, format!("undefined location alias '#{name}'")));
                             };
                             self.m.set_value_location(v, resolved);
                         }
@@ -317,7 +322,11 @@ impl<'a> Parser<'a> {
             }
             // MLIR names the implicit module `"file":0:0` (unknown without a file name).
             let loc = match self.filename {
-                Some(file) => self.m.loc(LocData::FileLineCol { file, line: 0, column: 0 }),
+                Some(file) => self.m.loc(LocData::FileLineCol {
+                    file,
+                    line: 0,
+                    column: 0,
+                }),
                 None => self.m.unknown_loc(),
             };
             let mut st = OperationState::new(module_name, loc);
@@ -330,7 +339,13 @@ impl<'a> Parser<'a> {
         crate::ir::deepest_interned(&self.m).map_err(|e| self.c.error_at(0, e.to_string()))?;
         // The implicit module's region counts as the reader and writer count it.
         crate::ir::regions_within_limit(&self.m).map_err(|_| {
-            self.c.error_at(0, format!("regions nested deeper than {} levels", crate::ir::MAX_NESTING))
+            self.c.error_at(
+                0,
+                format!(
+                    "regions nested deeper than {} levels",
+                    crate::ir::MAX_NESTING
+                ),
+            )
         })?;
         Ok(self.m)
     }
@@ -528,7 +543,9 @@ impl<'a> Parser<'a> {
             Some(outer) => outer.pending.extend(unresolved),
             None => {
                 if let Some(p) = unresolved.first() {
-                    return Err(self.c.error_at(p.pos, format!("use of undeclared SSA value '%{}'", p.name)));
+                    return Err(self
+                        .c
+                        .error_at(p.pos, format!("use of undeclared SSA value '%{}'", p.name)));
                 }
             }
         }
@@ -1014,7 +1031,9 @@ impl<'a> Parser<'a> {
             if let [(first, _), (second, second_pos)] = w {
                 if first.name == second.name {
                     let key = m.str(second.name).to_string();
-                    return Err(self.c.error_at(*second_pos, format!("duplicate attribute '{key}'")));
+                    return Err(self
+                        .c
+                        .error_at(*second_pos, format!("duplicate attribute '{key}'")));
                 }
             }
         }
@@ -1173,7 +1192,13 @@ impl Cursor<'_> {
 /// Byte offset of the start of every line of `bytes` (the first is 0).
 fn line_starts(bytes: &[u8]) -> Vec<usize> {
     std::iter::once(0)
-        .chain(bytes.iter().enumerate().filter(|&(_, &c)| c == b'\n').map(|(i, _)| i.saturating_add(1)))
+        .chain(
+            bytes
+                .iter()
+                .enumerate()
+                .filter(|&(_, &c)| c == b'\n')
+                .map(|(i, _)| i.saturating_add(1)),
+        )
         .collect()
 }
 
@@ -1185,7 +1210,10 @@ fn line_column(src: &str, starts: &[usize], pos: usize) -> (u32, u32) {
     // The last line start at or before `pos`; `starts[0] == 0` so there is always one.
     let line = starts.partition_point(|&s| s <= pos).max(1);
     let start = starts.get(line.saturating_sub(1)).copied().unwrap_or(0);
-    (line as u32, (pos.saturating_sub(start) as u32).saturating_add(1))
+    (
+        line as u32,
+        (pos.saturating_sub(start) as u32).saturating_add(1),
+    )
 }
 
 #[cfg(test)]
@@ -1201,7 +1229,11 @@ mod line_column_tests {
         let c = Cursor::new(src);
         for pos in 0..=src.len().saturating_add(2) {
             let e = c.error_at(pos, "");
-            assert_eq!(line_column(src, &starts, pos), (e.line, e.column), "offset {pos}");
+            assert_eq!(
+                line_column(src, &starts, pos),
+                (e.line, e.column),
+                "offset {pos}"
+            );
         }
     }
 }

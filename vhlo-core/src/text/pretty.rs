@@ -792,8 +792,10 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
     {
         return false;
     }
-    let (Some(name), Some(fty)) = (super::shlo_pretty::find_prop(m, op, "sym_name"), super::shlo_pretty::find_prop(m, op, "function_type"))
-    else {
+    let (Some(name), Some(fty)) = (
+        super::shlo_pretty::find_prop(m, op, "sym_name"),
+        super::shlo_pretty::find_prop(m, op, "function_type"),
+    ) else {
         return false;
     };
     let AttrData::Dialect(n) = m.attr_data(name) else {
@@ -931,7 +933,9 @@ fn print_module_op(p: &mut Printer<'_>, op: OpId) -> bool {
         return false;
     }
     // `module @name` spells an untyped string only; any other value needs the generic form.
-    if m.property(op, "sym_name").is_some_and(|a| !matches!(m.attr_data(a), AttrData::String { ty: None, .. })) {
+    if m.property(op, "sym_name")
+        .is_some_and(|a| !matches!(m.attr_data(a), AttrData::String { ty: None, .. }))
+    {
         return false;
     }
     p.out.push_str("module");
@@ -988,7 +992,10 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
         // other types (MLIR's verifier refuses them) need the generic form.
         let args = m.block_args(entry);
         if args.len() != inputs.len()
-            || args.iter().zip(inputs.iter()).any(|(&v, &t)| m.value_type(v) != t)
+            || args
+                .iter()
+                .zip(inputs.iter())
+                .any(|(&v, &t)| m.value_type(v) != t)
         {
             return false;
         }
@@ -1109,7 +1116,8 @@ fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
         return false;
     };
     // The custom form spells a flat symbol (`@f`); anything else needs the generic form.
-    let flat_symbol = matches!(m.attr_data(callee), AttrData::SymbolRef { nested, .. } if nested.is_empty());
+    let flat_symbol =
+        matches!(m.attr_data(callee), AttrData::SymbolRef { nested, .. } if nested.is_empty());
     if m.properties(op).len() != 1 || !flat_symbol {
         return false;
     }

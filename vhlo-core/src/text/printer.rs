@@ -144,7 +144,11 @@ fn exact_e(v: f64) -> String {
             let e: i32 = e.parse().unwrap_or(0);
             // MLIR's float literals need the point.
             let dot = if m.contains('.') { "" } else { ".0" };
-            format!("{m}{dot}e{}{:02}", if e < 0 { '-' } else { '+' }, e.unsigned_abs())
+            format!(
+                "{m}{dot}e{}{:02}",
+                if e < 0 { '-' } else { '+' },
+                e.unsigned_abs()
+            )
         }
         None => r,
     }
@@ -1426,7 +1430,9 @@ impl<'m> Printer<'m> {
             return false;
         };
         let n = kind.bytes();
-        let numel: u128 = shape.iter().fold(1u128, |n, &x| n.saturating_mul(x.max(0) as u128));
+        let numel: u128 = shape
+            .iter()
+            .fold(1u128, |n, &x| n.saturating_mul(x.max(0) as u128));
         let mut count = data.len() / n.max(1);
         // Equal elements print as a splat, as MLIR's DenseElementsAttr (which TensorV1Attr
         // prints through) stores them.

@@ -206,7 +206,11 @@ impl Printer<'_> {
                     }
                     self.out.push('}');
                 }
-                for (kw, list) in FACTOR_LISTS.iter().zip([reduction, need_replication, permutation, blocked]) {
+                for (kw, list) in
+                    FACTOR_LISTS
+                        .iter()
+                        .zip([reduction, need_replication, permutation, blocked])
+                {
                     if !list.is_empty() {
                         let _ = write!(self.out, " {kw}={{");
                         self.sdy_print_factors(list);
@@ -242,7 +246,12 @@ impl Printer<'_> {
 }
 
 /// The keywords of `op_sharding_rule`'s factor lists, in parameter order.
-const FACTOR_LISTS: [&str; 4] = ["reduction", "need_replication", "permutation", "blocked_propagation"];
+const FACTOR_LISTS: [&str; 4] = [
+    "reduction",
+    "need_replication",
+    "permutation",
+    "blocked_propagation",
+];
 
 fn reduction_name(cd: &CodecDialect, v: i64) -> &'static str {
     cd.enums
@@ -277,12 +286,18 @@ impl Parser<'_> {
         };
         let params = match spec.mnemonic {
             "manual_axes" => vec![Param::Attrs(self.sdy_braced(|p| p.sdy_string_attr())?)],
-            "axis_ref_list" => vec![Param::Attrs(self.sdy_braced(|p| p.sdy_nested(cd, "axis_ref"))?)],
+            "axis_ref_list" => vec![Param::Attrs(
+                self.sdy_braced(|p| p.sdy_nested(cd, "axis_ref"))?,
+            )],
             "list_of_axis_ref_lists" => {
-                vec![Param::Attrs(self.sdy_bracketed(|p| p.sdy_nested(cd, "axis_ref_list"))?)]
+                vec![Param::Attrs(
+                    self.sdy_bracketed(|p| p.sdy_nested(cd, "axis_ref_list"))?,
+                )]
             }
             "all_to_all_param_list" => {
-                vec![Param::Attrs(self.sdy_bracketed(|p| p.sdy_nested(cd, "all_to_all_param"))?)]
+                vec![Param::Attrs(
+                    self.sdy_bracketed(|p| p.sdy_nested(cd, "all_to_all_param"))?,
+                )]
             }
             "mesh_axis" => {
                 let name = self.sdy_string()?;
@@ -408,7 +423,9 @@ impl Parser<'_> {
             }
             "dim_mapping" => vec![Param::Ints(self.sdy_factors()?.into())],
             "tensor_mapping" => {
-                vec![Param::Attrs(self.sdy_bracketed(|p| p.sdy_nested(cd, "dim_mapping"))?)]
+                vec![Param::Attrs(
+                    self.sdy_bracketed(|p| p.sdy_nested(cd, "dim_mapping"))?,
+                )]
             }
             "op_sharding_rule" => {
                 self.c.expect(b'<', "to open a sharding rule")?;
@@ -438,7 +455,9 @@ impl Parser<'_> {
                     let at = self.c.pos;
                     let Some(kw) = self.c.peek_ident() else { break };
                     let Some(i) = FACTOR_LISTS.iter().position(|k| *k == kw) else {
-                        return Err(self.c.error_at(at, format!("unexpected '{kw}' in a sharding rule")));
+                        return Err(self
+                            .c
+                            .error_at(at, format!("unexpected '{kw}' in a sharding rule")));
                     };
                     self.c.bare_ident();
                     self.c.expect(b'=', "after a factor list keyword")?;
@@ -494,8 +513,10 @@ impl Parser<'_> {
         // The spec's shape rules (element kinds, enum cases), as the bytecode reader applies them.
         for (p, v) in spec.params.iter().zip(&params) {
             cd.check_param(p, &self.m, v).map_err(|e| {
-                self.c
-                    .error_at(pos, format!("#{}.{mnemonic} parameter '{}': {e}", cd.name, p.name))
+                self.c.error_at(
+                    pos,
+                    format!("#{}.{mnemonic} parameter '{}': {e}", cd.name, p.name),
+                )
             })?;
         }
         Ok(self.intern_dialect_attr(cd.name, spec.mnemonic, params))
@@ -565,7 +586,9 @@ impl Parser<'_> {
         let mut i = 0;
         while let Some(&ch) = b.get(i) {
             if !(b'i'..=b'z').contains(&ch) {
-                return Err(self.c.error_at(at, format!("'{id}' is not a list of factor symbols")));
+                return Err(self
+                    .c
+                    .error_at(at, format!("'{id}' is not a list of factor symbols")));
             }
             i += 1;
             if ch == b'z' && b.get(i) == Some(&b'_') {
@@ -690,7 +713,9 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let Some(short) = name.strip_prefix("sdy.") else {
         return false;
     };
-    let Some(spec) = cd.op(short) else { return false };
+    let Some(spec) = cd.op(short) else {
+        return false;
+    };
     // The format's assumptions: every required inherent attribute of its kind, no successors,
     // the declared region count, one result for single-result formats.
     for a in spec.attributes {
@@ -706,7 +731,8 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let single = |m: &Module| m.operands(op).len() == 1 && m.num_results(op) == 1;
     match short {
         "mesh" => {
-            let (Some(sym), Some(mesh)) = (inherent(m, op, "sym_name"), inherent(m, op, "mesh")) else {
+            let (Some(sym), Some(mesh)) = (inherent(m, op, "sym_name"), inherent(m, op, "mesh"))
+            else {
                 return false;
             };
             let AttrData::String { value, ty: None } = m.attr_data(sym) else {
@@ -728,7 +754,9 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
             if sharding.is_none() && short != "data_flow_edge" {
                 return false;
             }
-            let Some(result) = m.result(op, 0) else { return false };
+            let Some(result) = m.result(op, 0) else {
+                return false;
+            };
             let (Some(&input), true) = (m.operands(op).first(), single(m)) else {
                 return false;
             };
@@ -738,7 +766,11 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
             let _ = write!(p.out, "{name} ");
             p.write_value_name(input, true);
             if let Some(sharding) = sharding {
-                p.out.push_str(if short == "data_flow_edge" { " sharding=" } else { " " });
+                p.out.push_str(if short == "data_flow_edge" {
+                    " sharding="
+                } else {
+                    " "
+                });
                 p.sdy_stripped(cd, sharding);
             }
             p.sdy_attr_dict(&other_attrs(m, op, &["sharding"]));
@@ -748,7 +780,9 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
         }
         "constant" => {
             // As stablehlo.constant: `attr-dict $value`, the value's type being the result's.
-            let Some(value) = inherent(m, op, "value") else { return false };
+            let Some(value) = inherent(m, op, "value") else {
+                return false;
+            };
             let value_ty = match m.attr_data(value) {
                 AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
                 _ => return false,
@@ -756,7 +790,9 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
             if !m.operands(op).is_empty() || m.num_results(op) != 1 {
                 return false;
             }
-            let Some(result) = m.result(op, 0) else { return false };
+            let Some(result) = m.result(op, 0) else {
+                return false;
+            };
             if m.value_type(result) != value_ty {
                 return false;
             }
@@ -783,13 +819,17 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "manual_computation" | "named_computation" => {
-            let Some(&body) = m.regions(op).first() else { return false };
+            let Some(&body) = m.regions(op).first() else {
+                return false;
+            };
             if m.blocks(body).len() != 1 {
                 return false;
             }
             p.out.push_str(name);
             if short == "named_computation" {
-                let Some(n) = inherent(m, op, "name") else { return false };
+                let Some(n) = inherent(m, op, "name") else {
+                    return false;
+                };
                 let AttrData::String { value, ty: None } = m.attr_data(n) else {
                     return false;
                 };
@@ -807,7 +847,9 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
                 }
             }
             let spelled: &[&str] = if short == "manual_computation" {
-                let Some(axes) = inherent(m, op, "manual_axes") else { return false };
+                let Some(axes) = inherent(m, op, "manual_axes") else {
+                    return false;
+                };
                 p.out.push_str(" manual_axes=");
                 p.sdy_stripped(cd, axes);
                 &["in_shardings", "out_shardings", "manual_axes"]
@@ -822,23 +864,45 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "sharding_group" | "propagation_barrier" => {
-            let key = if short == "sharding_group" { "group_id" } else { "allowed_direction" };
-            let Some(v) = inherent(m, op, key) else { return false };
-            let Some(&input) = m.operands(op).first() else { return false };
+            let key = if short == "sharding_group" {
+                "group_id"
+            } else {
+                "allowed_direction"
+            };
+            let Some(v) = inherent(m, op, key) else {
+                return false;
+            };
+            let Some(&input) = m.operands(op).first() else {
+                return false;
+            };
             let want_results = usize::from(short == "propagation_barrier");
             if m.operands(op).len() != 1 || m.num_results(op) != want_results {
                 return false;
             }
             // `group_id=3` (an i64 integer, type elided); `allowed_direction=BOTH`.
             let text = match m.attr_data(v) {
-                AttrData::Integer { value, ty } if short == "sharding_group"
-                    && matches!(m.type_data(*ty), TypeData::Integer { width: 64, signedness: Signedness::Signless }) =>
+                AttrData::Integer { value, ty }
+                    if short == "sharding_group"
+                        && matches!(
+                            m.type_data(*ty),
+                            TypeData::Integer {
+                                width: 64,
+                                signedness: Signedness::Signless
+                            }
+                        ) =>
                 {
                     value.to_string()
                 }
                 // An I32EnumAttr: an i32 integer attribute whose value is a case.
-                AttrData::Integer { value, ty } if short == "propagation_barrier"
-                    && matches!(m.type_data(*ty), TypeData::Integer { width: 32, signedness: Signedness::Signless }) =>
+                AttrData::Integer { value, ty }
+                    if short == "propagation_barrier"
+                        && matches!(
+                            m.type_data(*ty),
+                            TypeData::Integer {
+                                width: 32,
+                                signedness: Signedness::Signless
+                            }
+                        ) =>
                 {
                     let case = cd
                         .enums
@@ -867,14 +931,20 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
                 if inherent(m, op, "reduction_op").is_some() || !single(m) {
                     return false;
                 }
-                let (Some(&tensor), Some(out)) = (m.operands(op).first(), inherent(m, op, "out_sharding")) else {
+                let (Some(&tensor), Some(out)) =
+                    (m.operands(op).first(), inherent(m, op, "out_sharding"))
+                else {
                     return false;
                 };
-                let Some(result) = m.result(op, 0) else { return false };
+                let Some(result) = m.result(op, 0) else {
+                    return false;
+                };
                 let _ = write!(p.out, "{name} ");
                 let mut spelled = vec!["out_sharding"];
                 if let Some(key) = axes_key {
-                    let Some(axes) = inherent(m, op, key) else { return false };
+                    let Some(axes) = inherent(m, op, key) else {
+                        return false;
+                    };
                     p.sdy_stripped(cd, axes);
                     p.out.push(' ');
                     spelled.push(key);
@@ -921,7 +991,10 @@ impl<'a> Parser<'a> {
                 let sym_name = self.parse_symbol_name()?;
                 self.c.expect(b'=', "after the mesh name")?;
                 let mesh = self.sdy_nested(cd, "mesh")?;
-                let sym_attr = self.m.attr(AttrData::String { value: sym_name, ty: None });
+                let sym_attr = self.m.attr(AttrData::String {
+                    value: sym_name,
+                    ty: None,
+                });
                 st.properties = vec![self.named("mesh", mesh), self.named("sym_name", sym_attr)];
                 st.attributes = self.sdy_opt_attr_dict()?;
                 self.m.create_op(st)
@@ -949,7 +1022,11 @@ impl<'a> Parser<'a> {
                 let value = self.parse_attribute()?;
                 let ty = match self.m.attr_data(value) {
                     AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
-                    _ => return Err(self.c.error_at(at, "expected a dense elements value in sdy.constant")),
+                    _ => {
+                        return Err(self
+                            .c
+                            .error_at(at, "expected a dense elements value in sdy.constant"))
+                    }
                 };
                 st.properties = vec![self.named("value", value)];
                 st.result_types = vec![ty];
@@ -984,14 +1061,19 @@ impl<'a> Parser<'a> {
                     if self.c.eat_keyword(key) {
                         self.c.expect(b'=', "after a shardings keyword")?;
                         let items = self.sdy_bracketed(|p| p.sdy_nested(cd, "sharding"))?;
-                        let a = self.intern_dialect_attr("sdy", "sharding_per_value", vec![Param::Attrs(items)]);
+                        let a = self.intern_dialect_attr(
+                            "sdy",
+                            "sharding_per_value",
+                            vec![Param::Attrs(items)],
+                        );
                         props.push(self.named(key, a));
                     } else if required {
                         return Err(self.c.error(format!("expected '{key}' in {name}")));
                     }
                 }
                 if short == "manual_computation" {
-                    self.c.expect_keyword("manual_axes", "in sdy.manual_computation")?;
+                    self.c
+                        .expect_keyword("manual_axes", "in sdy.manual_computation")?;
                     self.c.expect(b'=', "after 'manual_axes'")?;
                     let axes = self.sdy_nested(cd, "manual_axes")?;
                     props.push(self.named("manual_axes", axes));
@@ -1025,20 +1107,32 @@ impl<'a> Parser<'a> {
                     return Err(self.c.error_at(fpos, "expected a function type"));
                 };
                 if inputs.len() != uses.len() {
-                    return Err(self.c.error_at(fpos, "operand count does not match the type"));
+                    return Err(self
+                        .c
+                        .error_at(fpos, "operand count does not match the type"));
                 }
                 st.result_types = results.to_vec();
                 self.finish_op(st, &uses, &inputs)?
             }
             "sharding_group" | "propagation_barrier" => {
                 let input = self.parse_value_use()?;
-                let key = if short == "sharding_group" { "group_id" } else { "allowed_direction" };
+                let key = if short == "sharding_group" {
+                    "group_id"
+                } else {
+                    "allowed_direction"
+                };
                 self.c.expect_keyword(key, &format!("in {name}"))?;
                 self.c.expect(b'=', "after the keyword")?;
                 let value = if short == "sharding_group" {
                     let v = self.c.int64("as group id")?;
-                    let ty = self.m.ty(TypeData::Integer { width: 64, signedness: Signedness::Signless });
-                    self.m.attr(AttrData::Integer { ty, value: i128::from(v) })
+                    let ty = self.m.ty(TypeData::Integer {
+                        width: 64,
+                        signedness: Signedness::Signless,
+                    });
+                    self.m.attr(AttrData::Integer {
+                        ty,
+                        value: i128::from(v),
+                    })
                 } else {
                     let at = self.c.pos;
                     let case = self.c.bare_ident().unwrap_or_default();
@@ -1049,11 +1143,18 @@ impl<'a> Parser<'a> {
                         .and_then(|e| e.cases.iter().find(|c| c.0 == case))
                         .map(|c| c.1)
                         .ok_or_else(|| {
-                            self.c.error_at(at, format!("unknown propagation direction '{case}'"))
+                            self.c
+                                .error_at(at, format!("unknown propagation direction '{case}'"))
                         })?;
                     // An I32EnumAttr: an i32 integer attribute.
-                    let ty = self.m.ty(TypeData::Integer { width: 32, signedness: Signedness::Signless });
-                    self.m.attr(AttrData::Integer { ty, value: i128::from(value) })
+                    let ty = self.m.ty(TypeData::Integer {
+                        width: 32,
+                        signedness: Signedness::Signless,
+                    });
+                    self.m.attr(AttrData::Integer {
+                        ty,
+                        value: i128::from(value),
+                    })
                 };
                 st.properties = vec![self.named(key, value)];
                 st.attributes = self.sdy_opt_attr_dict()?;
@@ -1080,7 +1181,8 @@ impl<'a> Parser<'a> {
                     st.properties.push(self.named(key, axes));
                 }
                 let tensor = self.parse_value_use()?;
-                self.c.expect_keyword("out_sharding", &format!("in {name}"))?;
+                self.c
+                    .expect_keyword("out_sharding", &format!("in {name}"))?;
                 self.c.expect(b'=', "after 'out_sharding'")?;
                 let out = self.sdy_nested(cd, "sharding")?;
                 st.properties.push(self.named("out_sharding", out));

@@ -1605,7 +1605,8 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             if nops == 1
                 && nres == 1
                 && no_regions
-                && m.property(op, "lower").is_none_or(|l| matches!(m.attr_data(l), AttrData::Bool(_))) =>
+                && m.property(op, "lower")
+                    .is_none_or(|l| matches!(m.attr_data(l), AttrData::Bool(_))) =>
         {
             p.out.push_str(name);
             p.out.push(' ');
@@ -2086,7 +2087,7 @@ fn reduce_compact_inner(m: &Module, op: OpId, mlir_lossy: bool) -> Option<&str> 
     let loc = m.op_location(op);
     if !mlir_lossy
         && (m.op_location(*inner) != loc
-        || m.op_location(*ret) != loc
+            || m.op_location(*ret) != loc
             || m.block_args(*block)
                 .iter()
                 .any(|&a| m.value_location(a) != loc))
