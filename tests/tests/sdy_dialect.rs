@@ -192,10 +192,15 @@ fn agree_with_jaxlib(python: &PathBuf, path: &std::path::Path, tag: &str) -> vhl
     let pretty = text::print(&m, PrintOptions::default());
     let theirs = String::from_utf8(oracle(python, &["roundtrip-text", p])).unwrap();
     assert_eq!(pretty, theirs, "{tag}: pretty print");
-    let ours = portable::serialize_portable_artifact(&m, "1.17.0", allow_other()).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let ours = portable::serialize_portable_artifact(&m, "1.17.0", allow_other())
+        .unwrap_or_else(|e| panic!("{tag}: {e}"));
     let ours_file = dir.join(format!("{tag}_ours.bc"));
     std::fs::write(&ours_file, &ours).unwrap();
-    let back = String::from_utf8(oracle(python, &["deserialize", ours_file.to_str().unwrap()])).unwrap();
+    let back = String::from_utf8(oracle(
+        python,
+        &["deserialize", ours_file.to_str().unwrap()],
+    ))
+    .unwrap();
     assert_eq!(back, pretty, "{tag}: jaxlib's reading of our artifact");
     m
 }
@@ -206,10 +211,19 @@ fn compat_syntax_fixture_agrees_with_jaxlib() {
     let path = vhlo_tests::workspace_root().join("tests/fixtures/sdy/compat_syntax.mlir");
     let m = text::parse(&std::fs::read_to_string(&path).unwrap()).unwrap_or_else(|e| panic!("{e}"));
     let pretty = text::print(&m, PrintOptions::default());
-    for custom in ["sdy.constant dense<[5, -3]>", "sdy.data_flow_edge %arg1 :", "sharding=<@ab,", "group_id=1024 :", "z_3z_4]", "p3,"] {
+    for custom in [
+        "sdy.constant dense<[5, -3]>",
+        "sdy.data_flow_edge %arg1 :",
+        "sharding=<@ab,",
+        "group_id=1024 :",
+        "z_3z_4]",
+        "p3,",
+    ] {
         assert!(pretty.contains(custom), "{custom} not in\n{pretty}");
     }
-    let Some(python) = oracle_python() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
     agree_with_jaxlib(&python, &path, "compat_syntax");
 }
 
@@ -218,9 +232,11 @@ fn compat_syntax_fixture_agrees_with_jaxlib() {
 /// `.mlir.bc` beside it, our reading of that artifact must be the source program.
 #[test]
 fn shardy_compatibility_test_program() {
-    let path = std::env::var_os("VHLO_SHARDY_COMPAT_TEST").map(PathBuf::from).unwrap_or_else(|| {
-        vhlo_tests::workspace_root().join("../shared/shardy-compat/compatibility_test.mlir")
-    });
+    let path = std::env::var_os("VHLO_SHARDY_COMPAT_TEST")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            vhlo_tests::workspace_root().join("../shared/shardy-compat/compatibility_test.mlir")
+        });
     if !path.exists() {
         eprintln!(
             "skipping: Shardy's compatibility_test.mlir not at {} (set VHLO_SHARDY_COMPAT_TEST; upstream data is not in the repository)",
@@ -234,10 +250,20 @@ fn shardy_compatibility_test_program() {
     if bc.exists() {
         let back = portable::deserialize_portable_artifact(&std::fs::read(&bc).unwrap())
             .unwrap_or_else(|e| panic!("{}: {e}", bc.display()));
-        assert_eq!(text::print_generic(&back), text::print_generic(&m), "{}", bc.display());
+        assert_eq!(
+            text::print_generic(&back),
+            text::print_generic(&m),
+            "{}",
+            bc.display()
+        );
     } else {
-        eprintln!("note: no {} beside it; the artifact check is skipped", bc.display());
+        eprintln!(
+            "note: no {} beside it; the artifact check is skipped",
+            bc.display()
+        );
     }
-    let Some(python) = oracle_python() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
     agree_with_jaxlib(&python, &path, "shardy_compat");
 }
