@@ -6246,7 +6246,14 @@ impl StablehloOp {
             &["result_accuracy"],
             &["fft_type", "fft_length"],
             &[],
-            &["sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"],
+            &[
+                "sym_name",
+                "function_type",
+                "sym_visibility",
+                "arg_attrs",
+                "res_attrs",
+                "no_inline",
+            ],
             &["dimension_numbers", "slice_sizes", "indices_are_sorted"],
             &["dimension"],
             &["index"],
@@ -6469,6 +6476,7 @@ impl StablehloOp {
                 "OptionalAttr<StrAttr>",
                 "OptionalAttr<DictArrayAttr>",
                 "OptionalAttr<DictArrayAttr>",
+                "UnitAttr",
             ],
             &[
                 "StableHLO_GatherDimensionNumbers",
@@ -25649,6 +25657,8 @@ pub struct FuncOp {
     pub arg_attrs: Option<::vhlo_core::ir::Attribute>,
     ///`res_attrs` of `func.func` (attribute `OptionalAttr<DictArrayAttr>`).
     pub res_attrs: Option<::vhlo_core::ir::Attribute>,
+    ///`no_inline` of `func.func` (attribute `UnitAttr`).
+    pub no_inline: Option<::vhlo_core::ir::Attribute>,
     ///`body` of `func.func` (region).
     pub body: ::vhlo_core::ir::Region,
 }
@@ -25707,12 +25717,14 @@ impl FuncOp {
         );
         let arg_attrs = ::vhlo_core::dialect::optional_property(m, op, "arg_attrs");
         let res_attrs = ::vhlo_core::dialect::optional_property(m, op, "res_attrs");
+        let no_inline = ::vhlo_core::dialect::optional_property(m, op, "no_inline");
         Ok(Self {
             sym_name,
             function_type,
             sym_visibility,
             arg_attrs,
             res_attrs,
+            no_inline,
             body,
         })
     }
@@ -25737,6 +25749,9 @@ impl FuncOp {
         }
         if let Some(v) = self.res_attrs {
             __props.push(("res_attrs", v));
+        }
+        if let Some(v) = self.no_inline {
+            __props.push(("no_inline", v));
         }
         ::vhlo_core::dialect::create_op(
             m,
