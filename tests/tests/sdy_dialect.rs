@@ -202,6 +202,25 @@ fn agree_with_jaxlib(python: &PathBuf, path: &std::path::Path, tag: &str) -> vhl
     ))
     .unwrap();
     assert_eq!(back, pretty, "{tag}: jaxlib's reading of our artifact");
+    // Byte for byte as jaxlib writes it, locations included: parsed as the CLI and jaxlib parse a
+    // file, with source locations naming it.
+    let located = text::parse_with_source_locations(&src, p).unwrap_or_else(|e| panic!("{e}"));
+    let ours = portable::serialize_portable_artifact(&located, "1.17.0", allow_other())
+        .unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let theirs = oracle(
+        python,
+        &[
+            "serialize",
+            p,
+            "--target",
+            "1.17.0",
+            "--allow-other-dialects",
+        ],
+    );
+    assert!(
+        ours == theirs,
+        "{tag}: our 1.17.0 artifact differs from jaxlib's"
+    );
     m
 }
 
