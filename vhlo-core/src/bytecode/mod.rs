@@ -112,28 +112,6 @@ pub fn bytecode_version_for_target(target: crate::version::Version) -> Option<u6
         .map(|r| u64::from(r.bytecode_version))
 }
 
-/// Stack for the reader and writer threads. Both recurse once per nesting level of attributes
-/// and of regions (each bounded to 256), which in debug builds needs more than the 2 MiB a
-/// spawned thread gets by default; the stack is reserved, not committed.
-const WORKER_STACK_BYTES: usize = 64 << 20;
-
-/// Runs `f` on a scoped thread with [`WORKER_STACK_BYTES`] of stack; `None` if the thread
-/// could not be started. A panic on the worker is a bug, not a malformed input: it is passed on
-/// to the caller (so tests and fuzzers see it) instead of becoming an error value.
-pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
-    std::thread::scope(|s| {
-        let worker = std::thread::Builder::new()
-            .name("vhlo-bytecode".into())
-            .stack_size(WORKER_STACK_BYTES)
-            .spawn_scoped(s, f)
-            .ok()?;
-        match worker.join() {
-            Ok(x) => Some(x),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
-}
-
 /// Reads an artifact into a module. See [`read`].
 pub fn read_module(bytes: &[u8]) -> Result<Module, BytecodeError> {
     read(bytes).map(|(m, _)| m)

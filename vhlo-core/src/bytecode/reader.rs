@@ -64,13 +64,7 @@ fn read_header(c: &mut Cursor<'_>) -> Result<(u64, String)> {
 
 /// Reads a whole artifact.
 pub fn read(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
-    let (m, info) = super::on_big_stack(|| read_on_this_thread(bytes)).unwrap_or_else(|| {
-        Err(BytecodeError {
-            section: "header",
-            offset: 0,
-            message: "could not run the reader thread".into(),
-        })
-    })?;
+    let (m, info) = read_on_this_thread(bytes)?;
     // The one nesting limit, measured on the DAG the sections built.
     crate::ir::deepest_interned(&m).map_err(|e| BytecodeError {
         section: "attribute/type",

@@ -75,8 +75,7 @@ pub fn write(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
 pub fn write_interning(module: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
     // Whatever is written reads back: the reader applies the same limit.
     crate::ir::deepest_interned(module).map_err(|e| WriteError(e.to_string()))?;
-    super::on_big_stack(|| write_on_this_thread(module, opts))
-        .unwrap_or_else(|| err("could not run the writer thread"))
+    write_on_this_thread(module, opts)
 }
 
 fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {

@@ -44,6 +44,9 @@ pub(crate) struct AliasTable {
     order: Vec<u32>,
     has_type_aliases: bool,
     has_attr_aliases: bool,
+    /// Nesting of the visit; past the guard children are not visited (the printer then prints
+    /// `<<nested too deep>>` there).
+    visit_depth: usize,
 }
 
 /// The alias a dialect's `getAlias` hook gives `key`, if any.
@@ -207,10 +210,14 @@ impl AliasTable {
         sub_elements(m, key, &mut nested);
         let mut children = Vec::with_capacity(nested.len());
         let mut max_depth = 0;
-        for c in nested {
-            let (d, ci) = self.visit(m, c, can_defer);
-            children.push(ci);
-            max_depth = max_depth.max(d);
+        if self.visit_depth < crate::ir::NESTING_GUARD {
+            self.visit_depth += 1;
+            for c in nested {
+                let (d, ci) = self.visit(m, c, can_defer);
+                children.push(ci);
+                max_depth = max_depth.max(d);
+            }
+            self.visit_depth -= 1;
         }
         let e = &mut self.entries[i as usize];
         e.children = children;

@@ -63,7 +63,8 @@ pub fn parse_with_source_locations(src: &str, filename: &str) -> Result<Module, 
 
 /// Stack for the recursive-descent parser: enough for [`MAX_DEPTH`] nested types/attributes
 /// inside [`MAX_REGION_DEPTH`] nested regions even in debug builds, whatever the caller's
-/// thread stack is.
+/// thread stack is. Only the parser uses a thread; where none can be started (wasm32) it runs
+/// on the caller's.
 const PARSER_STACK: usize = 64 << 20;
 
 /// Runs `f` on a scoped thread with a [`PARSER_STACK`] stack (inline if no thread can be made).
@@ -89,14 +90,12 @@ fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     }
 }
 
-/// Prints a module as MLIR text.
+/// Prints a module as MLIR text, on the caller's thread: the printer's recursion is bounded by
+/// the nesting limit (docs/bytecode.md, "Limits").
 pub fn print(m: &Module, opts: PrintOptions) -> String {
-    // The printer recurses per region level: give it the parser's stack too.
-    on_big_stack(|| {
-        let mut p = printer::Printer::new(m, opts);
-        p.print_module();
-        p.out
-    })
+    let mut p = printer::Printer::new(m, opts);
+    p.print_module();
+    p.out
 }
 
 /// Prints every op in generic form, like `stablehlo-opt --mlir-print-op-generic`.

@@ -67,6 +67,10 @@ pub(crate) struct Printer<'m> {
     func_bodies: Vec<bool>,
     /// Type, attribute and location aliases.
     aliases: Aliases,
+    /// Nesting of the op, type, attribute and location being printed. Parsing and reading
+    /// refuse more than the one limit; a module built deeper through the API prints
+    /// `<<nested too deep>>` there instead of overflowing the caller's stack.
+    depth: usize,
 }
 
 /// Alias state: the first (visiting) pass, then the assigned aliases.
@@ -212,7 +216,18 @@ impl<'m> Printer<'m> {
             indent: 0,
             func_bodies: Vec::new(),
             aliases: Aliases::default(),
+            depth: 0,
         }
+    }
+
+    /// Enters one nesting level; past the guard, writes a marker and returns false.
+    fn enter(&mut self) -> bool {
+        if self.depth >= crate::ir::NESTING_GUARD {
+            self.out.push_str("<<nested too deep>>");
+            return false;
+        }
+        self.depth += 1;
+        true
     }
 
     /// Records a location for aliasing (first pass only).
@@ -603,9 +618,13 @@ impl<'m> Printer<'m> {
     }
 
     pub(crate) fn print_op(&mut self, op: OpId) {
+        if !self.enter() {
+            return;
+        }
         self.func_bodies.push(self.m.op_name_str(op) == "func.func");
         self.print_op_inner(op);
         self.func_bodies.pop();
+        self.depth -= 1;
     }
 
     fn print_op_inner(&mut self, op: OpId) {
@@ -902,6 +921,13 @@ impl<'m> Printer<'m> {
     }
 
     fn print_loc(&mut self, l: Location) {
+        if self.enter() {
+            self.print_loc_spelled(l);
+            self.depth -= 1;
+        }
+    }
+
+    fn print_loc_spelled(&mut self, l: Location) {
         match self.m.loc_data(l).clone() {
             LocData::Unknown => self.out.push_str("unknown"),
             LocData::FileLineCol { file, line, column } => {
@@ -978,7 +1004,10 @@ impl<'m> Printer<'m> {
                 return;
             }
         }
-        self.print_type_spelled(t);
+        if self.enter() {
+            self.print_type_spelled(t);
+            self.depth -= 1;
+        }
     }
 
     /// A type spelled out (not its alias; nested ones may be aliases).
@@ -1265,7 +1294,10 @@ impl<'m> Printer<'m> {
                 return;
             }
         }
-        self.print_attr_spelled(a);
+        if self.enter() {
+            self.print_attr_spelled(a);
+            self.depth -= 1;
+        }
     }
 
     /// An attribute spelled out (not its alias; nested ones may be aliases).
