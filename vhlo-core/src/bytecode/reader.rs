@@ -1340,6 +1340,9 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// One op and, recursively, its regions. The recursion (one level per region nesting, at
+    /// most [`MAX_DEPTH`]) keeps only this small frame and `read_regions`'s: the op itself is
+    /// decoded by `read_op_body`, which is never inlined here (docs/bytecode.md, "Limits").
     fn read_op(
         &mut self,
         c: &mut Cursor<'a>,
@@ -1347,6 +1350,39 @@ impl<'a> Reader<'a> {
         scope: &mut Scope,
         region: &mut RegionCtx,
     ) -> Result<()> {
+        let Some((isolated, regions)) = self.read_op_body(c, block, scope, region)? else {
+            return Ok(());
+        };
+        self.region_depth = self.region_depth.saturating_add(1);
+        if self.region_depth > MAX_DEPTH {
+            return Err(c.err(format!("regions nesting deeper than {MAX_DEPTH}")));
+        }
+        if isolated && self.version >= version::LAZY_LOADING {
+            let at = c.offset();
+            let (id, mut body) = c.section()?;
+            if id != section::IR {
+                return Err(c.err_at(at, format!("expected a nested IR section, found id {id}")));
+            }
+            self.read_regions(&mut body, &regions, true, scope)?;
+            if !body.is_empty() {
+                return Err(body.err("trailing bytes in a nested IR section"));
+            }
+        } else {
+            self.read_regions(c, &regions, isolated, scope)?;
+        }
+        self.region_depth = self.region_depth.saturating_sub(1);
+        Ok(())
+    }
+
+    /// An op without its regions: `Some((isolated, regions))` when it has regions to read.
+    #[inline(never)]
+    fn read_op_body(
+        &mut self,
+        c: &mut Cursor<'a>,
+        block: Option<Block>,
+        scope: &mut Scope,
+        region: &mut RegionCtx,
+    ) -> Result<Option<(bool, Vec<Region>)>> {
         let op_at = c.offset();
         let name_idx = c.index()?;
         let Some(entry) = self.op_names.get(name_idx) else {
@@ -1542,29 +1578,7 @@ impl<'a> Reader<'a> {
                 .ok_or_else(|| c.err("use-list order for a missing result"))?;
             self.use_lists.insert(v, order);
         }
-        if let Some(isolated) = regions_header {
-            self.region_depth = self.region_depth.saturating_add(1);
-            if self.region_depth > MAX_DEPTH {
-                return Err(c.err(format!("regions nesting deeper than {MAX_DEPTH}")));
-            }
-            if isolated && self.version >= version::LAZY_LOADING {
-                let at = c.offset();
-                let (id, mut body) = c.section()?;
-                if id != section::IR {
-                    return Err(
-                        c.err_at(at, format!("expected a nested IR section, found id {id}"))
-                    );
-                }
-                self.read_regions(&mut body, &regions, true, scope)?;
-                if !body.is_empty() {
-                    return Err(body.err("trailing bytes in a nested IR section"));
-                }
-            } else {
-                self.read_regions(c, &regions, isolated, scope)?;
-            }
-            self.region_depth = self.region_depth.saturating_sub(1);
-        }
-        Ok(())
+        Ok(regions_header.map(|isolated| (isolated, regions)))
     }
 
     fn read_regions(
@@ -1604,60 +1618,8 @@ impl<'a> Reader<'a> {
                 forward: Vec::new(),
             };
             for _ in 0..num_blocks {
-                let (num_ops, has_args) = c.varint_with_flag()?;
-                let mut arg_types = Vec::new();
-                let mut arg_locs = Vec::new();
-                if has_args {
-                    let n = c.count(1)?;
-                    for _ in 0..n {
-                        if self.version >= version::ELIDE_UNKNOWN_BLOCK_ARG_LOCATION {
-                            let (t, has_loc) = c.varint_with_flag()?;
-                            let t =
-                                usize::try_from(t).map_err(|_| c.err("type index too large"))?;
-                            arg_types.push(self.ty(c, t)?);
-                            arg_locs.push(if has_loc {
-                                Some(self.read_loc(c)?)
-                            } else {
-                                None
-                            });
-                        } else {
-                            arg_types.push(self.read_type(c)?);
-                            arg_locs.push(Some(self.read_loc(c)?));
-                        }
-                    }
-                }
-                let block = self.module.append_block(region, &arg_types);
+                let (block, num_ops) = self.read_block_header(c, region, scope)?;
                 ctx.blocks.push(block);
-                let args: Vec<Value> = self.module.block_args(block).to_vec();
-                for &v in &args {
-                    self.define(c, scope, v)?;
-                }
-                // Block-argument locations live in the IR; the side table keeps the known ones
-                // for callers of `ArtifactInfo` too.
-                for (&v, loc) in args.iter().zip(arg_locs) {
-                    if let Some(l) = loc.filter(|&l| l != self.module.unknown_loc()) {
-                        self.module.set_value_location(v, l);
-                        self.block_arg_locations.insert(v, l);
-                    }
-                }
-                if has_args && self.version >= version::USE_LIST_ORDERING {
-                    let mask = c.byte()?;
-                    if mask & op_mask::HAS_USE_LIST_ORDERS != 0 {
-                        for (idx, order) in read_use_list_orders(c, args.len())? {
-                            let v = args
-                                .get(idx)
-                                .copied()
-                                .ok_or_else(|| c.err("use-list order for a missing argument"))?;
-                            self.use_lists.insert(v, order);
-                        }
-                    } else if mask != 0 {
-                        return Err(c.err(format!("invalid block argument mask {mask:#04x}")));
-                    }
-                }
-                let num_ops = usize::try_from(num_ops).map_err(|_| c.err("op count too large"))?;
-                if num_ops > c.remaining() {
-                    return Err(c.err(format!("op count {num_ops} exceeds the remaining bytes")));
-                }
                 for _ in 0..num_ops {
                     self.read_op(c, Some(block), scope, &mut ctx)?;
                 }
@@ -1683,6 +1645,70 @@ impl<'a> Reader<'a> {
             self.finish_scope(c, &mut fresh)?;
         }
         Ok(())
+    }
+
+    /// A block's header: its arguments (types, locations, use-list orders) and op count. Kept
+    /// out of `read_regions`'s frame, which the region recursion repeats.
+    #[inline(never)]
+    fn read_block_header(
+        &mut self,
+        c: &mut Cursor<'a>,
+        region: Region,
+        scope: &mut Scope,
+    ) -> Result<(Block, usize)> {
+        let (num_ops, has_args) = c.varint_with_flag()?;
+        let mut arg_types = Vec::new();
+        let mut arg_locs = Vec::new();
+        if has_args {
+            let n = c.count(1)?;
+            for _ in 0..n {
+                if self.version >= version::ELIDE_UNKNOWN_BLOCK_ARG_LOCATION {
+                    let (t, has_loc) = c.varint_with_flag()?;
+                    let t = usize::try_from(t).map_err(|_| c.err("type index too large"))?;
+                    arg_types.push(self.ty(c, t)?);
+                    arg_locs.push(if has_loc {
+                        Some(self.read_loc(c)?)
+                    } else {
+                        None
+                    });
+                } else {
+                    arg_types.push(self.read_type(c)?);
+                    arg_locs.push(Some(self.read_loc(c)?));
+                }
+            }
+        }
+        let block = self.module.append_block(region, &arg_types);
+        let args: Vec<Value> = self.module.block_args(block).to_vec();
+        for &v in &args {
+            self.define(c, scope, v)?;
+        }
+        // Block-argument locations live in the IR; the side table keeps the known ones
+        // for callers of `ArtifactInfo` too.
+        for (&v, loc) in args.iter().zip(arg_locs) {
+            if let Some(l) = loc.filter(|&l| l != self.module.unknown_loc()) {
+                self.module.set_value_location(v, l);
+                self.block_arg_locations.insert(v, l);
+            }
+        }
+        if has_args && self.version >= version::USE_LIST_ORDERING {
+            let mask = c.byte()?;
+            if mask & op_mask::HAS_USE_LIST_ORDERS != 0 {
+                for (idx, order) in read_use_list_orders(c, args.len())? {
+                    let v = args
+                        .get(idx)
+                        .copied()
+                        .ok_or_else(|| c.err("use-list order for a missing argument"))?;
+                    self.use_lists.insert(v, order);
+                }
+            } else if mask != 0 {
+                return Err(c.err(format!("invalid block argument mask {mask:#04x}")));
+            }
+        }
+        let num_ops = usize::try_from(num_ops).map_err(|_| c.err("op count too large"))?;
+        if num_ops > c.remaining() {
+            return Err(c.err(format!("op count {num_ops} exceeds the remaining bytes")));
+        }
+        Ok((block, num_ops))
     }
 
     /// At the end of a region whose value slots start at `from`: forward references into them
