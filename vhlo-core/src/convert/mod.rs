@@ -18,6 +18,7 @@ mod quant;
 mod strict;
 mod types;
 mod verify;
+mod verify_sdy;
 
 pub use strict::{location_losses, losses_to_stablehlo, shadowed_on_reading};
 pub(crate) use types::builtin_scalar;
@@ -421,7 +422,8 @@ pub(crate) fn legalize_to_vhlo_in_place(
     // The nesting limit first: the verifier below walks the program.
     nesting_within_limit(w)?;
     // As libStablehlo verifies before it serializes: a program it would refuse is not written.
-    let problems = verify::verify_stablehlo(w);
+    let mut problems = verify::verify_stablehlo(w);
+    problems.extend(verify_sdy::verify_sdy(w));
     if !problems.is_empty() {
         return Err(problems);
     }

@@ -1,0 +1,177 @@
+//! Shardy's verifier rules for shardings (vhlo-core/src/convert/verify_sdy.rs): each program
+//! breaks one rule, and serializing it with `allow_other_dialects` is refused with the op, its
+//! location and Shardy's message, since jaxlib refuses to read such an artifact. Live against
+//! jaxlib (skipped without the oracle venv unless VHLO_REQUIRE_ORACLE=1): jaxlib refuses to
+//! parse each one, with the same message.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use vhlo_core::portable::{self, SerializeOptions};
+use vhlo_core::text;
+
+const MESHES: &str = r#"sdy.mesh @m = <["x"=2, "y"=4]>
+sdy.mesh @one = <[], device_ids=[0]>
+"#;
+
+/// (name, body of @main with `%a: tensor<8x8xf32>`, message both refuse with).
+const CASES: &[(&str, &str, &str)] = &[
+    (
+        "maximal_mesh_rank",
+        r#"%0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@one, [{}, {}]>]>} : tensor<8x8xf32>"#,
+        "result - a maximal sharding can only have a sharding with rank 0",
+    ),
+    (
+        "unknown_mesh",
+        r#"%0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@nope, [{}, {}]>]>} : tensor<8x8xf32>"#,
+        "unknown mesh: @nope",
+    ),
+    (
+        "rank_mismatch",
+        r#"%0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}]>]>} : tensor<8x8xf32>"#,
+        "sharding doesn't match tensor rank: 1 != 2",
+    ),
+    (
+        "count_mismatch",
+        r#"%0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@m, [{}, {}]>, <@m, [{}, {}]>]>} : tensor<8x8xf32>"#,
+        "shardings don't match number of values: 2 shardings vs 1 values",
+    ),
+    (
+        "unknown_axis",
+        r#"%0 = sdy.sharding_constraint %a <@m, [{"z"}, {}]> : tensor<8x8xf32>"#,
+        "unknown axis name: \"z\"",
+    ),
+    (
+        "duplicate_axis",
+        r#"%0 = sdy.reshard %a <@m, [{"x"}, {"x"}]> : tensor<8x8xf32>"#,
+        "duplicate axis ref: \"x\"",
+    ),
+    (
+        "replicated_unordered",
+        r#"%0 = sdy.sharding_constraint %a <@m, [{}, {}], replicated={"y", "x"}> : tensor<8x8xf32>"#,
+        "replicated axes are not ordered w.r.t. mesh",
+    ),
+    (
+        "sub_axis_beside_full_axis",
+        r#"%0 = sdy.sharding_constraint %a <@m, [{"y"}, {"y":(1)2}]> : tensor<8x8xf32>"#,
+        "both sub-axis and full-axis are used for axis name: \"y\"",
+    ),
+    (
+        "sub_axis_not_dividing",
+        r#"%0 = sdy.sharding_constraint %a <@m, [{"y":(1)3}, {}]> : tensor<8x8xf32>"#,
+        "sub-axis next pre-size 3 doesn't divide the size of the full axis 4",
+    ),
+    (
+        "sub_axes_mergeable",
+        r#"%0 = sdy.sharding_constraint %a <@m, [{"y":(1)2, "y":(2)2}, {}]> : tensor<8x8xf32>"#,
+        "two consecutive sub-axes can be merged",
+    ),
+    (
+        "closed_empty_with_priority",
+        r#"%0 = sdy.sharding_constraint %a <@m, [{}p1, {}]> : tensor<8x8xf32>"#,
+        "dim 0 is empty and closed but has a priority",
+    ),
+];
+
+fn program(body: &str) -> String {
+    format!(
+        "{MESHES}func.func @main(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {{\n  {body} loc(\"case.py\":3:5)\n  return %0 : tensor<8x8xf32>\n}}\n"
+    )
+}
+
+/// The function's own argument sharding, checked against the argument type.
+const FUNC_ARG: &str = r#"sdy.mesh @m = <["x"=2, "y"=4]>
+func.func @main(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}]>}) -> tensor<8x8xf32> {
+  return %a : tensor<8x8xf32>
+}
+"#;
+
+fn serialize(src: &str) -> Result<Vec<u8>, String> {
+    let m = text::parse(src).map_err(|e| format!("parse: {e}"))?;
+    let options = SerializeOptions {
+        allow_other_dialects: true,
+        ..SerializeOptions::default()
+    };
+    portable::serialize_portable_module(m, "current", options).map_err(|e| e.to_string())
+}
+
+fn oracle_python() -> Option<PathBuf> {
+    let python = vhlo_tests::workspace_root().join(".venv/bin/python");
+    if python.exists() {
+        return Some(python);
+    }
+    assert!(
+        std::env::var("VHLO_REQUIRE_ORACLE").map_or(true, |v| v != "1"),
+        "oracle python not found at {} (VHLO_REQUIRE_ORACLE=1)",
+        python.display()
+    );
+    eprintln!(
+        "skipping the jaxlib half: no oracle at {}",
+        python.display()
+    );
+    None
+}
+
+/// jaxlib's diagnostics when it parses `src` (it verifies after parsing), or `None` if it accepts it.
+fn jaxlib_refusal(python: &PathBuf, name: &str, src: &str) -> Option<String> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sdy_verify");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.mlir"));
+    std::fs::write(&path, src).unwrap();
+    let out = Command::new(python)
+        .arg(vhlo_tests::workspace_root().join("scripts/oracle/oracle.py"))
+        .args(["roundtrip-text", path.to_str().unwrap()])
+        .output()
+        .expect("oracle.py runs");
+    (!out.status.success()).then(|| String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn shardings_that_break_shardys_rules_are_refused() {
+    let python = oracle_python();
+    let mut cases: Vec<(String, String, String)> = CASES
+        .iter()
+        .map(|(n, body, msg)| (n.to_string(), program(body), msg.to_string()))
+        .collect();
+    cases.push((
+        "func_arg_rank".into(),
+        FUNC_ARG.into(),
+        "'func.func' op arg 0 - sharding doesn't match tensor rank: 1 != 2".into(),
+    ));
+    for (name, src, msg) in &cases {
+        let e = serialize(src)
+            .err()
+            .unwrap_or_else(|| panic!("{name}: written"));
+        assert!(e.contains(msg), "{name}: {e}");
+        if name != "func_arg_rank" {
+            assert!(e.contains("case.py\":3:5"), "{name}: no location in {e}");
+        }
+        if let Some(python) = &python {
+            let theirs = jaxlib_refusal(python, name, src)
+                .unwrap_or_else(|| panic!("{name}: jaxlib accepts it"));
+            assert!(theirs.contains(msg), "{name}: jaxlib says {theirs}");
+        }
+    }
+}
+
+/// The same programs with the rule kept are written, so the checks are not simply refusing sdy.
+#[test]
+fn valid_shardings_are_written() {
+    let python = oracle_python();
+    for (i, body) in [
+        r#"%0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@one, []>]>} : tensor<8x8xf32>"#,
+        r#"%0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {"y"}]>]>} : tensor<8x8xf32>"#,
+        r#"%0 = sdy.sharding_constraint %a <@m, [{"y":(1)2}, {"y":(2)2}], replicated={"x"}> : tensor<8x8xf32>"#,
+        r#"%0 = sdy.sharding_constraint %a <@m, [{"x"}p1, {}]> : tensor<8x8xf32>"#,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let src = program(body);
+        serialize(&src).unwrap_or_else(|e| panic!("{body}: {e}"));
+        if let Some(python) = &python {
+            let refusal = jaxlib_refusal(python, &format!("valid_{i}"), &src);
+            assert!(refusal.is_none(), "{body}: jaxlib refuses: {refusal:?}");
+        }
+    }
+}

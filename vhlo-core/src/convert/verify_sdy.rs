@@ -1,0 +1,520 @@
+//! Shardy's verifier for the shardings a program carries (openxla/shardy,
+//! `shardy/dialect/sdy/ir/verifiers.cc`): each `#sdy.sharding` against the type of its value and
+//! its mesh. jaxlib verifies what it reads, so an artifact that breaks these rules is refused
+//! there; we refuse it before writing. The messages are Shardy's.
+//!
+//! Checked: `sdy.sharding` of op results and of `func.func` arguments and results; the shardings
+//! of `sdy.sharding_constraint`, `sdy.reshard` and `sdy.data_flow_edge`; the in/out shardings of
+//! `sdy.manual_computation`. Not checked yet: axes bound by an enclosing manual computation,
+//! meshes themselves, sharding rules, the collectives' own rules.
+
+use crate::ir::{AttrData, Attribute, Module, OpId, Param, Type, TypeData};
+
+use super::{diag, Diagnostic};
+
+/// The rule every diagnostic of this file names.
+const RULE: &str = "Shardy verifier (verifiers.cc): a sharding must fit its value's type and mesh";
+
+pub(crate) fn verify_sdy(m: &Module) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let Some(sdy) = m.lookup_sym("sdy") else {
+        return out;
+    };
+    let meshes = Meshes::collect(m, sdy);
+    m.walk(|op| {
+        let mut report = |what: String| out.push(diag(m, op, what, None, RULE));
+        let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+        let operands: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+        let name = m.op_name_str(op);
+        if let Some(a) = m.attribute(op, "sdy.sharding") {
+            if let Some(msg) = per_value(m, &meshes, sdy, a, &results) {
+                report(format!("'{name}' op result {msg}"));
+            }
+        }
+        match name {
+            "func.func" => {
+                if let Some(msg) = func_shardings(m, &meshes, sdy, op) {
+                    report(format!("'{name}' op {msg}"));
+                }
+            }
+            "sdy.sharding_constraint" | "sdy.reshard" | "sdy.data_flow_edge" => {
+                let sharding = m.property(op, "sharding");
+                if let (Some(s), Some(&t)) = (sharding, results.first()) {
+                    if let Some(msg) = tensor(m, &meshes, sdy, s, Some(t)) {
+                        report(format!("'{name}' op {msg}"));
+                    }
+                }
+            }
+            "sdy.manual_computation" => {
+                for (prop, types, kind) in [
+                    ("in_shardings", &operands, "operand"),
+                    ("out_shardings", &results, "result"),
+                ] {
+                    if let Some(a) = m.property(op, prop) {
+                        if let Some(msg) = per_value(m, &meshes, sdy, a, types) {
+                            report(format!("'{name}' op {kind} {msg}"));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    });
+    out
+}
+
+/// The `sdy.mesh` ops of the module: (symbol name, mesh attribute).
+struct Meshes(Vec<(crate::ir::Symbol, Attribute)>);
+
+impl Meshes {
+    fn collect(m: &Module, sdy: crate::ir::Symbol) -> Self {
+        let mut found = Vec::new();
+        m.walk(|op| {
+            if m.op_name_str(op) != "sdy.mesh" {
+                return;
+            }
+            let name = m
+                .property(op, "sym_name")
+                .and_then(|a| match m.attr_data(a) {
+                    AttrData::String { value, .. } => Some(*value),
+                    _ => None,
+                });
+            if let (Some(name), Some(mesh)) = (name, m.property(op, "mesh")) {
+                if sdy_params(m, sdy, mesh, "mesh").is_some() {
+                    found.push((name, mesh));
+                }
+            }
+        });
+        Meshes(found)
+    }
+
+    fn get(&self, name: crate::ir::Symbol) -> Option<Attribute> {
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
+    }
+}
+
+/// The parameters of `a` when it is `#sdy.<mnemonic>`.
+fn sdy_params<'m>(
+    m: &'m Module,
+    sdy: crate::ir::Symbol,
+    a: Attribute,
+    mnemonic: &str,
+) -> Option<&'m [Param]> {
+    match m.attr_data(a) {
+        AttrData::Dialect(d) if d.dialect == sdy && m.str(d.mnemonic) == mnemonic => {
+            Some(&d.params)
+        }
+        _ => None,
+    }
+}
+
+fn attrs(p: Option<&Param>) -> &[Attribute] {
+    match p {
+        Some(Param::Attrs(a)) => a,
+        _ => &[],
+    }
+}
+
+/// A mesh: its axes (name, size) and device ids.
+struct Mesh {
+    axes: Vec<(String, i64)>,
+    device_ids: Vec<i64>,
+}
+
+impl Mesh {
+    fn of(m: &Module, sdy: crate::ir::Symbol, a: Attribute) -> Option<Mesh> {
+        let p = sdy_params(m, sdy, a, "mesh")?;
+        let axes = attrs(p.first())
+            .iter()
+            .filter_map(|&ax| {
+                let q = sdy_params(m, sdy, ax, "mesh_axis")?;
+                match q {
+                    [Param::Str(n), Param::Int(size)] => Some((m.str(*n).to_string(), *size)),
+                    _ => None,
+                }
+            })
+            .collect();
+        let device_ids = match p.get(1) {
+            Some(Param::Ints(ids)) => ids.to_vec(),
+            _ => Vec::new(),
+        };
+        Some(Mesh { axes, device_ids })
+    }
+
+    fn is_maximal(&self) -> bool {
+        self.axes.is_empty() && self.device_ids.len() == 1
+    }
+
+    fn axis_index(&self, name: &str) -> Option<usize> {
+        self.axes.iter().position(|(n, _)| n == name)
+    }
+}
+
+/// An axis ref: name and optional sub-axis (pre-size, size).
+#[derive(Clone, PartialEq, Eq)]
+struct AxisRef {
+    name: String,
+    sub: Option<(i64, i64)>,
+}
+
+impl AxisRef {
+    fn of(m: &Module, sdy: crate::ir::Symbol, a: Attribute) -> Option<AxisRef> {
+        let p = sdy_params(m, sdy, a, "axis_ref")?;
+        let name = match p.first() {
+            Some(Param::Str(n)) => m.str(*n).to_string(),
+            _ => return None,
+        };
+        let sub = match p.get(1) {
+            Some(Param::Attr(s)) => match sdy_params(m, sdy, *s, "sub_axis_info")? {
+                [Param::Int(pre), Param::Int(size)] => Some((*pre, *size)),
+                _ => return None,
+            },
+            _ => None,
+        };
+        Some(AxisRef { name, sub })
+    }
+
+    fn text(&self) -> String {
+        match self.sub {
+            Some((pre, size)) => format!("\"{}\":({pre}){size}", self.name),
+            None => format!("\"{}\"", self.name),
+        }
+    }
+
+    /// Shardy's order within one axis name: the full axis first unless a sub-axis starts at 1;
+    /// sub-axes by pre-size, then size.
+    fn same_name_less(&self, rhs: &AxisRef) -> bool {
+        match (self.sub, rhs.sub) {
+            (None, None) => false,
+            (None, Some((pre, _))) => pre > 1,
+            (Some((pre, _)), None) => pre == 1,
+            (Some(a), Some(b)) => a < b,
+        }
+    }
+
+    /// Mergeable with the next sub-axis of the same axis: `rhs` starts where `self` ends.
+    fn can_merge(&self, rhs: &AxisRef) -> bool {
+        match (self.sub, rhs.sub) {
+            (Some((pre, size)), Some((rpre, _))) => self.name == rhs.name && pre * size == rpre,
+            _ => false,
+        }
+    }
+}
+
+/// `shardings` (a `#sdy.sharding_per_value`) against `types`; Shardy's message on failure.
+fn per_value(
+    m: &Module,
+    meshes: &Meshes,
+    sdy: crate::ir::Symbol,
+    a: Attribute,
+    types: &[Type],
+) -> Option<String> {
+    let Some(p) = sdy_params(m, sdy, a, "sharding_per_value") else {
+        return Some(
+            "- should have a sharding attribute of type TensorShardingPerValueAttr".into(),
+        );
+    };
+    let shardings = attrs(p.first());
+    let in_range = |i: usize, msg: String| {
+        if types.len() == 1 {
+            format!("- {msg}")
+        } else {
+            format!("{i} - {msg}")
+        }
+    };
+    if types.is_empty() && shardings.len() == 1 {
+        let mesh = mesh_of(m, meshes, sdy, shardings[0]);
+        let maximal = mesh.as_ref().is_some_and(Mesh::is_maximal);
+        if maximal || fully_replicated(m, sdy, shardings[0]) {
+            return tensor(m, meshes, sdy, shardings[0], None).map(|e| in_range(0, e));
+        }
+    }
+    if shardings.len() != types.len() {
+        return Some(format!(
+            "shardings don't match number of values: {} shardings vs {} values",
+            shardings.len(),
+            types.len()
+        ));
+    }
+    shardings
+        .iter()
+        .zip(types)
+        .enumerate()
+        .find_map(|(i, (&s, &t))| tensor(m, meshes, sdy, s, Some(t)).map(|e| in_range(i, e)))
+}
+
+/// The `sdy.sharding` entries of a function's argument and result attributes.
+fn func_shardings(m: &Module, meshes: &Meshes, sdy: crate::ir::Symbol, op: OpId) -> Option<String> {
+    let (inputs, results) = match m
+        .property(op, "function_type")
+        .map(|a| m.attr_data(a))
+        .and_then(|d| match d {
+            AttrData::Type(t) => Some(m.type_data(*t)),
+            _ => None,
+        }) {
+        Some(TypeData::Function { inputs, results }) => (inputs.clone(), results.clone()),
+        _ => return None,
+    };
+    let key = m.lookup_sym("sdy.sharding")?;
+    for (prop, types, kind) in [
+        ("arg_attrs", &inputs, "arg"),
+        ("res_attrs", &results, "result"),
+    ] {
+        let Some(list) = m.property(op, prop) else {
+            continue;
+        };
+        let AttrData::Array(dicts) = m.attr_data(list) else {
+            continue;
+        };
+        for (i, &d) in dicts.iter().enumerate() {
+            let AttrData::Dictionary(entries) = m.attr_data(d) else {
+                continue;
+            };
+            let Some(&(_, s)) = entries.iter().find(|(k, _)| *k == key) else {
+                continue;
+            };
+            let prefix = format!("{kind} {i} - ");
+            if sdy_params(m, sdy, s, "sharding").is_none() {
+                return Some(format!(
+                    "{prefix}should have a sharding attribute of type TensorShardingAttr"
+                ));
+            }
+            if let Some(e) = tensor(m, meshes, sdy, s, types.get(i).copied()) {
+                return Some(format!("{prefix}{e}"));
+            }
+        }
+    }
+    None
+}
+
+fn mesh_of(
+    m: &Module,
+    meshes: &Meshes,
+    sdy: crate::ir::Symbol,
+    sharding: Attribute,
+) -> Option<Mesh> {
+    let p = sdy_params(m, sdy, sharding, "sharding")?;
+    let Some(Param::Attr(mesh_or_ref)) = p.first() else {
+        return None;
+    };
+    let mesh = match m.attr_data(*mesh_or_ref) {
+        AttrData::SymbolRef { root, nested } if nested.is_empty() => meshes.get(*root)?,
+        _ => *mesh_or_ref,
+    };
+    Mesh::of(m, sdy, mesh)
+}
+
+/// No dimension is sharded and nothing is replicated or unreduced explicitly.
+fn fully_replicated(m: &Module, sdy: crate::ir::Symbol, sharding: Attribute) -> bool {
+    let Some(p) = sdy_params(m, sdy, sharding, "sharding") else {
+        return false;
+    };
+    attrs(p.get(1)).iter().all(|&d| {
+        sdy_params(m, sdy, d, "dimension_sharding").is_some_and(|q| attrs(q.first()).is_empty())
+    }) && attrs(p.get(2)).is_empty()
+        && attrs(p.get(3)).is_empty()
+}
+
+/// One `#sdy.sharding` against the type of its value (`None`: no value); Shardy's message.
+fn tensor(
+    m: &Module,
+    meshes: &Meshes,
+    sdy: crate::ir::Symbol,
+    sharding: Attribute,
+    ty: Option<Type>,
+) -> Option<String> {
+    let p = sdy_params(m, sdy, sharding, "sharding")?;
+    let Some(mesh) = mesh_of(m, meshes, sdy, sharding) else {
+        let name = match p.first() {
+            Some(Param::Attr(a)) => match m.attr_data(*a) {
+                AttrData::SymbolRef { root, .. } => format!("@{}", m.str(*root)),
+                _ => "?".into(),
+            },
+            _ => "?".into(),
+        };
+        return Some(format!("unknown mesh: {name}"));
+    };
+    let dims = attrs(p.get(1));
+    let replicated = attrs(p.get(2));
+    let unreduced = attrs(p.get(3));
+    let rank0_only = dims.is_empty() && replicated.is_empty() && unreduced.is_empty();
+    if mesh.is_maximal() || (ty.is_none() && fully_replicated(m, sdy, sharding)) {
+        return (!rank0_only).then(|| {
+            "a maximal sharding can only have a sharding with rank 0 and no replicated or unreduced axes.".into()
+        });
+    }
+    let mut ty = ty?;
+    if let TypeData::Tuple(elems) = m.type_data(ty) {
+        if elems.len() != 1 {
+            return Some(format!(
+                "ops can only have a sharding for a tuple of size 1: {}",
+                crate::text::type_to_string(m, ty)
+            ));
+        }
+        ty = elems[0];
+    }
+    let shape = match m.type_data(ty) {
+        TypeData::RankedTensor { shape, .. } => shape.clone(),
+        TypeData::UnrankedTensor { .. } => {
+            return Some(format!(
+                "only ranked tensors can have a sharding. type: {}",
+                crate::text::type_to_string(m, ty)
+            ))
+        }
+        _ => {
+            return (!rank0_only).then(|| {
+                format!(
+                    "non-shaped tensors can only have a sharding with rank 0 and no replicated or unreduced axes. type: {}",
+                    crate::text::type_to_string(m, ty)
+                )
+            })
+        }
+    };
+    if dims.len() != shape.len() {
+        return Some(format!(
+            "sharding doesn't match tensor rank: {} != {}",
+            dims.len(),
+            shape.len()
+        ));
+    }
+    let mut seen: Vec<AxisRef> = Vec::new();
+    for (dim, &d) in dims.iter().enumerate() {
+        let q = sdy_params(m, sdy, d, "dimension_sharding")?;
+        let closed = matches!(q.get(1), Some(Param::Bool(true)));
+        let axes = attrs(q.first());
+        if let Some(Param::UInt(priority)) = q.get(2) {
+            if i64::try_from(*priority).is_err() {
+                return Some(format!("dim {dim} has a negative priority"));
+            }
+            if closed && axes.is_empty() {
+                return Some(format!("dim {dim} is empty and closed but has a priority"));
+            }
+        }
+        if let Some(e) = axis_list(m, sdy, &mesh, axes, &mut seen) {
+            return Some(e);
+        }
+    }
+    for (list, what) in [(replicated, "replicated"), (unreduced, "unreduced")] {
+        let refs: Vec<AxisRef> = list
+            .iter()
+            .filter_map(|&a| AxisRef::of(m, sdy, a))
+            .collect();
+        let sorted = refs.windows(2).all(|w| !mesh_less(&mesh, &w[1], &w[0]));
+        if !sorted {
+            return Some(format!("{what} axes are not ordered w.r.t. mesh"));
+        }
+        if let Some(e) = axis_list(m, sdy, &mesh, list, &mut seen) {
+            return Some(e);
+        }
+    }
+    sub_axes(&mesh, &seen)
+}
+
+/// Shardy's order of axis refs for a mesh: by the axes' order in the mesh, then within a name.
+fn mesh_less(mesh: &Mesh, a: &AxisRef, b: &AxisRef) -> bool {
+    if a.name == b.name {
+        return a.same_name_less(b);
+    }
+    match (mesh.axis_index(&a.name), mesh.axis_index(&b.name)) {
+        (Some(x), Some(y)) => x < y,
+        _ => a.name < b.name,
+    }
+}
+
+/// An axis-ref list: known names, no axis ref twice (across the whole sharding), no two
+/// consecutive sub-axes that merge.
+fn axis_list(
+    m: &Module,
+    sdy: crate::ir::Symbol,
+    mesh: &Mesh,
+    list: &[Attribute],
+    seen: &mut Vec<AxisRef>,
+) -> Option<String> {
+    let mut prev: Option<AxisRef> = None;
+    for &a in list {
+        let r = AxisRef::of(m, sdy, a)?;
+        if mesh.axis_index(&r.name).is_none() {
+            return Some(format!("unknown axis name: \"{}\"", r.name));
+        }
+        if seen.contains(&r) {
+            return Some(format!("duplicate axis ref: {}", r.text()));
+        }
+        seen.push(r.clone());
+        if r.sub.is_some() {
+            if let Some(p) = prev.as_ref().filter(|p| p.can_merge(&r)) {
+                return Some(format!(
+                    "two consecutive sub-axes can be merged: {}, {}",
+                    p.text(),
+                    r.text()
+                ));
+            }
+        }
+        prev = Some(r);
+    }
+    None
+}
+
+/// The sub-axes used, per axis: valid sizes, within the full axis, not overlapping, and not used
+/// beside the full axis.
+fn sub_axes(mesh: &Mesh, seen: &[AxisRef]) -> Option<String> {
+    for (name, size) in &mesh.axes {
+        let mut subs: Vec<&AxisRef> = seen
+            .iter()
+            .filter(|r| &r.name == name && r.sub.is_some())
+            .collect();
+        if subs.is_empty() {
+            continue;
+        }
+        if seen.iter().any(|r| &r.name == name && r.sub.is_none()) {
+            return Some(format!(
+                "both sub-axis and full-axis are used for axis name: \"{name}\""
+            ));
+        }
+        subs.sort_by(|a, b| {
+            if a.same_name_less(b) {
+                std::cmp::Ordering::Less
+            } else if b.same_name_less(a) {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        });
+        let mut prev: Option<&AxisRef> = None;
+        for r in subs {
+            let Some((pre, sub)) = r.sub else { continue };
+            if pre < 1 {
+                return Some(format!(
+                    "sub-axis pre-size must be at least 1: {}",
+                    r.text()
+                ));
+            }
+            if sub <= 1 {
+                return Some(format!(
+                    "sub-axis sizes must be greater than 1: {}",
+                    r.text()
+                ));
+            }
+            let next = pre.saturating_mul(sub);
+            if next == 0 || size % next != 0 {
+                return Some(format!(
+                    "sub-axis next pre-size {next} doesn't divide the size of the full axis {size}: {}",
+                    r.text()
+                ));
+            }
+            if sub == *size {
+                return Some(format!(
+                    "sub-axis size is equal to the full axis size: {}",
+                    r.text()
+                ));
+            }
+            if let Some(p) = prev {
+                let prev_next = p.sub.map_or(1, |(pp, ps)| pp.saturating_mul(ps));
+                if prev_next > pre {
+                    return Some(format!("overlapping sub-axes: {}, {}", p.text(), r.text()));
+                }
+            }
+            prev = Some(r);
+        }
+    }
+    None
+}
