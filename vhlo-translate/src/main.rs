@@ -330,6 +330,32 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
             ));
         }
     }
+    // MLIR's compact reduce drops its body's locations even with --mlir-print-debuginfo.
+    if cli.strict && cli.mlir_print_debuginfo && !cli.mlir_print_op_generic {
+        let hidden: Vec<Diagnostic> = text::compact_forms_dropping_locations(&module)
+            .into_iter()
+            .map(|op| Diagnostic {
+                op: module.op_name_str(op).to_string(),
+                location: convert::location_to_string(&module, module.op_location(op)),
+                subject: if module.op_name_str(op) == "stablehlo.while" {
+                    "the locations of its region arguments (`while(%iterArg = ...)` leaves them out)"
+                } else {
+                    "the locations of its body (the compact `applies` form leaves them out)"
+                }
+                .into(),
+                needs: None,
+                rule: "strict: the custom form drops them; --mlir-print-op-generic keeps them"
+                    .into(),
+            })
+            .collect();
+        if !hidden.is_empty() {
+            return Err(Failure::Diagnostics(
+                "--strict: the printed text would leave out locations inside compact forms; add --mlir-print-op-generic"
+                    .into(),
+                hidden,
+            ));
+        }
+    }
     // Print as stablehlo-translate does (default-valued attributes elided).
     let opts = PrintOptions {
         generic: cli.mlir_print_op_generic,

@@ -156,3 +156,69 @@ fn strict_refuses_losses_on_serialize_deserialize_and_retarget() {
         stderr(&o)
     );
 }
+
+/// Issue 13 row 16: MLIR's compact reduce (`applies stablehlo.add`) and pretty while
+/// (`while(%iterArg = %x)`) print no locations for their body or region arguments, even with
+/// `--mlir-print-debuginfo`. `--strict` refuses that print, naming the op; the generic form
+/// keeps every location and passes; without `--strict` the print is MLIR's.
+#[test]
+fn strict_refuses_compact_forms_that_drop_inner_locations() {
+    const REDUCE: &str = r#"func.func @main(%a: tensor<8xf32>, %i: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.reduce(%a init: %i) across dimensions = [0] : (tensor<8xf32>, tensor<f32>) -> tensor<f32>
+   reducer(%x: tensor<f32> loc("inner.py":2:2), %y: tensor<f32> loc("inner.py":2:3)) {
+    %s = stablehlo.add %x, %y : tensor<f32> loc("inner.py":3:3)
+    stablehlo.return %s : tensor<f32> loc("inner.py":4:4)
+  } loc("outer.py":1:1)
+  return %0 : tensor<f32>
+}
+"#;
+    const WHILE: &str = r#"func.func @main(%a: tensor<i32>) -> tensor<i32> {
+  %0 = "stablehlo.while"(%a) ({
+  ^bb0(%x: tensor<i32> loc("argx.py":9:9)):
+    %c = stablehlo.compare LT, %x, %x : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%y: tensor<i32> loc("argy.py":8:8)):
+    stablehlo.return %y : tensor<i32>
+  }) : (tensor<i32>) -> tensor<i32> loc("w.py":3:3)
+  return %0 : tensor<i32>
+}
+"#;
+    let dir = TempDir::new("compact");
+    for (name, src, op, inner, at) in [
+        (
+            "reduce",
+            REDUCE,
+            "stablehlo.reduce",
+            "inner.py",
+            "outer.py\":1:1",
+        ),
+        ("while", WHILE, "stablehlo.while", "argx.py", "w.py\":3:3"),
+    ] {
+        let input = dir.file(&format!("{name}.mlir"));
+        std::fs::write(&input, src).expect("write source");
+        let bc = dir.file(&format!("{name}.bc"));
+        let o = run(&["--serialize", &input, "--target=current", "-o", &bc]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        // MLIR's print drops them, and so does ours without --strict.
+        let o = run(&["--deserialize", &bc, "--mlir-print-debuginfo"]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert!(
+            !String::from_utf8_lossy(&o.stdout).contains(inner),
+            "{name}"
+        );
+        let o = run(&["--deserialize", &bc, "--mlir-print-debuginfo", "--strict"]);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(op) && e.contains(at), "{name}: {e}");
+        let o = run(&[
+            "--deserialize",
+            &bc,
+            "--mlir-print-debuginfo",
+            "--mlir-print-op-generic",
+            "--strict",
+        ]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).contains(inner), "{name}");
+    }
+}

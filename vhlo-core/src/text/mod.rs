@@ -98,6 +98,14 @@ pub fn print(m: &Module, opts: PrintOptions) -> String {
     p.out
 }
 
+/// The ops that [`print`] with `elide_defaults` (MLIR's own printing) puts in a compact form
+/// that leaves out the locations inside them, so that `--mlir-print-debuginfo` loses them: a
+/// reduce printed as `applies stablehlo.add` whose body is located elsewhere. The generic form
+/// and the default printing (without `elide_defaults`) keep them.
+pub fn compact_forms_dropping_locations(m: &Module) -> Vec<crate::ir::OpId> {
+    shlo_pretty::compact_forms_dropping_locations(m)
+}
+
 /// Prints every op in generic form, like `stablehlo-opt --mlir-print-op-generic`.
 pub fn print_generic(m: &Module) -> String {
     print(

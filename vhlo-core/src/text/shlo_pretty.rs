@@ -2097,6 +2097,41 @@ fn reduce_compact_inner(m: &Module, op: OpId, mlir_lossy: bool) -> Option<&str> 
     Some(inner_name)
 }
 
+/// The ops MLIR's printer (and ours with [`super::PrintOptions::elide_defaults`]) prints in a
+/// compact form that leaves out locations of their bodies: a reduce in the `applies` form whose
+/// body ops or arguments are located elsewhere than the reduce, a while whose region arguments
+/// are located.
+pub(crate) fn compact_forms_dropping_locations(m: &Module) -> Vec<OpId> {
+    let mut out = Vec::new();
+    m.walk(|op| {
+        let name = m.op_name_str(op);
+        let hides = match name {
+            "stablehlo.reduce" => {
+                m.regions(op).len() == 1
+                    && reduce_compact_inner(m, op, true).is_some()
+                    && reduce_compact_inner(m, op, false).is_none()
+            }
+            // `stablehlo.while(%iterArg = %x)` has no place for its arguments' locations.
+            "stablehlo.while" => {
+                m.regions(op).len() == 2
+                    && while_has_pretty_shape(m, op)
+                    && m.regions(op).iter().any(|&r| {
+                        m.blocks(r).first().is_some_and(|&b| {
+                            m.block_args(b).iter().any(|&a| {
+                                !matches!(m.loc_data(m.value_location(a)), LocData::Unknown)
+                            })
+                        })
+                    })
+            }
+            _ => false,
+        };
+        if hides {
+            out.push(op);
+        }
+    });
+    out
+}
+
 fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
     let Some(dims) = prop(m, op, "dimensions").and_then(|a| i64_array(m, a)) else {
@@ -2159,8 +2194,9 @@ fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
-fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
-    let m = p.m;
+/// Whether a while's operands, results and both regions' arguments fit the pretty form (one
+/// type list); the names of the arguments are checked when printing.
+fn while_has_pretty_shape(m: &Module, op: OpId) -> bool {
     let regions = m.regions(op);
     let (cond, body) = (regions[0], regions[1]);
     let operands = m.operands(op);
@@ -2191,6 +2227,17 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
             return false;
         }
     }
+    true
+}
+
+fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    if !while_has_pretty_shape(m, op) {
+        return false;
+    }
+    let regions = m.regions(op);
+    let (cond, body) = (regions[0], regions[1]);
+    let operands = m.operands(op);
     let body_args = m.block_args(m.blocks(body)[0]).to_vec();
     let cond_args = m.block_args(m.blocks(cond)[0]).to_vec();
     // Both regions share the printed iteration-argument names.
