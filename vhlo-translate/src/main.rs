@@ -272,9 +272,15 @@ fn serialize(cli: &Cli) -> Result<(), Failure> {
     let bytes = read_input(cli.input.as_deref())?;
     let src = String::from_utf8(bytes)
         .map_err(|_| Failure::Message(format!("{name}: not UTF-8 text")))?;
-    // Like MLIR, unlocated ops get their position in the input file (`<stdin>` for stdin).
-    let module = text::parse_with_source_locations(&src, &name)
-        .map_err(|e| Failure::Message(format!("{name}:{e}")))?;
+    // Like MLIR, unlocated ops get their position in the input file (`<stdin>` for stdin),
+    // unless every location is stripped first anyway (serialize_portable_module strips before
+    // anything else, so the result and any diagnostic are the same).
+    let parsed = if cli.strip_debuginfo {
+        text::parse(&src)
+    } else {
+        text::parse_with_source_locations(&src, &name)
+    };
+    let module = parsed.map_err(|e| Failure::Message(format!("{name}:{e}")))?;
     drop(src);
     let opts = SerializeOptions {
         strip_debuginfo: cli.strip_debuginfo,

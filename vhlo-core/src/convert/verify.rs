@@ -21,26 +21,28 @@ pub(crate) fn verify_stablehlo(m: &Module) -> Vec<Diagnostic> {
     out
 }
 
-/// The first operand or result whose type is incompatible with the first operand's.
+/// The first operand or result whose type is incompatible with the first operand's. Names are
+/// made only for the message (this runs on every elementwise op).
 fn incompatible_operands_and_result(m: &Module, op: OpId) -> Option<String> {
-    let types: Vec<(String, Type)> = m
+    let mut types = m
         .operands(op)
         .iter()
+        .map(|&v| m.value_type(v))
         .enumerate()
-        .map(|(i, &v)| (format!("operand #{i}"), m.value_type(v)))
+        .map(|(i, t)| ("operand", i, t))
         .chain(
             m.results(op)
+                .map(|v| m.value_type(v))
                 .enumerate()
-                .map(|(i, v)| (format!("result #{i}"), m.value_type(v))),
-        )
-        .collect();
-    let (first_name, first) = types.first()?;
-    for (name, t) in &types[1..] {
-        if let Some(why) = incompatible(m, *first, *t) {
+                .map(|(i, t)| ("result", i, t)),
+        );
+    let (first_kind, _, first) = types.next()?;
+    for (kind, i, t) in types {
+        if let Some(why) = incompatible(m, first, t) {
             return Some(format!(
-                "{name} has type {} but {first_name} has type {} ({why})",
-                crate::text::type_to_string(m, *t),
-                crate::text::type_to_string(m, *first)
+                "{kind} #{i} has type {} but {first_kind} #0 has type {} ({why})",
+                crate::text::type_to_string(m, t),
+                crate::text::type_to_string(m, first)
             ));
         }
     }

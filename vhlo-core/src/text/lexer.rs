@@ -254,17 +254,42 @@ impl<'a> Cursor<'a> {
     }
 
     /// A string literal that must be UTF-8 text (names, keywords).
-    pub fn string_lit(&mut self) -> Result<String, ParseError> {
+    pub fn string_lit(&mut self) -> Result<std::borrow::Cow<'a, str>, ParseError> {
         let start = self.pos;
-        let out = self.string_lit_bytes()?;
-        String::from_utf8(out)
-            .map_err(|_| self.error_at(start, "string literal is not valid UTF-8"))
+        let err = |c: &Self| c.error_at(start, "string literal is not valid UTF-8");
+        match self.string_lit_bytes()? {
+            std::borrow::Cow::Borrowed(b) => std::str::from_utf8(b)
+                .map(std::borrow::Cow::Borrowed)
+                .map_err(|_| err(self)),
+            std::borrow::Cow::Owned(v) => String::from_utf8(v)
+                .map(std::borrow::Cow::Owned)
+                .map_err(|_| err(self)),
+        }
     }
 
     /// A string literal with MLIR escapes (`\n`, `\t`, `\"`, `\\`, `\XX`): MLIR strings are
-    /// bytes, so `\XX` may spell any byte.
-    pub fn string_lit_bytes(&mut self) -> Result<Vec<u8>, ParseError> {
+    /// bytes, so `\XX` may spell any byte. Borrowed from the text when it has no escape.
+    pub fn string_lit_bytes(&mut self) -> Result<std::borrow::Cow<'a, [u8]>, ParseError> {
         self.skip_ws();
+        let start = self.pos;
+        if self.bytes.get(start) == Some(&b'"') {
+            let body = self
+                .bytes
+                .get(start.saturating_add(1)..)
+                .unwrap_or_default();
+            if let Some(n) = body.iter().position(|&c| matches!(c, b'"' | b'\\' | b'\n')) {
+                if body.get(n) == Some(&b'"') {
+                    self.pos = start.saturating_add(n).saturating_add(2);
+                    return Ok(std::borrow::Cow::Borrowed(
+                        body.get(..n).unwrap_or_default(),
+                    ));
+                }
+            }
+        }
+        self.string_lit_owned().map(std::borrow::Cow::Owned)
+    }
+
+    fn string_lit_owned(&mut self) -> Result<Vec<u8>, ParseError> {
         let start = self.pos;
         if self.bytes.get(start) != Some(&b'"') {
             let found = self.describe_next();

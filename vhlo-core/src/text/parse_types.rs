@@ -60,7 +60,11 @@ impl<'a> Parser<'a> {
     fn parse_type_inner(&mut self) -> PResult<Type> {
         self.c.skip_ws();
         let pos = self.c.pos;
-        if let Some(end) = simple_tensor_extent(self.c.bytes, pos) {
+        let extent = match self.c.bytes.get(pos) {
+            Some(b'(') => simple_function_extent(self.c.bytes, pos),
+            _ => simple_tensor_extent(self.c.bytes, pos),
+        };
+        if let Some(end) = extent {
             if let Some(key) = self.c.src.get(pos..end) {
                 if let Some(&t) = self.type_cache.get(key) {
                     self.c.pos = end;
@@ -1561,7 +1565,7 @@ impl<'a> Parser<'a> {
                 self.c.expect(b')', "to close complex element")?;
                 Ok(Elem::Complex(Box::new((re, im))))
             }
-            Some(b'"') => Ok(Elem::Str(self.c.string_lit_bytes()?)),
+            Some(b'"') => Ok(Elem::Str(self.c.string_lit_bytes()?.into_owned())),
             _ => {
                 if self.c.eat_keyword("true") {
                     return Ok(Elem::Bool(true));
@@ -1602,7 +1606,7 @@ impl<'a> Parser<'a> {
                         .collect();
                     hex = Some(bytes);
                 } else {
-                    elems.push(Elem::Str(s));
+                    elems.push(Elem::Str(s.into_owned()));
                     shape = Some(Vec::new());
                 }
             } else {
@@ -1888,6 +1892,47 @@ impl Elem {
 /// The end of a `tensor<...>` type at `pos` whose text holds only names, sizes, `?`, `x`,
 /// commas, spaces and nested `<...>` (no strings, maps or comments): such text always parses to
 /// the same type, so it can be cached by its spelling. `None` for anything else.
+/// The end of a function type spelled only with simple tensor types, `(T, U) -> V` or
+/// `(T) -> (U, V)`, starting at `pos`: in generic form every op spells one out, and the same
+/// spellings repeat, so the parser caches them by spelling as it does tensor types.
+fn simple_function_extent(bytes: &[u8], pos: usize) -> Option<usize> {
+    let inputs_end = simple_type_group_end(bytes, pos)?;
+    let mut i = inputs_end;
+    while bytes.get(i) == Some(&b' ') {
+        i = i.checked_add(1)?;
+    }
+    if bytes.get(i..i.checked_add(2)?)? != b"->" {
+        return None;
+    }
+    i = i.checked_add(2)?;
+    while bytes.get(i) == Some(&b' ') {
+        i = i.checked_add(1)?;
+    }
+    match bytes.get(i) {
+        Some(b'(') => simple_type_group_end(bytes, i),
+        _ => simple_tensor_extent(bytes, i),
+    }
+}
+
+/// The end of `(T, U, ...)` at `pos` where each type is a simple tensor type (or `()`).
+fn simple_type_group_end(bytes: &[u8], pos: usize) -> Option<usize> {
+    if bytes.get(pos) != Some(&b'(') {
+        return None;
+    }
+    let mut i = pos.checked_add(1)?;
+    if bytes.get(i) == Some(&b')') {
+        return i.checked_add(1);
+    }
+    loop {
+        i = simple_tensor_extent(bytes, i)?;
+        match bytes.get(i) {
+            Some(b')') => return i.checked_add(1),
+            Some(b',') if bytes.get(i.checked_add(1)?) == Some(&b' ') => i = i.checked_add(2)?,
+            _ => return None,
+        }
+    }
+}
+
 fn simple_tensor_extent(bytes: &[u8], pos: usize) -> Option<usize> {
     let rest = bytes.get(pos..)?;
     if !rest.starts_with(b"tensor<") {

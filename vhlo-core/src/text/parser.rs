@@ -990,7 +990,7 @@ impl<'a> Parser<'a> {
                     self.c.string_lit_bytes()?
                 } else {
                     match self.c.bare_ident() {
-                        Some(k) => k.as_bytes().to_vec(),
+                        Some(k) => std::borrow::Cow::Borrowed(k.as_bytes()),
                         None => {
                             let found = self.c.describe_next();
                             return Err(self
