@@ -144,25 +144,68 @@ fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u
 /// Whether an op with regions uses no value defined outside them (MLIR numbers such ops as
 /// isolated, which restarts value numbering and, from v2, wraps the regions in a section).
 fn compute_isolation(m: &Module) -> HashSet<OpId> {
-    let mut isolated = HashSet::default();
-    m.walk(|op| {
-        if m.regions(op).is_empty() {
-            return;
+    use crate::ir::ValueDef;
+    // Pre-order positions: `first[op]` and `last[op]` span op and everything nested in it.
+    let n = m.num_ops();
+    let mut first = vec![0u32; n];
+    let mut last = vec![0u32; n];
+    let mut counter = 0u32;
+    let mut stack: Vec<(OpId, bool)> = m.top_ops().iter().rev().map(|&op| (op, false)).collect();
+    while let Some((op, done)) = stack.pop() {
+        if done {
+            if let Some(l) = last.get_mut(op.index()) {
+                *l = counter;
+            }
+            continue;
         }
-        let mut defined: HashSet<Value> = HashSet::default();
-        let mut used: Vec<Value> = Vec::new();
-        let mut stack: Vec<Region> = m.regions(op).to_vec();
-        while let Some(r) = stack.pop() {
-            for &b in m.blocks(r) {
-                defined.extend(m.block_args(b).iter().copied());
-                for &o in m.block_ops(b) {
-                    defined.extend(m.results(o));
-                    used.extend(m.operands(o).iter().copied());
-                    stack.extend(m.regions(o).iter().copied());
-                }
+        counter = counter.saturating_add(1);
+        if let Some(f) = first.get_mut(op.index()) {
+            *f = counter;
+        }
+        stack.push((op, true));
+        for &r in m.regions(op).iter().rev() {
+            for &b in m.blocks(r).iter().rev() {
+                stack.extend(m.block_ops(b).iter().rev().map(|&o| (o, false)));
             }
         }
-        if used.iter().all(|v| defined.contains(v)) {
+    }
+    let parent_op = |op: OpId| {
+        m.op_parent(op)
+            .and_then(|b| m.block_parent(b))
+            .and_then(|r| m.region_parent(r))
+    };
+    let contains = |outer: OpId, inner: OpId| {
+        let (f, l) = (first[outer.index()], last[outer.index()]);
+        (f..=l).contains(&first[inner.index()])
+    };
+    // An op with regions is isolated unless a use inside it reaches a value defined outside:
+    // each use marks the enclosing ops that do not contain the definition, innermost first.
+    let mut open = vec![false; n];
+    m.walk(|user| {
+        for &v in m.operands(user) {
+            // The op whose subtree holds the definition: the defining op, or the op owning
+            // the block of an argument (which holds it, as the argument is in its region).
+            // (An op's own results are outside it.)
+            let (def, own_is_inside) = match m.value_def(v) {
+                ValueDef::Result { op, .. } => (Some(op), false),
+                ValueDef::Argument { block, .. } => {
+                    (m.block_parent(block).and_then(|r| m.region_parent(r)), true)
+                }
+            };
+            let mut up = parent_op(user);
+            while let Some(x) = up {
+                let inside = def.is_some_and(|d| contains(x, d) && (own_is_inside || d != x));
+                if inside {
+                    break;
+                }
+                open[x.index()] = true;
+                up = parent_op(x);
+            }
+        }
+    });
+    let mut isolated = HashSet::default();
+    m.walk(|op| {
+        if !m.regions(op).is_empty() && !open[op.index()] {
             isolated.insert(op);
         }
     });
