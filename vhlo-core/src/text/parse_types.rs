@@ -615,6 +615,29 @@ impl<'a> Parser<'a> {
         self.c.skip_ws();
         let pos = self.c.pos;
         let untyped = std::mem::take(&mut self.untyped_next);
+        if !untyped {
+            if let Some(end) = simple_attribute_extent(self.c.bytes, pos) {
+                if let Some(key) = self.c.src.get(pos..end) {
+                    if let Some(&a) = self.attr_cache.get(key) {
+                        self.c.pos = end;
+                        return Ok(a);
+                    }
+                    let a = self.parse_attribute_typed_at(pos)?;
+                    if self.c.pos == end {
+                        self.attr_cache.insert(key, a);
+                    }
+                    return Ok(a);
+                }
+            }
+        }
+        self.parse_attribute_typed_at_with(pos, untyped)
+    }
+
+    fn parse_attribute_typed_at(&mut self, pos: usize) -> PResult<Attribute> {
+        self.parse_attribute_typed_at_with(pos, false)
+    }
+
+    fn parse_attribute_typed_at_with(&mut self, pos: usize, untyped: bool) -> PResult<Attribute> {
         match self.c.peek() {
             Some(b'"') => {
                 let s = self.c.string_lit_bytes()?;
@@ -1892,6 +1915,34 @@ impl Elem {
 /// The end of a `tensor<...>` type at `pos` whose text holds only names, sizes, `?`, `x`,
 /// commas, spaces and nested `<...>` (no strings, maps or comments): such text always parses to
 /// the same type, so it can be cached by its spelling. `None` for anything else.
+/// The end of a short `dense<...> : tensor<...>` or `array<...>` attribute at `pos` whose body
+/// holds no string, nested bracket or location (so its text alone decides what it is).
+fn simple_attribute_extent(bytes: &[u8], pos: usize) -> Option<usize> {
+    /// Longer spellings are rare repeats; hashing them would cost more than it saves.
+    const MAX: usize = 160;
+    let rest = bytes.get(pos..)?;
+    let dense = rest.starts_with(b"dense<");
+    if !dense && !rest.starts_with(b"array<") {
+        return None;
+    }
+    let body = rest.get(6..)?;
+    let close = body.iter().take(MAX).position(|&b| {
+        !matches!(b, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'.' | b'-' | b'+' | b',' | b' ' | b':' | b'_')
+    })?;
+    if body.get(close) != Some(&b'>') {
+        return None;
+    }
+    let end = pos.checked_add(6)?.checked_add(close)?.checked_add(1)?;
+    if !dense {
+        return Some(end);
+    }
+    if bytes.get(end..end.checked_add(3)?)? != b" : " {
+        return None;
+    }
+    let end = simple_tensor_extent(bytes, end.checked_add(3)?)?;
+    (end.checked_sub(pos)? <= MAX).then_some(end)
+}
+
 /// The end of a function type spelled only with simple tensor types, `(T, U) -> V` or
 /// `(T) -> (U, V)`, starting at `pos`: in generic form every op spells one out, and the same
 /// spellings repeat, so the parser caches them by spelling as it does tensor types.

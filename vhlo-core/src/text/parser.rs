@@ -90,6 +90,9 @@ pub struct Parser<'a> {
     /// Builtin tensor types by their text (`tensor<4x8xf32>`): the same few are spelled
     /// thousands of times, and each spelling is parsed once.
     pub(crate) type_cache: HashMap<&'a str, Type>,
+    /// Short `dense<...> : tensor<...>` and `array<...>` attributes by their text, likewise
+    /// (constants and dimension lists repeat across a program).
+    pub(crate) attr_cache: HashMap<&'a str, Attribute>,
 }
 
 pub(crate) type PResult<T> = Result<T, ParseError>;
@@ -114,6 +117,7 @@ impl<'a> Parser<'a> {
             untyped_next: false,
             region_depth: 0,
             type_cache: HashMap::default(),
+            attr_cache: HashMap::default(),
         }
     }
 
