@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::ir::{FastMap as HashMap, FastSet as HashSet};
+use crate::ir::FastMap as HashMap;
 
 use super::encoding::{op_mask, section, version, zigzag, Emitter, MAGIC};
 use super::reader::{
@@ -143,7 +143,7 @@ fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u
 
 /// Whether an op with regions uses no value defined outside them (MLIR numbers such ops as
 /// isolated, which restarts value numbering and, from v2, wraps the regions in a section).
-fn compute_isolation(m: &Module) -> HashSet<OpId> {
+fn compute_isolation(m: &Module) -> DenseMap<OpId, ()> {
     use crate::ir::ValueDef;
     // Pre-order positions: `first[op]` and `last[op]` span op and everything nested in it.
     let n = m.num_ops();
@@ -203,13 +203,63 @@ fn compute_isolation(m: &Module) -> HashSet<OpId> {
             }
         }
     });
-    let mut isolated = HashSet::default();
+    let mut isolated = DenseMap::default();
     m.walk(|op| {
         if !m.regions(op).is_empty() && !open[op.index()] {
-            isolated.insert(op);
+            isolated.insert(op, ());
         }
     });
     isolated
+}
+
+/// A map keyed by an interned id, as a vector indexed by the id: the writer looks up every
+/// value, attribute and type of the program, and hashing them was much of its time.
+struct DenseMap<K, V> {
+    slots: Vec<Option<V>>,
+    key: std::marker::PhantomData<K>,
+}
+
+impl<K, V> Default for DenseMap<K, V> {
+    fn default() -> Self {
+        DenseMap {
+            slots: Vec::new(),
+            key: std::marker::PhantomData,
+        }
+    }
+}
+
+/// Ids usable as [`DenseMap`] keys.
+trait DenseKey: Copy + Eq {
+    fn dense_index(self) -> usize;
+}
+
+macro_rules! dense_keys {
+    ($($t:ty),*) => {$(
+        impl DenseKey for $t {
+            fn dense_index(self) -> usize {
+                self.index()
+            }
+        }
+    )*};
+}
+dense_keys!(Attribute, Type, Symbol, Value, Region, Block, OpId);
+
+impl<K: DenseKey, V> DenseMap<K, V> {
+    fn get(&self, k: &K) -> Option<&V> {
+        self.slots.get(k.dense_index()).and_then(Option::as_ref)
+    }
+    fn contains_key(&self, k: &K) -> bool {
+        self.get(k).is_some()
+    }
+    fn insert(&mut self, k: K, v: V) {
+        let i = k.dense_index();
+        if i >= self.slots.len() {
+            self.slots.resize_with(i.saturating_add(1), || None);
+        }
+        if let Some(slot) = self.slots.get_mut(i) {
+            *slot = Some(v);
+        }
+    }
 }
 
 struct NumEntry<T> {
@@ -223,19 +273,19 @@ struct Numbering {
     dialects: Vec<String>,
     dialect_index: HashMap<String, usize>,
     attrs: Vec<NumEntry<Attribute>>,
-    attr_slot: HashMap<Attribute, usize>,
+    attr_slot: DenseMap<Attribute, usize>,
     types: Vec<NumEntry<Type>>,
-    type_slot: HashMap<Type, usize>,
+    type_slot: DenseMap<Type, usize>,
     op_names: Vec<NumEntry<Symbol>>,
-    op_name_slot: HashMap<Symbol, usize>,
+    op_name_slot: DenseMap<Symbol, usize>,
     /// Final numbers after sorting.
-    attr_num: HashMap<Attribute, u64>,
-    type_num: HashMap<Type, u64>,
-    op_name_num: HashMap<Symbol, u64>,
-    values: HashMap<Value, u64>,
-    region_counts: HashMap<Region, (u64, u64)>,
-    blocks: HashMap<Block, u64>,
-    op_dicts: HashMap<OpId, Attribute>,
+    attr_num: DenseMap<Attribute, u64>,
+    type_num: DenseMap<Type, u64>,
+    op_name_num: DenseMap<Symbol, u64>,
+    values: DenseMap<Value, u64>,
+    region_counts: DenseMap<Region, (u64, u64)>,
+    blocks: DenseMap<Block, u64>,
+    op_dicts: DenseMap<OpId, Attribute>,
     next_value: u64,
     depth: usize,
 }
@@ -252,10 +302,7 @@ impl Numbering {
     }
 
     fn finalize(&mut self) {
-        fn order<T: Copy + std::hash::Hash + Eq>(
-            entries: &mut [NumEntry<T>],
-            out: &mut HashMap<T, u64>,
-        ) {
+        fn order<T: DenseKey>(entries: &mut [NumEntry<T>], out: &mut DenseMap<T, u64>) {
             entries.sort_by_key(|e| std::cmp::Reverse(e.refcount));
             group_by_dialect_per_byte(entries);
             for (i, e) in entries.iter().enumerate() {
@@ -939,16 +986,16 @@ impl DialectWriter for NumberingWriter<'_> {
 }
 
 /// Attributes and types, numbered the same way in their own tables.
-trait Numbered: Copy + Eq + std::hash::Hash {
+trait Numbered: DenseKey {
     const WHAT: &'static str;
-    fn table(n: &mut Numbering) -> (&mut Vec<NumEntry<Self>>, &mut HashMap<Self, usize>);
+    fn table(n: &mut Numbering) -> (&mut Vec<NumEntry<Self>>, &mut DenseMap<Self, usize>);
     fn dialect_name(m: &Module, x: Self) -> String;
     fn encode(m: &mut Module, x: Self, w: &mut dyn DialectWriter) -> Result<bool>;
 }
 
 impl Numbered for Attribute {
     const WHAT: &'static str = "attributes";
-    fn table(n: &mut Numbering) -> (&mut Vec<NumEntry<Self>>, &mut HashMap<Self, usize>) {
+    fn table(n: &mut Numbering) -> (&mut Vec<NumEntry<Self>>, &mut DenseMap<Self, usize>) {
         (&mut n.attrs, &mut n.attr_slot)
     }
     fn dialect_name(m: &Module, x: Self) -> String {
@@ -961,7 +1008,7 @@ impl Numbered for Attribute {
 
 impl Numbered for Type {
     const WHAT: &'static str = "types";
-    fn table(n: &mut Numbering) -> (&mut Vec<NumEntry<Self>>, &mut HashMap<Self, usize>) {
+    fn table(n: &mut Numbering) -> (&mut Vec<NumEntry<Self>>, &mut DenseMap<Self, usize>) {
         (&mut n.types, &mut n.type_slot)
     }
     fn dialect_name(m: &Module, x: Self) -> String {
@@ -1070,7 +1117,7 @@ struct Writer<'o> {
     version: u64,
     opts: &'o WriteOptions<'o>,
     n: Numbering,
-    isolated: HashSet<OpId>,
+    isolated: DenseMap<OpId, ()>,
     strings: StringTable,
     properties: Vec<Vec<u8>>,
     properties_index: HashMap<Vec<u8>, u64>,
@@ -1221,7 +1268,7 @@ impl Writer<'_> {
             self.number_region(m, region)?;
             for &b in m.blocks(region).to_vec().iter() {
                 for &op in m.block_ops(b).to_vec().iter() {
-                    let start = if self.isolated.contains(&op) {
+                    let start = if self.isolated.contains_key(&op) {
                         0
                     } else {
                         self.n.next_value
@@ -1536,7 +1583,7 @@ impl Writer<'_> {
             if self.depth > MAX_DEPTH {
                 return err(format!("regions nested deeper than {MAX_DEPTH}"));
             }
-            let isolated = self.isolated.contains(&op);
+            let isolated = self.isolated.contains_key(&op);
             e.varint_with_flag(regions.len() as u64, isolated);
             if isolated && self.version >= version::LAZY_LOADING {
                 let mut nested = Emitter::default();

@@ -1991,26 +1991,40 @@ fn simple_tensor_extent(bytes: &[u8], pos: usize) -> Option<usize> {
     }
     let mut depth = 0usize;
     for (i, &b) in rest.iter().enumerate() {
-        match b {
-            b'<' => depth = depth.checked_add(1)?,
-            b'>' => {
+        match SIMPLE_TYPE_BYTE.get(usize::from(b)).copied().unwrap_or(0) {
+            PLAIN => {}
+            OPEN => depth = depth.checked_add(1)?,
+            CLOSE => {
                 depth = depth.checked_sub(1)?;
                 if depth == 0 {
                     return pos.checked_add(i)?.checked_add(1);
                 }
             }
-            b'a'..=b'z'
-            | b'A'..=b'Z'
-            | b'0'..=b'9'
-            | b'?'
-            | b','
-            | b' '
-            | b'_'
-            | b'.'
-            | b'#'
-            | b'!' => {}
             _ => return None,
         }
     }
     None
 }
+
+const PLAIN: u8 = 1;
+const OPEN: u8 = 2;
+const CLOSE: u8 = 3;
+
+/// What each byte is in a simple tensor type's spelling (0: not allowed), as a table: the
+/// parser scans every op's types with it. (Indices below 256 into a 256-entry array.)
+#[allow(clippy::indexing_slicing)]
+static SIMPLE_TYPE_BYTE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || matches!(b, b'?' | b',' | b' ' | b'_' | b'.' | b'#' | b'!')
+        {
+            t[c] = PLAIN;
+        }
+        c += 1;
+    }
+    t[b'<' as usize] = OPEN;
+    t[b'>' as usize] = CLOSE;
+    t
+};
