@@ -304,10 +304,13 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
             .map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))?;
     }
     let module = if is_bytecode(&bytes) {
-        portable::deserialize_portable_artifact_with(
+        let m = portable::deserialize_portable_artifact_with(
             &bytes,
             DeserializeOptions { strict: cli.strict },
-        )?
+        )?;
+        // The module holds its own copy of everything: the input is not needed past here.
+        drop(bytes);
+        m
     } else {
         // MLIR's deserializer parses text too: VHLO is upgraded and legalized, StableHLO kept.
         let src = String::from_utf8(bytes).map_err(|_| {
@@ -379,6 +382,8 @@ fn retarget(cli: &Cli) -> Result<(), Failure> {
     let version = convert::parse_target(&t).map_err(|e| Failure::Message(e.to_string()))?;
     let bytes = read_input(cli.input.as_deref())?;
     let (mut m, _) = portable::read_vhlo_with(&bytes, DeserializeOptions { strict: cli.strict })?;
+    // The module holds its own copy of everything: the input is not needed past here.
+    drop(bytes);
     convert::vhlo_to_version(&mut m, version.floor_patch())
         .map_err(|ds| Failure::Diagnostics(format!("cannot retarget to {t}"), ds.into()))?;
     if cli.strict {
