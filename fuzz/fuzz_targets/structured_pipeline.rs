@@ -1,7 +1,8 @@
 //! The `deserialize_pipeline` property with structure-aware mutation: an input that reads as a
 //! VHLO artifact is mutated in the IR (a property value, a result type, an op name, an operand
-//! or the artifact version changed to another the module already holds or the registry knows)
-//! and written back as valid bytecode, so the mutants reach the conversions and printers
+//! or the artifact version changed to another the module already holds or the registry knows),
+//! or grown (`common/grow.rs`: wider shapes, more dimensions, types and attributes nested around
+//! the nesting limit), and written back as valid bytecode, so the mutants reach the conversions and printers
 //! instead of stopping at the reader. Inputs that do not read fall back to byte mutation.
 #![no_main]
 
@@ -13,32 +14,30 @@ use vhlo_core::vhlo::{VhloOp, RELEASES};
 #[path = "common/pipeline.rs"]
 mod pipeline;
 
+#[path = "common/grow.rs"]
+mod grow;
+use grow::Rng;
+
 fuzz_target!(|data: &[u8]| {
     if let Err(e) = pipeline::check(data) {
         panic!("{e}");
     }
 });
 
-/// xorshift64*: deterministic in libFuzzer's seed.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n.max(1)
-    }
-}
-
 fn mutate_ir(bytes: &[u8], seed: u32) -> Option<Vec<u8>> {
     let (mut m, mut version) = portable::read_vhlo(bytes).ok()?;
     let mut rng = Rng(u64::from(seed) << 16 | 0x9e37);
     let mut ops: Vec<OpId> = Vec::new();
     m.walk(|op| ops.push(op));
-    let (mut attrs, mut types, mut values): (Vec<Attribute>, Vec<Type>, Vec<Value>) = Default::default();
+    let (mut attrs, mut types, mut values): (Vec<Attribute>, Vec<Type>, Vec<Value>) =
+        Default::default();
     for &op in &ops {
-        attrs.extend(m.properties(op).iter().chain(m.attributes(op)).map(|a| a.value));
+        attrs.extend(
+            m.properties(op)
+                .iter()
+                .chain(m.attributes(op))
+                .map(|a| a.value),
+        );
         values.extend(m.results(op));
     }
     types.extend(values.iter().map(|&v| m.value_type(v)));
@@ -47,7 +46,7 @@ fn mutate_ir(bytes: &[u8], seed: u32) -> Option<Vec<u8>> {
     }
     for _ in 0..1 + rng.below(3) {
         let op = ops[rng.below(ops.len())];
-        match rng.below(6) {
+        match rng.below(8) {
             0 if !attrs.is_empty() && !m.properties(op).is_empty() => {
                 let props = m.properties(op);
                 let name = props[rng.below(props.len())].name;
@@ -55,7 +54,9 @@ fn mutate_ir(bytes: &[u8], seed: u32) -> Option<Vec<u8>> {
                 m.set_property(op, name, value);
             }
             1 if !types.is_empty() && m.num_results(op) > 0 => {
-                let Some(v) = m.result(op, rng.below(m.num_results(op))) else { continue };
+                let Some(v) = m.result(op, rng.below(m.num_results(op))) else {
+                    continue;
+                };
                 m.set_value_type(v, types[rng.below(types.len())]);
             }
             2 => {
@@ -73,6 +74,9 @@ fn mutate_ir(bytes: &[u8], seed: u32) -> Option<Vec<u8>> {
                 let props = m.properties(op);
                 let name = props[rng.below(props.len())].name;
                 m.remove_property(op, name);
+            }
+            5 | 6 => {
+                grow::grow(&mut m, op, &mut rng);
             }
             _ => version = RELEASES[rng.below(RELEASES.len())].version,
         }
