@@ -295,6 +295,9 @@ pub struct RawSpec {
     pub codec_dialects: Vec<(String, crate::codec_dialect::RawCodecDialect)>,
     /// Every file read, for rebuild tracking.
     pub files: Vec<PathBuf>,
+    /// Display paths of the files that could not be read or parsed: what they define is
+    /// missing from the model, so the lock does not check it (it would look removed).
+    pub unloaded: Vec<String>,
 }
 
 /// Reads `dir` (`releases.yaml`, `types.yaml`, `attrs.yaml`, `enums.yaml`, `ops/*.yaml`).
@@ -318,11 +321,26 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
             }
         }
     };
+    let mut unloaded = Vec::new();
+    // Notes `rel` as unloaded when loading it added errors (counted before and after).
+    let mut note = |rel: &str, before: usize, diags: &Diagnostics| {
+        if diags.errors().len() > before {
+            unloaded.push(format!("{display_root}/{rel}"));
+        }
+    };
+    let before = diags.errors().len();
     let releases =
         read("releases.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
+    note("releases.yaml", before, diags);
+    let before = diags.errors().len();
     let types = read("types.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
+    note("types.yaml", before, diags);
+    let before = diags.errors().len();
     let attrs = read("attrs.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
+    note("attrs.yaml", before, diags);
+    let before = diags.errors().len();
     let enums = read("enums.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
+    note("enums.yaml", before, diags);
     let mut op_files: Vec<String> = match std::fs::read_dir(dir.join("ops")) {
         Ok(rd) => rd
             .filter_map(|e| e.ok())
@@ -340,11 +358,13 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
     op_files.sort();
     let mut ops = Vec::new();
     for name in op_files {
+        let before = diags.errors().len();
         if let Some((f, t)) = read(&format!("ops/{name}"), diags) {
             if let Some(raw) = parse::<RawOpFamily>(&f, &t, diags) {
                 ops.push((f, raw));
             }
         }
+        note(&format!("ops/{name}"), before, diags);
     }
     // `dialects/` is optional: a spec may describe VHLO alone.
     let mut dialect_files: Vec<String> = std::fs::read_dir(dir.join("dialects"))
@@ -358,11 +378,13 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
     dialect_files.sort();
     let mut codec_dialects = Vec::new();
     for name in dialect_files {
+        let before = diags.errors().len();
         if let Some((f, t)) = read(&format!("dialects/{name}"), diags) {
             if let Some(raw) = parse(&f, &t, diags) {
                 codec_dialects.push((f, raw));
             }
         }
+        note(&format!("dialects/{name}"), before, diags);
     }
     RawSpec {
         dir: dir.to_path_buf(),
@@ -373,6 +395,7 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
         ops,
         codec_dialects,
         files,
+        unloaded,
     }
 }
 

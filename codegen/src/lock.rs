@@ -138,8 +138,15 @@ pub fn render(spec: &Spec) -> String {
     out
 }
 
-/// Checks the spec against the lock text; `lock_name` is the lock's display path.
-pub fn check(spec: &Spec, lock_name: &str, lock_text: &str, diags: &mut Diagnostics) {
+/// Checks the spec against the lock text; `lock_name` is the lock's display path. Entries for
+/// which `skip(kind, name)` holds (defined in a file that did not load) are not checked.
+pub fn check(
+    spec: &Spec,
+    lock_name: &str,
+    lock_text: &str,
+    skip: &dyn Fn(&str, &str) -> bool,
+    diags: &mut Diagnostics,
+) {
     let forms = canonical_forms(spec);
     for (i, line) in lock_text.lines().enumerate() {
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
@@ -161,6 +168,9 @@ pub fn check(spec: &Spec, lock_name: &str, lock_text: &str, diags: &mut Diagnost
             );
             continue;
         };
+        if skip(kind, name) {
+            continue;
+        }
         let key = format!("{kind} {name}");
         match forms.get(&key) {
             None => diags.error(
