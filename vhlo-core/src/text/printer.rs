@@ -296,7 +296,7 @@ impl<'m> Printer<'m> {
                 mark: usize,
             },
         }
-        let mut used: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut used: crate::ir::FastSet<String> = crate::ir::FastSet::default();
         let mut log: Vec<String> = Vec::new();
         let mut stack: Vec<Step> = Vec::new();
         // Generic form implies MLIR's unique SSA ids: counters run on across regions (never
@@ -343,7 +343,7 @@ impl<'m> Printer<'m> {
             let mark = log.len();
             let mut unique = |base: &str,
                               conflict: &mut u32,
-                              used: &mut std::collections::HashSet<String>|
+                              used: &mut crate::ir::FastSet<String>|
              -> String {
                 let mut name = base.to_string();
                 while used.contains(&name) {
