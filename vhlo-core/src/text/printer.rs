@@ -341,19 +341,17 @@ impl<'m> Printer<'m> {
                 }
             };
             let mark = log.len();
-            let mut unique = |base: &str,
-                              conflict: &mut u32,
-                              used: &mut crate::ir::FastSet<String>|
-             -> String {
-                let mut name = base.to_string();
-                while used.contains(&name) {
-                    name = format!("{base}_{conflict}");
-                    *conflict += 1;
-                }
-                used.insert(name.clone());
-                log.push(name.clone());
-                name
-            };
+            let mut unique =
+                |base: &str, conflict: &mut u32, used: &mut crate::ir::FastSet<String>| -> String {
+                    let mut name = base.to_string();
+                    while used.contains(&name) {
+                        name = format!("{base}_{conflict}");
+                        *conflict += 1;
+                    }
+                    used.insert(name.clone());
+                    log.push(name.clone());
+                    name
+                };
             let arg_hint = if self.opts.generic {
                 None
             } else {
