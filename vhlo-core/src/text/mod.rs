@@ -98,7 +98,7 @@ pub fn print(m: &Module, opts: PrintOptions) -> String {
     p.out
 }
 
-/// The ops that [`print`] with `elide_defaults` (MLIR's own printing) puts in a compact form
+/// The ops that [`print()`] with `elide_defaults` (MLIR's own printing) puts in a compact form
 /// that leaves out the locations inside them, so that `--mlir-print-debuginfo` loses them: a
 /// reduce printed as `applies stablehlo.add` whose body is located elsewhere. The generic form
 /// and the default printing (without `elide_defaults`) keep them.
