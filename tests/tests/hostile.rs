@@ -398,7 +398,8 @@ fn row06_one_region_nesting_limit() {
 /// Text nested past the limit in every bracket the parser recurses on is refused with a message
 /// (the parser's recursion guard stops it first), called from a small stack. The parser still
 /// runs on its own big-stack thread: without it, 2,016 levels of `tuple<` and 1,000 levels of
-/// pretty `stablehlo.while` overflow 2 MiB in debug builds (issue 14's no-thread item is open).
+/// pretty `stablehlo.while` overflow 2 MiB in debug builds (the reader, printer and writer need no
+/// thread; the parser's stack needs are in docs/bytecode.md, "Limits").
 #[test]
 fn deep_text_is_refused_on_a_small_stack() {
     let n = 3 * vhlo_core::ir::MAX_NESTING;
