@@ -1081,7 +1081,11 @@ impl<'a> Reader<'a> {
         let mut data: Vec<u8> = blob.to_vec();
         if let Some(num_elements) = vhlo_bool_tensor_elements(&self.module, ty) {
             let packed_size = num_elements.div_ceil(8);
-            if blob.len() == 1 && blob.first() == Some(&0xFF) {
+            if num_elements == 0 {
+                // A lone `00`/`FF` is valid storage of no elements (`isValidRawBuffer`), but
+                // upstream's writer packs by element count and writes it back empty: so do we.
+                data.clear();
+            } else if blob.len() == 1 && blob.first() == Some(&0xFF) {
                 data = vec![1];
             } else if blob.len() == packed_size {
                 data = (0..num_elements)
