@@ -114,18 +114,22 @@ def weights_program(mib):
     return jax.jit(f).lower(jax.ShapeDtypeStruct((1, n), jnp.float32))
 
 
-def module_texts(lowered):
-    """(pretty, generic, pretty without locations, generic without locations) of a lowered program."""
+FORMS = {
+    "pretty": dict(enable_debug_info=True),
+    "generic": dict(enable_debug_info=True, print_generic_op_form=True),
+    "pretty.noloc": dict(enable_debug_info=False),
+    "generic.noloc": dict(enable_debug_info=False, print_generic_op_form=True),
+}
+
+
+def module_texts(lowered, forms=tuple(FORMS)):
+    """The texts of a lowered program in the given forms (by default pretty and generic, with and without
+    locations). A 1 GiB weights program asks for one form only: each text is twice its weights in size."""
     from jax._src.interpreters import mlir as jax_mlir  # noqa: F401  (registers the dialects)
 
     module = lowered.compiler_ir("stablehlo")
     op = module.operation
-    return {
-        "pretty": op.get_asm(enable_debug_info=True, large_elements_limit=None),
-        "generic": op.get_asm(enable_debug_info=True, print_generic_op_form=True, large_elements_limit=None),
-        "pretty.noloc": op.get_asm(enable_debug_info=False, large_elements_limit=None),
-        "generic.noloc": op.get_asm(enable_debug_info=False, print_generic_op_form=True, large_elements_limit=None),
-    }, module
+    return {form: op.get_asm(large_elements_limit=None, **FORMS[form]) for form in forms}, module
 
 
 def count_ops(module):
@@ -166,7 +170,7 @@ def main():
             manifest[name] = {"ops": ops, "layers": layers, "bytes": len(text.encode())}
             print(f"{name}: {ops} ops, {len(text) / (1 << 20):.1f} MiB", file=sys.stderr)
     if args.weights_mib:
-        texts, module = module_texts(weights_program(args.weights_mib))
+        texts, module = module_texts(weights_program(args.weights_mib), forms=("pretty.noloc",))
         name = f"weights-{args.weights_mib}.mlir"
         with open(os.path.join(args.outdir, name), "w") as f:
             f.write(texts["pretty.noloc"])
