@@ -247,6 +247,33 @@ fn location_forms() {
     .expect("same");
 }
 
+/// Location names and file names are bytes (MLIR's StringAttr): jaxlib parses
+/// `loc("ch\E3lesky"("f\FF.py":1:2))` and prints it back so (checked with jaxlib 0.10.2).
+#[test]
+fn location_names_need_not_be_utf8() {
+    let src = r#""t.a"() : () -> () loc("ch\E3lesky"("f\FF.py":1:2))"#;
+    let m = text::parse(src).expect("parses");
+    let out = text::print(
+        &m,
+        text::PrintOptions {
+            generic: true,
+            debug_info: true,
+            ..Default::default()
+        },
+    );
+    assert!(out.contains(r#"loc("ch\E3lesky"("f\FF.py":1:2))"#), "{out}");
+    let again = text::parse(&out).expect("re-parses");
+    structurally_equal(
+        &m,
+        &again,
+        EqualOptions {
+            locations: true,
+            ..Default::default()
+        },
+    )
+    .expect("same");
+}
+
 #[test]
 fn stablehlo_attributes_print_back() {
     let mut m = Module::new();

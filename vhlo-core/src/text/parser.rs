@@ -765,8 +765,9 @@ impl<'a> Parser<'a> {
                 }
             }
             Some(b'"') => {
-                let s = self.c.string_lit()?;
-                let sym = self.m.sym(&s);
+                // Names and file names are bytes, as MLIR's StringAttr (the reader keeps them so).
+                let s = self.c.string_lit_bytes()?;
+                let sym = self.m.sym_bytes(&s);
                 if self.c.peek() == Some(b':')
                     && self.c.peek_at(1).is_some_and(|c| c.is_ascii_digit())
                 {
