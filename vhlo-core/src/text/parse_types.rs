@@ -413,6 +413,13 @@ impl<'a> Parser<'a> {
                 .error_at(pos, format!("unknown type '!{dialect}.{mnemonic}'"))),
             _ => {
                 let body = if has_body { self.c.balanced()? } else { "" };
+                if !mnemonic.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                    // MLIR holds `!d.` and `!d..x` as opaque data (`""`, `".x"`) and prints
+                    // data that starts with no letter as `!d<...>`; so does the printer from
+                    // an empty mnemonic.
+                    let text = self.m.sym(&format!("<{mnemonic}{body}>"));
+                    return Ok(self.intern_dialect_type(dialect, "", vec![Param::Str(text)]));
+                }
                 let text = self.m.sym(body);
                 Ok(self.intern_dialect_type(dialect, mnemonic, vec![Param::Str(text)]))
             }
