@@ -93,6 +93,11 @@ pub struct Parser<'a> {
     /// Short `dense<...> : tensor<...>` and `array<...>` attributes by their text, likewise
     /// (constants and dimension lists repeat across a program).
     pub(crate) attr_cache: HashMap<&'a str, Attribute>,
+    /// One operation state for every generic op, filled just before the op is created (after
+    /// its regions are read), so its vectors are allocated once per parse instead of per op.
+    op_state: Option<OperationState>,
+    /// The operand types of the generic op being finished (reused likewise).
+    scratch_types: Vec<Type>,
 }
 
 pub(crate) type PResult<T> = Result<T, ParseError>;
@@ -118,6 +123,8 @@ impl<'a> Parser<'a> {
             region_depth: 0,
             type_cache: HashMap::default(),
             attr_cache: HashMap::default(),
+            op_state: None,
+            scratch_types: Vec::new(),
         }
     }
 
@@ -236,15 +243,10 @@ impl<'a> Parser<'a> {
     fn prescan_loc_aliases(&mut self) -> HashMap<usize, usize> {
         let mut done = HashMap::default();
         let bytes = self.c.bytes;
-        let starts: Vec<usize> = std::iter::once(0)
-            .chain(
-                bytes
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &b)| b == b'\n')
-                    .map(|(i, _)| i.saturating_add(1)),
-            )
-            .filter(|&i| bytes.get(i) == Some(&b'#'))
+        let starts: Vec<usize> = (bytes.first() == Some(&b'#'))
+            .then_some(0)
+            .into_iter()
+            .chain(memchr::memmem::find_iter(bytes, b"\n#").map(|i| i.saturating_add(1)))
             .collect();
         // Two rounds, so a definition may also use one defined below it.
         for _ in 0..2 {
@@ -462,6 +464,17 @@ impl<'a> Parser<'a> {
         types: Option<&[Type]>,
     ) -> PResult<(Vec<Value>, Vec<PendingUseSlot<'a>>)> {
         let mut vals = Vec::with_capacity(uses.len());
+        let fwd = self.resolve_uses_into(uses, types, &mut vals)?;
+        Ok((vals, fwd))
+    }
+
+    /// [`Parser::resolve_uses`] appending to `vals`.
+    fn resolve_uses_into(
+        &mut self,
+        uses: &[ValueUse<'a>],
+        types: Option<&[Type]>,
+        vals: &mut Vec<Value>,
+    ) -> PResult<Vec<PendingUseSlot<'a>>> {
         let mut fwd = Vec::new();
         for (i, (name, index, pos)) in uses.iter().enumerate() {
             match self.lookup_value(name, *index) {
@@ -504,7 +517,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Ok((vals, fwd))
+        Ok(fwd)
     }
 
     pub(crate) fn register_forward(&mut self, op: OpId, fwd: Vec<PendingUseSlot<'a>>) {
@@ -919,8 +932,22 @@ impl<'a> Parser<'a> {
             .expect(b':', "before the operation's function type")?;
         let fpos = self.c.pos;
         let fty = self.parse_type()?;
-        let (inputs, results) = match self.m.type_data(fty) {
-            TypeData::Function { inputs, results } => (inputs.to_vec(), results.to_vec()),
+        let mut inputs = std::mem::take(&mut self.scratch_types);
+        inputs.clear();
+        let mut st = self
+            .op_state
+            .take()
+            .unwrap_or_else(|| OperationState::new(Symbol(0), Location(0)));
+        st.operands.clear();
+        st.result_types.clear();
+        match self.m.type_data(fty) {
+            TypeData::Function {
+                inputs: ins,
+                results,
+            } => {
+                inputs.extend_from_slice(ins);
+                st.result_types.extend_from_slice(results);
+            }
             _ => {
                 return Err(self
                     .c
@@ -937,16 +964,17 @@ impl<'a> Parser<'a> {
                 ),
             ));
         }
-        let (operands, fwd) = self.resolve_uses(&uses, Some(&inputs))?;
-        let sym = self.m.sym(&name);
-        let mut st = OperationState::new(sym, self.m.unknown_loc());
-        st.operands = operands;
-        st.result_types = results;
+        let fwd = self.resolve_uses_into(&uses, Some(&inputs), &mut st.operands);
+        self.scratch_types = inputs;
+        let fwd = fwd?;
+        st.name = self.m.sym(&name);
+        st.location = self.m.unknown_loc();
         st.properties = properties;
         st.attributes = attributes;
         st.regions = regions;
         st.successors = successors;
-        let op = self.m.create_op(st);
+        let op = self.m.create_op_from(&st);
+        self.op_state = Some(st);
         self.register_forward(op, fwd);
         Ok(op)
     }
@@ -1027,8 +1055,15 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        // Sort (stably) by name, then reject a repeated name at its second occurrence.
+        // Usually printed sorted already: then no name repeats either.
         let m = &self.m;
+        if out
+            .windows(2)
+            .all(|w| matches!(w, [a, b] if m.str(a.name) < m.str(b.name)))
+        {
+            return Ok(out);
+        }
+        // Sort (stably) by name, then reject a repeated name at its second occurrence.
         let mut entries: Vec<(NamedAttr, usize)> = out.into_iter().zip(positions).collect();
         // A stable sort: of two equal names, the second occurrence stays second.
         entries.sort_by(|a, b| m.str(a.0.name).cmp(m.str(b.0.name)));
