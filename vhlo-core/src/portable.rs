@@ -183,6 +183,17 @@ pub fn write_vhlo(
     write_vhlo_with(&mut m.clone(), version, producer_version, None)
 }
 
+/// [`write_vhlo`] without its copy of the module (which for a program of large constants is
+/// their size again): the attributes the encoding needs are interned into `m`, whose IR stays
+/// as it is (as [`bytecode::write_interning`]).
+pub fn write_vhlo_interning(
+    m: &mut Module,
+    version: Version,
+    producer_version: &str,
+) -> Result<Vec<u8>, PortableError> {
+    write_vhlo_with(m, version, producer_version, None)
+}
+
 fn write_vhlo_with(
     m: &mut Module,
     version: Version,

@@ -401,7 +401,7 @@ fn retarget(cli: &Cli) -> Result<(), Failure> {
     } else {
         t.clone()
     };
-    let out = portable::write_vhlo(&m, version, &producer)?;
+    let out = portable::write_vhlo_interning(&mut m, version, &producer)?;
     write_output(cli.output.as_deref(), &out)
 }
 

@@ -119,9 +119,16 @@ fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u
 
     let dialect_section = w.dialect_section(m);
     out.section(section::DIALECT, &dialect_section);
-    let (offsets, payloads) = w.attr_type_sections(m)?;
-    out.section(section::ATTR_TYPE_OFFSET, &offsets);
-    out.section(section::ATTR_TYPE, &payloads);
+    // The payloads (large constants among them) are encoded straight into the output, and the
+    // offset section and the payload header, known only after, are inserted before them: a
+    // memmove instead of a second copy of every constant in memory.
+    let at = out.buf.len();
+    let offsets = w.attr_type_sections(m, &mut out)?;
+    let mut head = Emitter::default();
+    head.section(section::ATTR_TYPE_OFFSET, &offsets);
+    head.byte(section::ATTR_TYPE);
+    head.varint(out.buf.len().saturating_sub(at) as u64);
+    out.buf.splice(at..at, head.buf);
     let mut ir = Emitter::default();
     ir.varint_with_flag(1, false);
     w.write_op(m, &mut ir, root)?;
@@ -462,6 +469,20 @@ fn string_attr(m: &mut Module, s: Symbol) -> Attribute {
 
 /// Encodes an attribute; `Ok(false)` means it has no custom encoding (written as text).
 fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Result<bool> {
+    // Tensor data is written from the module, not from a copy: it may be a gigabyte.
+    if let Some(t) = vhlo_tensor_type(m, a) {
+        w.varint(15);
+        w.ty(m, t)?;
+        if let AttrData::Dialect(d) = m.attr_data(a) {
+            if let [Param::Type(_), Param::Bytes(raw)] = &d.params[..] {
+                match vhlo_bool_tensor_elements(m, t) {
+                    Some(n) => w.blob(&pack_bools(raw, n)),
+                    None => w.blob(raw),
+                }
+            }
+        }
+        return Ok(true);
+    }
     let data = m.attr_data(a).clone();
     match data {
         AttrData::Dialect(d) => {
@@ -703,14 +724,6 @@ fn encode_vhlo_attr(
             let text = m.bytes(*s).to_vec();
             w.string(&text);
         }
-        ("tensor_v1", [Param::Type(t), Param::Bytes(raw)]) => {
-            w.varint(15);
-            w.ty(m, *t)?;
-            match vhlo_bool_tensor_elements(m, *t) {
-                Some(n) => w.blob(&pack_bools(raw, n)),
-                None => w.blob(raw),
-            }
-        }
         ("type_v1", [Param::Type(t)]) => {
             w.varint(17);
             w.ty(m, *t)?;
@@ -774,6 +787,19 @@ fn signed_varints(w: &mut dyn DialectWriter, v: &[i64]) {
     w.varint(v.len() as u64);
     for &x in v {
         w.signed_varint(x);
+    }
+}
+
+/// The type of a `#vhlo.tensor_v1` attribute (`encode_attr` writes its data in place).
+fn vhlo_tensor_type(m: &Module, a: Attribute) -> Option<Type> {
+    match m.attr_data(a) {
+        AttrData::Dialect(d) if m.str(d.dialect) == "vhlo" && m.str(d.mnemonic) == "tensor_v1" => {
+            match &d.params[..] {
+                [Param::Type(t), Param::Bytes(_)] => Some(*t),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
@@ -1403,11 +1429,11 @@ impl Writer<'_> {
         e.buf
     }
 
-    fn attr_type_sections(&mut self, m: &mut Module) -> Result<(Vec<u8>, Vec<u8>)> {
+    /// Appends the attribute and type payloads to `payloads`; returns the offset section.
+    fn attr_type_sections(&mut self, m: &mut Module, payloads: &mut Emitter) -> Result<Vec<u8>> {
         let mut offsets = Emitter::default();
         offsets.varint(self.n.attrs.len() as u64);
         offsets.varint(self.n.types.len() as u64);
-        let mut payloads = Emitter::default();
         let attrs = self
             .n
             .attrs
@@ -1424,29 +1450,33 @@ impl Writer<'_> {
                 offsets.varint(dialect as u64);
                 offsets.varint(run.len() as u64);
                 for &(_, entry) in run {
+                    let start = payloads.buf.len();
                     let mut w = EmitWriter {
-                        e: Emitter::default(),
+                        e: std::mem::take(payloads),
                         n: &self.n,
                         strings: &mut self.strings,
                     };
                     let custom = match entry {
-                        Entry::Attr(a) => encode_attr(m, a, &mut w)?,
-                        Entry::Type(t) => encode_type(m, t, &mut w)?,
+                        Entry::Attr(a) => encode_attr(m, a, &mut w),
+                        Entry::Type(t) => encode_type(m, t, &mut w),
                     };
+                    *payloads = w.e;
+                    let custom = custom?;
                     if !custom {
                         let text = match entry {
                             Entry::Attr(a) => attr_text(m, a)?,
                             Entry::Type(t) => type_text(m, t)?,
                         };
-                        w.e.buf = text.into_bytes();
-                        w.e.byte(0);
+                        payloads.buf.truncate(start);
+                        payloads.bytes(text.as_bytes());
+                        payloads.byte(0);
                     }
-                    offsets.varint_with_flag(w.e.buf.len() as u64, custom);
-                    payloads.bytes(&w.e.buf);
+                    let len = payloads.buf.len().saturating_sub(start);
+                    offsets.varint_with_flag(len as u64, custom);
                 }
             }
         }
-        Ok((offsets.buf, payloads.buf))
+        Ok(offsets.buf)
     }
 
     fn attr_num(&self, a: Attribute) -> Result<u64> {
