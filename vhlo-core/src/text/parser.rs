@@ -98,6 +98,11 @@ pub struct Parser<'a> {
     op_state: Option<OperationState>,
     /// The operand types of the generic op being finished (reused likewise).
     scratch_types: Vec<Type>,
+    /// Operand uses of the generic ops being read, as a stack: each op appends its own above
+    /// those of the ops around it and truncates back when done.
+    scratch_uses: Vec<ValueUse<'a>>,
+    /// Where each key of the dictionaries being read starts (for errors), a stack likewise.
+    scratch_positions: Vec<usize>,
 }
 
 pub(crate) type PResult<T> = Result<T, ParseError>;
@@ -125,6 +130,8 @@ impl<'a> Parser<'a> {
             attr_cache: HashMap::default(),
             op_state: None,
             scratch_types: Vec::new(),
+            scratch_uses: Vec::new(),
+            scratch_positions: Vec::new(),
         }
     }
 
@@ -885,10 +892,22 @@ impl<'a> Parser<'a> {
             return Err(self.c.error_at(name_pos, "empty operation name"));
         }
         self.c.expect(b'(', "to open the operand list")?;
-        let mut uses = Vec::new();
+        let uses_base = self.scratch_uses.len();
+        let r = self.parse_generic_op_after_name(name, uses_base);
+        self.scratch_uses.truncate(uses_base);
+        r
+    }
+
+    /// The rest of a generic op; its operand uses go on `scratch_uses` above `uses_base`.
+    fn parse_generic_op_after_name(
+        &mut self,
+        name: std::borrow::Cow<'a, str>,
+        uses_base: usize,
+    ) -> PResult<OpId> {
         if !self.c.eat(b')') {
             loop {
-                uses.push(self.parse_value_use()?);
+                let u = self.parse_value_use()?;
+                self.scratch_uses.push(u);
                 if self.c.eat(b')') {
                     break;
                 }
@@ -954,17 +973,22 @@ impl<'a> Parser<'a> {
                     .error_at(fpos, "expected a function type for the generic operation"))
             }
         };
-        if inputs.len() != uses.len() {
-            return Err(self.c.error_at(
+        // Taken and put back with no early return between, so the enclosing ops' uses stay.
+        let scratch = std::mem::take(&mut self.scratch_uses);
+        let uses = scratch.get(uses_base..).unwrap_or_default();
+        let fwd = if inputs.len() != uses.len() {
+            Err(self.c.error_at(
                 fpos,
                 format!(
                     "{} operands present, but the function type has {} inputs",
                     uses.len(),
                     inputs.len()
                 ),
-            ));
-        }
-        let fwd = self.resolve_uses_into(&uses, Some(&inputs), &mut st.operands);
+            ))
+        } else {
+            self.resolve_uses_into(uses, Some(&inputs), &mut st.operands)
+        };
+        self.scratch_uses = scratch;
         self.scratch_types = inputs;
         let fwd = fwd?;
         st.name = self.m.sym(&name);
@@ -1013,8 +1037,20 @@ impl<'a> Parser<'a> {
         self.c.skip_ws();
         let open = self.c.pos;
         self.c.expect(b'{', "to open an attribute dictionary")?;
+        let positions_base = self.scratch_positions.len();
+        let r = self.parse_attr_dict_entries(open, positions_base);
+        self.scratch_positions.truncate(positions_base);
+        r
+    }
+
+    /// The entries of a dictionary whose `{` is at `open`; where each key starts goes on
+    /// `scratch_positions` above `positions_base`.
+    fn parse_attr_dict_entries(
+        &mut self,
+        open: usize,
+        positions_base: usize,
+    ) -> PResult<Vec<NamedAttr>> {
         let mut out: Vec<NamedAttr> = Vec::new();
-        let mut positions: Vec<usize> = Vec::new();
         if !self.c.eat(b'}') {
             loop {
                 self.c.skip_ws();
@@ -1039,7 +1075,7 @@ impl<'a> Parser<'a> {
                 };
                 let name = self.m.sym_bytes(&key);
                 out.push(NamedAttr { name, value });
-                positions.push(pos);
+                self.scratch_positions.push(pos);
                 if self.c.eat(b'}') {
                     break;
                 }
@@ -1064,7 +1100,12 @@ impl<'a> Parser<'a> {
             return Ok(out);
         }
         // Sort (stably) by name, then reject a repeated name at its second occurrence.
-        let mut entries: Vec<(NamedAttr, usize)> = out.into_iter().zip(positions).collect();
+        let positions = self
+            .scratch_positions
+            .get(positions_base..)
+            .unwrap_or_default();
+        let mut entries: Vec<(NamedAttr, usize)> =
+            out.into_iter().zip(positions.iter().copied()).collect();
         // A stable sort: of two equal names, the second occurrence stays second.
         entries.sort_by(|a, b| m.str(a.0.name).cmp(m.str(b.0.name)));
         for w in entries.windows(2) {
