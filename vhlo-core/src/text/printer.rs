@@ -71,6 +71,9 @@ pub(crate) struct Printer<'m> {
     /// refuse more than the one limit; a module built deeper through the API prints
     /// `<<nested too deep>>` there instead of overflowing the caller's stack.
     depth: usize,
+    /// The attributes a pretty form prints in its trailing dictionary, reused across ops
+    /// (`shlo_pretty::print_rest_attrs`, which prints no ops inside).
+    pub(crate) scratch_attrs: Vec<NamedAttr>,
 }
 
 /// Alias state: the first (visiting) pass, then the assigned aliases.
@@ -217,6 +220,7 @@ impl<'m> Printer<'m> {
             func_bodies: Vec::new(),
             aliases: Aliases::default(),
             depth: 0,
+            scratch_attrs: Vec::new(),
         }
     }
 

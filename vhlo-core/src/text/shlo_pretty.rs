@@ -4,6 +4,7 @@
 use super::parser::{PResult, Parser};
 use super::printer::Printer;
 use crate::ir::*;
+use std::fmt::Write as _;
 
 /// `%x` uses not yet resolved: name, result number, position.
 type Use<'a> = super::parser::ValueUse<'a>;
@@ -1280,7 +1281,7 @@ fn write_i64s(p: &mut Printer<'_>, v: &[i64]) {
         if i > 0 {
             p.out.push_str(", ");
         }
-        p.out.push_str(&x.to_string());
+        let _ = write!(p.out, "{x}");
     }
     p.out.push(']');
 }
@@ -1290,20 +1291,21 @@ fn print_rest_attrs(p: &mut Printer<'_>, op: OpId, consumed: &[&str]) {
     let m = p.m;
     let elide = p.opts.elide_defaults;
     let op_name = m.op_name_str(op);
-    let mut all: Vec<NamedAttr> = m
-        .properties(op)
-        .iter()
-        .filter(|a| !consumed.contains(&m.str(a.name)))
-        .filter(|a| !(elide && is_default_value(m, op_name, m.str(a.name), a.value)))
-        .copied()
-        .collect();
+    let mut all = std::mem::take(&mut p.scratch_attrs);
+    all.clear();
+    all.extend(
+        m.properties(op)
+            .iter()
+            .filter(|a| !consumed.contains(&m.str(a.name)))
+            .filter(|a| !(elide && is_default_value(m, op_name, m.str(a.name), a.value))),
+    );
     all.extend(m.attributes(op).iter().copied());
-    if all.is_empty() {
-        return;
+    if !all.is_empty() {
+        all.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+        p.out.push(' ');
+        p.print_attr_dict(&all, &[]);
     }
-    all.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
-    p.out.push(' ');
-    p.print_attr_dict(&all, &[]);
+    p.scratch_attrs = all;
 }
 
 /// True when every property is one the format prints (or the attr-dict can carry).
@@ -1317,28 +1319,57 @@ fn operand_types(m: &Module, op: OpId) -> Vec<Type> {
     m.operands(op).iter().map(|&v| m.value_type(v)).collect()
 }
 
+/// The first result's type (`None` for an op without results, which no form here prints).
+fn first_result_type(m: &Module, op: OpId) -> Option<Type> {
+    m.results(op).next().map(|v| m.value_type(v))
+}
+
 fn result_types(m: &Module, op: OpId) -> Vec<Type> {
     m.results(op).map(|v| m.value_type(v)).collect()
 }
 
+/// `T, U` of the values' types (without collecting them: this runs for most ops).
+fn print_value_types(p: &mut Printer<'_>, values: impl Iterator<Item = Value>) {
+    let m = p.m;
+    for (i, v) in values.enumerate() {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        p.print_type(m.value_type(v));
+    }
+}
+
+/// ` : (A, B) -> C`, the results as `Printer::print_result_types` spells them.
 fn print_functional(p: &mut Printer<'_>, op: OpId) {
     let m = p.m;
     p.out.push_str(" : (");
-    p.print_type_list(&operand_types(m, op));
+    print_value_types(p, m.operands(op).iter().copied());
     p.out.push_str(") -> ");
-    p.print_result_types(&result_types(m, op));
+    let mut results = m.results(op);
+    match (results.next(), results.next()) {
+        (Some(r), None) if !matches!(m.type_data(m.value_type(r)), TypeData::Function { .. }) => {
+            p.print_type(m.value_type(r))
+        }
+        _ => {
+            p.out.push('(');
+            print_value_types(p, m.results(op));
+            p.out.push(')');
+        }
+    }
 }
 
 fn print_saort(p: &mut Printer<'_>, op: OpId) {
     let m = p.m;
-    let ins = operand_types(m, op);
-    let outs = result_types(m, op);
-    if outs.len() == 1 && ins.iter().all(|&t| t == outs[0]) {
-        p.out.push_str(" : ");
-        p.print_type(outs[0]);
-    } else {
-        print_functional(p, op);
+    let mut results = m.results(op);
+    if let (Some(r), None) = (results.next(), results.next()) {
+        let t = m.value_type(r);
+        if m.operands(op).iter().all(|&v| m.value_type(v) == t) {
+            p.out.push_str(" : ");
+            p.print_type(t);
+            return;
+        }
     }
+    print_functional(p, op);
 }
 
 /// Prints a StableHLO op in pretty syntax; false when it has none here (generic form then).
@@ -1400,7 +1431,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
                 return false;
             }
             p.out.push_str(name);
-            let rty = result_types(m, op)[0];
+            let Some(rty) = first_result_type(m, op) else {
+                return false;
+            };
             if vty != rty {
                 // The value's type differs (quantized results): MLIR prints the generic body.
                 p.out.push_str("() <");
@@ -1431,10 +1464,13 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
                 return false;
             }
             p.out.push_str(name);
-            p.out.push_str(&format!(" dim = {d}"));
+            let _ = write!(p.out, " dim = {d}");
             print_rest_attrs(p, op, &["iota_dimension"]);
             p.out.push_str(" : ");
-            p.print_type(result_types(m, op)[0]);
+            let Some(rty) = first_result_type(m, op) else {
+                return false;
+            };
+            p.print_type(rty);
             true
         }
         "dynamic_iota" | "get_dimension_size" | "set_dimension_size" | "concatenate"
@@ -1454,7 +1490,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
-            p.out.push_str(&format!(", dim = {d}"));
+            let _ = write!(p.out, ", dim = {d}");
             print_rest_attrs(p, op, &[key]);
             print_functional(p, op);
             true
@@ -1466,7 +1502,10 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push_str(name);
             print_rest_attrs(p, op, &[]);
             p.out.push_str(" : ");
-            p.print_type(result_types(m, op)[0]);
+            let Some(rty) = first_result_type(m, op) else {
+                return false;
+            };
+            p.print_type(rty);
             true
         }
         "after_all" if nres == 1 && no_regions && props_allowed(m, op, inherent) => {
@@ -1480,7 +1519,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             true
         }
         "tuple" if nres == 1 && no_regions && props_allowed(m, op, inherent) => {
-            let rty = result_types(m, op)[0];
+            let Some(rty) = first_result_type(m, op) else {
+                return false;
+            };
             match m.type_data(rty) {
                 TypeData::Tuple(ts) if ts[..] == operand_types(m, op)[..] => {}
                 _ => return false,
@@ -1502,7 +1543,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
-            p.out.push_str(&format!("[{i}]"));
+            let _ = write!(p.out, "[{i}]");
             print_rest_attrs(p, op, &["index"]);
             print_functional(p, op);
             true
@@ -1551,9 +1592,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
                 if i > 0 {
                     p.out.push_str(", ");
                 }
-                p.out.push_str(&format!("{}:{}", s[i], l[i]));
+                let _ = write!(p.out, "{}:{}", s[i], l[i]);
                 if st[i] != 1 {
-                    p.out.push_str(&format!(":{}", st[i]));
+                    let _ = write!(p.out, ":{}", st[i]);
                 }
             }
             p.out.push(']');
@@ -1589,7 +1630,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
-            p.out.push_str(&format!(", {kw} = "));
+            let _ = write!(p.out, ", {kw} = ");
             write_i64s(p, &dims);
             print_rest_attrs(p, op, &[key]);
             if short == "reverse" {
@@ -1657,7 +1698,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
-            p.out.push_str(&format!(", type = {t}, length = "));
+            let _ = write!(p.out, ", type = {t}, length = ");
             write_i64s(p, &l);
             print_rest_attrs(p, op, &["fft_type", "fft_length"]);
             print_functional(p, op);
@@ -1675,7 +1716,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
-            p.out.push_str(&format!(", {kw} = {c}"));
+            let _ = write!(p.out, ", {kw} = {c}");
             print_rest_attrs(p, op, &[key]);
             print_functional(p, op);
             true
@@ -1704,7 +1745,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
-            p.out.push_str(&format!(", format = e{e}m{mt}"));
+            let _ = write!(p.out, ", format = e{e}m{mt}");
             print_rest_attrs(p, op, &["exponent_bits", "mantissa_bits"]);
             print_saort(p, op);
             true
@@ -1715,7 +1756,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.print_value_list(m.operands(op));
             print_rest_attrs(p, op, &[]);
             let ins = operand_types(m, op);
-            let out = result_types(m, op)[0];
+            let Some(out) = first_result_type(m, op) else {
+                return false;
+            };
             if ins[1] == out && ins[2] == out {
                 p.out.push_str(" : ");
                 p.print_type(ins[0]);
@@ -1732,7 +1775,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.print_value_list(m.operands(op));
             print_rest_attrs(p, op, &[]);
             let ins = operand_types(m, op);
-            let out = result_types(m, op)[0];
+            let Some(out) = first_result_type(m, op) else {
+                return false;
+            };
             let real = match m.type_data(out) {
                 TypeData::RankedTensor {
                     shape,
@@ -2159,7 +2204,7 @@ fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
         }
         let a = p.value_name(operands[i]);
         let b = p.value_name(operands[i + n]);
-        p.out.push_str(&format!("({a} init: {b})"));
+        let _ = write!(p.out, "({a} init: {b})");
     }
     if let Some(inner) = compact {
         p.out.push_str(" applies ");
@@ -2254,7 +2299,7 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
         }
         let an = p.value_name(a);
         let vn = p.value_name(v);
-        p.out.push_str(&format!("{an} = {vn}"));
+        let _ = write!(p.out, "{an} = {vn}");
     }
     p.out.push(')');
     if !operands.is_empty() {
