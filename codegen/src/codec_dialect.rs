@@ -1,7 +1,7 @@
 //! A dialect that rides along in portable artifacts without being versioned by VHLO (Shardy, `sdy`):
 //! its attributes, their bytecode encodings and its ops, from `spec/dialects/<dialect>.yaml`.
 //!
-//! Same steps as the VHLO spec: [`load`] (YAML -> raw structs with spans), [`lower`] (raw ->
+//! Same steps as the VHLO spec: `load` (YAML -> raw structs with spans), [`lower`] (raw ->
 //! [`CodecDialect`], resolving names to indices) with the checks done while resolving, every error
 //! at `file:line:col`. `emit::codec` turns the model into the static tables that
 //! `vhlo_core::dialect::codec` describes and `vhlo_core::bytecode::codec` interprets.

@@ -3,7 +3,7 @@
 //! `load` (YAML -> raw structs with spans) -> `model` (typed spec) -> `check` (cross-entity rules,
 //! add-only lock) -> `emit` (tokens of the generated dialect), plus `docs` (per-op change history).
 //! The proc-macro in `vhlo-macros` and the `codegen` CLI are thin users of [`load_spec`] and
-//! [`emit`].
+//! [`emit()`].
 
 pub mod check;
 pub mod codec_dialect;

@@ -213,7 +213,9 @@ fn first_differing_section(a: &[u8], b: &[u8]) -> String {
         *at += n;
         Some(u64::from_le_bytes(raw) >> n)
     }
-    fn sections(bytes: &[u8]) -> Option<(Vec<u8>, BTreeMap<u8, Vec<u8>>)> {
+    /// The header, and each section's body by id.
+    type Sections = (Vec<u8>, BTreeMap<u8, Vec<u8>>);
+    fn sections(bytes: &[u8]) -> Option<Sections> {
         let mut at = 4;
         varint(bytes, &mut at)?;
         at += bytes.get(at..)?.iter().position(|&b| b == 0)? + 1;

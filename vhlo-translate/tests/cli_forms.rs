@@ -97,13 +97,8 @@ fn serialize_forms_all_write_the_same_artifact() {
         assert!(o.status.success(), "{form:?}: {}", stderr(&o));
         assert_eq!(o.stdout, reference.stdout, "{form:?}");
     }
-    for o_form in [
-        vec!["-o", &out],
-        vec!["-o=".to_string() + &out]
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>(),
-    ] {
+    let o_equals = format!("-o={out}");
+    for o_form in [vec!["-o", &out], vec![o_equals.as_str()]] {
         let _ = std::fs::remove_file(&out);
         let mut args = vec!["--serialize", "--target=1.0.0", "--strip-debuginfo", &src];
         args.extend(o_form.iter().copied());
