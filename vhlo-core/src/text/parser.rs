@@ -607,10 +607,10 @@ impl<'a> Parser<'a> {
     // ---- operations --------------------------------------------------------------------------
 
     /// `%a, %b:2 = op ...`: the result names with their counts.
-    fn parse_result_names(&mut self) -> PResult<Vec<ValueUse<'a>>> {
-        let mut names = Vec::new();
+    /// `%a, %b:2 =`: pushes each name, its count and position onto `scratch_uses`.
+    fn parse_result_names(&mut self) -> PResult<()> {
         if self.c.peek() != Some(b'%') {
-            return Ok(names);
+            return Ok(());
         }
         loop {
             self.c.skip_ws();
@@ -629,13 +629,13 @@ impl<'a> Parser<'a> {
                 }
                 count = n as u32;
             }
-            names.push((name, count, pos));
+            self.scratch_uses.push((name, count, pos));
             if !self.c.eat(b',') {
                 break;
             }
         }
         self.c.expect(b'=', "after result names")?;
-        Ok(names)
+        Ok(())
     }
 
     pub(crate) fn parse_operation(&mut self) -> PResult<OpId> {
@@ -646,7 +646,23 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_operation_inner(&mut self) -> PResult<OpId> {
-        let names = self.parse_result_names()?;
+        // The result names go on the stack of uses, below those of the op's own operands.
+        let base = self.scratch_uses.len();
+        let r = self.parse_operation_named(base);
+        self.scratch_uses.truncate(base);
+        r
+    }
+
+    fn parse_operation_named(&mut self, base: usize) -> PResult<OpId> {
+        self.parse_result_names()?;
+        let names_end = self.scratch_uses.len();
+        let named: usize = self
+            .scratch_uses
+            .get(base..)
+            .unwrap_or_default()
+            .iter()
+            .map(|n| n.1 as usize)
+            .sum();
         self.c.skip_ws();
         let op_pos = self.c.pos;
         let op = if self.c.peek() == Some(b'"') {
@@ -656,18 +672,20 @@ impl<'a> Parser<'a> {
                 let found = self.c.describe_next();
                 return Err(self.c.error(format!("expected operation, found {found}")));
             };
-            self.parse_custom_op(name, op_pos, names.iter().map(|n| n.1 as usize).sum())?
+            self.parse_custom_op(name, op_pos, named)?
         };
         let num_results = self.m.num_results(op);
-        let named: usize = names.iter().map(|n| n.1 as usize).sum();
-        if !names.is_empty() && named != num_results {
+        if names_end > base && named != num_results {
             return Err(self.c.error_at(
                 op_pos,
                 format!("operation defines {num_results} results but {named} were named"),
             ));
         }
         let mut next = 0u32;
-        for (name, count, pos) in names {
+        for i in base..names_end {
+            let Some(&(name, count, pos)) = self.scratch_uses.get(i) else {
+                break;
+            };
             let first = self
                 .m
                 .result(op, next as usize)
