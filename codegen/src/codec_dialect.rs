@@ -59,6 +59,9 @@ pub struct RawParam {
     pub of: Option<SStr>,
     #[serde(default, rename = "enum")]
     pub enum_: Option<SStr>,
+    /// The least value of an integer parameter (or of each element of a list of them).
+    #[serde(default)]
+    pub min: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -171,6 +174,8 @@ pub struct Param {
     pub of: Of,
     /// Index into `enums`.
     pub enum_: Option<usize>,
+    /// The least value of an integer (or of each integer of a list).
+    pub min: Option<i64>,
 }
 
 #[derive(Clone, Debug)]
@@ -347,11 +352,22 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                 }
                 found
             });
+            let min = p.min.as_ref().and_then(|m| {
+                let integer = matches!(kind, Kind::SVarInt | Kind::SVarInts);
+                if !integer {
+                    diags.error(
+                        pos(file, m),
+                        format!("`min` on a parameter of kind '{}'", p.kind.value),
+                    );
+                }
+                integer.then_some(m.value)
+            });
             params.push(Param {
                 name: p.name.value.clone(),
                 kind,
                 of,
                 enum_,
+                min,
             });
         }
         attrs.push(Attr {
@@ -653,7 +669,7 @@ attributes:
   - name: a
     params:
       - {name: n, kind: svarnt}
-      - {name: l, kind: attrs, of: nope}
+      - {name: l, kind: attrs, of: nope, min: 0}
   - name: b
     params:
       - {name: u, kind: attrs, of: a}
@@ -672,6 +688,7 @@ ops:
         let want = [
             "spec/dialects/x.yaml:5:25: error: unknown parameter kind 'svarnt'",
             "spec/dialects/x.yaml:6:36: error: unknown attribute 'nope' in `of`",
+            "spec/dialects/x.yaml:6:47: error: `min` on a parameter of kind 'attrs'",
             "spec/dialects/x.yaml:13:12: error: encoding code 2 out of order",
             "spec/dialects/x.yaml:13:21: error: encoding 2 leaves out 'r' of 'b' without a default",
             "spec/dialects/x.yaml:17:20: error: `is` does not apply to 'r'",

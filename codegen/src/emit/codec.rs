@@ -69,7 +69,11 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 Some(i) => quote! { Some(#i) },
                 None => quote! { None },
             };
-            quote! { ::vhlo_core::dialect::codec::CodecParam { name: #n, kind: ::vhlo_core::dialect::codec::CodecKind::#kind, of: #of, enum_: #en } }
+            let min = match p.min {
+                Some(v) => quote! { Some(#v) },
+                None => quote! { None },
+            };
+            quote! { ::vhlo_core::dialect::codec::CodecParam { name: #n, kind: ::vhlo_core::dialect::codec::CodecKind::#kind, of: #of, enum_: #en, min: #min } }
         });
         quote! { ::vhlo_core::dialect::codec::CodecAttr { mnemonic: #m, params: &[ #(#params),* ] } }
     });

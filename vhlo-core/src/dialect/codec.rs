@@ -47,6 +47,8 @@ pub struct CodecParam {
     pub of: CodecOf,
     /// Index into [`CodecDialect::enums`] when the integer is an enum case.
     pub enum_: Option<usize>,
+    /// The least value of the integer, or of each integer of the list (`min:` in the spec).
+    pub min: Option<i64>,
 }
 
 /// A dialect attribute: `#dialect.mnemonic<...>`, held as `AttrData::Dialect` with `params` in
@@ -179,6 +181,16 @@ impl CodecDialect {
         if let (Some(e), Param::Int(v)) = (p.enum_.and_then(|e| d.enums.get(e)), v) {
             if !e.cases.iter().any(|(_, c)| c == v) {
                 return Err(format!("{v} is not a case of {}", e.name));
+            }
+        }
+        if let Some(min) = p.min {
+            let below = match v {
+                Param::Int(x) => Some(*x).filter(|x| *x < min),
+                Param::Ints(xs) => xs.iter().copied().find(|x| *x < min),
+                _ => None,
+            };
+            if let Some(x) = below {
+                return Err(format!("{x} is below its least value, {min}"));
             }
         }
         let attrs: &[Attribute] = match v {

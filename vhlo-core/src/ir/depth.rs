@@ -106,7 +106,7 @@ fn children(m: &Module, n: Node, out: &mut Vec<Node>) {
 }
 
 /// The first interned type, attribute or location (in that order, lowest id first) nested more
-/// than [`MAX_NESTING`] levels deep. Linear in the size of the interned DAG, whatever its depth.
+/// than [`MAX_NESTING`] levels deep (not counting a function type's own level). Linear in the size of the interned DAG, whatever its depth.
 pub fn deepest_interned(m: &Module) -> Result<(), NestingTooDeep> {
     let (nt, na, nl) = m.num_interned();
     // 0: not measured yet; otherwise the depth (a leaf is 1).
@@ -140,7 +140,14 @@ pub fn deepest_interned(m: &Module) -> Result<(), NestingTooDeep> {
                     })
                     .max()
                     .unwrap_or(0);
-                if d as usize > MAX_NESTING {
+                // The text form gives every op a signature `(A, B) -> R` (interned by the
+                // parser, absent from bytecode): a function type's own level is not counted,
+                // so whatever a value may hold also prints and parses as an op's type.
+                let own = match n {
+                    Node::T(t) if matches!(m.type_data(t), TypeData::Function { .. }) => 1,
+                    _ => 0,
+                };
+                if d as usize > MAX_NESTING + own {
                     let (what, id) = match n {
                         Node::T(t) => ("type", t.0),
                         Node::A(a) => ("attribute", a.0),
@@ -208,6 +215,29 @@ mod tests {
         assert_eq!(deepest_interned(&m), Ok(()));
         let mut m = Module::new();
         tuple_chain(&mut m, MAX_NESTING + 1);
+        assert_eq!(deepest_interned(&m).map_err(|e| e.what), Err("type"));
+    }
+
+    /// A value type at the limit is also an op's type in text, `() -> tuple<...>`; anything
+    /// holding that signature counts it in full.
+    #[test]
+    fn a_signature_may_wrap_a_type_at_the_limit() {
+        let signature = |m: &mut Module, t: Type| {
+            m.ty(TypeData::Function {
+                inputs: vec![].into(),
+                results: vec![t].into(),
+            })
+        };
+        let mut m = Module::new();
+        let t = tuple_chain(&mut m, MAX_NESTING);
+        let f = signature(&mut m, t);
+        assert_eq!(deepest_interned(&m), Ok(()));
+        m.ty(TypeData::Tuple(vec![f].into()));
+        assert_eq!(deepest_interned(&m).map_err(|e| e.what), Err("type"));
+        let mut m = Module::new();
+        let t = tuple_chain(&mut m, MAX_NESTING);
+        let f = signature(&mut m, t);
+        signature(&mut m, f);
         assert_eq!(deepest_interned(&m).map_err(|e| e.what), Err("type"));
     }
 }
