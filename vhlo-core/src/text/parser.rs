@@ -34,8 +34,68 @@ struct PendingUse<'a> {
 #[derive(Default)]
 struct Scope<'a> {
     /// Name → (first value, number of values under that name).
-    values: HashMap<&'a str, (Value, u32)>,
+    values: ValueNames<'a>,
     pending: Vec<PendingUse<'a>>,
+}
+
+/// The value names of one scope. MLIR numbers values `%0`, `%1`, ... in order, so a run of
+/// consecutive numbers is kept in a vector (no hashing per op, docs/benchmarks.md); any other
+/// name, or a number out of that run, goes to the map.
+#[derive(Default)]
+struct ValueNames<'a> {
+    /// The number of `run[0]`.
+    base: u32,
+    run: Vec<(Value, u32)>,
+    other: HashMap<&'a str, (Value, u32)>,
+    /// Whether `other` holds a number (which the run could reach later).
+    other_has_numbers: bool,
+}
+
+/// `n` for a name spelled as MLIR numbers values: decimal digits without a leading zero.
+fn value_number(name: &str) -> Option<u32> {
+    let b = name.as_bytes();
+    match b {
+        [b'0'] => Some(0),
+        [b'1'..=b'9', rest @ ..] if rest.len() < 9 && rest.iter().all(u8::is_ascii_digit) => {
+            name.parse().ok()
+        }
+        _ => None,
+    }
+}
+
+impl<'a> ValueNames<'a> {
+    /// Adds `name`; false if the scope has it already.
+    fn insert(&mut self, name: &'a str, entry: (Value, u32)) -> bool {
+        if let Some(n) = value_number(name) {
+            let next = self.base as usize + self.run.len();
+            if self.run.is_empty() || n as usize == next {
+                if self.other_has_numbers && self.other.contains_key(name) {
+                    return false;
+                }
+                if self.run.is_empty() {
+                    self.base = n;
+                }
+                self.run.push(entry);
+                return true;
+            }
+            if (self.base..).contains(&n) && (n as usize) < next {
+                return false;
+            }
+            self.other_has_numbers = true;
+        }
+        self.other.insert(name, entry).is_none()
+    }
+
+    fn get(&self, name: &str) -> Option<(Value, u32)> {
+        if let Some(n) = value_number(name) {
+            if let Some(i) = n.checked_sub(self.base) {
+                if let Some(&e) = self.run.get(i as usize) {
+                    return Some(e);
+                }
+            }
+        }
+        self.other.get(name).copied()
+    }
 }
 
 /// Per-region block names.
@@ -417,7 +477,7 @@ impl<'a> Parser<'a> {
         let Some(scope) = self.scopes.last_mut() else {
             return Err(self.c.error_at(pos, "internal error: no value scope"));
         };
-        if scope.values.insert(name, (first, count)).is_some() {
+        if !scope.values.insert(name, (first, count)) {
             return Err(self
                 .c
                 .error_at(pos, format!("redefinition of SSA value '%{name}'")));
@@ -428,7 +488,7 @@ impl<'a> Parser<'a> {
     /// Looks `%name#index` up through the enclosing scopes.
     fn lookup_value(&self, name: &str, index: u32) -> Option<Result<Value, u32>> {
         for s in self.scopes.iter().rev() {
-            if let Some(&(first, count)) = s.values.get(name) {
+            if let Some((first, count)) = s.values.get(name) {
                 return Some(if index < count {
                     Ok(Value(first.0.saturating_add(index)))
                 } else {
@@ -551,8 +611,8 @@ impl<'a> Parser<'a> {
         };
         let mut unresolved = Vec::new();
         for p in scope.pending {
-            match scope.values.get(&p.name) {
-                Some(&(first, count)) => {
+            match scope.values.get(p.name) {
+                Some((first, count)) => {
                     if p.index >= count {
                         return Err(self
                             .c
@@ -582,8 +642,8 @@ impl<'a> Parser<'a> {
         };
         let scope = std::mem::take(top);
         for p in scope.pending {
-            match scope.values.get(&p.name) {
-                Some(&(first, count)) if p.index < count => {
+            match scope.values.get(p.name) {
+                Some((first, count)) if p.index < count => {
                     self.patch_operand(p.op, p.operand, Value(first.0.saturating_add(p.index)))
                 }
                 _ => {
@@ -1334,5 +1394,58 @@ mod line_column_tests {
                 "offset {pos}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod value_name_tests {
+    use super::*;
+
+    /// Numbers in a run, out of it, with leading zeros, and other names: each name is found
+    /// as inserted, and a repeat of any of them is refused.
+    #[test]
+    fn value_names_find_and_refuse_repeats_in_and_out_of_the_run() {
+        let names = [
+            "3",
+            "4",
+            "5",
+            "arg0",
+            "9",
+            "6",
+            "7",
+            "8",
+            "05",
+            "0",
+            "1",
+            "10",
+            "2",
+            "1234567890",
+        ];
+        let mut v = ValueNames::default();
+        for (i, n) in names.iter().enumerate() {
+            assert!(v.insert(n, (Value(i as u32), 1)), "{n}");
+        }
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(v.get(n), Some((Value(i as u32), 1)), "{n}");
+            assert!(!v.insert(n, (Value(99), 1)), "{n} inserted twice");
+        }
+        for n in ["11", "00", "arg1", ""] {
+            assert_eq!(v.get(n), None, "{n}");
+        }
+        // `9` went to the map before the run reached it; the run must not take it again.
+        assert!(!v.insert("9", (Value(0), 1)));
+    }
+
+    /// A redefinition is still an error at its position.
+    #[test]
+    fn a_redefined_number_is_an_error() {
+        let src =
+            "%0 = \"t.a\"() : () -> i32\n%1 = \"t.a\"() : () -> i32\n%0 = \"t.a\"() : () -> i32\n";
+        let e = crate::text::parse(src).expect_err("redefinition");
+        assert!(
+            e.to_string().contains("redefinition of SSA value '%0'"),
+            "{e}"
+        );
+        assert_eq!((e.line, e.column), (3, 1));
     }
 }
