@@ -296,6 +296,47 @@ fn opaque_types_with_odd_data_print_as_mlir_does() {
     );
 }
 
+/// `!.x` and `#.x` name no dialect: refused as jaxlib 0.10.2 refuses them ("invalid dialect
+/// namespace ''"); `!.` was held as a type of dialect "" and printed as `!<>` (found by
+/// `text_round_trip`).
+#[test]
+fn an_empty_dialect_namespace_is_refused() {
+    for (src, col) in [
+        ("\"t.a\"() {e = !.} : () -> ()\n", 14),
+        ("\"t.a\"() {e = !.x} : () -> ()\n", 14),
+        ("\"t.a\"() {e = #.x} : () -> ()\n", 14),
+        ("\"t.a\"() : () -> !.\n", 17),
+    ] {
+        let e = text::parse(src).expect_err(src);
+        assert!(
+            e.to_string().contains("invalid dialect namespace ''"),
+            "{src}: {e}"
+        );
+        assert_eq!((e.line, e.column), (1, col), "{src}: {e}");
+    }
+}
+
+/// Shardy attributes that normally appear nested, spelled at top level, print as they parse.
+/// jaxlib 0.10.2 prints `#sdy<dim_mapping ij>` as `#sdy.dim_mappingij`, which it cannot parse;
+/// we print it as written (found by `bytecode_to_text`).
+#[test]
+fn nested_sdy_attributes_print_back_at_top_level() {
+    let mut m = Module::new();
+    for src in [
+        r#"#sdy<mesh_axis"a"=4>"#,
+        r#"#sdy<sub_axis_info(1)2>"#,
+        r#"#sdy<axis_ref"a":(1)2>"#,
+        r#"#sdy<dimension_sharding{"a", ?}p3>"#,
+        "#sdy<dim_mapping ijz_1>",
+        "#sdy<dim_mapping i>",
+        "#sdy<tensor_mapping[i, jk]>",
+        r#"#sdy<all_to_all_param{"a"}: 0->1>"#,
+    ] {
+        let a = text::parse_attribute(&mut m, src).unwrap_or_else(|e| panic!("{src}: {e}"));
+        assert_eq!(text::attribute_to_string(&m, a), src);
+    }
+}
+
 #[test]
 fn stablehlo_attributes_print_back() {
     let mut m = Module::new();

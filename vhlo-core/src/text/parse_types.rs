@@ -89,6 +89,10 @@ impl<'a> Parser<'a> {
                     .suffix_id()
                     .ok_or_else(|| self.c.error_at(pos, "expected type name after '!'"))?;
                 if let Some((dialect, mnemonic)) = id.split_once('.') {
+                    if dialect.is_empty() {
+                        // As MLIR's parser: `!.x` names no dialect.
+                        return Err(self.c.error_at(pos, "invalid dialect namespace ''"));
+                    }
                     return self.parse_dialect_type(dialect, mnemonic, pos);
                 }
                 if let Some(&t) = self.type_aliases_get(id) {
@@ -951,6 +955,9 @@ impl<'a> Parser<'a> {
             .ok_or_else(|| self.c.error_at(pos, "expected attribute name after '#'"))?;
         let next_is_angle = self.c.bytes.get(self.c.pos) == Some(&b'<');
         if let Some((dialect, mnemonic)) = id.split_once('.') {
+            if dialect.is_empty() {
+                return Err(self.c.error_at(pos, "invalid dialect namespace ''"));
+            }
             return self.parse_dialect_attr(dialect, mnemonic, pos);
         }
         if let Some(&a) = self.attr_aliases_get(id) {

@@ -51,7 +51,16 @@ impl Printer<'_> {
         self.out.push_str(mnemonic);
         self.sdy_print_stripped(cd, d);
         let body = std::mem::replace(&mut self.out, outer);
-        if pretty_form(&body) {
+        // A stripped form that starts like an identifier (`ij` of a dim_mapping) would run into
+        // the mnemonic: jaxlib prints `#sdy.dim_mappingij`, which no parser reads back.
+        let stripped = body.get(mnemonic.len()..).unwrap_or("");
+        let joins = stripped
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$');
+        if joins {
+            let _ = write!(self.out, "#{}<{mnemonic} {stripped}>", cd.name);
+        } else if pretty_form(&body) {
             let _ = write!(self.out, "#{}.{body}", cd.name);
         } else {
             let _ = write!(self.out, "#{}<{body}>", cd.name);
