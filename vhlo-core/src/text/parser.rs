@@ -67,7 +67,7 @@ impl<'a> ValueNames<'a> {
     /// Adds `name`; false if the scope has it already.
     fn insert(&mut self, name: &'a str, entry: (Value, u32)) -> bool {
         if let Some(n) = value_number(name) {
-            let next = self.base as usize + self.run.len();
+            let next = (self.base as usize).saturating_add(self.run.len());
             if self.run.is_empty() || n as usize == next {
                 if self.other_has_numbers && self.other.contains_key(name) {
                     return false;
@@ -1441,7 +1441,9 @@ mod value_name_tests {
     fn a_redefined_number_is_an_error() {
         let src =
             "%0 = \"t.a\"() : () -> i32\n%1 = \"t.a\"() : () -> i32\n%0 = \"t.a\"() : () -> i32\n";
-        let e = crate::text::parse(src).expect_err("redefinition");
+        let Err(e) = crate::text::parse(src) else {
+            panic!("a redefinition parsed")
+        };
         assert!(
             e.to_string().contains("redefinition of SSA value '%0'"),
             "{e}"
