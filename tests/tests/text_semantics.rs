@@ -294,6 +294,9 @@ fn opaque_types_with_odd_data_print_as_mlir_does() {
         text::print_generic(&text::parse(&out).expect("re-parses")),
         out
     );
+    // `!c.-` would print as `!c<->` (as jaxlib prints it), which no parser reads back.
+    let e = text::parse("\"t.a\"() : () -> !c.-\n").expect_err("refused");
+    assert!(e.to_string().contains("would print as '!c<->'"), "{e}");
 }
 
 /// `!.x` and `#.x` name no dialect: refused as jaxlib 0.10.2 refuses them ("invalid dialect

@@ -421,7 +421,20 @@ impl<'a> Parser<'a> {
                     // MLIR holds `!d.` and `!d..x` as opaque data (`""`, `".x"`) and prints
                     // data that starts with no letter as `!d<...>`; so does the printer from
                     // an empty mnemonic.
-                    let text = self.m.sym(&format!("<{mnemonic}{body}>"));
+                    let wrapped = format!("<{mnemonic}{body}>");
+                    // `!d.-` would print as `!d<->`, whose `->` reads as an arrow: jaxlib
+                    // prints that and cannot read it back; refuse it here instead.
+                    let mut scan = super::lexer::Cursor::new(&wrapped);
+                    if scan.balanced().ok().map(str::len) != Some(wrapped.len()) {
+                        return Err(self.c.error_at(
+                            pos,
+                            format!(
+                                "type '!{dialect}.{mnemonic}' would print as '!{dialect}{wrapped}', \
+                                 which does not parse back"
+                            ),
+                        ));
+                    }
+                    let text = self.m.sym(&wrapped);
                     return Ok(self.intern_dialect_type(dialect, "", vec![Param::Str(text)]));
                 }
                 let text = self.m.sym(body);
