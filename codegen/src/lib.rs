@@ -54,6 +54,7 @@ pub fn load_spec_named(dir: &Path, display_root: &str) -> Result<Spec, SpecError
             "type" => unloaded("types.yaml"),
             "attr" => unloaded("attrs.yaml"),
             "enum" => unloaded("enums.yaml"),
+            "release" => false,
             _ => {
                 let family = model::split_versioned(name).map_or(name, |(base, _)| base);
                 // Op files are named after the op (`cross-replica-sum` in cross_replica_sum.yaml).
