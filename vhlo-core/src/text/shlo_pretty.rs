@@ -10,134 +10,23 @@ use std::fmt::Write as _;
 type Use<'a> = super::parser::ValueUse<'a>;
 
 /// Inherent attributes (ODS arguments that are attributes) of StableHLO and func ops. In
-/// generic form MLIR stores these as properties; everything else is discardable.
+/// generic form MLIR stores these as properties; everything else is discardable. StableHLO's
+/// come from the spec (`stablehlo:` blocks of `spec/ops/*.yaml`).
 pub(crate) fn inherent_attrs(op: &str) -> &'static [&'static str] {
-    let short = match op.strip_prefix("stablehlo.") {
-        Some(s) => s,
-        None => {
-            return match op {
-                "func.func" => &[
-                    "arg_attrs",
-                    "function_type",
-                    "no_inline",
-                    "res_attrs",
-                    "sym_name",
-                    "sym_visibility",
-                ],
-                "func.call" => &["arg_attrs", "callee", "no_inline", "res_attrs"],
-                "builtin.module" => &["sym_name", "sym_visibility"],
-                _ => &[],
-            }
-        }
-    };
-    match short {
-        "constant" => &["value"],
-        "iota" | "dynamic_iota" => &["iota_dimension"],
-        "cbrt"
-        | "cosine"
-        | "exponential"
-        | "exponential_minus_one"
-        | "log"
-        | "log_plus_one"
-        | "logistic"
-        | "rsqrt"
-        | "sine"
-        | "sqrt"
-        | "tan"
-        | "tanh" => &["result_accuracy"],
-        "infeed" => &["infeed_config", "layout"],
-        "outfeed" => &["outfeed_config"],
-        "send" | "recv" => &["channel_handle", "is_host_transfer", "source_target_pairs"],
-        "all_gather" => &[
-            "all_gather_dim",
-            "replica_groups",
-            "channel_handle",
-            "use_global_device_ids",
+    if let Some(k) = crate::vhlo::StablehloOp::from_name(op) {
+        return k.attribute_names();
+    }
+    match op {
+        "func.func" => &[
+            "arg_attrs",
+            "function_type",
+            "no_inline",
+            "res_attrs",
+            "sym_name",
+            "sym_visibility",
         ],
-        "all_reduce" => &["replica_groups", "channel_handle", "use_global_device_ids"],
-        "reduce_scatter" => &[
-            "scatter_dimension",
-            "replica_groups",
-            "channel_handle",
-            "use_global_device_ids",
-        ],
-        "all_to_all" => &[
-            "split_dimension",
-            "concat_dimension",
-            "split_count",
-            "replica_groups",
-            "channel_handle",
-        ],
-        "reduce" | "map" | "reverse" => &["dimensions"],
-        "get_tuple_element" => &["index"],
-        "compare" => &["comparison_direction", "compare_type"],
-        "dynamic_slice" => &["slice_sizes"],
-        "batch_norm_grad" | "batch_norm_inference" | "batch_norm_training" => {
-            &["epsilon", "feature_index"]
-        }
-        "broadcast" => &["broadcast_sizes"],
-        "broadcast_in_dim" => &["broadcast_dimensions"],
-        "dynamic_broadcast_in_dim" => &[
-            "broadcast_dimensions",
-            "known_expanding_dimensions",
-            "known_nonexpanding_dimensions",
-        ],
-        "cholesky" => &["lower"],
-        "concatenate" => &["dimension"],
-        "collective_broadcast" => &["replica_groups", "channel_handle"],
-        "collective_permute" => &["source_target_pairs", "channel_handle"],
-        "composite" => &["name", "composite_attributes", "decomposition", "version"],
-        "convolution" | "dynamic_conv" => &[
-            "window_strides",
-            "padding",
-            "lhs_dilation",
-            "rhs_dilation",
-            "window_reversal",
-            "dimension_numbers",
-            "feature_group_count",
-            "batch_group_count",
-            "precision_config",
-        ],
-        "custom_call" => &[
-            "call_target_name",
-            "has_side_effect",
-            "backend_config",
-            "api_version",
-            "called_computations",
-            "operand_layouts",
-            "result_layouts",
-            "output_operand_aliases",
-            "result_tilings",
-        ],
-        "dot" => &["precision_config"],
-        "dot_general" => &["dot_dimension_numbers", "precision_config", "algorithm"],
-        "einsum" | "unary_einsum" => &["einsum_config"],
-        "fft" => &["fft_type", "fft_length"],
-        "gather" => &["dimension_numbers", "slice_sizes", "indices_are_sorted"],
-        "dynamic_gather" => &["dimension_numbers", "indices_are_sorted"],
-        "get_dimension_size" | "set_dimension_size" => &["dimension"],
-        "scatter" => &[
-            "scatter_dimension_numbers",
-            "indices_are_sorted",
-            "unique_indices",
-        ],
-        "select_and_scatter" => &["window_dimensions", "window_strides", "padding"],
-        "sort" => &["dimension", "is_stable"],
-        "slice" => &["start_indices", "limit_indices", "strides"],
-        "pad" => &["edge_padding_low", "edge_padding_high", "interior_padding"],
-        "transpose" => &["permutation"],
-        "triangular_solve" => &["left_side", "lower", "unit_diagonal", "transpose_a"],
-        "reduce_window" => &[
-            "window_dimensions",
-            "window_strides",
-            "base_dilations",
-            "window_dilations",
-            "padding",
-        ],
-        "torch_index_select" => &["dim", "batch_dims"],
-        "rng" => &["rng_distribution"],
-        "rng_bit_generator" => &["rng_algorithm"],
-        "reduce_precision" => &["exponent_bits", "mantissa_bits"],
+        "func.call" => &["arg_attrs", "callee", "no_inline", "res_attrs"],
+        "builtin.module" => &["sym_name", "sym_visibility"],
         _ => &[],
     }
 }
@@ -1938,12 +1827,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
 fn placement_is_canonical(m: &Module, op: OpId) -> bool {
     let name = m.op_name_str(op);
     let table = inherent_attrs(name);
-    let spec: &[&str] = if let Some(o) = crate::vhlo::StablehloOp::from_name(name) {
-        o.attribute_names()
-    } else {
-        &[]
-    };
-    let inherent = |n: &str| table.contains(&n) || spec.contains(&n);
+    let inherent = |n: &str| table.contains(&n);
     m.properties(op).iter().all(|a| inherent(m.str(a.name)))
         && !m.attributes(op).iter().any(|a| inherent(m.str(a.name)))
 }
