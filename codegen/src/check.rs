@@ -764,6 +764,12 @@ fn check_stablehlo_map(spec: &Spec, diags: &mut Diagnostics) {
             }
         }
         for a in &s.attributes {
+            if let Err(why) = crate::ods::lower(&a.ty, &spec.enums) {
+                diags.error(
+                    a.ty_pos.clone(),
+                    format!("attribute `{}` of `{}`: {why}", a.name, s.name),
+                );
+            }
             if !seen.insert(&a.name) {
                 diags.error(
                     a.pos.clone(),

@@ -13,6 +13,7 @@ pub mod emit;
 pub mod load;
 pub mod lock;
 pub mod model;
+pub mod ods;
 
 use std::path::Path;
 

@@ -208,7 +208,9 @@ pub struct Field {
 #[derive(Clone, Debug)]
 pub struct StablehloAttr {
     pub name: String,
+    /// The ODS type as spelled (lowered by `crate::ods`).
     pub ty: String,
+    pub ty_pos: Pos,
     pub default: Option<String>,
     pub optional: bool,
     pub pos: Pos,
@@ -781,6 +783,7 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 .map(|a| StablehloAttr {
                     name: a.name.value.clone(),
                     ty: a.ty.value.clone(),
+                    ty_pos: pos(file, &a.ty),
                     default: a.default.as_ref().map(|d| d.value.clone()),
                     optional: a.optional,
                     pos: pos(file, &a.name),

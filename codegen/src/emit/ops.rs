@@ -431,6 +431,15 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         let ts = f.stablehlo.attributes.iter().map(|a| &a.ty);
         quote! { &[ #(#ts),* ] }
     });
+    let s_attr_constraints = spec.ops.iter().map(|f| {
+        let cs = f
+            .stablehlo
+            .attributes
+            .iter()
+            .filter_map(|a| crate::ods::lower(&a.ty, &spec.enums).ok())
+            .map(|t| ods_tokens(spec, &t));
+        quote! { &[ #(#cs),* ] }
+    });
     let s_compatible = spec
         .ops
         .iter()
@@ -541,6 +550,58 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             }
         }
 
+        /// What an ODS attribute type asks of a value (codegen/src/ods.rs lowers the spec's types).
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub enum OdsConstraint {
+            /// An integer of this width, at least `min` when given.
+            Int {
+                /// Its bit width.
+                width: u8,
+                /// Its least value (`IntNonNegative`: 0, `IntPositive`: 1).
+                min: Option<u8>,
+            },
+            /// `BoolAttr`.
+            Bool,
+            /// `UnitAttr`.
+            Unit,
+            /// `StrAttr`.
+            Str,
+            /// `F32Attr`.
+            F32,
+            /// `DenseI64ArrayAttr`.
+            DenseI64Array,
+            /// `DenseBoolArrayAttr`.
+            DenseBoolArray,
+            /// `I64ElementsAttr`.
+            I64Elements,
+            /// `ElementsAttr`.
+            Elements,
+            /// Dense i64 elements or a `#stablehlo.replica_group_mesh_axes`.
+            ReplicaGroups,
+            /// `FlatSymbolRefAttr`.
+            FlatSymbolRef,
+            /// An array of flat symbol references.
+            FlatSymbolRefArray,
+            /// `DictionaryAttr`.
+            Dictionary,
+            /// `ArrayAttr` and typed arrays.
+            Array,
+            /// `DictArrayAttr`.
+            DictArray,
+            /// `TypeAttr`: any type.
+            Type,
+            /// `TypeAttrOf<FunctionType>`.
+            FunctionType,
+            /// A string or a dictionary.
+            StrOrDictionary,
+            /// A `#stablehlo.<mnemonic>` attribute.
+            Stablehlo(&'static str),
+            /// A `#stablehlo<NAME CASE>` of exactly this enum, with a known case.
+            Enum(VhloEnum),
+            /// An array of such enum attributes.
+            EnumArray(VhloEnum),
+        }
+
         /// Every current StableHLO (and func) op that maps to a VHLO op.
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
         pub enum StablehloOp {
@@ -572,6 +633,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
                 const A: &[&[&str]] = &[ #(#s_attr_types),* ];
                 A[self as usize]
             }
+            /// What each attribute's ODS type asks of its value, as `attribute_names` (lowered
+            /// by codegen/src/ods.rs, so an unknown type is a spec error).
+            pub fn attribute_constraints(self) -> &'static [OdsConstraint] {
+                const A: &[&[OdsConstraint]] = &[ #(#s_attr_constraints),* ];
+                A[self as usize]
+            }
             /// ODS's `HLO_CompatibleOperandsAndResultType` (spec `traits`): every operand and result
             /// has the same element type and compatible shapes.
             pub fn compatible_operands_and_result_type(self) -> bool {
@@ -587,5 +654,46 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
 
         #(#structs)*
         #(#s_structs)*
+    }
+}
+
+/// The generated `OdsConstraint` value of a lowered ODS type.
+fn ods_tokens(spec: &Spec, t: &crate::ods::OdsType) -> TokenStream {
+    use crate::ods::OdsType as T;
+    let enum_variant = |i: usize| format_ident!("{}", camel(&spec.enums[i].name));
+    match t {
+        T::Int { width, min } => {
+            let min = match min {
+                Some(m) => quote! { Some(#m) },
+                None => quote! { None },
+            };
+            quote! { OdsConstraint::Int { width: #width, min: #min } }
+        }
+        T::Bool => quote! { OdsConstraint::Bool },
+        T::Unit => quote! { OdsConstraint::Unit },
+        T::Str => quote! { OdsConstraint::Str },
+        T::F32 => quote! { OdsConstraint::F32 },
+        T::DenseI64Array => quote! { OdsConstraint::DenseI64Array },
+        T::DenseBoolArray => quote! { OdsConstraint::DenseBoolArray },
+        T::I64Elements => quote! { OdsConstraint::I64Elements },
+        T::Elements => quote! { OdsConstraint::Elements },
+        T::ReplicaGroups => quote! { OdsConstraint::ReplicaGroups },
+        T::FlatSymbolRef => quote! { OdsConstraint::FlatSymbolRef },
+        T::FlatSymbolRefArray => quote! { OdsConstraint::FlatSymbolRefArray },
+        T::Dictionary => quote! { OdsConstraint::Dictionary },
+        T::Array => quote! { OdsConstraint::Array },
+        T::DictArray => quote! { OdsConstraint::DictArray },
+        T::Type => quote! { OdsConstraint::Type },
+        T::FunctionType => quote! { OdsConstraint::FunctionType },
+        T::StrOrDictionary => quote! { OdsConstraint::StrOrDictionary },
+        T::Stablehlo(m) => quote! { OdsConstraint::Stablehlo(#m) },
+        T::Enum(i) => {
+            let v = enum_variant(*i);
+            quote! { OdsConstraint::Enum(VhloEnum::#v) }
+        }
+        T::EnumArray(i) => {
+            let v = enum_variant(*i);
+            quote! { OdsConstraint::EnumArray(VhloEnum::#v) }
+        }
     }
 }

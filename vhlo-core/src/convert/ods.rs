@@ -2,148 +2,14 @@
 //! attributes are untyped (`VHLO_AnyAttr`), so a well-formed artifact can still hold, say, an
 //! array where `func.call`'s `callee` belongs; MLIR's verifier refuses such an op after the
 //! legalization, and so do we. The constraints are the ODS types the spec records for each
-//! StableHLO attribute (`StablehloOp::attribute_types`).
+//! StableHLO attribute, lowered by codegen (`StablehloOp::attribute_constraints`).
 
 use crate::ir::{AttrData, Attribute, FloatKind, Module, Param, Signedness, TypeData};
 use crate::vhlo::VhloEnum;
 
-/// What an ODS attribute type asks of a value (wrappers such as `OptionalAttr` peeled off).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Constraint {
-    /// A signless integer of this width, with an optional bound (`IntNonNegative`: 0,
-    /// `IntPositive`: 1).
-    Int {
-        width: u32,
-        min: Option<i128>,
-    },
-    Bool,
-    Unit,
-    /// An untyped string.
-    Str,
-    F32,
-    DenseI64Array,
-    DenseBoolArray,
-    /// Dense elements of signless 64-bit integers.
-    I64Elements,
-    /// Dense elements of any kind (a constant's value).
-    Elements,
-    /// Replica groups: dense i64 elements or `#stablehlo.replica_group_mesh_axes` (1.16.0).
-    ReplicaGroups,
-    FlatSymbolRef,
-    FlatSymbolRefArray,
-    Dictionary,
-    Array,
-    /// An array of dictionaries (argument and result attributes).
-    DictArray,
-    FunctionType,
-    StrOrDictionary,
-    /// A `#stablehlo.<mnemonic>` attribute.
-    Stablehlo(&'static str),
-    /// A `#stablehlo<mnemonic CASE>` enum attribute of exactly this enum, with a known case (ODS
-    /// checks the attribute's class; libStablehlo crashes on an artifact with the wrong one).
-    Enum(VhloEnum),
-    /// An array of such enum attributes (`StableHLO_PrecisionConfigAttr`).
-    EnumArray(VhloEnum),
-}
-
-/// The enum an ODS enum attribute type names: `StableHLO_ComparisonTypeAttr` is
-/// `#stablehlo<comparison_type ...>` (StableHLO's naming rule for `EnumAttr` definitions).
-fn enum_of_ods(ods: &str) -> Option<VhloEnum> {
-    let camel = ods.strip_prefix("StableHLO_")?.strip_suffix("Attr")?;
-    let mut snake = String::new();
-    for ch in camel.chars() {
-        if ch.is_ascii_uppercase() {
-            if !snake.is_empty() {
-                snake.push('_');
-            }
-            snake.push(ch.to_ascii_lowercase());
-        } else {
-            snake.push(ch);
-        }
-    }
-    VhloEnum::ALL
-        .iter()
-        .copied()
-        .find(|e| e.stablehlo() == snake)
-}
-
-/// The constraint of an ODS attribute type spelled as in the spec, or `None` when it is not
-/// one this module knows (a test keeps every type of the spec known).
-pub(crate) fn constraint_of(ods: &str) -> Option<Constraint> {
-    let ods = ods.trim();
-    // Wrappers that only make the attribute optional or give it a default.
-    for wrapper in [
-        "OptionalAttr<",
-        "DefaultValuedOptionalAttr<",
-        "DefaultValuedAttr<",
-        "DefaultValuedStrAttr<",
-    ] {
-        if let Some(inner) = ods.strip_prefix(wrapper).and_then(|r| r.strip_suffix('>')) {
-            return constraint_of(first_argument(inner));
-        }
-    }
-    if let Some(inner) = ods
-        .strip_prefix("ConfinedAttr<")
-        .and_then(|r| r.strip_suffix('>'))
-    {
-        let base = constraint_of(first_argument(inner))?;
-        let min = if inner.contains("IntPositive") {
-            Some(1)
-        } else if inner.contains("IntNonNegative") {
-            Some(0)
-        } else {
-            return None;
-        };
-        return match base {
-            Constraint::Int { width, .. } => Some(Constraint::Int { width, min }),
-            _ => None,
-        };
-    }
-    if ods.starts_with("TypedArrayAttrBase<") {
-        return Some(Constraint::Array);
-    }
-    use Constraint as C;
-    Some(match ods {
-        "I64Attr" => C::Int {
-            width: 64,
-            min: None,
-        },
-        "I32Attr" => C::Int {
-            width: 32,
-            min: None,
-        },
-        "BoolAttr" => C::Bool,
-        "UnitAttr" => C::Unit,
-        "StrAttr" => C::Str,
-        "F32Attr" => C::F32,
-        "DenseI64ArrayAttr" => C::DenseI64Array,
-        "DenseBoolArrayAttr" => C::DenseBoolArray,
-        "I64ElementsAttr" => C::I64Elements,
-        "StableHLO_ReplicaGroups" => C::ReplicaGroups,
-        "ElementsAttr" => C::Elements,
-        "FlatSymbolRefAttr" => C::FlatSymbolRef,
-        "StableHLO_FlatSymbolRefArrayAttr" => C::FlatSymbolRefArray,
-        "DictionaryAttr" => C::Dictionary,
-        "ArrayAttr" | "StableHLO_ArrayOfLayoutAttr" | "StableHLO_ArrayOfTilingAttr" => C::Array,
-        "DictArrayAttr" => C::DictArray,
-        "TypeAttrOf<FunctionType>" => C::FunctionType,
-        "AnyAttrOf<[StrAttr, DictionaryAttr]>" => C::StrOrDictionary,
-        "StableHLO_ChannelHandle" => C::Stablehlo("channel_handle"),
-        "StableHLO_ResultAccuracyAttr" => C::Stablehlo("result_accuracy"),
-        "StableHLO_GatherDimensionNumbers" => C::Stablehlo("gather"),
-        "StableHLO_ScatterDimensionNumbers" => C::Stablehlo("scatter"),
-        "StableHLO_ConvDimensionNumbers" => C::Stablehlo("conv"),
-        "StableHLO_DotDimensionNumbers" => C::Stablehlo("dot"),
-        "StableHLO_DotAlgorithm" => C::Stablehlo("dot_algorithm"),
-        // An `I32EnumAttr`: a plain i32 (`api_version = 2 : i32`).
-        "StableHLO_CustomCallApiVersionAttr" => C::Int {
-            width: 32,
-            min: None,
-        },
-        "StableHLO_PrecisionConfigAttr" => C::EnumArray(enum_of_ods("StableHLO_PrecisionAttr")?),
-        _ => return enum_of_ods(ods).map(C::Enum),
-    })
-}
+/// What an ODS attribute type asks of a value: generated from the spec's ODS types, which
+/// codegen lowers (codegen/src/ods.rs), so an unknown type is a spec error at its position.
+pub(crate) use crate::vhlo::OdsConstraint as Constraint;
 
 impl Constraint {
     /// What it asks for, in words.
@@ -173,6 +39,7 @@ impl Constraint {
             C::Dictionary => "a dictionary".into(),
             C::Array => "an array".into(),
             C::DictArray => "an array of dictionaries".into(),
+            C::Type => "a type".into(),
             C::FunctionType => "a function type".into(),
             C::StrOrDictionary => "a string or a dictionary".into(),
             C::Stablehlo(mn) => format!("a #stablehlo.{mn}"),
@@ -183,20 +50,6 @@ impl Constraint {
             ),
         }
     }
-}
-
-/// `X` of `X, "default"`: the text before the first comma outside angle brackets.
-fn first_argument(args: &str) -> &str {
-    let mut depth = 0usize;
-    for (i, ch) in args.char_indices() {
-        match ch {
-            '<' | '[' => depth += 1,
-            '>' | ']' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => return &args[..i],
-            _ => {}
-        }
-    }
-    args
 }
 
 /// True when `a` meets `c`.
@@ -211,7 +64,7 @@ pub(crate) fn satisfies(m: &Module, a: Attribute, c: Constraint) -> bool {
         |a| matches!(m.attr_data(a), AttrData::SymbolRef { nested, .. } if nested.is_empty());
     match (c, m.attr_data(a)) {
         (C::Int { width, min }, AttrData::Integer { ty, value }) => {
-            signless_int(*ty, width) && min.is_none_or(|min| *value >= min)
+            signless_int(*ty, u32::from(width)) && min.is_none_or(|min| *value >= i128::from(min))
         }
         (C::Bool, AttrData::Bool(_)) | (C::Unit, AttrData::Unit) => true,
         (C::Str | C::StrOrDictionary, AttrData::String { ty: None, .. }) => true,
@@ -231,6 +84,7 @@ pub(crate) fn satisfies(m: &Module, a: Attribute, c: Constraint) -> bool {
         (C::DictArray, AttrData::Array(xs)) => xs
             .iter()
             .all(|&x| matches!(m.attr_data(x), AttrData::Dictionary(_))),
+        (C::Type, AttrData::Type(_)) => true,
         (C::FunctionType, AttrData::Type(t)) => {
             matches!(m.type_data(*t), TypeData::Function { .. })
         }
@@ -265,10 +119,12 @@ pub(crate) fn violations(
     props: &[crate::ir::NamedAttr],
 ) -> Vec<String> {
     let mut out = Vec::new();
-    for (name, ods) in op.attribute_names().iter().zip(op.attribute_types()) {
-        let Some(c) = constraint_of(ods) else {
-            continue;
-        };
+    for ((name, ods), &c) in op
+        .attribute_names()
+        .iter()
+        .zip(op.attribute_types())
+        .zip(op.attribute_constraints())
+    {
         let Some(a) = props.iter().find(|a| m.str(a.name) == *name) else {
             continue;
         };
@@ -289,67 +145,61 @@ mod tests {
     use super::*;
     use crate::vhlo::StablehloOp;
 
-    /// Adding an attribute of a new ODS type to the spec needs a constraint here too.
+    /// Every attribute has its constraint (codegen refuses a spec whose ODS type it cannot lower).
     #[test]
-    fn every_attribute_type_of_the_spec_is_known() {
-        let unknown: Vec<String> = StablehloOp::ALL
-            .iter()
-            .flat_map(|op| {
-                op.attribute_names()
-                    .iter()
-                    .zip(op.attribute_types())
-                    .map(move |(n, t)| (op, n, t))
-            })
-            .filter(|(_, _, t)| constraint_of(t).is_none())
-            .map(|(op, n, t)| format!("{}.{n}: {t}", op.name()))
-            .collect();
-        assert!(unknown.is_empty(), "{unknown:#?}");
+    fn every_attribute_has_a_constraint() {
+        for op in StablehloOp::ALL {
+            assert_eq!(
+                op.attribute_names().len(),
+                op.attribute_constraints().len(),
+                "{}",
+                op.name()
+            );
+        }
     }
 
-    #[test]
-    fn wrappers_are_peeled() {
-        assert_eq!(
-            constraint_of("DefaultValuedOptionalAttr< StableHLO_CustomCallApiVersionAttr, \"x\">"),
-            Some(Constraint::Int {
-                width: 32,
-                min: None
-            })
-        );
-        assert_eq!(
-            constraint_of("ConfinedAttr<I64Attr, [IntPositive]>"),
-            Some(Constraint::Int {
-                width: 64,
-                min: Some(1)
-            })
-        );
-        assert_eq!(
-            constraint_of("OptionalAttr<AnyAttrOf<[StrAttr, DictionaryAttr]>>"),
-            Some(Constraint::StrOrDictionary)
-        );
-    }
-
-    /// Every enum attribute type names its own enum, so a wrong-kind enum is refused (issue 13 row 2).
+    /// Enum attribute types name their own enum, so a wrong-kind enum is refused (issue 13 row 2).
     #[test]
     fn enum_attribute_types_name_their_enum() {
-        for (ods, e) in [
+        let constraint = |op: &str, attr: &str| {
+            let op = StablehloOp::from_name(op).unwrap();
+            let i = op
+                .attribute_names()
+                .iter()
+                .position(|n| *n == attr)
+                .unwrap();
+            op.attribute_constraints()[i]
+        };
+        for (op, attr, e) in [
             (
-                "OptionalAttr<StableHLO_ComparisonTypeAttr>",
+                "stablehlo.compare",
+                "compare_type",
                 VhloEnum::ComparisonTypeV1,
             ),
             (
-                "StableHLO_ComparisonDirectionAttr",
+                "stablehlo.compare",
+                "comparison_direction",
                 VhloEnum::ComparisonDirectionV1,
             ),
-            ("StableHLO_FftTypeAttr", VhloEnum::FftTypeV1),
-            ("StableHLO_RngAlgorithmAttr", VhloEnum::RngAlgorithmV1),
-            ("StableHLO_RngDistributionAttr", VhloEnum::RngDistributionV1),
-            ("StableHLO_TransposeAttr", VhloEnum::TransposeV1),
+            ("stablehlo.fft", "fft_type", VhloEnum::FftTypeV1),
+            (
+                "stablehlo.rng",
+                "rng_distribution",
+                VhloEnum::RngDistributionV1,
+            ),
         ] {
-            assert_eq!(constraint_of(ods), Some(Constraint::Enum(e)), "{ods}");
+            assert_eq!(constraint(op, attr), Constraint::Enum(e), "{op} {attr}");
         }
         assert_eq!(
-            constraint_of("OptionalAttr<StableHLO_PrecisionConfigAttr>"),
-            Some(Constraint::EnumArray(VhloEnum::PrecisionV1))
+            constraint("stablehlo.dot_general", "precision_config"),
+            Constraint::EnumArray(VhloEnum::PrecisionV1)
+        );
+        assert_eq!(
+            constraint("stablehlo.custom_call", "api_version"),
+            Constraint::Int {
+                width: 32,
+                min: None
+            }
         );
     }
 }

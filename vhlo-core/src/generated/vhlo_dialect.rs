@@ -5394,6 +5394,57 @@ impl VhloOp {
         self.next().is_none()
     }
 }
+/// What an ODS attribute type asks of a value (codegen/src/ods.rs lowers the spec's types).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OdsConstraint {
+    /// An integer of this width, at least `min` when given.
+    Int {
+        /// Its bit width.
+        width: u8,
+        /// Its least value (`IntNonNegative`: 0, `IntPositive`: 1).
+        min: Option<u8>,
+    },
+    /// `BoolAttr`.
+    Bool,
+    /// `UnitAttr`.
+    Unit,
+    /// `StrAttr`.
+    Str,
+    /// `F32Attr`.
+    F32,
+    /// `DenseI64ArrayAttr`.
+    DenseI64Array,
+    /// `DenseBoolArrayAttr`.
+    DenseBoolArray,
+    /// `I64ElementsAttr`.
+    I64Elements,
+    /// `ElementsAttr`.
+    Elements,
+    /// Dense i64 elements or a `#stablehlo.replica_group_mesh_axes`.
+    ReplicaGroups,
+    /// `FlatSymbolRefAttr`.
+    FlatSymbolRef,
+    /// An array of flat symbol references.
+    FlatSymbolRefArray,
+    /// `DictionaryAttr`.
+    Dictionary,
+    /// `ArrayAttr` and typed arrays.
+    Array,
+    /// `DictArrayAttr`.
+    DictArray,
+    /// `TypeAttr`: any type.
+    Type,
+    /// `TypeAttrOf<FunctionType>`.
+    FunctionType,
+    /// A string or a dictionary.
+    StrOrDictionary,
+    /// A `#stablehlo.<mnemonic>` attribute.
+    Stablehlo(&'static str),
+    /// A `#stablehlo<NAME CASE>` of exactly this enum, with a known case.
+    Enum(VhloEnum),
+    /// An array of such enum attributes.
+    EnumArray(VhloEnum),
+}
 /// Every current StableHLO (and func) op that maps to a VHLO op.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum StablehloOp {
@@ -6593,6 +6644,358 @@ impl StablehloOp {
             &["BoolAttr", "BoolAttr", "BoolAttr", "StableHLO_TransposeAttr"],
             &[],
             &["StrAttr"],
+            &[],
+            &[],
+            &[],
+            &[],
+        ];
+        A[self as usize]
+    }
+    /// What each attribute's ODS type asks of its value, as `attribute_names` (lowered
+    /// by codegen/src/ods.rs, so an unknown type is a spec error).
+    pub fn attribute_constraints(self) -> &'static [OdsConstraint] {
+        const A: &[&[OdsConstraint]] = &[
+            &[],
+            &[],
+            &[],
+            &[
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(0u8),
+                },
+                OdsConstraint::ReplicaGroups,
+                OdsConstraint::Stablehlo("channel_handle"),
+                OdsConstraint::Unit,
+            ],
+            &[
+                OdsConstraint::ReplicaGroups,
+                OdsConstraint::Stablehlo("channel_handle"),
+                OdsConstraint::Unit,
+            ],
+            &[
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(0u8),
+                },
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(0u8),
+                },
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(1u8),
+                },
+                OdsConstraint::ReplicaGroups,
+                OdsConstraint::Stablehlo("channel_handle"),
+            ],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[
+                OdsConstraint::F32,
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(0u8),
+                },
+            ],
+            &[
+                OdsConstraint::F32,
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(0u8),
+                },
+            ],
+            &[
+                OdsConstraint::F32,
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(0u8),
+                },
+            ],
+            &[],
+            &[OdsConstraint::DenseI64Array],
+            &[OdsConstraint::DenseI64Array],
+            &[OdsConstraint::FlatSymbolRef],
+            &[],
+            &[OdsConstraint::Stablehlo("result_accuracy")],
+            &[],
+            &[OdsConstraint::Bool],
+            &[],
+            &[
+                OdsConstraint::ReplicaGroups,
+                OdsConstraint::Stablehlo("channel_handle"),
+                OdsConstraint::Unit,
+            ],
+            &[OdsConstraint::I64Elements, OdsConstraint::Stablehlo("channel_handle")],
+            &[
+                OdsConstraint::ReplicaGroups,
+                OdsConstraint::Stablehlo("channel_handle"),
+                OdsConstraint::Unit,
+                OdsConstraint::Unit,
+            ],
+            &[
+                OdsConstraint::Enum(VhloEnum::ComparisonDirectionV1),
+                OdsConstraint::Enum(VhloEnum::ComparisonTypeV1),
+            ],
+            &[],
+            &[
+                OdsConstraint::Str,
+                OdsConstraint::Dictionary,
+                OdsConstraint::FlatSymbolRef,
+                OdsConstraint::Int {
+                    width: 32u8,
+                    min: None,
+                },
+            ],
+            &[
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(0u8),
+                },
+            ],
+            &[OdsConstraint::Elements],
+            &[],
+            &[
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::I64Elements,
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseBoolArray,
+                OdsConstraint::Stablehlo("conv"),
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(1u8),
+                },
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(1u8),
+                },
+                OdsConstraint::EnumArray(VhloEnum::PrecisionV1),
+            ],
+            &[OdsConstraint::Stablehlo("result_accuracy")],
+            &[],
+            &[],
+            &[OdsConstraint::I64Elements],
+            &[
+                OdsConstraint::Str,
+                OdsConstraint::Bool,
+                OdsConstraint::StrOrDictionary,
+                OdsConstraint::Int {
+                    width: 32u8,
+                    min: None,
+                },
+                OdsConstraint::FlatSymbolRefArray,
+                OdsConstraint::Array,
+                OdsConstraint::Array,
+                OdsConstraint::Array,
+                OdsConstraint::Array,
+            ],
+            &[],
+            &[OdsConstraint::EnumArray(VhloEnum::PrecisionV1)],
+            &[
+                OdsConstraint::Stablehlo("dot"),
+                OdsConstraint::EnumArray(VhloEnum::PrecisionV1),
+                OdsConstraint::Stablehlo("dot_algorithm"),
+            ],
+            &[
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+            ],
+            &[
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseBoolArray,
+                OdsConstraint::Stablehlo("conv"),
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(1u8),
+                },
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(1u8),
+                },
+                OdsConstraint::EnumArray(VhloEnum::PrecisionV1),
+            ],
+            &[OdsConstraint::Stablehlo("gather"), OdsConstraint::Bool],
+            &[
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(0u8),
+                },
+            ],
+            &[],
+            &[],
+            &[OdsConstraint::DenseI64Array],
+            &[],
+            &[OdsConstraint::Str],
+            &[OdsConstraint::Stablehlo("result_accuracy")],
+            &[OdsConstraint::Stablehlo("result_accuracy")],
+            &[OdsConstraint::Enum(VhloEnum::FftTypeV1), OdsConstraint::DenseI64Array],
+            &[],
+            &[
+                OdsConstraint::Str,
+                OdsConstraint::FunctionType,
+                OdsConstraint::Str,
+                OdsConstraint::DictArray,
+                OdsConstraint::DictArray,
+                OdsConstraint::Unit,
+            ],
+            &[
+                OdsConstraint::Stablehlo("gather"),
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::Bool,
+            ],
+            &[
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(0u8),
+                },
+            ],
+            &[
+                OdsConstraint::Int {
+                    width: 32u8,
+                    min: Some(0u8),
+                },
+            ],
+            &[],
+            &[],
+            &[OdsConstraint::Str, OdsConstraint::Array],
+            &[
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(0u8),
+                },
+            ],
+            &[],
+            &[OdsConstraint::Stablehlo("result_accuracy")],
+            &[OdsConstraint::Stablehlo("result_accuracy")],
+            &[OdsConstraint::Stablehlo("result_accuracy")],
+            &[OdsConstraint::DenseI64Array],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[OdsConstraint::Str],
+            &[
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+            ],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[
+                OdsConstraint::Stablehlo("channel_handle"),
+                OdsConstraint::Bool,
+                OdsConstraint::I64Elements,
+            ],
+            &[OdsConstraint::DenseI64Array],
+            &[
+                OdsConstraint::Int {
+                    width: 32u8,
+                    min: Some(1u8),
+                },
+                OdsConstraint::Int {
+                    width: 32u8,
+                    min: Some(0u8),
+                },
+            ],
+            &[
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(0u8),
+                },
+                OdsConstraint::ReplicaGroups,
+                OdsConstraint::Stablehlo("channel_handle"),
+                OdsConstraint::Unit,
+            ],
+            &[
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::I64Elements,
+            ],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[OdsConstraint::DenseI64Array],
+            &[OdsConstraint::Enum(VhloEnum::RngDistributionV1)],
+            &[OdsConstraint::Enum(VhloEnum::RngAlgorithmV1)],
+            &[],
+            &[],
+            &[OdsConstraint::Stablehlo("result_accuracy")],
+            &[
+                OdsConstraint::Stablehlo("scatter"),
+                OdsConstraint::Bool,
+                OdsConstraint::Bool,
+            ],
+            &[],
+            &[
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::I64Elements,
+            ],
+            &[
+                OdsConstraint::Stablehlo("channel_handle"),
+                OdsConstraint::Bool,
+                OdsConstraint::I64Elements,
+            ],
+            &[
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: Some(0u8),
+                },
+            ],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[OdsConstraint::Stablehlo("result_accuracy")],
+            &[
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+                OdsConstraint::DenseI64Array,
+            ],
+            &[
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: None,
+                },
+                OdsConstraint::Bool,
+            ],
+            &[OdsConstraint::Stablehlo("result_accuracy")],
+            &[],
+            &[OdsConstraint::Stablehlo("result_accuracy")],
+            &[OdsConstraint::Stablehlo("result_accuracy")],
+            &[
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: None,
+                },
+                OdsConstraint::Int {
+                    width: 64u8,
+                    min: None,
+                },
+            ],
+            &[OdsConstraint::DenseI64Array],
+            &[
+                OdsConstraint::Bool,
+                OdsConstraint::Bool,
+                OdsConstraint::Bool,
+                OdsConstraint::Enum(VhloEnum::TransposeV1),
+            ],
+            &[],
+            &[OdsConstraint::Str],
             &[],
             &[],
             &[],
