@@ -764,7 +764,11 @@ fn check_stablehlo_map(spec: &Spec, diags: &mut Diagnostics) {
             }
         }
         for a in &s.attributes {
-            if let Err(why) = crate::ods::lower(&a.ty, &spec.enums) {
+            let printed = crate::ods::lower(&a.ty, &spec.enums).and_then(|t| match &a.default {
+                Some(d) => crate::ods::printed_default(&t, d, &spec.enums).map(drop),
+                None => Ok(()),
+            });
+            if let Err(why) = printed {
                 diags.error(
                     a.ty_pos.clone(),
                     format!("attribute `{}` of `{}`: {why}", a.name, s.name),

@@ -180,6 +180,45 @@ pub fn lower(ods: &str, enums: &[EnumDef]) -> Result<OdsType, String> {
     ))
 }
 
+/// An attribute's ODS default (the spec's `default:`, a C++ value as ODS spells it) as MLIR
+/// prints the value, which the pretty printer leaves out (`elide_defaults`).
+pub fn printed_default(ty: &OdsType, default: &str, enums: &[EnumDef]) -> Result<String, String> {
+    let d = default.trim();
+    // `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`: a case of the enum of that name.
+    let enum_case = || -> Result<(&str, i64), String> {
+        let path = d
+            .strip_prefix("::mlir::stablehlo::")
+            .ok_or_else(|| format!("default `{d}` is no `::mlir::stablehlo::Enum::CASE`"))?;
+        let (camel, case) = path
+            .split_once("::")
+            .ok_or_else(|| format!("default `{d}` names no case"))?;
+        let e = &enums[enum_of(&snake_name(camel), enums)?];
+        let c = e
+            .cases
+            .iter()
+            .find(|c| c.name == case)
+            .ok_or_else(|| format!("`{case}` is no case of `{}`", e.name))?;
+        Ok((c.name.as_str(), c.value))
+    };
+    match ty {
+        OdsType::Bool if d == "false" || d == "true" => Ok(d.to_string()),
+        OdsType::Int { width, .. } => match d.parse::<i64>() {
+            Ok(v) => Ok(format!("{v} : i{width}")),
+            Err(_) => enum_case().map(|(_, v)| format!("{v} : i{width}")),
+        },
+        OdsType::Str if !d.contains(['"', '\\']) => Ok(format!("\"{d}\"")),
+        OdsType::Dictionary if d == "{}" => Ok("{}".to_string()),
+        // An empty `ArrayRef` in C++.
+        OdsType::Array | OdsType::FlatSymbolRefArray if d == "{}" => Ok("[]".to_string()),
+        OdsType::Stablehlo("result_accuracy") => enum_case().map(|(case, _)| {
+            format!("#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<{case}>>")
+        }),
+        _ => Err(format!(
+            "cannot print the default `{d}` of an attribute of this ODS type (codegen/src/ods.rs, printed_default)"
+        )),
+    }
+}
+
 /// The first spec enum that stands for `#stablehlo<name ...>`.
 fn enum_of(name: &str, enums: &[EnumDef]) -> Result<usize, String> {
     enums
@@ -301,6 +340,33 @@ mod tests {
             lower("StableHLO_PrecisionConfigAttr", &e),
             Ok(OdsType::EnumArray(1))
         );
+    }
+
+    #[test]
+    fn defaults_print_as_mlir_prints_them() {
+        let e = enums();
+        let int = |width| OdsType::Int { width, min: None };
+        assert_eq!(
+            printed_default(&int(64), "-1", &e).as_deref(),
+            Ok("-1 : i64")
+        );
+        assert_eq!(
+            printed_default(&OdsType::Bool, "false", &e).as_deref(),
+            Ok("false")
+        );
+        assert_eq!(
+            printed_default(&OdsType::Str, "", &e).as_deref(),
+            Ok("\"\"")
+        );
+        assert_eq!(
+            printed_default(&OdsType::Array, "{}", &e).as_deref(),
+            Ok("[]")
+        );
+        // The test enums have no cases.
+        assert!(
+            printed_default(&int(32), "::mlir::stablehlo::ComparisonDirection::EQ", &e).is_err()
+        );
+        assert!(printed_default(&OdsType::Bool, "0", &e).is_err());
     }
 
     #[test]

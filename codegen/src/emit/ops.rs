@@ -440,6 +440,19 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             .map(|t| ods_tokens(spec, &t));
         quote! { &[ #(#cs),* ] }
     });
+    let s_attr_defaults = spec.ops.iter().map(|f| {
+        let ds = f.stablehlo.attributes.iter().map(|a| {
+            let printed = a.default.as_ref().and_then(|d| {
+                let t = crate::ods::lower(&a.ty, &spec.enums).ok()?;
+                crate::ods::printed_default(&t, d, &spec.enums).ok()
+            });
+            match printed {
+                Some(p) => quote! { Some(#p) },
+                None => quote! { None },
+            }
+        });
+        quote! { &[ #(#ds),* ] }
+    });
     let s_compatible = spec
         .ops
         .iter()
@@ -637,6 +650,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             /// by codegen/src/ods.rs, so an unknown type is a spec error).
             pub fn attribute_constraints(self) -> &'static [OdsConstraint] {
                 const A: &[&[OdsConstraint]] = &[ #(#s_attr_constraints),* ];
+                A[self as usize]
+            }
+            /// Each attribute's default value as MLIR prints it (`-1 : i64`), for attributes
+            /// with an ODS default (spec `default:`), as `attribute_names`.
+            pub fn attribute_defaults(self) -> &'static [Option<&'static str>] {
+                const A: &[&[Option<&str>]] = &[ #(#s_attr_defaults),* ];
                 A[self as usize]
             }
             /// ODS's `HLO_CompatibleOperandsAndResultType` (spec `traits`): every operand and result

@@ -7003,6 +7003,191 @@ impl StablehloOp {
         ];
         A[self as usize]
     }
+    /// Each attribute's default value as MLIR prints it (`-1 : i64`), for attributes
+    /// with an ODS default (spec `default:`), as `attribute_names`.
+    pub fn attribute_defaults(self) -> &'static [Option<&'static str>] {
+        const A: &[&[Option<&str>]] = &[
+            &[],
+            &[],
+            &[],
+            &[None, None, None, None],
+            &[None, None, None],
+            &[None, None, None, None, None],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[None, None],
+            &[None, None],
+            &[None, None],
+            &[],
+            &[None],
+            &[None],
+            &[None],
+            &[],
+            &[
+                Some(
+                    "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+                ),
+            ],
+            &[],
+            &[Some("false")],
+            &[],
+            &[None, None, None],
+            &[None, None],
+            &[None, None, None, None],
+            &[None, None],
+            &[],
+            &[None, Some("{}"), None, Some("0 : i32")],
+            &[None],
+            &[None],
+            &[],
+            &[None, None, None, None, None, None, None, None, None],
+            &[
+                Some(
+                    "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+                ),
+            ],
+            &[],
+            &[],
+            &[None],
+            &[
+                None,
+                Some("false"),
+                None,
+                Some("1 : i32"),
+                Some("[]"),
+                None,
+                None,
+                Some("[]"),
+                None,
+            ],
+            &[],
+            &[None],
+            &[None, None, None],
+            &[None, None, None],
+            &[None, None, None, None, None, None, None, None],
+            &[None, Some("false")],
+            &[None],
+            &[],
+            &[],
+            &[None],
+            &[],
+            &[None],
+            &[
+                Some(
+                    "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+                ),
+            ],
+            &[
+                Some(
+                    "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+                ),
+            ],
+            &[None, None],
+            &[],
+            &[None, None, None, None, None, None],
+            &[None, None, Some("false")],
+            &[None],
+            &[None],
+            &[],
+            &[],
+            &[Some("\"\""), None],
+            &[None],
+            &[],
+            &[
+                Some(
+                    "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+                ),
+            ],
+            &[
+                Some(
+                    "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+                ),
+            ],
+            &[
+                Some(
+                    "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+                ),
+            ],
+            &[None],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[Some("\"\"")],
+            &[None, None, None],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[None, Some("false"), None],
+            &[None],
+            &[None, None],
+            &[None, None, None, None],
+            &[None, None, None, None, None],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[None],
+            &[None],
+            &[None],
+            &[],
+            &[],
+            &[
+                Some(
+                    "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+                ),
+            ],
+            &[None, Some("false"), Some("false")],
+            &[],
+            &[None, None, None],
+            &[None, Some("false"), None],
+            &[None],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[
+                Some(
+                    "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+                ),
+            ],
+            &[None, None, None],
+            &[Some("-1 : i64"), Some("false")],
+            &[
+                Some(
+                    "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+                ),
+            ],
+            &[],
+            &[
+                Some(
+                    "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+                ),
+            ],
+            &[
+                Some(
+                    "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
+                ),
+            ],
+            &[None, None],
+            &[None],
+            &[None, None, None, None],
+            &[],
+            &[None],
+            &[],
+            &[],
+            &[],
+            &[],
+        ];
+        A[self as usize]
+    }
     /// ODS's `HLO_CompatibleOperandsAndResultType` (spec `traits`): every operand and result
     /// has the same element type and compatible shapes.
     pub fn compatible_operands_and_result_type(self) -> bool {

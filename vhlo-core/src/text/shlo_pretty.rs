@@ -2261,38 +2261,16 @@ pub(crate) fn block_arg_name_hint(m: &Module, op: OpId) -> Option<&'static str> 
     }
 }
 
-/// Default values of StableHLO's `DefaultValued` attributes (from `spec/ops`), as printed.
-const DEFAULTS: &[(&str, &str)] = &[
-    (
-        "result_accuracy",
-        "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>",
-    ),
-    ("indices_are_sorted", "false"),
-    ("unique_indices", "false"),
-    ("is_host_transfer", "false"),
-    ("has_side_effect", "false"),
-    ("is_stable", "false"),
-    ("lower", "false"),
-    ("api_version", "1 : i32"),
-    ("called_computations", "[]"),
-    ("output_operand_aliases", "[]"),
-    ("composite_attributes", "{}"),
-    ("version", "0 : i32"),
-    ("infeed_config", "\"\""),
-    ("outfeed_config", "\"\""),
-];
-
-/// True when `value` is the default of the inherent attribute `attr` of StableHLO op `op`.
+/// True when `value` is the ODS default of the attribute `attr` of StableHLO op `op` (from the
+/// spec, printed as MLIR prints it).
 fn is_default_value(m: &Module, op: &str, attr: &str, value: Attribute) -> bool {
-    if !op.starts_with("stablehlo.") || !inherent_attrs(op).contains(&attr) {
+    let Some(k) = crate::vhlo::StablehloOp::from_name(op) else {
         return false;
-    }
-    let default = match (op, attr) {
-        ("stablehlo.sort", "dimension") => "-1 : i64",
-        _ => match DEFAULTS.iter().find(|d| d.0 == attr) {
-            Some(d) => d.1,
-            None => return false,
-        },
     };
-    super::printer::attribute_to_string(m, value) == default
+    let default = k
+        .attribute_names()
+        .iter()
+        .position(|n| *n == attr)
+        .and_then(|i| k.attribute_defaults()[i]);
+    default.is_some_and(|d| super::printer::attribute_to_string(m, value) == d)
 }
