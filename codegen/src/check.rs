@@ -768,6 +768,23 @@ fn check_stablehlo_map(spec: &Spec, diags: &mut Diagnostics) {
                 Some(d) => crate::ods::printed_default(&t, d, &spec.enums).map(drop),
                 None => Ok(()),
             });
+            if a.optional != crate::ods::is_optional(&a.ty) {
+                diags.error(
+                    a.pos.clone(),
+                    format!(
+                        "attribute `{}` of `{}` says `optional: {}`, but its ODS type `{}` {}",
+                        a.name,
+                        s.name,
+                        a.optional,
+                        a.ty.trim(),
+                        if a.optional {
+                            "must be present"
+                        } else {
+                            "may be absent"
+                        }
+                    ),
+                );
+            }
             if let Err(why) = printed {
                 diags.error(
                     a.ty_pos.clone(),

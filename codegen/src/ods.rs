@@ -180,6 +180,13 @@ pub fn lower(ods: &str, enums: &[EnumDef]) -> Result<OdsType, String> {
     ))
 }
 
+/// True when ODS lets the attribute be absent: a unit attribute, or one wrapped as optional or
+/// default-valued.
+pub fn is_optional(ods: &str) -> bool {
+    let ods = ods.trim();
+    ods == "UnitAttr" || WRAPPERS.iter().any(|w| ods.starts_with(w))
+}
+
 /// An attribute's ODS default (the spec's `default:`, a C++ value as ODS spells it) as MLIR
 /// prints the value, which the pretty printer leaves out (`elide_defaults`).
 pub fn printed_default(ty: &OdsType, default: &str, enums: &[EnumDef]) -> Result<String, String> {

@@ -453,6 +453,10 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         });
         quote! { &[ #(#ds),* ] }
     });
+    let s_attr_optional = spec.ops.iter().map(|f| {
+        let os = f.stablehlo.attributes.iter().map(|a| a.optional);
+        quote! { &[ #(#os),* ] }
+    });
     let s_compatible = spec
         .ops
         .iter()
@@ -650,6 +654,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             /// by codegen/src/ods.rs, so an unknown type is a spec error).
             pub fn attribute_constraints(self) -> &'static [OdsConstraint] {
                 const A: &[&[OdsConstraint]] = &[ #(#s_attr_constraints),* ];
+                A[self as usize]
+            }
+            /// Whether each attribute may be absent (a unit attribute, or an optional or
+            /// default-valued one), as `attribute_names`.
+            pub fn attribute_optional(self) -> &'static [bool] {
+                const A: &[&[bool]] = &[ #(#s_attr_optional),* ];
                 A[self as usize]
             }
             /// Each attribute's default value as MLIR prints it (`-1 : i64`), for attributes

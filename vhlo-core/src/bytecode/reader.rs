@@ -1861,13 +1861,8 @@ fn native_properties(dialect: &str, short: &str) -> Option<Vec<(&'static str, bo
     let mut attrs: Vec<(&'static str, bool)> = op
         .attribute_names()
         .iter()
-        .zip(op.attribute_types())
-        .map(|(&name, ty)| {
-            let optional = ["OptionalAttr", "DefaultValued", "UnitAttr"]
-                .iter()
-                .any(|p| ty.trim_start().starts_with(p));
-            (name, optional)
-        })
+        .zip(op.attribute_optional())
+        .map(|(&name, &optional)| (name, optional))
         .collect();
     attrs.sort_unstable_by_key(|a| a.0);
     Some(attrs)

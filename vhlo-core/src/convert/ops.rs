@@ -110,31 +110,26 @@ const ALGORITHM_FIELDS: &[&str] = &[
 
 use StablehloOp as S;
 
+/// Whether the StableHLO op has the attribute `name` in the spec, and if so whether it may be
+/// absent.
+fn spec_attr(k: StablehloOp, name: &str) -> Option<bool> {
+    let i = k.attribute_names().iter().position(|n| *n == name)?;
+    k.attribute_optional().get(i).copied()
+}
+/// The collectives whose optional `channel_handle` VHLO splits into `channel_id` and
+/// `channel_type` (send and recv require theirs).
 fn has_channel_id(k: StablehloOp) -> bool {
-    matches!(
-        k,
-        S::AllGather
-            | S::AllReduce
-            | S::AllToAll
-            | S::CollectivePermute
-            | S::ReduceScatter
-            | S::CollectiveBroadcast
-            | S::CollectiveReduce
-    )
+    spec_attr(k, "channel_handle") == Some(true)
+        && k.to_vhlo().attribute_names().contains(&"channel_id")
 }
 fn has_global_ids(k: StablehloOp) -> bool {
-    matches!(
-        k,
-        S::AllGather
-            | S::AllReduce
-            | S::AllToAll
-            | S::CollectivePermute
-            | S::ReduceScatter
-            | S::CollectiveReduce
-    )
+    spec_attr(k, "use_global_device_ids").is_some()
 }
 fn has_dynamic_root(k: StablehloOp) -> bool {
-    matches!(k, S::CollectiveBroadcast | S::CollectiveReduce)
+    spec_attr(k, "has_dynamic_root").is_some()
+}
+fn has_result_accuracy(k: StablehloOp) -> bool {
+    spec_attr(k, "result_accuracy").is_some()
 }
 
 /// Op-specific conversion of one StableHLO attribute. `None` when it is not a special case.
@@ -310,11 +305,12 @@ fn defaults_to_vhlo(
     if has_channel_id(k) && !present("channel_handle") {
         add("channel_id", zero);
     }
-    if matches!(
-        k,
-        S::AllGather | S::AllReduce | S::ReduceScatter | S::CollectiveReduce
-    ) {
+    if has_global_ids(k) {
         add("use_global_device_ids", f);
+    }
+    if has_result_accuracy(k) {
+        let r = result_accuracy_default(m);
+        add("result_accuracy", r);
     }
     if has_dynamic_root(k) {
         add("has_dynamic_root", f);
@@ -387,21 +383,6 @@ fn defaults_to_vhlo(
                     add(n, none);
                 }
             }
-        }
-        S::Cbrt
-        | S::Cosine
-        | S::Exponential
-        | S::ExponentialMinusOne
-        | S::Log
-        | S::LogPlusOne
-        | S::Logistic
-        | S::Rsqrt
-        | S::Sine
-        | S::Sqrt
-        | S::Tan
-        | S::Tanh => {
-            let r = result_accuracy_default(m);
-            add("result_accuracy", r);
         }
         S::DynamicBroadcastInDim => {
             let e = vhlo_i64_tensor(m, &[0], &[])?;
@@ -782,11 +763,11 @@ fn remove_defaults(m: &mut Module, k: StablehloOp, attrs: &mut Named) {
     if has_channel_id(k) {
         check("channel_id", &is_int(0));
     }
-    if matches!(
-        k,
-        S::AllGather | S::AllReduce | S::ReduceScatter | S::CollectiveReduce
-    ) {
+    if has_global_ids(k) {
         check("use_global_device_ids", &is_bool(false));
+    }
+    if has_result_accuracy(k) {
+        check("result_accuracy", &accuracy_default);
     }
     if has_dynamic_root(k) {
         check("has_dynamic_root", &is_bool(false));
@@ -825,18 +806,6 @@ fn remove_defaults(m: &mut Module, k: StablehloOp, attrs: &mut Named) {
             check("result_tilings", &is_empty_array);
         }
         S::Dot | S::DotGeneral => check("precision_config", &precision_default),
-        S::Cbrt
-        | S::Cosine
-        | S::Exponential
-        | S::ExponentialMinusOne
-        | S::Log
-        | S::LogPlusOne
-        | S::Logistic
-        | S::Rsqrt
-        | S::Sine
-        | S::Sqrt
-        | S::Tan
-        | S::Tanh => check("result_accuracy", &accuracy_default),
         S::DynamicBroadcastInDim => {
             check("known_expanding_dimensions", &is_empty_tensor);
             check("known_nonexpanding_dimensions", &is_empty_tensor);
