@@ -82,6 +82,7 @@ pub mod convert;
 pub mod dialect;
 pub mod ir;
 pub mod portable;
+pub mod scalars;
 pub mod text;
 pub mod version;
 pub mod vhlo;

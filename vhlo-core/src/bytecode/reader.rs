@@ -2019,7 +2019,7 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
     }) else {
         return false;
     };
-    let scalar_bytes = |t: Type| match crate::convert::builtin_scalar(vhlo_mnemonic(m, t)?.0)? {
+    let scalar_bytes = |t: Type| match crate::scalars::type_of(vhlo_mnemonic(m, t)?.0)? {
         TypeData::Integer { width, .. } => Some(width.div_ceil(8)),
         TypeData::Float(k) => Some(k.bit_width().div_ceil(8)),
         TypeData::Index => Some(8),
@@ -2045,7 +2045,7 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
 
 pub(crate) fn vhlo_float_width(m: &Module, t: Type) -> Option<u32> {
     let (mnemonic, _) = vhlo_mnemonic(m, t)?;
-    match crate::convert::builtin_scalar(mnemonic)? {
+    match crate::scalars::type_of(mnemonic)? {
         TypeData::Float(k) => Some(k.bit_width()),
         _ => None,
     }
@@ -2054,7 +2054,7 @@ pub(crate) fn vhlo_float_width(m: &Module, t: Type) -> Option<u32> {
 /// `(width, unsigned)` of a VHLO integer or index type.
 pub(crate) fn vhlo_int_width(m: &Module, t: Type) -> Option<(u32, bool)> {
     let (mnemonic, _) = vhlo_mnemonic(m, t)?;
-    match crate::convert::builtin_scalar(mnemonic)? {
+    match crate::scalars::type_of(mnemonic)? {
         TypeData::Integer { width, signedness } => {
             Some((width, signedness == Signedness::Unsigned))
         }

@@ -21,7 +21,6 @@ mod verify;
 mod verify_sdy;
 
 pub use strict::{location_losses, losses_to_stablehlo, shadowed_on_reading};
-pub(crate) use types::builtin_scalar;
 
 use std::fmt;
 

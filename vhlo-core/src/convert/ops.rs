@@ -556,11 +556,10 @@ fn vhlo_int_tensor(m: &Module, a: Attribute) -> Option<IntTensor> {
     let TypeData::Dialect(ed) = m.type_data(*e) else {
         return None;
     };
-    let width = match m.str(ed.mnemonic) {
-        "bool_v1" | "i8_v1" | "ui8_v1" | "i2_v1" | "i4_v1" | "ui2_v1" | "ui4_v1" => 1,
-        "i16_v1" | "ui16_v1" => 2,
-        "i32_v1" | "ui32_v1" => 4,
-        "i64_v1" | "ui64_v1" | "index_v1" => 8,
+    // Bytes per element of integer dense data: sub-byte integers take a byte each.
+    let width = match crate::scalars::type_of(m.str(ed.mnemonic))? {
+        TypeData::Integer { width, .. } => usize::try_from(width.div_ceil(8)).ok()?,
+        TypeData::Index => 8,
         _ => return None,
     };
     let read = |c: &[u8]| {

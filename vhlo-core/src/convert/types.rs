@@ -2,33 +2,8 @@
 
 use crate::dialect::support::{vhlo_type, vhlo_type_with};
 use crate::ir::{
-    AttrData, Attribute, DialectAttr, DialectType, FastMap, FloatKind, Module, Param, Signedness,
-    Type, TypeData,
+    AttrData, Attribute, DialectAttr, DialectType, FastMap, Module, Param, Type, TypeData,
 };
-
-/// The VHLO mnemonic of a builtin float kind, if VHLO has one.
-fn float_mnemonic(k: FloatKind) -> Option<&'static str> {
-    Some(match k {
-        FloatKind::F4E2M1FN => "f4E2M1FN_v1",
-        FloatKind::F6E2M3FN => "f6E2M3FN_v1",
-        FloatKind::F6E3M2FN => "f6E3M2FN_v1",
-        FloatKind::F8E3M4 => "f8E3M4_v1",
-        FloatKind::F8E4M3 => "f8E4M3_v1",
-        FloatKind::F8E4M3FN => "f8E4M3FN_v1",
-        FloatKind::F8E4M3FNUZ => "f8E4M3FNUZ_v1",
-        FloatKind::F8E4M3B11FNUZ => "f8E4M3B11FNUZ_v1",
-        FloatKind::F8E5M2 => "f8E5M2_v1",
-        FloatKind::F8E5M2FNUZ => "f8E5M2FNUZ_v1",
-        FloatKind::F8E8M0FNU => "f8E8M0FNU_v1",
-        FloatKind::BF16 => "bf16_v1",
-        FloatKind::F16 => "f16_v1",
-        // Upstream's VHLO spells TF32 `tf31_v1`.
-        FloatKind::TF32 => "tf31_v1",
-        FloatKind::F32 => "f32_v1",
-        FloatKind::F64 => "f64_v1",
-        FloatKind::F80 | FloatKind::F128 => return None,
-    })
-}
 
 fn dialect_of<'a>(m: &'a Module, d: &DialectType) -> (&'a str, &'a str) {
     (m.str(d.dialect), m.str(d.mnemonic))
@@ -70,21 +45,13 @@ fn to_vhlo_once(
         ))
     };
     Ok(match data {
-        TypeData::Integer { width, signedness } => {
-            let name = match (width, signedness) {
-                (1, Signedness::Signless) => "bool_v1".to_string(),
-                (2 | 4 | 8 | 16 | 32 | 64, Signedness::Signless) => format!("i{width}_v1"),
-                (2 | 4 | 8 | 16 | 32 | 64, Signedness::Unsigned) => format!("ui{width}_v1"),
-                _ => return bad(m, "has no VHLO form (VHLO has i1 and signless/unsigned 2, 4, 8, 16, 32, 64-bit integers)"),
-            };
-            vhlo_type(m, &name)
+        TypeData::Integer { .. } | TypeData::Index | TypeData::None | TypeData::Float(_) => {
+            match crate::scalars::vhlo_mnemonic(&data) {
+                Some(name) => vhlo_type(m, name),
+                None if matches!(data, TypeData::Integer { .. }) => return bad(m, "has no VHLO form (VHLO has i1 and signless/unsigned 2, 4, 8, 16, 32, 64-bit integers)"),
+                None => return bad(m, "has no VHLO form"),
+            }
         }
-        TypeData::Index => vhlo_type(m, "index_v1"),
-        TypeData::None => vhlo_type(m, "none_v1"),
-        TypeData::Float(k) => match float_mnemonic(k) {
-            Some(name) => vhlo_type(m, name),
-            None => return bad(m, "has no VHLO form"),
-        },
         TypeData::Complex(e) => {
             let e = to_vhlo_memo(m, e, allow_other, memo)?;
             vhlo_type_with(m, "complex_v1", vec![Param::Type(e)])
@@ -214,33 +181,6 @@ fn encoding_to_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
     }
 }
 
-/// The builtin type a parameterless VHLO scalar type converts to (upstream's VhloTypeConverter).
-pub(crate) fn builtin_scalar(mnemonic: &str) -> Option<TypeData> {
-    let int = |width, signedness| Some(TypeData::Integer { width, signedness });
-    match mnemonic {
-        "bool_v1" => int(1, Signedness::Signless),
-        "i2_v1" => int(2, Signedness::Signless),
-        "i4_v1" => int(4, Signedness::Signless),
-        "i8_v1" => int(8, Signedness::Signless),
-        "i16_v1" => int(16, Signedness::Signless),
-        "i32_v1" => int(32, Signedness::Signless),
-        "i64_v1" => int(64, Signedness::Signless),
-        "ui2_v1" => int(2, Signedness::Unsigned),
-        "ui4_v1" => int(4, Signedness::Unsigned),
-        "ui8_v1" => int(8, Signedness::Unsigned),
-        "ui16_v1" => int(16, Signedness::Unsigned),
-        "ui32_v1" => int(32, Signedness::Unsigned),
-        "ui64_v1" => int(64, Signedness::Unsigned),
-        "index_v1" => Some(TypeData::Index),
-        "none_v1" => Some(TypeData::None),
-        _ => FloatKind::ALL
-            .iter()
-            .copied()
-            .find(|&k| float_mnemonic(k) == Some(mnemonic))
-            .map(TypeData::Float),
-    }
-}
-
 fn dialect_type(m: &mut Module, dialect: &str, mnemonic: &str, params: Vec<Param>) -> Type {
     let dialect = m.sym(dialect);
     let mnemonic = m.sym(mnemonic);
@@ -274,7 +214,8 @@ fn from_vhlo_once(m: &mut Module, t: Type, memo: &mut FastMap<Type, Type>) -> Re
         return Ok(t);
     }
     let mnemonic = m.str(d.mnemonic).to_string();
-    if let Some(data) = builtin_scalar(&mnemonic) {
+    // A parameterless scalar converts to its builtin type (upstream's VhloTypeConverter).
+    if let Some(data) = crate::scalars::type_of(&mnemonic) {
         return Ok(m.ty(data));
     }
     let bad = |m: &Module| {

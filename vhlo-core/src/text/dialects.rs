@@ -237,62 +237,6 @@ pub fn find_struct(dialect: &str, mnemonic: &str) -> Option<&'static StructSpec>
         .find(|s| s.dialect == dialect && s.mnemonic == mnemonic)
 }
 
-/// VHLO types without parameters.
-pub const VHLO_SIMPLE_TYPES: &[&str] = &[
-    "bool_v1",
-    "bf16_v1",
-    "f16_v1",
-    "f32_v1",
-    "f64_v1",
-    "f4E2M1FN_v1",
-    "f6E2M3FN_v1",
-    "f6E3M2FN_v1",
-    "f8E3M4_v1",
-    "f8E4M3_v1",
-    "f8E4M3FN_v1",
-    "f8E5M2_v1",
-    "f8E4M3FNUZ_v1",
-    "f8E4M3B11FNUZ_v1",
-    "f8E5M2FNUZ_v1",
-    "f8E8M0FNU_v1",
-    "tf31_v1",
-    "index_v1",
-    "i2_v1",
-    "i4_v1",
-    "i8_v1",
-    "i16_v1",
-    "i32_v1",
-    "i64_v1",
-    "ui2_v1",
-    "ui4_v1",
-    "ui8_v1",
-    "ui16_v1",
-    "ui32_v1",
-    "ui64_v1",
-    "none_v1",
-    "token_v1",
-    "witness_v1",
-];
-
-/// The builtin spelling of a scalar VHLO type (`i32_v1` → `i32`, `bool_v1` → `i1`,
-/// `tf31_v1` → `tf32`).
-pub fn vhlo_scalar_to_builtin(mnemonic: &str) -> Option<&'static str> {
-    Some(match mnemonic {
-        "bool_v1" => "i1",
-        "tf31_v1" => "tf32",
-        "index_v1" => "index",
-        "none_v1" => "none",
-        m => {
-            let stem = m.strip_suffix("_v1")?;
-            return VHLO_SIMPLE_TYPES
-                .iter()
-                .find(|t| t.strip_suffix("_v1") == Some(stem))
-                .and_then(|t| t.strip_suffix("_v1"))
-                .filter(|s| !matches!(*s, "token" | "witness"));
-        }
-    })
-}
-
 /// `#stablehlo.conv<raw ...>`: the convolution dimension numbers spelled field by field.
 pub const CONV_RAW: StructSpec = StructSpec {
     dialect: "stablehlo",

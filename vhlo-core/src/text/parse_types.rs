@@ -301,7 +301,7 @@ impl<'a> Parser<'a> {
                 let ts = self.parse_angle_type_list()?;
                 Ok(self.intern_dialect_type(dialect, mnemonic, vec![Param::Types(ts.into())]))
             }
-            ("vhlo", m) if dialects::VHLO_SIMPLE_TYPES.contains(&m) => {
+            ("vhlo", m) if crate::scalars::is_parameterless(m) => {
                 Ok(self.intern_dialect_type(dialect, mnemonic, vec![]))
             }
             ("vhlo", "complex_v1") | ("vhlo", "unranked_tensor_v1") => {
@@ -1505,34 +1505,23 @@ impl<'a> Parser<'a> {
         if self.m.str(d.dialect) != "vhlo" {
             return None;
         }
-        let spelled = dialects::vhlo_scalar_to_builtin(self.m.str(d.mnemonic))?;
-        FloatKind::ALL
-            .iter()
-            .copied()
-            .find(|k| k.keyword() == spelled)
+        match crate::scalars::type_of(self.m.str(d.mnemonic))? {
+            TypeData::Float(k) => Some(k),
+            _ => None,
+        }
     }
 
     /// MLIR's builtin-to-VHLO type mapping (used where VHLO attributes print builtin types).
     pub(crate) fn builtin_to_vhlo(&mut self, t: Type) -> Type {
         let data = self.m.type_data(t).clone();
         match data {
-            TypeData::Integer { width, signedness } => {
-                let name = match (width, signedness) {
-                    (1, _) => "bool_v1".to_string(),
-                    (w, Signedness::Unsigned) => format!("ui{w}_v1"),
-                    (w, _) => format!("i{w}_v1"),
-                };
-                self.intern_dialect_type("vhlo", &name, vec![])
-            }
-            TypeData::Index => self.intern_dialect_type("vhlo", "index_v1", vec![]),
-            TypeData::None => self.intern_dialect_type("vhlo", "none_v1", vec![]),
-            TypeData::Float(k) => {
-                let name = if k == FloatKind::TF32 {
-                    "tf31_v1".to_string()
-                } else {
-                    format!("{}_v1", k.keyword())
-                };
-                self.intern_dialect_type("vhlo", &name, vec![])
+            TypeData::Integer { .. } | TypeData::Index | TypeData::None | TypeData::Float(_) => {
+                match crate::scalars::vhlo_mnemonic(&data) {
+                    Some(name) => self.intern_dialect_type("vhlo", name, vec![]),
+                    // No VHLO form (`i3`): kept, as other builtin types are, for the conversion
+                    // to name.
+                    None => t,
+                }
             }
             TypeData::Complex(e) => {
                 let e = self.builtin_to_vhlo(e);

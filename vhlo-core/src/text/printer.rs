@@ -1792,7 +1792,7 @@ impl<'m> Printer<'m> {
             ("vhlo", "integer_v1", [Param::Type(t), Param::Int(v)]) => {
                 self.out.push_str("integer_v1<");
                 let spelled = match m.type_data(*t) {
-                    TypeData::Dialect(dt) => dialects::vhlo_scalar_to_builtin(m.str(dt.mnemonic)),
+                    TypeData::Dialect(dt) => crate::scalars::builtin_of(m.str(dt.mnemonic)),
                     _ => None,
                 };
                 match spelled {
@@ -1845,7 +1845,7 @@ impl<'m> Printer<'m> {
         let TypeData::Dialect(d) = self.m.type_data(t) else {
             return None;
         };
-        let spelled = dialects::vhlo_scalar_to_builtin(self.m.str(d.mnemonic))?;
+        let spelled = crate::scalars::builtin_of(self.m.str(d.mnemonic))?;
         FloatKind::ALL
             .iter()
             .copied()
@@ -1978,7 +1978,7 @@ fn elem_kind(m: &Module, t: Type) -> Option<ElemKind> {
                 };
                 return Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?)));
             }
-            let spelled = dialects::vhlo_scalar_to_builtin(mnemonic)?;
+            let spelled = crate::scalars::builtin_of(mnemonic)?;
             if spelled == "index" {
                 return Some(ElemKind::Index);
             }
