@@ -60,25 +60,6 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// `s` as a double-quoted string with backslash escapes (file and location names).
-fn quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// Every reason a conversion failed, as one error (`?` works with it; it derefs to the list).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
@@ -147,60 +128,9 @@ pub fn diagnostics_to_text(ds: &[Diagnostic]) -> String {
     ds.iter().map(|d| format!("{d}\n")).collect()
 }
 
-/// Prints a location as MLIR does inside `loc(...)`.
-pub fn location_to_string(m: &Module, l: Location) -> String {
-    let mut out = String::new();
-    write_loc(m, l, &mut out, 0);
-    out
-}
-
-fn write_loc(m: &Module, l: Location, out: &mut String, depth: usize) {
-    if depth > 64 {
-        out.push_str("...");
-        return;
-    }
-    match m.loc_data(l) {
-        LocData::Unknown => out.push_str("unknown"),
-        LocData::FileLineCol { file, line, column } => {
-            out.push_str(&format!("{}:{line}:{column}", quoted(m.str(*file))))
-        }
-        LocData::FileLineColRange { file, line_cols } => {
-            out.push_str(&quoted(m.str(*file)));
-            match line_cols[..] {
-                [l] => out.push_str(&format!(":{l}")),
-                [l, c] => out.push_str(&format!(":{l}:{c}")),
-                [l, c, ec] => out.push_str(&format!(":{l}:{c} to :{ec}")),
-                [l, c, el, ec] => out.push_str(&format!(":{l}:{c} to {el}:{ec}")),
-                _ => {}
-            }
-        }
-        LocData::Name { name, child } => {
-            out.push_str(&quoted(m.str(*name)));
-            if let Some(c) = child {
-                out.push('(');
-                write_loc(m, *c, out, depth + 1);
-                out.push(')');
-            }
-        }
-        LocData::CallSite { callee, caller } => {
-            out.push_str("callsite(");
-            write_loc(m, *callee, out, depth + 1);
-            out.push_str(" at ");
-            write_loc(m, *caller, out, depth + 1);
-            out.push(')');
-        }
-        LocData::Fused { locations, .. } => {
-            out.push_str("fused[");
-            for (i, x) in locations.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_loc(m, *x, out, depth + 1);
-            }
-            out.push(']');
-        }
-    }
-}
+/// Prints a location as MLIR does inside `loc(...)`: the text printer's, so messages and text
+/// agree.
+pub use crate::text::location_to_string;
 
 /// The conversions recurse over types, attributes and locations: a module nested deeper than
 /// [`crate::ir::MAX_NESTING`] (built by hand, or through aliases) is refused first.

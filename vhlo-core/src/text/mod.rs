@@ -24,7 +24,7 @@ mod sparse;
 pub use float::{format_float, from_f64, to_f64};
 pub use parse_types::element_storage_bytes;
 pub use parser::{MAX_DEPTH, MAX_REGION_DEPTH};
-pub use printer::{attribute_to_string, type_to_string, PrintOptions};
+pub use printer::{attribute_to_string, location_to_string, type_to_string, PrintOptions};
 
 use crate::ir::Module;
 

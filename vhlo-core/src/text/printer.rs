@@ -200,6 +200,13 @@ pub fn type_to_string(m: &Module, t: Type) -> String {
     p.out
 }
 
+/// A location as MLIR prints it inside `loc(...)` (diagnostics use this too).
+pub fn location_to_string(m: &Module, l: Location) -> String {
+    let mut p = Printer::new(m, PrintOptions::default());
+    p.print_loc(l);
+    p.out
+}
+
 /// An attribute as text.
 pub fn attribute_to_string(m: &Module, a: Attribute) -> String {
     let mut p = Printer::new(m, PrintOptions::default());
