@@ -11,7 +11,10 @@ commands:
   list     print one line per VHLO op version: vhlo.<mnemonic>\\t<from>\\t<to|current>
   expand   write the formatted expansion to vhlo-core/src/generated/vhlo_dialect.rs
   docs     write the per-op pages, the opset table and the changelog under docs/
-  lock     add every definition not yet in spec/released.lock (released ones are never rewritten)
+  release X.Y.Z [--recut]
+           cut release X.Y.Z: lock in spec/released.lock every definition it and earlier
+           releases introduced (later ones stay work in progress, free to edit); --recut locks
+           what X.Y.Z introduced afresh, for a cut made by mistake before X.Y.Z is published
   check    exit 1 when expand/docs outputs are stale";
 
 fn workspace_root() -> PathBuf {
@@ -38,8 +41,19 @@ fn main() -> ExitCode {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
+    if cmd == "release" {
+        let recut = args.iter().any(|a| a == "--recut");
+        let Some(v) = args.get(1).filter(|a| *a != "--recut") else {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        };
+        return release(&spec_dir, v, recut);
+    }
     if cmd == "lock" {
-        return lock(&spec_dir);
+        eprintln!(
+            "`lock` is now `release X.Y.Z`: it cuts one release, leaving work in progress unlocked"
+        );
+        return ExitCode::from(2);
     }
     let spec = match codegen::load_spec(&spec_dir) {
         Ok(s) => s,
@@ -128,8 +142,8 @@ fn codegen_outputs(spec: &codegen::Spec) -> Result<Vec<(PathBuf, String)>, Strin
     Ok(out)
 }
 
-fn lock(spec_dir: &Path) -> ExitCode {
-    // Load without the lock check, then append only the keys that are missing.
+fn release(spec_dir: &Path, version: &str, recut: bool) -> ExitCode {
+    // Load without the lock check (a recut replaces stale digests), then cut.
     let mut diags = codegen::diag::Diagnostics::default();
     let name = spec_dir
         .file_name()
@@ -142,40 +156,29 @@ fn lock(spec_dir: &Path) -> ExitCode {
         eprint!("{e}");
         return ExitCode::FAILURE;
     }
-    let path = spec_dir.join(codegen::lock::LOCK_FILE);
-    let fresh = codegen::lock::render(&spec);
-    let existing = std::fs::read_to_string(&path).unwrap_or_default();
-    let known: std::collections::BTreeSet<String> = existing
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .filter_map(|l| {
-            let mut p = l.split_whitespace();
-            Some(format!("{} {}", p.next()?, p.next()?))
-        })
-        .collect();
-    let mut text = if existing.is_empty() {
-        fresh
-            .lines()
-            .take_while(|l| l.starts_with('#'))
-            .map(|l| format!("{l}\n"))
-            .collect()
-    } else {
-        existing.clone()
-    };
-    let mut added = 0;
-    for line in fresh.lines().filter(|l| !l.starts_with('#')) {
-        let mut p = line.split_whitespace();
-        let key = format!("{} {}", p.next().unwrap_or(""), p.next().unwrap_or(""));
-        if !known.contains(&key) {
-            text.push_str(line);
-            text.push('\n');
-            added += 1;
+    let v = match codegen::model::Version::parse(version) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
         }
-    }
+    };
+    let path = spec_dir.join(codegen::lock::LOCK_FILE);
+    let existing = std::fs::read_to_string(&path).unwrap_or_default();
+    let (text, added) = match codegen::lock::cut(&spec, &existing, v, recut) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     if let Err(e) = std::fs::write(&path, text) {
         eprintln!("error: cannot write {}: {e}", path.display());
         return ExitCode::FAILURE;
     }
-    println!("{}: {added} new definition(s) locked", path.display());
+    println!(
+        "{}: release {v} cut, {added} definition(s) and release row(s) locked",
+        path.display()
+    );
     ExitCode::SUCCESS
 }
