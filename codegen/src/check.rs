@@ -24,6 +24,7 @@ pub fn check(spec: &Spec, diags: &mut Diagnostics) {
     check_types_attrs_enums(spec, diags);
     check_ops(spec, diags);
     check_stablehlo_map(spec, diags);
+    check_attribute_correspondence(spec, diags);
 }
 
 fn in_table(spec: &Spec, v: Version) -> bool {
@@ -676,11 +677,21 @@ fn check_transition(spec: &Spec, prev: &OpVersion, next: &OpVersion, diags: &mut
 
 fn describe_diff(a: &Shape, b: &Shape) -> String {
     let mut out = Vec::new();
-    for x in b.attributes.difference(&a.attributes) {
-        out.push(format!("attribute `{x}` added without a rule"));
+    let added: Vec<&String> = b.attributes.difference(&a.attributes).collect();
+    let dropped: Vec<&String> = a.attributes.difference(&b.attributes).collect();
+    let near = |x: &str, y: &str| crate::ods::edit_distance(x, y) <= 2;
+    for x in &added {
+        match dropped.iter().find(|y| near(x, y)) {
+            Some(y) => out.push(format!(
+                "attribute `{x}` where the rules give `{y}` (a typo?)"
+            )),
+            None => out.push(format!("attribute `{x}` added without a rule")),
+        }
     }
-    for x in a.attributes.difference(&b.attributes) {
-        out.push(format!("attribute `{x}` removed without a rule"));
+    for y in &dropped {
+        if !added.iter().any(|x| near(x, y)) {
+            out.push(format!("attribute `{y}` removed without a rule"));
+        }
     }
     let list = |v: &[(String, bool)]| {
         v.iter()
@@ -795,6 +806,84 @@ fn check_stablehlo_map(spec: &Spec, diags: &mut Diagnostics) {
                 diags.error(
                     a.pos.clone(),
                     format!("`{}` has two fields called `{}`", s.name, a.name),
+                );
+            }
+        }
+    }
+}
+
+/// The closest of `names` to `typo` at edit distance 1 or 2, as a hint.
+fn did_you_mean<'a>(typo: &str, names: impl Iterator<Item = &'a str>) -> String {
+    names
+        .map(|n| (crate::ods::edit_distance(typo, n), n))
+        .filter(|(d, _)| *d > 0 && *d <= 2)
+        .min()
+        .map(|(_, n)| format!("; did you mean `{n}`?"))
+        .unwrap_or_default()
+}
+
+/// Each StableHLO attribute stands for the VHLO attribute of its name in the op's current
+/// version, or for those its `vhlo:` list names; every attribute of the current version is
+/// accounted for so. The conversions rely on it both ways.
+fn check_attribute_correspondence(spec: &Spec, diags: &mut Diagnostics) {
+    for fam in &spec.ops {
+        let Some(current) = fam.versions.last() else {
+            continue;
+        };
+        let s = &fam.stablehlo;
+        let expected: Vec<&str> = s
+            .attributes
+            .iter()
+            .flat_map(|a| match &a.vhlo {
+                Some(fields) => fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+                None => vec![a.name.as_str()],
+            })
+            .collect();
+        let actual: Vec<&str> = current.attributes.iter().map(|f| f.name.as_str()).collect();
+        for f in &current.attributes {
+            if !expected.contains(&f.name.as_str()) {
+                diags.error(
+                    f.pos.clone(),
+                    format!(
+                        "attribute `{}` of `{}` (the current version) stands for no attribute of `{}`: add one to the `stablehlo:` block, or name it in an attribute's `vhlo:` list{}",
+                        f.name,
+                        current.mnemonic,
+                        s.name,
+                        did_you_mean(&f.name, expected.iter().copied())
+                    ),
+                );
+            }
+        }
+        for a in &s.attributes {
+            let stands_for: Vec<&Field> = match &a.vhlo {
+                Some(fields) => fields.iter().collect(),
+                None => Vec::new(),
+            };
+            for f in &stands_for {
+                if !actual.contains(&f.name.as_str()) {
+                    diags.error(
+                        f.pos.clone(),
+                        format!(
+                            "`{}` of `{}` names `{}`, which is no attribute of `{}`, the current version{}",
+                            a.name,
+                            s.name,
+                            f.name,
+                            current.mnemonic,
+                            did_you_mean(&f.name, actual.iter().copied())
+                        ),
+                    );
+                }
+            }
+            if a.vhlo.is_none() && !actual.contains(&a.name.as_str()) {
+                diags.error(
+                    a.pos.clone(),
+                    format!(
+                        "attribute `{}` of `{}` is no attribute of `{}`, its current VHLO version (give it a `vhlo:` list if VHLO splits it or has no form of it){}",
+                        a.name,
+                        s.name,
+                        current.mnemonic,
+                        did_you_mean(&a.name, actual.iter().copied())
+                    ),
                 );
             }
         }

@@ -160,6 +160,10 @@ pub struct RawStablehloAttr {
     pub default: Option<SStr>,
     #[serde(default)]
     pub optional: bool,
+    /// The VHLO attributes it stands for when not one of the same name (a struct split into
+    /// fields, or `[]` for none).
+    #[serde(default)]
+    pub vhlo: Option<Vec<SStr>>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -213,6 +213,8 @@ pub struct StablehloAttr {
     pub ty_pos: Pos,
     pub default: Option<String>,
     pub optional: bool,
+    /// The VHLO attributes it stands for, when not the one of its own name (spec `vhlo:`).
+    pub vhlo: Option<Vec<Field>>,
     pub pos: Pos,
 }
 
@@ -786,6 +788,10 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                     ty_pos: pos(file, &a.ty),
                     default: a.default.as_ref().map(|d| d.value.clone()),
                     optional: a.optional,
+                    vhlo: a
+                        .vhlo
+                        .as_ref()
+                        .map(|fs| fs.iter().map(|x| field(file, x)).collect()),
                     pos: pos(file, &a.name),
                 })
                 .collect(),

@@ -274,7 +274,8 @@ fn closest(ods: &str) -> Option<&'static str> {
         .map(|(_, n)| n)
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance, for typo hints.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

@@ -457,6 +457,16 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         let os = f.stablehlo.attributes.iter().map(|a| a.optional);
         quote! { &[ #(#os),* ] }
     });
+    let s_attr_vhlo = spec.ops.iter().map(|f| {
+        let vs = f.stablehlo.attributes.iter().map(|a| match &a.vhlo {
+            Some(fields) => {
+                let ns = fields.iter().map(|x| &x.name);
+                quote! { Some(&[ #(#ns),* ]) }
+            }
+            None => quote! { None },
+        });
+        quote! { &[ #(#vs),* ] }
+    });
     let s_compatible = spec
         .ops
         .iter()
@@ -654,6 +664,13 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             /// by codegen/src/ods.rs, so an unknown type is a spec error).
             pub fn attribute_constraints(self) -> &'static [OdsConstraint] {
                 const A: &[&[OdsConstraint]] = &[ #(#s_attr_constraints),* ];
+                A[self as usize]
+            }
+            /// The VHLO attributes each attribute stands for when not the one of its own name
+            /// (spec `vhlo:`: a struct split into fields, in the struct's order), as
+            /// `attribute_names`.
+            pub fn attribute_vhlo_fields(self) -> &'static [Option<&'static [&'static str]>] {
+                const A: &[&[Option<&[&str]>]] = &[ #(#s_attr_vhlo),* ];
                 A[self as usize]
             }
             /// Whether each attribute may be absent (a unit attribute, or an optional or

@@ -65,48 +65,15 @@ fn split_fields(
     Ok(())
 }
 
-const CONV_FIELDS: &[&str] = &[
-    "input_batch_dimension",
-    "input_feature_dimension",
-    "input_spatial_dimensions",
-    "kernel_input_feature_dimension",
-    "kernel_output_feature_dimension",
-    "kernel_spatial_dimensions",
-    "output_batch_dimension",
-    "output_feature_dimension",
-    "output_spatial_dimensions",
-];
-const GATHER_FIELDS: &[&str] = &[
-    "offset_dims",
-    "collapsed_slice_dims",
-    "operand_batching_dims",
-    "start_indices_batching_dims",
-    "start_index_map",
-    "index_vector_dim",
-];
-const SCATTER_FIELDS: &[&str] = &[
-    "update_window_dims",
-    "inserted_window_dims",
-    "input_batching_dims",
-    "scatter_indices_batching_dims",
-    "scatter_dims_to_operand_dims",
-    "index_vector_dim",
-];
-const DOT_FIELDS: &[&str] = &[
-    "lhs_batching_dimensions",
-    "rhs_batching_dimensions",
-    "lhs_contracting_dimensions",
-    "rhs_contracting_dimensions",
-];
-const ALGORITHM_FIELDS: &[&str] = &[
-    "lhs_precision_type",
-    "rhs_precision_type",
-    "accumulation_type",
-    "lhs_component_count",
-    "rhs_component_count",
-    "num_primitive_operations",
-    "allow_imprecise_accumulation",
-];
+/// The VHLO attributes that the StableHLO attribute `name` of `k` splits into (spec `vhlo:`).
+fn vhlo_fields(k: StablehloOp, name: &str) -> &'static [&'static str] {
+    k.attribute_names()
+        .iter()
+        .zip(k.attribute_vhlo_fields())
+        .find(|(n, _)| **n == name)
+        .and_then(|(_, f)| *f)
+        .unwrap_or(&[])
+}
 
 use StablehloOp as S;
 
@@ -171,27 +138,27 @@ fn special_to_vhlo(
         (_, "has_dynamic_root") if has_dynamic_root(k) => unit_to_true(m, out),
         (S::Convolution | S::DynamicConv, "dimension_numbers") => {
             match stablehlo_params(m, a, "conv") {
-                Some(ps) => split_fields(m, &ps, CONV_FIELDS, out),
+                Some(ps) => split_fields(m, &ps, vhlo_fields(k, "dimension_numbers"), out),
                 None => Err("`dimension_numbers` must be a #stablehlo.conv".into()),
             }
         }
         (S::Gather | S::DynamicGather, "dimension_numbers") => {
             match stablehlo_params(m, a, "gather") {
-                Some(ps) => split_fields(m, &ps, GATHER_FIELDS, out),
+                Some(ps) => split_fields(m, &ps, vhlo_fields(k, "dimension_numbers"), out),
                 None => Err("`dimension_numbers` must be a #stablehlo.gather".into()),
             }
         }
         (S::Scatter, "scatter_dimension_numbers") => match stablehlo_params(m, a, "scatter") {
-            Some(ps) => split_fields(m, &ps, SCATTER_FIELDS, out),
+            Some(ps) => split_fields(m, &ps, vhlo_fields(k, "scatter_dimension_numbers"), out),
             None => Err("`scatter_dimension_numbers` must be a #stablehlo.scatter".into()),
         },
         (S::DotGeneral, "dot_dimension_numbers") => match stablehlo_params(m, a, "dot") {
-            Some(ps) => split_fields(m, &ps, DOT_FIELDS, out),
+            Some(ps) => split_fields(m, &ps, vhlo_fields(k, "dot_dimension_numbers"), out),
             None => Err("`dot_dimension_numbers` must be a #stablehlo.dot".into()),
         },
         (S::DotGeneral, "algorithm") => match stablehlo_params(m, a, "dot_algorithm") {
             Some(ps) if ps.len() == 7 => (|| {
-                for (p, n) in ps.iter().zip(ALGORITHM_FIELDS) {
+                for (p, n) in ps.iter().zip(vhlo_fields(k, "algorithm")) {
                     let v = match p {
                         Param::Type(t) => {
                             let vt = types::to_vhlo(m, *t, false)?;
@@ -379,7 +346,7 @@ fn defaults_to_vhlo(
             add("precision_config", p);
             if k == S::DotGeneral && !present("algorithm") {
                 let none = crate::dialect::support::vhlo_type_attr(m, "none_v1");
-                for n in ALGORITHM_FIELDS {
+                for n in vhlo_fields(k, "algorithm") {
                     add(n, none);
                 }
             }
@@ -857,25 +824,19 @@ pub fn attrs_from_vhlo(
                 Err(e) => errors.push(e),
             }
         };
-    match k {
-        S::Convolution | S::DynamicConv => {
-            push_implode(m, &mut attrs, CONV_FIELDS, "conv", "dimension_numbers")
-        }
-        S::Gather | S::DynamicGather => {
-            push_implode(m, &mut attrs, GATHER_FIELDS, "gather", "dimension_numbers")
-        }
-        S::Scatter => push_implode(
-            m,
-            &mut attrs,
-            SCATTER_FIELDS,
-            "scatter",
-            "scatter_dimension_numbers",
-        ),
-        S::DotGeneral => push_implode(m, &mut attrs, DOT_FIELDS, "dot", "dot_dimension_numbers"),
-        _ => {}
+    // Struct attributes that VHLO splits into fields (spec `vhlo:`), put back together.
+    let structs: &[(&str, &str)] = match k {
+        S::Convolution | S::DynamicConv => &[("dimension_numbers", "conv")],
+        S::Gather | S::DynamicGather => &[("dimension_numbers", "gather")],
+        S::Scatter => &[("scatter_dimension_numbers", "scatter")],
+        S::DotGeneral => &[("dot_dimension_numbers", "dot")],
+        _ => &[],
+    };
+    for &(name, mnemonic) in structs {
+        push_implode(m, &mut attrs, vhlo_fields(k, name), mnemonic, name);
     }
     if k == S::DotGeneral {
-        let fields: Vec<Option<Attribute>> = ALGORITHM_FIELDS
+        let fields: Vec<Option<Attribute>> = vhlo_fields(k, "algorithm")
             .iter()
             .map(|n| take(&mut attrs, n))
             .collect();
@@ -884,12 +845,12 @@ pub fn attrs_from_vhlo(
             .all(|f| f.is_some_and(|a| is_none_type_attr(m, a)));
         if !all_none {
             let mut params = Vec::new();
-            for (i, (f, n)) in fields.iter().zip(ALGORITHM_FIELDS).enumerate() {
+            for (i, (f, n)) in fields.iter().zip(vhlo_fields(k, "algorithm")).enumerate() {
                 let Some(a) = *f else {
                     errors.push(format!("attribute `{n}` is missing"));
                     continue;
                 };
-                // Three types, three counts, one flag, in ALGORITHM_FIELDS order.
+                // Three types, three counts, one flag, in the spec's `vhlo:` order.
                 let p = match (i, vhlo_parts(m, a)) {
                     (0..=2, Some(("type_v1", [Param::Type(t)]))) => {
                         let t = *t;
