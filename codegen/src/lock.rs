@@ -240,6 +240,31 @@ pub fn check(
     diags: &mut Diagnostics,
 ) {
     let forms = canonical_forms(spec);
+    // A definition of a release already cut must be in the lock: adding one is an edit too.
+    let locked: std::collections::BTreeSet<String> = lock_text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(key_of)
+        .collect();
+    let newest_cut = lock_text
+        .lines()
+        .filter_map(|l| l.strip_prefix("release "))
+        .filter_map(|l| Version::parse(l.split_whitespace().next()?).ok())
+        .max();
+    if let Some(cut) = newest_cut {
+        for (key, v) in introduced_in(spec) {
+            if v <= cut && !locked.contains(&key) {
+                if let Some((_, pos)) = forms.get(&key) {
+                    diags.error(
+                        pos.clone(),
+                        format!(
+                            "`{key}` is new but belongs to {v}, and releases up to {cut} are cut (locked in {lock_name}); VHLO is add-only: add it to a release in progress"
+                        ),
+                    );
+                }
+            }
+        }
+    }
     for (i, line) in lock_text.lines().enumerate() {
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let line = line.trim();
@@ -323,6 +348,29 @@ mod tests {
         assert!(text.contains("op scale_v2 ") && text.contains("release 1.2.0 "));
         // What the lock held stays as it was.
         assert!(text.starts_with(&lock));
+    }
+
+    #[test]
+    fn a_definition_added_to_a_cut_release_is_an_error() {
+        let (spec, lock) = fixture();
+        let (text, _) = cut(&spec, &lock, version("1.2.0"), false).unwrap();
+        let without = text
+            .lines()
+            .filter(|l| !l.starts_with("op scale_v2 "))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>();
+        let mut diags = Diagnostics::default();
+        check(&spec, "released.lock", &without, &|_, _| false, &mut diags);
+        let err = diags.finish().unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "`op scale_v2` is new but belongs to 1.2.0, and releases up to 1.2.0 are cut"
+            ),
+            "{err}"
+        );
+        let mut diags = Diagnostics::default();
+        check(&spec, "released.lock", &text, &|_, _| false, &mut diags);
+        assert!(diags.finish().is_ok());
     }
 
     #[test]
