@@ -247,7 +247,8 @@ fn stablehlo_to_vhlo(
     })
 }
 
-fn stablehlo_attr(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Attribute {
+/// A `#stablehlo.<mnemonic>` attribute with these parameters.
+pub(super) fn stablehlo_attr(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Attribute {
     let dialect = m.sym("stablehlo");
     let mnemonic = m.sym(mnemonic);
     m.attr(AttrData::Dialect(DialectAttr {

@@ -6,9 +6,7 @@
 //! StableHLO attribute); until then they are hand-written here.
 
 use crate::dialect::support::{vhlo_attr, vhlo_bool, vhlo_enum, vhlo_i64};
-use crate::ir::{
-    AttrData, Attribute, DialectAttr, Module, NamedAttr, OpId, Param, Signedness, TypeData,
-};
+use crate::ir::{AttrData, Attribute, Module, NamedAttr, OpId, Param, Signedness, TypeData};
 use crate::vhlo::{StablehloOp, VhloOp};
 
 use super::attrs::{self, vhlo_i64_tensor, vhlo_string};
@@ -572,16 +570,6 @@ fn is_splat_of(m: &Module, a: Attribute, v: i64) -> bool {
     }
 }
 
-fn stablehlo_attr(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Attribute {
-    let dialect = m.sym("stablehlo");
-    let mnemonic = m.sym(mnemonic);
-    m.attr(AttrData::Dialect(DialectAttr {
-        dialect,
-        mnemonic,
-        params: params.into(),
-    }))
-}
-
 /// Joins separate VHLO attributes back into a StableHLO struct attribute, removing them from `attrs`.
 fn implode(
     m: &mut Module,
@@ -605,7 +593,7 @@ fn implode(
             params.push(Param::Ints(v.into()));
         }
     }
-    Ok(stablehlo_attr(m, mnemonic, params))
+    Ok(attrs::stablehlo_attr(m, mnemonic, params))
 }
 
 fn take(attrs: &mut Named, name: &str) -> Option<Attribute> {
@@ -866,7 +854,7 @@ pub fn attrs_from_vhlo(
                 }
             }
             if params.len() == 7 {
-                let a = stablehlo_attr(m, "dot_algorithm", params);
+                let a = attrs::stablehlo_attr(m, "dot_algorithm", params);
                 out.push(("algorithm".into(), a));
             }
         }
@@ -877,7 +865,11 @@ pub fn attrs_from_vhlo(
             take(&mut attrs, "channel_type").and_then(|a| vhlo_int(m, a)),
         ) {
             (Some(id), Some(ty)) => {
-                let a = stablehlo_attr(m, "channel_handle", vec![Param::Int(id), Param::Int(ty)]);
+                let a = attrs::stablehlo_attr(
+                    m,
+                    "channel_handle",
+                    vec![Param::Int(id), Param::Int(ty)],
+                );
                 out.push(("channel_handle".into(), a));
             }
             _ => errors.push("attributes `channel_id` and `channel_type` must be integers".into()),
@@ -890,7 +882,7 @@ pub fn attrs_from_vhlo(
                 let id = vhlo_int(m, a).ok_or("`channel_id` must be an integer")?;
                 return Ok(Some((
                     "channel_handle".into(),
-                    stablehlo_attr(m, "channel_handle", vec![Param::Int(id), Param::Int(0)]),
+                    attrs::stablehlo_attr(m, "channel_handle", vec![Param::Int(id), Param::Int(0)]),
                 )));
             }
             if (has_global_ids(k) && name == "use_global_device_ids")

@@ -459,6 +459,27 @@ fn apfloat_to_string_into(
     if !small_decimal_digits(sig, &mut exp, bits_required, &mut digits) {
         big_decimal_digits(sig, &mut exp, bits_required, &mut digits);
     }
+    lay_out_digits(
+        out,
+        digits,
+        exp,
+        format_precision,
+        max_padding,
+        truncate_zero,
+    );
+}
+
+/// The rest of [`apfloat_to_string_into`] once the significant digits are known (least
+/// significant first, no trailing zeros, value `digits * 10^exp`): rounded half-up to
+/// `format_precision` digits, then laid out in plain or scientific notation.
+fn lay_out_digits(
+    out: &mut String,
+    mut digits: Vec<u8>,
+    mut exp: i32,
+    format_precision: u32,
+    max_padding: u32,
+    truncate_zero: bool,
+) {
     // Round half-up to the requested number of digits.
     let count = digits.len();
     let fp = format_precision as usize;
@@ -744,98 +765,14 @@ mod tests {
                 in_trail = false;
             }
         }
-        // Round half-up to the requested number of digits.
-        let count = digits.len();
-        let fp = format_precision as usize;
-        if count > fp {
-            let mut first = count - fp;
-            if digits[first - 1] < b'5' {
-                while first < count && digits[first] == b'0' {
-                    first += 1;
-                }
-                exp += first as i32;
-                digits.drain(..first);
-            } else {
-                let mut i = first;
-                while i != count {
-                    if digits[i] == b'9' {
-                        first += 1;
-                    } else {
-                        digits[i] += 1;
-                        break;
-                    }
-                    i += 1;
-                }
-                exp += first as i32;
-                if first == count {
-                    digits = vec![b'1'];
-                } else {
-                    digits.drain(..first);
-                }
-            }
-        }
-        let nd = digits.len() as i32;
-        let digit = |i: i32| digits[i as usize] as char;
-        let scientific = if max_padding == 0 {
-            true
-        } else if exp >= 0 {
-            exp as u32 > max_padding || (nd + exp) as u32 > format_precision
-        } else {
-            let msd = exp + nd - 1;
-            msd < 0 && (-msd) as u32 > max_padding
-        };
-        if scientific {
-            let e = exp + nd - 1;
-            out.push(digit(nd - 1));
-            out.push('.');
-            if nd == 1 && truncate_zero {
-                out.push('0');
-            } else {
-                for i in 1..nd {
-                    out.push(digit(nd - 1 - i));
-                }
-            }
-            if !truncate_zero && fp as i32 > nd - 1 {
-                for _ in 0..(fp as i32 - nd + 1) {
-                    out.push('0');
-                }
-            }
-            out.push(if truncate_zero { 'E' } else { 'e' });
-            out.push(if e >= 0 { '+' } else { '-' });
-            let mag = e.unsigned_abs().to_string();
-            if !truncate_zero && mag.len() < 2 {
-                out.push('0');
-            }
-            out.push_str(&mag);
-            return out;
-        }
-        if exp >= 0 {
-            for i in 0..nd {
-                out.push(digit(nd - 1 - i));
-            }
-            for _ in 0..exp {
-                out.push('0');
-            }
-            return out;
-        }
-        let whole = exp + nd;
-        let mut i = 0;
-        if whole > 0 {
-            while i < whole {
-                out.push(digit(nd - 1 - i));
-                i += 1;
-            }
-            out.push('.');
-        } else {
-            out.push_str("0.");
-            for _ in 0..(-whole) {
-                out.push('0');
-            }
-        }
-        while i < nd {
-            out.push(digit(nd - 1 - i));
-            i += 1;
-        }
+        lay_out_digits(
+            &mut out,
+            digits,
+            exp,
+            format_precision,
+            max_padding,
+            truncate_zero,
+        );
         out
     }
 
@@ -1005,19 +942,7 @@ mod tests {
     #[test]
     fn small_formats_round_trip_every_pattern() {
         use FloatKind::*;
-        for kind in [
-            F4E2M1FN,
-            F6E2M3FN,
-            F6E3M2FN,
-            F8E3M4,
-            F8E4M3,
-            F8E4M3FN,
-            F8E4M3FNUZ,
-            F8E4M3B11FNUZ,
-            F8E5M2,
-            F8E5M2FNUZ,
-            F8E8M0FNU,
-        ] {
+        for kind in FloatKind::ALL.into_iter().filter(|k| k.bit_width() <= 8) {
             let width = kind.bit_width();
             for bits in 0u128..(1 << width) {
                 let v = to_f64(kind, bits).unwrap();
