@@ -722,3 +722,15 @@ impl Module {
         }
     }
 }
+
+/// Storage bytes of one dense element of type `t` (MLIR pads each to whole bytes; i1 takes
+/// one byte; index takes 8).
+pub fn element_storage_bytes(m: &Module, t: Type) -> Option<usize> {
+    match m.type_data(t) {
+        TypeData::Integer { width, .. } => Some((*width as usize).div_ceil(8).max(1)),
+        TypeData::Index => Some(8),
+        TypeData::Float(k) => Some((k.bit_width() as usize).div_ceil(8)),
+        TypeData::Complex(inner) => element_storage_bytes(m, *inner).map(|n| n.saturating_mul(2)),
+        _ => None,
+    }
+}

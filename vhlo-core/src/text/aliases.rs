@@ -322,7 +322,7 @@ pub(crate) fn write_alias(out: &mut String, is_type: bool, name: &str, suffix: u
 #[cfg(test)]
 mod tests {
     use super::write_alias;
-    use crate::text::printer::push_decimal;
+    use crate::text::float::push_decimal;
 
     #[test]
     fn alias_names_and_decimals() {

@@ -542,7 +542,7 @@ fn lay_out_digits(
         if !truncate_zero && mag < 10 {
             out.push('0');
         }
-        super::printer::push_decimal(out, mag);
+        push_decimal(out, mag);
         return;
     }
     if exp >= 0 {
@@ -683,6 +683,28 @@ pub(crate) fn format_float_into(out: &mut String, kind: FloatKind, bits: u128) {
         }
     }
     let _ = write!(out, "0x{:X}", bits);
+}
+
+/// "00" to "99", for writing two digits at a time.
+const DIGIT_PAIRS: &str = concat!(
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839",
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879",
+    "8081828384858687888990919293949596979899",
+);
+
+/// Appends `n` in decimal (the printer's hot path: no formatting machinery).
+pub(crate) fn push_decimal(out: &mut String, n: u32) {
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
+    let pair = |k: u32| &DIGIT_PAIRS[2 * k as usize..2 * k as usize + 2];
+    if n < 100 {
+        out.push_str(pair(n));
+        return;
+    }
+    push_decimal(out, n / 100);
+    out.push_str(pair(n % 100));
 }
 
 #[cfg(test)]

@@ -21,8 +21,8 @@ mod sdy;
 mod shlo_pretty;
 mod sparse;
 
+pub use crate::ir::element_storage_bytes;
 pub use float::{format_float, from_f64, to_f64};
-pub use parse_types::element_storage_bytes;
 pub use parser::{MAX_DEPTH, MAX_REGION_DEPTH};
 pub use printer::{attribute_to_string, location_to_string, type_to_string, PrintOptions};
 

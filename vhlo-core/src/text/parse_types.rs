@@ -1771,7 +1771,7 @@ impl<'a> Parser<'a> {
 
     /// Storage bytes of one dense element (MLIR pads each to whole bytes; i1 takes one byte).
     pub(crate) fn element_bytes(&self, t: Type) -> Option<usize> {
-        element_storage_bytes(&self.m, t)
+        crate::ir::element_storage_bytes(&self.m, t)
     }
 
     fn encode_elem(&self, t: Type, e: &Elem, pos: usize, out: &mut Vec<u8>) -> PResult<()> {
@@ -1801,7 +1801,7 @@ impl<'a> Parser<'a> {
                     }
                     _ => return Err(self.c.error_at(pos, "expected integer elements")),
                 };
-                let n = element_storage_bytes(&self.m, t).unwrap_or(1);
+                let n = crate::ir::element_storage_bytes(&self.m, t).unwrap_or(1);
                 let masked = if width >= 128 {
                     v as u128
                 } else {
@@ -1833,7 +1833,7 @@ impl<'a> Parser<'a> {
                     }
                     e => self.float_bits(kind, e, pos)?,
                 };
-                let n = element_storage_bytes(&self.m, t).unwrap_or(1);
+                let n = crate::ir::element_storage_bytes(&self.m, t).unwrap_or(1);
                 out.extend_from_slice(bits.to_le_bytes().get(..n.min(16)).unwrap_or_default());
                 Ok(())
             }
@@ -1896,18 +1896,6 @@ impl<'a> Parser<'a> {
     }
     fn loc_aliases_get(&self, name: &str) -> Option<&Location> {
         self.loc_aliases.get(name)
-    }
-}
-
-/// Storage bytes of one dense element of type `t` (MLIR pads each to whole bytes; i1 takes
-/// one byte; index takes 8).
-pub fn element_storage_bytes(m: &Module, t: Type) -> Option<usize> {
-    match m.type_data(t) {
-        TypeData::Integer { width, .. } => Some((*width as usize).div_ceil(8).max(1)),
-        TypeData::Index => Some(8),
-        TypeData::Float(k) => Some((k.bit_width() as usize).div_ceil(8)),
-        TypeData::Complex(inner) => element_storage_bytes(m, *inner).map(|n| n.saturating_mul(2)),
-        _ => None,
     }
 }
 

@@ -5,8 +5,9 @@ use std::fmt::Write;
 
 use super::aliases::{opaque_alias_name, write_alias, AliasKey, AliasTable};
 use super::dialects::{self, FieldKind};
+use super::float::push_decimal;
 use super::float::{format_float, format_float_into};
-use super::parse_types::element_storage_bytes;
+use crate::ir::element_storage_bytes;
 use crate::ir::*;
 
 /// How to print.
@@ -85,28 +86,6 @@ struct Aliases {
     /// Set by a plain print that met a value that has an alias in MLIR: print again with them.
     saw_aliasable: bool,
     table: AliasTable,
-}
-
-/// "00" to "99", for writing two digits at a time.
-const DIGIT_PAIRS: &str = concat!(
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839",
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879",
-    "8081828384858687888990919293949596979899",
-);
-
-/// Appends `n` in decimal (the printer's hot path: no formatting machinery).
-pub(crate) fn push_decimal(out: &mut String, n: u32) {
-    if n < 10 {
-        out.push(char::from(b'0' + n as u8));
-        return;
-    }
-    let pair = |k: u32| &DIGIT_PAIRS[2 * k as usize..2 * k as usize + 2];
-    if n < 100 {
-        out.push_str(pair(n));
-        return;
-    }
-    push_decimal(out, n / 100);
-    out.push_str(pair(n % 100));
 }
 
 fn is_bare_ident(s: &str) -> bool {
