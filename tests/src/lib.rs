@@ -48,8 +48,8 @@ pub fn suite_artifacts(dir: &std::path::Path) -> Vec<PathBuf> {
     out
 }
 
-/// Programs that break a StableHLO type constraint the spec states (`traits` in
-/// `spec/ops/*.yaml`), with the op the diagnostic must name. Serializing each must fail, here and
+/// Programs that break a StableHLO constraint we verify (the spec's `traits` in
+/// `spec/ops/*.yaml`, and composite_c1), with the op the diagnostic must name. Serializing each must fail, here and
 /// in libStablehlo (`tests/tests/oracle_live.rs`).
 pub const TYPE_CONSTRAINT_VIOLATIONS: &[(&str, &str, &str)] = &[
     (
@@ -71,6 +71,12 @@ pub const TYPE_CONSTRAINT_VIOLATIONS: &[(&str, &str, &str)] = &[
         "negate_result_shape",
         "stablehlo.negate",
         "func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {\n  %0 = stablehlo.negate %a : (tensor<2xf32>) -> tensor<3xf32> loc(\"bad.py\":7:3)\n  return %0 : tensor<3xf32>\n}\n",
+    ),
+    // composite_c1: the name must be a namespaced op name (upstream's verifyCompositeOp).
+    (
+        "composite_name",
+        "stablehlo.composite",
+        "func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  return %a : tensor<f32>\n}\nfunc.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.composite \"my_op\" %a {decomposition = @f} : (tensor<f32>) -> tensor<f32> loc(\"bad.py\":7:3)\n  return %0 : tensor<f32>\n}\n",
     ),
 ];
 

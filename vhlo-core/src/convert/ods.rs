@@ -137,13 +137,70 @@ pub(crate) fn violations(
             ));
         }
     }
+    // composite_c1 (upstream's verifyCompositeOp, not an ODS type): the name is a namespaced op
+    // name, `^[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+$`.
+    if op == crate::vhlo::StablehloOp::Composite {
+        let name = props.iter().find(|a| m.str(a.name) == "name");
+        if let Some(a) = name {
+            if let AttrData::String { value, .. } = m.attr_data(a.value) {
+                if !is_namespaced_op_name(m.bytes(*value)) {
+                    out.push(format!(
+                        "`stablehlo.composite` name {} must be a namespaced op name such as \"my_namespace.my_op\" (composite_c1)",
+                        crate::text::attribute_to_string(m, a.value)
+                    ));
+                }
+            }
+        }
+    }
     out
+}
+
+/// `^[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+$`: a dialect namespace, then dot-separated parts.
+fn is_namespaced_op_name(name: &[u8]) -> bool {
+    let mut parts = name.split(|&b| b == b'.');
+    let Some(head) = parts.next() else {
+        return false;
+    };
+    let head_ok = head.first().is_some_and(u8::is_ascii_alphabetic)
+        && head.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_');
+    let mut rest = 0usize;
+    for part in parts {
+        if part.is_empty()
+            || !part
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+        {
+            return false;
+        }
+        rest += 1;
+    }
+    head_ok && rest > 0
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::vhlo::StablehloOp;
+
+    #[test]
+    fn composite_names_are_namespaced_op_names() {
+        for ok in ["my_namespace.my_op", "a.b.c", "x1_.y$z"] {
+            assert!(is_namespaced_op_name(ok.as_bytes()), "{ok}");
+        }
+        for bad in [
+            "",
+            "my_op",
+            ".a",
+            "a.",
+            "1a.b",
+            "a..b",
+            "a.b-c",
+            "c\u{e9}.x",
+        ] {
+            assert!(!is_namespaced_op_name(bad.as_bytes()), "{bad}");
+        }
+        assert!(!is_namespaced_op_name(b"stablehlo.compos\xe9te_target"));
+    }
 
     /// Every attribute has its constraint (codegen refuses a spec whose ODS type it cannot lower).
     #[test]

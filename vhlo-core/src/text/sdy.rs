@@ -110,7 +110,7 @@ impl Printer<'_> {
                 self.out.push(']');
             }
             ("mesh_axis", [Param::Str(name), Param::Int(size)]) => {
-                write_escaped(&mut self.out, m.str(*name));
+                write_escaped(&mut self.out, m.bytes(*name));
                 let _ = write!(self.out, "={size}");
             }
             ("mesh", [Param::Attrs(axes), Param::Ints(ids)]) => {
@@ -128,7 +128,7 @@ impl Printer<'_> {
                 let _ = write!(self.out, "({pre}){size}");
             }
             ("axis_ref", [Param::Str(name), sub]) => {
-                write_escaped(&mut self.out, m.str(*name));
+                write_escaped(&mut self.out, m.bytes(*name));
                 if let Param::Attr(s) = sub {
                     self.out.push(':');
                     self.sdy_print_nested(cd, *s);
@@ -537,9 +537,10 @@ impl Parser<'_> {
         self.parse_codec_attr(cd, mnemonic, pos)
     }
 
+    /// A string of Shardy's syntax (mesh and axis names): bytes, as MLIR strings are.
     fn sdy_string(&mut self) -> PResult<crate::ir::Symbol> {
-        let s = self.c.string_lit()?;
-        Ok(self.m.sym(&s))
+        let s = self.c.string_lit_bytes()?;
+        Ok(self.m.sym_bytes(&s))
     }
 
     fn sdy_string_attr(&mut self) -> PResult<Attribute> {
@@ -843,7 +844,7 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
                     return false;
                 };
                 p.out.push('<');
-                write_escaped(&mut p.out, m.str(*value));
+                write_escaped(&mut p.out, m.bytes(*value));
                 p.out.push('>');
             }
             p.out.push('(');

@@ -732,8 +732,9 @@ impl<'a> Parser<'a> {
                 self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
             }
             "composite" => {
-                let s = self.c.string_lit()?;
-                let sym = self.m.sym(&s);
+                // A StrAttr: bytes, as MLIR strings are (`\XX` may spell any byte).
+                let s = self.c.string_lit_bytes()?;
+                let sym = self.m.sym_bytes(&s);
                 let a = self.m.attr(AttrData::String {
                     value: sym,
                     ty: None,
