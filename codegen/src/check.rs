@@ -679,7 +679,7 @@ fn describe_diff(a: &Shape, b: &Shape) -> String {
     let mut out = Vec::new();
     let added: Vec<&String> = b.attributes.difference(&a.attributes).collect();
     let dropped: Vec<&String> = a.attributes.difference(&b.attributes).collect();
-    let near = |x: &str, y: &str| crate::ods::edit_distance(x, y) <= 2;
+    let near = |x: &str, y: &str| !crate::ods::did_you_mean(x, [y].into_iter()).is_empty();
     for x in &added {
         match dropped.iter().find(|y| near(x, y)) {
             Some(y) => out.push(format!(
@@ -812,16 +812,6 @@ fn check_stablehlo_map(spec: &Spec, diags: &mut Diagnostics) {
     }
 }
 
-/// The closest of `names` to `typo` at edit distance 1 or 2, as a hint.
-fn did_you_mean<'a>(typo: &str, names: impl Iterator<Item = &'a str>) -> String {
-    names
-        .map(|n| (crate::ods::edit_distance(typo, n), n))
-        .filter(|(d, _)| *d > 0 && *d <= 2)
-        .min()
-        .map(|(_, n)| format!("; did you mean `{n}`?"))
-        .unwrap_or_default()
-}
-
 /// Each StableHLO attribute stands for the VHLO attribute of its name in the op's current
 /// version, or for those its `vhlo:` list names; every attribute of the current version is
 /// accounted for so. The conversions rely on it both ways.
@@ -849,17 +839,13 @@ fn check_attribute_correspondence(spec: &Spec, diags: &mut Diagnostics) {
                         f.name,
                         current.mnemonic,
                         s.name,
-                        did_you_mean(&f.name, expected.iter().copied())
+                        crate::ods::did_you_mean(&f.name, expected.iter().copied())
                     ),
                 );
             }
         }
         for a in &s.attributes {
-            let stands_for: Vec<&Field> = match &a.vhlo {
-                Some(fields) => fields.iter().collect(),
-                None => Vec::new(),
-            };
-            for f in &stands_for {
+            for f in a.vhlo.iter().flatten() {
                 if !actual.contains(&f.name.as_str()) {
                     diags.error(
                         f.pos.clone(),
@@ -869,7 +855,7 @@ fn check_attribute_correspondence(spec: &Spec, diags: &mut Diagnostics) {
                             s.name,
                             f.name,
                             current.mnemonic,
-                            did_you_mean(&f.name, actual.iter().copied())
+                            crate::ods::did_you_mean(&f.name, actual.iter().copied())
                         ),
                     );
                 }
@@ -882,7 +868,7 @@ fn check_attribute_correspondence(spec: &Spec, diags: &mut Diagnostics) {
                         a.name,
                         s.name,
                         current.mnemonic,
-                        did_you_mean(&a.name, actual.iter().copied())
+                        crate::ods::did_you_mean(&a.name, actual.iter().copied())
                     ),
                 );
             }
