@@ -23,7 +23,7 @@ use super::writer::{DialectWriter, WriteError};
 use super::BytecodeError;
 use crate::dialect::{ParamSpec, Wire, WireStep};
 use crate::ir::{
-    AttrData, Attribute, DialectAttr, DialectType, Module, Param, Symbol, Type, TypeData,
+    AttrData, Attribute, Blob, DialectAttr, DialectType, Module, Param, Symbol, Type, TypeData,
 };
 use crate::vhlo::{VhloAttr, VhloEnum, VhloType};
 
@@ -37,6 +37,8 @@ pub(super) trait VhloSource {
     fn attr_at(&mut self, c: &Cursor<'_>, idx: usize) -> ReadResult<Attribute>;
     fn ty(&mut self, c: &mut Cursor<'_>) -> ReadResult<Type>;
     fn module(&mut self) -> &mut Module;
+    /// Large data of the input as the module holds it (a view when the input is shared).
+    fn blob(&self, bytes: &[u8]) -> Blob;
 }
 
 // ---- entries ----------------------------------------------------------------------------------
@@ -224,6 +226,7 @@ fn read_params<S: VhloSource>(
                     Param::Absent
                 }
             }
+            Wire::PackedI1Blob(p) => read_i1_blob(s, mnemonic, type_param(&params, p), c)?,
             plain => {
                 let name = specs.get(step.param).map_or("?", |p| p.name);
                 read_plain(s.module(), plain, &params, c, (mnemonic, name, type_at))?
@@ -313,7 +316,8 @@ fn read_plain(
         | Wire::PresenceFlag
         | Wire::IndexWithFlag
         | Wire::ByCode
-        | Wire::String => return Err(c.err("reference form read as a plain one")),
+        | Wire::String
+        | Wire::PackedI1Blob(_) => return Err(c.err("reference form read as a plain one")),
         Wire::Bool => Param::Bool(c.varint()? != 0),
         Wire::SVarInt => Param::Int(c.signed_varint()?),
         Wire::SVarInts => Param::Ints(signed_varints(c)?),
@@ -384,20 +388,6 @@ fn read_plain(
             // signedness (the type says how to read it).
             Param::Int(sign_extend(read_apint(c, width)?, width) as i64)
         }
-        Wire::PackedI1Blob(p) => {
-            let len = c.index()?;
-            let blob_at = c.offset();
-            let blob = c.bytes(len)?;
-            match type_param(params, p) {
-                Some(t) if vhlo_dense_size_fits(m, t, blob) => unpack_i1_blob(m, t, blob),
-                _ => {
-                    return Err(c.err_at(
-                        blob_at,
-                        format!("{mnemonic} data of {len} bytes does not fit its type (a static tensor of scalars)"),
-                    ))
-                }
-            }
-        }
     })
 }
 
@@ -466,38 +456,60 @@ fn read_scale(c: &mut Cursor<'_>) -> ReadResult<u128> {
 }
 
 /// `packed_i1_blob`, read: the data parameter of a tensor of type `t` (raw dense storage, one
-/// element for a splat), i1 payloads unpacked to a byte per element.
-fn unpack_i1_blob(m: &Module, t: Type, blob: &[u8]) -> Param {
+/// element for a splat), i1 payloads unpacked to a byte per element, other data through the
+/// reader's `blob` (a view of a shared input).
+#[inline(never)]
+fn read_i1_blob<S: VhloSource>(
+    s: &mut S,
+    mnemonic: &str,
+    t: Option<Type>,
+    c: &mut Cursor<'_>,
+) -> ReadResult<Param> {
+    let len = c.index()?;
+    let blob_at = c.offset();
+    let blob = c.bytes(len)?;
+    let t = match t {
+        Some(t) if vhlo_dense_size_fits(s.module(), t, blob) => t,
+        _ => {
+            return Err(c.err_at(
+                blob_at,
+                format!(
+                "{mnemonic} data of {len} bytes does not fit its type (a static tensor of scalars)"
+            ),
+            ))
+        }
+    };
+    let Some(num_elements) = vhlo_bool_tensor_elements(s.module(), t) else {
+        return Ok(Param::Bytes(s.blob(blob)));
+    };
     let mut data: Vec<u8> = blob.to_vec();
-    if let Some(num_elements) = vhlo_bool_tensor_elements(m, t) {
-        let packed_size = num_elements.div_ceil(8);
-        if num_elements == 0 {
-            // A lone `00`/`FF` is valid storage of no elements (`isValidRawBuffer`), but
-            // upstream's writer packs by element count and writes it back empty: so do we.
-            data.clear();
-        } else if blob.len() == 1 && blob.first() == Some(&0xFF) {
-            data = vec![1];
-        } else if blob.len() == packed_size {
-            data = (0..num_elements)
-                .map(|i| u8::from(blob.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)))
-                .collect();
-        }
-        // MLIR keeps all-equal data as a splat.
-        if num_elements > 1
-            && data.len() == num_elements
-            && data.windows(2).all(|w| w.first() == w.last())
-        {
-            data.truncate(1);
-        }
+    let packed_size = num_elements.div_ceil(8);
+    if num_elements == 0 {
+        // A lone `00`/`FF` is valid storage of no elements (`isValidRawBuffer`), but
+        // upstream's writer packs by element count and writes it back empty: so do we.
+        data.clear();
+    } else if blob.len() == 1 && blob.first() == Some(&0xFF) {
+        data = vec![1];
+    } else if blob.len() == packed_size {
+        data = (0..num_elements)
+            .map(|i| u8::from(blob.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)))
+            .collect();
     }
-    Param::Bytes(data.into())
+    // MLIR keeps all-equal data as a splat.
+    if num_elements > 1
+        && data.len() == num_elements
+        && data.windows(2).all(|w| w.first() == w.last())
+    {
+        data.truncate(1);
+    }
+    Ok(Param::Bytes(data.into()))
 }
 
 /// `packed_i1_blob`, written: the data of a tensor of type `t` as one blob, i1 packed.
-pub(super) fn write_i1_blob(m: &Module, t: Type, raw: &[u8], w: &mut dyn DialectWriter) {
+pub(super) fn write_i1_blob(m: &Module, t: Type, raw: &Blob, w: &mut dyn DialectWriter) {
     match vhlo_bool_tensor_elements(m, t) {
         Some(n) => w.blob(&pack_bools(raw, n)),
-        None => w.blob(raw),
+        None => w.shared_blob(raw),
     }
 }
 
