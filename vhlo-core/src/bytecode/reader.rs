@@ -13,8 +13,9 @@ use super::encoding::{op_mask, section, version, Cursor, MAGIC};
 use super::{ArtifactInfo, BytecodeError, UseListOrder};
 use crate::dialect::codec::codec_dialect;
 use crate::ir::{
-    AttrData, Attribute, Block, DialectAttr, DialectType, FloatKind, LocData, Location, Module,
-    NamedAttr, OpId, OperationState, Param, Region, Signedness, Symbol, Type, TypeData, Value,
+    AttrData, Attribute, Blob, Block, DialectAttr, DialectType, FloatKind, LocData, Location,
+    Module, NamedAttr, OpId, OperationState, Param, Region, Signedness, Symbol, Type, TypeData,
+    Value,
 };
 use crate::vhlo::{VhloEnum, VhloOp, VhloType};
 
@@ -64,7 +65,17 @@ fn read_header(c: &mut Cursor<'_>) -> Result<(u64, String)> {
 
 /// Reads a whole artifact.
 pub fn read(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
-    let (m, info) = read_on_this_thread(bytes)?;
+    read_from(bytes, None)
+}
+
+/// [`read()`] from a shared input: large tensor data in the module are views of `input`, which
+/// they keep alive, rather than copies (a gigabyte of weights is then held once).
+pub fn read_shared(input: &Blob) -> Result<(Module, ArtifactInfo)> {
+    read_from(input, Some(input))
+}
+
+fn read_from(bytes: &[u8], source: Option<&Blob>) -> Result<(Module, ArtifactInfo)> {
+    let (m, info) = read_on_this_thread(bytes, source)?;
     // The one nesting limit, measured on the DAG the sections built.
     crate::ir::deepest_interned(&m).map_err(|e| BytecodeError {
         section: "attribute/type",
@@ -74,7 +85,10 @@ pub fn read(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
     Ok((m, info))
 }
 
-fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
+fn read_on_this_thread<'a>(
+    bytes: &'a [u8],
+    source: Option<&'a Blob>,
+) -> Result<(Module, ArtifactInfo)> {
     let mut c = Cursor::new(bytes, 0, "header");
     let (bytecode_version, producer) = read_header(&mut c)?;
     let mut sections: [Option<Cursor<'_>>; section::COUNT] = Default::default();
@@ -115,6 +129,7 @@ fn read_on_this_thread(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
 
     let mut r = Reader {
         version: bytecode_version,
+        source,
         module: Module::new(),
         strings: Vec::new(),
         dialects: Vec::new(),
@@ -261,6 +276,8 @@ impl Resolved for Type {
 
 struct Reader<'a> {
     version: u64,
+    /// The whole input, when the caller shares it: large data then views it.
+    source: Option<&'a Blob>,
     module: Module,
     strings: Vec<(&'a [u8], Option<Symbol>)>,
     dialects: Vec<DialectEntry>,
@@ -838,7 +855,7 @@ impl<'a> Reader<'a> {
             18 => {
                 let ty = self.read_type(c)?;
                 let len = c.index()?;
-                let data: Box<[u8]> = c.bytes(len)?.into();
+                let data = self.blob(c.bytes(len)?);
                 let splat = builtin_elem_bytes(&self.module, ty).is_some_and(|w| w == data.len());
                 AttrData::DenseElements { ty, data, splat }
             }
@@ -1077,9 +1094,20 @@ impl<'a> Reader<'a> {
 
     /// The data parameter of `#vhlo.tensor_v1` (the spec's `dense_data`: raw dense storage, one
     /// element for a splat): i1 payloads are unpacked to a byte per element.
+    /// `bytes` of the input as a [`Blob`]: a view of the input when it is shared and the bytes
+    /// are many (`read_shared`), else a copy.
+    fn blob(&self, bytes: &[u8]) -> Blob {
+        self.source
+            .and_then(|s| s.sub_blob(bytes))
+            .unwrap_or_else(|| Blob::from(bytes))
+    }
+
     fn tensor_data(&mut self, ty: Type, blob: &[u8]) -> Param {
+        let Some(num_elements) = vhlo_bool_tensor_elements(&self.module, ty) else {
+            return Param::Bytes(self.blob(blob));
+        };
         let mut data: Vec<u8> = blob.to_vec();
-        if let Some(num_elements) = vhlo_bool_tensor_elements(&self.module, ty) {
+        {
             let packed_size = num_elements.div_ceil(8);
             if num_elements == 0 {
                 // A lone `00`/`FF` is valid storage of no elements (`isValidRawBuffer`), but

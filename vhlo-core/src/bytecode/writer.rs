@@ -5,14 +5,14 @@ use std::collections::BTreeMap;
 
 use crate::ir::FastMap as HashMap;
 
-use super::encoding::{op_mask, section, version, zigzag, Emitter, MAGIC};
+use super::encoding::{op_mask, section, version, zigzag, Emitter, Encoded, MAGIC};
 use super::reader::{
     inherent_names, mask, vhlo_bool_tensor_elements, vhlo_float_width, vhlo_int_width,
 };
 use super::UseListOrder;
 use crate::dialect::codec::codec_dialect;
 use crate::ir::{
-    AttrData, Attribute, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
+    AttrData, Attribute, Blob, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
     Region, Signedness, Symbol, Type, TypeData, Value,
 };
 use crate::vhlo::{VhloEnum, VhloType};
@@ -73,12 +73,18 @@ pub fn write(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
 /// [`write()`] without the copy: the attributes the encoding needs (locations as attributes, op
 /// dictionaries) are interned into `module`; its IR is unchanged.
 pub fn write_interning(module: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
+    write_encoded(module, opts).map(Encoded::into_vec)
+}
+
+/// [`write_interning()`] without assembling the artifact: large constants stay where the
+/// module holds them until [`Encoded::write_to`] streams them out.
+pub fn write_encoded(module: &mut Module, opts: &WriteOptions<'_>) -> Result<Encoded> {
     // Whatever is written reads back: the reader applies the same limit.
     crate::ir::deepest_interned(module).map_err(|e| WriteError(e.to_string()))?;
     write_on_this_thread(module, opts)
 }
 
-fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
+fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Encoded> {
     if opts.bytecode_version > version::MAX_SUPPORTED {
         return err(format!(
             "unsupported bytecode version {}",
@@ -119,16 +125,13 @@ fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u
 
     let dialect_section = w.dialect_section(m);
     out.section(section::DIALECT, &dialect_section);
-    // The payloads (large constants among them) are encoded straight into the output, and the
-    // offset section and the payload header, known only after, are inserted before them: a
-    // memmove instead of a second copy of every constant in memory.
-    let at = out.buf.len();
-    let offsets = w.attr_type_sections(m, &mut out)?;
-    let mut head = Emitter::default();
-    head.section(section::ATTR_TYPE_OFFSET, &offsets);
-    head.byte(section::ATTR_TYPE);
-    head.varint(out.buf.len().saturating_sub(at) as u64);
-    out.buf.splice(at..at, head.buf);
+    // Large constants in the payloads are splices, not copies (`Emitter::blob_bytes`).
+    let mut payloads = Emitter::default();
+    let offsets = w.attr_type_sections(m, &mut payloads)?;
+    out.section(section::ATTR_TYPE_OFFSET, &offsets);
+    out.byte(section::ATTR_TYPE);
+    out.varint(payloads.len() as u64);
+    out.append(payloads);
     let mut ir = Emitter::default();
     ir.varint_with_flag(1, false);
     w.write_op(m, &mut ir, root)?;
@@ -145,7 +148,7 @@ fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u
         }
         out.section(section::PROPERTIES, &p.buf);
     }
-    Ok(out.buf)
+    Ok(out.into_encoded())
 }
 
 /// Whether an op with regions uses no value defined outside them (MLIR numbers such ops as
@@ -419,6 +422,10 @@ trait DialectWriter {
     }
     fn byte(&mut self, b: u8);
     fn blob(&mut self, data: &[u8]);
+    /// [`Self::blob`] of data the module holds: written by reference when shared.
+    fn shared_blob(&mut self, data: &Blob) {
+        self.blob(data);
+    }
     fn string(&mut self, s: &[u8]);
     fn attr(&mut self, m: &mut Module, a: Attribute) -> Result<()>;
     fn ty(&mut self, m: &mut Module, t: Type) -> Result<()>;
@@ -477,7 +484,7 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
             if let [Param::Type(_), Param::Bytes(raw)] = &d.params[..] {
                 match vhlo_bool_tensor_elements(m, t) {
                     Some(n) => w.blob(&pack_bools(raw, n)),
-                    None => w.blob(raw),
+                    None => w.shared_blob(raw),
                 }
             }
         }
@@ -595,7 +602,7 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
         AttrData::DenseElements { ty, data, .. } => {
             w.varint(18);
             w.ty(m, ty)?;
-            w.blob(&data);
+            w.shared_blob(&data);
         }
         AttrData::DenseStrings { ty, values } => {
             w.varint(19);
@@ -1101,6 +1108,10 @@ impl DialectWriter for EmitWriter<'_> {
         self.e.varint(data.len() as u64);
         self.e.bytes(data);
     }
+    fn shared_blob(&mut self, data: &Blob) {
+        self.e.varint(data.len() as u64);
+        self.e.blob_bytes(data);
+    }
     fn string(&mut self, s: &[u8]) {
         let i = self.strings.insert(s);
         self.e.varint(i);
@@ -1450,7 +1461,8 @@ impl Writer<'_> {
                 offsets.varint(dialect as u64);
                 offsets.varint(run.len() as u64);
                 for &(_, entry) in run {
-                    let start = payloads.buf.len();
+                    let start = payloads.mark();
+                    let start_len = payloads.len();
                     let mut w = EmitWriter {
                         e: std::mem::take(payloads),
                         n: &self.n,
@@ -1467,11 +1479,11 @@ impl Writer<'_> {
                             Entry::Attr(a) => attr_text(m, a)?,
                             Entry::Type(t) => type_text(m, t)?,
                         };
-                        payloads.buf.truncate(start);
+                        payloads.truncate(start);
                         payloads.bytes(text.as_bytes());
                         payloads.byte(0);
                     }
-                    let len = payloads.buf.len().saturating_sub(start);
+                    let len = payloads.len().saturating_sub(start_len);
                     offsets.varint_with_flag(len as u64, custom);
                 }
             }
