@@ -263,9 +263,10 @@ pub fn lower(
                         kind.spelling()
                     ),
                     None => format!(
-                        "unknown `wire:` hint `{h}` on parameter `{}` of `{name}`; expected one of {}",
+                        "unknown `wire:` hint `{h}` on parameter `{}` of `{name}` (the hints: {}){}",
                         p.name,
-                        hint_list()
+                        hint_list(),
+                        crate::ods::did_you_mean(h, HINTS.iter().map(|(n, _)| *n))
                     ),
                 };
                 diags.error(hint_pos.clone(), msg);
