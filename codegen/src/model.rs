@@ -150,6 +150,8 @@ pub struct ParamDef {
     pub name: String,
     pub kind: ParamKind,
     pub optional: bool,
+    /// The `wire:` hint and its position.
+    pub wire: Option<(String, Pos)>,
     pub pos: Pos,
 }
 
@@ -168,6 +170,8 @@ pub struct TypeOrAttrDef {
     pub builtin: String,
     pub description: Option<String>,
     pub params: Vec<ParamDef>,
+    /// The bytecode form, in wire order (`wire:` hints and `wire_order:`).
+    pub wire: Vec<crate::wire::WireStep>,
     pub pos: Pos,
     pub code_pos: Pos,
 }
@@ -531,6 +535,7 @@ fn lower_params(file: &str, raw: &[load::RawParam], diags: &mut Diagnostics) -> 
                 name: p.name.value.clone(),
                 kind,
                 optional: p.optional,
+                wire: p.wire.as_ref().map(|w| (w.value.clone(), pos(file, w))),
                 pos: pos(file, &p.name),
             }
         })
@@ -568,27 +573,34 @@ fn lower_type_or_attr(
     name: &SStr,
     since: &SStr,
     code: &serde_saphyr::Spanned<u32>,
+    code_with_encoding: Option<&serde_saphyr::Spanned<u32>>,
     builtin: &SStr,
     description: &Option<String>,
     params: &[load::RawParam],
+    wire_order: Option<&[SStr]>,
     what: &str,
     diags: &mut Diagnostics,
 ) -> TypeOrAttrDef {
     let (base, number) = versioned_name(file, name, what, diags);
-    TypeOrAttrDef {
+    let mut def = TypeOrAttrDef {
         name: name.value.clone(),
         base,
         number,
         since: version(file, since, diags),
         range: PLACEHOLDER_RANGE,
         code: code.value,
-        code_with_encoding: None,
+        code_with_encoding: code_with_encoding.map(|c| c.value),
         builtin: builtin.value.clone(),
         description: description.clone(),
         params: lower_params(file, params, diags),
+        wire: Vec::new(),
         pos: pos(file, name),
         code_pos: pos(file, code),
-    }
+    };
+    let order: Option<Vec<(String, Pos)>> =
+        wire_order.map(|l| l.iter().map(|n| (n.value.clone(), pos(file, n))).collect());
+    def.wire = crate::wire::lower(&def, order.as_deref(), what, diags);
+    def
 }
 
 fn lower_predicate(
@@ -691,19 +703,19 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
     }
     if let Some((file, t)) = &raw.types {
         for d in &t.types {
-            let mut def = lower_type_or_attr(
+            spec.types.push(lower_type_or_attr(
                 file,
                 &d.name,
                 &d.since,
                 &d.code,
+                d.code_with_encoding.as_ref(),
                 &d.builtin,
                 &d.description,
                 &d.params,
+                d.wire_order.as_deref(),
                 "type",
                 diags,
-            );
-            def.code_with_encoding = d.code_with_encoding.as_ref().map(|c| c.value);
-            spec.types.push(def);
+            ));
         }
     }
     if let Some((file, a)) = &raw.attrs {
@@ -713,9 +725,11 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 &d.name,
                 &d.since,
                 &d.code,
+                None,
                 &d.builtin,
                 &d.description,
                 &d.params,
+                d.wire_order.as_deref(),
                 "attribute",
                 diags,
             ));

@@ -61,13 +61,22 @@ fn no_generated_doc_is_orphaned() {
 #[test]
 fn list_matches_upstream_count_and_ranges() {
     let spec = codegen::load_spec(&workspace_root().join("spec")).unwrap_or_else(|e| panic!("{e}"));
-    let versions: Vec<_> = spec.op_versions().collect();
+    // Upstream facts as of 1.20.0; a later release adds to them and changes nothing here.
+    let v1_20 = codegen::model::Version {
+        major: 1,
+        minor: 20,
+        patch: 0,
+    };
+    let versions: Vec<_> = spec
+        .op_versions()
+        .filter(|v| v.range.min <= v1_20)
+        .collect();
     assert_eq!(
         versions.len(),
         145,
         "StableHLO 1.20.0 has 145 VHLO op versions"
     );
-    assert_eq!(spec.current().to_string(), "1.20.0");
+    assert!(spec.current() >= v1_20);
     assert_eq!(spec.minimum().to_string(), "0.9.0");
     let exp: Vec<String> = versions
         .iter()

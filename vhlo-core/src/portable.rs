@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::bytecode::{self, BytecodeError, UseListOrder, WriteOptions};
+use crate::bytecode::{self, BytecodeError, Encoded, UseListOrder, WriteOptions};
 use crate::convert::{self, Diagnostic, LegalizeOptions};
-use crate::ir::{LocData, Module, Value};
+use crate::ir::{Blob, LocData, Module, Value};
 use crate::version::{Version, VersionError};
 use crate::vhlo;
 
@@ -135,10 +135,20 @@ pub fn serialize_portable_artifact(
 /// [`serialize_portable_artifact`] of a module the caller no longer needs: it is converted in
 /// place, with no copy (what the CLI does, to keep its peak memory down).
 pub fn serialize_portable_module(
-    mut m: Module,
+    m: Module,
     target: &str,
     options: SerializeOptions,
 ) -> Result<Vec<u8>, PortableError> {
+    serialize_portable_encoded(m, target, options).map(Encoded::into_vec)
+}
+
+/// [`serialize_portable_module`] without assembling the artifact in memory: its large constants
+/// are streamed from the module by [`Encoded::write_to`].
+pub fn serialize_portable_encoded(
+    mut m: Module,
+    target: &str,
+    options: SerializeOptions,
+) -> Result<Encoded, PortableError> {
     // Checked before flooring, as upstream: a target past the current release is refused.
     let version = convert::parse_target(target)?;
     let producer_version = match target {
@@ -180,7 +190,7 @@ pub fn write_vhlo(
     version: Version,
     producer_version: &str,
 ) -> Result<Vec<u8>, PortableError> {
-    write_vhlo_with(&mut m.clone(), version, producer_version, None)
+    write_vhlo_with(&mut m.clone(), version, producer_version, None).map(Encoded::into_vec)
 }
 
 /// [`write_vhlo`] without its copy of the module (which for a program of large constants is
@@ -191,6 +201,16 @@ pub fn write_vhlo_interning(
     version: Version,
     producer_version: &str,
 ) -> Result<Vec<u8>, PortableError> {
+    write_vhlo_with(m, version, producer_version, None).map(Encoded::into_vec)
+}
+
+/// [`write_vhlo_interning`] without assembling the artifact in memory: its large constants are
+/// streamed from the module by [`Encoded::write_to`].
+pub fn write_vhlo_encoded(
+    m: &mut Module,
+    version: Version,
+    producer_version: &str,
+) -> Result<Encoded, PortableError> {
     write_vhlo_with(m, version, producer_version, None)
 }
 
@@ -199,7 +219,7 @@ fn write_vhlo_with(
     version: Version,
     producer_version: &str,
     use_list_orders: Option<&BTreeMap<Value, UseListOrder>>,
-) -> Result<Vec<u8>, PortableError> {
+) -> Result<Encoded, PortableError> {
     let bytecode_version = bytecode::bytecode_version_for_target(version.floor_patch()).ok_or(
         PortableError::Version(VersionError::TooNew {
             target: version,
@@ -209,7 +229,7 @@ fn write_vhlo_with(
     let producer = format!("StableHLO_v{producer_version}");
     let mut opts = WriteOptions::new(bytecode_version, &producer);
     opts.use_list_orders = use_list_orders;
-    bytecode::write_interning(m, &opts).map_err(|e| PortableError::Write(e.0))
+    bytecode::write_encoded(m, &opts).map_err(|e| PortableError::Write(e.0))
 }
 
 /// The StableHLO version an artifact was written for, from its header only.
@@ -252,11 +272,7 @@ fn check_not_too_new(producer: &str) -> Result<(), PortableError> {
 /// Reads an artifact as VHLO at the version it was written for (see [`producer_version`]; for a
 /// producer that names none, the minimum version of the ops inside).
 pub fn read_vhlo(bytes: &[u8]) -> Result<(Module, Version), PortableError> {
-    let (_, producer) = bytecode::read_producer(bytes)?;
-    check_not_too_new(&producer)?;
-    let m = bytecode::read_module(bytes)?;
-    let version = reading_version(&m, &producer);
-    Ok((m, version))
+    read_vhlo_from(bytes, None, DeserializeOptions::default())
 }
 
 /// [`read_vhlo`] with options: when strict, an artifact from which the reader dropped
@@ -265,16 +281,35 @@ pub fn read_vhlo_with(
     bytes: &[u8],
     options: DeserializeOptions,
 ) -> Result<(Module, Version), PortableError> {
-    if !options.strict {
-        return read_vhlo(bytes);
-    }
+    read_vhlo_from(bytes, None, options)
+}
+
+/// [`read_vhlo_with`] of a shared input: the module's large constants are views of `input`
+/// rather than copies (see [`bytecode::read_shared`]).
+pub fn read_vhlo_shared(
+    input: &Blob,
+    options: DeserializeOptions,
+) -> Result<(Module, Version), PortableError> {
+    read_vhlo_from(input, Some(input), options)
+}
+
+fn read_vhlo_from(
+    bytes: &[u8],
+    shared: Option<&Blob>,
+    options: DeserializeOptions,
+) -> Result<(Module, Version), PortableError> {
     let (_, producer) = bytecode::read_producer(bytes)?;
     check_not_too_new(&producer)?;
-    let (m, info) = bytecode::read(bytes)?;
+    let (m, info) = match shared {
+        Some(input) => bytecode::read_shared(input)?,
+        None => bytecode::read(bytes)?,
+    };
     let version = reading_version(&m, &producer);
-    let losses = convert::shadowed_on_reading(&m, &info.shadowed_attributes, version);
-    if !losses.is_empty() {
-        return Err(PortableError::Convert(losses));
+    if options.strict {
+        let losses = convert::shadowed_on_reading(&m, &info.shadowed_attributes, version);
+        if !losses.is_empty() {
+            return Err(PortableError::Convert(losses));
+        }
     }
     Ok((m, version))
 }
@@ -285,7 +320,24 @@ pub fn deserialize_portable_artifact_with(
     bytes: &[u8],
     options: DeserializeOptions,
 ) -> Result<Module, PortableError> {
-    let (mut m, _) = read_vhlo_with(bytes, options)?;
+    let (m, _) = read_vhlo_with(bytes, options)?;
+    legalize_read_module(m, options)
+}
+
+/// [`deserialize_portable_artifact_with`] of a shared input: the program's large constants are
+/// views of `input` rather than copies.
+pub fn deserialize_portable_shared(
+    input: &Blob,
+    options: DeserializeOptions,
+) -> Result<Module, PortableError> {
+    let (m, _) = read_vhlo_shared(input, options)?;
+    legalize_read_module(m, options)
+}
+
+fn legalize_read_module(
+    mut m: Module,
+    options: DeserializeOptions,
+) -> Result<Module, PortableError> {
     let losses = if options.strict {
         convert::losses_to_stablehlo(&m)
     } else {

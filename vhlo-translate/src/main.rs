@@ -11,10 +11,13 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{ArgGroup, Parser, Subcommand};
 use serde::Serialize;
+use vhlo_core::bytecode::Encoded;
 use vhlo_core::convert::{self, Diagnostic};
+use vhlo_core::ir::Blob;
 use vhlo_core::portable::{self, DeserializeOptions, PortableError, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
 use vhlo_core::vhlo::{self, VhloOp};
@@ -226,6 +229,31 @@ fn write_output(path: Option<&str>, bytes: &[u8]) -> Result<(), Failure> {
     }
 }
 
+/// Writes an artifact piece by piece: its large constants go out from where the module holds
+/// them, never assembled into one buffer (issue 15: a 1 GiB round trip in about 1 GiB).
+fn write_artifact(path: Option<&str>, artifact: &Encoded) -> Result<(), Failure> {
+    match path {
+        None | Some("-") => {
+            if stdout_at_start::closed() {
+                return Err(Failure::Message(
+                    "cannot write stdout: stdout is closed".into(),
+                ));
+            }
+            let mut out = std::io::stdout().lock();
+            artifact
+                .write_to(&mut out)
+                .and_then(|()| out.flush())
+                .map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))
+        }
+        Some(p) => {
+            let fail = |e: std::io::Error| Failure::Message(format!("cannot write {p}: {e}"));
+            let mut out = std::io::BufWriter::new(std::fs::File::create(p).map_err(fail)?);
+            artifact.write_to(&mut out).map_err(fail)?;
+            out.flush().map_err(fail)
+        }
+    }
+}
+
 fn target(cli: &Cli) -> Result<String, Failure> {
     let t = cli
         .target
@@ -287,8 +315,8 @@ fn serialize(cli: &Cli) -> Result<(), Failure> {
         allow_other_dialects: cli.allow_other_dialects,
         strict: cli.strict,
     };
-    let out = portable::serialize_portable_module(module, &t, opts)?;
-    write_output(cli.output.as_deref(), &out)
+    let out = portable::serialize_portable_encoded(module, &t, opts)?;
+    write_artifact(cli.output.as_deref(), &out)
 }
 
 fn deserialize(cli: &Cli) -> Result<(), Failure> {
@@ -304,13 +332,11 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
             .map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))?;
     }
     let module = if is_bytecode(&bytes) {
-        let m = portable::deserialize_portable_artifact_with(
-            &bytes,
+        // Large constants stay in the input buffer, which the module shares.
+        portable::deserialize_portable_shared(
+            &Blob::from_owner(Arc::new(bytes)),
             DeserializeOptions { strict: cli.strict },
-        )?;
-        // The module holds its own copy of everything: the input is not needed past here.
-        drop(bytes);
-        m
+        )?
     } else {
         // MLIR's deserializer parses text too: VHLO is upgraded and legalized, StableHLO kept.
         let src = String::from_utf8(bytes).map_err(|_| {
@@ -381,9 +407,11 @@ fn retarget(cli: &Cli) -> Result<(), Failure> {
     let t = target(cli)?;
     let version = convert::parse_target(&t).map_err(|e| Failure::Message(e.to_string()))?;
     let bytes = read_input(cli.input.as_deref())?;
-    let (mut m, _) = portable::read_vhlo_with(&bytes, DeserializeOptions { strict: cli.strict })?;
-    // The module holds its own copy of everything: the input is not needed past here.
-    drop(bytes);
+    // Large constants stay in the input buffer, which the module shares.
+    let (mut m, _) = portable::read_vhlo_shared(
+        &Blob::from_owner(Arc::new(bytes)),
+        DeserializeOptions { strict: cli.strict },
+    )?;
     convert::vhlo_to_version(&mut m, version.floor_patch())
         .map_err(|ds| Failure::Diagnostics(format!("cannot retarget to {t}"), ds.into()))?;
     if cli.strict {
@@ -401,8 +429,8 @@ fn retarget(cli: &Cli) -> Result<(), Failure> {
     } else {
         t.clone()
     };
-    let out = portable::write_vhlo_interning(&mut m, version, &producer)?;
-    write_output(cli.output.as_deref(), &out)
+    let out = portable::write_vhlo_encoded(&mut m, version, &producer)?;
+    write_artifact(cli.output.as_deref(), &out)
 }
 
 /// One diagnostic per op (or region argument) with a location other than `unknown`: what

@@ -316,3 +316,75 @@ fn json_diagnostics_round_trip() {
     assert_eq!(tan["needs"], "1.4.0");
     assert!(tan["location"].as_str().unwrap().contains("uote"), "{tan}");
 }
+
+/// Large constants take the CLI's own paths (a shared input, an artifact streamed in pieces to
+/// the file or stdout); the bytes are those of the library's plain, copying calls.
+#[test]
+fn large_constants_stream_to_the_same_bytes() {
+    use vhlo_core::portable::{self, SerializeOptions};
+    use vhlo_core::text;
+    let n = 20_000;
+    let floats: String = (0..n)
+        .map(|i| {
+            format!(
+                "{:08X}",
+                (i as u32).wrapping_mul(2_654_435_761) & 0x3FFF_FFFF
+            )
+        })
+        .collect();
+    let bools: String = (0..n)
+        .map(|i| if i % 3 == 0 { "01" } else { "00" })
+        .collect();
+    let src = format!(
+        "func.func @main() -> (tensor<{n}xf32>, tensor<{n}xi1>) {{\n  %0 = stablehlo.constant dense<\"0x{floats}\"> : tensor<{n}xf32>\n  %1 = stablehlo.constant dense<\"0x{bools}\"> : tensor<{n}xi1>\n  return %0, %1 : tensor<{n}xf32>, tensor<{n}xi1>\n}}\n"
+    );
+    let dir = TempDir::new("large");
+    let (input, artifact, back) = (dir.file("in.mlir"), dir.file("a.bc"), dir.file("b.bc"));
+    std::fs::write(&input, &src).expect("write input");
+    let module = text::parse(&src).expect("parses");
+    let stripped = SerializeOptions {
+        strip_debuginfo: true,
+        ..Default::default()
+    };
+    let expected =
+        portable::serialize_portable_artifact(&module, "current", stripped).expect("serializes");
+    let o = run(
+        &[
+            "--serialize",
+            &input,
+            "--target=current",
+            "--strip-debuginfo",
+            "-o",
+            &artifact,
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&artifact).expect("artifact"), expected);
+    for target in ["current", "1.0.0"] {
+        let (m, _) = portable::read_vhlo(&expected).expect("reads");
+        let mut m = m;
+        let version = vhlo_core::convert::parse_target(target).expect("target");
+        vhlo_core::convert::vhlo_to_version(&mut m, version).expect("converts");
+        let want = portable::write_vhlo(&m, version, &version.to_string()).expect("writes");
+        let args = ["--retarget", &artifact, &format!("--target={target}")];
+        let to_file = run(&[&args[..], &["-o", &back]].concat(), b"");
+        assert!(to_file.status.success(), "{}", stderr(&to_file));
+        assert_eq!(std::fs::read(&back).expect("retargeted"), want, "{target}");
+        let to_stdout = run(&args, b"");
+        assert!(to_stdout.status.success(), "{}", stderr(&to_stdout));
+        assert_eq!(to_stdout.stdout, want, "{target} on stdout");
+    }
+    let printed = run(&["--deserialize", &artifact], b"");
+    assert!(printed.status.success(), "{}", stderr(&printed));
+    let m = portable::deserialize_portable_artifact(&expected).expect("deserializes");
+    let opts = text::PrintOptions {
+        elide_defaults: true,
+        location_aliases: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        String::from_utf8_lossy(&printed.stdout),
+        text::print(&m, opts)
+    );
+}

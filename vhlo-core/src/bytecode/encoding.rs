@@ -9,6 +9,7 @@
     clippy::arithmetic_side_effects
 )]
 use super::BytecodeError;
+use crate::ir::Blob;
 
 /// Section ids (`mlir/include/mlir/Bytecode/Encoding.h`).
 pub(crate) mod section {
@@ -264,13 +265,77 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// An output buffer with the writer-side primitives.
+/// An output buffer with the writer-side primitives. Large shared data is not copied in: it is
+/// recorded as a splice, to be streamed from where it lies ([`Encoded`]).
 #[derive(Default, Clone)]
 pub(crate) struct Emitter {
     pub buf: Vec<u8>,
+    /// `(position in buf, data)`: `data` comes before `buf[position..]`, in order.
+    splices: Vec<(usize, Blob)>,
+    spliced_len: usize,
+}
+
+/// A position in an [`Emitter`] to truncate back to.
+#[derive(Clone, Copy)]
+pub(crate) struct Mark {
+    buf: usize,
+    splices: usize,
+    spliced_len: usize,
 }
 
 impl Emitter {
+    /// The number of bytes written, spliced data included.
+    pub fn len(&self) -> usize {
+        self.buf.len().saturating_add(self.spliced_len)
+    }
+
+    /// `data`, by reference when it is shared.
+    pub fn blob_bytes(&mut self, data: &Blob) {
+        if data.is_shared() {
+            self.spliced_len = self.spliced_len.saturating_add(data.len());
+            self.splices.push((self.buf.len(), data.clone()));
+        } else {
+            self.bytes(data);
+        }
+    }
+
+    pub fn mark(&self) -> Mark {
+        Mark {
+            buf: self.buf.len(),
+            splices: self.splices.len(),
+            spliced_len: self.spliced_len,
+        }
+    }
+
+    /// Forgets everything written after `mark`.
+    pub fn truncate(&mut self, mark: Mark) {
+        self.buf.truncate(mark.buf);
+        self.splices.truncate(mark.splices);
+        self.spliced_len = mark.spliced_len;
+    }
+
+    /// Appends what `other` holds, its splices included.
+    pub fn append(&mut self, other: Emitter) {
+        let base = self.buf.len();
+        self.buf.extend_from_slice(&other.buf);
+        self.splices.extend(
+            other
+                .splices
+                .into_iter()
+                .map(|(at, b)| (at.saturating_add(base), b)),
+        );
+        self.spliced_len = self.spliced_len.saturating_add(other.spliced_len);
+    }
+
+    /// The bytes written, as an artifact.
+    pub fn into_encoded(self) -> Encoded {
+        Encoded {
+            buf: self.buf,
+            splices: self.splices,
+            len: 0,
+        }
+        .with_len()
+    }
     pub fn byte(&mut self, b: u8) {
         self.buf.push(b);
     }
@@ -305,11 +370,72 @@ impl Emitter {
         self.varint((v << 1) | u64::from(flag));
     }
 
-    /// A section: id, length, body (never aligned in VHLO artifacts).
+    /// A section: id, length, body (never aligned in VHLO artifacts). The body must hold no splices.
     pub fn section(&mut self, id: u8, body: &[u8]) {
         self.byte(id);
         self.varint(body.len() as u64);
         self.bytes(body);
+    }
+}
+
+/// A written artifact: the writer's bytes with large shared data (tensor constants) spliced in
+/// by reference, so that a gigabyte of weights is written from the module's own copy.
+pub struct Encoded {
+    buf: Vec<u8>,
+    splices: Vec<(usize, Blob)>,
+    len: usize,
+}
+
+impl Encoded {
+    fn with_len(mut self) -> Encoded {
+        self.len = self
+            .splices
+            .iter()
+            .fold(self.buf.len(), |n, (_, b)| n.saturating_add(b.len()));
+        self
+    }
+
+    /// The artifact's length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the artifact is empty (never, for a written one).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The artifact's bytes, in order, in pieces.
+    pub fn chunks(&self) -> impl Iterator<Item = &[u8]> {
+        let mut at = 0;
+        let mut out = Vec::with_capacity(self.splices.len().saturating_mul(2).saturating_add(1));
+        for (pos, b) in &self.splices {
+            out.push(self.buf.get(at..*pos).unwrap_or_default());
+            out.push(&**b);
+            at = *pos;
+        }
+        out.push(self.buf.get(at..).unwrap_or_default());
+        out.into_iter().filter(|c| !c.is_empty())
+    }
+
+    /// Writes the artifact to `out` without assembling it in memory.
+    pub fn write_to(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        for c in self.chunks() {
+            out.write_all(c)?;
+        }
+        Ok(())
+    }
+
+    /// The artifact in one buffer.
+    pub fn into_vec(self) -> Vec<u8> {
+        if self.splices.is_empty() {
+            return self.buf;
+        }
+        let mut v = Vec::with_capacity(self.len);
+        for c in self.chunks() {
+            v.extend_from_slice(c);
+        }
+        v
     }
 }
 

@@ -25,15 +25,17 @@ mod codec;
 mod encoding;
 mod reader;
 mod use_lists;
+mod vhlo_codec;
 mod writer;
 
 use std::collections::BTreeMap;
 
 use crate::ir::{Location, Module, Value};
 
-pub use reader::{read, read_producer};
+pub use encoding::Encoded;
+pub use reader::{read, read_producer, read_shared};
 pub use use_lists::OpOrder;
-pub use writer::{write, write_interning, WriteError, WriteOptions};
+pub use writer::{write, write_encoded, write_interning, WriteError, WriteOptions};
 
 /// A malformed or unsupported artifact: which section, the absolute byte offset, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -134,7 +134,7 @@ fn vhlo_payload_encodings_match_mlir() {
         mnemonic: tensor_name,
         params: Box::new([
             Param::Type(bool_tensor),
-            Param::Bytes(Box::new([1, 0, 0, 0, 0, 0, 0, 1])),
+            Param::Bytes([1, 0, 0, 0, 0, 0, 0, 1].into()),
         ]),
     }));
     let array_name = m.sym("array_v1");
@@ -178,10 +178,7 @@ fn vhlo_payload_encodings_match_mlir() {
     let AttrData::Dialect(t) = back.attr_data(items[1]) else {
         panic!()
     };
-    assert_eq!(
-        t.params[1],
-        Param::Bytes(Box::new([1, 0, 0, 0, 0, 0, 0, 1]))
-    );
+    assert_eq!(t.params[1], Param::Bytes([1, 0, 0, 0, 0, 0, 0, 1].into()));
 }
 
 /// The spec's `int` kind is the bit pattern sign-extended to 64 bits whatever the signedness:
@@ -592,4 +589,60 @@ fn value_counts_of_nested_regions_are_bounded_in_sum() {
     let e = read(&patched).unwrap_err();
     assert!(e.message.contains("value count 100 exceeds"), "{e}");
     assert_eq!(e.offset, headers[1] + 2);
+}
+
+/// Large tensor data is held once: read from a shared input it views the input buffer, and
+/// writing streams it from there (issue 15: a 1 GiB artifact round-trips in about 1 GiB).
+#[test]
+fn large_constants_are_views_of_the_input_and_written_from_it() {
+    let n = 4 * crate::ir::Blob::SHARE_FROM;
+    let hex: String = (0..n)
+        .map(|i| format!("{:02X}", (i * 7 + 1) % 251))
+        .collect();
+    let src = format!(
+        "func.func @main() -> tensor<{n}xi8> {{\n  %0 = stablehlo.constant dense<\"0x{hex}\"> : tensor<{n}xi8>\n  return %0 : tensor<{n}xi8>\n}}\n"
+    );
+    let m = crate::text::parse(&src).unwrap();
+    let artifact =
+        crate::portable::serialize_portable_artifact(&m, "current", Default::default()).unwrap();
+    let input = crate::ir::Blob::from(artifact.clone());
+    assert!(input.is_shared());
+    let (mut back, _) = read_shared(&input).unwrap();
+    // The tensor's bytes lie inside the input buffer.
+    let mut views = Vec::new();
+    back.walk(|op| {
+        for a in back.properties(op).iter().chain(back.attributes(op)) {
+            if let AttrData::Dialect(d) = back.attr_data(a.value) {
+                for p in d.params.iter() {
+                    if let Param::Bytes(b) = p {
+                        if b.len() == n {
+                            views.push(b.clone());
+                        }
+                    }
+                }
+            }
+        }
+    });
+    let [data] = &views[..] else {
+        panic!("one tensor of {n} bytes, found {}", views.len())
+    };
+    assert!(data.is_shared());
+    let start = input.as_ptr() as usize;
+    let at = data.as_ptr() as usize;
+    assert!(
+        at > start && at + n <= start + input.len(),
+        "not a view of the input"
+    );
+    // Written back, one piece of the output is that same memory, and the whole is the input.
+    let (bytecode_version, producer) = read_producer(&artifact).unwrap();
+    let opts = WriteOptions::new(bytecode_version, &producer);
+    let out = write_encoded(&mut back, &opts).unwrap();
+    assert!(out
+        .chunks()
+        .any(|c| c.as_ptr() == data.as_ptr() && c.len() == n));
+    let mut streamed = Vec::new();
+    out.write_to(&mut streamed).unwrap();
+    assert_eq!(out.len(), streamed.len());
+    assert_eq!(streamed, out.into_vec());
+    assert_eq!(streamed, artifact);
 }

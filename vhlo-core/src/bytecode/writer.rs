@@ -5,17 +5,15 @@ use std::collections::BTreeMap;
 
 use crate::ir::FastMap as HashMap;
 
-use super::encoding::{op_mask, section, version, zigzag, Emitter, MAGIC};
-use super::reader::{
-    inherent_names, mask, vhlo_bool_tensor_elements, vhlo_float_width, vhlo_int_width,
-};
+use super::encoding::{op_mask, section, version, zigzag, Emitter, Encoded, MAGIC};
+use super::reader::{inherent_names, mask};
 use super::UseListOrder;
 use crate::dialect::codec::codec_dialect;
 use crate::ir::{
-    AttrData, Attribute, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
+    AttrData, Attribute, Blob, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
     Region, Signedness, Symbol, Type, TypeData, Value,
 };
-use crate::vhlo::{VhloEnum, VhloType};
+use crate::vhlo::VhloAttr;
 
 /// Nesting limit for attributes/types and for regions: the library's one limit, so that what
 /// is written reads back.
@@ -73,12 +71,18 @@ pub fn write(module: &Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
 /// [`write()`] without the copy: the attributes the encoding needs (locations as attributes, op
 /// dictionaries) are interned into `module`; its IR is unchanged.
 pub fn write_interning(module: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
+    write_encoded(module, opts).map(Encoded::into_vec)
+}
+
+/// [`write_interning()`] without assembling the artifact: large constants stay where the
+/// module holds them until [`Encoded::write_to`] streams them out.
+pub fn write_encoded(module: &mut Module, opts: &WriteOptions<'_>) -> Result<Encoded> {
     // Whatever is written reads back: the reader applies the same limit.
     crate::ir::deepest_interned(module).map_err(|e| WriteError(e.to_string()))?;
     write_on_this_thread(module, opts)
 }
 
-fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u8>> {
+fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Encoded> {
     if opts.bytecode_version > version::MAX_SUPPORTED {
         return err(format!(
             "unsupported bytecode version {}",
@@ -119,16 +123,13 @@ fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u
 
     let dialect_section = w.dialect_section(m);
     out.section(section::DIALECT, &dialect_section);
-    // The payloads (large constants among them) are encoded straight into the output, and the
-    // offset section and the payload header, known only after, are inserted before them: a
-    // memmove instead of a second copy of every constant in memory.
-    let at = out.buf.len();
-    let offsets = w.attr_type_sections(m, &mut out)?;
-    let mut head = Emitter::default();
-    head.section(section::ATTR_TYPE_OFFSET, &offsets);
-    head.byte(section::ATTR_TYPE);
-    head.varint(out.buf.len().saturating_sub(at) as u64);
-    out.buf.splice(at..at, head.buf);
+    // Large constants in the payloads are splices, not copies (`Emitter::blob_bytes`).
+    let mut payloads = Emitter::default();
+    let offsets = w.attr_type_sections(m, &mut payloads)?;
+    out.section(section::ATTR_TYPE_OFFSET, &offsets);
+    out.byte(section::ATTR_TYPE);
+    out.varint(payloads.len() as u64);
+    out.append(payloads);
     let mut ir = Emitter::default();
     ir.varint_with_flag(1, false);
     w.write_op(m, &mut ir, root)?;
@@ -145,7 +146,7 @@ fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Vec<u
         }
         out.section(section::PROPERTIES, &p.buf);
     }
-    Ok(out.buf)
+    Ok(out.into_encoded())
 }
 
 /// Whether an op with regions uses no value defined outside them (MLIR numbers such ops as
@@ -412,13 +413,17 @@ impl StringTable {
 }
 
 /// What the dialect encoders write through: the numbering pass and the emission pass.
-trait DialectWriter {
+pub(super) trait DialectWriter {
     fn varint(&mut self, v: u64);
     fn signed_varint(&mut self, v: i64) {
         self.varint(zigzag(v));
     }
     fn byte(&mut self, b: u8);
     fn blob(&mut self, data: &[u8]);
+    /// [`Self::blob`] of data the module holds: written by reference when shared.
+    fn shared_blob(&mut self, data: &Blob) {
+        self.blob(data);
+    }
     fn string(&mut self, s: &[u8]);
     fn attr(&mut self, m: &mut Module, a: Attribute) -> Result<()>;
     fn ty(&mut self, m: &mut Module, t: Type) -> Result<()>;
@@ -471,14 +476,11 @@ fn string_attr(m: &mut Module, s: Symbol) -> Attribute {
 fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Result<bool> {
     // Tensor data is written from the module, not from a copy: it may be a gigabyte.
     if let Some(t) = vhlo_tensor_type(m, a) {
-        w.varint(15);
+        w.varint(u64::from(VhloAttr::TensorV1.code()));
         w.ty(m, t)?;
         if let AttrData::Dialect(d) = m.attr_data(a) {
             if let [Param::Type(_), Param::Bytes(raw)] = &d.params[..] {
-                match vhlo_bool_tensor_elements(m, t) {
-                    Some(n) => w.blob(&pack_bools(raw, n)),
-                    None => w.blob(raw),
-                }
+                super::vhlo_codec::write_i1_blob(m, t, raw, w);
             }
         }
         return Ok(true);
@@ -495,7 +497,8 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
             if m.str(d.dialect) != "vhlo" {
                 return Ok(false);
             }
-            encode_vhlo_attr(m, m.str(d.mnemonic).to_string(), &d.params, w)?;
+            let mnemonic = m.str(d.mnemonic).to_string();
+            super::vhlo_codec::write_attr(m, &mnemonic, &d.params, w)?;
         }
         AttrData::Opaque { .. } => return Ok(false),
         AttrData::Array(items) => {
@@ -595,7 +598,7 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
         AttrData::DenseElements { ty, data, .. } => {
             w.varint(18);
             w.ty(m, ty)?;
-            w.blob(&data);
+            w.shared_blob(&data);
         }
         AttrData::DenseStrings { ty, values } => {
             w.varint(19);
@@ -666,123 +669,6 @@ fn encode_loc(m: &mut Module, l: Location, w: &mut dyn DialectWriter) -> Result<
     Ok(())
 }
 
-fn encode_vhlo_attr(
-    m: &mut Module,
-    mnemonic: String,
-    params: &[Param],
-    w: &mut dyn DialectWriter,
-) -> Result<()> {
-    let bad = || WriteError(format!("#vhlo.{mnemonic} has unexpected parameters"));
-    if let Some(code) = VhloEnum::from_mnemonic(&mnemonic).map(VhloEnum::code) {
-        let [Param::Int(v)] = params else {
-            return Err(bad());
-        };
-        w.varint(u64::from(code));
-        w.varint(u64::try_from(*v).map_err(|_| bad())?);
-        return Ok(());
-    }
-    match (mnemonic.as_str(), params) {
-        ("array_v1", [Param::Attrs(items)]) => {
-            w.varint(1);
-            w.varint(items.len() as u64);
-            for &a in items.iter() {
-                w.attr(m, a)?;
-            }
-        }
-        ("bool_v1", [Param::Bool(b)]) => {
-            w.varint(2);
-            w.varint(u64::from(*b));
-        }
-        ("dict_v1", [Param::AttrPairs(pairs)]) => {
-            w.varint(6);
-            w.varint(pairs.len() as u64);
-            for &(k, v) in pairs.iter() {
-                w.attr(m, k)?;
-                w.attr(m, v)?;
-            }
-        }
-        ("float_v1", [Param::Type(t), Param::Float { bits, .. }]) => {
-            let width = vhlo_float_width(m, *t).ok_or_else(bad)?;
-            w.varint(8);
-            w.ty(m, *t)?;
-            w.apint(*bits, width);
-        }
-        ("integer_v1", [Param::Type(t), Param::Int(v)]) => {
-            let (width, _) = vhlo_int_width(m, *t).ok_or_else(bad)?;
-            w.varint(9);
-            w.ty(m, *t)?;
-            w.apint(u128::from(*v as u64), width);
-        }
-        ("output_operand_alias_v1", [Param::Ints(a), Param::Int(b), Param::Ints(c)]) => {
-            w.varint(10);
-            signed_varints(w, a);
-            w.signed_varint(*b);
-            signed_varints(w, c);
-        }
-        ("string_v1", [Param::Str(s)]) => {
-            w.varint(14);
-            let text = m.bytes(*s).to_vec();
-            w.string(&text);
-        }
-        ("type_v1", [Param::Type(t)]) => {
-            w.varint(17);
-            w.ty(m, *t)?;
-        }
-        ("type_extensions_v1", [Param::Ints(b)]) => {
-            w.varint(18);
-            signed_varints(w, b);
-        }
-        (
-            "result_accuracy_v1",
-            [Param::Float { bits: atol, .. }, Param::Float { bits: rtol, .. }, Param::Int(ulps), Param::Attr(mode)],
-        ) => {
-            w.varint(20);
-            w.apint(*atol, 64);
-            w.apint(*rtol, 64);
-            w.signed_varint(*ulps);
-            w.attr(m, *mode)?;
-        }
-        ("sub_axis_info_v1", [Param::Int(a), Param::Int(b)]) => {
-            w.varint(21);
-            w.signed_varint(*a);
-            w.signed_varint(*b);
-        }
-        ("axis_ref_v1", [Param::Attr(name), sub]) => {
-            w.varint(22);
-            w.attr(m, *name)?;
-            match sub {
-                Param::Attr(s) => {
-                    w.varint(1);
-                    w.attr(m, *s)?;
-                }
-                Param::Absent => w.varint(0),
-                _ => return Err(bad()),
-            }
-        }
-        ("replica_group_mesh_axes_v1", [Param::Attr(a), Param::Attr(b)]) => {
-            w.varint(23);
-            w.attr(m, *a)?;
-            w.attr(m, *b)?;
-        }
-        ("mesh_axis_v1", [Param::Attr(a), Param::Int(size)]) => {
-            w.varint(24);
-            w.attr(m, *a)?;
-            w.signed_varint(*size);
-        }
-        ("mesh_v1", [Param::Attr(a), ids]) => {
-            w.varint(25);
-            w.attr(m, *a)?;
-            match ids {
-                Param::Attr(i) => w.opt_attr(m, Some(*i))?,
-                Param::Absent => w.opt_attr(m, None)?,
-                _ => return Err(bad()),
-            }
-        }
-        _ => return Err(bad()),
-    }
-    Ok(())
-}
-
 fn signed_varints(w: &mut dyn DialectWriter, v: &[i64]) {
     w.varint(v.len() as u64);
     for &x in v {
@@ -803,26 +689,6 @@ fn vhlo_tensor_type(m: &Module, a: Attribute) -> Option<Type> {
     }
 }
 
-/// VHLO's i1 packing: a splat of more than one element is `FF`/`00`, otherwise LSB-first bits.
-fn pack_bools(raw: &[u8], n: usize) -> Vec<u8> {
-    if raw.len() == 1 && n > 1 {
-        return vec![if raw.first().is_some_and(|&b| b != 0) {
-            0xFF
-        } else {
-            0x00
-        }];
-    }
-    let mut out = vec![0u8; n.div_ceil(8)];
-    for (i, &b) in raw.iter().enumerate().take(n) {
-        if b != 0 {
-            if let Some(byte) = out.get_mut(i / 8) {
-                *byte |= 1 << (i % 8);
-            }
-        }
-    }
-    out
-}
-
 /// Encodes a type; `Ok(false)` means textual fallback.
 fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<bool> {
     let data = m.type_data(t).clone();
@@ -832,7 +698,7 @@ fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<boo
                 return Ok(false);
             }
             let mnemonic = m.str(d.mnemonic).to_string();
-            encode_vhlo_type(m, &mnemonic, &d.params, w)?;
+            super::vhlo_codec::write_type(m, &mnemonic, &d.params, w)?;
         }
         TypeData::Integer { width, signedness } => {
             w.varint(0);
@@ -895,94 +761,6 @@ fn types(m: &mut Module, w: &mut dyn DialectWriter, items: &[Type]) -> Result<()
     w.varint(items.len() as u64);
     for &t in items {
         w.ty(m, t)?;
-    }
-    Ok(())
-}
-
-fn encode_vhlo_type(
-    m: &mut Module,
-    mnemonic: &str,
-    params: &[Param],
-    w: &mut dyn DialectWriter,
-) -> Result<()> {
-    let bad = || WriteError(format!("!vhlo.{mnemonic} has unexpected parameters"));
-    if let Some(t) = VhloType::from_mnemonic(mnemonic).filter(|t| t.params().is_empty()) {
-        if !params.is_empty() {
-            return Err(bad());
-        }
-        w.varint(u64::from(t.code()));
-        return Ok(());
-    }
-    match (mnemonic, params) {
-        ("complex_v1", [Param::Type(e)]) => {
-            w.varint(1);
-            w.ty(m, *e)?;
-        }
-        ("func_v1", [Param::Types(i), Param::Types(o)]) => {
-            w.varint(8);
-            types(m, w, i)?;
-            types(m, w, o)?;
-        }
-        ("tensor_v1", [Param::Ints(shape), Param::Type(e), enc]) => {
-            match enc {
-                Param::Attr(a) => {
-                    w.varint(21);
-                    w.attr(m, *a)?;
-                }
-                Param::Absent => w.varint(20),
-                _ => return Err(bad()),
-            }
-            signed_varints(w, shape);
-            w.ty(m, *e)?;
-        }
-        ("tuple_v1", [Param::Types(items)]) => {
-            w.varint(23);
-            types(m, w, items)?;
-        }
-        ("future_v1", [Param::Types(items)]) => {
-            w.varint(42);
-            types(m, w, items)?;
-        }
-        (
-            "quant_v1",
-            [Param::UInt(flags), Param::Type(s), Param::Type(e), Param::Float { bits, .. }, Param::Int(zp), Param::Int(min), Param::Int(max)],
-        ) => {
-            w.varint(24);
-            w.varint(*flags);
-            w.ty(m, *s)?;
-            w.ty(m, *e)?;
-            w.apint(*bits, 64);
-            w.signed_varint(*zp);
-            w.signed_varint(*min);
-            w.signed_varint(*max);
-        }
-        ("unranked_tensor_v1", [Param::Type(e)]) => {
-            w.varint(25);
-            w.ty(m, *e)?;
-        }
-        (
-            "quant_per_axis_v1",
-            [Param::UInt(flags), Param::Type(s), Param::Type(e), Param::Int(qdim), Param::Floats(scales), Param::Ints(zps), Param::Int(min), Param::Int(max)],
-        ) => {
-            w.varint(30);
-            w.varint(*flags);
-            w.ty(m, *s)?;
-            w.ty(m, *e)?;
-            w.varint(u64::try_from(*qdim).map_err(|_| bad())?);
-            w.signed_varint(*min);
-            w.signed_varint(*max);
-            w.varint(scales.len() as u64);
-            for &s in scales.iter() {
-                w.apint(s, 64);
-            }
-            signed_varints(w, zps);
-        }
-        ("buffer_v1", [Param::Ints(shape), Param::Type(e)]) => {
-            w.varint(41);
-            signed_varints(w, shape);
-            w.ty(m, *e)?;
-        }
-        _ => return Err(bad()),
     }
     Ok(())
 }
@@ -1100,6 +878,10 @@ impl DialectWriter for EmitWriter<'_> {
     fn blob(&mut self, data: &[u8]) {
         self.e.varint(data.len() as u64);
         self.e.bytes(data);
+    }
+    fn shared_blob(&mut self, data: &Blob) {
+        self.e.varint(data.len() as u64);
+        self.e.blob_bytes(data);
     }
     fn string(&mut self, s: &[u8]) {
         let i = self.strings.insert(s);
@@ -1450,7 +1232,8 @@ impl Writer<'_> {
                 offsets.varint(dialect as u64);
                 offsets.varint(run.len() as u64);
                 for &(_, entry) in run {
-                    let start = payloads.buf.len();
+                    let start = payloads.mark();
+                    let start_len = payloads.len();
                     let mut w = EmitWriter {
                         e: std::mem::take(payloads),
                         n: &self.n,
@@ -1467,11 +1250,11 @@ impl Writer<'_> {
                             Entry::Attr(a) => attr_text(m, a)?,
                             Entry::Type(t) => type_text(m, t)?,
                         };
-                        payloads.buf.truncate(start);
+                        payloads.truncate(start);
                         payloads.bytes(text.as_bytes());
                         payloads.byte(0);
                     }
-                    let len = payloads.buf.len().saturating_sub(start);
+                    let len = payloads.len().saturating_sub(start_len);
                     offsets.varint_with_flag(len as u64, custom);
                 }
             }

@@ -2,7 +2,7 @@
 //! ways (upstream's `convertGeneric`). Op-specific cases live in `ops.rs`.
 
 use crate::dialect::support::vhlo_attr;
-use crate::ir::{AttrData, Attribute, DialectAttr, Module, Param, Signedness, TypeData};
+use crate::ir::{AttrData, Attribute, Blob, DialectAttr, Module, Param, Signedness, TypeData};
 use crate::vhlo::VhloEnum;
 
 use super::types;
@@ -411,7 +411,7 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
             // MLIR stores data whose elements are all equal as a splat (one element).
             let first = data.get(..eb).filter(|_| eb > 0);
             let all_equal = first.is_some_and(|f| data.chunks(eb).all(|c| c == f));
-            let data: Box<[u8]> = match first {
+            let data: Blob = match first {
                 Some(f) if all_equal => f.into(),
                 _ => data.clone(),
             };

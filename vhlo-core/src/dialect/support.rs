@@ -116,7 +116,7 @@ pub fn vhlo_int_tensor(m: &mut Module, element: &str, shape: &[i64], values: &[i
     vhlo_attr(
         m,
         "tensor_v1",
-        vec![Param::Type(ty), Param::Bytes(data.into_boxed_slice())],
+        vec![Param::Type(ty), Param::Bytes(data.into())],
     )
 }
 

@@ -870,6 +870,168 @@ impl VhloType {
         ];
         P[self as usize]
     }
+    /// Its bytecode entry after the code: the parameters in wire order, each with its wire
+    /// form (the spec's `wire:` hints and `wire_order:`).
+    pub fn wire(self) -> &'static [::vhlo_core::dialect::WireStep] {
+        const W: &[&[::vhlo_core::dialect::WireStep]] = &[
+            &[],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+            ],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Types,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Types,
+                },
+            ],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::ByCode,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Shape,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+            ],
+            &[],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Types,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Types,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::QuantFlags,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 3usize,
+                    wire: ::vhlo_core::dialect::Wire::QuantScale,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 4usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 5usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 6usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::QuantFlags,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 3usize,
+                    wire: ::vhlo_core::dialect::Wire::VarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 6usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 7usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 4usize,
+                    wire: ::vhlo_core::dialect::Wire::QuantScales,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 5usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+            ],
+            &[],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Shape,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+            ],
+        ];
+        W[self as usize]
+    }
     /// Looks one up by mnemonic.
     pub fn from_mnemonic(m: &str) -> Option<VhloType> {
         match m {
@@ -1354,6 +1516,161 @@ impl VhloAttr {
             ],
         ];
         P[self as usize]
+    }
+    /// Its bytecode entry after the code: the parameters in wire order, each with its wire
+    /// form (the spec's `wire:` hints and `wire_order:`).
+    pub fn wire(self) -> &'static [::vhlo_core::dialect::WireStep] {
+        const W: &[&[::vhlo_core::dialect::WireStep]] = &[
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Bool,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::AttrPairs,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::FloatOfType(0usize),
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::IntOfType(0usize),
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::String,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::PackedI1Blob(0usize),
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::F64,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::F64,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 3usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::PresenceFlag,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::IndexWithFlag,
+                },
+            ],
+        ];
+        W[self as usize]
     }
     /// Looks one up by mnemonic.
     pub fn from_mnemonic(m: &str) -> Option<VhloAttr> {

@@ -5,7 +5,7 @@
 //! [`DialectType`]/[`DialectAttr`]: a dialect, a mnemonic and a list of parameters. The generated
 //! dialect code gives typed views over them.
 
-use super::{Attribute, Location, Symbol, Type};
+use super::{Attribute, Blob, Location, Symbol, Type};
 
 /// Signedness of a builtin integer type.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -192,7 +192,8 @@ pub enum Param {
     Types(Box<[Type]>),
     Attrs(Box<[Attribute]>),
     AttrPairs(Box<[(Attribute, Attribute)]>),
-    Bytes(Box<[u8]>),
+    /// Raw bytes (tensor data), shared when large.
+    Bytes(Blob),
     /// An absent optional parameter.
     Absent,
 }
@@ -220,11 +221,7 @@ pub enum AttrData {
     /// `array<i64: 1, 2>`: the element type and the raw little-endian element bytes.
     DenseArray { element: Type, data: Box<[u8]> },
     /// `dense<...> : tensor<...>`: raw little-endian data as MLIR stores it (one element when splat).
-    DenseElements {
-        ty: Type,
-        data: Box<[u8]>,
-        splat: bool,
-    },
+    DenseElements { ty: Type, data: Blob, splat: bool },
     /// `dense<["a", "b"]>` string elements.
     DenseStrings { ty: Type, values: Box<[Symbol]> },
     /// `{a = 1, b}`; entries sorted by name as MLIR keeps them.

@@ -6,12 +6,14 @@
 //! arenas and refer to each other by index. Operand, attribute, region and successor lists of all
 //! ops share a few pooled vectors, so creating an op does not allocate by itself.
 
+mod blob;
 mod data;
 mod depth;
 mod equal;
 mod interner;
 mod module;
 
+pub use blob::{Blob, BlobOwner};
 pub use data::*;
 pub use depth::{
     deepest_interned, regions_within_limit, NestingTooDeep, MAX_NESTING, NESTING_GUARD,
