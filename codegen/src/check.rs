@@ -25,6 +25,7 @@ pub fn check(spec: &Spec, diags: &mut Diagnostics) {
     check_ops(spec, diags);
     check_stablehlo_map(spec, diags);
     check_attribute_correspondence(spec, diags);
+    crate::format::check(spec, diags);
 }
 
 fn in_table(spec: &Spec, v: Version) -> bool {

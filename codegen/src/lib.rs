@@ -10,6 +10,7 @@ pub mod codec_dialect;
 pub mod diag;
 pub mod docs;
 pub mod emit;
+pub mod format;
 pub mod load;
 pub mod lock;
 pub mod model;

@@ -149,6 +149,9 @@ pub struct RawStablehloOp {
     /// ODS type constraints the verifier checks (`compatible_operands_and_result_type`).
     #[serde(default)]
     pub traits: Vec<SStr>,
+    /// The custom assembly format (codegen/src/format.rs), as ODS `assemblyFormat`.
+    #[serde(default)]
+    pub format: Option<SStr>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -242,6 +242,8 @@ pub struct StablehloOp {
     pub attributes: Vec<StablehloAttr>,
     pub results: Vec<Field>,
     pub regions: Vec<Field>,
+    /// The custom assembly format as written, and where (codegen/src/format.rs).
+    pub format: Option<(String, Pos)>,
     pub pos: Pos,
 }
 
@@ -811,6 +813,14 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 .collect(),
             results: s.results.iter().map(|x| field(file, x)).collect(),
             regions: s.regions.iter().map(|x| field(file, x)).collect(),
+            format: s.format.as_ref().map(|f| {
+                // Columns of format errors count from the first character inside the quotes.
+                let mut p = pos(file, f);
+                if f.referenced.span().len() > f.value.chars().count() as u64 {
+                    p.col += 1;
+                }
+                (f.value.clone(), p)
+            }),
             pos: pos(file, &s.name),
         };
         let family = f.op.value.clone();
