@@ -65,6 +65,7 @@ pub fn check(spec: &Spec, diags: &mut Diagnostics) {
     check_stablehlo_map(spec, diags);
     check_attribute_correspondence(spec, diags);
     check_vhlo_defaults(spec, diags);
+    crate::format::check(spec, diags);
 }
 
 fn in_table(spec: &Spec, v: Version) -> bool {

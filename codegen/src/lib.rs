@@ -10,10 +10,12 @@ pub mod codec_dialect;
 pub mod diag;
 pub mod docs;
 pub mod emit;
+pub mod format;
 pub mod load;
 pub mod lock;
 pub mod model;
 pub mod ods;
+pub mod wire;
 
 use std::path::Path;
 

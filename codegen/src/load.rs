@@ -53,6 +53,9 @@ pub struct RawTypeDef {
     pub description: Option<String>,
     #[serde(default)]
     pub params: Vec<RawParam>,
+    /// The parameters in bytecode order, when it is not their storage order.
+    #[serde(default)]
+    pub wire_order: Option<Vec<SStr>>,
 }
 
 /// `attrs.yaml`
@@ -75,6 +78,9 @@ pub struct RawAttrDef {
     pub description: Option<String>,
     #[serde(default)]
     pub params: Vec<RawParam>,
+    /// The parameters in bytecode order, when it is not their storage order.
+    #[serde(default)]
+    pub wire_order: Option<Vec<SStr>>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -84,6 +90,9 @@ pub struct RawParam {
     pub kind: SStr,
     #[serde(default)]
     pub optional: bool,
+    /// A named bytecode encoding hint, where the kind's plain wire form does not apply.
+    #[serde(default)]
+    pub wire: Option<SStr>,
 }
 
 /// `enums.yaml`
@@ -140,6 +149,9 @@ pub struct RawStablehloOp {
     /// ODS type constraints the verifier checks (`compatible_operands_and_result_type`).
     #[serde(default)]
     pub traits: Vec<SStr>,
+    /// The custom assembly format (codegen/src/format.rs), as ODS `assemblyFormat`.
+    #[serde(default)]
+    pub format: Option<SStr>,
 }
 
 #[derive(Deserialize, Debug)]

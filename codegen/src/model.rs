@@ -150,6 +150,8 @@ pub struct ParamDef {
     pub name: String,
     pub kind: ParamKind,
     pub optional: bool,
+    /// The `wire:` hint and its position.
+    pub wire: Option<(String, Pos)>,
     pub pos: Pos,
 }
 
@@ -168,6 +170,8 @@ pub struct TypeOrAttrDef {
     pub builtin: String,
     pub description: Option<String>,
     pub params: Vec<ParamDef>,
+    /// The bytecode form, in wire order (`wire:` hints and `wire_order:`).
+    pub wire: Vec<crate::wire::WireStep>,
     pub pos: Pos,
     pub code_pos: Pos,
 }
@@ -241,6 +245,8 @@ pub struct StablehloOp {
     pub attributes: Vec<StablehloAttr>,
     pub results: Vec<Field>,
     pub regions: Vec<Field>,
+    /// The custom assembly format as written, and where (codegen/src/format.rs).
+    pub format: Option<(String, Pos)>,
     pub pos: Pos,
 }
 
@@ -546,6 +552,7 @@ fn lower_params(file: &str, raw: &[load::RawParam], diags: &mut Diagnostics) -> 
                 name: p.name.value.clone(),
                 kind,
                 optional: p.optional,
+                wire: p.wire.as_ref().map(|w| (w.value.clone(), pos(file, w))),
                 pos: pos(file, &p.name),
             }
         })
@@ -583,27 +590,34 @@ fn lower_type_or_attr(
     name: &SStr,
     since: &SStr,
     code: &serde_saphyr::Spanned<u32>,
+    code_with_encoding: Option<&serde_saphyr::Spanned<u32>>,
     builtin: &SStr,
     description: &Option<String>,
     params: &[load::RawParam],
+    wire_order: Option<&[SStr]>,
     what: &str,
     diags: &mut Diagnostics,
 ) -> TypeOrAttrDef {
     let (base, number) = versioned_name(file, name, what, diags);
-    TypeOrAttrDef {
+    let mut def = TypeOrAttrDef {
         name: name.value.clone(),
         base,
         number,
         since: version(file, since, diags),
         range: PLACEHOLDER_RANGE,
         code: code.value,
-        code_with_encoding: None,
+        code_with_encoding: code_with_encoding.map(|c| c.value),
         builtin: builtin.value.clone(),
         description: description.clone(),
         params: lower_params(file, params, diags),
+        wire: Vec::new(),
         pos: pos(file, name),
         code_pos: pos(file, code),
-    }
+    };
+    let order: Option<Vec<(String, Pos)>> =
+        wire_order.map(|l| l.iter().map(|n| (n.value.clone(), pos(file, n))).collect());
+    def.wire = crate::wire::lower(&def, order.as_deref(), what, diags);
+    def
 }
 
 fn lower_predicate(
@@ -706,19 +720,19 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
     }
     if let Some((file, t)) = &raw.types {
         for d in &t.types {
-            let mut def = lower_type_or_attr(
+            spec.types.push(lower_type_or_attr(
                 file,
                 &d.name,
                 &d.since,
                 &d.code,
+                d.code_with_encoding.as_ref(),
                 &d.builtin,
                 &d.description,
                 &d.params,
+                d.wire_order.as_deref(),
                 "type",
                 diags,
-            );
-            def.code_with_encoding = d.code_with_encoding.as_ref().map(|c| c.value);
-            spec.types.push(def);
+            ));
         }
     }
     if let Some((file, a)) = &raw.attrs {
@@ -728,9 +742,11 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 &d.name,
                 &d.since,
                 &d.code,
+                None,
                 &d.builtin,
                 &d.description,
                 &d.params,
+                d.wire_order.as_deref(),
                 "attribute",
                 diags,
             ));
@@ -818,6 +834,14 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 .collect(),
             results: s.results.iter().map(|x| field(file, x)).collect(),
             regions: s.regions.iter().map(|x| field(file, x)).collect(),
+            format: s.format.as_ref().map(|f| {
+                // Columns of format errors count from the first character inside the quotes.
+                let mut p = pos(file, f);
+                if f.referenced.span().len() > f.value.chars().count() as u64 {
+                    p.col += 1;
+                }
+                (f.value.clone(), p)
+            }),
             pos: pos(file, &s.name),
         };
         let family = f.op.value.clone();

@@ -49,6 +49,19 @@ fn kind_enum(
         });
         quote! { &[ #(#ps),* ] }
     });
+    let wires = defs.iter().map(|d| {
+        let steps = d.wire.iter().map(|st| {
+            let param = st.param;
+            let (v, arg) = st.wire.variant();
+            let v = format_ident!("{}", v);
+            let wire = match arg {
+                Some(a) => quote! { ::vhlo_core::dialect::Wire::#v(#a) },
+                None => quote! { ::vhlo_core::dialect::Wire::#v },
+            };
+            quote! { ::vhlo_core::dialect::WireStep { param: #param, wire: #wire } }
+        });
+        quote! { &[ #(#steps),* ] }
+    });
     let from_mnemonic = defs.iter().zip(&variants).map(|(d, v)| {
         let n = &d.name;
         quote! { #n => Some(#ty::#v), }
@@ -110,6 +123,12 @@ fn kind_enum(
             pub fn params(self) -> &'static [::vhlo_core::dialect::ParamSpec] {
                 const P: &[&[::vhlo_core::dialect::ParamSpec]] = &[ #(#params),* ];
                 P[self as usize]
+            }
+            /// Its bytecode entry after the code: the parameters in wire order, each with its wire
+            /// form (the spec's `wire:` hints and `wire_order:`).
+            pub fn wire(self) -> &'static [::vhlo_core::dialect::WireStep] {
+                const W: &[&[::vhlo_core::dialect::WireStep]] = &[ #(#wires),* ];
+                W[self as usize]
             }
             /// Looks one up by mnemonic.
             pub fn from_mnemonic(m: &str) -> Option<#ty> {

@@ -481,6 +481,17 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         });
         quote! { &[ #(#vs),* ] }
     });
+    let s_formats = spec
+        .ops
+        .iter()
+        .map(|f| crate::format::tokens(spec, &f.stablehlo));
+    let s_generic = spec
+        .ops
+        .iter()
+        .map(|f| crate::format::is_generic(&f.stablehlo));
+    let directives: Vec<proc_macro2::Ident> = crate::format::directive_names()
+        .map(|d| format_ident!("{}", d))
+        .collect();
     let s_compatible = spec
         .ops
         .iter()
@@ -652,6 +663,70 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             Hook(&'static str),
         }
 
+        /// A StableHLO op's declarative assembly format (spec `format:`, as ODS
+        /// `assemblyFormat`).
+        #[derive(Clone, Copy, Debug)]
+        pub struct OpFormat {
+            /// The elements, in order.
+            pub elems: &'static [FormatElem],
+            /// Whether an element prints an attribute or an optional group, whose value must be
+            /// checked before printing.
+            pub checks_values: bool,
+            /// How many operand groups the op has (spec `operands:`).
+            pub operand_groups: u8,
+            /// The variadic operand group, if any (at most one).
+            pub variadic_operands: Option<u8>,
+            /// How many result groups the op has.
+            pub results: u8,
+            /// Whether a result group is variadic.
+            pub variadic_results: bool,
+        }
+        /// One element of an [`OpFormat`].
+        #[derive(Clone, Copy, Debug)]
+        pub enum FormatElem {
+            /// A punctuation or keyword literal; `""` suppresses the next space, `" "` prints one.
+            Literal(&'static str),
+            /// The operand group at this index of the spec's `operands:`.
+            Operand(u8),
+            /// Every operand, as one list.
+            Operands,
+            /// The attribute at this index of `attribute_names`, in its bare spelling.
+            Attr(u8),
+            /// The attributes the format does not bind, as `{...}` when there are any.
+            AttrDict,
+            /// `functional-type(operands, results)`.
+            FunctionalType,
+            /// The result types.
+            ResultTypes,
+            /// A custom directive over these attributes (indices of `attribute_names`).
+            Custom(FormatDirective, &'static [u8]),
+            /// A custom directive over this operand group.
+            CustomOperands(FormatDirective, u8),
+            /// An optional group, printed when its anchor is there.
+            Optional {
+                /// What decides whether the group is printed.
+                anchor: FormatAnchor,
+                /// The elements printed when the anchor is there.
+                then: &'static [FormatElem],
+                /// The elements printed otherwise.
+                otherwise: &'static [FormatElem],
+            },
+        }
+        /// What decides whether an optional group is printed.
+        #[derive(Clone, Copy, Debug)]
+        pub enum FormatAnchor {
+            /// The attribute at this index is present.
+            Attr(u8),
+            /// The operand group at this index is not empty.
+            Operand(u8),
+        }
+        /// The custom directives of formats (as upstream's AssemblyFormat.cpp), implemented by
+        /// hand in text/op_format.rs.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum FormatDirective {
+            #( #[doc = "`custom<...>`"] #directives, )*
+        }
+
         /// Every current StableHLO (and func) op that maps to a VHLO op.
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
         pub enum StablehloOp {
@@ -719,6 +794,18 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             pub fn compatible_operands_and_result_type(self) -> bool {
                 const C: &[bool] = &[ #(#s_compatible),* ];
                 C[self as usize]
+            }
+            /// The custom assembly format (spec `format:`), which text/op_format.rs interprets to
+            /// parse and to print; `None` for ops printed by hand or generically.
+            pub fn format(self) -> Option<&'static OpFormat> {
+                const F: &[Option<&OpFormat>] = &[ #(#s_formats),* ];
+                F[self as usize]
+            }
+            /// Whether the op has no custom syntax (spec `format: generic`, as an upstream op
+            /// without an assembly format): it is printed in generic form.
+            pub fn prints_generically(self) -> bool {
+                const G: &[bool] = &[ #(#s_generic),* ];
+                G[self as usize]
             }
             /// The name to use on the way back from VHLO, which may depend on the parent op's family
             /// (`return_v1` is `func.return` inside a function and `stablehlo.return` elsewhere).

@@ -25,6 +25,7 @@ mod codec;
 mod encoding;
 mod reader;
 mod use_lists;
+mod vhlo_codec;
 mod writer;
 
 use std::collections::BTreeMap;

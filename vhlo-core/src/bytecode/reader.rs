@@ -13,11 +13,10 @@ use super::encoding::{op_mask, section, version, Cursor, MAGIC};
 use super::{ArtifactInfo, BytecodeError, UseListOrder};
 use crate::dialect::codec::codec_dialect;
 use crate::ir::{
-    AttrData, Attribute, Blob, Block, DialectAttr, DialectType, FloatKind, LocData, Location,
-    Module, NamedAttr, OpId, OperationState, Param, Region, Signedness, Symbol, Type, TypeData,
-    Value,
+    AttrData, Attribute, Blob, Block, DialectType, FloatKind, LocData, Location, Module, NamedAttr,
+    OpId, OperationState, Param, Region, Signedness, Symbol, Type, TypeData, Value,
 };
-use crate::vhlo::{VhloEnum, VhloOp, VhloType};
+use crate::vhlo::VhloOp;
 
 /// The sorted inherent attribute names of a VHLO op (its properties entry), from the spec.
 fn vhlo_op_attr_names(mnemonic: &str) -> Option<&'static [&'static str]> {
@@ -649,7 +648,7 @@ impl<'a> Reader<'a> {
         }
         match dname.as_str() {
             "builtin" => self.decode_builtin_attr(c),
-            "vhlo" => self.decode_vhlo_attr(dsym, c),
+            "vhlo" => super::vhlo_codec::read_attr(self, dsym, c),
             // Dialects described by spec/dialects/ (Shardy): the table-driven engine.
             _ if codec_dialect(&dname).is_some() => match codec_dialect(&dname) {
                 Some(d) => super::codec::read_attr(d, dsym, self, c),
@@ -689,7 +688,7 @@ impl<'a> Reader<'a> {
         }
         match dname.as_str() {
             "builtin" => self.decode_builtin_type(c),
-            "vhlo" => self.decode_vhlo_type(dsym, c),
+            "vhlo" => super::vhlo_codec::read_type(self, dsym, c),
             _ => Err(c.err(format!(
                 "custom type encoding of dialect '{dname}' is not supported"
             ))),
@@ -929,330 +928,14 @@ impl<'a> Reader<'a> {
         })
     }
 
-    // ---- VHLO dialect ---------------------------------------------------------------------
+    // ---- large data ----------------------------------------------------------------------
 
-    fn dialect_attr(&mut self, dialect: Symbol, mnemonic: &str, params: Vec<Param>) -> AttrData {
-        let mnemonic = self.module.sym(mnemonic);
-        AttrData::Dialect(DialectAttr {
-            dialect,
-            mnemonic,
-            params: params.into(),
-        })
-    }
-
-    fn decode_vhlo_attr(&mut self, dialect: Symbol, c: &mut Cursor<'_>) -> Result<AttrData> {
-        let at = c.offset();
-        let code = c.varint()?;
-        if let Some(e) = u32::try_from(code).ok().and_then(VhloEnum::from_code) {
-            let case_at = c.offset();
-            let v = c.varint()?;
-            // Like MLIR's symbolize: only the cases the enum defines.
-            let case = i64::try_from(v)
-                .ok()
-                .filter(|&v| e.case_name(v).is_some())
-                .ok_or_else(|| {
-                    c.err_at(case_at, format!("{v} is not a case of {}", e.mnemonic()))
-                })?;
-            return Ok(self.dialect_attr(dialect, e.mnemonic(), vec![Param::Int(case)]));
-        }
-        let (mnemonic, params) = match code {
-            1 => ("array_v1", vec![Param::Attrs(self.read_attrs(c)?)]),
-            2 => {
-                let v = c.varint()?;
-                ("bool_v1", vec![Param::Bool(v != 0)])
-            }
-            6 => {
-                let n = c.count(2)?;
-                let mut pairs = Vec::with_capacity(n);
-                for _ in 0..n {
-                    let k = self.read_attr(c)?;
-                    let v = self.read_attr(c)?;
-                    pairs.push((k, v));
-                }
-                ("dict_v1", vec![Param::AttrPairs(pairs.into())])
-            }
-            8 => {
-                let at = c.offset();
-                let ty = self.read_type(c)?;
-                let width = vhlo_float_width(&self.module, ty)
-                    .ok_or_else(|| c.err_at(at, "float_v1 of a non-float type"))?;
-                let bits = read_apint(c, width)?;
-                (
-                    "float_v1",
-                    vec![Param::Type(ty), Param::Float { bits, width }],
-                )
-            }
-            9 => {
-                let at = c.offset();
-                let ty = self.read_type(c)?;
-                let (width, _) = vhlo_int_width(&self.module, ty)
-                    .ok_or_else(|| c.err_at(at, "integer_v1 of a non-integer type"))?;
-                let bits = read_apint(c, width)?;
-                // The spec's `int` kind: the bit pattern sign-extended to 64 bits, whatever the
-                // signedness (the type says how to read it).
-                let value = sign_extend(bits, width) as i64;
-                ("integer_v1", vec![Param::Type(ty), Param::Int(value)])
-            }
-            10 => {
-                let out = Self::read_signed_varints(c)?;
-                let operand = c.signed_varint()?;
-                let operand_tuple = Self::read_signed_varints(c)?;
-                (
-                    "output_operand_alias_v1",
-                    vec![
-                        Param::Ints(out),
-                        Param::Int(operand),
-                        Param::Ints(operand_tuple),
-                    ],
-                )
-            }
-            14 => ("string_v1", vec![Param::Str(self.read_string_ref(c)?)]),
-            15 => {
-                let ty = self.read_type(c)?;
-                let len = c.index()?;
-                let blob_at = c.offset();
-                let blob = c.bytes(len)?;
-                if !vhlo_dense_size_fits(&self.module, ty, blob) {
-                    return Err(c.err_at(
-                        blob_at,
-                        format!("tensor_v1 data of {len} bytes does not fit its type (a static tensor of scalars)"),
-                    ));
-                }
-                let data = self.tensor_data(ty, blob);
-                ("tensor_v1", vec![Param::Type(ty), data])
-            }
-            17 => ("type_v1", vec![Param::Type(self.read_type(c)?)]),
-            18 => (
-                "type_extensions_v1",
-                vec![Param::Ints(Self::read_signed_varints(c)?)],
-            ),
-            20 => {
-                let atol = read_apint(c, 64)?;
-                let rtol = read_apint(c, 64)?;
-                let ulps = c.signed_varint()?;
-                let mode = self.read_attr(c)?;
-                (
-                    "result_accuracy_v1",
-                    vec![
-                        Param::Float {
-                            bits: atol,
-                            width: 64,
-                        },
-                        Param::Float {
-                            bits: rtol,
-                            width: 64,
-                        },
-                        Param::Int(ulps),
-                        Param::Attr(mode),
-                    ],
-                )
-            }
-            21 => {
-                let pre = c.signed_varint()?;
-                let size = c.signed_varint()?;
-                ("sub_axis_info_v1", vec![Param::Int(pre), Param::Int(size)])
-            }
-            22 => {
-                let name = self.read_attr(c)?;
-                let has_sub = c.varint()?;
-                let sub = if has_sub != 0 {
-                    Param::Attr(self.read_attr(c)?)
-                } else {
-                    Param::Absent
-                };
-                ("axis_ref_v1", vec![Param::Attr(name), sub])
-            }
-            23 => {
-                let mesh = self.read_attr(c)?;
-                let axes = self.read_attr(c)?;
-                (
-                    "replica_group_mesh_axes_v1",
-                    vec![Param::Attr(mesh), Param::Attr(axes)],
-                )
-            }
-            24 => {
-                let name = self.read_attr(c)?;
-                let size = c.signed_varint()?;
-                ("mesh_axis_v1", vec![Param::Attr(name), Param::Int(size)])
-            }
-            25 => {
-                let axes = self.read_attr(c)?;
-                let (idx, present) = c.varint_with_flag()?;
-                let device_ids = if present {
-                    let idx =
-                        usize::try_from(idx).map_err(|_| c.err("attribute index too large"))?;
-                    Param::Attr(self.attr(c, idx)?)
-                } else {
-                    Param::Absent
-                };
-                ("mesh_v1", vec![Param::Attr(axes), device_ids])
-            }
-            _ => return Err(c.err_at(at, format!("unknown vhlo attribute code {code}"))),
-        };
-        Ok(self.dialect_attr(dialect, mnemonic, params))
-    }
-
-    /// The data parameter of `#vhlo.tensor_v1` (the spec's `dense_data`: raw dense storage, one
-    /// element for a splat): i1 payloads are unpacked to a byte per element.
     /// `bytes` of the input as a [`Blob`]: a view of the input when it is shared and the bytes
     /// are many (`read_shared`), else a copy.
     fn blob(&self, bytes: &[u8]) -> Blob {
         self.source
             .and_then(|s| s.sub_blob(bytes))
             .unwrap_or_else(|| Blob::from(bytes))
-    }
-
-    fn tensor_data(&mut self, ty: Type, blob: &[u8]) -> Param {
-        let Some(num_elements) = vhlo_bool_tensor_elements(&self.module, ty) else {
-            return Param::Bytes(self.blob(blob));
-        };
-        let mut data: Vec<u8> = blob.to_vec();
-        {
-            let packed_size = num_elements.div_ceil(8);
-            if num_elements == 0 {
-                // A lone `00`/`FF` is valid storage of no elements (`isValidRawBuffer`), but
-                // upstream's writer packs by element count and writes it back empty: so do we.
-                data.clear();
-            } else if blob.len() == 1 && blob.first() == Some(&0xFF) {
-                data = vec![1];
-            } else if blob.len() == packed_size {
-                data = (0..num_elements)
-                    .map(|i| u8::from(blob.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)))
-                    .collect();
-            }
-            // MLIR keeps all-equal data as a splat.
-            if num_elements > 1
-                && data.len() == num_elements
-                && data.windows(2).all(|w| w.first() == w.last())
-            {
-                data.truncate(1);
-            }
-        }
-        Param::Bytes(data.into())
-    }
-
-    fn dialect_type(&mut self, dialect: Symbol, mnemonic: &str, params: Vec<Param>) -> TypeData {
-        let mnemonic = self.module.sym(mnemonic);
-        TypeData::Dialect(DialectType {
-            dialect,
-            mnemonic,
-            params: params.into(),
-        })
-    }
-
-    fn decode_vhlo_type(&mut self, dialect: Symbol, c: &mut Cursor<'_>) -> Result<TypeData> {
-        let at = c.offset();
-        let code = c.varint()?;
-        if let Some(mnemonic) = vhlo_simple_type_mnemonic(code) {
-            return Ok(self.dialect_type(dialect, mnemonic, Vec::new()));
-        }
-        let (mnemonic, params) = match code {
-            1 => ("complex_v1", vec![Param::Type(self.read_type(c)?)]),
-            8 => {
-                let inputs = self.read_types(c)?;
-                let outputs = self.read_types(c)?;
-                ("func_v1", vec![Param::Types(inputs), Param::Types(outputs)])
-            }
-            20 | 21 => {
-                let encoding = if code == 21 {
-                    Param::Attr(self.read_attr(c)?)
-                } else {
-                    Param::Absent
-                };
-                let shape = Self::read_shape(c)?;
-                let element = self.read_type(c)?;
-                (
-                    "tensor_v1",
-                    vec![Param::Ints(shape), Param::Type(element), encoding],
-                )
-            }
-            23 => ("tuple_v1", vec![Param::Types(self.read_types(c)?)]),
-            24 => {
-                let at = c.offset();
-                let flags = c.varint()?;
-                // MLIR's quantization flags define bit 0 (signed) only; another bit has no
-                // text form and would be lost on printing.
-                if flags > 1 {
-                    return Err(c.err_at(
-                        at,
-                        format!("quantization flags {flags}: only 0 and 1 (signed) are defined"),
-                    ));
-                }
-                let storage = self.read_type(c)?;
-                let expressed = self.read_type(c)?;
-                let scale_at = c.offset();
-                let scale = read_apint(c, 64)?;
-                check_quant_scale(c, scale_at, scale)?;
-                let zp = c.signed_varint()?;
-                let min = c.signed_varint()?;
-                let max = c.signed_varint()?;
-                (
-                    "quant_v1",
-                    vec![
-                        Param::UInt(flags),
-                        Param::Type(storage),
-                        Param::Type(expressed),
-                        Param::Float {
-                            bits: scale,
-                            width: 64,
-                        },
-                        Param::Int(zp),
-                        Param::Int(min),
-                        Param::Int(max),
-                    ],
-                )
-            }
-            25 => ("unranked_tensor_v1", vec![Param::Type(self.read_type(c)?)]),
-            30 => {
-                let at = c.offset();
-                let flags = c.varint()?;
-                // MLIR's quantization flags define bit 0 (signed) only; another bit has no
-                // text form and would be lost on printing.
-                if flags > 1 {
-                    return Err(c.err_at(
-                        at,
-                        format!("quantization flags {flags}: only 0 and 1 (signed) are defined"),
-                    ));
-                }
-                let storage = self.read_type(c)?;
-                let expressed = self.read_type(c)?;
-                let qdim = c.varint()?;
-                let qdim =
-                    i64::try_from(qdim).map_err(|_| c.err("quantized dimension too large"))?;
-                let min = c.signed_varint()?;
-                let max = c.signed_varint()?;
-                let n = c.count(1)?;
-                let mut scales = Vec::with_capacity(n);
-                for _ in 0..n {
-                    let scale_at = c.offset();
-                    let scale = read_apint(c, 64)?;
-                    check_quant_scale(c, scale_at, scale)?;
-                    scales.push(scale);
-                }
-                let zps = Self::read_signed_varints(c)?;
-                (
-                    "quant_per_axis_v1",
-                    vec![
-                        Param::UInt(flags),
-                        Param::Type(storage),
-                        Param::Type(expressed),
-                        Param::Int(qdim),
-                        Param::Floats(scales.into()),
-                        Param::Ints(zps),
-                        Param::Int(min),
-                        Param::Int(max),
-                    ],
-                )
-            }
-            41 => {
-                let shape = Self::read_shape(c)?;
-                let element = self.read_type(c)?;
-                ("buffer_v1", vec![Param::Ints(shape), Param::Type(element)])
-            }
-            42 => ("future_v1", vec![Param::Types(self.read_types(c)?)]),
-            _ => return Err(c.err_at(at, format!("unknown vhlo type code {code}"))),
-        };
-        Ok(self.dialect_type(dialect, mnemonic, params))
     }
 
     // ---- IR ---------------------------------------------------------------------------------
@@ -1877,6 +1560,27 @@ impl super::codec::CodecSource for Reader<'_> {
     }
 }
 
+impl super::vhlo_codec::VhloSource for Reader<'_> {
+    fn string(&mut self, c: &mut Cursor<'_>) -> Result<Symbol> {
+        self.read_string_ref(c)
+    }
+    fn attr(&mut self, c: &mut Cursor<'_>) -> Result<Attribute> {
+        self.read_attr(c)
+    }
+    fn attr_at(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Attribute> {
+        Reader::attr(self, c, idx)
+    }
+    fn ty(&mut self, c: &mut Cursor<'_>) -> Result<Type> {
+        self.read_type(c)
+    }
+    fn module(&mut self) -> &mut Module {
+        &mut self.module
+    }
+    fn blob(&self, bytes: &[u8]) -> Blob {
+        Reader::blob(self, bytes)
+    }
+}
+
 /// A native (unversioned) StableHLO or func op, as plain MLIR bytecode holds it (Shardy's own
 /// artifacts do): its inherent attributes in name order, as ODS writes properties, each with
 /// whether it is optional (written as an attribute index with a presence flag). From the spec's
@@ -1963,7 +1667,7 @@ pub(crate) fn read_apint(c: &mut Cursor<'_>, width: u32) -> Result<u128> {
 
 /// MLIR's quantized types need a positive, finite scale (`illegal scale`); NaN or infinity
 /// would also print as text that does not parse.
-fn check_quant_scale(c: &Cursor<'_>, at: usize, bits: u128) -> Result<()> {
+pub(super) fn check_quant_scale(c: &Cursor<'_>, at: usize, bits: u128) -> Result<()> {
     let scale = f64::from_bits(bits as u64);
     if scale.is_finite() && scale > 0.0 {
         Ok(())
@@ -1980,7 +1684,7 @@ pub(crate) fn mask(width: u32) -> u128 {
     }
 }
 
-fn sign_extend(bits: u128, width: u32) -> i128 {
+pub(super) fn sign_extend(bits: u128, width: u32) -> i128 {
     if width == 0 || width >= 128 {
         return bits as i128;
     }
@@ -2002,13 +1706,6 @@ fn builtin_type_keyword(text: &str) -> Option<TypeData> {
     };
     let width = digits.parse::<u32>().ok()?;
     Some(TypeData::Integer { width, signedness })
-}
-
-/// The mnemonic of the parameterless VHLO type with this bytecode code (from the spec).
-fn vhlo_simple_type_mnemonic(code: u64) -> Option<&'static str> {
-    VhloType::from_code(u32::try_from(code).ok()?)
-        .filter(|t| t.params().is_empty())
-        .map(VhloType::mnemonic)
 }
 
 fn vhlo_mnemonic(m: &Module, t: Type) -> Option<(&str, &[Param])> {
@@ -2037,7 +1734,7 @@ pub(crate) fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
 /// decides: a static shape of integer, float, index or complex elements (anything else has no
 /// dense storage), and data for every element or one (a splat), i1 packed eight to a byte or one
 /// `00`/`FF` byte for a splat (`isValidRawBuffer`).
-fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
+pub(super) fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
     let Some(("tensor_v1", [Param::Ints(shape), Param::Type(e), _])) = vhlo_mnemonic(m, t) else {
         return false;
     };

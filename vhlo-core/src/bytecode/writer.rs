@@ -6,16 +6,13 @@ use std::collections::BTreeMap;
 use crate::ir::FastMap as HashMap;
 
 use super::encoding::{op_mask, section, version, zigzag, Emitter, Encoded, MAGIC};
-use super::reader::{
-    inherent_names, mask, vhlo_bool_tensor_elements, vhlo_float_width, vhlo_int_width,
-};
+use super::reader::{inherent_names, mask};
 use super::UseListOrder;
 use crate::dialect::codec::codec_dialect;
 use crate::ir::{
     AttrData, Attribute, Blob, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
     Region, Signedness, Symbol, Type, TypeData, Value,
 };
-use crate::vhlo::{VhloEnum, VhloType};
 
 /// Nesting limit for attributes/types and for regions: the library's one limit, so that what
 /// is written reads back.
@@ -415,7 +412,7 @@ impl StringTable {
 }
 
 /// What the dialect encoders write through: the numbering pass and the emission pass.
-trait DialectWriter {
+pub(super) trait DialectWriter {
     fn varint(&mut self, v: u64);
     fn signed_varint(&mut self, v: i64) {
         self.varint(zigzag(v));
@@ -476,20 +473,7 @@ fn string_attr(m: &mut Module, s: Symbol) -> Attribute {
 
 /// Encodes an attribute; `Ok(false)` means it has no custom encoding (written as text).
 fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Result<bool> {
-    // Tensor data is written from the module, not from a copy: it may be a gigabyte.
-    if let Some(t) = vhlo_tensor_type(m, a) {
-        w.varint(15);
-        w.ty(m, t)?;
-        if let AttrData::Dialect(d) = m.attr_data(a) {
-            if let [Param::Type(_), Param::Bytes(raw)] = &d.params[..] {
-                match vhlo_bool_tensor_elements(m, t) {
-                    Some(n) => w.blob(&pack_bools(raw, n)),
-                    None => w.shared_blob(raw),
-                }
-            }
-        }
-        return Ok(true);
-    }
+    // A copy of the entry: large tensor data in it is a shared `Blob`, not copied.
     let data = m.attr_data(a).clone();
     match data {
         AttrData::Dialect(d) => {
@@ -502,7 +486,8 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
             if m.str(d.dialect) != "vhlo" {
                 return Ok(false);
             }
-            encode_vhlo_attr(m, m.str(d.mnemonic).to_string(), &d.params, w)?;
+            let mnemonic = m.str(d.mnemonic).to_string();
+            super::vhlo_codec::write_attr(m, &mnemonic, &d.params, w)?;
         }
         AttrData::Opaque { .. } => return Ok(false),
         AttrData::Array(items) => {
@@ -673,161 +658,11 @@ fn encode_loc(m: &mut Module, l: Location, w: &mut dyn DialectWriter) -> Result<
     Ok(())
 }
 
-fn encode_vhlo_attr(
-    m: &mut Module,
-    mnemonic: String,
-    params: &[Param],
-    w: &mut dyn DialectWriter,
-) -> Result<()> {
-    let bad = || WriteError(format!("#vhlo.{mnemonic} has unexpected parameters"));
-    if let Some(code) = VhloEnum::from_mnemonic(&mnemonic).map(VhloEnum::code) {
-        let [Param::Int(v)] = params else {
-            return Err(bad());
-        };
-        w.varint(u64::from(code));
-        w.varint(u64::try_from(*v).map_err(|_| bad())?);
-        return Ok(());
-    }
-    match (mnemonic.as_str(), params) {
-        ("array_v1", [Param::Attrs(items)]) => {
-            w.varint(1);
-            w.varint(items.len() as u64);
-            for &a in items.iter() {
-                w.attr(m, a)?;
-            }
-        }
-        ("bool_v1", [Param::Bool(b)]) => {
-            w.varint(2);
-            w.varint(u64::from(*b));
-        }
-        ("dict_v1", [Param::AttrPairs(pairs)]) => {
-            w.varint(6);
-            w.varint(pairs.len() as u64);
-            for &(k, v) in pairs.iter() {
-                w.attr(m, k)?;
-                w.attr(m, v)?;
-            }
-        }
-        ("float_v1", [Param::Type(t), Param::Float { bits, .. }]) => {
-            let width = vhlo_float_width(m, *t).ok_or_else(bad)?;
-            w.varint(8);
-            w.ty(m, *t)?;
-            w.apint(*bits, width);
-        }
-        ("integer_v1", [Param::Type(t), Param::Int(v)]) => {
-            let (width, _) = vhlo_int_width(m, *t).ok_or_else(bad)?;
-            w.varint(9);
-            w.ty(m, *t)?;
-            w.apint(u128::from(*v as u64), width);
-        }
-        ("output_operand_alias_v1", [Param::Ints(a), Param::Int(b), Param::Ints(c)]) => {
-            w.varint(10);
-            signed_varints(w, a);
-            w.signed_varint(*b);
-            signed_varints(w, c);
-        }
-        ("string_v1", [Param::Str(s)]) => {
-            w.varint(14);
-            let text = m.bytes(*s).to_vec();
-            w.string(&text);
-        }
-        ("type_v1", [Param::Type(t)]) => {
-            w.varint(17);
-            w.ty(m, *t)?;
-        }
-        ("type_extensions_v1", [Param::Ints(b)]) => {
-            w.varint(18);
-            signed_varints(w, b);
-        }
-        (
-            "result_accuracy_v1",
-            [Param::Float { bits: atol, .. }, Param::Float { bits: rtol, .. }, Param::Int(ulps), Param::Attr(mode)],
-        ) => {
-            w.varint(20);
-            w.apint(*atol, 64);
-            w.apint(*rtol, 64);
-            w.signed_varint(*ulps);
-            w.attr(m, *mode)?;
-        }
-        ("sub_axis_info_v1", [Param::Int(a), Param::Int(b)]) => {
-            w.varint(21);
-            w.signed_varint(*a);
-            w.signed_varint(*b);
-        }
-        ("axis_ref_v1", [Param::Attr(name), sub]) => {
-            w.varint(22);
-            w.attr(m, *name)?;
-            match sub {
-                Param::Attr(s) => {
-                    w.varint(1);
-                    w.attr(m, *s)?;
-                }
-                Param::Absent => w.varint(0),
-                _ => return Err(bad()),
-            }
-        }
-        ("replica_group_mesh_axes_v1", [Param::Attr(a), Param::Attr(b)]) => {
-            w.varint(23);
-            w.attr(m, *a)?;
-            w.attr(m, *b)?;
-        }
-        ("mesh_axis_v1", [Param::Attr(a), Param::Int(size)]) => {
-            w.varint(24);
-            w.attr(m, *a)?;
-            w.signed_varint(*size);
-        }
-        ("mesh_v1", [Param::Attr(a), ids]) => {
-            w.varint(25);
-            w.attr(m, *a)?;
-            match ids {
-                Param::Attr(i) => w.opt_attr(m, Some(*i))?,
-                Param::Absent => w.opt_attr(m, None)?,
-                _ => return Err(bad()),
-            }
-        }
-        _ => return Err(bad()),
-    }
-    Ok(())
-}
-
 fn signed_varints(w: &mut dyn DialectWriter, v: &[i64]) {
     w.varint(v.len() as u64);
     for &x in v {
         w.signed_varint(x);
     }
-}
-
-/// The type of a `#vhlo.tensor_v1` attribute (`encode_attr` writes its data in place).
-fn vhlo_tensor_type(m: &Module, a: Attribute) -> Option<Type> {
-    match m.attr_data(a) {
-        AttrData::Dialect(d) if m.str(d.dialect) == "vhlo" && m.str(d.mnemonic) == "tensor_v1" => {
-            match &d.params[..] {
-                [Param::Type(t), Param::Bytes(_)] => Some(*t),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// VHLO's i1 packing: a splat of more than one element is `FF`/`00`, otherwise LSB-first bits.
-fn pack_bools(raw: &[u8], n: usize) -> Vec<u8> {
-    if raw.len() == 1 && n > 1 {
-        return vec![if raw.first().is_some_and(|&b| b != 0) {
-            0xFF
-        } else {
-            0x00
-        }];
-    }
-    let mut out = vec![0u8; n.div_ceil(8)];
-    for (i, &b) in raw.iter().enumerate().take(n) {
-        if b != 0 {
-            if let Some(byte) = out.get_mut(i / 8) {
-                *byte |= 1 << (i % 8);
-            }
-        }
-    }
-    out
 }
 
 /// Encodes a type; `Ok(false)` means textual fallback.
@@ -839,7 +674,7 @@ fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<boo
                 return Ok(false);
             }
             let mnemonic = m.str(d.mnemonic).to_string();
-            encode_vhlo_type(m, &mnemonic, &d.params, w)?;
+            super::vhlo_codec::write_type(m, &mnemonic, &d.params, w)?;
         }
         TypeData::Integer { width, signedness } => {
             w.varint(0);
@@ -902,94 +737,6 @@ fn types(m: &mut Module, w: &mut dyn DialectWriter, items: &[Type]) -> Result<()
     w.varint(items.len() as u64);
     for &t in items {
         w.ty(m, t)?;
-    }
-    Ok(())
-}
-
-fn encode_vhlo_type(
-    m: &mut Module,
-    mnemonic: &str,
-    params: &[Param],
-    w: &mut dyn DialectWriter,
-) -> Result<()> {
-    let bad = || WriteError(format!("!vhlo.{mnemonic} has unexpected parameters"));
-    if let Some(t) = VhloType::from_mnemonic(mnemonic).filter(|t| t.params().is_empty()) {
-        if !params.is_empty() {
-            return Err(bad());
-        }
-        w.varint(u64::from(t.code()));
-        return Ok(());
-    }
-    match (mnemonic, params) {
-        ("complex_v1", [Param::Type(e)]) => {
-            w.varint(1);
-            w.ty(m, *e)?;
-        }
-        ("func_v1", [Param::Types(i), Param::Types(o)]) => {
-            w.varint(8);
-            types(m, w, i)?;
-            types(m, w, o)?;
-        }
-        ("tensor_v1", [Param::Ints(shape), Param::Type(e), enc]) => {
-            match enc {
-                Param::Attr(a) => {
-                    w.varint(21);
-                    w.attr(m, *a)?;
-                }
-                Param::Absent => w.varint(20),
-                _ => return Err(bad()),
-            }
-            signed_varints(w, shape);
-            w.ty(m, *e)?;
-        }
-        ("tuple_v1", [Param::Types(items)]) => {
-            w.varint(23);
-            types(m, w, items)?;
-        }
-        ("future_v1", [Param::Types(items)]) => {
-            w.varint(42);
-            types(m, w, items)?;
-        }
-        (
-            "quant_v1",
-            [Param::UInt(flags), Param::Type(s), Param::Type(e), Param::Float { bits, .. }, Param::Int(zp), Param::Int(min), Param::Int(max)],
-        ) => {
-            w.varint(24);
-            w.varint(*flags);
-            w.ty(m, *s)?;
-            w.ty(m, *e)?;
-            w.apint(*bits, 64);
-            w.signed_varint(*zp);
-            w.signed_varint(*min);
-            w.signed_varint(*max);
-        }
-        ("unranked_tensor_v1", [Param::Type(e)]) => {
-            w.varint(25);
-            w.ty(m, *e)?;
-        }
-        (
-            "quant_per_axis_v1",
-            [Param::UInt(flags), Param::Type(s), Param::Type(e), Param::Int(qdim), Param::Floats(scales), Param::Ints(zps), Param::Int(min), Param::Int(max)],
-        ) => {
-            w.varint(30);
-            w.varint(*flags);
-            w.ty(m, *s)?;
-            w.ty(m, *e)?;
-            w.varint(u64::try_from(*qdim).map_err(|_| bad())?);
-            w.signed_varint(*min);
-            w.signed_varint(*max);
-            w.varint(scales.len() as u64);
-            for &s in scales.iter() {
-                w.apint(s, 64);
-            }
-            signed_varints(w, zps);
-        }
-        ("buffer_v1", [Param::Ints(shape), Param::Type(e)]) => {
-            w.varint(41);
-            signed_varints(w, shape);
-            w.ty(m, *e)?;
-        }
-        _ => return Err(bad()),
     }
     Ok(())
 }

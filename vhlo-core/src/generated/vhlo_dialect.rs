@@ -870,6 +870,168 @@ impl VhloType {
         ];
         P[self as usize]
     }
+    /// Its bytecode entry after the code: the parameters in wire order, each with its wire
+    /// form (the spec's `wire:` hints and `wire_order:`).
+    pub fn wire(self) -> &'static [::vhlo_core::dialect::WireStep] {
+        const W: &[&[::vhlo_core::dialect::WireStep]] = &[
+            &[],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+            ],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Types,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Types,
+                },
+            ],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::ByCode,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Shape,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+            ],
+            &[],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Types,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Types,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::QuantFlags,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 3usize,
+                    wire: ::vhlo_core::dialect::Wire::QuantScale,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 4usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 5usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 6usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::QuantFlags,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 3usize,
+                    wire: ::vhlo_core::dialect::Wire::VarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 6usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 7usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 4usize,
+                    wire: ::vhlo_core::dialect::Wire::QuantScales,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 5usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+            ],
+            &[],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Shape,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+            ],
+        ];
+        W[self as usize]
+    }
     /// Looks one up by mnemonic.
     pub fn from_mnemonic(m: &str) -> Option<VhloType> {
         match m {
@@ -1354,6 +1516,161 @@ impl VhloAttr {
             ],
         ];
         P[self as usize]
+    }
+    /// Its bytecode entry after the code: the parameters in wire order, each with its wire
+    /// form (the spec's `wire:` hints and `wire_order:`).
+    pub fn wire(self) -> &'static [::vhlo_core::dialect::WireStep] {
+        const W: &[&[::vhlo_core::dialect::WireStep]] = &[
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Bool,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::AttrPairs,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::FloatOfType(0usize),
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::IntOfType(0usize),
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::String,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::PackedI1Blob(0usize),
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Type,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::F64,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::F64,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 3usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::PresenceFlag,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
+            &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::IndexWithFlag,
+                },
+            ],
+        ];
+        W[self as usize]
     }
     /// Looks one up by mnemonic.
     pub fn from_mnemonic(m: &str) -> Option<VhloAttr> {
@@ -5453,6 +5770,78 @@ pub enum VhloDefault {
     /// A value the named hand-written function computes from the op (`convert::ops`).
     Hook(&'static str),
 }
+/// A StableHLO op's declarative assembly format (spec `format:`, as ODS
+/// `assemblyFormat`).
+#[derive(Clone, Copy, Debug)]
+pub struct OpFormat {
+    /// The elements, in order.
+    pub elems: &'static [FormatElem],
+    /// Whether an element prints an attribute or an optional group, whose value must be
+    /// checked before printing.
+    pub checks_values: bool,
+    /// How many operand groups the op has (spec `operands:`).
+    pub operand_groups: u8,
+    /// The variadic operand group, if any (at most one).
+    pub variadic_operands: Option<u8>,
+    /// How many result groups the op has.
+    pub results: u8,
+    /// Whether a result group is variadic.
+    pub variadic_results: bool,
+}
+/// One element of an [`OpFormat`].
+#[derive(Clone, Copy, Debug)]
+pub enum FormatElem {
+    /// A punctuation or keyword literal; `""` suppresses the next space, `" "` prints one.
+    Literal(&'static str),
+    /// The operand group at this index of the spec's `operands:`.
+    Operand(u8),
+    /// Every operand, as one list.
+    Operands,
+    /// The attribute at this index of `attribute_names`, in its bare spelling.
+    Attr(u8),
+    /// The attributes the format does not bind, as `{...}` when there are any.
+    AttrDict,
+    /// `functional-type(operands, results)`.
+    FunctionalType,
+    /// The result types.
+    ResultTypes,
+    /// A custom directive over these attributes (indices of `attribute_names`).
+    Custom(FormatDirective, &'static [u8]),
+    /// A custom directive over this operand group.
+    CustomOperands(FormatDirective, u8),
+    /// An optional group, printed when its anchor is there.
+    Optional {
+        /// What decides whether the group is printed.
+        anchor: FormatAnchor,
+        /// The elements printed when the anchor is there.
+        then: &'static [FormatElem],
+        /// The elements printed otherwise.
+        otherwise: &'static [FormatElem],
+    },
+}
+/// What decides whether an optional group is printed.
+#[derive(Clone, Copy, Debug)]
+pub enum FormatAnchor {
+    /// The attribute at this index is present.
+    Attr(u8),
+    /// The operand group at this index is not empty.
+    Operand(u8),
+}
+/// The custom directives of formats (as upstream's AssemblyFormat.cpp), implemented by
+/// hand in text/op_format.rs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatDirective {
+    ///`custom<...>`
+    SameOperandsAndResultType,
+    ///`custom<...>`
+    DenseI64Array,
+    ///`custom<...>`
+    VariadicOperandWithAttribute,
+    ///`custom<...>`
+    SliceRanges,
+    ///`custom<...>`
+    ExponentMantissa,
+}
 /// Every current StableHLO (and func) op that maps to a VHLO op.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum StablehloOp {
@@ -8201,6 +8590,1014 @@ impl StablehloOp {
             false, false, false, false, false, false, false, true,
         ];
         C[self as usize]
+    }
+    /// The custom assembly format (spec `format:`), which text/op_format.rs interprets to
+    /// parse and to print; `None` for ops printed by hand or generically.
+    pub fn format(self) -> Option<&'static OpFormat> {
+        const F: &[Option<&OpFormat>] = &[
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operands,
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(2u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 3u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operands,
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checks_values: false,
+                    operand_groups: 5u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operands,
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operands,
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checks_values: false,
+                    operand_groups: 3u8,
+                    variadic_operands: Some(2u8),
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            None,
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operands,
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operands,
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checks_values: false,
+                    operand_groups: 4u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            None,
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operands,
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            None,
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            None,
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checks_values: false,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+        ];
+        F[self as usize]
+    }
+    /// Whether the op has no custom syntax (spec `format: generic`, as an upstream op
+    /// without an assembly format): it is printed in generic form.
+    pub fn prints_generically(self) -> bool {
+        const G: &[bool] = &[
+            false, false, false, true, true, true, false, true, true, false, true, true,
+            true, false, false, false, false, true, false, false, false, false, true,
+            true, true, false, false, false, false, false, false, false, false, false,
+            false, true, false, false, false, false, false, true, true, false, false,
+            false, false, false, false, false, false, false, false, false, true, false,
+            false, true, false, true, false, false, false, false, false, true, false,
+            false, false, false, false, false, false, true, false, false, false, false,
+            false, false, true, false, false, true, true, false, false, false, false,
+            false, false, false, false, false, false, true, false, true, true, false,
+            false, false, false, false, false, false, true, false, false, false, false,
+            true, false, true, false, false, false, false, false, false,
+        ];
+        G[self as usize]
     }
     /// The name to use on the way back from VHLO, which may depend on the parent op's family
     /// (`return_v1` is `func.return` inside a function and `stablehlo.return` elsewhere).

@@ -13,6 +13,7 @@ mod aliases;
 mod dialects;
 mod float;
 mod lexer;
+mod op_format;
 mod parse_types;
 mod parser;
 mod pretty;

@@ -75,6 +75,8 @@ pub(crate) struct Printer<'m> {
     /// The attributes a pretty form prints in its trailing dictionary, reused across ops
     /// (`shlo_pretty::print_rest_attrs`, which prints no ops inside).
     pub(crate) scratch_attrs: Vec<NamedAttr>,
+    /// StableHLO op kinds by op-name symbol index (matched once per name, not once per op).
+    op_kinds: Vec<Option<Option<crate::vhlo::StablehloOp>>>,
 }
 
 /// Alias state: the first (visiting) pass, then the assigned aliases.
@@ -207,7 +209,22 @@ impl<'m> Printer<'m> {
             aliases: Aliases::default(),
             depth: 0,
             scratch_attrs: Vec::new(),
+            op_kinds: Vec::new(),
         }
+    }
+
+    /// The StableHLO op kind of `op`'s name, looked up once per name.
+    pub(crate) fn stablehlo_kind(&mut self, op: OpId) -> Option<crate::vhlo::StablehloOp> {
+        let sym = self.m.op_name(op);
+        if let Some(&Some(k)) = self.op_kinds.get(sym.index()) {
+            return k;
+        }
+        let k = crate::vhlo::StablehloOp::from_name(self.m.str(sym));
+        if self.op_kinds.len() <= sym.index() {
+            self.op_kinds.resize(sym.index() + 1, None);
+        }
+        self.op_kinds[sym.index()] = Some(k);
+        k
     }
 
     /// Enters one nesting level; past the guard, writes a marker and returns false.

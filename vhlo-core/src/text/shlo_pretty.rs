@@ -31,62 +31,6 @@ pub(crate) fn inherent_attrs(op: &str) -> &'static [&'static str] {
     }
 }
 
-const UNARY: &[&str] = &[
-    "abs",
-    "cbrt",
-    "ceil",
-    "convert",
-    "count_leading_zeros",
-    "cosine",
-    "exponential",
-    "exponential_minus_one",
-    "floor",
-    "imag",
-    "log",
-    "log_plus_one",
-    "logistic",
-    "not",
-    "negate",
-    "popcnt",
-    "real",
-    "round_nearest_afz",
-    "round_nearest_even",
-    "rsqrt",
-    "sign",
-    "sine",
-    "sqrt",
-    "tan",
-    "tanh",
-    "uniform_quantize",
-    "uniform_dequantize",
-];
-const BINARY: &[&str] = &[
-    "add",
-    "atan2",
-    "divide",
-    "maximum",
-    "minimum",
-    "multiply",
-    "power",
-    "remainder",
-    "shift_left",
-    "shift_right_arithmetic",
-    "shift_right_logical",
-    "subtract",
-    "and",
-    "or",
-    "xor",
-];
-/// `operands attr-dict : functional-type(operands, results)`.
-const FUNCTIONAL: &[&str] = &[
-    "is_finite",
-    "bitcast_convert",
-    "reshape",
-    "dynamic_reshape",
-    "dynamic_update_slice",
-    "real_dynamic_slice",
-    "dynamic_pad",
-];
 /// Commutative binary ops: the compact `applies` form of reduce accepts these.
 const COMMUTATIVE: &[&str] = &["add", "and", "maximum", "minimum", "multiply", "or", "xor"];
 
@@ -98,7 +42,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn i64_attr(&mut self, v: i64) -> Attribute {
+    pub(super) fn i64_attr(&mut self, v: i64) -> Attribute {
         let ty = self.i64_type();
         self.m.attr(AttrData::Integer {
             ty,
@@ -106,7 +50,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn i32_attr(&mut self, v: i64) -> Attribute {
+    pub(super) fn i32_attr(&mut self, v: i64) -> Attribute {
         let ty = self.m.ty(TypeData::Integer {
             width: 32,
             signedness: Signedness::Signless,
@@ -117,7 +61,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn i64_array_attr(&mut self, v: &[i64]) -> Attribute {
+    pub(super) fn i64_array_attr(&mut self, v: &[i64]) -> Attribute {
         let element = self.i64_type();
         let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
         self.m.attr(AttrData::DenseArray {
@@ -132,7 +76,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `%a, %b, ...` stopping before a non-value (a trailing comma stays unconsumed).
-    fn operand_list(&mut self) -> PResult<Vec<Use<'a>>> {
+    pub(super) fn operand_list(&mut self) -> PResult<Vec<Use<'a>>> {
         let mut v = Vec::new();
         if self.c.peek() != Some(b'%') {
             return Ok(v);
@@ -147,7 +91,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn opt_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
+    pub(super) fn opt_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
         if self.c.peek() == Some(b'{') {
             self.parse_attr_dict()
         } else {
@@ -158,6 +102,14 @@ impl<'a> Parser<'a> {
     /// `: T` (all operands and the result) or `: (A, B) -> R`.
     fn same_operands_and_result_type(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
         self.c.expect(b':', "before the operation's type")?;
+        self.same_operands_and_result_type_body(n)
+    }
+
+    /// `T` (all operands and the result) or `(A, B) -> R`, after the `:`.
+    pub(super) fn same_operands_and_result_type_body(
+        &mut self,
+        n: usize,
+    ) -> PResult<(Vec<Type>, Vec<Type>)> {
         self.c.skip_ws();
         let pos = self.c.pos;
         let t = self.parse_type()?;
@@ -179,6 +131,11 @@ impl<'a> Parser<'a> {
     /// `: (A, B) -> R` with `n` inputs.
     fn functional_type(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
         self.c.expect(b':', "before the operation's type")?;
+        self.functional_type_body(n)
+    }
+
+    /// `(A, B) -> R` with `n` inputs, after the `:`.
+    pub(super) fn functional_type_body(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
         self.c.skip_ws();
         let pos = self.c.pos;
         let t = self.parse_type()?;
@@ -200,6 +157,18 @@ impl<'a> Parser<'a> {
 
     /// Creates the op: format attributes are properties, the attr-dict is split into inherent
     /// (properties) and discardable attributes.
+    pub(super) fn format_build_op(
+        &mut self,
+        name: &str,
+        uses: &[Use<'a>],
+        operand_types: &[Type],
+        result_types: Vec<Type>,
+        props: Vec<NamedAttr>,
+        dict: Vec<NamedAttr>,
+    ) -> PResult<OpId> {
+        self.build_op(name, uses, operand_types, result_types, props, dict, vec![])
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn build_op(
         &mut self,
@@ -262,7 +231,7 @@ impl<'a> Parser<'a> {
         props.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
     }
 
-    fn enum_attr(&mut self, mnemonic: &str) -> PResult<Attribute> {
+    pub(super) fn enum_attr(&mut self, mnemonic: &str) -> PResult<Attribute> {
         self.c.skip_ws();
         let pos = self.c.pos;
         let case = self
@@ -311,32 +280,12 @@ impl<'a> Parser<'a> {
             return Ok(None);
         };
         let _ = named_results;
+        if let Some(kind) = crate::vhlo::StablehloOp::from_name(name) {
+            if let Some(f) = kind.format() {
+                return self.parse_by_format(name, kind, f).map(Some);
+            }
+        }
         let op = match short {
-            s if UNARY.contains(&s) || BINARY.contains(&s) || s == "clamp" => {
-                let uses = self.operand_list()?;
-                let want = if UNARY.contains(&s) {
-                    1
-                } else if s == "clamp" {
-                    3
-                } else {
-                    2
-                };
-                if uses.len() != want {
-                    return Err(self.c.error_at(
-                        pos,
-                        format!("'{name}' takes {want} operands, found {}", uses.len()),
-                    ));
-                }
-                let dict = self.opt_attr_dict()?;
-                let (ins, outs) = self.same_operands_and_result_type(want)?;
-                self.build_op(name, &uses, &ins, outs, vec![], dict, vec![])?
-            }
-            s if FUNCTIONAL.contains(&s) => {
-                let uses = self.operand_list()?;
-                let dict = self.opt_attr_dict()?;
-                let (ins, outs) = self.functional_type(uses.len())?;
-                self.build_op(name, &uses, &ins, outs, vec![], dict, vec![])?
-            }
             "constant" => {
                 if self.c.peek() == Some(b'(') {
                     // Generic-ish form `stablehlo.constant() <{value = ...}> {..} : () -> T`.
@@ -1122,7 +1071,7 @@ pub(crate) fn find_prop(m: &Module, op: OpId, name: &str) -> Option<Attribute> {
         .map(|a| a.value)
 }
 
-fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
+pub(super) fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
     match a {
         AttrData::DenseArray { element, data } => match m.type_data(*element) {
             TypeData::Integer { width: 64, .. } => Some(
@@ -1137,7 +1086,7 @@ fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
 }
 
 /// The value of a signless integer attribute of exactly `width` bits.
-fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
+pub(super) fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
     let AttrData::Integer { ty, value } = a else {
         return None;
     };
@@ -1150,7 +1099,7 @@ fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
     }
 }
 
-fn enum_case(m: &Module, a: &AttrData, mnemonic: &str) -> Option<&'static str> {
+pub(super) fn enum_case(m: &Module, a: &AttrData, mnemonic: &str) -> Option<&'static str> {
     let AttrData::Dialect(d) = a else { return None };
     if m.str(d.dialect) != "stablehlo" || m.str(d.mnemonic) != mnemonic {
         return None;
@@ -1165,7 +1114,7 @@ fn enum_case(m: &Module, a: &AttrData, mnemonic: &str) -> Option<&'static str> {
         .map(|c| c.0)
 }
 
-fn write_i64s(p: &mut Printer<'_>, v: &[i64]) {
+pub(super) fn write_i64s(p: &mut Printer<'_>, v: &[i64]) {
     p.out.push('[');
     for (i, x) in v.iter().enumerate() {
         if i > 0 {
@@ -1178,6 +1127,11 @@ fn write_i64s(p: &mut Printer<'_>, v: &[i64]) {
 
 /// Prints the properties not in `consumed` plus the discardable attributes, as ` {...}`.
 fn print_rest_attrs(p: &mut Printer<'_>, op: OpId, consumed: &[&str]) {
+    print_rest_attrs_by(p, op, |n| consumed.contains(&n))
+}
+
+/// [`print_rest_attrs`] of the properties for which `consumed` is false.
+pub(super) fn print_rest_attrs_by(p: &mut Printer<'_>, op: OpId, consumed: impl Fn(&str) -> bool) {
     let m = p.m;
     let elide = p.opts.elide_defaults;
     let op_name = m.op_name_str(op);
@@ -1186,7 +1140,7 @@ fn print_rest_attrs(p: &mut Printer<'_>, op: OpId, consumed: &[&str]) {
     all.extend(
         m.properties(op)
             .iter()
-            .filter(|a| !consumed.contains(&m.str(a.name)))
+            .filter(|a| !consumed(m.str(a.name)))
             .filter(|a| !(elide && is_default_value(m, op_name, m.str(a.name), a.value))),
     );
     all.extend(m.attributes(op).iter().copied());
@@ -1231,8 +1185,14 @@ fn print_value_types(p: &mut Printer<'_>, values: impl Iterator<Item = Value>) {
 
 /// ` : (A, B) -> C`, the results as `Printer::print_result_types` spells them.
 fn print_functional(p: &mut Printer<'_>, op: OpId) {
+    p.out.push_str(" : ");
+    print_functional_type(p, op);
+}
+
+/// `(A, B) -> C`, the results as `Printer::print_result_types` spells them.
+pub(super) fn print_functional_type(p: &mut Printer<'_>, op: OpId) {
     let m = p.m;
-    p.out.push_str(" : (");
+    p.out.push('(');
     print_value_types(p, m.operands(op).iter().copied());
     p.out.push_str(") -> ");
     let mut results = m.results(op);
@@ -1269,46 +1229,29 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
     let Some(short) = name.strip_prefix("stablehlo.") else {
         return false;
     };
+    let Some(kind) = p.stablehlo_kind(op) else {
+        return false;
+    };
+    if kind.prints_generically() {
+        return false;
+    }
     let nres = m.num_results(op);
     let nops = m.operands(op).len();
-    let inherent = inherent_attrs(name);
+    let inherent = kind.attribute_names();
     // Every pretty form below has no successors; region-free unless stated.
     if !m.successors(op).is_empty() {
         return false;
     }
     // The attr-dict of a custom form is split back by name on parsing, so the form is only
     // lossless when every property has an inherent name and no discardable attribute has one.
-    if !placement_is_canonical(m, op) {
+    if !placement_is_canonical(m, op, inherent) {
         return false;
+    }
+    if let Some(f) = kind.format() {
+        return super::op_format::print(p, op, kind, f);
     }
     let no_regions = m.regions(op).is_empty();
     match short {
-        s if (UNARY.contains(&s) && nops == 1
-            || BINARY.contains(&s) && nops == 2
-            || s == "clamp" && nops == 3)
-            && nres == 1
-            && no_regions
-            && props_allowed(m, op, inherent) =>
-        {
-            p.out.push_str(name);
-            p.out.push(' ');
-            p.print_value_list(m.operands(op));
-            print_rest_attrs(p, op, &[]);
-            print_saort(p, op);
-            true
-        }
-        s if FUNCTIONAL.contains(&s)
-            && no_regions
-            && props_allowed(m, op, inherent)
-            && nres == 1 =>
-        {
-            p.out.push_str(name);
-            p.out.push(' ');
-            p.print_value_list(m.operands(op));
-            print_rest_attrs(p, op, &[]);
-            print_functional(p, op);
-            true
-        }
         "constant" if nops == 0 && nres == 1 && no_regions => {
             let Some(value) = find_prop(m, op, "value") else {
                 return false;
@@ -1825,9 +1768,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
 }
 
 /// True when re-parsing a custom form would put every attribute back where it is now.
-fn placement_is_canonical(m: &Module, op: OpId) -> bool {
-    let name = m.op_name_str(op);
-    let table = inherent_attrs(name);
+fn placement_is_canonical(m: &Module, op: OpId, table: &[&str]) -> bool {
     let inherent = |n: &str| table.contains(&n);
     m.properties(op).iter().all(|a| inherent(m.str(a.name)))
         && !m.attributes(op).iter().any(|a| inherent(m.str(a.name)))
@@ -2264,7 +2205,7 @@ pub(crate) fn block_arg_name_hint(m: &Module, op: OpId) -> Option<&'static str> 
 
 /// True when `value` is the ODS default of the attribute `attr` of StableHLO op `op` (from the
 /// spec, printed as MLIR prints it).
-fn is_default_value(m: &Module, op: &str, attr: &str, value: Attribute) -> bool {
+pub(super) fn is_default_value(m: &Module, op: &str, attr: &str, value: Attribute) -> bool {
     let Some(k) = crate::vhlo::StablehloOp::from_name(op) else {
         return false;
     };

@@ -1,0 +1,723 @@
+//! Declarative assembly formats of StableHLO ops (spec `format:`, in the spirit of ODS
+//! `assemblyFormat`): parsed into elements, checked against the op's operands, attributes and
+//! results, and emitted as `StablehloOp::format`, which the text engine
+//! (vhlo-core/src/text/op_format.rs) interprets both to parse and to print.
+//!
+//! Grammar (a subset of ODS's):
+//! ```text
+//! elem    := `lit` | $name | operands | attr-dict | type(arg) | functional-type(operands, results)
+//!          | custom<Name>(arg, ...) | `(` elem+ `)` [`:` `(` elem* `)`] `?`
+//! arg     := $name | operands | results | type(arg) | ref(arg)
+//! ```
+//! Inside an optional group one `$name^` is the anchor: the group is printed when that attribute
+//! is present (or that operand group is not empty), and parsed when its first literal is there.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::diag::{Diagnostics, Pos};
+use crate::model::{EnumDef, StablehloOp};
+use crate::ods::OdsType;
+
+/// `format: generic`: the op has no custom syntax (upstream declares no assembly format).
+pub const GENERIC: &str = "generic";
+
+/// Whether `op` is declared to print generically.
+pub fn is_generic(op: &StablehloOp) -> bool {
+    op.format.as_ref().is_some_and(|f| f.0 == GENERIC)
+}
+
+/// What a custom directive binds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum DirectiveArgs {
+    /// Types of operands and results (`type($x)`, `ref(...)`).
+    Types,
+    /// Attributes, this many.
+    Attrs(usize),
+    /// One variadic operand group.
+    Operands,
+}
+
+/// The custom directives the engine implements (vhlo-core/src/text/op_format.rs), by name, as
+/// upstream's AssemblyFormat.cpp names them.
+const DIRECTIVES: &[(&str, DirectiveArgs)] = &[
+    ("SameOperandsAndResultType", DirectiveArgs::Types),
+    ("DenseI64Array", DirectiveArgs::Attrs(1)),
+    ("VariadicOperandWithAttribute", DirectiveArgs::Operands),
+    ("SliceRanges", DirectiveArgs::Attrs(3)),
+    ("ExponentMantissa", DirectiveArgs::Attrs(2)),
+];
+
+/// One parsed element.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Elem {
+    Literal(String),
+    /// `$name` of an operand group (index in the spec's `operands:`).
+    Operand(usize),
+    /// `operands`.
+    Operands,
+    /// `$name` of an attribute (index in the spec's `attributes:`).
+    Attr(usize),
+    AttrDict,
+    /// `functional-type(operands, results)`.
+    FunctionalType,
+    /// `type(results)` or `type($result)` of the only result group.
+    ResultTypes,
+    /// `custom<Name>(...)`: the directive and the attributes it binds.
+    Custom(&'static str, Vec<usize>),
+    /// `custom<VariadicOperandWithAttribute>($group)`.
+    CustomOperands(&'static str, usize),
+    Optional {
+        anchor: Anchor,
+        then: Vec<Elem>,
+        otherwise: Vec<Elem>,
+    },
+}
+
+/// What decides whether an optional group is printed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Anchor {
+    Attr(usize),
+    Operand(usize),
+}
+
+/// A parsed, checked format.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Format {
+    pub elems: Vec<Elem>,
+}
+
+struct Lexer<'a> {
+    text: &'a str,
+    at: usize,
+    /// Where the format string starts in its file.
+    base: &'a Pos,
+}
+
+/// A format error at a byte offset of the format string.
+struct Error(usize, String);
+
+impl<'a> Lexer<'a> {
+    fn skip_ws(&mut self) {
+        while self.text[self.at..].starts_with([' ', '\t', '\n']) {
+            self.at += 1;
+        }
+    }
+    fn peek(&mut self) -> Option<char> {
+        self.skip_ws();
+        self.text[self.at..].chars().next()
+    }
+    fn eat(&mut self, s: &str) -> bool {
+        self.skip_ws();
+        if self.text[self.at..].starts_with(s) {
+            self.at += s.len();
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, s: &str, what: &str) -> Result<(), Error> {
+        if self.eat(s) {
+            Ok(())
+        } else {
+            Err(Error(self.at, format!("expected `{s}` {what}")))
+        }
+    }
+    fn ident(&mut self) -> (usize, &'a str) {
+        self.skip_ws();
+        let start = self.at;
+        let rest = &self.text[start..];
+        let n = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(rest.len());
+        self.at += n;
+        (start, &rest[..n])
+    }
+    fn pos(&self, at: usize) -> Pos {
+        let mut p = self.base.clone();
+        p.col += at as u32;
+        p
+    }
+}
+
+/// Names an op's fields resolve against.
+struct Names<'a> {
+    op: &'a StablehloOp,
+}
+
+#[derive(Clone, Copy)]
+enum Named {
+    Operand(usize),
+    Attr(usize),
+    Result(usize),
+}
+
+impl Names<'_> {
+    fn resolve(&self, name: &str) -> Option<Named> {
+        let s = self.op;
+        if let Some(i) = s.operands.iter().position(|f| f.name == name) {
+            return Some(Named::Operand(i));
+        }
+        if let Some(i) = s.attributes.iter().position(|a| a.name == name) {
+            return Some(Named::Attr(i));
+        }
+        s.results
+            .iter()
+            .position(|f| f.name == name)
+            .map(Named::Result)
+    }
+    fn all(&self) -> impl Iterator<Item = &str> {
+        let s = self.op;
+        s.operands
+            .iter()
+            .map(|f| f.name.as_str())
+            .chain(s.attributes.iter().map(|a| a.name.as_str()))
+            .chain(s.results.iter().map(|f| f.name.as_str()))
+    }
+    fn unknown(&self, at: usize, name: &str) -> Error {
+        Error(
+            at,
+            format!(
+                "`${name}` is not an operand, attribute or result of `{}`{}",
+                self.op.name,
+                crate::ods::did_you_mean(name, self.all())
+            ),
+        )
+    }
+}
+
+/// What the elements bind, for the completeness check.
+#[derive(Default)]
+struct Bound {
+    operands: Vec<bool>,
+    operand_types: Vec<bool>,
+    result_types: Vec<bool>,
+    attrs: Vec<bool>,
+    attr_dict: bool,
+}
+
+struct FormatParser<'a, 'b> {
+    /// The last operand group bound, to keep them in spec order.
+    last_operand: Option<usize>,
+    lx: Lexer<'a>,
+    names: Names<'b>,
+    enums: &'b [EnumDef],
+    bound: Bound,
+}
+
+impl FormatParser<'_, '_> {
+    fn elems(&mut self, in_group: bool, anchor: &mut Option<Anchor>) -> Result<Vec<Elem>, Error> {
+        let mut out = Vec::new();
+        loop {
+            match self.lx.peek() {
+                None => return Ok(out),
+                Some(')') if in_group => return Ok(out),
+                _ => {}
+            }
+            let e = self.elem(in_group, anchor)?;
+            out.push(e);
+        }
+    }
+
+    fn elem(&mut self, in_group: bool, anchor: &mut Option<Anchor>) -> Result<Elem, Error> {
+        let start = {
+            self.lx.skip_ws();
+            self.lx.at
+        };
+        if self.lx.eat("`") {
+            let rest = &self.lx.text[self.lx.at..];
+            let Some(end) = rest.find('`') else {
+                return Err(Error(start, "unterminated literal".into()));
+            };
+            let lit = rest[..end].to_string();
+            self.lx.at += end + 1;
+            let ok = lit.is_empty()
+                || lit == " "
+                || lit == "->"
+                || (lit.len() == 1 && ":,=<>()[]{}*+?".contains(lit.as_str()))
+                || lit
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+                    && !lit.starts_with(|c: char| c.is_ascii_digit());
+            if !ok {
+                return Err(Error(start, format!("`{lit}` is not a valid literal")));
+            }
+            return Ok(Elem::Literal(lit));
+        }
+        if self.lx.eat("$") {
+            let (at, name) = self.lx.ident();
+            let e = match self.names.resolve(name) {
+                Some(Named::Operand(i)) => {
+                    self.bind(&mut |b| &mut b.operands, i, at, name)?;
+                    self.in_order(i, at)?;
+                    Elem::Operand(i)
+                }
+                Some(Named::Attr(i)) => {
+                    self.bind(&mut |b| &mut b.attrs, i, at, name)?;
+                    let a = &self.names.op.attributes[i];
+                    let bare = matches!(
+                        crate::ods::lower(&a.ty, self.enums),
+                        Ok(OdsType::Int { .. }
+                            | OdsType::Bool
+                            | OdsType::Str
+                            | OdsType::DenseI64Array
+                            | OdsType::Enum(_))
+                    );
+                    if !bare {
+                        return Err(Error(
+                            at,
+                            format!(
+                                "attribute `{name}` (`{}`) has no bare spelling in a format; bind it with a custom directive or leave it to attr-dict",
+                                a.ty.trim()
+                            ),
+                        ));
+                    }
+                    Elem::Attr(i)
+                }
+                Some(Named::Result(_)) => {
+                    return Err(Error(
+                        at,
+                        format!("result `{name}` can only be bound as `type(${name})`"),
+                    ))
+                }
+                None => return Err(self.names.unknown(at - 1, name)),
+            };
+            if in_group && self.lx.eat("^") {
+                if anchor.is_some() {
+                    return Err(Error(self.lx.at - 1, "a group has one anchor `^`".into()));
+                }
+                *anchor = Some(match e {
+                    Elem::Operand(i) => Anchor::Operand(i),
+                    Elem::Attr(i) => Anchor::Attr(i),
+                    _ => unreachable!("only operands and attributes reach here"),
+                });
+            }
+            return Ok(e);
+        }
+        if self.lx.eat("(") {
+            let mut group_anchor = None;
+            let then = self.elems(true, &mut group_anchor)?;
+            self.lx.expect(")", "to close the optional group")?;
+            let mut otherwise = Vec::new();
+            if self.lx.eat(":") {
+                self.lx.expect("(", "to open the else group")?;
+                otherwise = self.elems(true, &mut None)?;
+                self.lx.expect(")", "to close the else group")?;
+            }
+            self.lx.expect("?", "after an optional group")?;
+            let Some(anchor) = group_anchor else {
+                return Err(Error(
+                    start,
+                    "an optional group needs an anchor `$name^`".into(),
+                ));
+            };
+            if !matches!(then.first(), Some(Elem::Literal(l)) if !l.is_empty() && l != " ") {
+                return Err(Error(
+                    start,
+                    "an optional group starts with a literal (it decides whether the group is there)"
+                        .into(),
+                ));
+            }
+            return Ok(Elem::Optional {
+                anchor,
+                then,
+                otherwise,
+            });
+        }
+        let (at, word) = self.lx.ident();
+        match word {
+            "operands" => {
+                for i in 0..self.names.op.operands.len() {
+                    self.bind(&mut |b| &mut b.operands, i, at, word)?;
+                    self.in_order(i, at)?;
+                }
+                Ok(Elem::Operands)
+            }
+            "attr-dict" => {
+                if self.bound.attr_dict {
+                    return Err(Error(at, "`attr-dict` appears twice".into()));
+                }
+                self.bound.attr_dict = true;
+                Ok(Elem::AttrDict)
+            }
+            "functional-type" => {
+                self.lx.expect("(", "after `functional-type`")?;
+                self.lx
+                    .expect("operands", "as the first argument of `functional-type`")?;
+                self.lx
+                    .expect(",", "between the arguments of `functional-type`")?;
+                self.lx
+                    .expect("results", "as the second argument of `functional-type`")?;
+                self.lx.expect(")", "to close `functional-type`")?;
+                for i in 0..self.names.op.operands.len() {
+                    self.bind(&mut |b| &mut b.operand_types, i, at, "operands")?;
+                }
+                for i in 0..self.names.op.results.len() {
+                    self.bind(&mut |b| &mut b.result_types, i, at, "results")?;
+                }
+                Ok(Elem::FunctionalType)
+            }
+            "type" => {
+                self.lx.expect("(", "after `type`")?;
+                self.lx.eat("$");
+                let (aat, arg) = self.lx.ident();
+                self.lx.expect(")", "to close `type`")?;
+                let n_results = self.names.op.results.len();
+                let is_results =
+                    arg == "results" || (n_results == 1 && self.names.op.results[0].name == arg);
+                if !is_results {
+                    return Err(Error(
+                        aat,
+                        "only the result types (`type(results)`, or `type($r)` of the only result) are supported here; use functional-type or a custom directive".into(),
+                    ));
+                }
+                for i in 0..n_results {
+                    self.bind(&mut |b| &mut b.result_types, i, aat, arg)?;
+                }
+                Ok(Elem::ResultTypes)
+            }
+            "custom" => {
+                self.lx.expect("<", "after `custom`")?;
+                let (nat, name) = self.lx.ident();
+                self.lx.expect(">", "after the directive name")?;
+                let Some(&(dname, kind)) = DIRECTIVES.iter().find(|d| d.0 == name) else {
+                    return Err(Error(
+                        nat,
+                        format!(
+                            "unknown custom directive `{name}` (known: {}){}",
+                            DIRECTIVES
+                                .iter()
+                                .map(|d| d.0)
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            crate::ods::did_you_mean(name, DIRECTIVES.iter().map(|d| d.0))
+                        ),
+                    ));
+                };
+                self.lx.expect("(", "after the directive")?;
+                let mut attrs = Vec::new();
+                let mut operands = Vec::new();
+                loop {
+                    if self.lx.eat(")") {
+                        break;
+                    }
+                    self.directive_arg(kind, &mut attrs, &mut operands)?;
+                    if !self.lx.eat(",") {
+                        self.lx.expect(")", "to close the directive's arguments")?;
+                        break;
+                    }
+                }
+                match kind {
+                    DirectiveArgs::Types => Ok(Elem::Custom(dname, vec![])),
+                    DirectiveArgs::Attrs(n) => {
+                        if attrs.len() != n {
+                            return Err(Error(
+                                nat,
+                                format!("`{dname}` binds {n} attribute(s), found {}", attrs.len()),
+                            ));
+                        }
+                        Ok(Elem::Custom(dname, attrs))
+                    }
+                    DirectiveArgs::Operands => match operands[..] {
+                        [g] if self.names.op.operands[g].variadic => {
+                            Ok(Elem::CustomOperands(dname, g))
+                        }
+                        _ => Err(Error(
+                            nat,
+                            format!("`{dname}` binds one variadic operand group"),
+                        )),
+                    },
+                }
+            }
+            "" => Err(Error(
+                at,
+                format!(
+                    "unexpected `{}` in format",
+                    self.lx.text[at..].chars().next().unwrap_or(' ')
+                ),
+            )),
+            _ => Err(Error(
+                at,
+                format!(
+                    "unknown format element `{word}` (literals are written `{word}` in backquotes)"
+                ),
+            )),
+        }
+    }
+
+    fn directive_arg(
+        &mut self,
+        kind: DirectiveArgs,
+        attrs: &mut Vec<usize>,
+        operands: &mut Vec<usize>,
+    ) -> Result<(), Error> {
+        if kind == DirectiveArgs::Types {
+            // `type($x)` binds $x's types; `ref($x)` and `ref(type($x))` only refer to them.
+            let (wat, word) = self.lx.ident();
+            let binds = match word {
+                "type" => true,
+                "ref" => false,
+                _ => return Err(Error(wat, "expected `type($x)` or `ref(...)`".into())),
+            };
+            self.lx.expect("(", "to open the argument")?;
+            let wrapped = !binds && self.lx.eat("type(");
+            self.lx.eat("$");
+            let (nat, name) = self.lx.ident();
+            if wrapped {
+                self.lx.expect(")", "to close `type`")?;
+            }
+            self.lx.expect(")", "to close the argument")?;
+            if !binds {
+                return match (name, self.names.resolve(name)) {
+                    ("operands" | "results", _)
+                    | (_, Some(Named::Operand(_) | Named::Result(_))) => Ok(()),
+                    (_, Some(Named::Attr(_))) => Err(Error(
+                        nat,
+                        format!("`{name}` is an attribute; it has no type"),
+                    )),
+                    (_, None) => Err(self.names.unknown(nat, name)),
+                };
+            }
+            match (name, self.names.resolve(name)) {
+                ("operands", _) => {
+                    for i in 0..self.names.op.operands.len() {
+                        self.bind(&mut |b| &mut b.operand_types, i, nat, name)?;
+                    }
+                }
+                ("results", _) => {
+                    for i in 0..self.names.op.results.len() {
+                        self.bind(&mut |b| &mut b.result_types, i, nat, name)?;
+                    }
+                }
+                (_, Some(Named::Operand(i))) => {
+                    self.bind(&mut |b| &mut b.operand_types, i, nat, name)?
+                }
+                (_, Some(Named::Result(i))) => {
+                    self.bind(&mut |b| &mut b.result_types, i, nat, name)?
+                }
+                (_, Some(Named::Attr(_))) => {
+                    return Err(Error(
+                        nat,
+                        format!("`{name}` is an attribute; it has no type"),
+                    ))
+                }
+                (_, None) => return Err(self.names.unknown(nat, name)),
+            }
+            return Ok(());
+        }
+        self.lx.expect("$", "before the directive's argument")?;
+        let (nat, name) = self.lx.ident();
+        match (kind, self.names.resolve(name)) {
+            (DirectiveArgs::Attrs(_), Some(Named::Attr(i))) => {
+                self.bind(&mut |b| &mut b.attrs, i, nat, name)?;
+                attrs.push(i);
+            }
+            (DirectiveArgs::Operands, Some(Named::Operand(i))) => {
+                self.bind(&mut |b| &mut b.operands, i, nat, name)?;
+                self.in_order(i, nat)?;
+                operands.push(i);
+            }
+            (_, None) => return Err(self.names.unknown(nat, name)),
+            _ => {
+                return Err(Error(
+                    nat,
+                    format!(
+                        "`${name}` is not {} here",
+                        if matches!(kind, DirectiveArgs::Operands) {
+                            "an operand"
+                        } else {
+                            "an attribute"
+                        }
+                    ),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Operand groups are bound in the spec's order (the engine collects them as it reads).
+    fn in_order(&mut self, i: usize, at: usize) -> Result<(), Error> {
+        if self.last_operand.is_some_and(|l| l >= i) {
+            return Err(Error(
+                at,
+                format!(
+                    "operand `{}` is bound before an operand the spec lists after it; bind operands in the order of `operands:`",
+                    self.names.op.operands[i].name
+                ),
+            ));
+        }
+        self.last_operand = Some(i);
+        Ok(())
+    }
+
+    fn bind(
+        &mut self,
+        which: &mut dyn FnMut(&mut Bound) -> &mut Vec<bool>,
+        i: usize,
+        at: usize,
+        name: &str,
+    ) -> Result<(), Error> {
+        let v = which(&mut self.bound);
+        if v[i] {
+            return Err(Error(at, format!("`{name}` is bound twice")));
+        }
+        v[i] = true;
+        Ok(())
+    }
+}
+
+/// Parses and checks `op`'s format `text`, written at `base` (the position of its first
+/// character). Parsing stops at the first error of a format.
+pub fn parse(
+    op: &StablehloOp,
+    enums: &[EnumDef],
+    text: &str,
+    base: &Pos,
+) -> Result<Format, (Pos, String)> {
+    let n = |v: &[crate::model::Field]| vec![false; v.len()];
+    let mut p = FormatParser {
+        last_operand: None,
+        lx: Lexer { text, at: 0, base },
+        names: Names { op },
+        enums,
+        bound: Bound {
+            operands: n(&op.operands),
+            operand_types: n(&op.operands),
+            result_types: n(&op.results),
+            attrs: vec![false; op.attributes.len()],
+            attr_dict: false,
+        },
+    };
+    let elems = p
+        .elems(false, &mut None)
+        .map_err(|Error(at, m)| (p.lx.pos(at), m))?;
+    let end = p.lx.pos(text.trim_end().len());
+    let b = &p.bound;
+    if !b.attr_dict {
+        return Err((
+            end,
+            "the format has no `attr-dict` (the attributes it does not bind go there)".into(),
+        ));
+    }
+    let missing = |what: &str, fields: &[crate::model::Field], bound: &[bool]| {
+        fields
+            .iter()
+            .zip(bound)
+            .find(|(_, b)| !**b)
+            .map(|(f, _)| format!("{what} `{}` is not bound by the format", f.name))
+    };
+    if let Some(m) = missing("operand", &op.operands, &b.operands)
+        .or_else(|| missing("the type of operand", &op.operands, &b.operand_types))
+        .or_else(|| missing("the type of result", &op.results, &b.result_types))
+    {
+        return Err((end, m));
+    }
+    if !op.regions.is_empty() {
+        return Err((
+            end,
+            "formats of ops with regions are written by hand (text/op_format.rs)".into(),
+        ));
+    }
+    Ok(Format { elems })
+}
+
+/// Checks every `format:` of the spec.
+pub fn check(spec: &crate::model::Spec, diags: &mut Diagnostics) {
+    for fam in &spec.ops {
+        let s = &fam.stablehlo;
+        if let Some((text, pos)) = s.format.as_ref().filter(|f| f.0 != GENERIC) {
+            if let Err((p, m)) = parse(s, &spec.enums, text, pos) {
+                diags.error(p, format!("format of `{}`: {m}", s.name));
+            }
+        }
+    }
+}
+
+/// The tokens of one op's format table (`None` without a format).
+pub fn tokens(spec: &crate::model::Spec, op: &StablehloOp) -> TokenStream {
+    let Some((text, pos)) = op.format.as_ref().filter(|f| f.0 != GENERIC) else {
+        return quote! { None };
+    };
+    let Ok(f) = parse(op, &spec.enums, text, pos) else {
+        return quote! { None };
+    };
+    let operand_groups = op.operands.len() as u8;
+    let variadic = match op.operands.iter().position(|f| f.variadic) {
+        Some(i) => {
+            let i = i as u8;
+            quote! { Some(#i) }
+        }
+        None => quote! { None },
+    };
+    let results = op.results.len() as u8;
+    let variadic_results = op.results.iter().any(|f| f.variadic);
+    let elems = elems_tokens(&f.elems);
+    let checks_values = f.elems.iter().any(|e| match e {
+        Elem::Attr(_) | Elem::Optional { .. } => true,
+        Elem::Custom(_, attrs) => !attrs.is_empty(),
+        _ => false,
+    });
+    quote! {
+        Some(&OpFormat {
+            elems: #elems,
+            checks_values: #checks_values,
+            operand_groups: #operand_groups,
+            variadic_operands: #variadic,
+            results: #results,
+            variadic_results: #variadic_results,
+        })
+    }
+}
+
+fn elems_tokens(elems: &[Elem]) -> TokenStream {
+    let es = elems.iter().map(|e| match e {
+        Elem::Literal(l) => quote! { FormatElem::Literal(#l) },
+        Elem::Operand(i) => {
+            let i = *i as u8;
+            quote! { FormatElem::Operand(#i) }
+        }
+        Elem::Operands => quote! { FormatElem::Operands },
+        Elem::Attr(i) => {
+            let i = *i as u8;
+            quote! { FormatElem::Attr(#i) }
+        }
+        Elem::AttrDict => quote! { FormatElem::AttrDict },
+        Elem::FunctionalType => quote! { FormatElem::FunctionalType },
+        Elem::ResultTypes => quote! { FormatElem::ResultTypes },
+        Elem::Custom(name, attrs) => {
+            let d = quote::format_ident!("{}", name);
+            let attrs = attrs.iter().map(|&i| i as u8);
+            quote! { FormatElem::Custom(FormatDirective::#d, &[ #(#attrs),* ]) }
+        }
+        Elem::CustomOperands(name, g) => {
+            let d = quote::format_ident!("{}", name);
+            let g = *g as u8;
+            quote! { FormatElem::CustomOperands(FormatDirective::#d, #g) }
+        }
+        Elem::Optional {
+            anchor,
+            then,
+            otherwise,
+        } => {
+            let anchor = match anchor {
+                Anchor::Attr(i) => {
+                    let i = *i as u8;
+                    quote! { FormatAnchor::Attr(#i) }
+                }
+                Anchor::Operand(i) => {
+                    let i = *i as u8;
+                    quote! { FormatAnchor::Operand(#i) }
+                }
+            };
+            let then = elems_tokens(then);
+            let otherwise = elems_tokens(otherwise);
+            quote! { FormatElem::Optional { anchor: #anchor, then: #then, otherwise: #otherwise } }
+        }
+    });
+    quote! { &[ #(#es),* ] }
+}
+
+/// The directive names, for the generated `FormatDirective` enum.
+pub fn directive_names() -> impl Iterator<Item = &'static str> {
+    DIRECTIVES.iter().map(|d| d.0)
+}

@@ -1,0 +1,279 @@
+//! The bytecode form of VHLO types and attributes: each parameter kind has a plain wire form, and
+//! the irregular ones (upstream's `VhloBytecode.cpp`) are named hints in the spec (`wire:`), with
+//! `wire_order:` where the bytecode order is not the storage order. Lowered here into the steps
+//! the bytecode engine (`vhlo-core/src/bytecode/vhlo_codec.rs`) reads and writes.
+
+use crate::diag::{Diagnostics, Pos};
+use crate::model::{ParamKind, TypeOrAttrDef};
+
+/// How one parameter is written (mirrors `vhlo_core::dialect::Wire`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    Type,
+    Types,
+    Attr,
+    Attrs,
+    AttrPairs,
+    Bool,
+    String,
+    SVarInt,
+    SVarInts,
+    Shape,
+    VarInt,
+    UVarInt,
+    QuantFlags,
+    F64,
+    F64s,
+    QuantScale,
+    QuantScales,
+    FloatOfType(usize),
+    IntOfType(usize),
+    PackedI1Blob(usize),
+    PresenceFlag,
+    IndexWithFlag,
+    ByCode,
+}
+
+impl Wire {
+    /// The runtime variant's name and its parameter-index operand, if any.
+    pub fn variant(self) -> (&'static str, Option<usize>) {
+        match self {
+            Wire::Type => ("Type", None),
+            Wire::Types => ("Types", None),
+            Wire::Attr => ("Attr", None),
+            Wire::Attrs => ("Attrs", None),
+            Wire::AttrPairs => ("AttrPairs", None),
+            Wire::Bool => ("Bool", None),
+            Wire::String => ("String", None),
+            Wire::SVarInt => ("SVarInt", None),
+            Wire::SVarInts => ("SVarInts", None),
+            Wire::Shape => ("Shape", None),
+            Wire::VarInt => ("VarInt", None),
+            Wire::UVarInt => ("UVarInt", None),
+            Wire::QuantFlags => ("QuantFlags", None),
+            Wire::F64 => ("F64", None),
+            Wire::F64s => ("F64s", None),
+            Wire::QuantScale => ("QuantScale", None),
+            Wire::QuantScales => ("QuantScales", None),
+            Wire::FloatOfType(p) => ("FloatOfType", Some(p)),
+            Wire::IntOfType(p) => ("IntOfType", Some(p)),
+            Wire::PackedI1Blob(p) => ("PackedI1Blob", Some(p)),
+            Wire::PresenceFlag => ("PresenceFlag", None),
+            Wire::IndexWithFlag => ("IndexWithFlag", None),
+            Wire::ByCode => ("ByCode", None),
+        }
+    }
+}
+
+/// One step of an entry's bytecode: the parameter (storage index) and how it is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WireStep {
+    pub param: usize,
+    pub wire: Wire,
+}
+
+/// The hints, with the kinds each applies to and what it means (for the error messages).
+pub const HINTS: &[(&str, &str)] = &[
+    ("shape", "dims: each dimension a size or dynamic"),
+    (
+        "type_width",
+        "int, float: an APInt of the width of the type parameter before it",
+    ),
+    ("quant_flags", "u32: quantization flags, 0 or 1 (signed)"),
+    (
+        "quant_scale",
+        "float, floats: an f64 quantization scale, positive and finite",
+    ),
+    (
+        "packed_i1_blob",
+        "dense_data: a blob fitting the tensor type before it, i1 packed 8 to a byte",
+    ),
+    (
+        "presence_flag",
+        "optional attr: a varint 0 or 1, then the attribute index",
+    ),
+    (
+        "index_with_flag",
+        "optional attr: the attribute index with a presence flag",
+    ),
+];
+
+fn hint_list() -> String {
+    HINTS.iter().map(|(h, _)| *h).collect::<Vec<_>>().join(", ")
+}
+
+/// The wire steps of `d`, in bytecode order. `wire_order` is the spec's `wire_order:` list.
+pub fn lower(
+    d: &TypeOrAttrDef,
+    wire_order: Option<&[(String, Pos)]>,
+    what: &str,
+    diags: &mut Diagnostics,
+) -> Vec<WireStep> {
+    let name = &d.name;
+    // The order: storage order, the parameter chosen by `code_with_encoding` first, or as listed.
+    let by_code = d
+        .code_with_encoding
+        .and_then(|_| d.params.iter().position(|p| p.optional && p.wire.is_none()));
+    if d.code_with_encoding.is_some() && by_code.is_none() {
+        diags.error(
+            d.code_pos.clone(),
+            format!(
+                "{what} `{name}` has `code_with_encoding` but no optional attribute parameter without a `wire:` hint for it to select"
+            ),
+        );
+    }
+    let mut order: Vec<usize> = match wire_order {
+        Some(list) => {
+            let mut out = Vec::new();
+            for (n, at) in list {
+                match d.params.iter().position(|p| &p.name == n) {
+                    Some(i) if out.contains(&i) => {
+                        diags.error(at.clone(), format!("`wire_order` of `{name}` lists `{n}` twice"))
+                    }
+                    Some(i) => out.push(i),
+                    None => diags.error(
+                        at.clone(),
+                        format!("`wire_order` of `{name}` names `{n}`, which is not one of its parameters"),
+                    ),
+                }
+            }
+            for (i, p) in d.params.iter().enumerate() {
+                if !out.contains(&i) {
+                    diags.error(
+                        p.pos.clone(),
+                        format!(
+                            "parameter `{}` of `{name}` is missing from its `wire_order`",
+                            p.name
+                        ),
+                    );
+                    out.push(i);
+                }
+            }
+            out
+        }
+        None => (0..d.params.len()).collect(),
+    };
+    if wire_order.is_none() {
+        if let Some(b) = by_code {
+            order.retain(|&i| i != b);
+            order.insert(0, b);
+        }
+    } else if let Some(b) = by_code {
+        if order.first() != Some(&b) {
+            if let Some(p) = d.params.get(b) {
+                diags.error(
+                    p.pos.clone(),
+                    format!(
+                        "`{}` of `{name}` is selected by `code_with_encoding` and so comes first on the wire",
+                        p.name
+                    ),
+                );
+            }
+        }
+    }
+    let mut steps = Vec::new();
+    for (at, &i) in order.iter().enumerate() {
+        let Some(p) = d.params.get(i) else { continue };
+        // The type parameter an APInt or a blob takes its width or shape from: the last one before.
+        let type_before = order
+            .get(..at)
+            .unwrap_or(&[])
+            .iter()
+            .rev()
+            .copied()
+            .find(|&j| d.params.get(j).is_some_and(|q| q.kind == ParamKind::Type));
+        let hint = p.wire.as_ref().map(|(h, _)| h.as_str());
+        let hint_pos = p.wire.as_ref().map_or(p.pos.clone(), |(_, at)| at.clone());
+        let needs_type = |w: fn(usize) -> Wire, diags: &mut Diagnostics| match type_before {
+            Some(t) => w(t),
+            None => {
+                diags.error(
+                    hint_pos.clone(),
+                    format!(
+                        "parameter `{}` of `{name}`: `{}` needs a `type` parameter before it on the wire",
+                        p.name,
+                        hint.unwrap_or("")
+                    ),
+                );
+                w(0)
+            }
+        };
+        let wire = match (p.kind, p.optional, hint) {
+            (ParamKind::Attr, true, None) if by_code == Some(i) => Wire::ByCode,
+            (ParamKind::Attr, true, Some("presence_flag")) => Wire::PresenceFlag,
+            (ParamKind::Attr, true, Some("index_with_flag")) => Wire::IndexWithFlag,
+            (_, true, _) => {
+                diags.error(
+                    hint_pos.clone(),
+                    format!(
+                        "optional parameter `{}` of `{name}` needs `wire: presence_flag` or `wire: index_with_flag` (or the type's `code_with_encoding`)",
+                        p.name
+                    ),
+                );
+                Wire::Attr
+            }
+            (ParamKind::Type, false, None) => Wire::Type,
+            (ParamKind::Types, false, None) => Wire::Types,
+            (ParamKind::Attr, false, None) => Wire::Attr,
+            (ParamKind::Attrs, false, None) => Wire::Attrs,
+            (ParamKind::AttrPairs, false, None) => Wire::AttrPairs,
+            (ParamKind::Bool, false, None) => Wire::Bool,
+            (ParamKind::String, false, None) => Wire::String,
+            (ParamKind::I64, false, None) => Wire::SVarInt,
+            (ParamKind::I64s | ParamKind::Dims, false, None) => Wire::SVarInts,
+            (ParamKind::Dims, false, Some("shape")) => Wire::Shape,
+            (ParamKind::I32, false, None) => Wire::VarInt,
+            (ParamKind::U32, false, None) => Wire::UVarInt,
+            (ParamKind::U32, false, Some("quant_flags")) => Wire::QuantFlags,
+            (ParamKind::Float, false, None) => Wire::F64,
+            (ParamKind::Floats, false, None) => Wire::F64s,
+            (ParamKind::Float, false, Some("quant_scale")) => Wire::QuantScale,
+            (ParamKind::Floats, false, Some("quant_scale")) => Wire::QuantScales,
+            (ParamKind::Float, false, Some("type_width")) => needs_type(Wire::FloatOfType, diags),
+            (ParamKind::Int, false, Some("type_width")) => needs_type(Wire::IntOfType, diags),
+            (ParamKind::DenseData, false, Some("packed_i1_blob")) => {
+                needs_type(Wire::PackedI1Blob, diags)
+            }
+            (ParamKind::Int, false, None) => {
+                diags.error(
+                    p.pos.clone(),
+                    format!(
+                        "parameter `{}` of `{name}` (int) needs `wire: type_width`: its width is its type's",
+                        p.name
+                    ),
+                );
+                Wire::SVarInt
+            }
+            (ParamKind::DenseData, false, None) => {
+                diags.error(
+                    p.pos.clone(),
+                    format!(
+                        "parameter `{}` of `{name}` (dense_data) needs `wire: packed_i1_blob`",
+                        p.name
+                    ),
+                );
+                Wire::PackedI1Blob(0)
+            }
+            (kind, false, Some(h)) => {
+                let known = HINTS.iter().find(|(n, _)| *n == h);
+                let msg = match known {
+                    Some((_, applies)) => format!(
+                        "`wire: {h}` does not apply to parameter `{}` of `{name}` (kind {}); it applies to {applies}",
+                        p.name,
+                        kind.spelling()
+                    ),
+                    None => format!(
+                        "unknown `wire:` hint `{h}` on parameter `{}` of `{name}` (the hints: {}){}",
+                        p.name,
+                        hint_list(),
+                        crate::ods::did_you_mean(h, HINTS.iter().map(|(n, _)| *n))
+                    ),
+                };
+                diags.error(hint_pos.clone(), msg);
+                Wire::Attr
+            }
+        };
+        steps.push(WireStep { param: i, wire });
+    }
+    steps
+}

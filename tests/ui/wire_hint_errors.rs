@@ -1,0 +1,5 @@
+// Bytecode wire hints are checked: an unknown one, one that does not apply to its kind, and a
+// parameter whose kind needs one, each at its position.
+vhlo_macros::vhlo_dialect!("tests/ui/specs/wire_hint_errors");
+
+fn main() {}
