@@ -453,6 +453,20 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         });
         quote! { &[ #(#ds),* ] }
     });
+    let s_vhlo_defaults = spec.ops.iter().flat_map(|f| {
+        let v = shlo_variant(f);
+        f.stablehlo.attributes.iter().filter_map(move |a| {
+            let name = &a.name;
+            let body = match &a.vhlo_default.as_ref()?.0 {
+                crate::model::Value::Hook(h) => quote! { VhloDefault::Hook(#h) },
+                d => {
+                    let e = super::convert::value_expr(spec, d);
+                    quote! { VhloDefault::Value(#e) }
+                }
+            };
+            Some(quote! { (StablehloOp::#v, #name) => Some(#body), })
+        })
+    });
     let s_attr_optional = spec.ops.iter().map(|f| {
         let os = f.stablehlo.attributes.iter().map(|a| a.optional);
         quote! { &[ #(#os),* ] }
@@ -640,6 +654,15 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             EnumArray(VhloEnum),
         }
 
+        /// What the conversions write for a VHLO attribute that a StableHLO op leaves out.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub enum VhloDefault {
+            /// This value.
+            Value(::vhlo_core::ir::Attribute),
+            /// A value the named hand-written function computes from the op (`convert::ops`).
+            Hook(&'static str),
+        }
+
         /// A StableHLO op's declarative assembly format (spec `format:`, as ODS
         /// `assemblyFormat`).
         #[derive(Clone, Copy, Debug)]
@@ -761,6 +784,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             pub fn attribute_defaults(self) -> &'static [Option<&'static str>] {
                 const A: &[&[Option<&str>]] = &[ #(#s_attr_defaults),* ];
                 A[self as usize]
+            }
+            /// What VHLO spells out for each VHLO attribute that the StableHLO attribute
+            /// `attribute` stands for, when the op leaves it out (spec `vhlo_default:`), built in `m`.
+            #[allow(unused_variables, clippy::match_single_binding)]
+            pub fn vhlo_default(self, m: &mut ::vhlo_core::ir::Module, attribute: &str) -> Option<VhloDefault> {
+                match (self, attribute) { #(#s_vhlo_defaults)* _ => None }
             }
             /// ODS's `HLO_CompatibleOperandsAndResultType` (spec `traits`): every operand and result
             /// has the same element type and compatible shapes.

@@ -505,8 +505,9 @@ fn read_i1_blob<S: VhloSource>(
     Ok(Param::Bytes(data.into()))
 }
 
-/// `packed_i1_blob`, written: the data of a tensor of type `t` as one blob, i1 packed.
-pub(super) fn write_i1_blob(m: &Module, t: Type, raw: &Blob, w: &mut dyn DialectWriter) {
+/// `packed_i1_blob`, written: the data of a tensor of type `t` as one blob, i1 packed; other
+/// data through the writer's `shared_blob` (streamed from where it lies).
+fn write_i1_blob(m: &Module, t: Type, raw: &Blob, w: &mut dyn DialectWriter) {
     match vhlo_bool_tensor_elements(m, t) {
         Some(n) => w.blob(&pack_bools(raw, n)),
         None => w.shared_blob(raw),

@@ -13,7 +13,6 @@ use crate::ir::{
     AttrData, Attribute, Blob, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
     Region, Signedness, Symbol, Type, TypeData, Value,
 };
-use crate::vhlo::VhloAttr;
 
 /// Nesting limit for attributes/types and for regions: the library's one limit, so that what
 /// is written reads back.
@@ -474,17 +473,7 @@ fn string_attr(m: &mut Module, s: Symbol) -> Attribute {
 
 /// Encodes an attribute; `Ok(false)` means it has no custom encoding (written as text).
 fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Result<bool> {
-    // Tensor data is written from the module, not from a copy: it may be a gigabyte.
-    if let Some(t) = vhlo_tensor_type(m, a) {
-        w.varint(u64::from(VhloAttr::TensorV1.code()));
-        w.ty(m, t)?;
-        if let AttrData::Dialect(d) = m.attr_data(a) {
-            if let [Param::Type(_), Param::Bytes(raw)] = &d.params[..] {
-                super::vhlo_codec::write_i1_blob(m, t, raw, w);
-            }
-        }
-        return Ok(true);
-    }
+    // A copy of the entry: large tensor data in it is a shared `Blob`, not copied.
     let data = m.attr_data(a).clone();
     match data {
         AttrData::Dialect(d) => {
@@ -673,19 +662,6 @@ fn signed_varints(w: &mut dyn DialectWriter, v: &[i64]) {
     w.varint(v.len() as u64);
     for &x in v {
         w.signed_varint(x);
-    }
-}
-
-/// The type of a `#vhlo.tensor_v1` attribute (`encode_attr` writes its data in place).
-fn vhlo_tensor_type(m: &Module, a: Attribute) -> Option<Type> {
-    match m.attr_data(a) {
-        AttrData::Dialect(d) if m.str(d.dialect) == "vhlo" && m.str(d.mnemonic) == "tensor_v1" => {
-            match &d.params[..] {
-                [Param::Type(t), Param::Bytes(_)] => Some(*t),
-                _ => None,
-            }
-        }
-        _ => None,
     }
 }
 

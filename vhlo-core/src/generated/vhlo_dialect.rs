@@ -5762,6 +5762,14 @@ pub enum OdsConstraint {
     /// An array of such enum attributes.
     EnumArray(VhloEnum),
 }
+/// What the conversions write for a VHLO attribute that a StableHLO op leaves out.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum VhloDefault {
+    /// This value.
+    Value(::vhlo_core::ir::Attribute),
+    /// A value the named hand-written function computes from the op (`convert::ops`).
+    Hook(&'static str),
+}
 /// A StableHLO op's declarative assembly format (spec `format:`, as ODS
 /// `assemblyFormat`).
 #[derive(Clone, Copy, Debug)]
@@ -7945,6 +7953,637 @@ impl StablehloOp {
             &[],
         ];
         A[self as usize]
+    }
+    /// What VHLO spells out for each VHLO attribute that the StableHLO attribute
+    /// `attribute` stands for, when the op leaves it out (spec `vhlo_default:`), built in `m`.
+    #[allow(unused_variables, clippy::match_single_binding)]
+    pub fn vhlo_default(
+        self,
+        m: &mut ::vhlo_core::ir::Module,
+        attribute: &str,
+    ) -> Option<VhloDefault> {
+        match (self, attribute) {
+            (StablehloOp::AllGather, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::AllGather, "use_global_device_ids") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::AllReduce, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::AllReduce, "use_global_device_ids") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::AllToAll, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::Cbrt, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Cholesky, "lower") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::CollectiveBroadcast, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::CollectiveBroadcast, "has_dynamic_root") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::CollectivePermute, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::CollectiveReduce, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::CollectiveReduce, "use_global_device_ids") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::CollectiveReduce, "has_dynamic_root") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Compare, "compare_type") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_enum(
+                            m,
+                            "comparison_type_v1",
+                            0i64,
+                        ),
+                    ),
+                )
+            }
+            (StablehloOp::Composite, "composite_attributes") => {
+                Some(
+                    VhloDefault::Value({
+                        let __entries = vec![];
+                        ::vhlo_core::dialect::support::vhlo_dict(m, __entries)
+                    }),
+                )
+            }
+            (StablehloOp::Composite, "version") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::Convolution, "window_strides") => {
+                Some(VhloDefault::Hook("conv_ones"))
+            }
+            (StablehloOp::Convolution, "padding") => {
+                Some(VhloDefault::Hook("conv_padding"))
+            }
+            (StablehloOp::Convolution, "lhs_dilation") => {
+                Some(VhloDefault::Hook("conv_ones"))
+            }
+            (StablehloOp::Convolution, "rhs_dilation") => {
+                Some(VhloDefault::Hook("conv_ones"))
+            }
+            (StablehloOp::Convolution, "window_reversal") => {
+                Some(VhloDefault::Hook("conv_reversal"))
+            }
+            (StablehloOp::Convolution, "precision_config") => {
+                Some(VhloDefault::Hook("precision_config"))
+            }
+            (StablehloOp::Cosine, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::CustomCall, "has_side_effect") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::CustomCall, "backend_config") => {
+                Some(VhloDefault::Hook("backend_config"))
+            }
+            (StablehloOp::CustomCall, "api_version") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_enum(
+                            m,
+                            "api_version_v1",
+                            1i64,
+                        ),
+                    ),
+                )
+            }
+            (StablehloOp::CustomCall, "called_computations") => {
+                Some(
+                    VhloDefault::Value({
+                        let __items = vec![];
+                        ::vhlo_core::dialect::support::vhlo_array(m, __items)
+                    }),
+                )
+            }
+            (StablehloOp::CustomCall, "operand_layouts") => {
+                Some(VhloDefault::Hook("layouts"))
+            }
+            (StablehloOp::CustomCall, "result_layouts") => {
+                Some(VhloDefault::Hook("layouts"))
+            }
+            (StablehloOp::CustomCall, "output_operand_aliases") => {
+                Some(
+                    VhloDefault::Value({
+                        let __items = vec![];
+                        ::vhlo_core::dialect::support::vhlo_array(m, __items)
+                    }),
+                )
+            }
+            (StablehloOp::CustomCall, "result_tilings") => {
+                Some(
+                    VhloDefault::Value({
+                        let __items = vec![];
+                        ::vhlo_core::dialect::support::vhlo_array(m, __items)
+                    }),
+                )
+            }
+            (StablehloOp::Dot, "precision_config") => {
+                Some(VhloDefault::Hook("precision_config"))
+            }
+            (StablehloOp::DotGeneral, "precision_config") => {
+                Some(VhloDefault::Hook("precision_config"))
+            }
+            (StablehloOp::DotGeneral, "algorithm") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_type_attr(m, "none_v1"),
+                    ),
+                )
+            }
+            (StablehloOp::DynamicBroadcastInDim, "known_expanding_dimensions") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_int_tensor(
+                            m,
+                            "i64_v1",
+                            &[0i64],
+                            &[],
+                        ),
+                    ),
+                )
+            }
+            (StablehloOp::DynamicBroadcastInDim, "known_nonexpanding_dimensions") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_int_tensor(
+                            m,
+                            "i64_v1",
+                            &[0i64],
+                            &[],
+                        ),
+                    ),
+                )
+            }
+            (StablehloOp::DynamicConv, "window_strides") => {
+                Some(VhloDefault::Hook("conv_ones"))
+            }
+            (StablehloOp::DynamicConv, "lhs_dilation") => {
+                Some(VhloDefault::Hook("conv_ones"))
+            }
+            (StablehloOp::DynamicConv, "rhs_dilation") => {
+                Some(VhloDefault::Hook("conv_ones"))
+            }
+            (StablehloOp::DynamicConv, "window_reversal") => {
+                Some(VhloDefault::Hook("conv_reversal"))
+            }
+            (StablehloOp::DynamicConv, "precision_config") => {
+                Some(VhloDefault::Hook("precision_config"))
+            }
+            (StablehloOp::DynamicGather, "indices_are_sorted") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Exponential, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::ExponentialMinusOne, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Func, "sym_visibility") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_string(m, "")),
+                )
+            }
+            (StablehloOp::Func, "arg_attrs") => {
+                Some(
+                    VhloDefault::Value({
+                        let __items = vec![];
+                        ::vhlo_core::dialect::support::vhlo_array(m, __items)
+                    }),
+                )
+            }
+            (StablehloOp::Func, "res_attrs") => {
+                Some(
+                    VhloDefault::Value({
+                        let __items = vec![];
+                        ::vhlo_core::dialect::support::vhlo_array(m, __items)
+                    }),
+                )
+            }
+            (StablehloOp::Gather, "indices_are_sorted") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Infeed, "infeed_config") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_string(m, "")),
+                )
+            }
+            (StablehloOp::Infeed, "layout") => {
+                Some(
+                    VhloDefault::Value({
+                        let __items = vec![];
+                        ::vhlo_core::dialect::support::vhlo_array(m, __items)
+                    }),
+                )
+            }
+            (StablehloOp::Log, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::LogPlusOne, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Logistic, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Outfeed, "outfeed_config") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_string(m, "")),
+                )
+            }
+            (StablehloOp::Recv, "is_host_transfer") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Recv, "source_target_pairs") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_int_tensor(
+                            m,
+                            "i64_v1",
+                            &[0i64],
+                            &[],
+                        ),
+                    ),
+                )
+            }
+            (StablehloOp::ReduceScatter, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::ReduceScatter, "use_global_device_ids") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::ReduceWindow, "window_strides") => {
+                Some(VhloDefault::Hook("window_ones"))
+            }
+            (StablehloOp::ReduceWindow, "base_dilations") => {
+                Some(VhloDefault::Hook("window_ones"))
+            }
+            (StablehloOp::ReduceWindow, "window_dilations") => {
+                Some(VhloDefault::Hook("window_ones"))
+            }
+            (StablehloOp::ReduceWindow, "padding") => {
+                Some(VhloDefault::Hook("window_padding"))
+            }
+            (StablehloOp::Rsqrt, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Scatter, "indices_are_sorted") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Scatter, "unique_indices") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::SelectAndScatter, "window_dimensions") => {
+                Some(VhloDefault::Hook("refused"))
+            }
+            (StablehloOp::SelectAndScatter, "window_strides") => {
+                Some(VhloDefault::Hook("window_ones"))
+            }
+            (StablehloOp::SelectAndScatter, "padding") => {
+                Some(VhloDefault::Hook("window_padding"))
+            }
+            (StablehloOp::Send, "is_host_transfer") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Send, "source_target_pairs") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_int_tensor(
+                            m,
+                            "i64_v1",
+                            &[0i64],
+                            &[],
+                        ),
+                    ),
+                )
+            }
+            (StablehloOp::Sine, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Sort, "dimension") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, -1i64)),
+                )
+            }
+            (StablehloOp::Sort, "is_stable") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Sqrt, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Tan, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Tanh, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            _ => None,
+        }
     }
     /// ODS's `HLO_CompatibleOperandsAndResultType` (spec `traits`): every operand and result
     /// has the same element type and compatible shapes.
