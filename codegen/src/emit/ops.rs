@@ -669,9 +669,11 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         pub struct OpFormat {
             /// The elements, in order.
             pub elems: &'static [FormatElem],
-            /// Whether an element prints an attribute or an optional group, whose value must be
-            /// checked before printing.
-            pub checks_values: bool,
+            /// The elements whose value must be checked before printing (attributes, optional
+            /// groups, directives that can refuse a value), in order.
+            pub checked: &'static [FormatElem],
+            /// The attributes the elements bind, a bit per index of `attribute_names`.
+            pub bound_attrs: u64,
             /// How many operand groups the op has (spec `operands:`).
             pub operand_groups: u8,
             /// The variadic operand group, if any (at most one).
