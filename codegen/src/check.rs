@@ -15,6 +15,45 @@ pub const KNOWN_HOOKS: &[(&str, &str)] = &[(
     "zero padding of shape [rank(lhs) - 2, 2] for dynamic_conv_v1 (depends on the lhs operand type)",
 )];
 
+/// Hand-written defaults of the conversions (`vhlo_core::convert::ops`, `default_hook` and
+/// `is_default_hook`): VHLO values that depend on the op, for a `stablehlo:` attribute's
+/// `vhlo_default: {hook: ...}`.
+pub const KNOWN_DEFAULT_HOOKS: &[(&str, &str)] = &[
+    (
+        "conv_ones",
+        "ones, one per spatial dimension of `dimension_numbers`",
+    ),
+    (
+        "conv_padding",
+        "zero padding of shape [spatial dimensions, 2]",
+    ),
+    ("conv_reversal", "false, one per spatial dimension"),
+    (
+        "window_ones",
+        "ones, one per dimension of `window_dimensions`",
+    ),
+    (
+        "window_padding",
+        "zero padding of shape [window dimensions, 2]",
+    ),
+    (
+        "precision_config",
+        "[DEFAULT, DEFAULT]; any list of DEFAULT is the default on the way back",
+    ),
+    (
+        "backend_config",
+        "\"\" or, with the typed FFI (api_version 4), {}",
+    ),
+    (
+        "layouts",
+        "[]; left out on the way back only when both layouts are empty",
+    ),
+    (
+        "refused",
+        "none: the op cannot be written without it (upstream returns failure)",
+    ),
+];
+
 /// MLIR bytecode versions that StableHLO targets may map to.
 const BYTECODE_VERSIONS: &[u8] = &[0, 1, 3, 4, 5, 6];
 
@@ -25,6 +64,7 @@ pub fn check(spec: &Spec, diags: &mut Diagnostics) {
     check_ops(spec, diags);
     check_stablehlo_map(spec, diags);
     check_attribute_correspondence(spec, diags);
+    check_vhlo_defaults(spec, diags);
     crate::format::check(spec, diags);
 }
 
@@ -476,7 +516,10 @@ fn value_errors(spec: &Spec, v: &Value, at: &Pos, diags: &mut Diagnostics) {
                 );
             }
         }
-        Value::Bool(_) | Value::Int(_) | Value::Float(_) => {}
+        Value::Dict(entries) => entries
+            .iter()
+            .for_each(|(_, x)| value_errors(spec, x, at, diags)),
+        Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {}
     }
 }
 
@@ -874,5 +917,74 @@ fn check_attribute_correspondence(spec: &Spec, diags: &mut Diagnostics) {
                 );
             }
         }
+    }
+}
+
+/// Each `stablehlo:` attribute that may be absent says what VHLO spells out for it
+/// (`vhlo_default:`), so that the conversions never meet an op they cannot complete: a missing
+/// one is an error here, not "missing its attribute" when a program is serialized.
+fn check_vhlo_defaults(spec: &Spec, diags: &mut Diagnostics) {
+    for fam in &spec.ops {
+        let s = &fam.stablehlo;
+        let current = fam
+            .versions
+            .last()
+            .map(|v| v.mnemonic.as_str())
+            .unwrap_or("?");
+        for a in &s.attributes {
+            let fields: Vec<&str> = match &a.vhlo {
+                Some(fs) => fs.iter().map(|f| f.name.as_str()).collect(),
+                None => vec![a.name.as_str()],
+            };
+            match (&a.vhlo_default, a.optional) {
+                (None, true) if !fields.is_empty() => diags.error(
+                    a.pos.clone(),
+                    format!(
+                        "`{}` of `{}` may be absent, but `{current}` needs {}: give it a `vhlo_default:` (what upstream's addDefaults writes)",
+                        a.name,
+                        s.name,
+                        fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+                    ),
+                ),
+                (Some((_, at)), false) => diags.error(
+                    at.clone(),
+                    format!("`{}` of `{}` is required: it has no `vhlo_default:`", a.name, s.name),
+                ),
+                (Some((_, at)), true) if fields.is_empty() => diags.error(
+                    at.clone(),
+                    format!("`{}` of `{}` stands for no VHLO attribute (`vhlo: []`): it has no `vhlo_default:`", a.name, s.name),
+                ),
+                _ => {}
+            }
+            let Some((v, at)) = &a.vhlo_default else {
+                continue;
+            };
+            match v {
+                Value::Hook(h) => {
+                    if !KNOWN_DEFAULT_HOOKS.iter().any(|(n, _)| n == h) {
+                        let all: Vec<&str> = KNOWN_DEFAULT_HOOKS.iter().map(|(n, _)| *n).collect();
+                        diags.error(
+                            at.clone(),
+                            format!("unknown default hook `{h}`; known: {}", all.join(", ")),
+                        );
+                    }
+                }
+                _ if value_has_hook(v) => diags.error(
+                    at.clone(),
+                    "a default hook stands for the whole value, not a part of it",
+                ),
+                _ => value_errors(spec, v, at, diags),
+            }
+        }
+    }
+}
+
+fn value_has_hook(v: &Value) -> bool {
+    match v {
+        Value::Hook(_) => true,
+        Value::Array(xs) => xs.iter().any(value_has_hook),
+        Value::Dict(xs) => xs.iter().any(|(_, x)| value_has_hook(x)),
+        Value::Attr { params, .. } => params.iter().any(|(_, x)| value_has_hook(x)),
+        _ => false,
     }
 }

@@ -24,6 +24,14 @@ pub fn describe_value(v: &Value) -> String {
         Value::Int(i) => format!("#vhlo.integer_v1<{i} : i64>"),
         Value::Float(f) => format!("#vhlo.float_v1<{f:?} : f64>"),
         Value::Type(t) => format!("#vhlo.type_v1<!vhlo.{t}>"),
+        Value::Str(s) => format!("#vhlo.string_v1<{s:?}>"),
+        Value::Dict(xs) => format!(
+            "#vhlo.dict_v1<{{{}}}>",
+            xs.iter()
+                .map(|(k, x)| format!("#vhlo.string_v1<{k:?}> = {}", describe_value(x)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Value::Array(xs) => format!(
             "#vhlo.array_v1<[{}]>",
             xs.iter().map(describe_value).collect::<Vec<_>>().join(", ")

@@ -42,10 +42,15 @@ enum DirectiveArgs {
 /// upstream's AssemblyFormat.cpp names them.
 const DIRECTIVES: &[(&str, DirectiveArgs)] = &[
     ("SameOperandsAndResultType", DirectiveArgs::Types),
+    ("VariadicSameOperandsAndResultType", DirectiveArgs::Types),
+    ("TupleOpType", DirectiveArgs::Types),
+    ("SelectOpType", DirectiveArgs::Types),
+    ("ComplexOpType", DirectiveArgs::Types),
     ("DenseI64Array", DirectiveArgs::Attrs(1)),
     ("VariadicOperandWithAttribute", DirectiveArgs::Operands),
     ("SliceRanges", DirectiveArgs::Attrs(3)),
     ("ExponentMantissa", DirectiveArgs::Attrs(2)),
+    ("CustomCallTarget", DirectiveArgs::Attrs(1)),
 ];
 
 /// One parsed element.
@@ -612,6 +617,10 @@ pub fn parse(
     {
         return Err((end, m));
     }
+    // The engine keeps an op's attributes in a fixed array (text/op_format.rs MAX_ATTRS).
+    if op.attributes.len() > 16 {
+        return Err((end, "an op with a format has at most 16 attributes".into()));
+    }
     if !op.regions.is_empty() {
         return Err((
             end,
@@ -652,21 +661,45 @@ pub fn tokens(spec: &crate::model::Spec, op: &StablehloOp) -> TokenStream {
     let results = op.results.len() as u8;
     let variadic_results = op.results.iter().any(|f| f.variadic);
     let elems = elems_tokens(&f.elems);
-    let checks_values = f.elems.iter().any(|e| match e {
-        Elem::Attr(_) | Elem::Optional { .. } => true,
-        Elem::Custom(_, attrs) => !attrs.is_empty(),
-        _ => false,
-    });
+    // The elements whose printer can refuse a value, checked before anything is printed:
+    // attributes, optional groups, and directives over attributes or a tuple type.
+    let checked: Vec<Elem> = f
+        .elems
+        .iter()
+        .filter(|e| match e {
+            Elem::Attr(_) | Elem::Optional { .. } => true,
+            Elem::Custom(name, attrs) => !attrs.is_empty() || *name == "TupleOpType",
+            _ => false,
+        })
+        .cloned()
+        .collect();
+    let checked = elems_tokens(&checked);
+    let bound_attrs: u64 = bound_attrs(&f.elems);
     quote! {
         Some(&OpFormat {
             elems: #elems,
-            checks_values: #checks_values,
+            checked: #checked,
+            bound_attrs: #bound_attrs,
             operand_groups: #operand_groups,
             variadic_operands: #variadic,
             results: #results,
             variadic_results: #variadic_results,
         })
     }
+}
+
+/// The attributes the elements bind, as a bit per attribute index.
+fn bound_attrs(elems: &[Elem]) -> u64 {
+    elems.iter().fold(0, |acc, e| {
+        acc | match e {
+            Elem::Attr(i) => 1 << i,
+            Elem::Custom(_, attrs) => attrs.iter().fold(0, |a, i| a | 1 << i),
+            Elem::Optional {
+                then, otherwise, ..
+            } => bound_attrs(then) | bound_attrs(otherwise),
+            _ => 0,
+        }
+    })
 }
 
 fn elems_tokens(elems: &[Elem]) -> TokenStream {

@@ -176,6 +176,10 @@ pub struct RawStablehloAttr {
     /// fields, or `[]` for none).
     #[serde(default)]
     pub vhlo: Option<Vec<SStr>>,
+    /// The value VHLO spells out when the StableHLO op leaves the attribute out (upstream's
+    /// `addDefaults`/`removeDefaults`), for each VHLO attribute it stands for.
+    #[serde(default)]
+    pub vhlo_default: Option<Spanned<RawValue>>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -248,6 +252,10 @@ pub struct RawValue {
     pub float: Option<Spanned<f64>>,
     #[serde(default, rename = "type")]
     pub ty: Option<SStr>,
+    #[serde(default)]
+    pub string: Option<SStr>,
+    #[serde(default)]
+    pub dict: Option<BTreeMap<String, RawValue>>,
     #[serde(default)]
     pub array: Option<Vec<RawValue>>,
     #[serde(default)]

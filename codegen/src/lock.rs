@@ -29,6 +29,14 @@ fn value(v: &Value) -> String {
         Value::Int(i) => format!("int({i})"),
         Value::Float(f) => format!("float({:016x})", f.to_bits()),
         Value::Type(t) => format!("type({t})"),
+        Value::Str(s) => format!("string({s:?})"),
+        Value::Dict(xs) => format!(
+            "dict({})",
+            xs.iter()
+                .map(|(k, x)| format!("{k:?}={}", value(x)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
         Value::Array(xs) => format!(
             "array({})",
             xs.iter().map(value).collect::<Vec<_>>().join(",")

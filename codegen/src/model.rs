@@ -219,6 +219,9 @@ pub struct StablehloAttr {
     pub optional: bool,
     /// The VHLO attributes it stands for, when not the one of its own name (spec `vhlo:`).
     pub vhlo: Option<Vec<Field>>,
+    /// The value of each VHLO attribute it stands for when the op leaves it out (spec
+    /// `vhlo_default:`, upstream's `addDefaults`/`removeDefaults`), with its position.
+    pub vhlo_default: Option<(Value, Pos)>,
     pub pos: Pos,
 }
 
@@ -255,6 +258,10 @@ pub enum Value {
     Float(f64),
     /// `#vhlo.type_v1<!vhlo.<name>>`
     Type(String),
+    /// `#vhlo.string_v1<"...">`
+    Str(String),
+    /// `#vhlo.dict_v1<{...}>`, keys as strings.
+    Dict(Vec<(String, Value)>),
     Array(Vec<Value>),
     /// `#vhlo.tensor_v1` of a ranked tensor with element type `element`.
     Tensor {
@@ -461,6 +468,16 @@ fn lower_value(file: &str, at: &Pos, v: &load::RawValue, diags: &mut Diagnostics
     if let Some(t) = &v.ty {
         forms.push(Value::Type(t.value.clone()));
     }
+    if let Some(s) = &v.string {
+        forms.push(Value::Str(s.value.clone()));
+    }
+    if let Some(d) = &v.dict {
+        forms.push(Value::Dict(
+            d.iter()
+                .map(|(k, x)| (k.clone(), lower_value(file, at, x, diags)))
+                .collect(),
+        ));
+    }
     if let Some(a) = &v.array {
         forms.push(Value::Array(
             a.iter().map(|x| lower_value(file, at, x, diags)).collect(),
@@ -503,11 +520,11 @@ fn lower_value(file: &str, at: &Pos, v: &load::RawValue, diags: &mut Diagnostics
     match forms.len() {
         1 => forms.pop().unwrap_or(Value::Bool(false)),
         0 => {
-            diags.error(at.clone(), "a value needs one of: bool, int, float, type, array, tensor, enum+case, attr(+params), hook");
+            diags.error(at.clone(), "a value needs one of: bool, int, float, type, string, dict, array, tensor, enum+case, attr(+params), hook");
             Value::Bool(false)
         }
         _ => {
-            diags.error(at.clone(), "a value must have exactly one form (bool, int, float, type, array, tensor, enum, attr, hook)");
+            diags.error(at.clone(), "a value must have exactly one form (bool, int, float, type, string, dict, array, tensor, enum, attr, hook)");
             forms.swap_remove(0)
         }
     }
@@ -808,6 +825,10 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                         .vhlo
                         .as_ref()
                         .map(|fs| fs.iter().map(|x| field(file, x)).collect()),
+                    vhlo_default: a.vhlo_default.as_ref().map(|d| {
+                        let at = pos(file, d);
+                        (lower_value(file, &at, &d.value, diags), at)
+                    }),
                     pos: pos(file, &a.name),
                 })
                 .collect(),

@@ -215,6 +215,15 @@ pub fn printed_default(ty: &OdsType, default: &str, enums: &[EnumDef]) -> Result
         OdsType::Dictionary if d == "{}" => Ok("{}".to_string()),
         // An empty `ArrayRef` in C++.
         OdsType::Array | OdsType::FlatSymbolRefArray if d == "{}" => Ok("[]".to_string()),
+        // `#stablehlo<comparison_type NOTYPE>`: a case of the attribute's own enum.
+        OdsType::Enum(i) => enum_case().and_then(|(case, _)| {
+            let e = &enums[*i];
+            if e.cases.iter().any(|c| c.name == case) && d.contains(&format!("::{}::", camel_name(&e.stablehlo))) {
+                Ok(format!("#stablehlo<{} {case}>", e.stablehlo))
+            } else {
+                Err(format!("default `{d}` is no case of `{}`", e.name))
+            }
+        }),
         OdsType::Stablehlo("result_accuracy") => enum_case().map(|(case, _)| {
             format!("#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<{case}>>")
         }),
@@ -230,6 +239,19 @@ fn enum_of(name: &str, enums: &[EnumDef]) -> Result<usize, String> {
         .iter()
         .position(|e| e.stablehlo == name)
         .ok_or_else(|| format!("no enum in enums.yaml stands for `#stablehlo<{name} ...>`"))
+}
+
+/// `comparison_type` -> `ComparisonType` (the inverse of [`snake_name`]).
+fn camel_name(snake: &str) -> String {
+    snake
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 fn snake_name(camel: &str) -> String {

@@ -305,8 +305,14 @@ fn load_spec_unlocked(dir: &Path) -> codegen::Spec {
 }
 
 /// Builds `vhlo-translate` in the copy, in a target dir of its own under the workspace's
-/// target/ (so that dependencies are built once, and the workspace's binaries are not touched).
+/// target/ (so that dependencies are built once, and the workspace's binaries are not touched),
+/// and returns a copy of the binary beside the sources: the fixtures share the target dir, whose
+/// `debug/vhlo-translate` the last build wins.
 fn build(copy: &Path) -> PathBuf {
+    static ONE_BUILD_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = ONE_BUILD_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let target = fixture_root().join("target");
     let status = Command::new(env!("CARGO"))
         .args(["build", "-q", "--offline", "-p", "vhlo-translate"])
@@ -318,7 +324,19 @@ fn build(copy: &Path) -> PathBuf {
         status.success(),
         "vhlo-translate does not build from the edited spec"
     );
-    target.join("debug/vhlo-translate")
+    let bin = copy.join(format!(
+        "built-vhlo-translate{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    std::fs::copy(
+        target.join(format!(
+            "debug/vhlo-translate{}",
+            std::env::consts::EXE_SUFFIX
+        )),
+        &bin,
+    )
+    .expect("copy the binary");
+    bin
 }
 
 fn run(bin: &Path, args: &[&str]) -> Output {
@@ -401,6 +419,42 @@ fn suite_reads_as_today(bin: &Path, suite: &Path) -> usize {
     n
 }
 
+/// The attributes that op versions of release `v` have and their previous versions lack.
+fn added_attributes(spec: &codegen::Spec, v: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for fam in &spec.ops {
+        for w in fam.versions.windows(2) {
+            if w[1].since.to_string() == v {
+                for a in &w[1].attributes {
+                    if !w[0].attributes.iter().any(|b| b.name == a.name) {
+                        out.push(a.name.clone());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// No hand-written Rust of the library or the CLI (generated code aside) spells these names.
+fn no_hand_written_source_names(names: &[String]) {
+    let root = vhlo_tests::workspace_root();
+    for dir in ["vhlo-core/src", "vhlo-translate/src"] {
+        for rel in files_under(&root.join(dir), &["generated"]) {
+            if !rel.ends_with(".rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(root.join(dir).join(&rel)).expect("source");
+            for n in names {
+                assert!(
+                    !text.contains(&format!("\"{n}\"")),
+                    "{dir}/{rel} names `{n}`: a fact the spec should hold"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn release_1_20_0_removed_and_re_added_as_the_doc_says() {
     if !enabled("1.20.0") {
@@ -417,6 +471,11 @@ fn release_1_20_0_removed_and_re_added_as_the_doc_says() {
     let previous = original.releases[original.releases.len() - 2]
         .version
         .to_string();
+
+    // What the release added is known to the spec alone: no hand-written source names it.
+    let added = added_attributes(&original, &current);
+    assert!(!added.is_empty(), "{current} adds attributes");
+    no_hand_written_source_names(&added);
 
     // Remove 1.20.0: its lines, and the lock's entries for what it introduced.
     unapply(&copy, &edits);
@@ -463,4 +522,131 @@ fn release_1_20_0_removed_and_re_added_as_the_doc_says() {
     eprintln!(
         "release {current} re-added: {n} suite artifacts read as today and serialize byte for byte"
     );
+}
+
+/// A fixture program and what its header says of it: `// minimum: current|previous` (the oldest
+/// release that can read it), `// keeps: TEXT` (read back, the program shows TEXT), `// lacks:
+/// TEXT` (read back, it does not: a default is left out). `// skip: WHY` skips it, saying why.
+struct Program {
+    path: PathBuf,
+    minimum_is_current: bool,
+    keeps: Vec<String>,
+    lacks: Vec<String>,
+}
+
+fn programs(dir: &Path) -> Vec<Program> {
+    let mut out = Vec::new();
+    for rel in files_under(dir, &[]) {
+        if !rel.ends_with(".mlir") {
+            continue;
+        }
+        let path = dir.join(&rel);
+        let text = std::fs::read_to_string(&path).expect("program");
+        let mut p = Program {
+            path,
+            minimum_is_current: false,
+            keeps: Vec::new(),
+            lacks: Vec::new(),
+        };
+        let mut minimum = None;
+        if let Some(why) = text.lines().find_map(|l| l.strip_prefix("// skip: ")) {
+            eprintln!("skipped: {rel}: {why}");
+            continue;
+        }
+        for line in text.lines().filter_map(|l| l.strip_prefix("// ")) {
+            if let Some(m) = line.strip_prefix("minimum: ") {
+                minimum = Some(m == "current");
+                assert!(m == "current" || m == "previous", "{rel}: minimum `{m}`");
+            } else if let Some(k) = line.strip_prefix("keeps: ") {
+                p.keeps.push(k.to_string());
+            } else if let Some(k) = line.strip_prefix("lacks: ") {
+                p.lacks.push(k.to_string());
+            }
+        }
+        p.minimum_is_current = minimum.unwrap_or_else(|| panic!("{rel}: no `// minimum:`"));
+        out.push(p);
+    }
+    assert!(!out.is_empty(), "no programs in {}", dir.display());
+    out
+}
+
+#[test]
+fn release_1_21_0_hypothetical_is_a_spec_edit() {
+    if !enabled("1.21.0") {
+        return;
+    }
+    let edits = read_edits("1.21.0");
+    let copy = copy_repository("release-1.21.0");
+    let before = current_of(&load_spec(&copy));
+    apply(&copy, &edits);
+    let spec = regenerate(&copy);
+    // The release is the edit's: the last row of the edited table, after today's current.
+    let current = current_of(&spec);
+    let previous = spec.releases[spec.releases.len() - 2].version.to_string();
+    assert_eq!(previous, before, "the edit appends one release");
+    cut_release(&copy, &current);
+    only_spec_differs(&copy);
+    let bin = build(&copy);
+    let version = String::from_utf8(stdout_ok(&bin, &["--print-stablehlo-version"])).expect("utf8");
+    assert!(
+        version.contains(&format!("Current version: {current}")),
+        "{version}"
+    );
+
+    let dir = vhlo_tests::workspace_root().join(format!("tests/fixtures/releases/{current}"));
+    let tmp = fixture_root().join(format!("release-{current}-artifacts"));
+    std::fs::create_dir_all(&tmp).expect("mkdir");
+    let mut checked = 0;
+    for p in programs(&dir) {
+        let src = p.path.display().to_string();
+        let name = p
+            .path
+            .file_stem()
+            .expect("stem")
+            .to_string_lossy()
+            .into_owned();
+        // The program as the new release prints it, read from its text.
+        let printed = String::from_utf8(stdout_ok(&bin, &["--deserialize", &src])).expect("utf8");
+        for k in &p.keeps {
+            assert!(
+                printed.contains(k.as_str()),
+                "{name}: printed without `{k}`:\n{printed}"
+            );
+        }
+        for k in &p.lacks {
+            assert!(
+                !printed.contains(k.as_str()),
+                "{name}: printed with `{k}`:\n{printed}"
+            );
+        }
+        for (target, readable) in [(&current, true), (&previous, !p.minimum_is_current)] {
+            let out_path = tmp.join(format!("{name}.{target}.mlir.bc"));
+            let out = out_path.display().to_string();
+            let r = run(
+                &bin,
+                &[
+                    "--serialize",
+                    &src,
+                    &format!("--target={target}"),
+                    "-o",
+                    &out,
+                ],
+            );
+            let stderr = String::from_utf8_lossy(&r.stderr);
+            if readable {
+                assert!(r.status.success(), "{name} at {target}: {stderr}");
+                let back =
+                    String::from_utf8(stdout_ok(&bin, &["--deserialize", &out])).expect("utf8");
+                assert_eq!(back, printed, "{name} at {target} reads back differently");
+            } else {
+                assert!(!r.status.success(), "{name} serialized at {target}");
+                assert!(
+                    stderr.contains(&current),
+                    "{name} at {target}: the error does not name {current}: {stderr}"
+                );
+            }
+        }
+        checked += 1;
+    }
+    eprintln!("release {current}: {checked} programs checked at {current} and {previous}");
 }

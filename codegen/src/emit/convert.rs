@@ -14,12 +14,18 @@ use crate::model::{ChangeRule, Field, OpVersion, ParamKind, Predicate, Spec, Val
 
 /// Code that builds the VHLO attribute `v` in `m` (an expression of type `Attribute`, or
 /// `Result<Attribute, ConversionError>` for hooks, which the caller `?`s).
-fn value_expr(spec: &Spec, v: &Value) -> TokenStream {
+pub(crate) fn value_expr(spec: &Spec, v: &Value) -> TokenStream {
     match v {
         Value::Bool(b) => quote! { ::vhlo_core::dialect::support::vhlo_bool(m, #b) },
         Value::Int(i) => quote! { ::vhlo_core::dialect::support::vhlo_i64(m, #i) },
         Value::Float(f) => quote! { ::vhlo_core::dialect::support::vhlo_f64(m, #f) },
         Value::Type(t) => quote! { ::vhlo_core::dialect::support::vhlo_type_attr(m, #t) },
+        Value::Str(s) => quote! { ::vhlo_core::dialect::support::vhlo_string(m, #s) },
+        Value::Dict(entries) => {
+            let ks = entries.iter().map(|(k, _)| k);
+            let xs = entries.iter().map(|(_, x)| value_expr(spec, x));
+            quote! { { let __entries = vec![ #( { let __k = ::vhlo_core::dialect::support::vhlo_string(m, #ks); (__k, #xs) } ),* ]; ::vhlo_core::dialect::support::vhlo_dict(m, __entries) } }
+        }
         Value::Array(items) => {
             let xs = items.iter().map(|x| value_expr(spec, x));
             quote! { { let __items = vec![ #(#xs),* ]; ::vhlo_core::dialect::support::vhlo_array(m, __items) } }
@@ -80,6 +86,7 @@ fn value_has_hook(v: &Value) -> bool {
     match v {
         Value::Hook(_) => true,
         Value::Array(items) => items.iter().any(value_has_hook),
+        Value::Dict(entries) => entries.iter().any(|(_, x)| value_has_hook(x)),
         Value::Attr { params, .. } => params.iter().any(|(_, p)| value_has_hook(p)),
         _ => false,
     }

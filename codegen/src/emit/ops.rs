@@ -453,6 +453,20 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         });
         quote! { &[ #(#ds),* ] }
     });
+    let s_vhlo_defaults = spec.ops.iter().flat_map(|f| {
+        let v = shlo_variant(f);
+        f.stablehlo.attributes.iter().filter_map(move |a| {
+            let name = &a.name;
+            let body = match &a.vhlo_default.as_ref()?.0 {
+                crate::model::Value::Hook(h) => quote! { VhloDefault::Hook(#h) },
+                d => {
+                    let e = super::convert::value_expr(spec, d);
+                    quote! { VhloDefault::Value(#e) }
+                }
+            };
+            Some(quote! { (StablehloOp::#v, #name) => Some(#body), })
+        })
+    });
     let s_attr_optional = spec.ops.iter().map(|f| {
         let os = f.stablehlo.attributes.iter().map(|a| a.optional);
         quote! { &[ #(#os),* ] }
@@ -640,15 +654,26 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             EnumArray(VhloEnum),
         }
 
+        /// What the conversions write for a VHLO attribute that a StableHLO op leaves out.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub enum VhloDefault {
+            /// This value.
+            Value(::vhlo_core::ir::Attribute),
+            /// A value the named hand-written function computes from the op (`convert::ops`).
+            Hook(&'static str),
+        }
+
         /// A StableHLO op's declarative assembly format (spec `format:`, as ODS
         /// `assemblyFormat`).
         #[derive(Clone, Copy, Debug)]
         pub struct OpFormat {
             /// The elements, in order.
             pub elems: &'static [FormatElem],
-            /// Whether an element prints an attribute or an optional group, whose value must be
-            /// checked before printing.
-            pub checks_values: bool,
+            /// The elements whose value must be checked before printing (attributes, optional
+            /// groups, directives that can refuse a value), in order.
+            pub checked: &'static [FormatElem],
+            /// The attributes the elements bind, a bit per index of `attribute_names`.
+            pub bound_attrs: u64,
             /// How many operand groups the op has (spec `operands:`).
             pub operand_groups: u8,
             /// The variadic operand group, if any (at most one).
@@ -759,6 +784,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             pub fn attribute_defaults(self) -> &'static [Option<&'static str>] {
                 const A: &[&[Option<&str>]] = &[ #(#s_attr_defaults),* ];
                 A[self as usize]
+            }
+            /// What VHLO spells out for each VHLO attribute that the StableHLO attribute
+            /// `attribute` stands for, when the op leaves it out (spec `vhlo_default:`), built in `m`.
+            #[allow(unused_variables, clippy::match_single_binding)]
+            pub fn vhlo_default(self, m: &mut ::vhlo_core::ir::Module, attribute: &str) -> Option<VhloDefault> {
+                match (self, attribute) { #(#s_vhlo_defaults)* _ => None }
             }
             /// ODS's `HLO_CompatibleOperandsAndResultType` (spec `traits`): every operand and result
             /// has the same element type and compatible shapes.

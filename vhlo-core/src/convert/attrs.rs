@@ -20,11 +20,7 @@ fn describe(m: &Module, a: Attribute) -> String {
     }
 }
 
-/// `#vhlo.string_v1<"s">`
-pub fn vhlo_string(m: &mut Module, s: &str) -> Attribute {
-    let sym = m.sym(s);
-    vhlo_attr(m, "string_v1", vec![Param::Str(sym)])
-}
+pub use crate::dialect::support::vhlo_string;
 
 /// Dense `tensor<N x elem>` data as MLIR stores it: one element when all are equal.
 pub fn compress_splat(data: Vec<u8>, elem_bytes: usize) -> Vec<u8> {

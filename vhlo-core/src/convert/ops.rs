@@ -2,12 +2,13 @@
 //! split into separate VHLO attributes, channel handles, unit attributes, dense arrays) and the
 //! defaults VHLO spells out. The facts come from upstream's StablehloLegalizeToVhlo.cpp and
 //! VhloLegalizeToStablehlo.cpp (`convertSpecial`, `addDefaults`, `implodeSpecial`,
-//! `removeDefaults`). These tables should move into the spec (a per-op "VHLO form" of each
-//! StableHLO attribute); until then they are hand-written here.
+//! `removeDefaults`). The defaults are the spec's (`vhlo_default:` of each `stablehlo:`
+//! attribute), with the values that depend on the op computed by the named hooks here; a unit
+//! attribute is a bool by its ODS type.
 
 use crate::dialect::support::{vhlo_attr, vhlo_bool, vhlo_enum, vhlo_i64};
 use crate::ir::{AttrData, Attribute, Module, NamedAttr, OpId, Param, Signedness, TypeData};
-use crate::vhlo::{StablehloOp, VhloOp};
+use crate::vhlo::{OdsConstraint, StablehloOp, VhloDefault, VhloOp};
 
 use super::attrs::{self, vhlo_i64_tensor, vhlo_string};
 use super::types;
@@ -87,14 +88,17 @@ fn has_channel_id(k: StablehloOp) -> bool {
     spec_attr(k, "channel_handle") == Some(true)
         && k.to_vhlo().attribute_names().contains(&"channel_id")
 }
-fn has_global_ids(k: StablehloOp) -> bool {
-    spec_attr(k, "use_global_device_ids").is_some()
-}
-fn has_dynamic_root(k: StablehloOp) -> bool {
-    spec_attr(k, "has_dynamic_root").is_some()
-}
-fn has_result_accuracy(k: StablehloOp) -> bool {
-    spec_attr(k, "result_accuracy").is_some()
+/// A `UnitAttr` of the StableHLO op that VHLO keeps as a bool of the same name (present: true).
+fn is_unit_as_bool(k: StablehloOp, name: &str) -> bool {
+    let Some(i) = k.attribute_names().iter().position(|n| *n == name) else {
+        return false;
+    };
+    k.attribute_constraints().get(i) == Some(&OdsConstraint::Unit)
+        && k.attribute_vhlo_fields()
+            .get(i)
+            .copied()
+            .flatten()
+            .is_none()
 }
 
 /// Op-specific conversion of one StableHLO attribute. `None` when it is not a special case.
@@ -132,8 +136,7 @@ fn special_to_vhlo(
             }
             Ok(())
         }
-        (_, "use_global_device_ids") if has_global_ids(k) => unit_to_true(m, out),
-        (_, "has_dynamic_root") if has_dynamic_root(k) => unit_to_true(m, out),
+        _ if is_unit_as_bool(k, name) => unit_to_true(m, out),
         (S::Convolution | S::DynamicConv, "dimension_numbers") => {
             match stablehlo_params(m, a, "conv") {
                 Some(ps) => split_fields(m, &ps, vhlo_fields(k, "dimension_numbers"), out),
@@ -212,16 +215,6 @@ fn precision_default(m: &mut Module) -> Attribute {
     crate::dialect::support::vhlo_array(m, vec![d, d])
 }
 
-fn result_accuracy_default(m: &mut Module) -> Attribute {
-    let mode = vhlo_enum(m, "result_accuracy_mode_v1", 0);
-    let zero = Param::Float { bits: 0, width: 64 };
-    vhlo_attr(
-        m,
-        "result_accuracy_v1",
-        vec![zero.clone(), zero, Param::Int(0), Param::Attr(mode)],
-    )
-}
-
 /// The element count of a static shape; `None` for dynamic dimensions or overflow.
 fn num_elements(shape: &[i64]) -> Option<usize> {
     let n = shape.iter().try_fold(
@@ -245,7 +238,17 @@ fn dim_list_len(m: &Module, a: Attribute) -> Option<usize> {
     }
 }
 
-/// The VHLO attributes StableHLO leaves implicit, for attributes the op does not have.
+/// The VHLO attributes that a StableHLO attribute stands for: its `vhlo:` fields, or itself.
+fn vhlo_names(k: StablehloOp, name: &str) -> &[&str] {
+    let i = k.attribute_names().iter().position(|n| *n == name);
+    match i.and_then(|i| k.attribute_vhlo_fields().get(i).copied().flatten()) {
+        Some(fields) => fields,
+        None => std::slice::from_ref(&k.attribute_names()[i.unwrap_or(0)]),
+    }
+}
+
+/// The VHLO attributes StableHLO leaves implicit (spec `vhlo_default:`, upstream's
+/// `addDefaults`), for the attributes the op does not have.
 fn defaults_to_vhlo(
     m: &mut Module,
     k: StablehloOp,
@@ -253,149 +256,71 @@ fn defaults_to_vhlo(
     get: &dyn Fn(&str) -> Option<Attribute>,
 ) -> Result<Named, String> {
     let mut out: Named = Vec::new();
-    let mut add = |name: &str, v: Attribute| {
-        if !present(name) {
-            out.push((name.to_string(), v));
+    for &name in k.attribute_names() {
+        if present(name) {
+            continue;
         }
-    };
-    if k == S::Func {
-        let s = vhlo_string(m, "");
-        add("sym_visibility", s);
-        let e = crate::dialect::support::vhlo_array(m, vec![]);
-        add("arg_attrs", e);
-        add("res_attrs", e);
-    }
-    let zero = vhlo_i64(m, 0);
-    let f = vhlo_bool(m, false);
-    if has_channel_id(k) && !present("channel_handle") {
-        add("channel_id", zero);
-    }
-    if has_global_ids(k) {
-        add("use_global_device_ids", f);
-    }
-    if has_result_accuracy(k) {
-        let r = result_accuracy_default(m);
-        add("result_accuracy", r);
-    }
-    if has_dynamic_root(k) {
-        add("has_dynamic_root", f);
-    }
-    match k {
-        S::Cholesky => add("lower", f),
-        S::Compare => {
-            let e = vhlo_enum(m, "comparison_type_v1", 0);
-            add("compare_type", e);
-        }
-        S::Composite => {
-            add("version", zero);
-            let d = vhlo_attr(m, "dict_v1", vec![Param::AttrPairs(Box::new([]))]);
-            add("composite_attributes", d);
-        }
-        S::Convolution | S::DynamicConv => {
-            let n = match get("dimension_numbers").and_then(|a| stablehlo_params(m, a, "conv")) {
-                Some(ps) => match ps.get(2) {
-                    Some(Param::Ints(v)) => v.len(),
-                    _ => return Err("malformed `dimension_numbers`".into()),
-                },
-                None => return Err("missing `dimension_numbers`".into()),
+        let Some(d) = k.vhlo_default(m, name) else {
+            continue;
+        };
+        for &field in vhlo_names(k, name) {
+            let v = match d {
+                VhloDefault::Value(v) => v,
+                VhloDefault::Hook(h) => default_hook(m, h, name, get)?,
             };
-            let ni = n as i64;
-            let ones = i64_tensor_default(m, &[ni], 1)?;
-            add("window_strides", ones);
-            if k == S::Convolution {
-                let pad = i64_tensor_default(m, &[ni, 2], 0)?;
-                add("padding", pad);
-            }
-            add("lhs_dilation", ones);
-            add("rhs_dilation", ones);
-            let rev = bool_tensor_default(m, n, false)?;
-            add("window_reversal", rev);
-            let p = precision_default(m);
-            add("precision_config", p);
+            out.push((field.to_string(), v));
         }
-        S::CustomCall => {
-            add("has_side_effect", f);
+    }
+    Ok(out)
+}
+
+/// The spec's `vhlo_default: {hook: ...}` values (codegen's KNOWN_DEFAULT_HOOKS), which depend
+/// on the op's other attributes.
+fn default_hook(
+    m: &mut Module,
+    hook: &str,
+    name: &str,
+    get: &dyn Fn(&str) -> Option<Attribute>,
+) -> Result<Attribute, String> {
+    let conv_rank =
+        |m: &Module| match get("dimension_numbers").and_then(|a| stablehlo_params(m, a, "conv")) {
+            Some(ps) => match ps.get(2) {
+                Some(Param::Ints(v)) => Ok(v.len()),
+                _ => Err("malformed `dimension_numbers`".to_string()),
+            },
+            None => Err("missing `dimension_numbers`".to_string()),
+        };
+    let window_rank = |m: &Module| {
+        get("window_dimensions")
+            .and_then(|a| dim_list_len(m, a))
+            .ok_or_else(|| "missing or malformed `window_dimensions`".to_string())
+    };
+    match hook {
+        "conv_ones" => i64_tensor_default(m, &[conv_rank(m)? as i64], 1),
+        "conv_padding" => i64_tensor_default(m, &[conv_rank(m)? as i64, 2], 0),
+        "conv_reversal" => {
+            let n = conv_rank(m)?;
+            bool_tensor_default(m, n, false)
+        }
+        "window_ones" => i64_tensor_default(m, &[window_rank(m)? as i64], 1),
+        "window_padding" => i64_tensor_default(m, &[window_rank(m)? as i64, 2], 0),
+        "precision_config" => Ok(precision_default(m)),
+        "backend_config" => {
             // StableHLO's getBackendConfigOrDefault: a dictionary for the typed FFI, else a string.
             let typed_ffi = matches!(
                 get("api_version").map(|a| m.attr_data(a).clone()),
                 Some(AttrData::Integer { value: 4, .. })
             );
-            let bc = if typed_ffi {
-                vhlo_attr(m, "dict_v1", vec![Param::AttrPairs(Box::new([]))])
+            Ok(if typed_ffi {
+                crate::dialect::support::vhlo_dict(m, vec![])
             } else {
                 vhlo_string(m, "")
-            };
-            add("backend_config", bc);
-            let orig = vhlo_enum(m, "api_version_v1", 1);
-            add("api_version", orig);
-            let e = crate::dialect::support::vhlo_array(m, vec![]);
-            for n in [
-                "called_computations",
-                "operand_layouts",
-                "result_layouts",
-                "output_operand_aliases",
-                "result_tilings",
-            ] {
-                add(n, e);
-            }
+            })
         }
-        S::Dot | S::DotGeneral => {
-            let p = precision_default(m);
-            add("precision_config", p);
-            if k == S::DotGeneral && !present("algorithm") {
-                let none = crate::dialect::support::vhlo_type_attr(m, "none_v1");
-                for n in vhlo_fields(k, "algorithm") {
-                    add(n, none);
-                }
-            }
-        }
-        S::DynamicBroadcastInDim => {
-            let e = vhlo_i64_tensor(m, &[0], &[])?;
-            add("known_expanding_dimensions", e);
-            add("known_nonexpanding_dimensions", e);
-        }
-        S::Gather | S::DynamicGather => add("indices_are_sorted", f),
-        S::Infeed => {
-            let s = vhlo_string(m, "");
-            add("infeed_config", s);
-            let e = crate::dialect::support::vhlo_array(m, vec![]);
-            add("layout", e);
-        }
-        S::Outfeed => {
-            let s = vhlo_string(m, "");
-            add("outfeed_config", s);
-        }
-        S::Recv | S::Send => {
-            add("is_host_transfer", f);
-            let e = vhlo_i64_tensor(m, &[0], &[])?;
-            add("source_target_pairs", e);
-        }
-        S::ReduceWindow | S::SelectAndScatter => {
-            let Some(n) = get("window_dimensions").and_then(|a| dim_list_len(m, a)) else {
-                return Err("missing or malformed `window_dimensions`".into());
-            };
-            let ni = n as i64;
-            let ones = i64_tensor_default(m, &[ni], 1)?;
-            add("window_strides", ones);
-            if k == S::ReduceWindow {
-                add("base_dilations", ones);
-                add("window_dilations", ones);
-            }
-            let pad = i64_tensor_default(m, &[ni, 2], 0)?;
-            add("padding", pad);
-        }
-        S::Scatter => {
-            add("indices_are_sorted", f);
-            add("unique_indices", f);
-        }
-        S::Sort => {
-            let d = vhlo_i64(m, -1);
-            add("dimension", d);
-            add("is_stable", f);
-        }
-        _ => {}
+        "layouts" => Ok(crate::dialect::support::vhlo_array(m, vec![])),
+        "refused" => Err(format!("missing `{name}`")),
+        _ => Err(format!("unknown default hook `{hook}`")),
     }
-    Ok(out)
 }
 
 /// Converts the attributes of StableHLO op `op` (kind `k`) to VHLO: inherent attributes become
@@ -494,15 +419,6 @@ pub(crate) const MAX_SPLAT_EXPANSION: u64 = 1 << 16;
 enum IntTensor {
     Splat { value: i64, count: u64 },
     Elements(Vec<i64>),
-}
-
-impl IntTensor {
-    fn count(&self) -> u64 {
-        match self {
-            IntTensor::Splat { count, .. } => *count,
-            IntTensor::Elements(xs) => xs.len() as u64,
-        }
-    }
 }
 
 fn vhlo_int_tensor(m: &Module, a: Attribute) -> Option<IntTensor> {
@@ -672,127 +588,79 @@ fn symbol_ref(m: &mut Module, a: Attribute) -> Option<Attribute> {
     }))
 }
 
-/// Drops VHLO attributes that hold StableHLO's implicit default (upstream's `removeDefaults`).
-fn remove_defaults(m: &mut Module, k: StablehloOp, attrs: &mut Named) {
-    let is = |m: &Module, attrs: &Named, name: &str, f: &dyn Fn(&Module, Attribute) -> bool| {
-        attrs.iter().any(|x| x.0 == name && f(m, x.1))
-    };
-    let is_bool = |v: bool| move |m: &Module, a: Attribute| vhlo_bool_value(m, a) == Some(v);
-    let is_int = |v: i64| move |m: &Module, a: Attribute| vhlo_int(m, a) == Some(v);
-    let is_str = |v: &'static str| move |m: &Module, a: Attribute| matches!(vhlo_parts(m, a), Some(("string_v1", [Param::Str(s)])) if m.str(*s) == v);
-    let is_empty_array = |m: &Module, a: Attribute| matches!(vhlo_parts(m, a), Some(("array_v1", [Param::Attrs(xs)])) if xs.is_empty());
-    let is_empty_dict = |m: &Module, a: Attribute| matches!(vhlo_parts(m, a), Some(("dict_v1", [Param::AttrPairs(xs)])) if xs.is_empty());
-    let is_empty_tensor =
-        |m: &Module, a: Attribute| vhlo_int_tensor(m, a).is_some_and(|v| v.count() == 0);
-    let is_enum = |e: &'static str, v: i64| move |m: &Module, a: Attribute| matches!(vhlo_parts(m, a), Some((mn, [Param::Int(x)])) if mn == e && *x == v);
-    let splat = |v: i64| move |m: &Module, a: Attribute| is_splat_of(m, a, v);
-    let precision_default = |m: &Module, a: Attribute| match vhlo_parts(m, a) {
-        Some(("array_v1", [Param::Attrs(xs)])) => xs
+/// Whether VHLO attribute `a` is the default `d`, as upstream's `removeDefaults` compares: an
+/// integer by value (whatever its width), an integer tensor by its elements (a splat or not, any
+/// element type), a float by value (-0.0 is 0.0), and the rest by structure.
+fn same_default(m: &Module, a: Attribute, d: Attribute) -> bool {
+    if a == d {
+        return true;
+    }
+    match (vhlo_parts(m, a), vhlo_parts(m, d)) {
+        (Some(("integer_v1", _)), Some(("integer_v1", _))) => vhlo_int(m, a) == vhlo_int(m, d),
+        (Some(("tensor_v1", _)), Some(("tensor_v1", _))) => {
+            match (vhlo_tensor_ints(m, a), vhlo_tensor_ints(m, d)) {
+                (Ok(x), Ok(y)) => x == y,
+                _ => false,
+            }
+        }
+        (Some((x, ps)), Some((y, qs))) if x == y && ps.len() == qs.len() => {
+            ps.iter().zip(qs).all(|(p, q)| match (p, q) {
+                (Param::Float { bits: a, .. }, Param::Float { bits: b, .. }) => {
+                    f64::from_bits(*a as u64) == f64::from_bits(*b as u64)
+                }
+                (Param::Attr(x), Param::Attr(y)) => same_default(m, *x, *y),
+                _ => p == q,
+            })
+        }
+        _ => false,
+    }
+}
+
+/// Whether `a`, the VHLO attribute `field`, holds what the default hook `hook` writes.
+fn is_default_hook(m: &Module, hook: &str, a: Attribute, attrs: &Named) -> bool {
+    let is_empty_array = |a: Attribute| matches!(vhlo_parts(m, a), Some(("array_v1", [Param::Attrs(xs)])) if xs.is_empty());
+    match hook {
+        "conv_ones" | "window_ones" => is_splat_of(m, a, 1),
+        "conv_padding" | "window_padding" | "conv_reversal" => is_splat_of(m, a, 0),
+        "precision_config" => match vhlo_parts(m, a) {
+            Some(("array_v1", [Param::Attrs(xs)])) => xs
+                .iter()
+                .all(|&x| matches!(vhlo_parts(m, x), Some(("precision_v1", [Param::Int(0)])))),
+            _ => false,
+        },
+        "backend_config" => match vhlo_parts(m, a) {
+            Some(("string_v1", [Param::Str(s)])) => m.str(*s).is_empty(),
+            Some(("dict_v1", [Param::AttrPairs(xs)])) => xs.is_empty(),
+            _ => false,
+        },
+        // Upstream drops the layouts only together.
+        "layouts" => ["operand_layouts", "result_layouts"]
             .iter()
-            .all(|&x| matches!(vhlo_parts(m, x), Some(("precision_v1", [Param::Int(0)])))),
+            .all(|n| attrs.iter().any(|x| x.0 == *n && is_empty_array(x.1))),
         _ => false,
-    };
-    let accuracy_default = |m: &Module, a: Attribute| match vhlo_parts(m, a) {
-        Some((
-            "result_accuracy_v1",
-            [Param::Float { bits: a, .. }, Param::Float { bits: r, .. }, Param::Int(0), Param::Attr(mode)],
-        )) => {
-            f64::from_bits(*a as u64) == 0.0
-                && f64::from_bits(*r as u64) == 0.0
-                && matches!(vhlo_parts(m, *mode), Some((_, [Param::Int(0)])))
-        }
-        _ => false,
-    };
+    }
+}
+
+/// Drops VHLO attributes that hold StableHLO's implicit default (spec `vhlo_default:`,
+/// upstream's `removeDefaults`).
+fn remove_defaults(m: &mut Module, k: StablehloOp, attrs: &mut Named) {
     let mut erase: Vec<&str> = Vec::new();
-    let mut check = |name: &'static str, f: &dyn Fn(&Module, Attribute) -> bool| {
-        if is(m, attrs, name, f) {
-            erase.push(name);
-        }
-    };
-    if k == S::Func {
-        check("sym_visibility", &is_str(""));
-        check("arg_attrs", &is_empty_array);
-        check("res_attrs", &is_empty_array);
-    }
-    if has_channel_id(k) {
-        check("channel_id", &is_int(0));
-    }
-    if has_global_ids(k) {
-        check("use_global_device_ids", &is_bool(false));
-    }
-    if has_result_accuracy(k) {
-        check("result_accuracy", &accuracy_default);
-    }
-    if has_dynamic_root(k) {
-        check("has_dynamic_root", &is_bool(false));
-    }
-    match k {
-        S::Cholesky => check("lower", &is_bool(false)),
-        S::Compare => check("compare_type", &is_enum("comparison_type_v1", 0)),
-        S::Composite => {
-            check("version", &is_int(0));
-            check("composite_attributes", &is_empty_dict);
-        }
-        S::Convolution | S::DynamicConv => {
-            check("window_strides", &splat(1));
-            if k == S::Convolution {
-                check("padding", &splat(0));
+    for &name in k.attribute_names() {
+        let Some(d) = k.vhlo_default(m, name) else {
+            continue;
+        };
+        for &field in vhlo_names(k, name) {
+            let Some(a) = attrs.iter().find(|x| x.0 == field).map(|x| x.1) else {
+                continue;
+            };
+            let is = match d {
+                VhloDefault::Value(v) => same_default(m, a, v),
+                VhloDefault::Hook(h) => is_default_hook(m, h, a, attrs),
+            };
+            if is {
+                erase.push(field);
             }
-            check("lhs_dilation", &splat(1));
-            check("rhs_dilation", &splat(1));
-            check("window_reversal", &splat(0));
-            check("precision_config", &precision_default);
         }
-        S::CustomCall => {
-            check("has_side_effect", &is_bool(false));
-            check("backend_config", &|m: &Module, a| {
-                is_str("")(m, a) || is_empty_dict(m, a)
-            });
-            check("api_version", &is_enum("api_version_v1", 1));
-            check("called_computations", &is_empty_array);
-            let both_empty = is(m, attrs, "operand_layouts", &is_empty_array)
-                && is(m, attrs, "result_layouts", &is_empty_array);
-            if both_empty {
-                check("operand_layouts", &is_empty_array);
-                check("result_layouts", &is_empty_array);
-            }
-            check("output_operand_aliases", &is_empty_array);
-            check("result_tilings", &is_empty_array);
-        }
-        S::Dot | S::DotGeneral => check("precision_config", &precision_default),
-        S::DynamicBroadcastInDim => {
-            check("known_expanding_dimensions", &is_empty_tensor);
-            check("known_nonexpanding_dimensions", &is_empty_tensor);
-        }
-        S::Gather | S::DynamicGather => check("indices_are_sorted", &is_bool(false)),
-        S::Infeed => {
-            check("infeed_config", &is_str(""));
-            check("layout", &is_empty_array);
-        }
-        S::Outfeed => check("outfeed_config", &is_str("")),
-        S::Recv | S::Send => {
-            check("is_host_transfer", &is_bool(false));
-            check("source_target_pairs", &is_empty_tensor);
-        }
-        S::ReduceWindow => {
-            check("window_strides", &splat(1));
-            check("base_dilations", &splat(1));
-            check("window_dilations", &splat(1));
-            check("padding", &splat(0));
-        }
-        S::Scatter => {
-            check("indices_are_sorted", &is_bool(false));
-            check("unique_indices", &is_bool(false));
-        }
-        S::SelectAndScatter => {
-            check("window_strides", &splat(1));
-            check("padding", &splat(0));
-        }
-        S::Sort => {
-            check("dimension", &is_int(-1));
-            check("is_stable", &is_bool(false));
-        }
-        _ => {}
     }
     attrs.retain(|x| !erase.contains(&x.0.as_str()));
 }
@@ -885,9 +753,7 @@ pub fn attrs_from_vhlo(
                     attrs::stablehlo_attr(m, "channel_handle", vec![Param::Int(id), Param::Int(0)]),
                 )));
             }
-            if (has_global_ids(k) && name == "use_global_device_ids")
-                || (has_dynamic_root(k) && name == "has_dynamic_root")
-            {
+            if is_unit_as_bool(k, &name) {
                 let b = vhlo_bool_value(m, a).ok_or(format!("`{name}` must be a boolean"))?;
                 return Ok(b.then(|| (name.clone(), m.attr(AttrData::Unit))));
             }

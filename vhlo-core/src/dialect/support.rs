@@ -74,6 +74,21 @@ pub fn vhlo_type_attr(m: &mut Module, mnemonic: &'static str) -> Attribute {
     }))
 }
 
+/// `#vhlo.string_v1<"s">`
+pub fn vhlo_string(m: &mut Module, s: &str) -> Attribute {
+    let sym = m.sym(s);
+    vhlo_attr(m, "string_v1", vec![Param::Str(sym)])
+}
+
+/// `#vhlo.dict_v1<{...}>` of (key, value) pairs, keys `#vhlo.string_v1`.
+pub fn vhlo_dict(m: &mut Module, entries: Vec<(Attribute, Attribute)>) -> Attribute {
+    vhlo_attr(
+        m,
+        "dict_v1",
+        vec![Param::AttrPairs(entries.into_boxed_slice())],
+    )
+}
+
 /// `#vhlo.array_v1<[...]>`
 pub fn vhlo_array(m: &mut Module, items: Vec<Attribute>) -> Attribute {
     vhlo_attr(m, "array_v1", vec![Param::Attrs(items.into_boxed_slice())])

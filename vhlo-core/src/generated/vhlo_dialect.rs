@@ -5762,15 +5762,25 @@ pub enum OdsConstraint {
     /// An array of such enum attributes.
     EnumArray(VhloEnum),
 }
+/// What the conversions write for a VHLO attribute that a StableHLO op leaves out.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum VhloDefault {
+    /// This value.
+    Value(::vhlo_core::ir::Attribute),
+    /// A value the named hand-written function computes from the op (`convert::ops`).
+    Hook(&'static str),
+}
 /// A StableHLO op's declarative assembly format (spec `format:`, as ODS
 /// `assemblyFormat`).
 #[derive(Clone, Copy, Debug)]
 pub struct OpFormat {
     /// The elements, in order.
     pub elems: &'static [FormatElem],
-    /// Whether an element prints an attribute or an optional group, whose value must be
-    /// checked before printing.
-    pub checks_values: bool,
+    /// The elements whose value must be checked before printing (attributes, optional
+    /// groups, directives that can refuse a value), in order.
+    pub checked: &'static [FormatElem],
+    /// The attributes the elements bind, a bit per index of `attribute_names`.
+    pub bound_attrs: u64,
     /// How many operand groups the op has (spec `operands:`).
     pub operand_groups: u8,
     /// The variadic operand group, if any (at most one).
@@ -5826,6 +5836,14 @@ pub enum FormatDirective {
     ///`custom<...>`
     SameOperandsAndResultType,
     ///`custom<...>`
+    VariadicSameOperandsAndResultType,
+    ///`custom<...>`
+    TupleOpType,
+    ///`custom<...>`
+    SelectOpType,
+    ///`custom<...>`
+    ComplexOpType,
+    ///`custom<...>`
     DenseI64Array,
     ///`custom<...>`
     VariadicOperandWithAttribute,
@@ -5833,6 +5851,8 @@ pub enum FormatDirective {
     SliceRanges,
     ///`custom<...>`
     ExponentMantissa,
+    ///`custom<...>`
+    CustomCallTarget,
 }
 /// Every current StableHLO (and func) op that maps to a VHLO op.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -7934,6 +7954,637 @@ impl StablehloOp {
         ];
         A[self as usize]
     }
+    /// What VHLO spells out for each VHLO attribute that the StableHLO attribute
+    /// `attribute` stands for, when the op leaves it out (spec `vhlo_default:`), built in `m`.
+    #[allow(unused_variables, clippy::match_single_binding)]
+    pub fn vhlo_default(
+        self,
+        m: &mut ::vhlo_core::ir::Module,
+        attribute: &str,
+    ) -> Option<VhloDefault> {
+        match (self, attribute) {
+            (StablehloOp::AllGather, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::AllGather, "use_global_device_ids") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::AllReduce, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::AllReduce, "use_global_device_ids") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::AllToAll, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::Cbrt, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Cholesky, "lower") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::CollectiveBroadcast, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::CollectiveBroadcast, "has_dynamic_root") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::CollectivePermute, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::CollectiveReduce, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::CollectiveReduce, "use_global_device_ids") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::CollectiveReduce, "has_dynamic_root") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Compare, "compare_type") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_enum(
+                            m,
+                            "comparison_type_v1",
+                            0i64,
+                        ),
+                    ),
+                )
+            }
+            (StablehloOp::Composite, "composite_attributes") => {
+                Some(
+                    VhloDefault::Value({
+                        let __entries = vec![];
+                        ::vhlo_core::dialect::support::vhlo_dict(m, __entries)
+                    }),
+                )
+            }
+            (StablehloOp::Composite, "version") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::Convolution, "window_strides") => {
+                Some(VhloDefault::Hook("conv_ones"))
+            }
+            (StablehloOp::Convolution, "padding") => {
+                Some(VhloDefault::Hook("conv_padding"))
+            }
+            (StablehloOp::Convolution, "lhs_dilation") => {
+                Some(VhloDefault::Hook("conv_ones"))
+            }
+            (StablehloOp::Convolution, "rhs_dilation") => {
+                Some(VhloDefault::Hook("conv_ones"))
+            }
+            (StablehloOp::Convolution, "window_reversal") => {
+                Some(VhloDefault::Hook("conv_reversal"))
+            }
+            (StablehloOp::Convolution, "precision_config") => {
+                Some(VhloDefault::Hook("precision_config"))
+            }
+            (StablehloOp::Cosine, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::CustomCall, "has_side_effect") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::CustomCall, "backend_config") => {
+                Some(VhloDefault::Hook("backend_config"))
+            }
+            (StablehloOp::CustomCall, "api_version") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_enum(
+                            m,
+                            "api_version_v1",
+                            1i64,
+                        ),
+                    ),
+                )
+            }
+            (StablehloOp::CustomCall, "called_computations") => {
+                Some(
+                    VhloDefault::Value({
+                        let __items = vec![];
+                        ::vhlo_core::dialect::support::vhlo_array(m, __items)
+                    }),
+                )
+            }
+            (StablehloOp::CustomCall, "operand_layouts") => {
+                Some(VhloDefault::Hook("layouts"))
+            }
+            (StablehloOp::CustomCall, "result_layouts") => {
+                Some(VhloDefault::Hook("layouts"))
+            }
+            (StablehloOp::CustomCall, "output_operand_aliases") => {
+                Some(
+                    VhloDefault::Value({
+                        let __items = vec![];
+                        ::vhlo_core::dialect::support::vhlo_array(m, __items)
+                    }),
+                )
+            }
+            (StablehloOp::CustomCall, "result_tilings") => {
+                Some(
+                    VhloDefault::Value({
+                        let __items = vec![];
+                        ::vhlo_core::dialect::support::vhlo_array(m, __items)
+                    }),
+                )
+            }
+            (StablehloOp::Dot, "precision_config") => {
+                Some(VhloDefault::Hook("precision_config"))
+            }
+            (StablehloOp::DotGeneral, "precision_config") => {
+                Some(VhloDefault::Hook("precision_config"))
+            }
+            (StablehloOp::DotGeneral, "algorithm") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_type_attr(m, "none_v1"),
+                    ),
+                )
+            }
+            (StablehloOp::DynamicBroadcastInDim, "known_expanding_dimensions") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_int_tensor(
+                            m,
+                            "i64_v1",
+                            &[0i64],
+                            &[],
+                        ),
+                    ),
+                )
+            }
+            (StablehloOp::DynamicBroadcastInDim, "known_nonexpanding_dimensions") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_int_tensor(
+                            m,
+                            "i64_v1",
+                            &[0i64],
+                            &[],
+                        ),
+                    ),
+                )
+            }
+            (StablehloOp::DynamicConv, "window_strides") => {
+                Some(VhloDefault::Hook("conv_ones"))
+            }
+            (StablehloOp::DynamicConv, "lhs_dilation") => {
+                Some(VhloDefault::Hook("conv_ones"))
+            }
+            (StablehloOp::DynamicConv, "rhs_dilation") => {
+                Some(VhloDefault::Hook("conv_ones"))
+            }
+            (StablehloOp::DynamicConv, "window_reversal") => {
+                Some(VhloDefault::Hook("conv_reversal"))
+            }
+            (StablehloOp::DynamicConv, "precision_config") => {
+                Some(VhloDefault::Hook("precision_config"))
+            }
+            (StablehloOp::DynamicGather, "indices_are_sorted") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Exponential, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::ExponentialMinusOne, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Func, "sym_visibility") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_string(m, "")),
+                )
+            }
+            (StablehloOp::Func, "arg_attrs") => {
+                Some(
+                    VhloDefault::Value({
+                        let __items = vec![];
+                        ::vhlo_core::dialect::support::vhlo_array(m, __items)
+                    }),
+                )
+            }
+            (StablehloOp::Func, "res_attrs") => {
+                Some(
+                    VhloDefault::Value({
+                        let __items = vec![];
+                        ::vhlo_core::dialect::support::vhlo_array(m, __items)
+                    }),
+                )
+            }
+            (StablehloOp::Gather, "indices_are_sorted") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Infeed, "infeed_config") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_string(m, "")),
+                )
+            }
+            (StablehloOp::Infeed, "layout") => {
+                Some(
+                    VhloDefault::Value({
+                        let __items = vec![];
+                        ::vhlo_core::dialect::support::vhlo_array(m, __items)
+                    }),
+                )
+            }
+            (StablehloOp::Log, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::LogPlusOne, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Logistic, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Outfeed, "outfeed_config") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_string(m, "")),
+                )
+            }
+            (StablehloOp::Recv, "is_host_transfer") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Recv, "source_target_pairs") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_int_tensor(
+                            m,
+                            "i64_v1",
+                            &[0i64],
+                            &[],
+                        ),
+                    ),
+                )
+            }
+            (StablehloOp::ReduceScatter, "channel_handle") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, 0i64)),
+                )
+            }
+            (StablehloOp::ReduceScatter, "use_global_device_ids") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::ReduceWindow, "window_strides") => {
+                Some(VhloDefault::Hook("window_ones"))
+            }
+            (StablehloOp::ReduceWindow, "base_dilations") => {
+                Some(VhloDefault::Hook("window_ones"))
+            }
+            (StablehloOp::ReduceWindow, "window_dilations") => {
+                Some(VhloDefault::Hook("window_ones"))
+            }
+            (StablehloOp::ReduceWindow, "padding") => {
+                Some(VhloDefault::Hook("window_padding"))
+            }
+            (StablehloOp::Rsqrt, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Scatter, "indices_are_sorted") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Scatter, "unique_indices") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::SelectAndScatter, "window_dimensions") => {
+                Some(VhloDefault::Hook("refused"))
+            }
+            (StablehloOp::SelectAndScatter, "window_strides") => {
+                Some(VhloDefault::Hook("window_ones"))
+            }
+            (StablehloOp::SelectAndScatter, "padding") => {
+                Some(VhloDefault::Hook("window_padding"))
+            }
+            (StablehloOp::Send, "is_host_transfer") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Send, "source_target_pairs") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_int_tensor(
+                            m,
+                            "i64_v1",
+                            &[0i64],
+                            &[],
+                        ),
+                    ),
+                )
+            }
+            (StablehloOp::Sine, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Sort, "dimension") => {
+                Some(
+                    VhloDefault::Value(::vhlo_core::dialect::support::vhlo_i64(m, -1i64)),
+                )
+            }
+            (StablehloOp::Sort, "is_stable") => {
+                Some(
+                    VhloDefault::Value(
+                        ::vhlo_core::dialect::support::vhlo_bool(m, false),
+                    ),
+                )
+            }
+            (StablehloOp::Sqrt, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Tan, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            (StablehloOp::Tanh, "result_accuracy") => {
+                Some(
+                    VhloDefault::Value({
+                        let __params = vec![
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Float { bits : (0f64 as f64)
+                            .to_bits() as u128, width : 64 },
+                            ::vhlo_core::ir::Param::Int(0i64),
+                            ::vhlo_core::ir::Param::Attr({
+                            ::vhlo_core::dialect::support::vhlo_enum(m,
+                            "result_accuracy_mode_v1", 0i64) })
+                        ];
+                        ::vhlo_core::dialect::support::vhlo_attr(
+                            m,
+                            "result_accuracy_v1",
+                            __params,
+                        )
+                    }),
+                )
+            }
+            _ => None,
+        }
+    }
     /// ODS's `HLO_CompatibleOperandsAndResultType` (spec `traits`): every operand and result
     /// has the same element type and compatible shapes.
     pub fn compatible_operands_and_result_type(self) -> bool {
@@ -7967,7 +8618,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -7987,14 +8639,33 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::VariadicSameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             None,
             None,
             None,
@@ -8011,7 +8682,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8033,7 +8705,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8051,15 +8724,54 @@ impl StablehloOp {
                         FormatElem::Literal(":"),
                         FormatElem::FunctionalType,
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
                 },
             ),
-            None,
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("sizes"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("dims"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             None,
             None,
             Some(
@@ -8073,7 +8785,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8091,14 +8804,54 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(0u8),
+                            then: &[
+                                FormatElem::Literal(","),
+                                FormatElem::Literal("lower"),
+                                FormatElem::Literal("="),
+                                FormatElem::Attr(0u8),
+                            ],
+                            otherwise: &[],
+                        },
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(0u8),
+                            then: &[
+                                FormatElem::Literal(","),
+                                FormatElem::Literal("lower"),
+                                FormatElem::Literal("="),
+                                FormatElem::Attr(0u8),
+                            ],
+                            otherwise: &[],
+                        },
+                    ],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -8114,7 +8867,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 3u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8124,10 +8878,77 @@ impl StablehloOp {
             None,
             None,
             None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(1u8),
+                            then: &[FormatElem::Literal(","), FormatElem::Attr(1u8)],
+                            otherwise: &[],
+                        },
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[
+                        FormatElem::Attr(0u8),
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(1u8),
+                            then: &[FormatElem::Literal(","), FormatElem::Attr(1u8)],
+                            otherwise: &[],
+                        },
+                    ],
+                    bound_attrs: 3u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operands,
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(FormatDirective::ComplexOpType, &[]),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             None,
-            None,
-            None,
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::CustomOperands(
+                            FormatDirective::VariadicOperandWithAttribute,
+                            0u8,
+                        ),
+                        FormatElem::Literal("dim"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             None,
             Some(
                 &OpFormat {
@@ -8140,7 +8961,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8159,7 +8981,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8177,16 +9000,51 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
                 },
             ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::ResultTypes,
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 0u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             None,
-            None,
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Custom(FormatDirective::CustomCallTarget, &[0u8]),
+                        FormatElem::Literal("("),
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(")"),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[
+                        FormatElem::Custom(FormatDirective::CustomCallTarget, &[0u8]),
+                    ],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 1u8,
+                    variadic_results: true,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -8200,7 +9058,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8209,10 +9068,50 @@ impl StablehloOp {
             ),
             None,
             None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("dims"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             None,
             None,
-            None,
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("dim"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -8221,7 +9120,8 @@ impl StablehloOp {
                         FormatElem::Literal(":"),
                         FormatElem::FunctionalType,
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 5u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8236,14 +9136,38 @@ impl StablehloOp {
                         FormatElem::Literal(":"),
                         FormatElem::FunctionalType,
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::CustomOperands(
+                            FormatDirective::VariadicOperandWithAttribute,
+                            1u8,
+                        ),
+                        FormatElem::Literal("sizes"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 2u8,
+                    variadic_operands: Some(1u8),
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -8252,218 +9176,30 @@ impl StablehloOp {
                         FormatElem::Literal(":"),
                         FormatElem::FunctionalType,
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 3u8,
                     variadic_operands: Some(2u8),
                     results: 1u8,
                     variadic_results: false,
                 },
             ),
-            None,
             Some(
                 &OpFormat {
                     elems: &[
                         FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            None,
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            None,
-            None,
-            None,
-            None,
-            None,
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            None,
-            None,
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operands,
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("config"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
                         FormatElem::AttrDict,
                         FormatElem::Literal(":"),
                         FormatElem::FunctionalType,
                     ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            None,
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 2u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 2u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8481,7 +9217,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8499,49 +9236,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            None,
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 2u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            None,
-            None,
-            None,
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8553,16 +9249,20 @@ impl StablehloOp {
                     elems: &[
                         FormatElem::Operand(0u8),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Literal("type"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("length"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(1u8),
                         FormatElem::AttrDict,
                         FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
+                        FormatElem::FunctionalType,
                     ],
-                    checks_values: false,
-                    operand_groups: 2u8,
+                    checked: &[FormatElem::Attr(0u8), FormatElem::Attr(1u8)],
+                    bound_attrs: 3u64,
+                    operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
@@ -8579,8 +9279,89 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("dim"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal("["),
+                        FormatElem::Attr(0u8),
+                        FormatElem::Literal("]"),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Literal("dim"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::ResultTypes,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 0u8,
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
@@ -8594,7 +9375,314 @@ impl StablehloOp {
                         FormatElem::Literal(":"),
                         FormatElem::FunctionalType,
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("low"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("high"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(1u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("interior"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(2u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[
+                        FormatElem::Attr(0u8),
+                        FormatElem::Attr(1u8),
+                        FormatElem::Attr(2u8),
+                    ],
+                    bound_attrs: 7u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::ResultTypes,
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 0u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operands,
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 4u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8603,7 +9691,37 @@ impl StablehloOp {
             ),
             None,
             None,
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("format"),
+                        FormatElem::Literal("="),
+                        FormatElem::Custom(
+                            FormatDirective::ExponentMantissa,
+                            &[0u8, 1u8],
+                        ),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[
+                        FormatElem::Custom(
+                            FormatDirective::ExponentMantissa,
+                            &[0u8, 1u8],
+                        ),
+                    ],
+                    bound_attrs: 3u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             None,
             None,
             Some(
@@ -8619,8 +9737,165 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::ResultTypes,
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 0u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operands,
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("dims"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(2u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("distribution"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 3u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("algorithm"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 2u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
@@ -8633,92 +9908,34 @@ impl StablehloOp {
                         FormatElem::Operands,
                         FormatElem::AttrDict,
                         FormatElem::Literal(":"),
+                        FormatElem::Custom(FormatDirective::SelectOpType, &[]),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 3u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("dim"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
                         FormatElem::FunctionalType,
                     ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            None,
-            None,
-            None,
-            None,
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            None,
-            None,
-            None,
-            None,
-            None,
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checks_values: false,
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8738,7 +9955,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8758,7 +9976,29 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8776,7 +10016,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8794,14 +10035,39 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Custom(
+                            FormatDirective::SliceRanges,
+                            &[0u8, 1u8, 2u8],
+                        ),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[
+                        FormatElem::Custom(
+                            FormatDirective::SliceRanges,
+                            &[0u8, 1u8, 2u8],
+                        ),
+                    ],
+                    bound_attrs: 7u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             None,
             Some(
                 &OpFormat {
@@ -8814,7 +10080,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8834,7 +10101,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8852,7 +10120,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8870,7 +10139,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8878,10 +10148,63 @@ impl StablehloOp {
                 },
             ),
             None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("dims"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             None,
-            None,
-            None,
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::Custom(FormatDirective::TupleOpType, &[]),
+                    ],
+                    checked: &[FormatElem::Custom(FormatDirective::TupleOpType, &[])],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal("config"),
+                        FormatElem::Literal("="),
+                        FormatElem::Attr(0u8),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(":"),
+                        FormatElem::FunctionalType,
+                    ],
+                    checked: &[FormatElem::Attr(0u8)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -8893,7 +10216,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8911,7 +10235,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 1u8,
@@ -8932,7 +10257,8 @@ impl StablehloOp {
                             &[],
                         ),
                     ],
-                    checks_values: false,
+                    checked: &[],
+                    bound_attrs: 0u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
                     results: 1u8,
