@@ -305,8 +305,14 @@ fn load_spec_unlocked(dir: &Path) -> codegen::Spec {
 }
 
 /// Builds `vhlo-translate` in the copy, in a target dir of its own under the workspace's
-/// target/ (so that dependencies are built once, and the workspace's binaries are not touched).
+/// target/ (so that dependencies are built once, and the workspace's binaries are not touched),
+/// and returns a copy of the binary beside the sources: the fixtures share the target dir, whose
+/// `debug/vhlo-translate` the last build wins.
 fn build(copy: &Path) -> PathBuf {
+    static ONE_BUILD_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = ONE_BUILD_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let target = fixture_root().join("target");
     let status = Command::new(env!("CARGO"))
         .args(["build", "-q", "--offline", "-p", "vhlo-translate"])
@@ -318,7 +324,19 @@ fn build(copy: &Path) -> PathBuf {
         status.success(),
         "vhlo-translate does not build from the edited spec"
     );
-    target.join("debug/vhlo-translate")
+    let bin = copy.join(format!(
+        "built-vhlo-translate{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    std::fs::copy(
+        target.join(format!(
+            "debug/vhlo-translate{}",
+            std::env::consts::EXE_SUFFIX
+        )),
+        &bin,
+    )
+    .expect("copy the binary");
+    bin
 }
 
 fn run(bin: &Path, args: &[&str]) -> Output {
