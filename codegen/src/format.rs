@@ -660,7 +660,7 @@ pub fn tokens(spec: &crate::model::Spec, op: &StablehloOp) -> TokenStream {
     };
     let results = op.results.len() as u8;
     let variadic_results = op.results.iter().any(|f| f.variadic);
-    let elems = elems_tokens(&f.elems);
+    let elems = elems_tokens(&f.elems, &mut Spacing::new());
     // The elements whose printer can refuse a value, checked before anything is printed:
     // attributes, optional groups, and directives over attributes or a tuple type.
     let checked: Vec<Elem> = f
@@ -673,7 +673,7 @@ pub fn tokens(spec: &crate::model::Spec, op: &StablehloOp) -> TokenStream {
         })
         .cloned()
         .collect();
-    let checked = elems_tokens(&checked);
+    let checked = elems_tokens(&checked, &mut Spacing::new());
     let bound_attrs: u64 = bound_attrs(&f.elems);
     quote! {
         Some(&OpFormat {
@@ -702,51 +702,125 @@ fn bound_attrs(elems: &[Elem]) -> u64 {
     })
 }
 
-fn elems_tokens(elems: &[Elem]) -> TokenStream {
-    let es = elems.iter().map(|e| match e {
-        Elem::Literal(l) => quote! { FormatElem::Literal(#l) },
-        Elem::Operand(i) => {
-            let i = *i as u8;
-            quote! { FormatElem::Operand(#i) }
+/// Where the spacing of printed elements stands, as MLIR's format generator decides it: the
+/// spaces are resolved here, once, not while printing.
+struct Spacing {
+    emit_space: bool,
+    last_was_punct: bool,
+}
+
+impl Spacing {
+    fn new() -> Spacing {
+        Spacing {
+            emit_space: true,
+            last_was_punct: false,
         }
-        Elem::Operands => quote! { FormatElem::Operands },
-        Elem::Attr(i) => {
-            let i = *i as u8;
-            quote! { FormatElem::Attr(#i) }
+    }
+
+    /// The literal as printed, with its leading space when it takes one.
+    fn literal(&mut self, lit: &str) -> String {
+        match lit {
+            "" => {
+                self.emit_space = false;
+                self.last_was_punct = true;
+                return String::new();
+            }
+            " " => {
+                self.emit_space = false;
+                self.last_was_punct = false;
+                return " ".into();
+            }
+            _ => {}
         }
-        Elem::AttrDict => quote! { FormatElem::AttrDict },
-        Elem::FunctionalType => quote! { FormatElem::FunctionalType },
-        Elem::ResultTypes => quote! { FormatElem::ResultTypes },
-        Elem::Custom(name, attrs) => {
-            let d = quote::format_ident!("{}", name);
-            let attrs = attrs.iter().map(|&i| i as u8);
-            quote! { FormatElem::Custom(FormatDirective::#d, &[ #(#attrs),* ]) }
-        }
-        Elem::CustomOperands(name, g) => {
-            let d = quote::format_ident!("{}", name);
-            let g = *g as u8;
-            quote! { FormatElem::CustomOperands(FormatDirective::#d, #g) }
-        }
-        Elem::Optional {
-            anchor,
-            then,
-            otherwise,
-        } => {
-            let anchor = match anchor {
-                Anchor::Attr(i) => {
-                    let i = *i as u8;
-                    quote! { FormatAnchor::Attr(#i) }
-                }
-                Anchor::Operand(i) => {
-                    let i = *i as u8;
-                    quote! { FormatAnchor::Operand(#i) }
-                }
-            };
-            let then = elems_tokens(then);
-            let otherwise = elems_tokens(otherwise);
-            quote! { FormatElem::Optional { anchor: #anchor, then: #then, otherwise: #otherwise } }
-        }
-    });
+        let first = lit.as_bytes()[0];
+        let space_before = if lit.len() != 1 {
+            true
+        } else if self.last_was_punct {
+            !b">)}],".contains(&first)
+        } else {
+            !b"<>(){}[],".contains(&first)
+        };
+        let printed = if self.emit_space && space_before {
+            format!(" {lit}")
+        } else {
+            lit.to_string()
+        };
+        self.emit_space = lit.len() != 1 || !b"<({[".contains(&first);
+        self.last_was_punct = first != b'_' && !first.is_ascii_alphabetic();
+        printed
+    }
+
+    /// Whether a non-literal element is printed after a space.
+    fn element(&mut self) -> bool {
+        let space = self.emit_space;
+        self.emit_space = true;
+        self.last_was_punct = false;
+        space
+    }
+}
+
+fn elems_tokens(elems: &[Elem], sp: &mut Spacing) -> TokenStream {
+    let es: Vec<TokenStream> = elems
+        .iter()
+        .map(|e| match e {
+            Elem::Literal(l) => {
+                let printed = sp.literal(l);
+                quote! { FormatElem::Literal(#printed) }
+            }
+            Elem::Operand(i) => {
+                let (i, space) = (*i as u8, sp.element());
+                quote! { FormatElem::Operand(#i, #space) }
+            }
+            Elem::Operands => {
+                let space = sp.element();
+                quote! { FormatElem::Operands(#space) }
+            }
+            Elem::Attr(i) => {
+                let (i, space) = (*i as u8, sp.element());
+                quote! { FormatElem::Attr(#i, #space) }
+            }
+            Elem::AttrDict => quote! { FormatElem::AttrDict },
+            Elem::FunctionalType => {
+                let space = sp.element();
+                quote! { FormatElem::FunctionalType(#space) }
+            }
+            Elem::ResultTypes => {
+                let space = sp.element();
+                quote! { FormatElem::ResultTypes(#space) }
+            }
+            Elem::Custom(name, attrs) => {
+                let d = quote::format_ident!("{}", name);
+                let attrs = attrs.iter().map(|&i| i as u8);
+                let space = sp.element();
+                quote! { FormatElem::Custom(FormatDirective::#d, &[ #(#attrs),* ], #space) }
+            }
+            Elem::CustomOperands(name, g) => {
+                let d = quote::format_ident!("{}", name);
+                let (g, space) = (*g as u8, sp.element());
+                quote! { FormatElem::CustomOperands(FormatDirective::#d, #g, #space) }
+            }
+            Elem::Optional {
+                anchor,
+                then,
+                otherwise,
+            } => {
+                let anchor = match anchor {
+                    Anchor::Attr(i) => {
+                        let i = *i as u8;
+                        quote! { FormatAnchor::Attr(#i) }
+                    }
+                    Anchor::Operand(i) => {
+                        let i = *i as u8;
+                        quote! { FormatAnchor::Operand(#i) }
+                    }
+                };
+                // As MLIR's generator: the else branch continues from the then branch's state.
+                let then = elems_tokens(then, sp);
+                let otherwise = elems_tokens(otherwise, sp);
+                quote! { FormatElem::Optional { anchor: #anchor, then: #then, otherwise: #otherwise } }
+            }
+        })
+        .collect();
     quote! { &[ #(#es),* ] }
 }
 

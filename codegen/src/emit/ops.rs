@@ -683,27 +683,30 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             /// Whether a result group is variadic.
             pub variadic_results: bool,
         }
-        /// One element of an [`OpFormat`].
+        /// One element of an [`OpFormat`]. The `bool` of an element says whether it is printed
+        /// after a space (codegen resolves the spacing, as MLIR's format generator does).
         #[derive(Clone, Copy, Debug)]
         pub enum FormatElem {
-            /// A punctuation or keyword literal; `""` suppresses the next space, `" "` prints one.
+            /// A punctuation or keyword literal as printed, with its leading space when it takes
+            /// one; `""` and `" "` are spacing only.
             Literal(&'static str),
-            /// The operand group at this index of the spec's `operands:`.
-            Operand(u8),
+            /// The operand group at this index of the spec's `operands:` (an empty variadic group
+            /// prints nothing, not even its space).
+            Operand(u8, bool),
             /// Every operand, as one list.
-            Operands,
+            Operands(bool),
             /// The attribute at this index of `attribute_names`, in its bare spelling.
-            Attr(u8),
-            /// The attributes the format does not bind, as `{...}` when there are any.
+            Attr(u8, bool),
+            /// The attributes the format does not bind, as ` {...}` when there are any.
             AttrDict,
             /// `functional-type(operands, results)`.
-            FunctionalType,
+            FunctionalType(bool),
             /// The result types.
-            ResultTypes,
+            ResultTypes(bool),
             /// A custom directive over these attributes (indices of `attribute_names`).
-            Custom(FormatDirective, &'static [u8]),
+            Custom(FormatDirective, &'static [u8], bool),
             /// A custom directive over this operand group.
-            CustomOperands(FormatDirective, u8),
+            CustomOperands(FormatDirective, u8, bool),
             /// An optional group, printed when its anchor is there.
             Optional {
                 /// What decides whether the group is printed.

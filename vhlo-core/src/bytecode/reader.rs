@@ -146,6 +146,7 @@ fn read_on_this_thread<'a>(
         use_lists: BTreeMap::new(),
         block_arg_locations: BTreeMap::new(),
         shadowed_attributes: Vec::new(),
+        vhlo_mnemonics: Default::default(),
     };
     if let Some(mut s) = strings {
         r.read_strings(&mut s)?;
@@ -301,6 +302,8 @@ struct Reader<'a> {
     use_lists: BTreeMap<Value, UseListOrder>,
     block_arg_locations: BTreeMap<Value, Location>,
     shadowed_attributes: Vec<super::ShadowedAttribute>,
+    /// The VHLO mnemonics interned so far (one lookup per kind, not per entry).
+    vhlo_mnemonics: super::vhlo_codec::Mnemonics,
 }
 
 impl<'a> Reader<'a> {
@@ -1575,6 +1578,9 @@ impl super::vhlo_codec::VhloSource for Reader<'_> {
     }
     fn module(&mut self) -> &mut Module {
         &mut self.module
+    }
+    fn mnemonics(&mut self) -> (&mut super::vhlo_codec::Mnemonics, &mut Module) {
+        (&mut self.vhlo_mnemonics, &mut self.module)
     }
     fn blob(&self, bytes: &[u8]) -> Blob {
         Reader::blob(self, bytes)

@@ -37,8 +37,43 @@ pub(super) trait VhloSource {
     fn attr_at(&mut self, c: &Cursor<'_>, idx: usize) -> ReadResult<Attribute>;
     fn ty(&mut self, c: &mut Cursor<'_>) -> ReadResult<Type>;
     fn module(&mut self) -> &mut Module;
+    /// The reader's cache of interned mnemonics, with the module they are interned in.
+    fn mnemonics(&mut self) -> (&mut Mnemonics, &mut Module);
     /// Large data of the input as the module holds it (a view when the input is shared).
     fn blob(&self, bytes: &[u8]) -> Blob;
+}
+
+/// The symbols of the VHLO mnemonics read so far, by kind: an artifact has thousands of entries
+/// of a few kinds.
+#[derive(Default)]
+pub(super) struct Mnemonics {
+    attrs: Vec<Option<Symbol>>,
+    types: Vec<Option<Symbol>>,
+    enums: Vec<Option<Symbol>>,
+}
+
+fn cached_sym(slots: &mut Vec<Option<Symbol>>, i: usize, m: &mut Module, name: &str) -> Symbol {
+    if let Some(Some(s)) = slots.get(i) {
+        return *s;
+    }
+    let s = m.sym(name);
+    if slots.len() <= i {
+        slots.resize(i.saturating_add(1), None);
+    }
+    if let Some(slot) = slots.get_mut(i) {
+        *slot = Some(s);
+    }
+    s
+}
+
+fn attr_sym<S: VhloSource>(s: &mut S, a: VhloAttr) -> Symbol {
+    let (cache, m) = s.mnemonics();
+    cached_sym(&mut cache.attrs, a as usize, m, a.mnemonic())
+}
+
+fn type_sym<S: VhloSource>(s: &mut S, t: VhloType) -> Symbol {
+    let (cache, m) = s.mnemonics();
+    cached_sym(&mut cache.types, t as usize, m, t.mnemonic())
 }
 
 // ---- entries ----------------------------------------------------------------------------------
@@ -53,29 +88,41 @@ pub(super) fn read_attr<S: VhloSource>(
     let code = c.varint()?;
     let code32 = u32::try_from(code).ok();
     if let Some(e) = code32.and_then(VhloEnum::from_code) {
-        // An enum attribute: its case as a varint; like MLIR's symbolize, only defined cases.
-        let case_at = c.offset();
-        let v = c.varint()?;
-        let case = i64::try_from(v)
-            .ok()
-            .filter(|&v| e.case_name(v).is_some())
-            .ok_or_else(|| c.err_at(case_at, format!("{v} is not a case of {}", e.mnemonic())))?;
-        let mnemonic = s.module().sym(e.mnemonic());
-        return Ok(AttrData::Dialect(DialectAttr {
-            dialect,
-            mnemonic,
-            params: Box::new([Param::Int(case)]),
-        }));
+        let (cache, m) = s.mnemonics();
+        let mnemonic = cached_sym(&mut cache.enums, e as usize, m, e.mnemonic());
+        return read_enum(e, dialect, mnemonic, c);
     }
     let a = code32
         .and_then(VhloAttr::from_code)
         .ok_or_else(|| c.err_at(at, format!("unknown vhlo attribute code {code}")))?;
     let params = read_params(s, a.mnemonic(), a.params(), a.wire(), false, c)?;
-    let mnemonic = s.module().sym(a.mnemonic());
+    let mnemonic = attr_sym(s, a);
     Ok(AttrData::Dialect(DialectAttr {
         dialect,
         mnemonic,
         params,
+    }))
+}
+
+/// An enum attribute: its case as a varint; like MLIR's symbolize, only defined cases. Not inlined
+/// into `read_attr`, whose frame is on the recursion path.
+#[inline(never)]
+fn read_enum(
+    e: VhloEnum,
+    dialect: Symbol,
+    mnemonic: Symbol,
+    c: &mut Cursor<'_>,
+) -> ReadResult<AttrData> {
+    let case_at = c.offset();
+    let v = c.varint()?;
+    let case = i64::try_from(v)
+        .ok()
+        .filter(|&v| e.case_name(v).is_some())
+        .ok_or_else(|| c.err_at(case_at, format!("{v} is not a case of {}", e.mnemonic())))?;
+    Ok(AttrData::Dialect(DialectAttr {
+        dialect,
+        mnemonic,
+        params: Box::new([Param::Int(case)]),
     }))
 }
 
@@ -117,7 +164,7 @@ pub(super) fn read_type<S: VhloSource>(
         .ok_or_else(|| c.err_at(at, format!("unknown vhlo type code {code}")))?;
     let by_code = code32.is_some() && code32 == t.code_with_encoding();
     let params = read_params(s, t.mnemonic(), t.params(), t.wire(), by_code, c)?;
-    let mnemonic = s.module().sym(t.mnemonic());
+    let mnemonic = type_sym(s, t);
     Ok(TypeData::Dialect(DialectType {
         dialect,
         mnemonic,
@@ -186,13 +233,23 @@ fn read_params<S: VhloSource>(
             Wire::Type => Param::Type(s.ty(c)?),
             Wire::Attr => Param::Attr(s.attr(c)?),
             Wire::String => Param::Str(s.string(c)?),
+            // Loops, not iterator adapters: each adapter is a frame on the recursion path of an
+            // unoptimized build.
             Wire::Types => {
                 let n = c.count(1)?;
-                Param::Types((0..n).map(|_| s.ty(c)).collect::<ReadResult<_>>()?)
+                let mut items = Vec::with_capacity(n);
+                for _ in 0..n {
+                    items.push(s.ty(c)?);
+                }
+                Param::Types(items.into())
             }
             Wire::Attrs => {
                 let n = c.count(1)?;
-                Param::Attrs((0..n).map(|_| s.attr(c)).collect::<ReadResult<_>>()?)
+                let mut items = Vec::with_capacity(n);
+                for _ in 0..n {
+                    items.push(s.attr(c)?);
+                }
+                Param::Attrs(items.into())
             }
             Wire::AttrPairs => {
                 let n = c.count(2)?;
@@ -244,7 +301,9 @@ fn read_params<S: VhloSource>(
             }
         }
     }
-    params.resize(specs.len(), Param::Absent);
+    if params.len() != specs.len() {
+        params.resize(specs.len(), Param::Absent);
+    }
     Ok(params.into_boxed_slice())
 }
 
@@ -608,6 +667,7 @@ mod tests {
     struct Source<'t> {
         t: &'t Tables,
         m: Module,
+        cache: Mnemonics,
     }
 
     impl VhloSource for Source<'_> {
@@ -628,6 +688,9 @@ mod tests {
         }
         fn module(&mut self) -> &mut Module {
             &mut self.m
+        }
+        fn mnemonics(&mut self) -> (&mut Mnemonics, &mut Module) {
+            (&mut self.cache, &mut self.m)
         }
         fn blob(&self, bytes: &[u8]) -> Blob {
             Blob::from(bytes)
@@ -667,6 +730,7 @@ mod tests {
         let mut src = Source {
             t: &t,
             m: m.clone(),
+            cache: Mnemonics::default(),
         };
         let dialect = src.m.sym("vhlo");
         let mut c = Cursor::new(&bytes, 0, "attribute/type");
@@ -846,6 +910,7 @@ mod tests {
         let mut src = Source {
             t: &t,
             m: Module::new(),
+            cache: Mnemonics::default(),
         };
         let dialect = src.m.sym("vhlo");
         let bytes = emitted(|e| e.varint(64));

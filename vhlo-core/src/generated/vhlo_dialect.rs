@@ -5790,27 +5790,30 @@ pub struct OpFormat {
     /// Whether a result group is variadic.
     pub variadic_results: bool,
 }
-/// One element of an [`OpFormat`].
+/// One element of an [`OpFormat`]. The `bool` of an element says whether it is printed
+/// after a space (codegen resolves the spacing, as MLIR's format generator does).
 #[derive(Clone, Copy, Debug)]
 pub enum FormatElem {
-    /// A punctuation or keyword literal; `""` suppresses the next space, `" "` prints one.
+    /// A punctuation or keyword literal as printed, with its leading space when it takes
+    /// one; `""` and `" "` are spacing only.
     Literal(&'static str),
-    /// The operand group at this index of the spec's `operands:`.
-    Operand(u8),
+    /// The operand group at this index of the spec's `operands:` (an empty variadic group
+    /// prints nothing, not even its space).
+    Operand(u8, bool),
     /// Every operand, as one list.
-    Operands,
+    Operands(bool),
     /// The attribute at this index of `attribute_names`, in its bare spelling.
-    Attr(u8),
-    /// The attributes the format does not bind, as `{...}` when there are any.
+    Attr(u8, bool),
+    /// The attributes the format does not bind, as ` {...}` when there are any.
     AttrDict,
     /// `functional-type(operands, results)`.
-    FunctionalType,
+    FunctionalType(bool),
     /// The result types.
-    ResultTypes,
+    ResultTypes(bool),
     /// A custom directive over these attributes (indices of `attribute_names`).
-    Custom(FormatDirective, &'static [u8]),
+    Custom(FormatDirective, &'static [u8], bool),
     /// A custom directive over this operand group.
-    CustomOperands(FormatDirective, u8),
+    CustomOperands(FormatDirective, u8, bool),
     /// An optional group, printed when its anchor is there.
     Optional {
         /// What decides whether the group is printed.
@@ -8610,12 +8613,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -8629,14 +8633,15 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -8650,12 +8655,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::VariadicSameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -8672,14 +8678,15 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -8695,14 +8702,15 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -8719,10 +8727,10 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operands,
+                        FormatElem::Operands(true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
                     checked: &[],
                     bound_attrs: 0u64,
@@ -8735,16 +8743,16 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("sizes"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" sizes"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
@@ -8755,16 +8763,16 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("dims"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" dims"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
@@ -8777,12 +8785,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -8796,12 +8805,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -8815,22 +8825,23 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Optional {
                             anchor: FormatAnchor::Attr(0u8),
                             then: &[
                                 FormatElem::Literal(","),
-                                FormatElem::Literal("lower"),
-                                FormatElem::Literal("="),
-                                FormatElem::Attr(0u8),
+                                FormatElem::Literal(" lower"),
+                                FormatElem::Literal(" ="),
+                                FormatElem::Attr(0u8, true),
                             ],
                             otherwise: &[],
                         },
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[
@@ -8838,9 +8849,9 @@ impl StablehloOp {
                             anchor: FormatAnchor::Attr(0u8),
                             then: &[
                                 FormatElem::Literal(","),
-                                FormatElem::Literal("lower"),
-                                FormatElem::Literal("="),
-                                FormatElem::Attr(0u8),
+                                FormatElem::Literal(" lower"),
+                                FormatElem::Literal(" ="),
+                                FormatElem::Attr(0u8, true),
                             ],
                             otherwise: &[],
                         },
@@ -8855,16 +8866,17 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(2u8),
+                        FormatElem::Operand(2u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -8881,25 +8893,31 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Attr(0u8),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::Optional {
                             anchor: FormatAnchor::Attr(1u8),
-                            then: &[FormatElem::Literal(","), FormatElem::Attr(1u8)],
+                            then: &[
+                                FormatElem::Literal(","),
+                                FormatElem::Attr(1u8, true),
+                            ],
                             otherwise: &[],
                         },
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
                     checked: &[
-                        FormatElem::Attr(0u8),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::Optional {
                             anchor: FormatAnchor::Attr(1u8),
-                            then: &[FormatElem::Literal(","), FormatElem::Attr(1u8)],
+                            then: &[
+                                FormatElem::Literal(","),
+                                FormatElem::Attr(1u8, true),
+                            ],
                             otherwise: &[],
                         },
                     ],
@@ -8913,10 +8931,10 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operands,
+                        FormatElem::Operands(true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(FormatDirective::ComplexOpType, &[]),
+                        FormatElem::Literal(" :"),
+                        FormatElem::Custom(FormatDirective::ComplexOpType, &[], true),
                     ],
                     checked: &[],
                     bound_attrs: 0u64,
@@ -8933,15 +8951,16 @@ impl StablehloOp {
                         FormatElem::CustomOperands(
                             FormatDirective::VariadicOperandWithAttribute,
                             0u8,
+                            true,
                         ),
-                        FormatElem::Literal("dim"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" dim"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 1u8,
                     variadic_operands: Some(0u8),
@@ -8953,12 +8972,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -8973,12 +8993,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -8992,12 +9013,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9012,8 +9034,8 @@ impl StablehloOp {
                 &OpFormat {
                     elems: &[
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::ResultTypes,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
                     ],
                     checked: &[],
                     bound_attrs: 0u64,
@@ -9027,16 +9049,24 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Custom(FormatDirective::CustomCallTarget, &[0u8]),
+                        FormatElem::Custom(
+                            FormatDirective::CustomCallTarget,
+                            &[0u8],
+                            true,
+                        ),
                         FormatElem::Literal("("),
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, false),
                         FormatElem::Literal(")"),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
                     checked: &[
-                        FormatElem::Custom(FormatDirective::CustomCallTarget, &[0u8]),
+                        FormatElem::Custom(
+                            FormatDirective::CustomCallTarget,
+                            &[0u8],
+                            true,
+                        ),
                     ],
                     bound_attrs: 1u64,
                     operand_groups: 1u8,
@@ -9048,14 +9078,15 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9071,18 +9102,18 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("dims"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" dims"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
@@ -9095,16 +9126,16 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("dim"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" dim"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
@@ -9115,10 +9146,10 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operands,
+                        FormatElem::Operands(true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
                     checked: &[],
                     bound_attrs: 0u64,
@@ -9131,10 +9162,10 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operands,
+                        FormatElem::Operands(true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
                     checked: &[],
                     bound_attrs: 0u64,
@@ -9147,20 +9178,21 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
                         FormatElem::CustomOperands(
                             FormatDirective::VariadicOperandWithAttribute,
                             1u8,
+                            true,
                         ),
-                        FormatElem::Literal("sizes"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" sizes"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 2u8,
                     variadic_operands: Some(1u8),
@@ -9171,10 +9203,10 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operands,
+                        FormatElem::Operands(true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
                     checked: &[],
                     bound_attrs: 0u64,
@@ -9187,18 +9219,18 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("config"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" config"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
@@ -9209,12 +9241,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9228,12 +9261,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9247,20 +9281,20 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("type"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" type"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("length"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(1u8),
+                        FormatElem::Literal(" length"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8), FormatElem::Attr(1u8)],
+                    checked: &[FormatElem::Attr(0u8, true), FormatElem::Attr(1u8, true)],
                     bound_attrs: 3u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
@@ -9271,12 +9305,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9292,16 +9327,16 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("dim"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" dim"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
@@ -9312,15 +9347,15 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal("["),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Attr(0u8, false),
                         FormatElem::Literal("]"),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
@@ -9332,12 +9367,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9352,14 +9388,14 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Literal("dim"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" dim"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::ResultTypes,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 0u8,
                     variadic_operands: None,
@@ -9370,10 +9406,10 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operands,
+                        FormatElem::Operands(true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
                     checked: &[],
                     bound_attrs: 0u64,
@@ -9386,31 +9422,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
-                        ),
-                    ],
-                    checked: &[],
-                    bound_attrs: 0u64,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9424,95 +9442,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
-                        ),
-                    ],
-                    checked: &[],
-                    bound_attrs: 0u64,
-                    operand_groups: 1u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            None,
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checked: &[],
-                    bound_attrs: 0u64,
-                    operand_groups: 2u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checked: &[],
-                    bound_attrs: 0u64,
-                    operand_groups: 2u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
-                        ),
-                    ],
-                    checked: &[],
-                    bound_attrs: 0u64,
-                    operand_groups: 2u8,
-                    variadic_operands: None,
-                    results: 1u8,
-                    variadic_results: false,
-                },
-            ),
-            Some(
-                &OpFormat {
-                    elems: &[
-                        FormatElem::Operand(0u8),
-                        FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(
-                            FormatDirective::SameOperandsAndResultType,
-                            &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9526,12 +9462,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9546,14 +9483,122 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8, true),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                            true,
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8, true),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                            true,
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                            true,
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                            true,
+                        ),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
+            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8, true),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::Custom(
+                            FormatDirective::SameOperandsAndResultType,
+                            &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9568,29 +9613,29 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("low"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" low"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("high"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(1u8),
+                        FormatElem::Literal(" high"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(1u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("interior"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(2u8),
+                        FormatElem::Literal(" interior"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(2u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
                     checked: &[
-                        FormatElem::Attr(0u8),
-                        FormatElem::Attr(1u8),
-                        FormatElem::Attr(2u8),
+                        FormatElem::Attr(0u8, true),
+                        FormatElem::Attr(1u8, true),
+                        FormatElem::Attr(2u8, true),
                     ],
                     bound_attrs: 7u64,
                     operand_groups: 2u8,
@@ -9603,8 +9648,8 @@ impl StablehloOp {
                 &OpFormat {
                     elems: &[
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::ResultTypes,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
                     ],
                     checked: &[],
                     bound_attrs: 0u64,
@@ -9617,12 +9662,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9636,14 +9682,15 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9657,12 +9704,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9676,10 +9724,10 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operands,
+                        FormatElem::Operands(true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
                     checked: &[],
                     bound_attrs: 0u64,
@@ -9694,25 +9742,28 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("format"),
-                        FormatElem::Literal("="),
+                        FormatElem::Literal(" format"),
+                        FormatElem::Literal(" ="),
                         FormatElem::Custom(
                             FormatDirective::ExponentMantissa,
                             &[0u8, 1u8],
+                            true,
                         ),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[
                         FormatElem::Custom(
                             FormatDirective::ExponentMantissa,
                             &[0u8, 1u8],
+                            true,
                         ),
                     ],
                     bound_attrs: 3u64,
@@ -9727,14 +9778,15 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9749,8 +9801,8 @@ impl StablehloOp {
                 &OpFormat {
                     elems: &[
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::ResultTypes,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
                     ],
                     checked: &[],
                     bound_attrs: 0u64,
@@ -9763,10 +9815,10 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operands,
+                        FormatElem::Operands(true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
                     checked: &[],
                     bound_attrs: 0u64,
@@ -9780,19 +9832,20 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("dims"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" dims"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
@@ -9803,20 +9856,20 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(2u8),
+                        FormatElem::Operand(2u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("distribution"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" distribution"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 3u8,
                     variadic_operands: None,
@@ -9827,16 +9880,16 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("algorithm"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" algorithm"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
@@ -9847,12 +9900,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9866,12 +9920,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9885,12 +9940,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9905,10 +9961,10 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operands,
+                        FormatElem::Operands(true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(FormatDirective::SelectOpType, &[]),
+                        FormatElem::Literal(" :"),
+                        FormatElem::Custom(FormatDirective::SelectOpType, &[], true),
                     ],
                     checked: &[],
                     bound_attrs: 0u64,
@@ -9923,18 +9979,18 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("dim"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" dim"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 2u8,
                     variadic_operands: None,
@@ -9945,14 +10001,15 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9966,14 +10023,15 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -9987,14 +10045,15 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -10008,12 +10067,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -10027,12 +10087,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -10046,19 +10107,21 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Custom(
                             FormatDirective::SliceRanges,
                             &[0u8, 1u8, 2u8],
+                            true,
                         ),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
                     checked: &[
                         FormatElem::Custom(
                             FormatDirective::SliceRanges,
                             &[0u8, 1u8, 2u8],
+                            true,
                         ),
                     ],
                     bound_attrs: 7u64,
@@ -10072,12 +10135,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -10091,14 +10155,15 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -10112,12 +10177,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -10131,12 +10197,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -10151,16 +10218,16 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("dims"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" dims"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
@@ -10172,12 +10239,14 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::Custom(FormatDirective::TupleOpType, &[]),
+                        FormatElem::Literal(" :"),
+                        FormatElem::Custom(FormatDirective::TupleOpType, &[], true),
                     ],
-                    checked: &[FormatElem::Custom(FormatDirective::TupleOpType, &[])],
+                    checked: &[
+                        FormatElem::Custom(FormatDirective::TupleOpType, &[], true),
+                    ],
                     bound_attrs: 0u64,
                     operand_groups: 1u8,
                     variadic_operands: Some(0u8),
@@ -10188,16 +10257,16 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Literal("config"),
-                        FormatElem::Literal("="),
-                        FormatElem::Attr(0u8),
+                        FormatElem::Literal(" config"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
-                        FormatElem::FunctionalType,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
                     ],
-                    checked: &[FormatElem::Attr(0u8)],
+                    checked: &[FormatElem::Attr(0u8, true)],
                     bound_attrs: 1u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
@@ -10208,12 +10277,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -10227,12 +10297,13 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],
@@ -10247,14 +10318,15 @@ impl StablehloOp {
             Some(
                 &OpFormat {
                     elems: &[
-                        FormatElem::Operand(0u8),
+                        FormatElem::Operand(0u8, true),
                         FormatElem::Literal(","),
-                        FormatElem::Operand(1u8),
+                        FormatElem::Operand(1u8, true),
                         FormatElem::AttrDict,
-                        FormatElem::Literal(":"),
+                        FormatElem::Literal(" :"),
                         FormatElem::Custom(
                             FormatDirective::SameOperandsAndResultType,
                             &[],
+                            true,
                         ),
                     ],
                     checked: &[],

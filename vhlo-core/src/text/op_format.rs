@@ -39,50 +39,9 @@ pub(crate) const HAND_WRITTEN: &[StablehloOp] = &[
     StablehloOp::DotGeneral,
 ];
 
-/// Where a spacing decision stands while printing, as MLIR's generated printers track it.
-struct Spacing {
-    emit_space: bool,
-    last_was_punct: bool,
-}
-
-impl Spacing {
-    fn literal(&mut self, out: &mut String, lit: &str) {
-        match lit {
-            "" => {
-                self.emit_space = false;
-                self.last_was_punct = true;
-                return;
-            }
-            " " => {
-                out.push(' ');
-                self.emit_space = false;
-                self.last_was_punct = false;
-                return;
-            }
-            _ => {}
-        }
-        let first = lit.as_bytes()[0];
-        let space_before = if lit.len() != 1 {
-            true
-        } else if self.last_was_punct {
-            !b">)}],".contains(&first)
-        } else {
-            !b"<>(){}[],".contains(&first)
-        };
-        if self.emit_space && space_before {
-            out.push(' ');
-        }
-        out.push_str(lit);
-        self.emit_space = lit.len() != 1 || !b"<({[".contains(&first);
-        self.last_was_punct = first != b'_' && !first.is_ascii_alphabetic();
-    }
-
-    fn element(&mut self, out: &mut String) {
-        if self.emit_space {
-            out.push(' ');
-        }
-        self.emit_space = true;
-        self.last_was_punct = false;
+fn space_if(p: &mut Printer<'_>, space: bool) {
+    if space {
+        p.out.push(' ');
     }
 }
 
@@ -197,10 +156,10 @@ fn printable(
     let m = p.m;
     let constraints = kind.attribute_constraints();
     elems.iter().all(|e| match *e {
-        FormatElem::Attr(i) => {
+        FormatElem::Attr(i, _) => {
             found[i as usize].is_some_and(|a| bare_ok(m, constraints[i as usize], a))
         }
-        FormatElem::Custom(d, attrs) => custom_printable(m, op, found, d, attrs),
+        FormatElem::Custom(d, attrs, _) => custom_printable(m, op, found, d, attrs),
         FormatElem::Optional {
             anchor,
             then,
@@ -284,11 +243,7 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: StablehloOp, f: &OpForm
         return false;
     }
     p.out.push_str(m.op_name_str(op));
-    let mut sp = Spacing {
-        emit_space: true,
-        last_was_punct: false,
-    };
-    print_elems(p, op, kind, f, &found, f.elems, &mut sp);
+    print_elems(p, op, kind, f, &found, f.elems);
     true
 }
 
@@ -299,27 +254,26 @@ fn print_elems(
     f: &OpFormat,
     found: &Found,
     elems: &[FormatElem],
-    sp: &mut Spacing,
 ) {
     let m = p.m;
     for e in elems {
         match *e {
-            FormatElem::Literal(l) => sp.literal(&mut p.out, l),
-            FormatElem::Operand(g) => {
+            FormatElem::Literal(l) => p.out.push_str(l),
+            FormatElem::Operand(g, space) => {
                 let r = group_range(f, g, m.operands(op).len());
                 if r.is_empty() {
                     // An empty variadic group prints nothing, not even its space.
                     continue;
                 }
-                sp.element(&mut p.out);
+                space_if(p, space);
                 p.print_value_list(&m.operands(op)[r]);
             }
-            FormatElem::Operands => {
-                sp.element(&mut p.out);
+            FormatElem::Operands(space) => {
+                space_if(p, space);
                 p.print_value_list(m.operands(op));
             }
-            FormatElem::Attr(i) => {
-                sp.element(&mut p.out);
+            FormatElem::Attr(i, space) => {
+                space_if(p, space);
                 let Some(a) = found[i as usize] else {
                     continue;
                 };
@@ -338,12 +292,12 @@ fn print_elems(
                             .is_some_and(|i| bound >> i & 1 == 1)
                 });
             }
-            FormatElem::FunctionalType => {
-                sp.element(&mut p.out);
+            FormatElem::FunctionalType(space) => {
+                space_if(p, space);
                 super::shlo_pretty::print_functional_type(p, op);
             }
-            FormatElem::ResultTypes => {
-                sp.element(&mut p.out);
+            FormatElem::ResultTypes(space) => {
+                space_if(p, space);
                 for (i, r) in m.results(op).enumerate() {
                     if i > 0 {
                         p.out.push_str(", ");
@@ -351,17 +305,17 @@ fn print_elems(
                     p.print_type(m.value_type(r));
                 }
             }
-            FormatElem::Custom(d, attrs) => {
-                sp.element(&mut p.out);
+            FormatElem::Custom(d, attrs, space) => {
+                space_if(p, space);
                 print_custom(p, op, found, d, attrs);
             }
-            FormatElem::CustomOperands(_, g) => {
+            FormatElem::CustomOperands(_, g, space) => {
                 // VariadicOperandWithAttribute: `%a, %b,` (nothing for none).
                 let r = group_range(f, g, m.operands(op).len());
                 if r.is_empty() {
                     continue;
                 }
-                sp.element(&mut p.out);
+                space_if(p, space);
                 p.print_value_list(&m.operands(op)[r]);
                 p.out.push(',');
             }
@@ -375,7 +329,7 @@ fn print_elems(
                 } else {
                     otherwise
                 };
-                print_elems(p, op, kind, f, found, elems, sp);
+                print_elems(p, op, kind, f, found, elems);
             }
         }
     }
@@ -555,9 +509,14 @@ impl<'a> Parser<'a> {
     ) -> PResult<()> {
         for e in elems {
             match *e {
-                FormatElem::Literal("" | " ") => {}
-                FormatElem::Literal(l) => self.format_literal(name, l)?,
-                FormatElem::Operand(g) => {
+                FormatElem::Literal(l) => {
+                    // Literals carry their printed leading space.
+                    let l = l.strip_prefix(' ').unwrap_or(l);
+                    if !l.is_empty() {
+                        self.format_literal(name, l)?;
+                    }
+                }
+                FormatElem::Operand(g, _) => {
                     if f.variadic_operands == Some(g) {
                         let us = self.operand_list()?;
                         st.uses.extend(us);
@@ -566,17 +525,17 @@ impl<'a> Parser<'a> {
                         st.uses.push(u);
                     }
                 }
-                FormatElem::Operands => st.uses = self.operand_list()?,
-                FormatElem::Attr(i) => {
+                FormatElem::Operands(_) => st.uses = self.operand_list()?,
+                FormatElem::Attr(i, _) => {
                     let a = self.parse_bare(kind, i)?;
                     let n = self.named(kind.attribute_names()[i as usize], a);
                     st.props.push(n);
                 }
                 FormatElem::AttrDict => st.dict = self.opt_attr_dict()?,
-                FormatElem::FunctionalType => {
+                FormatElem::FunctionalType(_) => {
                     st.types = Some(self.functional_type_body(st.uses.len())?);
                 }
-                FormatElem::ResultTypes => {
+                FormatElem::ResultTypes(_) => {
                     let mut ts = vec![self.parse_type()?];
                     while ts.len() < f.results as usize || f.variadic_results && self.c.eat(b',') {
                         if ts.len() < f.results as usize {
@@ -586,7 +545,7 @@ impl<'a> Parser<'a> {
                     }
                     st.result_types = Some(ts);
                 }
-                FormatElem::Custom(d, attrs) => self.parse_custom(kind, d, attrs, st)?,
+                FormatElem::Custom(d, attrs, _) => self.parse_custom(kind, d, attrs, st)?,
                 FormatElem::CustomOperands(..) => {
                     while self.c.peek() == Some(b'%') {
                         let u = self.parse_value_use()?;
@@ -598,7 +557,9 @@ impl<'a> Parser<'a> {
                     then, otherwise, ..
                 } => {
                     let present = match then.first() {
-                        Some(FormatElem::Literal(l)) => self.format_eat(l),
+                        Some(FormatElem::Literal(l)) => {
+                            self.format_eat(l.strip_prefix(' ').unwrap_or(l))
+                        }
                         _ => false,
                     };
                     if present {
