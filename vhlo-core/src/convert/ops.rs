@@ -88,6 +88,25 @@ fn has_channel_id(k: StablehloOp) -> bool {
     spec_attr(k, "channel_handle") == Some(true)
         && k.to_vhlo().attribute_names().contains(&"channel_id")
 }
+/// The mnemonic of a `#stablehlo.<mnemonic>` struct attribute that VHLO splits into one
+/// integer or dimension list per field (spec `vhlo:`, in the struct's order). The dot algorithm
+/// (typed fields, all `none` when absent) and the channel handle (its type kept only by send and
+/// recv) have forms of their own.
+fn plain_struct(k: StablehloOp, name: &str) -> Option<&'static str> {
+    match constraint(k, name)? {
+        OdsConstraint::Stablehlo(mn)
+            if !matches!(mn, "dot_algorithm" | "channel_handle")
+                && k.attribute_names()
+                    .iter()
+                    .zip(k.attribute_vhlo_fields())
+                    .any(|(n, f)| *n == name && f.is_some_and(|f| !f.is_empty())) =>
+        {
+            Some(mn)
+        }
+        _ => None,
+    }
+}
+
 /// A `UnitAttr` of the StableHLO op that VHLO keeps as a bool of the same name (present: true).
 fn is_unit_as_bool(k: StablehloOp, name: &str) -> bool {
     let Some(i) = k.attribute_names().iter().position(|n| *n == name) else {
@@ -137,26 +156,13 @@ fn special_to_vhlo(
             Ok(())
         }
         _ if is_unit_as_bool(k, name) => unit_to_true(m, out),
-        (S::Convolution | S::DynamicConv, "dimension_numbers") => {
-            match stablehlo_params(m, a, "conv") {
-                Some(ps) => split_fields(m, &ps, vhlo_fields(k, "dimension_numbers"), out),
-                None => Err("`dimension_numbers` must be a #stablehlo.conv".into()),
+        _ if plain_struct(k, name).is_some() => {
+            let mnemonic = plain_struct(k, name).unwrap_or_default();
+            match stablehlo_params(m, a, mnemonic) {
+                Some(ps) => split_fields(m, &ps, vhlo_fields(k, name), out),
+                None => Err(format!("`{name}` must be a #stablehlo.{mnemonic}")),
             }
         }
-        (S::Gather | S::DynamicGather, "dimension_numbers") => {
-            match stablehlo_params(m, a, "gather") {
-                Some(ps) => split_fields(m, &ps, vhlo_fields(k, "dimension_numbers"), out),
-                None => Err("`dimension_numbers` must be a #stablehlo.gather".into()),
-            }
-        }
-        (S::Scatter, "scatter_dimension_numbers") => match stablehlo_params(m, a, "scatter") {
-            Some(ps) => split_fields(m, &ps, vhlo_fields(k, "scatter_dimension_numbers"), out),
-            None => Err("`scatter_dimension_numbers` must be a #stablehlo.scatter".into()),
-        },
-        (S::DotGeneral, "dot_dimension_numbers") => match stablehlo_params(m, a, "dot") {
-            Some(ps) => split_fields(m, &ps, vhlo_fields(k, "dot_dimension_numbers"), out),
-            None => Err("`dot_dimension_numbers` must be a #stablehlo.dot".into()),
-        },
         (S::DotGeneral, "algorithm") => match stablehlo_params(m, a, "dot_algorithm") {
             Some(ps) if ps.len() == 7 => (|| {
                 for (p, n) in ps.iter().zip(vhlo_fields(k, "algorithm")) {
@@ -526,39 +532,10 @@ fn is_none_type_attr(m: &Module, a: Attribute) -> bool {
     }
 }
 
-/// Attributes that are dense arrays (`array<i64: ...>`) in StableHLO but tensors in VHLO.
-fn dense_i64_array_attr(k: StablehloOp, name: &str) -> bool {
-    matches!(
-        (k, name),
-        (S::Fft, "fft_length")
-            | (S::Broadcast, "broadcast_sizes")
-            | (S::DynamicSlice, "slice_sizes")
-            | (S::Reverse, "dimensions")
-            | (S::Transpose, "permutation")
-            | (
-                S::Pad,
-                "edge_padding_low" | "edge_padding_high" | "interior_padding"
-            )
-            | (S::Slice, "start_indices" | "limit_indices" | "strides")
-            | (S::BroadcastInDim, "broadcast_dimensions")
-            | (
-                S::DynamicBroadcastInDim,
-                "broadcast_dimensions"
-                    | "known_expanding_dimensions"
-                    | "known_nonexpanding_dimensions"
-            )
-            | (S::SelectAndScatter, "window_dimensions" | "window_strides")
-            | (
-                S::ReduceWindow,
-                "window_dimensions" | "window_strides" | "base_dilations" | "window_dilations"
-            )
-            | (S::Map | S::Reduce, "dimensions")
-            | (S::Gather, "slice_sizes")
-            | (
-                S::Convolution | S::DynamicConv,
-                "lhs_dilation" | "rhs_dilation" | "window_strides"
-            )
-    )
+/// What the ODS type of the StableHLO op's attribute `name` asks of it, if the op has one.
+fn constraint(k: StablehloOp, name: &str) -> Option<OdsConstraint> {
+    let i = k.attribute_names().iter().position(|n| *n == name)?;
+    k.attribute_constraints().get(i).copied()
 }
 
 fn dense_array(m: &mut Module, width: u32, values: &[i64]) -> Attribute {
@@ -681,15 +658,10 @@ pub fn attrs_from_vhlo(
             }
         };
     // Struct attributes that VHLO splits into fields (spec `vhlo:`), put back together.
-    let structs: &[(&str, &str)] = match k {
-        S::Convolution | S::DynamicConv => &[("dimension_numbers", "conv")],
-        S::Gather | S::DynamicGather => &[("dimension_numbers", "gather")],
-        S::Scatter => &[("scatter_dimension_numbers", "scatter")],
-        S::DotGeneral => &[("dot_dimension_numbers", "dot")],
-        _ => &[],
-    };
-    for &(name, mnemonic) in structs {
-        push_implode(m, &mut attrs, vhlo_fields(k, name), mnemonic, name);
+    for &name in k.attribute_names() {
+        if let Some(mnemonic) = plain_struct(k, name) {
+            push_implode(m, &mut attrs, vhlo_fields(k, name), mnemonic, name);
+        }
     }
     if k == S::DotGeneral {
         let fields: Vec<Option<Attribute>> = vhlo_fields(k, "algorithm")
@@ -757,20 +729,19 @@ pub fn attrs_from_vhlo(
                 let b = vhlo_bool_value(m, a).ok_or(format!("`{name}` must be a boolean"))?;
                 return Ok(b.then(|| (name.clone(), m.attr(AttrData::Unit))));
             }
-            if (k == S::CustomCall && name == "called_computations")
-                || (k == S::Composite && name == "decomposition")
-                || (k == S::Call && name == "callee")
-            {
-                // `called_computations` is an array of symbols; `callee` and `decomposition`
-                // are one (MLIR's FlatSymbolRefAttr constraint).
+            let ods = constraint(k, &name);
+            let symbols = ods == Some(OdsConstraint::FlatSymbolRefArray);
+            if symbols || ods == Some(OdsConstraint::FlatSymbolRef) {
+                // VHLO keeps a symbol (MLIR's FlatSymbolRefAttr) as a string, an array of them
+                // as an array of strings.
                 let array = vhlo_parts(m, a).and_then(|p| match p {
                     ("array_v1", [Param::Attrs(xs)]) => Some(xs.to_vec()),
                     _ => None,
                 });
-                if array.is_some() != (name == "called_computations") {
+                if array.is_some() != symbols {
                     return Err(format!(
                         "`{name}` must be {}",
-                        if name == "called_computations" {
+                        if symbols {
                             "an array of strings"
                         } else {
                             "a string"
@@ -789,13 +760,15 @@ pub fn attrs_from_vhlo(
                 };
                 return Ok(Some((name.clone(), conv)));
             }
-            if dense_i64_array_attr(k, &name) {
+            // Dense arrays (`array<i64: ...>`) in StableHLO, tensors in VHLO.
+            let width = match ods {
+                Some(OdsConstraint::DenseI64Array) => Some(64),
+                Some(OdsConstraint::DenseBoolArray) => Some(1),
+                _ => None,
+            };
+            if let Some(width) = width {
                 let v = vhlo_tensor_ints(m, a).map_err(|e| format!("`{name}` {e}"))?;
-                return Ok(Some((name.clone(), dense_array(m, 64, &v))));
-            }
-            if matches!(k, S::Convolution | S::DynamicConv) && name == "window_reversal" {
-                let v = vhlo_tensor_ints(m, a).map_err(|e| format!("`window_reversal` {e}"))?;
-                return Ok(Some((name.clone(), dense_array(m, 1, &v))));
+                return Ok(Some((name.clone(), dense_array(m, width, &v))));
             }
             if k == S::ReducePrecision && (name == "exponent_bits" || name == "mantissa_bits") {
                 // StableHLO's verifier: at least one exponent bit, no negative mantissa width
