@@ -363,7 +363,10 @@ impl<'a> Parser<'a> {
                 self.c.expect(b',', "after expressed type")?;
                 let mut params = Vec::new();
                 if mnemonic == "quant_v1" {
-                    let scale = self.parse_f64_param()?;
+                    let scale = Param::Float {
+                        bits: u128::from(self.parse_scale()?),
+                        width: 64,
+                    };
                     self.c.expect(b':', "after scale")?;
                     let zp = self.c.int64("as zero point")?;
                     params.extend([
@@ -379,10 +382,7 @@ impl<'a> Parser<'a> {
                     let mut scales = Vec::new();
                     if !self.c.eat(b']') {
                         loop {
-                            match self.parse_f64_param()? {
-                                Param::Float { bits, .. } => scales.push(bits),
-                                _ => unreachable!("parse_f64_param returns floats"),
-                            }
+                            scales.push(u128::from(self.parse_scale()?));
                             if self.c.eat(b']') {
                                 break;
                             }
@@ -447,32 +447,46 @@ impl<'a> Parser<'a> {
     fn parse_f64_param(&mut self) -> PResult<Param> {
         self.c.skip_ws();
         let pos = self.c.pos;
-        match self.c.number() {
-            Some(Number::Float(v)) => Ok(Param::Float {
-                bits: v.to_bits() as u128,
-                width: 64,
-            }),
+        let bits = match self.c.number() {
+            Some(Number::Float(v)) => v.to_bits(),
             Some(Number::Int {
                 negative,
                 magnitude,
                 hex: false,
             }) => {
                 let v = magnitude as f64;
-                Ok(Param::Float {
-                    bits: (if negative { -v } else { v }).to_bits() as u128,
-                    width: 64,
-                })
+                (if negative { -v } else { v }).to_bits()
             }
             Some(Number::Int {
                 magnitude,
                 hex: true,
                 ..
-            }) if magnitude <= u64::MAX as u128 => Ok(Param::Float {
-                bits: magnitude,
-                width: 64,
-            }),
-            _ => Err(self.c.error_at(pos, "expected floating point literal")),
+            }) if magnitude <= u64::MAX as u128 => magnitude as u64,
+            _ => return Err(self.c.error_at(pos, "expected floating point literal")),
+        };
+        Ok(Param::Float {
+            bits: u128::from(bits),
+            width: 64,
+        })
+    }
+
+    /// A quantization scale (a double). An infinite or NaN scale (`1.0e+800` overflows) is
+    /// refused here, as MLIR's parser refuses it (out of the expressed type's range): the
+    /// printer has no spelling for it that parses back.
+    fn parse_scale(&mut self) -> PResult<u64> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        let Param::Float { bits, .. } = self.parse_f64_param()? else {
+            return Err(self.c.error_at(pos, "expected floating point literal"));
+        };
+        let bits = bits as u64;
+        if !f64::from_bits(bits).is_finite() {
+            return Err(self.c.error_at(
+                pos,
+                "quantized type: the scale is not a finite number (out of the expressed type's range)",
+            ));
         }
+        Ok(bits)
     }
 
     /// `[1, ?, 3]`.
@@ -563,9 +577,7 @@ impl<'a> Parser<'a> {
             let mut scales = Vec::new();
             let mut zps = Vec::new();
             loop {
-                let Param::Float { bits, .. } = self.parse_f64_param()? else {
-                    unreachable!()
-                };
+                let bits = u128::from(self.parse_scale()?);
                 scales.push(bits);
                 zps.push(if self.c.eat(b':') {
                     self.c.int64("as zero point")?
@@ -588,7 +600,10 @@ impl<'a> Parser<'a> {
                 Param::Int(max),
             ]
         } else {
-            let scale = self.parse_f64_param()?;
+            let scale = Param::Float {
+                bits: u128::from(self.parse_scale()?),
+                width: 64,
+            };
             let zp = if self.c.eat(b':') {
                 self.c.int64("as zero point")?
             } else {
