@@ -51,6 +51,7 @@ const DIRECTIVES: &[(&str, DirectiveArgs)] = &[
     ("SliceRanges", DirectiveArgs::Attrs(3)),
     ("ExponentMantissa", DirectiveArgs::Attrs(2)),
     ("CustomCallTarget", DirectiveArgs::Attrs(1)),
+    ("PrecisionConfig", DirectiveArgs::Attrs(1)),
 ];
 
 /// One parsed element.

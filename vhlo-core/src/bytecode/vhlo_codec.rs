@@ -15,15 +15,13 @@
 )]
 
 use super::encoding::Cursor;
-use super::reader::{
-    check_quant_scale, read_apint, sign_extend, vhlo_bool_tensor_elements, vhlo_dense_size_fits,
-    vhlo_float_width, vhlo_int_width,
-};
+use super::reader::{read_apint, sign_extend};
 use super::writer::{DialectWriter, WriteError};
 use super::BytecodeError;
 use crate::dialect::{ParamSpec, Wire, WireStep};
 use crate::ir::{
-    AttrData, Attribute, Blob, DialectAttr, DialectType, Module, Param, Symbol, Type, TypeData,
+    AttrData, Attribute, Blob, DialectAttr, DialectType, Module, Param, Signedness, Symbol, Type,
+    TypeData,
 };
 use crate::vhlo::{VhloAttr, VhloEnum, VhloType};
 
@@ -591,6 +589,99 @@ fn pack_bools(raw: &[u8], n: usize) -> Vec<u8> {
         }
     }
     out
+}
+
+// ---- what the hints ask of a type -----------------------------------------------------------
+
+/// MLIR's quantized types need a positive, finite scale (`illegal scale`); NaN or infinity
+/// would also print as text that does not parse.
+fn check_quant_scale(c: &Cursor<'_>, at: usize, bits: u128) -> ReadResult<()> {
+    let scale = f64::from_bits(bits as u64);
+    if scale.is_finite() && scale > 0.0 {
+        Ok(())
+    } else {
+        Err(c.err_at(at, format!("illegal quantization scale {scale}")))
+    }
+}
+
+fn vhlo_mnemonic(m: &Module, t: Type) -> Option<(&str, &[Param])> {
+    match m.type_data(t) {
+        TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => Some((m.str(d.mnemonic), &d.params)),
+        _ => None,
+    }
+}
+
+/// Element count of a static VHLO tensor type of `bool_v1`, which VHLO writes bit-packed.
+fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
+    let (mnemonic, params) = vhlo_mnemonic(m, t)?;
+    let ("tensor_v1", [Param::Ints(shape), Param::Type(e), _]) = (mnemonic, params) else {
+        return None;
+    };
+    if vhlo_mnemonic(m, *e)?.0 != "bool_v1" {
+        return None;
+    }
+    // Saturated: a splat of any shape is one byte (issue 13 row 14).
+    shape.iter().try_fold(1usize, |n, &d| {
+        Some(n.saturating_mul(usize::try_from(d).ok()?))
+    })
+}
+
+/// Whether `blob` can be the dense storage of a VHLO tensor type, as MLIR's `DenseElementsAttr`
+/// decides: a static shape of integer, float, index or complex elements (anything else has no
+/// dense storage), and data for every element or one (a splat), i1 packed eight to a byte or one
+/// `00`/`FF` byte for a splat (`isValidRawBuffer`).
+fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
+    let Some(("tensor_v1", [Param::Ints(shape), Param::Type(e), _])) = vhlo_mnemonic(m, t) else {
+        return false;
+    };
+    // Saturated: a splat of any shape is one element (issue 13 row 14).
+    let Some(n) = shape.iter().try_fold(1usize, |n, &d| {
+        Some(n.saturating_mul(usize::try_from(d).ok()?))
+    }) else {
+        return false;
+    };
+    let scalar_bytes = |t: Type| match crate::scalars::type_of(vhlo_mnemonic(m, t)?.0)? {
+        TypeData::Integer { width, .. } => Some(width.div_ceil(8)),
+        TypeData::Float(k) => Some(k.bit_width().div_ceil(8)),
+        TypeData::Index => Some(8),
+        _ => None,
+    };
+    let element_bytes = match vhlo_mnemonic(m, *e) {
+        Some(("bool_v1", _)) => {
+            return matches!(blob, [0x00 | 0xFF])
+                || (n < usize::MAX && blob.len() == n.div_ceil(8));
+        }
+        Some(("complex_v1", [Param::Type(inner)])) => {
+            scalar_bytes(*inner).map(|b| b.saturating_mul(2))
+        }
+        _ => scalar_bytes(*e),
+    };
+    match element_bytes.and_then(|b| usize::try_from(b).ok()) {
+        Some(w) => {
+            w > 0 && (blob.len() == w || (n < usize::MAX && Some(blob.len()) == n.checked_mul(w)))
+        }
+        None => false,
+    }
+}
+
+fn vhlo_float_width(m: &Module, t: Type) -> Option<u32> {
+    let (mnemonic, _) = vhlo_mnemonic(m, t)?;
+    match crate::scalars::type_of(mnemonic)? {
+        TypeData::Float(k) => Some(k.bit_width()),
+        _ => None,
+    }
+}
+
+/// `(width, unsigned)` of a VHLO integer or index type.
+fn vhlo_int_width(m: &Module, t: Type) -> Option<(u32, bool)> {
+    let (mnemonic, _) = vhlo_mnemonic(m, t)?;
+    match crate::scalars::type_of(mnemonic)? {
+        TypeData::Integer { width, signedness } => {
+            Some((width, signedness == Signedness::Unsigned))
+        }
+        TypeData::Index => Some((64, false)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -5856,6 +5856,8 @@ pub enum FormatDirective {
     ExponentMantissa,
     ///`custom<...>`
     CustomCallTarget,
+    ///`custom<...>`
+    PrecisionConfig,
 }
 /// Every current StableHLO (and func) op that maps to a VHLO op.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -9097,7 +9099,36 @@ impl StablehloOp {
                     variadic_results: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8, true),
+                        FormatElem::Literal(""),
+                        FormatElem::Custom(
+                            FormatDirective::PrecisionConfig,
+                            &[0u8],
+                            false,
+                        ),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
+                    ],
+                    checked: &[
+                        FormatElem::Custom(
+                            FormatDirective::PrecisionConfig,
+                            &[0u8],
+                            true,
+                        ),
+                    ],
+                    bound_attrs: 1u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                },
+            ),
             None,
             Some(
                 &OpFormat {

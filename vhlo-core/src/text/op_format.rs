@@ -20,7 +20,7 @@ type Use<'a> = super::parser::ValueUse<'a>;
 /// that do not print generically (`format: generic`). These are upstream's
 /// `hasCustomAssemblyFormat` ops (constant, reduce, while), the func ops and `return` (also
 /// `func.return`, text/pretty.rs), and those whose upstream format needs what the engine does
-/// not express yet (text/shlo_pretty.rs): convolution, dot and dot_general (their custom
+/// not express yet (text/shlo_pretty.rs): convolution and dot_general (their custom
 /// directives), composite (a byte-string name and an optional region list) and
 /// optimization_barrier (an optional group led by an operand). A test below proves every op is
 /// in exactly one of the three groups.
@@ -35,7 +35,6 @@ pub(crate) const HAND_WRITTEN: &[StablehloOp] = &[
     StablehloOp::While,
     StablehloOp::OptimizationBarrier,
     StablehloOp::Composite,
-    StablehloOp::Dot,
     StablehloOp::DotGeneral,
 ];
 
@@ -204,6 +203,10 @@ fn custom_printable(m: &Module, op: OpId, found: &Found, d: FormatDirective, att
         FormatDirective::DenseI64Array => {
             found[attrs[0] as usize].is_some_and(|a| i64_array_data(m, m.attr_data(a)).is_some())
         }
+        FormatDirective::PrecisionConfig => found[attrs[0] as usize].is_none_or(|a| {
+            matches!(m.attr_data(a), AttrData::Array(es)
+                if es.iter().all(|&e| enum_case(m, m.attr_data(e), "precision").is_some()))
+        }),
         FormatDirective::SliceRanges => match (arr(attrs[0]), arr(attrs[1]), arr(attrs[2])) {
             (Some(s), Some(l), Some(st)) => s.len() == l.len() && s.len() == st.len(),
             _ => false,
@@ -439,6 +442,21 @@ fn print_custom(p: &mut Printer<'_>, op: OpId, found: &Found, d: FormatDirective
             {
                 p.print_symbol(*value);
             }
+        }
+        FormatDirective::PrecisionConfig => {
+            // `, precision = [DEFAULT, HIGH]`, nothing without the attribute.
+            let Some(AttrData::Array(es)) = found[attrs[0] as usize].map(|a| m.attr_data(a)) else {
+                return;
+            };
+            p.out.push_str(", precision = [");
+            for (i, &e) in es.iter().enumerate() {
+                if i > 0 {
+                    p.out.push_str(", ");
+                }
+                p.out
+                    .push_str(enum_case(m, m.attr_data(e), "precision").unwrap_or(""));
+            }
+            p.out.push(']');
         }
         FormatDirective::VariadicOperandWithAttribute => {}
     }
@@ -741,6 +759,13 @@ impl<'a> Parser<'a> {
                 for (k, v) in [e, mt].into_iter().enumerate() {
                     let a = self.i32_attr(v);
                     let n = self.named(names[attrs[k] as usize], a);
+                    st.props.push(n);
+                }
+            }
+            FormatDirective::PrecisionConfig => {
+                if self.c.eat(b',') {
+                    let a = self.precision_list()?;
+                    let n = self.named(names[attrs[0] as usize], a);
                     st.props.push(n);
                 }
             }

@@ -241,7 +241,7 @@ impl<'a> Parser<'a> {
         Ok(self.intern_dialect_attr("stablehlo", mnemonic, vec![Param::Int(v)]))
     }
 
-    fn precision_list(&mut self) -> PResult<Attribute> {
+    pub(super) fn precision_list(&mut self) -> PResult<Attribute> {
         self.kw_eq("precision")?;
         self.c.expect(b'[', "to open precision list")?;
         let mut v = Vec::new();
@@ -354,17 +354,6 @@ impl<'a> Parser<'a> {
                 let (ins, outs) = self.functional_type(uses.len())?;
                 let p = self.named("name", a);
                 self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
-            }
-            "dot" => {
-                let uses = self.operand_list()?;
-                let mut props = Vec::new();
-                if self.c.eat(b',') {
-                    let a = self.precision_list()?;
-                    props.push(self.named("precision_config", a));
-                }
-                let dict = self.opt_attr_dict()?;
-                let (ins, outs) = self.functional_type(uses.len())?;
-                self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
             }
             "dot_general" => {
                 let uses = self.operand_list()?;
@@ -977,19 +966,6 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
                 p.print_value_list(m.operands(op));
             }
             print_rest_attrs(p, op, &["name"]);
-            print_functional(p, op);
-            true
-        }
-        "dot" if nops == 2 && nres == 1 && no_regions && props_allowed(m, op, inherent) => {
-            p.out.push_str(name);
-            p.out.push(' ');
-            p.print_value_list(m.operands(op));
-            if let Some(a) = find_prop(m, op, "precision_config") {
-                if !print_precision(p, a) {
-                    return false;
-                }
-            }
-            print_rest_attrs(p, op, &["precision_config"]);
             print_functional(p, op);
             true
         }
