@@ -314,6 +314,24 @@ fn build(copy: &Path) -> PathBuf {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let target = fixture_root().join("target");
+    // Cargo names a workspace's artifacts by paths relative to its root, so every copy writes the
+    // same files, and one built earlier can look fresh to a copy made before it: clean the two
+    // crates the spec feeds (the dependencies stay built).
+    let status = Command::new(env!("CARGO"))
+        .args([
+            "clean",
+            "-q",
+            "--offline",
+            "-p",
+            "vhlo-core",
+            "-p",
+            "vhlo-translate",
+        ])
+        .current_dir(copy)
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .expect("run cargo clean");
+    assert!(status.success(), "cargo clean -p failed");
     let status = Command::new(env!("CARGO"))
         .args(["build", "-q", "--offline", "-p", "vhlo-translate"])
         .current_dir(copy)
