@@ -146,7 +146,8 @@ pub struct RawStablehloOp {
     pub results: Vec<SStr>,
     #[serde(default)]
     pub regions: Vec<SStr>,
-    /// ODS type constraints the verifier checks (`compatible_operands_and_result_type`).
+    /// ODS traits: `compatible_operands_and_result_type` (the verifier checks it) and
+    /// `commutative` (reduce's compact form).
     #[serde(default)]
     pub traits: Vec<SStr>,
     /// The custom assembly format (codegen/src/format.rs), as ODS `assemblyFormat`.

@@ -240,6 +240,8 @@ pub struct StablehloOp {
     /// ODS's `HLO_CompatibleOperandsAndResultType`: every operand and result has the same
     /// element type and compatible shapes (equal, or a dimension dynamic on one side).
     pub compatible_operands_and_result_type: bool,
+    /// ODS's `Commutative`: the compact `applies` form of reduce accepts the op.
+    pub commutative: bool,
     pub also: Vec<AlsoName>,
     pub operands: Vec<Field>,
     pub attributes: Vec<StablehloAttr>,
@@ -249,6 +251,9 @@ pub struct StablehloOp {
     pub format: Option<(String, Pos)>,
     pub pos: Pos,
 }
+
+/// The op traits a `stablehlo:` block's `traits:` may name.
+const OP_TRAITS: &[&str] = &["compatible_operands_and_result_type", "commutative"];
 
 /// A VHLO attribute value written in the spec (defaults of change rules, predicate values).
 #[derive(Clone, Debug, PartialEq)]
@@ -786,12 +791,13 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
     for (file, f) in &raw.ops {
         let s = &f.stablehlo;
         for t in &s.traits {
-            if t.value != "compatible_operands_and_result_type" {
+            if !OP_TRAITS.contains(&t.value.as_str()) {
                 diags.error(
                     pos(file, t),
                     format!(
-                        "unknown op trait `{}` (known: compatible_operands_and_result_type)",
-                        t.value
+                        "unknown op trait `{}` (known: {})",
+                        t.value,
+                        OP_TRAITS.join(", ")
                     ),
                 );
             }
@@ -802,6 +808,7 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 .traits
                 .iter()
                 .any(|t| t.value == "compatible_operands_and_result_type"),
+            commutative: s.traits.iter().any(|t| t.value == "commutative"),
             also: s
                 .also
                 .iter()

@@ -496,6 +496,7 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         .ops
         .iter()
         .map(|f| f.stablehlo.compatible_operands_and_result_type);
+    let s_commutative = spec.ops.iter().map(|f| f.stablehlo.commutative);
     let back_name = spec.ops.iter().map(|f| {
         let v = shlo_variant(f);
         let main = &f.stablehlo.name;
@@ -798,6 +799,11 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             /// has the same element type and compatible shapes.
             pub fn compatible_operands_and_result_type(self) -> bool {
                 const C: &[bool] = &[ #(#s_compatible),* ];
+                C[self as usize]
+            }
+            /// ODS's `Commutative` (spec `traits`): reduce's compact `applies` form accepts the op.
+            pub fn is_commutative(self) -> bool {
+                const C: &[bool] = &[ #(#s_commutative),* ];
                 C[self as usize]
             }
             /// The custom assembly format (spec `format:`), which text/op_format.rs interprets to

@@ -8608,6 +8608,23 @@ impl StablehloOp {
         ];
         C[self as usize]
     }
+    /// ODS's `Commutative` (spec `traits`): reduce's compact `applies` form accepts the op.
+    pub fn is_commutative(self) -> bool {
+        const C: &[bool] = &[
+            false, true, false, false, false, false, true, false, false, false, false,
+            false, false, false, false, false, false, false, false, false, false, false,
+            false, false, false, false, false, false, false, false, false, false, false,
+            false, false, false, false, false, false, false, false, false, false, false,
+            false, false, false, false, false, false, false, false, false, false, false,
+            false, false, false, false, false, false, false, false, false, false, false,
+            true, true, true, false, false, false, true, false, false, false, false,
+            false, false, false, false, false, false, false, false, false, false, false,
+            false, false, false, false, false, false, false, false, false, false, false,
+            false, false, false, false, false, false, false, false, false, false, false,
+            false, false, false, false, false, false, false, false, false, true,
+        ];
+        C[self as usize]
+    }
     /// The custom assembly format (spec `format:`), which text/op_format.rs interprets to
     /// parse and to print; `None` for ops printed by hand or generically.
     pub fn format(self) -> Option<&'static OpFormat> {

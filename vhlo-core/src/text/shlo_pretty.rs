@@ -31,8 +31,11 @@ pub(crate) fn inherent_attrs(op: &str) -> &'static [&'static str] {
     }
 }
 
-/// Commutative binary ops: the compact `applies` form of reduce accepts these.
-const COMMUTATIVE: &[&str] = &["add", "and", "maximum", "minimum", "multiply", "or", "xor"];
+/// Whether reduce's compact `applies` form accepts the op: a StableHLO op with ODS's
+/// `Commutative` trait (spec `traits:`).
+fn is_commutative(name: &str) -> bool {
+    crate::vhlo::StablehloOp::from_name(name).is_some_and(|k| k.is_commutative())
+}
 
 impl<'a> Parser<'a> {
     fn i64_type(&mut self) -> Type {
@@ -552,10 +555,7 @@ impl<'a> Parser<'a> {
                 .bare_ident()
                 .ok_or_else(|| self.c.error_at(ipos, "expected inner op name"))?
                 .to_string();
-            let ok = inner
-                .strip_prefix("stablehlo.")
-                .is_some_and(|s| COMMUTATIVE.contains(&s));
-            if !ok {
+            if !is_commutative(&inner) {
                 return Err(self.c.error_at(
                     ipos,
                     "expected the inner-op to be a commutative binary-op from the stablehlo dialect, with zero region, producing single result",
@@ -1184,9 +1184,7 @@ fn reduce_compact_inner(m: &Module, op: OpId, mlir_lossy: bool) -> Option<&str> 
     let ops = m.block_ops(*block);
     let [inner, ret] = ops else { return None };
     let inner_name = m.op_name_str(*inner);
-    let short = inner_name.strip_prefix("stablehlo.")?;
-    if !COMMUTATIVE.contains(&short) || !m.regions(*inner).is_empty() || m.num_results(*inner) != 1
-    {
+    if !is_commutative(inner_name) || !m.regions(*inner).is_empty() || m.num_results(*inner) != 1 {
         return None;
     }
     if !m.properties(*inner).is_empty() || !m.attributes(*inner).is_empty() {
