@@ -1564,20 +1564,8 @@ impl super::codec::CodecSource for Reader<'_> {
 }
 
 impl super::vhlo_codec::VhloSource for Reader<'_> {
-    fn string(&mut self, c: &mut Cursor<'_>) -> Result<Symbol> {
-        self.read_string_ref(c)
-    }
-    fn attr(&mut self, c: &mut Cursor<'_>) -> Result<Attribute> {
-        self.read_attr(c)
-    }
-    fn attr_at(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Attribute> {
-        Reader::attr(self, c, idx)
-    }
     fn ty(&mut self, c: &mut Cursor<'_>) -> Result<Type> {
         self.read_type(c)
-    }
-    fn module(&mut self) -> &mut Module {
-        &mut self.module
     }
     fn mnemonics(&mut self) -> (&mut super::vhlo_codec::Mnemonics, &mut Module) {
         (&mut self.vhlo_mnemonics, &mut self.module)

@@ -29,12 +29,8 @@ type ReadResult<T> = std::result::Result<T, BytecodeError>;
 type WriteResult<T> = std::result::Result<T, WriteError>;
 
 /// What the codecs read through: the reader's attribute and type references and strings.
-pub(super) trait VhloSource {
-    fn string(&mut self, c: &mut Cursor<'_>) -> ReadResult<Symbol>;
-    fn attr(&mut self, c: &mut Cursor<'_>) -> ReadResult<Attribute>;
-    fn attr_at(&mut self, c: &Cursor<'_>, idx: usize) -> ReadResult<Attribute>;
+pub(super) trait VhloSource: super::codec::CodecSource {
     fn ty(&mut self, c: &mut Cursor<'_>) -> ReadResult<Type>;
-    fn module(&mut self) -> &mut Module;
     /// The reader's cache of interned mnemonics, with the module they are interned in.
     fn mnemonics(&mut self) -> (&mut Mnemonics, &mut Module);
     /// Large data of the input as the module holds it (a view when the input is shared).
@@ -761,7 +757,7 @@ mod tests {
         cache: Mnemonics,
     }
 
-    impl VhloSource for Source<'_> {
+    impl crate::bytecode::codec::CodecSource for Source<'_> {
         fn string(&mut self, c: &mut Cursor<'_>) -> ReadResult<Symbol> {
             let i = c.index()?;
             let s = String::from_utf8(self.t.strings[i].clone()).unwrap();
@@ -774,11 +770,14 @@ mod tests {
         fn attr_at(&mut self, _: &Cursor<'_>, idx: usize) -> ReadResult<Attribute> {
             Ok(self.t.attrs[idx])
         }
-        fn ty(&mut self, c: &mut Cursor<'_>) -> ReadResult<Type> {
-            Ok(self.t.types[c.index()?])
-        }
         fn module(&mut self) -> &mut Module {
             &mut self.m
+        }
+    }
+
+    impl VhloSource for Source<'_> {
+        fn ty(&mut self, c: &mut Cursor<'_>) -> ReadResult<Type> {
+            Ok(self.t.types[c.index()?])
         }
         fn mnemonics(&mut self) -> (&mut Mnemonics, &mut Module) {
             (&mut self.cache, &mut self.m)
