@@ -20,8 +20,7 @@ use super::writer::{DialectWriter, WriteError};
 use super::BytecodeError;
 use crate::dialect::{ParamSpec, Wire, WireStep};
 use crate::ir::{
-    AttrData, Attribute, Blob, DialectAttr, DialectType, Module, Param, Signedness, Symbol, Type,
-    TypeData,
+    AttrData, Blob, DialectAttr, DialectType, Module, Param, Signedness, Symbol, Type, TypeData,
 };
 use crate::vhlo::{VhloAttr, VhloEnum, VhloType};
 
@@ -689,6 +688,7 @@ fn vhlo_int_width(m: &Module, t: Type) -> Option<(u32, bool)> {
 mod tests {
     use super::*;
     use crate::bytecode::encoding::Emitter;
+    use crate::ir::Attribute;
 
     /// Attribute, type and string tables shared by a writer and a reader: an entry is referred
     /// to by its position, as the bytecode's numbering does.
