@@ -787,25 +787,7 @@ mod tests {
         }
     }
 
-    fn vty(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Type {
-        let dialect = m.sym("vhlo");
-        let mnemonic = m.sym(mnemonic);
-        m.ty(TypeData::Dialect(DialectType {
-            dialect,
-            mnemonic,
-            params: params.into(),
-        }))
-    }
-
-    fn vattr(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Attribute {
-        let dialect = m.sym("vhlo");
-        let mnemonic = m.sym(mnemonic);
-        m.attr(AttrData::Dialect(DialectAttr {
-            dialect,
-            mnemonic,
-            params: params.into(),
-        }))
-    }
+    use crate::dialect::support::{vhlo_attr as vattr, vhlo_type_with as vty};
 
     /// Writes `params` as attribute (or type) `mnemonic`, reads the bytes back, and returns the
     /// bytes; the parameters read must be the ones written.
