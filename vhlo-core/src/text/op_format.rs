@@ -19,7 +19,7 @@ type Use<'a> = super::parser::ValueUse<'a>;
 /// The ops whose syntax is written by hand: the StableHLO ops without a `format:` in the spec
 /// that do not print generically (`format: generic`). These are upstream's
 /// `hasCustomAssemblyFormat` ops (constant, reduce, while), the func ops and `return` (also
-/// `func.return`, text/pretty.rs), and those whose upstream format needs what the engine does
+/// `func.return`, text/custom_forms.rs), and those whose upstream format needs what the engine does
 /// not express yet (text/shlo_pretty.rs): convolution and dot_general (their custom
 /// directives), composite (a byte-string name and an optional region list) and
 /// optimization_barrier (an optional group led by an operand). A test below proves every op is
