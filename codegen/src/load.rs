@@ -153,6 +153,10 @@ pub struct RawStablehloOp {
     /// The custom assembly format (codegen/src/format.rs), as ODS `assemblyFormat`.
     #[serde(default)]
     pub format: Option<SStr>,
+    /// The name upstream's `getAsmBlockArgumentNames` gives the entry arguments of the op's
+    /// regions in pretty printing (while's `iterArg`).
+    #[serde(default)]
+    pub block_arg_name: Option<SStr>,
 }
 
 #[derive(Deserialize, Debug)]

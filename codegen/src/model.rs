@@ -172,6 +172,8 @@ pub struct TypeOrAttrDef {
     pub params: Vec<ParamDef>,
     /// The bytecode form, in wire order (`wire:` hints and `wire_order:`).
     pub wire: Vec<crate::wire::WireStep>,
+    /// The spec's `wire_order:` list, if it has one.
+    pub wire_order: Option<Vec<String>>,
     pub pos: Pos,
     pub code_pos: Pos,
 }
@@ -249,6 +251,9 @@ pub struct StablehloOp {
     pub regions: Vec<Field>,
     /// The custom assembly format as written, and where (codegen/src/format.rs).
     pub format: Option<(String, Pos)>,
+    /// The pretty name of the entry arguments of the op's regions (ODS's
+    /// `getAsmBlockArgumentNames`).
+    pub block_arg_name: Option<String>,
     pub pos: Pos,
 }
 
@@ -616,6 +621,7 @@ fn lower_type_or_attr(
         description: description.clone(),
         params: lower_params(file, params, diags),
         wire: Vec::new(),
+        wire_order: wire_order.map(|l| l.iter().map(|n| n.value.clone()).collect()),
         pos: pos(file, name),
         code_pos: pos(file, code),
     };
@@ -848,6 +854,24 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                     p.col += 1;
                 }
                 (f.value.clone(), p)
+            }),
+            block_arg_name: s.block_arg_name.as_ref().map(|b| {
+                let ok = b.value.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && b.value
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !ok {
+                    diags.error(
+                        pos(file, b),
+                        format!("block_arg_name `{}` is not a bare identifier", b.value),
+                    );
+                } else if s.regions.is_empty() {
+                    diags.error(
+                        pos(file, b),
+                        format!("block_arg_name on `{}`, which has no regions", s.name.value),
+                    );
+                }
+                b.value.clone()
             }),
             pos: pos(file, &s.name),
         };

@@ -497,6 +497,17 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         .iter()
         .map(|f| f.stablehlo.compatible_operands_and_result_type);
     let s_commutative = spec.ops.iter().map(|f| f.stablehlo.commutative);
+    // As ODS's generated `getAsmResultNames`: an op with several result groups names them.
+    let s_result_names = spec.ops.iter().map(|f| {
+        let rs = &f.stablehlo.results;
+        let named = rs.len() > 1 && rs.iter().all(|r| !r.variadic);
+        let ns = rs.iter().filter(|_| named).map(|r| &r.name);
+        quote! { &[ #(#ns),* ] }
+    });
+    let s_block_arg_name = spec.ops.iter().map(|f| match &f.stablehlo.block_arg_name {
+        Some(n) => quote! { Some(#n) },
+        None => quote! { None },
+    });
     let back_name = spec.ops.iter().map(|f| {
         let v = shlo_variant(f);
         let main = &f.stablehlo.name;
@@ -805,6 +816,18 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             pub fn is_commutative(self) -> bool {
                 const C: &[bool] = &[ #(#s_commutative),* ];
                 C[self as usize]
+            }
+            /// The pretty names of the results (ODS names an op's results when it has several
+            /// result groups, `getAsmResultNames`); empty otherwise.
+            pub fn asm_result_names(self) -> &'static [&'static str] {
+                const R: &[&[&str]] = &[ #(#s_result_names),* ];
+                R[self as usize]
+            }
+            /// The pretty name of the entry arguments of the op's regions (spec
+            /// `block_arg_name:`, as upstream's `getAsmBlockArgumentNames`).
+            pub fn asm_block_arg_name(self) -> Option<&'static str> {
+                const B: &[Option<&str>] = &[ #(#s_block_arg_name),* ];
+                B[self as usize]
             }
             /// The custom assembly format (spec `format:`), which text/op_format.rs interprets to
             /// parse and to print; `None` for ops printed by hand or generically.

@@ -801,6 +801,35 @@ mod tests {
         }
     }
 
+    /// Results and region arguments take the names the spec gives them, as MLIR prints them:
+    /// ODS names the results of an op with several result groups, and while's arguments are
+    /// `iterArg` (spec `block_arg_name:`).
+    #[test]
+    fn spec_names_results_and_region_arguments() {
+        let src = r#"func.func @f(%x: tensor<2xf32>, %s: tensor<2xf32>, %i: tensor<i64>) -> tensor<2xf32> {
+  %0:3 = "stablehlo.batch_norm_training"(%x, %s, %s) {epsilon = 1.0e-3 : f32, feature_index = 0 : i64} : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+  %1 = "stablehlo.while"(%i) ({
+  ^bb0(%a: tensor<i64>):
+    %c = "stablehlo.compare"(%a, %a) {comparison_direction = #stablehlo<comparison_direction LT>} : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    "stablehlo.return"(%c) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%a: tensor<i64>):
+    "stablehlo.return"(%a) : (tensor<i64>) -> ()
+  }) : (tensor<i64>) -> tensor<i64>
+  return %0#2 : tensor<2xf32>
+}"#;
+        let m = crate::text::parse(src).expect("parses");
+        let out = crate::text::print(&m, Default::default());
+        assert!(
+            out.contains("%output, %batch_mean, %batch_var = \"stablehlo.batch_norm_training\""),
+            "{out}"
+        );
+        assert!(out.contains("stablehlo.while(%iterArg = %arg2)"), "{out}");
+        assert!(out.contains("return %batch_var : tensor<2xf32>"), "{out}");
+        let back = crate::text::parse(&out).expect("reparses");
+        assert_eq!(crate::text::print(&back, Default::default()), out);
+    }
+
     /// A value a format cannot spell (a tuple type that is not the operands', a compare type
     /// that is not the enum) prints generically, and what a format spells prints in it.
     #[test]

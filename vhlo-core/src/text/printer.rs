@@ -136,31 +136,10 @@ pub(crate) fn write_escaped(out: &mut String, s: impl AsRef<[u8]>) {
     out.push('"');
 }
 
-/// C's `%e`: `3.400000e+01`.
-/// [`printf_e`] when its seven digits give back `v`'s bits, otherwise the shortest digits that
-/// do: a quantization scale such as 1/255 prints so that it parses back exactly (issue 13 row 5).
+/// C's `%e` (`3.400000e+01`) when its seven digits give back `v`'s bits, otherwise the shortest
+/// digits that do: a quantization scale such as 1/255 prints so that it parses back exactly
+/// (issue 13 row 5).
 fn exact_e(v: f64) -> String {
-    let s = printf_e(v);
-    if !v.is_finite() || s.parse::<f64>().is_ok_and(|x| x.to_bits() == v.to_bits()) {
-        return s;
-    }
-    let r = format!("{v:e}");
-    match r.split_once('e') {
-        Some((m, e)) => {
-            let e: i32 = e.parse().unwrap_or(0);
-            // MLIR's float literals need the point.
-            let dot = if m.contains('.') { "" } else { ".0" };
-            format!(
-                "{m}{dot}e{}{:02}",
-                if e < 0 { '-' } else { '+' },
-                e.unsigned_abs()
-            )
-        }
-        None => r,
-    }
-}
-
-fn printf_e(v: f64) -> String {
     if !v.is_finite() {
         return if v.is_nan() {
             "nan".into()
@@ -170,17 +149,26 @@ fn printf_e(v: f64) -> String {
             "inf".into()
         };
     }
-    let s = format!("{:.6e}", v);
-    match s.split_once('e') {
+    let s = c_exponent(format!("{v:.6e}"));
+    if s.parse::<f64>().is_ok_and(|x| x.to_bits() == v.to_bits()) {
+        return s;
+    }
+    c_exponent(format!("{v:e}"))
+}
+
+/// Rust's `1e3` as C writes it: `1.0e+03` (MLIR's float literals need the point).
+fn c_exponent(r: String) -> String {
+    match r.split_once('e') {
         Some((m, e)) => {
             let e: i32 = e.parse().unwrap_or(0);
+            let dot = if m.contains('.') { "" } else { ".0" };
             format!(
-                "{m}e{}{:02}",
+                "{m}{dot}e{}{:02}",
                 if e < 0 { '-' } else { '+' },
                 e.unsigned_abs()
             )
         }
-        None => s,
+        None => r,
     }
 }
 
@@ -802,12 +790,7 @@ impl<'m> Printer<'m> {
         let succ = m.successors(op);
         if !succ.is_empty() {
             self.out.push('[');
-            for (i, &b) in succ.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                self.print_block_name(b);
-            }
+            self.print_sep(succ, ", ", Self::print_block_name);
             self.out.push(']');
         }
         let props = m.properties(op);
@@ -819,12 +802,7 @@ impl<'m> Printer<'m> {
         let regions = m.regions(op);
         if !regions.is_empty() {
             self.out.push_str(" (");
-            for (i, &r) in regions.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                self.print_region(r, true, true);
-            }
+            self.print_sep(regions, ", ", |p, r| p.print_region(r, true, true));
             self.out.push(')');
         }
         let attrs = m.attributes(op);
@@ -833,30 +811,55 @@ impl<'m> Printer<'m> {
             self.print_attr_dict(attrs, &[]);
         }
         self.out.push_str(" : ");
+        self.print_op_function_type(op);
+    }
+
+    /// `(operand types) -> result types`: an op's type as a function type.
+    pub(crate) fn print_op_function_type(&mut self, op: OpId) {
+        let m = self.m;
         self.out.push('(');
-        let types: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
-        self.print_type_list(&types);
+        self.print_sep(m.operands(op), ", ", |p, v| p.print_type(m.value_type(v)));
         self.out.push_str(") -> ");
         let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
         self.print_result_types(&results);
     }
 
-    pub(crate) fn print_value_list(&mut self, vals: &[Value]) {
-        for (i, &v) in vals.iter().enumerate() {
+    /// `items` printed by `each`, separated by `sep`.
+    pub(crate) fn print_sep<T: Copy>(
+        &mut self,
+        items: &[T],
+        sep: &str,
+        mut each: impl FnMut(&mut Self, T),
+    ) {
+        for (i, &x) in items.iter().enumerate() {
             if i > 0 {
-                self.out.push_str(", ");
+                self.out.push_str(sep);
             }
-            self.write_value_name(v, true);
+            each(self, x);
         }
     }
 
+    pub(crate) fn print_value_list(&mut self, vals: &[Value]) {
+        self.print_sep(vals, ", ", |p, v| p.write_value_name(v, true));
+    }
+
+    /// `%a: T loc(..), ...`: block arguments with their types and locations.
+    pub(crate) fn print_block_args(&mut self, args: &[Value]) {
+        let m = self.m;
+        self.print_sep(args, ", ", |p, a| {
+            p.write_value_name(a, true);
+            p.out.push_str(": ");
+            p.print_type(m.value_type(a));
+            p.print_arg_loc(a);
+        });
+    }
+
     pub(crate) fn print_type_list(&mut self, types: &[Type]) {
-        for (i, &t) in types.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            self.print_type(t);
-        }
+        self.print_sep(types, ", ", Self::print_type);
+    }
+
+    pub(crate) fn print_attr_list(&mut self, attrs: &[Attribute]) {
+        self.print_sep(attrs, ", ", Self::print_attr);
     }
 
     /// Results of a function type: `T`, `(T, U)`, `()`, or `((A) -> B)`.
@@ -899,15 +902,7 @@ impl<'m> Printer<'m> {
                 let args = m.block_args(b);
                 if !args.is_empty() {
                     self.out.push('(');
-                    for (j, &a) in args.iter().enumerate() {
-                        if j > 0 {
-                            self.out.push_str(", ");
-                        }
-                        self.write_value_name(a, true);
-                        self.out.push_str(": ");
-                        self.print_type(m.value_type(a));
-                        self.print_arg_loc(a);
-                    }
+                    self.print_block_args(args);
                     self.out.push(')');
                 }
                 self.out.push(':');
@@ -1121,12 +1116,7 @@ impl<'m> Printer<'m> {
                     self.out.push('>');
                 }
                 self.out.push('[');
-                for (i, &c) in locations.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.print_nested_loc(c);
-                }
+                self.print_sep(&locations, ", ", Self::print_nested_loc);
                 self.out.push(']');
             }
         }
@@ -1135,18 +1125,36 @@ impl<'m> Printer<'m> {
     // ---- types -------------------------------------------------------------------------------
 
     pub(crate) fn print_type(&mut self, t: Type) {
+        self.print_aliasable(AliasKey::Type(t));
+    }
+
+    pub(crate) fn print_attr(&mut self, a: Attribute) {
+        self.print_aliasable(AliasKey::Attr(a));
+    }
+
+    /// A type or attribute: visited in the first pass, then its alias or its spelling.
+    #[inline]
+    fn print_aliasable(&mut self, key: AliasKey) {
         if self.aliases.collecting {
-            self.aliases.table.visit(self.m, AliasKey::Type(t), false);
+            self.aliases.table.visit(self.m, key, false);
             return;
         }
-        if self.aliases.table.has_type_aliases() {
-            if let Some((name, n)) = self.aliases.table.alias(AliasKey::Type(t)) {
-                write_alias(&mut self.out, true, name, n);
+        let (is_type, any) = match key {
+            AliasKey::Type(_) => (true, self.aliases.table.has_type_aliases()),
+            _ => (false, self.aliases.table.has_attr_aliases()),
+        };
+        if any {
+            if let Some((name, n)) = self.aliases.table.alias(key) {
+                write_alias(&mut self.out, is_type, name, n);
                 return;
             }
         }
         if self.enter() {
-            self.print_type_spelled(t);
+            match key {
+                AliasKey::Type(t) => self.print_type_spelled(t),
+                AliasKey::Attr(a) => self.print_attr_spelled(a),
+                AliasKey::Loc(l) => self.print_loc_spelled(l),
+            }
             self.depth -= 1;
         }
     }
@@ -1226,17 +1234,19 @@ impl<'m> Printer<'m> {
 
     fn print_dims_list(&mut self, dims: &[i64]) {
         self.out.push('[');
-        for (i, &d) in dims.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            if d == DYNAMIC {
-                self.out.push('?');
-            } else {
-                let _ = write!(self.out, "{d}");
-            }
-        }
+        self.print_dims(dims);
         self.out.push(']');
+    }
+
+    /// `2, ?, 4`: sizes, dynamic ones as `?`.
+    fn print_dims(&mut self, dims: &[i64]) {
+        self.print_sep(dims, ", ", |p, d| {
+            if d == DYNAMIC {
+                p.out.push('?');
+            } else {
+                let _ = write!(p.out, "{d}");
+            }
+        });
     }
 
     fn print_dialect_type(&mut self, d: &DialectType) {
@@ -1329,12 +1339,9 @@ impl<'m> Printer<'m> {
                 self.out.push(':');
                 self.print_type(*e);
                 let _ = write!(self.out, ", {qdim}, [");
-                for (i, &b) in scales.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    format_float_into(&mut self.out, FloatKind::F64, b);
-                }
+                self.print_sep(scales, ", ", |p, b| {
+                    format_float_into(&mut p.out, FloatKind::F64, b)
+                });
                 self.out.push_str("], ");
                 self.print_dims_list(zps);
                 let _ = write!(self.out, ", {min}:{max}, {flags}>");
@@ -1424,23 +1431,6 @@ impl<'m> Printer<'m> {
 
     // ---- attributes --------------------------------------------------------------------------
 
-    pub(crate) fn print_attr(&mut self, a: Attribute) {
-        if self.aliases.collecting {
-            self.aliases.table.visit(self.m, AliasKey::Attr(a), false);
-            return;
-        }
-        if self.aliases.table.has_attr_aliases() {
-            if let Some((name, n)) = self.aliases.table.alias(AliasKey::Attr(a)) {
-                write_alias(&mut self.out, false, name, n);
-                return;
-            }
-        }
-        if self.enter() {
-            self.print_attr_spelled(a);
-            self.depth -= 1;
-        }
-    }
-
     /// An attribute spelled out (not its alias; nested ones may be aliases).
     fn print_attr_spelled(&mut self, a: Attribute) {
         let m = self.m;
@@ -1450,20 +1440,32 @@ impl<'m> Printer<'m> {
             AttrData::Integer { ty, value } => {
                 // Only a signless i1 integer attribute is spelled `true`/`false` (MLIR); `1 : ui1`
                 // stays a number (dense elements of any i1 print as booleans, below).
+                let value = *value;
                 match m.type_data(*ty) {
                     TypeData::Integer {
                         width: 1,
-                        signedness: Signedness::Signed,
-                    } => {
-                        let _ = write!(self.out, "{}", if value & 1 == 1 { -1 } else { 0 });
-                    }
+                        signedness,
+                    } => match signedness {
+                        Signedness::Signless => {
+                            self.out
+                                .push_str(if value & 1 == 1 { "true" } else { "false" })
+                        }
+                        Signedness::Signed => {
+                            let _ = write!(self.out, "{}", if value & 1 == 1 { -1 } else { 0 });
+                        }
+                        Signedness::Unsigned => {
+                            let _ = write!(self.out, "{}", value & 1);
+                        }
+                    },
                     TypeData::Integer {
-                        width: 1,
+                        width,
                         signedness: Signedness::Unsigned,
-                    } => {
-                        let _ = write!(self.out, "{}", value & 1);
+                    } if *width < 128 => {
+                        let _ = write!(self.out, "{}", (value as u128) & ((1u128 << width) - 1));
                     }
-                    _ => self.print_int_value(*ty, *value),
+                    _ => {
+                        let _ = write!(self.out, "{value}");
+                    }
                 }
                 self.out.push_str(" : ");
                 self.print_type(*ty);
@@ -1487,12 +1489,7 @@ impl<'m> Printer<'m> {
             AttrData::Type(t) => self.print_type(*t),
             AttrData::Array(elems) => {
                 self.out.push('[');
-                for (i, &e) in elems.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.print_attr(e);
-                }
+                self.print_attr_list(elems);
                 self.out.push(']');
             }
             AttrData::DenseArray { element, data } => {
@@ -1501,11 +1498,12 @@ impl<'m> Printer<'m> {
                 let n = element_storage_bytes(m, *element).unwrap_or(1).max(1);
                 if !data.is_empty() {
                     self.out.push_str(": ");
+                    let kind = elem_kind(m, *element);
                     for (i, chunk) in data.chunks(n).enumerate() {
                         if i > 0 {
                             self.out.push_str(", ");
                         }
-                        self.print_element(*element, chunk);
+                        self.print_element(kind.as_ref(), chunk);
                     }
                 }
                 self.out.push('>');
@@ -1560,26 +1558,6 @@ impl<'m> Printer<'m> {
                 self.aliases.saw_aliasable |=
                     opaque_alias_name(m.str(*dialect), m.str(*text)).is_some();
                 self.out.push_str(m.str(*text));
-            }
-        }
-    }
-
-    /// An integer in the signedness of its type (`true`/`false` for i1).
-    fn print_int_value(&mut self, ty: Type, value: IntValue) {
-        match self.m.type_data(ty) {
-            TypeData::Integer { width: 1, .. } => {
-                self.out
-                    .push_str(if value & 1 == 1 { "true" } else { "false" })
-            }
-            TypeData::Integer {
-                width,
-                signedness: Signedness::Unsigned,
-            } if *width < 128 => {
-                let v = (value as u128) & ((1u128 << width) - 1);
-                let _ = write!(self.out, "{v}");
-            }
-            _ => {
-                let _ = write!(self.out, "{value}");
             }
         }
     }
@@ -1683,53 +1661,11 @@ impl<'m> Printer<'m> {
         }
     }
 
-    /// One element of dense storage.
-    fn print_element(&mut self, ty: Type, bytes: &[u8]) {
-        let m = self.m;
-        let mut buf = [0u8; 16];
-        let n = bytes.len().min(16);
-        buf[..n].copy_from_slice(&bytes[..n]);
-        let raw = u128::from_le_bytes(buf);
-        match m.type_data(ty) {
-            TypeData::Integer { width, signedness } => {
-                let w = (*width).min(128);
-                let v = if w == 128 {
-                    raw
-                } else {
-                    raw & ((1u128 << w) - 1)
-                };
-                let value = if *signedness != Signedness::Unsigned
-                    && w < 128
-                    && w > 0
-                    && (v >> (w - 1)) & 1 == 1
-                {
-                    (v as i128) - (1i128 << w)
-                } else {
-                    v as i128
-                };
-                self.print_int_value(ty, value);
-            }
-            TypeData::Index => {
-                let _ = write!(self.out, "{}", raw as u64 as i64);
-            }
-            TypeData::Float(k) => {
-                let w = k.bit_width();
-                let v = if w >= 128 {
-                    raw
-                } else {
-                    raw & ((1u128 << w) - 1)
-                };
-                format_float_into(&mut self.out, *k, v);
-            }
-            TypeData::Complex(inner) => {
-                let half = bytes.len() / 2;
-                self.out.push('(');
-                self.print_element(*inner, &bytes[..half]);
-                self.out.push(',');
-                self.print_element(*inner, &bytes[half..]);
-                self.out.push(')');
-            }
-            _ => self.out.push('?'),
+    /// One element of dense storage (`?` for an element type with no literal syntax).
+    fn print_element(&mut self, kind: Option<&ElemKind>, bytes: &[u8]) {
+        match kind {
+            Some(k) => self.print_elem_kind(k, bytes),
+            None => self.out.push('?'),
         }
     }
 
@@ -1744,12 +1680,13 @@ impl<'m> Printer<'m> {
         if count == 0 {
             return;
         }
+        let kind = elem_kind(m, element);
         if splat || count == 1 {
-            self.print_element(element, &data[..n]);
+            self.print_element(kind.as_ref(), &data[..n]);
             return;
         }
         self.print_nested(&shape, count, &mut |p: &mut Self, i| {
-            p.print_element(element, &data[i * n..(i + 1) * n])
+            p.print_element(kind.as_ref(), &data[i * n..(i + 1) * n])
         });
     }
 
@@ -1848,26 +1785,12 @@ impl<'m> Printer<'m> {
         match (dialect, mnemonic, p) {
             ("stablehlo", "type_extensions", [Param::Ints(bounds)]) => {
                 self.out.push_str("bounds<");
-                for (i, &b) in bounds.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    if b == DYNAMIC {
-                        self.out.push('?');
-                    } else {
-                        let _ = write!(self.out, "{b}");
-                    }
-                }
+                self.print_dims(bounds);
                 self.out.push('>');
             }
             ("stablehlo", "mesh", [Param::Attrs(axes), device_ids]) => {
                 self.out.push_str("mesh<axes = [");
-                for (i, &a) in axes.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.print_attr(a);
-                }
+                self.print_attr_list(axes);
                 self.out.push(']');
                 if let Param::Attr(d) = device_ids {
                     self.out.push_str(", device_ids = ");
@@ -1897,12 +1820,7 @@ impl<'m> Printer<'m> {
             }
             ("vhlo", "array_v1", [Param::Attrs(elems)]) => {
                 self.out.push_str("array_v1<[");
-                for (i, &e) in elems.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.print_attr(e);
-                }
+                self.print_attr_list(elems);
                 self.out.push_str("]>");
             }
             ("vhlo", "bool_v1", [Param::Bool(b)]) => {

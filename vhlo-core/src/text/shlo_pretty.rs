@@ -4,37 +4,31 @@
 use super::parser::{PResult, Parser};
 use super::printer::Printer;
 use crate::ir::*;
+use crate::vhlo::StablehloOp;
 use std::fmt::Write as _;
 
 /// `%x` uses not yet resolved: name, result number, position.
 type Use<'a> = super::parser::ValueUse<'a>;
 
-/// Inherent attributes (ODS arguments that are attributes) of StableHLO and func ops. In
-/// generic form MLIR stores these as properties; everything else is discardable. StableHLO's
-/// come from the spec (`stablehlo:` blocks of `spec/ops/*.yaml`).
+/// Inherent attributes (ODS arguments that are attributes) of StableHLO, func and VHLO ops
+/// (from the spec's `stablehlo:` blocks and versions) and of `builtin.module`. In generic form
+/// MLIR stores these as properties; everything else is discardable.
 pub(crate) fn inherent_attrs(op: &str) -> &'static [&'static str] {
-    if let Some(k) = crate::vhlo::StablehloOp::from_name(op) {
-        return k.attribute_names();
-    }
-    match op {
-        "func.func" => &[
-            "arg_attrs",
-            "function_type",
-            "no_inline",
-            "res_attrs",
-            "sym_name",
-            "sym_visibility",
-        ],
-        "func.call" => &["arg_attrs", "callee", "no_inline", "res_attrs"],
-        "builtin.module" => &["sym_name", "sym_visibility"],
-        _ => &[],
+    if let Some(k) = StablehloOp::from_name(op) {
+        k.attribute_names()
+    } else if let Some(k) = crate::vhlo::VhloOp::from_name(op) {
+        k.attribute_names()
+    } else if op == "builtin.module" {
+        &["sym_name", "sym_visibility"]
+    } else {
+        &[]
     }
 }
 
 /// Whether reduce's compact `applies` form accepts the op: a StableHLO op with ODS's
 /// `Commutative` trait (spec `traits:`).
 fn is_commutative(name: &str) -> bool {
-    crate::vhlo::StablehloOp::from_name(name).is_some_and(|k| k.is_commutative())
+    StablehloOp::from_name(name).is_some_and(|k| k.is_commutative())
 }
 
 impl<'a> Parser<'a> {
@@ -196,8 +190,8 @@ impl<'a> Parser<'a> {
         self.finish_op(st, uses, operand_types)
     }
 
-    /// Moves inherent attributes of a generic op written in `{...}` into its properties: the
-    /// attributes the spec gives StableHLO and VHLO ops, and those of the table above.
+    /// Moves inherent attributes ([`inherent_attrs`]) of a generic op written in `{...}` into
+    /// its properties.
     pub(crate) fn normalize_inherent(
         &self,
         name: &str,
@@ -205,18 +199,11 @@ impl<'a> Parser<'a> {
         attrs: &mut Vec<NamedAttr>,
     ) {
         let inherent = inherent_attrs(name);
-        let from_spec: &[&str] = if let Some(op) = crate::vhlo::StablehloOp::from_name(name) {
-            op.attribute_names()
-        } else if let Some(op) = crate::vhlo::VhloOp::from_name(name) {
-            op.attribute_names()
-        } else {
-            &[]
-        };
-        if inherent.is_empty() && from_spec.is_empty() {
+        if inherent.is_empty() {
             return;
         }
         let m = &self.m;
-        let is_inherent = |n: &str| inherent.contains(&n) || from_spec.contains(&n);
+        let is_inherent = |n: &str| inherent.contains(&n);
         let (moved, kept): (Vec<NamedAttr>, Vec<NamedAttr>) = attrs
             .iter()
             .partition(|a| is_inherent(m.str(a.name)) && !props.iter().any(|p| p.name == a.name));
@@ -241,7 +228,9 @@ impl<'a> Parser<'a> {
                 .c
                 .error_at(pos, format!("unknown {mnemonic} value '{case}'")));
         };
-        Ok(self.intern_dialect_attr("stablehlo", mnemonic, vec![Param::Int(v)]))
+        Ok(self
+            .m
+            .dialect_attr("stablehlo", mnemonic, vec![Param::Int(v)]))
     }
 
     pub(super) fn precision_list(&mut self) -> PResult<Attribute> {
@@ -273,17 +262,15 @@ impl<'a> Parser<'a> {
         pos: usize,
         named_results: usize,
     ) -> PResult<Option<OpId>> {
-        let Some(short) = name.strip_prefix("stablehlo.") else {
+        let _ = named_results;
+        let Some(kind) = StablehloOp::from_name(name) else {
             return Ok(None);
         };
-        let _ = named_results;
-        if let Some(kind) = crate::vhlo::StablehloOp::from_name(name) {
-            if let Some(f) = kind.format() {
-                return self.parse_by_format(name, kind, f).map(Some);
-            }
+        if let Some(f) = kind.format() {
+            return self.parse_by_format(name, kind, f).map(Some);
         }
-        let op = match short {
-            "constant" => {
+        let op = match kind {
+            StablehloOp::Constant => {
                 if self.c.peek() == Some(b'(') {
                     // Generic-ish form `stablehlo.constant() <{value = ...}> {..} : () -> T`.
                     self.c.pos += 1;
@@ -315,7 +302,7 @@ impl<'a> Parser<'a> {
                     self.build_op(name, &[], &[], vec![ty], vec![p], dict, vec![])?
                 }
             }
-            "optimization_barrier" => {
+            StablehloOp::OptimizationBarrier => {
                 let dict = self.opt_attr_dict()?;
                 if self.c.peek() == Some(b'(') {
                     self.c.pos += 1;
@@ -331,7 +318,7 @@ impl<'a> Parser<'a> {
                     self.build_op(name, &uses, &types, types.clone(), vec![], dict, vec![])?
                 }
             }
-            "return" => {
+            StablehloOp::Return => {
                 let uses = self.operand_list()?;
                 let dict = self.opt_attr_dict()?;
                 let mut types = Vec::new();
@@ -344,7 +331,7 @@ impl<'a> Parser<'a> {
                 }
                 self.build_op(name, &uses, &types, vec![], vec![], dict, vec![])?
             }
-            "composite" => {
+            StablehloOp::Composite => {
                 // A StrAttr: bytes, as MLIR strings are (`\XX` may spell any byte).
                 let s = self.c.string_lit_bytes()?;
                 let sym = self.m.sym_bytes(&s);
@@ -358,7 +345,7 @@ impl<'a> Parser<'a> {
                 let p = self.named("name", a);
                 self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
             }
-            "dot_general" => {
+            StablehloOp::DotGeneral => {
                 let uses = self.operand_list()?;
                 self.c.expect(b',', "before dot dimension numbers")?;
                 let (mut lb, mut rb) = (Vec::new(), Vec::new());
@@ -375,7 +362,7 @@ impl<'a> Parser<'a> {
                 self.c
                     .expect_keyword("x", "between lhs and rhs dimensions")?;
                 let rc = self.parse_int_list()?;
-                let dd = self.intern_dialect_attr(
+                let dd = self.m.dialect_attr(
                     "stablehlo",
                     "dot",
                     vec![
@@ -405,9 +392,9 @@ impl<'a> Parser<'a> {
                 let (ins, outs) = self.functional_type(uses.len())?;
                 self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
             }
-            "convolution" => self.parse_convolution(name)?,
-            "reduce" => self.parse_reduce(name, pos)?,
-            "while" => self.parse_while(name)?,
+            StablehloOp::Convolution => self.parse_convolution(name)?,
+            StablehloOp::Reduce => self.parse_reduce(name, pos)?,
+            StablehloOp::While => self.parse_while(name)?,
             _ => return Ok(None),
         };
         Ok(Some(op))
@@ -599,7 +586,7 @@ impl<'a> Parser<'a> {
                 st.result_types = vec![scalar];
                 let inner_op = self.m.create_op(st);
                 self.m.append_op(block, inner_op);
-                let ret_sym = self.m.sym("stablehlo.return");
+                let ret_sym = self.m.sym(StablehloOp::Return.name());
                 let mut st = OperationState::new(ret_sym, self.m.unknown_loc());
                 st.operands = self.m.results(inner_op).collect();
                 let ret = self.m.create_op(st);
@@ -862,9 +849,6 @@ pub(super) fn print_functional_type(p: &mut Printer<'_>, op: OpId) {
 pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
     let name = m.op_name_str(op);
-    let Some(short) = name.strip_prefix("stablehlo.") else {
-        return false;
-    };
     let Some(kind) = p.stablehlo_kind(op) else {
         return false;
     };
@@ -887,8 +871,8 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
         return super::op_format::print(p, op, kind, f);
     }
     let no_regions = m.regions(op).is_empty();
-    match short {
-        "constant" if nops == 0 && nres == 1 && no_regions => {
+    match kind {
+        StablehloOp::Constant if nops == 0 && nres == 1 && no_regions => {
             let Some(value) = find_prop(m, op, "value") else {
                 return false;
             };
@@ -925,7 +909,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.print_attr(value);
             true
         }
-        "optimization_barrier" if no_regions && props_allowed(m, op, inherent) => {
+        StablehloOp::OptimizationBarrier if no_regions && props_allowed(m, op, inherent) => {
             if operand_types(m, op) != result_types(m, op) {
                 return false;
             }
@@ -941,7 +925,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             }
             true
         }
-        "return" if nres == 0 && no_regions && props_allowed(m, op, inherent) => {
+        StablehloOp::Return if nres == 0 && no_regions && props_allowed(m, op, inherent) => {
             p.out.push_str(name);
             if nops > 0 {
                 p.out.push(' ');
@@ -954,7 +938,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             }
             true
         }
-        "composite" if no_regions => {
+        StablehloOp::Composite if no_regions => {
             let Some(AttrData::String { value, ty: None }) = prop(m, op, "name") else {
                 return false;
             };
@@ -969,7 +953,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             print_functional(p, op);
             true
         }
-        "dot_general" if nops == 2 && nres == 1 && no_regions && props_allowed(m, op, inherent) => {
+        StablehloOp::DotGeneral
+            if nops == 2 && nres == 1 && no_regions && props_allowed(m, op, inherent) =>
+        {
             let Some(AttrData::Dialect(dd)) = prop(m, op, "dot_dimension_numbers") else {
                 return false;
             };
@@ -1023,9 +1009,11 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             print_functional(p, op);
             true
         }
-        "convolution" if nops == 2 && nres == 1 && no_regions => print_convolution(p, op),
-        "reduce" if m.regions(op).len() == 1 => print_reduce(p, op),
-        "while" if m.regions(op).len() == 2 => print_while(p, op),
+        StablehloOp::Convolution if nops == 2 && nres == 1 && no_regions => {
+            print_convolution(p, op)
+        }
+        StablehloOp::Reduce if m.regions(op).len() == 1 => print_reduce(p, op),
+        StablehloOp::While if m.regions(op).len() == 2 => print_while(p, op),
         _ => false,
     }
 }
@@ -1211,7 +1199,9 @@ fn reduce_compact_inner(m: &Module, op: OpId, mlir_lossy: bool) -> Option<&str> 
     if m.block_args(*block) != operands {
         return None;
     }
-    if m.op_name_str(*ret) != "stablehlo.return" || m.operands(*ret) != [m.result(*inner, 0)?] {
+    if m.op_name_str(*ret) != StablehloOp::Return.name()
+        || m.operands(*ret) != [m.result(*inner, 0)?]
+    {
         return None;
     }
     // The compact form cannot carry distinct locations of the body ops; MLIR drops them (and so
@@ -1236,15 +1226,14 @@ fn reduce_compact_inner(m: &Module, op: OpId, mlir_lossy: bool) -> Option<&str> 
 pub(crate) fn compact_forms_dropping_locations(m: &Module) -> Vec<OpId> {
     let mut out = Vec::new();
     m.walk(|op| {
-        let name = m.op_name_str(op);
-        let hides = match name {
-            "stablehlo.reduce" => {
+        let hides = match StablehloOp::from_name(m.op_name_str(op)) {
+            Some(StablehloOp::Reduce) => {
                 m.regions(op).len() == 1
                     && reduce_compact_inner(m, op, true).is_some()
                     && reduce_compact_inner(m, op, false).is_none()
             }
             // `stablehlo.while(%iterArg = %x)` has no place for its arguments' locations.
-            "stablehlo.while" => {
+            Some(StablehloOp::While) => {
                 m.regions(op).len() == 2
                     && while_has_pretty_shape(m, op)
                     && m.regions(op).iter().any(|&r| {
@@ -1413,8 +1402,18 @@ pub(crate) enum NameHint {
 }
 
 pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
-    match m.op_name_str(op) {
-        "stablehlo.constant" => {
+    let name = m.op_name_str(op);
+    if name == "arith.constant" {
+        return arith_constant_name(m, op);
+    }
+    let kind = StablehloOp::from_name(name)?;
+    let names = kind.asm_result_names();
+    if !names.is_empty() {
+        return (m.num_results(op) == names.len()).then_some(NameHint::PerResult(names));
+    }
+    match kind {
+        // Upstream's ConstantOp::getAsmResultNames.
+        StablehloOp::Constant => {
             let rty = m.value_type(m.result(op, 0)?);
             let elem = match m.type_data(rty) {
                 TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
@@ -1431,43 +1430,38 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
                 .into(),
             ))
         }
-        "arith.constant" => {
-            // `%c0` / `%c42_i32` for integers, `%true`/`%false` for i1, `%cst` otherwise.
-            let value = find_prop(m, op, "value")?;
-            let name = match m.attr_data(value) {
-                AttrData::Bool(b) => if *b { "true" } else { "false" }.to_string(),
-                AttrData::Integer { ty, value } => match m.type_data(*ty) {
-                    TypeData::Integer { width: 1, .. } => {
-                        if *value & 1 == 1 { "true" } else { "false" }.to_string()
-                    }
-                    TypeData::Integer { .. } => {
-                        format!("c{value}_{}", super::printer::type_to_string(m, *ty))
-                    }
-                    _ => format!("c{value}"),
-                },
-                _ => "cst".to_string(),
-            };
-            Some(NameHint::Shared(name.into()))
-        }
-        "stablehlo.rng_bit_generator" if m.num_results(op) == 2 => {
-            Some(NameHint::PerResult(&["output_state", "output"]))
-        }
         _ => None,
     }
 }
 
+/// `%c0` / `%c42_i32` for integers, `%true`/`%false` for i1, `%cst` otherwise.
+fn arith_constant_name(m: &Module, op: OpId) -> Option<NameHint> {
+    let value = find_prop(m, op, "value")?;
+    let name = match m.attr_data(value) {
+        AttrData::Bool(b) => if *b { "true" } else { "false" }.to_string(),
+        AttrData::Integer { ty, value } => match m.type_data(*ty) {
+            TypeData::Integer { width: 1, .. } => {
+                if *value & 1 == 1 { "true" } else { "false" }.to_string()
+            }
+            TypeData::Integer { .. } => {
+                format!("c{value}_{}", super::printer::type_to_string(m, *ty))
+            }
+            _ => format!("c{value}"),
+        },
+        _ => "cst".to_string(),
+    };
+    Some(NameHint::Shared(name.into()))
+}
+
 /// Block argument names MLIR's `getAsmBlockArgumentNames` gives (pretty printing only).
 pub(crate) fn block_arg_name_hint(m: &Module, op: OpId) -> Option<&'static str> {
-    match m.op_name_str(op) {
-        "stablehlo.while" => Some("iterArg"),
-        _ => None,
-    }
+    StablehloOp::from_name(m.op_name_str(op))?.asm_block_arg_name()
 }
 
 /// True when `value` is the ODS default of the attribute `attr` of StableHLO op `op` (from the
 /// spec, printed as MLIR prints it).
 pub(super) fn is_default_value(m: &Module, op: &str, attr: &str, value: Attribute) -> bool {
-    let Some(k) = crate::vhlo::StablehloOp::from_name(op) else {
+    let Some(k) = StablehloOp::from_name(op) else {
         return false;
     };
     let default = k
