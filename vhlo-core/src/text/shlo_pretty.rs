@@ -228,7 +228,9 @@ impl<'a> Parser<'a> {
                 .c
                 .error_at(pos, format!("unknown {mnemonic} value '{case}'")));
         };
-        Ok(self.intern_dialect_attr("stablehlo", mnemonic, vec![Param::Int(v)]))
+        Ok(self
+            .m
+            .dialect_attr("stablehlo", mnemonic, vec![Param::Int(v)]))
     }
 
     pub(super) fn precision_list(&mut self) -> PResult<Attribute> {
@@ -360,7 +362,7 @@ impl<'a> Parser<'a> {
                 self.c
                     .expect_keyword("x", "between lhs and rhs dimensions")?;
                 let rc = self.parse_int_list()?;
-                let dd = self.intern_dialect_attr(
+                let dd = self.m.dialect_attr(
                     "stablehlo",
                     "dot",
                     vec![
