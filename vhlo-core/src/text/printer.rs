@@ -98,6 +98,24 @@ pub(crate) struct Printer<'m> {
     pub(crate) scratch_attrs: Vec<NamedAttr>,
     /// StableHLO op kinds by op-name symbol index (matched once per name, not once per op).
     op_kinds: Vec<Option<Option<crate::vhlo::StablehloOp>>>,
+    /// Set when this printer prints one side of a module cut in two ([`Printer::print_cut`]).
+    cut: Option<Cut>,
+    /// The tail side has printed its ops: what follows is the head's.
+    skip_rest: bool,
+}
+
+/// A cut through one block's op list for printing on two threads: the head side prints the
+/// whole module except the ops from `at` on, the tail side those ops alone.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cut {
+    pub(crate) block: Block,
+    pub(crate) at: usize,
+    pub(crate) tail: bool,
+    /// Where the side's ops went in its output: for the head, the hole (an empty range); for
+    /// the tail, its ops' text. None until the block is printed (or after its text was dropped).
+    pub(crate) span: Option<(usize, usize)>,
+    /// Times the block printed (and was kept): anything but once falls back to one thread.
+    pub(crate) hits: u32,
 }
 
 /// Alias state: the first (visiting) pass, then the assigned aliases.
@@ -220,6 +238,8 @@ impl<'m> Printer<'m> {
             depth: 0,
             scratch_attrs: Vec::new(),
             op_kinds: Vec::new(),
+            cut: None,
+            skip_rest: false,
         }
     }
 
@@ -227,6 +247,18 @@ impl<'m> Printer<'m> {
     pub(crate) fn with_forms(mut self, forms: &'static CustomForms) -> Self {
         self.forms = Some(forms);
         self
+    }
+
+    /// The tail side of a cut: a printer with this one's value names (numbered once, by the
+    /// head) that prints the ops of `cut` from `cut.at` on.
+    fn fork_tail(&self, cut: Cut) -> Printer<'m> {
+        let mut p = Printer::new(self.m, self.opts);
+        p.forms = self.forms;
+        p.names = self.names.clone();
+        p.custom_names = self.custom_names.clone();
+        p.block_ids = self.block_ids.clone();
+        p.cut = Some(Cut { tail: true, ..cut });
+        p
     }
 
     /// The StableHLO op kind of `op`'s name, looked up once per name.
@@ -320,7 +352,8 @@ impl<'m> Printer<'m> {
             },
         }
         let mut used: crate::ir::FastSet<String> = crate::ir::FastSet::default();
-        let mut log: Vec<String> = Vec::new();
+        // Custom names (indices) in the order they were taken, to free them per scope.
+        let mut log: Vec<u32> = Vec::new();
         let mut stack: Vec<Step> = Vec::new();
         // Generic form implies MLIR's unique SSA ids: counters run on across regions (never
         // restored), and pending regions are numbered last-pushed first.
@@ -345,8 +378,10 @@ impl<'m> Printer<'m> {
         while let Some(step) = stack.pop() {
             let (region, mut next_value, mut next_arg, mut conflict) = match step {
                 Step::Exit { mark } => {
-                    for n in log.drain(mark..) {
-                        used.remove(&n);
+                    for i in log.drain(mark..) {
+                        if let Some(n) = self.custom_names.get(i as usize) {
+                            used.remove(n.as_str());
+                        }
                     }
                     continue;
                 }
@@ -364,17 +399,23 @@ impl<'m> Printer<'m> {
                 }
             };
             let mark = log.len();
-            let mut unique =
-                |base: &str, conflict: &mut u32, used: &mut crate::ir::FastSet<String>| -> String {
-                    let mut name = base.to_string();
-                    while used.contains(&name) {
-                        name = format!("{base}_{conflict}");
-                        *conflict += 1;
-                    }
-                    used.insert(name.clone());
-                    log.push(name.clone());
-                    name
-                };
+            // The name for custom name `idx`: `base`, else `base_N` with the next free N.
+            let mut unique = |base: &str,
+                              idx: u32,
+                              conflict: &mut u32,
+                              used: &mut crate::ir::FastSet<String>|
+             -> String {
+                let mut name = base.to_string();
+                while used.contains(name.as_str()) {
+                    name.truncate(base.len());
+                    name.push('_');
+                    push_decimal(&mut name, *conflict);
+                    *conflict += 1;
+                }
+                used.insert(name.clone());
+                log.push(idx);
+                name
+            };
             let arg_hint = if self.opts.generic {
                 None
             } else {
@@ -387,8 +428,8 @@ impl<'m> Printer<'m> {
                 for &a in self.m.block_args(b) {
                     if bi == 0 {
                         if let Some(h) = arg_hint {
-                            let name = unique(h, &mut conflict, &mut used);
                             let idx = self.custom_names.len() as u32;
+                            let name = unique(h, idx, &mut conflict, &mut used);
                             self.custom_names.push(name);
                             self.set_name(a, ValueName::Single(idx));
                         } else {
@@ -415,8 +456,8 @@ impl<'m> Printer<'m> {
                     let multi = n > 1;
                     match self.result_name_hint(op) {
                         Some(NameHint::Shared(base)) => {
-                            let name = unique(&base, &mut conflict, &mut used);
                             let idx = self.custom_names.len() as u32;
+                            let name = unique(&base, idx, &mut conflict, &mut used);
                             self.custom_names.push(name);
                             for (i, v) in self.m.results(op).enumerate() {
                                 self.set_name(
@@ -432,8 +473,8 @@ impl<'m> Printer<'m> {
                         Some(NameHint::PerResult(bases)) => {
                             for (i, v) in self.m.results(op).enumerate() {
                                 let base = bases.get(i).copied().unwrap_or("result");
-                                let name = unique(base, &mut conflict, &mut used);
                                 let idx = self.custom_names.len() as u32;
+                                let name = unique(base, idx, &mut conflict, &mut used);
                                 self.custom_names.push(name);
                                 self.set_name(v, ValueName::Single(idx));
                             }
@@ -548,25 +589,87 @@ impl<'m> Printer<'m> {
         self.number_values(&top);
         // Most ops print in more than 64 bytes: grow the output a few times less.
         self.out.reserve(self.m.num_ops().saturating_mul(64));
+        self.print_numbered(&top);
+    }
+
+    /// Whether the printing needs the alias pass first (locations printed as aliases).
+    fn location_aliases_on(&self) -> bool {
+        !self.opts.local_scope && self.opts.debug_info && self.opts.location_aliases
+    }
+
+    /// [`Printer::print_module`] on two threads: `cut`'s ops from `cut.at` on print on a
+    /// second thread, everything else on this one. The pieces of text, in order; None when the
+    /// cut did not apply (aliases are needed, a thread could not be started, or the block did
+    /// not print through the common region printer): then print on one thread.
+    pub(crate) fn print_cut(&mut self, cut: Cut) -> Option<[String; 3]> {
+        if self.location_aliases_on() {
+            return None;
+        }
+        let top = self.m.top_ops().to_vec();
+        self.number_values(&top);
+        let mut tail = self.fork_tail(cut);
+        self.cut = Some(Cut { tail: false, ..cut });
+        let tail_size = self.m.block_ops(cut.block).len().saturating_sub(cut.at);
+        std::thread::scope(|s| {
+            let tail_top = &top;
+            let handle = std::thread::Builder::new()
+                .spawn_scoped(s, move || {
+                    tail.print_numbered(tail_top);
+                    tail
+                })
+                .ok()?;
+            self.out.reserve(
+                self.m
+                    .num_ops()
+                    .saturating_sub(tail_size)
+                    .saturating_mul(80),
+            );
+            self.print_numbered(&top);
+            let tail = handle.join().ok()?;
+            if self.aliases.saw_aliasable || tail.aliases.saw_aliasable {
+                return None;
+            }
+            let (head_cut, tail_cut) = (self.cut?, tail.cut?);
+            if head_cut.hits != 1 || tail_cut.hits != 1 {
+                return None;
+            }
+            let (hole, _) = head_cut.span?;
+            let (start, end) = tail_cut.span?;
+            let mut tail_text = tail.out;
+            tail_text.truncate(end);
+            if start > 0 {
+                return None;
+            }
+            let after = self.out.split_off(hole);
+            Some([std::mem::take(&mut self.out), tail_text, after])
+        })
+    }
+
+    /// Prints the top-level ops whose values are numbered.
+    fn print_numbered(&mut self, top: &[OpId]) {
         // MLIR prints aliases unless told `--mlir-print-local-scope`, which debug info without
         // location aliases also stands for here.
         let aliases_on =
             !self.opts.local_scope && (!self.opts.debug_info || self.opts.location_aliases);
         let loc_aliases = aliases_on && self.opts.debug_info;
         if loc_aliases {
-            self.collect_aliases(&top);
+            self.collect_aliases(top);
         }
         self.print_alias_definitions(false);
-        for &op in &top {
+        for &op in top {
             self.print_op(op);
             self.out.push('\n');
+        }
+        if self.cut.is_some() {
+            // A side of a cut prints once; its caller falls back on `saw_aliasable`.
+            return;
         }
         if aliases_on && !loc_aliases && self.aliases.saw_aliasable {
             // Something printed has an alias: print again with the aliases (most modules have
             // none, and so pay nothing for them).
-            self.collect_aliases(&top);
+            self.collect_aliases(top);
             self.print_alias_definitions(false);
-            for &op in &top {
+            for &op in top {
                 self.print_op(op);
                 self.out.push('\n');
             }
@@ -639,7 +742,7 @@ impl<'m> Printer<'m> {
     }
 
     pub(crate) fn print_op(&mut self, op: OpId) {
-        if !self.enter() {
+        if self.skip_rest || !self.enter() {
             return;
         }
         self.func_bodies.push(self.m.op_name_str(op) == "func.func");
@@ -672,6 +775,7 @@ impl<'m> Printer<'m> {
         };
         if !custom {
             self.out.truncate(mark);
+            self.forget_cut_past(mark);
             // MLIR's parser takes the default dialect (`func` in a function body) only from an op
             // in custom form; inside a generic op the enclosing one still applies.
             if let Some(top) = self.func_bodies.last_mut() {
@@ -686,6 +790,20 @@ impl<'m> Printer<'m> {
         if self.opts.debug_info {
             self.out.push(' ');
             self.print_loc_wrapped(self.m.op_location(op));
+        }
+    }
+
+    /// A custom form gave up and its text from `mark` on is gone: so is the cut's span if it
+    /// lay there (the generic form prints the block again).
+    fn forget_cut_past(&mut self, mark: usize) {
+        if let Some(c) = self.cut.as_mut() {
+            if c.tail && c.hits > 0 {
+                // Its output was restarted at the block: marks before it mean nothing now.
+                c.hits = u32::MAX;
+            } else if c.span.is_some_and(|(_, end)| end > mark) {
+                c.span = None;
+                c.hits -= 1;
+            }
         }
     }
 
@@ -826,9 +944,28 @@ impl<'m> Printer<'m> {
                 }
             }
             self.indent += 2;
-            for &op in m.block_ops(b) {
+            let mut ops = m.block_ops(b);
+            let cut = self.cut.filter(|c| c.block == b);
+            if let Some(c) = cut {
+                let at = c.at.min(ops.len());
+                ops = if c.tail { &ops[at..] } else { &ops[..at] };
+            }
+            if cut.is_some_and(|c| c.tail) {
+                // The tail's text starts here: what came before is the head's.
+                self.out = String::with_capacity(ops.len().saturating_mul(80));
+            }
+            let start = self.out.len();
+            for &op in ops {
                 self.newline();
                 self.print_op(op);
+            }
+            if let (Some(c), Some(mine)) = (cut, self.cut.as_mut()) {
+                let end = self.out.len();
+                mine.hits = mine.hits.saturating_add(1);
+                if mine.span.is_none() {
+                    mine.span = Some(if c.tail { (start, end) } else { (end, end) });
+                }
+                self.skip_rest = c.tail;
             }
             self.indent -= 2;
         }
