@@ -1,8 +1,8 @@
 //! The add-only lock: a digest of every released definition, checked in as `spec/released.lock`.
 //!
-//! Editing a released op version, type, attribute or enum changes its digest and fails the build;
-//! the fix is to add a new version. Upper bounds are derived, so adding a version never changes an
-//! older definition's digest.
+//! Editing a released op version, type, attribute (its bytecode `wire:` hints and `wire_order:`
+//! included) or enum changes its digest and fails the build; the fix is to add a new version.
+//! Upper bounds are derived, so adding a version never changes an older definition's digest.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -111,8 +111,17 @@ pub fn canonical_forms(spec: &Spec) -> BTreeMap<String, (String, Pos)> {
             "since: {}\ncode: {} {:?}",
             d.since, d.code, d.code_with_encoding
         );
+        // The bytecode form is locked too. A hint or a `wire_order:` adds to the line it changes,
+        // so the digests of definitions without them are what they were before hints were locked.
         for p in &d.params {
-            let _ = writeln!(s, "param: {} {} {}", p.name, p.kind.spelling(), p.optional);
+            let _ = write!(s, "param: {} {} {}", p.name, p.kind.spelling(), p.optional);
+            if let Some((hint, _)) = &p.wire {
+                let _ = write!(s, " wire:{hint}");
+            }
+            s.push('\n');
+        }
+        if let Some(order) = &d.wire_order {
+            let _ = writeln!(s, "wire_order: {}", order.join(","));
         }
         (format!("{what} {}", d.name), (s, d.pos.clone()))
     };

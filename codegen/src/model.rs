@@ -172,6 +172,8 @@ pub struct TypeOrAttrDef {
     pub params: Vec<ParamDef>,
     /// The bytecode form, in wire order (`wire:` hints and `wire_order:`).
     pub wire: Vec<crate::wire::WireStep>,
+    /// The spec's `wire_order:` list, if it has one.
+    pub wire_order: Option<Vec<String>>,
     pub pos: Pos,
     pub code_pos: Pos,
 }
@@ -619,6 +621,7 @@ fn lower_type_or_attr(
         description: description.clone(),
         params: lower_params(file, params, diags),
         wire: Vec::new(),
+        wire_order: wire_order.map(|l| l.iter().map(|n| n.value.clone()).collect()),
         pos: pos(file, name),
         code_pos: pos(file, code),
     };

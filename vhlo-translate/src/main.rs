@@ -229,6 +229,31 @@ fn write_output(path: Option<&str>, bytes: &[u8]) -> Result<(), Failure> {
     }
 }
 
+/// Writes text given in pieces, without joining them first.
+fn write_pieces(path: Option<&str>, pieces: &[String]) -> Result<(), Failure> {
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        for p in pieces {
+            out.write_all(p.as_bytes())?;
+        }
+        out.flush()
+    };
+    match path {
+        None | Some("-") => {
+            if stdout_at_start::closed() {
+                return Err(Failure::Message(
+                    "cannot write stdout: stdout is closed".into(),
+                ));
+            }
+            write(&mut std::io::stdout().lock())
+                .map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))
+        }
+        Some(p) => {
+            let fail = |e: std::io::Error| Failure::Message(format!("cannot write {p}: {e}"));
+            write(&mut std::fs::File::create(p).map_err(fail)?).map_err(fail)
+        }
+    }
+}
+
 /// Writes an artifact piece by piece: its large constants go out from where the module holds
 /// them, never assembled into one buffer (issue 15: a 1 GiB round trip in about 1 GiB).
 fn write_artifact(path: Option<&str>, artifact: &Encoded) -> Result<(), Failure> {
@@ -400,7 +425,9 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
         location_aliases: true,
         ..Default::default()
     };
-    write_output(cli.output.as_deref(), text::print(&module, opts).as_bytes())
+    // The CLI may use the second core: the module's second half prints on another thread.
+    let pieces = text::print_threaded(&module, opts);
+    write_pieces(cli.output.as_deref(), &pieces)
 }
 
 fn retarget(cli: &Cli) -> Result<(), Failure> {

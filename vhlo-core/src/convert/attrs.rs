@@ -245,13 +245,7 @@ fn stablehlo_to_vhlo(
 
 /// A `#stablehlo.<mnemonic>` attribute with these parameters.
 pub(super) fn stablehlo_attr(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Attribute {
-    let dialect = m.sym("stablehlo");
-    let mnemonic = m.sym(mnemonic);
-    m.attr(AttrData::Dialect(DialectAttr {
-        dialect,
-        mnemonic,
-        params: params.into(),
-    }))
+    m.dialect_attr("stablehlo", mnemonic, params)
 }
 
 /// An integer value of a builtin integer type from VHLO's 64-bit pattern.

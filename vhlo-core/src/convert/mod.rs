@@ -1078,30 +1078,6 @@ pub(crate) fn range_locations(m: &Module) -> Vec<bool> {
     out
 }
 
-/// Ops whose location holds a `FileLineColRange`, which readers before 1.9.0 cannot read.
-/// Upstream only logs these (it does not fail the conversion, and jaxlib serializes such
-/// programs for older targets), so [`vhlo_to_version`] does not refuse them either; callers
-/// that want the strict rule use this check.
-pub fn location_blockers(m: &Module, target: Version) -> Vec<Diagnostic> {
-    if target.floor_patch() >= FILE_LINE_COL_RANGE_VERSION {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let ranges = range_locations(m);
-    m.walk(|op| {
-        if has_range_location(&ranges, m.op_location(op)) {
-            out.push(diag(
-                m,
-                op,
-                "a FileLineColRange location",
-                Some(FILE_LINE_COL_RANGE_VERSION),
-                "isLegalLocation: location ranges need 1.9.0",
-            ));
-        }
-    });
-    out
-}
-
 /// VHLO (any version) back to StableHLO: upgrades every op to its current version, then maps
 /// it to its StableHLO op, attributes and types.
 pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Diagnostics> {

@@ -14,7 +14,8 @@ use crate::vhlo::{StablehloOp, VhloOp};
 
 /// Locations StableHLO `target` cannot read (`FileLineColRange` before 1.9.0), on ops and on
 /// block arguments: writing them for such a target loses them for its readers. Upstream only
-/// logs these; [`super::location_blockers`] reports the op locations alone.
+/// logs these (it does not fail the conversion, and jaxlib serializes such programs for older
+/// targets), so the conversions refuse them only when strict.
 pub fn location_losses(m: &Module, target: Version) -> Vec<Diagnostic> {
     if target.floor_patch() >= FILE_LINE_COL_RANGE_VERSION {
         return Vec::new();

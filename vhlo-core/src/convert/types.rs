@@ -181,16 +181,6 @@ fn encoding_to_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
     }
 }
 
-fn dialect_type(m: &mut Module, dialect: &str, mnemonic: &str, params: Vec<Param>) -> Type {
-    let dialect = m.sym(dialect);
-    let mnemonic = m.sym(mnemonic);
-    m.ty(TypeData::Dialect(DialectType {
-        dialect,
-        mnemonic,
-        params: params.into(),
-    }))
-}
-
 /// Converts a VHLO type back to its builtin/StableHLO/quant form. Non-VHLO types are kept.
 pub fn from_vhlo(m: &mut Module, t: Type) -> Result<Type, String> {
     from_vhlo_memo(m, t, &mut FastMap::default())
@@ -260,15 +250,15 @@ fn from_vhlo_once(m: &mut Module, t: Type, memo: &mut FastMap<Type, Type>) -> Re
             let results = types(m, r)?.into();
             m.ty(TypeData::Function { inputs, results })
         }
-        ("token_v1", []) => dialect_type(m, "stablehlo", "token", vec![]),
+        ("token_v1", []) => m.dialect_type("stablehlo", "token", vec![]),
         ("future_v1", [Param::Types(ts)]) => {
             let ts = types(m, ts)?;
-            dialect_type(m, "stablehlo", "future", vec![Param::Types(ts.into())])
+            m.dialect_type("stablehlo", "future", vec![Param::Types(ts.into())])
         }
         // Spelled as the parser keeps a type of a dialect it only holds as text: an empty body.
         ("witness_v1", []) => {
             let body = m.sym("");
-            dialect_type(m, "shape", "witness", vec![Param::Str(body)])
+            m.dialect_type("shape", "witness", vec![Param::Str(body)])
         }
         ("quant_v1", ps) | ("quant_per_axis_v1", ps) if ps.len() >= 3 => {
             let mut params = ps.to_vec();
@@ -296,13 +286,12 @@ fn from_vhlo_once(m: &mut Module, t: Type, memo: &mut FastMap<Type, Type>) -> Re
                 ));
             }
             super::quant::check(m, &params)?;
-            dialect_type(m, "quant", "uniform", params)
+            m.dialect_type("quant", "uniform", params)
         }
         ("buffer_v1", [Param::Ints(shape), Param::Type(e)]) => {
             let shape = shape.clone();
             let e = from_vhlo_memo(m, *e, memo)?;
-            dialect_type(
-                m,
+            m.dialect_type(
                 "builtin",
                 "memref",
                 vec![

@@ -1,22 +1,14 @@
 //! Building blocks of the generated change rules and feature checks: constructors of VHLO
 //! attributes and in-place edits of an op.
 
-use crate::ir::{
-    AttrData, Attribute, DialectAttr, DialectType, Module, OpId, Param, Type, TypeData,
-};
+use crate::ir::{AttrData, Attribute, Module, OpId, Param, Type, TypeData};
 use crate::version::Version;
 
 use super::ConversionError;
 
 /// A `!vhlo.<mnemonic>` type with the given parameters.
 pub fn vhlo_type_with(m: &mut Module, mnemonic: &str, params: Vec<Param>) -> Type {
-    let dialect = m.sym("vhlo");
-    let mnemonic = m.sym(mnemonic);
-    m.ty(TypeData::Dialect(DialectType {
-        dialect,
-        mnemonic,
-        params: params.into_boxed_slice(),
-    }))
+    m.dialect_type("vhlo", mnemonic, params)
 }
 
 /// A parameterless `!vhlo.<mnemonic>` type (`none_v1`, `i64_v1`, ...).
@@ -26,13 +18,7 @@ pub fn vhlo_type(m: &mut Module, mnemonic: &str) -> Type {
 
 /// A `#vhlo.<name>` attribute with the given parameters.
 pub fn vhlo_attr(m: &mut Module, name: &str, params: Vec<Param>) -> Attribute {
-    let dialect = m.sym("vhlo");
-    let mnemonic = m.sym(name);
-    m.attr(AttrData::Dialect(DialectAttr {
-        dialect,
-        mnemonic,
-        params: params.into_boxed_slice(),
-    }))
+    m.dialect_attr("vhlo", name, params)
 }
 
 /// `#vhlo.bool_v1<b>`

@@ -1,8 +1,8 @@
 //! The arenas: operations, blocks, regions and values, plus the interners.
 
 use super::{
-    AttrData, Attribute, Block, Interner, LocData, Location, OpId, Region, Symbol, Type, TypeData,
-    Value,
+    AttrData, Attribute, Block, DialectAttr, DialectType, Interner, LocData, Location, OpId, Param,
+    Region, Symbol, Type, TypeData, Value,
 };
 
 /// A named attribute (`name = value`).
@@ -255,6 +255,24 @@ impl Module {
     /// Interns an attribute.
     pub fn attr(&mut self, a: AttrData) -> Attribute {
         Attribute(self.attrs.intern(a))
+    }
+    /// Interns the type `!dialect.mnemonic<params>`.
+    pub fn dialect_type(&mut self, dialect: &str, mnemonic: &str, params: Vec<Param>) -> Type {
+        let (dialect, mnemonic) = (self.sym(dialect), self.sym(mnemonic));
+        self.ty(TypeData::Dialect(DialectType {
+            dialect,
+            mnemonic,
+            params: params.into(),
+        }))
+    }
+    /// Interns the attribute `#dialect.mnemonic<params>`.
+    pub fn dialect_attr(&mut self, dialect: &str, mnemonic: &str, params: Vec<Param>) -> Attribute {
+        let (dialect, mnemonic) = (self.sym(dialect), self.sym(mnemonic));
+        self.attr(AttrData::Dialect(DialectAttr {
+            dialect,
+            mnemonic,
+            params: params.into(),
+        }))
     }
     /// The contents of an attribute.
     pub fn attr_data(&self, a: Attribute) -> &AttrData {

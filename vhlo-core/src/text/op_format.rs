@@ -1030,7 +1030,7 @@ impl<'a> Parser<'a> {
                 self.c
                     .expect_keyword("x", "between lhs and rhs dimensions")?;
                 let rc = self.parse_int_list()?;
-                let dd = self.intern_dialect_attr(
+                let dd = self.m.dialect_attr(
                     "stablehlo",
                     "dot",
                     vec![

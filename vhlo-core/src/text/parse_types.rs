@@ -64,20 +64,36 @@ impl<'a> Parser<'a> {
             Some(b'(') => simple_function_extent(self.c.bytes, pos),
             _ => simple_tensor_extent(self.c.bytes, pos),
         };
-        if let Some(end) = extent {
-            if let Some(key) = self.c.src.get(pos..end) {
-                if let Some(&t) = self.type_cache.get(key) {
-                    self.c.pos = end;
-                    return Ok(t);
-                }
-                let t = self.parse_type_uncached(pos)?;
-                if self.c.pos == end {
-                    self.type_cache.insert(key, t);
-                }
-                return Ok(t);
-            }
+        self.parse_cached(
+            pos,
+            extent,
+            |p| &mut p.type_cache,
+            Self::parse_type_uncached,
+        )
+    }
+
+    /// `parse(pos)`, memoized by the text from `pos` to `end` when the scan found that extent
+    /// (a text that parses to exactly that extent is the same value wherever it stands).
+    #[inline]
+    fn parse_cached<T: Copy>(
+        &mut self,
+        pos: usize,
+        end: Option<usize>,
+        cache: fn(&mut Self) -> &mut crate::ir::FastMap<&'a str, T>,
+        parse: impl FnOnce(&mut Self, usize) -> PResult<T>,
+    ) -> PResult<T> {
+        let Some((end, key)) = end.and_then(|end| Some((end, self.c.src.get(pos..end)?))) else {
+            return parse(self, pos);
+        };
+        if let Some(&v) = cache(self).get(key) {
+            self.c.pos = end;
+            return Ok(v);
         }
-        self.parse_type_uncached(pos)
+        let v = parse(self, pos)?;
+        if self.c.pos == end {
+            cache(self).insert(key, v);
+        }
+        Ok(v)
     }
 
     fn parse_type_uncached(&mut self, pos: usize) -> PResult<Type> {
@@ -219,7 +235,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 self.c.expect(b'>', "to close memref type")?;
-                Ok(self.intern_dialect_type(
+                Ok(self.m.dialect_type(
                     "builtin",
                     "memref",
                     vec![
@@ -272,16 +288,6 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn intern_dialect_type(&mut self, dialect: &str, mnemonic: &str, params: Vec<Param>) -> Type {
-        let dialect = self.m.sym(dialect);
-        let mnemonic = self.m.sym(mnemonic);
-        self.m.ty(TypeData::Dialect(DialectType {
-            dialect,
-            mnemonic,
-            params: params.into(),
-        }))
-    }
-
     /// `<T, U>` or `<>`.
     fn parse_angle_type_list(&mut self) -> PResult<Vec<Type>> {
         self.c.expect(b'<', "to open type parameters")?;
@@ -296,19 +302,21 @@ impl<'a> Parser<'a> {
     fn parse_dialect_type(&mut self, dialect: &str, mnemonic: &str, pos: usize) -> PResult<Type> {
         let has_body = self.c.bytes.get(self.c.pos) == Some(&b'<');
         match (dialect, mnemonic) {
-            ("stablehlo", "token") => Ok(self.intern_dialect_type(dialect, mnemonic, vec![])),
+            ("stablehlo", "token") => Ok(self.m.dialect_type(dialect, mnemonic, vec![])),
             ("stablehlo", "future") | ("vhlo", "tuple_v1") | ("vhlo", "future_v1") => {
                 let ts = self.parse_angle_type_list()?;
-                Ok(self.intern_dialect_type(dialect, mnemonic, vec![Param::Types(ts.into())]))
+                Ok(self
+                    .m
+                    .dialect_type(dialect, mnemonic, vec![Param::Types(ts.into())]))
             }
             ("vhlo", m) if crate::scalars::is_parameterless(m) => {
-                Ok(self.intern_dialect_type(dialect, mnemonic, vec![]))
+                Ok(self.m.dialect_type(dialect, mnemonic, vec![]))
             }
             ("vhlo", "complex_v1") | ("vhlo", "unranked_tensor_v1") => {
                 self.c.expect(b'<', "to open type parameters")?;
                 let t = self.parse_type()?;
                 self.c.expect(b'>', "to close type parameters")?;
-                Ok(self.intern_dialect_type(dialect, mnemonic, vec![Param::Type(t)]))
+                Ok(self.m.dialect_type(dialect, mnemonic, vec![Param::Type(t)]))
             }
             ("vhlo", "tensor_v1") | ("vhlo", "buffer_v1") => {
                 self.c.expect(b'<', "to open type parameters")?;
@@ -324,7 +332,7 @@ impl<'a> Parser<'a> {
                     params.push(enc);
                 }
                 self.c.expect(b'>', "to close type parameters")?;
-                Ok(self.intern_dialect_type(dialect, mnemonic, params))
+                Ok(self.m.dialect_type(dialect, mnemonic, params))
             }
             ("vhlo", "func_v1") => {
                 self.c.expect(b'<', "to open type parameters")?;
@@ -349,7 +357,7 @@ impl<'a> Parser<'a> {
                         self.parse_type_list()?
                     };
                 self.c.expect(b'>', "to close type parameters")?;
-                Ok(self.intern_dialect_type(
+                Ok(self.m.dialect_type(
                     dialect,
                     mnemonic,
                     vec![Param::Types(inputs.into()), Param::Types(outputs.into())],
@@ -379,16 +387,9 @@ impl<'a> Parser<'a> {
                     let qdim = self.c.int64("as quantized dimension")?;
                     self.c.expect(b',', "after quantized dimension")?;
                     self.c.expect(b'[', "to open scales")?;
-                    let mut scales = Vec::new();
-                    if !self.c.eat(b']') {
-                        loop {
-                            scales.push(u128::from(self.parse_scale()?));
-                            if self.c.eat(b']') {
-                                break;
-                            }
-                            self.c.expect(b',', "between scales")?;
-                        }
-                    }
+                    let scales = self.parse_list_until(b']', "between scales", |p| {
+                        Ok(u128::from(p.parse_scale()?))
+                    })?;
                     self.c.expect(b',', "after scales")?;
                     let zps = self.parse_int_list()?;
                     params.extend([
@@ -409,7 +410,7 @@ impl<'a> Parser<'a> {
                 params.insert(0, Param::UInt(flags as u64));
                 params.push(Param::Int(min));
                 params.push(Param::Int(max));
-                Ok(self.intern_dialect_type(dialect, mnemonic, params))
+                Ok(self.m.dialect_type(dialect, mnemonic, params))
             }
             ("quant", "uniform") => self.parse_quant_uniform(),
             ("stablehlo", _) | ("vhlo", _) | ("quant", _) => Err(self
@@ -435,10 +436,12 @@ impl<'a> Parser<'a> {
                         ));
                     }
                     let text = self.m.sym(&wrapped);
-                    return Ok(self.intern_dialect_type(dialect, "", vec![Param::Str(text)]));
+                    return Ok(self.m.dialect_type(dialect, "", vec![Param::Str(text)]));
                 }
                 let text = self.m.sym(body);
-                Ok(self.intern_dialect_type(dialect, mnemonic, vec![Param::Str(text)]))
+                Ok(self
+                    .m
+                    .dialect_type(dialect, mnemonic, vec![Param::Str(text)]))
             }
         }
     }
@@ -620,7 +623,7 @@ impl<'a> Parser<'a> {
             ]
         };
         self.c.expect(b'>', "to close '!quant.uniform'")?;
-        Ok(self.intern_dialect_type("quant", "uniform", params))
+        Ok(self.m.dialect_type("quant", "uniform", params))
     }
 
     // ---- attributes --------------------------------------------------------------------------
@@ -654,29 +657,19 @@ impl<'a> Parser<'a> {
         self.c.skip_ws();
         let pos = self.c.pos;
         let untyped = std::mem::take(&mut self.untyped_next);
-        if !untyped {
-            if let Some(end) = simple_attribute_extent(self.c.bytes, pos) {
-                if let Some(key) = self.c.src.get(pos..end) {
-                    if let Some(&a) = self.attr_cache.get(key) {
-                        self.c.pos = end;
-                        return Ok(a);
-                    }
-                    let a = self.parse_attribute_typed_at(pos)?;
-                    if self.c.pos == end {
-                        self.attr_cache.insert(key, a);
-                    }
-                    return Ok(a);
-                }
-            }
-        }
-        self.parse_attribute_typed_at_with(pos, untyped)
+        let extent = match untyped {
+            true => None,
+            false => simple_attribute_extent(self.c.bytes, pos),
+        };
+        self.parse_cached(
+            pos,
+            extent,
+            |p| &mut p.attr_cache,
+            |p, pos| p.parse_attribute_at(pos, untyped),
+        )
     }
 
-    fn parse_attribute_typed_at(&mut self, pos: usize) -> PResult<Attribute> {
-        self.parse_attribute_typed_at_with(pos, false)
-    }
-
-    fn parse_attribute_typed_at_with(&mut self, pos: usize, untyped: bool) -> PResult<Attribute> {
+    fn parse_attribute_at(&mut self, pos: usize, untyped: bool) -> PResult<Attribute> {
         match self.c.peek() {
             Some(b'"') => {
                 let s = self.c.string_lit_bytes()?;
@@ -690,24 +683,11 @@ impl<'a> Parser<'a> {
             }
             Some(b'[') => {
                 self.c.pos = self.c.pos.saturating_add(1);
-                let mut elems = Vec::new();
-                if !self.c.eat(b']') {
-                    loop {
-                        elems.push(self.parse_attribute()?);
-                        if self.c.eat(b']') {
-                            break;
-                        }
-                        self.c.expect(b',', "between array elements")?;
-                    }
-                }
+                let elems =
+                    self.parse_list_until(b']', "between array elements", |p| p.parse_attribute())?;
                 Ok(self.m.attr(AttrData::Array(elems.into())))
             }
-            Some(b'{') => {
-                let entries = self.parse_attr_dict()?;
-                let entries: Vec<(Symbol, Attribute)> =
-                    entries.into_iter().map(|a| (a.name, a.value)).collect();
-                Ok(self.m.attr(AttrData::Dictionary(entries.into())))
-            }
+            Some(b'{') => self.parse_opt_dict_attr(),
             Some(b'@') => {
                 let root = self.parse_symbol_name()?;
                 let mut nested = Vec::new();
@@ -1053,22 +1033,9 @@ impl<'a> Parser<'a> {
                 ),
             ));
         };
-        Ok(self.intern_dialect_attr(spec.dialect, spec.mnemonic, vec![Param::Int(v)]))
-    }
-
-    pub(crate) fn intern_dialect_attr(
-        &mut self,
-        dialect: &str,
-        mnemonic: &str,
-        params: Vec<Param>,
-    ) -> Attribute {
-        let dialect = self.m.sym(dialect);
-        let mnemonic = self.m.sym(mnemonic);
-        self.m.attr(AttrData::Dialect(DialectAttr {
-            dialect,
-            mnemonic,
-            params: params.into(),
-        }))
+        Ok(self
+            .m
+            .dialect_attr(spec.dialect, spec.mnemonic, vec![Param::Int(v)]))
     }
 
     fn parse_dialect_attr(
@@ -1111,21 +1078,12 @@ impl<'a> Parser<'a> {
         match (dialect, mnemonic) {
             ("stablehlo", "bounds") => {
                 self.c.expect(b'<', "to open bounds")?;
-                let mut bounds = Vec::new();
-                if !self.c.eat(b'>') {
-                    loop {
-                        bounds.push(if self.c.eat(b'?') {
-                            DYNAMIC
-                        } else {
-                            self.c.int64("as bound")?
-                        });
-                        if self.c.eat(b'>') {
-                            break;
-                        }
-                        self.c.expect(b',', "between bounds")?;
-                    }
-                }
-                Ok(self.intern_dialect_attr(
+                let bounds =
+                    self.parse_list_until(b'>', "between bounds", |p| match p.c.eat(b'?') {
+                        true => Ok(DYNAMIC),
+                        false => p.c.int64("as bound"),
+                    })?;
+                Ok(self.m.dialect_attr(
                     "stablehlo",
                     "type_extensions",
                     vec![Param::Ints(bounds.into())],
@@ -1137,7 +1095,7 @@ impl<'a> Parser<'a> {
                 self.c.expect(b'=', "after 'bounds'")?;
                 let bounds = self.parse_int_list()?;
                 self.c.expect(b'>', "to close type extensions")?;
-                Ok(self.intern_dialect_attr(
+                Ok(self.m.dialect_attr(
                     "stablehlo",
                     "type_extensions",
                     vec![Param::Ints(bounds.into())],
@@ -1150,16 +1108,8 @@ impl<'a> Parser<'a> {
                 self.c.expect_keyword("axes", "in mesh")?;
                 self.c.expect(b'=', "after 'axes'")?;
                 self.c.expect(b'[', "to open mesh axes")?;
-                let mut axes = Vec::new();
-                if !self.c.eat(b']') {
-                    loop {
-                        axes.push(self.parse_attribute()?);
-                        if self.c.eat(b']') {
-                            break;
-                        }
-                        self.c.expect(b',', "between mesh axes")?;
-                    }
-                }
+                let axes =
+                    self.parse_list_until(b']', "between mesh axes", |p| p.parse_attribute())?;
                 let device_ids = if self.c.eat(b',') {
                     self.c.expect_keyword("device_ids", "in mesh")?;
                     self.c.expect(b'=', "after 'device_ids'")?;
@@ -1168,7 +1118,7 @@ impl<'a> Parser<'a> {
                     Param::Absent
                 };
                 self.c.expect(b'>', "to close mesh")?;
-                Ok(self.intern_dialect_attr(
+                Ok(self.m.dialect_attr(
                     "stablehlo",
                     "mesh",
                     vec![Param::Attrs(axes.into()), device_ids],
@@ -1190,7 +1140,9 @@ impl<'a> Parser<'a> {
                     return Err(self.c.error_at(pos, "expected '[' in #vhlo.array_v1"));
                 };
                 self.c.expect(b'>', "to close array")?;
-                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Attrs(elems)]))
+                Ok(self
+                    .m
+                    .dialect_attr(dialect, mnemonic, vec![Param::Attrs(elems)]))
             }
             ("vhlo", "bool_v1") => {
                 self.c.expect(b'<', "to open bool")?;
@@ -1202,30 +1154,20 @@ impl<'a> Parser<'a> {
                     return Err(self.c.error("expected 'true' or 'false'"));
                 };
                 self.c.expect(b'>', "to close bool")?;
-                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Bool(b)]))
+                Ok(self.m.dialect_attr(dialect, mnemonic, vec![Param::Bool(b)]))
             }
             ("vhlo", "dict_v1") => {
                 self.c.expect(b'<', "to open dictionary")?;
                 self.c.expect(b'{', "to open dictionary")?;
-                let mut pairs = Vec::new();
-                if !self.c.eat(b'}') {
-                    loop {
-                        let k = self.parse_attribute()?;
-                        self.c.expect(b'=', "in dictionary entry")?;
-                        let v = self.parse_attribute()?;
-                        pairs.push((k, v));
-                        if self.c.eat(b'}') {
-                            break;
-                        }
-                        self.c.expect(b',', "between dictionary entries")?;
-                    }
-                }
+                let pairs = self.parse_list_until(b'}', "between dictionary entries", |p| {
+                    let k = p.parse_attribute()?;
+                    p.c.expect(b'=', "in dictionary entry")?;
+                    Ok((k, p.parse_attribute()?))
+                })?;
                 self.c.expect(b'>', "to close dictionary")?;
-                Ok(self.intern_dialect_attr(
-                    dialect,
-                    mnemonic,
-                    vec![Param::AttrPairs(pairs.into())],
-                ))
+                Ok(self
+                    .m
+                    .dialect_attr(dialect, mnemonic, vec![Param::AttrPairs(pairs.into())]))
             }
             ("vhlo", "float_v1") => {
                 self.c.expect(b'<', "to open float")?;
@@ -1242,7 +1184,7 @@ impl<'a> Parser<'a> {
                     .ok_or_else(|| self.c.error_at(vpos, "expected a VHLO float type"))?;
                 let bits = self.float_bits(kind, &Elem::from_number(n), vpos)?;
                 self.c.expect(b'>', "to close float")?;
-                Ok(self.intern_dialect_attr(
+                Ok(self.m.dialect_attr(
                     dialect,
                     mnemonic,
                     vec![
@@ -1272,7 +1214,7 @@ impl<'a> Parser<'a> {
                 };
                 self.c.expect(b'>', "to close integer")?;
                 let vty = self.builtin_to_vhlo(ty);
-                Ok(self.intern_dialect_attr(
+                Ok(self.m.dialect_attr(
                     dialect,
                     mnemonic,
                     vec![Param::Type(vty), Param::Int(value as i64)],
@@ -1283,7 +1225,9 @@ impl<'a> Parser<'a> {
                 let s = self.c.string_lit_bytes()?;
                 let sym = self.m.sym_bytes(&s);
                 self.c.expect(b'>', "to close string")?;
-                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Str(sym)]))
+                Ok(self
+                    .m
+                    .dialect_attr(dialect, mnemonic, vec![Param::Str(sym)]))
             }
             ("vhlo", "tensor_v1") => {
                 self.c.expect(b'<', "to open tensor")?;
@@ -1301,7 +1245,7 @@ impl<'a> Parser<'a> {
                 };
                 self.c.expect(b'>', "to close tensor")?;
                 let vty = self.builtin_to_vhlo(ty);
-                Ok(self.intern_dialect_attr(
+                Ok(self.m.dialect_attr(
                     dialect,
                     mnemonic,
                     vec![Param::Type(vty), Param::Bytes(data)],
@@ -1311,7 +1255,7 @@ impl<'a> Parser<'a> {
                 self.c.expect(b'<', "to open type attribute")?;
                 let t = self.parse_type()?;
                 self.c.expect(b'>', "to close type attribute")?;
-                Ok(self.intern_dialect_attr(dialect, mnemonic, vec![Param::Type(t)]))
+                Ok(self.m.dialect_attr(dialect, mnemonic, vec![Param::Type(t)]))
             }
             _ => Err(self
                 .c
@@ -1325,7 +1269,7 @@ impl<'a> Parser<'a> {
         let pre = self.c.int64("as sub-axis pre-size")?;
         self.c.expect(b')', "to close sub-axis pre-size")?;
         let size = self.c.int64("as sub-axis size")?;
-        Ok(self.intern_dialect_attr(
+        Ok(self.m.dialect_attr(
             "stablehlo",
             "sub_axis_info",
             vec![Param::Int(pre), Param::Int(size)],
@@ -1418,7 +1362,7 @@ impl<'a> Parser<'a> {
                 }
             });
         }
-        Ok(self.intern_dialect_attr(spec.dialect, spec.mnemonic, params))
+        Ok(self.m.dialect_attr(spec.dialect, spec.mnemonic, params))
     }
 
     /// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` (StableHLO's compressed convolution layout).
@@ -1495,7 +1439,7 @@ impl<'a> Parser<'a> {
         self.c
             .expect_punct("->", "before convolution output dimensions")?;
         let (ob, of, osp) = side(self, [b'b', b'f'])?;
-        Ok(self.intern_dialect_attr(
+        Ok(self.m.dialect_attr(
             "stablehlo",
             "conv",
             vec![
@@ -1532,7 +1476,7 @@ impl<'a> Parser<'a> {
         match data {
             TypeData::Integer { .. } | TypeData::Index | TypeData::None | TypeData::Float(_) => {
                 match crate::scalars::vhlo_mnemonic(&data) {
-                    Some(name) => self.intern_dialect_type("vhlo", name, vec![]),
+                    Some(name) => self.m.dialect_type("vhlo", name, vec![]),
                     // No VHLO form (`i3`): kept, as other builtin types are, for the conversion
                     // to name.
                     None => t,
@@ -1540,7 +1484,8 @@ impl<'a> Parser<'a> {
             }
             TypeData::Complex(e) => {
                 let e = self.builtin_to_vhlo(e);
-                self.intern_dialect_type("vhlo", "complex_v1", vec![Param::Type(e)])
+                self.m
+                    .dialect_type("vhlo", "complex_v1", vec![Param::Type(e)])
             }
             TypeData::RankedTensor {
                 shape,
@@ -1549,7 +1494,7 @@ impl<'a> Parser<'a> {
             } => {
                 let e = self.builtin_to_vhlo(element);
                 let enc = encoding.map_or(Param::Absent, Param::Attr);
-                self.intern_dialect_type(
+                self.m.dialect_type(
                     "vhlo",
                     "tensor_v1",
                     vec![Param::Ints(shape), Param::Type(e), enc],
@@ -1557,7 +1502,8 @@ impl<'a> Parser<'a> {
             }
             TypeData::UnrankedTensor { element } => {
                 let e = self.builtin_to_vhlo(element);
-                self.intern_dialect_type("vhlo", "unranked_tensor_v1", vec![Param::Type(e)])
+                self.m
+                    .dialect_type("vhlo", "unranked_tensor_v1", vec![Param::Type(e)])
             }
             _ => t,
         }

@@ -940,16 +940,10 @@ impl<'a> Parser<'a> {
                             None
                         };
                         self.c.expect(b'[', "in fused location")?;
-                        let mut locations = Vec::new();
-                        if !self.c.eat(b']') {
-                            loop {
-                                locations.push(self.parse_loc_inner(lenient)?);
-                                if self.c.eat(b']') {
-                                    break;
-                                }
-                                self.c.expect(b',', "between fused locations")?;
-                            }
-                        }
+                        let locations =
+                            self.parse_list_until(b']', "between fused locations", |p| {
+                                p.parse_loc_inner(lenient)
+                            })?;
                         Ok(self.m.loc(LocData::Fused {
                             metadata,
                             locations: locations.into(),
@@ -1108,6 +1102,47 @@ impl<'a> Parser<'a> {
             bs.blocks.insert(name, (b, false, pos));
         }
         Ok(b)
+    }
+
+    /// A `{...}` dictionary as an attribute, empty when none follows.
+    pub(crate) fn parse_opt_dict_attr(&mut self) -> PResult<Attribute> {
+        let d = match self.c.peek() {
+            Some(b'{') => self.parse_attr_dict()?,
+            _ => Vec::new(),
+        };
+        let entries: Box<[_]> = d.into_iter().map(|a| (a.name, a.value)).collect();
+        Ok(self.m.attr(AttrData::Dictionary(entries)))
+    }
+
+    /// `%name: T loc(..)`: a region entry argument, `after_name` saying where the colon was
+    /// expected.
+    pub(crate) fn parse_entry_arg(&mut self, after_name: &str) -> PResult<EntryArg<'a>> {
+        let (n, _, p) = self.parse_value_use()?;
+        self.c.expect(b':', after_name)?;
+        let ty = self.parse_type()?;
+        let loc = self.parse_value_loc(p)?;
+        Ok((n, ty, p, loc))
+    }
+
+    /// `item, item, ... close` (or `close` at once): a list after its opening delimiter, with
+    /// `between` saying where a missing comma was expected.
+    pub(crate) fn parse_list_until<T>(
+        &mut self,
+        close: u8,
+        between: &str,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        let mut items = Vec::new();
+        if !self.c.eat(close) {
+            loop {
+                items.push(item(self)?);
+                if self.c.eat(close) {
+                    break;
+                }
+                self.c.expect(b',', between)?;
+            }
+        }
+        Ok(items)
     }
 
     /// `{name = attr, unit_name, "quoted" = attr}` sorted by name, as MLIR keeps dictionaries.

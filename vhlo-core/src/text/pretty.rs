@@ -40,15 +40,11 @@ impl<'a> Parser<'a> {
                 let dest = self.parse_value_use()?;
                 self.c.expect(b'[', "to open the indices")?;
                 let mut uses = vec![scalar, dest];
-                if !self.c.eat(b']') {
-                    loop {
-                        uses.push(self.parse_value_use()?);
-                        if self.c.eat(b']') {
-                            break;
-                        }
-                        self.c.expect(b',', "between indices")?;
-                    }
-                }
+                uses.extend(self.parse_list_until(
+                    b']',
+                    "between indices",
+                    Self::parse_value_use,
+                )?);
                 let dict = if self.c.peek() == Some(b'{') {
                     self.parse_attr_dict()?
                 } else {
@@ -224,14 +220,7 @@ impl<'a> Parser<'a> {
                 };
                 let ty = self.parse_type()?;
                 arg_types.push(ty);
-                let d = if self.c.peek() == Some(b'{') {
-                    self.parse_attr_dict()?
-                } else {
-                    Vec::new()
-                };
-                let entries: Vec<(Symbol, Attribute)> =
-                    d.into_iter().map(|a| (a.name, a.value)).collect();
-                arg_attrs.push(self.m.attr(AttrData::Dictionary(entries.into())));
+                arg_attrs.push(self.parse_opt_dict_attr()?);
                 let loc = self.parse_value_loc(named.map_or(apos, |(_, p)| p))?;
                 if let Some((n, p)) = named {
                     args.push((n, ty, p, loc));
@@ -247,23 +236,12 @@ impl<'a> Parser<'a> {
         if self.c.eat_punct("->") {
             if self.c.peek() == Some(b'(') {
                 self.c.pos += 1;
-                if !self.c.eat(b')') {
-                    loop {
-                        result_types.push(self.parse_type()?);
-                        let d = if self.c.peek() == Some(b'{') {
-                            self.parse_attr_dict()?
-                        } else {
-                            Vec::new()
-                        };
-                        let entries: Vec<(Symbol, Attribute)> =
-                            d.into_iter().map(|a| (a.name, a.value)).collect();
-                        res_attrs.push(self.m.attr(AttrData::Dictionary(entries.into())));
-                        if self.c.eat(b')') {
-                            break;
-                        }
-                        self.c.expect(b',', "between results")?;
-                    }
-                }
+                (result_types, res_attrs) = self
+                    .parse_list_until(b')', "between results", |p| {
+                        Ok((p.parse_type()?, p.parse_opt_dict_attr()?))
+                    })?
+                    .into_iter()
+                    .unzip();
             } else {
                 result_types.push(self.parse_type()?);
                 let empty = self.m.attr(AttrData::Dictionary(Box::new([])));
@@ -355,16 +333,7 @@ impl<'a> Parser<'a> {
     fn parse_call_op(&mut self) -> PResult<OpId> {
         let callee = self.parse_symbol_name()?;
         self.c.expect(b'(', "to open call operands")?;
-        let mut uses = Vec::new();
-        if !self.c.eat(b')') {
-            loop {
-                uses.push(self.parse_value_use()?);
-                if self.c.eat(b')') {
-                    break;
-                }
-                self.c.expect(b',', "between call operands")?;
-            }
-        }
+        let uses = self.parse_list_until(b')', "between call operands", |p| p.parse_value_use())?;
         let mut st = self.new_state("func.call");
         if self.c.peek() == Some(b'{') {
             st.attributes = self.parse_attr_dict()?;
@@ -663,20 +632,9 @@ impl<'a> Parser<'a> {
     fn parse_vhlo_func(&mut self) -> PResult<OpId> {
         let name = self.parse_symbol_name()?;
         self.c.expect(b'(', "to open the argument list")?;
-        let mut args = Vec::new();
-        if !self.c.eat(b')') {
-            loop {
-                let (n, _, p) = self.parse_value_use()?;
-                self.c.expect(b':', "after argument name")?;
-                let t = self.parse_type()?;
-                let loc = self.parse_value_loc(p)?;
-                args.push((n, t, p, loc));
-                if self.c.eat(b')') {
-                    break;
-                }
-                self.c.expect(b',', "between arguments")?;
-            }
-        }
+        let args = self.parse_list_until(b')', "between arguments", |p| {
+            p.parse_entry_arg("after argument name")
+        })?;
         self.c.expect_punct("->", "before the result types")?;
         let results = self.parse_paren_type_list()?;
         let inputs: Vec<Type> = args.iter().map(|a| a.1).collect();
@@ -686,9 +644,13 @@ impl<'a> Parser<'a> {
         } else {
             Vec::new()
         };
-        let name_attr = self.intern_dialect_attr("vhlo", "string_v1", vec![Param::Str(name)]);
+        let name_attr = self
+            .m
+            .dialect_attr("vhlo", "string_v1", vec![Param::Str(name)]);
         let fty = self.intern_vhlo_func_type(inputs, results);
-        let type_attr = self.intern_dialect_attr("vhlo", "type_v1", vec![Param::Type(fty)]);
+        let type_attr = self
+            .m
+            .dialect_attr("vhlo", "type_v1", vec![Param::Type(fty)]);
         let mut props = vec![
             self.named("sym_name", name_attr),
             self.named("function_type", type_attr),
@@ -833,16 +795,7 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
     p.out.push_str("vhlo.func_v1 ");
     p.print_symbol(*name);
     p.out.push('(');
-    for (i, &a) in args.iter().enumerate() {
-        if i > 0 {
-            p.out.push_str(", ");
-        }
-        let n = p.value_name(a);
-        p.out.push_str(&n);
-        p.out.push_str(": ");
-        p.print_type(m.value_type(a));
-        p.print_arg_loc(a);
-    }
+    p.print_block_args(args);
     p.out.push_str(") -> (");
     p.print_type_list(outs);
     p.out.push_str(") ");
@@ -1134,12 +1087,8 @@ fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
         p.out.push(' ');
         p.print_attr_dict(m.attributes(op), &[]);
     }
-    p.out.push_str(" : (");
-    let ins: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
-    p.print_type_list(&ins);
-    p.out.push_str(") -> ");
-    let outs: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
-    p.print_result_types(&outs);
+    p.out.push_str(" : ");
+    p.print_op_function_type(op);
     true
 }
 

@@ -77,6 +77,24 @@ pub(crate) struct Printer<'m> {
     pub(crate) scratch_attrs: Vec<NamedAttr>,
     /// StableHLO op kinds by op-name symbol index (matched once per name, not once per op).
     op_kinds: Vec<Option<Option<crate::vhlo::StablehloOp>>>,
+    /// Set when this printer prints one side of a module cut in two ([`Printer::print_cut`]).
+    cut: Option<Cut>,
+    /// The tail side has printed its ops: what follows is the head's.
+    skip_rest: bool,
+}
+
+/// A cut through one block's op list for printing on two threads: the head side prints the
+/// whole module except the ops from `at` on, the tail side those ops alone.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cut {
+    pub(crate) block: Block,
+    pub(crate) at: usize,
+    pub(crate) tail: bool,
+    /// Where the side's ops went in its output: for the head, the hole (an empty range); for
+    /// the tail, its ops' text. None until the block is printed (or after its text was dropped).
+    pub(crate) span: Option<(usize, usize)>,
+    /// Times the block printed (and was kept): anything but once falls back to one thread.
+    pub(crate) hits: u32,
 }
 
 /// Alias state: the first (visiting) pass, then the assigned aliases.
@@ -118,31 +136,10 @@ pub(crate) fn write_escaped(out: &mut String, s: impl AsRef<[u8]>) {
     out.push('"');
 }
 
-/// C's `%e`: `3.400000e+01`.
-/// [`printf_e`] when its seven digits give back `v`'s bits, otherwise the shortest digits that
-/// do: a quantization scale such as 1/255 prints so that it parses back exactly (issue 13 row 5).
+/// C's `%e` (`3.400000e+01`) when its seven digits give back `v`'s bits, otherwise the shortest
+/// digits that do: a quantization scale such as 1/255 prints so that it parses back exactly
+/// (issue 13 row 5).
 fn exact_e(v: f64) -> String {
-    let s = printf_e(v);
-    if !v.is_finite() || s.parse::<f64>().is_ok_and(|x| x.to_bits() == v.to_bits()) {
-        return s;
-    }
-    let r = format!("{v:e}");
-    match r.split_once('e') {
-        Some((m, e)) => {
-            let e: i32 = e.parse().unwrap_or(0);
-            // MLIR's float literals need the point.
-            let dot = if m.contains('.') { "" } else { ".0" };
-            format!(
-                "{m}{dot}e{}{:02}",
-                if e < 0 { '-' } else { '+' },
-                e.unsigned_abs()
-            )
-        }
-        None => r,
-    }
-}
-
-fn printf_e(v: f64) -> String {
     if !v.is_finite() {
         return if v.is_nan() {
             "nan".into()
@@ -152,17 +149,26 @@ fn printf_e(v: f64) -> String {
             "inf".into()
         };
     }
-    let s = format!("{:.6e}", v);
-    match s.split_once('e') {
+    let s = c_exponent(format!("{v:.6e}"));
+    if s.parse::<f64>().is_ok_and(|x| x.to_bits() == v.to_bits()) {
+        return s;
+    }
+    c_exponent(format!("{v:e}"))
+}
+
+/// Rust's `1e3` as C writes it: `1.0e+03` (MLIR's float literals need the point).
+fn c_exponent(r: String) -> String {
+    match r.split_once('e') {
         Some((m, e)) => {
             let e: i32 = e.parse().unwrap_or(0);
+            let dot = if m.contains('.') { "" } else { ".0" };
             format!(
-                "{m}e{}{:02}",
+                "{m}{dot}e{}{:02}",
                 if e < 0 { '-' } else { '+' },
                 e.unsigned_abs()
             )
         }
-        None => s,
+        None => r,
     }
 }
 
@@ -210,7 +216,20 @@ impl<'m> Printer<'m> {
             depth: 0,
             scratch_attrs: Vec::new(),
             op_kinds: Vec::new(),
+            cut: None,
+            skip_rest: false,
         }
+    }
+
+    /// The tail side of a cut: a printer with this one's value names (numbered once, by the
+    /// head) that prints the ops of `cut` from `cut.at` on.
+    fn fork_tail(&self, cut: Cut) -> Printer<'m> {
+        let mut p = Printer::new(self.m, self.opts);
+        p.names = self.names.clone();
+        p.custom_names = self.custom_names.clone();
+        p.block_ids = self.block_ids.clone();
+        p.cut = Some(Cut { tail: true, ..cut });
+        p
     }
 
     /// The StableHLO op kind of `op`'s name, looked up once per name.
@@ -304,7 +323,8 @@ impl<'m> Printer<'m> {
             },
         }
         let mut used: crate::ir::FastSet<String> = crate::ir::FastSet::default();
-        let mut log: Vec<String> = Vec::new();
+        // Custom names (indices) in the order they were taken, to free them per scope.
+        let mut log: Vec<u32> = Vec::new();
         let mut stack: Vec<Step> = Vec::new();
         // Generic form implies MLIR's unique SSA ids: counters run on across regions (never
         // restored), and pending regions are numbered last-pushed first.
@@ -329,8 +349,10 @@ impl<'m> Printer<'m> {
         while let Some(step) = stack.pop() {
             let (region, mut next_value, mut next_arg, mut conflict) = match step {
                 Step::Exit { mark } => {
-                    for n in log.drain(mark..) {
-                        used.remove(&n);
+                    for i in log.drain(mark..) {
+                        if let Some(n) = self.custom_names.get(i as usize) {
+                            used.remove(n.as_str());
+                        }
                     }
                     continue;
                 }
@@ -348,17 +370,23 @@ impl<'m> Printer<'m> {
                 }
             };
             let mark = log.len();
-            let mut unique =
-                |base: &str, conflict: &mut u32, used: &mut crate::ir::FastSet<String>| -> String {
-                    let mut name = base.to_string();
-                    while used.contains(&name) {
-                        name = format!("{base}_{conflict}");
-                        *conflict += 1;
-                    }
-                    used.insert(name.clone());
-                    log.push(name.clone());
-                    name
-                };
+            // The name for custom name `idx`: `base`, else `base_N` with the next free N.
+            let mut unique = |base: &str,
+                              idx: u32,
+                              conflict: &mut u32,
+                              used: &mut crate::ir::FastSet<String>|
+             -> String {
+                let mut name = base.to_string();
+                while used.contains(name.as_str()) {
+                    name.truncate(base.len());
+                    name.push('_');
+                    push_decimal(&mut name, *conflict);
+                    *conflict += 1;
+                }
+                used.insert(name.clone());
+                log.push(idx);
+                name
+            };
             let arg_hint = if self.opts.generic {
                 None
             } else {
@@ -371,8 +399,8 @@ impl<'m> Printer<'m> {
                 for &a in self.m.block_args(b) {
                     if bi == 0 {
                         if let Some(h) = arg_hint {
-                            let name = unique(h, &mut conflict, &mut used);
                             let idx = self.custom_names.len() as u32;
+                            let name = unique(h, idx, &mut conflict, &mut used);
                             self.custom_names.push(name);
                             self.set_name(a, ValueName::Single(idx));
                         } else {
@@ -399,8 +427,8 @@ impl<'m> Printer<'m> {
                     let multi = n > 1;
                     match self.result_name_hint(op) {
                         Some(super::pretty::NameHint::Shared(base)) => {
-                            let name = unique(&base, &mut conflict, &mut used);
                             let idx = self.custom_names.len() as u32;
+                            let name = unique(&base, idx, &mut conflict, &mut used);
                             self.custom_names.push(name);
                             for (i, v) in self.m.results(op).enumerate() {
                                 self.set_name(
@@ -416,8 +444,8 @@ impl<'m> Printer<'m> {
                         Some(super::pretty::NameHint::PerResult(bases)) => {
                             for (i, v) in self.m.results(op).enumerate() {
                                 let base = bases.get(i).copied().unwrap_or("result");
-                                let name = unique(base, &mut conflict, &mut used);
                                 let idx = self.custom_names.len() as u32;
+                                let name = unique(base, idx, &mut conflict, &mut used);
                                 self.custom_names.push(name);
                                 self.set_name(v, ValueName::Single(idx));
                             }
@@ -532,25 +560,87 @@ impl<'m> Printer<'m> {
         self.number_values(&top);
         // Most ops print in more than 64 bytes: grow the output a few times less.
         self.out.reserve(self.m.num_ops().saturating_mul(64));
+        self.print_numbered(&top);
+    }
+
+    /// Whether the printing needs the alias pass first (locations printed as aliases).
+    fn location_aliases_on(&self) -> bool {
+        !self.opts.local_scope && self.opts.debug_info && self.opts.location_aliases
+    }
+
+    /// [`Printer::print_module`] on two threads: `cut`'s ops from `cut.at` on print on a
+    /// second thread, everything else on this one. The pieces of text, in order; None when the
+    /// cut did not apply (aliases are needed, a thread could not be started, or the block did
+    /// not print through the common region printer): then print on one thread.
+    pub(crate) fn print_cut(&mut self, cut: Cut) -> Option<[String; 3]> {
+        if self.location_aliases_on() {
+            return None;
+        }
+        let top = self.m.top_ops().to_vec();
+        self.number_values(&top);
+        let mut tail = self.fork_tail(cut);
+        self.cut = Some(Cut { tail: false, ..cut });
+        let tail_size = self.m.block_ops(cut.block).len().saturating_sub(cut.at);
+        std::thread::scope(|s| {
+            let tail_top = &top;
+            let handle = std::thread::Builder::new()
+                .spawn_scoped(s, move || {
+                    tail.print_numbered(tail_top);
+                    tail
+                })
+                .ok()?;
+            self.out.reserve(
+                self.m
+                    .num_ops()
+                    .saturating_sub(tail_size)
+                    .saturating_mul(80),
+            );
+            self.print_numbered(&top);
+            let tail = handle.join().ok()?;
+            if self.aliases.saw_aliasable || tail.aliases.saw_aliasable {
+                return None;
+            }
+            let (head_cut, tail_cut) = (self.cut?, tail.cut?);
+            if head_cut.hits != 1 || tail_cut.hits != 1 {
+                return None;
+            }
+            let (hole, _) = head_cut.span?;
+            let (start, end) = tail_cut.span?;
+            let mut tail_text = tail.out;
+            tail_text.truncate(end);
+            if start > 0 {
+                return None;
+            }
+            let after = self.out.split_off(hole);
+            Some([std::mem::take(&mut self.out), tail_text, after])
+        })
+    }
+
+    /// Prints the top-level ops whose values are numbered.
+    fn print_numbered(&mut self, top: &[OpId]) {
         // MLIR prints aliases unless told `--mlir-print-local-scope`, which debug info without
         // location aliases also stands for here.
         let aliases_on =
             !self.opts.local_scope && (!self.opts.debug_info || self.opts.location_aliases);
         let loc_aliases = aliases_on && self.opts.debug_info;
         if loc_aliases {
-            self.collect_aliases(&top);
+            self.collect_aliases(top);
         }
         self.print_alias_definitions(false);
-        for &op in &top {
+        for &op in top {
             self.print_op(op);
             self.out.push('\n');
+        }
+        if self.cut.is_some() {
+            // A side of a cut prints once; its caller falls back on `saw_aliasable`.
+            return;
         }
         if aliases_on && !loc_aliases && self.aliases.saw_aliasable {
             // Something printed has an alias: print again with the aliases (most modules have
             // none, and so pay nothing for them).
-            self.collect_aliases(&top);
+            self.collect_aliases(top);
             self.print_alias_definitions(false);
-            for &op in &top {
+            for &op in top {
                 self.print_op(op);
                 self.out.push('\n');
             }
@@ -623,7 +713,7 @@ impl<'m> Printer<'m> {
     }
 
     pub(crate) fn print_op(&mut self, op: OpId) {
-        if !self.enter() {
+        if self.skip_rest || !self.enter() {
             return;
         }
         self.func_bodies.push(self.m.op_name_str(op) == "func.func");
@@ -652,6 +742,7 @@ impl<'m> Printer<'m> {
         let mark = self.out.len();
         if self.opts.generic || !super::pretty::print_custom(self, op) {
             self.out.truncate(mark);
+            self.forget_cut_past(mark);
             // MLIR's parser takes the default dialect (`func` in a function body) only from an op
             // in custom form; inside a generic op the enclosing one still applies.
             if let Some(top) = self.func_bodies.last_mut() {
@@ -666,6 +757,20 @@ impl<'m> Printer<'m> {
         if self.opts.debug_info {
             self.out.push(' ');
             self.print_loc_wrapped(self.m.op_location(op));
+        }
+    }
+
+    /// A custom form gave up and its text from `mark` on is gone: so is the cut's span if it
+    /// lay there (the generic form prints the block again).
+    fn forget_cut_past(&mut self, mark: usize) {
+        if let Some(c) = self.cut.as_mut() {
+            if c.tail && c.hits > 0 {
+                // Its output was restarted at the block: marks before it mean nothing now.
+                c.hits = u32::MAX;
+            } else if c.span.is_some_and(|(_, end)| end > mark) {
+                c.span = None;
+                c.hits -= 1;
+            }
         }
     }
 
@@ -685,12 +790,7 @@ impl<'m> Printer<'m> {
         let succ = m.successors(op);
         if !succ.is_empty() {
             self.out.push('[');
-            for (i, &b) in succ.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                self.print_block_name(b);
-            }
+            self.print_sep(succ, ", ", Self::print_block_name);
             self.out.push(']');
         }
         let props = m.properties(op);
@@ -702,12 +802,7 @@ impl<'m> Printer<'m> {
         let regions = m.regions(op);
         if !regions.is_empty() {
             self.out.push_str(" (");
-            for (i, &r) in regions.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                self.print_region(r, true, true);
-            }
+            self.print_sep(regions, ", ", |p, r| p.print_region(r, true, true));
             self.out.push(')');
         }
         let attrs = m.attributes(op);
@@ -716,30 +811,55 @@ impl<'m> Printer<'m> {
             self.print_attr_dict(attrs, &[]);
         }
         self.out.push_str(" : ");
+        self.print_op_function_type(op);
+    }
+
+    /// `(operand types) -> result types`: an op's type as a function type.
+    pub(crate) fn print_op_function_type(&mut self, op: OpId) {
+        let m = self.m;
         self.out.push('(');
-        let types: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
-        self.print_type_list(&types);
+        self.print_sep(m.operands(op), ", ", |p, v| p.print_type(m.value_type(v)));
         self.out.push_str(") -> ");
         let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
         self.print_result_types(&results);
     }
 
-    pub(crate) fn print_value_list(&mut self, vals: &[Value]) {
-        for (i, &v) in vals.iter().enumerate() {
+    /// `items` printed by `each`, separated by `sep`.
+    pub(crate) fn print_sep<T: Copy>(
+        &mut self,
+        items: &[T],
+        sep: &str,
+        mut each: impl FnMut(&mut Self, T),
+    ) {
+        for (i, &x) in items.iter().enumerate() {
             if i > 0 {
-                self.out.push_str(", ");
+                self.out.push_str(sep);
             }
-            self.write_value_name(v, true);
+            each(self, x);
         }
     }
 
+    pub(crate) fn print_value_list(&mut self, vals: &[Value]) {
+        self.print_sep(vals, ", ", |p, v| p.write_value_name(v, true));
+    }
+
+    /// `%a: T loc(..), ...`: block arguments with their types and locations.
+    pub(crate) fn print_block_args(&mut self, args: &[Value]) {
+        let m = self.m;
+        self.print_sep(args, ", ", |p, a| {
+            p.write_value_name(a, true);
+            p.out.push_str(": ");
+            p.print_type(m.value_type(a));
+            p.print_arg_loc(a);
+        });
+    }
+
     pub(crate) fn print_type_list(&mut self, types: &[Type]) {
-        for (i, &t) in types.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            self.print_type(t);
-        }
+        self.print_sep(types, ", ", Self::print_type);
+    }
+
+    pub(crate) fn print_attr_list(&mut self, attrs: &[Attribute]) {
+        self.print_sep(attrs, ", ", Self::print_attr);
     }
 
     /// Results of a function type: `T`, `(T, U)`, `()`, or `((A) -> B)`.
@@ -782,15 +902,7 @@ impl<'m> Printer<'m> {
                 let args = m.block_args(b);
                 if !args.is_empty() {
                     self.out.push('(');
-                    for (j, &a) in args.iter().enumerate() {
-                        if j > 0 {
-                            self.out.push_str(", ");
-                        }
-                        self.write_value_name(a, true);
-                        self.out.push_str(": ");
-                        self.print_type(m.value_type(a));
-                        self.print_arg_loc(a);
-                    }
+                    self.print_block_args(args);
                     self.out.push(')');
                 }
                 self.out.push(':');
@@ -799,9 +911,28 @@ impl<'m> Printer<'m> {
                 }
             }
             self.indent += 2;
-            for &op in m.block_ops(b) {
+            let mut ops = m.block_ops(b);
+            let cut = self.cut.filter(|c| c.block == b);
+            if let Some(c) = cut {
+                let at = c.at.min(ops.len());
+                ops = if c.tail { &ops[at..] } else { &ops[..at] };
+            }
+            if cut.is_some_and(|c| c.tail) {
+                // The tail's text starts here: what came before is the head's.
+                self.out = String::with_capacity(ops.len().saturating_mul(80));
+            }
+            let start = self.out.len();
+            for &op in ops {
                 self.newline();
                 self.print_op(op);
+            }
+            if let (Some(c), Some(mine)) = (cut, self.cut.as_mut()) {
+                let end = self.out.len();
+                mine.hits = mine.hits.saturating_add(1);
+                if mine.span.is_none() {
+                    mine.span = Some(if c.tail { (start, end) } else { (end, end) });
+                }
+                self.skip_rest = c.tail;
             }
             self.indent -= 2;
         }
@@ -985,12 +1116,7 @@ impl<'m> Printer<'m> {
                     self.out.push('>');
                 }
                 self.out.push('[');
-                for (i, &c) in locations.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.print_nested_loc(c);
-                }
+                self.print_sep(&locations, ", ", Self::print_nested_loc);
                 self.out.push(']');
             }
         }
@@ -999,18 +1125,36 @@ impl<'m> Printer<'m> {
     // ---- types -------------------------------------------------------------------------------
 
     pub(crate) fn print_type(&mut self, t: Type) {
+        self.print_aliasable(AliasKey::Type(t));
+    }
+
+    pub(crate) fn print_attr(&mut self, a: Attribute) {
+        self.print_aliasable(AliasKey::Attr(a));
+    }
+
+    /// A type or attribute: visited in the first pass, then its alias or its spelling.
+    #[inline]
+    fn print_aliasable(&mut self, key: AliasKey) {
         if self.aliases.collecting {
-            self.aliases.table.visit(self.m, AliasKey::Type(t), false);
+            self.aliases.table.visit(self.m, key, false);
             return;
         }
-        if self.aliases.table.has_type_aliases() {
-            if let Some((name, n)) = self.aliases.table.alias(AliasKey::Type(t)) {
-                write_alias(&mut self.out, true, name, n);
+        let (is_type, any) = match key {
+            AliasKey::Type(_) => (true, self.aliases.table.has_type_aliases()),
+            _ => (false, self.aliases.table.has_attr_aliases()),
+        };
+        if any {
+            if let Some((name, n)) = self.aliases.table.alias(key) {
+                write_alias(&mut self.out, is_type, name, n);
                 return;
             }
         }
         if self.enter() {
-            self.print_type_spelled(t);
+            match key {
+                AliasKey::Type(t) => self.print_type_spelled(t),
+                AliasKey::Attr(a) => self.print_attr_spelled(a),
+                AliasKey::Loc(l) => self.print_loc_spelled(l),
+            }
             self.depth -= 1;
         }
     }
@@ -1090,17 +1234,19 @@ impl<'m> Printer<'m> {
 
     fn print_dims_list(&mut self, dims: &[i64]) {
         self.out.push('[');
-        for (i, &d) in dims.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            if d == DYNAMIC {
-                self.out.push('?');
-            } else {
-                let _ = write!(self.out, "{d}");
-            }
-        }
+        self.print_dims(dims);
         self.out.push(']');
+    }
+
+    /// `2, ?, 4`: sizes, dynamic ones as `?`.
+    fn print_dims(&mut self, dims: &[i64]) {
+        self.print_sep(dims, ", ", |p, d| {
+            if d == DYNAMIC {
+                p.out.push('?');
+            } else {
+                let _ = write!(p.out, "{d}");
+            }
+        });
     }
 
     fn print_dialect_type(&mut self, d: &DialectType) {
@@ -1193,12 +1339,9 @@ impl<'m> Printer<'m> {
                 self.out.push(':');
                 self.print_type(*e);
                 let _ = write!(self.out, ", {qdim}, [");
-                for (i, &b) in scales.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    format_float_into(&mut self.out, FloatKind::F64, b);
-                }
+                self.print_sep(scales, ", ", |p, b| {
+                    format_float_into(&mut p.out, FloatKind::F64, b)
+                });
                 self.out.push_str("], ");
                 self.print_dims_list(zps);
                 let _ = write!(self.out, ", {min}:{max}, {flags}>");
@@ -1288,23 +1431,6 @@ impl<'m> Printer<'m> {
 
     // ---- attributes --------------------------------------------------------------------------
 
-    pub(crate) fn print_attr(&mut self, a: Attribute) {
-        if self.aliases.collecting {
-            self.aliases.table.visit(self.m, AliasKey::Attr(a), false);
-            return;
-        }
-        if self.aliases.table.has_attr_aliases() {
-            if let Some((name, n)) = self.aliases.table.alias(AliasKey::Attr(a)) {
-                write_alias(&mut self.out, false, name, n);
-                return;
-            }
-        }
-        if self.enter() {
-            self.print_attr_spelled(a);
-            self.depth -= 1;
-        }
-    }
-
     /// An attribute spelled out (not its alias; nested ones may be aliases).
     fn print_attr_spelled(&mut self, a: Attribute) {
         let m = self.m;
@@ -1314,20 +1440,32 @@ impl<'m> Printer<'m> {
             AttrData::Integer { ty, value } => {
                 // Only a signless i1 integer attribute is spelled `true`/`false` (MLIR); `1 : ui1`
                 // stays a number (dense elements of any i1 print as booleans, below).
+                let value = *value;
                 match m.type_data(*ty) {
                     TypeData::Integer {
                         width: 1,
-                        signedness: Signedness::Signed,
-                    } => {
-                        let _ = write!(self.out, "{}", if value & 1 == 1 { -1 } else { 0 });
-                    }
+                        signedness,
+                    } => match signedness {
+                        Signedness::Signless => {
+                            self.out
+                                .push_str(if value & 1 == 1 { "true" } else { "false" })
+                        }
+                        Signedness::Signed => {
+                            let _ = write!(self.out, "{}", if value & 1 == 1 { -1 } else { 0 });
+                        }
+                        Signedness::Unsigned => {
+                            let _ = write!(self.out, "{}", value & 1);
+                        }
+                    },
                     TypeData::Integer {
-                        width: 1,
+                        width,
                         signedness: Signedness::Unsigned,
-                    } => {
-                        let _ = write!(self.out, "{}", value & 1);
+                    } if *width < 128 => {
+                        let _ = write!(self.out, "{}", (value as u128) & ((1u128 << width) - 1));
                     }
-                    _ => self.print_int_value(*ty, *value),
+                    _ => {
+                        let _ = write!(self.out, "{value}");
+                    }
                 }
                 self.out.push_str(" : ");
                 self.print_type(*ty);
@@ -1351,12 +1489,7 @@ impl<'m> Printer<'m> {
             AttrData::Type(t) => self.print_type(*t),
             AttrData::Array(elems) => {
                 self.out.push('[');
-                for (i, &e) in elems.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.print_attr(e);
-                }
+                self.print_attr_list(elems);
                 self.out.push(']');
             }
             AttrData::DenseArray { element, data } => {
@@ -1365,11 +1498,12 @@ impl<'m> Printer<'m> {
                 let n = element_storage_bytes(m, *element).unwrap_or(1).max(1);
                 if !data.is_empty() {
                     self.out.push_str(": ");
+                    let kind = elem_kind(m, *element);
                     for (i, chunk) in data.chunks(n).enumerate() {
                         if i > 0 {
                             self.out.push_str(", ");
                         }
-                        self.print_element(*element, chunk);
+                        self.print_element(kind.as_ref(), chunk);
                     }
                 }
                 self.out.push('>');
@@ -1424,26 +1558,6 @@ impl<'m> Printer<'m> {
                 self.aliases.saw_aliasable |=
                     opaque_alias_name(m.str(*dialect), m.str(*text)).is_some();
                 self.out.push_str(m.str(*text));
-            }
-        }
-    }
-
-    /// An integer in the signedness of its type (`true`/`false` for i1).
-    fn print_int_value(&mut self, ty: Type, value: IntValue) {
-        match self.m.type_data(ty) {
-            TypeData::Integer { width: 1, .. } => {
-                self.out
-                    .push_str(if value & 1 == 1 { "true" } else { "false" })
-            }
-            TypeData::Integer {
-                width,
-                signedness: Signedness::Unsigned,
-            } if *width < 128 => {
-                let v = (value as u128) & ((1u128 << width) - 1);
-                let _ = write!(self.out, "{v}");
-            }
-            _ => {
-                let _ = write!(self.out, "{value}");
             }
         }
     }
@@ -1547,53 +1661,11 @@ impl<'m> Printer<'m> {
         }
     }
 
-    /// One element of dense storage.
-    fn print_element(&mut self, ty: Type, bytes: &[u8]) {
-        let m = self.m;
-        let mut buf = [0u8; 16];
-        let n = bytes.len().min(16);
-        buf[..n].copy_from_slice(&bytes[..n]);
-        let raw = u128::from_le_bytes(buf);
-        match m.type_data(ty) {
-            TypeData::Integer { width, signedness } => {
-                let w = (*width).min(128);
-                let v = if w == 128 {
-                    raw
-                } else {
-                    raw & ((1u128 << w) - 1)
-                };
-                let value = if *signedness != Signedness::Unsigned
-                    && w < 128
-                    && w > 0
-                    && (v >> (w - 1)) & 1 == 1
-                {
-                    (v as i128) - (1i128 << w)
-                } else {
-                    v as i128
-                };
-                self.print_int_value(ty, value);
-            }
-            TypeData::Index => {
-                let _ = write!(self.out, "{}", raw as u64 as i64);
-            }
-            TypeData::Float(k) => {
-                let w = k.bit_width();
-                let v = if w >= 128 {
-                    raw
-                } else {
-                    raw & ((1u128 << w) - 1)
-                };
-                format_float_into(&mut self.out, *k, v);
-            }
-            TypeData::Complex(inner) => {
-                let half = bytes.len() / 2;
-                self.out.push('(');
-                self.print_element(*inner, &bytes[..half]);
-                self.out.push(',');
-                self.print_element(*inner, &bytes[half..]);
-                self.out.push(')');
-            }
-            _ => self.out.push('?'),
+    /// One element of dense storage (`?` for an element type with no literal syntax).
+    fn print_element(&mut self, kind: Option<&ElemKind>, bytes: &[u8]) {
+        match kind {
+            Some(k) => self.print_elem_kind(k, bytes),
+            None => self.out.push('?'),
         }
     }
 
@@ -1608,12 +1680,13 @@ impl<'m> Printer<'m> {
         if count == 0 {
             return;
         }
+        let kind = elem_kind(m, element);
         if splat || count == 1 {
-            self.print_element(element, &data[..n]);
+            self.print_element(kind.as_ref(), &data[..n]);
             return;
         }
         self.print_nested(&shape, count, &mut |p: &mut Self, i| {
-            p.print_element(element, &data[i * n..(i + 1) * n])
+            p.print_element(kind.as_ref(), &data[i * n..(i + 1) * n])
         });
     }
 
@@ -1712,26 +1785,12 @@ impl<'m> Printer<'m> {
         match (dialect, mnemonic, p) {
             ("stablehlo", "type_extensions", [Param::Ints(bounds)]) => {
                 self.out.push_str("bounds<");
-                for (i, &b) in bounds.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    if b == DYNAMIC {
-                        self.out.push('?');
-                    } else {
-                        let _ = write!(self.out, "{b}");
-                    }
-                }
+                self.print_dims(bounds);
                 self.out.push('>');
             }
             ("stablehlo", "mesh", [Param::Attrs(axes), device_ids]) => {
                 self.out.push_str("mesh<axes = [");
-                for (i, &a) in axes.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.print_attr(a);
-                }
+                self.print_attr_list(axes);
                 self.out.push(']');
                 if let Param::Attr(d) = device_ids {
                     self.out.push_str(", device_ids = ");
@@ -1761,12 +1820,7 @@ impl<'m> Printer<'m> {
             }
             ("vhlo", "array_v1", [Param::Attrs(elems)]) => {
                 self.out.push_str("array_v1<[");
-                for (i, &e) in elems.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.print_attr(e);
-                }
+                self.print_attr_list(elems);
                 self.out.push_str("]>");
             }
             ("vhlo", "bool_v1", [Param::Bool(b)]) => {

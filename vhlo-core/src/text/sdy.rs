@@ -78,21 +78,11 @@ impl Printer<'_> {
     }
 
     fn sdy_print_list(&mut self, cd: &CodecDialect, items: &[Attribute], sep: &str) {
-        for (i, &a) in items.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(sep);
-            }
-            self.sdy_print_nested(cd, a);
-        }
+        self.print_sep(items, sep, |p, a| p.sdy_print_nested(cd, a));
     }
 
     fn sdy_print_factors(&mut self, factors: &[i64]) {
-        for (i, &f) in factors.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            factor_symbol(&mut self.out, f);
-        }
+        self.print_sep(factors, ", ", |p, f| factor_symbol(&mut p.out, f));
     }
 
     fn sdy_print_stripped(&mut self, cd: &CodecDialect, d: &DialectAttr) {
@@ -322,15 +312,9 @@ impl Parser<'_> {
                     self.c.expect_keyword("device_ids", "in a mesh")?;
                     self.c.expect(b'=', "after 'device_ids'")?;
                     self.c.expect(b'[', "to open device ids")?;
-                    if !self.c.eat(b']') {
-                        loop {
-                            ids.push(self.c.int64("as a device id")?);
-                            if self.c.eat(b']') {
-                                break;
-                            }
-                            self.c.expect(b',', "between device ids")?;
-                        }
-                    }
+                    ids = self.parse_list_until(b']', "between device ids", |p| {
+                        p.c.int64("as a device id")
+                    })?;
                 }
                 self.c.expect(b'>', "to close a mesh")?;
                 vec![Param::Attrs(axes), Param::Ints(ids.into())]
@@ -471,17 +455,9 @@ impl Parser<'_> {
                     self.c.bare_ident();
                     self.c.expect(b'=', "after a factor list keyword")?;
                     self.c.expect(b'{', "to open a factor list")?;
-                    let mut list = Vec::new();
-                    if !self.c.eat(b'}') {
-                        loop {
-                            let f = self.sdy_factors()?;
-                            list.extend(f);
-                            if self.c.eat(b'}') {
-                                break;
-                            }
-                            self.c.expect(b',', "between factors")?;
-                        }
-                    }
+                    let list = self
+                        .parse_list_until(b'}', "between factors", Self::sdy_factors)?
+                        .concat();
                     if let Some(slot) = lists.get_mut(i) {
                         *slot = list;
                     }
@@ -528,7 +504,7 @@ impl Parser<'_> {
                 )
             })?;
         }
-        Ok(self.intern_dialect_attr(cd.name, spec.mnemonic, params))
+        Ok(self.m.dialect_attr(cd.name, spec.mnemonic, params))
     }
 
     fn sdy_nested(&mut self, cd: &'static CodecDialect, mnemonic: &str) -> PResult<Attribute> {
@@ -552,19 +528,11 @@ impl Parser<'_> {
     fn sdy_list(
         &mut self,
         close: u8,
-        mut item: impl FnMut(&mut Self) -> PResult<Attribute>,
+        item: impl FnMut(&mut Self) -> PResult<Attribute>,
     ) -> PResult<Box<[Attribute]>> {
-        let mut out = Vec::new();
-        if self.c.eat(close) {
-            return Ok(out.into());
-        }
-        loop {
-            out.push(item(self)?);
-            if self.c.eat(close) {
-                return Ok(out.into());
-            }
-            self.c.expect(b',', "between list items")?;
-        }
+        Ok(self
+            .parse_list_until(close, "between list items", item)?
+            .into())
     }
 
     fn sdy_braced(
@@ -690,28 +658,9 @@ impl Printer<'_> {
             return;
         };
         self.out.push('(');
-        for (j, &a) in m.block_args(entry).iter().enumerate() {
-            if j > 0 {
-                self.out.push_str(", ");
-            }
-            self.write_value_name(a, true);
-            self.out.push_str(": ");
-            self.print_type(m.value_type(a));
-            self.print_arg_loc(a);
-        }
+        self.print_block_args(m.block_args(entry));
         self.out.push_str(") ");
         self.print_region(r, false, false);
-    }
-
-    /// `(inputs) -> results`
-    fn sdy_functional_type(&mut self, op: OpId) {
-        let m = self.m;
-        self.out.push('(');
-        let inputs: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
-        self.print_type_list(&inputs);
-        self.out.push_str(") -> ");
-        let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
-        self.print_result_types(&results);
     }
 }
 
@@ -870,7 +819,7 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
             p.sdy_region(body);
             p.sdy_attr_dict(&other_attrs(m, op, spelled));
             p.out.push_str(" : ");
-            p.sdy_functional_type(op);
+            p.print_op_function_type(op);
             true
         }
         "sharding_group" | "propagation_barrier" => {
@@ -1056,22 +1005,14 @@ impl<'a> Parser<'a> {
                     props.push(self.named("name", n));
                 }
                 self.c.expect(b'(', "to open the operands")?;
-                let mut uses = Vec::new();
-                if !self.c.eat(b')') {
-                    loop {
-                        uses.push(self.parse_value_use()?);
-                        if self.c.eat(b')') {
-                            break;
-                        }
-                        self.c.expect(b',', "between operands")?;
-                    }
-                }
+                let uses =
+                    self.parse_list_until(b')', "between operands", |p| p.parse_value_use())?;
                 for key in ["in_shardings", "out_shardings"] {
                     let required = short == "manual_computation";
                     if self.c.eat_keyword(key) {
                         self.c.expect(b'=', "after a shardings keyword")?;
                         let items = self.sdy_bracketed(|p| p.sdy_nested(cd, "sharding"))?;
-                        let a = self.intern_dialect_attr(
+                        let a = self.m.dialect_attr(
                             "sdy",
                             "sharding_per_value",
                             vec![Param::Attrs(items)],
@@ -1090,20 +1031,9 @@ impl<'a> Parser<'a> {
                 }
                 // `(%arg: T loc(..), ...) { ... }`
                 self.c.expect(b'(', "to open the region arguments")?;
-                let mut args: Vec<super::parser::EntryArg<'a>> = Vec::new();
-                if !self.c.eat(b')') {
-                    loop {
-                        let (n, _, p) = self.parse_value_use()?;
-                        self.c.expect(b':', "after a region argument")?;
-                        let ty = self.parse_type()?;
-                        let loc = self.parse_value_loc(p)?;
-                        args.push((n, ty, p, loc));
-                        if self.c.eat(b')') {
-                            break;
-                        }
-                        self.c.expect(b',', "between region arguments")?;
-                    }
-                }
+                let args = self.parse_list_until(b')', "between region arguments", |p| {
+                    p.parse_entry_arg("after a region argument")
+                })?;
                 let region = self.parse_region(Some(args))?;
                 self.sort_named(&mut props);
                 st.properties = props;

@@ -238,7 +238,9 @@ impl<'a> Parser<'a> {
                 .c
                 .error_at(pos, format!("unknown {mnemonic} value '{case}'")));
         };
-        Ok(self.intern_dialect_attr("stablehlo", mnemonic, vec![Param::Int(v)]))
+        Ok(self
+            .m
+            .dialect_attr("stablehlo", mnemonic, vec![Param::Int(v)]))
     }
 
     pub(super) fn precision_list(&mut self) -> PResult<Attribute> {
