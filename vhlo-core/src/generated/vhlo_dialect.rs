@@ -37367,7 +37367,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "value",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::String,
                     enum_: None,
                     min: None,
@@ -37379,14 +37379,14 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "name",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::String,
+                    wire: ::vhlo_core::dialect::Wire::String,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "size",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
@@ -37398,14 +37398,14 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "axes",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(1usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "device_ids",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
@@ -37417,14 +37417,14 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "pre_size",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "size",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
@@ -37436,14 +37436,14 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "name",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::String,
+                    wire: ::vhlo_core::dialect::Wire::String,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "sub_axis_info",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::OptAttr,
+                    wire: ::vhlo_core::dialect::Wire::IndexWithFlag,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(3usize),
                     enum_: None,
                     min: None,
@@ -37455,21 +37455,21 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "axes",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "is_closed",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Bool,
+                    wire: ::vhlo_core::dialect::Wire::BoolByte,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "priority",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::OptVarInt,
+                    wire: ::vhlo_core::dialect::Wire::OptUVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
@@ -37481,35 +37481,35 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "mesh_or_ref",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attr,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
                     of: ::vhlo_core::dialect::codec::CodecOf::MeshOrRef,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "dim_shardings",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(5usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "replicated_axes",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "unreduced_axes",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "reduction_op",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: Some(0usize),
                     min: None,
@@ -37521,7 +37521,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "shardings",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(6usize),
                     enum_: None,
                     min: None,
@@ -37533,7 +37533,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "factor_indices",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: Some(0i64),
@@ -37545,7 +37545,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "dim_mappings",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(8usize),
                     enum_: None,
                     min: None,
@@ -37557,56 +37557,56 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "factor_sizes",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "operand_mappings",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(9usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "result_mappings",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(9usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "reduction_factors",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: Some(0i64),
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "need_replication_factors",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: Some(0i64),
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "permutation_factors",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: Some(0i64),
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "blocked_propagation_factors",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: Some(0i64),
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "is_custom_rule",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Bool,
+                    wire: ::vhlo_core::dialect::Wire::BoolByte,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
@@ -37618,7 +37618,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "value",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
                     enum_: None,
                     min: None,
@@ -37630,7 +37630,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "value",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(11usize),
                     enum_: None,
                     min: None,
@@ -37642,21 +37642,21 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "axes",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "src_dim",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "tgt_dim",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
@@ -37668,7 +37668,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "value",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(13usize),
                     enum_: None,
                     min: None,
@@ -37680,49 +37680,116 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 0u64,
             attr: 0usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 1u64,
             attr: 1usize,
-            fields: &[0usize, 1usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::String,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 2u64,
             attr: 2usize,
-            fields: &[0usize, 1usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 3u64,
             attr: 3usize,
-            fields: &[0usize, 1usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 4u64,
             attr: 4usize,
-            fields: &[0usize, 1usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::String,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::IndexWithFlag,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 5u64,
             attr: 5usize,
-            fields: &[0usize, 1usize, 2usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::BoolByte,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::OptUVarInt,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 6u64,
             attr: 6usize,
-            fields: &[0usize, 1usize, 2usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[
                 (4usize, ::vhlo_core::dialect::codec::CodecDefault::Int(0i64)),
                 (3usize, ::vhlo_core::dialect::codec::CodecDefault::Empty),
@@ -37737,7 +37804,12 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 7u64,
             attr: 7usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[
                 ::vhlo_core::dialect::codec::CodecCondition::Elements {
@@ -37753,56 +37825,144 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 8u64,
             attr: 8usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 9u64,
             attr: 9usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 10u64,
             attr: 10usize,
-            fields: &[0usize, 1usize, 2usize, 3usize, 4usize, 5usize, 6usize, 7usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 3usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 4usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 5usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 6usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 7usize,
+                    wire: ::vhlo_core::dialect::Wire::BoolByte,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 11u64,
             attr: 11usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 12u64,
             attr: 12usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 13u64,
             attr: 13usize,
-            fields: &[0usize, 1usize, 2usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 14u64,
             attr: 14usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 15u64,
             attr: 6usize,
-            fields: &[0usize, 1usize, 2usize, 3usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 3usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[(4usize, ::vhlo_core::dialect::codec::CodecDefault::Int(0i64))],
             when: &[
                 ::vhlo_core::dialect::codec::CodecCondition::Empty {
@@ -37819,7 +37979,12 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 16u64,
             attr: 7usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[
                 ::vhlo_core::dialect::codec::CodecCondition::Elements {
@@ -37835,7 +38000,28 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 17u64,
             attr: 6usize,
-            fields: &[0usize, 1usize, 2usize, 3usize, 4usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 3usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 4usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
             defaults: &[],
             when: &[
                 ::vhlo_core::dialect::codec::CodecCondition::Empty {
