@@ -13,6 +13,8 @@ use serde_saphyr::Spanned;
 
 use crate::diag::Diagnostics;
 use crate::load::{pos, SStr};
+use crate::model::{ParamDef, ParamKind};
+use crate::wire::Wire;
 
 /// `spec/dialects/<dialect>.yaml`
 #[derive(Deserialize, Debug)]
@@ -55,6 +57,11 @@ pub struct RawAttr {
 pub struct RawParam {
     pub name: SStr,
     pub kind: SStr,
+    #[serde(default)]
+    pub optional: bool,
+    /// A named bytecode form (`codegen/src/wire.rs`), where the kind's plain one does not apply.
+    #[serde(default)]
+    pub wire: Option<SStr>,
     #[serde(default)]
     pub of: Option<SStr>,
     #[serde(default, rename = "enum")]
@@ -118,44 +125,17 @@ pub struct RawOpAttr {
     pub optional: bool,
 }
 
-/// Parameter kinds: the in-memory form and the wire form at once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    String,
-    SVarInt,
-    Bool,
-    OptVarInt,
-    Attr,
-    OptAttr,
-    Attrs,
-    SVarInts,
-}
-
-impl Kind {
-    const ALL: [(&'static str, Kind); 8] = [
-        ("string", Kind::String),
-        ("svarint", Kind::SVarInt),
-        ("bool", Kind::Bool),
-        ("opt_varint", Kind::OptVarInt),
-        ("attr", Kind::Attr),
-        ("opt_attr", Kind::OptAttr),
-        ("attrs", Kind::Attrs),
-        ("svarints", Kind::SVarInts),
-    ];
-    /// The runtime enum's variant name.
-    pub fn variant(self) -> &'static str {
-        match self {
-            Kind::String => "String",
-            Kind::SVarInt => "SVarInt",
-            Kind::Bool => "Bool",
-            Kind::OptVarInt => "OptVarInt",
-            Kind::Attr => "Attr",
-            Kind::OptAttr => "OptAttr",
-            Kind::Attrs => "Attrs",
-            Kind::SVarInts => "SVarInts",
-        }
-    }
-}
+/// The parameter kinds (`spec/types.yaml`'s) a dialect attribute may have: those the dialect
+/// text syntax knows.
+const KINDS: &[ParamKind] = &[
+    ParamKind::String,
+    ParamKind::I64,
+    ParamKind::I64s,
+    ParamKind::U32,
+    ParamKind::Bool,
+    ParamKind::Attr,
+    ParamKind::Attrs,
+];
 
 /// What an attribute-valued parameter holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,7 +150,10 @@ pub enum Of {
 #[derive(Clone, Debug)]
 pub struct Param {
     pub name: String,
-    pub kind: Kind,
+    pub kind: ParamKind,
+    pub optional: bool,
+    /// Its bytecode form.
+    pub wire: Wire,
     pub of: Of,
     /// Index into `enums`.
     pub enum_: Option<usize>,
@@ -221,6 +204,7 @@ pub enum Condition {
 pub struct Encoding {
     pub code: u64,
     pub attr: usize,
+    /// The encoded parameters (indices into the attribute's), in wire order.
     pub fields: Vec<usize>,
     pub defaults: Vec<(usize, DefaultValue)>,
     pub when: Vec<Condition>,
@@ -299,10 +283,10 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                     format!("duplicate parameter '{}'", p.name.value),
                 );
             }
-            let kind = match Kind::ALL.iter().find(|(n, _)| *n == p.kind.value) {
-                Some((_, k)) => *k,
+            let kind = match KINDS.iter().find(|k| k.spelling() == p.kind.value) {
+                Some(k) => *k,
                 None => {
-                    let names: Vec<&str> = Kind::ALL.iter().map(|(n, _)| *n).collect();
+                    let names: Vec<&str> = KINDS.iter().map(|k| k.spelling()).collect();
                     diags.error(
                         pos(file, &p.kind),
                         format!(
@@ -312,10 +296,10 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                         ),
                     );
                     // Not an attribute kind, so no follow-on error about `of`.
-                    Kind::SVarInt
+                    ParamKind::I64
                 }
             };
-            let holds_attrs = matches!(kind, Kind::Attr | Kind::OptAttr | Kind::Attrs);
+            let holds_attrs = matches!(kind, ParamKind::Attr | ParamKind::Attrs);
             let of = match &p.of {
                 None if holds_attrs => {
                     diags.error(
@@ -353,7 +337,7 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                 found
             });
             let min = p.min.as_ref().and_then(|m| {
-                let integer = matches!(kind, Kind::SVarInt | Kind::SVarInts);
+                let integer = matches!(kind, ParamKind::I64 | ParamKind::I64s);
                 if !integer {
                     diags.error(
                         pos(file, m),
@@ -362,9 +346,20 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                 }
                 integer.then_some(m.value)
             });
+            let def = ParamDef {
+                name: p.name.value.clone(),
+                kind,
+                optional: p.optional,
+                wire: p.wire.as_ref().map(|w| (w.value.clone(), pos(file, w))),
+                pos: pos(file, &p.name),
+            };
+            // No type parameters, so no hint that depends on one; no `code_with_encoding`.
+            let wire = crate::wire::param_wire(&def, &a.name.value, None, false, diags);
             params.push(Param {
                 name: p.name.value.clone(),
                 kind,
+                optional: p.optional,
+                wire,
                 of,
                 enum_,
                 min,
@@ -432,14 +427,14 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
             }
             let kind = a.params[p].kind;
             let v = match (value.value.as_str(), kind) {
-                ("empty", Kind::Attrs | Kind::SVarInts) => DefaultValue::Empty,
-                (s, Kind::SVarInt) if s.parse::<i64>().is_ok() => {
+                ("empty", ParamKind::Attrs | ParamKind::I64s) => DefaultValue::Empty,
+                (s, ParamKind::I64) if s.parse::<i64>().is_ok() => {
                     DefaultValue::Int(s.parse().unwrap_or(0))
                 }
                 (s, _) => {
                     diags.error(
                         pos(file, value),
-                        format!("default '{s}' does not fit '{name}' ({})", kind.variant()),
+                        format!("default '{s}' does not fit '{name}' ({})", kind.spelling()),
                     );
                     continue;
                 }
@@ -447,8 +442,7 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
             defaults.push((p, v));
         }
         for (p, param) in a.params.iter().enumerate() {
-            let optional = matches!(param.kind, Kind::OptAttr | Kind::OptVarInt);
-            if !fields.contains(&p) && !defaults.iter().any(|(d, _)| *d == p) && !optional {
+            if !fields.contains(&p) && !defaults.iter().any(|(d, _)| *d == p) && !param.optional {
                 diags.error(
                     pos(file, &e.attr),
                     format!(
@@ -588,13 +582,13 @@ fn condition(
             format!(
                 "`{what}` does not apply to '{}' ({})",
                 p.name,
-                p.kind.variant()
+                p.kind.spelling()
             ),
         );
         None
     };
     if let Some(is) = &c.is {
-        if !matches!(p.kind, Kind::Attrs | Kind::SVarInts) {
+        if !matches!(p.kind, ParamKind::Attrs | ParamKind::I64s) {
             return bad_kind(diags, "is");
         }
         return match is.value.as_str() {
@@ -613,7 +607,7 @@ fn condition(
         };
     }
     if let Some(v) = c.equals.as_ref().or(c.differs.as_ref()) {
-        if p.kind != Kind::SVarInt {
+        if p.kind != ParamKind::I64 {
             return bad_kind(diags, "equals/differs");
         }
         return Some(Condition::Equals {
@@ -627,7 +621,7 @@ fn condition(
         (_, Some(i)) => (i, false),
         _ => return None,
     };
-    let (Kind::Attrs, Of::Attr(elem)) = (p.kind, &p.of) else {
+    let (ParamKind::Attrs, Of::Attr(elem)) = (p.kind, &p.of) else {
         return bad_kind(diags, "every/some");
     };
     let inner = condition(file, attrs, *elem, inner, diags)?;
@@ -668,12 +662,12 @@ dialect: x
 attributes:
   - name: a
     params:
-      - {name: n, kind: svarnt}
+      - {name: n, kind: i46}
       - {name: l, kind: attrs, of: nope, min: 0}
   - name: b
     params:
       - {name: u, kind: attrs, of: a}
-      - {name: r, kind: svarint}
+      - {name: r, kind: i64}
 encodings:
   - {code: 0, attr: a, fields: [n, l]}
   - {code: 2, attr: b, fields: [u], when: [{param: u, is: empty}]}
@@ -686,7 +680,7 @@ ops:
 ";
         let errs = errors(yaml);
         let want = [
-            "spec/dialects/x.yaml:5:25: error: unknown parameter kind 'svarnt'",
+            "spec/dialects/x.yaml:5:25: error: unknown parameter kind 'i46'",
             "spec/dialects/x.yaml:6:36: error: unknown attribute 'nope' in `of`",
             "spec/dialects/x.yaml:6:47: error: `min` on a parameter of kind 'attrs'",
             "spec/dialects/x.yaml:13:12: error: encoding code 2 out of order",

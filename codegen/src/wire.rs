@@ -1,10 +1,11 @@
 //! The bytecode form of VHLO types and attributes: each parameter kind has a plain wire form, and
-//! the irregular ones (upstream's `VhloBytecode.cpp`) are named hints in the spec (`wire:`), with
-//! `wire_order:` where the bytecode order is not the storage order. Lowered here into the steps
-//! the bytecode engine (`vhlo-core/src/bytecode/vhlo_codec.rs`) reads and writes.
+//! the irregular ones (upstream's `VhloBytecode.cpp`, Shardy's `bytecode.td`) are named hints in
+//! the spec (`wire:`), with `wire_order:` where the bytecode order is not the storage order.
+//! Lowered here, for VHLO and for the dialects of `spec/dialects/` alike, into the steps the one
+//! bytecode engine (`vhlo-core/src/bytecode/vhlo_codec.rs`) reads and writes.
 
 use crate::diag::{Diagnostics, Pos};
-use crate::model::{ParamKind, TypeOrAttrDef};
+use crate::model::{ParamDef, ParamKind, TypeOrAttrDef};
 
 /// How one parameter is written (mirrors `vhlo_core::dialect::Wire`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,12 +16,14 @@ pub enum Wire {
     Attrs,
     AttrPairs,
     Bool,
+    BoolByte,
     String,
     SVarInt,
     SVarInts,
     Shape,
     VarInt,
     UVarInt,
+    OptUVarInt,
     QuantFlags,
     F64,
     F64s,
@@ -44,12 +47,14 @@ impl Wire {
             Wire::Attrs => ("Attrs", None),
             Wire::AttrPairs => ("AttrPairs", None),
             Wire::Bool => ("Bool", None),
+            Wire::BoolByte => ("BoolByte", None),
             Wire::String => ("String", None),
             Wire::SVarInt => ("SVarInt", None),
             Wire::SVarInts => ("SVarInts", None),
             Wire::Shape => ("Shape", None),
             Wire::VarInt => ("VarInt", None),
             Wire::UVarInt => ("UVarInt", None),
+            Wire::OptUVarInt => ("OptUVarInt", None),
             Wire::QuantFlags => ("QuantFlags", None),
             Wire::F64 => ("F64", None),
             Wire::F64s => ("F64s", None),
@@ -95,6 +100,11 @@ pub const HINTS: &[(&str, &str)] = &[
     (
         "index_with_flag",
         "optional attr: the attribute index with a presence flag",
+    ),
+    ("byte", "bool: one byte, 0 or 1 (Shardy)"),
+    (
+        "varint_with_flag",
+        "optional u32: the value with a presence flag (Shardy)",
     ),
 ];
 
@@ -182,98 +192,113 @@ pub fn lower(
             .rev()
             .copied()
             .find(|&j| d.params.get(j).is_some_and(|q| q.kind == ParamKind::Type));
-        let hint = p.wire.as_ref().map(|(h, _)| h.as_str());
-        let hint_pos = p.wire.as_ref().map_or(p.pos.clone(), |(_, at)| at.clone());
-        let needs_type = |w: fn(usize) -> Wire, diags: &mut Diagnostics| match type_before {
-            Some(t) => w(t),
-            None => {
-                diags.error(
-                    hint_pos.clone(),
-                    format!(
-                        "parameter `{}` of `{name}`: `{}` needs a `type` parameter before it on the wire",
-                        p.name,
-                        hint.unwrap_or("")
-                    ),
-                );
-                w(0)
-            }
-        };
-        let wire = match (p.kind, p.optional, hint) {
-            (ParamKind::Attr, true, None) if by_code == Some(i) => Wire::ByCode,
-            (ParamKind::Attr, true, Some("presence_flag")) => Wire::PresenceFlag,
-            (ParamKind::Attr, true, Some("index_with_flag")) => Wire::IndexWithFlag,
-            (_, true, _) => {
-                diags.error(
-                    hint_pos.clone(),
-                    format!(
-                        "optional parameter `{}` of `{name}` needs `wire: presence_flag` or `wire: index_with_flag` (or the type's `code_with_encoding`)",
-                        p.name
-                    ),
-                );
-                Wire::Attr
-            }
-            (ParamKind::Type, false, None) => Wire::Type,
-            (ParamKind::Types, false, None) => Wire::Types,
-            (ParamKind::Attr, false, None) => Wire::Attr,
-            (ParamKind::Attrs, false, None) => Wire::Attrs,
-            (ParamKind::AttrPairs, false, None) => Wire::AttrPairs,
-            (ParamKind::Bool, false, None) => Wire::Bool,
-            (ParamKind::String, false, None) => Wire::String,
-            (ParamKind::I64, false, None) => Wire::SVarInt,
-            (ParamKind::I64s | ParamKind::Dims, false, None) => Wire::SVarInts,
-            (ParamKind::Dims, false, Some("shape")) => Wire::Shape,
-            (ParamKind::I32, false, None) => Wire::VarInt,
-            (ParamKind::U32, false, None) => Wire::UVarInt,
-            (ParamKind::U32, false, Some("quant_flags")) => Wire::QuantFlags,
-            (ParamKind::Float, false, None) => Wire::F64,
-            (ParamKind::Floats, false, None) => Wire::F64s,
-            (ParamKind::Float, false, Some("quant_scale")) => Wire::QuantScale,
-            (ParamKind::Floats, false, Some("quant_scale")) => Wire::QuantScales,
-            (ParamKind::Float, false, Some("type_width")) => needs_type(Wire::FloatOfType, diags),
-            (ParamKind::Int, false, Some("type_width")) => needs_type(Wire::IntOfType, diags),
-            (ParamKind::DenseData, false, Some("packed_i1_blob")) => {
-                needs_type(Wire::PackedI1Blob, diags)
-            }
-            (ParamKind::Int, false, None) => {
-                diags.error(
-                    p.pos.clone(),
-                    format!(
-                        "parameter `{}` of `{name}` (int) needs `wire: type_width`: its width is its type's",
-                        p.name
-                    ),
-                );
-                Wire::SVarInt
-            }
-            (ParamKind::DenseData, false, None) => {
-                diags.error(
-                    p.pos.clone(),
-                    format!(
-                        "parameter `{}` of `{name}` (dense_data) needs `wire: packed_i1_blob`",
-                        p.name
-                    ),
-                );
-                Wire::PackedI1Blob(0)
-            }
-            (kind, false, Some(h)) => {
-                let known = HINTS.iter().find(|(n, _)| *n == h);
-                let msg = match known {
-                    Some((_, applies)) => format!(
-                        "`wire: {h}` does not apply to parameter `{}` of `{name}` (kind {}); it applies to {applies}",
-                        p.name,
-                        kind.spelling()
-                    ),
-                    None => format!(
-                        "unknown `wire:` hint `{h}` on parameter `{}` of `{name}` (the hints: {}){}",
-                        p.name,
-                        hint_list(),
-                        crate::ods::did_you_mean(h, HINTS.iter().map(|(n, _)| *n))
-                    ),
-                };
-                diags.error(hint_pos.clone(), msg);
-                Wire::Attr
-            }
-        };
+        let wire = param_wire(p, name, type_before, by_code == Some(i), diags);
         steps.push(WireStep { param: i, wire });
     }
     steps
+}
+
+/// The wire form of parameter `p` of `name`: its kind's plain form or its `wire:` hint.
+/// `type_before` is the type parameter before it on the wire; `by_code`, whether the type's
+/// `code_with_encoding` selects it.
+pub fn param_wire(
+    p: &ParamDef,
+    name: &str,
+    type_before: Option<usize>,
+    by_code: bool,
+    diags: &mut Diagnostics,
+) -> Wire {
+    let hint = p.wire.as_ref().map(|(h, _)| h.as_str());
+    let hint_pos = p.wire.as_ref().map_or(p.pos.clone(), |(_, at)| at.clone());
+    let needs_type = |w: fn(usize) -> Wire, diags: &mut Diagnostics| match type_before {
+        Some(t) => w(t),
+        None => {
+            diags.error(
+                hint_pos.clone(),
+                format!(
+                    "parameter `{}` of `{name}`: `{}` needs a `type` parameter before it on the wire",
+                    p.name,
+                    hint.unwrap_or("")
+                ),
+            );
+            w(0)
+        }
+    };
+    match (p.kind, p.optional, hint) {
+        (ParamKind::Attr, true, None) if by_code => Wire::ByCode,
+        (ParamKind::Attr, true, Some("index_with_flag")) => Wire::IndexWithFlag,
+        (ParamKind::U32, true, Some("varint_with_flag")) => Wire::OptUVarInt,
+        (ParamKind::Attr, true, Some("presence_flag")) => Wire::PresenceFlag,
+        (_, true, _) => {
+            diags.error(
+                hint_pos.clone(),
+                format!(
+                    "optional parameter `{}` of `{name}` needs `wire: presence_flag` or `wire: index_with_flag` (or the type's `code_with_encoding`; an optional u32, `wire: varint_with_flag`)",
+                    p.name
+                ),
+            );
+            Wire::Attr
+        }
+        (ParamKind::Type, false, None) => Wire::Type,
+        (ParamKind::Types, false, None) => Wire::Types,
+        (ParamKind::Attr, false, None) => Wire::Attr,
+        (ParamKind::Attrs, false, None) => Wire::Attrs,
+        (ParamKind::AttrPairs, false, None) => Wire::AttrPairs,
+        (ParamKind::Bool, false, None) => Wire::Bool,
+        (ParamKind::Bool, false, Some("byte")) => Wire::BoolByte,
+        (ParamKind::String, false, None) => Wire::String,
+        (ParamKind::I64, false, None) => Wire::SVarInt,
+        (ParamKind::I64s | ParamKind::Dims, false, None) => Wire::SVarInts,
+        (ParamKind::Dims, false, Some("shape")) => Wire::Shape,
+        (ParamKind::I32, false, None) => Wire::VarInt,
+        (ParamKind::U32, false, None) => Wire::UVarInt,
+        (ParamKind::U32, false, Some("quant_flags")) => Wire::QuantFlags,
+        (ParamKind::Float, false, None) => Wire::F64,
+        (ParamKind::Floats, false, None) => Wire::F64s,
+        (ParamKind::Float, false, Some("quant_scale")) => Wire::QuantScale,
+        (ParamKind::Floats, false, Some("quant_scale")) => Wire::QuantScales,
+        (ParamKind::Float, false, Some("type_width")) => needs_type(Wire::FloatOfType, diags),
+        (ParamKind::Int, false, Some("type_width")) => needs_type(Wire::IntOfType, diags),
+        (ParamKind::DenseData, false, Some("packed_i1_blob")) => {
+            needs_type(Wire::PackedI1Blob, diags)
+        }
+        (ParamKind::Int, false, None) => {
+            diags.error(
+                p.pos.clone(),
+                format!(
+                    "parameter `{}` of `{name}` (int) needs `wire: type_width`: its width is its type's",
+                    p.name
+                ),
+            );
+            Wire::SVarInt
+        }
+        (ParamKind::DenseData, false, None) => {
+            diags.error(
+                p.pos.clone(),
+                format!(
+                    "parameter `{}` of `{name}` (dense_data) needs `wire: packed_i1_blob`",
+                    p.name
+                ),
+            );
+            Wire::PackedI1Blob(0)
+        }
+        (kind, false, Some(h)) => {
+            let known = HINTS.iter().find(|(n, _)| *n == h);
+            let msg = match known {
+                Some((_, applies)) => format!(
+                    "`wire: {h}` does not apply to parameter `{}` of `{name}` (kind {}); it applies to {applies}",
+                    p.name,
+                    kind.spelling()
+                ),
+                None => format!(
+                    "unknown `wire:` hint `{h}` on parameter `{}` of `{name}` (the hints: {}){}",
+                    p.name,
+                    hint_list(),
+                    crate::ods::did_you_mean(h, HINTS.iter().map(|(n, _)| *n))
+                ),
+            };
+            diags.error(hint_pos.clone(), msg);
+            Wire::Attr
+        }
+    }
 }

@@ -58,7 +58,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
         let m = &a.name;
         let params = a.params.iter().map(|p| {
             let n = &p.name;
-            let kind = format_ident!("{}", p.kind.variant());
+            let wire = wire_tokens(p.wire);
             let of = match p.of {
                 Of::Any => quote! { ::vhlo_core::dialect::codec::CodecOf::Any },
                 Of::String => quote! { ::vhlo_core::dialect::codec::CodecOf::String },
@@ -73,13 +73,16 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 Some(v) => quote! { Some(#v) },
                 None => quote! { None },
             };
-            quote! { ::vhlo_core::dialect::codec::CodecParam { name: #n, kind: ::vhlo_core::dialect::codec::CodecKind::#kind, of: #of, enum_: #en, min: #min } }
+            quote! { ::vhlo_core::dialect::codec::CodecParam { name: #n, wire: #wire, of: #of, enum_: #en, min: #min } }
         });
         quote! { ::vhlo_core::dialect::codec::CodecAttr { mnemonic: #m, params: &[ #(#params),* ] } }
     });
     let encodings = d.encodings.iter().map(|e| {
         let (code, attr) = (e.code, e.attr);
-        let fields = &e.fields;
+        let steps = e.fields.iter().map(|&f| {
+            let wire = wire_tokens(d.attrs[e.attr].params[f].wire);
+            quote! { ::vhlo_core::dialect::WireStep { param: #f, wire: #wire } }
+        });
         let defaults = e.defaults.iter().map(|(p, v)| {
             let v = match v {
                 DefaultValue::Empty => quote! { ::vhlo_core::dialect::codec::CodecDefault::Empty },
@@ -92,7 +95,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
         let when = e.when.iter().map(condition);
         quote! {
             ::vhlo_core::dialect::codec::CodecEncoding {
-                code: #code, attr: #attr, fields: &[ #(#fields),* ],
+                code: #code, attr: #attr, wire: &[ #(#steps),* ],
                 defaults: &[ #(#defaults),* ], when: &[ #(#when),* ],
             }
         }
@@ -126,5 +129,15 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
             encodings: &[ #(#encodings),* ],
             ops: &[ #(#ops),* ],
         };
+    }
+}
+
+/// A wire form as the runtime `dialect::Wire`.
+pub(crate) fn wire_tokens(w: crate::wire::Wire) -> TokenStream {
+    let (v, arg) = w.variant();
+    let v = format_ident!("{}", v);
+    match arg {
+        Some(a) => quote! { ::vhlo_core::dialect::Wire::#v(#a) },
+        None => quote! { ::vhlo_core::dialect::Wire::#v },
     }
 }

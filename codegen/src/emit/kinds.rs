@@ -52,12 +52,7 @@ fn kind_enum(
     let wires = defs.iter().map(|d| {
         let steps = d.wire.iter().map(|st| {
             let param = st.param;
-            let (v, arg) = st.wire.variant();
-            let v = format_ident!("{}", v);
-            let wire = match arg {
-                Some(a) => quote! { ::vhlo_core::dialect::Wire::#v(#a) },
-                None => quote! { ::vhlo_core::dialect::Wire::#v },
-            };
+            let wire = super::codec::wire_tokens(st.wire);
             quote! { ::vhlo_core::dialect::WireStep { param: #param, wire: #wire } }
         });
         quote! { &[ #(#steps),* ] }

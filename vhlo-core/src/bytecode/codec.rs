@@ -1,43 +1,26 @@
-//! The dialect-attribute codec engine: reads and writes the bytecode of a dialect's attributes from
-//! its tables (`dialect::codec`, generated from `spec/dialects/*.yaml`), one parameter kind at a
-//! time. Reading and writing sit side by side so each kind's wire form is stated twice, next to
-//! itself. The model is MLIR's `BuiltinDialectBytecode.td`: an entry is a code then the encoded
-//! parameters; a versioned attribute has several encodings and the writer takes the first whose
-//! condition holds.
+//! The attributes of the dialects of `spec/dialects/` (Shardy) in bytecode, from their tables
+//! (`dialect::codec`). As in MLIR's `BuiltinDialectBytecode.td`, an entry is a code then the
+//! encoded parameters; a versioned attribute has several encodings, and the writer takes the first
+//! whose conditions hold. The parameters are read and written by VHLO's engine
+//! (`vhlo_codec::read_params`, `write_params`) from the encoding's wire steps, so each wire form
+//! has one reader and one writer.
 
 use super::encoding::Cursor;
+use super::vhlo_codec::{read_params, write_params, VhloSource};
+use super::writer::{DialectWriter, WriteError};
 use super::BytecodeError;
-use crate::dialect::codec::{CodecCondition, CodecDefault, CodecDialect, CodecKind, CodecParam};
+use crate::dialect::codec::{CodecCondition, CodecDefault, CodecDialect};
+use crate::dialect::Wire;
 use crate::ir::{AttrData, Attribute, DialectAttr, Module, Param, Symbol};
 
-type Result<T> = std::result::Result<T, BytecodeError>;
-
-/// What the engine reads through (the bytecode reader's attribute references and strings).
-pub(super) trait CodecSource {
-    fn string(&mut self, c: &mut Cursor<'_>) -> Result<Symbol>;
-    fn attr(&mut self, c: &mut Cursor<'_>) -> Result<Attribute>;
-    fn attr_at(&mut self, c: &Cursor<'_>, idx: usize) -> Result<Attribute>;
-    fn module(&mut self) -> &mut Module;
-}
-
-/// What the engine writes through (the writer's numbering and emission passes).
-pub(super) trait CodecSink {
-    fn varint(&mut self, v: u64);
-    fn byte(&mut self, b: u8);
-    fn signed_varint(&mut self, v: i64);
-    fn string(&mut self, m: &Module, s: Symbol);
-    fn attr(&mut self, m: &mut Module, a: Attribute) -> std::result::Result<(), String>;
-    fn opt_attr(&mut self, m: &mut Module, a: Option<Attribute>)
-        -> std::result::Result<(), String>;
-}
-
-/// Reads one attribute entry of dialect `d` (`dialect` is its interned name).
-pub(super) fn read_attr(
+/// Reads one attribute entry of dialect `d` (`dialect` is its interned name): its code picks the
+/// encoding, whose wire steps VHLO's engine reads; then what each parameter holds is checked.
+pub(super) fn read_attr<S: VhloSource>(
     d: &CodecDialect,
     dialect: Symbol,
-    src: &mut dyn CodecSource,
+    src: &mut S,
     c: &mut Cursor<'_>,
-) -> Result<AttrData> {
+) -> Result<AttrData, BytecodeError> {
     let at = c.offset();
     let code = c.varint()?;
     let enc = d
@@ -47,28 +30,24 @@ pub(super) fn read_attr(
         .attrs
         .get(enc.attr)
         .ok_or_else(|| c.err_at(at, "encoding of an unknown attribute"))?;
-    let mut params: Vec<Param> = vec![Param::Absent; attr.params.len()];
-    for &f in enc.fields {
-        let p = attr
-            .params
-            .get(f)
-            .ok_or_else(|| c.err_at(at, "encoding field out of range"))?;
-        let field_at = c.offset();
-        let value = read_param(p, src, c)?;
-        d.check_param(p, src.module(), &value).map_err(|e| {
+    let name = |i: usize| attr.params.get(i).map_or("?", |p| p.name);
+    let what = (attr.mnemonic, attr.params.len(), name);
+    let mut params = read_params(src, what, enc.wire, false, c)?;
+    for step in enc.wire {
+        let (Some(p), Some(value)) = (attr.params.get(step.param), params.get(step.param)) else {
+            return Err(c.err_at(at, "encoding field out of range"));
+        };
+        d.check_param(p, src.module(), value).map_err(|e| {
             c.err_at(
-                field_at,
+                at,
                 format!("#{}.{} parameter '{}': {e}", d.name, attr.mnemonic, p.name),
             )
         })?;
-        if let Some(slot) = params.get_mut(f) {
-            *slot = value;
-        }
     }
     for &(p, default) in enc.defaults {
-        let kind = attr.params.get(p).map(|p| p.kind);
-        let value = match (default, kind) {
-            (CodecDefault::Empty, Some(CodecKind::SVarInts)) => Param::Ints(Box::new([])),
+        let wire = attr.params.get(p).map(|p| p.wire);
+        let value = match (default, wire) {
+            (CodecDefault::Empty, Some(Wire::SVarInts)) => Param::Ints(Box::new([])),
             (CodecDefault::Empty, _) => Param::Attrs(Box::new([])),
             (CodecDefault::Int(v), _) => Param::Int(v),
         };
@@ -80,53 +59,8 @@ pub(super) fn read_attr(
     Ok(AttrData::Dialect(DialectAttr {
         dialect,
         mnemonic,
-        params: params.into(),
+        params,
     }))
-}
-
-fn read_param(p: &CodecParam, src: &mut dyn CodecSource, c: &mut Cursor<'_>) -> Result<Param> {
-    Ok(match p.kind {
-        CodecKind::String => Param::Str(src.string(c)?),
-        CodecKind::SVarInt => Param::Int(c.signed_varint()?),
-        CodecKind::Bool => {
-            let at = c.offset();
-            match c.byte()? {
-                0 => Param::Bool(false),
-                1 => Param::Bool(true),
-                v => return Err(c.err_at(at, format!("{v} is not a boolean"))),
-            }
-        }
-        CodecKind::OptVarInt => match c.varint_with_flag()? {
-            (v, true) => Param::UInt(v),
-            (0, false) => Param::Absent,
-            _ => return Err(c.err("absent optional integer with a value")),
-        },
-        CodecKind::Attr => Param::Attr(src.attr(c)?),
-        CodecKind::OptAttr => match c.varint_with_flag()? {
-            (idx, true) => {
-                let idx = usize::try_from(idx).map_err(|_| c.err("attribute index too large"))?;
-                Param::Attr(src.attr_at(c, idx)?)
-            }
-            (0, false) => Param::Absent,
-            _ => return Err(c.err("absent optional attribute with an index")),
-        },
-        CodecKind::Attrs => {
-            let n = c.count(1)?;
-            let mut items = Vec::with_capacity(n);
-            for _ in 0..n {
-                items.push(src.attr(c)?);
-            }
-            Param::Attrs(items.into())
-        }
-        CodecKind::SVarInts => {
-            let n = c.count(1)?;
-            let mut items = Vec::with_capacity(n);
-            for _ in 0..n {
-                items.push(c.signed_varint()?);
-            }
-            Param::Ints(items.into())
-        }
-    })
 }
 
 /// Writes attribute `mnemonic` of dialect `d` with `params`; picks the encoding by its conditions.
@@ -135,42 +69,42 @@ pub(super) fn write_attr(
     m: &mut Module,
     mnemonic: &str,
     params: &[Param],
-    w: &mut dyn CodecSink,
-) -> std::result::Result<(), String> {
+    w: &mut dyn DialectWriter,
+) -> Result<(), WriteError> {
+    let err = |s: String| WriteError(s);
     let (index, attr) = d.attr(mnemonic).ok_or_else(|| {
-        format!(
+        err(format!(
             "#{}.{mnemonic} is not an attribute of the {} dialect",
             d.name, d.name
-        )
+        ))
     })?;
     if params.len() != attr.params.len() {
-        return Err(format!(
+        return Err(err(format!(
             "#{}.{mnemonic} has {} parameters, expected {}",
             d.name,
             params.len(),
             attr.params.len()
-        ));
+        )));
     }
     for (p, v) in attr.params.iter().zip(params) {
-        d.check_param(p, m, v)
-            .map_err(|e| format!("#{}.{mnemonic} parameter '{}': {e}", d.name, p.name))?;
+        d.check_param(p, m, v).map_err(|e| {
+            err(format!(
+                "#{}.{mnemonic} parameter '{}': {e}",
+                d.name, p.name
+            ))
+        })?;
     }
     let enc = d
         .encodings
         .iter()
         .filter(|e| e.attr == index)
         .find(|e| e.when.iter().all(|c| holds(m, c, params)))
-        .ok_or_else(|| format!("no encoding of #{}.{mnemonic} fits its parameters", d.name))?;
-    w.varint(enc.code);
-    for &f in enc.fields {
-        let (Some(p), Some(v)) = (attr.params.get(f), params.get(f)) else {
-            return Err(format!(
-                "#{}.{mnemonic}: encoding field out of range",
+        .ok_or_else(|| {
+            err(format!(
+                "no encoding of #{}.{mnemonic} fits its parameters",
                 d.name
-            ));
-        };
-        write_param(p, v, m, w)?;
-    }
+            ))
+        })?;
     // The parameters left out must hold their defaults, or the entry would read back different.
     for &(p, default) in enc.defaults {
         let ok = match (default, params.get(p)) {
@@ -181,50 +115,15 @@ pub(super) fn write_attr(
         };
         if !ok {
             let name = attr.params.get(p).map_or("?", |p| p.name);
-            return Err(format!(
+            return Err(err(format!(
                 "#{}.{mnemonic}: encoding {} cannot carry '{name}'",
                 d.name, enc.code
-            ));
+            )));
         }
     }
-    Ok(())
-}
-
-fn write_param(
-    p: &CodecParam,
-    v: &Param,
-    m: &mut Module,
-    w: &mut dyn CodecSink,
-) -> std::result::Result<(), String> {
-    match (p.kind, v) {
-        (CodecKind::String, Param::Str(s)) => w.string(m, *s),
-        (CodecKind::SVarInt, Param::Int(i)) => w.signed_varint(*i),
-        (CodecKind::Bool, Param::Bool(b)) => w.byte(u8::from(*b)),
-        (CodecKind::OptVarInt, Param::UInt(u)) => {
-            if *u >> 63 != 0 {
-                return Err(format!("'{}' value {u} does not fit", p.name));
-            }
-            w.varint((u << 1) | 1)
-        }
-        (CodecKind::OptVarInt, Param::Absent) => w.varint(0),
-        (CodecKind::Attr, Param::Attr(a)) => w.attr(m, *a)?,
-        (CodecKind::OptAttr, Param::Attr(a)) => w.opt_attr(m, Some(*a))?,
-        (CodecKind::OptAttr, Param::Absent) => w.opt_attr(m, None)?,
-        (CodecKind::Attrs, Param::Attrs(items)) => {
-            w.varint(items.len() as u64);
-            for &a in items.iter() {
-                w.attr(m, a)?;
-            }
-        }
-        (CodecKind::SVarInts, Param::Ints(items)) => {
-            w.varint(items.len() as u64);
-            for &i in items.iter() {
-                w.signed_varint(i);
-            }
-        }
-        _ => return Err(format!("'{}' is not a {:?}", p.name, p.kind)),
-    }
-    Ok(())
+    w.varint(enc.code);
+    let bad = || err(format!("#{}.{mnemonic} has unexpected parameters", d.name));
+    write_params(m, enc.wire, params, w, &bad)
 }
 
 /// Whether `c` holds of an attribute with `params`.
@@ -273,7 +172,7 @@ mod tests {
     #[derive(Default)]
     struct Recorder(Vec<String>);
 
-    impl CodecSink for Recorder {
+    impl DialectWriter for Recorder {
         fn varint(&mut self, v: u64) {
             self.0.push(format!("v{v}"));
         }
@@ -283,18 +182,21 @@ mod tests {
         fn signed_varint(&mut self, v: i64) {
             self.0.push(format!("s{v}"));
         }
-        fn string(&mut self, m: &Module, s: Symbol) {
-            self.0.push(format!("'{}'", m.str(s)));
+        fn blob(&mut self, data: &[u8]) {
+            self.0.push(format!("blob{}", data.len()));
         }
-        fn attr(&mut self, _: &mut Module, _: Attribute) -> std::result::Result<(), String> {
+        fn string(&mut self, s: &[u8]) {
+            self.0.push(format!("'{}'", String::from_utf8_lossy(s)));
+        }
+        fn attr(&mut self, _: &mut Module, _: Attribute) -> Result<(), WriteError> {
             self.0.push("a".into());
             Ok(())
         }
-        fn opt_attr(
-            &mut self,
-            _: &mut Module,
-            a: Option<Attribute>,
-        ) -> std::result::Result<(), String> {
+        fn ty(&mut self, _: &mut Module, _: crate::ir::Type) -> Result<(), WriteError> {
+            self.0.push("t".into());
+            Ok(())
+        }
+        fn opt_attr(&mut self, _: &mut Module, a: Option<Attribute>) -> Result<(), WriteError> {
             self.0.push(if a.is_some() { "a?" } else { "-" }.into());
             Ok(())
         }
@@ -381,7 +283,9 @@ mod tests {
         let d = codec_dialect("sdy").expect("sdy tables");
         let mut m = Module::new();
         let mut r = Recorder::default();
-        let err = write_attr(d, &mut m, "sub_axis_info", &[Param::Int(1)], &mut r).unwrap_err();
+        let err = write_attr(d, &mut m, "sub_axis_info", &[Param::Int(1)], &mut r)
+            .unwrap_err()
+            .0;
         assert!(err.contains("has 1 parameters, expected 2"), "{err}");
         let err = write_attr(
             d,
@@ -390,7 +294,8 @@ mod tests {
             &[Param::Int(1), Param::Bool(true)],
             &mut r,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .0;
         assert!(err.contains("'size'"), "{err}");
     }
 }

@@ -1548,7 +1548,7 @@ struct RegionCtx {
     forward: Vec<(OpId, usize, usize, usize)>,
 }
 
-impl super::codec::CodecSource for Reader<'_> {
+impl super::vhlo_codec::VhloSource for Reader<'_> {
     fn string(&mut self, c: &mut Cursor<'_>) -> Result<Symbol> {
         self.read_string_ref(c)
     }
@@ -1561,9 +1561,6 @@ impl super::codec::CodecSource for Reader<'_> {
     fn module(&mut self) -> &mut Module {
         &mut self.module
     }
-}
-
-impl super::vhlo_codec::VhloSource for Reader<'_> {
     fn ty(&mut self, c: &mut Cursor<'_>) -> Result<Type> {
         self.read_type(c)
     }

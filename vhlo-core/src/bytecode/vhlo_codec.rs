@@ -18,9 +18,10 @@ use super::encoding::Cursor;
 use super::reader::{read_apint, sign_extend};
 use super::writer::{DialectWriter, WriteError};
 use super::BytecodeError;
-use crate::dialect::{ParamSpec, Wire, WireStep};
+use crate::dialect::{Wire, WireStep};
 use crate::ir::{
-    AttrData, Blob, DialectAttr, DialectType, Module, Param, Signedness, Symbol, Type, TypeData,
+    AttrData, Attribute, Blob, DialectAttr, DialectType, Module, Param, Signedness, Symbol, Type,
+    TypeData,
 };
 use crate::vhlo::{VhloAttr, VhloEnum, VhloType};
 
@@ -28,7 +29,11 @@ type ReadResult<T> = std::result::Result<T, BytecodeError>;
 type WriteResult<T> = std::result::Result<T, WriteError>;
 
 /// What the codecs read through: the reader's attribute and type references and strings.
-pub(super) trait VhloSource: super::codec::CodecSource {
+pub(super) trait VhloSource {
+    fn string(&mut self, c: &mut Cursor<'_>) -> ReadResult<Symbol>;
+    fn attr(&mut self, c: &mut Cursor<'_>) -> ReadResult<Attribute>;
+    fn attr_at(&mut self, c: &Cursor<'_>, idx: usize) -> ReadResult<Attribute>;
+    fn module(&mut self) -> &mut Module;
     fn ty(&mut self, c: &mut Cursor<'_>) -> ReadResult<Type>;
     /// The reader's cache of interned mnemonics, with the module they are interned in.
     fn mnemonics(&mut self) -> (&mut Mnemonics, &mut Module);
@@ -88,7 +93,9 @@ pub(super) fn read_attr<S: VhloSource>(
     let a = code32
         .and_then(VhloAttr::from_code)
         .ok_or_else(|| c.err_at(at, format!("unknown vhlo attribute code {code}")))?;
-    let params = read_params(s, a.mnemonic(), a.params(), a.wire(), false, c)?;
+    let specs = a.params();
+    let name = |i: usize| specs.get(i).map_or("?", |p| p.name);
+    let params = read_params(s, (a.mnemonic(), specs.len(), name), a.wire(), false, c)?;
     let mnemonic = attr_sym(s, a);
     Ok(AttrData::Dialect(DialectAttr {
         dialect,
@@ -156,7 +163,9 @@ pub(super) fn read_type<S: VhloSource>(
         .and_then(VhloType::from_code)
         .ok_or_else(|| c.err_at(at, format!("unknown vhlo type code {code}")))?;
     let by_code = code32.is_some() && code32 == t.code_with_encoding();
-    let params = read_params(s, t.mnemonic(), t.params(), t.wire(), by_code, c)?;
+    let specs = t.params();
+    let name = |i: usize| specs.get(i).map_or("?", |p| p.name);
+    let params = read_params(s, (t.mnemonic(), specs.len(), name), t.wire(), by_code, c)?;
     let mnemonic = type_sym(s, t);
     Ok(TypeData::Dialect(DialectType {
         dialect,
@@ -206,15 +215,17 @@ fn type_param(params: &[Param], p: usize) -> Option<Type> {
 // recurses through the reader's `resolve`: keeping those arms in one small frame keeps a deep
 // nesting within the stack.
 
-fn read_params<S: VhloSource>(
+/// Reads the parameters of an entry whose `wire` steps follow its code; `what` is the entry's
+/// mnemonic, its parameter count and their names (for errors).
+pub(super) fn read_params<S: VhloSource, N: Fn(usize) -> &'static str>(
     s: &mut S,
-    mnemonic: &str,
-    specs: &[ParamSpec],
+    what: (&str, usize, N),
     wire: &[WireStep],
     by_code: bool,
     c: &mut Cursor<'_>,
 ) -> ReadResult<Box<[Param]>> {
-    let mut params: Vec<Param> = Vec::with_capacity(specs.len());
+    let (mnemonic, len, name_of) = what;
+    let mut params: Vec<Param> = Vec::with_capacity(len);
     // Where the last type parameter was read: a type-width APInt or a blob that does not fit
     // its type is reported there.
     let mut type_at = c.offset();
@@ -278,7 +289,7 @@ fn read_params<S: VhloSource>(
             }
             Wire::PackedI1Blob(p) => read_i1_blob(s, mnemonic, type_param(&params, p), c)?,
             plain => {
-                let name = specs.get(step.param).map_or("?", |p| p.name);
+                let name = name_of(step.param);
                 read_plain(s.module(), plain, &params, c, (mnemonic, name, type_at))?
             }
         };
@@ -294,13 +305,15 @@ fn read_params<S: VhloSource>(
             }
         }
     }
-    if params.len() != specs.len() {
-        params.resize(specs.len(), Param::Absent);
+    if params.len() != len {
+        params.resize(len, Param::Absent);
     }
     Ok(params.into_boxed_slice())
 }
 
-fn write_params(
+/// Writes the parameters of an entry as its `wire` steps say (after its code); a parameter
+/// that does not fit its step is `bad`.
+pub(super) fn write_params(
     m: &mut Module,
     wire: &[WireStep],
     params: &[Param],
@@ -371,6 +384,19 @@ fn read_plain(
         | Wire::String
         | Wire::PackedI1Blob(_) => return Err(c.err("reference form read as a plain one")),
         Wire::Bool => Param::Bool(c.varint()? != 0),
+        Wire::BoolByte => {
+            let at = c.offset();
+            match c.byte()? {
+                0 => Param::Bool(false),
+                1 => Param::Bool(true),
+                v => return Err(c.err_at(at, format!("{v} is not a boolean"))),
+            }
+        }
+        Wire::OptUVarInt => match c.varint_with_flag()? {
+            (v, true) => Param::UInt(v),
+            (0, false) => Param::Absent,
+            _ => return Err(c.err(format!("{mnemonic} {name}: absent with a value"))),
+        },
         Wire::SVarInt => Param::Int(c.signed_varint()?),
         Wire::SVarInts => Param::Ints(signed_varints(c)?),
         Wire::Shape => {
@@ -455,6 +481,12 @@ fn write_plain(
 ) -> WriteResult<()> {
     match (wire, v) {
         (Wire::Bool, Param::Bool(b)) => w.varint(u64::from(*b)),
+        (Wire::BoolByte, Param::Bool(b)) => w.byte(u8::from(*b)),
+        // The value and its presence flag in one varint: it must fit in 63 bits.
+        (Wire::OptUVarInt, Param::UInt(u)) if u.leading_zeros() > 0 => {
+            w.varint(u.wrapping_shl(1) | 1)
+        }
+        (Wire::OptUVarInt, Param::Absent) => w.varint(0),
         (Wire::SVarInt, Param::Int(i)) => w.signed_varint(*i),
         (Wire::SVarInts | Wire::Shape, Param::Ints(items)) => write_signed_varints(w, items),
         (Wire::VarInt, Param::Int(i)) => w.varint(u64::try_from(*i).map_err(|_| bad())?),
@@ -757,7 +789,7 @@ mod tests {
         cache: Mnemonics,
     }
 
-    impl crate::bytecode::codec::CodecSource for Source<'_> {
+    impl VhloSource for Source<'_> {
         fn string(&mut self, c: &mut Cursor<'_>) -> ReadResult<Symbol> {
             let i = c.index()?;
             let s = String::from_utf8(self.t.strings[i].clone()).unwrap();
@@ -773,9 +805,6 @@ mod tests {
         fn module(&mut self) -> &mut Module {
             &mut self.m
         }
-    }
-
-    impl VhloSource for Source<'_> {
         fn ty(&mut self, c: &mut Cursor<'_>) -> ReadResult<Type> {
             Ok(self.t.types[c.index()?])
         }

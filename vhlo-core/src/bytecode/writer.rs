@@ -479,8 +479,7 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
         AttrData::Dialect(d) => {
             if let Some(cd) = codec_dialect(m.str(d.dialect)) {
                 let mnemonic = m.str(d.mnemonic).to_string();
-                super::codec::write_attr(cd, m, &mnemonic, &d.params, &mut CodecWriter(w))
-                    .map_err(WriteError)?;
+                super::codec::write_attr(cd, m, &mnemonic, &d.params, w)?;
                 return Ok(true);
             }
             if m.str(d.dialect) != "vhlo" {
@@ -1480,34 +1479,6 @@ impl Writer<'_> {
             }
         }
         Ok(())
-    }
-}
-
-/// The codec engine's view of a [`DialectWriter`].
-struct CodecWriter<'w>(&'w mut dyn DialectWriter);
-
-impl super::codec::CodecSink for CodecWriter<'_> {
-    fn varint(&mut self, v: u64) {
-        self.0.varint(v);
-    }
-    fn signed_varint(&mut self, v: i64) {
-        self.0.signed_varint(v);
-    }
-    fn byte(&mut self, b: u8) {
-        self.0.byte(b);
-    }
-    fn string(&mut self, m: &Module, s: Symbol) {
-        self.0.string(m.bytes(s));
-    }
-    fn attr(&mut self, m: &mut Module, a: Attribute) -> std::result::Result<(), String> {
-        self.0.attr(m, a).map_err(|e| e.0)
-    }
-    fn opt_attr(
-        &mut self,
-        m: &mut Module,
-        a: Option<Attribute>,
-    ) -> std::result::Result<(), String> {
-        self.0.opt_attr(m, a).map_err(|e| e.0)
     }
 }
 

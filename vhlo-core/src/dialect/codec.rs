@@ -1,30 +1,11 @@
 //! The tables that describe a dialect carried alongside VHLO (Shardy): its attributes, their
 //! bytecode encodings and its ops. Generated from `spec/dialects/*.yaml` into `crate::vhlo`
-//! (for example `crate::vhlo::SDY_DIALECT`); read by `bytecode::codec` (the bytecode engine),
+//! (for example `crate::vhlo::SDY_DIALECT`); read by `bytecode::codec` (which picks an encoding
+//! and leaves its wire steps to VHLO's engine, `bytecode::vhlo_codec`),
 //! `text::sdy` (the text syntax) and the properties code of the bytecode reader and writer.
 
+use super::{Wire, WireStep};
 use crate::ir::{AttrData, Attribute, Module, Param};
-
-/// What a parameter holds, in memory and on the wire.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum CodecKind {
-    /// `Param::Str`; a string-table index.
-    String,
-    /// `Param::Int`; a zigzag varint.
-    SVarInt,
-    /// `Param::Bool`; one byte, 0 or 1.
-    Bool,
-    /// `Param::UInt` or `Param::Absent`; a varint with a presence flag.
-    OptVarInt,
-    /// `Param::Attr`; an attribute index.
-    Attr,
-    /// `Param::Attr` or `Param::Absent`; an attribute index with a presence flag.
-    OptAttr,
-    /// `Param::Attrs`; a count and attribute indices.
-    Attrs,
-    /// `Param::Ints`; a count and zigzag varints.
-    SVarInts,
-}
 
 /// What an attribute-valued parameter may hold.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -43,7 +24,8 @@ pub enum CodecOf {
 #[derive(Clone, Copy, Debug)]
 pub struct CodecParam {
     pub name: &'static str,
-    pub kind: CodecKind,
+    /// Its bytecode form, which also says what `Param` it is (see [`CodecDialect::check_param`]).
+    pub wire: Wire,
     pub of: CodecOf,
     /// Index into [`CodecDialect::enums`] when the integer is an enum case.
     pub enum_: Option<usize>,
@@ -102,7 +84,7 @@ pub struct CodecEncoding {
     /// Index into [`CodecDialect::attrs`].
     pub attr: usize,
     /// The encoded parameters (indices into the attribute's `params`), in wire order.
-    pub fields: &'static [usize],
+    pub wire: &'static [WireStep],
     /// Values of the parameters the encoding leaves out.
     pub defaults: &'static [(usize, CodecDefault)],
     /// All must hold for the writer to pick this encoding; the first that holds wins.
@@ -165,18 +147,19 @@ impl CodecDialect {
     pub fn check_param(&self, p: &CodecParam, m: &Module, v: &Param) -> Result<(), String> {
         let d = self;
         let shape_ok = matches!(
-            (p.kind, v),
-            (CodecKind::String, Param::Str(_))
-                | (CodecKind::SVarInt, Param::Int(_))
-                | (CodecKind::Bool, Param::Bool(_))
-                | (CodecKind::OptVarInt, Param::UInt(_) | Param::Absent)
-                | (CodecKind::Attr, Param::Attr(_))
-                | (CodecKind::OptAttr, Param::Attr(_) | Param::Absent)
-                | (CodecKind::Attrs, Param::Attrs(_))
-                | (CodecKind::SVarInts, Param::Ints(_))
+            (p.wire, v),
+            (Wire::String, Param::Str(_))
+                | (Wire::SVarInt, Param::Int(_))
+                | (Wire::BoolByte | Wire::Bool, Param::Bool(_))
+                | (Wire::OptUVarInt, Param::UInt(_) | Param::Absent)
+                | (Wire::UVarInt, Param::UInt(_))
+                | (Wire::Attr, Param::Attr(_))
+                | (Wire::IndexWithFlag, Param::Attr(_) | Param::Absent)
+                | (Wire::Attrs, Param::Attrs(_))
+                | (Wire::SVarInts, Param::Ints(_))
         );
         if !shape_ok {
-            return Err(format!("expected {:?}", p.kind));
+            return Err(format!("expected {:?}", p.wire));
         }
         if let (Some(e), Param::Int(v)) = (p.enum_.and_then(|e| d.enums.get(e)), v) {
             if !e.cases.iter().any(|(_, c)| c == v) {

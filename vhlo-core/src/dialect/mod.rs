@@ -63,9 +63,9 @@ pub struct ParamSpec {
     pub optional: bool,
 }
 
-/// How a parameter of a VHLO type or attribute is written in bytecode, after the entry's code
-/// (spec: the parameter's kind, or its `wire:` hint; `bytecode::vhlo_codec` reads and writes each
-/// side by side). A `usize` operand is the storage index of the type parameter it depends on.
+/// How a parameter of a VHLO or Shardy type or attribute is written in bytecode, after the entry's
+/// code (spec: the parameter's kind, or its `wire:` hint; `bytecode::vhlo_codec` reads and writes
+/// each side by side). A `usize` operand is the storage index of the type parameter it depends on.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Wire {
     /// `type`: a type index.
@@ -80,6 +80,8 @@ pub enum Wire {
     AttrPairs,
     /// `bool`: a varint, nonzero for true.
     Bool,
+    /// `bool` with `wire: byte` (Shardy): one byte, 0 or 1.
+    BoolByte,
     /// `string`: a string-table index.
     String,
     /// `i64`: a zigzag varint.
@@ -92,6 +94,9 @@ pub enum Wire {
     VarInt,
     /// `u32`: a varint.
     UVarInt,
+    /// Optional `u32` with `wire: varint_with_flag` (Shardy): the value with a presence flag,
+    /// `Param::UInt` or `Param::Absent`.
+    OptUVarInt,
     /// `u32` with `wire: quant_flags`: a varint, 0 or 1 (signed).
     QuantFlags,
     /// `float`: a 64-bit APInt (f64 bits).

@@ -5789,6 +5789,10 @@ pub struct OpFormat {
     pub results: u8,
     /// Whether a result group is variadic.
     pub variadic_results: bool,
+    /// How many region groups the op has (spec `regions:`; a format binds them all).
+    pub regions: u8,
+    /// Whether the region group is variadic.
+    pub variadic_regions: bool,
 }
 /// One element of an [`OpFormat`]. The `bool` of an element says whether it is printed
 /// after a space (codegen resolves the spacing, as MLIR's format generator does).
@@ -5810,6 +5814,10 @@ pub enum FormatElem {
     FunctionalType(bool),
     /// The result types.
     ResultTypes(bool),
+    /// The types of the operand group at this index, as a list.
+    OperandTypes(u8, bool),
+    /// The regions of the region group at this index, as a list.
+    Region(u8, bool),
     /// A custom directive over these attributes (indices of `attribute_names`).
     Custom(FormatDirective, &'static [u8], bool),
     /// A custom directive over this operand group.
@@ -5831,6 +5839,8 @@ pub enum FormatAnchor {
     Attr(u8),
     /// The operand group at this index is not empty.
     Operand(u8),
+    /// The region group at this index is not empty.
+    Region(u8),
 }
 /// The custom directives of formats (as upstream's AssemblyFormat.cpp), implemented by
 /// hand in text/op_format.rs.
@@ -5858,6 +5868,16 @@ pub enum FormatDirective {
     CustomCallTarget,
     ///`custom<...>`
     PrecisionConfig,
+    ///`custom<...>`
+    PairwiseOpType,
+    ///`custom<...>`
+    DotDimensionNumbers,
+    ///`custom<...>`
+    PrecisionConfigAndAlgorithm,
+    ///`custom<...>`
+    ConvolutionDimensions,
+    ///`custom<...>`
+    WindowAttributes,
 }
 /// Every current StableHLO (and func) op that maps to a VHLO op.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -8901,6 +8921,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -8923,6 +8945,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -8943,6 +8967,8 @@ impl StablehloOp {
                     variadic_operands: Some(0u8),
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -8968,6 +8994,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -8992,6 +9020,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9011,6 +9041,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9031,6 +9063,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9051,6 +9085,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9073,6 +9109,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9093,6 +9131,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9134,6 +9174,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9158,6 +9200,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9199,6 +9243,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9215,9 +9261,51 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Attr(0u8, true),
+                        FormatElem::Operands(true),
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Region(0u8),
+                            then: &[
+                                FormatElem::Literal(" "),
+                                FormatElem::Literal("("),
+                                FormatElem::Region(0u8, false),
+                                FormatElem::Literal(")"),
+                            ],
+                            otherwise: &[],
+                        },
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
+                    ],
+                    checked: &[
+                        FormatElem::Attr(0u8, true),
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Region(0u8),
+                            then: &[
+                                FormatElem::Literal(" "),
+                                FormatElem::Literal("("),
+                                FormatElem::Region(0u8, false),
+                                FormatElem::Literal(")"),
+                            ],
+                            otherwise: &[],
+                        },
+                    ],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 1u8,
+                    variadic_results: true,
+                    regions: 1u8,
+                    variadic_regions: true,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -9239,6 +9327,8 @@ impl StablehloOp {
                     variadic_operands: Some(0u8),
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9260,9 +9350,58 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Literal("("),
+                        FormatElem::Operands(false),
+                        FormatElem::Literal(")"),
+                        FormatElem::Literal(" dim_numbers"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Custom(
+                            FormatDirective::ConvolutionDimensions,
+                            &[5u8],
+                            true,
+                        ),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal(" window"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Literal(" {"),
+                        FormatElem::Custom(
+                            FormatDirective::WindowAttributes,
+                            &[0u8, 1u8, 2u8, 3u8, 4u8],
+                            false,
+                        ),
+                        FormatElem::Literal("}"),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
+                    ],
+                    checked: &[
+                        FormatElem::Custom(
+                            FormatDirective::ConvolutionDimensions,
+                            &[5u8],
+                            true,
+                        ),
+                        FormatElem::Custom(
+                            FormatDirective::WindowAttributes,
+                            &[0u8, 1u8, 2u8, 3u8, 4u8],
+                            true,
+                        ),
+                    ],
+                    bound_attrs: 63u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -9281,6 +9420,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9301,6 +9442,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9316,6 +9459,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9346,6 +9491,8 @@ impl StablehloOp {
                     variadic_operands: Some(0u8),
                     results: 1u8,
                     variadic_results: true,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9368,6 +9515,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9398,9 +9547,53 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8, true),
+                        FormatElem::Literal(","),
+                        FormatElem::Custom(
+                            FormatDirective::DotDimensionNumbers,
+                            &[0u8],
+                            true,
+                        ),
+                        FormatElem::Literal(""),
+                        FormatElem::Custom(
+                            FormatDirective::PrecisionConfigAndAlgorithm,
+                            &[1u8, 2u8],
+                            false,
+                        ),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
+                    ],
+                    checked: &[
+                        FormatElem::Custom(
+                            FormatDirective::DotDimensionNumbers,
+                            &[0u8],
+                            true,
+                        ),
+                        FormatElem::Custom(
+                            FormatDirective::PrecisionConfigAndAlgorithm,
+                            &[1u8, 2u8],
+                            true,
+                        ),
+                    ],
+                    bound_attrs: 7u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -9421,6 +9614,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9443,6 +9638,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9459,6 +9656,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9475,6 +9674,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9500,6 +9701,8 @@ impl StablehloOp {
                     variadic_operands: Some(1u8),
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9516,6 +9719,8 @@ impl StablehloOp {
                     variadic_operands: Some(2u8),
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9538,6 +9743,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9558,6 +9765,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9578,6 +9787,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9602,6 +9813,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9622,6 +9835,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9644,6 +9859,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9663,6 +9880,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9684,6 +9903,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9703,6 +9924,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9719,6 +9942,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9739,6 +9964,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9759,6 +9986,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9779,6 +10008,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9802,6 +10033,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9824,6 +10057,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9846,6 +10081,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9866,6 +10103,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9886,9 +10125,58 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::AttrDict,
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Operand(0u8),
+                            then: &[
+                                FormatElem::Operand(0u8, true),
+                                FormatElem::Literal(" :"),
+                                FormatElem::Custom(
+                                    FormatDirective::PairwiseOpType,
+                                    &[],
+                                    true,
+                                ),
+                            ],
+                            otherwise: &[
+                                FormatElem::Literal("("),
+                                FormatElem::Literal(")"),
+                            ],
+                        },
+                    ],
+                    checked: &[
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Operand(0u8),
+                            then: &[
+                                FormatElem::Operand(0u8, true),
+                                FormatElem::Literal(" :"),
+                                FormatElem::Custom(
+                                    FormatDirective::PairwiseOpType,
+                                    &[],
+                                    true,
+                                ),
+                            ],
+                            otherwise: &[
+                                FormatElem::Literal("("),
+                                FormatElem::Literal(")"),
+                            ],
+                        },
+                    ],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 1u8,
+                    variadic_results: true,
+                    regions: 0u8,
+                    variadic_regions: false,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -9909,6 +10197,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9944,6 +10234,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9959,6 +10251,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9979,6 +10273,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10001,6 +10297,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10021,6 +10319,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10037,6 +10337,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10073,6 +10375,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10097,6 +10401,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10112,6 +10418,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10128,9 +10436,43 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::AttrDict,
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Operand(0u8),
+                            then: &[
+                                FormatElem::Literal(" :"),
+                                FormatElem::OperandTypes(0u8, true),
+                            ],
+                            otherwise: &[],
+                        },
+                    ],
+                    checked: &[
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Operand(0u8),
+                            then: &[
+                                FormatElem::Literal(" :"),
+                                FormatElem::OperandTypes(0u8, true),
+                            ],
+                            otherwise: &[],
+                        },
+                    ],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 0u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -10153,6 +10495,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10177,6 +10521,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10197,6 +10543,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 2u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10217,6 +10565,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10237,6 +10587,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10257,6 +10609,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10274,6 +10628,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10298,6 +10654,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10320,6 +10678,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10342,6 +10702,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10364,6 +10726,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10384,6 +10748,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10404,6 +10770,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10431,6 +10799,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10452,6 +10822,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10474,6 +10846,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10494,6 +10868,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10514,6 +10890,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10535,6 +10913,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10554,6 +10934,8 @@ impl StablehloOp {
                     variadic_operands: Some(0u8),
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10574,6 +10956,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10594,6 +10978,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10614,6 +11000,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10637,6 +11025,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
         ];
@@ -36977,7 +37367,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "value",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::String,
                     enum_: None,
                     min: None,
@@ -36989,14 +37379,14 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "name",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::String,
+                    wire: ::vhlo_core::dialect::Wire::String,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "size",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
@@ -37008,14 +37398,14 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "axes",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(1usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "device_ids",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
@@ -37027,14 +37417,14 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "pre_size",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "size",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
@@ -37046,14 +37436,14 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "name",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::String,
+                    wire: ::vhlo_core::dialect::Wire::String,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "sub_axis_info",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::OptAttr,
+                    wire: ::vhlo_core::dialect::Wire::IndexWithFlag,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(3usize),
                     enum_: None,
                     min: None,
@@ -37065,21 +37455,21 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "axes",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "is_closed",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Bool,
+                    wire: ::vhlo_core::dialect::Wire::BoolByte,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "priority",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::OptVarInt,
+                    wire: ::vhlo_core::dialect::Wire::OptUVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
@@ -37091,35 +37481,35 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "mesh_or_ref",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attr,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
                     of: ::vhlo_core::dialect::codec::CodecOf::MeshOrRef,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "dim_shardings",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(5usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "replicated_axes",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "unreduced_axes",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "reduction_op",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: Some(0usize),
                     min: None,
@@ -37131,7 +37521,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "shardings",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(6usize),
                     enum_: None,
                     min: None,
@@ -37143,7 +37533,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "factor_indices",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: Some(0i64),
@@ -37155,7 +37545,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "dim_mappings",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(8usize),
                     enum_: None,
                     min: None,
@@ -37167,56 +37557,56 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "factor_sizes",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "operand_mappings",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(9usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "result_mappings",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(9usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "reduction_factors",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: Some(0i64),
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "need_replication_factors",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: Some(0i64),
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "permutation_factors",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: Some(0i64),
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "blocked_propagation_factors",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInts,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: Some(0i64),
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "is_custom_rule",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Bool,
+                    wire: ::vhlo_core::dialect::Wire::BoolByte,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
@@ -37228,7 +37618,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "value",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
                     enum_: None,
                     min: None,
@@ -37240,7 +37630,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "value",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(11usize),
                     enum_: None,
                     min: None,
@@ -37252,21 +37642,21 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "axes",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(4usize),
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "src_dim",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
                 },
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "tgt_dim",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::SVarInt,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
                     of: ::vhlo_core::dialect::codec::CodecOf::Any,
                     enum_: None,
                     min: None,
@@ -37278,7 +37668,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             params: &[
                 ::vhlo_core::dialect::codec::CodecParam {
                     name: "value",
-                    kind: ::vhlo_core::dialect::codec::CodecKind::Attrs,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
                     of: ::vhlo_core::dialect::codec::CodecOf::Attr(13usize),
                     enum_: None,
                     min: None,
@@ -37290,49 +37680,116 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 0u64,
             attr: 0usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 1u64,
             attr: 1usize,
-            fields: &[0usize, 1usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::String,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 2u64,
             attr: 2usize,
-            fields: &[0usize, 1usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 3u64,
             attr: 3usize,
-            fields: &[0usize, 1usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 4u64,
             attr: 4usize,
-            fields: &[0usize, 1usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::String,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::IndexWithFlag,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 5u64,
             attr: 5usize,
-            fields: &[0usize, 1usize, 2usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::BoolByte,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::OptUVarInt,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 6u64,
             attr: 6usize,
-            fields: &[0usize, 1usize, 2usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[
                 (4usize, ::vhlo_core::dialect::codec::CodecDefault::Int(0i64)),
                 (3usize, ::vhlo_core::dialect::codec::CodecDefault::Empty),
@@ -37347,7 +37804,12 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 7u64,
             attr: 7usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[
                 ::vhlo_core::dialect::codec::CodecCondition::Elements {
@@ -37363,56 +37825,144 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 8u64,
             attr: 8usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 9u64,
             attr: 9usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 10u64,
             attr: 10usize,
-            fields: &[0usize, 1usize, 2usize, 3usize, 4usize, 5usize, 6usize, 7usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 3usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 4usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 5usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 6usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInts,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 7usize,
+                    wire: ::vhlo_core::dialect::Wire::BoolByte,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 11u64,
             attr: 11usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 12u64,
             attr: 12usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 13u64,
             attr: 13usize,
-            fields: &[0usize, 1usize, 2usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 14u64,
             attr: 14usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[],
         },
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 15u64,
             attr: 6usize,
-            fields: &[0usize, 1usize, 2usize, 3usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 3usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[(4usize, ::vhlo_core::dialect::codec::CodecDefault::Int(0i64))],
             when: &[
                 ::vhlo_core::dialect::codec::CodecCondition::Empty {
@@ -37429,7 +37979,12 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 16u64,
             attr: 7usize,
-            fields: &[0usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+            ],
             defaults: &[],
             when: &[
                 ::vhlo_core::dialect::codec::CodecCondition::Elements {
@@ -37445,7 +38000,28 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
         ::vhlo_core::dialect::codec::CodecEncoding {
             code: 17u64,
             attr: 6usize,
-            fields: &[0usize, 1usize, 2usize, 3usize, 4usize],
+            wire: &[
+                ::vhlo_core::dialect::WireStep {
+                    param: 0usize,
+                    wire: ::vhlo_core::dialect::Wire::Attr,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 1usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 2usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 3usize,
+                    wire: ::vhlo_core::dialect::Wire::Attrs,
+                },
+                ::vhlo_core::dialect::WireStep {
+                    param: 4usize,
+                    wire: ::vhlo_core::dialect::Wire::SVarInt,
+                },
+            ],
             defaults: &[],
             when: &[
                 ::vhlo_core::dialect::codec::CodecCondition::Empty {
