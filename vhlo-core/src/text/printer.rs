@@ -2,6 +2,7 @@
 //! builtin.module, func.* and StableHLO ops.
 
 use std::fmt::Write;
+use std::sync::Arc;
 
 use super::aliases::{opaque_alias_name, write_alias, AliasKey, AliasTable};
 use super::dialects::{self, FieldKind};
@@ -79,10 +80,11 @@ pub(crate) struct Printer<'m> {
     pub(crate) opts: PrintOptions,
     /// The custom forms; `None` in generic printing.
     forms: Option<&'static CustomForms>,
-    names: Vec<ValueName>,
-    custom_names: Vec<String>,
+    // The numbering, shared by the two sides of a cut.
+    names: Arc<Vec<ValueName>>,
+    custom_names: Arc<Vec<String>>,
     /// Block number within its region.
-    block_ids: Vec<u32>,
+    block_ids: Arc<Vec<u32>>,
     indent: usize,
     /// Per op being printed: whether it is a `func.func` (its body's default dialect is
     /// `func`, so `func.return` prints as `return` there and only there).
@@ -229,9 +231,9 @@ impl<'m> Printer<'m> {
             out: String::new(),
             opts,
             forms: None,
-            names: Vec::new(),
-            custom_names: Vec::new(),
-            block_ids: Vec::new(),
+            names: Arc::default(),
+            custom_names: Arc::default(),
+            block_ids: Arc::default(),
             indent: 0,
             func_bodies: Vec::new(),
             aliases: Aliases::default(),
@@ -254,9 +256,9 @@ impl<'m> Printer<'m> {
     fn fork_tail(&self, cut: Cut) -> Printer<'m> {
         let mut p = Printer::new(self.m, self.opts);
         p.forms = self.forms;
-        p.names = self.names.clone();
-        p.custom_names = self.custom_names.clone();
-        p.block_ids = self.block_ids.clone();
+        p.names = Arc::clone(&self.names);
+        p.custom_names = Arc::clone(&self.custom_names);
+        p.block_ids = Arc::clone(&self.block_ids);
         p.cut = Some(Cut { tail: true, ..cut });
         p
     }
@@ -321,18 +323,20 @@ impl<'m> Printer<'m> {
 
     fn set_name(&mut self, v: Value, n: ValueName) {
         let i = v.index();
-        if self.names.len() <= i {
-            self.names.resize(i + 1, ValueName::Unnamed);
+        let names = Arc::make_mut(&mut self.names);
+        if names.len() <= i {
+            names.resize(i + 1, ValueName::Unnamed);
         }
-        self.names[i] = n;
+        names[i] = n;
     }
 
     fn set_block_id(&mut self, b: Block, id: u32) {
         let i = b.index();
-        if self.block_ids.len() <= i {
-            self.block_ids.resize(i + 1, 0);
+        let ids = Arc::make_mut(&mut self.block_ids);
+        if ids.len() <= i {
+            ids.resize(i + 1, 0);
         }
-        self.block_ids[i] = id;
+        ids[i] = id;
     }
 
     /// MLIR's SSA numbering: a region is numbered from the counters its parent region reached,
@@ -351,6 +355,9 @@ impl<'m> Printer<'m> {
                 mark: usize,
             },
         }
+        // Sized once: growing them value by value copied them about log2(n) times.
+        Arc::make_mut(&mut self.names).resize(self.m.num_values(), ValueName::Unnamed);
+        Arc::make_mut(&mut self.block_ids).resize(self.m.num_blocks(), 0);
         let mut used: crate::ir::FastSet<String> = crate::ir::FastSet::default();
         // Custom names (indices) in the order they were taken, to free them per scope.
         let mut log: Vec<u32> = Vec::new();
@@ -430,7 +437,7 @@ impl<'m> Printer<'m> {
                         if let Some(h) = arg_hint {
                             let idx = self.custom_names.len() as u32;
                             let name = unique(h, idx, &mut conflict, &mut used);
-                            self.custom_names.push(name);
+                            Arc::make_mut(&mut self.custom_names).push(name);
                             self.set_name(a, ValueName::Single(idx));
                         } else {
                             self.set_name(a, ValueName::Arg(next_arg));
@@ -458,7 +465,7 @@ impl<'m> Printer<'m> {
                         Some(NameHint::Shared(base)) => {
                             let idx = self.custom_names.len() as u32;
                             let name = unique(&base, idx, &mut conflict, &mut used);
-                            self.custom_names.push(name);
+                            Arc::make_mut(&mut self.custom_names).push(name);
                             for (i, v) in self.m.results(op).enumerate() {
                                 self.set_name(
                                     v,
@@ -475,7 +482,7 @@ impl<'m> Printer<'m> {
                                 let base = bases.get(i).copied().unwrap_or("result");
                                 let idx = self.custom_names.len() as u32;
                                 let name = unique(base, idx, &mut conflict, &mut used);
-                                self.custom_names.push(name);
+                                Arc::make_mut(&mut self.custom_names).push(name);
                                 self.set_name(v, ValueName::Single(idx));
                             }
                         }
