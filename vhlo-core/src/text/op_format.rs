@@ -19,7 +19,7 @@ type Use<'a> = super::parser::ValueUse<'a>;
 /// The ops whose syntax is written by hand: the StableHLO ops without a `format:` in the spec
 /// that do not print generically (`format: generic`). These are upstream's
 /// `hasCustomAssemblyFormat` ops (constant, reduce, while; text/shlo_pretty.rs) and the func
-/// ops (text/pretty.rs). A test below proves every op is in exactly one of the three groups.
+/// ops (text/custom_forms.rs). A test below proves every op is in exactly one of the three groups.
 #[cfg_attr(not(test), allow(dead_code))] // the list is the test's; dispatch goes by the spec
 pub(crate) const HAND_WRITTEN: &[StablehloOp] = &[
     StablehloOp::Func,

@@ -2,7 +2,7 @@
 //! printers/parsers of AssemblyFormat.cpp/StablehloOps.cpp), parse and print.
 
 use super::parser::{PResult, Parser};
-use super::printer::Printer;
+use super::printer::{NameHint, Printer};
 use crate::ir::*;
 use crate::vhlo::StablehloOp;
 use std::fmt::Write as _;
@@ -876,13 +876,6 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
     p.out.push_str(" do ");
     p.print_region(body, false, false);
     true
-}
-
-/// Result names MLIR's `getAsmResultNames` gives (pretty printing only): one base name shared
-/// by all results, or one name per result.
-pub(crate) enum NameHint {
-    Shared(std::borrow::Cow<'static, str>),
-    PerResult(&'static [&'static str]),
 }
 
 pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
