@@ -879,36 +879,27 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
 }
 
 pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
+    // This runs for every op: the kind is looked up only for ops with several results.
     let name = m.op_name_str(op);
     if name == "arith.constant" {
         return arith_constant_name(m, op);
     }
-    let kind = StablehloOp::from_name(name)?;
-    let names = kind.asm_result_names();
-    if !names.is_empty() {
-        return (m.num_results(op) == names.len()).then_some(NameHint::PerResult(names));
-    }
-    match kind {
-        // Upstream's ConstantOp::getAsmResultNames.
-        StablehloOp::Constant => {
-            let rty = m.value_type(m.result(op, 0)?);
-            let elem = match m.type_data(rty) {
-                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
-                    *element
-                }
-                _ => return Some(NameHint::Shared("cst".into())),
-            };
-            Some(NameHint::Shared(
-                if matches!(m.type_data(elem), TypeData::Integer { .. }) {
-                    "c"
-                } else {
-                    "cst"
-                }
-                .into(),
-            ))
+    if name != StablehloOp::Constant.name() {
+        let n = m.num_results(op);
+        if n < 2 {
+            return None;
         }
-        _ => None,
+        let names = StablehloOp::from_name(name)?.asm_result_names();
+        return (n == names.len()).then_some(NameHint::PerResult(names));
     }
+    // Upstream's ConstantOp::getAsmResultNames.
+    let rty = m.value_type(m.result(op, 0)?);
+    let elem = match m.type_data(rty) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
+        _ => return Some(NameHint::Shared("cst".into())),
+    };
+    let integer = matches!(m.type_data(elem), TypeData::Integer { .. });
+    Some(NameHint::Shared(if integer { "c" } else { "cst" }.into()))
 }
 
 /// `%c0` / `%c42_i32` for integers, `%true`/`%false` for i1, `%cst` otherwise.
