@@ -9,8 +9,10 @@
 //!          | custom<Name>(arg, ...) | `(` elem+ `)` [`:` `(` elem* `)`] `?`
 //! arg     := $name | operands | results | type(arg) | ref(arg)
 //! ```
-//! Inside an optional group one `$name^` is the anchor: the group is printed when that attribute
-//! is present (or that operand group is not empty), and parsed when its first literal is there.
+//! `$name` is an operand group, an attribute or a region group. Inside an optional group one
+//! `$name^` (or `type($operand)^`) is the anchor: the group is printed when that attribute is
+//! present (or that operand or region group is not empty), and parsed when its first element
+//! (a literal, or an operand) is there.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -52,6 +54,11 @@ const DIRECTIVES: &[(&str, DirectiveArgs)] = &[
     ("ExponentMantissa", DirectiveArgs::Attrs(2)),
     ("CustomCallTarget", DirectiveArgs::Attrs(1)),
     ("PrecisionConfig", DirectiveArgs::Attrs(1)),
+    ("PairwiseOpType", DirectiveArgs::Types),
+    ("DotDimensionNumbers", DirectiveArgs::Attrs(1)),
+    ("PrecisionConfigAndAlgorithm", DirectiveArgs::Attrs(2)),
+    ("ConvolutionDimensions", DirectiveArgs::Attrs(1)),
+    ("WindowAttributes", DirectiveArgs::Attrs(5)),
 ];
 
 /// One parsed element.
@@ -69,6 +76,10 @@ pub enum Elem {
     FunctionalType,
     /// `type(results)` or `type($result)` of the only result group.
     ResultTypes,
+    /// `type($operand)` of an operand group.
+    OperandTypes(usize),
+    /// `$name` of a region group (index in the spec's `regions:`).
+    Region(usize),
     /// `custom<Name>(...)`: the directive and the attributes it binds.
     Custom(&'static str, Vec<usize>),
     /// `custom<VariadicOperandWithAttribute>($group)`.
@@ -85,6 +96,7 @@ pub enum Elem {
 pub enum Anchor {
     Attr(usize),
     Operand(usize),
+    Region(usize),
 }
 
 /// A parsed, checked format.
@@ -156,6 +168,7 @@ enum Named {
     Operand(usize),
     Attr(usize),
     Result(usize),
+    Region(usize),
 }
 
 impl Names<'_> {
@@ -166,6 +179,9 @@ impl Names<'_> {
         }
         if let Some(i) = s.attributes.iter().position(|a| a.name == name) {
             return Some(Named::Attr(i));
+        }
+        if let Some(i) = s.regions.iter().position(|f| f.name == name) {
+            return Some(Named::Region(i));
         }
         s.results
             .iter()
@@ -178,13 +194,14 @@ impl Names<'_> {
             .iter()
             .map(|f| f.name.as_str())
             .chain(s.attributes.iter().map(|a| a.name.as_str()))
+            .chain(s.regions.iter().map(|f| f.name.as_str()))
             .chain(s.results.iter().map(|f| f.name.as_str()))
     }
     fn unknown(&self, at: usize, name: &str) -> Error {
         Error(
             at,
             format!(
-                "`${name}` is not an operand, attribute or result of `{}`{}",
+                "`${name}` is not an operand, attribute, region or result of `{}`{}",
                 self.op.name,
                 crate::ods::did_you_mean(name, self.all())
             ),
@@ -199,6 +216,7 @@ struct Bound {
     operand_types: Vec<bool>,
     result_types: Vec<bool>,
     attrs: Vec<bool>,
+    regions: Vec<bool>,
     attr_dict: bool,
 }
 
@@ -280,6 +298,10 @@ impl FormatParser<'_, '_> {
                     }
                     Elem::Attr(i)
                 }
+                Some(Named::Region(i)) => {
+                    self.bind(&mut |b| &mut b.regions, i, at, name)?;
+                    Elem::Region(i)
+                }
                 Some(Named::Result(_)) => {
                     return Err(Error(
                         at,
@@ -288,16 +310,7 @@ impl FormatParser<'_, '_> {
                 }
                 None => return Err(self.names.unknown(at - 1, name)),
             };
-            if in_group && self.lx.eat("^") {
-                if anchor.is_some() {
-                    return Err(Error(self.lx.at - 1, "a group has one anchor `^`".into()));
-                }
-                *anchor = Some(match e {
-                    Elem::Operand(i) => Anchor::Operand(i),
-                    Elem::Attr(i) => Anchor::Attr(i),
-                    _ => unreachable!("only operands and attributes reach here"),
-                });
-            }
+            self.anchor(in_group, anchor, &e)?;
             return Ok(e);
         }
         if self.lx.eat("(") {
@@ -317,12 +330,19 @@ impl FormatParser<'_, '_> {
                     "an optional group needs an anchor `$name^`".into(),
                 ));
             };
-            if !matches!(then.first(), Some(Elem::Literal(l)) if !l.is_empty() && l != " ") {
-                return Err(Error(
-                    start,
-                    "an optional group starts with a literal (it decides whether the group is there)"
-                        .into(),
-                ));
+            let first = then
+                .iter()
+                .find(|e| !matches!(e, Elem::Literal(l) if l.is_empty() || l == " "));
+            match first {
+                Some(Elem::Literal(_)) => {}
+                Some(Elem::Operand(i)) if anchor == Anchor::Operand(*i) => {}
+                _ => {
+                    return Err(Error(
+                        start,
+                        "an optional group starts with a literal or its anchor operand (it decides whether the group is there)"
+                            .into(),
+                    ))
+                }
             }
             return Ok(Elem::Optional {
                 anchor,
@@ -368,13 +388,19 @@ impl FormatParser<'_, '_> {
                 self.lx.eat("$");
                 let (aat, arg) = self.lx.ident();
                 self.lx.expect(")", "to close `type`")?;
+                if let Some(Named::Operand(i)) = self.names.resolve(arg) {
+                    self.bind(&mut |b| &mut b.operand_types, i, aat, arg)?;
+                    let e = Elem::OperandTypes(i);
+                    self.anchor(in_group, anchor, &e)?;
+                    return Ok(e);
+                }
                 let n_results = self.names.op.results.len();
                 let is_results =
                     arg == "results" || (n_results == 1 && self.names.op.results[0].name == arg);
                 if !is_results {
                     return Err(Error(
                         aat,
-                        "only the result types (`type(results)`, or `type($r)` of the only result) are supported here; use functional-type or a custom directive".into(),
+                        "only the types of an operand group (`type($x)`) or of the results (`type(results)`, or `type($r)` of the only result) are supported here; use functional-type or a custom directive".into(),
                     ));
                 }
                 for i in 0..n_results {
@@ -477,9 +503,9 @@ impl FormatParser<'_, '_> {
                 return match (name, self.names.resolve(name)) {
                     ("operands" | "results", _)
                     | (_, Some(Named::Operand(_) | Named::Result(_))) => Ok(()),
-                    (_, Some(Named::Attr(_))) => Err(Error(
+                    (_, Some(Named::Attr(_) | Named::Region(_))) => Err(Error(
                         nat,
-                        format!("`{name}` is an attribute; it has no type"),
+                        format!("`{name}` is an attribute or a region; it has no type"),
                     )),
                     (_, None) => Err(self.names.unknown(nat, name)),
                 };
@@ -501,10 +527,10 @@ impl FormatParser<'_, '_> {
                 (_, Some(Named::Result(i))) => {
                     self.bind(&mut |b| &mut b.result_types, i, nat, name)?
                 }
-                (_, Some(Named::Attr(_))) => {
+                (_, Some(Named::Attr(_) | Named::Region(_))) => {
                     return Err(Error(
                         nat,
-                        format!("`{name}` is an attribute; it has no type"),
+                        format!("`{name}` is an attribute or a region; it has no type"),
                     ))
                 }
                 (_, None) => return Err(self.names.unknown(nat, name)),
@@ -538,6 +564,33 @@ impl FormatParser<'_, '_> {
                 ))
             }
         }
+        Ok(())
+    }
+
+    /// `^` after an element in a group makes it the group's anchor.
+    fn anchor(
+        &mut self,
+        in_group: bool,
+        anchor: &mut Option<Anchor>,
+        e: &Elem,
+    ) -> Result<(), Error> {
+        if !(in_group && self.lx.eat("^")) {
+            return Ok(());
+        }
+        if anchor.is_some() {
+            return Err(Error(self.lx.at - 1, "a group has one anchor `^`".into()));
+        }
+        *anchor = Some(match *e {
+            Elem::Operand(i) | Elem::OperandTypes(i) => Anchor::Operand(i),
+            Elem::Attr(i) => Anchor::Attr(i),
+            Elem::Region(i) => Anchor::Region(i),
+            _ => {
+                return Err(Error(
+                    self.lx.at - 1,
+                    "this element cannot be an anchor".into(),
+                ))
+            }
+        });
         Ok(())
     }
 
@@ -591,6 +644,7 @@ pub fn parse(
             operand_types: n(&op.operands),
             result_types: n(&op.results),
             attrs: vec![false; op.attributes.len()],
+            regions: n(&op.regions),
             attr_dict: false,
         },
     };
@@ -615,6 +669,7 @@ pub fn parse(
     if let Some(m) = missing("operand", &op.operands, &b.operands)
         .or_else(|| missing("the type of operand", &op.operands, &b.operand_types))
         .or_else(|| missing("the type of result", &op.results, &b.result_types))
+        .or_else(|| missing("region", &op.regions, &b.regions))
     {
         return Err((end, m));
     }
@@ -622,10 +677,10 @@ pub fn parse(
     if op.attributes.len() > 16 {
         return Err((end, "an op with a format has at most 16 attributes".into()));
     }
-    if !op.regions.is_empty() {
+    if op.regions.len() > 1 {
         return Err((
             end,
-            "formats of ops with regions are written by hand (text/op_format.rs)".into(),
+            "a format binds at most one region group (ops with more are written by hand, text/op_format.rs)".into(),
         ));
     }
     Ok(Format { elems })
@@ -661,6 +716,8 @@ pub fn tokens(spec: &crate::model::Spec, op: &StablehloOp) -> TokenStream {
     };
     let results = op.results.len() as u8;
     let variadic_results = op.results.iter().any(|f| f.variadic);
+    let regions = op.regions.len() as u8;
+    let variadic_regions = op.regions.iter().any(|f| f.variadic);
     let elems = elems_tokens(&f.elems, &mut Spacing::new());
     // The elements whose printer can refuse a value, checked before anything is printed:
     // attributes, optional groups, and directives over attributes or a tuple type.
@@ -669,7 +726,9 @@ pub fn tokens(spec: &crate::model::Spec, op: &StablehloOp) -> TokenStream {
         .iter()
         .filter(|e| match e {
             Elem::Attr(_) | Elem::Optional { .. } => true,
-            Elem::Custom(name, attrs) => !attrs.is_empty() || *name == "TupleOpType",
+            Elem::Custom(name, attrs) => {
+                !attrs.is_empty() || *name == "TupleOpType" || *name == "PairwiseOpType"
+            }
             _ => false,
         })
         .cloned()
@@ -685,6 +744,8 @@ pub fn tokens(spec: &crate::model::Spec, op: &StablehloOp) -> TokenStream {
             variadic_operands: #variadic,
             results: #results,
             variadic_results: #variadic_results,
+            regions: #regions,
+            variadic_regions: #variadic_regions,
         })
     }
 }
@@ -789,6 +850,14 @@ fn elems_tokens(elems: &[Elem], sp: &mut Spacing) -> TokenStream {
                 let space = sp.element();
                 quote! { FormatElem::ResultTypes(#space) }
             }
+            Elem::OperandTypes(i) => {
+                let (i, space) = (*i as u8, sp.element());
+                quote! { FormatElem::OperandTypes(#i, #space) }
+            }
+            Elem::Region(i) => {
+                let (i, space) = (*i as u8, sp.element());
+                quote! { FormatElem::Region(#i, #space) }
+            }
             Elem::Custom(name, attrs) => {
                 let d = quote::format_ident!("{}", name);
                 let attrs = attrs.iter().map(|&i| i as u8);
@@ -813,6 +882,10 @@ fn elems_tokens(elems: &[Elem], sp: &mut Spacing) -> TokenStream {
                     Anchor::Operand(i) => {
                         let i = *i as u8;
                         quote! { FormatAnchor::Operand(#i) }
+                    }
+                    Anchor::Region(i) => {
+                        let i = *i as u8;
+                        quote! { FormatAnchor::Region(#i) }
                     }
                 };
                 // As MLIR's generator: the else branch continues from the then branch's state.

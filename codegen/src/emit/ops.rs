@@ -694,6 +694,10 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             pub results: u8,
             /// Whether a result group is variadic.
             pub variadic_results: bool,
+            /// How many region groups the op has (spec `regions:`; a format binds them all).
+            pub regions: u8,
+            /// Whether the region group is variadic.
+            pub variadic_regions: bool,
         }
         /// One element of an [`OpFormat`]. The `bool` of an element says whether it is printed
         /// after a space (codegen resolves the spacing, as MLIR's format generator does).
@@ -715,6 +719,10 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             FunctionalType(bool),
             /// The result types.
             ResultTypes(bool),
+            /// The types of the operand group at this index, as a list.
+            OperandTypes(u8, bool),
+            /// The regions of the region group at this index, as a list.
+            Region(u8, bool),
             /// A custom directive over these attributes (indices of `attribute_names`).
             Custom(FormatDirective, &'static [u8], bool),
             /// A custom directive over this operand group.
@@ -736,6 +744,8 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             Attr(u8),
             /// The operand group at this index is not empty.
             Operand(u8),
+            /// The region group at this index is not empty.
+            Region(u8),
         }
         /// The custom directives of formats (as upstream's AssemblyFormat.cpp), implemented by
         /// hand in text/op_format.rs.

@@ -12,11 +12,11 @@ use std::collections::BTreeMap;
 use super::encoding::{op_mask, section, version, Cursor, MAGIC};
 use super::vhlo_codec::VhloSource;
 use super::{ArtifactInfo, BytecodeError, UseListOrder};
-use crate::dialect::codec::codec_dialect;
 use crate::ir::{
     AttrData, Attribute, Blob, Block, DialectType, FloatKind, LocData, Location, Module, NamedAttr,
     OpId, OperationState, Param, Region, Signedness, Symbol, Type, TypeData, Value,
 };
+use crate::vhlo::codec_dialect;
 use crate::vhlo::VhloOp;
 
 /// The sorted inherent attribute names of a VHLO op (its properties entry), from the spec.

@@ -8,11 +8,11 @@ use crate::ir::FastMap as HashMap;
 use super::encoding::{op_mask, section, version, zigzag, Emitter, Encoded, MAGIC};
 use super::reader::{inherent_names, mask};
 use super::UseListOrder;
-use crate::dialect::codec::codec_dialect;
 use crate::ir::{
     AttrData, Attribute, Blob, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
     Region, Signedness, Symbol, Type, TypeData, Value,
 };
+use crate::vhlo::codec_dialect;
 
 /// Nesting limit for attributes/types and for regions: the library's one limit, so that what
 /// is written reads back.

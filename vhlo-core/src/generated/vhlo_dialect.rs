@@ -5789,6 +5789,10 @@ pub struct OpFormat {
     pub results: u8,
     /// Whether a result group is variadic.
     pub variadic_results: bool,
+    /// How many region groups the op has (spec `regions:`; a format binds them all).
+    pub regions: u8,
+    /// Whether the region group is variadic.
+    pub variadic_regions: bool,
 }
 /// One element of an [`OpFormat`]. The `bool` of an element says whether it is printed
 /// after a space (codegen resolves the spacing, as MLIR's format generator does).
@@ -5810,6 +5814,10 @@ pub enum FormatElem {
     FunctionalType(bool),
     /// The result types.
     ResultTypes(bool),
+    /// The types of the operand group at this index, as a list.
+    OperandTypes(u8, bool),
+    /// The regions of the region group at this index, as a list.
+    Region(u8, bool),
     /// A custom directive over these attributes (indices of `attribute_names`).
     Custom(FormatDirective, &'static [u8], bool),
     /// A custom directive over this operand group.
@@ -5831,6 +5839,8 @@ pub enum FormatAnchor {
     Attr(u8),
     /// The operand group at this index is not empty.
     Operand(u8),
+    /// The region group at this index is not empty.
+    Region(u8),
 }
 /// The custom directives of formats (as upstream's AssemblyFormat.cpp), implemented by
 /// hand in text/op_format.rs.
@@ -5858,6 +5868,16 @@ pub enum FormatDirective {
     CustomCallTarget,
     ///`custom<...>`
     PrecisionConfig,
+    ///`custom<...>`
+    PairwiseOpType,
+    ///`custom<...>`
+    DotDimensionNumbers,
+    ///`custom<...>`
+    PrecisionConfigAndAlgorithm,
+    ///`custom<...>`
+    ConvolutionDimensions,
+    ///`custom<...>`
+    WindowAttributes,
 }
 /// Every current StableHLO (and func) op that maps to a VHLO op.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -8901,6 +8921,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -8923,6 +8945,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -8943,6 +8967,8 @@ impl StablehloOp {
                     variadic_operands: Some(0u8),
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -8968,6 +8994,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -8992,6 +9020,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9011,6 +9041,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9031,6 +9063,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9051,6 +9085,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9073,6 +9109,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9093,6 +9131,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9134,6 +9174,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9158,6 +9200,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9199,6 +9243,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9215,9 +9261,51 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Attr(0u8, true),
+                        FormatElem::Operands(true),
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Region(0u8),
+                            then: &[
+                                FormatElem::Literal(" "),
+                                FormatElem::Literal("("),
+                                FormatElem::Region(0u8, false),
+                                FormatElem::Literal(")"),
+                            ],
+                            otherwise: &[],
+                        },
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
+                    ],
+                    checked: &[
+                        FormatElem::Attr(0u8, true),
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Region(0u8),
+                            then: &[
+                                FormatElem::Literal(" "),
+                                FormatElem::Literal("("),
+                                FormatElem::Region(0u8, false),
+                                FormatElem::Literal(")"),
+                            ],
+                            otherwise: &[],
+                        },
+                    ],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 1u8,
+                    variadic_results: true,
+                    regions: 1u8,
+                    variadic_regions: true,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -9239,6 +9327,8 @@ impl StablehloOp {
                     variadic_operands: Some(0u8),
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9260,9 +9350,58 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Literal("("),
+                        FormatElem::Operands(false),
+                        FormatElem::Literal(")"),
+                        FormatElem::Literal(" dim_numbers"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Custom(
+                            FormatDirective::ConvolutionDimensions,
+                            &[5u8],
+                            true,
+                        ),
+                        FormatElem::Literal(","),
+                        FormatElem::Literal(" window"),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Literal(" {"),
+                        FormatElem::Custom(
+                            FormatDirective::WindowAttributes,
+                            &[0u8, 1u8, 2u8, 3u8, 4u8],
+                            false,
+                        ),
+                        FormatElem::Literal("}"),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
+                    ],
+                    checked: &[
+                        FormatElem::Custom(
+                            FormatDirective::ConvolutionDimensions,
+                            &[5u8],
+                            true,
+                        ),
+                        FormatElem::Custom(
+                            FormatDirective::WindowAttributes,
+                            &[0u8, 1u8, 2u8, 3u8, 4u8],
+                            true,
+                        ),
+                    ],
+                    bound_attrs: 63u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -9281,6 +9420,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9301,6 +9442,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9316,6 +9459,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9346,6 +9491,8 @@ impl StablehloOp {
                     variadic_operands: Some(0u8),
                     results: 1u8,
                     variadic_results: true,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9368,6 +9515,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9398,9 +9547,53 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(","),
+                        FormatElem::Operand(1u8, true),
+                        FormatElem::Literal(","),
+                        FormatElem::Custom(
+                            FormatDirective::DotDimensionNumbers,
+                            &[0u8],
+                            true,
+                        ),
+                        FormatElem::Literal(""),
+                        FormatElem::Custom(
+                            FormatDirective::PrecisionConfigAndAlgorithm,
+                            &[1u8, 2u8],
+                            false,
+                        ),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
+                    ],
+                    checked: &[
+                        FormatElem::Custom(
+                            FormatDirective::DotDimensionNumbers,
+                            &[0u8],
+                            true,
+                        ),
+                        FormatElem::Custom(
+                            FormatDirective::PrecisionConfigAndAlgorithm,
+                            &[1u8, 2u8],
+                            true,
+                        ),
+                    ],
+                    bound_attrs: 7u64,
+                    operand_groups: 2u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -9421,6 +9614,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9443,6 +9638,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9459,6 +9656,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9475,6 +9674,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9500,6 +9701,8 @@ impl StablehloOp {
                     variadic_operands: Some(1u8),
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9516,6 +9719,8 @@ impl StablehloOp {
                     variadic_operands: Some(2u8),
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9538,6 +9743,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9558,6 +9765,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9578,6 +9787,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9602,6 +9813,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9622,6 +9835,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9644,6 +9859,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9663,6 +9880,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9684,6 +9903,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9703,6 +9924,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9719,6 +9942,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9739,6 +9964,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9759,6 +9986,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9779,6 +10008,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9802,6 +10033,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9824,6 +10057,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9846,6 +10081,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9866,6 +10103,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9886,9 +10125,58 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::AttrDict,
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Operand(0u8),
+                            then: &[
+                                FormatElem::Operand(0u8, true),
+                                FormatElem::Literal(" :"),
+                                FormatElem::Custom(
+                                    FormatDirective::PairwiseOpType,
+                                    &[],
+                                    true,
+                                ),
+                            ],
+                            otherwise: &[
+                                FormatElem::Literal("("),
+                                FormatElem::Literal(")"),
+                            ],
+                        },
+                    ],
+                    checked: &[
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Operand(0u8),
+                            then: &[
+                                FormatElem::Operand(0u8, true),
+                                FormatElem::Literal(" :"),
+                                FormatElem::Custom(
+                                    FormatDirective::PairwiseOpType,
+                                    &[],
+                                    true,
+                                ),
+                            ],
+                            otherwise: &[
+                                FormatElem::Literal("("),
+                                FormatElem::Literal(")"),
+                            ],
+                        },
+                    ],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 1u8,
+                    variadic_results: true,
+                    regions: 0u8,
+                    variadic_regions: false,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -9909,6 +10197,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -9944,6 +10234,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9959,6 +10251,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -9979,6 +10273,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10001,6 +10297,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10021,6 +10319,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10037,6 +10337,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10073,6 +10375,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10097,6 +10401,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10112,6 +10418,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10128,9 +10436,43 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
-            None,
+            Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::AttrDict,
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Operand(0u8),
+                            then: &[
+                                FormatElem::Literal(" :"),
+                                FormatElem::OperandTypes(0u8, true),
+                            ],
+                            otherwise: &[],
+                        },
+                    ],
+                    checked: &[
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Operand(0u8),
+                            then: &[
+                                FormatElem::Literal(" :"),
+                                FormatElem::OperandTypes(0u8, true),
+                            ],
+                            otherwise: &[],
+                        },
+                    ],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 0u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                },
+            ),
             Some(
                 &OpFormat {
                     elems: &[
@@ -10153,6 +10495,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10177,6 +10521,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10197,6 +10543,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 2u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10217,6 +10565,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10237,6 +10587,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10257,6 +10609,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10274,6 +10628,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10298,6 +10654,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10320,6 +10678,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10342,6 +10702,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10364,6 +10726,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10384,6 +10748,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10404,6 +10770,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10431,6 +10799,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10452,6 +10822,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10474,6 +10846,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10494,6 +10868,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10514,6 +10890,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10535,6 +10913,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10554,6 +10934,8 @@ impl StablehloOp {
                     variadic_operands: Some(0u8),
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10574,6 +10956,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10594,6 +10978,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             Some(
@@ -10614,6 +11000,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
             None,
@@ -10637,6 +11025,8 @@ impl StablehloOp {
                     variadic_operands: None,
                     results: 1u8,
                     variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
                 },
             ),
         ];

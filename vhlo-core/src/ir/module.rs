@@ -449,6 +449,14 @@ impl Module {
     pub fn num_ops(&self) -> usize {
         self.ops.len()
     }
+    /// Number of values ever created (including those of erased ops).
+    pub fn num_values(&self) -> usize {
+        self.values.len()
+    }
+    /// Number of blocks ever created (including erased ones).
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
     /// The op's full name symbol (`vhlo.add_v1`).
     pub fn op_name(&self, op: OpId) -> Symbol {
         self.ops[op.index()].name

@@ -7,7 +7,7 @@
 
 use super::parser::{PResult, Parser};
 use super::printer::Printer;
-use super::shlo_pretty::{enum_case, i64_array, int_attr_of};
+use super::shlo_pretty::{enum_case, int_attr_of};
 use crate::ir::*;
 use crate::vhlo::{
     FormatAnchor, FormatDirective, FormatElem, OdsConstraint, OpFormat, StablehloOp,
@@ -18,24 +18,15 @@ type Use<'a> = super::parser::ValueUse<'a>;
 
 /// The ops whose syntax is written by hand: the StableHLO ops without a `format:` in the spec
 /// that do not print generically (`format: generic`). These are upstream's
-/// `hasCustomAssemblyFormat` ops (constant, reduce, while), the func ops and `return` (also
-/// `func.return`, text/pretty.rs), and those whose upstream format needs what the engine does
-/// not express yet (text/shlo_pretty.rs): convolution and dot_general (their custom
-/// directives), composite (a byte-string name and an optional region list) and
-/// optimization_barrier (an optional group led by an operand). A test below proves every op is
-/// in exactly one of the three groups.
+/// `hasCustomAssemblyFormat` ops (constant, reduce, while; text/shlo_pretty.rs) and the func
+/// ops (text/custom_forms.rs). A test below proves every op is in exactly one of the three groups.
 #[cfg_attr(not(test), allow(dead_code))] // the list is the test's; dispatch goes by the spec
 pub(crate) const HAND_WRITTEN: &[StablehloOp] = &[
     StablehloOp::Func,
     StablehloOp::Call,
-    StablehloOp::Return,
     StablehloOp::Constant,
-    StablehloOp::Convolution,
     StablehloOp::Reduce,
     StablehloOp::While,
-    StablehloOp::OptimizationBarrier,
-    StablehloOp::Composite,
-    StablehloOp::DotGeneral,
 ];
 
 fn space_if(p: &mut Printer<'_>, space: bool) {
@@ -77,7 +68,7 @@ fn find_attrs(m: &Module, op: OpId, kind: StablehloOp) -> Found {
 }
 
 /// The data of a dense i64 array (no copy).
-fn i64_array_data<'m>(m: &'m Module, a: &'m AttrData) -> Option<&'m [u8]> {
+pub(super) fn i64_array_data<'m>(m: &'m Module, a: &'m AttrData) -> Option<&'m [u8]> {
     match a {
         AttrData::DenseArray { element, data } => match m.type_data(*element) {
             TypeData::Integer { width: 64, .. } => Some(data),
@@ -87,8 +78,16 @@ fn i64_array_data<'m>(m: &'m Module, a: &'m AttrData) -> Option<&'m [u8]> {
     }
 }
 
+fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
+    let data = i64_array_data(m, a)?.chunks_exact(8);
+    Some(
+        data.map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect(),
+    )
+}
+
 /// `[1, 2]` of a dense i64 array's data.
-fn write_i64_data(out: &mut String, data: &[u8]) {
+pub(super) fn write_i64_data(out: &mut String, data: &[u8]) {
     out.push('[');
     for (i, c) in data.chunks_exact(8).enumerate() {
         if i > 0 {
@@ -139,6 +138,8 @@ fn anchor_present(
             }
         },
         FormatAnchor::Operand(g) => !group_range(f, g, m.operands(op).len()).is_empty(),
+        // A format binds at most one region group (codegen checks).
+        FormatAnchor::Region(_) => !m.regions(op).is_empty(),
     }
 }
 
@@ -182,6 +183,26 @@ fn custom_printable(m: &Module, op: OpId, found: &Found, d: FormatDirective, att
         | FormatDirective::SelectOpType
         | FormatDirective::ComplexOpType
         | FormatDirective::VariadicOperandWithAttribute => true,
+        FormatDirective::PairwiseOpType => m
+            .operands(op)
+            .iter()
+            .map(|&v| m.value_type(v))
+            .eq(m.results(op).map(|r| m.value_type(r))),
+        FormatDirective::DotDimensionNumbers => found[attrs[0] as usize].is_some_and(|a| {
+            matches!(m.attr_data(a), AttrData::Dialect(d)
+                if matches!(&d.params[..], [Param::Ints(_), Param::Ints(_), Param::Ints(_), Param::Ints(_)]))
+        }),
+        FormatDirective::PrecisionConfigAndAlgorithm => {
+            custom_printable(m, op, found, FormatDirective::PrecisionConfig, &attrs[..1])
+                && found[attrs[1] as usize].is_none_or(|a| {
+                    matches!(m.attr_data(a), AttrData::Dialect(d) if m.str(d.mnemonic) == "dot_algorithm")
+                })
+        }
+        // Checked when printed (`Printer::print_conv_dims` writes nothing when it refuses).
+        FormatDirective::ConvolutionDimensions => {
+            matches!(found[attrs[0] as usize].map(|a| m.attr_data(a)), Some(AttrData::Dialect(_)))
+        }
+        FormatDirective::WindowAttributes => write_window(&mut String::new(), m, found, attrs),
         FormatDirective::TupleOpType => {
             let mut results = m.results(op);
             match (results.next(), results.next()) {
@@ -238,18 +259,30 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: StablehloOp, f: &OpForm
     } else {
         [None; MAX_ATTRS]
     };
+    let nregions = m.regions(op).len();
+    let regions_fit = if f.variadic_regions {
+        nregions + 1 >= f.regions as usize
+    } else {
+        nregions == f.regions as usize
+    };
     if !operands_fit
         || !results_fit
-        || !m.regions(op).is_empty()
+        || !regions_fit
         || !printable(p, op, kind, f, &found, f.checked)
     {
         return false;
     }
+    let start = p.out.len();
     p.out.push_str(m.op_name_str(op));
-    print_elems(p, op, kind, f, &found, f.elems);
+    if !print_elems(p, op, kind, f, &found, f.elems) {
+        // Only a directive that writes nothing when it refuses gets here.
+        p.out.truncate(start);
+        return false;
+    }
     true
 }
 
+/// False when a directive refuses the value after all (nothing of it printed).
 fn print_elems(
     p: &mut Printer<'_>,
     op: OpId,
@@ -257,7 +290,7 @@ fn print_elems(
     f: &OpFormat,
     found: &Found,
     elems: &[FormatElem],
-) {
+) -> bool {
     let m = p.m;
     for e in elems {
         match *e {
@@ -272,8 +305,30 @@ fn print_elems(
                 p.print_value_list(&m.operands(op)[r]);
             }
             FormatElem::Operands(space) => {
+                if m.operands(op).is_empty() {
+                    continue;
+                }
                 space_if(p, space);
                 p.print_value_list(m.operands(op));
+            }
+            FormatElem::OperandTypes(g, space) => {
+                let r = group_range(f, g, m.operands(op).len());
+                space_if(p, space);
+                for (i, &v) in m.operands(op)[r].iter().enumerate() {
+                    if i > 0 {
+                        p.out.push_str(", ");
+                    }
+                    p.print_type(m.value_type(v));
+                }
+            }
+            FormatElem::Region(_, space) => {
+                space_if(p, space);
+                for (i, &r) in m.regions(op).iter().enumerate() {
+                    if i > 0 {
+                        p.out.push_str(", ");
+                    }
+                    p.print_region(r, true, false);
+                }
             }
             FormatElem::Attr(i, space) => {
                 space_if(p, space);
@@ -310,7 +365,9 @@ fn print_elems(
             }
             FormatElem::Custom(d, attrs, space) => {
                 space_if(p, space);
-                print_custom(p, op, found, d, attrs);
+                if !print_custom(p, op, found, d, attrs) {
+                    return false;
+                }
             }
             FormatElem::CustomOperands(_, g, space) => {
                 // VariadicOperandWithAttribute: `%a, %b,` (nothing for none).
@@ -332,10 +389,13 @@ fn print_elems(
                 } else {
                     otherwise
                 };
-                print_elems(p, op, kind, f, found, elems);
+                if !print_elems(p, op, kind, f, found, elems) {
+                    return false;
+                }
             }
         }
     }
+    true
 }
 
 fn print_bare(p: &mut Printer<'_>, c: OdsConstraint, a: Attribute) {
@@ -361,7 +421,14 @@ fn print_bare(p: &mut Printer<'_>, c: OdsConstraint, a: Attribute) {
     }
 }
 
-fn print_custom(p: &mut Printer<'_>, op: OpId, found: &Found, d: FormatDirective, attrs: &[u8]) {
+/// False when the directive refuses the value (it then writes nothing).
+fn print_custom(
+    p: &mut Printer<'_>,
+    op: OpId,
+    found: &Found,
+    d: FormatDirective,
+    attrs: &[u8],
+) -> bool {
     let m = p.m;
     let arr = |i: u8| {
         found[i as usize]
@@ -376,7 +443,7 @@ fn print_custom(p: &mut Printer<'_>, op: OpId, found: &Found, d: FormatDirective
                 let t = m.value_type(r);
                 if m.operands(op).iter().all(|&v| m.value_type(v) == t) {
                     p.print_type(t);
-                    return;
+                    return true;
                 }
             }
             super::shlo_pretty::print_functional_type(p, op);
@@ -446,7 +513,7 @@ fn print_custom(p: &mut Printer<'_>, op: OpId, found: &Found, d: FormatDirective
         FormatDirective::PrecisionConfig => {
             // `, precision = [DEFAULT, HIGH]`, nothing without the attribute.
             let Some(AttrData::Array(es)) = found[attrs[0] as usize].map(|a| m.attr_data(a)) else {
-                return;
+                return true;
             };
             p.out.push_str(", precision = [");
             for (i, &e) in es.iter().enumerate() {
@@ -458,8 +525,145 @@ fn print_custom(p: &mut Printer<'_>, op: OpId, found: &Found, d: FormatDirective
             }
             p.out.push(']');
         }
+        FormatDirective::PairwiseOpType => {
+            let ops = m.operands(op);
+            for (i, &v) in ops.iter().enumerate() {
+                if i > 0 {
+                    p.out.push_str(", ");
+                }
+                p.print_type(m.value_type(v));
+            }
+        }
+        FormatDirective::DotDimensionNumbers => {
+            let Some(AttrData::Dialect(dd)) = found[attrs[0] as usize].map(|a| m.attr_data(a))
+            else {
+                return false;
+            };
+            let [Param::Ints(lb), Param::Ints(rb), Param::Ints(lc), Param::Ints(rc)] =
+                &dd.params[..]
+            else {
+                return false;
+            };
+            if !lb.is_empty() || !rb.is_empty() {
+                p.out.push_str("batching_dims = ");
+                write_i64s(&mut p.out, lb);
+                p.out.push_str(" x ");
+                write_i64s(&mut p.out, rb);
+                p.out.push_str(", ");
+            }
+            p.out.push_str("contracting_dims = ");
+            write_i64s(&mut p.out, lc);
+            p.out.push_str(" x ");
+            write_i64s(&mut p.out, rc);
+        }
+        FormatDirective::PrecisionConfigAndAlgorithm => {
+            print_custom(p, op, found, FormatDirective::PrecisionConfig, &attrs[..1]);
+            if let Some(a) = found[attrs[1] as usize] {
+                // `<...>` without its `#stablehlo.dot_algorithm` prefix.
+                p.out.push_str(", algorithm = ");
+                let full = super::printer::attribute_to_string(m, a);
+                p.out.push_str(
+                    full.strip_prefix("#stablehlo.dot_algorithm")
+                        .unwrap_or(&full),
+                );
+            }
+        }
+        FormatDirective::ConvolutionDimensions => {
+            let Some(AttrData::Dialect(dn)) = found[attrs[0] as usize].map(|a| m.attr_data(a))
+            else {
+                return false;
+            };
+            return p.print_conv_dims(&dn.params);
+        }
+        FormatDirective::WindowAttributes => {
+            let mut w = String::new();
+            if !write_window(&mut w, m, found, attrs) {
+                return false;
+            }
+            p.out.push_str(&w);
+        }
         FormatDirective::VariadicOperandWithAttribute => {}
     }
+    true
+}
+
+/// `[1, 2]`.
+fn write_i64s(out: &mut String, v: &[i64]) {
+    out.push('[');
+    for (i, x) in v.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{x}");
+    }
+    out.push(']');
+}
+
+/// The keywords of a convolution's window attributes, in the order `WindowAttributes` binds them.
+const WINDOW_KEYS: [&str; 5] = ["stride", "pad", "lhs_dilate", "rhs_dilate", "reverse"];
+
+/// Writes a convolution's window attributes (`stride = [1, 1], pad = [[0, 0], [1, 1]], ...`,
+/// those present) bound at `attrs`; false when one has no spelling in the window form.
+fn write_window(out: &mut String, m: &Module, found: &Found, attrs: &[u8]) -> bool {
+    for (k, key) in WINDOW_KEYS.iter().enumerate() {
+        let Some(a) = found[attrs[k] as usize].map(|a| m.attr_data(a)) else {
+            continue;
+        };
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        out.push_str(key);
+        out.push_str(" = ");
+        match (k, a) {
+            (1, AttrData::DenseElements { ty, data, splat }) => {
+                let TypeData::RankedTensor { shape, element, .. } = m.type_data(*ty) else {
+                    return false;
+                };
+                if shape.len() != 2
+                    || shape[1] != 2
+                    || !matches!(m.type_data(*element), TypeData::Integer { width: 64, .. })
+                {
+                    return false;
+                }
+                let n = (shape[0].max(0) as usize).saturating_mul(2);
+                // A splat the input did not pay for is not expanded: the generic form keeps it.
+                if *splat && n > 1 << 16 {
+                    return false;
+                }
+                let word = |i: usize| {
+                    let at = if *splat { 0 } else { i * 8 };
+                    data.get(at..at + 8)
+                        .map_or(0, |c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                };
+                out.push('[');
+                for r in 0..n / 2 {
+                    if r > 0 {
+                        out.push_str(", ");
+                    }
+                    let _ = write!(out, "[{}, {}]", word(2 * r), word(2 * r + 1));
+                }
+                out.push(']');
+            }
+            (4, AttrData::DenseArray { element, data })
+                if matches!(m.type_data(*element), TypeData::Integer { width: 1, .. }) =>
+            {
+                out.push('[');
+                for (i, b) in data.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(if *b != 0 { "true" } else { "false" });
+                }
+                out.push(']');
+            }
+            (0 | 2 | 3, a) => match i64_array_data(m, a) {
+                Some(data) => write_i64_data(out, data),
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Whether `out` is a complex tensor whose real counterpart is every operand's type.
@@ -491,6 +695,9 @@ struct Parsed<'a> {
     dict: Vec<NamedAttr>,
     types: Option<(Vec<Type>, Vec<Type>)>,
     result_types: Option<Vec<Type>>,
+    /// Types of operand groups bound one by one (`type($x)`), in spec order.
+    operand_types: Vec<Type>,
+    regions: Vec<Region>,
 }
 
 impl<'a> Parser<'a> {
@@ -507,14 +714,20 @@ impl<'a> Parser<'a> {
             dict: Vec::new(),
             types: None,
             result_types: None,
+            operand_types: Vec::new(),
+            regions: Vec::new(),
         };
+        self.c.skip_ws();
+        let pos = self.c.pos;
         self.parse_elems(name, kind, f, f.elems, &mut st)?;
-        let (ins, outs) = match (st.types, st.result_types) {
-            (Some(t), _) => t,
-            (None, Some(r)) => (Vec::new(), r),
-            (None, None) => (Vec::new(), Vec::new()),
+        let (ins, outs) = match st.types {
+            Some(t) => t,
+            None => (st.operand_types, st.result_types.unwrap_or_default()),
         };
-        self.format_build_op(name, &st.uses, &ins, outs, st.props, st.dict)
+        if ins.len() != st.uses.len() {
+            return Err(self.c.error_at(pos, "operand and type counts differ"));
+        }
+        self.build_op(name, &st.uses, &ins, outs, st.props, st.dict, st.regions)
     }
 
     fn parse_elems(
@@ -544,6 +757,26 @@ impl<'a> Parser<'a> {
                     }
                 }
                 FormatElem::Operands(_) => st.uses = self.operand_list()?,
+                FormatElem::OperandTypes(g, _) => {
+                    if f.variadic_operands == Some(g) {
+                        let ts = self.parse_type_list()?;
+                        if st.operand_types.is_empty() {
+                            st.operand_types = ts;
+                        } else {
+                            st.operand_types.extend(ts);
+                        }
+                    } else {
+                        let t = self.parse_type()?;
+                        st.operand_types.push(t);
+                    }
+                }
+                FormatElem::Region(..) => loop {
+                    let r = self.parse_region(None)?;
+                    st.regions.push(r);
+                    if !(f.variadic_regions && self.c.eat(b',')) {
+                        break;
+                    }
+                },
                 FormatElem::Attr(i, _) => {
                     let a = self.parse_bare(kind, i)?;
                     let n = self.named(kind.attribute_names()[i as usize], a);
@@ -574,14 +807,18 @@ impl<'a> Parser<'a> {
                 FormatElem::Optional {
                     then, otherwise, ..
                 } => {
-                    let present = match then.first() {
-                        Some(FormatElem::Literal(l)) => {
-                            self.format_eat(l.strip_prefix(' ').unwrap_or(l))
-                        }
-                        _ => false,
+                    // The first element that is not spacing decides (codegen checks it is a
+                    // literal or the anchor operand).
+                    let i = then
+                        .iter()
+                        .position(|e| !matches!(e, FormatElem::Literal(l) if l.trim().is_empty()))
+                        .unwrap_or(0);
+                    let (present, rest) = match then.get(i) {
+                        Some(FormatElem::Literal(l)) => (self.format_eat(l.trim_start()), i + 1),
+                        _ => (self.c.peek() == Some(b'%'), i),
                     };
                     if present {
-                        self.parse_elems(name, kind, f, &then[1..], st)?;
+                        self.parse_elems(name, kind, f, &then[rest..], st)?;
                     } else {
                         self.parse_elems(name, kind, f, otherwise, st)?;
                     }
@@ -625,6 +862,12 @@ impl<'a> Parser<'a> {
                 Ok(self.i64_array_attr(&v))
             }
             OdsConstraint::Enum(e) => self.enum_attr(e.stablehlo()),
+            OdsConstraint::Str if self.c.peek() != Some(b'"') => {
+                let found = self.c.describe_next();
+                Err(self
+                    .c
+                    .error(format!("expected string for '{name}', found {found}")))
+            }
             _ => self.parse_attribute_untyped(),
         }
     }
@@ -769,9 +1012,177 @@ impl<'a> Parser<'a> {
                     st.props.push(n);
                 }
             }
+            FormatDirective::PairwiseOpType => {
+                self.c.skip_ws();
+                let tpos = self.c.pos;
+                let ts = self.parse_type_list()?;
+                if ts.len() != st.uses.len() {
+                    return Err(self.c.error_at(tpos, "operand and type counts differ"));
+                }
+                st.types = Some((ts.clone(), ts));
+            }
+            FormatDirective::DotDimensionNumbers => {
+                let (mut lb, mut rb) = (Vec::new(), Vec::new());
+                if self.c.eat_keyword("batching_dims") {
+                    self.c.expect(b'=', "after 'batching_dims'")?;
+                    lb = self.parse_int_list()?;
+                    self.c
+                        .expect_keyword("x", "between lhs and rhs dimensions")?;
+                    rb = self.parse_int_list()?;
+                    self.c.expect(b',', "after batching dims")?;
+                }
+                self.kw_eq("contracting_dims")?;
+                let lc = self.parse_int_list()?;
+                self.c
+                    .expect_keyword("x", "between lhs and rhs dimensions")?;
+                let rc = self.parse_int_list()?;
+                let dd = self.m.dialect_attr(
+                    "stablehlo",
+                    "dot",
+                    vec![
+                        Param::Ints(lb.into()),
+                        Param::Ints(rb.into()),
+                        Param::Ints(lc.into()),
+                        Param::Ints(rc.into()),
+                    ],
+                );
+                let n = self.named(names[attrs[0] as usize], dd);
+                st.props.push(n);
+            }
+            FormatDirective::PrecisionConfigAndAlgorithm => {
+                if self.c.eat(b',') {
+                    if self.c.peek_ident() == Some("precision") {
+                        let a = self.precision_list()?;
+                        let n = self.named(names[attrs[0] as usize], a);
+                        st.props.push(n);
+                        if !self.c.eat(b',') {
+                            return Ok(());
+                        }
+                    }
+                    self.kw_eq("algorithm")?;
+                    let spec = super::dialects::find_struct("stablehlo", "dot_algorithm")
+                        .expect("known struct");
+                    let a = self.parse_struct_attr_pub(spec)?;
+                    let n = self.named(names[attrs[1] as usize], a);
+                    st.props.push(n);
+                }
+            }
+            FormatDirective::ConvolutionDimensions => {
+                let dn = self.parse_conv_dims()?;
+                let n = self.named(names[attrs[0] as usize], dn);
+                st.props.push(n);
+            }
+            FormatDirective::WindowAttributes => self.parse_window(names, attrs, st)?,
             FormatDirective::VariadicOperandWithAttribute => {}
         }
         Ok(())
+    }
+
+    /// `stride = [..], pad = [[..], ..], lhs_dilate = [..], rhs_dilate = [..], reverse = [..]`,
+    /// any of them in any order, up to the closing `}`.
+    fn parse_window(&mut self, names: &[&str], attrs: &[u8], st: &mut Parsed<'a>) -> PResult<()> {
+        let mut seen = [false; 5];
+        while !matches!(self.c.peek(), Some(b'}') | None) {
+            self.c.skip_ws();
+            let kpos = self.c.pos;
+            let kw = self.c.bare_ident().unwrap_or("");
+            let Some(k) = WINDOW_KEYS.iter().position(|x| *x == kw) else {
+                return Err(self.c.error_at(
+                    kpos,
+                    format!("unexpected keyword '{kw}' in convolution window"),
+                ));
+            };
+            if std::mem::replace(&mut seen[k], true) {
+                return Err(self
+                    .c
+                    .error_at(kpos, format!("duplicate '{kw}' in convolution window")));
+            }
+            self.c.expect_lazy(b'=', || format!("after '{kw}'"))?;
+            let a = match k {
+                1 => self.parse_padding()?,
+                4 => self.parse_bool_list()?,
+                _ => {
+                    let v = self.parse_int_list()?;
+                    self.i64_array_attr(&v)
+                }
+            };
+            let n = self.named(names[attrs[k] as usize], a);
+            st.props.push(n);
+            self.c.eat(b',');
+        }
+        Ok(())
+    }
+
+    /// `[[lo, hi], ...]` as a `tensor<Nx2xi64>` (a splat when all values agree).
+    fn parse_padding(&mut self) -> PResult<Attribute> {
+        self.c.expect(b'[', "to open padding")?;
+        let mut vals = Vec::new();
+        let mut rows = 0i64;
+        if !self.c.eat(b']') {
+            loop {
+                let row = self.parse_int_list()?;
+                if row.len() != 2 {
+                    return Err(self.c.error("each padding entry needs two values"));
+                }
+                vals.extend(row);
+                rows += 1;
+                if self.c.eat(b']') {
+                    break;
+                }
+                self.c.expect(b',', "between padding entries")?;
+            }
+        }
+        let element = self.m.ty(TypeData::Integer {
+            width: 64,
+            signedness: Signedness::Signless,
+        });
+        let ty = self.m.ty(TypeData::RankedTensor {
+            shape: Box::new([rows, 2]),
+            element,
+            encoding: None,
+        });
+        let mut data: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let splat = !vals.is_empty() && vals.iter().all(|&v| v == vals[0]);
+        if splat {
+            data.truncate(8);
+        }
+        Ok(self.m.attr(AttrData::DenseElements {
+            ty,
+            data: data.into(),
+            splat,
+        }))
+    }
+
+    /// `[true, false, 1, 0]` as a dense i1 array.
+    fn parse_bool_list(&mut self) -> PResult<Attribute> {
+        self.c.expect(b'[', "to open window reversal")?;
+        let mut data = Vec::new();
+        if !self.c.eat(b']') {
+            loop {
+                if self.c.eat_keyword("true") || self.c.eat_keyword("1") {
+                    data.push(1u8);
+                } else if self.c.eat_keyword("false") {
+                    data.push(0);
+                } else {
+                    match self.c.int64("as window reversal")? {
+                        0 => data.push(0),
+                        _ => data.push(1),
+                    }
+                }
+                if self.c.eat(b']') {
+                    break;
+                }
+                self.c.expect(b',', "between window reversal values")?;
+            }
+        }
+        let element = self.m.ty(TypeData::Integer {
+            width: 1,
+            signedness: Signedness::Signless,
+        });
+        Ok(self.m.attr(AttrData::DenseArray {
+            element,
+            data: data.into(),
+        }))
     }
 }
 
@@ -828,6 +1239,39 @@ mod tests {
         assert!(out.contains("return %batch_var : tensor<2xf32>"), "{out}");
         let back = crate::text::parse(&out).expect("reparses");
         assert_eq!(crate::text::print(&back, Default::default()), out);
+    }
+
+    /// Upstream's formats of return, optimization_barrier and composite: an optional group
+    /// anchored on operand types, one led by its anchor operand with an else branch, and a
+    /// region group (printed as MLIR prints them, and read back).
+    #[test]
+    fn optional_groups_and_regions() {
+        let src = r#"func.func @f(%a: tensor<f32>) -> tensor<f32> {
+  "stablehlo.optimization_barrier"() : () -> ()
+  %0 = "stablehlo.optimization_barrier"(%a) {x = 1 : i32} : (tensor<f32>) -> tensor<f32>
+  %1 = "stablehlo.composite"(%0) ({
+  ^bb0(%b: tensor<f32>):
+    "stablehlo.return"() : () -> ()
+  }) {decomposition = @g, name = "a.b"} : (tensor<f32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}"#;
+        let m = crate::text::parse(src).expect("parses");
+        let out = crate::text::print(&m, Default::default());
+        for want in [
+            "    stablehlo.optimization_barrier()\n",
+            "%0 = stablehlo.optimization_barrier {x = 1 : i32} %arg0 : tensor<f32>\n",
+            "%1 = stablehlo.composite \"a.b\" %0 ({\n    ^bb0(%arg1: tensor<f32>):\n      stablehlo.return\n    }) {decomposition = @g} : (tensor<f32>) -> tensor<f32>\n",
+        ] {
+            assert!(out.contains(want), "{want}\n{out}");
+        }
+        let back = crate::text::parse(&out).expect("reparses");
+        assert_eq!(crate::text::print(&back, Default::default()), out);
+        let err = crate::text::parse("func.func @f(%a: tensor<f32>) {\n  stablehlo.return %a\n}")
+            .expect_err("no types");
+        assert!(
+            err.to_string().contains("operand and type counts differ"),
+            "{err}"
+        );
     }
 
     /// A value a format cannot spell (a tuple type that is not the operands', a compare type

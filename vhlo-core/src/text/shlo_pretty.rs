@@ -2,7 +2,7 @@
 //! printers/parsers of AssemblyFormat.cpp/StablehloOps.cpp), parse and print.
 
 use super::parser::{PResult, Parser};
-use super::printer::Printer;
+use super::printer::{NameHint, Printer};
 use crate::ir::*;
 use crate::vhlo::StablehloOp;
 use std::fmt::Write as _;
@@ -67,7 +67,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn kw_eq(&mut self, kw: &str) -> PResult<()> {
+    pub(super) fn kw_eq(&mut self, kw: &str) -> PResult<()> {
         self.c.expect_keyword(kw, "in operation syntax")?;
         self.c.expect_lazy(b'=', || format!("after '{kw}'"))
     }
@@ -148,20 +148,8 @@ impl<'a> Parser<'a> {
 
     /// Creates the op: format attributes are properties, the attr-dict is split into inherent
     /// (properties) and discardable attributes.
-    pub(super) fn format_build_op(
-        &mut self,
-        name: &str,
-        uses: &[Use<'a>],
-        operand_types: &[Type],
-        result_types: Vec<Type>,
-        props: Vec<NamedAttr>,
-        dict: Vec<NamedAttr>,
-    ) -> PResult<OpId> {
-        self.build_op(name, uses, operand_types, result_types, props, dict, vec![])
-    }
-
     #[allow(clippy::too_many_arguments)]
-    fn build_op(
+    pub(super) fn build_op(
         &mut self,
         name: &str,
         uses: &[Use<'a>],
@@ -249,12 +237,6 @@ impl<'a> Parser<'a> {
         Ok(self.m.attr(AttrData::Array(v.into())))
     }
 
-    /// `<lhs_precision_type = ...>` of `algorithm = <...>` (the attribute without its prefix).
-    fn stripped_struct(&mut self, mnemonic: &str) -> PResult<Attribute> {
-        let spec = super::dialects::find_struct("stablehlo", mnemonic).expect("known struct");
-        self.parse_struct_attr_pub(spec)
-    }
-
     /// A StableHLO op in pretty syntax; `None` when `name` has no pretty form here.
     pub(crate) fn parse_stablehlo_pretty(
         &mut self,
@@ -302,216 +284,11 @@ impl<'a> Parser<'a> {
                     self.build_op(name, &[], &[], vec![ty], vec![p], dict, vec![])?
                 }
             }
-            StablehloOp::OptimizationBarrier => {
-                let dict = self.opt_attr_dict()?;
-                if self.c.peek() == Some(b'(') {
-                    self.c.pos += 1;
-                    self.c.expect(b')', "in empty optimization_barrier")?;
-                    self.build_op(name, &[], &[], vec![], vec![], dict, vec![])?
-                } else {
-                    let uses = self.operand_list()?;
-                    self.c.expect(b':', "before operand types")?;
-                    let types = self.parse_type_list()?;
-                    if types.len() != uses.len() {
-                        return Err(self.c.error_at(pos, "operand and type counts differ"));
-                    }
-                    self.build_op(name, &uses, &types, types.clone(), vec![], dict, vec![])?
-                }
-            }
-            StablehloOp::Return => {
-                let uses = self.operand_list()?;
-                let dict = self.opt_attr_dict()?;
-                let mut types = Vec::new();
-                if !uses.is_empty() {
-                    self.c.expect(b':', "before operand types")?;
-                    types = self.parse_type_list()?;
-                }
-                if types.len() != uses.len() {
-                    return Err(self.c.error_at(pos, "operand and type counts differ"));
-                }
-                self.build_op(name, &uses, &types, vec![], vec![], dict, vec![])?
-            }
-            StablehloOp::Composite => {
-                // A StrAttr: bytes, as MLIR strings are (`\XX` may spell any byte).
-                let s = self.c.string_lit_bytes()?;
-                let sym = self.m.sym_bytes(&s);
-                let a = self.m.attr(AttrData::String {
-                    value: sym,
-                    ty: None,
-                });
-                let uses = self.operand_list()?;
-                let dict = self.opt_attr_dict()?;
-                let (ins, outs) = self.functional_type(uses.len())?;
-                let p = self.named("name", a);
-                self.build_op(name, &uses, &ins, outs, vec![p], dict, vec![])?
-            }
-            StablehloOp::DotGeneral => {
-                let uses = self.operand_list()?;
-                self.c.expect(b',', "before dot dimension numbers")?;
-                let (mut lb, mut rb) = (Vec::new(), Vec::new());
-                if self.c.eat_keyword("batching_dims") {
-                    self.c.expect(b'=', "after 'batching_dims'")?;
-                    lb = self.parse_int_list()?;
-                    self.c
-                        .expect_keyword("x", "between lhs and rhs dimensions")?;
-                    rb = self.parse_int_list()?;
-                    self.c.expect(b',', "after batching dims")?;
-                }
-                self.kw_eq("contracting_dims")?;
-                let lc = self.parse_int_list()?;
-                self.c
-                    .expect_keyword("x", "between lhs and rhs dimensions")?;
-                let rc = self.parse_int_list()?;
-                let dd = self.m.dialect_attr(
-                    "stablehlo",
-                    "dot",
-                    vec![
-                        Param::Ints(lb.into()),
-                        Param::Ints(rb.into()),
-                        Param::Ints(lc.into()),
-                        Param::Ints(rc.into()),
-                    ],
-                );
-                let mut props = vec![self.named("dot_dimension_numbers", dd)];
-                if self.c.eat(b',') {
-                    if self.c.peek_ident() == Some("precision") {
-                        let a = self.precision_list()?;
-                        props.push(self.named("precision_config", a));
-                        if self.c.eat(b',') {
-                            self.kw_eq("algorithm")?;
-                            let a = self.stripped_struct("dot_algorithm")?;
-                            props.push(self.named("algorithm", a));
-                        }
-                    } else {
-                        self.kw_eq("algorithm")?;
-                        let a = self.stripped_struct("dot_algorithm")?;
-                        props.push(self.named("algorithm", a));
-                    }
-                }
-                let dict = self.opt_attr_dict()?;
-                let (ins, outs) = self.functional_type(uses.len())?;
-                self.build_op(name, &uses, &ins, outs, props, dict, vec![])?
-            }
-            StablehloOp::Convolution => self.parse_convolution(name)?,
             StablehloOp::Reduce => self.parse_reduce(name, pos)?,
             StablehloOp::While => self.parse_while(name)?,
             _ => return Ok(None),
         };
         Ok(Some(op))
-    }
-
-    fn parse_convolution(&mut self, name: &str) -> PResult<OpId> {
-        self.c.expect(b'(', "to open convolution operands")?;
-        let uses = self.operand_list()?;
-        self.c.expect(b')', "to close convolution operands")?;
-        self.kw_eq("dim_numbers")?;
-        let dn = self.parse_conv_dims()?;
-        let mut props = vec![self.named("dimension_numbers", dn)];
-        self.c.expect(b',', "before 'window'")?;
-        self.kw_eq("window")?;
-        self.c.expect(b'{', "to open window attributes")?;
-        let mut seen: Vec<&str> = Vec::new();
-        while !self.c.eat(b'}') {
-            self.c.skip_ws();
-            let kpos = self.c.pos;
-            let kw = self.c.bare_ident().unwrap_or("");
-            let key = match kw {
-                "stride" => "window_strides",
-                "pad" => "padding",
-                "lhs_dilate" => "lhs_dilation",
-                "rhs_dilate" => "rhs_dilation",
-                "reverse" => "window_reversal",
-                _ => {
-                    return Err(self.c.error_at(
-                        kpos,
-                        format!("unexpected keyword '{kw}' in convolution window"),
-                    ))
-                }
-            };
-            if seen.contains(&key) {
-                return Err(self
-                    .c
-                    .error_at(kpos, format!("duplicate '{kw}' in convolution window")));
-            }
-            seen.push(key);
-            self.c.expect_lazy(b'=', || format!("after '{kw}'"))?;
-            let a = match kw {
-                "pad" => {
-                    self.c.expect(b'[', "to open padding")?;
-                    let mut vals = Vec::new();
-                    let mut rows = 0i64;
-                    if !self.c.eat(b']') {
-                        loop {
-                            let row = self.parse_int_list()?;
-                            if row.len() != 2 {
-                                return Err(self.c.error("each padding entry needs two values"));
-                            }
-                            vals.extend(row);
-                            rows += 1;
-                            if self.c.eat(b']') {
-                                break;
-                            }
-                            self.c.expect(b',', "between padding entries")?;
-                        }
-                    }
-                    let i64t = self.i64_type();
-                    let ty = self.m.ty(TypeData::RankedTensor {
-                        shape: Box::new([rows, 2]),
-                        element: i64t,
-                        encoding: None,
-                    });
-                    let mut data: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
-                    let splat = !vals.is_empty() && vals.iter().all(|&v| v == vals[0]);
-                    if splat {
-                        data.truncate(8);
-                    }
-                    self.m.attr(AttrData::DenseElements {
-                        ty,
-                        data: data.into(),
-                        splat,
-                    })
-                }
-                "reverse" => {
-                    self.c.expect(b'[', "to open window reversal")?;
-                    let mut data = Vec::new();
-                    if !self.c.eat(b']') {
-                        loop {
-                            if self.c.eat_keyword("true") || self.c.eat_keyword("1") {
-                                data.push(1u8);
-                            } else if self.c.eat_keyword("false") {
-                                data.push(0);
-                            } else {
-                                match self.c.int64("as window reversal")? {
-                                    0 => data.push(0),
-                                    _ => data.push(1),
-                                }
-                            }
-                            if self.c.eat(b']') {
-                                break;
-                            }
-                            self.c.expect(b',', "between window reversal values")?;
-                        }
-                    }
-                    let element = self.m.ty(TypeData::Integer {
-                        width: 1,
-                        signedness: Signedness::Signless,
-                    });
-                    self.m.attr(AttrData::DenseArray {
-                        element,
-                        data: data.into(),
-                    })
-                }
-                _ => {
-                    let v = self.parse_int_list()?;
-                    self.i64_array_attr(&v)
-                }
-            };
-            props.push(self.named(key, a));
-            self.c.eat(b',');
-        }
-        let dict = self.opt_attr_dict()?;
-        let (ins, outs) = self.functional_type(uses.len())?;
-        self.build_op(name, &uses, &ins, outs, props, dict, vec![])
     }
 
     /// `stablehlo.reduce(%a init: %b), ... applies stablehlo.add across dimensions = [1] : T`
@@ -695,10 +472,6 @@ impl<'a> Parser<'a> {
 
 // ---- printing ----------------------------------------------------------------------------------
 
-fn prop<'a>(m: &'a Module, op: OpId, name: &str) -> Option<&'a AttrData> {
-    find_prop(m, op, name).map(|a| m.attr_data(a))
-}
-
 /// [`Module::property`] by comparing names: ops have a handful of properties, and this runs
 /// for every printed op, where hashing the name costs more than the comparisons.
 pub(crate) fn find_prop(m: &Module, op: OpId, name: &str) -> Option<Attribute> {
@@ -706,20 +479,6 @@ pub(crate) fn find_prop(m: &Module, op: OpId, name: &str) -> Option<Attribute> {
         .iter()
         .find(|a| m.str(a.name) == name)
         .map(|a| a.value)
-}
-
-pub(super) fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
-    match a {
-        AttrData::DenseArray { element, data } => match m.type_data(*element) {
-            TypeData::Integer { width: 64, .. } => Some(
-                data.chunks_exact(8)
-                    .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-                    .collect(),
-            ),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// The value of a signless integer attribute of exactly `width` bits.
@@ -751,23 +510,8 @@ pub(super) fn enum_case(m: &Module, a: &AttrData, mnemonic: &str) -> Option<&'st
         .map(|c| c.0)
 }
 
-pub(super) fn write_i64s(p: &mut Printer<'_>, v: &[i64]) {
-    p.out.push('[');
-    for (i, x) in v.iter().enumerate() {
-        if i > 0 {
-            p.out.push_str(", ");
-        }
-        let _ = write!(p.out, "{x}");
-    }
-    p.out.push(']');
-}
-
-/// Prints the properties not in `consumed` plus the discardable attributes, as ` {...}`.
-fn print_rest_attrs(p: &mut Printer<'_>, op: OpId, consumed: &[&str]) {
-    print_rest_attrs_by(p, op, |n| consumed.contains(&n))
-}
-
-/// [`print_rest_attrs`] of the properties for which `consumed` is false.
+/// Prints the properties for which `consumed` is false plus the discardable attributes, as
+/// ` {...}`.
 pub(super) fn print_rest_attrs_by(p: &mut Printer<'_>, op: OpId, consumed: impl Fn(&str) -> bool) {
     let m = p.m;
     let elide = p.opts.elide_defaults;
@@ -789,20 +533,8 @@ pub(super) fn print_rest_attrs_by(p: &mut Printer<'_>, op: OpId, consumed: impl 
     p.scratch_attrs = all;
 }
 
-/// True when every property is one the format prints (or the attr-dict can carry).
-fn props_allowed(m: &Module, op: OpId, allowed: &[&str]) -> bool {
-    m.properties(op)
-        .iter()
-        .all(|a| allowed.contains(&m.str(a.name)))
-}
-
 fn operand_types(m: &Module, op: OpId) -> Vec<Type> {
     m.operands(op).iter().map(|&v| m.value_type(v)).collect()
-}
-
-/// The first result's type (`None` for an op without results, which no form here prints).
-fn first_result_type(m: &Module, op: OpId) -> Option<Type> {
-    m.results(op).next().map(|v| m.value_type(v))
 }
 
 fn result_types(m: &Module, op: OpId) -> Vec<Type> {
@@ -818,12 +550,6 @@ fn print_value_types(p: &mut Printer<'_>, values: impl Iterator<Item = Value>) {
         }
         p.print_type(m.value_type(v));
     }
-}
-
-/// ` : (A, B) -> C`, the results as `Printer::print_result_types` spells them.
-fn print_functional(p: &mut Printer<'_>, op: OpId) {
-    p.out.push_str(" : ");
-    print_functional_type(p, op);
 }
 
 /// `(A, B) -> C`, the results as `Printer::print_result_types` spells them.
@@ -880,11 +606,8 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
                 AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
                 _ => return false,
             };
-            if !props_allowed(m, op, &["value"]) {
-                return false;
-            }
             p.out.push_str(name);
-            let Some(rty) = first_result_type(m, op) else {
+            let Some(rty) = m.results(op).next().map(|v| m.value_type(v)) else {
                 return false;
             };
             if vty != rty {
@@ -909,109 +632,6 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
             p.print_attr(value);
             true
         }
-        StablehloOp::OptimizationBarrier if no_regions && props_allowed(m, op, inherent) => {
-            if operand_types(m, op) != result_types(m, op) {
-                return false;
-            }
-            p.out.push_str(name);
-            print_rest_attrs(p, op, &[]);
-            if nops == 0 {
-                p.out.push_str("()");
-            } else {
-                p.out.push(' ');
-                p.print_value_list(m.operands(op));
-                p.out.push_str(" : ");
-                p.print_type_list(&operand_types(m, op));
-            }
-            true
-        }
-        StablehloOp::Return if nres == 0 && no_regions && props_allowed(m, op, inherent) => {
-            p.out.push_str(name);
-            if nops > 0 {
-                p.out.push(' ');
-                p.print_value_list(m.operands(op));
-            }
-            print_rest_attrs(p, op, &[]);
-            if nops > 0 {
-                p.out.push_str(" : ");
-                p.print_type_list(&operand_types(m, op));
-            }
-            true
-        }
-        StablehloOp::Composite if no_regions => {
-            let Some(AttrData::String { value, ty: None }) = prop(m, op, "name") else {
-                return false;
-            };
-            p.out.push_str(name);
-            p.out.push(' ');
-            super::printer::write_escaped(&mut p.out, m.bytes(*value));
-            if nops > 0 {
-                p.out.push(' ');
-                p.print_value_list(m.operands(op));
-            }
-            print_rest_attrs(p, op, &["name"]);
-            print_functional(p, op);
-            true
-        }
-        StablehloOp::DotGeneral
-            if nops == 2 && nres == 1 && no_regions && props_allowed(m, op, inherent) =>
-        {
-            let Some(AttrData::Dialect(dd)) = prop(m, op, "dot_dimension_numbers") else {
-                return false;
-            };
-            let [Param::Ints(lb), Param::Ints(rb), Param::Ints(lc), Param::Ints(rc)] =
-                &dd.params[..]
-            else {
-                return false;
-            };
-            let algorithm = find_prop(m, op, "algorithm");
-            if let Some(a) = algorithm {
-                if !matches!(m.attr_data(a), AttrData::Dialect(d) if m.str(d.mnemonic) == "dot_algorithm")
-                {
-                    return false;
-                }
-            }
-            let mut out = String::from(name);
-            out.push(' ');
-            p.out.push_str(&out);
-            p.print_value_list(m.operands(op));
-            p.out.push_str(", ");
-            if !lb.is_empty() || !rb.is_empty() {
-                p.out.push_str("batching_dims = ");
-                write_i64s(p, lb);
-                p.out.push_str(" x ");
-                write_i64s(p, rb);
-                p.out.push_str(", ");
-            }
-            p.out.push_str("contracting_dims = ");
-            write_i64s(p, lc);
-            p.out.push_str(" x ");
-            write_i64s(p, rc);
-            if let Some(a) = find_prop(m, op, "precision_config") {
-                if !print_precision(p, a) {
-                    return false;
-                }
-            }
-            if let Some(a) = algorithm {
-                p.out.push_str(", algorithm = ");
-                let full = super::printer::attribute_to_string(m, a);
-                // Stripped form: `<...>` without `#stablehlo.dot_algorithm`.
-                p.out.push_str(
-                    full.strip_prefix("#stablehlo.dot_algorithm")
-                        .unwrap_or(&full),
-                );
-            }
-            print_rest_attrs(
-                p,
-                op,
-                &["dot_dimension_numbers", "precision_config", "algorithm"],
-            );
-            print_functional(p, op);
-            true
-        }
-        StablehloOp::Convolution if nops == 2 && nres == 1 && no_regions => {
-            print_convolution(p, op)
-        }
         StablehloOp::Reduce if m.regions(op).len() == 1 => print_reduce(p, op),
         StablehloOp::While if m.regions(op).len() == 2 => print_while(p, op),
         _ => false,
@@ -1023,144 +643,6 @@ fn placement_is_canonical(m: &Module, op: OpId, table: &[&str]) -> bool {
     let inherent = |n: &str| table.contains(&n);
     m.properties(op).iter().all(|a| inherent(m.str(a.name)))
         && !m.attributes(op).iter().any(|a| inherent(m.str(a.name)))
-}
-
-/// `, precision = [DEFAULT, HIGH]`; false when an element is not a precision enum.
-fn print_precision(p: &mut Printer<'_>, a: Attribute) -> bool {
-    let m = p.m;
-    let AttrData::Array(elems) = m.attr_data(a) else {
-        return false;
-    };
-    let mut names = Vec::new();
-    for &e in elems.iter() {
-        match enum_case(m, m.attr_data(e), "precision") {
-            Some(c) => names.push(c),
-            None => return false,
-        }
-    }
-    p.out.push_str(", precision = [");
-    p.out.push_str(&names.join(", "));
-    p.out.push(']');
-    true
-}
-
-fn print_convolution(p: &mut Printer<'_>, op: OpId) -> bool {
-    let m = p.m;
-    let Some(AttrData::Dialect(dn)) = prop(m, op, "dimension_numbers") else {
-        return false;
-    };
-    let dn_params = dn.params.clone();
-    // Check the window attributes have the printable shapes first.
-    let arr = |k| prop(m, op, k).map(|a| i64_array(m, a));
-    for k in ["window_strides", "lhs_dilation", "rhs_dilation"] {
-        if let Some(None) = arr(k) {
-            return false;
-        }
-    }
-    let padding = match prop(m, op, "padding") {
-        None => None,
-        Some(AttrData::DenseElements { ty, data, splat }) => {
-            let TypeData::RankedTensor { shape, element, .. } = m.type_data(*ty) else {
-                return false;
-            };
-            if shape.len() != 2
-                || shape[1] != 2
-                || !matches!(m.type_data(*element), TypeData::Integer { width: 64, .. })
-            {
-                return false;
-            }
-            let n = (shape[0].max(0) as usize).saturating_mul(2);
-            // A splat the input did not pay for is not expanded: the generic form keeps it.
-            if *splat && n > 1 << 16 {
-                return false;
-            }
-            let vals: Vec<i64> = if *splat {
-                let v = i64::from_le_bytes(
-                    data.get(..8)
-                        .and_then(|s| s.try_into().ok())
-                        .unwrap_or([0; 8]),
-                );
-                vec![v; n]
-            } else {
-                data.chunks_exact(8)
-                    .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-                    .collect()
-            };
-            Some(vals)
-        }
-        Some(_) => return false,
-    };
-    let reversal = match prop(m, op, "window_reversal") {
-        None => None,
-        Some(AttrData::DenseArray { element, data })
-            if matches!(m.type_data(*element), TypeData::Integer { width: 1, .. }) =>
-        {
-            Some(data.iter().map(|&b| b != 0).collect::<Vec<bool>>())
-        }
-        Some(_) => return false,
-    };
-    let start = p.out.len();
-    p.out.push_str(m.op_name_str(op));
-    p.out.push('(');
-    p.print_value_list(m.operands(op));
-    p.out.push_str(") dim_numbers = ");
-    if !p.print_conv_dims(&dn_params) {
-        // Not printable compactly: generic form (which shows the raw attribute).
-        p.out.truncate(start);
-        return false;
-    }
-    p.out.push_str(", window = {");
-    let mut parts: Vec<String> = Vec::new();
-    let list = |v: &[i64]| {
-        format!(
-            "[{}]",
-            v.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
-    if let Some(Some(v)) = arr("window_strides") {
-        parts.push(format!("stride = {}", list(&v)));
-    }
-    if let Some(v) = padding {
-        let rows: Vec<String> = v
-            .chunks(2)
-            .map(|r| format!("[{}, {}]", r[0], r.get(1).copied().unwrap_or(0)))
-            .collect();
-        parts.push(format!("pad = [{}]", rows.join(", ")));
-    }
-    if let Some(Some(v)) = arr("lhs_dilation") {
-        parts.push(format!("lhs_dilate = {}", list(&v)));
-    }
-    if let Some(Some(v)) = arr("rhs_dilation") {
-        parts.push(format!("rhs_dilate = {}", list(&v)));
-    }
-    if let Some(v) = reversal {
-        parts.push(format!(
-            "reverse = [{}]",
-            v.iter()
-                .map(|b| b.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    p.out.push_str(&parts.join(", "));
-    p.out.push('}');
-    print_rest_attrs(
-        p,
-        op,
-        &[
-            "dimension_numbers",
-            "window_strides",
-            "padding",
-            "lhs_dilation",
-            "rhs_dilation",
-            "window_reversal",
-        ],
-    );
-    print_functional(p, op);
-    true
 }
 
 /// The compact `applies` form is used when the body is exactly `inner(arg0, arg1); return`.
@@ -1255,7 +737,8 @@ pub(crate) fn compact_forms_dropping_locations(m: &Module) -> Vec<OpId> {
 
 fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
-    let Some(dims) = prop(m, op, "dimensions").and_then(|a| i64_array(m, a)) else {
+    let dims = find_prop(m, op, "dimensions");
+    let Some(dims) = dims.and_then(|a| super::op_format::i64_array_data(m, m.attr_data(a))) else {
         return false;
     };
     let operands = m.operands(op);
@@ -1287,9 +770,10 @@ fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
         p.out.push_str(inner);
     }
     p.out.push_str(" across dimensions = ");
-    write_i64s(p, &dims);
-    print_rest_attrs(p, op, &["dimensions"]);
-    print_functional(p, op);
+    super::op_format::write_i64_data(&mut p.out, dims);
+    print_rest_attrs_by(p, op, |n| n == "dimensions");
+    p.out.push_str(" : ");
+    print_functional_type(p, op);
     if compact.is_none() {
         let block = m.blocks(region)[0];
         let args = m.block_args(block).to_vec();
@@ -1392,13 +876,6 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
     p.out.push_str(" do ");
     p.print_region(body, false, false);
     true
-}
-
-/// Result names MLIR's `getAsmResultNames` gives (pretty printing only): one base name shared
-/// by all results, or one name per result.
-pub(crate) enum NameHint {
-    Shared(std::borrow::Cow<'static, str>),
-    PerResult(&'static [&'static str]),
 }
 
 pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
