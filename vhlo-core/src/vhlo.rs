@@ -8,3 +8,8 @@
 #![allow(clippy::all)]
 
 include!("generated/vhlo_dialect.rs");
+
+/// The dialect of the codec engine called `name` (of [`CODEC_DIALECTS`]).
+pub fn codec_dialect(name: &str) -> Option<&'static crate::dialect::codec::CodecDialect> {
+    CODEC_DIALECTS.iter().copied().find(|d| d.name == name)
+}

@@ -166,7 +166,7 @@ fn holds(m: &Module, c: &CodecCondition, params: &[Param]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::codec::codec_dialect;
+    use crate::vhlo::codec_dialect;
 
     /// Records what the engine writes: varints, bytes, strings and attribute references.
     #[derive(Default)]

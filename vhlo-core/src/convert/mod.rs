@@ -11,6 +11,7 @@
 //! leaves the input as it was.
 
 mod attrs;
+mod diagnostic;
 mod legality;
 mod ods;
 mod ops;
@@ -20,113 +21,16 @@ mod types;
 mod verify;
 mod verify_sdy;
 
-pub use strict::{location_losses, losses_to_stablehlo, shadowed_on_reading};
-
-use std::fmt;
-
-use crate::ir::{
-    AttrData, Attribute, FastMap, LocData, Location, Module, NamedAttr, OpId, Param, Type, TypeData,
+pub use diagnostic::{diagnostics_to_text, Diagnostic, Diagnostics};
+pub use strict::{
+    location_losses, losses_to_stablehlo, shadowed_on_reading, FILE_LINE_COL_RANGE_VERSION,
 };
+
+use diagnostic::diag;
+
+use crate::ir::{AttrData, Attribute, FastMap, Module, NamedAttr, OpId, Param, Type, TypeData};
 use crate::version::{Version, VersionError};
 use crate::vhlo::{self, StablehloOp, VhloAttr, VhloEnum, VhloOp, VhloType};
-
-/// One reason a conversion cannot be done. With the `serde` feature it serializes as an object
-/// with these fields (`needs` a version string or `null`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct Diagnostic {
-    /// The op it is about (its name when the problem was found).
-    pub op: String,
-    /// The op's location, printed as MLIR does (`"file":1:2`, `unknown`).
-    pub location: String,
-    /// What is refused: an op, an attribute, a type, a location.
-    pub subject: String,
-    /// The smallest version that would accept it, when a newer target would.
-    pub needs: Option<Version>,
-    /// The rule that refused it.
-    pub rule: String,
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: `{}`: {}", self.location, self.op, self.subject)?;
-        if let Some(v) = self.needs {
-            write!(f, " needs version {v} or newer")?;
-        }
-        if !self.rule.is_empty() {
-            write!(f, " ({})", self.rule)?;
-        }
-        Ok(())
-    }
-}
-
-/// Every reason a conversion failed, as one error (`?` works with it; it derefs to the list).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
-pub struct Diagnostics(pub Vec<Diagnostic>);
-
-impl fmt::Display for Diagnostics {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self.0.len();
-        write!(
-            f,
-            "cannot convert the program ({n} problem{}):",
-            if n == 1 { "" } else { "s" }
-        )?;
-        for d in &self.0 {
-            write!(f, "\n  {d}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for Diagnostics {}
-
-impl std::ops::Deref for Diagnostics {
-    type Target = Vec<Diagnostic>;
-    fn deref(&self) -> &Vec<Diagnostic> {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for Diagnostics {
-    fn deref_mut(&mut self) -> &mut Vec<Diagnostic> {
-        &mut self.0
-    }
-}
-
-impl From<Vec<Diagnostic>> for Diagnostics {
-    fn from(ds: Vec<Diagnostic>) -> Self {
-        Diagnostics(ds)
-    }
-}
-
-impl From<Diagnostics> for Vec<Diagnostic> {
-    fn from(ds: Diagnostics) -> Self {
-        ds.0
-    }
-}
-
-impl IntoIterator for Diagnostics {
-    type Item = Diagnostic;
-    type IntoIter = std::vec::IntoIter<Diagnostic>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
-    }
-}
-
-impl<'a> IntoIterator for &'a Diagnostics {
-    type Item = &'a Diagnostic;
-    type IntoIter = std::slice::Iter<'a, Diagnostic>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
-    }
-}
-
-/// All diagnostics as text, one per line.
-pub fn diagnostics_to_text(ds: &[Diagnostic]) -> String {
-    ds.iter().map(|d| format!("{d}\n")).collect()
-}
 
 /// Prints a location as MLIR does inside `loc(...)`: the text printer's, so messages and text
 /// agree.
@@ -156,22 +60,6 @@ fn nesting_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {
             rule: e.to_string(),
         }]
     })
-}
-
-fn diag(
-    m: &Module,
-    op: OpId,
-    subject: impl Into<String>,
-    needs: Option<Version>,
-    rule: impl Into<String>,
-) -> Diagnostic {
-    Diagnostic {
-        op: m.op_name_str(op).to_string(),
-        location: location_to_string(m, m.op_location(op)),
-        subject: subject.into(),
-        needs,
-        rule: rule.into(),
-    }
 }
 
 /// Options of [`legalize_to_vhlo`].
@@ -1046,34 +934,6 @@ pub fn artifact_use_list_orders(
         if let (Some(first), Some(o)) = (chunk.first(), order.use_list_order(&list)) {
             out.insert(first.0, o);
         }
-    }
-    out
-}
-
-/// The first version that accepts `FileLineColRange` locations (upstream's `isLegalLocation`).
-pub const FILE_LINE_COL_RANGE_VERSION: Version = Version::new(1, 9, 0);
-
-fn has_range_location(ranges: &[bool], l: Location) -> bool {
-    ranges.get(l.index()).copied().unwrap_or(false)
-}
-
-/// For every interned location, whether it holds a `FileLineColRange`: one pass in id order,
-/// since a location is interned after the locations inside it, so each is looked at once however
-/// much the locations share (issue 13 row 4).
-pub(crate) fn range_locations(m: &Module) -> Vec<bool> {
-    let (_, _, n) = m.num_interned();
-    let mut out: Vec<bool> = Vec::with_capacity(n);
-    for i in 0..n as u32 {
-        let get = |out: &Vec<bool>, l: Location| out.get(l.index()).copied().unwrap_or(false);
-        let has = match m.loc_data(Location(i)) {
-            // A range that is a plain line:column is an ordinary FileLineCol location.
-            LocData::FileLineColRange { line_cols, .. } => line_cols.len() != 2,
-            LocData::Name { child: Some(c), .. } => get(&out, *c),
-            LocData::CallSite { callee, caller } => get(&out, *callee) || get(&out, *caller),
-            LocData::Fused { locations, .. } => locations.iter().any(|&x| get(&out, x)),
-            _ => false,
-        };
-        out.push(has);
     }
     out
 }

@@ -6,9 +6,9 @@
 //! implicit and VHLO spells out; `builtin.unrealized_conversion_cast` ops of mixed programs,
 //! which the conversion itself inserts and folds.
 
-use super::{diag, has_range_location, range_locations, Diagnostic, FILE_LINE_COL_RANGE_VERSION};
+use super::diagnostic::{diag, Diagnostic};
 use crate::bytecode::ShadowedAttribute;
-use crate::ir::{Module, OpId};
+use crate::ir::{LocData, Location, Module, OpId};
 use crate::version::Version;
 use crate::vhlo::{StablehloOp, VhloOp};
 
@@ -140,4 +140,32 @@ pub fn shadowed_on_reading(
             )
         })
         .collect()
+}
+
+/// The first version that accepts `FileLineColRange` locations (upstream's `isLegalLocation`).
+pub const FILE_LINE_COL_RANGE_VERSION: Version = Version::new(1, 9, 0);
+
+fn has_range_location(ranges: &[bool], l: Location) -> bool {
+    ranges.get(l.index()).copied().unwrap_or(false)
+}
+
+/// For every interned location, whether it holds a `FileLineColRange`: one pass in id order,
+/// since a location is interned after the locations inside it, so each is looked at once however
+/// much the locations share (issue 13 row 4).
+pub(crate) fn range_locations(m: &Module) -> Vec<bool> {
+    let (_, _, n) = m.num_interned();
+    let mut out: Vec<bool> = Vec::with_capacity(n);
+    for i in 0..n as u32 {
+        let get = |out: &Vec<bool>, l: Location| out.get(l.index()).copied().unwrap_or(false);
+        let has = match m.loc_data(Location(i)) {
+            // A range that is a plain line:column is an ordinary FileLineCol location.
+            LocData::FileLineColRange { line_cols, .. } => line_cols.len() != 2,
+            LocData::Name { child: Some(c), .. } => get(&out, *c),
+            LocData::CallSite { callee, caller } => get(&out, *callee) || get(&out, *caller),
+            LocData::Fused { locations, .. } => locations.iter().any(|&x| get(&out, x)),
+            _ => false,
+        };
+        out.push(has);
+    }
+    out
 }

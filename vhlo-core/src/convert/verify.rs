@@ -5,7 +5,7 @@
 use crate::ir::{Module, OpId, Type, TypeData};
 use crate::vhlo::StablehloOp;
 
-use super::{diag, Diagnostic};
+use super::diagnostic::{diag, Diagnostic};
 
 /// Every op of `m` that breaks a type constraint of its StableHLO op, named with its location.
 pub(crate) fn verify_stablehlo(m: &Module) -> Vec<Diagnostic> {

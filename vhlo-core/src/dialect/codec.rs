@@ -224,11 +224,3 @@ impl CodecDialect {
             .filter(|e| e.code == code)
     }
 }
-
-/// The dialects known to the codec engine.
-pub fn codec_dialect(name: &str) -> Option<&'static CodecDialect> {
-    crate::vhlo::CODEC_DIALECTS
-        .iter()
-        .copied()
-        .find(|d| d.name == name)
-}

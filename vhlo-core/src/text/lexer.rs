@@ -9,7 +9,21 @@
     clippy::arithmetic_side_effects
 )]
 
-use super::ParseError;
+/// A parse error with its 1-based line and column (columns count characters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
 
 /// A numeric literal.
 #[derive(Clone, Copy, Debug, PartialEq)]

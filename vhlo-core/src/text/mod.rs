@@ -10,13 +10,13 @@
 //! dictionaries are. Dense i1 data takes one byte per element. See docs/text-format.md.
 
 mod aliases;
+mod custom_forms;
 mod dialects;
 mod float;
 mod lexer;
 mod op_format;
-mod parse_types;
+mod parse_types_attrs;
 mod parser;
-mod pretty;
 mod printer;
 mod sdy;
 mod shlo_pretty;
@@ -24,31 +24,20 @@ mod sparse;
 
 pub use crate::ir::element_storage_bytes;
 pub use float::{format_float, from_f64, to_f64};
+pub use lexer::ParseError;
 pub use parser::{MAX_DEPTH, MAX_REGION_DEPTH};
 pub use printer::{attribute_to_string, location_to_string, type_to_string, PrintOptions};
 
 use crate::ir::Module;
 
-/// A parse error with its 1-based line and column (columns count characters).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    pub line: u32,
-    pub column: u32,
-    pub message: String,
-}
-
-impl std::fmt::Display for ParseError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.column, self.message)
-    }
-}
-
-impl std::error::Error for ParseError {}
-
 /// Parses a whole MLIR text file. Top-level ops other than a single `builtin.module` are
 /// wrapped in an implicit module, as MLIR does.
 pub fn parse(src: &str) -> Result<Module, ParseError> {
-    on_big_stack(|| parser::Parser::new(src).parse_top())
+    on_big_stack(|| {
+        parser::Parser::new(src)
+            .with_custom_ops(parser::Parser::parse_custom_op)
+            .parse_top()
+    })
 }
 
 /// Like [`parse`], but ops and block arguments without `loc(...)` get their position in the
@@ -57,6 +46,7 @@ pub fn parse(src: &str) -> Result<Module, ParseError> {
 pub fn parse_with_source_locations(src: &str, filename: &str) -> Result<Module, ParseError> {
     on_big_stack(|| {
         parser::Parser::new(src)
+            .with_custom_ops(parser::Parser::parse_custom_op)
             .with_source_locations(filename)
             .parse_top()
     })
@@ -94,9 +84,14 @@ fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 /// Prints a module as MLIR text, on the caller's thread: the printer's recursion is bounded by
 /// the nesting limit (docs/bytecode.md, "Limits").
 pub fn print(m: &Module, opts: PrintOptions) -> String {
-    let mut p = printer::Printer::new(m, opts);
+    let mut p = new_printer(m, opts);
     p.print_module();
     p.out
+}
+
+/// The printer, with the custom op forms the printer core does not know.
+fn new_printer(m: &Module, opts: PrintOptions) -> printer::Printer<'_> {
+    printer::Printer::new(m, opts).with_forms(&custom_forms::FORMS)
 }
 
 /// [`print()`] on two threads, for callers that allow threads (the library otherwise runs on
@@ -112,7 +107,7 @@ pub fn print_threaded(m: &Module, opts: PrintOptions) -> Vec<String> {
 /// [`print_threaded`] for blocks of at least `min_ops` ops.
 fn print_threaded_from(m: &Module, opts: PrintOptions, min_ops: usize) -> Vec<String> {
     if let Some(cut) = largest_block_cut(m, min_ops) {
-        let mut p = printer::Printer::new(m, opts);
+        let mut p = new_printer(m, opts);
         if let Some(pieces) = p.print_cut(cut) {
             return pieces.into();
         }

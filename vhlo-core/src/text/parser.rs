@@ -11,8 +11,7 @@
 
 use crate::ir::{FastMap as HashMap, FastSet};
 
-use super::lexer::Cursor;
-use super::ParseError;
+use super::lexer::{Cursor, ParseError};
 use crate::ir::*;
 
 /// Deepest bracket nesting of types, attributes, locations, dense literals and regions accepted:
@@ -121,8 +120,16 @@ pub(crate) enum Elem {
     Str(Vec<u8>),
 }
 
+/// Reads an op in custom syntax once its name (and the number of result names before it) is
+/// read. The parser core reads the generic form only: [`super::parse`] wires in the custom
+/// forms of builtin, func, StableHLO and sdy (`super::custom_forms`).
+pub(crate) type CustomOpParser<'a> =
+    fn(&mut Parser<'a>, name: &str, pos: usize, named_results: usize) -> PResult<OpId>;
+
 pub struct Parser<'a> {
     pub(crate) c: Cursor<'a>,
+    /// The custom op forms; `None`: generic ops only.
+    custom_ops: Option<CustomOpParser<'a>>,
     pub(crate) m: Module,
     depth: u32,
     pub(crate) type_aliases: HashMap<String, Type>,
@@ -171,6 +178,7 @@ impl<'a> Parser<'a> {
     pub fn new(src: &'a str) -> Self {
         Parser {
             c: Cursor::new(src),
+            custom_ops: None,
             m: Module::new(),
             depth: 0,
             type_aliases: HashMap::default(),
@@ -225,6 +233,12 @@ impl<'a> Parser<'a> {
     }
     pub(crate) fn push_pending_loc(&mut self, op: OpId, name: String, pos: usize) {
         self.pending_locs.push((op, name, pos));
+    }
+
+    /// Reads ops in custom syntax with `custom_ops`.
+    pub(crate) fn with_custom_ops(mut self, custom_ops: CustomOpParser<'a>) -> Self {
+        self.custom_ops = Some(custom_ops);
+        self
     }
 
     /// Gives unlocated ops and block arguments their position in `filename` (MLIR's default).
@@ -732,7 +746,12 @@ impl<'a> Parser<'a> {
                 let found = self.c.describe_next();
                 return Err(self.c.error(format!("expected operation, found {found}")));
             };
-            self.parse_custom_op(name, op_pos, named)?
+            let Some(custom) = self.custom_ops else {
+                return Err(self
+                    .c
+                    .error_at(op_pos, format!("'{name}': custom syntax is not read here")));
+            };
+            custom(self, name, op_pos, named)?
         };
         let num_results = self.m.num_results(op);
         if names_end > base && named != num_results {

@@ -55,10 +55,31 @@ enum ValueName {
     Single(u32),
 }
 
+/// The custom forms of ops, which the printer core does not know: [`super::print`] wires in
+/// those of builtin, func, StableHLO and sdy (`super::custom_forms`). Without them every op
+/// prints generically.
+pub(crate) struct CustomForms {
+    /// Prints an op in its custom form; false when it has none (it prints generically then).
+    pub(crate) print: fn(&mut Printer<'_>, OpId) -> bool,
+    /// The names MLIR's `getAsmResultNames` gives an op's results.
+    pub(crate) result_names: fn(&Module, OpId) -> Option<NameHint>,
+    /// The name MLIR's `getAsmBlockArgumentNames` gives the arguments of an op's regions.
+    pub(crate) block_arg_names: fn(&Module, OpId) -> Option<&'static str>,
+}
+
+/// Result names MLIR's `getAsmResultNames` gives (pretty printing only): one base name shared
+/// by all results, or one name per result.
+pub(crate) enum NameHint {
+    Shared(std::borrow::Cow<'static, str>),
+    PerResult(&'static [&'static str]),
+}
+
 pub(crate) struct Printer<'m> {
     pub(crate) m: &'m Module,
     pub(crate) out: String,
     pub(crate) opts: PrintOptions,
+    /// The custom forms; `None` in generic printing.
+    forms: Option<&'static CustomForms>,
     // The numbering, shared by the two sides of a cut.
     names: Arc<Vec<ValueName>>,
     custom_names: Arc<Vec<String>>,
@@ -209,6 +230,7 @@ impl<'m> Printer<'m> {
             m,
             out: String::new(),
             opts,
+            forms: None,
             names: Arc::default(),
             custom_names: Arc::default(),
             block_ids: Arc::default(),
@@ -223,10 +245,17 @@ impl<'m> Printer<'m> {
         }
     }
 
+    /// Prints ops in the custom forms of `forms` (unless [`PrintOptions::generic`]).
+    pub(crate) fn with_forms(mut self, forms: &'static CustomForms) -> Self {
+        self.forms = Some(forms);
+        self
+    }
+
     /// The tail side of a cut: a printer with this one's value names (numbered once, by the
     /// head) that prints the ops of `cut` from `cut.at` on.
     fn fork_tail(&self, cut: Cut) -> Printer<'m> {
         let mut p = Printer::new(self.m, self.opts);
+        p.forms = self.forms;
         p.names = Arc::clone(&self.names);
         p.custom_names = Arc::clone(&self.custom_names);
         p.block_ids = Arc::clone(&self.block_ids);
@@ -399,7 +428,7 @@ impl<'m> Printer<'m> {
             } else {
                 self.m
                     .region_parent(region)
-                    .and_then(|op| super::pretty::block_arg_name_hint(self.m, op))
+                    .and_then(|op| (self.forms?.block_arg_names)(self.m, op))
             };
             for (bi, &b) in self.m.blocks(region).iter().enumerate() {
                 self.set_block_id(b, bi as u32);
@@ -433,7 +462,7 @@ impl<'m> Printer<'m> {
                     }
                     let multi = n > 1;
                     match self.result_name_hint(op) {
-                        Some(super::pretty::NameHint::Shared(base)) => {
+                        Some(NameHint::Shared(base)) => {
                             let idx = self.custom_names.len() as u32;
                             let name = unique(&base, idx, &mut conflict, &mut used);
                             Arc::make_mut(&mut self.custom_names).push(name);
@@ -448,7 +477,7 @@ impl<'m> Printer<'m> {
                                 );
                             }
                         }
-                        Some(super::pretty::NameHint::PerResult(bases)) => {
+                        Some(NameHint::PerResult(bases)) => {
                             for (i, v) in self.m.results(op).enumerate() {
                                 let base = bases.get(i).copied().unwrap_or("result");
                                 let idx = self.custom_names.len() as u32;
@@ -497,11 +526,11 @@ impl<'m> Printer<'m> {
     }
 
     /// The names MLIR's `getAsmResultNames` gives an op's results in pretty mode.
-    fn result_name_hint(&self, op: OpId) -> Option<super::pretty::NameHint> {
-        if self.opts.generic {
-            return None;
+    fn result_name_hint(&self, op: OpId) -> Option<NameHint> {
+        match self.forms {
+            Some(f) if !self.opts.generic => (f.result_names)(self.m, op),
+            _ => None,
         }
-        super::pretty::result_name_hint(self.m, op)
     }
 
     pub(crate) fn value_name(&self, v: Value) -> String {
@@ -747,7 +776,11 @@ impl<'m> Printer<'m> {
         }
         // A custom printer may give up half-way: drop what it wrote.
         let mark = self.out.len();
-        if self.opts.generic || !super::pretty::print_custom(self, op) {
+        let custom = match self.forms {
+            Some(f) if !self.opts.generic => (f.print)(self, op),
+            _ => false,
+        };
+        if !custom {
             self.out.truncate(mark);
             self.forget_cut_past(mark);
             // MLIR's parser takes the default dialect (`func` in a function body) only from an op
@@ -1742,7 +1775,7 @@ impl<'m> Printer<'m> {
         let dialect = m.str(d.dialect);
         let mnemonic = m.str(d.mnemonic);
         let p = &d.params[..];
-        if let Some(cd) = crate::dialect::codec::codec_dialect(dialect) {
+        if let Some(cd) = crate::vhlo::codec_dialect(dialect) {
             self.print_codec_attr(cd, d);
             return;
         }

@@ -597,7 +597,7 @@ impl Parser<'_> {
 
 /// The sdy dialect's tables.
 fn sdy() -> Option<&'static CodecDialect> {
-    crate::dialect::codec::codec_dialect("sdy")
+    crate::vhlo::codec_dialect("sdy")
 }
 
 /// An inherent attribute of `op` (properties first, as MLIR keeps them).

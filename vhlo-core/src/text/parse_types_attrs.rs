@@ -975,7 +975,7 @@ impl<'a> Parser<'a> {
             return Ok(self.m.attr(AttrData::Location(l)));
         }
         // `#sdy<manual_axes{"a"}>`: an attribute of a spec'd dialect whose body is not pretty.
-        if let Some(cd) = crate::dialect::codec::codec_dialect(id).filter(|_| next_is_angle) {
+        if let Some(cd) = crate::vhlo::codec_dialect(id).filter(|_| next_is_angle) {
             let save = self.c.pos;
             self.c.pos = self.c.pos.saturating_add(1);
             let mpos = self.c.pos;
@@ -1044,7 +1044,7 @@ impl<'a> Parser<'a> {
         mnemonic: &str,
         pos: usize,
     ) -> PResult<Attribute> {
-        if let Some(cd) = crate::dialect::codec::codec_dialect(dialect) {
+        if let Some(cd) = crate::vhlo::codec_dialect(dialect) {
             return self.parse_codec_attr(cd, mnemonic, pos);
         }
         if !matches!(dialect, "stablehlo" | "vhlo") {

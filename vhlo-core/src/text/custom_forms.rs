@@ -1,7 +1,10 @@
-//! Custom (pretty) op syntax: builtin.module, func.func/return/call, and StableHLO ops.
+//! Custom (pretty) op syntax, both ways: builtin.module, func.func/return/call, vhlo.func_v1,
+//! scf.for and the like here, and the dispatch to StableHLO's (`shlo_pretty`) and sdy's (`sdy`).
+//! The printer and parser cores know no op: `text/mod.rs` hands them [`FORMS`] and
+//! `Parser::parse_custom_op`.
 
 use super::parser::{PResult, Parser};
-use super::printer::Printer;
+use super::printer::{CustomForms, Printer};
 use crate::ir::*;
 
 /// Inherent attributes of func.func that its custom syntax spells out.
@@ -14,7 +17,7 @@ const FUNC_ELIDED: &[&str] = &[
 ];
 
 impl<'a> Parser<'a> {
-    /// An op in custom syntax, after its name was read.
+    /// An op in custom syntax, after its name was read: see [`super::parser::CustomOpParser`].
     pub(crate) fn parse_custom_op(
         &mut self,
         name: &str,
@@ -1092,4 +1095,9 @@ fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
-pub(crate) use super::shlo_pretty::{block_arg_name_hint, result_name_hint, NameHint};
+/// The custom forms the printer prints ops in: see [`CustomForms`].
+pub(crate) static FORMS: CustomForms = CustomForms {
+    print: print_custom,
+    result_names: super::shlo_pretty::result_name_hint,
+    block_arg_names: super::shlo_pretty::block_arg_name_hint,
+};
