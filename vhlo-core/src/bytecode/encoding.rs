@@ -227,6 +227,12 @@ impl<'a> Cursor<'a> {
         Ok(n)
     }
 
+    /// A count, then that many zigzag varints.
+    pub fn signed_varints(&mut self) -> Result<Box<[i64]>, BytecodeError> {
+        let n = self.count(1)?;
+        (0..n).map(|_| self.signed_varint()).collect()
+    }
+
     /// A NUL-terminated string (the producer in the header).
     pub fn cstr(&mut self) -> Result<&'a [u8], BytecodeError> {
         let rest = self.data.get(self.pos..).unwrap_or(&[]);

@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::encoding::{op_mask, section, version, Cursor, MAGIC};
+use super::vhlo_codec::VhloSource;
 use super::{ArtifactInfo, BytecodeError, UseListOrder};
 use crate::ir::{
     AttrData, Attribute, Blob, Block, DialectType, FloatKind, LocData, Location, Module, NamedAttr,
@@ -242,37 +243,42 @@ trait Resolved: Copy + Sized {
         -> Result<Self>;
 }
 
-impl Resolved for Attribute {
-    const WHAT: &'static str = "attribute";
-    fn table<'r, 'a>(r: &'r mut Reader<'a>) -> &'r mut Vec<Entry<'a, Self>> {
-        &mut r.attrs
-    }
-    fn decode(
-        r: &mut Reader<'_>,
-        dialect: usize,
-        custom: bool,
-        c: &mut Cursor<'_>,
-    ) -> Result<Self> {
-        let data = r.decode_attr(dialect, custom, c)?;
-        Ok(r.module.attr(data))
-    }
+/// Attributes and types resolve alike: (the kind, its name, its table, its decoders of a custom
+/// and a textual entry, how the module interns it).
+macro_rules! resolved {
+    ($kind:ty, $what:literal, $table:ident, $decode:ident, $textual:ident, $intern:ident) => {
+        impl Resolved for $kind {
+            const WHAT: &'static str = $what;
+            fn table<'r, 'a>(r: &'r mut Reader<'a>) -> &'r mut Vec<Entry<'a, Self>> {
+                &mut r.$table
+            }
+            fn decode(
+                r: &mut Reader<'_>,
+                dialect: usize,
+                custom: bool,
+                c: &mut Cursor<'_>,
+            ) -> Result<Self> {
+                let (dname, dsym) = r.entry_dialect(dialect, c)?;
+                let data = if custom {
+                    r.$decode(&dname, dsym, c)?
+                } else {
+                    let text = r.fallback_text(c)?;
+                    r.$textual(&dname, dsym, text)
+                };
+                Ok(r.module.$intern(data))
+            }
+        }
+    };
 }
-
-impl Resolved for Type {
-    const WHAT: &'static str = "type";
-    fn table<'r, 'a>(r: &'r mut Reader<'a>) -> &'r mut Vec<Entry<'a, Self>> {
-        &mut r.types
-    }
-    fn decode(
-        r: &mut Reader<'_>,
-        dialect: usize,
-        custom: bool,
-        c: &mut Cursor<'_>,
-    ) -> Result<Self> {
-        let data = r.decode_type(dialect, custom, c)?;
-        Ok(r.module.ty(data))
-    }
-}
+resolved!(
+    Attribute,
+    "attribute",
+    attrs,
+    decode_attr,
+    textual_attr,
+    attr
+);
+resolved!(Type, "type", types, decode_type, textual_type, ty);
 
 struct Reader<'a> {
     version: u64,
@@ -562,32 +568,6 @@ impl<'a> Reader<'a> {
         self.ty(c, idx)
     }
 
-    fn read_attrs(&mut self, c: &mut Cursor<'_>) -> Result<Box<[Attribute]>> {
-        let n = c.count(1)?;
-        (0..n).map(|_| self.read_attr(c)).collect()
-    }
-
-    fn read_types(&mut self, c: &mut Cursor<'_>) -> Result<Box<[Type]>> {
-        let n = c.count(1)?;
-        (0..n).map(|_| self.read_type(c)).collect()
-    }
-
-    fn read_signed_varints(c: &mut Cursor<'_>) -> Result<Box<[i64]>> {
-        let n = c.count(1)?;
-        (0..n).map(|_| c.signed_varint()).collect()
-    }
-
-    /// A shaped type's dimensions: each a size (>= 0) or dynamic (MLIR's verifier refuses
-    /// other negative values; they would print as `?` and come back dynamic).
-    fn read_shape(c: &mut Cursor<'_>) -> Result<Box<[i64]>> {
-        let at = c.offset();
-        let shape = Self::read_signed_varints(c)?;
-        if let Some(d) = shape.iter().find(|&&d| d < 0 && d != crate::ir::DYNAMIC) {
-            return Err(c.err_at(at, format!("invalid dimension size {d}")));
-        }
-        Ok(shape)
-    }
-
     fn read_string_attr(&mut self, c: &mut Cursor<'_>) -> Result<Symbol> {
         let at = c.offset();
         let a = self.read_attr(c)?;
@@ -630,66 +610,53 @@ impl<'a> Reader<'a> {
         Ok(self.module.sym(text))
     }
 
-    fn decode_attr(
-        &mut self,
-        dialect: usize,
-        custom: bool,
-        c: &mut Cursor<'_>,
-    ) -> Result<AttrData> {
+    /// The name of dialect number `dialect` of an entry, as a string and interned.
+    fn entry_dialect(&self, dialect: usize, c: &Cursor<'_>) -> Result<(String, Symbol)> {
         let dname = self.dialect_name(dialect).to_string();
         let dsym = self
             .dialects
             .get(dialect)
             .map(|d| d.name)
             .ok_or_else(|| c.err("bad dialect"))?;
-        if !custom {
-            let text = self.fallback_text(c)?;
-            return Ok(AttrData::Opaque {
-                dialect: dsym,
-                text,
-            });
-        }
-        match dname.as_str() {
+        Ok((dname, dsym))
+    }
+
+    /// An attribute entry without a custom encoding: its text.
+    fn textual_attr(&mut self, _: &str, dialect: Symbol, text: Symbol) -> AttrData {
+        AttrData::Opaque { dialect, text }
+    }
+
+    fn decode_attr(&mut self, dname: &str, dsym: Symbol, c: &mut Cursor<'_>) -> Result<AttrData> {
+        match dname {
             "builtin" => self.decode_builtin_attr(c),
             "vhlo" => super::vhlo_codec::read_attr(self, dsym, c),
-            // Dialects described by spec/dialects/ (Shardy): the table-driven engine.
-            _ if codec_dialect(&dname).is_some() => match codec_dialect(&dname) {
+            // Dialects described by spec/dialects/ (Shardy): their tables pick the encoding.
+            _ => match codec_dialect(dname) {
                 Some(d) => super::codec::read_attr(d, dsym, self, c),
-                None => Err(c.err("unreachable")),
+                None => Err(c.err(format!(
+                    "custom attribute encoding of dialect '{dname}' is not supported"
+                ))),
             },
-            _ => Err(c.err(format!(
-                "custom attribute encoding of dialect '{dname}' is not supported"
-            ))),
         }
     }
 
-    fn decode_type(
-        &mut self,
-        dialect: usize,
-        custom: bool,
-        c: &mut Cursor<'_>,
-    ) -> Result<TypeData> {
-        let dname = self.dialect_name(dialect).to_string();
-        let dsym = self
-            .dialects
-            .get(dialect)
-            .map(|d| d.name)
-            .ok_or_else(|| c.err("bad dialect"))?;
-        if !custom {
-            let text = self.fallback_text(c)?;
-            if dname == "builtin" {
-                if let Some(t) = builtin_type_keyword(self.module.str(text)) {
-                    return Ok(t);
-                }
+    /// A type entry without a custom encoding: a builtin float keyword, or the type's text.
+    fn textual_type(&mut self, dname: &str, dialect: Symbol, text: Symbol) -> TypeData {
+        if dname == "builtin" {
+            if let Some(t) = builtin_type_keyword(self.module.str(text)) {
+                return t;
             }
-            let empty = self.module.sym("");
-            return Ok(TypeData::Dialect(DialectType {
-                dialect: dsym,
-                mnemonic: empty,
-                params: Box::new([Param::Str(text)]),
-            }));
         }
-        match dname.as_str() {
+        let mnemonic = self.module.sym("");
+        TypeData::Dialect(DialectType {
+            dialect,
+            mnemonic,
+            params: Box::new([Param::Str(text)]),
+        })
+    }
+
+    fn decode_type(&mut self, dname: &str, dsym: Symbol, c: &mut Cursor<'_>) -> Result<TypeData> {
+        match dname {
             "builtin" => self.decode_builtin_type(c),
             "vhlo" => super::vhlo_codec::read_type(self, dsym, c),
             _ => Err(c.err(format!(
@@ -704,14 +671,19 @@ impl<'a> Reader<'a> {
         let at = c.offset();
         let code = c.varint()?;
         Ok(match code {
-            0 => AttrData::Array(self.read_attrs(c)?),
+            0 => AttrData::Array(self.attr_list(c)?),
             1 => {
-                let n = c.count(2)?;
-                let mut entries = Vec::with_capacity(n);
-                for _ in 0..n {
-                    let name = self.read_string_attr(c)?;
-                    let value = self.read_attr(c)?;
-                    entries.push((name, value));
+                let pairs_at = c.offset();
+                let pairs = self.attr_pair_list(c)?;
+                let mut entries = Vec::with_capacity(pairs.len());
+                for &(k, value) in pairs.iter() {
+                    match self.module.attr_data(k) {
+                        AttrData::String {
+                            value: name,
+                            ty: None,
+                        } => entries.push((*name, value)),
+                        _ => return Err(c.err_at(pairs_at, "dictionary key is not a string")),
+                    }
                 }
                 // MLIR's DictionaryAttr::get sorts by name and allows no duplicate; so does the
                 // IR, whatever order the file has.
@@ -897,8 +869,8 @@ impl<'a> Reader<'a> {
             }
             1 => TypeData::Index,
             2 => {
-                let inputs = self.read_types(c)?;
-                let results = self.read_types(c)?;
+                let inputs = self.type_list(c)?;
+                let results = self.type_list(c)?;
                 TypeData::Function { inputs, results }
             }
             3 => TypeData::Float(FloatKind::BF16),
@@ -915,7 +887,7 @@ impl<'a> Reader<'a> {
                 } else {
                     None
                 };
-                let shape = Self::read_shape(c)?;
+                let shape = read_shape(c)?;
                 let element = self.read_type(c)?;
                 TypeData::RankedTensor {
                     shape,
@@ -923,7 +895,7 @@ impl<'a> Reader<'a> {
                     encoding,
                 }
             }
-            15 => TypeData::Tuple(self.read_types(c)?),
+            15 => TypeData::Tuple(self.type_list(c)?),
             18 => TypeData::UnrankedTensor {
                 element: self.read_type(c)?,
             },
@@ -1686,6 +1658,17 @@ fn builtin_type_keyword(text: &str) -> Option<TypeData> {
     };
     let width = digits.parse::<u32>().ok()?;
     Some(TypeData::Integer { width, signedness })
+}
+
+/// A shaped type's dimensions: each a size (>= 0) or dynamic (MLIR's verifier refuses
+/// other negative values; they would print as `?` and come back dynamic).
+pub(super) fn read_shape(c: &mut Cursor<'_>) -> Result<Box<[i64]>> {
+    let at = c.offset();
+    let shape = c.signed_varints()?;
+    if let Some(d) = shape.iter().find(|&&d| d < 0 && d != crate::ir::DYNAMIC) {
+        return Err(c.err_at(at, format!("invalid dimension size {d}")));
+    }
+    Ok(shape)
 }
 
 /// Bytes per element of a builtin shaped type's dense storage.

@@ -413,12 +413,37 @@ impl StringTable {
 
 /// What the dialect encoders write through: the numbering pass and the emission pass.
 pub(super) trait DialectWriter {
-    fn varint(&mut self, v: u64);
+    /// Where the plain forms go: the emission pass's output; none in the numbering pass, which
+    /// only numbers what is referred to.
+    fn emitter(&mut self) -> Option<&mut Emitter> {
+        None
+    }
+    fn varint(&mut self, v: u64) {
+        if let Some(e) = self.emitter() {
+            e.varint(v);
+        }
+    }
     fn signed_varint(&mut self, v: i64) {
         self.varint(zigzag(v));
     }
-    fn byte(&mut self, b: u8);
-    fn blob(&mut self, data: &[u8]);
+    fn byte(&mut self, b: u8) {
+        if let Some(e) = self.emitter() {
+            e.byte(b);
+        }
+    }
+    /// A count, then that many zigzag varints.
+    fn signed_varints(&mut self, v: &[i64]) {
+        self.varint(v.len() as u64);
+        for &x in v {
+            self.signed_varint(x);
+        }
+    }
+    fn blob(&mut self, data: &[u8]) {
+        if let Some(e) = self.emitter() {
+            e.varint(data.len() as u64);
+            e.bytes(data);
+        }
+    }
     /// [`Self::blob`] of data the module holds: written by reference when shared.
     fn shared_blob(&mut self, data: &Blob) {
         self.blob(data);
@@ -657,13 +682,6 @@ fn encode_loc(m: &mut Module, l: Location, w: &mut dyn DialectWriter) -> Result<
     Ok(())
 }
 
-fn signed_varints(w: &mut dyn DialectWriter, v: &[i64]) {
-    w.varint(v.len() as u64);
-    for &x in v {
-        w.signed_varint(x);
-    }
-}
-
 /// Encodes a type; `Ok(false)` means textual fallback.
 fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<bool> {
     let data = m.type_data(t).clone();
@@ -717,7 +735,7 @@ fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<boo
                 }
                 None => w.varint(13),
             }
-            signed_varints(w, &shape);
+            w.signed_varints(&shape);
             w.ty(m, element)?;
         }
         TypeData::Tuple(items) => {
@@ -746,9 +764,6 @@ struct NumberingWriter<'n> {
 }
 
 impl DialectWriter for NumberingWriter<'_> {
-    fn varint(&mut self, _: u64) {}
-    fn byte(&mut self, _: u8) {}
-    fn blob(&mut self, _: &[u8]) {}
     fn string(&mut self, _: &[u8]) {}
     fn attr(&mut self, m: &mut Module, a: Attribute) -> Result<()> {
         number_attr(self.n, m, a)
@@ -844,15 +859,8 @@ struct EmitWriter<'w> {
 }
 
 impl DialectWriter for EmitWriter<'_> {
-    fn varint(&mut self, v: u64) {
-        self.e.varint(v);
-    }
-    fn byte(&mut self, b: u8) {
-        self.e.byte(b);
-    }
-    fn blob(&mut self, data: &[u8]) {
-        self.e.varint(data.len() as u64);
-        self.e.bytes(data);
+    fn emitter(&mut self) -> Option<&mut Emitter> {
+        Some(&mut self.e)
     }
     fn shared_blob(&mut self, data: &Blob) {
         self.e.varint(data.len() as u64);

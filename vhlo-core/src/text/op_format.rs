@@ -599,11 +599,13 @@ fn write_i64s(out: &mut String, v: &[i64]) {
     out.push(']');
 }
 
+/// The keywords of a convolution's window attributes, in the order `WindowAttributes` binds them.
+const WINDOW_KEYS: [&str; 5] = ["stride", "pad", "lhs_dilate", "rhs_dilate", "reverse"];
+
 /// Writes a convolution's window attributes (`stride = [1, 1], pad = [[0, 0], [1, 1]], ...`,
 /// those present) bound at `attrs`; false when one has no spelling in the window form.
 fn write_window(out: &mut String, m: &Module, found: &Found, attrs: &[u8]) -> bool {
-    const KEYS: [&str; 5] = ["stride", "pad", "lhs_dilate", "rhs_dilate", "reverse"];
-    for (k, key) in KEYS.iter().enumerate() {
+    for (k, key) in WINDOW_KEYS.iter().enumerate() {
         let Some(a) = found[attrs[k] as usize].map(|a| m.attr_data(a)) else {
             continue;
         };
@@ -725,7 +727,7 @@ impl<'a> Parser<'a> {
         if ins.len() != st.uses.len() {
             return Err(self.c.error_at(pos, "operand and type counts differ"));
         }
-        self.format_build_op(name, &st.uses, &ins, outs, st.props, st.dict, st.regions)
+        self.build_op(name, &st.uses, &ins, outs, st.props, st.dict, st.regions)
     }
 
     fn parse_elems(
@@ -758,7 +760,11 @@ impl<'a> Parser<'a> {
                 FormatElem::OperandTypes(g, _) => {
                     if f.variadic_operands == Some(g) {
                         let ts = self.parse_type_list()?;
-                        st.operand_types.extend(ts);
+                        if st.operand_types.is_empty() {
+                            st.operand_types = ts;
+                        } else {
+                            st.operand_types.extend(ts);
+                        }
                     } else {
                         let t = self.parse_type()?;
                         st.operand_types.push(t);
@@ -1075,13 +1081,12 @@ impl<'a> Parser<'a> {
     /// `stride = [..], pad = [[..], ..], lhs_dilate = [..], rhs_dilate = [..], reverse = [..]`,
     /// any of them in any order, up to the closing `}`.
     fn parse_window(&mut self, names: &[&str], attrs: &[u8], st: &mut Parsed<'a>) -> PResult<()> {
-        const KEYS: [&str; 5] = ["stride", "pad", "lhs_dilate", "rhs_dilate", "reverse"];
         let mut seen = [false; 5];
         while !matches!(self.c.peek(), Some(b'}') | None) {
             self.c.skip_ws();
             let kpos = self.c.pos;
             let kw = self.c.bare_ident().unwrap_or("");
-            let Some(k) = KEYS.iter().position(|x| *x == kw) else {
+            let Some(k) = WINDOW_KEYS.iter().position(|x| *x == kw) else {
                 return Err(self.c.error_at(
                     kpos,
                     format!("unexpected keyword '{kw}' in convolution window"),

@@ -149,29 +149,7 @@ impl<'a> Parser<'a> {
     /// Creates the op: format attributes are properties, the attr-dict is split into inherent
     /// (properties) and discardable attributes.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn format_build_op(
-        &mut self,
-        name: &str,
-        uses: &[Use<'a>],
-        operand_types: &[Type],
-        result_types: Vec<Type>,
-        props: Vec<NamedAttr>,
-        dict: Vec<NamedAttr>,
-        regions: Vec<Region>,
-    ) -> PResult<OpId> {
-        self.build_op(
-            name,
-            uses,
-            operand_types,
-            result_types,
-            props,
-            dict,
-            regions,
-        )
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn build_op(
+    pub(super) fn build_op(
         &mut self,
         name: &str,
         uses: &[Use<'a>],
@@ -532,12 +510,8 @@ pub(super) fn enum_case(m: &Module, a: &AttrData, mnemonic: &str) -> Option<&'st
         .map(|c| c.0)
 }
 
-/// Prints the properties not in `consumed` plus the discardable attributes, as ` {...}`.
-fn print_rest_attrs(p: &mut Printer<'_>, op: OpId, consumed: &[&str]) {
-    print_rest_attrs_by(p, op, |n| consumed.contains(&n))
-}
-
-/// [`print_rest_attrs`] of the properties for which `consumed` is false.
+/// Prints the properties for which `consumed` is false plus the discardable attributes, as
+/// ` {...}`.
 pub(super) fn print_rest_attrs_by(p: &mut Printer<'_>, op: OpId, consumed: impl Fn(&str) -> bool) {
     let m = p.m;
     let elide = p.opts.elide_defaults;
@@ -563,11 +537,6 @@ fn operand_types(m: &Module, op: OpId) -> Vec<Type> {
     m.operands(op).iter().map(|&v| m.value_type(v)).collect()
 }
 
-/// The first result's type (`None` for an op without results, which no form here prints).
-fn first_result_type(m: &Module, op: OpId) -> Option<Type> {
-    m.results(op).next().map(|v| m.value_type(v))
-}
-
 fn result_types(m: &Module, op: OpId) -> Vec<Type> {
     m.results(op).map(|v| m.value_type(v)).collect()
 }
@@ -581,12 +550,6 @@ fn print_value_types(p: &mut Printer<'_>, values: impl Iterator<Item = Value>) {
         }
         p.print_type(m.value_type(v));
     }
-}
-
-/// ` : (A, B) -> C`, the results as `Printer::print_result_types` spells them.
-fn print_functional(p: &mut Printer<'_>, op: OpId) {
-    p.out.push_str(" : ");
-    print_functional_type(p, op);
 }
 
 /// `(A, B) -> C`, the results as `Printer::print_result_types` spells them.
@@ -644,7 +607,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
                 _ => return false,
             };
             p.out.push_str(name);
-            let Some(rty) = first_result_type(m, op) else {
+            let Some(rty) = m.results(op).next().map(|v| m.value_type(v)) else {
                 return false;
             };
             if vty != rty {
@@ -808,8 +771,9 @@ fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     p.out.push_str(" across dimensions = ");
     super::op_format::write_i64_data(&mut p.out, dims);
-    print_rest_attrs(p, op, &["dimensions"]);
-    print_functional(p, op);
+    print_rest_attrs_by(p, op, |n| n == "dimensions");
+    p.out.push_str(" : ");
+    print_functional_type(p, op);
     if compact.is_none() {
         let block = m.blocks(region)[0];
         let args = m.block_args(block).to_vec();
@@ -915,36 +879,27 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
 }
 
 pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
+    // This runs for every op: the kind is looked up only for ops with several results.
     let name = m.op_name_str(op);
     if name == "arith.constant" {
         return arith_constant_name(m, op);
     }
-    let kind = StablehloOp::from_name(name)?;
-    let names = kind.asm_result_names();
-    if !names.is_empty() {
-        return (m.num_results(op) == names.len()).then_some(NameHint::PerResult(names));
-    }
-    match kind {
-        // Upstream's ConstantOp::getAsmResultNames.
-        StablehloOp::Constant => {
-            let rty = m.value_type(m.result(op, 0)?);
-            let elem = match m.type_data(rty) {
-                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
-                    *element
-                }
-                _ => return Some(NameHint::Shared("cst".into())),
-            };
-            Some(NameHint::Shared(
-                if matches!(m.type_data(elem), TypeData::Integer { .. }) {
-                    "c"
-                } else {
-                    "cst"
-                }
-                .into(),
-            ))
+    if name != StablehloOp::Constant.name() {
+        let n = m.num_results(op);
+        if n < 2 {
+            return None;
         }
-        _ => None,
+        let names = StablehloOp::from_name(name)?.asm_result_names();
+        return (n == names.len()).then_some(NameHint::PerResult(names));
     }
+    // Upstream's ConstantOp::getAsmResultNames.
+    let rty = m.value_type(m.result(op, 0)?);
+    let elem = match m.type_data(rty) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
+        _ => return Some(NameHint::Shared("cst".into())),
+    };
+    let integer = matches!(m.type_data(elem), TypeData::Integer { .. });
+    Some(NameHint::Shared(if integer { "c" } else { "cst" }.into()))
 }
 
 /// `%c0` / `%c42_i32` for integers, `%true`/`%false` for i1, `%cst` otherwise.
