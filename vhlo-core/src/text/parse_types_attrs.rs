@@ -99,19 +99,11 @@ impl<'a> Parser<'a> {
     fn parse_type_uncached(&mut self, pos: usize) -> PResult<Type> {
         match self.c.peek() {
             Some(b'!') => {
-                self.c.pos = self.c.pos.saturating_add(1);
-                let id = self
-                    .c
-                    .suffix_id()
-                    .ok_or_else(|| self.c.error_at(pos, "expected type name after '!'"))?;
+                let id = self.parse_sigil_name(pos, "expected type name after '!'")?;
                 if let Some((dialect, mnemonic)) = id.split_once('.') {
-                    if dialect.is_empty() {
-                        // As MLIR's parser: `!.x` names no dialect.
-                        return Err(self.c.error_at(pos, "invalid dialect namespace ''"));
-                    }
                     return self.parse_dialect_type(dialect, mnemonic, pos);
                 }
-                if let Some(&t) = self.type_aliases_get(id) {
+                if let Some(&t) = self.type_aliases.get(id) {
                     return Ok(t);
                 }
                 if self.c.bytes.get(self.c.pos) == Some(&b'<') {
@@ -953,25 +945,32 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn parse_hash_attr(&mut self) -> PResult<Attribute> {
-        self.c.skip_ws();
-        let pos = self.c.pos;
+    /// The name after the `!` or `#` at `pos` (`missing`: the error when none follows). A
+    /// dotted name must name a dialect: as MLIR's parser, `!.x` names none.
+    fn parse_sigil_name(&mut self, pos: usize, missing: &str) -> PResult<&'a str> {
         self.c.pos = self.c.pos.saturating_add(1);
         let id = self
             .c
             .suffix_id()
-            .ok_or_else(|| self.c.error_at(pos, "expected attribute name after '#'"))?;
+            .ok_or_else(|| self.c.error_at(pos, missing))?;
+        if id.starts_with('.') {
+            return Err(self.c.error_at(pos, "invalid dialect namespace ''"));
+        }
+        Ok(id)
+    }
+
+    fn parse_hash_attr(&mut self) -> PResult<Attribute> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        let id = self.parse_sigil_name(pos, "expected attribute name after '#'")?;
         let next_is_angle = self.c.bytes.get(self.c.pos) == Some(&b'<');
         if let Some((dialect, mnemonic)) = id.split_once('.') {
-            if dialect.is_empty() {
-                return Err(self.c.error_at(pos, "invalid dialect namespace ''"));
-            }
             return self.parse_dialect_attr(dialect, mnemonic, pos);
         }
-        if let Some(&a) = self.attr_aliases_get(id) {
+        if let Some(&a) = self.attr_aliases.get(id) {
             return Ok(a);
         }
-        if let Some(&l) = self.loc_aliases_get(id) {
+        if let Some(&l) = self.loc_aliases.get(id) {
             return Ok(self.m.attr(AttrData::Location(l)));
         }
         // `#sdy<manual_axes{"a"}>`: an attribute of a spec'd dialect whose body is not pretty.
@@ -1847,16 +1846,6 @@ impl<'a> Parser<'a> {
             element,
             data: data.into(),
         }))
-    }
-
-    fn type_aliases_get(&self, name: &str) -> Option<&Type> {
-        self.type_aliases.get(name)
-    }
-    fn attr_aliases_get(&self, name: &str) -> Option<&Attribute> {
-        self.attr_aliases.get(name)
-    }
-    fn loc_aliases_get(&self, name: &str) -> Option<&Location> {
-        self.loc_aliases.get(name)
     }
 }
 

@@ -139,11 +139,6 @@ fn is_bare_ident(s: &str) -> bool {
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'))
 }
 
-/// Symbol names print bare when they are identifiers (`@"foo-bar"` otherwise), as in MLIR.
-fn is_symbol_ident(s: &str) -> bool {
-    is_bare_ident(s)
-}
-
 /// `"text"` with LLVM's escaping: `\\`, and `\XX` for `"` and non-printable bytes.
 pub(crate) fn write_escaped(out: &mut String, s: impl AsRef<[u8]>) {
     out.push('"');
@@ -1042,10 +1037,11 @@ impl<'m> Printer<'m> {
         }
     }
 
+    /// `@name`, bare when an identifier (`@"foo-bar"` otherwise), as in MLIR.
     pub(crate) fn print_symbol(&mut self, s: Symbol) {
         self.out.push('@');
         match self.m.utf8(s) {
-            Some(name) if is_symbol_ident(name) => self.out.push_str(name),
+            Some(name) if is_bare_ident(name) => self.out.push_str(name),
             _ => write_escaped(&mut self.out, self.m.bytes(s)),
         }
     }
