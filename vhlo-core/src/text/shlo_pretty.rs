@@ -96,54 +96,42 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `T` (all operands and the result) or `(A, B) -> R`, after the `:`.
-    pub(super) fn same_operands_and_result_type_body(
+    /// `: (A, B) -> R` with `n` inputs.
+    fn functional_type(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
+        self.c.expect(b':', "before the operation's type")?;
+        self.functional_type_body(n, false)
+    }
+
+    /// `(A, B) -> R` with `n` inputs, after the `:`; with `same` (SameOperandsAndResultType),
+    /// also `T` for every operand and the one result.
+    pub(super) fn functional_type_body(
         &mut self,
         n: usize,
+        same: bool,
     ) -> PResult<(Vec<Type>, Vec<Type>)> {
         self.c.skip_ws();
         let pos = self.c.pos;
         let t = self.parse_type()?;
-        if let TypeData::Function { inputs, results } = self.m.type_data(t).clone() {
-            if inputs.len() != n {
-                return Err(self.c.error_at(
-                    pos,
-                    format!("{n} operands present, but expected {}", inputs.len()),
-                ));
+        // No clone of the type: most ops spell one tensor type here.
+        let (inputs, results) = match self.m.type_data(t) {
+            TypeData::Function { inputs, results } => (inputs.to_vec(), results.to_vec()),
+            _ if same => return Ok((vec![t; n], vec![t])),
+            _ => {
+                return Err(self
+                    .c
+                    .error_at(pos, "expected a function type '(...) -> ...'"))
             }
-            if results.len() != 1 {
-                return Err(self.c.error_at(pos, "expected single output"));
-            }
-            return Ok((inputs.to_vec(), results.to_vec()));
+        };
+        if inputs.len() != n {
+            return Err(self.c.error_at(
+                pos,
+                format!("{n} operands present, but expected {}", inputs.len()),
+            ));
         }
-        Ok((vec![t; n], vec![t]))
-    }
-
-    /// `: (A, B) -> R` with `n` inputs.
-    fn functional_type(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
-        self.c.expect(b':', "before the operation's type")?;
-        self.functional_type_body(n)
-    }
-
-    /// `(A, B) -> R` with `n` inputs, after the `:`.
-    pub(super) fn functional_type_body(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
-        self.c.skip_ws();
-        let pos = self.c.pos;
-        let t = self.parse_type()?;
-        match self.m.type_data(t).clone() {
-            TypeData::Function { inputs, results } => {
-                if inputs.len() != n {
-                    return Err(self.c.error_at(
-                        pos,
-                        format!("{n} operands present, but expected {}", inputs.len()),
-                    ));
-                }
-                Ok((inputs.to_vec(), results.to_vec()))
-            }
-            _ => Err(self
-                .c
-                .error_at(pos, "expected a function type '(...) -> ...'")),
+        if same && results.len() != 1 {
+            return Err(self.c.error_at(pos, "expected single output"));
         }
+        Ok((inputs, results))
     }
 
     /// Creates the op: format attributes are properties, the attr-dict is split into inherent
