@@ -784,7 +784,7 @@ impl<'a> Parser<'a> {
                 }
                 FormatElem::AttrDict => st.dict = self.opt_attr_dict()?,
                 FormatElem::FunctionalType(_) => {
-                    st.types = Some(self.functional_type_body(st.uses.len())?);
+                    st.types = Some(self.functional_type_body(st.uses.len(), false)?);
                 }
                 FormatElem::ResultTypes(_) => {
                     let mut ts = vec![self.parse_type()?];
@@ -883,7 +883,7 @@ impl<'a> Parser<'a> {
         match d {
             FormatDirective::SameOperandsAndResultType
             | FormatDirective::VariadicSameOperandsAndResultType => {
-                st.types = Some(self.same_operands_and_result_type_body(st.uses.len())?);
+                st.types = Some(self.functional_type_body(st.uses.len(), true)?);
             }
             FormatDirective::TupleOpType => {
                 self.c.skip_ws();

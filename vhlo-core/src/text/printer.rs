@@ -140,11 +140,6 @@ fn is_bare_ident(s: &str) -> bool {
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'))
 }
 
-/// Symbol names print bare when they are identifiers (`@"foo-bar"` otherwise), as in MLIR.
-fn is_symbol_ident(s: &str) -> bool {
-    is_bare_ident(s)
-}
-
 /// `"text"` with LLVM's escaping: `\\`, and `\XX` for `"` and non-printable bytes.
 pub(crate) fn write_escaped(out: &mut String, s: impl AsRef<[u8]>) {
     out.push('"');
@@ -1051,10 +1046,11 @@ impl<'m> Printer<'m> {
         }
     }
 
+    /// `@name`, bare when an identifier (`@"foo-bar"` otherwise), as in MLIR.
     pub(crate) fn print_symbol(&mut self, s: Symbol) {
         self.out.push('@');
         match self.m.utf8(s) {
-            Some(name) if is_symbol_ident(name) => self.out.push_str(name),
+            Some(name) if is_bare_ident(name) => self.out.push_str(name),
             _ => write_escaped(&mut self.out, self.m.bytes(s)),
         }
     }
@@ -1888,9 +1884,10 @@ impl<'m> Printer<'m> {
                 self.out.push_str("}>");
             }
             ("vhlo", "float_v1", [Param::Type(t), Param::Float { bits, width }]) => {
-                let kind = self
-                    .vhlo_float_kind(*t)
-                    .unwrap_or(float_kind_of_width(*width));
+                let kind = match elem_kind(m, *t) {
+                    Some(ElemKind::Float(k)) => k,
+                    _ => float_kind_of_width(*width),
+                };
                 let _ = write!(self.out, "float_v1<{} : ", format_float(kind, *bits));
                 self.print_type(*t);
                 self.out.push('>');
@@ -1945,17 +1942,6 @@ impl<'m> Printer<'m> {
                 let _ = write!(self.out, "{mnemonic}<<unprintable params {:?}>>", p);
             }
         }
-    }
-
-    fn vhlo_float_kind(&self, t: Type) -> Option<FloatKind> {
-        let TypeData::Dialect(d) = self.m.type_data(t) else {
-            return None;
-        };
-        let spelled = crate::scalars::builtin_of(self.m.str(d.mnemonic))?;
-        FloatKind::ALL
-            .iter()
-            .copied()
-            .find(|k| k.keyword() == spelled)
     }
 
     fn print_field(&mut self, kind: FieldKind, param: &Param) {
@@ -2047,59 +2033,37 @@ impl ElemKind {
         }
     }
     fn spelling(&self) -> String {
-        match self {
-            ElemKind::Int {
-                width,
-                signedness: Signedness::Signless,
-            } => format!("i{width}"),
-            ElemKind::Int {
-                width,
-                signedness: Signedness::Signed,
-            } => format!("si{width}"),
-            ElemKind::Int {
-                width,
-                signedness: Signedness::Unsigned,
-            } => format!("ui{width}"),
-            ElemKind::Index => "index".into(),
-            ElemKind::Float(k) => k.keyword().into(),
-            ElemKind::Complex(inner) => format!("complex<{}>", inner.spelling()),
-        }
+        let scalar = match *self {
+            ElemKind::Int { width, signedness } => TypeData::Integer { width, signedness },
+            ElemKind::Index => TypeData::Index,
+            ElemKind::Float(k) => TypeData::Float(k),
+            ElemKind::Complex(ref inner) => return format!("complex<{}>", inner.spelling()),
+        };
+        crate::scalars::builtin_spelling(&scalar)
+            .unwrap_or_default()
+            .into_owned()
     }
 }
 
 fn elem_kind(m: &Module, t: Type) -> Option<ElemKind> {
-    match m.type_data(t) {
-        TypeData::Integer { width, signedness } => Some(ElemKind::Int {
-            width: *width,
-            signedness: *signedness,
-        }),
-        TypeData::Index => Some(ElemKind::Index),
-        TypeData::Float(k) => Some(ElemKind::Float(*k)),
-        TypeData::Complex(inner) => Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?))),
+    let vhlo_scalar;
+    let scalar = match m.type_data(t) {
+        TypeData::Complex(inner) => {
+            return Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?)))
+        }
         TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
-            let mnemonic = m.str(d.mnemonic);
-            if mnemonic == "complex_v1" {
-                let [Param::Type(inner)] = &d.params[..] else {
-                    return None;
-                };
+            if let ("complex_v1", [Param::Type(inner)]) = (m.str(d.mnemonic), &d.params[..]) {
                 return Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?)));
             }
-            let spelled = crate::scalars::builtin_of(mnemonic)?;
-            if spelled == "index" {
-                return Some(ElemKind::Index);
-            }
-            if let Some(k) = FloatKind::ALL.iter().find(|k| k.keyword() == spelled) {
-                return Some(ElemKind::Float(*k));
-            }
-            let (signedness, digits) = match spelled.strip_prefix("ui") {
-                Some(w) => (Signedness::Unsigned, w),
-                None => (Signedness::Signless, spelled.strip_prefix('i')?),
-            };
-            Some(ElemKind::Int {
-                width: digits.parse().ok()?,
-                signedness,
-            })
+            vhlo_scalar = crate::scalars::type_of(m.str(d.mnemonic))?;
+            &vhlo_scalar
         }
+        td => td,
+    };
+    match *scalar {
+        TypeData::Integer { width, signedness } => Some(ElemKind::Int { width, signedness }),
+        TypeData::Index => Some(ElemKind::Index),
+        TypeData::Float(k) => Some(ElemKind::Float(k)),
         _ => None,
     }
 }

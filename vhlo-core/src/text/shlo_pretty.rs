@@ -96,54 +96,42 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `T` (all operands and the result) or `(A, B) -> R`, after the `:`.
-    pub(super) fn same_operands_and_result_type_body(
+    /// `: (A, B) -> R` with `n` inputs.
+    fn functional_type(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
+        self.c.expect(b':', "before the operation's type")?;
+        self.functional_type_body(n, false)
+    }
+
+    /// `(A, B) -> R` with `n` inputs, after the `:`; with `same` (SameOperandsAndResultType),
+    /// also `T` for every operand and the one result.
+    pub(super) fn functional_type_body(
         &mut self,
         n: usize,
+        same: bool,
     ) -> PResult<(Vec<Type>, Vec<Type>)> {
         self.c.skip_ws();
         let pos = self.c.pos;
         let t = self.parse_type()?;
-        if let TypeData::Function { inputs, results } = self.m.type_data(t).clone() {
-            if inputs.len() != n {
-                return Err(self.c.error_at(
-                    pos,
-                    format!("{n} operands present, but expected {}", inputs.len()),
-                ));
+        // No clone of the type: most ops spell one tensor type here.
+        let (inputs, results) = match self.m.type_data(t) {
+            TypeData::Function { inputs, results } => (inputs.to_vec(), results.to_vec()),
+            _ if same => return Ok((vec![t; n], vec![t])),
+            _ => {
+                return Err(self
+                    .c
+                    .error_at(pos, "expected a function type '(...) -> ...'"))
             }
-            if results.len() != 1 {
-                return Err(self.c.error_at(pos, "expected single output"));
-            }
-            return Ok((inputs.to_vec(), results.to_vec()));
+        };
+        if inputs.len() != n {
+            return Err(self.c.error_at(
+                pos,
+                format!("{n} operands present, but expected {}", inputs.len()),
+            ));
         }
-        Ok((vec![t; n], vec![t]))
-    }
-
-    /// `: (A, B) -> R` with `n` inputs.
-    fn functional_type(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
-        self.c.expect(b':', "before the operation's type")?;
-        self.functional_type_body(n)
-    }
-
-    /// `(A, B) -> R` with `n` inputs, after the `:`.
-    pub(super) fn functional_type_body(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
-        self.c.skip_ws();
-        let pos = self.c.pos;
-        let t = self.parse_type()?;
-        match self.m.type_data(t).clone() {
-            TypeData::Function { inputs, results } => {
-                if inputs.len() != n {
-                    return Err(self.c.error_at(
-                        pos,
-                        format!("{n} operands present, but expected {}", inputs.len()),
-                    ));
-                }
-                Ok((inputs.to_vec(), results.to_vec()))
-            }
-            _ => Err(self
-                .c
-                .error_at(pos, "expected a function type '(...) -> ...'")),
+        if same && results.len() != 1 {
+            return Err(self.c.error_at(pos, "expected single output"));
         }
+        Ok((inputs, results))
     }
 
     /// Creates the op: format attributes are properties, the attr-dict is split into inherent
@@ -879,36 +867,27 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
 }
 
 pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
+    // This runs for every op: the kind is looked up only for ops with several results.
     let name = m.op_name_str(op);
     if name == "arith.constant" {
         return arith_constant_name(m, op);
     }
-    let kind = StablehloOp::from_name(name)?;
-    let names = kind.asm_result_names();
-    if !names.is_empty() {
-        return (m.num_results(op) == names.len()).then_some(NameHint::PerResult(names));
-    }
-    match kind {
-        // Upstream's ConstantOp::getAsmResultNames.
-        StablehloOp::Constant => {
-            let rty = m.value_type(m.result(op, 0)?);
-            let elem = match m.type_data(rty) {
-                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
-                    *element
-                }
-                _ => return Some(NameHint::Shared("cst".into())),
-            };
-            Some(NameHint::Shared(
-                if matches!(m.type_data(elem), TypeData::Integer { .. }) {
-                    "c"
-                } else {
-                    "cst"
-                }
-                .into(),
-            ))
+    if name != StablehloOp::Constant.name() {
+        let n = m.num_results(op);
+        if n < 2 {
+            return None;
         }
-        _ => None,
+        let names = StablehloOp::from_name(name)?.asm_result_names();
+        return (n == names.len()).then_some(NameHint::PerResult(names));
     }
+    // Upstream's ConstantOp::getAsmResultNames.
+    let rty = m.value_type(m.result(op, 0)?);
+    let elem = match m.type_data(rty) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
+        _ => return Some(NameHint::Shared("cst".into())),
+    };
+    let integer = matches!(m.type_data(elem), TypeData::Integer { .. });
+    Some(NameHint::Shared(if integer { "c" } else { "cst" }.into()))
 }
 
 /// `%c0` / `%c42_i32` for integers, `%true`/`%false` for i1, `%cst` otherwise.
