@@ -715,19 +715,12 @@ impl<'a> Parser<'a> {
         let mut result_types = Vec::new();
         if self.c.eat_keyword("iter_args") {
             self.c.expect(b'(', "after 'iter_args'")?;
-            let mut names = Vec::new();
-            if !self.c.eat(b')') {
-                loop {
-                    let (n, _, p) = self.parse_value_use()?;
-                    self.c.expect(b'=', "in iter_args")?;
-                    uses.push(self.parse_value_use()?);
-                    names.push((n, p));
-                    if self.c.eat(b')') {
-                        break;
-                    }
-                    self.c.expect(b',', "between iter_args")?;
-                }
-            }
+            let names = self.parse_list_until(b')', "between iter_args", |p| {
+                let (n, _, pos) = p.parse_value_use()?;
+                p.c.expect(b'=', "in iter_args")?;
+                uses.push(p.parse_value_use()?);
+                Ok((n, pos))
+            })?;
             self.c.expect_punct("->", "before the result types")?;
             result_types = self.parse_result_types()?;
             if result_types.len() != names.len() {

@@ -487,20 +487,16 @@ impl<'a> Parser<'a> {
     /// `[1, ?, 3]`.
     pub(crate) fn parse_int_list(&mut self) -> PResult<Vec<i64>> {
         self.c.expect(b'[', "to open an integer list")?;
-        let mut v = Vec::new();
-        if self.c.eat(b']') {
-            return Ok(v);
-        }
-        loop {
-            if self.c.eat(b'?') {
-                v.push(DYNAMIC);
-            } else {
-                v.push(self.c.int64("in integer list")?);
-            }
-            if self.c.eat(b']') {
-                return Ok(v);
-            }
-            self.c.expect(b',', "between list elements")?;
+        self.parse_list_until(b']', "between list elements", |p| {
+            p.parse_size("in integer list")
+        })
+    }
+
+    /// A size: an integer, or `?` (dynamic); `what` says where an integer was expected.
+    fn parse_size(&mut self, what: &str) -> PResult<i64> {
+        match self.c.eat(b'?') {
+            true => Ok(DYNAMIC),
+            false => self.c.int64(what),
         }
     }
 
@@ -1078,10 +1074,7 @@ impl<'a> Parser<'a> {
             ("stablehlo", "bounds") => {
                 self.c.expect(b'<', "to open bounds")?;
                 let bounds =
-                    self.parse_list_until(b'>', "between bounds", |p| match p.c.eat(b'?') {
-                        true => Ok(DYNAMIC),
-                        false => p.c.int64("as bound"),
-                    })?;
+                    self.parse_list_until(b'>', "between bounds", |p| p.parse_size("as bound"))?;
                 Ok(self.m.dialect_attr(
                     "stablehlo",
                     "type_extensions",
