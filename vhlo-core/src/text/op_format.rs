@@ -131,7 +131,7 @@ fn anchor_present(
                 !(p.opts.elide_defaults
                     && super::shlo_pretty::is_default_value(
                         m,
-                        kind.name(),
+                        kind,
                         kind.attribute_names()[i as usize],
                         v,
                     ))
@@ -342,7 +342,7 @@ fn print_elems(
                     continue;
                 }
                 let (names, bound) = (kind.attribute_names(), f.bound_attrs);
-                super::shlo_pretty::print_rest_attrs_by(p, op, |n| {
+                super::shlo_pretty::print_rest_attrs_by(p, op, kind, |n| {
                     bound != 0
                         && names
                             .iter()

@@ -2,6 +2,7 @@
 //! builtin.module, func.* and StableHLO ops.
 
 use std::fmt::Write;
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
 use super::aliases::{opaque_alias_name, write_alias, AliasKey, AliasTable};
@@ -353,7 +354,11 @@ impl<'m> Printer<'m> {
         // Sized once: growing them value by value copied them about log2(n) times.
         Arc::make_mut(&mut self.names).resize(self.m.num_values(), ValueName::Unnamed);
         Arc::make_mut(&mut self.block_ids).resize(self.m.num_blocks(), 0);
-        let mut used: crate::ir::FastSet<String> = crate::ir::FastSet::default();
+        // The custom names in scope, as indices into `custom` hashed by their text (no second
+        // copy of each name).
+        let hasher = crate::ir::FastHasher::default();
+        let mut used: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
+        let mut custom: Vec<String> = std::mem::take(Arc::make_mut(&mut self.custom_names));
         // Custom names (indices) in the order they were taken, to free them per scope.
         let mut log: Vec<u32> = Vec::new();
         let mut stack: Vec<Step> = Vec::new();
@@ -381,8 +386,11 @@ impl<'m> Printer<'m> {
             let (region, mut next_value, mut next_arg, mut conflict) = match step {
                 Step::Exit { mark } => {
                     for i in log.drain(mark..) {
-                        if let Some(n) = self.custom_names.get(i as usize) {
-                            used.remove(n.as_str());
+                        if let Some(n) = custom.get(i as usize) {
+                            if let Ok(e) = used.find_entry(hasher.hash_one(n.as_str()), |&j| j == i)
+                            {
+                                e.remove();
+                            }
                         }
                     }
                     continue;
@@ -401,22 +409,28 @@ impl<'m> Printer<'m> {
                 }
             };
             let mark = log.len();
-            // The name for custom name `idx`: `base`, else `base_N` with the next free N.
-            let mut unique = |base: &str,
-                              idx: u32,
-                              conflict: &mut u32,
-                              used: &mut crate::ir::FastSet<String>|
-             -> String {
+            // A new custom name: `base`, else `base_N` with the next free N. Its index.
+            let mut unique = |base: &str, conflict: &mut u32| -> u32 {
+                let taken = |s: &str| {
+                    used.find(hasher.hash_one(s), |&j| {
+                        custom.get(j as usize).is_some_and(|c| c == s)
+                    })
+                    .is_some()
+                };
                 let mut name = base.to_string();
-                while used.contains(name.as_str()) {
+                while taken(&name) {
                     name.truncate(base.len());
                     name.push('_');
                     push_decimal(&mut name, *conflict);
                     *conflict += 1;
                 }
-                used.insert(name.clone());
+                let idx = custom.len() as u32;
+                used.insert_unique(hasher.hash_one(name.as_str()), idx, |&j| {
+                    hasher.hash_one(custom.get(j as usize).map_or("", |c| c.as_str()))
+                });
+                custom.push(name);
                 log.push(idx);
-                name
+                idx
             };
             let arg_hint = if self.opts.generic {
                 None
@@ -430,9 +444,7 @@ impl<'m> Printer<'m> {
                 for &a in self.m.block_args(b) {
                     if bi == 0 {
                         if let Some(h) = arg_hint {
-                            let idx = self.custom_names.len() as u32;
-                            let name = unique(h, idx, &mut conflict, &mut used);
-                            Arc::make_mut(&mut self.custom_names).push(name);
+                            let idx = unique(h, &mut conflict);
                             self.set_name(a, ValueName::Single(idx));
                         } else {
                             self.set_name(a, ValueName::Arg(next_arg));
@@ -458,9 +470,7 @@ impl<'m> Printer<'m> {
                     let multi = n > 1;
                     match self.result_name_hint(op) {
                         Some(NameHint::Shared(base)) => {
-                            let idx = self.custom_names.len() as u32;
-                            let name = unique(&base, idx, &mut conflict, &mut used);
-                            Arc::make_mut(&mut self.custom_names).push(name);
+                            let idx = unique(&base, &mut conflict);
                             for (i, v) in self.m.results(op).enumerate() {
                                 self.set_name(
                                     v,
@@ -475,9 +485,7 @@ impl<'m> Printer<'m> {
                         Some(NameHint::PerResult(bases)) => {
                             for (i, v) in self.m.results(op).enumerate() {
                                 let base = bases.get(i).copied().unwrap_or("result");
-                                let idx = self.custom_names.len() as u32;
-                                let name = unique(base, idx, &mut conflict, &mut used);
-                                Arc::make_mut(&mut self.custom_names).push(name);
+                                let idx = unique(base, &mut conflict);
                                 self.set_name(v, ValueName::Single(idx));
                             }
                         }
@@ -518,6 +526,7 @@ impl<'m> Printer<'m> {
                 stack.extend(nested.into_iter().rev());
             }
         }
+        *Arc::make_mut(&mut self.custom_names) = custom;
     }
 
     /// The names MLIR's `getAsmResultNames` gives an op's results in pretty mode.
