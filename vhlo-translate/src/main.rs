@@ -427,7 +427,12 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
     };
     // The CLI may use the second core: the module's second half prints on another thread.
     let pieces = text::print_threaded(&module, opts);
-    write_pieces(cli.output.as_deref(), &pieces)
+    let written = write_pieces(cli.output.as_deref(), &pieces);
+    // The process ends here: the system takes the memory back faster than freeing it block by
+    // block (100k ops: ~200k frees).
+    std::mem::forget(module);
+    std::mem::forget(pieces);
+    written
 }
 
 fn retarget(cli: &Cli) -> Result<(), Failure> {

@@ -196,7 +196,7 @@ impl TypeMemo {
 fn convert_value_types(
     m: &mut Module,
     op: OpId,
-    f: &mut dyn FnMut(&mut Module, Type) -> Result<Type, String>,
+    mut f: impl FnMut(&mut Module, Type) -> Result<Type, String>,
 ) -> Result<(), String> {
     for i in 0..m.num_results(op) {
         if let Some(v) = m.result(op, i) {
@@ -313,7 +313,7 @@ pub(crate) fn legalize_to_vhlo_in_place(
                 }
             }
         }
-        if let Err(e) = convert_value_types(w, op, &mut |m, t| {
+        if let Err(e) = convert_value_types(w, op, |m, t| {
             type_memo.convert(m, t, |m, t| types::to_vhlo(m, t, allow))
         }) {
             diags.push(diag(w, op, e, None, "no VHLO form"));
@@ -1040,8 +1040,7 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
                 attrs_memo.insert((p, d));
             }
         }
-        if let Err(e) =
-            convert_value_types(w, op, &mut |m, t| type_memo.convert(m, t, types::from_vhlo))
+        if let Err(e) = convert_value_types(w, op, |m, t| type_memo.convert(m, t, types::from_vhlo))
         {
             diags.push(diag(w, op, e, None, "malformed VHLO"));
         }

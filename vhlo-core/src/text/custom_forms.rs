@@ -342,23 +342,40 @@ impl<'a> Parser<'a> {
             st.attributes = self.parse_attr_dict()?;
         }
         self.c.expect(b':', "before the callee's function type")?;
-        let fpos = self.c.pos;
-        let fty = self.parse_type()?;
-        let TypeData::Function { inputs, results } = self.m.type_data(fty).clone() else {
-            return Err(self.c.error_at(fpos, "expected function type"));
-        };
-        if inputs.len() != uses.len() {
-            return Err(self
-                .c
-                .error_at(fpos, "call operand count does not match the function type"));
-        }
         let v = self.m.attr(AttrData::SymbolRef {
             root: callee,
             nested: Box::new([]),
         });
         st.properties.push(self.named("callee", v));
+        self.finish_op_typed_by_function(
+            st,
+            &uses,
+            "expected function type",
+            "call operand count does not match the function type",
+        )
+    }
+
+    /// The `(T, ...) -> R` type that ends an op: its operands' types and its result types;
+    /// `not_function` and `bad_count` are the errors when it is no function type or its
+    /// inputs are not one per operand.
+    pub(crate) fn finish_op_typed_by_function(
+        &mut self,
+        mut st: OperationState,
+        uses: &[super::parser::ValueUse<'a>],
+        not_function: &str,
+        bad_count: &str,
+    ) -> PResult<OpId> {
+        self.c.skip_ws();
+        let fpos = self.c.pos;
+        let fty = self.parse_type()?;
+        let TypeData::Function { inputs, results } = self.m.type_data(fty).clone() else {
+            return Err(self.c.error_at(fpos, not_function));
+        };
+        if inputs.len() != uses.len() {
+            return Err(self.c.error_at(fpos, bad_count));
+        }
         st.result_types = results.to_vec();
-        self.finish_op(st, &uses, &inputs)
+        self.finish_op(st, uses, &inputs)
     }
 
     /// Ops of test dialects (`check.expect_eq_const %0, dense<...> : tensor<...>`), kept with
@@ -698,19 +715,12 @@ impl<'a> Parser<'a> {
         let mut result_types = Vec::new();
         if self.c.eat_keyword("iter_args") {
             self.c.expect(b'(', "after 'iter_args'")?;
-            let mut names = Vec::new();
-            if !self.c.eat(b')') {
-                loop {
-                    let (n, _, p) = self.parse_value_use()?;
-                    self.c.expect(b'=', "in iter_args")?;
-                    uses.push(self.parse_value_use()?);
-                    names.push((n, p));
-                    if self.c.eat(b')') {
-                        break;
-                    }
-                    self.c.expect(b',', "between iter_args")?;
-                }
-            }
+            let names = self.parse_list_until(b')', "between iter_args", |p| {
+                let (n, _, pos) = p.parse_value_use()?;
+                p.c.expect(b'=', "in iter_args")?;
+                uses.push(p.parse_value_use()?);
+                Ok((n, pos))
+            })?;
             self.c.expect_punct("->", "before the result types")?;
             result_types = self.parse_result_types()?;
             if result_types.len() != names.len() {
@@ -787,12 +797,7 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     let entry = m.blocks(regions[0])[0];
     let args = m.block_args(entry);
-    if args.len() != ins.len()
-        || args
-            .iter()
-            .zip(ins.iter())
-            .any(|(&a, &t)| m.value_type(a) != t)
-    {
+    if !values_typed(m, args, ins) {
         return false;
     }
     p.out.push_str("vhlo.func_v1 ");
@@ -946,13 +951,7 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     if let Some(&entry) = body.first() {
         // The pretty form spells each argument once, with the signature's type: arguments of
         // other types (MLIR's verifier refuses them) need the generic form.
-        let args = m.block_args(entry);
-        if args.len() != inputs.len()
-            || args
-                .iter()
-                .zip(inputs.iter())
-                .any(|(&v, &t)| m.value_type(v) != t)
-        {
+        if !values_typed(m, m.block_args(entry), inputs) {
             return false;
         }
     }
@@ -1093,6 +1092,16 @@ fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
     p.out.push_str(" : ");
     p.print_op_function_type(op);
     true
+}
+
+/// Whether `values` have the types `types`, one each: the pretty function forms spell each
+/// argument once, with the signature's type.
+fn values_typed(m: &Module, values: &[Value], types: &[Type]) -> bool {
+    values.len() == types.len()
+        && values
+            .iter()
+            .zip(types)
+            .all(|(&v, &t)| m.value_type(v) == t)
 }
 
 /// The custom forms the printer prints ops in: see [`CustomForms`].

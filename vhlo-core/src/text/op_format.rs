@@ -131,7 +131,7 @@ fn anchor_present(
                 !(p.opts.elide_defaults
                     && super::shlo_pretty::is_default_value(
                         m,
-                        kind.name(),
+                        kind,
                         kind.attribute_names()[i as usize],
                         v,
                     ))
@@ -342,7 +342,7 @@ fn print_elems(
                     continue;
                 }
                 let (names, bound) = (kind.attribute_names(), f.bound_attrs);
-                super::shlo_pretty::print_rest_attrs_by(p, op, |n| {
+                super::shlo_pretty::print_rest_attrs_by(p, op, kind, |n| {
                     bound != 0
                         && names
                             .iter()
@@ -784,7 +784,7 @@ impl<'a> Parser<'a> {
                 }
                 FormatElem::AttrDict => st.dict = self.opt_attr_dict()?,
                 FormatElem::FunctionalType(_) => {
-                    st.types = Some(self.functional_type_body(st.uses.len())?);
+                    st.types = Some(self.functional_type_body(st.uses.len(), false)?);
                 }
                 FormatElem::ResultTypes(_) => {
                     let mut ts = vec![self.parse_type()?];
@@ -883,7 +883,7 @@ impl<'a> Parser<'a> {
         match d {
             FormatDirective::SameOperandsAndResultType
             | FormatDirective::VariadicSameOperandsAndResultType => {
-                st.types = Some(self.same_operands_and_result_type_body(st.uses.len())?);
+                st.types = Some(self.functional_type_body(st.uses.len(), true)?);
             }
             FormatDirective::TupleOpType => {
                 self.c.skip_ws();

@@ -99,19 +99,11 @@ impl<'a> Parser<'a> {
     fn parse_type_uncached(&mut self, pos: usize) -> PResult<Type> {
         match self.c.peek() {
             Some(b'!') => {
-                self.c.pos = self.c.pos.saturating_add(1);
-                let id = self
-                    .c
-                    .suffix_id()
-                    .ok_or_else(|| self.c.error_at(pos, "expected type name after '!'"))?;
+                let id = self.parse_sigil_name(pos, "expected type name after '!'")?;
                 if let Some((dialect, mnemonic)) = id.split_once('.') {
-                    if dialect.is_empty() {
-                        // As MLIR's parser: `!.x` names no dialect.
-                        return Err(self.c.error_at(pos, "invalid dialect namespace ''"));
-                    }
                     return self.parse_dialect_type(dialect, mnemonic, pos);
                 }
-                if let Some(&t) = self.type_aliases_get(id) {
+                if let Some(&t) = self.type_aliases.get(id) {
                     return Ok(t);
                 }
                 if self.c.bytes.get(self.c.pos) == Some(&b'<') {
@@ -495,20 +487,16 @@ impl<'a> Parser<'a> {
     /// `[1, ?, 3]`.
     pub(crate) fn parse_int_list(&mut self) -> PResult<Vec<i64>> {
         self.c.expect(b'[', "to open an integer list")?;
-        let mut v = Vec::new();
-        if self.c.eat(b']') {
-            return Ok(v);
-        }
-        loop {
-            if self.c.eat(b'?') {
-                v.push(DYNAMIC);
-            } else {
-                v.push(self.c.int64("in integer list")?);
-            }
-            if self.c.eat(b']') {
-                return Ok(v);
-            }
-            self.c.expect(b',', "between list elements")?;
+        self.parse_list_until(b']', "between list elements", |p| {
+            p.parse_size("in integer list")
+        })
+    }
+
+    /// A size: an integer, or `?` (dynamic); `what` says where an integer was expected.
+    fn parse_size(&mut self, what: &str) -> PResult<i64> {
+        match self.c.eat(b'?') {
+            true => Ok(DYNAMIC),
+            false => self.c.int64(what),
         }
     }
 
@@ -953,25 +941,32 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn parse_hash_attr(&mut self) -> PResult<Attribute> {
-        self.c.skip_ws();
-        let pos = self.c.pos;
+    /// The name after the `!` or `#` at `pos` (`missing`: the error when none follows). A
+    /// dotted name must name a dialect: as MLIR's parser, `!.x` names none.
+    fn parse_sigil_name(&mut self, pos: usize, missing: &str) -> PResult<&'a str> {
         self.c.pos = self.c.pos.saturating_add(1);
         let id = self
             .c
             .suffix_id()
-            .ok_or_else(|| self.c.error_at(pos, "expected attribute name after '#'"))?;
+            .ok_or_else(|| self.c.error_at(pos, missing))?;
+        if id.starts_with('.') {
+            return Err(self.c.error_at(pos, "invalid dialect namespace ''"));
+        }
+        Ok(id)
+    }
+
+    fn parse_hash_attr(&mut self) -> PResult<Attribute> {
+        self.c.skip_ws();
+        let pos = self.c.pos;
+        let id = self.parse_sigil_name(pos, "expected attribute name after '#'")?;
         let next_is_angle = self.c.bytes.get(self.c.pos) == Some(&b'<');
         if let Some((dialect, mnemonic)) = id.split_once('.') {
-            if dialect.is_empty() {
-                return Err(self.c.error_at(pos, "invalid dialect namespace ''"));
-            }
             return self.parse_dialect_attr(dialect, mnemonic, pos);
         }
-        if let Some(&a) = self.attr_aliases_get(id) {
+        if let Some(&a) = self.attr_aliases.get(id) {
             return Ok(a);
         }
-        if let Some(&l) = self.loc_aliases_get(id) {
+        if let Some(&l) = self.loc_aliases.get(id) {
             return Ok(self.m.attr(AttrData::Location(l)));
         }
         // `#sdy<manual_axes{"a"}>`: an attribute of a spec'd dialect whose body is not pretty.
@@ -1079,10 +1074,7 @@ impl<'a> Parser<'a> {
             ("stablehlo", "bounds") => {
                 self.c.expect(b'<', "to open bounds")?;
                 let bounds =
-                    self.parse_list_until(b'>', "between bounds", |p| match p.c.eat(b'?') {
-                        true => Ok(DYNAMIC),
-                        false => p.c.int64("as bound"),
-                    })?;
+                    self.parse_list_until(b'>', "between bounds", |p| p.parse_size("as bound"))?;
                 Ok(self.m.dialect_attr(
                     "stablehlo",
                     "type_extensions",
@@ -1847,16 +1839,6 @@ impl<'a> Parser<'a> {
             element,
             data: data.into(),
         }))
-    }
-
-    fn type_aliases_get(&self, name: &str) -> Option<&Type> {
-        self.type_aliases.get(name)
-    }
-    fn attr_aliases_get(&self, name: &str) -> Option<&Attribute> {
-        self.attr_aliases.get(name)
-    }
-    fn loc_aliases_get(&self, name: &str) -> Option<&Location> {
-        self.loc_aliases.get(name)
     }
 }
 

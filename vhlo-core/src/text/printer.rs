@@ -2,6 +2,7 @@
 //! builtin.module, func.* and StableHLO ops.
 
 use std::fmt::Write;
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
 use super::aliases::{opaque_alias_name, write_alias, AliasKey, AliasTable};
@@ -137,11 +138,6 @@ fn is_bare_ident(s: &str) -> bool {
         && (b[0].is_ascii_alphabetic() || b[0] == b'_')
         && b.iter()
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'))
-}
-
-/// Symbol names print bare when they are identifiers (`@"foo-bar"` otherwise), as in MLIR.
-fn is_symbol_ident(s: &str) -> bool {
-    is_bare_ident(s)
 }
 
 /// `"text"` with LLVM's escaping: `\\`, and `\XX` for `"` and non-printable bytes.
@@ -358,7 +354,11 @@ impl<'m> Printer<'m> {
         // Sized once: growing them value by value copied them about log2(n) times.
         Arc::make_mut(&mut self.names).resize(self.m.num_values(), ValueName::Unnamed);
         Arc::make_mut(&mut self.block_ids).resize(self.m.num_blocks(), 0);
-        let mut used: crate::ir::FastSet<String> = crate::ir::FastSet::default();
+        // The custom names in scope, as indices into `custom` hashed by their text (no second
+        // copy of each name).
+        let hasher = crate::ir::FastHasher::default();
+        let mut used: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
+        let mut custom: Vec<String> = std::mem::take(Arc::make_mut(&mut self.custom_names));
         // Custom names (indices) in the order they were taken, to free them per scope.
         let mut log: Vec<u32> = Vec::new();
         let mut stack: Vec<Step> = Vec::new();
@@ -386,8 +386,11 @@ impl<'m> Printer<'m> {
             let (region, mut next_value, mut next_arg, mut conflict) = match step {
                 Step::Exit { mark } => {
                     for i in log.drain(mark..) {
-                        if let Some(n) = self.custom_names.get(i as usize) {
-                            used.remove(n.as_str());
+                        if let Some(n) = custom.get(i as usize) {
+                            if let Ok(e) = used.find_entry(hasher.hash_one(n.as_str()), |&j| j == i)
+                            {
+                                e.remove();
+                            }
                         }
                     }
                     continue;
@@ -406,22 +409,28 @@ impl<'m> Printer<'m> {
                 }
             };
             let mark = log.len();
-            // The name for custom name `idx`: `base`, else `base_N` with the next free N.
-            let mut unique = |base: &str,
-                              idx: u32,
-                              conflict: &mut u32,
-                              used: &mut crate::ir::FastSet<String>|
-             -> String {
+            // A new custom name: `base`, else `base_N` with the next free N. Its index.
+            let mut unique = |base: &str, conflict: &mut u32| -> u32 {
+                let taken = |s: &str| {
+                    used.find(hasher.hash_one(s), |&j| {
+                        custom.get(j as usize).is_some_and(|c| c == s)
+                    })
+                    .is_some()
+                };
                 let mut name = base.to_string();
-                while used.contains(name.as_str()) {
+                while taken(&name) {
                     name.truncate(base.len());
                     name.push('_');
                     push_decimal(&mut name, *conflict);
                     *conflict += 1;
                 }
-                used.insert(name.clone());
+                let idx = custom.len() as u32;
+                used.insert_unique(hasher.hash_one(name.as_str()), idx, |&j| {
+                    hasher.hash_one(custom.get(j as usize).map_or("", |c| c.as_str()))
+                });
+                custom.push(name);
                 log.push(idx);
-                name
+                idx
             };
             let arg_hint = if self.opts.generic {
                 None
@@ -435,9 +444,7 @@ impl<'m> Printer<'m> {
                 for &a in self.m.block_args(b) {
                     if bi == 0 {
                         if let Some(h) = arg_hint {
-                            let idx = self.custom_names.len() as u32;
-                            let name = unique(h, idx, &mut conflict, &mut used);
-                            Arc::make_mut(&mut self.custom_names).push(name);
+                            let idx = unique(h, &mut conflict);
                             self.set_name(a, ValueName::Single(idx));
                         } else {
                             self.set_name(a, ValueName::Arg(next_arg));
@@ -463,9 +470,7 @@ impl<'m> Printer<'m> {
                     let multi = n > 1;
                     match self.result_name_hint(op) {
                         Some(NameHint::Shared(base)) => {
-                            let idx = self.custom_names.len() as u32;
-                            let name = unique(&base, idx, &mut conflict, &mut used);
-                            Arc::make_mut(&mut self.custom_names).push(name);
+                            let idx = unique(&base, &mut conflict);
                             for (i, v) in self.m.results(op).enumerate() {
                                 self.set_name(
                                     v,
@@ -480,9 +485,7 @@ impl<'m> Printer<'m> {
                         Some(NameHint::PerResult(bases)) => {
                             for (i, v) in self.m.results(op).enumerate() {
                                 let base = bases.get(i).copied().unwrap_or("result");
-                                let idx = self.custom_names.len() as u32;
-                                let name = unique(base, idx, &mut conflict, &mut used);
-                                Arc::make_mut(&mut self.custom_names).push(name);
+                                let idx = unique(base, &mut conflict);
                                 self.set_name(v, ValueName::Single(idx));
                             }
                         }
@@ -523,6 +526,7 @@ impl<'m> Printer<'m> {
                 stack.extend(nested.into_iter().rev());
             }
         }
+        *Arc::make_mut(&mut self.custom_names) = custom;
     }
 
     /// The names MLIR's `getAsmResultNames` gives an op's results in pretty mode.
@@ -1042,10 +1046,11 @@ impl<'m> Printer<'m> {
         }
     }
 
+    /// `@name`, bare when an identifier (`@"foo-bar"` otherwise), as in MLIR.
     pub(crate) fn print_symbol(&mut self, s: Symbol) {
         self.out.push('@');
         match self.m.utf8(s) {
-            Some(name) if is_symbol_ident(name) => self.out.push_str(name),
+            Some(name) if is_bare_ident(name) => self.out.push_str(name),
             _ => write_escaped(&mut self.out, self.m.bytes(s)),
         }
     }
@@ -1879,9 +1884,10 @@ impl<'m> Printer<'m> {
                 self.out.push_str("}>");
             }
             ("vhlo", "float_v1", [Param::Type(t), Param::Float { bits, width }]) => {
-                let kind = self
-                    .vhlo_float_kind(*t)
-                    .unwrap_or(float_kind_of_width(*width));
+                let kind = match elem_kind(m, *t) {
+                    Some(ElemKind::Float(k)) => k,
+                    _ => float_kind_of_width(*width),
+                };
                 let _ = write!(self.out, "float_v1<{} : ", format_float(kind, *bits));
                 self.print_type(*t);
                 self.out.push('>');
@@ -1936,17 +1942,6 @@ impl<'m> Printer<'m> {
                 let _ = write!(self.out, "{mnemonic}<<unprintable params {:?}>>", p);
             }
         }
-    }
-
-    fn vhlo_float_kind(&self, t: Type) -> Option<FloatKind> {
-        let TypeData::Dialect(d) = self.m.type_data(t) else {
-            return None;
-        };
-        let spelled = crate::scalars::builtin_of(self.m.str(d.mnemonic))?;
-        FloatKind::ALL
-            .iter()
-            .copied()
-            .find(|k| k.keyword() == spelled)
     }
 
     fn print_field(&mut self, kind: FieldKind, param: &Param) {
@@ -2038,59 +2033,37 @@ impl ElemKind {
         }
     }
     fn spelling(&self) -> String {
-        match self {
-            ElemKind::Int {
-                width,
-                signedness: Signedness::Signless,
-            } => format!("i{width}"),
-            ElemKind::Int {
-                width,
-                signedness: Signedness::Signed,
-            } => format!("si{width}"),
-            ElemKind::Int {
-                width,
-                signedness: Signedness::Unsigned,
-            } => format!("ui{width}"),
-            ElemKind::Index => "index".into(),
-            ElemKind::Float(k) => k.keyword().into(),
-            ElemKind::Complex(inner) => format!("complex<{}>", inner.spelling()),
-        }
+        let scalar = match *self {
+            ElemKind::Int { width, signedness } => TypeData::Integer { width, signedness },
+            ElemKind::Index => TypeData::Index,
+            ElemKind::Float(k) => TypeData::Float(k),
+            ElemKind::Complex(ref inner) => return format!("complex<{}>", inner.spelling()),
+        };
+        crate::scalars::builtin_spelling(&scalar)
+            .unwrap_or_default()
+            .into_owned()
     }
 }
 
 fn elem_kind(m: &Module, t: Type) -> Option<ElemKind> {
-    match m.type_data(t) {
-        TypeData::Integer { width, signedness } => Some(ElemKind::Int {
-            width: *width,
-            signedness: *signedness,
-        }),
-        TypeData::Index => Some(ElemKind::Index),
-        TypeData::Float(k) => Some(ElemKind::Float(*k)),
-        TypeData::Complex(inner) => Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?))),
+    let vhlo_scalar;
+    let scalar = match m.type_data(t) {
+        TypeData::Complex(inner) => {
+            return Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?)))
+        }
         TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
-            let mnemonic = m.str(d.mnemonic);
-            if mnemonic == "complex_v1" {
-                let [Param::Type(inner)] = &d.params[..] else {
-                    return None;
-                };
+            if let ("complex_v1", [Param::Type(inner)]) = (m.str(d.mnemonic), &d.params[..]) {
                 return Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?)));
             }
-            let spelled = crate::scalars::builtin_of(mnemonic)?;
-            if spelled == "index" {
-                return Some(ElemKind::Index);
-            }
-            if let Some(k) = FloatKind::ALL.iter().find(|k| k.keyword() == spelled) {
-                return Some(ElemKind::Float(*k));
-            }
-            let (signedness, digits) = match spelled.strip_prefix("ui") {
-                Some(w) => (Signedness::Unsigned, w),
-                None => (Signedness::Signless, spelled.strip_prefix('i')?),
-            };
-            Some(ElemKind::Int {
-                width: digits.parse().ok()?,
-                signedness,
-            })
+            vhlo_scalar = crate::scalars::type_of(m.str(d.mnemonic))?;
+            &vhlo_scalar
         }
+        td => td,
+    };
+    match *scalar {
+        TypeData::Integer { width, signedness } => Some(ElemKind::Int { width, signedness }),
+        TypeData::Index => Some(ElemKind::Index),
+        TypeData::Float(k) => Some(ElemKind::Float(k)),
         _ => None,
     }
 }

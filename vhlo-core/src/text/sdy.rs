@@ -1040,19 +1040,12 @@ impl<'a> Parser<'a> {
                 st.regions.push(region);
                 st.attributes = self.sdy_opt_attr_dict()?;
                 self.c.expect(b':', "before the functional type")?;
-                self.c.skip_ws();
-                let fpos = self.c.pos;
-                let fty = self.parse_type()?;
-                let TypeData::Function { inputs, results } = self.m.type_data(fty).clone() else {
-                    return Err(self.c.error_at(fpos, "expected a function type"));
-                };
-                if inputs.len() != uses.len() {
-                    return Err(self
-                        .c
-                        .error_at(fpos, "operand count does not match the type"));
-                }
-                st.result_types = results.to_vec();
-                self.finish_op(st, &uses, &inputs)?
+                self.finish_op_typed_by_function(
+                    st,
+                    &uses,
+                    "expected a function type",
+                    "operand count does not match the type",
+                )?
             }
             "sharding_group" | "propagation_barrier" => {
                 let input = self.parse_value_use()?;

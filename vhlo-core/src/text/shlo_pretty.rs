@@ -96,54 +96,42 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `T` (all operands and the result) or `(A, B) -> R`, after the `:`.
-    pub(super) fn same_operands_and_result_type_body(
+    /// `: (A, B) -> R` with `n` inputs.
+    fn functional_type(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
+        self.c.expect(b':', "before the operation's type")?;
+        self.functional_type_body(n, false)
+    }
+
+    /// `(A, B) -> R` with `n` inputs, after the `:`; with `same` (SameOperandsAndResultType),
+    /// also `T` for every operand and the one result.
+    pub(super) fn functional_type_body(
         &mut self,
         n: usize,
+        same: bool,
     ) -> PResult<(Vec<Type>, Vec<Type>)> {
         self.c.skip_ws();
         let pos = self.c.pos;
         let t = self.parse_type()?;
-        if let TypeData::Function { inputs, results } = self.m.type_data(t).clone() {
-            if inputs.len() != n {
-                return Err(self.c.error_at(
-                    pos,
-                    format!("{n} operands present, but expected {}", inputs.len()),
-                ));
+        // No clone of the type: most ops spell one tensor type here.
+        let (inputs, results) = match self.m.type_data(t) {
+            TypeData::Function { inputs, results } => (inputs.to_vec(), results.to_vec()),
+            _ if same => return Ok((vec![t; n], vec![t])),
+            _ => {
+                return Err(self
+                    .c
+                    .error_at(pos, "expected a function type '(...) -> ...'"))
             }
-            if results.len() != 1 {
-                return Err(self.c.error_at(pos, "expected single output"));
-            }
-            return Ok((inputs.to_vec(), results.to_vec()));
+        };
+        if inputs.len() != n {
+            return Err(self.c.error_at(
+                pos,
+                format!("{n} operands present, but expected {}", inputs.len()),
+            ));
         }
-        Ok((vec![t; n], vec![t]))
-    }
-
-    /// `: (A, B) -> R` with `n` inputs.
-    fn functional_type(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
-        self.c.expect(b':', "before the operation's type")?;
-        self.functional_type_body(n)
-    }
-
-    /// `(A, B) -> R` with `n` inputs, after the `:`.
-    pub(super) fn functional_type_body(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
-        self.c.skip_ws();
-        let pos = self.c.pos;
-        let t = self.parse_type()?;
-        match self.m.type_data(t).clone() {
-            TypeData::Function { inputs, results } => {
-                if inputs.len() != n {
-                    return Err(self.c.error_at(
-                        pos,
-                        format!("{n} operands present, but expected {}", inputs.len()),
-                    ));
-                }
-                Ok((inputs.to_vec(), results.to_vec()))
-            }
-            _ => Err(self
-                .c
-                .error_at(pos, "expected a function type '(...) -> ...'")),
+        if same && results.len() != 1 {
+            return Err(self.c.error_at(pos, "expected single output"));
         }
+        Ok((inputs, results))
     }
 
     /// Creates the op: format attributes are properties, the attr-dict is split into inherent
@@ -512,17 +500,21 @@ pub(super) fn enum_case(m: &Module, a: &AttrData, mnemonic: &str) -> Option<&'st
 
 /// Prints the properties for which `consumed` is false plus the discardable attributes, as
 /// ` {...}`.
-pub(super) fn print_rest_attrs_by(p: &mut Printer<'_>, op: OpId, consumed: impl Fn(&str) -> bool) {
+pub(super) fn print_rest_attrs_by(
+    p: &mut Printer<'_>,
+    op: OpId,
+    kind: StablehloOp,
+    consumed: impl Fn(&str) -> bool,
+) {
     let m = p.m;
     let elide = p.opts.elide_defaults;
-    let op_name = m.op_name_str(op);
     let mut all = std::mem::take(&mut p.scratch_attrs);
     all.clear();
     all.extend(
         m.properties(op)
             .iter()
             .filter(|a| !consumed(m.str(a.name)))
-            .filter(|a| !(elide && is_default_value(m, op_name, m.str(a.name), a.value))),
+            .filter(|a| !(elide && is_default_value(m, kind, m.str(a.name), a.value))),
     );
     all.extend(m.attributes(op).iter().copied());
     if !all.is_empty() {
@@ -771,7 +763,7 @@ fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     p.out.push_str(" across dimensions = ");
     super::op_format::write_i64_data(&mut p.out, dims);
-    print_rest_attrs_by(p, op, |n| n == "dimensions");
+    print_rest_attrs_by(p, op, StablehloOp::Reduce, |n| n == "dimensions");
     p.out.push_str(" : ");
     print_functional_type(p, op);
     if compact.is_none() {
@@ -879,36 +871,27 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
 }
 
 pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
+    // This runs for every op: the kind is looked up only for ops with several results.
     let name = m.op_name_str(op);
     if name == "arith.constant" {
         return arith_constant_name(m, op);
     }
-    let kind = StablehloOp::from_name(name)?;
-    let names = kind.asm_result_names();
-    if !names.is_empty() {
-        return (m.num_results(op) == names.len()).then_some(NameHint::PerResult(names));
-    }
-    match kind {
-        // Upstream's ConstantOp::getAsmResultNames.
-        StablehloOp::Constant => {
-            let rty = m.value_type(m.result(op, 0)?);
-            let elem = match m.type_data(rty) {
-                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
-                    *element
-                }
-                _ => return Some(NameHint::Shared("cst".into())),
-            };
-            Some(NameHint::Shared(
-                if matches!(m.type_data(elem), TypeData::Integer { .. }) {
-                    "c"
-                } else {
-                    "cst"
-                }
-                .into(),
-            ))
+    if name != StablehloOp::Constant.name() {
+        let n = m.num_results(op);
+        if n < 2 {
+            return None;
         }
-        _ => None,
+        let names = StablehloOp::from_name(name)?.asm_result_names();
+        return (n == names.len()).then_some(NameHint::PerResult(names));
     }
+    // Upstream's ConstantOp::getAsmResultNames.
+    let rty = m.value_type(m.result(op, 0)?);
+    let elem = match m.type_data(rty) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
+        _ => return Some(NameHint::Shared("cst".into())),
+    };
+    let integer = matches!(m.type_data(elem), TypeData::Integer { .. });
+    Some(NameHint::Shared(if integer { "c" } else { "cst" }.into()))
 }
 
 /// `%c0` / `%c42_i32` for integers, `%true`/`%false` for i1, `%cst` otherwise.
@@ -935,12 +918,9 @@ pub(crate) fn block_arg_name_hint(m: &Module, op: OpId) -> Option<&'static str> 
     StablehloOp::from_name(m.op_name_str(op))?.asm_block_arg_name()
 }
 
-/// True when `value` is the ODS default of the attribute `attr` of StableHLO op `op` (from the
+/// True when `value` is the ODS default of the attribute `attr` of op `k` (from the
 /// spec, printed as MLIR prints it).
-pub(super) fn is_default_value(m: &Module, op: &str, attr: &str, value: Attribute) -> bool {
-    let Some(k) = StablehloOp::from_name(op) else {
-        return false;
-    };
+pub(super) fn is_default_value(m: &Module, k: StablehloOp, attr: &str, value: Attribute) -> bool {
     let default = k
         .attribute_names()
         .iter()
