@@ -430,6 +430,27 @@ fn apfloat_to_string_into(
     max_padding: u32,
     truncate_zero: bool,
 ) {
+    let digits = |sig: u64, exp: &mut i32, bits_required: u32| {
+        let mut digits: Vec<u8> = Vec::with_capacity(48);
+        if !small_decimal_digits(sig, exp, bits_required, &mut digits) {
+            big_decimal_digits(sig, exp, bits_required, &mut digits);
+        }
+        digits
+    };
+    let args = (precision_bits, format_precision, max_padding, truncate_zero);
+    apfloat_to_string_by(out, v, args, digits);
+}
+
+/// [`apfloat_to_string_into`] with the significant digits of `sig * 2^exp` (odd `sig`) from
+/// `digits`: least significant first, `exp` then counting powers of ten, digits beyond
+/// `bits_required` bits of precision dropped.
+#[inline]
+fn apfloat_to_string_by(
+    out: &mut String,
+    v: f64,
+    (precision_bits, format_precision, max_padding, truncate_zero): (u32, u32, u32, bool),
+    digits: impl FnOnce(u64, &mut i32, u32) -> Vec<u8>,
+) {
     if v.is_sign_negative() {
         out.push('-');
     }
@@ -455,10 +476,7 @@ fn apfloat_to_string_into(
     // 196/59 slightly overestimates log2(10); upstream's formula.
     #[allow(clippy::manual_div_ceil)]
     let bits_required = (format_precision * 196 + 58) / 59;
-    let mut digits: Vec<u8> = Vec::with_capacity(48);
-    if !small_decimal_digits(sig, &mut exp, bits_required, &mut digits) {
-        big_decimal_digits(sig, &mut exp, bits_required, &mut digits);
-    }
+    let digits = digits(sig, &mut exp, bits_required);
     lay_out_digits(
         out,
         digits,
@@ -711,12 +729,8 @@ pub(crate) fn push_decimal(out: &mut String, n: u32) {
 mod tests {
     use super::*;
 
-    /// The digit-at-a-time form of [`apfloat_to_string`], kept to check the faster one.
-    // LLVM's `APFloat::toString` for a finite non-zero value held exactly in `v`, whose format
-    // has `precision_bits` of significand: the exact decimal expansion, decimal digits beyond
-    // what the precision needs dropped by truncation, then rounded half-up to
-    // `format_precision` digits (0: the format's default), then laid out in plain or scientific
-    // notation (`max_padding` zeros at most; `truncate_zero` as upstream).
+    /// [`apfloat_to_string`] with its digits from [`reference_digits`], the exact expansion
+    /// one digit at a time: kept to check the faster digit generation.
     fn apfloat_to_string_reference(
         v: f64,
         precision_bits: u32,
@@ -725,55 +739,35 @@ mod tests {
         truncate_zero: bool,
     ) -> String {
         let mut out = String::new();
-        if v.is_sign_negative() {
-            out.push('-');
-        }
-        let b = v.abs().to_bits();
-        let raw_exp = ((b >> 52) & 0x7FF) as i32;
-        let (mut sig, mut exp) = if raw_exp == 0 {
-            (b & ((1u64 << 52) - 1), -1074)
-        } else {
-            ((b & ((1u64 << 52) - 1)) | (1u64 << 52), raw_exp - 1075)
-        };
-        let format_precision = if format_precision == 0 {
-            2 + precision_bits * 59 / 196
-        } else {
-            format_precision
-        };
-        if sig == 0 {
-            return if truncate_zero {
-                format!("{out}0.0E+0")
-            } else {
-                format!("{out}0.0e+00")
-            };
-        }
-        let tz = sig.trailing_zeros();
-        sig >>= tz;
-        exp += tz as i32;
+        let args = (precision_bits, format_precision, max_padding, truncate_zero);
+        apfloat_to_string_by(&mut out, v, args, reference_digits);
+        out
+    }
+
+    /// The decimal digits of `sig * 2^exp` as [`apfloat_to_string_by`] wants them, by big-number
+    /// arithmetic.
+    fn reference_digits(sig: u64, exp: &mut i32, bits_required: u32) -> Vec<u8> {
         let mut n = Big(vec![sig as u32, (sig >> 32) as u32]);
         while n.0.last() == Some(&0) {
             n.0.pop();
         }
-        if exp > 0 {
-            n.shl(exp as u32);
-            exp = 0;
-        } else if exp < 0 {
+        if *exp > 0 {
+            n.shl(*exp as u32);
+            *exp = 0;
+        } else if *exp < 0 {
             // N * 2^-e == N * 5^e * 10^-e: `exp` now counts powers of ten.
-            for _ in 0..(-exp) {
+            for _ in 0..(-*exp) {
                 n.mul_small(5);
             }
         }
         // Drop decimal digits the precision cannot need (truncating, as upstream does).
         let bits = n.bit_length();
-        // 196/59 slightly overestimates log2(10); upstream's formula.
-        #[allow(clippy::manual_div_ceil)]
-        let bits_required = (format_precision * 196 + 58) / 59;
         if bits > bits_required {
             let removable = (bits - bits_required) * 59 / 196;
             for _ in 0..removable {
                 n.div_small(10);
             }
-            exp += removable as i32;
+            *exp += removable as i32;
         }
         // Digits, least significant first, without trailing zeros.
         let mut digits: Vec<u8> = Vec::new();
@@ -781,21 +775,13 @@ mod tests {
         while !n.is_zero() {
             let d = n.div_small(10) as u8;
             if in_trail && d == 0 {
-                exp += 1;
+                *exp += 1;
             } else {
                 digits.push(b'0' + d);
                 in_trail = false;
             }
         }
-        lay_out_digits(
-            &mut out,
-            digits,
-            exp,
-            format_precision,
-            max_padding,
-            truncate_zero,
-        );
-        out
+        digits
     }
 
     #[test]

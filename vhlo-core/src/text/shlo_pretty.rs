@@ -500,17 +500,21 @@ pub(super) fn enum_case(m: &Module, a: &AttrData, mnemonic: &str) -> Option<&'st
 
 /// Prints the properties for which `consumed` is false plus the discardable attributes, as
 /// ` {...}`.
-pub(super) fn print_rest_attrs_by(p: &mut Printer<'_>, op: OpId, consumed: impl Fn(&str) -> bool) {
+pub(super) fn print_rest_attrs_by(
+    p: &mut Printer<'_>,
+    op: OpId,
+    kind: StablehloOp,
+    consumed: impl Fn(&str) -> bool,
+) {
     let m = p.m;
     let elide = p.opts.elide_defaults;
-    let op_name = m.op_name_str(op);
     let mut all = std::mem::take(&mut p.scratch_attrs);
     all.clear();
     all.extend(
         m.properties(op)
             .iter()
             .filter(|a| !consumed(m.str(a.name)))
-            .filter(|a| !(elide && is_default_value(m, op_name, m.str(a.name), a.value))),
+            .filter(|a| !(elide && is_default_value(m, kind, m.str(a.name), a.value))),
     );
     all.extend(m.attributes(op).iter().copied());
     if !all.is_empty() {
@@ -759,7 +763,7 @@ fn print_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     p.out.push_str(" across dimensions = ");
     super::op_format::write_i64_data(&mut p.out, dims);
-    print_rest_attrs_by(p, op, |n| n == "dimensions");
+    print_rest_attrs_by(p, op, StablehloOp::Reduce, |n| n == "dimensions");
     p.out.push_str(" : ");
     print_functional_type(p, op);
     if compact.is_none() {
@@ -914,12 +918,9 @@ pub(crate) fn block_arg_name_hint(m: &Module, op: OpId) -> Option<&'static str> 
     StablehloOp::from_name(m.op_name_str(op))?.asm_block_arg_name()
 }
 
-/// True when `value` is the ODS default of the attribute `attr` of StableHLO op `op` (from the
+/// True when `value` is the ODS default of the attribute `attr` of op `k` (from the
 /// spec, printed as MLIR prints it).
-pub(super) fn is_default_value(m: &Module, op: &str, attr: &str, value: Attribute) -> bool {
-    let Some(k) = StablehloOp::from_name(op) else {
-        return false;
-    };
+pub(super) fn is_default_value(m: &Module, k: StablehloOp, attr: &str, value: Attribute) -> bool {
     let default = k
         .attribute_names()
         .iter()
