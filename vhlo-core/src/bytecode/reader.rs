@@ -243,6 +243,17 @@ trait Resolved: Copy + Sized {
         -> Result<Self>;
 }
 
+/// What reads the custom entries of a dialect.
+#[derive(Clone, Copy)]
+enum EntryCodec {
+    Builtin,
+    Vhlo,
+    /// A dialect of `spec/dialects/`.
+    Table(&'static crate::dialect::codec::CodecDialect),
+    /// None: its custom entries are refused.
+    None,
+}
+
 /// Attributes and types resolve alike: (the kind, its name, its table, its decoders of a custom
 /// and a textual entry, how the module interns it).
 macro_rules! resolved {
@@ -258,12 +269,12 @@ macro_rules! resolved {
                 custom: bool,
                 c: &mut Cursor<'_>,
             ) -> Result<Self> {
-                let (dname, dsym) = r.entry_dialect(dialect, c)?;
+                let (codec, dsym) = r.entry_dialect(dialect, c)?;
                 let data = if custom {
-                    r.$decode(&dname, dsym, c)?
+                    r.$decode(codec, dsym, c)?
                 } else {
                     let text = r.fallback_text(c)?;
-                    r.$textual(&dname, dsym, text)
+                    r.$textual(codec, dsym, text)
                 };
                 Ok(r.module.$intern(data))
             }
@@ -610,39 +621,47 @@ impl<'a> Reader<'a> {
         Ok(self.module.sym(text))
     }
 
-    /// The name of dialect number `dialect` of an entry, as a string and interned.
-    fn entry_dialect(&self, dialect: usize, c: &Cursor<'_>) -> Result<(String, Symbol)> {
-        let dname = self.dialect_name(dialect).to_string();
+    /// Which codec reads the entries of dialect number `dialect`, and its interned name.
+    fn entry_dialect(&self, dialect: usize, c: &Cursor<'_>) -> Result<(EntryCodec, Symbol)> {
         let dsym = self
             .dialects
             .get(dialect)
             .map(|d| d.name)
             .ok_or_else(|| c.err("bad dialect"))?;
-        Ok((dname, dsym))
+        let codec = match self.module.str(dsym) {
+            "builtin" => EntryCodec::Builtin,
+            "vhlo" => EntryCodec::Vhlo,
+            // Dialects described by spec/dialects/ (Shardy): their tables pick the encoding.
+            name => codec_dialect(name).map_or(EntryCodec::None, EntryCodec::Table),
+        };
+        Ok((codec, dsym))
+    }
+
+    /// The error for a custom entry of a dialect without a codec.
+    fn no_codec(&self, what: &str, dsym: Symbol, c: &Cursor<'_>) -> BytecodeError {
+        let dname = self.module.str(dsym);
+        c.err(format!(
+            "custom {what} encoding of dialect '{dname}' is not supported"
+        ))
     }
 
     /// An attribute entry without a custom encoding: its text.
-    fn textual_attr(&mut self, _: &str, dialect: Symbol, text: Symbol) -> AttrData {
+    fn textual_attr(&mut self, _: EntryCodec, dialect: Symbol, text: Symbol) -> AttrData {
         AttrData::Opaque { dialect, text }
     }
 
-    fn decode_attr(&mut self, dname: &str, dsym: Symbol, c: &mut Cursor<'_>) -> Result<AttrData> {
-        match dname {
-            "builtin" => self.decode_builtin_attr(c),
-            "vhlo" => super::vhlo_codec::read_attr(self, dsym, c),
-            // Dialects described by spec/dialects/ (Shardy): their tables pick the encoding.
-            _ => match codec_dialect(dname) {
-                Some(d) => super::codec::read_attr(d, dsym, self, c),
-                None => Err(c.err(format!(
-                    "custom attribute encoding of dialect '{dname}' is not supported"
-                ))),
-            },
+    fn decode_attr(&mut self, e: EntryCodec, dsym: Symbol, c: &mut Cursor<'_>) -> Result<AttrData> {
+        match e {
+            EntryCodec::Builtin => self.decode_builtin_attr(c),
+            EntryCodec::Vhlo => super::vhlo_codec::read_attr(self, dsym, c),
+            EntryCodec::Table(d) => super::codec::read_attr(d, dsym, self, c),
+            EntryCodec::None => Err(self.no_codec("attribute", dsym, c)),
         }
     }
 
     /// A type entry without a custom encoding: a builtin float keyword, or the type's text.
-    fn textual_type(&mut self, dname: &str, dialect: Symbol, text: Symbol) -> TypeData {
-        if dname == "builtin" {
+    fn textual_type(&mut self, e: EntryCodec, dialect: Symbol, text: Symbol) -> TypeData {
+        if matches!(e, EntryCodec::Builtin) {
             if let Some(t) = builtin_type_keyword(self.module.str(text)) {
                 return t;
             }
@@ -655,13 +674,11 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn decode_type(&mut self, dname: &str, dsym: Symbol, c: &mut Cursor<'_>) -> Result<TypeData> {
-        match dname {
-            "builtin" => self.decode_builtin_type(c),
-            "vhlo" => super::vhlo_codec::read_type(self, dsym, c),
-            _ => Err(c.err(format!(
-                "custom type encoding of dialect '{dname}' is not supported"
-            ))),
+    fn decode_type(&mut self, e: EntryCodec, dsym: Symbol, c: &mut Cursor<'_>) -> Result<TypeData> {
+        match e {
+            EntryCodec::Builtin => self.decode_builtin_type(c),
+            EntryCodec::Vhlo => super::vhlo_codec::read_type(self, dsym, c),
+            EntryCodec::Table(_) | EntryCodec::None => Err(self.no_codec("type", dsym, c)),
         }
     }
 

@@ -159,7 +159,7 @@ fn printable(
         FormatElem::Attr(i, _) => {
             found[i as usize].is_some_and(|a| bare_ok(m, constraints[i as usize], a))
         }
-        FormatElem::Custom(d, attrs, _) => custom_printable(m, op, found, d, attrs),
+        FormatElem::Custom(d, attrs, _) => custom_printable(m, op, kind, found, d, attrs),
         FormatElem::Optional {
             anchor,
             then,
@@ -175,7 +175,22 @@ fn printable(
     })
 }
 
-fn custom_printable(m: &Module, op: OpId, found: &Found, d: FormatDirective, attrs: &[u8]) -> bool {
+/// The mnemonic of a `#stablehlo.<mnemonic>` attribute's ODS type (spec `attributes:`).
+fn mnemonic(kind: StablehloOp, i: u8) -> &'static str {
+    match kind.attribute_constraints()[i as usize] {
+        OdsConstraint::Stablehlo(m) => m,
+        _ => "",
+    }
+}
+
+fn custom_printable(
+    m: &Module,
+    op: OpId,
+    kind: StablehloOp,
+    found: &Found,
+    d: FormatDirective,
+    attrs: &[u8],
+) -> bool {
     let arr = |i: u8| found[i as usize].and_then(|a| i64_array(m, m.attr_data(a)));
     match d {
         FormatDirective::SameOperandsAndResultType
@@ -193,9 +208,9 @@ fn custom_printable(m: &Module, op: OpId, found: &Found, d: FormatDirective, att
                 if matches!(&d.params[..], [Param::Ints(_), Param::Ints(_), Param::Ints(_), Param::Ints(_)]))
         }),
         FormatDirective::PrecisionConfigAndAlgorithm => {
-            custom_printable(m, op, found, FormatDirective::PrecisionConfig, &attrs[..1])
+            custom_printable(m, op, kind, found, FormatDirective::PrecisionConfig, &attrs[..1])
                 && found[attrs[1] as usize].is_none_or(|a| {
-                    matches!(m.attr_data(a), AttrData::Dialect(d) if m.str(d.mnemonic) == "dot_algorithm")
+                    matches!(m.attr_data(a), AttrData::Dialect(d) if m.str(d.mnemonic) == mnemonic(kind, attrs[1]))
                 })
         }
         // Checked when printed (`Printer::print_conv_dims` writes nothing when it refuses).
@@ -365,7 +380,7 @@ fn print_elems(
             }
             FormatElem::Custom(d, attrs, space) => {
                 space_if(p, space);
-                if !print_custom(p, op, found, d, attrs) {
+                if !print_custom(p, op, kind, found, d, attrs) {
                     return false;
                 }
             }
@@ -425,6 +440,7 @@ fn print_bare(p: &mut Printer<'_>, c: OdsConstraint, a: Attribute) {
 fn print_custom(
     p: &mut Printer<'_>,
     op: OpId,
+    kind: StablehloOp,
     found: &Found,
     d: FormatDirective,
     attrs: &[u8],
@@ -557,15 +573,21 @@ fn print_custom(
             write_i64s(&mut p.out, rc);
         }
         FormatDirective::PrecisionConfigAndAlgorithm => {
-            print_custom(p, op, found, FormatDirective::PrecisionConfig, &attrs[..1]);
+            print_custom(
+                p,
+                op,
+                kind,
+                found,
+                FormatDirective::PrecisionConfig,
+                &attrs[..1],
+            );
             if let Some(a) = found[attrs[1] as usize] {
                 // `<...>` without its `#stablehlo.dot_algorithm` prefix.
                 p.out.push_str(", algorithm = ");
                 let full = super::printer::attribute_to_string(m, a);
-                p.out.push_str(
-                    full.strip_prefix("#stablehlo.dot_algorithm")
-                        .unwrap_or(&full),
-                );
+                let bare = full.strip_prefix("#stablehlo.");
+                let bare = bare.and_then(|b| b.strip_prefix(mnemonic(kind, attrs[1])));
+                p.out.push_str(bare.unwrap_or(&full));
             }
         }
         FormatDirective::ConvolutionDimensions => {
@@ -1038,7 +1060,7 @@ impl<'a> Parser<'a> {
                 let rc = self.parse_int_list()?;
                 let dd = self.m.dialect_attr(
                     "stablehlo",
-                    "dot",
+                    mnemonic(kind, attrs[0]),
                     vec![
                         Param::Ints(lb.into()),
                         Param::Ints(rb.into()),
@@ -1060,8 +1082,10 @@ impl<'a> Parser<'a> {
                         }
                     }
                     self.kw_eq("algorithm")?;
-                    let spec = super::dialects::find_struct("stablehlo", "dot_algorithm")
-                        .expect("known struct");
+                    let mn = mnemonic(kind, attrs[1]);
+                    let Some(spec) = super::dialects::find_struct("stablehlo", mn) else {
+                        return Err(self.c.error(format!("no struct attribute '{mn}'")));
+                    };
                     let a = self.parse_struct_attr_pub(spec)?;
                     let n = self.named(names[attrs[1] as usize], a);
                     st.props.push(n);

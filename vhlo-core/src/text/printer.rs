@@ -623,7 +623,10 @@ impl<'m> Printer<'m> {
         let tail_size = self.m.block_ops(cut.block).len().saturating_sub(cut.at);
         std::thread::scope(|s| {
             let tail_top = &top;
+            // The tail recurses from the top as the head does: at the nesting limit a debug
+            // build needs about 2 MiB, a spawned thread's default (docs/bytecode.md, "Limits").
             let handle = std::thread::Builder::new()
+                .stack_size(8 << 20)
                 .spawn_scoped(s, move || {
                     tail.print_numbered(tail_top);
                     tail
