@@ -784,9 +784,7 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
     p.print_symbol(*name);
     p.out.push('(');
     p.print_block_args(args);
-    p.out.push_str(") -> (");
-    p.print_type_list(outs);
-    p.out.push_str(") ");
+    p.wrap(") -> (", ") ", |q| q.print_type_list(outs));
     p.print_region(regions[0], false, false);
     let mut rest: Vec<NamedAttr> = m
         .properties(op)
@@ -1062,9 +1060,7 @@ fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
         "func.call "
     });
     p.print_attr(callee);
-    p.out.push('(');
-    p.print_value_list(m.operands(op));
-    p.out.push(')');
+    p.wrap("(", ")", |q| q.print_value_list(m.operands(op)));
     if !m.attributes(op).is_empty() {
         p.out.push(' ');
         p.print_attr_dict(m.attributes(op), &[]);

@@ -831,26 +831,22 @@ impl<'m> Printer<'m> {
     pub(crate) fn print_generic_op(&mut self, op: OpId) {
         let m = self.m;
         write_escaped(&mut self.out, m.op_name_str(op));
-        self.out.push('(');
-        self.print_value_list(m.operands(op));
-        self.out.push(')');
+        self.wrap("(", ")", |p| p.print_value_list(m.operands(op)));
         let succ = m.successors(op);
         if !succ.is_empty() {
-            self.out.push('[');
-            self.print_sep(succ, ", ", Self::print_block_name);
-            self.out.push(']');
+            self.wrap("[", "]", |p| {
+                p.print_sep(succ, ", ", Self::print_block_name)
+            });
         }
         let props = m.properties(op);
         if !props.is_empty() {
-            self.out.push_str(" <");
-            self.print_attr_dict(props, &[]);
-            self.out.push('>');
+            self.wrap(" <", ">", |p| p.print_attr_dict(props, &[]));
         }
         let regions = m.regions(op);
         if !regions.is_empty() {
-            self.out.push_str(" (");
-            self.print_sep(regions, ", ", |p, r| p.print_region(r, true, true));
-            self.out.push(')');
+            self.wrap(" (", ")", |p| {
+                p.print_sep(regions, ", ", |p, r| p.print_region(r, true, true))
+            });
         }
         let attrs = m.attributes(op);
         if !attrs.is_empty() {
@@ -864,11 +860,18 @@ impl<'m> Printer<'m> {
     /// `(operand types) -> result types`: an op's type as a function type.
     pub(crate) fn print_op_function_type(&mut self, op: OpId) {
         let m = self.m;
-        self.out.push('(');
-        self.print_sep(m.operands(op), ", ", |p, v| p.print_type(m.value_type(v)));
-        self.out.push_str(") -> ");
+        self.wrap("(", ") -> ", |p| {
+            p.print_sep(m.operands(op), ", ", |p, v| p.print_type(m.value_type(v)))
+        });
         let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
         self.print_result_types(&results);
+    }
+
+    /// What `f` prints, between `open` and `close` (`tensor<`, `>`).
+    pub(crate) fn wrap(&mut self, open: &str, close: &str, f: impl FnOnce(&mut Self)) {
+        self.out.push_str(open);
+        f(self);
+        self.out.push_str(close);
     }
 
     /// `items` printed by `each`, separated by `sep`.
@@ -916,9 +919,7 @@ impl<'m> Printer<'m> {
         if single_plain {
             self.print_type(results[0]);
         } else {
-            self.out.push('(');
-            self.print_type_list(results);
-            self.out.push(')');
+            self.wrap("(", ")", |p| p.print_type_list(results));
         }
     }
 
@@ -948,9 +949,7 @@ impl<'m> Printer<'m> {
                 self.print_block_name(b);
                 let args = m.block_args(b);
                 if !args.is_empty() {
-                    self.out.push('(');
-                    self.print_block_args(args);
-                    self.out.push(')');
+                    self.wrap("(", ")", |p| p.print_block_args(args));
                 }
                 self.out.push(':');
                 if i > 0 {
@@ -1099,9 +1098,7 @@ impl<'m> Printer<'m> {
         if self.aliases.collecting {
             return;
         }
-        self.out.push_str("loc(");
-        self.print_loc(l);
-        self.out.push(')');
+        self.wrap("loc(", ")", |p| p.print_loc(l));
     }
 
     fn print_loc(&mut self, l: Location) {
@@ -1141,9 +1138,7 @@ impl<'m> Printer<'m> {
             LocData::Name { name, child } => {
                 write_escaped(&mut self.out, self.m.bytes(name));
                 if let Some(c) = child {
-                    self.out.push('(');
-                    self.print_nested_loc(c);
-                    self.out.push(')');
+                    self.wrap("(", ")", |p| p.print_nested_loc(c));
                 }
             }
             LocData::CallSite { callee, caller } => {
@@ -1159,13 +1154,11 @@ impl<'m> Printer<'m> {
             } => {
                 self.out.push_str("fused");
                 if let Some(md) = metadata {
-                    self.out.push('<');
-                    self.print_attr(md);
-                    self.out.push('>');
+                    self.wrap("<", ">", |p| p.print_attr(md));
                 }
-                self.out.push('[');
-                self.print_sep(&locations, ", ", Self::print_nested_loc);
-                self.out.push(']');
+                self.wrap("[", "]", |p| {
+                    p.print_sep(&locations, ", ", Self::print_nested_loc)
+                });
             }
         }
     }
@@ -1224,9 +1217,7 @@ impl<'m> Printer<'m> {
             TypeData::Float(k) => self.out.push_str(k.keyword()),
             TypeData::None => self.out.push_str("none"),
             TypeData::Complex(e) => {
-                self.out.push_str("complex<");
-                self.print_type(*e);
-                self.out.push('>');
+                self.wrap("complex<", ">", |p| p.print_type(*e));
             }
             TypeData::RankedTensor {
                 shape,
@@ -1250,14 +1241,10 @@ impl<'m> Printer<'m> {
             TypeData::Tuple(ts) => {
                 // Builtin's alias hook names tuples of more than 16 types.
                 self.aliases.saw_aliasable |= ts.len() > 16;
-                self.out.push_str("tuple<");
-                self.print_type_list(ts);
-                self.out.push('>');
+                self.wrap("tuple<", ">", |p| p.print_type_list(ts));
             }
             TypeData::Function { inputs, results } => {
-                self.out.push('(');
-                self.print_type_list(inputs);
-                self.out.push_str(") -> ");
+                self.wrap("(", ") -> ", |p| p.print_type_list(inputs));
                 self.print_result_types(results);
             }
             TypeData::Dialect(d) => self.print_dialect_type(d),
@@ -1281,9 +1268,7 @@ impl<'m> Printer<'m> {
     }
 
     fn print_dims_list(&mut self, dims: &[i64]) {
-        self.out.push('[');
-        self.print_dims(dims);
-        self.out.push(']');
+        self.wrap("[", "]", |p| p.print_dims(dims));
     }
 
     /// `2, ?, 4`: sizes, dynamic ones as `?`.
@@ -1327,14 +1312,10 @@ impl<'m> Printer<'m> {
             (_, _, []) => {}
             ("stablehlo", "future", [Param::Types(ts)])
             | ("vhlo", "tuple_v1" | "future_v1", [Param::Types(ts)]) => {
-                self.out.push('<');
-                self.print_type_list(ts);
-                self.out.push('>');
+                self.wrap("<", ">", |p| p.print_type_list(ts));
             }
             ("vhlo", "complex_v1" | "unranked_tensor_v1", [Param::Type(t)]) => {
-                self.out.push('<');
-                self.print_type(*t);
-                self.out.push('>');
+                self.wrap("<", ">", |p| p.print_type(*t));
             }
             (
                 "vhlo",
@@ -1536,9 +1517,7 @@ impl<'m> Printer<'m> {
             }
             AttrData::Type(t) => self.print_type(*t),
             AttrData::Array(elems) => {
-                self.out.push('[');
-                self.print_attr_list(elems);
-                self.out.push(']');
+                self.wrap("[", "]", |p| p.print_attr_list(elems));
             }
             AttrData::DenseArray { element, data } => {
                 self.out.push_str("array<");
@@ -1557,9 +1536,7 @@ impl<'m> Printer<'m> {
                 self.out.push('>');
             }
             AttrData::DenseElements { ty, data, splat } => {
-                self.out.push_str("dense<");
-                self.print_dense_body(*ty, data, *splat);
-                self.out.push_str("> : ");
+                self.wrap("dense<", "> : ", |p| p.print_dense_body(*ty, data, *splat));
                 self.print_type(*ty);
             }
             AttrData::DenseStrings { ty, values } => {
@@ -1832,14 +1809,10 @@ impl<'m> Printer<'m> {
         }
         match (dialect, mnemonic, p) {
             ("stablehlo", "type_extensions", [Param::Ints(bounds)]) => {
-                self.out.push_str("bounds<");
-                self.print_dims(bounds);
-                self.out.push('>');
+                self.wrap("bounds<", ">", |p| p.print_dims(bounds));
             }
             ("stablehlo", "mesh", [Param::Attrs(axes), device_ids]) => {
-                self.out.push_str("mesh<axes = [");
-                self.print_attr_list(axes);
-                self.out.push(']');
+                self.wrap("mesh<axes = [", "]", |p| p.print_attr_list(axes));
                 if let Param::Attr(d) = device_ids {
                     self.out.push_str(", device_ids = ");
                     self.print_attr(*d);
@@ -1867,9 +1840,7 @@ impl<'m> Printer<'m> {
                 self.out.push('>');
             }
             ("vhlo", "array_v1", [Param::Attrs(elems)]) => {
-                self.out.push_str("array_v1<[");
-                self.print_attr_list(elems);
-                self.out.push_str("]>");
+                self.wrap("array_v1<[", "]>", |p| p.print_attr_list(elems));
             }
             ("vhlo", "bool_v1", [Param::Bool(b)]) => {
                 let _ = write!(self.out, "bool_v1<{b}>");
@@ -1937,9 +1908,7 @@ impl<'m> Printer<'m> {
                 self.out.push('>');
             }
             ("vhlo", "type_v1", [Param::Type(t)]) => {
-                self.out.push_str("type_v1<");
-                self.print_type(*t);
-                self.out.push('>');
+                self.wrap("type_v1<", ">", |p| p.print_type(*t));
             }
             _ => {
                 let _ = write!(self.out, "{mnemonic}<<unprintable params {:?}>>", p);

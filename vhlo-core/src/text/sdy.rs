@@ -657,9 +657,7 @@ impl Printer<'_> {
         let Some(&entry) = m.blocks(r).first() else {
             return;
         };
-        self.out.push('(');
-        self.print_block_args(m.block_args(entry));
-        self.out.push_str(") ");
+        self.wrap("(", ") ", |p| p.print_block_args(m.block_args(entry)));
         self.print_region(r, false, false);
     }
 }
@@ -796,9 +794,7 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
                 write_escaped(&mut p.out, m.bytes(*value));
                 p.out.push('>');
             }
-            p.out.push('(');
-            p.print_value_list(m.operands(op));
-            p.out.push(')');
+            p.wrap("(", ")", |q| q.print_value_list(m.operands(op)));
             for key in ["in_shardings", "out_shardings"] {
                 if let Some(s) = inherent(m, op, key) {
                     let _ = write!(p.out, " {key}=");
