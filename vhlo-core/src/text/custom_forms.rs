@@ -48,11 +48,7 @@ impl<'a> Parser<'a> {
                     "between indices",
                     Self::parse_value_use,
                 )?);
-                let dict = if self.c.peek() == Some(b'{') {
-                    self.parse_attr_dict()?
-                } else {
-                    Vec::new()
-                };
+                let dict = self.opt_attr_dict()?;
                 self.c.expect(b':', "before the tensor type")?;
                 self.c.skip_ws();
                 let tpos = self.c.pos;
@@ -71,11 +67,7 @@ impl<'a> Parser<'a> {
                 self.finish_op(st, &uses, &types)
             }
             "arith.constant" => {
-                let dict = if self.c.peek() == Some(b'{') {
-                    self.parse_attr_dict()?
-                } else {
-                    Vec::new()
-                };
+                let dict = self.opt_attr_dict()?;
                 self.c.skip_ws();
                 let vpos = self.c.pos;
                 let value = self.parse_attribute()?;
@@ -96,11 +88,7 @@ impl<'a> Parser<'a> {
             }
             "tensor.cast" => {
                 let uses = vec![self.parse_value_use()?];
-                let dict = if self.c.peek() == Some(b'{') {
-                    self.parse_attr_dict()?
-                } else {
-                    Vec::new()
-                };
+                let dict = self.opt_attr_dict()?;
                 self.c.expect(b':', "before the source type")?;
                 let from = self.parse_type()?;
                 self.c.expect_keyword("to", "between cast types")?;
@@ -114,11 +102,7 @@ impl<'a> Parser<'a> {
                 let mut uses = vec![self.parse_value_use()?];
                 self.c.expect(b',', "between operands")?;
                 uses.push(self.parse_value_use()?);
-                let dict = if self.c.peek() == Some(b'{') {
-                    self.parse_attr_dict()?
-                } else {
-                    Vec::new()
-                };
+                let dict = self.opt_attr_dict()?;
                 self.c.expect(b':', "before the operand type")?;
                 let t = self.parse_type()?;
                 let mut st = self.new_state(n);
@@ -659,11 +643,7 @@ impl<'a> Parser<'a> {
         let results = self.parse_paren_type_list()?;
         let inputs: Vec<Type> = args.iter().map(|a| a.1).collect();
         let region = self.parse_region(Some(args))?;
-        let dict = if self.c.peek() == Some(b'{') {
-            self.parse_attr_dict()?
-        } else {
-            Vec::new()
-        };
+        let dict = self.opt_attr_dict()?;
         let name_attr = self
             .m
             .dialect_attr("vhlo", "string_v1", vec![Param::Str(name)]);

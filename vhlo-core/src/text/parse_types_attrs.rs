@@ -330,24 +330,19 @@ impl<'a> Parser<'a> {
                 self.c.expect(b'<', "to open type parameters")?;
                 // `(custom<TypeArray>)`: an empty array is itself spelled `()`.
                 self.c.expect(b'(', "to open function inputs")?;
-                let inputs =
-                    if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b')') {
-                        self.c.pos = self.c.pos.saturating_add(1);
-                        self.c.expect(b')', "")?;
-                        Vec::new()
+                let type_array = |p: &mut Self| {
+                    if p.c.peek() == Some(b'(') && p.c.peek_after_ws_at(1) == Some(b')') {
+                        p.c.pos = p.c.pos.saturating_add(1);
+                        p.c.expect(b')', "")?;
+                        Ok(Vec::new())
                     } else {
-                        self.parse_type_list()?
-                    };
+                        p.parse_type_list()
+                    }
+                };
+                let inputs = type_array(self)?;
                 self.c.expect(b')', "to close function inputs")?;
                 self.c.expect_punct("->", "in function type")?;
-                let outputs =
-                    if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b')') {
-                        self.c.pos = self.c.pos.saturating_add(1);
-                        self.c.expect(b')', "")?;
-                        Vec::new()
-                    } else {
-                        self.parse_type_list()?
-                    };
+                let outputs = type_array(self)?;
                 self.c.expect(b'>', "to close type parameters")?;
                 Ok(self.m.dialect_type(
                     dialect,

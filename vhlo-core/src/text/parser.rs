@@ -1032,11 +1032,7 @@ impl<'a> Parser<'a> {
                 self.c.expect(b',', "between regions")?;
             }
         }
-        let mut attributes = if self.c.peek() == Some(b'{') {
-            self.parse_attr_dict()?
-        } else {
-            Vec::new()
-        };
+        let mut attributes = self.opt_attr_dict()?;
         self.normalize_inherent(&name, &mut properties, &mut attributes);
         self.c
             .expect(b':', "before the operation's function type")?;
@@ -1123,12 +1119,17 @@ impl<'a> Parser<'a> {
         Ok(b)
     }
 
+    /// A `{...}` dictionary, empty when none follows.
+    pub(crate) fn opt_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
+        match self.c.peek() {
+            Some(b'{') => self.parse_attr_dict(),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// A `{...}` dictionary as an attribute, empty when none follows.
     pub(crate) fn parse_opt_dict_attr(&mut self) -> PResult<Attribute> {
-        let d = match self.c.peek() {
-            Some(b'{') => self.parse_attr_dict()?,
-            _ => Vec::new(),
-        };
+        let d = self.opt_attr_dict()?;
         let entries: Box<[_]> = d.into_iter().map(|a| (a.name, a.value)).collect();
         Ok(self.m.attr(AttrData::Dictionary(entries)))
     }

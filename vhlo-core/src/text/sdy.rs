@@ -955,7 +955,7 @@ impl<'a> Parser<'a> {
                     ty: None,
                 });
                 st.properties = vec![self.named("mesh", mesh), self.named("sym_name", sym_attr)];
-                st.attributes = self.sdy_opt_attr_dict()?;
+                st.attributes = self.opt_attr_dict()?;
                 self.m.create_op(st)
             }
             "sharding_constraint" | "reshard" | "data_flow_edge" => {
@@ -968,14 +968,14 @@ impl<'a> Parser<'a> {
                     let sharding = self.sdy_nested(cd, "sharding")?;
                     st.properties = vec![self.named("sharding", sharding)];
                 }
-                st.attributes = self.sdy_opt_attr_dict()?;
+                st.attributes = self.opt_attr_dict()?;
                 self.c.expect(b':', "before the result type")?;
                 let t = self.parse_type()?;
                 st.result_types = vec![t];
                 self.finish_op(st, &[input], &[t])?
             }
             "constant" => {
-                st.attributes = self.sdy_opt_attr_dict()?;
+                st.attributes = self.opt_attr_dict()?;
                 self.c.skip_ws();
                 let at = self.c.pos;
                 let value = self.parse_attribute()?;
@@ -992,7 +992,7 @@ impl<'a> Parser<'a> {
                 self.finish_op(st, &[], &[])?
             }
             "return" => {
-                st.attributes = self.sdy_opt_attr_dict()?;
+                st.attributes = self.opt_attr_dict()?;
                 let (uses, types) = self.parse_operands_colon_types()?;
                 self.finish_op(st, &uses, &types)?
             }
@@ -1038,7 +1038,7 @@ impl<'a> Parser<'a> {
                 self.sort_named(&mut props);
                 st.properties = props;
                 st.regions.push(region);
-                st.attributes = self.sdy_opt_attr_dict()?;
+                st.attributes = self.opt_attr_dict()?;
                 self.c.expect(b':', "before the functional type")?;
                 self.finish_op_typed_by_function(
                     st,
@@ -1090,7 +1090,7 @@ impl<'a> Parser<'a> {
                     })
                 };
                 st.properties = vec![self.named(key, value)];
-                st.attributes = self.sdy_opt_attr_dict()?;
+                st.attributes = self.opt_attr_dict()?;
                 self.c.expect(b':', "before the type")?;
                 let t = self.parse_type()?;
                 if short == "propagation_barrier" {
@@ -1120,7 +1120,7 @@ impl<'a> Parser<'a> {
                 let out = self.sdy_nested(cd, "sharding")?;
                 st.properties.push(self.named("out_sharding", out));
                 self.sort_named(&mut st.properties);
-                st.attributes = self.sdy_opt_attr_dict()?;
+                st.attributes = self.opt_attr_dict()?;
                 self.c.expect(b':', "before the type")?;
                 let t = self.parse_type()?;
                 st.result_types = vec![t];
@@ -1128,14 +1128,6 @@ impl<'a> Parser<'a> {
             }
         };
         Ok(Some(op))
-    }
-
-    fn sdy_opt_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
-        if self.c.peek() == Some(b'{') {
-            self.parse_attr_dict()
-        } else {
-            Ok(Vec::new())
-        }
     }
 }
 

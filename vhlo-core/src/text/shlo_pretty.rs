@@ -88,14 +88,6 @@ impl<'a> Parser<'a> {
         }
     }
 
-    pub(super) fn opt_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
-        if self.c.peek() == Some(b'{') {
-            self.parse_attr_dict()
-        } else {
-            Ok(Vec::new())
-        }
-    }
-
     /// `: (A, B) -> R` with `n` inputs.
     fn functional_type(&mut self, n: usize) -> PResult<(Vec<Type>, Vec<Type>)> {
         self.c.expect(b':', "before the operation's type")?;
