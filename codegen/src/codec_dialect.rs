@@ -654,7 +654,8 @@ mod tests {
         assert_eq!(errors(&text), Vec::<String>::new());
     }
 
-    /// A typo anywhere is an error at its line and column; all are reported together.
+    /// A typo anywhere (a wire hint too) is an error at its line and column; all are reported
+    /// together.
     #[test]
     fn typos_are_spec_errors_with_positions() {
         let yaml = "\
@@ -664,12 +665,13 @@ attributes:
     params:
       - {name: n, kind: i46}
       - {name: l, kind: attrs, of: nope, min: 0}
+      - {name: f, kind: bool, wire: bite}
   - name: b
     params:
       - {name: u, kind: attrs, of: a}
       - {name: r, kind: i64}
 encodings:
-  - {code: 0, attr: a, fields: [n, l]}
+  - {code: 0, attr: a, fields: [n, l, f]}
   - {code: 2, attr: b, fields: [u], when: [{param: u, is: empty}]}
   - code: 2
     attr: b
@@ -683,10 +685,11 @@ ops:
             "spec/dialects/x.yaml:5:25: error: unknown parameter kind 'i46'",
             "spec/dialects/x.yaml:6:36: error: unknown attribute 'nope' in `of`",
             "spec/dialects/x.yaml:6:47: error: `min` on a parameter of kind 'attrs'",
-            "spec/dialects/x.yaml:13:12: error: encoding code 2 out of order",
-            "spec/dialects/x.yaml:13:21: error: encoding 2 leaves out 'r' of 'b' without a default",
-            "spec/dialects/x.yaml:17:20: error: `is` does not apply to 'r'",
-            "spec/dialects/x.yaml:19:42: error: unknown attribute kind 'c'",
+            "spec/dialects/x.yaml:7:37: error: unknown `wire:` hint `bite` on parameter `f` of `a`",
+            "spec/dialects/x.yaml:14:12: error: encoding code 2 out of order",
+            "spec/dialects/x.yaml:14:21: error: encoding 2 leaves out 'r' of 'b' without a default",
+            "spec/dialects/x.yaml:18:20: error: `is` does not apply to 'r'",
+            "spec/dialects/x.yaml:20:42: error: unknown attribute kind 'c'",
         ];
         assert_eq!(errs.len(), want.len(), "{errs:#?}");
         for w in want {
