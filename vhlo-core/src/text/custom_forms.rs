@@ -456,46 +456,42 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// `name %a, %b : T, U`: a terminator's custom form, which has only operands to show.
+fn print_terminator(p: &mut Printer<'_>, op: OpId, name: &str) -> bool {
+    let m = p.m;
+    if !m.properties(op).is_empty()
+        || !m.attributes(op).is_empty()
+        || m.num_results(op) != 0
+        || !m.regions(op).is_empty()
+        || !m.successors(op).is_empty()
+    {
+        return false;
+    }
+    p.out.push_str(name);
+    print_operands_colon_types(p, m.operands(op));
+    true
+}
+
 /// Prints `op` in custom syntax when there is one; false to fall back to the generic form.
 pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
     match m.op_name_str(op) {
         "builtin.module" => print_module_op(p, op),
         "func.func" => print_func_op(p, op),
+        // `func` is the default dialect only directly inside a function body.
         "func.return" => {
-            // The custom form has no results or regions to show.
-            if !m.properties(op).is_empty()
-                || !m.attributes(op).is_empty()
-                || m.num_results(op) != 0
-                || !m.regions(op).is_empty()
-                || !m.successors(op).is_empty()
-            {
-                return false;
-            }
-            // `func` is the default dialect only directly inside a function body.
-            p.out.push_str(if p.in_func_body() {
+            let name = if p.in_func_body() {
                 "return"
             } else {
                 "func.return"
-            });
-            print_operands_colon_types(p, m.operands(op));
-            true
+            };
+            print_terminator(p, op, name)
         }
         "func.call" => print_call_op(p, op),
         n if n.starts_with("sdy.") => super::sdy::print_sdy_op(p, op),
         "vhlo.func_v1" => print_vhlo_func(p, op),
         "scf.for" => print_scf_for(p, op),
-        "scf.yield" => {
-            if !m.properties(op).is_empty()
-                || !m.attributes(op).is_empty()
-                || m.num_results(op) != 0
-            {
-                return false;
-            }
-            p.out.push_str("scf.yield");
-            print_operands_colon_types(p, m.operands(op));
-            true
-        }
+        "scf.yield" => print_terminator(p, op, "scf.yield"),
         "tensor.insert" => {
             let ops = m.operands(op);
             if !m.properties(op).is_empty() || ops.len() < 2 || m.num_results(op) != 1 {

@@ -1781,29 +1781,7 @@ impl<'m> Printer<'m> {
         if let Some(spec) = dialects::find_struct(dialect, mnemonic) {
             self.out.push_str(mnemonic);
             self.out.push('<');
-            let mut first = true;
-            for ((name, kind), param) in spec.fields.iter().zip(p.iter()) {
-                if matches!(param, Param::Absent) {
-                    continue;
-                }
-                if spec.omit_defaults {
-                    let default = match param {
-                        Param::Ints(v) => v.is_empty(),
-                        Param::Int(0) => true,
-                        Param::Float { bits, width } => *bits & !(1u128 << (width - 1)) == 0,
-                        _ => false,
-                    };
-                    if default {
-                        continue;
-                    }
-                }
-                if !first {
-                    self.out.push_str(", ");
-                }
-                first = false;
-                let _ = write!(self.out, "{name} = ");
-                self.print_field(*kind, param);
-            }
+            self.print_struct_fields(spec, p, spec.omit_defaults);
             self.out.push('>');
             return;
         }
@@ -1827,15 +1805,8 @@ impl<'m> Printer<'m> {
                 if !self.print_conv_dims(p) {
                     // Numbers the compact layout cannot show: the raw form.
                     self.out.push_str("raw ");
-                    let mut first = true;
-                    for ((name, kind), param) in dialects::CONV_RAW.fields.iter().zip(p.iter()) {
-                        if !first {
-                            self.out.push_str(", ");
-                        }
-                        first = false;
-                        let _ = write!(self.out, "{name} = ");
-                        self.print_field(*kind, param);
-                    }
+                    // Every number, zeros too.
+                    self.print_struct_fields(&dialects::CONV_RAW, p, false);
                 }
                 self.out.push('>');
             }
@@ -1913,6 +1884,37 @@ impl<'m> Printer<'m> {
             _ => {
                 let _ = write!(self.out, "{mnemonic}<<unprintable params {:?}>>", p);
             }
+        }
+    }
+
+    /// `name = value, ...`: the present fields of a struct-like attribute (without those at
+    /// their default when `omit_defaults`).
+    fn print_struct_fields(
+        &mut self,
+        spec: &dialects::StructSpec,
+        p: &[Param],
+        omit_defaults: bool,
+    ) {
+        let mut first = true;
+        for ((name, kind), param) in spec.fields.iter().zip(p.iter()) {
+            let default = match param {
+                Param::Absent => true,
+                Param::Ints(v) => omit_defaults && v.is_empty(),
+                Param::Int(0) => omit_defaults,
+                Param::Float { bits, width } => {
+                    omit_defaults && *bits & !(1u128 << (width - 1)) == 0
+                }
+                _ => false,
+            };
+            if default {
+                continue;
+            }
+            if !first {
+                self.out.push_str(", ");
+            }
+            first = false;
+            let _ = write!(self.out, "{name} = ");
+            self.print_field(*kind, param);
         }
     }
 
