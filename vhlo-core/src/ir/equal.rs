@@ -44,9 +44,7 @@ pub fn structurally_equal(a: &Module, b: &Module, opts: EqualOptions) -> Result<
         blocks: HashMap::new(),
     };
     let (ta, tb) = (a.top_ops(), b.top_ops());
-    if ta.len() != tb.len() {
-        return Err(format!("{} top-level ops vs {}", ta.len(), tb.len()));
-    }
+    counts(ta.len(), tb.len(), "", "top-level ops")?;
     // Definitions first (so forward references can be matched), then uses.
     for (&x, &y) in ta.iter().zip(tb) {
         c.map_defs(x, y, "")?;
@@ -58,6 +56,14 @@ pub fn structurally_equal(a: &Module, b: &Module, opts: EqualOptions) -> Result<
 }
 
 type Res = Result<(), String>;
+
+/// `Err("{at}{m} {what} vs {n}")` when the counts `m` and `n` differ.
+fn counts(m: usize, n: usize, at: impl std::fmt::Display, what: &str) -> Res {
+    if m == n {
+        return Ok(());
+    }
+    Err(format!("{at}{m} {what} vs {n}"))
+}
 
 /// `f` on each pair of `x` and `y`, or `mismatch(x.len(), y.len())` when their lengths differ.
 fn zip_with<T>(
@@ -94,50 +100,27 @@ impl Cmp<'_> {
         let mut stack = vec![(x, y, path.to_string())];
         while let Some((x, y, path)) = stack.pop() {
             let here = format!("{path}/{}", a.op_name_str(x));
-            if a.num_results(x) != b.num_results(y) {
-                return Err(format!(
-                    "{here}: {} results vs {}",
-                    a.num_results(x),
-                    b.num_results(y)
-                ));
-            }
+            let (nx, ny) = (a.num_results(x), b.num_results(y));
+            counts(nx, ny, format_args!("{here}: "), "results")?;
             for (u, v) in a.results(x).zip(b.results(y)) {
                 self.values.insert(u, v);
             }
             let (ra, rb) = (a.regions(x), b.regions(y));
-            if ra.len() != rb.len() {
-                return Err(format!("{here}: {} regions vs {}", ra.len(), rb.len()));
-            }
+            counts(ra.len(), rb.len(), format_args!("{here}: "), "regions")?;
             for (ri, (&r1, &r2)) in ra.iter().zip(rb).enumerate() {
                 let (ba, bb) = (a.blocks(r1), b.blocks(r2));
-                if ba.len() != bb.len() {
-                    return Err(format!(
-                        "{here} region {ri}: {} blocks vs {}",
-                        ba.len(),
-                        bb.len()
-                    ));
-                }
+                let at = format!("{here} region {ri}: ");
+                counts(ba.len(), bb.len(), &at, "blocks")?;
                 for (bi, (&b1, &b2)) in ba.iter().zip(bb).enumerate() {
                     self.blocks.insert(b1, b2);
                     let (aa, ab) = (a.block_args(b1), b.block_args(b2));
-                    if aa.len() != ab.len() {
-                        return Err(format!(
-                            "{here} region {ri} block {bi}: {} arguments vs {}",
-                            aa.len(),
-                            ab.len()
-                        ));
-                    }
+                    let at = format!("{here} region {ri} block {bi}: ");
+                    counts(aa.len(), ab.len(), &at, "arguments")?;
                     for (&u, &v) in aa.iter().zip(ab) {
                         self.values.insert(u, v);
                     }
                     let (oa, ob) = (a.block_ops(b1), b.block_ops(b2));
-                    if oa.len() != ob.len() {
-                        return Err(format!(
-                            "{here} region {ri} block {bi}: {} ops vs {}",
-                            oa.len(),
-                            ob.len()
-                        ));
-                    }
+                    counts(oa.len(), ob.len(), &at, "ops")?;
                     for (&o1, &o2) in oa.iter().zip(ob).rev() {
                         stack.push((o1, o2, here.clone()));
                     }
@@ -186,9 +169,7 @@ impl Cmp<'_> {
             ));
         }
         let (oa, ob) = (a.operands(x), b.operands(y));
-        if oa.len() != ob.len() {
-            return Err(format!("{here}: {} operands vs {}", oa.len(), ob.len()));
-        }
+        counts(oa.len(), ob.len(), format_args!("{here}: "), "operands")?;
         for (i, (u, v)) in oa.iter().zip(ob).enumerate() {
             if self.values.get(u) != Some(v) {
                 return Err(format!("{here}: operand {i} refers to a different value"));
