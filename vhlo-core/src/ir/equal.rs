@@ -44,9 +44,7 @@ pub fn structurally_equal(a: &Module, b: &Module, opts: EqualOptions) -> Result<
         blocks: HashMap::new(),
     };
     let (ta, tb) = (a.top_ops(), b.top_ops());
-    if ta.len() != tb.len() {
-        return Err(format!("{} top-level ops vs {}", ta.len(), tb.len()));
-    }
+    counts(ta.len(), tb.len(), "", "top-level ops")?;
     // Definitions first (so forward references can be matched), then uses.
     for (&x, &y) in ta.iter().zip(tb) {
         c.map_defs(x, y, "")?;
@@ -57,6 +55,43 @@ pub fn structurally_equal(a: &Module, b: &Module, opts: EqualOptions) -> Result<
     Ok(())
 }
 
+type Res = Result<(), String>;
+
+/// `Err("{at}{m} {what} vs {n}")` when the counts `m` and `n` differ.
+fn counts(m: usize, n: usize, at: impl std::fmt::Display, what: &str) -> Res {
+    if m == n {
+        return Ok(());
+    }
+    Err(format!("{at}{m} {what} vs {n}"))
+}
+
+/// `f` on each pair of `x` and `y`, or `mismatch(x.len(), y.len())` when their lengths differ.
+fn zip_with<T>(
+    x: &[T],
+    y: &[T],
+    mismatch: impl FnOnce(usize, usize) -> Res,
+    mut f: impl FnMut(&T, &T) -> Res,
+) -> Res {
+    if x.len() != y.len() {
+        return mismatch(x.len(), y.len());
+    }
+    x.iter().zip(y).try_for_each(|(s, t)| f(s, t))
+}
+
+/// `f` on two present values, `Ok` on two absent ones, else `differ()`.
+fn both<T: Copy>(
+    x: Option<T>,
+    y: Option<T>,
+    differ: impl FnOnce() -> Res,
+    f: impl FnOnce(T, T) -> Res,
+) -> Res {
+    match (x, y) {
+        (None, None) => Ok(()),
+        (Some(s), Some(t)) => f(s, t),
+        _ => differ(),
+    }
+}
+
 impl Cmp<'_> {
     /// Pairs up results, block arguments and blocks of `x` and `y` and everything nested in
     /// them (iteratively: nesting depth is not bounded by the stack).
@@ -65,50 +100,27 @@ impl Cmp<'_> {
         let mut stack = vec![(x, y, path.to_string())];
         while let Some((x, y, path)) = stack.pop() {
             let here = format!("{path}/{}", a.op_name_str(x));
-            if a.num_results(x) != b.num_results(y) {
-                return Err(format!(
-                    "{here}: {} results vs {}",
-                    a.num_results(x),
-                    b.num_results(y)
-                ));
-            }
+            let (nx, ny) = (a.num_results(x), b.num_results(y));
+            counts(nx, ny, format_args!("{here}: "), "results")?;
             for (u, v) in a.results(x).zip(b.results(y)) {
                 self.values.insert(u, v);
             }
             let (ra, rb) = (a.regions(x), b.regions(y));
-            if ra.len() != rb.len() {
-                return Err(format!("{here}: {} regions vs {}", ra.len(), rb.len()));
-            }
+            counts(ra.len(), rb.len(), format_args!("{here}: "), "regions")?;
             for (ri, (&r1, &r2)) in ra.iter().zip(rb).enumerate() {
                 let (ba, bb) = (a.blocks(r1), b.blocks(r2));
-                if ba.len() != bb.len() {
-                    return Err(format!(
-                        "{here} region {ri}: {} blocks vs {}",
-                        ba.len(),
-                        bb.len()
-                    ));
-                }
+                let at = format!("{here} region {ri}: ");
+                counts(ba.len(), bb.len(), &at, "blocks")?;
                 for (bi, (&b1, &b2)) in ba.iter().zip(bb).enumerate() {
                     self.blocks.insert(b1, b2);
                     let (aa, ab) = (a.block_args(b1), b.block_args(b2));
-                    if aa.len() != ab.len() {
-                        return Err(format!(
-                            "{here} region {ri} block {bi}: {} arguments vs {}",
-                            aa.len(),
-                            ab.len()
-                        ));
-                    }
+                    let at = format!("{here} region {ri} block {bi}: ");
+                    counts(aa.len(), ab.len(), &at, "arguments")?;
                     for (&u, &v) in aa.iter().zip(ab) {
                         self.values.insert(u, v);
                     }
                     let (oa, ob) = (a.block_ops(b1), b.block_ops(b2));
-                    if oa.len() != ob.len() {
-                        return Err(format!(
-                            "{here} region {ri} block {bi}: {} ops vs {}",
-                            oa.len(),
-                            ob.len()
-                        ));
-                    }
+                    counts(oa.len(), ob.len(), &at, "ops")?;
                     for (&o1, &o2) in oa.iter().zip(ob).rev() {
                         stack.push((o1, o2, here.clone()));
                     }
@@ -157,9 +169,7 @@ impl Cmp<'_> {
             ));
         }
         let (oa, ob) = (a.operands(x), b.operands(y));
-        if oa.len() != ob.len() {
-            return Err(format!("{here}: {} operands vs {}", oa.len(), ob.len()));
-        }
+        counts(oa.len(), ob.len(), format_args!("{here}: "), "operands")?;
         for (i, (u, v)) in oa.iter().zip(ob).enumerate() {
             if self.values.get(u) != Some(v) {
                 return Err(format!("{here}: operand {i} refers to a different value"));
@@ -190,18 +200,15 @@ impl Cmp<'_> {
     }
 
     fn named(&self, x: &[NamedAttr], y: &[NamedAttr]) -> Result<(), String> {
-        if x.len() != y.len() {
-            return Err(format!("{} entries vs {}", x.len(), y.len()));
-        }
-        for (p, q) in x.iter().zip(y) {
+        let mismatch = |m, n| Err(format!("{m} entries vs {n}"));
+        zip_with(x, y, mismatch, |p, q| {
             let (n1, n2) = (self.a.str(p.name), self.b.str(q.name));
             if n1 != n2 {
                 return Err(format!("name {n1} vs {n2}"));
             }
             self.attr(p.value, q.value)
-                .map_err(|e| format!("{n1}: {e}"))?;
-        }
-        Ok(())
+                .map_err(|e| format!("{n1}: {e}"))
+        })
     }
 
     fn sym(&self, x: Symbol, y: Symbol) -> Result<(), String> {
@@ -212,10 +219,8 @@ impl Cmp<'_> {
     }
 
     fn types(&self, x: &[Type], y: &[Type]) -> Result<(), String> {
-        if x.len() != y.len() {
-            return Err(format!("{} types vs {}", x.len(), y.len()));
-        }
-        x.iter().zip(y).try_for_each(|(&s, &t)| self.ty(s, t))
+        let mismatch = |m, n| Err(format!("{m} types vs {n}"));
+        zip_with(x, y, mismatch, |&s, &t| self.ty(s, t))
     }
 
     fn ty(&self, x: Type, y: Type) -> Result<(), String> {
@@ -250,11 +255,7 @@ impl Cmp<'_> {
                     return differ();
                 }
                 self.ty(*e1, *e2)?;
-                match (n1, n2) {
-                    (None, None) => Ok(()),
-                    (Some(s), Some(t)) => self.attr(*s, *t),
-                    _ => differ(),
-                }
+                both(*n1, *n2, differ, |s, t| self.attr(s, t))
             }
             (T::UnrankedTensor { element: s }, T::UnrankedTensor { element: t }) => self.ty(*s, *t),
             (T::Tuple(s), T::Tuple(t)) => self.types(s, t),
@@ -281,10 +282,8 @@ impl Cmp<'_> {
     }
 
     fn params(&self, x: &[Param], y: &[Param]) -> Result<(), String> {
-        if x.len() != y.len() {
-            return Err(format!("{} parameters vs {}", x.len(), y.len()));
-        }
-        for (p, q) in x.iter().zip(y) {
+        let mismatch = |m, n| Err(format!("{m} parameters vs {n}"));
+        zip_with(x, y, mismatch, |p, q| {
             match (p, q) {
                 (Param::Type(s), Param::Type(t)) => self.ty(*s, *t)?,
                 (Param::Attr(s), Param::Attr(t)) => self.attr(*s, *t)?,
@@ -292,13 +291,11 @@ impl Cmp<'_> {
                 (Param::Types(s), Param::Types(t)) => self.types(s, t)?,
                 (Param::Attrs(s), Param::Attrs(t)) => self.attrs(s, t)?,
                 (Param::AttrPairs(s), Param::AttrPairs(t)) => {
-                    if s.len() != t.len() {
-                        return Err("pair counts differ".into());
-                    }
-                    for (a, b) in s.iter().zip(t.iter()) {
+                    let uneven = |_, _| Err("pair counts differ".into());
+                    zip_with(s, t, uneven, |a, b| {
                         self.attr(a.0, b.0)?;
-                        self.attr(a.1, b.1)?;
-                    }
+                        self.attr(a.1, b.1)
+                    })?
                 }
                 (Param::Bool(_), Param::Bool(_))
                 | (Param::Int(_), Param::Int(_))
@@ -314,21 +311,20 @@ impl Cmp<'_> {
                 }
                 _ => return Err(format!("parameter {p:?} vs {q:?}")),
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     fn attrs(&self, x: &[Attribute], y: &[Attribute]) -> Result<(), String> {
-        if x.len() != y.len() {
-            return Err(format!("{} attributes vs {}", x.len(), y.len()));
-        }
-        x.iter().zip(y).try_for_each(|(&s, &t)| self.attr(s, t))
+        let mismatch = |m, n| Err(format!("{m} attributes vs {n}"));
+        zip_with(x, y, mismatch, |&s, &t| self.attr(s, t))
     }
 
     fn attr(&self, x: Attribute, y: Attribute) -> Result<(), String> {
         use AttrData as A;
         let (p, q) = (self.a.attr_data(x), self.b.attr_data(y));
         let differ = || Err(format!("attribute {p:?} vs {q:?}"));
+        let uneven = |_, _| differ();
         match (p, q) {
             (A::Unit, A::Unit) => Ok(()),
             (A::Bool(s), A::Bool(t)) => {
@@ -352,11 +348,7 @@ impl Cmp<'_> {
             }
             (A::String { value: v1, ty: t1 }, A::String { value: v2, ty: t2 }) => {
                 self.sym(*v1, *v2)?;
-                match (t1, t2) {
-                    (None, None) => Ok(()),
-                    (Some(s), Some(t)) => self.ty(*s, *t),
-                    _ => differ(),
-                }
+                both(*t1, *t2, differ, |s, t| self.ty(s, t))
             }
             (A::Type(s), A::Type(t)) => self.ty(*s, *t),
             (A::Array(s), A::Array(t)) => self.attrs(s, t),
@@ -393,24 +385,13 @@ impl Cmp<'_> {
                 self.ty(*t1, *t2)
             }
             (A::DenseStrings { ty: t1, values: v1 }, A::DenseStrings { ty: t2, values: v2 }) => {
-                if v1.len() != v2.len() {
-                    return differ();
-                }
-                v1.iter()
-                    .zip(v2.iter())
-                    .try_for_each(|(&s, &t)| self.sym(s, t))?;
+                zip_with(v1, v2, uneven, |&s, &t| self.sym(s, t))?;
                 self.ty(*t1, *t2)
             }
-            (A::Dictionary(s), A::Dictionary(t)) => {
-                if s.len() != t.len() {
-                    return differ();
-                }
-                for (e1, e2) in s.iter().zip(t.iter()) {
-                    self.sym(e1.0, e2.0)?;
-                    self.attr(e1.1, e2.1)?;
-                }
-                Ok(())
-            }
+            (A::Dictionary(s), A::Dictionary(t)) => zip_with(s, t, uneven, |e1, e2| {
+                self.sym(e1.0, e2.0)?;
+                self.attr(e1.1, e2.1)
+            }),
             (
                 A::SymbolRef {
                     root: r1,
@@ -422,12 +403,7 @@ impl Cmp<'_> {
                 },
             ) => {
                 self.sym(*r1, *r2)?;
-                if n1.len() != n2.len() {
-                    return differ();
-                }
-                n1.iter()
-                    .zip(n2.iter())
-                    .try_for_each(|(&s, &t)| self.sym(s, t))
+                zip_with(n1, n2, uneven, |&s, &t| self.sym(s, t))
             }
             (A::Location(s), A::Location(t)) => self.loc(*s, *t),
             (A::Dialect(s), A::Dialect(t)) => {
@@ -456,6 +432,7 @@ impl Cmp<'_> {
         use LocData as L;
         let (p, q) = (self.a.loc_data(x), self.b.loc_data(y));
         let differ = || Err(format!("location {p:?} vs {q:?}"));
+        let uneven = |_, _| differ();
         // A short range prints as `"f":line:col`, which parses as a plain file location.
         let short_range_and_point = |r: &LocData, pt: &LocData| match (r, pt) {
             (
@@ -525,11 +502,7 @@ impl Cmp<'_> {
                 },
             ) => {
                 self.sym(*n1, *n2)?;
-                match (c1, c2) {
-                    (None, None) => Ok(()),
-                    (Some(s), Some(t)) => self.loc(*s, *t),
-                    _ => differ(),
-                }
+                both(*c1, *c2, differ, |s, t| self.loc(s, t))
             }
             (
                 L::CallSite {
@@ -554,17 +527,8 @@ impl Cmp<'_> {
                     locations: l2,
                 },
             ) => {
-                match (m1, m2) {
-                    (None, None) => {}
-                    (Some(s), Some(t)) => self.attr(*s, *t)?,
-                    _ => return differ(),
-                }
-                if l1.len() != l2.len() {
-                    return differ();
-                }
-                l1.iter()
-                    .zip(l2.iter())
-                    .try_for_each(|(&s, &t)| self.loc(s, t))
+                both(*m1, *m2, differ, |s, t| self.attr(s, t))?;
+                zip_with(l1, l2, uneven, |&s, &t| self.loc(s, t))
             }
             _ => differ(),
         }
