@@ -27,8 +27,6 @@ const KNOWN_CYCLES: &[&[&str]] = &[
         "bytecode::vhlo_codec",
         "bytecode::writer",
     ],
-    // The format engine and the hand-written StableHLO forms call each other.
-    &["text::op_format", "text::shlo_pretty"],
 ];
 
 struct Module {

@@ -7,7 +7,6 @@
 
 use super::parser::{PResult, Parser};
 use super::printer::Printer;
-use super::shlo_pretty::{enum_case, int_attr_of};
 use crate::ir::*;
 use crate::vhlo::{
     FormatAnchor, FormatDirective, FormatElem, OdsConstraint, OpFormat, StablehloOp,
@@ -129,12 +128,7 @@ fn anchor_present(
             None => false,
             Some(v) => {
                 !(p.opts.elide_defaults
-                    && super::shlo_pretty::is_default_value(
-                        m,
-                        kind,
-                        kind.attribute_names()[i as usize],
-                        v,
-                    ))
+                    && is_default_value(m, kind, kind.attribute_names()[i as usize], v))
             }
         },
         FormatAnchor::Operand(g) => !group_range(f, g, m.operands(op).len()).is_empty(),
@@ -357,7 +351,7 @@ fn print_elems(
                     continue;
                 }
                 let (names, bound) = (kind.attribute_names(), f.bound_attrs);
-                super::shlo_pretty::print_rest_attrs_by(p, op, kind, |n| {
+                print_rest_attrs_by(p, op, kind, |n| {
                     bound != 0
                         && names
                             .iter()
@@ -367,7 +361,7 @@ fn print_elems(
             }
             FormatElem::FunctionalType(space) => {
                 space_if(p, space);
-                super::shlo_pretty::print_functional_type(p, op);
+                print_functional_type(p, op);
             }
             FormatElem::ResultTypes(space) => {
                 space_if(p, space);
@@ -462,7 +456,7 @@ fn print_custom(
                     return true;
                 }
             }
-            super::shlo_pretty::print_functional_type(p, op);
+            print_functional_type(p, op);
         }
         FormatDirective::DenseI64Array => {
             if let Some(data) =
@@ -508,7 +502,7 @@ fn print_custom(
                     p.out.push_str(", ");
                     p.print_type(out);
                 }
-                _ => super::shlo_pretty::print_functional_type(p, op),
+                _ => print_functional_type(p, op),
             }
         }
         FormatDirective::ComplexOpType => {
@@ -516,7 +510,7 @@ fn print_custom(
             let out = m.results(op).next().map(|r| m.value_type(r));
             match out.filter(|&o| complex_of_operands(m, op, o)) {
                 Some(o) => p.print_type(o),
-                None => super::shlo_pretty::print_functional_type(p, op),
+                None => print_functional_type(p, op),
             }
         }
         FormatDirective::CustomCallTarget => {
@@ -1208,6 +1202,103 @@ impl<'a> Parser<'a> {
             data: data.into(),
         }))
     }
+}
+
+/// The value of a signless integer attribute of exactly `width` bits.
+pub(super) fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
+    let AttrData::Integer { ty, value } = a else {
+        return None;
+    };
+    match m.type_data(*ty) {
+        TypeData::Integer {
+            width: w,
+            signedness: Signedness::Signless,
+        } if *w == width => i64::try_from(*value).ok(),
+        _ => None,
+    }
+}
+
+pub(super) fn enum_case(m: &Module, a: &AttrData, mnemonic: &str) -> Option<&'static str> {
+    let AttrData::Dialect(d) = a else { return None };
+    if m.str(d.dialect) != "stablehlo" || m.str(d.mnemonic) != mnemonic {
+        return None;
+    }
+    let [Param::Int(v)] = &d.params[..] else {
+        return None;
+    };
+    super::dialects::find_enum("stablehlo", mnemonic)?
+        .cases
+        .iter()
+        .find(|c| c.1 == *v)
+        .map(|c| c.0)
+}
+
+/// Prints the properties for which `consumed` is false plus the discardable attributes, as
+/// ` {...}`.
+pub(super) fn print_rest_attrs_by(
+    p: &mut Printer<'_>,
+    op: OpId,
+    kind: StablehloOp,
+    consumed: impl Fn(&str) -> bool,
+) {
+    let m = p.m;
+    let elide = p.opts.elide_defaults;
+    let mut all = std::mem::take(&mut p.scratch_attrs);
+    all.clear();
+    all.extend(
+        m.properties(op)
+            .iter()
+            .filter(|a| !consumed(m.str(a.name)))
+            .filter(|a| !(elide && is_default_value(m, kind, m.str(a.name), a.value))),
+    );
+    all.extend(m.attributes(op).iter().copied());
+    if !all.is_empty() {
+        all.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+        p.out.push(' ');
+        p.print_attr_dict(&all, &[]);
+    }
+    p.scratch_attrs = all;
+}
+
+/// `T, U` of the values' types (without collecting them: this runs for most ops).
+fn print_value_types(p: &mut Printer<'_>, values: impl Iterator<Item = Value>) {
+    let m = p.m;
+    for (i, v) in values.enumerate() {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        p.print_type(m.value_type(v));
+    }
+}
+
+/// `(A, B) -> C`, the results as `Printer::print_result_types` spells them.
+pub(super) fn print_functional_type(p: &mut Printer<'_>, op: OpId) {
+    let m = p.m;
+    p.out.push('(');
+    print_value_types(p, m.operands(op).iter().copied());
+    p.out.push_str(") -> ");
+    let mut results = m.results(op);
+    match (results.next(), results.next()) {
+        (Some(r), None) if !matches!(m.type_data(m.value_type(r)), TypeData::Function { .. }) => {
+            p.print_type(m.value_type(r))
+        }
+        _ => {
+            p.out.push('(');
+            print_value_types(p, m.results(op));
+            p.out.push(')');
+        }
+    }
+}
+
+/// True when `value` is the ODS default of the attribute `attr` of op `k` (from the
+/// spec, printed as MLIR prints it).
+pub(super) fn is_default_value(m: &Module, k: StablehloOp, attr: &str, value: Attribute) -> bool {
+    let default = k
+        .attribute_names()
+        .iter()
+        .position(|n| *n == attr)
+        .and_then(|i| k.attribute_defaults()[i]);
+    default.is_some_and(|d| super::printer::attribute_to_string(m, value) == d)
 }
 
 #[cfg(test)]

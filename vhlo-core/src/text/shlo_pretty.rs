@@ -1,6 +1,7 @@
 //! StableHLO's custom assembly formats (StablehloOps.td `assemblyFormat` and the custom
 //! printers/parsers of AssemblyFormat.cpp/StablehloOps.cpp), parse and print.
 
+use super::op_format::{print_functional_type, print_rest_attrs_by};
 use super::parser::{PResult, Parser};
 use super::printer::{NameHint, Printer};
 use crate::ir::*;
@@ -461,98 +462,12 @@ pub(crate) fn find_prop(m: &Module, op: OpId, name: &str) -> Option<Attribute> {
         .map(|a| a.value)
 }
 
-/// The value of a signless integer attribute of exactly `width` bits.
-pub(super) fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
-    let AttrData::Integer { ty, value } = a else {
-        return None;
-    };
-    match m.type_data(*ty) {
-        TypeData::Integer {
-            width: w,
-            signedness: Signedness::Signless,
-        } if *w == width => i64::try_from(*value).ok(),
-        _ => None,
-    }
-}
-
-pub(super) fn enum_case(m: &Module, a: &AttrData, mnemonic: &str) -> Option<&'static str> {
-    let AttrData::Dialect(d) = a else { return None };
-    if m.str(d.dialect) != "stablehlo" || m.str(d.mnemonic) != mnemonic {
-        return None;
-    }
-    let [Param::Int(v)] = &d.params[..] else {
-        return None;
-    };
-    super::dialects::find_enum("stablehlo", mnemonic)?
-        .cases
-        .iter()
-        .find(|c| c.1 == *v)
-        .map(|c| c.0)
-}
-
-/// Prints the properties for which `consumed` is false plus the discardable attributes, as
-/// ` {...}`.
-pub(super) fn print_rest_attrs_by(
-    p: &mut Printer<'_>,
-    op: OpId,
-    kind: StablehloOp,
-    consumed: impl Fn(&str) -> bool,
-) {
-    let m = p.m;
-    let elide = p.opts.elide_defaults;
-    let mut all = std::mem::take(&mut p.scratch_attrs);
-    all.clear();
-    all.extend(
-        m.properties(op)
-            .iter()
-            .filter(|a| !consumed(m.str(a.name)))
-            .filter(|a| !(elide && is_default_value(m, kind, m.str(a.name), a.value))),
-    );
-    all.extend(m.attributes(op).iter().copied());
-    if !all.is_empty() {
-        all.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
-        p.out.push(' ');
-        p.print_attr_dict(&all, &[]);
-    }
-    p.scratch_attrs = all;
-}
-
 fn operand_types(m: &Module, op: OpId) -> Vec<Type> {
     m.operands(op).iter().map(|&v| m.value_type(v)).collect()
 }
 
 fn result_types(m: &Module, op: OpId) -> Vec<Type> {
     m.results(op).map(|v| m.value_type(v)).collect()
-}
-
-/// `T, U` of the values' types (without collecting them: this runs for most ops).
-fn print_value_types(p: &mut Printer<'_>, values: impl Iterator<Item = Value>) {
-    let m = p.m;
-    for (i, v) in values.enumerate() {
-        if i > 0 {
-            p.out.push_str(", ");
-        }
-        p.print_type(m.value_type(v));
-    }
-}
-
-/// `(A, B) -> C`, the results as `Printer::print_result_types` spells them.
-pub(super) fn print_functional_type(p: &mut Printer<'_>, op: OpId) {
-    let m = p.m;
-    p.out.push('(');
-    print_value_types(p, m.operands(op).iter().copied());
-    p.out.push_str(") -> ");
-    let mut results = m.results(op);
-    match (results.next(), results.next()) {
-        (Some(r), None) if !matches!(m.type_data(m.value_type(r)), TypeData::Function { .. }) => {
-            p.print_type(m.value_type(r))
-        }
-        _ => {
-            p.out.push('(');
-            print_value_types(p, m.results(op));
-            p.out.push(')');
-        }
-    }
 }
 
 /// Prints a StableHLO op in pretty syntax; false when it has none here (generic form then).
@@ -908,15 +823,4 @@ fn arith_constant_name(m: &Module, op: OpId) -> Option<NameHint> {
 /// Block argument names MLIR's `getAsmBlockArgumentNames` gives (pretty printing only).
 pub(crate) fn block_arg_name_hint(m: &Module, op: OpId) -> Option<&'static str> {
     StablehloOp::from_name(m.op_name_str(op))?.asm_block_arg_name()
-}
-
-/// True when `value` is the ODS default of the attribute `attr` of op `k` (from the
-/// spec, printed as MLIR prints it).
-pub(super) fn is_default_value(m: &Module, k: StablehloOp, attr: &str, value: Attribute) -> bool {
-    let default = k
-        .attribute_names()
-        .iter()
-        .position(|n| *n == attr)
-        .and_then(|i| k.attribute_defaults()[i]);
-    default.is_some_and(|d| super::printer::attribute_to_string(m, value) == d)
 }
