@@ -245,6 +245,15 @@ impl<K: DenseKey, V> DenseMap<K, V> {
     fn get(&self, k: &K) -> Option<&V> {
         self.slots.get(k.dense_index()).and_then(Option::as_ref)
     }
+    /// The entry of `k`, or the error `missing` (the numbering pass did not see `k`).
+    fn need(&self, k: K, missing: &str) -> Result<V>
+    where
+        V: Copy,
+    {
+        self.get(&k)
+            .copied()
+            .ok_or_else(|| WriteError(missing.into()))
+    }
     fn contains_key(&self, k: &K) -> bool {
         self.get(k).is_some()
     }
@@ -800,31 +809,19 @@ impl DialectWriter for EmitWriter<'_> {
         self.e.varint(i);
     }
     fn attr(&mut self, _: &mut Module, a: Attribute) -> Result<()> {
-        let i = self
-            .n
-            .attr_num
-            .get(&a)
-            .ok_or_else(|| WriteError("attribute was not numbered".into()))?;
-        self.e.varint(*i);
+        let i = self.n.attr_num.need(a, "attribute was not numbered")?;
+        self.e.varint(i);
         Ok(())
     }
     fn ty(&mut self, _: &mut Module, t: Type) -> Result<()> {
-        let i = self
-            .n
-            .type_num
-            .get(&t)
-            .ok_or_else(|| WriteError("type was not numbered".into()))?;
-        self.e.varint(*i);
+        let i = self.n.type_num.need(t, "type was not numbered")?;
+        self.e.varint(i);
         Ok(())
     }
     fn opt_attr(&mut self, _: &mut Module, a: Option<Attribute>) -> Result<()> {
         match a {
             Some(a) => {
-                let i = *self
-                    .n
-                    .attr_num
-                    .get(&a)
-                    .ok_or_else(|| WriteError("attribute was not numbered".into()))?;
+                let i = self.n.attr_num.need(a, "attribute was not numbered")?;
                 self.e.varint((i << 1) | 1);
             }
             None => self.e.varint(0),
@@ -1175,36 +1172,21 @@ impl Writer<'_> {
     }
 
     fn attr_num(&self, a: Attribute) -> Result<u64> {
-        self.n
-            .attr_num
-            .get(&a)
-            .copied()
-            .ok_or_else(|| WriteError("attribute was not numbered".into()))
+        self.n.attr_num.need(a, "attribute was not numbered")
     }
 
     fn type_num(&self, t: Type) -> Result<u64> {
-        self.n
-            .type_num
-            .get(&t)
-            .copied()
-            .ok_or_else(|| WriteError("type was not numbered".into()))
+        self.n.type_num.need(t, "type was not numbered")
     }
 
     fn value_num(&self, v: Value) -> Result<u64> {
-        self.n
-            .values
-            .get(&v)
-            .copied()
-            .ok_or_else(|| WriteError("operand value is not defined in the written IR".into()))
+        let missing = "operand value is not defined in the written IR";
+        self.n.values.need(v, missing)
     }
 
     fn write_op(&mut self, m: &mut Module, e: &mut Emitter, op: OpId) -> Result<()> {
         let name = m.op_name(op);
-        let name_num = *self
-            .n
-            .op_name_num
-            .get(&name)
-            .ok_or_else(|| WriteError("op name was not numbered".into()))?;
+        let name_num = self.n.op_name_num.need(name, "op name was not numbered")?;
         e.varint(name_num);
         let mask_at = e.buf.len();
         e.byte(0);
@@ -1285,12 +1267,8 @@ impl Writer<'_> {
             mask |= op_mask::HAS_SUCCESSORS;
             e.varint(successors.len() as u64);
             for &b in successors {
-                let i = self
-                    .n
-                    .blocks
-                    .get(&b)
-                    .ok_or_else(|| WriteError("successor block is not numbered".into()))?;
-                e.varint(*i);
+                let i = self.n.blocks.need(b, "successor block is not numbered")?;
+                e.varint(i);
             }
         }
         if self.version >= version::USE_LIST_ORDERING && self.write_op_use_lists(e, m, op) {
@@ -1373,11 +1351,8 @@ impl Writer<'_> {
             e.varint(0);
             return Ok(());
         }
-        let (nb, nv) = *self
-            .n
-            .region_counts
-            .get(&region)
-            .ok_or_else(|| WriteError("region was not numbered".into()))?;
+        let missing = "region was not numbered";
+        let (nb, nv) = self.n.region_counts.need(region, missing)?;
         e.varint(nb);
         e.varint(nv);
         for b in blocks {
