@@ -1142,7 +1142,10 @@ impl<'a> Parser<'a> {
         mut item: impl FnMut(&mut Self) -> PResult<T>,
     ) -> PResult<Vec<T>> {
         let mut items = Vec::new();
-        self.parse_each_until(close, between, |p| Ok(items.push(item(p)?)))?;
+        self.parse_each_until(close, between, |p| {
+            items.push(item(p)?);
+            Ok(())
+        })?;
         Ok(items)
     }
 
