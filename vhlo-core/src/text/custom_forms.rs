@@ -515,10 +515,7 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
                 names[1],
                 names[2..].join(", ")
             ));
-            if !m.attributes(op).is_empty() {
-                p.out.push(' ');
-                p.print_attr_dict(m.attributes(op), &[]);
-            }
+            p.print_op_attrs(op);
             p.out.push_str(" : ");
             p.print_type(t);
             true
@@ -531,10 +528,7 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
                 return false;
             }
             p.out.push_str("arith.constant");
-            if !m.attributes(op).is_empty() {
-                p.out.push(' ');
-                p.print_attr_dict(m.attributes(op), &[]);
-            }
+            p.print_op_attrs(op);
             p.out.push(' ');
             p.print_attr(v);
             if matches!(m.attr_data(v), AttrData::Bool(_)) {
@@ -559,10 +553,7 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push_str(name);
             p.out.push(' ');
             p.print_value_list(m.operands(op));
-            if !m.attributes(op).is_empty() {
-                p.out.push(' ');
-                p.print_attr_dict(m.attributes(op), &[]);
-            }
+            p.print_op_attrs(op);
             p.out.push_str(" : ");
             p.print_type(m.value_type(m.operands(op)[0]));
             p.out.push_str(" to ");
@@ -582,10 +573,7 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             p.out.push_str(n);
             p.out.push(' ');
             p.print_value_list(ops);
-            if !m.attributes(op).is_empty() {
-                p.out.push(' ');
-                p.print_attr_dict(m.attributes(op), &[]);
-            }
+            p.print_op_attrs(op);
             p.out.push_str(" : ");
             p.print_type(t);
             true
@@ -1052,10 +1040,7 @@ fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
     });
     p.print_attr(callee);
     p.wrap("(", ")", |q| q.print_value_list(m.operands(op)));
-    if !m.attributes(op).is_empty() {
-        p.out.push(' ');
-        p.print_attr_dict(m.attributes(op), &[]);
-    }
+    p.print_op_attrs(op);
     p.out.push_str(" : ");
     p.print_op_function_type(op);
     true

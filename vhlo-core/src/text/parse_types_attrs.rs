@@ -38,12 +38,31 @@ impl<'a> Parser<'a> {
 
     /// `(T, U)` or `()`.
     pub(crate) fn parse_paren_type_list(&mut self) -> PResult<Vec<Type>> {
-        self.c.expect(b'(', "to open a type list")?;
-        if self.c.eat(b')') {
+        self.parse_delimited_type_list(
+            [b'(', b')'],
+            ["to open a type list", "to close a type list"],
+        )
+    }
+
+    /// `<T, U>` or `<>`.
+    fn parse_angle_type_list(&mut self) -> PResult<Vec<Type>> {
+        self.parse_delimited_type_list(
+            [b'<', b'>'],
+            ["to open type parameters", "to close type parameters"],
+        )
+    }
+
+    fn parse_delimited_type_list(
+        &mut self,
+        [open, close]: [u8; 2],
+        what: [&str; 2],
+    ) -> PResult<Vec<Type>> {
+        self.c.expect(open, what[0])?;
+        if self.c.eat(close) {
             return Ok(Vec::new());
         }
         let v = self.parse_type_list()?;
-        self.c.expect(b')', "to close a type list")?;
+        self.c.expect(close, what[1])?;
         Ok(v)
     }
 
@@ -278,17 +297,6 @@ impl<'a> Parser<'a> {
                 _ => return Ok(dims),
             }
         }
-    }
-
-    /// `<T, U>` or `<>`.
-    fn parse_angle_type_list(&mut self) -> PResult<Vec<Type>> {
-        self.c.expect(b'<', "to open type parameters")?;
-        if self.c.eat(b'>') {
-            return Ok(Vec::new());
-        }
-        let v = self.parse_type_list()?;
-        self.c.expect(b'>', "to close type parameters")?;
-        Ok(v)
     }
 
     fn parse_dialect_type(&mut self, dialect: &str, mnemonic: &str, pos: usize) -> PResult<Type> {

@@ -1018,6 +1018,15 @@ impl<'m> Printer<'m> {
         }
     }
 
+    /// ` {...}` of the op's discardable attributes, or nothing when it has none.
+    pub(crate) fn print_op_attrs(&mut self, op: OpId) {
+        let attrs = self.m.attributes(op);
+        if !attrs.is_empty() {
+            self.out.push(' ');
+            self.print_attr_dict(attrs, &[]);
+        }
+    }
+
     /// `{a = 1 : i64, flag}` without the names in `elide`.
     pub(crate) fn print_attr_dict(&mut self, attrs: &[NamedAttr], elide: &[&str]) {
         let m = self.m;

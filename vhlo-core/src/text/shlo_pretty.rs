@@ -504,19 +504,13 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
                 p.out.push_str("() <");
                 p.print_attr_dict(m.properties(op), &[]);
                 p.out.push('>');
-                if !m.attributes(op).is_empty() {
-                    p.out.push(' ');
-                    p.print_attr_dict(m.attributes(op), &[]);
-                }
+                p.print_op_attrs(op);
                 p.out.push_str(" : () -> ");
                 // A function-typed result is parenthesized, as in any functional type.
                 p.print_result_types(&[rty]);
                 return true;
             }
-            if !m.attributes(op).is_empty() {
-                p.out.push(' ');
-                p.print_attr_dict(m.attributes(op), &[]);
-            }
+            p.print_op_attrs(op);
             p.out.push(' ');
             p.print_attr(value);
             true
