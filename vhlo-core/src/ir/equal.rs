@@ -272,13 +272,15 @@ impl Cmp<'_> {
                 self.types(i1, i2)?;
                 self.types(r1, r2)
             }
-            (T::Dialect(s), T::Dialect(t)) => {
-                self.sym(s.dialect, t.dialect)?;
-                self.sym(s.mnemonic, t.mnemonic)?;
-                self.params(&s.params, &t.params)
-            }
+            (T::Dialect(s), T::Dialect(t)) => self.dialect(s, t),
             _ => differ(),
         }
+    }
+
+    fn dialect(&self, x: &DialectItem, y: &DialectItem) -> Res {
+        self.sym(x.dialect, y.dialect)?;
+        self.sym(x.mnemonic, y.mnemonic)?;
+        self.params(&x.params, &y.params)
     }
 
     fn params(&self, x: &[Param], y: &[Param]) -> Result<(), String> {
@@ -406,11 +408,7 @@ impl Cmp<'_> {
                 zip_with(n1, n2, uneven, |&s, &t| self.sym(s, t))
             }
             (A::Location(s), A::Location(t)) => self.loc(*s, *t),
-            (A::Dialect(s), A::Dialect(t)) => {
-                self.sym(s.dialect, t.dialect)?;
-                self.sym(s.mnemonic, t.mnemonic)?;
-                self.params(&s.params, &t.params)
-            }
+            (A::Dialect(s), A::Dialect(t)) => self.dialect(s, t),
             (
                 A::Opaque {
                     dialect: d1,
