@@ -16,19 +16,6 @@ use std::path::{Path, PathBuf};
 
 use vhlo_tests::workspace_root;
 
-/// Cycles known when this test was written, in code other helpers were reshaping: a cycle
-/// among the modules of one entry passes (it may shrink); any other cycle fails the test.
-/// Remove an entry once its cycle is gone.
-const KNOWN_CYCLES: &[&[&str]] = &[
-    // The codec engine, the reader and the writer call each other.
-    &[
-        "bytecode::codec",
-        "bytecode::reader",
-        "bytecode::vhlo_codec",
-        "bytecode::writer",
-    ],
-];
-
 struct Module {
     path: Vec<String>,
     /// Code without comments and test tails, with its `include!`d files.
@@ -386,25 +373,11 @@ fn top_level_modules_form_a_dag() {
 }
 
 #[test]
-fn modules_form_a_dag_but_for_the_known_cycles() {
+fn modules_form_a_dag() {
     let g = vhlo_core_graph();
     println!("{}", show(&g));
     let found = cycles(&g);
-    let known = |c: &Vec<String>| {
-        KNOWN_CYCLES
-            .iter()
-            .any(|k| c.iter().all(|m| k.contains(&m.as_str())))
-    };
-    let new: Vec<&Vec<String>> = found.iter().filter(|c| !known(c)).collect();
-    for k in KNOWN_CYCLES {
-        if !found
-            .iter()
-            .any(|c| c.iter().all(|m| k.contains(&m.as_str())))
-        {
-            println!("known cycle gone (remove it from KNOWN_CYCLES): {k:?}");
-        }
-    }
-    assert!(new.is_empty(), "module cycles: {new:?}\n{}", show(&g));
+    assert!(found.is_empty(), "module cycles: {found:?}\n{}", show(&g));
 }
 
 #[test]

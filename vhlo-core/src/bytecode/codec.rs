@@ -6,9 +6,10 @@
 //! has one reader and one writer.
 
 use super::encoding::Cursor;
+use super::vhlo_codec::DialectWriter;
 use super::vhlo_codec::{read_params, write_params, VhloSource};
-use super::writer::{DialectWriter, WriteError};
 use super::BytecodeError;
+use super::WriteError;
 use crate::dialect::codec::{CodecCondition, CodecDefault, CodecDialect};
 use crate::dialect::Wire;
 use crate::ir::{AttrData, Attribute, DialectAttr, Module, Param, Symbol};

@@ -445,6 +445,55 @@ impl Encoded {
     }
 }
 
+/// `DialectReader::readAPIntWithKnownWidth`: the raw bits, zero-extended to 128.
+pub(crate) fn read_apint(c: &mut Cursor<'_>, width: u32) -> Result<u128, BytecodeError> {
+    if width <= 8 {
+        // A byte for up to 8 bits; MLIR's APInt keeps the low `width` bits of it.
+        return Ok(u128::from(c.byte()?) & mask(width));
+    }
+    if width <= 64 {
+        return Ok(u128::from(c.signed_varint()? as u64) & mask(width));
+    }
+    let at = c.offset();
+    let words = c.index()?;
+    if words > 2 || words > c.remaining() {
+        return Err(c.err_at(at, format!("{words} words of APInt data are not supported")));
+    }
+    let mut v = 0u128;
+    for shift in [0u32, 64].into_iter().take(words) {
+        v |= u128::from(c.signed_varint()? as u64).wrapping_shl(shift);
+    }
+    Ok(v & mask(width))
+}
+
+pub(crate) fn mask(width: u32) -> u128 {
+    if width >= 128 {
+        u128::MAX
+    } else {
+        1u128.wrapping_shl(width).wrapping_sub(1)
+    }
+}
+
+pub(crate) fn sign_extend(bits: u128, width: u32) -> i128 {
+    if width == 0 || width >= 128 {
+        return bits as i128;
+    }
+    // 1..=127 here.
+    let shift = 128u32.wrapping_sub(width);
+    (bits.wrapping_shl(shift) as i128).wrapping_shr(shift)
+}
+
+/// A shaped type's dimensions: each a size (>= 0) or dynamic (MLIR's verifier refuses
+/// other negative values; they would print as `?` and come back dynamic).
+pub(crate) fn read_shape(c: &mut Cursor<'_>) -> Result<Box<[i64]>, BytecodeError> {
+    let at = c.offset();
+    let shape = c.signed_varints()?;
+    if let Some(d) = shape.iter().find(|&&d| d < 0 && d != crate::ir::DYNAMIC) {
+        return Err(c.err_at(at, format!("invalid dimension size {d}")));
+    }
+    Ok(shape)
+}
+
 #[cfg(test)]
 #[allow(
     clippy::unwrap_used,

@@ -35,7 +35,19 @@ use crate::ir::{Location, Module, Value};
 pub use encoding::Encoded;
 pub use reader::{read, read_producer, read_shared};
 pub use use_lists::OpOrder;
-pub use writer::{write, write_encoded, write_interning, WriteError, WriteOptions};
+pub use writer::{write, write_encoded, write_interning, WriteOptions};
+
+/// The module cannot be written: what and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriteError(pub String);
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "bytecode writer: {}", self.0)
+    }
+}
+
+impl std::error::Error for WriteError {}
 
 /// A malformed or unsupported artifact: which section, the absolute byte offset, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,9 @@
 )]
 use std::collections::BTreeMap;
 
-use super::encoding::{op_mask, section, version, Cursor, MAGIC};
+use super::encoding::{
+    op_mask, read_apint, read_shape, section, sign_extend, version, Cursor, MAGIC,
+};
 use super::vhlo_codec::VhloSource;
 use super::{ArtifactInfo, BytecodeError, UseListOrder};
 use crate::ir::{
@@ -1624,44 +1626,6 @@ fn read_u32(c: &mut Cursor<'_>) -> Result<u32> {
     u32::try_from(v).map_err(|_| c.err_at(at, format!("value {v} does not fit 32 bits")))
 }
 
-/// `DialectReader::readAPIntWithKnownWidth`: the raw bits, zero-extended to 128.
-pub(crate) fn read_apint(c: &mut Cursor<'_>, width: u32) -> Result<u128> {
-    if width <= 8 {
-        // A byte for up to 8 bits; MLIR's APInt keeps the low `width` bits of it.
-        return Ok(u128::from(c.byte()?) & mask(width));
-    }
-    if width <= 64 {
-        return Ok(u128::from(c.signed_varint()? as u64) & mask(width));
-    }
-    let at = c.offset();
-    let words = c.index()?;
-    if words > 2 || words > c.remaining() {
-        return Err(c.err_at(at, format!("{words} words of APInt data are not supported")));
-    }
-    let mut v = 0u128;
-    for shift in [0u32, 64].into_iter().take(words) {
-        v |= u128::from(c.signed_varint()? as u64).wrapping_shl(shift);
-    }
-    Ok(v & mask(width))
-}
-
-pub(crate) fn mask(width: u32) -> u128 {
-    if width >= 128 {
-        u128::MAX
-    } else {
-        1u128.wrapping_shl(width).wrapping_sub(1)
-    }
-}
-
-pub(super) fn sign_extend(bits: u128, width: u32) -> i128 {
-    if width == 0 || width >= 128 {
-        return bits as i128;
-    }
-    // 1..=127 here.
-    let shift = 128u32.wrapping_sub(width);
-    (bits.wrapping_shl(shift) as i128).wrapping_shr(shift)
-}
-
 fn builtin_type_keyword(text: &str) -> Option<TypeData> {
     if let Some(k) = FloatKind::ALL.iter().find(|k| k.keyword() == text) {
         return Some(TypeData::Float(*k));
@@ -1675,17 +1639,6 @@ fn builtin_type_keyword(text: &str) -> Option<TypeData> {
     };
     let width = digits.parse::<u32>().ok()?;
     Some(TypeData::Integer { width, signedness })
-}
-
-/// A shaped type's dimensions: each a size (>= 0) or dynamic (MLIR's verifier refuses
-/// other negative values; they would print as `?` and come back dynamic).
-pub(super) fn read_shape(c: &mut Cursor<'_>) -> Result<Box<[i64]>> {
-    let at = c.offset();
-    let shape = c.signed_varints()?;
-    if let Some(d) = shape.iter().find(|&&d| d < 0 && d != crate::ir::DYNAMIC) {
-        return Err(c.err_at(at, format!("invalid dimension size {d}")));
-    }
-    Ok(shape)
 }
 
 /// Bytes per element of a builtin shaped type's dense storage.

@@ -14,10 +14,9 @@
     clippy::arithmetic_side_effects
 )]
 
-use super::encoding::Cursor;
-use super::reader::{read_apint, read_shape, sign_extend};
-use super::writer::{DialectWriter, WriteError};
+use super::encoding::{mask, read_apint, read_shape, sign_extend, zigzag, Cursor, Emitter};
 use super::BytecodeError;
+use super::WriteError;
 use crate::dialect::{Wire, WireStep};
 use crate::ir::{
     AttrData, Attribute, Blob, DialectAttr, DialectType, Module, Param, Signedness, Symbol, Type,
@@ -692,6 +691,67 @@ fn vhlo_int_width(m: &Module, t: Type) -> Option<(u32, bool)> {
         }
         TypeData::Index => Some((64, false)),
         _ => None,
+    }
+}
+
+/// What the dialect encoders write through: the numbering pass and the emission pass.
+pub(super) trait DialectWriter {
+    /// Where the plain forms go: the emission pass's output; none in the numbering pass, which
+    /// only numbers what is referred to.
+    fn emitter(&mut self) -> Option<&mut Emitter> {
+        None
+    }
+    fn varint(&mut self, v: u64) {
+        if let Some(e) = self.emitter() {
+            e.varint(v);
+        }
+    }
+    fn signed_varint(&mut self, v: i64) {
+        self.varint(zigzag(v));
+    }
+    fn byte(&mut self, b: u8) {
+        if let Some(e) = self.emitter() {
+            e.byte(b);
+        }
+    }
+    /// A count, then that many zigzag varints.
+    fn signed_varints(&mut self, v: &[i64]) {
+        self.varint(v.len() as u64);
+        for &x in v {
+            self.signed_varint(x);
+        }
+    }
+    fn blob(&mut self, data: &[u8]) {
+        if let Some(e) = self.emitter() {
+            e.varint(data.len() as u64);
+            e.bytes(data);
+        }
+    }
+    /// [`Self::blob`] of data the module holds: written by reference when shared.
+    fn shared_blob(&mut self, data: &Blob) {
+        self.blob(data);
+    }
+    fn string(&mut self, s: &[u8]);
+    fn attr(&mut self, m: &mut Module, a: Attribute) -> WriteResult<()>;
+    fn ty(&mut self, m: &mut Module, t: Type) -> WriteResult<()>;
+    fn opt_attr(&mut self, m: &mut Module, a: Option<Attribute>) -> WriteResult<()>;
+
+    /// `writeAPIntWithKnownWidth`: a raw byte up to 8 bits, a zigzag varint of the zero-extended
+    /// value up to 64, else the active word count and one zigzag varint per word.
+    fn apint(&mut self, bits: u128, width: u32) {
+        let bits = bits & mask(width);
+        if width <= 8 {
+            self.byte(bits as u8);
+        } else if width <= 64 {
+            self.signed_varint(bits as u64 as i64);
+        } else {
+            let words = if bits >> 64 != 0 { 2 } else { 1 };
+            self.varint(words);
+            self.signed_varint(bits as u64 as i64);
+            if words == 2 {
+                self.signed_varint((bits >> 64) as u64 as i64);
+            }
+        }
     }
 }
 

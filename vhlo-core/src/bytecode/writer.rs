@@ -5,9 +5,11 @@ use std::collections::BTreeMap;
 
 use crate::ir::FastMap as HashMap;
 
-use super::encoding::{op_mask, section, version, zigzag, Emitter, Encoded, MAGIC};
-use super::reader::{inherent_names, mask};
+use super::encoding::{op_mask, section, version, Emitter, Encoded, MAGIC};
+use super::reader::inherent_names;
+use super::vhlo_codec::DialectWriter;
 use super::UseListOrder;
+use super::WriteError;
 use crate::ir::{
     AttrData, Attribute, Blob, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
     Region, Signedness, Symbol, Type, TypeData, Value,
@@ -42,18 +44,6 @@ impl<'a> WriteOptions<'a> {
         }
     }
 }
-
-/// The module cannot be written: what and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WriteError(pub String);
-
-impl std::fmt::Display for WriteError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "bytecode writer: {}", self.0)
-    }
-}
-
-impl std::error::Error for WriteError {}
 
 type Result<T> = std::result::Result<T, WriteError>;
 
@@ -417,67 +407,6 @@ impl StringTable {
             e.byte(0);
         }
         e.buf
-    }
-}
-
-/// What the dialect encoders write through: the numbering pass and the emission pass.
-pub(super) trait DialectWriter {
-    /// Where the plain forms go: the emission pass's output; none in the numbering pass, which
-    /// only numbers what is referred to.
-    fn emitter(&mut self) -> Option<&mut Emitter> {
-        None
-    }
-    fn varint(&mut self, v: u64) {
-        if let Some(e) = self.emitter() {
-            e.varint(v);
-        }
-    }
-    fn signed_varint(&mut self, v: i64) {
-        self.varint(zigzag(v));
-    }
-    fn byte(&mut self, b: u8) {
-        if let Some(e) = self.emitter() {
-            e.byte(b);
-        }
-    }
-    /// A count, then that many zigzag varints.
-    fn signed_varints(&mut self, v: &[i64]) {
-        self.varint(v.len() as u64);
-        for &x in v {
-            self.signed_varint(x);
-        }
-    }
-    fn blob(&mut self, data: &[u8]) {
-        if let Some(e) = self.emitter() {
-            e.varint(data.len() as u64);
-            e.bytes(data);
-        }
-    }
-    /// [`Self::blob`] of data the module holds: written by reference when shared.
-    fn shared_blob(&mut self, data: &Blob) {
-        self.blob(data);
-    }
-    fn string(&mut self, s: &[u8]);
-    fn attr(&mut self, m: &mut Module, a: Attribute) -> Result<()>;
-    fn ty(&mut self, m: &mut Module, t: Type) -> Result<()>;
-    fn opt_attr(&mut self, m: &mut Module, a: Option<Attribute>) -> Result<()>;
-
-    /// `writeAPIntWithKnownWidth`: a raw byte up to 8 bits, a zigzag varint of the zero-extended
-    /// value up to 64, else the active word count and one zigzag varint per word.
-    fn apint(&mut self, bits: u128, width: u32) {
-        let bits = bits & mask(width);
-        if width <= 8 {
-            self.byte(bits as u8);
-        } else if width <= 64 {
-            self.signed_varint(bits as u64 as i64);
-        } else {
-            let words = if bits >> 64 != 0 { 2 } else { 1 };
-            self.varint(words);
-            self.signed_varint(bits as u64 as i64);
-            if words == 2 {
-                self.signed_varint((bits >> 64) as u64 as i64);
-            }
-        }
     }
 }
 

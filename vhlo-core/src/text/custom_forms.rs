@@ -184,40 +184,35 @@ impl<'a> Parser<'a> {
         let mut arg_types = Vec::new();
         let mut arg_attrs: Vec<Attribute> = Vec::new();
         let mut named_args = None;
-        if !self.c.eat(b')') {
-            loop {
-                self.c.skip_ws();
-                let apos = self.c.pos;
-                let is_named = self.c.peek() == Some(b'%');
-                match named_args {
-                    None => named_args = Some(is_named),
-                    Some(n) if n != is_named => {
-                        return Err(self
-                            .c
-                            .error_at(apos, "expected all arguments named or all unnamed"))
-                    }
-                    _ => {}
+        self.parse_each_until(b')', "between arguments", |p| {
+            p.c.skip_ws();
+            let apos = p.c.pos;
+            let is_named = p.c.peek() == Some(b'%');
+            match named_args {
+                None => named_args = Some(is_named),
+                Some(n) if n != is_named => {
+                    return Err(p
+                        .c
+                        .error_at(apos, "expected all arguments named or all unnamed"))
                 }
-                let named = if is_named {
-                    let (n, _, p) = self.parse_value_use()?;
-                    self.c.expect(b':', "after argument name")?;
-                    Some((n, p))
-                } else {
-                    None
-                };
-                let ty = self.parse_type()?;
-                arg_types.push(ty);
-                arg_attrs.push(self.parse_opt_dict_attr()?);
-                let loc = self.parse_value_loc(named.map_or(apos, |(_, p)| p))?;
-                if let Some((n, p)) = named {
-                    args.push((n, ty, p, loc));
-                }
-                if self.c.eat(b')') {
-                    break;
-                }
-                self.c.expect(b',', "between arguments")?;
+                _ => {}
             }
-        }
+            let named = if is_named {
+                let (n, _, at) = p.parse_value_use()?;
+                p.c.expect(b':', "after argument name")?;
+                Some((n, at))
+            } else {
+                None
+            };
+            let ty = p.parse_type()?;
+            arg_types.push(ty);
+            arg_attrs.push(p.parse_opt_dict_attr()?);
+            let loc = p.parse_value_loc(named.map_or(apos, |(_, at)| at))?;
+            if let Some((n, at)) = named {
+                args.push((n, ty, at, loc));
+            }
+            Ok(())
+        })?;
         let mut result_types = Vec::new();
         let mut res_attrs: Vec<Attribute> = Vec::new();
         if self.c.eat_punct("->") {

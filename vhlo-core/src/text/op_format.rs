@@ -980,22 +980,17 @@ impl<'a> Parser<'a> {
             FormatDirective::SliceRanges => {
                 self.c.expect(b'[', "to open slice ranges")?;
                 let (mut start, mut limit, mut stride) = (Vec::new(), Vec::new(), Vec::new());
-                if !self.c.eat(b']') {
-                    loop {
-                        start.push(self.c.int64("as slice start")?);
-                        self.c.expect(b':', "in slice range")?;
-                        limit.push(self.c.int64("as slice limit")?);
-                        stride.push(if self.c.eat(b':') {
-                            self.c.int64("as slice stride")?
-                        } else {
-                            1
-                        });
-                        if self.c.eat(b']') {
-                            break;
-                        }
-                        self.c.expect(b',', "between slice ranges")?;
-                    }
-                }
+                self.parse_each_until(b']', "between slice ranges", |p| {
+                    start.push(p.c.int64("as slice start")?);
+                    p.c.expect(b':', "in slice range")?;
+                    limit.push(p.c.int64("as slice limit")?);
+                    stride.push(if p.c.eat(b':') {
+                        p.c.int64("as slice stride")?
+                    } else {
+                        1
+                    });
+                    Ok(())
+                })?;
                 for (k, v) in [start, limit, stride].iter().enumerate() {
                     let a = self.i64_array_attr(v);
                     let n = self.named(names[attrs[k] as usize], a);
@@ -1136,20 +1131,15 @@ impl<'a> Parser<'a> {
         self.c.expect(b'[', "to open padding")?;
         let mut vals = Vec::new();
         let mut rows = 0i64;
-        if !self.c.eat(b']') {
-            loop {
-                let row = self.parse_int_list()?;
-                if row.len() != 2 {
-                    return Err(self.c.error("each padding entry needs two values"));
-                }
-                vals.extend(row);
-                rows += 1;
-                if self.c.eat(b']') {
-                    break;
-                }
-                self.c.expect(b',', "between padding entries")?;
+        self.parse_each_until(b']', "between padding entries", |p| {
+            let row = p.parse_int_list()?;
+            if row.len() != 2 {
+                return Err(p.c.error("each padding entry needs two values"));
             }
-        }
+            vals.extend(row);
+            rows += 1;
+            Ok(())
+        })?;
         let element = self.m.ty(TypeData::Integer {
             width: 64,
             signedness: Signedness::Signless,
@@ -1175,24 +1165,19 @@ impl<'a> Parser<'a> {
     fn parse_bool_list(&mut self) -> PResult<Attribute> {
         self.c.expect(b'[', "to open window reversal")?;
         let mut data = Vec::new();
-        if !self.c.eat(b']') {
-            loop {
-                if self.c.eat_keyword("true") || self.c.eat_keyword("1") {
-                    data.push(1u8);
-                } else if self.c.eat_keyword("false") {
-                    data.push(0);
-                } else {
-                    match self.c.int64("as window reversal")? {
-                        0 => data.push(0),
-                        _ => data.push(1),
-                    }
+        self.parse_each_until(b']', "between window reversal values", |p| {
+            if p.c.eat_keyword("true") || p.c.eat_keyword("1") {
+                data.push(1u8);
+            } else if p.c.eat_keyword("false") {
+                data.push(0);
+            } else {
+                match p.c.int64("as window reversal")? {
+                    0 => data.push(0),
+                    _ => data.push(1),
                 }
-                if self.c.eat(b']') {
-                    break;
-                }
-                self.c.expect(b',', "between window reversal values")?;
             }
-        }
+            Ok(())
+        })?;
         let element = self.m.ty(TypeData::Integer {
             width: 1,
             signedness: Signedness::Signless,

@@ -562,19 +562,16 @@ impl<'a> Parser<'a> {
             self.c.expect(b'{', "to open per-axis parameters")?;
             let mut scales = Vec::new();
             let mut zps = Vec::new();
-            loop {
-                let bits = u128::from(self.parse_scale()?);
+            self.parse_one_or_more_until(b'}', "between per-axis parameters", |p| {
+                let bits = u128::from(p.parse_scale()?);
                 scales.push(bits);
-                zps.push(if self.c.eat(b':') {
-                    self.c.int64("as zero point")?
+                zps.push(if p.c.eat(b':') {
+                    p.c.int64("as zero point")?
                 } else {
                     0
                 });
-                if self.c.eat(b'}') {
-                    break;
-                }
-                self.c.expect(b',', "between per-axis parameters")?;
-            }
+                Ok(())
+            })?;
             vec![
                 flags,
                 Param::Type(storage),

@@ -995,25 +995,17 @@ impl<'a> Parser<'a> {
         name: std::borrow::Cow<'a, str>,
         uses_base: usize,
     ) -> PResult<OpId> {
-        if !self.c.eat(b')') {
-            loop {
-                let u = self.parse_value_use()?;
-                self.scratch_uses.push(u);
-                if self.c.eat(b')') {
-                    break;
-                }
-                self.c.expect(b',', "between operands")?;
-            }
-        }
+        self.parse_each_until(b')', "between operands", |p| {
+            let u = p.parse_value_use()?;
+            p.scratch_uses.push(u);
+            Ok(())
+        })?;
         let mut successors = Vec::new();
         if self.c.eat(b'[') {
-            loop {
-                successors.push(self.parse_successor()?);
-                if self.c.eat(b']') {
-                    break;
-                }
-                self.c.expect(b',', "between successors")?;
-            }
+            self.parse_one_or_more_until(b']', "between successors", |p| {
+                successors.push(p.parse_successor()?);
+                Ok(())
+            })?;
         }
         let mut properties = Vec::new();
         if self.c.peek() == Some(b'<') {
@@ -1024,13 +1016,10 @@ impl<'a> Parser<'a> {
         let mut regions = Vec::new();
         if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b'{') {
             self.c.pos = self.c.pos.saturating_add(1);
-            loop {
-                regions.push(self.parse_region(None)?);
-                if self.c.eat(b')') {
-                    break;
-                }
-                self.c.expect(b',', "between regions")?;
-            }
+            self.parse_one_or_more_until(b')', "between regions", |p| {
+                regions.push(p.parse_region(None)?);
+                Ok(())
+            })?;
         }
         let mut attributes = self.opt_attr_dict()?;
         self.normalize_inherent(&name, &mut properties, &mut attributes);
@@ -1153,16 +1142,40 @@ impl<'a> Parser<'a> {
         mut item: impl FnMut(&mut Self) -> PResult<T>,
     ) -> PResult<Vec<T>> {
         let mut items = Vec::new();
-        if !self.c.eat(close) {
-            loop {
-                items.push(item(self)?);
-                if self.c.eat(close) {
-                    break;
-                }
-                self.c.expect(b',', between)?;
-            }
-        }
+        self.parse_each_until(close, between, |p| {
+            items.push(item(p)?);
+            Ok(())
+        })?;
         Ok(items)
+    }
+
+    /// Comma-separated items up to `close`, perhaps none; `item` parses one and keeps it.
+    pub(crate) fn parse_each_until(
+        &mut self,
+        close: u8,
+        between: &str,
+        item: impl FnMut(&mut Self) -> PResult<()>,
+    ) -> PResult<()> {
+        if self.c.eat(close) {
+            return Ok(());
+        }
+        self.parse_one_or_more_until(close, between, item)
+    }
+
+    /// [`Self::parse_each_until`] of at least one item.
+    pub(crate) fn parse_one_or_more_until(
+        &mut self,
+        close: u8,
+        between: &str,
+        mut item: impl FnMut(&mut Self) -> PResult<()>,
+    ) -> PResult<()> {
+        loop {
+            item(self)?;
+            if self.c.eat(close) {
+                return Ok(());
+            }
+            self.c.expect(b',', between)?;
+        }
     }
 
     /// `{name = attr, unit_name, "quoted" = attr}` sorted by name, as MLIR keeps dictionaries.
@@ -1324,19 +1337,16 @@ impl<'a> Parser<'a> {
                         bs.blocks.insert(name, (block, true, pos));
                     }
                     if self.c.eat(b'(') && !self.c.eat(b')') {
-                        loop {
-                            let (aname, _, apos) = self.parse_value_use()?;
-                            self.c.expect(b':', "after block argument name")?;
-                            let t = self.parse_type()?;
-                            let v = self.m.add_block_arg(block, t);
-                            self.define_value(aname, v, 1, apos)?;
-                            let loc = self.parse_value_loc(apos)?;
-                            self.m.set_value_location(v, loc);
-                            if self.c.eat(b')') {
-                                break;
-                            }
-                            self.c.expect(b',', "between block arguments")?;
-                        }
+                        self.parse_one_or_more_until(b')', "between block arguments", |p| {
+                            let (aname, _, apos) = p.parse_value_use()?;
+                            p.c.expect(b':', "after block argument name")?;
+                            let t = p.parse_type()?;
+                            let v = p.m.add_block_arg(block, t);
+                            p.define_value(aname, v, 1, apos)?;
+                            let loc = p.parse_value_loc(apos)?;
+                            p.m.set_value_location(v, loc);
+                            Ok(())
+                        })?;
                     }
                     self.c.expect(b':', "after block label")?;
                     order.push(block);

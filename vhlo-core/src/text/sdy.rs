@@ -429,19 +429,16 @@ impl Parser<'_> {
                 let results = self.sdy_list(b')', |p| p.sdy_nested(cd, "tensor_mapping"))?;
                 let mut sizes = Vec::new();
                 if self.c.eat(b'{') {
-                    loop {
-                        let at = self.c.pos;
-                        let f = self.sdy_factors()?;
+                    self.parse_one_or_more_until(b'}', "between factor sizes", |p| {
+                        let at = p.c.pos;
+                        let f = p.sdy_factors()?;
                         if f != [sizes.len() as i64] {
-                            return Err(self.c.error_at(at, "factor sizes out of order"));
+                            return Err(p.c.error_at(at, "factor sizes out of order"));
                         }
-                        self.c.expect(b'=', "after a factor")?;
-                        sizes.push(self.c.int64("as a factor size")?);
-                        if self.c.eat(b'}') {
-                            break;
-                        }
-                        self.c.expect(b',', "between factor sizes")?;
-                    }
+                        p.c.expect(b'=', "after a factor")?;
+                        sizes.push(p.c.int64("as a factor size")?);
+                        Ok(())
+                    })?;
                 }
                 let mut lists: [Vec<i64>; 4] = Default::default();
                 loop {

@@ -206,15 +206,10 @@ impl<'a> Parser<'a> {
         self.kw_eq("precision")?;
         self.c.expect(b'[', "to open precision list")?;
         let mut v = Vec::new();
-        if !self.c.eat(b']') {
-            loop {
-                v.push(self.enum_attr("precision")?);
-                if self.c.eat(b']') {
-                    break;
-                }
-                self.c.expect(b',', "between precisions")?;
-            }
-        }
+        self.parse_each_until(b']', "between precisions", |p| {
+            v.push(p.enum_attr("precision")?);
+            Ok(())
+        })?;
         Ok(self.m.attr(AttrData::Array(v.into())))
     }
 
@@ -403,18 +398,13 @@ impl<'a> Parser<'a> {
         self.c.expect(b'(', "to open while operands")?;
         let mut iter_args = Vec::new();
         let mut uses = Vec::new();
-        if !self.c.eat(b')') {
-            loop {
-                let (n, _, p) = self.parse_value_use()?;
-                self.c.expect(b'=', "after while iteration argument")?;
-                uses.push(self.parse_value_use()?);
-                iter_args.push((n, p));
-                if self.c.eat(b')') {
-                    break;
-                }
-                self.c.expect(b',', "between while operands")?;
-            }
-        }
+        self.parse_each_until(b')', "between while operands", |p| {
+            let (n, _, at) = p.parse_value_use()?;
+            p.c.expect(b'=', "after while iteration argument")?;
+            uses.push(p.parse_value_use()?);
+            iter_args.push((n, at));
+            Ok(())
+        })?;
         let mut types = Vec::new();
         if !uses.is_empty() {
             self.c.expect(b':', "before while operand types")?;
