@@ -227,17 +227,12 @@ impl Cmp<'_> {
         use TypeData as T;
         let (p, q) = (self.a.type_data(x), self.b.type_data(y));
         let differ = || Err(format!("type {p:?} vs {q:?}"));
+        let same = |eq: bool| if eq { Ok(()) } else { differ() };
         match (p, q) {
             (T::Integer { .. }, T::Integer { .. })
             | (T::Index, T::Index)
             | (T::Float(_), T::Float(_))
-            | (T::None, T::None) => {
-                if p == q {
-                    Ok(())
-                } else {
-                    differ()
-                }
-            }
+            | (T::None, T::None) => same(p == q),
             (T::Complex(s), T::Complex(t)) => self.ty(*s, *t),
             (
                 T::RankedTensor {
@@ -251,9 +246,7 @@ impl Cmp<'_> {
                     encoding: n2,
                 },
             ) => {
-                if s1 != s2 {
-                    return differ();
-                }
+                same(s1 == s2)?;
                 self.ty(*e1, *e2)?;
                 both(*n1, *n2, differ, |s, t| self.attr(s, t))
             }
@@ -326,26 +319,17 @@ impl Cmp<'_> {
         use AttrData as A;
         let (p, q) = (self.a.attr_data(x), self.b.attr_data(y));
         let differ = || Err(format!("attribute {p:?} vs {q:?}"));
+        let same = |eq: bool| if eq { Ok(()) } else { differ() };
         let uneven = |_, _| differ();
         match (p, q) {
             (A::Unit, A::Unit) => Ok(()),
-            (A::Bool(s), A::Bool(t)) => {
-                if s == t {
-                    Ok(())
-                } else {
-                    differ()
-                }
-            }
+            (A::Bool(s), A::Bool(t)) => same(s == t),
             (A::Integer { ty: t1, value: v1 }, A::Integer { ty: t2, value: v2 }) => {
-                if v1 != v2 {
-                    return differ();
-                }
+                same(v1 == v2)?;
                 self.ty(*t1, *t2)
             }
             (A::Float { ty: t1, bits: b1 }, A::Float { ty: t2, bits: b2 }) => {
-                if b1 != b2 {
-                    return differ();
-                }
+                same(b1 == b2)?;
                 self.ty(*t1, *t2)
             }
             (A::String { value: v1, ty: t1 }, A::String { value: v2, ty: t2 }) => {
@@ -364,9 +348,7 @@ impl Cmp<'_> {
                     data: d2,
                 },
             ) => {
-                if d1 != d2 {
-                    return differ();
-                }
+                same(d1 == d2)?;
                 self.ty(*e1, *e2)
             }
             (
@@ -381,9 +363,7 @@ impl Cmp<'_> {
                     splat: s2,
                 },
             ) => {
-                if d1 != d2 || s1 != s2 {
-                    return differ();
-                }
+                same(d1 == d2 && s1 == s2)?;
                 self.ty(*t1, *t2)
             }
             (A::DenseStrings { ty: t1, values: v1 }, A::DenseStrings { ty: t2, values: v2 }) => {
@@ -430,6 +410,7 @@ impl Cmp<'_> {
         use LocData as L;
         let (p, q) = (self.a.loc_data(x), self.b.loc_data(y));
         let differ = || Err(format!("location {p:?} vs {q:?}"));
+        let same = |eq: bool| if eq { Ok(()) } else { differ() };
         let uneven = |_, _| differ();
         // A short range prints as `"f":line:col`, which parses as a plain file location.
         let short_range_and_point = |r: &LocData, pt: &LocData| match (r, pt) {
@@ -469,9 +450,7 @@ impl Cmp<'_> {
                     column: c2,
                 },
             ) => {
-                if l1 != l2 || c1 != c2 {
-                    return differ();
-                }
+                same(l1 == l2 && c1 == c2)?;
                 self.sym(*f1, *f2)
             }
             (
@@ -484,9 +463,7 @@ impl Cmp<'_> {
                     line_cols: v2,
                 },
             ) => {
-                if v1 != v2 {
-                    return differ();
-                }
+                same(v1 == v2)?;
                 self.sym(*f1, *f2)
             }
             (
