@@ -509,3 +509,55 @@ impl Cmp<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first difference `structurally_equal` reports between two programs.
+    fn diff(a: &str, b: &str) -> Result<(), String> {
+        let (a, b) = (
+            crate::text::parse(a).unwrap(),
+            crate::text::parse(b).unwrap(),
+        );
+        structurally_equal(&a, &b, EqualOptions::default())
+    }
+
+    const BASE: &str = r#"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.add %a, %a {x = 1 : i32, s = "k", d = {p = 2 : i64}} : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}"#;
+
+    #[test]
+    fn reports_the_first_difference() {
+        assert_eq!(diff(BASE, BASE), Ok(()));
+        let cases = [
+            ("2xf32", "3xf32"),
+            ("x = 1 : i32", "x = 2 : i32"),
+            ("x = 1 : i32", "x = 1 : i64"),
+            (", s = \"k\"", ""),
+            ("s = \"k\"", "s = \"j\""),
+            ("p = 2 : i64", "p = 2 : i64, q = 3 : i64"),
+            ("%a, %a", "%a, %0"),
+            (
+                "  return",
+                "  %1 = stablehlo.add %a, %a : tensor<2xf32>\n  return",
+            ),
+        ];
+        let got: Vec<String> = cases
+            .iter()
+            .map(|(from, to)| diff(BASE, &BASE.replace(from, to)).unwrap_err())
+            .collect();
+        let want = [
+            "/builtin.module/func.func: properties: function_type: type RankedTensor { shape: [2], element: Type(0), encoding: None } vs RankedTensor { shape: [3], element: Type(0), encoding: None }",
+            "/builtin.module/func.func/stablehlo.add: attributes: x: attribute Integer { ty: Type(3), value: 1 } vs Integer { ty: Type(3), value: 2 }",
+            "/builtin.module/func.func/stablehlo.add: attributes: x: type Integer { width: 32, signedness: Signless } vs Integer { width: 64, signedness: Signless }",
+            "/builtin.module/func.func/stablehlo.add: attributes: 3 entries vs 2",
+            "/builtin.module/func.func/stablehlo.add: attributes: s: \"k\" vs \"j\"",
+            "/builtin.module/func.func/stablehlo.add: attributes: d: attribute Dictionary([(Symbol(7), Attribute(5))]) vs Dictionary([(Symbol(7), Attribute(5)), (Symbol(8), Attribute(6))])",
+            "/builtin.module/func.func/stablehlo.add: operand 1 refers to a different value",
+            "/builtin.module/func.func region 0 block 0: 2 ops vs 3",
+        ];
+        assert_eq!(got, want);
+    }
+}
