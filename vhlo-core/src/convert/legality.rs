@@ -28,6 +28,16 @@ fn slot(v: &mut Vec<u8>, i: usize) -> &mut u8 {
     &mut v[i]
 }
 
+/// The verdict already known for an entry in state `state` at `depth`: cached, or "look closer"
+/// past [`MAX_DEPTH`]; `None` when it has to be walked.
+fn known(state: Option<&u8>, depth: usize) -> Option<bool> {
+    match state {
+        Some(&CLEAN) => Some(true),
+        Some(&SUSPECT) => Some(false),
+        _ => (depth > MAX_DEPTH).then_some(false),
+    }
+}
+
 impl Legality {
     pub(crate) fn new(target: Version) -> Self {
         Legality {
@@ -48,13 +58,8 @@ impl Legality {
     }
 
     fn ty(&mut self, m: &Module, t: Type, depth: usize) -> bool {
-        match self.types.get(t.index()) {
-            Some(&CLEAN) => return true,
-            Some(&SUSPECT) => return false,
-            _ => {}
-        }
-        if depth > MAX_DEPTH {
-            return false;
+        if let Some(verdict) = known(self.types.get(t.index()), depth) {
+            return verdict;
         }
         let clean = match m.type_data(t) {
             TypeData::Dialect(d) => {
@@ -97,13 +102,8 @@ impl Legality {
     }
 
     fn attr(&mut self, m: &Module, a: Attribute, depth: usize) -> bool {
-        match self.attrs.get(a.index()) {
-            Some(&CLEAN) => return true,
-            Some(&SUSPECT) => return false,
-            _ => {}
-        }
-        if depth > MAX_DEPTH {
-            return false;
+        if let Some(verdict) = known(self.attrs.get(a.index()), depth) {
+            return verdict;
         }
         let clean = match m.attr_data(a) {
             AttrData::Dialect(d) => {

@@ -149,27 +149,22 @@ pub enum TypeData {
     Dialect(DialectType),
 }
 
-/// A dialect type: `!dialect.mnemonic<params>`.
+/// A dialect type or attribute: its dialect, mnemonic and parameters.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct DialectType {
+pub struct DialectItem {
     /// Dialect namespace (`vhlo`, `stablehlo`, `quant`, ...).
     pub dialect: Symbol,
-    /// Type mnemonic (`tensor_v1`, `token`, `uniform`, ...).
+    /// Type or attribute mnemonic (`tensor_v1`, `token`, `uniform`, ...).
     pub mnemonic: Symbol,
     /// Parameters, in the order the dialect defines them.
     pub params: Box<[Param]>,
 }
 
+/// A dialect type: `!dialect.mnemonic<params>`.
+pub type DialectType = DialectItem;
+
 /// A dialect attribute: `#dialect.mnemonic<params>` (or `#dialect<mnemonic ...>` for enums).
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct DialectAttr {
-    /// Dialect namespace.
-    pub dialect: Symbol,
-    /// Attribute mnemonic.
-    pub mnemonic: Symbol,
-    /// Parameters, in the order the dialect defines them.
-    pub params: Box<[Param]>,
-}
+pub type DialectAttr = DialectItem;
 
 /// One parameter of a dialect type or attribute.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]

@@ -227,17 +227,12 @@ impl Cmp<'_> {
         use TypeData as T;
         let (p, q) = (self.a.type_data(x), self.b.type_data(y));
         let differ = || Err(format!("type {p:?} vs {q:?}"));
+        let same = |eq: bool| if eq { Ok(()) } else { differ() };
         match (p, q) {
             (T::Integer { .. }, T::Integer { .. })
             | (T::Index, T::Index)
             | (T::Float(_), T::Float(_))
-            | (T::None, T::None) => {
-                if p == q {
-                    Ok(())
-                } else {
-                    differ()
-                }
-            }
+            | (T::None, T::None) => same(p == q),
             (T::Complex(s), T::Complex(t)) => self.ty(*s, *t),
             (
                 T::RankedTensor {
@@ -251,9 +246,7 @@ impl Cmp<'_> {
                     encoding: n2,
                 },
             ) => {
-                if s1 != s2 {
-                    return differ();
-                }
+                same(s1 == s2)?;
                 self.ty(*e1, *e2)?;
                 both(*n1, *n2, differ, |s, t| self.attr(s, t))
             }
@@ -272,13 +265,15 @@ impl Cmp<'_> {
                 self.types(i1, i2)?;
                 self.types(r1, r2)
             }
-            (T::Dialect(s), T::Dialect(t)) => {
-                self.sym(s.dialect, t.dialect)?;
-                self.sym(s.mnemonic, t.mnemonic)?;
-                self.params(&s.params, &t.params)
-            }
+            (T::Dialect(s), T::Dialect(t)) => self.dialect(s, t),
             _ => differ(),
         }
+    }
+
+    fn dialect(&self, x: &DialectItem, y: &DialectItem) -> Res {
+        self.sym(x.dialect, y.dialect)?;
+        self.sym(x.mnemonic, y.mnemonic)?;
+        self.params(&x.params, &y.params)
     }
 
     fn params(&self, x: &[Param], y: &[Param]) -> Result<(), String> {
@@ -324,26 +319,17 @@ impl Cmp<'_> {
         use AttrData as A;
         let (p, q) = (self.a.attr_data(x), self.b.attr_data(y));
         let differ = || Err(format!("attribute {p:?} vs {q:?}"));
+        let same = |eq: bool| if eq { Ok(()) } else { differ() };
         let uneven = |_, _| differ();
         match (p, q) {
             (A::Unit, A::Unit) => Ok(()),
-            (A::Bool(s), A::Bool(t)) => {
-                if s == t {
-                    Ok(())
-                } else {
-                    differ()
-                }
-            }
+            (A::Bool(s), A::Bool(t)) => same(s == t),
             (A::Integer { ty: t1, value: v1 }, A::Integer { ty: t2, value: v2 }) => {
-                if v1 != v2 {
-                    return differ();
-                }
+                same(v1 == v2)?;
                 self.ty(*t1, *t2)
             }
             (A::Float { ty: t1, bits: b1 }, A::Float { ty: t2, bits: b2 }) => {
-                if b1 != b2 {
-                    return differ();
-                }
+                same(b1 == b2)?;
                 self.ty(*t1, *t2)
             }
             (A::String { value: v1, ty: t1 }, A::String { value: v2, ty: t2 }) => {
@@ -362,9 +348,7 @@ impl Cmp<'_> {
                     data: d2,
                 },
             ) => {
-                if d1 != d2 {
-                    return differ();
-                }
+                same(d1 == d2)?;
                 self.ty(*e1, *e2)
             }
             (
@@ -379,9 +363,7 @@ impl Cmp<'_> {
                     splat: s2,
                 },
             ) => {
-                if d1 != d2 || s1 != s2 {
-                    return differ();
-                }
+                same(d1 == d2 && s1 == s2)?;
                 self.ty(*t1, *t2)
             }
             (A::DenseStrings { ty: t1, values: v1 }, A::DenseStrings { ty: t2, values: v2 }) => {
@@ -406,11 +388,7 @@ impl Cmp<'_> {
                 zip_with(n1, n2, uneven, |&s, &t| self.sym(s, t))
             }
             (A::Location(s), A::Location(t)) => self.loc(*s, *t),
-            (A::Dialect(s), A::Dialect(t)) => {
-                self.sym(s.dialect, t.dialect)?;
-                self.sym(s.mnemonic, t.mnemonic)?;
-                self.params(&s.params, &t.params)
-            }
+            (A::Dialect(s), A::Dialect(t)) => self.dialect(s, t),
             (
                 A::Opaque {
                     dialect: d1,
@@ -432,6 +410,7 @@ impl Cmp<'_> {
         use LocData as L;
         let (p, q) = (self.a.loc_data(x), self.b.loc_data(y));
         let differ = || Err(format!("location {p:?} vs {q:?}"));
+        let same = |eq: bool| if eq { Ok(()) } else { differ() };
         let uneven = |_, _| differ();
         // A short range prints as `"f":line:col`, which parses as a plain file location.
         let short_range_and_point = |r: &LocData, pt: &LocData| match (r, pt) {
@@ -471,9 +450,7 @@ impl Cmp<'_> {
                     column: c2,
                 },
             ) => {
-                if l1 != l2 || c1 != c2 {
-                    return differ();
-                }
+                same(l1 == l2 && c1 == c2)?;
                 self.sym(*f1, *f2)
             }
             (
@@ -486,9 +463,7 @@ impl Cmp<'_> {
                     line_cols: v2,
                 },
             ) => {
-                if v1 != v2 {
-                    return differ();
-                }
+                same(v1 == v2)?;
                 self.sym(*f1, *f2)
             }
             (
@@ -532,5 +507,57 @@ impl Cmp<'_> {
             }
             _ => differ(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first difference `structurally_equal` reports between two programs.
+    fn diff(a: &str, b: &str) -> Result<(), String> {
+        let (a, b) = (
+            crate::text::parse(a).unwrap(),
+            crate::text::parse(b).unwrap(),
+        );
+        structurally_equal(&a, &b, EqualOptions::default())
+    }
+
+    const BASE: &str = r#"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.add %a, %a {x = 1 : i32, s = "k", d = {p = 2 : i64}} : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}"#;
+
+    #[test]
+    fn reports_the_first_difference() {
+        assert_eq!(diff(BASE, BASE), Ok(()));
+        let cases = [
+            ("2xf32", "3xf32"),
+            ("x = 1 : i32", "x = 2 : i32"),
+            ("x = 1 : i32", "x = 1 : i64"),
+            (", s = \"k\"", ""),
+            ("s = \"k\"", "s = \"j\""),
+            ("p = 2 : i64", "p = 2 : i64, q = 3 : i64"),
+            ("%a, %a", "%a, %0"),
+            (
+                "  return",
+                "  %1 = stablehlo.add %a, %a : tensor<2xf32>\n  return",
+            ),
+        ];
+        let got: Vec<String> = cases
+            .iter()
+            .map(|(from, to)| diff(BASE, &BASE.replace(from, to)).unwrap_err())
+            .collect();
+        let want = [
+            "/builtin.module/func.func: properties: function_type: type RankedTensor { shape: [2], element: Type(0), encoding: None } vs RankedTensor { shape: [3], element: Type(0), encoding: None }",
+            "/builtin.module/func.func/stablehlo.add: attributes: x: attribute Integer { ty: Type(3), value: 1 } vs Integer { ty: Type(3), value: 2 }",
+            "/builtin.module/func.func/stablehlo.add: attributes: x: type Integer { width: 32, signedness: Signless } vs Integer { width: 64, signedness: Signless }",
+            "/builtin.module/func.func/stablehlo.add: attributes: 3 entries vs 2",
+            "/builtin.module/func.func/stablehlo.add: attributes: s: \"k\" vs \"j\"",
+            "/builtin.module/func.func/stablehlo.add: attributes: d: attribute Dictionary([(Symbol(7), Attribute(5))]) vs Dictionary([(Symbol(7), Attribute(5)), (Symbol(8), Attribute(6))])",
+            "/builtin.module/func.func/stablehlo.add: operand 1 refers to a different value",
+            "/builtin.module/func.func region 0 block 0: 2 ops vs 3",
+        ];
+        assert_eq!(got, want);
     }
 }
