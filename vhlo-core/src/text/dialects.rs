@@ -63,59 +63,63 @@ pub enum FieldKind {
 }
 
 /// A struct-like attribute `#dialect.mnemonic<key = value, ...>`.
+#[derive(Clone, Copy)]
 pub struct StructSpec {
     pub dialect: &'static str,
     pub mnemonic: &'static str,
-    pub fields: &'static [(&'static str, FieldKind)],
+    pub fields: Fields,
     /// StableHLO's `printStruct`: empty lists and zero integers are left out (and default on
     /// parse). Otherwise every field is printed and required, except optional ones.
     pub omit_defaults: bool,
 }
 
+use crate::dialect::{ParamKind, ParamSpec};
+use crate::vhlo::VhloAttr;
 use FieldKind::*;
+use Fields::Listed;
 
 pub const STRUCTS: &[StructSpec] = &[
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "scatter",
-        fields: &[
+        fields: Listed(&[
             ("update_window_dims", Dims),
             ("inserted_window_dims", Dims),
             ("input_batching_dims", Dims),
             ("scatter_indices_batching_dims", Dims),
             ("scatter_dims_to_operand_dims", Dims),
             ("index_vector_dim", Int),
-        ],
+        ]),
         omit_defaults: true,
     },
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "gather",
-        fields: &[
+        fields: Listed(&[
             ("offset_dims", Dims),
             ("collapsed_slice_dims", Dims),
             ("operand_batching_dims", Dims),
             ("start_indices_batching_dims", Dims),
             ("start_index_map", Dims),
             ("index_vector_dim", Int),
-        ],
+        ]),
         omit_defaults: true,
     },
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "dot",
-        fields: &[
+        fields: Listed(&[
             ("lhs_batching_dimensions", Dims),
             ("rhs_batching_dimensions", Dims),
             ("lhs_contracting_dimensions", Dims),
             ("rhs_contracting_dimensions", Dims),
-        ],
+        ]),
         omit_defaults: true,
     },
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "dot_algorithm",
-        fields: &[
+        fields: Listed(&[
             ("lhs_precision_type", Type),
             ("rhs_precision_type", Type),
             ("accumulation_type", Type),
@@ -123,125 +127,131 @@ pub const STRUCTS: &[StructSpec] = &[
             ("rhs_component_count", Int),
             ("num_primitive_operations", Int),
             ("allow_imprecise_accumulation", Bool),
-        ],
+        ]),
         omit_defaults: false,
     },
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "output_operand_alias",
-        fields: &[
+        fields: Listed(&[
             ("output_tuple_indices", Dims),
             ("operand_index", Int),
             ("operand_tuple_indices", Dims),
-        ],
+        ]),
         omit_defaults: false,
     },
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "channel_handle",
-        fields: &[("handle", Int), ("type", Int)],
+        fields: Listed(&[("handle", Int), ("type", Int)]),
         omit_defaults: false,
     },
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "result_accuracy",
-        fields: &[
+        fields: Listed(&[
             ("atol", Float),
             ("rtol", Float),
             ("ulps", Int),
             ("mode", Attr),
-        ],
+        ]),
         omit_defaults: true,
     },
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "axis_ref",
-        fields: &[("name", Str), ("sub_axis_info", OptSubAxis)],
+        fields: Listed(&[("name", Str), ("sub_axis_info", OptSubAxis)]),
         omit_defaults: false,
     },
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "mesh_axis",
-        fields: &[("name", Str), ("size", Int)],
+        fields: Listed(&[("name", Str), ("size", Int)]),
         omit_defaults: false,
     },
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "replica_group_mesh_axes",
-        fields: &[("mesh", Attr), ("axes", Attr)],
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "vhlo",
-        mnemonic: "output_operand_alias_v1",
-        // VHLO keeps upstream's camelCase parameter names (VhloAttrs.td, spec/attrs.yaml).
-        fields: &[
-            ("outputTupleIndices", Dims),
-            ("operandIndex", Int),
-            ("operandTupleIndices", Dims),
-        ],
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "vhlo",
-        mnemonic: "type_extensions_v1",
-        fields: &[("bounds", Dims)],
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "vhlo",
-        mnemonic: "result_accuracy_v1",
-        fields: &[
-            ("atol", Float),
-            ("rtol", Float),
-            ("ulps", Int),
-            ("mode", Attr),
-        ],
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "vhlo",
-        mnemonic: "sub_axis_info_v1",
-        fields: &[("pre_size", Int), ("size", Int)],
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "vhlo",
-        mnemonic: "axis_ref_v1",
-        fields: &[("name", Attr), ("sub_axis_info", OptAttr)],
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "vhlo",
-        mnemonic: "replica_group_mesh_axes_v1",
-        fields: &[("mesh", Attr), ("axes", Attr)],
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "vhlo",
-        mnemonic: "mesh_axis_v1",
-        fields: &[("name", Attr), ("size", Int)],
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "vhlo",
-        mnemonic: "mesh_v1",
-        fields: &[("axes", Attr), ("device_ids", OptAttr)],
+        fields: Listed(&[("mesh", Attr), ("axes", Attr)]),
         omit_defaults: false,
     },
 ];
 
-pub fn find_struct(dialect: &str, mnemonic: &str) -> Option<&'static StructSpec> {
+/// The VHLO attributes written `#vhlo.mnemonic<key = value, ...>`, their fields the spec's
+/// parameters (spec/attrs.yaml).
+const VHLO_STRUCTS: [VhloAttr; 8] = [
+    VhloAttr::OutputOperandAliasV1,
+    VhloAttr::TypeExtensionsV1,
+    VhloAttr::ResultAccuracyV1,
+    VhloAttr::SubAxisInfoV1,
+    VhloAttr::AxisRefV1,
+    VhloAttr::ReplicaGroupMeshAxesV1,
+    VhloAttr::MeshAxisV1,
+    VhloAttr::MeshV1,
+];
+
+pub fn find_struct(dialect: &str, mnemonic: &str) -> Option<StructSpec> {
+    if dialect == "vhlo" {
+        let a = VhloAttr::from_mnemonic(mnemonic).filter(|a| VHLO_STRUCTS.contains(a))?;
+        return Some(StructSpec {
+            dialect: "vhlo",
+            mnemonic: a.mnemonic(),
+            fields: Fields::Vhlo(a.params()),
+            omit_defaults: false,
+        });
+    }
     STRUCTS
         .iter()
         .find(|s| s.dialect == dialect && s.mnemonic == mnemonic)
+        .copied()
+}
+
+/// The fields of a struct-like attribute, in parameter order.
+#[derive(Clone, Copy)]
+pub enum Fields {
+    /// Listed here (StableHLO's struct attributes).
+    Listed(&'static [(&'static str, FieldKind)]),
+    /// A VHLO attribute's parameters in the spec.
+    Vhlo(&'static [ParamSpec]),
+}
+
+impl Fields {
+    pub fn len(self) -> usize {
+        match self {
+            Listed(f) => f.len(),
+            Fields::Vhlo(f) => f.len(),
+        }
+    }
+
+    pub fn get(self, i: usize) -> Option<(&'static str, FieldKind)> {
+        match self {
+            Listed(f) => f.get(i).copied(),
+            Fields::Vhlo(f) => f.get(i).map(|p| {
+                let kind = match p.kind {
+                    ParamKind::Dims | ParamKind::I64s => Dims,
+                    ParamKind::I64 | ParamKind::I32 | ParamKind::Int => Int,
+                    ParamKind::Type => Type,
+                    ParamKind::Bool => Bool,
+                    ParamKind::Float => Float,
+                    ParamKind::String => Str,
+                    _ if p.optional => OptAttr,
+                    _ => Attr,
+                };
+                (p.name, kind)
+            }),
+        }
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = (&'static str, FieldKind)> {
+        (0..self.len()).filter_map(move |i| self.get(i))
+    }
 }
 
 /// `#stablehlo.conv<raw ...>`: the convolution dimension numbers spelled field by field.
 pub const CONV_RAW: StructSpec = StructSpec {
     dialect: "stablehlo",
     mnemonic: "conv",
-    fields: &[
+    fields: Listed(&[
         ("input_batch_dimension", Int),
         ("input_feature_dimension", Int),
         ("input_spatial_dimensions", Dims),
@@ -251,6 +261,35 @@ pub const CONV_RAW: StructSpec = StructSpec {
         ("output_batch_dimension", Int),
         ("output_feature_dimension", Int),
         ("output_spatial_dimensions", Dims),
-    ],
+    ]),
     omit_defaults: true,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The VHLO struct attributes take their fields from the spec's parameters: each parses
+    /// and prints back as written.
+    #[test]
+    fn vhlo_structs_round_trip_through_their_spec_fields() {
+        let src = [
+            "#vhlo.output_operand_alias_v1<outputTupleIndices = [0, 1], operandIndex = 2, operandTupleIndices = []>",
+            "#vhlo.type_extensions_v1<bounds = [4, ?]>",
+            "#vhlo.sub_axis_info_v1<pre_size = 1, size = 2>",
+            "#vhlo.mesh_axis_v1<name = #vhlo.string_v1<\"x\">, size = 4>",
+            "#vhlo.axis_ref_v1<name = #vhlo.string_v1<\"x\">>",
+            "#vhlo.axis_ref_v1<name = #vhlo.string_v1<\"x\">, sub_axis_info = #vhlo.sub_axis_info_v1<pre_size = 1, size = 2>>",
+        ];
+        for s in src {
+            let mut m = crate::ir::Module::new();
+            let a = crate::text::parse_attribute(&mut m, s).unwrap_or_else(|e| panic!("{s}: {e}"));
+            assert_eq!(crate::text::printer::attribute_to_string(&m, a), s);
+        }
+        assert_eq!(VHLO_STRUCTS.len(), 8);
+        for a in VHLO_STRUCTS {
+            let spec = find_struct("vhlo", a.mnemonic()).expect("a struct");
+            assert_eq!(spec.fields.iter().count(), a.params().len(), "{a:?}");
+        }
+    }
+}

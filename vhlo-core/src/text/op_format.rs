@@ -1075,7 +1075,7 @@ impl<'a> Parser<'a> {
                     let Some(spec) = super::dialects::find_struct("stablehlo", mn) else {
                         return Err(self.c.error(format!("no struct attribute '{mn}'")));
                     };
-                    let a = self.parse_struct_attr_pub(spec)?;
+                    let a = self.parse_struct_attr_pub(&spec)?;
                     let n = self.named(names[attrs[1] as usize], a);
                     st.props.push(n);
                 }

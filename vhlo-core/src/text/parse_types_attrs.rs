@@ -1068,7 +1068,7 @@ impl<'a> Parser<'a> {
             return Ok(a);
         }
         if let Some(spec) = dialects::find_struct(dialect, mnemonic) {
-            return self.parse_struct_attr_pub(spec);
+            return self.parse_struct_attr_pub(&spec);
         }
         match (dialect, mnemonic) {
             ("stablehlo", "bounds") => {
@@ -1304,7 +1304,7 @@ impl<'a> Parser<'a> {
                 let Some((_, kind)) = spec.fields.get(idx) else {
                     return Err(self.c.error_at(kpos, "unknown field"));
                 };
-                let v = match *kind {
+                let v = match kind {
                     FieldKind::Dims => Param::Ints(self.parse_int_list()?.into()),
                     FieldKind::Int => Param::Int(self.c.int64(&format!("for `{key}`"))?),
                     FieldKind::Type => Param::Type(self.parse_type()?),
@@ -1337,7 +1337,7 @@ impl<'a> Parser<'a> {
             }
         }
         let mut params = Vec::with_capacity(values.len());
-        for (v, (name, kind)) in values.into_iter().zip(spec.fields) {
+        for (v, (name, kind)) in values.into_iter().zip(spec.fields.iter()) {
             params.push(match (v, kind) {
                 (Some(v), _) => v,
                 (None, FieldKind::OptAttr | FieldKind::OptSubAxis) => Param::Absent,

@@ -1790,7 +1790,7 @@ impl<'m> Printer<'m> {
         if let Some(spec) = dialects::find_struct(dialect, mnemonic) {
             self.out.push_str(mnemonic);
             self.out.push('<');
-            self.print_struct_fields(spec, p, spec.omit_defaults);
+            self.print_struct_fields(&spec, p, spec.omit_defaults);
             self.out.push('>');
             return;
         }
@@ -1923,7 +1923,7 @@ impl<'m> Printer<'m> {
             }
             first = false;
             let _ = write!(self.out, "{name} = ");
-            self.print_field(*kind, param);
+            self.print_field(kind, param);
         }
     }
 
