@@ -622,7 +622,20 @@ impl<'a> Parser<'a> {
         let results = self.parse_paren_type_list()?;
         let inputs: Vec<Type> = args.iter().map(|a| a.1).collect();
         let region = self.parse_region(Some(args))?;
+        self.c.skip_ws();
+        let dict_pos = self.c.pos;
         let dict = self.opt_attr_dict()?;
+        // The name and the signature are the `sym_name` and `function_type` properties.
+        if let Some(a) = dict
+            .iter()
+            .find(|a| matches!(self.m.str(a.name), "sym_name" | "function_type"))
+        {
+            let key = self.m.str(a.name).to_string();
+            return Err(self.c.error_at(
+                dict_pos,
+                format!("duplicate attribute '{key}' in 'vhlo.func_v1': the custom form gives it"),
+            ));
+        }
         let name_attr = self
             .m
             .dialect_attr("vhlo", "string_v1", vec![Param::Str(name)]);
