@@ -113,7 +113,12 @@ pub struct RawOp {
     pub regions: Vec<SStr>,
     #[serde(default)]
     pub terminator: bool,
-    pub format: SStr,
+    /// ODS traits the format relies on (`SameOperandsAndResultType`).
+    #[serde(default)]
+    pub traits: Vec<SStr>,
+    /// Absent for upstream's `hasCustomAssemblyFormat` ops (text/sdy.rs writes them by hand).
+    #[serde(default)]
+    pub format: Option<SStr>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -226,7 +231,11 @@ pub struct Op {
     pub attributes: Vec<OpAttr>,
     pub regions: Vec<String>,
     pub terminator: bool,
-    pub format: String,
+    /// ODS's `SameOperandsAndResultType`: a format spells one type for all.
+    pub same_type: bool,
+    /// The assembly format and where its first character is (codegen/src/format.rs).
+    pub format: Option<(String, crate::diag::Pos)>,
+    pub pos: crate::diag::Pos,
 }
 
 /// The checked model of one codec dialect.
@@ -527,6 +536,17 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
             });
         }
         attributes.sort_by(|a, b| a.name.cmp(&b.name));
+        for t in &o.traits {
+            if t.value != "SameOperandsAndResultType" {
+                diags.error(
+                    pos(file, t),
+                    format!(
+                        "unknown trait '{}' (known: SameOperandsAndResultType)",
+                        t.value
+                    ),
+                );
+            }
+        }
         ops.push(Op {
             name: o.name.value.clone(),
             operands: o.operands.iter().map(|s| s.value.clone()).collect(),
@@ -534,7 +554,15 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
             attributes,
             regions: o.regions.iter().map(|s| s.value.clone()).collect(),
             terminator: o.terminator,
-            format: o.format.value.clone(),
+            same_type: o
+                .traits
+                .iter()
+                .any(|t| t.value == "SameOperandsAndResultType"),
+            format: o
+                .format
+                .as_ref()
+                .map(|f| (f.value.clone(), crate::load::string_pos(file, f))),
+            pos: pos(file, &o.name),
         });
     }
     CodecDialect {

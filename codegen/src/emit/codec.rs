@@ -106,7 +106,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
         let results = &o.results;
         let regions = &o.regions;
         let terminator = o.terminator;
-        let format = &o.format;
+        let format = crate::format::dialect_tokens(&d.name, o);
         let names = o.attributes.iter().map(|a| &a.name);
         let attributes = o.attributes.iter().map(|a| {
             let (an, of, opt) = (&a.name, &a.of, a.optional);

@@ -114,8 +114,9 @@ pub struct CodecOp {
     pub attribute_names: &'static [&'static str],
     pub regions: &'static [&'static str],
     pub terminator: bool,
-    /// The upstream assembly format.
-    pub format: &'static str,
+    /// The upstream assembly format (text/op_format.rs runs it); `None` for the ops upstream
+    /// parses and prints by hand (`hasCustomAssemblyFormat`, text/sdy.rs).
+    pub format: Option<&'static crate::vhlo::OpFormat>,
 }
 
 /// A whole dialect.
