@@ -1119,7 +1119,7 @@ impl<'a> Parser<'a> {
             ("stablehlo", "conv") => {
                 self.c.expect(b'<', "to open convolution dimensions")?;
                 if self.c.eat_keyword("raw") {
-                    return self.parse_struct_body(&dialects::CONV_RAW);
+                    return self.parse_struct_body(&dialects::conv_raw());
                 }
                 let a = self.parse_conv_dims()?;
                 self.c.expect(b'>', "to close convolution dimensions")?;
