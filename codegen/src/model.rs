@@ -134,6 +134,32 @@ impl ParamKind {
         ("dense_data", ParamKind::DenseData),
     ];
 
+    /// How the runtime stores a parameter of this kind (the doc of the generated
+    /// `vhlo_core::dialect::ParamKind` variant).
+    pub fn stored_as(self) -> &'static str {
+        match self {
+            ParamKind::Type => "`Param::Type`",
+            ParamKind::Types => "`Param::Types`",
+            ParamKind::Attr => "`Param::Attr` (or `Param::Absent` when optional)",
+            ParamKind::Attrs => "`Param::Attrs`",
+            ParamKind::AttrPairs => "`Param::AttrPairs`",
+            ParamKind::Dims => "`Param::Ints`: a shape, `i64::MIN` for dynamic dimensions.",
+            ParamKind::I64s => "`Param::Ints`",
+            ParamKind::I64 | ParamKind::I32 => "`Param::Int`",
+            ParamKind::U32 => "`Param::UInt`",
+            ParamKind::Bool => "`Param::Bool`",
+            ParamKind::String => "`Param::Str`",
+            ParamKind::Float => "`Param::Float`",
+            ParamKind::Floats => "`Param::Floats`",
+            ParamKind::Int => {
+                "`Param::Int`: an integer attribute's bit pattern, sign-extended to 64 bits."
+            }
+            ParamKind::DenseData => {
+                "`Param::Bytes`: raw little-endian tensor data as MLIR stores dense elements."
+            }
+        }
+    }
+
     /// The spec spelling.
     pub fn spelling(self) -> &'static str {
         ParamKind::ALL

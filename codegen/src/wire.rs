@@ -7,7 +7,8 @@
 use crate::diag::{Diagnostics, Pos};
 use crate::model::{ParamDef, ParamKind, TypeOrAttrDef};
 
-/// How one parameter is written (mirrors `vhlo_core::dialect::Wire`).
+/// How one parameter is written; the runtime `vhlo_core::dialect::Wire` is generated from it
+/// ([`crate::runtime_kinds_to_string`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wire {
     Type,
@@ -38,34 +39,69 @@ pub enum Wire {
 }
 
 impl Wire {
+    /// Every variant (operands 0), for emitting the runtime enum.
+    pub const ALL: [Wire; 25] = [
+        Wire::Type,
+        Wire::Types,
+        Wire::Attr,
+        Wire::Attrs,
+        Wire::AttrPairs,
+        Wire::Bool,
+        Wire::BoolByte,
+        Wire::String,
+        Wire::SVarInt,
+        Wire::SVarInts,
+        Wire::Shape,
+        Wire::VarInt,
+        Wire::UVarInt,
+        Wire::OptUVarInt,
+        Wire::QuantFlags,
+        Wire::F64,
+        Wire::F64s,
+        Wire::QuantScale,
+        Wire::QuantScales,
+        Wire::FloatOfType(0),
+        Wire::IntOfType(0),
+        Wire::PackedI1Blob(0),
+        Wire::PresenceFlag,
+        Wire::IndexWithFlag,
+        Wire::ByCode,
+    ];
+
     /// The runtime variant's name and its parameter-index operand, if any.
     pub fn variant(self) -> (&'static str, Option<usize>) {
+        let (name, operand, _) = self.describe();
+        (name, operand)
+    }
+
+    /// The name, the operand and the runtime variant's documentation.
+    pub fn describe(self) -> (&'static str, Option<usize>, &'static str) {
         match self {
-            Wire::Type => ("Type", None),
-            Wire::Types => ("Types", None),
-            Wire::Attr => ("Attr", None),
-            Wire::Attrs => ("Attrs", None),
-            Wire::AttrPairs => ("AttrPairs", None),
-            Wire::Bool => ("Bool", None),
-            Wire::BoolByte => ("BoolByte", None),
-            Wire::String => ("String", None),
-            Wire::SVarInt => ("SVarInt", None),
-            Wire::SVarInts => ("SVarInts", None),
-            Wire::Shape => ("Shape", None),
-            Wire::VarInt => ("VarInt", None),
-            Wire::UVarInt => ("UVarInt", None),
-            Wire::OptUVarInt => ("OptUVarInt", None),
-            Wire::QuantFlags => ("QuantFlags", None),
-            Wire::F64 => ("F64", None),
-            Wire::F64s => ("F64s", None),
-            Wire::QuantScale => ("QuantScale", None),
-            Wire::QuantScales => ("QuantScales", None),
-            Wire::FloatOfType(p) => ("FloatOfType", Some(p)),
-            Wire::IntOfType(p) => ("IntOfType", Some(p)),
-            Wire::PackedI1Blob(p) => ("PackedI1Blob", Some(p)),
-            Wire::PresenceFlag => ("PresenceFlag", None),
-            Wire::IndexWithFlag => ("IndexWithFlag", None),
-            Wire::ByCode => ("ByCode", None),
+            Wire::Type => ("Type", None, "`type`: a type index."),
+            Wire::Types => ("Types", None, "`types`: a count and type indices."),
+            Wire::Attr => ("Attr", None, "`attr`: an attribute index."),
+            Wire::Attrs => ("Attrs", None, "`attrs`: a count and attribute indices."),
+            Wire::AttrPairs => ("AttrPairs", None, "`attr_pairs`: a count and (key, value) attribute indices."),
+            Wire::Bool => ("Bool", None, "`bool`: a varint, nonzero for true."),
+            Wire::BoolByte => ("BoolByte", None, "`bool` with `wire: byte` (Shardy): one byte, 0 or 1."),
+            Wire::String => ("String", None, "`string`: a string-table index."),
+            Wire::SVarInt => ("SVarInt", None, "`i64`: a zigzag varint."),
+            Wire::SVarInts => ("SVarInts", None, "`i64s`, `dims`: a count and zigzag varints."),
+            Wire::Shape => ("Shape", None, "`dims` with `wire: shape`: as `SVarInts`, each a size (>= 0) or dynamic."),
+            Wire::VarInt => ("VarInt", None, "`i32`: a varint."),
+            Wire::UVarInt => ("UVarInt", None, "`u32`: a varint."),
+            Wire::OptUVarInt => ("OptUVarInt", None, "Optional `u32` with `wire: varint_with_flag` (Shardy): the value with a presence flag, `Param::UInt` or `Param::Absent`."),
+            Wire::QuantFlags => ("QuantFlags", None, "`u32` with `wire: quant_flags`: a varint, 0 or 1 (signed)."),
+            Wire::F64 => ("F64", None, "`float`: a 64-bit APInt (f64 bits)."),
+            Wire::F64s => ("F64s", None, "`floats`: a count and 64-bit APInts."),
+            Wire::QuantScale => ("QuantScale", None, "`float` with `wire: quant_scale`: as `F64`, positive and finite."),
+            Wire::QuantScales => ("QuantScales", None, "`floats` with `wire: quant_scale`: as `F64s`, each positive and finite."),
+            Wire::FloatOfType(p) => ("FloatOfType", Some(p), "`float` with `wire: type_width`: an APInt of the width of the float type parameter."),
+            Wire::IntOfType(p) => ("IntOfType", Some(p), "`int` with `wire: type_width`: an APInt of the width of the integer type parameter."),
+            Wire::PackedI1Blob(p) => ("PackedI1Blob", Some(p), "`dense_data` with `wire: packed_i1_blob`: a blob that fits the tensor type parameter, i1 elements packed eight to a byte."),
+            Wire::PresenceFlag => ("PresenceFlag", None, "Optional `attr` with `wire: presence_flag`: a varint 0 or 1, then the attribute index."),
+            Wire::IndexWithFlag => ("IndexWithFlag", None, "Optional `attr` with `wire: index_with_flag`: the attribute index with a presence flag."),
+            Wire::ByCode => ("ByCode", None, "Optional `attr` of a type with `code_with_encoding`: present (an attribute index, first) exactly when the entry has that code."),
         }
     }
 }

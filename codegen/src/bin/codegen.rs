@@ -9,7 +9,7 @@ const USAGE: &str = "usage: codegen [--spec DIR] <command>
 
 commands:
   list     print one line per VHLO op version: vhlo.<mnemonic>\\t<from>\\t<to|current>
-  expand   write the formatted expansion to vhlo-core/src/generated/vhlo_dialect.rs
+  expand   write the formatted expansion to vhlo-core/src/generated/ (vhlo_dialect.rs, dialect_kinds.rs)
   docs     write the per-op pages, the opset table and the changelog under docs/
   release X.Y.Z [--recut]
            cut release X.Y.Z: lock in spec/released.lock every definition it and earlier
@@ -86,8 +86,8 @@ fn main() -> ExitCode {
             let wanted: Vec<&(PathBuf, String)> = outputs
                 .iter()
                 .filter(|(p, _)| match cmd.as_str() {
-                    "expand" => p == Path::new(EXPANSION),
-                    "docs" => p != Path::new(EXPANSION),
+                    "expand" => !p.starts_with("docs"),
+                    "docs" => p.starts_with("docs"),
                     _ => true,
                 })
                 .collect();
@@ -135,7 +135,13 @@ const EXPANSION: &str = "vhlo-core/src/generated/vhlo_dialect.rs";
 
 /// Every checked-in generated file: (path relative to the workspace root, contents).
 fn codegen_outputs(spec: &codegen::Spec) -> Result<Vec<(PathBuf, String)>, String> {
-    let mut out = vec![(PathBuf::from(EXPANSION), codegen::expand_to_string(spec)?)];
+    let mut out = vec![
+        (PathBuf::from(EXPANSION), codegen::expand_to_string(spec)?),
+        (
+            PathBuf::from(codegen::RUNTIME_KINDS),
+            codegen::runtime_kinds_to_string(),
+        ),
+    ];
     for (rel, text) in codegen::docs::render(spec) {
         out.push((PathBuf::from("docs").join(rel), text));
     }

@@ -18,42 +18,8 @@ use crate::ir::{
 };
 use crate::version::Version;
 
-/// How a parameter of a VHLO type or attribute is stored (the matching `ir::Param` variant).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum ParamKind {
-    /// `Param::Type`
-    Type,
-    /// `Param::Types`
-    Types,
-    /// `Param::Attr` (or `Param::Absent` when optional)
-    Attr,
-    /// `Param::Attrs`
-    Attrs,
-    /// `Param::AttrPairs`
-    AttrPairs,
-    /// `Param::Ints`: a shape, `i64::MIN` for dynamic dimensions.
-    Dims,
-    /// `Param::Ints`
-    I64s,
-    /// `Param::Int`
-    I64,
-    /// `Param::Int`
-    I32,
-    /// `Param::UInt`
-    U32,
-    /// `Param::Bool`
-    Bool,
-    /// `Param::Str`
-    String,
-    /// `Param::Float`
-    Float,
-    /// `Param::Floats`
-    Floats,
-    /// `Param::Int`: an integer attribute's bit pattern, sign-extended to 64 bits.
-    Int,
-    /// `Param::Bytes`: raw little-endian tensor data as MLIR stores dense elements.
-    DenseData,
-}
+// `ParamKind` and `Wire`, generated from codegen's own lists (codegen/src/model.rs, wire.rs).
+include!("../generated/dialect_kinds.rs");
 
 /// One parameter of a VHLO type or attribute.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -61,66 +27,6 @@ pub struct ParamSpec {
     pub name: &'static str,
     pub kind: ParamKind,
     pub optional: bool,
-}
-
-/// How a parameter of a VHLO or Shardy type or attribute is written in bytecode, after the entry's
-/// code (spec: the parameter's kind, or its `wire:` hint; `bytecode::vhlo_codec` reads and writes
-/// each side by side). A `usize` operand is the storage index of the type parameter it depends on.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Wire {
-    /// `type`: a type index.
-    Type,
-    /// `types`: a count and type indices.
-    Types,
-    /// `attr`: an attribute index.
-    Attr,
-    /// `attrs`: a count and attribute indices.
-    Attrs,
-    /// `attr_pairs`: a count and (key, value) attribute indices.
-    AttrPairs,
-    /// `bool`: a varint, nonzero for true.
-    Bool,
-    /// `bool` with `wire: byte` (Shardy): one byte, 0 or 1.
-    BoolByte,
-    /// `string`: a string-table index.
-    String,
-    /// `i64`: a zigzag varint.
-    SVarInt,
-    /// `i64s`, `dims`: a count and zigzag varints.
-    SVarInts,
-    /// `dims` with `wire: shape`: as `SVarInts`, each a size (>= 0) or dynamic.
-    Shape,
-    /// `i32`: a varint.
-    VarInt,
-    /// `u32`: a varint.
-    UVarInt,
-    /// Optional `u32` with `wire: varint_with_flag` (Shardy): the value with a presence flag,
-    /// `Param::UInt` or `Param::Absent`.
-    OptUVarInt,
-    /// `u32` with `wire: quant_flags`: a varint, 0 or 1 (signed).
-    QuantFlags,
-    /// `float`: a 64-bit APInt (f64 bits).
-    F64,
-    /// `floats`: a count and 64-bit APInts.
-    F64s,
-    /// `float` with `wire: quant_scale`: as `F64`, positive and finite.
-    QuantScale,
-    /// `floats` with `wire: quant_scale`: as `F64s`, each positive and finite.
-    QuantScales,
-    /// `float` with `wire: type_width`: an APInt of the width of the float type parameter.
-    FloatOfType(usize),
-    /// `int` with `wire: type_width`: an APInt of the width of the integer type parameter.
-    IntOfType(usize),
-    /// `dense_data` with `wire: packed_i1_blob`: a blob that fits the tensor type parameter,
-    /// i1 elements packed eight to a byte.
-    PackedI1Blob(usize),
-    /// Optional `attr` with `wire: presence_flag`: a varint 0 or 1, then the attribute index.
-    PresenceFlag,
-    /// Optional `attr` with `wire: index_with_flag`: the attribute index with a presence flag.
-    IndexWithFlag,
-    /// Optional `attr` of a type with `code_with_encoding`: present (an attribute index, first)
-    /// exactly when the entry has that code.
-    ByCode,
 }
 
 /// One step of a bytecode entry: which parameter (storage index) and how it is written.

@@ -35,70 +35,88 @@ impl std::fmt::Display for NestingTooDeep {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Node {
-    T(Type),
-    A(Attribute),
-    L(Location),
+/// An interned type, attribute or location: a node of the interned DAG.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Node {
+    Type(Type),
+    Attr(Attribute),
+    Loc(Location),
 }
 
+impl Node {
+    /// Which of the three interners holds it (types, attributes, locations) and its index there.
+    pub(crate) fn slot(self) -> (usize, usize) {
+        match self {
+            Node::Type(t) => (0, t.index()),
+            Node::Attr(a) => (1, a.index()),
+            Node::Loc(l) => (2, l.index()),
+        }
+    }
+}
+
+#[inline(always)]
 fn push_params(ps: &[Param], out: &mut Vec<Node>) {
     for p in ps {
         match p {
-            Param::Type(t) => out.push(Node::T(*t)),
-            Param::Attr(a) => out.push(Node::A(*a)),
-            Param::Types(ts) => out.extend(ts.iter().map(|&t| Node::T(t))),
-            Param::Attrs(xs) => out.extend(xs.iter().map(|&a| Node::A(a))),
+            Param::Type(t) => out.push(Node::Type(*t)),
+            Param::Attr(a) => out.push(Node::Attr(*a)),
+            Param::Types(ts) => out.extend(ts.iter().map(|&t| Node::Type(t))),
+            Param::Attrs(xs) => out.extend(xs.iter().map(|&a| Node::Attr(a))),
             Param::AttrPairs(xs) => {
-                out.extend(xs.iter().flat_map(|&(a, b)| [Node::A(a), Node::A(b)]))
+                out.extend(xs.iter().flat_map(|&(a, b)| [Node::Attr(a), Node::Attr(b)]))
             }
             _ => {}
         }
     }
 }
 
-fn children(m: &Module, n: Node, out: &mut Vec<Node>) {
+/// The nodes nested in `n`, appended to `out` in MLIR's order (element before encoding,
+/// inputs before results, metadata before locations).
+#[inline(always)]
+pub(crate) fn children(m: &Module, n: Node, out: &mut Vec<Node>) {
     match n {
-        Node::T(t) => match m.type_data(t) {
-            TypeData::Complex(e) | TypeData::UnrankedTensor { element: e } => out.push(Node::T(*e)),
+        Node::Type(t) => match m.type_data(t) {
+            TypeData::Complex(e) | TypeData::UnrankedTensor { element: e } => {
+                out.push(Node::Type(*e))
+            }
             TypeData::RankedTensor {
                 element, encoding, ..
             } => {
-                out.push(Node::T(*element));
-                out.extend(encoding.map(Node::A));
+                out.push(Node::Type(*element));
+                out.extend(encoding.map(Node::Attr));
             }
-            TypeData::Tuple(ts) => out.extend(ts.iter().map(|&t| Node::T(t))),
+            TypeData::Tuple(ts) => out.extend(ts.iter().map(|&t| Node::Type(t))),
             TypeData::Function { inputs, results } => {
-                out.extend(inputs.iter().chain(results.iter()).map(|&t| Node::T(t)))
+                out.extend(inputs.iter().chain(results.iter()).map(|&t| Node::Type(t)))
             }
             TypeData::Dialect(d) => push_params(&d.params, out),
             _ => {}
         },
-        Node::A(a) => match m.attr_data(a) {
+        Node::Attr(a) => match m.attr_data(a) {
             AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } | AttrData::Type(ty) => {
-                out.push(Node::T(*ty))
+                out.push(Node::Type(*ty))
             }
-            AttrData::String { ty, .. } => out.extend(ty.map(Node::T)),
+            AttrData::String { ty, .. } => out.extend(ty.map(Node::Type)),
             AttrData::DenseArray { element: ty, .. }
             | AttrData::DenseElements { ty, .. }
-            | AttrData::DenseStrings { ty, .. } => out.push(Node::T(*ty)),
-            AttrData::Array(xs) => out.extend(xs.iter().map(|&x| Node::A(x))),
-            AttrData::Dictionary(xs) => out.extend(xs.iter().map(|&(_, x)| Node::A(x))),
-            AttrData::Location(l) => out.push(Node::L(*l)),
+            | AttrData::DenseStrings { ty, .. } => out.push(Node::Type(*ty)),
+            AttrData::Array(xs) => out.extend(xs.iter().map(|&x| Node::Attr(x))),
+            AttrData::Dictionary(xs) => out.extend(xs.iter().map(|&(_, x)| Node::Attr(x))),
+            AttrData::Location(l) => out.push(Node::Loc(*l)),
             AttrData::Dialect(d) => push_params(&d.params, out),
             _ => {}
         },
-        Node::L(l) => match m.loc_data(l) {
-            LocData::Name { child, .. } => out.extend(child.map(Node::L)),
+        Node::Loc(l) => match m.loc_data(l) {
+            LocData::Name { child, .. } => out.extend(child.map(Node::Loc)),
             LocData::CallSite { callee, caller } => {
-                out.extend([Node::L(*callee), Node::L(*caller)])
+                out.extend([Node::Loc(*callee), Node::Loc(*caller)])
             }
             LocData::Fused {
                 metadata,
                 locations,
             } => {
-                out.extend(metadata.map(Node::A));
-                out.extend(locations.iter().map(|&l| Node::L(l)));
+                out.extend(metadata.map(Node::Attr));
+                out.extend(locations.iter().map(|&l| Node::Loc(l)));
             }
             _ => {}
         },
@@ -111,17 +129,13 @@ pub fn deepest_interned(m: &Module) -> Result<(), NestingTooDeep> {
     let (nt, na, nl) = m.num_interned();
     // 0: not measured yet; otherwise the depth (a leaf is 1).
     let mut depth = [vec![0u32; nt], vec![0u32; na], vec![0u32; nl]];
-    let slot = |n: Node| match n {
-        Node::T(t) => (0, t.index()),
-        Node::A(a) => (1, a.index()),
-        Node::L(l) => (2, l.index()),
-    };
+    let slot = Node::slot;
     let mut stack: Vec<(Node, bool)> = Vec::new();
     let mut kids = Vec::new();
     let roots = (0..nt as u32)
-        .map(|i| Node::T(Type(i)))
-        .chain((0..na as u32).map(|i| Node::A(Attribute(i))))
-        .chain((0..nl as u32).map(|i| Node::L(Location(i))));
+        .map(|i| Node::Type(Type(i)))
+        .chain((0..na as u32).map(|i| Node::Attr(Attribute(i))))
+        .chain((0..nl as u32).map(|i| Node::Loc(Location(i))));
     for root in roots {
         stack.push((root, false));
         while let Some((n, expanded)) = stack.pop() {
@@ -144,14 +158,14 @@ pub fn deepest_interned(m: &Module) -> Result<(), NestingTooDeep> {
                 // parser, absent from bytecode): a function type's own level is not counted,
                 // so whatever a value may hold also prints and parses as an op's type.
                 let own = match n {
-                    Node::T(t) if matches!(m.type_data(t), TypeData::Function { .. }) => 1,
+                    Node::Type(t) if matches!(m.type_data(t), TypeData::Function { .. }) => 1,
                     _ => 0,
                 };
                 if d as usize > MAX_NESTING + own {
                     let (what, id) = match n {
-                        Node::T(t) => ("type", t.0),
-                        Node::A(a) => ("attribute", a.0),
-                        Node::L(l) => ("location", l.0),
+                        Node::Type(t) => ("type", t.0),
+                        Node::Attr(a) => ("attribute", a.0),
+                        Node::Loc(l) => ("location", l.0),
                     };
                     return Err(NestingTooDeep { what, id });
                 }

@@ -15,6 +15,7 @@ mod module;
 
 pub use blob::{Blob, BlobOwner};
 pub use data::*;
+pub(crate) use depth::{children, Node};
 pub use depth::{
     deepest_interned, regions_within_limit, NestingTooDeep, MAX_NESTING, NESTING_GUARD,
 };

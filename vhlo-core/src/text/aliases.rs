@@ -14,12 +14,7 @@ use std::fmt::Write;
 use crate::ir::*;
 
 /// A value that can have an alias. A location used as an attribute is its location.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum AliasKey {
-    Type(Type),
-    Attr(Attribute),
-    Loc(Location),
-}
+pub(crate) use crate::ir::Node as AliasKey;
 
 struct Entry {
     key: AliasKey,
@@ -34,10 +29,8 @@ struct Entry {
 pub(crate) struct AliasTable {
     entries: Vec<Entry>,
     /// Entry index + 1 per type/attribute/location id; 0 = not visited. Vectors rather than hash
-    /// maps: the printer looks every printed type up.
-    type_slot: Vec<u32>,
-    attr_slot: Vec<u32>,
-    loc_slot: Vec<u32>,
+    /// maps: the printer looks every printed type up. Indexed by `AliasKey::slot`.
+    slots: [Vec<u32>; 3],
     /// Per entry, its alias suffix (only meaningful for aliased entries).
     suffix: Vec<u32>,
     /// Aliased entries in definition order.
@@ -75,103 +68,36 @@ pub(crate) fn opaque_alias_name(dialect: &str, text: &str) -> Option<&'static st
     }
 }
 
-fn push_param_children(p: &Param, out: &mut Vec<AliasKey>) {
-    match p {
-        Param::Type(t) => out.push(AliasKey::Type(*t)),
-        Param::Attr(a) => out.push(AliasKey::Attr(*a)),
-        Param::Types(ts) => out.extend(ts.iter().map(|&t| AliasKey::Type(t))),
-        Param::Attrs(as_) => out.extend(as_.iter().map(|&a| AliasKey::Attr(a))),
-        Param::AttrPairs(ps) => {
-            for &(k, v) in ps.iter() {
-                out.push(AliasKey::Attr(k));
-                out.push(AliasKey::Attr(v));
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The nested values MLIR visits when it looks for aliases inside `key`, in its order.
+/// The nested values MLIR visits when it looks for aliases inside `key`, in its order: those of
+/// the interned DAG, except the type of an integer, float or dense array attribute and a
+/// name location's unknown child.
 fn sub_elements(m: &Module, key: AliasKey, out: &mut Vec<AliasKey>) {
-    match key {
-        AliasKey::Type(t) => match m.type_data(t) {
-            TypeData::Complex(e) | TypeData::UnrankedTensor { element: e } => {
-                out.push(AliasKey::Type(*e))
-            }
-            TypeData::RankedTensor {
-                element, encoding, ..
-            } => {
-                out.push(AliasKey::Type(*element));
-                if let Some(e) = encoding {
-                    out.push(AliasKey::Attr(*e));
-                }
-            }
-            TypeData::Tuple(ts) => out.extend(ts.iter().map(|&t| AliasKey::Type(t))),
-            TypeData::Function { inputs, results } => out.extend(
-                inputs
-                    .iter()
-                    .chain(results.iter())
-                    .map(|&t| AliasKey::Type(t)),
-            ),
-            TypeData::Dialect(d) => d.params.iter().for_each(|p| push_param_children(p, out)),
-            TypeData::Integer { .. } | TypeData::Index | TypeData::Float(_) | TypeData::None => {}
-        },
-        AliasKey::Attr(a) => match m.attr_data(a) {
-            AttrData::Array(elems) => out.extend(elems.iter().map(|&e| AliasKey::Attr(e))),
-            AttrData::Dictionary(entries) => {
-                out.extend(entries.iter().map(|&(_, v)| AliasKey::Attr(v)))
-            }
-            AttrData::Type(t) => out.push(AliasKey::Type(*t)),
-            // Typed attributes: MLIR visits their type, except for integers and floats.
-            AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => {
-                out.push(AliasKey::Type(*ty))
-            }
-            AttrData::String { ty: Some(t), .. } => out.push(AliasKey::Type(*t)),
-            AttrData::Location(l) => out.push(AliasKey::Loc(*l)),
-            AttrData::Dialect(d) => d.params.iter().for_each(|p| push_param_children(p, out)),
-            _ => {}
-        },
-        AliasKey::Loc(l) => match m.loc_data(l) {
-            LocData::Name { child: Some(c), .. } if !matches!(m.loc_data(*c), LocData::Unknown) => {
-                out.push(AliasKey::Loc(*c))
-            }
-            LocData::CallSite { callee, caller } => {
-                out.push(AliasKey::Loc(*callee));
-                out.push(AliasKey::Loc(*caller));
-            }
-            LocData::Fused {
-                metadata,
-                locations,
-            } => {
-                if let Some(md) = metadata {
-                    out.push(AliasKey::Attr(*md));
-                }
-                out.extend(locations.iter().map(|&c| AliasKey::Loc(c)));
-            }
-            _ => {}
-        },
+    let skipped = match key {
+        AliasKey::Attr(a) => matches!(
+            m.attr_data(a),
+            AttrData::Integer { .. } | AttrData::Float { .. } | AttrData::DenseArray { .. }
+        ),
+        AliasKey::Loc(l) => matches!(m.loc_data(l),
+            LocData::Name { child: Some(c), .. } if matches!(m.loc_data(*c), LocData::Unknown)),
+        AliasKey::Type(_) => false,
+    };
+    if !skipped {
+        crate::ir::children(m, key, out);
     }
 }
 
 impl AliasTable {
     fn slot(&self, key: AliasKey) -> Option<u32> {
-        let (v, i) = match key {
-            AliasKey::Type(t) => (&self.type_slot, t.index()),
-            AliasKey::Attr(a) => (&self.attr_slot, a.index()),
-            AliasKey::Loc(l) => (&self.loc_slot, l.index()),
-        };
-        match v.get(i) {
+        let (k, i) = key.slot();
+        match self.slots[k].get(i) {
             Some(&s) if s > 0 => Some(s - 1),
             _ => None,
         }
     }
 
     fn set_slot(&mut self, key: AliasKey, entry: u32) {
-        let (v, i) = match key {
-            AliasKey::Type(t) => (&mut self.type_slot, t.index()),
-            AliasKey::Attr(a) => (&mut self.attr_slot, a.index()),
-            AliasKey::Loc(l) => (&mut self.loc_slot, l.index()),
-        };
+        let (k, i) = key.slot();
+        let v = &mut self.slots[k];
         if v.len() <= i {
             v.resize(i + 1, 0);
         }

@@ -74,48 +74,11 @@ pub struct StructSpec {
 }
 
 use crate::dialect::{ParamKind, ParamSpec};
-use crate::vhlo::VhloAttr;
+use crate::vhlo::{StablehloOp, VhloAttr};
 use FieldKind::*;
 use Fields::Listed;
 
 pub const STRUCTS: &[StructSpec] = &[
-    StructSpec {
-        dialect: "stablehlo",
-        mnemonic: "scatter",
-        fields: Listed(&[
-            ("update_window_dims", Dims),
-            ("inserted_window_dims", Dims),
-            ("input_batching_dims", Dims),
-            ("scatter_indices_batching_dims", Dims),
-            ("scatter_dims_to_operand_dims", Dims),
-            ("index_vector_dim", Int),
-        ]),
-        omit_defaults: true,
-    },
-    StructSpec {
-        dialect: "stablehlo",
-        mnemonic: "gather",
-        fields: Listed(&[
-            ("offset_dims", Dims),
-            ("collapsed_slice_dims", Dims),
-            ("operand_batching_dims", Dims),
-            ("start_indices_batching_dims", Dims),
-            ("start_index_map", Dims),
-            ("index_vector_dim", Int),
-        ]),
-        omit_defaults: true,
-    },
-    StructSpec {
-        dialect: "stablehlo",
-        mnemonic: "dot",
-        fields: Listed(&[
-            ("lhs_batching_dimensions", Dims),
-            ("rhs_batching_dimensions", Dims),
-            ("lhs_contracting_dimensions", Dims),
-            ("rhs_contracting_dimensions", Dims),
-        ]),
-        omit_defaults: true,
-    },
     StructSpec {
         dialect: "stablehlo",
         mnemonic: "dot_algorithm",
@@ -190,6 +153,25 @@ const VHLO_STRUCTS: [VhloAttr; 8] = [
     VhloAttr::MeshV1,
 ];
 
+/// The StableHLO struct attributes the spec splits into VHLO attributes (an op attribute's
+/// `vhlo:`): their fields are the split's, in order.
+const SPLIT_STRUCTS: [(&str, StablehloOp, &str); 3] = [
+    ("scatter", StablehloOp::Scatter, "scatter_dimension_numbers"),
+    ("gather", StablehloOp::Gather, "dimension_numbers"),
+    ("dot", StablehloOp::DotGeneral, "dot_dimension_numbers"),
+];
+
+/// The struct attribute `#stablehlo.mnemonic` that op `k`'s attribute `attr` splits into.
+fn split_struct(mnemonic: &'static str, k: StablehloOp, attr: &str) -> StructSpec {
+    let i = k.attribute_names().iter().position(|n| *n == attr);
+    StructSpec {
+        dialect: "stablehlo",
+        mnemonic,
+        fields: Fields::Split(i.and_then(|i| k.attribute_vhlo_fields()[i]).unwrap_or(&[])),
+        omit_defaults: true,
+    }
+}
+
 pub fn find_struct(dialect: &str, mnemonic: &str) -> Option<StructSpec> {
     if dialect == "vhlo" {
         let a = VhloAttr::from_mnemonic(mnemonic).filter(|a| VHLO_STRUCTS.contains(a))?;
@@ -199,6 +181,11 @@ pub fn find_struct(dialect: &str, mnemonic: &str) -> Option<StructSpec> {
             fields: Fields::Vhlo(a.params()),
             omit_defaults: false,
         });
+    }
+    if dialect == "stablehlo" {
+        if let Some(&(mn, k, attr)) = SPLIT_STRUCTS.iter().find(|s| s.0 == mnemonic) {
+            return Some(split_struct(mn, k, attr));
+        }
     }
     STRUCTS
         .iter()
@@ -213,6 +200,9 @@ pub enum Fields {
     Listed(&'static [(&'static str, FieldKind)]),
     /// A VHLO attribute's parameters in the spec.
     Vhlo(&'static [ParamSpec]),
+    /// The VHLO attributes a StableHLO struct attribute splits into: one dimension
+    /// (`*_dim`, `*_dimension`) or a list of them each.
+    Split(&'static [&'static str]),
 }
 
 impl Fields {
@@ -220,9 +210,11 @@ impl Fields {
         match self {
             Listed(f) => f.len(),
             Fields::Vhlo(f) => f.len(),
+            Fields::Split(f) => f.len(),
         }
     }
 
+    #[inline]
     pub fn get(self, i: usize) -> Option<(&'static str, FieldKind)> {
         match self {
             Listed(f) => f.get(i).copied(),
@@ -239,6 +231,10 @@ impl Fields {
                 };
                 (p.name, kind)
             }),
+            Fields::Split(f) => f.get(i).map(|&n| {
+                let one = n.ends_with("_dim") || n.ends_with("_dimension");
+                (n, if one { Int } else { Dims })
+            }),
         }
     }
 
@@ -248,22 +244,9 @@ impl Fields {
 }
 
 /// `#stablehlo.conv<raw ...>`: the convolution dimension numbers spelled field by field.
-pub const CONV_RAW: StructSpec = StructSpec {
-    dialect: "stablehlo",
-    mnemonic: "conv",
-    fields: Listed(&[
-        ("input_batch_dimension", Int),
-        ("input_feature_dimension", Int),
-        ("input_spatial_dimensions", Dims),
-        ("kernel_input_feature_dimension", Int),
-        ("kernel_output_feature_dimension", Int),
-        ("kernel_spatial_dimensions", Dims),
-        ("output_batch_dimension", Int),
-        ("output_feature_dimension", Int),
-        ("output_spatial_dimensions", Dims),
-    ]),
-    omit_defaults: true,
-};
+pub fn conv_raw() -> StructSpec {
+    split_struct("conv", StablehloOp::Convolution, "dimension_numbers")
+}
 
 #[cfg(test)]
 mod tests {
@@ -291,5 +274,27 @@ mod tests {
             let spec = find_struct("vhlo", a.mnemonic()).expect("a struct");
             assert_eq!(spec.fields.iter().count(), a.params().len(), "{a:?}");
         }
+    }
+
+    /// The StableHLO dimension-number structs take their fields from the spec's `vhlo:` splits:
+    /// each field parses and prints back as written.
+    #[test]
+    fn split_structs_take_the_spec_fields() {
+        let src = [
+            "#stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], input_batching_dims = [2], scatter_indices_batching_dims = [3], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 1>",
+            "#stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], operand_batching_dims = [2], start_indices_batching_dims = [3], start_index_map = [0], index_vector_dim = 2>",
+            "#stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>",
+            "#stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 3, input_spatial_dimensions = [0, 1], kernel_input_feature_dimension = 2, kernel_output_feature_dimension = 3, kernel_spatial_dimensions = [0, 1], output_batch_dimension = 0, output_feature_dimension = 3, output_spatial_dimensions = [1, 2]>",
+        ];
+        for s in src {
+            let mut m = crate::ir::Module::new();
+            let a = crate::text::parse_attribute(&mut m, s).unwrap_or_else(|e| panic!("{s}: {e}"));
+            assert_eq!(crate::text::printer::attribute_to_string(&m, a), s);
+        }
+        for (mnemonic, ..) in SPLIT_STRUCTS {
+            let spec = find_struct("stablehlo", mnemonic).expect("a struct");
+            assert!(spec.fields.len() >= 4, "{mnemonic}");
+        }
+        assert_eq!(conv_raw().fields.len(), 9);
     }
 }

@@ -1815,7 +1815,7 @@ impl<'m> Printer<'m> {
                     // Numbers the compact layout cannot show: the raw form.
                     self.out.push_str("raw ");
                     // Every number, zeros too.
-                    self.print_struct_fields(&dialects::CONV_RAW, p, false);
+                    self.print_struct_fields(&dialects::conv_raw(), p, false);
                 }
                 self.out.push('>');
             }
