@@ -39,6 +39,9 @@ pub struct CodecParam {
 pub struct CodecAttr {
     pub mnemonic: &'static str,
     pub params: &'static [CodecParam],
+    /// A list attribute's delimiters (its only parameter, a list, printed between them with
+    /// `, `), from the spec's `format` (text/sdy.rs).
+    pub list: Option<(&'static str, &'static str)>,
 }
 
 /// An enum of the dialect: (case name, value) pairs.

@@ -37466,6 +37466,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: Some(("{", "}")),
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "mesh_axis",
@@ -37485,6 +37486,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "mesh",
@@ -37504,6 +37506,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "sub_axis_info",
@@ -37523,6 +37526,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "axis_ref",
@@ -37542,6 +37546,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "dimension_sharding",
@@ -37568,6 +37573,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "sharding",
@@ -37608,6 +37614,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "sharding_per_value",
@@ -37620,6 +37627,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: Some(("<[", "]>")),
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "dim_mapping",
@@ -37632,6 +37640,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: Some(0i64),
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "tensor_mapping",
@@ -37644,6 +37653,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: Some(("[", "]")),
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "op_sharding_rule",
@@ -37705,6 +37715,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "axis_ref_list",
@@ -37717,6 +37728,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: Some(("{", "}")),
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "list_of_axis_ref_lists",
@@ -37729,6 +37741,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: Some(("[", "]")),
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "all_to_all_param",
@@ -37755,6 +37768,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "all_to_all_param_list",
@@ -37767,6 +37781,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: Some(("[", "]")),
         },
     ],
     encodings: &[

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use super::op_format::{int_attr_of, FormatOp};
 use super::parser::{PResult, Parser};
 use super::printer::{write_escaped, Printer};
-use crate::dialect::codec::{CodecDialect, CodecOpAttr};
+use crate::dialect::codec::{CodecDialect, CodecOf, CodecOpAttr};
 use crate::ir::{
     AttrData, Attribute, DialectAttr, Module, NamedAttr, OpId, OperationState, Param, Region,
 };
@@ -88,16 +88,13 @@ impl Printer<'_> {
     fn sdy_print_stripped(&mut self, cd: &CodecDialect, d: &DialectAttr) {
         let m = self.m;
         let p = &d.params[..];
+        let list = cd.attr(m.str(d.mnemonic)).and_then(|(_, spec)| spec.list);
         match (m.str(d.mnemonic), p) {
-            ("manual_axes" | "axis_ref_list", [Param::Attrs(items)]) => {
-                self.out.push('{');
+            (_, [Param::Attrs(items)]) if list.is_some() => {
+                let (open, close) = list.unwrap_or_default();
+                self.out.push_str(open);
                 self.sdy_print_list(cd, items, ", ");
-                self.out.push('}');
-            }
-            ("list_of_axis_ref_lists" | "all_to_all_param_list", [Param::Attrs(items)]) => {
-                self.out.push('[');
-                self.sdy_print_list(cd, items, ", ");
-                self.out.push(']');
+                self.out.push_str(close);
             }
             ("mesh_axis", [Param::Str(name), Param::Int(size)]) => {
                 write_escaped(&mut self.out, m.bytes(*name));
@@ -170,20 +167,10 @@ impl Printer<'_> {
                 }
                 self.out.push('>');
             }
-            ("sharding_per_value", [Param::Attrs(items)]) => {
-                self.out.push_str("<[");
-                self.sdy_print_list(cd, items, ", ");
-                self.out.push_str("]>");
-            }
             ("dim_mapping", [Param::Ints(factors)]) => {
                 for &f in factors.iter() {
                     factor_symbol(&mut self.out, f);
                 }
-            }
-            ("tensor_mapping", [Param::Attrs(dims)]) => {
-                self.out.push('[');
-                self.sdy_print_list(cd, dims, ", ");
-                self.out.push(']');
             }
             (
                 "op_sharding_rule",
@@ -284,19 +271,23 @@ impl Parser<'_> {
                 .error_at(pos, format!("unknown attribute '#{}.{mnemonic}'", cd.name)));
         };
         let params = match spec.mnemonic {
-            "manual_axes" => vec![Param::Attrs(self.sdy_braced(|p| p.sdy_string_attr())?)],
-            "axis_ref_list" => vec![Param::Attrs(
-                self.sdy_braced(|p| p.sdy_nested(cd, "axis_ref"))?,
-            )],
-            "list_of_axis_ref_lists" => {
-                vec![Param::Attrs(
-                    self.sdy_bracketed(|p| p.sdy_nested(cd, "axis_ref_list"))?,
-                )]
-            }
-            "all_to_all_param_list" => {
-                vec![Param::Attrs(
-                    self.sdy_bracketed(|p| p.sdy_nested(cd, "all_to_all_param"))?,
-                )]
+            _ if spec.list.is_some() => {
+                let (open, close) = spec.list.unwrap_or_default();
+                for b in open.bytes() {
+                    self.c.expect(b, "to open a list")?;
+                }
+                let of = spec.params.first().map(|p| p.of);
+                let (end, close) = close.as_bytes().split_first().unwrap_or((&b']', &[]));
+                let items = self.sdy_list(*end, |p| match of {
+                    Some(CodecOf::Attr(i)) => {
+                        p.sdy_nested(cd, cd.attrs.get(i).map_or("", |a| a.mnemonic))
+                    }
+                    _ => p.sdy_string_attr(),
+                })?;
+                for &b in close {
+                    self.c.expect(b, "to close a list")?;
+                }
+                vec![Param::Attrs(items)]
             }
             "mesh_axis" => {
                 let name = self.sdy_string()?;
@@ -408,18 +399,7 @@ impl Parser<'_> {
                     Param::Int(op),
                 ]
             }
-            "sharding_per_value" => {
-                self.c.expect(b'<', "to open shardings per value")?;
-                let items = self.sdy_bracketed(|p| p.sdy_nested(cd, "sharding"))?;
-                self.c.expect(b'>', "to close shardings per value")?;
-                vec![Param::Attrs(items)]
-            }
             "dim_mapping" => vec![Param::Ints(self.sdy_factors()?.into())],
-            "tensor_mapping" => {
-                vec![Param::Attrs(
-                    self.sdy_bracketed(|p| p.sdy_nested(cd, "dim_mapping"))?,
-                )]
-            }
             "op_sharding_rule" => {
                 self.c.expect(b'<', "to open a sharding rule")?;
                 self.c.expect(b'(', "to open operand mappings")?;
