@@ -411,18 +411,7 @@ fn print_elems(
                 };
                 match kind {
                     FormatOp::Shlo(k) => print_rest_attrs_by(p, op, k, consumed),
-                    // Inherent attributes may be discardable ones (`find_attrs`), in order.
-                    FormatOp::Dialect(..) => {
-                        let rest: Vec<NamedAttr> = (m.properties(op).iter())
-                            .chain(m.attributes(op))
-                            .filter(|a| !consumed(m.str(a.name)))
-                            .copied()
-                            .collect();
-                        if !rest.is_empty() {
-                            p.out.push(' ');
-                            p.print_attr_dict(&rest, &[]);
-                        }
-                    }
+                    FormatOp::Dialect(..) => print_attrs_except(p, op, consumed),
                 }
             }
             FormatElem::FunctionalType(space) => {
@@ -683,8 +672,23 @@ fn print_custom(
     true
 }
 
+/// ` {...}` of a dialect op's properties and attributes, in order, but for those `consumed`
+/// (its inherent attributes may be discardable ones, as `find_attrs` takes them).
+pub(super) fn print_attrs_except(p: &mut Printer<'_>, op: OpId, consumed: impl Fn(&str) -> bool) {
+    let m = p.m;
+    let rest: Vec<NamedAttr> = (m.properties(op).iter())
+        .chain(m.attributes(op))
+        .filter(|a| !consumed(m.str(a.name)))
+        .copied()
+        .collect();
+    if !rest.is_empty() {
+        p.out.push(' ');
+        p.print_attr_dict(&rest, &[]);
+    }
+}
+
 /// `[1, 2]`.
-fn write_i64s(out: &mut String, v: &[i64]) {
+pub(super) fn write_i64s(out: &mut String, v: &[i64]) {
     out.push('[');
     for (i, x) in v.iter().enumerate() {
         if i > 0 {
