@@ -111,7 +111,7 @@ impl<'a> Parser<'a> {
                 self.finish_op(st, &uses, &[t, t])
             }
             _ => {
-                if let Some(op) = self.parse_sdy_op(name, pos)? {
+                if let Some(op) = self.parse_sdy_op(name)? {
                     return Ok(op);
                 }
                 if let Some(op) = self.parse_stablehlo_pretty(name, pos, named_results)? {

@@ -1125,19 +1125,45 @@ impl<'a> Parser<'a> {
                 self.c.expect(b'>', "to close convolution dimensions")?;
                 Ok(a)
             }
-            ("vhlo", "array_v1") => {
-                self.c.expect(b'<', "to open array")?;
+            ("vhlo", _) => {
+                let what = match mnemonic {
+                    "array_v1" => "array",
+                    "bool_v1" => "bool",
+                    "dict_v1" => "dictionary",
+                    "float_v1" => "float",
+                    "integer_v1" => "integer",
+                    "string_v1" => "string",
+                    "tensor_v1" => "tensor",
+                    "type_v1" => "type attribute",
+                    _ => {
+                        return Err(self
+                            .c
+                            .error_at(pos, format!("unknown attribute '#{dialect}.{mnemonic}'")))
+                    }
+                };
+                self.c.expect_lazy(b'<', || format!("to open {what}"))?;
+                let params = self.parse_vhlo_attr_params(mnemonic, pos)?;
+                self.c.expect_lazy(b'>', || format!("to close {what}"))?;
+                Ok(self.m.dialect_attr(dialect, mnemonic, params))
+            }
+            _ => Err(self
+                .c
+                .error_at(pos, format!("unknown attribute '#{dialect}.{mnemonic}'"))),
+        }
+    }
+
+    /// The parameters of a VHLO builtin-like attribute `#vhlo.mnemonic<...>`, between the
+    /// angle brackets.
+    fn parse_vhlo_attr_params(&mut self, mnemonic: &str, pos: usize) -> PResult<Vec<Param>> {
+        Ok(match mnemonic {
+            "array_v1" => {
                 let a = self.parse_attribute()?;
                 let AttrData::Array(elems) = self.m.attr_data(a).clone() else {
                     return Err(self.c.error_at(pos, "expected '[' in #vhlo.array_v1"));
                 };
-                self.c.expect(b'>', "to close array")?;
-                Ok(self
-                    .m
-                    .dialect_attr(dialect, mnemonic, vec![Param::Attrs(elems)]))
+                vec![Param::Attrs(elems)]
             }
-            ("vhlo", "bool_v1") => {
-                self.c.expect(b'<', "to open bool")?;
+            "bool_v1" => {
                 let b = if self.c.eat_keyword("true") {
                     true
                 } else if self.c.eat_keyword("false") {
@@ -1145,24 +1171,18 @@ impl<'a> Parser<'a> {
                 } else {
                     return Err(self.c.error("expected 'true' or 'false'"));
                 };
-                self.c.expect(b'>', "to close bool")?;
-                Ok(self.m.dialect_attr(dialect, mnemonic, vec![Param::Bool(b)]))
+                vec![Param::Bool(b)]
             }
-            ("vhlo", "dict_v1") => {
-                self.c.expect(b'<', "to open dictionary")?;
+            "dict_v1" => {
                 self.c.expect(b'{', "to open dictionary")?;
                 let pairs = self.parse_list_until(b'}', "between dictionary entries", |p| {
                     let k = p.parse_attribute()?;
                     p.c.expect(b'=', "in dictionary entry")?;
                     Ok((k, p.parse_attribute()?))
                 })?;
-                self.c.expect(b'>', "to close dictionary")?;
-                Ok(self
-                    .m
-                    .dialect_attr(dialect, mnemonic, vec![Param::AttrPairs(pairs.into())]))
+                vec![Param::AttrPairs(pairs.into())]
             }
-            ("vhlo", "float_v1") => {
-                self.c.expect(b'<', "to open float")?;
+            "float_v1" => {
                 self.c.skip_ws();
                 let vpos = self.c.pos;
                 let n = self
@@ -1175,21 +1195,10 @@ impl<'a> Parser<'a> {
                     .vhlo_float_kind(ty)
                     .ok_or_else(|| self.c.error_at(vpos, "expected a VHLO float type"))?;
                 let bits = self.float_bits(kind, &Elem::from_number(n), vpos)?;
-                self.c.expect(b'>', "to close float")?;
-                Ok(self.m.dialect_attr(
-                    dialect,
-                    mnemonic,
-                    vec![
-                        Param::Type(ty),
-                        Param::Float {
-                            bits,
-                            width: kind.bit_width(),
-                        },
-                    ],
-                ))
+                let width = kind.bit_width();
+                vec![Param::Type(ty), Param::Float { bits, width }]
             }
-            ("vhlo", "integer_v1") => {
-                self.c.expect(b'<', "to open integer")?;
+            "integer_v1" => {
                 self.c.skip_ws();
                 let vpos = self.c.pos;
                 let a = self.parse_attribute()?;
@@ -1204,55 +1213,29 @@ impl<'a> Parser<'a> {
                     ),
                     _ => return Err(self.c.error_at(vpos, "expected integer attribute")),
                 };
-                self.c.expect(b'>', "to close integer")?;
-                let vty = self.builtin_to_vhlo(ty);
-                Ok(self.m.dialect_attr(
-                    dialect,
-                    mnemonic,
-                    vec![Param::Type(vty), Param::Int(value as i64)],
-                ))
+                vec![
+                    Param::Type(self.builtin_to_vhlo(ty)),
+                    Param::Int(value as i64),
+                ]
             }
-            ("vhlo", "string_v1") => {
-                self.c.expect(b'<', "to open string")?;
+            "string_v1" => {
                 let s = self.c.string_lit_bytes()?;
-                let sym = self.m.sym_bytes(&s);
-                self.c.expect(b'>', "to close string")?;
-                Ok(self
-                    .m
-                    .dialect_attr(dialect, mnemonic, vec![Param::Str(sym)]))
+                vec![Param::Str(self.m.sym_bytes(&s))]
             }
-            ("vhlo", "tensor_v1") => {
-                self.c.expect(b'<', "to open tensor")?;
+            "tensor_v1" => {
                 self.c.skip_ws();
                 let vpos = self.c.pos;
                 let a = self.parse_attribute()?;
                 // The VHLO type and MLIR's raw dense storage (one element when splat).
-                let (ty, data) = match self.m.attr_data(a) {
-                    AttrData::DenseElements { ty, data, .. } => (*ty, data.clone()),
-                    _ => {
-                        return Err(self
-                            .c
-                            .error_at(vpos, "expected numeric dense elements attribute"))
-                    }
+                let AttrData::DenseElements { ty, data, .. } = self.m.attr_data(a).clone() else {
+                    return Err(self
+                        .c
+                        .error_at(vpos, "expected numeric dense elements attribute"));
                 };
-                self.c.expect(b'>', "to close tensor")?;
-                let vty = self.builtin_to_vhlo(ty);
-                Ok(self.m.dialect_attr(
-                    dialect,
-                    mnemonic,
-                    vec![Param::Type(vty), Param::Bytes(data)],
-                ))
+                vec![Param::Type(self.builtin_to_vhlo(ty)), Param::Bytes(data)]
             }
-            ("vhlo", "type_v1") => {
-                self.c.expect(b'<', "to open type attribute")?;
-                let t = self.parse_type()?;
-                self.c.expect(b'>', "to close type attribute")?;
-                Ok(self.m.dialect_attr(dialect, mnemonic, vec![Param::Type(t)]))
-            }
-            _ => Err(self
-                .c
-                .error_at(pos, format!("unknown attribute '#{dialect}.{mnemonic}'"))),
-        }
+            _ => vec![Param::Type(self.parse_type()?)],
+        })
     }
 
     /// `(pre)size` of a sub-axis.
