@@ -374,21 +374,11 @@ fn print_elems(
             FormatElem::OperandTypes(g, space) => {
                 let r = group_range(f, g, m.operands(op).len());
                 space_if(p, space);
-                for (i, &v) in m.operands(op)[r].iter().enumerate() {
-                    if i > 0 {
-                        p.out.push_str(", ");
-                    }
-                    p.print_type(m.value_type(v));
-                }
+                print_value_types(p, m.operands(op)[r].iter().copied());
             }
             FormatElem::Region(_, space) => {
                 space_if(p, space);
-                for (i, &r) in m.regions(op).iter().enumerate() {
-                    if i > 0 {
-                        p.out.push_str(", ");
-                    }
-                    p.print_region(r, true, false);
-                }
+                p.print_sep(m.regions(op), ", ", |p, r| p.print_region(r, true, false));
             }
             FormatElem::Attr(i, space) => {
                 space_if(p, space);
@@ -420,12 +410,7 @@ fn print_elems(
             }
             FormatElem::ResultTypes(space) => {
                 space_if(p, space);
-                for (i, r) in m.results(op).enumerate() {
-                    if i > 0 {
-                        p.out.push_str(", ");
-                    }
-                    p.print_type(m.value_type(r));
-                }
+                print_value_types(p, m.results(op));
             }
             FormatElem::Custom(d, attrs, space) => {
                 space_if(p, space);
@@ -585,24 +570,13 @@ fn print_custom(
                 return true;
             };
             p.out.push_str(", precision = [");
-            for (i, &e) in es.iter().enumerate() {
-                if i > 0 {
-                    p.out.push_str(", ");
-                }
+            p.print_sep(es, ", ", |p, e| {
                 p.out
-                    .push_str(enum_case(m, m.attr_data(e), "precision").unwrap_or(""));
-            }
+                    .push_str(enum_case(m, m.attr_data(e), "precision").unwrap_or(""))
+            });
             p.out.push(']');
         }
-        FormatDirective::PairwiseOpType => {
-            let ops = m.operands(op);
-            for (i, &v) in ops.iter().enumerate() {
-                if i > 0 {
-                    p.out.push_str(", ");
-                }
-                p.print_type(m.value_type(v));
-            }
-        }
+        FormatDirective::PairwiseOpType => print_value_types(p, m.operands(op).iter().copied()),
         FormatDirective::DotDimensionNumbers => {
             let Some(AttrData::Dialect(dd)) = found[attrs[0] as usize].map(|a| m.attr_data(a))
             else {
