@@ -49,6 +49,9 @@ pub struct RawAttr {
     pub name: SStr,
     #[serde(default)]
     pub syntax: Option<String>,
+    /// Upstream's assembly format, of the one shape [`list_format`] reads.
+    #[serde(default)]
+    pub format: Option<SStr>,
     pub params: Vec<RawParam>,
 }
 
@@ -113,7 +116,12 @@ pub struct RawOp {
     pub regions: Vec<SStr>,
     #[serde(default)]
     pub terminator: bool,
-    pub format: SStr,
+    /// ODS traits the format relies on (`SameOperandsAndResultType`).
+    #[serde(default)]
+    pub traits: Vec<SStr>,
+    /// Absent for upstream's `hasCustomAssemblyFormat` ops (text/sdy.rs writes them by hand).
+    #[serde(default)]
+    pub format: Option<SStr>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -165,6 +173,8 @@ pub struct Param {
 pub struct Attr {
     pub name: String,
     pub syntax: Option<String>,
+    /// The delimiters of a list attribute's syntax (from its `format`).
+    pub list: Option<(String, String)>,
     pub params: Vec<Param>,
 }
 
@@ -226,7 +236,11 @@ pub struct Op {
     pub attributes: Vec<OpAttr>,
     pub regions: Vec<String>,
     pub terminator: bool,
-    pub format: String,
+    /// ODS's `SameOperandsAndResultType`: a format spells one type for all.
+    pub same_type: bool,
+    /// The assembly format and where its first character is (codegen/src/format.rs).
+    pub format: Option<(String, crate::diag::Pos)>,
+    pub pos: crate::diag::Pos,
 }
 
 /// The checked model of one codec dialect.
@@ -365,9 +379,23 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                 min,
             });
         }
+        let list = a.format.as_ref().and_then(|f| {
+            let only = match &params[..] {
+                [p] if p.kind == ParamKind::Attrs => Some(p.name.as_str()),
+                _ => None,
+            };
+            list_format(&f.value, only)
+                .map_err(|(at, m)| {
+                    let mut p = crate::load::string_pos(file, f);
+                    p.col += at as u32;
+                    diags.error(p, format!("format of '{}': {m}", a.name.value));
+                })
+                .ok()
+        });
         attrs.push(Attr {
             name: a.name.value.clone(),
             syntax: a.syntax.clone(),
+            list,
             params,
         });
     }
@@ -527,6 +555,17 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
             });
         }
         attributes.sort_by(|a, b| a.name.cmp(&b.name));
+        for t in &o.traits {
+            if t.value != "SameOperandsAndResultType" {
+                diags.error(
+                    pos(file, t),
+                    format!(
+                        "unknown trait '{}' (known: SameOperandsAndResultType)",
+                        t.value
+                    ),
+                );
+            }
+        }
         ops.push(Op {
             name: o.name.value.clone(),
             operands: o.operands.iter().map(|s| s.value.clone()).collect(),
@@ -534,7 +573,15 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
             attributes,
             regions: o.regions.iter().map(|s| s.value.clone()).collect(),
             terminator: o.terminator,
-            format: o.format.value.clone(),
+            same_type: o
+                .traits
+                .iter()
+                .any(|t| t.value == "SameOperandsAndResultType"),
+            format: o
+                .format
+                .as_ref()
+                .map(|f| (f.value.clone(), crate::load::string_pos(file, f))),
+            pos: pos(file, &o.name),
         });
     }
     CodecDialect {
@@ -544,6 +591,72 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
         encodings,
         ops,
     }
+}
+
+/// The delimiters of a list attribute's assembly format, the one shape read here (ODS's
+/// `ArrayOfAttr`'s): ``open (`close`) : ($list^ `close`)? rest``, printed as `open`, the items
+/// separated by `, `, then `close` `rest`. `list` is the attribute's only parameter, a list.
+/// Errors at a byte offset of the format.
+fn list_format(text: &str, list: Option<&str>) -> Result<(String, String), (usize, String)> {
+    // Tokens: literals (`` `x` ``, empty ones dropped) and the punctuation between them.
+    let mut toks: Vec<(usize, String)> = Vec::new();
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        match c {
+            ' ' => i += 1,
+            '`' => {
+                let end = text[i + 1..]
+                    .find('`')
+                    .ok_or((i, "unterminated literal".to_string()))?;
+                let lit = &text[i + 1..i + 1 + end];
+                if !lit.is_empty() {
+                    toks.push((i, format!("`{lit}`")));
+                }
+                i += end + 2;
+            }
+            '$' => {
+                let n = text[i + 1..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(text.len() - i - 1);
+                toks.push((i, text[i..i + 1 + n].to_string()));
+                i += 1 + n;
+            }
+            _ => {
+                toks.push((i, c.to_string()));
+                i += c.len_utf8();
+            }
+        }
+    }
+    let lit = |t: &str| {
+        t.strip_prefix('`')
+            .and_then(|t| t.strip_suffix('`'))
+            .map(str::to_string)
+    };
+    let shape = "expected the list shape ``open (`close`) : ($list^ `close`)? rest``";
+    let open_end = toks
+        .iter()
+        .position(|t| lit(&t.1).is_none())
+        .unwrap_or(toks.len());
+    let group: Vec<&str> = toks[open_end..].iter().map(|t| t.1.as_str()).collect();
+    let at = toks.get(open_end).map_or(text.len(), |t| t.0);
+    let ["(", close, ")", ":", "(", param, "^", close2, ")", "?", rest @ ..] = &group[..] else {
+        return Err((at, shape.into()));
+    };
+    let Some(close) = lit(close).filter(|_| close == close2) else {
+        return Err((at, shape.into()));
+    };
+    if list != param.strip_prefix('$') {
+        return Err((
+            at,
+            format!("`{param}` is not the attribute's only parameter, a list"),
+        ));
+    }
+    let rest: Option<Vec<String>> = rest.iter().map(|t| lit(t)).collect();
+    let Some(rest) = rest else {
+        return Err((at, shape.into()));
+    };
+    let open: String = toks[..open_end].iter().filter_map(|t| lit(&t.1)).collect();
+    Ok((open, close + &rest.concat()))
 }
 
 fn condition(
@@ -644,6 +757,20 @@ mod tests {
             Ok(()) => Vec::new(),
             Err(e) => e.0.iter().map(|d| d.to_string()).collect(),
         }
+    }
+
+    /// List attributes' formats: ODS's `ArrayOfAttr` shape and Shardy's variants of it.
+    #[test]
+    fn list_formats() {
+        let ok = |f: &str| list_format(f, Some("value")).map_err(|e| e.1);
+        let pair = |a: &str, b: &str| Ok((a.to_string(), b.to_string()));
+        assert_eq!(ok("`[` (`]`) : ($value^ `]`)?"), pair("[", "]"));
+        assert_eq!(ok("`{` (`}`) : ($value^ `` `}`)?"), pair("{", "}"));
+        assert_eq!(ok("`<` `[` (`]`):($value^ `]`)? `>`"), pair("<[", "]>"));
+        assert_eq!(ok("`` `[` (`]`):($value^ `]`)? ``"), pair("[", "]"));
+        assert!(ok("`[` $value `]`").is_err());
+        assert!(ok("`[` (`]`) : ($other^ `]`)?").is_err());
+        assert!(list_format("`[` (`]`) : ($value^ `]`)?", None).is_err());
     }
 
     /// The repository's own file lowers without errors.

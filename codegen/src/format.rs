@@ -1,7 +1,8 @@
 //! Declarative assembly formats of StableHLO ops (spec `format:`, in the spirit of ODS
 //! `assemblyFormat`): parsed into elements, checked against the op's operands, attributes and
 //! results, and emitted as `StablehloOp::format`, which the text engine
-//! (vhlo-core/src/text/op_format.rs) interprets both to parse and to print.
+//! (vhlo-core/src/text/op_format.rs) interprets both to parse and to print. The ops of codec
+//! dialects (Shardy, spec/dialects/) go the same way, into `CodecOp::format`.
 //!
 //! Grammar (a subset of ODS's):
 //! ```text
@@ -17,8 +18,9 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::codec_dialect::Op as DialectOp;
 use crate::diag::{Diagnostics, Pos};
-use crate::model::{EnumDef, StablehloOp};
+use crate::model::{EnumDef, Field, StablehloAttr, StablehloOp};
 use crate::ods::OdsType;
 
 /// `format: generic`: the op has no custom syntax (upstream declares no assembly format).
@@ -38,6 +40,8 @@ enum DirectiveArgs {
     Attrs(usize),
     /// One variadic operand group.
     Operands,
+    /// One region group.
+    Region,
 }
 
 /// The custom directives the engine implements (vhlo-core/src/text/op_format.rs), by name, as
@@ -59,6 +63,12 @@ const DIRECTIVES: &[(&str, DirectiveArgs)] = &[
     ("PrecisionConfigAndAlgorithm", DirectiveArgs::Attrs(2)),
     ("ConvolutionDimensions", DirectiveArgs::Attrs(1)),
     ("WindowAttributes", DirectiveArgs::Attrs(5)),
+    // Shardy's (parsers.cc, printers.cc).
+    (
+        "StrippedTensorShardingPerValueAttr",
+        DirectiveArgs::Attrs(1),
+    ),
+    ("SingleBlockRegionNoBlockId", DirectiveArgs::Region),
 ];
 
 /// One parsed element.
@@ -225,7 +235,8 @@ struct FormatParser<'a, 'b> {
     last_operand: Option<usize>,
     lx: Lexer<'a>,
     names: Names<'b>,
-    enums: &'b [EnumDef],
+    /// Whether each attribute has a bare spelling (`$name` alone).
+    bare: Vec<bool>,
     bound: Bound,
 }
 
@@ -279,15 +290,7 @@ impl FormatParser<'_, '_> {
                 Some(Named::Attr(i)) => {
                     self.bind(&mut |b| &mut b.attrs, i, at, name)?;
                     let a = &self.names.op.attributes[i];
-                    let bare = matches!(
-                        crate::ods::lower(&a.ty, self.enums),
-                        Ok(OdsType::Int { .. }
-                            | OdsType::Bool
-                            | OdsType::Str
-                            | OdsType::DenseI64Array
-                            | OdsType::Enum(_))
-                    );
-                    if !bare {
+                    if !self.bare[i] {
                         return Err(Error(
                             at,
                             format!(
@@ -336,10 +339,11 @@ impl FormatParser<'_, '_> {
             match first {
                 Some(Elem::Literal(_)) => {}
                 Some(Elem::Operand(i)) if anchor == Anchor::Operand(*i) => {}
+                Some(Elem::Attr(i)) if anchor == Anchor::Attr(*i) => {}
                 _ => {
                     return Err(Error(
                         start,
-                        "an optional group starts with a literal or its anchor operand (it decides whether the group is there)"
+                        "an optional group starts with a literal or its anchor operand or attribute (it decides whether the group is there)"
                             .into(),
                     ))
                 }
@@ -368,8 +372,16 @@ impl FormatParser<'_, '_> {
             }
             "functional-type" => {
                 self.lx.expect("(", "after `functional-type`")?;
+                // `$operands` when the op's operand group has that name (Shardy's).
+                let group = self.lx.eat("$");
                 self.lx
                     .expect("operands", "as the first argument of `functional-type`")?;
+                if group && !matches!(self.names.op.operands[..], [ref f] if f.name == "operands") {
+                    return Err(Error(
+                        at,
+                        "`$operands` is not the op's only operand group".into(),
+                    ));
+                }
                 self.lx
                     .expect(",", "between the arguments of `functional-type`")?;
                 self.lx
@@ -440,7 +452,7 @@ impl FormatParser<'_, '_> {
                     }
                 }
                 match kind {
-                    DirectiveArgs::Types => Ok(Elem::Custom(dname, vec![])),
+                    DirectiveArgs::Types | DirectiveArgs::Region => Ok(Elem::Custom(dname, vec![])),
                     DirectiveArgs::Attrs(n) => {
                         if attrs.len() != n {
                             return Err(Error(
@@ -448,7 +460,9 @@ impl FormatParser<'_, '_> {
                                 format!("`{dname}` binds {n} attribute(s), found {}", attrs.len()),
                             ));
                         }
-                        Ok(Elem::Custom(dname, attrs))
+                        let e = Elem::Custom(dname, attrs);
+                        self.anchor(in_group, anchor, &e)?;
+                        Ok(e)
                     }
                     DirectiveArgs::Operands => match operands[..] {
                         [g] if self.names.op.operands[g].variadic => {
@@ -549,16 +563,19 @@ impl FormatParser<'_, '_> {
                 self.in_order(i, nat)?;
                 operands.push(i);
             }
+            (DirectiveArgs::Region, Some(Named::Region(i))) => {
+                self.bind(&mut |b| &mut b.regions, i, nat, name)?;
+            }
             (_, None) => return Err(self.names.unknown(nat, name)),
             _ => {
                 return Err(Error(
                     nat,
                     format!(
                         "`${name}` is not {} here",
-                        if matches!(kind, DirectiveArgs::Operands) {
-                            "an operand"
-                        } else {
-                            "an attribute"
+                        match kind {
+                            DirectiveArgs::Operands => "an operand",
+                            DirectiveArgs::Region => "a region",
+                            _ => "an attribute",
                         }
                     ),
                 ))
@@ -583,6 +600,8 @@ impl FormatParser<'_, '_> {
         *anchor = Some(match *e {
             Elem::Operand(i) | Elem::OperandTypes(i) => Anchor::Operand(i),
             Elem::Attr(i) => Anchor::Attr(i),
+            // A directive over one attribute is printed when the attribute is there.
+            Elem::Custom(_, ref attrs) if attrs.len() == 1 => Anchor::Attr(attrs[0]),
             Elem::Region(i) => Anchor::Region(i),
             _ => {
                 return Err(Error(
@@ -633,12 +652,34 @@ pub fn parse(
     text: &str,
     base: &Pos,
 ) -> Result<Format, (Pos, String)> {
+    let bare = op.attributes.iter().map(|a| {
+        matches!(
+            crate::ods::lower(&a.ty, enums),
+            Ok(OdsType::Int { .. }
+                | OdsType::Bool
+                | OdsType::Str
+                | OdsType::DenseI64Array
+                | OdsType::Enum(_))
+        )
+    });
+    parse_with(op, bare.collect(), false, text, base)
+}
+
+/// [`parse`], given which attributes have a bare spelling and whether the op has ODS's
+/// `SameOperandsAndResultType` (the types of the operands or of the results then give all).
+fn parse_with(
+    op: &StablehloOp,
+    bare: Vec<bool>,
+    same_type: bool,
+    text: &str,
+    base: &Pos,
+) -> Result<Format, (Pos, String)> {
     let n = |v: &[crate::model::Field]| vec![false; v.len()];
     let mut p = FormatParser {
         last_operand: None,
         lx: Lexer { text, at: 0, base },
         names: Names { op },
-        enums,
+        bare,
         bound: Bound {
             operands: n(&op.operands),
             operand_types: n(&op.operands),
@@ -652,7 +693,11 @@ pub fn parse(
         .elems(false, &mut None)
         .map_err(|Error(at, m)| (p.lx.pos(at), m))?;
     let end = p.lx.pos(text.trim_end().len());
-    let b = &p.bound;
+    let b = &mut p.bound;
+    if same_type && b.operand_types.iter().chain(&b.result_types).any(|t| *t) {
+        b.operand_types.fill(true);
+        b.result_types.fill(true);
+    }
     if !b.attr_dict {
         return Err((
             end,
@@ -686,13 +731,64 @@ pub fn parse(
     Ok(Format { elems })
 }
 
-/// Checks every `format:` of the spec.
+/// A codec dialect's op as the checker sees ops. Every attribute has a bare spelling: a
+/// dialect attribute's stripped form, a symbol, a string, an integer or an enum case.
+fn dialect_model(dialect: &str, o: &DialectOp) -> StablehloOp {
+    let field = |n: &String| Field {
+        name: n.trim_end_matches('*').to_string(),
+        variadic: n.ends_with('*'),
+        pos: o.pos.clone(),
+    };
+    let attr = |a: &crate::codec_dialect::OpAttr| StablehloAttr {
+        name: a.name.clone(),
+        ty: a.of.clone(),
+        ty_pos: o.pos.clone(),
+        default: None,
+        optional: a.optional,
+        vhlo: None,
+        vhlo_default: None,
+        pos: o.pos.clone(),
+    };
+    StablehloOp {
+        name: format!("{dialect}.{}", o.name),
+        compatible_operands_and_result_type: false,
+        commutative: false,
+        also: Vec::new(),
+        operands: o.operands.iter().map(field).collect(),
+        attributes: o.attributes.iter().map(attr).collect(),
+        results: o.results.iter().map(field).collect(),
+        regions: o.regions.iter().map(field).collect(),
+        format: o.format.clone(),
+        block_arg_name: None,
+        pos: o.pos.clone(),
+    }
+}
+
+/// A parsed format or the first error, at its position.
+type Parsed = Result<Format, (Pos, String)>;
+
+/// Parses and checks a codec dialect op's format (`None` without one).
+fn parse_dialect_op(dialect: &str, o: &DialectOp) -> Option<(StablehloOp, Parsed)> {
+    let (text, pos) = o.format.as_ref()?;
+    let op = dialect_model(dialect, o);
+    let f = parse_with(&op, vec![true; op.attributes.len()], o.same_type, text, pos);
+    Some((op, f))
+}
+
+/// Checks every `format:` of the spec, the codec dialects' too.
 pub fn check(spec: &crate::model::Spec, diags: &mut Diagnostics) {
     for fam in &spec.ops {
         let s = &fam.stablehlo;
         if let Some((text, pos)) = s.format.as_ref().filter(|f| f.0 != GENERIC) {
             if let Err((p, m)) = parse(s, &spec.enums, text, pos) {
                 diags.error(p, format!("format of `{}`: {m}", s.name));
+            }
+        }
+    }
+    for d in &spec.codec_dialects {
+        for o in &d.ops {
+            if let Some((op, Err((p, m)))) = parse_dialect_op(&d.name, o) {
+                diags.error(p, format!("format of `{}`: {m}", op.name));
             }
         }
     }
@@ -703,9 +799,21 @@ pub fn tokens(spec: &crate::model::Spec, op: &StablehloOp) -> TokenStream {
     let Some((text, pos)) = op.format.as_ref().filter(|f| f.0 != GENERIC) else {
         return quote! { None };
     };
-    let Ok(f) = parse(op, &spec.enums, text, pos) else {
-        return quote! { None };
-    };
+    match parse(op, &spec.enums, text, pos) {
+        Ok(f) => table_tokens(op, &f, false),
+        Err(_) => quote! { None },
+    }
+}
+
+/// The tokens of a codec dialect op's format table (`None` without a format).
+pub fn dialect_tokens(dialect: &str, o: &DialectOp) -> TokenStream {
+    match parse_dialect_op(dialect, o) {
+        Some((op, Ok(f))) => table_tokens(&op, &f, o.same_type),
+        _ => quote! { None },
+    }
+}
+
+fn table_tokens(op: &StablehloOp, f: &Format, same_type: bool) -> TokenStream {
     let operand_groups = op.operands.len() as u8;
     let variadic = match op.operands.iter().position(|f| f.variadic) {
         Some(i) => {
@@ -727,7 +835,13 @@ pub fn tokens(spec: &crate::model::Spec, op: &StablehloOp) -> TokenStream {
         .filter(|e| match e {
             Elem::Attr(_) | Elem::Optional { .. } => true,
             Elem::Custom(name, attrs) => {
-                !attrs.is_empty() || *name == "TupleOpType" || *name == "PairwiseOpType"
+                !attrs.is_empty()
+                    || [
+                        "TupleOpType",
+                        "PairwiseOpType",
+                        "SingleBlockRegionNoBlockId",
+                    ]
+                    .contains(name)
             }
             _ => false,
         })
@@ -746,6 +860,7 @@ pub fn tokens(spec: &crate::model::Spec, op: &StablehloOp) -> TokenStream {
             variadic_results: #variadic_results,
             regions: #regions,
             variadic_regions: #variadic_regions,
+            same_type: #same_type,
         })
     }
 }

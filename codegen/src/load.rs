@@ -469,3 +469,12 @@ pub fn pos<T>(file: &str, s: &Spanned<T>) -> Pos {
         col: s.referenced.column() as u32,
     }
 }
+
+/// Where a string's first character is: columns of format errors count from inside the quotes.
+pub fn string_pos(file: &str, s: &SStr) -> Pos {
+    let mut p = pos(file, s);
+    if s.referenced.span().len() > s.value.chars().count() as u64 {
+        p.col += 1;
+    }
+    p
+}

@@ -873,14 +873,10 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 .collect(),
             results: s.results.iter().map(|x| field(file, x)).collect(),
             regions: s.regions.iter().map(|x| field(file, x)).collect(),
-            format: s.format.as_ref().map(|f| {
-                // Columns of format errors count from the first character inside the quotes.
-                let mut p = pos(file, f);
-                if f.referenced.span().len() > f.value.chars().count() as u64 {
-                    p.col += 1;
-                }
-                (f.value.clone(), p)
-            }),
+            format: s
+                .format
+                .as_ref()
+                .map(|f| (f.value.clone(), crate::load::string_pos(file, f))),
             block_arg_name: s.block_arg_name.as_ref().map(|b| {
                 let ok = b.value.starts_with(|c: char| c.is_ascii_alphabetic())
                     && b.value

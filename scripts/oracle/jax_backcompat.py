@@ -10,6 +10,8 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
           NAME.jax_deserialized.mlir     deserialize_portable_artifact(artifact), no locations
           NAME.jax_deserialized_loc.mlir the same with locations
           NAME.jax_text.mlir             the text as jaxlib parses it, with locations
+          NAME.jax_printed.mlir          deserialized and printed as stablehlo-translate --deserialize
+                                         prints (custom forms, no locations): the bytes to match
         DIR/cases.tsv lists NAME, producer and source module, one a line. FILTER keeps names containing it.
 
     .venv/bin/python scripts/oracle/jax_backcompat.py extract DIR FILTER --fixtures FIXTURE_DIR
@@ -116,6 +118,9 @@ def extract(directory, name_filter, fixtures=None):
             oracle,
             base + ".jax_deserialized_loc.mlir",
             lambda: oracle.print_module(oracle.deserialize(artifact), True, True, True),
+        )
+        _write_text_or_error(
+            oracle, base + ".jax_printed.mlir", lambda: oracle.print_module(oracle.deserialize(artifact))
         )
         _write_text_or_error(
             oracle,

@@ -75,7 +75,11 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
             };
             quote! { ::vhlo_core::dialect::codec::CodecParam { name: #n, wire: #wire, of: #of, enum_: #en, min: #min } }
         });
-        quote! { ::vhlo_core::dialect::codec::CodecAttr { mnemonic: #m, params: &[ #(#params),* ] } }
+        let list = match &a.list {
+            Some((open, close)) => quote! { Some((#open, #close)) },
+            None => quote! { None },
+        };
+        quote! { ::vhlo_core::dialect::codec::CodecAttr { mnemonic: #m, params: &[ #(#params),* ], list: #list } }
     });
     let encodings = d.encodings.iter().map(|e| {
         let (code, attr) = (e.code, e.attr);
@@ -106,7 +110,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
         let results = &o.results;
         let regions = &o.regions;
         let terminator = o.terminator;
-        let format = &o.format;
+        let format = crate::format::dialect_tokens(&d.name, o);
         let names = o.attributes.iter().map(|a| &a.name);
         let attributes = o.attributes.iter().map(|a| {
             let (an, of, opt) = (&a.name, &a.of, a.optional);

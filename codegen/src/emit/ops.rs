@@ -675,8 +675,8 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             Hook(&'static str),
         }
 
-        /// A StableHLO op's declarative assembly format (spec `format:`, as ODS
-        /// `assemblyFormat`).
+        /// An op's declarative assembly format (spec `format:`, as ODS `assemblyFormat`): a
+        /// StableHLO op's or a codec dialect op's.
         #[derive(Clone, Copy, Debug)]
         pub struct OpFormat {
             /// The elements, in order.
@@ -698,6 +698,9 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             pub regions: u8,
             /// Whether the region group is variadic.
             pub variadic_regions: bool,
+            /// ODS's `SameOperandsAndResultType`: the format spells the operands' or the
+            /// results' types, which are one type.
+            pub same_type: bool,
         }
         /// One element of an [`OpFormat`]. The `bool` of an element says whether it is printed
         /// after a space (codegen resolves the spacing, as MLIR's format generator does).

@@ -39,6 +39,9 @@ pub struct CodecParam {
 pub struct CodecAttr {
     pub mnemonic: &'static str,
     pub params: &'static [CodecParam],
+    /// A list attribute's delimiters (its only parameter, a list, printed between them with
+    /// `, `), from the spec's `format` (text/sdy.rs).
+    pub list: Option<(&'static str, &'static str)>,
 }
 
 /// An enum of the dialect: (case name, value) pairs.
@@ -114,8 +117,9 @@ pub struct CodecOp {
     pub attribute_names: &'static [&'static str],
     pub regions: &'static [&'static str],
     pub terminator: bool,
-    /// The upstream assembly format.
-    pub format: &'static str,
+    /// The upstream assembly format (text/op_format.rs runs it); `None` for the ops upstream
+    /// parses and prints by hand (`hasCustomAssemblyFormat`, text/sdy.rs).
+    pub format: Option<&'static crate::vhlo::OpFormat>,
 }
 
 /// A whole dialect.

@@ -5770,8 +5770,8 @@ pub enum VhloDefault {
     /// A value the named hand-written function computes from the op (`convert::ops`).
     Hook(&'static str),
 }
-/// A StableHLO op's declarative assembly format (spec `format:`, as ODS
-/// `assemblyFormat`).
+/// An op's declarative assembly format (spec `format:`, as ODS `assemblyFormat`): a
+/// StableHLO op's or a codec dialect op's.
 #[derive(Clone, Copy, Debug)]
 pub struct OpFormat {
     /// The elements, in order.
@@ -5793,6 +5793,9 @@ pub struct OpFormat {
     pub regions: u8,
     /// Whether the region group is variadic.
     pub variadic_regions: bool,
+    /// ODS's `SameOperandsAndResultType`: the format spells the operands' or the
+    /// results' types, which are one type.
+    pub same_type: bool,
 }
 /// One element of an [`OpFormat`]. The `bool` of an element says whether it is printed
 /// after a space (codegen resolves the spacing, as MLIR's format generator does).
@@ -5878,6 +5881,10 @@ pub enum FormatDirective {
     ConvolutionDimensions,
     ///`custom<...>`
     WindowAttributes,
+    ///`custom<...>`
+    StrippedTensorShardingPerValueAttr,
+    ///`custom<...>`
+    SingleBlockRegionNoBlockId,
 }
 /// Every current StableHLO (and func) op that maps to a VHLO op.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -8923,6 +8930,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -8947,6 +8955,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -8969,6 +8978,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -8996,6 +9006,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -9022,6 +9033,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -9043,6 +9055,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9065,6 +9078,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9087,6 +9101,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -9111,6 +9126,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9133,6 +9149,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9176,6 +9193,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9202,6 +9220,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -9245,6 +9264,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9263,6 +9283,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9304,6 +9325,7 @@ impl StablehloOp {
                     variadic_results: true,
                     regions: 1u8,
                     variadic_regions: true,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9329,6 +9351,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -9352,6 +9375,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9400,6 +9424,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9422,6 +9447,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9444,6 +9470,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9461,6 +9488,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -9493,6 +9521,7 @@ impl StablehloOp {
                     variadic_results: true,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9517,6 +9546,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9549,6 +9579,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9592,6 +9623,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9616,6 +9648,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -9640,6 +9673,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9658,6 +9692,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9676,6 +9711,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9703,6 +9739,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9721,6 +9758,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9745,6 +9783,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9767,6 +9806,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9789,6 +9829,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9815,6 +9856,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9837,6 +9879,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -9861,6 +9904,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9882,6 +9926,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -9905,6 +9950,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -9926,6 +9972,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9944,6 +9991,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9966,6 +10014,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -9988,6 +10037,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10010,6 +10060,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -10035,6 +10086,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10059,6 +10111,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10083,6 +10136,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10105,6 +10159,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10127,6 +10182,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10175,6 +10231,7 @@ impl StablehloOp {
                     variadic_results: true,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10199,6 +10256,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -10236,6 +10294,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10253,6 +10312,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10275,6 +10335,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10299,6 +10360,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10321,6 +10383,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10339,6 +10402,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -10377,6 +10441,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -10403,6 +10468,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10420,6 +10486,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10438,6 +10505,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10471,6 +10539,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10497,6 +10566,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10523,6 +10593,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10545,6 +10616,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10567,6 +10639,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10589,6 +10662,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10611,6 +10685,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -10630,6 +10705,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -10656,6 +10732,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10680,6 +10757,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10704,6 +10782,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10728,6 +10807,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10750,6 +10830,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10772,6 +10853,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10801,6 +10883,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -10824,6 +10907,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10848,6 +10932,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10870,6 +10955,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10892,6 +10978,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -10915,6 +11002,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -10936,6 +11024,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10958,6 +11047,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -10980,6 +11070,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             Some(
@@ -11002,6 +11093,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
             None,
@@ -11027,6 +11119,7 @@ impl StablehloOp {
                     variadic_results: false,
                     regions: 0u8,
                     variadic_regions: false,
+                    same_type: false,
                 },
             ),
         ];
@@ -37373,6 +37466,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: Some(("{", "}")),
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "mesh_axis",
@@ -37392,6 +37486,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "mesh",
@@ -37411,6 +37506,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "sub_axis_info",
@@ -37430,6 +37526,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "axis_ref",
@@ -37449,6 +37546,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "dimension_sharding",
@@ -37475,6 +37573,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "sharding",
@@ -37515,6 +37614,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "sharding_per_value",
@@ -37527,6 +37627,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: Some(("<[", "]>")),
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "dim_mapping",
@@ -37539,6 +37640,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: Some(0i64),
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "tensor_mapping",
@@ -37551,6 +37653,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: Some(("[", "]")),
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "op_sharding_rule",
@@ -37612,6 +37715,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "axis_ref_list",
@@ -37624,6 +37728,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: Some(("{", "}")),
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "list_of_axis_ref_lists",
@@ -37636,6 +37741,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: Some(("[", "]")),
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "all_to_all_param",
@@ -37662,6 +37768,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: None,
         },
         ::vhlo_core::dialect::codec::CodecAttr {
             mnemonic: "all_to_all_param_list",
@@ -37674,6 +37781,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
                     min: None,
                 },
             ],
+            list: Some(("[", "]")),
         },
     ],
     encodings: &[
@@ -38056,7 +38164,25 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["mesh", "sym_name"],
             regions: &[],
             terminator: false,
-            format: "$sym_name `=` $mesh attr-dict",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Attr(1u8, true),
+                        FormatElem::Literal(" ="),
+                        FormatElem::Attr(0u8, true),
+                        FormatElem::AttrDict,
+                    ],
+                    checked: &[FormatElem::Attr(1u8, true), FormatElem::Attr(0u8, true)],
+                    bound_attrs: 3u64,
+                    operand_groups: 0u8,
+                    variadic_operands: None,
+                    results: 0u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: false,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "sharding_constraint",
@@ -38072,7 +38198,26 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["sharding"],
             regions: &[],
             terminator: false,
-            format: "$input $sharding attr-dict `:` type($result)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Attr(0u8, true),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
+                    ],
+                    checked: &[FormatElem::Attr(0u8, true)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "reshard",
@@ -38088,7 +38233,26 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["sharding"],
             regions: &[],
             terminator: false,
-            format: "$input $sharding attr-dict `:` type($result)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Attr(0u8, true),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
+                    ],
+                    checked: &[FormatElem::Attr(0u8, true)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "return",
@@ -38098,7 +38262,41 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &[],
             regions: &[],
             terminator: true,
-            format: "attr-dict ($results^ `:` type($results))?",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::AttrDict,
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Operand(0u8),
+                            then: &[
+                                FormatElem::Operand(0u8, true),
+                                FormatElem::Literal(" :"),
+                                FormatElem::OperandTypes(0u8, true),
+                            ],
+                            otherwise: &[],
+                        },
+                    ],
+                    checked: &[
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Operand(0u8),
+                            then: &[
+                                FormatElem::Operand(0u8, true),
+                                FormatElem::Literal(" :"),
+                                FormatElem::OperandTypes(0u8, true),
+                            ],
+                            otherwise: &[],
+                        },
+                    ],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 0u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: false,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "manual_computation",
@@ -38124,7 +38322,72 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["in_shardings", "manual_axes", "out_shardings"],
             regions: &["body"],
             terminator: false,
-            format: "`(`operands`)` `in_shardings````=```custom<StrippedTensorShardingPerValueAttr>($in_shardings) `out_shardings````=```custom<StrippedTensorShardingPerValueAttr>($out_shardings) `manual_axes````=```$manual_axes custom<SingleBlockRegionNoBlockId>($body) attr-dict `:` functional-type(operands, results)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Literal("("),
+                        FormatElem::Operands(false),
+                        FormatElem::Literal(")"),
+                        FormatElem::Literal(" in_shardings"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Custom(
+                            FormatDirective::StrippedTensorShardingPerValueAttr,
+                            &[0u8],
+                            false,
+                        ),
+                        FormatElem::Literal(" out_shardings"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Custom(
+                            FormatDirective::StrippedTensorShardingPerValueAttr,
+                            &[2u8],
+                            false,
+                        ),
+                        FormatElem::Literal(" manual_axes"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Attr(1u8, false),
+                        FormatElem::Custom(
+                            FormatDirective::SingleBlockRegionNoBlockId,
+                            &[],
+                            true,
+                        ),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
+                    ],
+                    checked: &[
+                        FormatElem::Custom(
+                            FormatDirective::StrippedTensorShardingPerValueAttr,
+                            &[0u8],
+                            true,
+                        ),
+                        FormatElem::Custom(
+                            FormatDirective::StrippedTensorShardingPerValueAttr,
+                            &[2u8],
+                            true,
+                        ),
+                        FormatElem::Attr(1u8, true),
+                        FormatElem::Custom(
+                            FormatDirective::SingleBlockRegionNoBlockId,
+                            &[],
+                            true,
+                        ),
+                    ],
+                    bound_attrs: 7u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 1u8,
+                    variadic_results: true,
+                    regions: 1u8,
+                    variadic_regions: false,
+                    same_type: false,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "sharding_group",
@@ -38140,7 +38403,30 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["group_id"],
             regions: &[],
             terminator: false,
-            format: "$input `group_id````=```$group_id attr-dict `:` type($input)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(" group_id"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Attr(0u8, false),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::OperandTypes(0u8, true),
+                    ],
+                    checked: &[FormatElem::Attr(0u8, true)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 0u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: false,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "constant",
@@ -38156,7 +38442,7 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["value"],
             regions: &[],
             terminator: false,
-            format: "attr-dict $value",
+            format: None,
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "data_flow_edge",
@@ -38172,7 +38458,48 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["sharding"],
             regions: &[],
             terminator: false,
-            format: "$input (`sharding````=``` $sharding^)? attr-dict `:` type($result)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(0u8),
+                            then: &[
+                                FormatElem::Literal(" sharding"),
+                                FormatElem::Literal(""),
+                                FormatElem::Literal("="),
+                                FormatElem::Literal(""),
+                                FormatElem::Attr(0u8, false),
+                            ],
+                            otherwise: &[],
+                        },
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
+                    ],
+                    checked: &[
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(0u8),
+                            then: &[
+                                FormatElem::Literal(" sharding"),
+                                FormatElem::Literal(""),
+                                FormatElem::Literal("="),
+                                FormatElem::Literal(""),
+                                FormatElem::Attr(0u8, false),
+                            ],
+                            otherwise: &[],
+                        },
+                    ],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "propagation_barrier",
@@ -38188,7 +38515,30 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["allowed_direction"],
             regions: &[],
             terminator: false,
-            format: "$input `allowed_direction````=```$allowed_direction attr-dict `:` type($input)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(" allowed_direction"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Attr(0u8, false),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::OperandTypes(0u8, true),
+                    ],
+                    checked: &[FormatElem::Attr(0u8, true)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "named_computation",
@@ -38214,7 +38564,103 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["in_shardings", "name", "out_shardings"],
             regions: &["body"],
             terminator: false,
-            format: "`<`$name`>` `` `(` $operands `)` (`in_shardings````=```custom<StrippedTensorShardingPerValueAttr>($in_shardings)^)? (`out_shardings````=```custom<StrippedTensorShardingPerValueAttr>($out_shardings)^)? custom<SingleBlockRegionNoBlockId>($body) attr-dict `:` functional-type($operands, results)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Literal("<"),
+                        FormatElem::Attr(1u8, false),
+                        FormatElem::Literal(">"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("("),
+                        FormatElem::Operand(0u8, false),
+                        FormatElem::Literal(")"),
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(0u8),
+                            then: &[
+                                FormatElem::Literal(" in_shardings"),
+                                FormatElem::Literal(""),
+                                FormatElem::Literal("="),
+                                FormatElem::Literal(""),
+                                FormatElem::Custom(
+                                    FormatDirective::StrippedTensorShardingPerValueAttr,
+                                    &[0u8],
+                                    false,
+                                ),
+                            ],
+                            otherwise: &[],
+                        },
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(2u8),
+                            then: &[
+                                FormatElem::Literal(" out_shardings"),
+                                FormatElem::Literal(""),
+                                FormatElem::Literal("="),
+                                FormatElem::Literal(""),
+                                FormatElem::Custom(
+                                    FormatDirective::StrippedTensorShardingPerValueAttr,
+                                    &[2u8],
+                                    false,
+                                ),
+                            ],
+                            otherwise: &[],
+                        },
+                        FormatElem::Custom(
+                            FormatDirective::SingleBlockRegionNoBlockId,
+                            &[],
+                            true,
+                        ),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::FunctionalType(true),
+                    ],
+                    checked: &[
+                        FormatElem::Attr(1u8, true),
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(0u8),
+                            then: &[
+                                FormatElem::Literal(" in_shardings"),
+                                FormatElem::Literal(""),
+                                FormatElem::Literal("="),
+                                FormatElem::Literal(""),
+                                FormatElem::Custom(
+                                    FormatDirective::StrippedTensorShardingPerValueAttr,
+                                    &[0u8],
+                                    false,
+                                ),
+                            ],
+                            otherwise: &[],
+                        },
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(2u8),
+                            then: &[
+                                FormatElem::Literal(" out_shardings"),
+                                FormatElem::Literal(""),
+                                FormatElem::Literal("="),
+                                FormatElem::Literal(""),
+                                FormatElem::Custom(
+                                    FormatDirective::StrippedTensorShardingPerValueAttr,
+                                    &[2u8],
+                                    false,
+                                ),
+                            ],
+                            otherwise: &[],
+                        },
+                        FormatElem::Custom(
+                            FormatDirective::SingleBlockRegionNoBlockId,
+                            &[],
+                            true,
+                        ),
+                    ],
+                    bound_attrs: 7u64,
+                    operand_groups: 1u8,
+                    variadic_operands: Some(0u8),
+                    results: 1u8,
+                    variadic_results: true,
+                    regions: 1u8,
+                    variadic_regions: false,
+                    same_type: false,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "all_gather",
@@ -38235,7 +38681,31 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["gathering_axes", "out_sharding"],
             regions: &[],
             terminator: false,
-            format: "$gathering_axes $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Attr(0u8, true),
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(" out_sharding"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Attr(1u8, false),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
+                    ],
+                    checked: &[FormatElem::Attr(0u8, true), FormatElem::Attr(1u8, true)],
+                    bound_attrs: 3u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "all_slice",
@@ -38256,7 +38726,31 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["out_sharding", "slicing_axes"],
             regions: &[],
             terminator: false,
-            format: "$slicing_axes $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Attr(1u8, true),
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(" out_sharding"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Attr(0u8, false),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
+                    ],
+                    checked: &[FormatElem::Attr(1u8, true), FormatElem::Attr(0u8, true)],
+                    bound_attrs: 3u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "all_to_all",
@@ -38277,7 +38771,31 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["out_sharding", "params"],
             regions: &[],
             terminator: false,
-            format: "$params $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Attr(1u8, true),
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(" out_sharding"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Attr(0u8, false),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
+                    ],
+                    checked: &[FormatElem::Attr(1u8, true), FormatElem::Attr(0u8, true)],
+                    bound_attrs: 3u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "collective_permute",
@@ -38293,7 +38811,30 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["out_sharding"],
             regions: &[],
             terminator: false,
-            format: "$tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(" out_sharding"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Attr(0u8, false),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
+                    ],
+                    checked: &[FormatElem::Attr(0u8, true)],
+                    bound_attrs: 1u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "all_reduce",
@@ -38319,7 +38860,44 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["out_sharding", "reduction_axes", "reduction_op"],
             regions: &[],
             terminator: false,
-            format: "($reduction_op^)? $reduction_axes $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(2u8),
+                            then: &[FormatElem::Attr(2u8, true)],
+                            otherwise: &[],
+                        },
+                        FormatElem::Attr(1u8, true),
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(" out_sharding"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Attr(0u8, false),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
+                    ],
+                    checked: &[
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(2u8),
+                            then: &[FormatElem::Attr(2u8, true)],
+                            otherwise: &[],
+                        },
+                        FormatElem::Attr(1u8, true),
+                        FormatElem::Attr(0u8, true),
+                    ],
+                    bound_attrs: 7u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "reduce_scatter",
@@ -38345,7 +38923,44 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["out_sharding", "reduce_scatter_axes", "reduction_op"],
             regions: &[],
             terminator: false,
-            format: "($reduction_op^)? $reduce_scatter_axes $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(2u8),
+                            then: &[FormatElem::Attr(2u8, true)],
+                            otherwise: &[],
+                        },
+                        FormatElem::Attr(1u8, true),
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(" out_sharding"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Attr(0u8, false),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
+                    ],
+                    checked: &[
+                        FormatElem::Optional {
+                            anchor: FormatAnchor::Attr(2u8),
+                            then: &[FormatElem::Attr(2u8, true)],
+                            otherwise: &[],
+                        },
+                        FormatElem::Attr(1u8, true),
+                        FormatElem::Attr(0u8, true),
+                    ],
+                    bound_attrs: 7u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "sharded_to_unreduced",
@@ -38366,7 +38981,31 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["axes", "out_sharding"],
             regions: &[],
             terminator: false,
-            format: "$axes $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Attr(0u8, true),
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(" out_sharding"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Attr(1u8, false),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
+                    ],
+                    checked: &[FormatElem::Attr(0u8, true), FormatElem::Attr(1u8, true)],
+                    bound_attrs: 3u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "replicated_to_unreduced",
@@ -38387,7 +39026,31 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &["axes", "out_sharding"],
             regions: &[],
             terminator: false,
-            format: "$axes $tensor `out_sharding````=```$out_sharding attr-dict `:` type($result)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Attr(0u8, true),
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::Literal(" out_sharding"),
+                        FormatElem::Literal(""),
+                        FormatElem::Literal("="),
+                        FormatElem::Literal(""),
+                        FormatElem::Attr(1u8, false),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
+                    ],
+                    checked: &[FormatElem::Attr(0u8, true), FormatElem::Attr(1u8, true)],
+                    bound_attrs: 3u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
         ::vhlo_core::dialect::codec::CodecOp {
             name: "func_data_flow_edge",
@@ -38397,7 +39060,25 @@ pub const SDY_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::
             attribute_names: &[],
             regions: &[],
             terminator: false,
-            format: "$operand attr-dict `:` type($result)",
+            format: Some(
+                &OpFormat {
+                    elems: &[
+                        FormatElem::Operand(0u8, true),
+                        FormatElem::AttrDict,
+                        FormatElem::Literal(" :"),
+                        FormatElem::ResultTypes(true),
+                    ],
+                    checked: &[],
+                    bound_attrs: 0u64,
+                    operand_groups: 1u8,
+                    variadic_operands: None,
+                    results: 1u8,
+                    variadic_results: false,
+                    regions: 0u8,
+                    variadic_regions: false,
+                    same_type: true,
+                },
+            ),
         },
     ],
 };

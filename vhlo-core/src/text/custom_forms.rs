@@ -111,7 +111,7 @@ impl<'a> Parser<'a> {
                 self.finish_op(st, &uses, &[t, t])
             }
             _ => {
-                if let Some(op) = self.parse_sdy_op(name, pos)? {
+                if let Some(op) = self.parse_sdy_op(name)? {
                     return Ok(op);
                 }
                 if let Some(op) = self.parse_stablehlo_pretty(name, pos, named_results)? {
@@ -938,12 +938,14 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
         Some(AttrData::Dictionary(d)) => Some(d.len()),
         _ => None,
     };
-    // One dictionary per entry, not all empty (the parser would then leave the property out).
+    // One dictionary per entry, not all empty (the parser would then leave the property out),
+    // unless printing as MLIR does, which drops all-empty lists (JAX's functions have them).
     let well_formed = |list: &[Option<Attribute>], n: usize, key: &str| {
         super::shlo_pretty::find_prop(m, op, key).is_none()
             || (list.len() == n
                 && list.iter().all(|a| dict_len(a).is_some())
-                && list.iter().any(|a| dict_len(a).is_some_and(|l| l > 0)))
+                && (p.opts.elide_defaults
+                    || list.iter().any(|a| dict_len(a).is_some_and(|l| l > 0))))
     };
     if !well_formed(&arg_attrs, inputs.len(), "arg_attrs")
         || !well_formed(&res_attrs, results.len(), "res_attrs")

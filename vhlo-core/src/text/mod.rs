@@ -211,4 +211,34 @@ mod tests {
         }
         assert!(cut > 100, "only {cut} prints were cut");
     }
+
+    /// JAX writes functions whose argument dictionaries are all empty. MLIR's printer (and ours
+    /// with `elide_defaults`, as `vhlo-translate --deserialize`) gives them the custom form,
+    /// which leaves the dictionaries out; the default printing keeps them, in generic form.
+    #[test]
+    fn all_empty_argument_dictionaries_print_as_mlir_prints_them() {
+        let src = r#""func.func"() <{arg_attrs = [{}, {}], function_type = (tensor<f32>, tensor<f32>) -> tensor<f32>, sym_name = "f"}> ({
+^bb0(%a: tensor<f32>, %b: tensor<f32>):
+  "func.return"(%a) : (tensor<f32>) -> ()
+}) : () -> ()
+"#;
+        let m = parse(src).expect("parse");
+        let mlir = print(
+            &m,
+            PrintOptions {
+                elide_defaults: true,
+                ..Default::default()
+            },
+        );
+        assert!(
+            mlir.contains("func.func @f(%arg0: tensor<f32>, %arg1: tensor<f32>) -> tensor<f32> {"),
+            "{mlir}"
+        );
+        let lossless = print(&m, PrintOptions::default());
+        assert!(lossless.contains("arg_attrs = [{}, {}]"), "{lossless}");
+        assert_eq!(
+            print(&parse(&lossless).expect("reparse"), PrintOptions::default()),
+            lossless
+        );
+    }
 }

@@ -20,9 +20,10 @@ pub struct PrintOptions {
     /// Print op locations (`--mlir-print-debuginfo`), inline.
     pub debug_info: bool,
     /// Print exactly as MLIR does, also where that loses information: leave out inherent
-    /// attributes that equal their default, and print a reduce whose body is one binary op in the
-    /// compact `applies` form even when the body's locations differ from the op's. Off by default:
-    /// the printed text then re-parses to the same IR.
+    /// attributes that equal their default, print a reduce whose body is one binary op in the
+    /// compact `applies` form even when the body's locations differ from the op's, and print a
+    /// function whose argument or result dictionaries are all empty in its custom form, which
+    /// leaves them out. Off by default: the printed text then re-parses to the same IR.
     pub elide_defaults: bool,
     /// With `debug_info`: print op locations as `#loc` aliases defined before and after the
     /// module, as MLIR does by default (off: every location inline and no type or attribute

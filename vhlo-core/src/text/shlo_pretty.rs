@@ -225,7 +225,9 @@ impl<'a> Parser<'a> {
             return Ok(None);
         };
         if let Some(f) = kind.format() {
-            return self.parse_by_format(name, kind, f).map(Some);
+            return self
+                .parse_by_format(name, super::op_format::FormatOp::Shlo(kind), f)
+                .map(Some);
         }
         let op = match kind {
             StablehloOp::Constant => {
@@ -483,7 +485,7 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
         return false;
     }
     if let Some(f) = kind.format() {
-        return super::op_format::print(p, op, kind, f);
+        return super::op_format::print(p, op, super::op_format::FormatOp::Shlo(kind), f);
     }
     let no_regions = m.regions(op).is_empty();
     match kind {
