@@ -861,8 +861,7 @@ impl<'a> Parser<'a> {
                 },
                 FormatElem::Attr(i, _) => {
                     let a = self.parse_bare(kind, i)?;
-                    let n = self.named(kind.attribute_names()[i as usize], a);
-                    st.props.push(n);
+                    self.bind_prop(st, kind.attribute_names()[i as usize], a);
                 }
                 FormatElem::AttrDict => st.dict = self.opt_attr_dict()?,
                 FormatElem::FunctionalType(_) => {
@@ -910,6 +909,12 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Sets the op's inherent attribute `name`.
+    fn bind_prop(&mut self, st: &mut Parsed<'a>, name: &str, value: Attribute) {
+        let n = self.named(name, value);
+        st.props.push(n);
     }
 
     fn format_eat(&mut self, lit: &str) -> bool {
@@ -1040,14 +1045,12 @@ impl<'a> Parser<'a> {
                     value: target,
                     ty: None,
                 });
-                let n = self.named(names[attrs[0] as usize], a);
-                st.props.push(n);
+                self.bind_prop(st, names[attrs[0] as usize], a);
             }
             FormatDirective::DenseI64Array => {
                 let v = self.parse_int_list()?;
                 let a = self.i64_array_attr(&v);
-                let n = self.named(names[attrs[0] as usize], a);
-                st.props.push(n);
+                self.bind_prop(st, names[attrs[0] as usize], a);
             }
             FormatDirective::SliceRanges => {
                 self.c.expect(b'[', "to open slice ranges")?;
@@ -1065,8 +1068,7 @@ impl<'a> Parser<'a> {
                 })?;
                 for (k, v) in [start, limit, stride].iter().enumerate() {
                     let a = self.i64_array_attr(v);
-                    let n = self.named(names[attrs[k] as usize], a);
-                    st.props.push(n);
+                    self.bind_prop(st, names[attrs[k] as usize], a);
                 }
             }
             FormatDirective::ExponentMantissa => {
@@ -1084,15 +1086,13 @@ impl<'a> Parser<'a> {
                 };
                 for (k, v) in [e, mt].into_iter().enumerate() {
                     let a = self.i32_attr(v);
-                    let n = self.named(names[attrs[k] as usize], a);
-                    st.props.push(n);
+                    self.bind_prop(st, names[attrs[k] as usize], a);
                 }
             }
             FormatDirective::PrecisionConfig => {
                 if self.c.eat(b',') {
                     let a = self.precision_list()?;
-                    let n = self.named(names[attrs[0] as usize], a);
-                    st.props.push(n);
+                    self.bind_prop(st, names[attrs[0] as usize], a);
                 }
             }
             FormatDirective::PairwiseOpType => {
@@ -1129,15 +1129,13 @@ impl<'a> Parser<'a> {
                         Param::Ints(rc.into()),
                     ],
                 );
-                let n = self.named(names[attrs[0] as usize], dd);
-                st.props.push(n);
+                self.bind_prop(st, names[attrs[0] as usize], dd);
             }
             FormatDirective::PrecisionConfigAndAlgorithm => {
                 if self.c.eat(b',') {
                     if self.c.peek_ident() == Some("precision") {
                         let a = self.precision_list()?;
-                        let n = self.named(names[attrs[0] as usize], a);
-                        st.props.push(n);
+                        self.bind_prop(st, names[attrs[0] as usize], a);
                         if !self.c.eat(b',') {
                             return Ok(());
                         }
@@ -1148,20 +1146,17 @@ impl<'a> Parser<'a> {
                         return Err(self.c.error(format!("no struct attribute '{mn}'")));
                     };
                     let a = self.parse_struct_attr_pub(&spec)?;
-                    let n = self.named(names[attrs[1] as usize], a);
-                    st.props.push(n);
+                    self.bind_prop(st, names[attrs[1] as usize], a);
                 }
             }
             FormatDirective::ConvolutionDimensions => {
                 let dn = self.parse_conv_dims()?;
-                let n = self.named(names[attrs[0] as usize], dn);
-                st.props.push(n);
+                self.bind_prop(st, names[attrs[0] as usize], dn);
             }
             FormatDirective::WindowAttributes => self.parse_window(names, attrs, st)?,
             FormatDirective::StrippedTensorShardingPerValueAttr => {
                 let a = self.parse_sdy_per_value()?;
-                let n = self.named(names[attrs[0] as usize], a);
-                st.props.push(n);
+                self.bind_prop(st, names[attrs[0] as usize], a);
             }
             FormatDirective::SingleBlockRegionNoBlockId => {
                 let r = self.parse_sdy_region()?;
@@ -1200,8 +1195,7 @@ impl<'a> Parser<'a> {
                     self.i64_array_attr(&v)
                 }
             };
-            let n = self.named(names[attrs[k] as usize], a);
-            st.props.push(n);
+            self.bind_prop(st, names[attrs[k] as usize], a);
             self.c.eat(b',');
         }
         Ok(())
