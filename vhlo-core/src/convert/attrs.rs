@@ -59,22 +59,8 @@ pub fn vhlo_dense_1d(
 
 /// `#vhlo.tensor_v1<dense<values> : tensor<shape x i64>>`
 pub fn vhlo_i64_tensor(m: &mut Module, shape: &[i64], values: &[i64]) -> Result<Attribute, String> {
-    let element = m.ty(TypeData::Integer {
-        width: 64,
-        signedness: Signedness::Signless,
-    });
-    let tty = m.ty(TypeData::RankedTensor {
-        shape: shape.into(),
-        element,
-        encoding: None,
-    });
-    let vty = types::to_vhlo(m, tty, false)?;
-    let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let data = compress_splat(data, 8);
-    Ok(vhlo_attr(
-        m,
-        "tensor_v1",
-        vec![Param::Type(vty), Param::Bytes(data.into())],
+    Ok(crate::dialect::support::vhlo_int_tensor(
+        m, "i64_v1", shape, values,
     ))
 }
 

@@ -1,9 +1,7 @@
 //! Type conversion between builtin/StableHLO types and VHLO types, both ways.
 
 use crate::dialect::support::{vhlo_type, vhlo_type_with};
-use crate::ir::{
-    AttrData, Attribute, DialectAttr, DialectType, FastMap, Module, Param, Type, TypeData,
-};
+use crate::ir::{AttrData, Attribute, DialectType, FastMap, Module, Param, Type, TypeData};
 
 fn dialect_of<'a>(m: &'a Module, d: &DialectType) -> (&'a str, &'a str) {
     (m.str(d.dialect), m.str(d.mnemonic))
@@ -44,6 +42,11 @@ fn to_vhlo_once(
             crate::text::type_to_string(m, t)
         ))
     };
+    let mut types = |m: &mut Module, ts: &[Type]| -> Result<Box<[Type]>, String> {
+        ts.iter()
+            .map(|&x| to_vhlo_memo(m, x, allow_other, memo))
+            .collect()
+    };
     Ok(match data {
         TypeData::Integer { .. } | TypeData::Index | TypeData::None | TypeData::Float(_) => {
             match crate::scalars::vhlo_mnemonic(&data) {
@@ -80,26 +83,12 @@ fn to_vhlo_once(
             vhlo_type_with(m, "unranked_tensor_v1", vec![Param::Type(e)])
         }
         TypeData::Tuple(ts) => {
-            let ts = ts
-                .iter()
-                .map(|&x| to_vhlo_memo(m, x, allow_other, memo))
-                .collect::<Result<Vec<_>, _>>()?;
-            vhlo_type_with(m, "tuple_v1", vec![Param::Types(ts.into())])
+            let ts = types(m, &ts)?;
+            vhlo_type_with(m, "tuple_v1", vec![Param::Types(ts)])
         }
         TypeData::Function { inputs, results } => {
-            let i = inputs
-                .iter()
-                .map(|&x| to_vhlo_memo(m, x, allow_other, memo))
-                .collect::<Result<Vec<_>, _>>()?;
-            let r = results
-                .iter()
-                .map(|&x| to_vhlo_memo(m, x, allow_other, memo))
-                .collect::<Result<Vec<_>, _>>()?;
-            vhlo_type_with(
-                m,
-                "func_v1",
-                vec![Param::Types(i.into()), Param::Types(r.into())],
-            )
+            let (i, r) = (types(m, &inputs)?, types(m, &results)?);
+            vhlo_type_with(m, "func_v1", vec![Param::Types(i), Param::Types(r)])
         }
         TypeData::Dialect(d) => {
             let (dialect, mnemonic) = dialect_of(m, &d);
@@ -110,11 +99,8 @@ fn to_vhlo_once(
                     let Some(Param::Types(ts)) = d.params.first() else {
                         return bad(m, "is malformed");
                     };
-                    let ts = ts
-                        .iter()
-                        .map(|&x| to_vhlo_memo(m, x, allow_other, memo))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    vhlo_type_with(m, "future_v1", vec![Param::Types(ts.into())])
+                    let ts = types(m, ts)?;
+                    vhlo_type_with(m, "future_v1", vec![Param::Types(ts)])
                 }
                 ("shape", "witness") => match &d.params[..] {
                     [] => vhlo_type(m, "witness_v1"),
@@ -311,13 +297,7 @@ fn encoding_from_vhlo(m: &mut Module, a: Attribute) -> Attribute {
         AttrData::Dialect(d)
             if m.str(d.dialect) == "vhlo" && m.str(d.mnemonic) == "type_extensions_v1" =>
         {
-            let dialect = m.sym("stablehlo");
-            let mnemonic = m.sym("type_extensions");
-            m.attr(AttrData::Dialect(DialectAttr {
-                dialect,
-                mnemonic,
-                params: d.params,
-            }))
+            m.dialect_attr("stablehlo", "type_extensions", d.params.into_vec())
         }
         _ => a,
     }

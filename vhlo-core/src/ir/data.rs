@@ -193,6 +193,16 @@ pub enum Param {
     Absent,
 }
 
+impl Param {
+    /// The attribute of an `Attr` parameter.
+    pub fn attr(&self) -> Option<Attribute> {
+        match self {
+            Param::Attr(a) => Some(*a),
+            _ => None,
+        }
+    }
+}
+
 /// An arbitrary-width integer value, stored as two's complement in 128 bits.
 pub type IntValue = i128;
 

@@ -374,21 +374,11 @@ fn print_elems(
             FormatElem::OperandTypes(g, space) => {
                 let r = group_range(f, g, m.operands(op).len());
                 space_if(p, space);
-                for (i, &v) in m.operands(op)[r].iter().enumerate() {
-                    if i > 0 {
-                        p.out.push_str(", ");
-                    }
-                    p.print_type(m.value_type(v));
-                }
+                print_value_types(p, m.operands(op)[r].iter().copied());
             }
             FormatElem::Region(_, space) => {
                 space_if(p, space);
-                for (i, &r) in m.regions(op).iter().enumerate() {
-                    if i > 0 {
-                        p.out.push_str(", ");
-                    }
-                    p.print_region(r, true, false);
-                }
+                p.print_sep(m.regions(op), ", ", |p, r| p.print_region(r, true, false));
             }
             FormatElem::Attr(i, space) => {
                 space_if(p, space);
@@ -411,18 +401,7 @@ fn print_elems(
                 };
                 match kind {
                     FormatOp::Shlo(k) => print_rest_attrs_by(p, op, k, consumed),
-                    // Inherent attributes may be discardable ones (`find_attrs`), in order.
-                    FormatOp::Dialect(..) => {
-                        let rest: Vec<NamedAttr> = (m.properties(op).iter())
-                            .chain(m.attributes(op))
-                            .filter(|a| !consumed(m.str(a.name)))
-                            .copied()
-                            .collect();
-                        if !rest.is_empty() {
-                            p.out.push(' ');
-                            p.print_attr_dict(&rest, &[]);
-                        }
-                    }
+                    FormatOp::Dialect(..) => print_attrs_except(p, op, consumed),
                 }
             }
             FormatElem::FunctionalType(space) => {
@@ -431,12 +410,7 @@ fn print_elems(
             }
             FormatElem::ResultTypes(space) => {
                 space_if(p, space);
-                for (i, r) in m.results(op).enumerate() {
-                    if i > 0 {
-                        p.out.push_str(", ");
-                    }
-                    p.print_type(m.value_type(r));
-                }
+                print_value_types(p, m.results(op));
             }
             FormatElem::Custom(d, attrs, space) => {
                 space_if(p, space);
@@ -596,24 +570,13 @@ fn print_custom(
                 return true;
             };
             p.out.push_str(", precision = [");
-            for (i, &e) in es.iter().enumerate() {
-                if i > 0 {
-                    p.out.push_str(", ");
-                }
+            p.print_sep(es, ", ", |p, e| {
                 p.out
-                    .push_str(enum_case(m, m.attr_data(e), "precision").unwrap_or(""));
-            }
+                    .push_str(enum_case(m, m.attr_data(e), "precision").unwrap_or(""))
+            });
             p.out.push(']');
         }
-        FormatDirective::PairwiseOpType => {
-            let ops = m.operands(op);
-            for (i, &v) in ops.iter().enumerate() {
-                if i > 0 {
-                    p.out.push_str(", ");
-                }
-                p.print_type(m.value_type(v));
-            }
-        }
+        FormatDirective::PairwiseOpType => print_value_types(p, m.operands(op).iter().copied()),
         FormatDirective::DotDimensionNumbers => {
             let Some(AttrData::Dialect(dd)) = found[attrs[0] as usize].map(|a| m.attr_data(a))
             else {
@@ -683,8 +646,23 @@ fn print_custom(
     true
 }
 
+/// ` {...}` of a dialect op's properties and attributes, in order, but for those `consumed`
+/// (its inherent attributes may be discardable ones, as `find_attrs` takes them).
+pub(super) fn print_attrs_except(p: &mut Printer<'_>, op: OpId, consumed: impl Fn(&str) -> bool) {
+    let m = p.m;
+    let rest: Vec<NamedAttr> = (m.properties(op).iter())
+        .chain(m.attributes(op))
+        .filter(|a| !consumed(m.str(a.name)))
+        .copied()
+        .collect();
+    if !rest.is_empty() {
+        p.out.push(' ');
+        p.print_attr_dict(&rest, &[]);
+    }
+}
+
 /// `[1, 2]`.
-fn write_i64s(out: &mut String, v: &[i64]) {
+pub(super) fn write_i64s(out: &mut String, v: &[i64]) {
     out.push('[');
     for (i, x) in v.iter().enumerate() {
         if i > 0 {

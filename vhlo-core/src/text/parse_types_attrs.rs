@@ -541,16 +541,7 @@ impl<'a> Parser<'a> {
                 .c
                 .error_at(spos, "storage width must be between 1 and 64"));
         }
-        let (dmin, dmax) = if signed {
-            // 1 <= width <= 64: no overflow.
-            (
-                (1i128 << (width.saturating_sub(1))).wrapping_neg(),
-                (1i128 << (width.saturating_sub(1))).wrapping_sub(1),
-            )
-        } else {
-            (0, (1i128 << width).wrapping_sub(1))
-        };
-        let (mut min, mut max) = (dmin as i64, dmax.min(i64::MAX as i128) as i64);
+        let (mut min, mut max) = super::printer::storage_range(width, signed);
         if self.c.eat(b'<') {
             min = self.c.int64("as storage minimum")?;
             self.c.expect(b':', "in storage range")?;

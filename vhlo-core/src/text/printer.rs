@@ -1009,12 +1009,9 @@ impl<'m> Printer<'m> {
             }
             n => {
                 let _ = write!(self.out, "  // {n} preds: ");
-                for (i, p) in preds.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    let _ = write!(self.out, "^bb{p}");
-                }
+                self.print_sep(&preds, ", ", |p, b| {
+                    let _ = write!(p.out, "^bb{b}");
+                });
             }
         }
     }
@@ -1261,6 +1258,27 @@ impl<'m> Printer<'m> {
         }
     }
 
+    /// `open` shape, element type, then the attributes present (a VHLO tensor's encoding, a
+    /// memref's layout and memory space), and `>`. Not inlined: the builtin tensor, the hot
+    /// case, is written out in `print_type_spelled`.
+    #[inline(never)]
+    fn print_shaped(
+        &mut self,
+        open: &str,
+        shape: &[Dim],
+        element: Type,
+        extras: [Option<Attribute>; 2],
+    ) {
+        self.out.push_str(open);
+        self.print_shape(shape);
+        self.print_type(element);
+        for a in extras.into_iter().flatten() {
+            self.out.push_str(", ");
+            self.print_attr(a);
+        }
+        self.out.push('>');
+    }
+
     fn print_shape(&mut self, shape: &[Dim]) {
         for &d in shape {
             if d == DYNAMIC || d < 0 {
@@ -1300,17 +1318,7 @@ impl<'m> Printer<'m> {
         if let ("builtin", "memref", [Param::Ints(shape), Param::Type(e), layout, space]) =
             (dialect, mnemonic, p)
         {
-            self.out.push_str("memref<");
-            self.print_shape(shape);
-            self.print_type(*e);
-            for extra in [layout, space] {
-                if let Param::Attr(a) = extra {
-                    self.out.push_str(", ");
-                    self.print_attr(*a);
-                }
-            }
-            self.out.push('>');
-            return;
+            return self.print_shaped("memref<", shape, *e, [layout, space].map(Param::attr));
         }
         self.out.push('!');
         self.out.push_str(dialect);
@@ -1331,16 +1339,7 @@ impl<'m> Printer<'m> {
                 "vhlo",
                 "tensor_v1" | "buffer_v1",
                 [Param::Ints(shape), Param::Type(e), rest @ ..],
-            ) => {
-                self.out.push('<');
-                self.print_shape(shape);
-                self.print_type(*e);
-                if let [Param::Attr(enc)] = rest {
-                    self.out.push_str(", ");
-                    self.print_attr(*enc);
-                }
-                self.out.push('>');
-            }
+            ) => self.print_shaped("<", shape, *e, [rest.first().and_then(Param::attr), None]),
             ("vhlo", "func_v1", [Param::Types(ins), Param::Types(outs)]) => {
                 self.out.push_str("<(");
                 if ins.is_empty() {
@@ -1430,15 +1429,7 @@ impl<'m> Printer<'m> {
             Signedness::Unsigned => "ui",
         };
         let _ = write!(self.out, "{prefix}{width}");
-        let (dmin, dmax) = if signed {
-            (
-                -(1i128 << (width.saturating_sub(1))),
-                (1i128 << (width.saturating_sub(1))) - 1,
-            )
-        } else {
-            (0, (1i128 << width) - 1)
-        };
-        if min as i128 != dmin || (max as i128) != dmax.min(i64::MAX as i128) {
+        if (min, max) != storage_range(width, signed) {
             let _ = write!(self.out, "<{min}:{max}>");
         }
         self.out.push(':');
@@ -1827,16 +1818,13 @@ impl<'m> Printer<'m> {
                 let _ = write!(self.out, "bool_v1<{b}>");
             }
             ("vhlo", "dict_v1", [Param::AttrPairs(pairs)]) => {
-                self.out.push_str("dict_v1<{");
-                for (i, &(k, v)) in pairs.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.print_attr(k);
-                    self.out.push_str(" = ");
-                    self.print_attr(v);
-                }
-                self.out.push_str("}>");
+                self.wrap("dict_v1<{", "}>", |p| {
+                    p.print_sep(pairs, ", ", |p, (k, v)| {
+                        p.print_attr(k);
+                        p.out.push_str(" = ");
+                        p.print_attr(v);
+                    })
+                });
             }
             ("vhlo", "float_v1", [Param::Type(t), Param::Float { bits, width }]) => {
                 let kind = match elem_kind(m, *t) {
@@ -1996,6 +1984,18 @@ impl<'m> Printer<'m> {
             }
             _ => false,
         }
+    }
+}
+
+/// The storage range a quantized type of `width` (1 to 64) bits has unless it says otherwise:
+/// the whole integer range (an unsigned 64-bit one up to `i64::MAX`).
+pub(crate) fn storage_range(width: u32, signed: bool) -> (i64, i64) {
+    let half = 1i128.wrapping_shl(width.saturating_sub(1));
+    if signed {
+        (half.wrapping_neg() as i64, half.wrapping_sub(1) as i64)
+    } else {
+        let max = 1i128.wrapping_shl(width).wrapping_sub(1);
+        (0, max.min(i64::MAX as i128) as i64)
     }
 }
 

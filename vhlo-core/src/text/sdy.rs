@@ -10,13 +10,11 @@
 
 use std::fmt::Write as _;
 
-use super::op_format::{int_attr_of, FormatOp};
+use super::op_format::{int_attr_of, print_attrs_except, write_i64s, FormatOp};
 use super::parser::{PResult, Parser};
 use super::printer::{write_escaped, Printer};
 use crate::dialect::codec::{CodecDialect, CodecOf, CodecOpAttr};
-use crate::ir::{
-    AttrData, Attribute, DialectAttr, Module, NamedAttr, OpId, OperationState, Param, Region,
-};
+use crate::ir::{AttrData, Attribute, DialectAttr, Module, OpId, OperationState, Param, Region};
 
 /// `factorSymbolString`: i, j, ..., z, then z_1, z_2, ... (Shardy's `kStartAtZ` is 17).
 const START_AT_Z: i64 = (b'z' - b'i') as i64;
@@ -105,9 +103,8 @@ impl Printer<'_> {
                 self.sdy_print_list(cd, axes, ", ");
                 self.out.push(']');
                 if !ids.is_empty() {
-                    self.out.push_str(", device_ids=[");
-                    self.sdy_print_ints(ids);
-                    self.out.push(']');
+                    self.out.push_str(", device_ids=");
+                    write_i64s(&mut self.out, ids);
                 }
                 self.out.push('>');
             }
@@ -158,7 +155,8 @@ impl Printer<'_> {
                 if !unreduced.is_empty() {
                     self.out.push_str(", unreduced=");
                     if *op != 0 {
-                        let name = reduction_name(cd, *op);
+                        let case = case_of(cd, "reduction_op", |c| c.1 == *op);
+                        let name = case.map_or("<<invalid reduction>>", |c| c.0);
                         self.out.push_str(name);
                     }
                     self.out.push('{');
@@ -220,15 +218,6 @@ impl Printer<'_> {
             }
         }
     }
-
-    fn sdy_print_ints(&mut self, v: &[i64]) {
-        for (i, x) in v.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            let _ = write!(self.out, "{x}");
-        }
-    }
 }
 
 /// The keywords of `op_sharding_rule`'s factor lists, in parameter order.
@@ -239,20 +228,14 @@ const FACTOR_LISTS: [&str; 4] = [
     "blocked_propagation",
 ];
 
-fn reduction_name(cd: &CodecDialect, v: i64) -> &'static str {
-    cd.enums
-        .iter()
-        .find(|e| e.name == "reduction_op")
-        .and_then(|e| e.cases.iter().find(|c| c.1 == v))
-        .map_or("<<invalid reduction>>", |c| c.0)
-}
-
-fn reduction_value(cd: &CodecDialect, name: &str) -> Option<i64> {
-    cd.enums
-        .iter()
-        .find(|e| e.name == "reduction_op")
-        .and_then(|e| e.cases.iter().find(|c| c.0 == name))
-        .map(|c| c.1)
+/// The first case of the dialect's enum `e` that `is` accepts: (name, value).
+fn case_of(
+    cd: &CodecDialect,
+    e: &str,
+    is: impl Fn(&(&str, i64)) -> bool,
+) -> Option<(&'static str, i64)> {
+    let e = cd.enums.iter().find(|x| x.name == e)?;
+    e.cases.iter().find(|c| is(c)).copied()
 }
 
 // ---- parsing ------------------------------------------------------------------------------
@@ -380,9 +363,11 @@ impl Parser<'_> {
                     } else if self.c.eat_keyword("unreduced") {
                         self.c.expect(b'=', "after 'unreduced'")?;
                         if let Some(kw) = self.c.peek_ident() {
-                            op = reduction_value(cd, kw).ok_or_else(|| {
-                                self.c.error_at(at, format!("unknown reduction '{kw}'"))
-                            })?;
+                            op = case_of(cd, "reduction_op", |c| c.0 == kw)
+                                .ok_or_else(|| {
+                                    self.c.error_at(at, format!("unknown reduction '{kw}'"))
+                                })?
+                                .1;
                             self.c.bare_ident();
                         }
                         unreduced = self.sdy_braced(|p| p.sdy_nested(cd, "axis_ref"))?;
@@ -589,8 +574,7 @@ fn is_sdy(m: &Module, a: Attribute, mnemonic: &str) -> bool {
 /// The case of an I32EnumAttr (an i32 integer attribute) of enum `of`.
 fn enum_case(m: &Module, cd: &CodecDialect, of: &str, d: &AttrData) -> Option<&'static str> {
     let v = int_attr_of(m, d, 32)?;
-    let e = cd.enums.iter().find(|e| e.name == of)?;
-    e.cases.iter().find(|c| c.1 == v).map(|c| c.0)
+    case_of(cd, of, |c| c.1 == v).map(|c| c.0)
 }
 
 /// Whether `a` has the bare spelling (`$name` in a format) of an op attribute of kind `of`.
@@ -697,15 +681,7 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
         return false;
     }
     p.out.push_str("sdy.constant");
-    let rest: Vec<NamedAttr> = (m.properties(op).iter())
-        .chain(m.attributes(op))
-        .filter(|a| m.str(a.name) != "value")
-        .copied()
-        .collect();
-    if !rest.is_empty() {
-        p.out.push(' ');
-        p.print_attr_dict(&rest, &[]);
-    }
+    print_attrs_except(p, op, |n| n == "value");
     p.out.push(' ');
     p.print_attr(value);
     true
@@ -734,8 +710,7 @@ impl<'a> Parser<'a> {
                 self.c.skip_ws();
                 let at = self.c.pos;
                 let case = self.c.bare_ident().unwrap_or_default();
-                let e = cd.enums.iter().find(|e| e.name == of);
-                let Some(c) = e.and_then(|e| e.cases.iter().find(|c| c.0 == case)) else {
+                let Some(c) = case_of(cd, of, |c| c.0 == case) else {
                     return Err(self.c.error_at(at, format!("unknown {of} '{case}'")));
                 };
                 return Ok(self.i32_attr(c.1));
