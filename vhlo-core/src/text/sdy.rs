@@ -802,7 +802,8 @@ mod tests {
   func.func @f(%a: tensor<8xf32>, %b: tensor<8xi32>) -> tensor<8xf32> {
     %0 = sdy.propagation_barrier %a allowed_direction=FORWARD : tensor<8xf32>
     %1 = "sdy.all_gather"(%b) <{gathering_axes = #sdy<list_of_axis_ref_lists[{"a"}]>, out_sharding = #sdy.sharding<@mesh, [{}]>}> : (tensor<8xi32>) -> tensor<8xf32>
-    return %0 : tensor<8xf32>
+    %2 = "sdy.func_data_flow_edge"(%1) : (tensor<8xf32>) -> tensor<8xf32>
+    return %2 : tensor<8xf32>
   }
 }"#;
         let m = crate::text::parse(src).expect("parses");
@@ -814,6 +815,10 @@ mod tests {
             "{out}"
         );
         assert!(out.contains(r#"%1 = "sdy.all_gather"(%arg1)"#), "{out}");
+        assert!(
+            out.contains("%2 = sdy.func_data_flow_edge %1 : tensor<8xf32>"),
+            "{out}"
+        );
         let back = crate::text::parse(&out).expect("reparses");
         assert_eq!(crate::text::print(&back, Default::default()), out);
     }
