@@ -791,8 +791,7 @@ impl<'a> Parser<'a> {
             operand_types: Vec::new(),
             regions: Vec::new(),
         };
-        self.c.skip_ws();
-        let pos = self.c.pos;
+        let pos = self.c.token_start();
         self.parse_elems(name, kind, f, f.elems, &mut st)?;
         let (mut ins, mut outs) = match st.types {
             Some(t) => t,
@@ -979,8 +978,7 @@ impl<'a> Parser<'a> {
                 st.types = Some(self.functional_type_body(st.uses.len(), true)?);
             }
             FormatDirective::TupleOpType => {
-                self.c.skip_ws();
-                let tpos = self.c.pos;
+                let tpos = self.c.token_start();
                 let t = self.parse_type()?;
                 let TypeData::Tuple(elems) = self.m.type_data(t).clone() else {
                     return Err(self.c.error_at(tpos, "expected tuple type"));
@@ -993,8 +991,7 @@ impl<'a> Parser<'a> {
                 st.types = Some((elems.to_vec(), vec![t]));
             }
             FormatDirective::SelectOpType => {
-                self.c.skip_ws();
-                let tpos = self.c.pos;
+                let tpos = self.c.token_start();
                 let types = self.parse_type_list()?;
                 let bad = "expected functional type or list of two types";
                 st.types = Some(match types.as_slice() {
@@ -1011,8 +1008,7 @@ impl<'a> Parser<'a> {
                 });
             }
             FormatDirective::ComplexOpType => {
-                self.c.skip_ws();
-                let tpos = self.c.pos;
+                let tpos = self.c.token_start();
                 let t = self.parse_type()?;
                 let bad = "expected tensor with complex element type";
                 st.types = Some(match self.m.type_data(t).clone() {
@@ -1036,8 +1032,7 @@ impl<'a> Parser<'a> {
                 });
             }
             FormatDirective::CustomCallTarget => {
-                self.c.skip_ws();
-                let tpos = self.c.pos;
+                let tpos = self.c.token_start();
                 let target = self
                     .parse_symbol_name()
                     .map_err(|_| self.c.error_at(tpos, "expected @target"))?;
@@ -1072,8 +1067,7 @@ impl<'a> Parser<'a> {
                 }
             }
             FormatDirective::ExponentMantissa => {
-                self.c.skip_ws();
-                let fpos = self.c.pos;
+                let fpos = self.c.token_start();
                 let f = self.c.bare_ident().unwrap_or("");
                 let parsed = f
                     .strip_prefix('e')
@@ -1096,8 +1090,7 @@ impl<'a> Parser<'a> {
                 }
             }
             FormatDirective::PairwiseOpType => {
-                self.c.skip_ws();
-                let tpos = self.c.pos;
+                let tpos = self.c.token_start();
                 let ts = self.parse_type_list()?;
                 if ts.len() != st.uses.len() {
                     return Err(self.c.error_at(tpos, "operand and type counts differ"));
@@ -1172,8 +1165,7 @@ impl<'a> Parser<'a> {
     fn parse_window(&mut self, names: &[&str], attrs: &[u8], st: &mut Parsed<'a>) -> PResult<()> {
         let mut seen = [false; 5];
         while !matches!(self.c.peek(), Some(b'}') | None) {
-            self.c.skip_ws();
-            let kpos = self.c.pos;
+            let kpos = self.c.token_start();
             let kw = self.c.bare_ident().unwrap_or("");
             let Some(k) = WINDOW_KEYS.iter().position(|x| *x == kw) else {
                 return Err(self.c.error_at(

@@ -470,8 +470,7 @@ impl Parser<'_> {
     }
 
     fn sdy_nested(&mut self, cd: &'static CodecDialect, mnemonic: &str) -> PResult<Attribute> {
-        self.c.skip_ws();
-        let pos = self.c.pos;
+        let pos = self.c.token_start();
         self.parse_codec_attr(cd, mnemonic, pos)
     }
 
@@ -515,8 +514,7 @@ impl Parser<'_> {
 
     /// Factor symbols run together (`ij`, `kz_1`): the inverse of `factor_symbol`.
     fn sdy_factors(&mut self) -> PResult<Vec<i64>> {
-        self.c.skip_ws();
-        let at = self.c.pos;
+        let at = self.c.token_start();
         let id = self
             .c
             .bare_ident()
@@ -707,8 +705,7 @@ impl<'a> Parser<'a> {
             }
             _ if cd.attr(of).is_some() => return self.sdy_nested(cd, of),
             _ => {
-                self.c.skip_ws();
-                let at = self.c.pos;
+                let at = self.c.token_start();
                 let case = self.c.bare_ident().unwrap_or_default();
                 let Some(c) = case_of(cd, of, |c| c.0 == case) else {
                     return Err(self.c.error_at(at, format!("unknown {of} '{case}'")));
@@ -756,8 +753,7 @@ impl<'a> Parser<'a> {
         let sym = self.m.sym(name);
         let mut st = OperationState::new(sym, self.m.unknown_loc());
         st.attributes = self.opt_attr_dict()?;
-        self.c.skip_ws();
-        let at = self.c.pos;
+        let at = self.c.token_start();
         let value = self.parse_attribute()?;
         let ty = match self.m.attr_data(value) {
             AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
