@@ -489,9 +489,6 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         .ops
         .iter()
         .map(|f| crate::format::is_generic(&f.stablehlo));
-    let directives: Vec<proc_macro2::Ident> = crate::format::directive_names()
-        .map(|d| format_ident!("{}", d))
-        .collect();
     let s_compatible = spec
         .ops
         .iter()
@@ -675,87 +672,8 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             Hook(&'static str),
         }
 
-        /// An op's declarative assembly format (spec `format:`, as ODS `assemblyFormat`): a
-        /// StableHLO op's or a codec dialect op's.
-        #[derive(Clone, Copy, Debug)]
-        pub struct OpFormat {
-            /// The elements, in order.
-            pub elems: &'static [FormatElem],
-            /// The elements whose value must be checked before printing (attributes, optional
-            /// groups, directives that can refuse a value), in order.
-            pub checked: &'static [FormatElem],
-            /// The attributes the elements bind, a bit per index of `attribute_names`.
-            pub bound_attrs: u64,
-            /// How many operand groups the op has (spec `operands:`).
-            pub operand_groups: u8,
-            /// The variadic operand group, if any (at most one).
-            pub variadic_operands: Option<u8>,
-            /// How many result groups the op has.
-            pub results: u8,
-            /// Whether a result group is variadic.
-            pub variadic_results: bool,
-            /// How many region groups the op has (spec `regions:`; a format binds them all).
-            pub regions: u8,
-            /// Whether the region group is variadic.
-            pub variadic_regions: bool,
-            /// ODS's `SameOperandsAndResultType`: the format spells the operands' or the
-            /// results' types, which are one type.
-            pub same_type: bool,
-        }
-        /// One element of an [`OpFormat`]. The `bool` of an element says whether it is printed
-        /// after a space (codegen resolves the spacing, as MLIR's format generator does).
-        #[derive(Clone, Copy, Debug)]
-        pub enum FormatElem {
-            /// A punctuation or keyword literal as printed, with its leading space when it takes
-            /// one; `""` and `" "` are spacing only.
-            Literal(&'static str),
-            /// The operand group at this index of the spec's `operands:` (an empty variadic group
-            /// prints nothing, not even its space).
-            Operand(u8, bool),
-            /// Every operand, as one list.
-            Operands(bool),
-            /// The attribute at this index of `attribute_names`, in its bare spelling.
-            Attr(u8, bool),
-            /// The attributes the format does not bind, as ` {...}` when there are any.
-            AttrDict,
-            /// `functional-type(operands, results)`.
-            FunctionalType(bool),
-            /// The result types.
-            ResultTypes(bool),
-            /// The types of the operand group at this index, as a list.
-            OperandTypes(u8, bool),
-            /// The regions of the region group at this index, as a list.
-            Region(u8, bool),
-            /// A custom directive over these attributes (indices of `attribute_names`).
-            Custom(FormatDirective, &'static [u8], bool),
-            /// A custom directive over this operand group.
-            CustomOperands(FormatDirective, u8, bool),
-            /// An optional group, printed when its anchor is there.
-            Optional {
-                /// What decides whether the group is printed.
-                anchor: FormatAnchor,
-                /// The elements printed when the anchor is there.
-                then: &'static [FormatElem],
-                /// The elements printed otherwise.
-                otherwise: &'static [FormatElem],
-            },
-        }
-        /// What decides whether an optional group is printed.
-        #[derive(Clone, Copy, Debug)]
-        pub enum FormatAnchor {
-            /// The attribute at this index is present.
-            Attr(u8),
-            /// The operand group at this index is not empty.
-            Operand(u8),
-            /// The region group at this index is not empty.
-            Region(u8),
-        }
-        /// The custom directives of formats (as upstream's AssemblyFormat.cpp), implemented by
-        /// hand in text/op_format.rs.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum FormatDirective {
-            #( #[doc = "`custom<...>`"] #directives, )*
-        }
+        // The format types are the runtime's (generated from codegen's lists: dialect_kinds.rs).
+        pub use ::vhlo_core::dialect::{FormatAnchor, FormatDirective, FormatElem, OpFormat};
 
         /// Every current StableHLO (and func) op that maps to a VHLO op.
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]

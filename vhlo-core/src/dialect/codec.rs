@@ -119,7 +119,7 @@ pub struct CodecOp {
     pub terminator: bool,
     /// The upstream assembly format (text/op_format.rs runs it); `None` for the ops upstream
     /// parses and prints by hand (`hasCustomAssemblyFormat`, text/sdy.rs).
-    pub format: Option<&'static crate::vhlo::OpFormat>,
+    pub format: Option<&'static super::OpFormat>,
 }
 
 /// A whole dialect.

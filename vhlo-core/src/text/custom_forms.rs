@@ -483,7 +483,7 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             print_terminator(p, op, name)
         }
         "func.call" => print_call_op(p, op),
-        n if n.starts_with("sdy.") => super::sdy::print_sdy_op(p, op),
+        n if n.starts_with("sdy.") => super::sdy_ops::print_sdy_op(p, op),
         "vhlo.func_v1" => print_vhlo_func(p, op),
         "scf.for" => print_scf_for(p, op),
         "scf.yield" => print_terminator(p, op, "scf.yield"),

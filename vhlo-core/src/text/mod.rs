@@ -19,6 +19,7 @@ mod parse_types_attrs;
 mod parser;
 mod printer;
 mod sdy;
+mod sdy_ops;
 mod shlo_pretty;
 mod sparse;
 

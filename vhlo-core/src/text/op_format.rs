@@ -7,7 +7,7 @@
 //! AssemblyFormat.cpp) and, in [`HAND_WRITTEN`], the ops whose syntax is written by hand.
 
 use super::parser::{PResult, Parser};
-use super::printer::Printer;
+use super::printer::{int_attr_of, write_i64s, Printer};
 use crate::dialect::codec::CodecOp;
 use crate::ir::*;
 use crate::vhlo::{
@@ -661,18 +661,6 @@ pub(super) fn print_attrs_except(p: &mut Printer<'_>, op: OpId, consumed: impl F
     }
 }
 
-/// `[1, 2]`.
-pub(super) fn write_i64s(out: &mut String, v: &[i64]) {
-    out.push('[');
-    for (i, x) in v.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        let _ = write!(out, "{x}");
-    }
-    out.push(']');
-}
-
 /// The keywords of a convolution's window attributes, in the order `WindowAttributes` binds them.
 const WINDOW_KEYS: [&str; 5] = ["stride", "pad", "lhs_dilate", "rhs_dilate", "reverse"];
 
@@ -1253,20 +1241,6 @@ impl<'a> Parser<'a> {
             element,
             data: data.into(),
         }))
-    }
-}
-
-/// The value of a signless integer attribute of exactly `width` bits.
-pub(super) fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
-    let AttrData::Integer { ty, value } = a else {
-        return None;
-    };
-    match m.type_data(*ty) {
-        TypeData::Integer {
-            width: w,
-            signedness: Signedness::Signless,
-        } if *w == width => i64::try_from(*value).ok(),
-        _ => None,
     }
 }
 

@@ -2051,3 +2051,29 @@ fn elem_kind(m: &Module, t: Type) -> Option<ElemKind> {
         _ => None,
     }
 }
+
+/// `[1, 2]`.
+pub(crate) fn write_i64s(out: &mut String, v: &[i64]) {
+    out.push('[');
+    for (i, x) in v.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{x}");
+    }
+    out.push(']');
+}
+
+/// The value of a signless integer attribute of exactly `width` bits.
+pub(crate) fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
+    let AttrData::Integer { ty, value } = a else {
+        return None;
+    };
+    match m.type_data(*ty) {
+        TypeData::Integer {
+            width: w,
+            signedness: Signedness::Signless,
+        } if *w == width => i64::try_from(*value).ok(),
+        _ => None,
+    }
+}
