@@ -1048,7 +1048,8 @@ impl<'m> Printer<'m> {
         self.out.push('}');
     }
 
-    /// `name`, bare when an identifier, quoted otherwise.
+    /// `name`, bare when an identifier, quoted otherwise (inlined: every attribute prints one).
+    #[inline(always)]
     fn print_attr_name(&mut self, name: Symbol) {
         match self.m.utf8(name) {
             Some(text) if is_bare_ident(text) => self.out.push_str(text),
