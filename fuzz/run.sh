@@ -30,10 +30,10 @@ if [ "$kind" = bytecode ]; then
     done
   done
 else
-  # Text seeds: the suite sources and the StableHLO test files, split at `// -----` as
-  # `--split-input-file` does, so that each seed is one small program.
+  # Text seeds: the suite sources, the StableHLO test files and our fixtures (JAX programs, Shardy
+  # syntax), split at `// -----` as `--split-input-file` does, so that each seed is one small program.
   tests="${VHLO_STABLEHLO_TESTS:-$here/../../shared/stablehlo-tests}"
-  find "$suite" "$tests" -name '*.mlir' 2>/dev/null | sort | while read -r f; do
+  find "$suite" "$tests" "$here/../tests/fixtures" -name '*.mlir' 2>/dev/null | sort | while read -r f; do
     awk -v out="$seeds/$(basename "$f")" '/^\/\/ -----/ { n++; next } { print > (out "." n+0) }' "$f"
   done
 fi

@@ -93,6 +93,12 @@ impl<'a> Cursor<'a> {
         self.error_at(self.pos, message)
     }
 
+    /// Skips whitespace and comments; where the next token starts (to point errors at it).
+    pub fn token_start(&mut self) -> usize {
+        self.skip_ws();
+        self.pos
+    }
+
     /// Skips whitespace and `//` comments.
     pub fn skip_ws(&mut self) {
         while self.pos < self.bytes.len() {

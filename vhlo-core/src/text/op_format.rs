@@ -374,21 +374,11 @@ fn print_elems(
             FormatElem::OperandTypes(g, space) => {
                 let r = group_range(f, g, m.operands(op).len());
                 space_if(p, space);
-                for (i, &v) in m.operands(op)[r].iter().enumerate() {
-                    if i > 0 {
-                        p.out.push_str(", ");
-                    }
-                    p.print_type(m.value_type(v));
-                }
+                print_value_types(p, m.operands(op)[r].iter().copied());
             }
             FormatElem::Region(_, space) => {
                 space_if(p, space);
-                for (i, &r) in m.regions(op).iter().enumerate() {
-                    if i > 0 {
-                        p.out.push_str(", ");
-                    }
-                    p.print_region(r, true, false);
-                }
+                p.print_sep(m.regions(op), ", ", |p, r| p.print_region(r, true, false));
             }
             FormatElem::Attr(i, space) => {
                 space_if(p, space);
@@ -420,12 +410,7 @@ fn print_elems(
             }
             FormatElem::ResultTypes(space) => {
                 space_if(p, space);
-                for (i, r) in m.results(op).enumerate() {
-                    if i > 0 {
-                        p.out.push_str(", ");
-                    }
-                    p.print_type(m.value_type(r));
-                }
+                print_value_types(p, m.results(op));
             }
             FormatElem::Custom(d, attrs, space) => {
                 space_if(p, space);
@@ -585,24 +570,13 @@ fn print_custom(
                 return true;
             };
             p.out.push_str(", precision = [");
-            for (i, &e) in es.iter().enumerate() {
-                if i > 0 {
-                    p.out.push_str(", ");
-                }
+            p.print_sep(es, ", ", |p, e| {
                 p.out
-                    .push_str(enum_case(m, m.attr_data(e), "precision").unwrap_or(""));
-            }
+                    .push_str(enum_case(m, m.attr_data(e), "precision").unwrap_or(""))
+            });
             p.out.push(']');
         }
-        FormatDirective::PairwiseOpType => {
-            let ops = m.operands(op);
-            for (i, &v) in ops.iter().enumerate() {
-                if i > 0 {
-                    p.out.push_str(", ");
-                }
-                p.print_type(m.value_type(v));
-            }
-        }
+        FormatDirective::PairwiseOpType => print_value_types(p, m.operands(op).iter().copied()),
         FormatDirective::DotDimensionNumbers => {
             let Some(AttrData::Dialect(dd)) = found[attrs[0] as usize].map(|a| m.attr_data(a))
             else {
@@ -817,8 +791,7 @@ impl<'a> Parser<'a> {
             operand_types: Vec::new(),
             regions: Vec::new(),
         };
-        self.c.skip_ws();
-        let pos = self.c.pos;
+        let pos = self.c.token_start();
         self.parse_elems(name, kind, f, f.elems, &mut st)?;
         let (mut ins, mut outs) = match st.types {
             Some(t) => t,
@@ -887,8 +860,7 @@ impl<'a> Parser<'a> {
                 },
                 FormatElem::Attr(i, _) => {
                     let a = self.parse_bare(kind, i)?;
-                    let n = self.named(kind.attribute_names()[i as usize], a);
-                    st.props.push(n);
+                    self.bind_prop(st, kind.attribute_names()[i as usize], a);
                 }
                 FormatElem::AttrDict => st.dict = self.opt_attr_dict()?,
                 FormatElem::FunctionalType(_) => {
@@ -936,6 +908,12 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Sets the op's inherent attribute `name`.
+    fn bind_prop(&mut self, st: &mut Parsed<'a>, name: &str, value: Attribute) {
+        let n = self.named(name, value);
+        st.props.push(n);
     }
 
     fn format_eat(&mut self, lit: &str) -> bool {
@@ -1000,8 +978,7 @@ impl<'a> Parser<'a> {
                 st.types = Some(self.functional_type_body(st.uses.len(), true)?);
             }
             FormatDirective::TupleOpType => {
-                self.c.skip_ws();
-                let tpos = self.c.pos;
+                let tpos = self.c.token_start();
                 let t = self.parse_type()?;
                 let TypeData::Tuple(elems) = self.m.type_data(t).clone() else {
                     return Err(self.c.error_at(tpos, "expected tuple type"));
@@ -1014,8 +991,7 @@ impl<'a> Parser<'a> {
                 st.types = Some((elems.to_vec(), vec![t]));
             }
             FormatDirective::SelectOpType => {
-                self.c.skip_ws();
-                let tpos = self.c.pos;
+                let tpos = self.c.token_start();
                 let types = self.parse_type_list()?;
                 let bad = "expected functional type or list of two types";
                 st.types = Some(match types.as_slice() {
@@ -1032,8 +1008,7 @@ impl<'a> Parser<'a> {
                 });
             }
             FormatDirective::ComplexOpType => {
-                self.c.skip_ws();
-                let tpos = self.c.pos;
+                let tpos = self.c.token_start();
                 let t = self.parse_type()?;
                 let bad = "expected tensor with complex element type";
                 st.types = Some(match self.m.type_data(t).clone() {
@@ -1057,8 +1032,7 @@ impl<'a> Parser<'a> {
                 });
             }
             FormatDirective::CustomCallTarget => {
-                self.c.skip_ws();
-                let tpos = self.c.pos;
+                let tpos = self.c.token_start();
                 let target = self
                     .parse_symbol_name()
                     .map_err(|_| self.c.error_at(tpos, "expected @target"))?;
@@ -1066,14 +1040,12 @@ impl<'a> Parser<'a> {
                     value: target,
                     ty: None,
                 });
-                let n = self.named(names[attrs[0] as usize], a);
-                st.props.push(n);
+                self.bind_prop(st, names[attrs[0] as usize], a);
             }
             FormatDirective::DenseI64Array => {
                 let v = self.parse_int_list()?;
                 let a = self.i64_array_attr(&v);
-                let n = self.named(names[attrs[0] as usize], a);
-                st.props.push(n);
+                self.bind_prop(st, names[attrs[0] as usize], a);
             }
             FormatDirective::SliceRanges => {
                 self.c.expect(b'[', "to open slice ranges")?;
@@ -1091,13 +1063,11 @@ impl<'a> Parser<'a> {
                 })?;
                 for (k, v) in [start, limit, stride].iter().enumerate() {
                     let a = self.i64_array_attr(v);
-                    let n = self.named(names[attrs[k] as usize], a);
-                    st.props.push(n);
+                    self.bind_prop(st, names[attrs[k] as usize], a);
                 }
             }
             FormatDirective::ExponentMantissa => {
-                self.c.skip_ws();
-                let fpos = self.c.pos;
+                let fpos = self.c.token_start();
                 let f = self.c.bare_ident().unwrap_or("");
                 let parsed = f
                     .strip_prefix('e')
@@ -1110,20 +1080,17 @@ impl<'a> Parser<'a> {
                 };
                 for (k, v) in [e, mt].into_iter().enumerate() {
                     let a = self.i32_attr(v);
-                    let n = self.named(names[attrs[k] as usize], a);
-                    st.props.push(n);
+                    self.bind_prop(st, names[attrs[k] as usize], a);
                 }
             }
             FormatDirective::PrecisionConfig => {
                 if self.c.eat(b',') {
                     let a = self.precision_list()?;
-                    let n = self.named(names[attrs[0] as usize], a);
-                    st.props.push(n);
+                    self.bind_prop(st, names[attrs[0] as usize], a);
                 }
             }
             FormatDirective::PairwiseOpType => {
-                self.c.skip_ws();
-                let tpos = self.c.pos;
+                let tpos = self.c.token_start();
                 let ts = self.parse_type_list()?;
                 if ts.len() != st.uses.len() {
                     return Err(self.c.error_at(tpos, "operand and type counts differ"));
@@ -1155,15 +1122,13 @@ impl<'a> Parser<'a> {
                         Param::Ints(rc.into()),
                     ],
                 );
-                let n = self.named(names[attrs[0] as usize], dd);
-                st.props.push(n);
+                self.bind_prop(st, names[attrs[0] as usize], dd);
             }
             FormatDirective::PrecisionConfigAndAlgorithm => {
                 if self.c.eat(b',') {
                     if self.c.peek_ident() == Some("precision") {
                         let a = self.precision_list()?;
-                        let n = self.named(names[attrs[0] as usize], a);
-                        st.props.push(n);
+                        self.bind_prop(st, names[attrs[0] as usize], a);
                         if !self.c.eat(b',') {
                             return Ok(());
                         }
@@ -1174,20 +1139,17 @@ impl<'a> Parser<'a> {
                         return Err(self.c.error(format!("no struct attribute '{mn}'")));
                     };
                     let a = self.parse_struct_attr_pub(&spec)?;
-                    let n = self.named(names[attrs[1] as usize], a);
-                    st.props.push(n);
+                    self.bind_prop(st, names[attrs[1] as usize], a);
                 }
             }
             FormatDirective::ConvolutionDimensions => {
                 let dn = self.parse_conv_dims()?;
-                let n = self.named(names[attrs[0] as usize], dn);
-                st.props.push(n);
+                self.bind_prop(st, names[attrs[0] as usize], dn);
             }
             FormatDirective::WindowAttributes => self.parse_window(names, attrs, st)?,
             FormatDirective::StrippedTensorShardingPerValueAttr => {
                 let a = self.parse_sdy_per_value()?;
-                let n = self.named(names[attrs[0] as usize], a);
-                st.props.push(n);
+                self.bind_prop(st, names[attrs[0] as usize], a);
             }
             FormatDirective::SingleBlockRegionNoBlockId => {
                 let r = self.parse_sdy_region()?;
@@ -1203,8 +1165,7 @@ impl<'a> Parser<'a> {
     fn parse_window(&mut self, names: &[&str], attrs: &[u8], st: &mut Parsed<'a>) -> PResult<()> {
         let mut seen = [false; 5];
         while !matches!(self.c.peek(), Some(b'}') | None) {
-            self.c.skip_ws();
-            let kpos = self.c.pos;
+            let kpos = self.c.token_start();
             let kw = self.c.bare_ident().unwrap_or("");
             let Some(k) = WINDOW_KEYS.iter().position(|x| *x == kw) else {
                 return Err(self.c.error_at(
@@ -1226,8 +1187,7 @@ impl<'a> Parser<'a> {
                     self.i64_array_attr(&v)
                 }
             };
-            let n = self.named(names[attrs[k] as usize], a);
-            st.props.push(n);
+            self.bind_prop(st, names[attrs[k] as usize], a);
             self.c.eat(b',');
         }
         Ok(())

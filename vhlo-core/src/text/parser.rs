@@ -515,8 +515,7 @@ impl<'a> Parser<'a> {
 
     /// An operand use `%name` or `%name#i`: its name, index and position.
     pub(crate) fn parse_value_use(&mut self) -> PResult<ValueUse<'a>> {
-        self.c.skip_ws();
-        let pos = self.c.pos;
+        let pos = self.c.token_start();
         if !self.c.eat(b'%') {
             let found = self.c.describe_next();
             return Err(self.c.error(format!("expected SSA value, found {found}")));
@@ -687,8 +686,7 @@ impl<'a> Parser<'a> {
             return Ok(());
         }
         loop {
-            self.c.skip_ws();
-            let pos = self.c.pos;
+            let pos = self.c.token_start();
             self.c.expect(b'%', "for result name")?;
             let name = self
                 .c
@@ -737,8 +735,7 @@ impl<'a> Parser<'a> {
             .iter()
             .map(|n| n.1 as usize)
             .sum();
-        self.c.skip_ws();
-        let op_pos = self.c.pos;
+        let op_pos = self.c.token_start();
         let op = if self.c.peek() == Some(b'"') {
             self.parse_generic_op()?
         } else {
@@ -867,8 +864,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_loc_inner2(&mut self, lenient: bool) -> PResult<Location> {
-        self.c.skip_ws();
-        let pos = self.c.pos;
+        let pos = self.c.token_start();
         match self.c.peek() {
             Some(b'#') => {
                 self.c.pos = self.c.pos.saturating_add(1);
@@ -1080,8 +1076,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_successor(&mut self) -> PResult<Block> {
-        self.c.skip_ws();
-        let pos = self.c.pos;
+        let pos = self.c.token_start();
         self.c.expect(b'^', "for successor block")?;
         let name = self
             .c
@@ -1180,8 +1175,7 @@ impl<'a> Parser<'a> {
 
     /// `{name = attr, unit_name, "quoted" = attr}` sorted by name, as MLIR keeps dictionaries.
     pub(crate) fn parse_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
-        self.c.skip_ws();
-        let open = self.c.pos;
+        let open = self.c.token_start();
         self.c.expect(b'{', "to open an attribute dictionary")?;
         let positions_base = self.scratch_positions.len();
         let r = self.parse_attr_dict_entries(open, positions_base);
@@ -1199,8 +1193,7 @@ impl<'a> Parser<'a> {
         let mut out: Vec<NamedAttr> = Vec::new();
         if !self.c.eat(b'}') {
             loop {
-                self.c.skip_ws();
-                let pos = self.c.pos;
+                let pos = self.c.token_start();
                 let key = if self.c.peek() == Some(b'"') {
                     self.c.string_lit_bytes()?
                 } else {

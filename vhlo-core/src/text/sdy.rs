@@ -470,8 +470,7 @@ impl Parser<'_> {
     }
 
     fn sdy_nested(&mut self, cd: &'static CodecDialect, mnemonic: &str) -> PResult<Attribute> {
-        self.c.skip_ws();
-        let pos = self.c.pos;
+        let pos = self.c.token_start();
         self.parse_codec_attr(cd, mnemonic, pos)
     }
 
@@ -515,8 +514,7 @@ impl Parser<'_> {
 
     /// Factor symbols run together (`ij`, `kz_1`): the inverse of `factor_symbol`.
     fn sdy_factors(&mut self) -> PResult<Vec<i64>> {
-        self.c.skip_ws();
-        let at = self.c.pos;
+        let at = self.c.token_start();
         let id = self
             .c
             .bare_ident()
@@ -707,8 +705,7 @@ impl<'a> Parser<'a> {
             }
             _ if cd.attr(of).is_some() => return self.sdy_nested(cd, of),
             _ => {
-                self.c.skip_ws();
-                let at = self.c.pos;
+                let at = self.c.token_start();
                 let case = self.c.bare_ident().unwrap_or_default();
                 let Some(c) = case_of(cd, of, |c| c.0 == case) else {
                     return Err(self.c.error_at(at, format!("unknown {of} '{case}'")));
@@ -756,8 +753,7 @@ impl<'a> Parser<'a> {
         let sym = self.m.sym(name);
         let mut st = OperationState::new(sym, self.m.unknown_loc());
         st.attributes = self.opt_attr_dict()?;
-        self.c.skip_ws();
-        let at = self.c.pos;
+        let at = self.c.token_start();
         let value = self.parse_attribute()?;
         let ty = match self.m.attr_data(value) {
             AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
@@ -802,7 +798,8 @@ mod tests {
   func.func @f(%a: tensor<8xf32>, %b: tensor<8xi32>) -> tensor<8xf32> {
     %0 = sdy.propagation_barrier %a allowed_direction=FORWARD : tensor<8xf32>
     %1 = "sdy.all_gather"(%b) <{gathering_axes = #sdy<list_of_axis_ref_lists[{"a"}]>, out_sharding = #sdy.sharding<@mesh, [{}]>}> : (tensor<8xi32>) -> tensor<8xf32>
-    return %0 : tensor<8xf32>
+    %2 = "sdy.func_data_flow_edge"(%1) : (tensor<8xf32>) -> tensor<8xf32>
+    return %2 : tensor<8xf32>
   }
 }"#;
         let m = crate::text::parse(src).expect("parses");
@@ -814,6 +811,10 @@ mod tests {
             "{out}"
         );
         assert!(out.contains(r#"%1 = "sdy.all_gather"(%arg1)"#), "{out}");
+        assert!(
+            out.contains("%2 = sdy.func_data_flow_edge %1 : tensor<8xf32>"),
+            "{out}"
+        );
         let back = crate::text::parse(&out).expect("reparses");
         assert_eq!(crate::text::print(&back, Default::default()), out);
     }

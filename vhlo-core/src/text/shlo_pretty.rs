@@ -102,8 +102,7 @@ impl<'a> Parser<'a> {
         n: usize,
         same: bool,
     ) -> PResult<(Vec<Type>, Vec<Type>)> {
-        self.c.skip_ws();
-        let pos = self.c.pos;
+        let pos = self.c.token_start();
         let t = self.parse_type()?;
         // No clone of the type: most ops spell one tensor type here.
         let (inputs, results) = match self.m.type_data(t) {
@@ -185,8 +184,7 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn enum_attr(&mut self, mnemonic: &str) -> PResult<Attribute> {
-        self.c.skip_ws();
-        let pos = self.c.pos;
+        let pos = self.c.token_start();
         let case = self
             .c
             .bare_ident()
@@ -245,8 +243,7 @@ impl<'a> Parser<'a> {
                     self.build_op(name, &[], &[], outs, props, dict, vec![])?
                 } else {
                     let dict = self.opt_attr_dict()?;
-                    self.c.skip_ws();
-                    let vpos = self.c.pos;
+                    let vpos = self.c.token_start();
                     let value = self.parse_attribute()?;
                     let ty = match self.m.attr_data(value) {
                         AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => {
@@ -290,8 +287,7 @@ impl<'a> Parser<'a> {
         let mut uses = inputs.clone();
         uses.extend(inits);
         let compact = if self.c.eat_keyword("applies") {
-            self.c.skip_ws();
-            let ipos = self.c.pos;
+            let ipos = self.c.token_start();
             let inner = self
                 .c
                 .bare_ident()
