@@ -27,13 +27,16 @@ impl<'a> Parser<'a> {
         match name {
             "module" | "builtin.module" => self.parse_module_op(),
             "func.func" | "func" => self.parse_func_op(),
-            "func.return" | "return" => self.parse_return_op(),
             "func.call" | "call" => self.parse_call_op(),
             "vhlo.func_v1" => self.parse_vhlo_func(),
             "scf.for" => self.parse_scf_for(),
-            "scf.yield" => {
+            "scf.yield" | "func.return" | "return" => {
                 let (uses, types) = self.parse_operands_colon_types()?;
-                let st = self.new_state("scf.yield");
+                let st = self.new_state(if name == "scf.yield" {
+                    name
+                } else {
+                    "func.return"
+                });
                 self.finish_op(st, &uses, &types)
             }
             "tensor.insert" => {
@@ -304,12 +307,6 @@ impl<'a> Parser<'a> {
         let op = self.m.create_op(st);
         self.register_forward(op, fwd);
         Ok(op)
-    }
-
-    fn parse_return_op(&mut self) -> PResult<OpId> {
-        let (uses, types) = self.parse_operands_colon_types()?;
-        let st = self.new_state("func.return");
-        self.finish_op(st, &uses, &types)
     }
 
     fn parse_call_op(&mut self) -> PResult<OpId> {
@@ -739,22 +736,13 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
     {
         return false;
     }
-    let (Some(name), Some(fty)) = (
-        super::shlo_pretty::find_prop(m, op, "sym_name"),
-        super::shlo_pretty::find_prop(m, op, "function_type"),
-    ) else {
-        return false;
+    // `#vhlo.string_v1<"name">` and `#vhlo.type_v1<!vhlo.func_v1<...>>`.
+    let params = |key| match super::shlo_pretty::find_prop(m, op, key).map(|a| m.attr_data(a)) {
+        Some(AttrData::Dialect(d)) => &d.params[..],
+        _ => &[],
     };
-    let AttrData::Dialect(n) = m.attr_data(name) else {
-        return false;
-    };
-    let [Param::Str(name)] = &n.params[..] else {
-        return false;
-    };
-    let AttrData::Dialect(t) = m.attr_data(fty) else {
-        return false;
-    };
-    let [Param::Type(fty)] = &t.params[..] else {
+    let ([Param::Str(name)], [Param::Type(fty)]) = (params("sym_name"), params("function_type"))
+    else {
         return false;
     };
     let TypeData::Dialect(ft) = m.type_data(*fty) else {
@@ -898,19 +886,13 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     {
         return false;
     }
-    let Some(fty) = super::shlo_pretty::find_prop(m, op, "function_type") else {
-        return false;
-    };
-    let AttrData::Type(fty) = m.attr_data(fty) else {
+    let prop = |key| super::shlo_pretty::find_prop(m, op, key).map(|a| m.attr_data(a));
+    let (Some(AttrData::Type(fty)), Some(AttrData::String { value: name, .. })) =
+        (prop("function_type"), prop("sym_name"))
+    else {
         return false;
     };
     let TypeData::Function { inputs, results } = m.type_data(*fty) else {
-        return false;
-    };
-    let Some(name) = super::shlo_pretty::find_prop(m, op, "sym_name") else {
-        return false;
-    };
-    let AttrData::String { value: name, .. } = m.attr_data(name) else {
         return false;
     };
     let regions = m.regions(op);
@@ -1077,3 +1059,19 @@ pub(crate) static FORMS: CustomForms = CustomForms {
     result_names: super::shlo_pretty::result_name_hint,
     block_arg_names: super::shlo_pretty::block_arg_name_hint,
 };
+
+#[cfg(test)]
+mod tests {
+    /// The function forms print as they parse: `vhlo.func_v1` (name and signature from its
+    /// `#vhlo.string_v1`/`#vhlo.type_v1` properties), `func.func` and `func.return`.
+    #[test]
+    fn function_forms_print_as_written() {
+        for src in [
+            "module {\n  vhlo.func_v1 @main(%arg0: !vhlo.f32_v1) -> (!vhlo.f32_v1) {\n    \"vhlo.return_v1\"(%arg0) : (!vhlo.f32_v1) -> ()\n  } {sym_visibility = #vhlo.string_v1<\"public\">}\n}\n",
+            "module {\n  func.func private @f(%arg0: tensor<f32>) -> tensor<f32> {\n    return %arg0 : tensor<f32>\n  }\n}\n",
+        ] {
+            let m = super::super::parse(src).unwrap_or_else(|e| panic!("{src}: {e}"));
+            assert_eq!(super::super::print(&m, Default::default()), src);
+        }
+    }
+}

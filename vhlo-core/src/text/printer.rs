@@ -1048,6 +1048,8 @@ impl<'m> Printer<'m> {
         self.out.push('}');
     }
 
+    /// `name`, bare when an identifier, quoted otherwise (inlined: every attribute prints one).
+    #[inline(always)]
     fn print_attr_name(&mut self, name: Symbol) {
         match self.m.utf8(name) {
             Some(text) if is_bare_ident(text) => self.out.push_str(text),
@@ -1058,10 +1060,7 @@ impl<'m> Printer<'m> {
     /// `@name`, bare when an identifier (`@"foo-bar"` otherwise), as in MLIR.
     pub(crate) fn print_symbol(&mut self, s: Symbol) {
         self.out.push('@');
-        match self.m.utf8(s) {
-            Some(name) if is_bare_ident(name) => self.out.push_str(name),
-            _ => write_escaped(&mut self.out, self.m.bytes(s)),
-        }
+        self.print_attr_name(s);
     }
 
     // ---- locations ---------------------------------------------------------------------------
