@@ -49,7 +49,7 @@ pub struct RawAttr {
     pub name: SStr,
     #[serde(default)]
     pub syntax: Option<String>,
-    /// Upstream's assembly format, of the one shape [`list_format`] reads.
+    /// Upstream's assembly format, of the one shape `list_format` reads.
     #[serde(default)]
     pub format: Option<SStr>,
     pub params: Vec<RawParam>,
