@@ -147,7 +147,7 @@ pub fn runtime_kinds_to_string() -> String {
             /// one; `""` and `" "` are spacing only.
             Literal(&'static str),
             /// The operand group at this index of the spec's `operands:` (an empty variadic group
-            /// prints nothing, not even its space).
+            /// prints only its space, as MLIR's generated printers do).
             Operand(u8, bool),
             /// Every operand, as one list.
             Operands(bool),
