@@ -166,8 +166,9 @@ impl<'a> Cursor<'a> {
                 let end = self.pos.saturating_add(8);
                 if let Some(Ok(raw)) = self.data.get(self.pos..end).map(<[u8; 8]>::try_from) {
                     let w = u64::from_le_bytes(raw);
-                    let n = first.trailing_zeros() + 1;
-                    let kept = w & u64::MAX.wrapping_shr(64 - 8 * n);
+                    // `first` is even and not zero: 2..=8 bytes.
+                    let n = first.trailing_zeros().wrapping_add(1);
+                    let kept = w & u64::MAX.wrapping_shr(64u32.wrapping_sub(n.wrapping_mul(8)));
                     self.pos = self.pos.saturating_add(n as usize);
                     return Ok(kept.wrapping_shr(n));
                 }
