@@ -230,6 +230,11 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             }
         }
     }
+    let newest_feature_arms = spec.op_versions().filter_map(|v| {
+        let var = vhlo_variant(v);
+        let newest = version_tokens(v.features.iter().map(|f| f.since).max()?);
+        Some(quote! { VhloOp::#var => Some(#newest), })
+    });
     let feature_arms = spec.op_versions().filter(|v| !v.features.is_empty()).map(|v| {
         let var = vhlo_variant(v);
         let checks = v.features.iter().map(|f| {
@@ -288,6 +293,15 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         /// legal there (for example a dictionary `backend_config` on `custom_call_v1` before 1.3.0).
         pub fn feature_uses(m: &::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId, target: ::vhlo_core::version::Version) -> Vec<::vhlo_core::dialect::FeatureUse> {
             feature_uses_of(m, op, VhloOp::from_name(m.op_name_str(op)), target)
+        }
+
+        /// The newest release a feature check of `kind` needs (`None` when it has none): at or
+        /// past it, [`feature_uses_of`] finds nothing, so callers can skip it.
+        pub fn newest_feature_of(kind: VhloOp) -> Option<::vhlo_core::version::Version> {
+            match kind {
+                #(#newest_feature_arms)*
+                _ => None,
+            }
         }
 
         /// [`feature_uses`] for an op whose kind the caller already knows (`kind` must be its kind).

@@ -160,6 +160,19 @@ impl<'a> Cursor<'a> {
                 self.pos = self.pos.saturating_add(1);
                 return Ok(u64::from(first >> 1));
             }
+            // Two to eight bytes with eight readable (value indices in large functions): one
+            // load, no loop.
+            if first != 0 {
+                let end = self.pos.saturating_add(8);
+                if let Some(Ok(raw)) = self.data.get(self.pos..end).map(<[u8; 8]>::try_from) {
+                    let w = u64::from_le_bytes(raw);
+                    // `first` is even and not zero: 2..=8 bytes.
+                    let n = first.trailing_zeros().wrapping_add(1);
+                    let kept = w & u64::MAX.wrapping_shr(64u32.wrapping_sub(n.wrapping_mul(8)));
+                    self.pos = self.pos.saturating_add(n as usize);
+                    return Ok(kept.wrapping_shr(n));
+                }
+            }
         }
         self.varint_multi_byte()
     }
@@ -525,6 +538,18 @@ mod tests {
             let mut c = Cursor::new(&e.buf, 0, "test");
             assert_eq!(c.varint().unwrap(), v, "value {v:#x} bytes {:02x?}", e.buf);
             assert!(c.is_empty());
+        }
+        // Every length, 1 to 63 bits, with bytes after it (the one-load path) and without.
+        for bits in 0..63 {
+            for v in [1u64 << bits, (1u64 << bits) - 1, (1u64 << bits) | 0x55] {
+                let mut e = Emitter::default();
+                e.varint(v);
+                let len = e.buf.len();
+                e.buf.extend_from_slice(&[0xff; 9]);
+                let mut c = Cursor::new(&e.buf, 0, "test");
+                assert_eq!(c.varint().unwrap(), v, "value {v:#x} bytes {:02x?}", e.buf);
+                assert_eq!(c.offset(), len);
+            }
         }
         let mut e = Emitter::default();
         e.varint(180);

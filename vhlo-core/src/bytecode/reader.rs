@@ -140,7 +140,7 @@ fn read_on_this_thread<'a>(
         types: Vec::new(),
         properties: Vec::new(),
         decoded_properties: Vec::new(),
-        scratch: OperationState::new(Symbol(0), Location(0)),
+        scratch: None,
         scratch_dict: Vec::new(),
         depth: 0,
         region_depth: 0,
@@ -307,7 +307,8 @@ struct Reader<'a> {
     /// Decoded properties entries, with the op name they were decoded for.
     decoded_properties: Vec<Option<(usize, Vec<NamedAttr>)>>,
     /// Reused by every op read (see `read_op`).
-    scratch: OperationState,
+    /// Boxed: taking it for an op and putting it back moves a pointer, not the struct.
+    scratch: Option<Box<OperationState>>,
     scratch_dict: Vec<NamedAttr>,
     /// Nesting of attribute/type resolution.
     depth: usize,
@@ -541,7 +542,22 @@ impl<'a> Reader<'a> {
     }
 
     /// Resolves entry `idx` of the attribute or type table, decoding it on first use.
+    /// An entry of the attribute or type table, decoded on first use.
+    #[inline]
     fn resolve<T: Resolved>(&mut self, c: &Cursor<'_>, idx: usize) -> Result<T> {
+        // Nearly every use finds the entry decoded: that path stays inline.
+        if let Some(Entry {
+            slot: Slot::Done(x),
+            ..
+        }) = T::table(self).get(idx)
+        {
+            return Ok(*x);
+        }
+        self.resolve_first(c, idx)
+    }
+
+    #[inline(never)]
+    fn resolve_first<T: Resolved>(&mut self, c: &Cursor<'_>, idx: usize) -> Result<T> {
         let entry = T::table(self)
             .get_mut(idx)
             .ok_or_else(|| c.err(format!("{} index {idx} out of range", T::WHAT)))?;
@@ -1000,6 +1016,10 @@ impl<'a> Reader<'a> {
         if let Some(s) = scope.values.get_mut(slot) {
             *s = Some(v);
         }
+        // Forward references are rare (graph regions, blocks out of order): no hashing without.
+        if scope.waiting.is_empty() {
+            return Ok(());
+        }
         for (op, i) in scope.waiting.remove(&slot).unwrap_or_default() {
             self.check_dominance(c, op, i, v)?;
             self.module.set_operand(op, i, v);
@@ -1112,7 +1132,10 @@ impl<'a> Reader<'a> {
         let location = self.read_loc(c)?;
         // One state reused for every op (no allocations per op); nested ops are read only
         // after this one is created, so the recursion never needs two at once.
-        let mut state = std::mem::replace(&mut self.scratch, OperationState::new(name, location));
+        let mut state = self
+            .scratch
+            .take()
+            .unwrap_or_else(|| Box::new(OperationState::new(name, location)));
         state.name = name;
         state.location = location;
         for v in [&mut state.properties, &mut state.attributes] {
@@ -1252,7 +1275,7 @@ impl<'a> Reader<'a> {
             Vec::new()
         };
         let op = self.module.create_op_from(&state);
-        self.scratch = state;
+        self.scratch = Some(state);
         region
             .forward
             .extend(forward.into_iter().map(|(i, idx, at)| (op, i, idx, at)));

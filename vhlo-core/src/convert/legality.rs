@@ -48,13 +48,16 @@ impl Legality {
     }
 
     /// True when `t` and everything inside it is legal at the target.
+    #[inline]
     pub(crate) fn type_is_clean(&mut self, m: &Module, t: Type) -> bool {
-        self.ty(m, t, 0)
+        // Asked for every value: a type seen before costs one load.
+        self.types.get(t.index()) == Some(&CLEAN) || self.ty(m, t, 0)
     }
 
     /// True when `a` and everything inside it is legal and well formed at the target.
+    #[inline]
     pub(crate) fn attr_is_clean(&mut self, m: &Module, a: Attribute) -> bool {
-        self.attr(m, a, 0)
+        self.attrs.get(a.index()) == Some(&CLEAN) || self.attr(m, a, 0)
     }
 
     fn ty(&mut self, m: &Module, t: Type, depth: usize) -> bool {

@@ -94,6 +94,7 @@ fn region_block_args(m: &Module, op: OpId) -> Vec<crate::ir::Value> {
 struct OpKinds(Vec<Option<Option<VhloOp>>>);
 
 impl OpKinds {
+    #[inline]
     fn of(&mut self, m: &Module, op: OpId) -> Option<VhloOp> {
         let name = m.op_name(op);
         if let Some(Some(k)) = self.0.get(name.index()) {
@@ -122,6 +123,8 @@ struct UpgradeResult {
 struct AttrListMemo<V> {
     map: FastMap<Box<[NamedAttr]>, V>,
     key: Vec<NamedAttr>,
+    /// Set when the key is that of a conversion to be inserted once it succeeds.
+    pending: bool,
 }
 
 impl<V> Default for AttrListMemo<V> {
@@ -129,6 +132,7 @@ impl<V> Default for AttrListMemo<V> {
         AttrListMemo {
             map: FastMap::default(),
             key: Vec::new(),
+            pending: false,
         }
     }
 }
@@ -648,6 +652,18 @@ pub(crate) fn vhlo_to_version_in_place(
     target: Version,
 ) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
     nesting_within_limit(w)?;
+    let ops = all_ops(w);
+    version_ops(w, &ops, target, &mut Vec::new())
+}
+
+/// The version pass over `ops` (every op, in walk order). `final_kinds` gets each op's VHLO kind
+/// after its steps, by op index (what the legalization to StableHLO needs next).
+fn version_ops(
+    w: &mut Module,
+    ops: &[OpId],
+    target: Version,
+    final_kinds: &mut Vec<Option<VhloOp>>,
+) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
     let mut rewritten = Vec::new();
     let target = check_target(target).map_err(|e| {
         vec![Diagnostic {
@@ -665,7 +681,32 @@ pub(crate) fn vhlo_to_version_in_place(
     let mut names: Vec<crate::ir::Symbol> = Vec::new();
     let mut sorted: Vec<NamedAttr> = Vec::new();
     let mut upgrades = UpgradeMemo::default();
-    for op in all_ops(w) {
+    // The operand, result and region counts last found to fit each kind: ops of one kind mostly
+    // have the same ones, so the signature is checked once for them.
+    let mut fitting: Vec<Option<[usize; 3]>> = vec![None; VhloOp::ALL.len()];
+    // Per kind: whether the op version is legal at the target, and whether its feature checks
+    // can find anything there (not at or past the newest release they need).
+    let verdict = |k: VhloOp| {
+        let features = vhlo::newest_feature_of(k).is_some_and(|v| target < v);
+        (k.range().contains(target), features)
+    };
+    let mut at_target: Vec<Option<(bool, bool)>> = vec![None; VhloOp::ALL.len()];
+    for &k in VhloOp::ALL {
+        if let Some(slot) = at_target.get_mut(k as usize) {
+            *slot = Some(verdict(k));
+        }
+    }
+    let at_target = |k: VhloOp| {
+        at_target
+            .get(k as usize)
+            .copied()
+            .flatten()
+            .unwrap_or_else(|| verdict(k))
+    };
+    final_kinds.clear();
+    final_kinds.resize(w.num_ops(), None);
+    let mut found = Vec::new();
+    for &op in ops {
         // Diagnostics name the op as the input spelled it, before any version step.
         let first = diags.len();
         let original = w.op_name(op);
@@ -674,80 +715,35 @@ pub(crate) fn vhlo_to_version_in_place(
         // signature when it reads a program; a step or a legalization relies on them.
         let start_kind = kinds.of(w, op);
         if let Some(kind) = start_kind {
-            if let Some(problem) = arity_problem(w, op, kind) {
-                diags.push(diag(w, op, problem, None, "malformed VHLO"));
-                continue;
+            let counts = [w.operands(op).len(), w.num_results(op), w.regions(op).len()];
+            let slot = fitting.get_mut(kind as usize);
+            let known = slot.as_ref().is_some_and(|s| **s == Some(counts));
+            if !known || !w.successors(op).is_empty() {
+                if let Some(problem) = arity_problem(w, op, kind) {
+                    diags.push(diag(w, op, problem, None, "malformed VHLO"));
+                    continue;
+                }
+                if let Some(slot) = slot {
+                    *slot = Some(counts);
+                }
             }
         }
-        // Ops of one kind with equal properties upgrade alike when no step reads more.
-        let memo_key = start_kind
-            .filter(|k| target > k.range().max && !k.range().contains(target))
-            .filter(|&k| vhlo::upgrade_is_property_only(k))
-            .map(|k| upgrades.key_of(w, op, k as u32, false));
-        if let Some(hit) = memo_key.and_then(|()| upgrades.get()) {
-            let (name, props, from) = (hit.name, &hit.props, &hit.from);
-            w.set_properties(op, props);
-            w.set_op_name(op, name);
-            rewritten.extend(from.iter().map(|&from| VersionStep { op, from }));
-        } else {
-            let mut property_only = memo_key.is_some();
-            // Bounded: each step moves one version along a finite chain.
-            for _ in 0..64 {
-                let Some(kind) = kinds.of(w, op) else {
-                    break;
-                };
-                let range = kind.range();
-                if range.contains(target) {
-                    break;
-                }
-                let step = if target < range.min {
-                    vhlo::downgrade_op(w, op, kind)
-                } else {
-                    property_only &= vhlo::upgrade_is_property_only(kind);
-                    vhlo::upgrade_op(w, op, kind)
-                };
-                match step {
-                    Ok(Some(_)) => rewritten.push(VersionStep { op, from: kind }),
-                    Ok(None) => {
-                        let rule = if target < range.min {
-                            format!(
-                                "`{}` was introduced in {} and has no older version",
-                                kind.name(),
-                                range.min
-                            )
-                        } else {
-                            format!(
-                                "`{}` was removed after {} and has no newer version",
-                                kind.name(),
-                                range.max
-                            )
-                        };
-                        diags.push(diag(
-                            w,
-                            op,
-                            format!("op `{}`", kind.name()),
-                            (target < range.min).then_some(range.min),
-                            rule,
-                        ));
-                        break;
-                    }
-                    Err(e) => {
-                        diags.push(diag(
-                            w,
-                            op,
-                            e.subject.clone(),
-                            Some(e.needs),
-                            e.rule.clone(),
-                        ));
-                        break;
-                    }
-                }
-            }
-            // Change rules append added attributes; MLIR keeps properties sorted by name (readers
-            // and the parser sort them, so only rewritten ops can be out of order).
-            // Ops stepped alike have the same names in the same order, so the sorting order is
-            // worked out once per name list.
-            if rewritten.len() > first_step {
+        let mut kind = start_kind;
+        // Most ops are legal at the target already: no step.
+        if start_kind.is_some_and(|k| !at_target(k).0) {
+            let (stepped, from_memo) = step_op(
+                w,
+                op,
+                target,
+                start_kind,
+                (&mut kinds, &mut upgrades, &mut rewritten, &mut diags),
+            );
+            kind = stepped;
+            // Change rules append added attributes; MLIR keeps properties sorted by name
+            // (readers and the parser sort them, so only rewritten ops can be out of order).
+            // Ops stepped alike have the same names in the same order, so the sorting order
+            // is worked out once per name list. A memoized result is sorted already.
+            if rewritten.len() > first_step && !from_memo {
                 names.clear();
                 names.extend(w.properties(op).iter().map(|a| a.name));
                 let order = match sort_orders.get(names.as_slice()) {
@@ -767,7 +763,7 @@ pub(crate) fn vhlo_to_version_in_place(
                     sorted.extend(order.iter().filter_map(|&i| props.get(i).copied()));
                     w.set_properties(op, &sorted);
                 }
-                if property_only && diags.len() == first {
+                if upgrades.pending && diags.len() == first {
                     let from = rewritten[first_step..].iter().map(|s| s.from).collect();
                     upgrades.insert(UpgradeResult {
                         name: w.op_name(op),
@@ -777,26 +773,37 @@ pub(crate) fn vhlo_to_version_in_place(
                 }
             }
         }
-        for f in vhlo::feature_uses_of(w, op, kinds.of(w, op), target) {
-            diags.push(diag(
-                w,
-                op,
-                f.feature.to_string(),
-                Some(f.needs),
-                format!("`{}` at {target} cannot express {}", f.op, f.feature),
-            ));
+        upgrades.pending = false;
+        if let Some(slot) = final_kinds.get_mut(op.index()) {
+            *slot = kind;
         }
-        let mut found = Vec::new();
-        // Most ops have no regions: no list to build.
-        let block_args = if w.regions(op).is_empty() {
-            Vec::new()
-        } else {
-            region_block_args(w, op)
-        };
-        for v in w.results(op).chain(block_args) {
+        // Feature checks find nothing at or past the newest release they need.
+        if kind.is_some_and(|k| at_target(k).1) {
+            for f in vhlo::feature_uses_of(w, op, kind, target) {
+                diags.push(diag(
+                    w,
+                    op,
+                    f.feature.to_string(),
+                    Some(f.needs),
+                    format!("`{}` at {target} cannot express {}", f.op, f.feature),
+                ));
+            }
+        }
+        found.clear();
+        for v in w.results(op) {
             let t = w.value_type(v);
             if !legal.type_is_clean(w, t) {
                 illegal_in_type(w, t, target, &mut found, 0);
+            }
+        }
+        for &r in w.regions(op) {
+            for &b in w.blocks(r) {
+                for &v in w.block_args(b) {
+                    let t = w.value_type(v);
+                    if !legal.type_is_clean(w, t) {
+                        illegal_in_type(w, t, target, &mut found, 0);
+                    }
+                }
             }
         }
         // When the op itself cannot be converted, its attributes are reported by that error.
@@ -817,15 +824,17 @@ pub(crate) fn vhlo_to_version_in_place(
                     .map(|(what, v)| (format!("{what} in attribute `{}`", w.str(a.name)), v)),
             );
         }
-        found.sort();
-        found.dedup();
-        for (what, v) in found {
-            let rule = if v.is_some() {
-                format!("not in the VHLO opset of {target}")
-            } else {
-                "malformed VHLO".to_string()
-            };
-            diags.push(diag(w, op, what, v, rule));
+        if !found.is_empty() {
+            found.sort();
+            found.dedup();
+            for (what, v) in found.drain(..) {
+                let rule = if v.is_some() {
+                    format!("not in the VHLO opset of {target}")
+                } else {
+                    "malformed VHLO".to_string()
+                };
+                diags.push(diag(w, op, what, v, rule));
+            }
         }
         for d in &mut diags[first..] {
             d.op = w.str(original).to_string();
@@ -836,6 +845,91 @@ pub(crate) fn vhlo_to_version_in_place(
     } else {
         Err(diags)
     }
+}
+
+/// Steps `op` (of kind `start_kind`, not legal at `target`) version by version towards
+/// `target`, from the upgrade memo when it can; returns its kind after the steps and whether
+/// the memo gave them. Leaves `upgrades.pending` set when the result is to be memoized under
+/// the key it set.
+fn step_op(
+    w: &mut Module,
+    op: OpId,
+    target: Version,
+    start_kind: Option<VhloOp>,
+    (kinds, upgrades, rewritten, diags): (
+        &mut OpKinds,
+        &mut UpgradeMemo,
+        &mut Vec<VersionStep>,
+        &mut Vec<Diagnostic>,
+    ),
+) -> (Option<VhloOp>, bool) {
+    // Ops of one kind with equal properties upgrade alike when no step reads more.
+    let memo_key = start_kind
+        .filter(|k| target > k.range().max && !k.range().contains(target))
+        .filter(|&k| vhlo::upgrade_is_property_only(k))
+        .map(|k| upgrades.key_of(w, op, k as u32, false));
+    if let Some(hit) = memo_key.and_then(|()| upgrades.get()) {
+        let (name, props, from) = (hit.name, &hit.props, &hit.from);
+        w.set_properties(op, props);
+        w.set_op_name(op, name);
+        rewritten.extend(from.iter().map(|&from| VersionStep { op, from }));
+        return (kinds.of(w, op), true);
+    }
+    let mut property_only = memo_key.is_some();
+    // Bounded: each step moves one version along a finite chain.
+    for _ in 0..64 {
+        let Some(kind) = kinds.of(w, op) else {
+            break;
+        };
+        let range = kind.range();
+        if range.contains(target) {
+            break;
+        }
+        let step = if target < range.min {
+            vhlo::downgrade_op(w, op, kind)
+        } else {
+            property_only &= vhlo::upgrade_is_property_only(kind);
+            vhlo::upgrade_op(w, op, kind)
+        };
+        match step {
+            Ok(Some(_)) => rewritten.push(VersionStep { op, from: kind }),
+            Ok(None) => {
+                let rule = if target < range.min {
+                    format!(
+                        "`{}` was introduced in {} and has no older version",
+                        kind.name(),
+                        range.min
+                    )
+                } else {
+                    format!(
+                        "`{}` was removed after {} and has no newer version",
+                        kind.name(),
+                        range.max
+                    )
+                };
+                diags.push(diag(
+                    w,
+                    op,
+                    format!("op `{}`", kind.name()),
+                    (target < range.min).then_some(range.min),
+                    rule,
+                ));
+                break;
+            }
+            Err(e) => {
+                diags.push(diag(
+                    w,
+                    op,
+                    e.subject.clone(),
+                    Some(e.needs),
+                    e.rule.clone(),
+                ));
+                break;
+            }
+        }
+    }
+    upgrades.pending = property_only;
+    (kinds.of(w, op), false)
 }
 
 /// The use-list order records libStablehlo writes for a module it legalized and then converted

@@ -37198,6 +37198,30 @@ pub fn feature_uses(
 ) -> Vec<::vhlo_core::dialect::FeatureUse> {
     feature_uses_of(m, op, VhloOp::from_name(m.op_name_str(op)), target)
 }
+/// The newest release a feature check of `kind` needs (`None` when it has none): at or
+/// past it, [`feature_uses_of`] finds nothing, so callers can skip it.
+pub fn newest_feature_of(kind: VhloOp) -> Option<::vhlo_core::version::Version> {
+    match kind {
+        VhloOp::AllReduceV1 => {
+            Some(::vhlo_core::version::Version::new(0u32, 17u32, 0u32))
+        }
+        VhloOp::CustomCallV1 => {
+            Some(::vhlo_core::version::Version::new(1u32, 17u32, 0u32))
+        }
+        VhloOp::ReduceV1 => Some(::vhlo_core::version::Version::new(0u32, 17u32, 0u32)),
+        VhloOp::ReduceScatterV1 => {
+            Some(::vhlo_core::version::Version::new(0u32, 17u32, 0u32))
+        }
+        VhloOp::ReduceWindowV1 => {
+            Some(::vhlo_core::version::Version::new(0u32, 17u32, 0u32))
+        }
+        VhloOp::ScatterV1 => Some(::vhlo_core::version::Version::new(0u32, 17u32, 0u32)),
+        VhloOp::SelectAndScatterV1 => {
+            Some(::vhlo_core::version::Version::new(0u32, 17u32, 0u32))
+        }
+        _ => None,
+    }
+}
 /// [`feature_uses`] for an op whose kind the caller already knows (`kind` must be its kind).
 pub fn feature_uses_of(
     m: &::vhlo_core::ir::Module,

@@ -325,7 +325,10 @@ impl Module {
 
     fn push_values(&mut self, vals: &[Value]) -> Span {
         let start = to_u32(self.value_pool.len());
-        self.value_pool.extend_from_slice(vals);
+        // Most lists of an op are empty: no call into the copy.
+        if !vals.is_empty() {
+            self.value_pool.extend_from_slice(vals);
+        }
         Span {
             start,
             len: to_u32(vals.len()),
@@ -333,7 +336,9 @@ impl Module {
     }
     fn push_attrs(&mut self, attrs: &[NamedAttr]) -> Span {
         let start = to_u32(self.attr_pool.len());
-        self.attr_pool.extend_from_slice(attrs);
+        if !attrs.is_empty() {
+            self.attr_pool.extend_from_slice(attrs);
+        }
         Span {
             start,
             len: to_u32(attrs.len()),
@@ -353,7 +358,9 @@ impl Module {
         let attributes = self.push_attrs(&state.attributes);
         let regions = {
             let start = to_u32(self.region_pool.len());
-            self.region_pool.extend_from_slice(&state.regions);
+            if !state.regions.is_empty() {
+                self.region_pool.extend_from_slice(&state.regions);
+            }
             Span {
                 start,
                 len: to_u32(state.regions.len()),
@@ -361,7 +368,9 @@ impl Module {
         };
         let successors = {
             let start = to_u32(self.block_pool.len());
-            self.block_pool.extend_from_slice(&state.successors);
+            if !state.successors.is_empty() {
+                self.block_pool.extend_from_slice(&state.successors);
+            }
             Span {
                 start,
                 len: to_u32(state.successors.len()),
