@@ -388,3 +388,38 @@ fn large_constants_stream_to_the_same_bytes() {
         text::print(&m, opts)
     );
 }
+
+/// `--deserialize -o F` opens F while it converts. As stablehlo-translate (MLIR's
+/// `ToolOutputFile`), a run that fails leaves no F, also when F held an older output; a run that
+/// succeeds replaces an older, longer F whole; the output may be the input file.
+#[test]
+fn deserialize_output_file_on_success_and_failure() {
+    let dir = TempDir::new("early-output");
+    let (src, art, out) = (dir.file("p.mlir"), dir.file("p.bc"), dir.file("out.mlir"));
+    std::fs::write(&src, PROGRAM).unwrap();
+    let o = run(&["--serialize", &src, "--target=current", "-o", &art], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::write(&out, "x".repeat(100_000)).unwrap();
+    let o = run(&["--deserialize", &art, "-o", &out], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.starts_with("module") && text.contains("stablehlo.add") && !text.contains("xxx"),
+        "{text}"
+    );
+    let bad = dir.file("bad.bc");
+    std::fs::write(&bad, b"ML\xefR\x00").unwrap();
+    let o = run(&["--deserialize", &bad, "-o", &out], b"");
+    assert!(!o.status.success());
+    assert!(
+        !std::path::Path::new(&out).exists(),
+        "a failed run left {out}"
+    );
+    let copy = dir.file("same.bc");
+    std::fs::copy(&art, &copy).unwrap();
+    let o = run(&["--deserialize", &copy, "-o", &copy], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&copy)
+        .unwrap()
+        .contains("stablehlo.add"));
+}

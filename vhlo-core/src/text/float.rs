@@ -712,17 +712,45 @@ const DIGIT_PAIRS: &str = concat!(
 
 /// Appends `n` in decimal (the printer's hot path: no formatting machinery).
 pub(crate) fn push_decimal(out: &mut String, n: u32) {
-    if n < 10 {
-        out.push(char::from(b'0' + n as u8));
-        return;
-    }
-    let pair = |k: u32| &DIGIT_PAIRS[2 * k as usize..2 * k as usize + 2];
+    // Unrolled by magnitude, no recursion or loop: this prints every value number and
+    // dimension. Each push has a constant length (an inlined store, no copy call) and each
+    // division a constant divisor.
+    let pair = |out: &mut String, k: u32| {
+        let at = 2 * k as usize;
+        out.push_str(DIGIT_PAIRS.get(at..at + 2).unwrap_or_default());
+    };
+    // One or two digits.
+    let lead = |out: &mut String, k: u32| {
+        if k < 10 {
+            out.push(char::from(b'0' + k as u8));
+        } else {
+            pair(out, k);
+        }
+    };
     if n < 100 {
-        out.push_str(pair(n));
-        return;
+        lead(out, n);
+    } else if n < 10_000 {
+        lead(out, n / 100);
+        pair(out, n % 100);
+    } else if n < 1_000_000 {
+        lead(out, n / 10_000);
+        let r = n % 10_000;
+        pair(out, r / 100);
+        pair(out, r % 100);
+    } else {
+        let top = n / 1_000_000;
+        if top < 100 {
+            lead(out, top);
+        } else {
+            // At most 4294: four digits.
+            lead(out, top / 100);
+            pair(out, top % 100);
+        }
+        let r = n % 1_000_000;
+        pair(out, r / 10_000);
+        pair(out, r / 100 % 100);
+        pair(out, r % 100);
     }
-    push_decimal(out, n / 100);
-    out.push_str(pair(n % 100));
 }
 
 #[cfg(test)]
@@ -892,6 +920,22 @@ mod tests {
             }
         }
         assert!(checked > 30_000);
+    }
+
+    #[test]
+    fn push_decimal_at_every_digit_count() {
+        let mut cases = vec![0u32, u32::MAX];
+        let mut p = 1u32;
+        while let Some(next) = p.checked_mul(10) {
+            cases.extend([p - 1, p, p + 1, next / 2 + 7]);
+            p = next;
+        }
+        cases.extend([p - 1, p, p + 1]);
+        for n in cases {
+            let mut s = String::from("x");
+            push_decimal(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
+        }
     }
 
     #[test]
