@@ -79,16 +79,6 @@ fn all_ops(m: &Module) -> Vec<OpId> {
     ops
 }
 
-fn region_block_args(m: &Module, op: OpId) -> Vec<crate::ir::Value> {
-    let mut out = Vec::new();
-    for &r in m.regions(op) {
-        for &b in m.blocks(r) {
-            out.extend_from_slice(m.block_args(b));
-        }
-    }
-    out
-}
-
 /// VHLO op kinds by op-name symbol: each name is matched against the registry once per pass.
 #[derive(Default)]
 struct OpKinds(Vec<Option<Option<VhloOp>>>);
@@ -119,10 +109,11 @@ struct UpgradeResult {
 
 /// Results of a conversion by op kind and attribute lists (what the conversion depends on):
 /// ops alike convert once. `key` is the reused lookup key: the kind and the number of
-/// properties, then the properties and the discardable attributes (when they count).
+/// properties, then the properties and the discardable attributes (when they count), each
+/// entry one `u64` (a slice of integers hashes as one run of bytes).
 struct AttrListMemo<V> {
-    map: FastMap<Box<[NamedAttr]>, V>,
-    key: Vec<NamedAttr>,
+    map: FastMap<Box<[u64]>, V>,
+    key: Vec<u64>,
     /// Set when the key is that of a conversion to be inserted once it succeeds.
     pending: bool,
 }
@@ -141,16 +132,13 @@ impl<V> AttrListMemo<V> {
     /// Sets the key to `op`'s (`kind` is the op kind's index), with its discardable attributes
     /// when `with_attributes`.
     fn key_of(&mut self, m: &Module, op: OpId, kind: u32, with_attributes: bool) {
+        let entry = |a: &NamedAttr| (u64::from(a.name.0) << 32) | u64::from(a.value.0);
         let p = m.properties(op);
         self.key.clear();
-        let count = Attribute(u32::try_from(p.len()).unwrap_or(u32::MAX));
-        self.key.push(NamedAttr {
-            name: crate::ir::Symbol(kind),
-            value: count,
-        });
-        self.key.extend_from_slice(p);
+        self.key.push((u64::from(kind) << 32) | p.len() as u64);
+        self.key.extend(p.iter().map(entry));
         if with_attributes {
-            self.key.extend_from_slice(m.attributes(op));
+            self.key.extend(m.attributes(op).iter().map(entry));
         }
     }
 
@@ -196,6 +184,39 @@ impl TypeMemo {
     }
 }
 
+/// Whether a type is a function type (no StableHLO op takes one), by type id: each type is
+/// looked at once (1 function-typed, 2 not).
+#[derive(Default)]
+struct FunctionTypes(Vec<u8>);
+
+impl FunctionTypes {
+    #[inline]
+    fn is(&mut self, m: &Module, t: Type) -> bool {
+        match self.0.get(t.index()) {
+            Some(&2) => false,
+            Some(&1) => true,
+            _ => self.look(m, t),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn look(&mut self, m: &Module, t: Type) -> bool {
+        let yes = match m.type_data(t) {
+            TypeData::Function { .. } => true,
+            TypeData::Dialect(d) => m.str(d.dialect) == "vhlo" && m.str(d.mnemonic) == "func_v1",
+            _ => false,
+        };
+        if self.0.len() <= t.index() {
+            self.0.resize(t.index() + 1, 0);
+        }
+        if let Some(slot) = self.0.get_mut(t.index()) {
+            *slot = if yes { 1 } else { 2 };
+        }
+        yes
+    }
+}
+
 /// Converts value types of `op`'s results and region arguments with `f`.
 fn convert_value_types(
     m: &mut Module,
@@ -208,10 +229,20 @@ fn convert_value_types(
             m.set_value_type(v, nt);
         }
     }
-    if !m.regions(op).is_empty() {
-        for v in region_block_args(m, op) {
-            let nt = f(m, m.value_type(v))?;
-            m.set_value_type(v, nt);
+    for r in 0..m.regions(op).len() {
+        let Some(&region) = m.regions(op).get(r) else {
+            break;
+        };
+        for b in 0..m.blocks(region).len() {
+            let Some(&block) = m.blocks(region).get(b) else {
+                break;
+            };
+            for i in 0..m.block_args(block).len() {
+                if let Some(&v) = m.block_args(block).get(i) {
+                    let nt = f(m, m.value_type(v))?;
+                    m.set_value_type(v, nt);
+                }
+            }
         }
     }
     Ok(())
@@ -1040,37 +1071,58 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Diagnostics> {
 
 /// [`legalize_to_stablehlo`] without the copy (on failure `w` is left half converted).
 pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<Diagnostic>> {
-    vhlo_to_version_in_place(w, vhlo::CURRENT_VERSION)?;
+    nesting_within_limit(w)?;
+    let ops_list = all_ops(w);
+    // The version pass leaves each op's kind by op index: no name is matched again.
+    let mut kinds = Vec::new();
+    version_ops(w, &ops_list, vhlo::CURRENT_VERSION, &mut kinds)?;
+    let kind_of = |op: OpId| kinds.get(op.index()).copied().flatten();
     let mut attrs_memo = AttrsMemo::default();
+    // StableHLO kinds whose ops without properties or attributes convert to none (most
+    // elementwise ops): no memo key to build, nothing to set.
+    let mut plain = vec![false; StablehloOp::ALL.len()];
     let mut type_memo = TypeMemo::default();
     let mut diags = Vec::new();
-    let ops_list = all_ops(w);
-    // New names first: a `return_v1` becomes `func.return` or `stablehlo.return` by its parent.
-    let mut names = Vec::with_capacity(ops_list.len());
-    let mut kinds = OpKinds::default();
     let mut name_syms: Vec<Option<(&'static str, crate::ir::Symbol)>> =
         vec![None; StablehloOp::ALL.len()];
+    // The family of the op holding the last block seen (consecutive ops mostly share one).
+    let mut family_of: Option<(crate::ir::Block, Option<&'static str>)> = None;
+    let mut function_types = FunctionTypes::default();
     for &op in &ops_list {
-        let name = kinds.of(w, op).map(|k| {
-            let parent = w
-                .op_parent(op)
-                .and_then(|b| w.block_parent(b))
-                .and_then(|r| w.region_parent(r));
-            let family = parent.and_then(|p| kinds.of(w, p)).map(|p| p.family());
-            (k, k.stablehlo().name_under(family))
-        });
-        names.push(name);
-    }
-    for (&op, new_name) in ops_list.iter().zip(names) {
-        let Some((kind, new_name)) = new_name else {
+        let Some(kind) = kind_of(op) else {
             continue;
         };
+        // A `return_v1` becomes `func.return` or `stablehlo.return` by its parent's family.
+        let block = w.op_parent(op);
+        let family = match (family_of, block) {
+            (Some((b, f)), Some(block)) if b == block => f,
+            _ => {
+                let f = block
+                    .and_then(|b| w.block_parent(b))
+                    .and_then(|r| w.region_parent(r))
+                    .and_then(kind_of)
+                    .map(|p| p.family());
+                family_of = block.map(|b| (b, f));
+                f
+            }
+        };
         let k = kind.stablehlo();
-        // Ops with the same kind and attributes convert alike; only successes are kept.
-        attrs_memo.key_of(w, op, k as u32, true);
-        if let Some((p, d)) = attrs_memo.get() {
-            w.set_properties(op, p);
-            w.set_attributes(op, d);
+        let new_name = k.name_under(family);
+        let bare = w.properties(op).is_empty() && w.attributes(op).is_empty();
+        if bare && plain.get(k as usize).copied().unwrap_or(false) {
+            // Converts to no properties and no attributes, which the op has already.
+        } else if let Some((p, d)) = {
+            // Ops with the same kind and attributes convert alike; only successes are kept.
+            attrs_memo.key_of(w, op, k as u32, true);
+            attrs_memo.get()
+        } {
+            // Most ops have no discardable attributes before or after.
+            if !(p.is_empty() && w.properties(op).is_empty()) {
+                w.set_properties(op, p);
+            }
+            if !(d.is_empty() && w.attributes(op).is_empty()) {
+                w.set_attributes(op, d);
+            }
         } else {
             let first = diags.len();
             let props: Vec<(String, Attribute)> = w
@@ -1129,6 +1181,11 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
                 diags.push(diag(w, op, v, None, "malformed VHLO"));
             }
             if diags.len() == first {
+                if bare && p.is_empty() && d.is_empty() {
+                    if let Some(slot) = plain.get_mut(k as usize) {
+                        *slot = true;
+                    }
+                }
                 w.set_properties(op, &p);
                 w.set_attributes(op, &d);
                 attrs_memo.insert((p, d));
@@ -1141,18 +1198,22 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
         // No StableHLO op's type constraints admit a function-typed value (func ops take any
         // type); MLIR's verifier refuses one, and its text would read as the op's own signature.
         if new_name.starts_with("stablehlo.") {
-            let is_function = |t: Type| match w.type_data(t) {
-                TypeData::Function { .. } => true,
-                TypeData::Dialect(d) => {
-                    w.str(d.dialect) == "vhlo" && w.str(d.mnemonic) == "func_v1"
+            let mut found = None;
+            for &v in w.operands(op) {
+                if function_types.is(w, w.value_type(v)) {
+                    found = Some(v);
+                    break;
                 }
-                _ => false,
-            };
-            let operands = w.operands(op).iter().copied();
-            if let Some(v) = operands
-                .chain(w.results(op))
-                .find(|&v| is_function(w.value_type(v)))
-            {
+            }
+            if found.is_none() {
+                for v in w.results(op) {
+                    if function_types.is(w, w.value_type(v)) {
+                        found = Some(v);
+                        break;
+                    }
+                }
+            }
+            if let Some(v) = found {
                 let what = if w.results(op).any(|r| r == v) {
                     "a result"
                 } else {
