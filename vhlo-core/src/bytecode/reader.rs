@@ -545,7 +545,6 @@ impl<'a> Reader<'a> {
     }
 
     /// Resolves entry `idx` of the attribute or type table, decoding it on first use.
-    /// An entry of the attribute or type table, decoded on first use.
     #[inline]
     fn resolve<T: Resolved>(&mut self, c: &Cursor<'_>, idx: usize) -> Result<T> {
         // Nearly every use finds the entry decoded: that path stays inline.
