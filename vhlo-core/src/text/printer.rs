@@ -57,6 +57,31 @@ enum ValueName {
     Single(u32),
 }
 
+/// The custom value names (`cst`, `cst_0`), all in one string: no allocation per name.
+#[derive(Clone, Default)]
+struct CustomNames {
+    text: String,
+    /// Where each name ends in `text` (it starts where the one before ends).
+    ends: Vec<usize>,
+}
+
+impl CustomNames {
+    fn get(&self, i: u32) -> &str {
+        let i = i as usize;
+        let start = match i.checked_sub(1) {
+            Some(j) => self.ends.get(j).copied().unwrap_or(0),
+            None => 0,
+        };
+        let end = self.ends.get(i).copied().unwrap_or(start);
+        self.text.get(start..end).unwrap_or_default()
+    }
+    fn push(&mut self, name: &str) -> u32 {
+        self.text.push_str(name);
+        self.ends.push(self.text.len());
+        (self.ends.len() - 1) as u32
+    }
+}
+
 /// The custom forms of ops, which the printer core does not know: [`super::print`] wires in
 /// those of builtin, func, StableHLO and sdy (`super::custom_forms`). Without them every op
 /// prints generically.
@@ -84,7 +109,7 @@ pub(crate) struct Printer<'m> {
     forms: Option<&'static CustomForms>,
     // The numbering, shared by the two sides of a cut.
     names: Arc<Vec<ValueName>>,
-    custom_names: Arc<Vec<String>>,
+    custom_names: Arc<CustomNames>,
     /// Block number within its region.
     block_ids: Arc<Vec<u32>>,
     indent: usize,
@@ -318,24 +343,6 @@ impl<'m> Printer<'m> {
 
     // ---- naming ------------------------------------------------------------------------------
 
-    fn set_name(&mut self, v: Value, n: ValueName) {
-        let i = v.index();
-        let names = Arc::make_mut(&mut self.names);
-        if names.len() <= i {
-            names.resize(i + 1, ValueName::Unnamed);
-        }
-        names[i] = n;
-    }
-
-    fn set_block_id(&mut self, b: Block, id: u32) {
-        let i = b.index();
-        let ids = Arc::make_mut(&mut self.block_ids);
-        if ids.len() <= i {
-            ids.resize(i + 1, 0);
-        }
-        ids[i] = id;
-    }
-
     /// MLIR's SSA numbering: a region is numbered from the counters its parent region reached,
     /// block arguments of entry blocks are `%argN`, other values `%N` (one number per op).
     /// Custom names (`%cst`, `%iterArg`) are made unique within their scope with a shared
@@ -352,14 +359,28 @@ impl<'m> Printer<'m> {
                 mark: usize,
             },
         }
-        // Sized once: growing them value by value copied them about log2(n) times.
-        Arc::make_mut(&mut self.names).resize(self.m.num_values(), ValueName::Unnamed);
-        Arc::make_mut(&mut self.block_ids).resize(self.m.num_blocks(), 0);
+        // Sized once: growing them value by value copied them about log2(n) times. Filled
+        // outside their `Arc`s (no reference count check per value).
+        let mut names = std::mem::take(Arc::make_mut(&mut self.names));
+        names.clear();
+        names.resize(self.m.num_values(), ValueName::Unnamed);
+        let mut block_ids = std::mem::take(Arc::make_mut(&mut self.block_ids));
+        block_ids.clear();
+        block_ids.resize(self.m.num_blocks(), 0);
+        let mut set_name = |v: Value, n: ValueName| {
+            if let Some(slot) = names.get_mut(v.index()) {
+                *slot = n;
+            }
+        };
         // The custom names in scope, as indices into `custom` hashed by their text (no second
-        // copy of each name).
+        // copy of each name); each name's hash is kept, so the table grows and frees entries
+        // without hashing again.
         let hasher = crate::ir::FastHasher::default();
         let mut used: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
-        let mut custom: Vec<String> = std::mem::take(Arc::make_mut(&mut self.custom_names));
+        let mut custom = CustomNames::default();
+        let mut hashes: Vec<u64> = Vec::new();
+        // The candidate `base_N`, reused.
+        let mut candidate = String::new();
         // Custom names (indices) in the order they were taken, to free them per scope.
         let mut log: Vec<u32> = Vec::new();
         let mut stack: Vec<Step> = Vec::new();
@@ -383,13 +404,13 @@ impl<'m> Printer<'m> {
                 });
             }
         }
+        let mut nested = Vec::new();
         while let Some(step) = stack.pop() {
             let (region, mut next_value, mut next_arg, mut conflict) = match step {
                 Step::Exit { mark } => {
                     for i in log.drain(mark..) {
-                        if let Some(n) = custom.get(i as usize) {
-                            if let Ok(e) = used.find_entry(hasher.hash_one(n.as_str()), |&j| j == i)
-                            {
+                        if let Some(&h) = hashes.get(i as usize) {
+                            if let Ok(e) = used.find_entry(h, |&j| j == i) {
                                 e.remove();
                             }
                         }
@@ -412,24 +433,25 @@ impl<'m> Printer<'m> {
             let mark = log.len();
             // A new custom name: `base`, else `base_N` with the next free N. Its index.
             let mut unique = |base: &str, conflict: &mut u32| -> u32 {
-                let taken = |s: &str| {
-                    used.find(hasher.hash_one(s), |&j| {
-                        custom.get(j as usize).is_some_and(|c| c == s)
-                    })
-                    .is_some()
+                let taken = |s: &str, h: u64| used.find(h, |&j| custom.get(j) == s).is_some();
+                let mut h = hasher.hash_one(base);
+                let idx = if !taken(base, h) {
+                    custom.push(base)
+                } else {
+                    loop {
+                        candidate.clear();
+                        candidate.push_str(base);
+                        candidate.push('_');
+                        push_decimal(&mut candidate, *conflict);
+                        *conflict += 1;
+                        h = hasher.hash_one(candidate.as_str());
+                        if !taken(&candidate, h) {
+                            break custom.push(&candidate);
+                        }
+                    }
                 };
-                let mut name = base.to_string();
-                while taken(&name) {
-                    name.truncate(base.len());
-                    name.push('_');
-                    push_decimal(&mut name, *conflict);
-                    *conflict += 1;
-                }
-                let idx = custom.len() as u32;
-                used.insert_unique(hasher.hash_one(name.as_str()), idx, |&j| {
-                    hasher.hash_one(custom.get(j as usize).map_or("", |c| c.as_str()))
-                });
-                custom.push(name);
+                hashes.push(h);
+                used.insert_unique(h, idx, |&j| hashes.get(j as usize).copied().unwrap_or(0));
                 log.push(idx);
                 idx
             };
@@ -441,18 +463,20 @@ impl<'m> Printer<'m> {
                     .and_then(|op| (self.forms?.block_arg_names)(self.m, op))
             };
             for (bi, &b) in self.m.blocks(region).iter().enumerate() {
-                self.set_block_id(b, bi as u32);
+                if let Some(slot) = block_ids.get_mut(b.index()) {
+                    *slot = bi as u32;
+                }
                 for &a in self.m.block_args(b) {
                     if bi == 0 {
                         if let Some(h) = arg_hint {
                             let idx = unique(h, &mut conflict);
-                            self.set_name(a, ValueName::Single(idx));
+                            set_name(a, ValueName::Single(idx));
                         } else {
-                            self.set_name(a, ValueName::Arg(next_arg));
+                            set_name(a, ValueName::Arg(next_arg));
                             next_arg += 1;
                         }
                     } else {
-                        self.set_name(
+                        set_name(
                             a,
                             ValueName::Number {
                                 id: next_value,
@@ -473,7 +497,7 @@ impl<'m> Printer<'m> {
                         Some(NameHint::Shared(base)) => {
                             let idx = unique(&base, &mut conflict);
                             for (i, v) in self.m.results(op).enumerate() {
-                                self.set_name(
+                                set_name(
                                     v,
                                     ValueName::Named {
                                         name: idx,
@@ -487,12 +511,12 @@ impl<'m> Printer<'m> {
                             for (i, v) in self.m.results(op).enumerate() {
                                 let base = bases.get(i).copied().unwrap_or("result");
                                 let idx = unique(base, &mut conflict);
-                                self.set_name(v, ValueName::Single(idx));
+                                set_name(v, ValueName::Single(idx));
                             }
                         }
                         None => {
                             for (i, v) in self.m.results(op).enumerate() {
-                                self.set_name(
+                                set_name(
                                     v,
                                     ValueName::Number {
                                         id: next_value,
@@ -507,7 +531,6 @@ impl<'m> Printer<'m> {
                 }
             }
             stack.push(Step::Exit { mark });
-            let mut nested = Vec::new();
             for &b in self.m.blocks(region) {
                 for &op in self.m.block_ops(b) {
                     for &r in self.m.regions(op) {
@@ -522,12 +545,14 @@ impl<'m> Printer<'m> {
             }
             if unique_ids {
                 global = (next_value, next_arg, conflict);
-                stack.extend(nested);
+                stack.append(&mut nested);
             } else {
-                stack.extend(nested.into_iter().rev());
+                stack.extend(nested.drain(..).rev());
             }
         }
-        *Arc::make_mut(&mut self.custom_names) = custom;
+        self.names = Arc::new(names);
+        self.block_ids = Arc::new(block_ids);
+        self.custom_names = Arc::new(custom);
     }
 
     /// The names MLIR's `getAsmResultNames` gives an op's results in pretty mode.
@@ -576,7 +601,7 @@ impl<'m> Printer<'m> {
                 return;
             }
             ValueName::Single(name) => {
-                out.push_str(&self.custom_names[name as usize]);
+                out.push_str(self.custom_names.get(name));
                 return;
             }
             ValueName::Number { id, index, multi } => {
@@ -584,7 +609,7 @@ impl<'m> Printer<'m> {
                 (index, multi)
             }
             ValueName::Named { name, index, multi } => {
-                out.push_str(&self.custom_names[name as usize]);
+                out.push_str(self.custom_names.get(name));
                 (index, multi)
             }
         };
