@@ -225,19 +225,25 @@ impl<'a> Cursor<'a> {
 
     /// A count of items that each take at least `min_item_bytes` bytes: rejected when the rest of
     /// the section could not hold that many, so callers may allocate for it.
+    #[inline]
     pub fn count(&mut self, min_item_bytes: usize) -> Result<usize, BytecodeError> {
         let at = self.offset();
         let n = self.index()?;
         if n.saturating_mul(min_item_bytes.max(1)) > self.remaining() && min_item_bytes > 0 {
-            return Err(self.err_at(
-                at,
-                format!(
-                    "count {n} exceeds the {} bytes left in the section",
-                    self.remaining()
-                ),
-            ));
+            return Err(self.count_error(at, n));
         }
         Ok(n)
+    }
+
+    #[cold]
+    fn count_error(&self, at: usize, n: usize) -> BytecodeError {
+        self.err_at(
+            at,
+            format!(
+                "count {n} exceeds the {} bytes left in the section",
+                self.remaining()
+            ),
+        )
     }
 
     /// A count, then that many zigzag varints.

@@ -141,6 +141,7 @@ fn read_on_this_thread<'a>(
         properties: Vec::new(),
         decoded_properties: Vec::new(),
         scratch: None,
+        last_loc: None,
         scratch_dict: Vec::new(),
         depth: 0,
         region_depth: 0,
@@ -309,6 +310,8 @@ struct Reader<'a> {
     /// Reused by every op read (see `read_op`).
     /// Boxed: taking it for an op and putting it back moves a pointer, not the struct.
     scratch: Option<Box<OperationState>>,
+    /// The attribute index of the last op location read, and that location.
+    last_loc: Option<(usize, Location)>,
     scratch_dict: Vec<NamedAttr>,
     /// Nesting of attribute/type resolution.
     depth: usize,
@@ -608,8 +611,17 @@ impl<'a> Reader<'a> {
 
     fn read_loc(&mut self, c: &mut Cursor<'_>) -> Result<Location> {
         let at = c.offset();
-        let a = self.read_attr(c)?;
-        self.as_loc(c, at, a)
+        let idx = c.index()?;
+        // Runs of ops share a location (all of them, in a program without any).
+        if let Some((last, l)) = self.last_loc {
+            if last == idx {
+                return Ok(l);
+            }
+        }
+        let a = self.attr(c, idx)?;
+        let l = self.as_loc(c, at, a)?;
+        self.last_loc = Some((idx, l));
+        Ok(l)
     }
 
     fn as_loc(&self, c: &Cursor<'_>, at: usize, a: Attribute) -> Result<Location> {

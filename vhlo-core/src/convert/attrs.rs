@@ -253,8 +253,79 @@ pub fn int_value_for(m: &Module, ty: crate::ir::Type, v: i64) -> i128 {
     }
 }
 
+/// The most common VHLO attributes (strings, booleans, arrays, dictionaries), converted
+/// without copying the attribute; `None` for the others.
+fn common_from_vhlo(m: &mut Module, a: Attribute) -> Option<Result<Attribute, String>> {
+    enum Common {
+        Str(crate::ir::Symbol),
+        Bool(bool),
+        Array(Vec<Attribute>),
+        Dict(Vec<(Attribute, Attribute)>),
+    }
+    let common = match m.attr_data(a) {
+        AttrData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
+            match (m.str(d.mnemonic), &d.params[..]) {
+                ("string_v1", [Param::Str(s)]) => Common::Str(*s),
+                ("bool_v1", [Param::Bool(b)]) => Common::Bool(*b),
+                ("array_v1", [Param::Attrs(xs)]) => Common::Array(xs.to_vec()),
+                ("dict_v1", [Param::AttrPairs(pairs)]) => Common::Dict(pairs.to_vec()),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    Some(match common {
+        Common::Str(value) => Ok(m.attr(AttrData::String { value, ty: None })),
+        Common::Bool(b) => Ok(m.attr(AttrData::Bool(b))),
+        Common::Array(xs) => (|| {
+            let mut out = Vec::with_capacity(xs.len());
+            // Long arrays (a function's argument attributes) repeat an element in a row.
+            let mut last: Option<(Attribute, Attribute)> = None;
+            for x in xs {
+                let y = match last {
+                    Some((from, to)) if from == x => to,
+                    _ => from_vhlo(m, x)?,
+                };
+                last = Some((x, y));
+                out.push(y);
+            }
+            Ok(m.attr(AttrData::Array(out.into())))
+        })(),
+        Common::Dict(pairs) => (|| {
+            let mut entries = Vec::with_capacity(pairs.len());
+            for (k, v) in pairs {
+                let key = match m.attr_data(k) {
+                    AttrData::Dialect(s) => match s.params[..] {
+                        [Param::Str(key)] => Some(key),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(key) = key else {
+                    return Err(format!("malformed VHLO attribute `{}`", describe(m, a)));
+                };
+                entries.push((key, from_vhlo(m, v)?));
+            }
+            // MLIR keeps dictionaries sorted by name.
+            entries.sort_by(|x, y| m.str(x.0).cmp(m.str(y.0)));
+            // MLIR's DictionaryAttr requires unique names.
+            if let Some(w) = entries
+                .windows(2)
+                .find(|w| matches!(w, [x, y] if x.0 == y.0))
+            {
+                let key = w.first().map_or("", |e| m.str(e.0));
+                return Err(format!("duplicate key `{key}` in `{}`", describe(m, a)));
+            }
+            Ok(m.attr(AttrData::Dictionary(entries.into())))
+        })(),
+    })
+}
+
 /// Converts a VHLO attribute back to its builtin/StableHLO form. Non-VHLO attributes are kept.
 pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
+    if let Some(done) = common_from_vhlo(m, a) {
+        return done;
+    }
     let AttrData::Dialect(d) = m.attr_data(a).clone() else {
         return Ok(a);
     };
@@ -342,40 +413,9 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
             let ty = types::from_vhlo(m, *t)?;
             m.attr(AttrData::Float { ty, bits: *bits })
         }
-        ("string_v1", [Param::Str(s)]) => m.attr(AttrData::String {
-            value: *s,
-            ty: None,
-        }),
         ("type_v1", [Param::Type(t)]) => {
             let t = types::from_vhlo(m, *t)?;
             m.attr(AttrData::Type(t))
-        }
-        ("array_v1", [Param::Attrs(xs)]) => {
-            let xs = xs
-                .iter()
-                .map(|&x| from_vhlo(m, x))
-                .collect::<Result<Vec<_>, _>>()?;
-            m.attr(AttrData::Array(xs.into()))
-        }
-        ("dict_v1", [Param::AttrPairs(pairs)]) => {
-            let mut entries = Vec::with_capacity(pairs.len());
-            for &(k, v) in pairs.iter() {
-                let Ok(Param::Str(key)) = as_str(m, &Param::Attr(k)) else {
-                    return bad(m);
-                };
-                entries.push((key, from_vhlo(m, v)?));
-            }
-            // MLIR keeps dictionaries sorted by name.
-            entries.sort_by(|x, y| m.str(x.0).cmp(m.str(y.0)));
-            // MLIR's DictionaryAttr requires unique names.
-            if let Some(w) = entries
-                .windows(2)
-                .find(|w| matches!(w, [x, y] if x.0 == y.0))
-            {
-                let key = w.first().map_or("", |e| m.str(e.0));
-                return Err(format!("duplicate key `{key}` in `{}`", describe(m, a)));
-            }
-            m.attr(AttrData::Dictionary(entries.into()))
         }
         ("tensor_v1", [Param::Type(t), Param::Bytes(data)]) => {
             let ty = types::from_vhlo(m, *t)?;
