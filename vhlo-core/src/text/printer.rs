@@ -127,6 +127,12 @@ pub(crate) struct Printer<'m> {
     pub(crate) scratch_attrs: Vec<NamedAttr>,
     /// StableHLO op kinds by op-name symbol index (matched once per name, not once per op).
     op_kinds: Vec<Option<Option<crate::vhlo::StablehloOp>>>,
+    /// The spellings of types and attributes printed so far, copied on the next use.
+    spellings: Spellings,
+    /// The deepest `depth` reached by [`Printer::enter`] (for the spellings' heights).
+    peak: usize,
+    /// Times [`Printer::enter`] refused (a spelling cut short there is not kept).
+    refused: u32,
     /// Set when this printer prints one side of a module cut in two ([`Printer::print_cut`]).
     cut: Option<Cut>,
     /// The tail side has printed its ops: what follows is the head's.
@@ -145,6 +151,89 @@ pub(crate) struct Cut {
     pub(crate) span: Option<(usize, usize)>,
     /// Times the block printed (and was kept): anything but once falls back to one thread.
     pub(crate) hits: u32,
+}
+
+/// A kept spelling: `text[start..end]`, which printed `height` levels deep.
+#[derive(Clone, Copy, Default)]
+struct Spelled {
+    start: u32,
+    end: u32,
+    /// 0: none kept.
+    height: u32,
+}
+
+/// The text of interned types and attributes as printed, by id: a module's tensor types and
+/// constants repeat, and copying their text is cheaper than spelling it again (issue 15). The
+/// text depends on nothing but the value, the options and the alias table, except where the
+/// nesting guard cut it short: such text is not kept, and a kept one is not used where the
+/// guard would cut it.
+#[derive(Default)]
+struct Spellings {
+    text: String,
+    /// By [`AliasKey::slot`]: types, attributes.
+    by_id: [Vec<Spelled>; 2],
+}
+
+impl Spellings {
+    /// Longer spellings are not kept (a large constant is rarely printed twice).
+    const MAX_LEN: usize = 4096;
+
+    fn get(&self, key: AliasKey) -> Option<Spelled> {
+        let (k, i) = key.slot();
+        let s = *self.by_id.get(k)?.get(i)?;
+        (s.height > 0).then_some(s)
+    }
+
+    fn keep(&mut self, m: &Module, key: AliasKey, spelled: &str, height: usize) {
+        let (k, i) = key.slot();
+        let start = self.text.len();
+        let (Some(ids), Ok(start), Ok(end), Ok(height)) = (
+            self.by_id.get_mut(k),
+            u32::try_from(start),
+            u32::try_from(start + spelled.len()),
+            u32::try_from(height),
+        ) else {
+            return;
+        };
+        if ids.len() <= i {
+            let (types, attrs, _) = m.num_interned();
+            ids.resize(
+                if k == 0 { types } else { attrs }.max(i + 1),
+                Spelled::default(),
+            );
+        }
+        if let Some(slot) = ids.get_mut(i) {
+            self.text.push_str(spelled);
+            *slot = Spelled { start, end, height };
+        }
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        for ids in &mut self.by_id {
+            ids.clear();
+        }
+    }
+}
+
+/// Whether a type or attribute is worth keeping the spelling of: not a keyword, and not one
+/// whose printing sets alias state (locations, opaque attributes).
+fn keeps_spelling(m: &Module, key: AliasKey) -> bool {
+    match key {
+        AliasKey::Type(t) => !matches!(
+            m.type_data(t),
+            TypeData::Integer { .. } | TypeData::Index | TypeData::Float(_) | TypeData::None
+        ),
+        AliasKey::Attr(a) => !matches!(
+            m.attr_data(a),
+            AttrData::Unit
+                | AttrData::Bool(_)
+                | AttrData::Type(_)
+                | AttrData::Location(_)
+                | AttrData::Opaque { .. }
+        ),
+        AliasKey::Loc(_) => false,
+    }
 }
 
 /// Alias state: the first (visiting) pass, then the assigned aliases.
@@ -262,6 +351,9 @@ impl<'m> Printer<'m> {
             depth: 0,
             scratch_attrs: Vec::new(),
             op_kinds: Vec::new(),
+            spellings: Spellings::default(),
+            peak: 0,
+            refused: 0,
             cut: None,
             skip_rest: false,
         }
@@ -303,9 +395,11 @@ impl<'m> Printer<'m> {
     fn enter(&mut self) -> bool {
         if self.depth >= crate::ir::NESTING_GUARD {
             self.out.push_str("<<nested too deep>>");
+            self.refused = self.refused.wrapping_add(1);
             return false;
         }
         self.depth += 1;
+        self.peak = self.peak.max(self.depth);
         true
     }
 
@@ -720,6 +814,8 @@ impl<'m> Printer<'m> {
     /// First pass: visits every type, attribute and location in print order, as MLIR's alias
     /// initializer does, and assigns the aliases. Leaves the output empty.
     fn collect_aliases(&mut self, top: &[OpId]) {
+        // Spellings kept so far may lack the aliases about to be assigned.
+        self.spellings.clear();
         self.aliases.collecting = true;
         for &op in top {
             self.print_op(op);
@@ -1221,6 +1317,19 @@ impl<'m> Printer<'m> {
                 return;
             }
         }
+        if let Some(s) = self.spellings.get(key) {
+            let height = s.height as usize;
+            if self.depth + height <= crate::ir::NESTING_GUARD {
+                let text = self.spellings.text.get(s.start as usize..s.end as usize);
+                self.out.push_str(text.unwrap_or_default());
+                self.peak = self.peak.max(self.depth + height);
+                return;
+            }
+        }
+        let base = self.depth;
+        let outer_peak = std::mem::replace(&mut self.peak, base);
+        let (refused, saw) = (self.refused, self.aliases.saw_aliasable);
+        let start = self.out.len();
         if self.enter() {
             match key {
                 AliasKey::Type(t) => self.print_type_spelled(t),
@@ -1228,7 +1337,16 @@ impl<'m> Printer<'m> {
                 AliasKey::Loc(l) => self.print_loc_spelled(l),
             }
             self.depth -= 1;
+            let whole = self.refused == refused && self.aliases.saw_aliasable == saw;
+            if whole && keeps_spelling(self.m, key) {
+                if let Some(text) = self.out.get(start..) {
+                    if text.len() <= Spellings::MAX_LEN {
+                        self.spellings.keep(self.m, key, text, self.peak - base);
+                    }
+                }
+            }
         }
+        self.peak = self.peak.max(outer_peak);
     }
 
     /// A type spelled out (not its alias; nested ones may be aliases).
@@ -2099,5 +2217,42 @@ pub(crate) fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
             signedness: Signedness::Signless,
         } if *w == width => i64::try_from(*value).ok(),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kept spelling is used only where the nesting guard would not cut it short: the text is
+    /// the same as spelling it there, whichever depth printed it first.
+    #[test]
+    fn kept_spellings_respect_the_nesting_guard() {
+        let run = || {
+            let mut m = Module::new();
+            let mut t = m.ty(TypeData::Float(FloatKind::F32));
+            for _ in 0..crate::ir::NESTING_GUARD - 10 {
+                t = m.ty(TypeData::Complex(t));
+            }
+            let fresh = |depth: usize| {
+                let mut p = Printer::new(&m, PrintOptions::default());
+                p.depth = depth;
+                p.print_type(t);
+                p.out
+            };
+            let (shallow, deep) = (fresh(0), fresh(20));
+            assert!(!shallow.contains("<<nested too deep>>"));
+            assert!(deep.contains("<<nested too deep>>"));
+            let mut p = Printer::new(&m, PrintOptions::default());
+            for (depth, want) in [(20, &deep), (0, &shallow), (20, &deep), (5, &fresh(5))] {
+                p.out.clear();
+                p.depth = depth;
+                p.print_type(t);
+                assert_eq!(&p.out, want, "at depth {depth}");
+            }
+        };
+        // Two thousand nested types take more than a test thread's stack in a debug build.
+        let spawned = std::thread::Builder::new().stack_size(64 << 20).spawn(run);
+        spawned.expect("thread starts").join().expect("test passes");
     }
 }
