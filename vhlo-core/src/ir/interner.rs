@@ -18,6 +18,9 @@ pub type FastSet<K> = std::collections::HashSet<K, FastHasher>;
 #[derive(Clone)]
 pub struct Interner<T: Eq + Hash + Clone> {
     items: Vec<T>,
+    /// Each item's hash: growing the table rehashes from here, not from the items (a dense
+    /// constant's data would be hashed again at every growth).
+    hashes: Vec<u64>,
     index: HashTable<u32>,
     hasher: FastHasher,
 }
@@ -32,6 +35,7 @@ impl<T: Eq + Hash + Clone> Default for Interner<T> {
     fn default() -> Self {
         Interner {
             items: Vec::new(),
+            hashes: Vec::new(),
             index: HashTable::new(),
             hasher: FastHasher::default(),
         }
@@ -54,10 +58,10 @@ impl<T: Eq + Hash + Clone> Interner<T> {
     fn insert_new(&mut self, hash: u64, value: T) -> u32 {
         let id = u32::try_from(self.items.len()).unwrap_or(u32::MAX);
         self.items.push(value);
-        let (items, hasher) = (&self.items, &self.hasher);
-        self.index.insert_unique(hash, id, |&i| {
-            items.get(i as usize).map_or(0, |x| hasher.hash_one(x))
-        });
+        self.hashes.push(hash);
+        let hashes = &self.hashes;
+        self.index
+            .insert_unique(hash, id, |&i| hashes.get(i as usize).copied().unwrap_or(0));
         id
     }
 
@@ -85,10 +89,10 @@ impl<T: Eq + Hash + Clone> Interner<T> {
     /// Makes room for `n` more values without growing.
     pub fn reserve(&mut self, n: usize) {
         self.items.reserve(n);
-        let (items, hasher) = (&self.items, &self.hasher);
-        self.index.reserve(n, |&i| {
-            items.get(i as usize).map_or(0, |x| hasher.hash_one(x))
-        });
+        self.hashes.reserve(n);
+        let hashes = &self.hashes;
+        self.index
+            .reserve(n, |&i| hashes.get(i as usize).copied().unwrap_or(0));
     }
 
     /// Number of distinct values.
