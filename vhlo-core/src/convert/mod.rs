@@ -39,18 +39,48 @@ pub use crate::text::location_to_string;
 /// The conversions recurse over types, attributes and locations: a module nested deeper than
 /// [`crate::ir::MAX_NESTING`] (built by hand, or through aliases) is refused first.
 fn nesting_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {
-    crate::ir::regions_within_limit(m).map_err(|_| {
-        vec![Diagnostic {
-            op: "builtin.module".into(),
-            location: "unknown".into(),
-            subject: "regions".into(),
-            needs: None,
-            rule: format!(
-                "regions nested deeper than {} levels (the nesting limit)",
-                crate::ir::MAX_NESTING
-            ),
-        }]
-    })?;
+    crate::ir::regions_within_limit(m).map_err(|_| regions_too_deep())?;
+    interned_within_limit(m)
+}
+
+fn regions_too_deep() -> Vec<Diagnostic> {
+    vec![Diagnostic {
+        op: "builtin.module".into(),
+        location: "unknown".into(),
+        subject: "regions".into(),
+        needs: None,
+        rule: format!(
+            "regions nested deeper than {} levels (the nesting limit)",
+            crate::ir::MAX_NESTING
+        ),
+    }]
+}
+
+/// [`nesting_within_limit`] and [`all_ops`] in one walk (the same pre-order as
+/// [`Module::walk`]).
+fn checked_ops(m: &Module) -> Result<Vec<OpId>, Vec<Diagnostic>> {
+    let mut ops = Vec::new();
+    let mut stack: Vec<(OpId, usize)> = m.top_ops().iter().rev().map(|&op| (op, 0)).collect();
+    while let Some((op, depth)) = stack.pop() {
+        ops.push(op);
+        let regions = m.regions(op);
+        if regions.is_empty() {
+            continue;
+        }
+        if depth + 1 > crate::ir::MAX_NESTING {
+            return Err(regions_too_deep());
+        }
+        for &r in regions.iter().rev() {
+            for &b in m.blocks(r).iter().rev() {
+                stack.extend(m.block_ops(b).iter().rev().map(|&o| (o, depth + 1)));
+            }
+        }
+    }
+    interned_within_limit(m)?;
+    Ok(ops)
+}
+
+fn interned_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {
     crate::ir::deepest_interned(m).map_err(|e| {
         vec![Diagnostic {
             op: "builtin.module".into(),
@@ -682,8 +712,7 @@ pub(crate) fn vhlo_to_version_in_place(
     w: &mut Module,
     target: Version,
 ) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
-    nesting_within_limit(w)?;
-    let ops = all_ops(w);
+    let ops = checked_ops(w)?;
     version_ops(w, &ops, target, &mut Vec::new())
 }
 
@@ -1071,8 +1100,7 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Diagnostics> {
 
 /// [`legalize_to_stablehlo`] without the copy (on failure `w` is left half converted).
 pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<Diagnostic>> {
-    nesting_within_limit(w)?;
-    let ops_list = all_ops(w);
+    let ops_list = checked_ops(w)?;
     // The version pass leaves each op's kind by op index: no name is matched again.
     let mut kinds = Vec::new();
     version_ops(w, &ops_list, vhlo::CURRENT_VERSION, &mut kinds)?;
