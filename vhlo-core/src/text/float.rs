@@ -753,6 +753,19 @@ pub(crate) fn push_decimal(out: &mut String, n: u32) {
     }
 }
 
+/// `n` in decimal, as `{n}` formats it, without the formatting machinery for the usual sizes.
+pub(crate) fn push_i64(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    match u32::try_from(n.unsigned_abs()) {
+        Ok(small) => push_decimal(out, small),
+        Err(_) => {
+            let _ = write!(out, "{}", n.unsigned_abs());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -920,6 +933,24 @@ mod tests {
             }
         }
         assert!(checked > 30_000);
+    }
+
+    #[test]
+    fn push_i64_formats_as_display() {
+        for n in [
+            0i64,
+            7,
+            -7,
+            4_294_967_295,
+            4_294_967_296,
+            -4_294_967_296,
+            i64::MIN,
+            i64::MAX,
+        ] {
+            let mut s = String::new();
+            push_i64(&mut s, n);
+            assert_eq!(s, n.to_string());
+        }
     }
 
     #[test]

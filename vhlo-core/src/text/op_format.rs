@@ -120,11 +120,7 @@ pub(super) fn write_i64_data(out: &mut String, data: &[u8]) {
         if i > 0 {
             out.push_str(", ");
         }
-        let _ = write!(
-            out,
-            "{}",
-            i64::from_le_bytes(c.try_into().unwrap_or([0; 8]))
-        );
+        super::float::push_i64(out, i64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
     }
     out.push(']');
 }

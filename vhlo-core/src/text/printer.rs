@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use super::aliases::{opaque_alias_name, write_alias, AliasKey, AliasTable};
 use super::dialects::{self, FieldKind};
-use super::float::push_decimal;
 use super::float::{format_float, format_float_into};
+use super::float::{push_decimal, push_i64};
 use crate::ir::element_storage_bytes;
 use crate::ir::*;
 
@@ -257,16 +257,25 @@ fn is_bare_ident(s: &str) -> bool {
 
 /// `"text"` with LLVM's escaping: `\\`, and `\XX` for `"` and non-printable bytes.
 pub(crate) fn write_escaped(out: &mut String, s: impl AsRef<[u8]>) {
+    let bytes = s.as_ref();
     out.push('"');
-    for &b in s.as_ref() {
+    // Runs of printable bytes go out whole (they are ASCII, so always a `str`).
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\' {
+            continue;
+        }
+        let plain = bytes.get(run..i).unwrap_or_default();
+        out.push_str(std::str::from_utf8(plain).unwrap_or_default());
+        run = i + 1;
         if b == b'\\' {
             out.push_str("\\\\");
-        } else if (0x20..0x7f).contains(&b) && b != b'"' {
-            out.push(b as char);
         } else {
             let _ = write!(out, "\\{:02X}", b);
         }
     }
+    let plain = bytes.get(run..).unwrap_or_default();
+    out.push_str(std::str::from_utf8(plain).unwrap_or_default());
     out.push('"');
 }
 
@@ -1447,7 +1456,7 @@ impl<'m> Printer<'m> {
             if d == DYNAMIC {
                 p.out.push('?');
             } else {
-                let _ = write!(p.out, "{d}");
+                push_i64(&mut p.out, d);
             }
         });
     }
@@ -2197,11 +2206,11 @@ fn elem_kind(m: &Module, t: Type) -> Option<ElemKind> {
 /// `[1, 2]`.
 pub(crate) fn write_i64s(out: &mut String, v: &[i64]) {
     out.push('[');
-    for (i, x) in v.iter().enumerate() {
+    for (i, &x) in v.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        let _ = write!(out, "{x}");
+        push_i64(out, x);
     }
     out.push(']');
 }
@@ -2223,6 +2232,32 @@ pub(crate) fn int_attr_of(m: &Module, a: &AttrData, width: u32) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs of plain bytes and escapes interleave as LLVM's `printEscapedString` writes them.
+    #[test]
+    fn escapes_byte_by_byte() {
+        let all: Vec<u8> = (0..=255u8).chain(*b"ab\\c\"d").collect();
+        let mut want = String::from("\"");
+        for &b in &all {
+            match b {
+                b'\\' => want.push_str("\\\\"),
+                0x20..0x7f if b != b'"' => want.push(char::from(b)),
+                _ => want.push_str(&format!("\\{b:02X}")),
+            }
+        }
+        want.push('"');
+        for cut in [0, 1, 34, 92, 200, all.len()] {
+            let mut out = String::new();
+            write_escaped(&mut out, &all[cut..]);
+            let mut head = String::new();
+            write_escaped(&mut head, &all[..cut]);
+            assert!(want.ends_with(&out[1..]));
+            assert!(want.starts_with(&head[..head.len() - 1]));
+        }
+        let mut out = String::new();
+        write_escaped(&mut out, &all);
+        assert_eq!(out, want);
+    }
 
     /// A kept spelling is used only where the nesting guard would not cut it short: the text is
     /// the same as spelling it there, whichever depth printed it first.
