@@ -152,7 +152,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A prefix varint: the trailing zeros of the first byte give the number of extra bytes.
-    #[inline]
+    #[inline(always)]
     pub fn varint(&mut self) -> Result<u64, BytecodeError> {
         // Most varints are one byte (values below 128): that case stays inline.
         if let Some(&first) = self.data.get(self.pos) {
@@ -216,7 +216,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A varint used as a count or index into an in-memory table; `usize` on every platform here.
-    #[inline]
+    #[inline(always)]
     pub fn index(&mut self) -> Result<usize, BytecodeError> {
         let at = self.offset();
         let v = self.varint()?;
@@ -225,7 +225,7 @@ impl<'a> Cursor<'a> {
 
     /// A count of items that each take at least `min_item_bytes` bytes: rejected when the rest of
     /// the section could not hold that many, so callers may allocate for it.
-    #[inline]
+    #[inline(always)]
     pub fn count(&mut self, min_item_bytes: usize) -> Result<usize, BytecodeError> {
         let at = self.offset();
         let n = self.index()?;
