@@ -1009,6 +1009,7 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    #[inline]
     fn define(&mut self, c: &Cursor<'_>, scope: &mut Scope, v: Value) -> Result<()> {
         let next = scope
             .next_ids
@@ -1309,9 +1310,10 @@ impl<'a> Reader<'a> {
         for (i, slot) in fixups {
             scope.waiting.entry(slot).or_default().push((op, i));
         }
-        for i in 0..self.module.num_results(op) {
-            if let Some(v) = self.module.result(op, i) {
-                self.define(c, scope, v)?;
+        // An op's results are consecutive values.
+        if let Some(Value(first)) = self.module.result(op, 0) {
+            for k in 0..self.module.num_results(op) {
+                self.define(c, scope, Value(first.saturating_add(k as u32)))?;
             }
         }
         for (idx, order) in use_lists {
