@@ -127,6 +127,9 @@ pub(crate) fn children(m: &Module, n: Node, out: &mut Vec<Node>) {
 /// than [`MAX_NESTING`] levels deep (not counting a function type's own level). Linear in the size of the interned DAG, whatever its depth.
 pub fn deepest_interned(m: &Module) -> Result<(), NestingTooDeep> {
     let (nt, na, nl) = m.num_interned();
+    if m.interned_checked.get() == (nt, na, nl) {
+        return Ok(());
+    }
     // 0: not measured yet; otherwise the depth (a leaf is 1).
     let mut depth = [vec![0u32; nt], vec![0u32; na], vec![0u32; nl]];
     let slot = Node::slot;
@@ -186,6 +189,7 @@ pub fn deepest_interned(m: &Module) -> Result<(), NestingTooDeep> {
             }
         }
     }
+    m.interned_checked.set((nt, na, nl));
     Ok(())
 }
 
@@ -230,6 +234,24 @@ mod tests {
         let mut m = Module::new();
         tuple_chain(&mut m, MAX_NESTING + 1);
         assert_eq!(deepest_interned(&m).map_err(|e| e.what), Err("type"));
+    }
+
+    /// A verdict is remembered for the interners' sizes only: whatever is added later, to the
+    /// module or to a copy of it, is measured.
+    #[test]
+    fn a_remembered_verdict_covers_only_what_was_measured() {
+        let mut m = Module::new();
+        let t = tuple_chain(&mut m, MAX_NESTING);
+        assert_eq!(deepest_interned(&m), Ok(()));
+        assert_eq!(deepest_interned(&m), Ok(()));
+        let mut copy = m.clone();
+        copy.ty(TypeData::Tuple(vec![t].into()));
+        assert_eq!(deepest_interned(&copy).map_err(|e| e.what), Err("type"));
+        let shallow = m.ty(TypeData::None);
+        m.attr(AttrData::Type(shallow));
+        assert_eq!(deepest_interned(&m), Ok(()));
+        m.attr(AttrData::Type(t));
+        assert_eq!(deepest_interned(&m).map_err(|e| e.what), Err("attribute"));
     }
 
     /// A value type at the limit is also an op's type in text, `() -> tuple<...>`; anything

@@ -129,6 +129,38 @@ pub struct Module {
     /// Symbols of static strings by address and length (the names generated code passes):
     /// found without hashing or comparing the text.
     static_syms: super::FastMap<(usize, usize), Symbol>,
+    /// The interner sizes at which the nesting of the interned DAG was last found within the
+    /// limit ([`super::deepest_interned`]): entries are never changed, only added, so the same
+    /// sizes give the same verdict and the walk is not repeated (reader, then conversions).
+    pub(crate) interned_checked: InternedChecked,
+}
+
+/// Interner sizes, settable through a shared reference (the printer's threads share the module).
+#[derive(Debug, Default)]
+pub(crate) struct InternedChecked([std::sync::atomic::AtomicUsize; 3]);
+
+impl InternedChecked {
+    pub(crate) fn get(&self) -> (usize, usize, usize) {
+        let [a, b, c] = &self.0;
+        let load =
+            |x: &std::sync::atomic::AtomicUsize| x.load(std::sync::atomic::Ordering::Relaxed);
+        (load(a), load(b), load(c))
+    }
+    pub(crate) fn set(&self, (t, a, l): (usize, usize, usize)) {
+        let [x, y, z] = &self.0;
+        let relaxed = std::sync::atomic::Ordering::Relaxed;
+        x.store(t, relaxed);
+        y.store(a, relaxed);
+        z.store(l, relaxed);
+    }
+}
+
+impl Clone for InternedChecked {
+    fn clone(&self) -> Self {
+        let c = InternedChecked::default();
+        c.set(self.get());
+        c
+    }
 }
 
 impl Default for Module {
@@ -166,6 +198,7 @@ impl Module {
             top: Vec::new(),
             consts: Default::default(),
             static_syms: Default::default(),
+            interned_checked: InternedChecked::default(),
         };
         m.loc(LocData::Unknown);
         m
