@@ -53,11 +53,26 @@ struct OpData {
     properties: Span,
     /// Discardable attributes (`{...}`).
     attributes: Span,
+    /// Index into `Module::nested` of the op's regions and successors, [`NO_NESTED`] for an op
+    /// with neither (most ops): 48 bytes an op instead of 72, a third fewer pages to fault in.
+    nested: u32,
+    location: Location,
+    /// The block holding the op, [`NO_PARENT`] when detached.
+    parent: Block,
+}
+
+/// The regions and successors of an op that has some.
+#[derive(Clone, Copy, Debug, Default)]
+struct Nested {
     regions: Span,
     successors: Span,
-    location: Location,
-    parent: Option<Block>,
 }
+
+// Every op pays for each byte here.
+const _: () = assert!(std::mem::size_of::<OpData>() == 48);
+
+const NO_NESTED: u32 = u32::MAX;
+const NO_PARENT: Block = Block(u32::MAX);
 
 #[derive(Clone, Debug, Default)]
 struct BlockData {
@@ -114,6 +129,7 @@ pub struct Module {
     attrs: Interner<AttrData>,
     locs: Interner<LocData>,
     ops: Vec<OpData>,
+    nested: Vec<Nested>,
     blocks: Vec<BlockData>,
     regions: Vec<RegionData>,
     values: Vec<ValueData>,
@@ -188,6 +204,7 @@ impl Module {
             attrs: Interner::default(),
             locs: Interner::default(),
             ops: Vec::new(),
+            nested: Vec::new(),
             blocks: Vec::new(),
             regions: Vec::new(),
             values: Vec::new(),
@@ -389,25 +406,24 @@ impl Module {
         let operands = self.push_values(&state.operands);
         let properties = self.push_attrs(&state.properties);
         let attributes = self.push_attrs(&state.attributes);
-        let regions = {
-            let start = to_u32(self.region_pool.len());
-            if !state.regions.is_empty() {
-                self.region_pool.extend_from_slice(&state.regions);
-            }
-            Span {
-                start,
+        let nested = if state.regions.is_empty() && state.successors.is_empty() {
+            NO_NESTED
+        } else {
+            let regions = Span {
+                start: to_u32(self.region_pool.len()),
                 len: to_u32(state.regions.len()),
-            }
-        };
-        let successors = {
-            let start = to_u32(self.block_pool.len());
-            if !state.successors.is_empty() {
-                self.block_pool.extend_from_slice(&state.successors);
-            }
-            Span {
-                start,
+            };
+            self.region_pool.extend_from_slice(&state.regions);
+            let successors = Span {
+                start: to_u32(self.block_pool.len()),
                 len: to_u32(state.successors.len()),
-            }
+            };
+            self.block_pool.extend_from_slice(&state.successors);
+            self.nested.push(Nested {
+                regions,
+                successors,
+            });
+            to_u32(self.nested.len() - 1)
         };
         let first_result = to_u32(self.values.len());
         for (i, &ty) in state.result_types.iter().enumerate() {
@@ -430,10 +446,9 @@ impl Module {
             num_results: to_u32(state.result_types.len()),
             properties,
             attributes,
-            regions,
-            successors,
+            nested,
             location: state.location,
-            parent: None,
+            parent: NO_PARENT,
         });
         id
     }
@@ -472,7 +487,7 @@ impl Module {
 
     /// Appends `op` at the end of `block`.
     pub fn append_op(&mut self, block: Block, op: OpId) {
-        self.ops[op.index()].parent = Some(block);
+        self.ops[op.index()].parent = block;
         self.blocks[block.index()].ops.push(op);
     }
 
@@ -551,15 +566,27 @@ impl Module {
     }
     /// The op's regions.
     pub fn regions(&self, op: OpId) -> &[Region] {
-        &self.region_pool[self.ops[op.index()].regions.range()]
+        match self.nested.get(self.ops[op.index()].nested as usize) {
+            Some(n) => &self.region_pool[n.regions.range()],
+            None => &[],
+        }
     }
     /// The op's successor blocks.
     pub fn successors(&self, op: OpId) -> &[Block] {
-        &self.block_pool[self.ops[op.index()].successors.range()]
+        match self.nested.get(self.ops[op.index()].nested as usize) {
+            Some(n) => &self.block_pool[n.successors.range()],
+            None => &[],
+        }
     }
     /// Replaces successor `i` of `op` (readers patch forward references with it).
     pub fn set_successor(&mut self, op: OpId, i: usize, b: Block) {
-        let r = self.ops[op.index()].successors.range();
+        let Some(r) = self
+            .nested
+            .get(self.ops[op.index()].nested as usize)
+            .map(|n| n.successors.range())
+        else {
+            return;
+        };
         if let Some(slot) = self.block_pool[r].get_mut(i) {
             *slot = b;
         }
@@ -570,7 +597,8 @@ impl Module {
     }
     /// The block holding `op`.
     pub fn op_parent(&self, op: OpId) -> Option<Block> {
-        self.ops[op.index()].parent
+        let p = self.ops[op.index()].parent;
+        (p != NO_PARENT).then_some(p)
     }
     /// The op holding `region`.
     pub fn region_parent(&self, region: Region) -> Option<OpId> {
@@ -747,7 +775,7 @@ impl Module {
     /// Inserts the detached `op` into `block` before position `index` (at the end when `index`
     /// is past it).
     pub fn insert_op(&mut self, block: Block, index: usize, op: OpId) {
-        self.ops[op.index()].parent = Some(block);
+        self.ops[op.index()].parent = block;
         let ops = &mut self.blocks[block.index()].ops;
         let at = index.min(ops.len());
         ops.insert(at, op);
@@ -755,7 +783,7 @@ impl Module {
 
     /// The position of `op` in its block.
     pub fn op_position(&self, op: OpId) -> Option<usize> {
-        let block = self.ops[op.index()].parent?;
+        let block = self.op_parent(op)?;
         self.blocks[block.index()].ops.iter().position(|&o| o == op)
     }
 }
@@ -764,7 +792,8 @@ impl Module {
 impl Module {
     /// Detaches `op` from its block; it stays in the arena, unreachable.
     pub fn detach_op(&mut self, op: OpId) {
-        if let Some(block) = self.ops[op.index()].parent.take() {
+        if let Some(block) = self.op_parent(op) {
+            self.ops[op.index()].parent = NO_PARENT;
             self.blocks[block.index()].ops.retain(|&o| o != op);
         }
     }
