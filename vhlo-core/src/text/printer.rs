@@ -158,7 +158,6 @@ pub(crate) struct Cut {
 struct Spelled {
     start: u32,
     end: u32,
-    /// 0: none kept.
     height: u32,
 }
 
@@ -170,46 +169,63 @@ struct Spelled {
 #[derive(Default)]
 struct Spellings {
     text: String,
-    /// By [`AliasKey::slot`]: types, attributes.
-    by_id: [Vec<Spelled>; 2],
+    /// By [`AliasKey::slot`] (types, attributes), then by id: 0 when never printed,
+    /// [`Self::SEEN`] when printed once, else 1 + the index of its entry in `kept`. Four bytes
+    /// an id: a module may intern hundreds of thousands of attributes.
+    by_id: [Vec<u32>; 2],
+    kept: Vec<Spelled>,
 }
 
 impl Spellings {
     /// Longer spellings are not kept (a large constant is rarely printed twice).
     const MAX_LEN: usize = 4096;
+    /// Printed once, not kept.
+    const SEEN: u32 = u32::MAX;
 
     fn get(&self, key: AliasKey) -> Option<Spelled> {
         let (k, i) = key.slot();
-        let s = *self.by_id.get(k)?.get(i)?;
-        (s.height > 0).then_some(s)
+        let n = *self.by_id.get(k)?.get(i)?;
+        if n == 0 || n == Self::SEEN {
+            return None;
+        }
+        self.kept.get(n as usize - 1).copied()
     }
 
     fn keep(&mut self, m: &Module, key: AliasKey, spelled: &str, height: usize) {
         let (k, i) = key.slot();
         let start = self.text.len();
-        let (Some(ids), Ok(start), Ok(end), Ok(height)) = (
+        let (Some(ids), Ok(start), Ok(end), Ok(height), Ok(next)) = (
             self.by_id.get_mut(k),
             u32::try_from(start),
             u32::try_from(start + spelled.len()),
             u32::try_from(height),
+            u32::try_from(self.kept.len() + 1),
         ) else {
             return;
         };
         if ids.len() <= i {
             let (types, attrs, _) = m.num_interned();
-            ids.resize(
-                if k == 0 { types } else { attrs }.max(i + 1),
-                Spelled::default(),
-            );
+            ids.resize(if k == 0 { types } else { attrs }.max(i + 1), 0);
         }
         if let Some(slot) = ids.get_mut(i) {
+            // Kept from its second printing on: what prints once (most of a generated
+            // program's constants) is not copied, so memory stays in proportion to repeats.
+            if *slot != Self::SEEN {
+                *slot = Self::SEEN;
+                return;
+            }
+            if next == Self::SEEN {
+                return;
+            }
             self.text.push_str(spelled);
-            *slot = Spelled { start, end, height };
+            self.kept.push(Spelled { start, end, height });
+            *slot = next;
         }
     }
 
     fn clear(&mut self) {
         self.text.clear();
+        self.kept.clear();
         for ids in &mut self.by_id {
             ids.clear();
         }
