@@ -262,8 +262,21 @@ impl EarlyOutput {
             .and_then(|h| h.join().ok())
             .unwrap_or_else(|| std::fs::File::create(&p))
             .map_err(fail)?;
-        self.keep = true;
-        write_all_pieces(&mut file, pieces).map_err(fail)
+        let written = write_all_pieces(&mut file, pieces);
+        match written {
+            Ok(()) => self.keep = true,
+            // A write that fails half-way (a full disk) leaves no partial text either.
+            Err(_) => self.remove(&file),
+        }
+        written.map_err(fail)
+    }
+
+    /// Removes the output, if it is a regular file this run created or emptied (never
+    /// `/dev/null`).
+    fn remove(&self, file: &std::fs::File) {
+        if file.metadata().is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -272,12 +285,8 @@ impl Drop for EarlyOutput {
         if self.keep {
             return;
         }
-        let created = self.opening.take().and_then(|h| h.join().ok());
-        // Only a regular file this run created or emptied is removed (never `/dev/null`).
-        if let Some(Ok(f)) = created {
-            if f.metadata().is_ok_and(|m| m.is_file()) {
-                let _ = std::fs::remove_file(&self.path);
-            }
+        if let Some(Ok(f)) = self.opening.take().and_then(|h| h.join().ok()) {
+            self.remove(&f);
         }
     }
 }
