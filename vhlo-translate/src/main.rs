@@ -253,7 +253,8 @@ impl EarlyOutput {
         })
     }
 
-    fn write_pieces(mut self, pieces: &[String]) -> Result<(), Failure> {
+    /// Prints `module` into the file, on two threads, writing as it prints.
+    fn print(mut self, module: &vhlo_core::ir::Module, opts: PrintOptions) -> Result<(), Failure> {
         let p = self.path.clone();
         let fail = |e: std::io::Error| Failure::Message(format!("cannot write {p}: {e}"));
         let mut file = self
@@ -262,7 +263,7 @@ impl EarlyOutput {
             .and_then(|h| h.join().ok())
             .unwrap_or_else(|| std::fs::File::create(&p))
             .map_err(fail)?;
-        let written = write_all_pieces(&mut file, pieces);
+        let written = text::print_threaded_to_file(module, opts, &mut file);
         match written {
             Ok(()) => self.keep = true,
             // A write that fails half-way (a full disk) leaves no partial text either.
@@ -491,15 +492,18 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
         ..Default::default()
     };
     // The CLI may use the second core: the module's second half prints on another thread.
-    let pieces = text::print_threaded(&module, opts);
     let written = match early {
-        Some(out) => out.write_pieces(&pieces),
-        None => write_pieces(cli.output.as_deref(), &pieces),
+        Some(out) => out.print(&module, opts),
+        None => {
+            let pieces = text::print_threaded(&module, opts);
+            let written = write_pieces(cli.output.as_deref(), &pieces);
+            std::mem::forget(pieces);
+            written
+        }
     };
     // The process ends here: the system takes the memory back faster than freeing it block by
     // block (100k ops: ~200k frees).
     std::mem::forget(module);
-    std::mem::forget(pieces);
     written
 }
 

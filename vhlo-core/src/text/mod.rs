@@ -101,13 +101,100 @@ fn new_printer(m: &Module, opts: PrintOptions) -> printer::Printer<'_> {
 /// one piece when it printed on one thread (a small module, location aliases, type or
 /// attribute aliases, or no thread to be had).
 pub fn print_threaded(m: &Module, opts: PrintOptions) -> Vec<String> {
-    // Below this a thread costs about what it saves.
-    print_threaded_from(m, opts, 4096)
+    print_threaded_from(m, opts, THREADED_MIN_OPS)
 }
+
+/// [`print_threaded`] written to `file` from its present position, the text before the second
+/// thread's part as it prints: that much text is never held whole in memory, whose first use
+/// costs the system a page fault per 4 KiB (an 8 MB text, about 2,000). A file that is not a
+/// regular file (a pipe, `/dev/null`) gets the text once printed. If the two threads' text
+/// cannot be used after all, the file is cut back to where it was and written again: what it
+/// held past that point is gone then, so give it a file empty from there (a new file).
+pub fn print_threaded_to_file(
+    m: &Module,
+    opts: PrintOptions,
+    file: &mut std::fs::File,
+) -> std::io::Result<()> {
+    print_threaded_to_file_from(m, opts, file, THREADED_MIN_OPS, printer::DRAIN_AT).map(|_| ())
+}
+
+/// How [`print_threaded_to_file_from`] went (its tests check that each way is taken).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FilePrint {
+    /// On two threads, the head's text written as it printed.
+    Streamed,
+    /// On two threads, all written at the end.
+    Threaded,
+    /// On one thread, after two threads' text was written in part and cut back.
+    Restarted,
+    /// On one thread.
+    OneThread,
+}
+
+/// [`print_threaded_to_file`] for blocks of at least `min_ops` ops, the head writing its text
+/// out whenever it holds `drain_at` bytes.
+fn print_threaded_to_file_from(
+    m: &Module,
+    opts: PrintOptions,
+    file: &mut std::fs::File,
+    min_ops: usize,
+    drain_at: usize,
+) -> std::io::Result<FilePrint> {
+    use std::io::{Seek, Write};
+    let regular = file.metadata().is_ok_and(|md| md.is_file());
+    let start = if regular {
+        Some(file.stream_position()?)
+    } else {
+        None
+    };
+    // The head writes as it goes, while the tail's text waits in memory and costs page faults:
+    // the head takes a few more ops (measured on the 100k transformer, docs/benchmarks.md).
+    let head_permille = if regular { 550 } else { 500 };
+    if let Some(cut) = largest_block_cut(m, min_ops, head_permille) {
+        let mut p = new_printer(m, opts);
+        if regular {
+            p.stream = file.try_clone().ok();
+            p.drain_at = drain_at;
+        }
+        let pieces = p.print_cut(cut);
+        if let Some(e) = p.stream_error.take() {
+            return Err(e);
+        }
+        match (pieces, start) {
+            (Some(pieces), _) => {
+                for piece in &pieces {
+                    file.write_all(piece.as_bytes())?;
+                }
+                file.flush()?;
+                return Ok(if p.drained > 0 {
+                    FilePrint::Streamed
+                } else {
+                    FilePrint::Threaded
+                });
+            }
+            // The two threads' text could not be used: start again, on one thread.
+            (None, Some(start)) if p.drained > 0 => {
+                file.seek(std::io::SeekFrom::Start(start))?;
+                file.set_len(start)?;
+                file.write_all(print(m, opts).as_bytes())?;
+                file.flush()?;
+                return Ok(FilePrint::Restarted);
+            }
+            (None, _) => {}
+        }
+    }
+    file.write_all(print(m, opts).as_bytes())?;
+    file.flush()?;
+    Ok(FilePrint::OneThread)
+}
+
+/// Below this many ops in its largest block, a module prints on one thread: a second thread
+/// costs about what it saves.
+const THREADED_MIN_OPS: usize = 4096;
 
 /// [`print_threaded`] for blocks of at least `min_ops` ops.
 fn print_threaded_from(m: &Module, opts: PrintOptions, min_ops: usize) -> Vec<String> {
-    if let Some(cut) = largest_block_cut(m, min_ops) {
+    if let Some(cut) = largest_block_cut(m, min_ops, 500) {
         let mut p = new_printer(m, opts);
         if let Some(pieces) = p.print_cut(cut) {
             return pieces.into();
@@ -116,9 +203,10 @@ fn print_threaded_from(m: &Module, opts: PrintOptions, min_ops: usize) -> Vec<St
     vec![print(m, opts)]
 }
 
-/// Where to cut for [`print_threaded`]: in the block with the most ops, so that both sides
-/// print about as many ops. None for modules too small to gain from a thread.
-fn largest_block_cut(m: &Module, min_ops: usize) -> Option<printer::Cut> {
+/// Where to cut for [`print_threaded`]: in the block with the most ops, so that the head
+/// side prints `head_permille` thousandths of the module's ops. None for modules too small to
+/// gain from a thread.
+fn largest_block_cut(m: &Module, min_ops: usize, head_permille: usize) -> Option<printer::Cut> {
     let mut total = 0usize;
     let mut best: Option<(crate::ir::Block, usize)> = None;
     m.walk(|op| {
@@ -138,7 +226,8 @@ fn largest_block_cut(m: &Module, min_ops: usize) -> Option<printer::Cut> {
     }
     // The head prints the ops outside the block too.
     let outside = total.saturating_sub(n);
-    let at = (n.saturating_sub(outside) / 2).clamp(1, n - 1);
+    let head = total.saturating_mul(head_permille.min(1000)) / 1000;
+    let at = head.saturating_sub(outside).clamp(1, n - 1);
     Some(printer::Cut {
         block,
         at,
@@ -211,6 +300,90 @@ mod tests {
             }
         }
         assert!(cut > 100, "only {cut} prints were cut");
+    }
+
+    /// Written to a file as it prints, the text is the one-thread text, after what the file
+    /// held: streamed at every op, cut back and printed again when the cut fails late.
+    #[test]
+    fn threaded_print_to_a_file_is_the_one_thread_print() {
+        use std::io::{Read, Seek, Write};
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/jax");
+        let mut files: Vec<_> = std::fs::read_dir(root)
+            .expect("fixtures")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+            .collect();
+        files.sort();
+        let path = std::env::temp_dir().join(format!("vhlo-print-to-file-{}", std::process::id()));
+        let mut seen = std::collections::BTreeMap::new();
+        // A location as an attribute is known to need the alias pass only once printed: the
+        // head has written its text by then.
+        let late = r#"func.func @main(%arg0: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<f32>
+  %1 = stablehlo.add %0, %0 {x = loc("here")} : tensor<f32>
+  %2 = stablehlo.add %1, %1 : tensor<f32>
+  %3 = stablehlo.add %2, %2 : tensor<f32>
+  return %3 : tensor<f32>
+}
+"#;
+        let sources = files
+            .iter()
+            .map(|f| {
+                (
+                    f.display().to_string(),
+                    std::fs::read_to_string(f).expect("read"),
+                )
+            })
+            .chain([("late".to_string(), late.to_string())]);
+        for (f, src) in sources {
+            let Ok(m) = parse(&src) else {
+                assert!(f != "late", "{:?}", parse(&src));
+                continue;
+            };
+            for bits in 0..16u32 {
+                let opts = PrintOptions {
+                    generic: bits & 1 != 0,
+                    debug_info: bits & 2 != 0,
+                    elide_defaults: bits & 4 != 0,
+                    location_aliases: bits & 8 != 0,
+                    local_scope: false,
+                };
+                let mut file = std::fs::File::options()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(&path)
+                    .expect("temp file");
+                // Old text past the start, longer than any printing: a restart cuts it off.
+                file.write_all(b"// kept\n").expect("write");
+                file.write_all(&[b'x'; 1 << 16]).expect("write");
+                file.seek(std::io::SeekFrom::Start(8)).expect("seek");
+                let how =
+                    print_threaded_to_file_from(&m, opts, &mut file, 2, 0).expect("print to file");
+                *seen.entry(format!("{how:?}")).or_insert(0) += 1;
+                let mut text = String::new();
+                file.rewind().expect("rewind");
+                file.read_to_string(&mut text).expect("read back");
+                let want = format!("// kept\n{}", print(&m, opts));
+                if how == FilePrint::Restarted {
+                    assert!(text == want, "{f} {opts:?} {how:?}");
+                } else {
+                    assert!(text.starts_with(&want), "{f} {opts:?} {how:?}");
+                    assert!(
+                        text[want.len()..].bytes().all(|b| b == b'x'),
+                        "{f} {opts:?}"
+                    );
+                }
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+        for how in ["Streamed", "Restarted", "OneThread"] {
+            assert!(
+                seen.get(how).is_some_and(|&n| n > 0),
+                "never {how}: {seen:?}"
+            );
+        }
     }
 
     /// JAX writes functions whose argument dictionaries are all empty. MLIR's printer (and ours

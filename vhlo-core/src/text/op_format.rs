@@ -320,11 +320,11 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: FormatOp, f: &OpFormat)
     {
         return false;
     }
-    let start = p.out.len();
+    let start = p.mark();
     p.out.push_str(m.op_name_str(op));
     if !print_elems(p, op, kind, f, &found, f.elems) {
         // Only a directive that writes nothing when it refuses gets here.
-        p.out.truncate(start);
+        p.truncate_to(start);
         return false;
     }
     true

@@ -137,7 +137,19 @@ pub(crate) struct Printer<'m> {
     cut: Option<Cut>,
     /// The tail side has printed its ops: what follows is the head's.
     skip_rest: bool,
+    /// Bytes of text already written to `stream` ([`Printer::drain`]): `out` holds the text
+    /// from there on, and positions ([`Printer::mark`]) count from the start of the text.
+    pub(crate) drained: usize,
+    /// Where the head side of a cut writes its text as it prints (`super::print_threaded_to_file`),
+    /// once it holds `drain_at` bytes.
+    pub(crate) stream: Option<std::fs::File>,
+    pub(crate) drain_at: usize,
+    /// The first failed write to `stream` (nothing more is written then).
+    pub(crate) stream_error: Option<std::io::Error>,
 }
+
+/// The head side of a cut writes its text out once it holds this much (fits a core's cache).
+pub(crate) const DRAIN_AT: usize = 128 << 10;
 
 /// A cut through one block's op list for printing on two threads: the head side prints the
 /// whole module except the ops from `at` on, the tail side those ops alone.
@@ -381,6 +393,40 @@ impl<'m> Printer<'m> {
             refused: 0,
             cut: None,
             skip_rest: false,
+            drained: 0,
+            stream: None,
+            drain_at: DRAIN_AT,
+            stream_error: None,
+        }
+    }
+
+    /// The position in the whole text where the next byte goes (text written out included).
+    pub(crate) fn mark(&self) -> usize {
+        self.drained + self.out.len()
+    }
+
+    /// Drops the text from `mark` on. Text already written out stays: it is written only
+    /// inside the cut block, and dropping that block's text makes the cut fail
+    /// ([`Printer::forget_cut_past`]), so the file is written again.
+    pub(crate) fn truncate_to(&mut self, mark: usize) {
+        self.out.truncate(mark.saturating_sub(self.drained));
+    }
+
+    /// Writes the text held so far to `stream`, keeping the buffer (and its pages) for the
+    /// next. After a failed write, nothing more is written.
+    fn drain(&mut self) {
+        let Some(file) = self.stream.as_mut() else {
+            return;
+        };
+        match std::io::Write::write_all(file, self.out.as_bytes()) {
+            Ok(()) => {
+                self.drained += self.out.len();
+                self.out.clear();
+            }
+            Err(e) => {
+                self.stream_error = Some(e);
+                self.stream = None;
+            }
         }
     }
 
@@ -756,7 +802,9 @@ impl<'m> Printer<'m> {
     /// [`Printer::print_module`] on two threads: `cut`'s ops from `cut.at` on print on a
     /// second thread, everything else on this one. The pieces of text, in order; None when the
     /// cut did not apply (aliases are needed, a thread could not be started, or the block did
-    /// not print through the common region printer): then print on one thread.
+    /// not print through the common region printer): then print on one thread. With a
+    /// `stream`, the head has written the start of its text there ([`Printer::drained`]
+    /// bytes): the first piece is the rest of it.
     pub(crate) fn print_cut(&mut self, cut: Cut) -> Option<[String; 3]> {
         if self.location_aliases_on() {
             return None;
@@ -777,12 +825,15 @@ impl<'m> Printer<'m> {
                     tail
                 })
                 .ok()?;
-            self.out.reserve(
+            // Streaming, the head's text never grows much past `drain_at`.
+            self.out.reserve(if self.stream.is_some() {
+                self.drain_at.saturating_mul(2)
+            } else {
                 self.m
                     .num_ops()
                     .saturating_sub(tail_size)
-                    .saturating_mul(80),
-            );
+                    .saturating_mul(80)
+            });
             self.print_numbered(&top);
             let tail = handle.join().ok()?;
             if self.aliases.saw_aliasable || tail.aliases.saw_aliasable {
@@ -799,7 +850,7 @@ impl<'m> Printer<'m> {
             if start > 0 {
                 return None;
             }
-            let after = self.out.split_off(hole);
+            let after = self.out.split_off(hole.checked_sub(self.drained)?);
             Some([std::mem::take(&mut self.out), tail_text, after])
         })
     }
@@ -929,13 +980,13 @@ impl<'m> Printer<'m> {
             self.out.push_str(" = ");
         }
         // A custom printer may give up half-way: drop what it wrote.
-        let mark = self.out.len();
+        let mark = self.mark();
         let custom = match self.forms {
             Some(f) if !self.opts.generic => (f.print)(self, op),
             _ => false,
         };
         if !custom {
-            self.out.truncate(mark);
+            self.truncate_to(mark);
             self.forget_cut_past(mark);
             // MLIR's parser takes the default dialect (`func` in a function body) only from an op
             // in custom form; inside a generic op the enclosing one still applies.
@@ -1114,13 +1165,18 @@ impl<'m> Printer<'m> {
                 // The tail's text starts here: what came before is the head's.
                 self.out = String::with_capacity(ops.len().saturating_mul(80));
             }
-            let start = self.out.len();
+            let start = self.mark();
+            // The head side of a cut writes its text out as it goes, between the block's ops.
+            let streams = self.stream.is_some() && cut.is_some_and(|c| !c.tail);
             for &op in ops {
+                if streams && self.out.len() >= self.drain_at {
+                    self.drain();
+                }
                 self.newline();
                 self.print_op(op);
             }
             if let (Some(c), Some(mine)) = (cut, self.cut.as_mut()) {
-                let end = self.out.len();
+                let end = self.drained + self.out.len();
                 mine.hits = mine.hits.saturating_add(1);
                 if mine.span.is_none() {
                     mine.span = Some(if c.tail { (start, end) } else { (end, end) });
