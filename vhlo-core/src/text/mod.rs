@@ -104,26 +104,28 @@ pub fn print_threaded(m: &Module, opts: PrintOptions) -> Vec<String> {
     print_threaded_from(m, opts, THREADED_MIN_OPS)
 }
 
-/// [`print_threaded`] written to `file` from its present position, the text before the second
-/// thread's part as it prints: that much text is never held whole in memory, whose first use
-/// costs the system a page fault per 4 KiB (an 8 MB text, about 2,000). A file that is not a
-/// regular file (a pipe, `/dev/null`) gets the text once printed. If the two threads' text
-/// cannot be used after all, the file is cut back to where it was and written again: what it
-/// held past that point is gone then, so give it a file empty from there (a new file).
+/// [`print_threaded`] written to `file` from its present position as it prints: the two
+/// threads take the largest block's ops in chunks and write each in turn, so only a few
+/// chunks' text is ever in memory (an 8 MB text held whole costs about 2,000 page faults, and a
+/// write after the printing). A file that is not a regular file (a pipe, `/dev/null`) gets the
+/// text once printed. If the two threads' text cannot be used after all, the file is cut back
+/// to where it was and written again: what it held past that point is gone then, so give it
+/// a file empty from there (a new file).
 pub fn print_threaded_to_file(
     m: &Module,
     opts: PrintOptions,
     file: &mut std::fs::File,
 ) -> std::io::Result<()> {
-    print_threaded_to_file_from(m, opts, file, THREADED_MIN_OPS, printer::DRAIN_AT).map(|_| ())
+    print_threaded_to_file_from(m, opts, file, THREADED_MIN_OPS, None, printer::DRAIN_AT)
+        .map(|_| ())
 }
 
 /// How [`print_threaded_to_file_from`] went (its tests check that each way is taken).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FilePrint {
-    /// On two threads, the head's text written as it printed.
-    Streamed,
-    /// On two threads, all written at the end.
+    /// On two threads, written chunk by chunk as it printed.
+    Chunked,
+    /// On two threads, written once printed (not a regular file).
     Threaded,
     /// On one thread, after two threads' text was written in part and cut back.
     Restarted,
@@ -131,56 +133,56 @@ enum FilePrint {
     OneThread,
 }
 
-/// [`print_threaded_to_file`] for blocks of at least `min_ops` ops, the head writing its text
-/// out whenever it holds `drain_at` bytes.
+/// [`print_threaded_to_file`] for blocks of at least `min_ops` ops, in chunks of `chunk` ops
+/// (None: a 64th of the block, within bounds), the head writing its text out whenever it holds
+/// `drain_at` bytes.
 fn print_threaded_to_file_from(
     m: &Module,
     opts: PrintOptions,
     file: &mut std::fs::File,
     min_ops: usize,
+    chunk: Option<usize>,
     drain_at: usize,
 ) -> std::io::Result<FilePrint> {
     use std::io::{Seek, Write};
     let regular = file.metadata().is_ok_and(|md| md.is_file());
-    let start = if regular {
-        Some(file.stream_position()?)
-    } else {
-        None
-    };
-    // The head writes as it goes, while the tail's text waits in memory and costs page faults:
-    // the head takes a few more ops (measured on the 100k transformer, docs/benchmarks.md).
-    let head_permille = if regular { 550 } else { 500 };
-    if let Some(cut) = largest_block_cut(m, min_ops, head_permille) {
+    if !regular {
+        let pieces = print_threaded_from(m, opts, min_ops);
+        for piece in &pieces {
+            file.write_all(piece.as_bytes())?;
+        }
+        file.flush()?;
+        return Ok(if pieces.len() > 1 {
+            FilePrint::Threaded
+        } else {
+            FilePrint::OneThread
+        });
+    }
+    let start = file.stream_position()?;
+    if let Some(mut cut) = largest_block_cut(m, min_ops) {
+        let n = m.block_ops(cut.block).len();
+        // About 125 KB of text each on the 100k transformer: a few in memory at a time, and
+        // few enough that taking one costs nothing.
+        let chunk = chunk.unwrap_or((n / 64).clamp(256, 4096)).max(1);
+        // The head prints the first chunk, after whatever comes before the block.
+        cut.at = chunk.min(n);
         let mut p = new_printer(m, opts);
-        if regular {
-            p.stream = file.try_clone().ok();
-            p.drain_at = drain_at;
-        }
-        let pieces = p.print_cut(cut);
-        if let Some(e) = p.stream_error.take() {
-            return Err(e);
-        }
-        match (pieces, start) {
-            (Some(pieces), _) => {
-                for piece in &pieces {
-                    file.write_all(piece.as_bytes())?;
-                }
+        p.drain_at = drain_at;
+        match p.print_chunked(cut, chunk, file) {
+            Some(written) => {
+                written?;
                 file.flush()?;
-                return Ok(if p.drained > 0 {
-                    FilePrint::Streamed
-                } else {
-                    FilePrint::Threaded
-                });
+                return Ok(FilePrint::Chunked);
             }
-            // The two threads' text could not be used: start again, on one thread.
-            (None, Some(start)) if p.drained > 0 => {
+            None if file.stream_position()? != start => {
+                // The two threads' text could not be used: start again, on one thread.
                 file.seek(std::io::SeekFrom::Start(start))?;
                 file.set_len(start)?;
                 file.write_all(print(m, opts).as_bytes())?;
                 file.flush()?;
                 return Ok(FilePrint::Restarted);
             }
-            (None, _) => {}
+            None => {}
         }
     }
     file.write_all(print(m, opts).as_bytes())?;
@@ -194,7 +196,7 @@ const THREADED_MIN_OPS: usize = 4096;
 
 /// [`print_threaded`] for blocks of at least `min_ops` ops.
 fn print_threaded_from(m: &Module, opts: PrintOptions, min_ops: usize) -> Vec<String> {
-    if let Some(cut) = largest_block_cut(m, min_ops, 500) {
+    if let Some(cut) = largest_block_cut(m, min_ops) {
         let mut p = new_printer(m, opts);
         if let Some(pieces) = p.print_cut(cut) {
             return pieces.into();
@@ -203,10 +205,9 @@ fn print_threaded_from(m: &Module, opts: PrintOptions, min_ops: usize) -> Vec<St
     vec![print(m, opts)]
 }
 
-/// Where to cut for [`print_threaded`]: in the block with the most ops, so that the head
-/// side prints `head_permille` thousandths of the module's ops. None for modules too small to
-/// gain from a thread.
-fn largest_block_cut(m: &Module, min_ops: usize, head_permille: usize) -> Option<printer::Cut> {
+/// Where to cut for [`print_threaded`]: in the block with the most ops, so that both sides
+/// print about as many ops. None for modules too small to gain from a thread.
+fn largest_block_cut(m: &Module, min_ops: usize) -> Option<printer::Cut> {
     let mut total = 0usize;
     let mut best: Option<(crate::ir::Block, usize)> = None;
     m.walk(|op| {
@@ -226,8 +227,7 @@ fn largest_block_cut(m: &Module, min_ops: usize, head_permille: usize) -> Option
     }
     // The head prints the ops outside the block too.
     let outside = total.saturating_sub(n);
-    let head = total.saturating_mul(head_permille.min(1000)) / 1000;
-    let at = head.saturating_sub(outside).clamp(1, n - 1);
+    let at = (n.saturating_sub(outside) / 2).clamp(1, n - 1);
     Some(printer::Cut {
         block,
         at,
@@ -359,8 +359,10 @@ mod tests {
                 file.write_all(b"// kept\n").expect("write");
                 file.write_all(&[b'x'; 1 << 16]).expect("write");
                 file.seek(std::io::SeekFrom::Start(8)).expect("seek");
-                let how =
-                    print_threaded_to_file_from(&m, opts, &mut file, 2, 0).expect("print to file");
+                // Chunks of one op or of a few: every way the threads can interleave.
+                let chunk = if bits % 3 == 0 { 3 } else { 1 };
+                let how = print_threaded_to_file_from(&m, opts, &mut file, 2, Some(chunk), 0)
+                    .expect("print to file");
                 *seen.entry(format!("{how:?}")).or_insert(0) += 1;
                 let mut text = String::new();
                 file.rewind().expect("rewind");
@@ -378,7 +380,7 @@ mod tests {
             }
         }
         let _ = std::fs::remove_file(&path);
-        for how in ["Streamed", "Restarted", "OneThread"] {
+        for how in ["Chunked", "Restarted", "OneThread"] {
             assert!(
                 seen.get(how).is_some_and(|&n| n > 0),
                 "never {how}: {seen:?}"

@@ -146,6 +146,82 @@ pub(crate) struct Printer<'m> {
     pub(crate) drain_at: usize,
     /// The first failed write to `stream` (nothing more is written then).
     pub(crate) stream_error: Option<std::io::Error>,
+    /// Where the head side of [`Printer::print_chunked`] tells the chunk printers how the cut
+    /// block's ops print (None: it did not get there).
+    entry: Option<Arc<std::sync::OnceLock<Option<BlockEntry>>>>,
+}
+
+/// The printer's state where a block's ops print: what a chunk printer starts from.
+#[derive(Clone, Debug)]
+struct BlockEntry {
+    indent: usize,
+    depth: usize,
+    func_bodies: Vec<bool>,
+}
+
+/// The chunks of a cut block that [`Printer::print_chunked`]'s threads share: which comes
+/// next, and the text written in order.
+struct Chunks<'f> {
+    /// The ops of each chunk; the head's text (everything before the first) is chunk 0.
+    ranges: Vec<(usize, usize)>,
+    next: std::sync::atomic::AtomicUsize,
+    order: std::sync::Mutex<Ordered<'f>>,
+}
+
+/// Chunk texts printed out of order wait here for the ones before them.
+struct Ordered<'f> {
+    file: &'f std::fs::File,
+    /// Chunks written so far (the head's text is chunk 0).
+    written: usize,
+    waiting: std::collections::BTreeMap<usize, String>,
+    /// Buffers of written chunks, for the next ones (their memory is already paged in).
+    free: Vec<String>,
+    failed: bool,
+    error: Option<std::io::Error>,
+}
+
+impl Chunks<'_> {
+    fn failed(&self) -> bool {
+        self.order.lock().map_or(true, |o| o.failed)
+    }
+
+    fn buffer(&self) -> String {
+        self.order
+            .lock()
+            .ok()
+            .and_then(|mut o| o.free.pop())
+            .unwrap_or_default()
+    }
+
+    /// Chunk `index`'s text (None: it could not be printed apart), written once all before it
+    /// are.
+    fn finish(&self, index: usize, text: Option<String>) {
+        let Ok(mut o) = self.order.lock() else {
+            return;
+        };
+        let Some(text) = text else {
+            o.failed = true;
+            return;
+        };
+        if o.failed {
+            return;
+        }
+        o.waiting.insert(index, text);
+        loop {
+            let next = o.written;
+            let Some(mut t) = o.waiting.remove(&next) else {
+                break;
+            };
+            if let Err(e) = std::io::Write::write_all(&mut o.file, t.as_bytes()) {
+                o.error = Some(e);
+                o.failed = true;
+                return;
+            }
+            o.written += 1;
+            t.clear();
+            o.free.push(t);
+        }
+    }
 }
 
 /// The head side of a cut writes its text out once it holds this much (fits a core's cache).
@@ -397,6 +473,7 @@ impl<'m> Printer<'m> {
             stream: None,
             drain_at: DRAIN_AT,
             stream_error: None,
+            entry: None,
         }
     }
 
@@ -802,9 +879,7 @@ impl<'m> Printer<'m> {
     /// [`Printer::print_module`] on two threads: `cut`'s ops from `cut.at` on print on a
     /// second thread, everything else on this one. The pieces of text, in order; None when the
     /// cut did not apply (aliases are needed, a thread could not be started, or the block did
-    /// not print through the common region printer): then print on one thread. With a
-    /// `stream`, the head has written the start of its text there ([`Printer::drained`]
-    /// bytes): the first piece is the rest of it.
+    /// not print through the common region printer): then print on one thread.
     pub(crate) fn print_cut(&mut self, cut: Cut) -> Option<[String; 3]> {
         if self.location_aliases_on() {
             return None;
@@ -825,15 +900,12 @@ impl<'m> Printer<'m> {
                     tail
                 })
                 .ok()?;
-            // Streaming, the head's text never grows much past `drain_at`.
-            self.out.reserve(if self.stream.is_some() {
-                self.drain_at.saturating_mul(2)
-            } else {
+            self.out.reserve(
                 self.m
                     .num_ops()
                     .saturating_sub(tail_size)
-                    .saturating_mul(80)
-            });
+                    .saturating_mul(80),
+            );
             self.print_numbered(&top);
             let tail = handle.join().ok()?;
             if self.aliases.saw_aliasable || tail.aliases.saw_aliasable {
@@ -850,9 +922,147 @@ impl<'m> Printer<'m> {
             if start > 0 {
                 return None;
             }
-            let after = self.out.split_off(hole.checked_sub(self.drained)?);
+            let after = self.out.split_off(hole);
             Some([std::mem::take(&mut self.out), tail_text, after])
         })
+    }
+
+    /// [`Printer::print_module`] on two threads into `file`, at its position: this printer
+    /// prints the module without `cut`'s ops from `cut.at` on, writing its text as it goes;
+    /// those ops print in chunks of `chunk` ops, taken in turn by whichever thread is free,
+    /// each written once the text before it is. Only a few chunks' text is in memory at a
+    /// time. None when that could not be done (as [`Printer::print_cut`]): part of the text
+    /// may be written then, and the caller prints on one thread after cutting `file` back.
+    pub(crate) fn print_chunked(
+        &mut self,
+        cut: Cut,
+        chunk: usize,
+        file: &std::fs::File,
+    ) -> Option<std::io::Result<()>> {
+        if self.location_aliases_on() {
+            return None;
+        }
+        let ops = self.m.block_ops(cut.block);
+        let at = cut.at.min(ops.len());
+        let chunk = chunk.max(1);
+        let mut ranges = vec![(0, at)];
+        ranges.extend(
+            (at..ops.len())
+                .step_by(chunk)
+                .map(|s| (s, (s + chunk).min(ops.len()))),
+        );
+        let top = self.m.top_ops().to_vec();
+        self.number_values(&top);
+        let chunks = Chunks {
+            ranges,
+            next: std::sync::atomic::AtomicUsize::new(1),
+            order: std::sync::Mutex::new(Ordered {
+                file,
+                written: 0,
+                waiting: std::collections::BTreeMap::new(),
+                free: Vec::new(),
+                failed: false,
+                error: None,
+            }),
+        };
+        let entry = Arc::new(std::sync::OnceLock::new());
+        let mut other = self.fork_tail(cut);
+        other.cut = None;
+        self.cut = Some(Cut {
+            tail: false,
+            at,
+            ..cut
+        });
+        self.entry = Some(Arc::clone(&entry));
+        self.stream = file.try_clone().ok();
+        let after = std::thread::scope(|s| {
+            let (chunks, entry_ref) = (&chunks, &*entry);
+            let block = cut.block;
+            let handle = std::thread::Builder::new()
+                .stack_size(8 << 20)
+                .spawn_scoped(s, move || {
+                    if let Some(e) = entry_ref.wait() {
+                        other.print_chunks(block, e, chunks);
+                    }
+                })
+                .ok();
+            // Whatever happens here, the other thread is told: the head got to the block or not.
+            struct Told<'a>(&'a std::sync::OnceLock<Option<BlockEntry>>);
+            impl Drop for Told<'_> {
+                fn drop(&mut self) {
+                    let _ = self.0.set(None);
+                }
+            }
+            let told = Told(entry_ref);
+            let handle = handle?;
+            self.out.reserve(self.drain_at.saturating_mul(2));
+            self.print_numbered(&top);
+            drop(told);
+            let head = self
+                .cut
+                .filter(|c| c.hits == 1 && !self.aliases.saw_aliasable);
+            let hole = head
+                .and_then(|c| c.span)
+                .and_then(|(hole, _)| hole.checked_sub(self.drained));
+            let after = match (hole, entry_ref.get()) {
+                (Some(hole), Some(Some(e))) if self.stream_error.is_none() => {
+                    let after = self.out.split_off(hole);
+                    chunks.finish(0, Some(std::mem::take(&mut self.out)));
+                    // This thread takes chunks too.
+                    self.drained = 0;
+                    self.stream = None;
+                    self.cut = None;
+                    self.print_chunks(block, e, chunks);
+                    Some(after)
+                }
+                _ => {
+                    chunks.finish(0, None);
+                    None
+                }
+            };
+            handle.join().ok()?;
+            after
+        });
+        self.entry = None;
+        if let Some(e) = self.stream_error.take() {
+            return Some(Err(e));
+        }
+        let mut order = chunks.order.into_inner().ok()?;
+        if let Some(e) = order.error.take() {
+            return Some(Err(e));
+        }
+        let after = after?;
+        if order.failed || order.written != chunks.ranges.len() {
+            return None;
+        }
+        Some(std::io::Write::write_all(&mut order.file, after.as_bytes()))
+    }
+
+    /// Prints chunks of [`Printer::print_chunked`]'s block, from the state its ops print in,
+    /// until none is left.
+    fn print_chunks(&mut self, block: Block, entry: &BlockEntry, chunks: &Chunks<'_>) {
+        let ops = self.m.block_ops(block);
+        loop {
+            let k = chunks
+                .next
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&(at, end)) = chunks.ranges.get(k) else {
+                return;
+            };
+            if chunks.failed() {
+                return;
+            }
+            self.out = chunks.buffer();
+            self.indent = entry.indent;
+            self.depth = entry.depth;
+            self.func_bodies.clone_from(&entry.func_bodies);
+            for &op in ops.get(at..end).unwrap_or_default() {
+                self.newline();
+                self.print_op(op);
+            }
+            let text = (!self.aliases.saw_aliasable).then(|| std::mem::take(&mut self.out));
+            chunks.finish(k, text);
+        }
     }
 
     /// Prints the top-level ops whose values are numbered.
@@ -1168,6 +1378,13 @@ impl<'m> Printer<'m> {
             let start = self.mark();
             // The head side of a cut writes its text out as it goes, between the block's ops.
             let streams = self.stream.is_some() && cut.is_some_and(|c| !c.tail);
+            if let (Some(entry), Some(_)) = (&self.entry, cut) {
+                let _ = entry.set(Some(BlockEntry {
+                    indent: self.indent,
+                    depth: self.depth,
+                    func_bodies: self.func_bodies.clone(),
+                }));
+            }
             for &op in ops {
                 if streams && self.out.len() >= self.drain_at {
                     self.drain();
