@@ -303,7 +303,11 @@ impl Drop for EarlyOutput {
 
 /// Opens `path` for writing from its start, creating it, without emptying it.
 fn open_over(path: &str) -> std::io::Result<std::fs::File> {
-    std::fs::File::options().write(true).create(true).open(path)
+    std::fs::File::options()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
 }
 
 fn write_all_pieces(out: &mut dyn Write, pieces: &[String]) -> std::io::Result<()> {
