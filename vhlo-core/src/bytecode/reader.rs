@@ -1453,6 +1453,8 @@ impl<'a> Reader<'a> {
         if num_ops > c.remaining() {
             return Err(c.err(format!("op count {num_ops} exceeds the remaining bytes")));
         }
+        // Bounded by the bytes left, as checked above.
+        self.module.reserve_block_ops(block, num_ops);
         Ok((block, num_ops))
     }
 

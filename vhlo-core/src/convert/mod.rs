@@ -59,7 +59,7 @@ fn regions_too_deep() -> Vec<Diagnostic> {
 /// [`nesting_within_limit`] and [`all_ops`] in one walk (the same pre-order as
 /// [`Module::walk`]).
 fn checked_ops(m: &Module) -> Result<Vec<OpId>, Vec<Diagnostic>> {
-    let mut ops = Vec::new();
+    let mut ops = Vec::with_capacity(m.num_ops());
     let mut stack: Vec<(OpId, usize)> = m.top_ops().iter().rev().map(|&op| (op, 0)).collect();
     while let Some((op, depth)) = stack.pop() {
         ops.push(op);

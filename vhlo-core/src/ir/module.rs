@@ -491,6 +491,13 @@ impl Module {
         self.blocks[block.index()].ops.push(op);
     }
 
+    /// Makes room for `n` more ops in `block` (a reader that knows the count grows it once).
+    pub(crate) fn reserve_block_ops(&mut self, block: Block, n: usize) {
+        if let Some(b) = self.blocks.get_mut(block.index()) {
+            b.ops.reserve(n);
+        }
+    }
+
     /// Appends `op` to the top level of the module.
     pub fn push_top(&mut self, op: OpId) {
         self.top.push(op);

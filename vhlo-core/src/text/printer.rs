@@ -1053,6 +1053,8 @@ impl<'m> Printer<'m> {
                 return;
             }
             self.out = chunks.buffer();
+            // Most ops print in less than 96 bytes: a new buffer is not grown op by op.
+            self.out.reserve((end - at).saturating_mul(96));
             self.indent = entry.indent;
             self.depth = entry.depth;
             self.func_bodies.clone_from(&entry.func_bodies);
