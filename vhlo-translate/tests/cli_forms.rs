@@ -423,3 +423,55 @@ fn deserialize_output_file_on_success_and_failure() {
         .unwrap()
         .contains("stablehlo.add"));
 }
+
+/// A block large enough for two threads (`--deserialize -o F` prints it in chunks written in
+/// turn, stdout in two halves): both give the same text, in each printing mode, also over an
+/// older, longer F. Constants and reduce bodies spread through the block check the names.
+#[test]
+fn deserialize_of_a_large_block_to_a_file_is_the_stdout_text() {
+    let dir = TempDir::new("large-block");
+    let (src, art, out) = (dir.file("p.mlir"), dir.file("p.bc"), dir.file("out.mlir"));
+    let mut text = String::from("func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n");
+    let mut last = "%arg0".to_string();
+    for i in 0..6000 {
+        let line = match i % 500 {
+            7 => format!(
+                "  %v{i} = stablehlo.reduce({last} init: %c{}) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n  %w{i} = stablehlo.broadcast_in_dim %v{i}, dims = [] : (tensor<f32>) -> tensor<4xf32>\n",
+                i - 1
+            ),
+            6 => format!("  %c{i} = stablehlo.constant dense<{i}.0> : tensor<f32>\n"),
+            _ => format!("  %w{i} = stablehlo.add {last}, {last} : tensor<4xf32>\n"),
+        };
+        text.push_str(&line);
+        if i % 500 != 6 {
+            last = format!("%w{i}");
+        }
+    }
+    text.push_str(&format!("  return {last} : tensor<4xf32>\n}}\n"));
+    text.push_str("func.func private @after(%a: tensor<i32>) -> tensor<i32> {\n  return %a : tensor<i32>\n}\n");
+    std::fs::write(&src, text).unwrap();
+    let o = run(&["--serialize", &src, "--target=current", "-o", &art], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    for flags in [
+        &[][..],
+        &["--mlir-print-op-generic"],
+        &["--mlir-print-debuginfo"],
+    ] {
+        let args: Vec<&str> = ["--deserialize", art.as_str()]
+            .iter()
+            .chain(flags)
+            .copied()
+            .collect();
+        let o = run(&args, b"");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let want = String::from_utf8(o.stdout).unwrap();
+        assert!(
+            want.contains("%cst_9") && want.contains("applies stablehlo.add") || flags.len() == 1
+        );
+        std::fs::write(&out, "x".repeat(want.len() + 100_000)).unwrap();
+        let with_file: Vec<&str> = args.iter().copied().chain(["-o", out.as_str()]).collect();
+        let o = run(&with_file, b"");
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(std::fs::read_to_string(&out).unwrap() == want, "{flags:?}");
+    }
+}
