@@ -388,6 +388,35 @@ mod tests {
         }
     }
 
+    /// A file that refuses writes (opened to read) is an error from whichever thread writes
+    /// first, and both threads stop: no hang, no panic.
+    #[test]
+    fn threaded_print_to_a_file_that_refuses_writes_is_an_error() {
+        let mut src = String::from("func.func @main(%a: tensor<f32>) -> tensor<f32> {\n");
+        for i in 0..300 {
+            let x = if i == 0 {
+                "%a".to_string()
+            } else {
+                format!("%v{}", i - 1)
+            };
+            src.push_str(&format!("  %v{i} = stablehlo.add {x}, {x} : tensor<f32>\n"));
+        }
+        src.push_str("  return %v299 : tensor<f32>\n}\n");
+        let m = parse(&src).expect("parse");
+        let path = std::env::temp_dir().join(format!("vhlo-print-refused-{}", std::process::id()));
+        std::fs::write(&path, "").expect("temp file");
+        for (chunk, drain_at) in [(1, 0), (7, 0), (7, 1 << 20), (1000, 1 << 20)] {
+            let mut file = std::fs::File::open(&path).expect("open to read");
+            let opts = PrintOptions::default();
+            let got = print_threaded_to_file_from(&m, opts, &mut file, 2, Some(chunk), drain_at);
+            assert!(
+                got.is_err(),
+                "chunks of {chunk}, drained at {drain_at}: {got:?}"
+            );
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+
     /// JAX writes functions whose argument dictionaries are all empty. MLIR's printer (and ours
     /// with `elide_defaults`, as `vhlo-translate --deserialize`) gives them the custom form,
     /// which leaves the dictionaries out; the default printing keeps them, in generic form.
