@@ -1381,11 +1381,18 @@ impl<'m> Printer<'m> {
             // The head side of a cut writes its text out as it goes, between the block's ops.
             let streams = self.stream.is_some() && cut.is_some_and(|c| !c.tail);
             if let (Some(entry), Some(_)) = (&self.entry, cut) {
-                let _ = entry.set(Some(BlockEntry {
+                let state = BlockEntry {
                     indent: self.indent,
                     depth: self.depth,
                     func_bodies: self.func_bodies.clone(),
-                }));
+                };
+                // Printed again (a custom form gave up around it): the chunks may have started
+                // from the first state, so the cut fails.
+                if entry.set(Some(state)).is_err() {
+                    if let Some(mine) = self.cut.as_mut() {
+                        mine.hits = u32::MAX;
+                    }
+                }
             }
             for &op in ops {
                 if streams && self.out.len() >= self.drain_at {
