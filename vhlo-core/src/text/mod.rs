@@ -271,10 +271,8 @@ pub fn parse_attribute(m: &mut Module, src: &str) -> Result<crate::ir::Attribute
 mod tests {
     use super::*;
 
-    /// Cut anywhere, the pieces printed on two threads make the one-thread text, in every
-    /// printing mode: JAX fixtures (custom forms, regions, locations) and the text corpus.
-    #[test]
-    fn threaded_print_is_the_one_thread_print() {
+    /// The JAX fixtures' text files, in name order.
+    fn jax_fixture_texts() -> Vec<std::path::PathBuf> {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/jax");
         let mut files: Vec<_> = std::fs::read_dir(root)
             .expect("fixtures")
@@ -282,6 +280,14 @@ mod tests {
             .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
             .collect();
         files.sort();
+        files
+    }
+
+    /// Cut anywhere, the pieces printed on two threads make the one-thread text, in every
+    /// printing mode: JAX fixtures (custom forms, regions, locations) and the text corpus.
+    #[test]
+    fn threaded_print_is_the_one_thread_print() {
+        let files = jax_fixture_texts();
         let mut cut = 0;
         for f in &files {
             let src = std::fs::read_to_string(f).expect("read");
@@ -307,13 +313,7 @@ mod tests {
     #[test]
     fn threaded_print_to_a_file_is_the_one_thread_print() {
         use std::io::{Read, Seek, Write};
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/jax");
-        let mut files: Vec<_> = std::fs::read_dir(root)
-            .expect("fixtures")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
-            .collect();
-        files.sort();
+        let files = jax_fixture_texts();
         let path = std::env::temp_dir().join(format!("vhlo-print-to-file-{}", std::process::id()));
         let mut seen = std::collections::BTreeMap::new();
         // A location as an attribute is known to need the alias pass only once printed: the

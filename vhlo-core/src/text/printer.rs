@@ -139,13 +139,13 @@ pub(crate) struct Printer<'m> {
     skip_rest: bool,
     /// Bytes of text already written to `stream` ([`Printer::drain`]): `out` holds the text
     /// from there on, and positions ([`Printer::mark`]) count from the start of the text.
-    pub(crate) drained: usize,
+    drained: usize,
     /// Where the head side of a cut writes its text as it prints (`super::print_threaded_to_file`),
     /// once it holds `drain_at` bytes.
-    pub(crate) stream: Option<std::fs::File>,
+    stream: Option<std::fs::File>,
     pub(crate) drain_at: usize,
     /// The first failed write to `stream` (nothing more is written then).
-    pub(crate) stream_error: Option<std::io::Error>,
+    stream_error: Option<std::io::Error>,
     /// Where the head side of [`Printer::print_chunked`] tells the chunk printers how the cut
     /// block's ops print (None: it did not get there).
     entry: Option<Arc<std::sync::OnceLock<Option<BlockEntry>>>>,
