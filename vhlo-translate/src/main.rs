@@ -265,14 +265,8 @@ impl EarlyOutput {
             .and_then(|h| h.join().ok())
             .unwrap_or_else(|| open_over(&p))
             .map_err(fail)?;
-        let written = text::print_threaded_to_file(module, opts, &mut file).and_then(|()| {
-            // Written over an old file: what is left of it goes.
-            if file.metadata()?.is_file() {
-                let end = std::io::Seek::stream_position(&mut file)?;
-                file.set_len(end)?;
-            }
-            Ok(())
-        });
+        // Written over an old file, which the printing cuts to the new text.
+        let written = text::print_threaded_to_file(module, opts, &mut file);
         match written {
             Ok(()) => self.keep = true,
             // A write that fails half-way (a full disk) leaves no partial text either.

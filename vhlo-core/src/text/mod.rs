@@ -107,10 +107,10 @@ pub fn print_threaded(m: &Module, opts: PrintOptions) -> Vec<String> {
 /// [`print_threaded`] written to `file` from its present position as it prints: the two
 /// threads take the largest block's ops in chunks and write each in turn, so only a few
 /// chunks' text is ever in memory (an 8 MB text held whole costs about 2,000 page faults, and a
-/// write after the printing). A file that is not a regular file (a pipe, `/dev/null`) gets the
-/// text once printed. If the two threads' text cannot be used after all, the file is cut back
-/// to where it was and written again: what it held past that point is gone then, so give it
-/// a file empty from there (a new file).
+/// write after the printing). A regular file ends with the text: what it held past its
+/// position is gone. A file that is not regular (a pipe, `/dev/null`) gets the text once
+/// printed. If the two threads' text cannot be used after all, the file is written again from
+/// its position, on one thread.
 pub fn print_threaded_to_file(
     m: &Module,
     opts: PrintOptions,
@@ -159,6 +159,7 @@ fn print_threaded_to_file_from(
         });
     }
     let start = file.stream_position()?;
+    let mut how = FilePrint::OneThread;
     if let Some(mut cut) = largest_block_cut(m, min_ops) {
         let n = m.block_ops(cut.block).len();
         // About 125 KB of text each on the 100k transformer: a few in memory at a time, and
@@ -171,23 +172,24 @@ fn print_threaded_to_file_from(
         match p.print_chunked(cut, chunk, file) {
             Some(written) => {
                 written?;
-                file.flush()?;
-                return Ok(FilePrint::Chunked);
+                how = FilePrint::Chunked;
             }
+            // The two threads' text could not be used: start again, on one thread.
             None if file.stream_position()? != start => {
-                // The two threads' text could not be used: start again, on one thread.
                 file.seek(std::io::SeekFrom::Start(start))?;
-                file.set_len(start)?;
-                file.write_all(print(m, opts).as_bytes())?;
-                file.flush()?;
-                return Ok(FilePrint::Restarted);
+                how = FilePrint::Restarted;
             }
             None => {}
         }
     }
-    file.write_all(print(m, opts).as_bytes())?;
+    if how != FilePrint::Chunked {
+        file.write_all(print(m, opts).as_bytes())?;
+    }
+    // An older, longer text (or a restarted one's) ends here.
+    let end = file.stream_position()?;
+    file.set_len(end)?;
     file.flush()?;
-    Ok(FilePrint::OneThread)
+    Ok(how)
 }
 
 /// Below this many ops in its largest block, a module prints on one thread: a second thread
@@ -271,6 +273,17 @@ pub fn parse_attribute(m: &mut Module, src: &str) -> Result<crate::ir::Attribute
 mod tests {
     use super::*;
 
+    /// Print mode `bits` of 32 (each bit one option).
+    fn print_mode(bits: u32) -> PrintOptions {
+        PrintOptions {
+            generic: bits & 1 != 0,
+            debug_info: bits & 2 != 0,
+            elide_defaults: bits & 4 != 0,
+            location_aliases: bits & 8 != 0,
+            local_scope: bits & 16 != 0,
+        }
+    }
+
     /// The JAX fixtures' text files, in name order.
     fn jax_fixture_texts() -> Vec<std::path::PathBuf> {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/jax");
@@ -293,13 +306,7 @@ mod tests {
             let src = std::fs::read_to_string(f).expect("read");
             let Ok(m) = parse(&src) else { continue };
             for bits in 0..32u32 {
-                let opts = PrintOptions {
-                    generic: bits & 1 != 0,
-                    debug_info: bits & 2 != 0,
-                    elide_defaults: bits & 4 != 0,
-                    location_aliases: bits & 8 != 0,
-                    local_scope: bits & 16 != 0,
-                };
+                let opts = print_mode(bits);
                 let pieces = print_threaded_from(&m, opts, 2);
                 cut += usize::from(pieces.len() > 1);
                 assert_eq!(pieces.concat(), print(&m, opts), "{} {opts:?}", f.display());
@@ -340,14 +347,9 @@ mod tests {
                 assert!(f != "late", "{:?}", parse(&src));
                 continue;
             };
+            // Without `local_scope`, which only matters with debug info and no location aliases.
             for bits in 0..16u32 {
-                let opts = PrintOptions {
-                    generic: bits & 1 != 0,
-                    debug_info: bits & 2 != 0,
-                    elide_defaults: bits & 4 != 0,
-                    location_aliases: bits & 8 != 0,
-                    local_scope: false,
-                };
+                let opts = print_mode(bits);
                 let mut file = std::fs::File::options()
                     .read(true)
                     .write(true)
@@ -355,7 +357,7 @@ mod tests {
                     .truncate(true)
                     .open(&path)
                     .expect("temp file");
-                // Old text past the start, longer than any printing: a restart cuts it off.
+                // Old text past the start, longer than any printing: the printing cuts it off.
                 file.write_all(b"// kept\n").expect("write");
                 file.write_all(&[b'x'; 1 << 16]).expect("write");
                 file.seek(std::io::SeekFrom::Start(8)).expect("seek");
@@ -368,15 +370,7 @@ mod tests {
                 file.rewind().expect("rewind");
                 file.read_to_string(&mut text).expect("read back");
                 let want = format!("// kept\n{}", print(&m, opts));
-                if how == FilePrint::Restarted {
-                    assert!(text == want, "{f} {opts:?} {how:?}");
-                } else {
-                    assert!(text.starts_with(&want), "{f} {opts:?} {how:?}");
-                    assert!(
-                        text[want.len()..].bytes().all(|b| b == b'x'),
-                        "{f} {opts:?}"
-                    );
-                }
+                assert!(text == want, "{f} {opts:?} {how:?}");
             }
         }
         let _ = std::fs::remove_file(&path);
