@@ -201,3 +201,49 @@ fn targets_and_presets() {
         Some(vhlo_core::version::Version::new(1, 16, 2))
     );
 }
+
+/// The values named on a second thread while a program legalizes
+/// (`portable::deserialize_portable_numbered`) print as the names worked out after it, in every
+/// print form: on the suite's artifacts and the JAX fixtures', older ones included (where a
+/// version step refuses the early names). Fails if the early names are never taken.
+#[test]
+fn values_named_while_legalizing_print_as_named_after() {
+    let Some(dir) = suite() else { return };
+    let jax = vhlo_tests::workspace_root().join("tests/fixtures/jax");
+    let mut files = vhlo_tests::suite_artifacts(&dir);
+    files.extend(vhlo_tests::suite_artifacts(&jax));
+    let (mut taken, mut refused, mut failures) = (0, 0, Vec::new());
+    for f in &files {
+        let bytes = std::fs::read(f).expect("artifact");
+        let input = vhlo_core::ir::Blob::from_owner(std::sync::Arc::new(bytes));
+        for (generic, debug_info) in [(false, false), (true, false), (false, true), (true, true)] {
+            let opts = PrintOptions {
+                generic,
+                debug_info,
+                elide_defaults: true,
+                location_aliases: true,
+                ..Default::default()
+            };
+            let options = portable::DeserializeOptions::default();
+            let Ok((m, numbering)) = portable::deserialize_portable_numbered(&input, options, opts)
+            else {
+                continue;
+            };
+            match numbering {
+                Some(_) => taken += 1,
+                None => refused += 1,
+            }
+            let early = vhlo_core::text::print_threaded_numbered(&m, opts, numbering).concat();
+            if early != vhlo_core::text::print(&m, opts) {
+                failures.push(format!("{} ({opts:?})", f.display()));
+            }
+        }
+    }
+    eprintln!("early names taken {taken} times, refused {refused} times");
+    assert!(
+        failures.is_empty(),
+        "printed differently:\n{}",
+        failures.join("\n")
+    );
+    assert!(taken > 0 && refused > 0, "taken {taken}, refused {refused}");
+}

@@ -84,5 +84,6 @@ pub mod ir;
 pub mod portable;
 pub mod scalars;
 pub mod text;
+mod threads;
 pub mod version;
 pub mod vhlo;

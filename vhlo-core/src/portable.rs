@@ -10,6 +10,7 @@ use std::fmt;
 use crate::bytecode::{self, BytecodeError, Encoded, UseListOrder, WriteOptions};
 use crate::convert::{self, Diagnostic, LegalizeOptions};
 use crate::ir::{Blob, LocData, Module, Value};
+use crate::text;
 use crate::version::{Version, VersionError};
 use crate::vhlo;
 
@@ -334,24 +335,46 @@ pub fn deserialize_portable_shared(
     legalize_read_module(m, options)
 }
 
-fn legalize_read_module(
+/// [`deserialize_portable_shared`] for a program about to be printed with `print`, on two
+/// threads: the names [`text::print()`] gives the values are worked out on a second thread
+/// while the program legalizes. The names come back when the legalization kept every op,
+/// value and block (see [`text::print_threaded_to_file_numbered`], which takes them), None
+/// otherwise or when no thread could be had.
+pub fn deserialize_portable_numbered(
+    input: &Blob,
+    options: DeserializeOptions,
+    print: text::PrintOptions,
+) -> Result<(Module, Option<text::Numbering>), PortableError> {
+    let (m, _) = read_vhlo_shared(input, options)?;
+    let numbering = |m: &Module| text::numbering_once_legalized(m, print);
+    legalize_read_module_beside(m, options, Some(numbering))
+}
+
+fn legalize_read_module(m: Module, options: DeserializeOptions) -> Result<Module, PortableError> {
+    legalize_read_module_beside(m, options, None::<fn(&Module)>).map(|(m, _)| m)
+}
+
+/// Legalizes a module as read, with `beside` run meanwhile (see
+/// `convert::legalize_to_stablehlo_beside`).
+fn legalize_read_module_beside<R: Send>(
     mut m: Module,
     options: DeserializeOptions,
-) -> Result<Module, PortableError> {
+    beside: Option<impl FnOnce(&Module) -> R + Send>,
+) -> Result<(Module, Option<R>), PortableError> {
     let losses = if options.strict {
         convert::losses_to_stablehlo(&m)
     } else {
         Vec::new()
     };
     // The module is ours and dropped on failure: no transactional copy needed.
-    let converted = convert::legalize_to_stablehlo_in_place(&mut m);
+    let converted = convert::legalize_to_stablehlo_beside(&mut m, beside);
     if !losses.is_empty() {
         let mut all = losses;
         all.extend(converted.err().unwrap_or_default());
         return Err(PortableError::Convert(all));
     }
-    converted.map_err(PortableError::Convert)?;
-    Ok(m)
+    let side = converted.map_err(PortableError::Convert)?;
+    Ok((m, side))
 }
 
 /// Reads a portable artifact and returns the program as current StableHLO.

@@ -256,7 +256,12 @@ impl EarlyOutput {
     }
 
     /// Prints `module` into the file, on two threads, writing as it prints.
-    fn print(mut self, module: &vhlo_core::ir::Module, opts: PrintOptions) -> Result<(), Failure> {
+    fn print(
+        mut self,
+        module: &vhlo_core::ir::Module,
+        opts: PrintOptions,
+        numbering: Option<text::Numbering>,
+    ) -> Result<(), Failure> {
         let p = self.path.clone();
         let fail = |e: std::io::Error| Failure::Message(format!("cannot write {p}: {e}"));
         let mut file = self
@@ -266,7 +271,7 @@ impl EarlyOutput {
             .unwrap_or_else(|| open_over(&p))
             .map_err(fail)?;
         // Written over an old file, which the printing cuts to the new text.
-        let written = text::print_threaded_to_file(module, opts, &mut file);
+        let written = text::print_threaded_to_file_numbered(module, opts, numbering, &mut file);
         match written {
             Ok(()) => self.keep = true,
             // A write that fails half-way (a full disk) leaves no partial text either.
@@ -434,12 +439,26 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
         write_stdout(line.as_bytes())
             .map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))?;
     }
+    // Print as stablehlo-translate does (default-valued attributes elided).
+    let opts = PrintOptions {
+        generic: cli.mlir_print_op_generic,
+        debug_info: cli.mlir_print_debuginfo,
+        elide_defaults: true,
+        // MLIR's default: shared locations print once, as `#loc` aliases.
+        location_aliases: true,
+        ..Default::default()
+    };
+    let mut numbering = None;
     let module = if is_bytecode(&bytes) {
-        // Large constants stay in the input buffer, which the module shares.
-        portable::deserialize_portable_shared(
+        // Large constants stay in the input buffer, which the module shares. The values are
+        // named on the second core while the program legalizes.
+        let (m, names) = portable::deserialize_portable_numbered(
             &Blob::from_owner(Arc::new(bytes)),
             DeserializeOptions { strict: cli.strict },
-        )?
+            opts,
+        )?;
+        numbering = names;
+        m
     } else {
         // MLIR's deserializer parses text too: VHLO is upgraded and legalized, StableHLO kept.
         let src = String::from_utf8(bytes).map_err(|_| {
@@ -494,20 +513,11 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
             ));
         }
     }
-    // Print as stablehlo-translate does (default-valued attributes elided).
-    let opts = PrintOptions {
-        generic: cli.mlir_print_op_generic,
-        debug_info: cli.mlir_print_debuginfo,
-        elide_defaults: true,
-        // MLIR's default: shared locations print once, as `#loc` aliases.
-        location_aliases: true,
-        ..Default::default()
-    };
     // The CLI may use the second core: the module's second half prints on another thread.
     let written = match early {
-        Some(out) => out.print(&module, opts),
+        Some(out) => out.print(&module, opts, numbering),
         None => {
-            let pieces = text::print_threaded(&module, opts);
+            let pieces = text::print_threaded_numbered(&module, opts, numbering);
             let written = write_pieces(cli.output.as_deref(), &pieces);
             std::mem::forget(pieces);
             written

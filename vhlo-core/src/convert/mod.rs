@@ -60,8 +60,15 @@ fn regions_too_deep() -> Vec<Diagnostic> {
 /// [`Module::walk`]).
 fn checked_ops(m: &Module) -> Result<Vec<OpId>, Vec<Diagnostic>> {
     let mut ops = Vec::with_capacity(m.num_ops());
-    let mut stack: Vec<(OpId, usize)> = m.top_ops().iter().rev().map(|&op| (op, 0)).collect();
-    while let Some((op, depth)) = stack.pop() {
+    // The blocks being walked, each with the ops still to visit and its depth: a block's ops
+    // are not copied onto the stack (a 100k-op block would take 1.6 MB of fresh pages).
+    let mut stack = vec![(m.top_ops().iter(), 0usize)];
+    while let Some((rest, depth)) = stack.last_mut() {
+        let depth = *depth;
+        let Some(&op) = rest.next() else {
+            stack.pop();
+            continue;
+        };
         ops.push(op);
         let regions = m.regions(op);
         if regions.is_empty() {
@@ -72,7 +79,7 @@ fn checked_ops(m: &Module) -> Result<Vec<OpId>, Vec<Diagnostic>> {
         }
         for &r in regions.iter().rev() {
             for &b in m.blocks(r).iter().rev() {
-                stack.extend(m.block_ops(b).iter().rev().map(|&o| (o, depth + 1)));
+                stack.push((m.block_ops(b).iter(), depth + 1));
             }
         }
     }
@@ -724,16 +731,46 @@ fn version_ops(
     target: Version,
     final_kinds: &mut Vec<Option<VhloOp>>,
 ) -> Result<Vec<VersionStep>, Vec<Diagnostic>> {
+    // Writable, the checks never stop for want of it.
+    version_ops_with(Access::Write(w), ops, target, final_kinds).unwrap_or_else(|| Ok(Vec::new()))
+}
+
+/// The module as [`version_ops_with`] holds it: read-only, the checks stop at the first op
+/// that needs a version step (which writes).
+enum Access<'a> {
+    Read(&'a Module),
+    Write(&'a mut Module),
+}
+
+impl Access<'_> {
+    fn m(&self) -> &Module {
+        match self {
+            Access::Read(m) => m,
+            Access::Write(w) => w,
+        }
+    }
+}
+
+/// [`version_ops`]; None when an op needs a version step and `access` is read-only.
+fn version_ops_with(
+    mut access: Access<'_>,
+    ops: &[OpId],
+    target: Version,
+    final_kinds: &mut Vec<Option<VhloOp>>,
+) -> Option<Result<Vec<VersionStep>, Vec<Diagnostic>>> {
     let mut rewritten = Vec::new();
-    let target = check_target(target).map_err(|e| {
-        vec![Diagnostic {
-            op: String::new(),
-            location: "unknown".into(),
-            subject: e.to_string(),
-            needs: None,
-            rule: "target version".into(),
-        }]
-    })?;
+    let target = match check_target(target) {
+        Ok(t) => t,
+        Err(e) => {
+            return Some(Err(vec![Diagnostic {
+                op: String::new(),
+                location: "unknown".into(),
+                subject: e.to_string(),
+                needs: None,
+                rule: "target version".into(),
+            }]))
+        }
+    };
     let mut diags = Vec::new();
     let mut legal = legality::Legality::new(target);
     let mut kinds = OpKinds::default();
@@ -764,9 +801,10 @@ fn version_ops(
             .unwrap_or_else(|| verdict(k))
     };
     final_kinds.clear();
-    final_kinds.resize(w.num_ops(), None);
+    final_kinds.resize(access.m().num_ops(), None);
     let mut found = Vec::new();
     for &op in ops {
+        let w = access.m();
         // Diagnostics name the op as the input spelled it, before any version step.
         let first = diags.len();
         let original = w.op_name(op);
@@ -791,6 +829,9 @@ fn version_ops(
         let mut kind = start_kind;
         // Most ops are legal at the target already: no step.
         if start_kind.is_some_and(|k| !at_target(k).0) {
+            let Access::Write(w) = &mut access else {
+                return None;
+            };
             let (stepped, from_memo) = step_op(
                 w,
                 op,
@@ -834,6 +875,7 @@ fn version_ops(
             }
         }
         upgrades.pending = false;
+        let w = access.m();
         if let Some(slot) = final_kinds.get_mut(op.index()) {
             *slot = kind;
         }
@@ -900,11 +942,11 @@ fn version_ops(
             d.op = w.str(original).to_string();
         }
     }
-    if diags.is_empty() {
+    Some(if diags.is_empty() {
         Ok(rewritten)
     } else {
         Err(diags)
-    }
+    })
 }
 
 /// Steps `op` (of kind `start_kind`, not legal at `target`) version by version towards
@@ -1100,10 +1142,34 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Diagnostics> {
 
 /// [`legalize_to_stablehlo`] without the copy (on failure `w` is left half converted).
 pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<Diagnostic>> {
-    let ops_list = checked_ops(w)?;
+    legalize_to_stablehlo_beside(w, None::<fn(&Module)>).map(|_| ())
+}
+
+/// [`legalize_to_stablehlo_in_place`], running `beside` on another thread over the module as
+/// read, while the legalization's read-only checks run on this one. `beside`'s result comes
+/// back only when the legalization kept every op, value and block and changed nothing but op
+/// names, attributes and the types of VHLO ops' values: no op took a version step, and the
+/// program has no `builtin.unrealized_conversion_cast` (whose folding removes ops).
+pub(crate) fn legalize_to_stablehlo_beside<R: Send>(
+    w: &mut Module,
+    beside: Option<impl FnOnce(&Module) -> R + Send>,
+) -> Result<Option<R>, Vec<Diagnostic>> {
     // The version pass leaves each op's kind by op index: no name is matched again.
     let mut kinds = Vec::new();
-    version_ops(w, &ops_list, vhlo::CURRENT_VERSION, &mut kinds)?;
+    let (checked, mut side) = run_beside(w, beside, |m| {
+        let ops = checked_ops(m)?;
+        let done = version_ops_with(Access::Read(m), &ops, vhlo::CURRENT_VERSION, &mut kinds);
+        let stepped = match done {
+            Some(r) => r.map(|_| false)?,
+            None => true,
+        };
+        Ok::<_, Vec<Diagnostic>>((ops, stepped))
+    });
+    let (ops_list, stepped) = checked?;
+    if stepped {
+        side = None;
+        version_ops(w, &ops_list, vhlo::CURRENT_VERSION, &mut kinds)?;
+    }
     let kind_of = |op: OpId| kinds.get(op.index()).copied().flatten();
     let mut attrs_memo = AttrsMemo::default();
     // StableHLO kinds whose ops without properties or attributes convert to none (most
@@ -1271,11 +1337,28 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
         w.set_op_name(op, sym);
     }
     if diags.is_empty() {
-        fold_identity_casts(w);
-        Ok(())
+        let casts = fold_identity_casts(w);
+        Ok(side.filter(|_| !casts))
     } else {
         Err(diags)
     }
+}
+
+/// `main(m)` on this thread, with `beside(m)` on another when given and a thread can be had.
+fn run_beside<T, R: Send>(
+    m: &Module,
+    beside: Option<impl FnOnce(&Module) -> R + Send>,
+    main: impl FnOnce(&Module) -> T,
+) -> (T, Option<R>) {
+    let Some(f) = beside else {
+        return (main(m), None);
+    };
+    std::thread::scope(|s| {
+        let builder = std::thread::Builder::new();
+        let handle = crate::threads::spawn_beside(s, builder, move || f(m)).ok();
+        let t = main(m);
+        (t, handle.and_then(|h| h.join().ok()))
+    })
 }
 
 /// Options of [`legalize_to_stablehlo_with`].
@@ -1307,12 +1390,13 @@ pub fn legalize_to_stablehlo_with(
 }
 
 /// Removes `builtin.unrealized_conversion_cast` ops that became identities (mixed programs
-/// after VHLO -> StableHLO), rewiring their users to the cast operand.
-fn fold_identity_casts(m: &mut Module) {
+/// after VHLO -> StableHLO), rewiring their users to the cast operand. False when the program
+/// has no cast, and so was left as it was.
+fn fold_identity_casts(m: &mut Module) -> bool {
     use std::collections::BTreeMap;
     // A program without casts has no such name interned: no walk.
     let Some(cast) = m.lookup_sym("builtin.unrealized_conversion_cast") else {
-        return;
+        return false;
     };
     let mut replace: BTreeMap<crate::ir::Value, crate::ir::Value> = BTreeMap::new();
     let mut casts = Vec::new();
@@ -1333,7 +1417,7 @@ fn fold_identity_casts(m: &mut Module) {
         }
     }
     if casts.is_empty() {
-        return;
+        return true;
     }
     let resolve = |mut v: crate::ir::Value| {
         // Chains of casts are short; bound the walk anyway.
@@ -1355,6 +1439,7 @@ fn fold_identity_casts(m: &mut Module) {
     for op in casts {
         m.detach_op(op);
     }
+    true
 }
 
 /// StableHLO to VHLO at `target`.

@@ -1060,6 +1060,14 @@ pub(crate) static FORMS: CustomForms = CustomForms {
     block_arg_names: super::shlo_pretty::block_arg_name_hint,
 };
 
+/// [`FORMS`]' names for a VHLO module, as they will be once it is legalized to StableHLO:
+/// its values are numbered while it legalizes (`super::numbering_once_legalized`).
+pub(crate) static FORMS_ONCE_LEGALIZED: CustomForms = CustomForms {
+    print: print_custom,
+    result_names: super::shlo_pretty::result_name_hint_once_legalized,
+    block_arg_names: super::shlo_pretty::block_arg_name_hint_once_legalized,
+};
+
 #[cfg(test)]
 mod tests {
     /// The function forms print as they parse: `vhlo.func_v1` (name and signature from its

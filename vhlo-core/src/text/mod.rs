@@ -85,14 +85,40 @@ fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 /// Prints a module as MLIR text, on the caller's thread: the printer's recursion is bounded by
 /// the nesting limit (docs/bytecode.md, "Limits").
 pub fn print(m: &Module, opts: PrintOptions) -> String {
-    let mut p = new_printer(m, opts);
+    print_numbered(m, opts, None)
+}
+
+/// [`print()`], with the names of [`print_threaded_to_file_numbered`].
+fn print_numbered(m: &Module, opts: PrintOptions, numbering: Option<Numbering>) -> String {
+    let mut p = new_printer(m, opts, numbering);
     p.print_module();
     p.out
 }
 
 /// The printer, with the custom op forms the printer core does not know.
-fn new_printer(m: &Module, opts: PrintOptions) -> printer::Printer<'_> {
-    printer::Printer::new(m, opts).with_forms(&custom_forms::FORMS)
+fn new_printer(
+    m: &Module,
+    opts: PrintOptions,
+    numbering: Option<Numbering>,
+) -> printer::Printer<'_> {
+    printer::Printer::new(m, opts)
+        .with_forms(&custom_forms::FORMS)
+        .with_numbering(numbering.map(|n| n.0))
+}
+
+/// The names a module's values print with, worked out before the printing: while the module
+/// was still being legalized (see [`crate::portable::deserialize_portable_numbered`]).
+#[derive(Clone, Debug)]
+pub struct Numbering(printer::Numbering);
+
+/// The names [`print()`] with `opts` will give the values of `m`, a module read as VHLO, once
+/// it is legalized to StableHLO (op names and types converted, every op, value and block kept).
+pub(crate) fn numbering_once_legalized(m: &Module, opts: PrintOptions) -> Numbering {
+    Numbering(printer::Printer::numbering(
+        m,
+        opts,
+        &custom_forms::FORMS_ONCE_LEGALIZED,
+    ))
 }
 
 /// [`print()`] on two threads, for callers that allow threads (the library otherwise runs on
@@ -101,7 +127,17 @@ fn new_printer(m: &Module, opts: PrintOptions) -> printer::Printer<'_> {
 /// one piece when it printed on one thread (a small module, location aliases, type or
 /// attribute aliases, or no thread to be had).
 pub fn print_threaded(m: &Module, opts: PrintOptions) -> Vec<String> {
-    print_threaded_from(m, opts, THREADED_MIN_OPS)
+    print_threaded_numbered(m, opts, None)
+}
+
+/// [`print_threaded`] with the values' names worked out already, as
+/// [`print_threaded_to_file_numbered`] takes them.
+pub fn print_threaded_numbered(
+    m: &Module,
+    opts: PrintOptions,
+    numbering: Option<Numbering>,
+) -> Vec<String> {
+    print_threaded_from(m, opts, numbering, THREADED_MIN_OPS)
 }
 
 /// [`print_threaded`] written to `file` from its present position as it prints: the two
@@ -116,8 +152,28 @@ pub fn print_threaded_to_file(
     opts: PrintOptions,
     file: &mut std::fs::File,
 ) -> std::io::Result<()> {
-    print_threaded_to_file_from(m, opts, file, THREADED_MIN_OPS, None, printer::DRAIN_AT)
-        .map(|_| ())
+    print_threaded_to_file_numbered(m, opts, None, file)
+}
+
+/// [`print_threaded_to_file`] with the values' names worked out already: `numbering` is used
+/// where it is for this module's values and blocks (and the printing's form), and the names
+/// are worked out again where it is not.
+pub fn print_threaded_to_file_numbered(
+    m: &Module,
+    opts: PrintOptions,
+    numbering: Option<Numbering>,
+    file: &mut std::fs::File,
+) -> std::io::Result<()> {
+    print_threaded_to_file_from(
+        m,
+        opts,
+        numbering,
+        file,
+        THREADED_MIN_OPS,
+        None,
+        printer::DRAIN_AT,
+    )
+    .map(|_| ())
 }
 
 /// How [`print_threaded_to_file_from`] went (its tests check that each way is taken).
@@ -139,6 +195,7 @@ enum FilePrint {
 fn print_threaded_to_file_from(
     m: &Module,
     opts: PrintOptions,
+    numbering: Option<Numbering>,
     file: &mut std::fs::File,
     min_ops: usize,
     chunk: Option<usize>,
@@ -147,7 +204,7 @@ fn print_threaded_to_file_from(
     use std::io::{Seek, Write};
     let regular = file.metadata().is_ok_and(|md| md.is_file());
     if !regular {
-        let pieces = print_threaded_from(m, opts, min_ops);
+        let pieces = print_threaded_from(m, opts, numbering, min_ops);
         for piece in &pieces {
             file.write_all(piece.as_bytes())?;
         }
@@ -167,7 +224,7 @@ fn print_threaded_to_file_from(
         let chunk = chunk.unwrap_or((n / 64).clamp(256, 4096)).max(1);
         // The head prints the first chunk, after whatever comes before the block.
         cut.at = chunk.min(n);
-        let mut p = new_printer(m, opts);
+        let mut p = new_printer(m, opts, numbering.clone());
         p.drain_at = drain_at;
         match p.print_chunked(cut, chunk, file) {
             Some(written) => {
@@ -183,7 +240,7 @@ fn print_threaded_to_file_from(
         }
     }
     if how != FilePrint::Chunked {
-        file.write_all(print(m, opts).as_bytes())?;
+        file.write_all(print_numbered(m, opts, numbering).as_bytes())?;
     }
     // An older, longer text (or a restarted one's) ends here.
     let end = file.stream_position()?;
@@ -197,14 +254,19 @@ fn print_threaded_to_file_from(
 const THREADED_MIN_OPS: usize = 4096;
 
 /// [`print_threaded`] for blocks of at least `min_ops` ops.
-fn print_threaded_from(m: &Module, opts: PrintOptions, min_ops: usize) -> Vec<String> {
+fn print_threaded_from(
+    m: &Module,
+    opts: PrintOptions,
+    numbering: Option<Numbering>,
+    min_ops: usize,
+) -> Vec<String> {
     if let Some(cut) = largest_block_cut(m, min_ops) {
-        let mut p = new_printer(m, opts);
+        let mut p = new_printer(m, opts, numbering.clone());
         if let Some(pieces) = p.print_cut(cut) {
             return pieces.into();
         }
     }
-    vec![print(m, opts)]
+    vec![print_numbered(m, opts, numbering)]
 }
 
 /// Where to cut for [`print_threaded`]: in the block with the most ops, so that both sides
@@ -307,7 +369,7 @@ mod tests {
             let Ok(m) = parse(&src) else { continue };
             for bits in 0..32u32 {
                 let opts = print_mode(bits);
-                let pieces = print_threaded_from(&m, opts, 2);
+                let pieces = print_threaded_from(&m, opts, None, 2);
                 cut += usize::from(pieces.len() > 1);
                 assert_eq!(pieces.concat(), print(&m, opts), "{} {opts:?}", f.display());
             }
@@ -363,7 +425,7 @@ mod tests {
                 file.seek(std::io::SeekFrom::Start(8)).expect("seek");
                 // Chunks of one op or of a few: every way the threads can interleave.
                 let chunk = if bits % 3 == 0 { 3 } else { 1 };
-                let how = print_threaded_to_file_from(&m, opts, &mut file, 2, Some(chunk), 0)
+                let how = print_threaded_to_file_from(&m, opts, None, &mut file, 2, Some(chunk), 0)
                     .expect("print to file");
                 *seen.entry(format!("{how:?}")).or_insert(0) += 1;
                 let mut text = String::new();
@@ -402,7 +464,8 @@ mod tests {
         for (chunk, drain_at) in [(1, 0), (7, 0), (7, 1 << 20), (1000, 1 << 20)] {
             let mut file = std::fs::File::open(&path).expect("open to read");
             let opts = PrintOptions::default();
-            let got = print_threaded_to_file_from(&m, opts, &mut file, 2, Some(chunk), drain_at);
+            let got =
+                print_threaded_to_file_from(&m, opts, None, &mut file, 2, Some(chunk), drain_at);
             assert!(
                 got.is_err(),
                 "chunks of {chunk}, drained at {drain_at}: {got:?}"

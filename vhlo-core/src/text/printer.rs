@@ -58,7 +58,7 @@ enum ValueName {
 }
 
 /// The custom value names (`cst`, `cst_0`), all in one string: no allocation per name.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, Debug)]
 struct CustomNames {
     text: String,
     /// Where each name ends in `text` (it starts where the one before ends).
@@ -88,17 +88,71 @@ impl CustomNames {
 pub(crate) struct CustomForms {
     /// Prints an op in its custom form; false when it has none (it prints generically then).
     pub(crate) print: fn(&mut Printer<'_>, OpId) -> bool,
-    /// The names MLIR's `getAsmResultNames` gives an op's results.
-    pub(crate) result_names: fn(&Module, OpId) -> Option<NameHint>,
+    /// The names MLIR's `getAsmResultNames` gives an op's results, and what they depend on.
+    pub(crate) result_names: fn(&Module, OpId) -> (Option<NameHint>, HintDep),
     /// The name MLIR's `getAsmBlockArgumentNames` gives the arguments of an op's regions.
     pub(crate) block_arg_names: fn(&Module, OpId) -> Option<&'static str>,
 }
 
 /// Result names MLIR's `getAsmResultNames` gives (pretty printing only): one base name shared
 /// by all results, or one name per result.
+#[derive(Clone)]
 pub(crate) enum NameHint {
     Shared(std::borrow::Cow<'static, str>),
     PerResult(&'static [&'static str]),
+}
+
+/// What an op's result names depend on besides its name (the same for every op of a name):
+/// the numbering works each out once per name, or per name and type.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HintDep {
+    /// The number of results.
+    ResultCount,
+    /// The type of the first result.
+    ResultType,
+    /// Anything else about the op (its attributes).
+    Op,
+}
+
+/// The result names found so far, by op name (and result count or first result type).
+#[derive(Default)]
+struct HintMemo {
+    by_count: Vec<Option<(usize, Option<NameHint>)>>,
+    by_type: FastMap<(Symbol, Type), Option<NameHint>>,
+}
+
+impl HintMemo {
+    fn get(&mut self, m: &Module, forms: &CustomForms, op: OpId) -> Option<NameHint> {
+        let name = m.op_name(op);
+        let n = m.num_results(op);
+        if let Some(Some((count, hint))) = self.by_count.get(name.index()) {
+            if *count == n {
+                return hint.clone();
+            }
+        }
+        let first_type = m.result(op, 0).map(|v| m.value_type(v));
+        if let Some(t) = first_type {
+            if let Some(hint) = self.by_type.get(&(name, t)) {
+                return hint.clone();
+            }
+        }
+        let (hint, dep) = (forms.result_names)(m, op);
+        match (dep, first_type) {
+            (HintDep::ResultCount, _) => {
+                if self.by_count.len() <= name.index() {
+                    self.by_count.resize(name.index() + 1, None);
+                }
+                if let Some(slot) = self.by_count.get_mut(name.index()) {
+                    *slot = Some((n, hint.clone()));
+                }
+            }
+            (HintDep::ResultType, Some(t)) => {
+                self.by_type.insert((name, t), hint.clone());
+            }
+            _ => {}
+        }
+        hint
+    }
 }
 
 pub(crate) struct Printer<'m> {
@@ -149,6 +203,17 @@ pub(crate) struct Printer<'m> {
     /// Where the head side of [`Printer::print_chunked`] tells the chunk printers how the cut
     /// block's ops print (None: it did not get there).
     entry: Option<Arc<std::sync::OnceLock<Option<BlockEntry>>>>,
+    /// Value names worked out before the printing, taken instead of numbering when they fit.
+    ahead: Option<Numbering>,
+}
+
+/// A module's value names, as [`Printer::number_values`] leaves them.
+#[derive(Clone, Debug)]
+pub(crate) struct Numbering {
+    names: Arc<Vec<ValueName>>,
+    custom_names: Arc<CustomNames>,
+    block_ids: Arc<Vec<u32>>,
+    generic: bool,
 }
 
 /// The printer's state where a block's ops print: what a chunk printer starts from.
@@ -474,7 +539,32 @@ impl<'m> Printer<'m> {
             drain_at: DRAIN_AT,
             stream_error: None,
             entry: None,
+            ahead: None,
         }
+    }
+
+    /// The names of the values of `m` as printed with `opts`, the result and block argument
+    /// names given by `forms`.
+    pub(crate) fn numbering(
+        m: &'m Module,
+        opts: PrintOptions,
+        forms: &'static CustomForms,
+    ) -> Numbering {
+        let mut p = Printer::new(m, opts).with_forms(forms);
+        p.number_values(m.top_ops());
+        Numbering {
+            names: p.names,
+            custom_names: p.custom_names,
+            block_ids: p.block_ids,
+            generic: opts.generic,
+        }
+    }
+
+    /// Names taken from `ahead` rather than worked out, if they are for as many values and
+    /// blocks as the module has and for the same form.
+    pub(crate) fn with_numbering(mut self, ahead: Option<Numbering>) -> Self {
+        self.ahead = ahead;
+        self
     }
 
     /// The position in the whole text where the next byte goes (text written out included).
@@ -590,6 +680,17 @@ impl<'m> Printer<'m> {
     /// Custom names (`%cst`, `%iterArg`) are made unique within their scope with a shared
     /// `_N` conflict counter.
     fn number_values(&mut self, top: &[OpId]) {
+        if let Some(n) = self.ahead.take() {
+            if n.generic == self.opts.generic
+                && n.names.len() == self.m.num_values()
+                && n.block_ids.len() == self.m.num_blocks()
+            {
+                self.names = n.names;
+                self.custom_names = n.custom_names;
+                self.block_ids = n.block_ids;
+                return;
+            }
+        }
         enum Step {
             Enter {
                 region: Region,
@@ -647,6 +748,7 @@ impl<'m> Printer<'m> {
             }
         }
         let mut nested = Vec::new();
+        let mut hints = HintMemo::default();
         while let Some(step) = stack.pop() {
             let (region, mut next_value, mut next_arg, mut conflict) = match step {
                 Step::Exit { mark } => {
@@ -735,7 +837,7 @@ impl<'m> Printer<'m> {
                         continue;
                     }
                     let multi = n > 1;
-                    match self.result_name_hint(op) {
+                    match self.result_name_hint(op, &mut hints) {
                         Some(NameHint::Shared(base)) => {
                             let idx = unique(&base, &mut conflict);
                             for (i, v) in self.m.results(op).enumerate() {
@@ -798,9 +900,9 @@ impl<'m> Printer<'m> {
     }
 
     /// The names MLIR's `getAsmResultNames` gives an op's results in pretty mode.
-    fn result_name_hint(&self, op: OpId) -> Option<NameHint> {
+    fn result_name_hint(&self, op: OpId, memo: &mut HintMemo) -> Option<NameHint> {
         match self.forms {
-            Some(f) if !self.opts.generic => (f.result_names)(self.m, op),
+            Some(f) if !self.opts.generic => memo.get(self.m, f, op),
             _ => None,
         }
     }
@@ -893,13 +995,12 @@ impl<'m> Printer<'m> {
             let tail_top = &top;
             // The tail recurses from the top as the head does: at the nesting limit a debug
             // build needs about 2 MiB, a spawned thread's default (docs/bytecode.md, "Limits").
-            let handle = std::thread::Builder::new()
-                .stack_size(8 << 20)
-                .spawn_scoped(s, move || {
-                    tail.print_numbered(tail_top);
-                    tail
-                })
-                .ok()?;
+            let builder = std::thread::Builder::new().stack_size(8 << 20);
+            let handle = crate::threads::spawn_beside(s, builder, move || {
+                tail.print_numbered(tail_top);
+                tail
+            })
+            .ok()?;
             self.out.reserve(
                 self.m
                     .num_ops()
@@ -978,14 +1079,13 @@ impl<'m> Printer<'m> {
         let after = std::thread::scope(|s| {
             let (chunks, entry_ref) = (&chunks, &*entry);
             let block = cut.block;
-            let handle = std::thread::Builder::new()
-                .stack_size(8 << 20)
-                .spawn_scoped(s, move || {
-                    if let Some(e) = entry_ref.wait() {
-                        other.print_chunks(block, e, chunks);
-                    }
-                })
-                .ok();
+            let builder = std::thread::Builder::new().stack_size(8 << 20);
+            let handle = crate::threads::spawn_beside(s, builder, move || {
+                if let Some(e) = entry_ref.wait() {
+                    other.print_chunks(block, e, chunks);
+                }
+            })
+            .ok();
             // Whatever happens here, the other thread is told: the head got to the block or not.
             struct Told<'a>(&'a std::sync::OnceLock<Option<BlockEntry>>);
             impl Drop for Told<'_> {

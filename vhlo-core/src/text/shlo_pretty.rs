@@ -3,7 +3,7 @@
 
 use super::op_format::{print_functional_type, print_rest_attrs_by};
 use super::parser::{PResult, Parser};
-use super::printer::{NameHint, Printer};
+use super::printer::{HintDep, NameHint, Printer};
 use crate::ir::*;
 use crate::vhlo::StablehloOp;
 use std::fmt::Write as _;
@@ -759,28 +759,30 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
-pub(crate) fn result_name_hint(m: &Module, op: OpId) -> Option<NameHint> {
-    // This runs for every op: the kind is looked up only for ops with several results.
+pub(crate) fn result_name_hint(m: &Module, op: OpId) -> (Option<NameHint>, HintDep) {
     let name = m.op_name_str(op);
     if name == "arith.constant" {
-        return arith_constant_name(m, op);
+        return (arith_constant_name(m, op), HintDep::Op);
     }
     if name != StablehloOp::Constant.name() {
         let n = m.num_results(op);
-        if n < 2 {
-            return None;
-        }
-        let names = StablehloOp::from_name(name)?.asm_result_names();
-        return (n == names.len()).then_some(NameHint::PerResult(names));
+        let names = StablehloOp::from_name(name).map_or(&[][..], |k| k.asm_result_names());
+        let hint = (n >= 2 && n == names.len()).then_some(NameHint::PerResult(names));
+        return (hint, HintDep::ResultCount);
     }
-    // Upstream's ConstantOp::getAsmResultNames.
-    let rty = m.value_type(m.result(op, 0)?);
-    let elem = match m.type_data(rty) {
-        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
-        _ => return Some(NameHint::Shared("cst".into())),
+    let hint = m.result(op, 0).map(|r| constant_name(m, m.value_type(r)));
+    (hint, HintDep::ResultType)
+}
+
+/// Upstream's ConstantOp::getAsmResultNames for a result of type `t`.
+fn constant_name(m: &Module, t: Type) -> NameHint {
+    let integer = match m.type_data(t) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
+            matches!(m.type_data(*element), TypeData::Integer { .. })
+        }
+        _ => false,
     };
-    let integer = matches!(m.type_data(elem), TypeData::Integer { .. });
-    Some(NameHint::Shared(if integer { "c" } else { "cst" }.into()))
+    NameHint::Shared(if integer { "c" } else { "cst" }.into())
 }
 
 /// `%c0` / `%c42_i32` for integers, `%true`/`%false` for i1, `%cst` otherwise.
@@ -805,4 +807,59 @@ fn arith_constant_name(m: &Module, op: OpId) -> Option<NameHint> {
 /// Block argument names MLIR's `getAsmBlockArgumentNames` gives (pretty printing only).
 pub(crate) fn block_arg_name_hint(m: &Module, op: OpId) -> Option<&'static str> {
     StablehloOp::from_name(m.op_name_str(op))?.asm_block_arg_name()
+}
+
+/// [`result_name_hint`] of the op that `op` becomes once legalized to StableHLO (a VHLO op
+/// takes its StableHLO kind's names; any other op keeps its own), read off the VHLO module.
+pub(crate) fn result_name_hint_once_legalized(m: &Module, op: OpId) -> (Option<NameHint>, HintDep) {
+    use crate::vhlo::VhloOp;
+    let name = m.op_name_str(op);
+    let Some(kind) = VhloOp::from_name(name).map(|k| k.stablehlo()) else {
+        return result_name_hint(m, op);
+    };
+    if kind != StablehloOp::Constant {
+        let n = m.num_results(op);
+        let names = kind.asm_result_names();
+        let hint = (n >= 2 && n == names.len()).then_some(NameHint::PerResult(names));
+        return (hint, HintDep::ResultCount);
+    }
+    let hint = m.result(op, 0).map(|r| {
+        let integer = integer_tensor_once_legalized(m, m.value_type(r));
+        NameHint::Shared(if integer { "c" } else { "cst" }.into())
+    });
+    (hint, HintDep::ResultType)
+}
+
+/// Whether `t` is, once converted from VHLO (`convert::types::from_vhlo`), a tensor of
+/// integers: a builtin type is kept as it is, a VHLO tensor's element converted.
+fn integer_tensor_once_legalized(m: &Module, t: Type) -> bool {
+    let is_integer = |e: Type| matches!(m.type_data(e), TypeData::Integer { .. });
+    match m.type_data(t) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
+            is_integer(*element)
+        }
+        TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
+            let element = match (m.str(d.mnemonic), &d.params[..]) {
+                ("tensor_v1", [Param::Ints(_), Param::Type(e), _]) => *e,
+                ("unranked_tensor_v1", [Param::Type(e)]) => *e,
+                _ => return false,
+            };
+            match m.type_data(element) {
+                TypeData::Dialect(s) if m.str(s.dialect) == "vhlo" => matches!(
+                    crate::scalars::type_of(m.str(s.mnemonic)),
+                    Some(TypeData::Integer { .. })
+                ),
+                _ => is_integer(element),
+            }
+        }
+        _ => false,
+    }
+}
+
+/// [`block_arg_name_hint`] of the op that `op` becomes once legalized to StableHLO.
+pub(crate) fn block_arg_name_hint_once_legalized(m: &Module, op: OpId) -> Option<&'static str> {
+    match crate::vhlo::VhloOp::from_name(m.op_name_str(op)) {
+        Some(k) => k.stablehlo().asm_block_arg_name(),
+        None => block_arg_name_hint(m, op),
+    }
 }
