@@ -336,8 +336,8 @@ pub fn deserialize_portable_shared(
 }
 
 /// [`deserialize_portable_shared`] for a program about to be printed with `print`, on two
-/// threads: the names [`text::print()`] gives the values are worked out on a second thread
-/// while the program legalizes. The names come back when the legalization kept every op,
+/// threads: the names [`text::print()`] gives the values are worked out while the program's
+/// legalization checks run on a second thread. The names come back when the legalization kept every op,
 /// value and block (see [`text::print_threaded_to_file_numbered`], which takes them), None
 /// otherwise or when no thread could be had.
 pub fn deserialize_portable_numbered(

@@ -1145,8 +1145,8 @@ pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<D
     legalize_to_stablehlo_beside(w, None::<fn(&Module)>).map(|_| ())
 }
 
-/// [`legalize_to_stablehlo_in_place`], running `beside` on another thread over the module as
-/// read, while the legalization's read-only checks run on this one. `beside`'s result comes
+/// [`legalize_to_stablehlo_in_place`], running `beside` over the module as read while the
+/// legalization's read-only checks run on another thread. `beside`'s result comes
 /// back only when the legalization kept every op, value and block and changed nothing but op
 /// names, attributes and the types of VHLO ops' values: no op took a version step, and the
 /// program has no `builtin.unrealized_conversion_cast` (whose folding removes ops).
@@ -1155,17 +1155,17 @@ pub(crate) fn legalize_to_stablehlo_beside<R: Send>(
     beside: Option<impl FnOnce(&Module) -> R + Send>,
 ) -> Result<Option<R>, Vec<Diagnostic>> {
     // The version pass leaves each op's kind by op index: no name is matched again.
-    let mut kinds = Vec::new();
     let (checked, mut side) = run_beside(w, beside, |m| {
         let ops = checked_ops(m)?;
+        let mut kinds = Vec::new();
         let done = version_ops_with(Access::Read(m), &ops, vhlo::CURRENT_VERSION, &mut kinds);
         let stepped = match done {
             Some(r) => r.map(|_| false)?,
             None => true,
         };
-        Ok::<_, Vec<Diagnostic>>((ops, stepped))
+        Ok::<_, Vec<Diagnostic>>((ops, stepped, kinds))
     });
-    let (ops_list, stepped) = checked?;
+    let (ops_list, stepped, mut kinds) = checked?;
     if stepped {
         side = None;
         version_ops(w, &ops_list, vhlo::CURRENT_VERSION, &mut kinds)?;
@@ -1344,20 +1344,30 @@ pub(crate) fn legalize_to_stablehlo_beside<R: Send>(
     }
 }
 
-/// `main(m)` on this thread, with `beside(m)` on another when given and a thread can be had.
-fn run_beside<T, R: Send>(
+/// `main(m)`, and `beside(m)` when given: `beside` on this thread and `main` on another,
+/// where a thread can be had (`beside` is the longer of the two, and this core's caches hold
+/// the module just read). Without a thread, only `main`.
+fn run_beside<T: Send, R: Send>(
     m: &Module,
     beside: Option<impl FnOnce(&Module) -> R + Send>,
-    main: impl FnOnce(&Module) -> T,
+    main: impl Fn(&Module) -> T + Sync,
 ) -> (T, Option<R>) {
     let Some(f) = beside else {
         return (main(m), None);
     };
     std::thread::scope(|s| {
+        let main = &main;
         let builder = std::thread::Builder::new();
-        let handle = crate::threads::spawn_beside(s, builder, move || f(m)).ok();
-        let t = main(m);
-        (t, handle.and_then(|h| h.join().ok()))
+        match crate::threads::spawn_beside(s, builder, move || main(m)) {
+            Ok(handle) => {
+                let r = f(m);
+                match handle.join() {
+                    Ok(t) => (t, Some(r)),
+                    Err(payload) => std::panic::resume_unwind(payload),
+                }
+            }
+            Err(_) => (main(m), None),
+        }
     })
 }
 

@@ -217,7 +217,13 @@ fn print_threaded_to_file_from(
     }
     let start = file.stream_position()?;
     let mut how = FilePrint::OneThread;
-    if let Some(mut cut) = largest_block_cut(m, min_ops) {
+    // The numbering found the largest block already, if there is one.
+    let known = numbering.as_ref().and_then(|n| n.0.largest_block(m, opts));
+    let cut = match known {
+        Some((largest, total)) => cut_in(largest, total, min_ops),
+        None => largest_block_cut(m, min_ops),
+    };
+    if let Some(mut cut) = cut {
         let n = m.block_ops(cut.block).len();
         // About 125 KB of text each on the 100k transformer: a few in memory at a time, and
         // few enough that taking one costs nothing.
@@ -260,7 +266,12 @@ fn print_threaded_from(
     numbering: Option<Numbering>,
     min_ops: usize,
 ) -> Vec<String> {
-    if let Some(cut) = largest_block_cut(m, min_ops) {
+    let known = numbering.as_ref().and_then(|n| n.0.largest_block(m, opts));
+    let cut = match known {
+        Some((largest, total)) => cut_in(largest, total, min_ops),
+        None => largest_block_cut(m, min_ops),
+    };
+    if let Some(cut) = cut {
         let mut p = new_printer(m, opts, numbering.clone());
         if let Some(pieces) = p.print_cut(cut) {
             return pieces.into();
@@ -285,7 +296,16 @@ fn largest_block_cut(m: &Module, min_ops: usize) -> Option<printer::Cut> {
             }
         }
     });
-    let (block, n) = best?;
+    cut_in(best, total, min_ops)
+}
+
+/// [`largest_block_cut`] of a module of `total` ops whose largest block is `largest`.
+fn cut_in(
+    largest: Option<(crate::ir::Block, usize)>,
+    total: usize,
+    min_ops: usize,
+) -> Option<printer::Cut> {
+    let (block, n) = largest?;
     if n < min_ops.max(2) {
         return None;
     }

@@ -214,6 +214,29 @@ pub(crate) struct Numbering {
     custom_names: Arc<CustomNames>,
     block_ids: Arc<Vec<u32>>,
     generic: bool,
+    /// The block with the most ops and how many, and the module's op count.
+    largest_block: Option<(Block, usize)>,
+    total_ops: usize,
+}
+
+impl Numbering {
+    /// Whether these names are for `m`'s values and blocks, printed with `opts`.
+    fn fits(&self, m: &Module, opts: PrintOptions) -> bool {
+        self.generic == opts.generic
+            && self.names.len() == m.num_values()
+            && self.block_ids.len() == m.num_blocks()
+    }
+
+    /// The block with the most ops, with its op count, and the module's op count, when these
+    /// names are for `m` printed with `opts`.
+    pub(crate) fn largest_block(
+        &self,
+        m: &Module,
+        opts: PrintOptions,
+    ) -> Option<(Option<(Block, usize)>, usize)> {
+        self.fits(m, opts)
+            .then_some((self.largest_block, self.total_ops))
+    }
 }
 
 /// The printer's state where a block's ops print: what a chunk printer starts from.
@@ -551,12 +574,14 @@ impl<'m> Printer<'m> {
         forms: &'static CustomForms,
     ) -> Numbering {
         let mut p = Printer::new(m, opts).with_forms(forms);
-        p.number_values(m.top_ops());
+        let (largest_block, total_ops) = p.number_values(m.top_ops());
         Numbering {
             names: p.names,
             custom_names: p.custom_names,
             block_ids: p.block_ids,
             generic: opts.generic,
+            largest_block,
+            total_ops,
         }
     }
 
@@ -679,18 +704,20 @@ impl<'m> Printer<'m> {
     /// block arguments of entry blocks are `%argN`, other values `%N` (one number per op).
     /// Custom names (`%cst`, `%iterArg`) are made unique within their scope with a shared
     /// `_N` conflict counter.
-    fn number_values(&mut self, top: &[OpId]) {
+    ///
+    /// Returns the block with the most ops (the first found of those) with its op count, and
+    /// the number of ops under `top`, `top` included.
+    fn number_values(&mut self, top: &[OpId]) -> (Option<(Block, usize)>, usize) {
         if let Some(n) = self.ahead.take() {
-            if n.generic == self.opts.generic
-                && n.names.len() == self.m.num_values()
-                && n.block_ids.len() == self.m.num_blocks()
-            {
+            if n.fits(self.m, self.opts) {
                 self.names = n.names;
                 self.custom_names = n.custom_names;
                 self.block_ids = n.block_ids;
-                return;
+                return (n.largest_block, n.total_ops);
             }
         }
+        let mut largest: Option<(Block, usize)> = None;
+        let mut total_ops = top.len();
         enum Step {
             Enter {
                 region: Region,
@@ -807,6 +834,11 @@ impl<'m> Printer<'m> {
                     .and_then(|op| (self.forms?.block_arg_names)(self.m, op))
             };
             for (bi, &b) in self.m.blocks(region).iter().enumerate() {
+                let n = self.m.block_ops(b).len();
+                total_ops += n;
+                if largest.is_none_or(|(_, most)| n > most) {
+                    largest = Some((b, n));
+                }
                 if let Some(slot) = block_ids.get_mut(b.index()) {
                     *slot = bi as u32;
                 }
@@ -897,6 +929,7 @@ impl<'m> Printer<'m> {
         self.names = Arc::new(names);
         self.block_ids = Arc::new(block_ids);
         self.custom_names = Arc::new(custom);
+        (largest, total_ops)
     }
 
     /// The names MLIR's `getAsmResultNames` gives an op's results in pretty mode.
