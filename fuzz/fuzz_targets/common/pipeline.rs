@@ -3,7 +3,8 @@
 //! -> the same IR (`ir::structurally_equal`, forgiving what MLIR's text format itself loses;
 //! locations only for the generic form, as the pretty forms of some ops, like MLIR's, have no
 //! place for block-argument locations). Then serializing the program back at the artifact's own
-//! version succeeds or fails with an error value; it never panics.
+//! version succeeds or fails with an error value; it never panics. And the values named while
+//! the program legalizes (`portable::deserialize_portable_numbered`) print as those named after.
 //! The fuzz targets panic on an `Err`; `tests/tests/bytecode_mutations.rs` replays the fuzzers'
 //! regression inputs through the same function.
 
@@ -40,6 +41,24 @@ pub fn check(data: &[u8]) -> Result<(), String> {
             if !accepted {
                 return Err(format!(
                     "printed text (generic: {generic}) parses to a different IR: {d}\n{printed}"
+                ));
+            }
+        }
+    }
+    let input = vhlo_core::ir::Blob::from_owner(std::sync::Arc::new(data.to_vec()));
+    for generic in [false, true] {
+        let opts = PrintOptions {
+            generic,
+            elide_defaults: true,
+            ..Default::default()
+        };
+        let options = portable::DeserializeOptions::default();
+        if let Ok((m, numbering)) = portable::deserialize_portable_numbered(&input, options, opts) {
+            let early = text::print_threaded_numbered(&m, opts, numbering).concat();
+            let late = text::print(&m, opts);
+            if early != late {
+                return Err(format!(
+                    "values named while legalizing (generic: {generic}) print otherwise:\n{early}\n---\n{late}"
                 ));
             }
         }

@@ -448,6 +448,12 @@ mod tests {
                 let how = print_threaded_to_file_from(&m, opts, None, &mut file, 2, Some(chunk), 0)
                     .expect("print to file");
                 *seen.entry(format!("{how:?}")).or_insert(0) += 1;
+                // The chunk printers start from the state predicted at the block, which the
+                // head must reach: only the late location makes the head start again.
+                assert!(
+                    how != FilePrint::Restarted || f == "late",
+                    "{f} {opts:?} restarted"
+                );
                 let mut text = String::new();
                 file.rewind().expect("rewind");
                 file.read_to_string(&mut text).expect("read back");

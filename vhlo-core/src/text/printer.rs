@@ -203,6 +203,8 @@ pub(crate) struct Printer<'m> {
     /// Where the head side of [`Printer::print_chunked`] tells the chunk printers how the cut
     /// block's ops print (None: it did not get there).
     entry: Option<Arc<std::sync::OnceLock<Option<BlockEntry>>>>,
+    /// Whether the head side got to the cut block (it may print it once).
+    entered: bool,
     /// Value names worked out before the printing, taken instead of numbering when they fit.
     ahead: Option<Numbering>,
 }
@@ -240,11 +242,41 @@ impl Numbering {
 }
 
 /// The printer's state where a block's ops print: what a chunk printer starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct BlockEntry {
     indent: usize,
     depth: usize,
     func_bodies: Vec<bool>,
+}
+
+impl BlockEntry {
+    /// The state a printer of the whole module is in at `block`'s ops: each op around it
+    /// entered once and its region indented once, and a `func.func` around it in custom form
+    /// unless `generic` (its form may still give up: the head checks). None past the nesting
+    /// limit.
+    fn predicted(m: &Module, block: Block, generic: bool) -> Option<BlockEntry> {
+        let mut around = Vec::new();
+        let mut at = Some(block);
+        while let Some(op) = at
+            .and_then(|b| m.block_parent(b))
+            .and_then(|r| m.region_parent(r))
+        {
+            if around.len() > crate::ir::MAX_NESTING {
+                return None;
+            }
+            around.push(op);
+            at = m.op_parent(op);
+        }
+        around.reverse();
+        Some(BlockEntry {
+            indent: 2 * around.len(),
+            depth: around.len(),
+            func_bodies: around
+                .iter()
+                .map(|&op| !generic && m.op_name_str(op) == "func.func")
+                .collect(),
+        })
+    }
 }
 
 /// The chunks of a cut block that [`Printer::print_chunked`]'s threads share: which comes
@@ -562,6 +594,7 @@ impl<'m> Printer<'m> {
             drain_at: DRAIN_AT,
             stream_error: None,
             entry: None,
+            entered: false,
             ahead: None,
         }
     }
@@ -1100,6 +1133,11 @@ impl<'m> Printer<'m> {
             }),
         };
         let entry = Arc::new(std::sync::OnceLock::new());
+        // The other thread starts from the predicted state at once, rather than once the head
+        // has printed what comes before the block (a 450 KB signature in a JAX program).
+        if let Some(predicted) = BlockEntry::predicted(self.m, cut.block, self.opts.generic) {
+            let _ = entry.set(Some(predicted));
+        }
         let mut other = self.fork_tail(cut);
         other.cut = None;
         self.cut = Some(Cut {
@@ -1519,9 +1557,15 @@ impl<'m> Printer<'m> {
                     depth: self.depth,
                     func_bodies: self.func_bodies.clone(),
                 };
-                // Printed again (a custom form gave up around it): the chunks may have started
-                // from the first state, so the cut fails.
-                if entry.set(Some(state)).is_err() {
+                // The chunks may have started from the predicted state: the cut fails unless
+                // the head gets here with that state, and only once (a custom form that gave up
+                // around the block prints it again).
+                let first = !std::mem::replace(&mut self.entered, true);
+                let fits = match entry.set(Some(state.clone())) {
+                    Ok(()) => first,
+                    Err(_) => first && entry.get().is_some_and(|e| e.as_ref() == Some(&state)),
+                };
+                if !fits {
                     if let Some(mine) = self.cut.as_mut() {
                         mine.hits = u32::MAX;
                     }
