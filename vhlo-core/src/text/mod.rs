@@ -217,13 +217,7 @@ fn print_threaded_to_file_from(
     }
     let start = file.stream_position()?;
     let mut how = FilePrint::OneThread;
-    // The numbering found the largest block already, if there is one.
-    let known = numbering.as_ref().and_then(|n| n.0.largest_block(m, opts));
-    let cut = match known {
-        Some((largest, total)) => cut_in(largest, total, min_ops),
-        None => largest_block_cut(m, min_ops),
-    };
-    if let Some(mut cut) = cut {
+    if let Some(mut cut) = cut_for(m, opts, numbering.as_ref(), min_ops) {
         let n = m.block_ops(cut.block).len();
         // About 125 KB of text each on the 100k transformer: a few in memory at a time, and
         // few enough that taking one costs nothing.
@@ -266,12 +260,7 @@ fn print_threaded_from(
     numbering: Option<Numbering>,
     min_ops: usize,
 ) -> Vec<String> {
-    let known = numbering.as_ref().and_then(|n| n.0.largest_block(m, opts));
-    let cut = match known {
-        Some((largest, total)) => cut_in(largest, total, min_ops),
-        None => largest_block_cut(m, min_ops),
-    };
-    if let Some(cut) = cut {
+    if let Some(cut) = cut_for(m, opts, numbering.as_ref(), min_ops) {
         let mut p = new_printer(m, opts, numbering.clone());
         if let Some(pieces) = p.print_cut(cut) {
             return pieces.into();
@@ -297,6 +286,19 @@ fn largest_block_cut(m: &Module, min_ops: usize) -> Option<printer::Cut> {
         }
     });
     cut_in(best, total, min_ops)
+}
+
+/// [`largest_block_cut`], from the largest block `numbering` found where it is for `m`.
+fn cut_for(
+    m: &Module,
+    opts: PrintOptions,
+    numbering: Option<&Numbering>,
+    min_ops: usize,
+) -> Option<printer::Cut> {
+    match numbering.and_then(|n| n.0.largest_block(m, opts)) {
+        Some((largest, total)) => cut_in(largest, total, min_ops),
+        None => largest_block_cut(m, min_ops),
+    }
 }
 
 /// [`largest_block_cut`] of a module of `total` ops whose largest block is `largest`.

@@ -770,18 +770,18 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> (Option<NameHint>, HintD
         let hint = (n >= 2 && n == names.len()).then_some(NameHint::PerResult(names));
         return (hint, HintDep::ResultCount);
     }
-    let hint = m.result(op, 0).map(|r| constant_name(m, m.value_type(r)));
-    (hint, HintDep::ResultType)
-}
-
-/// Upstream's ConstantOp::getAsmResultNames for a result of type `t`.
-fn constant_name(m: &Module, t: Type) -> NameHint {
-    let integer = match m.type_data(t) {
+    let integer = |r| match m.type_data(m.value_type(r)) {
         TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
             matches!(m.type_data(*element), TypeData::Integer { .. })
         }
         _ => false,
     };
+    let hint = m.result(op, 0).map(|r| constant_name(integer(r)));
+    (hint, HintDep::ResultType)
+}
+
+/// Upstream's ConstantOp::getAsmResultNames, for a result that is a tensor of integers or not.
+fn constant_name(integer: bool) -> NameHint {
     NameHint::Shared(if integer { "c" } else { "cst" }.into())
 }
 
@@ -823,10 +823,9 @@ pub(crate) fn result_name_hint_once_legalized(m: &Module, op: OpId) -> (Option<N
         let hint = (n >= 2 && n == names.len()).then_some(NameHint::PerResult(names));
         return (hint, HintDep::ResultCount);
     }
-    let hint = m.result(op, 0).map(|r| {
-        let integer = integer_tensor_once_legalized(m, m.value_type(r));
-        NameHint::Shared(if integer { "c" } else { "cst" }.into())
-    });
+    let hint = m
+        .result(op, 0)
+        .map(|r| constant_name(integer_tensor_once_legalized(m, m.value_type(r))));
     (hint, HintDep::ResultType)
 }
 
