@@ -21,6 +21,17 @@ pub type SStr = Spanned<String>;
 pub struct RawReleases {
     pub releases: Vec<RawRelease>,
     pub compatibility_requirements: BTreeMap<String, SStr>,
+    /// Every upstream release tag with its tagger date (patch releases included).
+    #[serde(default)]
+    pub tags: Vec<RawTag>,
+}
+
+/// One upstream release tag: `{ version: 1.15.0, tagged: 2026-03-30T19:05:26Z }`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawTag {
+    pub version: SStr,
+    pub tagged: SStr,
 }
 
 #[derive(Deserialize, Debug)]

@@ -74,6 +74,15 @@ pub struct Release {
     pub pos: Pos,
 }
 
+/// An upstream release tag (`releases.yaml`, `tags`): the version and the tagger date in UTC.
+#[derive(Clone, Debug)]
+pub struct Tag {
+    pub version: Version,
+    /// `YYYY-MM-DDTHH:MM:SSZ`.
+    pub tagged: String,
+    pub pos: Pos,
+}
+
 /// A compatibility requirement preset.
 #[derive(Clone, Debug)]
 pub struct CompatRequirement {
@@ -418,6 +427,8 @@ pub struct OpFamily {
 pub struct Spec {
     pub releases: Vec<Release>,
     pub compat: Vec<CompatRequirement>,
+    /// Upstream release tags, in tag-date order.
+    pub tags: Vec<Tag>,
     pub types: Vec<TypeOrAttrDef>,
     pub attrs: Vec<TypeOrAttrDef>,
     pub retired_attr_codes: Vec<(u32, Pos)>,
@@ -469,6 +480,20 @@ fn version(file: &str, s: &SStr, diags: &mut Diagnostics) -> Version {
             }
         }
     }
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` with digits where digits go (ranges are checked by the runtime's date
+/// parser; this keeps the table's shape fixed).
+fn is_utc_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 20
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            4 | 7 => c == b'-',
+            10 => c == b'T',
+            13 | 16 => c == b':',
+            19 => c == b'Z',
+            _ => c.is_ascii_digit(),
+        })
 }
 
 /// Splits `name_vN` into (`name`, N).
@@ -752,6 +777,41 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 name: name.clone(),
                 version,
                 pos: pos(file, target),
+            });
+        }
+        let mut last: Option<&str> = None;
+        for t in &r.tags {
+            let v = version(file, &t.version, diags);
+            let tagged = t.tagged.value.trim();
+            if !is_utc_timestamp(tagged) {
+                diags.error(
+                    pos(file, &t.tagged),
+                    format!("`tagged: {tagged}` is not a UTC timestamp `YYYY-MM-DDTHH:MM:SSZ`"),
+                );
+            } else if last.is_some_and(|l| l > tagged) {
+                diags.error(
+                    pos(file, &t.tagged),
+                    format!("tag {v} is dated {tagged}, before the tag above it: tags are listed oldest first"),
+                );
+            }
+            if spec.tags.iter().any(|o| o.version == v) {
+                diags.error(pos(file, &t.version), format!("tag {v} is listed twice"));
+            }
+            if !spec
+                .releases
+                .iter()
+                .any(|rel| rel.version == Version { patch: 0, ..v })
+            {
+                diags.error(
+                    pos(file, &t.version),
+                    format!("tag {v} is not a patch of a release in the table"),
+                );
+            }
+            last = Some(tagged);
+            spec.tags.push(Tag {
+                version: v,
+                tagged: tagged.to_string(),
+                pos: pos(file, &t.version),
             });
         }
     }

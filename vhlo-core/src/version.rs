@@ -139,3 +139,267 @@ pub struct Release {
     /// What changed in VHLO.
     pub changes: &'static str,
 }
+
+/// An upstream release tag (`spec/releases.yaml`, `tags`; [`crate::vhlo::RELEASE_TAGS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReleaseTag {
+    pub version: Version,
+    /// The tagger date in UTC, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub tagged: &'static str,
+}
+
+impl ReleaseTag {
+    /// The UTC day the tag was made (the table's timestamps are checked well formed by codegen).
+    pub fn date(&self) -> Date {
+        Date::parse(self.tagged.get(..10).unwrap_or("")).unwrap_or(Date::EPOCH)
+    }
+
+    /// The tag's Unix time in seconds.
+    pub fn unix_seconds(&self) -> i64 {
+        let field = |r: std::ops::Range<usize>| {
+            self.tagged
+                .get(r)
+                .and_then(|p| p.parse::<i64>().ok())
+                .unwrap_or(0)
+        };
+        self.date().unix_seconds() + field(11..13) * 3600 + field(14..16) * 60 + field(17..19)
+    }
+}
+
+/// A calendar day (proleptic Gregorian, UTC), as days since 1970-01-01.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Date {
+    days: i64,
+}
+
+impl Date {
+    /// 1970-01-01.
+    pub const EPOCH: Date = Date { days: 0 };
+
+    /// The day `year-month-day`, or None when there is no such day.
+    pub fn from_ymd(year: i32, month: u32, day: u32) -> Option<Date> {
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+        let len = match month {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => return None,
+        };
+        if day == 0 || day > len {
+            return None;
+        }
+        // Howard Hinnant's days_from_civil.
+        let y = i64::from(year) - i64::from(month <= 2);
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let m = i64::from(month);
+        let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        Some(Date {
+            days: era * 146_097 + doe - 719_468,
+        })
+    }
+
+    /// Parses `YYYY-MM-DD`.
+    pub fn parse(s: &str) -> Result<Date, VersionError> {
+        let bad = || VersionError::Malformed(format!("{s} (a date is YYYY-MM-DD)"));
+        let b = s.as_bytes();
+        if b.len() != 10
+            || b[4] != b'-'
+            || b[7] != b'-'
+            || !b
+                .iter()
+                .enumerate()
+                .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+        {
+            return Err(bad());
+        }
+        let num = |r: std::ops::Range<usize>| s.get(r).and_then(|p| p.parse::<u32>().ok());
+        match (num(0..4), num(5..7), num(8..10)) {
+            (Some(y), Some(m), Some(d)) => {
+                Date::from_ymd(i32::try_from(y).map_err(|_| bad())?, m, d).ok_or_else(bad)
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    /// The UTC day of a Unix time in seconds.
+    pub fn from_unix_seconds(secs: i64) -> Date {
+        Date {
+            days: secs.div_euclid(86_400),
+        }
+    }
+
+    /// The Unix time of the day's start (00:00:00 UTC).
+    pub fn unix_seconds(self) -> i64 {
+        self.days.saturating_mul(86_400)
+    }
+
+    /// Days since 1970-01-01.
+    pub fn days_since_epoch(self) -> i64 {
+        self.days
+    }
+
+    /// (year, month, day).
+    pub fn ymd(self) -> (i32, u32, u32) {
+        // Howard Hinnant's civil_from_days.
+        let z = self.days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = doy - (153 * mp + 2) / 5 + 1;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 };
+        let y = yoe + era * 400 + i64::from(m <= 2);
+        (
+            i32::try_from(y).unwrap_or(i32::MAX),
+            u32::try_from(m).unwrap_or(1),
+            u32::try_from(d).unwrap_or(1),
+        )
+    }
+
+    /// The day `n` days later (earlier for negative `n`).
+    pub fn add_days(self, n: i64) -> Date {
+        Date {
+            days: self.days.saturating_add(n),
+        }
+    }
+
+    /// The same day `n` years later (earlier for negative `n`); February 29 becomes February 28
+    /// in a year that has none.
+    pub fn add_years(self, n: i32) -> Date {
+        let (y, m, d) = self.ymd();
+        let y = y.saturating_add(n);
+        Date::from_ymd(y, m, d)
+            .or_else(|| Date::from_ymd(y, m, d - 1))
+            .unwrap_or(self)
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (y, m, d) = self.ymd();
+        write!(f, "{y:04}-{m:02}-{d:02}")
+    }
+}
+
+impl std::str::FromStr for Date {
+    type Err = VersionError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Date::parse(s)
+    }
+}
+
+/// Upstream's `Version::CompatibilityRequirement`: how old a consumer an artifact must reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CompatibilityRequirement {
+    /// No requirement: the current version.
+    None,
+    /// Consumers at least 4 weeks old: the newest release tagged at least 28 days earlier.
+    Week4,
+    /// Consumers at least 12 weeks old: the newest release tagged at least 84 days earlier.
+    Week12,
+    /// As many consumers as possible: the minimum version.
+    Max,
+}
+
+impl CompatibilityRequirement {
+    /// Every requirement, in upstream's enum order (`NONE` = 0 ... `MAX` = 3).
+    pub const ALL: [CompatibilityRequirement; 4] = [
+        CompatibilityRequirement::None,
+        CompatibilityRequirement::Week4,
+        CompatibilityRequirement::Week12,
+        CompatibilityRequirement::Max,
+    ];
+
+    /// Upstream's name: `NONE`, `WEEK_4`, `WEEK_12`, `MAX`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CompatibilityRequirement::None => "NONE",
+            CompatibilityRequirement::Week4 => "WEEK_4",
+            CompatibilityRequirement::Week12 => "WEEK_12",
+            CompatibilityRequirement::Max => "MAX",
+        }
+    }
+
+    /// The requirement of an upstream name (any case), or None.
+    pub fn from_name(name: &str) -> Option<CompatibilityRequirement> {
+        Self::ALL
+            .into_iter()
+            .find(|r| r.name().eq_ignore_ascii_case(name))
+    }
+
+    /// The version an artifact meeting this requirement targets at `as_of` (Unix seconds; a
+    /// day's start is [`Date::unix_seconds`]; see [`newest_tag_at_least_days_old`]): the current
+    /// version for `NONE`, the minimum for `MAX`. A window no tag is old enough for gives the
+    /// minimum version.
+    pub fn version_as_of(self, as_of: i64) -> Version {
+        let aged = |days| {
+            newest_tag_at_least_days_old(as_of, days)
+                .map(|t| t.version)
+                .unwrap_or(crate::vhlo::MINIMUM_VERSION)
+                .clamp(crate::vhlo::MINIMUM_VERSION, crate::vhlo::CURRENT_VERSION)
+        };
+        match self {
+            CompatibilityRequirement::None => crate::vhlo::CURRENT_VERSION,
+            CompatibilityRequirement::Week4 => aged(28),
+            CompatibilityRequirement::Week12 => aged(84),
+            CompatibilityRequirement::Max => crate::vhlo::MINIMUM_VERSION,
+        }
+    }
+}
+
+/// The newest release tag (by tag date) that is at least `days` days old at `as_of` (Unix
+/// seconds): what upstream's `stablehlo_tag_and_bump_version.sh` writes into `Version.cpp` as
+/// the WEEK_4 (28) and WEEK_12 (84) anchors. As in the script, a tag's age is the whole number
+/// of 86,400-second days between its tagger time and `as_of`. None when no tag is that old.
+pub fn newest_tag_at_least_days_old(as_of: i64, days: i64) -> Option<ReleaseTag> {
+    crate::vhlo::RELEASE_TAGS
+        .iter()
+        .rev()
+        .find(|t| as_of.saturating_sub(t.unix_seconds()).div_euclid(86_400) >= days)
+        .copied()
+}
+
+/// The first tagged release that writes and reads `target` (the tag of `target` itself, else the
+/// first later one: 1.17.0 was never tagged, so 1.18.0); None past the last tag.
+pub fn first_tag_reaching(target: Version) -> Option<ReleaseTag> {
+    crate::vhlo::RELEASE_TAGS
+        .iter()
+        .filter(|t| t.version >= target)
+        .min_by_key(|t| t.date())
+        .copied()
+}
+
+/// Years of the backward guarantee of the StableHLO v1.0 compatibility RFC: an artifact is read
+/// with the same semantics by libStablehlo built from a commit less than this many years after
+/// its producer's.
+pub const BACKWARD_YEARS: i32 = 5;
+/// Years of the forward guarantee of the same RFC: libStablehlo reads what a producer less than
+/// this many years newer wrote for it.
+pub const FORWARD_YEARS: i32 = 2;
+
+/// Until when an artifact written for `target` is guaranteed to be read by newer libStablehlo
+/// (backward guarantee): [`BACKWARD_YEARS`] after the first tagged release that could write it,
+/// since no producer of that target is older. None when no tag reaches `target` yet. (Artifacts
+/// for 0.x targets were written under the pre-1.0 guarantees; libStablehlo reads them still.)
+pub fn backward_guarantee_until(target: Version) -> Option<Date> {
+    first_tag_reaching(target).map(|t| t.date().add_years(BACKWARD_YEARS))
+}
+
+/// The target that reaches every consumer covered by the forward guarantee at `as_of` (Unix
+/// seconds): the newest release tagged on or before the same day [`FORWARD_YEARS`] years
+/// earlier (derived as the WEEK_4 and WEEK_12 anchors are), or the minimum version when none
+/// is that old.
+pub fn forward_guarantee_target(as_of: i64) -> Version {
+    let cutoff = Date::from_unix_seconds(as_of).add_years(-FORWARD_YEARS);
+    crate::vhlo::RELEASE_TAGS
+        .iter()
+        .rev()
+        .find(|t| t.date() <= cutoff)
+        .map(|t| t.version)
+        .unwrap_or(crate::vhlo::MINIMUM_VERSION)
+        .clamp(crate::vhlo::MINIMUM_VERSION, crate::vhlo::CURRENT_VERSION)
+}

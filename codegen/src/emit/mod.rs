@@ -116,7 +116,15 @@ fn emit_releases(spec: &Spec) -> TokenStream {
         };
         quote! { (#name, #v) }
     });
+    let tags = spec.tags.iter().map(|t| {
+        let v = version_tokens(t.version);
+        let tagged = &t.tagged;
+        quote! { ::vhlo_core::version::ReleaseTag { version: #v, tagged: #tagged } }
+    });
     quote! {
+        /// Every upstream release tag, patch releases included, oldest first, with its tagger
+        /// date in UTC (`spec/releases.yaml`, `tags`).
+        pub const RELEASE_TAGS: &[::vhlo_core::version::ReleaseTag] = &[ #(#tags),* ];
         /// The release table, oldest first: every minor StableHLO release with the MLIR bytecode
         /// version its artifacts use.
         pub const RELEASES: &[::vhlo_core::version::Release] = &[ #(#rows),* ];
