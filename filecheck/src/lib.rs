@@ -13,6 +13,7 @@
 //! alternations pick the leftmost-first branch instead of the longest one, and a backslash inside a bracket
 //! expression escapes the next character instead of being literal.
 
+pub mod diagnostics;
 mod directives;
 mod failure;
 mod lit;

@@ -83,3 +83,116 @@ pub const TYPE_CONSTRAINT_VIOLATIONS: &[(&str, &str, &str)] = &[
 /// The control: compatible though not equal (a dynamic dimension), accepted here and by
 /// libStablehlo.
 pub const TYPE_CONSTRAINT_CONTROL: &str = "func.func @main(%a: tensor<?xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %a, %b : (tensor<?xf32>, tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
+
+/// Upstream's other test inputs (`../shared/stablehlo-tests`, or `$VHLO_STABLEHLO_TESTS`): `None`
+/// with a message when missing, a failure under CI.
+pub fn stablehlo_tests() -> Option<PathBuf> {
+    let dir = std::env::var_os("VHLO_STABLEHLO_TESTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("../shared/stablehlo-tests"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        !in_ci(),
+        "upstream's tests are missing at {} (set VHLO_STABLEHLO_TESTS); required under CI",
+        dir.display()
+    );
+    eprintln!(
+        "skipped: no upstream tests at {} (set VHLO_STABLEHLO_TESTS)",
+        dir.display()
+    );
+    None
+}
+
+pub mod verify_diagnostics {
+    //! Runs a `-verify-diagnostics -split-input-file` file through our parser and verifier.
+
+    use filecheck::diagnostics::{judge, split_cases, Case, Reported, Verdict};
+
+    /// One case's outcome.
+    pub struct CaseResult {
+        pub case: Case,
+        pub reported: Vec<Reported>,
+        pub verdict: Verdict,
+        /// Why the case is left out, if it is.
+        pub left_out: Option<&'static str>,
+    }
+
+    /// Why a case is not run here, if it is not.
+    pub fn left_out(case: &Case) -> Option<&'static str> {
+        if case.text.contains("hlo_test_infer.") || case.text.contains("\"hlo_test_infer") {
+            return Some("uses the test-only hlo_test_infer ops");
+        }
+        None
+    }
+
+    /// Parses (and so verifies) `case` as `stablehlo-opt` would, and reports the errors with
+    /// their file lines.
+    pub fn run_case(case: &Case) -> Vec<Reported> {
+        match vhlo_core::text::parse(&case.text) {
+            Ok(_) => Vec::new(),
+            Err(e) => vec![Reported {
+                line: (e.line > 0).then(|| case.file_line(e.line)),
+                message: e.message,
+            }],
+        }
+    }
+
+    /// Every case of `src`.
+    pub fn run_file(src: &str) -> Result<Vec<CaseResult>, String> {
+        let cases = split_cases(src)?;
+        Ok(cases
+            .into_iter()
+            .map(|case| {
+                let left_out = left_out(&case);
+                let reported = if left_out.is_some() {
+                    Vec::new()
+                } else {
+                    run_case(&case)
+                };
+                let verdict = judge(&case, &reported);
+                CaseResult {
+                    case,
+                    reported,
+                    verdict,
+                    left_out,
+                }
+            })
+            .collect())
+    }
+
+    /// The counts of one file: cases, refused as expected, accepted as expected, left out, and
+    /// the cases that disagree.
+    #[derive(Default, Debug)]
+    pub struct Tally {
+        pub cases: usize,
+        pub refused_as_expected: usize,
+        pub accepted_as_expected: usize,
+        pub left_out: usize,
+        pub wrongly_accepted: usize,
+        pub wrongly_refused: usize,
+        pub refused_elsewhere: usize,
+    }
+
+    pub fn tally(results: &[CaseResult]) -> Tally {
+        let mut t = Tally {
+            cases: results.len(),
+            ..Tally::default()
+        };
+        for r in results {
+            if r.left_out.is_some() {
+                t.left_out += 1;
+                continue;
+            }
+            match r.verdict {
+                Verdict::AcceptedAsExpected => t.accepted_as_expected += 1,
+                Verdict::RefusedAsExpected => t.refused_as_expected += 1,
+                Verdict::RefusedElsewhere { .. } => t.refused_elsewhere += 1,
+                Verdict::WronglyAccepted => t.wrongly_accepted += 1,
+                Verdict::WronglyRefused { .. } => t.wrongly_refused += 1,
+            }
+        }
+        t
+    }
+}

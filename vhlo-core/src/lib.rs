@@ -85,5 +85,6 @@ pub mod portable;
 pub mod scalars;
 pub mod text;
 mod threads;
+pub mod verify;
 pub mod version;
 pub mod vhlo;

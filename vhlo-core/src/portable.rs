@@ -24,6 +24,10 @@ pub struct SerializeOptions {
     /// Refuse to lose anything (`--strict`): locations the target cannot read, attributes the
     /// legalization would drop. `strip_debuginfo` is an explicit request and still applies.
     pub strict: bool,
+    /// Write without verifying the program first (upstream's
+    /// `--mlir-very-unsafe-disable-verifier-on-parsing`). Off by default: a program that breaks
+    /// a rule may then be written, and refused by its reader.
+    pub skip_verification: bool,
 }
 
 /// Options of [`deserialize_portable_artifact_with`] and [`read_vhlo_with`].
@@ -32,6 +36,8 @@ pub struct DeserializeOptions {
     /// Refuse to lose anything (`--strict`): attributes the reader or the legalization would
     /// drop.
     pub strict: bool,
+    /// Give back the program without verifying it (see [`SerializeOptions::skip_verification`]).
+    pub skip_verification: bool,
 }
 
 /// Why a portable artifact could not be written or read.
@@ -163,6 +169,7 @@ pub fn serialize_portable_encoded(
     let opts = LegalizeOptions {
         allow_other_dialects: options.allow_other_dialects,
         strict: options.strict,
+        skip_verification: options.skip_verification,
     };
     // Locations are checked on the StableHLO program, so that diagnostics name its ops.
     let location_losses = if options.strict {

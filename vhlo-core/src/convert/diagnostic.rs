@@ -23,16 +23,23 @@ pub struct Diagnostic {
     pub rule: String,
 }
 
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: `{}`: {}", self.location, self.op, self.subject)?;
+impl Diagnostic {
+    /// The message without its location: `` `op`: subject (rule) ``.
+    pub fn without_location(&self) -> String {
+        let mut s = format!("`{}`: {}", self.op, self.subject);
         if let Some(v) = self.needs {
-            write!(f, " needs version {v} or newer")?;
+            s.push_str(&format!(" needs version {v} or newer"));
         }
         if !self.rule.is_empty() {
-            write!(f, " ({})", self.rule)?;
+            s.push_str(&format!(" ({})", self.rule));
         }
-        Ok(())
+        s
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.without_location())
     }
 }
 
@@ -104,7 +111,7 @@ pub fn diagnostics_to_text(ds: &[Diagnostic]) -> String {
     ds.iter().map(|d| format!("{d}\n")).collect()
 }
 
-pub(super) fn diag(
+pub(crate) fn diag(
     m: &Module,
     op: OpId,
     subject: impl Into<String>,

@@ -13,20 +13,17 @@
 mod attrs;
 mod diagnostic;
 mod legality;
-mod ods;
 mod ops;
 mod quant;
 mod strict;
 mod types;
-mod verify;
-mod verify_sdy;
 
 pub use diagnostic::{diagnostics_to_text, Diagnostic, Diagnostics};
 pub use strict::{
     location_losses, losses_to_stablehlo, shadowed_on_reading, FILE_LINE_COL_RANGE_VERSION,
 };
 
-use diagnostic::diag;
+pub(crate) use diagnostic::diag;
 
 use crate::ir::{AttrData, Attribute, FastMap, Module, NamedAttr, OpId, Param, Type, TypeData};
 use crate::version::{Version, VersionError};
@@ -38,7 +35,7 @@ pub use crate::text::location_to_string;
 
 /// The conversions recurse over types, attributes and locations: a module nested deeper than
 /// [`crate::ir::MAX_NESTING`] (built by hand, or through aliases) is refused first.
-fn nesting_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {
+pub(crate) fn nesting_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {
     crate::ir::regions_within_limit(m).map_err(|_| regions_too_deep())?;
     interned_within_limit(m)
 }
@@ -108,6 +105,10 @@ pub struct LegalizeOptions {
     /// Refuse what the legalization would drop (a discardable attribute that an inherent one
     /// of the same name replaces) instead of dropping it.
     pub strict: bool,
+    /// Write the program without verifying it first (upstream's
+    /// `--mlir-very-unsafe-disable-verifier-on-parsing`): for those who must. A program that
+    /// breaks a rule may then be written, and refused by its reader.
+    pub skip_verification: bool,
 }
 
 fn all_ops(m: &Module) -> Vec<OpId> {
@@ -311,10 +312,11 @@ pub(crate) fn legalize_to_vhlo_in_place(
     // The nesting limit first: the verifier below walks the program.
     nesting_within_limit(w)?;
     // As libStablehlo verifies before it serializes: a program it would refuse is not written.
-    let mut problems = verify::verify_stablehlo(w);
-    problems.extend(verify_sdy::verify_sdy(w));
-    if !problems.is_empty() {
-        return Err(problems);
+    if !opts.skip_verification {
+        let (problems, _) = crate::verify::verify_located(w);
+        if !problems.is_empty() {
+            return Err(problems);
+        }
     }
     let allow = opts.allow_other_dialects;
     let mut diags = Vec::new();
@@ -362,7 +364,7 @@ pub(crate) fn legalize_to_vhlo_in_place(
             }
             None => {
                 // MLIR's verifier would have refused the StableHLO op before serializing.
-                let wrong = ods::violations(w, k, w.properties(op));
+                let wrong = crate::verify::ods::violations(w, k, w.properties(op));
                 if wrong.is_empty() {
                     ops::attrs_to_vhlo(w, op, k, allow).map(|(props, disc)| {
                         Some((ops::to_named(w, props), ops::to_named(w, disc)))
@@ -1271,7 +1273,7 @@ pub(crate) fn legalize_to_stablehlo_beside<R: Send>(
                 p.sort_by(|a, b| w.str(a.name).cmp(w.str(b.name)));
             }
             // MLIR's verifier checks the legalized op's attributes against their ODS types.
-            for v in ods::violations(w, k, &p) {
+            for v in crate::verify::ods::violations(w, k, &p) {
                 diags.push(diag(w, op, v, None, "malformed VHLO"));
             }
             if diags.len() == first {
@@ -1481,7 +1483,7 @@ pub fn minimum_version(m: &Module) -> Result<Version, Diagnostics> {
             &mut w,
             LegalizeOptions {
                 allow_other_dialects: true,
-                strict: false,
+                ..Default::default()
             },
         )?;
         return minimum_vhlo_version(&w);

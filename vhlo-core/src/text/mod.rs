@@ -12,6 +12,7 @@
 mod aliases;
 mod custom_forms;
 mod dialects;
+pub(crate) use dialects::{find_enum, find_struct};
 mod float;
 mod lexer;
 mod op_format;
@@ -31,9 +32,16 @@ pub use printer::{attribute_to_string, location_to_string, type_to_string, Print
 
 use crate::ir::Module;
 
-/// Parses a whole MLIR text file. Top-level ops other than a single `builtin.module` are
-/// wrapped in an implicit module, as MLIR does.
+/// Parses a whole MLIR text file and verifies it ([`crate::verify`]), as MLIR's parser does.
+/// Top-level ops other than a single `builtin.module` are wrapped in an implicit module, as
+/// MLIR does. A verifier error is placed at the line and column of the op it is about.
 pub fn parse(src: &str) -> Result<Module, ParseError> {
+    verified(parse_unverified(src)?, src)
+}
+
+/// [`parse`] without the verifier (upstream's `--mlir-very-unsafe-disable-verifier-on-parsing`):
+/// for tools that inspect or repair broken programs. What it returns may break MLIR's rules.
+pub fn parse_unverified(src: &str) -> Result<Module, ParseError> {
     on_big_stack(|| {
         parser::Parser::new(src)
             .with_custom_ops(parser::Parser::parse_custom_op)
@@ -45,11 +53,48 @@ pub fn parse(src: &str) -> Result<Module, ParseError> {
 /// text (`"filename":line:col`) as location, as MLIR's parser (and so `stablehlo-translate`)
 /// does for a file called `filename`.
 pub fn parse_with_source_locations(src: &str, filename: &str) -> Result<Module, ParseError> {
+    verified(parse_with_source_locations_unverified(src, filename)?, src)
+}
+
+/// [`parse_with_source_locations`] without the verifier.
+pub fn parse_with_source_locations_unverified(
+    src: &str,
+    filename: &str,
+) -> Result<Module, ParseError> {
     on_big_stack(|| {
         parser::Parser::new(src)
             .with_custom_ops(parser::Parser::parse_custom_op)
             .with_source_locations(filename)
             .parse_top()
+    })
+}
+
+/// `m` when it verifies; else the first error, at the position of its op in `src`. The
+/// positions are found by parsing again, only on failure: parsing the same text numbers the
+/// ops the same way, so nothing is recorded while parsing a valid program.
+fn verified(m: Module, src: &str) -> Result<Module, ParseError> {
+    let (diags, ops) = crate::verify::verify_located(&m);
+    let Some(first) = diags.first() else {
+        return Ok(m);
+    };
+    let position = ops.first().copied().flatten().and_then(|op| {
+        let (_, positions) = on_big_stack(|| {
+            parser::Parser::new(src)
+                .with_custom_ops(parser::Parser::parse_custom_op)
+                .with_op_positions()
+                .parse_top_positions()
+        })
+        .ok()?;
+        positions
+            .iter()
+            .find(|p| p.0 == op)
+            .map(|&(_, line, column)| (line, column))
+    });
+    let (line, column) = position.unwrap_or((0, 0));
+    Err(ParseError {
+        line,
+        column,
+        message: first.without_location(),
     })
 }
 

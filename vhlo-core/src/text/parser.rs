@@ -148,6 +148,8 @@ pub struct Parser<'a> {
     line_starts: Vec<usize>,
     /// Ops that had an explicit `loc(...)` (only tracked with `filename`).
     explicit_locs: FastSet<OpId>,
+    /// The line and column of each op's name, when asked for (to place a verifier error).
+    op_positions: Option<Vec<(OpId, u32, u32)>>,
     scopes: Vec<Scope<'a>>,
     block_scopes: Vec<BlockScope<'a>>,
     current_region: Option<Region>,
@@ -189,6 +191,7 @@ impl<'a> Parser<'a> {
             filename: None,
             line_starts: Vec::new(),
             explicit_locs: FastSet::default(),
+            op_positions: None,
             scopes: vec![Scope::default()],
             block_scopes: Vec::new(),
             current_region: None,
@@ -239,6 +242,21 @@ impl<'a> Parser<'a> {
     pub(crate) fn with_custom_ops(mut self, custom_ops: CustomOpParser<'a>) -> Self {
         self.custom_ops = Some(custom_ops);
         self
+    }
+
+    /// Records the line and column of each op's name (see [`Parser::parse_top_positions`]).
+    pub(crate) fn with_op_positions(mut self) -> Self {
+        self.op_positions = Some(Vec::new());
+        self
+    }
+
+    /// [`Parser::parse_top`], also giving each op's line and column.
+    pub(crate) fn parse_top_positions(mut self) -> PResult<(Module, Vec<(OpId, u32, u32)>)> {
+        let positions = self.op_positions.take();
+        self.op_positions = Some(positions.unwrap_or_default());
+        let mut slot = Vec::new();
+        let m = self.parse_top_keeping(&mut slot)?;
+        Ok((m, slot))
     }
 
     /// Gives unlocated ops and block arguments their position in `filename` (MLIR's default).
@@ -361,7 +379,19 @@ impl<'a> Parser<'a> {
         done
     }
 
-    pub fn parse_top(mut self) -> PResult<Module> {
+    pub fn parse_top(self) -> PResult<Module> {
+        self.parse_top_keeping(&mut Vec::new())
+    }
+
+    fn parse_top_keeping(mut self, positions: &mut Vec<(OpId, u32, u32)>) -> PResult<Module> {
+        let result = self.parse_top_inner();
+        if let Some(p) = self.op_positions.take() {
+            *positions = p;
+        }
+        result
+    }
+
+    fn parse_top_inner(&mut self) -> PResult<Module> {
         let mut ops = Vec::new();
         let prescanned = self.prescan_loc_aliases();
         loop {
@@ -434,7 +464,7 @@ impl<'a> Parser<'a> {
                 ),
             )
         })?;
-        Ok(self.m)
+        Ok(std::mem::replace(&mut self.m, Module::new()))
     }
 
     fn parse_attr_alias_def(&mut self) -> PResult<()> {
@@ -770,6 +800,15 @@ impl<'a> Parser<'a> {
             next = next.saturating_add(count);
         }
         self.parse_trailing_loc(Some(op))?;
+        if self.op_positions.is_some() {
+            if self.line_starts.is_empty() {
+                self.line_starts = line_starts(self.c.bytes);
+            }
+            let (line, column) = line_column(self.c.src, &self.line_starts, op_pos);
+            if let Some(p) = self.op_positions.as_mut() {
+                p.push((op, line, column));
+            }
+        }
         // MLIR locates an unlocated op at its name, after any result names.
         if self.filename.is_some() && !self.explicit_locs.contains(&op) {
             if let Some(l) = self.source_loc(op_pos) {

@@ -10,7 +10,7 @@
 
 use crate::ir::{AttrData, Attribute, Module, OpId, Param, Type, TypeData};
 
-use super::diagnostic::{diag, Diagnostic};
+use crate::convert::{diag, Diagnostic};
 
 /// The rule every diagnostic of this file names.
 const RULE: &str = "Shardy verifier (verifiers.cc): a sharding must fit its value's type and mesh";

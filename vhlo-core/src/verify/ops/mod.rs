@@ -1,0 +1,246 @@
+//! Each StableHLO op's constraints: first what the spec declares (its ODS attribute types and
+//! traits, from the generated dialect), then the op's own checks, one function per op or
+//! family, in the family's file, named by the constraint ids of upstream's `docs/spec.md`
+//! ((C1)…(Cn)). The shape functions return the inferred result types where the spec defines
+//! them, so that builders can reuse them.
+
+mod collectives;
+mod contraction;
+mod elementwise;
+mod regions;
+mod shapes;
+
+use super::structure::{Classes, SymbolTable};
+use super::types::OpView;
+use super::{fail, Check, Sink};
+use crate::ir::{Module, OpId, Type, TypeData};
+use crate::vhlo::StablehloOp as K;
+
+
+/// Runs every StableHLO op's checks over `sink.m`.
+pub(crate) fn verify_ops(sink: &mut Sink, symbols: &SymbolTable) {
+    let m = sink.m;
+    let mut classes = Classes::default();
+    m.walk(|op| {
+        let Some(kind) = classes.of(m, op).stablehlo else {
+            return;
+        };
+        let v = OpView {
+            m,
+            op,
+            kind,
+            symbols,
+        };
+        if let Err(f) = verify_op(v) {
+            sink.report(op, f);
+        }
+    });
+}
+
+/// One op: its declared constraints, then its own.
+pub(crate) fn verify_op(v: OpView) -> Check {
+    declared(v)?;
+    match v.kind {
+        K::Abs
+        | K::Add
+        | K::And
+        | K::Atan2
+        | K::Cbrt
+        | K::Ceil
+        | K::Clamp
+        | K::Compare
+        | K::Complex
+        | K::Convert
+        | K::Cosine
+        | K::CountLeadingZeros
+        | K::Divide
+        | K::Exponential
+        | K::ExponentialMinusOne
+        | K::Floor
+        | K::Imag
+        | K::IsFinite
+        | K::Log
+        | K::LogPlusOne
+        | K::Logistic
+        | K::Maximum
+        | K::Minimum
+        | K::Multiply
+        | K::Negate
+        | K::Not
+        | K::Or
+        | K::Popcnt
+        | K::Power
+        | K::Real
+        | K::Remainder
+        | K::RoundNearestAfz
+        | K::RoundNearestEven
+        | K::Rsqrt
+        | K::Select
+        | K::ShiftLeft
+        | K::ShiftRightArithmetic
+        | K::ShiftRightLogical
+        | K::Sign
+        | K::Sine
+        | K::Sqrt
+        | K::Subtract
+        | K::Tan
+        | K::Tanh
+        | K::Xor
+        | K::BitcastConvert
+        | K::ReducePrecision
+        | K::UniformQuantize
+        | K::UniformDequantize => elementwise::verify(v),
+        K::Broadcast
+        | K::BroadcastInDim
+        | K::Concatenate
+        | K::Constant
+        | K::DynamicBroadcastInDim
+        | K::DynamicIota
+        | K::DynamicPad
+        | K::DynamicReshape
+        | K::DynamicSlice
+        | K::DynamicUpdateSlice
+        | K::GetDimensionSize
+        | K::Iota
+        | K::Pad
+        | K::RealDynamicSlice
+        | K::Reshape
+        | K::Reverse
+        | K::SetDimensionSize
+        | K::Slice
+        | K::Transpose
+        | K::TorchIndexSelect
+        | K::GetTupleElement
+        | K::Tuple => shapes::verify(v),
+        K::Convolution
+        | K::DynamicConv
+        | K::Dot
+        | K::DotGeneral
+        | K::Einsum
+        | K::UnaryEinsum
+        | K::Fft
+        | K::TriangularSolve
+        | K::Cholesky
+        | K::BatchNormGrad
+        | K::BatchNormInference
+        | K::BatchNormTraining => contraction::verify(v),
+        K::Reduce
+        | K::ReduceWindow
+        | K::SelectAndScatter
+        | K::Scatter
+        | K::Gather
+        | K::DynamicGather
+        | K::Sort
+        | K::Map
+        | K::While
+        | K::If
+        | K::Case
+        | K::OptimizationBarrier => regions::verify(v),
+        K::AllGather
+        | K::AllReduce
+        | K::AllToAll
+        | K::CollectiveBroadcast
+        | K::CollectivePermute
+        | K::CollectiveReduce
+        | K::CrossReplicaSum
+        | K::ReduceScatter
+        | K::AsyncStart
+        | K::AsyncDone
+        | K::Send
+        | K::Recv
+        | K::Infeed
+        | K::Outfeed
+        | K::AfterAll
+        | K::CreateToken
+        | K::PartitionId
+        | K::ReplicaId
+        | K::Rng
+        | K::RngBitGenerator
+        | K::CustomCall
+        | K::Composite => collectives::verify(v),
+        // `func.*` are checked with the structure; an op a later release adds has only its
+        // declared constraints until it gets a function here.
+        _ => Ok(()),
+    }
+}
+
+/// What the spec declares of the op: its attributes' ODS types and its type traits.
+fn declared(v: OpView) -> Check {
+    let m = v.m;
+    if let Some(e) = super::ods::violations(m, v.kind, m.properties(v.op))
+        .into_iter()
+        .next()
+    {
+        return Err(fail("ODS", e));
+    }
+    if v.kind.compatible_operands_and_result_type() {
+        if let Some(problem) = incompatible_operands_and_result(m, v.op) {
+            return Err(fail("CompatibleOperandsAndResultType", problem));
+        }
+    }
+    Ok(())
+}
+
+/// The first operand or result whose type is incompatible with the first operand's. Names are
+/// made only for the message (this runs on every elementwise op).
+fn incompatible_operands_and_result(m: &Module, op: OpId) -> Option<String> {
+    let mut types = m
+        .operands(op)
+        .iter()
+        .map(|&v| m.value_type(v))
+        .enumerate()
+        .map(|(i, t)| ("operand", i, t))
+        .chain(
+            m.results(op)
+                .map(|v| m.value_type(v))
+                .enumerate()
+                .map(|(i, t)| ("result", i, t)),
+        );
+    let (first_kind, _, first) = types.next()?;
+    for (kind, i, t) in types {
+        if let Some(why) = incompatible(m, first, t) {
+            return Some(format!(
+                "{kind} #{i} has type {} but {first_kind} #0 has type {} ({why})",
+                crate::text::type_to_string(m, t),
+                crate::text::type_to_string(m, first)
+            ));
+        }
+    }
+    None
+}
+
+/// Why `a` and `b` are not compatible as ODS's `isCompatibleForHloTypeInference` sees them, if
+/// they are not. Quantized element types are left alone (their parameters may differ).
+fn incompatible(m: &Module, a: Type, b: Type) -> Option<&'static str> {
+    if a == b {
+        return None;
+    }
+    let tensor = |t: Type| match m.type_data(t) {
+        TypeData::RankedTensor { shape, element, .. } => Some((Some(shape.clone()), *element)),
+        TypeData::UnrankedTensor { element } => Some((None, *element)),
+        _ => None,
+    };
+    let (Some((sa, ea)), Some((sb, eb))) = (tensor(a), tensor(b)) else {
+        // Tokens, tuples and other dialects' types: only equal types are compatible.
+        return Some("different types");
+    };
+    let quantized =
+        |e: Type| matches!(m.type_data(e), TypeData::Dialect(d) if m.str(d.dialect) == "quant");
+    if ea != eb && !(quantized(ea) && quantized(eb)) {
+        return Some("different element types");
+    }
+    if let (Some(sa), Some(sb)) = (sa, sb) {
+        if sa.len() != sb.len() {
+            return Some("different ranks");
+        }
+        let dynamic = |d: i64| d < 0;
+        if sa
+            .iter()
+            .zip(sb.iter())
+            .any(|(&x, &y)| x != y && !dynamic(x) && !dynamic(y))
+        {
+            return Some("different dimension sizes");
+        }
+    }
+    None
+}

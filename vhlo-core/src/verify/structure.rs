@@ -1,0 +1,652 @@
+//! MLIR's structural rules (`mlir/lib/IR/Verifier.cpp`, `SymbolTable.cpp`, the `func` dialect's
+//! verifiers): block terminators, symbol tables, function signatures and calls, and SSA
+//! dominance with isolation from above. Ops of dialects this crate does not know are treated as
+//! MLIR treats unregistered ops: they may terminate a block, and need no terminator themselves.
+
+use super::{fail, Sink};
+use crate::ir::{AttrData, Block, FastMap, Module, OpId, Symbol, Type, TypeData, Value};
+use crate::text::type_to_string;
+use crate::vhlo::{StablehloOp, VhloOp};
+
+/// What the structural rules need to know of an op, by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OpClass {
+    /// Of a dialect this crate models (MLIR would have it registered).
+    pub registered: bool,
+    /// Has MLIR's `IsTerminator` trait.
+    pub terminator: bool,
+    /// Has `IsolatedFromAbove`: its regions see no value from outside.
+    pub isolated: bool,
+    /// Its regions' blocks need no terminator (`NoTerminator`).
+    pub no_terminator: bool,
+    pub stablehlo: Option<StablehloOp>,
+}
+
+/// Dialects whose ops MLIR (as jaxlib registers them) knows: their ops are checked for
+/// terminators; ops of any other dialect are unregistered.
+const REGISTERED: &[&str] = &[
+    "builtin", "func", "stablehlo", "vhlo", "sdy", "chlo", "arith", "tensor", "shape", "scf", "cf",
+];
+
+/// Terminators of the registered dialects other than StableHLO and VHLO (whose come from the
+/// spec).
+const TERMINATORS: &[&str] = &[
+    "func.return",
+    "sdy.return",
+    "cf.br",
+    "cf.cond_br",
+    "cf.switch",
+    "scf.yield",
+    "scf.condition",
+    "scf.reduce",
+    "scf.reduce.return",
+    "scf.in_parallel",
+    "tensor.yield",
+    "shape.assuming_yield",
+    "shape.yield",
+    "shape.function_library",
+];
+
+/// Ops that are `IsolatedFromAbove`.
+const ISOLATED: &[&str] = &[
+    "builtin.module",
+    "func.func",
+    "stablehlo.async_start",
+    "vhlo.func_v1",
+    "vhlo.async_start_v1",
+    "sdy.manual_computation",
+    "sdy.named_computation",
+    "shape.func",
+];
+
+pub(crate) fn classify(name: &str) -> OpClass {
+    let dialect = name.split('.').next().unwrap_or("");
+    let stablehlo = StablehloOp::from_name(name).filter(|_| dialect == "stablehlo");
+    let terminator = match dialect {
+        "stablehlo" => name == "stablehlo.return",
+        "vhlo" => VhloOp::from_name(name).is_some_and(|k| k.is_terminator()),
+        _ => TERMINATORS.contains(&name),
+    };
+    OpClass {
+        registered: REGISTERED.contains(&dialect),
+        terminator,
+        isolated: ISOLATED.contains(&name),
+        no_terminator: name == "builtin.module" || name == "shape.function_library",
+        stablehlo,
+    }
+}
+
+/// [`classify`] memoized by the op-name symbol (a program has few distinct names).
+#[derive(Default)]
+pub(crate) struct Classes(Vec<Option<OpClass>>);
+
+impl Classes {
+    pub fn of(&mut self, m: &Module, op: OpId) -> OpClass {
+        let sym = m.op_name(op).index();
+        if let Some(Some(c)) = self.0.get(sym) {
+            return *c;
+        }
+        let c = classify(m.op_name_str(op));
+        if self.0.len() <= sym {
+            self.0.resize(sym + 1, None);
+        }
+        self.0[sym] = Some(c);
+        c
+    }
+}
+
+/// The symbols defined directly in the body of each symbol-table op (`builtin.module`).
+#[derive(Default)]
+pub(crate) struct SymbolTable {
+    /// (symbol-table op, symbol name) -> the op defining it.
+    defs: FastMap<(OpId, Symbol), OpId>,
+}
+
+impl SymbolTable {
+    /// The op named `name` in the nearest symbol table around `from`.
+    pub fn lookup(&self, m: &Module, from: OpId, name: Symbol) -> Option<OpId> {
+        let mut at = Some(from);
+        while let Some(op) = at {
+            if m.op_name_str(op) == "builtin.module" {
+                if let Some(&d) = self.defs.get(&(op, name)) {
+                    return Some(d);
+                }
+            }
+            at = parent_op(m, op);
+        }
+        // Top-level ops sit in no module when a module is made by hand.
+        self.defs.get(&(OpId(u32::MAX), name)).copied()
+    }
+}
+
+pub(crate) fn parent_op(m: &Module, op: OpId) -> Option<OpId> {
+    let b = m.op_parent(op)?;
+    m.region_parent(m.block_parent(b)?)
+}
+
+/// `sym_name` of an op, as a property or a discardable attribute.
+pub(crate) fn sym_name(m: &Module, op: OpId) -> Option<Symbol> {
+    let a = m.property(op, "sym_name").or_else(|| m.attribute(op, "sym_name"))?;
+    match m.attr_data(a) {
+        AttrData::String { value, .. } => Some(*value),
+        _ => None,
+    }
+}
+
+/// The `function_type` of a `func.func`.
+pub(crate) fn function_type(m: &Module, func: OpId) -> Option<(&[Type], &[Type])> {
+    let a = m.property(func, "function_type")?;
+    let AttrData::Type(t) = m.attr_data(a) else {
+        return None;
+    };
+    match m.type_data(*t) {
+        TypeData::Function { inputs, results } => Some((inputs, results)),
+        _ => None,
+    }
+}
+
+/// Terminators, symbol tables, signatures and calls. Fills `sink.symbols` for the op checks.
+pub(crate) fn verify_structure(sink: &mut Sink) -> SymbolTable {
+    let m = sink.m;
+    let mut classes = Classes::default();
+    let mut symbols = SymbolTable::default();
+    // Symbol tables first: calls anywhere may refer to a function defined later.
+    let mut tables: Vec<(OpId, Block)> = Vec::new();
+    m.walk(|op| {
+        if m.op_name_str(op) == "builtin.module" {
+            for &r in m.regions(op) {
+                for &b in m.blocks(r) {
+                    tables.push((op, b));
+                }
+            }
+        }
+    });
+    let mut top_level = Vec::new();
+    for (table, b) in &tables {
+        for &op in m.block_ops(*b) {
+            top_level.push((*table, op));
+        }
+    }
+    // A module built by hand may hold functions at the top.
+    if !m.top_ops().iter().any(|&op| m.op_name_str(op) == "builtin.module") {
+        for &op in m.top_ops() {
+            top_level.push((OpId(u32::MAX), op));
+        }
+    }
+    for (table, op) in top_level {
+        let Some(name) = sym_name(m, op) else {
+            continue;
+        };
+        if symbols.defs.insert((table, name), op).is_some() {
+            sink.report(
+                op,
+                fail(
+                    "SymbolTable",
+                    format!("redefinition of symbol named '{}'", m.str(name)),
+                ),
+            );
+        }
+    }
+
+    m.walk(|op| {
+        let class = classes.of(m, op);
+        // Terminators end their block.
+        if class.terminator {
+            if let Some(b) = m.op_parent(op) {
+                if m.block_ops(b).last() != Some(&op) {
+                    sink.report(
+                        op,
+                        fail("IsTerminator", "must be the last operation in the parent block"),
+                    );
+                }
+            }
+        }
+        if class.registered && !class.no_terminator {
+            for &r in m.regions(op) {
+                for &b in m.blocks(r) {
+                    match m.block_ops(b).last() {
+                        None => sink.report(
+                            op,
+                            fail("IsTerminator", "empty block: expect at least a terminator"),
+                        ),
+                        Some(&last) => {
+                            let lc = classes.of(m, last);
+                            if lc.registered && !lc.terminator {
+                                sink.report(
+                                    last,
+                                    fail(
+                                        "IsTerminator",
+                                        format!(
+                                            "block with no terminator, has `{}`",
+                                            m.op_name_str(last)
+                                        ),
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        match m.op_name_str(op) {
+            "func.func" => verify_func(sink, op),
+            "func.return" => verify_return(sink, op),
+            "func.call" => verify_call(sink, &symbols, op),
+            _ => {}
+        }
+    });
+    symbols
+}
+
+fn verify_func(sink: &mut Sink, op: OpId) {
+    let m = sink.m;
+    let Some((inputs, _)) = function_type(m, op) else {
+        sink.report(
+            op,
+            fail("func.func", "requires a 'function_type' attribute of function type"),
+        );
+        return;
+    };
+    let body = m.regions(op).first().and_then(|&r| m.blocks(r).first());
+    let Some(&entry) = body else {
+        let public = match m.property(op, "sym_visibility") {
+            None => true,
+            Some(a) => matches!(m.attr_data(a), AttrData::String { value, .. } if m.str(*value) == "public"),
+        };
+        if public {
+            sink.report(
+                op,
+                fail(
+                    "func.func",
+                    "symbol declaration cannot have public visibility",
+                ),
+            );
+        }
+        return;
+    };
+    let args = m.block_args(entry);
+    if args.len() != inputs.len() {
+        sink.report(
+            op,
+            fail(
+                "func.func",
+                format!(
+                    "entry block must have {} arguments to match function signature",
+                    inputs.len()
+                ),
+            ),
+        );
+        return;
+    }
+    for (i, (&a, &t)) in args.iter().zip(inputs.iter()).enumerate() {
+        let at = m.value_type(a);
+        if at != t {
+            sink.report(
+                op,
+                fail(
+                    "func.func",
+                    format!(
+                        "type of entry block argument #{i}('{}') must match the type of the corresponding argument in function signature('{}')",
+                        type_to_string(m, at),
+                        type_to_string(m, t)
+                    ),
+                ),
+            );
+            return;
+        }
+    }
+}
+
+fn verify_return(sink: &mut Sink, op: OpId) {
+    let m = sink.m;
+    let parent = parent_op(m, op);
+    let Some(func) = parent.filter(|&p| m.op_name_str(p) == "func.func") else {
+        sink.report(op, fail("HasParent", "expects parent op 'func.func'"));
+        return;
+    };
+    let Some((_, results)) = function_type(m, func) else {
+        return;
+    };
+    let operands = m.operands(op);
+    let fname = sym_name(m, func).map(|s| m.str(s)).unwrap_or("");
+    if operands.len() != results.len() {
+        sink.report(
+            op,
+            fail(
+                "func.return",
+                format!(
+                    "has {} operands, but enclosing function (@{fname}) returns {}",
+                    operands.len(),
+                    results.len()
+                ),
+            ),
+        );
+        return;
+    }
+    for (i, (&v, &t)) in operands.iter().zip(results.iter()).enumerate() {
+        let vt = m.value_type(v);
+        if vt != t {
+            sink.report(
+                op,
+                fail(
+                    "func.return",
+                    format!(
+                        "type of return operand {i} ('{}') doesn't match function result type ('{}') in function @{fname}",
+                        type_to_string(m, vt),
+                        type_to_string(m, t)
+                    ),
+                ),
+            );
+            return;
+        }
+    }
+}
+
+fn verify_call(sink: &mut Sink, symbols: &SymbolTable, op: OpId) {
+    let m = sink.m;
+    let callee = m.property(op, "callee").and_then(|a| match m.attr_data(a) {
+        AttrData::SymbolRef { root, nested } if nested.is_empty() => Some(*root),
+        _ => None,
+    });
+    let Some(callee) = callee else {
+        sink.report(
+            op,
+            fail("func.call", "requires a 'callee' flat symbol reference"),
+        );
+        return;
+    };
+    let func = symbols
+        .lookup(m, op, callee)
+        .filter(|&f| m.op_name_str(f) == "func.func");
+    let Some(func) = func else {
+        sink.report(
+            op,
+            fail(
+                "func.call",
+                format!("'{}' does not reference a valid function", m.str(callee)),
+            ),
+        );
+        return;
+    };
+    let Some((inputs, results)) = function_type(m, func) else {
+        return;
+    };
+    let operands = m.operands(op);
+    if operands.len() != inputs.len() {
+        sink.report(
+            op,
+            fail("func.call", "incorrect number of operands for callee"),
+        );
+        return;
+    }
+    for (i, (&v, &t)) in operands.iter().zip(inputs.iter()).enumerate() {
+        if m.value_type(v) != t {
+            sink.report(
+                op,
+                fail(
+                    "func.call",
+                    format!(
+                        "operand type mismatch: expected operand type '{}', but provided '{}' for operand number {i}",
+                        type_to_string(m, t),
+                        type_to_string(m, m.value_type(v))
+                    ),
+                ),
+            );
+            return;
+        }
+    }
+    if m.num_results(op) != results.len() {
+        sink.report(
+            op,
+            fail("func.call", "incorrect number of results for callee"),
+        );
+        return;
+    }
+    for (i, (v, &t)) in m.results(op).zip(results.iter()).enumerate() {
+        if m.value_type(v) != t {
+            sink.report(
+                op,
+                fail(
+                    "func.call",
+                    format!(
+                        "result type mismatch at index {i}: expected '{}', but provided '{}'",
+                        type_to_string(m, t),
+                        type_to_string(m, m.value_type(v))
+                    ),
+                ),
+            );
+            return;
+        }
+    }
+}
+
+/// SSA dominance: every operand is defined before its use in the same block, in a block that
+/// dominates the user's, or in an enclosing region of a non-isolated op. Linear in the ops: a
+/// value is marked visible while the walk is inside its scope.
+pub(crate) fn verify_dominance(sink: &mut Sink) {
+    let m = sink.m;
+    let mut classes = Classes::default();
+    // The isolation scope (1-based) a value was defined in while it is visible, 0 otherwise.
+    let mut visible: Vec<u32> = vec![0; m.num_values()];
+    let mut scope_counter = 0u32;
+    let mut dom_children: FastMap<Block, Vec<Block>> = FastMap::default();
+    enum Step {
+        /// Visit `block` (in a region of scope `scope`).
+        Enter(Block, u32),
+        /// Leave `block`: its values go out of sight.
+        Leave(Block),
+        /// Check `op` and, after it, its regions.
+        Op(OpId, u32),
+        /// After `op`'s regions: its results become visible.
+        Results(OpId, u32),
+    }
+    let mut stack: Vec<Step> = Vec::new();
+    scope_counter += 1;
+    for &op in m.top_ops().iter().rev() {
+        stack.push(Step::Results(op, scope_counter));
+        stack.push(Step::Op(op, scope_counter));
+    }
+    let mut reported = false;
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Enter(b, scope) => {
+                for &a in m.block_args(b) {
+                    visible[a.index()] = scope;
+                }
+                stack.push(Step::Leave(b));
+                // Blocks this one dominates see its values: visited before it is left.
+                if let Some(children) = dom_children.get(&b) {
+                    for &c in children.iter().rev() {
+                        stack.push(Step::Enter(c, scope));
+                    }
+                }
+                for &op in m.block_ops(b).iter().rev() {
+                    stack.push(Step::Results(op, scope));
+                    stack.push(Step::Op(op, scope));
+                }
+            }
+            Step::Leave(b) => {
+                for &a in m.block_args(b) {
+                    visible[a.index()] = 0;
+                }
+                for &op in m.block_ops(b) {
+                    for r in m.results(op) {
+                        visible[r.index()] = 0;
+                    }
+                }
+            }
+            Step::Op(op, scope) => {
+                if !reported {
+                    for (i, &v) in m.operands(op).iter().enumerate() {
+                        if visible.get(v.index()).copied() != Some(scope) {
+                            sink.report(op, dominance_failure(m, op, i, v));
+                            reported = true;
+                            break;
+                        }
+                    }
+                }
+                let regions = m.regions(op);
+                if regions.is_empty() {
+                    continue;
+                }
+                let inner = if classes.of(m, op).isolated {
+                    scope_counter += 1;
+                    scope_counter
+                } else {
+                    scope
+                };
+                for &r in regions.iter().rev() {
+                    let blocks = m.blocks(r);
+                    match blocks {
+                        [] => {}
+                        [b] => stack.push(Step::Enter(*b, inner)),
+                        _ => {
+                            let (roots, children) = dominator_tree(m, blocks);
+                            dom_children.extend(children);
+                            for &b in roots.iter().rev() {
+                                stack.push(Step::Enter(b, inner));
+                            }
+                        }
+                    }
+                }
+            }
+            Step::Results(op, scope) => {
+                for r in m.results(op) {
+                    visible[r.index()] = scope;
+                }
+            }
+        }
+        if reported {
+            return;
+        }
+    }
+}
+
+/// Immediate dominators of the blocks of a region (entry first), by the iterative algorithm of
+/// Cooper, Harvey and Kennedy. Unreachable blocks get themselves.
+fn dominators(m: &Module, blocks: &[Block]) -> Vec<usize> {
+    let n = blocks.len();
+    let index: FastMap<Block, usize> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, &b) in blocks.iter().enumerate() {
+        if let Some(&last) = m.block_ops(b).last() {
+            for s in m.successors(last) {
+                if let Some(&j) = index.get(s) {
+                    succs[i].push(j);
+                }
+            }
+        }
+    }
+    // Reverse postorder from the entry.
+    let mut rpo = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    let mut stack = vec![(0usize, 0usize)];
+    seen[0] = true;
+    while let Some((b, k)) = stack.pop() {
+        if let Some(&s) = succs[b].get(k) {
+            stack.push((b, k + 1));
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            rpo.push(b);
+        }
+    }
+    rpo.reverse();
+    let mut order = vec![usize::MAX; n];
+    for (i, &b) in rpo.iter().enumerate() {
+        order[b] = i;
+    }
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (b, ss) in succs.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(b);
+        }
+    }
+    let mut idom = vec![usize::MAX; n];
+    idom[0] = 0;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in rpo.iter().skip(1) {
+            let mut new = usize::MAX;
+            for &p in &preds[b] {
+                if idom[p] == usize::MAX {
+                    continue;
+                }
+                new = if new == usize::MAX {
+                    p
+                } else {
+                    let (mut x, mut y) = (p, new);
+                    while x != y {
+                        while order[x] > order[y] {
+                            x = idom[x];
+                        }
+                        while order[y] > order[x] {
+                            y = idom[y];
+                        }
+                    }
+                    x
+                };
+            }
+            if new != usize::MAX && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    for (i, d) in idom.iter_mut().enumerate() {
+        if *d == usize::MAX {
+            *d = i;
+        }
+    }
+    idom
+}
+
+/// The dominator tree of a region's blocks: its roots (the entry, then each unreachable block,
+/// which MLIR does not check against the others) and each block's children.
+fn dominator_tree(m: &Module, blocks: &[Block]) -> (Vec<Block>, Vec<(Block, Vec<Block>)>) {
+    let idom = dominators(m, blocks);
+    let mut children: Vec<Vec<Block>> = vec![Vec::new(); blocks.len()];
+    let mut roots = Vec::new();
+    for (b, &d) in idom.iter().enumerate() {
+        if d == b {
+            roots.push(blocks[b]);
+        } else {
+            children[d].push(blocks[b]);
+        }
+    }
+    let tree = blocks
+        .iter()
+        .zip(children)
+        .filter(|(_, c)| !c.is_empty())
+        .map(|(&b, c)| (b, c))
+        .collect();
+    (roots, tree)
+}
+
+fn dominance_failure(m: &Module, op: OpId, i: usize, v: Value) -> super::Failure {
+    let why = match m.value_def(v) {
+        crate::ir::ValueDef::Result { op: def, .. } if def == op => {
+            "it is a result of the op itself".to_string()
+        }
+        crate::ir::ValueDef::Result { op: def, .. } => {
+            if m.op_parent(def) == m.op_parent(op) {
+                "it is defined later in the same block".to_string()
+            } else {
+                format!(
+                    "it is defined by `{}` in a block or region that does not enclose this use",
+                    m.op_name_str(def)
+                )
+            }
+        }
+        crate::ir::ValueDef::Argument { .. } => {
+            "it is an argument of a block that does not enclose this use".to_string()
+        }
+    };
+    fail(
+        "dominance",
+        format!("operand #{i} does not dominate this use: {why}"),
+    )
+}

@@ -1,0 +1,603 @@
+//! What the op checks read: an op's operands, results, attributes and regions
+//! ([`OpView`]), tensor types ([`Shaped`]) and element types, and HLO's notion of compatible
+//! types (`hlo::isCompatibleForHloTypeInference`).
+
+use crate::ir::{
+    AttrData, Attribute, Block, Dim, FloatKind, Module, OpId, Param, Region, Signedness, Type,
+    TypeData, Value, DYNAMIC,
+};
+use crate::text::{attribute_to_string, type_to_string};
+use crate::vhlo::StablehloOp;
+
+use super::structure::SymbolTable;
+
+/// One op under verification.
+#[derive(Clone, Copy)]
+pub(crate) struct OpView<'m> {
+    pub m: &'m Module,
+    pub op: OpId,
+    pub kind: StablehloOp,
+    pub symbols: &'m SymbolTable,
+}
+
+impl<'m> OpView<'m> {
+    pub fn operands(&self) -> &'m [Value] {
+        self.m.operands(self.op)
+    }
+    pub fn num_operands(&self) -> usize {
+        self.operands().len()
+    }
+    pub fn operand_types(&self) -> Vec<Type> {
+        self.operands()
+            .iter()
+            .map(|&v| self.m.value_type(v))
+            .collect()
+    }
+    /// The type of operand `i` (`None` past the end).
+    pub fn operand_type(&self, i: usize) -> Option<Type> {
+        self.operands().get(i).map(|&v| self.m.value_type(v))
+    }
+    pub fn num_results(&self) -> usize {
+        self.m.num_results(self.op)
+    }
+    pub fn result_types(&self) -> Vec<Type> {
+        self.m
+            .results(self.op)
+            .map(|v| self.m.value_type(v))
+            .collect()
+    }
+    /// The type of result `i` (`None` past the end).
+    pub fn result_type(&self, i: usize) -> Option<Type> {
+        self.m.result(self.op, i).map(|v| self.m.value_type(v))
+    }
+    /// The operands of the op's operand group `name` (the spec's operand names; a variadic
+    /// group takes what the others leave).
+    pub fn group(&self, name: &str) -> &'m [Value] {
+        let groups = self.kind.to_vhlo().operand_groups();
+        let ops = self.operands();
+        let Some(at) = groups.iter().position(|g| g.0 == name) else {
+            return &[];
+        };
+        let fixed = groups.iter().filter(|g| !g.1).count();
+        let variadic = ops.len().saturating_sub(fixed);
+        let mut start = 0usize;
+        for g in &groups[..at] {
+            start += if g.1 { variadic } else { 1 };
+        }
+        let len = if groups[at].1 { variadic } else { 1 };
+        ops.get(start..start + len).unwrap_or(&[])
+    }
+
+    /// The attribute `name`, whether kept as a property or a discardable attribute.
+    pub fn attr(&self, name: &str) -> Option<Attribute> {
+        self.m
+            .property(self.op, name)
+            .or_else(|| self.m.attribute(self.op, name))
+    }
+    pub fn has(&self, name: &str) -> bool {
+        self.attr(name).is_some()
+    }
+    /// The integers of attribute `name`: a dense array, dense integer elements, or an array
+    /// of integer attributes.
+    pub fn i64s(&self, name: &str) -> Option<Vec<i64>> {
+        self.attr(name).and_then(|a| int_list(self.m, a))
+    }
+    /// The booleans of attribute `name` (`array<i1: ...>`, or an array of `true`/`false`).
+    pub fn bools(&self, name: &str) -> Option<Vec<bool>> {
+        let a = self.attr(name)?;
+        match self.m.attr_data(a) {
+            AttrData::DenseArray { data, .. } => Some(data.iter().map(|&b| b != 0).collect()),
+            AttrData::Array(xs) => xs
+                .iter()
+                .map(|&x| match self.m.attr_data(x) {
+                    AttrData::Bool(b) => Some(*b),
+                    _ => None,
+                })
+                .collect(),
+            _ => int_list(self.m, a).map(|v| v.into_iter().map(|x| x != 0).collect()),
+        }
+    }
+    /// An integer attribute's value.
+    pub fn int(&self, name: &str) -> Option<i128> {
+        match self.m.attr_data(self.attr(name)?) {
+            AttrData::Integer { value, .. } => Some(*value),
+            _ => None,
+        }
+    }
+    /// A float attribute's value.
+    pub fn float(&self, name: &str) -> Option<f64> {
+        match self.m.attr_data(self.attr(name)?) {
+            AttrData::Float { ty, bits } => float_value(self.m, *ty, *bits),
+            _ => None,
+        }
+    }
+    /// The case of an enum attribute (`#stablehlo<comparison_direction EQ>`), by name.
+    pub fn enum_case(&self, name: &str) -> Option<&'static str> {
+        enum_case(self.m, self.attr(name)?)
+    }
+    /// Field `field` of the struct attribute `name` (`#stablehlo.dot<...>` and the like).
+    pub fn field(&self, name: &str, field: &str) -> Option<&'m Param> {
+        struct_field(self.m, self.attr(name)?, field)
+    }
+    /// A list-of-integers field (empty when left out).
+    pub fn field_i64s(&self, name: &str, field: &str) -> Vec<i64> {
+        match self.field(name, field) {
+            Some(Param::Ints(v)) => v.to_vec(),
+            _ => Vec::new(),
+        }
+    }
+    /// An integer field.
+    pub fn field_int(&self, name: &str, field: &str) -> Option<i64> {
+        match self.field(name, field)? {
+            Param::Int(v) => Some(*v),
+            Param::UInt(v) => i64::try_from(*v).ok(),
+            _ => None,
+        }
+    }
+
+    pub fn regions(&self) -> &'m [Region] {
+        self.m.regions(self.op)
+    }
+    /// The first block of region `i`.
+    pub fn region_block(&self, i: usize) -> Option<Block> {
+        let r = *self.regions().get(i)?;
+        self.m.blocks(r).first().copied()
+    }
+    /// The argument types of the first block of region `i`.
+    pub fn region_arg_types(&self, i: usize) -> Vec<Type> {
+        self.region_block(i)
+            .map(|b| {
+                self.m
+                    .block_args(b)
+                    .iter()
+                    .map(|&a| self.m.value_type(a))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+    /// The terminator of region `i`'s first block and its operand types.
+    pub fn region_return(&self, i: usize) -> Option<(OpId, Vec<Type>)> {
+        let b = self.region_block(i)?;
+        let &last = self.m.block_ops(b).last()?;
+        let types = self
+            .m
+            .operands(last)
+            .iter()
+            .map(|&v| self.m.value_type(v))
+            .collect();
+        Some((last, types))
+    }
+
+    /// A type as MLIR prints it, for messages.
+    pub fn t(&self, t: Type) -> String {
+        type_to_string(self.m, t)
+    }
+    /// An attribute as MLIR prints it, for messages.
+    pub fn a(&self, a: Attribute) -> String {
+        attribute_to_string(self.m, a)
+    }
+    pub fn shaped(&self, t: Type) -> Option<Shaped<'m>> {
+        shaped(self.m, t)
+    }
+}
+
+/// The integers of an attribute: a dense array, dense integer elements (in row-major order),
+/// an array of integer attributes, or one integer.
+pub(crate) fn int_list(m: &Module, a: Attribute) -> Option<Vec<i64>> {
+    match m.attr_data(a) {
+        AttrData::DenseArray { element, data } => {
+            let width = match m.type_data(*element) {
+                TypeData::Integer { width, .. } => *width,
+                _ => return None,
+            };
+            let bytes = (width as usize).div_ceil(8).max(1);
+            Some(
+                data.chunks(bytes)
+                    .map(|c| le_int(c, width, true) as i64)
+                    .collect(),
+            )
+        }
+        AttrData::DenseElements { .. } => dense_ints(m, a).map(|(_, v)| v),
+        AttrData::Array(xs) => xs
+            .iter()
+            .map(|&x| match m.attr_data(x) {
+                AttrData::Integer { value, .. } => i64::try_from(*value).ok(),
+                _ => None,
+            })
+            .collect(),
+        AttrData::Integer { value, .. } => i64::try_from(*value).ok().map(|v| vec![v]),
+        _ => None,
+    }
+}
+
+/// The shape and the values (splats expanded) of dense integer elements.
+pub(crate) fn dense_ints(m: &Module, a: Attribute) -> Option<(Vec<Dim>, Vec<i64>)> {
+    let AttrData::DenseElements { ty, data, splat } = m.attr_data(a) else {
+        return None;
+    };
+    let s = shaped(m, *ty)?;
+    let dims = s.dims?.to_vec();
+    let (width, signed) = match m.type_data(s.element) {
+        TypeData::Integer { width, signedness } => (*width, *signedness != Signedness::Unsigned),
+        TypeData::Index => (64, true),
+        _ => return None,
+    };
+    let bytes = (width as usize).div_ceil(8).max(1);
+    let count = num_elements(&dims)?;
+    let mut values: Vec<i64> = data
+        .chunks(bytes)
+        .map(|c| le_int(c, width, signed) as i64)
+        .collect();
+    if *splat {
+        let v = values.first().copied().unwrap_or(0);
+        // Bounded by the caller's shapes; a huge splat is not expanded.
+        if count > 1 << 24 {
+            return None;
+        }
+        values = vec![v; count as usize];
+    }
+    Some((dims, values))
+}
+
+/// A little-endian integer of `width` bits, sign-extended when `signed`.
+fn le_int(bytes: &[u8], width: u32, signed: bool) -> i128 {
+    let mut v: u128 = 0;
+    for (i, &b) in bytes.iter().take(16).enumerate() {
+        v |= u128::from(b) << (8 * i);
+    }
+    if width == 0 || width >= 128 {
+        return v as i128;
+    }
+    let v = v & ((1u128 << width) - 1);
+    if signed && width > 1 && v >> (width - 1) & 1 == 1 {
+        (v | !((1u128 << width) - 1)) as i128
+    } else {
+        v as i128
+    }
+}
+
+/// The value of a float attribute as an f64 (exact for f64 and narrower).
+pub(crate) fn float_value(m: &Module, ty: Type, bits: u128) -> Option<f64> {
+    match m.type_data(ty) {
+        TypeData::Float(k) => crate::text::to_f64(*k, bits),
+        _ => None,
+    }
+}
+
+/// The case name of a StableHLO enum attribute.
+pub(crate) fn enum_case(m: &Module, a: Attribute) -> Option<&'static str> {
+    let AttrData::Dialect(d) = m.attr_data(a) else {
+        return None;
+    };
+    let [Param::Int(v)] = *d.params else {
+        return None;
+    };
+    let spec = crate::text::find_enum(m.str(d.dialect), m.str(d.mnemonic))?;
+    spec.cases.iter().find(|c| c.1 == v).map(|c| c.0)
+}
+
+/// Field `field` of a struct-like dialect attribute.
+pub(crate) fn struct_field<'m>(m: &'m Module, a: Attribute, field: &str) -> Option<&'m Param> {
+    let AttrData::Dialect(d) = m.attr_data(a) else {
+        return None;
+    };
+    let spec = crate::text::find_struct(m.str(d.dialect), m.str(d.mnemonic))?;
+    let i = spec.fields.iter().position(|(n, _)| n == field)?;
+    d.params.get(i).filter(|p| !matches!(p, Param::Absent))
+}
+
+/// A tensor type seen as HLO sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shaped<'m> {
+    /// The dimension sizes ([`DYNAMIC`] for `?`); `None` when unranked.
+    pub dims: Option<&'m [Dim]>,
+    pub element: Type,
+    /// The bounds of `#stablehlo.bounds<...>` (one per dimension, [`DYNAMIC`] for none).
+    pub bounds: Option<&'m [i64]>,
+    /// The encoding attribute, when there is one.
+    pub encoding: Option<Attribute>,
+}
+
+impl<'m> Shaped<'m> {
+    pub fn rank(&self) -> Option<usize> {
+        self.dims.map(<[Dim]>::len)
+    }
+    pub fn is_static(&self) -> bool {
+        self.dims.is_some_and(|d| d.iter().all(|&x| !is_dynamic(x)))
+    }
+    /// Dimension `i` (`DYNAMIC` when unranked or past the rank).
+    pub fn dim(&self, i: usize) -> Dim {
+        self.dims.and_then(|d| d.get(i).copied()).unwrap_or(DYNAMIC)
+    }
+    /// The bound of dimension `i`, if it has one.
+    pub fn bound(&self, i: usize) -> Option<i64> {
+        self.bounds
+            .and_then(|b| b.get(i).copied())
+            .filter(|&b| !is_dynamic(b))
+    }
+}
+
+/// `t` as a tensor (ranked or not); `None` for any other type.
+pub(crate) fn shaped(m: &Module, t: Type) -> Option<Shaped<'_>> {
+    match m.type_data(t) {
+        TypeData::RankedTensor {
+            shape,
+            element,
+            encoding,
+        } => Some(Shaped {
+            dims: Some(shape),
+            element: *element,
+            bounds: encoding.and_then(|e| bounds_of(m, e)),
+            encoding: *encoding,
+        }),
+        TypeData::UnrankedTensor { element } => Some(Shaped {
+            dims: None,
+            element: *element,
+            bounds: None,
+            encoding: None,
+        }),
+        _ => None,
+    }
+}
+
+/// The bounds of a `#stablehlo.bounds<...>` (or `#vhlo.type_extensions_v1`) encoding.
+pub(crate) fn bounds_of(m: &Module, e: Attribute) -> Option<&[i64]> {
+    match m.attr_data(e) {
+        AttrData::Dialect(d) => match &*d.params {
+            [Param::Ints(b)] => Some(b),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+pub(crate) fn is_dynamic(d: Dim) -> bool {
+    d < 0
+}
+
+/// The number of elements of a static shape (`None` if dynamic or overflowing).
+pub(crate) fn num_elements(dims: &[Dim]) -> Option<i64> {
+    dims.iter().try_fold(1i64, |acc, &d| {
+        if is_dynamic(d) {
+            None
+        } else {
+            acc.checked_mul(d)
+        }
+    })
+}
+
+/// `[2, ?, 3]`, as upstream prints shapes in messages.
+pub(crate) fn dims_str(dims: &[Dim]) -> String {
+    let parts: Vec<String> = dims
+        .iter()
+        .map(|&d| {
+            if is_dynamic(d) {
+                "?".to_string()
+            } else {
+                d.to_string()
+            }
+        })
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// Two sizes are compatible when equal or either is dynamic.
+pub(crate) fn compatible_dim(a: Dim, b: Dim) -> bool {
+    a == b || is_dynamic(a) || is_dynamic(b)
+}
+
+/// Two shapes are compatible when either is unranked, or they have the same rank and
+/// compatible sizes.
+pub(crate) fn compatible_shapes(a: Option<&[Dim]>, b: Option<&[Dim]>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| compatible_dim(x, y))
+        }
+        _ => true,
+    }
+}
+
+// ---- element types ------------------------------------------------------------------------
+
+/// The element type of `t` (itself when not a tensor).
+pub(crate) fn element_type(m: &Module, t: Type) -> Type {
+    shaped(m, t).map_or(t, |s| s.element)
+}
+
+pub(crate) fn is_integer(m: &Module, e: Type) -> bool {
+    matches!(m.type_data(e), TypeData::Integer { .. })
+}
+/// `i1`, StableHLO's boolean.
+pub(crate) fn is_bool(m: &Module, e: Type) -> bool {
+    matches!(
+        m.type_data(e),
+        TypeData::Integer {
+            width: 1,
+            signedness: Signedness::Signless
+        }
+    )
+}
+pub(crate) fn is_unsigned(m: &Module, e: Type) -> bool {
+    matches!(
+        m.type_data(e),
+        TypeData::Integer {
+            signedness: Signedness::Unsigned,
+            ..
+        }
+    )
+}
+pub(crate) fn is_float(m: &Module, e: Type) -> bool {
+    matches!(m.type_data(e), TypeData::Float(_))
+}
+pub(crate) fn float_kind(m: &Module, e: Type) -> Option<FloatKind> {
+    match m.type_data(e) {
+        TypeData::Float(k) => Some(*k),
+        _ => None,
+    }
+}
+pub(crate) fn is_complex(m: &Module, e: Type) -> bool {
+    matches!(m.type_data(e), TypeData::Complex(_))
+}
+/// `!quant.uniform<...>`, per tensor or per axis.
+pub(crate) fn is_quantized(m: &Module, e: Type) -> bool {
+    quant(m, e).is_some()
+}
+pub(crate) fn is_token(m: &Module, t: Type) -> bool {
+    matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "stablehlo" && m.str(d.mnemonic) == "token")
+}
+pub(crate) fn bit_width(m: &Module, e: Type) -> Option<u32> {
+    match m.type_data(e) {
+        TypeData::Integer { width, .. } => Some(*width),
+        TypeData::Float(k) => Some(k.bit_width()),
+        TypeData::Index => Some(64),
+        TypeData::Complex(inner) => bit_width(m, *inner).map(|w| w * 2),
+        TypeData::Dialect(_) => quant(m, e).and_then(|q| bit_width(m, q.storage)),
+        _ => None,
+    }
+}
+
+/// The parameters of a `!quant.uniform` element type.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Quant {
+    pub signed: bool,
+    pub storage: Type,
+    pub expressed: Type,
+    /// `Some(d)` for per-axis quantization along dimension `d`.
+    pub axis: Option<i64>,
+    /// One scale per tensor or per slice along the axis.
+    pub scales: Vec<f64>,
+    pub zero_points: Vec<i64>,
+    pub storage_min: i64,
+    pub storage_max: i64,
+}
+
+pub(crate) fn quant(m: &Module, e: Type) -> Option<Quant> {
+    let TypeData::Dialect(d) = m.type_data(e) else {
+        return None;
+    };
+    if m.str(d.dialect) != "quant" || m.str(d.mnemonic) != "uniform" {
+        return None;
+    }
+    let f64_of = |bits: u128| f64::from_bits(bits as u64);
+    match &*d.params {
+        [Param::UInt(f), Param::Type(s), Param::Type(x), Param::Float { bits, .. }, Param::Int(zp), Param::Int(lo), Param::Int(hi)] => {
+            Some(Quant {
+                signed: f & 1 == 1,
+                storage: *s,
+                expressed: *x,
+                axis: None,
+                scales: vec![f64_of(*bits)],
+                zero_points: vec![*zp],
+                storage_min: *lo,
+                storage_max: *hi,
+            })
+        }
+        [Param::UInt(f), Param::Type(s), Param::Type(x), Param::Int(axis), Param::Floats(sc), Param::Ints(zps), Param::Int(lo), Param::Int(hi)] => {
+            Some(Quant {
+                signed: f & 1 == 1,
+                storage: *s,
+                expressed: *x,
+                axis: Some(*axis),
+                scales: sc.iter().map(|&b| f64_of(b)).collect(),
+                zero_points: zps.to_vec(),
+                storage_min: *lo,
+                storage_max: *hi,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `hlo::isCompatibleElementTypeForHloTypeInference`: equal, or both quantized with the same
+/// storage and expressed types (their scales and zero points may differ).
+pub(crate) fn compatible_elements(m: &Module, a: Type, b: Type) -> bool {
+    if a == b {
+        return true;
+    }
+    match (quant(m, a), quant(m, b)) {
+        (Some(qa), Some(qb)) => qa.storage == qb.storage && qa.expressed == qb.expressed,
+        _ => false,
+    }
+}
+
+/// `hlo::isCompatibleForHloTypeInference` on two types: tensors with compatible shapes and
+/// element types; other types only when equal.
+pub(crate) fn compatible_types(m: &Module, a: Type, b: Type) -> bool {
+    if a == b {
+        return true;
+    }
+    match (shaped(m, a), shaped(m, b)) {
+        (Some(sa), Some(sb)) => {
+            compatible_elements(m, sa.element, sb.element)
+                && compatible_shapes(sa.dims, sb.dims)
+                && bounds_compatible(&sa, &sb)
+        }
+        _ => match (m.type_data(a), m.type_data(b)) {
+            (TypeData::Tuple(xs), TypeData::Tuple(ys)) => {
+                xs.len() == ys.len() && xs.iter().zip(ys.iter()).all(|(&x, &y)| compatible_types(m, x, y))
+            }
+            _ => false,
+        },
+    }
+}
+
+/// A static size fits the other's bound; two bounds are always compatible.
+fn bounds_compatible(a: &Shaped, b: &Shaped) -> bool {
+    let Some(rank) = a.rank().filter(|_| b.rank().is_some()) else {
+        return true;
+    };
+    (0..rank).all(|i| {
+        let fits = |s: &Shaped, o: &Shaped| match (o.bound(i), s.dim(i)) {
+            (Some(bound), d) if !is_dynamic(d) => d <= bound,
+            _ => true,
+        };
+        fits(a, b) && fits(b, a)
+    })
+}
+
+/// The element type of a tensor of `e` as a message names it.
+pub(crate) fn describe(m: &Module, t: Type) -> String {
+    type_to_string(m, t)
+}
+
+/// True when `t` is a ranked tensor, for ops that need one.
+pub(crate) fn is_ranked(m: &Module, t: Type) -> bool {
+    matches!(m.type_data(t), TypeData::RankedTensor { .. })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compatibility() {
+        let mut m = Module::new();
+        let t = |m: &mut Module, s: &str| crate::text::parse_type(m, s).unwrap();
+        let a = t(&mut m, "tensor<2x?xf32>");
+        let b = t(&mut m, "tensor<2x3xf32>");
+        let c = t(&mut m, "tensor<3x3xf32>");
+        let u = t(&mut m, "tensor<*xf32>");
+        let i = t(&mut m, "tensor<2x3xi32>");
+        assert!(compatible_types(&m, a, b));
+        assert!(!compatible_types(&m, a, c));
+        assert!(compatible_types(&m, u, c));
+        assert!(!compatible_types(&m, b, i));
+        let bounded = t(&mut m, "tensor<?xf32, #stablehlo.bounds<3>>");
+        let four = t(&mut m, "tensor<4xf32>");
+        let two = t(&mut m, "tensor<2xf32>");
+        assert!(!compatible_types(&m, bounded, four));
+        assert!(compatible_types(&m, bounded, two));
+        assert_eq!(dims_str(&[2, DYNAMIC]), "[2, ?]");
+    }
+
+    #[test]
+    fn dense_values() {
+        let mut m = Module::new();
+        let a = crate::text::parse_attribute(&mut m, "dense<[[0, 1], [2, -3]]> : tensor<2x2xi64>").unwrap();
+        assert_eq!(dense_ints(&m, a), Some((vec![2, 2], vec![0, 1, 2, -3])));
+        let s = crate::text::parse_attribute(&mut m, "dense<7> : tensor<3xi32>").unwrap();
+        assert_eq!(int_list(&m, s), Some(vec![7, 7, 7]));
+        let d = crate::text::parse_attribute(&mut m, "array<i64: 1, -2>").unwrap();
+        assert_eq!(int_list(&m, d), Some(vec![1, -2]));
+    }
+}
