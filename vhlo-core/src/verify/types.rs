@@ -565,6 +565,86 @@ pub(crate) fn is_ranked(m: &Module, t: Type) -> bool {
     matches!(m.type_data(t), TypeData::RankedTensor { .. })
 }
 
+// ---- inferred result types ------------------------------------------------------------------
+
+/// A result type a shape function infers (MLIR's `ShapedTypeComponents`): a shape (`None` when
+/// unranked), an element type, and bounds for dynamic sizes. Builders turn one into a type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Inferred {
+    pub dims: Option<Vec<Dim>>,
+    pub element: Type,
+    /// One per dimension ([`DYNAMIC`] for none), or `None`.
+    pub bounds: Option<Vec<i64>>,
+}
+
+impl Inferred {
+    pub fn ranked(dims: Vec<Dim>, element: Type) -> Self {
+        Inferred {
+            dims: Some(dims),
+            element,
+            bounds: None,
+        }
+    }
+    /// The shape as upstream prints it in messages (`[2, ?]`, `*` when unranked).
+    pub fn shape_str(&self) -> String {
+        self.dims.as_deref().map_or_else(|| "*".to_string(), dims_str)
+    }
+}
+
+/// Whether the op's actual result type `actual` is compatible with the inferred one: the same
+/// rank, each size equal or either dynamic (a bound the static size exceeds is not), and
+/// compatible element types.
+pub(crate) fn matches_inferred(m: &Module, inferred: &Inferred, actual: Type) -> bool {
+    let Some(s) = shaped(m, actual) else {
+        return false;
+    };
+    if !compatible_elements(m, inferred.element, s.element) {
+        return false;
+    }
+    let (Some(want), Some(have)) = (inferred.dims.as_deref(), s.dims) else {
+        return true;
+    };
+    if want.len() != have.len() {
+        return false;
+    }
+    want.iter().zip(have).enumerate().all(|(i, (&w, &h))| {
+        let bound_ok = match inferred.bounds.as_ref().and_then(|b| b.get(i)) {
+            Some(&b) if !is_dynamic(b) && !is_dynamic(h) => h <= b,
+            _ => true,
+        };
+        compatible_dim(w, h) && bound_ok
+    })
+}
+
+/// Checks the op's results against what its shape function inferred, with upstream's message:
+/// `inferred shape '[2, 4]' is incompatible with return type of operation 'tensor<2x5xf32>'`.
+pub(crate) fn check_inferred(v: &OpView, inferred: &[Inferred], rule: &'static str) -> super::Check {
+    let actual = v.result_types();
+    if actual.len() != inferred.len() {
+        return Err(super::fail(
+            rule,
+            format!(
+                "{} results inferred, but the op has {}",
+                inferred.len(),
+                actual.len()
+            ),
+        ));
+    }
+    for (want, &have) in inferred.iter().zip(&actual) {
+        if !matches_inferred(v.m, want, have) {
+            return Err(super::fail(
+                rule,
+                format!(
+                    "inferred shape '{}' is incompatible with return type of operation '{}'",
+                    want.shape_str(),
+                    v.t(have)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
