@@ -20,7 +20,7 @@ mod slot {
     pub const DISABLED_CHECKS: usize = 12;
     pub const MLIR_MODULE_SERIALIZED: usize = 13;
     pub const CALLING_CONVENTION_VERSION: usize = 14;
-    pub const NR_DEVICES: usize = 20;
+    pub const NR_DEVICES: usize = 18;
 }
 
 /// What the page shows of an `Exported`.
@@ -31,7 +31,7 @@ pub struct JaxExport {
     pub platforms: Vec<String>,
     pub calling_convention_version: u16,
     pub nr_devices: u32,
-    /// Each input as `dtype[d0,d1]` (dimensions as JAX writes them, symbolic ones included).
+    /// Each input as JAX prints it, `float32[8,16]` (symbolic dimensions as JAX writes them).
     pub in_avals: Vec<String>,
     pub out_avals: Vec<String>,
     pub in_shardings: usize,
@@ -207,41 +207,41 @@ fn string_at(buf: &Buf<'_>, at: usize) -> R<String> {
     }
 }
 
-/// JAX's `DType` enum, by value.
+/// JAX's `DType` enum, by value, named as JAX prints an aval (`float32[8,16]`).
 const DTYPES: &[&str] = &[
     "bool",
-    "i8",
-    "i16",
-    "i32",
-    "i64",
-    "ui8",
-    "ui16",
-    "ui32",
-    "ui64",
-    "f16",
-    "f32",
-    "f64",
-    "c64",
-    "c128",
-    "bf16",
-    "i4",
-    "ui4",
-    "f8_e4m3b11fnuz",
-    "f8_e4m3fn",
-    "f8_e4m3fnuz",
-    "f8_e5m2",
-    "f8_e5m2fnuz",
-    "f0",
-    "f8_e4m3",
-    "f8_e3m4",
-    "f8_e8m0fnu",
-    "f4_e2m1fn",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "bfloat16",
+    "int4",
+    "uint4",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float0",
+    "float8_e4m3",
+    "float8_e3m4",
+    "float8_e8m0fnu",
+    "float4_e2m1fn",
     "key<fry>",
     "key<rbg>",
     "key<unsafe_rbg>",
 ];
 
-/// An `AbstractValue` as `f32[8,16]` (or `token`).
+/// An `AbstractValue` as `float32[8,16]` (or `token`).
 fn aval(t: &Table<'_>) -> R<String> {
     // kind 1: abstractToken.
     if t.i8(0)? == 1 {
