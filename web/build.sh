@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the inspector page's WebAssembly module into web/www/pkg: cargo (wasm32, release, sized
-# for the web), wasm-bindgen (the CLI at the version web/Cargo.toml pins), then wasm-opt -Oz when
+# for the web), wasm-bindgen (the CLI at the version web/Cargo.toml pins), then wasm-opt ${VHLO_WEB_WASM_OPT:--Oz} when
 # binaryen is installed. Prints the .wasm size raw and gzipped.
 #
 #   bash web/build.sh            # needs: rustup target add wasm32-unknown-unknown;
@@ -15,7 +15,7 @@ if ! wasm-bindgen --version 2>/dev/null | grep -qF "$pin"; then
 fi
 # Size over speed, one codegen unit and link-time optimization; panics abort (wasm32 cannot
 # unwind). Set here rather than in the workspace's release profile, which the CLI's speed needs.
-CARGO_PROFILE_RELEASE_OPT_LEVEL=s \
+CARGO_PROFILE_RELEASE_OPT_LEVEL=${VHLO_WEB_OPT_LEVEL:-s} \
 CARGO_PROFILE_RELEASE_LTO=fat \
 CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
 CARGO_PROFILE_RELEASE_PANIC=abort \
@@ -27,7 +27,7 @@ if command -v wasm-opt > /dev/null; then
   # table to the function table. The features are those rustc's wasm32 target enables.
   opt_dir="$target_dir/wasm-opt"
   mkdir -p "$opt_dir"
-  wasm-opt -Oz --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
+  wasm-opt ${VHLO_WEB_WASM_OPT:--Oz} --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
     --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
     "$wasm" -o "$opt_dir/vhlo_web.wasm"
   wasm="$opt_dir/vhlo_web.wasm"

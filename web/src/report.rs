@@ -1,11 +1,11 @@
 //! `inspect`'s answer: the header, the versions and releases, the op histograms, the
 //! functions, the custom calls, and the meshes and shardings of a [`Loaded`] program.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use vhlo_core::convert::Diagnostic;
-use vhlo_core::ir::{AttrData, Attribute, Module, NamedAttr, OpId, TypeData};
+use vhlo_core::ir::{AttrData, Attribute, Module, NamedAttr, OpId, Type, TypeData};
 use vhlo_core::portable;
 use vhlo_core::text::{attribute_to_string, location_to_string, type_to_string};
 use vhlo_core::version::{Release, Version};
@@ -204,7 +204,76 @@ fn count_ops(m: &Module, op: OpId) -> usize {
     n
 }
 
-fn function(m: &Module, op: OpId) -> Function {
+/// The elements of a printed array attribute (`[{a = 1}, {}, {b = "x, y"}]`), split at its
+/// top-level commas (outside strings and brackets); None when `text` is not an array.
+pub fn split_printed_array(text: &str) -> Option<Vec<&str>> {
+    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
+    let mut out = Vec::new();
+    let (mut depth, mut start, mut in_string, mut escaped) = (0i32, 0usize, false, false);
+    let bytes = inner.as_bytes();
+    for (i, &c) in bytes.iter().enumerate() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            // `->` of a function type is no bracket.
+            b'>' if i > 0 && bytes[i - 1] == b'-' => {}
+            b')' | b']' | b'}' | b'>' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            return None;
+        }
+    }
+    if depth != 0 || in_string {
+        return None;
+    }
+    let last = inner[start..].trim();
+    if !last.is_empty() || !out.is_empty() {
+        out.push(last);
+    }
+    Some(out)
+}
+
+/// The printed attribute dictionaries of a function's arguments or results, one per index
+/// (None for an empty one). The array is printed once and split: each
+/// `text::attribute_to_string` call costs time in proportion to the module's interned
+/// attributes, which a large JAX function has hundreds of thousands of, and its `main` as many
+/// arguments.
+fn printed_dictionaries(m: &Module, a: Option<Attribute>, n: usize) -> Vec<Option<String>> {
+    let Some(a) = a else {
+        return vec![None; n];
+    };
+    let entries = dictionaries(m, Some(a));
+    let printed = attribute_to_string(m, a);
+    let pieces = split_printed_array(&printed).filter(|p| p.len() == entries.len());
+    (0..n)
+        .map(|i| {
+            let d = entries.get(i).copied().flatten();
+            if dict_entries(m, d).is_empty() {
+                return None;
+            }
+            match &pieces {
+                Some(p) => p.get(i).map(|s| s.to_string()),
+                None => d.map(|d| attribute_to_string(m, d)),
+            }
+        })
+        .collect()
+}
+
+fn function(m: &Module, op: OpId, types: &mut HashMap<Type, String>) -> Function {
     let name = str_attr(m, attr_of(m, op, "sym_name")).unwrap_or_default();
     let visibility =
         str_attr(m, attr_of(m, op, "sym_visibility")).unwrap_or_else(|| "public".into());
@@ -215,25 +284,22 @@ fn function(m: &Module, op: OpId) -> Function {
         },
         _ => (Vec::new(), Vec::new()),
     };
-    let arg_attrs = dictionaries(m, attr_of(m, op, "arg_attrs"));
-    let res_attrs = dictionaries(m, attr_of(m, op, "res_attrs"));
-    let values = |types: &[vhlo_core::ir::Type], attrs: &[Option<Attribute>]| -> Vec<Value> {
-        types
-            .iter()
-            .enumerate()
-            .map(|(i, &t)| Value {
-                ty: type_to_string(m, t),
-                attrs: attrs
-                    .get(i)
-                    .copied()
-                    .flatten()
-                    .filter(|&d| !dict_entries(m, Some(d)).is_empty())
-                    .map(|d| attribute_to_string(m, d)),
+    let arg_attrs = printed_dictionaries(m, attr_of(m, op, "arg_attrs"), inputs.len());
+    let res_attrs = printed_dictionaries(m, attr_of(m, op, "res_attrs"), outputs.len());
+    let mut values = |list: &[Type], attrs: Vec<Option<String>>| -> Vec<Value> {
+        list.iter()
+            .zip(attrs)
+            .map(|(&t, attrs)| Value {
+                ty: types
+                    .entry(t)
+                    .or_insert_with(|| type_to_string(m, t))
+                    .clone(),
+                attrs,
             })
             .collect()
     };
-    let args = values(&inputs, &arg_attrs);
-    let results = values(&outputs, &res_attrs);
+    let args = values(&inputs, arg_attrs);
+    let results = values(&outputs, res_attrs);
     let with_attrs = |v: &Value| match &v.attrs {
         Some(a) => format!("{} {a}", v.ty),
         None => v.ty.clone(),
@@ -293,14 +359,21 @@ impl Report {
         let mut shardings = Vec::new();
         let mut shardings_total = 0usize;
         let mut stablehlo_ops = 0usize;
+        let mut types = HashMap::new();
+        // Shardings repeat: each distinct one is printed once (see `printed_dictionaries`).
+        let mut printed: HashMap<Attribute, String> = HashMap::new();
         let mut note = |owner: String, place: String, attr: String, value: Attribute| {
             shardings_total += 1;
             if shardings.len() < SHARDINGS_SHOWN {
+                let value = printed
+                    .entry(value)
+                    .or_insert_with(|| attribute_to_string(s, value))
+                    .clone();
                 shardings.push(Sharding {
                     owner,
                     place,
                     attr,
-                    value: attribute_to_string(s, value),
+                    value,
                 });
             }
         };
@@ -310,7 +383,7 @@ impl Report {
             *histogram.entry(name).or_default() += 1;
             match name {
                 "func.func" => {
-                    let f = function(s, op);
+                    let f = function(s, op, &mut types);
                     for (place, attrs) in [("argument", "arg_attrs"), ("result", "res_attrs")] {
                         for (i, d) in dictionaries(s, attr_of(s, op, attrs))
                             .into_iter()
@@ -487,6 +560,25 @@ pub fn minimum_of(loaded: &Loaded) -> Minimum {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printed_arrays_split_at_their_top_level_commas() {
+        assert_eq!(
+            split_printed_array(
+                r#"[{a = 1 : i64}, {}, {b = "x, \"y]", c = [1, 2]}, {f = (i32) -> (i32, i32)}]"#
+            ),
+            Some(vec![
+                "{a = 1 : i64}",
+                "{}",
+                r#"{b = "x, \"y]", c = [1, 2]}"#,
+                "{f = (i32) -> (i32, i32)}"
+            ])
+        );
+        assert_eq!(split_printed_array("[]"), Some(vec![]));
+        assert_eq!(split_printed_array("[{}]"), Some(vec!["{}"]));
+        assert_eq!(split_printed_array("{}"), None);
+        assert_eq!(split_printed_array("[{]"), None);
+    }
 
     #[test]
     fn mesh_axes_are_read_from_the_printed_mesh() {

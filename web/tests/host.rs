@@ -216,7 +216,11 @@ fn serialize_refuses_a_target_too_old_for_the_program_with_its_blockers() {
     let e = serialize(TAN, "1.0.0", "t.mlir", false).unwrap_err();
     assert_eq!(e.kind, "convert");
     assert_eq!(e.diagnostics.len(), 1);
-    assert!(e.diagnostics[0].op.contains("tan"), "{:?}", e.diagnostics[0]);
+    assert!(
+        e.diagnostics[0].op.contains("tan"),
+        "{:?}",
+        e.diagnostics[0]
+    );
     assert_eq!(
         e.diagnostics[0].needs.map(|v| v.to_string()),
         Some("1.4.0".into())
@@ -254,8 +258,15 @@ fn retarget_writes_an_artifact_that_reads_back_to_the_same_program() {
     let tan = Loaded::open(serialize(TAN, "1.4.0", "t.mlir", false).unwrap(), "tan").unwrap();
     let e = tan.retarget("1.0.0").unwrap_err();
     assert_eq!(e.kind, "convert", "{e:?}");
-    assert_eq!(e.diagnostics[0].needs.map(|v| v.to_string()), Some("1.4.0".into()));
-    assert!(e.message.starts_with("cannot retarget to 1.0.0"), "{}", e.message);
+    assert_eq!(
+        e.diagnostics[0].needs.map(|v| v.to_string()),
+        Some("1.4.0".into())
+    );
+    assert!(
+        e.message.starts_with("cannot retarget to 1.0.0"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -278,4 +289,50 @@ fn a_suite_artifact_from_2023_reads_at_its_ops_version() {
         "{:?}",
         r.custom_calls
     );
+}
+
+#[test]
+fn function_attributes_printed_as_one_array_split_into_each_dictionary() {
+    // The report prints a function's `arg_attrs` once and splits the text: each piece must be
+    // what printing that dictionary alone gives.
+    use vhlo_core::ir::AttrData;
+    use vhlo_core::text::attribute_to_string;
+    let mut dirs = vec![
+        repo().join("tests/fixtures/jax"),
+        repo().join("tests/fixtures/jax_mesh"),
+    ];
+    dirs.push(fixtures());
+    let mut checked = 0;
+    for dir in dirs {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.to_string_lossy().ends_with(".mlir.bc") {
+                continue;
+            }
+            let Ok(loaded) = Loaded::open(read(&path), "f") else {
+                continue;
+            };
+            let m = &loaded.stablehlo;
+            m.walk(|op| {
+                if m.op_name_str(op) != "func.func" {
+                    return;
+                }
+                for name in ["arg_attrs", "res_attrs"] {
+                    let Some(a) = m.property(op, name).or_else(|| m.attribute(op, name)) else {
+                        continue;
+                    };
+                    let AttrData::Array(items) = m.attr_data(a) else {
+                        continue;
+                    };
+                    let printed = attribute_to_string(m, a);
+                    let pieces = vhlo_web::report::split_printed_array(&printed).unwrap();
+                    let each: Vec<String> =
+                        items.iter().map(|&d| attribute_to_string(m, d)).collect();
+                    assert_eq!(pieces, each, "{}", path.display());
+                    checked += 1;
+                }
+            });
+        }
+    }
+    assert!(checked > 50, "{checked}");
 }

@@ -153,6 +153,7 @@ const state = {
   id: 0, // the current open's id: answers to older ones are dropped
   file: null,
   summary: null,
+  painted: Promise.resolve(),
   text: '',
   textOptions: { generic: false, locations: false },
   timing: {},
@@ -182,31 +183,42 @@ function onWorkerMessage(msg) {
   switch (msg.type) {
     case 'summary':
       state.summary = msg.summary;
+      state.timing.received = performance.now() - state.t0;
       renderSummary(msg.summary);
+      state.timing.rendered = performance.now() - state.t0;
       setStatus(`${state.file.name}: printing the program…`);
-      afterPaint(() => {
+      // The text (already printing in the worker) is shown once this first view is painted.
+      state.painted = new Promise((done) => afterPaint(() => {
         state.timing.firstView = performance.now() - state.t0;
         state.timing.read = msg.ms.read;
+        state.timing.summary = msg.ms.summary;
         renderTiming();
         document.body.dataset.state = 'summary';
-      });
+        done();
+      }));
       break;
     case 'text':
-      state.text = msg.text;
-      textView.setText(msg.text);
-      $('text-info').textContent = `${textView.lineCount.toLocaleString()} lines, ${formatBytes(msg.text.length)}`;
-      afterPaint(() => {
-        if (state.timing.text === undefined) state.timing.text = performance.now() - state.t0;
-        renderTiming();
-        document.body.dataset.textState = `${msg.options.generic ? 'generic' : 'pretty'}-${msg.options.locations ? 'loc' : 'noloc'}`;
-        setStatus(`${state.file.name}: ${state.summary.stablehlo_ops.toLocaleString()} ops`);
+      state.painted.then(() => {
+        if (msg.id !== state.id) return;
+        state.text = msg.text;
+        textView.setText(msg.text);
+        $('text-info').textContent = `${textView.lineCount.toLocaleString()} lines, ${formatBytes(msg.text.length)}`;
+        afterPaint(() => {
+          if (state.timing.text === undefined) state.timing.text = performance.now() - state.t0;
+          renderTiming();
+          document.body.dataset.textState = `${msg.options.generic ? 'generic' : 'pretty'}-${msg.options.locations ? 'loc' : 'noloc'}`;
+          setStatus(`${state.file.name}: ${state.summary.stablehlo_ops.toLocaleString()} ops`);
+        });
       });
       break;
     case 'minimum':
-      renderMinimum(msg.minimum);
-      state.timing.minimum = msg.ms;
-      renderTiming();
-      document.body.dataset.minimum = 'done';
+      state.painted.then(() => {
+        if (msg.id !== state.id) return;
+        renderMinimum(msg.minimum);
+        state.timing.minimum = msg.ms;
+        renderTiming();
+        document.body.dataset.minimum = 'done';
+      });
       break;
     case 'retargeted':
       download(new Blob([msg.bytes], { type: 'application/octet-stream' }), retargetName(msg.version));
@@ -247,6 +259,7 @@ async function openFile(file) {
   setStatus(`reading ${file.name}…`);
   const bytes = await file.arrayBuffer();
   if (id !== state.id) return;
+  state.timing.loaded = performance.now() - state.t0;
   worker.postMessage({ id, type: 'open', name: file.name, bytes, textOptions: { ...state.textOptions } }, [bytes]);
 }
 
