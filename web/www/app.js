@@ -227,7 +227,7 @@ function onWorkerMessage(msg) {
     case 'error':
       if (msg.request === 'retarget') {
         $('retarget-status').textContent = '';
-        showError(state.file.name, msg.error, { keepReport: true });
+        showError(state.file.name, msg.error, { keepReport: true, title: `Cannot write for ${msg.version}:` });
       } else {
         showError(state.file.name, msg.error);
       }
@@ -421,19 +421,26 @@ function renderMinimum(m) {
   if (m.version) {
     dd.textContent = `StableHLO ${m.version} (the oldest release it can be written for)`;
     dd.dataset.version = m.version;
-    fillRetarget(m.writable_for, state.summary.target_version ?? m.version);
+    const writable = new Set(m.writable_for.map((r) => r.version));
+    fillRetarget(allReleases.length ? allReleases : m.writable_for, state.summary.target_version ?? m.version, writable);
   } else {
     dd.textContent = `none: ${m.blockers.length} blocker(s) at every release`;
     dd.dataset.version = '';
-    fillRetarget([], null);
+    fillRetarget(allReleases, null, new Set());
   }
 }
 
 let allReleases = [];
 
-function fillRetarget(releases, selected) {
+// The releases to retarget to; with `writable`, those that cannot hold the program are marked
+// (choosing one shows why, op by op).
+function fillRetarget(releases, selected, writable) {
   const select = $('retarget-version');
-  select.replaceChildren(...releases.map((r) => el('option', { value: r.version, text: r.date ? `${r.version} (${r.date})` : r.version })));
+  select.replaceChildren(...releases.map((r) => {
+    let label = r.date ? `${r.version} (${r.date})` : r.version;
+    if (writable && !writable.has(r.version)) label += ' – too old for this program';
+    return el('option', { value: r.version, text: label });
+  }));
   if (selected && releases.some((r) => r.version === selected)) select.value = selected;
   select.disabled = !releases.length;
 }
@@ -452,9 +459,14 @@ function download(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-function showError(name, e, { keepReport = false } = {}) {
+function showError(name, e, { keepReport = false, title = 'Cannot read' } = {}) {
   $('welcome').hidden = true;
-  if (!keepReport) $('report').hidden = true;
+  if (!keepReport) {
+    $('report').hidden = true;
+    state.timing = {};
+    renderTiming();
+  }
+  $('error-title').textContent = title;
   $('error').hidden = false;
   $('error-file').textContent = name;
   $('error-message').textContent = e.message;

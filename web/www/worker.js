@@ -70,6 +70,6 @@ self.onmessage = async (event) => {
         throw new Error(`unknown request ${msg.type}`);
     }
   } catch (e) {
-    post({ id: msg.id, type: 'error', request: msg.type, error: plainError(e) });
+    post({ id: msg.id, type: 'error', request: msg.type, version: msg.version, error: plainError(e) });
   }
 };
