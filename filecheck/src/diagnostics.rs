@@ -208,7 +208,7 @@ mod tests {
 
     #[test]
     fn splits_and_offsets() {
-        let src = "a\n// expected-error@+1 {{one}}\nb\n// -----\nc // expected-error {{two}}\n// expected-error@above {{three}} expected-error@-1 {{four}}\n";
+        let src = "a\n// expected-error@+1 {{one}}\nb\n// -----\nc // expected-error {{two}}\n// expected-error@above {{three}}\n// expected-error @-2 {{four}}\nd\n";
         let cases = split_cases(src).unwrap();
         assert_eq!(cases.len(), 2);
         assert_eq!(cases[0].expected[0].line, 3);
@@ -216,6 +216,9 @@ mod tests {
         let lines: Vec<u32> = cases[1].expected.iter().map(|e| e.line).collect();
         assert_eq!(lines, vec![5, 5, 5]);
         assert_eq!(cases[1].expected[2].message, "four");
+        let re = &split_cases("x\n// expected-error-re@-1{{a {{.*}} b}}\n").unwrap()[0];
+        assert_eq!(re.expected[0].line, 1);
+        assert_eq!(re.expected[0].message, "a {{.*}} b");
         assert_eq!(cases[1].file_line(2), 6);
     }
 

@@ -300,9 +300,18 @@ fn check_text(bytes: &[u8]) -> Result<(), String> {
         return Ok(());
     };
     let first = text::print_generic(&module);
-    let again = text::parse(&first).map_err(|e| format!("printed text does not parse: {e}"))?;
+    let again = text::parse_unverified(&first)
+        .map_err(|e| format!("printed text does not parse: {e}"))?;
     if text::print_generic(&again) != first {
         return Err("the generic text printed twice differs".into());
+    }
+    // The verifier judges the text as it judges the module read.
+    let module_ok = vhlo_core::verify::verify(&module).is_ok();
+    let text_ok = text::parse(&first).is_ok();
+    if module_ok != text_ok {
+        return Err(format!(
+            "the verifier accepts the module read ({module_ok}) but not its text ({text_ok}), or the reverse"
+        ));
     }
     Ok(())
 }

@@ -543,7 +543,7 @@ fn row11_type_dags_are_walked_once() {
         vhlo_core::convert::minimum_version(&vhlo).map_err(|e| format!("{e:?}"))?;
         let bytes =
             portable::serialize_portable_module(m, "1.0.0", strict()).map_err(|e| e.to_string())?;
-        portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: true })
+        portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: true, ..Default::default() })
             .map_err(|e| e.to_string())?;
         Ok::<_, String>(bytes.len())
     });
@@ -579,7 +579,7 @@ fn row04_location_dags_are_walked_once() {
             portable::serialize_portable_module(m, "1.0.0", strict()).expect("no range locations");
         let m = portable::deserialize_portable_artifact_with(
             &bytes,
-            DeserializeOptions { strict: true },
+            DeserializeOptions { strict: true, ..Default::default() },
         )
         .expect("reads");
         text::print(

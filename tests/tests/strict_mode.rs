@@ -178,7 +178,7 @@ fn an_attribute_the_reader_drops_is_refused_only_when_strict() {
         "the reader records what it dropped"
     );
     let (_, version) = portable::read_vhlo(&bytes).expect("not strict: read");
-    let err = portable::read_vhlo_with(&bytes, DeserializeOptions { strict: true })
+    let err = portable::read_vhlo_with(&bytes, DeserializeOptions { strict: true, ..Default::default() })
         .expect_err("strict refuses");
     let PortableError::Convert(ds) = &err else {
         panic!("{err}")
@@ -196,7 +196,7 @@ fn an_attribute_the_reader_drops_is_refused_only_when_strict() {
     );
     assert!(!ds[0].op.is_empty());
     let strict_deserialize =
-        portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: true });
+        portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: true, ..Default::default() });
     assert!(matches!(strict_deserialize, Err(PortableError::Convert(_))));
 }
 
@@ -221,7 +221,7 @@ fn strict_deserialization_accepts_every_suite_artifact() {
         };
         let strict = portable::deserialize_portable_artifact_with(
             &bytes,
-            DeserializeOptions { strict: true },
+            DeserializeOptions { strict: true, ..Default::default() },
         )
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(

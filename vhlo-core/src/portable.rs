@@ -313,6 +313,10 @@ fn read_vhlo_from(
         None => bytecode::read(bytes)?,
     };
     let version = reading_version(&m, &producer);
+    // As MLIR verifies what it reads: the structure (terminators, dominance) of the VHLO module.
+    if !options.skip_verification {
+        crate::verify::verify(&m).map_err(|d| PortableError::Convert(d.0))?;
+    }
     if options.strict {
         let losses = convert::shadowed_on_reading(&m, &info.shadowed_attributes, version);
         if !losses.is_empty() {
@@ -381,6 +385,10 @@ fn legalize_read_module_beside<R: Send>(
         return Err(PortableError::Convert(all));
     }
     let side = converted.map_err(PortableError::Convert)?;
+    // As MLIR verifies the module it read, after the legalization.
+    if !options.skip_verification {
+        crate::verify::verify(&m).map_err(|d| PortableError::Convert(d.0))?;
+    }
     Ok((m, side))
 }
 

@@ -62,6 +62,10 @@ struct Cli {
     /// target cannot read, attributes that would be dropped, locations left out of the printed text.
     #[arg(long)]
     strict: bool,
+    /// Do not verify the program after reading it or before writing it (MLIR's option of the
+    /// same name). What is written may then be refused by its reader.
+    #[arg(long)]
+    mlir_very_unsafe_disable_verifier_on_parsing: bool,
     /// Print ops in generic form.
     #[arg(long)]
     mlir_print_op_generic: bool,
@@ -98,6 +102,7 @@ const LONG_OPTIONS: &[&str] = &[
     "strip-debuginfo",
     "allow-other-dialects",
     "strict",
+    "mlir-very-unsafe-disable-verifier-on-parsing",
     "mlir-print-op-generic",
     "mlir-print-debuginfo",
     "json",
@@ -400,6 +405,31 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     ))
 }
 
+/// Parses the input text, verified unless the user turned the verifier off; with source
+/// locations, unlocated ops get their position in the input.
+fn parse_input(
+    cli: &Cli,
+    src: &str,
+    name: &str,
+    source_locations: bool,
+) -> Result<vhlo_core::ir::Module, Failure> {
+    let unsafe_skip = cli.mlir_very_unsafe_disable_verifier_on_parsing;
+    let parsed = match (source_locations, unsafe_skip) {
+        (true, false) => text::parse_with_source_locations(src, name),
+        (true, true) => text::parse_with_source_locations_unverified(src, name),
+        (false, false) => text::parse(src),
+        (false, true) => text::parse_unverified(src),
+    };
+    parsed.map_err(|e| Failure::Message(format!("{name}:{e}")))
+}
+
+fn deserialize_options(cli: &Cli) -> DeserializeOptions {
+    DeserializeOptions {
+        strict: cli.strict,
+        skip_verification: cli.mlir_very_unsafe_disable_verifier_on_parsing,
+    }
+}
+
 fn serialize(cli: &Cli) -> Result<(), Failure> {
     let t = target(cli)?;
     let name = input_name(cli).to_string();
@@ -409,17 +439,14 @@ fn serialize(cli: &Cli) -> Result<(), Failure> {
     // Like MLIR, unlocated ops get their position in the input file (`<stdin>` for stdin),
     // unless every location is stripped first anyway (serialize_portable_module strips before
     // anything else, so the result and any diagnostic are the same).
-    let parsed = if cli.strip_debuginfo {
-        text::parse(&src)
-    } else {
-        text::parse_with_source_locations(&src, &name)
-    };
-    let module = parsed.map_err(|e| Failure::Message(format!("{name}:{e}")))?;
+    let module = parse_input(cli, &src, &name, !cli.strip_debuginfo)?;
     drop(src);
     let opts = SerializeOptions {
         strip_debuginfo: cli.strip_debuginfo,
         allow_other_dialects: cli.allow_other_dialects,
         strict: cli.strict,
+        // The parse verified it (unless told not to), and nothing changed it since.
+        skip_verification: true,
     };
     let out = portable::serialize_portable_encoded(module, &t, opts)?;
     write_artifact(cli.output.as_deref(), &out)
@@ -454,7 +481,7 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
         // named on the second core while the program legalizes.
         let (m, names) = portable::deserialize_portable_numbered(
             &Blob::from_owner(Arc::new(bytes)),
-            DeserializeOptions { strict: cli.strict },
+            deserialize_options(cli),
             opts,
         )?;
         numbering = names;
@@ -464,8 +491,7 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
         let src = String::from_utf8(bytes).map_err(|_| {
             Failure::Message(format!("{name}: neither MLIR bytecode nor UTF-8 text"))
         })?;
-        let mut m = text::parse_with_source_locations(&src, &name)
-            .map_err(|e| Failure::Message(format!("{name}:{e}")))?;
+        let mut m = parse_input(cli, &src, &name, true)?;
         let mut has_vhlo = false;
         m.walk(|op| has_vhlo |= m.op_name_str(op).starts_with("vhlo."));
         if has_vhlo {
@@ -536,7 +562,7 @@ fn retarget(cli: &Cli) -> Result<(), Failure> {
     // Large constants stay in the input buffer, which the module shares.
     let (mut m, _) = portable::read_vhlo_shared(
         &Blob::from_owner(Arc::new(bytes)),
-        DeserializeOptions { strict: cli.strict },
+        deserialize_options(cli),
     )?;
     convert::vhlo_to_version(&mut m, version.floor_patch())
         .map_err(|ds| Failure::Diagnostics(format!("cannot retarget to {t}"), ds.into()))?;

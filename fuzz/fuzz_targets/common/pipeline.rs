@@ -19,6 +19,10 @@ pub fn check(data: &[u8]) -> Result<(), String> {
     if vhlo_core::convert::legalize_to_stablehlo(&mut module).is_err() {
         return Ok(());
     }
+    // A program the verifier refuses is refused by `--deserialize` (and by its reparse).
+    if vhlo_core::verify::verify(&module).is_err() {
+        return Ok(());
+    }
     for generic in [false, true] {
         let opts = PrintOptions {
             generic,

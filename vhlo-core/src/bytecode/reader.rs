@@ -148,6 +148,7 @@ fn read_on_this_thread<'a>(
         live_values: 0,
         ir_bytes: ir.as_ref().map_or(0, Cursor::remaining),
         use_lists: BTreeMap::new(),
+        use_list_offsets: BTreeMap::new(),
         block_arg_locations: BTreeMap::new(),
         shadowed_attributes: Vec::new(),
         vhlo_mnemonics: Default::default(),
@@ -167,6 +168,7 @@ fn read_on_this_thread<'a>(
     check_resources(resource_offsets, resources)?;
     if let Some(mut s) = ir {
         r.read_ir(&mut s)?;
+        r.check_use_list_orders(&s)?;
     }
     let info = ArtifactInfo {
         bytecode_version,
@@ -231,6 +233,8 @@ enum Slot<T> {
 /// Value numbering of one isolated scope (MLIR's `ValueScope`).
 #[derive(Default)]
 struct Scope {
+    /// The top-level scope, whose results no region header counts.
+    top: bool,
     values: Vec<Option<Value>>,
     next_ids: Vec<usize>,
     /// Operands that referred to a value not defined yet, by value slot: (op, operand index).
@@ -323,6 +327,8 @@ struct Reader<'a> {
     /// Size of the top-level IR section.
     ir_bytes: usize,
     use_lists: BTreeMap<Value, UseListOrder>,
+    /// Where each use-list order was read, to place an error found once all uses are known.
+    use_list_offsets: BTreeMap<Value, usize>,
     block_arg_locations: BTreeMap<Value, Location>,
     shadowed_attributes: Vec<super::ShadowedAttribute>,
     /// The VHLO mnemonics interned so far (one lookup per kind, not per entry).
@@ -969,7 +975,10 @@ impl<'a> Reader<'a> {
         if has_args {
             return Err(c.err("top-level block arguments are not supported"));
         }
-        let mut scope = Scope::default();
+        let mut scope = Scope {
+            top: true,
+            ..Scope::default()
+        };
         scope.next_ids.push(0);
         let mut ctx = RegionCtx {
             blocks: Vec::new(),
@@ -1018,7 +1027,7 @@ impl<'a> Reader<'a> {
         let slot = *next;
         *next = slot.saturating_add(1);
         if slot >= scope.values.len() {
-            if scope.next_ids.len() == 1 {
+            if scope.top && scope.next_ids.len() == 1 {
                 // Top-level results: the IR section declares no value count for them.
                 scope.values.resize(slot.saturating_add(1), None);
             } else {
@@ -1316,12 +1325,13 @@ impl<'a> Reader<'a> {
                 self.define(c, scope, Value(first.saturating_add(k as u32)))?;
             }
         }
-        for (idx, order) in use_lists {
+        for (idx, order, at) in use_lists {
             let v = self
                 .module
                 .result(op, idx)
                 .ok_or_else(|| c.err("use-list order for a missing result"))?;
             self.use_lists.insert(v, order);
+            self.use_list_offsets.insert(v, at);
         }
         Ok(regions_header.map(|isolated| (isolated, regions)))
     }
@@ -1438,12 +1448,13 @@ impl<'a> Reader<'a> {
         if has_args && self.version >= version::USE_LIST_ORDERING {
             let mask = c.byte()?;
             if mask & op_mask::HAS_USE_LIST_ORDERS != 0 {
-                for (idx, order) in read_use_list_orders(c, args.len())? {
+                for (idx, order, at) in read_use_list_orders(c, args.len())? {
                     let v = args
                         .get(idx)
                         .copied()
                         .ok_or_else(|| c.err("use-list order for a missing argument"))?;
                     self.use_lists.insert(v, order);
+                    self.use_list_offsets.insert(v, at);
                 }
             } else if mask != 0 {
                 return Err(c.err(format!("invalid block argument mask {mask:#04x}")));
@@ -1465,6 +1476,31 @@ impl<'a> Reader<'a> {
             Some((slot, _)) => Err(c.err(format!("operand refers to undefined value {slot}"))),
             None => Ok(()),
         }
+    }
+
+    /// Every use-list order read is a valid order of its value's uses (counted once, in one
+    /// walk, and only when the artifact has orders).
+    fn check_use_list_orders(&self, c: &Cursor<'_>) -> Result<()> {
+        if self.use_lists.is_empty() {
+            return Ok(());
+        }
+        let mut uses: BTreeMap<Value, usize> = self.use_lists.keys().map(|&v| (v, 0)).collect();
+        let m = &self.module;
+        m.walk(|op| {
+            for v in m.operands(op) {
+                if let Some(n) = uses.get_mut(v) {
+                    *n += 1;
+                }
+            }
+        });
+        for (v, order) in &self.use_lists {
+            let n = uses.get(v).copied().unwrap_or(0);
+            if let Err(e) = check_use_list_order(order, n) {
+                let at = self.use_list_offsets.get(v).copied().unwrap_or(0);
+                return Err(c.err_at(at, e));
+            }
+        }
+        Ok(())
     }
 
     fn finish_scope(&mut self, c: &Cursor<'_>, scope: &mut Scope) -> Result<()> {
@@ -1634,10 +1670,11 @@ pub(crate) fn inherent_names(dialect: &str, short: &str) -> Option<&'static [&'s
 fn read_use_list_orders(
     c: &mut Cursor<'_>,
     num_values: usize,
-) -> Result<Vec<(usize, UseListOrder)>> {
+) -> Result<Vec<(usize, UseListOrder, usize)>> {
     let n = if num_values > 1 { c.count(2)? } else { 1 };
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
+        let at = c.offset();
         let idx = if num_values > 1 { c.index()? } else { 0 };
         let (len, pair_encoding) = c.varint_with_flag()?;
         let len = usize::try_from(len).map_err(|_| c.err("use-list length too large"))?;
@@ -1653,9 +1690,47 @@ fn read_use_list_orders(
                 pair_encoding,
                 indices,
             },
+            at,
         ));
     }
     Ok(out)
+}
+
+/// MLIR's reader applies a use-list order only when it is a permutation of the value's uses
+/// (or, pair-encoded, a list of (from, to) positions among them), and fails otherwise.
+fn check_use_list_order(order: &UseListOrder, uses: usize) -> std::result::Result<(), String> {
+    let n = order.indices.len();
+    if order.pair_encoding {
+        if n % 2 != 0 {
+            return Err(format!(
+                "pair-encoded use-list order has an odd length {n}"
+            ));
+        }
+        if let Some(&i) = order.indices.iter().find(|&&i| i >= uses as u64) {
+            return Err(format!(
+                "use-list order names use {i} of a value with {uses} uses"
+            ));
+        }
+        return Ok(());
+    }
+    if n != uses {
+        return Err(format!(
+            "use-list order of length {n} for a value with {uses} uses"
+        ));
+    }
+    let mut seen = vec![false; n];
+    for &i in order.indices.iter() {
+        match usize::try_from(i).ok().and_then(|i| seen.get_mut(i)) {
+            Some(s) if !*s => *s = true,
+            _ => {
+                return Err(format!(
+                    "use-list order {:?} is not a permutation of the value's {uses} uses",
+                    order.indices
+                ))
+            }
+        }
+    }
+    Ok(())
 }
 
 fn read_u32(c: &mut Cursor<'_>) -> Result<u32> {

@@ -2,7 +2,9 @@
 //! ways (upstream's `convertGeneric`). Op-specific cases live in `ops.rs`.
 
 use crate::dialect::support::vhlo_attr;
-use crate::ir::{AttrData, Attribute, Blob, DialectAttr, Module, Param, Signedness, TypeData};
+use crate::ir::{
+    AttrData, Attribute, Blob, DialectAttr, FastMap, Module, Param, Signedness, TypeData,
+};
 use crate::vhlo::VhloEnum;
 
 use super::types;
@@ -65,8 +67,35 @@ pub fn vhlo_i64_tensor(m: &mut Module, shape: &[i64], values: &[i64]) -> Result<
 }
 
 /// Converts a builtin/StableHLO attribute to VHLO. With `allow_other`, attributes of other
-/// dialects are kept as they are.
+/// dialects are kept as they are. Each distinct sub-attribute is converted once, so the work is
+/// linear in the distinct attributes even when they share parts (`[#a, #a]`, nested).
 pub fn to_vhlo(m: &mut Module, a: Attribute, allow_other: bool) -> Result<Attribute, String> {
+    to_vhlo_in(m, a, allow_other, &mut Memo::default())
+}
+
+/// Attributes converted so far, by their original.
+type Memo = FastMap<Attribute, Attribute>;
+
+fn to_vhlo_in(
+    m: &mut Module,
+    a: Attribute,
+    allow_other: bool,
+    memo: &mut Memo,
+) -> Result<Attribute, String> {
+    if let Some(&done) = memo.get(&a) {
+        return Ok(done);
+    }
+    let converted = to_vhlo_uncached(m, a, allow_other, memo)?;
+    memo.insert(a, converted);
+    Ok(converted)
+}
+
+fn to_vhlo_uncached(
+    m: &mut Module,
+    a: Attribute,
+    allow_other: bool,
+    memo: &mut Memo,
+) -> Result<Attribute, String> {
     let data = m.attr_data(a).clone();
     let fail = |m: &Module, why: &str| Err(format!("attribute `{}` {why}", describe(m, a)));
     Ok(match data {
@@ -103,7 +132,7 @@ pub fn to_vhlo(m: &mut Module, a: Attribute, allow_other: bool) -> Result<Attrib
         AttrData::Array(xs) => {
             let xs = xs
                 .iter()
-                .map(|&x| to_vhlo(m, x, allow_other))
+                .map(|&x| to_vhlo_in(m, x, allow_other, memo))
                 .collect::<Result<Vec<_>, _>>()?;
             vhlo_attr(m, "array_v1", vec![Param::Attrs(xs.into())])
         }
@@ -135,7 +164,7 @@ pub fn to_vhlo(m: &mut Module, a: Attribute, allow_other: bool) -> Result<Attrib
             let mut pairs = Vec::with_capacity(entries.len());
             for (k, v) in entries.iter() {
                 let key = vhlo_attr(m, "string_v1", vec![Param::Str(*k)]);
-                pairs.push((key, to_vhlo(m, *v, allow_other)?));
+                pairs.push((key, to_vhlo_in(m, *v, allow_other, memo)?));
             }
             vhlo_attr(m, "dict_v1", vec![Param::AttrPairs(pairs.into())])
         }
@@ -147,7 +176,7 @@ pub fn to_vhlo(m: &mut Module, a: Attribute, allow_other: bool) -> Result<Attrib
             let mnemonic = m.str(d.mnemonic).to_string();
             match dialect.as_str() {
                 "vhlo" => a,
-                "stablehlo" => stablehlo_to_vhlo(m, a, &mnemonic, &d, allow_other)?,
+                "stablehlo" => stablehlo_to_vhlo(m, a, &mnemonic, &d, allow_other, memo)?,
                 _ if allow_other => a,
                 _ => return fail(m, "is not in the StableHLO opset (no VHLO form)"),
             }
@@ -163,6 +192,7 @@ fn stablehlo_to_vhlo(
     mnemonic: &str,
     d: &DialectAttr,
     allow_other: bool,
+    memo: &mut Memo,
 ) -> Result<Attribute, String> {
     if let Some(e) = VhloEnum::ALL.iter().find(|e| e.stablehlo() == mnemonic) {
         let [Param::Int(v)] = d.params[..] else {
@@ -177,9 +207,9 @@ fn stablehlo_to_vhlo(
             _ => Err(format!("malformed attribute `{}`", describe(m, a))),
         }
     };
-    let conv_attr = |m: &mut Module, p: &Param| -> Result<Param, String> {
+    let mut conv_attr = |m: &mut Module, p: &Param| -> Result<Param, String> {
         match p {
-            Param::Attr(x) => Ok(Param::Attr(to_vhlo(m, *x, allow_other)?)),
+            Param::Attr(x) => Ok(Param::Attr(to_vhlo_in(m, *x, allow_other, memo)?)),
             Param::Absent => Ok(Param::Absent),
             _ => Err(format!("malformed attribute `{}`", describe(m, a))),
         }
@@ -209,7 +239,7 @@ fn stablehlo_to_vhlo(
         ("mesh", [Param::Attrs(axes), device_ids]) => {
             let axes = axes
                 .iter()
-                .map(|&x| to_vhlo(m, x, allow_other))
+                .map(|&x| conv_attr(m, &Param::Attr(x)).map(|p| p.attr().unwrap_or(x)))
                 .collect::<Result<Vec<_>, _>>()?;
             let axes = vhlo_attr(m, "array_v1", vec![Param::Attrs(axes.into())]);
             let ids = conv_attr(m, device_ids)?;
@@ -255,7 +285,11 @@ pub fn int_value_for(m: &Module, ty: crate::ir::Type, v: i64) -> i128 {
 
 /// The most common VHLO attributes (strings, booleans, arrays, dictionaries), converted
 /// without copying the attribute; `None` for the others.
-fn common_from_vhlo(m: &mut Module, a: Attribute) -> Option<Result<Attribute, String>> {
+fn common_from_vhlo(
+    m: &mut Module,
+    a: Attribute,
+    memo: &mut Memo,
+) -> Option<Result<Attribute, String>> {
     enum Common {
         Str(crate::ir::Symbol),
         Bool(bool),
@@ -284,7 +318,7 @@ fn common_from_vhlo(m: &mut Module, a: Attribute) -> Option<Result<Attribute, St
             for x in xs {
                 let y = match last {
                     Some((from, to)) if from == x => to,
-                    _ => from_vhlo(m, x)?,
+                    _ => from_vhlo_in(m, x, memo)?,
                 };
                 last = Some((x, y));
                 out.push(y);
@@ -304,7 +338,7 @@ fn common_from_vhlo(m: &mut Module, a: Attribute) -> Option<Result<Attribute, St
                 let Some(key) = key else {
                     return Err(format!("malformed VHLO attribute `{}`", describe(m, a)));
                 };
-                entries.push((key, from_vhlo(m, v)?));
+                entries.push((key, from_vhlo_in(m, v, memo)?));
             }
             // MLIR keeps dictionaries sorted by name.
             entries.sort_by(|x, y| m.str(x.0).cmp(m.str(y.0)));
@@ -322,8 +356,22 @@ fn common_from_vhlo(m: &mut Module, a: Attribute) -> Option<Result<Attribute, St
 }
 
 /// Converts a VHLO attribute back to its builtin/StableHLO form. Non-VHLO attributes are kept.
+/// Each distinct sub-attribute is converted once (see [`to_vhlo`]).
 pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
-    if let Some(done) = common_from_vhlo(m, a) {
+    from_vhlo_in(m, a, &mut Memo::default())
+}
+
+fn from_vhlo_in(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<Attribute, String> {
+    if let Some(&done) = memo.get(&a) {
+        return Ok(done);
+    }
+    let converted = from_vhlo_uncached(m, a, memo)?;
+    memo.insert(a, converted);
+    Ok(converted)
+}
+
+fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<Attribute, String> {
+    if let Some(done) = common_from_vhlo(m, a, memo) {
         return done;
     }
     let AttrData::Dialect(d) = m.attr_data(a).clone() else {
@@ -352,9 +400,9 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
         return Ok(stablehlo_attr(m, e.stablehlo(), vec![Param::Int(v)]));
     }
     let params = d.params.to_vec();
-    let conv = |m: &mut Module, p: &Param| -> Result<Param, String> {
+    let mut conv = |m: &mut Module, p: &Param| -> Result<Param, String> {
         match p {
-            Param::Attr(x) => Ok(Param::Attr(from_vhlo(m, *x)?)),
+            Param::Attr(x) => Ok(Param::Attr(from_vhlo_in(m, *x, memo)?)),
             Param::Absent => Ok(Param::Absent),
             _ => Err(format!("malformed VHLO attribute `{}`", describe(m, a))),
         }
@@ -482,7 +530,7 @@ pub fn from_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
             };
             let axes = items
                 .into_iter()
-                .map(|x| from_vhlo(m, x))
+                .map(|x| conv(m, &Param::Attr(x)).map(|p| p.attr().unwrap_or(x)))
                 .collect::<Result<Vec<_>, _>>()?;
             for &x in &axes {
                 expect(

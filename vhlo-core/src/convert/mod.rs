@@ -33,25 +33,7 @@ use crate::vhlo::{self, StablehloOp, VhloAttr, VhloEnum, VhloOp, VhloType};
 /// agree.
 pub use crate::text::location_to_string;
 
-/// The conversions recurse over types, attributes and locations: a module nested deeper than
-/// [`crate::ir::MAX_NESTING`] (built by hand, or through aliases) is refused first.
-pub(crate) fn nesting_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {
-    crate::ir::regions_within_limit(m).map_err(|_| regions_too_deep())?;
-    interned_within_limit(m)
-}
-
-fn regions_too_deep() -> Vec<Diagnostic> {
-    vec![Diagnostic {
-        op: "builtin.module".into(),
-        location: "unknown".into(),
-        subject: "regions".into(),
-        needs: None,
-        rule: format!(
-            "regions nested deeper than {} levels (the nesting limit)",
-            crate::ir::MAX_NESTING
-        ),
-    }]
-}
+use crate::verify::{interned_within_limit, nesting_within_limit, regions_too_deep};
 
 /// [`nesting_within_limit`] and [`all_ops`] in one walk (the same pre-order as
 /// [`Module::walk`]).
@@ -84,17 +66,6 @@ fn checked_ops(m: &Module) -> Result<Vec<OpId>, Vec<Diagnostic>> {
     Ok(ops)
 }
 
-fn interned_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {
-    crate::ir::deepest_interned(m).map_err(|e| {
-        vec![Diagnostic {
-            op: "builtin.module".into(),
-            location: "unknown".into(),
-            subject: format!("{} #{}", e.what, e.id),
-            needs: None,
-            rule: e.to_string(),
-        }]
-    })
-}
 
 /// Options of [`legalize_to_vhlo`].
 #[derive(Clone, Copy, Debug, Default)]

@@ -1441,7 +1441,8 @@ mod tests {
   %3 = "stablehlo.tuple"(%a) : (tensor<f32>) -> tuple<tensor<f32>>
   return %0 : tuple<tensor<i32>>
 }"#;
-        let m = crate::text::parse(src).expect("parses");
+        // Both break their ODS types, which the verifier refuses; the printer still spells them.
+        let m = crate::text::parse_unverified(src).expect("parses");
         let out = crate::text::print(&m, Default::default());
         assert!(out.contains(r#""stablehlo.tuple"(%arg0)"#), "{out}");
         assert!(
@@ -1458,7 +1459,7 @@ mod tests {
             out.contains("stablehlo.tuple %arg0 : tuple<tensor<f32>>"),
             "{out}"
         );
-        let back = crate::text::parse(&out).expect("reparses");
+        let back = crate::text::parse_unverified(&out).expect("reparses");
         assert_eq!(crate::text::print(&back, Default::default()), out);
     }
 }

@@ -33,71 +33,9 @@ pub(crate) mod types;
 pub use crate::convert::{Diagnostic, Diagnostics};
 use crate::ir::{Module, OpId};
 
-/// One failed check, before it is given the op's name and location.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Failure {
-    /// The constraint: a spec id (`C1`), an ODS trait, or an MLIR rule.
-    pub rule: &'static str,
-    pub message: String,
-}
 
-/// The result of one check.
-pub(crate) type Check = Result<(), Failure>;
-
-/// A failed check of `rule`.
-pub(crate) fn fail(rule: &'static str, message: impl Into<String>) -> Failure {
-    Failure {
-        rule,
-        message: message.into(),
-    }
-}
-
-/// Returns early with a [`Failure`] of `rule`, its message formatted as by `format!`.
-macro_rules! bail {
-    ($rule:expr, $($fmt:tt)+) => {
-        return Err($crate::verify::fail($rule, format!($($fmt)+)))
-    };
-}
-/// Fails with `rule` unless `cond` holds.
-macro_rules! ensure {
-    ($cond:expr, $rule:expr, $($fmt:tt)+) => {
-        if !$cond {
-            $crate::verify::bail!($rule, $($fmt)+);
-        }
-    };
-}
-pub(crate) use {bail, ensure};
-
-/// Where failures go: each becomes a [`Diagnostic`] naming its op and location.
-pub(crate) struct Sink<'m> {
-    pub m: &'m Module,
-    pub out: Vec<Diagnostic>,
-    /// The ops the diagnostics are about, in the same order (for callers that want positions).
-    pub ops: Vec<Option<OpId>>,
-}
-
-impl<'m> Sink<'m> {
-    fn new(m: &'m Module) -> Self {
-        Sink {
-            m,
-            out: Vec::new(),
-            ops: Vec::new(),
-        }
-    }
-
-    /// Records `f` against `op`.
-    pub fn report(&mut self, op: OpId, f: Failure) {
-        let m = self.m;
-        self.out.push(Diagnostic {
-            op: m.op_name_str(op).to_string(),
-            location: crate::text::location_to_string(m, m.op_location(op)),
-            subject: f.message,
-            needs: None,
-            rule: f.rule.to_string(),
-        });
-        self.ops.push(Some(op));
-    }
-}
+mod failure;
+pub(crate) use failure::{bail, ensure, fail, Check, Failure, Sink};
 
 /// Checks `m` as MLIR's verifier checks a module of StableHLO, `func`, `sdy` and VHLO ops: the
 /// structural rules, then every StableHLO op's constraints. Ops of dialects it does not know
@@ -114,7 +52,7 @@ pub fn verify(m: &Module) -> Result<(), Diagnostics> {
 /// [`verify`], also giving the op each diagnostic is about.
 pub(crate) fn verify_located(m: &Module) -> (Vec<Diagnostic>, Vec<Option<OpId>>) {
     let mut sink = Sink::new(m);
-    if let Err(e) = crate::convert::nesting_within_limit(m) {
+    if let Err(e) = nesting_within_limit(m) {
         return (e, vec![None]);
     }
     let symbols = structure::verify_structure(&mut sink);
@@ -130,4 +68,38 @@ pub(crate) fn verify_located(m: &Module) -> (Vec<Diagnostic>, Vec<Option<OpId>>)
         structure::verify_dominance(&mut sink);
     }
     (sink.out, sink.ops)
+}
+
+/// The conversions recurse over types, attributes and locations: a module nested deeper than
+/// [`crate::ir::MAX_NESTING`] (built by hand, or through aliases) is refused first.
+pub(crate) fn nesting_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {
+    crate::ir::regions_within_limit(m).map_err(|_| regions_too_deep())?;
+    interned_within_limit(m)
+}
+
+pub(crate) fn regions_too_deep() -> Vec<Diagnostic> {
+    vec![Diagnostic {
+        op: "builtin.module".into(),
+        location: "unknown".into(),
+        subject: "regions".into(),
+        needs: None,
+        rule: format!(
+            "regions nested deeper than {} levels (the nesting limit)",
+            crate::ir::MAX_NESTING
+        ),
+    }]
+}
+
+
+/// Every interned type, attribute and location nested within the limit.
+pub(crate) fn interned_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {
+    crate::ir::deepest_interned(m).map_err(|e| {
+        vec![Diagnostic {
+            op: "builtin.module".into(),
+            location: "unknown".into(),
+            subject: format!("{} #{}", e.what, e.id),
+            needs: None,
+            rule: e.to_string(),
+        }]
+    })
 }

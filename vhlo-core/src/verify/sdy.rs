@@ -8,7 +8,9 @@
 //! `sdy.manual_computation`. Not checked yet: axes bound by an enclosing manual computation,
 //! meshes themselves, sharding rules, the collectives' own rules.
 
-use crate::ir::{AttrData, Attribute, Module, OpId, Param, Type, TypeData};
+use std::rc::Rc;
+
+use crate::ir::{AttrData, Attribute, FastMap, FastSet, Module, OpId, Param, Type, TypeData};
 
 use crate::convert::{diag, Diagnostic};
 
@@ -23,6 +25,12 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<Diagnostic> {
     let meshes = Meshes::collect(m, sdy);
     m.walk(|op| {
         let mut report = |what: String| out.push(diag(m, op, what, None, RULE));
+        if m.op_name_str(op) == "sdy.mesh" {
+            let decoded = m.property(op, "mesh").and_then(|a| meshes.decoded(m, sdy, a));
+            if let Some(Err(e)) = decoded.as_deref() {
+                report(format!("'sdy.mesh' op {e}"));
+            }
+        }
         let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
         let operands: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
         let name = m.op_name_str(op);
@@ -63,12 +71,17 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<Diagnostic> {
     out
 }
 
-/// The `sdy.mesh` ops of the module: (symbol name, mesh attribute).
-struct Meshes(Vec<(crate::ir::Symbol, Attribute)>);
+/// The `sdy.mesh` ops of the module by symbol name, and each distinct mesh attribute decoded
+/// once (a program references one mesh from every sharding: decoding it per reference would
+/// make the check quadratic).
+struct Meshes {
+    by_name: FastMap<crate::ir::Symbol, Attribute>,
+    decoded: std::cell::RefCell<FastMap<Attribute, Option<Rc<Result<Mesh, String>>>>>,
+}
 
 impl Meshes {
     fn collect(m: &Module, sdy: crate::ir::Symbol) -> Self {
-        let mut found = Vec::new();
+        let mut by_name = FastMap::default();
         m.walk(|op| {
             if m.op_name_str(op) != "sdy.mesh" {
                 return;
@@ -81,15 +94,33 @@ impl Meshes {
                 });
             if let (Some(name), Some(mesh)) = (name, m.property(op, "mesh")) {
                 if sdy_params(m, sdy, mesh, "mesh").is_some() {
-                    found.push((name, mesh));
+                    by_name.entry(name).or_insert(mesh);
                 }
             }
         });
-        Meshes(found)
+        Meshes {
+            by_name,
+            decoded: Default::default(),
+        }
     }
 
     fn get(&self, name: crate::ir::Symbol) -> Option<Attribute> {
-        self.0.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
+        self.by_name.get(&name).copied()
+    }
+
+    /// The mesh `a` decoded and checked (Shardy's `MeshAttr::verify`), once per attribute.
+    fn decoded(
+        &self,
+        m: &Module,
+        sdy: crate::ir::Symbol,
+        a: Attribute,
+    ) -> Option<Rc<Result<Mesh, String>>> {
+        if let Some(d) = self.decoded.borrow().get(&a) {
+            return d.clone();
+        }
+        let d = Mesh::of(m, sdy, a).map(|mesh| Rc::new(mesh.check().map(|()| mesh)));
+        self.decoded.borrow_mut().insert(a, d.clone());
+        d
     }
 }
 
@@ -115,16 +146,17 @@ fn attrs(p: Option<&Param>) -> &[Attribute] {
     }
 }
 
-/// A mesh: its axes (name, size) and device ids.
+/// A mesh: its axes (name, size), their positions by name, and device ids.
 struct Mesh {
     axes: Vec<(String, i64)>,
+    index: FastMap<String, usize>,
     device_ids: Vec<i64>,
 }
 
 impl Mesh {
     fn of(m: &Module, sdy: crate::ir::Symbol, a: Attribute) -> Option<Mesh> {
         let p = sdy_params(m, sdy, a, "mesh")?;
-        let axes = attrs(p.first())
+        let axes: Vec<(String, i64)> = attrs(p.first())
             .iter()
             .filter_map(|&ax| {
                 let q = sdy_params(m, sdy, ax, "mesh_axis")?;
@@ -138,7 +170,68 @@ impl Mesh {
             Some(Param::Ints(ids)) => ids.to_vec(),
             _ => Vec::new(),
         };
-        Some(Mesh { axes, device_ids })
+        let mut index = FastMap::default();
+        for (i, (n, _)) in axes.iter().enumerate() {
+            index.entry(n.clone()).or_insert(i);
+        }
+        Some(Mesh {
+            axes,
+            index,
+            device_ids,
+        })
+    }
+
+    /// Shardy's `MeshAxisAttr::verify` and `MeshAttr::verify`.
+    fn check(&self) -> Result<(), String> {
+        for (_, size) in &self.axes {
+            if *size <= 0 {
+                return Err(format!("axis size must be at least 1, got: {size}"));
+            }
+        }
+        if let Some(id) = self.device_ids.iter().find(|&&d| d < 0) {
+            return Err(format!("device id must be non-negative, got: {id}"));
+        }
+        if self.axes.is_empty() {
+            if self.device_ids.len() > 1 {
+                return Err("axes is empty and device_ids has more than one element".into());
+            }
+            return Ok(());
+        }
+        if self.index.len() != self.axes.len() {
+            let mut seen = FastMap::default();
+            for (n, _) in &self.axes {
+                if seen.insert(n.as_str(), ()).is_some() {
+                    return Err(format!("duplicate axis name: \"{n}\""));
+                }
+            }
+        }
+        if self.device_ids.is_empty() {
+            return Ok(());
+        }
+        let total = self
+            .axes
+            .iter()
+            .try_fold(1i64, |acc, (_, s)| acc.checked_mul(*s));
+        let count = self.device_ids.len() as i64;
+        if total != Some(count) {
+            let total = total.map_or_else(|| "an overflowing product".to_string(), |t| t.to_string());
+            return Err(format!(
+                "total product of axis sizes must match total number of device ids, got: {total} != {count}"
+            ));
+        }
+        let mut sorted = self.device_ids.clone();
+        sorted.sort_unstable();
+        if sorted.iter().enumerate().any(|(i, &d)| d != i as i64) {
+            let shown: Vec<String> = sorted.iter().map(i64::to_string).collect();
+            return Err(format!(
+                "sorted device ids must be iota(product(axes)), got: {}",
+                shown.join(", ")
+            ));
+        }
+        if self.device_ids.windows(2).all(|w| w[0] <= w[1]) {
+            return Err("if the ordered device ids are the same as iota(product(axes)), no need to specify them for simplicity".into());
+        }
+        Ok(())
     }
 
     fn is_maximal(&self) -> bool {
@@ -146,12 +239,12 @@ impl Mesh {
     }
 
     fn axis_index(&self, name: &str) -> Option<usize> {
-        self.axes.iter().position(|(n, _)| n == name)
+        self.index.get(name).copied()
     }
 }
 
 /// An axis ref: name and optional sub-axis (pre-size, size).
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 struct AxisRef {
     name: String,
     sub: Option<(i64, i64)>,
@@ -224,7 +317,9 @@ fn per_value(
     };
     if types.is_empty() && shardings.len() == 1 {
         let mesh = mesh_of(m, meshes, sdy, shardings[0]);
-        let maximal = mesh.as_ref().is_some_and(Mesh::is_maximal);
+        let maximal = mesh
+            .as_deref()
+            .is_some_and(|r| r.as_ref().is_ok_and(Mesh::is_maximal));
         if maximal || fully_replicated(m, sdy, shardings[0]) {
             return tensor(m, meshes, sdy, shardings[0], None).map(|e| in_range(0, e));
         }
@@ -292,7 +387,7 @@ fn mesh_of(
     meshes: &Meshes,
     sdy: crate::ir::Symbol,
     sharding: Attribute,
-) -> Option<Mesh> {
+) -> Option<Rc<Result<Mesh, String>>> {
     let p = sdy_params(m, sdy, sharding, "sharding")?;
     let Some(Param::Attr(mesh_or_ref)) = p.first() else {
         return None;
@@ -301,7 +396,7 @@ fn mesh_of(
         AttrData::SymbolRef { root, nested } if nested.is_empty() => meshes.get(*root)?,
         _ => *mesh_or_ref,
     };
-    Mesh::of(m, sdy, mesh)
+    meshes.decoded(m, sdy, mesh)
 }
 
 /// No dimension is sharded and nothing is replicated or unreduced explicitly.
@@ -324,7 +419,7 @@ fn tensor(
     ty: Option<Type>,
 ) -> Option<String> {
     let p = sdy_params(m, sdy, sharding, "sharding")?;
-    let Some(mesh) = mesh_of(m, meshes, sdy, sharding) else {
+    let Some(decoded) = mesh_of(m, meshes, sdy, sharding) else {
         let name = match p.first() {
             Some(Param::Attr(a)) => match m.attr_data(*a) {
                 AttrData::SymbolRef { root, .. } => format!("@{}", m.str(*root)),
@@ -333,6 +428,10 @@ fn tensor(
             _ => "?".into(),
         };
         return Some(format!("unknown mesh: {name}"));
+    };
+    let mesh = match &*decoded {
+        Ok(mesh) => mesh,
+        Err(e) => return Some(e.clone()),
     };
     let dims = attrs(p.get(1));
     let replicated = attrs(p.get(2));
@@ -377,7 +476,7 @@ fn tensor(
             shape.len()
         ));
     }
-    let mut seen: Vec<AxisRef> = Vec::new();
+    let mut seen: Seen = Seen::default();
     for (dim, &d) in dims.iter().enumerate() {
         let q = sdy_params(m, sdy, d, "dimension_sharding")?;
         let closed = matches!(q.get(1), Some(Param::Bool(true)));
@@ -390,7 +489,7 @@ fn tensor(
                 return Some(format!("dim {dim} is empty and closed but has a priority"));
             }
         }
-        if let Some(e) = axis_list(m, sdy, &mesh, axes, &mut seen) {
+        if let Some(e) = axis_list(m, sdy, mesh, axes, &mut seen) {
             return Some(e);
         }
     }
@@ -399,15 +498,15 @@ fn tensor(
             .iter()
             .filter_map(|&a| AxisRef::of(m, sdy, a))
             .collect();
-        let sorted = refs.windows(2).all(|w| !mesh_less(&mesh, &w[1], &w[0]));
+        let sorted = refs.windows(2).all(|w| !mesh_less(mesh, &w[1], &w[0]));
         if !sorted {
             return Some(format!("{what} axes are not ordered w.r.t. mesh"));
         }
-        if let Some(e) = axis_list(m, sdy, &mesh, list, &mut seen) {
+        if let Some(e) = axis_list(m, sdy, mesh, list, &mut seen) {
             return Some(e);
         }
     }
-    sub_axes(&mesh, &seen)
+    sub_axes(mesh, &seen)
 }
 
 /// Shardy's order of axis refs for a mesh: by the axes' order in the mesh, then within a name.
@@ -428,7 +527,7 @@ fn axis_list(
     sdy: crate::ir::Symbol,
     mesh: &Mesh,
     list: &[Attribute],
-    seen: &mut Vec<AxisRef>,
+    seen: &mut Seen,
 ) -> Option<String> {
     let mut prev: Option<AxisRef> = None;
     for &a in list {
@@ -436,10 +535,10 @@ fn axis_list(
         if mesh.axis_index(&r.name).is_none() {
             return Some(format!("unknown axis name: \"{}\"", r.name));
         }
-        if seen.contains(&r) {
+        if !seen.refs.insert(r.clone()) {
             return Some(format!("duplicate axis ref: {}", r.text()));
         }
-        seen.push(r.clone());
+        seen.order.push(r.clone());
         if r.sub.is_some() {
             if let Some(p) = prev.as_ref().filter(|p| p.can_merge(&r)) {
                 return Some(format!(
@@ -454,18 +553,38 @@ fn axis_list(
     None
 }
 
+/// The axis refs a sharding uses: a set for duplicates, and the order they came in.
+#[derive(Default)]
+struct Seen {
+    refs: FastSet<AxisRef>,
+    order: Vec<AxisRef>,
+}
+
 /// The sub-axes used, per axis: valid sizes, within the full axis, not overlapping, and not used
-/// beside the full axis.
-fn sub_axes(mesh: &Mesh, seen: &[AxisRef]) -> Option<String> {
-    for (name, size) in &mesh.axes {
-        let mut subs: Vec<&AxisRef> = seen
-            .iter()
-            .filter(|r| &r.name == name && r.sub.is_some())
-            .collect();
-        if subs.is_empty() {
+/// beside the full axis. Linear in the refs: grouped by axis once, each group sorted.
+fn sub_axes(mesh: &Mesh, seen: &Seen) -> Option<String> {
+    let mut groups: FastMap<usize, (bool, Vec<&AxisRef>)> = FastMap::default();
+    for r in &seen.order {
+        let Some(i) = mesh.axis_index(&r.name) else {
             continue;
+        };
+        let g = groups.entry(i).or_default();
+        match r.sub {
+            Some(_) => g.1.push(r),
+            None => g.0 = true,
         }
-        if seen.iter().any(|r| &r.name == name && r.sub.is_none()) {
+    }
+    let mut axes: Vec<usize> = groups
+        .iter()
+        .filter(|(_, g)| !g.1.is_empty())
+        .map(|(&i, _)| i)
+        .collect();
+    axes.sort_unstable();
+    for i in axes {
+        let (Some((name, size)), Some((full, subs))) = (mesh.axes.get(i), groups.get_mut(&i)) else {
+            continue;
+        };
+        if *full {
             return Some(format!(
                 "both sub-axis and full-axis are used for axis name: \"{name}\""
             ));
@@ -480,7 +599,7 @@ fn sub_axes(mesh: &Mesh, seen: &[AxisRef]) -> Option<String> {
             }
         });
         let mut prev: Option<&AxisRef> = None;
-        for r in subs {
+        for &r in subs.iter() {
             let Some((pre, sub)) = r.sub else { continue };
             if pre < 1 {
                 return Some(format!(

@@ -1,0 +1,71 @@
+//! What a failed check is, and where failures go.
+
+use crate::convert::Diagnostic;
+use crate::ir::{Module, OpId};
+
+/// One failed check, before it is given the op's name and location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Failure {
+    /// The constraint: a spec id (`C1`), an ODS trait, or an MLIR rule.
+    pub rule: &'static str,
+    pub message: String,
+}
+
+/// The result of one check.
+pub(crate) type Check = Result<(), Failure>;
+
+/// A failed check of `rule`.
+pub(crate) fn fail(rule: &'static str, message: impl Into<String>) -> Failure {
+    Failure {
+        rule,
+        message: message.into(),
+    }
+}
+
+/// Returns early with a [`Failure`] of `rule`, its message formatted as by `format!`.
+macro_rules! bail {
+    ($rule:expr, $($fmt:tt)+) => {
+        return Err($crate::verify::fail($rule, format!($($fmt)+)))
+    };
+}
+/// Fails with `rule` unless `cond` holds.
+macro_rules! ensure {
+    ($cond:expr, $rule:expr, $($fmt:tt)+) => {
+        if !$cond {
+            $crate::verify::bail!($rule, $($fmt)+);
+        }
+    };
+}
+pub(crate) use {bail, ensure};
+
+/// Where failures go: each becomes a [`Diagnostic`] naming its op and location.
+pub(crate) struct Sink<'m> {
+    pub m: &'m Module,
+    pub out: Vec<Diagnostic>,
+    /// The ops the diagnostics are about, in the same order (for callers that want positions).
+    pub ops: Vec<Option<OpId>>,
+}
+
+impl<'m> Sink<'m> {
+    pub(crate) fn new(m: &'m Module) -> Self {
+        Sink {
+            m,
+            out: Vec::new(),
+            ops: Vec::new(),
+        }
+    }
+
+    /// Records `f` against `op`.
+    pub fn report(&mut self, op: OpId, f: Failure) {
+        let m = self.m;
+        self.out.push(Diagnostic {
+            op: m.op_name_str(op).to_string(),
+            location: crate::text::location_to_string(m, m.op_location(op)),
+            subject: f.message,
+            needs: None,
+            rule: f.rule.to_string(),
+        });
+        self.ops.push(Some(op));
+    }
+}
+
