@@ -206,6 +206,16 @@ bool vhloMinimumVersionOf(struct VhloStringRef module_str,
                           VhloStringCallback callback,
                           void *user_data);
 
+// Checks a program (MLIR text or bytecode) as MLIR's verifier would; false with every failed
+// check as a diagnostic (kind `VHLO_ERROR_CONVERT`) when it does not verify. The callback
+// receives `ok` on success.
+//
+// # Safety
+// As [`vhloDeserializePortableArtifact`].
+bool vhloVerify(struct VhloStringRef module_str,
+                VhloStringCallback callback,
+                void *user_data);
+
 // Rewrites a portable artifact for another target (artifact to artifact).
 //
 // # Safety

@@ -141,7 +141,12 @@ pub fn parse_program(input: &[u8]) -> Result<Module, Failure> {
             format!("the module is neither MLIR bytecode nor UTF-8 text: {e}"),
         )
     })?;
-    text::parse_with_source_locations(src, "-").map_err(|e| Failure {
+    text::parse_with_source_locations(src, "-").map_err(parse_failure)
+}
+
+/// A parse error as a failure with one diagnostic at its line and column.
+fn parse_failure(e: text::ParseError) -> Failure {
+    Failure {
         kind: FailureKind::Parse,
         message: format!("cannot parse the module: -:{e}"),
         diagnostics: vec![Diagnostic {
@@ -151,7 +156,7 @@ pub fn parse_program(input: &[u8]) -> Result<Module, Failure> {
             needs: None,
             rule: "MLIR text syntax".into(),
         }],
-    })
+    }
 }
 
 /// A target: `X.Y.Z`, `current`, `minimum`, or a requirement (`NONE`, `WEEK_4`, `WEEK_12`,
@@ -264,6 +269,31 @@ pub fn retarget(artifact: &[u8], target: &str) -> Result<Vec<u8>, Failure> {
     })?;
     portable::write_vhlo_interning(&mut m, version, &producer)
         .map_err(|e| Failure::from_portable("cannot write the artifact", e))
+}
+
+/// Checks a program (MLIR text or bytecode) as MLIR's verifier would: the structural rules and
+/// every StableHLO op's constraints ([`vhlo_core::verify`]). Every failed check is a diagnostic.
+pub fn verify(input: &[u8]) -> Result<(), Failure> {
+    let m = if is_bytecode(input) {
+        return parse_program(input).map(|_| ());
+    } else {
+        let src = std::str::from_utf8(input).map_err(|e| {
+            Failure::new(
+                FailureKind::Parse,
+                format!("the module is neither MLIR bytecode nor UTF-8 text: {e}"),
+            )
+        })?;
+        text::parse_with_source_locations_unverified(src, "-").map_err(parse_failure)?
+    };
+    vhlo_core::verify::verify(&m).map_err(|ds| Failure {
+        kind: FailureKind::Convert,
+        message: format!(
+            "the program does not verify ({} problem{})",
+            ds.len(),
+            if ds.len() == 1 { "" } else { "s" }
+        ),
+        diagnostics: ds.0,
+    })
 }
 
 /// The smaller of two `X.Y.Z` versions (upstream's `getSmallerVersion`).

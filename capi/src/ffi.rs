@@ -428,6 +428,26 @@ pub unsafe extern "C" fn vhloMinimumVersionOf(
     }
 }
 
+/// Checks a program (MLIR text or bytecode) as MLIR's verifier would; false with every failed
+/// check as a diagnostic (kind `VHLO_ERROR_CONVERT`) when it does not verify. The callback
+/// receives `ok` on success.
+///
+/// # Safety
+/// As [`vhloDeserializePortableArtifact`].
+#[no_mangle]
+pub unsafe extern "C" fn vhloVerify(
+    module_str: VhloStringRef,
+    callback: VhloStringCallback,
+    user_data: *mut c_void,
+) -> bool {
+    // SAFETY: forwarded contract.
+    unsafe {
+        run("vhloVerify", callback, user_data, || {
+            lift(api::verify(bytes(module_str, "module_str")?)).map(|()| b"ok".to_vec())
+        })
+    }
+}
+
 /// Rewrites a portable artifact for another target (artifact to artifact).
 ///
 /// # Safety

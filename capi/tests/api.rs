@@ -26,7 +26,11 @@ fn failures_carry_their_diagnostics() {
     let tan = "func.func @main(%x: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.tan %x : tensor<f32>\n  return %0 : tensor<f32>\n}\n";
     let f = api::serialize(tan.as_bytes(), "1.0.0", false).unwrap_err();
     assert_eq!(f.kind, FailureKind::Convert);
-    assert!(f.diagnostics[0].op.contains("tan"), "{:?}", f.diagnostics[0]);
+    assert!(
+        f.diagnostics[0].op.contains("tan"),
+        "{:?}",
+        f.diagnostics[0]
+    );
     assert_eq!(f.diagnostics[0].location, "\"-\":2:8");
     assert_eq!(
         f.diagnostics[0].needs.map(|v| v.to_string()).as_deref(),
@@ -82,4 +86,15 @@ fn requirement_targets() {
     );
     let (v, _) = api::resolve_target("MAX", 0).unwrap();
     assert_eq!(v.to_string(), "0.9.0");
+}
+
+#[test]
+fn verify_reports_every_failed_check() {
+    api::verify(ADD.as_bytes()).expect("verifies");
+    // The add's result type is not its operands'.
+    let bad = "func.func @main(%x: tensor<2xf32>) -> tensor<3xf32> {\n  %0 = stablehlo.add %x, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<3xf32>\n  return %0 : tensor<3xf32>\n}\n";
+    let f = api::verify(bad.as_bytes()).unwrap_err();
+    assert_eq!(f.kind, FailureKind::Convert);
+    assert!(f.diagnostics[0].op.contains("add"), "{f}");
+    assert!(f.diagnostics[0].location.contains("2:"), "{f}");
 }
