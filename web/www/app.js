@@ -30,18 +30,37 @@ class TextView {
     this.text = text;
     this.lower = null;
     // Line starts: one pass of indexOf over the text.
+    let starts = new Uint32Array(Math.max(1024, text.length >> 5));
     let n = 1;
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
-    const starts = new Uint32Array(n + 1);
-    let k = 1;
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts[k++] = i + 1;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
+      if (n + 1 >= starts.length) {
+        const grown = new Uint32Array(starts.length * 2);
+        grown.set(starts);
+        starts = grown;
+      }
+      starts[n++] = i + 1;
+    }
     starts[n] = text.length + 1;
+    starts = starts.subarray(0, n + 1);
     // A final newline ends the last line rather than starting an empty one.
     this.lineCount = text.endsWith('\n') ? n - 1 : n;
     this.starts = starts;
     this.sizer.style.height = `${this.lineCount * this.lineHeight}px`;
     this.search(this.query, false);
     this.render();
+  }
+
+  // Empties the view without reading the layout (which, right after the report's cards are
+  // filled, would lay the whole page out at once).
+  clear() {
+    this.text = '';
+    this.lower = null;
+    this.starts = new Uint32Array([0, 1]);
+    this.lineCount = 0;
+    this.matches = [];
+    this.current = -1;
+    this.sizer.style.height = '0px';
+    this.pre.replaceChildren();
   }
 
   line(i) {
@@ -366,7 +385,7 @@ function renderSummary(r) {
       : `${r.shardings_total} sharding annotation${r.shardings_total === 1 ? '' : 's'}:`;
   fillRows($('shardings'), r.shardings.map((s) => [s.owner, s.place, s.attr, s.value]));
 
-  textView.setText('');
+  textView.clear();
   $('text-info').textContent = 'printing…';
 }
 

@@ -1,9 +1,40 @@
 // The page's worker: vhlo-core (WebAssembly) off the page's thread, so that reading, printing and
 // converting a large program never freezes the tab. One file is held open at a time (an Artifact,
 // read once); each request names the open it belongs to, and answers carry that id.
-import init, { Artifact, currentVersion, lastPanic, releases } from './pkg/vhlo_web.js';
+import init, { Artifact, currentVersion, lastPanic, releases, serialize } from './pkg/vhlo_web.js';
 
-const ready = init();
+// A small program run through every step once while the page waits for a file: the engine
+// compiles WebAssembly functions on their first call, which would otherwise add to the first
+// file's opening.
+const WARM_UP = `func.func @main(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<f32>) {
+  %c = stablehlo.constant dense<1.0> : tensor<f32>
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<2x4xf32>
+  %2 = stablehlo.add %0, %1 : tensor<2x4xf32>
+  %3 = stablehlo.tanh %2 : tensor<2x4xf32>
+  %4 = stablehlo.reduce(%3 init: %c) applies stablehlo.add across dimensions = [0, 1] : (tensor<2x4xf32>, tensor<f32>) -> tensor<f32>
+  %5 = call @f(%4) : (tensor<f32>) -> tensor<f32>
+  return %3, %5 : tensor<2x4xf32>, tensor<f32>
+}
+func.func private @f(%y: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.multiply %y, %y : tensor<f32>
+  return %0 : tensor<f32>
+}
+`;
+
+const ready = init().then(() => {
+  const t0 = performance.now();
+  const bytes = serialize(WARM_UP, 'current', { name: 'warm-up.mlir' });
+  for (let i = 0; i < 3; i++) {
+    const a = new Artifact(bytes, 'warm-up');
+    a.summary();
+    a.text({});
+    a.minimum();
+    a.retarget('1.0.0');
+    a.free();
+  }
+  return performance.now() - t0;
+});
 let open = null; // { id, artifact }
 
 // A thrown VhloError carries its fields; copy them into a plain object for postMessage.
@@ -29,7 +60,7 @@ self.onmessage = async (event) => {
     await ready;
     switch (msg.type) {
       case 'hello':
-        post({ type: 'hello', version: currentVersion(), releases: releases() });
+        post({ type: 'hello', version: currentVersion(), releases: releases(), warmUpMs: await ready });
         break;
       case 'open': {
         if (open) {
