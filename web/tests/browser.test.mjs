@@ -91,6 +91,9 @@ async function checkAgainstCli(page, file) {
   assert.equal(cliInspect(file, chips[0]).readable_by.readable, true);
   // (Releases are listed by their x.y.0: a 1.16.1 artifact is read by 1.16.x and later.)
   if (want.target_version) assert.equal(chips[0], want.target_version.replace(/\.\d+$/, '.0'));
+  // The retarget menu starts at the release it was written for (read at).
+  const readAt = await page.evaluate(() => window.inspector.summary.read_at);
+  assert.equal(await page.inputValue('#retarget-version'), readAt.replace(/\.\d+$/, '.0'));
   // The VHLO histogram is inspect's; the bars count the printed program's ops.
   const vhlo = await page.locator('#vhlo-histogram tbody tr').evaluateAll((trs) => trs.map((tr) => ({ op: tr.dataset.op, count: Number(tr.dataset.count) })));
   assert.deepEqual(vhlo, want.histogram);

@@ -441,7 +441,7 @@ function renderMinimum(m) {
     dd.textContent = `StableHLO ${m.version} (the oldest release it can be written for)`;
     dd.dataset.version = m.version;
     const writable = new Set(m.writable_for.map((r) => r.version));
-    fillRetarget(allReleases.length ? allReleases : m.writable_for, state.summary.target_version ?? m.version, writable);
+    fillRetarget(allReleases.length ? allReleases : m.writable_for, state.summary.target_version ?? state.summary.read_at ?? m.version, writable);
   } else {
     dd.textContent = `none: ${m.blockers.length} blocker(s) at every release`;
     dd.dataset.version = '';
@@ -460,7 +460,10 @@ function fillRetarget(releases, selected, writable) {
     if (writable && !writable.has(r.version)) label += ' – too old for this program';
     return el('option', { value: r.version, text: label });
   }));
-  if (selected && releases.some((r) => r.version === selected)) select.value = selected;
+  // The release written for (a patch release's x.y.0), else the newest.
+  const floor = selected && selected.replace(/\.\d+$/, '.0');
+  if (floor && releases.some((r) => r.version === floor)) select.value = floor;
+  else if (releases.length) select.value = releases.at(-1).version;
   select.disabled = !releases.length;
 }
 
