@@ -4,6 +4,7 @@
 //
 // Also imported by the browser tests: serve(root, port) resolves to { server, url }.
 import { createServer } from 'node:http';
+import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +50,8 @@ export function serve(root = WWW, port = 0, host = '127.0.0.1') {
   });
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+// Run as a script (node resolves a symlinked script to its real path in import.meta.url).
+if (process.argv[1] && realpathSync(resolve(process.argv[1])) === realpathSync(fileURLToPath(import.meta.url))) {
   const port = Number(process.argv[2] ?? process.env.PORT ?? 8034);
   const { url } = await serve(WWW, port);
   console.log(`serving ${WWW} at ${url} (Ctrl-C stops)`);
