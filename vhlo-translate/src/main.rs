@@ -20,6 +20,7 @@ use vhlo_core::convert::{self, Diagnostic};
 use vhlo_core::ir::Blob;
 use vhlo_core::portable::{self, DeserializeOptions, PortableError, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
+use vhlo_core::version::{CompatibilityRequirement, Date};
 use vhlo_core::vhlo::{self, VhloOp};
 
 #[derive(Parser, Debug)]
@@ -49,9 +50,14 @@ struct Cli {
     /// Alone: print the current and minimum StableHLO versions.
     #[arg(long)]
     print_stablehlo_version: bool,
-    /// Target version: X.Y.Z, `current` or `minimum`.
+    /// Target version: X.Y.Z, `current`, `minimum`, or a compatibility requirement: `WEEK_4` and
+    /// `WEEK_12` (the newest release tagged at least 28 or 84 days before --as-of), `MAX` (the
+    /// minimum version), `NONE` (the current version).
     #[arg(long, value_name = "VERSION")]
     target: Option<String>,
+    /// The day (YYYY-MM-DD, UTC) at which --target=WEEK_4 and WEEK_12 are computed: today when absent.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    as_of: Option<String>,
     /// Drop locations before serializing.
     #[arg(long)]
     strip_debuginfo: bool,
@@ -109,6 +115,7 @@ const LONG_OPTIONS: &[&str] = &[
     "version",
     "help",
     "readable-by",
+    "as-of",
 ];
 
 /// Rewrites LLVM-style `-name` / `-name=value` for a known long option to `--name`.
@@ -366,10 +373,24 @@ fn write_artifact(path: Option<&str>, artifact: &Encoded) -> Result<(), Failure>
 }
 
 fn target(cli: &Cli) -> Result<String, Failure> {
-    let t = cli
-        .target
-        .clone()
-        .ok_or_else(|| Failure::Message("--target=X.Y.Z|current|minimum is required".into()))?;
+    let t = cli.target.clone().ok_or_else(|| {
+        Failure::Message("--target=X.Y.Z|current|minimum|WEEK_4|WEEK_12|MAX is required".into())
+    })?;
+    // A compatibility requirement names the version it resolves to (in the producer too).
+    let t = match CompatibilityRequirement::from_name(&t) {
+        Some(req) => {
+            let at = match &cli.as_of {
+                Some(d) => Date::parse(d)
+                    .map_err(|e| Failure::Message(format!("--as-of={d}: {e}")))?
+                    .unix_seconds(),
+                None => std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
+            };
+            req.version_as_of(at).to_string()
+        }
+        None => t,
+    };
     convert::parse_target(&t).map_err(|e| Failure::Message(format!("--target={t}: {e}")))?;
     Ok(t)
 }
@@ -560,10 +581,12 @@ fn retarget(cli: &Cli) -> Result<(), Failure> {
     let version = convert::parse_target(&t).map_err(|e| Failure::Message(e.to_string()))?;
     let bytes = read_input(cli.input.as_deref())?;
     // Large constants stay in the input buffer, which the module shares.
-    let (mut m, _) = portable::read_vhlo_shared(
-        &Blob::from_owner(Arc::new(bytes)),
-        deserialize_options(cli),
-    )?;
+    let (mut m, _) =
+        portable::read_vhlo_shared(&Blob::from_owner(Arc::new(bytes)), deserialize_options(cli))?;
+    // Never write what a reader would refuse: the program's ops are checked as StableHLO.
+    if !cli.mlir_very_unsafe_disable_verifier_on_parsing {
+        portable::verify_read_program(&m)?;
+    }
     convert::vhlo_to_version(&mut m, version.floor_patch())
         .map_err(|ds| Failure::Diagnostics(format!("cannot retarget to {t}"), ds.into()))?;
     if cli.strict {
