@@ -46,6 +46,9 @@ class TextView {
     this.lineCount = text.endsWith('\n') ? n - 1 : n;
     this.starts = starts;
     this.sizer.style.height = `${this.lineCount * this.lineHeight}px`;
+    // A short program gets a box its size; a long one the stylesheet's 60% of the window.
+    const content = this.lineCount * this.lineHeight + 24;
+    this.root.style.height = content < window.innerHeight * 0.6 ? `${Math.max(content, 120)}px` : '';
     this.search(this.query, false);
     this.render();
   }
