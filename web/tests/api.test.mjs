@@ -197,4 +197,7 @@ test('an Artifact answers every question from one read', () => {
   assert.deepEqual(s.meshes[0].axes, [['x', 4], ['y', 2]]);
   assert.equal(thrown(() => a.retarget('0.1.0')).kind, 'version');
   a.free();
+  // Options may be left out: pretty text without locations, no other dialects.
+  assert.equal(api.toText(readFileSync(file)), cliText(file));
+  assert.ok(api.serialize(readFileSync(join(JAX, 'mlp.mlir'), 'utf8'), 'current').length > 0);
 });
