@@ -553,6 +553,41 @@ fn row11_type_dags_are_walked_once() {
     assert_rss("tuple DAG", src.len(), &cost);
 }
 
+/// `#a{i} = [#a{i-1}, {k = #a{i-1}}]`: an attribute of arrays and dictionaries whose tree has
+/// 2^levels leaves, on a custom call (a discardable attribute, kept by VHLO).
+fn attribute_dag(levels: usize) -> String {
+    let mut s = String::from("#a0 = [1 : i32, \"x\"]\n");
+    for i in 1..levels {
+        s.push_str(&format!("#a{i} = [#a{p}, {{k = #a{p}}}]\n", p = i - 1));
+    }
+    s.push_str(&format!(
+        "func.func @main(%a: tensor<f32>) -> tensor<f32> {{\n  %0 = stablehlo.custom_call @f(%a) {{mhlo.frontend_attributes = {{d = #a{}}}}} : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}}\n",
+        levels - 1
+    ));
+    s
+}
+
+/// Attributes that share sub-attributes are parsed, verified, converted both ways and written
+/// once per distinct attribute, as MLIR uniques them: linear in the DAG, not in its leaves.
+#[test]
+fn attribute_dags_are_walked_once() {
+    let levels = if long() { 200 } else { 30 };
+    let src = attribute_dag(levels);
+    let (r, cost) = measure(|| {
+        let m = text::parse(&src).map_err(|e| e.to_string())?;
+        let bytes =
+            portable::serialize_portable_module(m, "1.0.0", strict()).map_err(|e| e.to_string())?;
+        let back = portable::deserialize_portable_artifact(&bytes).map_err(|e| e.to_string())?;
+        Ok::<_, String>((bytes.len(), back.num_interned().1))
+    });
+    let (n, attrs) = r.expect("a DAG of attributes is a valid program");
+    assert!(n < 8192, "the artifact shares the attributes: {n} bytes");
+    assert!(attrs < 20 * levels, "{attrs} distinct attributes");
+    // 2^30 leaves: anything walked per leaf would not finish.
+    assert!(cost.time < Duration::from_secs(5), "{cost:?}");
+    assert_rss("attribute DAG", src.len(), &cost);
+}
+
 /// `#l{i} = loc(fused[#l{i-1}, callsite(#l{i-1} at #l{i-1})])`: a location DAG whose tree has
 /// 3^levels leaves.
 fn location_dag(levels: usize) -> String {

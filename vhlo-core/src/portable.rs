@@ -313,9 +313,19 @@ fn read_vhlo_from(
         None => bytecode::read(bytes)?,
     };
     let version = reading_version(&m, &producer);
-    // As MLIR verifies what it reads: the structure (terminators, dominance) of the VHLO module.
-    if !options.skip_verification {
-        crate::verify::verify(&m).map_err(|d| PortableError::Convert(d.0))?;
+    // As MLIR verifies what it reads. The reader's scopes give dominance unless a value was used
+    // before its definition or a region has several blocks; the rest is checked once the
+    // program is legalized (`verify_ops`), which keeps its structure.
+    if !options.skip_verification && info.may_break_dominance {
+        let dominance = crate::verify::Parts {
+            structure: false,
+            dominance: true,
+            ops: false,
+        };
+        let (ds, _) = crate::verify::verify_parts(&m, dominance);
+        if !ds.is_empty() {
+            return Err(PortableError::Convert(ds));
+        }
     }
     if options.strict {
         let losses = convert::shadowed_on_reading(&m, &info.shadowed_attributes, version);
@@ -385,11 +395,38 @@ fn legalize_read_module_beside<R: Send>(
         return Err(PortableError::Convert(all));
     }
     let side = converted.map_err(PortableError::Convert)?;
-    // As MLIR verifies the module it read, after the legalization.
+    // As MLIR verifies the module it read: its ops, once legalized (the legalization keeps the
+    // structure the reader checked).
     if !options.skip_verification {
-        crate::verify::verify(&m).map_err(|d| PortableError::Convert(d.0))?;
+        verify_ops(&m)?;
     }
     Ok((m, side))
+}
+
+/// Terminators, types and op constraints of a program read and legalized (dominance was checked
+/// on reading).
+fn verify_ops(m: &Module) -> Result<(), PortableError> {
+    let ops = crate::verify::Parts {
+        structure: true,
+        dominance: false,
+        ops: true,
+    };
+    let (ds, _) = crate::verify::verify_parts(m, ops);
+    if ds.is_empty() {
+        Ok(())
+    } else {
+        Err(PortableError::Convert(ds))
+    }
+}
+
+/// Checks the ops of a VHLO module read with [`read_vhlo`] (whose structure the reader checked)
+/// as MLIR would check them in StableHLO: on a legalized copy. For programs written again as
+/// VHLO (a retarget), so that nothing libStablehlo would refuse is written.
+pub fn verify_read_program(m: &Module) -> Result<(), PortableError> {
+    let mut copy = m.clone();
+    convert::vhlo_to_version(&mut copy, current_version()).map_err(|d| PortableError::Convert(d.0))?;
+    convert::legalize_to_stablehlo(&mut copy).map_err(|d| PortableError::Convert(d.0))?;
+    verify_ops(&copy)
 }
 
 /// Reads a portable artifact and returns the program as current StableHLO.

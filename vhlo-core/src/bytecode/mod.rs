@@ -96,6 +96,10 @@ pub struct ArtifactInfo {
     /// name and the op's properties entry overwrites them (as MLIR's `Operation::create` does),
     /// in reading order. Strict conversions refuse such artifacts.
     pub shadowed_attributes: Vec<ShadowedAttribute>,
+    /// The reader's scopes do not ensure dominance: an operand referred to a value defined later
+    /// in the file, or a region has several blocks (a value of one block is in scope in the
+    /// others). Dominance then needs a check of its own.
+    pub may_break_dominance: bool,
 }
 
 /// A discardable attribute dropped on reading: see [`ArtifactInfo::shadowed_attributes`].

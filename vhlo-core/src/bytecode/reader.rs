@@ -149,6 +149,7 @@ fn read_on_this_thread<'a>(
         ir_bytes: ir.as_ref().map_or(0, Cursor::remaining),
         use_lists: BTreeMap::new(),
         use_list_offsets: BTreeMap::new(),
+        may_break_dominance: false,
         block_arg_locations: BTreeMap::new(),
         shadowed_attributes: Vec::new(),
         vhlo_mnemonics: Default::default(),
@@ -176,6 +177,7 @@ fn read_on_this_thread<'a>(
         use_list_orders: r.use_lists,
         block_arg_locations: r.block_arg_locations,
         shadowed_attributes: r.shadowed_attributes,
+        may_break_dominance: r.may_break_dominance,
     };
     Ok((r.module, info))
 }
@@ -329,6 +331,8 @@ struct Reader<'a> {
     use_lists: BTreeMap<Value, UseListOrder>,
     /// Where each use-list order was read, to place an error found once all uses are known.
     use_list_offsets: BTreeMap<Value, usize>,
+    /// An operand referred to a value not defined yet, or a region had several blocks.
+    may_break_dominance: bool,
     block_arg_locations: BTreeMap<Value, Location>,
     shadowed_attributes: Vec<super::ShadowedAttribute>,
     /// The VHLO mnemonics interned so far (one lookup per kind, not per entry).
@@ -1318,6 +1322,7 @@ impl<'a> Reader<'a> {
         }
         for (i, slot) in fixups {
             scope.waiting.entry(slot).or_default().push((op, i));
+            self.may_break_dominance = true;
         }
         // An op's results are consecutive values.
         if let Some(Value(first)) = self.module.result(op, 0) {
@@ -1350,6 +1355,7 @@ impl<'a> Reader<'a> {
             if num_blocks == 0 {
                 continue;
             }
+            self.may_break_dominance |= num_blocks > 1;
             let at = c.offset();
             let num_values = c.index()?;
             let live = self
@@ -1489,7 +1495,7 @@ impl<'a> Reader<'a> {
         m.walk(|op| {
             for v in m.operands(op) {
                 if let Some(n) = uses.get_mut(v) {
-                    *n += 1;
+                    *n = n.saturating_add(1);
                 }
             }
         });

@@ -24,6 +24,7 @@ pub use strict::{
 };
 
 pub(crate) use diagnostic::diag;
+pub(crate) use quant::check as check_quantized_type;
 
 use crate::ir::{AttrData, Attribute, FastMap, Module, NamedAttr, OpId, Param, Type, TypeData};
 use crate::version::{Version, VersionError};
@@ -284,7 +285,7 @@ pub(crate) fn legalize_to_vhlo_in_place(
     nesting_within_limit(w)?;
     // As libStablehlo verifies before it serializes: a program it would refuse is not written.
     if !opts.skip_verification {
-        let (problems, _) = crate::verify::verify_located(w);
+        let (problems, _) = crate::verify::verify_parts(w, crate::verify::Parts::ALL);
         if !problems.is_empty() {
             return Err(problems);
         }

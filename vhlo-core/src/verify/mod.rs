@@ -28,6 +28,9 @@ pub(crate) mod ods;
 pub(crate) mod ops;
 pub(crate) mod sdy;
 pub(crate) mod structure;
+mod type_rules;
+mod walk;
+pub(crate) use walk::Parts;
 pub(crate) mod types;
 
 pub use crate::convert::{Diagnostic, Diagnostics};
@@ -41,7 +44,10 @@ pub(crate) use failure::{bail, ensure, fail, Check, Failure, Sink};
 /// structural rules, then every StableHLO op's constraints. Ops of dialects it does not know
 /// are checked only structurally, as MLIR checks unregistered ops.
 pub fn verify(m: &Module) -> Result<(), Diagnostics> {
-    let (diags, _) = verify_located(m);
+    if let Err(e) = nesting_within_limit(m) {
+        return Err(Diagnostics(e));
+    }
+    let (diags, _) = verify_parts(m, Parts::ALL);
     if diags.is_empty() {
         Ok(())
     } else {
@@ -49,23 +55,16 @@ pub fn verify(m: &Module) -> Result<(), Diagnostics> {
     }
 }
 
-/// [`verify`], also giving the op each diagnostic is about.
-pub(crate) fn verify_located(m: &Module) -> (Vec<Diagnostic>, Vec<Option<OpId>>) {
+/// The checks of `parts` on a module whose nesting is known to be within the limit (parsed,
+/// read or converted), with the op each diagnostic is about.
+pub(crate) fn verify_parts(m: &Module, parts: Parts) -> (Vec<Diagnostic>, Vec<Option<OpId>>) {
     let mut sink = Sink::new(m);
-    if let Err(e) = nesting_within_limit(m) {
-        return (e, vec![None]);
-    }
-    let symbols = structure::verify_structure(&mut sink);
-    if sink.out.is_empty() {
-        ops::verify_ops(&mut sink, &symbols);
-    }
-    if sink.out.is_empty() {
-        sink.out.extend(sdy::verify_sdy(m));
-        sink.ops.resize(sink.out.len(), None);
-    }
-    // Dominance last, as MLIR checks it only once every op verified.
-    if sink.out.is_empty() {
-        structure::verify_dominance(&mut sink);
+    walk::walk(&mut sink, parts);
+    if sink.out.is_empty() && parts.ops {
+        for (op, d) in sdy::verify_sdy(m) {
+            sink.out.push(d);
+            sink.ops.push(Some(op));
+        }
     }
     (sink.out, sink.ops)
 }

@@ -112,6 +112,18 @@ fn is_enum(m: &Module, a: Attribute, e: VhloEnum) -> bool {
     }
 }
 
+/// Why attribute `name = a` of a StableHLO op of kind `op` breaks its ODS constraint, if it
+/// does (an attribute the op does not declare is not checked here).
+pub(crate) fn violation_of(
+    m: &Module,
+    op: crate::vhlo::StablehloOp,
+    name: crate::ir::Symbol,
+    a: Attribute,
+) -> Option<String> {
+    let props = [crate::ir::NamedAttr { name, value: a }];
+    violations(m, op, &props).into_iter().next()
+}
+
 /// The attributes of a legalized op that break their ODS constraints, as messages.
 pub(crate) fn violations(
     m: &Module,

@@ -17,20 +17,21 @@ use crate::convert::{diag, Diagnostic};
 /// The rule every diagnostic of this file names.
 const RULE: &str = "Shardy verifier (verifiers.cc): a sharding must fit its value's type and mesh";
 
-pub(crate) fn verify_sdy(m: &Module) -> Vec<Diagnostic> {
+pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
     let mut out = Vec::new();
     let Some(sdy) = m.lookup_sym("sdy") else {
         return out;
     };
     let meshes = Meshes::collect(m, sdy);
     m.walk(|op| {
-        let mut report = |what: String| out.push(diag(m, op, what, None, RULE));
         if m.op_name_str(op) == "sdy.mesh" {
             let decoded = m.property(op, "mesh").and_then(|a| meshes.decoded(m, sdy, a));
             if let Some(Err(e)) = decoded.as_deref() {
-                report(format!("'sdy.mesh' op {e}"));
+                let rule = "Shardy verifier (verifiers.cc): MeshAttr::verify";
+                out.push((op, diag(m, op, format!("'sdy.mesh' op {e}"), None, rule)));
             }
         }
+        let mut report = |what: String| out.push((op, diag(m, op, what, None, RULE)));
         let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
         let operands: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
         let name = m.op_name_str(op);

@@ -19,6 +19,8 @@ pub(crate) struct OpClass {
     pub isolated: bool,
     /// Its regions' blocks need no terminator (`NoTerminator`).
     pub no_terminator: bool,
+    /// Carries a `function_type` (`func.func`, `vhlo.func_v1`).
+    pub has_function_type: bool,
     pub stablehlo: Option<StablehloOp>,
 }
 
@@ -72,6 +74,7 @@ pub(crate) fn classify(name: &str) -> OpClass {
         terminator,
         isolated: ISOLATED.contains(&name),
         no_terminator: name == "builtin.module" || name == "shape.function_library",
+        has_function_type: name == "func.func" || name == "vhlo.func_v1",
         stablehlo,
     }
 }
@@ -81,6 +84,7 @@ pub(crate) fn classify(name: &str) -> OpClass {
 pub(crate) struct Classes(Vec<Option<OpClass>>);
 
 impl Classes {
+    #[inline]
     pub fn of(&mut self, m: &Module, op: OpId) -> OpClass {
         let sym = m.op_name(op).index();
         if let Some(Some(c)) = self.0.get(sym) {
@@ -145,39 +149,22 @@ pub(crate) fn function_type(m: &Module, func: OpId) -> Option<(&[Type], &[Type])
     }
 }
 
-/// Terminators, symbol tables, signatures and calls. Fills `sink.symbols` for the op checks.
-pub(crate) fn verify_structure(sink: &mut Sink) -> SymbolTable {
+/// The symbols defined directly in the body of symbol-table op `table` (`None`: the top level
+/// of a module built without a `builtin.module`), each name once: a second definition is
+/// reported.
+pub(crate) fn collect_symbols(
+    sink: &mut Sink,
+    symbols: &mut SymbolTable,
+    table: Option<OpId>,
+    ops: impl Iterator<Item = OpId>,
+) {
     let m = sink.m;
-    let mut classes = Classes::default();
-    let mut symbols = SymbolTable::default();
-    // Symbol tables first: calls anywhere may refer to a function defined later.
-    let mut tables: Vec<(OpId, Block)> = Vec::new();
-    m.walk(|op| {
-        if m.op_name_str(op) == "builtin.module" {
-            for &r in m.regions(op) {
-                for &b in m.blocks(r) {
-                    tables.push((op, b));
-                }
-            }
-        }
-    });
-    let mut top_level = Vec::new();
-    for (table, b) in &tables {
-        for &op in m.block_ops(*b) {
-            top_level.push((*table, op));
-        }
-    }
-    // A module built by hand may hold functions at the top.
-    if !m.top_ops().iter().any(|&op| m.op_name_str(op) == "builtin.module") {
-        for &op in m.top_ops() {
-            top_level.push((OpId(u32::MAX), op));
-        }
-    }
-    for (table, op) in top_level {
+    let key = table.unwrap_or(OpId(u32::MAX));
+    for op in ops {
         let Some(name) = sym_name(m, op) else {
             continue;
         };
-        if symbols.defs.insert((table, name), op).is_some() {
+        if symbols.defs.insert((key, name), op).is_some() {
             sink.report(
                 op,
                 fail(
@@ -187,55 +174,16 @@ pub(crate) fn verify_structure(sink: &mut Sink) -> SymbolTable {
             );
         }
     }
+}
 
-    m.walk(|op| {
-        let class = classes.of(m, op);
-        // Terminators end their block.
-        if class.terminator {
-            if let Some(b) = m.op_parent(op) {
-                if m.block_ops(b).last() != Some(&op) {
-                    sink.report(
-                        op,
-                        fail("IsTerminator", "must be the last operation in the parent block"),
-                    );
-                }
-            }
-        }
-        if class.registered && !class.no_terminator {
-            for &r in m.regions(op) {
-                for &b in m.blocks(r) {
-                    match m.block_ops(b).last() {
-                        None => sink.report(
-                            op,
-                            fail("IsTerminator", "empty block: expect at least a terminator"),
-                        ),
-                        Some(&last) => {
-                            let lc = classes.of(m, last);
-                            if lc.registered && !lc.terminator {
-                                sink.report(
-                                    last,
-                                    fail(
-                                        "IsTerminator",
-                                        format!(
-                                            "block with no terminator, has `{}`",
-                                            m.op_name_str(last)
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        match m.op_name_str(op) {
-            "func.func" => verify_func(sink, op),
-            "func.return" => verify_return(sink, op),
-            "func.call" => verify_call(sink, &symbols, op),
-            _ => {}
-        }
-    });
-    symbols
+/// The checks of the `func` dialect's ops (and of symbol tables' bodies).
+pub(crate) fn verify_func_dialect(sink: &mut Sink, symbols: &SymbolTable, op: OpId) {
+    match sink.m.op_name_str(op) {
+        "func.func" => verify_func(sink, op),
+        "func.return" => verify_return(sink, op),
+        "func.call" => verify_call(sink, symbols, op),
+        _ => {}
+    }
 }
 
 fn verify_func(sink: &mut Sink, op: OpId) {
@@ -420,108 +368,6 @@ fn verify_call(sink: &mut Sink, symbols: &SymbolTable, op: OpId) {
     }
 }
 
-/// SSA dominance: every operand is defined before its use in the same block, in a block that
-/// dominates the user's, or in an enclosing region of a non-isolated op. Linear in the ops: a
-/// value is marked visible while the walk is inside its scope.
-pub(crate) fn verify_dominance(sink: &mut Sink) {
-    let m = sink.m;
-    let mut classes = Classes::default();
-    // The isolation scope (1-based) a value was defined in while it is visible, 0 otherwise.
-    let mut visible: Vec<u32> = vec![0; m.num_values()];
-    let mut scope_counter = 0u32;
-    let mut dom_children: FastMap<Block, Vec<Block>> = FastMap::default();
-    enum Step {
-        /// Visit `block` (in a region of scope `scope`).
-        Enter(Block, u32),
-        /// Leave `block`: its values go out of sight.
-        Leave(Block),
-        /// Check `op` and, after it, its regions.
-        Op(OpId, u32),
-        /// After `op`'s regions: its results become visible.
-        Results(OpId, u32),
-    }
-    let mut stack: Vec<Step> = Vec::new();
-    scope_counter += 1;
-    for &op in m.top_ops().iter().rev() {
-        stack.push(Step::Results(op, scope_counter));
-        stack.push(Step::Op(op, scope_counter));
-    }
-    let mut reported = false;
-    while let Some(step) = stack.pop() {
-        match step {
-            Step::Enter(b, scope) => {
-                for &a in m.block_args(b) {
-                    visible[a.index()] = scope;
-                }
-                stack.push(Step::Leave(b));
-                // Blocks this one dominates see its values: visited before it is left.
-                if let Some(children) = dom_children.get(&b) {
-                    for &c in children.iter().rev() {
-                        stack.push(Step::Enter(c, scope));
-                    }
-                }
-                for &op in m.block_ops(b).iter().rev() {
-                    stack.push(Step::Results(op, scope));
-                    stack.push(Step::Op(op, scope));
-                }
-            }
-            Step::Leave(b) => {
-                for &a in m.block_args(b) {
-                    visible[a.index()] = 0;
-                }
-                for &op in m.block_ops(b) {
-                    for r in m.results(op) {
-                        visible[r.index()] = 0;
-                    }
-                }
-            }
-            Step::Op(op, scope) => {
-                if !reported {
-                    for (i, &v) in m.operands(op).iter().enumerate() {
-                        if visible.get(v.index()).copied() != Some(scope) {
-                            sink.report(op, dominance_failure(m, op, i, v));
-                            reported = true;
-                            break;
-                        }
-                    }
-                }
-                let regions = m.regions(op);
-                if regions.is_empty() {
-                    continue;
-                }
-                let inner = if classes.of(m, op).isolated {
-                    scope_counter += 1;
-                    scope_counter
-                } else {
-                    scope
-                };
-                for &r in regions.iter().rev() {
-                    let blocks = m.blocks(r);
-                    match blocks {
-                        [] => {}
-                        [b] => stack.push(Step::Enter(*b, inner)),
-                        _ => {
-                            let (roots, children) = dominator_tree(m, blocks);
-                            dom_children.extend(children);
-                            for &b in roots.iter().rev() {
-                                stack.push(Step::Enter(b, inner));
-                            }
-                        }
-                    }
-                }
-            }
-            Step::Results(op, scope) => {
-                for r in m.results(op) {
-                    visible[r.index()] = scope;
-                }
-            }
-        }
-        if reported {
-            return;
-        }
-    }
-}
-
 /// Immediate dominators of the blocks of a region (entry first), by the iterative algorithm of
 /// Cooper, Harvey and Kennedy. Unreachable blocks get themselves.
 fn dominators(m: &Module, blocks: &[Block]) -> Vec<usize> {
@@ -606,7 +452,7 @@ fn dominators(m: &Module, blocks: &[Block]) -> Vec<usize> {
 
 /// The dominator tree of a region's blocks: its roots (the entry, then each unreachable block,
 /// which MLIR does not check against the others) and each block's children.
-fn dominator_tree(m: &Module, blocks: &[Block]) -> (Vec<Block>, Vec<(Block, Vec<Block>)>) {
+pub(crate) fn dominator_tree(m: &Module, blocks: &[Block]) -> (Vec<Block>, Vec<(Block, Vec<Block>)>) {
     let idom = dominators(m, blocks);
     let mut children: Vec<Vec<Block>> = vec![Vec::new(); blocks.len()];
     let mut roots = Vec::new();
@@ -626,7 +472,7 @@ fn dominator_tree(m: &Module, blocks: &[Block]) -> (Vec<Block>, Vec<(Block, Vec<
     (roots, tree)
 }
 
-fn dominance_failure(m: &Module, op: OpId, i: usize, v: Value) -> super::Failure {
+pub(crate) fn dominance_failure(m: &Module, op: OpId, i: usize, v: Value) -> super::Failure {
     let why = match m.value_def(v) {
         crate::ir::ValueDef::Result { op: def, .. } if def == op => {
             "it is a result of the op itself".to_string()

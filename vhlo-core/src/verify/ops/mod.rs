@@ -10,35 +10,24 @@ mod elementwise;
 mod regions;
 mod shapes;
 
-use super::structure::{Classes, SymbolTable};
 use super::types::OpView;
-use super::{fail, Check, Sink};
-use crate::ir::{Module, OpId, Type, TypeData};
+use super::{fail, Check};
+use crate::ir::{Attribute, FastSet, Module, OpId, Symbol, Type, TypeData};
 use crate::vhlo::StablehloOp as K;
 
 
-/// Runs every StableHLO op's checks over `sink.m`.
-pub(crate) fn verify_ops(sink: &mut Sink, symbols: &SymbolTable) {
-    let m = sink.m;
-    let mut classes = Classes::default();
-    m.walk(|op| {
-        let Some(kind) = classes.of(m, op).stablehlo else {
-            return;
-        };
-        let v = OpView {
-            m,
-            op,
-            kind,
-            symbols,
-        };
-        if let Err(f) = verify_op(v) {
-            sink.report(op, f);
-        }
-    });
-}
+/// The ODS attribute checks an op passed: (op kind, attribute name, value). Ops repeat the
+/// same attributes, so each distinct one is checked once per kind.
+pub(crate) type OdsMemo = FastSet<(K, Symbol, Attribute)>;
 
 /// One op: its declared constraints, then its own.
 pub(crate) fn verify_op(v: OpView) -> Check {
+    verify_op_memo(v, &mut OdsMemo::default())
+}
+
+/// [`verify_op`] with the ODS checks already passed.
+pub(crate) fn verify_op_memo(v: OpView, memo: &mut OdsMemo) -> Check {
+    declared_attributes(v, memo)?;
     declared(v)?;
     match v.kind {
         K::Abs
@@ -164,15 +153,24 @@ pub(crate) fn verify_op(v: OpView) -> Check {
     }
 }
 
-/// What the spec declares of the op: its attributes' ODS types and its type traits.
+/// The ODS types the spec declares for the op's attributes.
+fn declared_attributes(v: OpView, memo: &mut OdsMemo) -> Check {
+    let m = v.m;
+    for a in m.properties(v.op) {
+        if memo.contains(&(v.kind, a.name, a.value)) {
+            continue;
+        }
+        if let Some(e) = super::ods::violation_of(m, v.kind, a.name, a.value) {
+            return Err(fail("ODS", e));
+        }
+        memo.insert((v.kind, a.name, a.value));
+    }
+    Ok(())
+}
+
+/// What the spec declares of the op's types: its type traits.
 fn declared(v: OpView) -> Check {
     let m = v.m;
-    if let Some(e) = super::ods::violations(m, v.kind, m.properties(v.op))
-        .into_iter()
-        .next()
-    {
-        return Err(fail("ODS", e));
-    }
     if v.kind.compatible_operands_and_result_type() {
         if let Some(problem) = incompatible_operands_and_result(m, v.op) {
             return Err(fail("CompatibleOperandsAndResultType", problem));
@@ -184,6 +182,17 @@ fn declared(v: OpView) -> Check {
 /// The first operand or result whose type is incompatible with the first operand's. Names are
 /// made only for the message (this runs on every elementwise op).
 fn incompatible_operands_and_result(m: &Module, op: OpId) -> Option<String> {
+    // Most elementwise ops have one type throughout.
+    let first = m
+        .operands(op)
+        .first()
+        .map(|&v| m.value_type(v))
+        .or_else(|| m.results(op).next().map(|v| m.value_type(v)))?;
+    if m.operands(op).iter().all(|&v| m.value_type(v) == first)
+        && m.results(op).all(|v| m.value_type(v) == first)
+    {
+        return None;
+    }
     let mut types = m
         .operands(op)
         .iter()

@@ -1,0 +1,280 @@
+//! The verifier's one walk over a module: each op is visited once, in program order, and gets
+//! every check that applies to it (terminators, dominance, its types, its op constraints, the
+//! `func` dialect's rules). The checks a caller asks for are chosen by [`Parts`]: reading an
+//! artifact checks the structure of the VHLO module it read, and the ops and types of the
+//! StableHLO module the legalization makes of it (which keeps the structure as it is).
+
+use super::structure::{
+    collect_symbols, dominance_failure, dominator_tree, verify_func_dialect, Classes, SymbolTable,
+};
+use super::{fail, Sink};
+use crate::ir::{Block, FastMap, OpId, Region};
+
+/// Which checks a walk runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Parts {
+    /// Block terminators.
+    pub structure: bool,
+    /// SSA dominance and scoping.
+    pub dominance: bool,
+    /// Types, symbol tables, the `func` dialect's rules and each StableHLO op's constraints.
+    pub ops: bool,
+}
+
+impl Parts {
+    pub const ALL: Parts = Parts {
+        structure: true,
+        dominance: true,
+        ops: true,
+    };
+}
+
+/// A block being walked: its ops from `next` on; `frame` is its entry in the walk's table of
+/// open blocks.
+struct Open {
+    block: Block,
+    next: usize,
+    frame: u32,
+}
+
+enum Step {
+    /// Continue the top-level ops from this index.
+    Top(usize),
+    /// Walk a block (opened in isolation scope `scope`).
+    Block(Block, u32),
+    /// Continue the ops of an open block.
+    Resume(Open),
+    /// After an op's regions: its results become visible.
+    Results(OpId, u32),
+    /// A block and the blocks it dominates are done: its values go out of sight.
+    Close(u32),
+}
+
+/// Walks `sink.m` once with the checks of `parts`.
+pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
+    let m = sink.m;
+    let mut classes = Classes::default();
+    let mut symbols = SymbolTable::default();
+    let mut types = super::type_rules::TypeMemo::new(m);
+    let mut ods_memo = super::ops::OdsMemo::default();
+    // Dominance: the open-block frame a value was defined in (0: none yet), and for each frame
+    // whether it is still open and its isolation scope.
+    let mut defined_in: Vec<u32> = if parts.dominance {
+        vec![0; m.num_values()]
+    } else {
+        Vec::new()
+    };
+    let mut frame_open: Vec<bool> = vec![false];
+    let mut frame_scope: Vec<u32> = vec![0];
+    let mut scopes = 1u32;
+    let mut dom_children: FastMap<Block, Vec<Block>> = FastMap::default();
+
+    // Top-level ops sit in no block: frame 1, always open.
+    frame_open.push(true);
+    frame_scope.push(1);
+    let top_frame = 1u32;
+    if parts.ops && !m.top_ops().iter().any(|&op| m.op_name_str(op) == "builtin.module") {
+        collect_symbols(sink, &mut symbols, None, m.top_ops().iter().copied());
+    }
+    // The top-level ops, as if in one open block.
+    let mut stack: Vec<Step> = vec![Step::Top(0)];
+    loop {
+        // Next op to visit, and the frame and scope it is in.
+        let (op, frame, scope) = {
+            match stack.pop() {
+                None => break,
+                Some(Step::Top(i)) => {
+                    let Some(&op) = m.top_ops().get(i) else {
+                        continue;
+                    };
+                    stack.push(Step::Top(i + 1));
+                    (op, top_frame, 1u32)
+                }
+                Some(Step::Block(b, scope)) => {
+                    let frame = frame_open.len() as u32;
+                    frame_open.push(true);
+                    frame_scope.push(scope);
+                    if parts.dominance {
+                        for &a in m.block_args(b) {
+                            if let Some(d) = defined_in.get_mut(a.index()) {
+                                *d = frame;
+                            }
+                        }
+                    }
+                    // Closed after its ops and the blocks it dominates.
+                    stack.push(Step::Close(frame));
+                    if let Some(children) = dom_children.get(&b) {
+                        for &c in children.iter().rev() {
+                            stack.push(Step::Block(c, scope));
+                        }
+                    }
+                    stack.push(Step::Resume(Open {
+                        block: b,
+                        next: 0,
+                        frame,
+                    }));
+                    continue;
+                }
+                Some(Step::Resume(mut open)) => {
+                    let Some(&op) = m.block_ops(open.block).get(open.next) else {
+                        continue;
+                    };
+                    open.next += 1;
+                    let frame = open.frame;
+                    stack.push(Step::Resume(open));
+                    (op, frame, frame_scope.get(frame as usize).copied().unwrap_or(0))
+                }
+                Some(Step::Results(op, frame)) => {
+                    if parts.dominance {
+                        for r in m.results(op) {
+                            if let Some(d) = defined_in.get_mut(r.index()) {
+                                *d = frame;
+                            }
+                        }
+                    }
+                    continue;
+                }
+                Some(Step::Close(frame)) => {
+                    if let Some(o) = frame_open.get_mut(frame as usize) {
+                        *o = false;
+                    }
+                    continue;
+                }
+            }
+        };
+        let class = classes.of(m, op);
+        if parts.dominance {
+            // Each operand defined in an open frame of the same isolation scope.
+            for (i, &v) in m.operands(op).iter().enumerate() {
+                let f = defined_in.get(v.index()).copied().unwrap_or(0) as usize;
+                let ok = frame_open.get(f).copied().unwrap_or(false)
+                    && frame_scope.get(f).copied() == Some(scope);
+                if !ok {
+                    sink.report(op, dominance_failure(m, op, i, v));
+                    return;
+                }
+            }
+        }
+        if parts.structure {
+            if class.terminator {
+                if let Some(b) = m.op_parent(op) {
+                    if m.block_ops(b).last() != Some(&op) {
+                        sink.report(
+                            op,
+                            fail("IsTerminator", "must be the last operation in the parent block"),
+                        );
+                        return;
+                    }
+                }
+            }
+        }
+        if parts.ops {
+            if let Err(f) = types.check_op(op, class.has_function_type) {
+                sink.report(op, f);
+                return;
+            }
+            if class.registered {
+                if let Some(kind) = class.stablehlo {
+                    let v = super::types::OpView {
+                        m,
+                        op,
+                        kind,
+                        symbols: &symbols,
+                    };
+                    if let Err(f) = super::ops::verify_op_memo(v, &mut ods_memo) {
+                        sink.report(op, f);
+                        return;
+                    }
+                } else if m.op_name_str(op).starts_with("func.") {
+                    let before = sink.out.len();
+                    verify_func_dialect(sink, &symbols, op);
+                    if sink.out.len() > before {
+                        return;
+                    }
+                }
+            }
+        }
+        let regions = m.regions(op);
+        if regions.is_empty() {
+            if parts.dominance {
+                for r in m.results(op) {
+                    if let Some(d) = defined_in.get_mut(r.index()) {
+                        *d = frame;
+                    }
+                }
+            }
+            continue;
+        }
+        if parts.ops && m.op_name_str(op) == "builtin.module" {
+            let body = regions
+                .iter()
+                .flat_map(|&r| m.blocks(r).iter())
+                .flat_map(|&b| m.block_ops(b).iter().copied());
+            collect_symbols(sink, &mut symbols, Some(op), body);
+            if !sink.out.is_empty() {
+                return;
+            }
+        }
+        if parts.structure && class.registered && !class.no_terminator {
+            if let Err((at, f)) = terminators(m, &mut classes, op, regions) {
+                sink.report(at, f);
+                return;
+            }
+        }
+        let inner = if class.isolated {
+            scopes += 1;
+            scopes
+        } else {
+            scope
+        };
+        stack.push(Step::Results(op, frame));
+        for &r in regions.iter().rev() {
+            match m.blocks(r) {
+                [] => {}
+                [b] => stack.push(Step::Block(*b, inner)),
+                blocks => {
+                    let (roots, children) = dominator_tree(m, blocks);
+                    dom_children.extend(children);
+                    for &b in roots.iter().rev() {
+                        stack.push(Step::Block(b, inner));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Each block of `regions` (of a registered op that needs them) ends with a terminator; an op
+/// of an unknown dialect may be one, as MLIR allows for unregistered ops.
+fn terminators(
+    m: &crate::ir::Module,
+    classes: &mut Classes,
+    op: OpId,
+    regions: &[Region],
+) -> Result<(), (OpId, super::Failure)> {
+    for &r in regions {
+        for &b in m.blocks(r) {
+            match m.block_ops(b).last() {
+                None => {
+                    return Err((
+                        op,
+                        fail("IsTerminator", "empty block: expect at least a terminator"),
+                    ))
+                }
+                Some(&last) => {
+                    let lc = classes.of(m, last);
+                    if lc.registered && !lc.terminator {
+                        return Err((
+                            last,
+                            fail(
+                                "IsTerminator",
+                                format!("block with no terminator, has `{}`", m.op_name_str(last)),
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
