@@ -198,11 +198,13 @@ bool vhloDeserializePortableArtifactToText(struct VhloStringRef artifact,
                                            VhloStringCallback callback,
                                            void *user_data);
 
-// The oldest version a program (MLIR text or bytecode) can be written for.
+// The oldest version a program (MLIR text or bytecode) can be written for; with
+// `allow_other_dialects`, keeping ops of other dialects as serializing would.
 //
 // # Safety
 // As [`vhloDeserializePortableArtifact`].
 bool vhloMinimumVersionOf(struct VhloStringRef module_str,
+                          bool allow_other_dialects,
                           VhloStringCallback callback,
                           void *user_data);
 

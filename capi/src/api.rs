@@ -239,10 +239,15 @@ pub fn deserialize_to_text(
     ))
 }
 
-/// The oldest version a program (text or bytecode) can be written for.
-pub fn minimum_version(input: &[u8]) -> Result<Version, Failure> {
+/// The oldest version a program (text or bytecode) can be written for; with
+/// `allow_other_dialects`, keeping ops of other dialects as serializing would.
+pub fn minimum_version(input: &[u8], allow_other_dialects: bool) -> Result<Version, Failure> {
     let mut m = parse_program(input)?;
-    convert::legalize_to_vhlo(&mut m, Default::default()).map_err(|ds| {
+    let opts = convert::LegalizeOptions {
+        allow_other_dialects,
+        ..Default::default()
+    };
+    convert::legalize_to_vhlo(&mut m, opts).map_err(|ds| {
         Failure::from_portable(
             "cannot find a minimum version",
             PortableError::Convert(ds.into()),

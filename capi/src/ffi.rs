@@ -409,21 +409,26 @@ pub unsafe extern "C" fn vhloDeserializePortableArtifactToText(
     }
 }
 
-/// The oldest version a program (MLIR text or bytecode) can be written for.
+/// The oldest version a program (MLIR text or bytecode) can be written for; with
+/// `allow_other_dialects`, keeping ops of other dialects as serializing would.
 ///
 /// # Safety
 /// As [`vhloDeserializePortableArtifact`].
 #[no_mangle]
 pub unsafe extern "C" fn vhloMinimumVersionOf(
     module_str: VhloStringRef,
+    allow_other_dialects: bool,
     callback: VhloStringCallback,
     user_data: *mut c_void,
 ) -> bool {
     // SAFETY: forwarded contract.
     unsafe {
         run("vhloMinimumVersionOf", callback, user_data, || {
-            lift(api::minimum_version(bytes(module_str, "module_str")?))
-                .map(|v| v.to_string().into_bytes())
+            lift(api::minimum_version(
+                bytes(module_str, "module_str")?,
+                allow_other_dialects,
+            ))
+            .map(|v| v.to_string().into_bytes())
         })
     }
 }

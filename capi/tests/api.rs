@@ -37,7 +37,9 @@ fn failures_carry_their_diagnostics() {
         Some("1.4.0")
     );
     assert_eq!(
-        api::minimum_version(tan.as_bytes()).unwrap().to_string(),
+        api::minimum_version(tan.as_bytes(), false)
+            .unwrap()
+            .to_string(),
         "1.4.0"
     );
     let artifact = api::serialize(tan.as_bytes(), "1.4.0", false).unwrap();

@@ -201,13 +201,22 @@ fn deserialize_portable_artifact_to_text(
     })
 }
 
-/// minimum_version(module_str: str | bytes) -> str
+/// minimum_version(module_str: str | bytes, allow_other_dialects: bool = False) -> str
 ///
-/// The oldest StableHLO version the program (text or bytecode) can be written for.
+/// The oldest StableHLO version the program (text or bytecode) can be written for; with
+/// `allow_other_dialects`, keeping ops of other dialects as serializing would.
 #[pyfunction]
-fn minimum_version(py: Python<'_>, module_str: &Bound<'_, PyAny>) -> PyResult<String> {
+#[pyo3(signature = (module_str, allow_other_dialects=false))]
+fn minimum_version(
+    py: Python<'_>,
+    module_str: &Bound<'_, PyAny>,
+    allow_other_dialects: bool,
+) -> PyResult<String> {
     let input = input_bytes(module_str, "module_str")?;
-    detached(py, "minimum_version", || api::minimum_version(&input)).map(|v| v.to_string())
+    detached(py, "minimum_version", || {
+        api::minimum_version(&input, allow_other_dialects)
+    })
+    .map(|v| v.to_string())
 }
 
 /// retarget(artifact: bytes, target_version: str) -> bytes

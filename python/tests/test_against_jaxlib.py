@@ -89,6 +89,39 @@ def test_corpus(hlo, ctx, corpus):
     assert counts["deserialize"] == len(corpus) and counts["retarget"] == len(corpus)
 
 
+def _previous_minor(version):
+    major, minor, _ = (int(p) for p in version.split("."))
+    if minor > 0:
+        return f"{major}.{minor - 1}.0"
+    return "0.20.0" if major == 1 else None
+
+
+def test_minimum_versions_match(hlo, ctx, corpus):
+    """minimum_version of each corpus text is where jaxlib's verdict turns: jaxlib writes it at
+    our minimum and refuses the release before."""
+    from jaxlib.mlir import ir
+
+    wrong = []
+    with ctx:
+        for name, _, text in corpus:
+            other = "sdy." in text
+            ours = vhlo.minimum_version(text, other)
+            before = _previous_minor(ours)
+
+            def accepts(target):
+                try:
+                    hlo.serialize_portable_artifact(ir.Module.parse(text), target, other)
+                    return True
+                except Exception:  # ValueError or MLIRError
+                    return False
+
+            if not accepts(ours):
+                wrong.append(f"{name}: jaxlib refuses our minimum {ours}")
+            elif before and accepts(before):
+                wrong.append(f"{name}: jaxlib also writes it at {before}, below our minimum {ours}")
+    assert not wrong, "\n".join(wrong[:20])
+
+
 def test_string_api_matches_on_the_corpus(hlo, corpus):
     """jaxlib's own string functions, where they apply (no Shardy: their context has no sdy):
     the bytes jaxlib returns for our artifact equal those it returns for its own."""

@@ -141,7 +141,7 @@ int main(int argc, char **argv) {
           "deserialize to plain bytecode");
     /* Retarget the artifact to the current version and back to 1.4.0. */
     CHECK(vhloRetargetPortableArtifact(ref(out.data, out.length), cstr("current"), collect, &plain), "retarget");
-    CHECK(vhloMinimumVersionOf(ref(source.data, source.length), collect, &text) && strcmp(text.data, "1.4.0") == 0,
+    CHECK(vhloMinimumVersionOf(ref(source.data, source.length), false, collect, &text) && strcmp(text.data, "1.4.0") == 0,
           "minimum version of the 1.4.0 program: %s", text.data);
     reset(&plain);
   }
