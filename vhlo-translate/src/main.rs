@@ -661,6 +661,11 @@ struct InspectReport {
     histogram: Vec<OpCount>,
     /// `null` when no release can hold the program.
     minimum_version: Option<String>,
+    /// The first tagged release that reads the artifact (it and later releases do), and its tag time.
+    first_consumer_release: Option<String>,
+    first_consumer_tagged: Option<String>,
+    /// Five years after that release (the v1.0 RFC's backward guarantee), `YYYY-MM-DD`.
+    guaranteed_readable_until: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     readable_by: Option<Readability>,
 }
@@ -710,6 +715,8 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
         ops += 1;
     });
     let minimum = convert::minimum_version(&m);
+    let first_consumer = vhlo_core::version::first_tag_reaching(version.floor_patch());
+    let guaranteed_until = vhlo_core::version::backward_guarantee_until(version.floor_patch());
     let readable = match readable_by {
         None => None,
         Some(r) => {
@@ -741,6 +748,9 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
                 })
                 .collect(),
             minimum_version: minimum.as_ref().ok().map(|v| v.to_string()),
+            first_consumer_release: first_consumer.map(|t| t.version.to_string()),
+            first_consumer_tagged: first_consumer.map(|t| t.tagged.to_string()),
+            guaranteed_readable_until: guaranteed_until.map(|d| d.to_string()),
             readable_by: readable.map(|(v, verdict)| match verdict {
                 None => Readability {
                     version: v.to_string(),
@@ -793,6 +803,16 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
                 "minimum version:   none ({} blocker(s) even at {})\n",
                 ds.len(),
                 vhlo::CURRENT_VERSION
+            )),
+        }
+        match (first_consumer, guaranteed_until) {
+            (Some(t), Some(until)) => out.push_str(&format!(
+                "readers:           StableHLO {} (tagged {}) and later; guaranteed until {until} (5-year backward guarantee)\n",
+                t.version,
+                t.date()
+            )),
+            _ => out.push_str(&format!(
+                "readers:           StableHLO {version} and later (no tagged release yet)\n"
             )),
         }
         match readable {
