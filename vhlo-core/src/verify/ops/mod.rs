@@ -173,6 +173,7 @@ fn declared(v: OpView) -> Check {
     {
         return Err(fail("ODS", e));
     }
+    super::ods_types::check(m, v.kind, v.op)?;
     if v.kind.compatible_operands_and_result_type() {
         if let Some(problem) = incompatible_operands_and_result(m, v.op) {
             return Err(fail("CompatibleOperandsAndResultType", problem));
