@@ -15,7 +15,8 @@ use super::parser::{Elem, PResult, Parser};
 use crate::ir::*;
 
 /// Largest integer bit width accepted (MLIR's limit).
-const MAX_INT_WIDTH: u32 = 1 << 24;
+/// `IntegerType::kMaxWidth`.
+const MAX_INT_WIDTH: u32 = (1 << 24) - 1;
 
 impl<'a> Parser<'a> {
     // ---- types -------------------------------------------------------------------------------
@@ -160,6 +161,48 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `hlo::verifyBounds`, which MLIR runs as it builds a tensor type whose encoding is
+    /// `#stablehlo.bounds` (`TypeExtensionsAttr::verifyEncoding`): one bound per dimension, and
+    /// bounds only on dynamic dimensions.
+    fn verify_bounds(&self, shape: &[i64], encoding: Attribute, pos: usize) -> PResult<()> {
+        let AttrData::Dialect(d) = self.m.attr_data(encoding) else {
+            return Ok(());
+        };
+        if self.m.str(d.dialect) != "stablehlo" || self.m.str(d.mnemonic) != "type_extensions" {
+            return Ok(());
+        }
+        let [Param::Ints(bounds)] = &*d.params else {
+            return Ok(());
+        };
+        let dims = || crate::verify::types::dims_str(shape);
+        if bounds.len() != shape.len() {
+            return Err(self.c.error_at(
+                pos,
+                format!(
+                    "Bounds length is {}, expected to be equal to rank({}) of the tensor (shape {})",
+                    bounds.len(),
+                    shape.len(),
+                    dims()
+                ),
+            ));
+        }
+        if let Some(i) = shape
+            .iter()
+            .zip(bounds.iter())
+            .position(|(&d, &b)| d >= 0 && b >= 0)
+        {
+            return Err(self.c.error_at(
+                pos,
+                format!(
+                    "Static dimension {i} cannot have a bound, use ShapedType::kDynamic to indicate a missing bound (shape {}, bounds {})",
+                    dims(),
+                    crate::verify::types::dims_str(bounds)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn parse_builtin_type(&mut self, id: &str, pos: usize) -> PResult<Type> {
         if let Some(k) = FloatKind::ALL.iter().find(|k| k.keyword() == id) {
             return Ok(self.m.ty(TypeData::Float(*k)));
@@ -179,7 +222,7 @@ impl<'a> Parser<'a> {
             if width > MAX_INT_WIDTH {
                 return Err(self
                     .c
-                    .error_at(pos, format!("invalid integer width in '{id}'")));
+                    .error_at(pos, format!("invalid integer width in '{id}': integer bitwidth is limited to {MAX_INT_WIDTH} bits")));
             }
             return Ok(self.m.ty(TypeData::Integer { width, signedness }));
         }
@@ -220,6 +263,9 @@ impl<'a> Parser<'a> {
                     None
                 };
                 self.c.expect(b'>', "to close tensor type")?;
+                if let Some(e) = encoding {
+                    self.verify_bounds(&shape, e, pos)?;
+                }
                 Ok(self.m.ty(TypeData::RankedTensor {
                     shape: shape.into(),
                     element,
@@ -701,6 +747,8 @@ impl<'a> Parser<'a> {
                     {
                         Some(t)
                     }
+                    // An integer type too wide for MLIR is an error, not another `:`.
+                    Err(e) if e.message.starts_with("invalid integer width") => return Err(e),
                     _ => {
                         self.c.pos = save;
                         None
@@ -781,6 +829,14 @@ impl<'a> Parser<'a> {
         };
         match *self.m.type_data(ty) {
             TypeData::Float(kind) => {
+                // MLIR takes a float attribute's value from a float or hexadecimal literal,
+                // never from a decimal integer (`7 : f32`).
+                if let Number::Int { hex: false, .. } = n {
+                    return Err(self.c.error_at(
+                        pos,
+                        "unexpected decimal integer literal for a floating point value (add a trailing dot to make the literal a float)",
+                    ));
+                }
                 let bits = self.float_bits(kind, &Elem::from_number(n), pos)?;
                 Ok(self.m.attr(AttrData::Float { ty, bits }))
             }

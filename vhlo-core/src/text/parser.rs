@@ -35,6 +35,10 @@ struct Scope<'a> {
     /// Name → (first value, number of values under that name).
     values: ValueNames<'a>,
     pending: Vec<PendingUse<'a>>,
+    /// The region of an `IsolatedFromAbove` op (or the top level): names of enclosing
+    /// scopes may be defined again inside it. In any other region they may not (MLIR:
+    /// "redefinition of SSA value").
+    isolated: bool,
 }
 
 /// The value names of one scope. MLIR numbers values `%0`, `%1`, ... in order, so a run of
@@ -151,6 +155,9 @@ pub struct Parser<'a> {
     /// The line and column of each op's name, when asked for (to place a verifier error).
     op_positions: Option<Vec<(OpId, u32, u32)>>,
     scopes: Vec<Scope<'a>>,
+    /// The name of the op whose regions are read next (custom syntax, or a generic name
+    /// without escapes), to tell an isolated region from another.
+    region_owner: &'a str,
     block_scopes: Vec<BlockScope<'a>>,
     current_region: Option<Region>,
     /// Set by `parse_attribute_untyped` for the next attribute only.
@@ -192,7 +199,11 @@ impl<'a> Parser<'a> {
             line_starts: Vec::new(),
             explicit_locs: FastSet::default(),
             op_positions: None,
-            scopes: vec![Scope::default()],
+            scopes: vec![Scope {
+                isolated: true,
+                ..Scope::default()
+            }],
+            region_owner: "",
             block_scopes: Vec::new(),
             current_region: None,
             untyped_next: false,
@@ -521,7 +532,20 @@ impl<'a> Parser<'a> {
         let Some(scope) = self.scopes.last_mut() else {
             return Err(self.c.error_at(pos, "internal error: no value scope"));
         };
-        if !scope.values.insert(name, (first, count)) {
+        let mut fresh = scope.values.insert(name, (first, count));
+        if fresh && !scope.isolated {
+            // Names of enclosing regions, up to the nearest isolated one, are taken too.
+            for outer in self.scopes.iter().rev().skip(1) {
+                if outer.values.get(name).is_some() {
+                    fresh = false;
+                    break;
+                }
+                if outer.isolated {
+                    break;
+                }
+            }
+        }
+        if !fresh {
             return Err(self
                 .c
                 .error_at(pos, format!("redefinition of SSA value '%{name}'")));
@@ -778,6 +802,7 @@ impl<'a> Parser<'a> {
                     .c
                     .error_at(op_pos, format!("'{name}': custom syntax is not read here")));
             };
+            self.region_owner = name;
             custom(self, name, op_pos, named)?
         };
         let num_results = self.m.num_results(op);
@@ -1050,6 +1075,10 @@ impl<'a> Parser<'a> {
         }
         let mut regions = Vec::new();
         if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b'{') {
+            self.region_owner = match &name {
+                std::borrow::Cow::Borrowed(n) => n,
+                std::borrow::Cow::Owned(_) => "",
+            };
             self.c.pos = self.c.pos.saturating_add(1);
             self.parse_one_or_more_until(b')', "between regions", |p| {
                 regions.push(p.parse_region(None)?);
@@ -1312,17 +1341,27 @@ impl<'a> Parser<'a> {
         }
         self.enter()?;
         self.region_depth = self.region_depth.saturating_add(1);
-        let r = self.parse_region_inner(entry_args);
+        let owner = self.region_owner;
+        let isolated = owner == "module" || crate::verify::structure::classify(owner).isolated;
+        let r = self.parse_region_inner(entry_args, isolated);
+        self.region_owner = owner;
         self.leave();
         self.region_depth = self.region_depth.saturating_sub(1);
         r
     }
 
-    fn parse_region_inner(&mut self, entry_args: Option<Vec<EntryArg<'a>>>) -> PResult<Region> {
+    fn parse_region_inner(
+        &mut self,
+        entry_args: Option<Vec<EntryArg<'a>>>,
+        isolated: bool,
+    ) -> PResult<Region> {
         self.c.expect(b'{', "to open a region")?;
         let region = self.m.create_region();
         let outer_region = self.current_region.replace(region);
-        self.scopes.push(Scope::default());
+        self.scopes.push(Scope {
+            isolated,
+            ..Scope::default()
+        });
         self.block_scopes.push(BlockScope::default());
         let mut order: Vec<Block> = Vec::new();
         let mut current: Option<Block> = None;
