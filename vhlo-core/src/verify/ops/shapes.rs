@@ -11,8 +11,8 @@
 
 use crate::ir::{Attribute, Dim, Module, Signedness, Type, TypeData, Value, ValueDef, DYNAMIC};
 use crate::verify::types::{
-    check_inferred, dense_ints, dims_str, is_dynamic, num_elements, quant, shaped, Inferred,
-    OpView, Quant, Shaped,
+    check_inferred, dense_ints, is_dynamic, num_elements, quant, shaped, Inferred, OpView, Quant,
+    Shaped,
 };
 use crate::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -256,7 +256,7 @@ fn all_element_types_match(v: &OpView, names: &str, types: &[Option<Type>]) -> C
 }
 
 /// `AllTypesMatch` over the named operands.
-fn all_types_match(v: &OpView, names: &str, types: &[Option<Type>]) -> Check {
+fn all_types_match(names: &str, types: &[Option<Type>]) -> Check {
     let types: Vec<Type> = types.iter().flatten().copied().collect();
     if let Some(&first) = types.first() {
         if types.iter().any(|&t| t != first) {
@@ -909,7 +909,6 @@ fn dynamic_pad(v: OpView) -> Check {
         &[types[0], types[1], v.result_type(0)],
     )?;
     all_types_match(
-        &v,
         "edge_padding_low, edge_padding_high, interior_padding",
         &types[2..],
     )?;
@@ -1271,7 +1270,7 @@ pub(crate) fn infer_pad(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     let in_bounds = operand.bounds();
     let mut shape = vec![DYNAMIC; rank];
     let mut bounds = vec![DYNAMIC; in_bounds.map_or(0, <[i64]>::len)];
-    for i in 0..rank {
+    for (i, size_slot) in shape.iter_mut().enumerate() {
         let (Some(&lo), Some(&hi), Some(&int)) = (low.get(i), high.get(i), interior.get(i)) else {
             break;
         };
@@ -1298,7 +1297,7 @@ pub(crate) fn infer_pad(v: &OpView) -> Result<Vec<Inferred>, Failure> {
             if is_size { "size" } else { "bound" }
         );
         if is_size {
-            shape[i] = out;
+            *size_slot = out;
         } else if let Some(slot) = bounds.get_mut(i) {
             *slot = out;
         }
@@ -1318,7 +1317,6 @@ fn real_dynamic_slice(v: OpView) -> Check {
         &[v.operand_type(0), v.result_type(0)],
     )?;
     all_types_match(
-        &v,
         "start_indices, limit_indices, strides",
         &[v.operand_type(1), v.operand_type(2), v.operand_type(3)],
     )?;
@@ -1480,7 +1478,7 @@ pub(crate) fn infer_slice(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     );
     let in_bounds = operand.bounds();
     let mut shape = vec![DYNAMIC; rank];
-    for i in 0..rank {
+    for (i, size_slot) in shape.iter_mut().enumerate() {
         let (Some(&s), Some(&l), Some(&st)) = (start.get(i), limit.get(i), strides.get(i)) else {
             break;
         };
@@ -1511,7 +1509,7 @@ pub(crate) fn infer_slice(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         );
         // 0 <= s <= l, so l - s does not overflow; st > 0.
         let span = l.saturating_sub(s);
-        shape[i] = span / st + i64::from(span % st != 0);
+        *size_slot = span / st + i64::from(span % st != 0);
     }
     // Upstream gives every result dimension a dynamic bound: sizes only.
     Ok(vec![Inferred::ranked(shape, operand.element())])
