@@ -15,6 +15,9 @@ use super::parser::{Elem, PResult, Parser};
 use crate::ir::*;
 
 /// Largest integer bit width accepted (MLIR's limit).
+/// MLIR's error for `7` where a float literal belongs (`7.` or `7.0` is a float).
+const DECIMAL_INT_FOR_FLOAT: &str = "unexpected decimal integer literal for a floating point value (add a trailing dot to make the literal a float)";
+
 /// `IntegerType::kMaxWidth`.
 const MAX_INT_WIDTH: u32 = (1 << 24) - 1;
 
@@ -487,8 +490,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A float literal as a double parameter.
-    fn parse_f64_param(&mut self) -> PResult<Param> {
+    /// A float literal as a double parameter; `allow_int`: a decimal integer is taken too (as MLIR's `parseFloat(double&)`
+    /// takes it for quantization scales; its APFloat parameters do not).
+    fn parse_f64_param(&mut self, allow_int: bool) -> PResult<Param> {
         self.c.skip_ws();
         let pos = self.c.pos;
         let bits = match self.c.number() {
@@ -498,6 +502,9 @@ impl<'a> Parser<'a> {
                 magnitude,
                 hex: false,
             }) => {
+                if !allow_int {
+                    return Err(self.c.error_at(pos, DECIMAL_INT_FOR_FLOAT));
+                }
                 let v = magnitude as f64;
                 (if negative { -v } else { v }).to_bits()
             }
@@ -520,7 +527,7 @@ impl<'a> Parser<'a> {
     fn parse_scale(&mut self) -> PResult<u64> {
         self.c.skip_ws();
         let pos = self.c.pos;
-        let Param::Float { bits, .. } = self.parse_f64_param()? else {
+        let Param::Float { bits, .. } = self.parse_f64_param(true)? else {
             return Err(self.c.error_at(pos, "expected floating point literal"));
         };
         let bits = bits as u64;
@@ -831,12 +838,6 @@ impl<'a> Parser<'a> {
             TypeData::Float(kind) => {
                 // MLIR takes a float attribute's value from a float or hexadecimal literal,
                 // never from a decimal integer (`7 : f32`).
-                if let Number::Int { hex: false, .. } = n {
-                    return Err(self.c.error_at(
-                        pos,
-                        "unexpected decimal integer literal for a floating point value (add a trailing dot to make the literal a float)",
-                    ));
-                }
                 let bits = self.float_bits(kind, &Elem::from_number(n), pos)?;
                 Ok(self.m.attr(AttrData::Float { ty, bits }))
             }
@@ -973,14 +974,8 @@ impl<'a> Parser<'a> {
                 }
                 Ok(magnitude)
             }
-            Elem::Int {
-                negative,
-                magnitude,
-                hex: false,
-            } => {
-                let v = magnitude as f64;
-                from(if negative { -v } else { v })
-            }
+            // As MLIR's `parseFloatFromLiteral`: a float is never spelled as a decimal integer.
+            Elem::Int { hex: false, .. } => Err(self.c.error_at(pos, DECIMAL_INT_FOR_FLOAT)),
             _ => Err(self.c.error_at(
                 pos,
                 format!("expected float literal for {}", kind.keyword()),
@@ -1349,7 +1344,7 @@ impl<'a> Parser<'a> {
                                 .error(format!("expected 'true' or 'false' for `{key}`")));
                         }
                     }
-                    FieldKind::Float => self.parse_f64_param()?,
+                    FieldKind::Float => self.parse_f64_param(false)?,
                     FieldKind::Attr | FieldKind::OptAttr => Param::Attr(self.parse_attribute()?),
                     FieldKind::Str => {
                         let s = self.c.string_lit_bytes()?;
