@@ -15,6 +15,31 @@ use super::parser::{Elem, PResult, Parser};
 use crate::ir::*;
 
 /// Largest integer bit width accepted (MLIR's limit).
+/// `hlo::verifyBounds`: what is wrong with `bounds` (of `#stablehlo.bounds`) for a tensor of
+/// `shape`, if anything: one bound per dimension, and bounds only on dynamic dimensions. MLIR
+/// checks it as the type is built (`TypeExtensionsAttr::verifyEncoding`), so the parser calls
+/// it; a type read from bytecode or built by the API needs the same check (`text::bounds_problem`).
+pub(crate) fn bounds_problem(shape: &[i64], bounds: &[i64]) -> Option<String> {
+    let text = crate::verify::types::dims_str;
+    if bounds.len() != shape.len() {
+        return Some(format!(
+            "Bounds length is {}, expected to be equal to rank({}) of the tensor (shape {})",
+            bounds.len(),
+            shape.len(),
+            text(shape)
+        ));
+    }
+    let i = shape
+        .iter()
+        .zip(bounds)
+        .position(|(&d, &b)| d >= 0 && b >= 0)?;
+    Some(format!(
+        "Static dimension {i} cannot have a bound, use ShapedType::kDynamic to indicate a missing bound (shape {}, bounds {})",
+        text(shape),
+        text(bounds)
+    ))
+}
+
 /// MLIR's error for `7` where a float literal belongs (`7.` or `7.0` is a float).
 const DECIMAL_INT_FOR_FLOAT: &str = "unexpected decimal integer literal for a floating point value (add a trailing dot to make the literal a float)";
 
@@ -177,33 +202,10 @@ impl<'a> Parser<'a> {
         let [Param::Ints(bounds)] = &*d.params else {
             return Ok(());
         };
-        let dims = || crate::verify::types::dims_str(shape);
-        if bounds.len() != shape.len() {
-            return Err(self.c.error_at(
-                pos,
-                format!(
-                    "Bounds length is {}, expected to be equal to rank({}) of the tensor (shape {})",
-                    bounds.len(),
-                    shape.len(),
-                    dims()
-                ),
-            ));
+        match bounds_problem(shape, bounds) {
+            Some(problem) => Err(self.c.error_at(pos, problem)),
+            None => Ok(()),
         }
-        if let Some(i) = shape
-            .iter()
-            .zip(bounds.iter())
-            .position(|(&d, &b)| d >= 0 && b >= 0)
-        {
-            return Err(self.c.error_at(
-                pos,
-                format!(
-                    "Static dimension {i} cannot have a bound, use ShapedType::kDynamic to indicate a missing bound (shape {}, bounds {})",
-                    dims(),
-                    crate::verify::types::dims_str(bounds)
-                ),
-            ));
-        }
-        Ok(())
     }
 
     fn parse_builtin_type(&mut self, id: &str, pos: usize) -> PResult<Type> {

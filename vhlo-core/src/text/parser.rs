@@ -1586,4 +1586,62 @@ mod value_name_tests {
         );
         assert_eq!((e.line, e.column), (3, 1));
     }
+
+    /// A region of an op that is not isolated from above may not define a name of an
+    /// enclosing region again, block arguments included; an isolated one (func.func) may.
+    #[test]
+    fn nested_regions_see_the_enclosing_names() {
+        let parse = |s: &str| crate::text::parse_unverified(s).map(|_| ());
+        let nested = "%0 = \"t.a\"() : () -> i32\n\"t.r\"() ({\n^bb0(%0: i32):\n  \"t.y\"() : () -> ()\n}) : () -> ()\n";
+        let e = parse(nested).expect_err("a block argument redefines %0");
+        assert!(e.message.contains("redefinition of SSA value '%0'"), "{e}");
+        assert_eq!(e.line, 3);
+        let result = nested.replace("^bb0(%0: i32):\n  ", "  %0 = \"t.a\"() : () -> i32\n  ");
+        assert!(parse(&result).is_err(), "an op result redefines %0");
+        // The same name in a sibling region, or after the region, is no redefinition.
+        let siblings = "\"t.r\"() ({\n  %1 = \"t.a\"() : () -> i32\n}, {\n  %1 = \"t.a\"() : () -> i32\n}) : () -> ()\n%1 = \"t.a\"() : () -> i32\n";
+        assert_eq!(parse(siblings), Ok(()));
+        let isolated = "func.func @f(%x: i32) {\n  \"t.r\"() ({\n  ^bb0(%y: i32):\n    \"t.y\"() : () -> ()\n  }) : () -> ()\n  return\n}\nfunc.func @g(%x: i32) {\n  return\n}\n";
+        assert_eq!(parse(isolated), Ok(()));
+    }
+
+    /// The parse-level rules of MLIR's builtin syntax.
+    #[test]
+    fn literals_and_types_mlir_refuses() {
+        let attr = |a: &str| {
+            crate::text::parse_unverified(&format!("\"t.a\"() {{a = {a}}} : () -> ()\n"))
+                .map(|_| ())
+                .map_err(|e| e.message)
+        };
+        assert!(attr("7 : f32")
+            .unwrap_err()
+            .contains("decimal integer literal"));
+        assert!(attr("dense<[1, 2]> : tensor<2xf32>").is_err());
+        assert_eq!(attr("7.0 : f32"), Ok(()));
+        assert_eq!(attr("0x40E00000 : f32"), Ok(()));
+        assert_eq!(attr("dense<[1.0, 0x7F800000]> : tensor<2xf32>"), Ok(()));
+        assert!(attr("1 : i16777216").unwrap_err().contains("16777215"));
+        assert_eq!(attr("1 : i16777215"), Ok(()));
+        let ty = |t: &str| {
+            crate::text::parse_unverified(&format!("\"t.a\"() : () -> {t}\n"))
+                .map(|_| ())
+                .map_err(|e| e.message)
+        };
+        assert!(ty("tensor<?x?xf32, #stablehlo.bounds<3>>")
+            .unwrap_err()
+            .contains("Bounds length is 1"));
+        assert!(ty("tensor<3xf32, #stablehlo.bounds<3>>")
+            .unwrap_err()
+            .contains("Static dimension 0"));
+        assert_eq!(ty("tensor<3x?xf32, #stablehlo.bounds<?, 3>>"), Ok(()));
+    }
+
+    /// A missing token is reported after the previous one when the next token starts a
+    /// line (comments skipped), as MLIR's `emitWrongTokenError` does.
+    #[test]
+    fn missing_tokens_are_reported_on_the_line_that_lacks_them() {
+        let src = "\"t.a\"() : (i32)\n  // a comment\n\n\"t.b\"() : () -> ()\n";
+        let e = crate::text::parse_unverified(src).expect_err("no '->'");
+        assert_eq!((e.line, e.column), (1, 16), "{e}");
+    }
 }

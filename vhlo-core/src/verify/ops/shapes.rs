@@ -721,7 +721,7 @@ fn constant(v: OpView) -> Check {
     Ok(())
 }
 
-/// The type of an elements attribute.
+/// The type of an elements attribute (the result type `inferConstantOp` infers).
 fn elements_type(m: &Module, a: Attribute) -> Option<Type> {
     use crate::ir::AttrData;
     match m.attr_data(a) {
@@ -1389,17 +1389,22 @@ fn reverse(v: OpView) -> Check {
             "all dimensions should be between [0, {rank}). Got dimension: {d}."
         );
     }
-    let (Some(have), true) = (v.result_type(0), v.num_results() == 1) else {
-        return Ok(());
-    };
-    ensure!(
-        compatible_types(v.m, operand.ty, have),
-        "C1",
-        "inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
-        v.t(operand.ty),
-        v.t(have)
-    );
-    Ok(())
+    let inferred = infer_reverse(&v)?;
+    check_results(&v, &inferred, "C1")
+}
+
+/// The shape function of reverse (`inferReverseOp`): the operand's type.
+pub(crate) fn infer_reverse(v: &OpView) -> Result<Vec<Inferred>, Failure> {
+    Ok(operand(v, 0).map(|o| of_type(&o)).into_iter().collect())
+}
+
+/// A ranked type as an inferred one.
+fn of_type(r: &Ranked) -> Inferred {
+    Inferred {
+        dims: Some(r.dims.to_vec()),
+        element: r.element(),
+        bounds: r.bounds().map(<[i64]>::to_vec),
+    }
 }
 
 /// set_dimension_size: the size is a 0-D i32 tensor, `dimension` within the operand's rank;
