@@ -1011,6 +1011,11 @@ impl<'a> Parser<'a> {
             return Ok(a);
         }
         if let Some(&l) = self.loc_aliases.get(id) {
+            if self.later_loc_alias(id, pos, true) {
+                return Err(self
+                    .c
+                    .error_at(pos, format!("undefined symbol alias id '{id}'")));
+            }
             return Ok(self.m.attr(AttrData::Location(l)));
         }
         // `#sdy<manual_axes{"a"}>`: an attribute of a spec'd dialect whose body is not pretty.

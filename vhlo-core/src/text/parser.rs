@@ -139,6 +139,12 @@ pub struct Parser<'a> {
     pub(crate) type_aliases: HashMap<String, Type>,
     pub(crate) attr_aliases: HashMap<String, Attribute>,
     pub(crate) loc_aliases: HashMap<String, Location>,
+    /// Where each location alias's definition starts: only an op's or a block argument's
+    /// `loc(#alias)` may name one defined further down (MLIR resolves those at the end); an
+    /// alias definition or an attribute may not ("undefined symbol alias id").
+    pub(crate) loc_alias_starts: HashMap<String, usize>,
+    /// Inside an alias definition: its start.
+    in_alias_def: Option<usize>,
     /// Ops whose location is a `#loc` alias defined later in the file.
     pending_locs: Vec<(OpId, String, usize)>,
     /// Placeholder locations given to block arguments whose `loc(#alias)` is defined further
@@ -193,6 +199,8 @@ impl<'a> Parser<'a> {
             type_aliases: HashMap::default(),
             attr_aliases: HashMap::default(),
             loc_aliases: HashMap::default(),
+            loc_alias_starts: HashMap::default(),
+            in_alias_def: None,
             pending_locs: Vec::new(),
             pending_arg_locs: HashMap::default(),
             filename: None,
@@ -376,11 +384,15 @@ impl<'a> Parser<'a> {
                 if self.c.peek() != Some(b'(') {
                     continue;
                 }
-                if let Ok(loc) = self.parse_loc_body(false) {
+                self.in_alias_def = Some(start);
+                let parsed = self.parse_loc_body(false);
+                self.in_alias_def = None;
+                if let Ok(loc) = parsed {
                     if let std::collections::hash_map::Entry::Vacant(e) =
-                        self.loc_aliases.entry(name)
+                        self.loc_aliases.entry(name.clone())
                     {
                         e.insert(loc);
+                        self.loc_alias_starts.insert(name, start);
                         done.insert(start, self.c.pos);
                     }
                 }
@@ -491,15 +503,35 @@ impl<'a> Parser<'a> {
                 .c
                 .error_at(pos, format!("redefinition of alias '#{name}'")));
         }
+        self.in_alias_def = Some(pos);
+        let r = self.parse_attr_alias_body(name, pos);
+        self.in_alias_def = None;
+        r
+    }
+
+    fn parse_attr_alias_body(&mut self, name: &str, pos: usize) -> PResult<()> {
         if self.c.peek_ident() == Some("loc") && self.c.peek_at(3) == Some(b'(') {
             self.c.bare_ident();
             let loc = self.parse_loc_body(false)?;
             self.loc_aliases.insert(name.to_string(), loc);
+            self.loc_alias_starts.insert(name.to_string(), pos);
         } else {
             let a = self.parse_attribute()?;
             self.attr_aliases.insert(name.to_string(), a);
         }
         Ok(())
+    }
+
+    /// A location alias named at `pos` that is defined further down, where only defined
+    /// ones may be named: in an alias definition (`in_alias_def`), or as an attribute.
+    pub(crate) fn later_loc_alias(&self, name: &str, pos: usize, as_attribute: bool) -> bool {
+        let Some(&start) = self.loc_alias_starts.get(name) else {
+            return false;
+        };
+        match self.in_alias_def {
+            Some(def) => start > def,
+            None => as_attribute && start > pos,
+        }
     }
 
     fn parse_type_alias_def(&mut self) -> PResult<()> {
@@ -933,6 +965,11 @@ impl<'a> Parser<'a> {
             Some(b'#') => {
                 self.c.pos = self.c.pos.saturating_add(1);
                 let name = self.c.suffix_id().unwrap_or("");
+                if self.later_loc_alias(name, pos, false) {
+                    return Err(self
+                        .c
+                        .error_at(pos, format!("undefined symbol alias id '{name}'")));
+                }
                 match self.loc_aliases.get(name) {
                     Some(&l) => Ok(l),
                     None if lenient => Ok(self.m.unknown_loc()),
@@ -1634,6 +1671,29 @@ mod value_name_tests {
             .unwrap_err()
             .contains("Static dimension 0"));
         assert_eq!(ty("tensor<3x?xf32, #stablehlo.bounds<?, 3>>"), Ok(()));
+    }
+
+    /// An op's `loc(#alias)` may name an alias defined further down; an alias definition or an
+    /// attribute may not (MLIR: "undefined symbol alias id").
+    #[test]
+    fn only_op_locations_name_later_aliases() {
+        let parse = |s: &str| {
+            crate::text::parse_unverified(s)
+                .map(|_| ())
+                .map_err(|e| e.message)
+        };
+        let op_use = "\"t.a\"() : () -> () loc(#l1)\n#l1 = loc(\"x\":1:2)\n";
+        assert_eq!(parse(op_use), Ok(()));
+        let in_order = "#l0 = loc(\"x\":1:2)\n#l1 = loc(callsite(#l0 at #l0))\n\"t.a\"() : () -> () loc(#l1)\n";
+        assert_eq!(parse(in_order), Ok(()));
+        let def_use = "#l1 = loc(callsite(#l2 at #l2))\n#l2 = loc(\"x\":1:2)\n\"t.a\"() : () -> () loc(#l1)\n";
+        assert!(parse(def_use)
+            .unwrap_err()
+            .contains("undefined symbol alias id 'l2'"));
+        let attr_use = "\"t.a\"() {a = #l2} : () -> ()\n#l2 = loc(\"x\":1:2)\n";
+        assert!(parse(attr_use)
+            .unwrap_err()
+            .contains("undefined symbol alias id 'l2'"));
     }
 
     /// A missing token is reported after the previous one when the next token starts a
