@@ -655,7 +655,7 @@ fn padding(v: &OpView, rule: &'static str) -> Result<Vec<(i64, i64)>, Failure> {
 /// C4/C5 (dimensions in range and unique), C7/C8 (inferred results), C2/C6 (the body's
 /// signature).
 fn reduce(v: &OpView) -> Check {
-    let (inputs, inits, _) = same_size_groups(v, 0)?;
+    let (inputs, _, inits) = same_size_groups(v, 0)?;
     let (inputs, inits) = (types_of(v, inputs), types_of(v, inits));
     ods_values(v, "operand", 0, &inputs, true, TENSOR, hlo_tensor)?;
     ods_values(v, "operand", inputs.len(), &inits, true, TENSOR, hlo_tensor)?;
@@ -743,7 +743,7 @@ const REDUCE_WINDOW_RULES: WindowRules = WindowRules {
 /// reduce_window: ODS types, C1 (inputs), C2 (compatible shapes), C4 (window rank), C5–C12
 /// (window attributes), C14–C16 (inferred results), C3/C13 (the body's signature).
 fn reduce_window(v: &OpView) -> Check {
-    let (inputs, inits, _) = same_size_groups(v, 0)?;
+    let (inputs, _, inits) = same_size_groups(v, 0)?;
     let (inputs, inits) = (types_of(v, inputs), types_of(v, inits));
     ods_values(v, "operand", 0, &inputs, true, TENSOR, hlo_tensor)?;
     ods_values(v, "operand", inputs.len(), &inits, true, TENSOR, hlo_tensor)?;
