@@ -23,6 +23,9 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
         For each mutant jaxlib accepts and for which vhlo-rs wrote NAME.ours.bc, jaxlib deserializes that
         artifact and prints it generic, without locations, to NAME.ours.jax.mlir, and prints its own parse
         of NAME.mlir the same way to NAME.jax.mlir (or NAME.<suffix>.error): equal texts, same program.
+        And what jaxlib's own artifact of NAME.mlir at DIR/target reads back to, printed the same way, to
+        NAME.jax_rt.mlir: where ours reads back otherwise than jaxlib parses, it must read back as that
+        (a conversion that loses something, such as a channel_handle's type, loses it in both).
 
 The verdicts are taken in a child process (`verdicts DIR`) that appends one line per mutant to
 DIR/verdicts.tsv as it goes, so that a crash of jaxlib on one mutant loses only that one: it is recorded
@@ -317,6 +320,8 @@ def read_manifest(directory):
 
 def check(directory):
     oracle = Oracle()
+    with open(os.path.join(directory, "target"), encoding="utf-8") as handle:
+        target = handle.read().strip()
     for row in read_manifest(directory):
         base = os.path.join(directory, row["name"])
         if row["jaxlib"] != "accept" or not os.path.exists(base + ".ours.bc"):
@@ -331,6 +336,13 @@ def check(directory):
         jax_backcompat._write_text_or_error(
             oracle, base + ".jax.mlir", lambda: oracle.print_module(oracle.parse_string(text, row["name"]), True)
         )
+
+        def own_round_trip():
+            module = oracle.parse_string(text, row["name"])
+            own = oracle.serialize(module, target, allow_other_dialects="sdy." in text)
+            return oracle.print_module(oracle.deserialize(own), True)
+
+        jax_backcompat._write_text_or_error(oracle, base + ".jax_rt.mlir", own_round_trip)
 
 
 def main(argv):
