@@ -279,13 +279,17 @@ def _verdicts_in_children(directory, names):
         )
         if child.returncode == 0:
             continue
-        # The child died on the first mutant it had not finished: record it and carry on after it.
+        why = child.stderr.decode("utf-8", "replace").strip()
+        if child.returncode > 0:
+            # A Python error (not a crash of jaxlib): a bug here, not a verdict.
+            raise SystemExit(f"mutants.py verdicts failed (status {child.returncode}):\n{why}")
+        # Killed by a signal on the first mutant it had not finished: record it and carry on after it.
         done = _read_verdicts(path)
         crashed = next((n for n in pending if n not in done), None)
         if crashed is None:
             continue
-        why = child.stderr.decode("utf-8", "replace").strip().splitlines()
-        message = f"jaxlib exited with status {child.returncode}" + (f": {why[-1]}" if why else "")
+        last = why.splitlines()[-1:]
+        message = f"jaxlib died of signal {-child.returncode}" + (f": {last[0]}" if last else "")
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(f"{crashed}\tcrash\t{_escape(message)}\n")
 
