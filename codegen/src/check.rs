@@ -818,6 +818,8 @@ fn check_stablehlo_map(spec: &Spec, diags: &mut Diagnostics) {
                 );
             }
         }
+        check_value_types(s, "operand", &s.operands, &s.operand_types, diags);
+        check_value_types(s, "result", &s.results, &s.result_types, diags);
         for a in &s.attributes {
             let printed = crate::ods::lower(&a.ty, &spec.enums).and_then(|t| match &a.default {
                 Some(d) => crate::ods::printed_default(&t, d, &spec.enums).map(drop),
@@ -986,5 +988,49 @@ fn value_has_hook(v: &Value) -> bool {
         Value::Dict(xs) => xs.iter().any(|(_, x)| value_has_hook(x)),
         Value::Attr { params, .. } => params.iter().any(|(_, x)| value_has_hook(x)),
         _ => false,
+    }
+}
+
+/// A `stablehlo:` block's `operand_types:` or `result_types:`: none, or one ODS type per
+/// operand (result) that codegen/src/ods_types.rs lowers, variadic exactly where the field's
+/// name ends in `*`.
+fn check_value_types(
+    s: &crate::model::StablehloOp,
+    what: &str,
+    fields: &[crate::model::Field],
+    types: &[(String, Pos)],
+    diags: &mut Diagnostics,
+) {
+    if types.is_empty() {
+        return;
+    }
+    if types.len() != fields.len() {
+        diags.error(
+            types[0].1.clone(),
+            format!(
+                "`{}` has {} {what}s but {} {what}_types",
+                s.name,
+                fields.len(),
+                types.len()
+            ),
+        );
+        return;
+    }
+    for (f, (t, pos)) in fields.iter().zip(types) {
+        match crate::ods_types::lower(t) {
+            Err(why) => diags.error(pos.clone(), format!("{what} `{}` of `{}`: {why}", f.name, s.name)),
+            Ok(c) if c.variadic != f.variadic => diags.error(
+                pos.clone(),
+                format!(
+                    "{what} `{}` of `{}` is {}variadic, but its type `{}` is {}",
+                    f.name,
+                    s.name,
+                    if f.variadic { "" } else { "not " },
+                    t.trim(),
+                    if c.variadic { "`Variadic<...>`" } else { "not `Variadic<...>`" }
+                ),
+            ),
+            Ok(_) => {}
+        }
     }
 }

@@ -15,6 +15,7 @@ pub mod load;
 pub mod lock;
 pub mod model;
 pub mod ods;
+pub mod ods_types;
 pub mod wire;
 
 use std::path::Path;

@@ -151,10 +151,16 @@ pub struct RawStablehloOp {
     pub also: Vec<RawAlsoName>,
     #[serde(default)]
     pub operands: Vec<SStr>,
+    /// The ODS type of each operand, as StablehloOps.td spells it (codegen/src/ods_types.rs).
+    #[serde(default)]
+    pub operand_types: Vec<SStr>,
     #[serde(default)]
     pub attributes: Vec<RawStablehloAttr>,
     #[serde(default)]
     pub results: Vec<SStr>,
+    /// The ODS type of each result.
+    #[serde(default)]
+    pub result_types: Vec<SStr>,
     #[serde(default)]
     pub regions: Vec<SStr>,
     /// ODS traits: `compatible_operands_and_result_type` (the verifier checks it) and

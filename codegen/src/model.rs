@@ -281,8 +281,13 @@ pub struct StablehloOp {
     pub commutative: bool,
     pub also: Vec<AlsoName>,
     pub operands: Vec<Field>,
+    /// The ODS type of each operand as spelled (`Variadic<HLO_Tensor>`), with its position;
+    /// empty when the spec records none (lowered by `crate::ods_types`).
+    pub operand_types: Vec<(String, Pos)>,
     pub attributes: Vec<StablehloAttr>,
     pub results: Vec<Field>,
+    /// The ODS type of each result, as `operand_types`.
+    pub result_types: Vec<(String, Pos)>,
     pub regions: Vec<Field>,
     /// The custom assembly format as written, and where (codegen/src/format.rs).
     pub format: Option<(String, Pos)>,
@@ -911,6 +916,11 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 })
                 .collect(),
             operands: s.operands.iter().map(|x| field(file, x)).collect(),
+            operand_types: s
+                .operand_types
+                .iter()
+                .map(|t| (t.value.clone(), crate::load::string_pos(file, t)))
+                .collect(),
             attributes: s
                 .attributes
                 .iter()
@@ -932,6 +942,11 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 })
                 .collect(),
             results: s.results.iter().map(|x| field(file, x)).collect(),
+            result_types: s
+                .result_types
+                .iter()
+                .map(|t| (t.value.clone(), crate::load::string_pos(file, t)))
+                .collect(),
             regions: s.regions.iter().map(|x| field(file, x)).collect(),
             format: s
                 .format

@@ -440,6 +440,33 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             .map(|t| ods_tokens(spec, &t));
         quote! { &[ #(#cs),* ] }
     });
+    // Each distinct operand or result type once, in `VALUE_TYPES`; ops index it.
+    let mut distinct: Vec<crate::ods_types::TypeConstraint> = Vec::new();
+    let mut index_of = |t: &str| -> Option<usize> {
+        let c = crate::ods_types::lower(t).ok()?;
+        Some(match distinct.iter().position(|d| *d == c) {
+            Some(i) => i,
+            None => {
+                distinct.push(c);
+                distinct.len() - 1
+            }
+        })
+    };
+    let mut value_types = |ts: &[(String, crate::diag::Pos)]| {
+        let is: Vec<usize> = ts.iter().filter_map(|(t, _)| index_of(t)).collect();
+        quote! { &[ #(VALUE_TYPES[#is]),* ] }
+    };
+    let s_operand_types: Vec<TokenStream> = spec
+        .ops
+        .iter()
+        .map(|f| value_types(&f.stablehlo.operand_types))
+        .collect();
+    let s_result_types: Vec<TokenStream> = spec
+        .ops
+        .iter()
+        .map(|f| value_types(&f.stablehlo.result_types))
+        .collect();
+    let s_value_types = distinct.iter().map(value_type_tokens);
     let s_attr_defaults = spec.ops.iter().map(|f| {
         let ds = f.stablehlo.attributes.iter().map(|a| {
             let printed = a.default.as_ref().and_then(|d| {
@@ -663,6 +690,89 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             EnumArray(VhloEnum),
         }
 
+        /// An element type class an ODS operand or result type allows (Base.td's `HLO_Float`,
+        /// `HLO_Int`, ...; codegen/src/ods_types.rs).
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub enum OdsElement {
+            /// `HLO_Float`: the 4/6/8/16/32/64-bit floats (not tf32, f80, f128).
+            Float,
+            /// `HLO_Float32Or64`.
+            Float32Or64,
+            /// `HLO_Pred`: `i1`.
+            Pred,
+            /// Signless integers of 2/4/8/16/32/64 bits (`HLO_SInt`).
+            SignlessInt,
+            /// Unsigned integers of 2/4/8/16/32/64 bits (`HLO_UInt`).
+            UnsignedInt,
+            /// `complex<f32>` or `complex<f64>` (`HLO_Complex`).
+            Complex,
+            /// Per-tensor `!quant.uniform` of 2..32-bit storage, its zero point in the storage
+            /// range (`HLO_QuantizedInt`).
+            QuantizedInt,
+            /// The per-axis form (`HLO_PerAxisQuantizedInt`).
+            PerAxisQuantizedInt,
+            /// `index`.
+            Index,
+            /// Any integer (`AnyInteger`).
+            AnyInteger,
+            /// `i32`.
+            I32,
+            /// `ui32`.
+            UI32,
+        }
+
+        /// The shape an ODS tensor type asks for.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub enum OdsShape {
+            /// Any shape.
+            Any,
+            /// `HasStaticShapePred`.
+            Static,
+            /// `HLO_HasStaticOrSingleBoundedShapePred`.
+            StaticOrSingleBounded,
+        }
+
+        /// One kind of type an ODS operand or result type accepts.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub enum OdsTypeAlternative {
+            /// A tensor.
+            Tensor {
+                /// `RankedTensorOf` and the rank-fixed forms, rather than `TensorOf`.
+                ranked: bool,
+                /// The rank it must have.
+                rank: Option<u8>,
+                /// The shape it must have.
+                shape: OdsShape,
+                /// `IsValidQuantizedDimension`: a per-axis element's dimension is below the
+                /// rank and its scale count is that dimension's size (unless dynamic).
+                quantized_dimension: bool,
+                /// The element types it may have.
+                elements: &'static [OdsElement],
+            },
+            /// A memref of these elements (`MemRefOf`).
+            Memref(&'static [OdsElement]),
+            /// `!stablehlo.token`.
+            Token,
+            /// `!stablehlo.future`.
+            Future,
+            /// A tuple whose leaves, through nested tuples, are of these (`NestedTupleOf`).
+            NestedTuple(&'static [OdsTypeAlternative]),
+        }
+
+        /// Every distinct ODS operand or result type of the spec, which the ops' lists index.
+        const VALUE_TYPES: &[OdsValueType] = &[ #(#s_value_types),* ];
+
+        /// An ODS operand or result type (spec `operand_types:`/`result_types:`).
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub struct OdsValueType {
+            /// `Variadic<...>`: the constraint holds of each value of the group.
+            pub variadic: bool,
+            /// The kinds of types it accepts.
+            pub alternatives: &'static [OdsTypeAlternative],
+            /// What MLIR's message says it must be (`ranked tensor of ... values`).
+            pub summary: &'static str,
+        }
+
         /// What the conversions write for a VHLO attribute that a StableHLO op leaves out.
         #[derive(Clone, Copy, PartialEq, Eq, Debug)]
         pub enum VhloDefault {
@@ -711,6 +821,17 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             pub fn attribute_constraints(self) -> &'static [OdsConstraint] {
                 const A: &[&[OdsConstraint]] = &[ #(#s_attr_constraints),* ];
                 A[self as usize]
+            }
+            /// The ODS type of each operand group, in order (spec `operand_types:`, lowered by
+            /// codegen/src/ods_types.rs); empty when the spec records none.
+            pub fn operand_type_constraints(self) -> &'static [OdsValueType] {
+                const T: &[&[OdsValueType]] = &[ #(#s_operand_types),* ];
+                T[self as usize]
+            }
+            /// The ODS type of each result group, as `operand_type_constraints`.
+            pub fn result_type_constraints(self) -> &'static [OdsValueType] {
+                const T: &[&[OdsValueType]] = &[ #(#s_result_types),* ];
+                T[self as usize]
             }
             /// The VHLO attributes each attribute stands for when not the one of its own name
             /// (spec `vhlo:`: a struct split into fields, in the struct's order), as
@@ -821,6 +942,53 @@ fn ods_tokens(spec: &Spec, t: &crate::ods::OdsType) -> TokenStream {
         T::EnumArray(i) => {
             let v = enum_variant(*i);
             quote! { OdsConstraint::EnumArray(VhloEnum::#v) }
+        }
+    }
+}
+
+/// The generated `OdsValueType` of a lowered operand or result type.
+fn value_type_tokens(c: &crate::ods_types::TypeConstraint) -> TokenStream {
+    let variadic = c.variadic;
+    let summary = &c.summary;
+    let alts = c.alternatives.iter().map(alternative_tokens);
+    quote! { OdsValueType { variadic: #variadic, alternatives: &[ #(#alts),* ], summary: #summary } }
+}
+
+fn alternative_tokens(a: &crate::ods_types::Alt) -> TokenStream {
+    use crate::ods_types::{Alt, Elem, Shape};
+    let elems = |es: &[Elem]| {
+        let es = es.iter().map(|e| format_ident!("{}", format!("{e:?}")));
+        quote! { &[ #(OdsElement::#es),* ] }
+    };
+    match a {
+        Alt::Tensor {
+            ranked,
+            rank,
+            shape,
+            quantized_dimension,
+            elements,
+        } => {
+            let rank = match rank {
+                Some(r) => quote! { Some(#r) },
+                None => quote! { None },
+            };
+            let shape = match shape {
+                Shape::Any => quote! { OdsShape::Any },
+                Shape::Static => quote! { OdsShape::Static },
+                Shape::StaticOrSingleBounded => quote! { OdsShape::StaticOrSingleBounded },
+            };
+            let elements = elems(elements);
+            quote! { OdsTypeAlternative::Tensor { ranked: #ranked, rank: #rank, shape: #shape, quantized_dimension: #quantized_dimension, elements: #elements } }
+        }
+        Alt::Memref(es) => {
+            let es = elems(es);
+            quote! { OdsTypeAlternative::Memref(#es) }
+        }
+        Alt::Token => quote! { OdsTypeAlternative::Token },
+        Alt::Future => quote! { OdsTypeAlternative::Future },
+        Alt::NestedTuple(alts) => {
+            let alts = alts.iter().map(alternative_tokens);
+            quote! { OdsTypeAlternative::NestedTuple(&[ #(#alts),* ]) }
         }
     }
 }

@@ -6434,6 +6434,1126 @@ pub enum OdsConstraint {
     /// An array of such enum attributes.
     EnumArray(VhloEnum),
 }
+/// An element type class an ODS operand or result type allows (Base.td's `HLO_Float`,
+/// `HLO_Int`, ...; codegen/src/ods_types.rs).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OdsElement {
+    /// `HLO_Float`: the 4/6/8/16/32/64-bit floats (not tf32, f80, f128).
+    Float,
+    /// `HLO_Float32Or64`.
+    Float32Or64,
+    /// `HLO_Pred`: `i1`.
+    Pred,
+    /// Signless integers of 2/4/8/16/32/64 bits (`HLO_SInt`).
+    SignlessInt,
+    /// Unsigned integers of 2/4/8/16/32/64 bits (`HLO_UInt`).
+    UnsignedInt,
+    /// `complex<f32>` or `complex<f64>` (`HLO_Complex`).
+    Complex,
+    /// Per-tensor `!quant.uniform` of 2..32-bit storage, its zero point in the storage
+    /// range (`HLO_QuantizedInt`).
+    QuantizedInt,
+    /// The per-axis form (`HLO_PerAxisQuantizedInt`).
+    PerAxisQuantizedInt,
+    /// `index`.
+    Index,
+    /// Any integer (`AnyInteger`).
+    AnyInteger,
+    /// `i32`.
+    I32,
+    /// `ui32`.
+    UI32,
+}
+/// The shape an ODS tensor type asks for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OdsShape {
+    /// Any shape.
+    Any,
+    /// `HasStaticShapePred`.
+    Static,
+    /// `HLO_HasStaticOrSingleBoundedShapePred`.
+    StaticOrSingleBounded,
+}
+/// One kind of type an ODS operand or result type accepts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OdsTypeAlternative {
+    /// A tensor.
+    Tensor {
+        /// `RankedTensorOf` and the rank-fixed forms, rather than `TensorOf`.
+        ranked: bool,
+        /// The rank it must have.
+        rank: Option<u8>,
+        /// The shape it must have.
+        shape: OdsShape,
+        /// `IsValidQuantizedDimension`: a per-axis element's dimension is below the
+        /// rank and its scale count is that dimension's size (unless dynamic).
+        quantized_dimension: bool,
+        /// The element types it may have.
+        elements: &'static [OdsElement],
+    },
+    /// A memref of these elements (`MemRefOf`).
+    Memref(&'static [OdsElement]),
+    /// `!stablehlo.token`.
+    Token,
+    /// `!stablehlo.future`.
+    Future,
+    /// A tuple whose leaves, through nested tuples, are of these (`NestedTupleOf`).
+    NestedTuple(&'static [OdsTypeAlternative]),
+}
+/// Every distinct ODS operand or result type of the spec, which the ops' lists index.
+const VALUE_TYPES: &[OdsValueType] = &[
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::SignlessInt,
+                    OdsElement::Float,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+        ],
+        summary: "ranked tensor of 2/4/8/16/32/64-bit signless integer or 4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: true,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                    OdsElement::PerAxisQuantizedInt,
+                ],
+            },
+        ],
+        summary: "ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized or per-axis integer quantized values",
+    },
+    OdsValueType {
+        variadic: true,
+        alternatives: &[OdsTypeAlternative::Token],
+        summary: "variadic of token",
+    },
+    OdsValueType {
+        variadic: true,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+        ],
+        summary: "variadic of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                ],
+            },
+        ],
+        summary: "ranked tensor of bool or 2/4/8/16/32/64-bit integer values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[OdsTypeAlternative::Future],
+        summary: "future",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+        ],
+        summary: "ranked tensor of 4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[OdsElement::Float, OdsElement::QuantizedInt],
+            },
+        ],
+        summary: "ranked tensor of 4/6/8/16/32/64-bit float or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: Some(1u8),
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[OdsElement::Float, OdsElement::QuantizedInt],
+            },
+        ],
+        summary: "1D tensor of 4/6/8/16/32/64-bit float or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+        ],
+        summary: "ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[OdsElement::I32],
+            },
+        ],
+        summary: "ranked tensor of 32-bit signless integer values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[OdsElement::Float32Or64],
+            },
+        ],
+        summary: "ranked tensor of 32/64-bit float values",
+    },
+    OdsValueType {
+        variadic: true,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: true,
+                elements: &[OdsElement::PerAxisQuantizedInt],
+            },
+            OdsTypeAlternative::Token,
+            OdsTypeAlternative::NestedTuple(
+                &[
+                    OdsTypeAlternative::Tensor {
+                        ranked: true,
+                        rank: None,
+                        shape: OdsShape::Any,
+                        quantized_dimension: false,
+                        elements: &[
+                            OdsElement::Float,
+                            OdsElement::Pred,
+                            OdsElement::SignlessInt,
+                            OdsElement::UnsignedInt,
+                            OdsElement::Complex,
+                            OdsElement::QuantizedInt,
+                        ],
+                    },
+                    OdsTypeAlternative::Memref(
+                        &[
+                            OdsElement::Float,
+                            OdsElement::Pred,
+                            OdsElement::SignlessInt,
+                            OdsElement::UnsignedInt,
+                            OdsElement::Complex,
+                            OdsElement::QuantizedInt,
+                        ],
+                    ),
+                    OdsTypeAlternative::Tensor {
+                        ranked: true,
+                        rank: None,
+                        shape: OdsShape::Any,
+                        quantized_dimension: true,
+                        elements: &[OdsElement::PerAxisQuantizedInt],
+                    },
+                    OdsTypeAlternative::Token,
+                ],
+            ),
+        ],
+        summary: "variadic of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or ranked tensor of per-axis integer quantized values or token or nested tuple with any combination of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or memref of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or ranked tensor of per-axis integer quantized values or token values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                ],
+            },
+        ],
+        summary: "ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[OdsElement::SignlessInt, OdsElement::UnsignedInt],
+            },
+        ],
+        summary: "ranked tensor of 2/4/8/16/32/64-bit integer values",
+    },
+    OdsValueType {
+        variadic: true,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: false,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: true,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                    OdsElement::PerAxisQuantizedInt,
+                ],
+            },
+            OdsTypeAlternative::Memref(
+                &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            ),
+            OdsTypeAlternative::Token,
+            OdsTypeAlternative::NestedTuple(
+                &[
+                    OdsTypeAlternative::Tensor {
+                        ranked: false,
+                        rank: None,
+                        shape: OdsShape::Any,
+                        quantized_dimension: true,
+                        elements: &[
+                            OdsElement::Float,
+                            OdsElement::Pred,
+                            OdsElement::SignlessInt,
+                            OdsElement::UnsignedInt,
+                            OdsElement::Complex,
+                            OdsElement::QuantizedInt,
+                            OdsElement::PerAxisQuantizedInt,
+                        ],
+                    },
+                    OdsTypeAlternative::Memref(
+                        &[
+                            OdsElement::Float,
+                            OdsElement::Pred,
+                            OdsElement::SignlessInt,
+                            OdsElement::UnsignedInt,
+                            OdsElement::Complex,
+                            OdsElement::QuantizedInt,
+                        ],
+                    ),
+                    OdsTypeAlternative::Token,
+                ],
+            ),
+            OdsTypeAlternative::Future,
+        ],
+        summary: "variadic of tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized or per-axis integer quantized values or memref of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or token or nested tuple with any combination of tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized or per-axis integer quantized values or memref of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or token values or future",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Float,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+        ],
+        summary: "ranked tensor of 2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: Some(1u8),
+                shape: OdsShape::Static,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Index,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                ],
+            },
+        ],
+        summary: "statically shaped 1-dimensional tensor of index or 2/4/8/16/32/64-bit integer values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: Some(2u8),
+                shape: OdsShape::Static,
+                quantized_dimension: false,
+                elements: &[OdsElement::SignlessInt, OdsElement::UnsignedInt],
+            },
+        ],
+        summary: "statically shaped 2-dimensional integer tensor of 2/4/8/16/32/64-bit integer values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: Some(1u8),
+                shape: OdsShape::Static,
+                quantized_dimension: false,
+                elements: &[OdsElement::SignlessInt, OdsElement::UnsignedInt],
+            },
+        ],
+        summary: "statically shaped 1-dimensional integer tensor of 2/4/8/16/32/64-bit integer values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: Some(0u8),
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+        ],
+        summary: "0D tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: true,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: Some(0u8),
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[OdsElement::SignlessInt, OdsElement::UnsignedInt],
+            },
+        ],
+        summary: "variadic of 0D tensor of 2/4/8/16/32/64-bit integer values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[OdsElement::Float, OdsElement::Complex],
+            },
+        ],
+        summary: "ranked tensor of 4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::NestedTuple(
+                &[
+                    OdsTypeAlternative::Tensor {
+                        ranked: true,
+                        rank: None,
+                        shape: OdsShape::Any,
+                        quantized_dimension: false,
+                        elements: &[
+                            OdsElement::Float,
+                            OdsElement::Pred,
+                            OdsElement::SignlessInt,
+                            OdsElement::UnsignedInt,
+                            OdsElement::Complex,
+                            OdsElement::QuantizedInt,
+                        ],
+                    },
+                    OdsTypeAlternative::Memref(
+                        &[
+                            OdsElement::Float,
+                            OdsElement::Pred,
+                            OdsElement::SignlessInt,
+                            OdsElement::UnsignedInt,
+                            OdsElement::Complex,
+                            OdsElement::QuantizedInt,
+                        ],
+                    ),
+                    OdsTypeAlternative::Tensor {
+                        ranked: true,
+                        rank: None,
+                        shape: OdsShape::Any,
+                        quantized_dimension: true,
+                        elements: &[OdsElement::PerAxisQuantizedInt],
+                    },
+                    OdsTypeAlternative::Token,
+                ],
+            ),
+        ],
+        summary: "nested tuple with any combination of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or memref of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or ranked tensor of per-axis integer quantized values or token values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[OdsElement::Pred],
+            },
+        ],
+        summary: "ranked tensor of bool values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[OdsTypeAlternative::Token],
+        summary: "token",
+    },
+    OdsValueType {
+        variadic: true,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+            OdsTypeAlternative::Token,
+        ],
+        summary: "variadic of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or token",
+    },
+    OdsValueType {
+        variadic: true,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: true,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                    OdsElement::PerAxisQuantizedInt,
+                ],
+            },
+        ],
+        summary: "variadic of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized or per-axis integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: Some(1u8),
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Index,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                ],
+            },
+        ],
+        summary: "1D tensor of index or 2/4/8/16/32/64-bit integer values",
+    },
+    OdsValueType {
+        variadic: true,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: true,
+                elements: &[OdsElement::PerAxisQuantizedInt],
+            },
+            OdsTypeAlternative::Token,
+            OdsTypeAlternative::Memref(
+                &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            ),
+        ],
+        summary: "variadic of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or ranked tensor of per-axis integer quantized values or token or memref of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: Some(0u8),
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Float,
+                ],
+            },
+        ],
+        summary: "0D tensor of bool or 2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Float,
+                ],
+            },
+        ],
+        summary: "ranked tensor of 2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[OdsElement::AnyInteger, OdsElement::Index],
+            },
+        ],
+        summary: "ranked tensor of integer or index values",
+    },
+    OdsValueType {
+        variadic: true,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: true,
+                elements: &[OdsElement::PerAxisQuantizedInt],
+            },
+            OdsTypeAlternative::Token,
+            OdsTypeAlternative::NestedTuple(
+                &[
+                    OdsTypeAlternative::Tensor {
+                        ranked: true,
+                        rank: None,
+                        shape: OdsShape::Any,
+                        quantized_dimension: false,
+                        elements: &[
+                            OdsElement::Float,
+                            OdsElement::Pred,
+                            OdsElement::SignlessInt,
+                            OdsElement::UnsignedInt,
+                            OdsElement::Complex,
+                            OdsElement::QuantizedInt,
+                        ],
+                    },
+                    OdsTypeAlternative::Memref(
+                        &[
+                            OdsElement::Float,
+                            OdsElement::Pred,
+                            OdsElement::SignlessInt,
+                            OdsElement::UnsignedInt,
+                            OdsElement::Complex,
+                            OdsElement::QuantizedInt,
+                        ],
+                    ),
+                    OdsTypeAlternative::Tensor {
+                        ranked: true,
+                        rank: None,
+                        shape: OdsShape::Any,
+                        quantized_dimension: true,
+                        elements: &[OdsElement::PerAxisQuantizedInt],
+                    },
+                    OdsTypeAlternative::Token,
+                ],
+            ),
+            OdsTypeAlternative::Memref(
+                &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            ),
+        ],
+        summary: "variadic of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or ranked tensor of per-axis integer quantized values or token or nested tuple with any combination of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or memref of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or ranked tensor of per-axis integer quantized values or token values or memref of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: true,
+                elements: &[OdsElement::QuantizedInt, OdsElement::PerAxisQuantizedInt],
+            },
+        ],
+        summary: "ranked tensor of per-tensor integer quantized or per-axis integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: true,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::QuantizedInt,
+                    OdsElement::PerAxisQuantizedInt,
+                ],
+            },
+        ],
+        summary: "ranked tensor of 4/6/8/16/32/64-bit float or per-tensor integer quantized or per-axis integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::SignlessInt,
+                    OdsElement::Float,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+        ],
+        summary: "ranked tensor of 2/4/8/16/32/64-bit signless integer or 4/6/8/16/32/64-bit float or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::StaticOrSingleBounded,
+                quantized_dimension: true,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                    OdsElement::PerAxisQuantizedInt,
+                ],
+            },
+        ],
+        summary: "statically shaped or single bounded dimension tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized or per-axis integer quantized values",
+    },
+    OdsValueType {
+        variadic: true,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: true,
+                elements: &[OdsElement::PerAxisQuantizedInt],
+            },
+            OdsTypeAlternative::Token,
+        ],
+        summary: "variadic of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or ranked tensor of per-axis integer quantized values or token",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[OdsElement::Complex],
+            },
+        ],
+        summary: "ranked tensor of complex type with 32/64-bit float elements values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Static,
+                quantized_dimension: true,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                    OdsElement::PerAxisQuantizedInt,
+                ],
+            },
+        ],
+        summary: "statically shaped tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized or per-axis integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: true,
+                elements: &[OdsElement::PerAxisQuantizedInt],
+            },
+            OdsTypeAlternative::Token,
+            OdsTypeAlternative::NestedTuple(
+                &[
+                    OdsTypeAlternative::Tensor {
+                        ranked: true,
+                        rank: None,
+                        shape: OdsShape::Any,
+                        quantized_dimension: false,
+                        elements: &[
+                            OdsElement::Float,
+                            OdsElement::Pred,
+                            OdsElement::SignlessInt,
+                            OdsElement::UnsignedInt,
+                            OdsElement::Complex,
+                            OdsElement::QuantizedInt,
+                        ],
+                    },
+                    OdsTypeAlternative::Memref(
+                        &[
+                            OdsElement::Float,
+                            OdsElement::Pred,
+                            OdsElement::SignlessInt,
+                            OdsElement::UnsignedInt,
+                            OdsElement::Complex,
+                            OdsElement::QuantizedInt,
+                        ],
+                    ),
+                    OdsTypeAlternative::Tensor {
+                        ranked: true,
+                        rank: None,
+                        shape: OdsShape::Any,
+                        quantized_dimension: true,
+                        elements: &[OdsElement::PerAxisQuantizedInt],
+                    },
+                    OdsTypeAlternative::Token,
+                ],
+            ),
+            OdsTypeAlternative::Memref(
+                &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            ),
+        ],
+        summary: "ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or ranked tensor of per-axis integer quantized values or token or nested tuple with any combination of ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or memref of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or ranked tensor of per-axis integer quantized values or token values or memref of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[OdsElement::Float],
+            },
+        ],
+        summary: "ranked tensor of 4/6/8/16/32/64-bit float values",
+    },
+    OdsValueType {
+        variadic: true,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Static,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Static,
+                quantized_dimension: true,
+                elements: &[
+                    OdsElement::Float,
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                    OdsElement::PerAxisQuantizedInt,
+                ],
+            },
+            OdsTypeAlternative::Token,
+        ],
+        summary: "variadic of statically shaped tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values or statically shaped tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized or per-axis integer quantized values or token",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Static,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Float,
+                    OdsElement::Complex,
+                    OdsElement::QuantizedInt,
+                ],
+            },
+        ],
+        summary: "statically shaped tensor of 2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements or per-tensor integer quantized values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[OdsElement::UI32],
+            },
+        ],
+        summary: "ranked tensor of 32-bit unsigned integer values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Any,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::Pred,
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Float,
+                ],
+            },
+        ],
+        summary: "ranked tensor of bool or 2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float values",
+    },
+    OdsValueType {
+        variadic: false,
+        alternatives: &[
+            OdsTypeAlternative::Tensor {
+                ranked: true,
+                rank: None,
+                shape: OdsShape::Static,
+                quantized_dimension: false,
+                elements: &[
+                    OdsElement::SignlessInt,
+                    OdsElement::UnsignedInt,
+                    OdsElement::Float,
+                ],
+            },
+        ],
+        summary: "statically shaped tensor of 2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float values",
+    },
+];
+/// An ODS operand or result type (spec `operand_types:`/`result_types:`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct OdsValueType {
+    /// `Variadic<...>`: the constraint holds of each value of the group.
+    pub variadic: bool,
+    /// The kinds of types it accepts.
+    pub alternatives: &'static [OdsTypeAlternative],
+    /// What MLIR's message says it must be (`ranked tensor of ... values`).
+    pub summary: &'static str,
+}
 /// What the conversions write for a VHLO attribute that a StableHLO op leaves out.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum VhloDefault {
@@ -8000,6 +9120,282 @@ impl StablehloOp {
             &[],
         ];
         A[self as usize]
+    }
+    /// The ODS type of each operand group, in order (spec `operand_types:`, lowered by
+    /// codegen/src/ods_types.rs); empty when the spec records none.
+    pub fn operand_type_constraints(self) -> &'static [OdsValueType] {
+        const T: &[&[OdsValueType]] = &[
+            &[VALUE_TYPES[0usize]],
+            &[VALUE_TYPES[1usize], VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[2usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[4usize], VALUE_TYPES[4usize]],
+            &[VALUE_TYPES[5usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[6usize], VALUE_TYPES[6usize]],
+            &[
+                VALUE_TYPES[7usize],
+                VALUE_TYPES[8usize],
+                VALUE_TYPES[8usize],
+                VALUE_TYPES[8usize],
+                VALUE_TYPES[7usize],
+            ],
+            &[
+                VALUE_TYPES[7usize],
+                VALUE_TYPES[8usize],
+                VALUE_TYPES[8usize],
+                VALUE_TYPES[8usize],
+                VALUE_TYPES[8usize],
+            ],
+            &[VALUE_TYPES[7usize], VALUE_TYPES[8usize], VALUE_TYPES[8usize]],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[1usize]],
+            &[],
+            &[VALUE_TYPES[10usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[7usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[9usize], VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[11usize], VALUE_TYPES[11usize]],
+            &[VALUE_TYPES[12usize]],
+            &[VALUE_TYPES[3usize]],
+            &[],
+            &[VALUE_TYPES[13usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[14usize]],
+            &[],
+            &[],
+            &[VALUE_TYPES[15usize]],
+            &[VALUE_TYPES[16usize], VALUE_TYPES[16usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[1usize], VALUE_TYPES[17usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[9usize], VALUE_TYPES[18usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[14usize], VALUE_TYPES[19usize]],
+            &[VALUE_TYPES[17usize]],
+            &[
+                VALUE_TYPES[9usize],
+                VALUE_TYPES[20usize],
+                VALUE_TYPES[17usize],
+                VALUE_TYPES[17usize],
+                VALUE_TYPES[17usize],
+            ],
+            &[VALUE_TYPES[1usize], VALUE_TYPES[17usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[21usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[9usize], VALUE_TYPES[21usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[22usize]],
+            &[VALUE_TYPES[7usize]],
+            &[],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[14usize]],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[23usize]],
+            &[VALUE_TYPES[24usize]],
+            &[VALUE_TYPES[22usize]],
+            &[VALUE_TYPES[25usize]],
+            &[],
+            &[VALUE_TYPES[7usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[16usize]],
+            &[VALUE_TYPES[4usize]],
+            &[VALUE_TYPES[26usize]],
+            &[VALUE_TYPES[4usize], VALUE_TYPES[4usize]],
+            &[VALUE_TYPES[27usize], VALUE_TYPES[25usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[20usize]],
+            &[],
+            &[VALUE_TYPES[14usize]],
+            &[VALUE_TYPES[16usize], VALUE_TYPES[16usize]],
+            &[VALUE_TYPES[22usize]],
+            &[
+                VALUE_TYPES[9usize],
+                VALUE_TYPES[28usize],
+                VALUE_TYPES[28usize],
+                VALUE_TYPES[28usize],
+            ],
+            &[VALUE_TYPES[25usize]],
+            &[VALUE_TYPES[3usize], VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[7usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[3usize], VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[16usize], VALUE_TYPES[16usize]],
+            &[],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[29usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[30usize], VALUE_TYPES[30usize], VALUE_TYPES[17usize]],
+            &[VALUE_TYPES[31usize]],
+            &[VALUE_TYPES[7usize]],
+            &[VALUE_TYPES[7usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[3usize], VALUE_TYPES[32usize], VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[24usize], VALUE_TYPES[9usize], VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[9usize], VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[27usize], VALUE_TYPES[25usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[10usize]],
+            &[VALUE_TYPES[14usize], VALUE_TYPES[14usize]],
+            &[VALUE_TYPES[14usize], VALUE_TYPES[14usize]],
+            &[VALUE_TYPES[14usize], VALUE_TYPES[14usize]],
+            &[VALUE_TYPES[0usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[16usize], VALUE_TYPES[16usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[9usize], VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[22usize], VALUE_TYPES[22usize]],
+            &[VALUE_TYPES[33usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[34usize]],
+            &[VALUE_TYPES[35usize]],
+            &[VALUE_TYPES[29usize]],
+            &[VALUE_TYPES[4usize], VALUE_TYPES[4usize]],
+        ];
+        T[self as usize]
+    }
+    /// The ODS type of each result group, as `operand_type_constraints`.
+    pub fn result_type_constraints(self) -> &'static [OdsValueType] {
+        const T: &[&[OdsValueType]] = &[
+            &[VALUE_TYPES[36usize]],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[25usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[5usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[7usize], VALUE_TYPES[8usize], VALUE_TYPES[8usize]],
+            &[VALUE_TYPES[7usize]],
+            &[VALUE_TYPES[7usize], VALUE_TYPES[8usize], VALUE_TYPES[8usize]],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[37usize]],
+            &[],
+            &[VALUE_TYPES[38usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[7usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[24usize]],
+            &[VALUE_TYPES[39usize]],
+            &[VALUE_TYPES[12usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[40usize]],
+            &[VALUE_TYPES[13usize]],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[14usize]],
+            &[VALUE_TYPES[25usize]],
+            &[],
+            &[VALUE_TYPES[15usize]],
+            &[VALUE_TYPES[16usize]],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[22usize]],
+            &[VALUE_TYPES[7usize]],
+            &[],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[10usize]],
+            &[VALUE_TYPES[41usize]],
+            &[VALUE_TYPES[38usize]],
+            &[VALUE_TYPES[42usize]],
+            &[VALUE_TYPES[43usize]],
+            &[VALUE_TYPES[44usize]],
+            &[VALUE_TYPES[24usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[16usize]],
+            &[VALUE_TYPES[4usize]],
+            &[VALUE_TYPES[26usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[25usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[45usize]],
+            &[VALUE_TYPES[14usize]],
+            &[VALUE_TYPES[16usize]],
+            &[VALUE_TYPES[42usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[43usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[7usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[16usize]],
+            &[VALUE_TYPES[45usize]],
+            &[VALUE_TYPES[37usize]],
+            &[],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[46usize]],
+            &[VALUE_TYPES[31usize], VALUE_TYPES[47usize]],
+            &[VALUE_TYPES[7usize]],
+            &[VALUE_TYPES[7usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[25usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[14usize]],
+            &[VALUE_TYPES[14usize]],
+            &[VALUE_TYPES[14usize]],
+            &[VALUE_TYPES[0usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[3usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[16usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[6usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[1usize]],
+            &[VALUE_TYPES[22usize]],
+            &[VALUE_TYPES[23usize]],
+            &[VALUE_TYPES[9usize]],
+            &[VALUE_TYPES[42usize]],
+            &[VALUE_TYPES[34usize]],
+            &[VALUE_TYPES[29usize]],
+            &[VALUE_TYPES[9usize]],
+        ];
+        T[self as usize]
     }
     /// The VHLO attributes each attribute stands for when not the one of its own name
     /// (spec `vhlo:`: a struct split into fields, in the struct's order), as

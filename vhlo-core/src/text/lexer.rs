@@ -163,7 +163,48 @@ impl<'a> Cursor<'a> {
             Ok(())
         } else {
             let found = self.describe_next();
-            Err(self.error(format!("expected '{}' {context}, found {found}", c as char)))
+            let at = self.wrong_token_pos();
+            Err(self.error_at(
+                at,
+                format!("expected '{}' {context}, found {found}", c as char),
+            ))
+        }
+    }
+
+    /// Where MLIR reports a missing token (`Parser::emitWrongTokenError`): at the next token,
+    /// unless only blanks and comments precede it on its line; then at the end of the last
+    /// code before it (the end of the previous line, before any `//` comment), so that the error
+    /// is on the line of the construct that is missing the token.
+    pub fn wrong_token_pos(&mut self) -> usize {
+        self.skip_ws();
+        let original = self.pos.min(self.bytes.len());
+        // At the end of the input, MLIR moves back one character.
+        let mut end = if original >= self.bytes.len() {
+            original.saturating_sub(1)
+        } else {
+            original
+        };
+        let at = end;
+        loop {
+            while end > 0 && matches!(self.byte_at(end.saturating_sub(1)), b' ' | b'\t') {
+                end = end.saturating_sub(1);
+            }
+            if end == 0 {
+                return at;
+            }
+            if !matches!(self.byte_at(end.saturating_sub(1)), b'\n' | b'\r') {
+                return end;
+            }
+            end = end.saturating_sub(1);
+            let before = self.bytes.get(..end).unwrap_or_default();
+            let line_start = before
+                .iter()
+                .rposition(|&b| b == b'\n' || b == b'\r')
+                .unwrap_or(0);
+            let line = before.get(line_start..).unwrap_or_default();
+            if let Some(comment) = line.windows(2).position(|w| w == b"//") {
+                end = line_start.saturating_add(comment);
+            }
         }
     }
 
@@ -185,7 +226,8 @@ impl<'a> Cursor<'a> {
             Ok(())
         } else {
             let found = self.describe_next();
-            Err(self.error(format!("expected '{s}' {context}, found {found}")))
+            let at = self.wrong_token_pos();
+            Err(self.error_at(at, format!("expected '{s}' {context}, found {found}")))
         }
     }
 

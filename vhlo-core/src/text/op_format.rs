@@ -1048,15 +1048,31 @@ impl<'a> Parser<'a> {
             FormatDirective::ExponentMantissa => {
                 let fpos = self.c.token_start();
                 let f = self.c.bare_ident().unwrap_or("");
-                let parsed = f
+                // `e#m#` with decimal digits, each an `int` (AssemblyFormat.cpp).
+                let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+                let Some((es, ms)) = f
                     .strip_prefix('e')
                     .and_then(|r| r.split_once('m'))
-                    .and_then(|(e, m)| Some((e.parse::<i64>().ok()?, m.parse::<i64>().ok()?)));
-                let Some((e, mt)) = parsed else {
-                    return Err(self
-                        .c
-                        .error_at(fpos, "expected format 'e<exponent>m<mantissa>'"));
+                    .filter(|(e, m)| digits(e) && digits(m))
+                else {
+                    return Err(self.c.error_at(
+                        fpos,
+                        format!("expected exponent mantissa in format e#m#, saw {f}"),
+                    ));
                 };
+                let Ok(e) = es.parse::<i32>() else {
+                    return Err(self.c.error_at(
+                        fpos,
+                        format!("custom op 'stablehlo.reduce_precision' unable to parse exponent '{es}'"),
+                    ));
+                };
+                let Ok(mt) = ms.parse::<i32>() else {
+                    return Err(self.c.error_at(
+                        fpos,
+                        format!("custom op 'stablehlo.reduce_precision' unable to parse mantissa '{ms}'"),
+                    ));
+                };
+                let (e, mt) = (i64::from(e), i64::from(mt));
                 for (k, v) in [e, mt].into_iter().enumerate() {
                     let a = self.i32_attr(v);
                     self.bind_prop(st, names[attrs[k] as usize], a);

@@ -15,7 +15,36 @@ use super::parser::{Elem, PResult, Parser};
 use crate::ir::*;
 
 /// Largest integer bit width accepted (MLIR's limit).
-const MAX_INT_WIDTH: u32 = 1 << 24;
+/// `hlo::verifyBounds`: what is wrong with `bounds` (of `#stablehlo.bounds`) for a tensor of
+/// `shape`, if anything: one bound per dimension, and bounds only on dynamic dimensions. MLIR
+/// checks it as the type is built (`TypeExtensionsAttr::verifyEncoding`), so the parser calls
+/// it; a type read from bytecode or built by the API needs the same check (`text::bounds_problem`).
+pub(crate) fn bounds_problem(shape: &[i64], bounds: &[i64]) -> Option<String> {
+    let text = crate::verify::types::dims_str;
+    if bounds.len() != shape.len() {
+        return Some(format!(
+            "Bounds length is {}, expected to be equal to rank({}) of the tensor (shape {})",
+            bounds.len(),
+            shape.len(),
+            text(shape)
+        ));
+    }
+    let i = shape
+        .iter()
+        .zip(bounds)
+        .position(|(&d, &b)| d >= 0 && b >= 0)?;
+    Some(format!(
+        "Static dimension {i} cannot have a bound, use ShapedType::kDynamic to indicate a missing bound (shape {}, bounds {})",
+        text(shape),
+        text(bounds)
+    ))
+}
+
+/// MLIR's error for `7` where a float literal belongs (`7.` or `7.0` is a float).
+const DECIMAL_INT_FOR_FLOAT: &str = "unexpected decimal integer literal for a floating point value (add a trailing dot to make the literal a float)";
+
+/// `IntegerType::kMaxWidth`.
+const MAX_INT_WIDTH: u32 = (1 << 24) - 1;
 
 impl<'a> Parser<'a> {
     // ---- types -------------------------------------------------------------------------------
@@ -160,6 +189,25 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `hlo::verifyBounds`, which MLIR runs as it builds a tensor type whose encoding is
+    /// `#stablehlo.bounds` (`TypeExtensionsAttr::verifyEncoding`): one bound per dimension, and
+    /// bounds only on dynamic dimensions.
+    fn verify_bounds(&self, shape: &[i64], encoding: Attribute, pos: usize) -> PResult<()> {
+        let AttrData::Dialect(d) = self.m.attr_data(encoding) else {
+            return Ok(());
+        };
+        if self.m.str(d.dialect) != "stablehlo" || self.m.str(d.mnemonic) != "type_extensions" {
+            return Ok(());
+        }
+        let [Param::Ints(bounds)] = &*d.params else {
+            return Ok(());
+        };
+        match bounds_problem(shape, bounds) {
+            Some(problem) => Err(self.c.error_at(pos, problem)),
+            None => Ok(()),
+        }
+    }
+
     fn parse_builtin_type(&mut self, id: &str, pos: usize) -> PResult<Type> {
         if let Some(k) = FloatKind::ALL.iter().find(|k| k.keyword() == id) {
             return Ok(self.m.ty(TypeData::Float(*k)));
@@ -179,7 +227,7 @@ impl<'a> Parser<'a> {
             if width > MAX_INT_WIDTH {
                 return Err(self
                     .c
-                    .error_at(pos, format!("invalid integer width in '{id}'")));
+                    .error_at(pos, format!("invalid integer width in '{id}': integer bitwidth is limited to {MAX_INT_WIDTH} bits")));
             }
             return Ok(self.m.ty(TypeData::Integer { width, signedness }));
         }
@@ -220,6 +268,9 @@ impl<'a> Parser<'a> {
                     None
                 };
                 self.c.expect(b'>', "to close tensor type")?;
+                if let Some(e) = encoding {
+                    self.verify_bounds(&shape, e, pos)?;
+                }
                 Ok(self.m.ty(TypeData::RankedTensor {
                     shape: shape.into(),
                     element,
@@ -441,8 +492,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A float literal as a double parameter.
-    fn parse_f64_param(&mut self) -> PResult<Param> {
+    /// A float literal as a double parameter; `allow_int`: a decimal integer is taken too (as MLIR's `parseFloat(double&)`
+    /// takes it for quantization scales; its APFloat parameters do not).
+    fn parse_f64_param(&mut self, allow_int: bool) -> PResult<Param> {
         self.c.skip_ws();
         let pos = self.c.pos;
         let bits = match self.c.number() {
@@ -452,6 +504,9 @@ impl<'a> Parser<'a> {
                 magnitude,
                 hex: false,
             }) => {
+                if !allow_int {
+                    return Err(self.c.error_at(pos, DECIMAL_INT_FOR_FLOAT));
+                }
                 let v = magnitude as f64;
                 (if negative { -v } else { v }).to_bits()
             }
@@ -474,7 +529,7 @@ impl<'a> Parser<'a> {
     fn parse_scale(&mut self) -> PResult<u64> {
         self.c.skip_ws();
         let pos = self.c.pos;
-        let Param::Float { bits, .. } = self.parse_f64_param()? else {
+        let Param::Float { bits, .. } = self.parse_f64_param(true)? else {
             return Err(self.c.error_at(pos, "expected floating point literal"));
         };
         let bits = bits as u64;
@@ -701,6 +756,8 @@ impl<'a> Parser<'a> {
                     {
                         Some(t)
                     }
+                    // An integer type too wide for MLIR is an error, not another `:`.
+                    Err(e) if e.message.starts_with("invalid integer width") => return Err(e),
                     _ => {
                         self.c.pos = save;
                         None
@@ -781,6 +838,8 @@ impl<'a> Parser<'a> {
         };
         match *self.m.type_data(ty) {
             TypeData::Float(kind) => {
+                // MLIR takes a float attribute's value from a float or hexadecimal literal,
+                // never from a decimal integer (`7 : f32`).
                 let bits = self.float_bits(kind, &Elem::from_number(n), pos)?;
                 Ok(self.m.attr(AttrData::Float { ty, bits }))
             }
@@ -917,14 +976,8 @@ impl<'a> Parser<'a> {
                 }
                 Ok(magnitude)
             }
-            Elem::Int {
-                negative,
-                magnitude,
-                hex: false,
-            } => {
-                let v = magnitude as f64;
-                from(if negative { -v } else { v })
-            }
+            // As MLIR's `parseFloatFromLiteral`: a float is never spelled as a decimal integer.
+            Elem::Int { hex: false, .. } => Err(self.c.error_at(pos, DECIMAL_INT_FOR_FLOAT)),
             _ => Err(self.c.error_at(
                 pos,
                 format!("expected float literal for {}", kind.keyword()),
@@ -958,6 +1011,11 @@ impl<'a> Parser<'a> {
             return Ok(a);
         }
         if let Some(&l) = self.loc_aliases.get(id) {
+            if self.later_loc_alias(id, pos, true) {
+                return Err(self
+                    .c
+                    .error_at(pos, format!("undefined symbol alias id '{id}'")));
+            }
             return Ok(self.m.attr(AttrData::Location(l)));
         }
         // `#sdy<manual_axes{"a"}>`: an attribute of a spec'd dialect whose body is not pretty.
@@ -1293,7 +1351,7 @@ impl<'a> Parser<'a> {
                                 .error(format!("expected 'true' or 'false' for `{key}`")));
                         }
                     }
-                    FieldKind::Float => self.parse_f64_param()?,
+                    FieldKind::Float => self.parse_f64_param(false)?,
                     FieldKind::Attr | FieldKind::OptAttr => Param::Attr(self.parse_attribute()?),
                     FieldKind::Str => {
                         let s = self.c.string_lit_bytes()?;

@@ -35,6 +35,10 @@ struct Scope<'a> {
     /// Name → (first value, number of values under that name).
     values: ValueNames<'a>,
     pending: Vec<PendingUse<'a>>,
+    /// The region of an `IsolatedFromAbove` op (or the top level): names of enclosing
+    /// scopes may be defined again inside it. In any other region they may not (MLIR:
+    /// "redefinition of SSA value").
+    isolated: bool,
 }
 
 /// The value names of one scope. MLIR numbers values `%0`, `%1`, ... in order, so a run of
@@ -135,6 +139,12 @@ pub struct Parser<'a> {
     pub(crate) type_aliases: HashMap<String, Type>,
     pub(crate) attr_aliases: HashMap<String, Attribute>,
     pub(crate) loc_aliases: HashMap<String, Location>,
+    /// Where each location alias's definition starts: only an op's or a block argument's
+    /// `loc(#alias)` may name one defined further down (MLIR resolves those at the end); an
+    /// alias definition or an attribute may not ("undefined symbol alias id").
+    pub(crate) loc_alias_starts: HashMap<String, usize>,
+    /// Inside an alias definition: its start.
+    in_alias_def: Option<usize>,
     /// Ops whose location is a `#loc` alias defined later in the file.
     pending_locs: Vec<(OpId, String, usize)>,
     /// Placeholder locations given to block arguments whose `loc(#alias)` is defined further
@@ -151,6 +161,9 @@ pub struct Parser<'a> {
     /// The line and column of each op's name, when asked for (to place a verifier error).
     op_positions: Option<Vec<(OpId, u32, u32)>>,
     scopes: Vec<Scope<'a>>,
+    /// The name of the op whose regions are read next (custom syntax, or a generic name
+    /// without escapes), to tell an isolated region from another.
+    region_owner: &'a str,
     block_scopes: Vec<BlockScope<'a>>,
     current_region: Option<Region>,
     /// Set by `parse_attribute_untyped` for the next attribute only.
@@ -186,13 +199,19 @@ impl<'a> Parser<'a> {
             type_aliases: HashMap::default(),
             attr_aliases: HashMap::default(),
             loc_aliases: HashMap::default(),
+            loc_alias_starts: HashMap::default(),
+            in_alias_def: None,
             pending_locs: Vec::new(),
             pending_arg_locs: HashMap::default(),
             filename: None,
             line_starts: Vec::new(),
             explicit_locs: FastSet::default(),
             op_positions: None,
-            scopes: vec![Scope::default()],
+            scopes: vec![Scope {
+                isolated: true,
+                ..Scope::default()
+            }],
+            region_owner: "",
             block_scopes: Vec::new(),
             current_region: None,
             untyped_next: false,
@@ -365,11 +384,15 @@ impl<'a> Parser<'a> {
                 if self.c.peek() != Some(b'(') {
                     continue;
                 }
-                if let Ok(loc) = self.parse_loc_body(false) {
+                self.in_alias_def = Some(start);
+                let parsed = self.parse_loc_body(false);
+                self.in_alias_def = None;
+                if let Ok(loc) = parsed {
                     if let std::collections::hash_map::Entry::Vacant(e) =
-                        self.loc_aliases.entry(name)
+                        self.loc_aliases.entry(name.clone())
                     {
                         e.insert(loc);
+                        self.loc_alias_starts.insert(name, start);
                         done.insert(start, self.c.pos);
                     }
                 }
@@ -480,15 +503,35 @@ impl<'a> Parser<'a> {
                 .c
                 .error_at(pos, format!("redefinition of alias '#{name}'")));
         }
+        self.in_alias_def = Some(pos);
+        let r = self.parse_attr_alias_body(name, pos);
+        self.in_alias_def = None;
+        r
+    }
+
+    fn parse_attr_alias_body(&mut self, name: &str, pos: usize) -> PResult<()> {
         if self.c.peek_ident() == Some("loc") && self.c.peek_at(3) == Some(b'(') {
             self.c.bare_ident();
             let loc = self.parse_loc_body(false)?;
             self.loc_aliases.insert(name.to_string(), loc);
+            self.loc_alias_starts.insert(name.to_string(), pos);
         } else {
             let a = self.parse_attribute()?;
             self.attr_aliases.insert(name.to_string(), a);
         }
         Ok(())
+    }
+
+    /// A location alias named at `pos` that is defined further down, where only defined
+    /// ones may be named: in an alias definition (`in_alias_def`), or as an attribute.
+    pub(crate) fn later_loc_alias(&self, name: &str, pos: usize, as_attribute: bool) -> bool {
+        let Some(&start) = self.loc_alias_starts.get(name) else {
+            return false;
+        };
+        match self.in_alias_def {
+            Some(def) => start > def,
+            None => as_attribute && start > pos,
+        }
     }
 
     fn parse_type_alias_def(&mut self) -> PResult<()> {
@@ -521,7 +564,20 @@ impl<'a> Parser<'a> {
         let Some(scope) = self.scopes.last_mut() else {
             return Err(self.c.error_at(pos, "internal error: no value scope"));
         };
-        if !scope.values.insert(name, (first, count)) {
+        let mut fresh = scope.values.insert(name, (first, count));
+        if fresh && !scope.isolated {
+            // Names of enclosing regions, up to the nearest isolated one, are taken too.
+            for outer in self.scopes.iter().rev().skip(1) {
+                if outer.values.get(name).is_some() {
+                    fresh = false;
+                    break;
+                }
+                if outer.isolated {
+                    break;
+                }
+            }
+        }
+        if !fresh {
             return Err(self
                 .c
                 .error_at(pos, format!("redefinition of SSA value '%{name}'")));
@@ -778,6 +834,7 @@ impl<'a> Parser<'a> {
                     .c
                     .error_at(op_pos, format!("'{name}': custom syntax is not read here")));
             };
+            self.region_owner = name;
             custom(self, name, op_pos, named)?
         };
         let num_results = self.m.num_results(op);
@@ -908,6 +965,11 @@ impl<'a> Parser<'a> {
             Some(b'#') => {
                 self.c.pos = self.c.pos.saturating_add(1);
                 let name = self.c.suffix_id().unwrap_or("");
+                if self.later_loc_alias(name, pos, false) {
+                    return Err(self
+                        .c
+                        .error_at(pos, format!("undefined symbol alias id '{name}'")));
+                }
                 match self.loc_aliases.get(name) {
                     Some(&l) => Ok(l),
                     None if lenient => Ok(self.m.unknown_loc()),
@@ -1050,6 +1112,10 @@ impl<'a> Parser<'a> {
         }
         let mut regions = Vec::new();
         if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b'{') {
+            self.region_owner = match &name {
+                std::borrow::Cow::Borrowed(n) => n,
+                std::borrow::Cow::Owned(_) => "",
+            };
             self.c.pos = self.c.pos.saturating_add(1);
             self.parse_one_or_more_until(b')', "between regions", |p| {
                 regions.push(p.parse_region(None)?);
@@ -1312,17 +1378,27 @@ impl<'a> Parser<'a> {
         }
         self.enter()?;
         self.region_depth = self.region_depth.saturating_add(1);
-        let r = self.parse_region_inner(entry_args);
+        let owner = self.region_owner;
+        let isolated = owner == "module" || crate::verify::structure::classify(owner).isolated;
+        let r = self.parse_region_inner(entry_args, isolated);
+        self.region_owner = owner;
         self.leave();
         self.region_depth = self.region_depth.saturating_sub(1);
         r
     }
 
-    fn parse_region_inner(&mut self, entry_args: Option<Vec<EntryArg<'a>>>) -> PResult<Region> {
+    fn parse_region_inner(
+        &mut self,
+        entry_args: Option<Vec<EntryArg<'a>>>,
+        isolated: bool,
+    ) -> PResult<Region> {
         self.c.expect(b'{', "to open a region")?;
         let region = self.m.create_region();
         let outer_region = self.current_region.replace(region);
-        self.scopes.push(Scope::default());
+        self.scopes.push(Scope {
+            isolated,
+            ..Scope::default()
+        });
         self.block_scopes.push(BlockScope::default());
         let mut order: Vec<Block> = Vec::new();
         let mut current: Option<Block> = None;
@@ -1546,5 +1622,86 @@ mod value_name_tests {
             "{e}"
         );
         assert_eq!((e.line, e.column), (3, 1));
+    }
+
+    /// A region of an op that is not isolated from above may not define a name of an
+    /// enclosing region again, block arguments included; an isolated one (func.func) may.
+    #[test]
+    fn nested_regions_see_the_enclosing_names() {
+        let parse = |s: &str| crate::text::parse_unverified(s).map(|_| ());
+        let nested = "%0 = \"t.a\"() : () -> i32\n\"t.r\"() ({\n^bb0(%0: i32):\n  \"t.y\"() : () -> ()\n}) : () -> ()\n";
+        let e = parse(nested).expect_err("a block argument redefines %0");
+        assert!(e.message.contains("redefinition of SSA value '%0'"), "{e}");
+        assert_eq!(e.line, 3);
+        let result = nested.replace("^bb0(%0: i32):\n  ", "  %0 = \"t.a\"() : () -> i32\n  ");
+        assert!(parse(&result).is_err(), "an op result redefines %0");
+        // The same name in a sibling region, or after the region, is no redefinition.
+        let siblings = "\"t.r\"() ({\n  %1 = \"t.a\"() : () -> i32\n}, {\n  %1 = \"t.a\"() : () -> i32\n}) : () -> ()\n%1 = \"t.a\"() : () -> i32\n";
+        assert_eq!(parse(siblings), Ok(()));
+        let isolated = "func.func @f(%x: i32) {\n  \"t.r\"() ({\n  ^bb0(%y: i32):\n    \"t.y\"() : () -> ()\n  }) : () -> ()\n  return\n}\nfunc.func @g(%x: i32) {\n  return\n}\n";
+        assert_eq!(parse(isolated), Ok(()));
+    }
+
+    /// The parse-level rules of MLIR's builtin syntax.
+    #[test]
+    fn literals_and_types_mlir_refuses() {
+        let attr = |a: &str| {
+            crate::text::parse_unverified(&format!("\"t.a\"() {{a = {a}}} : () -> ()\n"))
+                .map(|_| ())
+                .map_err(|e| e.message)
+        };
+        assert!(attr("7 : f32")
+            .unwrap_err()
+            .contains("decimal integer literal"));
+        assert!(attr("dense<[1, 2]> : tensor<2xf32>").is_err());
+        assert_eq!(attr("7.0 : f32"), Ok(()));
+        assert_eq!(attr("0x40E00000 : f32"), Ok(()));
+        assert_eq!(attr("dense<[1.0, 0x7F800000]> : tensor<2xf32>"), Ok(()));
+        assert!(attr("1 : i16777216").unwrap_err().contains("16777215"));
+        assert_eq!(attr("1 : i16777215"), Ok(()));
+        let ty = |t: &str| {
+            crate::text::parse_unverified(&format!("\"t.a\"() : () -> {t}\n"))
+                .map(|_| ())
+                .map_err(|e| e.message)
+        };
+        assert!(ty("tensor<?x?xf32, #stablehlo.bounds<3>>")
+            .unwrap_err()
+            .contains("Bounds length is 1"));
+        assert!(ty("tensor<3xf32, #stablehlo.bounds<3>>")
+            .unwrap_err()
+            .contains("Static dimension 0"));
+        assert_eq!(ty("tensor<3x?xf32, #stablehlo.bounds<?, 3>>"), Ok(()));
+    }
+
+    /// An op's `loc(#alias)` may name an alias defined further down; an alias definition or an
+    /// attribute may not (MLIR: "undefined symbol alias id").
+    #[test]
+    fn only_op_locations_name_later_aliases() {
+        let parse = |s: &str| {
+            crate::text::parse_unverified(s)
+                .map(|_| ())
+                .map_err(|e| e.message)
+        };
+        let op_use = "\"t.a\"() : () -> () loc(#l1)\n#l1 = loc(\"x\":1:2)\n";
+        assert_eq!(parse(op_use), Ok(()));
+        let in_order = "#l0 = loc(\"x\":1:2)\n#l1 = loc(callsite(#l0 at #l0))\n\"t.a\"() : () -> () loc(#l1)\n";
+        assert_eq!(parse(in_order), Ok(()));
+        let def_use = "#l1 = loc(callsite(#l2 at #l2))\n#l2 = loc(\"x\":1:2)\n\"t.a\"() : () -> () loc(#l1)\n";
+        assert!(parse(def_use)
+            .unwrap_err()
+            .contains("undefined symbol alias id 'l2'"));
+        let attr_use = "\"t.a\"() {a = #l2} : () -> ()\n#l2 = loc(\"x\":1:2)\n";
+        assert!(parse(attr_use)
+            .unwrap_err()
+            .contains("undefined symbol alias id 'l2'"));
+    }
+
+    /// A missing token is reported after the previous one when the next token starts a
+    /// line (comments skipped), as MLIR's `emitWrongTokenError` does.
+    #[test]
+    fn missing_tokens_are_reported_on_the_line_that_lacks_them() {
+        let src = "\"t.a\"() : (i32)\n  // a comment\n\n\"t.b\"() : () -> ()\n";
+        let e = crate::text::parse_unverified(src).expect_err("no '->'");
+        assert_eq!((e.line, e.column), (1, 16), "{e}");
     }
 }

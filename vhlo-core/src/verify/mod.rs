@@ -25,6 +25,7 @@
 //! ```
 
 pub(crate) mod ods;
+pub(crate) mod ods_types;
 pub(crate) mod ops;
 pub(crate) mod sdy;
 pub(crate) mod structure;

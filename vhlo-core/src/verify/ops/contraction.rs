@@ -1,9 +1,1631 @@
-//! The constraints of the contraction ops (see `super::verify_op` for the list).
+//! The constraints of the contraction ops: convolution, dynamic_conv, dot, dot_general (with its
+//! dot algorithms), einsum, unary_einsum, fft, triangular_solve, cholesky and the three
+//! batch_norm ops, with their shape functions (upstream's `hlo::inferConvolutionOp`,
+//! `inferDotGeneralOp`, ... in `TypeInference.cpp`) and the quantization rules of convolution
+//! and dot_general.
+//!
+//! The checks run in upstream's order, so that a program breaking several constraints gets the
+//! error libStablehlo gives first. Messages keep upstream's wording.
 
-use crate::verify::types::OpView;
-use crate::verify::Check;
+use crate::ir::{Attribute, AttrData, Dim, FloatKind, Module, Param, Type, TypeData, ValueDef, DYNAMIC};
+use crate::verify::types::{
+    dense_ints, dims_str, enum_case, float_kind, int_list, quant, shaped, Inferred,
+    OpView, Quant,
+};
+use crate::verify::{bail, ensure, Check, Failure};
+use crate::vhlo::StablehloOp as K;
 
 pub(super) fn verify(v: OpView) -> Check {
-    let _ = v;
+    match v.kind {
+        K::Convolution => convolution(&v),
+        K::DynamicConv => dynamic_conv(&v),
+        K::Dot => dot(&v),
+        K::DotGeneral => dot_general(&v),
+        K::Fft => fft(&v),
+        K::TriangularSolve => triangular_solve(&v),
+        K::Cholesky => cholesky(&v),
+        K::BatchNormGrad | K::BatchNormInference | K::BatchNormTraining => batch_norm(&v),
+        // einsum and unary_einsum have only their declared (ODS) constraints upstream.
+        _ => Ok(()),
+    }
+}
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+/// A ranked tensor: its sizes, element type and bounds (one per dimension, or none).
+#[derive(Clone, Copy)]
+struct Ranked<'m> {
+    ty: Type,
+    dims: &'m [Dim],
+    element: Type,
+    bounds: Option<&'m [i64]>,
+}
+
+impl Ranked<'_> {
+    fn rank(&self) -> usize {
+        self.dims.len()
+    }
+    /// Size `i`, [`DYNAMIC`] past the rank.
+    fn dim(&self, i: usize) -> Dim {
+        self.dims.get(i).copied().unwrap_or(DYNAMIC)
+    }
+    /// Size at a dimension number from an attribute (checked in range by the caller).
+    fn at(&self, i: i64) -> Dim {
+        usize::try_from(i).map_or(DYNAMIC, |i| self.dim(i))
+    }
+    /// Bound `i` ([`DYNAMIC`] for none).
+    fn bound(&self, i: usize) -> i64 {
+        self.bounds
+            .and_then(|b| b.get(i).copied())
+            .unwrap_or(DYNAMIC)
+    }
+}
+
+fn ranked(m: &Module, t: Type) -> Option<Ranked<'_>> {
+    let s = shaped(m, t)?;
+    Some(Ranked {
+        ty: t,
+        dims: s.dims?,
+        element: s.element,
+        bounds: s.bounds,
+    })
+}
+
+/// The ranked tensor type of operand `i`. The ODS type constraints (checked before) require
+/// ranked tensors, so a missing one only stops the op's own checks.
+fn operand<'m>(v: &OpView<'m>, i: usize) -> Option<Ranked<'m>> {
+    ranked(v.m, v.operand_type(i)?)
+}
+
+/// Upstream's `isDynamicDimSize`: only the dynamic marker itself (a negative value from an
+/// attribute is a size that matches nothing).
+fn is_dyn(d: i64) -> bool {
+    d == DYNAMIC
+}
+
+/// `verifyCompatibleDims`: equal, or either dynamic.
+fn compatible_dims(a: i64, b: i64) -> bool {
+    is_dyn(a) || is_dyn(b) || a == b
+}
+
+/// `verifyCompatibleShape` on two shapes: the same rank and compatible sizes.
+fn compatible_shape(a: &[Dim], b: &[Dim]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| compatible_dims(x, y))
+}
+
+/// A type as a diagnostic quotes it: `'tensor<2xf32>'`.
+fn q(v: &OpView, t: Type) -> String {
+    format!("'{}'", v.t(t))
+}
+
+/// Integers as `llvm::ArrayRef` prints them in messages: `1, 2, 3` (the dynamic size as
+/// upstream prints it, `-9223372036854775808`).
+fn list(xs: &[i64]) -> String {
+    xs.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// The element type of `t` as `isCompatibleElementTypeForHloTypeInference` compares them:
+/// equal, or both quantized with the same storage type and range, expressed type and
+/// granularity (scales and zero points may differ).
+fn compatible_element(m: &Module, a: Type, b: Type) -> bool {
+    if a == b {
+        return true;
+    }
+    match (quant(m, a), quant(m, b)) {
+        (Some(x), Some(y)) => {
+            x.storage == y.storage
+                && x.storage_min == y.storage_min
+                && x.storage_max == y.storage_max
+                && x.expressed == y.expressed
+                && x.axis.is_some() == y.axis.is_some()
+        }
+        _ => false,
+    }
+}
+
+fn element_of(m: &Module, t: Type) -> Type {
+    shaped(m, t).map_or(t, |s| s.element)
+}
+
+fn is_quantized_type(m: &Module, t: Type) -> bool {
+    quant(m, element_of(m, t)).is_some()
+}
+
+/// Checks an inferred shape against the op's result as the ops without result-type inference
+/// in their verifier do (`verifyCompatibleShape`: ranks and sizes only), with upstream's
+/// message.
+fn check_shape(v: &OpView, inferred: &[Dim], rule: &'static str) -> Check {
+    let Some(res) = v.result_type(0) else {
+        return Ok(());
+    };
+    let Some(r) = ranked(v.m, res) else {
+        return Ok(());
+    };
+    ensure!(
+        compatible_shape(inferred, r.dims),
+        rule,
+        "inferred shape '{}' is incompatible with return type of operation {}",
+        dims_str(inferred),
+        q(v, res)
+    );
     Ok(())
+}
+
+/// An inferred type as MLIR prints it: `tensor<3x?xf32, #stablehlo.bounds<?, 4>>`.
+fn inferred_str(v: &OpView, inferred: &Inferred) -> String {
+    let element = v.t(inferred.element);
+    let Some(dims) = &inferred.dims else {
+        return format!("tensor<*x{element}>");
+    };
+    let mut s = String::from("tensor<");
+    for &d in dims {
+        if d < 0 {
+            s.push('?');
+        } else {
+            s.push_str(&d.to_string());
+        }
+        s.push('x');
+    }
+    s.push_str(&element);
+    if let Some(b) = inferred.bounds.as_ref().filter(|b| b.iter().any(|&x| !is_dyn(x))) {
+        let parts: Vec<String> = b
+            .iter()
+            .map(|&x| if is_dyn(x) { "?".into() } else { x.to_string() })
+            .collect();
+        s.push_str(&format!(", #stablehlo.bounds<{}>", parts.join(", ")));
+    }
+    s.push('>');
+    s
+}
+
+/// `isCompatibleForHloTypeInference` between an inferred type and an actual one: the same
+/// rank, compatible sizes, each static size within the other's bound, and compatible element
+/// types.
+fn compatible_inferred(m: &Module, inferred: &Inferred, actual: Type) -> bool {
+    let Some(s) = shaped(m, actual) else {
+        return false;
+    };
+    if !compatible_element(m, inferred.element, s.element) {
+        return false;
+    }
+    let (Some(want), Some(have)) = (inferred.dims.as_deref(), s.dims) else {
+        return true;
+    };
+    if !compatible_shape(want, have) {
+        return false;
+    }
+    let want_bound = |i: usize| {
+        inferred
+            .bounds
+            .as_ref()
+            .and_then(|b| b.get(i).copied())
+            .unwrap_or(DYNAMIC)
+    };
+    let have_bound = |i: usize| s.bounds.and_then(|b| b.get(i).copied()).unwrap_or(DYNAMIC);
+    want.iter().zip(have).enumerate().all(|(i, (&w, &h))| {
+        let fits = |size: i64, bound: i64| is_dyn(size) || is_dyn(bound) || size <= bound;
+        fits(h, want_bound(i)) && fits(w, have_bound(i))
+    })
+}
+
+/// MLIR's check of an op whose result types are inferred (`InferTypeOpInterface`): the
+/// results must be compatible with the inferred types, else `inferred type(s) '...' are
+/// incompatible with return type(s) of operation '...'`.
+fn check_inferred_types(v: &OpView, inferred: &[Inferred], rule: &'static str) -> Check {
+    let actual = v.result_types();
+    let same = actual.len() == inferred.len()
+        && inferred
+            .iter()
+            .zip(&actual)
+            .all(|(i, &t)| compatible_inferred(v.m, i, t));
+    if same {
+        return Ok(());
+    }
+    let want: Vec<String> = inferred
+        .iter()
+        .map(|i| format!("'{}'", inferred_str(v, i)))
+        .collect();
+    let have: Vec<String> = actual.iter().map(|&t| q(v, t)).collect();
+    bail!(
+        rule,
+        "inferred type(s) {} are incompatible with return type(s) of operation {}",
+        want.join(", "),
+        have.join(", ")
+    )
+}
+
+/// `CompatibleOperandsAndResultElementType` (an ODS trait): every operand and result has an
+/// element type compatible with the first operand's.
+fn compatible_operands_and_result_element(v: &OpView) -> Check {
+    let m = v.m;
+    let types: Vec<Type> = v
+        .operand_types()
+        .into_iter()
+        .chain(v.result_types())
+        .collect();
+    let Some(&first) = types.first() else {
+        return Ok(());
+    };
+    let expected = element_of(m, first);
+    for &t in &types {
+        ensure!(
+            compatible_element(m, element_of(m, t), expected),
+            "CompatibleOperandsAndResultElementType",
+            "requires compatible element types for all operands and results ({} is not compatible with {})",
+            q(v, t),
+            q(v, first)
+        );
+    }
+    Ok(())
+}
+
+/// The number of entries of `precision_config`, if present.
+fn precision_config_len(v: &OpView) -> Option<usize> {
+    match v.m.attr_data(v.attr("precision_config")?) {
+        AttrData::Array(xs) => Some(xs.len()),
+        _ => None,
+    }
+}
+
+/// `verifyPrecisionConfig`: at most two entries.
+fn precision_config(v: &OpView, rule: &'static str) -> Check {
+    if let Some(n) = precision_config_len(v) {
+        ensure!(
+            n <= 2,
+            rule,
+            "expects precision config to be empty or have <= 2 elements, got {n}"
+        );
+    }
+    Ok(())
+}
+
+// ---- convolution and dynamic_conv -------------------------------------------------------------
+
+/// The fields of `#stablehlo.conv<...>` (left-out fields are 0 or empty).
+struct ConvDims {
+    input_batch: i64,
+    input_feature: i64,
+    input_spatial: Vec<i64>,
+    kernel_input_feature: i64,
+    kernel_output_feature: i64,
+    kernel_spatial: Vec<i64>,
+    output_batch: i64,
+    output_feature: i64,
+    output_spatial: Vec<i64>,
+}
+
+/// The fields of `#stablehlo.conv<...>`, read by position (the struct table of the text format
+/// does not list this attribute: it has its own syntax).
+fn conv_dims(v: &OpView) -> ConvDims {
+    let params: &[Param] = match v.attr("dimension_numbers").map(|a| v.m.attr_data(a)) {
+        Some(AttrData::Dialect(d)) => &d.params,
+        _ => &[],
+    };
+    let int = |i: usize| match params.get(i) {
+        Some(Param::Int(x)) => *x,
+        Some(Param::UInt(x)) => i64::try_from(*x).unwrap_or(i64::MAX),
+        _ => 0,
+    };
+    let ints = |i: usize| match params.get(i) {
+        Some(Param::Ints(x)) => x.to_vec(),
+        _ => Vec::new(),
+    };
+    ConvDims {
+        input_batch: int(0),
+        input_feature: int(1),
+        input_spatial: ints(2),
+        kernel_input_feature: int(3),
+        kernel_output_feature: int(4),
+        kernel_spatial: ints(5),
+        output_batch: int(6),
+        output_feature: int(7),
+        output_spatial: ints(8),
+    }
+}
+
+/// A positive i64 attribute (`feature_group_count`, `batch_group_count`); 1 when absent (ODS
+/// refuses that and non-positive values first).
+fn group_count(v: &OpView, name: &str) -> i64 {
+    v.int(name)
+        .and_then(|x| i64::try_from(x).ok())
+        .unwrap_or(1)
+}
+
+/// The window of one spatial dimension (`WindowDimension` upstream).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Window {
+    size: i64,
+    stride: i64,
+    padding_low: i64,
+    padding_high: i64,
+    base_dilation: i64,
+    window_dilation: i64,
+}
+
+/// `verifyWindowAttributesAndInferWindowDimensions`: each window attribute is empty or has
+/// one entry per window dimension (C2, C4, C5, C7, C9), and sizes, strides and dilations are
+/// positive (C3, C6, C8).
+fn window_dimensions(
+    sizes: &[i64],
+    strides: &[i64],
+    padding: &[(i64, i64)],
+    padding_len: usize,
+    lhs_dilation: &[i64],
+    rhs_dilation: &[i64],
+    reversal_len: usize,
+) -> Result<Vec<Window>, Failure> {
+    let n = sizes.len();
+    let same = |len: usize, name: &str, rule: &'static str| -> Check {
+        ensure!(
+            len == 0 || len == n,
+            rule,
+            "expects {name} to have same dimension-size as size of window dimensions ({n}), but got: {len}."
+        );
+        Ok(())
+    };
+    same(strides.len(), "window-strides", "C2")?;
+    same(lhs_dilation.len(), "base-dilation factors", "C5")?;
+    same(rhs_dilation.len(), "window-dilation factors", "C7")?;
+    same(padding_len, "padding-entries", "C4")?;
+    same(reversal_len, "window-reversal", "C9")?;
+    let mut out = Vec::with_capacity(n);
+    for (i, &size) in sizes.iter().enumerate() {
+        ensure!(
+            is_dyn(size) || size > 0,
+            "C1",
+            "expects window to have positive value for {i}-th window dimension, but got {size}."
+        );
+        let stride = strides.get(i).copied().unwrap_or(1);
+        ensure!(
+            stride > 0,
+            "C3",
+            "expects window to have positive stride for {i}-th window dimension, but got {stride}."
+        );
+        let base_dilation = lhs_dilation.get(i).copied().unwrap_or(1);
+        ensure!(
+            base_dilation > 0,
+            "C6",
+            "expects window to have positive base dilation factor for {i}-th window dimension, but got {base_dilation}."
+        );
+        let window_dilation = rhs_dilation.get(i).copied().unwrap_or(1);
+        ensure!(
+            window_dilation > 0,
+            "C8",
+            "expects window to have positive window dilation factor for {i}-th window dimension, but got {window_dilation}."
+        );
+        let (padding_low, padding_high) = padding.get(i).copied().unwrap_or((0, 0));
+        out.push(Window {
+            size,
+            stride,
+            padding_low,
+            padding_high,
+            base_dilation,
+            window_dilation,
+        });
+    }
+    Ok(out)
+}
+
+/// `dilatedBound`: the size of `bound` elements with `dilation - 1` holes between them.
+fn dilated_bound(bound: i64, dilation: i64) -> Option<i64> {
+    if bound == 0 {
+        return Some(0);
+    }
+    bound.checked_sub(1)?.checked_mul(dilation)?.checked_add(1)
+}
+
+/// `stridedBound`: the number of window positions of `window` with `stride` in `bound`.
+fn strided_bound(bound: i64, window: i64, stride: i64) -> Option<i64> {
+    if bound == 0 || window > bound {
+        return Some(0);
+    }
+    bound.checked_sub(window)?.checked_div(stride)?.checked_add(1)
+}
+
+/// `inferWindowOutputShape`: the number of windows per spatial dimension (dynamic when the
+/// base or the window is, or when the arithmetic overflows).
+fn window_output_shape(base: &[Dim], window: &[Window]) -> Vec<Dim> {
+    base.iter()
+        .zip(window)
+        .map(|(&b, w)| {
+            if is_dyn(b) || is_dyn(w.size) {
+                return DYNAMIC;
+            }
+            let out = (|| {
+                let dilated_base = dilated_bound(b, w.base_dilation)?;
+                let padded = w
+                    .padding_low
+                    .checked_add(dilated_base)?
+                    .checked_add(w.padding_high)?;
+                let dilated_window = dilated_bound(w.size, w.window_dilation)?;
+                strided_bound(padded, dilated_window, w.stride)
+            })();
+            out.unwrap_or(DYNAMIC)
+        })
+        .collect()
+}
+
+/// `isSpatialDimensionsValid` (C12's sizes, C13, C17, C18, C19, C20): as many input, kernel
+/// and output spatial dimensions; every dimension number in range; none repeated.
+fn conv_dimension_numbers(d: &ConvDims, rank: usize) -> Check {
+    let n = d.input_spatial.len();
+    ensure!(
+        n == d.kernel_spatial.len() && n == d.output_spatial.len(),
+        "C17",
+        "expects the same size for input, kernel and output spatial-dimensions, but got {}, {}, and {} resp.",
+        n,
+        d.kernel_spatial.len(),
+        d.output_spatial.len()
+    );
+    let input: Vec<i64> = [d.input_batch, d.input_feature]
+        .into_iter()
+        .chain(d.input_spatial.iter().copied())
+        .collect();
+    let kernel: Vec<i64> = [d.kernel_input_feature, d.kernel_output_feature]
+        .into_iter()
+        .chain(d.kernel_spatial.iter().copied())
+        .collect();
+    let output: Vec<i64> = [d.output_batch, d.output_feature]
+        .into_iter()
+        .chain(d.output_spatial.iter().copied())
+        .collect();
+    let in_range = |xs: &[i64]| xs.iter().all(|&x| usize::try_from(x).is_ok_and(|x| x < rank));
+    ensure!(
+        in_range(&input) && in_range(&kernel) && in_range(&output),
+        "C13",
+        "expects input, kernel, and output dimension-numbers to be in-range [0, {rank})."
+    );
+    for (xs, what, rule) in [
+        (&input, "input", "C13"),
+        (&kernel, "kernel", "C18"),
+        (&output, "output", "C20"),
+    ] {
+        // In range, so a table of `rank` flags finds repeats in linear time.
+        let mut seen = vec![false; rank];
+        let unique = xs.iter().all(|&x| {
+            let slot = usize::try_from(x).ok().and_then(|x| seen.get_mut(x));
+            match slot {
+                Some(s) if !*s => {
+                    *s = true;
+                    true
+                }
+                _ => false,
+            }
+        });
+        ensure!(
+            unique,
+            rule,
+            "expects {what} dimension-numbers to be unique, got {{{}}}.",
+            list(xs)
+        );
+    }
+    Ok(())
+}
+
+/// What convolution and dynamic_conv check before their windows (`inferConvolutionOp` up to
+/// the padding): ranks (C1, C13), element types (C27), dimension numbers, group counts (C10,
+/// C11, C14, C15, C16, C23), precision config (C24) and the spatial count (C12). Returns the
+/// dimension numbers and the window sizes.
+fn conv_common<'m>(
+    v: &OpView<'m>,
+    lhs: &Ranked<'m>,
+    rhs: &Ranked<'m>,
+) -> Result<(ConvDims, Vec<i64>), Failure> {
+    let m = v.m;
+    let rank = lhs.rank();
+    ensure!(
+        rank >= 2,
+        "C13",
+        "expects convolution arguments to have >= 2 dimensions. Got: {} and {}.",
+        q(v, lhs.ty),
+        q(v, rhs.ty)
+    );
+    ensure!(
+        rank == rhs.rank(),
+        "C1",
+        "expects convolution arguments to have same number of dimensions. Got: {} and {}.",
+        q(v, lhs.ty),
+        q(v, rhs.ty)
+    );
+    let any_quantized = quant(m, lhs.element).is_some() || quant(m, rhs.element).is_some();
+    ensure!(
+        any_quantized || compatible_element(m, lhs.element, rhs.element),
+        "C27",
+        "expects lhs and rhs to have compatible element type. Got: {} and {}",
+        q(v, lhs.element),
+        q(v, rhs.element)
+    );
+    let d = conv_dims(v);
+    conv_dimension_numbers(&d, rank)?;
+    let feature_groups = group_count(v, "feature_group_count");
+    let batch_groups = group_count(v, "batch_group_count");
+    ensure!(
+        !(batch_groups > 1 && feature_groups > 1),
+        "C23",
+        "expects batch_group_count and feature_group_count not to be both greater than 1. Got {batch_groups} and {feature_groups} resp."
+    );
+    let input_features = lhs.at(d.input_feature);
+    let input_batch = lhs.at(d.input_batch);
+    let kernel_input_features = rhs.at(d.kernel_input_feature);
+    let kernel_output_features = rhs.at(d.kernel_output_feature);
+    let divides = |x: i64, by: i64| x.checked_rem(by).is_none_or(|r| r == 0);
+    ensure!(
+        is_dyn(input_batch) || divides(input_batch, batch_groups),
+        "C10",
+        "expects input batch dimension ({input_batch}) to be divisible by batch_group_count. Got batch_group_count = {batch_groups}."
+    );
+    if !is_dyn(input_features) {
+        ensure!(
+            divides(input_features, feature_groups),
+            "C11",
+            "expects input feature dimension ({input_features}) to be a multiple of feature_group_count. Got feature_group_count = {feature_groups}."
+        );
+        ensure!(
+            is_dyn(kernel_input_features)
+                || input_features.checked_div(feature_groups) == Some(kernel_input_features),
+            "C14",
+            "expects input feature dimension ({input_features}) / feature_group_count = kernel input feature dimension ({kernel_input_features}). Got feature_group_count = {feature_groups}."
+        );
+    }
+    if !is_dyn(kernel_output_features) {
+        ensure!(
+            divides(kernel_output_features, batch_groups),
+            "C15",
+            "expects output feature dimension size ({kernel_output_features}) to be a multiple of batch_group_count. Got batch_group_count = {batch_groups}."
+        );
+        ensure!(
+            divides(kernel_output_features, feature_groups),
+            "C16",
+            "expects kernel output feature dimension ({kernel_output_features}) to be divisible by feature_group_count. For feature_group_count = {feature_groups}."
+        );
+    }
+    precision_config(v, "C24")?;
+    ensure!(
+        rank == d.input_spatial.len().saturating_add(2),
+        "C12",
+        "expects convolution arguments to have {} dimensions. Got: {rank}",
+        d.input_spatial.len().saturating_add(2)
+    );
+    let window_sizes = d.kernel_spatial.iter().map(|&k| rhs.at(k)).collect();
+    Ok((d, window_sizes))
+}
+
+/// The result shape of a convolution (C25, C26) from its window.
+fn conv_output_shape(
+    lhs: &Ranked,
+    rhs: &Ranked,
+    d: &ConvDims,
+    window: &[Window],
+    batch_groups: i64,
+) -> Vec<Dim> {
+    let mut out = vec![DYNAMIC; lhs.rank()];
+    let base: Vec<Dim> = d.input_spatial.iter().map(|&i| lhs.at(i)).collect();
+    let spatial = window_output_shape(&base, window);
+    let mut set = |at: i64, value: Dim| {
+        if let Some(slot) = usize::try_from(at).ok().and_then(|i| out.get_mut(i)) {
+            *slot = value;
+        }
+    };
+    for (&at, &size) in d.output_spatial.iter().zip(&spatial) {
+        set(at, size);
+    }
+    let input_batch = lhs.at(d.input_batch);
+    let batch = if is_dyn(input_batch) {
+        DYNAMIC
+    } else {
+        input_batch.checked_div(batch_groups).unwrap_or(DYNAMIC)
+    };
+    set(d.output_batch, batch);
+    set(d.output_feature, rhs.at(d.kernel_output_feature));
+    out
+}
+
+/// The convolution padding attribute as pairs and its row count, after
+/// `convertPaddingAttribute`'s check of its shape (C4: `[N, 2]`). The values are read only
+/// when N is the window count (another N fails C4 later), so a huge splat is never expanded.
+fn padding_attribute(v: &OpView, window_count: usize) -> Result<(Vec<(i64, i64)>, usize), Failure> {
+    let Some(a) = v.attr("padding") else {
+        return Ok((Vec::new(), 0));
+    };
+    let AttrData::DenseElements { ty, .. } = v.m.attr_data(a) else {
+        return Ok((Vec::new(), 0));
+    };
+    let shape = shaped(v.m, *ty).and_then(|s| s.dims).unwrap_or(&[]);
+    ensure!(
+        shape.len() == 2 && shape.get(1) == Some(&2),
+        "C4",
+        "expects the shape of padding-attribute to be {{N, 2}}, but got {{{}}}.",
+        list(shape)
+    );
+    let rows = usize::try_from(shape.first().copied().unwrap_or(0)).unwrap_or(usize::MAX);
+    if rows != window_count {
+        return Ok((Vec::new(), rows));
+    }
+    let values = dense_ints(v.m, a).map(|d| d.1).unwrap_or_default();
+    Ok((pairs(&values), rows))
+}
+
+fn pairs(values: &[i64]) -> Vec<(i64, i64)> {
+    values.chunks_exact(2).map(|c| (c[0], c[1])).collect()
+}
+
+/// The quantization rules shared by convolution and dot_general
+/// (`verifyConvolutionDotGeneralCommonQuantizationConstraints`): C28, C31...C34 of
+/// convolution, C14, C17...C20 of dot_general.
+fn common_quantization(
+    v: &OpView,
+    lhs: Type,
+    rhs: Type,
+    result: Type,
+    ids: [&'static str; 5],
+) -> Check {
+    let m = v.m;
+    let (lq, rq, oq) = (quant(m, lhs), quant(m, rhs), quant(m, result));
+    let Some(rq) = rq.filter(|_| lq.is_some() == oq.is_some()) else {
+        bail!(
+            ids[0],
+            "rhs should be quantized for quantized operations and is_quantized(lhs)=is_quantized(result) should hold"
+        );
+    };
+    match (lq, oq) {
+        (Some(lq), Some(oq)) => {
+            ensure!(
+                lq.storage == rq.storage,
+                ids[1],
+                "mismatched lhs and rhs quantization storage types"
+            );
+            ensure!(
+                lq.expressed == rq.expressed && lq.expressed == oq.expressed,
+                ids[2],
+                "mismatched lhs, rhs and result quantization expressed types"
+            );
+            ensure!(
+                rq.axis.is_some() || oq.axis.is_none(),
+                ids[3],
+                "mismatched rhs and result quantization granularity"
+            );
+        }
+        _ => {
+            ensure!(
+                lhs == rq.expressed && lhs == result,
+                ids[4],
+                "mismatched rhs quantization expressed type and lhs and result element type"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `verifyConvolutionOpQuantizationConstraints`: C29, C30, then the common rules.
+fn conv_quantization(v: &OpView, lhs: Type, rhs: Type, result: Type, d: &ConvDims) -> Check {
+    let m = v.m;
+    let (le, re, oe) = (element_of(m, lhs), element_of(m, rhs), element_of(m, result));
+    if let Some(axis) = quant(m, re).and_then(|q| q.axis) {
+        ensure!(
+            axis == d.kernel_output_feature,
+            "C29",
+            "quantization dimension of rhs should be same with kernel_output_feature_dimension"
+        );
+    }
+    if let Some(axis) = quant(m, oe).and_then(|q| q.axis) {
+        ensure!(
+            axis == d.output_feature,
+            "C30",
+            "quantization dimension of result should be same with output_feature_dimension"
+        );
+    }
+    common_quantization(v, le, re, oe, ["C28", "C31", "C32", "C33", "C34"])
+}
+
+/// The result type of a convolution (`inferConvolutionOp`; C1...C27 but the quantization
+/// rules). The element type is not inferred (lhs's is given, for builders to replace).
+pub(crate) fn infer_convolution(v: &OpView) -> Result<Vec<Inferred>, Failure> {
+    let (Some(lhs), Some(rhs)) = (operand(v, 0), operand(v, 1)) else {
+        bail!("ODS", "expects ranked tensor operands");
+    };
+    let (d, sizes) = conv_common(v, &lhs, &rhs)?;
+    let (padding, padding_len) = padding_attribute(v, sizes.len())?;
+    let window = window_dimensions(
+        &sizes,
+        &v.i64s("window_strides").unwrap_or_default(),
+        &padding,
+        padding_len,
+        &v.i64s("lhs_dilation").unwrap_or_default(),
+        &v.i64s("rhs_dilation").unwrap_or_default(),
+        v.bools("window_reversal").map_or(0, |b| b.len()),
+    )?;
+    let dims = conv_output_shape(&lhs, &rhs, &d, &window, group_count(v, "batch_group_count"));
+    Ok(vec![Inferred::ranked(dims, lhs.element)])
+}
+
+/// convolution: its shape function, the result's shape (C25), and the quantization rules
+/// (C28...C34).
+fn convolution(v: &OpView) -> Check {
+    let (Some(lhs), Some(rhs), Some(res)) = (operand(v, 0), operand(v, 1), v.result_type(0))
+    else {
+        return Ok(());
+    };
+    let inferred = infer_convolution(v)?;
+    if let Some(dims) = inferred.first().and_then(|i| i.dims.as_deref()) {
+        check_shape(v, dims, "C25")?;
+    }
+    if [lhs.ty, rhs.ty, res].iter().any(|&t| is_quantized_type(v.m, t)) {
+        conv_quantization(v, lhs.ty, rhs.ty, res, &conv_dims(v))?;
+    }
+    Ok(())
+}
+
+/// The integers of a value defined by `stablehlo.constant` (upstream's `matchInts`).
+fn constant_ints(m: &Module, value: crate::ir::Value) -> Option<Vec<i64>> {
+    let ValueDef::Result { op, .. } = m.value_def(value) else {
+        return None;
+    };
+    if m.op_name_str(op) != "stablehlo.constant" {
+        return None;
+    }
+    let a: Attribute = m
+        .property(op, "value")
+        .or_else(|| m.attribute(op, "value"))?;
+    int_list(m, a)
+}
+
+/// The result type of a dynamic_conv (`inferDynamicConvOp`): the checks of convolution, the
+/// padding operand's shape `[N - 2, 2]` (C4), and, when the padding is a constant, the window
+/// (C2...C9) and the result shape. `Ok(None)` when the padding is not a constant.
+pub(crate) fn infer_dynamic_conv(v: &OpView) -> Result<Option<Inferred>, Failure> {
+    let (Some(lhs), Some(rhs)) = (operand(v, 0), operand(v, 1)) else {
+        bail!("ODS", "expects ranked tensor operands");
+    };
+    let (d, sizes) = conv_common(v, &lhs, &rhs)?;
+    let Some(padding) = operand(v, 2) else {
+        return Ok(None);
+    };
+    ensure!(
+        padding.rank() == 2,
+        "C4",
+        "expects padding to be of rank 2 but got {}",
+        padding.rank()
+    );
+    let spatial = i64::try_from(lhs.rank()).unwrap_or(i64::MAX).saturating_sub(2);
+    ensure!(
+        padding.dim(0) == spatial && padding.dim(1) == 2,
+        "C4",
+        "expects padding to be of shape [{spatial}, 2], but got [{}, {}]",
+        padding.dim(0),
+        padding.dim(1)
+    );
+    let Some(values) = v.operands().get(2).and_then(|&p| constant_ints(v.m, p)) else {
+        return Ok(None);
+    };
+    let window = window_dimensions(
+        &sizes,
+        &v.i64s("window_strides").unwrap_or_default(),
+        &pairs(&values),
+        values.len() / 2,
+        &v.i64s("lhs_dilation").unwrap_or_default(),
+        &v.i64s("rhs_dilation").unwrap_or_default(),
+        v.bools("window_reversal").map_or(0, |b| b.len()),
+    )?;
+    let dims = conv_output_shape(&lhs, &rhs, &d, &window, group_count(v, "batch_group_count"));
+    Ok(Some(Inferred::ranked(dims, lhs.element)))
+}
+
+/// dynamic_conv: its shape function (upstream does not compare the result with it), and the
+/// quantization rules (C28...C34).
+fn dynamic_conv(v: &OpView) -> Check {
+    let (Some(lhs), Some(rhs), Some(res)) = (operand(v, 0), operand(v, 1), v.result_type(0))
+    else {
+        return Ok(());
+    };
+    infer_dynamic_conv(v)?;
+    if [lhs.ty, rhs.ty, res].iter().any(|&t| is_quantized_type(v.m, t)) {
+        conv_quantization(v, lhs.ty, rhs.ty, res, &conv_dims(v))?;
+    }
+    Ok(())
+}
+
+// ---- dot and dot_general ------------------------------------------------------------------------
+
+/// The result type of a dot (`inferDotOp`): vector·vector, matrix·vector, vector·matrix or
+/// matrix·matrix with compatible contracted sizes. The element type is lhs's (not inferred).
+pub(crate) fn infer_dot(v: &OpView) -> Result<Vec<Inferred>, Failure> {
+    let (Some(lhs), Some(rhs)) = (operand(v, 0), operand(v, 1)) else {
+        bail!("ODS", "expects ranked tensor operands");
+    };
+    precision_config(v, "precision_config")?;
+    let mut dims = Vec::new();
+    let mut bounds = Vec::new();
+    let mut push = |t: &Ranked, i: usize| {
+        dims.push(t.dim(i));
+        bounds.push(t.bound(i));
+    };
+    match (lhs.rank(), rhs.rank()) {
+        (1, 1) if compatible_dims(lhs.dim(0), rhs.dim(0)) => {}
+        (2, 1) if compatible_dims(lhs.dim(1), rhs.dim(0)) => push(&lhs, 0),
+        (1, 2) if compatible_dims(lhs.dim(0), rhs.dim(0)) => push(&rhs, 1),
+        (2, 2) if compatible_dims(lhs.dim(1), rhs.dim(0)) => {
+            push(&lhs, 0);
+            push(&rhs, 1);
+        }
+        _ => bail!(
+            "shape",
+            "expected both lhs/rhs ranks to be either 1 or 2 (and their contracted sizes to match), got {} and {}",
+            q(v, lhs.ty),
+            q(v, rhs.ty)
+        ),
+    }
+    let has_bounds = bounds.iter().any(|&b| !is_dyn(b));
+    Ok(vec![Inferred {
+        dims: Some(dims),
+        element: lhs.element,
+        bounds: has_bounds.then_some(bounds),
+    }])
+}
+
+/// dot (not in the spec): its shape function and the result's shape.
+fn dot(v: &OpView) -> Check {
+    if operand(v, 0).is_none() || operand(v, 1).is_none() {
+        return Ok(());
+    }
+    let inferred = infer_dot(v)?;
+    if let Some(dims) = inferred.first().and_then(|i| i.dims.as_deref()) {
+        check_shape(v, dims, "shape")?;
+    }
+    Ok(())
+}
+
+/// The fields of `#stablehlo.dot<...>`.
+struct DotDims {
+    lhs_batching: Vec<i64>,
+    rhs_batching: Vec<i64>,
+    lhs_contracting: Vec<i64>,
+    rhs_contracting: Vec<i64>,
+}
+
+fn dot_dims(v: &OpView) -> DotDims {
+    let n = "dot_dimension_numbers";
+    DotDims {
+        lhs_batching: v.field_i64s(n, "lhs_batching_dimensions"),
+        rhs_batching: v.field_i64s(n, "rhs_batching_dimensions"),
+        lhs_contracting: v.field_i64s(n, "lhs_contracting_dimensions"),
+        rhs_contracting: v.field_i64s(n, "rhs_contracting_dimensions"),
+    }
+}
+
+/// `checkDimsDistinct`: no dimension in both lists or twice in one (first repeat named).
+fn dims_distinct(a: &[i64], b: &[i64], a_name: &str, b_name: &str, rule: &'static str) -> Check {
+    let mut seen = std::collections::HashSet::with_capacity(a.len() + b.len());
+    for &d in a.iter().chain(b) {
+        ensure!(
+            seen.insert(d),
+            rule,
+            "has duplicated dimension from {a_name} and {b_name}: {d}"
+        );
+    }
+    Ok(())
+}
+
+/// `checkDotGeneralConstraints`: C11, C1...C10.
+fn dot_general_constraints(v: &OpView, lhs: &Ranked, rhs: &Ranked, d: &DotDims) -> Check {
+    precision_config(v, "C11")?;
+    ensure!(
+        d.lhs_batching.len() == d.rhs_batching.len(),
+        "C1",
+        "lhs and rhs should have the same number of batching dimensions ({} and {})",
+        d.lhs_batching.len(),
+        d.rhs_batching.len()
+    );
+    ensure!(
+        d.lhs_contracting.len() == d.rhs_contracting.len(),
+        "C2",
+        "lhs and rhs should have the same number of contracting dimensions ({} and {})",
+        d.lhs_contracting.len(),
+        d.rhs_contracting.len()
+    );
+    dims_distinct(
+        &d.lhs_batching,
+        &d.lhs_contracting,
+        "lhs_batching_dimensions",
+        "lhs_contracting_dimensions",
+        "C3",
+    )?;
+    dims_distinct(
+        &d.rhs_batching,
+        &d.rhs_contracting,
+        "rhs_batching_dimensions",
+        "rhs_contracting_dimensions",
+        "C4",
+    )?;
+    let in_range = |rank: usize, dims: &[i64], name: &str, rule: &'static str| -> Check {
+        if let Some(&bad) = dims
+            .iter()
+            .find(|&&x| usize::try_from(x).map_or(true, |x| x >= rank))
+        {
+            bail!(rule, "{name} value: {bad} is out of range: [0, {rank})");
+        }
+        Ok(())
+    };
+    in_range(lhs.rank(), &d.lhs_batching, "lhs_batching_dimensions", "C5")?;
+    in_range(lhs.rank(), &d.lhs_contracting, "lhs_contracting_dimensions", "C6")?;
+    in_range(rhs.rank(), &d.rhs_batching, "rhs_batching_dimensions", "C7")?;
+    in_range(rhs.rank(), &d.rhs_contracting, "rhs_contracting_dimensions", "C8")?;
+    for (&l, &r) in d.lhs_batching.iter().zip(&d.rhs_batching) {
+        ensure!(
+            compatible_dims(lhs.at(l), rhs.at(r)),
+            "C9",
+            "batching dimension sizes must match for lhs/rhs (lhs dimension {l} has size {}, rhs dimension {r} has size {})",
+            dims_str(&[lhs.at(l)]).trim_matches(['[', ']']),
+            dims_str(&[rhs.at(r)]).trim_matches(['[', ']'])
+        );
+    }
+    for (&l, &r) in d.lhs_contracting.iter().zip(&d.rhs_contracting) {
+        ensure!(
+            compatible_dims(lhs.at(l), rhs.at(r)),
+            "C10",
+            "contracting dimension sizes must match for lhs/rhs (lhs dimension {l} has size {}, rhs dimension {r} has size {})",
+            dims_str(&[lhs.at(l)]).trim_matches(['[', ']']),
+            dims_str(&[rhs.at(r)]).trim_matches(['[', ']'])
+        );
+    }
+    Ok(())
+}
+
+/// `inferMostSpecificDimAndBound`: the more specific of two compatible sizes, and the
+/// tighter bound.
+fn most_specific(
+    dim: usize,
+    left: (i64, i64),
+    right: (i64, i64),
+) -> Result<(i64, i64), Failure> {
+    let ((ls, lb), (rs, rb)) = (left, right);
+    if !is_dyn(ls) || !is_dyn(rs) {
+        ensure!(
+            is_dyn(ls) || is_dyn(rs) || ls == rs,
+            "C9",
+            "Mismatched dimension sizes {ls} and {rs} in dimension {dim}"
+        );
+        let size = if is_dyn(ls) { rs } else { ls };
+        let bound = if is_dyn(lb) { rb } else { lb };
+        ensure!(
+            is_dyn(bound) || size <= bound,
+            "C9",
+            "Mismatched dimension size {size} and bound {bound} in dimension {dim}"
+        );
+        return Ok((size, DYNAMIC));
+    }
+    let bound = match (is_dyn(lb), is_dyn(rb)) {
+        (false, false) => lb.min(rb),
+        (false, true) => lb,
+        _ => rb,
+    };
+    Ok((DYNAMIC, bound))
+}
+
+/// The result type of a dot_general (`inferDotGeneralOp`; C1...C11): the batching dimensions,
+/// then lhs's and rhs's other dimensions that are not contracted (C12). The element type is
+/// not inferred (lhs's is given, for builders to replace).
+pub(crate) fn infer_dot_general(v: &OpView) -> Result<Vec<Inferred>, Failure> {
+    let (Some(lhs), Some(rhs)) = (operand(v, 0), operand(v, 1)) else {
+        bail!("ODS", "expects ranked tensor operands");
+    };
+    let d = dot_dims(v);
+    dot_general_constraints(v, &lhs, &rhs, &d)?;
+    let mut dims = Vec::new();
+    let mut bounds = Vec::new();
+    for (i, (&l, &r)) in d.lhs_batching.iter().zip(&d.rhs_batching).enumerate() {
+        let (li, ri) = (usize::try_from(l).unwrap_or(0), usize::try_from(r).unwrap_or(0));
+        let (size, bound) = most_specific(
+            i,
+            (lhs.dim(li), lhs.bound(li)),
+            (rhs.dim(ri), rhs.bound(ri)),
+        )?;
+        dims.push(size);
+        bounds.push(bound);
+    }
+    for (t, batching, contracting) in [
+        (&lhs, &d.lhs_batching, &d.lhs_contracting),
+        (&rhs, &d.rhs_batching, &d.rhs_contracting),
+    ] {
+        // The special dimensions are in range (checked), so a table of flags is linear.
+        let mut special = vec![false; t.rank()];
+        for &x in batching.iter().chain(contracting.iter()) {
+            if let Some(s) = usize::try_from(x).ok().and_then(|x| special.get_mut(x)) {
+                *s = true;
+            }
+        }
+        for (i, &s) in special.iter().enumerate() {
+            if !s {
+                dims.push(t.dim(i));
+                bounds.push(t.bound(i));
+            }
+        }
+    }
+    let has_bounds = bounds.iter().any(|&b| !is_dyn(b));
+    Ok(vec![Inferred {
+        dims: Some(dims),
+        element: lhs.element,
+        bounds: has_bounds.then_some(bounds),
+    }])
+}
+
+/// The floating-point types an F8 dot algorithm accepts (`isAnyF8` upstream).
+fn is_any_f8(k: Option<FloatKind>) -> bool {
+    use FloatKind::*;
+    matches!(
+        k,
+        Some(F8E3M4 | F8E4M3 | F8E4M3FN | F8E5M2 | F8E4M3FNUZ | F8E4M3B11FNUZ | F8E5M2FNUZ)
+    )
+}
+
+/// Whether a dot algorithm is one known to be supported on some hardware
+/// (`isKnownDotAlgorithm`; dot_general's I8...I10).
+fn known_dot_algorithm(
+    m: &Module,
+    lhs: Type,
+    rhs: Type,
+    accumulation: Type,
+    lhs_components: i64,
+    rhs_components: i64,
+    primitive_ops: i64,
+    imprecise: bool,
+) -> bool {
+    use FloatKind::*;
+    if lhs_components != 1 || rhs_components != 1 {
+        return false;
+    }
+    let (l, r, a) = (float_kind(m, lhs), float_kind(m, rhs), float_kind(m, accumulation));
+    if is_any_f8(l) && is_any_f8(r) && a == Some(F32) && primitive_ops == 1 {
+        return true;
+    }
+    if imprecise {
+        return false;
+    }
+    let (Some(l), Some(r), Some(a)) = (l, r, a) else {
+        return false;
+    };
+    matches!(
+        (l, r, a, primitive_ops),
+        (F16, F16, F16, 1)
+            | (F16, F16, F32, 1)
+            | (BF16, BF16, BF16, 1)
+            | (BF16, BF16, F32, 1 | 3 | 6 | 9)
+            | (TF32, TF32, F32, 1 | 3)
+            | (F32, F32, F32, 1)
+            | (F64, F64, F64, 1)
+    )
+}
+
+/// `#stablehlo.dot_algorithm<...>`'s own rules (`DotAlgorithmAttr::verify`): positive
+/// component counts and primitive operations (C22, C23, C24), and a known combination
+/// (I8...I10). Upstream checks them when the attribute is parsed, at the attribute; the text
+/// parser can call this at the attribute's position.
+pub(crate) fn verify_dot_algorithm(m: &Module, a: Attribute) -> Check {
+    let AttrData::Dialect(d) = m.attr_data(a) else {
+        return Ok(());
+    };
+    if m.str(d.dialect) != "stablehlo" || m.str(d.mnemonic) != "dot_algorithm" {
+        return Ok(());
+    }
+    let ty = |i: usize| match d.params.get(i) {
+        Some(Param::Type(t)) => Some(*t),
+        _ => None,
+    };
+    let int = |i: usize| match d.params.get(i) {
+        Some(Param::Int(x)) => Some(*x),
+        Some(Param::UInt(x)) => Some(i64::try_from(*x).unwrap_or(i64::MAX)),
+        _ => None,
+    };
+    let (Some(lhs), Some(rhs), Some(acc)) = (ty(0), ty(1), ty(2)) else {
+        return Ok(());
+    };
+    let (Some(lc), Some(rc), Some(ops)) = (int(3), int(4), int(5)) else {
+        return Ok(());
+    };
+    let imprecise = matches!(d.params.get(6), Some(Param::Bool(true)));
+    ensure!(lc >= 1, "C22", "lhs component count must be positive, got {lc}");
+    ensure!(rc >= 1, "C23", "rhs component count must be positive, got {rc}");
+    ensure!(
+        ops >= 1,
+        "C24",
+        "num primitive operations must be positive, got {ops}"
+    );
+    let t = |t: Type| crate::text::type_to_string(m, t);
+    ensure!(
+        known_dot_algorithm(m, lhs, rhs, acc, lc, rc, ops, imprecise),
+        "I8",
+        "dot algorithm not known to be supported on any hardware: {{lhs:'{}', rhs:'{}', accum:'{}', lhs_components:{lc}, rhs_components:{rc}, primitive_ops:{ops}, imprecise:{}}}",
+        t(lhs),
+        t(rhs),
+        t(acc),
+        u8::from(imprecise)
+    );
+    Ok(())
+}
+
+/// `verifyDotGeneralOpQuantizationConstraints`: C15, C16, then the common rules.
+fn dot_general_quantization(v: &OpView, lhs: Type, rhs: Type, result: Type, d: &DotDims) -> Check {
+    let m = v.m;
+    let (le, re, oe) = (element_of(m, lhs), element_of(m, rhs), element_of(m, result));
+    if let Some(Quant {
+        axis, zero_points, ..
+    }) = quant(m, re)
+    {
+        match axis {
+            None => ensure!(
+                zero_points.iter().all(|&z| z == 0),
+                "C15",
+                "Zero point of rhs should be 0"
+            ),
+            Some(axis) => {
+                ensure!(
+                    zero_points.iter().all(|&z| z == 0),
+                    "C15",
+                    "Zero points of rhs should be 0"
+                );
+                ensure!(
+                    !d.rhs_contracting.contains(&axis),
+                    "C16",
+                    "Quantization dimension of rhs should not be in the contracting dimension of rhs"
+                );
+            }
+        }
+    }
+    common_quantization(v, le, re, oe, ["C14", "C17", "C18", "C19", "C20"])
+}
+
+/// dot_general: the algorithm's rules (C22...C24, I8...I10), the shape function (C1...C11),
+/// the result's shape (C12), DEFAULT precision with an algorithm (C21), and the quantization
+/// rules (C14...C20).
+fn dot_general(v: &OpView) -> Check {
+    let (Some(lhs), Some(rhs), Some(res)) = (operand(v, 0), operand(v, 1), v.result_type(0))
+    else {
+        return Ok(());
+    };
+    let algorithm = v.attr("algorithm");
+    if let Some(a) = algorithm {
+        verify_dot_algorithm(v.m, a)?;
+    }
+    let inferred = infer_dot_general(v)?;
+    if let Some(dims) = inferred.first().and_then(|i| i.dims.as_deref()) {
+        check_shape(v, dims, "C12")?;
+    }
+    if algorithm.is_some() {
+        let default = match v.attr("precision_config").map(|a| v.m.attr_data(a)) {
+            Some(AttrData::Array(xs)) => xs
+                .iter()
+                .all(|&x| enum_case(v.m, x) == Some("DEFAULT")),
+            _ => true,
+        };
+        ensure!(
+            default,
+            "C21",
+            "must specify DEFAULT precision config when algorithm is set."
+        );
+    }
+    if [lhs.ty, rhs.ty, res].iter().any(|&t| is_quantized_type(v.m, t)) {
+        dot_general_quantization(v, lhs.ty, rhs.ty, res, &dot_dims(v))?;
+    }
+    Ok(())
+}
+
+// ---- fft, triangular_solve, cholesky ------------------------------------------------------------
+
+/// The result type of an fft (`inferFftOp`): C3 (1 to 3 lengths), C2 (element types), C1
+/// (rank), C4 (the real side's trailing sizes are `fft_length`) and C5 (the result's shape).
+///
+/// An RFFT's result element is `complex<E>` and an IRFFT's is `E` for a `complex<E>`
+/// operand. A verifier cannot intern a type, so that element is the op's own result element
+/// when it is the expected one; otherwise the op is refused here, naming the expected type.
+pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
+    let m = v.m;
+    let Some(op) = operand(v, 0) else {
+        bail!("ODS", "expects a ranked tensor operand");
+    };
+    let lengths = v.i64s("fft_length").unwrap_or_default();
+    let kind = v.enum_case("fft_type").unwrap_or("FFT");
+    let (rfft, irfft) = (kind == "RFFT", kind == "IRFFT");
+    let fft_rank = lengths.len();
+    ensure!(
+        (1..=3).contains(&fft_rank),
+        "C3",
+        "rank must be between 1 and 3, but got {fft_rank}."
+    );
+    let complex_inner = match m.type_data(op.element) {
+        TypeData::Complex(inner) => Some(*inner),
+        _ => None,
+    };
+    if rfft {
+        ensure!(
+            matches!(float_kind(m, op.element), Some(FloatKind::F32 | FloatKind::F64)),
+            "C2",
+            "RFFT requires f32 or f64 input type, but is given {}.",
+            q(v, op.element)
+        );
+    } else {
+        ensure!(
+            complex_inner.is_some(),
+            "C2",
+            "FFT/IFFT/IRFFT take a complex tensor as input, but is given {}.",
+            q(v, op.ty)
+        );
+    }
+    ensure!(
+        op.rank() >= fft_rank,
+        "C1",
+        "operand rank must not be less than fft rank of {fft_rank} for operand of type {}.",
+        q(v, op.ty)
+    );
+    let mut dims = op.dims.to_vec();
+    let last_len = lengths.last().copied().unwrap_or(0);
+    let back = &op.dims[op.rank() - fft_rank..];
+    if rfft {
+        ensure!(
+            back.iter().zip(&lengths).all(|(&d, &f)| compatible_dims(d, f)),
+            "C4",
+            "RFFT requires innermost dimensions to be compatible with fft_length. Got: {} but wanted {}.",
+            list(op.dims),
+            list(&lengths)
+        );
+        if last_len != 0 {
+            if let Some(d) = dims.last_mut() {
+                *d = last_len / 2 + 1;
+            }
+        }
+    }
+    if irfft {
+        let non_final = &back[..fft_rank - 1];
+        if let Some((&d, &f)) = non_final
+            .iter()
+            .zip(&lengths)
+            .find(|(&d, &f)| !compatible_dims(d, f))
+        {
+            bail!(
+                "C4",
+                "IRFFT requires non-final dimensions to be compatible with fft_length. Got: {} but wanted {}, and {d} != {f}.",
+                list(op.dims),
+                list(&lengths)
+            );
+        }
+        let last = op.dims.last().copied().unwrap_or(DYNAMIC);
+        ensure!(
+            (compatible_dims(last, 0) && last_len == 0)
+                || compatible_dims(last, last_len / 2 + 1),
+            "C5",
+            "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: {last} but fft_length is {}.",
+            list(&lengths)
+        );
+        if let Some(d) = dims.last_mut() {
+            *d = last_len;
+        }
+    }
+    let mut bounds = op.bounds.map(<[i64]>::to_vec);
+    if rfft || irfft {
+        if let Some(b) = bounds.as_mut().and_then(|b| b.last_mut()) {
+            *b = DYNAMIC;
+        }
+    }
+    // The result element: the operand's for FFT and IFFT.
+    let result_element = v.result_type(0).map(|t| element_of(m, t));
+    let element = if rfft {
+        let ok = result_element.filter(
+            |&e| matches!(m.type_data(e), TypeData::Complex(inner) if *inner == op.element),
+        );
+        match ok {
+            Some(e) => e,
+            None => bail!(
+                "C2",
+                "inferred type(s) 'tensor<{}complex<{}>>' are incompatible with return type(s) of operation {}",
+                shape_prefix(&dims),
+                v.t(op.element),
+                result_list(v)
+            ),
+        }
+    } else if irfft {
+        let inner = complex_inner.unwrap_or(op.element);
+        match result_element.filter(|&e| e == inner) {
+            Some(e) => e,
+            None => bail!(
+                "C2",
+                "inferred type(s) 'tensor<{}{}>' are incompatible with return type(s) of operation {}",
+                shape_prefix(&dims),
+                v.t(inner),
+                result_list(v)
+            ),
+        }
+    } else {
+        op.element
+    };
+    Ok(vec![Inferred {
+        dims: Some(dims),
+        element,
+        bounds,
+    }])
+}
+
+/// `2x?x` for a type's text.
+fn shape_prefix(dims: &[Dim]) -> String {
+    dims.iter()
+        .map(|&d| if d < 0 { "?x".to_string() } else { format!("{d}x") })
+        .collect()
+}
+
+fn result_list(v: &OpView) -> String {
+    v.result_types()
+        .iter()
+        .map(|&t| q(v, t))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// fft: its shape function, and the result against it.
+fn fft(v: &OpView) -> Check {
+    if operand(v, 0).is_none() {
+        return Ok(());
+    }
+    let inferred = infer_fft(v)?;
+    check_inferred_types(v, &inferred, "C5")
+}
+
+/// The result type of a triangular_solve (`inferTriangularSolveOp`): C2 and C3, and a valid
+/// `transpose_a`; the result is b's type (C4).
+pub(crate) fn infer_triangular_solve(v: &OpView) -> Result<Vec<Inferred>, Failure> {
+    let (Some(a), Some(b)) = (operand(v, 0), operand(v, 1)) else {
+        bail!("ODS", "expects ranked tensor operands");
+    };
+    let rank = a.rank();
+    ensure!(
+        rank >= 2,
+        "C2",
+        "operand 'a' must have rank >= 2, but got {}",
+        q(v, a.ty)
+    );
+    ensure!(
+        compatible_dims(a.dim(rank - 2), a.dim(rank - 1)),
+        "C3",
+        "two minor dimensions of operand 'a' must be compatible, but got {}",
+        q(v, a.ty)
+    );
+    ensure!(
+        rank == b.rank(),
+        "C2",
+        "operands must have equal rank, but got {} and {}",
+        q(v, a.ty),
+        q(v, b.ty)
+    );
+    let left_side = v.bools("left_side").and_then(|b| b.first().copied());
+    let left_side = left_side.unwrap_or(false);
+    let shared = b.dim(rank - if left_side { 2 } else { 1 });
+    ensure!(
+        compatible_dims(a.dim(rank - 1), shared),
+        "C3",
+        "shared dimension of operands 'a' and 'b' must be compatible, but got {} and {}",
+        q(v, a.ty),
+        q(v, b.ty)
+    );
+    ensure!(
+        compatible_shape(&a.dims[..rank - 2], &b.dims[..rank - 2]),
+        "C3",
+        "batch dimensions of the operands must be compatible, but got {} and {}",
+        q(v, a.ty),
+        q(v, b.ty)
+    );
+    ensure!(
+        v.enum_case("transpose_a") != Some("TRANSPOSE_INVALID"),
+        "transpose_a",
+        "Invalid transpose option value for triangular solve"
+    );
+    Ok(vec![Inferred {
+        dims: Some(b.dims.to_vec()),
+        element: b.element,
+        bounds: b.bounds.map(<[i64]>::to_vec),
+    }])
+}
+
+/// triangular_solve: its shape function, and the result against it (C4).
+fn triangular_solve(v: &OpView) -> Check {
+    if operand(v, 0).is_none() || operand(v, 1).is_none() {
+        return Ok(());
+    }
+    let inferred = infer_triangular_solve(v)?;
+    check_inferred_types(v, &inferred, "C4")
+}
+
+/// The result type of a cholesky (`inferCholeskyOp`): C2, C3; the result is a's type (C1).
+pub(crate) fn infer_cholesky(v: &OpView) -> Result<Vec<Inferred>, Failure> {
+    let Some(a) = operand(v, 0) else {
+        bail!("ODS", "expects a ranked tensor operand");
+    };
+    let rank = a.rank();
+    ensure!(
+        rank >= 2,
+        "C2",
+        "argument 'a' must have rank >= 2, got shape {}.",
+        list(a.dims)
+    );
+    ensure!(
+        compatible_dims(a.dim(rank - 2), a.dim(rank - 1)),
+        "C3",
+        "minor dimensions of 'a' must have equal size, got shape {}.",
+        list(a.dims)
+    );
+    Ok(vec![Inferred {
+        dims: Some(a.dims.to_vec()),
+        element: a.element,
+        bounds: a.bounds.map(<[i64]>::to_vec),
+    }])
+}
+
+/// cholesky: compatible element types (C1's, an ODS trait), its shape function, and the
+/// result against it (C1).
+fn cholesky(v: &OpView) -> Check {
+    compatible_operands_and_result_element(v)?;
+    if operand(v, 0).is_none() {
+        return Ok(());
+    }
+    let inferred = infer_cholesky(v)?;
+    check_inferred_types(v, &inferred, "C1")
+}
+
+// ---- batch_norm_* -----------------------------------------------------------------------------
+
+/// The result types of batch_norm_grad, batch_norm_inference and batch_norm_training
+/// (`inferBatchNormOp`): the multi-dimensional operands (operand, and grad_output) have
+/// compatible shapes, and so do the 1-D ones; `feature_index` is below the rank (C1) and the
+/// 1-D operands have the feature count's size. The results: the operand's type, then (but for
+/// inference) two 1-D tensors of the feature count.
+pub(crate) fn infer_batch_norm(v: &OpView) -> Result<Vec<Inferred>, Failure> {
+    let m = v.m;
+    let types = v.operand_types();
+    let (multi, single): (Vec<Type>, Vec<Type>) = match v.kind {
+        K::BatchNormGrad => (
+            [types.first(), types.get(4)].into_iter().flatten().copied().collect(),
+            types.iter().skip(1).take(3).copied().collect(),
+        ),
+        _ => (
+            types.first().copied().into_iter().collect(),
+            types.iter().skip(1).copied().collect(),
+        ),
+    };
+    let (grad, inference) = (v.kind == K::BatchNormGrad, v.kind == K::BatchNormInference);
+    let pairwise = |ts: &[Type]| {
+        let shapes: Vec<Option<&[Dim]>> = ts.iter().map(|&t| shaped(m, t).and_then(|s| s.dims)).collect();
+        // Compatibility of sizes is not transitive (`?` matches both 2 and 3): every pair.
+        shapes.iter().all(|a| {
+            shapes.iter().all(|b| match (a, b) {
+                (Some(a), Some(b)) => compatible_shape(a, b),
+                _ => true,
+            })
+        })
+    };
+    ensure!(
+        pairwise(&multi),
+        if grad { "C3" } else { "C1" },
+        "expects multi-dimensional operands to have compatible shapes."
+    );
+    ensure!(
+        pairwise(&single),
+        if grad { "C4" } else { "C3" },
+        "expects single-dimensional operands to have compatible shapes."
+    );
+    let Some(operand) = multi.first().and_then(|&t| ranked(m, t)) else {
+        bail!("ODS", "expects a ranked tensor operand");
+    };
+    let feature_index = v.int("feature_index").unwrap_or(0);
+    let rank = operand.rank();
+    let index = usize::try_from(feature_index).ok().filter(|&i| i < rank);
+    let Some(index) = index else {
+        bail!(
+            "C1",
+            "expects featureIndex to be smaller than the rank of multi-dimensional operands; got featureIndex {feature_index}, and rank {rank}."
+        );
+    };
+    let features = operand.dim(index);
+    let single_size = single
+        .first()
+        .and_then(|&t| ranked(m, t))
+        .map_or(DYNAMIC, |s| s.dim(0));
+    ensure!(
+        compatible_dims(single_size, features),
+        if grad { "C5" } else { "C3" },
+        "expects the size of single-dimensional operands to be compatible with feature count, but the size of single-dimensional operands is {} and the feature count is {}.",
+        dim_text(single_size),
+        dim_text(features)
+    );
+    let mut out = vec![Inferred {
+        dims: Some(operand.dims.to_vec()),
+        element: operand.element,
+        bounds: operand.bounds.map(<[i64]>::to_vec),
+    }];
+    if !inference {
+        let one = Inferred {
+            dims: Some(vec![features]),
+            element: operand.element,
+            bounds: operand.bounds.map(|_| vec![operand.bound(index)]),
+        };
+        out.push(one.clone());
+        out.push(one);
+    }
+    Ok(out)
+}
+
+/// `dimSizeToString`: `?` for dynamic.
+fn dim_text(d: Dim) -> String {
+    if d < 0 {
+        "?".into()
+    } else {
+        d.to_string()
+    }
+}
+
+/// batch_norm_grad, batch_norm_inference, batch_norm_training: compatible element types (C2,
+/// an ODS trait), the shape function, and the results against it.
+fn batch_norm(v: &OpView) -> Check {
+    compatible_operands_and_result_element(v)?;
+    let inferred = infer_batch_norm(v)?;
+    let rule = if v.kind == K::BatchNormGrad { "C3" } else { "C7" };
+    check_inferred_types(v, &inferred, rule)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_arithmetic() {
+        assert_eq!(dilated_bound(3, 2), Some(5));
+        assert_eq!(dilated_bound(0, 7), Some(0));
+        assert_eq!(strided_bound(5, 2, 2), Some(2));
+        assert_eq!(strided_bound(1, 3, 1), Some(0));
+        assert_eq!(strided_bound(-4, 1, 1), Some(0));
+        let w = Window {
+            size: 3,
+            stride: 1,
+            padding_low: 2,
+            padding_high: 2,
+            base_dilation: 1,
+            window_dilation: 1,
+        };
+        assert_eq!(window_output_shape(&[26, DYNAMIC], &[w, w]), vec![28, DYNAMIC]);
+        // Overflowing arithmetic leaves the size unknown rather than wrong.
+        let huge = Window {
+            base_dilation: i64::MAX,
+            ..w
+        };
+        assert_eq!(window_output_shape(&[3], &[huge]), vec![DYNAMIC]);
+    }
+
+    #[test]
+    fn window_attribute_sizes() {
+        let e = window_dimensions(&[3, 3], &[1], &[], 0, &[], &[], 0).unwrap_err();
+        assert_eq!(e.rule, "C2");
+        assert!(e.message.contains("window-strides"));
+        let e = window_dimensions(&[3, 3], &[1, 0], &[], 0, &[], &[], 0).unwrap_err();
+        assert!(e.message.contains("positive stride for 1-th"));
+        assert!(window_dimensions(&[3, DYNAMIC], &[], &[], 0, &[], &[], 2).is_ok());
+    }
+
+    #[test]
+    fn most_specific_dims() {
+        assert_eq!(most_specific(0, (2, DYNAMIC), (DYNAMIC, 4)).unwrap(), (2, DYNAMIC));
+        assert_eq!(
+            most_specific(0, (DYNAMIC, 3), (DYNAMIC, 5)).unwrap(),
+            (DYNAMIC, 3)
+        );
+        assert!(most_specific(0, (6, DYNAMIC), (DYNAMIC, 5)).is_err());
+    }
+
+    #[test]
+    fn dot_algorithms() {
+        let mut m = Module::new();
+        let mut t = |s: &str| crate::text::parse_type(&mut m, s).unwrap();
+        let (f32_, bf16, f8, i8_) = (t("f32"), t("bf16"), t("f8E4M3FN"), t("i8"));
+        let known = |m: &Module, l, r, a, ops, imp| known_dot_algorithm(m, l, r, a, 1, 1, ops, imp);
+        assert!(known(&m, f32_, f32_, f32_, 1, false));
+        assert!(!known(&m, f32_, f32_, f32_, 1, true));
+        assert!(known(&m, bf16, bf16, f32_, 6, false));
+        assert!(!known(&m, bf16, bf16, f32_, 2, false));
+        assert!(known(&m, f8, f8, f32_, 1, true));
+        assert!(!known(&m, i8_, f32_, f32_, 1, false));
+        assert!(!known_dot_algorithm(&m, f32_, f32_, f32_, 3, 1, 1, false));
+    }
 }

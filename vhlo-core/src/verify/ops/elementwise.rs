@@ -1,9 +1,702 @@
-//! The constraints of the elementwise ops (see `super::verify_op` for the list).
+//! The constraints of the elementwise ops (see `super::verify_op` for the list): the shape
+//! traits every elementwise op has (ODS's `Elementwise`, `SameOperandsAndResultShape`), the
+//! element-type traits (`HLO_CompatibleOperandsElementType`, ...), the result types the ops
+//! infer (checked as MLIR's `InferTypeOpInterface` checks them), and the ops' own verifiers
+//! (TypeInference.cpp's `verifyAddOp`, `verifyBitcastConvertOp`, `verifyUniformQuantizeOp`,
+//! `verifyResultAccuracyAttr`).
+//!
+//! The ODS operand and result types are checked before (verify/ods_types.rs), so operands and
+//! results here are ranked tensors of the element types the op allows.
 
-use crate::verify::types::OpView;
-use crate::verify::Check;
+use crate::ir::{Module, Param, Type, TypeData};
+use crate::verify::types::{is_dynamic, quant, shaped, OpView, Shaped};
+use crate::verify::{bail, ensure, Check};
+use crate::vhlo::StablehloOp as K;
 
 pub(super) fn verify(v: OpView) -> Check {
-    let _ = v;
+    match v.kind {
+        K::Compare => compare(v),
+        K::Select => select(v),
+        K::Clamp => clamp(v),
+        K::BitcastConvert => bitcast_convert(v),
+        K::Complex => complex(v),
+        K::Abs | K::Real | K::Imag => real_result(v),
+        K::IsFinite => is_finite(v),
+        K::UniformQuantize => uniform_quantize(v),
+        K::UniformDequantize => uniform_dequantize(v),
+        K::Add => add(v),
+        K::Cbrt
+        | K::Cosine
+        | K::Exponential
+        | K::ExponentialMinusOne
+        | K::Log
+        | K::LogPlusOne
+        | K::Logistic
+        | K::Rsqrt
+        | K::Sine
+        | K::Sqrt
+        | K::Tan
+        | K::Tanh => {
+            elementwise_shapes(v)?;
+            result_accuracy(v)
+        }
+        K::Atan2
+        | K::Divide
+        | K::Maximum
+        | K::Minimum
+        | K::Multiply
+        | K::Power
+        | K::Remainder
+        | K::ShiftLeft
+        | K::ShiftRightArithmetic
+        | K::ShiftRightLogical
+        | K::Subtract
+        | K::And
+        | K::Or
+        | K::Xor => same_operands_and_result_shape(v),
+        _ => elementwise_shapes(v),
+    }
+}
+
+// ---- shared rules ---------------------------------------------------------------------------
+
+/// Every operand and result type of the op.
+fn all_types(v: &OpView) -> Vec<Type> {
+    let mut ts = v.operand_types();
+    ts.extend(v.result_types());
+    ts
+}
+
+/// MLIR's `verifyCompatibleShapes`: the ranked shapes among `types` have one rank, and in each
+/// dimension at most one static size.
+pub(crate) fn compatible_shapes_all(m: &Module, types: &[Type]) -> bool {
+    let shapes: Vec<&[i64]> = types
+        .iter()
+        .filter_map(|&t| shaped(m, t).and_then(|s| s.dims))
+        .collect();
+    let Some(first) = shapes.first() else {
+        return true;
+    };
+    if shapes.iter().any(|s| s.len() != first.len()) {
+        return false;
+    }
+    (0..first.len()).all(|i| {
+        let mut size = None;
+        shapes.iter().all(|s| match s.get(i) {
+            Some(&d) if !is_dynamic(d) => *size.get_or_insert(d) == d,
+            _ => true,
+        })
+    })
+}
+
+/// ODS's `Elementwise` (and `SameOperandsAndResultShape`, which then holds too): all operands
+/// and results have compatible shapes.
+fn elementwise_shapes(v: OpView) -> Check {
+    let ts = all_types(&v);
+    ensure!(
+        compatible_shapes_all(v.m, &ts),
+        "Elementwise",
+        "all non-scalar operands/results must have the same shape and base type, but got {}",
+        list(&v, &ts)
+    );
     Ok(())
+}
+
+/// ODS's `SameOperandsAndResultShape`.
+fn same_operands_and_result_shape(v: OpView) -> Check {
+    let ts = all_types(&v);
+    ensure!(
+        compatible_shapes_all(v.m, &ts),
+        "SameOperandsAndResultShape",
+        "requires the same shape for all operands and results, but got {}",
+        list(&v, &ts)
+    );
+    Ok(())
+}
+
+fn list(v: &OpView, ts: &[Type]) -> String {
+    ts.iter()
+        .map(|&t| format!("'{}'", v.t(t)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Base.cpp's `isCompatibleElementTypeForHloTypeInference`: equal element types, or both
+/// quantized with the same storage type and range, expressed type and granularity (their
+/// scales and zero points may differ).
+pub(crate) fn compatible_element_types(m: &Module, a: Type, b: Type) -> bool {
+    let elem = |t: Type| shaped(m, t).map_or(t, |s| s.element);
+    let (a, b) = (elem(a), elem(b));
+    if a == b {
+        return true;
+    }
+    match (quant(m, a), quant(m, b)) {
+        (Some(qa), Some(qb)) => {
+            qa.storage == qb.storage
+                && qa.storage_min == qb.storage_min
+                && qa.storage_max == qb.storage_max
+                && qa.expressed == qb.expressed
+                && qa.axis.is_some() == qb.axis.is_some()
+        }
+        _ => false,
+    }
+}
+
+/// A result type an op infers: shape (`None` unranked), bounds, and whether the actual
+/// element type is acceptable, with the inferred type as a message prints it.
+struct Inferred {
+    dims: Option<Vec<i64>>,
+    bounds: Option<Vec<i64>>,
+    printed: String,
+}
+
+/// How MLIR prints a tensor type of these sizes, element and bounds.
+fn print_tensor(dims: Option<&[i64]>, element: &str, bounds: Option<&[i64]>) -> String {
+    let size = |d: i64| {
+        if is_dynamic(d) {
+            "?".to_string()
+        } else {
+            d.to_string()
+        }
+    };
+    match dims {
+        None => format!("tensor<*x{element}>"),
+        Some(ds) => {
+            let mut s = String::from("tensor<");
+            for &d in ds {
+                s.push_str(&size(d));
+                s.push('x');
+            }
+            s.push_str(element);
+            if let Some(b) = bounds.filter(|b| b.iter().any(|&x| !is_dynamic(x))) {
+                let bs: Vec<String> = b.iter().map(|&x| size(x)).collect();
+                s.push_str(&format!(", #stablehlo.bounds<{}>", bs.join(", ")));
+            }
+            s.push('>');
+            s
+        }
+    }
+}
+
+/// The shape of `s` as inferred from it (sizes, bounds), printed with `element`.
+fn same_shape(s: &Shaped, element: &str) -> Inferred {
+    let dims = s.dims.map(<[i64]>::to_vec);
+    let bounds = s.bounds.map(<[i64]>::to_vec);
+    let printed = print_tensor(dims.as_deref(), element, bounds.as_deref());
+    Inferred {
+        dims,
+        bounds,
+        printed,
+    }
+}
+
+/// `verifyCompatibleShapeWithBounds` of the inferred shape and the actual result type.
+fn shape_matches(m: &Module, inferred: &Inferred, actual: Type) -> bool {
+    let Some(s) = shaped(m, actual) else {
+        return false;
+    };
+    let (Some(want), Some(have)) = (inferred.dims.as_deref(), s.dims) else {
+        return true;
+    };
+    if want.len() != have.len() {
+        return false;
+    }
+    let fits = |sizes: &[i64], bounds: Option<&[i64]>| {
+        bounds.is_none_or(|b| {
+            sizes
+                .iter()
+                .zip(b)
+                .all(|(&d, &bound)| is_dynamic(bound) || is_dynamic(d) || d <= bound)
+        })
+    };
+    want.iter()
+        .zip(have)
+        .all(|(&w, &h)| w == h || is_dynamic(w) || is_dynamic(h))
+        && fits(want, s.bounds)
+        && fits(have, inferred.bounds.as_deref())
+}
+
+/// MLIR's check of an op's result against the type it infers (`InferTypeOpInterface`).
+fn check_inferred(v: &OpView, inferred: &Inferred, element_ok: bool, rule: &'static str) -> Check {
+    let Some(actual) = v.result_type(0) else {
+        return Ok(());
+    };
+    ensure!(
+        element_ok && shape_matches(v.m, inferred, actual),
+        rule,
+        "inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
+        inferred.printed,
+        v.t(actual)
+    );
+    Ok(())
+}
+
+/// The operand or result `t` as a tensor (ODS made sure it is one).
+fn tensor<'m>(v: &OpView<'m>, t: Option<Type>) -> Option<(Type, Shaped<'m>)> {
+    let t = t?;
+    Some((t, v.shaped(t)?))
+}
+
+// ---- ops --------------------------------------------------------------------------------------
+
+/// compare: (C1) operands of compatible element types (`HLO_CompatibleOperandsElementType`),
+/// (C2) operands and result of one shape; the result is `i1` of the operands' shape.
+fn compare(v: OpView) -> Check {
+    let ts = v.operand_types();
+    if let Some(&first) = ts.first() {
+        for &t in &ts[1..] {
+            ensure!(
+                compatible_element_types(v.m, t, first),
+                "C1",
+                "requires compatible element types for all operands, but got '{}' and '{}'",
+                v.t(first),
+                v.t(t)
+            );
+        }
+    }
+    elementwise_shapes(v)?;
+    let Some((_, lhs)) = tensor(&v, v.operand_type(0)) else {
+        return Ok(());
+    };
+    let inferred = same_shape(&lhs, "i1");
+    let ok = v
+        .result_type(0)
+        .and_then(|r| v.shaped(r))
+        .is_some_and(|r| crate::verify::types::is_bool(v.m, r.element));
+    check_inferred(&v, &inferred, ok, "C2")
+}
+
+/// select: (C1) `pred` is a scalar or has the shape of `on_true`; (C2) `on_true`, `on_false`
+/// and the result have compatible types (the result is their most specific type).
+fn select(v: OpView) -> Check {
+    let (Some((pt, pred)), Some((tt, on_true)), Some((ft, on_false))) = (
+        tensor(&v, v.operand_type(0)),
+        tensor(&v, v.operand_type(1)),
+        tensor(&v, v.operand_type(2)),
+    ) else {
+        return Ok(());
+    };
+    ensure!(
+        compatible_shapes_all(v.m, &[tt, ft]) && on_true.element == on_false.element,
+        "C2",
+        "requires compatible types for non-predicate operands, but got '{}' and '{}'",
+        v.t(tt),
+        v.t(ft)
+    );
+    if pred.rank() != Some(0) {
+        ensure!(
+            compatible_shapes_all(v.m, &[pt, tt]),
+            "C1",
+            "requires the same shape for all operands, but got '{}' and '{}'",
+            v.t(pt),
+            v.t(tt)
+        );
+    }
+    let inferred = most_specific(&[on_true, on_false])?;
+    let element = v.t(on_true.element);
+    let inferred = Inferred {
+        printed: print_tensor(
+            inferred.0.as_deref(),
+            &element,
+            inferred.1.as_deref(),
+        ),
+        dims: inferred.0,
+        bounds: inferred.1,
+    };
+    let ok = v
+        .result_type(0)
+        .is_some_and(|r| compatible_element_types(v.m, r, tt));
+    check_inferred(&v, &inferred, ok, "C2")
+}
+
+/// Base.cpp's `inferMostSpecificShapedType` of ranked tensors: per dimension the static size
+/// if any (two different ones fail), else the least bound.
+#[allow(clippy::type_complexity)]
+fn most_specific(
+    types: &[Shaped],
+) -> Result<(Option<Vec<i64>>, Option<Vec<i64>>), crate::verify::Failure> {
+    let ranked: Vec<&Shaped> = types.iter().filter(|s| s.dims.is_some()).collect();
+    let Some(first) = ranked.first() else {
+        return Ok((None, None));
+    };
+    let mut sizes = first.dims.unwrap_or(&[]).to_vec();
+    let rank = sizes.len();
+    let mut bounds: Vec<i64> = first
+        .bounds
+        .map_or_else(|| vec![crate::ir::DYNAMIC; rank], <[i64]>::to_vec);
+    bounds.resize(rank, crate::ir::DYNAMIC);
+    let mut any_bounds = first.bounds.is_some();
+    for s in &ranked[1..] {
+        let dims = s.dims.unwrap_or(&[]);
+        if dims.len() != rank {
+            bail!(
+                "C2",
+                "Mismatched ranks of types{} vs {}",
+                rank,
+                dims.len()
+            );
+        }
+        any_bounds |= s.bounds.is_some();
+        for i in 0..rank {
+            let (l, r) = (sizes[i], dims[i]);
+            let lb = bounds[i];
+            let rb = s.bound(i).unwrap_or(crate::ir::DYNAMIC);
+            if !is_dynamic(l) || !is_dynamic(r) {
+                if !is_dynamic(l) && !is_dynamic(r) && l != r {
+                    bail!("C2", "Mismatched dimension sizes {l} and {r} in dimension {i}");
+                }
+                let size = if is_dynamic(l) { r } else { l };
+                let check = if is_dynamic(lb) { rb } else { lb };
+                if !is_dynamic(check) && size > check {
+                    bail!(
+                        "C2",
+                        "Mismatched dimension size {size} and bound {check} in dimension {i}"
+                    );
+                }
+                sizes[i] = size;
+                bounds[i] = crate::ir::DYNAMIC;
+            } else {
+                bounds[i] = match (is_dynamic(lb), is_dynamic(rb)) {
+                    (false, false) => lb.min(rb),
+                    (false, true) => lb,
+                    _ => rb,
+                };
+            }
+        }
+    }
+    Ok((Some(sizes), any_bounds.then_some(bounds)))
+}
+
+/// clamp: (C1) `min` is a scalar or has the operand's shape, (C2) so is `max`, (C3) the
+/// element types are compatible (`HLO_CompatibleOperandsAndResultElementType`), (C4) the
+/// result has the operand's type.
+fn clamp(v: OpView) -> Check {
+    let expected = v.operand_type(0).or_else(|| v.result_type(0));
+    if let Some(expected) = expected {
+        for t in all_types(&v) {
+            ensure!(
+                compatible_element_types(v.m, t, expected),
+                "C3",
+                "requires compatible element types for all operands and results, but got '{}' and '{}'",
+                v.t(expected),
+                v.t(t)
+            );
+        }
+    }
+    let (Some((mt, min)), Some((ot, operand)), Some((xt, max))) = (
+        tensor(&v, v.operand_type(0)),
+        tensor(&v, v.operand_type(1)),
+        tensor(&v, v.operand_type(2)),
+    ) else {
+        return Ok(());
+    };
+    let shape = |s: &Shaped| crate::verify::types::dims_str(s.dims.unwrap_or(&[]));
+    for (rule, name, t, s) in [("C1", "min", mt, min), ("C2", "max", xt, max)] {
+        ensure!(
+            compatible_shapes_all(v.m, &[t, ot]) || s.rank() == Some(0),
+            rule,
+            "{name} shape {} is not scalar and is not compatible to operand shape {}",
+            shape(&s),
+            shape(&operand)
+        );
+    }
+    let inferred = same_shape(&operand, &v.t(operand.element));
+    let ok = v
+        .result_type(0)
+        .is_some_and(|r| compatible_element_types(v.m, r, ot));
+    check_inferred(&v, &inferred, ok, "C4")
+}
+
+/// complex: (C1) `lhs` and `rhs` have the same element type, (C2) all have one shape, (C3) the
+/// result's element type is `complex` of it.
+fn complex(v: OpView) -> Check {
+    let (Some((lt, lhs)), Some((rt, rhs))) =
+        (tensor(&v, v.operand_type(0)), tensor(&v, v.operand_type(1)))
+    else {
+        return Ok(());
+    };
+    ensure!(
+        lhs.element == rhs.element,
+        "C1",
+        "requires the same element type for all operands, but got '{}' and '{}'",
+        v.t(lt),
+        v.t(rt)
+    );
+    same_operands_and_result_shape(v)?;
+    let element = format!("complex<{}>", v.t(lhs.element));
+    let inferred = same_shape(&lhs, &element);
+    let ok = v.result_type(0).and_then(|r| v.shaped(r)).is_some_and(|r| {
+        matches!(v.m.type_data(r.element), TypeData::Complex(inner) if *inner == lhs.element)
+    });
+    check_inferred(&v, &inferred, ok, "C3")
+}
+
+/// abs, real, imag: the result has the operand's shape and its element type, or for a complex
+/// operand the complex's part type (abs (C1, C2), real and imag (C2)).
+fn real_result(v: OpView) -> Check {
+    let Some((_, operand)) = tensor(&v, v.operand_type(0)) else {
+        return Ok(());
+    };
+    let part = match v.m.type_data(operand.element) {
+        TypeData::Complex(inner) => *inner,
+        _ => operand.element,
+    };
+    let inferred = same_shape(&operand, &v.t(part));
+    let ok = v.result_type(0).and_then(|r| v.shaped(r)).is_some_and(|r| {
+        r.element == part || compatible_element_types(v.m, r.element, part)
+    });
+    let rule = if v.kind == K::Abs { "C1" } else { "C2" };
+    elementwise_shapes(v)?;
+    check_inferred(&v, &inferred, ok, rule)
+}
+
+/// is_finite: the result is `i1` of the operand's shape.
+fn is_finite(v: OpView) -> Check {
+    let Some((_, x)) = tensor(&v, v.operand_type(0)) else {
+        return Ok(());
+    };
+    let inferred = same_shape(&x, "i1");
+    let ok = v
+        .result_type(0)
+        .and_then(|r| v.shaped(r))
+        .is_some_and(|r| crate::verify::types::is_bool(v.m, r.element));
+    elementwise_shapes(v)?;
+    check_inferred(&v, &inferred, ok, "C1")
+}
+
+/// uniform_quantize: (C1) the result has the operand's shape; (C2) its expressed type is the
+/// operand's element type, or the operand's expressed type when it is quantized.
+fn uniform_quantize(v: OpView) -> Check {
+    elementwise_shapes(v)?;
+    let (Some((_, operand)), Some((_, result))) =
+        (tensor(&v, v.operand_type(0)), tensor(&v, v.result_type(0)))
+    else {
+        return Ok(());
+    };
+    let Some(rq) = quant(v.m, result.element) else {
+        return Ok(());
+    };
+    let expected = quant(v.m, operand.element).map_or(operand.element, |q| q.expressed);
+    ensure!(
+        rq.expressed == expected,
+        "C2",
+        "Expressed type of result expected to be '{}', but got '{}'",
+        v.t(expected),
+        v.t(rq.expressed)
+    );
+    Ok(())
+}
+
+/// uniform_dequantize: (C1) the result has the operand's shape, (C2) and the operand's
+/// expressed type as its element type.
+fn uniform_dequantize(v: OpView) -> Check {
+    let Some((_, operand)) = tensor(&v, v.operand_type(0)) else {
+        return Ok(());
+    };
+    let Some(q) = quant(v.m, operand.element) else {
+        return Ok(());
+    };
+    let inferred = Inferred {
+        dims: operand.dims.map(<[i64]>::to_vec),
+        bounds: None,
+        printed: print_tensor(operand.dims, &v.t(q.expressed), None),
+    };
+    let ok = v
+        .result_type(0)
+        .and_then(|r| v.shaped(r))
+        .is_some_and(|r| r.element == q.expressed);
+    elementwise_shapes(v)?;
+    check_inferred(&v, &inferred, ok, "C2")
+}
+
+/// add: the result is the most specific type of the operands (bounds included); (C2)..(C7)
+/// quantized operands and result agree in storage and expressed types and granularity
+/// (`verifyBinaryOpQuantizationConstraints`), otherwise all element types are equal.
+fn add(v: OpView) -> Check {
+    let (Some((lt, lhs)), Some((rt, rhs)), Some(res)) = (
+        tensor(&v, v.operand_type(0)),
+        tensor(&v, v.operand_type(1)),
+        v.result_type(0),
+    ) else {
+        return Ok(());
+    };
+    let (dims, bounds) = most_specific(&[lhs, rhs])?;
+    let inferred = Inferred {
+        printed: print_tensor(dims.as_deref(), &v.t(lhs.element), bounds.as_deref()),
+        dims,
+        bounds,
+    };
+    let ok = compatible_element_types(v.m, res, lt);
+    check_inferred(&v, &inferred, ok, "C1")?;
+    same_operands_and_result_shape(v)?;
+    let elems = [lt, rt, res].map(|t| v.shaped(t).map_or(t, |s| s.element));
+    let qs = elems.map(|e| quant(v.m, e));
+    if qs.iter().any(Option::is_some) {
+        let [Some(l), Some(r), Some(o)] = qs else {
+            bail!(
+                "C2",
+                "expects  all operands and results to be either quantized or non-quantized"
+            );
+        };
+        ensure!(
+            l.storage == r.storage && l.storage == o.storage,
+            "C3",
+            "mismatched operands and result quantization storage types"
+        );
+        ensure!(
+            l.expressed == r.expressed && l.expressed == o.expressed,
+            "C4",
+            "mismatched operands and result quantization expressed types"
+        );
+        if l.axis.is_some() || r.axis.is_some() {
+            let Some(out_axis) = o.axis else {
+                bail!("C5", "result is not per_axis quantized but lhs or rhs are");
+            };
+            for (rule, name, q, t) in [("C6", "lhs", &l, lt), ("C7", "rhs", &r, rt)] {
+                if let Some(axis) = q.axis {
+                    ensure!(
+                        axis == out_axis,
+                        rule,
+                        "quantization_dimension of {name} and result are not same '{}' vs '{}'",
+                        v.t(t),
+                        v.t(res)
+                    );
+                }
+            }
+        } else {
+            ensure!(
+                o.axis.is_none(),
+                "C5",
+                "result per_axis quantized but none from rhs and lhs are per_axis quantized"
+            );
+        }
+        return Ok(());
+    }
+    ensure!(
+        elems[0] == elems[1] && elems[0] == elems[2],
+        "C1",
+        "op requires the same element type for all operands and results"
+    );
+    Ok(())
+}
+
+/// bitcast_convert: (C1) the shapes agree except for the innermost dimension of the one with
+/// the smaller element type, which holds as many elements as make one of the larger; (C2) no
+/// conversion between real and complex types.
+fn bitcast_convert(v: OpView) -> Check {
+    let (Some((ot, operand)), Some((tt, target))) =
+        (tensor(&v, v.operand_type(0)), tensor(&v, v.result_type(0)))
+    else {
+        return Ok(());
+    };
+    let is_complex = |e| matches!(v.m.type_data(e), TypeData::Complex(_));
+    ensure!(
+        is_complex(operand.element) == is_complex(target.element),
+        "C2",
+        "cannot convert between real and complex types, but got: '{}' and '{}'",
+        v.t(ot),
+        v.t(tt)
+    );
+    let (Some(ow), Some(tw)) = (
+        crate::verify::types::bit_width(v.m, operand.element),
+        crate::verify::types::bit_width(v.m, target.element),
+    ) else {
+        return Ok(());
+    };
+    let (Some(od), Some(td)) = (operand.dims, target.dims) else {
+        return Ok(());
+    };
+    let (smaller, bigger) = if ow < tw { (od, td) } else { (td, od) };
+    let (small_w, big_w) = (ow.min(tw), ow.max(tw));
+    let prefix = if ow != tw {
+        ensure!(
+            smaller.len() == bigger.len().saturating_add(1),
+            "C1",
+            "rank of smaller element type ({}) should be 1 more than rank of larger element type ({}), but {} != {} + 1.",
+            smaller.len(),
+            bigger.len(),
+            smaller.len(),
+            bigger.len()
+        );
+        let (&last, prefix) = smaller.split_last().unwrap_or((&0, &[]));
+        if !is_dynamic(last) {
+            ensure!(
+                i128::from(last) * i128::from(small_w) == i128::from(big_w),
+                "C1",
+                "requires compatible bit widths. Got: '{}' and '{}', but {} * {} != {}.",
+                v.t(ot),
+                v.t(tt),
+                small_w,
+                last,
+                big_w
+            );
+        }
+        prefix
+    } else {
+        smaller
+    };
+    for (&a, &b) in prefix.iter().zip(bigger) {
+        ensure!(
+            a == b || is_dynamic(a) || is_dynamic(b),
+            "C1",
+            "operand and result shapes must match except for the innermost dimension of the shape with the smaller element type. Got: '{}' and '{}'.",
+            v.t(ot),
+            v.t(tt)
+        );
+    }
+    Ok(())
+}
+
+/// The `result_accuracy` of the transcendental ops (`verifyResultAccuracyAttr`): tolerances are
+/// not negative, and all zero in modes DEFAULT and HIGHEST.
+fn result_accuracy(v: OpView) -> Check {
+    let Some(a) = v.attr("result_accuracy") else {
+        return Ok(());
+    };
+    let m = v.m;
+    let float = |name: &str| match crate::verify::types::struct_field(m, a, name) {
+        Some(Param::Float { bits, width }) => Some(match width {
+            32 => f64::from(f32::from_bits(*bits as u32)),
+            _ => f64::from_bits(*bits as u64),
+        }),
+        _ => None,
+    };
+    let atol = float("atol").unwrap_or(0.0);
+    let rtol = float("rtol").unwrap_or(0.0);
+    let ulps = match crate::verify::types::struct_field(m, a, "ulps") {
+        Some(Param::Int(u)) => *u,
+        Some(Param::UInt(u)) => i64::try_from(*u).unwrap_or(i64::MAX),
+        _ => 0,
+    };
+    let mode = match crate::verify::types::struct_field(m, a, "mode") {
+        Some(Param::Attr(x)) => crate::verify::types::enum_case(m, *x)
+            .or_else(|| mode_of(m, *x)),
+        _ => None,
+    };
+    ensure!(
+        !(atol.is_sign_negative() && atol != 0.0 || rtol.is_sign_negative() && rtol != 0.0 || ulps < 0),
+        "result_accuracy",
+        "Negative tolerance"
+    );
+    if let Some(mode) = mode.filter(|m| *m == "DEFAULT" || *m == "HIGHEST") {
+        ensure!(
+            atol == 0.0 && rtol == 0.0 && ulps == 0,
+            "result_accuracy",
+            "Invalid tolerances for ResultAccuracyAttr with mode {mode}, must be all zero."
+        );
+    }
+    Ok(())
+}
+
+/// The case of a `#stablehlo.result_accuracy_mode<CASE>`.
+fn mode_of(m: &Module, a: crate::ir::Attribute) -> Option<&'static str> {
+    let crate::ir::AttrData::Dialect(d) = m.attr_data(a) else {
+        return None;
+    };
+    let [Param::Int(x)] = *d.params else {
+        return None;
+    };
+    ["DEFAULT", "HIGHEST", "TOLERANCE"]
+        .get(usize::try_from(x).ok()?)
+        .copied()
 }

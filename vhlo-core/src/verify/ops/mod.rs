@@ -171,6 +171,7 @@ fn declared_attributes(v: OpView, memo: &mut OdsMemo) -> Check {
 /// What the spec declares of the op's types: its type traits.
 fn declared(v: OpView) -> Check {
     let m = v.m;
+    super::ods_types::check(m, v.kind, v.op)?;
     if v.kind.compatible_operands_and_result_type() {
         if let Some(problem) = incompatible_operands_and_result(m, v.op) {
             return Err(fail("CompatibleOperandsAndResultType", problem));

@@ -1,0 +1,376 @@
+#!/usr/bin/env python3
+"""Single-change mutants of JAX's back-compat programs, judged by libStablehlo (jaxlib), for the
+differential test of our verifier (tests/tests/verifier_differential.rs, issue 29).
+
+Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
+
+    .venv/bin/python scripts/oracle/mutants.py generate DIR [--per-module N] [--seed S] [--filter F]
+        For every module text of the jax wheel's back-compat data (scripts/oracle/jax_backcompat.py),
+        parsed by jaxlib, makes up to N (default 8) mutants, each with one change made through the MLIR
+        Python API:
+          type-dim   one op result's type with one static dimension size changed by +1
+          type-elem  one op result's element type changed (f32 -> f16, i32 -> i64, ...)
+          attr       one integer in one of an op's attributes changed by +1 or -1 (array<i64: ...>,
+                     dense<...>, #stablehlo.gather<...>, integer attributes, sdy meshes, ...)
+        and one control per module (the module unchanged, NAME.orig). Each is printed in generic form without
+        verifying (assume_verified) as DIR/NAME.mlir, then parsed by jaxlib (which verifies). The choice
+        is seeded by S and the module's name: the same jaxlib makes the same mutants.
+        DIR/manifest.tsv: name, source module, kind, op, description, jaxlib's verdict (accept, refuse, or
+        crash when jaxlib died on it), jaxlib's first diagnostic. Tabs and newlines in it are escaped.
+        DIR/target: jaxlib's current StableHLO version, the newest target it reads artifacts of.
+
+    .venv/bin/python scripts/oracle/mutants.py check DIR
+        For each mutant jaxlib accepts and for which vhlo-rs wrote NAME.ours.bc, jaxlib deserializes that
+        artifact and prints it generic, without locations, to NAME.ours.jax.mlir, and prints its own parse
+        of NAME.mlir the same way to NAME.jax.mlir (or NAME.<suffix>.error): equal texts, same program.
+        And what jaxlib's own artifact of NAME.mlir at DIR/target reads back to, printed the same way, to
+        NAME.jax_rt.mlir: where ours reads back otherwise than jaxlib parses, it must read back as that
+        (a conversion that loses something, such as a channel_handle's type, loses it in both).
+
+The verdicts are taken in a child process (`verdicts DIR`) that appends one line per mutant to
+DIR/verdicts.tsv as it goes, so that a crash of jaxlib on one mutant loses only that one: it is recorded
+as `crash` and a new child takes up the rest.
+"""
+
+import argparse
+import collections
+import os
+import random
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from oracle import Oracle, OracleError  # noqa: E402
+import jax_backcompat  # noqa: E402
+
+# Element types a result's element type may be changed to: others of the same family.
+ELEMENT_FAMILIES = [
+    ["f16", "bf16", "f32", "f64"],
+    ["i1", "i8", "i16", "i32", "i64"],
+    ["ui8", "ui16", "ui32", "ui64"],
+    ["complex<f32>", "complex<f64>"],
+]
+
+# Attributes nobody verifies (frontend and runtime annotations) or whose every value is valid.
+UNCHECKED_PREFIXES = ("mhlo.", "jax.", "xla.", "tf.")
+SKIPPED_OPS = ("builtin.module", "func.func", "func.return")
+
+# An integer literal that is a value: not part of a float (1.0e+00), an identifier or a type
+# (i64, 2x3xf32, 0x7F). Quoted strings are skipped separately.
+INTEGER = re.compile(r"(?<![\w.+\-])-?\d+(?![\w.])")
+QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+MANIFEST_COLUMNS = ["name", "source", "kind", "op", "description", "jaxlib", "message"]
+
+
+def _escape(text):
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+
+
+def _unescape(text):
+    return re.sub(r"\\(.)", lambda m: {"t": "\t", "n": "\n"}.get(m.group(1), m.group(1)), text)
+
+
+def _ops(module):
+    """Every op of the module in pre-order (the same order for every parse of the same text)."""
+    found = []
+
+    def walk(op):
+        found.append(op)
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    walk(inner.operation)
+
+    walk(module.operation)
+    return found
+
+
+def _integer_tokens(text):
+    """(start, end, value) of each integer value in an attribute's text, outside quoted strings."""
+    quoted = [m.span() for m in QUOTED.finditer(text)]
+    tokens = []
+    for match in INTEGER.finditer(text):
+        if any(a <= match.start() < b for a, b in quoted):
+            continue
+        tokens.append((match.start(), match.end(), int(match.group())))
+    return tokens
+
+
+def _attribute_text(op, name):
+    """The attribute's text, or None when the bindings cannot hand it out (dense complex data)."""
+    try:
+        return str(op.attributes[name])
+    except (TypeError, ValueError, RuntimeError, IndexError, KeyError):
+        return None
+
+
+def _candidates(oracle, module):
+    """Every single change the module admits: (kind, op index, detail), in a stable order."""
+    ir = oracle.ir
+    found = []
+    for index, op in enumerate(_ops(module)):
+        if op.name in SKIPPED_OPS:
+            continue
+        for number, result in enumerate(op.results):
+            try:
+                tensor = ir.RankedTensorType(result.type)
+            except (ValueError, TypeError):
+                continue
+            for dim, size in enumerate(tensor.shape):
+                if size >= 0 and not tensor.is_dynamic_dim(dim):
+                    found.append(("type-dim", index, (number, dim)))
+            element = str(tensor.element_type)
+            for family in ELEMENT_FAMILIES:
+                if element in family:
+                    for other in family:
+                        if other != element:
+                            found.append(("type-elem", index, (number, other)))
+        for name in op.attributes:
+            if name.startswith(UNCHECKED_PREFIXES) or (op.name == "stablehlo.constant" and name == "value"):
+                continue
+            text = _attribute_text(op, name)
+            if text is None:
+                continue
+            for token, (_, _, value) in enumerate(_integer_tokens(text)):
+                for delta in (1, -1):
+                    found.append(("attr", index, (name, token, delta)))
+    return found
+
+
+def _choose(candidates, rng):
+    """The candidates in the order to try them: taking turns between the kinds (attr, type-dim,
+    type-elem), and within a kind between op names, so that the few ops of a rare name are as likely
+    to be mutated as the many broadcasts."""
+    strata = {}
+    for candidate in candidates:
+        strata.setdefault((candidate[0], candidate[3]), []).append(candidate)
+    kinds = {}
+    for key in sorted(strata):
+        rng.shuffle(strata[key])
+        kinds.setdefault(key[0], []).append(strata[key])
+    order = sorted(kinds)
+    rng.shuffle(order)
+    queues = []
+    for kind in order:
+        rng.shuffle(kinds[kind])
+        queues.append(collections.deque(kinds[kind]))
+    chosen = []
+    while any(queues):
+        for queue in queues:
+            if queue:
+                members = queue.popleft()
+                chosen.append(members.pop())
+                if members:
+                    queue.append(members)
+    return chosen
+
+
+def _apply(oracle, module, candidate):
+    """Applies one change to a freshly parsed module; returns (op name, description) or None when the
+    changed value cannot be built (the attribute's own checks refuse it)."""
+    ir = oracle.ir
+    kind, index, detail, _ = candidate
+    op = _ops(module)[index]
+    with oracle.context:
+        if kind in ("type-dim", "type-elem"):
+            number = detail[0]
+            result = op.results[number]
+            old = ir.RankedTensorType(result.type)
+            shape = list(old.shape)
+            element = old.element_type
+            if kind == "type-dim":
+                shape[detail[1]] += 1
+            else:
+                element = ir.Type.parse(detail[1])
+            new = ir.RankedTensorType.get(shape, element, old.encoding, loc=ir.Location.unknown())
+            result.set_type(new)
+            return op.name, f"result {number}: {old} -> {new}"
+        name, token, delta = detail
+        text = _attribute_text(op, name)
+        start, end, value = _integer_tokens(text)[token]
+        changed = f"{text[:start]}{value + delta}{text[end:]}"
+        try:
+            attribute = ir.Attribute.parse(changed)
+        except (ir.MLIRError, ValueError, RuntimeError):
+            oracle.take_diagnostics()
+            return None
+        op.attributes[name] = attribute
+        return op.name, f"{name}: {text} -> {changed}"
+
+
+def _print_unverified(module):
+    return module.operation.get_asm(print_generic_op_form=True, enable_debug_info=False, assume_verified=True)
+
+
+def generate(directory, per_module, seed, name_filter):
+    oracle = Oracle()
+    os.makedirs(directory, exist_ok=True)
+    # The version to write artifacts at for `check`: the newest this jaxlib reads.
+    with open(os.path.join(directory, "target"), "w", encoding="utf-8") as handle:
+        handle.write(oracle.current_version() + "\n")
+    rows = []
+    for case, _artifact, text, _source in jax_backcompat._cases(name_filter):
+        try:
+            original = oracle.parse_string(text, case)
+        except OracleError:
+            continue  # jaxlib refuses the corpus text itself: nothing to mutate
+        rows.append((f"{case}.orig", case, "control", "-", "unchanged", _print_unverified(original)))
+        rng = random.Random(f"{seed}:{case}")
+        candidates = [c + (_ops(original)[c[1]].name,) for c in _candidates(oracle, original)]
+        made = 0
+        for candidate in _choose(candidates, rng):
+            if made == per_module:
+                break
+            module = oracle.parse_string(text, case)
+            applied = _apply(oracle, module, candidate)
+            if applied is None:
+                continue
+            op_name, description = applied
+            rows.append((f"{case}.m{made}", case, candidate[0], op_name, description, _print_unverified(module)))
+            made += 1
+    for name, *_rest, mutant in rows:
+        with open(os.path.join(directory, name + ".mlir"), "w", encoding="utf-8") as handle:
+            handle.write(mutant)
+    with open(os.path.join(directory, "mutants.txt"), "w", encoding="utf-8") as handle:
+        handle.writelines(name + "\n" for name, *_ in rows)
+    verdicts = _verdicts_in_children(directory, [row[0] for row in rows])
+    with open(os.path.join(directory, "manifest.tsv"), "w", encoding="utf-8") as handle:
+        handle.write("\t".join(MANIFEST_COLUMNS) + "\n")
+        for name, source, kind, op_name, description, _ in rows:
+            verdict, message = verdicts.get(name, ("crash", "jaxlib gave no verdict"))
+            fields = [name, source, kind, op_name, description, verdict, message]
+            handle.write("\t".join(_escape(f) for f in fields) + "\n")
+    counts = {}
+    for name, _, kind, *_ in rows:
+        verdict = verdicts.get(name, ("crash",))[0]
+        counts[(kind, verdict)] = counts.get((kind, verdict), 0) + 1
+    summary = ", ".join(f"{kind} {verdict}: {n}" for (kind, verdict), n in sorted(counts.items()))
+    sys.stderr.write(f"mutants.py: {len(rows)} programs ({summary})\n")
+
+
+def _read_verdicts(path):
+    found = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) == 3:
+                    found[fields[0]] = (fields[1], _unescape(fields[2]))
+    return found
+
+
+def _verdicts_in_children(directory, names):
+    """jaxlib's verdict on each mutant, from child processes (`verdicts`), restarted after a crash."""
+    path = os.path.join(directory, "verdicts.tsv")
+    if os.path.exists(path):
+        os.remove(path)
+    while True:
+        done = _read_verdicts(path)
+        pending = [n for n in names if n not in done]
+        if not pending:
+            return done
+        child = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "verdicts", directory, pending[0]],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+        if child.returncode == 0:
+            continue
+        why = child.stderr.decode("utf-8", "replace").strip()
+        if child.returncode > 0:
+            # A Python error (not a crash of jaxlib): a bug here, not a verdict.
+            raise SystemExit(f"mutants.py verdicts failed (status {child.returncode}):\n{why}")
+        # Killed by a signal on the first mutant it had not finished: record it and carry on after it.
+        done = _read_verdicts(path)
+        crashed = next((n for n in pending if n not in done), None)
+        if crashed is None:
+            continue
+        last = why.splitlines()[-1:]
+        message = f"jaxlib died of signal {-child.returncode}" + (f": {last[0]}" if last else "")
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"{crashed}\tcrash\t{_escape(message)}\n")
+
+
+def verdicts(directory, first):
+    """Parses (and so verifies) each mutant from `first` on, appending `name verdict message` lines."""
+    oracle = Oracle()
+    with open(os.path.join(directory, "mutants.txt"), encoding="utf-8") as handle:
+        names = [line.strip() for line in handle if line.strip()]
+    names = names[names.index(first):]
+    with open(os.path.join(directory, "verdicts.tsv"), "a", encoding="utf-8") as out:
+        for name in names:
+            with open(os.path.join(directory, name + ".mlir"), encoding="utf-8") as handle:
+                text = handle.read()
+            oracle.take_diagnostics()
+            try:
+                oracle.parse_string(text, name)
+                verdict, message = "accept", ""
+            except OracleError as error:
+                errors = [d for d in error.diagnostics if d.severity == "error"] or error.diagnostics
+                verdict = "refuse"
+                message = errors[0].message if errors else str(error)
+            out.write(f"{name}\t{verdict}\t{_escape(' '.join(message.split()))}\n")
+            out.flush()
+
+
+def read_manifest(directory):
+    with open(os.path.join(directory, "manifest.tsv"), encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    return [dict(zip(MANIFEST_COLUMNS, (_unescape(f) for f in line.split("\t")))) for line in lines[1:] if line]
+
+
+def check(directory):
+    oracle = Oracle()
+    with open(os.path.join(directory, "target"), encoding="utf-8") as handle:
+        target = handle.read().strip()
+    for row in read_manifest(directory):
+        base = os.path.join(directory, row["name"])
+        if row["jaxlib"] != "accept" or not os.path.exists(base + ".ours.bc"):
+            continue
+        with open(base + ".ours.bc", "rb") as handle:
+            artifact = handle.read()
+        jax_backcompat._write_text_or_error(
+            oracle, base + ".ours.jax.mlir", lambda: oracle.print_module(oracle.deserialize(artifact), True)
+        )
+        with open(base + ".mlir", encoding="utf-8") as handle:
+            text = handle.read()
+        jax_backcompat._write_text_or_error(
+            oracle, base + ".jax.mlir", lambda: oracle.print_module(oracle.parse_string(text, row["name"]), True)
+        )
+
+        def own_round_trip():
+            module = oracle.parse_string(text, row["name"])
+            own = oracle.serialize(module, target, allow_other_dialects="sdy." in text)
+            return oracle.print_module(oracle.deserialize(own), True)
+
+        jax_backcompat._write_text_or_error(oracle, base + ".jax_rt.mlir", own_round_trip)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="mutants.py", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    gen = commands.add_parser("generate", help="make the mutants and jaxlib's verdicts")
+    gen.add_argument("directory")
+    gen.add_argument("--per-module", type=int, default=8)
+    gen.add_argument("--seed", default="29")
+    gen.add_argument("--filter", default="", help="only modules whose name contains this")
+    chk = commands.add_parser("check", help="jaxlib reads back vhlo-rs's artifacts of accepted mutants")
+    chk.add_argument("directory")
+    ver = commands.add_parser("verdicts", help="(internal) jaxlib's verdicts from one mutant on")
+    ver.add_argument("directory")
+    ver.add_argument("first")
+    args = parser.parse_args(argv)
+    if args.command == "generate":
+        generate(args.directory, args.per_module, args.seed, args.filter)
+    elif args.command == "check":
+        check(args.directory)
+    else:
+        verdicts(args.directory, args.first)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
