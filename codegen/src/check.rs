@@ -1018,7 +1018,10 @@ fn check_value_types(
     }
     for (f, (t, pos)) in fields.iter().zip(types) {
         match crate::ods_types::lower(t) {
-            Err(why) => diags.error(pos.clone(), format!("{what} `{}` of `{}`: {why}", f.name, s.name)),
+            Err(why) => diags.error(
+                pos.clone(),
+                format!("{what} `{}` of `{}`: {why}", f.name, s.name),
+            ),
             Ok(c) if c.variadic != f.variadic => diags.error(
                 pos.clone(),
                 format!(
@@ -1027,7 +1030,11 @@ fn check_value_types(
                     s.name,
                     if f.variadic { "" } else { "not " },
                     t.trim(),
-                    if c.variadic { "`Variadic<...>`" } else { "not `Variadic<...>`" }
+                    if c.variadic {
+                        "`Variadic<...>`"
+                    } else {
+                        "not `Variadic<...>`"
+                    }
                 ),
             ),
             Ok(_) => {}

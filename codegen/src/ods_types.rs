@@ -287,7 +287,11 @@ enum Expr {
 }
 
 fn parse(text: &str) -> Result<Expr, String> {
-    let mut p = Parser { s: text.as_bytes(), i: 0, depth: 0 };
+    let mut p = Parser {
+        s: text.as_bytes(),
+        i: 0,
+        depth: 0,
+    };
     let e = p.expr()?;
     p.ws();
     if p.i != p.s.len() {
@@ -454,7 +458,10 @@ fn lower_type(e: &Expr, depth: usize) -> Result<(Vec<Alt>, String), String> {
                 }
                 "MemRefOf" => {
                     let (elements, of) = lower_elements(list(0)?)?;
-                    Ok((vec![Alt::Memref(elements)], format!("memref of {of} values")))
+                    Ok((
+                        vec![Alt::Memref(elements)],
+                        format!("memref of {of} values"),
+                    ))
                 }
                 "AnyTypeOf" | "NestedTupleOf" => {
                     let mut alts = Vec::new();
@@ -478,7 +485,9 @@ fn lower_type(e: &Expr, depth: usize) -> Result<(Vec<Alt>, String), String> {
                         ))
                     }
                 }
-                "Variadic" => Err("`Variadic<...>` only at the top of an operand or result type".into()),
+                "Variadic" => {
+                    Err("`Variadic<...>` only at the top of an operand or result type".into())
+                }
                 _ => Err(unknown(n)),
             }
         }
@@ -582,10 +591,18 @@ mod tests {
         );
         let t = lower("HLO_TensorOrPerAxisQuantizedTensorOrToken").unwrap();
         assert_eq!(t.alternatives.len(), 3);
-        assert!(t.summary.ends_with("ranked tensor of per-axis integer quantized values or token"));
+        assert!(t
+            .summary
+            .ends_with("ranked tensor of per-axis integer quantized values or token"));
         let t = lower("Variadic<HLO_CustomCallValue>").unwrap();
-        assert!(t.summary.contains("or token or nested tuple with any combination of tensor of"));
-        assert!(t.summary.ends_with("or token values or future"), "{}", t.summary);
+        assert!(t
+            .summary
+            .contains("or token or nested tuple with any combination of tensor of"));
+        assert!(
+            t.summary.ends_with("or token values or future"),
+            "{}",
+            t.summary
+        );
     }
 
     #[test]

@@ -111,8 +111,7 @@ fn alternative(m: &Module, t: Type, a: &OdsTypeAlternative) -> bool {
                 (OdsShape::Any, _) => true,
                 (OdsShape::Static, Some(d)) => d.iter().all(|&x| !is_dynamic(x)),
                 (OdsShape::StaticOrSingleBounded, Some(d)) => {
-                    d.iter().all(|&x| !is_dynamic(x))
-                        || single_bounded(m, d, encoding)
+                    d.iter().all(|&x| !is_dynamic(x)) || single_bounded(m, d, encoding)
                 }
                 (_, None) => false,
             };
@@ -187,9 +186,7 @@ pub(crate) fn valid_quantized_dimension(m: &Module, dims: &[i64], element: Type)
 
 /// True when element type `e` is of class `k`.
 pub(crate) fn element_ok(m: &Module, e: Type, k: OdsElement) -> bool {
-    let int = |width_ok: &dyn Fn(u32) -> bool, s: Signedness| {
-        matches!(m.type_data(e), TypeData::Integer { width, signedness } if *signedness == s && width_ok(*width))
-    };
+    let int = |width_ok: &dyn Fn(u32) -> bool, s: Signedness| matches!(m.type_data(e), TypeData::Integer { width, signedness } if *signedness == s && width_ok(*width));
     let hlo_width = |w: u32| matches!(w, 2 | 4 | 8 | 16 | 32 | 64);
     match k {
         OdsElement::Float => matches!(
@@ -197,7 +194,10 @@ pub(crate) fn element_ok(m: &Module, e: Type, k: OdsElement) -> bool {
             TypeData::Float(k) if !matches!(k, FloatKind::TF32 | FloatKind::F80 | FloatKind::F128)
         ),
         OdsElement::Float32Or64 => {
-            matches!(m.type_data(e), TypeData::Float(FloatKind::F32 | FloatKind::F64))
+            matches!(
+                m.type_data(e),
+                TypeData::Float(FloatKind::F32 | FloatKind::F64)
+            )
         }
         OdsElement::Pred => int(&|w| w == 1, Signedness::Signless),
         OdsElement::SignlessInt => int(&hlo_width, Signedness::Signless),
@@ -230,8 +230,7 @@ fn quantized_int(m: &Module, e: Type, per_axis: bool) -> bool {
     };
     matches!(width, 2 | 4 | 8 | 16 | 32)
         && (signedness == Signedness::Signless || !q.signed)
-        && q
-            .zero_points
+        && q.zero_points
             .iter()
             .all(|&z| q.storage_min <= z && z <= q.storage_max)
 }
@@ -245,7 +244,9 @@ mod tests {
     }
 
     fn first_operand(op: &str) -> OdsValueType {
-        StablehloOp::from_name(op).unwrap().operand_type_constraints()[0]
+        StablehloOp::from_name(op)
+            .unwrap()
+            .operand_type_constraints()[0]
     }
 
     #[test]
@@ -264,7 +265,12 @@ mod tests {
             ("tensor<2x!quant.uniform<i8:f32:0, {1.0, 2.0}>>", false),
         ] {
             let t = ty(&mut m, t);
-            assert_eq!(satisfies(&m, t, &fp_or_q), ok, "{}", crate::text::type_to_string(&m, t));
+            assert_eq!(
+                satisfies(&m, t, &fp_or_q),
+                ok,
+                "{}",
+                crate::text::type_to_string(&m, t)
+            );
         }
         // Per-axis: the dimension must be below the rank and its size the number of scales.
         let any = first_operand("stablehlo.transpose");
@@ -278,10 +284,17 @@ mod tests {
             ("tensor<2xui4>", true),
         ] {
             let t = ty(&mut m, t);
-            assert_eq!(satisfies(&m, t, &any), ok, "{}", crate::text::type_to_string(&m, t));
+            assert_eq!(
+                satisfies(&m, t, &any),
+                ok,
+                "{}",
+                crate::text::type_to_string(&m, t)
+            );
         }
         // Static or single bounded (reshape's result).
-        let r = StablehloOp::from_name("stablehlo.reshape").unwrap().result_type_constraints()[0];
+        let r = StablehloOp::from_name("stablehlo.reshape")
+            .unwrap()
+            .result_type_constraints()[0];
         for (t, ok) in [
             ("tensor<2xf32>", true),
             ("tensor<?xf32>", false),
@@ -289,7 +302,12 @@ mod tests {
             ("tensor<?x?xf32, #stablehlo.bounds<4, ?>>", false),
         ] {
             let t = ty(&mut m, t);
-            assert_eq!(satisfies(&m, t, &r), ok, "{}", crate::text::type_to_string(&m, t));
+            assert_eq!(
+                satisfies(&m, t, &r),
+                ok,
+                "{}",
+                crate::text::type_to_string(&m, t)
+            );
         }
     }
 
@@ -316,7 +334,8 @@ mod tests {
                 continue;
             }
             assert!(
-                !op.operand_type_constraints().is_empty() || !op.result_type_constraints().is_empty(),
+                !op.operand_type_constraints().is_empty()
+                    || !op.result_type_constraints().is_empty(),
                 "{n}"
             );
         }

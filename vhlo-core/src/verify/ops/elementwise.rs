@@ -295,11 +295,7 @@ fn select(v: OpView) -> Check {
     let inferred = most_specific(&[on_true, on_false])?;
     let element = v.t(on_true.element);
     let inferred = Inferred {
-        printed: print_tensor(
-            inferred.0.as_deref(),
-            &element,
-            inferred.1.as_deref(),
-        ),
+        printed: print_tensor(inferred.0.as_deref(), &element, inferred.1.as_deref()),
         dims: inferred.0,
         bounds: inferred.1,
     };
@@ -329,12 +325,7 @@ fn most_specific(
     for s in &ranked[1..] {
         let dims = s.dims.unwrap_or(&[]);
         if dims.len() != rank {
-            bail!(
-                "C2",
-                "Mismatched ranks of types{} vs {}",
-                rank,
-                dims.len()
-            );
+            bail!("C2", "Mismatched ranks of types{} vs {}", rank, dims.len());
         }
         any_bounds |= s.bounds.is_some();
         for i in 0..rank {
@@ -343,7 +334,10 @@ fn most_specific(
             let rb = s.bound(i).unwrap_or(crate::ir::DYNAMIC);
             if !is_dynamic(l) || !is_dynamic(r) {
                 if !is_dynamic(l) && !is_dynamic(r) && l != r {
-                    bail!("C2", "Mismatched dimension sizes {l} and {r} in dimension {i}");
+                    bail!(
+                        "C2",
+                        "Mismatched dimension sizes {l} and {r} in dimension {i}"
+                    );
                 }
                 let size = if is_dynamic(l) { r } else { l };
                 let check = if is_dynamic(lb) { rb } else { lb };
@@ -425,9 +419,9 @@ fn complex(v: OpView) -> Check {
     same_operands_and_result_shape(v)?;
     let element = format!("complex<{}>", v.t(lhs.element));
     let inferred = same_shape(&lhs, &element);
-    let ok = v.result_type(0).and_then(|r| v.shaped(r)).is_some_and(|r| {
-        matches!(v.m.type_data(r.element), TypeData::Complex(inner) if *inner == lhs.element)
-    });
+    let ok = v.result_type(0).and_then(|r| v.shaped(r)).is_some_and(
+        |r| matches!(v.m.type_data(r.element), TypeData::Complex(inner) if *inner == lhs.element),
+    );
     check_inferred(&v, &inferred, ok, "C3")
 }
 
@@ -442,9 +436,10 @@ fn real_result(v: OpView) -> Check {
         _ => operand.element,
     };
     let inferred = same_shape(&operand, &v.t(part));
-    let ok = v.result_type(0).and_then(|r| v.shaped(r)).is_some_and(|r| {
-        r.element == part || compatible_element_types(v.m, r.element, part)
-    });
+    let ok = v
+        .result_type(0)
+        .and_then(|r| v.shaped(r))
+        .is_some_and(|r| r.element == part || compatible_element_types(v.m, r.element, part));
     let rule = if v.kind == K::Abs { "C1" } else { "C2" };
     elementwise_shapes(v)?;
     check_inferred(&v, &inferred, ok, rule)
@@ -669,12 +664,13 @@ fn result_accuracy(v: OpView) -> Check {
         _ => 0,
     };
     let mode = match crate::verify::types::struct_field(m, a, "mode") {
-        Some(Param::Attr(x)) => crate::verify::types::enum_case(m, *x)
-            .or_else(|| mode_of(m, *x)),
+        Some(Param::Attr(x)) => crate::verify::types::enum_case(m, *x).or_else(|| mode_of(m, *x)),
         _ => None,
     };
     ensure!(
-        !(atol.is_sign_negative() && atol != 0.0 || rtol.is_sign_negative() && rtol != 0.0 || ulps < 0),
+        !(atol.is_sign_negative() && atol != 0.0
+            || rtol.is_sign_negative() && rtol != 0.0
+            || ulps < 0),
         "result_accuracy",
         "Negative tolerance"
     );
@@ -699,4 +695,116 @@ fn mode_of(m: &Module, a: crate::ir::Attribute) -> Option<&'static str> {
     ["DEFAULT", "HIGHEST", "TOLERANCE"]
         .get(usize::try_from(x).ok()?)
         .copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first verifier error of a one-op function with arguments `args` (`None` when it
+    /// verifies).
+    fn check(args: &str, op: &str, result: &str) -> Option<String> {
+        let src = format!(
+            "func.func @main({args}) -> {result} {{\n  %0 = {op}\n  return %0 : {result}\n}}\n"
+        );
+        let m = crate::text::parse_unverified(&src).unwrap();
+        crate::verify::verify(&m).err().map(|e| e.to_string())
+    }
+
+    #[test]
+    fn shapes_are_compatible_per_dimension() {
+        let mut m = Module::new();
+        let t = |m: &mut Module, s: &str| crate::text::parse_type(m, s).unwrap();
+        let a = t(&mut m, "tensor<2x?xf32>");
+        let b = t(&mut m, "tensor<?x3xf32>");
+        let c = t(&mut m, "tensor<3x3xf32>");
+        let u = t(&mut m, "tensor<*xf32>");
+        assert!(compatible_shapes_all(&m, &[a, b, u]));
+        assert!(!compatible_shapes_all(&m, &[a, b, c]));
+        assert!(compatible_shapes_all(&m, &[b, c]));
+    }
+
+    #[test]
+    fn bitcast_convert_widths() {
+        let ok = [
+            (
+                "%a: tensor<2xf64>",
+                "stablehlo.bitcast_convert %a : (tensor<2xf64>) -> tensor<2x2xf32>",
+                "tensor<2x2xf32>",
+            ),
+            (
+                "%a: tensor<2x?xi8>",
+                "stablehlo.bitcast_convert %a : (tensor<2x?xi8>) -> tensor<2xi32>",
+                "tensor<2xi32>",
+            ),
+            (
+                "%a: tensor<2xf32>",
+                "stablehlo.bitcast_convert %a : (tensor<2xf32>) -> tensor<2xi32>",
+                "tensor<2xi32>",
+            ),
+        ];
+        for (args, op, result) in ok {
+            assert_eq!(check(args, op, result), None, "{op}");
+        }
+        let bad = [
+            (
+                "%a: tensor<2xf64>",
+                "stablehlo.bitcast_convert %a : (tensor<2xf64>) -> tensor<2x4xf32>",
+                "tensor<2x4xf32>",
+                "32 * 4 != 64",
+            ),
+            (
+                "%a: tensor<f64>",
+                "stablehlo.bitcast_convert %a : (tensor<f64>) -> tensor<f32>",
+                "tensor<f32>",
+                "0 != 0 + 1",
+            ),
+            (
+                "%a: tensor<2xf32>",
+                "stablehlo.bitcast_convert %a : (tensor<2xf32>) -> tensor<3xi32>",
+                "tensor<3xi32>",
+                "must match except",
+            ),
+            (
+                "%a: tensor<2xcomplex<f32>>",
+                "stablehlo.bitcast_convert %a : (tensor<2xcomplex<f32>>) -> tensor<2xf64>",
+                "tensor<2xf64>",
+                "real and complex",
+            ),
+        ];
+        for (args, op, result, why) in bad {
+            let e = check(args, op, result).unwrap_or_default();
+            assert!(e.contains(why), "{op}: {e}");
+        }
+    }
+
+    #[test]
+    fn add_infers_the_most_specific_type() {
+        let args = "%a: tensor<?xf32, #stablehlo.bounds<4>>, %b: tensor<?xf32>";
+        let add = |r: &str| {
+            format!("stablehlo.add %a, %b : (tensor<?xf32, #stablehlo.bounds<4>>, tensor<?xf32>) -> {r}")
+        };
+        assert_eq!(check(args, &add("tensor<?xf32>"), "tensor<?xf32>"), None);
+        assert_eq!(check(args, &add("tensor<3xf32>"), "tensor<3xf32>"), None);
+        let e = check(args, &add("tensor<5xf32>"), "tensor<5xf32>").unwrap_or_default();
+        assert!(
+            e.contains("inferred type(s) 'tensor<?xf32, #stablehlo.bounds<4>>'"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn quantized_elements_are_compatible_by_storage_expressed_and_granularity() {
+        let mut m = Module::new();
+        let t = |m: &mut Module, s: &str| crate::text::parse_type(m, s).unwrap();
+        let a = t(&mut m, "!quant.uniform<i8:f32, 1.0:3>");
+        let b = t(&mut m, "!quant.uniform<i8:f32, 2.0:-1>");
+        let c = t(&mut m, "!quant.uniform<i8<-127:127>:f32, 1.0:3>");
+        let d = t(&mut m, "!quant.uniform<i8:f32:0, {1.0:3}>");
+        let f = t(&mut m, "f32");
+        assert!(compatible_element_types(&m, a, b));
+        assert!(!compatible_element_types(&m, a, c));
+        assert!(!compatible_element_types(&m, a, d));
+        assert!(!compatible_element_types(&m, a, f));
+    }
 }
