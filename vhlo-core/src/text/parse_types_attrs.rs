@@ -1010,7 +1010,7 @@ impl<'a> Parser<'a> {
         if let Some(&a) = self.attr_aliases.get(id) {
             return Ok(a);
         }
-        if let Some(&l) = self.loc_aliases.get(id) {
+        if let Some(&(l, _)) = self.loc_aliases.get(id) {
             if self.later_loc_alias(id, pos, true) {
                 return Err(self
                     .c
