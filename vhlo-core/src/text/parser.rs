@@ -518,12 +518,10 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// A location alias named at `pos` that is defined further down, where only defined
-    /// ones may be named: in an alias definition (`in_alias_def`), or as an attribute.
-    pub(crate) fn later_loc_alias(&self, name: &str, pos: usize, as_attribute: bool) -> bool {
-        let Some(&(_, start)) = self.loc_aliases.get(name) else {
-            return false;
-        };
+    /// Whether a location alias whose definition starts at `start`, named at `pos`, is
+    /// defined further down where only defined ones may be named: in an alias definition
+    /// (`in_alias_def`), or as an attribute.
+    pub(crate) fn later_loc_alias(&self, start: usize, pos: usize, as_attribute: bool) -> bool {
         match self.in_alias_def {
             Some(def) => start > def,
             None => as_attribute && start > pos,
@@ -961,12 +959,10 @@ impl<'a> Parser<'a> {
             Some(b'#') => {
                 self.c.pos = self.c.pos.saturating_add(1);
                 let name = self.c.suffix_id().unwrap_or("");
-                if self.later_loc_alias(name, pos, false) {
-                    return Err(self
-                        .c
-                        .error_at(pos, format!("undefined symbol alias id '{name}'")));
-                }
                 match self.loc_aliases.get(name) {
+                    Some(&(_, start)) if self.later_loc_alias(start, pos, false) => Err(self
+                        .c
+                        .error_at(pos, format!("undefined symbol alias id '{name}'"))),
                     Some(&(l, _)) => Ok(l),
                     None if lenient => Ok(self.m.unknown_loc()),
                     None => Err(self
