@@ -841,7 +841,21 @@ impl<'a> Parser<'a> {
                     let a = self.parse_bare(kind, i)?;
                     self.bind_prop(st, kind.attribute_names()[i as usize], a);
                 }
-                FormatElem::AttrDict => st.dict = self.opt_attr_dict()?,
+                FormatElem::AttrDict => {
+                    let dpos = self.c.token_start();
+                    st.dict = self.opt_attr_dict()?;
+                    // As MLIR's generated parsers (`verifyInherentAttrs` right after the
+                    // attr-dict): an inherent attribute written there is checked against its
+                    // ODS type now, and a failure is reported at the dictionary.
+                    if let (FormatOp::Shlo(k), false) = (kind, st.dict.is_empty()) {
+                        if let Some(e) = crate::verify::ods::violations(&self.m, k, &st.dict)
+                            .into_iter()
+                            .next()
+                        {
+                            return Err(self.c.error_at(dpos, format!("'{name}' op {e}")));
+                        }
+                    }
+                }
                 FormatElem::FunctionalType(_) => {
                     st.types = Some(self.functional_type_body(st.uses.len(), false)?);
                 }

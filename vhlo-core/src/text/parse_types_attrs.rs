@@ -1010,8 +1010,8 @@ impl<'a> Parser<'a> {
         if let Some(&a) = self.attr_aliases.get(id) {
             return Ok(a);
         }
-        if let Some(&l) = self.loc_aliases.get(id) {
-            if self.later_loc_alias(id, pos, true) {
+        if let Some(&(l, start)) = self.loc_aliases.get(id) {
+            if self.later_loc_alias(start, pos, true) {
                 return Err(self
                     .c
                     .error_at(pos, format!("undefined symbol alias id '{id}'")));

@@ -138,11 +138,10 @@ pub struct Parser<'a> {
     depth: u32,
     pub(crate) type_aliases: HashMap<String, Type>,
     pub(crate) attr_aliases: HashMap<String, Attribute>,
-    pub(crate) loc_aliases: HashMap<String, Location>,
-    /// Where each location alias's definition starts: only an op's or a block argument's
-    /// `loc(#alias)` may name one defined further down (MLIR resolves those at the end); an
-    /// alias definition or an attribute may not ("undefined symbol alias id").
-    pub(crate) loc_alias_starts: HashMap<String, usize>,
+    /// Each location alias, with where its definition starts: only an op's or a block
+    /// argument's `loc(#alias)` may name one defined further down (MLIR resolves those at the
+    /// end); an alias definition or an attribute may not ("undefined symbol alias id").
+    pub(crate) loc_aliases: HashMap<String, (Location, usize)>,
     /// Inside an alias definition: its start.
     in_alias_def: Option<usize>,
     /// Ops whose location is a `#loc` alias defined later in the file.
@@ -199,7 +198,6 @@ impl<'a> Parser<'a> {
             type_aliases: HashMap::default(),
             attr_aliases: HashMap::default(),
             loc_aliases: HashMap::default(),
-            loc_alias_starts: HashMap::default(),
             in_alias_def: None,
             pending_locs: Vec::new(),
             pending_arg_locs: HashMap::default(),
@@ -323,7 +321,7 @@ impl<'a> Parser<'a> {
                     for v in self.m.block_args(b).to_vec() {
                         let l = self.m.value_location(v);
                         if let Some((name, pos)) = self.pending_arg_locs.get(&l).cloned() {
-                            let Some(&resolved) = self.loc_aliases.get(&name) else {
+                            let Some(&(resolved, _)) = self.loc_aliases.get(&name) else {
                                 return Err(self
                                     .c
                                     .error_at(pos, format!("undefined location alias '#{name}'")));
@@ -389,10 +387,9 @@ impl<'a> Parser<'a> {
                 self.in_alias_def = None;
                 if let Ok(loc) = parsed {
                     if let std::collections::hash_map::Entry::Vacant(e) =
-                        self.loc_aliases.entry(name.clone())
+                        self.loc_aliases.entry(name)
                     {
-                        e.insert(loc);
-                        self.loc_alias_starts.insert(name, start);
+                        e.insert((loc, start));
                         done.insert(start, self.c.pos);
                     }
                 }
@@ -438,7 +435,7 @@ impl<'a> Parser<'a> {
         self.finish_scope_top()?;
         for (op, name, pos) in std::mem::take(&mut self.pending_locs) {
             match self.loc_aliases.get(&name) {
-                Some(&l) => self.m.set_op_location(op, l),
+                Some(&(l, _)) => self.m.set_op_location(op, l),
                 None => {
                     return Err(self
                         .c
@@ -513,8 +510,7 @@ impl<'a> Parser<'a> {
         if self.c.peek_ident() == Some("loc") && self.c.peek_at(3) == Some(b'(') {
             self.c.bare_ident();
             let loc = self.parse_loc_body(false)?;
-            self.loc_aliases.insert(name.to_string(), loc);
-            self.loc_alias_starts.insert(name.to_string(), pos);
+            self.loc_aliases.insert(name.to_string(), (loc, pos));
         } else {
             let a = self.parse_attribute()?;
             self.attr_aliases.insert(name.to_string(), a);
@@ -522,12 +518,10 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// A location alias named at `pos` that is defined further down, where only defined
-    /// ones may be named: in an alias definition (`in_alias_def`), or as an attribute.
-    pub(crate) fn later_loc_alias(&self, name: &str, pos: usize, as_attribute: bool) -> bool {
-        let Some(&start) = self.loc_alias_starts.get(name) else {
-            return false;
-        };
+    /// Whether a location alias whose definition starts at `start`, named at `pos`, is
+    /// defined further down where only defined ones may be named: in an alias definition
+    /// (`in_alias_def`), or as an attribute.
+    pub(crate) fn later_loc_alias(&self, start: usize, pos: usize, as_attribute: bool) -> bool {
         match self.in_alias_def {
             Some(def) => start > def,
             None => as_attribute && start > pos,
@@ -919,7 +913,7 @@ impl<'a> Parser<'a> {
                 self.c.pos = self.c.pos.saturating_add(1);
                 let name = self.c.suffix_id().unwrap_or("").to_string();
                 if self.c.eat(b')') {
-                    let found = self.loc_aliases.get(&name).copied();
+                    let found = self.loc_aliases.get(&name).map(|a| a.0);
                     if let (Some(op), true) = (op, self.filename.is_some()) {
                         self.explicit_locs.insert(op);
                     }
@@ -965,13 +959,11 @@ impl<'a> Parser<'a> {
             Some(b'#') => {
                 self.c.pos = self.c.pos.saturating_add(1);
                 let name = self.c.suffix_id().unwrap_or("");
-                if self.later_loc_alias(name, pos, false) {
-                    return Err(self
-                        .c
-                        .error_at(pos, format!("undefined symbol alias id '{name}'")));
-                }
                 match self.loc_aliases.get(name) {
-                    Some(&l) => Ok(l),
+                    Some(&(_, start)) if self.later_loc_alias(start, pos, false) => Err(self
+                        .c
+                        .error_at(pos, format!("undefined symbol alias id '{name}'"))),
+                    Some(&(l, _)) => Ok(l),
                     None if lenient => Ok(self.m.unknown_loc()),
                     None => Err(self
                         .c
