@@ -5,8 +5,11 @@ differential test of our verifier (tests/tests/verifier_differential.rs, issue 2
 Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
 
     .venv/bin/python scripts/oracle/mutants.py generate DIR [--per-module N] [--seed S] [--filter F]
+                                                       [--fixtures FIXTURE_DIR]...
         For every module text of the jax wheel's back-compat data (scripts/oracle/jax_backcompat.py),
-        parsed by jaxlib, makes up to N (default 8) mutants, each with one change made through the MLIR
+        and every program text NAME.mlir of the fixture directories given (tests/fixtures/jax: ops the
+        back-compat data lacks, such as dot_general, convolution, reduce_window, sort, fft, while/case,
+        quantized types), parsed by jaxlib, makes up to N (default 8) mutants, each with one change made through the MLIR
         Python API:
           type-dim   one op result's type with one static dimension size changed by +1
           type-elem  one op result's element type changed (f32 -> f16, i32 -> i64, ...)
@@ -204,14 +207,31 @@ def _print_unverified(module):
     return module.operation.get_asm(print_generic_op_form=True, enable_debug_info=False, assume_verified=True)
 
 
-def generate(directory, per_module, seed, name_filter):
+def _fixture_texts(fixtures, name_filter):
+    """(name, text) of each program text in fixture directories (NAME.mlir, not NAME.generic.mlir),
+    named after the directory: `jax.attention`, `jax_mesh.shard_map_psum`."""
+    for fixture_dir in fixtures:
+        prefix = os.path.basename(os.path.normpath(fixture_dir))
+        for entry in sorted(os.listdir(fixture_dir)):
+            if not entry.endswith(".mlir") or entry.endswith(".generic.mlir"):
+                continue
+            name = f"{prefix}.{entry[: -len('.mlir')]}"
+            if name_filter and name_filter not in name:
+                continue
+            with open(os.path.join(fixture_dir, entry), encoding="utf-8") as handle:
+                yield name, handle.read()
+
+
+def generate(directory, per_module, seed, name_filter, fixtures=()):
     oracle = Oracle()
     os.makedirs(directory, exist_ok=True)
     # The version to write artifacts at for `check`: the newest this jaxlib reads.
     with open(os.path.join(directory, "target"), "w", encoding="utf-8") as handle:
         handle.write(oracle.current_version() + "\n")
     rows = []
-    for case, _artifact, text, _source in jax_backcompat._cases(name_filter):
+    cases = [(case, text) for case, _artifact, text, _source in jax_backcompat._cases(name_filter)]
+    cases.extend(_fixture_texts(fixtures, name_filter))
+    for case, text in cases:
         try:
             original = oracle.parse_string(text, case)
         except OracleError:
@@ -357,6 +377,12 @@ def main(argv):
     gen.add_argument("--per-module", type=int, default=8)
     gen.add_argument("--seed", default="29")
     gen.add_argument("--filter", default="", help="only modules whose name contains this")
+    gen.add_argument(
+        "--fixtures",
+        action="append",
+        default=[],
+        help="also the program texts (NAME.mlir) of this fixture directory, e.g. tests/fixtures/jax",
+    )
     chk = commands.add_parser("check", help="jaxlib reads back vhlo-rs's artifacts of accepted mutants")
     chk.add_argument("directory")
     ver = commands.add_parser("verdicts", help="(internal) jaxlib's verdicts from one mutant on")
@@ -364,7 +390,7 @@ def main(argv):
     ver.add_argument("first")
     args = parser.parse_args(argv)
     if args.command == "generate":
-        generate(args.directory, args.per_module, args.seed, args.filter)
+        generate(args.directory, args.per_module, args.seed, args.filter, args.fixtures)
     elif args.command == "check":
         check(args.directory)
     else:

@@ -2,6 +2,7 @@
 //! programs, judged by jaxlib and by us.
 //!
 //! `scripts/oracle/mutants.py generate` parses each module text of the jax wheel's back-compat data
+//! (and, for the ops that data lacks, the programs of tests/fixtures/jax and tests/fixtures/jax_mesh)
 //! with jaxlib, makes up to 8 mutants of it through MLIR's Python API (one op result's type with a
 //! dimension +1 or another element type, or one integer of an op's attribute +1 or -1), prints
 //! them without verifying, and asks jaxlib whether it parses each (MLIR verifies after parsing).
@@ -267,16 +268,38 @@ fn our_verdicts_are_libstablehlos() {
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let d = dir.to_str().expect("UTF-8 path");
     let filter = std::env::var("VHLO_MUTANTS_FILTER").unwrap_or_default();
-    run_mutants_py(&python, &["generate", d, "--filter", &filter]);
+    let root = vhlo_tests::workspace_root();
+    let fixtures = |name: &str| {
+        root.join("tests/fixtures")
+            .join(name)
+            .to_str()
+            .expect("UTF-8 path")
+            .to_string()
+    };
+    let (jax, jax_mesh) = (fixtures("jax"), fixtures("jax_mesh"));
+    run_mutants_py(
+        &python,
+        &[
+            "generate",
+            d,
+            "--filter",
+            &filter,
+            "--fixtures",
+            &jax,
+            "--fixtures",
+            &jax_mesh,
+        ],
+    );
     let target = std::fs::read_to_string(dir.join("target")).expect("target");
     let target = target.trim();
     let mutants = read_manifest(&dir);
     let changed = mutants.iter().filter(|m| m.kind != "control").count();
     let controls = mutants.len() - changed;
     if filter.is_empty() {
-        // 142 modules of jax 0.10.2's back-compat data, up to 8 mutants each.
+        // 142 modules of jax 0.10.2's back-compat data and 26 fixture programs, up to 8 mutants
+        // each (1,342).
         assert!(
-            controls >= 100 && changed >= 500,
+            controls >= 160 && changed >= 1000,
             "only {controls} modules and {changed} mutants"
         );
     } else {
