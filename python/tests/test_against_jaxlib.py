@@ -122,6 +122,36 @@ def test_minimum_versions_match(hlo, ctx, corpus):
     assert not wrong, "\n".join(wrong[:20])
 
 
+INVALID = [
+    # The add's result type is not its operands'.
+    "func.func @main(%x: tensor<2xf32>) -> tensor<3xf32> {\n"
+    "  %0 = stablehlo.add %x, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<3xf32>\n"
+    "  return %0 : tensor<3xf32>\n}\n",
+    # The return does not match the signature.
+    "func.func @main(%x: tensor<2xf32>) -> tensor<2xi32> {\n  return %x : tensor<2xf32>\n}\n",
+    # A value used before it is defined.
+    "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+    "  %0 = stablehlo.add %1, %x : tensor<2xf32>\n  %1 = stablehlo.abs %x : tensor<2xf32>\n"
+    "  return %0 : tensor<2xf32>\n}\n",
+]
+
+
+def test_verify_matches_jaxlib(ctx, corpus):
+    """verify accepts every corpus text (jaxlib parses, and so verifies, each) and refuses what
+    jaxlib's verifier refuses."""
+    from jaxlib.mlir import ir
+
+    with ctx:
+        for name, _, text in corpus:
+            vhlo.verify(text)
+        for text in INVALID:
+            with pytest.raises(Exception):
+                ir.Module.parse(text)
+            with pytest.raises(vhlo.VhloError) as info:
+                vhlo.verify(text)
+            assert info.value.diagnostics, text
+
+
 def test_string_api_matches_on_the_corpus(hlo, corpus):
     """jaxlib's own string functions, where they apply (no Shardy: their context has no sdy):
     the bytes jaxlib returns for our artifact equal those it returns for its own."""
