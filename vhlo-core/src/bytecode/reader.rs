@@ -1707,7 +1707,7 @@ fn read_use_list_orders(
 fn check_use_list_order(order: &UseListOrder, uses: usize) -> std::result::Result<(), String> {
     let n = order.indices.len();
     if order.pair_encoding {
-        if n % 2 != 0 {
+        if !n.is_multiple_of(2) {
             return Err(format!(
                 "pair-encoded use-list order has an odd length {n}"
             ));

@@ -13,7 +13,6 @@ mod aliases;
 mod custom_forms;
 mod dialects;
 pub(crate) use dialects::{find_enum, find_struct};
-pub(crate) use parse_types_attrs::bounds_problem;
 mod float;
 mod lexer;
 mod op_format;
@@ -78,18 +77,16 @@ fn verified(m: Module, src: &str) -> Result<Module, ParseError> {
     let Some(first) = diags.first() else {
         return Ok(m);
     };
-    let position = ops.first().copied().flatten().and_then(|op| {
-        let (_, positions) = on_big_stack(|| {
+    let position = ops.first().copied().flatten().and_then(|(op, place)| {
+        let (again, positions) = on_big_stack(|| {
             parser::Parser::new(src)
                 .with_custom_ops(parser::Parser::parse_custom_op)
                 .with_op_positions()
                 .parse_top_positions()
         })
         .ok()?;
-        positions
-            .iter()
-            .find(|p| p.0 == op)
-            .map(|&(_, line, column)| (line, column))
+        let at = positions.offset_of(&again, op, place)?;
+        Some(parser::position(src, at))
     });
     let (line, column) = position.unwrap_or((0, 0));
     Err(ParseError {

@@ -21,6 +21,49 @@ pub const MAX_DEPTH: u32 = crate::ir::NESTING_GUARD as u32;
 /// Deepest nesting of regions accepted: the same limit.
 pub const MAX_REGION_DEPTH: u32 = crate::ir::MAX_NESTING as u32;
 
+/// Where ops and attribute-dictionary entries are in the text (byte offsets), recorded only
+/// when asked for: a verifier error is placed by parsing again.
+#[derive(Default, Debug)]
+pub(crate) struct Positions {
+    /// (op, where its name starts, where it ends, written in generic form).
+    pub ops: Vec<(OpId, usize, usize, bool)>,
+    /// (name, where its value starts, where its dictionary's `{` is), in text order.
+    pub entries: Vec<(Symbol, usize, usize)>,
+}
+
+impl Positions {
+    /// The byte offset of `place` in `op`.
+    pub fn offset_of(&self, m: &Module, op: OpId, place: crate::verify::Place) -> Option<usize> {
+        use crate::verify::Place;
+        let &(_, start, end, generic) = self.ops.iter().find(|p| p.0 == op)?;
+        let (name, at_dict) = match place {
+            Place::Op => return Some(start),
+            Place::AttributeDict(_) if generic => return Some(start),
+            Place::AttributeValue(n) => (n, false),
+            Place::AttributeDict(n) => (n, true),
+        };
+        let entry = self
+            .entries
+            .iter()
+            .find(|e| e.1 >= start && e.1 < end && m.str(e.0) == name);
+        Some(match entry {
+            Some(&(_, value, open)) => {
+                if at_dict {
+                    open
+                } else {
+                    value
+                }
+            }
+            None => start,
+        })
+    }
+}
+
+/// The line and column of byte offset `pos` of `src`, as parse errors give them.
+pub(crate) fn position(src: &str, pos: usize) -> (u32, u32) {
+    line_column(src, &line_starts(src.as_bytes()), pos)
+}
+
 /// A value used before its definition: patched when the enclosing region ends.
 struct PendingUse<'a> {
     name: &'a str,
@@ -157,8 +200,9 @@ pub struct Parser<'a> {
     line_starts: Vec<usize>,
     /// Ops that had an explicit `loc(...)` (only tracked with `filename`).
     explicit_locs: FastSet<OpId>,
-    /// The line and column of each op's name, when asked for (to place a verifier error).
-    op_positions: Option<Vec<(OpId, u32, u32)>>,
+    /// Where each op and each attribute-dictionary entry is, when asked for (to place a
+    /// verifier error).
+    op_positions: Option<Positions>,
     scopes: Vec<Scope<'a>>,
     /// The name of the op whose regions are read next (custom syntax, or a generic name
     /// without escapes), to tell an isolated region from another.
@@ -261,17 +305,17 @@ impl<'a> Parser<'a> {
         self
     }
 
-    /// Records the line and column of each op's name (see [`Parser::parse_top_positions`]).
+    /// Records where each op and attribute is (see [`Parser::parse_top_positions`]).
     pub(crate) fn with_op_positions(mut self) -> Self {
-        self.op_positions = Some(Vec::new());
+        self.op_positions = Some(Positions::default());
         self
     }
 
-    /// [`Parser::parse_top`], also giving each op's line and column.
-    pub(crate) fn parse_top_positions(mut self) -> PResult<(Module, Vec<(OpId, u32, u32)>)> {
+    /// [`Parser::parse_top`], also giving where each op and attribute is.
+    pub(crate) fn parse_top_positions(mut self) -> PResult<(Module, Positions)> {
         let positions = self.op_positions.take();
         self.op_positions = Some(positions.unwrap_or_default());
-        let mut slot = Vec::new();
+        let mut slot = Positions::default();
         let m = self.parse_top_keeping(&mut slot)?;
         Ok((m, slot))
     }
@@ -400,10 +444,10 @@ impl<'a> Parser<'a> {
     }
 
     pub fn parse_top(self) -> PResult<Module> {
-        self.parse_top_keeping(&mut Vec::new())
+        self.parse_top_keeping(&mut Positions::default())
     }
 
-    fn parse_top_keeping(mut self, positions: &mut Vec<(OpId, u32, u32)>) -> PResult<Module> {
+    fn parse_top_keeping(mut self, positions: &mut Positions) -> PResult<Module> {
         let result = self.parse_top_inner();
         if let Some(p) = self.op_positions.take() {
             *positions = p;
@@ -484,7 +528,7 @@ impl<'a> Parser<'a> {
                 ),
             )
         })?;
-        Ok(std::mem::replace(&mut self.m, Module::new()))
+        Ok(std::mem::take(&mut self.m))
     }
 
     fn parse_attr_alias_def(&mut self) -> PResult<()> {
@@ -851,14 +895,10 @@ impl<'a> Parser<'a> {
             next = next.saturating_add(count);
         }
         self.parse_trailing_loc(Some(op))?;
-        if self.op_positions.is_some() {
-            if self.line_starts.is_empty() {
-                self.line_starts = line_starts(self.c.bytes);
-            }
-            let (line, column) = line_column(self.c.src, &self.line_starts, op_pos);
-            if let Some(p) = self.op_positions.as_mut() {
-                p.push((op, line, column));
-            }
+        let end = self.c.pos;
+        if let Some(p) = self.op_positions.as_mut() {
+            let generic = self.c.bytes.get(op_pos) == Some(&b'"');
+            p.ops.push((op, op_pos, end, generic));
         }
         // MLIR locates an unlocated op at its name, after any result names.
         if self.filename.is_some() && !self.explicit_locs.contains(&op) {
@@ -1304,7 +1344,9 @@ impl<'a> Parser<'a> {
                         }
                     }
                 };
+                let mut value_pos = pos;
                 let value = if self.c.eat(b'=') {
+                    value_pos = self.c.token_start();
                     self.parse_attribute()?
                 } else {
                     self.m.attr(AttrData::Unit)
@@ -1312,6 +1354,9 @@ impl<'a> Parser<'a> {
                 let name = self.m.sym_bytes(&key);
                 out.push(NamedAttr { name, value });
                 self.scratch_positions.push(pos);
+                if let Some(p) = self.op_positions.as_mut() {
+                    p.entries.push((name, value_pos, open));
+                }
                 if self.c.eat(b'}') {
                     break;
                 }

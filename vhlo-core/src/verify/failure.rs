@@ -9,6 +9,29 @@ pub(crate) struct Failure {
     /// The constraint: a spec id (`C1`), an ODS trait, or an MLIR rule.
     pub rule: &'static str,
     pub message: String,
+    /// Where in the op's text MLIR reports it.
+    pub place: Place,
+}
+
+/// Where MLIR reports a failure: at the op, or at one of its attributes (an attribute's own
+/// verifier runs as the attribute is parsed; an inherent attribute of a custom-syntax op is
+/// checked as its attribute dictionary is read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    Op,
+    /// At the value of the named attribute.
+    AttributeValue(&'static str),
+    /// At the `{` of the dictionary that holds the named attribute, when the op is in custom
+    /// syntax (at the op in generic syntax).
+    AttributeDict(&'static str),
+}
+
+impl Failure {
+    /// The same failure, placed at `place`.
+    pub fn at(mut self, place: Place) -> Failure {
+        self.place = place;
+        self
+    }
 }
 
 /// The result of one check.
@@ -19,6 +42,7 @@ pub(crate) fn fail(rule: &'static str, message: impl Into<String>) -> Failure {
     Failure {
         rule,
         message: message.into(),
+        place: Place::Op,
     }
 }
 
@@ -42,8 +66,9 @@ pub(crate) use {bail, ensure};
 pub(crate) struct Sink<'m> {
     pub m: &'m Module,
     pub out: Vec<Diagnostic>,
-    /// The ops the diagnostics are about, in the same order (for callers that want positions).
-    pub ops: Vec<Option<OpId>>,
+    /// The ops the diagnostics are about and where in them, in the same order (for callers that
+    /// want positions).
+    pub ops: Vec<Option<(OpId, Place)>>,
 }
 
 impl<'m> Sink<'m> {
@@ -65,7 +90,7 @@ impl<'m> Sink<'m> {
             needs: None,
             rule: f.rule.to_string(),
         });
-        self.ops.push(Some(op));
+        self.ops.push(Some((op, f.place)));
     }
 }
 

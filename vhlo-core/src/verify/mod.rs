@@ -39,7 +39,7 @@ use crate::ir::{Module, OpId};
 
 
 mod failure;
-pub(crate) use failure::{bail, ensure, fail, Check, Failure, Sink};
+pub(crate) use failure::{bail, ensure, fail, Check, Failure, Place, Sink};
 
 /// Checks `m` as MLIR's verifier checks a module of StableHLO, `func`, `sdy` and VHLO ops: the
 /// structural rules, then every StableHLO op's constraints. Ops of dialects it does not know
@@ -58,13 +58,16 @@ pub fn verify(m: &Module) -> Result<(), Diagnostics> {
 
 /// The checks of `parts` on a module whose nesting is known to be within the limit (parsed,
 /// read or converted), with the op each diagnostic is about.
-pub(crate) fn verify_parts(m: &Module, parts: Parts) -> (Vec<Diagnostic>, Vec<Option<OpId>>) {
+pub(crate) fn verify_parts(
+    m: &Module,
+    parts: Parts,
+) -> (Vec<Diagnostic>, Vec<Option<(OpId, Place)>>) {
     let mut sink = Sink::new(m);
     walk::walk(&mut sink, parts);
     if sink.out.is_empty() && parts.ops {
         for (op, d) in sdy::verify_sdy(m) {
             sink.out.push(d);
-            sink.ops.push(Some(op));
+            sink.ops.push(Some((op, Place::Op)));
         }
     }
     (sink.out, sink.ops)

@@ -77,8 +77,11 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
 /// make the check quadratic).
 struct Meshes {
     by_name: FastMap<crate::ir::Symbol, Attribute>,
-    decoded: std::cell::RefCell<FastMap<Attribute, Option<Rc<Result<Mesh, String>>>>>,
+    decoded: std::cell::RefCell<FastMap<Attribute, Option<Decoded>>>,
 }
+
+/// A mesh attribute decoded, or why it is not a valid mesh.
+type Decoded = Rc<Result<Mesh, String>>;
 
 impl Meshes {
     fn collect(m: &Module, sdy: crate::ir::Symbol) -> Self {

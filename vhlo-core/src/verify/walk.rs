@@ -155,16 +155,14 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
                 }
             }
         }
-        if parts.structure {
-            if class.terminator {
-                if let Some(b) = m.op_parent(op) {
-                    if m.block_ops(b).last() != Some(&op) {
-                        sink.report(
-                            op,
-                            fail("IsTerminator", "must be the last operation in the parent block"),
-                        );
-                        return;
-                    }
+        if parts.structure && class.terminator {
+            if let Some(b) = m.op_parent(op) {
+                if m.block_ops(b).last() != Some(&op) {
+                    sink.report(
+                        op,
+                        fail("IsTerminator", "must be the last operation in the parent block"),
+                    );
+                    return;
                 }
             }
         }
@@ -181,7 +179,7 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
                         kind,
                         symbols: &symbols,
                     };
-                    if let Err(f) = super::ops::verify_op_memo(v, &mut ods_memo) {
+                    if let Err(f) = super::ops::verify_op(v, &mut ods_memo) {
                         sink.report(op, f);
                         return;
                     }

@@ -2178,64 +2178,6 @@ fn composite(v: &OpView) -> Check {
     Ok(())
 }
 
-// ---- result_accuracy ----------------------------------------------------------------------------------
-
-/// `ResultAccuracyAttr::verify` on the op's `result_accuracy`: no negative tolerance (`-0.0`
-/// counts as negative, as APFloat's sign does), and all tolerances zero in modes DEFAULT and
-/// HIGHEST.
-pub(crate) fn verify_result_accuracy(v: &OpView) -> Check {
-    let Some(a) = v.attr("result_accuracy") else {
-        return Ok(());
-    };
-    let m = v.m;
-    let float = |f: &str| match struct_field(m, a, f) {
-        Some(Param::Float { bits, width }) => Some((*bits, *width)),
-        _ => None,
-    };
-    let negative = |x: Option<(u128, u32)>| {
-        x.is_some_and(|(bits, width)| width > 0 && width <= 128 && (bits >> (width - 1)) & 1 == 1)
-    };
-    let zero = |x: Option<(u128, u32)>| {
-        x.is_none_or(|(bits, width)| {
-            width == 0 || width > 128 || bits & !(1u128 << (width - 1)) & mask(width) == 0
-        })
-    };
-    let (atol, rtol) = (float("atol"), float("rtol"));
-    let ulps = match struct_field(m, a, "ulps") {
-        Some(Param::Int(x)) => *x,
-        Some(Param::UInt(x)) => i64::try_from(*x).unwrap_or(i64::MAX),
-        _ => 0,
-    };
-    ensure!(
-        !negative(atol) && !negative(rtol) && ulps >= 0,
-        "ResultAccuracyAttr",
-        "Negative tolerance in {}",
-        v.a(a)
-    );
-    let mode = struct_field(m, a, "mode")
-        .and_then(Param::attr)
-        .and_then(|x| crate::verify::types::enum_case(m, x))
-        .unwrap_or("DEFAULT");
-    if mode == "DEFAULT" || mode == "HIGHEST" {
-        ensure!(
-            zero(atol) && zero(rtol) && ulps == 0,
-            "ResultAccuracyAttr",
-            "Invalid tolerances for ResultAccuracyAttr with mode {mode}, must be all zero (got {})",
-            v.a(a)
-        );
-    }
-    Ok(())
-}
-
-/// The low `width` bits set.
-fn mask(width: u32) -> u128 {
-    if width >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << width) - 1
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::text;

@@ -1183,7 +1183,8 @@ fn dot_general(v: &OpView) -> Check {
     };
     let algorithm = v.attr("algorithm");
     if let Some(a) = algorithm {
-        verify_dot_algorithm(v.m, a)?;
+        verify_dot_algorithm(v.m, a)
+            .map_err(|f| f.at(crate::verify::Place::AttributeValue("algorithm")))?;
     }
     let inferred = infer_dot_general(v)?;
     if let Some(dims) = inferred.first().and_then(|i| i.dims.as_deref()) {

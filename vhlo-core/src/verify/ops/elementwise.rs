@@ -667,19 +667,23 @@ fn result_accuracy(v: OpView) -> Check {
         Some(Param::Attr(x)) => crate::verify::types::enum_case(m, *x).or_else(|| mode_of(m, *x)),
         _ => None,
     };
-    ensure!(
-        !(atol.is_sign_negative() && atol != 0.0
-            || rtol.is_sign_negative() && rtol != 0.0
-            || ulps < 0),
-        "result_accuracy",
-        "Negative tolerance"
-    );
-    if let Some(mode) = mode.filter(|m| *m == "DEFAULT" || *m == "HIGHEST") {
-        ensure!(
-            atol == 0.0 && rtol == 0.0 && ulps == 0,
+    // APFloat's isNegative: -0.0 is negative.
+    let place = crate::verify::Place::AttributeValue("result_accuracy");
+    if atol.is_sign_negative() || rtol.is_sign_negative() || ulps < 0 {
+        return Err(crate::verify::fail(
             "result_accuracy",
-            "Invalid tolerances for ResultAccuracyAttr with mode {mode}, must be all zero."
-        );
+            format!("Negative tolerance (atol {atol:?}, rtol {rtol:?}, ulps {ulps})"),
+        )
+        .at(place));
+    }
+    if let Some(mode) = mode.filter(|m| *m == "DEFAULT" || *m == "HIGHEST") {
+        if !(atol == 0.0 && rtol == 0.0 && ulps == 0) {
+            return Err(crate::verify::fail(
+                "result_accuracy",
+                format!("Invalid tolerances for ResultAccuracyAttr with mode {mode}, must be all zero."),
+            )
+            .at(place));
+        }
     }
     Ok(())
 }

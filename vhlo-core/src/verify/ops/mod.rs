@@ -20,13 +20,8 @@ use crate::vhlo::StablehloOp as K;
 /// same attributes, so each distinct one is checked once per kind.
 pub(crate) type OdsMemo = FastSet<(K, Symbol, Attribute)>;
 
-/// One op: its declared constraints, then its own.
-pub(crate) fn verify_op(v: OpView) -> Check {
-    verify_op_memo(v, &mut OdsMemo::default())
-}
-
-/// [`verify_op`] with the ODS checks already passed.
-pub(crate) fn verify_op_memo(v: OpView, memo: &mut OdsMemo) -> Check {
+/// One op: its declared constraints, then its own (`memo`: the ODS checks already passed).
+pub(crate) fn verify_op(v: OpView, memo: &mut OdsMemo) -> Check {
     declared_attributes(v, memo)?;
     declared(v)?;
     match v.kind {
@@ -161,7 +156,11 @@ fn declared_attributes(v: OpView, memo: &mut OdsMemo) -> Check {
             continue;
         }
         if let Some(e) = super::ods::violation_of(m, v.kind, a.name, a.value) {
-            return Err(fail("ODS", e));
+            let place = match v.kind.attribute_names().iter().find(|&&n| n == m.str(a.name)) {
+                Some(&name) => super::Place::AttributeDict(name),
+                None => super::Place::Op,
+            };
+            return Err(fail("ODS", e).at(place));
         }
         memo.insert((v.kind, a.name, a.value));
     }
