@@ -641,3 +641,33 @@ fn sub_axes(mesh: &Mesh, seen: &Seen) -> Option<String> {
     }
     None
 }
+
+/// ODS's `SameOperandsAndResultType` of the sdy ops the spec gives it (`spec/dialects/sdy.yaml`,
+/// `traits`): every operand and result has one type.
+pub(crate) fn same_operands_and_result_type(m: &Module, op: OpId) -> super::Check {
+    let Some(name) = m.op_name_str(op).strip_prefix("sdy.") else {
+        return Ok(());
+    };
+    let same = crate::vhlo::codec_dialect("sdy")
+        .and_then(|d| d.op(name))
+        .and_then(|o| o.format)
+        .is_some_and(|f| f.same_type);
+    if !same {
+        return Ok(());
+    }
+    let mut types = m
+        .operands(op)
+        .iter()
+        .map(|&v| m.value_type(v))
+        .chain(m.results(op).map(|v| m.value_type(v)));
+    let Some(first) = types.next() else {
+        return Ok(());
+    };
+    if types.any(|t| t != first) {
+        return Err(super::fail(
+            "SameOperandsAndResultType",
+            "requires the same type for all operands and results",
+        ));
+    }
+    Ok(())
+}

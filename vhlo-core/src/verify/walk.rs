@@ -183,6 +183,11 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
                         sink.report(op, f);
                         return;
                     }
+                } else if m.op_name_str(op).starts_with("sdy.") {
+                    if let Err(f) = super::sdy::same_operands_and_result_type(m, op) {
+                        sink.report(op, f);
+                        return;
+                    }
                 } else if m.op_name_str(op).starts_with("func.") {
                     let before = sink.out.len();
                     verify_func_dialect(sink, &symbols, op);
