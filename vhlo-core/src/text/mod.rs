@@ -13,7 +13,6 @@ mod aliases;
 mod custom_forms;
 mod dialects;
 pub(crate) use dialects::{find_enum, find_struct};
-pub(crate) use parse_types_attrs::bounds_problem;
 mod float;
 mod lexer;
 mod op_format;

@@ -101,6 +101,9 @@ impl<'a> ValueNames<'a> {
     }
 }
 
+/// An op with the line and column of its name.
+pub(crate) type OpPosition = (OpId, u32, u32);
+
 /// Per-region block names.
 #[derive(Default)]
 struct BlockScope<'a> {
@@ -268,7 +271,7 @@ impl<'a> Parser<'a> {
     }
 
     /// [`Parser::parse_top`], also giving each op's line and column.
-    pub(crate) fn parse_top_positions(mut self) -> PResult<(Module, Vec<(OpId, u32, u32)>)> {
+    pub(crate) fn parse_top_positions(mut self) -> PResult<(Module, Vec<OpPosition>)> {
         let positions = self.op_positions.take();
         self.op_positions = Some(positions.unwrap_or_default());
         let mut slot = Vec::new();
@@ -484,7 +487,7 @@ impl<'a> Parser<'a> {
                 ),
             )
         })?;
-        Ok(std::mem::replace(&mut self.m, Module::new()))
+        Ok(std::mem::take(&mut self.m))
     }
 
     fn parse_attr_alias_def(&mut self) -> PResult<()> {
