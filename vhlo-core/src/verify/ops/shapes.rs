@@ -258,11 +258,9 @@ fn some_bounds(bounds: Vec<i64>) -> Option<Vec<i64>> {
 /// `SameOperandsAndResultElementType`.
 fn same_element_types(v: &OpView) -> Check {
     let m = v.m;
-    let mut all = v.operand_types();
-    all.extend(v.result_types());
     let el = |t: Type| shaped(m, t).map_or(t, |s| s.element);
-    if let Some(&first) = all.first() {
-        if let Some(&other) = all.iter().find(|&&t| el(t) != el(first)) {
+    if let Some(first) = all_types(v).next() {
+        if let Some(other) = all_types(v).find(|&t| el(t) != el(first)) {
             bail!(
                 "SameOperandsAndResultElementType",
                 "requires the same element type for all operands and results ({} vs {})",
@@ -274,14 +272,21 @@ fn same_element_types(v: &OpView) -> Check {
     Ok(())
 }
 
+/// The types of the op's operands, then of its results (no allocation: this runs per op).
+fn all_types<'m>(v: &OpView<'m>) -> impl Iterator<Item = Type> + 'm {
+    let m = v.m;
+    v.operands()
+        .iter()
+        .map(move |&x| m.value_type(x))
+        .chain(m.results(v.op).map(move |x| m.value_type(x)))
+}
+
 /// `HLO_CompatibleOperandsAndResultElementType`.
 fn compatible_element_types(v: &OpView) -> Check {
     let m = v.m;
-    let mut all = v.operand_types();
-    all.extend(v.result_types());
     let expected = v.operand_type(0).or_else(|| v.result_type(0));
     if let Some(expected) = expected {
-        if let Some(&other) = all.iter().find(|&&t| !compatible_elements(m, t, expected)) {
+        if let Some(other) = all_types(v).find(|&t| !compatible_elements(m, t, expected)) {
             bail!(
                 "CompatibleOperandsAndResultElementType",
                 "requires compatible element types for all operands and results ({} vs {})",
@@ -403,6 +408,13 @@ fn dim_in_bounds(rule: &'static str, dim: i64, rank: usize) -> Check {
 }
 
 fn is_unique(xs: &[i64]) -> bool {
+    // Dimension lists are short: compare pairs without allocating; hash long ones.
+    if xs.len() <= 16 {
+        return xs
+            .iter()
+            .enumerate()
+            .all(|(i, x)| !xs.get(i + 1..).unwrap_or_default().contains(x));
+    }
     let mut seen = std::collections::HashSet::with_capacity(xs.len());
     xs.iter().all(|x| seen.insert(*x))
 }
