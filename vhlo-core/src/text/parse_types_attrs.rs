@@ -18,7 +18,7 @@ use crate::ir::*;
 /// `hlo::verifyBounds`: what is wrong with `bounds` (of `#stablehlo.bounds`) for a tensor of
 /// `shape`, if anything: one bound per dimension, and bounds only on dynamic dimensions. MLIR
 /// checks it as the type is built (`TypeExtensionsAttr::verifyEncoding`), so the parser calls
-/// it; a type read from bytecode or built by the API needs the same check (`text::bounds_problem`).
+/// it; a type read from bytecode or built by the API needs the same check.
 pub(crate) fn bounds_problem(shape: &[i64], bounds: &[i64]) -> Option<String> {
     let text = crate::verify::types::dims_str;
     if bounds.len() != shape.len() {

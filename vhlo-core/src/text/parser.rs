@@ -144,6 +144,7 @@ impl<'a> ValueNames<'a> {
     }
 }
 
+
 /// Per-region block names.
 #[derive(Default)]
 struct BlockScope<'a> {

@@ -129,8 +129,10 @@ fn int_attr(v: &OpView, name: &str) -> Option<i64> {
 }
 
 /// The integers of a constant operand (`hlo::matchInts`): the value of the `stablehlo.constant`
-/// (or other constant op) that defines it, when it holds dense integer elements.
-pub(crate) fn const_ints(m: &Module, value: Value) -> Option<Vec<i64>> {
+/// (or other constant op) that defines it, when it holds dense integer elements. A constant
+/// of more than `max` elements is not expanded (a splat can stand for millions; no shape
+/// operand of a checked op can use them): `Err(its element count)`.
+pub(crate) fn const_ints(m: &Module, value: Value, max: usize) -> Option<Result<Vec<i64>, i64>> {
     let ValueDef::Result { op, .. } = m.value_def(value) else {
         return None;
     };
@@ -141,7 +143,35 @@ pub(crate) fn const_ints(m: &Module, value: Value) -> Option<Vec<i64>> {
     let a = m
         .property(op, "value")
         .or_else(|| m.attribute(op, "value"))?;
-    dense_ints(m, a).map(|(_, v)| v)
+    let count = shaped(m, elements_type(m, a)?)?
+        .dims
+        .and_then(num_elements)?;
+    if usize::try_from(count).map_or(true, |c| c > max) {
+        return Some(Err(count));
+    }
+    dense_ints(m, a).map(|(_, v)| Ok(v))
+}
+
+/// A constant shape operand (operand `i`) for a result of rank `rank`: its values, or a
+/// failure of `rule` when it has more values than the result has dimensions.
+fn const_shape(
+    v: &OpView,
+    i: usize,
+    rank: usize,
+    rule: &'static str,
+    t: Type,
+) -> Result<Option<Vec<i64>>, Failure> {
+    match v.operands().get(i).and_then(|&x| const_ints(v.m, x, rank)) {
+        None => Ok(None),
+        Some(Ok(shape)) => Ok(Some(shape)),
+        Some(Err(count)) => Err(fail(
+            rule,
+            format!(
+                "output shape of {count} elements is incompatible with return type of operation '{}'",
+                v.t(t)
+            ),
+        )),
+    }
 }
 
 /// `hlo::isCompatibleElementTypeForHloTypeInference`: equal, or both quantized with the same
@@ -228,11 +258,9 @@ fn some_bounds(bounds: Vec<i64>) -> Option<Vec<i64>> {
 /// `SameOperandsAndResultElementType`.
 fn same_element_types(v: &OpView) -> Check {
     let m = v.m;
-    let mut all = v.operand_types();
-    all.extend(v.result_types());
     let el = |t: Type| shaped(m, t).map_or(t, |s| s.element);
-    if let Some(&first) = all.first() {
-        if let Some(&other) = all.iter().find(|&&t| el(t) != el(first)) {
+    if let Some(first) = all_types(v).next() {
+        if let Some(other) = all_types(v).find(|&t| el(t) != el(first)) {
             bail!(
                 "SameOperandsAndResultElementType",
                 "requires the same element type for all operands and results ({} vs {})",
@@ -244,14 +272,21 @@ fn same_element_types(v: &OpView) -> Check {
     Ok(())
 }
 
+/// The types of the op's operands, then of its results (no allocation: this runs per op).
+fn all_types<'m>(v: &OpView<'m>) -> impl Iterator<Item = Type> + 'm {
+    let m = v.m;
+    v.operands()
+        .iter()
+        .map(move |&x| m.value_type(x))
+        .chain(m.results(v.op).map(move |x| m.value_type(x)))
+}
+
 /// `HLO_CompatibleOperandsAndResultElementType`.
 fn compatible_element_types(v: &OpView) -> Check {
     let m = v.m;
-    let mut all = v.operand_types();
-    all.extend(v.result_types());
     let expected = v.operand_type(0).or_else(|| v.result_type(0));
     if let Some(expected) = expected {
-        if let Some(&other) = all.iter().find(|&&t| !compatible_elements(m, t, expected)) {
+        if let Some(other) = all_types(v).find(|&t| !compatible_elements(m, t, expected)) {
             bail!(
                 "CompatibleOperandsAndResultElementType",
                 "requires compatible element types for all operands and results ({} vs {})",
@@ -373,6 +408,13 @@ fn dim_in_bounds(rule: &'static str, dim: i64, rank: usize) -> Check {
 }
 
 fn is_unique(xs: &[i64]) -> bool {
+    // Dimension lists are short: compare pairs without allocating; hash long ones.
+    if xs.len() <= 16 {
+        return xs
+            .iter()
+            .enumerate()
+            .all(|(i, x)| !xs.get(i + 1..).unwrap_or_default().contains(x));
+    }
     let mut seen = std::collections::HashSet::with_capacity(xs.len());
     xs.iter().all(|x| seen.insert(*x))
 }
@@ -844,7 +886,7 @@ fn dynamic_broadcast_in_dim(v: OpView) -> Check {
             dim_text(rsize)
         );
     }
-    let shape = v.operands().get(1).and_then(|&s| const_ints(m, s));
+    let shape = const_shape(&v, 1, rrank, "C7", result.ty)?;
     if let Some(shape) = &shape {
         shape_operand_compatible(&v, "C7", shape, result.ty)?;
     }
@@ -918,7 +960,7 @@ fn dynamic_iota(v: OpView) -> Check {
         "iota dimension cannot go beyond the output rank (iota_dimension {dim}, rank {})",
         result.rank()
     );
-    if let Some(shape) = v.operands().first().and_then(|&s| const_ints(v.m, s)) {
+    if let Some(shape) = const_shape(&v, 0, result.rank(), "C2", result.ty)? {
         shape_operand_compatible(&v, "C2", &shape, result.ty)?;
     }
     Ok(())
@@ -960,7 +1002,11 @@ fn dynamic_pad(v: OpView) -> Check {
         );
     }
     let ops = v.operands();
-    let consts = |i: usize| ops.get(i).and_then(|&x| const_ints(m, x));
+    let consts = |i: usize| {
+        ops.get(i)
+            .and_then(|&x| const_ints(m, x, rank))
+            .and_then(Result::ok)
+    };
     let interior = consts(4);
     if let Some(interior) = &interior {
         ensure!(
@@ -1036,7 +1082,7 @@ fn dynamic_reshape(v: OpView) -> Check {
             "number of output elements ({n}) doesn't match expected number of elements ({o})"
         );
     }
-    let shape = v.operands().get(1).and_then(|&s| const_ints(m, s));
+    let shape = const_shape(&v, 1, result.rank(), "C4", result.ty)?;
     if let Some(shape) = &shape {
         shape_operand_compatible(&v, "C4", shape, result.ty)?;
     }
@@ -1466,7 +1512,8 @@ pub(crate) fn infer_set_dimension_size(v: &OpView) -> Result<Vec<Inferred>, Fail
     if let Some(&value) = v
         .operands()
         .get(1)
-        .and_then(|&x| const_ints(v.m, x))
+        .and_then(|&x| const_ints(v.m, x, 1))
+        .and_then(Result::ok)
         .as_ref()
         .and_then(|c| c.first())
     {
@@ -1728,5 +1775,8 @@ mod tests {
         assert!(check(slice).unwrap_err().contains("bound 4"));
         let huge = "func.func @main(%x: tensor<9223372036854775807xf32>) -> tensor<?xf32> {\n  %0 = stablehlo.pad %x, %c, low = [9223372036854775807], high = [9223372036854775807], interior = [9223372036854775807] : (tensor<9223372036854775807xf32>, tensor<f32>) -> tensor<?xf32>\n  return %0 : tensor<?xf32>\n}\n";
         let _ = check(huge);
+        // A splat shape operand of 10^9 elements is not expanded.
+        let splat = "func.func @main(%x: tensor<3xf32>) -> tensor<?x3xf32> {\n  %s = stablehlo.constant dense<1> : tensor<1000000000xi64>\n  %0 = stablehlo.dynamic_broadcast_in_dim %x, %s, dims = [1] : (tensor<3xf32>, tensor<1000000000xi64>) -> tensor<?x3xf32>\n  return %0 : tensor<?x3xf32>\n}\n";
+        assert!(check(splat).unwrap_err().contains("1000000000 elements"));
     }
 }
