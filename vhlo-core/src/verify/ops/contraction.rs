@@ -954,8 +954,8 @@ fn dot_general_constraints(v: &OpView, lhs: &Ranked, rhs: &Ranked, d: &DotDims) 
             compatible_dims(lhs.at(l), rhs.at(r)),
             "C9",
             "batching dimension sizes must match for lhs/rhs (lhs dimension {l} has size {}, rhs dimension {r} has size {})",
-            dims_str(&[lhs.at(l)]).trim_matches(['[', ']']),
-            dims_str(&[rhs.at(r)]).trim_matches(['[', ']'])
+            dim_text(lhs.at(l)),
+            dim_text(rhs.at(r))
         );
     }
     for (&l, &r) in d.lhs_contracting.iter().zip(&d.rhs_contracting) {
@@ -963,8 +963,8 @@ fn dot_general_constraints(v: &OpView, lhs: &Ranked, rhs: &Ranked, d: &DotDims) 
             compatible_dims(lhs.at(l), rhs.at(r)),
             "C10",
             "contracting dimension sizes must match for lhs/rhs (lhs dimension {l} has size {}, rhs dimension {r} has size {})",
-            dims_str(&[lhs.at(l)]).trim_matches(['[', ']']),
-            dims_str(&[rhs.at(r)]).trim_matches(['[', ']'])
+            dim_text(lhs.at(l)),
+            dim_text(rhs.at(r))
         );
     }
     Ok(())
@@ -1392,8 +1392,10 @@ pub(crate) fn infer_triangular_solve(v: &OpView) -> Result<Vec<Inferred>, Failur
         q(v, a.ty),
         q(v, b.ty)
     );
-    let left_side = v.bools("left_side").and_then(|b| b.first().copied());
-    let left_side = left_side.unwrap_or(false);
+    let left_side = matches!(
+        v.attr("left_side").map(|a| v.m.attr_data(a)),
+        Some(AttrData::Bool(true))
+    );
     let shared = b.dim(rank - if left_side { 2 } else { 1 });
     ensure!(
         compatible_dims(a.dim(rank - 1), shared),
