@@ -7,10 +7,11 @@
 //! The checks run in upstream's order, so that a program breaking several constraints gets the
 //! error libStablehlo gives first. Messages keep upstream's wording.
 
-use crate::ir::{Attribute, AttrData, Dim, FloatKind, Module, Param, Type, TypeData, ValueDef, DYNAMIC};
+use crate::ir::{
+    AttrData, Attribute, Dim, FloatKind, Module, Param, Type, TypeData, ValueDef, DYNAMIC,
+};
 use crate::verify::types::{
-    dense_ints, dims_str, enum_case, float_kind, int_list, quant, shaped, Inferred,
-    OpView, Quant,
+    dense_ints, dims_str, enum_case, float_kind, int_list, quant, shaped, Inferred, OpView, Quant,
 };
 use crate::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -167,7 +168,11 @@ fn inferred_str(v: &OpView, inferred: &Inferred) -> String {
         s.push('x');
     }
     s.push_str(&element);
-    if let Some(b) = inferred.bounds.as_ref().filter(|b| b.iter().any(|&x| !is_dyn(x))) {
+    if let Some(b) = inferred
+        .bounds
+        .as_ref()
+        .filter(|b| b.iter().any(|&x| !is_dyn(x)))
+    {
         let parts: Vec<String> = b
             .iter()
             .map(|&x| if is_dyn(x) { "?".into() } else { x.to_string() })
@@ -326,9 +331,7 @@ fn conv_dims(v: &OpView) -> ConvDims {
 /// A positive i64 attribute (`feature_group_count`, `batch_group_count`); 1 when absent (ODS
 /// refuses that and non-positive values first).
 fn group_count(v: &OpView, name: &str) -> i64 {
-    v.int(name)
-        .and_then(|x| i64::try_from(x).ok())
-        .unwrap_or(1)
+    v.int(name).and_then(|x| i64::try_from(x).ok()).unwrap_or(1)
 }
 
 /// The window of one spatial dimension (`WindowDimension` upstream).
@@ -419,7 +422,10 @@ fn strided_bound(bound: i64, window: i64, stride: i64) -> Option<i64> {
     if bound == 0 || window > bound {
         return Some(0);
     }
-    bound.checked_sub(window)?.checked_div(stride)?.checked_add(1)
+    bound
+        .checked_sub(window)?
+        .checked_div(stride)?
+        .checked_add(1)
 }
 
 /// `inferWindowOutputShape`: the number of windows per spatial dimension (dynamic when the
@@ -469,7 +475,10 @@ fn conv_dimension_numbers(d: &ConvDims, rank: usize) -> Check {
         .into_iter()
         .chain(d.output_spatial.iter().copied())
         .collect();
-    let in_range = |xs: &[i64]| xs.iter().all(|&x| usize::try_from(x).is_ok_and(|x| x < rank));
+    let in_range = |xs: &[i64]| {
+        xs.iter()
+            .all(|&x| usize::try_from(x).is_ok_and(|x| x < rank))
+    };
     ensure!(
         in_range(&input) && in_range(&kernel) && in_range(&output),
         "C13",
@@ -699,7 +708,11 @@ fn common_quantization(
 /// `verifyConvolutionOpQuantizationConstraints`: C29, C30, then the common rules.
 fn conv_quantization(v: &OpView, lhs: Type, rhs: Type, result: Type, d: &ConvDims) -> Check {
     let m = v.m;
-    let (le, re, oe) = (element_of(m, lhs), element_of(m, rhs), element_of(m, result));
+    let (le, re, oe) = (
+        element_of(m, lhs),
+        element_of(m, rhs),
+        element_of(m, result),
+    );
     if let Some(axis) = quant(m, re).and_then(|q| q.axis) {
         ensure!(
             axis == d.kernel_output_feature,
@@ -741,15 +754,17 @@ pub(crate) fn infer_convolution(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 /// convolution: its shape function, the result's shape (C25), and the quantization rules
 /// (C28...C34).
 fn convolution(v: &OpView) -> Check {
-    let (Some(lhs), Some(rhs), Some(res)) = (operand(v, 0), operand(v, 1), v.result_type(0))
-    else {
+    let (Some(lhs), Some(rhs), Some(res)) = (operand(v, 0), operand(v, 1), v.result_type(0)) else {
         return Ok(());
     };
     let inferred = infer_convolution(v)?;
     if let Some(dims) = inferred.first().and_then(|i| i.dims.as_deref()) {
         check_shape(v, dims, "C25")?;
     }
-    if [lhs.ty, rhs.ty, res].iter().any(|&t| is_quantized_type(v.m, t)) {
+    if [lhs.ty, rhs.ty, res]
+        .iter()
+        .any(|&t| is_quantized_type(v.m, t))
+    {
         conv_quantization(v, lhs.ty, rhs.ty, res, &conv_dims(v))?;
     }
     Ok(())
@@ -786,7 +801,9 @@ pub(crate) fn infer_dynamic_conv(v: &OpView) -> Result<Option<Inferred>, Failure
         "expects padding to be of rank 2 but got {}",
         padding.rank()
     );
-    let spatial = i64::try_from(lhs.rank()).unwrap_or(i64::MAX).saturating_sub(2);
+    let spatial = i64::try_from(lhs.rank())
+        .unwrap_or(i64::MAX)
+        .saturating_sub(2);
     ensure!(
         padding.dim(0) == spatial && padding.dim(1) == 2,
         "C4",
@@ -813,12 +830,14 @@ pub(crate) fn infer_dynamic_conv(v: &OpView) -> Result<Option<Inferred>, Failure
 /// dynamic_conv: its shape function (upstream does not compare the result with it), and the
 /// quantization rules (C28...C34).
 fn dynamic_conv(v: &OpView) -> Check {
-    let (Some(lhs), Some(rhs), Some(res)) = (operand(v, 0), operand(v, 1), v.result_type(0))
-    else {
+    let (Some(lhs), Some(rhs), Some(res)) = (operand(v, 0), operand(v, 1), v.result_type(0)) else {
         return Ok(());
     };
     infer_dynamic_conv(v)?;
-    if [lhs.ty, rhs.ty, res].iter().any(|&t| is_quantized_type(v.m, t)) {
+    if [lhs.ty, rhs.ty, res]
+        .iter()
+        .any(|&t| is_quantized_type(v.m, t))
+    {
         conv_quantization(v, lhs.ty, rhs.ty, res, &conv_dims(v))?;
     }
     Ok(())
@@ -946,16 +965,26 @@ fn dot_general_constraints(v: &OpView, lhs: &Ranked, rhs: &Ranked, d: &DotDims) 
         Ok(())
     };
     in_range(lhs.rank(), &d.lhs_batching, "lhs_batching_dimensions", "C5")?;
-    in_range(lhs.rank(), &d.lhs_contracting, "lhs_contracting_dimensions", "C6")?;
+    in_range(
+        lhs.rank(),
+        &d.lhs_contracting,
+        "lhs_contracting_dimensions",
+        "C6",
+    )?;
     in_range(rhs.rank(), &d.rhs_batching, "rhs_batching_dimensions", "C7")?;
-    in_range(rhs.rank(), &d.rhs_contracting, "rhs_contracting_dimensions", "C8")?;
+    in_range(
+        rhs.rank(),
+        &d.rhs_contracting,
+        "rhs_contracting_dimensions",
+        "C8",
+    )?;
     for (&l, &r) in d.lhs_batching.iter().zip(&d.rhs_batching) {
         ensure!(
             compatible_dims(lhs.at(l), rhs.at(r)),
             "C9",
             "batching dimension sizes must match for lhs/rhs (lhs dimension {l} has size {}, rhs dimension {r} has size {})",
-            dims_str(&[lhs.at(l)]).trim_matches(['[', ']']),
-            dims_str(&[rhs.at(r)]).trim_matches(['[', ']'])
+            dim_text(lhs.at(l)),
+            dim_text(rhs.at(r))
         );
     }
     for (&l, &r) in d.lhs_contracting.iter().zip(&d.rhs_contracting) {
@@ -963,8 +992,8 @@ fn dot_general_constraints(v: &OpView, lhs: &Ranked, rhs: &Ranked, d: &DotDims) 
             compatible_dims(lhs.at(l), rhs.at(r)),
             "C10",
             "contracting dimension sizes must match for lhs/rhs (lhs dimension {l} has size {}, rhs dimension {r} has size {})",
-            dims_str(&[lhs.at(l)]).trim_matches(['[', ']']),
-            dims_str(&[rhs.at(r)]).trim_matches(['[', ']'])
+            dim_text(lhs.at(l)),
+            dim_text(rhs.at(r))
         );
     }
     Ok(())
@@ -972,11 +1001,7 @@ fn dot_general_constraints(v: &OpView, lhs: &Ranked, rhs: &Ranked, d: &DotDims) 
 
 /// `inferMostSpecificDimAndBound`: the more specific of two compatible sizes, and the
 /// tighter bound.
-fn most_specific(
-    dim: usize,
-    left: (i64, i64),
-    right: (i64, i64),
-) -> Result<(i64, i64), Failure> {
+fn most_specific(dim: usize, left: (i64, i64), right: (i64, i64)) -> Result<(i64, i64), Failure> {
     let ((ls, lb), (rs, rb)) = (left, right);
     if !is_dyn(ls) || !is_dyn(rs) {
         ensure!(
@@ -1013,7 +1038,10 @@ pub(crate) fn infer_dot_general(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     let mut dims = Vec::new();
     let mut bounds = Vec::new();
     for (i, (&l, &r)) in d.lhs_batching.iter().zip(&d.rhs_batching).enumerate() {
-        let (li, ri) = (usize::try_from(l).unwrap_or(0), usize::try_from(r).unwrap_or(0));
+        let (li, ri) = (
+            usize::try_from(l).unwrap_or(0),
+            usize::try_from(r).unwrap_or(0),
+        );
         let (size, bound) = most_specific(
             i,
             (lhs.dim(li), lhs.bound(li)),
@@ -1057,10 +1085,9 @@ fn is_any_f8(k: Option<FloatKind>) -> bool {
     )
 }
 
-/// Whether a dot algorithm is one known to be supported on some hardware
-/// (`isKnownDotAlgorithm`; dot_general's I8...I10).
-fn known_dot_algorithm(
-    m: &Module,
+/// The parameters of `#stablehlo.dot_algorithm<...>`.
+#[derive(Clone, Copy, Debug)]
+struct DotAlgorithm {
     lhs: Type,
     rhs: Type,
     accumulation: Type,
@@ -1068,62 +1095,89 @@ fn known_dot_algorithm(
     rhs_components: i64,
     primitive_ops: i64,
     imprecise: bool,
-) -> bool {
-    use FloatKind::*;
-    if lhs_components != 1 || rhs_components != 1 {
-        return false;
+}
+
+impl DotAlgorithm {
+    fn of(m: &Module, a: Attribute) -> Option<Self> {
+        let AttrData::Dialect(d) = m.attr_data(a) else {
+            return None;
+        };
+        if m.str(d.dialect) != "stablehlo" || m.str(d.mnemonic) != "dot_algorithm" {
+            return None;
+        }
+        let ty = |i: usize| match d.params.get(i) {
+            Some(Param::Type(t)) => Some(*t),
+            _ => None,
+        };
+        let int = |i: usize| match d.params.get(i) {
+            Some(Param::Int(x)) => Some(*x),
+            Some(Param::UInt(x)) => Some(i64::try_from(*x).unwrap_or(i64::MAX)),
+            _ => None,
+        };
+        Some(DotAlgorithm {
+            lhs: ty(0)?,
+            rhs: ty(1)?,
+            accumulation: ty(2)?,
+            lhs_components: int(3)?,
+            rhs_components: int(4)?,
+            primitive_ops: int(5)?,
+            imprecise: matches!(d.params.get(6), Some(Param::Bool(true))),
+        })
     }
-    let (l, r, a) = (float_kind(m, lhs), float_kind(m, rhs), float_kind(m, accumulation));
-    if is_any_f8(l) && is_any_f8(r) && a == Some(F32) && primitive_ops == 1 {
-        return true;
+
+    /// Whether the combination is one known to be supported on some hardware
+    /// (`isKnownDotAlgorithm`; dot_general's I8...I10).
+    fn is_known(&self, m: &Module) -> bool {
+        use FloatKind::*;
+        if self.lhs_components != 1 || self.rhs_components != 1 {
+            return false;
+        }
+        let (l, r, a) = (
+            float_kind(m, self.lhs),
+            float_kind(m, self.rhs),
+            float_kind(m, self.accumulation),
+        );
+        if is_any_f8(l) && is_any_f8(r) && a == Some(F32) && self.primitive_ops == 1 {
+            return true;
+        }
+        if self.imprecise {
+            return false;
+        }
+        let (Some(l), Some(r), Some(a)) = (l, r, a) else {
+            return false;
+        };
+        matches!(
+            (l, r, a, self.primitive_ops),
+            (F16, F16, F16, 1)
+                | (F16, F16, F32, 1)
+                | (BF16, BF16, BF16, 1)
+                | (BF16, BF16, F32, 1 | 3 | 6 | 9)
+                | (TF32, TF32, F32, 1 | 3)
+                | (F32, F32, F32, 1)
+                | (F64, F64, F64, 1)
+        )
     }
-    if imprecise {
-        return false;
-    }
-    let (Some(l), Some(r), Some(a)) = (l, r, a) else {
-        return false;
-    };
-    matches!(
-        (l, r, a, primitive_ops),
-        (F16, F16, F16, 1)
-            | (F16, F16, F32, 1)
-            | (BF16, BF16, BF16, 1)
-            | (BF16, BF16, F32, 1 | 3 | 6 | 9)
-            | (TF32, TF32, F32, 1 | 3)
-            | (F32, F32, F32, 1)
-            | (F64, F64, F64, 1)
-    )
 }
 
 /// `#stablehlo.dot_algorithm<...>`'s own rules (`DotAlgorithmAttr::verify`): positive
 /// component counts and primitive operations (C22, C23, C24), and a known combination
 /// (I8...I10). Upstream checks them when the attribute is parsed, at the attribute; the text
-/// parser can call this at the attribute's position.
+/// parser can call this at the attribute's position. Other attributes pass.
 pub(crate) fn verify_dot_algorithm(m: &Module, a: Attribute) -> Check {
-    let AttrData::Dialect(d) = m.attr_data(a) else {
+    let Some(d) = DotAlgorithm::of(m, a) else {
         return Ok(());
     };
-    if m.str(d.dialect) != "stablehlo" || m.str(d.mnemonic) != "dot_algorithm" {
-        return Ok(());
-    }
-    let ty = |i: usize| match d.params.get(i) {
-        Some(Param::Type(t)) => Some(*t),
-        _ => None,
-    };
-    let int = |i: usize| match d.params.get(i) {
-        Some(Param::Int(x)) => Some(*x),
-        Some(Param::UInt(x)) => Some(i64::try_from(*x).unwrap_or(i64::MAX)),
-        _ => None,
-    };
-    let (Some(lhs), Some(rhs), Some(acc)) = (ty(0), ty(1), ty(2)) else {
-        return Ok(());
-    };
-    let (Some(lc), Some(rc), Some(ops)) = (int(3), int(4), int(5)) else {
-        return Ok(());
-    };
-    let imprecise = matches!(d.params.get(6), Some(Param::Bool(true)));
-    ensure!(lc >= 1, "C22", "lhs component count must be positive, got {lc}");
-    ensure!(rc >= 1, "C23", "rhs component count must be positive, got {rc}");
+    let (lc, rc, ops) = (d.lhs_components, d.rhs_components, d.primitive_ops);
+    ensure!(
+        lc >= 1,
+        "C22",
+        "lhs component count must be positive, got {lc}"
+    );
+    ensure!(
+        rc >= 1,
+        "C23",
+        "rhs component count must be positive, got {rc}"
+    );
     ensure!(
         ops >= 1,
         "C24",
@@ -1131,13 +1185,13 @@ pub(crate) fn verify_dot_algorithm(m: &Module, a: Attribute) -> Check {
     );
     let t = |t: Type| crate::text::type_to_string(m, t);
     ensure!(
-        known_dot_algorithm(m, lhs, rhs, acc, lc, rc, ops, imprecise),
+        d.is_known(m),
         "I8",
         "dot algorithm not known to be supported on any hardware: {{lhs:'{}', rhs:'{}', accum:'{}', lhs_components:{lc}, rhs_components:{rc}, primitive_ops:{ops}, imprecise:{}}}",
-        t(lhs),
-        t(rhs),
-        t(acc),
-        u8::from(imprecise)
+        t(d.lhs),
+        t(d.rhs),
+        t(d.accumulation),
+        u8::from(d.imprecise)
     );
     Ok(())
 }
@@ -1145,7 +1199,11 @@ pub(crate) fn verify_dot_algorithm(m: &Module, a: Attribute) -> Check {
 /// `verifyDotGeneralOpQuantizationConstraints`: C15, C16, then the common rules.
 fn dot_general_quantization(v: &OpView, lhs: Type, rhs: Type, result: Type, d: &DotDims) -> Check {
     let m = v.m;
-    let (le, re, oe) = (element_of(m, lhs), element_of(m, rhs), element_of(m, result));
+    let (le, re, oe) = (
+        element_of(m, lhs),
+        element_of(m, rhs),
+        element_of(m, result),
+    );
     if let Some(Quant {
         axis, zero_points, ..
     }) = quant(m, re)
@@ -1177,8 +1235,7 @@ fn dot_general_quantization(v: &OpView, lhs: Type, rhs: Type, result: Type, d: &
 /// the result's shape (C12), DEFAULT precision with an algorithm (C21), and the quantization
 /// rules (C14...C20).
 fn dot_general(v: &OpView) -> Check {
-    let (Some(lhs), Some(rhs), Some(res)) = (operand(v, 0), operand(v, 1), v.result_type(0))
-    else {
+    let (Some(lhs), Some(rhs), Some(res)) = (operand(v, 0), operand(v, 1), v.result_type(0)) else {
         return Ok(());
     };
     let algorithm = v.attr("algorithm");
@@ -1192,9 +1249,7 @@ fn dot_general(v: &OpView) -> Check {
     }
     if algorithm.is_some() {
         let default = match v.attr("precision_config").map(|a| v.m.attr_data(a)) {
-            Some(AttrData::Array(xs)) => xs
-                .iter()
-                .all(|&x| enum_case(v.m, x) == Some("DEFAULT")),
+            Some(AttrData::Array(xs)) => xs.iter().all(|&x| enum_case(v.m, x) == Some("DEFAULT")),
             _ => true,
         };
         ensure!(
@@ -1203,7 +1258,10 @@ fn dot_general(v: &OpView) -> Check {
             "must specify DEFAULT precision config when algorithm is set."
         );
     }
-    if [lhs.ty, rhs.ty, res].iter().any(|&t| is_quantized_type(v.m, t)) {
+    if [lhs.ty, rhs.ty, res]
+        .iter()
+        .any(|&t| is_quantized_type(v.m, t))
+    {
         dot_general_quantization(v, lhs.ty, rhs.ty, res, &dot_dims(v))?;
     }
     Ok(())
@@ -1237,7 +1295,10 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     };
     if rfft {
         ensure!(
-            matches!(float_kind(m, op.element), Some(FloatKind::F32 | FloatKind::F64)),
+            matches!(
+                float_kind(m, op.element),
+                Some(FloatKind::F32 | FloatKind::F64)
+            ),
             "C2",
             "RFFT requires f32 or f64 input type, but is given {}.",
             q(v, op.element)
@@ -1346,7 +1407,13 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 /// `2x?x` for a type's text.
 fn shape_prefix(dims: &[Dim]) -> String {
     dims.iter()
-        .map(|&d| if d < 0 { "?x".to_string() } else { format!("{d}x") })
+        .map(|&d| {
+            if d < 0 {
+                "?x".to_string()
+            } else {
+                format!("{d}x")
+            }
+        })
         .collect()
 }
 
@@ -1393,8 +1460,10 @@ pub(crate) fn infer_triangular_solve(v: &OpView) -> Result<Vec<Inferred>, Failur
         q(v, a.ty),
         q(v, b.ty)
     );
-    let left_side = v.bools("left_side").and_then(|b| b.first().copied());
-    let left_side = left_side.unwrap_or(false);
+    let left_side = matches!(
+        v.attr("left_side").map(|a| v.m.attr_data(a)),
+        Some(AttrData::Bool(true))
+    );
     let shared = b.dim(rank - if left_side { 2 } else { 1 });
     ensure!(
         compatible_dims(a.dim(rank - 1), shared),
@@ -1479,7 +1548,11 @@ pub(crate) fn infer_batch_norm(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     let types = v.operand_types();
     let (multi, single): (Vec<Type>, Vec<Type>) = match v.kind {
         K::BatchNormGrad => (
-            [types.first(), types.get(4)].into_iter().flatten().copied().collect(),
+            [types.first(), types.get(4)]
+                .into_iter()
+                .flatten()
+                .copied()
+                .collect(),
             types.iter().skip(1).take(3).copied().collect(),
         ),
         _ => (
@@ -1489,7 +1562,10 @@ pub(crate) fn infer_batch_norm(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     };
     let (grad, inference) = (v.kind == K::BatchNormGrad, v.kind == K::BatchNormInference);
     let pairwise = |ts: &[Type]| {
-        let shapes: Vec<Option<&[Dim]>> = ts.iter().map(|&t| shaped(m, t).and_then(|s| s.dims)).collect();
+        let shapes: Vec<Option<&[Dim]>> = ts
+            .iter()
+            .map(|&t| shaped(m, t).and_then(|s| s.dims))
+            .collect();
         // Compatibility of sizes is not transitive (`?` matches both 2 and 3): every pair.
         shapes.iter().all(|a| {
             shapes.iter().all(|b| match (a, b) {
@@ -1563,7 +1639,11 @@ fn dim_text(d: Dim) -> String {
 fn batch_norm(v: &OpView) -> Check {
     compatible_operands_and_result_element(v)?;
     let inferred = infer_batch_norm(v)?;
-    let rule = if v.kind == K::BatchNormGrad { "C3" } else { "C7" };
+    let rule = if v.kind == K::BatchNormGrad {
+        "C3"
+    } else {
+        "C7"
+    };
     check_inferred_types(v, &inferred, rule)
 }
 
@@ -1586,7 +1666,10 @@ mod tests {
             base_dilation: 1,
             window_dilation: 1,
         };
-        assert_eq!(window_output_shape(&[26, DYNAMIC], &[w, w]), vec![28, DYNAMIC]);
+        assert_eq!(
+            window_output_shape(&[26, DYNAMIC], &[w, w]),
+            vec![28, DYNAMIC]
+        );
         // Overflowing arithmetic leaves the size unknown rather than wrong.
         let huge = Window {
             base_dilation: i64::MAX,
@@ -1607,7 +1690,10 @@ mod tests {
 
     #[test]
     fn most_specific_dims() {
-        assert_eq!(most_specific(0, (2, DYNAMIC), (DYNAMIC, 4)).unwrap(), (2, DYNAMIC));
+        assert_eq!(
+            most_specific(0, (2, DYNAMIC), (DYNAMIC, 4)).unwrap(),
+            (2, DYNAMIC)
+        );
         assert_eq!(
             most_specific(0, (DYNAMIC, 3), (DYNAMIC, 5)).unwrap(),
             (DYNAMIC, 3)
@@ -1620,13 +1706,32 @@ mod tests {
         let mut m = Module::new();
         let mut t = |s: &str| crate::text::parse_type(&mut m, s).unwrap();
         let (f32_, bf16, f8, i8_) = (t("f32"), t("bf16"), t("f8E4M3FN"), t("i8"));
-        let known = |m: &Module, l, r, a, ops, imp| known_dot_algorithm(m, l, r, a, 1, 1, ops, imp);
-        assert!(known(&m, f32_, f32_, f32_, 1, false));
-        assert!(!known(&m, f32_, f32_, f32_, 1, true));
-        assert!(known(&m, bf16, bf16, f32_, 6, false));
-        assert!(!known(&m, bf16, bf16, f32_, 2, false));
-        assert!(known(&m, f8, f8, f32_, 1, true));
-        assert!(!known(&m, i8_, f32_, f32_, 1, false));
-        assert!(!known_dot_algorithm(&m, f32_, f32_, f32_, 3, 1, 1, false));
+        let alg = |l, r, a, ops, imprecise| DotAlgorithm {
+            lhs: l,
+            rhs: r,
+            accumulation: a,
+            lhs_components: 1,
+            rhs_components: 1,
+            primitive_ops: ops,
+            imprecise,
+        };
+        assert!(alg(f32_, f32_, f32_, 1, false).is_known(&m));
+        assert!(!alg(f32_, f32_, f32_, 1, true).is_known(&m));
+        assert!(alg(bf16, bf16, f32_, 6, false).is_known(&m));
+        assert!(!alg(bf16, bf16, f32_, 2, false).is_known(&m));
+        assert!(alg(f8, f8, f32_, 1, true).is_known(&m));
+        assert!(!alg(i8_, f32_, f32_, 1, false).is_known(&m));
+        let three = DotAlgorithm {
+            lhs_components: 3,
+            ..alg(f32_, f32_, f32_, 1, false)
+        };
+        assert!(!three.is_known(&m));
+        let a = crate::text::parse_attribute(
+            &mut m,
+            "#stablehlo.dot_algorithm<lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 3, num_primitive_operations = 1, allow_imprecise_accumulation = false>",
+        )
+        .unwrap();
+        let e = verify_dot_algorithm(&m, a).unwrap_err();
+        assert!(e.message.ends_with("{lhs:'f32', rhs:'f32', accum:'f32', lhs_components:1, rhs_components:3, primitive_ops:1, imprecise:0}"), "{}", e.message);
     }
 }
