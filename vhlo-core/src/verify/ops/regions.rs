@@ -2079,32 +2079,26 @@ fn infer_conditional(v: &OpView) -> Result<Vec<Want>, Failure> {
     let mut out = Vec::with_capacity(count);
     for i in 0..count {
         let column: Vec<Type> = returns.iter().filter_map(|r| r.get(i).copied()).collect();
-        out.push(least_specific(v, &column));
+        out.extend(least_specific(v, &column));
     }
     Ok(out)
 }
 
 /// `hlo::inferLeastSpecificType` of compatible types: sizes that differ become dynamic, and
 /// bounds are joined. A type that is not a ranked tensor is taken as it is.
-fn least_specific(v: &OpView, types: &[Type]) -> Want {
+fn least_specific(v: &OpView, types: &[Type]) -> Option<Want> {
+    let &first = types.first()?;
     let ranked: Option<Vec<Shaped>> = types
         .iter()
         .map(|&t| shaped(v.m, t).filter(|s| s.dims.is_some()))
         .collect();
-    let (Some(ranked), Some(&first)) = (ranked, types.first()) else {
-        return Want::Type(
-            types
-                .first()
-                .copied()
-                .unwrap_or_else(|| v.result_types()[0]),
-        );
+    let Some(ranked) = ranked else {
+        return Some(Want::Type(first));
     };
-    let Some(w) = ranked.first() else {
-        return Want::Type(first);
-    };
+    let w = ranked.first()?;
     let rank = w.rank().unwrap_or(0);
     if ranked.iter().any(|s| s.rank() != Some(rank)) {
-        return Want::Type(first);
+        return Some(Want::Type(first));
     }
     let mut dims: Vec<Dim> = w.dims.unwrap_or(&[]).to_vec();
     let mut bounds: Vec<i64> = w
@@ -2113,30 +2107,24 @@ fn least_specific(v: &OpView, types: &[Type]) -> Want {
     let mut any_bounds = w.bounds.is_some();
     for s in ranked.iter().skip(1) {
         any_bounds |= s.bounds.is_some();
-        for i in 0..rank {
-            let (l, r) = (dims[i], s.dim(i));
-            let (lb, rb) = (
-                bounds.get(i).copied().unwrap_or(DYNAMIC),
-                s.bound(i).unwrap_or(DYNAMIC),
-            );
-            let (size, bound) = match (is_dynamic(l), is_dynamic(r)) {
-                (false, false) => (l, DYNAMIC),
-                (false, true) if !is_dynamic(lb) || !is_dynamic(rb) => (DYNAMIC, l.max(rb)),
-                (true, false) if !is_dynamic(lb) || !is_dynamic(rb) => (DYNAMIC, r.max(lb)),
-                (true, true) if !is_dynamic(lb) && !is_dynamic(rb) => (DYNAMIC, lb.max(rb)),
+        for (i, (l, lb)) in dims.iter_mut().zip(bounds.iter_mut()).enumerate() {
+            let (r, rb) = (s.dim(i), s.bound(i).unwrap_or(DYNAMIC));
+            let (size, bound) = match (is_dynamic(*l), is_dynamic(r)) {
+                (false, false) => (*l, DYNAMIC),
+                (false, true) if !is_dynamic(*lb) || !is_dynamic(rb) => (DYNAMIC, (*l).max(rb)),
+                (true, false) if !is_dynamic(*lb) || !is_dynamic(rb) => (DYNAMIC, r.max(*lb)),
+                (true, true) if !is_dynamic(*lb) && !is_dynamic(rb) => (DYNAMIC, (*lb).max(rb)),
                 _ => (DYNAMIC, DYNAMIC),
             };
-            dims[i] = size;
-            if let Some(b) = bounds.get_mut(i) {
-                *b = bound;
-            }
+            *l = size;
+            *lb = bound;
         }
     }
-    Want::Components(Inferred {
+    Some(Want::Components(Inferred {
         dims: Some(dims),
         element: w.element,
         bounds: any_bounds.then_some(bounds),
-    })
+    }))
 }
 
 /// optimization_barrier: ODS types, `HLO_PairwiseSameOperandAndResultType`, and C1 (results
