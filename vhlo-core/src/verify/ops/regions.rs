@@ -69,10 +69,20 @@ fn inferred_str(v: &OpView, i: &Inferred) -> String {
         s.push('x');
     }
     s.push_str(&element);
-    if let Some(b) = i.bounds.as_ref().filter(|b| b.iter().any(|&x| !is_dynamic(x))) {
+    if let Some(b) = i
+        .bounds
+        .as_ref()
+        .filter(|b| b.iter().any(|&x| !is_dynamic(x)))
+    {
         let parts: Vec<String> = b
             .iter()
-            .map(|&x| if is_dynamic(x) { "?".into() } else { x.to_string() })
+            .map(|&x| {
+                if is_dynamic(x) {
+                    "?".into()
+                } else {
+                    x.to_string()
+                }
+            })
             .collect();
         s.push_str(&format!(", #stablehlo.bounds<{}>", parts.join(", ")));
     }
@@ -143,24 +153,15 @@ fn types_of(v: &OpView, values: &[Value]) -> Vec<Type> {
 }
 
 /// The operands of an op with two variadic groups of the same size (`SameVariadicOperandSize`)
-/// around `fixed` single operands in the middle: (first group, middle, second group).
-fn same_size_groups<'a>(
-    v: &OpView<'a>,
-    fixed: usize,
-) -> Result<(&'a [Value], &'a [Value], &'a [Value]), Failure> {
+/// around `fixed` single operands in the middle: (first group, middle, second group). As in
+/// ODS, each group takes `(operands - fixed) / 2`; an odd operand left over belongs to none.
+fn same_size_groups<'a>(v: &OpView<'a>, fixed: usize) -> (&'a [Value], &'a [Value], &'a [Value]) {
     let ops = v.operands();
-    let variadic = ops.len().saturating_sub(fixed);
-    ensure!(
-        variadic % 2 == 0 && ops.len() >= fixed,
-        "SameVariadicOperandSize",
-        "operand count ({}) does not split into two variadic groups of the same size",
-        ops.len()
-    );
-    let n = variadic / 2;
+    let n = ops.len().saturating_sub(fixed) / 2;
     let first = ops.get(..n).unwrap_or(&[]);
     let middle = ops.get(n..n + fixed).unwrap_or(&[]);
-    let second = ops.get(n + fixed..).unwrap_or(&[]);
-    Ok((first, middle, second))
+    let second = ops.get(n + fixed..2 * n + fixed).unwrap_or(&[]);
+    (first, middle, second)
 }
 
 /// `SameOperandsAndResultShape`: at least one operand and result, and all their shapes
@@ -176,7 +177,11 @@ fn same_operands_and_result_shape(v: &OpView) -> Check {
         "SameOperandsAndResultShape",
         "expected 1 or more results, but found 0"
     );
-    let all: Vec<Type> = v.operand_types().into_iter().chain(v.result_types()).collect();
+    let all: Vec<Type> = v
+        .operand_types()
+        .into_iter()
+        .chain(v.result_types())
+        .collect();
     let mut witness: Option<&[Dim]> = None;
     for &t in &all {
         let Some(dims) = shaped(v.m, t).and_then(|s| s.dims) else {
@@ -559,7 +564,11 @@ fn window_dims(
     };
     size_ok(strides.len(), "window-strides", r.strides_size)?;
     size_ok(base_dilations.len(), "base-dilation factors", r.base_size)?;
-    size_ok(window_dilations.len(), "window-dilation factors", r.window_size)?;
+    size_ok(
+        window_dilations.len(),
+        "window-dilation factors",
+        r.window_size,
+    )?;
     size_ok(padding.len(), "padding-entries", r.padding_size)?;
     let mut out = Vec::with_capacity(n);
     for (i, &size) in sizes.iter().enumerate() {
@@ -655,18 +664,21 @@ fn padding(v: &OpView, rule: &'static str) -> Result<Vec<(i64, i64)>, Failure> {
 /// C4/C5 (dimensions in range and unique), C7/C8 (inferred results), C2/C6 (the body's
 /// signature).
 fn reduce(v: &OpView) -> Check {
-    let (inputs, _, inits) = same_size_groups(v, 0)?;
+    let (inputs, _, inits) = same_size_groups(v, 0);
     let (inputs, inits) = (types_of(v, inputs), types_of(v, inits));
     ods_values(v, "operand", 0, &inputs, true, TENSOR, hlo_tensor)?;
     ods_values(v, "operand", inputs.len(), &inits, true, TENSOR, hlo_tensor)?;
     ods_values(v, "result", 0, &v.result_types(), true, TENSOR, hlo_tensor)?;
     sized_regions(v, &["body"])?;
+    let (kept, _) = reduce_shape(v, &inputs)?;
+    reducer_shape(v, 0, &tys(v, &inputs), &tys(v, &inits), &kept, "C6")?;
+    // The inferred result types are checked after the op's own verifier, as MLIR verifies
+    // `InferTypeOpInterface` with the regions.
     let inferred = infer_reduce(v)?;
     if !inferred.is_empty() {
         check_results(v, &components(inferred), "C7")?;
     }
-    let (kept, _) = reduce_shape(v, &inputs)?;
-    reducer_shape(v, 0, &tys(v, &inputs), &tys(v, &inits), &kept, "C6")
+    Ok(())
 }
 
 /// The dimensions reduce keeps (and their bounds), after C1, C4 and C5.
@@ -698,7 +710,10 @@ fn reduce_shape(v: &OpView, inputs: &[Type]) -> Result<(Vec<Dim>, Option<Vec<i64
         );
         reduced[d as usize] = true;
     }
-    let kept: Vec<Dim> = (0..rank).filter(|&i| !reduced[i]).map(|i| dims[i]).collect();
+    let kept: Vec<Dim> = (0..rank)
+        .filter(|&i| !reduced[i])
+        .map(|i| dims[i])
+        .collect();
     let bounds = witness.bounds.map(|b| {
         (0..rank)
             .filter(|&i| !reduced[i])
@@ -711,7 +726,7 @@ fn reduce_shape(v: &OpView, inputs: &[Type]) -> Result<(Vec<Dim>, Option<Vec<i64
 /// `inferReduceOp`: the kept dimensions of the first input, with the body's result element
 /// types (empty when the body does not return one tensor per input).
 pub(crate) fn infer_reduce(v: &OpView) -> Result<Vec<Inferred>, Failure> {
-    let (inputs, _, _) = same_size_groups(v, 0)?;
+    let (inputs, _, _) = same_size_groups(v, 0);
     let inputs = types_of(v, inputs);
     let (kept, bounds) = reduce_shape(v, &inputs)?;
     let Some(acc) = accumulators(v, 0, inputs.len()) else {
@@ -743,18 +758,20 @@ const REDUCE_WINDOW_RULES: WindowRules = WindowRules {
 /// reduce_window: ODS types, C1 (inputs), C2 (compatible shapes), C4 (window rank), C5–C12
 /// (window attributes), C14–C16 (inferred results), C3/C13 (the body's signature).
 fn reduce_window(v: &OpView) -> Check {
-    let (inputs, _, inits) = same_size_groups(v, 0)?;
+    let (inputs, _, inits) = same_size_groups(v, 0);
     let (inputs, inits) = (types_of(v, inputs), types_of(v, inits));
     ods_values(v, "operand", 0, &inputs, true, TENSOR, hlo_tensor)?;
     ods_values(v, "operand", inputs.len(), &inits, true, TENSOR, hlo_tensor)?;
     ods_values(v, "result", 0, &v.result_types(), true, TENSOR, hlo_tensor)?;
     sized_regions(v, &["body"])?;
+    reduce_window_window(v, &inputs)?;
+    let sizes = v.i64s("window_dimensions").unwrap_or_default();
+    reducer_shape(v, 0, &tys(v, &inputs), &tys(v, &inits), &sizes, "C13")?;
     let inferred = infer_reduce_window(v)?;
     if !inferred.is_empty() {
         check_results(v, &components(inferred), "C15")?;
     }
-    let sizes = v.i64s("window_dimensions").unwrap_or_default();
-    reducer_shape(v, 0, &tys(v, &inputs), &tys(v, &inits), &sizes, "C13")
+    Ok(())
 }
 
 /// The window of reduce_window, after C1, C2, C4 and C5–C12.
@@ -794,7 +811,7 @@ fn reduce_window_window(v: &OpView, inputs: &[Type]) -> Result<Vec<WindowDim>, F
 /// `inferReduceWindowOp`: each input's windowed shape (and bounds), with the body's result
 /// element types (empty when the body does not return one tensor per input).
 pub(crate) fn infer_reduce_window(v: &OpView) -> Result<Vec<Inferred>, Failure> {
-    let (inputs, _, _) = same_size_groups(v, 0)?;
+    let (inputs, _, _) = same_size_groups(v, 0);
     let inputs = types_of(v, inputs);
     let window = reduce_window_window(v, &inputs)?;
     let Some(acc) = accumulators(v, 0, inputs.len()) else {
@@ -838,17 +855,13 @@ fn select_and_scatter(v: &OpView) -> Check {
     ods_values(v, "operand", 0, &types, false, TENSOR, hlo_tensor)?;
     ods_values(v, "result", 0, &v.result_types(), false, TENSOR, hlo_tensor)?;
     sized_regions(v, &["select", "scatter"])?;
-    let (Some(&operand), Some(&source), Some(&init)) =
-        (types.first(), types.get(1), types.get(2))
+    let (Some(&operand), Some(&source), Some(&init)) = (types.first(), types.get(1), types.get(2))
     else {
         return Ok(());
     };
     let Some(op_s) = shaped(v.m, operand) else {
         return Ok(());
     };
-    if let Some(inferred) = infer_select_and_scatter(v)? {
-        check_results(v, &[Want::Components(inferred)], "C12")?;
-    }
     // The select region: (T, T) -> tensor<i1> with T the operand's element type.
     let args = v.region_arg_types(0);
     ensure!(
@@ -929,6 +942,9 @@ fn select_and_scatter(v: &OpView) -> Check {
         inferred_str(v, &windowed),
         q(v, source)
     );
+    if let Some(inferred) = infer_select_and_scatter(v)? {
+        check_results(v, &[Want::Components(inferred)], "C12")?;
+    }
     Ok(())
 }
 
@@ -965,7 +981,7 @@ fn int_or_index_tensor(v: &OpView, t: Type) -> bool {
 /// (compatible shapes), C22 (index_vector_dim), C6/C23 (the update computation's signature),
 /// C4 (updates' rank and bounds), C2 and C7–C21 (dimension numbers).
 fn scatter(v: &OpView) -> Check {
-    let (inputs, indices, updates) = same_size_groups(v, 1)?;
+    let (inputs, indices, updates) = same_size_groups(v, 1);
     let (inputs, updates) = (types_of(v, inputs), types_of(v, updates));
     let n = inputs.len();
     ods_values(v, "operand", 0, &inputs, true, TENSOR, hlo_tensor)?;
@@ -984,10 +1000,6 @@ fn scatter(v: &OpView) -> Check {
     ods_values(v, "operand", n + 1, &updates, true, TENSOR, hlo_tensor)?;
     ods_values(v, "result", 0, &v.result_types(), true, TENSOR, hlo_tensor)?;
     sized_regions(v, &["update_computation"])?;
-    let inferred = infer_scatter(v)?;
-    if !inferred.is_empty() {
-        check_results(v, &components(inferred), "C25")?;
-    }
 
     let shapes = |ts: &[Type]| -> Option<Vec<&[Dim]>> {
         ts.iter()
@@ -1074,8 +1086,10 @@ fn scatter(v: &OpView) -> Check {
             .map(|(_, &s)| s)
             .collect();
         for (i, &w) in uwd.iter().enumerate() {
-            let (Some(&u), Some(&max)) = (usize::try_from(w).ok().and_then(|w| updates.get(w)), max_sizes.get(i))
-            else {
+            let (Some(&u), Some(&max)) = (
+                usize::try_from(w).ok().and_then(|w| updates.get(w)),
+                max_sizes.get(i),
+            ) else {
                 continue;
             };
             if is_dynamic(u) || is_dynamic(max) {
@@ -1112,6 +1126,10 @@ fn scatter(v: &OpView) -> Check {
             );
             seen += 1;
         }
+    }
+    let inferred = infer_scatter(v)?;
+    if !inferred.is_empty() {
+        check_results(v, &components(inferred), "C25")?;
     }
     Ok(())
 }
@@ -1221,7 +1239,13 @@ fn scatter_dimension_numbers(
         "Expects input_batching_dims to be sorted; got: [{}].",
         ints(d.ibd)
     );
-    in_bounds(d.ibd, rank, "input_batching_dims", "rank-of('operand')", "C13")?;
+    in_bounds(
+        d.ibd,
+        rank,
+        "input_batching_dims",
+        "rank-of('operand')",
+        "C13",
+    )?;
     ensure!(
         is_unique(d.sibd),
         "C14",
@@ -1247,8 +1271,16 @@ fn scatter_dimension_numbers(
         "input_batching_dims and scatter_indices_batching_dims should have the same size."
     );
     for (i, (&a, &b)) in d.ibd.iter().zip(d.sibd).enumerate() {
-        let x = usize::try_from(a).ok().and_then(|a| operand.get(a)).copied().unwrap_or(DYNAMIC);
-        let y = usize::try_from(b).ok().and_then(|b| indices.get(b)).copied().unwrap_or(DYNAMIC);
+        let x = usize::try_from(a)
+            .ok()
+            .and_then(|a| operand.get(a))
+            .copied()
+            .unwrap_or(DYNAMIC);
+        let y = usize::try_from(b)
+            .ok()
+            .and_then(|b| indices.get(b))
+            .copied()
+            .unwrap_or(DYNAMIC);
         ensure!(
             compatible_dim(x, y),
             "C18",
@@ -1297,7 +1329,7 @@ fn scatter_dimension_numbers(
 /// `inferScatterOp`: each input's type with the update computation's result element type
 /// (empty when it does not return one tensor per input).
 pub(crate) fn infer_scatter(v: &OpView) -> Result<Vec<Inferred>, Failure> {
-    let (inputs, _, _) = same_size_groups(v, 1)?;
+    let (inputs, _, _) = same_size_groups(v, 1);
     let Some(acc) = accumulators(v, 0, inputs.len()) else {
         return Ok(Vec::new());
     };
@@ -1453,8 +1485,16 @@ fn verify_gather(operand: &[Dim], start: &[Dim], slice_sizes: i64, d: &GatherDim
         .zip(&d.start_indices_batching)
         .enumerate()
     {
-        let x = usize::try_from(a).ok().and_then(|a| operand.get(a)).copied().unwrap_or(DYNAMIC);
-        let y = usize::try_from(b).ok().and_then(|b| start.get(b)).copied().unwrap_or(DYNAMIC);
+        let x = usize::try_from(a)
+            .ok()
+            .and_then(|a| operand.get(a))
+            .copied()
+            .unwrap_or(DYNAMIC);
+        let y = usize::try_from(b)
+            .ok()
+            .and_then(|b| start.get(b))
+            .copied()
+            .unwrap_or(DYNAMIC);
         ensure!(
             compatible_dim(x, y),
             "C17",
@@ -1492,7 +1532,10 @@ fn gather_slice_sizes(operand: &[Dim], sizes: &[i64], d: &GatherDims) -> Check {
         (&d.operand_batching, "operand_batching_dims", "C12"),
     ] {
         for &dim in dims.iter() {
-            let size = usize::try_from(dim).ok().and_then(|i| sizes.get(i)).copied();
+            let size = usize::try_from(dim)
+                .ok()
+                .and_then(|i| sizes.get(i))
+                .copied();
             if let Some(size) = size {
                 ensure!(
                     size <= 1,
@@ -1509,7 +1552,11 @@ fn gather_slice_sizes(operand: &[Dim], sizes: &[i64], d: &GatherDims) -> Check {
             size >= 0 && (is_dynamic(dim) || size <= dim),
             "C21",
             "slice size ({size}) is out of bounds for operand dimension ({}) at index {i}",
-            if is_dynamic(dim) { "?".to_string() } else { dim.to_string() }
+            if is_dynamic(dim) {
+                "?".to_string()
+            } else {
+                dim.to_string()
+            }
         );
     }
     Ok(())
@@ -1551,9 +1598,10 @@ fn gather_shape(
         .map(|i| slice(i as usize))
         .collect();
     let adjusted = |index: usize| -> Dim {
-        prefix.get(index).copied().unwrap_or_else(|| {
-            slice(index + d.collapsed.len() + d.operand_batching.len())
-        })
+        prefix
+            .get(index)
+            .copied()
+            .unwrap_or_else(|| slice(index + d.collapsed.len() + d.operand_batching.len()))
     };
     let offset_at: std::collections::HashMap<i64, usize> =
         d.offset.iter().enumerate().map(|(i, &o)| (o, i)).collect();
@@ -1586,7 +1634,15 @@ fn gather_shape(
 /// gather: ODS types, C1–C21 (dimension numbers and slice sizes), C22/C23 (inferred result).
 fn gather(v: &OpView) -> Check {
     let types = v.operand_types();
-    ods_values(v, "operand", 0, types.get(..1).unwrap_or(&[]), false, TENSOR, hlo_tensor)?;
+    ods_values(
+        v,
+        "operand",
+        0,
+        types.get(..1).unwrap_or(&[]),
+        false,
+        TENSOR,
+        hlo_tensor,
+    )?;
     ods_values(
         v,
         "operand",
@@ -1640,10 +1696,9 @@ fn constant_ints(v: &OpView, x: Value) -> Option<Vec<i64>> {
     if name != "stablehlo.constant" && name != "arith.constant" {
         return None;
     }
-    let a = v
-        .m
-        .property(op, "value")
-        .or_else(|| v.m.attribute(op, "value"))?;
+    let a =
+        v.m.property(op, "value")
+            .or_else(|| v.m.attribute(op, "value"))?;
     int_list(v.m, a)
 }
 
@@ -1651,7 +1706,15 @@ fn constant_ints(v: &OpView, x: Value) -> Option<Vec<i64>> {
 /// (inferred result).
 fn dynamic_gather(v: &OpView) -> Check {
     let types = v.operand_types();
-    ods_values(v, "operand", 0, types.get(..1).unwrap_or(&[]), false, TENSOR, hlo_tensor)?;
+    ods_values(
+        v,
+        "operand",
+        0,
+        types.get(..1).unwrap_or(&[]),
+        false,
+        TENSOR,
+        hlo_tensor,
+    )?;
     ods_values(
         v,
         "operand",
@@ -1668,7 +1731,10 @@ fn dynamic_gather(v: &OpView) -> Check {
         types.get(2..3).unwrap_or(&[]),
         false,
         "statically shaped 1-dimensional tensor of integer values",
-        |v, t| int_tensor(v, t, None) && shaped(v.m, t).is_some_and(|s| s.is_static() && s.rank() == Some(1)),
+        |v, t| {
+            int_tensor(v, t, None)
+                && shaped(v.m, t).is_some_and(|s| s.is_static() && s.rank() == Some(1))
+        },
     )?;
     ods_values(v, "result", 0, &v.result_types(), false, TENSOR, hlo_tensor)?;
     let inferred = infer_dynamic_gather(v)?;
@@ -1719,7 +1785,6 @@ fn sort(v: &OpView) -> Check {
     ods_values(v, "result", 0, &v.result_types(), true, TENSOR, hlo_tensor)?;
     sized_regions(v, &["comparator"])?;
     same_operands_and_result_shape(v)?;
-    check_results(v, &plain_types(inputs.clone()), "C2")?;
     let dim = v.int("dimension").unwrap_or(-1);
     if let Some(rank) = inputs
         .first()
@@ -1763,9 +1828,8 @@ fn sort(v: &OpView) -> Check {
             rets.len()
         );
         let r = rets[0];
-        let ok = shaped(v.m, r).is_some_and(|s| {
-            s.rank() == Some(0) && crate::verify::types::is_bool(v.m, s.element)
-        });
+        let ok = shaped(v.m, r)
+            .is_some_and(|s| s.rank() == Some(0) && crate::verify::types::is_bool(v.m, s.element));
         ensure!(
             ok,
             "C5",
@@ -1773,6 +1837,7 @@ fn sort(v: &OpView) -> Check {
             q(v, r)
         );
     }
+    check_results(v, &plain_types(inputs), "C2")?;
     Ok(())
 }
 
@@ -1802,7 +1867,11 @@ pub(crate) fn infer_map(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     );
     for (i, (&a, &t)) in args.iter().zip(&inputs).enumerate() {
         let Some(s) = shaped(v.m, a) else {
-            bail!("C4", "computation arguments must be 0-rank tensor, but got: arg #{i} of type {}", q(v, a));
+            bail!(
+                "C4",
+                "computation arguments must be 0-rank tensor, but got: arg #{i} of type {}",
+                q(v, a)
+            );
         };
         ensure!(
             s.rank() == Some(0),
@@ -1873,7 +1942,6 @@ fn compatible_lists(v: &OpView, a: &[Type], b: &[Type]) -> bool {
 fn while_(v: &OpView) -> Check {
     sized_regions(v, &["cond", "body"])?;
     let operands = v.operand_types();
-    check_results(v, &plain_types(infer_while(v)), "C3")?;
     let cond_args = v.region_arg_types(0);
     ensure!(
         compatible_lists(v, &operands, &cond_args),
@@ -1918,6 +1986,7 @@ fn while_(v: &OpView) -> Check {
         "expect condition block return a zero-ranked tensor of i1 but got {}",
         q(v, r)
     );
+    check_results(v, &plain_types(infer_while(v)), "C3")?;
     Ok(())
 }
 
@@ -2010,56 +2079,52 @@ fn infer_conditional(v: &OpView) -> Result<Vec<Want>, Failure> {
     let mut out = Vec::with_capacity(count);
     for i in 0..count {
         let column: Vec<Type> = returns.iter().filter_map(|r| r.get(i).copied()).collect();
-        out.push(least_specific(v, &column));
+        out.extend(least_specific(v, &column));
     }
     Ok(out)
 }
 
 /// `hlo::inferLeastSpecificType` of compatible types: sizes that differ become dynamic, and
 /// bounds are joined. A type that is not a ranked tensor is taken as it is.
-fn least_specific(v: &OpView, types: &[Type]) -> Want {
+fn least_specific(v: &OpView, types: &[Type]) -> Option<Want> {
+    let &first = types.first()?;
     let ranked: Option<Vec<Shaped>> = types
         .iter()
-        .map(|&t| {
-            shaped(v.m, t).filter(|s| s.dims.is_some())
-        })
+        .map(|&t| shaped(v.m, t).filter(|s| s.dims.is_some()))
         .collect();
-    let (Some(ranked), Some(&first)) = (ranked, types.first()) else {
-        return Want::Type(types.first().copied().unwrap_or_else(|| v.result_types()[0]));
+    let Some(ranked) = ranked else {
+        return Some(Want::Type(first));
     };
-    let Some(w) = ranked.first() else {
-        return Want::Type(first);
-    };
+    let w = ranked.first()?;
     let rank = w.rank().unwrap_or(0);
     if ranked.iter().any(|s| s.rank() != Some(rank)) {
-        return Want::Type(first);
+        return Some(Want::Type(first));
     }
     let mut dims: Vec<Dim> = w.dims.unwrap_or(&[]).to_vec();
-    let mut bounds: Vec<i64> = w.bounds.map_or_else(|| vec![DYNAMIC; rank], <[i64]>::to_vec);
+    let mut bounds: Vec<i64> = w
+        .bounds
+        .map_or_else(|| vec![DYNAMIC; rank], <[i64]>::to_vec);
     let mut any_bounds = w.bounds.is_some();
     for s in ranked.iter().skip(1) {
         any_bounds |= s.bounds.is_some();
-        for i in 0..rank {
-            let (l, r) = (dims[i], s.dim(i));
-            let (lb, rb) = (bounds.get(i).copied().unwrap_or(DYNAMIC), s.bound(i).unwrap_or(DYNAMIC));
-            let (size, bound) = match (is_dynamic(l), is_dynamic(r)) {
-                (false, false) => (l, DYNAMIC),
-                (false, true) if !is_dynamic(lb) || !is_dynamic(rb) => (DYNAMIC, l.max(rb)),
-                (true, false) if !is_dynamic(lb) || !is_dynamic(rb) => (DYNAMIC, r.max(lb)),
-                (true, true) if !is_dynamic(lb) && !is_dynamic(rb) => (DYNAMIC, lb.max(rb)),
+        for (i, (l, lb)) in dims.iter_mut().zip(bounds.iter_mut()).enumerate() {
+            let (r, rb) = (s.dim(i), s.bound(i).unwrap_or(DYNAMIC));
+            let (size, bound) = match (is_dynamic(*l), is_dynamic(r)) {
+                (false, false) => (*l, DYNAMIC),
+                (false, true) if !is_dynamic(*lb) || !is_dynamic(rb) => (DYNAMIC, (*l).max(rb)),
+                (true, false) if !is_dynamic(*lb) || !is_dynamic(rb) => (DYNAMIC, r.max(*lb)),
+                (true, true) if !is_dynamic(*lb) && !is_dynamic(rb) => (DYNAMIC, (*lb).max(rb)),
                 _ => (DYNAMIC, DYNAMIC),
             };
-            dims[i] = size;
-            if let Some(b) = bounds.get_mut(i) {
-                *b = bound;
-            }
+            *l = size;
+            *lb = bound;
         }
     }
-    Want::Components(Inferred {
+    Some(Want::Components(Inferred {
         dims: Some(dims),
         element: w.element,
         bounds: any_bounds.then_some(bounds),
-    })
+    }))
 }
 
 /// optimization_barrier: ODS types, `HLO_PairwiseSameOperandAndResultType`, and C1 (results
@@ -2067,8 +2132,24 @@ fn least_specific(v: &OpView, types: &[Type]) -> Want {
 fn optimization_barrier(v: &OpView) -> Check {
     let operands = v.operand_types();
     let results = v.result_types();
-    ods_values(v, "operand", 0, &operands, true, TENSOR_OR_TOKEN, hlo_tensor_or_token)?;
-    ods_values(v, "result", 0, &results, true, TENSOR_OR_TOKEN, hlo_tensor_or_token)?;
+    ods_values(
+        v,
+        "operand",
+        0,
+        &operands,
+        true,
+        TENSOR_OR_TOKEN,
+        hlo_tensor_or_token,
+    )?;
+    ods_values(
+        v,
+        "result",
+        0,
+        &results,
+        true,
+        TENSOR_OR_TOKEN,
+        hlo_tensor_or_token,
+    )?;
     ensure!(
         operands.len() == results.len(),
         "PairwiseSameOperandAndResultType",
@@ -2109,19 +2190,36 @@ mod tests {
         let w = [win(5, 1, 1, 1, 0, 0), win(2, 1, 1, 1, 0, 0)];
         assert_eq!(window_output_shape(&[4, DYNAMIC], &w), vec![0, DYNAMIC]);
         // Huge values do not overflow.
-        let w = [win(i64::MAX, i64::MAX, i64::MAX, i64::MAX, i64::MIN, i64::MAX)];
+        let w = [win(
+            i64::MAX,
+            i64::MAX,
+            i64::MAX,
+            i64::MAX,
+            i64::MIN,
+            i64::MAX,
+        )];
         assert_eq!(window_output_shape(&[i64::MAX], &w), vec![1]);
     }
 
     #[test]
     fn checks_from_text() {
-        let ok = |src: &str| crate::text::parse(src).map(|_| ()).map_err(|e| e.to_string());
+        let ok = |src: &str| {
+            crate::text::parse(src)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
         // The spec's gather example.
         let gather = "func.func @main(%o: tensor<2x3x4x2xi64>, %i: tensor<2x2x3x2xi64>) -> tensor<2x2x3x2x2xi64> {\n  %0 = \"stablehlo.gather\"(%o, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [3, 4], collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [1], start_index_map = [2, 1], index_vector_dim = 3>, slice_sizes = array<i64: 1, 1, 2, 2>, indices_are_sorted = false} : (tensor<2x3x4x2xi64>, tensor<2x2x3x2xi64>) -> tensor<2x2x3x2x2xi64>\n  return %0 : tensor<2x2x3x2x2xi64>\n}\n";
         assert_eq!(ok(gather), Ok(()));
-        let wrong = gather.replace("-> tensor<2x2x3x2x2xi64>\n  return", "-> tensor<2x2x3x2x3xi64>\n  return");
+        let wrong = gather.replace(
+            "-> tensor<2x2x3x2x2xi64>\n  return",
+            "-> tensor<2x2x3x2x3xi64>\n  return",
+        );
         let e = ok(&wrong).unwrap_err();
-        assert!(e.contains("inferred type(s) 'tensor<2x2x3x2x2xi64>'"), "{e}");
+        assert!(
+            e.contains("inferred type(s) 'tensor<2x2x3x2x2xi64>'"),
+            "{e}"
+        );
         // A reduce whose body takes too few arguments.
         let reduce = "func.func @main(%x: tensor<4x2xf32>, %i: tensor<f32>) -> tensor<4xf32> {\n  %0 = stablehlo.reduce(%x init: %i) across dimensions = [1] : (tensor<4x2xf32>, tensor<f32>) -> tensor<4xf32>\n    reducer(%a: tensor<f32>, %b: tensor<f32>) {\n      %1 = stablehlo.add %a, %b : tensor<f32>\n      stablehlo.return %1 : tensor<f32>\n    }\n  return %0 : tensor<4xf32>\n}\n";
         assert_eq!(ok(reduce), Ok(()));
