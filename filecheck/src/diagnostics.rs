@@ -105,16 +105,23 @@ fn finish(text: String, first_line: u32, lines: u32) -> Result<Case, String> {
                     s => parse_offset(s).and_then(|d| comment_line.checked_add_signed(d)),
                 };
                 let t = t.filter(|&t| t >= first_line && t <= last).ok_or_else(|| {
-                    format!("line {comment_line}: bad expected-* offset `@{}`", &spec[..end])
+                    format!(
+                        "line {comment_line}: bad expected-* offset `@{}`",
+                        &spec[..end]
+                    )
                 })?;
                 (t, &spec[end..])
             } else {
                 (comment_line, after)
             };
             // An optional count (`expected-error 2 {{...}}`) is read as one expectation.
-            let after = after.trim_start().trim_start_matches(|c: char| c.is_ascii_digit());
+            let after = after
+                .trim_start()
+                .trim_start_matches(|c: char| c.is_ascii_digit());
             let Some(open) = after.trim_start().strip_prefix("{{") else {
-                return Err(format!("line {comment_line}: expected-* without {{{{...}}}}"));
+                return Err(format!(
+                    "line {comment_line}: expected-* without {{{{...}}}}"
+                ));
             };
             // The message runs to the last `}}` (a regex message holds `{{...}}` of its own).
             let Some(close) = open.rfind("}}") else {
@@ -244,7 +251,10 @@ mod tests {
         assert_eq!(judge(case, &[]), Verdict::WronglyAccepted);
         let ok = &split_cases("op\n").unwrap()[0];
         assert_eq!(judge(ok, &[]), Verdict::AcceptedAsExpected);
-        assert!(matches!(judge(ok, &[at(1)]), Verdict::WronglyRefused { .. }));
+        assert!(matches!(
+            judge(ok, &[at(1)]),
+            Verdict::WronglyRefused { .. }
+        ));
         assert_eq!(line_of_location("\"f.mlir\":12:3"), Some(12));
         assert_eq!(line_of_location("unknown"), None);
     }

@@ -25,8 +25,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use vhlo_core::portable::{self, SerializeOptions};
 use vhlo_core::text;
+use vhlo_tests::portable::{self, SerializeOptions};
 
 const KNOWN: &str = "tests/fixtures/verifier_differential_known.txt";
 
@@ -168,7 +168,10 @@ fn our_verdict(src: &str, target: &str, bc: &Path) -> Ours {
             allow_other_dialects: src.contains("sdy."),
             ..Default::default()
         };
-        let bytes = match portable::serialize_portable_artifact(&module, target, options) {
+        // unchecked: read back just below with verification on, where a refusal is reported
+        // as `Unreadable` (the checked writer's panic would be caught and counted a refusal).
+        let bytes = match vhlo_core::portable::serialize_portable_artifact(&module, target, options)
+        {
             Ok(b) => b,
             Err(e) => return Ours::Refuse(format!("serialize: {e}")),
         };

@@ -44,7 +44,10 @@ fn left_out_list() -> BTreeMap<(String, u32), String> {
         let (key, reason) = line.split_once(' ').unwrap_or((line, ""));
         let (file, at) = key.rsplit_once(':').expect("file:line");
         let at: u32 = at.parse().expect("a line number");
-        assert!(!reason.trim().is_empty(), "{key}: a left-out case needs a reason");
+        assert!(
+            !reason.trim().is_empty(),
+            "{key}: a left-out case needs a reason"
+        );
         out.insert((file.to_string(), at), reason.trim().to_string());
     }
     out
@@ -113,7 +116,9 @@ fn upstream_verifier_tests_agree() {
         );
     }
     for ((file, line), reason) in listed {
-        problems.push(format!("{file}:{line}: listed ({reason}) but no case starts there"));
+        problems.push(format!(
+            "{file}:{line}: listed ({reason}) but no case starts there"
+        ));
     }
     assert!(
         problems.is_empty(),

@@ -424,7 +424,8 @@ fn verify_ops(m: &Module) -> Result<(), PortableError> {
 /// VHLO (a retarget), so that nothing libStablehlo would refuse is written.
 pub fn verify_read_program(m: &Module) -> Result<(), PortableError> {
     let mut copy = m.clone();
-    convert::vhlo_to_version(&mut copy, current_version()).map_err(|d| PortableError::Convert(d.0))?;
+    convert::vhlo_to_version(&mut copy, current_version())
+        .map_err(|d| PortableError::Convert(d.0))?;
     convert::legalize_to_stablehlo(&mut copy).map_err(|d| PortableError::Convert(d.0))?;
     verify_ops(&copy)
 }

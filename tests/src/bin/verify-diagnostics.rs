@@ -26,7 +26,8 @@ fn main() {
         };
         for r in &results {
             use filecheck::diagnostics::Verdict::*;
-            let bad = !matches!(r.verdict, AcceptedAsExpected | RefusedAsExpected) && r.left_out.is_none();
+            let bad = !matches!(r.verdict, AcceptedAsExpected | RefusedAsExpected)
+                && r.left_out.is_none();
             if bad || all || messages && !r.reported.is_empty() {
                 let expected: Vec<String> = r
                     .case

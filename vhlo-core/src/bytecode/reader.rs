@@ -1708,9 +1708,7 @@ fn check_use_list_order(order: &UseListOrder, uses: usize) -> std::result::Resul
     let n = order.indices.len();
     if order.pair_encoding {
         if !n.is_multiple_of(2) {
-            return Err(format!(
-                "pair-encoded use-list order has an odd length {n}"
-            ));
+            return Err(format!("pair-encoded use-list order has an odd length {n}"));
         }
         if let Some(&i) = order.indices.iter().find(|&&i| i >= uses as u64) {
             return Err(format!(

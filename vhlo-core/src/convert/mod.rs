@@ -67,7 +67,6 @@ fn checked_ops(m: &Module) -> Result<Vec<OpId>, Vec<Diagnostic>> {
     Ok(ops)
 }
 
-
 /// Options of [`legalize_to_vhlo`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LegalizeOptions {

@@ -144,7 +144,6 @@ impl<'a> ValueNames<'a> {
     }
 }
 
-
 /// Per-region block names.
 #[derive(Default)]
 struct BlockScope<'a> {

@@ -93,4 +93,3 @@ impl<'m> Sink<'m> {
         self.ops.push(Some((op, f.place)));
     }
 }
-

@@ -37,7 +37,6 @@ pub(crate) mod types;
 pub use crate::convert::{Diagnostic, Diagnostics};
 use crate::ir::{Module, OpId};
 
-
 mod failure;
 pub(crate) use failure::{bail, ensure, fail, Check, Failure, Place, Sink};
 
@@ -92,7 +91,6 @@ pub(crate) fn regions_too_deep() -> Vec<Diagnostic> {
         ),
     }]
 }
-
 
 /// Every interned type, attribute and location nested within the limit.
 pub(crate) fn interned_within_limit(m: &Module) -> Result<(), Vec<Diagnostic>> {

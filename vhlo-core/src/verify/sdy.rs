@@ -25,7 +25,9 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
     let meshes = Meshes::collect(m, sdy);
     m.walk(|op| {
         if m.op_name_str(op) == "sdy.mesh" {
-            let decoded = m.property(op, "mesh").and_then(|a| meshes.decoded(m, sdy, a));
+            let decoded = m
+                .property(op, "mesh")
+                .and_then(|a| meshes.decoded(m, sdy, a));
             if let Some(Err(e)) = decoded.as_deref() {
                 let rule = "Shardy verifier (verifiers.cc): MeshAttr::verify";
                 out.push((op, diag(m, op, format!("'sdy.mesh' op {e}"), None, rule)));
@@ -218,7 +220,8 @@ impl Mesh {
             .try_fold(1i64, |acc, (_, s)| acc.checked_mul(*s));
         let count = self.device_ids.len() as i64;
         if total != Some(count) {
-            let total = total.map_or_else(|| "an overflowing product".to_string(), |t| t.to_string());
+            let total =
+                total.map_or_else(|| "an overflowing product".to_string(), |t| t.to_string());
             return Err(format!(
                 "total product of axis sizes must match total number of device ids, got: {total} != {count}"
             ));
@@ -585,7 +588,8 @@ fn sub_axes(mesh: &Mesh, seen: &Seen) -> Option<String> {
         .collect();
     axes.sort_unstable();
     for i in axes {
-        let (Some((name, size)), Some((full, subs))) = (mesh.axes.get(i), groups.get_mut(&i)) else {
+        let (Some((name, size)), Some((full, subs))) = (mesh.axes.get(i), groups.get_mut(&i))
+        else {
             continue;
         };
         if *full {

@@ -27,7 +27,17 @@ pub(crate) struct OpClass {
 /// Dialects whose ops MLIR (as jaxlib registers them) knows: their ops are checked for
 /// terminators; ops of any other dialect are unregistered.
 const REGISTERED: &[&str] = &[
-    "builtin", "func", "stablehlo", "vhlo", "sdy", "chlo", "arith", "tensor", "shape", "scf", "cf",
+    "builtin",
+    "func",
+    "stablehlo",
+    "vhlo",
+    "sdy",
+    "chlo",
+    "arith",
+    "tensor",
+    "shape",
+    "scf",
+    "cf",
 ];
 
 /// Terminators of the registered dialects other than StableHLO and VHLO (whose come from the
@@ -130,7 +140,9 @@ pub(crate) fn parent_op(m: &Module, op: OpId) -> Option<OpId> {
 
 /// `sym_name` of an op, as a property or a discardable attribute.
 pub(crate) fn sym_name(m: &Module, op: OpId) -> Option<Symbol> {
-    let a = m.property(op, "sym_name").or_else(|| m.attribute(op, "sym_name"))?;
+    let a = m
+        .property(op, "sym_name")
+        .or_else(|| m.attribute(op, "sym_name"))?;
     match m.attr_data(a) {
         AttrData::String { value, .. } => Some(*value),
         _ => None,
@@ -191,7 +203,10 @@ fn verify_func(sink: &mut Sink, op: OpId) {
     let Some((inputs, _)) = function_type(m, op) else {
         sink.report(
             op,
-            fail("func.func", "requires a 'function_type' attribute of function type"),
+            fail(
+                "func.func",
+                "requires a 'function_type' attribute of function type",
+            ),
         );
         return;
     };
@@ -199,7 +214,9 @@ fn verify_func(sink: &mut Sink, op: OpId) {
     let Some(&entry) = body else {
         let public = match m.property(op, "sym_visibility") {
             None => true,
-            Some(a) => matches!(m.attr_data(a), AttrData::String { value, .. } if m.str(*value) == "public"),
+            Some(a) => {
+                matches!(m.attr_data(a), AttrData::String { value, .. } if m.str(*value) == "public")
+            }
         };
         if public {
             sink.report(
@@ -452,7 +469,10 @@ fn dominators(m: &Module, blocks: &[Block]) -> Vec<usize> {
 
 /// The dominator tree of a region's blocks: its roots (the entry, then each unreachable block,
 /// which MLIR does not check against the others) and each block's children.
-pub(crate) fn dominator_tree(m: &Module, blocks: &[Block]) -> (Vec<Block>, Vec<(Block, Vec<Block>)>) {
+pub(crate) fn dominator_tree(
+    m: &Module,
+    blocks: &[Block],
+) -> (Vec<Block>, Vec<(Block, Vec<Block>)>) {
     let idom = dominators(m, blocks);
     let mut children: Vec<Vec<Block>> = vec![Vec::new(); blocks.len()];
     let mut roots = Vec::new();

@@ -49,7 +49,8 @@ impl<'m> TypeMemo<'m> {
             }
         }
         if has_function_type {
-            if let Some(AttrData::Type(t)) = m.property(op, "function_type").map(|a| m.attr_data(a)) {
+            if let Some(AttrData::Type(t)) = m.property(op, "function_type").map(|a| m.attr_data(a))
+            {
                 self.check(*t)?;
             }
         }
@@ -81,8 +82,7 @@ fn check_type(m: &Module, t: Type) -> Result<(), Failure> {
             .chain(results.iter())
             .try_for_each(|&x| check_type(m, x)),
         TypeData::Dialect(d) if m.str(d.dialect) == "quant" && m.str(d.mnemonic) == "uniform" => {
-            crate::convert::check_quantized_type(m, &d.params)
-                .map_err(|e| fail("quant.uniform", e))
+            crate::convert::check_quantized_type(m, &d.params).map_err(|e| fail("quant.uniform", e))
         }
         _ => Ok(()),
     }

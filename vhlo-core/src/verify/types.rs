@@ -534,7 +534,11 @@ pub(crate) fn compatible_types(m: &Module, a: Type, b: Type) -> bool {
         }
         _ => match (m.type_data(a), m.type_data(b)) {
             (TypeData::Tuple(xs), TypeData::Tuple(ys)) => {
-                xs.len() == ys.len() && xs.iter().zip(ys.iter()).all(|(&x, &y)| compatible_types(m, x, y))
+                xs.len() == ys.len()
+                    && xs
+                        .iter()
+                        .zip(ys.iter())
+                        .all(|(&x, &y)| compatible_types(m, x, y))
             }
             _ => false,
         },
@@ -587,7 +591,9 @@ impl Inferred {
     }
     /// The shape as upstream prints it in messages (`[2, ?]`, `*` when unranked).
     pub fn shape_str(&self) -> String {
-        self.dims.as_deref().map_or_else(|| "*".to_string(), dims_str)
+        self.dims
+            .as_deref()
+            .map_or_else(|| "*".to_string(), dims_str)
     }
 }
 
@@ -618,7 +624,11 @@ pub(crate) fn matches_inferred(m: &Module, inferred: &Inferred, actual: Type) ->
 
 /// Checks the op's results against what its shape function inferred, with upstream's message:
 /// `inferred shape '[2, 4]' is incompatible with return type of operation 'tensor<2x5xf32>'`.
-pub(crate) fn check_inferred(v: &OpView, inferred: &[Inferred], rule: &'static str) -> super::Check {
+pub(crate) fn check_inferred(
+    v: &OpView,
+    inferred: &[Inferred],
+    rule: &'static str,
+) -> super::Check {
     let actual = v.result_types();
     if actual.len() != inferred.len() {
         return Err(super::fail(
@@ -673,7 +683,8 @@ mod tests {
     #[test]
     fn dense_values() {
         let mut m = Module::new();
-        let a = crate::text::parse_attribute(&mut m, "dense<[[0, 1], [2, -3]]> : tensor<2x2xi64>").unwrap();
+        let a = crate::text::parse_attribute(&mut m, "dense<[[0, 1], [2, -3]]> : tensor<2x2xi64>")
+            .unwrap();
         assert_eq!(dense_ints(&m, a), Some((vec![2, 2], vec![0, 1, 2, -3])));
         let s = crate::text::parse_attribute(&mut m, "dense<7> : tensor<3xi32>").unwrap();
         assert_eq!(int_list(&m, s), Some(vec![7, 7, 7]));

@@ -73,7 +73,12 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
     frame_open.push(true);
     frame_scope.push(1);
     let top_frame = 1u32;
-    if parts.ops && !m.top_ops().iter().any(|&op| m.op_name_str(op) == "builtin.module") {
+    if parts.ops
+        && !m
+            .top_ops()
+            .iter()
+            .any(|&op| m.op_name_str(op) == "builtin.module")
+    {
         collect_symbols(sink, &mut symbols, None, m.top_ops().iter().copied());
     }
     // The top-level ops, as if in one open block.
@@ -122,7 +127,11 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
                     open.next += 1;
                     let frame = open.frame;
                     stack.push(Step::Resume(open));
-                    (op, frame, frame_scope.get(frame as usize).copied().unwrap_or(0))
+                    (
+                        op,
+                        frame,
+                        frame_scope.get(frame as usize).copied().unwrap_or(0),
+                    )
                 }
                 Some(Step::Results(op, frame)) => {
                     if parts.dominance {
@@ -160,7 +169,10 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
                 if m.block_ops(b).last() != Some(&op) {
                     sink.report(
                         op,
-                        fail("IsTerminator", "must be the last operation in the parent block"),
+                        fail(
+                            "IsTerminator",
+                            "must be the last operation in the parent block",
+                        ),
                     );
                     return;
                 }

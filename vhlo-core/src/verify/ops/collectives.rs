@@ -198,11 +198,7 @@ fn signature(kind: K) -> Option<(&'static [Arity], &'static [Arity], Option<usiz
         K::ReduceScatter => (TENSOR, TENSOR, Some(1)),
         K::AsyncStart => (TENSORS, &[One(Tc::Future)], Some(1)),
         K::AsyncDone => (&[One(Tc::Future)], TENSOR, Some(0)),
-        K::Send | K::Outfeed => (
-            &[Var(Tc::TensorOrPerAxis), One(Tc::Token)],
-            TOKEN,
-            Some(0),
-        ),
+        K::Send | K::Outfeed => (&[Var(Tc::TensorOrPerAxis), One(Tc::Token)], TOKEN, Some(0)),
         K::Recv | K::Infeed => (TOKEN, &[Var(Tc::StaticTensorOrToken)], Some(0)),
         K::AfterAll => (&[Var(Tc::Token)], TOKEN, Some(0)),
         K::CreateToken => (NONE, TOKEN, Some(0)),
@@ -222,11 +218,7 @@ fn signature(kind: K) -> Option<(&'static [Arity], &'static [Arity], Option<usiz
             &[Var(Tc::CustomCallValue)],
             Some(0),
         ),
-        K::Composite => (
-            &[Var(Tc::CompositeValue)],
-            &[Var(Tc::CompositeValue)],
-            None,
-        ),
+        K::Composite => (&[Var(Tc::CompositeValue)], &[Var(Tc::CompositeValue)], None),
         _ => return None,
     })
 }
@@ -285,10 +277,7 @@ fn check_ods(v: &OpView) -> Check {
 
 /// The counts and ODS types of one side (`what` is "operand" or "result") of the op.
 fn check_group_types(v: &OpView, what: &str, groups: &[Arity], types: &[Type]) -> Check {
-    let fixed = groups
-        .iter()
-        .filter(|g| matches!(g, Arity::One(_)))
-        .count();
+    let fixed = groups.iter().filter(|g| matches!(g, Arity::One(_))).count();
     let variadic = groups.len() > fixed;
     let n = types.len();
     if variadic && n < fixed {
@@ -359,7 +348,9 @@ fn is_memref(m: &Module, t: Type) -> bool {
 /// The types a `!stablehlo.future<...>` wraps.
 fn future_types(m: &Module, t: Type) -> Option<&[Type]> {
     match m.type_data(t) {
-        TypeData::Dialect(d) if m.str(d.dialect) == "stablehlo" && m.str(d.mnemonic) == "future" => {
+        TypeData::Dialect(d)
+            if m.str(d.dialect) == "stablehlo" && m.str(d.mnemonic) == "future" =>
+        {
             match &*d.params {
                 [Param::Types(ts)] => Some(ts),
                 [] => Some(&[]),
@@ -523,7 +514,11 @@ fn inferred_str(v: &OpView, i: &Inferred) -> String {
         s.push('x');
     }
     s.push_str(&element);
-    if let Some(b) = i.bounds.as_ref().filter(|b| b.iter().any(|&x| !is_dynamic(x))) {
+    if let Some(b) = i
+        .bounds
+        .as_ref()
+        .filter(|b| b.iter().any(|&x| !is_dynamic(x)))
+    {
         let parts: Vec<String> = b.iter().map(|&x| size_str(x)).collect();
         s.push_str(&format!(", #stablehlo.bounds<{}>", parts.join(", ")));
     }
@@ -544,9 +539,9 @@ struct DenseInts {
 impl DenseInts {
     /// The number of elements the shape holds (saturating).
     fn count(&self) -> u64 {
-        self.dims
-            .iter()
-            .fold(1u64, |acc, &d| acc.saturating_mul(u64::try_from(d).unwrap_or(0)))
+        self.dims.iter().fold(1u64, |acc, &d| {
+            acc.saturating_mul(u64::try_from(d).unwrap_or(0))
+        })
     }
 }
 
@@ -596,7 +591,10 @@ fn flag(v: &OpView, name: &str) -> bool {
 
 /// A boolean attribute (false when absent).
 fn bool_attr(v: &OpView, name: &str) -> bool {
-    matches!(v.attr(name).map(|a| v.m.attr_data(a)), Some(AttrData::Bool(true)))
+    matches!(
+        v.attr(name).map(|a| v.m.attr_data(a)),
+        Some(AttrData::Bool(true))
+    )
 }
 
 /// An integer attribute as an i64 (0 when absent or out of range).
@@ -731,7 +729,9 @@ fn mesh_axes(v: &OpView, a: Attribute) -> Check {
     };
     let inline_axes = match m.attr_data(mesh) {
         AttrData::SymbolRef { nested, .. } if nested.is_empty() => return Ok(()),
-        AttrData::Dialect(md) if m.str(md.dialect) == "stablehlo" && m.str(md.mnemonic) == "mesh" => {
+        AttrData::Dialect(md)
+            if m.str(md.dialect) == "stablehlo" && m.str(md.mnemonic) == "mesh" =>
+        {
             match md.params.first() {
                 Some(Param::Attrs(xs)) => xs.clone(),
                 _ => Box::default(),
@@ -780,7 +780,11 @@ fn mesh_axes(v: &OpView, a: Attribute) -> Check {
 /// type promotes to `E`. `rule` is the op's constraint id.
 fn reducer(v: &OpView, block: Block, operand: Type, rule: &'static str) -> Check {
     let m = v.m;
-    let args: Vec<Type> = m.block_args(block).iter().map(|&a| m.value_type(a)).collect();
+    let args: Vec<Type> = m
+        .block_args(block)
+        .iter()
+        .map(|&a| m.value_type(a))
+        .collect();
     ensure!(
         args.len() == 2,
         rule,
@@ -861,9 +865,7 @@ fn reducer(v: &OpView, block: Block, operand: Type, rule: &'static str) -> Check
 /// region is empty (upstream's `getAccumulatorTypesOrInputTypes`).
 fn accumulator_element(v: &OpView, fallback: Type) -> Type {
     match v.region_return(0) {
-        Some((_, types)) => types
-            .first()
-            .map_or(fallback, |&t| element_or_self(v.m, t)),
+        Some((_, types)) => types.first().map_or(fallback, |&t| element_or_self(v.m, t)),
         None => element_or_self(v.m, fallback),
     }
 }
@@ -1127,7 +1129,10 @@ fn dynamic_root(v: &OpView, op: &str) -> Check {
         return Ok(());
     };
     let dims = shaped(v.m, root).and_then(|s| {
-        let i32 = matches!(v.m.type_data(s.element), TypeData::Integer { width: 32, .. });
+        let i32 = matches!(
+            v.m.type_data(s.element),
+            TypeData::Integer { width: 32, .. }
+        );
         s.dims.filter(|d| i32 && d.len() == 1)
     });
     let Some(&[size]) = dims else {
@@ -1174,7 +1179,12 @@ fn collective_broadcast(v: &OpView) -> Check {
             } else {
                 1
             };
-            for &id in groups.values.iter().cycle().take(groups.values.len() * repeat) {
+            for &id in groups
+                .values
+                .iter()
+                .cycle()
+                .take(groups.values.len() * repeat)
+            {
                 ensure!(
                     id >= 0,
                     "C2",
@@ -1495,7 +1505,11 @@ fn async_done(v: &OpView) -> Check {
         return Ok(());
     };
     let Some(types) = future_types(v.m, future) else {
-        bail!("C1", "operand must be a future type, but got '{}'", v.t(future));
+        bail!(
+            "C1",
+            "operand must be a future type, but got '{}'",
+            v.t(future)
+        );
     };
     let &[t] = types else {
         bail!(
@@ -1549,7 +1563,10 @@ fn recv(v: &OpView) -> Check {
             channel_type_name(t)
         );
     }
-    tensors_then_token(v, "everything but the last element of result types is expected")
+    tensors_then_token(
+        v,
+        "everything but the last element of result types is expected",
+    )
 }
 
 /// At least one result, tensors, and a token last (infeed C1–C3, recv's results).
@@ -1693,12 +1710,12 @@ pub(crate) fn infer_rng(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     let element = element_or_self(v.m, b);
     let shape = v.operands().get(2).copied();
     let constant = shape.and_then(|s| match v.m.value_def(s) {
-        ValueDef::Result { op, .. } if v.m.op_name_str(op) == "stablehlo.constant" => v
-            .m
-            .property(op, "value")
-            .or_else(|| v.m.attribute(op, "value"))
-            .and_then(|a| dense_ints(v.m, a))
-            .map(|(_, values)| values),
+        ValueDef::Result { op, .. } if v.m.op_name_str(op) == "stablehlo.constant" => {
+            v.m.property(op, "value")
+                .or_else(|| v.m.attribute(op, "value"))
+                .and_then(|a| dense_ints(v.m, a))
+                .map(|(_, values)| values)
+        }
         _ => None,
     });
     let dims = match constant {
@@ -1765,7 +1782,8 @@ fn custom_call(v: &OpView) -> Check {
             );
         };
         let results = v.result_types();
-        let result_types: Vec<Type> = match (&results[..], results.first().map(|&t| m.type_data(t))) {
+        let result_types: Vec<Type> = match (&results[..], results.first().map(|&t| m.type_data(t)))
+        {
             ([_], Some(TypeData::Tuple(ts))) => ts.to_vec(),
             _ => results,
         };
@@ -2002,7 +2020,11 @@ fn known_custom_calls(v: &OpView, aliases: &[Alias]) -> Check {
             let input = operands[0];
             let is_tensor = |t| shaped(m, t).is_some();
             ensure!(
-                if pin { is_tensor(input) } else { is_memref(m, input) },
+                if pin {
+                    is_tensor(input)
+                } else {
+                    is_memref(m, input)
+                },
                 "Pin",
                 "{name} custom_call should have {from} input, but has '{}'",
                 v.t(input)
@@ -2015,7 +2037,11 @@ fn known_custom_calls(v: &OpView, aliases: &[Alias]) -> Check {
             );
             let output = results[0];
             ensure!(
-                if pin { is_memref(m, output) } else { is_tensor(output) },
+                if pin {
+                    is_memref(m, output)
+                } else {
+                    is_tensor(output)
+                },
                 "Pin",
                 "{name} custom_call should have {to} output, but has '{}'",
                 v.t(output)
@@ -2197,15 +2223,25 @@ mod tests {
                 "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {{\n  %0 = \"stablehlo.all_reduce\"(%x) ({{\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n    %s = stablehlo.add %a, %b : tensor<f32>\n    stablehlo.return %s : tensor<f32>\n  }}) {{replica_groups = {groups}{extra}}} : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}}\n"
             )
         };
-        assert_eq!(error(&all_reduce("dense<[[0, 1]]> : tensor<1x2xi64>", "")), None);
+        assert_eq!(
+            error(&all_reduce("dense<[[0, 1]]> : tensor<1x2xi64>", "")),
+            None
+        );
         // -1 pads groups of different sizes in all_reduce.
         assert_eq!(
-            error(&all_reduce("dense<[[0, -1], [1, 2]]> : tensor<2x2xi64>", "")),
+            error(&all_reduce(
+                "dense<[[0, -1], [1, 2]]> : tensor<2x2xi64>",
+                ""
+            )),
             None
         );
         let e = error(&all_reduce("dense<[[0, 1, 1]]> : tensor<1x3xi64>", "")).unwrap();
         assert!(e.contains("replica id #1 seen more than once"), "{e}");
-        let e = error(&all_reduce("dense<[[0, -2], [1, 2]]> : tensor<2x2xi64>", "")).unwrap();
+        let e = error(&all_reduce(
+            "dense<[[0, -2], [1, 2]]> : tensor<2x2xi64>",
+            "",
+        ))
+        .unwrap();
         assert!(e.contains("replica id #3 not seen"), "{e}");
         // A splat of a huge shape is decided without expanding it.
         let e = error(&all_reduce("dense<0> : tensor<1000000x1000000xi64>", "")).unwrap();
@@ -2254,15 +2290,24 @@ mod tests {
             check("atol = 1.0e-05, rtol = 0.0, ulps = 1, mode = #stablehlo.result_accuracy_mode<TOLERANCE>"),
             None
         );
-        assert!(check("atol = -0.0, mode = #stablehlo.result_accuracy_mode<TOLERANCE>")
-            .unwrap()
-            .starts_with("Negative tolerance"));
-        assert!(check("ulps = -1, mode = #stablehlo.result_accuracy_mode<TOLERANCE>")
-            .unwrap()
-            .starts_with("Negative tolerance"));
-        assert!(check("atol = 1.0, mode = #stablehlo.result_accuracy_mode<DEFAULT>")
-            .unwrap()
-            .contains("with mode DEFAULT, must be all zero"));
-        assert_eq!(check("mode = #stablehlo.result_accuracy_mode<HIGHEST>"), None);
+        assert!(
+            check("atol = -0.0, mode = #stablehlo.result_accuracy_mode<TOLERANCE>")
+                .unwrap()
+                .starts_with("Negative tolerance")
+        );
+        assert!(
+            check("ulps = -1, mode = #stablehlo.result_accuracy_mode<TOLERANCE>")
+                .unwrap()
+                .starts_with("Negative tolerance")
+        );
+        assert!(
+            check("atol = 1.0, mode = #stablehlo.result_accuracy_mode<DEFAULT>")
+                .unwrap()
+                .contains("with mode DEFAULT, must be all zero")
+        );
+        assert_eq!(
+            check("mode = #stablehlo.result_accuracy_mode<HIGHEST>"),
+            None
+        );
     }
 }

@@ -680,7 +680,9 @@ fn result_accuracy(v: OpView) -> Check {
         if !(atol == 0.0 && rtol == 0.0 && ulps == 0) {
             return Err(crate::verify::fail(
                 "result_accuracy",
-                format!("Invalid tolerances for ResultAccuracyAttr with mode {mode}, must be all zero."),
+                format!(
+                    "Invalid tolerances for ResultAccuracyAttr with mode {mode}, must be all zero."
+                ),
             )
             .at(place));
         }

@@ -15,7 +15,6 @@ use super::{fail, Check};
 use crate::ir::{Attribute, FastSet, Module, OpId, Symbol, Type, TypeData};
 use crate::vhlo::StablehloOp as K;
 
-
 /// The ODS attribute checks an op passed: (op kind, attribute name, value). Ops repeat the
 /// same attributes, so each distinct one is checked once per kind.
 pub(crate) type OdsMemo = FastSet<(K, Symbol, Attribute)>;
@@ -156,7 +155,12 @@ fn declared_attributes(v: OpView, memo: &mut OdsMemo) -> Check {
             continue;
         }
         if let Some(e) = super::ods::violation_of(m, v.kind, a.name, a.value) {
-            let place = match v.kind.attribute_names().iter().find(|&&n| n == m.str(a.name)) {
+            let place = match v
+                .kind
+                .attribute_names()
+                .iter()
+                .find(|&&n| n == m.str(a.name))
+            {
                 Some(&name) => super::Place::AttributeDict(name),
                 None => super::Place::Op,
             };
