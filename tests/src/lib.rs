@@ -2,6 +2,9 @@
 
 use std::path::PathBuf;
 
+pub mod checked;
+pub use checked::{assert_reads_back, bytecode, portable, read_back, read_back_cli};
+
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use vhlo_core::bytecode;
+use vhlo_tests::bytecode;
 
 /// The suite directory: `VHLO_COMPAT_SUITE`, else `../shared/compat-suite` from the workspace
 /// root. `None` (skip) when absent, except under `CI=true`, where that is a failure.
@@ -216,7 +216,9 @@ fn corrupted_artifacts_do_not_panic() {
                 bytes[at] = next() as u8;
             }
             if let Ok((module, info)) = bytecode::read(&bytes) {
-                let _ = bytecode::write(
+                // unchecked: a corrupted artifact the raw reader took, written again only to see
+                // that the writer does not panic; its program may break any rule.
+                let _ = vhlo_core::bytecode::write(
                     &module,
                     &bytecode::WriteOptions::new(info.bytecode_version, &info.producer),
                 );
@@ -359,4 +361,197 @@ fn jax_fixtures_round_trip_byte_for_byte() {
         files.len()
     );
     assert!(identical > 0 || files.is_empty());
+}
+
+// ---- Reader rules on hand-edited bytes (issue 29) -------------------------------------------------
+
+/// `%0` (the abs) and `%a` each have three uses; the function body defines six values.
+const THREE_USES: &str = "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.abs %a : tensor<f32>\n  %1 = stablehlo.add %0, %a : tensor<f32>\n  %2 = stablehlo.multiply %1, %0 : tensor<f32>\n  %3 = stablehlo.subtract %2, %0 : tensor<f32>\n  %4 = stablehlo.add %3, %a : tensor<f32>\n  return %4 : tensor<f32>\n}\n";
+
+/// The VHLO module of [`THREE_USES`] as our writer writes it (read back, verifying), with the
+/// abs's result and the function's argument.
+fn three_uses() -> (
+    vhlo_core::ir::Module,
+    bytecode::ArtifactInfo,
+    vhlo_core::ir::Value,
+    vhlo_core::ir::Value,
+) {
+    let m = vhlo_core::text::parse(THREE_USES).expect("parses");
+    let artifact = vhlo_tests::portable::serialize_portable_artifact(
+        &m,
+        "current",
+        vhlo_tests::portable::SerializeOptions::default(),
+    )
+    .expect("serializes");
+    let (m, info) = bytecode::read(&artifact).expect("reads");
+    let mut ops = Vec::new();
+    m.walk(|op| ops.push(op));
+    let op = |name: &str| {
+        *ops.iter()
+            .find(|&&op| m.op_name_str(op) == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let abs = m.result(op("vhlo.abs_v1"), 0).expect("abs result");
+    let body = m.regions(op("vhlo.func_v1"))[0];
+    let arg = m.block_args(m.blocks(body)[0])[0];
+    (m, info, abs, arg)
+}
+
+/// Writes `m` with the non-pair use-list order `indices` recorded for `v` (read back by the
+/// checked writer: a valid order reads).
+fn with_order(
+    m: &vhlo_core::ir::Module,
+    info: &bytecode::ArtifactInfo,
+    v: vhlo_core::ir::Value,
+    indices: &[u64],
+) -> Vec<u8> {
+    let mut orders = std::collections::BTreeMap::new();
+    orders.insert(
+        v,
+        bytecode::UseListOrder {
+            pair_encoding: false,
+            indices: indices.into(),
+        },
+    );
+    let mut opts = bytecode::WriteOptions::new(info.bytecode_version, &info.producer);
+    opts.use_list_orders = Some(&orders);
+    bytecode::write(m, &opts).expect("writes")
+}
+
+/// A use-list order that is not a permutation of its value's uses is refused, naming the byte
+/// where the order starts, as MLIR's reader refuses it; a valid one reads. Each bad order is an
+/// in-place edit of the bytes of a valid one (`varintWithFlag(len, isPairs)`, then `len`
+/// varints; non-shortest varints keep the record's size), in an op record (the abs, mask bit
+/// HAS_USE_LIST_ORDERS) and in a block's argument mask.
+#[test]
+fn use_list_orders_that_are_not_permutations_are_refused_at_their_offset() {
+    let (m, info, abs, arg) = three_uses();
+    for (what, v) in [("op result", abs), ("block argument", arg)] {
+        // Two valid orders differ only in their three index bytes: that places the record.
+        let a = with_order(&m, &info, v, &[2, 0, 1]);
+        let b = with_order(&m, &info, v, &[1, 2, 0]);
+        assert_eq!(a.len(), b.len(), "{what}");
+        let diff: Vec<usize> = (0..a.len()).filter(|&i| a[i] != b[i]).collect();
+        assert_eq!(diff.len(), 3, "{what}: {diff:?}");
+        let p = diff[0];
+        assert_eq!(diff, [p, p + 1, p + 2], "{what}");
+        let header = p - 1;
+        // varintWithFlag(3, false) = 6, a one-byte varint; then 2, 0, 1.
+        assert_eq!(a[header..p + 3], [0x0D, 0x05, 0x01, 0x03], "{what}");
+
+        // The valid order reads, and is the one recorded.
+        let (_, read) = bytecode::read(&a).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(
+            read.use_list_orders
+                .values()
+                .any(|o| !o.pair_encoding && *o.indices == [2, 0, 1]),
+            "{what}: {:?}",
+            read.use_list_orders
+        );
+        vhlo_tests::portable::deserialize_portable_artifact(&a)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+
+        let cases: [(&str, [u8; 4], &str); 5] = [
+            // [2, 0, 0]
+            (
+                "a repeated index",
+                [0x0D, 0x05, 0x01, 0x01],
+                "is not a permutation of the value's 3 uses",
+            ),
+            // [2, 0, 5]
+            (
+                "an index out of range",
+                [0x0D, 0x05, 0x01, 0x0B],
+                "is not a permutation of the value's 3 uses",
+            ),
+            // [2, 0]: length 2, the 0 as a two-byte varint.
+            (
+                "the wrong length",
+                [0x09, 0x05, 0x02, 0x00],
+                "use-list order of length 2 for a value with 3 uses",
+            ),
+            // Pairs, length 3: (2, 0) and a lone 1.
+            (
+                "an odd-length pair encoding",
+                [0x0F, 0x05, 0x01, 0x03],
+                "pair-encoded use-list order has an odd length 3",
+            ),
+            // Pairs, length 2: (0, 7), the 7 as a two-byte varint.
+            (
+                "a pair naming a use out of range",
+                [0x0B, 0x01, 0x1E, 0x00],
+                "use-list order names use 7 of a value with 3 uses",
+            ),
+        ];
+        for (case, record, message) in cases {
+            let mut bad = a.clone();
+            bad[header..header + 4].copy_from_slice(&record);
+            let e = bytecode::read(&bad)
+                .err()
+                .unwrap_or_else(|| panic!("{what}, {case}: read"));
+            assert_eq!(e.offset, header, "{what}, {case}: {e}");
+            let shown = e.to_string();
+            assert!(
+                shown.contains(message) && shown.contains(&format!("byte {header}")),
+                "{what}, {case}: {shown}"
+            );
+            let e = vhlo_tests::portable::deserialize_portable_artifact(&bad)
+                .err()
+                .unwrap_or_else(|| panic!("{what}, {case}: deserialized"))
+                .to_string();
+            assert!(e.contains(message), "{what}, {case}: {e}");
+        }
+    }
+}
+
+/// An isolated region (a function body, in a nested IR section) whose header declares fewer
+/// values than it defines is refused, as MLIR's reader refuses it; the header as written reads.
+#[test]
+fn a_region_that_defines_more_values_than_declared_is_refused() {
+    let (m, info, _, _) = three_uses();
+    let artifact = bytecode::write(
+        &m,
+        &bytecode::WriteOptions::new(info.bytecode_version, &info.producer),
+    )
+    .expect("writes");
+    // The function's regions: varintWithFlag(1 region, isolated) = 07, a nested IR section
+    // (04, its length), then the region: 1 block (03), 6 values (the argument and five results:
+    // 0D). The module's own region declares 0 values.
+    let at: Vec<usize> = (0..artifact.len().saturating_sub(5))
+        .filter(|&i| {
+            let w = &artifact[i..i + 5];
+            w[0] == 0x07
+                && w[1] == 0x04
+                && w[2] & 1 == 1
+                && i + 3 + usize::from(w[2] >> 1) <= artifact.len()
+                && w[3] == 0x03
+                && w[4] == 0x0D
+        })
+        .map(|i| i + 4)
+        .collect();
+    assert_eq!(at.len(), 1, "the function body's header: {at:?}");
+    let count = at[0];
+    bytecode::read(&artifact).expect("the header as written reads");
+    // 5 and 0 values declared (varint 0B, 01).
+    for declared in [0x0B, 0x01] {
+        let mut bad = artifact.clone();
+        bad[count] = declared;
+        let e = bytecode::read(&bad)
+            .err()
+            .unwrap_or_else(|| panic!("declared {}: read", declared >> 1))
+            .to_string();
+        assert!(
+            e.contains("region defines more values than its header declared"),
+            "declared {}: {e}",
+            declared >> 1
+        );
+        let e = vhlo_tests::portable::deserialize_portable_artifact(&bad)
+            .err()
+            .unwrap_or_else(|| panic!("declared {}: deserialized", declared >> 1))
+            .to_string();
+        assert!(
+            e.contains("region defines more values than its header declared"),
+            "{e}"
+        );
+    }
 }

@@ -4,8 +4,8 @@
 //! (and `pallas/`) from the jax wheel in the oracle venv at test time; nothing is copied into the
 //! repository. See `corpus` below.
 
-use vhlo_core::portable::{self, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
+use vhlo_tests::portable::{self, SerializeOptions};
 
 /// An artifact with its producer string replaced (the header is magic, version varint, producer).
 fn with_producer(artifact: &[u8], producer: &str) -> Vec<u8> {

@@ -10,8 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use vhlo_core::portable::{self, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
+use vhlo_tests::portable::{self, SerializeOptions};
 
 /// (program, reason): byte differences that are not bugs.
 const EXPECTED_DIFFERENCES: &[(&str, &str)] = &[

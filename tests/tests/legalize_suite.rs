@@ -246,7 +246,7 @@ fn legalized_suite_matches_upstream_artifacts() {
         let mut opts =
             vhlo_core::bytecode::WriteOptions::new(info.bytecode_version, &info.producer);
         opts.use_list_orders = Some(&use_lists);
-        let ours = vhlo_core::bytecode::write(&m, &opts);
+        let ours = vhlo_tests::bytecode::write(&m, &opts);
         match ours {
             Ok(b) if b == bytes => same_bytes += 1,
             Ok(b) => failures.push(format!(

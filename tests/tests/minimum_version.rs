@@ -281,7 +281,7 @@ fn jax_programs_legalize_to_jaxlibs_artifacts() {
                 }
                 // `--strip-debuginfo`: every location unknown, block arguments' included.
                 vhlo_core::portable::strip_debuginfo(&mut m);
-                match vhlo_core::bytecode::write(&m, &opts) {
+                match vhlo_tests::bytecode::write(&m, &opts) {
                     Ok(b) if b == bytes => bytes_same += 1,
                     Ok(b) => failures.push(format!(
                         "{file}: {} bytes written vs {} in the artifact",

@@ -8,8 +8,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use vhlo_core::portable::{self, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
+use vhlo_tests::portable::{self, SerializeOptions};
 
 struct Counting;
 

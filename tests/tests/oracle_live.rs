@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use vhlo_core::convert::{self, LegalizeOptions};
-use vhlo_core::portable::{self, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
+use vhlo_tests::portable::{self, SerializeOptions};
 
 fn oracle_python() -> Option<PathBuf> {
     let python = match std::env::var_os("VHLO_ORACLE_PYTHON") {

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 use vhlo_core::convert;
 use vhlo_core::ir::{structurally_equal, EqualOptions};
-use vhlo_core::portable::{self, SerializeOptions};
 use vhlo_core::text::PrintOptions;
+use vhlo_tests::portable::{self, SerializeOptions};
 
 fn sorted(mut v: Vec<String>) -> Vec<String> {
     v.sort();

@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use vhlo_core::portable::{self, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
+use vhlo_tests::portable::{self, SerializeOptions};
 
 fn program_path() -> PathBuf {
     vhlo_tests::workspace_root().join("tests/fixtures/sdy/program.mlir")

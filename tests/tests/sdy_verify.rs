@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use vhlo_core::portable::{self, SerializeOptions};
 use vhlo_core::text;
+use vhlo_tests::portable::{self, SerializeOptions};
 
 const MESHES: &str = r#"sdy.mesh @m = <["x"=2, "y"=4]>
 sdy.mesh @one = <[], device_ids=[0]>

@@ -2,11 +2,11 @@
 //! command line): each kind of loss is refused when strict, naming what, where and the version,
 //! and accepted as before when not.
 
-use vhlo_core::bytecode;
 use vhlo_core::convert::{self, Diagnostic, LegalizeOptions, ToStablehloOptions};
 use vhlo_core::ir::{Module, NamedAttr};
-use vhlo_core::portable::{self, DeserializeOptions, PortableError, SerializeOptions};
 use vhlo_core::text;
+use vhlo_tests::bytecode;
+use vhlo_tests::portable::{self, DeserializeOptions, PortableError, SerializeOptions};
 
 /// Location ranges on an op and on a function argument (readers before 1.9.0 cannot read them).
 const RANGES: &str = r#"
@@ -178,8 +178,14 @@ fn an_attribute_the_reader_drops_is_refused_only_when_strict() {
         "the reader records what it dropped"
     );
     let (_, version) = portable::read_vhlo(&bytes).expect("not strict: read");
-    let err = portable::read_vhlo_with(&bytes, DeserializeOptions { strict: true, ..Default::default() })
-        .expect_err("strict refuses");
+    let err = portable::read_vhlo_with(
+        &bytes,
+        DeserializeOptions {
+            strict: true,
+            ..Default::default()
+        },
+    )
+    .expect_err("strict refuses");
     let PortableError::Convert(ds) = &err else {
         panic!("{err}")
     };
@@ -195,8 +201,13 @@ fn an_attribute_the_reader_drops_is_refused_only_when_strict() {
         ds[0]
     );
     assert!(!ds[0].op.is_empty());
-    let strict_deserialize =
-        portable::deserialize_portable_artifact_with(&bytes, DeserializeOptions { strict: true, ..Default::default() });
+    let strict_deserialize = portable::deserialize_portable_artifact_with(
+        &bytes,
+        DeserializeOptions {
+            strict: true,
+            ..Default::default()
+        },
+    );
     assert!(matches!(strict_deserialize, Err(PortableError::Convert(_))));
 }
 
@@ -221,7 +232,10 @@ fn strict_deserialization_accepts_every_suite_artifact() {
         };
         let strict = portable::deserialize_portable_artifact_with(
             &bytes,
-            DeserializeOptions { strict: true, ..Default::default() },
+            DeserializeOptions {
+                strict: true,
+                ..Default::default()
+            },
         )
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(

@@ -2,8 +2,8 @@
 //! libStablehlo verifies before it writes: each violation is refused, naming the op and its
 //! location; a compatible program with a dynamic dimension is accepted.
 
-use vhlo_core::portable::{self, PortableError, SerializeOptions};
 use vhlo_core::text;
+use vhlo_tests::portable::{self, PortableError, SerializeOptions};
 
 #[test]
 fn type_constraint_violations_are_refused_at_serialize() {

@@ -7,6 +7,12 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+// The tests crate's checked writers (`tests/src/checked.rs`): what a run or a call writes is read
+// back with verification on.
+#[allow(dead_code, unused_imports)]
+#[path = "../../tests/src/checked.rs"]
+mod checked;
+
 const PROGRAM: &str = "func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
 
 fn bin() -> &'static str {
@@ -25,7 +31,9 @@ fn run(args: &[&str], stdin: &[u8]) -> Output {
     // A process that refuses its arguments exits without reading: a broken pipe is fine.
     let _ = input.write_all(stdin);
     drop(input);
-    child.wait_with_output().expect("waits")
+    let o = child.wait_with_output().expect("waits");
+    checked::read_back_cli(args, &o);
+    o
 }
 
 fn stderr(o: &Output) -> String {
@@ -229,7 +237,8 @@ fn failed_writes_to_stdout_are_errors() {
         "{}",
         stderr(&o)
     );
-    // The control: stdout open on /dev/null is a successful write.
+    // The control: stdout open on /dev/null is a successful write (of the artifact that `run`
+    // writes, and reads back, elsewhere).
     let o = run_sh(
         &format!("--serialize --target=current '{src}'"),
         ">/dev/null",
@@ -321,7 +330,7 @@ fn json_diagnostics_round_trip() {
 /// the file or stdout); the bytes are those of the library's plain, copying calls.
 #[test]
 fn large_constants_stream_to_the_same_bytes() {
-    use vhlo_core::portable::{self, SerializeOptions};
+    use crate::checked::portable::{self, SerializeOptions};
     use vhlo_core::text;
     let n = 20_000;
     let floats: String = (0..n)

@@ -4,6 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+// The tests crate's checked writers (`tests/src/checked.rs`): what a run or a call writes is read
+// back with verification on.
+#[allow(dead_code, unused_imports)]
+#[path = "../../tests/src/checked.rs"]
+mod checked;
+
 const PROGRAM: &str = r#"func.func @main(%arg0: tensor<f32>) -> tensor<f32> {
   %0 = stablehlo.add %arg0, %arg0 : tensor<f32> loc("a.py":3:4 to :8)
   return %0 : tensor<f32>
@@ -11,10 +17,12 @@ const PROGRAM: &str = r#"func.func @main(%arg0: tensor<f32>) -> tensor<f32> {
 "#;
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vhlo-translate"))
+    let o = Command::new(env!("CARGO_BIN_EXE_vhlo-translate"))
         .args(args)
         .output()
-        .expect("runs vhlo-translate")
+        .expect("runs vhlo-translate");
+    checked::read_back_cli(args, &o);
+    o
 }
 
 fn stderr(o: &Output) -> String {

@@ -10,6 +10,12 @@
 //! (`--stablehlo-legalize-to-vhlo`, `--verify-diagnostics`, ...) is reported unsupported, and
 //! the test says which and why. Every file whose commands are all supported must pass.
 
+// The tests crate's checked writers (`tests/src/checked.rs`): what a run writes is read back
+// with verification on.
+#[allow(dead_code, unused_imports)]
+#[path = "../../tests/src/checked.rs"]
+mod checked;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -117,6 +123,8 @@ impl Tools {
                 });
                 let out = child.wait_with_output().map_err(|e| e.to_string())?;
                 let _ = feeder.join();
+                let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+                checked::check_cli_run(&argv, out.status.success(), &out.stdout)?;
                 Ok(Outcome {
                     ok: out.status.success(),
                     stdout: out.stdout,
