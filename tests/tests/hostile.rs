@@ -84,6 +84,14 @@ fn serialize(src: &str, options: SerializeOptions) -> Result<Vec<u8>, String> {
     portable::serialize_portable_module(m, "current", options).map_err(|e| e.to_string())
 }
 
+/// [`serialize`] for a measured case that reads the artifact back itself, with verification on,
+/// inside the measurement (the checked writer would read it a second time, and be measured).
+fn serialize_read_back_by_caller(src: &str, options: SerializeOptions) -> Result<Vec<u8>, String> {
+    let m = text::parse(src).map_err(|e| e.to_string())?;
+    // unchecked: every caller reads the artifact back with verification on (`deserialize`).
+    vhlo_core::portable::serialize_portable_module(m, "current", options).map_err(|e| e.to_string())
+}
+
 /// `vhlo-translate --deserialize [--mlir-print-debuginfo]` on `bytes`.
 fn deserialize(bytes: &[u8], debuginfo: bool) -> Result<String, String> {
     let m = portable::deserialize_portable_artifact_with(bytes, DeserializeOptions::default())
@@ -229,7 +237,7 @@ fn row01_splat_bombs_are_not_expanded() {
 fn row14_huge_splats_are_one_element() {
     let src = "func.func @main() -> tensor<99999999999x99999999999xf32> {\n  %0 = stablehlo.constant dense<1.000000e+00> : tensor<99999999999x99999999999xf32>\n  return %0 : tensor<99999999999x99999999999xf32>\n}\n";
     let ((bytes, printed), cost) = measure(|| {
-        let bytes = serialize(src, strict()).expect("a valid splat");
+        let bytes = serialize_read_back_by_caller(src, strict()).expect("a valid splat");
         let printed = deserialize(&bytes, false).expect("read back");
         (bytes, printed)
     });
@@ -544,8 +552,9 @@ fn row11_type_dags_are_walked_once() {
         vhlo_core::convert::legalize_to_vhlo(&mut vhlo, Default::default())
             .map_err(|e| format!("{e:?}"))?;
         vhlo_core::convert::minimum_version(&vhlo).map_err(|e| format!("{e:?}"))?;
-        let bytes =
-            portable::serialize_portable_module(m, "1.0.0", strict()).map_err(|e| e.to_string())?;
+        // unchecked: read back with verification on just below, inside the measurement.
+        let bytes = vhlo_core::portable::serialize_portable_module(m, "1.0.0", strict())
+            .map_err(|e| e.to_string())?;
         portable::deserialize_portable_artifact_with(
             &bytes,
             DeserializeOptions {
@@ -584,8 +593,9 @@ fn attribute_dags_are_walked_once() {
     let src = attribute_dag(levels);
     let (r, cost) = measure(|| {
         let m = text::parse(&src).map_err(|e| e.to_string())?;
-        let bytes =
-            portable::serialize_portable_module(m, "1.0.0", strict()).map_err(|e| e.to_string())?;
+        // unchecked: read back with verification on just below, inside the measurement.
+        let bytes = vhlo_core::portable::serialize_portable_module(m, "1.0.0", strict())
+            .map_err(|e| e.to_string())?;
         let back = portable::deserialize_portable_artifact(&bytes).map_err(|e| e.to_string())?;
         Ok::<_, String>((bytes.len(), back.num_interned().1))
     });
@@ -619,8 +629,9 @@ fn row04_location_dags_are_walked_once() {
     let src = location_dag(levels);
     let (printed, cost) = measure(|| {
         let m = text::parse(&src).expect("parses");
-        let bytes =
-            portable::serialize_portable_module(m, "1.0.0", strict()).expect("no range locations");
+        // unchecked: read back with verification on just below, inside the measurement.
+        let bytes = vhlo_core::portable::serialize_portable_module(m, "1.0.0", strict())
+            .expect("no range locations");
         let m = portable::deserialize_portable_artifact_with(
             &bytes,
             DeserializeOptions {
