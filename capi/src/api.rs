@@ -10,7 +10,8 @@ use vhlo_core::convert::{self, Diagnostic};
 use vhlo_core::ir::Module;
 use vhlo_core::portable::{self, DeserializeOptions, PortableError, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
-use vhlo_core::version::{self, CompatibilityRequirement, Date, Version, VersionError};
+use vhlo_core::compatibility::{self, CompatibilityRequirement};
+use vhlo_core::version::{self, Date, Version, VersionError};
 
 /// The API version: bumped when a function of either binding changes its contract.
 pub const API_VERSION: i32 = 1;
@@ -351,8 +352,8 @@ pub fn inspect(artifact: &[u8]) -> Result<Inspection, Failure> {
         ops,
         histogram,
         minimum_version: convert::minimum_version(&vhlo).ok(),
-        first_consumer: version::first_tag_reaching(version.floor_patch()),
-        guaranteed_until: version::backward_guarantee_until(version.floor_patch()),
+        first_consumer: compatibility::first_tag_reaching(version.floor_patch()),
+        guaranteed_until: compatibility::backward_guarantee_until(version.floor_patch()),
     })
 }
 

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_void};
 
 use crate::api::{self, Failure, FailureKind};
-use vhlo_core::version::CompatibilityRequirement;
+use vhlo_core::compatibility::CompatibilityRequirement;
 
 /// A pointer and a length: the bytes are not NUL-terminated and may contain NUL. `data` may be
 /// NULL when `length` is 0.

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use vhlo::api::{self, Failure};
-use vhlo_core::version::CompatibilityRequirement;
+use vhlo_core::compatibility::CompatibilityRequirement;
 
 create_exception!(
     vhlo,
@@ -281,7 +281,7 @@ fn _inspect<'py>(py: Python<'py>, artifact: &Bound<'py, PyAny>) -> PyResult<Boun
 /// The target every consumer under the 2-year forward guarantee reads, at `as_of` (Unix seconds).
 #[pyfunction]
 fn _forward_guarantee_target(as_of: i64) -> String {
-    vhlo_core::version::forward_guarantee_target(as_of).to_string()
+    vhlo_core::compatibility::forward_guarantee_target(as_of).to_string()
 }
 
 #[pymodule]

@@ -86,13 +86,22 @@ func.func @main(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@m, [{"x"}]>})
 }
 "#;
 
+/// Serializes a program read without the verifier: writing verifies it, with its locations.
+/// (`text::parse` refuses the same programs, at their line and column.)
 fn serialize(src: &str) -> Result<Vec<u8>, String> {
-    let m = text::parse(src).map_err(|e| format!("parse: {e}"))?;
+    let verdict = text::parse(src).map(|_| ()).map_err(|e| e.message);
+    let m = text::parse_unverified(src).map_err(|e| format!("parse: {e}"))?;
     let options = SerializeOptions {
         allow_other_dialects: true,
         ..SerializeOptions::default()
     };
-    portable::serialize_portable_module(m, "current", options).map_err(|e| e.to_string())
+    let written = portable::serialize_portable_module(m, "current", options).map_err(|e| e.to_string());
+    assert_eq!(
+        verdict.is_ok(),
+        written.is_ok(),
+        "the parser's verdict ({verdict:?}) and the writer's differ"
+    );
+    written
 }
 
 fn oracle_python() -> Option<PathBuf> {

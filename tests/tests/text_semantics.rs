@@ -526,15 +526,17 @@ fn custom_forms_are_used_only_when_lossless() {
 
 #[test]
 fn a_custom_printer_that_gives_up_leaves_no_trace() {
-    // `precision_config` holding a non-precision attribute has no custom form.
+    // `precision_config` holding a non-precision attribute has no custom form (and breaks its
+    // ODS type, which the verifier refuses: read without it).
     let src = r#"func.func @f(%a: tensor<3xf32>) -> tensor<f32> {
   %0 = "stablehlo.dot"(%a, %a) {precision_config = [#stablehlo<precision HIGH>, #foo<"bar">]} : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>
   func.return %0 : tensor<f32>
 }"#;
-    let m = text::parse(src).expect("parses");
+    let m = text::parse_unverified(src).expect("parses");
     let out = text::print(&m, text::PrintOptions::default());
     assert!(out.contains(r#"%0 = "stablehlo.dot"(%arg0, %arg0) <{precision_config = [#stablehlo<precision HIGH>, #foo<"bar">]}>"#), "{out}");
-    text::parse(&out).expect("re-parses");
+    text::parse_unverified(&out).expect("re-parses");
+    assert!(text::parse(&out).is_err(), "the verifier refuses the precision config");
 }
 
 #[test]
@@ -670,7 +672,9 @@ fn short_file_location_ranges_print_zeros_for_what_they_lack() {
 
 /// MLIR strings are bytes: a composite's name and Shardy's mesh and axis names that are not
 /// UTF-8 print with `\XX` escapes in their custom forms and parse back (a composite's did not:
-/// found by `structured_pipeline`). jaxlib 0.10.2 prints and reads the composite the same.
+/// found by `structured_pipeline`). A composite named so breaks composite_c1 (jaxlib 0.10.2
+/// refuses it: "name must be a valid namespaced op name"), so the text is read without the
+/// verifier here: what is tested is the printing of bytes.
 #[test]
 fn byte_strings_in_custom_forms_print_back() {
     let src = "sdy.mesh @m = <[\"x\\E9\"=2]>\n\
@@ -678,7 +682,7 @@ fn byte_strings_in_custom_forms_print_back() {
                func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  \
                %0 = stablehlo.composite \"c\\E9\" %a {decomposition = @f} : (tensor<f32>) -> tensor<f32>\n  \
                return %0 : tensor<f32>\n}\n";
-    let m = text::parse(src).unwrap_or_else(|e| panic!("{e}"));
+    let m = text::parse_unverified(src).unwrap_or_else(|e| panic!("{e}"));
     let out = text::print(&m, text::PrintOptions::default());
     for expected in [
         r#"stablehlo.composite "c\E9" %arg0"#,
@@ -686,6 +690,6 @@ fn byte_strings_in_custom_forms_print_back() {
     ] {
         assert!(out.contains(expected), "{expected} not in\n{out}");
     }
-    let again = text::parse(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let again = text::parse_unverified(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
     assert_eq!(text::print(&again, text::PrintOptions::default()), out);
 }

@@ -78,6 +78,7 @@ extern crate self as vhlo_core;
 
 pub mod build;
 pub mod bytecode;
+pub mod compatibility;
 pub mod convert;
 pub mod dialect;
 pub mod ir;

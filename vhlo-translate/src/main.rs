@@ -20,7 +20,8 @@ use vhlo_core::convert::{self, Diagnostic};
 use vhlo_core::ir::Blob;
 use vhlo_core::portable::{self, DeserializeOptions, PortableError, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
-use vhlo_core::version::{CompatibilityRequirement, Date};
+use vhlo_core::compatibility::CompatibilityRequirement;
+use vhlo_core::version::Date;
 use vhlo_core::vhlo::{self, VhloOp};
 
 #[derive(Parser, Debug)]
@@ -715,8 +716,8 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
         ops += 1;
     });
     let minimum = convert::minimum_version(&m);
-    let first_consumer = vhlo_core::version::first_tag_reaching(version.floor_patch());
-    let guaranteed_until = vhlo_core::version::backward_guarantee_until(version.floor_patch());
+    let first_consumer = vhlo_core::compatibility::first_tag_reaching(version.floor_patch());
+    let guaranteed_until = vhlo_core::compatibility::backward_guarantee_until(version.floor_patch());
     let readable = match readable_by {
         None => None,
         Some(r) => {

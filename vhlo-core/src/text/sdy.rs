@@ -704,7 +704,8 @@ mod tests {
     return %2 : tensor<8xf32>
   }
 }"#;
-        let m = crate::text::parse(src).expect("parses");
+        // The all_gather breaks its SameOperandsAndResultType: read without the verifier.
+        let m = crate::text::parse_unverified(src).expect("parses");
         let out = crate::text::print(&m, Default::default());
         assert!(
             out.contains(
@@ -717,7 +718,7 @@ mod tests {
             out.contains("%2 = sdy.func_data_flow_edge %1 : tensor<8xf32>"),
             "{out}"
         );
-        let back = crate::text::parse(&out).expect("reparses");
+        let back = crate::text::parse_unverified(&out).expect("reparses");
         assert_eq!(crate::text::print(&back, Default::default()), out);
     }
 

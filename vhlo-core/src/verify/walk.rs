@@ -42,6 +42,9 @@ enum Step {
     Top(usize),
     /// Walk a block (opened in isolation scope `scope`).
     Block(Block, u32),
+    /// Walk a region that may be a graph region (of an op MLIR would not know): its values are
+    /// visible in all of it, in any order.
+    Graph(Region, u32),
     /// Continue the ops of an open block.
     Resume(Open),
     /// After an op's regions: its results become visible.
@@ -118,6 +121,30 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
                         next: 0,
                         frame,
                     }));
+                    continue;
+                }
+                Some(Step::Graph(r, scope)) => {
+                    let frame = frame_open.len() as u32;
+                    frame_open.push(true);
+                    frame_scope.push(scope);
+                    if parts.dominance {
+                        for &b in m.blocks(r) {
+                            let results = m.block_ops(b).iter().flat_map(|&o| m.results(o));
+                            for v in m.block_args(b).iter().copied().chain(results) {
+                                if let Some(d) = defined_in.get_mut(v.index()) {
+                                    *d = frame;
+                                }
+                            }
+                        }
+                    }
+                    stack.push(Step::Close(frame));
+                    for &b in m.blocks(r).iter().rev() {
+                        stack.push(Step::Resume(Open {
+                            block: b,
+                            next: 0,
+                            frame,
+                        }));
+                    }
                     continue;
                 }
                 Some(Step::Resume(mut open)) => {
@@ -244,6 +271,11 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
         };
         stack.push(Step::Results(op, frame));
         for &r in regions.iter().rev() {
+            // MLIR's mayBeGraphRegion: the regions of an unregistered op.
+            if !class.registered {
+                stack.push(Step::Graph(r, inner));
+                continue;
+            }
             match m.blocks(r) {
                 [] => {}
                 [b] => stack.push(Step::Block(*b, inner)),
