@@ -1733,4 +1733,63 @@ mod tests {
         let e = verify_dot_algorithm(&m, a).unwrap_err();
         assert!(e.message.ends_with("{lhs:'f32', rhs:'f32', accum:'f32', lhs_components:1, rhs_components:3, primitive_ops:1, imprecise:0}"), "{}", e.message);
     }
+
+    /// Verifies `body` as the body of a function of `sig`, returning the first message.
+    fn first_error(sig: &str, body: &str) -> Option<String> {
+        let src = format!("func.func @main{sig} {{\n{body}\n}}\n");
+        let m = crate::text::parse_unverified(&src).expect("parses");
+        crate::verify::verify(&m)
+            .err()
+            .map(|e| e.0.first().map(|d| d.subject.clone()).unwrap_or_default())
+    }
+
+    #[test]
+    fn convolution_shapes() {
+        let sig = "(%a: tensor<1x8x8x4xf32>, %b: tensor<3x3x2x6xf32>) -> tensor<1x4x6x6xf32>";
+        let conv = |result: &str| {
+            format!(
+                "  %0 = \"stablehlo.convolution\"(%a, %b) <{{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 2 : i64, padding = dense<[[1, 1], [0, 2]]> : tensor<2x2xi64>, rhs_dilation = array<i64: 1, 2>, window_strides = array<i64: 2, 1>}}> : (tensor<1x8x8x4xf32>, tensor<3x3x2x6xf32>) -> {result}\n  return %0 : tensor<1x4x6x6xf32>"
+            )
+        };
+        assert_eq!(first_error(sig, &conv("tensor<1x4x6x6xf32>")), None);
+        let sig7 = sig.replace("-> tensor<1x4x6x6xf32>", "-> tensor<1x4x7x6xf32>");
+        let body = conv("tensor<1x4x7x6xf32>").replace(
+            "return %0 : tensor<1x4x6x6xf32>",
+            "return %0 : tensor<1x4x7x6xf32>",
+        );
+        let e = first_error(&sig7, &body).expect("refused");
+        assert!(
+            e.starts_with("inferred shape '[1, 4, 6, 6]' is incompatible"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn fft_and_dot_general() {
+        let irfft = "  %0 = \"stablehlo.fft\"(%a) {fft_length = array<i64: 3, 16>, fft_type = #stablehlo<fft_type IRFFT>} : (tensor<?x3x9xcomplex<f32>>) -> tensor<?x3x16xf32>\n  return %0 : tensor<?x3x16xf32>";
+        assert_eq!(
+            first_error(
+                "(%a: tensor<?x3x9xcomplex<f32>>) -> tensor<?x3x16xf32>",
+                irfft
+            ),
+            None
+        );
+        let rfft = "  %0 = \"stablehlo.fft\"(%a) {fft_length = array<i64: 8>, fft_type = #stablehlo<fft_type RFFT>} : (tensor<8xf32>) -> tensor<8xcomplex<f32>>\n  return %0 : tensor<8xcomplex<f32>>";
+        let e =
+            first_error("(%a: tensor<8xf32>) -> tensor<8xcomplex<f32>>", rfft).expect("refused");
+        assert!(
+            e.contains("inferred type(s) 'tensor<5xcomplex<f32>>'"),
+            "{e}"
+        );
+        let dot = "  %0 = \"stablehlo.dot_general\"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>} : (tensor<2x3x4xf32>, tensor<2x5x6xf32>) -> tensor<2x3x6xf32>\n  return %0 : tensor<2x3x6xf32>";
+        let e = first_error(
+            "(%a: tensor<2x3x4xf32>, %b: tensor<2x5x6xf32>) -> tensor<2x3x6xf32>",
+            dot,
+        )
+        .expect("refused");
+        assert!(
+            e.starts_with("contracting dimension sizes must match for lhs/rhs"),
+            "{e}"
+        );
+    }
 }
