@@ -155,9 +155,14 @@ fn check_shape(v: &OpView, inferred: &[Dim], rule: &'static str) -> Check {
 /// An inferred type as MLIR prints it: `tensor<3x?xf32, #stablehlo.bounds<?, 4>>`.
 fn inferred_str(v: &OpView, inferred: &Inferred) -> String {
     let element = v.t(inferred.element);
-    let Some(dims) = &inferred.dims else {
-        return format!("tensor<*x{element}>");
-    };
+    match &inferred.dims {
+        Some(dims) => tensor_text(dims, &element, inferred.bounds.as_deref()),
+        None => format!("tensor<*x{element}>"),
+    }
+}
+
+/// `tensor<dims x element>`, with the bounds encoding when some bound is known.
+fn tensor_text(dims: &[Dim], element: &str, bounds: Option<&[i64]>) -> String {
     let mut s = String::from("tensor<");
     for &d in dims {
         if d < 0 {
@@ -167,12 +172,8 @@ fn inferred_str(v: &OpView, inferred: &Inferred) -> String {
         }
         s.push('x');
     }
-    s.push_str(&element);
-    if let Some(b) = inferred
-        .bounds
-        .as_ref()
-        .filter(|b| b.iter().any(|&x| !is_dyn(x)))
-    {
+    s.push_str(element);
+    if let Some(b) = bounds.filter(|b| b.iter().any(|&x| !is_dyn(x))) {
         let parts: Vec<String> = b
             .iter()
             .map(|&x| if is_dyn(x) { "?".into() } else { x.to_string() })
@@ -1367,53 +1368,41 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     }
     // The result element: the operand's for FFT and IFFT.
     let result_element = v.result_type(0).map(|t| element_of(m, t));
-    let element = if rfft {
-        let ok = result_element.filter(
-            |&e| matches!(m.type_data(e), TypeData::Complex(inner) if *inner == op.element),
-        );
-        match ok {
-            Some(e) => e,
-            None => bail!(
+    let element =
+        if rfft {
+            let ok = result_element.filter(
+                |&e| matches!(m.type_data(e), TypeData::Complex(inner) if *inner == op.element),
+            );
+            match ok {
+                Some(e) => e,
+                None => {
+                    bail!(
                 "C2",
-                "inferred type(s) 'tensor<{}complex<{}>>' are incompatible with return type(s) of operation {}",
-                shape_prefix(&dims),
-                v.t(op.element),
+                "inferred type(s) '{}' are incompatible with return type(s) of operation {}",
+                tensor_text(&dims, &format!("complex<{}>", v.t(op.element)), bounds.as_deref()),
                 result_list(v)
-            ),
-        }
-    } else if irfft {
-        let inner = complex_inner.unwrap_or(op.element);
-        match result_element.filter(|&e| e == inner) {
-            Some(e) => e,
-            None => bail!(
-                "C2",
-                "inferred type(s) 'tensor<{}{}>' are incompatible with return type(s) of operation {}",
-                shape_prefix(&dims),
-                v.t(inner),
-                result_list(v)
-            ),
-        }
-    } else {
-        op.element
-    };
+            )
+                }
+            }
+        } else if irfft {
+            let inner = complex_inner.unwrap_or(op.element);
+            match result_element.filter(|&e| e == inner) {
+                Some(e) => e,
+                None => bail!(
+                    "C2",
+                    "inferred type(s) '{}' are incompatible with return type(s) of operation {}",
+                    tensor_text(&dims, &v.t(inner), bounds.as_deref()),
+                    result_list(v)
+                ),
+            }
+        } else {
+            op.element
+        };
     Ok(vec![Inferred {
         dims: Some(dims),
         element,
         bounds,
     }])
-}
-
-/// `2x?x` for a type's text.
-fn shape_prefix(dims: &[Dim]) -> String {
-    dims.iter()
-        .map(|&d| {
-            if d < 0 {
-                "?x".to_string()
-            } else {
-                format!("{d}x")
-            }
-        })
-        .collect()
 }
 
 fn result_list(v: &OpView) -> String {
