@@ -1479,8 +1479,10 @@ pub(crate) fn infer_triangular_solve(v: &OpView) -> Result<Vec<Inferred>, Failur
     }])
 }
 
-/// triangular_solve: its shape function, and the result against it (C4).
+/// triangular_solve: compatible element types (C1's, an ODS trait), its shape function, and
+/// the result against it (C4).
 fn triangular_solve(v: &OpView) -> Check {
+    compatible_operands_and_result_element(v)?;
     if operand(v, 0).is_none() || operand(v, 1).is_none() {
         return Ok(());
     }
