@@ -155,9 +155,14 @@ fn check_shape(v: &OpView, inferred: &[Dim], rule: &'static str) -> Check {
 /// An inferred type as MLIR prints it: `tensor<3x?xf32, #stablehlo.bounds<?, 4>>`.
 fn inferred_str(v: &OpView, inferred: &Inferred) -> String {
     let element = v.t(inferred.element);
-    let Some(dims) = &inferred.dims else {
-        return format!("tensor<*x{element}>");
-    };
+    match &inferred.dims {
+        Some(dims) => tensor_text(dims, &element, inferred.bounds.as_deref()),
+        None => format!("tensor<*x{element}>"),
+    }
+}
+
+/// `tensor<dims x element>`, with the bounds encoding when some bound is known.
+fn tensor_text(dims: &[Dim], element: &str, bounds: Option<&[i64]>) -> String {
     let mut s = String::from("tensor<");
     for &d in dims {
         if d < 0 {
@@ -167,12 +172,8 @@ fn inferred_str(v: &OpView, inferred: &Inferred) -> String {
         }
         s.push('x');
     }
-    s.push_str(&element);
-    if let Some(b) = inferred
-        .bounds
-        .as_ref()
-        .filter(|b| b.iter().any(|&x| !is_dyn(x)))
-    {
+    s.push_str(element);
+    if let Some(b) = bounds.filter(|b| b.iter().any(|&x| !is_dyn(x))) {
         let parts: Vec<String> = b
             .iter()
             .map(|&x| if is_dyn(x) { "?".into() } else { x.to_string() })
@@ -1368,53 +1369,41 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     }
     // The result element: the operand's for FFT and IFFT.
     let result_element = v.result_type(0).map(|t| element_of(m, t));
-    let element = if rfft {
-        let ok = result_element.filter(
-            |&e| matches!(m.type_data(e), TypeData::Complex(inner) if *inner == op.element),
-        );
-        match ok {
-            Some(e) => e,
-            None => bail!(
+    let element =
+        if rfft {
+            let ok = result_element.filter(
+                |&e| matches!(m.type_data(e), TypeData::Complex(inner) if *inner == op.element),
+            );
+            match ok {
+                Some(e) => e,
+                None => {
+                    bail!(
                 "C2",
-                "inferred type(s) 'tensor<{}complex<{}>>' are incompatible with return type(s) of operation {}",
-                shape_prefix(&dims),
-                v.t(op.element),
+                "inferred type(s) '{}' are incompatible with return type(s) of operation {}",
+                tensor_text(&dims, &format!("complex<{}>", v.t(op.element)), bounds.as_deref()),
                 result_list(v)
-            ),
-        }
-    } else if irfft {
-        let inner = complex_inner.unwrap_or(op.element);
-        match result_element.filter(|&e| e == inner) {
-            Some(e) => e,
-            None => bail!(
-                "C2",
-                "inferred type(s) 'tensor<{}{}>' are incompatible with return type(s) of operation {}",
-                shape_prefix(&dims),
-                v.t(inner),
-                result_list(v)
-            ),
-        }
-    } else {
-        op.element
-    };
+            )
+                }
+            }
+        } else if irfft {
+            let inner = complex_inner.unwrap_or(op.element);
+            match result_element.filter(|&e| e == inner) {
+                Some(e) => e,
+                None => bail!(
+                    "C2",
+                    "inferred type(s) '{}' are incompatible with return type(s) of operation {}",
+                    tensor_text(&dims, &v.t(inner), bounds.as_deref()),
+                    result_list(v)
+                ),
+            }
+        } else {
+            op.element
+        };
     Ok(vec![Inferred {
         dims: Some(dims),
         element,
         bounds,
     }])
-}
-
-/// `2x?x` for a type's text.
-fn shape_prefix(dims: &[Dim]) -> String {
-    dims.iter()
-        .map(|&d| {
-            if d < 0 {
-                "?x".to_string()
-            } else {
-                format!("{d}x")
-            }
-        })
-        .collect()
 }
 
 fn result_list(v: &OpView) -> String {
@@ -1491,8 +1480,10 @@ pub(crate) fn infer_triangular_solve(v: &OpView) -> Result<Vec<Inferred>, Failur
     }])
 }
 
-/// triangular_solve: its shape function, and the result against it (C4).
+/// triangular_solve: compatible element types (C1's, an ODS trait), its shape function, and
+/// the result against it (C4).
 fn triangular_solve(v: &OpView) -> Check {
+    compatible_operands_and_result_element(v)?;
     if operand(v, 0).is_none() || operand(v, 1).is_none() {
         return Ok(());
     }
@@ -1733,5 +1724,64 @@ mod tests {
         .unwrap();
         let e = verify_dot_algorithm(&m, a).unwrap_err();
         assert!(e.message.ends_with("{lhs:'f32', rhs:'f32', accum:'f32', lhs_components:1, rhs_components:3, primitive_ops:1, imprecise:0}"), "{}", e.message);
+    }
+
+    /// Verifies `body` as the body of a function of `sig`, returning the first message.
+    fn first_error(sig: &str, body: &str) -> Option<String> {
+        let src = format!("func.func @main{sig} {{\n{body}\n}}\n");
+        let m = crate::text::parse_unverified(&src).expect("parses");
+        crate::verify::verify(&m)
+            .err()
+            .map(|e| e.0.first().map(|d| d.subject.clone()).unwrap_or_default())
+    }
+
+    #[test]
+    fn convolution_shapes() {
+        let sig = "(%a: tensor<1x8x8x4xf32>, %b: tensor<3x3x2x6xf32>) -> tensor<1x4x6x6xf32>";
+        let conv = |result: &str| {
+            format!(
+                "  %0 = \"stablehlo.convolution\"(%a, %b) <{{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 2 : i64, padding = dense<[[1, 1], [0, 2]]> : tensor<2x2xi64>, rhs_dilation = array<i64: 1, 2>, window_strides = array<i64: 2, 1>}}> : (tensor<1x8x8x4xf32>, tensor<3x3x2x6xf32>) -> {result}\n  return %0 : tensor<1x4x6x6xf32>"
+            )
+        };
+        assert_eq!(first_error(sig, &conv("tensor<1x4x6x6xf32>")), None);
+        let sig7 = sig.replace("-> tensor<1x4x6x6xf32>", "-> tensor<1x4x7x6xf32>");
+        let body = conv("tensor<1x4x7x6xf32>").replace(
+            "return %0 : tensor<1x4x6x6xf32>",
+            "return %0 : tensor<1x4x7x6xf32>",
+        );
+        let e = first_error(&sig7, &body).expect("refused");
+        assert!(
+            e.starts_with("inferred shape '[1, 4, 6, 6]' is incompatible"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn fft_and_dot_general() {
+        let irfft = "  %0 = \"stablehlo.fft\"(%a) {fft_length = array<i64: 3, 16>, fft_type = #stablehlo<fft_type IRFFT>} : (tensor<?x3x9xcomplex<f32>>) -> tensor<?x3x16xf32>\n  return %0 : tensor<?x3x16xf32>";
+        assert_eq!(
+            first_error(
+                "(%a: tensor<?x3x9xcomplex<f32>>) -> tensor<?x3x16xf32>",
+                irfft
+            ),
+            None
+        );
+        let rfft = "  %0 = \"stablehlo.fft\"(%a) {fft_length = array<i64: 8>, fft_type = #stablehlo<fft_type RFFT>} : (tensor<8xf32>) -> tensor<8xcomplex<f32>>\n  return %0 : tensor<8xcomplex<f32>>";
+        let e =
+            first_error("(%a: tensor<8xf32>) -> tensor<8xcomplex<f32>>", rfft).expect("refused");
+        assert!(
+            e.contains("inferred type(s) 'tensor<5xcomplex<f32>>'"),
+            "{e}"
+        );
+        let dot = "  %0 = \"stablehlo.dot_general\"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>} : (tensor<2x3x4xf32>, tensor<2x5x6xf32>) -> tensor<2x3x6xf32>\n  return %0 : tensor<2x3x6xf32>";
+        let e = first_error(
+            "(%a: tensor<2x3x4xf32>, %b: tensor<2x5x6xf32>) -> tensor<2x3x6xf32>",
+            dot,
+        )
+        .expect("refused");
+        assert!(
+            e.starts_with("contracting dimension sizes must match for lhs/rhs"),
+            "{e}"
+        );
     }
 }
