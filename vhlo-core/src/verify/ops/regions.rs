@@ -182,18 +182,27 @@ fn same_operands_and_result_shape(v: &OpView) -> Check {
         .into_iter()
         .chain(v.result_types())
         .collect();
-    let mut witness: Option<&[Dim]> = None;
+    // Pairwise compatible: one rank, and per dimension at most one static size.
+    let mut sizes: Option<Vec<Dim>> = None;
     for &t in &all {
         let Some(dims) = shaped(v.m, t).and_then(|s| s.dims) else {
             continue;
         };
-        match witness {
-            None => witness = Some(dims),
-            Some(w) => ensure!(
-                w.len() == dims.len() && w.iter().zip(dims).all(|(&a, &b)| compatible_dim(a, b)),
-                "SameOperandsAndResultShape",
-                "requires the same shape for all operands and results"
-            ),
+        match &mut sizes {
+            None => sizes = Some(dims.to_vec()),
+            Some(w) => {
+                ensure!(
+                    w.len() == dims.len()
+                        && w.iter().zip(dims).all(|(&a, &b)| compatible_dim(a, b)),
+                    "SameOperandsAndResultShape",
+                    "requires the same shape for all operands and results"
+                );
+                for (x, &d) in w.iter_mut().zip(dims) {
+                    if is_dynamic(*x) {
+                        *x = d;
+                    }
+                }
+            }
         }
     }
     Ok(())
