@@ -208,8 +208,17 @@ fn same_operands_and_result_shape(v: &OpView) -> Check {
     Ok(())
 }
 
-/// Each region of the op has exactly one block (`SizedRegion<1>`).
+/// The op has one region per name (`NRegions`; case's `branches` are variadic), each with
+/// exactly one block (`SizedRegion<1>`).
 fn sized_regions(v: &OpView, names: &[&str]) -> Check {
+    let variadic = v.kind == K::Case;
+    let count = v.regions().len();
+    ensure!(
+        variadic || count == names.len(),
+        "ODS",
+        "requires {} regions, but has {count}",
+        names.len()
+    );
     for (i, &r) in v.regions().iter().enumerate() {
         let n = v.m.blocks(r).len();
         let name = names.get(i).or(names.last()).copied().unwrap_or("region");
@@ -219,11 +228,6 @@ fn sized_regions(v: &OpView, names: &[&str]) -> Check {
             "region #{i} ('{name}') failed to verify constraint: region with 1 blocks, but it has {n}"
         );
     }
-    ensure!(
-        v.regions().len() >= names.len().min(1),
-        "ODS",
-        "expected a region"
-    );
     Ok(())
 }
 
