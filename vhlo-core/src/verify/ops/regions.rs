@@ -19,6 +19,7 @@ use crate::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
 
 pub(super) fn verify(v: OpView) -> Check {
+    arity(&v)?;
     match v.kind {
         K::Reduce => reduce(&v),
         K::ReduceWindow => reduce_window(&v),
@@ -34,6 +35,36 @@ pub(super) fn verify(v: OpView) -> Check {
         K::OptimizationBarrier => optimization_barrier(&v),
         _ => Ok(()),
     }
+}
+
+/// The fixed operand and result counts of the ops that have them (MLIR's `NOperands`,
+/// `OneResult` and `ZeroResults` traits).
+fn arity(v: &OpView) -> Check {
+    let (operands, results) = match v.kind {
+        K::Gather => (Some(2), Some(1)),
+        K::DynamicGather | K::SelectAndScatter => (Some(3), Some(1)),
+        K::Map => (None, Some(1)),
+        K::If | K::Case => (Some(1), None),
+        _ => (None, None),
+    };
+    if let Some(n) = operands {
+        ensure!(
+            v.num_operands() == n,
+            "ODS",
+            "expected {n} operand{}, but found {}",
+            if n == 1 { "" } else { "s" },
+            v.num_operands()
+        );
+    }
+    if let Some(1) = results {
+        ensure!(
+            v.num_results() == 1,
+            "ODS",
+            "requires one result, but has {}",
+            v.num_results()
+        );
+    }
+    Ok(())
 }
 
 // ---- printing -----------------------------------------------------------------------------
