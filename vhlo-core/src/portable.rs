@@ -198,6 +198,7 @@ pub fn write_vhlo(
     version: Version,
     producer_version: &str,
 ) -> Result<Vec<u8>, PortableError> {
+    verify_vhlo_structure(m)?;
     write_vhlo_with(&mut m.clone(), version, producer_version, None).map(Encoded::into_vec)
 }
 
@@ -209,6 +210,7 @@ pub fn write_vhlo_interning(
     version: Version,
     producer_version: &str,
 ) -> Result<Vec<u8>, PortableError> {
+    verify_vhlo_structure(m)?;
     write_vhlo_with(m, version, producer_version, None).map(Encoded::into_vec)
 }
 
@@ -219,7 +221,26 @@ pub fn write_vhlo_encoded(
     version: Version,
     producer_version: &str,
 ) -> Result<Encoded, PortableError> {
+    verify_vhlo_structure(m)?;
     write_vhlo_with(m, version, producer_version, None)
+}
+
+/// The structural rules (terminators, dominance) of a VHLO module about to be written as it is:
+/// nothing the reader would refuse is written. Its ops' constraints are checked as StableHLO by
+/// [`verify_read_program`] (the CLI's `--retarget` does).
+fn verify_vhlo_structure(m: &Module) -> Result<(), PortableError> {
+    crate::verify::nesting_within_limit(m).map_err(PortableError::Convert)?;
+    let structure = crate::verify::Parts {
+        structure: true,
+        dominance: true,
+        ops: false,
+    };
+    let (ds, _) = crate::verify::verify_parts(m, structure);
+    if ds.is_empty() {
+        Ok(())
+    } else {
+        Err(PortableError::Convert(ds))
+    }
 }
 
 fn write_vhlo_with(

@@ -50,23 +50,6 @@ impl<'m> OpView<'m> {
     pub fn result_type(&self, i: usize) -> Option<Type> {
         self.m.result(self.op, i).map(|v| self.m.value_type(v))
     }
-    /// The operands of the op's operand group `name` (the spec's operand names; a variadic
-    /// group takes what the others leave).
-    pub fn group(&self, name: &str) -> &'m [Value] {
-        let groups = self.kind.to_vhlo().operand_groups();
-        let ops = self.operands();
-        let Some(at) = groups.iter().position(|g| g.0 == name) else {
-            return &[];
-        };
-        let fixed = groups.iter().filter(|g| !g.1).count();
-        let variadic = ops.len().saturating_sub(fixed);
-        let mut start = 0usize;
-        for g in &groups[..at] {
-            start += if g.1 { variadic } else { 1 };
-        }
-        let len = if groups[at].1 { variadic } else { 1 };
-        ops.get(start..start + len).unwrap_or(&[])
-    }
 
     /// The attribute `name`, whether kept as a property or a discardable attribute.
     pub fn attr(&self, name: &str) -> Option<Attribute> {
@@ -101,13 +84,6 @@ impl<'m> OpView<'m> {
     pub fn int(&self, name: &str) -> Option<i128> {
         match self.m.attr_data(self.attr(name)?) {
             AttrData::Integer { value, .. } => Some(*value),
-            _ => None,
-        }
-    }
-    /// A float attribute's value.
-    pub fn float(&self, name: &str) -> Option<f64> {
-        match self.m.attr_data(self.attr(name)?) {
-            AttrData::Float { ty, bits } => float_value(self.m, *ty, *bits),
             _ => None,
         }
     }
@@ -256,14 +232,6 @@ fn le_int(bytes: &[u8], width: u32, signed: bool) -> i128 {
     }
 }
 
-/// The value of a float attribute as an f64 (exact for f64 and narrower).
-pub(crate) fn float_value(m: &Module, ty: Type, bits: u128) -> Option<f64> {
-    match m.type_data(ty) {
-        TypeData::Float(k) => crate::text::to_f64(*k, bits),
-        _ => None,
-    }
-}
-
 /// The case name of a StableHLO enum attribute.
 pub(crate) fn enum_case(m: &Module, a: Attribute) -> Option<&'static str> {
     let AttrData::Dialect(d) = m.attr_data(a) else {
@@ -294,8 +262,6 @@ pub(crate) struct Shaped<'m> {
     pub element: Type,
     /// The bounds of `#stablehlo.bounds<...>` (one per dimension, [`DYNAMIC`] for none).
     pub bounds: Option<&'m [i64]>,
-    /// The encoding attribute, when there is one.
-    pub encoding: Option<Attribute>,
 }
 
 impl<'m> Shaped<'m> {
@@ -328,13 +294,11 @@ pub(crate) fn shaped(m: &Module, t: Type) -> Option<Shaped<'_>> {
             dims: Some(shape),
             element: *element,
             bounds: encoding.and_then(|e| bounds_of(m, e)),
-            encoding: *encoding,
         }),
         TypeData::UnrankedTensor { element } => Some(Shaped {
             dims: None,
             element: *element,
             bounds: None,
-            encoding: None,
         }),
         _ => None,
     }
@@ -399,14 +363,6 @@ pub(crate) fn compatible_shapes(a: Option<&[Dim]>, b: Option<&[Dim]>) -> bool {
 
 // ---- element types ------------------------------------------------------------------------
 
-/// The element type of `t` (itself when not a tensor).
-pub(crate) fn element_type(m: &Module, t: Type) -> Type {
-    shaped(m, t).map_or(t, |s| s.element)
-}
-
-pub(crate) fn is_integer(m: &Module, e: Type) -> bool {
-    matches!(m.type_data(e), TypeData::Integer { .. })
-}
 /// `i1`, StableHLO's boolean.
 pub(crate) fn is_bool(m: &Module, e: Type) -> bool {
     matches!(
@@ -417,30 +373,11 @@ pub(crate) fn is_bool(m: &Module, e: Type) -> bool {
         }
     )
 }
-pub(crate) fn is_unsigned(m: &Module, e: Type) -> bool {
-    matches!(
-        m.type_data(e),
-        TypeData::Integer {
-            signedness: Signedness::Unsigned,
-            ..
-        }
-    )
-}
-pub(crate) fn is_float(m: &Module, e: Type) -> bool {
-    matches!(m.type_data(e), TypeData::Float(_))
-}
 pub(crate) fn float_kind(m: &Module, e: Type) -> Option<FloatKind> {
     match m.type_data(e) {
         TypeData::Float(k) => Some(*k),
         _ => None,
     }
-}
-pub(crate) fn is_complex(m: &Module, e: Type) -> bool {
-    matches!(m.type_data(e), TypeData::Complex(_))
-}
-/// `!quant.uniform<...>`, per tensor or per axis.
-pub(crate) fn is_quantized(m: &Module, e: Type) -> bool {
-    quant(m, e).is_some()
 }
 pub(crate) fn is_token(m: &Module, t: Type) -> bool {
     matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "stablehlo" && m.str(d.mnemonic) == "token")
@@ -557,16 +494,6 @@ fn bounds_compatible(a: &Shaped, b: &Shaped) -> bool {
         };
         fits(a, b) && fits(b, a)
     })
-}
-
-/// The element type of a tensor of `e` as a message names it.
-pub(crate) fn describe(m: &Module, t: Type) -> String {
-    type_to_string(m, t)
-}
-
-/// True when `t` is a ranked tensor, for ops that need one.
-pub(crate) fn is_ranked(m: &Module, t: Type) -> bool {
-    matches!(m.type_data(t), TypeData::RankedTensor { .. })
 }
 
 // ---- inferred result types ------------------------------------------------------------------
