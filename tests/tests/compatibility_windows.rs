@@ -2,10 +2,11 @@
 //! dates of `spec/releases.yaml` as upstream's `build_tools/integrate/stablehlo_tag_and_bump_version.sh`
 //! computes the anchors it writes into `stablehlo/dialect/Version.cpp`.
 
-use vhlo_core::version::{
+use vhlo_core::compatibility::{
     backward_guarantee_until, first_tag_reaching, forward_guarantee_target,
-    newest_tag_at_least_days_old, CompatibilityRequirement, Date, Version,
+    newest_tag_at_least_days_old, CompatibilityRequirement,
 };
+use vhlo_core::version::{Date, Version};
 use vhlo_core::vhlo::{CURRENT_VERSION, MINIMUM_VERSION, RELEASES, RELEASE_TAGS};
 
 fn v(s: &str) -> Version {

@@ -62,6 +62,35 @@ fn deserialize(b: Bencher) {
     b.bench(|| portable::deserialize_portable_artifact(bytes).expect("deserializes"));
 }
 
+/// The verifier alone on the parsed program (what `text::parse` and serializing add), and the
+/// two steps without it, so that its share of each is measured (docs/benchmarks.md,
+/// "Verification"; issue 29's goal: at most 10% of serializing and of deserializing).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn verify(b: Bencher) {
+    let m = module();
+    b.bench(|| vhlo_core::verify::verify(m).expect("verifies"));
+}
+
+#[divan::bench(sample_count = 5, sample_size = 1, args = ["1.0.0", "current"])]
+fn serialize_unverified(b: Bencher, target: &str) {
+    let m = module();
+    let options = SerializeOptions {
+        skip_verification: true,
+        ..SerializeOptions::default()
+    };
+    b.bench(|| portable::serialize_portable_artifact(m, target, options).expect("serializes"));
+}
+
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn deserialize_unverified(b: Bencher) {
+    let bytes = artifact_1_0_0();
+    let options = portable::DeserializeOptions {
+        skip_verification: true,
+        ..Default::default()
+    };
+    b.bench(|| portable::deserialize_portable_artifact_with(bytes, options).expect("deserializes"));
+}
+
 fn main() {
     divan::main();
 }
