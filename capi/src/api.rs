@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use vhlo_core::bytecode::{self, WriteOptions};
+use vhlo_core::compatibility::{self, CompatibilityRequirement};
 use vhlo_core::convert::{self, Diagnostic};
 use vhlo_core::ir::Module;
 use vhlo_core::portable::{self, DeserializeOptions, PortableError, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
-use vhlo_core::compatibility::{self, CompatibilityRequirement};
 use vhlo_core::version::{self, Date, Version, VersionError};
 
 /// The API version: bumped when a function of either binding changes its contract.

@@ -500,9 +500,20 @@ fn uses_before_definitions_in_a_block_are_refused() {
         };
         assert!(m.set_operand(abs, 0, later.expect("result")));
         let version = vhlo_core::vhlo::CURRENT_VERSION;
+        // The portable writer refuses it (it verifies what it writes)...
+        let refused = vhlo_core::portable::write_vhlo(&m, version, &version.to_string())
+            .expect_err("a use before its definition is not written");
+        assert!(
+            refused.to_string().contains("does not dominate"),
+            "{refused}"
+        );
+        // ...and the raw writer writes it, for the reader to refuse.
         // unchecked: a use before its definition, written on purpose for the reader to refuse.
-        let bytes =
-            vhlo_core::portable::write_vhlo(&m, version, &version.to_string()).expect("writes");
+        let opts = vhlo_core::bytecode::WriteOptions::new(
+            vhlo_core::bytecode::bytecode_version_for_target(version).expect("a bytecode version"),
+            "StableHLO_v1.20.0",
+        );
+        let bytes = vhlo_core::bytecode::write(&m, &opts).expect("writes");
         let err = portable::read_vhlo(&bytes)
             .expect_err("a use before its definition")
             .to_string();

@@ -95,7 +95,8 @@ fn serialize(src: &str) -> Result<Vec<u8>, String> {
         allow_other_dialects: true,
         ..SerializeOptions::default()
     };
-    let written = portable::serialize_portable_module(m, "current", options).map_err(|e| e.to_string());
+    let written =
+        portable::serialize_portable_module(m, "current", options).map_err(|e| e.to_string());
     assert_eq!(
         verdict.is_ok(),
         written.is_ok(),

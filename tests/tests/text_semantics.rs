@@ -536,7 +536,10 @@ fn a_custom_printer_that_gives_up_leaves_no_trace() {
     let out = text::print(&m, text::PrintOptions::default());
     assert!(out.contains(r#"%0 = "stablehlo.dot"(%arg0, %arg0) <{precision_config = [#stablehlo<precision HIGH>, #foo<"bar">]}>"#), "{out}");
     text::parse_unverified(&out).expect("re-parses");
-    assert!(text::parse(&out).is_err(), "the verifier refuses the precision config");
+    assert!(
+        text::parse(&out).is_err(),
+        "the verifier refuses the precision config"
+    );
 }
 
 #[test]

@@ -9,7 +9,10 @@ use vhlo_tests::portable::{self, PortableError, SerializeOptions};
 fn type_constraint_violations_are_refused_at_serialize() {
     for (name, op, src) in vhlo_tests::TYPE_CONSTRAINT_VIOLATIONS {
         // The parser's verifier refuses it; a module built without one is refused on writing.
-        assert!(text::parse(src).is_err(), "{name}: the parser's verifier accepts it");
+        assert!(
+            text::parse(src).is_err(),
+            "{name}: the parser's verifier accepts it"
+        );
         let m = text::parse_unverified(src).unwrap_or_else(|e| panic!("{name}: parses: {e}"));
         match portable::serialize_portable_artifact(&m, "1.0.0", SerializeOptions::default()) {
             Ok(_) => panic!("{name}: serialized a program libStablehlo refuses"),

@@ -85,7 +85,8 @@ pub mod ir;
 pub mod portable;
 pub mod scalars;
 pub mod text;
+/// The verifier (it lives beside the text printer its messages use): see [`text::verify`].
+pub use text::verify;
 mod threads;
-pub mod verify;
 pub mod version;
 pub mod vhlo;

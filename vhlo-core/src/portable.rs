@@ -229,13 +229,13 @@ pub fn write_vhlo_encoded(
 /// nothing the reader would refuse is written. Its ops' constraints are checked as StableHLO by
 /// [`verify_read_program`] (the CLI's `--retarget` does).
 fn verify_vhlo_structure(m: &Module) -> Result<(), PortableError> {
-    crate::verify::nesting_within_limit(m).map_err(PortableError::Convert)?;
-    let structure = crate::verify::Parts {
+    crate::text::verify::nesting_within_limit(m).map_err(PortableError::Convert)?;
+    let structure = crate::text::verify::Parts {
         structure: true,
         dominance: true,
         ops: false,
     };
-    let (ds, _) = crate::verify::verify_parts(m, structure);
+    let (ds, _) = crate::text::verify::verify_parts(m, structure);
     if ds.is_empty() {
         Ok(())
     } else {
@@ -338,12 +338,12 @@ fn read_vhlo_from(
     // before its definition or a region has several blocks; the rest is checked once the
     // program is legalized (`verify_ops`), which keeps its structure.
     if !options.skip_verification && info.may_break_dominance {
-        let dominance = crate::verify::Parts {
+        let dominance = crate::text::verify::Parts {
             structure: false,
             dominance: true,
             ops: false,
         };
-        let (ds, _) = crate::verify::verify_parts(&m, dominance);
+        let (ds, _) = crate::text::verify::verify_parts(&m, dominance);
         if !ds.is_empty() {
             return Err(PortableError::Convert(ds));
         }
@@ -427,12 +427,12 @@ fn legalize_read_module_beside<R: Send>(
 /// Terminators, types and op constraints of a program read and legalized (dominance was checked
 /// on reading).
 fn verify_ops(m: &Module) -> Result<(), PortableError> {
-    let ops = crate::verify::Parts {
+    let ops = crate::text::verify::Parts {
         structure: true,
         dominance: false,
         ops: true,
     };
-    let (ds, _) = crate::verify::verify_parts(m, ops);
+    let (ds, _) = crate::text::verify::verify_parts(m, ops);
     if ds.is_empty() {
         Ok(())
     } else {

@@ -16,11 +16,11 @@ use std::sync::Arc;
 use clap::{ArgGroup, Parser, Subcommand};
 use serde::Serialize;
 use vhlo_core::bytecode::Encoded;
+use vhlo_core::compatibility::CompatibilityRequirement;
 use vhlo_core::convert::{self, Diagnostic};
 use vhlo_core::ir::Blob;
 use vhlo_core::portable::{self, DeserializeOptions, PortableError, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
-use vhlo_core::compatibility::CompatibilityRequirement;
 use vhlo_core::version::Date;
 use vhlo_core::vhlo::{self, VhloOp};
 
@@ -717,7 +717,8 @@ fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Fail
     });
     let minimum = convert::minimum_version(&m);
     let first_consumer = vhlo_core::compatibility::first_tag_reaching(version.floor_patch());
-    let guaranteed_until = vhlo_core::compatibility::backward_guarantee_until(version.floor_patch());
+    let guaranteed_until =
+        vhlo_core::compatibility::backward_guarantee_until(version.floor_patch());
     let readable = match readable_by {
         None => None,
         Some(r) => {

@@ -11,20 +11,17 @@
 //! leaves the input as it was.
 
 mod attrs;
-mod diagnostic;
 mod legality;
 mod ops;
-mod quant;
 mod strict;
 mod types;
 
-pub use diagnostic::{diagnostics_to_text, Diagnostic, Diagnostics};
+pub use crate::text::verify::{diagnostics_to_text, Diagnostic, Diagnostics};
 pub use strict::{
     location_losses, losses_to_stablehlo, shadowed_on_reading, FILE_LINE_COL_RANGE_VERSION,
 };
 
-pub(crate) use diagnostic::diag;
-pub(crate) use quant::check as check_quantized_type;
+pub(crate) use crate::text::verify::diag;
 
 use crate::ir::{AttrData, Attribute, FastMap, Module, NamedAttr, OpId, Param, Type, TypeData};
 use crate::version::{Version, VersionError};
@@ -34,7 +31,7 @@ use crate::vhlo::{self, StablehloOp, VhloAttr, VhloEnum, VhloOp, VhloType};
 /// agree.
 pub use crate::text::location_to_string;
 
-use crate::verify::{interned_within_limit, nesting_within_limit, regions_too_deep};
+use crate::text::verify::{interned_within_limit, nesting_within_limit, regions_too_deep};
 
 /// [`nesting_within_limit`] and [`all_ops`] in one walk (the same pre-order as
 /// [`Module::walk`]).
@@ -284,7 +281,7 @@ pub(crate) fn legalize_to_vhlo_in_place(
     nesting_within_limit(w)?;
     // As libStablehlo verifies before it serializes: a program it would refuse is not written.
     if !opts.skip_verification {
-        let (problems, _) = crate::verify::verify_parts(w, crate::verify::Parts::ALL);
+        let (problems, _) = crate::text::verify::verify_parts(w, crate::text::verify::Parts::ALL);
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -335,7 +332,7 @@ pub(crate) fn legalize_to_vhlo_in_place(
             }
             None => {
                 // MLIR's verifier would have refused the StableHLO op before serializing.
-                let wrong = crate::verify::ods::violations(w, k, w.properties(op));
+                let wrong = crate::text::verify::ods::violations(w, k, w.properties(op));
                 if wrong.is_empty() {
                     ops::attrs_to_vhlo(w, op, k, allow).map(|(props, disc)| {
                         Some((ops::to_named(w, props), ops::to_named(w, disc)))
@@ -1244,7 +1241,7 @@ pub(crate) fn legalize_to_stablehlo_beside<R: Send>(
                 p.sort_by(|a, b| w.str(a.name).cmp(w.str(b.name)));
             }
             // MLIR's verifier checks the legalized op's attributes against their ODS types.
-            for v in crate::verify::ods::violations(w, k, &p) {
+            for v in crate::text::verify::ods::violations(w, k, &p) {
                 diags.push(diag(w, op, v, None, "malformed VHLO"));
             }
             if diags.len() == first {

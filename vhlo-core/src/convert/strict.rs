@@ -6,9 +6,9 @@
 //! implicit and VHLO spells out; `builtin.unrealized_conversion_cast` ops of mixed programs,
 //! which the conversion itself inserts and folds.
 
-use super::diagnostic::{diag, Diagnostic};
 use crate::bytecode::ShadowedAttribute;
 use crate::ir::{LocData, Location, Module, OpId};
+use crate::text::verify::{diag, Diagnostic};
 use crate::version::Version;
 use crate::vhlo::{StablehloOp, VhloOp};
 

@@ -109,7 +109,7 @@ fn to_vhlo_once(
                 },
                 ("quant", "uniform") => {
                     // libStablehlo refuses to read a quantized type MLIR's verifier refuses.
-                    super::quant::check(m, &d.params)?;
+                    crate::text::verify::quant::check(m, &d.params)?;
                     let mut params = d.params.to_vec();
                     // Storage and expressed types are parameters 1 and 2 in both layouts.
                     for p in params.iter_mut().skip(1).take(2) {
@@ -271,7 +271,7 @@ fn from_vhlo_once(m: &mut Module, t: Type, memo: &mut FastMap<Type, Type>) -> Re
                     crate::text::type_to_string(m, *expressed)
                 ));
             }
-            super::quant::check(m, &params)?;
+            crate::text::verify::quant::check(m, &params)?;
             m.dialect_type("quant", "uniform", params)
         }
         ("buffer_v1", [Param::Ints(shape), Param::Type(e)]) => {

@@ -12,6 +12,7 @@
 mod aliases;
 mod custom_forms;
 mod dialects;
+pub mod verify;
 pub(crate) use dialects::{find_enum, find_struct};
 mod float;
 mod lexer;
@@ -73,7 +74,7 @@ pub fn parse_with_source_locations_unverified(
 /// positions are found by parsing again, only on failure: parsing the same text numbers the
 /// ops the same way, so nothing is recorded while parsing a valid program.
 fn verified(m: Module, src: &str) -> Result<Module, ParseError> {
-    let (diags, ops) = crate::verify::verify_parts(&m, crate::verify::Parts::ALL);
+    let (diags, ops) = crate::text::verify::verify_parts(&m, crate::text::verify::Parts::ALL);
     let Some(first) = diags.first() else {
         return Ok(m);
     };

@@ -848,7 +848,7 @@ impl<'a> Parser<'a> {
                     // attr-dict): an inherent attribute written there is checked against its
                     // ODS type now, and a failure is reported at the dictionary.
                     if let (FormatOp::Shlo(k), false) = (kind, st.dict.is_empty()) {
-                        if let Some(e) = crate::verify::ods::violations(&self.m, k, &st.dict)
+                        if let Some(e) = crate::text::verify::ods::violations(&self.m, k, &st.dict)
                             .into_iter()
                             .next()
                         {

@@ -20,7 +20,7 @@ use crate::ir::*;
 /// checks it as the type is built (`TypeExtensionsAttr::verifyEncoding`), so the parser calls
 /// it; a type read from bytecode or built by the API needs the same check.
 pub(crate) fn bounds_problem(shape: &[i64], bounds: &[i64]) -> Option<String> {
-    let text = crate::verify::types::dims_str;
+    let text = crate::text::verify::types::dims_str;
     if bounds.len() != shape.len() {
         return Some(format!(
             "Bounds length is {}, expected to be equal to rank({}) of the tensor (shape {})",

@@ -33,8 +33,13 @@ pub(crate) struct Positions {
 
 impl Positions {
     /// The byte offset of `place` in `op`.
-    pub fn offset_of(&self, m: &Module, op: OpId, place: crate::verify::Place) -> Option<usize> {
-        use crate::verify::Place;
+    pub fn offset_of(
+        &self,
+        m: &Module,
+        op: OpId,
+        place: crate::text::verify::Place,
+    ) -> Option<usize> {
+        use crate::text::verify::Place;
         let &(_, start, end, generic) = self.ops.iter().find(|p| p.0 == op)?;
         let (name, at_dict) = match place {
             Place::Op => return Some(start),
@@ -1416,7 +1421,8 @@ impl<'a> Parser<'a> {
         self.enter()?;
         self.region_depth = self.region_depth.saturating_add(1);
         let owner = self.region_owner;
-        let isolated = owner == "module" || crate::verify::structure::classify(owner).isolated;
+        let isolated =
+            owner == "module" || crate::text::verify::structure::classify(owner).isolated;
         let r = self.parse_region_inner(entry_args, isolated);
         self.region_owner = owner;
         self.leave();

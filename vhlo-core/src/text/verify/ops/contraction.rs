@@ -10,10 +10,10 @@
 use crate::ir::{
     AttrData, Attribute, Dim, FloatKind, Module, Param, Type, TypeData, ValueDef, DYNAMIC,
 };
-use crate::verify::types::{
+use crate::text::verify::types::{
     dense_ints, dims_str, enum_case, float_kind, int_list, quant, shaped, Inferred, OpView, Quant,
 };
-use crate::verify::{bail, ensure, Check, Failure};
+use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
 
 pub(super) fn verify(v: OpView) -> Check {
@@ -1242,7 +1242,7 @@ fn dot_general(v: &OpView) -> Check {
     let algorithm = v.attr("algorithm");
     if let Some(a) = algorithm {
         verify_dot_algorithm(v.m, a)
-            .map_err(|f| f.at(crate::verify::Place::AttributeValue("algorithm")))?;
+            .map_err(|f| f.at(crate::text::verify::Place::AttributeValue("algorithm")))?;
     }
     let inferred = infer_dot_general(v)?;
     if let Some(dims) = inferred.first().and_then(|i| i.dims.as_deref()) {
@@ -1730,7 +1730,7 @@ mod tests {
     fn first_error(sig: &str, body: &str) -> Option<String> {
         let src = format!("func.func @main{sig} {{\n{body}\n}}\n");
         let m = crate::text::parse_unverified(&src).expect("parses");
-        crate::verify::verify(&m)
+        crate::text::verify::verify(&m)
             .err()
             .map(|e| e.0.first().map(|d| d.subject.clone()).unwrap_or_default())
     }

@@ -9,8 +9,8 @@
 //! results here are ranked tensors of the element types the op allows.
 
 use crate::ir::{Module, Param, Type, TypeData};
-use crate::verify::types::{is_dynamic, quant, shaped, OpView, Shaped};
-use crate::verify::{bail, ensure, Check};
+use crate::text::verify::types::{is_dynamic, quant, shaped, OpView, Shaped};
+use crate::text::verify::{bail, ensure, Check};
 use crate::vhlo::StablehloOp as K;
 
 pub(super) fn verify(v: OpView) -> Check {
@@ -262,7 +262,7 @@ fn compare(v: OpView) -> Check {
     let ok = v
         .result_type(0)
         .and_then(|r| v.shaped(r))
-        .is_some_and(|r| crate::verify::types::is_bool(v.m, r.element));
+        .is_some_and(|r| crate::text::verify::types::is_bool(v.m, r.element));
     check_inferred(&v, &inferred, ok, "C2")
 }
 
@@ -310,7 +310,7 @@ fn select(v: OpView) -> Check {
 #[allow(clippy::type_complexity)]
 fn most_specific(
     types: &[Shaped],
-) -> Result<(Option<Vec<i64>>, Option<Vec<i64>>), crate::verify::Failure> {
+) -> Result<(Option<Vec<i64>>, Option<Vec<i64>>), crate::text::verify::Failure> {
     let ranked: Vec<&Shaped> = types.iter().filter(|s| s.dims.is_some()).collect();
     let Some(first) = ranked.first() else {
         return Ok((None, None));
@@ -384,7 +384,7 @@ fn clamp(v: OpView) -> Check {
     ) else {
         return Ok(());
     };
-    let shape = |s: &Shaped| crate::verify::types::dims_str(s.dims.unwrap_or(&[]));
+    let shape = |s: &Shaped| crate::text::verify::types::dims_str(s.dims.unwrap_or(&[]));
     for (rule, name, t, s) in [("C1", "min", mt, min), ("C2", "max", xt, max)] {
         ensure!(
             compatible_shapes_all(v.m, &[t, ot]) || s.rank() == Some(0),
@@ -454,7 +454,7 @@ fn is_finite(v: OpView) -> Check {
     let ok = v
         .result_type(0)
         .and_then(|r| v.shaped(r))
-        .is_some_and(|r| crate::verify::types::is_bool(v.m, r.element));
+        .is_some_and(|r| crate::text::verify::types::is_bool(v.m, r.element));
     elementwise_shapes(v)?;
     check_inferred(&v, &inferred, ok, "C1")
 }
@@ -593,8 +593,8 @@ fn bitcast_convert(v: OpView) -> Check {
         v.t(tt)
     );
     let (Some(ow), Some(tw)) = (
-        crate::verify::types::bit_width(v.m, operand.element),
-        crate::verify::types::bit_width(v.m, target.element),
+        crate::text::verify::types::bit_width(v.m, operand.element),
+        crate::text::verify::types::bit_width(v.m, target.element),
     ) else {
         return Ok(());
     };
@@ -649,7 +649,7 @@ fn result_accuracy(v: OpView) -> Check {
         return Ok(());
     };
     let m = v.m;
-    let float = |name: &str| match crate::verify::types::struct_field(m, a, name) {
+    let float = |name: &str| match crate::text::verify::types::struct_field(m, a, name) {
         Some(Param::Float { bits, width }) => Some(match width {
             32 => f64::from(f32::from_bits(*bits as u32)),
             _ => f64::from_bits(*bits as u64),
@@ -658,19 +658,21 @@ fn result_accuracy(v: OpView) -> Check {
     };
     let atol = float("atol").unwrap_or(0.0);
     let rtol = float("rtol").unwrap_or(0.0);
-    let ulps = match crate::verify::types::struct_field(m, a, "ulps") {
+    let ulps = match crate::text::verify::types::struct_field(m, a, "ulps") {
         Some(Param::Int(u)) => *u,
         Some(Param::UInt(u)) => i64::try_from(*u).unwrap_or(i64::MAX),
         _ => 0,
     };
-    let mode = match crate::verify::types::struct_field(m, a, "mode") {
-        Some(Param::Attr(x)) => crate::verify::types::enum_case(m, *x).or_else(|| mode_of(m, *x)),
+    let mode = match crate::text::verify::types::struct_field(m, a, "mode") {
+        Some(Param::Attr(x)) => {
+            crate::text::verify::types::enum_case(m, *x).or_else(|| mode_of(m, *x))
+        }
         _ => None,
     };
     // APFloat's isNegative: -0.0 is negative.
-    let place = crate::verify::Place::AttributeValue("result_accuracy");
+    let place = crate::text::verify::Place::AttributeValue("result_accuracy");
     if atol.is_sign_negative() || rtol.is_sign_negative() || ulps < 0 {
-        return Err(crate::verify::fail(
+        return Err(crate::text::verify::fail(
             "result_accuracy",
             format!("Negative tolerance (atol {atol:?}, rtol {rtol:?}, ulps {ulps})"),
         )
@@ -678,7 +680,7 @@ fn result_accuracy(v: OpView) -> Check {
     }
     if let Some(mode) = mode.filter(|m| *m == "DEFAULT" || *m == "HIGHEST") {
         if !(atol == 0.0 && rtol == 0.0 && ulps == 0) {
-            return Err(crate::verify::fail(
+            return Err(crate::text::verify::fail(
                 "result_accuracy",
                 format!(
                     "Invalid tolerances for ResultAccuracyAttr with mode {mode}, must be all zero."
@@ -714,7 +716,7 @@ mod tests {
             "func.func @main({args}) -> {result} {{\n  %0 = {op}\n  return %0 : {result}\n}}\n"
         );
         let m = crate::text::parse_unverified(&src).unwrap();
-        crate::verify::verify(&m).err().map(|e| e.to_string())
+        crate::text::verify::verify(&m).err().map(|e| e.to_string())
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! What a failed check is, and where failures go.
 
-use crate::convert::Diagnostic;
+use super::Diagnostic;
 use crate::ir::{Module, OpId};
 
 /// One failed check, before it is given the op's name and location.
@@ -49,14 +49,14 @@ pub(crate) fn fail(rule: &'static str, message: impl Into<String>) -> Failure {
 /// Returns early with a [`Failure`] of `rule`, its message formatted as by `format!`.
 macro_rules! bail {
     ($rule:expr, $($fmt:tt)+) => {
-        return Err($crate::verify::fail($rule, format!($($fmt)+)))
+        return Err($crate::text::verify::fail($rule, format!($($fmt)+)))
     };
 }
 /// Fails with `rule` unless `cond` holds.
 macro_rules! ensure {
     ($cond:expr, $rule:expr, $($fmt:tt)+) => {
         if !$cond {
-            $crate::verify::bail!($rule, $($fmt)+);
+            $crate::text::verify::bail!($rule, $($fmt)+);
         }
     };
 }

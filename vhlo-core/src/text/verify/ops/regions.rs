@@ -11,11 +11,11 @@
 use std::collections::HashSet;
 
 use crate::ir::{Dim, Type, TypeData, Value, ValueDef, DYNAMIC};
-use crate::verify::types::{
+use crate::text::verify::types::{
     compatible_dim, compatible_types, dense_ints, int_list, is_dynamic, matches_inferred, quant,
     shaped, Inferred, OpView, Shaped,
 };
-use crate::verify::{bail, ensure, Check, Failure};
+use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
 
 pub(super) fn verify(v: OpView) -> Check {
@@ -135,7 +135,7 @@ fn hlo_tensor(v: &OpView, t: Type) -> bool {
 
 /// `HLO_TensorOrToken`.
 fn hlo_tensor_or_token(v: &OpView, t: Type) -> bool {
-    hlo_tensor(v, t) || crate::verify::types::is_token(v.m, t)
+    hlo_tensor(v, t) || crate::text::verify::types::is_token(v.m, t)
 }
 
 /// A ranked tensor of integers of `width` (any width when `None`; never `i1`).
@@ -408,7 +408,7 @@ fn promotable(v: &OpView, a: Ty, b: Ty, ignore_fp: bool) -> bool {
     if ignore_fp && is_float(v, x) {
         return true;
     }
-    let width = |e| crate::verify::types::bit_width(m, e).unwrap_or(0);
+    let width = |e| crate::text::verify::types::bit_width(m, e).unwrap_or(0);
     width(x) <= width(y)
 }
 
@@ -935,7 +935,7 @@ fn select_and_scatter(v: &OpView) -> Check {
         );
         let r = rets[0];
         let ok = matches!(v.m.type_data(r), TypeData::RankedTensor { shape, element, .. }
-            if shape.is_empty() && crate::verify::types::is_bool(v.m, *element));
+            if shape.is_empty() && crate::text::verify::types::is_bool(v.m, *element));
         ensure!(
             ok,
             "C9",
@@ -1872,8 +1872,9 @@ fn sort(v: &OpView) -> Check {
             rets.len()
         );
         let r = rets[0];
-        let ok = shaped(v.m, r)
-            .is_some_and(|s| s.rank() == Some(0) && crate::verify::types::is_bool(v.m, s.element));
+        let ok = shaped(v.m, r).is_some_and(|s| {
+            s.rank() == Some(0) && crate::text::verify::types::is_bool(v.m, s.element)
+        });
         ensure!(
             ok,
             "C5",
@@ -2022,8 +2023,9 @@ fn while_(v: &OpView) -> Check {
         cond_rets.len()
     );
     let r = cond_rets[0];
-    let ok = shaped(v.m, r)
-        .is_some_and(|s| s.rank() == Some(0) && crate::verify::types::is_bool(v.m, s.element));
+    let ok = shaped(v.m, r).is_some_and(|s| {
+        s.rank() == Some(0) && crate::text::verify::types::is_bool(v.m, s.element)
+    });
     ensure!(
         ok,
         "C1",
@@ -2050,7 +2052,7 @@ fn if_(v: &OpView) -> Check {
         "ranked tensor of pred (AKA boolean or 1-bit integer) values",
         |v, t| {
             matches!(v.m.type_data(t), TypeData::RankedTensor { element, .. }
-                if crate::verify::types::is_bool(v.m, *element))
+                if crate::text::verify::types::is_bool(v.m, *element))
         },
     )?;
     sized_regions(v, &["true_branch", "false_branch"])?;

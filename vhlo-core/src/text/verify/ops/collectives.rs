@@ -15,11 +15,11 @@ use std::collections::HashSet;
 
 use crate::ir::{AttrData, Attribute, Block, Dim, FloatKind, Module, Param, Signedness, Type};
 use crate::ir::{TypeData, ValueDef};
-use crate::verify::types::{
+use crate::text::verify::types::{
     compatible_shapes, compatible_types, dense_ints, is_bool, is_dynamic, is_token, quant, shaped,
     struct_field, Inferred, OpView,
 };
-use crate::verify::{bail, ensure, Check, Failure};
+use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
 
 pub(super) fn verify(v: OpView) -> Check {
@@ -462,8 +462,8 @@ fn promotable(m: &Module, from: Type, to: Type, ignore_fp_precision: bool) -> bo
         return true;
     }
     match (
-        crate::verify::types::bit_width(m, from),
-        crate::verify::types::bit_width(m, to),
+        crate::text::verify::types::bit_width(m, from),
+        crate::text::verify::types::bit_width(m, to),
     ) {
         (Some(a), Some(b)) => a <= b,
         _ => false,
@@ -512,7 +512,7 @@ fn check_inferred_components(v: &OpView, inferred: &[Inferred], rule: &'static s
         && actual
             .iter()
             .zip(inferred)
-            .all(|(&a, want)| crate::verify::types::matches_inferred(v.m, want, a));
+            .all(|(&a, want)| crate::text::verify::types::matches_inferred(v.m, want, a));
     ensure!(
         ok,
         rule,
@@ -2211,7 +2211,8 @@ fn composite(v: &OpView) -> Check {
         .symbols
         .lookup(m, v.op, *root)
         .filter(|&f| m.op_name_str(f) == "func.func");
-    let Some((inputs, outputs)) = func.and_then(|f| crate::verify::structure::function_type(m, f))
+    let Some((inputs, outputs)) =
+        func.and_then(|f| crate::text::verify::structure::function_type(m, f))
     else {
         bail!("C2", "'{name}' does not reference a valid function");
     };
@@ -2259,7 +2260,7 @@ mod tests {
     /// The first verifier error of `src`, if any.
     fn error(src: &str) -> Option<String> {
         let m = text::parse_unverified(src).expect("parses");
-        crate::verify::verify(&m)
+        crate::text::verify::verify(&m)
             .err()
             .map(|e| e.0.first().map(|d| d.to_string()).unwrap_or_default())
     }

@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use crate::ir::{AttrData, Attribute, FastMap, FastSet, Module, OpId, Param, Type, TypeData};
 
-use crate::convert::{diag, Diagnostic};
+use super::{diag, Diagnostic};
 
 /// The rule every diagnostic of this file names.
 const RULE: &str = "Shardy verifier (verifiers.cc): a sharding must fit its value's type and mesh";

@@ -10,11 +10,11 @@
 //! 0-D or 1-D, single bounded dimension) are checked here too, with rule `ODS`.
 
 use crate::ir::{Attribute, Dim, Module, Signedness, Type, TypeData, Value, ValueDef, DYNAMIC};
-use crate::verify::types::{
+use crate::text::verify::types::{
     check_inferred, dense_ints, is_dynamic, num_elements, quant, shaped, Inferred, OpView, Quant,
     Shaped,
 };
-use crate::verify::{bail, ensure, fail, Check, Failure};
+use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
 
 pub(super) fn verify(v: OpView) -> Check {
@@ -1762,7 +1762,7 @@ mod tests {
 
     fn check(src: &str) -> Result<(), String> {
         let m = crate::text::parse_unverified(src).map_err(|e| e.to_string())?;
-        crate::verify::verify(&m).map_err(|e| e.to_string())
+        crate::text::verify::verify(&m).map_err(|e| e.to_string())
     }
 
     #[test]

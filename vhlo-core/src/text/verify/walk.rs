@@ -8,7 +8,8 @@ use super::structure::{
     collect_symbols, dominance_failure, dominator_tree, verify_func_dialect, Classes, SymbolTable,
 };
 use super::{fail, Sink};
-use crate::ir::{Block, FastMap, OpId, Region};
+use crate::ir::{Block, FastMap, FastSet, Module, OpId, Region};
+use crate::vhlo::StablehloOp as K;
 
 /// Which checks a walk runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +61,8 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
     let mut symbols = SymbolTable::default();
     let mut types = super::type_rules::TypeMemo::new(m);
     let mut ods_memo = super::ops::OdsMemo::default();
+    let mut verified_ops: FastSet<Box<[u32]>> = FastSet::default();
+    let mut scratch: Vec<u32> = Vec::new();
     // Dominance: the open-block frame a value was defined in (0: none yet), and for each frame
     // whether it is still open and its isolation scope.
     let mut defined_in: Vec<u32> = if parts.dominance {
@@ -205,7 +208,14 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
                 }
             }
         }
-        if parts.ops {
+        // An op whose checks read nothing but its own name, types and attributes, identical to
+        // one already verified (a program repeats its ops' shapes), has the same verdict.
+        let key = parts.ops && class.stablehlo.is_some_and(pure_checks);
+        let known = key && {
+            op_key(m, op, &mut scratch);
+            verified_ops.contains(scratch.as_slice())
+        };
+        if parts.ops && !known {
             if let Err(f) = types.check_op(op, class.has_function_type) {
                 sink.report(op, f);
                 return;
@@ -221,6 +231,9 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
                     if let Err(f) = super::ops::verify_op(v, &mut ods_memo) {
                         sink.report(op, f);
                         return;
+                    }
+                    if key {
+                        verified_ops.insert(scratch.as_slice().into());
                     }
                 } else if m.op_name_str(op).starts_with("sdy.") {
                     if let Err(f) = super::sdy::same_operands_and_result_type(m, op) {
@@ -324,4 +337,82 @@ fn terminators(
         }
     }
     Ok(())
+}
+
+/// Ops whose own checks read only the op itself (name, operand and result types, attributes,
+/// and its regions' argument and returned types; the ops inside are walked on their own): not
+/// those that read an operand's defining constant, a symbol, or a parent.
+fn pure_checks(k: K) -> bool {
+    !matches!(
+        k,
+        K::Rng
+            | K::DynamicConv
+            | K::DynamicGather
+            | K::SetDimensionSize
+            | K::DynamicPad
+            | K::DynamicReshape
+            | K::DynamicBroadcastInDim
+            | K::DynamicIota
+            | K::Composite
+            | K::CustomCall
+            | K::Call
+            | K::Return
+            | K::Func
+            | K::AllGather
+            | K::AllReduce
+            | K::AllToAll
+            | K::CollectiveBroadcast
+            | K::CollectivePermute
+            | K::CollectiveReduce
+            | K::CrossReplicaSum
+            | K::ReduceScatter
+            | K::AsyncStart
+            | K::AsyncDone
+            | K::Send
+            | K::Recv
+            | K::Infeed
+            | K::Outfeed
+    )
+}
+
+/// What an op's checks read, as ids: its name, operand and result types, properties and
+/// discardable attributes (all interned, so equal ids are equal values).
+fn op_key(m: &Module, op: OpId, key: &mut Vec<u32>) {
+    key.clear();
+    key.push(m.op_name(op).0);
+    let operands = m.operands(op);
+    key.push(operands.len() as u32);
+    key.extend(operands.iter().map(|&v| m.value_type(v).0));
+    key.push(m.num_results(op) as u32);
+    key.extend(m.results(op).map(|v| m.value_type(v).0));
+    for list in [m.properties(op), m.attributes(op)] {
+        key.push(list.len() as u32);
+        for a in list {
+            key.push(a.name.0);
+            key.push(a.value.0);
+        }
+    }
+    // Regions: the shape of each, its entry block's argument types, and each block's
+    // terminator (name and operand types), which is what the region ops' checks read.
+    let regions = m.regions(op);
+    key.push(regions.len() as u32);
+    for &r in regions {
+        let blocks = m.blocks(r);
+        key.push(blocks.len() as u32);
+        for (i, &b) in blocks.iter().enumerate() {
+            if i == 0 {
+                let args = m.block_args(b);
+                key.push(args.len() as u32);
+                key.extend(args.iter().map(|&a| m.value_type(a).0));
+            }
+            let ops = m.block_ops(b);
+            key.push(ops.len() as u32);
+            if let Some(&last) = ops.last() {
+                key.push(m.op_name(last).0);
+                let operands = m.operands(last);
+                key.push(operands.len() as u32);
+                key.extend(operands.iter().map(|&v| m.value_type(v).0));
+            }
+        }
+    }
 }

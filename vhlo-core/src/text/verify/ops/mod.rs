@@ -174,6 +174,7 @@ fn declared_attributes(v: OpView, memo: &mut OdsMemo) -> Check {
 /// What the spec declares of the op's types: its type traits.
 fn declared(v: OpView) -> Check {
     let m = v.m;
+    arity(v)?;
     super::ods_types::check(m, v.kind, v.op)?;
     if v.kind.compatible_operands_and_result_type() {
         if let Some(problem) = incompatible_operands_and_result(m, v.op) {
@@ -256,4 +257,36 @@ fn incompatible(m: &Module, a: Type, b: Type) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// ODS's counts: as many operands, results and regions as the op declares (any number for a
+/// variadic group). `func.*` ops share kinds with StableHLO ops and are checked with the
+/// structure.
+fn arity(v: OpView) -> Check {
+    if !v.m.op_name_str(v.op).starts_with("stablehlo.") {
+        return Ok(());
+    }
+    let op = v.kind.to_vhlo();
+    let counts = [
+        ("operands", op.operand_groups(), v.num_operands()),
+        ("results", op.result_groups(), v.num_results()),
+        ("regions", op.region_groups(), v.regions().len()),
+    ];
+    for (what, groups, found) in counts {
+        let fixed = groups.iter().filter(|g| !g.1).count();
+        let variadic = groups.iter().any(|g| g.1);
+        if variadic && found < fixed {
+            return Err(fail(
+                "ODS",
+                format!("expected {fixed} or more {what}, but found {found}"),
+            ));
+        }
+        if !variadic && found != fixed {
+            return Err(fail(
+                "ODS",
+                format!("expected {fixed} {what}, but found {found}"),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -82,7 +82,7 @@ fn check_type(m: &Module, t: Type) -> Result<(), Failure> {
             .chain(results.iter())
             .try_for_each(|&x| check_type(m, x)),
         TypeData::Dialect(d) if m.str(d.dialect) == "quant" && m.str(d.mnemonic) == "uniform" => {
-            crate::convert::check_quantized_type(m, &d.params).map_err(|e| fail("quant.uniform", e))
+            super::quant::check(m, &d.params).map_err(|e| fail("quant.uniform", e))
         }
         _ => Ok(()),
     }

@@ -34,8 +34,11 @@ mod walk;
 pub(crate) use walk::Parts;
 pub(crate) mod types;
 
-pub use crate::convert::{Diagnostic, Diagnostics};
+mod diagnostic;
+pub(crate) mod quant;
 use crate::ir::{Module, OpId};
+pub(crate) use diagnostic::diag;
+pub use diagnostic::{diagnostics_to_text, Diagnostic, Diagnostics};
 
 mod failure;
 pub(crate) use failure::{bail, ensure, fail, Check, Failure, Place, Sink};
