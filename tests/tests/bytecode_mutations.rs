@@ -501,6 +501,7 @@ fn uses_before_definitions_in_a_block_are_refused() {
         assert!(m.set_operand(abs, 0, later.expect("result")));
         let version = vhlo_core::vhlo::CURRENT_VERSION;
         // The portable writer refuses it (it verifies what it writes)...
+        // unchecked: expected to be refused, so nothing is written.
         let refused = vhlo_core::portable::write_vhlo(&m, version, &version.to_string())
             .expect_err("a use before its definition is not written");
         assert!(
@@ -513,6 +514,7 @@ fn uses_before_definitions_in_a_block_are_refused() {
             vhlo_core::bytecode::bytecode_version_for_target(version).expect("a bytecode version"),
             "StableHLO_v1.20.0",
         );
+        // unchecked: the raw writer does not verify; the reader must refuse this.
         let bytes = vhlo_core::bytecode::write(&m, &opts).expect("writes");
         let err = portable::read_vhlo(&bytes)
             .expect_err("a use before its definition")
