@@ -137,9 +137,14 @@ fn alternative(m: &Module, t: Type, a: &OdsTypeAlternative) -> bool {
             if !matches!(m.type_data(t), TypeData::Tuple(_)) {
                 return false;
             }
-            // Every leaf, through nested tuples, without recursion.
+            // Every leaf, through nested tuples, without recursion; each distinct type once
+            // (a tuple DAG has exponentially many paths).
             let mut stack = vec![t];
+            let mut seen: crate::ir::FastSet<Type> = crate::ir::FastSet::default();
             while let Some(x) = stack.pop() {
+                if !seen.insert(x) {
+                    continue;
+                }
                 match m.type_data(x) {
                     TypeData::Tuple(xs) => stack.extend(xs.iter().copied()),
                     _ => {

@@ -23,11 +23,47 @@ impl<'m> TypeMemo<'m> {
         }
     }
 
+    /// Checks `t` and the types inside it, each distinct type once (a type DAG such as
+    /// `tuple<!t, !t>` nested 200 deep is walked in linear time). Bounded by the nesting limit
+    /// checked before verifying.
     fn check(&mut self, t: Type) -> Result<(), Failure> {
         if self.good.get(t.index()).copied().unwrap_or(false) {
             return Ok(());
         }
-        check_type(self.m, t)?;
+        let m = self.m;
+        match m.type_data(t) {
+            TypeData::RankedTensor {
+                shape,
+                element,
+                encoding,
+            } => {
+                if let Some(e) = encoding {
+                    if let Some(bounds) = super::types::bounds_of(m, *e) {
+                        check_bounds(m, t, shape, bounds)?;
+                    }
+                }
+                self.check(*element)?;
+            }
+            TypeData::UnrankedTensor { element } | TypeData::Complex(element) => {
+                self.check(*element)?;
+            }
+            TypeData::Tuple(xs) => {
+                for &x in xs.iter() {
+                    self.check(x)?;
+                }
+            }
+            TypeData::Function { inputs, results } => {
+                for &x in inputs.iter().chain(results.iter()) {
+                    self.check(x)?;
+                }
+            }
+            TypeData::Dialect(d)
+                if m.str(d.dialect) == "quant" && m.str(d.mnemonic) == "uniform" =>
+            {
+                super::quant::check(m, &d.params).map_err(|e| fail("quant.uniform", e))?;
+            }
+            _ => {}
+        }
         if let Some(g) = self.good.get_mut(t.index()) {
             *g = true;
         }
@@ -55,36 +91,6 @@ impl<'m> TypeMemo<'m> {
             }
         }
         Ok(())
-    }
-}
-
-/// The first invariant `t` (or a type inside it) breaks.
-fn check_type(m: &Module, t: Type) -> Result<(), Failure> {
-    match m.type_data(t) {
-        TypeData::RankedTensor {
-            shape,
-            element,
-            encoding,
-        } => {
-            if let Some(e) = encoding {
-                if let Some(bounds) = super::types::bounds_of(m, *e) {
-                    check_bounds(m, t, shape, bounds)?;
-                }
-            }
-            check_type(m, *element)
-        }
-        TypeData::UnrankedTensor { element } | TypeData::Complex(element) => {
-            check_type(m, *element)
-        }
-        TypeData::Tuple(xs) => xs.iter().try_for_each(|&x| check_type(m, x)),
-        TypeData::Function { inputs, results } => inputs
-            .iter()
-            .chain(results.iter())
-            .try_for_each(|&x| check_type(m, x)),
-        TypeData::Dialect(d) if m.str(d.dialect) == "quant" && m.str(d.mnemonic) == "uniform" => {
-            super::quant::check(m, &d.params).map_err(|e| fail("quant.uniform", e))
-        }
-        _ => Ok(()),
     }
 }
 
