@@ -459,10 +459,13 @@ fn added_attributes(spec: &codegen::Spec, v: &str) -> Vec<String> {
 }
 
 /// No hand-written Rust of the library or the CLI (generated code aside) spells these names.
+/// The ops' own constraints (`text/verify/ops`, upstream's C1...Cn as code, issue 29) may name
+/// any attribute they check: with the release removed the attribute is absent and the check is
+/// inert, so the release still takes no Rust (the fixture builds and runs without them).
 fn no_hand_written_source_names(names: &[String]) {
     let root = vhlo_tests::workspace_root();
     for dir in ["vhlo-core/src", "vhlo-translate/src"] {
-        for rel in files_under(&root.join(dir), &["generated"]) {
+        for rel in files_under(&root.join(dir), &["generated", "text/verify/ops"]) {
             if !rel.ends_with(".rs") {
                 continue;
             }
