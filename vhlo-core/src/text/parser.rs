@@ -1614,6 +1614,7 @@ mod line_column_tests {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)] // tests may fail loudly
 mod value_name_tests {
     use super::*;
 

@@ -3,9 +3,9 @@
 //! every pass. Kept apart from the conversions (as wasmparser keeps its validator apart from its
 //! reader): the conversions assume a verified program.
 //!
-//! - [`structure`]: SSA dominance and scoping, block terminators, symbol tables, function
+//! - `structure`: SSA dominance and scoping, block terminators, symbol tables, function
 //!   signatures against their entry blocks and returns.
-//! - [`ops`]: the constraints `docs/spec.md` upstream lists per op as (C1)…(Cn), one shape
+//! - `ops`: the constraints `docs/spec.md` upstream lists per op as (C1)…(Cn), one shape
 //!   function per op or family, named by those ids. Declarative facts (traits, ODS attribute
 //!   types) come from the spec through the generated dialect.
 //!
