@@ -199,3 +199,23 @@ pub mod verify_diagnostics {
         t
     }
 }
+
+/// The oracle's Python (`$VHLO_ORACLE_PYTHON`, else the repository's `.venv`): `None` with a
+/// message when missing, a failure under CI or `VHLO_REQUIRE_ORACLE=1`.
+pub fn oracle_python() -> Option<PathBuf> {
+    let python = match std::env::var_os("VHLO_ORACLE_PYTHON") {
+        Some(path) => PathBuf::from(path),
+        None => workspace_root().join(".venv/bin/python"),
+    };
+    if python.exists() {
+        return Some(python);
+    }
+    let why = format!(
+        "oracle python not found at {} (run scripts/oracle/setup.sh)",
+        python.display()
+    );
+    let required = in_ci() || std::env::var("VHLO_REQUIRE_ORACLE").is_ok_and(|v| v == "1");
+    assert!(!required, "{why}; required under CI");
+    eprintln!("skipping: {why}");
+    None
+}

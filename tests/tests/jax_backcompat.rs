@@ -153,26 +153,6 @@ use std::process::Command;
 
 use vhlo_core::convert;
 
-/// The oracle interpreter, or `None` (skip) outside CI when the venv is missing.
-fn oracle_python() -> Option<PathBuf> {
-    let python = match std::env::var_os("VHLO_ORACLE_PYTHON") {
-        Some(path) => PathBuf::from(path),
-        None => vhlo_tests::workspace_root().join(".venv/bin/python"),
-    };
-    if python.exists() {
-        return Some(python);
-    }
-    let why = format!(
-        "oracle python not found at {} (run scripts/oracle/setup.sh)",
-        python.display()
-    );
-    let required =
-        vhlo_tests::in_ci() || std::env::var("VHLO_REQUIRE_ORACLE").is_ok_and(|v| v == "1");
-    assert!(!required, "{why}; required under CI");
-    eprintln!("skipping: {why}");
-    None
-}
-
 fn run_driver(python: &Path, args: &[&str]) {
     let script = vhlo_tests::workspace_root().join("scripts/oracle/jax_backcompat.py");
     let out = Command::new(python)
@@ -322,7 +302,7 @@ fn compare(
 /// runs the cases whose name contains it.
 #[test]
 fn corpus() {
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     check_cases(&python, "jax_backcompat", None, 100);
@@ -333,7 +313,7 @@ fn corpus() {
 /// same three checks as [`corpus`]; all carry Shardy attributes or ops.
 #[test]
 fn mesh_fixtures() {
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     let fixtures = vhlo_tests::workspace_root().join("tests/fixtures/jax_mesh");

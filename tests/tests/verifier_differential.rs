@@ -30,26 +30,6 @@ use vhlo_tests::portable::{self, SerializeOptions};
 
 const KNOWN: &str = "tests/fixtures/verifier_differential_known.txt";
 
-/// The oracle interpreter, or `None` (skip) outside CI when the venv is missing.
-fn oracle_python() -> Option<PathBuf> {
-    let python = match std::env::var_os("VHLO_ORACLE_PYTHON") {
-        Some(path) => PathBuf::from(path),
-        None => vhlo_tests::workspace_root().join(".venv/bin/python"),
-    };
-    if python.exists() {
-        return Some(python);
-    }
-    let why = format!(
-        "oracle python not found at {} (run scripts/oracle/setup.sh)",
-        python.display()
-    );
-    let required =
-        vhlo_tests::in_ci() || std::env::var("VHLO_REQUIRE_ORACLE").is_ok_and(|v| v == "1");
-    assert!(!required, "{why}; required under CI");
-    eprintln!("skipping: {why}");
-    None
-}
-
 fn run_mutants_py(python: &Path, args: &[&str]) {
     let script = vhlo_tests::workspace_root().join("scripts/oracle/mutants.py");
     let out = Command::new(python)
@@ -263,7 +243,7 @@ type Groups<'a> = BTreeMap<(Outcome, &'a str, &'a str), Vec<(&'a Mutant, &'a Str
 
 #[test]
 fn our_verdicts_are_libstablehlos() {
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("verifier_differential");

@@ -343,36 +343,21 @@ fn terminators(
 /// and its regions' argument and returned types; the ops inside are walked on their own): not
 /// those that read an operand's defining constant, a symbol, or a parent.
 fn pure_checks(k: K) -> bool {
-    !matches!(
-        k,
-        K::Rng
-            | K::DynamicConv
-            | K::DynamicGather
-            | K::SetDimensionSize
-            | K::DynamicPad
-            | K::DynamicReshape
-            | K::DynamicBroadcastInDim
-            | K::DynamicIota
-            | K::Composite
-            | K::CustomCall
-            | K::Call
-            | K::Return
-            | K::Func
-            | K::AllGather
-            | K::AllReduce
-            | K::AllToAll
-            | K::CollectiveBroadcast
-            | K::CollectivePermute
-            | K::CollectiveReduce
-            | K::CrossReplicaSum
-            | K::ReduceScatter
-            | K::AsyncStart
-            | K::AsyncDone
-            | K::Send
-            | K::Recv
-            | K::Infeed
-            | K::Outfeed
-    )
+    // Collectives read symbols (meshes, decompositions) and pair with each other.
+    super::ops::family(k) != super::ops::Family::Collectives
+        && !matches!(
+            k,
+            K::DynamicConv
+                | K::DynamicGather
+                | K::SetDimensionSize
+                | K::DynamicPad
+                | K::DynamicReshape
+                | K::DynamicBroadcastInDim
+                | K::DynamicIota
+                | K::Call
+                | K::Return
+                | K::Func
+        )
 }
 
 /// What an op's checks read, as ids: its name, operand and result types, properties and

@@ -23,127 +23,15 @@ pub(crate) type OdsMemo = FastSet<(K, Symbol, Attribute)>;
 pub(crate) fn verify_op(v: OpView, memo: &mut OdsMemo) -> Check {
     declared_attributes(v, memo)?;
     declared(v)?;
-    match v.kind {
-        K::Abs
-        | K::Add
-        | K::And
-        | K::Atan2
-        | K::Cbrt
-        | K::Ceil
-        | K::Clamp
-        | K::Compare
-        | K::Complex
-        | K::Convert
-        | K::Cosine
-        | K::CountLeadingZeros
-        | K::Divide
-        | K::Exponential
-        | K::ExponentialMinusOne
-        | K::Floor
-        | K::Imag
-        | K::IsFinite
-        | K::Log
-        | K::LogPlusOne
-        | K::Logistic
-        | K::Maximum
-        | K::Minimum
-        | K::Multiply
-        | K::Negate
-        | K::Not
-        | K::Or
-        | K::Popcnt
-        | K::Power
-        | K::Real
-        | K::Remainder
-        | K::RoundNearestAfz
-        | K::RoundNearestEven
-        | K::Rsqrt
-        | K::Select
-        | K::ShiftLeft
-        | K::ShiftRightArithmetic
-        | K::ShiftRightLogical
-        | K::Sign
-        | K::Sine
-        | K::Sqrt
-        | K::Subtract
-        | K::Tan
-        | K::Tanh
-        | K::Xor
-        | K::BitcastConvert
-        | K::ReducePrecision
-        | K::UniformQuantize
-        | K::UniformDequantize => elementwise::verify(v),
-        K::Broadcast
-        | K::BroadcastInDim
-        | K::Concatenate
-        | K::Constant
-        | K::DynamicBroadcastInDim
-        | K::DynamicIota
-        | K::DynamicPad
-        | K::DynamicReshape
-        | K::DynamicSlice
-        | K::DynamicUpdateSlice
-        | K::GetDimensionSize
-        | K::Iota
-        | K::Pad
-        | K::RealDynamicSlice
-        | K::Reshape
-        | K::Reverse
-        | K::SetDimensionSize
-        | K::Slice
-        | K::Transpose
-        | K::TorchIndexSelect
-        | K::GetTupleElement
-        | K::Tuple => shapes::verify(v),
-        K::Convolution
-        | K::DynamicConv
-        | K::Dot
-        | K::DotGeneral
-        | K::Einsum
-        | K::UnaryEinsum
-        | K::Fft
-        | K::TriangularSolve
-        | K::Cholesky
-        | K::BatchNormGrad
-        | K::BatchNormInference
-        | K::BatchNormTraining => contraction::verify(v),
-        K::Reduce
-        | K::ReduceWindow
-        | K::SelectAndScatter
-        | K::Scatter
-        | K::Gather
-        | K::DynamicGather
-        | K::Sort
-        | K::Map
-        | K::While
-        | K::If
-        | K::Case
-        | K::OptimizationBarrier => regions::verify(v),
-        K::AllGather
-        | K::AllReduce
-        | K::AllToAll
-        | K::CollectiveBroadcast
-        | K::CollectivePermute
-        | K::CollectiveReduce
-        | K::CrossReplicaSum
-        | K::ReduceScatter
-        | K::AsyncStart
-        | K::AsyncDone
-        | K::Send
-        | K::Recv
-        | K::Infeed
-        | K::Outfeed
-        | K::AfterAll
-        | K::CreateToken
-        | K::PartitionId
-        | K::ReplicaId
-        | K::Rng
-        | K::RngBitGenerator
-        | K::CustomCall
-        | K::Composite => collectives::verify(v),
+    match family(v.kind) {
+        Family::Elementwise => elementwise::verify(v),
+        Family::Shapes => shapes::verify(v),
+        Family::Contraction => contraction::verify(v),
+        Family::Regions => regions::verify(v),
+        Family::Collectives => collectives::verify(v),
         // `func.*` are checked with the structure; an op a later release adds has only its
         // declared constraints until it gets a function here.
-        _ => Ok(()),
+        Family::Declared => Ok(()),
     }
 }
 
@@ -289,4 +177,141 @@ fn arity(v: OpView) -> Check {
         }
     }
     Ok(())
+}
+
+/// The file that holds an op's own checks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Family {
+    Elementwise,
+    Shapes,
+    Contraction,
+    Regions,
+    Collectives,
+    /// Only what the spec declares.
+    Declared,
+}
+
+pub(crate) fn family(k: K) -> Family {
+    match k {
+        K::Abs
+        | K::Add
+        | K::And
+        | K::Atan2
+        | K::Cbrt
+        | K::Ceil
+        | K::Clamp
+        | K::Compare
+        | K::Complex
+        | K::Convert
+        | K::Cosine
+        | K::CountLeadingZeros
+        | K::Divide
+        | K::Exponential
+        | K::ExponentialMinusOne
+        | K::Floor
+        | K::Imag
+        | K::IsFinite
+        | K::Log
+        | K::LogPlusOne
+        | K::Logistic
+        | K::Maximum
+        | K::Minimum
+        | K::Multiply
+        | K::Negate
+        | K::Not
+        | K::Or
+        | K::Popcnt
+        | K::Power
+        | K::Real
+        | K::Remainder
+        | K::RoundNearestAfz
+        | K::RoundNearestEven
+        | K::Rsqrt
+        | K::Select
+        | K::ShiftLeft
+        | K::ShiftRightArithmetic
+        | K::ShiftRightLogical
+        | K::Sign
+        | K::Sine
+        | K::Sqrt
+        | K::Subtract
+        | K::Tan
+        | K::Tanh
+        | K::Xor
+        | K::BitcastConvert
+        | K::ReducePrecision
+        | K::UniformQuantize
+        | K::UniformDequantize => Family::Elementwise,
+        K::Broadcast
+        | K::BroadcastInDim
+        | K::Concatenate
+        | K::Constant
+        | K::DynamicBroadcastInDim
+        | K::DynamicIota
+        | K::DynamicPad
+        | K::DynamicReshape
+        | K::DynamicSlice
+        | K::DynamicUpdateSlice
+        | K::GetDimensionSize
+        | K::Iota
+        | K::Pad
+        | K::RealDynamicSlice
+        | K::Reshape
+        | K::Reverse
+        | K::SetDimensionSize
+        | K::Slice
+        | K::Transpose
+        | K::TorchIndexSelect
+        | K::GetTupleElement
+        | K::Tuple => Family::Shapes,
+        K::Convolution
+        | K::DynamicConv
+        | K::Dot
+        | K::DotGeneral
+        | K::Einsum
+        | K::UnaryEinsum
+        | K::Fft
+        | K::TriangularSolve
+        | K::Cholesky
+        | K::BatchNormGrad
+        | K::BatchNormInference
+        | K::BatchNormTraining => Family::Contraction,
+        K::Reduce
+        | K::ReduceWindow
+        | K::SelectAndScatter
+        | K::Scatter
+        | K::Gather
+        | K::DynamicGather
+        | K::Sort
+        | K::Map
+        | K::While
+        | K::If
+        | K::Case
+        | K::OptimizationBarrier => Family::Regions,
+        K::AllGather
+        | K::AllReduce
+        | K::AllToAll
+        | K::CollectiveBroadcast
+        | K::CollectivePermute
+        | K::CollectiveReduce
+        | K::CrossReplicaSum
+        | K::ReduceScatter
+        | K::AsyncStart
+        | K::AsyncDone
+        | K::Send
+        | K::Recv
+        | K::Infeed
+        | K::Outfeed
+        | K::AfterAll
+        | K::CreateToken
+        | K::PartitionId
+        | K::ReplicaId
+        | K::Rng
+        | K::RngBitGenerator
+        | K::CustomCall
+        | K::Composite => Family::Collectives,
+        // `func.*` are checked with the structure; an op a later release adds has only its
+        // declared constraints until it gets a function here.
+        _ => Family::Declared,
+    }
 }
