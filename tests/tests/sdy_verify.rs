@@ -12,6 +12,7 @@ use vhlo_tests::portable::{self, SerializeOptions};
 
 const MESHES: &str = r#"sdy.mesh @m = <["x"=2, "y"=4]>
 sdy.mesh @one = <[], device_ids=[0]>
+sdy.mesh @three = <["z"=3]>
 "#;
 
 /// (name, body of @main with `%a: tensor<8x8xf32>`, message both refuse with).
@@ -70,6 +71,68 @@ const CASES: &[(&str, &str, &str)] = &[
         "closed_empty_with_priority",
         r#"%0 = sdy.sharding_constraint %a <@m, [{}p1, {}]> : tensor<8x8xf32>"#,
         "dim 0 is empty and closed but has a priority",
+    ),
+    (
+        "manual_axis_after_free_axis",
+        r#"%0 = sdy.manual_computation(%a) in_shardings=[<@m, [{"y", "x"}, {}]>] out_shardings=[<@m, [{"y", "x"}, {}]>] manual_axes={"x"} (%b: tensor<4x8xf32>) {
+    sdy.return %b : tensor<4x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "operand sharding at index 0 must have all manual axes come before free axes in its dimension sharding at index 0. Saw manual axis \"x\" after free axis \"y\"",
+    ),
+    (
+        "manual_axes_not_dividing",
+        r#"%0 = sdy.manual_computation(%a) in_shardings=[<@three, [{"z"}, {}]>] out_shardings=[<@three, [{}, {}]>] manual_axes={"z"} (%b: tensor<2x8xf32>) {
+    %c = stablehlo.concatenate %b, %b, %b, %b, dim = 0 : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<8x8xf32>
+    sdy.return %c : tensor<8x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "operand dimension size 8 is not divisible by the manual axes size 3",
+    ),
+    (
+        "local_shape_mismatch",
+        r#"%0 = sdy.manual_computation(%a) in_shardings=[<@m, [{"x"}, {}]>] out_shardings=[<@m, [{}, {}]>] manual_axes={"x"} (%b: tensor<8x8xf32>) {
+    sdy.return %b : tensor<8x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "operand shape, corresponding sharding, and region operand shape at index 0 must match. Expected local shape 'tensor<4x8xf32>', actual local shape 'tensor<8x8xf32>'",
+    ),
+    (
+        "region_argument_count",
+        r#"%0 = sdy.manual_computation(%a) in_shardings=[<@m, [{}, {}]>] out_shardings=[<@m, [{}, {}]>] manual_axes={} (%b: tensor<8x8xf32>, %c: tensor<8x8xf32>) {
+    sdy.return %b : tensor<8x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "number of op operands and region operands must match. Op has 1 op operands and 2 region operands",
+    ),
+    (
+        "manual_axis_bound_twice",
+        r#"%0 = sdy.manual_computation(%a) in_shardings=[<@m, [{"x"}, {}]>] out_shardings=[<@m, [{"x"}, {}]>] manual_axes={"x"} (%b: tensor<4x8xf32>) {
+    %c = sdy.manual_computation(%b) in_shardings=[<@m, [{"x"}, {}]>] out_shardings=[<@m, [{"x"}, {}]>] manual_axes={"x"} (%d: tensor<2x8xf32>) {
+      sdy.return %d : tensor<2x8xf32>
+    } : (tensor<4x8xf32>) -> tensor<4x8xf32> loc("case.py":3:5)
+    sdy.return %c : tensor<4x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "operates on axis \"x\" which is already bound by a parent sdy.manual_computation op",
+    ),
+    (
+        "sharding_on_a_bound_axis",
+        r#"%0 = sdy.manual_computation(%a) in_shardings=[<@m, [{"x"}, {}]>] out_shardings=[<@m, [{"x"}, {}]>] manual_axes={"x"} (%b: tensor<4x8xf32>) {
+    %c = sdy.sharding_constraint %b <@m, [{}, {"x"}]> : tensor<4x8xf32> loc("case.py":3:5)
+    sdy.return %c : tensor<4x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "operates on axis \"x\" which is already bound by a parent sdy.manual_computation op",
+    ),
+    (
+        "unknown_manual_axis",
+        r#"%0 = sdy.manual_computation(%a) in_shardings=[<@m, [{}, {}]>] out_shardings=[<@m, [{}, {}]>] manual_axes={"q"} (%b: tensor<8x8xf32>) {
+    sdy.return %b : tensor<8x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "unknown manual axis: \"q\"",
+    ),
+    (
+        "manual_shardings_on_two_meshes",
+        r#"%0 = sdy.manual_computation(%a) in_shardings=[<@m, [{"x"}, {}]>] out_shardings=[<@three, [{}, {}]>] manual_axes={"x"} (%b: tensor<4x8xf32>) {
+    %c = stablehlo.concatenate %b, %b, dim = 0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+    sdy.return %c : tensor<8x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "all in and out shardings must be bound to the same mesh or an empty mesh.",
     ),
 ];
 
@@ -173,6 +236,13 @@ fn valid_shardings_are_written() {
         r#"%0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {"y"}]>]>} : tensor<8x8xf32>"#,
         r#"%0 = sdy.sharding_constraint %a <@m, [{"y":(1)2}, {"y":(2)2}], replicated={"x"}> : tensor<8x8xf32>"#,
         r#"%0 = sdy.sharding_constraint %a <@m, [{"x"}p1, {}]> : tensor<8x8xf32>"#,
+        r#"%0 = sdy.manual_computation(%a) in_shardings=[<@m, [{"x", "y"}, {}]>] out_shardings=[<@m, [{"x"}, {}]>] manual_axes={"x"} (%b: tensor<4x8xf32>) {
+    %c = sdy.sharding_constraint %b <@m, [{"y"}, {}]> : tensor<4x8xf32>
+    %d = sdy.manual_computation(%c) in_shardings=[<@m, [{"y"}, {}]>] out_shardings=[<@m, [{"y"}, {}]>] manual_axes={"y"} (%e: tensor<1x8xf32>) {
+      sdy.return %e : tensor<1x8xf32>
+    } : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    sdy.return %d : tensor<4x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
     ]
     .into_iter()
     .enumerate()

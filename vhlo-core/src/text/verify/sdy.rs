@@ -5,8 +5,8 @@
 //!
 //! Checked: `sdy.sharding` of op results and of `func.func` arguments and results; the shardings
 //! of `sdy.sharding_constraint`, `sdy.reshard` and `sdy.data_flow_edge`; the in/out shardings of
-//! `sdy.manual_computation`. Not checked yet: axes bound by an enclosing manual computation,
-//! meshes themselves, sharding rules, the collectives' own rules.
+//! `sdy.manual_computation` and its local shapes; axes bound by an enclosing manual computation;
+//! meshes (`MeshAttr::verify`). Not checked yet: sharding rules, the collectives' own rules.
 
 use std::rc::Rc;
 
@@ -23,7 +23,9 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
         return out;
     };
     let meshes = Meshes::collect(m, sdy);
+    let mut manual = Manual::new(m);
     m.walk(|op| {
+        let bound = manual.bound_around(m, sdy, op);
         if m.op_name_str(op) == "sdy.mesh" {
             let decoded = m
                 .property(op, "mesh")
@@ -35,10 +37,9 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
         }
         let mut report = |what: String| out.push((op, diag(m, op, what, None, RULE)));
         let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
-        let operands: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
         let name = m.op_name_str(op);
         if let Some(a) = m.attribute(op, "sdy.sharding") {
-            if let Some(msg) = per_value(m, &meshes, sdy, a, &results) {
+            if let Some(msg) = per_value(m, &meshes, sdy, a, &results, &bound) {
                 report(format!("'{name}' op result {msg}"));
             }
         }
@@ -51,21 +52,15 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
             "sdy.sharding_constraint" | "sdy.reshard" | "sdy.data_flow_edge" => {
                 let sharding = m.property(op, "sharding");
                 if let (Some(s), Some(&t)) = (sharding, results.first()) {
-                    if let Some(msg) = tensor(m, &meshes, sdy, s, Some(t)) {
+                    if let Some(msg) = tensor(m, &meshes, sdy, s, Some(t), &bound) {
                         report(format!("'{name}' op {msg}"));
                     }
                 }
             }
             "sdy.manual_computation" => {
-                for (prop, types, kind) in [
-                    ("in_shardings", &operands, "operand"),
-                    ("out_shardings", &results, "result"),
-                ] {
-                    if let Some(a) = m.property(op, prop) {
-                        if let Some(msg) = per_value(m, &meshes, sdy, a, types) {
-                            report(format!("'{name}' op {kind} {msg}"));
-                        }
-                    }
+                if let Some(msg) = manual_computation(m, &meshes, sdy, op, &bound) {
+                    let rule = "Shardy verifier (verifiers.cc): ManualComputationOp::verify and verifySymbolUses";
+                    out.push((op, diag(m, op, format!("'{name}' op {msg}"), None, rule)));
                 }
             }
             _ => {}
@@ -241,6 +236,10 @@ impl Mesh {
         Ok(())
     }
 
+    fn is_empty(&self) -> bool {
+        self.axes.is_empty() && self.device_ids.is_empty()
+    }
+
     fn is_maximal(&self) -> bool {
         self.axes.is_empty() && self.device_ids.len() == 1
     }
@@ -308,6 +307,7 @@ fn per_value(
     sdy: crate::ir::Symbol,
     a: Attribute,
     types: &[Type],
+    bound: &Bound,
 ) -> Option<String> {
     let Some(p) = sdy_params(m, sdy, a, "sharding_per_value") else {
         return Some(
@@ -328,7 +328,7 @@ fn per_value(
             .as_deref()
             .is_some_and(|r| r.as_ref().is_ok_and(Mesh::is_maximal));
         if maximal || fully_replicated(m, sdy, shardings[0]) {
-            return tensor(m, meshes, sdy, shardings[0], None).map(|e| in_range(0, e));
+            return tensor(m, meshes, sdy, shardings[0], None, bound).map(|e| in_range(0, e));
         }
     }
     if shardings.len() != types.len() {
@@ -342,7 +342,7 @@ fn per_value(
         .iter()
         .zip(types)
         .enumerate()
-        .find_map(|(i, (&s, &t))| tensor(m, meshes, sdy, s, Some(t)).map(|e| in_range(i, e)))
+        .find_map(|(i, (&s, &t))| tensor(m, meshes, sdy, s, Some(t), bound).map(|e| in_range(i, e)))
 }
 
 /// The `sdy.sharding` entries of a function's argument and result attributes.
@@ -381,7 +381,9 @@ fn func_shardings(m: &Module, meshes: &Meshes, sdy: crate::ir::Symbol, op: OpId)
                     "{prefix}should have a sharding attribute of type TensorShardingAttr"
                 ));
             }
-            if let Some(e) = tensor(m, meshes, sdy, s, types.get(i).copied()) {
+            // A function is never inside a manual computation: nothing is bound.
+            let unbound = Bound::default();
+            if let Some(e) = tensor(m, meshes, sdy, s, types.get(i).copied(), &unbound) {
                 return Some(format!("{prefix}{e}"));
             }
         }
@@ -424,6 +426,7 @@ fn tensor(
     sdy: crate::ir::Symbol,
     sharding: Attribute,
     ty: Option<Type>,
+    bound: &Bound,
 ) -> Option<String> {
     let p = sdy_params(m, sdy, sharding, "sharding")?;
     let Some(decoded) = mesh_of(m, meshes, sdy, sharding) else {
@@ -513,7 +516,7 @@ fn tensor(
             return Some(e);
         }
     }
-    sub_axes(mesh, &seen)
+    sub_axes(mesh, &seen).or_else(|| bound_axis(bound, &seen))
 }
 
 /// Shardy's order of axis refs for a mesh: by the axes' order in the mesh, then within a name.
@@ -674,4 +677,284 @@ pub(crate) fn same_operands_and_result_type(m: &Module, op: OpId) -> super::Chec
         ));
     }
     Ok(())
+}
+
+/// The manual axes bound around an op by its enclosing `sdy.manual_computation`s (Shardy's
+/// `getParentManualComputationOps`), by axis name.
+type Bound = FastSet<String>;
+
+/// [`Bound`] per block, each computed once from its parent's: a walk asks for every op, so
+/// walking up the nesting per op would be quadratic in the depth.
+struct Manual {
+    by_block: FastMap<crate::ir::Block, Rc<Bound>>,
+    any: bool,
+}
+
+impl Manual {
+    fn new(m: &Module) -> Self {
+        let mut any = false;
+        m.walk(|op| any |= m.op_name_str(op) == "sdy.manual_computation");
+        Manual {
+            by_block: FastMap::default(),
+            any,
+        }
+    }
+
+    /// The axes bound around `op` (not by `op` itself).
+    fn bound_around(&mut self, m: &Module, sdy: crate::ir::Symbol, op: OpId) -> Rc<Bound> {
+        match (self.any, m.op_parent(op)) {
+            (true, Some(b)) => self.bound_in(m, sdy, b),
+            _ => Rc::default(),
+        }
+    }
+
+    fn bound_in(
+        &mut self,
+        m: &Module,
+        sdy: crate::ir::Symbol,
+        block: crate::ir::Block,
+    ) -> Rc<Bound> {
+        // The chain of blocks up to one already known (or the top), then filled in downwards.
+        let mut chain = Vec::new();
+        let mut cur = Some(block);
+        let mut known: Rc<Bound> = Rc::default();
+        while let Some(b) = cur {
+            if let Some(k) = self.by_block.get(&b) {
+                known = k.clone();
+                break;
+            }
+            let owner = m.block_parent(b).and_then(|r| m.region_parent(r));
+            chain.push((b, owner));
+            cur = owner.and_then(|o| m.op_parent(o));
+        }
+        for (b, owner) in chain.into_iter().rev() {
+            let axes = owner
+                .filter(|&o| m.op_name_str(o) == "sdy.manual_computation")
+                .map(|o| manual_axes(m, sdy, o))
+                .unwrap_or_default();
+            if !axes.is_empty() {
+                let mut more = (*known).clone();
+                more.extend(axes);
+                known = Rc::new(more);
+            }
+            self.by_block.insert(b, known.clone());
+        }
+        known
+    }
+}
+
+/// The `manual_axes` of a `sdy.manual_computation`.
+fn manual_axes(m: &Module, sdy: crate::ir::Symbol, op: OpId) -> Vec<String> {
+    let Some(a) = m.property(op, "manual_axes") else {
+        return Vec::new();
+    };
+    let Some(p) = sdy_params(m, sdy, a, "manual_axes") else {
+        return Vec::new();
+    };
+    attrs(p.first())
+        .iter()
+        .filter_map(|&s| match m.attr_data(s) {
+            AttrData::String { value, .. } => Some(m.str(*value).to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The first axis of a sharding already bound by an enclosing manual computation.
+fn bound_axis(bound: &Bound, seen: &Seen) -> Option<String> {
+    let r = seen.order.iter().find(|r| bound.contains(&r.name))?;
+    Some(format!(
+        "operates on axis \"{}\" which is already bound by a parent sdy.manual_computation op",
+        r.name
+    ))
+}
+
+/// Shardy's `ManualComputationOp::verify` and `verifySymbolUses`: no manual axis bound twice;
+/// the in/out shardings against the global types; manual axes before free ones; each global
+/// dimension divisible by its manual axes, and the region's values of the local shape; one mesh
+/// for all shardings, which has the manual axes.
+fn manual_computation(
+    m: &Module,
+    meshes: &Meshes,
+    sdy: crate::ir::Symbol,
+    op: OpId,
+    bound: &Bound,
+) -> Option<String> {
+    let axes = manual_axes(m, sdy, op);
+    if let Some(a) = axes.iter().find(|a| bound.contains(*a)) {
+        return Some(format!(
+            "operates on axis \"{a}\" which is already bound by a parent sdy.manual_computation op"
+        ));
+    }
+    let manual: FastSet<&str> = axes.iter().map(String::as_str).collect();
+    let body = m
+        .regions(op)
+        .first()
+        .and_then(|&r| m.blocks(r).first().copied());
+    let local_args: Vec<Type> = body
+        .map(|b| m.block_args(b).iter().map(|&v| m.value_type(v)).collect())
+        .unwrap_or_default();
+    let local_results: Vec<Type> = body
+        .and_then(|b| m.block_ops(b).last().copied())
+        .map(|t| m.operands(t).iter().map(|&v| m.value_type(v)).collect())
+        .unwrap_or_default();
+    let operands: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+    let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+    let mut all_shardings = Vec::new();
+    for (prop, global, local, kind) in [
+        ("in_shardings", &operands, &local_args, "operand"),
+        ("out_shardings", &results, &local_results, "result"),
+    ] {
+        let per_value_attr = m.property(op, prop);
+        let shardings = per_value_attr
+            .and_then(|a| sdy_params(m, sdy, a, "sharding_per_value"))
+            .map(|p| attrs(p.first()).to_vec())
+            .unwrap_or_default();
+        if global.is_empty() && local.is_empty() && shardings.is_empty() {
+            continue;
+        }
+        if let Some(a) = per_value_attr {
+            if let Some(msg) = per_value(m, meshes, sdy, a, global, bound) {
+                return Some(format!("{kind} {msg}"));
+            }
+        }
+        if global.len() != local.len() {
+            return Some(format!(
+                "number of op {kind}s and region {kind}s must match. Op has {} op {kind}s and {} region {kind}s",
+                global.len(),
+                local.len()
+            ));
+        }
+        for (i, ((&g, &l), &s)) in global.iter().zip(local.iter()).zip(&shardings).enumerate() {
+            if let Some(msg) = local_shape(m, meshes, sdy, &manual, g, l, s) {
+                return Some(msg(kind, i));
+            }
+        }
+        all_shardings.extend(shardings);
+    }
+    if all_shardings.is_empty() {
+        return None;
+    }
+    // Shardy's `getCommonMesh`: the first non-empty mesh, unless a later non-empty one differs.
+    let mut common: Option<Rc<Result<Mesh, String>>> = None;
+    for &s in &all_shardings {
+        let Some(other) = mesh_of(m, meshes, sdy, s) else {
+            continue;
+        };
+        let Ok(o) = other.as_ref() else { continue };
+        match common.as_deref() {
+            Some(Ok(c)) if !c.is_empty() => {
+                if !o.is_empty() && (o.axes != c.axes || o.device_ids != c.device_ids) {
+                    common = None;
+                    break;
+                }
+            }
+            _ => common = Some(other.clone()),
+        }
+    }
+    let mesh = common.as_deref().and_then(|r| r.as_ref().ok());
+    if mesh.is_none() && !axes.is_empty() {
+        return Some(
+            "all in and out shardings must be bound to the same mesh or an empty mesh.".into(),
+        );
+    }
+    if let Some(mesh) = mesh {
+        if let Some(a) = axes.iter().find(|a| mesh.axis_index(a).is_none()) {
+            return Some(format!("unknown manual axis: \"{a}\""));
+        }
+    }
+    None
+}
+
+/// A message built from the value's kind (operand, result) and index.
+type KindMessage = Box<dyn Fn(&str, usize) -> String>;
+
+/// Steps 4 to 6 of Shardy's `verifyManualComputationValue` for one value.
+fn local_shape(
+    m: &Module,
+    meshes: &Meshes,
+    sdy: crate::ir::Symbol,
+    manual: &FastSet<&str>,
+    global: Type,
+    local: Type,
+    sharding: Attribute,
+) -> Option<KindMessage> {
+    let p = sdy_params(m, sdy, sharding, "sharding")?;
+    let dims = attrs(p.get(1));
+    let decoded = mesh_of(m, meshes, sdy, sharding)?;
+    let mesh = decoded.as_ref().as_ref().ok()?;
+    let mut per_dim: Vec<Vec<AxisRef>> = Vec::with_capacity(dims.len());
+    for (dim, &d) in dims.iter().enumerate() {
+        let q = sdy_params(m, sdy, d, "dimension_sharding")?;
+        let refs: Vec<AxisRef> = attrs(q.first())
+            .iter()
+            .filter_map(|&a| AxisRef::of(m, sdy, a))
+            .collect();
+        let is_manual = |r: &AxisRef| manual.contains(r.name.as_str());
+        if let Some(free) = refs.iter().position(|r| !is_manual(r)) {
+            if let Some(k) = refs.iter().skip(free).position(is_manual) {
+                let (after, before) = (refs[free + k].text(), refs[free + k - 1].text());
+                return Some(Box::new(move |kind, i| {
+                    format!("{kind} sharding at index {i} must have all manual axes come before free axes in its dimension sharding at index {dim}. Saw manual axis {after} after free axis {before}")
+                }));
+            }
+        }
+        per_dim.push(refs);
+    }
+    let TypeData::RankedTensor { shape, element, .. } = m.type_data(global) else {
+        return None;
+    };
+    let mut local_dims = Vec::with_capacity(shape.len());
+    for (&size, refs) in shape.iter().zip(&per_dim) {
+        if size == crate::ir::DYNAMIC {
+            local_dims.push(size);
+            continue;
+        }
+        let factor = refs
+            .iter()
+            .filter(|r| manual.contains(r.name.as_str()))
+            .map(|r| match r.sub {
+                Some((_, s)) => s,
+                None => mesh
+                    .axis_index(&r.name)
+                    .and_then(|i| mesh.axes.get(i))
+                    .map_or(1, |a| a.1),
+            })
+            .fold(1i64, i64::saturating_mul);
+        if factor == 0 || size % factor != 0 {
+            return Some(Box::new(move |kind, _| {
+                format!("{kind} dimension size {size} is not divisible by the manual axes size {factor}")
+            }));
+        }
+        local_dims.push(size / factor);
+    }
+    let matches = match m.type_data(local) {
+        TypeData::RankedTensor {
+            shape: l,
+            element: e,
+            encoding: None,
+        } => **l == *local_dims && e == element,
+        _ => false,
+    };
+    if matches {
+        return None;
+    }
+    let dims_text: String = local_dims
+        .iter()
+        .map(|&d| {
+            if d == crate::ir::DYNAMIC {
+                "?x".to_string()
+            } else {
+                format!("{d}x")
+            }
+        })
+        .collect();
+    let expected = format!(
+        "tensor<{dims_text}{}>",
+        crate::text::type_to_string(m, *element)
+    );
+    let actual = crate::text::type_to_string(m, local);
+    Some(Box::new(move |kind, i| {
+        format!("{kind} shape, corresponding sharding, and region {kind} shape at index {i} must match. Expected local shape '{expected}', actual local shape '{actual}'")
+    }))
 }
