@@ -94,12 +94,19 @@ pub(crate) fn classify(name: &str) -> OpClass {
 pub(crate) struct Classes(Vec<Option<OpClass>>);
 
 impl Classes {
-    #[inline]
+    #[inline(always)]
     pub fn of(&mut self, m: &Module, op: OpId) -> OpClass {
         let sym = m.op_name(op).index();
-        if let Some(Some(c)) = self.0.get(sym) {
-            return *c;
+        match self.0.get(sym) {
+            Some(Some(c)) => *c,
+            _ => self.first(m, op, sym),
         }
+    }
+
+    /// The first op of a name: classified and remembered.
+    #[cold]
+    #[inline(never)]
+    fn first(&mut self, m: &Module, op: OpId, sym: usize) -> OpClass {
         let c = classify(m.op_name_str(op));
         if self.0.len() <= sym {
             self.0.resize(sym + 1, None);

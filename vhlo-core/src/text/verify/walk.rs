@@ -8,7 +8,7 @@ use super::structure::{
     collect_symbols, dominance_failure, dominator_tree, verify_func_dialect, Classes, SymbolTable,
 };
 use super::{fail, Sink};
-use crate::ir::{Block, FastMap, FastSet, Module, OpId, Region};
+use crate::ir::{Block, FastMap, Module, OpId, Region};
 use crate::vhlo::StablehloOp as K;
 
 /// Which checks a walk runs.
@@ -61,8 +61,7 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
     let mut symbols = SymbolTable::default();
     let mut types = super::type_rules::TypeMemo::new(m);
     let mut ods_memo = super::ops::OdsMemo::default();
-    let mut verified_ops: FastSet<Box<[u32]>> = FastSet::default();
-    let mut scratch: Vec<u32> = Vec::new();
+    let mut verified_ops = VerifiedOps::default();
     // Dominance: the open-block frame a value was defined in (0: none yet), and for each frame
     // whether it is still open and its isolation scope.
     let mut defined_in: Vec<u32> = if parts.dominance {
@@ -211,10 +210,7 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
         // An op whose checks read nothing but its own name, types and attributes, identical to
         // one already verified (a program repeats its ops' shapes), has the same verdict.
         let key = parts.ops && class.stablehlo.is_some_and(pure_checks);
-        let known = key && {
-            op_key(m, op, &mut scratch);
-            verified_ops.contains(scratch.as_slice())
-        };
+        let known = key && verified_ops.contains(m, op);
         if parts.ops && !known {
             if let Err(f) = types.check_op(op, class.has_function_type) {
                 sink.report(op, f);
@@ -233,7 +229,7 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
                         return;
                     }
                     if key {
-                        verified_ops.insert(scratch.as_slice().into());
+                        verified_ops.insert();
                     }
                 } else if m.op_name_str(op).starts_with("sdy.") {
                     if let Err(f) = super::sdy::same_operands_and_result_type(m, op) {
@@ -360,43 +356,75 @@ fn pure_checks(k: K) -> bool {
         )
 }
 
-/// What an op's checks read, as ids: its name, operand and result types, properties and
-/// discardable attributes (all interned, so equal ids are equal values).
-fn op_key(m: &Module, op: OpId, key: &mut Vec<u32>) {
-    key.clear();
-    key.push(m.op_name(op).0);
+/// The ops verified so far whose checks read only the op itself, by signature (what
+/// [`op_signature`] streams). A lookup streams the op's signature once, into a scratch key and
+/// its hash; the last key looked up is what [`VerifiedOps::insert`] stores.
+#[derive(Default)]
+struct VerifiedOps {
+    by_signature: FastMap<u64, Box<[u32]>>,
+    key: Vec<u32>,
+    hash: u64,
+}
+
+impl VerifiedOps {
+    fn contains(&mut self, m: &Module, op: OpId) -> bool {
+        let (key, mut h) = (&mut self.key, 0u64);
+        key.clear();
+        op_signature(m, op, &mut |x| {
+            key.push(x);
+            // FxHash's step: a collision only costs a comparison.
+            h = (h.rotate_left(5) ^ u64::from(x)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        });
+        self.hash = h;
+        self.by_signature.get(&h).is_some_and(|k| **k == *self.key)
+    }
+
+    /// Remembers the op last looked up as verified (the first of its hash).
+    fn insert(&mut self) {
+        let key = &self.key;
+        self.by_signature
+            .entry(self.hash)
+            .or_insert_with(|| key.as_slice().into());
+    }
+}
+
+/// What an op's checks read, as ids streamed to `f`: its name, operand and result types,
+/// properties and discardable attributes (all interned, so equal ids are equal values).
+#[inline]
+fn op_signature(m: &Module, op: OpId, f: &mut impl FnMut(u32)) {
+    f(m.op_name(op).0);
     let operands = m.operands(op);
-    key.push(operands.len() as u32);
-    key.extend(operands.iter().map(|&v| m.value_type(v).0));
-    key.push(m.num_results(op) as u32);
-    key.extend(m.results(op).map(|v| m.value_type(v).0));
+    f(operands.len() as u32);
+    operands.iter().for_each(|&v| f(m.value_type(v).0));
+    f(m.num_results(op) as u32);
+    m.results(op).for_each(|v| f(m.value_type(v).0));
     for list in [m.properties(op), m.attributes(op)] {
-        key.push(list.len() as u32);
+        f(list.len() as u32);
         for a in list {
-            key.push(a.name.0);
-            key.push(a.value.0);
+            f(a.name.0);
+            f(a.value.0);
         }
     }
+    let regions = m.regions(op);
     // Regions: the shape of each, its entry block's argument types, and each block's
     // terminator (name and operand types), which is what the region ops' checks read.
-    let regions = m.regions(op);
-    key.push(regions.len() as u32);
+    f(regions.len() as u32);
     for &r in regions {
         let blocks = m.blocks(r);
-        key.push(blocks.len() as u32);
+        f(blocks.len() as u32);
         for (i, &b) in blocks.iter().enumerate() {
             if i == 0 {
                 let args = m.block_args(b);
-                key.push(args.len() as u32);
-                key.extend(args.iter().map(|&a| m.value_type(a).0));
+                f(args.len() as u32);
+                args.iter().for_each(|&a| f(m.value_type(a).0));
             }
             let ops = m.block_ops(b);
-            key.push(ops.len() as u32);
+            f(ops.len() as u32);
             if let Some(&last) = ops.last() {
-                key.push(m.op_name(last).0);
+                f(m.op_name(last).0);
                 let operands = m.operands(last);
-                key.push(operands.len() as u32);
-                key.extend(operands.iter().map(|&v| m.value_type(v).0));
+                f(operands.len() as u32);
+                operands.iter().for_each(|&v| f(m.value_type(v).0));
             }
         }
     }
