@@ -9,6 +9,7 @@
 mod blob;
 mod data;
 mod depth;
+mod edit;
 mod equal;
 mod interner;
 mod module;
@@ -19,6 +20,7 @@ pub(crate) use depth::{children, Node};
 pub use depth::{
     deepest_interned, regions_within_limit, NestingTooDeep, MAX_NESTING, NESTING_GUARD,
 };
+pub use edit::{EditError, Editor, SymbolTable, Use};
 pub use equal::{structurally_equal, EqualOptions};
 pub(crate) use interner::{FastMap, FastSet};
 // Internal: the interning machinery behind `Module` (not part of the documented API).

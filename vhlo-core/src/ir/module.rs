@@ -502,6 +502,10 @@ impl Module {
     pub fn push_top(&mut self, op: OpId) {
         self.top.push(op);
     }
+    /// Removes `op` from the top-level ops; it stays in the arena, unreachable.
+    pub fn remove_top(&mut self, op: OpId) {
+        self.top.retain(|&o| o != op);
+    }
 
     // ---- queries ---------------------------------------------------------------------------
 
