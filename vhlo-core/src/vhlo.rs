@@ -13,3 +13,6 @@ include!("generated/vhlo_dialect.rs");
 pub fn codec_dialect(name: &str) -> Option<&'static crate::dialect::codec::CodecDialect> {
     CODEC_DIALECTS.iter().copied().find(|d| d.name == name)
 }
+
+mod attributes;
+pub use attributes::inherent_attribute_names;

@@ -4,7 +4,6 @@
 //! dialect generated from another spec (the fixture tests) uses the same runtime. Nothing here names
 //! a generated type: ops are identified by their full name.
 
-pub mod attributes;
 pub mod codec;
 pub mod hooks;
 // Internal: helpers the generated code calls (not part of the documented API).

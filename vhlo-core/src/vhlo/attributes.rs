@@ -4,7 +4,7 @@
 //! declared attributes (`spec/ops/*.yaml`, `spec/dialects/*.yaml`).
 
 use crate::ir::{Attribute, Module, NamedAttr, OpId};
-use crate::vhlo::{codec_dialect, StablehloOp, VhloOp};
+use super::{codec_dialect, StablehloOp, VhloOp};
 
 /// The inherent attribute names of the op called `name` (`stablehlo.dot_general`,
 /// `func.func`, `vhlo.add_v1`, `sdy.mesh`, …), or `None` for an op this crate does not model.
