@@ -111,6 +111,44 @@ impl FunctionBuilder<'_> {
         self.m.results(op).collect()
     }
 
+    /// Appends the StableHLO op `name` with `operands` and `properties` (inherent attributes),
+    /// its result types inferred by the verifier's shape functions
+    /// ([`crate::verify::infer_result_types`]), and returns its results. Ops whose results the
+    /// shape functions cannot give (a `reshape`, a `convert`, …) are refused: build those with
+    /// their result types.
+    pub fn op(
+        &mut self,
+        name: &str,
+        operands: &[Value],
+        properties: &[(&str, crate::ir::Attribute)],
+    ) -> Result<Vec<Value>, crate::verify::Diagnostic> {
+        let mut st = OperationState::new(self.m.sym(name), self.m.unknown_loc());
+        st.operands = operands.to_vec();
+        st.properties = properties
+            .iter()
+            .map(|&(n, value)| crate::ir::NamedAttr {
+                name: self.m.sym(n),
+                value,
+            })
+            .collect();
+        self.op_inferred(st)
+    }
+
+    /// Appends the op `state` describes, with the result types its shape function infers
+    /// (those in `state` are ignored), and returns its results.
+    pub fn op_inferred(
+        &mut self,
+        mut state: OperationState,
+    ) -> Result<Vec<Value>, crate::verify::Diagnostic> {
+        // The shape functions read an op of the module: a probe without results, left
+        // detached (and unreachable) once the real op is made.
+        state.result_types.clear();
+        let probe = self.m.create_op_from(&state);
+        state.result_types = crate::verify::infer_result_types(self.m, probe)?;
+        let op = self.m.create_op(state);
+        Ok(self.append(op))
+    }
+
     /// Ends the body with `func.return values` and returns the `func.func` op.
     pub fn ret(self, values: &[Value]) -> OpId {
         let name = self.m.sym("func.return");

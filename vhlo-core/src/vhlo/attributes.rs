@@ -3,8 +3,8 @@
 //! MLIR's `op.attributes[...]` does. Which names are inherent comes from the spec: the op's
 //! declared attributes (`spec/ops/*.yaml`, `spec/dialects/*.yaml`).
 
-use crate::ir::{Attribute, Module, NamedAttr, OpId};
 use super::{codec_dialect, StablehloOp, VhloOp};
+use crate::ir::{Attribute, Module, NamedAttr, OpId};
 
 /// The inherent attribute names of the op called `name` (`stablehlo.dot_general`,
 /// `func.func`, `vhlo.add_v1`, `sdy.mesh`, …), or `None` for an op this crate does not model.

@@ -24,12 +24,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod infer;
 pub(crate) mod ods;
 pub(crate) mod ods_types;
 pub(crate) mod ops;
 pub(crate) mod sdy;
 pub(crate) mod structure;
 mod type_rules;
+pub use infer::infer_result_types;
 mod walk;
 pub(crate) use walk::Parts;
 pub(crate) mod types;

@@ -4,11 +4,11 @@
 //! ((C1)…(Cn)). The shape functions return the inferred result types where the spec defines
 //! them, so that builders can reuse them.
 
-mod collectives;
-mod contraction;
+pub(crate) mod collectives;
+pub(crate) mod contraction;
 mod elementwise;
-mod regions;
-mod shapes;
+pub(crate) mod regions;
+pub(crate) mod shapes;
 
 use super::types::OpView;
 use super::{fail, Check};

@@ -788,7 +788,7 @@ fn constant(v: OpView) -> Check {
 }
 
 /// The type of an elements attribute (the result type `inferConstantOp` infers).
-fn elements_type(m: &Module, a: Attribute) -> Option<Type> {
+pub(crate) fn elements_type(m: &Module, a: Attribute) -> Option<Type> {
     use crate::ir::AttrData;
     match m.attr_data(a) {
         AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => Some(*ty),
