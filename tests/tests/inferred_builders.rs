@@ -3,7 +3,7 @@
 //! read back; jaxlib reads the artifact back too (live, with the oracle).
 
 use vhlo_core::build::ModuleBuilder;
-use vhlo_core::portable::{self, SerializeOptions};
+use vhlo_tests::portable::{self, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
 
 /// relu(dot_general(x, w) + b), with only the arguments' types written.

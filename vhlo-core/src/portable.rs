@@ -185,11 +185,31 @@ pub fn serialize_portable_encoded(
         return Err(PortableError::Convert(location_losses));
     }
     let steps = convert::vhlo_to_version_in_place(&mut m, version.floor_patch())
-        .map_err(PortableError::Convert)?;
+        .map_err(|ds| PortableError::Convert(in_stablehlo_terms(ds)))?;
     // Each version step upstream replaces the op, which leaves use lists in an order the
     // bytecode records; this library writes as the current release does.
     let orders = convert::artifact_use_list_orders(&m, &steps, current_version());
     write_vhlo_with(&mut m, version, &producer_version, Some(&orders))
+}
+
+/// Diagnostics of a version conversion named by the StableHLO op the user wrote
+/// (`stablehlo.tan`), not by its VHLO version (`vhlo.tan_v2`), which is kept in the rule.
+fn in_stablehlo_terms(mut ds: Vec<crate::convert::Diagnostic>) -> Vec<crate::convert::Diagnostic> {
+    for d in &mut ds {
+        let kind =
+            d.op.strip_prefix("vhlo.")
+                .and_then(crate::vhlo::VhloOp::from_mnemonic);
+        if let Some(k) = kind {
+            let vhlo = std::mem::replace(&mut d.op, k.stablehlo().name().to_string());
+            if d.subject.starts_with("op `vhlo.") {
+                d.subject = "the op".to_string();
+            }
+            if !d.rule.contains("vhlo.") {
+                d.rule = format!("{} (as `{vhlo}`)", d.rule);
+            }
+        }
+    }
+    ds
 }
 
 /// Writes a VHLO module that is already at `version` (for retargeting artifacts).

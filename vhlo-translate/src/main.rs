@@ -153,6 +153,17 @@ impl From<PortableError> for Failure {
     }
 }
 
+impl Failure {
+    /// A failure to read the file `name`, named in the message (a bytecode error's offsets are
+    /// into that file).
+    fn reading(name: &str) -> impl Fn(PortableError) -> Failure + '_ {
+        move |e| match Failure::from(e) {
+            Failure::Message(m) => Failure::Message(format!("{name}: {m}")),
+            d => d,
+        }
+    }
+}
+
 /// The input's name in messages and implicit locations (`<stdin>` as MLIR says).
 fn input_name(cli: &Cli) -> &str {
     match cli.input.as_deref() {
@@ -505,7 +516,8 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
             &Blob::from_owner(Arc::new(bytes)),
             deserialize_options(cli),
             opts,
-        )?;
+        )
+        .map_err(Failure::reading(&name))?;
         numbering = names;
         m
     } else {
@@ -580,10 +592,12 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
 fn retarget(cli: &Cli) -> Result<(), Failure> {
     let t = target(cli)?;
     let version = convert::parse_target(&t).map_err(|e| Failure::Message(e.to_string()))?;
+    let name = input_name(cli).to_string();
     let bytes = read_input(cli.input.as_deref())?;
     // Large constants stay in the input buffer, which the module shares.
     let (mut m, _) =
-        portable::read_vhlo_shared(&Blob::from_owner(Arc::new(bytes)), deserialize_options(cli))?;
+        portable::read_vhlo_shared(&Blob::from_owner(Arc::new(bytes)), deserialize_options(cli))
+            .map_err(Failure::reading(&name))?;
     // Never write what a reader would refuse: the program's ops are checked as StableHLO.
     if !cli.mlir_very_unsafe_disable_verifier_on_parsing {
         portable::verify_read_program(&m)?;
@@ -702,9 +716,9 @@ fn to_json<T: Serialize>(value: &T) -> String {
 
 fn inspect(file: &str, readable_by: Option<&str>, json: bool) -> Result<(), Failure> {
     let bytes = read_input(Some(file))?;
-    let (bytecode_version, producer) =
-        vhlo_core::bytecode::read_producer(&bytes).map_err(|e| Failure::Message(e.to_string()))?;
-    let (m, version) = portable::read_vhlo(&bytes)?;
+    let (bytecode_version, producer) = vhlo_core::bytecode::read_producer(&bytes)
+        .map_err(|e| Failure::Message(format!("{file}: {e}")))?;
+    let (m, version) = portable::read_vhlo(&bytes).map_err(Failure::reading(file))?;
     let mut histogram: BTreeMap<String, usize> = BTreeMap::new();
     let mut dialects: BTreeMap<String, usize> = BTreeMap::new();
     let mut ops = 0usize;

@@ -966,17 +966,19 @@ fn step_op(
         match step {
             Ok(Some(_)) => rewritten.push(VersionStep { op, from: kind }),
             Ok(None) => {
+                // Said in StableHLO's terms: the user wrote `stablehlo.tan`, not `vhlo.tan_v1`.
+                let shlo = kind.stablehlo().name();
                 let rule = if target < range.min {
                     format!(
-                        "`{}` was introduced in {} and has no older version",
+                        "`{shlo}` came in StableHLO {} (as `{}`) and has no older form; the target is {target}",
+                        range.min,
                         kind.name(),
-                        range.min
                     )
                 } else {
                     format!(
-                        "`{}` was removed after {} and has no newer version",
+                        "`{shlo}` was removed after StableHLO {} (as `{}`) and has no newer form; the target is {target}",
+                        range.max,
                         kind.name(),
-                        range.max
                     )
                 };
                 diags.push(diag(
