@@ -240,6 +240,19 @@ fn check_types_attrs_enums(spec: &Spec, diags: &mut Diagnostics) {
                     ),
                 );
             }
+            if let Some(since) = c.since {
+                let what = format!("case `{}` of enum `{}`", c.name, e.name);
+                check_since(spec, &what, since, &c.pos, diags);
+                if since <= e.since {
+                    diags.error(
+                        c.pos.clone(),
+                        format!(
+                            "{what} has `since: {since}`, but the enum itself is from {}: a case's `since:` names the later release that added it",
+                            e.since
+                        ),
+                    );
+                }
+            }
         }
     }
 }

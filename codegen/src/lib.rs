@@ -57,7 +57,7 @@ pub fn load_spec_named(dir: &Path, display_root: &str) -> Result<Spec, SpecError
         let skip = |kind: &str, name: &str| match kind {
             "type" => unloaded("types.yaml"),
             "attr" => unloaded("attrs.yaml"),
-            "enum" => unloaded("enums.yaml"),
+            "enum" | "case" => unloaded("enums.yaml"),
             "release" => false,
             _ => {
                 let family = model::split_versioned(name).map_or(name, |(base, _)| base);

@@ -130,6 +130,9 @@ pub struct RawEnumDef {
 pub struct RawEnumCase {
     pub name: SStr,
     pub value: Spanned<i64>,
+    /// The release that added the case to an enum released before it (cases are add-only).
+    #[serde(default)]
+    pub since: Option<SStr>,
 }
 
 /// `ops/<family>.yaml`

@@ -218,6 +218,9 @@ pub struct TypeOrAttrDef {
 pub struct EnumCase {
     pub name: String,
     pub value: i64,
+    /// The release that added the case, when later than its enum's (spec `since:`): a program
+    /// for an older release cannot hold it.
+    pub since: Option<Version>,
     pub pos: Pos,
 }
 
@@ -877,6 +880,7 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                     .map(|c| EnumCase {
                         name: c.name.value.clone(),
                         value: c.value.value,
+                        since: c.since.as_ref().map(|s| version(file, s, diags)),
                         pos: pos(file, &c.name),
                     })
                     .collect(),

@@ -2561,6 +2561,22 @@ impl VhloEnum {
     pub fn case_value(self, name: &str) -> Option<i64> {
         self.cases().iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
     }
+    /// The release that added the case with value `v`, when it came after the enum
+    /// (spec `since:` on the case); older releases cannot hold it.
+    pub fn case_since(self, v: i64) -> Option<::vhlo_core::version::Version> {
+        const L: &[&[(i64, ::vhlo_core::version::Version)]] = &[
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+            &[],
+        ];
+        L[self as usize].iter().find(|(x, _)| *x == v).map(|(_, s)| *s)
+    }
     /// Looks one up by mnemonic.
     pub fn from_mnemonic(m: &str) -> Option<VhloEnum> {
         match m {
