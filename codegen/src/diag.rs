@@ -66,11 +66,21 @@ impl Diagnostics {
     pub fn errors(&self) -> &[Diagnostic] {
         &self.errors
     }
-    /// Ends collection: `Err` with every error when there is any.
-    pub fn finish(self) -> Result<(), SpecErrors> {
+    /// Drops the errors that only follow from a definition that did not load: those whose
+    /// message contains one of `tokens` (the YAML errors that lost it stay).
+    pub fn excuse(&mut self, tokens: &[String]) {
+        self.errors.retain(|d| {
+            d.message.starts_with("YAML error")
+                || !tokens.iter().any(|t| d.message.contains(t.as_str()))
+        });
+    }
+    /// Ends collection: `Err` with every error when there is any, by file and line (the order
+    /// a reader fixes them in; errors at one position keep the order they were found in).
+    pub fn finish(mut self) -> Result<(), SpecErrors> {
         if self.errors.is_empty() {
             Ok(())
         } else {
+            self.errors.sort_by(|a, b| a.pos.cmp(&b.pos));
             Err(SpecErrors(self.errors))
         }
     }

@@ -16,6 +16,7 @@ pub mod lock;
 pub mod model;
 pub mod ods;
 pub mod ods_types;
+pub mod recover;
 pub mod wire;
 
 use std::path::Path;
@@ -54,11 +55,13 @@ pub fn load_spec_named(dir: &Path, display_root: &str) -> Result<Spec, SpecError
         std::fs::read_to_string(&lock_path),
     ) {
         let shown = format!("{display_root}/{}", lock::LOCK_FILE);
+        let broken = |name: &str| raw.broken_names.iter().any(|b| b == name);
         let skip = |kind: &str, name: &str| match kind {
-            "type" => unloaded("types.yaml"),
-            "attr" => unloaded("attrs.yaml"),
-            "enum" | "case" => unloaded("enums.yaml"),
-            "release" => false,
+            "type" => unloaded("types.yaml") || broken(name),
+            "attr" => unloaded("attrs.yaml") || broken(name),
+            "enum" => unloaded("enums.yaml") || broken(name),
+            "case" => unloaded("enums.yaml") || broken(name.split('.').next().unwrap_or(name)),
+            "release" => broken(name),
             _ => {
                 let family = model::split_versioned(name).map_or(name, |(base, _)| base);
                 // Op files are named after the op (`cross-replica-sum` in cross_replica_sum.yaml).
@@ -68,8 +71,48 @@ pub fn load_spec_named(dir: &Path, display_root: &str) -> Result<Spec, SpecError
         lock::check(&spec, &shown, &text, &skip, &mut diags);
         spec.files.push(lock_path);
     }
+    diags.excuse(&follow_on_tokens(&raw, display_root));
     diags.finish()?;
     Ok(spec)
+}
+
+/// What the errors that only follow from a definition that did not load say: the names of the
+/// broken items (as a reference to them spells them), and for a list file that did not load at
+/// all, the file as "unknown ..." errors name it.
+fn follow_on_tokens(raw: &load::RawSpec, display_root: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    for n in &raw.broken_names {
+        tokens.push(format!("`{n}`"));
+        tokens.push(format!("`#stablehlo<{n} ...>`"));
+        tokens.push(format!("`StableHLO_{}Attr`", ods::camel_name(n)));
+        tokens.push(format!(" at {n}, which is not a release"));
+    }
+    let unloaded = |f: &str| {
+        raw.unloaded
+            .iter()
+            .any(|u| u == &format!("{display_root}/{f}"))
+    };
+    for (file, says) in [
+        (
+            "enums.yaml",
+            &[
+                "(enums.yaml)",
+                "enums.yaml stands for",
+                "the enums of enums.yaml",
+            ][..],
+        ),
+        ("types.yaml", &["(types.yaml)"][..]),
+        ("attrs.yaml", &["(attrs.yaml)"][..]),
+        (
+            "releases.yaml",
+            &["which is not a release in the table"][..],
+        ),
+    ] {
+        if unloaded(file) {
+            tokens.extend(says.iter().map(|s| s.to_string()));
+        }
+    }
+    tokens
 }
 
 /// The generated dialect's tokens.

@@ -242,7 +242,7 @@ fn enum_of(name: &str, enums: &[EnumDef]) -> Result<usize, String> {
 }
 
 /// `comparison_type` -> `ComparisonType` (the inverse of [`snake_name`]).
-fn camel_name(snake: &str) -> String {
+pub(crate) fn camel_name(snake: &str) -> String {
     snake
         .split('_')
         .map(|w| {
