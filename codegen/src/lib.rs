@@ -245,13 +245,22 @@ pub fn runtime_kinds_to_string() -> String {
     )
 }
 
-/// The formatted expansion, as checked in for review.
+/// vhlo-core's digest of a spec directory, shared with its build script, which compares it with
+/// the one the expansion records.
+#[path = "../../vhlo-core/spec_digest.rs"]
+mod spec_digest;
+pub use spec_digest::spec_digest;
+
+/// The formatted expansion, as checked in for review. It records the digest of the spec
+/// directory it came from ([`spec_digest`]), which vhlo-core's build script checks.
 pub fn expand_to_string(spec: &Spec) -> Result<String, String> {
     let tokens = emit(spec, &EmitOptions::default());
     let file: syn::File =
         syn::parse2(tokens).map_err(|e| format!("generated code does not parse: {e}"))?;
+    let digest = spec_digest(&spec.dir)
+        .map_err(|e| format!("cannot read the spec at {}: {e}", spec.dir.display()))?;
     Ok(format!(
-        "{GENERATED_HEADER}\n{}",
+        "{GENERATED_HEADER}// spec digest: {digest}\n\n{}",
         prettyplease::unparse(&file)
     ))
 }

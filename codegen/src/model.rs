@@ -446,6 +446,8 @@ pub struct Spec {
     pub codec_dialects: Vec<crate::codec_dialect::CodecDialect>,
     /// Files read, for rebuild tracking.
     pub files: Vec<std::path::PathBuf>,
+    /// The directory it was read from.
+    pub dir: std::path::PathBuf,
 }
 
 impl Spec {
@@ -759,6 +761,7 @@ fn lower_change(file: &str, c: &load::RawChange, diags: &mut Diagnostics) -> Cha
 pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
     let mut spec = Spec {
         files: raw.files.clone(),
+        dir: raw.dir.clone(),
         ..Spec::default()
     };
     for (file, d) in &raw.codec_dialects {
