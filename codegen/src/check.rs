@@ -736,7 +736,7 @@ fn describe_diff(a: &Shape, b: &Shape) -> String {
     let mut out = Vec::new();
     let added: Vec<&String> = b.attributes.difference(&a.attributes).collect();
     let dropped: Vec<&String> = a.attributes.difference(&b.attributes).collect();
-    let near = |x: &str, y: &str| !crate::ods::did_you_mean(x, [y].into_iter()).is_empty();
+    let near = |x: &str, y: &str| !crate::diag::did_you_mean(x, [y].into_iter()).is_empty();
     for x in &added {
         match dropped.iter().find(|y| near(x, y)) {
             Some(y) => out.push(format!(
@@ -898,7 +898,7 @@ fn check_attribute_correspondence(spec: &Spec, diags: &mut Diagnostics) {
                         f.name,
                         current.mnemonic,
                         s.name,
-                        crate::ods::did_you_mean(&f.name, expected.iter().copied())
+                        crate::diag::did_you_mean(&f.name, expected.iter().copied())
                     ),
                 );
             }
@@ -914,7 +914,7 @@ fn check_attribute_correspondence(spec: &Spec, diags: &mut Diagnostics) {
                             s.name,
                             f.name,
                             current.mnemonic,
-                            crate::ods::did_you_mean(&f.name, actual.iter().copied())
+                            crate::diag::did_you_mean(&f.name, actual.iter().copied())
                         ),
                     );
                 }
@@ -927,7 +927,7 @@ fn check_attribute_correspondence(spec: &Spec, diags: &mut Diagnostics) {
                         a.name,
                         s.name,
                         current.mnemonic,
-                        crate::ods::did_you_mean(&a.name, actual.iter().copied())
+                        crate::diag::did_you_mean(&a.name, actual.iter().copied())
                     ),
                 );
             }

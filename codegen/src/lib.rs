@@ -1,7 +1,9 @@
 //! codegen: the VHLO spec as a library.
 //!
-//! `load` (YAML -> raw structs with spans) -> `model` (typed spec) -> `check` (cross-entity rules,
-//! add-only lock) -> `emit` (tokens of the generated dialect), plus `docs` (per-op change history).
+//! `load` (YAML -> raw structs with spans: the one schema of every spec file, VHLO's and the
+//! codec dialects') -> `model` (typed spec; `params`, `wire` and `codec_dialect` lower parts of
+//! it) -> `check` (cross-entity rules, add-only lock) -> `emit` (tokens of the generated
+//! dialect), plus `docs` (per-op change history). No module uses one that uses it (tests aside).
 //! The proc-macro in `vhlo-macros` and the `codegen` CLI are thin users of [`load_spec`] and
 //! [`emit()`].
 
@@ -16,6 +18,7 @@ pub mod lock;
 pub mod model;
 pub mod ods;
 pub mod ods_types;
+pub mod params;
 pub mod recover;
 pub mod wire;
 

@@ -94,6 +94,7 @@ pub struct RawAttrDef {
     pub wire_order: Option<Vec<SStr>>,
 }
 
+/// A parameter of a VHLO type or attribute, or of a codec dialect's attribute.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct RawParam {
@@ -101,9 +102,20 @@ pub struct RawParam {
     pub kind: SStr,
     #[serde(default)]
     pub optional: bool,
-    /// A named bytecode encoding hint, where the kind's plain wire form does not apply.
+    /// A named bytecode encoding hint (`codegen/src/wire.rs`), where the kind's plain wire form
+    /// does not apply.
     #[serde(default)]
     pub wire: Option<SStr>,
+    /// Dialect attributes only: what an attribute parameter holds.
+    #[serde(default)]
+    pub of: Option<SStr>,
+    /// Dialect attributes only: the enum of an integer parameter.
+    #[serde(default, rename = "enum")]
+    pub enum_: Option<SStr>,
+    /// Dialect attributes only: the least value of an integer parameter (or of each element of
+    /// a list of them).
+    #[serde(default)]
+    pub min: Option<Spanned<i64>>,
 }
 
 /// `enums.yaml`
@@ -330,6 +342,98 @@ pub enum RawPredicate {
     OperandType(SStr),
 }
 
+/// `dialects/<dialect>.yaml`: a dialect carried in artifacts without VHLO versions (Shardy),
+/// lowered by `codec_dialect`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCodecDialect {
+    pub dialect: SStr,
+    #[serde(default)]
+    pub enums: Vec<RawCodecEnum>,
+    pub attributes: Vec<RawCodecAttr>,
+    pub encodings: Vec<RawEncoding>,
+    #[serde(default)]
+    pub ops: Vec<RawCodecOp>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCodecEnum {
+    pub name: SStr,
+    pub cases: Vec<RawEnumCase>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCodecAttr {
+    pub name: SStr,
+    #[serde(default)]
+    pub syntax: Option<String>,
+    /// Upstream's assembly format, of the one shape `list_format` reads.
+    #[serde(default)]
+    pub format: Option<SStr>,
+    pub params: Vec<RawParam>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawEncoding {
+    pub code: Spanned<u64>,
+    pub attr: SStr,
+    pub fields: Vec<SStr>,
+    #[serde(default)]
+    pub defaults: BTreeMap<String, SStr>,
+    #[serde(default)]
+    pub when: Vec<RawCondition>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCondition {
+    pub param: SStr,
+    #[serde(default)]
+    pub is: Option<SStr>,
+    #[serde(default)]
+    pub equals: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub differs: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub every: Option<Box<RawCondition>>,
+    #[serde(default)]
+    pub some: Option<Box<RawCondition>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCodecOp {
+    pub name: SStr,
+    #[serde(default)]
+    pub operands: Vec<SStr>,
+    #[serde(default)]
+    pub results: Vec<SStr>,
+    #[serde(default)]
+    pub attributes: Vec<RawOpAttr>,
+    #[serde(default)]
+    pub regions: Vec<SStr>,
+    #[serde(default)]
+    pub terminator: bool,
+    /// ODS traits the format relies on (`SameOperandsAndResultType`).
+    #[serde(default)]
+    pub traits: Vec<SStr>,
+    /// Absent for upstream's `hasCustomAssemblyFormat` ops (text/sdy.rs writes them by hand).
+    #[serde(default)]
+    pub format: Option<SStr>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawOpAttr {
+    pub name: SStr,
+    pub of: SStr,
+    #[serde(default)]
+    pub optional: bool,
+}
+
 /// All raw files of one spec directory.
 #[derive(Debug)]
 pub struct RawSpec {
@@ -341,7 +445,7 @@ pub struct RawSpec {
     /// (display path, family), sorted by file name.
     pub ops: Vec<(String, RawOpFamily)>,
     /// (display path, dialect) of `dialects/*.yaml`, sorted by file name.
-    pub codec_dialects: Vec<(String, crate::codec_dialect::RawCodecDialect)>,
+    pub codec_dialects: Vec<(String, RawCodecDialect)>,
     /// Every file read, for rebuild tracking.
     pub files: Vec<PathBuf>,
     /// Display paths of the files that could not be read or parsed: what they define is
