@@ -52,6 +52,10 @@ fn regenerate(root: &Path) -> ExitCode {
         .args(["run", "-q", "-p", "codegen", "--", "expand"])
         .current_dir(root)
         .env("CARGO_TARGET_DIR", target)
+        // What cargo tells this script about the build that runs it (the flags of a wasm build,
+        // clippy as the compiler) is not for the host tool.
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
         .status();
     match status {
         Ok(s) if s.success() => ExitCode::SUCCESS,
