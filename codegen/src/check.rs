@@ -240,6 +240,19 @@ fn check_types_attrs_enums(spec: &Spec, diags: &mut Diagnostics) {
                     ),
                 );
             }
+            if let Some(since) = c.since {
+                let what = format!("case `{}` of enum `{}`", c.name, e.name);
+                check_since(spec, &what, since, &c.pos, diags);
+                if since <= e.since {
+                    diags.error(
+                        c.pos.clone(),
+                        format!(
+                            "{what} has `since: {since}`, but the enum itself is from {}: a case's `since:` names the later release that added it",
+                            e.since
+                        ),
+                    );
+                }
+            }
         }
     }
 }
@@ -723,7 +736,7 @@ fn describe_diff(a: &Shape, b: &Shape) -> String {
     let mut out = Vec::new();
     let added: Vec<&String> = b.attributes.difference(&a.attributes).collect();
     let dropped: Vec<&String> = a.attributes.difference(&b.attributes).collect();
-    let near = |x: &str, y: &str| !crate::ods::did_you_mean(x, [y].into_iter()).is_empty();
+    let near = |x: &str, y: &str| !crate::diag::did_you_mean(x, [y].into_iter()).is_empty();
     for x in &added {
         match dropped.iter().find(|y| near(x, y)) {
             Some(y) => out.push(format!(
@@ -885,7 +898,7 @@ fn check_attribute_correspondence(spec: &Spec, diags: &mut Diagnostics) {
                         f.name,
                         current.mnemonic,
                         s.name,
-                        crate::ods::did_you_mean(&f.name, expected.iter().copied())
+                        crate::diag::did_you_mean(&f.name, expected.iter().copied())
                     ),
                 );
             }
@@ -901,7 +914,7 @@ fn check_attribute_correspondence(spec: &Spec, diags: &mut Diagnostics) {
                             s.name,
                             f.name,
                             current.mnemonic,
-                            crate::ods::did_you_mean(&f.name, actual.iter().copied())
+                            crate::diag::did_you_mean(&f.name, actual.iter().copied())
                         ),
                     );
                 }
@@ -914,7 +927,7 @@ fn check_attribute_correspondence(spec: &Spec, diags: &mut Diagnostics) {
                         a.name,
                         s.name,
                         current.mnemonic,
-                        crate::ods::did_you_mean(&a.name, actual.iter().copied())
+                        crate::diag::did_you_mean(&a.name, actual.iter().copied())
                     ),
                 );
             }

@@ -6,132 +6,10 @@
 //! at `file:line:col`. `emit::codec` turns the model into the static tables that
 //! `vhlo_core::dialect::codec` describes and `vhlo_core::bytecode::codec` interprets.
 
-use std::collections::BTreeMap;
-
-use serde::Deserialize;
-use serde_saphyr::Spanned;
-
 use crate::diag::Diagnostics;
-use crate::load::{pos, SStr};
-use crate::model::{ParamDef, ParamKind};
+use crate::load::{pos, RawCodecDialect, RawCondition, SStr};
+use crate::params::{ParamDef, ParamKind};
 use crate::wire::Wire;
-
-/// `spec/dialects/<dialect>.yaml`
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RawCodecDialect {
-    pub dialect: SStr,
-    #[serde(default)]
-    pub enums: Vec<RawEnum>,
-    pub attributes: Vec<RawAttr>,
-    pub encodings: Vec<RawEncoding>,
-    #[serde(default)]
-    pub ops: Vec<RawOp>,
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RawEnum {
-    pub name: SStr,
-    pub cases: Vec<RawCase>,
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RawCase {
-    pub name: SStr,
-    pub value: Spanned<i64>,
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RawAttr {
-    pub name: SStr,
-    #[serde(default)]
-    pub syntax: Option<String>,
-    /// Upstream's assembly format, of the one shape `list_format` reads.
-    #[serde(default)]
-    pub format: Option<SStr>,
-    pub params: Vec<RawParam>,
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RawParam {
-    pub name: SStr,
-    pub kind: SStr,
-    #[serde(default)]
-    pub optional: bool,
-    /// A named bytecode form (`codegen/src/wire.rs`), where the kind's plain one does not apply.
-    #[serde(default)]
-    pub wire: Option<SStr>,
-    #[serde(default)]
-    pub of: Option<SStr>,
-    #[serde(default, rename = "enum")]
-    pub enum_: Option<SStr>,
-    /// The least value of an integer parameter (or of each element of a list of them).
-    #[serde(default)]
-    pub min: Option<Spanned<i64>>,
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RawEncoding {
-    pub code: Spanned<u64>,
-    pub attr: SStr,
-    pub fields: Vec<SStr>,
-    #[serde(default)]
-    pub defaults: BTreeMap<String, SStr>,
-    #[serde(default)]
-    pub when: Vec<RawCondition>,
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RawCondition {
-    pub param: SStr,
-    #[serde(default)]
-    pub is: Option<SStr>,
-    #[serde(default)]
-    pub equals: Option<Spanned<i64>>,
-    #[serde(default)]
-    pub differs: Option<Spanned<i64>>,
-    #[serde(default)]
-    pub every: Option<Box<RawCondition>>,
-    #[serde(default)]
-    pub some: Option<Box<RawCondition>>,
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RawOp {
-    pub name: SStr,
-    #[serde(default)]
-    pub operands: Vec<SStr>,
-    #[serde(default)]
-    pub results: Vec<SStr>,
-    #[serde(default)]
-    pub attributes: Vec<RawOpAttr>,
-    #[serde(default)]
-    pub regions: Vec<SStr>,
-    #[serde(default)]
-    pub terminator: bool,
-    /// ODS traits the format relies on (`SameOperandsAndResultType`).
-    #[serde(default)]
-    pub traits: Vec<SStr>,
-    /// Absent for upstream's `hasCustomAssemblyFormat` ops (text/sdy.rs writes them by hand).
-    #[serde(default)]
-    pub format: Option<SStr>,
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RawOpAttr {
-    pub name: SStr,
-    pub of: SStr,
-    #[serde(default)]
-    pub optional: bool,
-}
 
 /// The parameter kinds (`spec/types.yaml`'s) a dialect attribute may have: those the dialect
 /// text syntax knows.
@@ -266,6 +144,14 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                 pos(file, &e.name),
                 format!("duplicate enum '{}'", e.name.value),
             );
+        }
+        for c in &e.cases {
+            if let Some(s) = &c.since {
+                diags.error(
+                    pos(file, s),
+                    "`since:` is for the cases of VHLO enums; a dialect's enums are not versioned",
+                );
+            }
         }
         enums.push(Enum {
             name: e.name.value.clone(),

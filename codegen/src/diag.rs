@@ -66,11 +66,21 @@ impl Diagnostics {
     pub fn errors(&self) -> &[Diagnostic] {
         &self.errors
     }
-    /// Ends collection: `Err` with every error when there is any.
-    pub fn finish(self) -> Result<(), SpecErrors> {
+    /// Drops the errors that only follow from a definition that did not load: those whose
+    /// message contains one of `tokens` (the YAML errors that lost it stay).
+    pub fn excuse(&mut self, tokens: &[String]) {
+        self.errors.retain(|d| {
+            d.message.starts_with("YAML error")
+                || !tokens.iter().any(|t| d.message.contains(t.as_str()))
+        });
+    }
+    /// Ends collection: `Err` with every error when there is any, by file and line (the order
+    /// a reader fixes them in; errors at one position keep the order they were found in).
+    pub fn finish(mut self) -> Result<(), SpecErrors> {
         if self.errors.is_empty() {
             Ok(())
         } else {
+            self.errors.sort_by(|a, b| a.pos.cmp(&b.pos));
             Err(SpecErrors(self.errors))
         }
     }
@@ -96,3 +106,29 @@ impl fmt::Display for SpecErrors {
 }
 
 impl std::error::Error for SpecErrors {}
+
+/// The closest of `names` to `typo` at edit distance 1 or 2, as a hint (empty when none is).
+pub(crate) fn did_you_mean<'a>(typo: &str, names: impl Iterator<Item = &'a str>) -> String {
+    names
+        .map(|n| (edit_distance(typo, n), n))
+        .filter(|(d, _)| *d > 0 && *d <= 2)
+        .min()
+        .map(|(_, n)| format!("; did you mean `{n}`?"))
+        .unwrap_or_default()
+}
+
+/// Levenshtein distance, for typo hints.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}

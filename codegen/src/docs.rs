@@ -320,6 +320,14 @@ fn changelog(spec: &Spec) -> String {
         {
             items.push(format!("- new enum `#vhlo<{} ...>`", e.name));
         }
+        for e in &spec.enums {
+            for c in e.cases.iter().filter(|c| c.since == Some(r.version)) {
+                items.push(format!(
+                    "- new case `{}` of `#vhlo<{} ...>`",
+                    c.name, e.name
+                ));
+            }
+        }
         if r.version == spec.minimum() {
             items.push(format!(
                 "- the initial opset: {} op versions",

@@ -213,7 +213,7 @@ impl Names<'_> {
             format!(
                 "`${name}` is not an operand, attribute, region or result of `{}`{}",
                 self.op.name,
-                crate::ods::did_you_mean(name, self.all())
+                crate::diag::did_you_mean(name, self.all())
             ),
         )
     }
@@ -434,7 +434,7 @@ impl FormatParser<'_, '_> {
                                 .map(|d| d.0)
                                 .collect::<Vec<_>>()
                                 .join(", "),
-                            crate::ods::did_you_mean(name, DIRECTIVES.iter().map(|d| d.0))
+                            crate::diag::did_you_mean(name, DIRECTIVES.iter().map(|d| d.0))
                         ),
                     ));
                 };

@@ -1,7 +1,9 @@
 //! codegen: the VHLO spec as a library.
 //!
-//! `load` (YAML -> raw structs with spans) -> `model` (typed spec) -> `check` (cross-entity rules,
-//! add-only lock) -> `emit` (tokens of the generated dialect), plus `docs` (per-op change history).
+//! `load` (YAML -> raw structs with spans: the one schema of every spec file, VHLO's and the
+//! codec dialects') -> `model` (typed spec; `params`, `wire` and `codec_dialect` lower parts of
+//! it) -> `check` (cross-entity rules, add-only lock) -> `emit` (tokens of the generated
+//! dialect), plus `docs` (per-op change history). No module uses one that uses it (tests aside).
 //! The proc-macro in `vhlo-macros` and the `codegen` CLI are thin users of [`load_spec`] and
 //! [`emit()`].
 
@@ -16,6 +18,8 @@ pub mod lock;
 pub mod model;
 pub mod ods;
 pub mod ods_types;
+pub mod params;
+pub mod recover;
 pub mod wire;
 
 use std::path::Path;
@@ -54,11 +58,13 @@ pub fn load_spec_named(dir: &Path, display_root: &str) -> Result<Spec, SpecError
         std::fs::read_to_string(&lock_path),
     ) {
         let shown = format!("{display_root}/{}", lock::LOCK_FILE);
+        let broken = |name: &str| raw.broken_names.iter().any(|b| b == name);
         let skip = |kind: &str, name: &str| match kind {
-            "type" => unloaded("types.yaml"),
-            "attr" => unloaded("attrs.yaml"),
-            "enum" => unloaded("enums.yaml"),
-            "release" => false,
+            "type" => unloaded("types.yaml") || broken(name),
+            "attr" => unloaded("attrs.yaml") || broken(name),
+            "enum" => unloaded("enums.yaml") || broken(name),
+            "case" => unloaded("enums.yaml") || broken(name.split('.').next().unwrap_or(name)),
+            "release" => broken(name),
             _ => {
                 let family = model::split_versioned(name).map_or(name, |(base, _)| base);
                 // Op files are named after the op (`cross-replica-sum` in cross_replica_sum.yaml).
@@ -68,8 +74,48 @@ pub fn load_spec_named(dir: &Path, display_root: &str) -> Result<Spec, SpecError
         lock::check(&spec, &shown, &text, &skip, &mut diags);
         spec.files.push(lock_path);
     }
+    diags.excuse(&follow_on_tokens(&raw, display_root));
     diags.finish()?;
     Ok(spec)
+}
+
+/// What the errors that only follow from a definition that did not load say: the names of the
+/// broken items (as a reference to them spells them), and for a list file that did not load at
+/// all, the file as "unknown ..." errors name it.
+fn follow_on_tokens(raw: &load::RawSpec, display_root: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    for n in &raw.broken_names {
+        tokens.push(format!("`{n}`"));
+        tokens.push(format!("`#stablehlo<{n} ...>`"));
+        tokens.push(format!("`StableHLO_{}Attr`", ods::camel_name(n)));
+        tokens.push(format!(" at {n}, which is not a release"));
+    }
+    let unloaded = |f: &str| {
+        raw.unloaded
+            .iter()
+            .any(|u| u == &format!("{display_root}/{f}"))
+    };
+    for (file, says) in [
+        (
+            "enums.yaml",
+            &[
+                "(enums.yaml)",
+                "enums.yaml stands for",
+                "the enums of enums.yaml",
+            ][..],
+        ),
+        ("types.yaml", &["(types.yaml)"][..]),
+        ("attrs.yaml", &["(attrs.yaml)"][..]),
+        (
+            "releases.yaml",
+            &["which is not a release in the table"][..],
+        ),
+    ] {
+        if unloaded(file) {
+            tokens.extend(says.iter().map(|s| s.to_string()));
+        }
+    }
+    tokens
 }
 
 /// The generated dialect's tokens.
@@ -202,13 +248,22 @@ pub fn runtime_kinds_to_string() -> String {
     )
 }
 
-/// The formatted expansion, as checked in for review.
+/// vhlo-core's digest of a spec directory, shared with its build script, which compares it with
+/// the one the expansion records.
+#[path = "../../vhlo-core/spec_digest.rs"]
+mod spec_digest;
+pub use spec_digest::spec_digest;
+
+/// The formatted expansion, as checked in for review. It records the digest of the spec
+/// directory it came from ([`spec_digest`]), which vhlo-core's build script checks.
 pub fn expand_to_string(spec: &Spec) -> Result<String, String> {
     let tokens = emit(spec, &EmitOptions::default());
     let file: syn::File =
         syn::parse2(tokens).map_err(|e| format!("generated code does not parse: {e}"))?;
+    let digest = spec_digest(&spec.dir)
+        .map_err(|e| format!("cannot read the spec at {}: {e}", spec.dir.display()))?;
     Ok(format!(
-        "{GENERATED_HEADER}\n{}",
+        "{GENERATED_HEADER}// spec digest: {digest}\n\n{}",
         prettyplease::unparse(&file)
     ))
 }

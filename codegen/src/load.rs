@@ -94,6 +94,7 @@ pub struct RawAttrDef {
     pub wire_order: Option<Vec<SStr>>,
 }
 
+/// A parameter of a VHLO type or attribute, or of a codec dialect's attribute.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct RawParam {
@@ -101,9 +102,20 @@ pub struct RawParam {
     pub kind: SStr,
     #[serde(default)]
     pub optional: bool,
-    /// A named bytecode encoding hint, where the kind's plain wire form does not apply.
+    /// A named bytecode encoding hint (`codegen/src/wire.rs`), where the kind's plain wire form
+    /// does not apply.
     #[serde(default)]
     pub wire: Option<SStr>,
+    /// Dialect attributes only: what an attribute parameter holds.
+    #[serde(default)]
+    pub of: Option<SStr>,
+    /// Dialect attributes only: the enum of an integer parameter.
+    #[serde(default, rename = "enum")]
+    pub enum_: Option<SStr>,
+    /// Dialect attributes only: the least value of an integer parameter (or of each element of
+    /// a list of them).
+    #[serde(default)]
+    pub min: Option<Spanned<i64>>,
 }
 
 /// `enums.yaml`
@@ -130,6 +142,9 @@ pub struct RawEnumDef {
 pub struct RawEnumCase {
     pub name: SStr,
     pub value: Spanned<i64>,
+    /// The release that added the case to an enum released before it (cases are add-only).
+    #[serde(default)]
+    pub since: Option<SStr>,
 }
 
 /// `ops/<family>.yaml`
@@ -327,6 +342,98 @@ pub enum RawPredicate {
     OperandType(SStr),
 }
 
+/// `dialects/<dialect>.yaml`: a dialect carried in artifacts without VHLO versions (Shardy),
+/// lowered by `codec_dialect`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCodecDialect {
+    pub dialect: SStr,
+    #[serde(default)]
+    pub enums: Vec<RawCodecEnum>,
+    pub attributes: Vec<RawCodecAttr>,
+    pub encodings: Vec<RawEncoding>,
+    #[serde(default)]
+    pub ops: Vec<RawCodecOp>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCodecEnum {
+    pub name: SStr,
+    pub cases: Vec<RawEnumCase>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCodecAttr {
+    pub name: SStr,
+    #[serde(default)]
+    pub syntax: Option<String>,
+    /// Upstream's assembly format, of the one shape `list_format` reads.
+    #[serde(default)]
+    pub format: Option<SStr>,
+    pub params: Vec<RawParam>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawEncoding {
+    pub code: Spanned<u64>,
+    pub attr: SStr,
+    pub fields: Vec<SStr>,
+    #[serde(default)]
+    pub defaults: BTreeMap<String, SStr>,
+    #[serde(default)]
+    pub when: Vec<RawCondition>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCondition {
+    pub param: SStr,
+    #[serde(default)]
+    pub is: Option<SStr>,
+    #[serde(default)]
+    pub equals: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub differs: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub every: Option<Box<RawCondition>>,
+    #[serde(default)]
+    pub some: Option<Box<RawCondition>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawCodecOp {
+    pub name: SStr,
+    #[serde(default)]
+    pub operands: Vec<SStr>,
+    #[serde(default)]
+    pub results: Vec<SStr>,
+    #[serde(default)]
+    pub attributes: Vec<RawOpAttr>,
+    #[serde(default)]
+    pub regions: Vec<SStr>,
+    #[serde(default)]
+    pub terminator: bool,
+    /// ODS traits the format relies on (`SameOperandsAndResultType`).
+    #[serde(default)]
+    pub traits: Vec<SStr>,
+    /// Absent for upstream's `hasCustomAssemblyFormat` ops (text/sdy.rs writes them by hand).
+    #[serde(default)]
+    pub format: Option<SStr>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawOpAttr {
+    pub name: SStr,
+    pub of: SStr,
+    #[serde(default)]
+    pub optional: bool,
+}
+
 /// All raw files of one spec directory.
 #[derive(Debug)]
 pub struct RawSpec {
@@ -338,12 +445,41 @@ pub struct RawSpec {
     /// (display path, family), sorted by file name.
     pub ops: Vec<(String, RawOpFamily)>,
     /// (display path, dialect) of `dialects/*.yaml`, sorted by file name.
-    pub codec_dialects: Vec<(String, crate::codec_dialect::RawCodecDialect)>,
+    pub codec_dialects: Vec<(String, RawCodecDialect)>,
     /// Every file read, for rebuild tracking.
     pub files: Vec<PathBuf>,
     /// Display paths of the files that could not be read or parsed: what they define is
     /// missing from the model, so the lock does not check it (it would look removed).
     pub unloaded: Vec<String>,
+    /// What the items that did not parse define, in files that loaded without them
+    /// (`recover::Recovered::broken_names`): missing from the model like an unloaded file's.
+    pub broken_names: Vec<String>,
+}
+
+impl crate::recover::Items for RawReleases {
+    fn merge(&mut self, other: Self) {
+        self.releases.extend(other.releases);
+        self.tags.extend(other.tags);
+    }
+}
+
+impl crate::recover::Items for RawTypes {
+    fn merge(&mut self, other: Self) {
+        self.types.extend(other.types);
+    }
+}
+
+impl crate::recover::Items for RawAttrs {
+    fn merge(&mut self, other: Self) {
+        self.attributes.extend(other.attributes);
+        self.retired_codes.extend(other.retired_codes);
+    }
+}
+
+impl crate::recover::Items for RawEnums {
+    fn merge(&mut self, other: Self) {
+        self.enums.extend(other.enums);
+    }
 }
 
 /// Reads `dir` (`releases.yaml`, `types.yaml`, `attrs.yaml`, `enums.yaml`, `ops/*.yaml`).
@@ -367,26 +503,24 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
             }
         }
     };
+    // The list files keep what parses when an item does not (recover.rs).
+    let mut broken_names = Vec::new();
     let mut unloaded = Vec::new();
+    let mut lost = (&mut unloaded, &mut broken_names);
+    let mut list_file = |rel: &str, diags: &mut Diagnostics| {
+        let shown = format!("{display_root}/{rel}");
+        (read(rel, diags), shown)
+    };
+    let releases = items(list_file("releases.yaml", diags), &mut lost, diags);
+    let types = items(list_file("types.yaml", diags), &mut lost, diags);
+    let attrs = items(list_file("attrs.yaml", diags), &mut lost, diags);
+    let enums = items(list_file("enums.yaml", diags), &mut lost, diags);
     // Notes `rel` as unloaded when loading it added errors (counted before and after).
     let mut note = |rel: &str, before: usize, diags: &Diagnostics| {
         if diags.errors().len() > before {
             unloaded.push(format!("{display_root}/{rel}"));
         }
     };
-    let before = diags.errors().len();
-    let releases =
-        read("releases.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
-    note("releases.yaml", before, diags);
-    let before = diags.errors().len();
-    let types = read("types.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
-    note("types.yaml", before, diags);
-    let before = diags.errors().len();
-    let attrs = read("attrs.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
-    note("attrs.yaml", before, diags);
-    let before = diags.errors().len();
-    let enums = read("enums.yaml", diags).and_then(|(f, t)| parse(&f, &t, diags).map(|r| (f, r)));
-    note("enums.yaml", before, diags);
     let mut op_files: Vec<String> = match std::fs::read_dir(dir.join("ops")) {
         Ok(rd) => rd
             .filter_map(|e| e.ok())
@@ -406,7 +540,7 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
     for name in op_files {
         let before = diags.errors().len();
         if let Some((f, t)) = read(&format!("ops/{name}"), diags) {
-            if let Some(raw) = parse::<RawOpFamily>(&f, &t, diags) {
+            if let Some(raw) = crate::recover::parse_whole::<RawOpFamily>(&f, &t, diags) {
                 ops.push((f, raw));
             }
         }
@@ -426,7 +560,7 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
     for name in dialect_files {
         let before = diags.errors().len();
         if let Some((f, t)) = read(&format!("dialects/{name}"), diags) {
-            if let Some(raw) = parse(&f, &t, diags) {
+            if let Some(raw) = crate::recover::parse_whole(&f, &t, diags) {
                 codec_dialects.push((f, raw));
             }
         }
@@ -442,40 +576,26 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
         codec_dialects,
         files,
         unloaded,
+        broken_names,
     }
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(
-    file: &str,
-    text: &str,
+/// A list file (what `read` gave, and its display path) parsed item by item; `lost` collects
+/// the display path when nothing of it loads, and the names its broken items define.
+fn items<T: for<'de> Deserialize<'de> + crate::recover::Items>(
+    (read, shown): (Option<(String, String)>, String),
+    lost: &mut (&mut Vec<String>, &mut Vec<String>),
     diags: &mut Diagnostics,
-) -> Option<T> {
-    match serde_saphyr::from_str::<T>(text) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            let pos = match e.location() {
-                Some(loc) => Pos {
-                    file: file.to_string(),
-                    line: loc.line() as u32,
-                    col: loc.column() as u32,
-                },
-                None => Pos::file(file),
-            };
-            // The library's message may repeat the location; keep its first line only.
-            let msg = e.to_string();
-            let mut first = msg.lines().next().unwrap_or("invalid YAML").trim();
-            // Drop the library's own "error: line L column C:" prefix; the position is ours.
-            first = first.strip_prefix("error:").unwrap_or(first).trim_start();
-            if first.starts_with("line ") {
-                if let Some((_, rest)) = first.split_once(": ") {
-                    first = rest;
-                }
-            }
-            let first = first.to_string();
-            diags.error(pos, format!("YAML error: {first}"));
-            None
-        }
+) -> Option<(String, T)> {
+    let got = read.and_then(|(f, t)| {
+        let got = crate::recover::parse_items(&f, &t, diags);
+        lost.1.extend(got.broken_names);
+        got.value.map(|v| (f, v))
+    });
+    if got.is_none() {
+        lost.0.push(shown);
     }
+    got
 }
 
 /// The position of a spanned value in `file`.

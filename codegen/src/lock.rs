@@ -130,10 +130,18 @@ pub fn canonical_forms(spec: &Spec) -> BTreeMap<String, (String, Pos)> {
     for e in &spec.enums {
         let mut s = String::new();
         let _ = writeln!(s, "since: {}\ncode: {}", e.since, e.code);
-        for c in &e.cases {
+        // A case added later (`since:`) is locked on its own, so adding one leaves the enum's
+        // digest as it was, and editing one is caught by its own.
+        for c in e.cases.iter().filter(|c| c.since.is_none()) {
             let _ = writeln!(s, "case: {} {}", c.name, c.value);
         }
         out.insert(format!("enum {}", e.name), (s, e.pos.clone()));
+        for c in &e.cases {
+            if let Some(since) = c.since {
+                let s = format!("since: {since}\nvalue: {}\n", c.value);
+                out.insert(format!("case {}.{}", e.name, c.name), (s, c.pos.clone()));
+            }
+        }
     }
     // A release row is what artifacts of that version are written with.
     for r in &spec.releases {
@@ -161,6 +169,11 @@ fn introduced_in(spec: &Spec) -> BTreeMap<String, Version> {
     }
     for e in &spec.enums {
         out.insert(format!("enum {}", e.name), e.since);
+        for c in &e.cases {
+            if let Some(since) = c.since {
+                out.insert(format!("case {}.{}", e.name, c.name), since);
+            }
+        }
     }
     for r in &spec.releases {
         out.insert(format!("release {}", r.version), r.version);
@@ -321,6 +334,12 @@ pub fn check(
                         _ if kind == "release" => format!(
                             "release {name} is out (its row is locked in {lock_name}:{line_no}) and was edited; releases are add-only: restore its bytecode version and date"
                         ),
+                        _ if kind == "case" => format!(
+                            "enum case `{name}` is released (locked in {lock_name}:{line_no}) and was edited; enum cases are add-only: restore it and add a new case with `since:` the release in progress"
+                        ),
+                        Some(_) if kind == "enum" => format!(
+                            "`{name}` is released (its cases are locked in {lock_name}:{line_no}) and was edited; enum cases are add-only: restore the released cases, and give a new case `since:` the release in progress"
+                        ),
                         Some((base, n)) => format!(
                             "`{name}` is released (its definition is locked in {lock_name}:{line_no}) and was edited; VHLO is add-only: restore it and add `{base}_v{}` instead",
                             n + 1
@@ -388,6 +407,69 @@ mod tests {
         let mut diags = Diagnostics::default();
         check(&spec, "released.lock", &text, &|_, _| false, &mut diags);
         assert!(diags.finish().is_ok());
+    }
+
+    /// The fixture spec with `case` appended to the cases of its enum `rounding_v1`, in a
+    /// directory of its own.
+    fn fixture_with_case(test: &str, case: &str) -> std::path::PathBuf {
+        let from =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/spec-edited");
+        let dir = std::env::temp_dir().join(format!("vhlo-lock-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("ops")).unwrap();
+        for rel in ["attrs.yaml", "types.yaml", "releases.yaml", LOCK_FILE] {
+            std::fs::copy(from.join(rel), dir.join(rel)).unwrap();
+        }
+        for e in std::fs::read_dir(from.join("ops")).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), dir.join("ops").join(e.file_name())).unwrap();
+        }
+        let enums = std::fs::read_to_string(from.join("enums.yaml")).unwrap();
+        std::fs::write(dir.join("enums.yaml"), format!("{enums}      - {case}\n")).unwrap();
+        dir
+    }
+
+    #[test]
+    fn an_enum_case_is_added_with_its_release_and_never_edited() {
+        // Added in the release in progress: the released enum's digest is what it was.
+        let dir = fixture_with_case("add", "{name: UP, value: 2, since: 1.2.0}");
+        let spec = crate::load_spec(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let lock = std::fs::read_to_string(dir.join(LOCK_FILE)).unwrap();
+        let (cut_text, _) = cut(&spec, &lock, version("1.2.0"), false).unwrap();
+        assert!(cut_text.contains("case rounding_v1.UP "), "{cut_text}");
+        assert!(cut_text.contains(lock.lines().find(|l| l.starts_with("enum ")).unwrap()));
+        // Once cut, editing the case is an error naming it.
+        std::fs::write(dir.join(LOCK_FILE), &cut_text).unwrap();
+        let enums = std::fs::read_to_string(dir.join("enums.yaml")).unwrap();
+        std::fs::write(
+            dir.join("enums.yaml"),
+            enums.replace("value: 2", "value: 5"),
+        )
+        .unwrap();
+        let err = crate::load_spec(&dir).unwrap_err().to_string();
+        assert!(
+            err.contains("enum case `rounding_v1.UP` is released") && err.contains("add-only"),
+            "{err}"
+        );
+        // A case without `since:` edits the released enum; one as old as its enum says so.
+        for (test, case, want) in [
+            (
+                "bare",
+                "{name: UP, value: 2}",
+                "`rounding_v1` is released (its cases are locked",
+            ),
+            (
+                "old",
+                "{name: UP, value: 2, since: 1.0.0}",
+                "names the later release that added it",
+            ),
+        ] {
+            let dir = fixture_with_case(test, case);
+            let err = crate::load_spec(&dir).unwrap_err().to_string();
+            assert!(err.contains(want), "{test}: {err}");
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

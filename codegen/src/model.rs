@@ -8,6 +8,7 @@ use std::fmt;
 
 use crate::diag::{Diagnostics, Pos};
 use crate::load::{self, pos, RawSpec, SStr};
+pub use crate::params::{ParamDef, ParamKind};
 
 /// A StableHLO release number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -99,97 +100,6 @@ pub enum CompatTarget {
     Version(Version),
 }
 
-/// How a type or attribute parameter is stored (`ir::Param` variant).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ParamKind {
-    Type,
-    Types,
-    Attr,
-    Attrs,
-    AttrPairs,
-    Dims,
-    I64s,
-    I64,
-    I32,
-    U32,
-    Bool,
-    String,
-    Float,
-    Floats,
-    /// An integer attribute's value: its bit pattern, sign-extended to 64 bits.
-    Int,
-    /// Raw little-endian tensor data, as MLIR stores dense elements.
-    DenseData,
-}
-
-impl ParamKind {
-    /// All kinds with their spec spelling.
-    pub const ALL: [(&'static str, ParamKind); 16] = [
-        ("type", ParamKind::Type),
-        ("types", ParamKind::Types),
-        ("attr", ParamKind::Attr),
-        ("attrs", ParamKind::Attrs),
-        ("attr_pairs", ParamKind::AttrPairs),
-        ("dims", ParamKind::Dims),
-        ("i64s", ParamKind::I64s),
-        ("i64", ParamKind::I64),
-        ("i32", ParamKind::I32),
-        ("u32", ParamKind::U32),
-        ("bool", ParamKind::Bool),
-        ("string", ParamKind::String),
-        ("float", ParamKind::Float),
-        ("floats", ParamKind::Floats),
-        ("int", ParamKind::Int),
-        ("dense_data", ParamKind::DenseData),
-    ];
-
-    /// How the runtime stores a parameter of this kind (the doc of the generated
-    /// `vhlo_core::dialect::ParamKind` variant).
-    pub fn stored_as(self) -> &'static str {
-        match self {
-            ParamKind::Type => "`Param::Type`",
-            ParamKind::Types => "`Param::Types`",
-            ParamKind::Attr => "`Param::Attr` (or `Param::Absent` when optional)",
-            ParamKind::Attrs => "`Param::Attrs`",
-            ParamKind::AttrPairs => "`Param::AttrPairs`",
-            ParamKind::Dims => "`Param::Ints`: a shape, `i64::MIN` for dynamic dimensions.",
-            ParamKind::I64s => "`Param::Ints`",
-            ParamKind::I64 | ParamKind::I32 => "`Param::Int`",
-            ParamKind::U32 => "`Param::UInt`",
-            ParamKind::Bool => "`Param::Bool`",
-            ParamKind::String => "`Param::Str`",
-            ParamKind::Float => "`Param::Float`",
-            ParamKind::Floats => "`Param::Floats`",
-            ParamKind::Int => {
-                "`Param::Int`: an integer attribute's bit pattern, sign-extended to 64 bits."
-            }
-            ParamKind::DenseData => {
-                "`Param::Bytes`: raw little-endian tensor data as MLIR stores dense elements."
-            }
-        }
-    }
-
-    /// The spec spelling.
-    pub fn spelling(self) -> &'static str {
-        ParamKind::ALL
-            .iter()
-            .find(|(_, k)| *k == self)
-            .map(|(s, _)| *s)
-            .unwrap_or("?")
-    }
-}
-
-/// A parameter of a VHLO type or attribute.
-#[derive(Clone, Debug)]
-pub struct ParamDef {
-    pub name: String,
-    pub kind: ParamKind,
-    pub optional: bool,
-    /// The `wire:` hint and its position.
-    pub wire: Option<(String, Pos)>,
-    pub pos: Pos,
-}
-
 /// A VHLO type or attribute definition (one version of it).
 #[derive(Clone, Debug)]
 pub struct TypeOrAttrDef {
@@ -218,6 +128,9 @@ pub struct TypeOrAttrDef {
 pub struct EnumCase {
     pub name: String,
     pub value: i64,
+    /// The release that added the case, when later than its enum's (spec `since:`): a program
+    /// for an older release cannot hold it.
+    pub since: Option<Version>,
     pub pos: Pos,
 }
 
@@ -443,6 +356,8 @@ pub struct Spec {
     pub codec_dialects: Vec<crate::codec_dialect::CodecDialect>,
     /// Files read, for rebuild tracking.
     pub files: Vec<std::path::PathBuf>,
+    /// The directory it was read from.
+    pub dir: std::path::PathBuf,
 }
 
 impl Spec {
@@ -599,6 +514,22 @@ fn lower_value(file: &str, at: &Pos, v: &load::RawValue, diags: &mut Diagnostics
 fn lower_params(file: &str, raw: &[load::RawParam], diags: &mut Diagnostics) -> Vec<ParamDef> {
     raw.iter()
         .map(|p| {
+            // The keys only a codec dialect's parameters have (the raw schema is shared).
+            let dialect_only = [
+                ("of", p.of.as_ref().map(|s| pos(file, s))),
+                ("enum", p.enum_.as_ref().map(|s| pos(file, s))),
+                ("min", p.min.as_ref().map(|s| pos(file, s))),
+            ];
+            for (key, at) in dialect_only {
+                if let Some(at) = at {
+                    diags.error(
+                        at,
+                        format!(
+                            "`{key}:` is for the parameters of a dialect's attributes (spec/dialects/), not VHLO's"
+                        ),
+                    );
+                }
+            }
             let kind = match ParamKind::ALL.iter().find(|(s, _)| *s == p.kind.value) {
                 Some((_, k)) => *k,
                 None => {
@@ -683,7 +614,14 @@ fn lower_type_or_attr(
     };
     let order: Option<Vec<(String, Pos)>> =
         wire_order.map(|l| l.iter().map(|n| (n.value.clone(), pos(file, n))).collect());
-    def.wire = crate::wire::lower(&def, order.as_deref(), what, diags);
+    def.wire = crate::wire::lower(
+        &def.name,
+        &def.params,
+        (def.code_with_encoding, &def.code_pos),
+        order.as_deref(),
+        what,
+        diags,
+    );
     def
 }
 
@@ -756,6 +694,7 @@ fn lower_change(file: &str, c: &load::RawChange, diags: &mut Diagnostics) -> Cha
 pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
     let mut spec = Spec {
         files: raw.files.clone(),
+        dir: raw.dir.clone(),
         ..Spec::default()
     };
     for (file, d) in &raw.codec_dialects {
@@ -877,6 +816,7 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                     .map(|c| EnumCase {
                         name: c.name.value.clone(),
                         value: c.value.value,
+                        since: c.since.as_ref().map(|s| version(file, s, diags)),
                         pos: pos(file, &c.name),
                     })
                     .collect(),

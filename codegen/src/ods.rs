@@ -170,7 +170,7 @@ pub fn lower(ods: &str, enums: &[EnumDef]) -> Result<OdsType, String> {
             return Ok(OdsType::Enum(e));
         }
     }
-    let hint = did_you_mean(ods, NAMED.iter().map(|(n, _)| *n));
+    let hint = crate::diag::did_you_mean(ods, NAMED.iter().map(|(n, _)| *n));
     Err(format!(
         "unknown ODS attribute type `{ods}` (known: the types in codegen/src/ods.rs, their \
          optional and default-valued wrappers, and StableHLO_<Enum>Attr for the enums of \
@@ -242,7 +242,7 @@ fn enum_of(name: &str, enums: &[EnumDef]) -> Result<usize, String> {
 }
 
 /// `comparison_type` -> `ComparisonType` (the inverse of [`snake_name`]).
-fn camel_name(snake: &str) -> String {
+pub(crate) fn camel_name(snake: &str) -> String {
     snake
         .split('_')
         .map(|w| {
@@ -281,32 +281,6 @@ fn first_argument(args: &str) -> &str {
         }
     }
     args.trim()
-}
-
-/// The closest of `names` to `typo` at edit distance 1 or 2, as a hint (empty when none is).
-pub(crate) fn did_you_mean<'a>(typo: &str, names: impl Iterator<Item = &'a str>) -> String {
-    names
-        .map(|n| (edit_distance(typo, n), n))
-        .filter(|(d, _)| *d > 0 && *d <= 2)
-        .min()
-        .map(|(_, n)| format!("; did you mean `{n}`?"))
-        .unwrap_or_default()
-}
-
-/// Levenshtein distance, for typo hints.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

@@ -504,7 +504,7 @@ fn lower_elements(xs: &[Expr]) -> Result<(Vec<Elem>, String), String> {
             return Err("an element type list holds names of element types".into());
         };
         let Some((_, es, summary)) = ELEMENTS.iter().find(|(name, _, _)| name == n) else {
-            let hint = crate::ods::did_you_mean(n, ELEMENTS.iter().map(|e| e.0));
+            let hint = crate::diag::did_you_mean(n, ELEMENTS.iter().map(|e| e.0));
             return Err(format!(
                 "unknown element type `{n}` (known: the element types of codegen/src/ods_types.rs){hint}"
             ));
@@ -549,7 +549,7 @@ fn unknown(n: &str) -> String {
         .iter()
         .map(|(n, _)| *n)
         .chain(["HLO_Token", "HLO_Future"]);
-    let hint = crate::ods::did_you_mean(n, names);
+    let hint = crate::diag::did_you_mean(n, names);
     format!(
         "unknown ODS type `{n}` (known: Base.td's named types in codegen/src/ods_types.rs, and \
          RankedTensorOf, TensorOf, 0DTensorOf, 1DTensorOf, StaticShapeTensorOf, MemRefOf, \

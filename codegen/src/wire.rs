@@ -5,7 +5,7 @@
 //! bytecode engine (`vhlo-core/src/bytecode/vhlo_codec.rs`) reads and writes.
 
 use crate::diag::{Diagnostics, Pos};
-use crate::model::{ParamDef, ParamKind, TypeOrAttrDef};
+use crate::params::{ParamDef, ParamKind};
 
 /// How one parameter is written; the runtime `vhlo_core::dialect::Wire` is generated from it
 /// ([`crate::runtime_kinds_to_string`]).
@@ -148,21 +148,23 @@ fn hint_list() -> String {
     HINTS.iter().map(|(h, _)| *h).collect::<Vec<_>>().join(", ")
 }
 
-/// The wire steps of `d`, in bytecode order. `wire_order` is the spec's `wire_order:` list.
+/// The wire steps of the type or attribute `name` with `params`, in bytecode order.
+/// `code_with_encoding` is its second bytecode code, if any, and where its code is written;
+/// `wire_order` is the spec's `wire_order:` list.
 pub fn lower(
-    d: &TypeOrAttrDef,
+    name: &str,
+    params: &[ParamDef],
+    (code_with_encoding, code_pos): (Option<u32>, &Pos),
     wire_order: Option<&[(String, Pos)]>,
     what: &str,
     diags: &mut Diagnostics,
 ) -> Vec<WireStep> {
-    let name = &d.name;
     // The order: storage order, the parameter chosen by `code_with_encoding` first, or as listed.
-    let by_code = d
-        .code_with_encoding
-        .and_then(|_| d.params.iter().position(|p| p.optional && p.wire.is_none()));
-    if d.code_with_encoding.is_some() && by_code.is_none() {
+    let by_code =
+        code_with_encoding.and_then(|_| params.iter().position(|p| p.optional && p.wire.is_none()));
+    if code_with_encoding.is_some() && by_code.is_none() {
         diags.error(
-            d.code_pos.clone(),
+            code_pos.clone(),
             format!(
                 "{what} `{name}` has `code_with_encoding` but no optional attribute parameter without a `wire:` hint for it to select"
             ),
@@ -172,7 +174,7 @@ pub fn lower(
         Some(list) => {
             let mut out = Vec::new();
             for (n, at) in list {
-                match d.params.iter().position(|p| &p.name == n) {
+                match params.iter().position(|p| &p.name == n) {
                     Some(i) if out.contains(&i) => {
                         diags.error(at.clone(), format!("`wire_order` of `{name}` lists `{n}` twice"))
                     }
@@ -183,7 +185,7 @@ pub fn lower(
                     ),
                 }
             }
-            for (i, p) in d.params.iter().enumerate() {
+            for (i, p) in params.iter().enumerate() {
                 if !out.contains(&i) {
                     diags.error(
                         p.pos.clone(),
@@ -197,7 +199,7 @@ pub fn lower(
             }
             out
         }
-        None => (0..d.params.len()).collect(),
+        None => (0..params.len()).collect(),
     };
     if wire_order.is_none() {
         if let Some(b) = by_code {
@@ -206,7 +208,7 @@ pub fn lower(
         }
     } else if let Some(b) = by_code {
         if order.first() != Some(&b) {
-            if let Some(p) = d.params.get(b) {
+            if let Some(p) = params.get(b) {
                 diags.error(
                     p.pos.clone(),
                     format!(
@@ -219,7 +221,7 @@ pub fn lower(
     }
     let mut steps = Vec::new();
     for (at, &i) in order.iter().enumerate() {
-        let Some(p) = d.params.get(i) else { continue };
+        let Some(p) = params.get(i) else { continue };
         // The type parameter an APInt or a blob takes its width or shape from: the last one before.
         let type_before = order
             .get(..at)
@@ -227,7 +229,7 @@ pub fn lower(
             .iter()
             .rev()
             .copied()
-            .find(|&j| d.params.get(j).is_some_and(|q| q.kind == ParamKind::Type));
+            .find(|&j| params.get(j).is_some_and(|q| q.kind == ParamKind::Type));
         let wire = param_wire(p, name, type_before, by_code == Some(i), diags);
         steps.push(WireStep { param: i, wire });
     }
@@ -330,7 +332,7 @@ pub fn param_wire(
                     "unknown `wire:` hint `{h}` on parameter `{}` of `{name}` (the hints: {}){}",
                     p.name,
                     hint_list(),
-                    crate::ods::did_you_mean(h, HINTS.iter().map(|(n, _)| *n))
+                    crate::diag::did_you_mean(h, HINTS.iter().map(|(n, _)| *n))
                 ),
             };
             diags.error(hint_pos.clone(), msg);

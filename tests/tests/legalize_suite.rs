@@ -13,18 +13,32 @@ fn suite_dir() -> Option<PathBuf> {
     vhlo_tests::compat_suite()
 }
 
-/// `stablehlo_legalize_to_vhlo.1_5_0.mlir` -> 1.5.0; the unversioned file targets current.
-fn target_of(name: &str) -> Option<Version> {
+/// `stablehlo_legalize_to_vhlo.1_5_0.mlir` -> Some(1.5.0); the unversioned file -> None.
+fn target_of(name: &str) -> Option<Option<Version>> {
     let rest = name
         .strip_prefix("stablehlo_legalize_to_vhlo")?
         .strip_suffix(".mlir")?;
     if rest.is_empty() {
-        return Some(vhlo_core::vhlo::CURRENT_VERSION);
+        return Some(None);
     }
-    Version::parse(&rest.strip_prefix('.')?.replace('_', ".")).ok()
+    Version::parse(&rest.strip_prefix('.')?.replace('_', "."))
+        .ok()
+        .map(Some)
+}
+
+/// The release upstream's HEAD was at when the suite was taken: its newest versioned file. The
+/// unversioned file targets it (upstream's current then), not ours, which a later release of
+/// the spec moves on.
+fn suite_version(dir: &Path) -> Version {
+    std::fs::read_dir(dir)
+        .expect("readable suite directory")
+        .filter_map(|e| target_of(e.ok()?.file_name().to_str()?).flatten())
+        .max()
+        .unwrap_or(vhlo_core::vhlo::CURRENT_VERSION)
 }
 
 fn suite_files(dir: &Path) -> Vec<(PathBuf, Version)> {
+    let head = suite_version(dir);
     let mut v: Vec<(PathBuf, Version)> = std::fs::read_dir(dir)
         .expect("readable suite directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -35,7 +49,7 @@ fn suite_files(dir: &Path) -> Vec<(PathBuf, Version)> {
                     return None;
                 }
             }
-            target_of(&name).map(|t| (p.clone(), t))
+            target_of(&name).map(|t| (p.clone(), t.unwrap_or(head)))
         })
         .collect();
     v.sort();
@@ -222,9 +236,8 @@ fn legalized_suite_matches_upstream_artifacts() {
                 continue;
             }
         };
-        // The suite was written by upstream HEAD, the current release.
-        let use_lists =
-            convert::artifact_use_list_orders(&m, &rewritten, vhlo_core::vhlo::CURRENT_VERSION);
+        // The suite was written by upstream HEAD, at the suite's release.
+        let use_lists = convert::artifact_use_list_orders(&m, &rewritten, suite_version(&dir));
         let (upstream, info) = match vhlo_core::bytecode::read(&bytes) {
             Ok(x) => x,
             Err(e) => {

@@ -3,12 +3,14 @@
 //! Each fixture copies the repository's tracked files (`git ls-files`) to
 //! `target/spec-fixtures/<name>`, edits only `spec/` there as `tests/fixtures/releases/*.edit`
 //! says (the steps of docs/adding-an-op-version.md), regenerates with codegen, builds
-//! `vhlo-translate` in the copy and checks what the built binary does:
+//! `vhlo-translate` in the copy, runs the tests that look at versions there (`VERSION_TESTS`,
+//! unedited) and checks what the built binary does:
 //! - `1.20.0.edit`: the real 1.20.0 removed and re-added gives the 1.20.0 suite artifact byte for
 //!   byte, and every suite artifact reads as it does today;
 //! - `1.21.0.edit`: a hypothetical release (an attribute with a default on sort, an enum
-//!   attribute on reduce_precision, a new unary op) works: programs that omit the new attributes
-//!   serialize at current, and a downgrade of a non-default value fails naming the release.
+//!   attribute on reduce_precision, a case added to the released enum `precision_v1`, a new
+//!   unary op) works: programs that omit the new attributes serialize at current, and a
+//!   downgrade of a non-default value or of the new case fails naming the release (and the case).
 //!
 //! A build takes minutes, so the fixtures run under CI (`CI=true`, as `.ci/run` sets) or with
 //! `VHLO_SPEC_FIXTURES=1`, and are skipped otherwise, saying so.
@@ -306,8 +308,9 @@ fn load_spec_unlocked(dir: &Path) -> codegen::Spec {
 
 /// Builds `vhlo-translate` in the copy, in a target dir of its own under the workspace's
 /// target/ (so that dependencies are built once, and the workspace's binaries are not touched),
-/// and returns a copy of the binary beside the sources: the fixtures share the target dir, whose
-/// `debug/vhlo-translate` the last build wins.
+/// runs the version tests there ([`run_version_tests`]), and returns a copy of the binary beside
+/// the sources: the fixtures share the target dir, whose `debug/vhlo-translate` the last build
+/// wins.
 fn build(copy: &Path) -> PathBuf {
     static ONE_BUILD_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = ONE_BUILD_AT_A_TIME
@@ -315,8 +318,8 @@ fn build(copy: &Path) -> PathBuf {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let target = fixture_root().join("target");
     // Cargo names a workspace's artifacts by paths relative to its root, so every copy writes the
-    // same files, and one built earlier can look fresh to a copy made before it: clean the two
-    // crates the spec feeds (the dependencies stay built).
+    // same files, and one built earlier can look fresh to a copy made before it: clean the
+    // crates the spec feeds and the tests (the dependencies stay built).
     let status = Command::new(env!("CARGO"))
         .args([
             "clean",
@@ -326,6 +329,8 @@ fn build(copy: &Path) -> PathBuf {
             "vhlo-core",
             "-p",
             "vhlo-translate",
+            "-p",
+            "vhlo-tests",
         ])
         .current_dir(copy)
         .env("CARGO_TARGET_DIR", &target)
@@ -342,6 +347,7 @@ fn build(copy: &Path) -> PathBuf {
         status.success(),
         "vhlo-translate does not build from the edited spec"
     );
+    run_version_tests(copy);
     let bin = copy.join(format!(
         "built-vhlo-translate{}",
         std::env::consts::EXE_SUFFIX
@@ -355,6 +361,55 @@ fn build(copy: &Path) -> PathBuf {
     )
     .expect("copy the binary");
     bin
+}
+
+/// The test binaries that look at versions, counts of op versions or the release table: a
+/// release must pass them unedited, in its copy.
+const VERSION_TESTS: &[&str] = &[
+    "version_boundaries",
+    "portable_suite",
+    "generated_up_to_date",
+    "minimum_version",
+    "vhlo_to_version_suite",
+    "compatibility_windows",
+    "legalize_suite",
+];
+
+/// Runs [`VERSION_TESTS`] in the copy (its own sources and spec, the workspace's shared
+/// references), as CI would there; [`build`] calls it while it holds the target dir.
+fn run_version_tests(copy: &Path) {
+    let root = vhlo_tests::workspace_root();
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.args(["test", "-q", "--offline", "--no-fail-fast", "-p", "vhlo-tests"]);
+    for t in VERSION_TESTS {
+        cmd.args(["--test", t]);
+    }
+    // The references beside the repository are not beside the copy.
+    for (var, default) in [
+        ("VHLO_COMPAT_SUITE", "../shared/compat-suite"),
+        ("VHLO_STABLEHLO_TESTS", "../shared/stablehlo-tests"),
+        ("VHLO_ORACLE_PYTHON", ".venv/bin/python"),
+    ] {
+        let value = std::env::var_os(var).unwrap_or_else(|| root.join(default).into_os_string());
+        cmd.env(var, value);
+    }
+    let out = cmd
+        .current_dir(copy)
+        .env("CARGO_TARGET_DIR", fixture_root().join("target"))
+        .output()
+        .expect("run cargo test in the copy");
+    assert!(
+        out.status.success(),
+        "the version tests fail in {}:\n{}\n{}",
+        copy.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!(
+        "{}: the version tests ({}) pass unedited",
+        copy.display(),
+        VERSION_TESTS.join(", ")
+    );
 }
 
 fn run(bin: &Path, args: &[&str]) -> Output {
@@ -551,12 +606,14 @@ fn release_1_20_0_removed_and_re_added_as_the_doc_says() {
 
 /// A fixture program and what its header says of it: `// minimum: current|previous` (the oldest
 /// release that can read it), `// keeps: TEXT` (read back, the program shows TEXT), `// lacks:
-/// TEXT` (read back, it does not: a default is left out). `// skip: WHY` skips it, saying why.
+/// TEXT` (read back, it does not: a default is left out), `// refused: TEXT` (the error at the
+/// release before names TEXT, besides the release). `// skip: WHY` skips it, saying why.
 struct Program {
     path: PathBuf,
     minimum_is_current: bool,
     keeps: Vec<String>,
     lacks: Vec<String>,
+    refused: Vec<String>,
 }
 
 fn programs(dir: &Path) -> Vec<Program> {
@@ -572,6 +629,7 @@ fn programs(dir: &Path) -> Vec<Program> {
             minimum_is_current: false,
             keeps: Vec::new(),
             lacks: Vec::new(),
+            refused: Vec::new(),
         };
         let mut minimum = None;
         if let Some(why) = text.lines().find_map(|l| l.strip_prefix("// skip: ")) {
@@ -586,6 +644,8 @@ fn programs(dir: &Path) -> Vec<Program> {
                 p.keeps.push(k.to_string());
             } else if let Some(k) = line.strip_prefix("lacks: ") {
                 p.lacks.push(k.to_string());
+            } else if let Some(k) = line.strip_prefix("refused: ") {
+                p.refused.push(k.to_string());
             }
         }
         p.minimum_is_current = minimum.unwrap_or_else(|| panic!("{rel}: no `// minimum:`"));
@@ -665,10 +725,12 @@ fn release_1_21_0_hypothetical_is_a_spec_edit() {
                 assert_eq!(back, printed, "{name} at {target} reads back differently");
             } else {
                 assert!(!r.status.success(), "{name} serialized at {target}");
-                assert!(
-                    stderr.contains(&current),
-                    "{name} at {target}: the error does not name {current}: {stderr}"
-                );
+                for want in std::iter::once(&current).chain(&p.refused) {
+                    assert!(
+                        stderr.contains(want.as_str()),
+                        "{name} at {target}: the error does not name {want}: {stderr}"
+                    );
+                }
             }
         }
         checked += 1;

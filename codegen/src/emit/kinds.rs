@@ -166,6 +166,15 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         });
         quote! { &[ #(#cs),* ] }
     });
+    // Per enum, the cases added after it (`since:`): (value, release).
+    let enum_late_cases = spec.enums.iter().map(|e| {
+        let cs = e.cases.iter().filter_map(|c| {
+            let v = c.value;
+            let since = super::version_tokens(c.since?);
+            Some(quote! { (#v, #since) })
+        });
+        quote! { &[ #(#cs),* ] }
+    });
     let enum_from_mnemonic = spec.enums.iter().zip(&enum_variants).map(|(e, v)| {
         let n = &e.name;
         quote! { #n => Some(VhloEnum::#v), }
@@ -248,6 +257,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             /// The value of the case called `name`.
             pub fn case_value(self, name: &str) -> Option<i64> {
                 self.cases().iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+            }
+            /// The release that added the case with value `v`, when it came after the enum
+            /// (spec `since:` on the case); older releases cannot hold it.
+            pub fn case_since(self, v: i64) -> Option<::vhlo_core::version::Version> {
+                const L: &[&[(i64, ::vhlo_core::version::Version)]] = &[ #(#enum_late_cases),* ];
+                L[self as usize].iter().find(|(x, _)| *x == v).map(|(_, s)| *s)
             }
             /// Looks one up by mnemonic.
             pub fn from_mnemonic(m: &str) -> Option<VhloEnum> {

@@ -115,6 +115,13 @@ impl Legality {
                     let range = VhloAttr::from_mnemonic(mn)
                         .map(|k| k.range())
                         .or_else(|| VhloEnum::from_mnemonic(mn).map(|k| k.range()));
+                    // A case added after its enum (spec `since:` on the case).
+                    let case_legal = match &d.params[..] {
+                        [Param::Int(v)] => VhloEnum::from_mnemonic(mn)
+                            .and_then(|k| k.case_since(*v))
+                            .is_none_or(|since| since <= self.target),
+                        _ => true,
+                    };
                     // Upstream's attribute verifiers (as in the slow walk).
                     let is_vhlo = |a: Attribute| matches!(m.attr_data(a), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo");
                     let verified = match (mn, &d.params[..]) {
@@ -127,7 +134,7 @@ impl Legality {
                         }
                         _ => true,
                     };
-                    range.is_none_or(|r| r.contains(self.target)) && verified
+                    range.is_none_or(|r| r.contains(self.target)) && verified && case_legal
                 } else {
                     true
                 };

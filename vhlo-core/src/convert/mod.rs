@@ -582,6 +582,17 @@ fn illegal_in_attr(
                     out.push((what, Some(range.min)));
                 }
             }
+            // A case added after its enum (spec `since:` on the case), as upstream refuses
+            // `API_VERSION_TYPED_FFI` before 1.3.0.
+            if let (Some(k), [Param::Int(v)]) = (VhloEnum::from_mnemonic(mn), &d.params[..]) {
+                if let Some(since) = k.case_since(*v).filter(|&s| s > target) {
+                    let case = k.case_name(*v).unwrap_or("?");
+                    out.push((
+                        format!("case `{case}` of `#vhlo<{mn}>` (added in {since})"),
+                        Some(since),
+                    ));
+                }
+            }
             // Upstream's attribute verifiers: dictionary keys and accuracy modes must be VHLO.
             let is_vhlo = |a: Attribute| matches!(m.attr_data(a), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo");
             let is_mode = |a: Attribute| matches!(m.attr_data(a), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "result_accuracy_mode_v1");
