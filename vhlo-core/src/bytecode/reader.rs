@@ -955,7 +955,13 @@ impl<'a> Reader<'a> {
             18 => TypeData::UnrankedTensor {
                 element: self.read_type(c)?,
             },
-            _ => return Err(c.err_at(at, format!("unsupported builtin type code {code}"))),
+            _ => match super::encoding::BUILTIN_FLOAT_TYPE_CODES
+                .iter()
+                .find(|(_, c)| *c == code)
+            {
+                Some(&(kind, _)) => TypeData::Float(kind),
+                None => return Err(c.err_at(at, format!("unsupported builtin type code {code}"))),
+            },
         })
     }
 

@@ -653,8 +653,13 @@ fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<boo
             FloatKind::F64 => w.varint(6),
             FloatKind::F80 => w.varint(7),
             FloatKind::F128 => w.varint(8),
-            // The other float types have no builtin bytecode encoding.
-            _ => return Ok(false),
+            _ => match super::encoding::BUILTIN_FLOAT_TYPE_CODES
+                .iter()
+                .find(|(kind, _)| *kind == k)
+            {
+                Some(&(_, code)) => w.varint(code),
+                None => return Ok(false),
+            },
         },
         TypeData::Complex(e) => {
             w.varint(9);

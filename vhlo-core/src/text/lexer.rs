@@ -44,6 +44,11 @@ pub struct Cursor<'a> {
     pub pos: usize,
 }
 
+/// Bytes between tokens: MLIR's whitespace and NUL (see [`Cursor::skip_ws`]).
+pub(crate) fn is_whitespace(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\t' | b'\r' | 0)
+}
+
 fn is_ident_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_'
 }
@@ -99,11 +104,13 @@ impl<'a> Cursor<'a> {
         self.pos
     }
 
-    /// Skips whitespace and `//` comments.
+    /// Skips whitespace and `//` comments. A NUL byte counts as whitespace: MLIR's lexer
+    /// (`Lexer::lexToken`) skips one anywhere but at its buffer's end, and our buffer has no
+    /// terminator to confuse it with.
     pub fn skip_ws(&mut self) {
         while self.pos < self.bytes.len() {
             let c = self.byte_at(self.pos);
-            if c == b' ' || c == b'\n' || c == b'\t' || c == b'\r' {
+            if is_whitespace(c) {
                 self.pos = self.pos.saturating_add(1);
             } else if c == b'/' && self.bytes.get(self.pos.saturating_add(1)) == Some(&b'/') {
                 while self.pos < self.bytes.len() && self.byte_at(self.pos) != b'\n' {
@@ -415,7 +422,7 @@ impl<'a> Cursor<'a> {
         let negative = self.bytes.get(i) == Some(&b'-');
         if negative {
             i = i.saturating_add(1);
-            while i < self.bytes.len() && (self.byte_at(i) == b' ' || self.byte_at(i) == b'\t') {
+            while i < self.bytes.len() && matches!(self.byte_at(i), b' ' | b'\t' | 0) {
                 i = i.saturating_add(1);
             }
         }

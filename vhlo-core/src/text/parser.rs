@@ -1557,7 +1557,7 @@ impl Cursor<'_> {
     pub fn peek_after_ws_at(&mut self, n: usize) -> Option<u8> {
         self.skip_ws();
         let mut i = self.pos.saturating_add(n);
-        while i < self.bytes.len() && matches!(self.byte_at(i), b' ' | b'\n' | b'\t' | b'\r') {
+        while i < self.bytes.len() && super::lexer::is_whitespace(self.byte_at(i)) {
             i = i.saturating_add(1);
         }
         self.bytes.get(i).copied()

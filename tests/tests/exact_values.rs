@@ -1,0 +1,359 @@
+//! Values against libStablehlo (jaxlib), value by value (issue 30, "Exact values"):
+//! - every bit pattern of every float type of 8 bits or fewer: printed as jaxlib prints it, the
+//!   printed decimal parsed back to the bits jaxlib parses it to, and the artifact's bytes;
+//! - decimal literals at every rounding edge (each midpoint between neighbouring values, and the
+//!   f64 values on either side of it) and out of range (huge, tiny, infinite in `double`);
+//! - integers wider than 64 bits (65, 128, 129, 256 and 4,096 bits), as scalar attributes and
+//!   dense elements: printed, and written to bytecode, as jaxlib does;
+//! - NUL bytes between tokens, skipped as MLIR's lexer skips them.
+//!
+//! All oracle work is one batch (one Python process) per test: scripts/oracle/batch_json.py.
+//! The oracle is required under CI (vhlo_tests::oracle_python).
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value as Json};
+use vhlo_core::ir::{AttrData, FloatKind, Module};
+use vhlo_core::text;
+use vhlo_tests::portable::{self, SerializeOptions};
+
+/// Runs `jobs` through scripts/oracle/batch_json.py in one process; one result per job.
+fn oracle_batch(python: &Path, jobs: &[Json]) -> Vec<Json> {
+    let script = vhlo_tests::workspace_root().join("scripts/oracle/batch_json.py");
+    let mut child = Command::new(python)
+        .arg(&script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("oracle batch starts");
+    let input = serde_json::to_vec(jobs).unwrap();
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let out = child.wait_with_output().expect("oracle batch runs");
+    assert!(
+        out.status.success(),
+        "oracle batch failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results: Vec<Json> = serde_json::from_slice(&out.stdout).expect("oracle batch JSON");
+    assert_eq!(results.len(), jobs.len());
+    results
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// The version jaxlib wrote an artifact for (its current one), from a batch result.
+fn target_of(result: &Json) -> &str {
+    result["target"].as_str().unwrap_or("")
+}
+
+/// The elements of the module attribute `name = dense<[...]>` in `printed`, as printed.
+fn printed_elements<'a>(printed: &'a str, name: &str) -> Vec<&'a str> {
+    let start = printed
+        .find(&format!("{name} = dense<"))
+        .unwrap_or_else(|| panic!("no {name} in {printed}"));
+    let rest = &printed[start + name.len() + " = dense<".len()..];
+    let end = rest.find('>').unwrap();
+    let body = rest[..end].trim_start_matches('[').trim_end_matches(']');
+    body.split(", ").collect()
+}
+
+/// The raw dense data of module attribute `name`, of `count` elements (a splat repeated).
+fn dense_data(m: &Module, name: &str, count: usize) -> Vec<u8> {
+    let module = m.top_ops()[0];
+    let a = m
+        .attribute(module, name)
+        .unwrap_or_else(|| panic!("no module attribute {name}"));
+    match m.attr_data(a) {
+        AttrData::DenseElements { data, splat, .. } => {
+            if *splat {
+                data.repeat(count)
+            } else {
+                data.to_vec()
+            }
+        }
+        other => panic!("{name} is {other:?}"),
+    }
+}
+
+/// Our artifact of `src` for `target`, its locations naming the buffer `-` as jaxlib's do for
+/// text parsed from memory.
+fn our_artifact(src: &str, target: &str) -> Result<Vec<u8>, String> {
+    let m = text::parse_with_source_locations(src, "-").map_err(|e| e.to_string())?;
+    portable::serialize_portable_artifact(&m, target, SerializeOptions::default())
+        .map_err(|e| e.to_string())
+}
+
+/// Where our artifact first differs from jaxlib's (in a batch result).
+fn first_byte_difference(ours: &[u8], result: &Json) -> String {
+    let theirs = unhex(result["bytecode_hex"].as_str().unwrap_or_default());
+    let at = ours.iter().zip(&theirs).take_while(|(a, b)| a == b).count();
+    format!(
+        "{} vs {} bytes, first difference at {at}: ours {}, jaxlib's {}",
+        ours.len(),
+        theirs.len(),
+        hex(&ours[at.min(ours.len())..(at + 16).min(ours.len())]),
+        hex(&theirs[at.min(theirs.len())..(at + 16).min(theirs.len())])
+    )
+}
+
+/// The float kinds of 8 bits or fewer.
+fn narrow_kinds() -> Vec<FloatKind> {
+    FloatKind::ALL
+        .into_iter()
+        .filter(|k| k.bit_width() <= 8)
+        .collect()
+}
+
+/// A decimal literal MLIR's lexer takes (it needs a `.`) that parses to exactly `v` in f64.
+fn literal(v: f64) -> String {
+    if v.is_infinite() {
+        return if v > 0.0 { "1.0e400" } else { "-1.0e400" }.into();
+    }
+    format!("{v:.17e}")
+}
+
+/// Every finite value of `kind` (NaNs left out), ascending, with the bits of each.
+fn finite_values(kind: FloatKind) -> Vec<f64> {
+    let mut values: Vec<f64> = (0u128..1 << kind.bit_width())
+        .filter_map(|b| text::to_f64(kind, b))
+        .filter(|v| v.is_finite())
+        .collect();
+    values.sort_by(f64::total_cmp);
+    values.dedup_by(|a, b| a.to_bits() == b.to_bits());
+    values
+}
+
+/// Decimal literals at every rounding edge of `kind` and out of its range.
+fn edge_literals(kind: FloatKind) -> Vec<String> {
+    let values = finite_values(kind);
+    let mut edges: Vec<f64> = Vec::new();
+    let around = |x: f64, edges: &mut Vec<f64>| {
+        edges.push(x);
+        if x != 0.0 && x.is_finite() {
+            edges.push(f64::from_bits(x.to_bits() + 1));
+            edges.push(f64::from_bits(x.to_bits() - 1));
+        }
+    };
+    for pair in values.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        around(a / 2.0 + b / 2.0, &mut edges);
+    }
+    let max = values.last().copied().unwrap();
+    let min_positive = values.iter().copied().find(|v| *v > 0.0).unwrap();
+    let next_below_max = values[values.len() - 2];
+    let ulp = max - next_below_max;
+    for x in [
+        max + ulp / 2.0,
+        max + ulp,
+        max * 2.0,
+        1.0e10,
+        1.0e38,
+        1.0e300,
+        f64::INFINITY,
+        min_positive / 2.0,
+        min_positive / 4.0,
+        min_positive * 0.75,
+        1.0e-10,
+        1.0e-300,
+        5.0e-324,
+        0.0,
+        3.0,
+        48.0,
+    ] {
+        around(x, &mut edges);
+        around(-x, &mut edges);
+    }
+    let mut out: Vec<String> = edges.into_iter().map(literal).collect();
+    out.dedup();
+    out
+}
+
+/// Elements per dense attribute: MLIR prints a dense attribute of more than 100 elements as one
+/// hex string, so values are spread over attributes `x.v0`, `x.v1`, ... of this many each.
+const CHUNK: usize = 64;
+
+/// A module whose attributes hold `elements` of `kind`, [`CHUNK`] per attribute.
+fn dense_module(elements: &[String], kind: FloatKind) -> String {
+    let attrs: Vec<String> = elements
+        .chunks(CHUNK)
+        .enumerate()
+        .map(|(i, chunk)| {
+            format!(
+                "x.v{i} = dense<[{}]> : tensor<{}x{}>",
+                chunk.join(", "),
+                chunk.len(),
+                kind.keyword()
+            )
+        })
+        .collect();
+    format!("module attributes {{{}}} {{\n}}\n", attrs.join(", "))
+}
+
+/// The attribute names of [`dense_module`] for `n` elements.
+fn chunk_names(n: usize) -> Vec<String> {
+    (0..n.div_ceil(CHUNK)).map(|i| format!("x.v{i}")).collect()
+}
+
+/// Every element of a [`dense_module`] of `n` elements, as printed.
+fn all_printed(printed: &str, n: usize) -> Vec<&str> {
+    chunk_names(n)
+        .iter()
+        .flat_map(|name| printed_elements(printed, name))
+        .collect()
+}
+
+/// Every element's raw data of a [`dense_module`] of `n` elements (narrow floats: a byte each).
+fn all_data(m: &Module, n: usize) -> Vec<u8> {
+    chunk_names(n)
+        .iter()
+        .enumerate()
+        .flat_map(|(i, name)| dense_data(m, name, CHUNK.min(n - i * CHUNK)))
+        .collect()
+}
+
+/// Every bit pattern of every narrow float type, and every edge literal, against jaxlib.
+#[test]
+fn narrow_floats_match_jaxlib_value_by_value() {
+    let Some(python) = vhlo_tests::oracle_python() else {
+        return;
+    };
+    let kinds = narrow_kinds();
+    // Per kind: (1) all patterns in hex; (2) our decimal print of them; (3) the edge literals.
+    let mut jobs = Vec::new();
+    let mut cases = Vec::new();
+    for &kind in &kinds {
+        let patterns: Vec<String> = (0u128..1 << kind.bit_width())
+            .map(|b| format!("0x{b:X}"))
+            .collect();
+        let hex_src = dense_module(&patterns, kind);
+        let ours = text::parse(&hex_src).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        let our_print = text::print(&ours, Default::default());
+        let edges = edge_literals(kind);
+        let edge_src = dense_module(&edges, kind);
+        for src in [&hex_src, &our_print, &edge_src] {
+            jobs.push(json!({"text": src, "print": true, "serialize": "current"}));
+        }
+        cases.push((kind, hex_src, our_print, edges, edge_src));
+    }
+    let results = oracle_batch(&python, &jobs);
+    let mut failures = Vec::new();
+    let mut counts = Vec::new();
+    for (i, (kind, hex_src, our_print, edges, edge_src)) in cases.iter().enumerate() {
+        let kind = *kind;
+        let [patterns_job, decimal_job, edges_job] =
+            [&results[3 * i], &results[3 * i + 1], &results[3 * i + 2]];
+        let mut checked = 0;
+        // (1) Printing each pattern.
+        let their_print = patterns_job["print"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{kind:?}: jaxlib: {}", patterns_job["error"]));
+        let n = 1usize << kind.bit_width();
+        let theirs = all_printed(their_print, n);
+        let ours = all_printed(our_print, n);
+        assert_eq!(theirs.len(), ours.len(), "{kind:?}");
+        for (bits, (t, o)) in theirs.iter().zip(&ours).enumerate() {
+            checked += 1;
+            if t != o {
+                failures.push(format!(
+                    "{kind:?} {bits:#04x}: jaxlib prints {t}, we print {o}"
+                ));
+            }
+        }
+        // Bytes of the artifact of the hex text.
+        match our_artifact(hex_src, target_of(patterns_job)) {
+            Ok(bytes) if Some(hex(&bytes).as_str()) == patterns_job["bytecode_hex"].as_str() => {}
+            Ok(bytes) => failures.push(format!(
+                "{kind:?}: our artifact of every pattern differs from jaxlib's: {}",
+                first_byte_difference(&bytes, patterns_job)
+            )),
+            Err(e) => failures.push(format!("{kind:?}: we refuse to write every pattern: {e}")),
+        }
+        // (2) Our decimal print parsed back: to the bits jaxlib parses it to, and the same artifact.
+        let their_bits = decimal_job["bytecode_hex"].as_str().map(|h| {
+            let m = vhlo_core::portable::deserialize_portable_artifact(&unhex(h)).unwrap();
+            all_data(&m, n)
+        });
+        let our_module = text::parse(our_print).unwrap();
+        let our_bits = all_data(&our_module, n);
+        match their_bits {
+            Some(their_bits) => {
+                for (n, (t, o)) in their_bits.iter().zip(&our_bits).enumerate() {
+                    if t != o {
+                        failures.push(format!(
+                            "{kind:?}: printed {} parses to {o:#04x}, in jaxlib to {t:#04x}",
+                            ours[n]
+                        ));
+                    }
+                }
+                let ours_bc = our_artifact(our_print, target_of(decimal_job)).map(|b| hex(&b));
+                if ours_bc.as_deref().ok() != decimal_job["bytecode_hex"].as_str() {
+                    failures.push(format!(
+                        "{kind:?}: our artifact of the decimal print differs from jaxlib's"
+                    ));
+                }
+            }
+            None => failures.push(format!(
+                "{kind:?}: jaxlib refuses our decimal print: {}",
+                decimal_job["error"]
+            )),
+        }
+        // (3) Edge literals, value by value.
+        let their_bits = edges_job["bytecode_hex"].as_str().map(|h| {
+            let m = vhlo_core::portable::deserialize_portable_artifact(&unhex(h)).unwrap();
+            all_data(&m, edges.len())
+        });
+        match (their_bits, text::parse(edge_src)) {
+            (Some(their_bits), Ok(m)) => {
+                let our_bits = all_data(&m, edges.len());
+                assert_eq!(their_bits.len(), edges.len());
+                for (n, literal) in edges.iter().enumerate() {
+                    checked += 1;
+                    if their_bits[n] != our_bits[n] {
+                        failures.push(format!(
+                            "{kind:?}: {literal} parses to {:#04x}, in jaxlib to {:#04x}",
+                            our_bits[n], their_bits[n]
+                        ));
+                    }
+                }
+                let their_print = edges_job["print"].as_str().unwrap_or_default();
+                if text::print(&m, Default::default()) != their_print {
+                    failures.push(format!("{kind:?}: the edge literals print differently"));
+                }
+            }
+            (None, Ok(_)) => failures.push(format!(
+                "{kind:?}: jaxlib refuses the edge literals: {}",
+                edges_job["error"]
+            )),
+            (Some(_), Err(e)) => {
+                failures.push(format!("{kind:?}: we refuse the edge literals: {e}"))
+            }
+            (None, Err(_)) => {}
+        }
+        counts.push(format!(
+            "{}: {} patterns + {} literals",
+            kind.keyword(),
+            1u32 << kind.bit_width(),
+            edges.len()
+        ));
+        assert!(checked > 0);
+    }
+    eprintln!("checked against jaxlib: {}", counts.join("; "));
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
