@@ -357,3 +357,38 @@ fn narrow_floats_match_jaxlib_value_by_value() {
         failures.join("\n")
     );
 }
+
+/// A NUL byte between tokens is skipped, as MLIR's lexer skips it (`Lexer::lexToken`: anywhere
+/// but at its buffer's terminator, which our input never holds); inside a string it is a
+/// character, inside a comment it is skipped with the comment. Each program prints as jaxlib
+/// prints it.
+#[test]
+fn nul_bytes_are_skipped_as_mlir_skips_them() {
+    let Some(python) = vhlo_tests::oracle_python() else {
+        return;
+    };
+    let programs = [
+        "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\0\n  %0 = stablehlo.add\0%a, %a : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n",
+        "\0func.func @f() {\n  return\n}\n\0",
+        "func.func @f() {\n  return // a comment \0 with a NUL\n}\0\0\0",
+        "module attributes {x.s = \"a\0b\", x.n = -\01 : i32} {\n}\n",
+        "func.func @f() -> tensor<i32> {\n  %0 = stablehlo.constant\0dense<1>\0: tensor<i32>\n  return\0%0 : tensor<i32>\n}\n",
+    ];
+    let jobs: Vec<Json> = programs
+        .iter()
+        .map(|p| json!({"text": p, "print": true}))
+        .collect();
+    let results = oracle_batch(&python, &jobs);
+    let mut failures = Vec::new();
+    for (program, result) in programs.iter().zip(&results) {
+        let ours = text::parse(program).map(|m| text::print(&m, Default::default()));
+        match (result["print"].as_str(), &ours) {
+            (Some(theirs), Ok(ours)) if theirs == ours => {}
+            (theirs, ours) => failures.push(format!(
+                "{program:?}:\n  jaxlib: {theirs:?} {}\n  ours: {ours:?}",
+                result["error"]
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
