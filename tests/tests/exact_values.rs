@@ -392,3 +392,164 @@ fn nul_bytes_are_skipped_as_mlir_skips_them() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Decimal literals at the edges of a `width`-bit integer type of `signedness` (`i`, `si`,
+/// `ui`): in range, then out of range.
+fn integer_literals(width: u32, signedness: &str) -> (Vec<String>, Vec<String>) {
+    use vhlo_core::ir::wide_int::{to_decimal, word_count};
+    let words = |bits: &[u32]| {
+        let mut w = vec![0u64; word_count(width + 1)];
+        for &b in bits {
+            w[(b / 64) as usize] |= 1 << (b % 64);
+        }
+        w
+    };
+    let all_below = |n: u32| to_decimal(&vec![u64::MAX; word_count(width + 1)], n, true);
+    let power = |k: u32| to_decimal(&words(&[k]), width + 1, true);
+    let (top, sign) = (width - 1, width - 1);
+    let mut ok = vec!["0".to_string(), "1".to_string(), "12345".into()];
+    let mut bad = Vec::new();
+    let pattern: Vec<u32> = (0..top).step_by(7).collect();
+    let spread = to_decimal(&words(&pattern), width + 1, true);
+    ok.push(spread.clone());
+    match signedness {
+        "ui" => {
+            ok.extend([all_below(width), power(top)]);
+            bad.extend([power(width), "-1".into()]);
+        }
+        "si" => {
+            ok.extend([
+                all_below(sign),
+                format!("-{}", power(sign)),
+                "-1".into(),
+                format!("-{spread}"),
+            ]);
+            bad.extend([
+                power(sign),
+                format!("-{}", to_decimal(&words(&[sign, 0]), width + 1, true)),
+            ]);
+        }
+        _ => {
+            ok.extend([
+                all_below(width),
+                all_below(sign),
+                format!("-{}", power(sign)),
+                "-1".into(),
+                format!("-{spread}"),
+            ]);
+            bad.extend([
+                power(width),
+                format!("-{}", to_decimal(&words(&[sign, 0]), width + 1, true)),
+            ]);
+        }
+    }
+    if width > 200 {
+        ok.push(power(200));
+    }
+    (ok, bad)
+}
+
+/// Integers of 65, 128, 129, 256 and 4,096 bits, signless, signed and unsigned: scalar
+/// attributes and dense elements print as jaxlib prints them and are written to the same bytes;
+/// jaxlib's artifact reads back to the same print; out-of-range literals are refused by both.
+#[test]
+fn wide_integers_match_jaxlib() {
+    let Some(python) = vhlo_tests::oracle_python() else {
+        return;
+    };
+    const WIDTHS: [u32; 5] = [65, 128, 129, 256, 4096];
+    let mut jobs = Vec::new();
+    let mut cases = Vec::new();
+    for width in WIDTHS {
+        for signedness in ["i", "si", "ui"] {
+            let ty = format!("{signedness}{width}");
+            let (ok, bad) = integer_literals(width, signedness);
+            let scalars: Vec<String> = ok
+                .iter()
+                .enumerate()
+                .map(|(i, v)| format!("x.s{i} = {v} : {ty}"))
+                .collect();
+            let src = format!(
+                "module attributes {{{}, x.d = dense<[{}]> : tensor<{}x{ty}>, x.splat = dense<{}> : tensor<3x{ty}>}} {{\n}}\n",
+                scalars.join(", "),
+                ok.join(", "),
+                ok.len(),
+                ok[ok.len() - 1]
+            );
+            jobs.push(json!({"text": src, "print": true, "serialize": "current"}));
+            cases.push((ty.clone(), src, true));
+            for v in bad {
+                for src in [
+                    format!("module attributes {{x.s = {v} : {ty}}} {{\n}}\n"),
+                    format!(
+                        "module attributes {{x.d = dense<[0, {v}]> : tensor<2x{ty}>}} {{\n}}\n"
+                    ),
+                ] {
+                    jobs.push(json!({"text": src, "print": true}));
+                    cases.push((ty.clone(), src, false));
+                }
+            }
+        }
+    }
+    let results = oracle_batch(&python, &jobs);
+    let mut failures = Vec::new();
+    let (mut values, mut refused) = (0, 0);
+    for ((ty, src, in_range), result) in cases.iter().zip(&results) {
+        let ours = text::parse_with_source_locations(src, "-");
+        if !in_range {
+            match (&ours, result["print"].as_str()) {
+                (Err(_), None) => refused += 1,
+                (ours, theirs) => failures.push(format!(
+                    "{ty}: {src}: jaxlib {theirs:?} {}, ours {:?}",
+                    result["error"],
+                    ours.as_ref().map(|m| text::print(m, Default::default()))
+                )),
+            }
+            continue;
+        }
+        let Some(their_print) = result["print"].as_str() else {
+            failures.push(format!("{ty}: jaxlib refuses {src}: {}", result["error"]));
+            continue;
+        };
+        let m = match ours {
+            Ok(m) => m,
+            Err(e) => {
+                failures.push(format!("{ty}: we refuse {src}: {e}"));
+                continue;
+            }
+        };
+        values += src.matches(" : ").count() + src.matches(", ").count();
+        let our_print = text::print(&m, Default::default());
+        if our_print != their_print {
+            failures.push(format!(
+                "{ty}: print differs:\n  jaxlib: {their_print}\n  ours:   {our_print}"
+            ));
+        }
+        let theirs_bc = unhex(result["bytecode_hex"].as_str().unwrap_or_default());
+        match portable::serialize_portable_artifact(
+            &m,
+            target_of(result),
+            SerializeOptions::default(),
+        ) {
+            Ok(bytes) if bytes == theirs_bc => {}
+            Ok(bytes) => failures.push(format!(
+                "{ty}: our artifact differs: {}",
+                first_byte_difference(&bytes, result)
+            )),
+            Err(e) => failures.push(format!("{ty}: we refuse to write it: {e}")),
+        }
+        match vhlo_core::portable::deserialize_portable_artifact(&theirs_bc) {
+            Ok(back) if text::print(&back, Default::default()) == their_print => {}
+            Ok(back) => failures.push(format!(
+                "{ty}: jaxlib's artifact reads back as {}",
+                text::print(&back, Default::default())
+            )),
+            Err(e) => failures.push(format!("{ty}: we cannot read jaxlib's artifact: {e}")),
+        }
+    }
+    eprintln!(
+        "wide integers: {} types ({WIDTHS:?} bits x i/si/ui), ~{values} values matched, {refused} out-of-range literals refused by both",
+        WIDTHS.len() * 3
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -506,6 +506,26 @@ pub(crate) fn read_apint(c: &mut Cursor<'_>, width: u32) -> Result<u128, Bytecod
     Ok(v & mask(width))
 }
 
+/// [`read_apint`] of a width above 128 bits: the active word count, then one zigzag varint per
+/// word; the value as [`crate::ir::wide_int`] holds it.
+pub(crate) fn read_apint_words(c: &mut Cursor<'_>, width: u32) -> Result<Vec<u64>, BytecodeError> {
+    let at = c.offset();
+    let count = crate::ir::wide_int::word_count(width);
+    let active = c.index()?;
+    if active > count || active > c.remaining() {
+        return Err(c.err_at(
+            at,
+            format!("{active} words of APInt data for a {width}-bit integer"),
+        ));
+    }
+    let mut words = vec![0u64; count];
+    for w in words.iter_mut().take(active) {
+        *w = c.signed_varint()? as u64;
+    }
+    crate::ir::wide_int::clear_above(&mut words, width);
+    Ok(words)
+}
+
 pub(crate) fn mask(width: u32) -> u128 {
     if width >= 128 {
         u128::MAX

@@ -524,6 +524,11 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
             w.ty(m, ty)?;
             w.apint(value as u128, width);
         }
+        AttrData::WideInteger { ty, words } => {
+            w.varint(8);
+            w.ty(m, ty)?;
+            w.apint_words(&words);
+        }
         AttrData::Float { ty, bits } => {
             let width = match m.type_data(ty) {
                 TypeData::Float(k) => k.bit_width(),

@@ -12,6 +12,7 @@ mod depth;
 mod equal;
 mod interner;
 mod module;
+pub mod wide_int;
 
 pub use blob::{Blob, BlobOwner};
 pub use data::*;

@@ -167,6 +167,13 @@ pub(crate) enum Elem {
         hex: bool,
     },
     Float(f64),
+    /// An integer too large for `u128` (see [`super::lexer::Number::WideInt`]).
+    WideInt {
+        negative: bool,
+        hex: bool,
+        start: usize,
+        end: usize,
+    },
     Bool(bool),
     Complex(Box<(Elem, Elem)>),
     Str(Vec<u8>),
