@@ -5,7 +5,9 @@
 //!   f64 values on either side of it) and out of range (huge, tiny, infinite in `double`);
 //! - integers wider than 64 bits (65, 128, 129, 256 and 4,096 bits), as scalar attributes and
 //!   dense elements: printed, and written to bytecode, as jaxlib does;
-//! - NUL bytes between tokens, skipped as MLIR's lexer skips them.
+//! - NUL bytes between tokens, skipped as MLIR's lexer skips them;
+//! - ops with default-valued attributes written out print as jaxlib prints them (pretty and
+//!   generic): MLIR's assembly formats elide some (`has_side_effect = false`) and keep others.
 //!
 //! All oracle work is one batch (one Python process) per test: scripts/oracle/batch_json.py.
 //! The oracle is required under CI (vhlo_tests::oracle_python).
@@ -552,4 +554,66 @@ fn wide_integers_match_jaxlib() {
         WIDTHS.len() * 3
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Ops with attributes written out at their default values print as jaxlib 0.10.2 prints them,
+/// pretty (with `elide_defaults`, what `vhlo-translate` prints) and generic. jaxlib's pretty print
+/// of `custom_call @foo(%a) {has_side_effect = false, called_computations = []}` drops both (ODS's
+/// `attr-dict` leaves out an attribute equal to its default); its generic print keeps both among
+/// the properties. Without `elide_defaults` our print keeps what the source wrote, so that it
+/// parses back to the same IR.
+#[test]
+fn explicit_default_attributes_print_as_jaxlib_prints_them() {
+    let Some(python) = vhlo_tests::oracle_python() else {
+        return;
+    };
+    const PROGRAM: &str = r#"func.func @main(%a: tensor<2xf32>, %i: tensor<1x1xi32>, %m: tensor<2x2xf32>, %k: tensor<2xui64>, %z: tensor<f32>) -> tensor<2xf32> {
+  %0 = stablehlo.custom_call @foo(%a) {has_side_effect = false, called_computations = []} : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = stablehlo.custom_call @foo(%0) {api_version = 1 : i32, backend_config = "", has_side_effect = false, output_operand_aliases = []} : (tensor<2xf32>) -> tensor<2xf32>
+  %2 = "stablehlo.gather"(%a, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1>, indices_are_sorted = false} : (tensor<2xf32>, tensor<1x1xi32>) -> tensor<1xf32>
+  %3 = "stablehlo.cholesky"(%m) {lower = false} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %4 = "stablehlo.dot_general"(%m, %m) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %5 = "stablehlo.all_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>, channel_handle = #stablehlo.channel_handle<handle = 0, type = 0>} : (tensor<2xf32>) -> tensor<2xf32>
+  %6:2 = "stablehlo.rng_bit_generator"(%k) {rng_algorithm = #stablehlo<rng_algorithm DEFAULT>} : (tensor<2xui64>) -> (tensor<2xui64>, tensor<2xf32>)
+  %7 = "stablehlo.sort"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %c = stablehlo.compare GT, %x, %y, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = false} : (tensor<2xf32>) -> tensor<2xf32>
+  %8 = "stablehlo.reduce_window"(%a, %z) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 1>, window_strides = array<i64: 1>, base_dilations = array<i64: 1>, window_dilations = array<i64: 1>, padding = dense<0> : tensor<1x2xi64>} : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %9 = stablehlo.convolution(%m, %m) dim_numbers = [b, f]x[i, o]->[b, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %10 = stablehlo.reduce_precision %a, format = e8m23 : tensor<2xf32>
+  %11 = "stablehlo.transpose"(%m) {permutation = array<i64: 0, 1>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2xf32>
+}
+"#;
+    let jobs = [
+        json!({"text": PROGRAM, "print": true}),
+        json!({"text": PROGRAM, "print": true, "generic": true}),
+    ];
+    let results = oracle_batch(&python, &jobs);
+    let m = text::parse(PROGRAM).expect("parses");
+    let as_mlir = text::PrintOptions {
+        elide_defaults: true,
+        ..Default::default()
+    };
+    let ours = [text::print(&m, as_mlir), text::print_generic(&m)];
+    for ((form, ours), result) in ["pretty", "generic"].iter().zip(&ours).zip(&results) {
+        let theirs = result["print"]
+            .as_str()
+            .unwrap_or_else(|| panic!("jaxlib: {}", result["error"]));
+        assert_eq!(theirs, ours, "{form} print differs from jaxlib's");
+    }
+    assert!(ours[0].contains("stablehlo.custom_call @foo(%arg0) : "));
+    assert!(ours[1].contains("called_computations = [], has_side_effect = false"));
+    assert!(text::print(&m, Default::default())
+        .contains("@foo(%arg0) {called_computations = [], has_side_effect = false}"));
 }
