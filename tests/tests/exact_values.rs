@@ -617,3 +617,83 @@ fn explicit_default_attributes_print_as_jaxlib_prints_them() {
     assert!(text::print(&m, Default::default())
         .contains("@foo(%arg0) {called_computations = [], has_side_effect = false}"));
 }
+
+/// Shardy attributes in their full spelling (`#sdy.mesh<...>`, `#sdy.sharding<...>`, ...) where
+/// a format names the attribute's kind, as MLIR's `parseCustomAttributeWithFallback` takes them:
+/// each program is accepted exactly when jaxlib accepts it, and prints as jaxlib prints it.
+#[test]
+fn shardy_full_spellings_as_jaxlib() {
+    let Some(python) = vhlo_tests::oracle_python() else {
+        return;
+    };
+    let func = |attrs: &str, body: &str| {
+        format!(
+            "sdy.mesh @m = <[\"x\"=2, \"y\"=4]>\nfunc.func @main(%a: tensor<8x8xf32>{attrs}) -> tensor<8x8xf32> {{\n{body}  return %a : tensor<8x8xf32>\n}}\n"
+        )
+    };
+    let mesh = |m: &str| format!("sdy.mesh @n = {m}\n{}", func("", ""));
+    let arg = |s: &str| func(&format!(" {{sdy.sharding = {s}}}"), "");
+    let op = |attr: &str| {
+        func(
+            "",
+            &format!("  %0 = stablehlo.add %a, %a {{sdy.sharding = {attr}}} : tensor<8x8xf32>\n"),
+        )
+    };
+    let manual = |ins: &str, outs: &str, axes: &str| {
+        func(
+            "",
+            &format!(
+                "  %0 = sdy.manual_computation(%a) in_shardings={ins} out_shardings={outs} manual_axes={axes} (%b: tensor<4x8xf32>) {{\n    sdy.return %b : tensor<4x8xf32>\n  }} : (tensor<8x8xf32>) -> tensor<8x8xf32>\n"
+            ),
+        )
+    };
+    let programs = vec![
+        mesh("#sdy.mesh<[\"x\"=2, \"y\"=4]>"),
+        mesh("#sdy.mesh<[\"x\"=2], device_ids=[1, 0]>"),
+        mesh("#sdy.mesh<[]>"),
+        mesh("<[#sdy.mesh_axis<\"x\"=2>]>"),
+        mesh("#sdy.sharding<@m, [{}]>"),
+        arg("#sdy.sharding<@m, [{\"x\"}, {}]>"),
+        arg("#sdy.sharding<@m, [{#sdy.axis_ref<\"x\">}, {}]>"),
+        arg("#sdy.sharding<@m, [#sdy.dimension_sharding<{\"x\"}>, {}]>"),
+        arg("#sdy.sharding<@m, [{\"y\":(1)2}, {}]>"),
+        arg("#sdy.sharding<@m, [{#sdy.axis_ref<\"y\":(1)2>}, {}]>"),
+        arg("#sdy.sharding<@m, [{\"y\":#sdy.sub_axis_info<(1)2>}, {}]>"),
+        op("#sdy.sharding_per_value<[#sdy.sharding<@m, [{\"x\"}, {}]>]>"),
+        op("#sdy.sharding_per_value<[<@m, [{\"x\"}, {}]>]>"),
+        op("#sdy.sharding_per_value<[#sdy.mesh<[]>]>"),
+        func("", "  %0 = sdy.sharding_constraint %a #sdy.sharding<@m, [{}, {\"y\"}]> : tensor<8x8xf32>\n"),
+        func("", "  %0 = sdy.sharding_constraint %a <@m, [{}, {\"y\"}]> : tensor<8x8xf32>\n"),
+        func("", "  %0 = stablehlo.multiply %a, %a {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=8, j=8}>} : tensor<8x8xf32>\n"),
+        manual("[<@m, [{\"x\"}, {}]>]", "[<@m, [{\"x\"}, {}]>]", "{\"x\"}"),
+        manual("[#sdy.sharding<@m, [{\"x\"}, {}]>]", "[#sdy.sharding<@m, [{\"x\"}, {}]>]", "{\"x\"}"),
+        manual("#sdy.sharding_per_value<[<@m, [{\"x\"}, {}]>]>", "[<@m, [{\"x\"}, {}]>]", "{\"x\"}"),
+        manual("[<@m, [{\"x\"}, {}]>]", "[<@m, [{\"x\"}, {}]>]", "#sdy.manual_axes<{\"x\"}>"),
+    ];
+    let jobs: Vec<Json> = programs
+        .iter()
+        .map(|p| json!({"text": p, "print": true}))
+        .collect();
+    let results = oracle_batch(&python, &jobs);
+    let as_mlir = text::PrintOptions {
+        elide_defaults: true,
+        ..Default::default()
+    };
+    let mut failures = Vec::new();
+    let (mut accepted, mut refused) = (0, 0);
+    for (program, result) in programs.iter().zip(&results) {
+        let ours = text::parse(program).map(|m| text::print(&m, as_mlir));
+        match (result["print"].as_str(), &ours) {
+            (Some(theirs), Ok(ours)) if theirs == ours => accepted += 1,
+            (None, Err(_)) => refused += 1,
+            (theirs, ours) => failures.push(format!(
+                "{program}\n  jaxlib: {theirs:?} {}\n  ours:   {ours:?}",
+                result["error"]
+            )),
+        }
+    }
+    eprintln!(
+        "sdy spellings: {accepted} accepted and printed as jaxlib, {refused} refused by both"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -661,13 +661,15 @@ impl<'a> Parser<'a> {
             .suffix_id()
             .ok_or_else(|| self.c.error_at(pos, "expected value name after '%'"))?;
         let mut index = 0;
-        if self.c.bytes.get(self.c.pos) == Some(&b'#') {
+        // As MLIR's lexer: the next token, after any whitespace, is a result number when it
+        // starts with `#` (so `%a #sdy.sharding<...>` is refused, not an attribute).
+        if self.c.peek() == Some(b'#') {
+            let hash = self.c.pos;
             self.c.pos = self.c.pos.saturating_add(1);
-            let ipos = self.c.pos;
             let digits = self.c.suffix_id().unwrap_or("");
             index = digits
                 .parse()
-                .map_err(|_| self.c.error_at(ipos, "expected result number after '#'"))?;
+                .map_err(|_| self.c.error_at(hash, "invalid SSA value result number"))?;
         }
         Ok((name, index, pos))
     }
