@@ -685,7 +685,12 @@ fn shardy_full_spellings_as_jaxlib() {
         let ours = text::parse(program).map(|m| text::print(&m, as_mlir));
         match (result["print"].as_str(), &ours) {
             (Some(theirs), Ok(ours)) if theirs == ours => accepted += 1,
-            (None, Err(_)) => refused += 1,
+            (None, Err(e)) => {
+                refused += 1;
+                let theirs = result["error"].as_str().unwrap_or_default();
+                let first = theirs.lines().nth(1).unwrap_or_default().trim();
+                eprintln!("refused by both: jaxlib {first}; ours {e}");
+            }
             (theirs, ours) => failures.push(format!(
                 "{program}\n  jaxlib: {theirs:?} {}\n  ours:   {ours:?}",
                 result["error"]
