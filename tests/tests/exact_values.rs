@@ -373,7 +373,7 @@ fn nul_bytes_are_skipped_as_mlir_skips_them() {
         "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\0\n  %0 = stablehlo.add\0%a, %a : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n",
         "\0func.func @f() {\n  return\n}\n\0",
         "func.func @f() {\n  return // a comment \0 with a NUL\n}\0\0\0",
-        "module attributes {x.s = \"a\0b\", x.n = -\01 : i32} {\n}\n",
+        "module attributes {x.s = \"a\0b\", x.n = -\u{0}1 : i32} {\n}\n",
         "func.func @f() -> tensor<i32> {\n  %0 = stablehlo.constant\0dense<1>\0: tensor<i32>\n  return\0%0 : tensor<i32>\n}\n",
     ];
     let jobs: Vec<Json> = programs

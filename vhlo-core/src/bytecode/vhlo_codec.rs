@@ -739,7 +739,10 @@ pub(super) trait DialectWriter {
     /// [`Self::apint`] of a value wider than 128 bits (words as [`crate::ir::wide_int`] holds
     /// them): the active word count (at least one), then one zigzag varint per word.
     fn apint_words(&mut self, words: &[u64]) {
-        let active = words.iter().rposition(|&w| w != 0).map_or(1, |i| i + 1);
+        let active = words
+            .iter()
+            .rposition(|&w| w != 0)
+            .map_or(1, |i| i.saturating_add(1));
         self.varint(active as u64);
         for &w in words.iter().take(active) {
             self.signed_varint(w as i64);

@@ -29,7 +29,7 @@ pub fn parse_magnitude(text: &str, hex: bool, max_bits: u32) -> Option<Vec<u64>>
     if digits.len() as f64 > f64::from(max_bits) / bits_per_digit + 1.0 {
         return None;
     }
-    let mut words: Vec<u64> = Vec::with_capacity(digits.len() / 16 + 1);
+    let mut words: Vec<u64> = Vec::with_capacity((digits.len() / 16).saturating_add(1));
     if hex {
         for chunk in digits.as_bytes().rchunks(16) {
             let s = std::str::from_utf8(chunk).ok()?;
@@ -154,8 +154,8 @@ pub fn to_decimal(words: &[u64], width: u32, unsigned: bool) -> String {
         let mut rem = 0u128;
         for w in magnitude.iter_mut().rev() {
             let v = (rem << 64) | u128::from(*w);
-            *w = (v / u128::from(TEN19)) as u64;
-            rem = v % u128::from(TEN19);
+            *w = v.checked_div(u128::from(TEN19)).unwrap_or(0) as u64;
+            rem = v.checked_rem(u128::from(TEN19)).unwrap_or(0);
         }
         chunks.push(rem as u64);
         trim(&mut magnitude);
@@ -199,6 +199,7 @@ pub fn to_le_bytes(words: &[u64], n: usize) -> Vec<u8> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 
