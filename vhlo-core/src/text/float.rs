@@ -150,8 +150,8 @@ pub fn from_f64(kind: FloatKind, x: f64) -> Option<u128> {
 }
 
 /// [`from_f64`] for `f8E8M0FNU` (positive powers of two, 0xFF NaN), as `APFloat::convert`
-/// gives it: the significand has one bit, so a mantissa of 1.5 or more rounds up (a tie
-/// rounds to the odd integer bit's even neighbour, upwards); zero and values that round to
+/// gives it: the significand has one bit, so a mantissa of 1.5 or more rounds up (at 1.5, the
+/// tie, "to even" goes up: the one bit is odd); zero and values that round to
 /// zero give the smallest value 2^-127 (0x00); too large or infinite gives NaN. A negative
 /// value keeps its sign in APFloat, whose bit pattern then ORs the sign bit into the top
 /// exponent bit: -4.0 gives 0x81 (4.0), -1.0 gives 0xFF (NaN), -0.5 gives 0xFE (2^127).
