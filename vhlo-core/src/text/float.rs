@@ -140,7 +140,7 @@ fn to_f64_by_format(kind: FloatKind, bits: u128) -> Option<f64> {
 
 /// Rounds `x` to the nearest value of the format (ties to even) and returns its bit pattern,
 /// as MLIR's parser does (`APFloat::convert` from the literal's `double`, including its
-/// quirks: see [`from_f64_exponent_only`] and the infinities below); `None` for f80/f128.
+/// quirks: see `from_f64_exponent_only` and the infinities below); `None` for f80/f128.
 pub fn from_f64(kind: FloatKind, x: f64) -> Option<u128> {
     if kind == FloatKind::F32 && x.is_finite() {
         // `as` rounds to nearest, ties to even, and overflows to infinity: IEEE's conversion.
