@@ -483,7 +483,7 @@ fn suite_reads_as_today(bin: &Path, suite: &Path) -> usize {
             let target = format!("--target={v}");
             // unchecked-cli: byte-identical to the suite artifact, which was read above with
             // verification on; the other runs here are of a build with an edited spec (a release
-            // newer than ours, which our reader refuses as too new), read back by that build's
+            // newer than ours, whose new ops our reader refuses), read back by that build's
             // own `--deserialize`, which verifies.
             let out = stdout_ok(bin, &["--serialize", &src, &target, "--strip-debuginfo"]);
             assert!(

@@ -51,8 +51,6 @@ pub enum PortableError {
     Write(String),
     /// The program cannot be converted; every blocker is listed.
     Convert(Vec<Diagnostic>),
-    /// The artifact was written by a newer StableHLO than this one.
-    TooNew { artifact: Version, current: Version },
     /// The producer string does not name a StableHLO version.
     NotPortable { producer: String },
 }
@@ -64,17 +62,17 @@ impl fmt::Display for PortableError {
             PortableError::Bytecode(e) => write!(f, "{e}"),
             PortableError::Write(e) => write!(f, "cannot write bytecode: {e}"),
             PortableError::Convert(ds) => {
-                write!(f, "cannot convert the program ({} problem{}):", ds.len(), if ds.len() == 1 { "" } else { "s" })?;
+                write!(
+                    f,
+                    "cannot convert the program ({} problem{}):",
+                    ds.len(),
+                    if ds.len() == 1 { "" } else { "s" }
+                )?;
                 for d in ds {
                     write!(f, "\n  {d}")?;
                 }
                 Ok(())
             }
-            PortableError::TooNew { artifact, current } => write!(
-                f,
-                "the artifact was written for StableHLO {artifact}, newer than this reader's current version {current}; \
-                 it can be read by StableHLO {artifact} or later"
-            ),
             PortableError::NotPortable { producer } => {
                 write!(f, "not a StableHLO portable artifact: the producer is {producer:?}, not \"StableHLO_vX.Y.Z\"")
             }
@@ -298,23 +296,16 @@ pub fn producer_version(producer: &str) -> Option<Version> {
         .and_then(|v| Version::parse(v).ok())
 }
 
-/// The version an artifact is read at: the one its producer names, else the minimum version of
-/// the ops inside. libStablehlo's reader never looks at the producer (it upgrades every op from
-/// its own version), so an artifact of any producer is read; the version only checks that a
-/// StableHLO producer is not newer than this library, and names the artifact in messages.
+/// The version an artifact is read at: the one its producer names (at most the current one),
+/// else the minimum version of the ops inside. libStablehlo's reader never looks at the
+/// producer: it reads the ops, attributes and types it knows and converts every op from its
+/// own version (`deserializePortableArtifact`, `VhloToVersion`), so an artifact of a newer
+/// producer whose contents all exist here is read, and one with an op, attribute or type this
+/// version lacks is refused by the reader, naming it.
 fn reading_version(m: &Module, producer: &str) -> Version {
-    producer_version(producer)
-        .unwrap_or_else(|| convert::minimum_version(m).unwrap_or(current_version()))
-}
-
-/// Refuses an artifact whose producer names a StableHLO version newer than this library.
-fn check_not_too_new(producer: &str) -> Result<(), PortableError> {
     match producer_version(producer) {
-        Some(v) if v.floor_patch() > current_version() => Err(PortableError::TooNew {
-            artifact: v,
-            current: current_version(),
-        }),
-        _ => Ok(()),
+        Some(v) => v.min(current_version()),
+        None => convert::minimum_version(m).unwrap_or(current_version()),
     }
 }
 
@@ -348,11 +339,23 @@ fn read_vhlo_from(
     options: DeserializeOptions,
 ) -> Result<(Module, Version), PortableError> {
     let (_, producer) = bytecode::read_producer(bytes)?;
-    check_not_too_new(&producer)?;
-    let (m, info) = match shared {
-        Some(input) => bytecode::read_shared(input)?,
-        None => bytecode::read(bytes)?,
+    let read = match shared {
+        Some(input) => bytecode::read_shared(input),
+        None => bytecode::read(bytes),
     };
+    let (m, info) = read.map_err(|mut e| {
+        // What a newer producer wrote that this version lacks: say so beside what it is.
+        if let Some(v) = producer_version(&producer).filter(|v| *v > current_version()) {
+            e.message = format!(
+                "{} (the artifact was written by StableHLO {v}, newer than this reader's {}: it \
+                 reads what exists in {} and refuses the rest)",
+                e.message,
+                current_version(),
+                current_version()
+            );
+        }
+        e
+    })?;
     let version = reading_version(&m, &producer);
     // As MLIR verifies what it reads. The reader's scopes give dominance unless a value was used
     // before its definition or a region has several blocks; the rest is checked once the

@@ -8,7 +8,7 @@ use vhlo_core::portable::PortableError;
 /// Why a call failed.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct WebError {
-    /// `bytecode`, `parse`, `convert`, `version`, `too_new`, `not_portable`, `write`,
+    /// `bytecode`, `parse`, `convert`, `version`, `not_portable`, `write`,
     /// `jax_export` or `input`.
     pub kind: &'static str,
     /// The whole message, as `vhlo-translate` prints it.
@@ -88,7 +88,6 @@ impl From<PortableError> for WebError {
             },
             PortableError::Convert(ds) => WebError::convert("cannot convert the program", ds),
             PortableError::Version(_) => WebError::new("version", message),
-            PortableError::TooNew { .. } => WebError::new("too_new", message),
             PortableError::NotPortable { .. } => WebError::new("not_portable", message),
             PortableError::Write(_) => WebError::new("write", message),
         }

@@ -11,6 +11,27 @@
 use super::BytecodeError;
 use crate::ir::Blob;
 
+/// Builtin dialect type codes of the float types beyond `f128` (code 8), as the MLIR in jaxlib
+/// 0.10.2 writes them (read off its artifacts: `BuiltinDialectBytecode.td` appends them after
+/// `VectorTypeWithScalableDims`, 20). Older MLIR wrote these types as text.
+pub(crate) const BUILTIN_FLOAT_TYPE_CODES: [(crate::ir::FloatKind, u64); 12] = {
+    use crate::ir::FloatKind::*;
+    [
+        (TF32, 21),
+        (F8E5M2, 22),
+        (F8E4M3, 23),
+        (F8E4M3FN, 24),
+        (F8E5M2FNUZ, 25),
+        (F8E4M3FNUZ, 26),
+        (F8E4M3B11FNUZ, 27),
+        (F8E3M4, 28),
+        (F4E2M1FN, 29),
+        (F6E2M3FN, 30),
+        (F6E3M2FN, 31),
+        (F8E8M0FNU, 32),
+    ]
+};
+
 /// Section ids (`mlir/include/mlir/Bytecode/Encoding.h`).
 pub(crate) mod section {
     pub const STRING: u8 = 0;
@@ -483,6 +504,26 @@ pub(crate) fn read_apint(c: &mut Cursor<'_>, width: u32) -> Result<u128, Bytecod
         v |= u128::from(c.signed_varint()? as u64).wrapping_shl(shift);
     }
     Ok(v & mask(width))
+}
+
+/// [`read_apint`] of a width above 128 bits: the active word count, then one zigzag varint per
+/// word; the value as [`crate::ir::wide_int`] holds it.
+pub(crate) fn read_apint_words(c: &mut Cursor<'_>, width: u32) -> Result<Vec<u64>, BytecodeError> {
+    let at = c.offset();
+    let count = crate::ir::wide_int::word_count(width);
+    let active = c.index()?;
+    if active > count || active > c.remaining() {
+        return Err(c.err_at(
+            at,
+            format!("{active} words of APInt data for a {width}-bit integer"),
+        ));
+    }
+    let mut words = vec![0u64; count];
+    for w in words.iter_mut().take(active) {
+        *w = c.signed_varint()? as u64;
+    }
+    crate::ir::wide_int::clear_above(&mut words, width);
+    Ok(words)
 }
 
 pub(crate) fn mask(width: u32) -> u128 {

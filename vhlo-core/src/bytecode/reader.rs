@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::encoding::{
-    op_mask, read_apint, read_shape, section, sign_extend, version, Cursor, MAGIC,
+    op_mask, read_apint, read_apint_words, read_shape, section, sign_extend, version, Cursor, MAGIC,
 };
 use super::vhlo_codec::VhloSource;
 use super::{ArtifactInfo, BytecodeError, UseListOrder};
@@ -800,6 +800,13 @@ impl<'a> Reader<'a> {
                     TypeData::Index => (64, Signedness::Signless),
                     _ => return Err(c.err_at(at, "integer attribute of a non-integer type")),
                 };
+                if width > 128 {
+                    let words = read_apint_words(c, width)?;
+                    return Ok(AttrData::WideInteger {
+                        ty,
+                        words: words.into(),
+                    });
+                }
                 let bits = read_apint(c, width)?;
                 if width == 1 && signedness == Signedness::Signless {
                     AttrData::Bool(bits & 1 == 1)
@@ -955,7 +962,13 @@ impl<'a> Reader<'a> {
             18 => TypeData::UnrankedTensor {
                 element: self.read_type(c)?,
             },
-            _ => return Err(c.err_at(at, format!("unsupported builtin type code {code}"))),
+            _ => match super::encoding::BUILTIN_FLOAT_TYPE_CODES
+                .iter()
+                .find(|(_, c)| *c == code)
+            {
+                Some(&(kind, _)) => TypeData::Float(kind),
+                None => return Err(c.err_at(at, format!("unsupported builtin type code {code}"))),
+            },
         })
     }
 

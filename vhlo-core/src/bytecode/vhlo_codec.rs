@@ -736,6 +736,19 @@ pub(super) trait DialectWriter {
     fn ty(&mut self, m: &mut Module, t: Type) -> WriteResult<()>;
     fn opt_attr(&mut self, m: &mut Module, a: Option<Attribute>) -> WriteResult<()>;
 
+    /// [`Self::apint`] of a value wider than 128 bits (words as [`crate::ir::wide_int`] holds
+    /// them): the active word count (at least one), then one zigzag varint per word.
+    fn apint_words(&mut self, words: &[u64]) {
+        let active = words
+            .iter()
+            .rposition(|&w| w != 0)
+            .map_or(1, |i| i.saturating_add(1));
+        self.varint(active as u64);
+        for &w in words.iter().take(active) {
+            self.signed_varint(w as i64);
+        }
+    }
+
     /// `writeAPIntWithKnownWidth`: a raw byte up to 8 bits, a zigzag varint of the zero-extended
     /// value up to 64, else the active word count and one zigzag varint per word.
     fn apint(&mut self, bits: u128, width: u32) {

@@ -524,6 +524,11 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
             w.ty(m, ty)?;
             w.apint(value as u128, width);
         }
+        AttrData::WideInteger { ty, words } => {
+            w.varint(8);
+            w.ty(m, ty)?;
+            w.apint_words(&words);
+        }
         AttrData::Float { ty, bits } => {
             let width = match m.type_data(ty) {
                 TypeData::Float(k) => k.bit_width(),
@@ -653,8 +658,13 @@ fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<boo
             FloatKind::F64 => w.varint(6),
             FloatKind::F80 => w.varint(7),
             FloatKind::F128 => w.varint(8),
-            // The other float types have no builtin bytecode encoding.
-            _ => return Ok(false),
+            _ => match super::encoding::BUILTIN_FLOAT_TYPE_CODES
+                .iter()
+                .find(|(kind, _)| *kind == k)
+            {
+                Some(&(_, code)) => w.varint(code),
+                None => return Ok(false),
+            },
         },
         TypeData::Complex(e) => {
             w.varint(9);

@@ -213,8 +213,11 @@ pub enum AttrData {
     Unit,
     /// `true` / `false`
     Bool(bool),
-    /// `42 : i64`
+    /// `42 : i64`, of an integer type of at most 128 bits (or `index`).
     Integer { ty: Type, value: IntValue },
+    /// An integer attribute of a type wider than 128 bits: the value as `APInt` holds it
+    /// (little-endian words, bits past the width zero; see [`super::wide_int`]).
+    WideInteger { ty: Type, words: Box<[u64]> },
     /// `1.0 : f32`, stored as its bit pattern so every value round-trips exactly.
     Float { ty: Type, bits: u128 },
     /// `"text"`; the symbol holds the raw bytes as written (may not be UTF-8 in MLIR, but is here).

@@ -93,9 +93,10 @@ pub(crate) fn children(m: &Module, n: Node, out: &mut Vec<Node>) {
             _ => {}
         },
         Node::Attr(a) => match m.attr_data(a) {
-            AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } | AttrData::Type(ty) => {
-                out.push(Node::Type(*ty))
-            }
+            AttrData::Integer { ty, .. }
+            | AttrData::WideInteger { ty, .. }
+            | AttrData::Float { ty, .. }
+            | AttrData::Type(ty) => out.push(Node::Type(*ty)),
             AttrData::String { ty, .. } => out.extend(ty.map(Node::Type)),
             AttrData::DenseArray { element: ty, .. }
             | AttrData::DenseElements { ty, .. }

@@ -13,6 +13,7 @@ mod edit;
 mod equal;
 mod interner;
 mod module;
+pub mod wide_int;
 
 pub use blob::{Blob, BlobOwner};
 pub use data::*;

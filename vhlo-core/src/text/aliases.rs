@@ -75,7 +75,10 @@ fn sub_elements(m: &Module, key: AliasKey, out: &mut Vec<AliasKey>) {
     let skipped = match key {
         AliasKey::Attr(a) => matches!(
             m.attr_data(a),
-            AttrData::Integer { .. } | AttrData::Float { .. } | AttrData::DenseArray { .. }
+            AttrData::Integer { .. }
+                | AttrData::WideInteger { .. }
+                | AttrData::Float { .. }
+                | AttrData::DenseArray { .. }
         ),
         AliasKey::Loc(l) => matches!(m.loc_data(l),
             LocData::Name { child: Some(c), .. } if matches!(m.loc_data(*c), LocData::Unknown)),

@@ -138,14 +138,55 @@ fn to_f64_by_format(kind: FloatKind, bits: u128) -> Option<f64> {
     Some(if negative { -v } else { v })
 }
 
-/// Rounds `x` to the nearest value of the format (ties to even) and returns its bit pattern;
-/// `None` for f80/f128.
+/// Rounds `x` to the nearest value of the format (ties to even) and returns its bit pattern,
+/// as MLIR's parser does (`APFloat::convert` from the literal's `double`, including its
+/// quirks: see `from_f64_exponent_only` and the infinities below); `None` for f80/f128.
 pub fn from_f64(kind: FloatKind, x: f64) -> Option<u128> {
     if kind == FloatKind::F32 && x.is_finite() {
         // `as` rounds to nearest, ties to even, and overflows to infinity: IEEE's conversion.
         return Some(u128::from((x as f32).to_bits()));
     }
     from_f64_by_format(kind, x)
+}
+
+/// [`from_f64`] for `f8E8M0FNU` (positive powers of two, 0xFF NaN), as `APFloat::convert`
+/// gives it: the significand has one bit, so a mantissa of 1.5 or more rounds up (at 1.5, the
+/// tie, "to even" goes up: the one bit is odd); zero and values that round to
+/// zero give the smallest value 2^-127 (0x00); too large or infinite gives NaN. A negative
+/// value keeps its sign in APFloat, whose bit pattern then ORs the sign bit into the top
+/// exponent bit: -4.0 gives 0x81 (4.0), -1.0 gives 0xFF (NaN), -0.5 gives 0xFE (2^127).
+fn from_f64_exponent_only(x: f64) -> u128 {
+    if x.is_nan() || x.is_infinite() {
+        return 0xFF;
+    }
+    let b = x.abs().to_bits();
+    let raw_exp = ((b >> 52) & 0x7FF) as i32;
+    let m = b & ((1u64 << 52) - 1);
+    if raw_exp == 0 {
+        // Zero and f64 subnormals: far below 2^-128, they round to zero.
+        return 0;
+    }
+    let exact = raw_exp - 1023;
+    let e = if exact < -128 || (exact == -128 && m == 0) {
+        // At most half of 2^-127 (2^-128 is the tie, to even): zero, the sign dropped.
+        return 0;
+    } else if exact == -128 {
+        // Above the tie: up to 2^-127, the sign kept (below).
+        -127
+    } else if m >= 1u64 << 51 {
+        exact + 1
+    } else {
+        exact
+    };
+    if e > 127 {
+        return 0xFF;
+    }
+    let biased = (e + 127) as u128;
+    if x < 0.0 {
+        biased | 0x80
+    } else {
+        biased
+    }
 }
 
 /// [`from_f64`] from the format's description.
@@ -158,36 +199,26 @@ fn from_f64_by_format(kind: FloatKind, x: f64) -> Option<u128> {
         return Some(f.nan());
     }
     if f.special == Special::ExponentOnly {
-        if x <= 0.0 {
-            return Some(0xFF);
-        }
-        // Round log2 to nearest: a mantissa at or above 1.5 goes up (ties to even exponent).
-        let b = x.to_bits();
-        let e = ((b >> 52) & 0x7FF) as i32 - 1023;
-        let m = b & ((1u64 << 52) - 1);
-        let half = 1u64 << 51;
-        let e = if m > half || (m == half && (e + 127) % 2 != 0) {
-            e + 1
-        } else {
-            e
-        };
-        return Some(if e > 127 {
-            0xFF
-        } else if e < -127 {
-            0
-        } else {
-            (e + 127) as u128
-        });
+        return Some(from_f64_exponent_only(x));
     }
     let sign_shift = f.sign_shift().unwrap_or(0);
     let negative = x.is_sign_negative();
     let sign = if negative { 1u128 << sign_shift } else { 0 };
+    // Too large: infinity, else NaN keeping the sign where the format has a signed NaN (`FN`),
+    // else the one NaN (`FNUZ`), else (no NaN) the largest finite value (APFloat's
+    // `handleOverflow`, `makeInf`, `makeNaN`).
     let overflow = |sign: u128| match f.special {
         Special::Ieee => sign | (((1u128 << f.exp_bits) - 1) << f.man_bits),
         Special::FiniteOnly => sign | f.max_finite(),
-        _ => f.nan(),
+        Special::FiniteNanAllOnes => sign | f.nan(),
+        Special::FiniteNanNegZero | Special::ExponentOnly => f.nan(),
     };
     if x.is_infinite() {
+        // A `double` infinity (`1.0e400`) converts to a format without infinities and NaNs
+        // as a zero of its sign (what jaxlib's `APFloat::convert` gives).
+        if f.special == Special::FiniteOnly {
+            return Some(sign);
+        }
         return Some(overflow(sign));
     }
     let a = x.abs();

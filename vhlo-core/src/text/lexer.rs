@@ -36,12 +36,27 @@ pub enum Number {
     },
     /// Decimal float literal (has a `.`).
     Float(f64),
+    /// Integer too large for `u128`: where its digits are in the source (without `0x`), for
+    /// [`Cursor::wide_magnitude`].
+    WideInt {
+        negative: bool,
+        hex: bool,
+        start: usize,
+        end: usize,
+    },
 }
+
+use crate::ir::wide_int;
 
 pub struct Cursor<'a> {
     pub src: &'a str,
     pub bytes: &'a [u8],
     pub pos: usize,
+}
+
+/// Bytes between tokens: MLIR's whitespace and NUL (see [`Cursor::skip_ws`]).
+pub(crate) fn is_whitespace(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\t' | b'\r' | 0)
 }
 
 fn is_ident_start(c: u8) -> bool {
@@ -99,11 +114,13 @@ impl<'a> Cursor<'a> {
         self.pos
     }
 
-    /// Skips whitespace and `//` comments.
+    /// Skips whitespace and `//` comments. A NUL byte counts as whitespace: MLIR's lexer
+    /// (`Lexer::lexToken`) skips one anywhere but at its buffer's end, and our buffer has no
+    /// terminator to confuse it with.
     pub fn skip_ws(&mut self) {
         while self.pos < self.bytes.len() {
             let c = self.byte_at(self.pos);
-            if c == b' ' || c == b'\n' || c == b'\t' || c == b'\r' {
+            if is_whitespace(c) {
                 self.pos = self.pos.saturating_add(1);
             } else if c == b'/' && self.bytes.get(self.pos.saturating_add(1)) == Some(&b'/') {
                 while self.pos < self.bytes.len() && self.byte_at(self.pos) != b'\n' {
@@ -415,7 +432,7 @@ impl<'a> Cursor<'a> {
         let negative = self.bytes.get(i) == Some(&b'-');
         if negative {
             i = i.saturating_add(1);
-            while i < self.bytes.len() && (self.byte_at(i) == b' ' || self.byte_at(i) == b'\t') {
+            while i < self.bytes.len() && matches!(self.byte_at(i), b' ' | b'\t' | 0) {
                 i = i.saturating_add(1);
             }
         }
@@ -435,13 +452,20 @@ impl<'a> Cursor<'a> {
             while i < self.bytes.len() && self.byte_at(i).is_ascii_hexdigit() {
                 i = i.saturating_add(1);
             }
-            let text = &self.src[hs..i];
-            let magnitude = u128::from_str_radix(text, 16).ok()?;
+            let text = self.src.get(hs..i)?;
             self.pos = i;
-            return Some(Number::Int {
-                negative,
-                magnitude,
-                hex: true,
+            return Some(match u128::from_str_radix(text, 16) {
+                Ok(magnitude) => Number::Int {
+                    negative,
+                    magnitude,
+                    hex: true,
+                },
+                Err(_) => Number::WideInt {
+                    negative,
+                    hex: true,
+                    start: hs,
+                    end: i,
+                },
             });
         }
         while i < self.bytes.len() && self.byte_at(i).is_ascii_digit() {
@@ -468,13 +492,32 @@ impl<'a> Cursor<'a> {
             self.pos = i;
             return Some(Number::Float(if negative { -v } else { v }));
         }
-        let magnitude: u128 = self.src[digits_start..i].parse().ok()?;
+        let text = self.src.get(digits_start..i)?;
         self.pos = i;
-        Some(Number::Int {
-            negative,
-            magnitude,
-            hex: false,
+        Some(match text.parse::<u128>() {
+            Ok(magnitude) => Number::Int {
+                negative,
+                magnitude,
+                hex: false,
+            },
+            Err(_) => Number::WideInt {
+                negative,
+                hex: false,
+                start: digits_start,
+                end: i,
+            },
         })
+    }
+
+    /// The magnitude of a [`Number::WideInt`]'s digits, `None` beyond `max_bits` bits.
+    pub fn wide_magnitude(
+        &self,
+        hex: bool,
+        start: usize,
+        end: usize,
+        max_bits: u32,
+    ) -> Option<Vec<u64>> {
+        wide_int::parse_magnitude(self.src.get(start..end)?, hex, max_bits)
     }
 
     /// A plain decimal integer that fits `i64` (with optional `-`).

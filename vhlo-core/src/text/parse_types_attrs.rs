@@ -12,6 +12,7 @@ use super::dialects::{self, FieldKind};
 use super::float;
 use super::lexer::Number;
 use super::parser::{Elem, PResult, Parser};
+use crate::ir::wide_int;
 use crate::ir::*;
 
 /// Largest integer bit width accepted (MLIR's limit).
@@ -830,7 +831,7 @@ impl<'a> Parser<'a> {
             Some(t) => t,
             None => match n {
                 Number::Float(_) => self.m.ty(TypeData::Float(FloatKind::F64)),
-                Number::Int { .. } => self.m.ty(TypeData::Integer {
+                Number::Int { .. } | Number::WideInt { .. } => self.m.ty(TypeData::Integer {
                     width: 64,
                     signedness: Signedness::Signless,
                 }),
@@ -855,7 +856,21 @@ impl<'a> Parser<'a> {
                 } => Ok(self.m.attr(AttrData::Bool(m == 1))),
                 _ => Err(self.c.error_at(pos, "integer constant out of range for i1")),
             },
+            TypeData::Integer { width, signedness } if width > 128 => {
+                let words = self.wide_int_value(width, signedness, &Elem::from_number(n), pos)?;
+                Ok(self.m.attr(AttrData::WideInteger {
+                    ty,
+                    words: words.into(),
+                }))
+            }
             TypeData::Integer { .. } | TypeData::Index => match n {
+                Number::WideInt { .. } => Err(self.c.error_at(
+                    pos,
+                    format!(
+                        "integer literal out of range for {}",
+                        super::type_to_string(&self.m, ty)
+                    ),
+                )),
                 Number::Int {
                     negative,
                     magnitude,
@@ -945,6 +960,65 @@ impl<'a> Parser<'a> {
             }
             Ok(magnitude as i128)
         }
+    }
+
+    /// The value of an integer literal (`e`) of a type wider than 128 bits, as
+    /// [`crate::ir::wide_int`] holds it, range-checked as [`Self::int_value`] checks narrower ones.
+    fn wide_int_value(
+        &self,
+        width: u32,
+        signedness: Signedness,
+        e: &Elem,
+        pos: usize,
+    ) -> PResult<Vec<u64>> {
+        let (negative, magnitude): (bool, Vec<u64>) = match e {
+            Elem::Bool(b) => (false, vec![u64::from(*b)]),
+            Elem::Int {
+                negative,
+                magnitude,
+                ..
+            } => (
+                *negative,
+                vec![*magnitude as u64, (*magnitude >> 64) as u64],
+            ),
+            Elem::WideInt {
+                negative,
+                hex,
+                start,
+                end,
+            } => match self.c.wide_magnitude(*hex, *start, *end, width) {
+                Some(m) => (*negative, m),
+                None => {
+                    return Err(self.c.error_at(
+                        pos,
+                        format!("integer literal out of range for {width}-bit type"),
+                    ))
+                }
+            },
+            _ => return Err(self.c.error_at(pos, "expected integer elements")),
+        };
+        let bits = wide_int::bit_length(&magnitude);
+        let is_power_of_two = magnitude.iter().map(|w| w.count_ones()).sum::<u32>() == 1;
+        let fits = if negative {
+            if signedness == Signedness::Unsigned && bits > 0 {
+                return Err(self
+                    .c
+                    .error_at(pos, "negative literal for an unsigned type"));
+            }
+            // Down to -2^(width-1).
+            bits < width || (bits == width && is_power_of_two)
+        } else if signedness == Signedness::Signed {
+            bits < width
+        } else {
+            bits <= width
+        };
+        if !fits {
+            return Err(self.c.error_at(
+                pos,
+                format!("integer literal out of range for {width}-bit type"),
+            ));
+        }
+        Ok(wide_int::from_magnitude(&magnitude, negative, width))
     }
 
     /// The bit pattern of a float literal in format `kind`.
@@ -1666,16 +1740,6 @@ impl<'a> Parser<'a> {
             None if is_strings => 0,
             None => return Err(self.c.error_at(tpos, "unsupported dense element type")),
         };
-        // A documented limit (docs/conversions.md): at most 128 bits per integer (StableHLO's
-        // widest is 64), so that a few bytes of text cannot ask for megabytes per element.
-        if let TypeData::Integer { width, .. } = *self.m.type_data(element) {
-            if width > 128 {
-                return Err(self.c.error_at(
-                    tpos,
-                    format!("dense elements of i{width}: integers wider than 128 bits are not supported"),
-                ));
-            }
-        }
         if let Some(data) = hex {
             if elem_bytes == 0 {
                 return Err(self
@@ -1735,6 +1799,21 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
+        // Integers wider than 128 bits: a byte of text per element may ask for up to 2 MiB of
+        // storage each, so the literal's storage is bounded (docs/bytecode.md).
+        if let TypeData::Integer { width, .. } = *self.m.type_data(element) {
+            const MAX_WIDE_STORAGE: usize = 1 << 24;
+            if width > 128 && elems.len().saturating_mul(elem_bytes) > MAX_WIDE_STORAGE {
+                return Err(self.c.error_at(
+                    pos,
+                    format!(
+                        "dense literal of {} i{width} elements needs more than the {} MiB allowed for integers wider than 128 bits",
+                        elems.len(),
+                        MAX_WIDE_STORAGE >> 20
+                    ),
+                ));
+            }
+        }
         let mut data = Vec::with_capacity(elems.len().min(1 << 20).saturating_mul(elem_bytes));
         for e in &elems {
             self.encode_elem(element, e, pos, &mut data)?;
@@ -1761,6 +1840,13 @@ impl<'a> Parser<'a> {
 
     fn encode_elem(&self, t: Type, e: &Elem, pos: usize, out: &mut Vec<u8>) -> PResult<()> {
         match self.m.type_data(t) {
+            TypeData::Integer { width, signedness } if *width > 128 => {
+                let (width, signedness) = (*width, *signedness);
+                let words = self.wide_int_value(width, signedness, e, pos)?;
+                let n = crate::ir::element_storage_bytes(&self.m, t).unwrap_or(1);
+                out.extend(wide_int::to_le_bytes(&words, n));
+                Ok(())
+            }
             TypeData::Integer { width, .. } => {
                 let width = *width;
                 let v: i128 = match *e {
@@ -1784,6 +1870,11 @@ impl<'a> Parser<'a> {
                             self.int_value(t, negative, magnitude, pos)?
                         }
                     }
+                    Elem::WideInt { .. } => {
+                        return Err(self
+                            .c
+                            .error_at(pos, "integer literal out of range for its element type"))
+                    }
                     _ => return Err(self.c.error_at(pos, "expected integer elements")),
                 };
                 let n = crate::ir::element_storage_bytes(&self.m, t).unwrap_or(1);
@@ -1793,9 +1884,6 @@ impl<'a> Parser<'a> {
                     (v as u128) & (1u128 << width).wrapping_sub(1)
                 };
                 out.extend_from_slice(masked.to_le_bytes().get(..n.min(16)).unwrap_or_default());
-                // Wider than 128 bits: the value's sign extends over the remaining bytes.
-                let fill = if width > 128 && v < 0 { 0xFF } else { 0 };
-                out.extend(std::iter::repeat_n(fill, n.saturating_sub(16)));
                 Ok(())
             }
             TypeData::Index => {
@@ -1805,6 +1893,11 @@ impl<'a> Parser<'a> {
                         magnitude,
                         ..
                     } => self.int_value(t, negative, magnitude, pos)?,
+                    Elem::WideInt { .. } => {
+                        return Err(self
+                            .c
+                            .error_at(pos, "integer literal out of range for its element type"))
+                    }
                     _ => return Err(self.c.error_at(pos, "expected integer elements")),
                 };
                 out.extend_from_slice(&(v as i64).to_le_bytes());
@@ -1887,6 +1980,17 @@ impl Elem {
                 hex,
             },
             Number::Float(v) => Elem::Float(v),
+            Number::WideInt {
+                negative,
+                hex,
+                start,
+                end,
+            } => Elem::WideInt {
+                negative,
+                hex,
+                start,
+                end,
+            },
         }
     }
 }

@@ -167,6 +167,13 @@ pub(crate) enum Elem {
         hex: bool,
     },
     Float(f64),
+    /// An integer too large for `u128` (see [`super::lexer::Number::WideInt`]).
+    WideInt {
+        negative: bool,
+        hex: bool,
+        start: usize,
+        end: usize,
+    },
     Bool(bool),
     Complex(Box<(Elem, Elem)>),
     Str(Vec<u8>),
@@ -654,13 +661,15 @@ impl<'a> Parser<'a> {
             .suffix_id()
             .ok_or_else(|| self.c.error_at(pos, "expected value name after '%'"))?;
         let mut index = 0;
-        if self.c.bytes.get(self.c.pos) == Some(&b'#') {
+        // As MLIR's lexer: the next token, after any whitespace, is a result number when it
+        // starts with `#` (so `%a #sdy.sharding<...>` is refused, not an attribute).
+        if self.c.peek() == Some(b'#') {
+            let hash = self.c.pos;
             self.c.pos = self.c.pos.saturating_add(1);
-            let ipos = self.c.pos;
             let digits = self.c.suffix_id().unwrap_or("");
             index = digits
                 .parse()
-                .map_err(|_| self.c.error_at(ipos, "expected result number after '#'"))?;
+                .map_err(|_| self.c.error_at(hash, "invalid SSA value result number"))?;
         }
         Ok((name, index, pos))
     }
@@ -1557,7 +1566,7 @@ impl Cursor<'_> {
     pub fn peek_after_ws_at(&mut self, n: usize) -> Option<u8> {
         self.skip_ws();
         let mut i = self.pos.saturating_add(n);
-        while i < self.bytes.len() && matches!(self.byte_at(i), b' ' | b'\n' | b'\t' | b'\r') {
+        while i < self.bytes.len() && super::lexer::is_whitespace(self.byte_at(i)) {
             i = i.saturating_add(1);
         }
         self.bytes.get(i).copied()

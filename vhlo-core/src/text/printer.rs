@@ -2113,16 +2113,30 @@ impl<'m> Printer<'m> {
                             let _ = write!(self.out, "{}", value & 1);
                         }
                     },
+                    // Unsigned types print unsigned (`2^128-1 : ui128`, not -1), as MLIR does.
                     TypeData::Integer {
                         width,
                         signedness: Signedness::Unsigned,
-                    } if *width < 128 => {
-                        let _ = write!(self.out, "{}", (value as u128) & ((1u128 << width) - 1));
+                    } => {
+                        let mask = u128::MAX.checked_shr(128 - (*width).min(128)).unwrap_or(0);
+                        let _ = write!(self.out, "{}", (value as u128) & mask);
                     }
                     _ => {
                         let _ = write!(self.out, "{value}");
                     }
                 }
+                self.out.push_str(" : ");
+                self.print_type(*ty);
+            }
+            AttrData::WideInteger { ty, words } => {
+                let (width, unsigned) = match m.type_data(*ty) {
+                    TypeData::Integer { width, signedness } => {
+                        (*width, *signedness == Signedness::Unsigned)
+                    }
+                    _ => (0, false),
+                };
+                let digits = crate::ir::wide_int::to_decimal(words, width, unsigned);
+                self.out.push_str(&digits);
                 self.out.push_str(" : ");
                 self.print_type(*ty);
             }
@@ -2273,6 +2287,12 @@ impl<'m> Printer<'m> {
         buf[..n].copy_from_slice(&bytes[..n]);
         let raw = u128::from_le_bytes(buf);
         match kind {
+            ElemKind::Int { width, signedness } if *width > 128 => {
+                let words = crate::ir::wide_int::from_le_bytes(bytes, *width);
+                let unsigned = *signedness == Signedness::Unsigned;
+                let digits = crate::ir::wide_int::to_decimal(&words, *width, unsigned);
+                self.out.push_str(&digits);
+            }
             ElemKind::Int { width, signedness } => {
                 let w = (*width).min(128);
                 let v = if w == 128 {

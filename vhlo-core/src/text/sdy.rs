@@ -468,8 +468,28 @@ impl Parser<'_> {
         Ok(self.m.dialect_attr(cd.name, spec.mnemonic, params))
     }
 
+    /// Attribute `mnemonic` where the format names its kind: stripped (`<@m, [{}]>`) or in
+    /// full (`#sdy.sharding<@m, [{}]>`), as MLIR's `parseCustomAttributeWithFallback` takes
+    /// either; a full one of another kind is refused.
     fn sdy_nested(&mut self, cd: &'static CodecDialect, mnemonic: &str) -> PResult<Attribute> {
         let pos = self.c.token_start();
+        if self.c.peek() == Some(b'#') {
+            let a = self.parse_attribute()?;
+            return match self.m.attr_data(a) {
+                AttrData::Dialect(d)
+                    if self.m.str(d.dialect) == cd.name && self.m.str(d.mnemonic) == mnemonic =>
+                {
+                    Ok(a)
+                }
+                _ => Err(self.c.error_at(
+                    pos,
+                    format!(
+                        "invalid kind of attribute specified: expected #{}.{mnemonic}",
+                        cd.name
+                    ),
+                )),
+            };
+        }
         self.parse_codec_attr(cd, mnemonic, pos)
     }
 

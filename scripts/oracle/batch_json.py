@@ -1,0 +1,52 @@
+"""Many small oracle jobs in one process (jax starts once): a JSON list of jobs on stdin, a JSON list of
+results on stdout, one per job and in order. Used by tests that check many values against libStablehlo.
+
+A job: {"text": str} or {"bytecode_hex": str}, with any of
+  "print": true            the module printed (pretty form) -> result "print"
+  "generic": true          ... in generic form instead
+  "serialize": "1.17.0"    a portable artifact for that target ("current": jaxlib's version) -> result
+                           "bytecode_hex", and "target": the version written
+  "allow_other_dialects": true   (with "serialize")
+  "deserialize": true      (with "bytecode_hex") read the artifact as a portable artifact and print it
+A failed step gives {"error": message} for the job.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from oracle import Oracle, OracleError  # noqa: E402
+
+
+def run(oracle, job):
+    generic = bool(job.get("generic"))
+    if "bytecode_hex" in job:
+        data = bytes.fromhex(job["bytecode_hex"])
+        module = oracle.deserialize(data) if job.get("deserialize") else oracle.parse_bytecode(data)
+    else:
+        module = oracle.parse_string(job["text"])
+    result = {}
+    if job.get("print") or job.get("deserialize"):
+        result["print"] = oracle.print_module(module, generic=generic)
+    if job.get("serialize"):
+        target = oracle.resolve_target(job["serialize"])
+        artifact = oracle.serialize(module, target, bool(job.get("allow_other_dialects")))
+        result["bytecode_hex"] = artifact.hex()
+        result["target"] = target
+    return result
+
+
+def main():
+    oracle = Oracle()
+    results = []
+    for job in json.load(sys.stdin):
+        try:
+            results.append(run(oracle, job))
+        except OracleError as error:
+            results.append({"error": str(error)})
+    json.dump(results, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
