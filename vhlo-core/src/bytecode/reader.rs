@@ -686,6 +686,12 @@ impl<'a> Reader<'a> {
 
     /// An attribute entry without a custom encoding: its text.
     fn textual_attr(&mut self, _: EntryCodec, dialect: Symbol, text: Symbol) -> AttrData {
+        // A builtin attribute kept as text has an empty dialect, as the text parser gives it.
+        let dialect = if self.module.str(dialect) == "builtin" {
+            self.module.sym("")
+        } else {
+            dialect
+        };
         AttrData::Opaque { dialect, text }
     }
 

@@ -414,7 +414,10 @@ impl StringTable {
 fn attr_dialect(m: &Module, a: Attribute) -> String {
     match m.attr_data(a) {
         AttrData::Dialect(d) => m.str(d.dialect).to_string(),
-        AttrData::Opaque { dialect, .. } => m.str(*dialect).to_string(),
+        // An empty dialect is a builtin attribute kept as text (`affine_map<...>`).
+        AttrData::Opaque { dialect, .. } if !m.str(*dialect).is_empty() => {
+            m.str(*dialect).to_string()
+        }
         _ => "builtin".to_string(),
     }
 }
