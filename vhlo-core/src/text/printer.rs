@@ -2166,6 +2166,13 @@ impl<'m> Printer<'m> {
                 self.wrap("dense<", "> : ", |p| p.print_dense_body(*ty, data, *splat));
                 self.print_type(*ty);
             }
+            AttrData::DenseResource { ty, key } => {
+                // The key as it is, unquoted (`printResourceHandle`).
+                self.out.push_str("dense_resource<");
+                self.out.push_str(m.str(*key));
+                self.out.push_str("> : ");
+                self.print_type(*ty);
+            }
             AttrData::DenseStrings { ty, values } => {
                 self.out.push_str("dense<");
                 let shape = match m.type_data(*ty) {
