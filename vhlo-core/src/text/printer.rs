@@ -471,7 +471,7 @@ struct Aliases {
     table: AliasTable,
 }
 
-fn is_bare_ident(s: &str) -> bool {
+pub(crate) fn is_bare_ident(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && (b[0].is_ascii_alphabetic() || b[0] == b'_')
@@ -2167,9 +2167,8 @@ impl<'m> Printer<'m> {
                 self.print_type(*ty);
             }
             AttrData::DenseResource { ty, key } => {
-                // The key as it is, unquoted (`printResourceHandle`).
                 self.out.push_str("dense_resource<");
-                self.out.push_str(m.str(*key));
+                super::resources::push_key(&mut self.out, m, *key);
                 self.out.push_str("> : ");
                 self.print_type(*ty);
             }

@@ -10,6 +10,7 @@ use std::collections::HashSet;
 
 use super::lexer::ParseError;
 use super::parser::Parser;
+use super::printer::{is_bare_ident, write_escaped};
 use crate::ir::{
     children, AttrData, Attribute, Blob, Module, Node, ResourceBlob, Symbol, TypeData,
 };
@@ -58,14 +59,11 @@ fn decode_hex(hex: &[u8]) -> Option<Vec<u8>> {
 
 impl Parser<'_> {
     /// A resource key: a bare identifier or a string (`parseOptionalKeywordOrString`).
-    fn resource_key(&mut self, what: &str) -> PResult<String> {
+    fn resource_key(&mut self, what: &str) -> PResult<Vec<u8>> {
         match self.c.peek() {
-            Some(b'"') => {
-                let s = self.c.string_lit_bytes()?;
-                Ok(String::from_utf8_lossy(&s).into_owned())
-            }
+            Some(b'"') => Ok(self.c.string_lit_bytes()?.into_owned()),
             _ => match self.c.bare_ident() {
-                Some(id) => Ok(id.to_string()),
+                Some(id) => Ok(id.as_bytes().to_vec()),
                 None => Err(self
                     .c
                     .error(format!("expected identifier key for '{what}' entry"))),
@@ -90,7 +88,7 @@ impl Parser<'_> {
                 .c
                 .error_at(tpos, "`dense_resource` expected a shaped type"));
         }
-        let key = self.m.sym(&key);
+        let key = self.m.sym_bytes(&key);
         Ok(self.m.attr(AttrData::DenseResource { ty, key }))
     }
 
@@ -207,12 +205,14 @@ impl Parser<'_> {
     }
 
     /// A builtin resource entry's value: the hex string of a blob (`parseAsBlob`).
-    fn builtin_blob(&mut self, key: &str) -> PResult<()> {
+    fn builtin_blob(&mut self, key: &[u8]) -> PResult<()> {
         let vpos = self.c.token_start();
+        let key_text = String::from_utf8_lossy(key).into_owned();
+        let key_text = key_text.as_str();
         let bad = |p: &Self, extra: &str| {
             p.c.error_at(
                 vpos,
-                format!("expected hex string blob for key '{key}'{extra}"),
+                format!("expected hex string blob for key '{key_text}'{extra}"),
             )
         };
         if self.c.peek() != Some(b'"') {
@@ -255,7 +255,7 @@ impl Parser<'_> {
                 ),
             ));
         };
-        let key = self.m.sym(key);
+        let key = self.m.sym_bytes(key);
         self.m.set_resource_blob(key, blob);
         Ok(())
     }
@@ -311,7 +311,7 @@ pub(crate) fn file_metadata(m: &Module) -> String {
             out.push_str(",\n");
         }
         out.push_str("      ");
-        out.push_str(m.str(*k));
+        push_key(&mut out, m, *k);
         out.push_str(": \"0x");
         push_hex(&mut out, &b.alignment.to_le_bytes());
         push_hex(&mut out, &b.data);
@@ -319,6 +319,15 @@ pub(crate) fn file_metadata(m: &Module) -> String {
     }
     out.push_str("\n    }\n  }\n#-}\n");
     out
+}
+
+/// A resource key as MLIR prints it (`printKeywordOrString`): bare when it is an identifier,
+/// else quoted.
+pub(crate) fn push_key(out: &mut String, m: &Module, key: Symbol) {
+    match m.utf8(key) {
+        Some(k) if is_bare_ident(k) => out.push_str(k),
+        _ => write_escaped(out, m.bytes(key)),
+    }
 }
 
 fn push_hex(out: &mut String, bytes: &[u8]) {
