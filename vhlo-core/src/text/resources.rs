@@ -17,32 +17,6 @@ use crate::ir::{
 
 type PResult<T> = Result<T, ParseError>;
 
-/// Dialects jaxlib's MLIR context loads (probed on jaxlib 0.10.2): a resource group of one of
-/// them other than builtin is refused as MLIR refuses it, of any other as an unknown dialect.
-const LOADED_DIALECTS: &[&str] = &[
-    "builtin",
-    "func",
-    "arith",
-    "tensor",
-    "shape",
-    "scf",
-    "cf",
-    "chlo",
-    "sdy",
-    "mhlo",
-    "quant",
-    "math",
-    "memref",
-    "vector",
-    "gpu",
-    "nvvm",
-    "llvm",
-    "affine",
-    "complex",
-    "stablehlo",
-    "vhlo",
-];
-
 /// `hex` (without `0x`) as bytes: pairs of hex digits, as `Token::getHexStringValue` takes.
 fn decode_hex(hex: &[u8]) -> Option<Vec<u8>> {
     if hex.len() % 2 != 0 {
@@ -142,7 +116,7 @@ impl Parser<'_> {
             p.c.expect(b':', "after a resource group name")?;
             p.c.expect(b'{', "to open a resource group")?;
             if dialects && name != "builtin" {
-                let why = if LOADED_DIALECTS.contains(&name) {
+                let why = if crate::convert::LIBSTABLEHLO_DIALECTS.contains(&name) {
                     format!("unexpected 'resource' section for dialect '{name}'")
                 } else {
                     format!("dialect '{name}' is unknown")
