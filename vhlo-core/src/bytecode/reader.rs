@@ -554,7 +554,7 @@ impl<'a> Reader<'a> {
                 .ok_or_else(|| {
                     e.err_at(
                         align_at,
-                        format!("resource '{name}': alignment {alignment} is not a power of two"),
+                        format!("resource '{name}': alignment {alignment} is not a power of two below 2^32"),
                     )
                 })?;
             // The padding up to the alignment, counted from the start of the file as MLIR
