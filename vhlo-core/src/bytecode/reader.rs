@@ -559,7 +559,7 @@ impl<'a> Reader<'a> {
                 })?;
             // The padding up to the alignment, counted from the start of the file as MLIR
             // counts it from the start of its (aligned) buffer.
-            while e.offset() % alignment as usize != 0 {
+            while !e.offset().is_multiple_of(alignment as usize) {
                 if e.byte()? != ALIGNMENT_BYTE {
                     return Err(e.err(format!("resource '{name}': alignment padding is not 0xCB")));
                 }

@@ -754,8 +754,8 @@ impl DialectWriter for NumberingWriter<'_> {
         // The builtin dialect owns `dense_resource` blobs (numbered as MLIR numbers the
         // dialect of a resource it meets).
         self.n.dialect("builtin");
-        if !self.n.resource_num.contains_key(&key) {
-            self.n.resource_num.insert(key, 0);
+        if let std::collections::hash_map::Entry::Vacant(e) = self.n.resource_num.entry(key) {
+            e.insert(0);
             self.n.resources.push(key);
         }
         Ok(())
@@ -958,7 +958,7 @@ impl Writer<'_> {
                     body.varint(b.data.len() as u64);
                     if b.alignment > 1 {
                         let align = b.alignment as usize;
-                        while body.len() % align != 0 {
+                        while !body.len().is_multiple_of(align) {
                             body.byte(ALIGNMENT_BYTE);
                         }
                         max_align = max_align.max(b.alignment);
@@ -977,13 +977,13 @@ impl Writer<'_> {
         out.byte(section::RESOURCE);
         out.varint(body.len() as u64);
         let align = max_align as usize;
-        if align > 1 && out.len() % align != 0 {
+        if align > 1 && !out.len().is_multiple_of(align) {
             // The high bit of the id says an alignment and padding follow.
             if let Some(id) = out.buf.get_mut(id_at) {
                 *id |= 0x80;
             }
             out.varint(u64::from(max_align));
-            while out.len() % align != 0 {
+            while !out.len().is_multiple_of(align) {
                 out.byte(ALIGNMENT_BYTE);
             }
         }

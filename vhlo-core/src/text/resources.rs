@@ -19,7 +19,7 @@ type PResult<T> = Result<T, ParseError>;
 
 /// `hex` (without `0x`) as bytes: pairs of hex digits, as `Token::getHexStringValue` takes.
 fn decode_hex(hex: &[u8]) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     let nibble = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
