@@ -66,13 +66,11 @@ fn read_varint(b: &[u8], at: &mut usize) -> u64 {
     u64::from_le_bytes(buf) >> n
 }
 
+/// A section of an artifact: its id, its whole bytes, its body.
+type Section = (u8, std::ops::Range<usize>, std::ops::Range<usize>);
+
 /// The sections of an artifact: (id, whole section bytes, body range), after the header.
-fn sections(
-    b: &[u8],
-) -> (
-    usize,
-    Vec<(u8, std::ops::Range<usize>, std::ops::Range<usize>)>,
-) {
+fn sections(b: &[u8]) -> (usize, Vec<Section>) {
     let mut at = 4;
     read_varint(b, &mut at);
     at += b[at..].iter().position(|&c| c == 0).unwrap() + 1;
@@ -85,7 +83,7 @@ fn sections(
         let len = read_varint(b, &mut at) as usize;
         if id & 0x80 != 0 {
             let align = read_varint(b, &mut at) as usize;
-            while at % align != 0 {
+            while !at.is_multiple_of(align) {
                 at += 1;
             }
         }
@@ -113,7 +111,7 @@ fn with_resources(artifact: &[u8], offsets: &[u8], body: &[u8], align: usize) ->
     out.extend(varint(body.len() as u64));
     if align > 1 {
         out.extend(varint(align as u64));
-        while out.len() % align != 0 {
+        while !out.len().is_multiple_of(align) {
             out.push(0xCB);
         }
     }
