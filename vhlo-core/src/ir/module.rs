@@ -787,6 +787,10 @@ impl Module {
     pub fn set_resource_blob(&mut self, key: Symbol, blob: ResourceBlob) {
         self.resources.insert(key, blob);
     }
+    /// Whether any resource has a blob (most modules have none, and skip looking for them).
+    pub fn has_resource_blobs(&self) -> bool {
+        !self.resources.is_empty()
+    }
     /// The blob of resource `key`; `None` for a declaration without data (`__elided__`).
     pub fn resource_blob(&self, key: Symbol) -> Option<&ResourceBlob> {
         self.resources.get(&key)

@@ -270,6 +270,9 @@ pub(crate) fn referenced_resources(m: &Module) -> Vec<Symbol> {
 /// The file metadata block MLIR prints after the module for the resources it refers to that
 /// have data; empty when there are none.
 pub(crate) fn file_metadata(m: &Module) -> String {
+    if !m.has_resource_blobs() {
+        return String::new();
+    }
     let blobs: Vec<(Symbol, &ResourceBlob)> = referenced_resources(m)
         .into_iter()
         .filter_map(|k| m.resource_blob(k).map(|b| (k, b)))
