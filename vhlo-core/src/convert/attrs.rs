@@ -177,7 +177,7 @@ fn to_vhlo_uncached(
             match dialect.as_str() {
                 "vhlo" => a,
                 "stablehlo" => stablehlo_to_vhlo(m, a, &mnemonic, &d, allow_other, memo)?,
-                _ if allow_other => match super::unknown_to_libstablehlo(&dialect) {
+                _ if allow_other => match crate::dialect::unknown_to_libstablehlo(&dialect) {
                     Some(why) => return fail(m, &why),
                     None => a,
                 },
@@ -185,7 +185,7 @@ fn to_vhlo_uncached(
             }
         }
         AttrData::Opaque { dialect, .. } if allow_other => {
-            match super::unknown_to_libstablehlo(m.str(dialect)) {
+            match crate::dialect::unknown_to_libstablehlo(m.str(dialect)) {
                 Some(why) => return fail(m, &why),
                 None => a,
             }

@@ -141,7 +141,7 @@ fn to_vhlo_once(
                     }
                 }
                 _ if allow_other && dialect != "stablehlo" => {
-                    match super::unknown_to_libstablehlo(dialect) {
+                    match crate::dialect::unknown_to_libstablehlo(dialect) {
                         Some(why) => return bad(m, &why),
                         None => t,
                     }

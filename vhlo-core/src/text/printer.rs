@@ -471,7 +471,16 @@ struct Aliases {
     table: AliasTable,
 }
 
-pub(crate) fn is_bare_ident(s: &str) -> bool {
+/// A resource key as MLIR prints it (`printKeywordOrString`): bare when it is an identifier,
+/// else quoted.
+pub(crate) fn push_key(out: &mut String, m: &Module, key: Symbol) {
+    match m.utf8(key) {
+        Some(k) if is_bare_ident(k) => out.push_str(k),
+        _ => write_escaped(out, m.bytes(key)),
+    }
+}
+
+fn is_bare_ident(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && (b[0].is_ascii_alphabetic() || b[0] == b'_')
@@ -2168,7 +2177,7 @@ impl<'m> Printer<'m> {
             }
             AttrData::DenseResource { ty, key } => {
                 self.out.push_str("dense_resource<");
-                super::resources::push_key(&mut self.out, m, *key);
+                push_key(&mut self.out, m, *key);
                 self.out.push_str("> : ");
                 self.print_type(*ty);
             }

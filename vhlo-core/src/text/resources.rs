@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use super::lexer::ParseError;
 use super::parser::Parser;
-use super::printer::{is_bare_ident, write_escaped};
+use super::printer::push_key;
 use crate::ir::{
     children, AttrData, Attribute, Blob, Module, Node, ResourceBlob, Symbol, TypeData,
 };
@@ -116,7 +116,7 @@ impl Parser<'_> {
             p.c.expect(b':', "after a resource group name")?;
             p.c.expect(b'{', "to open a resource group")?;
             if dialects && name != "builtin" {
-                let why = if crate::convert::LIBSTABLEHLO_DIALECTS.contains(&name) {
+                let why = if crate::dialect::LIBSTABLEHLO_DIALECTS.contains(&name) {
                     format!("unexpected 'resource' section for dialect '{name}'")
                 } else {
                     format!("dialect '{name}' is unknown")
@@ -296,15 +296,6 @@ pub(crate) fn file_metadata(m: &Module) -> String {
     }
     out.push_str("\n    }\n  }\n#-}\n");
     out
-}
-
-/// A resource key as MLIR prints it (`printKeywordOrString`): bare when it is an identifier,
-/// else quoted.
-pub(crate) fn push_key(out: &mut String, m: &Module, key: Symbol) {
-    match m.utf8(key) {
-        Some(k) if is_bare_ident(k) => out.push_str(k),
-        _ => write_escaped(out, m.bytes(key)),
-    }
 }
 
 fn push_hex(out: &mut String, bytes: &[u8]) {
