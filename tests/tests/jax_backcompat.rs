@@ -117,32 +117,51 @@ fn ops_in_a_generic_function_keep_their_dialect() {
     assert_eq!(text::print(&again, PrintOptions::default()), printed);
 }
 
-/// An attribute of a dialect with no encoding here is written as its whole assembly text (MLIR's
-/// fallback), and read back to the same attribute.
+/// An attribute with no custom encoding (builtin `affine_map`) is written as its whole assembly
+/// text (MLIR's fallback, as jaxlib writes it: `tests/tests/resources_oracle.rs`), and read back
+/// to the same attribute. One of a dialect libStablehlo does not load is refused: libStablehlo
+/// would refuse to read it back.
 #[test]
 fn attributes_without_an_encoding_are_written_as_text() {
-    let src = r#"module {
-  func.func @main(%arg0: tensor<4x4xf32>) -> tensor<4x4xf32> {
-    %0 = stablehlo.custom_call @lapack_spotrf_ffi(%arg0) {foo.rule = #foo.rule<([i, j])->([k, l]) {i=4, j=4}, custom>} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    let program = |attr: &str| {
+        format!(
+            r#"module {{
+  func.func @main(%arg0: tensor<4x4xf32>) -> tensor<4x4xf32> {{
+    %0 = stablehlo.custom_call @lapack_spotrf_ffi(%arg0) {{foo.rule = {attr}}} : (tensor<4x4xf32>) -> tensor<4x4xf32>
     return %0 : tensor<4x4xf32>
-  }
-}
-"#;
-    let m = text::parse(src).expect("parse");
+  }}
+}}
+"#
+        )
+    };
     let options = SerializeOptions {
         allow_other_dialects: true,
         strip_debuginfo: true,
         ..Default::default()
     };
+    let m = text::parse(&program("affine_map<(d0, d1) -> (d1, d0)>")).expect("parse");
     let artifact = portable::serialize_portable_artifact(&m, "1.15.0", options).expect("serialize");
-    let text = b"#foo.rule<([i, j])->([k, l]) {i=4, j=4}, custom>\0";
+    let text = b"affine_map<(d0, d1) -> (d1, d0)>\0";
     assert!(
         artifact.windows(text.len()).any(|w| w == text),
         "written as its whole text"
     );
     let back =
         portable::deserialize_portable_artifact(&artifact).expect("our reader reads what we write");
-    assert_eq!(text::print(&back, PrintOptions::default()), src);
+    assert_eq!(
+        text::print(&back, PrintOptions::default()),
+        text::print(&m, PrintOptions::default())
+    );
+    let foreign =
+        text::parse(&program("#foo.rule<([i, j])->([k, l]) {i=4, j=4}, custom>")).expect("parse");
+    // unchecked: refused, nothing is written.
+    let e = vhlo_core::portable::serialize_portable_artifact(&foreign, "1.15.0", options)
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.contains("dialect 'foo', which libStablehlo does not load"),
+        "{e}"
+    );
 }
 
 // ---- the corpus ------------------------------------------------------------------------------

@@ -85,6 +85,9 @@ pub(crate) mod version {
 
 pub(crate) const MAGIC: [u8; 4] = [0x4D, 0x4C, 0xEF, 0x52];
 
+/// The padding byte before aligned sections and blobs (`bytecode::kAlignmentByte`).
+pub(crate) const ALIGNMENT_BYTE: u8 = 0xCB;
+
 /// Zigzag-encodes the 64-bit two's-complement pattern.
 pub(crate) fn zigzag(v: i64) -> u64 {
     ((v as u64) << 1) ^ ((v >> 63) as u64)
@@ -298,7 +301,7 @@ impl<'a> Cursor<'a> {
                 return Err(self.err_at(start, format!("invalid section alignment {align}")));
             }
             while !self.offset().is_multiple_of(align) {
-                if self.byte()? != 0xCB {
+                if self.byte()? != ALIGNMENT_BYTE {
                     return Err(self.err("section alignment padding is not 0xCB"));
                 }
             }

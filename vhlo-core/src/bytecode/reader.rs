@@ -10,13 +10,14 @@
 use std::collections::BTreeMap;
 
 use super::encoding::{
-    op_mask, read_apint, read_apint_words, read_shape, section, sign_extend, version, Cursor, MAGIC,
+    op_mask, read_apint, read_apint_words, read_shape, section, sign_extend, version, Cursor,
+    ALIGNMENT_BYTE, MAGIC,
 };
 use super::vhlo_codec::VhloSource;
 use super::{ArtifactInfo, BytecodeError, UseListOrder};
 use crate::ir::{
     AttrData, Attribute, Blob, Block, DialectType, FloatKind, LocData, Location, Module, NamedAttr,
-    OpId, OperationState, Param, Region, Signedness, Symbol, Type, TypeData, Value,
+    OpId, OperationState, Param, Region, ResourceBlob, Signedness, Symbol, Type, TypeData, Value,
 };
 use crate::vhlo::codec_dialect;
 use crate::vhlo::VhloOp;
@@ -153,6 +154,7 @@ fn read_on_this_thread<'a>(
         block_arg_locations: BTreeMap::new(),
         shadowed_attributes: Vec::new(),
         vhlo_mnemonics: Default::default(),
+        resource_keys: Vec::new(),
     };
     if let Some(mut s) = strings {
         r.read_strings(&mut s)?;
@@ -160,13 +162,14 @@ fn read_on_this_thread<'a>(
     if let Some(mut s) = dialects {
         r.read_dialects(&mut s)?;
     }
+    // Before the attributes: `dense_resource` entries refer to resources by number.
+    r.read_resources(resource_offsets, resources)?;
     if let (Some(mut o), Some(d)) = (offsets, attr_types) {
         r.read_attr_type_offsets(&mut o, d)?;
     }
     if let Some(mut p) = props {
         r.read_properties(&mut p)?;
     }
-    check_resources(resource_offsets, resources)?;
     if let Some(mut s) = ir {
         r.read_ir(&mut s)?;
         r.check_use_list_orders(&s)?;
@@ -180,23 +183,6 @@ fn read_on_this_thread<'a>(
         may_break_dominance: r.may_break_dominance,
     };
     Ok((r.module, info))
-}
-
-/// VHLO artifacts carry no resources: accept only the empty form `06 01 01 / 05 00`.
-fn check_resources(offsets: Option<Cursor<'_>>, resources: Option<Cursor<'_>>) -> Result<()> {
-    if let Some(mut o) = offsets {
-        let at = o.offset();
-        let external = o.varint()?;
-        if external != 0 || !o.is_empty() {
-            return Err(o.err_at(at, "resources are not supported"));
-        }
-    }
-    if let Some(r) = resources {
-        if !r.is_empty() {
-            return Err(r.err("resources are not supported"));
-        }
-    }
-    Ok(())
 }
 
 struct DialectEntry {
@@ -337,6 +323,8 @@ struct Reader<'a> {
     shadowed_attributes: Vec<super::ShadowedAttribute>,
     /// The VHLO mnemonics interned so far (one lookup per kind, not per entry).
     vhlo_mnemonics: super::vhlo_codec::Mnemonics,
+    /// The builtin resources by handle number (`dense_resource` refers to them by it).
+    resource_keys: Vec<Symbol>,
 }
 
 impl<'a> Reader<'a> {
@@ -464,6 +452,140 @@ impl<'a> Reader<'a> {
             .get(idx)
             .map(|d| self.module.str(d.name))
             .unwrap_or("")
+    }
+
+    // ---- resources ----------------------------------------------------------------------
+
+    /// The resource offset and resource sections (`ResourceSectionReader::initialize`): groups
+    /// of external resources (skipped, as MLIR skips those it has no parser for), then groups
+    /// of dialect resources, of which only the builtin dialect's (`dense_resource` blobs) are
+    /// supported. Blobs are views of the input when it is shared, never copies of large data.
+    fn read_resources(
+        &mut self,
+        offsets: Option<Cursor<'a>>,
+        body: Option<Cursor<'a>>,
+    ) -> Result<()> {
+        let (mut o, mut body) =
+            match (offsets, body) {
+                (None, None) => return Ok(()),
+                (Some(o), Some(b)) => (o, b),
+                (Some(c), None) | (None, Some(c)) => return Err(c.err(
+                    "the resource and resource offset sections must both be present or both absent",
+                )),
+            };
+        let at = o.offset();
+        // Each group takes at least two bytes (a name or dialect, and a count).
+        let external = o
+            .count(2)
+            .map_err(|_| o.err_at(at, "bad external resource group count"))?;
+        for _ in 0..external {
+            let _name = self.read_string_ref(&mut o)?;
+            self.read_resource_group(&mut o, &mut body, false)?;
+        }
+        while !o.is_empty() {
+            let at = o.offset();
+            let d = o.index()?;
+            let name = match self.dialects.get(d) {
+                Some(e) => self.module.str(e.name).to_string(),
+                None => {
+                    return Err(o.err_at(
+                        at,
+                        format!("invalid dialect index {d} for a resource group"),
+                    ))
+                }
+            };
+            if name != "builtin" {
+                return Err(o.err_at(
+                    at,
+                    format!("resources of dialect '{name}' are not supported (only the builtin dialect's dense_resource blobs)"),
+                ));
+            }
+            self.read_resource_group(&mut o, &mut body, true)?;
+        }
+        Ok(())
+    }
+
+    /// One resource group: per entry a key, the size of its data in the resource section and
+    /// its kind. `keep`: the builtin dialect's group, whose entries become numbered resources;
+    /// an empty entry is a declaration (`__elided__`, or a key without data).
+    fn read_resource_group(
+        &mut self,
+        o: &mut Cursor<'a>,
+        body: &mut Cursor<'a>,
+        keep: bool,
+    ) -> Result<()> {
+        // Key, size and kind take at least three bytes.
+        let n = o.count(3)?;
+        for _ in 0..n {
+            let key = self.read_string_ref(o)?;
+            let size = o.index()?;
+            let kind_at = o.offset();
+            let kind = o.byte()?;
+            let entry_at = body.offset();
+            let data = body.bytes(size)?;
+            if !keep {
+                continue;
+            }
+            let name = self.module.str(key).to_string();
+            if self.resource_keys.contains(&key) {
+                return Err(o.err_at(kind_at, format!("resource '{name}' is defined twice")));
+            }
+            self.resource_keys.push(key);
+            if data.is_empty() {
+                continue;
+            }
+            if kind != 0 {
+                let found = match kind {
+                    1 => "bool".to_string(),
+                    2 => "string".to_string(),
+                    k => format!("unknown kind {k}"),
+                };
+                return Err(o.err_at(
+                    kind_at,
+                    format!("expected a blob resource entry for '{name}', but found a {found} entry instead"),
+                ));
+            }
+            let mut e = Cursor::new(data, entry_at, "resource");
+            let align_at = e.offset();
+            let alignment = e.varint()?;
+            let len = e.index()?;
+            let alignment = u32::try_from(alignment)
+                .ok()
+                .filter(|a| a.is_power_of_two())
+                .ok_or_else(|| {
+                    e.err_at(
+                        align_at,
+                        format!("resource '{name}': alignment {alignment} is not a power of two below 2^32"),
+                    )
+                })?;
+            // The padding up to the alignment, counted from the start of the file as MLIR
+            // counts it from the start of its (aligned) buffer.
+            while !e.offset().is_multiple_of(alignment as usize) {
+                if e.byte()? != ALIGNMENT_BYTE {
+                    return Err(e.err(format!("resource '{name}': alignment padding is not 0xCB")));
+                }
+            }
+            let bytes = e.bytes(len)?;
+            if !e.is_empty() {
+                return Err(e.err(format!(
+                    "unexpected trailing bytes in resource entry '{name}'"
+                )));
+            }
+            let data = self.blob(bytes);
+            self.module
+                .set_resource_blob(key, ResourceBlob { alignment, data });
+        }
+        Ok(())
+    }
+
+    /// A resource handle: a builtin resource's number.
+    fn read_resource_handle(&mut self, c: &mut Cursor<'_>) -> Result<Symbol> {
+        let at = c.offset();
+        let i = c.index()?;
+        self.resource_keys
+            .get(i)
+            .copied()
+            .ok_or_else(|| c.err_at(at, format!("invalid resource handle index {i}")))
     }
 
     // ---- attribute and type tables -------------------------------------------------------
@@ -686,6 +808,12 @@ impl<'a> Reader<'a> {
 
     /// An attribute entry without a custom encoding: its text.
     fn textual_attr(&mut self, _: EntryCodec, dialect: Symbol, text: Symbol) -> AttrData {
+        // A builtin attribute kept as text has an empty dialect, as the text parser gives it.
+        let dialect = if self.module.str(dialect) == "builtin" {
+            self.module.sym("")
+        } else {
+            dialect
+        };
         AttrData::Opaque { dialect, text }
     }
 
@@ -879,6 +1007,18 @@ impl<'a> Reader<'a> {
                     self.module
                         .loc(LocData::FileLineColRange { file, line_cols }),
                 )
+            }
+            16 => {
+                let at = c.offset();
+                let ty = self.read_type(c)?;
+                if !matches!(
+                    self.module.type_data(ty),
+                    TypeData::RankedTensor { .. } | TypeData::UnrankedTensor { .. }
+                ) {
+                    return Err(c.err_at(at, "dense_resource of a type that is not shaped"));
+                }
+                let key = self.read_resource_handle(c)?;
+                AttrData::DenseResource { ty, key }
             }
             17 => {
                 let element = self.read_type(c)?;

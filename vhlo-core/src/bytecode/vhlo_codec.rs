@@ -732,6 +732,14 @@ pub(super) trait DialectWriter {
         self.blob(data);
     }
     fn string(&mut self, s: &[u8]);
+    /// A handle to the builtin dialect resource `key` (`dense_resource`): its number among the
+    /// artifact's resources.
+    fn resource(&mut self, m: &Module, key: Symbol) -> WriteResult<()> {
+        Err(WriteError(format!(
+            "resource handle '{}' cannot be written here",
+            m.str(key)
+        )))
+    }
     fn attr(&mut self, m: &mut Module, a: Attribute) -> WriteResult<()>;
     fn ty(&mut self, m: &mut Module, t: Type) -> WriteResult<()>;
     fn opt_attr(&mut self, m: &mut Module, a: Option<Attribute>) -> WriteResult<()>;

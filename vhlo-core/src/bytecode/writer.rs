@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::ir::FastMap as HashMap;
 
-use super::encoding::{op_mask, section, version, Emitter, Encoded, MAGIC};
+use super::encoding::{op_mask, section, version, Emitter, Encoded, ALIGNMENT_BYTE, MAGIC};
 use super::reader::inherent_names;
 use super::vhlo_codec::DialectWriter;
 use super::UseListOrder;
@@ -103,6 +103,7 @@ fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Encod
     };
     w.number_ir(m, root)?;
     w.n.finalize();
+    let resources = resource_order(m, &mut w.n)?;
 
     let mut out = Emitter::default();
     out.bytes(&MAGIC);
@@ -123,9 +124,7 @@ fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Encod
     ir.varint_with_flag(1, false);
     w.write_op(m, &mut ir, root)?;
     out.section(section::IR, &ir.buf);
-    // No resources: zero external groups, empty resource section.
-    out.section(section::RESOURCE_OFFSET, &[0x01]);
-    out.section(section::RESOURCE, &[]);
+    w.resource_sections(m, &resources, &mut out)?;
     out.section(section::STRING, &w.strings.section());
     if opts.bytecode_version >= version::NATIVE_PROPERTIES_ENCODING {
         let mut p = Emitter::default();
@@ -136,6 +135,42 @@ fn write_on_this_thread(m: &mut Module, opts: &WriteOptions<'_>) -> Result<Encod
         out.section(section::PROPERTIES, &p.buf);
     }
     Ok(out.into_encoded())
+}
+
+/// The largest blob alignment written: padding to it costs up to as many bytes (MLIR allows
+/// any power of two; beyond this a few bytes of text would ask for gigabytes of padding).
+const MAX_RESOURCE_ALIGNMENT: u32 = 1 << 16;
+
+/// The referred resources in the order MLIR numbers and writes them: those with data in
+/// first-seen order, then declarations (no data, `__elided__`), whose entries are empty.
+fn resource_order(m: &Module, n: &mut Numbering) -> Result<Vec<Symbol>> {
+    let (with_data, declared): (Vec<Symbol>, Vec<Symbol>) = n
+        .resources
+        .iter()
+        .partition(|&&k| m.resource_blob(k).is_some());
+    let order: Vec<Symbol> = with_data.into_iter().chain(declared).collect();
+    for (i, &k) in order.iter().enumerate() {
+        n.resource_num.insert(k, i as u64);
+        if let Some(b) = m.resource_blob(k) {
+            // What libStablehlo's reader refuses (`alignTo`: a power of two), or reads as
+            // something else, is not written.
+            if b.data.is_empty() {
+                return err(format!(
+                    "resource '{}' has an empty blob, which MLIR writes with alignment 0 and then                      refuses to read",
+                    m.str(k)
+                ));
+            }
+            if !b.alignment.is_power_of_two() || b.alignment > MAX_RESOURCE_ALIGNMENT {
+                return err(format!(
+                    "resource '{}' has alignment {}: a power of two up to {MAX_RESOURCE_ALIGNMENT} \
+                     is needed",
+                    m.str(k),
+                    b.alignment
+                ));
+            }
+        }
+    }
+    Ok(order)
 }
 
 /// Whether an op with regions uses no value defined outside them (MLIR numbers such ops as
@@ -294,6 +329,10 @@ struct Numbering {
     op_dicts: DenseMap<OpId, Attribute>,
     next_value: u64,
     depth: usize,
+    /// Builtin resources referred to, in first-seen order, and their final numbers
+    /// (`finalizeDialectResourceNumberings`: those with data first, then declarations).
+    resources: Vec<Symbol>,
+    resource_num: HashMap<Symbol, u64>,
 }
 
 impl Numbering {
@@ -414,7 +453,10 @@ impl StringTable {
 fn attr_dialect(m: &Module, a: Attribute) -> String {
     match m.attr_data(a) {
         AttrData::Dialect(d) => m.str(d.dialect).to_string(),
-        AttrData::Opaque { dialect, .. } => m.str(*dialect).to_string(),
+        // An empty dialect is a builtin attribute kept as text (`affine_map<...>`).
+        AttrData::Opaque { dialect, .. } if !m.str(*dialect).is_empty() => {
+            m.str(*dialect).to_string()
+        }
         _ => "builtin".to_string(),
     }
 }
@@ -555,6 +597,11 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
             w.varint(18);
             w.ty(m, ty)?;
             w.shared_blob(&data);
+        }
+        AttrData::DenseResource { ty, key } => {
+            w.varint(16);
+            w.ty(m, ty)?;
+            w.resource(m, key)?;
         }
         AttrData::DenseStrings { ty, values } => {
             w.varint(19);
@@ -713,6 +760,16 @@ struct NumberingWriter<'n> {
 
 impl DialectWriter for NumberingWriter<'_> {
     fn string(&mut self, _: &[u8]) {}
+    fn resource(&mut self, _: &Module, key: Symbol) -> Result<()> {
+        // The builtin dialect owns `dense_resource` blobs (numbered as MLIR numbers the
+        // dialect of a resource it meets).
+        self.n.dialect("builtin");
+        if let std::collections::hash_map::Entry::Vacant(e) = self.n.resource_num.entry(key) {
+            e.insert(0);
+            self.n.resources.push(key);
+        }
+        Ok(())
+    }
     fn attr(&mut self, m: &mut Module, a: Attribute) -> Result<()> {
         number_attr(self.n, m, a)
     }
@@ -818,6 +875,15 @@ impl DialectWriter for EmitWriter<'_> {
         let i = self.strings.insert(s);
         self.e.varint(i);
     }
+    fn resource(&mut self, m: &Module, key: Symbol) -> Result<()> {
+        match self.n.resource_num.get(&key) {
+            Some(&i) => {
+                self.e.varint(i);
+                Ok(())
+            }
+            None => err(format!("resource '{}' was not numbered", m.str(key))),
+        }
+    }
     fn attr(&mut self, _: &mut Module, a: Attribute) -> Result<()> {
         let i = self.n.attr_num.need(a, "attribute was not numbered")?;
         self.e.varint(i);
@@ -877,6 +943,64 @@ enum OpAttrs {
 }
 
 impl Writer<'_> {
+    /// The resource offset and resource sections (`writeResourceSection`): no external group,
+    /// then the builtin dialect's group when any resource is referred to. Each blob is padded
+    /// to its alignment from the start of the resource section, and that section to the largest
+    /// alignment from the start of the file, as MLIR's emitter aligns nested sections.
+    fn resource_sections(&mut self, m: &Module, order: &[Symbol], out: &mut Emitter) -> Result<()> {
+        let mut offsets = Emitter::default();
+        offsets.varint(0);
+        let mut body = Emitter::default();
+        let mut max_align = 1u32;
+        if !order.is_empty() {
+            let builtin = self
+                .n
+                .dialect_index
+                .get("builtin")
+                .copied()
+                .ok_or_else(|| WriteError("resources without the builtin dialect".into()))?;
+            offsets.varint(builtin as u64);
+            offsets.varint(order.len() as u64);
+            for &k in order {
+                let start = body.len();
+                if let Some(b) = m.resource_blob(k) {
+                    body.varint(u64::from(b.alignment));
+                    body.varint(b.data.len() as u64);
+                    if b.alignment > 1 {
+                        let align = b.alignment as usize;
+                        while !body.len().is_multiple_of(align) {
+                            body.byte(ALIGNMENT_BYTE);
+                        }
+                        max_align = max_align.max(b.alignment);
+                    }
+                    body.blob_bytes(&b.data);
+                }
+                let key = self.strings.insert(m.bytes(k));
+                offsets.varint(key);
+                offsets.varint((body.len() - start) as u64);
+                // AsmResourceEntryKind::Blob (declarations too, as MLIR writes them).
+                offsets.byte(0);
+            }
+        }
+        out.section(section::RESOURCE_OFFSET, &offsets.buf);
+        let id_at = out.buf.len();
+        out.byte(section::RESOURCE);
+        out.varint(body.len() as u64);
+        let align = max_align as usize;
+        if align > 1 && !out.len().is_multiple_of(align) {
+            // The high bit of the id says an alignment and padding follow.
+            if let Some(id) = out.buf.get_mut(id_at) {
+                *id |= 0x80;
+            }
+            out.varint(u64::from(max_align));
+            while !out.len().is_multiple_of(align) {
+                out.byte(ALIGNMENT_BYTE);
+            }
+        }
+        out.append(body);
+        Ok(())
+    }
+
     /// Records how ops named like `op` store properties (once per name).
     fn learn_op_name(&mut self, m: &mut Module, op: OpId) {
         let name = m.op_name(op);

@@ -177,11 +177,22 @@ fn to_vhlo_uncached(
             match dialect.as_str() {
                 "vhlo" => a,
                 "stablehlo" => stablehlo_to_vhlo(m, a, &mnemonic, &d, allow_other, memo)?,
-                _ if allow_other => a,
+                _ if allow_other => match crate::dialect::unknown_to_libstablehlo(&dialect) {
+                    Some(why) => return fail(m, &why),
+                    None => a,
+                },
                 _ => return fail(m, "is not in the StableHLO opset (no VHLO form)"),
             }
         }
-        _ if allow_other && !matches!(data, AttrData::Unit) => a,
+        AttrData::Opaque { dialect, .. } if allow_other => {
+            match crate::dialect::unknown_to_libstablehlo(m.str(dialect)) {
+                Some(why) => return fail(m, &why),
+                None => a,
+            }
+        }
+        // Kept as they are, `unit` included (libStablehlo keeps `{foo.bar}` and `[unit]` with
+        // `allow_other_dialects`, and refuses them without).
+        _ if allow_other => a,
         _ => return fail(m, "has no VHLO form"),
     })
 }

@@ -140,7 +140,12 @@ fn to_vhlo_once(
                         }
                     }
                 }
-                _ if allow_other && dialect != "stablehlo" => t,
+                _ if allow_other && dialect != "stablehlo" => {
+                    match crate::dialect::unknown_to_libstablehlo(dialect) {
+                        Some(why) => return bad(m, &why),
+                        None => t,
+                    }
+                }
                 _ => return bad(m, "is not in the StableHLO opset (no VHLO form)"),
             }
         }

@@ -4,6 +4,42 @@
 //! dialect generated from another spec (the fixture tests) uses the same runtime. Nothing here names
 //! a generated type: ops are identified by their full name.
 
+/// The dialects jaxlib's MLIR context loads (probed on jaxlib 0.10.2, StableHLO 1.17.0):
+/// libStablehlo refuses to read an artifact holding a type or attribute of any other dialect,
+/// so with `allow_other_dialects` those are refused rather than written.
+pub const LIBSTABLEHLO_DIALECTS: &[&str] = &[
+    "builtin",
+    "func",
+    "arith",
+    "tensor",
+    "shape",
+    "scf",
+    "cf",
+    "chlo",
+    "sdy",
+    "mhlo",
+    "quant",
+    "math",
+    "memref",
+    "vector",
+    "gpu",
+    "nvvm",
+    "llvm",
+    "affine",
+    "complex",
+    "stablehlo",
+    "vhlo",
+];
+
+/// Why a type or attribute of `dialect` cannot be kept, if it cannot.
+pub(crate) fn unknown_to_libstablehlo(dialect: &str) -> Option<String> {
+    (!dialect.is_empty() && !LIBSTABLEHLO_DIALECTS.contains(&dialect)).then(|| {
+        format!(
+            "is of dialect '{dialect}', which libStablehlo does not load: it would refuse to read the artifact"
+        )
+    })
+}
+
 pub mod codec;
 pub mod hooks;
 // Internal: helpers the generated code calls (not part of the documented API).

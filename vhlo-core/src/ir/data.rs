@@ -230,6 +230,10 @@ pub enum AttrData {
     DenseArray { element: Type, data: Box<[u8]> },
     /// `dense<...> : tensor<...>`: raw little-endian data as MLIR stores it (one element when splat).
     DenseElements { ty: Type, data: Blob, splat: bool },
+    /// `dense_resource<key> : tensor<...>`: elements held in the module's builtin resource
+    /// `key` ([`Module::resource_blob`](super::Module::resource_blob)); `__elided__` or any key
+    /// without a blob is a declaration, as MLIR keeps it.
+    DenseResource { ty: Type, key: Symbol },
     /// `dense<["a", "b"]>` string elements.
     DenseStrings { ty: Type, values: Box<[Symbol]> },
     /// `{a = 1, b}`; entries sorted by name as MLIR keeps them.
@@ -274,4 +278,14 @@ pub enum LocData {
     /// column alone (`to :ec`) or the end line and end column (`to el:ec`). `Module::loc` turns
     /// exactly two values into `FileLineCol`, which MLIR holds as the same attribute.
     FileLineColRange { file: Symbol, line_cols: Box<[u32]> },
+}
+
+/// The data of a builtin dialect resource (`dense_resource` blobs): bytes with the alignment
+/// they must have in memory, as MLIR's `AsmResourceBlob` holds them.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ResourceBlob {
+    /// A power of two, or 0 for the empty blob MLIR prints as `"0x00000000"`.
+    pub alignment: u32,
+    /// The bytes: a view of the input when read from a shared artifact.
+    pub data: Blob,
 }

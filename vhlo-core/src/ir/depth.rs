@@ -100,7 +100,8 @@ pub(crate) fn children(m: &Module, n: Node, out: &mut Vec<Node>) {
             AttrData::String { ty, .. } => out.extend(ty.map(Node::Type)),
             AttrData::DenseArray { element: ty, .. }
             | AttrData::DenseElements { ty, .. }
-            | AttrData::DenseStrings { ty, .. } => out.push(Node::Type(*ty)),
+            | AttrData::DenseStrings { ty, .. }
+            | AttrData::DenseResource { ty, .. } => out.push(Node::Type(*ty)),
             AttrData::Array(xs) => out.extend(xs.iter().map(|&x| Node::Attr(x))),
             AttrData::Dictionary(xs) => out.extend(xs.iter().map(|&(_, x)| Node::Attr(x))),
             AttrData::Location(l) => out.push(Node::Loc(*l)),

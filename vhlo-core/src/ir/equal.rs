@@ -366,6 +366,12 @@ impl Cmp<'_> {
                 same(d1 == d2 && s1 == s2)?;
                 self.ty(*t1, *t2)
             }
+            (A::DenseResource { ty: t1, key: k1 }, A::DenseResource { ty: t2, key: k2 }) => {
+                // The same key with the same data (or none).
+                self.sym(*k1, *k2)?;
+                same(self.a.resource_blob(*k1) == self.b.resource_blob(*k2))?;
+                self.ty(*t1, *t2)
+            }
             (A::DenseStrings { ty: t1, values: v1 }, A::DenseStrings { ty: t2, values: v2 }) => {
                 zip_with(v1, v2, uneven, |&s, &t| self.sym(s, t))?;
                 self.ty(*t1, *t2)

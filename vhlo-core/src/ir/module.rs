@@ -2,7 +2,7 @@
 
 use super::{
     AttrData, Attribute, Block, DialectAttr, DialectType, Interner, LocData, Location, OpId, Param,
-    Region, Symbol, Type, TypeData, Value,
+    Region, ResourceBlob, Symbol, Type, TypeData, Value,
 };
 
 /// A named attribute (`name = value`).
@@ -139,6 +139,9 @@ pub struct Module {
     block_pool: Vec<Block>,
     /// Top-level ops, in order.
     top: Vec<OpId>,
+    /// The builtin dialect's resources (`dense_resource` data) by key. Only those an attribute
+    /// refers to are printed and written, as MLIR does.
+    resources: std::collections::BTreeMap<Symbol, ResourceBlob>,
     /// Constants built by `dialect::support` (the defaults version steps add to every op),
     /// keyed by a kind tag, a static name and a value: building one interns several values.
     consts: super::FastMap<(u8, &'static str, i64), u32>,
@@ -213,6 +216,7 @@ impl Module {
             region_pool: Vec::new(),
             block_pool: Vec::new(),
             top: Vec::new(),
+            resources: Default::default(),
             consts: Default::default(),
             static_syms: Default::default(),
             interned_checked: InternedChecked::default(),
@@ -777,6 +781,23 @@ impl Module {
                 }
             }
         }
+    }
+}
+
+/// The builtin dialect's resources (`dense_resource` blobs).
+impl Module {
+    /// Sets the blob of resource `key` (a later blob for the same key replaces the earlier one,
+    /// as in MLIR's parser).
+    pub fn set_resource_blob(&mut self, key: Symbol, blob: ResourceBlob) {
+        self.resources.insert(key, blob);
+    }
+    /// Whether any resource has a blob (most modules have none, and skip looking for them).
+    pub fn has_resource_blobs(&self) -> bool {
+        !self.resources.is_empty()
+    }
+    /// The blob of resource `key`; `None` for a declaration without data (`__elided__`).
+    pub fn resource_blob(&self, key: Symbol) -> Option<&ResourceBlob> {
+        self.resources.get(&key)
     }
 }
 

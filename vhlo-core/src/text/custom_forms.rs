@@ -75,7 +75,9 @@ impl<'a> Parser<'a> {
                 let vpos = self.c.pos;
                 let value = self.parse_attribute()?;
                 let ty = match self.m.attr_data(value).clone() {
-                    AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => ty,
+                    AttrData::DenseElements { ty, .. }
+                    | AttrData::DenseStrings { ty, .. }
+                    | AttrData::DenseResource { ty, .. } => ty,
                     AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } => ty,
                     AttrData::Bool(_) => self.m.ty(TypeData::Integer {
                         width: 1,

@@ -20,6 +20,7 @@ mod op_format;
 mod parse_types_attrs;
 mod parser;
 mod printer;
+mod resources;
 mod sdy;
 mod sdy_ops;
 mod shlo_pretty;
@@ -136,6 +137,7 @@ pub fn print(m: &Module, opts: PrintOptions) -> String {
 fn print_numbered(m: &Module, opts: PrintOptions, numbering: Option<Numbering>) -> String {
     let mut p = new_printer(m, opts, numbering);
     p.print_module();
+    p.out.push_str(&resources::file_metadata(m));
     p.out
 }
 
@@ -273,6 +275,7 @@ fn print_threaded_to_file_from(
         match p.print_chunked(cut, chunk, file) {
             Some(written) => {
                 written?;
+                file.write_all(resources::file_metadata(m).as_bytes())?;
                 how = FilePrint::Chunked;
             }
             // The two threads' text could not be used: start again, on one thread.
@@ -307,7 +310,12 @@ fn print_threaded_from(
     if let Some(cut) = cut_for(m, opts, numbering.as_ref(), min_ops) {
         let mut p = new_printer(m, opts, numbering.clone());
         if let Some(pieces) = p.print_cut(cut) {
-            return pieces.into();
+            let mut pieces: Vec<String> = pieces.into();
+            let metadata = resources::file_metadata(m);
+            if !metadata.is_empty() {
+                pieces.push(metadata);
+            }
+            return pieces;
         }
     }
     vec![print_numbered(m, opts, numbering)]

@@ -780,6 +780,7 @@ impl<'a> Parser<'a> {
                     "true" | "false" => Ok(self.m.attr(AttrData::Bool(id == "true"))),
                     "unit" => Ok(self.m.attr(AttrData::Unit)),
                     "dense" => self.parse_dense(pos),
+                    "dense_resource" => self.parse_dense_resource(pos),
                     "array" => self.parse_dense_array(),
                     "loc" if self.c.peek() == Some(b'(') => {
                         let l = self.parse_loc_body(false)?;
@@ -796,8 +797,7 @@ impl<'a> Parser<'a> {
                         let text = self.m.sym(&text);
                         Ok(self.m.attr(AttrData::Opaque { dialect, text }))
                     }
-                    "dense_resource" | "sparse" | "affine_map" | "affine_set" | "distinct"
-                    | "strided" => Err(self
+                    "sparse" | "affine_map" | "affine_set" | "distinct" | "strided" => Err(self
                         .c
                         .error_at(pos, format!("'{id}' attributes are not supported"))),
                     _ => {

@@ -481,6 +481,15 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'#') => self.parse_attr_alias_def()?,
                 Some(b'!') => self.parse_type_alias_def()?,
+                Some(b'{')
+                    if self
+                        .c
+                        .bytes
+                        .get(self.c.pos..)
+                        .is_some_and(|r| r.starts_with(b"{-#")) =>
+                {
+                    self.parse_file_metadata()?
+                }
                 _ => {
                     let op = self.parse_operation()?;
                     ops.push(op);

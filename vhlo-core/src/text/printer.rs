@@ -471,6 +471,15 @@ struct Aliases {
     table: AliasTable,
 }
 
+/// A resource key as MLIR prints it (`printKeywordOrString`): bare when it is an identifier,
+/// else quoted.
+pub(crate) fn push_key(out: &mut String, m: &Module, key: Symbol) {
+    match m.utf8(key) {
+        Some(k) if is_bare_ident(k) => out.push_str(k),
+        _ => write_escaped(out, m.bytes(key)),
+    }
+}
+
 fn is_bare_ident(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
@@ -2178,6 +2187,12 @@ impl<'m> Printer<'m> {
             }
             AttrData::DenseElements { ty, data, splat } => {
                 self.wrap("dense<", "> : ", |p| p.print_dense_body(*ty, data, *splat));
+                self.print_type(*ty);
+            }
+            AttrData::DenseResource { ty, key } => {
+                self.out.push_str("dense_resource<");
+                push_key(&mut self.out, m, *key);
+                self.out.push_str("> : ");
                 self.print_type(*ty);
             }
             AttrData::DenseStrings { ty, values } => {

@@ -37,7 +37,9 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
         return false;
     };
     let value_ty = match m.attr_data(value) {
-        AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
+        AttrData::DenseElements { ty, .. }
+        | AttrData::DenseStrings { ty, .. }
+        | AttrData::DenseResource { ty, .. } => *ty,
         _ => return false,
     };
     let Some(result) = m.result(op, 0) else {
@@ -79,7 +81,9 @@ impl<'a> Parser<'a> {
         let at = self.c.token_start();
         let value = self.parse_attribute()?;
         let ty = match self.m.attr_data(value) {
-            AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
+            AttrData::DenseElements { ty, .. }
+            | AttrData::DenseStrings { ty, .. }
+            | AttrData::DenseResource { ty, .. } => *ty,
             _ => {
                 return Err(self
                     .c

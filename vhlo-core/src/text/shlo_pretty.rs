@@ -246,9 +246,9 @@ impl<'a> Parser<'a> {
                     let vpos = self.c.token_start();
                     let value = self.parse_attribute()?;
                     let ty = match self.m.attr_data(value) {
-                        AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => {
-                            *ty
-                        }
+                        AttrData::DenseElements { ty, .. }
+                        | AttrData::DenseStrings { ty, .. }
+                        | AttrData::DenseResource { ty, .. } => *ty,
                         _ => {
                             return Err(self
                                 .c
@@ -490,7 +490,9 @@ pub(crate) fn print_stablehlo(p: &mut Printer<'_>, op: OpId) -> bool {
                 return false;
             };
             let vty = match m.attr_data(value) {
-                AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => *ty,
+                AttrData::DenseElements { ty, .. }
+                | AttrData::DenseStrings { ty, .. }
+                | AttrData::DenseResource { ty, .. } => *ty,
                 _ => return false,
             };
             p.out.push_str(name);

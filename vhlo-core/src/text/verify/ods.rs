@@ -76,7 +76,12 @@ pub(crate) fn satisfies(m: &Module, a: Attribute, c: Constraint) -> bool {
         (C::I64Elements | C::ReplicaGroups, AttrData::DenseElements { ty, .. }) => {
             element_type(*ty).is_some_and(|e| signless_int(e, 64))
         }
-        (C::Elements, AttrData::DenseElements { .. } | AttrData::DenseStrings { .. }) => true,
+        (
+            C::Elements,
+            AttrData::DenseElements { .. }
+            | AttrData::DenseStrings { .. }
+            | AttrData::DenseResource { .. },
+        ) => true,
         (C::FlatSymbolRef, _) => flat_symbol(a),
         (C::FlatSymbolRefArray, AttrData::Array(xs)) => xs.iter().all(|&x| flat_symbol(x)),
         (C::Dictionary | C::StrOrDictionary, AttrData::Dictionary(_))
