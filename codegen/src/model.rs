@@ -758,10 +758,6 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
         files: raw.files.clone(),
         ..Spec::default()
     };
-    for (file, d) in &raw.codec_dialects {
-        spec.codec_dialects
-            .push(crate::codec_dialect::lower(file, d, diags));
-    }
     if let Some((file, r)) = &raw.releases {
         for rel in &r.releases {
             spec.releases.push(Release {
@@ -1033,6 +1029,11 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
         });
     }
     finish_ranges(&mut spec, diags);
+    // After the enums: a codec dialect's enum may take a StableHLO enum's cases (`cases_of`).
+    for (file, d) in &raw.codec_dialects {
+        let lowered = crate::codec_dialect::lower(file, d, &spec.enums, diags);
+        spec.codec_dialects.push(lowered);
+    }
     spec
 }
 

@@ -114,7 +114,7 @@ impl<'a> Parser<'a> {
                 self.finish_op(st, &uses, &[t, t])
             }
             _ => {
-                if let Some(op) = self.parse_sdy_op(name)? {
+                if let Some(op) = self.parse_codec_op(name)? {
                     return Ok(op);
                 }
                 if let Some(op) = self.parse_stablehlo_pretty(name, pos, named_results)? {
@@ -480,7 +480,7 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             print_terminator(p, op, name)
         }
         "func.call" => print_call_op(p, op),
-        n if n.starts_with("sdy.") => super::sdy_ops::print_sdy_op(p, op),
+        n if super::sdy_ops::codec_op(n).is_some() => super::sdy_ops::print_codec_op(p, op),
         "vhlo.func_v1" => print_vhlo_func(p, op),
         "scf.for" => print_scf_for(p, op),
         "scf.yield" => print_terminator(p, op, "scf.yield"),

@@ -21,6 +21,8 @@ pub(crate) fn inherent_attrs(op: &str) -> &'static [&'static str] {
         k.attribute_names()
     } else if op == "builtin.module" {
         &["sym_name", "sym_visibility"]
+    } else if let Some((_, o)) = super::sdy_ops::codec_op(op) {
+        o.attribute_names
     } else {
         &[]
     }
@@ -763,6 +765,13 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> (Option<NameHint>, HintD
     let name = m.op_name_str(op);
     if name == "arith.constant" {
         return (arith_constant_name(m, op), HintDep::Op);
+    }
+    // ODS names the results of an op with several, none variadic (top_k's %values, %indices).
+    if let Some((_, o)) = super::sdy_ops::codec_op(name) {
+        let n = m.num_results(op);
+        let fixed = !o.results.iter().any(|r| r.ends_with('*'));
+        let hint = (n >= 2 && n == o.results.len() && fixed).then_some(NameHint::PerResult(o.results));
+        return (hint, HintDep::ResultCount);
     }
     if name != StablehloOp::Constant.name() {
         let n = m.num_results(op);
