@@ -41282,17 +41282,12 @@ pub const CHLO_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core:
             results: &["values", "indices"],
             attributes: &[
                 ::vhlo_core::dialect::codec::CodecOpAttr {
-                    name: "is_stable",
-                    of: "bool",
-                    optional: true,
-                },
-                ::vhlo_core::dialect::codec::CodecOpAttr {
                     name: "k",
                     of: "i64",
                     optional: false,
                 },
             ],
-            attribute_names: &["is_stable", "k"],
+            attribute_names: &["k"],
             regions: &[],
             terminator: false,
             format: Some(
@@ -41303,17 +41298,7 @@ pub const CHLO_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core:
                         FormatElem::Literal(","),
                         FormatElem::Literal(" k"),
                         FormatElem::Literal(" ="),
-                        FormatElem::Attr(1u8, true),
-                        FormatElem::Optional {
-                            anchor: FormatAnchor::Attr(0u8),
-                            then: &[
-                                FormatElem::Literal(","),
-                                FormatElem::Literal(" is_stable"),
-                                FormatElem::Literal(" ="),
-                                FormatElem::Attr(0u8, true),
-                            ],
-                            otherwise: &[],
-                        },
+                        FormatElem::Attr(0u8, true),
                         FormatElem::Literal(")"),
                         FormatElem::AttrDict,
                         FormatElem::Literal(" :"),
@@ -41325,20 +41310,8 @@ pub const CHLO_DIALECT: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core:
                         FormatElem::ResultType(1u8, true),
                         FormatElem::Literal(")"),
                     ],
-                    checked: &[
-                        FormatElem::Attr(1u8, true),
-                        FormatElem::Optional {
-                            anchor: FormatAnchor::Attr(0u8),
-                            then: &[
-                                FormatElem::Literal(","),
-                                FormatElem::Literal(" is_stable"),
-                                FormatElem::Literal(" ="),
-                                FormatElem::Attr(0u8, true),
-                            ],
-                            otherwise: &[],
-                        },
-                    ],
-                    bound_attrs: 3u64,
+                    checked: &[FormatElem::Attr(0u8, true)],
+                    bound_attrs: 1u64,
                     operand_groups: 1u8,
                     variadic_operands: None,
                     results: 2u8,

@@ -28,6 +28,22 @@ fn segments(m: &crate::ir::Module, a: Attribute) -> Option<(usize, usize)> {
     Some((n(0)?, n(4)?))
 }
 
+/// chlo.scan's `getAsmBlockArgumentNames`: `input` for the inputs' arguments, `carry` after.
+pub(crate) fn scan_block_arg_name(m: &crate::ir::Module, op: OpId, i: usize) -> &'static str {
+    let inputs = m
+        .properties(op)
+        .iter()
+        .chain(m.attributes(op))
+        .find(|a| m.str(a.name) == "operandSegmentSizes")
+        .and_then(|a| segments(m, a.value))
+        .map_or(0, |s| s.0);
+    if i < inputs {
+        "input"
+    } else {
+        "carry"
+    }
+}
+
 /// `chlo.scan(%in) inits (%init) dimension=0 [attributes {...}] {region} : (T) -> (U)`; `false`
 /// when the op's segments or dimension do not fit the syntax (printed generically then).
 pub(crate) fn print_scan(p: &mut Printer<'_>, op: OpId) -> bool {

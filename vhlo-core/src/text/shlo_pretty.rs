@@ -814,8 +814,12 @@ fn arith_constant_name(m: &Module, op: OpId) -> Option<NameHint> {
 }
 
 /// Block argument names MLIR's `getAsmBlockArgumentNames` gives (pretty printing only).
-pub(crate) fn block_arg_name_hint(m: &Module, op: OpId) -> Option<&'static str> {
-    StablehloOp::from_name(m.op_name_str(op))?.asm_block_arg_name()
+pub(crate) fn block_arg_name_hint(m: &Module, op: OpId, i: usize) -> Option<&'static str> {
+    let name = m.op_name_str(op);
+    if name == "chlo.scan" {
+        return Some(super::codec_ops::scan_block_arg_name(m, op, i));
+    }
+    StablehloOp::from_name(name)?.asm_block_arg_name()
 }
 
 /// [`result_name_hint`] of the op that `op` becomes once legalized to StableHLO (a VHLO op
@@ -865,9 +869,13 @@ fn integer_tensor_once_legalized(m: &Module, t: Type) -> bool {
 }
 
 /// [`block_arg_name_hint`] of the op that `op` becomes once legalized to StableHLO.
-pub(crate) fn block_arg_name_hint_once_legalized(m: &Module, op: OpId) -> Option<&'static str> {
+pub(crate) fn block_arg_name_hint_once_legalized(
+    m: &Module,
+    op: OpId,
+    i: usize,
+) -> Option<&'static str> {
     match crate::vhlo::VhloOp::from_name(m.op_name_str(op)) {
         Some(k) => k.stablehlo().asm_block_arg_name(),
-        None => block_arg_name_hint(m, op),
+        None => block_arg_name_hint(m, op, i),
     }
 }
