@@ -6,7 +6,7 @@
 
 mod collectives;
 mod contraction;
-mod elementwise;
+pub(crate) mod elementwise;
 mod regions;
 mod shapes;
 
