@@ -195,7 +195,9 @@ impl Parser<'_> {
                         ),
                     ));
                 };
-                Ok(Some(vec![Param::Int(v)]))
+                // The enum's one parameter is a `u32` (its wire form a varint).
+                let v = u64::try_from(v).map_err(|_| self.c.error_at(at, "negative enum case"))?;
+                Ok(Some(vec![Param::UInt(v)]))
             }
             CodecForm::Struct => {
                 self.c.expect(b'<', "to open a struct attribute")?;
@@ -244,13 +246,13 @@ impl Printer<'_> {
             return false;
         };
         match (spec.form, &d.params[..]) {
-            (CodecForm::Enum, [Param::Int(v)]) => {
+            (CodecForm::Enum, [Param::UInt(v)]) => {
                 let e = spec
                     .params
                     .first()
                     .and_then(|p| p.enum_)
                     .and_then(|i| cd.enums.get(i));
-                let Some(case) = e.and_then(|e| e.cases.iter().find(|c| c.1 == *v)) else {
+                let Some(case) = e.and_then(|e| e.cases.iter().find(|c| u64::try_from(c.1) == Ok(*v))) else {
                     return false;
                 };
                 let _ = write!(self.out, "#{}<{mnemonic} {}>", cd.name, case.0);
