@@ -47,9 +47,18 @@ fn shape(m: &Module, t: Type) -> Option<&[Dim]> {
     }
 }
 
-/// Base.cpp's `isCompatibleElementTypeForHloTypeInference` (StableHLO's).
+/// Base.cpp's `isCompatibleElementTypeForHloTypeInference` (StableHLO's). A quantized type kept
+/// as text (as the bytecode reader keeps the quant types of other dialects' ops) is not
+/// decoded, so not refused.
 fn compatible_elements(m: &Module, a: Type, b: Type) -> bool {
-    super::ops::elementwise::compatible_element_types(m, a, b)
+    let textual_quant = |t: Type| {
+        let e = element(m, t);
+        matches!(m.type_data(e), TypeData::Dialect(d) if m.str(d.dialect) == "quant")
+            && super::types::quant(m, e).is_none()
+    };
+    textual_quant(a)
+        || textual_quant(b)
+        || super::ops::elementwise::compatible_element_types(m, a, b)
 }
 
 fn prop(m: &Module, op: OpId, name: &str) -> Option<Attribute> {
