@@ -305,14 +305,12 @@ pub fn lower(
             .map(|c| (c.name.value.clone(), c.value.value))
             .collect();
         match (&e.cases_of, cases.is_empty()) {
-            (Some(of), true) => match stablehlo_enums.iter().rev().find(|x| x.stablehlo == of.value) {
-                Some(x) => {
-                    cases = x
-                        .cases
-                        .iter()
-                        .map(|c| (c.name.clone(), c.value))
-                        .collect()
-                }
+            (Some(of), true) => match stablehlo_enums
+                .iter()
+                .rev()
+                .find(|x| x.stablehlo == of.value)
+            {
+                Some(x) => cases = x.cases.iter().map(|c| (c.name.clone(), c.value)).collect(),
                 None => diags.error(
                     pos(file, of),
                     format!("no StableHLO enum '{}' in spec/enums.yaml", of.value),
@@ -449,19 +447,23 @@ pub fn lower(
                 ),
             );
         }
-        let list = a.format.as_ref().filter(|_| form == AttrForm::Custom).and_then(|f| {
-            let only = match &params[..] {
-                [p] if p.kind == ParamKind::Attrs => Some(p.name.as_str()),
-                _ => None,
-            };
-            list_format(&f.value, only)
-                .map_err(|(at, m)| {
-                    let mut p = crate::load::string_pos(file, f);
-                    p.col += at as u32;
-                    diags.error(p, format!("format of '{}': {m}", a.name.value));
-                })
-                .ok()
-        });
+        let list = a
+            .format
+            .as_ref()
+            .filter(|_| form == AttrForm::Custom)
+            .and_then(|f| {
+                let only = match &params[..] {
+                    [p] if p.kind == ParamKind::Attrs => Some(p.name.as_str()),
+                    _ => None,
+                };
+                list_format(&f.value, only)
+                    .map_err(|(at, m)| {
+                        let mut p = crate::load::string_pos(file, f);
+                        p.col += at as u32;
+                        diags.error(p, format!("format of '{}': {m}", a.name.value));
+                    })
+                    .ok()
+            });
         attrs.push(Attr {
             name: a.name.value.clone(),
             syntax: a.syntax.clone(),

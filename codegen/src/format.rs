@@ -410,9 +410,11 @@ impl FormatParser<'_, '_> {
                 }
                 let n_results = self.names.op.results.len();
                 let results = &self.names.op.results;
-                if let Some(i) = results.iter().position(|r| r.name == arg).filter(|_| {
-                    n_results > 1 && !results.iter().any(|r| r.variadic)
-                }) {
+                if let Some(i) = results
+                    .iter()
+                    .position(|r| r.name == arg)
+                    .filter(|_| n_results > 1 && !results.iter().any(|r| r.variadic))
+                {
                     self.bind(&mut |b| &mut b.result_types, i, aat, arg)?;
                     return Ok(Elem::ResultType(i));
                 }

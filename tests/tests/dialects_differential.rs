@@ -140,12 +140,19 @@ fn corpus_covers_every_op() {
             }
             // Ops without custom syntax upstream print generically (constant_like, ragged_dot).
             let custom = o.format.is_some() || ["constant", "scan"].contains(&o.name);
-            if custom && !src.contains(&format!("= {full} ")) && !src.contains(&format!("= {full}(")) {
+            if custom
+                && !src.contains(&format!("= {full} "))
+                && !src.contains(&format!("= {full}("))
+            {
                 missing.push(format!("{full} in custom syntax"));
             }
         }
     }
-    assert!(missing.is_empty(), "the corpus lacks: {}", missing.join(", "));
+    assert!(
+        missing.is_empty(),
+        "the corpus lacks: {}",
+        missing.join(", ")
+    );
 }
 
 #[test]
@@ -164,7 +171,9 @@ fn mixed_dialect_programs_agree_with_jaxlib() {
             json.push(',');
         }
         let parsed = text::parse(&c.src).ok();
-        let print = parsed.as_ref().map(|m| text::print(m, PrintOptions::default()));
+        let print = parsed
+            .as_ref()
+            .map(|m| text::print(m, PrintOptions::default()));
         let artifact = |allow: bool| -> Option<String> {
             let m = parsed.as_ref()?;
             let opts = SerializeOptions {

@@ -112,7 +112,8 @@ impl Parser<'_> {
     pub(crate) fn parse_scan(&mut self, name: &str) -> PResult<OpId> {
         let pos = self.c.token_start();
         self.c.expect(b'(', "to open the scan inputs")?;
-        let mut uses = self.parse_list_until(b')', "between scan inputs", |p| p.parse_value_use())?;
+        let mut uses =
+            self.parse_list_until(b')', "between scan inputs", |p| p.parse_value_use())?;
         self.c.expect_keyword("inits", "after the scan inputs")?;
         self.c.expect(b'(', "to open the scan inits")?;
         let inits = self.parse_list_until(b')', "between scan inits", |p| p.parse_value_use())?;
@@ -129,10 +130,9 @@ impl Parser<'_> {
         uses.extend(inits);
         let (ins, outs) = self.functional_type_body(uses.len(), false)?;
         let Some(n_out) = outs.len().checked_sub(n_init) else {
-            return Err(self.c.error_at(
-                pos,
-                "not enough result types to cover the required carries",
-            ));
+            return Err(self
+                .c
+                .error_at(pos, "not enough result types to cover the required carries"));
         };
         let seg = |p: &mut Self, a: usize, b: usize| {
             let element = p.m.ty(TypeData::Integer {
@@ -185,7 +185,8 @@ impl Parser<'_> {
                     .and_then(|p| p.enum_)
                     .and_then(|i| cd.enums.get(i));
                 let Some(&(_, v)) = e.and_then(|e| e.cases.iter().find(|c| c.0 == case)) else {
-                    let names: Vec<&str> = e.map_or(Vec::new(), |e| e.cases.iter().map(|c| c.0).collect());
+                    let names: Vec<&str> =
+                        e.map_or(Vec::new(), |e| e.cases.iter().map(|c| c.0).collect());
                     return Err(self.c.error_at(
                         at,
                         format!(
@@ -252,7 +253,9 @@ impl Printer<'_> {
                     .first()
                     .and_then(|p| p.enum_)
                     .and_then(|i| cd.enums.get(i));
-                let Some(case) = e.and_then(|e| e.cases.iter().find(|c| u64::try_from(c.1) == Ok(*v))) else {
+                let Some(case) =
+                    e.and_then(|e| e.cases.iter().find(|c| u64::try_from(c.1) == Ok(*v)))
+                else {
                     return false;
                 };
                 let _ = write!(self.out, "#{}<{mnemonic} {}>", cd.name, case.0);

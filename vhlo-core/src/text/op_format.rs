@@ -130,7 +130,9 @@ fn bare_ok(m: &Module, kind: FormatOp, i: u8, a: Attribute) -> bool {
     let d = m.attr_data(a);
     let k = match kind {
         FormatOp::Shlo(k) => k,
-        FormatOp::Dialect(cd, o) => return super::sdy::bare_ok(m, cd, o.attributes[i as usize].of, a),
+        FormatOp::Dialect(cd, o) => {
+            return super::sdy::bare_ok(m, cd, o.attributes[i as usize].of, a)
+        }
     };
     match k.attribute_constraints()[i as usize] {
         OdsConstraint::Int { width, .. } => int_attr_of(m, d, u32::from(width)).is_some(),

@@ -860,7 +860,10 @@ impl<'m> Printer<'m> {
                 idx
             };
             let hint_of = match (self.opts.generic, self.forms) {
-                (false, Some(f)) => self.m.region_parent(region).map(|op| (op, f.block_arg_names)),
+                (false, Some(f)) => self
+                    .m
+                    .region_parent(region)
+                    .map(|op| (op, f.block_arg_names)),
                 _ => None,
             };
             for (bi, &b) in self.m.blocks(region).iter().enumerate() {

@@ -770,7 +770,8 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> (Option<NameHint>, HintD
     if let Some((_, o)) = super::sdy_ops::codec_op(name) {
         let n = m.num_results(op);
         let fixed = !o.results.iter().any(|r| r.ends_with('*'));
-        let hint = (n >= 2 && n == o.results.len() && fixed).then_some(NameHint::PerResult(o.results));
+        let hint =
+            (n >= 2 && n == o.results.len() && fixed).then_some(NameHint::PerResult(o.results));
         return (hint, HintDep::ResultCount);
     }
     if name != StablehloOp::Constant.name() {

@@ -105,7 +105,11 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
     match short {
         s if SAME_ELEMENT.contains(&s) => {
             let first = *ins.first()?;
-            if !ins.iter().chain(&outs).all(|&t| compatible_elements(m, first, t)) {
+            if !ins
+                .iter()
+                .chain(&outs)
+                .all(|&t| compatible_elements(m, first, t))
+            {
                 return Some(format!(
                     "'{name}' op requires compatible element types for all operands and results"
                 ));
@@ -114,14 +118,18 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
         "broadcast_complex" => {
             if let [l, r] = ins[..] {
                 if element(m, l) != element(m, r) {
-                    return Some(format!("'{name}' op failed to infer returned types: mismatched operand types"));
+                    return Some(format!(
+                        "'{name}' op failed to infer returned types: mismatched operand types"
+                    ));
                 }
             }
         }
         "broadcast_select" => {
             if let [_, t, f] = ins[..] {
                 if element(m, t) != element(m, f) {
-                    return Some(format!("'{name}' op failed to infer returned types: mismatched operand types"));
+                    return Some(format!(
+                        "'{name}' op failed to infer returned types: mismatched operand types"
+                    ));
                 }
             }
         }
@@ -155,7 +163,9 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
             let k = prop(m, op, "k").and_then(|a| int_of(m, a))?;
             let s = shape(m, *ins.first()?)?;
             let Some(&last) = s.last() else {
-                return Some(format!("'{name}' op failed to infer returned types: operand's rank must be at least 1"));
+                return Some(format!(
+                    "'{name}' op failed to infer returned types: operand's rank must be at least 1"
+                ));
             };
             if last != DYNAMIC && last < k {
                 return Some(format!(
@@ -232,7 +242,10 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
     for &x in rg {
         at(rhs, x)?;
     }
-    for (other, what) in [(rb, "rhs_batching_dimensions"), (rc, "rhs_contracting_dimensions")] {
+    for (other, what) in [
+        (rb, "rhs_batching_dimensions"),
+        (rc, "rhs_contracting_dimensions"),
+    ] {
         if let Some(x) = rg.iter().find(|x| other.contains(x)) {
             return Some(format!(
                 "has duplicated dimension from rhs_group_dimensions and {what}: {x}"
@@ -270,7 +283,11 @@ fn scan(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
     let n_in = usize::try_from(i32::from_le_bytes(data.get(0..4)?.try_into().ok()?)).ok()?;
     let body = *m.regions(op).first()?;
     let entry = *m.blocks(body).first()?;
-    let args: Vec<Type> = m.block_args(entry).iter().map(|&v| m.value_type(v)).collect();
+    let args: Vec<Type> = m
+        .block_args(entry)
+        .iter()
+        .map(|&v| m.value_type(v))
+        .collect();
     if args.len() != ins.len() {
         return Some(format!(
             "'chlo.scan' op expects {} arguments in the body, but got {}",
