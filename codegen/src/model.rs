@@ -881,6 +881,11 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
             });
         }
     }
+    // After the enums, before the ops (errors in file order): a codec dialect's enum may take a StableHLO enum's cases (`cases_of`).
+    for (file, d) in &raw.codec_dialects {
+        let lowered = crate::codec_dialect::lower(file, d, &spec.enums, diags);
+        spec.codec_dialects.push(lowered);
+    }
     for (file, f) in &raw.ops {
         let s = &f.stablehlo;
         for t in &s.traits {
@@ -1029,11 +1034,6 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
         });
     }
     finish_ranges(&mut spec, diags);
-    // After the enums: a codec dialect's enum may take a StableHLO enum's cases (`cases_of`).
-    for (file, d) in &raw.codec_dialects {
-        let lowered = crate::codec_dialect::lower(file, d, &spec.enums, diags);
-        spec.codec_dialects.push(lowered);
-    }
     spec
 }
 
