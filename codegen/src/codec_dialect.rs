@@ -53,7 +53,20 @@ pub struct Attr {
     pub syntax: Option<String>,
     /// The delimiters of a list attribute's syntax (from its `format`).
     pub list: Option<(String, String)>,
+    /// `format: enum` or `format: struct` (see [`AttrForm`]).
+    pub form: AttrForm,
     pub params: Vec<Param>,
+}
+
+/// How an attribute is spelled in text, when not by hand (text/sdy.rs) or as a list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttrForm {
+    /// Written by hand, or a list (`Attr::list`).
+    Custom,
+    /// An EnumAttr: `#dialect<mnemonic CASE>`, one enum parameter.
+    Enum,
+    /// StableHLO's printStruct: `#dialect.mnemonic<name = [1, 2], ...>`, integer-list parameters.
+    Struct,
 }
 
 #[derive(Clone, Debug)]
@@ -133,10 +146,25 @@ pub struct CodecDialect {
 }
 
 /// Builtin kinds an op's inherent attribute may hold besides this dialect's attributes.
-const BUILTIN_OP_ATTRS: &[&str] = &["symbol_name", "string", "i64", "elements"];
+const BUILTIN_OP_ATTRS: &[&str] = &[
+    "symbol_name",
+    "string",
+    "i64",
+    "elements",
+    "bool",
+    "dense_i64_array",
+    "dense_i32_array",
+    "typed",
+    "array",
+];
 
 /// Lowers and checks one file.
-pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> CodecDialect {
+pub fn lower(
+    file: &str,
+    raw: &RawCodecDialect,
+    stablehlo_enums: &[crate::model::EnumDef],
+    diags: &mut Diagnostics,
+) -> CodecDialect {
     let mut enums: Vec<Enum> = Vec::new();
     for e in &raw.enums {
         if enums.iter().any(|x| x.name == e.name.value) {
@@ -153,13 +181,30 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                 );
             }
         }
+        let mut cases: Vec<(String, i64)> = e
+            .cases
+            .iter()
+            .map(|c| (c.name.value.clone(), c.value.value))
+            .collect();
+        match (&e.cases_of, cases.is_empty()) {
+            (Some(of), true) => match stablehlo_enums
+                .iter()
+                .rev()
+                .find(|x| x.stablehlo == of.value)
+            {
+                Some(x) => cases = x.cases.iter().map(|c| (c.name.clone(), c.value)).collect(),
+                None => diags.error(
+                    pos(file, of),
+                    format!("no StableHLO enum '{}' in spec/enums.yaml", of.value),
+                ),
+            },
+            (Some(of), false) => diags.error(pos(file, of), "both `cases` and `cases_of`"),
+            (None, true) => diags.error(pos(file, &e.name), "an enum without cases"),
+            (None, false) => {}
+        }
         enums.push(Enum {
             name: e.name.value.clone(),
-            cases: e
-                .cases
-                .iter()
-                .map(|c| (c.name.value.clone(), c.value.value))
-                .collect(),
+            cases,
         });
     }
     let attr_names: Vec<&str> = raw
@@ -265,23 +310,47 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
                 min,
             });
         }
-        let list = a.format.as_ref().and_then(|f| {
-            let only = match &params[..] {
-                [p] if p.kind == ParamKind::Attrs => Some(p.name.as_str()),
-                _ => None,
-            };
-            list_format(&f.value, only)
-                .map_err(|(at, m)| {
-                    let mut p = crate::load::string_pos(file, f);
-                    p.col += at as u32;
-                    diags.error(p, format!("format of '{}': {m}", a.name.value));
-                })
-                .ok()
-        });
+        let form = match a.format.as_ref().map(|f| f.value.as_str()) {
+            Some("enum") => AttrForm::Enum,
+            Some("struct") => AttrForm::Struct,
+            _ => AttrForm::Custom,
+        };
+        let bad_form = match form {
+            AttrForm::Enum => !matches!(&params[..], [p] if p.enum_.is_some()),
+            AttrForm::Struct => params.iter().any(|p| p.kind != ParamKind::I64s),
+            AttrForm::Custom => false,
+        };
+        if let (true, Some(f)) = (bad_form, &a.format) {
+            diags.error(
+                pos(file, f),
+                format!(
+                    "format of '{}': `enum` takes one enum parameter, `struct` integer lists",
+                    a.name.value
+                ),
+            );
+        }
+        let list = a
+            .format
+            .as_ref()
+            .filter(|_| form == AttrForm::Custom)
+            .and_then(|f| {
+                let only = match &params[..] {
+                    [p] if p.kind == ParamKind::Attrs => Some(p.name.as_str()),
+                    _ => None,
+                };
+                list_format(&f.value, only)
+                    .map_err(|(at, m)| {
+                        let mut p = crate::load::string_pos(file, f);
+                        p.col += at as u32;
+                        diags.error(p, format!("format of '{}': {m}", a.name.value));
+                    })
+                    .ok()
+            });
         attrs.push(Attr {
             name: a.name.value.clone(),
             syntax: a.syntax.clone(),
             list,
+            form,
             params,
         });
     }
@@ -383,7 +452,9 @@ pub fn lower(file: &str, raw: &RawCodecDialect, diags: &mut Diagnostics) -> Code
     // condition (the writer takes the first that holds).
     for (i, a) in attrs.iter().enumerate() {
         let of_attr: Vec<&Encoding> = encodings.iter().filter(|e| e.attr == i).collect();
-        if of_attr.is_empty() {
+        // An attribute upstream's bytecode interface does not encode is written as its text
+        // (CHLO's precision and ragged_dot); a hand-written syntax needs an encoding.
+        if of_attr.is_empty() && a.form == AttrForm::Custom {
             if let Some(r) = raw.attributes.get(i) {
                 diags.error(
                     pos(file, &r.name),
@@ -638,7 +709,7 @@ mod tests {
     fn errors(yaml: &str) -> Vec<String> {
         let raw: RawCodecDialect = serde_saphyr::from_str(yaml).expect("valid YAML");
         let mut diags = Diagnostics::default();
-        lower("spec/dialects/x.yaml", &raw, &mut diags);
+        lower("spec/dialects/x.yaml", &raw, &[], &mut diags);
         match diags.finish() {
             Ok(()) => Vec::new(),
             Err(e) => e.0.iter().map(|d| d.to_string()).collect(),

@@ -86,6 +86,8 @@ pub enum Elem {
     FunctionalType,
     /// `type(results)` or `type($result)` of the only result group.
     ResultTypes,
+    /// `type($r)` of one result of several (none variadic).
+    ResultType(usize),
     /// `type($operand)` of an operand group.
     OperandTypes(usize),
     /// `$name` of a region group (index in the spec's `regions:`).
@@ -407,12 +409,21 @@ impl FormatParser<'_, '_> {
                     return Ok(e);
                 }
                 let n_results = self.names.op.results.len();
+                let results = &self.names.op.results;
+                if let Some(i) = results
+                    .iter()
+                    .position(|r| r.name == arg)
+                    .filter(|_| n_results > 1 && !results.iter().any(|r| r.variadic))
+                {
+                    self.bind(&mut |b| &mut b.result_types, i, aat, arg)?;
+                    return Ok(Elem::ResultType(i));
+                }
                 let is_results =
                     arg == "results" || (n_results == 1 && self.names.op.results[0].name == arg);
                 if !is_results {
                     return Err(Error(
                         aat,
-                        "only the types of an operand group (`type($x)`) or of the results (`type(results)`, or `type($r)` of the only result) are supported here; use functional-type or a custom directive".into(),
+                        "only the types of an operand group (`type($x)`) or of the results (`type(results)`, or `type($r)` of a result) are supported here; use functional-type or a custom directive".into(),
                     ));
                 }
                 for i in 0..n_results {
@@ -966,6 +977,10 @@ fn elems_tokens(elems: &[Elem], sp: &mut Spacing) -> TokenStream {
             Elem::ResultTypes => {
                 let space = sp.element();
                 quote! { FormatElem::ResultTypes(#space) }
+            }
+            Elem::ResultType(i) => {
+                let (i, space) = (*i as u8, sp.element());
+                quote! { FormatElem::ResultType(#i, #space) }
             }
             Elem::OperandTypes(i) => {
                 let (i, space) = (*i as u8, sp.element());

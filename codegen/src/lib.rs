@@ -206,6 +206,8 @@ pub fn runtime_kinds_to_string() -> String {
             FunctionalType(bool),
             /// The result types.
             ResultTypes(bool),
+            /// The type of the result at this index (of several, none variadic).
+            ResultType(u8, bool),
             /// The types of the operand group at this index, as a list.
             OperandTypes(u8, bool),
             /// The regions of the region group at this index, as a list.

@@ -360,7 +360,11 @@ pub struct RawCodecDialect {
 #[serde(deny_unknown_fields)]
 pub struct RawCodecEnum {
     pub name: SStr,
+    #[serde(default)]
     pub cases: Vec<RawEnumCase>,
+    /// The StableHLO enum (its `stablehlo:` name in spec/enums.yaml) whose cases these are.
+    #[serde(default)]
+    pub cases_of: Option<SStr>,
 }
 
 #[derive(Deserialize, Debug)]

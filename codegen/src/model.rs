@@ -697,10 +697,6 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
         dir: raw.dir.clone(),
         ..Spec::default()
     };
-    for (file, d) in &raw.codec_dialects {
-        spec.codec_dialects
-            .push(crate::codec_dialect::lower(file, d, diags));
-    }
     if let Some((file, r)) = &raw.releases {
         for rel in &r.releases {
             spec.releases.push(Release {
@@ -824,6 +820,11 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 code_pos: pos(file, &d.code),
             });
         }
+    }
+    // After the enums, before the ops (errors in file order): a codec dialect's enum may take a StableHLO enum's cases (`cases_of`).
+    for (file, d) in &raw.codec_dialects {
+        let lowered = crate::codec_dialect::lower(file, d, &spec.enums, diags);
+        spec.codec_dialects.push(lowered);
     }
     for (file, f) in &raw.ops {
         let s = &f.stablehlo;

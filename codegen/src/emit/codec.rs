@@ -79,7 +79,8 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
             Some((open, close)) => quote! { Some((#open, #close)) },
             None => quote! { None },
         };
-        quote! { ::vhlo_core::dialect::codec::CodecAttr { mnemonic: #m, params: &[ #(#params),* ], list: #list } }
+        let form = format_ident!("{}", format!("{:?}", a.form));
+        quote! { ::vhlo_core::dialect::codec::CodecAttr { mnemonic: #m, params: &[ #(#params),* ], list: #list, form: ::vhlo_core::dialect::codec::CodecForm::#form } }
     });
     let encodings = d.encodings.iter().map(|e| {
         let (code, attr) = (e.code, e.attr);

@@ -484,6 +484,13 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
         AttrData::Dialect(d) => {
             if let Some(cd) = codec_dialect(m.str(d.dialect)) {
                 let mnemonic = m.str(d.mnemonic).to_string();
+                // No encoding upstream (CHLO's precision, ragged_dot): written as its text.
+                let encoded = cd
+                    .attr(&mnemonic)
+                    .is_some_and(|(i, _)| cd.encodings.iter().any(|e| e.attr == i));
+                if !encoded {
+                    return Ok(false);
+                }
                 super::codec::write_attr(cd, m, &mnemonic, &d.params, w)?;
                 return Ok(true);
             }

@@ -288,6 +288,15 @@ pub(crate) fn legalize_to_vhlo_in_place(
     }
     let allow = opts.allow_other_dialects;
     let mut diags = Vec::new();
+    // Whether the last op of the first block of `op`'s first region is a StableHLO op.
+    let body_ends_in_stablehlo = |w: &Module, op: OpId| {
+        let last = w
+            .regions(op)
+            .first()
+            .and_then(|&r| w.blocks(r).first())
+            .and_then(|&b| w.block_ops(b).last());
+        last.is_some_and(|&t| StablehloOp::from_name(w.op_name_str(t)).is_some())
+    };
     let mut type_memo = TypeMemo::default();
     let mut attrs_memo = AttrsMemo::default();
     // StableHLO op kinds by op-name symbol (matched once per name).
@@ -308,6 +317,20 @@ pub(crate) fn legalize_to_vhlo_in_place(
         };
         let Some(k) = kind else {
             let name = w.str(sym).to_string();
+            if allow && name == "chlo.scan" && body_ends_in_stablehlo(w, op) {
+                // chlo.scan infers its result types from its body's terminator (ChloOps.cpp,
+                // InferTensorType); once that terminator is a VHLO op the inference fails, and
+                // libStablehlo's serializer refuses the program ("terminator operand 0 is not
+                // ranked").
+                diags.push(diag(
+                    w,
+                    op,
+                    "op `chlo.scan`".to_string(),
+                    None,
+                    "its body's StableHLO terminator becomes VHLO, from which chlo.scan cannot infer its result types (libStablehlo refuses it)",
+                ));
+                continue;
+            }
             if name == "builtin.module" || name.starts_with("vhlo.") || allow {
                 continue;
             }

@@ -42,6 +42,18 @@ pub struct CodecAttr {
     /// A list attribute's delimiters (its only parameter, a list, printed between them with
     /// `, `), from the spec's `format` (text/sdy.rs).
     pub list: Option<(&'static str, &'static str)>,
+    pub form: CodecForm,
+}
+
+/// How an attribute is spelled in text (the spec's attribute `format`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CodecForm {
+    /// By hand (text/sdy.rs), or a list ([`CodecAttr::list`]).
+    Custom,
+    /// An EnumAttr: `#dialect<mnemonic CASE>`, its one parameter an enum case.
+    Enum,
+    /// StableHLO's printStruct: `#dialect.mnemonic<name = [1, 2], ...>`, empty lists left out.
+    Struct,
 }
 
 /// An enum of the dialect: (case name, value) pairs.

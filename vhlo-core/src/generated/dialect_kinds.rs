@@ -141,6 +141,8 @@ pub enum FormatElem {
     FunctionalType(bool),
     /// The result types.
     ResultTypes(bool),
+    /// The type of the result at this index (of several, none variadic).
+    ResultType(u8, bool),
     /// The types of the operand group at this index, as a list.
     OperandTypes(u8, bool),
     /// The regions of the region group at this index, as a list.

@@ -10,6 +10,7 @@
 //! dictionaries are. Dense i1 data takes one byte per element. See docs/text-format.md.
 
 mod aliases;
+mod codec_ops;
 mod custom_forms;
 mod dialects;
 pub mod verify;

@@ -8,7 +8,7 @@
 
 use super::parser::{PResult, Parser};
 use super::printer::{int_attr_of, write_i64s, Printer};
-use crate::dialect::codec::CodecOp;
+use crate::dialect::codec::{CodecDialect, CodecOp};
 use crate::ir::*;
 use crate::vhlo::{
     FormatAnchor, FormatDirective, FormatElem, OdsConstraint, OpFormat, StablehloOp,
@@ -30,19 +30,19 @@ pub(crate) const HAND_WRITTEN: &[StablehloOp] = &[
     StablehloOp::While,
 ];
 
-/// The op a format belongs to: a StableHLO op or an op of a codec dialect (Shardy's, whose
-/// attributes' spellings text/sdy.rs gives).
+/// The op a format belongs to: a StableHLO op or an op of a codec dialect (Shardy's, CHLO's;
+/// the spellings of their attributes are text/sdy.rs's).
 #[derive(Clone, Copy)]
 pub(crate) enum FormatOp {
     Shlo(StablehloOp),
-    Dialect(&'static CodecOp),
+    Dialect(&'static CodecDialect, &'static CodecOp),
 }
 
 impl FormatOp {
     fn attribute_names(self) -> &'static [&'static str] {
         match self {
             FormatOp::Shlo(k) => k.attribute_names(),
-            FormatOp::Dialect(o) => o.attribute_names,
+            FormatOp::Dialect(_, o) => o.attribute_names,
         }
     }
 }
@@ -130,7 +130,9 @@ fn bare_ok(m: &Module, kind: FormatOp, i: u8, a: Attribute) -> bool {
     let d = m.attr_data(a);
     let k = match kind {
         FormatOp::Shlo(k) => k,
-        FormatOp::Dialect(o) => return super::sdy::bare_ok(m, o.attributes[i as usize].of, a),
+        FormatOp::Dialect(cd, o) => {
+            return super::sdy::bare_ok(m, cd, o.attributes[i as usize].of, a)
+        }
     };
     match k.attribute_constraints()[i as usize] {
         OdsConstraint::Int { width, .. } => int_attr_of(m, d, u32::from(width)).is_some(),
@@ -403,6 +405,13 @@ fn print_elems(
                 space_if(p, space);
                 print_value_types(p, m.results(op));
             }
+            FormatElem::ResultType(i, space) => {
+                space_if(p, space);
+                match m.result(op, usize::from(i)) {
+                    Some(r) => p.print_type(m.value_type(r)),
+                    None => return false,
+                }
+            }
             FormatElem::Custom(d, attrs, space) => {
                 space_if(p, space);
                 if !print_custom(p, op, kind, found, d, attrs) {
@@ -443,7 +452,7 @@ fn print_bare(p: &mut Printer<'_>, kind: FormatOp, i: u8, a: Attribute) {
     let d = m.attr_data(a);
     let k = match kind {
         FormatOp::Shlo(k) => k,
-        FormatOp::Dialect(o) => return p.print_sdy_bare(o.attributes[i as usize].of, a),
+        FormatOp::Dialect(cd, o) => return p.print_sdy_bare(cd, o.attributes[i as usize].of, a),
     };
     match k.attribute_constraints()[i as usize] {
         OdsConstraint::Int { width, .. } => {
@@ -869,6 +878,15 @@ impl<'a> Parser<'a> {
                     }
                     st.result_types = Some(ts);
                 }
+                FormatElem::ResultType(i, _) => {
+                    // Formats bind the results in order (codegen checks each is bound once).
+                    let t = self.parse_type()?;
+                    let ts = st.result_types.get_or_insert_with(Vec::new);
+                    if ts.len() != usize::from(i) {
+                        return Err(self.c.error("result types out of order in the format"));
+                    }
+                    ts.push(t);
+                }
                 FormatElem::Custom(d, attrs, _) => self.parse_custom(kind, d, attrs, st)?,
                 FormatElem::CustomOperands(..) => {
                     while self.c.peek() == Some(b'%') {
@@ -931,7 +949,7 @@ impl<'a> Parser<'a> {
         let name = kind.attribute_names()[i as usize];
         let k = match kind {
             FormatOp::Shlo(k) => k,
-            FormatOp::Dialect(o) => return self.parse_sdy_bare(&o.attributes[i as usize]),
+            FormatOp::Dialect(cd, o) => return self.parse_sdy_bare(cd, &o.attributes[i as usize]),
         };
         match k.attribute_constraints()[i as usize] {
             OdsConstraint::Int { width: 32, .. } => {

@@ -90,8 +90,8 @@ pub(crate) struct CustomForms {
     pub(crate) print: fn(&mut Printer<'_>, OpId) -> bool,
     /// The names MLIR's `getAsmResultNames` gives an op's results, and what they depend on.
     pub(crate) result_names: fn(&Module, OpId) -> (Option<NameHint>, HintDep),
-    /// The name MLIR's `getAsmBlockArgumentNames` gives the arguments of an op's regions.
-    pub(crate) block_arg_names: fn(&Module, OpId) -> Option<&'static str>,
+    /// The name MLIR's `getAsmBlockArgumentNames` gives argument `i` of an op's regions.
+    pub(crate) block_arg_names: fn(&Module, OpId, usize) -> Option<&'static str>,
 }
 
 /// Result names MLIR's `getAsmResultNames` gives (pretty printing only): one base name shared
@@ -868,12 +868,12 @@ impl<'m> Printer<'m> {
                 log.push(idx);
                 idx
             };
-            let arg_hint = if self.opts.generic {
-                None
-            } else {
-                self.m
+            let hint_of = match (self.opts.generic, self.forms) {
+                (false, Some(f)) => self
+                    .m
                     .region_parent(region)
-                    .and_then(|op| (self.forms?.block_arg_names)(self.m, op))
+                    .map(|op| (op, f.block_arg_names)),
+                _ => None,
             };
             for (bi, &b) in self.m.blocks(region).iter().enumerate() {
                 let n = self.m.block_ops(b).len();
@@ -884,9 +884,9 @@ impl<'m> Printer<'m> {
                 if let Some(slot) = block_ids.get_mut(b.index()) {
                     *slot = bi as u32;
                 }
-                for &a in self.m.block_args(b) {
+                for (ai, &a) in self.m.block_args(b).iter().enumerate() {
                     if bi == 0 {
-                        if let Some(h) = arg_hint {
+                        if let Some(h) = hint_of.and_then(|(op, f)| f(self.m, op, ai)) {
                             let idx = unique(h, &mut conflict);
                             set_name(a, ValueName::Single(idx));
                         } else {

@@ -43,6 +43,9 @@ fn pretty_form(body: &str) -> bool {
 impl Printer<'_> {
     /// `#sdy.mnemonic<...>` or `#sdy<mnemonic...>`.
     pub(super) fn print_codec_attr(&mut self, cd: &CodecDialect, d: &DialectAttr) {
+        if self.print_attr_form(cd, d) {
+            return;
+        }
         let mnemonic = self.m.str(d.mnemonic);
         let outer = std::mem::take(&mut self.out);
         self.out.push_str(mnemonic);
@@ -252,6 +255,9 @@ impl Parser<'_> {
                 .c
                 .error_at(pos, format!("unknown attribute '#{}.{mnemonic}'", cd.name)));
         };
+        if let Some(params) = self.parse_attr_form(cd, spec)? {
+            return Ok(self.m.dialect_attr(cd.name, spec.mnemonic, params));
+        }
         let params = match spec.mnemonic {
             _ if spec.list.is_some() => {
                 let (open, close) = spec.list.unwrap_or_default();
@@ -590,17 +596,26 @@ fn enum_case(m: &Module, cd: &CodecDialect, of: &str, d: &AttrData) -> Option<&'
     case_of(cd, of, |c| c.1 == v).map(|c| c.0)
 }
 
-/// Whether `a` has the bare spelling (`$name` in a format) of an op attribute of kind `of`.
-pub(super) fn bare_ok(m: &Module, of: &str, a: Attribute) -> bool {
-    let (d, Some(cd)) = (m.attr_data(a), sdy()) else {
-        return false;
-    };
+/// Whether `a` has the bare spelling (`$name` in a format) of an op attribute of kind `of` of
+/// dialect `cd` (the kinds of codegen/src/codec_dialect.rs's `BUILTIN_OP_ATTRS`, or an
+/// attribute or enum of the dialect).
+pub(super) fn bare_ok(m: &Module, cd: &CodecDialect, of: &str, a: Attribute) -> bool {
+    let d = m.attr_data(a);
     match of {
         "symbol_name" | "string" => matches!(d, AttrData::String { ty: None, .. }),
         "i64" => int_attr_of(m, d, 64).is_some(),
+        "bool" => matches!(d, AttrData::Bool(_)),
+        "elements" => matches!(
+            d,
+            AttrData::DenseElements { .. } | AttrData::DenseStrings { .. }
+        ),
+        // Kinds no format spells bare (codegen's formats bind them in attr-dict).
+        "dense_i64_array" | "dense_i32_array" | "typed" | "array" => false,
         // A reduction before a collective's axes (a newer Shardy's) stays in generic form.
         "reduction_op" => false,
-        _ if cd.attr(of).is_some() => is_sdy(m, a, of),
+        _ if cd.attr(of).is_some() => {
+            matches!(d, AttrData::Dialect(x) if m.str(x.dialect) == cd.name && m.str(x.mnemonic) == of)
+        }
         _ => enum_case(m, cd, of, d).is_some(),
     }
 }
@@ -618,13 +633,13 @@ pub(super) fn per_value_items(m: &Module, a: Attribute) -> Option<&[Attribute]> 
 
 impl Printer<'_> {
     /// An op attribute of kind `of` in its bare spelling (`bare_ok` holds).
-    pub(super) fn print_sdy_bare(&mut self, of: &str, a: Attribute) {
-        let (m, Some(cd)) = (self.m, sdy()) else {
-            return;
-        };
+    pub(super) fn print_sdy_bare(&mut self, cd: &CodecDialect, of: &str, a: Attribute) {
+        let m = self.m;
         match m.attr_data(a) {
             AttrData::String { value, .. } if of == "symbol_name" => self.print_symbol(*value),
             AttrData::String { value, .. } => write_escaped(&mut self.out, m.bytes(*value)),
+            AttrData::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            AttrData::DenseElements { .. } | AttrData::DenseStrings { .. } => self.print_attr(a),
             AttrData::Dialect(d) => self.sdy_print_stripped(cd, d),
             d => match enum_case(m, cd, of, d) {
                 Some(case) => self.out.push_str(case),
@@ -657,12 +672,15 @@ impl Printer<'_> {
 
 impl<'a> Parser<'a> {
     /// An op attribute of kind `of` in its bare spelling.
-    pub(super) fn parse_sdy_bare(&mut self, attr: &CodecOpAttr) -> PResult<Attribute> {
-        let (of, Some(cd)) = (attr.of, sdy()) else {
-            return Err(self.c.error("no sdy dialect tables"));
-        };
+    pub(super) fn parse_sdy_bare(
+        &mut self,
+        cd: &'static CodecDialect,
+        attr: &CodecOpAttr,
+    ) -> PResult<Attribute> {
+        let of = attr.of;
         let value = match of {
             "symbol_name" => self.parse_symbol_name()?,
+            "bool" | "elements" => return self.parse_attribute(),
             "string" => return self.sdy_string_attr(),
             "i64" => {
                 let v = self.c.int64(&format!("as {}", attr.name))?;

@@ -1,33 +1,46 @@
-//! The Shardy (`sdy`) ops in custom form: each runs its assembly format (`spec/dialects/sdy.yaml`
-//! `ops[].format`, upstream's `ops.td`) on the format engine (text/op_format.rs), with the
-//! attribute spellings and directives of text/sdy.rs; the ops upstream parses and prints by hand
-//! are written here.
+//! The ops of the codec dialects (Shardy's `sdy`, CHLO's `chlo`: `spec/dialects/*.yaml`) in
+//! custom form: each runs its assembly format (`ops[].format`, upstream's ODS) on the format
+//! engine (text/op_format.rs), with the attribute spellings and directives of text/sdy.rs; the
+//! ops upstream parses and prints by hand are written here.
 
 use super::op_format::{print_attrs_except, FormatOp};
 use super::parser::{PResult, Parser};
 use super::printer::Printer;
-use super::sdy::sdy;
+use crate::dialect::codec::{CodecDialect, CodecOp};
 use crate::ir::{AttrData, OpId, OperationState};
 
-/// The sdy ops without an assembly format (upstream's `hasCustomAssemblyFormat`), written here.
+/// The codec dialect ops without an assembly format the engine runs, written here: upstream's
+/// `hasCustomAssemblyFormat` (sdy's constant, chlo's scan) and chlo's constant (whose format
+/// infers the result type). The other ops without a format have no custom syntax upstream.
 #[cfg_attr(not(test), allow(dead_code))] // the list is the test's; dispatch goes by the spec
-pub(crate) const HAND_WRITTEN: &[&str] = &["constant"];
+pub(crate) const HAND_WRITTEN: &[(&str, &str)] =
+    &[("sdy", "constant"), ("chlo", "constant"), ("chlo", "scan")];
 
-/// Prints an sdy op in its custom form; `false` when it does not fit (printed generically then).
-pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
+/// The codec dialect op `name` (`dialect.op`): the dialect's tables and the op's.
+pub(crate) fn codec_op(name: &str) -> Option<(&'static CodecDialect, &'static CodecOp)> {
+    let (dialect, short) = name.split_once('.')?;
+    let cd = crate::vhlo::codec_dialect(dialect)?;
+    Some((cd, cd.op(short)?))
+}
+
+/// Prints a codec dialect op in its custom form; `false` when it does not fit (printed
+/// generically then).
+pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
-    let Some(cd) = sdy() else { return false };
     let name = m.op_name_str(op);
-    let Some(spec) = name.strip_prefix("sdy.").and_then(|s| cd.op(s)) else {
+    let Some((cd, spec)) = codec_op(name) else {
         return false;
     };
     if !m.successors(op).is_empty() {
         return false;
     }
     if let Some(f) = spec.format {
-        return super::op_format::print(p, op, FormatOp::Dialect(spec), f);
+        return super::op_format::print(p, op, FormatOp::Dialect(cd, spec), f);
     }
-    // sdy.constant, as stablehlo.constant: `attr-dict $value`, the value's type the result's.
+    if spec.name == "scan" {
+        return super::codec_ops::print_scan(p, op);
+    }
+    // `constant`, as stablehlo.constant: `attr-dict $value`, the value's type the result's.
     let value = m.properties(op).iter().chain(m.attributes(op));
     let Some(value) = value
         .filter(|a| m.str(a.name) == "value")
@@ -45,7 +58,7 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let Some(result) = m.result(op, 0) else {
         return false;
     };
-    if name != "sdy.constant"
+    if spec.name != "constant"
         || !m.operands(op).is_empty()
         || m.num_results(op) != 1
         || !m.regions(op).is_empty()
@@ -53,7 +66,7 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
     {
         return false;
     }
-    p.out.push_str("sdy.constant");
+    p.out.push_str(name);
     print_attrs_except(p, op, |n| n == "value");
     p.out.push(' ');
     p.print_attr(value);
@@ -61,16 +74,18 @@ pub(crate) fn print_sdy_op(p: &mut Printer<'_>, op: OpId) -> bool {
 }
 
 impl<'a> Parser<'a> {
-    /// An sdy op in custom form, after its name; `None` for ops without a custom parser here.
-    pub(crate) fn parse_sdy_op(&mut self, name: &str) -> PResult<Option<OpId>> {
-        let Some(cd) = sdy() else { return Ok(None) };
-        let Some(spec) = name.strip_prefix("sdy.").and_then(|s| cd.op(s)) else {
+    /// A codec dialect op in custom form, after its name; `None` for ops without custom syntax.
+    pub(crate) fn parse_codec_op(&mut self, name: &str) -> PResult<Option<OpId>> {
+        let Some((cd, spec)) = codec_op(name) else {
             return Ok(None);
         };
         if let Some(f) = spec.format {
             return self
-                .parse_by_format(name, FormatOp::Dialect(spec), f)
+                .parse_by_format(name, FormatOp::Dialect(cd, spec), f)
                 .map(Some);
+        }
+        if spec.name == "scan" {
+            return self.parse_scan(name).map(Some);
         }
         if spec.name != "constant" {
             return Ok(None);
@@ -87,7 +102,7 @@ impl<'a> Parser<'a> {
             _ => {
                 return Err(self
                     .c
-                    .error_at(at, "expected a dense elements value in sdy.constant"))
+                    .error_at(at, format!("expected a dense elements value in {name}")))
             }
         };
         st.properties = vec![self.named("value", value)];
@@ -98,21 +113,24 @@ impl<'a> Parser<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{sdy, HAND_WRITTEN};
+    use super::HAND_WRITTEN;
 
-    /// Every sdy op of the spec has a format or is written by hand, not both.
+    /// No op of the spec has both a format and hand-written syntax; every sdy op has one of
+    /// them (chlo's constant_like and ragged_dot have no custom syntax upstream).
     #[test]
     fn every_op_has_one_syntax() {
-        let cd = sdy().expect("sdy tables");
-        for o in cd.ops {
-            assert!(
-                o.format.is_some() != HAND_WRITTEN.contains(&o.name),
-                "sdy.{}: format {}, hand-written {}",
-                o.name,
-                o.format.is_some(),
-                HAND_WRITTEN.contains(&o.name)
-            );
+        for cd in crate::vhlo::CODEC_DIALECTS {
+            for o in cd.ops {
+                let by_hand = HAND_WRITTEN.contains(&(cd.name, o.name));
+                assert!(!(o.format.is_some() && by_hand), "{}.{}", cd.name, o.name);
+                if cd.name == "sdy" {
+                    assert!(o.format.is_some() || by_hand, "sdy.{}", o.name);
+                }
+            }
         }
-        assert!(HAND_WRITTEN.iter().all(|n| cd.op(n).is_some()));
+        for (d, n) in HAND_WRITTEN {
+            let cd = crate::vhlo::codec_dialect(d).expect("a codec dialect");
+            assert!(cd.op(n).is_some(), "{d}.{n}");
+        }
     }
 }

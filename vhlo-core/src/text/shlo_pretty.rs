@@ -21,6 +21,8 @@ pub(crate) fn inherent_attrs(op: &str) -> &'static [&'static str] {
         k.attribute_names()
     } else if op == "builtin.module" {
         &["sym_name", "sym_visibility"]
+    } else if let Some((_, o)) = super::sdy_ops::codec_op(op) {
+        o.attribute_names
     } else {
         &[]
     }
@@ -766,6 +768,14 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> (Option<NameHint>, HintD
     if name == "arith.constant" {
         return (arith_constant_name(m, op), HintDep::Op);
     }
+    // ODS names the results of an op with several, none variadic (top_k's %values, %indices).
+    if let Some((_, o)) = super::sdy_ops::codec_op(name) {
+        let n = m.num_results(op);
+        let fixed = !o.results.iter().any(|r| r.ends_with('*'));
+        let hint =
+            (n >= 2 && n == o.results.len() && fixed).then_some(NameHint::PerResult(o.results));
+        return (hint, HintDep::ResultCount);
+    }
     if name != StablehloOp::Constant.name() {
         let n = m.num_results(op);
         let names = StablehloOp::from_name(name).map_or(&[][..], |k| k.asm_result_names());
@@ -807,8 +817,12 @@ fn arith_constant_name(m: &Module, op: OpId) -> Option<NameHint> {
 }
 
 /// Block argument names MLIR's `getAsmBlockArgumentNames` gives (pretty printing only).
-pub(crate) fn block_arg_name_hint(m: &Module, op: OpId) -> Option<&'static str> {
-    StablehloOp::from_name(m.op_name_str(op))?.asm_block_arg_name()
+pub(crate) fn block_arg_name_hint(m: &Module, op: OpId, i: usize) -> Option<&'static str> {
+    let name = m.op_name_str(op);
+    if name == "chlo.scan" {
+        return Some(super::codec_ops::scan_block_arg_name(m, op, i));
+    }
+    StablehloOp::from_name(name)?.asm_block_arg_name()
 }
 
 /// [`result_name_hint`] of the op that `op` becomes once legalized to StableHLO (a VHLO op
@@ -858,9 +872,13 @@ fn integer_tensor_once_legalized(m: &Module, t: Type) -> bool {
 }
 
 /// [`block_arg_name_hint`] of the op that `op` becomes once legalized to StableHLO.
-pub(crate) fn block_arg_name_hint_once_legalized(m: &Module, op: OpId) -> Option<&'static str> {
+pub(crate) fn block_arg_name_hint_once_legalized(
+    m: &Module,
+    op: OpId,
+    i: usize,
+) -> Option<&'static str> {
     match crate::vhlo::VhloOp::from_name(m.op_name_str(op)) {
         Some(k) => k.stablehlo().asm_block_arg_name(),
-        None => block_arg_name_hint(m, op),
+        None => block_arg_name_hint(m, op, i),
     }
 }

@@ -24,6 +24,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub(crate) mod chlo;
 mod infer;
 pub(crate) mod ods;
 pub(crate) mod ods_types;
@@ -69,7 +70,7 @@ pub(crate) fn verify_parts(
     let mut sink = Sink::new(m);
     walk::walk(&mut sink, parts);
     if sink.out.is_empty() && parts.ops {
-        for (op, d) in sdy::verify_sdy(m) {
+        for (op, d) in sdy::verify_sdy(m).into_iter().chain(chlo::verify_chlo(m)) {
             sink.out.push(d);
             sink.ops.push(Some((op, Place::Op)));
         }

@@ -6,7 +6,7 @@
 
 pub(crate) mod collectives;
 pub(crate) mod contraction;
-mod elementwise;
+pub(crate) mod elementwise;
 pub(crate) mod regions;
 pub(crate) mod shapes;
 

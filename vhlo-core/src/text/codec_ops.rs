@@ -1,0 +1,288 @@
+//! The codec dialect syntax the format engine cannot express, written by hand: `chlo.scan`
+//! (upstream's `ScanOp::parse`/`print`, stablehlo/dialect/ChloOps.cpp) and the two attribute
+//! spellings every dialect shares (an EnumAttr's `#d<mnemonic CASE>`, StableHLO's printStruct).
+
+use std::fmt::Write as _;
+
+use super::op_format::print_functional_type;
+use super::parser::{PResult, Parser};
+use super::printer::{write_i64s, Printer};
+use crate::dialect::codec::{CodecAttr, CodecDialect, CodecForm};
+use crate::ir::{AttrData, Attribute, DialectAttr, NamedAttr, OpId, Param, TypeData};
+
+/// The attributes of `chlo.scan` its syntax spells (the rest go in `attributes {...}`).
+const SCAN_SPELLED: &[&str] = &["dimension", "operandSegmentSizes", "resultSegmentSizes"];
+
+/// The two numbers of a `array<i32: a, b>` segment-sizes attribute.
+fn segments(m: &crate::ir::Module, a: Attribute) -> Option<(usize, usize)> {
+    let AttrData::DenseArray { element, data } = m.attr_data(a) else {
+        return None;
+    };
+    if !matches!(m.type_data(*element), TypeData::Integer { width: 32, .. }) || data.len() != 8 {
+        return None;
+    }
+    let n = |i: usize| {
+        let b: [u8; 4] = data.get(i..i + 4)?.try_into().ok()?;
+        usize::try_from(i32::from_le_bytes(b)).ok()
+    };
+    Some((n(0)?, n(4)?))
+}
+
+/// chlo.scan's `getAsmBlockArgumentNames`: `input` for the inputs' arguments, `carry` after.
+pub(crate) fn scan_block_arg_name(m: &crate::ir::Module, op: OpId, i: usize) -> &'static str {
+    let inputs = m
+        .properties(op)
+        .iter()
+        .chain(m.attributes(op))
+        .find(|a| m.str(a.name) == "operandSegmentSizes")
+        .and_then(|a| segments(m, a.value))
+        .map_or(0, |s| s.0);
+    if i < inputs {
+        "input"
+    } else {
+        "carry"
+    }
+}
+
+/// `chlo.scan(%in) inits (%init) dimension=0 [attributes {...}] {region} : (T) -> (U)`; `false`
+/// when the op's segments or dimension do not fit the syntax (printed generically then).
+pub(crate) fn print_scan(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let prop = |n: &str| {
+        m.properties(op)
+            .iter()
+            .chain(m.attributes(op))
+            .find(|a| m.str(a.name) == n)
+            .map(|a| a.value)
+    };
+    let (Some(dim), Some(ins), Some(outs)) = (
+        prop("dimension"),
+        prop("operandSegmentSizes"),
+        prop("resultSegmentSizes"),
+    ) else {
+        return false;
+    };
+    let Some(dim) = super::printer::int_attr_of(m, m.attr_data(dim), 64) else {
+        return false;
+    };
+    let (Some((inputs, inits)), Some((_, carries))) = (segments(m, ins), segments(m, outs)) else {
+        return false;
+    };
+    let operands = m.operands(op);
+    let regions = m.regions(op);
+    if inputs.checked_add(inits) != Some(operands.len())
+        || carries != inits
+        || regions.len() != 1
+        || m.attributes(op)
+            .iter()
+            .any(|a| SCAN_SPELLED.contains(&m.str(a.name)))
+    {
+        return false;
+    }
+    let (Some(ins), Some(carry)) = (operands.get(..inputs), operands.get(inputs..)) else {
+        return false;
+    };
+    p.out.push_str("chlo.scan(");
+    p.print_value_list(ins);
+    p.out.push_str(") inits (");
+    p.print_value_list(carry);
+    let _ = write!(p.out, ") dimension={dim} ");
+    let rest: Vec<NamedAttr> = m
+        .properties(op)
+        .iter()
+        .chain(m.attributes(op))
+        .filter(|a| !SCAN_SPELLED.contains(&m.str(a.name)))
+        .copied()
+        .collect();
+    if !rest.is_empty() {
+        p.out.push_str(" attributes ");
+        p.print_attr_dict(&rest, &[]);
+    }
+    p.out.push(' ');
+    if let Some(&r) = regions.first() {
+        p.print_region(r, true, false);
+    }
+    p.out.push_str(" : ");
+    print_functional_type(p, op);
+    true
+}
+
+impl Parser<'_> {
+    /// `chlo.scan` after its name (upstream's `ScanOp::parse`).
+    pub(crate) fn parse_scan(&mut self, name: &str) -> PResult<OpId> {
+        let pos = self.c.token_start();
+        self.c.expect(b'(', "to open the scan inputs")?;
+        let mut uses =
+            self.parse_list_until(b')', "between scan inputs", |p| p.parse_value_use())?;
+        self.c.expect_keyword("inits", "after the scan inputs")?;
+        self.c.expect(b'(', "to open the scan inits")?;
+        let inits = self.parse_list_until(b')', "between scan inits", |p| p.parse_value_use())?;
+        self.kw_eq("dimension")?;
+        let dimension = self.c.int64("as the scan dimension")?;
+        let dict = if self.c.eat_keyword("attributes") {
+            self.parse_attr_dict()?
+        } else {
+            Vec::new()
+        };
+        let region = self.parse_region(None)?;
+        self.c.expect(b':', "before the scan's type")?;
+        let (n_in, n_init) = (uses.len(), inits.len());
+        uses.extend(inits);
+        let (ins, outs) = self.functional_type_body(uses.len(), false)?;
+        let Some(n_out) = outs.len().checked_sub(n_init) else {
+            return Err(self
+                .c
+                .error_at(pos, "not enough result types to cover the required carries"));
+        };
+        let seg = |p: &mut Self, a: usize, b: usize| {
+            let element = p.m.ty(TypeData::Integer {
+                width: 32,
+                signedness: crate::ir::Signedness::Signless,
+            });
+            let data: Vec<u8> = [a, b]
+                .iter()
+                .flat_map(|&x| (x as i32).to_le_bytes())
+                .collect();
+            p.m.attr(AttrData::DenseArray {
+                element,
+                data: data.into(),
+            })
+        };
+        let props = vec![
+            self.named_i64("dimension", dimension),
+            {
+                let a = seg(self, n_in, n_init);
+                self.named("operandSegmentSizes", a)
+            },
+            {
+                let a = seg(self, n_out, n_init);
+                self.named("resultSegmentSizes", a)
+            },
+        ];
+        self.build_op(name, &uses, &ins, outs, props, dict, vec![region])
+    }
+
+    fn named_i64(&mut self, name: &str, v: i64) -> NamedAttr {
+        let a = self.i64_attr(v);
+        self.named(name, a)
+    }
+
+    /// The enum or struct form of attribute `spec` of `cd` (the cursor right after the
+    /// mnemonic); `None` for the other forms (text/sdy.rs).
+    pub(super) fn parse_attr_form(
+        &mut self,
+        cd: &'static CodecDialect,
+        spec: &CodecAttr,
+    ) -> PResult<Option<Vec<Param>>> {
+        match spec.form {
+            CodecForm::Custom => Ok(None),
+            CodecForm::Enum => {
+                let at = self.c.token_start();
+                let case = self.c.bare_ident().unwrap_or_default();
+                let e = spec
+                    .params
+                    .first()
+                    .and_then(|p| p.enum_)
+                    .and_then(|i| cd.enums.get(i));
+                let Some(&(_, v)) = e.and_then(|e| e.cases.iter().find(|c| c.0 == case)) else {
+                    let names: Vec<&str> =
+                        e.map_or(Vec::new(), |e| e.cases.iter().map(|c| c.0).collect());
+                    return Err(self.c.error_at(
+                        at,
+                        format!(
+                            "unknown {} case '{case}', expected one of {}",
+                            spec.mnemonic,
+                            names.join(", ")
+                        ),
+                    ));
+                };
+                // The enum's one parameter is a `u32` (its wire form a varint).
+                let v = u64::try_from(v).map_err(|_| self.c.error_at(at, "negative enum case"))?;
+                Ok(Some(vec![Param::UInt(v)]))
+            }
+            CodecForm::Struct => {
+                self.c.expect(b'<', "to open a struct attribute")?;
+                let mut params: Vec<Option<Param>> = vec![None; spec.params.len()];
+                if !self.c.eat(b'>') {
+                    loop {
+                        let at = self.c.token_start();
+                        let key = self.c.bare_ident().unwrap_or_default();
+                        let Some(i) = spec.params.iter().position(|p| p.name == key) else {
+                            return Err(self.c.error_at(
+                                at,
+                                format!("unknown field '{key}' of #{}.{}", cd.name, spec.mnemonic),
+                            ));
+                        };
+                        if params.get(i).is_some_and(Option::is_some) {
+                            return Err(self.c.error_at(at, format!("duplicate field '{key}'")));
+                        }
+                        self.c.expect(b'=', "after a field name")?;
+                        let v = self.parse_int_list()?;
+                        if let Some(slot) = params.get_mut(i) {
+                            *slot = Some(Param::Ints(v.into()));
+                        }
+                        if !self.c.eat(b',') {
+                            break;
+                        }
+                    }
+                    self.c.expect(b'>', "to close a struct attribute")?;
+                }
+                Ok(Some(
+                    params
+                        .into_iter()
+                        .map(|p| p.unwrap_or(Param::Ints(Box::new([]))))
+                        .collect(),
+                ))
+            }
+        }
+    }
+}
+
+impl Printer<'_> {
+    /// The enum or struct form of `d` (`false` for the other forms, text/sdy.rs's).
+    pub(super) fn print_attr_form(&mut self, cd: &CodecDialect, d: &DialectAttr) -> bool {
+        let m = self.m;
+        let mnemonic = m.str(d.mnemonic);
+        let Some((_, spec)) = cd.attr(mnemonic) else {
+            return false;
+        };
+        match (spec.form, &d.params[..]) {
+            (CodecForm::Enum, [Param::UInt(v)]) => {
+                let e = spec
+                    .params
+                    .first()
+                    .and_then(|p| p.enum_)
+                    .and_then(|i| cd.enums.get(i));
+                let Some(case) =
+                    e.and_then(|e| e.cases.iter().find(|c| u64::try_from(c.1) == Ok(*v)))
+                else {
+                    return false;
+                };
+                let _ = write!(self.out, "#{}<{mnemonic} {}>", cd.name, case.0);
+                true
+            }
+            (CodecForm::Struct, p) if p.len() == spec.params.len() => {
+                let _ = write!(self.out, "#{}.{mnemonic}<", cd.name);
+                let mut first = true;
+                for (param, value) in spec.params.iter().zip(p) {
+                    let Param::Ints(v) = value else {
+                        return false;
+                    };
+                    // printStruct leaves empty lists out.
+                    if v.is_empty() {
+                        continue;
+                    }
+                    if !first {
+                        self.out.push_str(", ");
+                    }
+                    first = false;
+                    let _ = write!(self.out, "{} = ", param.name);
+                    write_i64s(&mut self.out, v);
+                }
+                self.out.push('>');
+                true
+            }
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! CHLO's verifiers (openxla/stablehlo, `stablehlo/dialect/ChloOps.cpp` and the ODS traits of
+//! `ChloOps.td`), for the ops of `spec/dialects/chlo.yaml`: the broadcasting ops' element types
+//! and inferred operand types, constant_like's value, mulhi's operands, top_k's shape,
+//! ragged_dot's dimension numbers (`checkRaggedDotConstraints`) and scan's body and dimension
+//! (`ScanOp::verify`). The messages are upstream's.
+//!
+//! Not checked yet: the broadcast result shapes (`InferTensorTypeWithReify`), the unary ops'
+//! ODS operand types.
+
+use crate::ir::{AttrData, Attribute, Dim, Module, OpId, Param, Type, TypeData, DYNAMIC};
+
+use super::{diag, Diagnostic};
+
+const RULE: &str = "CHLO verifier (stablehlo/dialect/ChloOps.cpp, ChloOps.td traits)";
+
+/// The broadcasting ops with `HLO_CompatibleOperandsAndResultElementType` or
+/// `SameOperandsAndResultElementType` (ChloOps.td).
+const SAME_ELEMENT: &[&str] = &[
+    "broadcast_add",
+    "broadcast_atan2",
+    "broadcast_divide",
+    "broadcast_maximum",
+    "broadcast_minimum",
+    "broadcast_multiply",
+    "broadcast_next_after",
+    "broadcast_polygamma",
+    "broadcast_power",
+    "broadcast_remainder",
+    "broadcast_shift_left",
+    "broadcast_shift_right_arithmetic",
+    "broadcast_shift_right_logical",
+    "broadcast_subtract",
+    "broadcast_zeta",
+];
+
+fn element(m: &Module, t: Type) -> Type {
+    match m.type_data(t) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
+        _ => t,
+    }
+}
+
+fn shape(m: &Module, t: Type) -> Option<&[Dim]> {
+    match m.type_data(t) {
+        TypeData::RankedTensor { shape, .. } => Some(shape),
+        _ => None,
+    }
+}
+
+/// Base.cpp's `isCompatibleElementTypeForHloTypeInference` (StableHLO's). A quantized type kept
+/// as text (as the bytecode reader keeps the quant types of other dialects' ops) is not
+/// decoded, so not refused.
+fn compatible_elements(m: &Module, a: Type, b: Type) -> bool {
+    let textual_quant = |t: Type| {
+        let e = element(m, t);
+        matches!(m.type_data(e), TypeData::Dialect(d) if m.str(d.dialect) == "quant")
+            && super::types::quant(m, e).is_none()
+    };
+    textual_quant(a)
+        || textual_quant(b)
+        || super::ops::elementwise::compatible_element_types(m, a, b)
+}
+
+fn prop(m: &Module, op: OpId, name: &str) -> Option<Attribute> {
+    m.property(op, name).or_else(|| m.attribute(op, name))
+}
+
+fn int_of(m: &Module, a: Attribute) -> Option<i64> {
+    match m.attr_data(a) {
+        AttrData::Integer { value, .. } => i64::try_from(*value).ok(),
+        _ => None,
+    }
+}
+
+fn dims_compatible(a: Dim, b: Dim) -> bool {
+    a == b || a == DYNAMIC || b == DYNAMIC
+}
+
+fn dim_str(d: Dim) -> String {
+    if d == DYNAMIC {
+        "?".into()
+    } else {
+        d.to_string()
+    }
+}
+
+pub(crate) fn verify_chlo(m: &Module) -> Vec<(OpId, Diagnostic)> {
+    let mut out = Vec::new();
+    m.walk(|op| {
+        let name = m.op_name_str(op);
+        let Some(short) = name.strip_prefix("chlo.") else {
+            return;
+        };
+        if let Some(msg) = check(m, op, short) {
+            out.push((op, diag(m, op, msg, None, RULE)));
+        }
+    });
+    out
+}
+
+fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
+    let name = format!("chlo.{short}");
+    let ins: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+    let outs: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+    match short {
+        s if SAME_ELEMENT.contains(&s) => {
+            let first = *ins.first()?;
+            if !ins
+                .iter()
+                .chain(&outs)
+                .all(|&t| compatible_elements(m, first, t))
+            {
+                return Some(format!(
+                    "'{name}' op requires compatible element types for all operands and results"
+                ));
+            }
+        }
+        "broadcast_complex" => {
+            if let [l, r] = ins[..] {
+                if element(m, l) != element(m, r) {
+                    return Some(format!(
+                        "'{name}' op failed to infer returned types: mismatched operand types"
+                    ));
+                }
+            }
+        }
+        "broadcast_select" => {
+            if let [_, t, f] = ins[..] {
+                if element(m, t) != element(m, f) {
+                    return Some(format!(
+                        "'{name}' op failed to infer returned types: mismatched operand types"
+                    ));
+                }
+            }
+        }
+        "constant_like" => {
+            let value = prop(m, op, "value")?;
+            let vt = match m.attr_data(value) {
+                AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } => Some(*ty),
+                AttrData::DenseElements { ty, .. } => Some(element(m, *ty)),
+                _ => None,
+            };
+            if let (Some(vt), Some(&r)) = (vt, outs.first()) {
+                if vt != element(m, r) {
+                    return Some(format!(
+                        "'{name}' op value's type doesn't match element return type"
+                    ));
+                }
+            }
+        }
+        "mulhi" => {
+            for (i, &t) in ins.iter().enumerate() {
+                let ok = matches!(m.type_data(element(m, t)), TypeData::Integer { width, .. } if [2, 4, 8, 16, 32, 64].contains(width));
+                if !ok || shape(m, t).is_none() {
+                    return Some(format!(
+                        "'{name}' op operand #{i} must be ranked tensor of 2/4/8/16/32/64-bit integer values, but got '{}'",
+                        crate::text::type_to_string(m, t)
+                    ));
+                }
+            }
+        }
+        "top_k" => {
+            let k = prop(m, op, "k").and_then(|a| int_of(m, a))?;
+            let s = shape(m, *ins.first()?)?;
+            let Some(&last) = s.last() else {
+                return Some(format!(
+                    "'{name}' op failed to infer returned types: operand's rank must be at least 1"
+                ));
+            };
+            if last != DYNAMIC && last < k {
+                return Some(format!(
+                    "'{name}' op failed to infer returned types: operand's last dimension must be at least {k}"
+                ));
+            }
+        }
+        "ragged_dot" => return ragged_dot(m, op, &ins),
+        "scan" => return scan(m, op, &ins),
+        _ => {}
+    }
+    None
+}
+
+fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
+    let [l, r, g] = ins else { return None };
+    let (lhs, rhs, gs) = (shape(m, *l)?, shape(m, *r)?, shape(m, *g)?);
+    let dn = prop(m, op, "ragged_dot_dimension_numbers")?;
+    let AttrData::Dialect(d) = m.attr_data(dn) else {
+        return None;
+    };
+    let lists: Vec<&[i64]> = d
+        .params
+        .iter()
+        .map(|p| match p {
+            Param::Ints(v) => &v[..],
+            _ => &[][..],
+        })
+        .collect();
+    let [lb, rb, lc, rc, lr, rg] = lists[..] else {
+        return None;
+    };
+    let at = |s: &[Dim], i: i64| usize::try_from(i).ok().and_then(|i| s.get(i).copied());
+    for (&a, &b) in lc.iter().zip(rc) {
+        if let (Some(x), Some(y)) = (at(lhs, a), at(rhs, b)) {
+            if !dims_compatible(x, y) {
+                return Some("contracting dimension sizes must match for lhs/rhs".into());
+            }
+        }
+    }
+    let [ragged] = lr[..] else {
+        return Some("There must be exactly one ragged dimension in the lhs.".into());
+    };
+    at(lhs, ragged)?;
+    let mut prefix: Vec<i64> = lb.to_vec();
+    if let Some(i) = lb.iter().position(|&x| x == ragged) {
+        prefix.truncate(i);
+    } else if let Some(i) = lc.iter().position(|&x| x == ragged) {
+        prefix.extend(&lc[..i]);
+    } else {
+        prefix.extend((0..ragged).filter(|i| !lb.contains(i) && !lc.contains(i)));
+    }
+    let mode_batch_or_contracting = lb.contains(&ragged) || lc.contains(&ragged);
+    let expected: Vec<Dim> = prefix.iter().filter_map(|&i| at(lhs, i)).collect();
+    let list = |s: &[Dim]| s.iter().map(|&d| dim_str(d)).collect::<Vec<_>>().join(", ");
+    if gs.len() != 1 {
+        if gs.len() != expected.len() + 1 {
+            return Some(format!(
+                "expected group_sizes to have rank {}, got {}",
+                expected.len() + 1,
+                gs.len()
+            ));
+        }
+        if gs.get(..expected.len()) != Some(&expected[..]) {
+            return Some(format!(
+                "group_sizes is expected to have shape [{}, {}], got [{}]",
+                list(&expected),
+                dim_str(*gs.last()?),
+                list(gs)
+            ));
+        }
+    }
+    let groups = *gs.last()?;
+    for &x in rg {
+        at(rhs, x)?;
+    }
+    for (other, what) in [
+        (rb, "rhs_batching_dimensions"),
+        (rc, "rhs_contracting_dimensions"),
+    ] {
+        if let Some(x) = rg.iter().find(|x| other.contains(x)) {
+            return Some(format!(
+                "has duplicated dimension from rhs_group_dimensions and {what}: {x}"
+            ));
+        }
+    }
+    if mode_batch_or_contracting {
+        if !rg.is_empty() {
+            return Some("There must be zero group dimensions in the rhs when the ragged dimension is batch or contracting.".into());
+        }
+    } else {
+        let [gd] = rg[..] else {
+            return Some("There must be exactly one group dimension in the rhs when the lhs ragged dimension is non-contracting.".into());
+        };
+        let size = at(rhs, gd)?;
+        if !dims_compatible(groups, size) {
+            return Some(format!(
+                "rhs group dimension is expected to have size={}, got {}",
+                dim_str(groups),
+                dim_str(size)
+            ));
+        }
+    }
+    None
+}
+
+/// `ScanOp::verify`: the body's arguments are the inputs sliced at the scan dimension, then the
+/// inits; the scan dimension is in bounds and of the given size.
+fn scan(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
+    let dim = prop(m, op, "dimension").and_then(|a| int_of(m, a))?;
+    let seg = prop(m, op, "operandSegmentSizes")?;
+    let AttrData::DenseArray { data, .. } = m.attr_data(seg) else {
+        return None;
+    };
+    let n_in = usize::try_from(i32::from_le_bytes(data.get(0..4)?.try_into().ok()?)).ok()?;
+    let body = *m.regions(op).first()?;
+    let entry = *m.blocks(body).first()?;
+    let args: Vec<Type> = m
+        .block_args(entry)
+        .iter()
+        .map(|&v| m.value_type(v))
+        .collect();
+    if args.len() != ins.len() {
+        return Some(format!(
+            "'chlo.scan' op expects {} arguments in the body, but got {}",
+            ins.len(),
+            args.len()
+        ));
+    }
+    let size = prop(m, op, "scan_dim_size").and_then(|a| int_of(m, a));
+    for (i, (&t, &a)) in ins.iter().zip(&args).enumerate() {
+        let expected: Option<Vec<Dim>> = if i < n_in {
+            let s = shape(m, t)?;
+            let d = usize::try_from(dim).ok().filter(|&d| d < s.len());
+            let Some(d) = d else {
+                return Some(format!(
+                    "'chlo.scan' op scan dimension of operand {i} is out of bounds"
+                ));
+            };
+            if let (Some(n), Some(&sd)) = (size, s.get(d)) {
+                if !dims_compatible(sd, n) {
+                    return Some(format!(
+                        "'chlo.scan' op invalid scan dimension size of operand {i}"
+                    ));
+                }
+            }
+            let mut e = s.to_vec();
+            e.remove(d);
+            Some(e)
+        } else {
+            shape(m, t).map(<[Dim]>::to_vec)
+        };
+        let compatible = element(m, t) == element(m, a)
+            && match (expected, shape(m, a)) {
+                (Some(e), Some(b)) => {
+                    e.len() == b.len() && e.iter().zip(b).all(|(&x, &y)| dims_compatible(x, y))
+                }
+                _ => true,
+            };
+        if !compatible {
+            return Some(format!(
+                "'chlo.scan' op operand and body argument {i} are incompatible"
+            ));
+        }
+    }
+    None
+}
