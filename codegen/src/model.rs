@@ -823,7 +823,16 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
     }
     // After the enums, before the ops (errors in file order): a codec dialect's enum may take a StableHLO enum's cases (`cases_of`).
     for (file, d) in &raw.codec_dialects {
-        let lowered = crate::codec_dialect::lower(file, d, &spec.enums, diags);
+        // The cases of a StableHLO enum by its `stablehlo:` name (its newest version).
+        let enums = &spec.enums;
+        let cases = |name: &str| {
+            enums
+                .iter()
+                .rev()
+                .find(|x| x.stablehlo == name)
+                .map(|x| x.cases.iter().map(|c| (c.name.clone(), c.value)).collect())
+        };
+        let lowered = crate::codec_dialect::lower(file, d, &cases, diags);
         spec.codec_dialects.push(lowered);
     }
     for (file, f) in &raw.ops {

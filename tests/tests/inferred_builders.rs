@@ -3,8 +3,8 @@
 //! read back; jaxlib reads the artifact back too (live, with the oracle).
 
 use vhlo_core::build::ModuleBuilder;
-use vhlo_tests::portable::{self, SerializeOptions};
 use vhlo_core::text::{self, PrintOptions};
+use vhlo_tests::portable::{self, SerializeOptions};
 
 /// relu(dot_general(x, w) + b), with only the arguments' types written.
 fn relu_dense() -> vhlo_core::ir::Module {

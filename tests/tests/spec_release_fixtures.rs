@@ -380,7 +380,14 @@ const VERSION_TESTS: &[&str] = &[
 fn run_version_tests(copy: &Path) {
     let root = vhlo_tests::workspace_root();
     let mut cmd = Command::new(env!("CARGO"));
-    cmd.args(["test", "-q", "--offline", "--no-fail-fast", "-p", "vhlo-tests"]);
+    cmd.args([
+        "test",
+        "-q",
+        "--offline",
+        "--no-fail-fast",
+        "-p",
+        "vhlo-tests",
+    ]);
     for t in VERSION_TESTS {
         cmd.args(["--test", t]);
     }

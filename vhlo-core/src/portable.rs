@@ -42,6 +42,7 @@ pub struct DeserializeOptions {
 
 /// Why a portable artifact could not be written or read.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum PortableError {
     /// A bad target version.
     Version(VersionError),
@@ -80,7 +81,15 @@ impl fmt::Display for PortableError {
     }
 }
 
-impl std::error::Error for PortableError {}
+impl std::error::Error for PortableError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PortableError::Version(e) => Some(e),
+            PortableError::Bytecode(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<BytecodeError> for PortableError {
     fn from(e: BytecodeError) -> Self {
@@ -477,4 +486,27 @@ pub fn verify_read_program(m: &Module) -> Result<(), PortableError> {
 /// Reads a portable artifact and returns the program as current StableHLO.
 pub fn deserialize_portable_artifact(bytes: &[u8]) -> Result<Module, PortableError> {
     deserialize_portable_artifact_with(bytes, DeserializeOptions::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+
+    #[test]
+    fn errors_chain_to_their_cause() {
+        let e = super::deserialize_portable_artifact(b"ML\xefR\x06 not an artifact").unwrap_err();
+        let cause = e.source().expect("a bytecode error has its cause");
+        assert!(cause.is::<crate::bytecode::BytecodeError>(), "{cause}");
+        let e = super::serialize_portable_artifact(
+            &crate::ir::Module::new(),
+            "0.1.0",
+            Default::default(),
+        )
+        .unwrap_err();
+        assert!(
+            e.source()
+                .is_some_and(|c| c.is::<crate::version::VersionError>()),
+            "{e}"
+        );
+    }
 }

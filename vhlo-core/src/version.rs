@@ -67,6 +67,7 @@ impl std::str::FromStr for Version {
 }
 
 /// A bad version string or target.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VersionError {
     Malformed(String),

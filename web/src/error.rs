@@ -90,6 +90,8 @@ impl From<PortableError> for WebError {
             PortableError::Version(_) => WebError::new("version", message),
             PortableError::NotPortable { .. } => WebError::new("not_portable", message),
             PortableError::Write(_) => WebError::new("write", message),
+            // A kind added to the library later: its message, under a generic kind.
+            _ => WebError::new("error", message),
         }
     }
 }
