@@ -3,6 +3,46 @@
 use std::path::PathBuf;
 
 pub mod checked;
+
+/// Runs `jobs` through `scripts/oracle/batch_json.py` with the oracle's `python`, in one
+/// process (one job per value would start jaxlib thousands of times); one result per job.
+pub fn oracle_batch(
+    python: &std::path::Path,
+    jobs: &[serde_json::Value],
+) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let script = workspace_root().join("scripts/oracle/batch_json.py");
+    let mut child = Command::new(python)
+        .arg(&script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("oracle batch starts");
+    let input = serde_json::to_vec(jobs).expect("jobs are JSON");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(&input)
+        .expect("oracle batch reads its jobs");
+    let out = child.wait_with_output().expect("oracle batch runs");
+    assert!(
+        out.status.success(),
+        "oracle batch failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results: Vec<serde_json::Value> =
+        serde_json::from_slice(&out.stdout).expect("oracle batch JSON");
+    assert_eq!(results.len(), jobs.len());
+    results
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
 pub use checked::{assert_reads_back, bytecode, portable, read_back, read_back_cli};
 
 /// The workspace root.

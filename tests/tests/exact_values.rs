@@ -12,41 +12,12 @@
 //! All oracle work is one batch (one Python process) per test: scripts/oracle/batch_json.py.
 //! The oracle is required under CI (vhlo_tests::oracle_python).
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
-
 use serde_json::{json, Value as Json};
 use vhlo_core::ir::{AttrData, FloatKind, Module};
 use vhlo_core::text;
 use vhlo_tests::portable::{self, SerializeOptions};
 
-/// Runs `jobs` through scripts/oracle/batch_json.py in one process; one result per job.
-fn oracle_batch(python: &Path, jobs: &[Json]) -> Vec<Json> {
-    let script = vhlo_tests::workspace_root().join("scripts/oracle/batch_json.py");
-    let mut child = Command::new(python)
-        .arg(&script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("oracle batch starts");
-    let input = serde_json::to_vec(jobs).unwrap();
-    child.stdin.take().unwrap().write_all(&input).unwrap();
-    let out = child.wait_with_output().expect("oracle batch runs");
-    assert!(
-        out.status.success(),
-        "oracle batch failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let results: Vec<Json> = serde_json::from_slice(&out.stdout).expect("oracle batch JSON");
-    assert_eq!(results.len(), jobs.len());
-    results
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+use vhlo_tests::{hex, oracle_batch};
 
 fn unhex(s: &str) -> Vec<u8> {
     (0..s.len())

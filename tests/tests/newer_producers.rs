@@ -5,38 +5,10 @@
 //! to one no version has, both refuse it, and ours names the op and says the producer is newer.
 //! One oracle batch (scripts/oracle/batch_json.py); the oracle is required under CI.
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
-
-use serde_json::{json, Value as Json};
+use serde_json::json;
 use vhlo_core::text;
 
-fn oracle_batch(python: &Path, jobs: &[Json]) -> Vec<Json> {
-    let script = vhlo_tests::workspace_root().join("scripts/oracle/batch_json.py");
-    let mut child = Command::new(python)
-        .arg(&script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("oracle batch starts");
-    let input = serde_json::to_vec(jobs).unwrap();
-    child.stdin.take().unwrap().write_all(&input).unwrap();
-    let out = child.wait_with_output().expect("oracle batch runs");
-    assert!(
-        out.status.success(),
-        "oracle batch failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let results: Vec<Json> = serde_json::from_slice(&out.stdout).expect("oracle batch JSON");
-    assert_eq!(results.len(), jobs.len());
-    results
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+use vhlo_tests::{hex, oracle_batch};
 
 /// `bytes` with the first `from` replaced by `to`.
 fn replace(bytes: &[u8], from: &[u8], to: &[u8]) -> Option<Vec<u8>> {
