@@ -234,7 +234,7 @@ impl<'m> Editor<'m> {
             });
         }
         let inside = self.subtree(op);
-        let set: std::collections::HashSet<OpId> = inside.iter().copied().collect();
+        let set: super::FastSet<OpId> = inside.iter().copied().collect();
         for &o in &inside {
             let defined = self.m.results(o).chain(
                 self.m
