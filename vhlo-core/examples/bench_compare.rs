@@ -3,7 +3,8 @@
 //!   bench_compare time IN.mlir REPS OUTDIR  times each step in process, prints JSON (seconds,
 //!                                           fastest of REPS), and writes OUTDIR/ours-<target>.mlir.bc
 //!   bench_compare repeat STEP IN N          runs one step N times (for `perf record`); STEP is
-//!                                           parse, print, serialize, deserialize (IN: .mlir or .mlir.bc)
+//!                                           parse, print, serialize, deserialize or
+//!                                           deserialize_unverified (IN: .mlir or .mlir.bc)
 //! Only the measured call is inside the timer (no process start, no file I/O), as on the jaxlib side.
 
 #[path = "../benches/support/program.rs"]
@@ -139,6 +140,17 @@ fn main() {
                         .unwrap_or_else(|e| fail(format!("deserialize: {e}")))
                         .walk_count()
                 }),
+                "deserialize_unverified" => {
+                    let options = portable::DeserializeOptions {
+                        skip_verification: true,
+                        ..Default::default()
+                    };
+                    (0..n).for_each(|_| {
+                        sink += portable::deserialize_portable_artifact_with(&bytes, options)
+                            .unwrap_or_else(|e| fail(format!("deserialize: {e}")))
+                            .walk_count()
+                    })
+                }
                 _ => fail(format!("unknown step {step:?}")),
             }
             println!("{sink}");

@@ -68,9 +68,14 @@ pub(crate) fn verify_parts(
     parts: Parts,
 ) -> (Vec<Diagnostic>, Vec<Option<(OpId, Place)>>) {
     let mut sink = Sink::new(m);
-    walk::walk(&mut sink, parts);
+    let met = walk::walk(&mut sink, parts);
     if sink.out.is_empty() && parts.ops {
-        for (op, d) in sdy::verify_sdy(m).into_iter().chain(chlo::verify_chlo(m)) {
+        let chlo = if met.chlo {
+            chlo::verify_chlo(m)
+        } else {
+            Vec::new()
+        };
+        for (op, d) in sdy::verify_sdy(m).into_iter().chain(chlo) {
             sink.out.push(d);
             sink.ops.push(Some((op, Place::Op)));
         }

@@ -18,35 +18,38 @@ pub(crate) fn check(m: &Module, kind: StablehloOp, op: crate::ir::OpId) -> Check
     if m.op_name_str(op) != kind.name() {
         return Ok(());
     }
-    let operands: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
-    check_values(m, "operand", kind.operand_type_constraints(), &operands)?;
-    let results: Vec<Type> = m.results(op).map(|v: Value| m.value_type(v)).collect();
-    check_values(m, "result", kind.result_type_constraints(), &results)
+    let operands = m.operands(op).iter().map(|&v| m.value_type(v));
+    check_values(m, "operand", kind.operand_type_constraints(), operands)?;
+    let results = m.results(op).map(|v: Value| m.value_type(v));
+    check_values(m, "result", kind.result_type_constraints(), results)
 }
 
-fn check_values(m: &Module, what: &str, groups: &[OdsValueType], types: &[Type]) -> Check {
+fn check_values(
+    m: &Module,
+    what: &str,
+    groups: &[OdsValueType],
+    types: impl ExactSizeIterator<Item = Type>,
+) -> Check {
     let Some(sizes) = group_sizes(groups, types.len()) else {
         // A wrong number of values: left to the op's own checks.
         return Ok(());
     };
-    let mut at = 0usize;
-    for (g, n) in groups.iter().zip(sizes) {
-        for i in at..at + n {
-            let Some(&t) = types.get(i) else {
-                return Ok(());
-            };
-            if !satisfies(m, t, g) {
-                return Err(fail(
-                    "ODS",
-                    format!(
-                        "{what} #{i} must be {}, but got '{}'",
-                        g.summary,
-                        crate::text::type_to_string(m, t)
-                    ),
-                ));
-            }
+    // Each value against the group it falls in, in order.
+    let group_of_each = groups
+        .iter()
+        .zip(sizes)
+        .flat_map(|(g, n)| std::iter::repeat_n(g, n));
+    for (i, (t, g)) in types.zip(group_of_each).enumerate() {
+        if !satisfies(m, t, g) {
+            return Err(fail(
+                "ODS",
+                format!(
+                    "{what} #{i} must be {}, but got '{}'",
+                    g.summary,
+                    crate::text::type_to_string(m, t)
+                ),
+            ));
         }
-        at += n;
     }
     Ok(())
 }
@@ -54,7 +57,7 @@ fn check_values(m: &Module, what: &str, groups: &[OdsValueType], types: &[Type])
 /// How many values each group has: one for a fixed group, and what the fixed ones leave shared
 /// equally among the variadic ones (ODS's `SameVariadicOperandSize`, the only rule StableHLO
 /// ops with several variadic groups use). `None` when the count cannot be split so.
-fn group_sizes(groups: &[OdsValueType], total: usize) -> Option<Vec<usize>> {
+fn group_sizes(groups: &[OdsValueType], total: usize) -> Option<impl Iterator<Item = usize> + '_> {
     let variadic = groups.iter().filter(|g| g.variadic).count();
     let fixed = groups.len() - variadic;
     let rest = total.checked_sub(fixed)?;
@@ -72,8 +75,7 @@ fn group_sizes(groups: &[OdsValueType], total: usize) -> Option<Vec<usize>> {
     Some(
         groups
             .iter()
-            .map(|g| if g.variadic { each } else { 1 })
-            .collect(),
+            .map(move |g| if g.variadic { each } else { 1 }),
     )
 }
 
@@ -320,14 +322,15 @@ mod tests {
     fn variadic_groups_share_what_is_left() {
         let reduce = StablehloOp::from_name("stablehlo.reduce").unwrap();
         let g = reduce.operand_type_constraints();
-        assert_eq!(group_sizes(g, 4), Some(vec![2, 2]));
-        assert_eq!(group_sizes(g, 3), None);
+        let sizes = |g, n| group_sizes(g, n).map(|s| s.collect::<Vec<_>>());
+        assert_eq!(sizes(g, 4), Some(vec![2, 2]));
+        assert_eq!(sizes(g, 3), None);
         let dus = StablehloOp::from_name("stablehlo.dynamic_update_slice").unwrap();
         assert_eq!(
-            group_sizes(dus.operand_type_constraints(), 5),
+            sizes(dus.operand_type_constraints(), 5),
             Some(vec![1, 1, 3])
         );
-        assert_eq!(group_sizes(dus.operand_type_constraints(), 1), None);
+        assert_eq!(sizes(dus.operand_type_constraints(), 1), None);
     }
 
     /// Every StableHLO op of StablehloOps.td has its types recorded in the spec.

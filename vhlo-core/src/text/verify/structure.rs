@@ -89,15 +89,19 @@ pub(crate) fn classify(name: &str) -> OpClass {
     }
 }
 
-/// [`classify`] memoized by the op-name symbol (a program has few distinct names).
+/// [`classify`] memoized by the op-name symbol (a program has few distinct names), noting
+/// whether any CHLO op was met (whose own checks, `verify_chlo`, then run).
 #[derive(Default)]
-pub(crate) struct Classes(Vec<Option<OpClass>>);
+pub(crate) struct Classes {
+    by_name: Vec<Option<OpClass>>,
+    pub chlo: bool,
+}
 
 impl Classes {
     #[inline(always)]
     pub fn of(&mut self, m: &Module, op: OpId) -> OpClass {
         let sym = m.op_name(op).index();
-        match self.0.get(sym) {
+        match self.by_name.get(sym) {
             Some(Some(c)) => *c,
             _ => self.first(m, op, sym),
         }
@@ -107,11 +111,13 @@ impl Classes {
     #[cold]
     #[inline(never)]
     fn first(&mut self, m: &Module, op: OpId, sym: usize) -> OpClass {
-        let c = classify(m.op_name_str(op));
-        if self.0.len() <= sym {
-            self.0.resize(sym + 1, None);
+        let name = m.op_name_str(op);
+        let c = classify(name);
+        self.chlo |= name.starts_with("chlo.");
+        if self.by_name.len() <= sym {
+            self.by_name.resize(sym + 1, None);
         }
-        self.0[sym] = Some(c);
+        self.by_name[sym] = Some(c);
         c
     }
 }

@@ -31,11 +31,12 @@ impl Parts {
 }
 
 /// A block being walked: its ops from `next` on; `frame` is its entry in the walk's table of
-/// open blocks.
+/// open blocks, `scope` its isolation scope.
 struct Open {
     block: Block,
     next: usize,
     frame: u32,
+    scope: u32,
 }
 
 enum Step {
@@ -54,10 +55,21 @@ enum Step {
     Close(u32),
 }
 
+/// What a walk met that other checks depend on.
+pub(crate) struct Met {
+    /// Some op of the CHLO dialect.
+    pub chlo: bool,
+}
+
 /// Walks `sink.m` once with the checks of `parts`.
-pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
-    let m = sink.m;
+pub(crate) fn walk(sink: &mut Sink, parts: Parts) -> Met {
     let mut classes = Classes::default();
+    walk_ops(sink, parts, &mut classes);
+    Met { chlo: classes.chlo }
+}
+
+fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
+    let m = sink.m;
     let mut symbols = SymbolTable::default();
     let mut types = super::type_rules::TypeMemo::new(m);
     let mut ods_memo = super::ops::OdsMemo::default();
@@ -88,9 +100,18 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
     }
     // The top-level ops, as if in one open block.
     let mut stack: Vec<Step> = vec![Step::Top(0)];
+    // The block whose ops are being visited, off the stack until one of its ops has regions.
+    let mut current: Option<Open> = None;
     loop {
         // Next op to visit, and the frame and scope it is in.
-        let (op, frame, scope) = {
+        let (op, frame, scope) = if let Some(open) = current.as_mut() {
+            let Some(&op) = m.block_ops(open.block).get(open.next) else {
+                current = None;
+                continue;
+            };
+            open.next += 1;
+            (op, open.frame, open.scope)
+        } else {
             match stack.pop() {
                 None => break,
                 Some(Step::Top(i)) => {
@@ -122,6 +143,7 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
                         block: b,
                         next: 0,
                         frame,
+                        scope,
                     }));
                     continue;
                 }
@@ -145,22 +167,14 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
                             block: b,
                             next: 0,
                             frame,
+                            scope,
                         }));
                     }
                     continue;
                 }
-                Some(Step::Resume(mut open)) => {
-                    let Some(&op) = m.block_ops(open.block).get(open.next) else {
-                        continue;
-                    };
-                    open.next += 1;
-                    let frame = open.frame;
-                    stack.push(Step::Resume(open));
-                    (
-                        op,
-                        frame,
-                        frame_scope.get(frame as usize).copied().unwrap_or(0),
-                    )
+                Some(Step::Resume(open)) => {
+                    current = Some(open);
+                    continue;
                 }
                 Some(Step::Results(op, frame)) => {
                     if parts.dominance {
@@ -267,7 +281,7 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
             }
         }
         if parts.structure && class.registered && !class.no_terminator {
-            if let Err((at, f)) = terminators(m, &mut classes, op, regions) {
+            if let Err((at, f)) = terminators(m, classes, op, regions) {
                 sink.report(at, f);
                 return;
             }
@@ -278,6 +292,10 @@ pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
         } else {
             scope
         };
+        // The rest of this block comes after the op's regions and results.
+        if let Some(open) = current.take() {
+            stack.push(Step::Resume(open));
+        }
         stack.push(Step::Results(op, frame));
         for &r in regions.iter().rev() {
             // MLIR's mayBeGraphRegion: the regions of an unregistered op.
@@ -356,35 +374,58 @@ fn pure_checks(k: K) -> bool {
         )
 }
 
+/// Signatures longer than this are not remembered (their ops are verified each time).
+const KEY_MAX: usize = 64;
+
 /// The ops verified so far whose checks read only the op itself, by signature (what
 /// [`op_signature`] streams). A lookup streams the op's signature once, into a scratch key and
 /// its hash; the last key looked up is what [`VerifiedOps::insert`] stores.
-#[derive(Default)]
 struct VerifiedOps {
     by_signature: FastMap<u64, Box<[u32]>>,
-    key: Vec<u32>,
+    /// The last key looked up: its first `len` ids (a fixed buffer: no growth check per id).
+    key: [u32; KEY_MAX],
+    len: usize,
     hash: u64,
+}
+
+impl Default for VerifiedOps {
+    fn default() -> Self {
+        VerifiedOps {
+            by_signature: FastMap::default(),
+            key: [0; KEY_MAX],
+            len: 0,
+            hash: 0,
+        }
+    }
 }
 
 impl VerifiedOps {
     fn contains(&mut self, m: &Module, op: OpId) -> bool {
-        let (key, mut h) = (&mut self.key, 0u64);
-        key.clear();
+        let (key, mut len, mut h) = (&mut self.key, 0usize, 0u64);
         op_signature(m, op, &mut |x| {
-            key.push(x);
+            if let Some(slot) = key.get_mut(len) {
+                *slot = x;
+            }
+            len += 1;
             // FxHash's step: a collision only costs a comparison.
             h = (h.rotate_left(5) ^ u64::from(x)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
         });
         self.hash = h;
-        self.by_signature.get(&h).is_some_and(|k| **k == *self.key)
+        self.len = len;
+        match self.key.get(..len) {
+            Some(key) => self.by_signature.get(&h).is_some_and(|k| **k == *key),
+            None => false,
+        }
     }
 
-    /// Remembers the op last looked up as verified (the first of its hash).
+    /// Remembers the op last looked up as verified (the first of its hash), unless its key was
+    /// too long to keep.
     fn insert(&mut self) {
-        let key = &self.key;
-        self.by_signature
-            .entry(self.hash)
-            .or_insert_with(|| key.as_slice().into());
+        if let Some(key) = self.key.get(..self.len) {
+            self.by_signature
+                .entry(self.hash)
+                .or_insert_with(|| key.into());
+        }
     }
 }
 
@@ -393,22 +434,28 @@ impl VerifiedOps {
 #[inline]
 fn op_signature(m: &Module, op: OpId, f: &mut impl FnMut(u32)) {
     f(m.op_name(op).0);
-    let operands = m.operands(op);
-    f(operands.len() as u32);
-    operands.iter().for_each(|&v| f(m.value_type(v).0));
-    f(m.num_results(op) as u32);
-    m.results(op).for_each(|v| f(m.value_type(v).0));
-    for list in [m.properties(op), m.attributes(op)] {
-        f(list.len() as u32);
-        for a in list {
-            f(a.name.0);
-            f(a.value.0);
-        }
-    }
+    let (operands, properties, attributes) = (m.operands(op), m.properties(op), m.attributes(op));
     let regions = m.regions(op);
+    // The five counts in one id, 6 bits each. A count of 64 or more is followed by as many
+    // ids, longer than any key kept (`KEY_MAX`), so its truncation here cannot alias.
+    let counts = [
+        operands.len(),
+        m.num_results(op),
+        properties.len(),
+        attributes.len(),
+        regions.len(),
+    ];
+    f(counts
+        .iter()
+        .fold(0u32, |acc, &c| acc << 6 | (c & 63) as u32));
+    operands.iter().for_each(|&v| f(m.value_type(v).0));
+    m.results(op).for_each(|v| f(m.value_type(v).0));
+    for a in properties.iter().chain(attributes) {
+        f(a.name.0);
+        f(a.value.0);
+    }
     // Regions: the shape of each, its entry block's argument types, and each block's
     // terminator (name and operand types), which is what the region ops' checks read.
-    f(regions.len() as u32);
     for &r in regions {
         let blocks = m.blocks(r);
         f(blocks.len() as u32);
