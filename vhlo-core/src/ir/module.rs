@@ -68,6 +68,17 @@ struct Nested {
     successors: Span,
 }
 
+/// What [`Module::op_parts`] gives.
+#[derive(Clone, Debug)]
+pub struct OpParts<'m> {
+    pub name: Symbol,
+    pub operands: &'m [Value],
+    pub results: std::iter::Map<std::ops::Range<u32>, fn(u32) -> Value>,
+    pub properties: &'m [NamedAttr],
+    pub attributes: &'m [NamedAttr],
+    pub regions: &'m [Region],
+}
+
 // Every op pays for each byte here.
 const _: () = assert!(std::mem::size_of::<OpData>() == 48);
 
@@ -537,6 +548,30 @@ impl Module {
     #[inline]
     pub fn op_name(&self, op: OpId) -> Symbol {
         self.ops[op.index()].name
+    }
+    /// The op's name, operands, results, properties, attributes and regions at once (one
+    /// lookup of the op, for walks that read them all).
+    #[inline]
+    pub fn op_parts(&self, op: OpId) -> OpParts<'_> {
+        let d = &self.ops[op.index()];
+        let regions = match self.nested.get(d.nested as usize) {
+            Some(n) => &self.region_pool[n.regions.range()],
+            None => &[],
+        };
+        // Most ops have no discardable attributes: no slice to check for them.
+        let attrs = |s: Span| match s.len {
+            0 => &[][..],
+            _ => &self.attr_pool[s.range()],
+        };
+        OpParts {
+            name: d.name,
+            operands: &self.value_pool[d.operands.range()],
+            results: (d.first_result..d.first_result + d.num_results)
+                .map(Value as fn(u32) -> Value),
+            properties: attrs(d.properties),
+            attributes: attrs(d.attributes),
+            regions,
+        }
     }
     /// The op's full name.
     #[inline]

@@ -22,6 +22,10 @@ pub(crate) struct OpClass {
     /// Carries a `function_type` (`func.func`, `vhlo.func_v1`).
     pub has_function_type: bool,
     pub stablehlo: Option<StablehloOp>,
+    /// A StableHLO op whose checks read only itself (`ops::reads_only_itself`).
+    pub reads_only_itself: bool,
+    /// `func.call`.
+    pub call: bool,
 }
 
 /// Dialects whose ops MLIR (as jaxlib registers them) knows: their ops are checked for
@@ -86,6 +90,8 @@ pub(crate) fn classify(name: &str) -> OpClass {
         no_terminator: name == "builtin.module" || name == "shape.function_library",
         has_function_type: name == "func.func" || name == "vhlo.func_v1",
         stablehlo,
+        reads_only_itself: stablehlo.is_some_and(super::ops::reads_only_itself),
+        call: name == "func.call",
     }
 }
 
@@ -100,18 +106,24 @@ pub(crate) struct Classes {
 impl Classes {
     #[inline(always)]
     pub fn of(&mut self, m: &Module, op: OpId) -> OpClass {
-        let sym = m.op_name(op).index();
-        match self.by_name.get(sym) {
+        self.of_name(m, m.op_name(op))
+    }
+
+    /// The class of ops named `name`.
+    #[inline(always)]
+    pub fn of_name(&mut self, m: &Module, name: Symbol) -> OpClass {
+        match self.by_name.get(name.index()) {
             Some(Some(c)) => *c,
-            _ => self.first(m, op, sym),
+            _ => self.first(m, name),
         }
     }
 
     /// The first op of a name: classified and remembered.
     #[cold]
     #[inline(never)]
-    fn first(&mut self, m: &Module, op: OpId, sym: usize) -> OpClass {
-        let name = m.op_name_str(op);
+    fn first(&mut self, m: &Module, name_sym: Symbol) -> OpClass {
+        let sym = name_sym.index();
+        let name = m.str(name_sym);
         let c = classify(name);
         self.chlo |= name.starts_with("chlo.");
         if self.by_name.len() <= sym {
@@ -130,6 +142,19 @@ pub(crate) struct SymbolTable {
 }
 
 impl SymbolTable {
+    /// The nearest symbol-table op around `from` (`OpId(u32::MAX)` for none: the top level of
+    /// a module made by hand), from which [`SymbolTable::lookup`] of any name starts.
+    pub fn table_around(&self, m: &Module, from: OpId) -> OpId {
+        let mut at = Some(from);
+        while let Some(op) = at {
+            if m.op_name_str(op) == "builtin.module" {
+                return op;
+            }
+            at = parent_op(m, op);
+        }
+        OpId(u32::MAX)
+    }
+
     /// The op named `name` in the nearest symbol table around `from`.
     pub fn lookup(&self, m: &Module, from: OpId, name: Symbol) -> Option<OpId> {
         let mut at = Some(from);

@@ -8,8 +8,7 @@ use super::structure::{
     collect_symbols, dominance_failure, dominator_tree, verify_func_dialect, Classes, SymbolTable,
 };
 use super::{fail, Sink};
-use crate::ir::{Block, FastMap, Module, OpId, Region};
-use crate::vhlo::StablehloOp as K;
+use crate::ir::{Block, FastMap, Module, OpId, OpParts, Region};
 
 /// Which checks a walk runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,14 +31,14 @@ impl Parts {
 
 /// A block being walked: its ops from `next` on; `frame` is its entry in the walk's table of
 /// open blocks, `scope` its isolation scope.
-struct Open {
-    block: Block,
+struct Open<'m> {
+    ops: &'m [OpId],
     next: usize,
     frame: u32,
     scope: u32,
 }
 
-enum Step {
+enum Step<'m> {
     /// Continue the top-level ops from this index.
     Top(usize),
     /// Walk a block (opened in isolation scope `scope`).
@@ -48,7 +47,7 @@ enum Step {
     /// visible in all of it, in any order.
     Graph(Region, u32),
     /// Continue the ops of an open block.
-    Resume(Open),
+    Resume(Open<'m>),
     /// After an op's regions: its results become visible.
     Results(OpId, u32),
     /// A block and the blocks it dominates are done: its values go out of sight.
@@ -105,7 +104,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
     loop {
         // Next op to visit, and the frame and scope it is in.
         let (op, frame, scope) = if let Some(open) = current.as_mut() {
-            let Some(&op) = m.block_ops(open.block).get(open.next) else {
+            let Some(&op) = open.ops.get(open.next) else {
                 current = None;
                 continue;
             };
@@ -140,7 +139,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                         }
                     }
                     stack.push(Step::Resume(Open {
-                        block: b,
+                        ops: m.block_ops(b),
                         next: 0,
                         frame,
                         scope,
@@ -164,7 +163,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                     stack.push(Step::Close(frame));
                     for &b in m.blocks(r).iter().rev() {
                         stack.push(Step::Resume(Open {
-                            block: b,
+                            ops: m.block_ops(b),
                             next: 0,
                             frame,
                             scope,
@@ -194,7 +193,8 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                 }
             }
         };
-        let class = classes.of(m, op);
+        let op_parts = m.op_parts(op);
+        let class = classes.of_name(m, op_parts.name);
         if parts.dominance {
             // Each operand defined in an open frame of the same isolation scope.
             for (i, &v) in m.operands(op).iter().enumerate() {
@@ -222,9 +222,11 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
             }
         }
         // An op whose checks read nothing but its own name, types and attributes, identical to
-        // one already verified (a program repeats its ops' shapes), has the same verdict.
-        let key = parts.ops && class.stablehlo.is_some_and(pure_checks);
-        let known = key && verified_ops.contains(m, op);
+        // one already verified (a program repeats its ops' shapes), has the same verdict. So
+        // has a call, whose checks read the callee's type too, in the same symbol table.
+        let key = parts.ops && (class.reads_only_itself || class.call);
+        let table = class.call.then(|| symbols.table_around(m, op).0);
+        let known = key && verified_ops.contains(m, &op_parts, table);
         if parts.ops && !known {
             if let Err(f) = types.check_op(op, class.has_function_type) {
                 sink.report(op, f);
@@ -256,10 +258,13 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                     if sink.out.len() > before {
                         return;
                     }
+                    if key {
+                        verified_ops.insert();
+                    }
                 }
             }
         }
-        let regions = m.regions(op);
+        let regions = op_parts.regions;
         if regions.is_empty() {
             if parts.dominance {
                 for r in m.results(op) {
@@ -353,35 +358,23 @@ fn terminators(
     Ok(())
 }
 
-/// Ops whose own checks read only the op itself (name, operand and result types, attributes,
-/// and its regions' argument and returned types; the ops inside are walked on their own): not
-/// those that read an operand's defining constant, a symbol, or a parent.
-fn pure_checks(k: K) -> bool {
-    // Collectives read symbols (meshes, decompositions) and pair with each other.
-    super::ops::family(k) != super::ops::Family::Collectives
-        && !matches!(
-            k,
-            K::DynamicConv
-                | K::DynamicGather
-                | K::SetDimensionSize
-                | K::DynamicPad
-                | K::DynamicReshape
-                | K::DynamicBroadcastInDim
-                | K::DynamicIota
-                | K::Call
-                | K::Return
-                | K::Func
-        )
-}
-
 /// Signatures longer than this are not remembered (their ops are verified each time).
 const KEY_MAX: usize = 64;
+
+/// Slots of [`VerifiedOps::recent`] (a power of two).
+const RECENT: usize = 256;
 
 /// The ops verified so far whose checks read only the op itself, by signature (what
 /// [`op_signature`] streams). A lookup streams the op's signature once, into a scratch key and
 /// its hash; the last key looked up is what [`VerifiedOps::insert`] stores.
 struct VerifiedOps {
-    by_signature: FastMap<u64, Box<[u32]>>,
+    /// Every key kept, back to back.
+    keys: Vec<u32>,
+    /// Hash -> the span of its key in `keys` (the first key of that hash).
+    by_signature: FastMap<u64, (u32, u32)>,
+    /// The last span found for each slot (by the hash's top bits): a lookup of a recent
+    /// signature costs one compare instead of a probe of the map.
+    recent: Box<[(u64, u32, u32)]>,
     /// The last key looked up: its first `len` ids (a fixed buffer: no growth check per id).
     key: [u32; KEY_MAX],
     len: usize,
@@ -391,7 +384,9 @@ struct VerifiedOps {
 impl Default for VerifiedOps {
     fn default() -> Self {
         VerifiedOps {
+            keys: Vec::new(),
             by_signature: FastMap::default(),
+            recent: vec![(0, 0, 0); RECENT].into_boxed_slice(),
             key: [0; KEY_MAX],
             len: 0,
             hash: 0,
@@ -400,31 +395,54 @@ impl Default for VerifiedOps {
 }
 
 impl VerifiedOps {
-    fn contains(&mut self, m: &Module, op: OpId) -> bool {
+    /// Whether an op of this signature (and this `context`, when given) was verified.
+    fn contains(&mut self, m: &Module, op: &OpParts, context: Option<u32>) -> bool {
         let (key, mut len, mut h) = (&mut self.key, 0usize, 0u64);
-        op_signature(m, op, &mut |x| {
+        let mut add = |x: u32| {
             if let Some(slot) = key.get_mut(len) {
                 *slot = x;
             }
             len += 1;
             // FxHash's step: a collision only costs a comparison.
             h = (h.rotate_left(5) ^ u64::from(x)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        });
+        };
+        op_signature(m, op, &mut add);
+        if let Some(c) = context {
+            add(c);
+        }
         self.hash = h;
         self.len = len;
-        match self.key.get(..len) {
-            Some(key) => self.by_signature.get(&h).is_some_and(|k| **k == *key),
-            None => false,
+        let Some(key) = self.key.get(..len) else {
+            return false;
+        };
+        let kept = |(start, n): (u32, u32)| self.keys.get(start as usize..(start + n) as usize);
+        let slot = (h >> 56) as usize % RECENT;
+        if let Some(&(rh, start, n)) = self.recent.get(slot) {
+            if rh == h && kept((start, n)) == Some(key) {
+                return true;
+            }
+        }
+        match self.by_signature.get(&h) {
+            Some(&span) if kept(span) == Some(key) => {
+                if let Some(r) = self.recent.get_mut(slot) {
+                    *r = (h, span.0, span.1);
+                }
+                true
+            }
+            _ => false,
         }
     }
 
     /// Remembers the op last looked up as verified (the first of its hash), unless its key was
     /// too long to keep.
     fn insert(&mut self) {
-        if let Some(key) = self.key.get(..self.len) {
-            self.by_signature
-                .entry(self.hash)
-                .or_insert_with(|| key.into());
+        let Some(key) = self.key.get(..self.len) else {
+            return;
+        };
+        if let std::collections::hash_map::Entry::Vacant(e) = self.by_signature.entry(self.hash) {
+            let start = self.keys.len() as u32;
+            self.keys.extend_from_slice(key);
+            e.insert((start, key.len() as u32));
         }
     }
 }
@@ -432,31 +450,29 @@ impl VerifiedOps {
 /// What an op's checks read, as ids streamed to `f`: its name, operand and result types,
 /// properties and discardable attributes (all interned, so equal ids are equal values).
 #[inline]
-fn op_signature(m: &Module, op: OpId, f: &mut impl FnMut(u32)) {
-    f(m.op_name(op).0);
-    let (operands, properties, attributes) = (m.operands(op), m.properties(op), m.attributes(op));
-    let regions = m.regions(op);
+fn op_signature(m: &Module, p: &OpParts, f: &mut impl FnMut(u32)) {
+    f(p.name.0);
     // The five counts in one id, 6 bits each. A count of 64 or more is followed by as many
     // ids, longer than any key kept (`KEY_MAX`), so its truncation here cannot alias.
     let counts = [
-        operands.len(),
-        m.num_results(op),
-        properties.len(),
-        attributes.len(),
-        regions.len(),
+        p.operands.len(),
+        p.results.len(),
+        p.properties.len(),
+        p.attributes.len(),
+        p.regions.len(),
     ];
     f(counts
         .iter()
         .fold(0u32, |acc, &c| acc << 6 | (c & 63) as u32));
-    operands.iter().for_each(|&v| f(m.value_type(v).0));
-    m.results(op).for_each(|v| f(m.value_type(v).0));
-    for a in properties.iter().chain(attributes) {
+    p.operands.iter().for_each(|&v| f(m.value_type(v).0));
+    p.results.clone().for_each(|v| f(m.value_type(v).0));
+    for a in p.properties.iter().chain(p.attributes) {
         f(a.name.0);
         f(a.value.0);
     }
     // Regions: the shape of each, its entry block's argument types, and each block's
     // terminator (name and operand types), which is what the region ops' checks read.
-    for &r in regions {
+    for &r in p.regions {
         let blocks = m.blocks(r);
         f(blocks.len() as u32);
         for (i, &b) in blocks.iter().enumerate() {
@@ -474,5 +490,60 @@ fn op_signature(m: &Module, op: OpId, f: &mut impl FnMut(u32)) {
                 operands.iter().for_each(|&v| f(m.value_type(v).0));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A call is known by its signature only within one symbol table: the same call in a
+    /// nested module resolves to that module's `@f` and is checked again (jaxlib refuses it
+    /// there too, at 14:12).
+    #[test]
+    fn a_known_call_is_checked_again_in_another_symbol_table() {
+        let src = r#"module @outer {
+  func.func private @f(%a: tensor<2xf32>) -> tensor<2xf32> {
+    return %a : tensor<2xf32>
+  }
+  func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = func.call @f(%x) : (tensor<2xf32>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+  module @inner {
+    func.func private @f(%a: tensor<3xf32>) -> tensor<3xf32> {
+      return %a : tensor<3xf32>
+    }
+    func.func @g(%x: tensor<2xf32>) -> tensor<2xf32> {
+      %0 = func.call @f(%x) : (tensor<2xf32>) -> tensor<2xf32>
+      return %0 : tensor<2xf32>
+    }
+  }
+}
+"#;
+        let e = crate::text::parse(src).unwrap_err();
+        assert_eq!((e.line, e.column), (14, 12), "{e}");
+        assert!(e.to_string().contains("operand type mismatch"), "{e}");
+        // Without the nested module, the program is accepted.
+        let cut = src.find("  module @inner").unwrap();
+        assert!(crate::text::parse(&format!("{}}}\n", &src[..cut])).is_ok());
+    }
+
+    /// Two reduces of one signature (and their `stablehlo.return`s): the second is known. A
+    /// third of another signature is checked, and refused for its result type.
+    #[test]
+    fn known_ops_share_their_verdict_only_with_equal_signatures() {
+        let program = |third: &str| {
+            format!(
+                "func.func @main(%x: tensor<4xf32>, %z: tensor<f32>) {{
+    %a = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    %b = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    %c = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<{third}>
+    return
+  }}
+"
+            )
+        };
+        assert!(crate::text::parse(&program("f32")).is_ok());
+        let e = crate::text::parse(&program("f64")).unwrap_err();
+        assert_eq!(e.line, 4, "{e}");
     }
 }

@@ -179,6 +179,27 @@ fn arity(v: OpView) -> Check {
     Ok(())
 }
 
+/// Ops whose own checks read only the op itself (name, operand and result types, attributes,
+/// and its regions' argument and returned types; the ops inside are walked on their own): not
+/// those that read an operand's defining constant, a symbol, or a parent. The verifier checks
+/// one op of each signature of these (`walk.rs`, `VerifiedOps`).
+pub(crate) fn reads_only_itself(k: K) -> bool {
+    // Collectives read symbols (meshes, decompositions) and pair with each other.
+    family(k) != Family::Collectives
+        && !matches!(
+            k,
+            K::DynamicConv
+                | K::DynamicGather
+                | K::SetDimensionSize
+                | K::DynamicPad
+                | K::DynamicReshape
+                | K::DynamicBroadcastInDim
+                | K::DynamicIota
+                | K::Call
+                | K::Func
+        )
+}
+
 /// The file that holds an op's own checks.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Family {
