@@ -525,27 +525,22 @@ impl Module {
     // ---- queries ---------------------------------------------------------------------------
 
     /// The top-level ops.
-    #[inline]
     pub fn top_ops(&self) -> &[OpId] {
         &self.top
     }
     /// Number of ops ever created (including erased ones).
-    #[inline]
     pub fn num_ops(&self) -> usize {
         self.ops.len()
     }
     /// Number of values ever created (including those of erased ops).
-    #[inline]
     pub fn num_values(&self) -> usize {
         self.values.len()
     }
     /// Number of blocks ever created (including erased ones).
-    #[inline]
     pub fn num_blocks(&self) -> usize {
         self.blocks.len()
     }
     /// The op's full name symbol (`vhlo.add_v1`).
-    #[inline]
     pub fn op_name(&self, op: OpId) -> Symbol {
         self.ops[op.index()].name
     }
@@ -574,44 +569,36 @@ impl Module {
         }
     }
     /// The op's full name.
-    #[inline]
     pub fn op_name_str(&self, op: OpId) -> &str {
         self.str(self.op_name(op))
     }
     /// The op's operands.
-    #[inline]
     pub fn operands(&self, op: OpId) -> &[Value] {
         &self.value_pool[self.ops[op.index()].operands.range()]
     }
     /// The op's results.
-    #[inline]
     pub fn results(&self, op: OpId) -> impl ExactSizeIterator<Item = Value> + '_ {
         let d = &self.ops[op.index()];
         (d.first_result..d.first_result + d.num_results).map(Value)
     }
     /// Number of results.
-    #[inline]
     pub fn num_results(&self, op: OpId) -> usize {
         self.ops[op.index()].num_results as usize
     }
     /// Result `i`.
-    #[inline]
     pub fn result(&self, op: OpId, i: usize) -> Option<Value> {
         let d = &self.ops[op.index()];
         (i < d.num_results as usize).then(|| Value(d.first_result + to_u32(i)))
     }
     /// The op's properties (inherent attributes), in stored order.
-    #[inline]
     pub fn properties(&self, op: OpId) -> &[NamedAttr] {
         &self.attr_pool[self.ops[op.index()].properties.range()]
     }
     /// The op's discardable attributes, in stored order.
-    #[inline]
     pub fn attributes(&self, op: OpId) -> &[NamedAttr] {
         &self.attr_pool[self.ops[op.index()].attributes.range()]
     }
     /// The property called `name`.
-    #[inline]
     pub fn property(&self, op: OpId, name: &str) -> Option<Attribute> {
         let sym = self.lookup_sym(name)?;
         self.properties(op)
@@ -620,7 +607,6 @@ impl Module {
             .map(|a| a.value)
     }
     /// The discardable attribute called `name`.
-    #[inline]
     pub fn attribute(&self, op: OpId, name: &str) -> Option<Attribute> {
         let sym = self.lookup_sym(name)?;
         self.attributes(op)
@@ -629,7 +615,6 @@ impl Module {
             .map(|a| a.value)
     }
     /// The op's regions.
-    #[inline]
     pub fn regions(&self, op: OpId) -> &[Region] {
         match self.nested.get(self.ops[op.index()].nested as usize) {
             Some(n) => &self.region_pool[n.regions.range()],
@@ -637,7 +622,6 @@ impl Module {
         }
     }
     /// The op's successor blocks.
-    #[inline]
     pub fn successors(&self, op: OpId) -> &[Block] {
         match self.nested.get(self.ops[op.index()].nested as usize) {
             Some(n) => &self.block_pool[n.successors.range()],
@@ -658,48 +642,39 @@ impl Module {
         }
     }
     /// The op's location.
-    #[inline]
     pub fn op_location(&self, op: OpId) -> Location {
         self.ops[op.index()].location
     }
     /// The block holding `op`.
-    #[inline]
     pub fn op_parent(&self, op: OpId) -> Option<Block> {
         let p = self.ops[op.index()].parent;
         (p != NO_PARENT).then_some(p)
     }
     /// The op holding `region`.
-    #[inline]
     pub fn region_parent(&self, region: Region) -> Option<OpId> {
         self.regions[region.index()].parent
     }
     /// The region holding `block`.
-    #[inline]
     pub fn block_parent(&self, block: Block) -> Option<Region> {
         self.blocks[block.index()].parent
     }
     /// The blocks of a region.
-    #[inline]
     pub fn blocks(&self, region: Region) -> &[Block] {
         &self.regions[region.index()].blocks
     }
     /// The ops of a block.
-    #[inline]
     pub fn block_ops(&self, block: Block) -> &[OpId] {
         &self.blocks[block.index()].ops
     }
     /// The arguments of a block.
-    #[inline]
     pub fn block_args(&self, block: Block) -> &[Value] {
         &self.blocks[block.index()].args
     }
     /// A value's type.
-    #[inline]
     pub fn value_type(&self, v: Value) -> Type {
         self.values[v.index()].ty
     }
     /// Where a value is defined.
-    #[inline]
     pub fn value_def(&self, v: Value) -> ValueDef {
         self.values[v.index()].def
     }
