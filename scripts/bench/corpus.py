@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Times the vhlo-translate CLI against libStablehlo (jaxlib) on the real-shaped corpus (issue 15).
+"""Times the vhlo-translate CLI against libStablehlo (jaxlib) on the real-shaped corpus.
 
     python3 scripts/bench/corpus.py CORPUS_DIR [--reps 5] [--only SUBSTRING]
 

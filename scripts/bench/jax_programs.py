@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the benchmark corpus of real-shaped JAX programs (issue 15) into a directory.
+"""Writes the benchmark corpus of real-shaped JAX programs into a directory.
 
     .venv/bin/python scripts/bench/jax_programs.py OUTDIR [--sizes 10k,100k] [--weights-mib 64]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python package (python/, `vhlo`) against jaxlib, side by side in one run (issue 33).
+"""The Python package (python/, `vhlo`) against jaxlib, side by side in one run.
 
     .venv/bin/python scripts/bench/python_api.py CORPUS_DIR [--reps 7] [--wheel WHEEL]
 

@@ -64,7 +64,7 @@ fn deserialize(b: Bencher) {
 
 /// The verifier alone on the parsed program (what `text::parse` and serializing add), and the
 /// two steps without it, so that its share of each is measured (docs/benchmarks.md,
-/// "Verification"; issue 29's goal: at most 10% of serializing and of deserializing).
+/// "Verification"; the goal: at most 10% of serializing and of deserializing).
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn verify(b: Bencher) {
     let m = module();

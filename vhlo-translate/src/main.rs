@@ -360,7 +360,7 @@ fn write_pieces(path: Option<&str>, pieces: &[String]) -> Result<(), Failure> {
 }
 
 /// Writes an artifact piece by piece: its large constants go out from where the module holds
-/// them, never assembled into one buffer (issue 15: a 1 GiB round trip in about 1 GiB).
+/// them, never assembled into one buffer (a 1 GiB round trip in about 1 GiB).
 fn write_artifact(path: Option<&str>, artifact: &Encoded) -> Result<(), Failure> {
     match path {
         None | Some("-") => {

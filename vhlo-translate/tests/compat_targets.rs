@@ -1,4 +1,4 @@
-//! `--target=WEEK_4|WEEK_12|MAX|NONE|current` (issue 33): requirements resolve from the release
+//! `--target=WEEK_4|WEEK_12|MAX|NONE|current`: requirements resolve from the release
 //! tag dates at `--as-of` (today when absent), and the producer names the version they resolve to.
 
 use std::io::Write;

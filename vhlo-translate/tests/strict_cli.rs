@@ -165,7 +165,7 @@ fn strict_refuses_losses_on_serialize_deserialize_and_retarget() {
     );
 }
 
-/// Issue 13 row 16: MLIR's compact reduce (`applies stablehlo.add`) and pretty while
+/// MLIR's compact reduce (`applies stablehlo.add`) and pretty while
 /// (`while(%iterArg = %x)`) print no locations for their body or region arguments, even with
 /// `--mlir-print-debuginfo`. `--strict` refuses that print, naming the op; the generic form
 /// keeps every location and passes; without `--strict` the print is MLIR's.

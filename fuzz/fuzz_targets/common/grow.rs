@@ -1,4 +1,4 @@
-//! Mutations that grow a VHLO program instead of swapping values it already holds (issue 13):
+//! Mutations that grow a VHLO program instead of swapping values it already holds:
 //! wider shapes, more dimensions, types and attributes nested around the one nesting limit.
 //! Used by the `structured_pipeline` fuzz target and tested by `tests/tests/fuzz_mutator.rs`.
 

@@ -1,7 +1,7 @@
 //! Primitives of the MLIR bytecode format: prefix varints, zigzag, sections, and a bounds-checked
 //! cursor whose errors name the section and the absolute byte offset.
 
-// Input path: no panics whatever the bytes (issue 5). Tests opt out below.
+// Input path: no panics whatever the bytes. Tests opt out below.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,

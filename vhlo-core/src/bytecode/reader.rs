@@ -1,6 +1,6 @@
 //! The bytecode reader: header, sections, lazily resolved attribute/type tables, and the IR.
 
-// Input path: no panics whatever the bytes (issue 5). Tests opt out below.
+// Input path: no panics whatever the bytes. Tests opt out below.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -1768,7 +1768,7 @@ impl<'a> Reader<'a> {
 struct RegionCtx {
     blocks: Vec<Block>,
     /// Successors naming a block later in the region: (op, successor position, block index,
-    /// offset), patched when the region's blocks are all read (MLIR allows them; issue 13 row 7).
+    /// offset), patched when the region's blocks are all read (MLIR allows them).
     forward: Vec<(OpId, usize, usize, usize)>,
 }
 

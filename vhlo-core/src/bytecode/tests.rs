@@ -74,7 +74,7 @@ fn location_chains_round_trip_at_every_version() {
 }
 
 /// The one nesting limit (`ir::MAX_NESTING`): what the writer writes, the reader reads; past
-/// it, both refuse (issue 13 row 6).
+/// it, both refuse.
 #[test]
 fn too_deep_attributes_are_rejected_not_overflowed() {
     let m = module_with_name_chain(300);
@@ -592,7 +592,7 @@ fn value_counts_of_nested_regions_are_bounded_in_sum() {
 }
 
 /// Large tensor data is held once: read from a shared input it views the input buffer, and
-/// writing streams it from there (issue 15: a 1 GiB artifact round-trips in about 1 GiB).
+/// writing streams it from there (a 1 GiB artifact round-trips in about 1 GiB).
 #[test]
 fn large_constants_are_views_of_the_input_and_written_from_it() {
     let n = 4 * crate::ir::Blob::SHARE_FROM;

@@ -6,7 +6,7 @@
 //! APInts, i1-packed tensor blobs, the two optional-attribute forms, quantization checks) are
 //! hints here, not arms of a per-code match.
 
-// Input path: no panics whatever the bytes (issue 5).
+// Input path: no panics whatever the bytes.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -630,7 +630,7 @@ fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
     if vhlo_mnemonic(m, *e)?.0 != "bool_v1" {
         return None;
     }
-    // Saturated: a splat of any shape is one byte (issue 13 row 14).
+    // Saturated: a splat of any shape is one byte.
     shape.iter().try_fold(1usize, |n, &d| {
         Some(n.saturating_mul(usize::try_from(d).ok()?))
     })
@@ -644,7 +644,7 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
     let Some(("tensor_v1", [Param::Ints(shape), Param::Type(e), _])) = vhlo_mnemonic(m, t) else {
         return false;
     };
-    // Saturated: a splat of any shape is one element (issue 13 row 14).
+    // Saturated: a splat of any shape is one element.
     let Some(n) = shape.iter().try_fold(1usize, |n, &d| {
         Some(n.saturating_mul(usize::try_from(d).ok()?))
     }) else {

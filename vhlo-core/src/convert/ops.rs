@@ -418,7 +418,7 @@ fn vhlo_bool_value(m: &Module, a: Attribute) -> Option<bool> {
 
 /// The most elements a splat `#vhlo.tensor_v1` is expanded to where StableHLO keeps a list
 /// (dimension numbers, `DenseI64ArrayAttr`s). These list dimensions, and ranks are far smaller;
-/// the limit keeps a 300-byte artifact from asking for terabytes (issue 13 row 1).
+/// the limit keeps a 300-byte artifact from asking for terabytes.
 pub(crate) const MAX_SPLAT_EXPANSION: u64 = 1 << 16;
 
 /// An integer `#vhlo.tensor_v1`, with a splat kept as one element.

@@ -151,7 +151,7 @@ fn has_range_location(ranges: &[bool], l: Location) -> bool {
 
 /// For every interned location, whether it holds a `FileLineColRange`: one pass in id order,
 /// since a location is interned after the locations inside it, so each is looked at once however
-/// much the locations share (issue 13 row 4).
+/// much the locations share.
 pub(crate) fn range_locations(m: &Module) -> Vec<bool> {
     let (_, _, n) = m.num_interned();
     let mut out: Vec<bool> = Vec::with_capacity(n);

@@ -14,7 +14,7 @@ pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, Strin
 }
 
 /// [`to_vhlo`], each interned type converted once: a type is a DAG (`!t1 = tuple<!t0, !t0>`)
-/// whose tree may be exponentially larger (issue 13 row 11).
+/// whose tree may be exponentially larger.
 fn to_vhlo_memo(
     m: &mut Module,
     t: Type,

@@ -1,4 +1,4 @@
-//! The one nesting limit of the library (issue 13 row 6): parsing, reading, converting, printing
+//! The one nesting limit of the library: parsing, reading, converting, printing
 //! and writing accept the same depth of types, attributes and locations inside each other, and of
 //! regions inside ops. Interned values are DAGs that aliases (`!t1 = tuple<!t0, !t0>`) or
 //! bytecode can make deep without any deep text, so their depth is measured here once, with an

@@ -3,7 +3,7 @@
 //! Just the arithmetic the parser, printer and bytecode need: decimal and hexadecimal digits in
 //! and out, negation and range checks.
 
-// Input path: no panics whatever the text or bytes (issue 5).
+// Input path: no panics whatever the text or bytes.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,

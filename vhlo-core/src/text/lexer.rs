@@ -1,7 +1,7 @@
 //! A byte cursor with the token-level helpers of MLIR's textual syntax. The parser lexes on
 //! demand, because some constructs (`2x?xf32`, `e4m3`, `[b, 0, f]`) need context to split.
 
-// Input path: no panics whatever the text (issue 5).
+// Input path: no panics whatever the text.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -169,7 +169,7 @@ pub(crate) fn numbering_once_legalized(m: &Module, opts: PrintOptions) -> Number
 }
 
 /// [`print()`] on two threads, for callers that allow threads (the library otherwise runs on
-/// the caller's thread, issue 14): the second half of the module's largest block prints on a
+/// the caller's thread): the second half of the module's largest block prints on a
 /// second thread. Returns the text in pieces, whose concatenation is `print(m, opts)`'s text;
 /// one piece when it printed on one thread (a small module, location aliases, type or
 /// attribute aliases, or no thread to be had).

@@ -1,6 +1,6 @@
 //! Types, attributes, dense literals and dialect attributes/types.
 
-// Input path: no panics whatever the text (issue 5).
+// Input path: no panics whatever the text.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -1729,7 +1729,7 @@ impl<'a> Parser<'a> {
         if tshape.iter().any(|&d| d < 0) {
             return Err(self.c.error_at(tpos, "dense literal needs a static shape"));
         }
-        // Saturated: a splat of any shape is one element (issue 13 row 14), and a literal
+        // Saturated: a splat of any shape is one element, and a literal
         // listing every element can never reach the saturated count.
         let numel = tshape
             .iter()

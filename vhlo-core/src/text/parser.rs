@@ -1,7 +1,7 @@
 //! The parser: MLIR textual IR (generic op form, the func/builtin custom forms, and StableHLO's
 //! pretty forms) into a [`Module`].
 
-// Input path: no panics whatever the text (issue 5).
+// Input path: no panics whatever the text.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -1596,7 +1596,7 @@ fn line_starts(bytes: &[u8]) -> Vec<usize> {
 }
 
 /// 1-based line and column of byte offset `pos` of `src`, as [`Cursor::error_at`] counts them:
-/// the column in bytes, as MLIR's source manager counts it (issue 13 row 15), found in
+/// the column in bytes, as MLIR's source manager counts it, found in
 /// `src`'s [`line_starts`] by binary search, so each located op costs O(log lines) (row 3).
 fn line_column(src: &str, starts: &[usize], pos: usize) -> (u32, u32) {
     let pos = pos.min(src.len());

@@ -370,7 +370,7 @@ struct Spelled {
 }
 
 /// The text of interned types and attributes as printed, by id: a module's tensor types and
-/// constants repeat, and copying their text is cheaper than spelling it again (issue 15). The
+/// constants repeat, and copying their text is cheaper than spelling it again. The
 /// text depends on nothing but the value, the options and the alias table, except where the
 /// nesting guard cut it short: such text is not kept, and a kept one is not used where the
 /// guard would cut it.
@@ -513,8 +513,7 @@ pub(crate) fn write_escaped(out: &mut String, s: impl AsRef<[u8]>) {
 }
 
 /// C's `%e` (`3.400000e+01`) when its seven digits give back `v`'s bits, otherwise the shortest
-/// digits that do: a quantization scale such as 1/255 prints so that it parses back exactly
-/// (issue 13 row 5).
+/// digits that do: a quantization scale such as 1/255 prints so that it parses back exactly.
 fn exact_e(v: f64) -> String {
     if !v.is_finite() {
         return if v.is_nan() {
@@ -1338,13 +1337,13 @@ impl<'m> Printer<'m> {
         }
     }
 
-    /// Prints one op (without leading indentation or trailing newline).
     /// True when the op being printed sits directly in the body of a `func.func` printed in
     /// custom form (where `func` is the default dialect).
     pub(crate) fn in_func_body(&self) -> bool {
         self.func_bodies.len() >= 2 && self.func_bodies[self.func_bodies.len() - 2]
     }
 
+    /// Prints one op (without leading indentation or trailing newline).
     pub(crate) fn print_op(&mut self, op: OpId) {
         if self.skip_rest || !self.enter() {
             return;

@@ -232,7 +232,7 @@ mod tests {
         }
     }
 
-    /// Enum attribute types name their own enum, so a wrong-kind enum is refused (issue 13 row 2).
+    /// Enum attribute types name their own enum, so a wrong-kind enum is refused.
     #[test]
     fn enum_attribute_types_name_their_enum() {
         let constraint = |op: &str, attr: &str| {

@@ -1,6 +1,6 @@
 //! MLIR's quantized-type invariants (`QuantizedType::verifyInvariants` and the uniform and
 //! per-axis ones in `mlir/lib/Dialect/Quant/IR/QuantTypes.cpp`), checked on both conversions so
-//! that we never write, nor print, a `!quant.uniform` that libStablehlo refuses (issue 13 row 12).
+//! that we never write, nor print, a `!quant.uniform` that libStablehlo refuses.
 
 use crate::ir::{FloatKind, Module, Param, Signedness, TypeData};
 
