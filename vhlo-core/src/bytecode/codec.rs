@@ -24,9 +24,10 @@ pub(super) fn read_attr<S: VhloSource>(
 ) -> Result<AttrData, BytecodeError> {
     let at = c.offset();
     let code = c.varint()?;
-    let enc = d
-        .encoding(code)
-        .ok_or_else(|| c.err_at(at, format!("unknown {} attribute code {code}", d.name)))?;
+    let enc = d.encoding(code).ok_or_else(|| {
+        c.err_at(at, format!("unknown {} attribute code {code}", d.name))
+            .of_kind(super::BytecodeErrorKind::Unsupported)
+    })?;
     let attr = d
         .attrs
         .get(enc.attr)

@@ -8,7 +8,7 @@
     clippy::indexing_slicing,
     clippy::arithmetic_side_effects
 )]
-use super::BytecodeError;
+use super::{BytecodeError, BytecodeErrorKind};
 use crate::ir::Blob;
 
 /// Builtin dialect type codes of the float types beyond `f128` (code 8), as the MLIR in jaxlib
@@ -137,7 +137,14 @@ impl<'a> Cursor<'a> {
             section: self.section,
             offset: self.offset(),
             message: message.into(),
+            kind: BytecodeErrorKind::Malformed,
         }
+    }
+
+    /// The input ends here before what it announces.
+    #[cold]
+    pub fn truncated(&self, message: impl Into<String>) -> BytecodeError {
+        self.err(message).of_kind(BytecodeErrorKind::Truncated)
     }
 
     /// An error at an absolute offset inside this cursor's section.
@@ -146,6 +153,7 @@ impl<'a> Cursor<'a> {
             section: self.section,
             offset,
             message: message.into(),
+            kind: BytecodeErrorKind::Malformed,
         }
     }
 
@@ -154,14 +162,14 @@ impl<'a> Cursor<'a> {
             .data
             .get(self.pos)
             .copied()
-            .ok_or_else(|| self.err("unexpected end of data"))?;
+            .ok_or_else(|| self.truncated("unexpected end of data"))?;
         self.pos = self.pos.saturating_add(1);
         Ok(b)
     }
 
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], BytecodeError> {
         if n > self.remaining() {
-            return Err(self.err(format!(
+            return Err(self.truncated(format!(
                 "{n} bytes needed but only {} remain",
                 self.remaining()
             )));
@@ -209,18 +217,20 @@ impl<'a> Cursor<'a> {
             return Ok(u64::from(first >> 1));
         }
         if first == 0 {
-            let raw = self
-                .bytes(8)
-                .map_err(|_| self.err_at(start, "truncated 9-byte varint"))?;
+            let raw = self.bytes(8).map_err(|_| {
+                self.err_at(start, "truncated 9-byte varint")
+                    .of_kind(BytecodeErrorKind::Truncated)
+            })?;
             let mut buf = [0u8; 8];
             buf.copy_from_slice(raw);
             return Ok(u64::from_le_bytes(buf));
         }
         // 1..=7 extra bytes: the first byte is neither odd nor zero.
         let extra = first.trailing_zeros();
-        let raw = self
-            .bytes(extra as usize)
-            .map_err(|_| self.err_at(start, "truncated varint"))?;
+        let raw = self.bytes(extra as usize).map_err(|_| {
+            self.err_at(start, "truncated varint")
+                .of_kind(BytecodeErrorKind::Truncated)
+        })?;
         let mut buf = [0u8; 8];
         for (dst, &src) in buf.iter_mut().zip(std::iter::once(&first).chain(raw)) {
             *dst = src;
@@ -268,6 +278,7 @@ impl<'a> Cursor<'a> {
                 self.remaining()
             ),
         )
+        .of_kind(BytecodeErrorKind::Truncated)
     }
 
     /// A count, then that many zigzag varints.
@@ -282,7 +293,7 @@ impl<'a> Cursor<'a> {
         let len = rest
             .iter()
             .position(|&b| b == 0)
-            .ok_or_else(|| self.err("unterminated string"))?;
+            .ok_or_else(|| self.truncated("unterminated string"))?;
         let s = self.bytes(len)?;
         // Past the NUL found above.
         self.pos = self.pos.saturating_add(1);
@@ -307,9 +318,10 @@ impl<'a> Cursor<'a> {
             }
         }
         let body_start = self.offset();
-        let body = self
-            .bytes(len)
-            .map_err(|_| self.err_at(start, format!("section {id} of {len} bytes is truncated")))?;
+        let body = self.bytes(len).map_err(|_| {
+            self.err_at(start, format!("section {id} of {len} bytes is truncated"))
+                .of_kind(BytecodeErrorKind::Truncated)
+        })?;
         Ok((id, Cursor::new(body, body_start, section::name(id))))
     }
 }
@@ -500,7 +512,9 @@ pub(crate) fn read_apint(c: &mut Cursor<'_>, width: u32) -> Result<u128, Bytecod
     let at = c.offset();
     let words = c.index()?;
     if words > 2 || words > c.remaining() {
-        return Err(c.err_at(at, format!("{words} words of APInt data are not supported")));
+        return Err(c
+            .err_at(at, format!("{words} words of APInt data are not supported"))
+            .of_kind(BytecodeErrorKind::Unsupported));
     }
     let mut v = 0u128;
     for shift in [0u32, 64].into_iter().take(words) {

@@ -49,8 +49,10 @@ impl std::fmt::Display for WriteError {
 
 impl std::error::Error for WriteError {}
 
-/// A malformed or unsupported artifact: which section, the absolute byte offset, and what is wrong.
+/// A malformed or unsupported artifact: which section, the absolute byte offset, what is wrong,
+/// and what kind of problem it is (to match on).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BytecodeError {
     /// The section being read (`header` for the file header).
     pub section: &'static str,
@@ -58,6 +60,34 @@ pub struct BytecodeError {
     pub offset: usize,
     /// What went wrong.
     pub message: String,
+    pub kind: BytecodeErrorKind,
+}
+
+/// What kind of problem a [`BytecodeError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BytecodeErrorKind {
+    /// Not MLIR bytecode: the magic number is missing.
+    NotBytecode,
+    /// The input, or a section, ends before what it announces.
+    Truncated,
+    /// Bytes that break the format: a bad varint, an index out of range, a missing or
+    /// duplicate section, an entry that does not decode.
+    Malformed,
+    /// Well-formed MLIR bytecode that this reader does not read: a newer bytecode version, an
+    /// op, attribute or type code it does not know (a newer producer's), a dialect without a
+    /// codec here.
+    Unsupported,
+    /// Nested deeper than the library's limit (`ir::MAX_NESTING`).
+    TooDeep,
+}
+
+impl BytecodeError {
+    /// The same error, of another kind.
+    pub(crate) fn of_kind(mut self, kind: BytecodeErrorKind) -> Self {
+        self.kind = kind;
+        self
+    }
 }
 
 impl std::fmt::Display for BytecodeError {

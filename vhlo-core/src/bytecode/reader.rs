@@ -14,7 +14,7 @@ use super::encoding::{
     ALIGNMENT_BYTE, MAGIC,
 };
 use super::vhlo_codec::VhloSource;
-use super::{ArtifactInfo, BytecodeError, UseListOrder};
+use super::{ArtifactInfo, BytecodeError, BytecodeErrorKind, UseListOrder};
 use crate::ir::{
     AttrData, Attribute, Blob, Block, DialectType, FloatKind, LocData, Location, Module, NamedAttr,
     OpId, OperationState, Param, Region, ResourceBlob, Signedness, Symbol, Type, TypeData, Value,
@@ -41,22 +41,27 @@ pub fn read_producer(bytes: &[u8]) -> Result<(u64, String)> {
 }
 
 fn read_header(c: &mut Cursor<'_>) -> Result<(u64, String)> {
-    let magic = c
-        .bytes(4)
-        .map_err(|_| c.err_at(0, "file too short for the MLIR bytecode magic"))?;
+    let magic = c.bytes(4).map_err(|_| {
+        c.err_at(0, "file too short for the MLIR bytecode magic")
+            .of_kind(BytecodeErrorKind::NotBytecode)
+    })?;
     if magic != MAGIC {
-        return Err(c.err_at(0, "not MLIR bytecode (bad magic)"));
+        return Err(c
+            .err_at(0, "not MLIR bytecode (bad magic)")
+            .of_kind(BytecodeErrorKind::NotBytecode));
     }
     let at = c.offset();
     let v = c.varint()?;
     if v > version::MAX_SUPPORTED {
-        return Err(c.err_at(
-            at,
-            format!(
-                "unsupported bytecode version {v} (max {})",
-                version::MAX_SUPPORTED
-            ),
-        ));
+        return Err(c
+            .err_at(
+                at,
+                format!(
+                    "unsupported bytecode version {v} (max {})",
+                    version::MAX_SUPPORTED
+                ),
+            )
+            .of_kind(BytecodeErrorKind::Unsupported));
     }
     let at = c.offset();
     let producer = c.cstr()?;
@@ -84,6 +89,7 @@ fn read_from(bytes: &[u8], source: Option<&Blob>) -> Result<(Module, ArtifactInf
         section: "attribute/type",
         offset: 0,
         message: e.to_string(),
+        kind: BytecodeErrorKind::TooDeep,
     })?;
     Ok((m, info))
 }
@@ -114,6 +120,7 @@ fn read_on_this_thread<'a>(
                 section: "header",
                 offset: bytes.len(),
                 message: format!("missing {} section", section::name(id)),
+                kind: BytecodeErrorKind::Malformed,
             });
         }
         Ok(s)
@@ -671,7 +678,9 @@ impl<'a> Reader<'a> {
     fn enter(&mut self, c: &Cursor<'_>) -> Result<()> {
         self.depth = self.depth.saturating_add(1);
         if self.depth > crate::ir::NESTING_GUARD {
-            return Err(c.err(format!("nesting deeper than {}", crate::ir::NESTING_GUARD)));
+            return Err(c
+                .err(format!("nesting deeper than {}", crate::ir::NESTING_GUARD))
+                .of_kind(BytecodeErrorKind::TooDeep));
         }
         Ok(())
     }
@@ -804,6 +813,7 @@ impl<'a> Reader<'a> {
         c.err(format!(
             "custom {what} encoding of dialect '{dname}' is not supported"
         ))
+        .of_kind(BytecodeErrorKind::Unsupported)
     }
 
     /// An attribute entry without a custom encoding: its text.
@@ -1050,7 +1060,11 @@ impl<'a> Reader<'a> {
                     values: values.into(),
                 }
             }
-            _ => return Err(c.err_at(at, format!("unsupported builtin attribute code {code}"))),
+            _ => {
+                return Err(c
+                    .err_at(at, format!("unsupported builtin attribute code {code}"))
+                    .of_kind(BytecodeErrorKind::Unsupported))
+            }
         })
     }
 
@@ -1107,7 +1121,11 @@ impl<'a> Reader<'a> {
                 .find(|(_, c)| *c == code)
             {
                 Some(&(kind, _)) => TypeData::Float(kind),
-                None => return Err(c.err_at(at, format!("unsupported builtin type code {code}"))),
+                None => {
+                    return Err(c
+                        .err_at(at, format!("unsupported builtin type code {code}"))
+                        .of_kind(BytecodeErrorKind::Unsupported))
+                }
             },
         })
     }
@@ -1130,7 +1148,9 @@ impl<'a> Reader<'a> {
         self.module.reserve_ops(self.ir_bytes / 12);
         let (num_ops, has_args) = c.varint_with_flag()?;
         if has_args {
-            return Err(c.err("top-level block arguments are not supported"));
+            return Err(c
+                .err("top-level block arguments are not supported")
+                .of_kind(BytecodeErrorKind::Unsupported));
         }
         let mut scope = Scope {
             top: true,
@@ -1262,7 +1282,9 @@ impl<'a> Reader<'a> {
         };
         self.region_depth = self.region_depth.saturating_add(1);
         if self.region_depth > MAX_DEPTH {
-            return Err(c.err(format!("regions nesting deeper than {MAX_DEPTH}")));
+            return Err(c
+                .err(format!("regions nesting deeper than {MAX_DEPTH}"))
+                .of_kind(BytecodeErrorKind::TooDeep));
         }
         if isolated && self.version >= version::LAZY_LOADING {
             let at = c.offset();
@@ -1296,7 +1318,9 @@ impl<'a> Reader<'a> {
             return Err(c.err_at(op_at, format!("op name index {name_idx} out of range")));
         };
         if let Some(why) = &entry.refused {
-            return Err(c.err_at(op_at, why.clone()));
+            return Err(c
+                .err_at(op_at, why.clone())
+                .of_kind(BytecodeErrorKind::Unsupported));
         }
         let name = entry.full;
         let is_vhlo = entry.dialect == "vhlo";

@@ -287,6 +287,46 @@ fn header_errors_name_the_offset() {
     assert!(e.message.contains("missing string section"), "{e}");
 }
 
+/// Each error says what kind of problem it is, to match on.
+#[test]
+fn errors_have_a_kind() {
+    let kind = |bytes: &[u8]| read(bytes).unwrap_err().kind;
+    assert_eq!(kind(b"MLIR"), BytecodeErrorKind::NotBytecode);
+    assert_eq!(kind(b"ML"), BytecodeErrorKind::NotBytecode);
+    assert_eq!(
+        kind(&[0x4D, 0x4C, 0xEF, 0x52, 0x0F, b'p', 0]),
+        BytecodeErrorKind::Unsupported
+    );
+    assert_eq!(
+        kind(&[0x4D, 0x4C, 0xEF, 0x52, 0x0D, b'p']),
+        BytecodeErrorKind::Truncated
+    );
+    assert_eq!(
+        kind(&[0x4D, 0x4C, 0xEF, 0x52, 0x0D, b'p', 0]),
+        BytecodeErrorKind::Malformed
+    );
+    // A whole artifact cut short, at each length: truncated wherever a read runs out.
+    let bytes = write(&nested_modules(3), &WriteOptions::new(6, "p")).unwrap();
+    for n in 8..bytes.len() {
+        let e = read(&bytes[..n]).unwrap_err();
+        assert!(
+            matches!(
+                e.kind,
+                BytecodeErrorKind::Truncated | BytecodeErrorKind::Malformed
+            ),
+            "{n}: {e}"
+        );
+    }
+    // An op that a newer producer's VHLO has and this reader's does not.
+    let mut m = Module::new();
+    let name = m.sym("vhlo.future_op_v9");
+    let op = m.create_op(OperationState::new(name, m.unknown_loc()));
+    m.push_top(op);
+    let bytes = write(&m, &WriteOptions::new(6, "p")).unwrap();
+    let e = read(&bytes).unwrap_err();
+    assert_eq!(e.kind, BytecodeErrorKind::Unsupported, "{e}");
+}
+
 #[test]
 fn use_list_orders_pick_pairs_when_few_uses_moved() {
     let m = nested_modules(6);

@@ -119,9 +119,10 @@ pub(super) fn read_attr<S: VhloSource>(
         let mnemonic = cached_sym(&mut cache.enums, e as usize, m, e.mnemonic());
         return read_enum(e, dialect, mnemonic, c);
     }
-    let a = code32
-        .and_then(VhloAttr::from_code)
-        .ok_or_else(|| c.err_at(at, format!("unknown vhlo attribute code {code}")))?;
+    let a = code32.and_then(VhloAttr::from_code).ok_or_else(|| {
+        c.err_at(at, format!("unknown vhlo attribute code {code}"))
+            .of_kind(super::BytecodeErrorKind::Unsupported)
+    })?;
     let specs = a.params();
     let name = |i: usize| specs.get(i).map_or("?", |p| p.name);
     let params = read_params(s, (a.mnemonic(), specs.len(), name), a.wire(), false, c)?;
@@ -188,9 +189,10 @@ pub(super) fn read_type<S: VhloSource>(
     let at = c.offset();
     let code = c.varint()?;
     let code32 = u32::try_from(code).ok();
-    let t = code32
-        .and_then(VhloType::from_code)
-        .ok_or_else(|| c.err_at(at, format!("unknown vhlo type code {code}")))?;
+    let t = code32.and_then(VhloType::from_code).ok_or_else(|| {
+        c.err_at(at, format!("unknown vhlo type code {code}"))
+            .of_kind(super::BytecodeErrorKind::Unsupported)
+    })?;
     let by_code = code32.is_some() && code32 == t.code_with_encoding();
     let specs = t.params();
     let name = |i: usize| specs.get(i).map_or("?", |p| p.name);

@@ -22,8 +22,6 @@ pub(crate) struct OpClass {
     /// Carries a `function_type` (`func.func`, `vhlo.func_v1`).
     pub has_function_type: bool,
     pub stablehlo: Option<StablehloOp>,
-    /// A StableHLO op whose checks read only itself (`ops::reads_only_itself`).
-    pub reads_only_itself: bool,
     /// `func.call`.
     pub call: bool,
 }
@@ -90,47 +88,7 @@ pub(crate) fn classify(name: &str) -> OpClass {
         no_terminator: name == "builtin.module" || name == "shape.function_library",
         has_function_type: name == "func.func" || name == "vhlo.func_v1",
         stablehlo,
-        reads_only_itself: stablehlo.is_some_and(super::ops::reads_only_itself),
         call: name == "func.call",
-    }
-}
-
-/// [`classify`] memoized by the op-name symbol (a program has few distinct names), noting
-/// whether any CHLO op was met (whose own checks, `verify_chlo`, then run).
-#[derive(Default)]
-pub(crate) struct Classes {
-    by_name: Vec<Option<OpClass>>,
-    pub chlo: bool,
-}
-
-impl Classes {
-    #[inline(always)]
-    pub fn of(&mut self, m: &Module, op: OpId) -> OpClass {
-        self.of_name(m, m.op_name(op))
-    }
-
-    /// The class of ops named `name`.
-    #[inline(always)]
-    pub fn of_name(&mut self, m: &Module, name: Symbol) -> OpClass {
-        match self.by_name.get(name.index()) {
-            Some(Some(c)) => *c,
-            _ => self.first(m, name),
-        }
-    }
-
-    /// The first op of a name: classified and remembered.
-    #[cold]
-    #[inline(never)]
-    fn first(&mut self, m: &Module, name_sym: Symbol) -> OpClass {
-        let sym = name_sym.index();
-        let name = m.str(name_sym);
-        let c = classify(name);
-        self.chlo |= name.starts_with("chlo.");
-        if self.by_name.len() <= sym {
-            self.by_name.resize(sym + 1, None);
-        }
-        self.by_name[sym] = Some(c);
-        c
     }
 }
 

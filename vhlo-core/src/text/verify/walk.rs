@@ -5,10 +5,11 @@
 //! StableHLO module the legalization makes of it (which keeps the structure as it is).
 
 use super::structure::{
-    collect_symbols, dominance_failure, dominator_tree, verify_func_dialect, Classes, SymbolTable,
+    classify, collect_symbols, dominance_failure, dominator_tree, verify_func_dialect, OpClass,
+    SymbolTable,
 };
 use super::{fail, Sink};
-use crate::ir::{Block, FastMap, Module, OpId, OpParts, Region};
+use crate::ir::{Block, FastMap, Module, OpId, OpParts, Region, Symbol};
 
 /// Which checks a walk runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,7 +195,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
             }
         };
         let op_parts = m.op_parts(op);
-        let class = classes.of_name(m, op_parts.name);
+        let (class, reads_only_itself) = classes.of_name(m, op_parts.name);
         if parts.dominance {
             // Each operand defined in an open frame of the same isolation scope.
             for (i, &v) in m.operands(op).iter().enumerate() {
@@ -224,7 +225,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
         // An op whose checks read nothing but its own name, types and attributes, identical to
         // one already verified (a program repeats its ops' shapes), has the same verdict. So
         // has a call, whose checks read the callee's type too, in the same symbol table.
-        let key = parts.ops && (class.reads_only_itself || class.call);
+        let key = parts.ops && (reads_only_itself || class.call);
         let table = class.call.then(|| symbols.table_around(m, op).0);
         let known = key && verified_ops.contains(m, &op_parts, table);
         if parts.ops && !known {
@@ -320,6 +321,50 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                 }
             }
         }
+    }
+}
+
+/// [`classify`] memoized by the op-name symbol (a program has few distinct names), with whether
+/// its checks read only the op (`ops::reads_only_itself`), noting whether any CHLO op was met
+/// (whose own checks, `verify_chlo`, then run).
+#[derive(Default)]
+struct Classes {
+    by_name: Vec<Option<(OpClass, bool)>>,
+    chlo: bool,
+}
+
+impl Classes {
+    #[inline(always)]
+    fn of(&mut self, m: &Module, op: OpId) -> OpClass {
+        self.of_name(m, m.op_name(op)).0
+    }
+
+    /// The class of ops named `name`.
+    #[inline(always)]
+    fn of_name(&mut self, m: &Module, name: Symbol) -> (OpClass, bool) {
+        match self.by_name.get(name.index()) {
+            Some(Some(c)) => *c,
+            _ => self.first(m, name),
+        }
+    }
+
+    /// The first op of a name: classified and remembered.
+    #[cold]
+    #[inline(never)]
+    fn first(&mut self, m: &Module, name_sym: Symbol) -> (OpClass, bool) {
+        let sym = name_sym.index();
+        let name = m.str(name_sym);
+        let class = classify(name);
+        let c = (
+            class,
+            class.stablehlo.is_some_and(super::ops::reads_only_itself),
+        );
+        self.chlo |= name.starts_with("chlo.");
+        if self.by_name.len() <= sym {
+            self.by_name.resize(sym + 1, None);
+        }
+        self.by_name[sym] = Some(c);
+        c
     }
 }
 
