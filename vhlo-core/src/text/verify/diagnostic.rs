@@ -65,6 +65,8 @@ impl fmt::Display for Diagnostics {
 
 impl std::error::Error for Diagnostics {}
 
+impl std::error::Error for Diagnostic {}
+
 impl std::ops::Deref for Diagnostics {
     type Target = Vec<Diagnostic>;
     fn deref(&self) -> &Vec<Diagnostic> {
