@@ -1,5 +1,5 @@
 //! Builders for a StableHLO module, a function and its `func.return`, to use with the typed op
-//! structs of [`crate::vhlo`] (`AddOp { .. }.build(m, loc)`). See the crate docs for an example.
+//! structs of [`crate::vhlo::stablehlo`] (`AddOp { .. }.build(m, loc)`). See the crate docs for an example.
 
 use crate::ir::{
     AttrData, Block, Location, Module, NamedAttr, OpId, OperationState, Type, TypeData, Value,

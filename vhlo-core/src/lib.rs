@@ -23,7 +23,7 @@
 //!
 //! ```
 //! use vhlo_core::build::ModuleBuilder;
-//! use vhlo_core::{portable, text, vhlo::AddOp};
+//! use vhlo_core::{portable, text, vhlo::stablehlo::AddOp};
 //!
 //! let mut b = ModuleBuilder::new();
 //! let t = text::parse_type(b.module(), "tensor<2x2xf32>")?;

@@ -901,7 +901,14 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         }
 
         #(#structs)*
-        #(#s_structs)*
+
+        /// The current StableHLO ops as typed structs (`stablehlo::AddOp`), apart from the VHLO
+        /// op versions above (`AddOpV1`): read one from a module with `from_op`, make one with
+        /// `build`.
+        pub mod stablehlo {
+            use super::StablehloOp;
+            #(#s_structs)*
+        }
     }
 }
 

@@ -27244,10614 +27244,10649 @@ impl XorOpV1 {
         )
     }
 }
-///`stablehlo.abs`: Abs operation (the current StableHLO op; maps to the newest `vhlo.abs_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AbsOp {
-    ///`operand` of `stablehlo.abs` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.abs` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl AbsOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Abs;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.abs";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.abs`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.add`: Add operation (the current StableHLO op; maps to the newest `vhlo.add_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AddOp {
-    ///`lhs` of `stablehlo.add` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.add` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.add` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl AddOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Add;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.add";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.add`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.after_all`: AfterAll operation (the current StableHLO op; maps to the newest `vhlo.after_all_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AfterAllOp {
-    ///`inputs` of `stablehlo.after_all` (variadic operand).
-    pub inputs: Vec<::vhlo_core::ir::Value>,
-    ///`result` of `stablehlo.after_all` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl AfterAllOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::AfterAll;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.after_all";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.after_all`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let inputs = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { inputs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.inputs.iter().copied());
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.all_gather`: AllGather operation (the current StableHLO op; maps to the newest `vhlo.all_gather_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AllGatherOp {
-    ///`operands` of `stablehlo.all_gather` (variadic operand).
-    pub operands: Vec<::vhlo_core::ir::Value>,
-    ///`all_gather_dim` of `stablehlo.all_gather` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
-    pub all_gather_dim: ::vhlo_core::ir::Attribute,
-    ///`replica_groups` of `stablehlo.all_gather` (attribute `StableHLO_ReplicaGroups`).
-    pub replica_groups: ::vhlo_core::ir::Attribute,
-    ///`channel_handle` of `stablehlo.all_gather` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
-    pub channel_handle: Option<::vhlo_core::ir::Attribute>,
-    ///`use_global_device_ids` of `stablehlo.all_gather` (attribute `UnitAttr`).
-    pub use_global_device_ids: Option<::vhlo_core::ir::Attribute>,
-    ///`results` of `stablehlo.all_gather` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-}
-impl AllGatherOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::AllGather;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.all_gather";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.all_gather`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let operands = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let all_gather_dim = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "all_gather_dim",
-        )?;
-        let replica_groups = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "replica_groups",
-        )?;
-        let channel_handle = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "channel_handle",
-        );
-        let use_global_device_ids = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "use_global_device_ids",
-        );
-        Ok(Self {
-            operands,
-            all_gather_dim,
-            replica_groups,
-            channel_handle,
-            use_global_device_ids,
-            results,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.operands.iter().copied());
-        __results.extend(self.results.iter().copied());
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("all_gather_dim", self.all_gather_dim));
-        __props.push(("replica_groups", self.replica_groups));
-        if let Some(v) = self.channel_handle {
-            __props.push(("channel_handle", v));
-        }
-        if let Some(v) = self.use_global_device_ids {
-            __props.push(("use_global_device_ids", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.all_reduce`: AllReduce operation (the current StableHLO op; maps to the newest `vhlo.all_reduce_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AllReduceOp {
-    ///`operands` of `stablehlo.all_reduce` (variadic operand).
-    pub operands: Vec<::vhlo_core::ir::Value>,
-    ///`replica_groups` of `stablehlo.all_reduce` (attribute `StableHLO_ReplicaGroups`).
-    pub replica_groups: ::vhlo_core::ir::Attribute,
-    ///`channel_handle` of `stablehlo.all_reduce` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
-    pub channel_handle: Option<::vhlo_core::ir::Attribute>,
-    ///`use_global_device_ids` of `stablehlo.all_reduce` (attribute `UnitAttr`).
-    pub use_global_device_ids: Option<::vhlo_core::ir::Attribute>,
-    ///`results` of `stablehlo.all_reduce` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-    ///`computation` of `stablehlo.all_reduce` (region).
-    pub computation: ::vhlo_core::ir::Region,
-}
-impl AllReduceOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::AllReduce;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.all_reduce";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.all_reduce`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let operands = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false],
-        )?;
-        let computation = __items[__ranges[0usize].start];
-        let replica_groups = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "replica_groups",
-        )?;
-        let channel_handle = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "channel_handle",
-        );
-        let use_global_device_ids = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "use_global_device_ids",
-        );
-        Ok(Self {
-            operands,
-            replica_groups,
-            channel_handle,
-            use_global_device_ids,
-            results,
-            computation,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.operands.iter().copied());
-        __results.extend(self.results.iter().copied());
-        __regions.push(self.computation);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("replica_groups", self.replica_groups));
-        if let Some(v) = self.channel_handle {
-            __props.push(("channel_handle", v));
-        }
-        if let Some(v) = self.use_global_device_ids {
-            __props.push(("use_global_device_ids", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.all_to_all`: AllToAll operation (the current StableHLO op; maps to the newest `vhlo.all_to_all_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AllToAllOp {
-    ///`operands` of `stablehlo.all_to_all` (variadic operand).
-    pub operands: Vec<::vhlo_core::ir::Value>,
-    ///`split_dimension` of `stablehlo.all_to_all` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
-    pub split_dimension: ::vhlo_core::ir::Attribute,
-    ///`concat_dimension` of `stablehlo.all_to_all` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
-    pub concat_dimension: ::vhlo_core::ir::Attribute,
-    ///`split_count` of `stablehlo.all_to_all` (attribute `ConfinedAttr<I64Attr, [IntPositive]>`).
-    pub split_count: ::vhlo_core::ir::Attribute,
-    ///`replica_groups` of `stablehlo.all_to_all` (attribute `StableHLO_ReplicaGroups`).
-    pub replica_groups: ::vhlo_core::ir::Attribute,
-    ///`channel_handle` of `stablehlo.all_to_all` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
-    pub channel_handle: Option<::vhlo_core::ir::Attribute>,
-    ///`results` of `stablehlo.all_to_all` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-}
-impl AllToAllOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::AllToAll;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.all_to_all";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.all_to_all`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let operands = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let split_dimension = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "split_dimension",
-        )?;
-        let concat_dimension = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "concat_dimension",
-        )?;
-        let split_count = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "split_count",
-        )?;
-        let replica_groups = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "replica_groups",
-        )?;
-        let channel_handle = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "channel_handle",
-        );
-        Ok(Self {
-            operands,
-            split_dimension,
-            concat_dimension,
-            split_count,
-            replica_groups,
-            channel_handle,
-            results,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.operands.iter().copied());
-        __results.extend(self.results.iter().copied());
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("split_dimension", self.split_dimension));
-        __props.push(("concat_dimension", self.concat_dimension));
-        __props.push(("split_count", self.split_count));
-        __props.push(("replica_groups", self.replica_groups));
-        if let Some(v) = self.channel_handle {
-            __props.push(("channel_handle", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.and`: And operation (the current StableHLO op; maps to the newest `vhlo.and_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AndOp {
-    ///`lhs` of `stablehlo.and` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.and` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.and` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl AndOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::And;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.and";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.and`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.async_done`: AsyncDone operation (the current StableHLO op; maps to the newest `vhlo.async_done_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AsyncDoneOp {
-    ///`operand` of `stablehlo.async_done` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.async_done` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl AsyncDoneOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::AsyncDone;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.async_done";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.async_done`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.async_start`: AsyncStart operation (the current StableHLO op; maps to the newest `vhlo.async_start_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AsyncStartOp {
-    ///`operands` of `stablehlo.async_start` (variadic operand).
-    pub operands: Vec<::vhlo_core::ir::Value>,
-    ///`result` of `stablehlo.async_start` (result type).
-    pub result: ::vhlo_core::ir::Type,
-    ///`body` of `stablehlo.async_start` (region).
-    pub body: ::vhlo_core::ir::Region,
-}
-impl AsyncStartOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::AsyncStart;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.async_start";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.async_start`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let operands = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false],
-        )?;
-        let body = __items[__ranges[0usize].start];
-        Ok(Self { operands, result, body })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.operands.iter().copied());
-        __results.push(self.result);
-        __regions.push(self.body);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.atan2`: Atan2 operation (the current StableHLO op; maps to the newest `vhlo.atan2_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Atan2Op {
-    ///`lhs` of `stablehlo.atan2` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.atan2` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.atan2` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl Atan2Op {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Atan2;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.atan2";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.atan2`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.batch_norm_grad`: BatchNormGrad operation (the current StableHLO op; maps to the newest `vhlo.batch_norm_grad_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BatchNormGradOp {
-    ///`operand` of `stablehlo.batch_norm_grad` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`scale` of `stablehlo.batch_norm_grad` (operand).
-    pub scale: ::vhlo_core::ir::Value,
-    ///`mean` of `stablehlo.batch_norm_grad` (operand).
-    pub mean: ::vhlo_core::ir::Value,
-    ///`variance` of `stablehlo.batch_norm_grad` (operand).
-    pub variance: ::vhlo_core::ir::Value,
-    ///`grad_output` of `stablehlo.batch_norm_grad` (operand).
-    pub grad_output: ::vhlo_core::ir::Value,
-    ///`epsilon` of `stablehlo.batch_norm_grad` (attribute `F32Attr`).
-    pub epsilon: ::vhlo_core::ir::Attribute,
-    ///`feature_index` of `stablehlo.batch_norm_grad` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
-    pub feature_index: ::vhlo_core::ir::Attribute,
-    ///`grad_operand` of `stablehlo.batch_norm_grad` (result type).
-    pub grad_operand: ::vhlo_core::ir::Type,
-    ///`grad_scale` of `stablehlo.batch_norm_grad` (result type).
-    pub grad_scale: ::vhlo_core::ir::Type,
-    ///`grad_offset` of `stablehlo.batch_norm_grad` (result type).
-    pub grad_offset: ::vhlo_core::ir::Type,
-}
-impl BatchNormGradOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::BatchNormGrad;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.batch_norm_grad";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.batch_norm_grad`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false, false, false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let scale = __items[__ranges[1usize].start];
-        let mean = __items[__ranges[2usize].start];
-        let variance = __items[__ranges[3usize].start];
-        let grad_output = __items[__ranges[4usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false, false, false],
-        )?;
-        let grad_operand = __items[__ranges[0usize].start];
-        let grad_scale = __items[__ranges[1usize].start];
-        let grad_offset = __items[__ranges[2usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let epsilon = ::vhlo_core::dialect::required_property(m, op, __name, "epsilon")?;
-        let feature_index = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "feature_index",
-        )?;
-        Ok(Self {
-            operand,
-            scale,
-            mean,
-            variance,
-            grad_output,
-            epsilon,
-            feature_index,
-            grad_operand,
-            grad_scale,
-            grad_offset,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.scale);
-        __operands.push(self.mean);
-        __operands.push(self.variance);
-        __operands.push(self.grad_output);
-        __results.push(self.grad_operand);
-        __results.push(self.grad_scale);
-        __results.push(self.grad_offset);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("epsilon", self.epsilon));
-        __props.push(("feature_index", self.feature_index));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.batch_norm_inference`: BatchNormInference operation (the current StableHLO op; maps to the newest `vhlo.batch_norm_inference_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BatchNormInferenceOp {
-    ///`operand` of `stablehlo.batch_norm_inference` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`scale` of `stablehlo.batch_norm_inference` (operand).
-    pub scale: ::vhlo_core::ir::Value,
-    ///`offset` of `stablehlo.batch_norm_inference` (operand).
-    pub offset: ::vhlo_core::ir::Value,
-    ///`mean` of `stablehlo.batch_norm_inference` (operand).
-    pub mean: ::vhlo_core::ir::Value,
-    ///`variance` of `stablehlo.batch_norm_inference` (operand).
-    pub variance: ::vhlo_core::ir::Value,
-    ///`epsilon` of `stablehlo.batch_norm_inference` (attribute `F32Attr`).
-    pub epsilon: ::vhlo_core::ir::Attribute,
-    ///`feature_index` of `stablehlo.batch_norm_inference` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
-    pub feature_index: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.batch_norm_inference` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl BatchNormInferenceOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::BatchNormInference;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.batch_norm_inference";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.batch_norm_inference`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false, false, false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let scale = __items[__ranges[1usize].start];
-        let offset = __items[__ranges[2usize].start];
-        let mean = __items[__ranges[3usize].start];
-        let variance = __items[__ranges[4usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let epsilon = ::vhlo_core::dialect::required_property(m, op, __name, "epsilon")?;
-        let feature_index = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "feature_index",
-        )?;
-        Ok(Self {
-            operand,
-            scale,
-            offset,
-            mean,
-            variance,
-            epsilon,
-            feature_index,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.scale);
-        __operands.push(self.offset);
-        __operands.push(self.mean);
-        __operands.push(self.variance);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("epsilon", self.epsilon));
-        __props.push(("feature_index", self.feature_index));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.batch_norm_training`: BatchNormTraining operation (the current StableHLO op; maps to the newest `vhlo.batch_norm_training_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BatchNormTrainingOp {
-    ///`operand` of `stablehlo.batch_norm_training` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`scale` of `stablehlo.batch_norm_training` (operand).
-    pub scale: ::vhlo_core::ir::Value,
-    ///`offset` of `stablehlo.batch_norm_training` (operand).
-    pub offset: ::vhlo_core::ir::Value,
-    ///`epsilon` of `stablehlo.batch_norm_training` (attribute `F32Attr`).
-    pub epsilon: ::vhlo_core::ir::Attribute,
-    ///`feature_index` of `stablehlo.batch_norm_training` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
-    pub feature_index: ::vhlo_core::ir::Attribute,
-    ///`output` of `stablehlo.batch_norm_training` (result type).
-    pub output: ::vhlo_core::ir::Type,
-    ///`batch_mean` of `stablehlo.batch_norm_training` (result type).
-    pub batch_mean: ::vhlo_core::ir::Type,
-    ///`batch_var` of `stablehlo.batch_norm_training` (result type).
-    pub batch_var: ::vhlo_core::ir::Type,
-}
-impl BatchNormTrainingOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::BatchNormTraining;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.batch_norm_training";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.batch_norm_training`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let scale = __items[__ranges[1usize].start];
-        let offset = __items[__ranges[2usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false, false, false],
-        )?;
-        let output = __items[__ranges[0usize].start];
-        let batch_mean = __items[__ranges[1usize].start];
-        let batch_var = __items[__ranges[2usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let epsilon = ::vhlo_core::dialect::required_property(m, op, __name, "epsilon")?;
-        let feature_index = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "feature_index",
-        )?;
-        Ok(Self {
-            operand,
-            scale,
-            offset,
-            epsilon,
-            feature_index,
-            output,
-            batch_mean,
-            batch_var,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.scale);
-        __operands.push(self.offset);
-        __results.push(self.output);
-        __results.push(self.batch_mean);
-        __results.push(self.batch_var);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("epsilon", self.epsilon));
-        __props.push(("feature_index", self.feature_index));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.bitcast_convert`: BitcastConvert operation (the current StableHLO op; maps to the newest `vhlo.bitcast_convert_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BitcastConvertOp {
-    ///`operand` of `stablehlo.bitcast_convert` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.bitcast_convert` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl BitcastConvertOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::BitcastConvert;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.bitcast_convert";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.bitcast_convert`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.broadcast`: Broadcast operation (the current StableHLO op; maps to the newest `vhlo.broadcast_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BroadcastOp {
-    ///`operand` of `stablehlo.broadcast` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`broadcast_sizes` of `stablehlo.broadcast` (attribute `DenseI64ArrayAttr`).
-    pub broadcast_sizes: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.broadcast` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl BroadcastOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Broadcast;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.broadcast";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.broadcast`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let broadcast_sizes = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "broadcast_sizes",
-        )?;
-        Ok(Self {
-            operand,
-            broadcast_sizes,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("broadcast_sizes", self.broadcast_sizes));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.broadcast_in_dim`: BroadcastInDim operation (the current StableHLO op; maps to the newest `vhlo.broadcast_in_dim_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BroadcastInDimOp {
-    ///`operand` of `stablehlo.broadcast_in_dim` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`broadcast_dimensions` of `stablehlo.broadcast_in_dim` (attribute `DenseI64ArrayAttr`).
-    pub broadcast_dimensions: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.broadcast_in_dim` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl BroadcastInDimOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::BroadcastInDim;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.broadcast_in_dim";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.broadcast_in_dim`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let broadcast_dimensions = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "broadcast_dimensions",
-        )?;
-        Ok(Self {
-            operand,
-            broadcast_dimensions,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("broadcast_dimensions", self.broadcast_dimensions));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`func.call`:  (the current StableHLO op; maps to the newest `vhlo.call_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CallOp {
-    ///`operands` of `func.call` (variadic operand).
-    pub operands: Vec<::vhlo_core::ir::Value>,
-    ///`callee` of `func.call` (attribute `FlatSymbolRefAttr`).
-    pub callee: ::vhlo_core::ir::Attribute,
-    ///`results` of `func.call` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-}
-impl CallOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Call;
-    /// The full op name.
-    pub const NAME: &'static str = "func.call";
-    ///Reads the op `op` of `m`, which must be a `func.call`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let operands = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let callee = ::vhlo_core::dialect::required_property(m, op, __name, "callee")?;
-        Ok(Self { operands, callee, results })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.operands.iter().copied());
-        __results.extend(self.results.iter().copied());
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("callee", self.callee));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.case`: Case operation (the current StableHLO op; maps to the newest `vhlo.case_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CaseOp {
-    ///`index` of `stablehlo.case` (operand).
-    pub index: ::vhlo_core::ir::Value,
-    ///`results` of `stablehlo.case` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-    ///`branches` of `stablehlo.case` (variadic region).
-    pub branches: Vec<::vhlo_core::ir::Region>,
-}
-impl CaseOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Case;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.case";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.case`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let index = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[true],
-        )?;
-        let branches = __items[__ranges[0usize].clone()].to_vec();
-        Ok(Self { index, results, branches })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.index);
-        __results.extend(self.results.iter().copied());
-        __regions.extend(self.branches.iter().copied());
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.cbrt`: Cbrt operation (the current StableHLO op; maps to the newest `vhlo.cbrt_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CbrtOp {
-    ///`operand` of `stablehlo.cbrt` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result_accuracy` of `stablehlo.cbrt` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
-    pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.cbrt` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl CbrtOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Cbrt;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.cbrt";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.cbrt`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let result_accuracy = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_accuracy",
-        );
-        Ok(Self {
-            operand,
-            result_accuracy,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.result_accuracy {
-            __props.push(("result_accuracy", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.ceil`: Ceil operation (the current StableHLO op; maps to the newest `vhlo.ceil_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CeilOp {
-    ///`operand` of `stablehlo.ceil` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.ceil` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl CeilOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Ceil;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.ceil";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.ceil`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.cholesky`: Cholesky operation (the current StableHLO op; maps to the newest `vhlo.cholesky_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CholeskyOp {
-    ///`a` of `stablehlo.cholesky` (operand).
-    pub a: ::vhlo_core::ir::Value,
-    ///`lower` of `stablehlo.cholesky` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
-    pub lower: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.cholesky` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl CholeskyOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Cholesky;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.cholesky";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.cholesky`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let a = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let lower = ::vhlo_core::dialect::optional_property(m, op, "lower");
-        Ok(Self { a, lower, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.a);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.lower {
-            __props.push(("lower", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.clamp`: Clamp operation (the current StableHLO op; maps to the newest `vhlo.clamp_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClampOp {
-    ///`min` of `stablehlo.clamp` (operand).
-    pub min: ::vhlo_core::ir::Value,
-    ///`operand` of `stablehlo.clamp` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`max` of `stablehlo.clamp` (operand).
-    pub max: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.clamp` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ClampOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Clamp;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.clamp";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.clamp`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false, false],
-        )?;
-        let min = __items[__ranges[0usize].start];
-        let operand = __items[__ranges[1usize].start];
-        let max = __items[__ranges[2usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { min, operand, max, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.min);
-        __operands.push(self.operand);
-        __operands.push(self.max);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.collective_broadcast`: CollectiveBroadcast operation (the current StableHLO op; maps to the newest `vhlo.collective_broadcast_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CollectiveBroadcastOp {
-    ///`operands` of `stablehlo.collective_broadcast` (variadic operand).
-    pub operands: Vec<::vhlo_core::ir::Value>,
-    ///`replica_groups` of `stablehlo.collective_broadcast` (attribute `StableHLO_ReplicaGroups`).
-    pub replica_groups: ::vhlo_core::ir::Attribute,
-    ///`channel_handle` of `stablehlo.collective_broadcast` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
-    pub channel_handle: Option<::vhlo_core::ir::Attribute>,
-    ///`has_dynamic_root` of `stablehlo.collective_broadcast` (attribute `UnitAttr`).
-    pub has_dynamic_root: Option<::vhlo_core::ir::Attribute>,
-    ///`results` of `stablehlo.collective_broadcast` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-}
-impl CollectiveBroadcastOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::CollectiveBroadcast;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.collective_broadcast";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.collective_broadcast`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let operands = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let replica_groups = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "replica_groups",
-        )?;
-        let channel_handle = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "channel_handle",
-        );
-        let has_dynamic_root = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "has_dynamic_root",
-        );
-        Ok(Self {
-            operands,
-            replica_groups,
-            channel_handle,
-            has_dynamic_root,
-            results,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.operands.iter().copied());
-        __results.extend(self.results.iter().copied());
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("replica_groups", self.replica_groups));
-        if let Some(v) = self.channel_handle {
-            __props.push(("channel_handle", v));
-        }
-        if let Some(v) = self.has_dynamic_root {
-            __props.push(("has_dynamic_root", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.collective_permute`: CollectivePermute operation (the current StableHLO op; maps to the newest `vhlo.collective_permute_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CollectivePermuteOp {
-    ///`operand` of `stablehlo.collective_permute` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`source_target_pairs` of `stablehlo.collective_permute` (attribute `I64ElementsAttr`).
-    pub source_target_pairs: ::vhlo_core::ir::Attribute,
-    ///`channel_handle` of `stablehlo.collective_permute` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
-    pub channel_handle: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.collective_permute` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl CollectivePermuteOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::CollectivePermute;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.collective_permute";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.collective_permute`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let source_target_pairs = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "source_target_pairs",
-        )?;
-        let channel_handle = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "channel_handle",
-        );
-        Ok(Self {
-            operand,
-            source_target_pairs,
-            channel_handle,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("source_target_pairs", self.source_target_pairs));
-        if let Some(v) = self.channel_handle {
-            __props.push(("channel_handle", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.collective_reduce`: CollectiveReduce operation (the current StableHLO op; maps to the newest `vhlo.collective_reduce_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CollectiveReduceOp {
-    ///`operands` of `stablehlo.collective_reduce` (variadic operand).
-    pub operands: Vec<::vhlo_core::ir::Value>,
-    ///`replica_groups` of `stablehlo.collective_reduce` (attribute `StableHLO_ReplicaGroups`).
-    pub replica_groups: ::vhlo_core::ir::Attribute,
-    ///`channel_handle` of `stablehlo.collective_reduce` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
-    pub channel_handle: Option<::vhlo_core::ir::Attribute>,
-    ///`use_global_device_ids` of `stablehlo.collective_reduce` (attribute `UnitAttr`).
-    pub use_global_device_ids: Option<::vhlo_core::ir::Attribute>,
-    ///`has_dynamic_root` of `stablehlo.collective_reduce` (attribute `UnitAttr`).
-    pub has_dynamic_root: Option<::vhlo_core::ir::Attribute>,
-    ///`results` of `stablehlo.collective_reduce` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-    ///`computation` of `stablehlo.collective_reduce` (region).
-    pub computation: ::vhlo_core::ir::Region,
-}
-impl CollectiveReduceOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::CollectiveReduce;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.collective_reduce";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.collective_reduce`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let operands = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false],
-        )?;
-        let computation = __items[__ranges[0usize].start];
-        let replica_groups = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "replica_groups",
-        )?;
-        let channel_handle = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "channel_handle",
-        );
-        let use_global_device_ids = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "use_global_device_ids",
-        );
-        let has_dynamic_root = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "has_dynamic_root",
-        );
-        Ok(Self {
-            operands,
-            replica_groups,
-            channel_handle,
-            use_global_device_ids,
-            has_dynamic_root,
-            results,
-            computation,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.operands.iter().copied());
-        __results.extend(self.results.iter().copied());
-        __regions.push(self.computation);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("replica_groups", self.replica_groups));
-        if let Some(v) = self.channel_handle {
-            __props.push(("channel_handle", v));
-        }
-        if let Some(v) = self.use_global_device_ids {
-            __props.push(("use_global_device_ids", v));
-        }
-        if let Some(v) = self.has_dynamic_root {
-            __props.push(("has_dynamic_root", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.compare`: Compare operation (the current StableHLO op; maps to the newest `vhlo.compare_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompareOp {
-    ///`lhs` of `stablehlo.compare` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.compare` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`comparison_direction` of `stablehlo.compare` (attribute `StableHLO_ComparisonDirectionAttr`).
-    pub comparison_direction: ::vhlo_core::ir::Attribute,
-    ///`compare_type` of `stablehlo.compare` (attribute `OptionalAttr<StableHLO_ComparisonTypeAttr>`).
-    pub compare_type: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.compare` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl CompareOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Compare;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.compare";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.compare`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let comparison_direction = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "comparison_direction",
-        )?;
-        let compare_type = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "compare_type",
-        );
-        Ok(Self {
-            lhs,
-            rhs,
-            comparison_direction,
-            compare_type,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("comparison_direction", self.comparison_direction));
-        if let Some(v) = self.compare_type {
-            __props.push(("compare_type", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.complex`: Complex operation (the current StableHLO op; maps to the newest `vhlo.complex_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ComplexOp {
-    ///`lhs` of `stablehlo.complex` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.complex` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.complex` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ComplexOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Complex;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.complex";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.complex`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.composite`: Composite operation (the current StableHLO op; maps to the newest `vhlo.composite_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompositeOp {
-    ///`inputs` of `stablehlo.composite` (variadic operand).
-    pub inputs: Vec<::vhlo_core::ir::Value>,
-    ///`name` of `stablehlo.composite` (attribute `StrAttr`).
-    pub name: ::vhlo_core::ir::Attribute,
-    ///`composite_attributes` of `stablehlo.composite` (attribute `DefaultValuedOptionalAttr<DictionaryAttr, "{}">`, default `{}`).
-    pub composite_attributes: Option<::vhlo_core::ir::Attribute>,
-    ///`decomposition` of `stablehlo.composite` (attribute `FlatSymbolRefAttr`).
-    pub decomposition: ::vhlo_core::ir::Attribute,
-    ///`version` of `stablehlo.composite` (attribute `DefaultValuedOptionalAttr<I32Attr, "0">`, default `0`).
-    pub version: Option<::vhlo_core::ir::Attribute>,
-    ///`results` of `stablehlo.composite` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-    ///`composite_regions` of `stablehlo.composite` (variadic region).
-    pub composite_regions: Vec<::vhlo_core::ir::Region>,
-}
-impl CompositeOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Composite;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.composite";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.composite`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let inputs = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[true],
-        )?;
-        let composite_regions = __items[__ranges[0usize].clone()].to_vec();
-        let name = ::vhlo_core::dialect::required_property(m, op, __name, "name")?;
-        let composite_attributes = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "composite_attributes",
-        );
-        let decomposition = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "decomposition",
-        )?;
-        let version = ::vhlo_core::dialect::optional_property(m, op, "version");
-        Ok(Self {
-            inputs,
-            name,
-            composite_attributes,
-            decomposition,
-            version,
-            results,
-            composite_regions,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.inputs.iter().copied());
-        __results.extend(self.results.iter().copied());
-        __regions.extend(self.composite_regions.iter().copied());
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("name", self.name));
-        if let Some(v) = self.composite_attributes {
-            __props.push(("composite_attributes", v));
-        }
-        __props.push(("decomposition", self.decomposition));
-        if let Some(v) = self.version {
-            __props.push(("version", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.concatenate`: Concatenate operation (the current StableHLO op; maps to the newest `vhlo.concatenate_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConcatenateOp {
-    ///`inputs` of `stablehlo.concatenate` (variadic operand).
-    pub inputs: Vec<::vhlo_core::ir::Value>,
-    ///`dimension` of `stablehlo.concatenate` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
-    pub dimension: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.concatenate` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ConcatenateOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Concatenate;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.concatenate";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.concatenate`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let inputs = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let dimension = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "dimension",
-        )?;
-        Ok(Self { inputs, dimension, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.inputs.iter().copied());
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("dimension", self.dimension));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.constant`: Constant operation (the current StableHLO op; maps to the newest `vhlo.constant_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConstantOp {
-    ///`value` of `stablehlo.constant` (attribute `ElementsAttr`).
-    pub value: ::vhlo_core::ir::Attribute,
-    ///`output` of `stablehlo.constant` (result type).
-    pub output: ::vhlo_core::ir::Type,
-}
-impl ConstantOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Constant;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.constant";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.constant`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            (m.operands(op)).len(),
-            &[],
-        )?;
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let output = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let value = ::vhlo_core::dialect::required_property(m, op, __name, "value")?;
-        Ok(Self { value, output })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __results.push(self.output);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("value", self.value));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.convert`: Convert operation (the current StableHLO op; maps to the newest `vhlo.convert_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConvertOp {
-    ///`operand` of `stablehlo.convert` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.convert` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ConvertOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Convert;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.convert";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.convert`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.convolution`: Convolution operation (the current StableHLO op; maps to the newest `vhlo.convolution_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConvolutionOp {
-    ///`lhs` of `stablehlo.convolution` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.convolution` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`window_strides` of `stablehlo.convolution` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub window_strides: Option<::vhlo_core::ir::Attribute>,
-    ///`padding` of `stablehlo.convolution` (attribute `OptionalAttr<I64ElementsAttr>`).
-    pub padding: Option<::vhlo_core::ir::Attribute>,
-    ///`lhs_dilation` of `stablehlo.convolution` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub lhs_dilation: Option<::vhlo_core::ir::Attribute>,
-    ///`rhs_dilation` of `stablehlo.convolution` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub rhs_dilation: Option<::vhlo_core::ir::Attribute>,
-    ///`window_reversal` of `stablehlo.convolution` (attribute `OptionalAttr<DenseBoolArrayAttr>`).
-    pub window_reversal: Option<::vhlo_core::ir::Attribute>,
-    ///`dimension_numbers` of `stablehlo.convolution` (attribute `StableHLO_ConvDimensionNumbers`).
-    pub dimension_numbers: ::vhlo_core::ir::Attribute,
-    ///`feature_group_count` of `stablehlo.convolution` (attribute `ConfinedAttr<I64Attr, [IntPositive]>`).
-    pub feature_group_count: ::vhlo_core::ir::Attribute,
-    ///`batch_group_count` of `stablehlo.convolution` (attribute `ConfinedAttr<I64Attr, [IntPositive]>`).
-    pub batch_group_count: ::vhlo_core::ir::Attribute,
-    ///`precision_config` of `stablehlo.convolution` (attribute `OptionalAttr<StableHLO_PrecisionConfigAttr>`).
-    pub precision_config: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.convolution` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ConvolutionOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Convolution;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.convolution";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.convolution`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let window_strides = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "window_strides",
-        );
-        let padding = ::vhlo_core::dialect::optional_property(m, op, "padding");
-        let lhs_dilation = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "lhs_dilation",
-        );
-        let rhs_dilation = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "rhs_dilation",
-        );
-        let window_reversal = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "window_reversal",
-        );
-        let dimension_numbers = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "dimension_numbers",
-        )?;
-        let feature_group_count = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "feature_group_count",
-        )?;
-        let batch_group_count = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "batch_group_count",
-        )?;
-        let precision_config = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "precision_config",
-        );
-        Ok(Self {
-            lhs,
-            rhs,
-            window_strides,
-            padding,
-            lhs_dilation,
-            rhs_dilation,
-            window_reversal,
-            dimension_numbers,
-            feature_group_count,
-            batch_group_count,
-            precision_config,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.window_strides {
-            __props.push(("window_strides", v));
-        }
-        if let Some(v) = self.padding {
-            __props.push(("padding", v));
-        }
-        if let Some(v) = self.lhs_dilation {
-            __props.push(("lhs_dilation", v));
-        }
-        if let Some(v) = self.rhs_dilation {
-            __props.push(("rhs_dilation", v));
-        }
-        if let Some(v) = self.window_reversal {
-            __props.push(("window_reversal", v));
-        }
-        __props.push(("dimension_numbers", self.dimension_numbers));
-        __props.push(("feature_group_count", self.feature_group_count));
-        __props.push(("batch_group_count", self.batch_group_count));
-        if let Some(v) = self.precision_config {
-            __props.push(("precision_config", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.cosine`: Cosine operation (the current StableHLO op; maps to the newest `vhlo.cosine_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CosineOp {
-    ///`operand` of `stablehlo.cosine` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result_accuracy` of `stablehlo.cosine` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
-    pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.cosine` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl CosineOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Cosine;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.cosine";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.cosine`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let result_accuracy = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_accuracy",
-        );
-        Ok(Self {
-            operand,
-            result_accuracy,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.result_accuracy {
-            __props.push(("result_accuracy", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.count_leading_zeros`: Clz operation (the current StableHLO op; maps to the newest `vhlo.count_leading_zeros_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CountLeadingZerosOp {
-    ///`operand` of `stablehlo.count_leading_zeros` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.count_leading_zeros` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl CountLeadingZerosOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::CountLeadingZeros;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.count_leading_zeros";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.count_leading_zeros`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.create_token`: CreateToken operation (the current StableHLO op; maps to the newest `vhlo.create_token_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CreateTokenOp {
-    ///`output` of `stablehlo.create_token` (result type).
-    pub output: ::vhlo_core::ir::Type,
-}
-impl CreateTokenOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::CreateToken;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.create_token";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.create_token`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            (m.operands(op)).len(),
-            &[],
-        )?;
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let output = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { output })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __results.push(self.output);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.cross-replica-sum`: CrossReplicaSum operation (the current StableHLO op; maps to the newest `vhlo.cross-replica-sum_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CrossReplicaSumOp {
-    ///`operand` of `stablehlo.cross-replica-sum` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`replica_groups` of `stablehlo.cross-replica-sum` (attribute `I64ElementsAttr`).
-    pub replica_groups: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.cross-replica-sum` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl CrossReplicaSumOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::CrossReplicaSum;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.cross-replica-sum";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.cross-replica-sum`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let replica_groups = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "replica_groups",
-        )?;
-        Ok(Self {
-            operand,
-            replica_groups,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("replica_groups", self.replica_groups));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.custom_call`: CustomCall operation (the current StableHLO op; maps to the newest `vhlo.custom_call_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CustomCallOp {
-    ///`inputs` of `stablehlo.custom_call` (variadic operand).
-    pub inputs: Vec<::vhlo_core::ir::Value>,
-    ///`call_target_name` of `stablehlo.custom_call` (attribute `StrAttr`).
-    pub call_target_name: ::vhlo_core::ir::Attribute,
-    ///`has_side_effect` of `stablehlo.custom_call` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
-    pub has_side_effect: Option<::vhlo_core::ir::Attribute>,
-    ///`backend_config` of `stablehlo.custom_call` (attribute `OptionalAttr<AnyAttrOf<[StrAttr, DictionaryAttr]>>`).
-    pub backend_config: Option<::vhlo_core::ir::Attribute>,
-    ///`api_version` of `stablehlo.custom_call` (attribute `DefaultValuedOptionalAttr< StableHLO_CustomCallApiVersionAttr, "::mlir::stablehlo::CustomCallApiVersion::API_VERSION_ORIGINAL">`, default `::mlir::stablehlo::CustomCallApiVersion::API_VERSION_ORIGINAL`).
-    pub api_version: Option<::vhlo_core::ir::Attribute>,
-    ///`called_computations` of `stablehlo.custom_call` (attribute `DefaultValuedOptionalAttr<StableHLO_FlatSymbolRefArrayAttr, "{}">`, default `{}`).
-    pub called_computations: Option<::vhlo_core::ir::Attribute>,
-    ///`operand_layouts` of `stablehlo.custom_call` (attribute `OptionalAttr<StableHLO_ArrayOfLayoutAttr>`).
-    pub operand_layouts: Option<::vhlo_core::ir::Attribute>,
-    ///`result_layouts` of `stablehlo.custom_call` (attribute `OptionalAttr<StableHLO_ArrayOfLayoutAttr>`).
-    pub result_layouts: Option<::vhlo_core::ir::Attribute>,
-    ///`output_operand_aliases` of `stablehlo.custom_call` (attribute `DefaultValuedOptionalAttr< TypedArrayAttrBase< StableHLO_OutputOperandAlias, "Aliasing attribute for outputs and operands of CustomCall">, "{}">`, default `{}`).
-    pub output_operand_aliases: Option<::vhlo_core::ir::Attribute>,
-    ///`result_tilings` of `stablehlo.custom_call` (attribute `OptionalAttr<StableHLO_ArrayOfTilingAttr>`).
-    pub result_tilings: Option<::vhlo_core::ir::Attribute>,
-    ///`results` of `stablehlo.custom_call` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-}
-impl CustomCallOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::CustomCall;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.custom_call";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.custom_call`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let inputs = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let call_target_name = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "call_target_name",
-        )?;
-        let has_side_effect = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "has_side_effect",
-        );
-        let backend_config = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "backend_config",
-        );
-        let api_version = ::vhlo_core::dialect::optional_property(m, op, "api_version");
-        let called_computations = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "called_computations",
-        );
-        let operand_layouts = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "operand_layouts",
-        );
-        let result_layouts = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_layouts",
-        );
-        let output_operand_aliases = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "output_operand_aliases",
-        );
-        let result_tilings = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_tilings",
-        );
-        Ok(Self {
-            inputs,
-            call_target_name,
-            has_side_effect,
-            backend_config,
-            api_version,
-            called_computations,
-            operand_layouts,
-            result_layouts,
-            output_operand_aliases,
-            result_tilings,
-            results,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.inputs.iter().copied());
-        __results.extend(self.results.iter().copied());
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("call_target_name", self.call_target_name));
-        if let Some(v) = self.has_side_effect {
-            __props.push(("has_side_effect", v));
-        }
-        if let Some(v) = self.backend_config {
-            __props.push(("backend_config", v));
-        }
-        if let Some(v) = self.api_version {
-            __props.push(("api_version", v));
-        }
-        if let Some(v) = self.called_computations {
-            __props.push(("called_computations", v));
-        }
-        if let Some(v) = self.operand_layouts {
-            __props.push(("operand_layouts", v));
-        }
-        if let Some(v) = self.result_layouts {
-            __props.push(("result_layouts", v));
-        }
-        if let Some(v) = self.output_operand_aliases {
-            __props.push(("output_operand_aliases", v));
-        }
-        if let Some(v) = self.result_tilings {
-            __props.push(("result_tilings", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.divide`: Div operation (the current StableHLO op; maps to the newest `vhlo.divide_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DivideOp {
-    ///`lhs` of `stablehlo.divide` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.divide` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.divide` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl DivideOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Divide;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.divide";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.divide`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.dot`: Dot operation (the current StableHLO op; maps to the newest `vhlo.dot_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DotOp {
-    ///`lhs` of `stablehlo.dot` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.dot` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`precision_config` of `stablehlo.dot` (attribute `OptionalAttr<StableHLO_PrecisionConfigAttr>`).
-    pub precision_config: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.dot` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl DotOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Dot;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.dot";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.dot`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let precision_config = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "precision_config",
-        );
-        Ok(Self {
-            lhs,
-            rhs,
-            precision_config,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.precision_config {
-            __props.push(("precision_config", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.dot_general`: DotGeneral operation (the current StableHLO op; maps to the newest `vhlo.dot_general_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DotGeneralOp {
-    ///`lhs` of `stablehlo.dot_general` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.dot_general` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`dot_dimension_numbers` of `stablehlo.dot_general` (attribute `StableHLO_DotDimensionNumbers`).
-    pub dot_dimension_numbers: ::vhlo_core::ir::Attribute,
-    ///`precision_config` of `stablehlo.dot_general` (attribute `OptionalAttr<StableHLO_PrecisionConfigAttr>`).
-    pub precision_config: Option<::vhlo_core::ir::Attribute>,
-    ///`algorithm` of `stablehlo.dot_general` (attribute `OptionalAttr<StableHLO_DotAlgorithm>`).
-    pub algorithm: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.dot_general` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl DotGeneralOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::DotGeneral;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.dot_general";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.dot_general`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let dot_dimension_numbers = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "dot_dimension_numbers",
-        )?;
-        let precision_config = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "precision_config",
-        );
-        let algorithm = ::vhlo_core::dialect::optional_property(m, op, "algorithm");
-        Ok(Self {
-            lhs,
-            rhs,
-            dot_dimension_numbers,
-            precision_config,
-            algorithm,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("dot_dimension_numbers", self.dot_dimension_numbers));
-        if let Some(v) = self.precision_config {
-            __props.push(("precision_config", v));
-        }
-        if let Some(v) = self.algorithm {
-            __props.push(("algorithm", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.dynamic_broadcast_in_dim`: DynamicBroadcastInDim operation (the current StableHLO op; maps to the newest `vhlo.dynamic_broadcast_in_dim_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DynamicBroadcastInDimOp {
-    ///`operand` of `stablehlo.dynamic_broadcast_in_dim` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`output_dimensions` of `stablehlo.dynamic_broadcast_in_dim` (operand).
-    pub output_dimensions: ::vhlo_core::ir::Value,
-    ///`broadcast_dimensions` of `stablehlo.dynamic_broadcast_in_dim` (attribute `DenseI64ArrayAttr`).
-    pub broadcast_dimensions: ::vhlo_core::ir::Attribute,
-    ///`known_expanding_dimensions` of `stablehlo.dynamic_broadcast_in_dim` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub known_expanding_dimensions: Option<::vhlo_core::ir::Attribute>,
-    ///`known_nonexpanding_dimensions` of `stablehlo.dynamic_broadcast_in_dim` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub known_nonexpanding_dimensions: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.dynamic_broadcast_in_dim` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl DynamicBroadcastInDimOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::DynamicBroadcastInDim;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.dynamic_broadcast_in_dim";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_broadcast_in_dim`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let output_dimensions = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let broadcast_dimensions = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "broadcast_dimensions",
-        )?;
-        let known_expanding_dimensions = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "known_expanding_dimensions",
-        );
-        let known_nonexpanding_dimensions = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "known_nonexpanding_dimensions",
-        );
-        Ok(Self {
-            operand,
-            output_dimensions,
-            broadcast_dimensions,
-            known_expanding_dimensions,
-            known_nonexpanding_dimensions,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.output_dimensions);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("broadcast_dimensions", self.broadcast_dimensions));
-        if let Some(v) = self.known_expanding_dimensions {
-            __props.push(("known_expanding_dimensions", v));
-        }
-        if let Some(v) = self.known_nonexpanding_dimensions {
-            __props.push(("known_nonexpanding_dimensions", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.dynamic_conv`: DynamicConv operation (the current StableHLO op; maps to the newest `vhlo.dynamic_conv_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DynamicConvOp {
-    ///`lhs` of `stablehlo.dynamic_conv` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.dynamic_conv` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`padding` of `stablehlo.dynamic_conv` (operand).
-    pub padding: ::vhlo_core::ir::Value,
-    ///`window_strides` of `stablehlo.dynamic_conv` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub window_strides: Option<::vhlo_core::ir::Attribute>,
-    ///`lhs_dilation` of `stablehlo.dynamic_conv` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub lhs_dilation: Option<::vhlo_core::ir::Attribute>,
-    ///`rhs_dilation` of `stablehlo.dynamic_conv` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub rhs_dilation: Option<::vhlo_core::ir::Attribute>,
-    ///`window_reversal` of `stablehlo.dynamic_conv` (attribute `OptionalAttr<DenseBoolArrayAttr>`).
-    pub window_reversal: Option<::vhlo_core::ir::Attribute>,
-    ///`dimension_numbers` of `stablehlo.dynamic_conv` (attribute `StableHLO_ConvDimensionNumbers`).
-    pub dimension_numbers: ::vhlo_core::ir::Attribute,
-    ///`feature_group_count` of `stablehlo.dynamic_conv` (attribute `ConfinedAttr<I64Attr, [IntPositive]>`).
-    pub feature_group_count: ::vhlo_core::ir::Attribute,
-    ///`batch_group_count` of `stablehlo.dynamic_conv` (attribute `ConfinedAttr<I64Attr, [IntPositive]>`).
-    pub batch_group_count: ::vhlo_core::ir::Attribute,
-    ///`precision_config` of `stablehlo.dynamic_conv` (attribute `OptionalAttr<StableHLO_PrecisionConfigAttr>`).
-    pub precision_config: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.dynamic_conv` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl DynamicConvOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::DynamicConv;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.dynamic_conv";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_conv`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let padding = __items[__ranges[2usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let window_strides = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "window_strides",
-        );
-        let lhs_dilation = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "lhs_dilation",
-        );
-        let rhs_dilation = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "rhs_dilation",
-        );
-        let window_reversal = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "window_reversal",
-        );
-        let dimension_numbers = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "dimension_numbers",
-        )?;
-        let feature_group_count = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "feature_group_count",
-        )?;
-        let batch_group_count = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "batch_group_count",
-        )?;
-        let precision_config = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "precision_config",
-        );
-        Ok(Self {
-            lhs,
-            rhs,
-            padding,
-            window_strides,
-            lhs_dilation,
-            rhs_dilation,
-            window_reversal,
-            dimension_numbers,
-            feature_group_count,
-            batch_group_count,
-            precision_config,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __operands.push(self.padding);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.window_strides {
-            __props.push(("window_strides", v));
-        }
-        if let Some(v) = self.lhs_dilation {
-            __props.push(("lhs_dilation", v));
-        }
-        if let Some(v) = self.rhs_dilation {
-            __props.push(("rhs_dilation", v));
-        }
-        if let Some(v) = self.window_reversal {
-            __props.push(("window_reversal", v));
-        }
-        __props.push(("dimension_numbers", self.dimension_numbers));
-        __props.push(("feature_group_count", self.feature_group_count));
-        __props.push(("batch_group_count", self.batch_group_count));
-        if let Some(v) = self.precision_config {
-            __props.push(("precision_config", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.dynamic_gather`: DynamicGather operation (the current StableHLO op; maps to the newest `vhlo.dynamic_gather_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DynamicGatherOp {
-    ///`operand` of `stablehlo.dynamic_gather` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`start_indices` of `stablehlo.dynamic_gather` (operand).
-    pub start_indices: ::vhlo_core::ir::Value,
-    ///`slice_sizes` of `stablehlo.dynamic_gather` (operand).
-    pub slice_sizes: ::vhlo_core::ir::Value,
-    ///`dimension_numbers` of `stablehlo.dynamic_gather` (attribute `StableHLO_GatherDimensionNumbers`).
-    pub dimension_numbers: ::vhlo_core::ir::Attribute,
-    ///`indices_are_sorted` of `stablehlo.dynamic_gather` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
-    pub indices_are_sorted: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.dynamic_gather` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl DynamicGatherOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::DynamicGather;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.dynamic_gather";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_gather`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let start_indices = __items[__ranges[1usize].start];
-        let slice_sizes = __items[__ranges[2usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let dimension_numbers = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "dimension_numbers",
-        )?;
-        let indices_are_sorted = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "indices_are_sorted",
-        );
-        Ok(Self {
-            operand,
-            start_indices,
-            slice_sizes,
-            dimension_numbers,
-            indices_are_sorted,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.start_indices);
-        __operands.push(self.slice_sizes);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("dimension_numbers", self.dimension_numbers));
-        if let Some(v) = self.indices_are_sorted {
-            __props.push(("indices_are_sorted", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.dynamic_iota`: DynamicIota operation (the current StableHLO op; maps to the newest `vhlo.dynamic_iota_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DynamicIotaOp {
-    ///`output_shape` of `stablehlo.dynamic_iota` (operand).
-    pub output_shape: ::vhlo_core::ir::Value,
-    ///`iota_dimension` of `stablehlo.dynamic_iota` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
-    pub iota_dimension: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.dynamic_iota` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl DynamicIotaOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::DynamicIota;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.dynamic_iota";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_iota`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let output_shape = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let iota_dimension = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "iota_dimension",
-        )?;
-        Ok(Self {
-            output_shape,
-            iota_dimension,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.output_shape);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("iota_dimension", self.iota_dimension));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.dynamic_pad`: DynamicPad operation (the current StableHLO op; maps to the newest `vhlo.dynamic_pad_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DynamicPadOp {
-    ///`operand` of `stablehlo.dynamic_pad` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`padding_value` of `stablehlo.dynamic_pad` (operand).
-    pub padding_value: ::vhlo_core::ir::Value,
-    ///`edge_padding_low` of `stablehlo.dynamic_pad` (operand).
-    pub edge_padding_low: ::vhlo_core::ir::Value,
-    ///`edge_padding_high` of `stablehlo.dynamic_pad` (operand).
-    pub edge_padding_high: ::vhlo_core::ir::Value,
-    ///`interior_padding` of `stablehlo.dynamic_pad` (operand).
-    pub interior_padding: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.dynamic_pad` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl DynamicPadOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::DynamicPad;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.dynamic_pad";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_pad`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false, false, false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let padding_value = __items[__ranges[1usize].start];
-        let edge_padding_low = __items[__ranges[2usize].start];
-        let edge_padding_high = __items[__ranges[3usize].start];
-        let interior_padding = __items[__ranges[4usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self {
-            operand,
-            padding_value,
-            edge_padding_low,
-            edge_padding_high,
-            interior_padding,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.padding_value);
-        __operands.push(self.edge_padding_low);
-        __operands.push(self.edge_padding_high);
-        __operands.push(self.interior_padding);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.dynamic_reshape`: DynamicReshape operation (the current StableHLO op; maps to the newest `vhlo.dynamic_reshape_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DynamicReshapeOp {
-    ///`operand` of `stablehlo.dynamic_reshape` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`output_shape` of `stablehlo.dynamic_reshape` (operand).
-    pub output_shape: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.dynamic_reshape` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl DynamicReshapeOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::DynamicReshape;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.dynamic_reshape";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_reshape`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let output_shape = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self {
-            operand,
-            output_shape,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.output_shape);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.dynamic_slice`: DynamicSlice operation (the current StableHLO op; maps to the newest `vhlo.dynamic_slice_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DynamicSliceOp {
-    ///`operand` of `stablehlo.dynamic_slice` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`start_indices` of `stablehlo.dynamic_slice` (variadic operand).
-    pub start_indices: Vec<::vhlo_core::ir::Value>,
-    ///`slice_sizes` of `stablehlo.dynamic_slice` (attribute `DenseI64ArrayAttr`).
-    pub slice_sizes: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.dynamic_slice` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl DynamicSliceOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::DynamicSlice;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.dynamic_slice";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_slice`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, true],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let start_indices = __items[__ranges[1usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let slice_sizes = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "slice_sizes",
-        )?;
-        Ok(Self {
-            operand,
-            start_indices,
-            slice_sizes,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.extend(self.start_indices.iter().copied());
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("slice_sizes", self.slice_sizes));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.dynamic_update_slice`: DynamicUpdateSlice operation (the current StableHLO op; maps to the newest `vhlo.dynamic_update_slice_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DynamicUpdateSliceOp {
-    ///`operand` of `stablehlo.dynamic_update_slice` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`update` of `stablehlo.dynamic_update_slice` (operand).
-    pub update: ::vhlo_core::ir::Value,
-    ///`start_indices` of `stablehlo.dynamic_update_slice` (variadic operand).
-    pub start_indices: Vec<::vhlo_core::ir::Value>,
-    ///`result` of `stablehlo.dynamic_update_slice` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl DynamicUpdateSliceOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::DynamicUpdateSlice;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.dynamic_update_slice";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_update_slice`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false, true],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let update = __items[__ranges[1usize].start];
-        let start_indices = __items[__ranges[2usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self {
-            operand,
-            update,
-            start_indices,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.update);
-        __operands.extend(self.start_indices.iter().copied());
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.einsum`: Einsum operation (the current StableHLO op; maps to the newest `vhlo.einsum_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EinsumOp {
-    ///`lhs` of `stablehlo.einsum` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.einsum` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`einsum_config` of `stablehlo.einsum` (attribute `StrAttr`).
-    pub einsum_config: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.einsum` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl EinsumOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Einsum;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.einsum";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.einsum`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let einsum_config = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "einsum_config",
-        )?;
-        Ok(Self {
-            lhs,
-            rhs,
-            einsum_config,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("einsum_config", self.einsum_config));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.exponential`: Exp operation (the current StableHLO op; maps to the newest `vhlo.exponential_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExponentialOp {
-    ///`operand` of `stablehlo.exponential` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result_accuracy` of `stablehlo.exponential` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
-    pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.exponential` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ExponentialOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Exponential;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.exponential";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.exponential`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let result_accuracy = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_accuracy",
-        );
-        Ok(Self {
-            operand,
-            result_accuracy,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.result_accuracy {
-            __props.push(("result_accuracy", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.exponential_minus_one`: Expm1 operation (the current StableHLO op; maps to the newest `vhlo.exponential_minus_one_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExponentialMinusOneOp {
-    ///`operand` of `stablehlo.exponential_minus_one` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result_accuracy` of `stablehlo.exponential_minus_one` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
-    pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.exponential_minus_one` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ExponentialMinusOneOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::ExponentialMinusOne;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.exponential_minus_one";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.exponential_minus_one`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let result_accuracy = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_accuracy",
-        );
-        Ok(Self {
-            operand,
-            result_accuracy,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.result_accuracy {
-            __props.push(("result_accuracy", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.fft`: Fft operation (the current StableHLO op; maps to the newest `vhlo.fft_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FftOp {
-    ///`operand` of `stablehlo.fft` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`fft_type` of `stablehlo.fft` (attribute `StableHLO_FftTypeAttr`).
-    pub fft_type: ::vhlo_core::ir::Attribute,
-    ///`fft_length` of `stablehlo.fft` (attribute `DenseI64ArrayAttr`).
-    pub fft_length: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.fft` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl FftOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Fft;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.fft";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.fft`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let fft_type = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "fft_type",
-        )?;
-        let fft_length = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "fft_length",
-        )?;
-        Ok(Self {
-            operand,
-            fft_type,
-            fft_length,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("fft_type", self.fft_type));
-        __props.push(("fft_length", self.fft_length));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.floor`: Floor operation (the current StableHLO op; maps to the newest `vhlo.floor_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FloorOp {
-    ///`operand` of `stablehlo.floor` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.floor` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl FloorOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Floor;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.floor";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.floor`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`func.func`:  (the current StableHLO op; maps to the newest `vhlo.func_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FuncOp {
-    ///`sym_name` of `func.func` (attribute `StrAttr`).
-    pub sym_name: ::vhlo_core::ir::Attribute,
-    ///`function_type` of `func.func` (attribute `TypeAttrOf<FunctionType>`).
-    pub function_type: ::vhlo_core::ir::Attribute,
-    ///`sym_visibility` of `func.func` (attribute `OptionalAttr<StrAttr>`).
-    pub sym_visibility: Option<::vhlo_core::ir::Attribute>,
-    ///`arg_attrs` of `func.func` (attribute `OptionalAttr<DictArrayAttr>`).
-    pub arg_attrs: Option<::vhlo_core::ir::Attribute>,
-    ///`res_attrs` of `func.func` (attribute `OptionalAttr<DictArrayAttr>`).
-    pub res_attrs: Option<::vhlo_core::ir::Attribute>,
-    ///`no_inline` of `func.func` (attribute `UnitAttr`).
-    pub no_inline: Option<::vhlo_core::ir::Attribute>,
-    ///`body` of `func.func` (region).
-    pub body: ::vhlo_core::ir::Region,
-}
-impl FuncOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Func;
-    /// The full op name.
-    pub const NAME: &'static str = "func.func";
-    ///Reads the op `op` of `m`, which must be a `func.func`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            (m.operands(op)).len(),
-            &[],
-        )?;
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            (&__result_types[..]).len(),
-            &[],
-        )?;
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false],
-        )?;
-        let body = __items[__ranges[0usize].start];
-        let sym_name = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "sym_name",
-        )?;
-        let function_type = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "function_type",
-        )?;
-        let sym_visibility = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "sym_visibility",
-        );
-        let arg_attrs = ::vhlo_core::dialect::optional_property(m, op, "arg_attrs");
-        let res_attrs = ::vhlo_core::dialect::optional_property(m, op, "res_attrs");
-        let no_inline = ::vhlo_core::dialect::optional_property(m, op, "no_inline");
-        Ok(Self {
-            sym_name,
-            function_type,
-            sym_visibility,
-            arg_attrs,
-            res_attrs,
-            no_inline,
-            body,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __regions.push(self.body);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("sym_name", self.sym_name));
-        __props.push(("function_type", self.function_type));
-        if let Some(v) = self.sym_visibility {
-            __props.push(("sym_visibility", v));
-        }
-        if let Some(v) = self.arg_attrs {
-            __props.push(("arg_attrs", v));
-        }
-        if let Some(v) = self.res_attrs {
-            __props.push(("res_attrs", v));
-        }
-        if let Some(v) = self.no_inline {
-            __props.push(("no_inline", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.gather`: Gather operation (the current StableHLO op; maps to the newest `vhlo.gather_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GatherOp {
-    ///`operand` of `stablehlo.gather` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`start_indices` of `stablehlo.gather` (operand).
-    pub start_indices: ::vhlo_core::ir::Value,
-    ///`dimension_numbers` of `stablehlo.gather` (attribute `StableHLO_GatherDimensionNumbers`).
-    pub dimension_numbers: ::vhlo_core::ir::Attribute,
-    ///`slice_sizes` of `stablehlo.gather` (attribute `DenseI64ArrayAttr`).
-    pub slice_sizes: ::vhlo_core::ir::Attribute,
-    ///`indices_are_sorted` of `stablehlo.gather` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
-    pub indices_are_sorted: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.gather` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl GatherOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Gather;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.gather";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.gather`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let start_indices = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let dimension_numbers = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "dimension_numbers",
-        )?;
-        let slice_sizes = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "slice_sizes",
-        )?;
-        let indices_are_sorted = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "indices_are_sorted",
-        );
-        Ok(Self {
-            operand,
-            start_indices,
-            dimension_numbers,
-            slice_sizes,
-            indices_are_sorted,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.start_indices);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("dimension_numbers", self.dimension_numbers));
-        __props.push(("slice_sizes", self.slice_sizes));
-        if let Some(v) = self.indices_are_sorted {
-            __props.push(("indices_are_sorted", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.get_dimension_size`: GetDimensionSize operation (the current StableHLO op; maps to the newest `vhlo.get_dimension_size_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GetDimensionSizeOp {
-    ///`operand` of `stablehlo.get_dimension_size` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`dimension` of `stablehlo.get_dimension_size` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
-    pub dimension: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.get_dimension_size` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl GetDimensionSizeOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::GetDimensionSize;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.get_dimension_size";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.get_dimension_size`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let dimension = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "dimension",
-        )?;
-        Ok(Self { operand, dimension, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("dimension", self.dimension));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.get_tuple_element`: GetTupleElement operation (the current StableHLO op; maps to the newest `vhlo.get_tuple_element_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GetTupleElementOp {
-    ///`operand` of `stablehlo.get_tuple_element` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`index` of `stablehlo.get_tuple_element` (attribute `ConfinedAttr<I32Attr, [IntNonNegative]>`).
-    pub index: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.get_tuple_element` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl GetTupleElementOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::GetTupleElement;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.get_tuple_element";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.get_tuple_element`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let index = ::vhlo_core::dialect::required_property(m, op, __name, "index")?;
-        Ok(Self { operand, index, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("index", self.index));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.if`: If operation (the current StableHLO op; maps to the newest `vhlo.if_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IfOp {
-    ///`pred` of `stablehlo.if` (operand).
-    pub pred: ::vhlo_core::ir::Value,
-    ///`results` of `stablehlo.if` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-    ///`true_branch` of `stablehlo.if` (region).
-    pub true_branch: ::vhlo_core::ir::Region,
-    ///`false_branch` of `stablehlo.if` (region).
-    pub false_branch: ::vhlo_core::ir::Region,
-}
-impl IfOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::If;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.if";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.if`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let pred = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false, false],
-        )?;
-        let true_branch = __items[__ranges[0usize].start];
-        let false_branch = __items[__ranges[1usize].start];
-        Ok(Self {
-            pred,
-            results,
-            true_branch,
-            false_branch,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.pred);
-        __results.extend(self.results.iter().copied());
-        __regions.push(self.true_branch);
-        __regions.push(self.false_branch);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.imag`: Imag operation (the current StableHLO op; maps to the newest `vhlo.imag_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImagOp {
-    ///`operand` of `stablehlo.imag` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.imag` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ImagOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Imag;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.imag";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.imag`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.infeed`: Infeed operation (the current StableHLO op; maps to the newest `vhlo.infeed_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InfeedOp {
-    ///`token` of `stablehlo.infeed` (operand).
-    pub token: ::vhlo_core::ir::Value,
-    ///`infeed_config` of `stablehlo.infeed` (attribute `DefaultValuedStrAttr<StrAttr, "">`, default ``).
-    pub infeed_config: Option<::vhlo_core::ir::Attribute>,
-    ///`layout` of `stablehlo.infeed` (attribute `OptionalAttr<ArrayAttr>`).
-    pub layout: Option<::vhlo_core::ir::Attribute>,
-    ///`results` of `stablehlo.infeed` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-}
-impl InfeedOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Infeed;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.infeed";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.infeed`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let token = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let infeed_config = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "infeed_config",
-        );
-        let layout = ::vhlo_core::dialect::optional_property(m, op, "layout");
-        Ok(Self {
-            token,
-            infeed_config,
-            layout,
-            results,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.token);
-        __results.extend(self.results.iter().copied());
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.infeed_config {
-            __props.push(("infeed_config", v));
-        }
-        if let Some(v) = self.layout {
-            __props.push(("layout", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.iota`: Iota operation (the current StableHLO op; maps to the newest `vhlo.iota_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IotaOp {
-    ///`iota_dimension` of `stablehlo.iota` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
-    pub iota_dimension: ::vhlo_core::ir::Attribute,
-    ///`output` of `stablehlo.iota` (result type).
-    pub output: ::vhlo_core::ir::Type,
-}
-impl IotaOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Iota;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.iota";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.iota`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            (m.operands(op)).len(),
-            &[],
-        )?;
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let output = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let iota_dimension = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "iota_dimension",
-        )?;
-        Ok(Self { iota_dimension, output })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __results.push(self.output);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("iota_dimension", self.iota_dimension));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.is_finite`: IsFinite operation (the current StableHLO op; maps to the newest `vhlo.is_finite_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IsFiniteOp {
-    ///`x` of `stablehlo.is_finite` (operand).
-    pub x: ::vhlo_core::ir::Value,
-    ///`y` of `stablehlo.is_finite` (result type).
-    pub y: ::vhlo_core::ir::Type,
-}
-impl IsFiniteOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::IsFinite;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.is_finite";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.is_finite`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let x = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let y = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { x, y })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.x);
-        __results.push(self.y);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.log`: Log operation (the current StableHLO op; maps to the newest `vhlo.log_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LogOp {
-    ///`operand` of `stablehlo.log` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result_accuracy` of `stablehlo.log` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
-    pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.log` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl LogOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Log;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.log";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.log`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let result_accuracy = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_accuracy",
-        );
-        Ok(Self {
-            operand,
-            result_accuracy,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.result_accuracy {
-            __props.push(("result_accuracy", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.log_plus_one`: Log1p operation (the current StableHLO op; maps to the newest `vhlo.log_plus_one_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LogPlusOneOp {
-    ///`operand` of `stablehlo.log_plus_one` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result_accuracy` of `stablehlo.log_plus_one` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
-    pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.log_plus_one` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl LogPlusOneOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::LogPlusOne;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.log_plus_one";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.log_plus_one`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let result_accuracy = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_accuracy",
-        );
-        Ok(Self {
-            operand,
-            result_accuracy,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.result_accuracy {
-            __props.push(("result_accuracy", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.logistic`: Logistic operation (the current StableHLO op; maps to the newest `vhlo.logistic_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LogisticOp {
-    ///`operand` of `stablehlo.logistic` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result_accuracy` of `stablehlo.logistic` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
-    pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.logistic` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl LogisticOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Logistic;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.logistic";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.logistic`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let result_accuracy = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_accuracy",
-        );
-        Ok(Self {
-            operand,
-            result_accuracy,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.result_accuracy {
-            __props.push(("result_accuracy", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.map`: Map operation (the current StableHLO op; maps to the newest `vhlo.map_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MapOp {
-    ///`inputs` of `stablehlo.map` (variadic operand).
-    pub inputs: Vec<::vhlo_core::ir::Value>,
-    ///`dimensions` of `stablehlo.map` (attribute `DenseI64ArrayAttr`).
-    pub dimensions: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.map` (result type).
-    pub result: ::vhlo_core::ir::Type,
-    ///`computation` of `stablehlo.map` (region).
-    pub computation: ::vhlo_core::ir::Region,
-}
-impl MapOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Map;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.map";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.map`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let inputs = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false],
-        )?;
-        let computation = __items[__ranges[0usize].start];
-        let dimensions = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "dimensions",
-        )?;
-        Ok(Self {
-            inputs,
-            dimensions,
-            result,
-            computation,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.inputs.iter().copied());
-        __results.push(self.result);
-        __regions.push(self.computation);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("dimensions", self.dimensions));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.maximum`: Max operation (the current StableHLO op; maps to the newest `vhlo.maximum_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MaximumOp {
-    ///`lhs` of `stablehlo.maximum` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.maximum` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.maximum` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl MaximumOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Maximum;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.maximum";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.maximum`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.minimum`: Min operation (the current StableHLO op; maps to the newest `vhlo.minimum_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MinimumOp {
-    ///`lhs` of `stablehlo.minimum` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.minimum` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.minimum` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl MinimumOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Minimum;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.minimum";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.minimum`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.multiply`: Mul operation (the current StableHLO op; maps to the newest `vhlo.multiply_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MultiplyOp {
-    ///`lhs` of `stablehlo.multiply` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.multiply` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.multiply` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl MultiplyOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Multiply;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.multiply";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.multiply`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.negate`: Neg operation (the current StableHLO op; maps to the newest `vhlo.negate_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NegateOp {
-    ///`operand` of `stablehlo.negate` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.negate` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl NegateOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Negate;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.negate";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.negate`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.not`: Not operation (the current StableHLO op; maps to the newest `vhlo.not_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NotOp {
-    ///`operand` of `stablehlo.not` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.not` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl NotOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Not;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.not";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.not`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.optimization_barrier`: OptimizationBarrier operation (the current StableHLO op; maps to the newest `vhlo.optimization_barrier_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OptimizationBarrierOp {
-    ///`operand` of `stablehlo.optimization_barrier` (variadic operand).
-    pub operand: Vec<::vhlo_core::ir::Value>,
-    ///`result` of `stablehlo.optimization_barrier` (variadic result type).
-    pub result: Vec<::vhlo_core::ir::Type>,
-}
-impl OptimizationBarrierOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::OptimizationBarrier;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.optimization_barrier";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.optimization_barrier`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let operand = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let result = __items[__ranges[0usize].clone()].to_vec();
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.operand.iter().copied());
-        __results.extend(self.result.iter().copied());
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.or`: Or operation (the current StableHLO op; maps to the newest `vhlo.or_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OrOp {
-    ///`lhs` of `stablehlo.or` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.or` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.or` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl OrOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Or;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.or";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.or`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.outfeed`: Outfeed operation (the current StableHLO op; maps to the newest `vhlo.outfeed_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OutfeedOp {
-    ///`inputs` of `stablehlo.outfeed` (variadic operand).
-    pub inputs: Vec<::vhlo_core::ir::Value>,
-    ///`token` of `stablehlo.outfeed` (operand).
-    pub token: ::vhlo_core::ir::Value,
-    ///`outfeed_config` of `stablehlo.outfeed` (attribute `DefaultValuedStrAttr<StrAttr, "">`, default ``).
-    pub outfeed_config: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.outfeed` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl OutfeedOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Outfeed;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.outfeed";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.outfeed`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true, false],
-        )?;
-        let inputs = __items[__ranges[0usize].clone()].to_vec();
-        let token = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let outfeed_config = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "outfeed_config",
-        );
-        Ok(Self {
-            inputs,
-            token,
-            outfeed_config,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.inputs.iter().copied());
-        __operands.push(self.token);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.outfeed_config {
-            __props.push(("outfeed_config", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.pad`: Pad operation (the current StableHLO op; maps to the newest `vhlo.pad_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PadOp {
-    ///`operand` of `stablehlo.pad` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`padding_value` of `stablehlo.pad` (operand).
-    pub padding_value: ::vhlo_core::ir::Value,
-    ///`edge_padding_low` of `stablehlo.pad` (attribute `DenseI64ArrayAttr`).
-    pub edge_padding_low: ::vhlo_core::ir::Attribute,
-    ///`edge_padding_high` of `stablehlo.pad` (attribute `DenseI64ArrayAttr`).
-    pub edge_padding_high: ::vhlo_core::ir::Attribute,
-    ///`interior_padding` of `stablehlo.pad` (attribute `DenseI64ArrayAttr`).
-    pub interior_padding: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.pad` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl PadOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Pad;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.pad";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.pad`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let padding_value = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let edge_padding_low = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "edge_padding_low",
-        )?;
-        let edge_padding_high = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "edge_padding_high",
-        )?;
-        let interior_padding = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "interior_padding",
-        )?;
-        Ok(Self {
-            operand,
-            padding_value,
-            edge_padding_low,
-            edge_padding_high,
-            interior_padding,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.padding_value);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("edge_padding_low", self.edge_padding_low));
-        __props.push(("edge_padding_high", self.edge_padding_high));
-        __props.push(("interior_padding", self.interior_padding));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.partition_id`: PartitionId operation (the current StableHLO op; maps to the newest `vhlo.partition_id_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PartitionIdOp {
-    ///`result` of `stablehlo.partition_id` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl PartitionIdOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::PartitionId;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.partition_id";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.partition_id`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            (m.operands(op)).len(),
-            &[],
-        )?;
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.popcnt`: PopulationCount operation (the current StableHLO op; maps to the newest `vhlo.popcnt_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PopcntOp {
-    ///`operand` of `stablehlo.popcnt` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.popcnt` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl PopcntOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Popcnt;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.popcnt";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.popcnt`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.power`: Power operation (the current StableHLO op; maps to the newest `vhlo.power_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PowerOp {
-    ///`lhs` of `stablehlo.power` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.power` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.power` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl PowerOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Power;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.power";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.power`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.real`: Real operation (the current StableHLO op; maps to the newest `vhlo.real_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RealOp {
-    ///`operand` of `stablehlo.real` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.real` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl RealOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Real;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.real";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.real`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.real_dynamic_slice`: RealDynamicSlice operation (the current StableHLO op; maps to the newest `vhlo.real_dynamic_slice_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RealDynamicSliceOp {
-    ///`operand` of `stablehlo.real_dynamic_slice` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`start_indices` of `stablehlo.real_dynamic_slice` (operand).
-    pub start_indices: ::vhlo_core::ir::Value,
-    ///`limit_indices` of `stablehlo.real_dynamic_slice` (operand).
-    pub limit_indices: ::vhlo_core::ir::Value,
-    ///`strides` of `stablehlo.real_dynamic_slice` (operand).
-    pub strides: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.real_dynamic_slice` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl RealDynamicSliceOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::RealDynamicSlice;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.real_dynamic_slice";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.real_dynamic_slice`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false, false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let start_indices = __items[__ranges[1usize].start];
-        let limit_indices = __items[__ranges[2usize].start];
-        let strides = __items[__ranges[3usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self {
-            operand,
-            start_indices,
-            limit_indices,
-            strides,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.start_indices);
-        __operands.push(self.limit_indices);
-        __operands.push(self.strides);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.recv`: Recv operation (the current StableHLO op; maps to the newest `vhlo.recv_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RecvOp {
-    ///`token` of `stablehlo.recv` (operand).
-    pub token: ::vhlo_core::ir::Value,
-    ///`channel_handle` of `stablehlo.recv` (attribute `StableHLO_ChannelHandle`).
-    pub channel_handle: ::vhlo_core::ir::Attribute,
-    ///`is_host_transfer` of `stablehlo.recv` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
-    pub is_host_transfer: Option<::vhlo_core::ir::Attribute>,
-    ///`source_target_pairs` of `stablehlo.recv` (attribute `OptionalAttr<I64ElementsAttr>`).
-    pub source_target_pairs: Option<::vhlo_core::ir::Attribute>,
-    ///`results` of `stablehlo.recv` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-}
-impl RecvOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Recv;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.recv";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.recv`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let token = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let channel_handle = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "channel_handle",
-        )?;
-        let is_host_transfer = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "is_host_transfer",
-        );
-        let source_target_pairs = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "source_target_pairs",
-        );
-        Ok(Self {
-            token,
-            channel_handle,
-            is_host_transfer,
-            source_target_pairs,
-            results,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.token);
-        __results.extend(self.results.iter().copied());
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("channel_handle", self.channel_handle));
-        if let Some(v) = self.is_host_transfer {
-            __props.push(("is_host_transfer", v));
-        }
-        if let Some(v) = self.source_target_pairs {
-            __props.push(("source_target_pairs", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.reduce`: Reduce operation (the current StableHLO op; maps to the newest `vhlo.reduce_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReduceOp {
-    ///`inputs` of `stablehlo.reduce` (variadic operand).
-    pub inputs: Vec<::vhlo_core::ir::Value>,
-    ///`init_values` of `stablehlo.reduce` (variadic operand).
-    pub init_values: Vec<::vhlo_core::ir::Value>,
-    ///`dimensions` of `stablehlo.reduce` (attribute `DenseI64ArrayAttr`).
-    pub dimensions: ::vhlo_core::ir::Attribute,
-    ///`results` of `stablehlo.reduce` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-    ///`body` of `stablehlo.reduce` (region).
-    pub body: ::vhlo_core::ir::Region,
-}
-impl ReduceOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Reduce;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.reduce";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.reduce`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true, true],
-        )?;
-        let inputs = __items[__ranges[0usize].clone()].to_vec();
-        let init_values = __items[__ranges[1usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false],
-        )?;
-        let body = __items[__ranges[0usize].start];
-        let dimensions = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "dimensions",
-        )?;
-        Ok(Self {
-            inputs,
-            init_values,
-            dimensions,
-            results,
-            body,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.inputs.iter().copied());
-        __operands.extend(self.init_values.iter().copied());
-        __results.extend(self.results.iter().copied());
-        __regions.push(self.body);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("dimensions", self.dimensions));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.reduce_precision`: ReducePrecision operation (the current StableHLO op; maps to the newest `vhlo.reduce_precision_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReducePrecisionOp {
-    ///`operand` of `stablehlo.reduce_precision` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`exponent_bits` of `stablehlo.reduce_precision` (attribute `ConfinedAttr<I32Attr, [IntPositive]>`).
-    pub exponent_bits: ::vhlo_core::ir::Attribute,
-    ///`mantissa_bits` of `stablehlo.reduce_precision` (attribute `ConfinedAttr<I32Attr, [IntNonNegative]>`).
-    pub mantissa_bits: ::vhlo_core::ir::Attribute,
-    ///`output` of `stablehlo.reduce_precision` (result type).
-    pub output: ::vhlo_core::ir::Type,
-}
-impl ReducePrecisionOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::ReducePrecision;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.reduce_precision";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.reduce_precision`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let output = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let exponent_bits = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "exponent_bits",
-        )?;
-        let mantissa_bits = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "mantissa_bits",
-        )?;
-        Ok(Self {
-            operand,
-            exponent_bits,
-            mantissa_bits,
-            output,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.output);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("exponent_bits", self.exponent_bits));
-        __props.push(("mantissa_bits", self.mantissa_bits));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.reduce_scatter`: ReduceScatter operation (the current StableHLO op; maps to the newest `vhlo.reduce_scatter_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReduceScatterOp {
-    ///`operand` of `stablehlo.reduce_scatter` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`scatter_dimension` of `stablehlo.reduce_scatter` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
-    pub scatter_dimension: ::vhlo_core::ir::Attribute,
-    ///`replica_groups` of `stablehlo.reduce_scatter` (attribute `StableHLO_ReplicaGroups`).
-    pub replica_groups: ::vhlo_core::ir::Attribute,
-    ///`channel_handle` of `stablehlo.reduce_scatter` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
-    pub channel_handle: Option<::vhlo_core::ir::Attribute>,
-    ///`use_global_device_ids` of `stablehlo.reduce_scatter` (attribute `UnitAttr`).
-    pub use_global_device_ids: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.reduce_scatter` (result type).
-    pub result: ::vhlo_core::ir::Type,
-    ///`computation` of `stablehlo.reduce_scatter` (region).
-    pub computation: ::vhlo_core::ir::Region,
-}
-impl ReduceScatterOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::ReduceScatter;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.reduce_scatter";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.reduce_scatter`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false],
-        )?;
-        let computation = __items[__ranges[0usize].start];
-        let scatter_dimension = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "scatter_dimension",
-        )?;
-        let replica_groups = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "replica_groups",
-        )?;
-        let channel_handle = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "channel_handle",
-        );
-        let use_global_device_ids = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "use_global_device_ids",
-        );
-        Ok(Self {
-            operand,
-            scatter_dimension,
-            replica_groups,
-            channel_handle,
-            use_global_device_ids,
-            result,
-            computation,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        __regions.push(self.computation);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("scatter_dimension", self.scatter_dimension));
-        __props.push(("replica_groups", self.replica_groups));
-        if let Some(v) = self.channel_handle {
-            __props.push(("channel_handle", v));
-        }
-        if let Some(v) = self.use_global_device_ids {
-            __props.push(("use_global_device_ids", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.reduce_window`: ReduceWindow operation (the current StableHLO op; maps to the newest `vhlo.reduce_window_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReduceWindowOp {
-    ///`inputs` of `stablehlo.reduce_window` (variadic operand).
-    pub inputs: Vec<::vhlo_core::ir::Value>,
-    ///`init_values` of `stablehlo.reduce_window` (variadic operand).
-    pub init_values: Vec<::vhlo_core::ir::Value>,
-    ///`window_dimensions` of `stablehlo.reduce_window` (attribute `DenseI64ArrayAttr`).
-    pub window_dimensions: ::vhlo_core::ir::Attribute,
-    ///`window_strides` of `stablehlo.reduce_window` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub window_strides: Option<::vhlo_core::ir::Attribute>,
-    ///`base_dilations` of `stablehlo.reduce_window` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub base_dilations: Option<::vhlo_core::ir::Attribute>,
-    ///`window_dilations` of `stablehlo.reduce_window` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub window_dilations: Option<::vhlo_core::ir::Attribute>,
-    ///`padding` of `stablehlo.reduce_window` (attribute `OptionalAttr<I64ElementsAttr>`).
-    pub padding: Option<::vhlo_core::ir::Attribute>,
-    ///`results` of `stablehlo.reduce_window` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-    ///`body` of `stablehlo.reduce_window` (region).
-    pub body: ::vhlo_core::ir::Region,
-}
-impl ReduceWindowOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::ReduceWindow;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.reduce_window";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.reduce_window`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true, true],
-        )?;
-        let inputs = __items[__ranges[0usize].clone()].to_vec();
-        let init_values = __items[__ranges[1usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false],
-        )?;
-        let body = __items[__ranges[0usize].start];
-        let window_dimensions = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "window_dimensions",
-        )?;
-        let window_strides = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "window_strides",
-        );
-        let base_dilations = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "base_dilations",
-        );
-        let window_dilations = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "window_dilations",
-        );
-        let padding = ::vhlo_core::dialect::optional_property(m, op, "padding");
-        Ok(Self {
-            inputs,
-            init_values,
-            window_dimensions,
-            window_strides,
-            base_dilations,
-            window_dilations,
-            padding,
-            results,
-            body,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.inputs.iter().copied());
-        __operands.extend(self.init_values.iter().copied());
-        __results.extend(self.results.iter().copied());
-        __regions.push(self.body);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("window_dimensions", self.window_dimensions));
-        if let Some(v) = self.window_strides {
-            __props.push(("window_strides", v));
-        }
-        if let Some(v) = self.base_dilations {
-            __props.push(("base_dilations", v));
-        }
-        if let Some(v) = self.window_dilations {
-            __props.push(("window_dilations", v));
-        }
-        if let Some(v) = self.padding {
-            __props.push(("padding", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.remainder`: Rem operation (the current StableHLO op; maps to the newest `vhlo.remainder_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RemainderOp {
-    ///`lhs` of `stablehlo.remainder` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.remainder` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.remainder` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl RemainderOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Remainder;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.remainder";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.remainder`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.replica_id`: ReplicaId operation (the current StableHLO op; maps to the newest `vhlo.replica_id_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReplicaIdOp {
-    ///`result` of `stablehlo.replica_id` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ReplicaIdOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::ReplicaId;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.replica_id";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.replica_id`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            (m.operands(op)).len(),
-            &[],
-        )?;
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.reshape`: Reshape operation (the current StableHLO op; maps to the newest `vhlo.reshape_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReshapeOp {
-    ///`operand` of `stablehlo.reshape` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.reshape` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ReshapeOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Reshape;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.reshape";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.reshape`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.return`: Return operation (the current StableHLO op; maps to the newest `vhlo.return_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReturnOp {
-    ///`results` of `stablehlo.return` (variadic operand).
-    pub results: Vec<::vhlo_core::ir::Value>,
-}
-impl ReturnOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Return;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.return";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.return`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            (&__result_types[..]).len(),
-            &[],
-        )?;
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { results })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.results.iter().copied());
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.reverse`: Reverse operation (the current StableHLO op; maps to the newest `vhlo.reverse_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReverseOp {
-    ///`operand` of `stablehlo.reverse` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`dimensions` of `stablehlo.reverse` (attribute `DenseI64ArrayAttr`).
-    pub dimensions: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.reverse` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ReverseOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Reverse;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.reverse";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.reverse`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let dimensions = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "dimensions",
-        )?;
-        Ok(Self {
-            operand,
-            dimensions,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("dimensions", self.dimensions));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.rng`: Rng operation (the current StableHLO op; maps to the newest `vhlo.rng_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RngOp {
-    ///`a` of `stablehlo.rng` (operand).
-    pub a: ::vhlo_core::ir::Value,
-    ///`b` of `stablehlo.rng` (operand).
-    pub b: ::vhlo_core::ir::Value,
-    ///`shape` of `stablehlo.rng` (operand).
-    pub shape: ::vhlo_core::ir::Value,
-    ///`rng_distribution` of `stablehlo.rng` (attribute `StableHLO_RngDistributionAttr`).
-    pub rng_distribution: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.rng` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl RngOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Rng;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.rng";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.rng`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false, false],
-        )?;
-        let a = __items[__ranges[0usize].start];
-        let b = __items[__ranges[1usize].start];
-        let shape = __items[__ranges[2usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let rng_distribution = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "rng_distribution",
-        )?;
-        Ok(Self {
-            a,
-            b,
-            shape,
-            rng_distribution,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.a);
-        __operands.push(self.b);
-        __operands.push(self.shape);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("rng_distribution", self.rng_distribution));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.rng_bit_generator`: RngBitGenerator operation (the current StableHLO op; maps to the newest `vhlo.rng_bit_generator_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RngBitGeneratorOp {
-    ///`initial_state` of `stablehlo.rng_bit_generator` (operand).
-    pub initial_state: ::vhlo_core::ir::Value,
-    ///`rng_algorithm` of `stablehlo.rng_bit_generator` (attribute `StableHLO_RngAlgorithmAttr`).
-    pub rng_algorithm: ::vhlo_core::ir::Attribute,
-    ///`output_state` of `stablehlo.rng_bit_generator` (result type).
-    pub output_state: ::vhlo_core::ir::Type,
-    ///`output` of `stablehlo.rng_bit_generator` (result type).
-    pub output: ::vhlo_core::ir::Type,
-}
-impl RngBitGeneratorOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::RngBitGenerator;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.rng_bit_generator";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.rng_bit_generator`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let initial_state = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false, false],
-        )?;
-        let output_state = __items[__ranges[0usize].start];
-        let output = __items[__ranges[1usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let rng_algorithm = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "rng_algorithm",
-        )?;
-        Ok(Self {
-            initial_state,
-            rng_algorithm,
-            output_state,
-            output,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.initial_state);
-        __results.push(self.output_state);
-        __results.push(self.output);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("rng_algorithm", self.rng_algorithm));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.round_nearest_afz`: Round operation (the current StableHLO op; maps to the newest `vhlo.round_nearest_afz_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RoundNearestAfzOp {
-    ///`operand` of `stablehlo.round_nearest_afz` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.round_nearest_afz` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl RoundNearestAfzOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::RoundNearestAfz;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.round_nearest_afz";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.round_nearest_afz`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.round_nearest_even`: RoundNearestEven operation (the current StableHLO op; maps to the newest `vhlo.round_nearest_even_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RoundNearestEvenOp {
-    ///`operand` of `stablehlo.round_nearest_even` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.round_nearest_even` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl RoundNearestEvenOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::RoundNearestEven;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.round_nearest_even";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.round_nearest_even`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.rsqrt`: Rsqrt operation (the current StableHLO op; maps to the newest `vhlo.rsqrt_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RsqrtOp {
-    ///`operand` of `stablehlo.rsqrt` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result_accuracy` of `stablehlo.rsqrt` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
-    pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.rsqrt` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl RsqrtOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Rsqrt;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.rsqrt";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.rsqrt`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let result_accuracy = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_accuracy",
-        );
-        Ok(Self {
-            operand,
-            result_accuracy,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.result_accuracy {
-            __props.push(("result_accuracy", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.scatter`: Scatter operation (the current StableHLO op; maps to the newest `vhlo.scatter_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScatterOp {
-    ///`inputs` of `stablehlo.scatter` (variadic operand).
-    pub inputs: Vec<::vhlo_core::ir::Value>,
-    ///`scatter_indices` of `stablehlo.scatter` (operand).
-    pub scatter_indices: ::vhlo_core::ir::Value,
-    ///`updates` of `stablehlo.scatter` (variadic operand).
-    pub updates: Vec<::vhlo_core::ir::Value>,
-    ///`scatter_dimension_numbers` of `stablehlo.scatter` (attribute `StableHLO_ScatterDimensionNumbers`).
-    pub scatter_dimension_numbers: ::vhlo_core::ir::Attribute,
-    ///`indices_are_sorted` of `stablehlo.scatter` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
-    pub indices_are_sorted: Option<::vhlo_core::ir::Attribute>,
-    ///`unique_indices` of `stablehlo.scatter` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
-    pub unique_indices: Option<::vhlo_core::ir::Attribute>,
-    ///`results` of `stablehlo.scatter` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-    ///`update_computation` of `stablehlo.scatter` (region).
-    pub update_computation: ::vhlo_core::ir::Region,
-}
-impl ScatterOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Scatter;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.scatter";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.scatter`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true, false, true],
-        )?;
-        let inputs = __items[__ranges[0usize].clone()].to_vec();
-        let scatter_indices = __items[__ranges[1usize].start];
-        let updates = __items[__ranges[2usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false],
-        )?;
-        let update_computation = __items[__ranges[0usize].start];
-        let scatter_dimension_numbers = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "scatter_dimension_numbers",
-        )?;
-        let indices_are_sorted = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "indices_are_sorted",
-        );
-        let unique_indices = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "unique_indices",
-        );
-        Ok(Self {
-            inputs,
-            scatter_indices,
-            updates,
-            scatter_dimension_numbers,
-            indices_are_sorted,
-            unique_indices,
-            results,
-            update_computation,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.inputs.iter().copied());
-        __operands.push(self.scatter_indices);
-        __operands.extend(self.updates.iter().copied());
-        __results.extend(self.results.iter().copied());
-        __regions.push(self.update_computation);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("scatter_dimension_numbers", self.scatter_dimension_numbers));
-        if let Some(v) = self.indices_are_sorted {
-            __props.push(("indices_are_sorted", v));
-        }
-        if let Some(v) = self.unique_indices {
-            __props.push(("unique_indices", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.select`: Select operation (the current StableHLO op; maps to the newest `vhlo.select_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SelectOp {
-    ///`pred` of `stablehlo.select` (operand).
-    pub pred: ::vhlo_core::ir::Value,
-    ///`on_true` of `stablehlo.select` (operand).
-    pub on_true: ::vhlo_core::ir::Value,
-    ///`on_false` of `stablehlo.select` (operand).
-    pub on_false: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.select` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl SelectOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Select;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.select";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.select`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false, false],
-        )?;
-        let pred = __items[__ranges[0usize].start];
-        let on_true = __items[__ranges[1usize].start];
-        let on_false = __items[__ranges[2usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self {
-            pred,
-            on_true,
-            on_false,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.pred);
-        __operands.push(self.on_true);
-        __operands.push(self.on_false);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.select_and_scatter`: SelectAndScatter operation (the current StableHLO op; maps to the newest `vhlo.select_and_scatter_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SelectAndScatterOp {
-    ///`operand` of `stablehlo.select_and_scatter` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`source` of `stablehlo.select_and_scatter` (operand).
-    pub source: ::vhlo_core::ir::Value,
-    ///`init_value` of `stablehlo.select_and_scatter` (operand).
-    pub init_value: ::vhlo_core::ir::Value,
-    ///`window_dimensions` of `stablehlo.select_and_scatter` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub window_dimensions: Option<::vhlo_core::ir::Attribute>,
-    ///`window_strides` of `stablehlo.select_and_scatter` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
-    pub window_strides: Option<::vhlo_core::ir::Attribute>,
-    ///`padding` of `stablehlo.select_and_scatter` (attribute `OptionalAttr<I64ElementsAttr>`).
-    pub padding: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.select_and_scatter` (result type).
-    pub result: ::vhlo_core::ir::Type,
-    ///`select` of `stablehlo.select_and_scatter` (region).
-    pub select: ::vhlo_core::ir::Region,
-    ///`scatter` of `stablehlo.select_and_scatter` (region).
-    pub scatter: ::vhlo_core::ir::Region,
-}
-impl SelectAndScatterOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::SelectAndScatter;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.select_and_scatter";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.select_and_scatter`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let source = __items[__ranges[1usize].start];
-        let init_value = __items[__ranges[2usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false, false],
-        )?;
-        let select = __items[__ranges[0usize].start];
-        let scatter = __items[__ranges[1usize].start];
-        let window_dimensions = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "window_dimensions",
-        );
-        let window_strides = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "window_strides",
-        );
-        let padding = ::vhlo_core::dialect::optional_property(m, op, "padding");
-        Ok(Self {
-            operand,
-            source,
-            init_value,
-            window_dimensions,
-            window_strides,
-            padding,
-            result,
-            select,
-            scatter,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.source);
-        __operands.push(self.init_value);
-        __results.push(self.result);
-        __regions.push(self.select);
-        __regions.push(self.scatter);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.window_dimensions {
-            __props.push(("window_dimensions", v));
-        }
-        if let Some(v) = self.window_strides {
-            __props.push(("window_strides", v));
-        }
-        if let Some(v) = self.padding {
-            __props.push(("padding", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.send`: Send operation (the current StableHLO op; maps to the newest `vhlo.send_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SendOp {
-    ///`inputs` of `stablehlo.send` (variadic operand).
-    pub inputs: Vec<::vhlo_core::ir::Value>,
-    ///`token` of `stablehlo.send` (operand).
-    pub token: ::vhlo_core::ir::Value,
-    ///`channel_handle` of `stablehlo.send` (attribute `StableHLO_ChannelHandle`).
-    pub channel_handle: ::vhlo_core::ir::Attribute,
-    ///`is_host_transfer` of `stablehlo.send` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
-    pub is_host_transfer: Option<::vhlo_core::ir::Attribute>,
-    ///`source_target_pairs` of `stablehlo.send` (attribute `OptionalAttr<I64ElementsAttr>`).
-    pub source_target_pairs: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.send` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl SendOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Send;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.send";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.send`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true, false],
-        )?;
-        let inputs = __items[__ranges[0usize].clone()].to_vec();
-        let token = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let channel_handle = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "channel_handle",
-        )?;
-        let is_host_transfer = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "is_host_transfer",
-        );
-        let source_target_pairs = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "source_target_pairs",
-        );
-        Ok(Self {
-            inputs,
-            token,
-            channel_handle,
-            is_host_transfer,
-            source_target_pairs,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.inputs.iter().copied());
-        __operands.push(self.token);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("channel_handle", self.channel_handle));
-        if let Some(v) = self.is_host_transfer {
-            __props.push(("is_host_transfer", v));
-        }
-        if let Some(v) = self.source_target_pairs {
-            __props.push(("source_target_pairs", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.set_dimension_size`: SetDimensionSize operation (the current StableHLO op; maps to the newest `vhlo.set_dimension_size_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SetDimensionSizeOp {
-    ///`operand` of `stablehlo.set_dimension_size` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`size` of `stablehlo.set_dimension_size` (operand).
-    pub size: ::vhlo_core::ir::Value,
-    ///`dimension` of `stablehlo.set_dimension_size` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
-    pub dimension: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.set_dimension_size` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl SetDimensionSizeOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::SetDimensionSize;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.set_dimension_size";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.set_dimension_size`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let size = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let dimension = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "dimension",
-        )?;
-        Ok(Self {
-            operand,
-            size,
-            dimension,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.size);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("dimension", self.dimension));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.shift_left`: ShiftLeft operation (the current StableHLO op; maps to the newest `vhlo.shift_left_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShiftLeftOp {
-    ///`lhs` of `stablehlo.shift_left` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.shift_left` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.shift_left` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ShiftLeftOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::ShiftLeft;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.shift_left";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.shift_left`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.shift_right_arithmetic`: ShiftRightArithmetic operation (the current StableHLO op; maps to the newest `vhlo.shift_right_arithmetic_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShiftRightArithmeticOp {
-    ///`lhs` of `stablehlo.shift_right_arithmetic` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.shift_right_arithmetic` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.shift_right_arithmetic` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ShiftRightArithmeticOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::ShiftRightArithmetic;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.shift_right_arithmetic";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.shift_right_arithmetic`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.shift_right_logical`: ShiftRightLogical operation (the current StableHLO op; maps to the newest `vhlo.shift_right_logical_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShiftRightLogicalOp {
-    ///`lhs` of `stablehlo.shift_right_logical` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.shift_right_logical` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.shift_right_logical` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl ShiftRightLogicalOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::ShiftRightLogical;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.shift_right_logical";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.shift_right_logical`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.sign`: Sign operation (the current StableHLO op; maps to the newest `vhlo.sign_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SignOp {
-    ///`operand` of `stablehlo.sign` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.sign` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl SignOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Sign;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.sign";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.sign`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.sine`: Sine operation (the current StableHLO op; maps to the newest `vhlo.sine_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SineOp {
-    ///`operand` of `stablehlo.sine` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result_accuracy` of `stablehlo.sine` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
-    pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.sine` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl SineOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Sine;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.sine";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.sine`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let result_accuracy = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_accuracy",
-        );
-        Ok(Self {
-            operand,
-            result_accuracy,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.result_accuracy {
-            __props.push(("result_accuracy", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.slice`: Slice operation (the current StableHLO op; maps to the newest `vhlo.slice_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SliceOp {
-    ///`operand` of `stablehlo.slice` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`start_indices` of `stablehlo.slice` (attribute `DenseI64ArrayAttr`).
-    pub start_indices: ::vhlo_core::ir::Attribute,
-    ///`limit_indices` of `stablehlo.slice` (attribute `DenseI64ArrayAttr`).
-    pub limit_indices: ::vhlo_core::ir::Attribute,
-    ///`strides` of `stablehlo.slice` (attribute `DenseI64ArrayAttr`).
-    pub strides: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.slice` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl SliceOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Slice;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.slice";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.slice`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let start_indices = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "start_indices",
-        )?;
-        let limit_indices = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "limit_indices",
-        )?;
-        let strides = ::vhlo_core::dialect::required_property(m, op, __name, "strides")?;
-        Ok(Self {
-            operand,
-            start_indices,
-            limit_indices,
-            strides,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("start_indices", self.start_indices));
-        __props.push(("limit_indices", self.limit_indices));
-        __props.push(("strides", self.strides));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.sort`: Sort operation (the current StableHLO op; maps to the newest `vhlo.sort_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SortOp {
-    ///`inputs` of `stablehlo.sort` (variadic operand).
-    pub inputs: Vec<::vhlo_core::ir::Value>,
-    ///`dimension` of `stablehlo.sort` (attribute `DefaultValuedOptionalAttr<I64Attr, "-1">`, default `-1`).
-    pub dimension: Option<::vhlo_core::ir::Attribute>,
-    ///`is_stable` of `stablehlo.sort` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
-    pub is_stable: Option<::vhlo_core::ir::Attribute>,
-    ///`results` of `stablehlo.sort` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-    ///`comparator` of `stablehlo.sort` (region).
-    pub comparator: ::vhlo_core::ir::Region,
-}
-impl SortOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Sort;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.sort";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.sort`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let inputs = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false],
-        )?;
-        let comparator = __items[__ranges[0usize].start];
-        let dimension = ::vhlo_core::dialect::optional_property(m, op, "dimension");
-        let is_stable = ::vhlo_core::dialect::optional_property(m, op, "is_stable");
-        Ok(Self {
-            inputs,
-            dimension,
-            is_stable,
-            results,
-            comparator,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.inputs.iter().copied());
-        __results.extend(self.results.iter().copied());
-        __regions.push(self.comparator);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.dimension {
-            __props.push(("dimension", v));
-        }
-        if let Some(v) = self.is_stable {
-            __props.push(("is_stable", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.sqrt`: Sqrt operation (the current StableHLO op; maps to the newest `vhlo.sqrt_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SqrtOp {
-    ///`operand` of `stablehlo.sqrt` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result_accuracy` of `stablehlo.sqrt` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
-    pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.sqrt` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl SqrtOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Sqrt;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.sqrt";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.sqrt`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let result_accuracy = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_accuracy",
-        );
-        Ok(Self {
-            operand,
-            result_accuracy,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.result_accuracy {
-            __props.push(("result_accuracy", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.subtract`: Subtract operation (the current StableHLO op; maps to the newest `vhlo.subtract_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SubtractOp {
-    ///`lhs` of `stablehlo.subtract` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.subtract` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.subtract` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl SubtractOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Subtract;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.subtract";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.subtract`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.tan`: Tan operation (the current StableHLO op; maps to the newest `vhlo.tan_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TanOp {
-    ///`operand` of `stablehlo.tan` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result_accuracy` of `stablehlo.tan` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
-    pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.tan` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl TanOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Tan;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.tan";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.tan`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let result_accuracy = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_accuracy",
-        );
-        Ok(Self {
-            operand,
-            result_accuracy,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.result_accuracy {
-            __props.push(("result_accuracy", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.tanh`: Tanh operation (the current StableHLO op; maps to the newest `vhlo.tanh_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TanhOp {
-    ///`operand` of `stablehlo.tanh` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result_accuracy` of `stablehlo.tanh` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
-    pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
-    ///`result` of `stablehlo.tanh` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl TanhOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Tanh;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.tanh";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.tanh`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let result_accuracy = ::vhlo_core::dialect::optional_property(
-            m,
-            op,
-            "result_accuracy",
-        );
-        Ok(Self {
-            operand,
-            result_accuracy,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        if let Some(v) = self.result_accuracy {
-            __props.push(("result_accuracy", v));
-        }
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.torch_index_select`: TorchIndexSelect operation (the current StableHLO op; maps to the newest `vhlo.torch_index_select_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TorchIndexSelectOp {
-    ///`operand` of `stablehlo.torch_index_select` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`index` of `stablehlo.torch_index_select` (operand).
-    pub index: ::vhlo_core::ir::Value,
-    ///`dim` of `stablehlo.torch_index_select` (attribute `I64Attr`).
-    pub dim: ::vhlo_core::ir::Attribute,
-    ///`batch_dims` of `stablehlo.torch_index_select` (attribute `I64Attr`).
-    pub batch_dims: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.torch_index_select` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl TorchIndexSelectOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::TorchIndexSelect;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.torch_index_select";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.torch_index_select`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let index = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let dim = ::vhlo_core::dialect::required_property(m, op, __name, "dim")?;
-        let batch_dims = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "batch_dims",
-        )?;
-        Ok(Self {
-            operand,
-            index,
-            dim,
-            batch_dims,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __operands.push(self.index);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("dim", self.dim));
-        __props.push(("batch_dims", self.batch_dims));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.transpose`: Transpose operation (the current StableHLO op; maps to the newest `vhlo.transpose_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TransposeOp {
-    ///`operand` of `stablehlo.transpose` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`permutation` of `stablehlo.transpose` (attribute `DenseI64ArrayAttr`).
-    pub permutation: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.transpose` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl TransposeOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Transpose;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.transpose";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.transpose`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let permutation = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "permutation",
-        )?;
-        Ok(Self {
-            operand,
-            permutation,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("permutation", self.permutation));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.triangular_solve`: TriangularSolve operation (the current StableHLO op; maps to the newest `vhlo.triangular_solve_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TriangularSolveOp {
-    ///`a` of `stablehlo.triangular_solve` (operand).
-    pub a: ::vhlo_core::ir::Value,
-    ///`b` of `stablehlo.triangular_solve` (operand).
-    pub b: ::vhlo_core::ir::Value,
-    ///`left_side` of `stablehlo.triangular_solve` (attribute `BoolAttr`).
-    pub left_side: ::vhlo_core::ir::Attribute,
-    ///`lower` of `stablehlo.triangular_solve` (attribute `BoolAttr`).
-    pub lower: ::vhlo_core::ir::Attribute,
-    ///`unit_diagonal` of `stablehlo.triangular_solve` (attribute `BoolAttr`).
-    pub unit_diagonal: ::vhlo_core::ir::Attribute,
-    ///`transpose_a` of `stablehlo.triangular_solve` (attribute `StableHLO_TransposeAttr`).
-    pub transpose_a: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.triangular_solve` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl TriangularSolveOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::TriangularSolve;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.triangular_solve";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.triangular_solve`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let a = __items[__ranges[0usize].start];
-        let b = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let left_side = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "left_side",
-        )?;
-        let lower = ::vhlo_core::dialect::required_property(m, op, __name, "lower")?;
-        let unit_diagonal = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "unit_diagonal",
-        )?;
-        let transpose_a = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "transpose_a",
-        )?;
-        Ok(Self {
-            a,
-            b,
-            left_side,
-            lower,
-            unit_diagonal,
-            transpose_a,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.a);
-        __operands.push(self.b);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("left_side", self.left_side));
-        __props.push(("lower", self.lower));
-        __props.push(("unit_diagonal", self.unit_diagonal));
-        __props.push(("transpose_a", self.transpose_a));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.tuple`: Tuple operation (the current StableHLO op; maps to the newest `vhlo.tuple_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TupleOp {
-    ///`val` of `stablehlo.tuple` (variadic operand).
-    pub val: Vec<::vhlo_core::ir::Value>,
-    ///`result` of `stablehlo.tuple` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl TupleOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Tuple;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.tuple";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.tuple`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let val = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { val, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.val.iter().copied());
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.unary_einsum`: UnaryEinsum operation (the current StableHLO op; maps to the newest `vhlo.unary_einsum_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnaryEinsumOp {
-    ///`operand` of `stablehlo.unary_einsum` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`einsum_config` of `stablehlo.unary_einsum` (attribute `StrAttr`).
-    pub einsum_config: ::vhlo_core::ir::Attribute,
-    ///`result` of `stablehlo.unary_einsum` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl UnaryEinsumOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::UnaryEinsum;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.unary_einsum";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.unary_einsum`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        let einsum_config = ::vhlo_core::dialect::required_property(
-            m,
-            op,
-            __name,
-            "einsum_config",
-        )?;
-        Ok(Self {
-            operand,
-            einsum_config,
-            result,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        __props.push(("einsum_config", self.einsum_config));
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.uniform_dequantize`: UniformDequantize operation (the current StableHLO op; maps to the newest `vhlo.uniform_dequantize_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UniformDequantizeOp {
-    ///`operand` of `stablehlo.uniform_dequantize` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.uniform_dequantize` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl UniformDequantizeOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::UniformDequantize;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.uniform_dequantize";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.uniform_dequantize`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.uniform_quantize`: UniformQuantize operation (the current StableHLO op; maps to the newest `vhlo.uniform_quantize_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UniformQuantizeOp {
-    ///`operand` of `stablehlo.uniform_quantize` (operand).
-    pub operand: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.uniform_quantize` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl UniformQuantizeOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::UniformQuantize;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.uniform_quantize";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.uniform_quantize`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false],
-        )?;
-        let operand = __items[__ranges[0usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { operand, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.operand);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.while`: While operation (the current StableHLO op; maps to the newest `vhlo.while_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WhileOp {
-    ///`operand` of `stablehlo.while` (variadic operand).
-    pub operand: Vec<::vhlo_core::ir::Value>,
-    ///`results` of `stablehlo.while` (variadic result type).
-    pub results: Vec<::vhlo_core::ir::Type>,
-    ///`cond` of `stablehlo.while` (region).
-    pub cond: ::vhlo_core::ir::Region,
-    ///`body` of `stablehlo.while` (region).
-    pub body: ::vhlo_core::ir::Region,
-}
-impl WhileOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::While;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.while";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.while`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[true],
-        )?;
-        let operand = __items[__ranges[0usize].clone()].to_vec();
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[true],
-        )?;
-        let results = __items[__ranges[0usize].clone()].to_vec();
-        let __items = m.regions(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            __items.len(),
-            &[false, false],
-        )?;
-        let cond = __items[__ranges[0usize].start];
-        let body = __items[__ranges[1usize].start];
-        Ok(Self {
-            operand,
-            results,
-            cond,
-            body,
-        })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.extend(self.operand.iter().copied());
-        __results.extend(self.results.iter().copied());
-        __regions.push(self.cond);
-        __regions.push(self.body);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
-    }
-}
-///`stablehlo.xor`: Xor operation (the current StableHLO op; maps to the newest `vhlo.xor_vN`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct XorOp {
-    ///`lhs` of `stablehlo.xor` (operand).
-    pub lhs: ::vhlo_core::ir::Value,
-    ///`rhs` of `stablehlo.xor` (operand).
-    pub rhs: ::vhlo_core::ir::Value,
-    ///`result` of `stablehlo.xor` (result type).
-    pub result: ::vhlo_core::ir::Type,
-}
-impl XorOp {
-    /// The StableHLO op this struct describes.
-    pub const OP: StablehloOp = StablehloOp::Xor;
-    /// The full op name.
-    pub const NAME: &'static str = "stablehlo.xor";
-    ///Reads the op `op` of `m`, which must be a `stablehlo.xor`.
-    pub fn from_op(
-        m: &::vhlo_core::ir::Module,
-        op: ::vhlo_core::ir::OpId,
-    ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
-        let __name = Self::NAME;
-        ::vhlo_core::dialect::expect_name(m, op, __name)?;
-        let __items = m.operands(op);
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "operand",
-            __items.len(),
-            &[false, false],
-        )?;
-        let lhs = __items[__ranges[0usize].start];
-        let rhs = __items[__ranges[1usize].start];
-        let __result_types: Vec<::vhlo_core::ir::Type> = m
-            .results(op)
-            .map(|r| m.value_type(r))
-            .collect();
-        let __items = &__result_types[..];
-        let __ranges = ::vhlo_core::dialect::split_groups(
-            __name,
-            "result",
-            __items.len(),
-            &[false],
-        )?;
-        let result = __items[__ranges[0usize].start];
-        ::vhlo_core::dialect::split_groups(
-            __name,
-            "region",
-            (m.regions(op)).len(),
-            &[],
-        )?;
-        Ok(Self { lhs, rhs, result })
-    }
-    /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
-    pub fn build(
-        &self,
-        m: &mut ::vhlo_core::ir::Module,
-        location: ::vhlo_core::ir::Location,
-    ) -> ::vhlo_core::ir::OpId {
-        let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
-        let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
-        let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
-        __operands.push(self.lhs);
-        __operands.push(self.rhs);
-        __results.push(self.result);
-        let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
-        ::vhlo_core::dialect::create_op(
-            m,
-            Self::NAME,
-            __operands,
-            __results,
-            &__props,
-            __regions,
-            location,
-        )
+/// The current StableHLO ops as typed structs (`stablehlo::AddOp`), apart from the VHLO
+/// op versions above (`AddOpV1`): read one from a module with `from_op`, make one with
+/// `build`.
+pub mod stablehlo {
+    use super::StablehloOp;
+    ///`stablehlo.abs`: Abs operation (the current StableHLO op; maps to the newest `vhlo.abs_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct AbsOp {
+        ///`operand` of `stablehlo.abs` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.abs` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl AbsOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Abs;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.abs";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.abs`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.add`: Add operation (the current StableHLO op; maps to the newest `vhlo.add_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct AddOp {
+        ///`lhs` of `stablehlo.add` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.add` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.add` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl AddOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Add;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.add";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.add`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.after_all`: AfterAll operation (the current StableHLO op; maps to the newest `vhlo.after_all_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct AfterAllOp {
+        ///`inputs` of `stablehlo.after_all` (variadic operand).
+        pub inputs: Vec<::vhlo_core::ir::Value>,
+        ///`result` of `stablehlo.after_all` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl AfterAllOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::AfterAll;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.after_all";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.after_all`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let inputs = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { inputs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.inputs.iter().copied());
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.all_gather`: AllGather operation (the current StableHLO op; maps to the newest `vhlo.all_gather_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct AllGatherOp {
+        ///`operands` of `stablehlo.all_gather` (variadic operand).
+        pub operands: Vec<::vhlo_core::ir::Value>,
+        ///`all_gather_dim` of `stablehlo.all_gather` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+        pub all_gather_dim: ::vhlo_core::ir::Attribute,
+        ///`replica_groups` of `stablehlo.all_gather` (attribute `StableHLO_ReplicaGroups`).
+        pub replica_groups: ::vhlo_core::ir::Attribute,
+        ///`channel_handle` of `stablehlo.all_gather` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
+        pub channel_handle: Option<::vhlo_core::ir::Attribute>,
+        ///`use_global_device_ids` of `stablehlo.all_gather` (attribute `UnitAttr`).
+        pub use_global_device_ids: Option<::vhlo_core::ir::Attribute>,
+        ///`results` of `stablehlo.all_gather` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+    }
+    impl AllGatherOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::AllGather;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.all_gather";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.all_gather`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let operands = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let all_gather_dim = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "all_gather_dim",
+            )?;
+            let replica_groups = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "replica_groups",
+            )?;
+            let channel_handle = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "channel_handle",
+            );
+            let use_global_device_ids = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "use_global_device_ids",
+            );
+            Ok(Self {
+                operands,
+                all_gather_dim,
+                replica_groups,
+                channel_handle,
+                use_global_device_ids,
+                results,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.operands.iter().copied());
+            __results.extend(self.results.iter().copied());
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("all_gather_dim", self.all_gather_dim));
+            __props.push(("replica_groups", self.replica_groups));
+            if let Some(v) = self.channel_handle {
+                __props.push(("channel_handle", v));
+            }
+            if let Some(v) = self.use_global_device_ids {
+                __props.push(("use_global_device_ids", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.all_reduce`: AllReduce operation (the current StableHLO op; maps to the newest `vhlo.all_reduce_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct AllReduceOp {
+        ///`operands` of `stablehlo.all_reduce` (variadic operand).
+        pub operands: Vec<::vhlo_core::ir::Value>,
+        ///`replica_groups` of `stablehlo.all_reduce` (attribute `StableHLO_ReplicaGroups`).
+        pub replica_groups: ::vhlo_core::ir::Attribute,
+        ///`channel_handle` of `stablehlo.all_reduce` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
+        pub channel_handle: Option<::vhlo_core::ir::Attribute>,
+        ///`use_global_device_ids` of `stablehlo.all_reduce` (attribute `UnitAttr`).
+        pub use_global_device_ids: Option<::vhlo_core::ir::Attribute>,
+        ///`results` of `stablehlo.all_reduce` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+        ///`computation` of `stablehlo.all_reduce` (region).
+        pub computation: ::vhlo_core::ir::Region,
+    }
+    impl AllReduceOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::AllReduce;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.all_reduce";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.all_reduce`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let operands = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false],
+            )?;
+            let computation = __items[__ranges[0usize].start];
+            let replica_groups = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "replica_groups",
+            )?;
+            let channel_handle = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "channel_handle",
+            );
+            let use_global_device_ids = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "use_global_device_ids",
+            );
+            Ok(Self {
+                operands,
+                replica_groups,
+                channel_handle,
+                use_global_device_ids,
+                results,
+                computation,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.operands.iter().copied());
+            __results.extend(self.results.iter().copied());
+            __regions.push(self.computation);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("replica_groups", self.replica_groups));
+            if let Some(v) = self.channel_handle {
+                __props.push(("channel_handle", v));
+            }
+            if let Some(v) = self.use_global_device_ids {
+                __props.push(("use_global_device_ids", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.all_to_all`: AllToAll operation (the current StableHLO op; maps to the newest `vhlo.all_to_all_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct AllToAllOp {
+        ///`operands` of `stablehlo.all_to_all` (variadic operand).
+        pub operands: Vec<::vhlo_core::ir::Value>,
+        ///`split_dimension` of `stablehlo.all_to_all` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+        pub split_dimension: ::vhlo_core::ir::Attribute,
+        ///`concat_dimension` of `stablehlo.all_to_all` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+        pub concat_dimension: ::vhlo_core::ir::Attribute,
+        ///`split_count` of `stablehlo.all_to_all` (attribute `ConfinedAttr<I64Attr, [IntPositive]>`).
+        pub split_count: ::vhlo_core::ir::Attribute,
+        ///`replica_groups` of `stablehlo.all_to_all` (attribute `StableHLO_ReplicaGroups`).
+        pub replica_groups: ::vhlo_core::ir::Attribute,
+        ///`channel_handle` of `stablehlo.all_to_all` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
+        pub channel_handle: Option<::vhlo_core::ir::Attribute>,
+        ///`results` of `stablehlo.all_to_all` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+    }
+    impl AllToAllOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::AllToAll;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.all_to_all";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.all_to_all`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let operands = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let split_dimension = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "split_dimension",
+            )?;
+            let concat_dimension = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "concat_dimension",
+            )?;
+            let split_count = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "split_count",
+            )?;
+            let replica_groups = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "replica_groups",
+            )?;
+            let channel_handle = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "channel_handle",
+            );
+            Ok(Self {
+                operands,
+                split_dimension,
+                concat_dimension,
+                split_count,
+                replica_groups,
+                channel_handle,
+                results,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.operands.iter().copied());
+            __results.extend(self.results.iter().copied());
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("split_dimension", self.split_dimension));
+            __props.push(("concat_dimension", self.concat_dimension));
+            __props.push(("split_count", self.split_count));
+            __props.push(("replica_groups", self.replica_groups));
+            if let Some(v) = self.channel_handle {
+                __props.push(("channel_handle", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.and`: And operation (the current StableHLO op; maps to the newest `vhlo.and_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct AndOp {
+        ///`lhs` of `stablehlo.and` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.and` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.and` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl AndOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::And;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.and";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.and`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.async_done`: AsyncDone operation (the current StableHLO op; maps to the newest `vhlo.async_done_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct AsyncDoneOp {
+        ///`operand` of `stablehlo.async_done` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.async_done` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl AsyncDoneOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::AsyncDone;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.async_done";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.async_done`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.async_start`: AsyncStart operation (the current StableHLO op; maps to the newest `vhlo.async_start_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct AsyncStartOp {
+        ///`operands` of `stablehlo.async_start` (variadic operand).
+        pub operands: Vec<::vhlo_core::ir::Value>,
+        ///`result` of `stablehlo.async_start` (result type).
+        pub result: ::vhlo_core::ir::Type,
+        ///`body` of `stablehlo.async_start` (region).
+        pub body: ::vhlo_core::ir::Region,
+    }
+    impl AsyncStartOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::AsyncStart;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.async_start";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.async_start`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let operands = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false],
+            )?;
+            let body = __items[__ranges[0usize].start];
+            Ok(Self { operands, result, body })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.operands.iter().copied());
+            __results.push(self.result);
+            __regions.push(self.body);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.atan2`: Atan2 operation (the current StableHLO op; maps to the newest `vhlo.atan2_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct Atan2Op {
+        ///`lhs` of `stablehlo.atan2` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.atan2` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.atan2` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl Atan2Op {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Atan2;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.atan2";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.atan2`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.batch_norm_grad`: BatchNormGrad operation (the current StableHLO op; maps to the newest `vhlo.batch_norm_grad_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct BatchNormGradOp {
+        ///`operand` of `stablehlo.batch_norm_grad` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`scale` of `stablehlo.batch_norm_grad` (operand).
+        pub scale: ::vhlo_core::ir::Value,
+        ///`mean` of `stablehlo.batch_norm_grad` (operand).
+        pub mean: ::vhlo_core::ir::Value,
+        ///`variance` of `stablehlo.batch_norm_grad` (operand).
+        pub variance: ::vhlo_core::ir::Value,
+        ///`grad_output` of `stablehlo.batch_norm_grad` (operand).
+        pub grad_output: ::vhlo_core::ir::Value,
+        ///`epsilon` of `stablehlo.batch_norm_grad` (attribute `F32Attr`).
+        pub epsilon: ::vhlo_core::ir::Attribute,
+        ///`feature_index` of `stablehlo.batch_norm_grad` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+        pub feature_index: ::vhlo_core::ir::Attribute,
+        ///`grad_operand` of `stablehlo.batch_norm_grad` (result type).
+        pub grad_operand: ::vhlo_core::ir::Type,
+        ///`grad_scale` of `stablehlo.batch_norm_grad` (result type).
+        pub grad_scale: ::vhlo_core::ir::Type,
+        ///`grad_offset` of `stablehlo.batch_norm_grad` (result type).
+        pub grad_offset: ::vhlo_core::ir::Type,
+    }
+    impl BatchNormGradOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::BatchNormGrad;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.batch_norm_grad";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.batch_norm_grad`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false, false, false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let scale = __items[__ranges[1usize].start];
+            let mean = __items[__ranges[2usize].start];
+            let variance = __items[__ranges[3usize].start];
+            let grad_output = __items[__ranges[4usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false, false, false],
+            )?;
+            let grad_operand = __items[__ranges[0usize].start];
+            let grad_scale = __items[__ranges[1usize].start];
+            let grad_offset = __items[__ranges[2usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let epsilon = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "epsilon",
+            )?;
+            let feature_index = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "feature_index",
+            )?;
+            Ok(Self {
+                operand,
+                scale,
+                mean,
+                variance,
+                grad_output,
+                epsilon,
+                feature_index,
+                grad_operand,
+                grad_scale,
+                grad_offset,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.scale);
+            __operands.push(self.mean);
+            __operands.push(self.variance);
+            __operands.push(self.grad_output);
+            __results.push(self.grad_operand);
+            __results.push(self.grad_scale);
+            __results.push(self.grad_offset);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("epsilon", self.epsilon));
+            __props.push(("feature_index", self.feature_index));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.batch_norm_inference`: BatchNormInference operation (the current StableHLO op; maps to the newest `vhlo.batch_norm_inference_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct BatchNormInferenceOp {
+        ///`operand` of `stablehlo.batch_norm_inference` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`scale` of `stablehlo.batch_norm_inference` (operand).
+        pub scale: ::vhlo_core::ir::Value,
+        ///`offset` of `stablehlo.batch_norm_inference` (operand).
+        pub offset: ::vhlo_core::ir::Value,
+        ///`mean` of `stablehlo.batch_norm_inference` (operand).
+        pub mean: ::vhlo_core::ir::Value,
+        ///`variance` of `stablehlo.batch_norm_inference` (operand).
+        pub variance: ::vhlo_core::ir::Value,
+        ///`epsilon` of `stablehlo.batch_norm_inference` (attribute `F32Attr`).
+        pub epsilon: ::vhlo_core::ir::Attribute,
+        ///`feature_index` of `stablehlo.batch_norm_inference` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+        pub feature_index: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.batch_norm_inference` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl BatchNormInferenceOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::BatchNormInference;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.batch_norm_inference";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.batch_norm_inference`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false, false, false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let scale = __items[__ranges[1usize].start];
+            let offset = __items[__ranges[2usize].start];
+            let mean = __items[__ranges[3usize].start];
+            let variance = __items[__ranges[4usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let epsilon = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "epsilon",
+            )?;
+            let feature_index = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "feature_index",
+            )?;
+            Ok(Self {
+                operand,
+                scale,
+                offset,
+                mean,
+                variance,
+                epsilon,
+                feature_index,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.scale);
+            __operands.push(self.offset);
+            __operands.push(self.mean);
+            __operands.push(self.variance);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("epsilon", self.epsilon));
+            __props.push(("feature_index", self.feature_index));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.batch_norm_training`: BatchNormTraining operation (the current StableHLO op; maps to the newest `vhlo.batch_norm_training_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct BatchNormTrainingOp {
+        ///`operand` of `stablehlo.batch_norm_training` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`scale` of `stablehlo.batch_norm_training` (operand).
+        pub scale: ::vhlo_core::ir::Value,
+        ///`offset` of `stablehlo.batch_norm_training` (operand).
+        pub offset: ::vhlo_core::ir::Value,
+        ///`epsilon` of `stablehlo.batch_norm_training` (attribute `F32Attr`).
+        pub epsilon: ::vhlo_core::ir::Attribute,
+        ///`feature_index` of `stablehlo.batch_norm_training` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+        pub feature_index: ::vhlo_core::ir::Attribute,
+        ///`output` of `stablehlo.batch_norm_training` (result type).
+        pub output: ::vhlo_core::ir::Type,
+        ///`batch_mean` of `stablehlo.batch_norm_training` (result type).
+        pub batch_mean: ::vhlo_core::ir::Type,
+        ///`batch_var` of `stablehlo.batch_norm_training` (result type).
+        pub batch_var: ::vhlo_core::ir::Type,
+    }
+    impl BatchNormTrainingOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::BatchNormTraining;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.batch_norm_training";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.batch_norm_training`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let scale = __items[__ranges[1usize].start];
+            let offset = __items[__ranges[2usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false, false, false],
+            )?;
+            let output = __items[__ranges[0usize].start];
+            let batch_mean = __items[__ranges[1usize].start];
+            let batch_var = __items[__ranges[2usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let epsilon = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "epsilon",
+            )?;
+            let feature_index = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "feature_index",
+            )?;
+            Ok(Self {
+                operand,
+                scale,
+                offset,
+                epsilon,
+                feature_index,
+                output,
+                batch_mean,
+                batch_var,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.scale);
+            __operands.push(self.offset);
+            __results.push(self.output);
+            __results.push(self.batch_mean);
+            __results.push(self.batch_var);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("epsilon", self.epsilon));
+            __props.push(("feature_index", self.feature_index));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.bitcast_convert`: BitcastConvert operation (the current StableHLO op; maps to the newest `vhlo.bitcast_convert_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct BitcastConvertOp {
+        ///`operand` of `stablehlo.bitcast_convert` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.bitcast_convert` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl BitcastConvertOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::BitcastConvert;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.bitcast_convert";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.bitcast_convert`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.broadcast`: Broadcast operation (the current StableHLO op; maps to the newest `vhlo.broadcast_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct BroadcastOp {
+        ///`operand` of `stablehlo.broadcast` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`broadcast_sizes` of `stablehlo.broadcast` (attribute `DenseI64ArrayAttr`).
+        pub broadcast_sizes: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.broadcast` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl BroadcastOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Broadcast;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.broadcast";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.broadcast`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let broadcast_sizes = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "broadcast_sizes",
+            )?;
+            Ok(Self {
+                operand,
+                broadcast_sizes,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("broadcast_sizes", self.broadcast_sizes));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.broadcast_in_dim`: BroadcastInDim operation (the current StableHLO op; maps to the newest `vhlo.broadcast_in_dim_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct BroadcastInDimOp {
+        ///`operand` of `stablehlo.broadcast_in_dim` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`broadcast_dimensions` of `stablehlo.broadcast_in_dim` (attribute `DenseI64ArrayAttr`).
+        pub broadcast_dimensions: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.broadcast_in_dim` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl BroadcastInDimOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::BroadcastInDim;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.broadcast_in_dim";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.broadcast_in_dim`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let broadcast_dimensions = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "broadcast_dimensions",
+            )?;
+            Ok(Self {
+                operand,
+                broadcast_dimensions,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("broadcast_dimensions", self.broadcast_dimensions));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`func.call`:  (the current StableHLO op; maps to the newest `vhlo.call_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CallOp {
+        ///`operands` of `func.call` (variadic operand).
+        pub operands: Vec<::vhlo_core::ir::Value>,
+        ///`callee` of `func.call` (attribute `FlatSymbolRefAttr`).
+        pub callee: ::vhlo_core::ir::Attribute,
+        ///`results` of `func.call` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+    }
+    impl CallOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Call;
+        /// The full op name.
+        pub const NAME: &'static str = "func.call";
+        ///Reads the op `op` of `m`, which must be a `func.call`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let operands = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let callee = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "callee",
+            )?;
+            Ok(Self { operands, callee, results })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.operands.iter().copied());
+            __results.extend(self.results.iter().copied());
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("callee", self.callee));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.case`: Case operation (the current StableHLO op; maps to the newest `vhlo.case_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CaseOp {
+        ///`index` of `stablehlo.case` (operand).
+        pub index: ::vhlo_core::ir::Value,
+        ///`results` of `stablehlo.case` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+        ///`branches` of `stablehlo.case` (variadic region).
+        pub branches: Vec<::vhlo_core::ir::Region>,
+    }
+    impl CaseOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Case;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.case";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.case`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let index = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[true],
+            )?;
+            let branches = __items[__ranges[0usize].clone()].to_vec();
+            Ok(Self { index, results, branches })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.index);
+            __results.extend(self.results.iter().copied());
+            __regions.extend(self.branches.iter().copied());
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.cbrt`: Cbrt operation (the current StableHLO op; maps to the newest `vhlo.cbrt_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CbrtOp {
+        ///`operand` of `stablehlo.cbrt` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result_accuracy` of `stablehlo.cbrt` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
+        pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.cbrt` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl CbrtOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Cbrt;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.cbrt";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.cbrt`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let result_accuracy = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_accuracy",
+            );
+            Ok(Self {
+                operand,
+                result_accuracy,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.ceil`: Ceil operation (the current StableHLO op; maps to the newest `vhlo.ceil_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CeilOp {
+        ///`operand` of `stablehlo.ceil` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.ceil` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl CeilOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Ceil;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.ceil";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.ceil`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.cholesky`: Cholesky operation (the current StableHLO op; maps to the newest `vhlo.cholesky_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CholeskyOp {
+        ///`a` of `stablehlo.cholesky` (operand).
+        pub a: ::vhlo_core::ir::Value,
+        ///`lower` of `stablehlo.cholesky` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
+        pub lower: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.cholesky` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl CholeskyOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Cholesky;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.cholesky";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.cholesky`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let a = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let lower = ::vhlo_core::dialect::optional_property(m, op, "lower");
+            Ok(Self { a, lower, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.a);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.lower {
+                __props.push(("lower", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.clamp`: Clamp operation (the current StableHLO op; maps to the newest `vhlo.clamp_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ClampOp {
+        ///`min` of `stablehlo.clamp` (operand).
+        pub min: ::vhlo_core::ir::Value,
+        ///`operand` of `stablehlo.clamp` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`max` of `stablehlo.clamp` (operand).
+        pub max: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.clamp` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ClampOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Clamp;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.clamp";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.clamp`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false, false],
+            )?;
+            let min = __items[__ranges[0usize].start];
+            let operand = __items[__ranges[1usize].start];
+            let max = __items[__ranges[2usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { min, operand, max, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.min);
+            __operands.push(self.operand);
+            __operands.push(self.max);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.collective_broadcast`: CollectiveBroadcast operation (the current StableHLO op; maps to the newest `vhlo.collective_broadcast_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CollectiveBroadcastOp {
+        ///`operands` of `stablehlo.collective_broadcast` (variadic operand).
+        pub operands: Vec<::vhlo_core::ir::Value>,
+        ///`replica_groups` of `stablehlo.collective_broadcast` (attribute `StableHLO_ReplicaGroups`).
+        pub replica_groups: ::vhlo_core::ir::Attribute,
+        ///`channel_handle` of `stablehlo.collective_broadcast` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
+        pub channel_handle: Option<::vhlo_core::ir::Attribute>,
+        ///`has_dynamic_root` of `stablehlo.collective_broadcast` (attribute `UnitAttr`).
+        pub has_dynamic_root: Option<::vhlo_core::ir::Attribute>,
+        ///`results` of `stablehlo.collective_broadcast` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+    }
+    impl CollectiveBroadcastOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::CollectiveBroadcast;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.collective_broadcast";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.collective_broadcast`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let operands = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let replica_groups = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "replica_groups",
+            )?;
+            let channel_handle = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "channel_handle",
+            );
+            let has_dynamic_root = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "has_dynamic_root",
+            );
+            Ok(Self {
+                operands,
+                replica_groups,
+                channel_handle,
+                has_dynamic_root,
+                results,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.operands.iter().copied());
+            __results.extend(self.results.iter().copied());
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("replica_groups", self.replica_groups));
+            if let Some(v) = self.channel_handle {
+                __props.push(("channel_handle", v));
+            }
+            if let Some(v) = self.has_dynamic_root {
+                __props.push(("has_dynamic_root", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.collective_permute`: CollectivePermute operation (the current StableHLO op; maps to the newest `vhlo.collective_permute_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CollectivePermuteOp {
+        ///`operand` of `stablehlo.collective_permute` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`source_target_pairs` of `stablehlo.collective_permute` (attribute `I64ElementsAttr`).
+        pub source_target_pairs: ::vhlo_core::ir::Attribute,
+        ///`channel_handle` of `stablehlo.collective_permute` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
+        pub channel_handle: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.collective_permute` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl CollectivePermuteOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::CollectivePermute;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.collective_permute";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.collective_permute`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let source_target_pairs = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "source_target_pairs",
+            )?;
+            let channel_handle = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "channel_handle",
+            );
+            Ok(Self {
+                operand,
+                source_target_pairs,
+                channel_handle,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("source_target_pairs", self.source_target_pairs));
+            if let Some(v) = self.channel_handle {
+                __props.push(("channel_handle", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.collective_reduce`: CollectiveReduce operation (the current StableHLO op; maps to the newest `vhlo.collective_reduce_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CollectiveReduceOp {
+        ///`operands` of `stablehlo.collective_reduce` (variadic operand).
+        pub operands: Vec<::vhlo_core::ir::Value>,
+        ///`replica_groups` of `stablehlo.collective_reduce` (attribute `StableHLO_ReplicaGroups`).
+        pub replica_groups: ::vhlo_core::ir::Attribute,
+        ///`channel_handle` of `stablehlo.collective_reduce` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
+        pub channel_handle: Option<::vhlo_core::ir::Attribute>,
+        ///`use_global_device_ids` of `stablehlo.collective_reduce` (attribute `UnitAttr`).
+        pub use_global_device_ids: Option<::vhlo_core::ir::Attribute>,
+        ///`has_dynamic_root` of `stablehlo.collective_reduce` (attribute `UnitAttr`).
+        pub has_dynamic_root: Option<::vhlo_core::ir::Attribute>,
+        ///`results` of `stablehlo.collective_reduce` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+        ///`computation` of `stablehlo.collective_reduce` (region).
+        pub computation: ::vhlo_core::ir::Region,
+    }
+    impl CollectiveReduceOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::CollectiveReduce;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.collective_reduce";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.collective_reduce`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let operands = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false],
+            )?;
+            let computation = __items[__ranges[0usize].start];
+            let replica_groups = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "replica_groups",
+            )?;
+            let channel_handle = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "channel_handle",
+            );
+            let use_global_device_ids = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "use_global_device_ids",
+            );
+            let has_dynamic_root = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "has_dynamic_root",
+            );
+            Ok(Self {
+                operands,
+                replica_groups,
+                channel_handle,
+                use_global_device_ids,
+                has_dynamic_root,
+                results,
+                computation,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.operands.iter().copied());
+            __results.extend(self.results.iter().copied());
+            __regions.push(self.computation);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("replica_groups", self.replica_groups));
+            if let Some(v) = self.channel_handle {
+                __props.push(("channel_handle", v));
+            }
+            if let Some(v) = self.use_global_device_ids {
+                __props.push(("use_global_device_ids", v));
+            }
+            if let Some(v) = self.has_dynamic_root {
+                __props.push(("has_dynamic_root", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.compare`: Compare operation (the current StableHLO op; maps to the newest `vhlo.compare_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CompareOp {
+        ///`lhs` of `stablehlo.compare` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.compare` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`comparison_direction` of `stablehlo.compare` (attribute `StableHLO_ComparisonDirectionAttr`).
+        pub comparison_direction: ::vhlo_core::ir::Attribute,
+        ///`compare_type` of `stablehlo.compare` (attribute `OptionalAttr<StableHLO_ComparisonTypeAttr>`).
+        pub compare_type: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.compare` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl CompareOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Compare;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.compare";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.compare`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let comparison_direction = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "comparison_direction",
+            )?;
+            let compare_type = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "compare_type",
+            );
+            Ok(Self {
+                lhs,
+                rhs,
+                comparison_direction,
+                compare_type,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("comparison_direction", self.comparison_direction));
+            if let Some(v) = self.compare_type {
+                __props.push(("compare_type", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.complex`: Complex operation (the current StableHLO op; maps to the newest `vhlo.complex_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ComplexOp {
+        ///`lhs` of `stablehlo.complex` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.complex` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.complex` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ComplexOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Complex;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.complex";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.complex`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.composite`: Composite operation (the current StableHLO op; maps to the newest `vhlo.composite_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CompositeOp {
+        ///`inputs` of `stablehlo.composite` (variadic operand).
+        pub inputs: Vec<::vhlo_core::ir::Value>,
+        ///`name` of `stablehlo.composite` (attribute `StrAttr`).
+        pub name: ::vhlo_core::ir::Attribute,
+        ///`composite_attributes` of `stablehlo.composite` (attribute `DefaultValuedOptionalAttr<DictionaryAttr, "{}">`, default `{}`).
+        pub composite_attributes: Option<::vhlo_core::ir::Attribute>,
+        ///`decomposition` of `stablehlo.composite` (attribute `FlatSymbolRefAttr`).
+        pub decomposition: ::vhlo_core::ir::Attribute,
+        ///`version` of `stablehlo.composite` (attribute `DefaultValuedOptionalAttr<I32Attr, "0">`, default `0`).
+        pub version: Option<::vhlo_core::ir::Attribute>,
+        ///`results` of `stablehlo.composite` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+        ///`composite_regions` of `stablehlo.composite` (variadic region).
+        pub composite_regions: Vec<::vhlo_core::ir::Region>,
+    }
+    impl CompositeOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Composite;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.composite";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.composite`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let inputs = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[true],
+            )?;
+            let composite_regions = __items[__ranges[0usize].clone()].to_vec();
+            let name = ::vhlo_core::dialect::required_property(m, op, __name, "name")?;
+            let composite_attributes = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "composite_attributes",
+            );
+            let decomposition = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "decomposition",
+            )?;
+            let version = ::vhlo_core::dialect::optional_property(m, op, "version");
+            Ok(Self {
+                inputs,
+                name,
+                composite_attributes,
+                decomposition,
+                version,
+                results,
+                composite_regions,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.inputs.iter().copied());
+            __results.extend(self.results.iter().copied());
+            __regions.extend(self.composite_regions.iter().copied());
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("name", self.name));
+            if let Some(v) = self.composite_attributes {
+                __props.push(("composite_attributes", v));
+            }
+            __props.push(("decomposition", self.decomposition));
+            if let Some(v) = self.version {
+                __props.push(("version", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.concatenate`: Concatenate operation (the current StableHLO op; maps to the newest `vhlo.concatenate_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ConcatenateOp {
+        ///`inputs` of `stablehlo.concatenate` (variadic operand).
+        pub inputs: Vec<::vhlo_core::ir::Value>,
+        ///`dimension` of `stablehlo.concatenate` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+        pub dimension: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.concatenate` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ConcatenateOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Concatenate;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.concatenate";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.concatenate`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let inputs = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let dimension = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "dimension",
+            )?;
+            Ok(Self { inputs, dimension, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.inputs.iter().copied());
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimension", self.dimension));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.constant`: Constant operation (the current StableHLO op; maps to the newest `vhlo.constant_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ConstantOp {
+        ///`value` of `stablehlo.constant` (attribute `ElementsAttr`).
+        pub value: ::vhlo_core::ir::Attribute,
+        ///`output` of `stablehlo.constant` (result type).
+        pub output: ::vhlo_core::ir::Type,
+    }
+    impl ConstantOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Constant;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.constant";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.constant`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                (m.operands(op)).len(),
+                &[],
+            )?;
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let output = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let value = ::vhlo_core::dialect::required_property(m, op, __name, "value")?;
+            Ok(Self { value, output })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __results.push(self.output);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("value", self.value));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.convert`: Convert operation (the current StableHLO op; maps to the newest `vhlo.convert_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ConvertOp {
+        ///`operand` of `stablehlo.convert` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.convert` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ConvertOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Convert;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.convert";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.convert`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.convolution`: Convolution operation (the current StableHLO op; maps to the newest `vhlo.convolution_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ConvolutionOp {
+        ///`lhs` of `stablehlo.convolution` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.convolution` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`window_strides` of `stablehlo.convolution` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub window_strides: Option<::vhlo_core::ir::Attribute>,
+        ///`padding` of `stablehlo.convolution` (attribute `OptionalAttr<I64ElementsAttr>`).
+        pub padding: Option<::vhlo_core::ir::Attribute>,
+        ///`lhs_dilation` of `stablehlo.convolution` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub lhs_dilation: Option<::vhlo_core::ir::Attribute>,
+        ///`rhs_dilation` of `stablehlo.convolution` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub rhs_dilation: Option<::vhlo_core::ir::Attribute>,
+        ///`window_reversal` of `stablehlo.convolution` (attribute `OptionalAttr<DenseBoolArrayAttr>`).
+        pub window_reversal: Option<::vhlo_core::ir::Attribute>,
+        ///`dimension_numbers` of `stablehlo.convolution` (attribute `StableHLO_ConvDimensionNumbers`).
+        pub dimension_numbers: ::vhlo_core::ir::Attribute,
+        ///`feature_group_count` of `stablehlo.convolution` (attribute `ConfinedAttr<I64Attr, [IntPositive]>`).
+        pub feature_group_count: ::vhlo_core::ir::Attribute,
+        ///`batch_group_count` of `stablehlo.convolution` (attribute `ConfinedAttr<I64Attr, [IntPositive]>`).
+        pub batch_group_count: ::vhlo_core::ir::Attribute,
+        ///`precision_config` of `stablehlo.convolution` (attribute `OptionalAttr<StableHLO_PrecisionConfigAttr>`).
+        pub precision_config: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.convolution` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ConvolutionOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Convolution;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.convolution";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.convolution`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let window_strides = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "window_strides",
+            );
+            let padding = ::vhlo_core::dialect::optional_property(m, op, "padding");
+            let lhs_dilation = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "lhs_dilation",
+            );
+            let rhs_dilation = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "rhs_dilation",
+            );
+            let window_reversal = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "window_reversal",
+            );
+            let dimension_numbers = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "dimension_numbers",
+            )?;
+            let feature_group_count = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "feature_group_count",
+            )?;
+            let batch_group_count = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "batch_group_count",
+            )?;
+            let precision_config = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "precision_config",
+            );
+            Ok(Self {
+                lhs,
+                rhs,
+                window_strides,
+                padding,
+                lhs_dilation,
+                rhs_dilation,
+                window_reversal,
+                dimension_numbers,
+                feature_group_count,
+                batch_group_count,
+                precision_config,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.window_strides {
+                __props.push(("window_strides", v));
+            }
+            if let Some(v) = self.padding {
+                __props.push(("padding", v));
+            }
+            if let Some(v) = self.lhs_dilation {
+                __props.push(("lhs_dilation", v));
+            }
+            if let Some(v) = self.rhs_dilation {
+                __props.push(("rhs_dilation", v));
+            }
+            if let Some(v) = self.window_reversal {
+                __props.push(("window_reversal", v));
+            }
+            __props.push(("dimension_numbers", self.dimension_numbers));
+            __props.push(("feature_group_count", self.feature_group_count));
+            __props.push(("batch_group_count", self.batch_group_count));
+            if let Some(v) = self.precision_config {
+                __props.push(("precision_config", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.cosine`: Cosine operation (the current StableHLO op; maps to the newest `vhlo.cosine_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CosineOp {
+        ///`operand` of `stablehlo.cosine` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result_accuracy` of `stablehlo.cosine` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
+        pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.cosine` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl CosineOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Cosine;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.cosine";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.cosine`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let result_accuracy = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_accuracy",
+            );
+            Ok(Self {
+                operand,
+                result_accuracy,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.count_leading_zeros`: Clz operation (the current StableHLO op; maps to the newest `vhlo.count_leading_zeros_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CountLeadingZerosOp {
+        ///`operand` of `stablehlo.count_leading_zeros` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.count_leading_zeros` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl CountLeadingZerosOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::CountLeadingZeros;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.count_leading_zeros";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.count_leading_zeros`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.create_token`: CreateToken operation (the current StableHLO op; maps to the newest `vhlo.create_token_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CreateTokenOp {
+        ///`output` of `stablehlo.create_token` (result type).
+        pub output: ::vhlo_core::ir::Type,
+    }
+    impl CreateTokenOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::CreateToken;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.create_token";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.create_token`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                (m.operands(op)).len(),
+                &[],
+            )?;
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let output = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { output })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __results.push(self.output);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.cross-replica-sum`: CrossReplicaSum operation (the current StableHLO op; maps to the newest `vhlo.cross-replica-sum_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CrossReplicaSumOp {
+        ///`operand` of `stablehlo.cross-replica-sum` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`replica_groups` of `stablehlo.cross-replica-sum` (attribute `I64ElementsAttr`).
+        pub replica_groups: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.cross-replica-sum` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl CrossReplicaSumOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::CrossReplicaSum;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.cross-replica-sum";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.cross-replica-sum`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let replica_groups = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "replica_groups",
+            )?;
+            Ok(Self {
+                operand,
+                replica_groups,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("replica_groups", self.replica_groups));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.custom_call`: CustomCall operation (the current StableHLO op; maps to the newest `vhlo.custom_call_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct CustomCallOp {
+        ///`inputs` of `stablehlo.custom_call` (variadic operand).
+        pub inputs: Vec<::vhlo_core::ir::Value>,
+        ///`call_target_name` of `stablehlo.custom_call` (attribute `StrAttr`).
+        pub call_target_name: ::vhlo_core::ir::Attribute,
+        ///`has_side_effect` of `stablehlo.custom_call` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
+        pub has_side_effect: Option<::vhlo_core::ir::Attribute>,
+        ///`backend_config` of `stablehlo.custom_call` (attribute `OptionalAttr<AnyAttrOf<[StrAttr, DictionaryAttr]>>`).
+        pub backend_config: Option<::vhlo_core::ir::Attribute>,
+        ///`api_version` of `stablehlo.custom_call` (attribute `DefaultValuedOptionalAttr< StableHLO_CustomCallApiVersionAttr, "::mlir::stablehlo::CustomCallApiVersion::API_VERSION_ORIGINAL">`, default `::mlir::stablehlo::CustomCallApiVersion::API_VERSION_ORIGINAL`).
+        pub api_version: Option<::vhlo_core::ir::Attribute>,
+        ///`called_computations` of `stablehlo.custom_call` (attribute `DefaultValuedOptionalAttr<StableHLO_FlatSymbolRefArrayAttr, "{}">`, default `{}`).
+        pub called_computations: Option<::vhlo_core::ir::Attribute>,
+        ///`operand_layouts` of `stablehlo.custom_call` (attribute `OptionalAttr<StableHLO_ArrayOfLayoutAttr>`).
+        pub operand_layouts: Option<::vhlo_core::ir::Attribute>,
+        ///`result_layouts` of `stablehlo.custom_call` (attribute `OptionalAttr<StableHLO_ArrayOfLayoutAttr>`).
+        pub result_layouts: Option<::vhlo_core::ir::Attribute>,
+        ///`output_operand_aliases` of `stablehlo.custom_call` (attribute `DefaultValuedOptionalAttr< TypedArrayAttrBase< StableHLO_OutputOperandAlias, "Aliasing attribute for outputs and operands of CustomCall">, "{}">`, default `{}`).
+        pub output_operand_aliases: Option<::vhlo_core::ir::Attribute>,
+        ///`result_tilings` of `stablehlo.custom_call` (attribute `OptionalAttr<StableHLO_ArrayOfTilingAttr>`).
+        pub result_tilings: Option<::vhlo_core::ir::Attribute>,
+        ///`results` of `stablehlo.custom_call` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+    }
+    impl CustomCallOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::CustomCall;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.custom_call";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.custom_call`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let inputs = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let call_target_name = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "call_target_name",
+            )?;
+            let has_side_effect = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "has_side_effect",
+            );
+            let backend_config = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "backend_config",
+            );
+            let api_version = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "api_version",
+            );
+            let called_computations = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "called_computations",
+            );
+            let operand_layouts = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "operand_layouts",
+            );
+            let result_layouts = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_layouts",
+            );
+            let output_operand_aliases = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "output_operand_aliases",
+            );
+            let result_tilings = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_tilings",
+            );
+            Ok(Self {
+                inputs,
+                call_target_name,
+                has_side_effect,
+                backend_config,
+                api_version,
+                called_computations,
+                operand_layouts,
+                result_layouts,
+                output_operand_aliases,
+                result_tilings,
+                results,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.inputs.iter().copied());
+            __results.extend(self.results.iter().copied());
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("call_target_name", self.call_target_name));
+            if let Some(v) = self.has_side_effect {
+                __props.push(("has_side_effect", v));
+            }
+            if let Some(v) = self.backend_config {
+                __props.push(("backend_config", v));
+            }
+            if let Some(v) = self.api_version {
+                __props.push(("api_version", v));
+            }
+            if let Some(v) = self.called_computations {
+                __props.push(("called_computations", v));
+            }
+            if let Some(v) = self.operand_layouts {
+                __props.push(("operand_layouts", v));
+            }
+            if let Some(v) = self.result_layouts {
+                __props.push(("result_layouts", v));
+            }
+            if let Some(v) = self.output_operand_aliases {
+                __props.push(("output_operand_aliases", v));
+            }
+            if let Some(v) = self.result_tilings {
+                __props.push(("result_tilings", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.divide`: Div operation (the current StableHLO op; maps to the newest `vhlo.divide_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DivideOp {
+        ///`lhs` of `stablehlo.divide` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.divide` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.divide` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl DivideOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Divide;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.divide";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.divide`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.dot`: Dot operation (the current StableHLO op; maps to the newest `vhlo.dot_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DotOp {
+        ///`lhs` of `stablehlo.dot` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.dot` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`precision_config` of `stablehlo.dot` (attribute `OptionalAttr<StableHLO_PrecisionConfigAttr>`).
+        pub precision_config: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.dot` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl DotOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Dot;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.dot";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.dot`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let precision_config = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "precision_config",
+            );
+            Ok(Self {
+                lhs,
+                rhs,
+                precision_config,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.precision_config {
+                __props.push(("precision_config", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.dot_general`: DotGeneral operation (the current StableHLO op; maps to the newest `vhlo.dot_general_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DotGeneralOp {
+        ///`lhs` of `stablehlo.dot_general` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.dot_general` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`dot_dimension_numbers` of `stablehlo.dot_general` (attribute `StableHLO_DotDimensionNumbers`).
+        pub dot_dimension_numbers: ::vhlo_core::ir::Attribute,
+        ///`precision_config` of `stablehlo.dot_general` (attribute `OptionalAttr<StableHLO_PrecisionConfigAttr>`).
+        pub precision_config: Option<::vhlo_core::ir::Attribute>,
+        ///`algorithm` of `stablehlo.dot_general` (attribute `OptionalAttr<StableHLO_DotAlgorithm>`).
+        pub algorithm: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.dot_general` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl DotGeneralOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::DotGeneral;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.dot_general";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.dot_general`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let dot_dimension_numbers = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "dot_dimension_numbers",
+            )?;
+            let precision_config = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "precision_config",
+            );
+            let algorithm = ::vhlo_core::dialect::optional_property(m, op, "algorithm");
+            Ok(Self {
+                lhs,
+                rhs,
+                dot_dimension_numbers,
+                precision_config,
+                algorithm,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dot_dimension_numbers", self.dot_dimension_numbers));
+            if let Some(v) = self.precision_config {
+                __props.push(("precision_config", v));
+            }
+            if let Some(v) = self.algorithm {
+                __props.push(("algorithm", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.dynamic_broadcast_in_dim`: DynamicBroadcastInDim operation (the current StableHLO op; maps to the newest `vhlo.dynamic_broadcast_in_dim_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DynamicBroadcastInDimOp {
+        ///`operand` of `stablehlo.dynamic_broadcast_in_dim` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`output_dimensions` of `stablehlo.dynamic_broadcast_in_dim` (operand).
+        pub output_dimensions: ::vhlo_core::ir::Value,
+        ///`broadcast_dimensions` of `stablehlo.dynamic_broadcast_in_dim` (attribute `DenseI64ArrayAttr`).
+        pub broadcast_dimensions: ::vhlo_core::ir::Attribute,
+        ///`known_expanding_dimensions` of `stablehlo.dynamic_broadcast_in_dim` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub known_expanding_dimensions: Option<::vhlo_core::ir::Attribute>,
+        ///`known_nonexpanding_dimensions` of `stablehlo.dynamic_broadcast_in_dim` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub known_nonexpanding_dimensions: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.dynamic_broadcast_in_dim` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl DynamicBroadcastInDimOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::DynamicBroadcastInDim;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.dynamic_broadcast_in_dim";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_broadcast_in_dim`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let output_dimensions = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let broadcast_dimensions = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "broadcast_dimensions",
+            )?;
+            let known_expanding_dimensions = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "known_expanding_dimensions",
+            );
+            let known_nonexpanding_dimensions = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "known_nonexpanding_dimensions",
+            );
+            Ok(Self {
+                operand,
+                output_dimensions,
+                broadcast_dimensions,
+                known_expanding_dimensions,
+                known_nonexpanding_dimensions,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.output_dimensions);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("broadcast_dimensions", self.broadcast_dimensions));
+            if let Some(v) = self.known_expanding_dimensions {
+                __props.push(("known_expanding_dimensions", v));
+            }
+            if let Some(v) = self.known_nonexpanding_dimensions {
+                __props.push(("known_nonexpanding_dimensions", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.dynamic_conv`: DynamicConv operation (the current StableHLO op; maps to the newest `vhlo.dynamic_conv_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DynamicConvOp {
+        ///`lhs` of `stablehlo.dynamic_conv` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.dynamic_conv` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`padding` of `stablehlo.dynamic_conv` (operand).
+        pub padding: ::vhlo_core::ir::Value,
+        ///`window_strides` of `stablehlo.dynamic_conv` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub window_strides: Option<::vhlo_core::ir::Attribute>,
+        ///`lhs_dilation` of `stablehlo.dynamic_conv` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub lhs_dilation: Option<::vhlo_core::ir::Attribute>,
+        ///`rhs_dilation` of `stablehlo.dynamic_conv` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub rhs_dilation: Option<::vhlo_core::ir::Attribute>,
+        ///`window_reversal` of `stablehlo.dynamic_conv` (attribute `OptionalAttr<DenseBoolArrayAttr>`).
+        pub window_reversal: Option<::vhlo_core::ir::Attribute>,
+        ///`dimension_numbers` of `stablehlo.dynamic_conv` (attribute `StableHLO_ConvDimensionNumbers`).
+        pub dimension_numbers: ::vhlo_core::ir::Attribute,
+        ///`feature_group_count` of `stablehlo.dynamic_conv` (attribute `ConfinedAttr<I64Attr, [IntPositive]>`).
+        pub feature_group_count: ::vhlo_core::ir::Attribute,
+        ///`batch_group_count` of `stablehlo.dynamic_conv` (attribute `ConfinedAttr<I64Attr, [IntPositive]>`).
+        pub batch_group_count: ::vhlo_core::ir::Attribute,
+        ///`precision_config` of `stablehlo.dynamic_conv` (attribute `OptionalAttr<StableHLO_PrecisionConfigAttr>`).
+        pub precision_config: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.dynamic_conv` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl DynamicConvOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::DynamicConv;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.dynamic_conv";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_conv`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let padding = __items[__ranges[2usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let window_strides = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "window_strides",
+            );
+            let lhs_dilation = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "lhs_dilation",
+            );
+            let rhs_dilation = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "rhs_dilation",
+            );
+            let window_reversal = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "window_reversal",
+            );
+            let dimension_numbers = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "dimension_numbers",
+            )?;
+            let feature_group_count = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "feature_group_count",
+            )?;
+            let batch_group_count = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "batch_group_count",
+            )?;
+            let precision_config = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "precision_config",
+            );
+            Ok(Self {
+                lhs,
+                rhs,
+                padding,
+                window_strides,
+                lhs_dilation,
+                rhs_dilation,
+                window_reversal,
+                dimension_numbers,
+                feature_group_count,
+                batch_group_count,
+                precision_config,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __operands.push(self.padding);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.window_strides {
+                __props.push(("window_strides", v));
+            }
+            if let Some(v) = self.lhs_dilation {
+                __props.push(("lhs_dilation", v));
+            }
+            if let Some(v) = self.rhs_dilation {
+                __props.push(("rhs_dilation", v));
+            }
+            if let Some(v) = self.window_reversal {
+                __props.push(("window_reversal", v));
+            }
+            __props.push(("dimension_numbers", self.dimension_numbers));
+            __props.push(("feature_group_count", self.feature_group_count));
+            __props.push(("batch_group_count", self.batch_group_count));
+            if let Some(v) = self.precision_config {
+                __props.push(("precision_config", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.dynamic_gather`: DynamicGather operation (the current StableHLO op; maps to the newest `vhlo.dynamic_gather_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DynamicGatherOp {
+        ///`operand` of `stablehlo.dynamic_gather` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`start_indices` of `stablehlo.dynamic_gather` (operand).
+        pub start_indices: ::vhlo_core::ir::Value,
+        ///`slice_sizes` of `stablehlo.dynamic_gather` (operand).
+        pub slice_sizes: ::vhlo_core::ir::Value,
+        ///`dimension_numbers` of `stablehlo.dynamic_gather` (attribute `StableHLO_GatherDimensionNumbers`).
+        pub dimension_numbers: ::vhlo_core::ir::Attribute,
+        ///`indices_are_sorted` of `stablehlo.dynamic_gather` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
+        pub indices_are_sorted: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.dynamic_gather` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl DynamicGatherOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::DynamicGather;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.dynamic_gather";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_gather`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let start_indices = __items[__ranges[1usize].start];
+            let slice_sizes = __items[__ranges[2usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let dimension_numbers = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "dimension_numbers",
+            )?;
+            let indices_are_sorted = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "indices_are_sorted",
+            );
+            Ok(Self {
+                operand,
+                start_indices,
+                slice_sizes,
+                dimension_numbers,
+                indices_are_sorted,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.start_indices);
+            __operands.push(self.slice_sizes);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimension_numbers", self.dimension_numbers));
+            if let Some(v) = self.indices_are_sorted {
+                __props.push(("indices_are_sorted", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.dynamic_iota`: DynamicIota operation (the current StableHLO op; maps to the newest `vhlo.dynamic_iota_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DynamicIotaOp {
+        ///`output_shape` of `stablehlo.dynamic_iota` (operand).
+        pub output_shape: ::vhlo_core::ir::Value,
+        ///`iota_dimension` of `stablehlo.dynamic_iota` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+        pub iota_dimension: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.dynamic_iota` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl DynamicIotaOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::DynamicIota;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.dynamic_iota";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_iota`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let output_shape = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let iota_dimension = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "iota_dimension",
+            )?;
+            Ok(Self {
+                output_shape,
+                iota_dimension,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.output_shape);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("iota_dimension", self.iota_dimension));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.dynamic_pad`: DynamicPad operation (the current StableHLO op; maps to the newest `vhlo.dynamic_pad_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DynamicPadOp {
+        ///`operand` of `stablehlo.dynamic_pad` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`padding_value` of `stablehlo.dynamic_pad` (operand).
+        pub padding_value: ::vhlo_core::ir::Value,
+        ///`edge_padding_low` of `stablehlo.dynamic_pad` (operand).
+        pub edge_padding_low: ::vhlo_core::ir::Value,
+        ///`edge_padding_high` of `stablehlo.dynamic_pad` (operand).
+        pub edge_padding_high: ::vhlo_core::ir::Value,
+        ///`interior_padding` of `stablehlo.dynamic_pad` (operand).
+        pub interior_padding: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.dynamic_pad` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl DynamicPadOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::DynamicPad;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.dynamic_pad";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_pad`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false, false, false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let padding_value = __items[__ranges[1usize].start];
+            let edge_padding_low = __items[__ranges[2usize].start];
+            let edge_padding_high = __items[__ranges[3usize].start];
+            let interior_padding = __items[__ranges[4usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self {
+                operand,
+                padding_value,
+                edge_padding_low,
+                edge_padding_high,
+                interior_padding,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.padding_value);
+            __operands.push(self.edge_padding_low);
+            __operands.push(self.edge_padding_high);
+            __operands.push(self.interior_padding);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.dynamic_reshape`: DynamicReshape operation (the current StableHLO op; maps to the newest `vhlo.dynamic_reshape_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DynamicReshapeOp {
+        ///`operand` of `stablehlo.dynamic_reshape` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`output_shape` of `stablehlo.dynamic_reshape` (operand).
+        pub output_shape: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.dynamic_reshape` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl DynamicReshapeOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::DynamicReshape;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.dynamic_reshape";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_reshape`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let output_shape = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self {
+                operand,
+                output_shape,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.output_shape);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.dynamic_slice`: DynamicSlice operation (the current StableHLO op; maps to the newest `vhlo.dynamic_slice_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DynamicSliceOp {
+        ///`operand` of `stablehlo.dynamic_slice` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`start_indices` of `stablehlo.dynamic_slice` (variadic operand).
+        pub start_indices: Vec<::vhlo_core::ir::Value>,
+        ///`slice_sizes` of `stablehlo.dynamic_slice` (attribute `DenseI64ArrayAttr`).
+        pub slice_sizes: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.dynamic_slice` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl DynamicSliceOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::DynamicSlice;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.dynamic_slice";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_slice`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, true],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let start_indices = __items[__ranges[1usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let slice_sizes = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "slice_sizes",
+            )?;
+            Ok(Self {
+                operand,
+                start_indices,
+                slice_sizes,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.extend(self.start_indices.iter().copied());
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("slice_sizes", self.slice_sizes));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.dynamic_update_slice`: DynamicUpdateSlice operation (the current StableHLO op; maps to the newest `vhlo.dynamic_update_slice_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DynamicUpdateSliceOp {
+        ///`operand` of `stablehlo.dynamic_update_slice` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`update` of `stablehlo.dynamic_update_slice` (operand).
+        pub update: ::vhlo_core::ir::Value,
+        ///`start_indices` of `stablehlo.dynamic_update_slice` (variadic operand).
+        pub start_indices: Vec<::vhlo_core::ir::Value>,
+        ///`result` of `stablehlo.dynamic_update_slice` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl DynamicUpdateSliceOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::DynamicUpdateSlice;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.dynamic_update_slice";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.dynamic_update_slice`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false, true],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let update = __items[__ranges[1usize].start];
+            let start_indices = __items[__ranges[2usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self {
+                operand,
+                update,
+                start_indices,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.update);
+            __operands.extend(self.start_indices.iter().copied());
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.einsum`: Einsum operation (the current StableHLO op; maps to the newest `vhlo.einsum_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct EinsumOp {
+        ///`lhs` of `stablehlo.einsum` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.einsum` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`einsum_config` of `stablehlo.einsum` (attribute `StrAttr`).
+        pub einsum_config: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.einsum` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl EinsumOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Einsum;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.einsum";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.einsum`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let einsum_config = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "einsum_config",
+            )?;
+            Ok(Self {
+                lhs,
+                rhs,
+                einsum_config,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("einsum_config", self.einsum_config));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.exponential`: Exp operation (the current StableHLO op; maps to the newest `vhlo.exponential_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ExponentialOp {
+        ///`operand` of `stablehlo.exponential` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result_accuracy` of `stablehlo.exponential` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
+        pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.exponential` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ExponentialOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Exponential;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.exponential";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.exponential`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let result_accuracy = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_accuracy",
+            );
+            Ok(Self {
+                operand,
+                result_accuracy,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.exponential_minus_one`: Expm1 operation (the current StableHLO op; maps to the newest `vhlo.exponential_minus_one_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ExponentialMinusOneOp {
+        ///`operand` of `stablehlo.exponential_minus_one` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result_accuracy` of `stablehlo.exponential_minus_one` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
+        pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.exponential_minus_one` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ExponentialMinusOneOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::ExponentialMinusOne;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.exponential_minus_one";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.exponential_minus_one`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let result_accuracy = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_accuracy",
+            );
+            Ok(Self {
+                operand,
+                result_accuracy,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.fft`: Fft operation (the current StableHLO op; maps to the newest `vhlo.fft_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct FftOp {
+        ///`operand` of `stablehlo.fft` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`fft_type` of `stablehlo.fft` (attribute `StableHLO_FftTypeAttr`).
+        pub fft_type: ::vhlo_core::ir::Attribute,
+        ///`fft_length` of `stablehlo.fft` (attribute `DenseI64ArrayAttr`).
+        pub fft_length: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.fft` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl FftOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Fft;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.fft";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.fft`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let fft_type = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "fft_type",
+            )?;
+            let fft_length = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "fft_length",
+            )?;
+            Ok(Self {
+                operand,
+                fft_type,
+                fft_length,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("fft_type", self.fft_type));
+            __props.push(("fft_length", self.fft_length));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.floor`: Floor operation (the current StableHLO op; maps to the newest `vhlo.floor_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct FloorOp {
+        ///`operand` of `stablehlo.floor` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.floor` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl FloorOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Floor;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.floor";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.floor`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`func.func`:  (the current StableHLO op; maps to the newest `vhlo.func_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct FuncOp {
+        ///`sym_name` of `func.func` (attribute `StrAttr`).
+        pub sym_name: ::vhlo_core::ir::Attribute,
+        ///`function_type` of `func.func` (attribute `TypeAttrOf<FunctionType>`).
+        pub function_type: ::vhlo_core::ir::Attribute,
+        ///`sym_visibility` of `func.func` (attribute `OptionalAttr<StrAttr>`).
+        pub sym_visibility: Option<::vhlo_core::ir::Attribute>,
+        ///`arg_attrs` of `func.func` (attribute `OptionalAttr<DictArrayAttr>`).
+        pub arg_attrs: Option<::vhlo_core::ir::Attribute>,
+        ///`res_attrs` of `func.func` (attribute `OptionalAttr<DictArrayAttr>`).
+        pub res_attrs: Option<::vhlo_core::ir::Attribute>,
+        ///`no_inline` of `func.func` (attribute `UnitAttr`).
+        pub no_inline: Option<::vhlo_core::ir::Attribute>,
+        ///`body` of `func.func` (region).
+        pub body: ::vhlo_core::ir::Region,
+    }
+    impl FuncOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Func;
+        /// The full op name.
+        pub const NAME: &'static str = "func.func";
+        ///Reads the op `op` of `m`, which must be a `func.func`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                (m.operands(op)).len(),
+                &[],
+            )?;
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                (&__result_types[..]).len(),
+                &[],
+            )?;
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false],
+            )?;
+            let body = __items[__ranges[0usize].start];
+            let sym_name = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "sym_name",
+            )?;
+            let function_type = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "function_type",
+            )?;
+            let sym_visibility = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "sym_visibility",
+            );
+            let arg_attrs = ::vhlo_core::dialect::optional_property(m, op, "arg_attrs");
+            let res_attrs = ::vhlo_core::dialect::optional_property(m, op, "res_attrs");
+            let no_inline = ::vhlo_core::dialect::optional_property(m, op, "no_inline");
+            Ok(Self {
+                sym_name,
+                function_type,
+                sym_visibility,
+                arg_attrs,
+                res_attrs,
+                no_inline,
+                body,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __regions.push(self.body);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("sym_name", self.sym_name));
+            __props.push(("function_type", self.function_type));
+            if let Some(v) = self.sym_visibility {
+                __props.push(("sym_visibility", v));
+            }
+            if let Some(v) = self.arg_attrs {
+                __props.push(("arg_attrs", v));
+            }
+            if let Some(v) = self.res_attrs {
+                __props.push(("res_attrs", v));
+            }
+            if let Some(v) = self.no_inline {
+                __props.push(("no_inline", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.gather`: Gather operation (the current StableHLO op; maps to the newest `vhlo.gather_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct GatherOp {
+        ///`operand` of `stablehlo.gather` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`start_indices` of `stablehlo.gather` (operand).
+        pub start_indices: ::vhlo_core::ir::Value,
+        ///`dimension_numbers` of `stablehlo.gather` (attribute `StableHLO_GatherDimensionNumbers`).
+        pub dimension_numbers: ::vhlo_core::ir::Attribute,
+        ///`slice_sizes` of `stablehlo.gather` (attribute `DenseI64ArrayAttr`).
+        pub slice_sizes: ::vhlo_core::ir::Attribute,
+        ///`indices_are_sorted` of `stablehlo.gather` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
+        pub indices_are_sorted: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.gather` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl GatherOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Gather;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.gather";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.gather`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let start_indices = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let dimension_numbers = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "dimension_numbers",
+            )?;
+            let slice_sizes = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "slice_sizes",
+            )?;
+            let indices_are_sorted = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "indices_are_sorted",
+            );
+            Ok(Self {
+                operand,
+                start_indices,
+                dimension_numbers,
+                slice_sizes,
+                indices_are_sorted,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.start_indices);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimension_numbers", self.dimension_numbers));
+            __props.push(("slice_sizes", self.slice_sizes));
+            if let Some(v) = self.indices_are_sorted {
+                __props.push(("indices_are_sorted", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.get_dimension_size`: GetDimensionSize operation (the current StableHLO op; maps to the newest `vhlo.get_dimension_size_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct GetDimensionSizeOp {
+        ///`operand` of `stablehlo.get_dimension_size` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`dimension` of `stablehlo.get_dimension_size` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+        pub dimension: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.get_dimension_size` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl GetDimensionSizeOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::GetDimensionSize;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.get_dimension_size";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.get_dimension_size`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let dimension = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "dimension",
+            )?;
+            Ok(Self { operand, dimension, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimension", self.dimension));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.get_tuple_element`: GetTupleElement operation (the current StableHLO op; maps to the newest `vhlo.get_tuple_element_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct GetTupleElementOp {
+        ///`operand` of `stablehlo.get_tuple_element` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`index` of `stablehlo.get_tuple_element` (attribute `ConfinedAttr<I32Attr, [IntNonNegative]>`).
+        pub index: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.get_tuple_element` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl GetTupleElementOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::GetTupleElement;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.get_tuple_element";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.get_tuple_element`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let index = ::vhlo_core::dialect::required_property(m, op, __name, "index")?;
+            Ok(Self { operand, index, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("index", self.index));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.if`: If operation (the current StableHLO op; maps to the newest `vhlo.if_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct IfOp {
+        ///`pred` of `stablehlo.if` (operand).
+        pub pred: ::vhlo_core::ir::Value,
+        ///`results` of `stablehlo.if` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+        ///`true_branch` of `stablehlo.if` (region).
+        pub true_branch: ::vhlo_core::ir::Region,
+        ///`false_branch` of `stablehlo.if` (region).
+        pub false_branch: ::vhlo_core::ir::Region,
+    }
+    impl IfOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::If;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.if";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.if`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let pred = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false, false],
+            )?;
+            let true_branch = __items[__ranges[0usize].start];
+            let false_branch = __items[__ranges[1usize].start];
+            Ok(Self {
+                pred,
+                results,
+                true_branch,
+                false_branch,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.pred);
+            __results.extend(self.results.iter().copied());
+            __regions.push(self.true_branch);
+            __regions.push(self.false_branch);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.imag`: Imag operation (the current StableHLO op; maps to the newest `vhlo.imag_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ImagOp {
+        ///`operand` of `stablehlo.imag` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.imag` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ImagOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Imag;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.imag";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.imag`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.infeed`: Infeed operation (the current StableHLO op; maps to the newest `vhlo.infeed_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct InfeedOp {
+        ///`token` of `stablehlo.infeed` (operand).
+        pub token: ::vhlo_core::ir::Value,
+        ///`infeed_config` of `stablehlo.infeed` (attribute `DefaultValuedStrAttr<StrAttr, "">`, default ``).
+        pub infeed_config: Option<::vhlo_core::ir::Attribute>,
+        ///`layout` of `stablehlo.infeed` (attribute `OptionalAttr<ArrayAttr>`).
+        pub layout: Option<::vhlo_core::ir::Attribute>,
+        ///`results` of `stablehlo.infeed` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+    }
+    impl InfeedOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Infeed;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.infeed";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.infeed`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let token = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let infeed_config = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "infeed_config",
+            );
+            let layout = ::vhlo_core::dialect::optional_property(m, op, "layout");
+            Ok(Self {
+                token,
+                infeed_config,
+                layout,
+                results,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.token);
+            __results.extend(self.results.iter().copied());
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.infeed_config {
+                __props.push(("infeed_config", v));
+            }
+            if let Some(v) = self.layout {
+                __props.push(("layout", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.iota`: Iota operation (the current StableHLO op; maps to the newest `vhlo.iota_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct IotaOp {
+        ///`iota_dimension` of `stablehlo.iota` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+        pub iota_dimension: ::vhlo_core::ir::Attribute,
+        ///`output` of `stablehlo.iota` (result type).
+        pub output: ::vhlo_core::ir::Type,
+    }
+    impl IotaOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Iota;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.iota";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.iota`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                (m.operands(op)).len(),
+                &[],
+            )?;
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let output = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let iota_dimension = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "iota_dimension",
+            )?;
+            Ok(Self { iota_dimension, output })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __results.push(self.output);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("iota_dimension", self.iota_dimension));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.is_finite`: IsFinite operation (the current StableHLO op; maps to the newest `vhlo.is_finite_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct IsFiniteOp {
+        ///`x` of `stablehlo.is_finite` (operand).
+        pub x: ::vhlo_core::ir::Value,
+        ///`y` of `stablehlo.is_finite` (result type).
+        pub y: ::vhlo_core::ir::Type,
+    }
+    impl IsFiniteOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::IsFinite;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.is_finite";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.is_finite`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let x = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let y = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { x, y })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.x);
+            __results.push(self.y);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.log`: Log operation (the current StableHLO op; maps to the newest `vhlo.log_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct LogOp {
+        ///`operand` of `stablehlo.log` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result_accuracy` of `stablehlo.log` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
+        pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.log` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl LogOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Log;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.log";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.log`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let result_accuracy = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_accuracy",
+            );
+            Ok(Self {
+                operand,
+                result_accuracy,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.log_plus_one`: Log1p operation (the current StableHLO op; maps to the newest `vhlo.log_plus_one_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct LogPlusOneOp {
+        ///`operand` of `stablehlo.log_plus_one` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result_accuracy` of `stablehlo.log_plus_one` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
+        pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.log_plus_one` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl LogPlusOneOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::LogPlusOne;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.log_plus_one";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.log_plus_one`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let result_accuracy = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_accuracy",
+            );
+            Ok(Self {
+                operand,
+                result_accuracy,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.logistic`: Logistic operation (the current StableHLO op; maps to the newest `vhlo.logistic_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct LogisticOp {
+        ///`operand` of `stablehlo.logistic` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result_accuracy` of `stablehlo.logistic` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
+        pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.logistic` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl LogisticOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Logistic;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.logistic";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.logistic`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let result_accuracy = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_accuracy",
+            );
+            Ok(Self {
+                operand,
+                result_accuracy,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.map`: Map operation (the current StableHLO op; maps to the newest `vhlo.map_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct MapOp {
+        ///`inputs` of `stablehlo.map` (variadic operand).
+        pub inputs: Vec<::vhlo_core::ir::Value>,
+        ///`dimensions` of `stablehlo.map` (attribute `DenseI64ArrayAttr`).
+        pub dimensions: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.map` (result type).
+        pub result: ::vhlo_core::ir::Type,
+        ///`computation` of `stablehlo.map` (region).
+        pub computation: ::vhlo_core::ir::Region,
+    }
+    impl MapOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Map;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.map";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.map`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let inputs = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false],
+            )?;
+            let computation = __items[__ranges[0usize].start];
+            let dimensions = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "dimensions",
+            )?;
+            Ok(Self {
+                inputs,
+                dimensions,
+                result,
+                computation,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.inputs.iter().copied());
+            __results.push(self.result);
+            __regions.push(self.computation);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimensions", self.dimensions));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.maximum`: Max operation (the current StableHLO op; maps to the newest `vhlo.maximum_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct MaximumOp {
+        ///`lhs` of `stablehlo.maximum` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.maximum` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.maximum` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl MaximumOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Maximum;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.maximum";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.maximum`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.minimum`: Min operation (the current StableHLO op; maps to the newest `vhlo.minimum_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct MinimumOp {
+        ///`lhs` of `stablehlo.minimum` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.minimum` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.minimum` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl MinimumOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Minimum;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.minimum";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.minimum`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.multiply`: Mul operation (the current StableHLO op; maps to the newest `vhlo.multiply_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct MultiplyOp {
+        ///`lhs` of `stablehlo.multiply` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.multiply` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.multiply` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl MultiplyOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Multiply;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.multiply";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.multiply`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.negate`: Neg operation (the current StableHLO op; maps to the newest `vhlo.negate_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct NegateOp {
+        ///`operand` of `stablehlo.negate` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.negate` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl NegateOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Negate;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.negate";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.negate`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.not`: Not operation (the current StableHLO op; maps to the newest `vhlo.not_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct NotOp {
+        ///`operand` of `stablehlo.not` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.not` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl NotOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Not;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.not";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.not`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.optimization_barrier`: OptimizationBarrier operation (the current StableHLO op; maps to the newest `vhlo.optimization_barrier_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct OptimizationBarrierOp {
+        ///`operand` of `stablehlo.optimization_barrier` (variadic operand).
+        pub operand: Vec<::vhlo_core::ir::Value>,
+        ///`result` of `stablehlo.optimization_barrier` (variadic result type).
+        pub result: Vec<::vhlo_core::ir::Type>,
+    }
+    impl OptimizationBarrierOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::OptimizationBarrier;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.optimization_barrier";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.optimization_barrier`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let operand = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let result = __items[__ranges[0usize].clone()].to_vec();
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.operand.iter().copied());
+            __results.extend(self.result.iter().copied());
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.or`: Or operation (the current StableHLO op; maps to the newest `vhlo.or_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct OrOp {
+        ///`lhs` of `stablehlo.or` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.or` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.or` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl OrOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Or;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.or";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.or`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.outfeed`: Outfeed operation (the current StableHLO op; maps to the newest `vhlo.outfeed_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct OutfeedOp {
+        ///`inputs` of `stablehlo.outfeed` (variadic operand).
+        pub inputs: Vec<::vhlo_core::ir::Value>,
+        ///`token` of `stablehlo.outfeed` (operand).
+        pub token: ::vhlo_core::ir::Value,
+        ///`outfeed_config` of `stablehlo.outfeed` (attribute `DefaultValuedStrAttr<StrAttr, "">`, default ``).
+        pub outfeed_config: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.outfeed` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl OutfeedOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Outfeed;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.outfeed";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.outfeed`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true, false],
+            )?;
+            let inputs = __items[__ranges[0usize].clone()].to_vec();
+            let token = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let outfeed_config = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "outfeed_config",
+            );
+            Ok(Self {
+                inputs,
+                token,
+                outfeed_config,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.inputs.iter().copied());
+            __operands.push(self.token);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.outfeed_config {
+                __props.push(("outfeed_config", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.pad`: Pad operation (the current StableHLO op; maps to the newest `vhlo.pad_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct PadOp {
+        ///`operand` of `stablehlo.pad` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`padding_value` of `stablehlo.pad` (operand).
+        pub padding_value: ::vhlo_core::ir::Value,
+        ///`edge_padding_low` of `stablehlo.pad` (attribute `DenseI64ArrayAttr`).
+        pub edge_padding_low: ::vhlo_core::ir::Attribute,
+        ///`edge_padding_high` of `stablehlo.pad` (attribute `DenseI64ArrayAttr`).
+        pub edge_padding_high: ::vhlo_core::ir::Attribute,
+        ///`interior_padding` of `stablehlo.pad` (attribute `DenseI64ArrayAttr`).
+        pub interior_padding: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.pad` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl PadOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Pad;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.pad";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.pad`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let padding_value = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let edge_padding_low = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "edge_padding_low",
+            )?;
+            let edge_padding_high = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "edge_padding_high",
+            )?;
+            let interior_padding = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "interior_padding",
+            )?;
+            Ok(Self {
+                operand,
+                padding_value,
+                edge_padding_low,
+                edge_padding_high,
+                interior_padding,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.padding_value);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("edge_padding_low", self.edge_padding_low));
+            __props.push(("edge_padding_high", self.edge_padding_high));
+            __props.push(("interior_padding", self.interior_padding));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.partition_id`: PartitionId operation (the current StableHLO op; maps to the newest `vhlo.partition_id_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct PartitionIdOp {
+        ///`result` of `stablehlo.partition_id` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl PartitionIdOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::PartitionId;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.partition_id";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.partition_id`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                (m.operands(op)).len(),
+                &[],
+            )?;
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.popcnt`: PopulationCount operation (the current StableHLO op; maps to the newest `vhlo.popcnt_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct PopcntOp {
+        ///`operand` of `stablehlo.popcnt` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.popcnt` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl PopcntOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Popcnt;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.popcnt";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.popcnt`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.power`: Power operation (the current StableHLO op; maps to the newest `vhlo.power_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct PowerOp {
+        ///`lhs` of `stablehlo.power` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.power` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.power` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl PowerOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Power;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.power";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.power`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.real`: Real operation (the current StableHLO op; maps to the newest `vhlo.real_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct RealOp {
+        ///`operand` of `stablehlo.real` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.real` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl RealOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Real;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.real";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.real`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.real_dynamic_slice`: RealDynamicSlice operation (the current StableHLO op; maps to the newest `vhlo.real_dynamic_slice_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct RealDynamicSliceOp {
+        ///`operand` of `stablehlo.real_dynamic_slice` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`start_indices` of `stablehlo.real_dynamic_slice` (operand).
+        pub start_indices: ::vhlo_core::ir::Value,
+        ///`limit_indices` of `stablehlo.real_dynamic_slice` (operand).
+        pub limit_indices: ::vhlo_core::ir::Value,
+        ///`strides` of `stablehlo.real_dynamic_slice` (operand).
+        pub strides: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.real_dynamic_slice` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl RealDynamicSliceOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::RealDynamicSlice;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.real_dynamic_slice";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.real_dynamic_slice`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false, false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let start_indices = __items[__ranges[1usize].start];
+            let limit_indices = __items[__ranges[2usize].start];
+            let strides = __items[__ranges[3usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self {
+                operand,
+                start_indices,
+                limit_indices,
+                strides,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.start_indices);
+            __operands.push(self.limit_indices);
+            __operands.push(self.strides);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.recv`: Recv operation (the current StableHLO op; maps to the newest `vhlo.recv_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct RecvOp {
+        ///`token` of `stablehlo.recv` (operand).
+        pub token: ::vhlo_core::ir::Value,
+        ///`channel_handle` of `stablehlo.recv` (attribute `StableHLO_ChannelHandle`).
+        pub channel_handle: ::vhlo_core::ir::Attribute,
+        ///`is_host_transfer` of `stablehlo.recv` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
+        pub is_host_transfer: Option<::vhlo_core::ir::Attribute>,
+        ///`source_target_pairs` of `stablehlo.recv` (attribute `OptionalAttr<I64ElementsAttr>`).
+        pub source_target_pairs: Option<::vhlo_core::ir::Attribute>,
+        ///`results` of `stablehlo.recv` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+    }
+    impl RecvOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Recv;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.recv";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.recv`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let token = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let channel_handle = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "channel_handle",
+            )?;
+            let is_host_transfer = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "is_host_transfer",
+            );
+            let source_target_pairs = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "source_target_pairs",
+            );
+            Ok(Self {
+                token,
+                channel_handle,
+                is_host_transfer,
+                source_target_pairs,
+                results,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.token);
+            __results.extend(self.results.iter().copied());
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("channel_handle", self.channel_handle));
+            if let Some(v) = self.is_host_transfer {
+                __props.push(("is_host_transfer", v));
+            }
+            if let Some(v) = self.source_target_pairs {
+                __props.push(("source_target_pairs", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.reduce`: Reduce operation (the current StableHLO op; maps to the newest `vhlo.reduce_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ReduceOp {
+        ///`inputs` of `stablehlo.reduce` (variadic operand).
+        pub inputs: Vec<::vhlo_core::ir::Value>,
+        ///`init_values` of `stablehlo.reduce` (variadic operand).
+        pub init_values: Vec<::vhlo_core::ir::Value>,
+        ///`dimensions` of `stablehlo.reduce` (attribute `DenseI64ArrayAttr`).
+        pub dimensions: ::vhlo_core::ir::Attribute,
+        ///`results` of `stablehlo.reduce` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+        ///`body` of `stablehlo.reduce` (region).
+        pub body: ::vhlo_core::ir::Region,
+    }
+    impl ReduceOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Reduce;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.reduce";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.reduce`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true, true],
+            )?;
+            let inputs = __items[__ranges[0usize].clone()].to_vec();
+            let init_values = __items[__ranges[1usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false],
+            )?;
+            let body = __items[__ranges[0usize].start];
+            let dimensions = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "dimensions",
+            )?;
+            Ok(Self {
+                inputs,
+                init_values,
+                dimensions,
+                results,
+                body,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.inputs.iter().copied());
+            __operands.extend(self.init_values.iter().copied());
+            __results.extend(self.results.iter().copied());
+            __regions.push(self.body);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimensions", self.dimensions));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.reduce_precision`: ReducePrecision operation (the current StableHLO op; maps to the newest `vhlo.reduce_precision_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ReducePrecisionOp {
+        ///`operand` of `stablehlo.reduce_precision` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`exponent_bits` of `stablehlo.reduce_precision` (attribute `ConfinedAttr<I32Attr, [IntPositive]>`).
+        pub exponent_bits: ::vhlo_core::ir::Attribute,
+        ///`mantissa_bits` of `stablehlo.reduce_precision` (attribute `ConfinedAttr<I32Attr, [IntNonNegative]>`).
+        pub mantissa_bits: ::vhlo_core::ir::Attribute,
+        ///`output` of `stablehlo.reduce_precision` (result type).
+        pub output: ::vhlo_core::ir::Type,
+    }
+    impl ReducePrecisionOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::ReducePrecision;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.reduce_precision";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.reduce_precision`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let output = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let exponent_bits = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "exponent_bits",
+            )?;
+            let mantissa_bits = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "mantissa_bits",
+            )?;
+            Ok(Self {
+                operand,
+                exponent_bits,
+                mantissa_bits,
+                output,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.output);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("exponent_bits", self.exponent_bits));
+            __props.push(("mantissa_bits", self.mantissa_bits));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.reduce_scatter`: ReduceScatter operation (the current StableHLO op; maps to the newest `vhlo.reduce_scatter_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ReduceScatterOp {
+        ///`operand` of `stablehlo.reduce_scatter` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`scatter_dimension` of `stablehlo.reduce_scatter` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+        pub scatter_dimension: ::vhlo_core::ir::Attribute,
+        ///`replica_groups` of `stablehlo.reduce_scatter` (attribute `StableHLO_ReplicaGroups`).
+        pub replica_groups: ::vhlo_core::ir::Attribute,
+        ///`channel_handle` of `stablehlo.reduce_scatter` (attribute `OptionalAttr<StableHLO_ChannelHandle>`).
+        pub channel_handle: Option<::vhlo_core::ir::Attribute>,
+        ///`use_global_device_ids` of `stablehlo.reduce_scatter` (attribute `UnitAttr`).
+        pub use_global_device_ids: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.reduce_scatter` (result type).
+        pub result: ::vhlo_core::ir::Type,
+        ///`computation` of `stablehlo.reduce_scatter` (region).
+        pub computation: ::vhlo_core::ir::Region,
+    }
+    impl ReduceScatterOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::ReduceScatter;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.reduce_scatter";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.reduce_scatter`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false],
+            )?;
+            let computation = __items[__ranges[0usize].start];
+            let scatter_dimension = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "scatter_dimension",
+            )?;
+            let replica_groups = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "replica_groups",
+            )?;
+            let channel_handle = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "channel_handle",
+            );
+            let use_global_device_ids = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "use_global_device_ids",
+            );
+            Ok(Self {
+                operand,
+                scatter_dimension,
+                replica_groups,
+                channel_handle,
+                use_global_device_ids,
+                result,
+                computation,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            __regions.push(self.computation);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("scatter_dimension", self.scatter_dimension));
+            __props.push(("replica_groups", self.replica_groups));
+            if let Some(v) = self.channel_handle {
+                __props.push(("channel_handle", v));
+            }
+            if let Some(v) = self.use_global_device_ids {
+                __props.push(("use_global_device_ids", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.reduce_window`: ReduceWindow operation (the current StableHLO op; maps to the newest `vhlo.reduce_window_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ReduceWindowOp {
+        ///`inputs` of `stablehlo.reduce_window` (variadic operand).
+        pub inputs: Vec<::vhlo_core::ir::Value>,
+        ///`init_values` of `stablehlo.reduce_window` (variadic operand).
+        pub init_values: Vec<::vhlo_core::ir::Value>,
+        ///`window_dimensions` of `stablehlo.reduce_window` (attribute `DenseI64ArrayAttr`).
+        pub window_dimensions: ::vhlo_core::ir::Attribute,
+        ///`window_strides` of `stablehlo.reduce_window` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub window_strides: Option<::vhlo_core::ir::Attribute>,
+        ///`base_dilations` of `stablehlo.reduce_window` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub base_dilations: Option<::vhlo_core::ir::Attribute>,
+        ///`window_dilations` of `stablehlo.reduce_window` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub window_dilations: Option<::vhlo_core::ir::Attribute>,
+        ///`padding` of `stablehlo.reduce_window` (attribute `OptionalAttr<I64ElementsAttr>`).
+        pub padding: Option<::vhlo_core::ir::Attribute>,
+        ///`results` of `stablehlo.reduce_window` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+        ///`body` of `stablehlo.reduce_window` (region).
+        pub body: ::vhlo_core::ir::Region,
+    }
+    impl ReduceWindowOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::ReduceWindow;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.reduce_window";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.reduce_window`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true, true],
+            )?;
+            let inputs = __items[__ranges[0usize].clone()].to_vec();
+            let init_values = __items[__ranges[1usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false],
+            )?;
+            let body = __items[__ranges[0usize].start];
+            let window_dimensions = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "window_dimensions",
+            )?;
+            let window_strides = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "window_strides",
+            );
+            let base_dilations = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "base_dilations",
+            );
+            let window_dilations = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "window_dilations",
+            );
+            let padding = ::vhlo_core::dialect::optional_property(m, op, "padding");
+            Ok(Self {
+                inputs,
+                init_values,
+                window_dimensions,
+                window_strides,
+                base_dilations,
+                window_dilations,
+                padding,
+                results,
+                body,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.inputs.iter().copied());
+            __operands.extend(self.init_values.iter().copied());
+            __results.extend(self.results.iter().copied());
+            __regions.push(self.body);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("window_dimensions", self.window_dimensions));
+            if let Some(v) = self.window_strides {
+                __props.push(("window_strides", v));
+            }
+            if let Some(v) = self.base_dilations {
+                __props.push(("base_dilations", v));
+            }
+            if let Some(v) = self.window_dilations {
+                __props.push(("window_dilations", v));
+            }
+            if let Some(v) = self.padding {
+                __props.push(("padding", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.remainder`: Rem operation (the current StableHLO op; maps to the newest `vhlo.remainder_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct RemainderOp {
+        ///`lhs` of `stablehlo.remainder` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.remainder` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.remainder` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl RemainderOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Remainder;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.remainder";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.remainder`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.replica_id`: ReplicaId operation (the current StableHLO op; maps to the newest `vhlo.replica_id_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ReplicaIdOp {
+        ///`result` of `stablehlo.replica_id` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ReplicaIdOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::ReplicaId;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.replica_id";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.replica_id`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                (m.operands(op)).len(),
+                &[],
+            )?;
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.reshape`: Reshape operation (the current StableHLO op; maps to the newest `vhlo.reshape_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ReshapeOp {
+        ///`operand` of `stablehlo.reshape` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.reshape` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ReshapeOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Reshape;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.reshape";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.reshape`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.return`: Return operation (the current StableHLO op; maps to the newest `vhlo.return_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ReturnOp {
+        ///`results` of `stablehlo.return` (variadic operand).
+        pub results: Vec<::vhlo_core::ir::Value>,
+    }
+    impl ReturnOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Return;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.return";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.return`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                (&__result_types[..]).len(),
+                &[],
+            )?;
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { results })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.results.iter().copied());
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.reverse`: Reverse operation (the current StableHLO op; maps to the newest `vhlo.reverse_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ReverseOp {
+        ///`operand` of `stablehlo.reverse` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`dimensions` of `stablehlo.reverse` (attribute `DenseI64ArrayAttr`).
+        pub dimensions: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.reverse` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ReverseOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Reverse;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.reverse";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.reverse`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let dimensions = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "dimensions",
+            )?;
+            Ok(Self {
+                operand,
+                dimensions,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimensions", self.dimensions));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.rng`: Rng operation (the current StableHLO op; maps to the newest `vhlo.rng_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct RngOp {
+        ///`a` of `stablehlo.rng` (operand).
+        pub a: ::vhlo_core::ir::Value,
+        ///`b` of `stablehlo.rng` (operand).
+        pub b: ::vhlo_core::ir::Value,
+        ///`shape` of `stablehlo.rng` (operand).
+        pub shape: ::vhlo_core::ir::Value,
+        ///`rng_distribution` of `stablehlo.rng` (attribute `StableHLO_RngDistributionAttr`).
+        pub rng_distribution: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.rng` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl RngOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Rng;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.rng";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.rng`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false, false],
+            )?;
+            let a = __items[__ranges[0usize].start];
+            let b = __items[__ranges[1usize].start];
+            let shape = __items[__ranges[2usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let rng_distribution = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "rng_distribution",
+            )?;
+            Ok(Self {
+                a,
+                b,
+                shape,
+                rng_distribution,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.a);
+            __operands.push(self.b);
+            __operands.push(self.shape);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("rng_distribution", self.rng_distribution));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.rng_bit_generator`: RngBitGenerator operation (the current StableHLO op; maps to the newest `vhlo.rng_bit_generator_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct RngBitGeneratorOp {
+        ///`initial_state` of `stablehlo.rng_bit_generator` (operand).
+        pub initial_state: ::vhlo_core::ir::Value,
+        ///`rng_algorithm` of `stablehlo.rng_bit_generator` (attribute `StableHLO_RngAlgorithmAttr`).
+        pub rng_algorithm: ::vhlo_core::ir::Attribute,
+        ///`output_state` of `stablehlo.rng_bit_generator` (result type).
+        pub output_state: ::vhlo_core::ir::Type,
+        ///`output` of `stablehlo.rng_bit_generator` (result type).
+        pub output: ::vhlo_core::ir::Type,
+    }
+    impl RngBitGeneratorOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::RngBitGenerator;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.rng_bit_generator";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.rng_bit_generator`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let initial_state = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false, false],
+            )?;
+            let output_state = __items[__ranges[0usize].start];
+            let output = __items[__ranges[1usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let rng_algorithm = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "rng_algorithm",
+            )?;
+            Ok(Self {
+                initial_state,
+                rng_algorithm,
+                output_state,
+                output,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.initial_state);
+            __results.push(self.output_state);
+            __results.push(self.output);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("rng_algorithm", self.rng_algorithm));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.round_nearest_afz`: Round operation (the current StableHLO op; maps to the newest `vhlo.round_nearest_afz_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct RoundNearestAfzOp {
+        ///`operand` of `stablehlo.round_nearest_afz` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.round_nearest_afz` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl RoundNearestAfzOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::RoundNearestAfz;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.round_nearest_afz";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.round_nearest_afz`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.round_nearest_even`: RoundNearestEven operation (the current StableHLO op; maps to the newest `vhlo.round_nearest_even_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct RoundNearestEvenOp {
+        ///`operand` of `stablehlo.round_nearest_even` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.round_nearest_even` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl RoundNearestEvenOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::RoundNearestEven;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.round_nearest_even";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.round_nearest_even`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.rsqrt`: Rsqrt operation (the current StableHLO op; maps to the newest `vhlo.rsqrt_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct RsqrtOp {
+        ///`operand` of `stablehlo.rsqrt` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result_accuracy` of `stablehlo.rsqrt` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
+        pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.rsqrt` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl RsqrtOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Rsqrt;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.rsqrt";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.rsqrt`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let result_accuracy = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_accuracy",
+            );
+            Ok(Self {
+                operand,
+                result_accuracy,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.scatter`: Scatter operation (the current StableHLO op; maps to the newest `vhlo.scatter_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ScatterOp {
+        ///`inputs` of `stablehlo.scatter` (variadic operand).
+        pub inputs: Vec<::vhlo_core::ir::Value>,
+        ///`scatter_indices` of `stablehlo.scatter` (operand).
+        pub scatter_indices: ::vhlo_core::ir::Value,
+        ///`updates` of `stablehlo.scatter` (variadic operand).
+        pub updates: Vec<::vhlo_core::ir::Value>,
+        ///`scatter_dimension_numbers` of `stablehlo.scatter` (attribute `StableHLO_ScatterDimensionNumbers`).
+        pub scatter_dimension_numbers: ::vhlo_core::ir::Attribute,
+        ///`indices_are_sorted` of `stablehlo.scatter` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
+        pub indices_are_sorted: Option<::vhlo_core::ir::Attribute>,
+        ///`unique_indices` of `stablehlo.scatter` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
+        pub unique_indices: Option<::vhlo_core::ir::Attribute>,
+        ///`results` of `stablehlo.scatter` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+        ///`update_computation` of `stablehlo.scatter` (region).
+        pub update_computation: ::vhlo_core::ir::Region,
+    }
+    impl ScatterOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Scatter;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.scatter";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.scatter`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true, false, true],
+            )?;
+            let inputs = __items[__ranges[0usize].clone()].to_vec();
+            let scatter_indices = __items[__ranges[1usize].start];
+            let updates = __items[__ranges[2usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false],
+            )?;
+            let update_computation = __items[__ranges[0usize].start];
+            let scatter_dimension_numbers = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "scatter_dimension_numbers",
+            )?;
+            let indices_are_sorted = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "indices_are_sorted",
+            );
+            let unique_indices = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "unique_indices",
+            );
+            Ok(Self {
+                inputs,
+                scatter_indices,
+                updates,
+                scatter_dimension_numbers,
+                indices_are_sorted,
+                unique_indices,
+                results,
+                update_computation,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.inputs.iter().copied());
+            __operands.push(self.scatter_indices);
+            __operands.extend(self.updates.iter().copied());
+            __results.extend(self.results.iter().copied());
+            __regions.push(self.update_computation);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("scatter_dimension_numbers", self.scatter_dimension_numbers));
+            if let Some(v) = self.indices_are_sorted {
+                __props.push(("indices_are_sorted", v));
+            }
+            if let Some(v) = self.unique_indices {
+                __props.push(("unique_indices", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.select`: Select operation (the current StableHLO op; maps to the newest `vhlo.select_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SelectOp {
+        ///`pred` of `stablehlo.select` (operand).
+        pub pred: ::vhlo_core::ir::Value,
+        ///`on_true` of `stablehlo.select` (operand).
+        pub on_true: ::vhlo_core::ir::Value,
+        ///`on_false` of `stablehlo.select` (operand).
+        pub on_false: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.select` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl SelectOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Select;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.select";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.select`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false, false],
+            )?;
+            let pred = __items[__ranges[0usize].start];
+            let on_true = __items[__ranges[1usize].start];
+            let on_false = __items[__ranges[2usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self {
+                pred,
+                on_true,
+                on_false,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.pred);
+            __operands.push(self.on_true);
+            __operands.push(self.on_false);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.select_and_scatter`: SelectAndScatter operation (the current StableHLO op; maps to the newest `vhlo.select_and_scatter_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SelectAndScatterOp {
+        ///`operand` of `stablehlo.select_and_scatter` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`source` of `stablehlo.select_and_scatter` (operand).
+        pub source: ::vhlo_core::ir::Value,
+        ///`init_value` of `stablehlo.select_and_scatter` (operand).
+        pub init_value: ::vhlo_core::ir::Value,
+        ///`window_dimensions` of `stablehlo.select_and_scatter` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub window_dimensions: Option<::vhlo_core::ir::Attribute>,
+        ///`window_strides` of `stablehlo.select_and_scatter` (attribute `OptionalAttr<DenseI64ArrayAttr>`).
+        pub window_strides: Option<::vhlo_core::ir::Attribute>,
+        ///`padding` of `stablehlo.select_and_scatter` (attribute `OptionalAttr<I64ElementsAttr>`).
+        pub padding: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.select_and_scatter` (result type).
+        pub result: ::vhlo_core::ir::Type,
+        ///`select` of `stablehlo.select_and_scatter` (region).
+        pub select: ::vhlo_core::ir::Region,
+        ///`scatter` of `stablehlo.select_and_scatter` (region).
+        pub scatter: ::vhlo_core::ir::Region,
+    }
+    impl SelectAndScatterOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::SelectAndScatter;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.select_and_scatter";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.select_and_scatter`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let source = __items[__ranges[1usize].start];
+            let init_value = __items[__ranges[2usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false, false],
+            )?;
+            let select = __items[__ranges[0usize].start];
+            let scatter = __items[__ranges[1usize].start];
+            let window_dimensions = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "window_dimensions",
+            );
+            let window_strides = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "window_strides",
+            );
+            let padding = ::vhlo_core::dialect::optional_property(m, op, "padding");
+            Ok(Self {
+                operand,
+                source,
+                init_value,
+                window_dimensions,
+                window_strides,
+                padding,
+                result,
+                select,
+                scatter,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.source);
+            __operands.push(self.init_value);
+            __results.push(self.result);
+            __regions.push(self.select);
+            __regions.push(self.scatter);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.window_dimensions {
+                __props.push(("window_dimensions", v));
+            }
+            if let Some(v) = self.window_strides {
+                __props.push(("window_strides", v));
+            }
+            if let Some(v) = self.padding {
+                __props.push(("padding", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.send`: Send operation (the current StableHLO op; maps to the newest `vhlo.send_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SendOp {
+        ///`inputs` of `stablehlo.send` (variadic operand).
+        pub inputs: Vec<::vhlo_core::ir::Value>,
+        ///`token` of `stablehlo.send` (operand).
+        pub token: ::vhlo_core::ir::Value,
+        ///`channel_handle` of `stablehlo.send` (attribute `StableHLO_ChannelHandle`).
+        pub channel_handle: ::vhlo_core::ir::Attribute,
+        ///`is_host_transfer` of `stablehlo.send` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
+        pub is_host_transfer: Option<::vhlo_core::ir::Attribute>,
+        ///`source_target_pairs` of `stablehlo.send` (attribute `OptionalAttr<I64ElementsAttr>`).
+        pub source_target_pairs: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.send` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl SendOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Send;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.send";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.send`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true, false],
+            )?;
+            let inputs = __items[__ranges[0usize].clone()].to_vec();
+            let token = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let channel_handle = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "channel_handle",
+            )?;
+            let is_host_transfer = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "is_host_transfer",
+            );
+            let source_target_pairs = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "source_target_pairs",
+            );
+            Ok(Self {
+                inputs,
+                token,
+                channel_handle,
+                is_host_transfer,
+                source_target_pairs,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.inputs.iter().copied());
+            __operands.push(self.token);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("channel_handle", self.channel_handle));
+            if let Some(v) = self.is_host_transfer {
+                __props.push(("is_host_transfer", v));
+            }
+            if let Some(v) = self.source_target_pairs {
+                __props.push(("source_target_pairs", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.set_dimension_size`: SetDimensionSize operation (the current StableHLO op; maps to the newest `vhlo.set_dimension_size_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SetDimensionSizeOp {
+        ///`operand` of `stablehlo.set_dimension_size` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`size` of `stablehlo.set_dimension_size` (operand).
+        pub size: ::vhlo_core::ir::Value,
+        ///`dimension` of `stablehlo.set_dimension_size` (attribute `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+        pub dimension: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.set_dimension_size` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl SetDimensionSizeOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::SetDimensionSize;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.set_dimension_size";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.set_dimension_size`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let size = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let dimension = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "dimension",
+            )?;
+            Ok(Self {
+                operand,
+                size,
+                dimension,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.size);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimension", self.dimension));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.shift_left`: ShiftLeft operation (the current StableHLO op; maps to the newest `vhlo.shift_left_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ShiftLeftOp {
+        ///`lhs` of `stablehlo.shift_left` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.shift_left` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.shift_left` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ShiftLeftOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::ShiftLeft;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.shift_left";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.shift_left`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.shift_right_arithmetic`: ShiftRightArithmetic operation (the current StableHLO op; maps to the newest `vhlo.shift_right_arithmetic_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ShiftRightArithmeticOp {
+        ///`lhs` of `stablehlo.shift_right_arithmetic` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.shift_right_arithmetic` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.shift_right_arithmetic` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ShiftRightArithmeticOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::ShiftRightArithmetic;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.shift_right_arithmetic";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.shift_right_arithmetic`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.shift_right_logical`: ShiftRightLogical operation (the current StableHLO op; maps to the newest `vhlo.shift_right_logical_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ShiftRightLogicalOp {
+        ///`lhs` of `stablehlo.shift_right_logical` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.shift_right_logical` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.shift_right_logical` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl ShiftRightLogicalOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::ShiftRightLogical;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.shift_right_logical";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.shift_right_logical`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.sign`: Sign operation (the current StableHLO op; maps to the newest `vhlo.sign_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SignOp {
+        ///`operand` of `stablehlo.sign` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.sign` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl SignOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Sign;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.sign";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.sign`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.sine`: Sine operation (the current StableHLO op; maps to the newest `vhlo.sine_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SineOp {
+        ///`operand` of `stablehlo.sine` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result_accuracy` of `stablehlo.sine` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
+        pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.sine` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl SineOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Sine;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.sine";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.sine`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let result_accuracy = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_accuracy",
+            );
+            Ok(Self {
+                operand,
+                result_accuracy,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.slice`: Slice operation (the current StableHLO op; maps to the newest `vhlo.slice_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SliceOp {
+        ///`operand` of `stablehlo.slice` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`start_indices` of `stablehlo.slice` (attribute `DenseI64ArrayAttr`).
+        pub start_indices: ::vhlo_core::ir::Attribute,
+        ///`limit_indices` of `stablehlo.slice` (attribute `DenseI64ArrayAttr`).
+        pub limit_indices: ::vhlo_core::ir::Attribute,
+        ///`strides` of `stablehlo.slice` (attribute `DenseI64ArrayAttr`).
+        pub strides: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.slice` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl SliceOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Slice;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.slice";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.slice`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let start_indices = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "start_indices",
+            )?;
+            let limit_indices = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "limit_indices",
+            )?;
+            let strides = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "strides",
+            )?;
+            Ok(Self {
+                operand,
+                start_indices,
+                limit_indices,
+                strides,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("start_indices", self.start_indices));
+            __props.push(("limit_indices", self.limit_indices));
+            __props.push(("strides", self.strides));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.sort`: Sort operation (the current StableHLO op; maps to the newest `vhlo.sort_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SortOp {
+        ///`inputs` of `stablehlo.sort` (variadic operand).
+        pub inputs: Vec<::vhlo_core::ir::Value>,
+        ///`dimension` of `stablehlo.sort` (attribute `DefaultValuedOptionalAttr<I64Attr, "-1">`, default `-1`).
+        pub dimension: Option<::vhlo_core::ir::Attribute>,
+        ///`is_stable` of `stablehlo.sort` (attribute `DefaultValuedOptionalAttr<BoolAttr, "false">`, default `false`).
+        pub is_stable: Option<::vhlo_core::ir::Attribute>,
+        ///`results` of `stablehlo.sort` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+        ///`comparator` of `stablehlo.sort` (region).
+        pub comparator: ::vhlo_core::ir::Region,
+    }
+    impl SortOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Sort;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.sort";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.sort`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let inputs = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false],
+            )?;
+            let comparator = __items[__ranges[0usize].start];
+            let dimension = ::vhlo_core::dialect::optional_property(m, op, "dimension");
+            let is_stable = ::vhlo_core::dialect::optional_property(m, op, "is_stable");
+            Ok(Self {
+                inputs,
+                dimension,
+                is_stable,
+                results,
+                comparator,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.inputs.iter().copied());
+            __results.extend(self.results.iter().copied());
+            __regions.push(self.comparator);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.dimension {
+                __props.push(("dimension", v));
+            }
+            if let Some(v) = self.is_stable {
+                __props.push(("is_stable", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.sqrt`: Sqrt operation (the current StableHLO op; maps to the newest `vhlo.sqrt_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SqrtOp {
+        ///`operand` of `stablehlo.sqrt` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result_accuracy` of `stablehlo.sqrt` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
+        pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.sqrt` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl SqrtOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Sqrt;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.sqrt";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.sqrt`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let result_accuracy = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_accuracy",
+            );
+            Ok(Self {
+                operand,
+                result_accuracy,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.subtract`: Subtract operation (the current StableHLO op; maps to the newest `vhlo.subtract_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SubtractOp {
+        ///`lhs` of `stablehlo.subtract` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.subtract` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.subtract` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl SubtractOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Subtract;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.subtract";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.subtract`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.tan`: Tan operation (the current StableHLO op; maps to the newest `vhlo.tan_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct TanOp {
+        ///`operand` of `stablehlo.tan` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result_accuracy` of `stablehlo.tan` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
+        pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.tan` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl TanOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Tan;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.tan";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.tan`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let result_accuracy = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_accuracy",
+            );
+            Ok(Self {
+                operand,
+                result_accuracy,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.tanh`: Tanh operation (the current StableHLO op; maps to the newest `vhlo.tanh_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct TanhOp {
+        ///`operand` of `stablehlo.tanh` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result_accuracy` of `stablehlo.tanh` (attribute `DefaultValuedOptionalAttr<StableHLO_ResultAccuracyAttr, "::mlir::stablehlo::ResultAccuracyMode::DEFAULT">`, default `::mlir::stablehlo::ResultAccuracyMode::DEFAULT`).
+        pub result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ///`result` of `stablehlo.tanh` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl TanhOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Tanh;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.tanh";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.tanh`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let result_accuracy = ::vhlo_core::dialect::optional_property(
+                m,
+                op,
+                "result_accuracy",
+            );
+            Ok(Self {
+                operand,
+                result_accuracy,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = self.result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.torch_index_select`: TorchIndexSelect operation (the current StableHLO op; maps to the newest `vhlo.torch_index_select_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct TorchIndexSelectOp {
+        ///`operand` of `stablehlo.torch_index_select` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`index` of `stablehlo.torch_index_select` (operand).
+        pub index: ::vhlo_core::ir::Value,
+        ///`dim` of `stablehlo.torch_index_select` (attribute `I64Attr`).
+        pub dim: ::vhlo_core::ir::Attribute,
+        ///`batch_dims` of `stablehlo.torch_index_select` (attribute `I64Attr`).
+        pub batch_dims: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.torch_index_select` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl TorchIndexSelectOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::TorchIndexSelect;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.torch_index_select";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.torch_index_select`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let index = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let dim = ::vhlo_core::dialect::required_property(m, op, __name, "dim")?;
+            let batch_dims = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "batch_dims",
+            )?;
+            Ok(Self {
+                operand,
+                index,
+                dim,
+                batch_dims,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __operands.push(self.index);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dim", self.dim));
+            __props.push(("batch_dims", self.batch_dims));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.transpose`: Transpose operation (the current StableHLO op; maps to the newest `vhlo.transpose_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct TransposeOp {
+        ///`operand` of `stablehlo.transpose` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`permutation` of `stablehlo.transpose` (attribute `DenseI64ArrayAttr`).
+        pub permutation: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.transpose` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl TransposeOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Transpose;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.transpose";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.transpose`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let permutation = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "permutation",
+            )?;
+            Ok(Self {
+                operand,
+                permutation,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("permutation", self.permutation));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.triangular_solve`: TriangularSolve operation (the current StableHLO op; maps to the newest `vhlo.triangular_solve_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct TriangularSolveOp {
+        ///`a` of `stablehlo.triangular_solve` (operand).
+        pub a: ::vhlo_core::ir::Value,
+        ///`b` of `stablehlo.triangular_solve` (operand).
+        pub b: ::vhlo_core::ir::Value,
+        ///`left_side` of `stablehlo.triangular_solve` (attribute `BoolAttr`).
+        pub left_side: ::vhlo_core::ir::Attribute,
+        ///`lower` of `stablehlo.triangular_solve` (attribute `BoolAttr`).
+        pub lower: ::vhlo_core::ir::Attribute,
+        ///`unit_diagonal` of `stablehlo.triangular_solve` (attribute `BoolAttr`).
+        pub unit_diagonal: ::vhlo_core::ir::Attribute,
+        ///`transpose_a` of `stablehlo.triangular_solve` (attribute `StableHLO_TransposeAttr`).
+        pub transpose_a: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.triangular_solve` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl TriangularSolveOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::TriangularSolve;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.triangular_solve";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.triangular_solve`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let a = __items[__ranges[0usize].start];
+            let b = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let left_side = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "left_side",
+            )?;
+            let lower = ::vhlo_core::dialect::required_property(m, op, __name, "lower")?;
+            let unit_diagonal = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "unit_diagonal",
+            )?;
+            let transpose_a = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "transpose_a",
+            )?;
+            Ok(Self {
+                a,
+                b,
+                left_side,
+                lower,
+                unit_diagonal,
+                transpose_a,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.a);
+            __operands.push(self.b);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("left_side", self.left_side));
+            __props.push(("lower", self.lower));
+            __props.push(("unit_diagonal", self.unit_diagonal));
+            __props.push(("transpose_a", self.transpose_a));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.tuple`: Tuple operation (the current StableHLO op; maps to the newest `vhlo.tuple_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct TupleOp {
+        ///`val` of `stablehlo.tuple` (variadic operand).
+        pub val: Vec<::vhlo_core::ir::Value>,
+        ///`result` of `stablehlo.tuple` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl TupleOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Tuple;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.tuple";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.tuple`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let val = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { val, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.val.iter().copied());
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.unary_einsum`: UnaryEinsum operation (the current StableHLO op; maps to the newest `vhlo.unary_einsum_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct UnaryEinsumOp {
+        ///`operand` of `stablehlo.unary_einsum` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`einsum_config` of `stablehlo.unary_einsum` (attribute `StrAttr`).
+        pub einsum_config: ::vhlo_core::ir::Attribute,
+        ///`result` of `stablehlo.unary_einsum` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl UnaryEinsumOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::UnaryEinsum;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.unary_einsum";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.unary_einsum`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            let einsum_config = ::vhlo_core::dialect::required_property(
+                m,
+                op,
+                __name,
+                "einsum_config",
+            )?;
+            Ok(Self {
+                operand,
+                einsum_config,
+                result,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("einsum_config", self.einsum_config));
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.uniform_dequantize`: UniformDequantize operation (the current StableHLO op; maps to the newest `vhlo.uniform_dequantize_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct UniformDequantizeOp {
+        ///`operand` of `stablehlo.uniform_dequantize` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.uniform_dequantize` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl UniformDequantizeOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::UniformDequantize;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.uniform_dequantize";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.uniform_dequantize`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.uniform_quantize`: UniformQuantize operation (the current StableHLO op; maps to the newest `vhlo.uniform_quantize_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct UniformQuantizeOp {
+        ///`operand` of `stablehlo.uniform_quantize` (operand).
+        pub operand: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.uniform_quantize` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl UniformQuantizeOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::UniformQuantize;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.uniform_quantize";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.uniform_quantize`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false],
+            )?;
+            let operand = __items[__ranges[0usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { operand, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.operand);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.while`: While operation (the current StableHLO op; maps to the newest `vhlo.while_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct WhileOp {
+        ///`operand` of `stablehlo.while` (variadic operand).
+        pub operand: Vec<::vhlo_core::ir::Value>,
+        ///`results` of `stablehlo.while` (variadic result type).
+        pub results: Vec<::vhlo_core::ir::Type>,
+        ///`cond` of `stablehlo.while` (region).
+        pub cond: ::vhlo_core::ir::Region,
+        ///`body` of `stablehlo.while` (region).
+        pub body: ::vhlo_core::ir::Region,
+    }
+    impl WhileOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::While;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.while";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.while`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[true],
+            )?;
+            let operand = __items[__ranges[0usize].clone()].to_vec();
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[true],
+            )?;
+            let results = __items[__ranges[0usize].clone()].to_vec();
+            let __items = m.regions(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                __items.len(),
+                &[false, false],
+            )?;
+            let cond = __items[__ranges[0usize].start];
+            let body = __items[__ranges[1usize].start];
+            Ok(Self {
+                operand,
+                results,
+                cond,
+                body,
+            })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.extend(self.operand.iter().copied());
+            __results.extend(self.results.iter().copied());
+            __regions.push(self.cond);
+            __regions.push(self.body);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
+    }
+    ///`stablehlo.xor`: Xor operation (the current StableHLO op; maps to the newest `vhlo.xor_vN`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct XorOp {
+        ///`lhs` of `stablehlo.xor` (operand).
+        pub lhs: ::vhlo_core::ir::Value,
+        ///`rhs` of `stablehlo.xor` (operand).
+        pub rhs: ::vhlo_core::ir::Value,
+        ///`result` of `stablehlo.xor` (result type).
+        pub result: ::vhlo_core::ir::Type,
+    }
+    impl XorOp {
+        /// The StableHLO op this struct describes.
+        pub const OP: StablehloOp = StablehloOp::Xor;
+        /// The full op name.
+        pub const NAME: &'static str = "stablehlo.xor";
+        ///Reads the op `op` of `m`, which must be a `stablehlo.xor`.
+        pub fn from_op(
+            m: &::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+        ) -> Result<Self, ::vhlo_core::dialect::OpMismatch> {
+            let __name = Self::NAME;
+            ::vhlo_core::dialect::expect_name(m, op, __name)?;
+            let __items = m.operands(op);
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "operand",
+                __items.len(),
+                &[false, false],
+            )?;
+            let lhs = __items[__ranges[0usize].start];
+            let rhs = __items[__ranges[1usize].start];
+            let __result_types: Vec<::vhlo_core::ir::Type> = m
+                .results(op)
+                .map(|r| m.value_type(r))
+                .collect();
+            let __items = &__result_types[..];
+            let __ranges = ::vhlo_core::dialect::split_groups(
+                __name,
+                "result",
+                __items.len(),
+                &[false],
+            )?;
+            let result = __items[__ranges[0usize].start];
+            ::vhlo_core::dialect::split_groups(
+                __name,
+                "region",
+                (m.regions(op)).len(),
+                &[],
+            )?;
+            Ok(Self { lhs, rhs, result })
+        }
+        /// Creates the op in `m` (detached). Present attributes become properties, sorted by name.
+        pub fn build(
+            &self,
+            m: &mut ::vhlo_core::ir::Module,
+            location: ::vhlo_core::ir::Location,
+        ) -> ::vhlo_core::ir::OpId {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __results: Vec<::vhlo_core::ir::Type> = Vec::new();
+            let mut __regions: Vec<::vhlo_core::ir::Region> = Vec::new();
+            __operands.push(self.lhs);
+            __operands.push(self.rhs);
+            __results.push(self.result);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            ::vhlo_core::dialect::create_op(
+                m,
+                Self::NAME,
+                __operands,
+                __results,
+                &__props,
+                __regions,
+                location,
+            )
+        }
     }
 }
 /// Upgrades `op` by one version in place (e.g. `exponential_v1` -> `exponential_v2`), applying
