@@ -128,6 +128,8 @@ struct OpStruct<'a> {
     regions: &'a [Field],
     /// The doc lines of `build`.
     build_doc: &'static [&'static str],
+    /// A `set_<attribute>` per attribute (the StableHLO structs).
+    setters: bool,
 }
 
 fn op_struct_tokens(s: OpStruct<'_>) -> TokenStream {
@@ -203,6 +205,26 @@ fn op_struct_tokens(s: OpStruct<'_>) -> TokenStream {
             quote! { __props.push((#n, self.#id)); }
         }
     });
+    let setters = s.attributes.iter().filter(|_| s.setters).map(|a| {
+        let n = &a.name;
+        let set = format_ident!("set_{}", n.replace('-', "_"));
+        let (ty, value) = if a.optional {
+            (quote! { Option<::vhlo_core::ir::Attribute> }, quote! { value })
+        } else {
+            (quote! { ::vhlo_core::ir::Attribute }, quote! { Some(value) })
+        };
+        let doc = if a.optional {
+            format!("Sets (or, with `None`, removes) `{n}` of the op `op` of `m`, which must be a `{full}`.")
+        } else {
+            format!("Sets `{n}` of the op `op` of `m`, which must be a `{full}`.")
+        };
+        quote! {
+            #[doc = #doc]
+            pub fn #set(m: &mut ::vhlo_core::ir::Module, op: ::vhlo_core::ir::OpId, value: #ty) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+                ::vhlo_core::dialect::set_property(m, op, Self::NAME, #n, #value)
+            }
+        }
+    });
     quote! {
         #[doc = #doc]
         #[derive(Clone, Debug, PartialEq, Eq)]
@@ -236,6 +258,7 @@ fn op_struct_tokens(s: OpStruct<'_>) -> TokenStream {
                 #(#props)*
                 ::vhlo_core::dialect::create_op(m, Self::NAME, #out_ops, #out_res, &__props, #out_regs, location)
             }
+            #(#setters)*
         }
     }
 }
@@ -284,6 +307,7 @@ fn vhlo_struct_tokens(fam: &OpFamily, v: &OpVersion) -> TokenStream {
             " Creates the op in `m` (detached; append it to a block). Properties are stored sorted by",
             " name, as MLIR keeps them.",
         ],
+        setters: false,
     })
 }
 
@@ -325,6 +349,7 @@ fn shlo_struct_tokens(fam: &OpFamily) -> TokenStream {
         results: &s.results,
         regions: &s.regions,
         build_doc: &[" Creates the op in `m` (detached). Present attributes become properties, sorted by name."],
+        setters: true,
     })
 }
 

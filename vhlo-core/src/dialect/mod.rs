@@ -199,6 +199,31 @@ pub fn optional_property(m: &Module, op: OpId, name: &str) -> Option<Attribute> 
     m.property(op, name)
 }
 
+/// Sets (or, with `None`, removes) the property `name` of `op`, which must be named `op_name`.
+/// The properties stay sorted by name, as MLIR keeps them.
+pub fn set_property(
+    m: &mut Module,
+    op: OpId,
+    op_name: &'static str,
+    name: &str,
+    value: Option<Attribute>,
+) -> Result<(), OpMismatch> {
+    expect_name(m, op, op_name)?;
+    let sym = m.sym(name);
+    match value {
+        Some(v) => {
+            m.set_property(op, sym, v);
+            let mut props = m.properties(op).to_vec();
+            props.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+            m.set_properties(op, &props);
+        }
+        None => {
+            m.remove_property(op, sym);
+        }
+    }
+    Ok(())
+}
+
 /// Creates an op with properties sorted by name, as MLIR stores them.
 pub fn create_op(
     m: &mut Module,
@@ -223,4 +248,51 @@ pub fn create_op(
         .collect();
     state.regions = regions;
     m.create_op(state)
+}
+
+#[cfg(test)]
+mod setter_tests {
+    use crate::text::{self, PrintOptions};
+    use crate::vhlo::stablehlo::{AddOp, DotGeneralOp};
+
+    /// The generated setters: a required attribute replaced, an optional one added and
+    /// removed, on the op they are for only.
+    #[test]
+    fn generated_setters_set_and_remove_properties() {
+        let mut m = text::parse(
+            "func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {\n  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>\n  return %0 : tensor<2x4xf32>\n}\n",
+        )
+        .unwrap();
+        let mut ops = Vec::new();
+        m.walk(|op| ops.push(op));
+        let dot = *ops
+            .iter()
+            .find(|&&op| m.op_name_str(op) == DotGeneralOp::NAME)
+            .unwrap();
+        let precision = text::parse_attribute(
+            &mut m,
+            "[#stablehlo<precision HIGHEST>, #stablehlo<precision DEFAULT>]",
+        )
+        .unwrap();
+        DotGeneralOp::set_precision_config(&mut m, dot, Some(precision)).unwrap();
+        let printed = text::print(&m, PrintOptions::default());
+        assert!(
+            printed.contains("precision = [HIGHEST, DEFAULT]"),
+            "{printed}"
+        );
+        let names: Vec<&str> = m.properties(dot).iter().map(|a| m.str(a.name)).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        crate::verify::verify(&m).unwrap();
+        DotGeneralOp::set_precision_config(&mut m, dot, None).unwrap();
+        assert!(m.property(dot, "precision_config").is_none());
+        // On another op, the setter refuses and changes nothing.
+        let e = AddOp::from_op(&m, dot).unwrap_err();
+        assert!(e.to_string().contains("stablehlo.add"), "{e}");
+        let dims = m.property(dot, "dot_dimension_numbers").unwrap();
+        let ret = *ops.last().unwrap();
+        assert!(DotGeneralOp::set_dot_dimension_numbers(&mut m, ret, dims).is_err());
+        assert!(m.properties(ret).is_empty());
+    }
 }

@@ -27581,6 +27581,62 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `all_gather_dim` of the op `op` of `m`, which must be a `stablehlo.all_gather`.
+        pub fn set_all_gather_dim(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "all_gather_dim",
+                Some(value),
+            )
+        }
+        ///Sets `replica_groups` of the op `op` of `m`, which must be a `stablehlo.all_gather`.
+        pub fn set_replica_groups(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "replica_groups",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `channel_handle` of the op `op` of `m`, which must be a `stablehlo.all_gather`.
+        pub fn set_channel_handle(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "channel_handle",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `use_global_device_ids` of the op `op` of `m`, which must be a `stablehlo.all_gather`.
+        pub fn set_use_global_device_ids(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "use_global_device_ids",
+                value,
+            )
+        }
     }
     ///`stablehlo.all_reduce`: AllReduce operation (the current StableHLO op; maps to the newest `vhlo.all_reduce_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27691,6 +27747,48 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `replica_groups` of the op `op` of `m`, which must be a `stablehlo.all_reduce`.
+        pub fn set_replica_groups(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "replica_groups",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `channel_handle` of the op `op` of `m`, which must be a `stablehlo.all_reduce`.
+        pub fn set_channel_handle(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "channel_handle",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `use_global_device_ids` of the op `op` of `m`, which must be a `stablehlo.all_reduce`.
+        pub fn set_use_global_device_ids(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "use_global_device_ids",
+                value,
             )
         }
     }
@@ -27816,6 +27914,76 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `split_dimension` of the op `op` of `m`, which must be a `stablehlo.all_to_all`.
+        pub fn set_split_dimension(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "split_dimension",
+                Some(value),
+            )
+        }
+        ///Sets `concat_dimension` of the op `op` of `m`, which must be a `stablehlo.all_to_all`.
+        pub fn set_concat_dimension(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "concat_dimension",
+                Some(value),
+            )
+        }
+        ///Sets `split_count` of the op `op` of `m`, which must be a `stablehlo.all_to_all`.
+        pub fn set_split_count(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "split_count",
+                Some(value),
+            )
+        }
+        ///Sets `replica_groups` of the op `op` of `m`, which must be a `stablehlo.all_to_all`.
+        pub fn set_replica_groups(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "replica_groups",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `channel_handle` of the op `op` of `m`, which must be a `stablehlo.all_to_all`.
+        pub fn set_channel_handle(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "channel_handle",
+                value,
             )
         }
     }
@@ -28239,6 +28407,28 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `epsilon` of the op `op` of `m`, which must be a `stablehlo.batch_norm_grad`.
+        pub fn set_epsilon(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "epsilon", Some(value))
+        }
+        ///Sets `feature_index` of the op `op` of `m`, which must be a `stablehlo.batch_norm_grad`.
+        pub fn set_feature_index(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "feature_index",
+                Some(value),
+            )
+        }
     }
     ///`stablehlo.batch_norm_inference`: BatchNormInference operation (the current StableHLO op; maps to the newest `vhlo.batch_norm_inference_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28353,6 +28543,28 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `epsilon` of the op `op` of `m`, which must be a `stablehlo.batch_norm_inference`.
+        pub fn set_epsilon(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "epsilon", Some(value))
+        }
+        ///Sets `feature_index` of the op `op` of `m`, which must be a `stablehlo.batch_norm_inference`.
+        pub fn set_feature_index(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "feature_index",
+                Some(value),
+            )
+        }
     }
     ///`stablehlo.batch_norm_training`: BatchNormTraining operation (the current StableHLO op; maps to the newest `vhlo.batch_norm_training_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28465,6 +28677,28 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `epsilon` of the op `op` of `m`, which must be a `stablehlo.batch_norm_training`.
+        pub fn set_epsilon(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "epsilon", Some(value))
+        }
+        ///Sets `feature_index` of the op `op` of `m`, which must be a `stablehlo.batch_norm_training`.
+        pub fn set_feature_index(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "feature_index",
+                Some(value),
             )
         }
     }
@@ -28622,6 +28856,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `broadcast_sizes` of the op `op` of `m`, which must be a `stablehlo.broadcast`.
+        pub fn set_broadcast_sizes(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "broadcast_sizes",
+                Some(value),
+            )
+        }
     }
     ///`stablehlo.broadcast_in_dim`: BroadcastInDim operation (the current StableHLO op; maps to the newest `vhlo.broadcast_in_dim_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28706,6 +28954,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `broadcast_dimensions` of the op `op` of `m`, which must be a `stablehlo.broadcast_in_dim`.
+        pub fn set_broadcast_dimensions(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "broadcast_dimensions",
+                Some(value),
+            )
+        }
     }
     ///`func.call`:  (the current StableHLO op; maps to the newest `vhlo.call_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28785,6 +29047,14 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Sets `callee` of the op `op` of `m`, which must be a `func.call`.
+        pub fn set_callee(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "callee", Some(value))
         }
     }
     ///`stablehlo.case`: Case operation (the current StableHLO op; maps to the newest `vhlo.case_vN`).
@@ -28947,6 +29217,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `result_accuracy` of the op `op` of `m`, which must be a `stablehlo.cbrt`.
+        pub fn set_result_accuracy(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_accuracy",
+                value,
+            )
+        }
     }
     ///`stablehlo.ceil`: Ceil operation (the current StableHLO op; maps to the newest `vhlo.ceil_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29094,6 +29378,14 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Sets (or, with `None`, removes) `lower` of the op `op` of `m`, which must be a `stablehlo.cholesky`.
+        pub fn set_lower(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "lower", value)
         }
     }
     ///`stablehlo.clamp`: Clamp operation (the current StableHLO op; maps to the newest `vhlo.clamp_vN`).
@@ -29280,6 +29572,48 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `replica_groups` of the op `op` of `m`, which must be a `stablehlo.collective_broadcast`.
+        pub fn set_replica_groups(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "replica_groups",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `channel_handle` of the op `op` of `m`, which must be a `stablehlo.collective_broadcast`.
+        pub fn set_channel_handle(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "channel_handle",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `has_dynamic_root` of the op `op` of `m`, which must be a `stablehlo.collective_broadcast`.
+        pub fn set_has_dynamic_root(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "has_dynamic_root",
+                value,
+            )
+        }
     }
     ///`stablehlo.collective_permute`: CollectivePermute operation (the current StableHLO op; maps to the newest `vhlo.collective_permute_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29373,6 +29707,34 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `source_target_pairs` of the op `op` of `m`, which must be a `stablehlo.collective_permute`.
+        pub fn set_source_target_pairs(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "source_target_pairs",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `channel_handle` of the op `op` of `m`, which must be a `stablehlo.collective_permute`.
+        pub fn set_channel_handle(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "channel_handle",
+                value,
             )
         }
     }
@@ -29498,6 +29860,62 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `replica_groups` of the op `op` of `m`, which must be a `stablehlo.collective_reduce`.
+        pub fn set_replica_groups(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "replica_groups",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `channel_handle` of the op `op` of `m`, which must be a `stablehlo.collective_reduce`.
+        pub fn set_channel_handle(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "channel_handle",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `use_global_device_ids` of the op `op` of `m`, which must be a `stablehlo.collective_reduce`.
+        pub fn set_use_global_device_ids(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "use_global_device_ids",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `has_dynamic_root` of the op `op` of `m`, which must be a `stablehlo.collective_reduce`.
+        pub fn set_has_dynamic_root(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "has_dynamic_root",
+                value,
+            )
+        }
     }
     ///`stablehlo.compare`: Compare operation (the current StableHLO op; maps to the newest `vhlo.compare_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29597,6 +30015,28 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Sets `comparison_direction` of the op `op` of `m`, which must be a `stablehlo.compare`.
+        pub fn set_comparison_direction(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "comparison_direction",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `compare_type` of the op `op` of `m`, which must be a `stablehlo.compare`.
+        pub fn set_compare_type(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "compare_type", value)
         }
     }
     ///`stablehlo.complex`: Complex operation (the current StableHLO op; maps to the newest `vhlo.complex_vN`).
@@ -29786,6 +30226,50 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `name` of the op `op` of `m`, which must be a `stablehlo.composite`.
+        pub fn set_name(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "name", Some(value))
+        }
+        ///Sets (or, with `None`, removes) `composite_attributes` of the op `op` of `m`, which must be a `stablehlo.composite`.
+        pub fn set_composite_attributes(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "composite_attributes",
+                value,
+            )
+        }
+        ///Sets `decomposition` of the op `op` of `m`, which must be a `stablehlo.composite`.
+        pub fn set_decomposition(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "decomposition",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `version` of the op `op` of `m`, which must be a `stablehlo.composite`.
+        pub fn set_version(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "version", value)
+        }
     }
     ///`stablehlo.concatenate`: Concatenate operation (the current StableHLO op; maps to the newest `vhlo.concatenate_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29866,6 +30350,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `dimension` of the op `op` of `m`, which must be a `stablehlo.concatenate`.
+        pub fn set_dimension(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "dimension",
+                Some(value),
+            )
+        }
     }
     ///`stablehlo.constant`: Constant operation (the current StableHLO op; maps to the newest `vhlo.constant_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29935,6 +30433,14 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Sets `value` of the op `op` of `m`, which must be a `stablehlo.constant`.
+        pub fn set_value(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "value", Some(value))
         }
     }
     ///`stablehlo.convert`: Convert operation (the current StableHLO op; maps to the newest `vhlo.convert_vN`).
@@ -30178,6 +30684,114 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `window_strides` of the op `op` of `m`, which must be a `stablehlo.convolution`.
+        pub fn set_window_strides(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "window_strides",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `padding` of the op `op` of `m`, which must be a `stablehlo.convolution`.
+        pub fn set_padding(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "padding", value)
+        }
+        ///Sets (or, with `None`, removes) `lhs_dilation` of the op `op` of `m`, which must be a `stablehlo.convolution`.
+        pub fn set_lhs_dilation(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "lhs_dilation", value)
+        }
+        ///Sets (or, with `None`, removes) `rhs_dilation` of the op `op` of `m`, which must be a `stablehlo.convolution`.
+        pub fn set_rhs_dilation(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "rhs_dilation", value)
+        }
+        ///Sets (or, with `None`, removes) `window_reversal` of the op `op` of `m`, which must be a `stablehlo.convolution`.
+        pub fn set_window_reversal(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "window_reversal",
+                value,
+            )
+        }
+        ///Sets `dimension_numbers` of the op `op` of `m`, which must be a `stablehlo.convolution`.
+        pub fn set_dimension_numbers(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "dimension_numbers",
+                Some(value),
+            )
+        }
+        ///Sets `feature_group_count` of the op `op` of `m`, which must be a `stablehlo.convolution`.
+        pub fn set_feature_group_count(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "feature_group_count",
+                Some(value),
+            )
+        }
+        ///Sets `batch_group_count` of the op `op` of `m`, which must be a `stablehlo.convolution`.
+        pub fn set_batch_group_count(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "batch_group_count",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `precision_config` of the op `op` of `m`, which must be a `stablehlo.convolution`.
+        pub fn set_precision_config(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "precision_config",
+                value,
+            )
+        }
     }
     ///`stablehlo.cosine`: Cosine operation (the current StableHLO op; maps to the newest `vhlo.cosine_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30261,6 +30875,20 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets (or, with `None`, removes) `result_accuracy` of the op `op` of `m`, which must be a `stablehlo.cosine`.
+        pub fn set_result_accuracy(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_accuracy",
+                value,
             )
         }
     }
@@ -30484,6 +31112,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `replica_groups` of the op `op` of `m`, which must be a `stablehlo.cross-replica-sum`.
+        pub fn set_replica_groups(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "replica_groups",
+                Some(value),
+            )
+        }
     }
     ///`stablehlo.custom_call`: CustomCall operation (the current StableHLO op; maps to the newest `vhlo.custom_call_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30656,6 +31298,126 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `call_target_name` of the op `op` of `m`, which must be a `stablehlo.custom_call`.
+        pub fn set_call_target_name(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "call_target_name",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `has_side_effect` of the op `op` of `m`, which must be a `stablehlo.custom_call`.
+        pub fn set_has_side_effect(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "has_side_effect",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `backend_config` of the op `op` of `m`, which must be a `stablehlo.custom_call`.
+        pub fn set_backend_config(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "backend_config",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `api_version` of the op `op` of `m`, which must be a `stablehlo.custom_call`.
+        pub fn set_api_version(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "api_version", value)
+        }
+        ///Sets (or, with `None`, removes) `called_computations` of the op `op` of `m`, which must be a `stablehlo.custom_call`.
+        pub fn set_called_computations(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "called_computations",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `operand_layouts` of the op `op` of `m`, which must be a `stablehlo.custom_call`.
+        pub fn set_operand_layouts(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "operand_layouts",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `result_layouts` of the op `op` of `m`, which must be a `stablehlo.custom_call`.
+        pub fn set_result_layouts(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_layouts",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `output_operand_aliases` of the op `op` of `m`, which must be a `stablehlo.custom_call`.
+        pub fn set_output_operand_aliases(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "output_operand_aliases",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `result_tilings` of the op `op` of `m`, which must be a `stablehlo.custom_call`.
+        pub fn set_result_tilings(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_tilings",
+                value,
+            )
+        }
     }
     ///`stablehlo.divide`: Div operation (the current StableHLO op; maps to the newest `vhlo.divide_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30821,6 +31583,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `precision_config` of the op `op` of `m`, which must be a `stablehlo.dot`.
+        pub fn set_precision_config(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "precision_config",
+                value,
+            )
+        }
     }
     ///`stablehlo.dot_general`: DotGeneral operation (the current StableHLO op; maps to the newest `vhlo.dot_general_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30927,6 +31703,42 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Sets `dot_dimension_numbers` of the op `op` of `m`, which must be a `stablehlo.dot_general`.
+        pub fn set_dot_dimension_numbers(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "dot_dimension_numbers",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `precision_config` of the op `op` of `m`, which must be a `stablehlo.dot_general`.
+        pub fn set_precision_config(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "precision_config",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `algorithm` of the op `op` of `m`, which must be a `stablehlo.dot_general`.
+        pub fn set_algorithm(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "algorithm", value)
         }
     }
     ///`stablehlo.dynamic_broadcast_in_dim`: DynamicBroadcastInDim operation (the current StableHLO op; maps to the newest `vhlo.dynamic_broadcast_in_dim_vN`).
@@ -31037,6 +31849,48 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `broadcast_dimensions` of the op `op` of `m`, which must be a `stablehlo.dynamic_broadcast_in_dim`.
+        pub fn set_broadcast_dimensions(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "broadcast_dimensions",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `known_expanding_dimensions` of the op `op` of `m`, which must be a `stablehlo.dynamic_broadcast_in_dim`.
+        pub fn set_known_expanding_dimensions(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "known_expanding_dimensions",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `known_nonexpanding_dimensions` of the op `op` of `m`, which must be a `stablehlo.dynamic_broadcast_in_dim`.
+        pub fn set_known_nonexpanding_dimensions(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "known_nonexpanding_dimensions",
+                value,
             )
         }
     }
@@ -31208,6 +32062,106 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `window_strides` of the op `op` of `m`, which must be a `stablehlo.dynamic_conv`.
+        pub fn set_window_strides(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "window_strides",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `lhs_dilation` of the op `op` of `m`, which must be a `stablehlo.dynamic_conv`.
+        pub fn set_lhs_dilation(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "lhs_dilation", value)
+        }
+        ///Sets (or, with `None`, removes) `rhs_dilation` of the op `op` of `m`, which must be a `stablehlo.dynamic_conv`.
+        pub fn set_rhs_dilation(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "rhs_dilation", value)
+        }
+        ///Sets (or, with `None`, removes) `window_reversal` of the op `op` of `m`, which must be a `stablehlo.dynamic_conv`.
+        pub fn set_window_reversal(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "window_reversal",
+                value,
+            )
+        }
+        ///Sets `dimension_numbers` of the op `op` of `m`, which must be a `stablehlo.dynamic_conv`.
+        pub fn set_dimension_numbers(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "dimension_numbers",
+                Some(value),
+            )
+        }
+        ///Sets `feature_group_count` of the op `op` of `m`, which must be a `stablehlo.dynamic_conv`.
+        pub fn set_feature_group_count(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "feature_group_count",
+                Some(value),
+            )
+        }
+        ///Sets `batch_group_count` of the op `op` of `m`, which must be a `stablehlo.dynamic_conv`.
+        pub fn set_batch_group_count(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "batch_group_count",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `precision_config` of the op `op` of `m`, which must be a `stablehlo.dynamic_conv`.
+        pub fn set_precision_config(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "precision_config",
+                value,
+            )
+        }
     }
     ///`stablehlo.dynamic_gather`: DynamicGather operation (the current StableHLO op; maps to the newest `vhlo.dynamic_gather_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31313,6 +32267,34 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `dimension_numbers` of the op `op` of `m`, which must be a `stablehlo.dynamic_gather`.
+        pub fn set_dimension_numbers(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "dimension_numbers",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `indices_are_sorted` of the op `op` of `m`, which must be a `stablehlo.dynamic_gather`.
+        pub fn set_indices_are_sorted(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "indices_are_sorted",
+                value,
+            )
+        }
     }
     ///`stablehlo.dynamic_iota`: DynamicIota operation (the current StableHLO op; maps to the newest `vhlo.dynamic_iota_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31395,6 +32377,20 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `iota_dimension` of the op `op` of `m`, which must be a `stablehlo.dynamic_iota`.
+        pub fn set_iota_dimension(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "iota_dimension",
+                Some(value),
             )
         }
     }
@@ -31659,6 +32655,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `slice_sizes` of the op `op` of `m`, which must be a `stablehlo.dynamic_slice`.
+        pub fn set_slice_sizes(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "slice_sizes",
+                Some(value),
+            )
+        }
     }
     ///`stablehlo.dynamic_update_slice`: DynamicUpdateSlice operation (the current StableHLO op; maps to the newest `vhlo.dynamic_update_slice_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31832,6 +32842,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `einsum_config` of the op `op` of `m`, which must be a `stablehlo.einsum`.
+        pub fn set_einsum_config(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "einsum_config",
+                Some(value),
+            )
+        }
     }
     ///`stablehlo.exponential`: Exp operation (the current StableHLO op; maps to the newest `vhlo.exponential_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31917,6 +32941,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `result_accuracy` of the op `op` of `m`, which must be a `stablehlo.exponential`.
+        pub fn set_result_accuracy(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_accuracy",
+                value,
+            )
+        }
     }
     ///`stablehlo.exponential_minus_one`: Expm1 operation (the current StableHLO op; maps to the newest `vhlo.exponential_minus_one_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32000,6 +33038,20 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets (or, with `None`, removes) `result_accuracy` of the op `op` of `m`, which must be a `stablehlo.exponential_minus_one`.
+        pub fn set_result_accuracy(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_accuracy",
+                value,
             )
         }
     }
@@ -32094,6 +33146,34 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `fft_type` of the op `op` of `m`, which must be a `stablehlo.fft`.
+        pub fn set_fft_type(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "fft_type",
+                Some(value),
+            )
+        }
+        ///Sets `fft_length` of the op `op` of `m`, which must be a `stablehlo.fft`.
+        pub fn set_fft_length(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "fft_length",
+                Some(value),
             )
         }
     }
@@ -32287,6 +33367,72 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `sym_name` of the op `op` of `m`, which must be a `func.func`.
+        pub fn set_sym_name(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "sym_name",
+                Some(value),
+            )
+        }
+        ///Sets `function_type` of the op `op` of `m`, which must be a `func.func`.
+        pub fn set_function_type(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "function_type",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `sym_visibility` of the op `op` of `m`, which must be a `func.func`.
+        pub fn set_sym_visibility(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "sym_visibility",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `arg_attrs` of the op `op` of `m`, which must be a `func.func`.
+        pub fn set_arg_attrs(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "arg_attrs", value)
+        }
+        ///Sets (or, with `None`, removes) `res_attrs` of the op `op` of `m`, which must be a `func.func`.
+        pub fn set_res_attrs(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "res_attrs", value)
+        }
+        ///Sets (or, with `None`, removes) `no_inline` of the op `op` of `m`, which must be a `func.func`.
+        pub fn set_no_inline(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "no_inline", value)
+        }
     }
     ///`stablehlo.gather`: Gather operation (the current StableHLO op; maps to the newest `vhlo.gather_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32397,6 +33543,48 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `dimension_numbers` of the op `op` of `m`, which must be a `stablehlo.gather`.
+        pub fn set_dimension_numbers(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "dimension_numbers",
+                Some(value),
+            )
+        }
+        ///Sets `slice_sizes` of the op `op` of `m`, which must be a `stablehlo.gather`.
+        pub fn set_slice_sizes(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "slice_sizes",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `indices_are_sorted` of the op `op` of `m`, which must be a `stablehlo.gather`.
+        pub fn set_indices_are_sorted(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "indices_are_sorted",
+                value,
+            )
+        }
     }
     ///`stablehlo.get_dimension_size`: GetDimensionSize operation (the current StableHLO op; maps to the newest `vhlo.get_dimension_size_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32477,6 +33665,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `dimension` of the op `op` of `m`, which must be a `stablehlo.get_dimension_size`.
+        pub fn set_dimension(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "dimension",
+                Some(value),
+            )
+        }
     }
     ///`stablehlo.get_tuple_element`: GetTupleElement operation (the current StableHLO op; maps to the newest `vhlo.get_tuple_element_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32551,6 +33753,14 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Sets `index` of the op `op` of `m`, which must be a `stablehlo.get_tuple_element`.
+        pub fn set_index(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "index", Some(value))
         }
     }
     ///`stablehlo.if`: If operation (the current StableHLO op; maps to the newest `vhlo.if_vN`).
@@ -32800,6 +34010,22 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `infeed_config` of the op `op` of `m`, which must be a `stablehlo.infeed`.
+        pub fn set_infeed_config(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "infeed_config", value)
+        }
+        ///Sets (or, with `None`, removes) `layout` of the op `op` of `m`, which must be a `stablehlo.infeed`.
+        pub fn set_layout(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "layout", value)
+        }
     }
     ///`stablehlo.iota`: Iota operation (the current StableHLO op; maps to the newest `vhlo.iota_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32873,6 +34099,20 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `iota_dimension` of the op `op` of `m`, which must be a `stablehlo.iota`.
+        pub fn set_iota_dimension(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "iota_dimension",
+                Some(value),
             )
         }
     }
@@ -33031,6 +34271,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `result_accuracy` of the op `op` of `m`, which must be a `stablehlo.log`.
+        pub fn set_result_accuracy(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_accuracy",
+                value,
+            )
+        }
     }
     ///`stablehlo.log_plus_one`: Log1p operation (the current StableHLO op; maps to the newest `vhlo.log_plus_one_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33116,6 +34370,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `result_accuracy` of the op `op` of `m`, which must be a `stablehlo.log_plus_one`.
+        pub fn set_result_accuracy(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_accuracy",
+                value,
+            )
+        }
     }
     ///`stablehlo.logistic`: Logistic operation (the current StableHLO op; maps to the newest `vhlo.logistic_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33199,6 +34467,20 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets (or, with `None`, removes) `result_accuracy` of the op `op` of `m`, which must be a `stablehlo.logistic`.
+        pub fn set_result_accuracy(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_accuracy",
+                value,
             )
         }
     }
@@ -33289,6 +34571,20 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `dimensions` of the op `op` of `m`, which must be a `stablehlo.map`.
+        pub fn set_dimensions(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "dimensions",
+                Some(value),
             )
         }
     }
@@ -33894,6 +35190,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `outfeed_config` of the op `op` of `m`, which must be a `stablehlo.outfeed`.
+        pub fn set_outfeed_config(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "outfeed_config",
+                value,
+            )
+        }
     }
     ///`stablehlo.pad`: Pad operation (the current StableHLO op; maps to the newest `vhlo.pad_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34001,6 +35311,48 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `edge_padding_low` of the op `op` of `m`, which must be a `stablehlo.pad`.
+        pub fn set_edge_padding_low(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "edge_padding_low",
+                Some(value),
+            )
+        }
+        ///Sets `edge_padding_high` of the op `op` of `m`, which must be a `stablehlo.pad`.
+        pub fn set_edge_padding_high(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "edge_padding_high",
+                Some(value),
+            )
+        }
+        ///Sets `interior_padding` of the op `op` of `m`, which must be a `stablehlo.pad`.
+        pub fn set_interior_padding(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "interior_padding",
+                Some(value),
             )
         }
     }
@@ -34481,6 +35833,48 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `channel_handle` of the op `op` of `m`, which must be a `stablehlo.recv`.
+        pub fn set_channel_handle(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "channel_handle",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `is_host_transfer` of the op `op` of `m`, which must be a `stablehlo.recv`.
+        pub fn set_is_host_transfer(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "is_host_transfer",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `source_target_pairs` of the op `op` of `m`, which must be a `stablehlo.recv`.
+        pub fn set_source_target_pairs(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "source_target_pairs",
+                value,
+            )
+        }
     }
     ///`stablehlo.reduce`: Reduce operation (the current StableHLO op; maps to the newest `vhlo.reduce_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34576,6 +35970,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `dimensions` of the op `op` of `m`, which must be a `stablehlo.reduce`.
+        pub fn set_dimensions(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "dimensions",
+                Some(value),
+            )
+        }
     }
     ///`stablehlo.reduce_precision`: ReducePrecision operation (the current StableHLO op; maps to the newest `vhlo.reduce_precision_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34668,6 +36076,34 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `exponent_bits` of the op `op` of `m`, which must be a `stablehlo.reduce_precision`.
+        pub fn set_exponent_bits(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "exponent_bits",
+                Some(value),
+            )
+        }
+        ///Sets `mantissa_bits` of the op `op` of `m`, which must be a `stablehlo.reduce_precision`.
+        pub fn set_mantissa_bits(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "mantissa_bits",
+                Some(value),
             )
         }
     }
@@ -34790,6 +36226,62 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `scatter_dimension` of the op `op` of `m`, which must be a `stablehlo.reduce_scatter`.
+        pub fn set_scatter_dimension(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "scatter_dimension",
+                Some(value),
+            )
+        }
+        ///Sets `replica_groups` of the op `op` of `m`, which must be a `stablehlo.reduce_scatter`.
+        pub fn set_replica_groups(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "replica_groups",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `channel_handle` of the op `op` of `m`, which must be a `stablehlo.reduce_scatter`.
+        pub fn set_channel_handle(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "channel_handle",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `use_global_device_ids` of the op `op` of `m`, which must be a `stablehlo.reduce_scatter`.
+        pub fn set_use_global_device_ids(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "use_global_device_ids",
+                value,
             )
         }
     }
@@ -34926,6 +36418,70 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Sets `window_dimensions` of the op `op` of `m`, which must be a `stablehlo.reduce_window`.
+        pub fn set_window_dimensions(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "window_dimensions",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `window_strides` of the op `op` of `m`, which must be a `stablehlo.reduce_window`.
+        pub fn set_window_strides(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "window_strides",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `base_dilations` of the op `op` of `m`, which must be a `stablehlo.reduce_window`.
+        pub fn set_base_dilations(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "base_dilations",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `window_dilations` of the op `op` of `m`, which must be a `stablehlo.reduce_window`.
+        pub fn set_window_dilations(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "window_dilations",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `padding` of the op `op` of `m`, which must be a `stablehlo.reduce_window`.
+        pub fn set_padding(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "padding", value)
         }
     }
     ///`stablehlo.remainder`: Rem operation (the current StableHLO op; maps to the newest `vhlo.remainder_vN`).
@@ -35289,6 +36845,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `dimensions` of the op `op` of `m`, which must be a `stablehlo.reverse`.
+        pub fn set_dimensions(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "dimensions",
+                Some(value),
+            )
+        }
     }
     ///`stablehlo.rng`: Rng operation (the current StableHLO op; maps to the newest `vhlo.rng_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35383,6 +36953,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `rng_distribution` of the op `op` of `m`, which must be a `stablehlo.rng`.
+        pub fn set_rng_distribution(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "rng_distribution",
+                Some(value),
+            )
+        }
     }
     ///`stablehlo.rng_bit_generator`: RngBitGenerator operation (the current StableHLO op; maps to the newest `vhlo.rng_bit_generator_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35470,6 +37054,20 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `rng_algorithm` of the op `op` of `m`, which must be a `stablehlo.rng_bit_generator`.
+        pub fn set_rng_algorithm(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "rng_algorithm",
+                Some(value),
             )
         }
     }
@@ -35699,6 +37297,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `result_accuracy` of the op `op` of `m`, which must be a `stablehlo.rsqrt`.
+        pub fn set_result_accuracy(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_accuracy",
+                value,
+            )
+        }
     }
     ///`stablehlo.scatter`: Scatter operation (the current StableHLO op; maps to the newest `vhlo.scatter_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35819,6 +37431,48 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `scatter_dimension_numbers` of the op `op` of `m`, which must be a `stablehlo.scatter`.
+        pub fn set_scatter_dimension_numbers(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "scatter_dimension_numbers",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `indices_are_sorted` of the op `op` of `m`, which must be a `stablehlo.scatter`.
+        pub fn set_indices_are_sorted(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "indices_are_sorted",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `unique_indices` of the op `op` of `m`, which must be a `stablehlo.scatter`.
+        pub fn set_unique_indices(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "unique_indices",
+                value,
             )
         }
     }
@@ -36029,6 +37683,42 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `window_dimensions` of the op `op` of `m`, which must be a `stablehlo.select_and_scatter`.
+        pub fn set_window_dimensions(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "window_dimensions",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `window_strides` of the op `op` of `m`, which must be a `stablehlo.select_and_scatter`.
+        pub fn set_window_strides(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "window_strides",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `padding` of the op `op` of `m`, which must be a `stablehlo.select_and_scatter`.
+        pub fn set_padding(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "padding", value)
+        }
     }
     ///`stablehlo.send`: Send operation (the current StableHLO op; maps to the newest `vhlo.send_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36140,6 +37830,48 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `channel_handle` of the op `op` of `m`, which must be a `stablehlo.send`.
+        pub fn set_channel_handle(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "channel_handle",
+                Some(value),
+            )
+        }
+        ///Sets (or, with `None`, removes) `is_host_transfer` of the op `op` of `m`, which must be a `stablehlo.send`.
+        pub fn set_is_host_transfer(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "is_host_transfer",
+                value,
+            )
+        }
+        ///Sets (or, with `None`, removes) `source_target_pairs` of the op `op` of `m`, which must be a `stablehlo.send`.
+        pub fn set_source_target_pairs(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "source_target_pairs",
+                value,
+            )
+        }
     }
     ///`stablehlo.set_dimension_size`: SetDimensionSize operation (the current StableHLO op; maps to the newest `vhlo.set_dimension_size_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36227,6 +37959,20 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `dimension` of the op `op` of `m`, which must be a `stablehlo.set_dimension_size`.
+        pub fn set_dimension(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "dimension",
+                Some(value),
             )
         }
     }
@@ -36610,6 +38356,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `result_accuracy` of the op `op` of `m`, which must be a `stablehlo.sine`.
+        pub fn set_result_accuracy(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_accuracy",
+                value,
+            )
+        }
     }
     ///`stablehlo.slice`: Slice operation (the current StableHLO op; maps to the newest `vhlo.slice_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36714,6 +38474,42 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `start_indices` of the op `op` of `m`, which must be a `stablehlo.slice`.
+        pub fn set_start_indices(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "start_indices",
+                Some(value),
+            )
+        }
+        ///Sets `limit_indices` of the op `op` of `m`, which must be a `stablehlo.slice`.
+        pub fn set_limit_indices(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "limit_indices",
+                Some(value),
+            )
+        }
+        ///Sets `strides` of the op `op` of `m`, which must be a `stablehlo.slice`.
+        pub fn set_strides(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "strides", Some(value))
+        }
     }
     ///`stablehlo.sort`: Sort operation (the current StableHLO op; maps to the newest `vhlo.sort_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36808,6 +38604,22 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `dimension` of the op `op` of `m`, which must be a `stablehlo.sort`.
+        pub fn set_dimension(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "dimension", value)
+        }
+        ///Sets (or, with `None`, removes) `is_stable` of the op `op` of `m`, which must be a `stablehlo.sort`.
+        pub fn set_is_stable(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "is_stable", value)
+        }
     }
     ///`stablehlo.sqrt`: Sqrt operation (the current StableHLO op; maps to the newest `vhlo.sqrt_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36891,6 +38703,20 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets (or, with `None`, removes) `result_accuracy` of the op `op` of `m`, which must be a `stablehlo.sqrt`.
+        pub fn set_result_accuracy(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_accuracy",
+                value,
             )
         }
     }
@@ -37053,6 +38879,20 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets (or, with `None`, removes) `result_accuracy` of the op `op` of `m`, which must be a `stablehlo.tan`.
+        pub fn set_result_accuracy(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_accuracy",
+                value,
+            )
+        }
     }
     ///`stablehlo.tanh`: Tanh operation (the current StableHLO op; maps to the newest `vhlo.tanh_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37136,6 +38976,20 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets (or, with `None`, removes) `result_accuracy` of the op `op` of `m`, which must be a `stablehlo.tanh`.
+        pub fn set_result_accuracy(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "result_accuracy",
+                value,
             )
         }
     }
@@ -37232,6 +39086,28 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Sets `dim` of the op `op` of `m`, which must be a `stablehlo.torch_index_select`.
+        pub fn set_dim(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "dim", Some(value))
+        }
+        ///Sets `batch_dims` of the op `op` of `m`, which must be a `stablehlo.torch_index_select`.
+        pub fn set_batch_dims(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "batch_dims",
+                Some(value),
+            )
+        }
     }
     ///`stablehlo.transpose`: Transpose operation (the current StableHLO op; maps to the newest `vhlo.transpose_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37314,6 +39190,20 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `permutation` of the op `op` of `m`, which must be a `stablehlo.transpose`.
+        pub fn set_permutation(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "permutation",
+                Some(value),
             )
         }
     }
@@ -37428,6 +39318,56 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `left_side` of the op `op` of `m`, which must be a `stablehlo.triangular_solve`.
+        pub fn set_left_side(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "left_side",
+                Some(value),
+            )
+        }
+        ///Sets `lower` of the op `op` of `m`, which must be a `stablehlo.triangular_solve`.
+        pub fn set_lower(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(m, op, Self::NAME, "lower", Some(value))
+        }
+        ///Sets `unit_diagonal` of the op `op` of `m`, which must be a `stablehlo.triangular_solve`.
+        pub fn set_unit_diagonal(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "unit_diagonal",
+                Some(value),
+            )
+        }
+        ///Sets `transpose_a` of the op `op` of `m`, which must be a `stablehlo.triangular_solve`.
+        pub fn set_transpose_a(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "transpose_a",
+                Some(value),
             )
         }
     }
@@ -37583,6 +39523,20 @@ pub mod stablehlo {
                 &__props,
                 __regions,
                 location,
+            )
+        }
+        ///Sets `einsum_config` of the op `op` of `m`, which must be a `stablehlo.unary_einsum`.
+        pub fn set_einsum_config(
+            m: &mut ::vhlo_core::ir::Module,
+            op: ::vhlo_core::ir::OpId,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
+            ::vhlo_core::dialect::set_property(
+                m,
+                op,
+                Self::NAME,
+                "einsum_config",
+                Some(value),
             )
         }
     }
