@@ -3,7 +3,7 @@
 //! written and read back or refused with an error (the nesting limit, a shape too large),
 //! never a panic, a stack overflow or an allocation the input did not pay for.
 
-#[path = "../../fuzz/fuzz_targets/common/grow.rs"]
+#[path = "../../../fuzz/fuzz_targets/common/grow.rs"]
 mod grow;
 
 use grow::Rng;

@@ -17,7 +17,7 @@ use vhlo_tests::portable;
 /// The pipeline fuzz targets' property: an artifact that reads and legalizes to StableHLO prints
 /// (pretty and generic, with locations) as text that parses back to the same IR, and serializing
 /// it back at its own version returns (an error is fine).
-#[path = "../../fuzz/fuzz_targets/common/pipeline.rs"]
+#[path = "../../../fuzz/fuzz_targets/common/pipeline.rs"]
 mod pipeline;
 
 /// Mutants per suite artifact (34 artifacts, 34,000 mutants): about 40 s of CPU in the test

@@ -1,0 +1,9 @@
+//! MLIR bytecode: reading and writing the compatibility suite's artifacts, seeded mutations and
+//! the fuzz mutator, and the artifacts' checks.
+//!
+//! One module per former test file; see tests/README.md for the index.
+
+mod artifact_checks;
+mod bytecode_mutations;
+mod bytecode_suite;
+mod fuzz_mutator;
