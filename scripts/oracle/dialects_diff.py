@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""jaxlib's side of the mixed-dialect differential test (tests/tests/dialects_differential.rs).
+"""jaxlib's side of the mixed-dialect differential test (tests/tests/dialects/dialects_differential.rs).
 
     .venv/bin/python scripts/oracle/dialects_diff.py CASES.json TARGET
 

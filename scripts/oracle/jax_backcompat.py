@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""JAX's back-compat artifacts as test cases, with jaxlib's reading of them (tests/tests/jax_backcompat.rs).
+"""JAX's back-compat artifacts as test cases, with jaxlib's reading of them (tests/tests/oracle/jax_backcompat.rs).
 
 Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Single-change mutants of JAX's back-compat programs, judged by libStablehlo (jaxlib), for the
-differential test of our verifier (tests/tests/verifier_differential.rs; docs/verification.md).
+differential test of our verifier (tests/tests/verifier/verifier_differential.rs; docs/verification.md).
 
 Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
 

@@ -7,7 +7,7 @@
 //! (which verifies) and panics, naming the caller, when it does not read. A test switches by its
 //! `use` line (`use vhlo_tests::portable::{self, ...}`). A test that writes something meant to be
 //! refused calls `vhlo_core::portable::...` by its full path with an `// unchecked: <why>`
-//! comment on the line or just above (`tests/tests/checked_writes.rs` enforces this).
+//! comment on the line or just above (`tests/tests/portable/checked_writes.rs` enforces this).
 //!
 //! [`read_back_cli`] does the same for a `vhlo-translate --serialize` / `--retarget` run.
 //!

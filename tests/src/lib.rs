@@ -93,7 +93,7 @@ pub fn suite_artifacts(dir: &std::path::Path) -> Vec<PathBuf> {
 
 /// Programs that break a StableHLO constraint we verify (the spec's `traits` in
 /// `spec/ops/*.yaml`, and composite_c1), with the op the diagnostic must name. Serializing each must fail, here and
-/// in libStablehlo (`tests/tests/oracle_live.rs`).
+/// in libStablehlo (`tests/tests/oracle/oracle_live.rs`).
 pub const TYPE_CONSTRAINT_VIOLATIONS: &[(&str, &str, &str)] = &[
     (
         "add_result_rank",

@@ -1,6 +1,6 @@
 //! The generated VHLO dialect, expanded from `spec/` ahead of time (rust-analyzer style) by
 //! `cargo run -p codegen -- expand` into `src/generated/vhlo_dialect.rs`, checked in and
-//! reviewed; `tests/tests/generated_up_to_date.rs` fails when it is stale. Downstream builds
+//! reviewed; `tests/tests/spec/generated_up_to_date.rs` fails when it is stale. Downstream builds
 //! compile it as plain Rust: no proc-macro, no YAML, no spec.
 //! Every generated item carries rustdoc taken from the spec; the lint below keeps it that way.
 #![deny(missing_docs)]

@@ -1,6 +1,6 @@
 //! Mutations that grow a VHLO program instead of swapping values it already holds:
 //! wider shapes, more dimensions, types and attributes nested around the one nesting limit.
-//! Used by the `structured_pipeline` fuzz target and tested by `tests/tests/fuzz_mutator.rs`.
+//! Used by the `structured_pipeline` fuzz target and tested by `tests/tests/bytecode/fuzz_mutator.rs`.
 
 use vhlo_core::ir::{AttrData, DialectAttr, DialectType, Module, OpId, Param, TypeData};
 

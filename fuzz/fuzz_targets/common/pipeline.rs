@@ -5,7 +5,7 @@
 //! place for block-argument locations). Then serializing the program back at the artifact's own
 //! version succeeds or fails with an error value; it never panics. And the values named while
 //! the program legalizes (`portable::deserialize_portable_numbered`) print as those named after.
-//! The fuzz targets panic on an `Err`; `tests/tests/bytecode_mutations.rs` replays the fuzzers'
+//! The fuzz targets panic on an `Err`; `tests/tests/bytecode/bytecode_mutations.rs` replays the fuzzers'
 //! regression inputs through the same function.
 
 use vhlo_core::ir::{structurally_equal, EqualOptions};

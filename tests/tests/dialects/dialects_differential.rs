@@ -8,7 +8,7 @@
 //!
 //! Cases that disagree are listed in `tests/fixtures/dialects_known_differences.txt` with their
 //! reason; a listed case that agrees fails the test. Required under CI (`oracle_python`).
-//! `cargo test -p vhlo-tests --test dialects_differential -- --nocapture` prints the counts.
+//! `cargo test -p vhlo-tests --test dialects dialects_differential -- --nocapture` prints the counts.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

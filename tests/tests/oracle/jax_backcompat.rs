@@ -118,7 +118,7 @@ fn ops_in_a_generic_function_keep_their_dialect() {
 }
 
 /// An attribute with no custom encoding (builtin `affine_map`) is written as its whole assembly
-/// text (MLIR's fallback, as jaxlib writes it: `tests/tests/resources_oracle.rs`), and read back
+/// text (MLIR's fallback, as jaxlib writes it: `tests/tests/oracle/resources_oracle.rs`), and read back
 /// to the same attribute. One of a dialect libStablehlo does not load is refused: libStablehlo
 /// would refuse to read it back.
 #[test]
@@ -574,7 +574,7 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
             {
                 // StableHLO 1.20.0 (ours) legalizes custom_call to custom_call_v2 and rewrites it to
                 // v1 for targets before 1.18.0, leaving a use-list record; jaxlib's 1.17.0 goes
-                // straight to v1 (tests/tests/jax_differential.rs, EXPECTED_DIFFERENCES).
+                // straight to v1 (tests/tests/oracle/jax_differential.rs, EXPECTED_DIFFERENCES).
                 custom_call_rewrite.push(name.clone());
             } else {
                 unexplained.push(name.clone());

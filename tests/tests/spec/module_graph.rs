@@ -9,7 +9,7 @@
 //! (`tests.rs`, `#[cfg(test)]` tails) are left out. Calls of methods defined in `impl` blocks of
 //! other files name no path and are not edges.
 //!
-//! `cargo test -p vhlo-tests --test module_graph -- --nocapture` prints the graph.
+//! `cargo test -p vhlo-tests --test spec module_graph -- --nocapture` prints the graph.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

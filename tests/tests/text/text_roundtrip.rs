@@ -314,7 +314,7 @@ fn pretty_corpora_round_trip() {
         let src = std::fs::read_to_string(dir.join(name)).expect("readable");
         for (i, chunk) in split_chunks(&src).iter().enumerate() {
             total += 1;
-            // A case upstream's verifier refuses: refused by ours (tests/tests/verifier_upstream.rs
+            // A case upstream's verifier refuses: refused by ours (tests/tests/verifier/verifier_upstream.rs
             // checks where), and its printing round-trips without the verifier.
             let refused = chunk.contains("expected-error");
             if refused && text::parse(chunk).is_ok() {

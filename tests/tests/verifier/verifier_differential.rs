@@ -144,7 +144,7 @@ fn our_verdict(src: &str, target: &str, bc: &Path) -> Ours {
             Err(e) => return Ours::Refuse(format!("parse: {e}")),
         };
         let options = SerializeOptions {
-            // JAX keeps Shardy's dialect when it serializes with sdy (as tests/tests/jax_backcompat.rs).
+            // JAX keeps Shardy's dialect when it serializes with sdy (as tests/tests/oracle/jax_backcompat.rs).
             allow_other_dialects: src.contains("sdy."),
             ..Default::default()
         };

@@ -4,7 +4,7 @@
 //! are listed in `tests/fixtures/verifier_left_out.txt`, each with its reason; an entry that
 //! now agrees fails the test, so the list only shrinks.
 //!
-//! `cargo test -p vhlo-tests --test verifier_upstream -- --nocapture` prints the table per file.
+//! `cargo test -p vhlo-tests --test verifier verifier_upstream -- --nocapture` prints the table per file.
 
 use std::collections::BTreeMap;
 
