@@ -90,23 +90,6 @@ fn sdy_is_refused_without_other_dialects() {
     assert!(format!("{err}").contains("sdy."), "{err}");
 }
 
-fn oracle_python() -> Option<PathBuf> {
-    let python = vhlo_tests::workspace_root().join(".venv/bin/python");
-    if python.exists() {
-        return Some(python);
-    }
-    if std::env::var("VHLO_REQUIRE_ORACLE").is_ok_and(|v| v == "1") {
-        panic!(
-            "oracle python not found at {} (VHLO_REQUIRE_ORACLE=1)",
-            python.display()
-        );
-    }
-    eprintln!(
-        "skipping: oracle python not found at {} (run scripts/oracle/setup.sh)",
-        python.display()
-    );
-    None
-}
 
 fn oracle(python: &PathBuf, args: &[&str]) -> Vec<u8> {
     let script = vhlo_tests::workspace_root().join("scripts/oracle/oracle.py");
@@ -126,8 +109,9 @@ fn oracle(python: &PathBuf, args: &[&str]) -> Vec<u8> {
 /// jaxlib (StableHLO 1.17.0 with Shardy) and we print the program alike, write byte-identical
 /// artifacts of it at every target from the first with mixed programs, and read each other's.
 #[test]
+#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
 fn jaxlib_and_we_agree_on_sdy() {
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sdy_dialect");
@@ -240,7 +224,7 @@ fn compat_syntax_fixture_agrees_with_jaxlib() {
     ] {
         assert!(pretty.contains(custom), "{custom} not in\n{pretty}");
     }
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     agree_with_jaxlib(&python, &path, "compat_syntax");
@@ -261,6 +245,7 @@ fn compat_syntax_fixture_agrees_with_jaxlib() {
 /// removed the directory later; openxla/shardy commit 50f6e89a holds both files (plain bytecode
 /// v6 with native func and stablehlo ops, func.func's `no_inline` among their properties).
 #[test]
+#[cfg_attr(not(has_shardy_compat), ignore = "needs Shardy's compatibility_test.mlir (VHLO_SHARDY_COMPAT_TEST)")]
 fn shardy_compatibility_test_program() {
     let path = std::env::var_os("VHLO_SHARDY_COMPAT_TEST")
         .map(PathBuf::from)
@@ -292,7 +277,7 @@ fn shardy_compatibility_test_program() {
             bc.display()
         );
     }
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     agree_with_jaxlib(&python, &path, "shardy_compat");

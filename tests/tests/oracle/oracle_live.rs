@@ -18,24 +18,6 @@ use vhlo_core::convert::{self, LegalizeOptions};
 use vhlo_core::text::{self, PrintOptions};
 use vhlo_tests::portable::{self, SerializeOptions};
 
-fn oracle_python() -> Option<PathBuf> {
-    let python = match std::env::var_os("VHLO_ORACLE_PYTHON") {
-        Some(path) => PathBuf::from(path),
-        None => vhlo_tests::workspace_root().join(".venv/bin/python"),
-    };
-    if python.exists() {
-        return Some(python);
-    }
-    let why = format!(
-        "oracle python not found at {} (run scripts/oracle/setup.sh)",
-        python.display()
-    );
-    if std::env::var("VHLO_REQUIRE_ORACLE").is_ok_and(|v| v == "1") {
-        panic!("{why} (VHLO_REQUIRE_ORACLE=1)");
-    }
-    eprintln!("skipping: {why}");
-    None
-}
 
 /// Runs oracle.py; in --output-dir mode a failed input leaves `<name><suffix>.error` and the exit
 /// status is 1, so the caller looks at the files rather than the status.
@@ -125,8 +107,9 @@ fn parse_fixture(path: &Path) -> vhlo_core::ir::Module {
 }
 
 #[test]
+#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
 fn jaxlib_reads_our_artifacts_as_it_reads_its_own() {
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     let dir = fixtures();
@@ -198,8 +181,9 @@ fn jaxlib_reads_our_artifacts_as_it_reads_its_own() {
 }
 
 #[test]
+#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
 fn jaxlib_parses_our_prints_as_the_original() {
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     let dir = fixtures();
@@ -431,8 +415,9 @@ fn our_minimum(src: &str) -> Result<String, String> {
 }
 
 #[test]
+#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
 fn minimum_version_is_jaxlibs_smallest_serializable_target() {
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     let work = scratch("minimum");
@@ -498,8 +483,9 @@ fn minimum_version_is_jaxlibs_smallest_serializable_target() {
 /// accuracy, the dot algorithm, composite): what we write at their minimum version and at 1.17.0 must
 /// be read by jaxlib to the module it reads from its own artifact at 1.17.0.
 #[test]
+#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
 fn jaxlib_reads_our_artifacts_of_newer_features() {
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     let work = scratch("newer");
@@ -682,8 +668,9 @@ fn alias_programs() -> Vec<String> {
 /// get aliases, their names, numbering and order, deferred `#loc` definitions, and no aliases
 /// under `--mlir-print-local-scope`.
 #[test]
+#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
 fn aliases_print_as_jaxlib_prints_them() {
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     let work = scratch("aliases");
@@ -780,8 +767,9 @@ fn aliases_print_as_jaxlib_prints_them() {
 /// MLIR bytecode holds file location ranges of 0 to 4 numbers; jaxlib prints a missing line or
 /// column as 0 (`loc("x.py":0:0)`), and so must we.
 #[test]
+#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
 fn file_location_ranges_of_every_length_print_as_jaxlib_prints_them() {
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     let work = scratch("location_ranges");
@@ -842,8 +830,9 @@ fn file_location_ranges_of_every_length_print_as_jaxlib_prints_them() {
 /// are refused by jaxlib too (its verifier runs when it parses them), and the compatible control
 /// is serialized by both.
 #[test]
+#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
 fn jaxlib_refuses_the_type_constraint_violations_we_refuse() {
-    let Some(python) = oracle_python() else {
+    let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
     let work = scratch("type_constraints");

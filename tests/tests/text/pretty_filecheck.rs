@@ -10,19 +10,11 @@ use std::path::PathBuf;
 use vhlo_core::text::{self, PrintOptions};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = vhlo_tests::workspace_root().join("../shared/stablehlo-tests");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        !vhlo_tests::in_ci(),
-        "../shared/stablehlo-tests is missing under CI"
-    );
-    eprintln!("skipped: no ../shared/stablehlo-tests");
-    None
+    vhlo_tests::stablehlo_tests()
 }
 
 #[test]
+#[cfg_attr(not(has_stablehlo_tests), ignore = "needs ../shared/stablehlo-tests (or VHLO_STABLEHLO_TESTS)")]
 fn pretty_corpora_satisfy_their_check_lines() {
     let Some(dir) = corpus() else { return };
     let mut failures = Vec::new();

@@ -168,22 +168,6 @@ fn serialize(src: &str) -> Result<Vec<u8>, String> {
     written
 }
 
-fn oracle_python() -> Option<PathBuf> {
-    let python = vhlo_tests::workspace_root().join(".venv/bin/python");
-    if python.exists() {
-        return Some(python);
-    }
-    assert!(
-        std::env::var("VHLO_REQUIRE_ORACLE").map_or(true, |v| v != "1"),
-        "oracle python not found at {} (VHLO_REQUIRE_ORACLE=1)",
-        python.display()
-    );
-    eprintln!(
-        "skipping the jaxlib half: no oracle at {}",
-        python.display()
-    );
-    None
-}
 
 /// jaxlib's diagnostics when it parses `src` (it verifies after parsing), or `None` if it accepts it.
 fn jaxlib_refusal(python: &PathBuf, name: &str, src: &str) -> Option<String> {
@@ -201,7 +185,7 @@ fn jaxlib_refusal(python: &PathBuf, name: &str, src: &str) -> Option<String> {
 
 #[test]
 fn shardings_that_break_shardys_rules_are_refused() {
-    let python = oracle_python();
+    let python = vhlo_tests::oracle_python();
     let mut cases: Vec<(String, String, String)> = CASES
         .iter()
         .map(|(n, body, msg)| (n.to_string(), program(body), msg.to_string()))
@@ -230,7 +214,7 @@ fn shardings_that_break_shardys_rules_are_refused() {
 /// The same programs with the rule kept are written, so the checks are not simply refusing sdy.
 #[test]
 fn valid_shardings_are_written() {
-    let python = oracle_python();
+    let python = vhlo_tests::oracle_python();
     for (i, body) in [
         r#"%0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@one, []>]>} : tensor<8x8xf32>"#,
         r#"%0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {"y"}]>]>} : tensor<8x8xf32>"#,
