@@ -1,5 +1,5 @@
 //! MLIR's parser wraps top-level ops other than a single module in an implicit `builtin.module`
-//! located at `"file":0:0`; libStablehlo serializes that location (found by tests/oracle_live.rs:
+//! located at `"file":0:0`; libStablehlo serializes that location (found by tests/tests/oracle/oracle_live.rs:
 //! our artifacts of module-less text read back with `loc(unknown)` where jaxlib's had the file).
 
 use vhlo_core::ir::LocData;
