@@ -129,10 +129,18 @@ fn scan(src: &str) -> Vec<String> {
 fn test_sources() -> Vec<PathBuf> {
     let root = workspace_root();
     let mut files = Vec::new();
-    for dir in ["tests/tests", "vhlo-translate/tests"] {
-        for e in std::fs::read_dir(root.join(dir)).expect("test dir") {
+    // The test binaries' directories too (tests/tests/<feature>/).
+    let mut dirs: Vec<PathBuf> = ["tests/tests", "vhlo-translate/tests"]
+        .iter()
+        .map(|d| root.join(d))
+        .collect();
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).expect("test dir") {
             let p = e.expect("entry").path();
-            if p.extension().is_some_and(|x| x == "rs") && !p.ends_with("checked_writes.rs") {
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") && !p.ends_with("checked_writes.rs")
+            {
                 files.push(p);
             }
         }
