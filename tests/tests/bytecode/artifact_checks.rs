@@ -10,7 +10,10 @@ fn suite_dir() -> Option<PathBuf> {
 }
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn suite_artifacts_print_as_their_check_lines_say() {
     let Some(dir) = suite_dir() else {
         assert!(

@@ -349,7 +349,10 @@ fn normalize(message: &str) -> String {
 }
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn seeded_mutations_of_every_suite_artifact_are_rejected_cleanly_or_round_trip() {
     let Some(dir) = suite_dir() else { return };
     let files = artifacts(&dir);

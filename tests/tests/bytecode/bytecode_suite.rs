@@ -23,7 +23,10 @@ fn count_source_funcs(src: &str) -> usize {
 }
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn every_suite_artifact_reads() {
     let Some(dir) = suite_dir() else { return };
     let files = artifacts(&dir);
@@ -100,7 +103,10 @@ fn every_suite_artifact_reads() {
 }
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn future_op_artifact_is_rejected_with_the_op_name() {
     let Some(dir) = suite_dir() else { return };
     let bytes = std::fs::read(dir.join("invalid_vhlo_future.mlir.bc")).unwrap();
@@ -118,7 +124,10 @@ fn future_op_artifact_is_rejected_with_the_op_name() {
 
 /// Reads each artifact and writes it back at its own bytecode version: the bytes must match.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn every_suite_artifact_round_trips_byte_for_byte() {
     let Some(dir) = suite_dir() else { return };
     let mut identical = 0;
@@ -170,7 +179,10 @@ fn every_suite_artifact_round_trips_byte_for_byte() {
 /// Every prefix of a small artifact, and every 101st prefix of a large one, is either rejected
 /// with an error inside the input or (only the whole file) accepted; nothing panics.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn truncated_artifacts_are_rejected_cleanly() {
     let Some(dir) = suite_dir() else { return };
     for (file, stride) in [
@@ -197,7 +209,10 @@ fn truncated_artifacts_are_rejected_cleanly() {
 /// Deterministically corrupted artifacts never panic the reader, and whatever it accepts the
 /// writer can write again.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn corrupted_artifacts_do_not_panic() {
     let Some(dir) = suite_dir() else { return };
     // xorshift64: a fixed seed, so failures reproduce.
@@ -235,7 +250,10 @@ fn corrupted_artifacts_do_not_panic() {
 /// Without any side table the writer needs nothing but the IR: files with no recorded use-list
 /// order come out identical, and the others differ exactly by their records.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn writer_needs_only_the_ir_where_no_use_list_order_was_recorded() {
     let Some(dir) = suite_dir() else { return };
     let mut identical = 0;
@@ -273,7 +291,10 @@ fn writer_needs_only_the_ir_where_no_use_list_order_was_recorded() {
 /// A 1.20.0 program written at every bytecode version reads back to a program that writes the
 /// same bytes again, at that version and at version 6.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn programs_survive_every_bytecode_version() {
     let Some(dir) = suite_dir() else { return };
     let bytes = std::fs::read(dir.join("stablehlo_legalize_to_vhlo.1_20_0.mlir.bc")).unwrap();
@@ -304,7 +325,10 @@ fn programs_survive_every_bytecode_version() {
 /// used by `custom_call_v1` and then `return_v1`) is what [`bytecode::OpOrder`] computes when the
 /// custom call's use sits first in memory, as after HEAD's `VhloToVersion` rewrite.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn use_list_record_is_recomputed_from_the_in_memory_order() {
     let Some(dir) = suite_dir() else { return };
     let bytes = std::fs::read(dir.join("stablehlo_legalize_to_vhlo.1_2_0.mlir.bc")).unwrap();

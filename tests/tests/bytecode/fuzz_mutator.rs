@@ -11,7 +11,10 @@ use vhlo_core::ir::OpId;
 use vhlo_tests::portable;
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn grown_programs_are_written_and_read_back_or_refused() {
     let Some(dir) = vhlo_tests::compat_suite() else {
         return;

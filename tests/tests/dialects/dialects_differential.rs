@@ -156,7 +156,10 @@ fn corpus_covers_every_op() {
 }
 
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn mixed_dialect_programs_agree_with_jaxlib() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;

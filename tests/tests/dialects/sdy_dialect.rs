@@ -90,7 +90,6 @@ fn sdy_is_refused_without_other_dialects() {
     assert!(format!("{err}").contains("sdy."), "{err}");
 }
 
-
 fn oracle(python: &PathBuf, args: &[&str]) -> Vec<u8> {
     let script = vhlo_tests::workspace_root().join("scripts/oracle/oracle.py");
     let out = Command::new(python)
@@ -109,7 +108,10 @@ fn oracle(python: &PathBuf, args: &[&str]) -> Vec<u8> {
 /// jaxlib (StableHLO 1.17.0 with Shardy) and we print the program alike, write byte-identical
 /// artifacts of it at every target from the first with mixed programs, and read each other's.
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn jaxlib_and_we_agree_on_sdy() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
@@ -245,7 +247,10 @@ fn compat_syntax_fixture_agrees_with_jaxlib() {
 /// removed the directory later; openxla/shardy commit 50f6e89a holds both files (plain bytecode
 /// v6 with native func and stablehlo ops, func.func's `no_inline` among their properties).
 #[test]
-#[cfg_attr(not(has_shardy_compat), ignore = "needs Shardy's compatibility_test.mlir (VHLO_SHARDY_COMPAT_TEST)")]
+#[cfg_attr(
+    not(has_shardy_compat),
+    ignore = "needs Shardy's compatibility_test.mlir (VHLO_SHARDY_COMPAT_TEST)"
+)]
 fn shardy_compatibility_test_program() {
     let path = std::env::var_os("VHLO_SHARDY_COMPAT_TEST")
         .map(PathBuf::from)

@@ -320,7 +320,10 @@ fn compare(
 /// serialized at that version read back by jaxlib as it parses the text. `VHLO_JAX_CASES=substring`
 /// runs the cases whose name contains it.
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn corpus() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
@@ -332,7 +335,10 @@ fn corpus() {
 /// NamedSharding inputs and outputs, with_sharding_constraint, shard_map, a LAPACK custom call. The
 /// same three checks as [`corpus`]; all carry Shardy attributes or ops.
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn mesh_fixtures() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;

@@ -18,7 +18,6 @@ use vhlo_core::convert::{self, LegalizeOptions};
 use vhlo_core::text::{self, PrintOptions};
 use vhlo_tests::portable::{self, SerializeOptions};
 
-
 /// Runs oracle.py; in --output-dir mode a failed input leaves `<name><suffix>.error` and the exit
 /// status is 1, so the caller looks at the files rather than the status.
 fn run_oracle(python: &Path, args: &[String]) -> std::process::Output {
@@ -107,7 +106,10 @@ fn parse_fixture(path: &Path) -> vhlo_core::ir::Module {
 }
 
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn jaxlib_reads_our_artifacts_as_it_reads_its_own() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
@@ -181,7 +183,10 @@ fn jaxlib_reads_our_artifacts_as_it_reads_its_own() {
 }
 
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn jaxlib_parses_our_prints_as_the_original() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
@@ -415,7 +420,10 @@ fn our_minimum(src: &str) -> Result<String, String> {
 }
 
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn minimum_version_is_jaxlibs_smallest_serializable_target() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
@@ -483,7 +491,10 @@ fn minimum_version_is_jaxlibs_smallest_serializable_target() {
 /// accuracy, the dot algorithm, composite): what we write at their minimum version and at 1.17.0 must
 /// be read by jaxlib to the module it reads from its own artifact at 1.17.0.
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn jaxlib_reads_our_artifacts_of_newer_features() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
@@ -668,7 +679,10 @@ fn alias_programs() -> Vec<String> {
 /// get aliases, their names, numbering and order, deferred `#loc` definitions, and no aliases
 /// under `--mlir-print-local-scope`.
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn aliases_print_as_jaxlib_prints_them() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
@@ -767,7 +781,10 @@ fn aliases_print_as_jaxlib_prints_them() {
 /// MLIR bytecode holds file location ranges of 0 to 4 numbers; jaxlib prints a missing line or
 /// column as 0 (`loc("x.py":0:0)`), and so must we.
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn file_location_ranges_of_every_length_print_as_jaxlib_prints_them() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
@@ -830,7 +847,10 @@ fn file_location_ranges_of_every_length_print_as_jaxlib_prints_them() {
 /// are refused by jaxlib too (its verifier runs when it parses them), and the compatible control
 /// is serialized by both.
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn jaxlib_refuses_the_type_constraint_violations_we_refuse() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;

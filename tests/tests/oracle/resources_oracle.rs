@@ -150,7 +150,10 @@ fn scratch() -> PathBuf {
 }
 
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn resources_and_discardable_attributes_as_libstablehlo() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;

@@ -113,7 +113,10 @@ fn run_one(src: &str, target: Version, defaults_only: &std::cell::Cell<usize>) -
 }
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn suite_legalizes_checks_and_round_trips() {
     let Some(dir) = suite_dir() else { return };
     let files = suite_files(&dir);
@@ -165,7 +168,10 @@ fn suite_legalizes_checks_and_round_trips() {
 /// `stablehlo_legalize_to_vhlo_mixed.mlir`: other dialects allowed, casts between VHLO values
 /// and foreign ops as upstream materializes them; each `// -----` chunk separately.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn mixed_programs_keep_other_dialects_and_cast_at_the_boundaries() {
     let Some(dir) = suite_dir() else { return };
     let src = std::fs::read_to_string(dir.join("stablehlo_legalize_to_vhlo_mixed.mlir"))
@@ -212,7 +218,10 @@ fn mixed_programs_keep_other_dialects_and_cast_at_the_boundaries() {
 /// target gives the module the `.mlir.bc` artifact holds (written with `--strip-debuginfo`), and
 /// writing it gives the artifact's bytes.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn legalized_suite_matches_upstream_artifacts() {
     let Some(dir) = suite_dir() else { return };
     let (mut same_module, mut same_bytes, mut total) = (0, 0, 0);
@@ -288,7 +297,10 @@ fn legalized_suite_matches_upstream_artifacts() {
 /// StableHLO and legalized again at the artifact's version is the artifact's module; and every
 /// artifact survives conversion to every release without panicking (errors are values).
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn upstream_artifacts_convert_back_and_forth() {
     let Some(dir) = suite_dir() else { return };
     let mut list: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -345,7 +357,10 @@ fn upstream_artifacts_convert_back_and_forth() {
 /// legalized at its target, holds an older version of the op than the current one (so the
 /// conversion went down across the boundary, and the round trip above came back up).
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn suite_programs_cross_every_op_version_boundary() {
     use std::collections::BTreeSet;
     use vhlo_core::vhlo::VhloOp;

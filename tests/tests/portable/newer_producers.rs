@@ -24,7 +24,10 @@ fn ours(bytes: &[u8]) -> Result<String, String> {
 }
 
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn newer_producers_read_as_libstablehlo_reads_them() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;

@@ -39,7 +39,10 @@ fn artifacts(dir: &std::path::Path) -> Vec<(String, PathBuf, PathBuf)> {
 }
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn deserialize_gives_the_source_program() {
     let Some(dir) = suite() else { return };
     let mut failures = Vec::new();
@@ -99,7 +102,10 @@ fn deserialize_gives_the_source_program() {
 }
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn serialize_is_byte_identical_to_libstablehlo() {
     let Some(dir) = suite() else { return };
     let mut identical = Vec::new();
@@ -132,7 +138,10 @@ fn serialize_is_byte_identical_to_libstablehlo() {
 }
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn read_and_write_back_at_the_same_target_is_identical() {
     let Some(dir) = suite() else { return };
     let mut different = Vec::new();
@@ -153,7 +162,10 @@ fn read_and_write_back_at_the_same_target_is_identical() {
 }
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn future_and_api_artifacts() {
     let Some(dir) = suite() else { return };
     let err = portable::deserialize_portable_artifact(
@@ -214,7 +226,10 @@ fn targets_and_presets() {
 /// print form: on the suite's artifacts and the JAX fixtures', older ones included (where a
 /// version step refuses the early names). Fails if the early names are never taken.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn values_named_while_legalizing_print_as_named_after() {
     let Some(dir) = suite() else { return };
     let jax = vhlo_tests::workspace_root().join("tests/fixtures/jax");

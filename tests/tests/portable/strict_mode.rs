@@ -214,7 +214,10 @@ fn an_attribute_the_reader_drops_is_refused_only_when_strict() {
 /// Strict mode changes nothing for the compatibility suite: every artifact deserializes strictly
 /// exactly when it deserializes at all, to the same program.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn strict_deserialization_accepts_every_suite_artifact() {
     let Some(dir) = vhlo_tests::compat_suite() else {
         return;

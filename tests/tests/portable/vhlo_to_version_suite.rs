@@ -72,7 +72,10 @@ fn convert(src: &str, run: &Run) -> Result<vhlo_core::ir::Module, Result<String,
 }
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn downgrade_files_satisfy_their_check_lines() {
     let Some(dir) = suite_dir() else { return };
     let list = files(&dir, |n| {
@@ -181,7 +184,10 @@ fn check_invalid(chunk: &str, run: &Run, expected: &[String]) -> Result<usize, S
 }
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn invalid_files_are_rejected_naming_what_upstream_names() {
     let Some(dir) = suite_dir() else { return };
     let list = files(&dir, |n| {
@@ -282,7 +288,10 @@ fn target_argument_errors() {
 /// Every suite input (each `// -----` chunk of every `.mlir`, valid or not) goes through every
 /// conversion without a panic: failures are diagnostics.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn every_suite_input_converts_or_fails_cleanly() {
     let Some(dir) = suite_dir() else { return };
     let (mut chunks_run, mut ok) = (0, 0);

@@ -555,7 +555,10 @@ fn no_hand_written_source_names(names: &[String]) {
 }
 
 #[test]
-#[cfg_attr(not(all(spec_fixtures, has_compat_suite)), ignore = "runs under CI=true or VHLO_SPEC_FIXTURES=1 (it builds a copy of the repository for minutes), with ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(all(spec_fixtures, has_compat_suite)),
+    ignore = "runs under CI=true or VHLO_SPEC_FIXTURES=1 (it builds a copy of the repository for minutes), with ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn release_1_20_0_removed_and_re_added_as_the_doc_says() {
     if !enabled("1.20.0") {
         return;
@@ -676,7 +679,10 @@ fn programs(dir: &Path) -> Vec<Program> {
 }
 
 #[test]
-#[cfg_attr(not(spec_fixtures), ignore = "runs under CI=true or VHLO_SPEC_FIXTURES=1 (it builds a copy of the repository for minutes)")]
+#[cfg_attr(
+    not(spec_fixtures),
+    ignore = "runs under CI=true or VHLO_SPEC_FIXTURES=1 (it builds a copy of the repository for minutes)"
+)]
 fn release_1_21_0_hypothetical_is_a_spec_edit() {
     if !enabled("1.21.0") {
         return;

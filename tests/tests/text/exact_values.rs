@@ -198,7 +198,10 @@ fn all_data(m: &Module, n: usize) -> Vec<u8> {
 
 /// Every bit pattern of every narrow float type, and every edge literal, against jaxlib.
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn narrow_floats_match_jaxlib_value_by_value() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
@@ -337,7 +340,10 @@ fn narrow_floats_match_jaxlib_value_by_value() {
 /// character, inside a comment it is skipped with the comment. Each program prints as jaxlib
 /// prints it.
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn nul_bytes_are_skipped_as_mlir_skips_them() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
@@ -428,7 +434,10 @@ fn integer_literals(width: u32, signedness: &str) -> (Vec<String>, Vec<String>) 
 /// attributes and dense elements print as jaxlib prints them and are written to the same bytes;
 /// jaxlib's artifact reads back to the same print; out-of-range literals are refused by both.
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn wide_integers_match_jaxlib() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
@@ -537,7 +546,10 @@ fn wide_integers_match_jaxlib() {
 /// the properties. Without `elide_defaults` our print keeps what the source wrote, so that it
 /// parses back to the same IR.
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn explicit_default_attributes_print_as_jaxlib_prints_them() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
@@ -597,7 +609,10 @@ fn explicit_default_attributes_print_as_jaxlib_prints_them() {
 /// a format names the attribute's kind, as MLIR's `parseCustomAttributeWithFallback` takes them:
 /// each program is accepted exactly when jaxlib accepts it, and prints as jaxlib prints it.
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn shardy_full_spellings_as_jaxlib() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;

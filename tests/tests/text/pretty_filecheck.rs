@@ -14,7 +14,10 @@ fn corpus() -> Option<PathBuf> {
 }
 
 #[test]
-#[cfg_attr(not(has_stablehlo_tests), ignore = "needs ../shared/stablehlo-tests (or VHLO_STABLEHLO_TESTS)")]
+#[cfg_attr(
+    not(has_stablehlo_tests),
+    ignore = "needs ../shared/stablehlo-tests (or VHLO_STABLEHLO_TESTS)"
+)]
 fn pretty_corpora_satisfy_their_check_lines() {
     let Some(dir) = corpus() else { return };
     let mut failures = Vec::new();

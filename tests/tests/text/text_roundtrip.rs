@@ -88,7 +88,10 @@ fn excerpt(s: &str, e: &text::ParseError) -> String {
 }
 
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn compat_suite_sources_round_trip_generic() {
     let Some(dir) = shared_dir("compat-suite", "VHLO_COMPAT_SUITE") else {
         return;
@@ -135,7 +138,10 @@ fn compat_suite_sources_round_trip_generic() {
 }
 
 #[test]
-#[cfg_attr(not(has_stablehlo_tests), ignore = "needs ../shared/stablehlo-tests (or VHLO_STABLEHLO_TESTS)")]
+#[cfg_attr(
+    not(has_stablehlo_tests),
+    ignore = "needs ../shared/stablehlo-tests (or VHLO_STABLEHLO_TESTS)"
+)]
 fn interpret_corpus_parses_and_round_trips() {
     let Some(dir) = shared_dir("stablehlo-tests", "VHLO_STABLEHLO_TESTS") else {
         return;
@@ -179,7 +185,10 @@ fn interpret_corpus_parses_and_round_trips() {
 /// Balanced `#vhlo...`/`!vhlo...` expressions in the suite's CHECK lines (skipping FileCheck
 /// patterns): each must parse, and print back to the same text.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn vhlo_types_and_attributes_print_like_upstream() {
     let Some(dir) = shared_dir("compat-suite", "VHLO_COMPAT_SUITE") else {
         return;
@@ -262,7 +271,10 @@ fn vhlo_types_and_attributes_print_like_upstream() {
 /// round-trips or is rejected with a located error, never a panic; the non-`invalid` ones
 /// must round-trip.
 #[test]
-#[cfg_attr(not(has_compat_suite), ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)")]
+#[cfg_attr(
+    not(has_compat_suite),
+    ignore = "needs ../shared/compat-suite (or VHLO_COMPAT_SUITE)"
+)]
 fn other_suite_inputs_round_trip_or_fail_cleanly() {
     let Some(dir) = shared_dir("compat-suite", "VHLO_COMPAT_SUITE") else {
         return;
@@ -302,7 +314,10 @@ fn other_suite_inputs_round_trip_or_fail_cleanly() {
 
 /// The pretty-syntax corpora: report how many chunks parse and round-trip (pretty printing).
 #[test]
-#[cfg_attr(not(has_stablehlo_tests), ignore = "needs ../shared/stablehlo-tests (or VHLO_STABLEHLO_TESTS)")]
+#[cfg_attr(
+    not(has_stablehlo_tests),
+    ignore = "needs ../shared/stablehlo-tests (or VHLO_STABLEHLO_TESTS)"
+)]
 fn pretty_corpora_round_trip() {
     let Some(dir) = shared_dir("stablehlo-tests", "VHLO_STABLEHLO_TESTS") else {
         return;
@@ -355,7 +370,10 @@ fn pretty_corpora_round_trip() {
 /// A FileCheck subset: the literal `CHECK`/`CHECK-NEXT`/`CHECK-LABEL` lines of the pretty-print
 /// tests (those without `[[`/`{{` patterns) must appear, in order, in what we print.
 #[test]
-#[cfg_attr(not(has_stablehlo_tests), ignore = "needs ../shared/stablehlo-tests (or VHLO_STABLEHLO_TESTS)")]
+#[cfg_attr(
+    not(has_stablehlo_tests),
+    ignore = "needs ../shared/stablehlo-tests (or VHLO_STABLEHLO_TESTS)"
+)]
 fn pretty_printing_matches_upstream_check_lines() {
     let Some(dir) = shared_dir("stablehlo-tests", "VHLO_STABLEHLO_TESTS") else {
         return;

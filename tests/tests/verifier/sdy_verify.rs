@@ -168,7 +168,6 @@ fn serialize(src: &str) -> Result<Vec<u8>, String> {
     written
 }
 
-
 /// jaxlib's diagnostics when it parses `src` (it verifies after parsing), or `None` if it accepts it.
 fn jaxlib_refusal(python: &PathBuf, name: &str, src: &str) -> Option<String> {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sdy_verify");

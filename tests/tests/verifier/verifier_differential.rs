@@ -242,7 +242,10 @@ impl Outcome {
 type Groups<'a> = BTreeMap<(Outcome, &'a str, &'a str), Vec<(&'a Mutant, &'a String)>>;
 
 #[test]
-#[cfg_attr(not(has_oracle), ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)")]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
 fn our_verdicts_are_libstablehlos() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;

@@ -58,7 +58,10 @@ fn left_out_list() -> BTreeMap<(String, u32), String> {
 }
 
 #[test]
-#[cfg_attr(not(has_stablehlo_tests), ignore = "needs ../shared/stablehlo-tests (or VHLO_STABLEHLO_TESTS)")]
+#[cfg_attr(
+    not(has_stablehlo_tests),
+    ignore = "needs ../shared/stablehlo-tests (or VHLO_STABLEHLO_TESTS)"
+)]
 fn upstream_verifier_tests_agree() {
     let Some(dir) = stablehlo_tests() else {
         return;
