@@ -4,7 +4,8 @@
 //! long sizes run under `CI=true`.
 //!
 //! Peak RSS is measured per case: the cases run one at a time (a lock), and each resets the
-//! kernel's high-water mark (`/proc/self/clear_refs`) before it starts.
+//! kernel's high-water mark (`/proc/self/clear_refs`) before it starts. The mark is the
+//! process's, so this is a test binary of its own: no other file's test runs beside a case.
 //!
 //! The rows about the command line are tested on the binary: rows 9 and 13 in
 //! `vhlo-translate/tests/cli_forms.rs` (JSON through serde; a target past current, empty input,
