@@ -1,6 +1,6 @@
 //! Building a program with no result type written by hand: `FunctionBuilder::op` infers each
 //! op's results with the verifier's shape functions. The program is verified, serialized and
-//! read back; jaxlib reads the artifact back too (live, with the oracle).
+//! read back; jaxlib reads the artifact back too (live, with the oracle: a test of its own).
 
 use vhlo_core::build::ModuleBuilder;
 use vhlo_core::text::{self, PrintOptions};
@@ -49,25 +49,38 @@ fn relu_of_a_dense_layer_is_built_with_inferred_types() {
         portable::serialize_portable_artifact(&m, "1.0.0", SerializeOptions::default()).unwrap();
     let back = portable::deserialize_portable_artifact(&artifact).unwrap();
     assert_eq!(text::print(&back, PrintOptions::default()), printed);
-    if let Some(python) = vhlo_tests::oracle_python() {
-        let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("inferred_builders");
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("relu.mlir.bc");
-        std::fs::write(&path, &artifact).unwrap();
-        let script = "import sys\nfrom jaxlib.mlir import ir\nfrom jaxlib.mlir.dialects import stablehlo\nwith ir.Context() as ctx:\n    stablehlo.register_dialect(ctx)\n    m = stablehlo.deserialize_portable_artifact(ctx, open(sys.argv[1], 'rb').read())\n    print(m)\n";
-        let out = std::process::Command::new(&python)
-            .args(["-c", script, path.to_str().unwrap()])
-            .output()
+}
+
+/// jaxlib reads the built program's artifact back to the same ops and result types.
+#[test]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
+fn jaxlib_reads_the_built_program() {
+    let Some(python) = vhlo_tests::oracle_python() else {
+        return;
+    };
+    let artifact =
+        portable::serialize_portable_artifact(&relu_dense(), "1.0.0", SerializeOptions::default())
             .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "jaxlib: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(stdout.contains("stablehlo.maximum"), "{stdout}");
-        assert!(stdout.contains("-> tensor<2x4xf32>"), "{stdout}");
-    }
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("inferred_builders");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("relu.mlir.bc");
+    std::fs::write(&path, &artifact).unwrap();
+    let script = "import sys\nfrom jaxlib.mlir import ir\nfrom jaxlib.mlir.dialects import stablehlo\nwith ir.Context() as ctx:\n    stablehlo.register_dialect(ctx)\n    m = stablehlo.deserialize_portable_artifact(ctx, open(sys.argv[1], 'rb').read())\n    print(m)\n";
+    let out = std::process::Command::new(&python)
+        .args(["-c", script, path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "jaxlib: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("stablehlo.maximum"), "{stdout}");
+    assert!(stdout.contains("-> tensor<2x4xf32>"), "{stdout}");
 }
 
 #[test]
