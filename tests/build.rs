@@ -48,6 +48,12 @@ fn main() {
             default: "../shared/stablehlo-tests",
             required: ci,
         },
+        Input {
+            cfg: "has_real_artifacts",
+            var: "VHLO_REAL_ARTIFACTS",
+            default: "../shared/real-artifacts",
+            required: ci,
+        },
         // Upstream data that not even ../shared holds (dialects::sdy_dialect): never required.
         Input {
             cfg: "has_shardy_compat",

@@ -1,5 +1,5 @@
-//! MLIR bytecode: reading and writing the compatibility suite's artifacts, seeded mutations and
-//! the fuzz mutator, and the artifacts' checks.
+//! MLIR bytecode: reading and writing the compatibility suite's artifacts, the real artifacts of
+//! `../shared/real-artifacts`, seeded mutations and the fuzz mutator, and the artifacts' checks.
 //!
 //! One module per former test file; see tests/README.md for the index.
 
@@ -7,3 +7,4 @@ mod artifact_checks;
 mod bytecode_mutations;
 mod bytecode_suite;
 mod fuzz_mutator;
+mod real_artifacts;
