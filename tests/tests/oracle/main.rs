@@ -3,6 +3,7 @@
 //!
 //! One module per former test file; see tests/README.md for the index.
 
+mod filecheck_suite;
 mod jax_backcompat;
 mod jax_differential;
 mod jax_fixtures;
