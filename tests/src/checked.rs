@@ -1,4 +1,4 @@
-//! Writers that read back what they write (issue 29: no path writes what we or libStablehlo
+//! Writers that read back what they write (no path writes what we or libStablehlo
 //! refuse; every artifact a test writes is read back by our reader with verification on).
 //!
 //! [`portable`] and [`bytecode`] re-export `vhlo_core::portable` and `vhlo_core::bytecode`, with

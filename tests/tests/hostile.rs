@@ -1,4 +1,4 @@
-//! Hostile input built on purpose (issue 13): generators for each class of the issue's table,
+//! Hostile input built on purpose: generators for each class of hostile input,
 //! run through the library as `vhlo-translate` runs it, asserting the outcome (an artifact or a
 //! clear refusal, never a crash), and bounds on work and peak memory. Sizes grow by 10x; the
 //! long sizes run under `CI=true`.

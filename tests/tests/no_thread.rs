@@ -1,4 +1,4 @@
-//! Reading, converting, printing and writing run on the caller's thread (issue 14: the library
+//! Reading, converting, printing and writing run on the caller's thread (the library
 //! must work where threads cannot be started, wasm32 or embedders that forbid them). A test
 //! without libtest's harness, so `main` is the only thread; an allocator counts allocations made
 //! on any thread not marked as the worker, which is where a spawned thread's work would show.

@@ -395,7 +395,7 @@ fn jax_fixtures_round_trip_byte_for_byte() {
     assert!(identical > 0 || files.is_empty());
 }
 
-// ---- Reader rules on hand-edited bytes (issue 29) -------------------------------------------------
+// ---- Reader rules on hand-edited bytes ----------------------------------------------------------
 
 /// `%0` (the abs) and `%a` each have three uses; the function body defines six values.
 const THREE_USES: &str = "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.abs %a : tensor<f32>\n  %1 = stablehlo.add %0, %a : tensor<f32>\n  %2 = stablehlo.multiply %1, %0 : tensor<f32>\n  %3 = stablehlo.subtract %2, %0 : tensor<f32>\n  %4 = stablehlo.add %3, %a : tensor<f32>\n  return %4 : tensor<f32>\n}\n";

@@ -1,4 +1,4 @@
-//! The fuzz mutator that grows programs (`fuzz/fuzz_targets/common/grow.rs`, issue 13): applied
+//! The fuzz mutator that grows programs (`fuzz/fuzz_targets/common/grow.rs`): applied
 //! to the suite's artifacts, it makes wider and deeper programs, and every mutant is either
 //! written and read back or refused with an error (the nesting limit, a shape too large),
 //! never a panic, a stack overflow or an allocation the input did not pay for.

@@ -1,4 +1,4 @@
-//! Live differential test of programs that mix StableHLO with other dialects (issue 30), against
+//! Live differential test of programs that mix StableHLO with other dialects, against
 //! jaxlib (scripts/oracle/dialects_diff.py). The corpus: `tests/fixtures/dialects/<dialect>.mlir`
 //! (every op of the dialect in its custom syntax, where upstream has one, and in generic syntax;
 //! the coverage is checked against the spec) and upstream's CHLO tests. On each case:

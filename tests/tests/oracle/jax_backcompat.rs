@@ -1,4 +1,4 @@
-//! JAX's own back-compat artifacts (issue 11), and the reader/printer behaviours they need.
+//! JAX's own back-compat artifacts, and the reader/printer behaviours they need.
 //!
 //! The corpus test reads every artifact of `jax/_src/internal_test_util/export_back_compat_test_data/`
 //! (and `pallas/`) from the jax wheel in the oracle venv at test time; nothing is copied into the
@@ -669,7 +669,7 @@ fn check_cases(python: &Path, label: &str, fixtures: Option<&Path>, at_least: us
         ));
     }
     report.push_str(&format!("retarget byte-identical to JAX's artifact: {byte_identical} (of {retargeted} read back the same)\n"));
-    // Why the others differ, found by looking at them (issue 11 report): two Pallas artifacts
+    // Why the others differ, found by looking at them: two Pallas artifacts
     // store a true i1 splat as 0xFF, which MLIR reads as true and we write as 0x01; in five 2023
     // dynamic-shape artifacts some ops refer to attribute entry 2 where ours refer to entry 3, in
     // an identical table whose two entries read back equal (jaxlib reads both to the same VHLO

@@ -1,5 +1,5 @@
 //! Live comparison with libStablehlo (jaxlib) of `dense_resource` blobs and discardable
-//! attributes of other dialects (issue 30). For every program of the corpus, at jaxlib's
+//! attributes of other dialects. For every program of the corpus, at jaxlib's
 //! minimum and current targets, with and without `allow_other_dialects`:
 //! - our print of the program is jaxlib's print (the `{-# dialect_resources #-}` block included);
 //! - we serialize exactly when jaxlib's `serialize_portable_artifact` does, and then write the

@@ -1,4 +1,4 @@
-//! Every artifact a test writes is read back by our reader with verification on (issue 29).
+//! Every artifact a test writes is read back by our reader with verification on.
 //!
 //! The tests write through `vhlo_tests::portable` and `vhlo_tests::bytecode` (checked writers of
 //! the same names as `vhlo_core`'s, see `tests/src/checked.rs`), and read back what a

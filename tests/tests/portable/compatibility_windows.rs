@@ -1,4 +1,4 @@
-//! Compatibility windows from release dates (issue 33): WEEK_4 and WEEK_12 computed from the tag
+//! Compatibility windows from release dates: WEEK_4 and WEEK_12 computed from the tag
 //! dates of `spec/releases.yaml` as upstream's `build_tools/integrate/stablehlo_tag_and_bump_version.sh`
 //! computes the anchors it writes into `stablehlo/dialect/Version.cpp`.
 

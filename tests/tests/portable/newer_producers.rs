@@ -1,4 +1,4 @@
-//! Artifacts from a newer producer (issue 30): libStablehlo never refuses an artifact for its
+//! Artifacts from a newer producer: libStablehlo never refuses an artifact for its
 //! producer version; it reads the ops, attributes and types it has and refuses the rest. Each
 //! jaxlib-written fixture artifact of the newest target, with its producer edited to name a
 //! newer StableHLO, must read as the unedited one does, in jaxlib and in ours; with an op renamed

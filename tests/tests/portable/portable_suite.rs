@@ -1,4 +1,4 @@
-//! The portable-artifact contract on the upstream compatibility suite (issue 4's acceptance):
+//! The portable-artifact contract on the upstream compatibility suite:
 //! deserializing each `X_Y_Z.mlir.bc` gives the source program, and serializing the source at
 //! X.Y.Z with debug info stripped is byte-identical to the artifact.
 //!

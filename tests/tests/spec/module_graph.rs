@@ -1,4 +1,4 @@
-//! The module graph of vhlo-core (issue 12, "Layering without cycles"): which module of
+//! The module graph of vhlo-core (no cycles between its layers): which module of
 //! vhlo-core/src names which, and a failure on a cycle.
 //!
 //! A node is a module: a file (`text::printer`), a directory's mod.rs being the directory's own
@@ -355,7 +355,7 @@ fn top_level_modules_form_a_dag() {
         "cycles between top-level modules:\n{}",
         show(&top)
     );
-    // The data flow of issue 12: ir -> dialect -> text / bytecode / convert -> portable.
+    // The data flow: ir -> dialect -> text / bytecode / convert -> portable.
     let uses = |a: &str, b: &str| top.get(a).is_some_and(|s| s.contains(b));
     for (low, high) in [
         ("ir", "dialect"),

@@ -1,4 +1,4 @@
-//! Issue 12's acceptance: a new release is a spec edit, with 0 lines of Rust and 0 test edits.
+//! A new release is a spec edit, with 0 lines of Rust and 0 test edits.
 //!
 //! Each fixture copies the repository's tracked files (`git ls-files`) to
 //! `target/spec-fixtures/<name>`, edits only `spec/` there as `tests/fixtures/releases/*.edit`
@@ -533,7 +533,7 @@ fn added_attributes(spec: &codegen::Spec, v: &str) -> Vec<String> {
 }
 
 /// No hand-written Rust of the library or the CLI (generated code aside) spells these names.
-/// The ops' own constraints (`text/verify/ops`, upstream's C1...Cn as code, issue 29) may name
+/// The ops' own constraints (`text/verify/ops`, upstream's C1...Cn as code) may name
 /// any attribute they check: with the release removed the attribute is absent and the check is
 /// inert, so the release still takes no Rust (the fixture builds and runs without them).
 fn no_hand_written_source_names(names: &[String]) {

@@ -1,4 +1,4 @@
-//! Values against libStablehlo (jaxlib), value by value (issue 30, "Exact values"):
+//! Values against libStablehlo (jaxlib), value by value:
 //! - every bit pattern of every float type of 8 bits or fewer: printed as jaxlib prints it, the
 //!   printed decimal parsed back to the bits jaxlib parses it to, and the artifact's bytes;
 //! - decimal literals at every rounding edge (each midpoint between neighbouring values, and the

@@ -1,4 +1,4 @@
-//! `dense_resource` and MLIR bytecode's resource sections (issue 30): text round trips, the
+//! `dense_resource` and MLIR bytecode's resource sections: text round trips, the
 //! artifact round trip, blobs borrowed from the input rather than copied, and hostile resource
 //! sections (misaligned, truncated, huge sizes, bad alignments), each refused with a clear
 //! error. The live comparison with libStablehlo is `resources_oracle.rs`.

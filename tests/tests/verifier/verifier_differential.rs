@@ -1,4 +1,4 @@
-//! The verifier against libStablehlo's (issue 29): single-change mutants of JAX's back-compat
+//! The verifier against libStablehlo's: single-change mutants of JAX's back-compat
 //! programs, judged by jaxlib and by us.
 //!
 //! `scripts/oracle/mutants.py generate` parses each module text of the jax wheel's back-compat data

@@ -12,7 +12,7 @@ use filecheck::diagnostics::Verdict;
 use vhlo_tests::verify_diagnostics::{run_file, tally};
 use vhlo_tests::{stablehlo_tests, workspace_root};
 
-/// The files of the acceptance (issue 29), in the order the table lists them.
+/// The files of upstream's verifier tests, in the order the table lists them.
 const FILES: &[&str] = &[
     "ops_stablehlo.mlir",
     "verify_async_ops.mlir",
@@ -30,7 +30,7 @@ const FILES: &[&str] = &[
     "ops_stablehlo_bounded_dynamism.mlir",
     "ops_dot_general_algorithms.mlir",
     "infer_stablehlo.mlir",
-    // Issue 30: CHLO.
+    // CHLO.
     "ops_chlo.mlir",
     "ops_chlo_roundtrip.mlir",
     "infer_chlo.mlir",
