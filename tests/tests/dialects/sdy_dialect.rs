@@ -253,29 +253,37 @@ fn compat_syntax_fixture_agrees_with_jaxlib() {
     assert_eq!(text::print_generic(&back), text::print_generic(&m));
 }
 
-/// Shardy's own compatibility test program (upstream data: only the project's shared/ may hold
-/// it), at $VHLO_SHARDY_COMPAT_TEST or ../shared/shardy-compat/compatibility_test.mlir; with its
-/// `.mlir.bc` beside it, our reading of that artifact must be the source program. Upstream
-/// removed the directory later; openxla/shardy commit 50f6e89a holds both files (plain bytecode
-/// v6 with native func and stablehlo ops, func.func's `no_inline` among their properties).
+/// Where Shardy's own compatibility test program is (upstream data: only the project's shared/
+/// may hold it): $VHLO_SHARDY_COMPAT_TEST or ../shared/shardy-compat/compatibility_test.mlir.
+fn shardy_compat_test() -> Option<PathBuf> {
+    let path = std::env::var_os("VHLO_SHARDY_COMPAT_TEST")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            vhlo_tests::workspace_root().join("../shared/shardy-compat/compatibility_test.mlir")
+        });
+    if path.exists() {
+        return Some(path);
+    }
+    eprintln!(
+        "skipping: Shardy's compatibility_test.mlir not at {} (set VHLO_SHARDY_COMPAT_TEST; upstream data is not in the repository)",
+        path.display()
+    );
+    None
+}
+
+/// Shardy's compatibility test program: with its `.mlir.bc` beside it, our reading of that
+/// artifact must be the source program. Upstream removed the directory later; openxla/shardy
+/// commit 50f6e89a holds both files (plain bytecode v6 with native func and stablehlo ops,
+/// func.func's `no_inline` among their properties).
 #[test]
 #[cfg_attr(
     not(has_shardy_compat),
     ignore = "needs Shardy's compatibility_test.mlir (VHLO_SHARDY_COMPAT_TEST)"
 )]
 fn shardy_compatibility_test_program() {
-    let path = std::env::var_os("VHLO_SHARDY_COMPAT_TEST")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            vhlo_tests::workspace_root().join("../shared/shardy-compat/compatibility_test.mlir")
-        });
-    if !path.exists() {
-        eprintln!(
-            "skipping: Shardy's compatibility_test.mlir not at {} (set VHLO_SHARDY_COMPAT_TEST; upstream data is not in the repository)",
-            path.display()
-        );
+    let Some(path) = shardy_compat_test() else {
         return;
-    }
+    };
     let src = std::fs::read_to_string(&path).unwrap();
     let m = text::parse(&src).unwrap_or_else(|e| panic!("{e}"));
     let bc = PathBuf::from(format!("{}.bc", path.display()));
@@ -294,6 +302,18 @@ fn shardy_compatibility_test_program() {
             bc.display()
         );
     }
+}
+
+/// The same program, as jaxlib reads, prints and serializes it.
+#[test]
+#[cfg_attr(
+    not(all(has_shardy_compat, has_oracle)),
+    ignore = "needs Shardy's compatibility_test.mlir (VHLO_SHARDY_COMPAT_TEST) and the oracle"
+)]
+fn shardy_compatibility_test_program_in_jaxlib() {
+    let Some(path) = shardy_compat_test() else {
+        return;
+    };
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
