@@ -58,26 +58,42 @@ pub fn in_ci() -> bool {
         .unwrap_or(false)
 }
 
-/// The upstream compatibility suite: `$VHLO_COMPAT_SUITE`, else `../shared/compat-suite` beside
-/// the workspace. Missing, it is `None` (with a message saying the test is skipped and why),
-/// except under CI, where a missing suite fails the test.
-pub fn compat_suite() -> Option<PathBuf> {
-    let dir = std::env::var_os("VHLO_COMPAT_SUITE")
+/// An input of the tests beside the workspace: `$var`, else `default` (from the workspace root).
+/// Missing, it is `None` (with a message saying the test is skipped and why), except under CI,
+/// where a missing input fails the test.
+fn shared_input(var: &str, default: &str, what: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os(var)
         .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("../shared/compat-suite"));
+        .unwrap_or_else(|| workspace_root().join(default));
     if dir.is_dir() {
         return Some(dir);
     }
     assert!(
         !in_ci(),
-        "the compatibility suite is missing at {} (set VHLO_COMPAT_SUITE); required under CI",
+        "{what} missing at {} (set {var}); required under CI",
         dir.display()
     );
-    eprintln!(
-        "skipped: no compatibility suite at {} (set VHLO_COMPAT_SUITE)",
-        dir.display()
-    );
+    eprintln!("skipped: {what} missing at {} (set {var})", dir.display());
     None
+}
+
+/// The upstream compatibility suite: `$VHLO_COMPAT_SUITE`, else `../shared/compat-suite`.
+pub fn compat_suite() -> Option<PathBuf> {
+    shared_input(
+        "VHLO_COMPAT_SUITE",
+        "../shared/compat-suite",
+        "the compatibility suite is",
+    )
+}
+
+/// The real artifacts (`index.json` and the files it lists): `$VHLO_REAL_ARTIFACTS`, else
+/// `../shared/real-artifacts`.
+pub fn real_artifacts() -> Option<PathBuf> {
+    shared_input(
+        "VHLO_REAL_ARTIFACTS",
+        "../shared/real-artifacts",
+        "the real artifacts are",
+    )
 }
 
 /// Every `*.mlir.bc` artifact in the suite directory `dir`, sorted by name.
@@ -127,25 +143,13 @@ pub const TYPE_CONSTRAINT_VIOLATIONS: &[(&str, &str, &str)] = &[
 /// libStablehlo.
 pub const TYPE_CONSTRAINT_CONTROL: &str = "func.func @main(%a: tensor<?xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %a, %b : (tensor<?xf32>, tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
 
-/// Upstream's other test inputs (`../shared/stablehlo-tests`, or `$VHLO_STABLEHLO_TESTS`): `None`
-/// with a message when missing, a failure under CI.
+/// Upstream's other test inputs: `$VHLO_STABLEHLO_TESTS`, else `../shared/stablehlo-tests`.
 pub fn stablehlo_tests() -> Option<PathBuf> {
-    let dir = std::env::var_os("VHLO_STABLEHLO_TESTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("../shared/stablehlo-tests"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        !in_ci(),
-        "upstream's tests are missing at {} (set VHLO_STABLEHLO_TESTS); required under CI",
-        dir.display()
-    );
-    eprintln!(
-        "skipped: no upstream tests at {} (set VHLO_STABLEHLO_TESTS)",
-        dir.display()
-    );
-    None
+    shared_input(
+        "VHLO_STABLEHLO_TESTS",
+        "../shared/stablehlo-tests",
+        "upstream's tests are",
+    )
 }
 
 pub mod verify_diagnostics {

@@ -2,30 +2,15 @@
 //! 2023-2026, or `$VHLO_REAL_ARTIFACTS`): each is read, with the verifier on, exactly when
 //! libStablehlo reads it (its verdict is recorded per file in `index.json`, `oracle_reads`).
 
-use std::path::PathBuf;
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("VHLO_REAL_ARTIFACTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| vhlo_tests::workspace_root().join("../shared/real-artifacts"));
-    if dir.join("index.json").exists() {
-        return Some(dir);
-    }
-    assert!(
-        !vhlo_tests::in_ci(),
-        "the real artifacts are missing at {} (set VHLO_REAL_ARTIFACTS)",
-        dir.display()
-    );
-    None
-}
-
 #[test]
 #[cfg_attr(
     not(has_real_artifacts),
     ignore = "needs ../shared/real-artifacts (or $VHLO_REAL_ARTIFACTS)"
 )]
 fn each_real_artifact_reads_exactly_when_jaxlib_reads_it() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = vhlo_tests::real_artifacts() else {
+        return;
+    };
     let index: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
     let entries = index.as_array().expect("index.json is a list");
