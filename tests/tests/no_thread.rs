@@ -69,6 +69,12 @@ fn round_trip(name: &str, artifact: &[u8]) {
         .unwrap_or_else(|e| panic!("{name}: read: {e}"));
     let printed = text::print(&m, PrintOptions::default());
     assert!(printed.contains("func.func"), "{name}: printed");
+    // Written to a sink, with no helper lent: the printing takes every chunk itself.
+    let mut written = Vec::new();
+    text::PrintJob::new(&m, PrintOptions::default())
+        .print_to(&mut written)
+        .unwrap_or_else(|e| panic!("{name}: print to a sink: {e}"));
+    assert!(written == printed.as_bytes(), "{name}: printed to a sink");
     let target = vhlo_core::bytecode::read_producer(artifact)
         .ok()
         .and_then(|(_, p)| p.strip_prefix("StableHLO_v").map(str::to_string))

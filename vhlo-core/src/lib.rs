@@ -87,6 +87,5 @@ pub mod scalars;
 pub mod text;
 /// The verifier (it lives beside the text printer its messages use): see [`text::verify`].
 pub use text::verify;
-mod threads;
 pub mod version;
 pub mod vhlo;

@@ -10,7 +10,6 @@ use std::fmt;
 use crate::bytecode::{self, BytecodeError, Encoded, UseListOrder, WriteOptions};
 use crate::convert::{self, Diagnostic, LegalizeOptions};
 use crate::ir::{Blob, LocData, Module, Value};
-use crate::text;
 use crate::version::{Version, VersionError};
 use crate::vhlo;
 
@@ -409,51 +408,34 @@ pub fn deserialize_portable_shared(
     legalize_read_module(m, options)
 }
 
-/// [`deserialize_portable_shared`] for a program about to be printed with `print`, on two
-/// threads: the names [`text::print()`] gives the values are worked out while the program's
-/// legalization checks run on a second thread. The names come back when the legalization kept every op,
-/// value and block (see [`text::print_threaded_to_file_numbered`], which takes them), None
-/// otherwise or when no thread could be had.
-pub fn deserialize_portable_numbered(
-    input: &Blob,
-    options: DeserializeOptions,
-    print: text::PrintOptions,
-) -> Result<(Module, Option<text::Numbering>), PortableError> {
-    let (m, _) = read_vhlo_shared(input, options)?;
-    let numbering = |m: &Module| text::numbering_once_legalized(m, print);
-    legalize_read_module_beside(m, options, Some(numbering))
-}
-
-fn legalize_read_module(m: Module, options: DeserializeOptions) -> Result<Module, PortableError> {
-    legalize_read_module_beside(m, options, None::<fn(&Module)>).map(|(m, _)| m)
-}
-
-/// Legalizes a module as read, with `beside` run meanwhile (see
-/// `convert::legalize_to_stablehlo_beside`).
-fn legalize_read_module_beside<R: Send>(
-    mut m: Module,
-    options: DeserializeOptions,
-    beside: Option<impl FnOnce(&Module) -> R + Send>,
-) -> Result<(Module, Option<R>), PortableError> {
+fn legalize_read_module(mut m: Module, options: DeserializeOptions) -> Result<Module, PortableError> {
     let losses = if options.strict {
         convert::losses_to_stablehlo(&m)
     } else {
         Vec::new()
     };
     // The module is ours and dropped on failure: no transactional copy needed.
-    let converted = convert::legalize_to_stablehlo_beside(&mut m, beside);
+    let converted = convert::legalize_to_stablehlo_in_place(&mut m);
     if !losses.is_empty() {
         let mut all = losses;
         all.extend(converted.err().unwrap_or_default());
         return Err(PortableError::Convert(all));
     }
-    let side = converted.map_err(PortableError::Convert)?;
+    converted.map_err(PortableError::Convert)?;
     // As MLIR verifies the module it read: its ops, once legalized (the legalization keeps the
     // structure the reader checked).
     if !options.skip_verification {
-        verify_ops(&m)?;
+        verify_deserialized(&m)?;
     }
-    Ok((m, side))
+    Ok(m)
+}
+
+/// The checks [`deserialize_portable_artifact`] makes of the program it read, once legalized:
+/// for a caller that read it with [`DeserializeOptions::skip_verification`] and checks it
+/// later, for example beside naming its values for printing ([`text::PrintJob::new`]) on a
+/// thread of its own.
+pub fn verify_deserialized(m: &Module) -> Result<(), PortableError> {
+    verify_ops(m)
 }
 
 /// Terminators, types and op constraints of a program read and legalized (dominance was checked

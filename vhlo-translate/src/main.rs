@@ -279,13 +279,8 @@ impl EarlyOutput {
         })
     }
 
-    /// Prints `module` into the file, on two threads, writing as it prints.
-    fn print(
-        mut self,
-        module: &vhlo_core::ir::Module,
-        opts: PrintOptions,
-        numbering: Option<text::Numbering>,
-    ) -> Result<(), Failure> {
+    /// Prints `job` into the file as it prints, calling `lend` just before.
+    fn print(mut self, job: &text::PrintJob<'_>, lend: impl FnOnce()) -> Result<(), Failure> {
         let p = self.path.clone();
         let fail = |e: std::io::Error| Failure::Message(format!("cannot write {p}: {e}"));
         let mut file = self
@@ -294,8 +289,16 @@ impl EarlyOutput {
             .and_then(|h| h.join().ok())
             .unwrap_or_else(|| open_over(&p))
             .map_err(fail)?;
-        // Written over an old file, which the printing cuts to the new text.
-        let written = text::print_threaded_to_file_numbered(module, opts, numbering, &mut file);
+        // Written over an old file, which is then cut to the new text.
+        lend();
+        let written = print_job(job, &mut file).and_then(|()| {
+            use std::io::Seek;
+            let end = file.stream_position()?;
+            if file.metadata()?.is_file() {
+                file.set_len(end)?;
+            }
+            Ok(())
+        });
         match written {
             Ok(()) => self.keep = true,
             // A write that fails half-way (a full disk) leaves no partial text either.
@@ -333,30 +336,22 @@ fn open_over(path: &str) -> std::io::Result<std::fs::File> {
         .open(path)
 }
 
-fn write_all_pieces(out: &mut dyn Write, pieces: &[String]) -> std::io::Result<()> {
-    for p in pieces {
-        out.write_all(p.as_bytes())?;
-    }
+/// Prints `job` into `out` as it prints.
+fn print_job(job: &text::PrintJob<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+    job.print_to(out)?;
     out.flush()
 }
 
-/// Writes text given in pieces, without joining them first.
-fn write_pieces(path: Option<&str>, pieces: &[String]) -> Result<(), Failure> {
-    match path {
-        None | Some("-") => {
-            if stdout_at_start::closed() {
-                return Err(Failure::Message(
-                    "cannot write stdout: stdout is closed".into(),
-                ));
-            }
-            write_all_pieces(&mut std::io::stdout().lock(), pieces)
-                .map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))
-        }
-        Some(p) => {
-            let fail = |e: std::io::Error| Failure::Message(format!("cannot write {p}: {e}"));
-            write_all_pieces(&mut std::fs::File::create(p).map_err(fail)?, pieces).map_err(fail)
-        }
+/// Prints `job` to stdout, calling `lend` just before.
+fn print_to_stdout(job: &text::PrintJob<'_>, lend: impl FnOnce()) -> Result<(), Failure> {
+    if stdout_at_start::closed() {
+        return Err(Failure::Message(
+            "cannot write stdout: stdout is closed".into(),
+        ));
     }
+    lend();
+    print_job(job, &mut std::io::stdout().lock())
+        .map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))
 }
 
 /// Writes an artifact piece by piece: its large constants go out from where the module holds
@@ -485,7 +480,66 @@ fn serialize(cli: &Cli) -> Result<(), Failure> {
     write_artifact(cli.output.as_deref(), &out)
 }
 
+/// What the CLI's second thread does, in turn ([`deserialize`]).
+enum Task<'a> {
+    /// Name the values of this program for printing ([`text::PrintJob::new`]).
+    Name(&'a vhlo_core::ir::Module),
+    /// Help print it ([`text::PrintJob::help`]); sent just before the printing starts.
+    Help,
+}
+
 fn deserialize(cli: &Cli) -> Result<(), Failure> {
+    // Print as stablehlo-translate does (default-valued attributes elided).
+    let opts = PrintOptions {
+        generic: cli.mlir_print_op_generic,
+        debug_info: cli.mlir_print_debuginfo,
+        elide_defaults: true,
+        // MLIR's default: shared locations print once, as `#loc` aliases.
+        location_aliases: true,
+        ..Default::default()
+    };
+    // Never dropped: the process ends soon after, and the system takes the memory back faster
+    // than freeing it block by block (100k ops: ~200k frees).
+    let module_cell = std::mem::ManuallyDrop::new(std::sync::OnceLock::new());
+    let job_cell = std::sync::OnceLock::new();
+    let result = std::thread::scope(|s| {
+        // The CLI's second thread, started first so that it waits on the other core by the
+        // time it has work: it names the values while the program is verified, then takes
+        // chunks of the printing. It ends when `tasks` is dropped, however this returns.
+        let (tasks, inbox) = std::sync::mpsc::channel::<Task<'_>>();
+        let (named, named_inbox) = std::sync::mpsc::channel::<()>();
+        let job_cell = &job_cell;
+        let worker = std::thread::Builder::new().spawn_scoped(s, move || {
+            for task in inbox {
+                match task {
+                    Task::Name(m) => {
+                        job_cell.get_or_init(|| text::PrintJob::new(m, opts));
+                        let _ = named.send(());
+                    }
+                    Task::Help => {
+                        if let Some(job) = job_cell.get() {
+                            job.help();
+                        }
+                    }
+                }
+            }
+        });
+        let tasks = worker.is_ok().then_some(tasks);
+        deserialize_with(cli, opts, &module_cell, job_cell, tasks, named_inbox)
+    });
+    result
+}
+
+/// [`deserialize`] on its first thread, with the second thread's `tasks` queue (None: there
+/// is no second thread).
+fn deserialize_with<'a>(
+    cli: &Cli,
+    opts: PrintOptions,
+    module_cell: &'a std::sync::OnceLock<vhlo_core::ir::Module>,
+    job_cell: &'a std::sync::OnceLock<text::PrintJob<'a>>,
+    tasks: Option<std::sync::mpsc::Sender<Task<'a>>>,
+    named: std::sync::mpsc::Receiver<()>,
+) -> Result<(), Failure> {
     let name = input_name(cli).to_string();
     let bytes = read_input(cli.input.as_deref())?;
     // After the input is read: the output may be the input file.
@@ -499,27 +553,16 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
         write_stdout(line.as_bytes())
             .map_err(|e| Failure::Message(format!("cannot write stdout: {e}")))?;
     }
-    // Print as stablehlo-translate does (default-valued attributes elided).
-    let opts = PrintOptions {
-        generic: cli.mlir_print_op_generic,
-        debug_info: cli.mlir_print_debuginfo,
-        elide_defaults: true,
-        // MLIR's default: shared locations print once, as `#loc` aliases.
-        location_aliases: true,
-        ..Default::default()
-    };
-    let mut numbering = None;
-    let module = if is_bytecode(&bytes) {
-        // Large constants stay in the input buffer, which the module shares. The values are
-        // named on the second core while the program legalizes.
-        let (m, names) = portable::deserialize_portable_numbered(
-            &Blob::from_owner(Arc::new(bytes)),
-            deserialize_options(cli),
-            opts,
-        )
-        .map_err(Failure::reading(&name))?;
-        numbering = names;
-        m
+    let bytecode = is_bytecode(&bytes);
+    let module = if bytecode {
+        // Large constants stay in the input buffer, which the module shares. The program is
+        // verified below, beside the naming of its values.
+        let options = DeserializeOptions {
+            skip_verification: true,
+            ..deserialize_options(cli)
+        };
+        portable::deserialize_portable_shared(&Blob::from_owner(Arc::new(bytes)), options)
+            .map_err(Failure::reading(&name))?
     } else {
         // MLIR's deserializer parses text too: VHLO is upgraded and legalized, StableHLO kept.
         let src = String::from_utf8(bytes).map_err(|_| {
@@ -537,8 +580,22 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
         }
         m
     };
+    let module: &vhlo_core::ir::Module = module_cell.get_or_init(|| module);
+    // The values are named on the second thread while the program read is verified (text was
+    // verified as it was parsed).
+    let naming = tasks.as_ref().is_some_and(|t| t.send(Task::Name(module)).is_ok());
+    let checked = if bytecode && !cli.mlir_very_unsafe_disable_verifier_on_parsing {
+        portable::verify_deserialized(module)
+    } else {
+        Ok(())
+    };
+    if naming {
+        let _ = named.recv();
+    }
+    let job = job_cell.get_or_init(|| text::PrintJob::new(module, opts));
+    checked.map_err(Failure::reading(&name))?;
     if cli.strict && !cli.mlir_print_debuginfo {
-        let located = located_ops(&module);
+        let located = located_ops(module);
         if !located.is_empty() {
             return Err(Failure::Diagnostics(
                 "--strict: the printed text would leave out locations; add --mlir-print-debuginfo"
@@ -549,11 +606,11 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
     }
     // MLIR's compact reduce drops its body's locations even with --mlir-print-debuginfo.
     if cli.strict && cli.mlir_print_debuginfo && !cli.mlir_print_op_generic {
-        let hidden: Vec<Diagnostic> = text::compact_forms_dropping_locations(&module)
+        let hidden: Vec<Diagnostic> = text::compact_forms_dropping_locations(module)
             .into_iter()
             .map(|op| Diagnostic {
                 op: module.op_name_str(op).to_string(),
-                location: convert::location_to_string(&module, module.op_location(op)),
+                location: convert::location_to_string(module, module.op_location(op)),
                 subject: if module.op_name_str(op) == "stablehlo.while" {
                     "the locations of its region arguments (`while(%iterArg = ...)` leaves them out)"
                 } else {
@@ -573,20 +630,16 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
             ));
         }
     }
-    // The CLI may use the second core: the module's second half prints on another thread.
-    let written = match early {
-        Some(out) => out.print(&module, opts, numbering),
-        None => {
-            let pieces = text::print_threaded_numbered(&module, opts, numbering);
-            let written = write_pieces(cli.output.as_deref(), &pieces);
-            std::mem::forget(pieces);
-            written
+    // The second thread helps from the moment the printing starts.
+    let lend = || {
+        if let Some(t) = &tasks {
+            let _ = t.send(Task::Help);
         }
     };
-    // The process ends here: the system takes the memory back faster than freeing it block by
-    // block (100k ops: ~200k frees).
-    std::mem::forget(module);
-    written
+    match early {
+        Some(out) => out.print(job, lend),
+        None => print_to_stdout(job, lend),
+    }
 }
 
 fn retarget(cli: &Cli) -> Result<(), Failure> {

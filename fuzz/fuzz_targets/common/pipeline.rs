@@ -3,8 +3,8 @@
 //! -> the same IR (`ir::structurally_equal`, forgiving what MLIR's text format itself loses;
 //! locations only for the generic form, as the pretty forms of some ops, like MLIR's, have no
 //! place for block-argument locations). Then serializing the program back at the artifact's own
-//! version succeeds or fails with an error value; it never panics. And the values named while
-//! the program legalizes (`portable::deserialize_portable_numbered`) print as those named after.
+//! version succeeds or fails with an error value; it never panics. And the program printed with a
+//! helper thread (`text::PrintJob::help`) prints as on one thread.
 //! The fuzz targets panic on an `Err`; `tests/tests/bytecode/bytecode_mutations.rs` replays the fuzzers'
 //! regression inputs through the same function.
 
@@ -49,22 +49,25 @@ pub fn check(data: &[u8]) -> Result<(), String> {
             }
         }
     }
-    let input = vhlo_core::ir::Blob::from_owner(std::sync::Arc::new(data.to_vec()));
     for generic in [false, true] {
         let opts = PrintOptions {
             generic,
             elide_defaults: true,
             ..Default::default()
         };
-        let options = portable::DeserializeOptions::default();
-        if let Ok((m, numbering)) = portable::deserialize_portable_numbered(&input, options, opts) {
-            let early = text::print_threaded_numbered(&m, opts, numbering).concat();
-            let late = text::print(&m, opts);
-            if early != late {
-                return Err(format!(
-                    "values named while legalizing (generic: {generic}) print otherwise:\n{early}\n---\n{late}"
-                ));
-            }
+        let job = text::PrintJob::new(&module, opts);
+        let mut helped = Vec::new();
+        std::thread::scope(|s| {
+            s.spawn(|| job.help());
+            job.print_to(&mut helped)
+        })
+        .map_err(|e| format!("print with a helper (generic: {generic}): {e}"))?;
+        let alone = text::print(&module, opts);
+        if helped != alone.as_bytes() {
+            return Err(format!(
+                "printed with a helper (generic: {generic}), otherwise:\n{}\n---\n{alone}",
+                String::from_utf8_lossy(&helped)
+            ));
         }
     }
     // Any outcome but a panic is fine: an upgraded program may use what its version lacks.

@@ -1148,20 +1148,9 @@ pub fn legalize_to_stablehlo(m: &mut Module) -> Result<(), Diagnostics> {
 
 /// [`legalize_to_stablehlo`] without the copy (on failure `w` is left half converted).
 pub(crate) fn legalize_to_stablehlo_in_place(w: &mut Module) -> Result<(), Vec<Diagnostic>> {
-    legalize_to_stablehlo_beside(w, None::<fn(&Module)>).map(|_| ())
-}
-
-/// [`legalize_to_stablehlo_in_place`], running `beside` over the module as read while the
-/// legalization's read-only checks run on another thread. `beside`'s result comes
-/// back only when the legalization kept every op, value and block and changed nothing but op
-/// names, attributes and the types of VHLO ops' values: no op took a version step, and the
-/// program has no `builtin.unrealized_conversion_cast` (whose folding removes ops).
-pub(crate) fn legalize_to_stablehlo_beside<R: Send>(
-    w: &mut Module,
-    beside: Option<impl FnOnce(&Module) -> R + Send>,
-) -> Result<Option<R>, Vec<Diagnostic>> {
     // The version pass leaves each op's kind by op index: no name is matched again.
-    let (checked, mut side) = run_beside(w, beside, |m| {
+    let checked = {
+        let m: &Module = w;
         let ops = checked_ops(m)?;
         let mut kinds = Vec::new();
         let done = version_ops_with(Access::Read(m), &ops, vhlo::CURRENT_VERSION, &mut kinds);
@@ -1170,10 +1159,9 @@ pub(crate) fn legalize_to_stablehlo_beside<R: Send>(
             None => true,
         };
         Ok::<_, Vec<Diagnostic>>((ops, stepped, kinds))
-    });
+    };
     let (ops_list, stepped, mut kinds) = checked?;
     if stepped {
-        side = None;
         version_ops(w, &ops_list, vhlo::CURRENT_VERSION, &mut kinds)?;
     }
     let kind_of = |op: OpId| kinds.get(op.index()).copied().flatten();
@@ -1343,38 +1331,11 @@ pub(crate) fn legalize_to_stablehlo_beside<R: Send>(
         w.set_op_name(op, sym);
     }
     if diags.is_empty() {
-        let casts = fold_identity_casts(w);
-        Ok(side.filter(|_| !casts))
+        fold_identity_casts(w);
+        Ok(())
     } else {
         Err(diags)
     }
-}
-
-/// `main(m)`, and `beside(m)` when given: `beside` on this thread and `main` on another,
-/// where a thread can be had (`beside` is the longer of the two, and this core's caches hold
-/// the module just read). Without a thread, only `main`.
-fn run_beside<T: Send, R: Send>(
-    m: &Module,
-    beside: Option<impl FnOnce(&Module) -> R + Send>,
-    main: impl Fn(&Module) -> T + Sync,
-) -> (T, Option<R>) {
-    let Some(f) = beside else {
-        return (main(m), None);
-    };
-    std::thread::scope(|s| {
-        let main = &main;
-        let builder = std::thread::Builder::new();
-        match crate::threads::spawn_beside(s, builder, move || main(m)) {
-            Ok(handle) => {
-                let r = f(m);
-                match handle.join() {
-                    Ok(t) => (t, Some(r)),
-                    Err(payload) => std::panic::resume_unwind(payload),
-                }
-            }
-            Err(_) => (main(m), None),
-        }
-    })
 }
 
 /// Options of [`legalize_to_stablehlo_with`].

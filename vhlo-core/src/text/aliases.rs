@@ -16,6 +16,7 @@ use crate::ir::*;
 /// A value that can have an alias. A location used as an attribute is its location.
 pub(crate) use crate::ir::Node as AliasKey;
 
+#[derive(Clone)]
 struct Entry {
     key: AliasKey,
     name: Option<&'static str>,
@@ -25,7 +26,7 @@ struct Entry {
 }
 
 /// Visited values and, after [`AliasTable::assign`], their alias names.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct AliasTable {
     entries: Vec<Entry>,
     /// Entry index + 1 per type/attribute/location id; 0 = not visited. Vectors rather than hash

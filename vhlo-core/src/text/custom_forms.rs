@@ -1063,14 +1063,6 @@ pub(crate) static FORMS: CustomForms = CustomForms {
     block_arg_names: super::shlo_pretty::block_arg_name_hint,
 };
 
-/// [`FORMS`]' names for a VHLO module, as they will be once it is legalized to StableHLO:
-/// its values are numbered while it legalizes (`super::numbering_once_legalized`).
-pub(crate) static FORMS_ONCE_LEGALIZED: CustomForms = CustomForms {
-    print: print_custom,
-    result_names: super::shlo_pretty::result_name_hint_once_legalized,
-    block_arg_names: super::shlo_pretty::block_arg_name_hint_once_legalized,
-};
-
 /// The dialects whose custom syntax this parser knows, wholly (StableHLO, VHLO, builtin, func,
 /// the codec dialects of spec/dialects/) or in part (a few ops of tensor, arith and scf, and the
 /// interpreter's test ops). An op of any other dialect in custom syntax is refused as being of

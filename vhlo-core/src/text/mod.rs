@@ -131,249 +131,139 @@ fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 /// Prints a module as MLIR text, on the caller's thread: the printer's recursion is bounded by
 /// the nesting limit (docs/bytecode.md, "Limits").
 pub fn print(m: &Module, opts: PrintOptions) -> String {
-    print_numbered(m, opts, None)
+    PrintJob::new(m, opts).print()
 }
 
-/// [`print()`], with the names of [`print_threaded_to_file_numbered`].
-fn print_numbered(m: &Module, opts: PrintOptions, numbering: Option<Numbering>) -> String {
-    let mut p = new_printer(m, opts, numbering);
-    p.print_module();
-    p.out.push_str(&resources::file_metadata(m));
-    p.out
+/// A module to print, its values named once (MLIR's numbering): printed whole into a string,
+/// or written to any sink as it prints, with the help of threads the caller owns.
+///
+/// The library starts no thread. A caller with a second core lends it with
+/// [`PrintJob::help`]: the ops of the module's largest block then print in chunks that both
+/// threads take in turn, and the printing thread writes each chunk as soon as it and those
+/// before it are printed, so only a few chunks' text is held at a time.
+///
+/// ```
+/// # let m = vhlo_core::text::parse("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  return %a : tensor<f32>\n}\n").unwrap();
+/// use vhlo_core::text::{PrintJob, PrintOptions};
+/// let job = PrintJob::new(&m, PrintOptions::default());
+/// let mut text = Vec::new();
+/// std::thread::scope(|s| {
+///     s.spawn(|| job.help());
+///     job.print_to(&mut text)
+/// })
+/// .unwrap();
+/// assert_eq!(String::from_utf8(text).unwrap(), vhlo_core::text::print(&m, PrintOptions::default()));
+/// ```
+pub struct PrintJob<'m> {
+    m: &'m Module,
+    opts: PrintOptions,
+    names: printer::Names,
+    /// The block printed in chunks and the ops per chunk, when the module has one worth it.
+    split: Option<(crate::ir::Block, usize)>,
+    handoff: printer::Handoff,
+    /// Set by the first [`PrintJob::print_to`]: only it hands out chunks.
+    started: std::sync::atomic::AtomicBool,
+}
+
+/// Below this many ops in its largest block, a module prints without chunks: a second thread
+/// costs about what it saves.
+const SPLIT_MIN_OPS: usize = 4096;
+
+/// Chunks are printed only where regions nest at most this deep: a helper thread's stack (a
+/// caller's, of any size) holds that much recursion.
+const SPLIT_MAX_DEPTH: usize = 32;
+
+impl<'m> PrintJob<'m> {
+    /// Names the values of `m` as they print with `opts`.
+    pub fn new(m: &'m Module, opts: PrintOptions) -> Self {
+        Self::with_split(m, opts, SPLIT_MIN_OPS, None)
+    }
+
+    /// [`PrintJob::new`], splitting a block of at least `min_ops` ops into chunks of `chunk`
+    /// ops (None: a 64th of the block, within bounds).
+    fn with_split(m: &'m Module, opts: PrintOptions, min_ops: usize, chunk: Option<usize>) -> Self {
+        let (names, shape) = new_printer(m, opts).numbering();
+        let split = shape
+            .largest_block
+            .filter(|&(_, n)| n >= min_ops.max(2) && shape.region_depth <= SPLIT_MAX_DEPTH)
+            // About 125 KB of text each on the 100k transformer: a few in memory at a time,
+            // and few enough that taking one costs nothing.
+            .map(|(b, n)| (b, chunk.unwrap_or((n / 64).clamp(256, 4096)).max(1)));
+        PrintJob {
+            m,
+            opts,
+            names,
+            split,
+            handoff: printer::Handoff::default(),
+            started: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The text, on this thread alone.
+    pub fn print(&self) -> String {
+        let mut p = new_printer(self.m, self.opts).with_names(&self.names);
+        p.print_module();
+        p.out.push_str(&resources::file_metadata(self.m));
+        p.out
+    }
+
+    /// Writes the text to `sink` as it prints. The first call takes help from the threads
+    /// running [`PrintJob::help`]; when it returns, they have returned or are about to.
+    pub fn print_to(&self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+        self.print_to_draining(sink, printer::DRAIN_AT)
+    }
+
+    /// [`PrintJob::print_to`], writing the text held whenever it reaches `drain_at` bytes.
+    fn print_to_draining(
+        &self,
+        sink: &mut dyn std::io::Write,
+        drain_at: usize,
+    ) -> std::io::Result<()> {
+        /// The helpers stop however the printing ends.
+        struct End<'h>(&'h printer::Handoff);
+        impl Drop for End<'_> {
+            fn drop(&mut self) {
+                self.0.end();
+            }
+        }
+        let _end = End(&self.handoff);
+        let first = !self
+            .started
+            .swap(true, std::sync::atomic::Ordering::Relaxed);
+        let split = self
+            .split
+            .filter(|_| first)
+            .map(|(block, chunk)| printer::Split {
+                block,
+                chunk,
+                handoff: &self.handoff,
+            });
+        let mut p = new_printer(self.m, self.opts)
+            .with_names(&self.names)
+            .with_sink(sink, split);
+        p.drain_at = drain_at;
+        p.print_module();
+        p.out.push_str(&resources::file_metadata(self.m));
+        p.flush();
+        p.sink_result()
+    }
+
+    /// Lends the calling thread to the printing: prints chunks that [`PrintJob::print_to`],
+    /// running on another thread, hands out, and returns when it has none left (at once if
+    /// the module has no block worth splitting, or the printing is over). Call it only while
+    /// `print_to` is about to run or running: before, it waits for it.
+    pub fn help(&self) {
+        if self.split.is_some() {
+            new_printer(self.m, self.opts)
+                .with_names(&self.names)
+                .help(&self.handoff);
+        }
+    }
 }
 
 /// The printer, with the custom op forms the printer core does not know.
-fn new_printer(
-    m: &Module,
-    opts: PrintOptions,
-    numbering: Option<Numbering>,
-) -> printer::Printer<'_> {
-    printer::Printer::new(m, opts)
-        .with_forms(&custom_forms::FORMS)
-        .with_numbering(numbering.map(|n| n.0))
-}
-
-/// The names a module's values print with, worked out before the printing: while the module
-/// was still being legalized (see [`crate::portable::deserialize_portable_numbered`]).
-#[derive(Clone, Debug)]
-pub struct Numbering(printer::Numbering);
-
-/// The names [`print()`] with `opts` will give the values of `m`, a module read as VHLO, once
-/// it is legalized to StableHLO (op names and types converted, every op, value and block kept).
-pub(crate) fn numbering_once_legalized(m: &Module, opts: PrintOptions) -> Numbering {
-    Numbering(printer::Printer::numbering(
-        m,
-        opts,
-        &custom_forms::FORMS_ONCE_LEGALIZED,
-    ))
-}
-
-/// [`print()`] on two threads, for callers that allow threads (the library otherwise runs on
-/// the caller's thread): the second half of the module's largest block prints on a
-/// second thread. Returns the text in pieces, whose concatenation is `print(m, opts)`'s text;
-/// one piece when it printed on one thread (a small module, location aliases, type or
-/// attribute aliases, or no thread to be had).
-pub fn print_threaded(m: &Module, opts: PrintOptions) -> Vec<String> {
-    print_threaded_numbered(m, opts, None)
-}
-
-/// [`print_threaded`] with the values' names worked out already, as
-/// [`print_threaded_to_file_numbered`] takes them.
-pub fn print_threaded_numbered(
-    m: &Module,
-    opts: PrintOptions,
-    numbering: Option<Numbering>,
-) -> Vec<String> {
-    print_threaded_from(m, opts, numbering, THREADED_MIN_OPS)
-}
-
-/// [`print_threaded`] written to `file` from its present position as it prints: the two
-/// threads take the largest block's ops in chunks and write each in turn, so only a few
-/// chunks' text is ever in memory (an 8 MB text held whole costs about 2,000 page faults, and a
-/// write after the printing). A regular file ends with the text: what it held past its
-/// position is gone. A file that is not regular (a pipe, `/dev/null`) gets the text once
-/// printed. If the two threads' text cannot be used after all, the file is written again from
-/// its position, on one thread.
-pub fn print_threaded_to_file(
-    m: &Module,
-    opts: PrintOptions,
-    file: &mut std::fs::File,
-) -> std::io::Result<()> {
-    print_threaded_to_file_numbered(m, opts, None, file)
-}
-
-/// [`print_threaded_to_file`] with the values' names worked out already: `numbering` is used
-/// where it is for this module's values and blocks (and the printing's form), and the names
-/// are worked out again where it is not.
-pub fn print_threaded_to_file_numbered(
-    m: &Module,
-    opts: PrintOptions,
-    numbering: Option<Numbering>,
-    file: &mut std::fs::File,
-) -> std::io::Result<()> {
-    print_threaded_to_file_from(
-        m,
-        opts,
-        numbering,
-        file,
-        THREADED_MIN_OPS,
-        None,
-        printer::DRAIN_AT,
-    )
-    .map(|_| ())
-}
-
-/// How [`print_threaded_to_file_from`] went (its tests check that each way is taken).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FilePrint {
-    /// On two threads, written chunk by chunk as it printed.
-    Chunked,
-    /// On two threads, written once printed (not a regular file).
-    Threaded,
-    /// On one thread, after two threads' text was written in part and cut back.
-    Restarted,
-    /// On one thread.
-    OneThread,
-}
-
-/// [`print_threaded_to_file`] for blocks of at least `min_ops` ops, in chunks of `chunk` ops
-/// (None: a 64th of the block, within bounds), the head writing its text out whenever it holds
-/// `drain_at` bytes.
-fn print_threaded_to_file_from(
-    m: &Module,
-    opts: PrintOptions,
-    numbering: Option<Numbering>,
-    file: &mut std::fs::File,
-    min_ops: usize,
-    chunk: Option<usize>,
-    drain_at: usize,
-) -> std::io::Result<FilePrint> {
-    use std::io::{Seek, Write};
-    let regular = file.metadata().is_ok_and(|md| md.is_file());
-    if !regular {
-        let pieces = print_threaded_from(m, opts, numbering, min_ops);
-        for piece in &pieces {
-            file.write_all(piece.as_bytes())?;
-        }
-        file.flush()?;
-        return Ok(if pieces.len() > 1 {
-            FilePrint::Threaded
-        } else {
-            FilePrint::OneThread
-        });
-    }
-    let start = file.stream_position()?;
-    let mut how = FilePrint::OneThread;
-    if let Some(mut cut) = cut_for(m, opts, numbering.as_ref(), min_ops) {
-        let n = m.block_ops(cut.block).len();
-        // About 125 KB of text each on the 100k transformer: a few in memory at a time, and
-        // few enough that taking one costs nothing.
-        let chunk = chunk.unwrap_or((n / 64).clamp(256, 4096)).max(1);
-        // The head prints the first chunk, after whatever comes before the block.
-        cut.at = chunk.min(n);
-        let mut p = new_printer(m, opts, numbering.clone());
-        p.drain_at = drain_at;
-        match p.print_chunked(cut, chunk, file) {
-            Some(written) => {
-                written?;
-                file.write_all(resources::file_metadata(m).as_bytes())?;
-                how = FilePrint::Chunked;
-            }
-            // The two threads' text could not be used: start again, on one thread.
-            None if file.stream_position()? != start => {
-                file.seek(std::io::SeekFrom::Start(start))?;
-                how = FilePrint::Restarted;
-            }
-            None => {}
-        }
-    }
-    if how != FilePrint::Chunked {
-        file.write_all(print_numbered(m, opts, numbering).as_bytes())?;
-    }
-    // An older, longer text (or a restarted one's) ends here.
-    let end = file.stream_position()?;
-    file.set_len(end)?;
-    file.flush()?;
-    Ok(how)
-}
-
-/// Below this many ops in its largest block, a module prints on one thread: a second thread
-/// costs about what it saves.
-const THREADED_MIN_OPS: usize = 4096;
-
-/// [`print_threaded`] for blocks of at least `min_ops` ops.
-fn print_threaded_from(
-    m: &Module,
-    opts: PrintOptions,
-    numbering: Option<Numbering>,
-    min_ops: usize,
-) -> Vec<String> {
-    if let Some(cut) = cut_for(m, opts, numbering.as_ref(), min_ops) {
-        let mut p = new_printer(m, opts, numbering.clone());
-        if let Some(pieces) = p.print_cut(cut) {
-            let mut pieces: Vec<String> = pieces.into();
-            let metadata = resources::file_metadata(m);
-            if !metadata.is_empty() {
-                pieces.push(metadata);
-            }
-            return pieces;
-        }
-    }
-    vec![print_numbered(m, opts, numbering)]
-}
-
-/// Where to cut for [`print_threaded`]: in the block with the most ops, so that both sides
-/// print about as many ops. None for modules too small to gain from a thread.
-fn largest_block_cut(m: &Module, min_ops: usize) -> Option<printer::Cut> {
-    let mut total = 0usize;
-    let mut best: Option<(crate::ir::Block, usize)> = None;
-    m.walk(|op| {
-        total += 1;
-        for &r in m.regions(op) {
-            for &b in m.blocks(r) {
-                let n = m.block_ops(b).len();
-                if best.is_none_or(|(_, most)| n > most) {
-                    best = Some((b, n));
-                }
-            }
-        }
-    });
-    cut_in(best, total, min_ops)
-}
-
-/// [`largest_block_cut`], from the largest block `numbering` found where it is for `m`.
-fn cut_for(
-    m: &Module,
-    opts: PrintOptions,
-    numbering: Option<&Numbering>,
-    min_ops: usize,
-) -> Option<printer::Cut> {
-    match numbering.and_then(|n| n.0.largest_block(m, opts)) {
-        Some((largest, total)) => cut_in(largest, total, min_ops),
-        None => largest_block_cut(m, min_ops),
-    }
-}
-
-/// [`largest_block_cut`] of a module of `total` ops whose largest block is `largest`.
-fn cut_in(
-    largest: Option<(crate::ir::Block, usize)>,
-    total: usize,
-    min_ops: usize,
-) -> Option<printer::Cut> {
-    let (block, n) = largest?;
-    if n < min_ops.max(2) {
-        return None;
-    }
-    // The head prints the ops outside the block too.
-    let outside = total.saturating_sub(n);
-    let at = (n.saturating_sub(outside) / 2).clamp(1, n - 1);
-    Some(printer::Cut {
-        block,
-        at,
-        tail: false,
-        span: None,
-        hits: 0,
-    })
+fn new_printer(m: &Module, opts: PrintOptions) -> printer::Printer<'_> {
+    printer::Printer::new(m, opts).with_forms(&custom_forms::FORMS)
 }
 
 /// The ops that [`print()`] with `elide_defaults` (MLIR's own printing) puts in a compact form
@@ -433,35 +323,22 @@ mod tests {
         files
     }
 
-    /// Cut anywhere, the pieces printed on two threads make the one-thread text, in every
-    /// printing mode: JAX fixtures (custom forms, regions, locations) and the text corpus.
-    #[test]
-    fn threaded_print_is_the_one_thread_print() {
-        let files = jax_fixture_texts();
-        let mut cut = 0;
-        for f in &files {
-            let src = std::fs::read_to_string(f).expect("read");
-            let Ok(m) = parse(&src) else { continue };
-            for bits in 0..32u32 {
-                let opts = print_mode(bits);
-                let pieces = print_threaded_from(&m, opts, None, 2);
-                cut += usize::from(pieces.len() > 1);
-                assert_eq!(pieces.concat(), print(&m, opts), "{} {opts:?}", f.display());
-            }
-        }
-        assert!(cut > 100, "only {cut} prints were cut");
+    /// `job` written to a buffer with a helper thread, writing out whenever `drain_at` bytes
+    /// are held.
+    fn print_helped(job: &PrintJob<'_>, drain_at: usize) -> std::io::Result<String> {
+        let mut text = Vec::new();
+        std::thread::scope(|s| {
+            s.spawn(|| job.help());
+            job.print_to_draining(&mut text, drain_at)
+        })?;
+        Ok(String::from_utf8(text).expect("UTF-8"))
     }
 
-    /// Written to a file as it prints, the text is the one-thread text, after what the file
-    /// held: streamed at every op, cut back and printed again when the cut fails late.
+    /// Split anywhere, in chunks of any size, written out at every op or rarely, with a helper
+    /// thread, the text is the one-thread text in every printing mode: JAX fixtures (custom
+    /// forms, regions, locations and their aliases) and a location used as an attribute.
     #[test]
-    fn threaded_print_to_a_file_is_the_one_thread_print() {
-        use std::io::{Read, Seek, Write};
-        let files = jax_fixture_texts();
-        let path = std::env::temp_dir().join(format!("vhlo-print-to-file-{}", std::process::id()));
-        let mut seen = std::collections::BTreeMap::new();
-        // A location as an attribute is known to need the alias pass only once printed: the
-        // head has written its text by then.
+    fn print_with_a_helper_is_the_one_thread_print() {
         let late = r#"func.func @main(%arg0: tensor<f32>) -> tensor<f32> {
   %0 = stablehlo.add %arg0, %arg0 : tensor<f32>
   %1 = stablehlo.add %0, %0 {x = loc("here")} : tensor<f32>
@@ -470,65 +347,54 @@ mod tests {
   return %3 : tensor<f32>
 }
 "#;
-        let sources = files
+        let sources = jax_fixture_texts()
             .iter()
-            .map(|f| {
-                (
-                    f.display().to_string(),
-                    std::fs::read_to_string(f).expect("read"),
-                )
-            })
-            .chain([("late".to_string(), late.to_string())]);
-        for (f, src) in sources {
-            let Ok(m) = parse(&src) else {
-                assert!(f != "late", "{:?}", parse(&src));
+            .map(|f| (f.display().to_string(), std::fs::read_to_string(f).expect("read")))
+            .chain([("late".to_string(), late.to_string())])
+            .collect::<Vec<_>>();
+        let mut split = 0;
+        for (f, src) in &sources {
+            let Ok(m) = parse(src) else {
+                assert!(f != "late", "{:?}", parse(src));
                 continue;
             };
-            // Without `local_scope`, which only matters with debug info and no location aliases.
-            for bits in 0..16u32 {
+            for bits in 0..32u32 {
                 let opts = print_mode(bits);
-                let mut file = std::fs::File::options()
-                    .read(true)
-                    .write(true)
-                    .create(true)
-                    .truncate(true)
-                    .open(&path)
-                    .expect("temp file");
-                // Old text past the start, longer than any printing: the printing cuts it off.
-                file.write_all(b"// kept\n").expect("write");
-                file.write_all(&[b'x'; 1 << 16]).expect("write");
-                file.seek(std::io::SeekFrom::Start(8)).expect("seek");
-                // Chunks of one op or of a few: every way the threads can interleave.
+                let want = print(&m, opts);
                 let chunk = if bits % 3 == 0 { 3 } else { 1 };
-                let how = print_threaded_to_file_from(&m, opts, None, &mut file, 2, Some(chunk), 0)
-                    .expect("print to file");
-                *seen.entry(format!("{how:?}")).or_insert(0) += 1;
-                // The chunk printers start from the state predicted at the block, which the
-                // head must reach: only the late location makes the head start again.
-                assert!(
-                    how != FilePrint::Restarted || f == "late",
-                    "{f} {opts:?} restarted"
-                );
-                let mut text = String::new();
-                file.rewind().expect("rewind");
-                file.read_to_string(&mut text).expect("read back");
-                let want = format!("// kept\n{}", print(&m, opts));
-                assert!(text == want, "{f} {opts:?} {how:?}");
+                let drain_at = if bits % 2 == 0 { 0 } else { printer::DRAIN_AT };
+                let job = PrintJob::with_split(&m, opts, 2, Some(chunk));
+                split += usize::from(job.split.is_some());
+                let got = print_helped(&job, drain_at).expect("print");
+                assert!(got == want, "{f} {opts:?} chunks of {chunk}, drained at {drain_at}");
+                // Printed again, the job prints alone.
+                assert_eq!(print_helped(&job, drain_at).expect("print"), want);
+                assert_eq!(job.print(), want);
             }
         }
-        let _ = std::fs::remove_file(&path);
-        for how in ["Chunked", "Restarted", "OneThread"] {
-            assert!(
-                seen.get(how).is_some_and(|&n| n > 0),
-                "never {how}: {seen:?}"
-            );
-        }
+        assert!(split > 100, "only {split} prints were split");
     }
 
-    /// A file that refuses writes (opened to read) is an error from whichever thread writes
-    /// first, and both threads stop: no hang, no panic.
+    /// A sink that refuses writes is an error, whenever it comes: the helper stops, nothing
+    /// hangs or panics.
     #[test]
-    fn threaded_print_to_a_file_that_refuses_writes_is_an_error() {
+    fn print_to_a_sink_that_refuses_writes_is_an_error() {
+        /// Takes `left` bytes, then refuses.
+        struct Refusing {
+            left: usize,
+        }
+        impl std::io::Write for Refusing {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                if self.left < buf.len() {
+                    return Err(std::io::Error::other("full"));
+                }
+                self.left -= buf.len();
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
         let mut src = String::from("func.func @main(%a: tensor<f32>) -> tensor<f32> {\n");
         for i in 0..300 {
             let x = if i == 0 {
@@ -540,19 +406,29 @@ mod tests {
         }
         src.push_str("  return %v299 : tensor<f32>\n}\n");
         let m = parse(&src).expect("parse");
-        let path = std::env::temp_dir().join(format!("vhlo-print-refused-{}", std::process::id()));
-        std::fs::write(&path, "").expect("temp file");
+        let whole = print(&m, PrintOptions::default()).len();
         for (chunk, drain_at) in [(1, 0), (7, 0), (7, 1 << 20), (1000, 1 << 20)] {
-            let mut file = std::fs::File::open(&path).expect("open to read");
-            let opts = PrintOptions::default();
-            let got =
-                print_threaded_to_file_from(&m, opts, None, &mut file, 2, Some(chunk), drain_at);
-            assert!(
-                got.is_err(),
-                "chunks of {chunk}, drained at {drain_at}: {got:?}"
-            );
+            for left in [0, 100, whole / 2, whole - 1] {
+                let job = PrintJob::with_split(&m, PrintOptions::default(), 2, Some(chunk));
+                let mut sink = Refusing { left };
+                let got = std::thread::scope(|s| {
+                    s.spawn(|| job.help());
+                    job.print_to_draining(&mut sink, drain_at)
+                });
+                assert!(got.is_err(), "chunks of {chunk}, drained at {drain_at}, {left} taken");
+            }
         }
-        let _ = std::fs::remove_file(&path);
+    }
+
+    /// A helper returns at once where there is nothing to split, or once the printing is over.
+    #[test]
+    fn a_helper_returns_when_there_is_nothing_to_help_with() {
+        let m = parse("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  return %a : tensor<f32>\n}\n")
+            .expect("parse");
+        PrintJob::new(&m, PrintOptions::default()).help();
+        let job = PrintJob::with_split(&m, PrintOptions::default(), 1, Some(1));
+        job.print_to(&mut Vec::new()).expect("print");
+        job.help();
     }
 
     /// JAX writes functions whose argument dictionaries are all empty. MLIR's printer (and ours

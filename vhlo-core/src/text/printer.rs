@@ -5,7 +5,7 @@ use std::fmt::Write;
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
-use super::aliases::{opaque_alias_name, write_alias, AliasKey, AliasTable};
+use super::aliases::{write_alias, AliasKey, AliasTable};
 use super::dialects::{self, FieldKind};
 use super::float::{format_float, format_float_into};
 use super::float::{push_decimal, push_i64};
@@ -187,178 +187,186 @@ pub(crate) struct Printer<'m> {
     peak: usize,
     /// Times [`Printer::enter`] refused (a spelling cut short there is not kept).
     refused: u32,
-    /// Set when this printer prints one side of a module cut in two ([`Printer::print_cut`]).
-    cut: Option<Cut>,
-    /// The tail side has printed its ops: what follows is the head's.
-    skip_rest: bool,
-    /// Bytes of text already written to `stream` ([`Printer::drain`]): `out` holds the text
-    /// from there on, and positions ([`Printer::mark`]) count from the start of the text.
-    drained: usize,
-    /// Where the head side of a cut writes its text as it prints (`super::print_threaded_to_file`),
-    /// once it holds `drain_at` bytes.
-    stream: Option<std::fs::File>,
+    /// Where the text goes as it prints, between ops (None: it is kept whole in `out`).
+    sink: Option<&'m mut dyn std::io::Write>,
+    /// Bytes written to `sink`: `out` holds the text from there on, and positions
+    /// ([`Printer::mark`]) count from the start of the text.
+    flushed: usize,
+    /// The sink's first error (nothing more is written then).
+    sink_error: Option<std::io::Error>,
+    /// `out` goes to the sink once it holds this many bytes.
     pub(crate) drain_at: usize,
-    /// The first failed write to `stream` (nothing more is written then).
-    stream_error: Option<std::io::Error>,
-    /// Where the head side of [`Printer::print_chunked`] tells the chunk printers how the cut
-    /// block's ops print (None: it did not get there).
-    entry: Option<Arc<std::sync::OnceLock<Option<BlockEntry>>>>,
-    /// Whether the head side got to the cut block (it may print it once).
-    entered: bool,
-    /// Value names worked out before the printing, taken instead of numbering when they fit.
-    ahead: Option<Numbering>,
+    /// The block to print in chunks, until it is reached.
+    split: Option<Split<'m>>,
+    /// Set once the values are named: whether something printed may have an alias.
+    aliasable: Option<bool>,
 }
 
-/// A module's value names, as [`Printer::number_values`] leaves them.
-#[derive(Clone, Debug)]
-pub(crate) struct Numbering {
+/// A module's value names, as [`Printer::number_values`] leaves them: shared by the printers of
+/// one [`super::PrintJob`].
+#[derive(Clone, Default)]
+pub(crate) struct Names {
     names: Arc<Vec<ValueName>>,
     custom_names: Arc<CustomNames>,
     block_ids: Arc<Vec<u32>>,
-    generic: bool,
-    /// The block with the most ops and how many, and the module's op count.
-    largest_block: Option<(Block, usize)>,
-    total_ops: usize,
+    /// Whether something the module prints may have an alias ([`AliasScan`]).
+    aliasable: bool,
 }
 
-impl Numbering {
-    /// Whether these names are for `m`'s values and blocks, printed with `opts`.
-    fn fits(&self, m: &Module, opts: PrintOptions) -> bool {
-        self.generic == opts.generic
-            && self.names.len() == m.num_values()
-            && self.block_ids.len() == m.num_blocks()
-    }
-
-    /// The block with the most ops, with its op count, and the module's op count, when these
-    /// names are for `m` printed with `opts`.
-    pub(crate) fn largest_block(
-        &self,
-        m: &Module,
-        opts: PrintOptions,
-    ) -> Option<(Option<(Block, usize)>, usize)> {
-        self.fits(m, opts)
-            .then_some((self.largest_block, self.total_ops))
-    }
+/// What the numbering saw of a module's shape.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Shape {
+    /// The block with the most ops (the first found of those) and how many.
+    pub(crate) largest_block: Option<(Block, usize)>,
+    /// How deep regions nest (1: the top ops' regions).
+    pub(crate) region_depth: usize,
 }
 
-/// The printer's state where a block's ops print: what a chunk printer starts from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct BlockEntry {
+/// The printer writes what it holds to its sink once it holds this much, between ops.
+pub(crate) const DRAIN_AT: usize = 128 << 10;
+
+/// The block whose ops print in chunks, which helper threads may take ([`Printer::help`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Split<'h> {
+    pub(crate) block: Block,
+    /// Ops per chunk.
+    pub(crate) chunk: usize,
+    pub(crate) handoff: &'h Handoff,
+}
+
+/// Where the printer stands when it reaches the split block, taken from the printer itself:
+/// each chunk prints from this state.
+struct ChunkStart {
+    block: Block,
+    /// The ops of each chunk.
+    ranges: Vec<(usize, usize)>,
     indent: usize,
     depth: usize,
     func_bodies: Vec<bool>,
+    aliases: Arc<AliasTable>,
 }
 
-impl BlockEntry {
-    /// The state a printer of the whole module is in at `block`'s ops: each op around it
-    /// entered once and its region indented once, and a `func.func` around it in custom form
-    /// unless `generic` (its form may still give up: the head checks). None past the nesting
-    /// limit.
-    fn predicted(m: &Module, block: Block, generic: bool) -> Option<BlockEntry> {
-        let mut around = Vec::new();
-        let mut at = Some(block);
-        while let Some(op) = at
-            .and_then(|b| m.block_parent(b))
-            .and_then(|r| m.region_parent(r))
-        {
-            if around.len() > crate::ir::MAX_NESTING {
-                return None;
-            }
-            around.push(op);
-            at = m.op_parent(op);
-        }
-        around.reverse();
-        Some(BlockEntry {
-            indent: 2 * around.len(),
-            depth: around.len(),
-            func_bodies: around
-                .iter()
-                .map(|&op| !generic && m.op_name_str(op) == "func.func")
-                .collect(),
-        })
-    }
+/// The split block's chunks, between the printer and its helpers.
+#[derive(Default)]
+pub(crate) struct Handoff {
+    state: std::sync::Mutex<HandoffState>,
+    changed: std::sync::Condvar,
 }
 
-/// The chunks of a cut block that [`Printer::print_chunked`]'s threads share: which comes
-/// next, and the text written in order.
-struct Chunks<'f> {
-    /// The ops of each chunk; the head's text (everything before the first) is chunk 0.
-    ranges: Vec<(usize, usize)>,
-    next: std::sync::atomic::AtomicUsize,
-    order: std::sync::Mutex<Ordered<'f>>,
-}
-
-/// Chunk texts printed out of order wait here for the ones before them.
-struct Ordered<'f> {
-    file: &'f std::fs::File,
-    /// Chunks written so far (the head's text is chunk 0).
-    written: usize,
-    waiting: std::collections::BTreeMap<usize, String>,
-    /// Buffers of written chunks, for the next ones (their memory is already paged in).
+#[derive(Default)]
+struct HandoffState {
+    /// Set when the printer reaches the split block.
+    start: Option<Arc<ChunkStart>>,
+    /// Chunks taken so far, by any thread.
+    taken: usize,
+    /// Chunks printed and not yet written, by index.
+    printed: std::collections::BTreeMap<usize, String>,
+    /// Chunks a helper took and did not hand back (it panicked): the printer prints them.
+    dropped: Vec<usize>,
+    /// The printing is over, or its sink failed: helpers stop.
+    over: bool,
+    /// Buffers of written chunks, for the next ones (their memory is paged in already).
     free: Vec<String>,
-    failed: bool,
-    error: Option<std::io::Error>,
 }
 
-impl Chunks<'_> {
-    fn failed(&self) -> bool {
-        self.order.lock().map_or(true, |o| o.failed)
+/// What the printer does next in the split block.
+enum Step {
+    /// Write chunk text (the next in order).
+    Write(String),
+    /// Print chunk `.0` into the buffer `.1`.
+    Print(usize, String),
+    /// Every chunk is written (or the printing is over).
+    Done,
+}
+
+impl Handoff {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HandoffState> {
+        // A helper that panicked holding the lock left the state whole (each change is one
+        // statement): go on with it.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn buffer(&self) -> String {
-        self.order
-            .lock()
-            .ok()
-            .and_then(|mut o| o.free.pop())
-            .unwrap_or_default()
+    fn wait<'a>(
+        &self,
+        s: std::sync::MutexGuard<'a, HandoffState>,
+    ) -> std::sync::MutexGuard<'a, HandoffState> {
+        self.changed.wait(s).unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Chunk `index`'s text (None: it could not be printed apart), written once all before it
-    /// are.
-    fn finish(&self, index: usize, text: Option<String>) {
-        let Ok(mut o) = self.order.lock() else {
-            return;
-        };
-        let Some(text) = text else {
-            o.failed = true;
-            return;
-        };
-        if o.failed {
-            return;
+    /// The printing is over: helpers stop (and those yet to start return at once).
+    pub(crate) fn end(&self) {
+        self.lock().over = true;
+        self.changed.notify_all();
+    }
+
+    fn publish(&self, start: Arc<ChunkStart>) {
+        self.lock().start = Some(start);
+        self.changed.notify_all();
+    }
+
+    /// A helper's next chunk and a buffer for it; None when none is left or the printing is
+    /// over.
+    fn take(&self) -> Option<(usize, String)> {
+        let mut s = self.lock();
+        let n = s.start.as_ref().map_or(0, |st| st.ranges.len());
+        if s.over || s.taken >= n {
+            return None;
         }
-        o.waiting.insert(index, text);
+        let k = s.taken;
+        s.taken += 1;
+        Some((k, s.free.pop().unwrap_or_default()))
+    }
+
+    /// Chunk `k`'s text, printed.
+    fn finish(&self, k: usize, text: String) {
+        self.lock().printed.insert(k, text);
+        self.changed.notify_all();
+    }
+
+    /// The printer's next step, once `written` chunks are written: write the next one if it is
+    /// printed, else print one nobody took, else wait for a helper's.
+    fn step(&self, written: usize) -> Step {
+        let mut s = self.lock();
         loop {
-            let next = o.written;
-            let Some(mut t) = o.waiting.remove(&next) else {
-                break;
-            };
-            if let Err(e) = std::io::Write::write_all(&mut o.file, t.as_bytes()) {
-                o.error = Some(e);
-                o.failed = true;
-                return;
+            let n = s.start.as_ref().map_or(0, |st| st.ranges.len());
+            if s.over || written >= n {
+                return Step::Done;
             }
-            o.written += 1;
-            t.clear();
-            o.free.push(t);
+            if let Some(text) = s.printed.remove(&written) {
+                return Step::Write(text);
+            }
+            let buffer = s.free.pop().unwrap_or_default();
+            if let Some(k) = s.dropped.pop() {
+                return Step::Print(k, buffer);
+            }
+            if s.taken < n {
+                s.taken += 1;
+                return Step::Print(s.taken - 1, buffer);
+            }
+            s.free.push(buffer);
+            s = self.wait(s);
         }
+    }
+
+    fn recycle(&self, mut text: String) {
+        text.clear();
+        self.lock().free.push(text);
     }
 }
 
-/// The head side of a cut writes its text out once it holds this much (fits a core's cache).
-pub(crate) const DRAIN_AT: usize = 128 << 10;
+/// A chunk a helper holds: handed back to the printer if the helper unwinds.
+struct Holding<'h> {
+    handoff: &'h Handoff,
+    chunk: Option<usize>,
+}
 
-/// A cut through one block's op list for printing on two threads: the head side prints the
-/// whole module except the ops from `at` on, the tail side those ops alone.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Cut {
-    pub(crate) block: Block,
-    pub(crate) at: usize,
-    pub(crate) tail: bool,
-    /// Where the side's ops went in its output: for the head, the hole (an empty range); for
-    /// the tail, its ops' text. None until the block is printed (or after its text was dropped).
-    pub(crate) span: Option<(usize, usize)>,
-    /// Times the block printed (and was kept): anything but once falls back to one thread.
-    pub(crate) hits: u32,
+impl Drop for Holding<'_> {
+    fn drop(&mut self) {
+        if let Some(k) = self.chunk.take() {
+            self.handoff.lock().dropped.push(k);
+            self.handoff.changed.notify_all();
+        }
+    }
 }
 
 /// A kept spelling: `text[start..end]`, which printed `height` levels deep.
@@ -460,15 +468,101 @@ fn keeps_spelling(m: &Module, key: AliasKey) -> bool {
     }
 }
 
+/// Whether something the module prints may have an alias (a tuple of more than 16 types, a
+/// location used as an attribute, an affine map, a sparse encoding): only then can a print
+/// without locations need the alias pass. A superset is fine (the pass then finds nothing).
+/// The interned values are looked at once each; a bytecode reader interns every op location
+/// as an attribute too, so for those only an op's own attributes are looked at, op by op.
+struct AliasScan {
+    found: bool,
+    /// The attributes that are locations, one bit each (a small table, where the attributes
+    /// themselves are spread over memory); empty when there are none.
+    locations: Vec<u64>,
+}
+
+impl AliasScan {
+    fn new(m: &Module) -> Self {
+        let (types, attrs, _) = m.num_interned();
+        let mut scan = AliasScan {
+            found: false,
+            locations: Vec::new(),
+        };
+        let mut inner = Vec::new();
+        let mut holds_location = |key: AliasKey| {
+            inner.clear();
+            crate::ir::children(m, key, &mut inner);
+            inner.iter().any(|n| {
+                matches!(n, AliasKey::Attr(a) if matches!(m.attr_data(*a), AttrData::Location(_)))
+            })
+        };
+        for t in 0..types as u32 {
+            let found = match m.type_data(Type(t)) {
+                TypeData::Tuple(_) => {
+                    super::aliases::alias_name(m, AliasKey::Type(Type(t))).is_some()
+                }
+                // Only these hold attributes.
+                TypeData::RankedTensor {
+                    encoding: Some(_), ..
+                }
+                | TypeData::Dialect(_) => holds_location(AliasKey::Type(Type(t))),
+                _ => false,
+            };
+            if found {
+                scan.found = true;
+                return scan;
+            }
+        }
+        for a in 0..attrs as u32 {
+            let found = match m.attr_data(Attribute(a)) {
+                AttrData::Location(_) => {
+                    if scan.locations.is_empty() {
+                        scan.locations = vec![0; attrs.div_ceil(64)];
+                    }
+                    if let Some(w) = scan.locations.get_mut(a as usize / 64) {
+                        *w |= 1 << (a % 64);
+                    }
+                    false
+                }
+                AttrData::Opaque { .. } => {
+                    super::aliases::alias_name(m, AliasKey::Attr(Attribute(a))).is_some()
+                }
+                AttrData::Array(_) | AttrData::Dictionary(_) | AttrData::Dialect(_) => {
+                    holds_location(AliasKey::Attr(Attribute(a)))
+                }
+                _ => false,
+            };
+            if found {
+                scan.found = true;
+                return scan;
+            }
+        }
+        scan
+    }
+
+    /// An op's attributes: a location among them prints as an alias.
+    #[inline]
+    fn visit_op(&mut self, m: &Module, op: OpId) {
+        if !self.locations.is_empty() && !self.found {
+            let is_location = |a: Attribute| {
+                let i = a.index();
+                self.locations
+                    .get(i / 64)
+                    .is_some_and(|w| w & (1 << (i % 64)) != 0)
+            };
+            self.found = (m.properties(op).iter().chain(m.attributes(op)))
+                .any(|a| is_location(a.value));
+        }
+    }
+}
+
 /// Alias state: the first (visiting) pass, then the assigned aliases.
 #[derive(Default)]
 struct Aliases {
     /// True during the first pass, which visits what would be printed and writes nothing
     /// that is kept.
     collecting: bool,
-    /// Set by a plain print that met a value that has an alias in MLIR: print again with them.
-    saw_aliasable: bool,
-    table: AliasTable,
+    /// Shared with the helpers that print chunks, once assigned.
+    table: Arc<AliasTable>,
 }
 
 /// A resource key as MLIR prints it (`printKeywordOrString`): bare when it is an identifier,
@@ -595,71 +689,12 @@ impl<'m> Printer<'m> {
             spellings: Spellings::default(),
             peak: 0,
             refused: 0,
-            cut: None,
-            skip_rest: false,
-            drained: 0,
-            stream: None,
+            sink: None,
+            flushed: 0,
+            sink_error: None,
             drain_at: DRAIN_AT,
-            stream_error: None,
-            entry: None,
-            entered: false,
-            ahead: None,
-        }
-    }
-
-    /// The names of the values of `m` as printed with `opts`, the result and block argument
-    /// names given by `forms`.
-    pub(crate) fn numbering(
-        m: &'m Module,
-        opts: PrintOptions,
-        forms: &'static CustomForms,
-    ) -> Numbering {
-        let mut p = Printer::new(m, opts).with_forms(forms);
-        let (largest_block, total_ops) = p.number_values(m.top_ops());
-        Numbering {
-            names: p.names,
-            custom_names: p.custom_names,
-            block_ids: p.block_ids,
-            generic: opts.generic,
-            largest_block,
-            total_ops,
-        }
-    }
-
-    /// Names taken from `ahead` rather than worked out, if they are for as many values and
-    /// blocks as the module has and for the same form.
-    pub(crate) fn with_numbering(mut self, ahead: Option<Numbering>) -> Self {
-        self.ahead = ahead;
-        self
-    }
-
-    /// The position in the whole text where the next byte goes (text written out included).
-    pub(crate) fn mark(&self) -> usize {
-        self.drained + self.out.len()
-    }
-
-    /// Drops the text from `mark` on. Text already written out stays: it is written only
-    /// inside the cut block, and dropping that block's text makes the cut fail
-    /// ([`Printer::forget_cut_past`]), so the file is written again.
-    pub(crate) fn truncate_to(&mut self, mark: usize) {
-        self.out.truncate(mark.saturating_sub(self.drained));
-    }
-
-    /// Writes the text held so far to `stream`, keeping the buffer (and its pages) for the
-    /// next. After a failed write, nothing more is written.
-    fn drain(&mut self) {
-        let Some(file) = self.stream.as_mut() else {
-            return;
-        };
-        match std::io::Write::write_all(file, self.out.as_bytes()) {
-            Ok(()) => {
-                self.drained += self.out.len();
-                self.out.clear();
-            }
-            Err(e) => {
-                self.stream_error = Some(e);
-                self.stream = None;
-            }
+            split: None,
+            aliasable: None,
         }
     }
 
@@ -669,16 +704,180 @@ impl<'m> Printer<'m> {
         self
     }
 
-    /// The tail side of a cut: a printer with this one's value names (numbered once, by the
-    /// head) that prints the ops of `cut` from `cut.at` on.
-    fn fork_tail(&self, cut: Cut) -> Printer<'m> {
-        let mut p = Printer::new(self.m, self.opts);
-        p.forms = self.forms;
-        p.names = Arc::clone(&self.names);
-        p.custom_names = Arc::clone(&self.custom_names);
-        p.block_ids = Arc::clone(&self.block_ids);
-        p.cut = Some(Cut { tail: true, ..cut });
-        p
+    /// Numbers the values of the module ([`Printer::number_values`]): their names, and what
+    /// the numbering saw of the module's shape.
+    pub(crate) fn numbering(mut self) -> (Names, Shape) {
+        let shape = self.number_values(self.m.top_ops());
+        let names = Names {
+            names: self.names,
+            custom_names: self.custom_names,
+            block_ids: self.block_ids,
+            aliasable: self.aliasable.unwrap_or(true),
+        };
+        (names, shape)
+    }
+
+    /// Prints with these names (numbered for this module and options) rather than numbering.
+    pub(crate) fn with_names(mut self, names: &Names) -> Self {
+        self.names = Arc::clone(&names.names);
+        self.custom_names = Arc::clone(&names.custom_names);
+        self.block_ids = Arc::clone(&names.block_ids);
+        self.aliasable = Some(names.aliasable);
+        self
+    }
+
+    /// Writes the text to `sink` as it prints, `split`'s block in chunks that helpers may take.
+    pub(crate) fn with_sink(
+        mut self,
+        sink: &'m mut dyn std::io::Write,
+        split: Option<Split<'m>>,
+    ) -> Self {
+        self.sink = Some(sink);
+        self.split = split;
+        self
+    }
+
+    /// The position in the whole text where the next byte goes (text written out included).
+    pub(crate) fn mark(&self) -> usize {
+        self.flushed + self.out.len()
+    }
+
+    /// Drops the text from `mark` on (a custom form that gave up). Custom forms decide before
+    /// they print a region, and text is written out only between a region's ops, so what is
+    /// dropped is never written yet; if it were, the printing fails rather than write it twice.
+    pub(crate) fn truncate_to(&mut self, mark: usize) {
+        match mark.checked_sub(self.flushed) {
+            Some(at) => self.out.truncate(at),
+            None => {
+                debug_assert!(false, "a custom form gave up after its region was written");
+                self.sink_error.get_or_insert_with(|| {
+                    std::io::Error::other("a custom form gave up after its region was written")
+                });
+                self.out.clear();
+            }
+        }
+    }
+
+    /// Writes the text held so far to the sink, keeping the buffer (and its pages) for the
+    /// next. Nothing is written while aliases are collected, or after the sink failed.
+    pub(crate) fn flush(&mut self) {
+        if self.aliases.collecting {
+            return;
+        }
+        self.write_out_text(None);
+    }
+
+    /// Writes `text` (None: `out`) to the sink, where there is one.
+    fn write_out_text(&mut self, text: Option<&str>) {
+        let Some(sink) = self.sink.as_mut() else {
+            if let Some(t) = text {
+                self.out.push_str(t);
+            }
+            return;
+        };
+        let bytes = text.unwrap_or(&self.out);
+        if self.sink_error.is_none() {
+            if let Err(e) = sink.write_all(bytes.as_bytes()) {
+                self.sink_error = Some(e);
+                if let Some(split) = self.split {
+                    split.handoff.end();
+                }
+            }
+        }
+        self.flushed += bytes.len();
+        if text.is_none() {
+            self.out.clear();
+        }
+    }
+
+    /// The sink's first error, if any, once the printing is done.
+    pub(crate) fn sink_result(&mut self) -> std::io::Result<()> {
+        self.sink_error.take().map_or(Ok(()), Err)
+    }
+
+    /// Prints chunks of the split block that the printer hands out, from the state it had
+    /// there, until none is left or the printing is over. Returns at once when it is over.
+    pub(crate) fn help(mut self, handoff: &Handoff) {
+        let start = {
+            let mut s = handoff.lock();
+            loop {
+                if s.over {
+                    return;
+                }
+                if let Some(st) = &s.start {
+                    break Arc::clone(st);
+                }
+                s = handoff.wait(s);
+            }
+        };
+        self.indent = start.indent;
+        self.depth = start.depth;
+        self.func_bodies.clone_from(&start.func_bodies);
+        self.aliases.table = Arc::clone(&start.aliases);
+        let mut holding = Holding {
+            handoff,
+            chunk: None,
+        };
+        while let Some((k, buffer)) = handoff.take() {
+            holding.chunk = Some(k);
+            let text = self.print_chunk(&start, k, buffer);
+            holding.chunk = None;
+            handoff.finish(k, text);
+        }
+    }
+
+    /// Chunk `k` of the split block, printed into `buffer` from the state of `start` (which
+    /// this printer is in).
+    fn print_chunk(&mut self, start: &ChunkStart, k: usize, buffer: String) -> String {
+        let ops = self.m.block_ops(start.block);
+        let (at, end) = start.ranges.get(k).copied().unwrap_or_default();
+        let saved = std::mem::replace(&mut self.out, buffer);
+        // The chunk's text is written in its turn, whole: none of it goes out before.
+        let sink = self.sink.take();
+        // Most ops print in less than 96 bytes: a new buffer is not grown op by op.
+        self.out.reserve(end.saturating_sub(at).saturating_mul(96));
+        for &op in ops.get(at..end).unwrap_or_default() {
+            self.newline();
+            self.print_op(op);
+        }
+        self.sink = sink;
+        std::mem::replace(&mut self.out, saved)
+    }
+
+    /// The split block's ops, in chunks: this printer and any helpers print them, and this
+    /// one writes each in order as soon as it and those before it are printed.
+    fn print_split(&mut self, split: Split<'m>) {
+        let n = self.m.block_ops(split.block).len();
+        let chunk = split.chunk.max(1);
+        let ranges = (0..n)
+            .step_by(chunk)
+            .map(|s| (s, (s + chunk).min(n)))
+            .collect();
+        let start = Arc::new(ChunkStart {
+            block: split.block,
+            ranges,
+            indent: self.indent,
+            depth: self.depth,
+            func_bodies: self.func_bodies.clone(),
+            aliases: Arc::clone(&self.aliases.table),
+        });
+        self.flush();
+        split.handoff.publish(Arc::clone(&start));
+        let mut written = 0;
+        loop {
+            match split.handoff.step(written) {
+                Step::Write(text) => {
+                    self.write_out_text(Some(&text));
+                    written += 1;
+                    split.handoff.recycle(text);
+                }
+                Step::Print(k, buffer) => {
+                    let text = self.print_chunk(&start, k, buffer);
+                    split.handoff.finish(k, text);
+                }
+                Step::Done => break,
+            }
+        }
     }
 
     /// The StableHLO op kind of `op`'s name, looked up once per name.
@@ -709,9 +908,7 @@ impl<'m> Printer<'m> {
 
     /// Records a location for aliasing (first pass only).
     fn visit_loc(&mut self, l: Location, can_defer: bool) {
-        self.aliases
-            .table
-            .visit(self.m, AliasKey::Loc(l), can_defer);
+        Arc::make_mut(&mut self.aliases.table).visit(self.m, AliasKey::Loc(l), can_defer);
     }
 
     fn write_alias_name(&mut self, n: u32) {
@@ -746,22 +943,13 @@ impl<'m> Printer<'m> {
     /// Custom names (`%cst`, `%iterArg`) are made unique within their scope with a shared
     /// `_N` conflict counter.
     ///
-    /// Returns the block with the most ops (the first found of those) with its op count, and
-    /// the number of ops under `top`, `top` included.
-    fn number_values(&mut self, top: &[OpId]) -> (Option<(Block, usize)>, usize) {
-        if let Some(n) = self.ahead.take() {
-            if n.fits(self.m, self.opts) {
-                self.names = n.names;
-                self.custom_names = n.custom_names;
-                self.block_ids = n.block_ids;
-                return (n.largest_block, n.total_ops);
-            }
-        }
-        let mut largest: Option<(Block, usize)> = None;
-        let mut total_ops = top.len();
-        enum Step {
+    /// Returns what it saw of the module's shape.
+    fn number_values(&mut self, top: &[OpId]) -> Shape {
+        let mut shape = Shape::default();
+        enum Walk {
             Enter {
                 region: Region,
+                depth: usize,
                 next_value: u32,
                 next_arg: u32,
                 conflict: u32,
@@ -794,7 +982,7 @@ impl<'m> Printer<'m> {
         let mut candidate = String::new();
         // Custom names (indices) in the order they were taken, to free them per scope.
         let mut log: Vec<u32> = Vec::new();
-        let mut stack: Vec<Step> = Vec::new();
+        let mut stack: Vec<Walk> = Vec::new();
         // Generic form implies MLIR's unique SSA ids: counters run on across regions (never
         // restored), and pending regions are numbered last-pushed first.
         let unique_ids = self.opts.generic;
@@ -807,8 +995,9 @@ impl<'m> Printer<'m> {
                 regions.iter().rev().copied().collect()
             };
             for r in ordered {
-                stack.push(Step::Enter {
+                stack.push(Walk::Enter {
                     region: r,
+                    depth: 1,
                     next_value: 0,
                     next_arg: 0,
                     conflict: 0,
@@ -817,9 +1006,13 @@ impl<'m> Printer<'m> {
         }
         let mut nested = Vec::new();
         let mut hints = HintMemo::default();
+        let mut scan = AliasScan::new(self.m);
+        for &op in top {
+            scan.visit_op(self.m, op);
+        }
         while let Some(step) = stack.pop() {
-            let (region, mut next_value, mut next_arg, mut conflict) = match step {
-                Step::Exit { mark } => {
+            let (region, depth, mut next_value, mut next_arg, mut conflict) = match step {
+                Walk::Exit { mark } => {
                     for i in log.drain(mark..) {
                         if let Some(&h) = hashes.get(i as usize) {
                             if let Ok(e) = used.find_entry(h, |&j| j == i) {
@@ -829,19 +1022,21 @@ impl<'m> Printer<'m> {
                     }
                     continue;
                 }
-                Step::Enter {
+                Walk::Enter {
                     region,
+                    depth,
                     next_value,
                     next_arg,
                     conflict,
                 } => {
                     if unique_ids {
-                        (region, global.0, global.1, global.2)
+                        (region, depth, global.0, global.1, global.2)
                     } else {
-                        (region, next_value, next_arg, conflict)
+                        (region, depth, next_value, next_arg, conflict)
                     }
                 }
             };
+            shape.region_depth = shape.region_depth.max(depth);
             let mark = log.len();
             // A new custom name: `base`, else `base_N` with the next free N. Its index.
             let mut unique = |base: &str, conflict: &mut u32| -> u32 {
@@ -876,9 +1071,8 @@ impl<'m> Printer<'m> {
             };
             for (bi, &b) in self.m.blocks(region).iter().enumerate() {
                 let n = self.m.block_ops(b).len();
-                total_ops += n;
-                if largest.is_none_or(|(_, most)| n > most) {
-                    largest = Some((b, n));
+                if shape.largest_block.is_none_or(|(_, most)| n > most) {
+                    shape.largest_block = Some((b, n));
                 }
                 if let Some(slot) = block_ids.get_mut(b.index()) {
                     *slot = bi as u32;
@@ -905,6 +1099,7 @@ impl<'m> Printer<'m> {
                     }
                 }
                 for &op in self.m.block_ops(b) {
+                    scan.visit_op(self.m, op);
                     let n = self.m.num_results(op);
                     if n == 0 {
                         continue;
@@ -947,12 +1142,13 @@ impl<'m> Printer<'m> {
                     }
                 }
             }
-            stack.push(Step::Exit { mark });
+            stack.push(Walk::Exit { mark });
             for &b in self.m.blocks(region) {
                 for &op in self.m.block_ops(b) {
                     for &r in self.m.regions(op) {
-                        nested.push(Step::Enter {
+                        nested.push(Walk::Enter {
                             region: r,
+                            depth: depth + 1,
                             next_value,
                             next_arg,
                             conflict,
@@ -970,7 +1166,8 @@ impl<'m> Printer<'m> {
         self.names = Arc::new(names);
         self.block_ids = Arc::new(block_ids);
         self.custom_names = Arc::new(custom);
-        (largest, total_ops)
+        self.aliasable = Some(scan.found);
+        shape
     }
 
     /// The names MLIR's `getAsmResultNames` gives an op's results in pretty mode.
@@ -1039,221 +1236,27 @@ impl<'m> Printer<'m> {
 
     // ---- module and ops ----------------------------------------------------------------------
 
+    /// Prints the whole module, numbering its values first unless they were given
+    /// ([`Printer::with_names`]).
     pub(crate) fn print_module(&mut self) {
-        let top = self.m.top_ops().to_vec();
-        self.number_values(&top);
-        // Most ops print in more than 64 bytes: grow the output a few times less.
-        self.out.reserve(self.m.num_ops().saturating_mul(64));
-        self.print_numbered(&top);
-    }
-
-    /// Whether the printing needs the alias pass first (locations printed as aliases).
-    fn location_aliases_on(&self) -> bool {
-        !self.opts.local_scope && self.opts.debug_info && self.opts.location_aliases
-    }
-
-    /// [`Printer::print_module`] on two threads: `cut`'s ops from `cut.at` on print on a
-    /// second thread, everything else on this one. The pieces of text, in order; None when the
-    /// cut did not apply (aliases are needed, a thread could not be started, or the block did
-    /// not print through the common region printer): then print on one thread.
-    pub(crate) fn print_cut(&mut self, cut: Cut) -> Option<[String; 3]> {
-        if self.location_aliases_on() {
-            return None;
+        let top = self.m.top_ops();
+        if self.aliasable.is_none() {
+            self.number_values(top);
         }
-        let top = self.m.top_ops().to_vec();
-        self.number_values(&top);
-        let mut tail = self.fork_tail(cut);
-        self.cut = Some(Cut { tail: false, ..cut });
-        let tail_size = self.m.block_ops(cut.block).len().saturating_sub(cut.at);
-        std::thread::scope(|s| {
-            let tail_top = &top;
-            // The tail recurses from the top as the head does: at the nesting limit a debug
-            // build needs about 2 MiB, a spawned thread's default (docs/bytecode.md, "Limits").
-            let builder = std::thread::Builder::new().stack_size(8 << 20);
-            let handle = crate::threads::spawn_beside(s, builder, move || {
-                tail.print_numbered(tail_top);
-                tail
-            })
-            .ok()?;
-            self.out.reserve(
-                self.m
-                    .num_ops()
-                    .saturating_sub(tail_size)
-                    .saturating_mul(80),
-            );
-            self.print_numbered(&top);
-            let tail = handle.join().ok()?;
-            if self.aliases.saw_aliasable || tail.aliases.saw_aliasable {
-                return None;
-            }
-            let (head_cut, tail_cut) = (self.cut?, tail.cut?);
-            if head_cut.hits != 1 || tail_cut.hits != 1 {
-                return None;
-            }
-            let (hole, _) = head_cut.span?;
-            let (start, end) = tail_cut.span?;
-            let mut tail_text = tail.out;
-            tail_text.truncate(end);
-            if start > 0 {
-                return None;
-            }
-            let after = self.out.split_off(hole);
-            Some([std::mem::take(&mut self.out), tail_text, after])
-        })
-    }
-
-    /// [`Printer::print_module`] on two threads into `file`, at its position: this printer
-    /// prints the module without `cut`'s ops from `cut.at` on, writing its text as it goes;
-    /// those ops print in chunks of `chunk` ops, taken in turn by whichever thread is free,
-    /// each written once the text before it is. Only a few chunks' text is in memory at a
-    /// time. None when that could not be done (as [`Printer::print_cut`]): part of the text
-    /// may be written then, and the caller prints on one thread after cutting `file` back.
-    pub(crate) fn print_chunked(
-        &mut self,
-        cut: Cut,
-        chunk: usize,
-        file: &std::fs::File,
-    ) -> Option<std::io::Result<()>> {
-        if self.location_aliases_on() {
-            return None;
-        }
-        let ops = self.m.block_ops(cut.block);
-        let at = cut.at.min(ops.len());
-        let chunk = chunk.max(1);
-        let mut ranges = vec![(0, at)];
-        ranges.extend(
-            (at..ops.len())
-                .step_by(chunk)
-                .map(|s| (s, (s + chunk).min(ops.len()))),
-        );
-        let top = self.m.top_ops().to_vec();
-        self.number_values(&top);
-        let chunks = Chunks {
-            ranges,
-            next: std::sync::atomic::AtomicUsize::new(1),
-            order: std::sync::Mutex::new(Ordered {
-                file,
-                written: 0,
-                waiting: std::collections::BTreeMap::new(),
-                free: Vec::new(),
-                failed: false,
-                error: None,
-            }),
-        };
-        let entry = Arc::new(std::sync::OnceLock::new());
-        // The other thread starts from the predicted state at once, rather than once the head
-        // has printed what comes before the block (a 450 KB signature in a JAX program).
-        if let Some(predicted) = BlockEntry::predicted(self.m, cut.block, self.opts.generic) {
-            let _ = entry.set(Some(predicted));
-        }
-        let mut other = self.fork_tail(cut);
-        other.cut = None;
-        self.cut = Some(Cut {
-            tail: false,
-            at,
-            ..cut
-        });
-        self.entry = Some(Arc::clone(&entry));
-        self.stream = file.try_clone().ok();
-        let after = std::thread::scope(|s| {
-            let (chunks, entry_ref) = (&chunks, &*entry);
-            let block = cut.block;
-            let builder = std::thread::Builder::new().stack_size(8 << 20);
-            let handle = crate::threads::spawn_beside(s, builder, move || {
-                if let Some(e) = entry_ref.wait() {
-                    other.print_chunks(block, e, chunks);
-                }
-            })
-            .ok();
-            // Whatever happens here, the other thread is told: the head got to the block or not.
-            struct Told<'a>(&'a std::sync::OnceLock<Option<BlockEntry>>);
-            impl Drop for Told<'_> {
-                fn drop(&mut self) {
-                    let _ = self.0.set(None);
-                }
-            }
-            let told = Told(entry_ref);
-            let handle = handle?;
+        if self.sink.is_none() {
+            // Most ops print in more than 64 bytes: grow the output a few times less.
+            self.out.reserve(self.m.num_ops().saturating_mul(64));
+        } else {
             self.out.reserve(self.drain_at.saturating_mul(2));
-            self.print_numbered(&top);
-            drop(told);
-            let head = self
-                .cut
-                .filter(|c| c.hits == 1 && !self.aliases.saw_aliasable);
-            let hole = head
-                .and_then(|c| c.span)
-                .and_then(|(hole, _)| hole.checked_sub(self.drained));
-            let after = match (hole, entry_ref.get()) {
-                (Some(hole), Some(Some(e))) if self.stream_error.is_none() => {
-                    let after = self.out.split_off(hole);
-                    chunks.finish(0, Some(std::mem::take(&mut self.out)));
-                    // This thread takes chunks too.
-                    self.drained = 0;
-                    self.stream = None;
-                    self.cut = None;
-                    self.print_chunks(block, e, chunks);
-                    Some(after)
-                }
-                _ => {
-                    chunks.finish(0, None);
-                    None
-                }
-            };
-            handle.join().ok()?;
-            after
-        });
-        self.entry = None;
-        if let Some(e) = self.stream_error.take() {
-            return Some(Err(e));
         }
-        let mut order = chunks.order.into_inner().ok()?;
-        if let Some(e) = order.error.take() {
-            return Some(Err(e));
-        }
-        let after = after?;
-        if order.failed || order.written != chunks.ranges.len() {
-            return None;
-        }
-        Some(std::io::Write::write_all(&mut order.file, after.as_bytes()))
-    }
-
-    /// Prints chunks of [`Printer::print_chunked`]'s block, from the state its ops print in,
-    /// until none is left.
-    fn print_chunks(&mut self, block: Block, entry: &BlockEntry, chunks: &Chunks<'_>) {
-        let ops = self.m.block_ops(block);
-        loop {
-            let k = chunks
-                .next
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(&(at, end)) = chunks.ranges.get(k) else {
-                return;
-            };
-            if chunks.failed() {
-                return;
-            }
-            self.out = chunks.buffer();
-            // Most ops print in less than 96 bytes: a new buffer is not grown op by op.
-            self.out.reserve((end - at).saturating_mul(96));
-            self.indent = entry.indent;
-            self.depth = entry.depth;
-            self.func_bodies.clone_from(&entry.func_bodies);
-            for &op in ops.get(at..end).unwrap_or_default() {
-                self.newline();
-                self.print_op(op);
-            }
-            let text = (!self.aliases.saw_aliasable).then(|| std::mem::take(&mut self.out));
-            chunks.finish(k, text);
-        }
-    }
-
-    /// Prints the top-level ops whose values are numbered.
-    fn print_numbered(&mut self, top: &[OpId]) {
         // MLIR prints aliases unless told `--mlir-print-local-scope`, which debug info without
         // location aliases also stands for here.
         let aliases_on =
             !self.opts.local_scope && (!self.opts.debug_info || self.opts.location_aliases);
-        let loc_aliases = aliases_on && self.opts.debug_info;
-        if loc_aliases {
+        // The alias pass runs first when something may get an alias: always for locations,
+        // else when the numbering met a type or attribute that has one (most modules have
+        // none, and so pay nothing for it). What is met and not printed gets no alias.
+        if aliases_on && (self.opts.debug_info || self.aliasable.unwrap_or(true)) {
             self.collect_aliases(top);
         }
         self.print_alias_definitions(false);
@@ -1261,35 +1264,22 @@ impl<'m> Printer<'m> {
             self.print_op(op);
             self.out.push('\n');
         }
-        if self.cut.is_some() {
-            // A side of a cut prints once; its caller falls back on `saw_aliasable`.
-            return;
-        }
-        if aliases_on && !loc_aliases && self.aliases.saw_aliasable {
-            // Something printed has an alias: print again with the aliases (most modules have
-            // none, and so pay nothing for them).
-            self.collect_aliases(top);
-            self.print_alias_definitions(false);
-            for &op in top {
-                self.print_op(op);
-                self.out.push('\n');
-            }
-        }
         self.print_alias_definitions(true);
     }
 
     /// First pass: visits every type, attribute and location in print order, as MLIR's alias
-    /// initializer does, and assigns the aliases. Leaves the output empty.
+    /// initializer does, and assigns the aliases. Leaves the output as it was.
     fn collect_aliases(&mut self, top: &[OpId]) {
         // Spellings kept so far may lack the aliases about to be assigned.
         self.spellings.clear();
+        let mark = self.out.len();
         self.aliases.collecting = true;
         for &op in top {
             self.print_op(op);
         }
         self.aliases.collecting = false;
-        self.out.clear();
-        self.aliases.table.assign();
+        self.out.truncate(mark);
+        Arc::make_mut(&mut self.aliases.table).assign();
     }
 
     /// The first pass over an op printed in generic form, in the order MLIR's alias
@@ -1345,7 +1335,7 @@ impl<'m> Printer<'m> {
 
     /// Prints one op (without leading indentation or trailing newline).
     pub(crate) fn print_op(&mut self, op: OpId) {
-        if self.skip_rest || !self.enter() {
+        if !self.enter() {
             return;
         }
         self.func_bodies.push(self.m.op_name_str(op) == "func.func");
@@ -1378,7 +1368,6 @@ impl<'m> Printer<'m> {
         };
         if !custom {
             self.truncate_to(mark);
-            self.forget_cut_past(mark);
             // MLIR's parser takes the default dialect (`func` in a function body) only from an op
             // in custom form; inside a generic op the enclosing one still applies.
             if let Some(top) = self.func_bodies.last_mut() {
@@ -1393,20 +1382,6 @@ impl<'m> Printer<'m> {
         if self.opts.debug_info {
             self.out.push(' ');
             self.print_loc_wrapped(self.m.op_location(op));
-        }
-    }
-
-    /// A custom form gave up and its text from `mark` on is gone: so is the cut's span if it
-    /// lay there (the generic form prints the block again).
-    fn forget_cut_past(&mut self, mark: usize) {
-        if let Some(c) = self.cut.as_mut() {
-            if c.tail && c.hits > 0 {
-                // Its output was restarted at the block: marks before it mean nothing now.
-                c.hits = u32::MAX;
-            } else if c.span.is_some_and(|(_, end)| end > mark) {
-                c.span = None;
-                c.hits -= 1;
-            }
         }
     }
 
@@ -1546,53 +1521,22 @@ impl<'m> Printer<'m> {
                 }
             }
             self.indent += 2;
-            let mut ops = m.block_ops(b);
-            let cut = self.cut.filter(|c| c.block == b);
-            if let Some(c) = cut {
-                let at = c.at.min(ops.len());
-                ops = if c.tail { &ops[at..] } else { &ops[..at] };
-            }
-            if cut.is_some_and(|c| c.tail) {
-                // The tail's text starts here: what came before is the head's.
-                self.out = String::with_capacity(ops.len().saturating_mul(80));
-            }
-            let start = self.mark();
-            // The head side of a cut writes its text out as it goes, between the block's ops.
-            let streams = self.stream.is_some() && cut.is_some_and(|c| !c.tail);
-            if let (Some(entry), Some(_)) = (&self.entry, cut) {
-                let state = BlockEntry {
-                    indent: self.indent,
-                    depth: self.depth,
-                    func_bodies: self.func_bodies.clone(),
-                };
-                // The chunks may have started from the predicted state: the cut fails unless
-                // the head gets here with that state, and only once (a custom form that gave up
-                // around the block prints it again).
-                let first = !std::mem::replace(&mut self.entered, true);
-                let fits = match entry.set(Some(state.clone())) {
-                    Ok(()) => first,
-                    Err(_) => first && entry.get().is_some_and(|e| e.as_ref() == Some(&state)),
-                };
-                if !fits {
-                    if let Some(mine) = self.cut.as_mut() {
-                        mine.hits = u32::MAX;
+            match self.split.filter(|s| s.block == b && !self.aliases.collecting) {
+                Some(split) => {
+                    // Printed in chunks once: printed again (around a custom form that gave up),
+                    // the block prints as any other.
+                    self.split = None;
+                    self.print_split(split);
+                }
+                None => {
+                    for &op in m.block_ops(b) {
+                        if self.out.len() >= self.drain_at && self.sink.is_some() {
+                            self.flush();
+                        }
+                        self.newline();
+                        self.print_op(op);
                     }
                 }
-            }
-            for &op in ops {
-                if streams && self.out.len() >= self.drain_at {
-                    self.drain();
-                }
-                self.newline();
-                self.print_op(op);
-            }
-            if let (Some(c), Some(mine)) = (cut, self.cut.as_mut()) {
-                let end = self.drained + self.out.len();
-                mine.hits = mine.hits.saturating_add(1);
-                if mine.span.is_none() {
-                    mine.span = Some(if c.tail { (start, end) } else { (end, end) });
-                }
-                self.skip_rest = c.tail;
             }
             self.indent -= 2;
         }
@@ -1796,7 +1740,7 @@ impl<'m> Printer<'m> {
     #[inline]
     fn print_aliasable(&mut self, key: AliasKey) {
         if self.aliases.collecting {
-            self.aliases.table.visit(self.m, key, false);
+            Arc::make_mut(&mut self.aliases.table).visit(self.m, key, false);
             return;
         }
         let (is_type, any) = match key {
@@ -1820,7 +1764,7 @@ impl<'m> Printer<'m> {
         }
         let base = self.depth;
         let outer_peak = std::mem::replace(&mut self.peak, base);
-        let (refused, saw) = (self.refused, self.aliases.saw_aliasable);
+        let refused = self.refused;
         let start = self.out.len();
         if self.enter() {
             match key {
@@ -1829,7 +1773,7 @@ impl<'m> Printer<'m> {
                 AliasKey::Loc(l) => self.print_loc_spelled(l),
             }
             self.depth -= 1;
-            let whole = self.refused == refused && self.aliases.saw_aliasable == saw;
+            let whole = self.refused == refused;
             if whole && keeps_spelling(self.m, key) {
                 if let Some(text) = self.out.get(start..) {
                     if text.len() <= Spellings::MAX_LEN {
@@ -1880,8 +1824,6 @@ impl<'m> Printer<'m> {
                 self.out.push('>');
             }
             TypeData::Tuple(ts) => {
-                // Builtin's alias hook names tuples of more than 16 types.
-                self.aliases.saw_aliasable |= ts.len() > 16;
                 self.wrap("tuple<", ">", |p| p.print_type_list(ts));
             }
             TypeData::Function { inputs, results } => {
@@ -2227,16 +2169,13 @@ impl<'m> Printer<'m> {
             }
             AttrData::Location(l) => {
                 // A location attribute prints as its alias alone, like any attribute.
-                self.aliases.saw_aliasable = true;
                 match self.aliases.table.alias(AliasKey::Loc(*l)) {
                     Some((_, n)) => self.write_alias_name(n),
                     None => self.print_loc_inline(*l),
                 }
             }
             AttrData::Dialect(d) => self.print_dialect_attr(d),
-            AttrData::Opaque { dialect, text } => {
-                self.aliases.saw_aliasable |=
-                    opaque_alias_name(m.str(*dialect), m.str(*text)).is_some();
+            AttrData::Opaque { text, .. } => {
                 self.out.push_str(m.str(*text));
             }
         }
