@@ -3,7 +3,7 @@
 
     python3 scripts/bench/compare.py [--ops 100000] [--reps 3] [--write-doc docs/benchmarks.md]
 
-Steps: builds the release CLI and the `bench_compare` example; generates a transformer-like program of
+Steps: builds the CLI and the `bench_compare` example (`--profile dist`); generates a transformer-like program of
 --ops operations into a temporary directory; times, in process on each side (fastest of --reps, no process
 start or file I/O inside the timer): parse+print (pretty and generic), serialize (parsed module -> artifact
 at 1.0.0 and at each side's current version), deserialize (a 1.0.0 artifact -> StableHLO module; both sides
@@ -124,11 +124,11 @@ def main():
     if not os.path.exists(python):
         sys.exit(f"compare: no oracle python at {python}; run scripts/oracle/setup.sh or set VHLO_ORACLE_PYTHON")
     target_dir = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
-    print("building (release) ...", file=sys.stderr)
-    run(["cargo", "build", "--release", "-q", "-p", "vhlo-translate"], cwd=REPO)
-    run(["cargo", "build", "--release", "-q", "-p", "vhlo-core", "--example", "bench_compare"], cwd=REPO)
-    cli = os.path.join(target_dir, "release", "vhlo-translate")
-    bench = os.path.join(target_dir, "release", "examples", "bench_compare")
+    print("building (--profile dist) ...", file=sys.stderr)
+    run(["cargo", "build", "--profile", "dist", "-q", "-p", "vhlo-translate"], cwd=REPO)
+    run(["cargo", "build", "--profile", "dist", "-q", "-p", "vhlo-core", "--example", "bench_compare"], cwd=REPO)
+    cli = os.path.join(target_dir, "dist", "vhlo-translate")
+    bench = os.path.join(target_dir, "dist", "examples", "bench_compare")
 
     with tempfile.TemporaryDirectory(prefix="vhlo-bench-") as tmp:
         program = os.path.join(tmp, "program.mlir")
@@ -185,7 +185,7 @@ def main():
 Measured {now} with `python3 scripts/bench/compare.py --ops {args.ops} --reps {args.reps} --write-doc {args.write_doc}`
 on {platform.machine()} Linux, **2 cores shared with other jobs** (numbers are noisy; the fastest
 repetition is kept on both sides). jaxlib runs in the oracle venv (`scripts/oracle/`), called through its
-Python bindings; vhlo-rs runs the release build of `vhlo-core/examples/bench_compare.rs`. On both sides only
+Python bindings; vhlo-rs runs the `dist` build of `vhlo-core/examples/bench_compare.rs`. On both sides only
 the measured call is inside the timer (no process start, no file I/O). Serialize starts from a parsed module;
 deserialize reads the same 1.0.0 artifact (written by vhlo-rs) into a StableHLO module, without printing.
 

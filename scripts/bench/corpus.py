@@ -88,8 +88,8 @@ def main():
         parser.error("CORPUS_DIR is required")
 
     target_dir = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "vhlo-translate"], cwd=REPO, check=True)
-    cli = os.path.join(target_dir, "release", "vhlo-translate")
+    subprocess.run(["cargo", "build", "--profile", "dist", "-q", "-p", "vhlo-translate"], cwd=REPO, check=True)
+    cli = os.path.join(target_dir, "dist", "vhlo-translate")
     names = sorted(n for n in os.listdir(args.corpus) if n.endswith(".mlir") and args.only in n)
     manifest = json.load(open(os.path.join(args.corpus, "manifest.json")))
 
