@@ -1,5 +1,6 @@
 //! Builders for a StableHLO module, a function and its `func.return`, to use with the typed op
-//! structs of [`crate::vhlo::stablehlo`] (`AddOp { .. }.build(m, loc)`). See the crate docs for an example.
+//! structs of [`crate::vhlo::stablehlo`]: `AddOp::append(&mut f, lhs, rhs)` infers the result
+//! type, `AddOp { .. }.build(m, loc)` takes it. See the crate docs for an example.
 
 use crate::ir::{
     AttrData, Block, Location, Module, NamedAttr, OpId, OperationState, Type, TypeData, Value,
@@ -157,5 +158,39 @@ impl FunctionBuilder<'_> {
         let ret = self.m.create_op(st);
         self.m.append_op(self.block, ret);
         self.op
+    }
+}
+
+impl crate::dialect::AppendInferred for FunctionBuilder<'_> {
+    type Error = crate::verify::Diagnostic;
+
+    fn append_inferred(
+        &mut self,
+        name: &'static str,
+        operands: Vec<Value>,
+        properties: &[(&str, crate::ir::Attribute)],
+    ) -> Result<Vec<Value>, Self::Error> {
+        let mut props = properties.to_vec();
+        props.sort_by(|a, b| a.0.cmp(b.0));
+        self.op(name, &operands, &props)
+    }
+
+    fn append_inferred_one(
+        &mut self,
+        name: &'static str,
+        operands: Vec<Value>,
+        properties: &[(&str, crate::ir::Attribute)],
+    ) -> Result<Value, Self::Error> {
+        let results = self.append_inferred(name, operands, properties)?;
+        match results[..] {
+            [one] => Ok(one),
+            _ => Err(crate::verify::Diagnostic {
+                op: name.to_string(),
+                location: "unknown".into(),
+                subject: format!("{} results inferred where one was expected", results.len()),
+                needs: None,
+                rule: "the op struct has one result".into(),
+            }),
+        }
     }
 }

@@ -29,15 +29,15 @@
 //! let t = text::parse_type(b.module(), "tensor<2x2xf32>")?;
 //! let mut f = b.function("main", &[t], &[t]);
 //! let x = f.args()[0];
-//! let loc = f.unknown_loc();
-//! let add = AddOp { lhs: x, rhs: x, result: t }.build(f.module(), loc);
-//! let sum = f.append(add)[0];
+//! // The result type is inferred by the verifier's shape functions.
+//! let sum = AddOp::append(&mut f, x, x)?;
 //! f.ret(&[sum]);
 //! let m = b.finish();
 //! let artifact = portable::serialize_portable_artifact(&m, "1.0.0", Default::default())?;
 //! assert!(artifact.starts_with(b"ML\xefR"));
 //!
-//! // A result type that breaks the op's constraints is refused before anything is written.
+//! // A result type written by hand that breaks the op's constraints is refused before anything
+//! // is written.
 //! let mut b = ModuleBuilder::new();
 //! let t = text::parse_type(b.module(), "tensor<2x2xf32>")?;
 //! let bad = text::parse_type(b.module(), "tensor<3xf32>")?;

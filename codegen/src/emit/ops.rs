@@ -225,6 +225,71 @@ fn op_struct_tokens(s: OpStruct<'_>) -> TokenStream {
             }
         }
     });
+    // An op without regions, its results inferred where it is appended (the StableHLO structs).
+    let append = (s.setters && s.regions.is_empty()).then(|| {
+        let params = s
+            .operands
+            .iter()
+            .map(|f| {
+                let id = field_ident(&f.name);
+                if f.variadic {
+                    quote! { #id: &[::vhlo_core::ir::Value] }
+                } else {
+                    quote! { #id: ::vhlo_core::ir::Value }
+                }
+            })
+            .chain(s.attributes.iter().map(|a| {
+                let id = field_ident(&a.name);
+                if a.optional {
+                    quote! { #id: Option<::vhlo_core::ir::Attribute> }
+                } else {
+                    quote! { #id: ::vhlo_core::ir::Attribute }
+                }
+            }));
+        let pushes = s.operands.iter().map(|f| {
+            let id = field_ident(&f.name);
+            if f.variadic {
+                quote! { __operands.extend_from_slice(#id); }
+            } else {
+                quote! { __operands.push(#id); }
+            }
+        });
+        let props = s.attributes.iter().map(|a| {
+            let id = field_ident(&a.name);
+            let n = &a.name;
+            if a.optional {
+                quote! { if let Some(v) = #id { __props.push((#n, v)); } }
+            } else {
+                quote! { __props.push((#n, #id)); }
+            }
+        });
+        let one = matches!(s.results, [r] if !r.variadic);
+        let (ret, call) = if one {
+            (
+                quote! { ::vhlo_core::ir::Value },
+                quote! { body.append_inferred_one(Self::NAME, __operands, &__props) },
+            )
+        } else {
+            (
+                quote! { Vec<::vhlo_core::ir::Value> },
+                quote! { body.append_inferred(Self::NAME, __operands, &__props) },
+            )
+        };
+        let doc = format!(
+            "Appends a `{full}` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its {}.",
+            if one { "result" } else { "results" }
+        );
+        quote! {
+            #[doc = #doc]
+            pub fn append<B: ::vhlo_core::dialect::AppendInferred>(body: &mut B, #(#params),*) -> Result<#ret, B::Error> {
+                let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+                #(#pushes)*
+                let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+                #(#props)*
+                #call
+            }
+        }
+    });
     quote! {
         #[doc = #doc]
         #[derive(Clone, Debug, PartialEq, Eq)]
@@ -259,6 +324,7 @@ fn op_struct_tokens(s: OpStruct<'_>) -> TokenStream {
                 ::vhlo_core::dialect::create_op(m, Self::NAME, #out_ops, #out_res, &__props, #out_regs, location)
             }
             #(#setters)*
+            #append
         }
     }
 }

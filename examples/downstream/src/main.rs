@@ -12,6 +12,7 @@
 //! CI (`.ci/run`) runs each, and jaxlib reads the artifacts back (`check.py` beside this crate).
 
 use vhlo_core::build::ModuleBuilder;
+use vhlo_core::vhlo::stablehlo::{AddOp, ConstantOp, DotGeneralOp, MaximumOp};
 use vhlo_core::ir::{AttrData, Editor, Module, OpId, OperationState, TypeData, Value};
 use vhlo_core::{convert, portable, text};
 
@@ -72,15 +73,12 @@ fn relu_artifact() -> Result<Vec<u8>, Error> {
     let zero = text::parse_attribute(m, "dense<0.000000e+00> : tensor<2x4xf32>")?;
     let mut f = mb.function("main", &[x, w, b], &[b]);
     let args = f.args();
-    let dot = f.op(
-        "stablehlo.dot_general",
-        &[args[0], args[1]],
-        &[("dot_dimension_numbers", dims)],
-    )?;
-    let sum = f.op("stablehlo.add", &[dot[0], args[2]], &[])?;
-    let zero = f.op("stablehlo.constant", &[], &[("value", zero)])?;
-    let relu = f.op("stablehlo.maximum", &[sum[0], zero[0]], &[])?;
-    f.ret(&relu);
+    // The typed op structs: operands and attributes by name, results inferred.
+    let dot = DotGeneralOp::append(&mut f, args[0], args[1], dims, None, None)?;
+    let sum = AddOp::append(&mut f, dot, args[2])?;
+    let zero = ConstantOp::append(&mut f, zero)?;
+    let relu = MaximumOp::append(&mut f, sum, zero)?;
+    f.ret(&[relu]);
     let program = mb.finish();
     vhlo_core::verify::verify(&program)?;
     let artifact = portable::serialize_portable_artifact(&program, "1.0.0", Default::default())?;

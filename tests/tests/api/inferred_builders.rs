@@ -1,5 +1,6 @@
-//! Building a program with no result type written by hand: `FunctionBuilder::op` infers each
-//! op's results with the verifier's shape functions. The program is verified, serialized and
+//! Building a program with no result type written by hand: `FunctionBuilder::op` (by op name)
+//! and the typed structs' `append` (`AddOp::append(&mut f, lhs, rhs)`) infer each op's results
+//! with the verifier's shape functions. The program is verified, serialized and
 //! read back; jaxlib reads the artifact back too (live, with the oracle: a test of its own).
 
 use vhlo_core::build::ModuleBuilder;
@@ -108,4 +109,38 @@ fn ops_without_a_shape_function_or_with_bad_operands_are_refused() {
     assert!(e.to_string().contains("give its result types"), "{e}");
     let e = f.op("foo.bar", &[args[0]], &[]).unwrap_err();
     assert!(e.to_string().contains("not a StableHLO op"), "{e}");
+}
+
+/// The typed structs' `append` builds the same program as `FunctionBuilder::op` by name, and
+/// refuses what it refuses.
+#[test]
+fn typed_ops_append_with_inferred_types() {
+    use vhlo_core::vhlo::stablehlo::{AddOp, ConstantOp, DotGeneralOp, MaximumOp, ReshapeOp};
+    let mut mb = ModuleBuilder::new();
+    let m = mb.module();
+    let x = text::parse_type(m, "tensor<2x3xf32>").unwrap();
+    let w = text::parse_type(m, "tensor<3x4xf32>").unwrap();
+    let b = text::parse_type(m, "tensor<2x4xf32>").unwrap();
+    let dims = text::parse_attribute(
+        m,
+        "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>",
+    )
+    .unwrap();
+    let zero = text::parse_attribute(m, "dense<0.000000e+00> : tensor<2x4xf32>").unwrap();
+    let mut f = mb.function("main", &[x, w, b], &[b]);
+    let args = f.args();
+    let dot = DotGeneralOp::append(&mut f, args[0], args[1], dims, None, None).unwrap();
+    let sum = AddOp::append(&mut f, dot, args[2]).unwrap();
+    let zero = ConstantOp::append(&mut f, zero).unwrap();
+    let relu = MaximumOp::append(&mut f, sum, zero).unwrap();
+    // A reshape's result cannot be inferred: refused, naming what to do.
+    let e = ReshapeOp::append(&mut f, args[0]).unwrap_err();
+    assert!(e.to_string().contains("give its result types"), "{e}");
+    // Operands that break the op's constraints are refused.
+    let e = DotGeneralOp::append(&mut f, args[1], args[1], dims, None, None).unwrap_err();
+    assert!(e.to_string().contains("stablehlo.dot_general"), "{e}");
+    f.ret(&[relu]);
+    let typed = mb.finish();
+    let opts = PrintOptions::default();
+    assert_eq!(text::print(&typed, opts), text::print(&relu_dense(), opts));
 }

@@ -224,6 +224,29 @@ pub fn set_property(
     Ok(())
 }
 
+/// Where the typed StableHLO op structs' `append` puts an op whose result types are inferred:
+/// a function body being built ([`crate::build::FunctionBuilder`], with the verifier's shape
+/// functions). A trait so that the generated dialect needs neither the builder nor the verifier.
+pub trait AppendInferred {
+    /// Why an op could not be appended (its results cannot be inferred, or it is invalid).
+    type Error;
+    /// Appends the op `name` with `operands` and `properties` (sorted by name here), its result
+    /// types inferred, and returns its results.
+    fn append_inferred(
+        &mut self,
+        name: &'static str,
+        operands: Vec<Value>,
+        properties: &[(&str, Attribute)],
+    ) -> Result<Vec<Value>, Self::Error>;
+    /// [`AppendInferred::append_inferred`] of an op with one result: that result.
+    fn append_inferred_one(
+        &mut self,
+        name: &'static str,
+        operands: Vec<Value>,
+        properties: &[(&str, Attribute)],
+    ) -> Result<Value, Self::Error>;
+}
+
 /// Creates an op with properties sorted by name, as MLIR stores them.
 pub fn create_op(
     m: &mut Module,

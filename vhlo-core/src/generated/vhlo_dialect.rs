@@ -27319,6 +27319,16 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.abs` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.add`: Add operation (the current StableHLO op; maps to the newest `vhlo.add_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27394,6 +27404,18 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.add` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.after_all`: AfterAll operation (the current StableHLO op; maps to the newest `vhlo.after_all_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27464,6 +27486,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.after_all` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            inputs: &[::vhlo_core::ir::Value],
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.extend_from_slice(inputs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.all_gather`: AllGather operation (the current StableHLO op; maps to the newest `vhlo.all_gather_vN`).
@@ -27636,6 +27668,28 @@ pub mod stablehlo {
                 "use_global_device_ids",
                 value,
             )
+        }
+        ///Appends a `stablehlo.all_gather` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its results.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operands: &[::vhlo_core::ir::Value],
+            all_gather_dim: ::vhlo_core::ir::Attribute,
+            replica_groups: ::vhlo_core::ir::Attribute,
+            channel_handle: Option<::vhlo_core::ir::Attribute>,
+            use_global_device_ids: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<Vec<::vhlo_core::ir::Value>, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.extend_from_slice(operands);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("all_gather_dim", all_gather_dim));
+            __props.push(("replica_groups", replica_groups));
+            if let Some(v) = channel_handle {
+                __props.push(("channel_handle", v));
+            }
+            if let Some(v) = use_global_device_ids {
+                __props.push(("use_global_device_ids", v));
+            }
+            body.append_inferred(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.all_reduce`: AllReduce operation (the current StableHLO op; maps to the newest `vhlo.all_reduce_vN`).
@@ -27986,6 +28040,28 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.all_to_all` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its results.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operands: &[::vhlo_core::ir::Value],
+            split_dimension: ::vhlo_core::ir::Attribute,
+            concat_dimension: ::vhlo_core::ir::Attribute,
+            split_count: ::vhlo_core::ir::Attribute,
+            replica_groups: ::vhlo_core::ir::Attribute,
+            channel_handle: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<Vec<::vhlo_core::ir::Value>, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.extend_from_slice(operands);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("split_dimension", split_dimension));
+            __props.push(("concat_dimension", concat_dimension));
+            __props.push(("split_count", split_count));
+            __props.push(("replica_groups", replica_groups));
+            if let Some(v) = channel_handle {
+                __props.push(("channel_handle", v));
+            }
+            body.append_inferred(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.and`: And operation (the current StableHLO op; maps to the newest `vhlo.and_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28061,6 +28137,18 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.and` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.async_done`: AsyncDone operation (the current StableHLO op; maps to the newest `vhlo.async_done_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28131,6 +28219,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.async_done` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.async_start`: AsyncStart operation (the current StableHLO op; maps to the newest `vhlo.async_start_vN`).
@@ -28283,6 +28381,18 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.atan2` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.batch_norm_grad`: BatchNormGrad operation (the current StableHLO op; maps to the newest `vhlo.batch_norm_grad_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28429,6 +28539,28 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.batch_norm_grad` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its results.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            scale: ::vhlo_core::ir::Value,
+            mean: ::vhlo_core::ir::Value,
+            variance: ::vhlo_core::ir::Value,
+            grad_output: ::vhlo_core::ir::Value,
+            epsilon: ::vhlo_core::ir::Attribute,
+            feature_index: ::vhlo_core::ir::Attribute,
+        ) -> Result<Vec<::vhlo_core::ir::Value>, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(scale);
+            __operands.push(mean);
+            __operands.push(variance);
+            __operands.push(grad_output);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("epsilon", epsilon));
+            __props.push(("feature_index", feature_index));
+            body.append_inferred(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.batch_norm_inference`: BatchNormInference operation (the current StableHLO op; maps to the newest `vhlo.batch_norm_inference_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28564,6 +28696,28 @@ pub mod stablehlo {
                 "feature_index",
                 Some(value),
             )
+        }
+        ///Appends a `stablehlo.batch_norm_inference` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            scale: ::vhlo_core::ir::Value,
+            offset: ::vhlo_core::ir::Value,
+            mean: ::vhlo_core::ir::Value,
+            variance: ::vhlo_core::ir::Value,
+            epsilon: ::vhlo_core::ir::Attribute,
+            feature_index: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(scale);
+            __operands.push(offset);
+            __operands.push(mean);
+            __operands.push(variance);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("epsilon", epsilon));
+            __props.push(("feature_index", feature_index));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.batch_norm_training`: BatchNormTraining operation (the current StableHLO op; maps to the newest `vhlo.batch_norm_training_vN`).
@@ -28701,6 +28855,24 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.batch_norm_training` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its results.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            scale: ::vhlo_core::ir::Value,
+            offset: ::vhlo_core::ir::Value,
+            epsilon: ::vhlo_core::ir::Attribute,
+            feature_index: ::vhlo_core::ir::Attribute,
+        ) -> Result<Vec<::vhlo_core::ir::Value>, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(scale);
+            __operands.push(offset);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("epsilon", epsilon));
+            __props.push(("feature_index", feature_index));
+            body.append_inferred(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.bitcast_convert`: BitcastConvert operation (the current StableHLO op; maps to the newest `vhlo.bitcast_convert_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28771,6 +28943,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.bitcast_convert` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.broadcast`: Broadcast operation (the current StableHLO op; maps to the newest `vhlo.broadcast_vN`).
@@ -28870,6 +29052,18 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.broadcast` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            broadcast_sizes: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("broadcast_sizes", broadcast_sizes));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.broadcast_in_dim`: BroadcastInDim operation (the current StableHLO op; maps to the newest `vhlo.broadcast_in_dim_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28968,6 +29162,18 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.broadcast_in_dim` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            broadcast_dimensions: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("broadcast_dimensions", broadcast_dimensions));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`func.call`:  (the current StableHLO op; maps to the newest `vhlo.call_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29055,6 +29261,18 @@ pub mod stablehlo {
             value: ::vhlo_core::ir::Attribute,
         ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
             ::vhlo_core::dialect::set_property(m, op, Self::NAME, "callee", Some(value))
+        }
+        ///Appends a `func.call` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its results.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operands: &[::vhlo_core::ir::Value],
+            callee: ::vhlo_core::ir::Attribute,
+        ) -> Result<Vec<::vhlo_core::ir::Value>, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.extend_from_slice(operands);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("callee", callee));
+            body.append_inferred(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.case`: Case operation (the current StableHLO op; maps to the newest `vhlo.case_vN`).
@@ -29231,6 +29449,20 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.cbrt` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.ceil`: Ceil operation (the current StableHLO op; maps to the newest `vhlo.ceil_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29301,6 +29533,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.ceil` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.cholesky`: Cholesky operation (the current StableHLO op; maps to the newest `vhlo.cholesky_vN`).
@@ -29387,6 +29629,20 @@ pub mod stablehlo {
         ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
             ::vhlo_core::dialect::set_property(m, op, Self::NAME, "lower", value)
         }
+        ///Appends a `stablehlo.cholesky` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            a: ::vhlo_core::ir::Value,
+            lower: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(a);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = lower {
+                __props.push(("lower", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.clamp`: Clamp operation (the current StableHLO op; maps to the newest `vhlo.clamp_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29465,6 +29721,20 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.clamp` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            min: ::vhlo_core::ir::Value,
+            operand: ::vhlo_core::ir::Value,
+            max: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(min);
+            __operands.push(operand);
+            __operands.push(max);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.collective_broadcast`: CollectiveBroadcast operation (the current StableHLO op; maps to the newest `vhlo.collective_broadcast_vN`).
@@ -29614,6 +29884,26 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.collective_broadcast` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its results.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operands: &[::vhlo_core::ir::Value],
+            replica_groups: ::vhlo_core::ir::Attribute,
+            channel_handle: Option<::vhlo_core::ir::Attribute>,
+            has_dynamic_root: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<Vec<::vhlo_core::ir::Value>, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.extend_from_slice(operands);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("replica_groups", replica_groups));
+            if let Some(v) = channel_handle {
+                __props.push(("channel_handle", v));
+            }
+            if let Some(v) = has_dynamic_root {
+                __props.push(("has_dynamic_root", v));
+            }
+            body.append_inferred(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.collective_permute`: CollectivePermute operation (the current StableHLO op; maps to the newest `vhlo.collective_permute_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29736,6 +30026,22 @@ pub mod stablehlo {
                 "channel_handle",
                 value,
             )
+        }
+        ///Appends a `stablehlo.collective_permute` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            source_target_pairs: ::vhlo_core::ir::Attribute,
+            channel_handle: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("source_target_pairs", source_target_pairs));
+            if let Some(v) = channel_handle {
+                __props.push(("channel_handle", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.collective_reduce`: CollectiveReduce operation (the current StableHLO op; maps to the newest `vhlo.collective_reduce_vN`).
@@ -30038,6 +30344,24 @@ pub mod stablehlo {
         ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
             ::vhlo_core::dialect::set_property(m, op, Self::NAME, "compare_type", value)
         }
+        ///Appends a `stablehlo.compare` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+            comparison_direction: ::vhlo_core::ir::Attribute,
+            compare_type: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("comparison_direction", comparison_direction));
+            if let Some(v) = compare_type {
+                __props.push(("compare_type", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.complex`: Complex operation (the current StableHLO op; maps to the newest `vhlo.complex_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30112,6 +30436,18 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.complex` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.composite`: Composite operation (the current StableHLO op; maps to the newest `vhlo.composite_vN`).
@@ -30364,6 +30700,18 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.concatenate` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            inputs: &[::vhlo_core::ir::Value],
+            dimension: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.extend_from_slice(inputs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimension", dimension));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.constant`: Constant operation (the current StableHLO op; maps to the newest `vhlo.constant_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30442,6 +30790,16 @@ pub mod stablehlo {
         ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
             ::vhlo_core::dialect::set_property(m, op, Self::NAME, "value", Some(value))
         }
+        ///Appends a `stablehlo.constant` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            value: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("value", value));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.convert`: Convert operation (the current StableHLO op; maps to the newest `vhlo.convert_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30512,6 +30870,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.convert` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.convolution`: Convolution operation (the current StableHLO op; maps to the newest `vhlo.convolution_vN`).
@@ -30792,6 +31160,48 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.convolution` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+            window_strides: Option<::vhlo_core::ir::Attribute>,
+            padding: Option<::vhlo_core::ir::Attribute>,
+            lhs_dilation: Option<::vhlo_core::ir::Attribute>,
+            rhs_dilation: Option<::vhlo_core::ir::Attribute>,
+            window_reversal: Option<::vhlo_core::ir::Attribute>,
+            dimension_numbers: ::vhlo_core::ir::Attribute,
+            feature_group_count: ::vhlo_core::ir::Attribute,
+            batch_group_count: ::vhlo_core::ir::Attribute,
+            precision_config: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = window_strides {
+                __props.push(("window_strides", v));
+            }
+            if let Some(v) = padding {
+                __props.push(("padding", v));
+            }
+            if let Some(v) = lhs_dilation {
+                __props.push(("lhs_dilation", v));
+            }
+            if let Some(v) = rhs_dilation {
+                __props.push(("rhs_dilation", v));
+            }
+            if let Some(v) = window_reversal {
+                __props.push(("window_reversal", v));
+            }
+            __props.push(("dimension_numbers", dimension_numbers));
+            __props.push(("feature_group_count", feature_group_count));
+            __props.push(("batch_group_count", batch_group_count));
+            if let Some(v) = precision_config {
+                __props.push(("precision_config", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.cosine`: Cosine operation (the current StableHLO op; maps to the newest `vhlo.cosine_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30891,6 +31301,20 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.cosine` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.count_leading_zeros`: Clz operation (the current StableHLO op; maps to the newest `vhlo.count_leading_zeros_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30962,6 +31386,16 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.count_leading_zeros` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.create_token`: CreateToken operation (the current StableHLO op; maps to the newest `vhlo.create_token_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31027,6 +31461,14 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.create_token` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.cross-replica-sum`: CrossReplicaSum operation (the current StableHLO op; maps to the newest `vhlo.cross-replica-sum_vN`).
@@ -31125,6 +31567,18 @@ pub mod stablehlo {
                 "replica_groups",
                 Some(value),
             )
+        }
+        ///Appends a `stablehlo.cross-replica-sum` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            replica_groups: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("replica_groups", replica_groups));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.custom_call`: CustomCall operation (the current StableHLO op; maps to the newest `vhlo.custom_call_vN`).
@@ -31418,6 +31872,50 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.custom_call` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its results.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            inputs: &[::vhlo_core::ir::Value],
+            call_target_name: ::vhlo_core::ir::Attribute,
+            has_side_effect: Option<::vhlo_core::ir::Attribute>,
+            backend_config: Option<::vhlo_core::ir::Attribute>,
+            api_version: Option<::vhlo_core::ir::Attribute>,
+            called_computations: Option<::vhlo_core::ir::Attribute>,
+            operand_layouts: Option<::vhlo_core::ir::Attribute>,
+            result_layouts: Option<::vhlo_core::ir::Attribute>,
+            output_operand_aliases: Option<::vhlo_core::ir::Attribute>,
+            result_tilings: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<Vec<::vhlo_core::ir::Value>, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.extend_from_slice(inputs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("call_target_name", call_target_name));
+            if let Some(v) = has_side_effect {
+                __props.push(("has_side_effect", v));
+            }
+            if let Some(v) = backend_config {
+                __props.push(("backend_config", v));
+            }
+            if let Some(v) = api_version {
+                __props.push(("api_version", v));
+            }
+            if let Some(v) = called_computations {
+                __props.push(("called_computations", v));
+            }
+            if let Some(v) = operand_layouts {
+                __props.push(("operand_layouts", v));
+            }
+            if let Some(v) = result_layouts {
+                __props.push(("result_layouts", v));
+            }
+            if let Some(v) = output_operand_aliases {
+                __props.push(("output_operand_aliases", v));
+            }
+            if let Some(v) = result_tilings {
+                __props.push(("result_tilings", v));
+            }
+            body.append_inferred(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.divide`: Div operation (the current StableHLO op; maps to the newest `vhlo.divide_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31492,6 +31990,18 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.divide` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.dot`: Dot operation (the current StableHLO op; maps to the newest `vhlo.dot_vN`).
@@ -31596,6 +32106,22 @@ pub mod stablehlo {
                 "precision_config",
                 value,
             )
+        }
+        ///Appends a `stablehlo.dot` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+            precision_config: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = precision_config {
+                __props.push(("precision_config", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.dot_general`: DotGeneral operation (the current StableHLO op; maps to the newest `vhlo.dot_general_vN`).
@@ -31739,6 +32265,28 @@ pub mod stablehlo {
             value: Option<::vhlo_core::ir::Attribute>,
         ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
             ::vhlo_core::dialect::set_property(m, op, Self::NAME, "algorithm", value)
+        }
+        ///Appends a `stablehlo.dot_general` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+            dot_dimension_numbers: ::vhlo_core::ir::Attribute,
+            precision_config: Option<::vhlo_core::ir::Attribute>,
+            algorithm: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dot_dimension_numbers", dot_dimension_numbers));
+            if let Some(v) = precision_config {
+                __props.push(("precision_config", v));
+            }
+            if let Some(v) = algorithm {
+                __props.push(("algorithm", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.dynamic_broadcast_in_dim`: DynamicBroadcastInDim operation (the current StableHLO op; maps to the newest `vhlo.dynamic_broadcast_in_dim_vN`).
@@ -31892,6 +32440,28 @@ pub mod stablehlo {
                 "known_nonexpanding_dimensions",
                 value,
             )
+        }
+        ///Appends a `stablehlo.dynamic_broadcast_in_dim` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            output_dimensions: ::vhlo_core::ir::Value,
+            broadcast_dimensions: ::vhlo_core::ir::Attribute,
+            known_expanding_dimensions: Option<::vhlo_core::ir::Attribute>,
+            known_nonexpanding_dimensions: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(output_dimensions);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("broadcast_dimensions", broadcast_dimensions));
+            if let Some(v) = known_expanding_dimensions {
+                __props.push(("known_expanding_dimensions", v));
+            }
+            if let Some(v) = known_nonexpanding_dimensions {
+                __props.push(("known_nonexpanding_dimensions", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.dynamic_conv`: DynamicConv operation (the current StableHLO op; maps to the newest `vhlo.dynamic_conv_vN`).
@@ -32162,6 +32732,46 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.dynamic_conv` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+            padding: ::vhlo_core::ir::Value,
+            window_strides: Option<::vhlo_core::ir::Attribute>,
+            lhs_dilation: Option<::vhlo_core::ir::Attribute>,
+            rhs_dilation: Option<::vhlo_core::ir::Attribute>,
+            window_reversal: Option<::vhlo_core::ir::Attribute>,
+            dimension_numbers: ::vhlo_core::ir::Attribute,
+            feature_group_count: ::vhlo_core::ir::Attribute,
+            batch_group_count: ::vhlo_core::ir::Attribute,
+            precision_config: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            __operands.push(padding);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = window_strides {
+                __props.push(("window_strides", v));
+            }
+            if let Some(v) = lhs_dilation {
+                __props.push(("lhs_dilation", v));
+            }
+            if let Some(v) = rhs_dilation {
+                __props.push(("rhs_dilation", v));
+            }
+            if let Some(v) = window_reversal {
+                __props.push(("window_reversal", v));
+            }
+            __props.push(("dimension_numbers", dimension_numbers));
+            __props.push(("feature_group_count", feature_group_count));
+            __props.push(("batch_group_count", batch_group_count));
+            if let Some(v) = precision_config {
+                __props.push(("precision_config", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.dynamic_gather`: DynamicGather operation (the current StableHLO op; maps to the newest `vhlo.dynamic_gather_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32295,6 +32905,26 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.dynamic_gather` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            start_indices: ::vhlo_core::ir::Value,
+            slice_sizes: ::vhlo_core::ir::Value,
+            dimension_numbers: ::vhlo_core::ir::Attribute,
+            indices_are_sorted: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(start_indices);
+            __operands.push(slice_sizes);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimension_numbers", dimension_numbers));
+            if let Some(v) = indices_are_sorted {
+                __props.push(("indices_are_sorted", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.dynamic_iota`: DynamicIota operation (the current StableHLO op; maps to the newest `vhlo.dynamic_iota_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32393,6 +33023,18 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.dynamic_iota` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            output_shape: ::vhlo_core::ir::Value,
+            iota_dimension: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(output_shape);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("iota_dimension", iota_dimension));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.dynamic_pad`: DynamicPad operation (the current StableHLO op; maps to the newest `vhlo.dynamic_pad_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32487,6 +33129,24 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.dynamic_pad` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            padding_value: ::vhlo_core::ir::Value,
+            edge_padding_low: ::vhlo_core::ir::Value,
+            edge_padding_high: ::vhlo_core::ir::Value,
+            interior_padding: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(padding_value);
+            __operands.push(edge_padding_low);
+            __operands.push(edge_padding_high);
+            __operands.push(interior_padding);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.dynamic_reshape`: DynamicReshape operation (the current StableHLO op; maps to the newest `vhlo.dynamic_reshape_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32565,6 +33225,18 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.dynamic_reshape` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            output_shape: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(output_shape);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.dynamic_slice`: DynamicSlice operation (the current StableHLO op; maps to the newest `vhlo.dynamic_slice_vN`).
@@ -32669,6 +33341,20 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.dynamic_slice` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            start_indices: &[::vhlo_core::ir::Value],
+            slice_sizes: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.extend_from_slice(start_indices);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("slice_sizes", slice_sizes));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.dynamic_update_slice`: DynamicUpdateSlice operation (the current StableHLO op; maps to the newest `vhlo.dynamic_update_slice_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32752,6 +33438,20 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.dynamic_update_slice` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            update: ::vhlo_core::ir::Value,
+            start_indices: &[::vhlo_core::ir::Value],
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(update);
+            __operands.extend_from_slice(start_indices);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.einsum`: Einsum operation (the current StableHLO op; maps to the newest `vhlo.einsum_vN`).
@@ -32856,6 +33556,20 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.einsum` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+            einsum_config: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("einsum_config", einsum_config));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.exponential`: Exp operation (the current StableHLO op; maps to the newest `vhlo.exponential_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32955,6 +33669,20 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.exponential` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.exponential_minus_one`: Expm1 operation (the current StableHLO op; maps to the newest `vhlo.exponential_minus_one_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33053,6 +33781,20 @@ pub mod stablehlo {
                 "result_accuracy",
                 value,
             )
+        }
+        ///Appends a `stablehlo.exponential_minus_one` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.fft`: Fft operation (the current StableHLO op; maps to the newest `vhlo.fft_vN`).
@@ -33176,6 +33918,20 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.fft` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            fft_type: ::vhlo_core::ir::Attribute,
+            fft_length: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("fft_type", fft_type));
+            __props.push(("fft_length", fft_length));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.floor`: Floor operation (the current StableHLO op; maps to the newest `vhlo.floor_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33246,6 +34002,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.floor` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`func.func`:  (the current StableHLO op; maps to the newest `vhlo.func_vN`).
@@ -33585,6 +34351,26 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.gather` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            start_indices: ::vhlo_core::ir::Value,
+            dimension_numbers: ::vhlo_core::ir::Attribute,
+            slice_sizes: ::vhlo_core::ir::Attribute,
+            indices_are_sorted: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(start_indices);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimension_numbers", dimension_numbers));
+            __props.push(("slice_sizes", slice_sizes));
+            if let Some(v) = indices_are_sorted {
+                __props.push(("indices_are_sorted", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.get_dimension_size`: GetDimensionSize operation (the current StableHLO op; maps to the newest `vhlo.get_dimension_size_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33679,6 +34465,18 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.get_dimension_size` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            dimension: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimension", dimension));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.get_tuple_element`: GetTupleElement operation (the current StableHLO op; maps to the newest `vhlo.get_tuple_element_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33761,6 +34559,18 @@ pub mod stablehlo {
             value: ::vhlo_core::ir::Attribute,
         ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
             ::vhlo_core::dialect::set_property(m, op, Self::NAME, "index", Some(value))
+        }
+        ///Appends a `stablehlo.get_tuple_element` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            index: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("index", index));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.if`: If operation (the current StableHLO op; maps to the newest `vhlo.if_vN`).
@@ -33918,6 +34728,16 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.imag` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.infeed`: Infeed operation (the current StableHLO op; maps to the newest `vhlo.infeed_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34026,6 +34846,24 @@ pub mod stablehlo {
         ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
             ::vhlo_core::dialect::set_property(m, op, Self::NAME, "layout", value)
         }
+        ///Appends a `stablehlo.infeed` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its results.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            token: ::vhlo_core::ir::Value,
+            infeed_config: Option<::vhlo_core::ir::Attribute>,
+            layout: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<Vec<::vhlo_core::ir::Value>, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(token);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = infeed_config {
+                __props.push(("infeed_config", v));
+            }
+            if let Some(v) = layout {
+                __props.push(("layout", v));
+            }
+            body.append_inferred(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.iota`: Iota operation (the current StableHLO op; maps to the newest `vhlo.iota_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34115,6 +34953,16 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.iota` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            iota_dimension: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("iota_dimension", iota_dimension));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.is_finite`: IsFinite operation (the current StableHLO op; maps to the newest `vhlo.is_finite_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34185,6 +35033,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.is_finite` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            x: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(x);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.log`: Log operation (the current StableHLO op; maps to the newest `vhlo.log_vN`).
@@ -34285,6 +35143,20 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.log` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.log_plus_one`: Log1p operation (the current StableHLO op; maps to the newest `vhlo.log_plus_one_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34384,6 +35256,20 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.log_plus_one` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.logistic`: Logistic operation (the current StableHLO op; maps to the newest `vhlo.logistic_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34482,6 +35368,20 @@ pub mod stablehlo {
                 "result_accuracy",
                 value,
             )
+        }
+        ///Appends a `stablehlo.logistic` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.map`: Map operation (the current StableHLO op; maps to the newest `vhlo.map_vN`).
@@ -34662,6 +35562,18 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.maximum` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.minimum`: Min operation (the current StableHLO op; maps to the newest `vhlo.minimum_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34736,6 +35648,18 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.minimum` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.multiply`: Mul operation (the current StableHLO op; maps to the newest `vhlo.multiply_vN`).
@@ -34812,6 +35736,18 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.multiply` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.negate`: Neg operation (the current StableHLO op; maps to the newest `vhlo.negate_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34882,6 +35818,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.negate` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.not`: Not operation (the current StableHLO op; maps to the newest `vhlo.not_vN`).
@@ -34954,6 +35900,16 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.not` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.optimization_barrier`: OptimizationBarrier operation (the current StableHLO op; maps to the newest `vhlo.optimization_barrier_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35024,6 +35980,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.optimization_barrier` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its results.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: &[::vhlo_core::ir::Value],
+        ) -> Result<Vec<::vhlo_core::ir::Value>, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.extend_from_slice(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.or`: Or operation (the current StableHLO op; maps to the newest `vhlo.or_vN`).
@@ -35099,6 +36065,18 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.or` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.outfeed`: Outfeed operation (the current StableHLO op; maps to the newest `vhlo.outfeed_vN`).
@@ -35203,6 +36181,22 @@ pub mod stablehlo {
                 "outfeed_config",
                 value,
             )
+        }
+        ///Appends a `stablehlo.outfeed` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            inputs: &[::vhlo_core::ir::Value],
+            token: ::vhlo_core::ir::Value,
+            outfeed_config: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.extend_from_slice(inputs);
+            __operands.push(token);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = outfeed_config {
+                __props.push(("outfeed_config", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.pad`: Pad operation (the current StableHLO op; maps to the newest `vhlo.pad_vN`).
@@ -35355,6 +36349,24 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.pad` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            padding_value: ::vhlo_core::ir::Value,
+            edge_padding_low: ::vhlo_core::ir::Attribute,
+            edge_padding_high: ::vhlo_core::ir::Attribute,
+            interior_padding: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(padding_value);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("edge_padding_low", edge_padding_low));
+            __props.push(("edge_padding_high", edge_padding_high));
+            __props.push(("interior_padding", interior_padding));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.partition_id`: PartitionId operation (the current StableHLO op; maps to the newest `vhlo.partition_id_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35420,6 +36432,14 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.partition_id` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.popcnt`: PopulationCount operation (the current StableHLO op; maps to the newest `vhlo.popcnt_vN`).
@@ -35491,6 +36511,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.popcnt` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.power`: Power operation (the current StableHLO op; maps to the newest `vhlo.power_vN`).
@@ -35567,6 +36597,18 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.power` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.real`: Real operation (the current StableHLO op; maps to the newest `vhlo.real_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35637,6 +36679,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.real` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.real_dynamic_slice`: RealDynamicSlice operation (the current StableHLO op; maps to the newest `vhlo.real_dynamic_slice_vN`).
@@ -35726,6 +36778,22 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.real_dynamic_slice` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            start_indices: ::vhlo_core::ir::Value,
+            limit_indices: ::vhlo_core::ir::Value,
+            strides: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(start_indices);
+            __operands.push(limit_indices);
+            __operands.push(strides);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.recv`: Recv operation (the current StableHLO op; maps to the newest `vhlo.recv_vN`).
@@ -35874,6 +36942,26 @@ pub mod stablehlo {
                 "source_target_pairs",
                 value,
             )
+        }
+        ///Appends a `stablehlo.recv` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its results.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            token: ::vhlo_core::ir::Value,
+            channel_handle: ::vhlo_core::ir::Attribute,
+            is_host_transfer: Option<::vhlo_core::ir::Attribute>,
+            source_target_pairs: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<Vec<::vhlo_core::ir::Value>, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(token);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("channel_handle", channel_handle));
+            if let Some(v) = is_host_transfer {
+                __props.push(("is_host_transfer", v));
+            }
+            if let Some(v) = source_target_pairs {
+                __props.push(("source_target_pairs", v));
+            }
+            body.append_inferred(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.reduce`: Reduce operation (the current StableHLO op; maps to the newest `vhlo.reduce_vN`).
@@ -36105,6 +37193,20 @@ pub mod stablehlo {
                 "mantissa_bits",
                 Some(value),
             )
+        }
+        ///Appends a `stablehlo.reduce_precision` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            exponent_bits: ::vhlo_core::ir::Attribute,
+            mantissa_bits: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("exponent_bits", exponent_bits));
+            __props.push(("mantissa_bits", mantissa_bits));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.reduce_scatter`: ReduceScatter operation (the current StableHLO op; maps to the newest `vhlo.reduce_scatter_vN`).
@@ -36558,6 +37660,18 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.remainder` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.replica_id`: ReplicaId operation (the current StableHLO op; maps to the newest `vhlo.replica_id_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36623,6 +37737,14 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.replica_id` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.reshape`: Reshape operation (the current StableHLO op; maps to the newest `vhlo.reshape_vN`).
@@ -36695,6 +37817,16 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.reshape` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.return`: Return operation (the current StableHLO op; maps to the newest `vhlo.return_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36760,6 +37892,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.return` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its results.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            results: &[::vhlo_core::ir::Value],
+        ) -> Result<Vec<::vhlo_core::ir::Value>, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.extend_from_slice(results);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.reverse`: Reverse operation (the current StableHLO op; maps to the newest `vhlo.reverse_vN`).
@@ -36858,6 +38000,18 @@ pub mod stablehlo {
                 "dimensions",
                 Some(value),
             )
+        }
+        ///Appends a `stablehlo.reverse` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            dimensions: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimensions", dimensions));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.rng`: Rng operation (the current StableHLO op; maps to the newest `vhlo.rng_vN`).
@@ -36967,6 +38121,22 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.rng` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            a: ::vhlo_core::ir::Value,
+            b: ::vhlo_core::ir::Value,
+            shape: ::vhlo_core::ir::Value,
+            rng_distribution: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(a);
+            __operands.push(b);
+            __operands.push(shape);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("rng_distribution", rng_distribution));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.rng_bit_generator`: RngBitGenerator operation (the current StableHLO op; maps to the newest `vhlo.rng_bit_generator_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37070,6 +38240,18 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.rng_bit_generator` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its results.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            initial_state: ::vhlo_core::ir::Value,
+            rng_algorithm: ::vhlo_core::ir::Attribute,
+        ) -> Result<Vec<::vhlo_core::ir::Value>, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(initial_state);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("rng_algorithm", rng_algorithm));
+            body.append_inferred(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.round_nearest_afz`: Round operation (the current StableHLO op; maps to the newest `vhlo.round_nearest_afz_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37141,6 +38323,16 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.round_nearest_afz` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.round_nearest_even`: RoundNearestEven operation (the current StableHLO op; maps to the newest `vhlo.round_nearest_even_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37211,6 +38403,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.round_nearest_even` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.rsqrt`: Rsqrt operation (the current StableHLO op; maps to the newest `vhlo.rsqrt_vN`).
@@ -37310,6 +38512,20 @@ pub mod stablehlo {
                 "result_accuracy",
                 value,
             )
+        }
+        ///Appends a `stablehlo.rsqrt` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.scatter`: Scatter operation (the current StableHLO op; maps to the newest `vhlo.scatter_vN`).
@@ -37558,6 +38774,20 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.select` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            pred: ::vhlo_core::ir::Value,
+            on_true: ::vhlo_core::ir::Value,
+            on_false: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(pred);
+            __operands.push(on_true);
+            __operands.push(on_false);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.select_and_scatter`: SelectAndScatter operation (the current StableHLO op; maps to the newest `vhlo.select_and_scatter_vN`).
@@ -37872,6 +39102,28 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.send` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            inputs: &[::vhlo_core::ir::Value],
+            token: ::vhlo_core::ir::Value,
+            channel_handle: ::vhlo_core::ir::Attribute,
+            is_host_transfer: Option<::vhlo_core::ir::Attribute>,
+            source_target_pairs: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.extend_from_slice(inputs);
+            __operands.push(token);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("channel_handle", channel_handle));
+            if let Some(v) = is_host_transfer {
+                __props.push(("is_host_transfer", v));
+            }
+            if let Some(v) = source_target_pairs {
+                __props.push(("source_target_pairs", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.set_dimension_size`: SetDimensionSize operation (the current StableHLO op; maps to the newest `vhlo.set_dimension_size_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37975,6 +39227,20 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.set_dimension_size` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            size: ::vhlo_core::ir::Value,
+            dimension: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(size);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dimension", dimension));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.shift_left`: ShiftLeft operation (the current StableHLO op; maps to the newest `vhlo.shift_left_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38049,6 +39315,18 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.shift_left` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.shift_right_arithmetic`: ShiftRightArithmetic operation (the current StableHLO op; maps to the newest `vhlo.shift_right_arithmetic_vN`).
@@ -38125,6 +39403,18 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.shift_right_arithmetic` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.shift_right_logical`: ShiftRightLogical operation (the current StableHLO op; maps to the newest `vhlo.shift_right_logical_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38200,6 +39490,18 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.shift_right_logical` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.sign`: Sign operation (the current StableHLO op; maps to the newest `vhlo.sign_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38270,6 +39572,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.sign` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.sine`: Sine operation (the current StableHLO op; maps to the newest `vhlo.sine_vN`).
@@ -38369,6 +39681,20 @@ pub mod stablehlo {
                 "result_accuracy",
                 value,
             )
+        }
+        ///Appends a `stablehlo.sine` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.slice`: Slice operation (the current StableHLO op; maps to the newest `vhlo.slice_vN`).
@@ -38509,6 +39835,22 @@ pub mod stablehlo {
             value: ::vhlo_core::ir::Attribute,
         ) -> Result<(), ::vhlo_core::dialect::OpMismatch> {
             ::vhlo_core::dialect::set_property(m, op, Self::NAME, "strides", Some(value))
+        }
+        ///Appends a `stablehlo.slice` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            start_indices: ::vhlo_core::ir::Attribute,
+            limit_indices: ::vhlo_core::ir::Attribute,
+            strides: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("start_indices", start_indices));
+            __props.push(("limit_indices", limit_indices));
+            __props.push(("strides", strides));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.sort`: Sort operation (the current StableHLO op; maps to the newest `vhlo.sort_vN`).
@@ -38719,6 +40061,20 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.sqrt` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.subtract`: Subtract operation (the current StableHLO op; maps to the newest `vhlo.subtract_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38793,6 +40149,18 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.subtract` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.tan`: Tan operation (the current StableHLO op; maps to the newest `vhlo.tan_vN`).
@@ -38893,6 +40261,20 @@ pub mod stablehlo {
                 value,
             )
         }
+        ///Appends a `stablehlo.tan` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.tanh`: Tanh operation (the current StableHLO op; maps to the newest `vhlo.tanh_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38991,6 +40373,20 @@ pub mod stablehlo {
                 "result_accuracy",
                 value,
             )
+        }
+        ///Appends a `stablehlo.tanh` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            result_accuracy: Option<::vhlo_core::ir::Attribute>,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            if let Some(v) = result_accuracy {
+                __props.push(("result_accuracy", v));
+            }
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.torch_index_select`: TorchIndexSelect operation (the current StableHLO op; maps to the newest `vhlo.torch_index_select_vN`).
@@ -39108,6 +40504,22 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.torch_index_select` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            index: ::vhlo_core::ir::Value,
+            dim: ::vhlo_core::ir::Attribute,
+            batch_dims: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            __operands.push(index);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("dim", dim));
+            __props.push(("batch_dims", batch_dims));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.transpose`: Transpose operation (the current StableHLO op; maps to the newest `vhlo.transpose_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39205,6 +40617,18 @@ pub mod stablehlo {
                 "permutation",
                 Some(value),
             )
+        }
+        ///Appends a `stablehlo.transpose` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            permutation: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("permutation", permutation));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.triangular_solve`: TriangularSolve operation (the current StableHLO op; maps to the newest `vhlo.triangular_solve_vN`).
@@ -39370,6 +40794,26 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.triangular_solve` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            a: ::vhlo_core::ir::Value,
+            b: ::vhlo_core::ir::Value,
+            left_side: ::vhlo_core::ir::Attribute,
+            lower: ::vhlo_core::ir::Attribute,
+            unit_diagonal: ::vhlo_core::ir::Attribute,
+            transpose_a: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(a);
+            __operands.push(b);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("left_side", left_side));
+            __props.push(("lower", lower));
+            __props.push(("unit_diagonal", unit_diagonal));
+            __props.push(("transpose_a", transpose_a));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.tuple`: Tuple operation (the current StableHLO op; maps to the newest `vhlo.tuple_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39440,6 +40884,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.tuple` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            val: &[::vhlo_core::ir::Value],
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.extend_from_slice(val);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.unary_einsum`: UnaryEinsum operation (the current StableHLO op; maps to the newest `vhlo.unary_einsum_vN`).
@@ -39539,6 +40993,18 @@ pub mod stablehlo {
                 Some(value),
             )
         }
+        ///Appends a `stablehlo.unary_einsum` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+            einsum_config: ::vhlo_core::ir::Attribute,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            __props.push(("einsum_config", einsum_config));
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.uniform_dequantize`: UniformDequantize operation (the current StableHLO op; maps to the newest `vhlo.uniform_dequantize_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39610,6 +41076,16 @@ pub mod stablehlo {
                 location,
             )
         }
+        ///Appends a `stablehlo.uniform_dequantize` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
+        }
     }
     ///`stablehlo.uniform_quantize`: UniformQuantize operation (the current StableHLO op; maps to the newest `vhlo.uniform_quantize_vN`).
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39680,6 +41156,16 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.uniform_quantize` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            operand: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(operand);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
     ///`stablehlo.while`: While operation (the current StableHLO op; maps to the newest `vhlo.while_vN`).
@@ -39840,6 +41326,18 @@ pub mod stablehlo {
                 __regions,
                 location,
             )
+        }
+        ///Appends a `stablehlo.xor` to `body` (a function body being built), its result types inferred from the operands and attributes, and returns its result.
+        pub fn append<B: ::vhlo_core::dialect::AppendInferred>(
+            body: &mut B,
+            lhs: ::vhlo_core::ir::Value,
+            rhs: ::vhlo_core::ir::Value,
+        ) -> Result<::vhlo_core::ir::Value, B::Error> {
+            let mut __operands: Vec<::vhlo_core::ir::Value> = Vec::new();
+            __operands.push(lhs);
+            __operands.push(rhs);
+            let mut __props: Vec<(&str, ::vhlo_core::ir::Attribute)> = Vec::new();
+            body.append_inferred_one(Self::NAME, __operands, &__props)
         }
     }
 }
