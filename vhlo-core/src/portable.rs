@@ -408,7 +408,10 @@ pub fn deserialize_portable_shared(
     legalize_read_module(m, options)
 }
 
-fn legalize_read_module(mut m: Module, options: DeserializeOptions) -> Result<Module, PortableError> {
+fn legalize_read_module(
+    mut m: Module,
+    options: DeserializeOptions,
+) -> Result<Module, PortableError> {
     let losses = if options.strict {
         convert::losses_to_stablehlo(&m)
     } else {

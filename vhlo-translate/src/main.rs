@@ -583,7 +583,9 @@ fn deserialize_with<'a>(
     let module: &vhlo_core::ir::Module = module_cell.get_or_init(|| module);
     // The values are named on the second thread while the program read is verified (text was
     // verified as it was parsed).
-    let naming = tasks.as_ref().is_some_and(|t| t.send(Task::Name(module)).is_ok());
+    let naming = tasks
+        .as_ref()
+        .is_some_and(|t| t.send(Task::Name(module)).is_ok());
     let checked = if bytecode && !cli.mlir_very_unsafe_disable_verifier_on_parsing {
         portable::verify_deserialized(module)
     } else {

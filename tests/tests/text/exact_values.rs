@@ -693,3 +693,82 @@ fn shardy_full_spellings_as_jaxlib() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A dense attribute of more than 100 elements that is not a splat prints as the hex of its data,
+/// as MLIR's printer does by default: of every element kind (integers whose width is not a whole
+/// number of bytes zero-extended, `i1` one byte each), at 100 and 101 elements, as a constant and
+/// as an attribute, in both forms. Each program prints as jaxlib prints it, and reads back to
+/// the same module.
+#[test]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
+fn large_dense_attributes_print_in_hex_as_mlir_prints_them() {
+    let Some(python) = vhlo_tests::oracle_python() else {
+        return;
+    };
+    let kinds: [(&str, fn(usize) -> String); 11] = [
+        ("f32", |i| format!("{i}.5")),
+        ("f64", |i| format!("-{i}.25")),
+        ("bf16", |i| format!("{i}.0")),
+        ("f8E4M3FN", |i| format!("{:?}", i as f64 / 8.0)),
+        ("i1", |i| (i % 3 != 0).to_string()),
+        ("i2", |i| format!("{}", (i % 4) as i64 - 2)),
+        ("i4", |i| format!("{}", (i % 16) as i64 - 8)),
+        ("ui4", |i| format!("{}", i % 16)),
+        ("i8", |i| format!("{}", i as i64 - 50)),
+        ("i64", |i| format!("{}", -(i as i64) * 1_000_000_007)),
+        ("complex<f32>", |i| format!("({i}.0, -1.5)")),
+    ];
+    let mut programs = Vec::new();
+    for (ty, value) in kinds {
+        for n in [100, 101, 257] {
+            let elems: Vec<String> = (0..n).map(value).collect();
+            let dense = format!("dense<[{}]> : tensor<{n}x{ty}>", elems.join(", "));
+            programs.push(format!(
+                "func.func @f() -> tensor<{n}x{ty}> {{\n  %0 = stablehlo.constant {dense}\n  return %0 : tensor<{n}x{ty}>\n}}\n"
+            ));
+            programs.push(format!("module attributes {{x.y = {dense}}} {{\n}}\n"));
+        }
+        // A splat prints as one value, whatever its size.
+        let one = value(1);
+        programs.push(format!(
+            "module attributes {{x.y = dense<{one}> : tensor<1000x{ty}>}} {{\n}}\n"
+        ));
+    }
+    let mut jobs = Vec::new();
+    for p in &programs {
+        jobs.push(json!({"text": p, "print": true}));
+        jobs.push(json!({"text": p, "print": true, "generic": true}));
+    }
+    let results = oracle_batch(&python, &jobs);
+    let mut failures = Vec::new();
+    let mut hex_printed = 0;
+    for (i, program) in programs.iter().enumerate() {
+        let m = text::parse(program).unwrap_or_else(|e| panic!("{program}: {e}"));
+        for (generic, result) in [(false, &results[2 * i]), (true, &results[2 * i + 1])] {
+            let opts = text::PrintOptions {
+                generic,
+                ..Default::default()
+            };
+            let ours = text::print(&m, opts);
+            hex_printed += usize::from(ours.contains("dense<\"0x"));
+            match result["print"].as_str() {
+                Some(theirs) if theirs == ours => {}
+                theirs => failures.push(format!(
+                    "{program:.120}… (generic: {generic}):\n  jaxlib: {:.300}\n  ours:   {ours:.300}",
+                    theirs.unwrap_or_default()
+                )),
+            }
+            let back = text::parse(&ours).unwrap_or_else(|e| panic!("{ours}: {e}"));
+            assert_eq!(
+                text::print(&back, opts),
+                ours,
+                "{program:.120}: reads back otherwise"
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(hex_printed >= 40, "only {hex_printed} prints in hex");
+}

@@ -349,7 +349,12 @@ mod tests {
 "#;
         let sources = jax_fixture_texts()
             .iter()
-            .map(|f| (f.display().to_string(), std::fs::read_to_string(f).expect("read")))
+            .map(|f| {
+                (
+                    f.display().to_string(),
+                    std::fs::read_to_string(f).expect("read"),
+                )
+            })
             .chain([("late".to_string(), late.to_string())])
             .collect::<Vec<_>>();
         let mut split = 0;
@@ -366,7 +371,10 @@ mod tests {
                 let job = PrintJob::with_split(&m, opts, 2, Some(chunk));
                 split += usize::from(job.split.is_some());
                 let got = print_helped(&job, drain_at).expect("print");
-                assert!(got == want, "{f} {opts:?} chunks of {chunk}, drained at {drain_at}");
+                assert!(
+                    got == want,
+                    "{f} {opts:?} chunks of {chunk}, drained at {drain_at}"
+                );
                 // Printed again, the job prints alone.
                 assert_eq!(print_helped(&job, drain_at).expect("print"), want);
                 assert_eq!(job.print(), want);
@@ -415,7 +423,10 @@ mod tests {
                     s.spawn(|| job.help());
                     job.print_to_draining(&mut sink, drain_at)
                 });
-                assert!(got.is_err(), "chunks of {chunk}, drained at {drain_at}, {left} taken");
+                assert!(
+                    got.is_err(),
+                    "chunks of {chunk}, drained at {drain_at}, {left} taken"
+                );
             }
         }
     }
@@ -423,8 +434,9 @@ mod tests {
     /// A helper returns at once where there is nothing to split, or once the printing is over.
     #[test]
     fn a_helper_returns_when_there_is_nothing_to_help_with() {
-        let m = parse("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  return %a : tensor<f32>\n}\n")
-            .expect("parse");
+        let m =
+            parse("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  return %a : tensor<f32>\n}\n")
+                .expect("parse");
         PrintJob::new(&m, PrintOptions::default()).help();
         let job = PrintJob::with_split(&m, PrintOptions::default(), 1, Some(1));
         job.print_to(&mut Vec::new()).expect("print");

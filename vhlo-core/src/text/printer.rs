@@ -549,8 +549,8 @@ impl AliasScan {
                     .get(i / 64)
                     .is_some_and(|w| w & (1 << (i % 64)) != 0)
             };
-            self.found = (m.properties(op).iter().chain(m.attributes(op)))
-                .any(|a| is_location(a.value));
+            self.found =
+                (m.properties(op).iter().chain(m.attributes(op))).any(|a| is_location(a.value));
         }
     }
 }
@@ -1521,7 +1521,10 @@ impl<'m> Printer<'m> {
                 }
             }
             self.indent += 2;
-            match self.split.filter(|s| s.block == b && !self.aliases.collecting) {
+            match self
+                .split
+                .filter(|s| s.block == b && !self.aliases.collecting)
+            {
                 Some(split) => {
                     // Printed in chunks once: printed again (around a custom form that gave up),
                     // the block prints as any other.
@@ -2219,9 +2222,13 @@ impl<'m> Printer<'m> {
             if count as u128 != numel {
                 return false;
             }
-            self.print_nested(shape, count, &mut |p: &mut Self, i| {
-                p.print_elem_kind(&kind, &data[i * n..(i + 1) * n])
-            });
+            if count > HEX_ABOVE {
+                self.print_hex_elements(&kind, &data[..count * n]);
+            } else {
+                self.print_nested(shape, count, &mut |p: &mut Self, i| {
+                    p.print_elem_kind(&kind, &data[i * n..(i + 1) * n])
+                });
+            }
         }
         self.out.push_str("> : tensor<");
         self.print_shape(shape);
@@ -2310,9 +2317,37 @@ impl<'m> Printer<'m> {
             self.print_element(kind.as_ref(), &data[..n]);
             return;
         }
+        if let Some(k) = kind.as_ref().filter(|_| count > HEX_ABOVE) {
+            self.print_hex_elements(k, &data[..count * n]);
+            return;
+        }
         self.print_nested(&shape, count, &mut |p: &mut Self, i| {
             p.print_element(kind.as_ref(), &data[i * n..(i + 1) * n])
         });
+    }
+
+    /// `"0x0A1B..."`: MLIR's spelling of a dense attribute of more than [`HEX_ABOVE`]
+    /// elements, not a splat: its raw data in hex, an integer of a width that is not a
+    /// whole number of bytes zero-extended from that width (`-8 : i4` is `08`, `true` is `01`).
+    fn print_hex_elements(&mut self, kind: &ElemKind, data: &[u8]) {
+        const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+        let top_mask = match kind {
+            ElemKind::Int { width, .. } if width % 8 != 0 => Some((1u8 << (width % 8)) - 1),
+            _ => None,
+        };
+        let n = kind.bytes().max(1);
+        self.out.reserve(data.len() * 2 + 4);
+        self.out.push_str("\"0x");
+        for (i, &b) in data.iter().enumerate() {
+            // Little-endian: an element's last byte holds its top bits.
+            let b = match top_mask {
+                Some(mask) if i % n == n - 1 => b & mask,
+                _ => b,
+            };
+            self.out.push(DIGITS[usize::from(b >> 4)] as char);
+            self.out.push(DIGITS[usize::from(b & 15)] as char);
+        }
+        self.out.push('"');
     }
 
     /// `[[a, b], [c, d]]` over `count` row-major elements of `shape`.
@@ -2597,6 +2632,10 @@ pub(crate) fn storage_range(width: u32, signed: bool) -> (i64, i64) {
         (0, max.min(i64::MAX as i128) as i64)
     }
 }
+
+/// A dense attribute of more elements than this, not a splat, prints as the hex of its data, as
+/// MLIR's printer does by default (`--mlir-print-elementsattrs-with-hex-if-larger`).
+const HEX_ABOVE: usize = 100;
 
 /// A dense element type, from a builtin or a VHLO scalar type.
 enum ElemKind {
