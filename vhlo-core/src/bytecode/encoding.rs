@@ -11,12 +11,58 @@
 use super::{BytecodeError, BytecodeErrorKind};
 use crate::ir::Blob;
 
-/// Builtin dialect type codes of the float types beyond `f128` (code 8), as the MLIR in jaxlib
-/// 0.10.2 writes them (read off its artifacts: `BuiltinDialectBytecode.td` appends them after
-/// `VectorTypeWithScalableDims`, 20). Older MLIR wrote these types as text.
-pub(crate) const BUILTIN_FLOAT_TYPE_CODES: [(crate::ir::FloatKind, u64); 12] = {
+/// The builtin dialect's attribute codes (`BuiltinDialectBytecode.td`), which the reader and the
+/// writer name rather than number.
+pub(crate) mod builtin_attr {
+    pub const ARRAY: u64 = 0;
+    pub const DICTIONARY: u64 = 1;
+    pub const STRING: u64 = 2;
+    pub const STRING_WITH_TYPE: u64 = 3;
+    pub const FLAT_SYMBOL_REF: u64 = 4;
+    pub const SYMBOL_REF: u64 = 5;
+    pub const TYPE: u64 = 6;
+    pub const UNIT: u64 = 7;
+    pub const INTEGER: u64 = 8;
+    pub const FLOAT: u64 = 9;
+    pub const CALL_SITE_LOC: u64 = 10;
+    pub const FILE_LINE_COL_LOC: u64 = 11;
+    pub const FUSED_LOC: u64 = 12;
+    pub const FUSED_LOC_WITH_METADATA: u64 = 13;
+    pub const NAME_LOC: u64 = 14;
+    pub const UNKNOWN_LOC: u64 = 15;
+    pub const DENSE_RESOURCE_ELEMENTS: u64 = 16;
+    pub const DENSE_ARRAY: u64 = 17;
+    pub const DENSE_INT_OR_FP_ELEMENTS: u64 = 18;
+    pub const DENSE_STRING_ELEMENTS: u64 = 19;
+    pub const FILE_LINE_COL_RANGE: u64 = 22;
+}
+
+/// The builtin dialect's type codes (`BuiltinDialectBytecode.td`); those of the float types are
+/// in [`BUILTIN_FLOAT_TYPE_CODES`].
+pub(crate) mod builtin_type {
+    pub const INTEGER: u64 = 0;
+    pub const INDEX: u64 = 1;
+    pub const FUNCTION: u64 = 2;
+    pub const COMPLEX: u64 = 9;
+    pub const NONE: u64 = 12;
+    pub const RANKED_TENSOR: u64 = 13;
+    pub const RANKED_TENSOR_WITH_ENCODING: u64 = 14;
+    pub const TUPLE: u64 = 15;
+    pub const UNRANKED_TENSOR: u64 = 18;
+}
+
+/// Builtin dialect type codes of the float types: `bf16` to `f128`, then those after
+/// `VectorTypeWithScalableDims` (20), as the MLIR in jaxlib 0.10.2 writes them (read off its
+/// artifacts). Older MLIR wrote the later ones as text.
+pub(crate) const BUILTIN_FLOAT_TYPE_CODES: [(crate::ir::FloatKind, u64); 18] = {
     use crate::ir::FloatKind::*;
     [
+        (BF16, 3),
+        (F16, 4),
+        (F32, 5),
+        (F64, 6),
+        (F80, 7),
+        (F128, 8),
         (TF32, 21),
         (F8E5M2, 22),
         (F8E4M3, 23),

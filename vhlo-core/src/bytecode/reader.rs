@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 
 use super::encoding::{
-    op_mask, read_apint, read_apint_words, read_shape, section, sign_extend, version, Cursor,
-    ALIGNMENT_BYTE, MAGIC,
+    builtin_attr, builtin_type, op_mask, read_apint, read_apint_words, read_shape, section,
+    sign_extend, version, Cursor, ALIGNMENT_BYTE, MAGIC,
 };
 use super::vhlo_codec::VhloSource;
 use super::{ArtifactInfo, BytecodeError, BytecodeErrorKind, UseListOrder};
@@ -865,8 +865,8 @@ impl<'a> Reader<'a> {
         let at = c.offset();
         let code = c.varint()?;
         Ok(match code {
-            0 => AttrData::Array(self.attr_list(c)?),
-            1 => {
+            builtin_attr::ARRAY => AttrData::Array(self.attr_list(c)?),
+            builtin_attr::DICTIONARY => {
                 let pairs_at = c.offset();
                 let pairs = self.attr_pair_list(c)?;
                 let mut entries = Vec::with_capacity(pairs.len());
@@ -892,11 +892,11 @@ impl<'a> Reader<'a> {
                 }
                 AttrData::Dictionary(entries.into())
             }
-            2 => AttrData::String {
+            builtin_attr::STRING => AttrData::String {
                 value: self.read_string_ref(c)?,
                 ty: None,
             },
-            3 => {
+            builtin_attr::STRING_WITH_TYPE => {
                 let value = self.read_string_ref(c)?;
                 let ty = self.read_type(c)?;
                 AttrData::String {
@@ -904,11 +904,11 @@ impl<'a> Reader<'a> {
                     ty: Some(ty),
                 }
             }
-            4 => AttrData::SymbolRef {
+            builtin_attr::FLAT_SYMBOL_REF => AttrData::SymbolRef {
                 root: self.read_string_attr(c)?,
                 nested: Box::new([]),
             },
-            5 => {
+            builtin_attr::SYMBOL_REF => {
                 let root = self.read_string_attr(c)?;
                 let n = c.count(1)?;
                 let mut nested = Vec::with_capacity(n);
@@ -928,9 +928,9 @@ impl<'a> Reader<'a> {
                     nested: nested.into(),
                 }
             }
-            6 => AttrData::Type(self.read_type(c)?),
-            7 => AttrData::Unit,
-            8 => {
+            builtin_attr::TYPE => AttrData::Type(self.read_type(c)?),
+            builtin_attr::UNIT => AttrData::Unit,
+            builtin_attr::INTEGER => {
                 let at = c.offset();
                 let ty = self.read_type(c)?;
                 let (width, signedness) = match self.module.type_data(ty) {
@@ -957,7 +957,7 @@ impl<'a> Reader<'a> {
                     AttrData::Integer { ty, value }
                 }
             }
-            9 => {
+            builtin_attr::FLOAT => {
                 let at = c.offset();
                 let ty = self.read_type(c)?;
                 let width = match self.module.type_data(ty) {
@@ -969,24 +969,24 @@ impl<'a> Reader<'a> {
                     bits: read_apint(c, width)?,
                 }
             }
-            10 => {
+            builtin_attr::CALL_SITE_LOC => {
                 let callee = self.read_loc(c)?;
                 let caller = self.read_loc(c)?;
                 AttrData::Location(self.module.loc(LocData::CallSite { callee, caller }))
             }
-            11 => {
+            builtin_attr::FILE_LINE_COL_LOC => {
                 let file = self.read_string_attr(c)?;
                 let line = read_u32(c)?;
                 let column = read_u32(c)?;
                 AttrData::Location(self.module.loc(LocData::FileLineCol { file, line, column }))
             }
-            12 | 13 => {
+            builtin_attr::FUSED_LOC | builtin_attr::FUSED_LOC_WITH_METADATA => {
                 let n = c.count(1)?;
                 let mut locations = Vec::with_capacity(n);
                 for _ in 0..n {
                     locations.push(self.read_loc(c)?);
                 }
-                let metadata = if code == 13 {
+                let metadata = if code == builtin_attr::FUSED_LOC_WITH_METADATA {
                     Some(self.read_attr(c)?)
                 } else {
                     None
@@ -996,14 +996,14 @@ impl<'a> Reader<'a> {
                     locations: locations.into(),
                 }))
             }
-            14 => {
+            builtin_attr::NAME_LOC => {
                 let name = self.read_string_attr(c)?;
                 let child = self.read_loc(c)?;
                 let child = (child != self.module.unknown_loc()).then_some(child);
                 AttrData::Location(self.module.loc(LocData::Name { name, child }))
             }
-            15 => AttrData::Location(self.module.unknown_loc()),
-            22 => {
+            builtin_attr::UNKNOWN_LOC => AttrData::Location(self.module.unknown_loc()),
+            builtin_attr::FILE_LINE_COL_RANGE => {
                 let file = self.read_string_attr(c)?;
                 let at = c.offset();
                 let n = c.index()?;
@@ -1018,7 +1018,7 @@ impl<'a> Reader<'a> {
                         .loc(LocData::FileLineColRange { file, line_cols }),
                 )
             }
-            16 => {
+            builtin_attr::DENSE_RESOURCE_ELEMENTS => {
                 let at = c.offset();
                 let ty = self.read_type(c)?;
                 if !matches!(
@@ -1030,7 +1030,7 @@ impl<'a> Reader<'a> {
                 let key = self.read_resource_handle(c)?;
                 AttrData::DenseResource { ty, key }
             }
-            17 => {
+            builtin_attr::DENSE_ARRAY => {
                 let element = self.read_type(c)?;
                 let _size = c.varint()?;
                 let len = c.index()?;
@@ -1039,14 +1039,14 @@ impl<'a> Reader<'a> {
                     data: c.bytes(len)?.into(),
                 }
             }
-            18 => {
+            builtin_attr::DENSE_INT_OR_FP_ELEMENTS => {
                 let ty = self.read_type(c)?;
                 let len = c.index()?;
                 let data = self.blob(c.bytes(len)?);
                 let splat = builtin_elem_bytes(&self.module, ty).is_some_and(|w| w == data.len());
                 AttrData::DenseElements { ty, data, splat }
             }
-            19 => {
+            builtin_attr::DENSE_STRING_ELEMENTS => {
                 let ty = self.read_type(c)?;
                 // A splat stores its one string without a count.
                 let splat = c.varint()? != 0;
@@ -1072,7 +1072,7 @@ impl<'a> Reader<'a> {
         let at = c.offset();
         let code = c.varint()?;
         Ok(match code {
-            0 => {
+            builtin_type::INTEGER => {
                 let v = c.varint()?;
                 let width =
                     u32::try_from(v >> 2).map_err(|_| c.err_at(at, "integer width too large"))?;
@@ -1084,22 +1084,16 @@ impl<'a> Reader<'a> {
                 };
                 TypeData::Integer { width, signedness }
             }
-            1 => TypeData::Index,
-            2 => {
+            builtin_type::INDEX => TypeData::Index,
+            builtin_type::FUNCTION => {
                 let inputs = self.type_list(c)?;
                 let results = self.type_list(c)?;
                 TypeData::Function { inputs, results }
             }
-            3 => TypeData::Float(FloatKind::BF16),
-            4 => TypeData::Float(FloatKind::F16),
-            5 => TypeData::Float(FloatKind::F32),
-            6 => TypeData::Float(FloatKind::F64),
-            7 => TypeData::Float(FloatKind::F80),
-            8 => TypeData::Float(FloatKind::F128),
-            9 => TypeData::Complex(self.read_type(c)?),
-            12 => TypeData::None,
-            13 | 14 => {
-                let encoding = if code == 14 {
+            builtin_type::COMPLEX => TypeData::Complex(self.read_type(c)?),
+            builtin_type::NONE => TypeData::None,
+            builtin_type::RANKED_TENSOR | builtin_type::RANKED_TENSOR_WITH_ENCODING => {
+                let encoding = if code == builtin_type::RANKED_TENSOR_WITH_ENCODING {
                     Some(self.read_attr(c)?)
                 } else {
                     None
@@ -1112,8 +1106,8 @@ impl<'a> Reader<'a> {
                     encoding,
                 }
             }
-            15 => TypeData::Tuple(self.type_list(c)?),
-            18 => TypeData::UnrankedTensor {
+            builtin_type::TUPLE => TypeData::Tuple(self.type_list(c)?),
+            builtin_type::UNRANKED_TENSOR => TypeData::UnrankedTensor {
                 element: self.read_type(c)?,
             },
             _ => match super::encoding::BUILTIN_FLOAT_TYPE_CODES
@@ -1937,18 +1931,10 @@ fn builtin_type_keyword(text: &str) -> Option<TypeData> {
 
 /// Bytes per element of a builtin shaped type's dense storage.
 fn builtin_elem_bytes(m: &Module, t: Type) -> Option<usize> {
-    let element = match m.type_data(t) {
-        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
-        _ => return None,
-    };
-    let scalar_bits = |t: Type| match m.type_data(t) {
-        TypeData::Integer { width, .. } => Some(*width as usize),
-        TypeData::Index => Some(64),
-        TypeData::Float(k) => Some(k.bit_width() as usize),
+    match m.type_data(t) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
+            crate::ir::element_storage_bytes(m, *element)
+        }
         _ => None,
-    };
-    match m.type_data(element) {
-        TypeData::Complex(e) => scalar_bits(*e).and_then(|b| b.div_ceil(8).checked_mul(2)),
-        _ => scalar_bits(element).map(|b| b.div_ceil(8)),
     }
 }

@@ -652,11 +652,8 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
     }) else {
         return false;
     };
-    let scalar_bytes = |t: Type| match crate::scalars::type_of(vhlo_mnemonic(m, t)?.0)? {
-        TypeData::Integer { width, .. } => Some(width.div_ceil(8)),
-        TypeData::Float(k) => Some(k.bit_width().div_ceil(8)),
-        TypeData::Index => Some(8),
-        _ => None,
+    let scalar_bytes = |t: Type| {
+        crate::ir::storage_bytes_of(&crate::scalars::type_of(vhlo_mnemonic(m, t)?.0)?, |_| None)
     };
     let element_bytes = match vhlo_mnemonic(m, *e) {
         Some(("bool_v1", _)) => {

@@ -5,14 +5,16 @@ use std::collections::BTreeMap;
 
 use crate::ir::FastMap as HashMap;
 
-use super::encoding::{op_mask, section, version, Emitter, Encoded, ALIGNMENT_BYTE, MAGIC};
+use super::encoding::{
+    builtin_attr, builtin_type, op_mask, section, version, Emitter, Encoded, ALIGNMENT_BYTE, MAGIC,
+};
 use super::reader::inherent_names;
 use super::vhlo_codec::DialectWriter;
 use super::UseListOrder;
 use super::WriteError;
 use crate::ir::{
-    AttrData, Attribute, Blob, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId, Param,
-    Region, Signedness, Symbol, Type, TypeData, Value,
+    AttrData, Attribute, Blob, Block, LocData, Location, Module, NamedAttr, OpId, Param, Region,
+    Signedness, Symbol, Type, TypeData, Value,
 };
 use crate::vhlo::codec_dialect;
 
@@ -502,14 +504,14 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
         }
         AttrData::Opaque { .. } => return Ok(false),
         AttrData::Array(items) => {
-            w.varint(0);
+            w.varint(builtin_attr::ARRAY);
             w.varint(items.len() as u64);
             for &i in items.iter() {
                 w.attr(m, i)?;
             }
         }
         AttrData::Dictionary(entries) => {
-            w.varint(1);
+            w.varint(builtin_attr::DICTIONARY);
             w.varint(entries.len() as u64);
             for &(name, value) in entries.iter() {
                 let n = string_attr(m, name);
@@ -521,11 +523,11 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
             let text = m.bytes(value).to_vec();
             match ty {
                 None => {
-                    w.varint(2);
+                    w.varint(builtin_attr::STRING);
                     w.string(&text);
                 }
                 Some(t) => {
-                    w.varint(3);
+                    w.varint(builtin_attr::STRING_WITH_TYPE);
                     w.string(&text);
                     w.ty(m, t)?;
                 }
@@ -534,10 +536,10 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
         AttrData::SymbolRef { root, nested } => {
             let r = string_attr(m, root);
             if nested.is_empty() {
-                w.varint(4);
+                w.varint(builtin_attr::FLAT_SYMBOL_REF);
                 w.attr(m, r)?;
             } else {
-                w.varint(5);
+                w.varint(builtin_attr::SYMBOL_REF);
                 w.attr(m, r)?;
                 w.varint(nested.len() as u64);
                 for &n in nested.iter() {
@@ -550,12 +552,12 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
             }
         }
         AttrData::Type(t) => {
-            w.varint(6);
+            w.varint(builtin_attr::TYPE);
             w.ty(m, t)?;
         }
-        AttrData::Unit => w.varint(7),
+        AttrData::Unit => w.varint(builtin_attr::UNIT),
         AttrData::Bool(b) => {
-            w.varint(8);
+            w.varint(builtin_attr::INTEGER);
             let i1 = m.ty(TypeData::Integer {
                 width: 1,
                 signedness: Signedness::Signless,
@@ -569,12 +571,12 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
                 TypeData::Index => 64,
                 _ => return err("integer attribute of a non-integer type"),
             };
-            w.varint(8);
+            w.varint(builtin_attr::INTEGER);
             w.ty(m, ty)?;
             w.apint(value as u128, width);
         }
         AttrData::WideInteger { ty, words } => {
-            w.varint(8);
+            w.varint(builtin_attr::INTEGER);
             w.ty(m, ty)?;
             w.apint_words(&words);
         }
@@ -583,35 +585,35 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
                 TypeData::Float(k) => k.bit_width(),
                 _ => return err("float attribute of a non-float type"),
             };
-            w.varint(9);
+            w.varint(builtin_attr::FLOAT);
             w.ty(m, ty)?;
             w.apint(bits, width);
         }
         AttrData::Location(l) => encode_loc(m, l, w)?,
         AttrData::DenseArray { element, data } => {
             let elem_bytes = match m.type_data(element) {
-                TypeData::Integer { width, .. } => (*width as usize).div_ceil(8),
-                TypeData::Index => 8,
-                TypeData::Float(k) => (k.bit_width() as usize).div_ceil(8),
+                TypeData::Integer { .. } | TypeData::Index | TypeData::Float(_) => {
+                    crate::ir::element_storage_bytes(m, element).unwrap_or(1)
+                }
                 _ => return err("dense array of an unsupported element type"),
             };
-            w.varint(17);
+            w.varint(builtin_attr::DENSE_ARRAY);
             w.ty(m, element)?;
             w.varint((data.len() / elem_bytes.max(1)) as u64);
             w.blob(&data);
         }
         AttrData::DenseElements { ty, data, .. } => {
-            w.varint(18);
+            w.varint(builtin_attr::DENSE_INT_OR_FP_ELEMENTS);
             w.ty(m, ty)?;
             w.shared_blob(&data);
         }
         AttrData::DenseResource { ty, key } => {
-            w.varint(16);
+            w.varint(builtin_attr::DENSE_RESOURCE_ELEMENTS);
             w.ty(m, ty)?;
             w.resource(m, key)?;
         }
         AttrData::DenseStrings { ty, values } => {
-            w.varint(19);
+            w.varint(builtin_attr::DENSE_STRING_ELEMENTS);
             w.ty(m, ty)?;
             let splat = values.len() == 1;
             w.varint(u64::from(splat));
@@ -629,16 +631,16 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
 
 fn encode_loc(m: &mut Module, l: Location, w: &mut dyn DialectWriter) -> Result<()> {
     match m.loc_data(l).clone() {
-        LocData::Unknown => w.varint(15),
+        LocData::Unknown => w.varint(builtin_attr::UNKNOWN_LOC),
         LocData::FileLineCol { file, line, column } => {
-            w.varint(11);
+            w.varint(builtin_attr::FILE_LINE_COL_LOC);
             let f = string_attr(m, file);
             w.attr(m, f)?;
             w.varint(u64::from(line));
             w.varint(u64::from(column));
         }
         LocData::FileLineColRange { file, line_cols } => {
-            w.varint(22);
+            w.varint(builtin_attr::FILE_LINE_COL_RANGE);
             let f = string_attr(m, file);
             w.attr(m, f)?;
             w.varint(line_cols.len() as u64);
@@ -647,7 +649,7 @@ fn encode_loc(m: &mut Module, l: Location, w: &mut dyn DialectWriter) -> Result<
             }
         }
         LocData::Name { name, child } => {
-            w.varint(14);
+            w.varint(builtin_attr::NAME_LOC);
             let n = string_attr(m, name);
             w.attr(m, n)?;
             let child = child.unwrap_or(m.unknown_loc());
@@ -655,7 +657,7 @@ fn encode_loc(m: &mut Module, l: Location, w: &mut dyn DialectWriter) -> Result<
             w.attr(m, c)?;
         }
         LocData::CallSite { callee, caller } => {
-            w.varint(10);
+            w.varint(builtin_attr::CALL_SITE_LOC);
             let a = loc_attr(m, callee);
             w.attr(m, a)?;
             let b = loc_attr(m, caller);
@@ -665,7 +667,11 @@ fn encode_loc(m: &mut Module, l: Location, w: &mut dyn DialectWriter) -> Result<
             metadata,
             locations,
         } => {
-            w.varint(if metadata.is_some() { 13 } else { 12 });
+            w.varint(if metadata.is_some() {
+                builtin_attr::FUSED_LOC_WITH_METADATA
+            } else {
+                builtin_attr::FUSED_LOC
+            });
             w.varint(locations.len() as u64);
             for &l in locations.iter() {
                 let a = loc_attr(m, l);
@@ -691,7 +697,7 @@ fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<boo
             super::vhlo_codec::write_type(m, &mnemonic, &d.params, w)?;
         }
         TypeData::Integer { width, signedness } => {
-            w.varint(0);
+            w.varint(builtin_type::INTEGER);
             let s = match signedness {
                 Signedness::Signless => 0,
                 Signedness::Signed => 1,
@@ -699,32 +705,24 @@ fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<boo
             };
             w.varint((u64::from(width) << 2) | s);
         }
-        TypeData::Index => w.varint(1),
+        TypeData::Index => w.varint(builtin_type::INDEX),
         TypeData::Function { inputs, results } => {
-            w.varint(2);
+            w.varint(builtin_type::FUNCTION);
             types(m, w, &inputs)?;
             types(m, w, &results)?;
         }
-        TypeData::Float(k) => match k {
-            FloatKind::BF16 => w.varint(3),
-            FloatKind::F16 => w.varint(4),
-            FloatKind::F32 => w.varint(5),
-            FloatKind::F64 => w.varint(6),
-            FloatKind::F80 => w.varint(7),
-            FloatKind::F128 => w.varint(8),
-            _ => match super::encoding::BUILTIN_FLOAT_TYPE_CODES
-                .iter()
-                .find(|(kind, _)| *kind == k)
-            {
-                Some(&(_, code)) => w.varint(code),
-                None => return Ok(false),
-            },
+        TypeData::Float(k) => match super::encoding::BUILTIN_FLOAT_TYPE_CODES
+            .iter()
+            .find(|(kind, _)| *kind == k)
+        {
+            Some(&(_, code)) => w.varint(code),
+            None => return Ok(false),
         },
         TypeData::Complex(e) => {
-            w.varint(9);
+            w.varint(builtin_type::COMPLEX);
             w.ty(m, e)?;
         }
-        TypeData::None => w.varint(12),
+        TypeData::None => w.varint(builtin_type::NONE),
         TypeData::RankedTensor {
             shape,
             element,
@@ -732,20 +730,20 @@ fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<boo
         } => {
             match encoding {
                 Some(enc) => {
-                    w.varint(14);
+                    w.varint(builtin_type::RANKED_TENSOR_WITH_ENCODING);
                     w.attr(m, enc)?;
                 }
-                None => w.varint(13),
+                None => w.varint(builtin_type::RANKED_TENSOR),
             }
             w.signed_varints(&shape);
             w.ty(m, element)?;
         }
         TypeData::Tuple(items) => {
-            w.varint(15);
+            w.varint(builtin_type::TUPLE);
             types(m, w, &items)?;
         }
         TypeData::UnrankedTensor { element } => {
-            w.varint(18);
+            w.varint(builtin_type::UNRANKED_TENSOR);
             w.ty(m, element)?;
         }
     }

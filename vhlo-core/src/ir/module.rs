@@ -890,11 +890,20 @@ impl Module {
 /// Storage bytes of one dense element of type `t` (MLIR pads each to whole bytes; i1 takes
 /// one byte; index takes 8).
 pub fn element_storage_bytes(m: &Module, t: Type) -> Option<usize> {
-    match m.type_data(t) {
+    storage_bytes_of(m.type_data(t), |e| element_storage_bytes(m, e))
+}
+
+/// [`element_storage_bytes`] of a type's data, `complex` giving a complex type's element's: the
+/// one place element sizes are worked out (the printer, the readers and the writers ask here).
+pub fn storage_bytes_of(
+    t: &TypeData,
+    complex: impl FnOnce(Type) -> Option<usize>,
+) -> Option<usize> {
+    match t {
         TypeData::Integer { width, .. } => Some((*width as usize).div_ceil(8).max(1)),
         TypeData::Index => Some(8),
         TypeData::Float(k) => Some((k.bit_width() as usize).div_ceil(8)),
-        TypeData::Complex(inner) => element_storage_bytes(m, *inner).map(|n| n.saturating_mul(2)),
+        TypeData::Complex(inner) => complex(*inner).map(|n| n.saturating_mul(2)),
         _ => None,
     }
 }

@@ -2647,12 +2647,13 @@ enum ElemKind {
 
 impl ElemKind {
     fn bytes(&self) -> usize {
-        match self {
-            ElemKind::Int { width, .. } => ((*width as usize).div_ceil(8)).max(1),
-            ElemKind::Index => 8,
-            ElemKind::Float(k) => (k.bit_width() as usize).div_ceil(8),
-            ElemKind::Complex(inner) => 2 * inner.bytes(),
-        }
+        let scalar = match *self {
+            ElemKind::Int { width, signedness } => TypeData::Integer { width, signedness },
+            ElemKind::Index => TypeData::Index,
+            ElemKind::Float(k) => TypeData::Float(k),
+            ElemKind::Complex(ref inner) => return 2 * inner.bytes(),
+        };
+        crate::ir::storage_bytes_of(&scalar, |_| None).unwrap_or(1)
     }
     fn spelling(&self) -> String {
         let scalar = match *self {
