@@ -665,7 +665,7 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
         }
         _ => scalar_bytes(*e),
     };
-    match element_bytes.and_then(|b| usize::try_from(b).ok()) {
+    match element_bytes {
         Some(w) => {
             w > 0 && (blob.len() == w || (n < usize::MAX && Some(blob.len()) == n.checked_mul(w)))
         }
