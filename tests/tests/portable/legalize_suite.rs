@@ -398,3 +398,29 @@ fn suite_programs_cross_every_op_version_boundary() {
         "boundaries no suite program crosses (into): {missing:?}"
     );
 }
+
+/// With other dialects allowed, an op of a dialect libStablehlo does not load is refused, named
+/// with its dialect: libStablehlo would refuse to read the artifact ("dialect 'foo' is
+/// unknown"). An op of a dialect it loads (`math`) is kept.
+#[test]
+fn ops_of_dialects_libstablehlo_does_not_load_are_refused() {
+    let program = |op: &str| {
+        format!(
+            "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {{\n  %0 = \"{op}\"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}}\n"
+        )
+    };
+    let options = LegalizeOptions {
+        allow_other_dialects: true,
+        ..Default::default()
+    };
+    let mut m = text::parse(&program("foo.bar")).expect("parse");
+    let ds = convert::legalize_to_vhlo(&mut m, options).expect_err("foo.bar kept");
+    let message = convert::diagnostics_to_text(&ds);
+    assert!(
+        message.contains("foo.bar") && message.contains("dialect 'foo'"),
+        "{message}"
+    );
+    let mut m = text::parse(&program("math.sqrt")).expect("parse");
+    convert::legalize_to_vhlo(&mut m, options)
+        .unwrap_or_else(|ds| panic!("math.sqrt: {}", convert::diagnostics_to_text(&ds)));
+}

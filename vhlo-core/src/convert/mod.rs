@@ -331,7 +331,15 @@ pub(crate) fn legalize_to_vhlo_in_place(
                 ));
                 continue;
             }
-            if name == "builtin.module" || name.starts_with("vhlo.") || allow {
+            if name == "builtin.module" || name.starts_with("vhlo.") {
+                continue;
+            }
+            if allow {
+                // Kept, unless libStablehlo could not read it back.
+                let dialect = name.split_once('.').map_or("", |(d, _)| d);
+                if let Some(why) = crate::dialect::unknown_to_libstablehlo(dialect) {
+                    diags.push(diag(w, op, format!("op `{name}`"), None, &why));
+                }
                 continue;
             }
             diags.push(diag(
