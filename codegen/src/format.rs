@@ -673,7 +673,7 @@ pub fn parse(
                 | OdsType::Enum(_))
         )
     });
-    parse_with(op, bare.collect(), false, text, base)
+    parse_with(op, bare.collect(), false, &[], text, base)
 }
 
 /// [`parse`], given which attributes have a bare spelling and whether the op has ODS's
@@ -682,6 +682,7 @@ fn parse_with(
     op: &StablehloOp,
     bare: Vec<bool>,
     same_type: bool,
+    inferred: &[crate::codec_dialect::TypeSlot],
     text: &str,
     base: &Pos,
 ) -> Result<Format, (Pos, String)> {
@@ -708,6 +709,17 @@ fn parse_with(
     if same_type && b.operand_types.iter().chain(&b.result_types).any(|t| *t) {
         b.operand_types.fill(true);
         b.result_types.fill(true);
+    }
+    for t in inferred {
+        use crate::codec_dialect::TypeSlot;
+        let slot = match *t {
+            TypeSlot::Operand(i) => b.operand_types.get_mut(i),
+            TypeSlot::Result(i) => b.result_types.get_mut(i),
+            TypeSlot::Attr(_) => None,
+        };
+        if let Some(s) = slot {
+            *s = true;
+        }
     }
     if !b.attr_dict {
         return Err((
@@ -784,7 +796,15 @@ type Parsed = Result<Format, (Pos, String)>;
 fn parse_dialect_op(dialect: &str, o: &DialectOp) -> Option<(StablehloOp, Parsed)> {
     let (text, pos) = o.format.as_ref()?;
     let op = dialect_model(dialect, o);
-    let f = parse_with(&op, vec![true; op.attributes.len()], o.same_type, text, pos);
+    let inferred: Vec<_> = o.infer.iter().map(|r| r.to).collect();
+    let f = parse_with(
+        &op,
+        vec![true; op.attributes.len()],
+        o.same_type,
+        &inferred,
+        text,
+        pos,
+    );
     Some((op, f))
 }
 

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::codec_dialect::{CodecDialect, Condition, DefaultValue, Of};
+use crate::codec_dialect::{CodecDialect, Condition, DefaultValue, Of, TypeSlot};
 use crate::model::Spec;
 
 pub(crate) fn emit(spec: &Spec) -> TokenStream {
@@ -51,8 +51,9 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
     );
     let enums = d.enums.iter().map(|e| {
         let n = &e.name;
+        let width = e.width;
         let cases = e.cases.iter().map(|(c, v)| quote! { (#c, #v) });
-        quote! { ::vhlo_core::dialect::codec::CodecEnum { name: #n, cases: &[ #(#cases),* ] } }
+        quote! { ::vhlo_core::dialect::codec::CodecEnum { name: #n, cases: &[ #(#cases),* ], width: #width } }
     });
     let attrs = d.attrs.iter().map(|a| {
         let m = &a.name;
@@ -115,13 +116,27 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
         let names = o.attributes.iter().map(|a| &a.name);
         let attributes = o.attributes.iter().map(|a| {
             let (an, of, opt) = (&a.name, &a.of, a.optional);
-            quote! { ::vhlo_core::dialect::codec::CodecOpAttr { name: #an, of: #of, optional: #opt } }
+            let default = match &a.default {
+                Some(d) => quote! { Some(#d) },
+                None => quote! { None },
+            };
+            quote! { ::vhlo_core::dialect::codec::CodecOpAttr { name: #an, of: #of, optional: #opt, default: #default } }
+        });
+        let slot = |s: TypeSlot| match s {
+            TypeSlot::Operand(i) => quote! { ::vhlo_core::dialect::codec::TypeSlot::Operand(#i) },
+            TypeSlot::Result(i) => quote! { ::vhlo_core::dialect::codec::TypeSlot::Result(#i) },
+            TypeSlot::Attr(i) => quote! { ::vhlo_core::dialect::codec::TypeSlot::Attr(#i) },
+        };
+        let infer = o.infer.iter().map(|r| {
+            let (to, from, i1) = (slot(r.to), slot(r.from), r.i1_shape);
+            quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, i1_shape: #i1 } }
         });
         quote! {
             ::vhlo_core::dialect::codec::CodecOp {
                 name: #n, operands: &[ #(#operands),* ], results: &[ #(#results),* ],
                 attributes: &[ #(#attributes),* ], attribute_names: &[ #(#names),* ],
                 regions: &[ #(#regions),* ], terminator: #terminator, format: #format,
+                infer: &[ #(#infer),* ],
             }
         }
     });

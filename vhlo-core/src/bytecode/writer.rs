@@ -938,6 +938,9 @@ struct OpInfo {
     symbols: Box<[Symbol]>,
     /// Per name: stored with a presence flag (builtin.module's all are; VHLO's none).
     optional: Box<[bool]>,
+    /// Per name: the value written when the op lacks it (a codec dialect op's
+    /// `DefaultValuedAttr`, which MLIR's properties always hold).
+    defaults: Box<[Option<Attribute>]>,
 }
 
 /// How an op's attributes are stored at a given version.
@@ -1033,10 +1036,21 @@ impl Writer<'_> {
                         None => dialect == "builtin",
                     })
                     .collect();
+                // A default is a `format: text` attribute of the dialect (codegen checks).
+                let defaults = names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, _)| {
+                        let d = codec_op?.attributes.get(i)?.default?;
+                        let (dialect, text) = (m.sym(dialect), m.sym(d));
+                        Some(m.attr(AttrData::Opaque { dialect, text }))
+                    })
+                    .collect();
                 Some(OpInfo {
                     names,
                     symbols,
                     optional,
+                    defaults,
                 })
             })
         };
@@ -1075,13 +1089,14 @@ impl Writer<'_> {
                     list.iter().find(|a| a.name == name).map(|a| a.value)
                 };
                 let mut entry = Vec::with_capacity(info.names.len());
-                for ((&name, &sym), &optional) in info
+                for (((&name, &sym), &optional), &default) in info
                     .names
                     .iter()
                     .zip(info.symbols.iter())
                     .zip(info.optional.iter())
+                    .zip(info.defaults.iter())
                 {
-                    let value = find(props, sym).or_else(|| find(attrs, sym));
+                    let value = find(props, sym).or_else(|| find(attrs, sym)).or(default);
                     if value.is_none() && !optional {
                         return err(format!(
                             "{} is missing its '{name}' attribute",

@@ -54,6 +54,9 @@ pub enum CodecForm {
     Enum,
     /// StableHLO's printStruct: `#dialect.mnemonic<name = [1, 2], ...>`, empty lists left out.
     Struct,
+    /// Kept as its text (`AttrData::Opaque`, `#arith.fastmath<fast>`); a format spells it
+    /// stripped of `#dialect.mnemonic` (`<fast>`).
+    Text,
 }
 
 /// An enum of the dialect: (case name, value) pairs.
@@ -61,6 +64,8 @@ pub enum CodecForm {
 pub struct CodecEnum {
     pub name: &'static str,
     pub cases: &'static [(&'static str, i64)],
+    /// The width of the integer attribute that holds a case (32 or 64).
+    pub width: u32,
 }
 
 /// The value a parameter left out of an encoding takes when read.
@@ -115,6 +120,25 @@ pub struct CodecOpAttr {
     pub of: &'static str,
     /// Stored with a presence flag.
     pub optional: bool,
+    /// ODS's `DefaultValuedAttr`: the default as printed, which a format leaves out.
+    pub default: Option<&'static str>,
+}
+
+/// An operand's or result's type, or a typed attribute's (index into `attributes`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TypeSlot {
+    Operand(usize),
+    Result(usize),
+    Attr(usize),
+}
+
+/// A type the op's format does not spell (ODS's `AllTypesMatch`, `TypesMatchWith`): `to`'s
+/// type is `from`'s, or i1 of its shape (`i1_shape`).
+#[derive(Clone, Copy, Debug)]
+pub struct CodecInfer {
+    pub to: TypeSlot,
+    pub from: TypeSlot,
+    pub i1_shape: bool,
 }
 
 /// An op of the dialect.
@@ -132,6 +156,8 @@ pub struct CodecOp {
     /// The upstream assembly format (text/op_format.rs runs it); `None` for the ops upstream
     /// parses and prints by hand (`hasCustomAssemblyFormat`, text/sdy.rs).
     pub format: Option<&'static super::OpFormat>,
+    /// The types the format leaves out, in the order they are inferred.
+    pub infer: &'static [CodecInfer],
 }
 
 /// A whole dialect.

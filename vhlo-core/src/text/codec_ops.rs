@@ -175,7 +175,7 @@ impl Parser<'_> {
         spec: &CodecAttr,
     ) -> PResult<Option<Vec<Param>>> {
         match spec.form {
-            CodecForm::Custom => Ok(None),
+            CodecForm::Custom | CodecForm::Text => Ok(None),
             CodecForm::Enum => {
                 let at = self.c.token_start();
                 let case = self.c.bare_ident().unwrap_or_default();
@@ -284,5 +284,79 @@ impl Printer<'_> {
             }
             _ => false,
         }
+    }
+}
+
+/// `arith.select %c, %t, %f [{attrs}] : [C, ]T` (upstream's `SelectOp::print`, ArithOps.cpp):
+/// the condition's type is spelled when it is a tensor, else it is i1. `false` when the types
+/// do not fit (printed generically then).
+pub(crate) fn print_arith_select(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let (&[c, t, f], Some(r), 1) = (m.operands(op), m.result(op, 0), m.num_results(op)) else {
+        return false;
+    };
+    let ty = m.value_type(r);
+    let cond = m.value_type(c);
+    let shaped = matches!(
+        m.type_data(cond),
+        TypeData::RankedTensor { .. } | TypeData::UnrankedTensor { .. }
+    );
+    let i1 = matches!(
+        m.type_data(cond),
+        TypeData::Integer {
+            width: 1,
+            signedness: crate::ir::Signedness::Signless
+        }
+    );
+    if m.value_type(t) != ty
+        || m.value_type(f) != ty
+        || !(shaped || i1)
+        || !m.regions(op).is_empty()
+    {
+        return false;
+    }
+    p.out.push_str("arith.select ");
+    p.print_value_list(m.operands(op));
+    super::op_format::print_attrs_except(p, op, |_| false);
+    p.out.push_str(" : ");
+    if shaped {
+        p.print_type(cond);
+        p.out.push_str(", ");
+    }
+    p.print_type(ty);
+    true
+}
+
+impl Parser<'_> {
+    /// `arith.select` after its name (upstream's `SelectOp::parse`).
+    pub(crate) fn parse_arith_select(&mut self, name: &str) -> PResult<OpId> {
+        let pos = self.c.token_start();
+        let mut uses = vec![self.parse_value_use()?];
+        for _ in 0..2 {
+            self.c.expect(b',', "between select operands")?;
+            uses.push(self.parse_value_use()?);
+        }
+        let dict = self.opt_attr_dict()?;
+        self.c.expect(b':', "before the select's type")?;
+        let first = self.parse_type()?;
+        let (cond, ty) = if self.c.eat(b',') {
+            (first, self.parse_type()?)
+        } else {
+            let i1 = self.m.ty(TypeData::Integer {
+                width: 1,
+                signedness: crate::ir::Signedness::Signless,
+            });
+            (i1, first)
+        };
+        let _ = pos;
+        self.build_op(
+            name,
+            &uses,
+            &[cond, ty, ty],
+            vec![ty],
+            Vec::new(),
+            dict,
+            Vec::new(),
+        )
     }
 }

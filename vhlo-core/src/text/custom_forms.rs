@@ -70,28 +70,6 @@ impl<'a> Parser<'a> {
                 st.result_types = vec![t];
                 self.finish_op(st, &uses, &types)
             }
-            "arith.constant" => {
-                let dict = self.opt_attr_dict()?;
-                self.c.skip_ws();
-                let vpos = self.c.pos;
-                let value = self.parse_attribute()?;
-                let ty = match self.m.attr_data(value).clone() {
-                    AttrData::DenseElements { ty, .. }
-                    | AttrData::DenseStrings { ty, .. }
-                    | AttrData::DenseResource { ty, .. } => ty,
-                    AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } => ty,
-                    AttrData::Bool(_) => self.m.ty(TypeData::Integer {
-                        width: 1,
-                        signedness: Signedness::Signless,
-                    }),
-                    _ => return Err(self.c.error_at(vpos, "expected a typed constant")),
-                };
-                let mut st = self.new_state("arith.constant");
-                st.properties = vec![self.named("value", value)];
-                st.attributes = dict;
-                st.result_types = vec![ty];
-                Ok(self.m.create_op(st))
-            }
             "tensor.cast" => {
                 let uses = vec![self.parse_value_use()?];
                 let dict = self.opt_attr_dict()?;
@@ -103,18 +81,6 @@ impl<'a> Parser<'a> {
                 st.attributes = dict;
                 st.result_types = vec![to];
                 self.finish_op(st, &uses, &[from])
-            }
-            n if ARITH_BINARY.contains(&n) => {
-                let mut uses = vec![self.parse_value_use()?];
-                self.c.expect(b',', "between operands")?;
-                uses.push(self.parse_value_use()?);
-                let dict = self.opt_attr_dict()?;
-                self.c.expect(b':', "before the operand type")?;
-                let t = self.parse_type()?;
-                let mut st = self.new_state(n);
-                st.attributes = dict;
-                st.result_types = vec![t];
-                self.finish_op(st, &uses, &[t, t])
             }
             _ => {
                 if let Some(op) = self.parse_codec_op(name)? {
@@ -520,32 +486,6 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             p.print_type(t);
             true
         }
-        "arith.constant" => {
-            let Some(v) = super::shlo_pretty::find_prop(m, op, "value") else {
-                return false;
-            };
-            if m.properties(op).len() != 1 || m.num_results(op) != 1 || !m.operands(op).is_empty() {
-                return false;
-            }
-            p.out.push_str("arith.constant");
-            p.print_op_attrs(op);
-            p.out.push(' ');
-            p.print_attr(v);
-            if matches!(m.attr_data(v), AttrData::Bool(_)) {
-                // `true`/`false` carry no type: only i1 results print this way.
-                let r = m.value_type(m.result(op, 0).expect("one result"));
-                if !matches!(
-                    m.type_data(r),
-                    TypeData::Integer {
-                        width: 1,
-                        signedness: Signedness::Signless
-                    }
-                ) {
-                    return false;
-                }
-            }
-            true
-        }
         name @ ("tensor.cast" | "builtin.unrealized_conversion_cast") => {
             if !m.properties(op).is_empty() || m.operands(op).len() != 1 || m.num_results(op) != 1 {
                 return false;
@@ -558,24 +498,6 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             p.print_type(m.value_type(m.operands(op)[0]));
             p.out.push_str(" to ");
             p.print_type(m.value_type(m.result(op, 0).expect("one result")));
-            true
-        }
-        n if ARITH_BINARY.contains(&n) => {
-            let ops = m.operands(op);
-            if !m.properties(op).is_empty() || ops.len() != 2 || m.num_results(op) != 1 {
-                return false;
-            }
-            let t = m.value_type(ops[0]);
-            if m.value_type(ops[1]) != t || m.value_type(m.result(op, 0).expect("one result")) != t
-            {
-                return false;
-            }
-            p.out.push_str(n);
-            p.out.push(' ');
-            p.print_value_list(ops);
-            p.print_op_attrs(op);
-            p.out.push_str(" : ");
-            p.print_type(t);
             true
         }
         _ => super::shlo_pretty::print_stablehlo(p, op),
@@ -592,22 +514,6 @@ pub(crate) fn print_operands_colon_types(p: &mut Printer<'_>, vals: &[Value]) {
     let types: Vec<Type> = vals.iter().map(|&v| p.m.value_type(v)).collect();
     p.print_type_list(&types);
 }
-
-/// Same-typed binary arith ops with the plain `%a, %b : T` syntax (no fastmath flags).
-const ARITH_BINARY: &[&str] = &[
-    "arith.addf",
-    "arith.subf",
-    "arith.mulf",
-    "arith.divf",
-    "arith.addi",
-    "arith.subi",
-    "arith.muli",
-    "arith.andi",
-    "arith.ori",
-    "arith.xori",
-    "arith.maximumf",
-    "arith.minimumf",
-];
 
 impl<'a> Parser<'a> {
     /// `vhlo.func_v1 @name(%arg0: T) -> (R) { body } {attrs}`: name and type become the
@@ -1072,7 +978,7 @@ pub(crate) static FORMS_ONCE_LEGALIZED: CustomForms = CustomForms {
 };
 
 /// The dialects whose custom syntax this parser knows, wholly (StableHLO, VHLO, builtin, func,
-/// the codec dialects of spec/dialects/) or in part (a few ops of tensor, arith and scf, and the
+/// the codec dialects of spec/dialects/) or in part (a few ops of tensor and scf, and the
 /// interpreter's test ops). An op of any other dialect in custom syntax is refused as being of
 /// an unknown dialect: its syntax cannot be guessed (MLIR refuses it the same way when the
 /// dialect is not registered).
@@ -1082,7 +988,6 @@ const KNOWN_DIALECTS: &[&str] = &[
     "stablehlo",
     "vhlo",
     "tensor",
-    "arith",
     "scf",
     "check",
     "interpreter",

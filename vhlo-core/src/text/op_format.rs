@@ -8,7 +8,7 @@
 
 use super::parser::{PResult, Parser};
 use super::printer::{int_attr_of, write_i64s, Printer};
-use crate::dialect::codec::{CodecDialect, CodecOp};
+use crate::dialect::codec::{CodecDialect, CodecInfer, CodecOp, TypeSlot};
 use crate::ir::*;
 use crate::vhlo::{
     FormatAnchor, FormatDirective, FormatElem, OdsConstraint, OpFormat, StablehloOp,
@@ -161,7 +161,12 @@ fn anchor_present(
                     !(p.opts.elide_defaults
                         && is_default_value(m, k, k.attribute_names()[i as usize], v))
                 }
-                FormatOp::Dialect(..) => true,
+                // A default-valued attribute at its default is left out (ODS's printer).
+                FormatOp::Dialect(_, o) => o
+                    .attributes
+                    .get(i as usize)
+                    .and_then(|a| a.default)
+                    .is_none_or(|d| super::printer::attribute_to_string(m, v) != d),
             },
         },
         FormatAnchor::Operand(g) => !group_range(f, g, m.operands(op).len()).is_empty(),
@@ -314,9 +319,14 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: FormatOp, f: &OpFormat)
     } else {
         nregions == f.regions as usize
     };
+    let inferred_hold = match kind {
+        FormatOp::Dialect(_, o) => o.infer.iter().all(|r| inferred_holds(m, op, o, &found, r)),
+        FormatOp::Shlo(_) => true,
+    };
     if !operands_fit
         || !results_fit
         || !regions_fit
+        || !inferred_hold
         || (f.same_type && !one_type(m, op))
         || !printable(p, op, kind, f, &found, f.checked)
     {
@@ -330,6 +340,94 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: FormatOp, f: &OpFormat)
         return false;
     }
     true
+}
+
+/// i1 of the shape of `t` (MLIR's `getI1SameShape`): a tensor's shape and encoding, else i1.
+fn i1_of_shape(m: &mut Module, t: Type) -> Type {
+    let i1 = m.ty(TypeData::Integer {
+        width: 1,
+        signedness: Signedness::Signless,
+    });
+    match m.type_data(t).clone() {
+        TypeData::RankedTensor {
+            shape, encoding, ..
+        } => m.ty(TypeData::RankedTensor {
+            shape,
+            element: i1,
+            encoding,
+        }),
+        TypeData::UnrankedTensor { .. } => m.ty(TypeData::UnrankedTensor { element: i1 }),
+        _ => i1,
+    }
+}
+
+/// Whether `t` is i1 of the shape of `of` (see [`i1_of_shape`]).
+fn is_i1_of_shape(m: &Module, t: Type, of: Type) -> bool {
+    let is_i1 = |e: Type| {
+        matches!(
+            m.type_data(e),
+            TypeData::Integer {
+                width: 1,
+                signedness: Signedness::Signless
+            }
+        )
+    };
+    match (m.type_data(t), m.type_data(of)) {
+        (
+            TypeData::RankedTensor {
+                shape,
+                element,
+                encoding,
+            },
+            TypeData::RankedTensor {
+                shape: s,
+                encoding: e,
+                ..
+            },
+        ) => shape == s && encoding == e && is_i1(*element),
+        (TypeData::UnrankedTensor { element }, TypeData::UnrankedTensor { .. }) => is_i1(*element),
+        (_, TypeData::RankedTensor { .. } | TypeData::UnrankedTensor { .. }) => false,
+        _ => is_i1(t),
+    }
+}
+
+/// Whether the type the format leaves out (`r.to`) is the one the parser infers back.
+fn inferred_holds(m: &Module, op: OpId, o: &CodecOp, found: &Found, r: &CodecInfer) -> bool {
+    let slot = |s: TypeSlot| match s {
+        TypeSlot::Operand(i) => m.operands(op).get(i).map(|&v| m.value_type(v)),
+        TypeSlot::Result(i) => m.result(op, i).map(|v| m.value_type(v)),
+        TypeSlot::Attr(i) => {
+            let _ = o;
+            let d = m.attr_data(found.get(i).copied().flatten()?);
+            match d {
+                // `true`/`false` are read back as i1.
+                AttrData::Bool(_) => None,
+                d => super::sdy::typed_attr_type(m, d),
+            }
+        }
+    };
+    let Some(to) = slot(r.to) else {
+        return false;
+    };
+    if let (TypeSlot::Attr(i), false) = (r.from, r.i1_shape) {
+        if let Some(AttrData::Bool(_)) = found.get(i).copied().flatten().map(|a| m.attr_data(a)) {
+            return matches!(
+                m.type_data(to),
+                TypeData::Integer {
+                    width: 1,
+                    signedness: Signedness::Signless
+                }
+            );
+        }
+    }
+    let Some(from) = slot(r.from) else {
+        return false;
+    };
+    if r.i1_shape {
+        is_i1_of_shape(m, to, from)
+    } else {
+        to == from
+    }
 }
 
 /// `SameOperandsAndResultType`: whether the one type a format spells stands for all.
@@ -374,11 +472,15 @@ fn print_elems(
                 p.print_sep(m.regions(op), ", ", |p, r| p.print_region(r, true, false));
             }
             FormatElem::Attr(i, space) => {
-                space_if(p, space);
                 let Some(a) = found[i as usize] else {
+                    space_if(p, space);
                     continue;
                 };
-                print_bare(p, kind, i, a);
+                // A unit attribute is its group's keyword alone, with no space of its own.
+                if !matches!(m.attr_data(a), AttrData::Unit) {
+                    space_if(p, space);
+                    print_bare(p, kind, i, a);
+                }
             }
             FormatElem::AttrDict => {
                 if m.properties(op).is_empty() && m.attributes(op).is_empty() {
@@ -759,6 +861,8 @@ struct Parsed<'a> {
     result_types: Option<Vec<Type>>,
     /// Types of operand groups bound one by one (`type($x)`), in spec order.
     operand_types: Vec<Type>,
+    /// The group of each of `operand_types`.
+    operand_type_groups: Vec<u8>,
     regions: Vec<Region>,
 }
 
@@ -777,10 +881,16 @@ impl<'a> Parser<'a> {
             types: None,
             result_types: None,
             operand_types: Vec::new(),
+            operand_type_groups: Vec::new(),
             regions: Vec::new(),
         };
         let pos = self.c.token_start();
         self.parse_elems(name, kind, f, f.elems, &mut st)?;
+        if let FormatOp::Dialect(_, o) = kind {
+            if !o.infer.is_empty() {
+                self.infer_types(name, o, f, &mut st, pos)?;
+            }
+        }
         let (mut ins, mut outs) = match st.types {
             Some(t) => t,
             None => (st.operand_types, st.result_types.unwrap_or_default()),
@@ -829,6 +939,7 @@ impl<'a> Parser<'a> {
                 FormatElem::OperandTypes(g, _) => {
                     if f.variadic_operands == Some(g) {
                         let ts = self.parse_type_list()?;
+                        st.operand_type_groups.extend(ts.iter().map(|_| g));
                         if st.operand_types.is_empty() {
                             st.operand_types = ts;
                         } else {
@@ -837,6 +948,7 @@ impl<'a> Parser<'a> {
                     } else {
                         let t = self.parse_type()?;
                         st.operand_types.push(t);
+                        st.operand_type_groups.push(g);
                     }
                 }
                 FormatElem::Region(..) => loop {
@@ -907,7 +1019,7 @@ impl<'a> Parser<'a> {
                     let (present, rest) = match then.get(i) {
                         Some(FormatElem::Literal(l)) => (self.format_eat(l.trim_start()), i + 1),
                         // An anchor attribute leading its group is an enum case (a keyword).
-                        Some(FormatElem::Attr(..)) => (self.c.peek_ident().is_some(), i),
+                        Some(&FormatElem::Attr(j, _)) => (self.enum_case_next(kind, j), i),
                         _ => (self.c.peek() == Some(b'%'), i),
                     };
                     if present {
@@ -919,6 +1031,92 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Fills in the types a dialect op's format leaves out (spec `infer:`), for ops whose
+    /// operand and result groups are single values.
+    fn infer_types(
+        &mut self,
+        name: &str,
+        o: &CodecOp,
+        f: &OpFormat,
+        st: &mut Parsed<'a>,
+        pos: usize,
+    ) -> PResult<()> {
+        let mut ins: Vec<Option<Type>> = vec![None; f.operand_groups as usize];
+        for (&g, &t) in st.operand_type_groups.iter().zip(&st.operand_types) {
+            if let Some(slot) = ins.get_mut(usize::from(g)) {
+                *slot = Some(t);
+            }
+        }
+        let mut outs: Vec<Option<Type>> = vec![None; f.results as usize];
+        for (slot, &t) in outs.iter_mut().zip(st.result_types.iter().flatten()) {
+            *slot = Some(t);
+        }
+        for r in o.infer {
+            let from = match r.from {
+                TypeSlot::Operand(i) => ins.get(i).copied().flatten(),
+                TypeSlot::Result(i) => outs.get(i).copied().flatten(),
+                TypeSlot::Attr(i) => {
+                    let an = o.attributes.get(i).map_or("", |a| a.name);
+                    let value = st.props.iter().find(|a| self.m.str(a.name) == an);
+                    match value.map(|a| self.m.attr_data(a.value)) {
+                        Some(AttrData::Bool(_)) => Some(self.m.ty(TypeData::Integer {
+                            width: 1,
+                            signedness: Signedness::Signless,
+                        })),
+                        Some(d) => super::sdy::typed_attr_type(&self.m, d),
+                        None => None,
+                    }
+                }
+            };
+            let Some(mut t) = from else {
+                return Err(self.c.error_at(
+                    pos,
+                    format!("'{name}': cannot infer a type the syntax leaves out"),
+                ));
+            };
+            if r.i1_shape {
+                t = i1_of_shape(&mut self.m, t);
+            }
+            let slot = match r.to {
+                TypeSlot::Operand(i) => ins.get_mut(i),
+                TypeSlot::Result(i) => outs.get_mut(i),
+                TypeSlot::Attr(_) => None,
+            };
+            if let Some(s) = slot {
+                s.get_or_insert(t);
+            }
+        }
+        let (Some(ins), Some(outs)) = (
+            ins.into_iter().collect::<Option<Vec<Type>>>(),
+            outs.into_iter().collect::<Option<Vec<Type>>>(),
+        ) else {
+            return Err(self.c.error_at(
+                pos,
+                format!("'{name}': cannot infer a type the syntax leaves out"),
+            ));
+        };
+        st.types = Some((ins, outs));
+        Ok(())
+    }
+
+    /// Whether the next token is a case of attribute `i`'s enum (any keyword for StableHLO's:
+    /// their groups are followed by punctuation).
+    fn enum_case_next(&mut self, kind: FormatOp, i: u8) -> bool {
+        let Some(id) = self.c.peek_ident() else {
+            return false;
+        };
+        match kind {
+            FormatOp::Shlo(_) => true,
+            FormatOp::Dialect(cd, o) => {
+                let of = o.attributes.get(usize::from(i)).map_or("", |a| a.of);
+                cd.enums
+                    .iter()
+                    .find(|e| e.name == of)
+                    .is_some_and(|e| e.cases.iter().any(|c| c.0 == id))
+            }
+        }
     }
 
     /// Sets the op's inherent attribute `name`.

@@ -13,8 +13,12 @@ use crate::ir::{AttrData, OpId, OperationState};
 /// `hasCustomAssemblyFormat` (sdy's constant, chlo's scan) and chlo's constant (whose format
 /// infers the result type). The other ops without a format have no custom syntax upstream.
 #[cfg_attr(not(test), allow(dead_code))] // the list is the test's; dispatch goes by the spec
-pub(crate) const HAND_WRITTEN: &[(&str, &str)] =
-    &[("sdy", "constant"), ("chlo", "constant"), ("chlo", "scan")];
+pub(crate) const HAND_WRITTEN: &[(&str, &str)] = &[
+    ("sdy", "constant"),
+    ("chlo", "constant"),
+    ("chlo", "scan"),
+    ("arith", "select"),
+];
 
 /// The codec dialect op `name` (`dialect.op`): the dialect's tables and the op's.
 pub(crate) fn codec_op(name: &str) -> Option<(&'static CodecDialect, &'static CodecOp)> {
@@ -39,6 +43,9 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     if spec.name == "scan" {
         return super::codec_ops::print_scan(p, op);
+    }
+    if name == "arith.select" {
+        return super::codec_ops::print_arith_select(p, op);
     }
     // `constant`, as stablehlo.constant: `attr-dict $value`, the value's type the result's.
     let value = m.properties(op).iter().chain(m.attributes(op));
@@ -86,6 +93,9 @@ impl<'a> Parser<'a> {
         }
         if spec.name == "scan" {
             return self.parse_scan(name).map(Some);
+        }
+        if name == "arith.select" {
+            return self.parse_arith_select(name).map(Some);
         }
         if spec.name != "constant" {
             return Ok(None);
