@@ -134,12 +134,22 @@ pub enum TypeSlot {
     Attr(usize),
 }
 
-/// One inferred type: `to` is `from`'s type, or i1 of its shape (`i1_shape`).
+/// What an inferred type is made of its source's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InferAs {
+    Same,
+    /// i1 of its shape (MLIR's getI1SameShape).
+    I1Shape,
+    /// Its element type.
+    Element,
+}
+
+/// One inferred type: `to` is `from`'s type made as `as_` says, or `index` without `from`.
 #[derive(Clone, Debug)]
 pub struct Infer {
     pub to: TypeSlot,
-    pub from: TypeSlot,
-    pub i1_shape: bool,
+    pub from: Option<TypeSlot>,
+    pub as_: InferAs,
 }
 
 #[derive(Clone, Debug)]
@@ -157,6 +167,8 @@ pub struct Op {
     pub format: Option<(String, crate::diag::Pos)>,
     /// The types the format leaves out, in order.
     pub infer: Vec<Infer>,
+    /// Its result's name as MLIR prints it (`getAsmResultNames`).
+    pub result_name: Option<String>,
     pub pos: crate::diag::Pos,
 }
 
@@ -596,31 +608,49 @@ pub fn lower(
         let mut infer = Vec::new();
         for r in &o.infer {
             let to = slot(&r.type_of, false, diags);
-            let from = slot(&r.from, true, diags);
-            let i1_shape = match r.as_.as_ref().map(|a| a.value.as_str()) {
-                None => false,
-                Some("i1_shape") => true,
+            let from = match (&r.from, &r.is) {
+                (Some(f), None) => slot(f, true, diags).map(Some),
+                (None, Some(is)) if is.value == "index" => Some(None),
+                (None, Some(is)) => {
+                    diags.error(
+                        pos(file, is),
+                        format!("unknown `is: {}` (known: index)", is.value),
+                    );
+                    None
+                }
+                _ => {
+                    diags.error(
+                        pos(file, &r.type_of),
+                        "an inferred type takes one of `from` and `is`",
+                    );
+                    None
+                }
+            };
+            let as_ = match r.as_.as_ref().map(|a| a.value.as_str()) {
+                None => InferAs::Same,
+                Some("i1_shape") => InferAs::I1Shape,
+                Some("element") => InferAs::Element,
                 Some(other) => {
                     if let Some(a) = &r.as_ {
                         diags.error(
                             pos(file, a),
-                            format!("unknown `as: {other}` (known: i1_shape)"),
+                            format!("unknown `as: {other}` (known: i1_shape, element)"),
                         );
                     }
-                    false
+                    InferAs::Same
                 }
             };
             if let (Some(to), Some(from)) = (to, from) {
-                infer.push(Infer { to, from, i1_shape });
+                infer.push(Infer { to, from, as_ });
             }
         }
         attributes.sort_by(|a, b| a.name.cmp(&b.name));
         // Attribute slots index the sorted (property-order) list.
         for r in &mut infer {
-            if let TypeSlot::Attr(i) = r.from {
+            if let Some(TypeSlot::Attr(i)) = r.from {
                 let name = &o.attributes[i].name.value;
                 if let Some(j) = attributes.iter().position(|a| &a.name == name) {
-                    r.from = TypeSlot::Attr(j);
+                    r.from = Some(TypeSlot::Attr(j));
                 }
             }
         }
@@ -651,6 +681,7 @@ pub fn lower(
                 .as_ref()
                 .map(|f| (f.value.clone(), crate::load::string_pos(file, f))),
             infer,
+            result_name: o.result_name.as_ref().map(|r| r.value.clone()),
             pos: pos(file, &o.name),
         });
     }

@@ -434,19 +434,26 @@ pub struct RawCodecOp {
     /// Absent for upstream's `hasCustomAssemblyFormat` ops (text/sdy.rs writes them by hand).
     #[serde(default)]
     pub format: Option<SStr>,
+    /// The name of its result as MLIR prints it (the op's `getAsmResultNames`).
+    #[serde(default)]
+    pub result_name: Option<SStr>,
     /// Types the format does not spell, inferred from another operand's, result's or
     /// attribute's (ODS's `AllTypesMatch`, `TypesMatchWith`).
     #[serde(default)]
     pub infer: Vec<RawInfer>,
 }
 
-/// `{type_of: rhs, from: lhs}`: the type of operand or result `type_of` is that of operand,
-/// result or attribute `from`, or (`as: i1_shape`) i1 of its shape.
+/// `{type_of: rhs, from: lhs}`: the type of operand (every operand of a variadic group) or
+/// result `type_of` is that of operand, result or attribute `from`, or (`as: i1_shape`) i1 of its
+/// shape, or (`as: element`) its element type; `{type_of: x, is: index}` is the index type.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct RawInfer {
     pub type_of: SStr,
-    pub from: SStr,
+    #[serde(default)]
+    pub from: Option<SStr>,
+    #[serde(default)]
+    pub is: Option<SStr>,
     #[serde(default, rename = "as")]
     pub as_: Option<SStr>,
 }

@@ -128,15 +128,27 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
             TypeSlot::Attr(i) => quote! { ::vhlo_core::dialect::codec::TypeSlot::Attr(#i) },
         };
         let infer = o.infer.iter().map(|r| {
-            let (to, from, i1) = (slot(r.to), slot(r.from), r.i1_shape);
-            quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, i1_shape: #i1 } }
+            let to = slot(r.to);
+            let from = match r.from {
+                Some(f) => {
+                    let f = slot(f);
+                    quote! { Some(#f) }
+                }
+                None => quote! { None },
+            };
+            let as_ = format_ident!("{}", format!("{:?}", r.as_));
+            quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, as_: ::vhlo_core::dialect::codec::InferAs::#as_ } }
         });
+        let result_name = match &o.result_name {
+            Some(n) => quote! { Some(#n) },
+            None => quote! { None },
+        };
         quote! {
             ::vhlo_core::dialect::codec::CodecOp {
                 name: #n, operands: &[ #(#operands),* ], results: &[ #(#results),* ],
                 attributes: &[ #(#attributes),* ], attribute_names: &[ #(#names),* ],
                 regions: &[ #(#regions),* ], terminator: #terminator, format: #format,
-                infer: &[ #(#infer),* ],
+                infer: &[ #(#infer),* ], result_name: #result_name,
             }
         }
     });

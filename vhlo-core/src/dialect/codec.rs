@@ -132,13 +132,24 @@ pub enum TypeSlot {
     Attr(usize),
 }
 
+/// What an inferred type is made of its source's.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum InferAs {
+    Same,
+    /// i1 of its shape (MLIR's getI1SameShape).
+    I1Shape,
+    /// Its element type.
+    Element,
+}
+
 /// A type the op's format does not spell (ODS's `AllTypesMatch`, `TypesMatchWith`): `to`'s
-/// type is `from`'s, or i1 of its shape (`i1_shape`).
+/// type (every operand's of a variadic group) is `from`'s made as `as_` says, or `index`
+/// without `from`.
 #[derive(Clone, Copy, Debug)]
 pub struct CodecInfer {
     pub to: TypeSlot,
-    pub from: TypeSlot,
-    pub i1_shape: bool,
+    pub from: Option<TypeSlot>,
+    pub as_: InferAs,
 }
 
 /// An op of the dialect.
@@ -158,6 +169,8 @@ pub struct CodecOp {
     pub format: Option<&'static super::OpFormat>,
     /// The types the format leaves out, in the order they are inferred.
     pub infer: &'static [CodecInfer],
+    /// Its result's name as MLIR prints it (the op's `getAsmResultNames`).
+    pub result_name: Option<&'static str>,
 }
 
 /// A whole dialect.

@@ -40,48 +40,6 @@ impl<'a> Parser<'a> {
                 });
                 self.finish_op(st, &uses, &types)
             }
-            "tensor.insert" => {
-                // `tensor.insert %scalar into %dest[%i, ...] : tensor<...>`
-                let scalar = self.parse_value_use()?;
-                self.c.expect_keyword("into", "in tensor.insert")?;
-                let dest = self.parse_value_use()?;
-                self.c.expect(b'[', "to open the indices")?;
-                let mut uses = vec![scalar, dest];
-                uses.extend(self.parse_list_until(
-                    b']',
-                    "between indices",
-                    Self::parse_value_use,
-                )?);
-                let dict = self.opt_attr_dict()?;
-                self.c.expect(b':', "before the tensor type")?;
-                self.c.skip_ws();
-                let tpos = self.c.pos;
-                let t = self.parse_type()?;
-                let element = match self.m.type_data(t) {
-                    TypeData::RankedTensor { element, .. }
-                    | TypeData::UnrankedTensor { element } => *element,
-                    _ => return Err(self.c.error_at(tpos, "expected a tensor type")),
-                };
-                let index = self.m.ty(TypeData::Index);
-                let mut types = vec![element, t];
-                types.resize(uses.len(), index);
-                let mut st = self.new_state("tensor.insert");
-                st.attributes = dict;
-                st.result_types = vec![t];
-                self.finish_op(st, &uses, &types)
-            }
-            "tensor.cast" => {
-                let uses = vec![self.parse_value_use()?];
-                let dict = self.opt_attr_dict()?;
-                self.c.expect(b':', "before the source type")?;
-                let from = self.parse_type()?;
-                self.c.expect_keyword("to", "between cast types")?;
-                let to = self.parse_type()?;
-                let mut st = self.new_state("tensor.cast");
-                st.attributes = dict;
-                st.result_types = vec![to];
-                self.finish_op(st, &uses, &[from])
-            }
             _ => {
                 if let Some(op) = self.parse_codec_op(name)? {
                     return Ok(op);
@@ -453,40 +411,7 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
         "vhlo.func_v1" => print_vhlo_func(p, op),
         "scf.for" => print_scf_for(p, op),
         "scf.yield" => print_terminator(p, op, "scf.yield"),
-        "tensor.insert" => {
-            let ops = m.operands(op);
-            if !m.properties(op).is_empty() || ops.len() < 2 || m.num_results(op) != 1 {
-                return false;
-            }
-            let t = m.value_type(ops[1]);
-            let element = match m.type_data(t) {
-                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
-                    *element
-                }
-                _ => return false,
-            };
-            let index_ok = ops[2..]
-                .iter()
-                .all(|&v| matches!(m.type_data(m.value_type(v)), TypeData::Index));
-            if m.value_type(ops[0]) != element
-                || !index_ok
-                || m.value_type(m.result(op, 0).expect("one result")) != t
-            {
-                return false;
-            }
-            let names: Vec<String> = ops.iter().map(|&v| p.value_name(v)).collect();
-            p.out.push_str(&format!(
-                "tensor.insert {} into {}[{}]",
-                names[0],
-                names[1],
-                names[2..].join(", ")
-            ));
-            p.print_op_attrs(op);
-            p.out.push_str(" : ");
-            p.print_type(t);
-            true
-        }
-        name @ ("tensor.cast" | "builtin.unrealized_conversion_cast") => {
+        name @ "builtin.unrealized_conversion_cast" => {
             if !m.properties(op).is_empty() || m.operands(op).len() != 1 || m.num_results(op) != 1 {
                 return false;
             }
@@ -978,7 +903,7 @@ pub(crate) static FORMS_ONCE_LEGALIZED: CustomForms = CustomForms {
 };
 
 /// The dialects whose custom syntax this parser knows, wholly (StableHLO, VHLO, builtin, func,
-/// the codec dialects of spec/dialects/) or in part (a few ops of tensor and scf, and the
+/// the codec dialects of spec/dialects/) or in part (a few ops of scf, and the
 /// interpreter's test ops). An op of any other dialect in custom syntax is refused as being of
 /// an unknown dialect: its syntax cannot be guessed (MLIR refuses it the same way when the
 /// dialect is not registered).
@@ -987,7 +912,6 @@ const KNOWN_DIALECTS: &[&str] = &[
     "func",
     "stablehlo",
     "vhlo",
-    "tensor",
     "scf",
     "check",
     "interpreter",

@@ -8,7 +8,7 @@
 
 use super::parser::{PResult, Parser};
 use super::printer::{int_attr_of, write_i64s, Printer};
-use crate::dialect::codec::{CodecDialect, CodecInfer, CodecOp, TypeSlot};
+use crate::dialect::codec::{CodecDialect, CodecInfer, CodecOp, InferAs, TypeSlot};
 use crate::ir::*;
 use crate::vhlo::{
     FormatAnchor, FormatDirective, FormatElem, OdsConstraint, OpFormat, StablehloOp,
@@ -320,7 +320,7 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: FormatOp, f: &OpFormat)
         nregions == f.regions as usize
     };
     let inferred_hold = match kind {
-        FormatOp::Dialect(_, o) => o.infer.iter().all(|r| inferred_holds(m, op, o, &found, r)),
+        FormatOp::Dialect(_, o) => o.infer.iter().all(|r| inferred_holds(m, op, f, &found, r)),
         FormatOp::Shlo(_) => true,
     };
     if !operands_fit
@@ -391,43 +391,63 @@ fn is_i1_of_shape(m: &Module, t: Type, of: Type) -> bool {
     }
 }
 
-/// Whether the type the format leaves out (`r.to`) is the one the parser infers back.
-fn inferred_holds(m: &Module, op: OpId, o: &CodecOp, found: &Found, r: &CodecInfer) -> bool {
-    let slot = |s: TypeSlot| match s {
-        TypeSlot::Operand(i) => m.operands(op).get(i).map(|&v| m.value_type(v)),
+/// The element type of a tensor type.
+fn element_of(m: &Module, t: Type) -> Option<Type> {
+    match m.type_data(t) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
+            Some(*element)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the types the format leaves out (`r.to`) are the ones the parser infers back.
+fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecInfer) -> bool {
+    let n = m.operands(op).len();
+    let first = |s: TypeSlot| match s {
+        TypeSlot::Operand(g) => m
+            .operands(op)
+            .get(group_range(f, g as u8, n))
+            .and_then(|vs| vs.first())
+            .map(|&v| m.value_type(v)),
         TypeSlot::Result(i) => m.result(op, i).map(|v| m.value_type(v)),
-        TypeSlot::Attr(i) => {
-            let _ = o;
-            let d = m.attr_data(found.get(i).copied().flatten()?);
-            match d {
-                // `true`/`false` are read back as i1.
-                AttrData::Bool(_) => None,
-                d => super::sdy::typed_attr_type(m, d),
+        TypeSlot::Attr(i) => typed_attr_type(m, found.get(i).copied().flatten()?),
+    };
+    let targets: Vec<Type> = match r.to {
+        TypeSlot::Operand(g) => match m.operands(op).get(group_range(f, g as u8, n)) {
+            Some(vs) => vs.iter().map(|&v| m.value_type(v)).collect(),
+            None => return false,
+        },
+        slot => match first(slot) {
+            Some(t) => vec![t],
+            None => return false,
+        },
+    };
+    // `true`/`false` are read back as i1.
+    let bool_source = r.from.is_some_and(|s| {
+        matches!(s, TypeSlot::Attr(i) if found.get(i).copied().flatten().is_some_and(|a| matches!(m.attr_data(a), AttrData::Bool(_))))
+    });
+    let is_i1 = |t: Type| {
+        matches!(
+            m.type_data(t),
+            TypeData::Integer {
+                width: 1,
+                signedness: Signedness::Signless
             }
-        }
+        )
     };
-    let Some(to) = slot(r.to) else {
-        return false;
-    };
-    if let (TypeSlot::Attr(i), false) = (r.from, r.i1_shape) {
-        if let Some(AttrData::Bool(_)) = found.get(i).copied().flatten().map(|a| m.attr_data(a)) {
-            return matches!(
-                m.type_data(to),
-                TypeData::Integer {
-                    width: 1,
-                    signedness: Signedness::Signless
-                }
-            );
-        }
-    }
-    let Some(from) = slot(r.from) else {
-        return false;
-    };
-    if r.i1_shape {
-        is_i1_of_shape(m, to, from)
-    } else {
-        to == from
-    }
+    targets.iter().all(|&to| match (r.from, r.as_) {
+        (None, _) => matches!(m.type_data(to), TypeData::Index),
+        (Some(_), InferAs::Same) if bool_source => is_i1(to),
+        (Some(s), InferAs::Same) => first(s) == Some(to),
+        (Some(s), InferAs::I1Shape) => first(s).is_some_and(|from| is_i1_of_shape(m, to, from)),
+        (Some(s), InferAs::Element) => first(s).and_then(|from| element_of(m, from)) == Some(to),
+    })
+}
+
+/// The type of a typed attribute (not `true`/`false`, which carry none).
+fn typed_attr_type(m: &Module, a: Attribute) -> Option<Type> {
+    super::sdy::typed_attr_type(m, m.attr_data(a))
 }
 
 /// `SameOperandsAndResultType`: whether the one type a format spells stands for all.
@@ -1033,8 +1053,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Fills in the types a dialect op's format leaves out (spec `infer:`), for ops whose
-    /// operand and result groups are single values.
+    /// Fills in the types a dialect op's format leaves out (spec `infer:`).
     fn infer_types(
         &mut self,
         name: &str,
@@ -1043,10 +1062,18 @@ impl<'a> Parser<'a> {
         st: &mut Parsed<'a>,
         pos: usize,
     ) -> PResult<()> {
-        let mut ins: Vec<Option<Type>> = vec![None; f.operand_groups as usize];
+        let n = st.uses.len();
+        let cannot = |p: &mut Self| {
+            p.c.error_at(
+                pos,
+                format!("'{name}': cannot infer a type the syntax leaves out"),
+            )
+        };
+        // Per operand group, its types.
+        let mut ins: Vec<Option<Vec<Type>>> = vec![None; f.operand_groups as usize];
         for (&g, &t) in st.operand_type_groups.iter().zip(&st.operand_types) {
             if let Some(slot) = ins.get_mut(usize::from(g)) {
-                *slot = Some(t);
+                slot.get_or_insert_with(Vec::new).push(t);
             }
         }
         let mut outs: Vec<Option<Type>> = vec![None; f.results as usize];
@@ -1055,9 +1082,10 @@ impl<'a> Parser<'a> {
         }
         for r in o.infer {
             let from = match r.from {
-                TypeSlot::Operand(i) => ins.get(i).copied().flatten(),
-                TypeSlot::Result(i) => outs.get(i).copied().flatten(),
-                TypeSlot::Attr(i) => {
+                None => Some(self.m.ty(TypeData::Index)),
+                Some(TypeSlot::Operand(i)) => ins.get(i).and_then(|g| g.as_ref()?.first().copied()),
+                Some(TypeSlot::Result(i)) => outs.get(i).copied().flatten(),
+                Some(TypeSlot::Attr(i)) => {
                     let an = o.attributes.get(i).map_or("", |a| a.name);
                     let value = st.props.iter().find(|a| self.m.str(a.name) == an);
                     match value.map(|a| self.m.attr_data(a.value)) {
@@ -1070,34 +1098,36 @@ impl<'a> Parser<'a> {
                     }
                 }
             };
-            let Some(mut t) = from else {
-                return Err(self.c.error_at(
-                    pos,
-                    format!("'{name}': cannot infer a type the syntax leaves out"),
-                ));
+            let t = match (from, r.as_) {
+                (Some(t), InferAs::Same) => t,
+                (Some(t), InferAs::I1Shape) => i1_of_shape(&mut self.m, t),
+                (Some(t), InferAs::Element) => match element_of(&self.m, t) {
+                    Some(e) => e,
+                    None => return Err(cannot(self)),
+                },
+                (None, _) => return Err(cannot(self)),
             };
-            if r.i1_shape {
-                t = i1_of_shape(&mut self.m, t);
-            }
-            let slot = match r.to {
-                TypeSlot::Operand(i) => ins.get_mut(i),
-                TypeSlot::Result(i) => outs.get_mut(i),
-                TypeSlot::Attr(_) => None,
-            };
-            if let Some(s) = slot {
-                s.get_or_insert(t);
+            match r.to {
+                TypeSlot::Operand(g) => {
+                    let count = group_range(f, g as u8, n).len();
+                    if let Some(slot) = ins.get_mut(g) {
+                        slot.get_or_insert_with(|| vec![t; count]);
+                    }
+                }
+                TypeSlot::Result(i) => {
+                    if let Some(slot) = outs.get_mut(i) {
+                        slot.get_or_insert(t);
+                    }
+                }
+                TypeSlot::Attr(_) => {}
             }
         }
-        let (Some(ins), Some(outs)) = (
-            ins.into_iter().collect::<Option<Vec<Type>>>(),
-            outs.into_iter().collect::<Option<Vec<Type>>>(),
-        ) else {
-            return Err(self.c.error_at(
-                pos,
-                format!("'{name}': cannot infer a type the syntax leaves out"),
-            ));
+        let ins: Option<Vec<Vec<Type>>> = ins.into_iter().collect();
+        let outs: Option<Vec<Type>> = outs.into_iter().collect();
+        let (Some(ins), Some(outs)) = (ins, outs) else {
+            return Err(cannot(self));
         };
-        st.types = Some((ins, outs));
+        st.types = Some((ins.concat(), outs));
         Ok(())
     }
 

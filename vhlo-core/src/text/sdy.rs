@@ -650,8 +650,10 @@ pub(super) fn bare_ok(m: &Module, cd: &CodecDialect, of: &str, a: Attribute) -> 
         "unit" => matches!(d, AttrData::Unit),
         // `true`/`false` carry no type: i1, as the parser reads them.
         "typed" => typed_attr_type(m, d).is_some() || matches!(d, AttrData::Bool(_)),
+        "array" => matches!(d, AttrData::Array(_)),
+        "dense_i64_array" => super::op_format::i64_array_data(m, d).is_some(),
         // Kinds no format spells bare (codegen's formats bind them in attr-dict).
-        "dense_i64_array" | "dense_i32_array" | "array" => false,
+        "dense_i32_array" => false,
         // A reduction before a collective's axes (a newer Shardy's) stays in generic form.
         "reduction_op" => false,
         _ if cd.attr(of).is_some_and(|(_, a)| a.form == CodecForm::Text) => {
@@ -687,7 +689,12 @@ impl Printer<'_> {
                 self.out
                     .push_str(stripped_text(text, cd.name, of).unwrap_or(text));
             }
-            _ if of == "typed" => self.print_attr(a),
+            _ if of == "typed" || of == "array" => self.print_attr(a),
+            d if of == "dense_i64_array" => {
+                if let Some(data) = super::op_format::i64_array_data(m, d) {
+                    super::op_format::write_i64_data(&mut self.out, data);
+                }
+            }
             AttrData::String { value, .. } if of == "symbol_name" => self.print_symbol(*value),
             AttrData::String { value, .. } => write_escaped(&mut self.out, m.bytes(*value)),
             AttrData::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
@@ -732,7 +739,11 @@ impl<'a> Parser<'a> {
         let of = attr.of;
         let value = match of {
             "symbol_name" => self.parse_symbol_name()?,
-            "bool" | "elements" | "typed" => return self.parse_attribute(),
+            "bool" | "elements" | "typed" | "array" => return self.parse_attribute(),
+            "dense_i64_array" => {
+                let v = self.parse_int_list()?;
+                return Ok(self.i64_array_attr(&v));
+            }
             "unit" => return Ok(self.m.attr(AttrData::Unit)),
             "string" => return self.sdy_string_attr(),
             "i64" => {

@@ -770,6 +770,9 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> (Option<NameHint>, HintD
     }
     // ODS names the results of an op with several, none variadic (top_k's %values, %indices).
     if let Some((_, o)) = super::sdy_ops::codec_op(name) {
+        if let (Some(r), 1) = (o.result_name, m.num_results(op)) {
+            return (Some(NameHint::Shared(r.into())), HintDep::ResultCount);
+        }
         let n = m.num_results(op);
         let fixed = !o.results.iter().any(|r| r.ends_with('*'));
         let hint =
