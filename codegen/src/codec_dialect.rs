@@ -142,6 +142,10 @@ pub enum InferAs {
     I1Shape,
     /// Its element type.
     Element,
+    /// The index type (without a source).
+    Index,
+    /// i1 (without a source).
+    I1,
 }
 
 /// One inferred type: `to` is `from`'s type made as `as_` says, or `index` without `from`.
@@ -160,6 +164,7 @@ pub struct Op {
     /// Inherent attributes in property order (sorted by name).
     pub attributes: Vec<OpAttr>,
     pub regions: Vec<String>,
+    pub successors: Vec<String>,
     pub terminator: bool,
     /// ODS's `SameOperandsAndResultType`: a format spells one type for all.
     pub same_type: bool,
@@ -608,13 +613,21 @@ pub fn lower(
         let mut infer = Vec::new();
         for r in &o.infer {
             let to = slot(&r.type_of, false, diags);
+            let mut constant = None;
             let from = match (&r.from, &r.is) {
                 (Some(f), None) => slot(f, true, diags).map(Some),
-                (None, Some(is)) if is.value == "index" => Some(None),
+                (None, Some(is)) if is.value == "index" || is.value == "i1" => {
+                    constant = Some(if is.value == "index" {
+                        InferAs::Index
+                    } else {
+                        InferAs::I1
+                    });
+                    Some(None)
+                }
                 (None, Some(is)) => {
                     diags.error(
                         pos(file, is),
-                        format!("unknown `is: {}` (known: index)", is.value),
+                        format!("unknown `is: {}` (known: index, i1)", is.value),
                     );
                     None
                 }
@@ -640,6 +653,7 @@ pub fn lower(
                     InferAs::Same
                 }
             };
+            let as_ = constant.unwrap_or(as_);
             if let (Some(to), Some(from)) = (to, from) {
                 infer.push(Infer { to, from, as_ });
             }
@@ -671,6 +685,7 @@ pub fn lower(
             results: o.results.iter().map(|s| s.value.clone()).collect(),
             attributes,
             regions: o.regions.iter().map(|s| s.value.clone()).collect(),
+            successors: o.successors.iter().map(|s| s.value.clone()).collect(),
             terminator: o.terminator,
             same_type: o
                 .traits

@@ -426,6 +426,9 @@ pub struct RawCodecOp {
     pub attributes: Vec<RawOpAttr>,
     #[serde(default)]
     pub regions: Vec<SStr>,
+    /// Its successor blocks (ODS's `successors`).
+    #[serde(default)]
+    pub successors: Vec<SStr>,
     #[serde(default)]
     pub terminator: bool,
     /// ODS traits the format relies on (`SameOperandsAndResultType`).

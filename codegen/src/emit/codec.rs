@@ -111,6 +111,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
         let operands = &o.operands;
         let results = &o.results;
         let regions = &o.regions;
+        let successors = &o.successors;
         let terminator = o.terminator;
         let format = crate::format::dialect_tokens(&d.name, o);
         let names = o.attributes.iter().map(|a| &a.name);
@@ -149,6 +150,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 attributes: &[ #(#attributes),* ], attribute_names: &[ #(#names),* ],
                 regions: &[ #(#regions),* ], terminator: #terminator, format: #format,
                 infer: &[ #(#infer),* ], result_name: #result_name,
+                successors: &[ #(#successors),* ],
             }
         }
     });

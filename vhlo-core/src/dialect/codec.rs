@@ -140,6 +140,10 @@ pub enum InferAs {
     I1Shape,
     /// Its element type.
     Element,
+    /// The index type (without a source).
+    Index,
+    /// i1 (without a source).
+    I1,
 }
 
 /// A type the op's format does not spell (ODS's `AllTypesMatch`, `TypesMatchWith`): `to`'s
@@ -171,6 +175,8 @@ pub struct CodecOp {
     pub infer: &'static [CodecInfer],
     /// Its result's name as MLIR prints it (the op's `getAsmResultNames`).
     pub result_name: Option<&'static str>,
+    /// Its successor blocks.
+    pub successors: &'static [&'static str],
 }
 
 /// A whole dialect.

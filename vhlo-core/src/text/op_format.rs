@@ -67,6 +67,47 @@ fn group_range(f: &OpFormat, g: u8, n: usize) -> std::ops::Range<usize> {
     }
 }
 
+/// The operands of group `g` of `op`: by its `operandSegmentSizes` for an op with segments
+/// (`segment_sizes` holds, [`print`] checks), else by [`group_range`].
+fn op_group(m: &Module, op: OpId, f: &OpFormat, g: u8) -> std::ops::Range<usize> {
+    if f.segments == 0 {
+        return group_range(f, g, m.operands(op).len());
+    }
+    let sizes = segment_sizes(m, op).unwrap_or_default();
+    let start: usize = sizes.iter().take(usize::from(g)).sum();
+    start..start + sizes.get(usize::from(g)).copied().unwrap_or(0)
+}
+
+/// The op's `operandSegmentSizes` (a property, or an attribute as read from `{...}`).
+fn segment_sizes(m: &Module, op: OpId) -> Option<Vec<usize>> {
+    let a = (m.properties(op).iter())
+        .chain(m.attributes(op))
+        .find(|a| m.str(a.name) == "operandSegmentSizes")?;
+    let AttrData::DenseArray { element, data } = m.attr_data(a.value) else {
+        return None;
+    };
+    if !matches!(m.type_data(*element), TypeData::Integer { width: 32, .. }) {
+        return None;
+    }
+    data.chunks_exact(4)
+        .map(|c| usize::try_from(i32::from_le_bytes(c.try_into().ok()?)).ok())
+        .collect()
+}
+
+/// Whether an op with segments has sizes that fit its groups: one per group, summing to its
+/// operands, 1 for a group that is not variadic.
+fn segments_fit(m: &Module, op: OpId, f: &OpFormat) -> bool {
+    let Some(sizes) = segment_sizes(m, op) else {
+        return false;
+    };
+    sizes.len() == f.operand_groups as usize
+        && sizes.iter().sum::<usize>() == m.operands(op).len()
+        && sizes
+            .iter()
+            .enumerate()
+            .all(|(g, &s)| f.segments >> g & 1 == 1 || s == 1)
+}
+
 /// The most attributes an op with a format may have (codegen checks).
 const MAX_ATTRS: usize = 16;
 
@@ -169,7 +210,7 @@ fn anchor_present(
                     .is_none_or(|d| super::printer::attribute_to_string(m, v) != d),
             },
         },
-        FormatAnchor::Operand(g) => !group_range(f, g, m.operands(op).len()).is_empty(),
+        FormatAnchor::Operand(g) => !op_group(m, op, f, g).is_empty(),
         // A format binds at most one region group (codegen checks).
         FormatAnchor::Region(_) => !m.regions(op).is_empty(),
     }
@@ -299,8 +340,13 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: FormatOp, f: &OpFormat)
     let nops = m.operands(op).len();
     let groups = f.operand_groups as usize;
     let operands_fit = match f.variadic_operands {
+        _ if f.segments != 0 => segments_fit(m, op, f),
         None => nops == groups,
         Some(_) => nops + 1 >= groups,
+    };
+    let successors = match kind {
+        FormatOp::Dialect(_, o) => o.successors.len(),
+        FormatOp::Shlo(_) => 0,
     };
     let nres = m.num_results(op);
     let results_fit = if f.variadic_results {
@@ -326,6 +372,7 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: FormatOp, f: &OpFormat)
     if !operands_fit
         || !results_fit
         || !regions_fit
+        || m.successors(op).len() != successors
         || !inferred_hold
         || (f.same_type && !one_type(m, op))
         || !printable(p, op, kind, f, &found, f.checked)
@@ -403,18 +450,17 @@ fn element_of(m: &Module, t: Type) -> Option<Type> {
 
 /// Whether the types the format leaves out (`r.to`) are the ones the parser infers back.
 fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecInfer) -> bool {
-    let n = m.operands(op).len();
     let first = |s: TypeSlot| match s {
         TypeSlot::Operand(g) => m
             .operands(op)
-            .get(group_range(f, g as u8, n))
+            .get(op_group(m, op, f, g as u8))
             .and_then(|vs| vs.first())
             .map(|&v| m.value_type(v)),
         TypeSlot::Result(i) => m.result(op, i).map(|v| m.value_type(v)),
         TypeSlot::Attr(i) => typed_attr_type(m, found.get(i).copied().flatten()?),
     };
     let targets: Vec<Type> = match r.to {
-        TypeSlot::Operand(g) => match m.operands(op).get(group_range(f, g as u8, n)) {
+        TypeSlot::Operand(g) => match m.operands(op).get(op_group(m, op, f, g as u8)) {
             Some(vs) => vs.iter().map(|&v| m.value_type(v)).collect(),
             None => return false,
         },
@@ -437,7 +483,9 @@ fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecIn
         )
     };
     targets.iter().all(|&to| match (r.from, r.as_) {
+        (None, InferAs::I1) => is_i1(to),
         (None, _) => matches!(m.type_data(to), TypeData::Index),
+        (Some(s), InferAs::Index | InferAs::I1) => first(s) == Some(to),
         (Some(_), InferAs::Same) if bool_source => is_i1(to),
         (Some(s), InferAs::Same) => first(s) == Some(to),
         (Some(s), InferAs::I1Shape) => first(s).is_some_and(|from| is_i1_of_shape(m, to, from)),
@@ -474,7 +522,7 @@ fn print_elems(
             // An empty group still prints its space, as MLIR's generated printers do
             // (`stablehlo.after_all  : ...`, `stablehlo.return ` with nothing after it).
             FormatElem::Operand(g, space) => {
-                let r = group_range(f, g, m.operands(op).len());
+                let r = op_group(m, op, f, g);
                 space_if(p, space);
                 p.print_value_list(&m.operands(op)[r]);
             }
@@ -483,13 +531,20 @@ fn print_elems(
                 p.print_value_list(m.operands(op));
             }
             FormatElem::OperandTypes(g, space) => {
-                let r = group_range(f, g, m.operands(op).len());
+                let r = op_group(m, op, f, g);
                 space_if(p, space);
                 print_value_types(p, m.operands(op)[r].iter().copied());
             }
             FormatElem::Region(_, space) => {
                 space_if(p, space);
                 p.print_sep(m.regions(op), ", ", |p, r| p.print_region(r, true, false));
+            }
+            FormatElem::Successor(i, space) => {
+                space_if(p, space);
+                match m.successors(op).get(usize::from(i)) {
+                    Some(&b) => p.print_block_name(b),
+                    None => return false,
+                }
             }
             FormatElem::Attr(i, space) => {
                 let Some(a) = found[i as usize] else {
@@ -542,7 +597,7 @@ fn print_elems(
             }
             FormatElem::CustomOperands(_, g, space) => {
                 // VariadicOperandWithAttribute: `%a, %b,` (nothing for none).
-                let r = group_range(f, g, m.operands(op).len());
+                let r = op_group(m, op, f, g);
                 if r.is_empty() {
                     continue;
                 }
@@ -883,6 +938,9 @@ struct Parsed<'a> {
     operand_types: Vec<Type>,
     /// The group of each of `operand_types`.
     operand_type_groups: Vec<u8>,
+    /// How many operands each group has (for `operandSegmentSizes`).
+    group_counts: Vec<usize>,
+    successors: Vec<Block>,
     regions: Vec<Region>,
 }
 
@@ -902,10 +960,26 @@ impl<'a> Parser<'a> {
             result_types: None,
             operand_types: Vec::new(),
             operand_type_groups: Vec::new(),
+            group_counts: vec![0; f.operand_groups as usize],
+            successors: Vec::new(),
             regions: Vec::new(),
         };
         let pos = self.c.token_start();
         self.parse_elems(name, kind, f, f.elems, &mut st)?;
+        if f.segments != 0 {
+            let element = self.m.ty(TypeData::Integer {
+                width: 32,
+                signedness: Signedness::Signless,
+            });
+            let data: Vec<u8> = (st.group_counts.iter())
+                .flat_map(|&c| i32::try_from(c).unwrap_or(i32::MAX).to_le_bytes())
+                .collect();
+            let sizes = self.m.attr(AttrData::DenseArray {
+                element,
+                data: data.into(),
+            });
+            self.bind_prop(&mut st, "operandSegmentSizes", sizes);
+        }
         if let FormatOp::Dialect(_, o) = kind {
             if !o.infer.is_empty() {
                 self.infer_types(name, o, f, &mut st, pos)?;
@@ -926,7 +1000,16 @@ impl<'a> Parser<'a> {
         if ins.len() != st.uses.len() {
             return Err(self.c.error_at(pos, "operand and type counts differ"));
         }
-        self.build_op(name, &st.uses, &ins, outs, st.props, st.dict, st.regions)
+        self.build_op_with_successors(
+            name,
+            &st.uses,
+            &ins,
+            outs,
+            st.props,
+            st.dict,
+            st.regions,
+            st.successors,
+        )
     }
 
     fn parse_elems(
@@ -947,17 +1030,25 @@ impl<'a> Parser<'a> {
                     }
                 }
                 FormatElem::Operand(g, _) => {
-                    if f.variadic_operands == Some(g) {
+                    let before = st.uses.len();
+                    if f.variadic_operands == Some(g) || f.segments >> g & 1 == 1 {
                         let us = self.operand_list()?;
                         st.uses.extend(us);
                     } else {
                         let u = self.parse_value_use()?;
                         st.uses.push(u);
                     }
+                    if let Some(c) = st.group_counts.get_mut(usize::from(g)) {
+                        *c += st.uses.len() - before;
+                    }
+                }
+                FormatElem::Successor(..) => {
+                    let b = self.parse_successor()?;
+                    st.successors.push(b);
                 }
                 FormatElem::Operands(_) => st.uses = self.operand_list()?,
                 FormatElem::OperandTypes(g, _) => {
-                    if f.variadic_operands == Some(g) {
+                    if f.variadic_operands == Some(g) || f.segments >> g & 1 == 1 {
                         let ts = self.parse_type_list()?;
                         st.operand_type_groups.extend(ts.iter().map(|_| g));
                         if st.operand_types.is_empty() {
@@ -1082,6 +1173,10 @@ impl<'a> Parser<'a> {
         }
         for r in o.infer {
             let from = match r.from {
+                None if r.as_ == InferAs::I1 => Some(self.m.ty(TypeData::Integer {
+                    width: 1,
+                    signedness: Signedness::Signless,
+                })),
                 None => Some(self.m.ty(TypeData::Index)),
                 Some(TypeSlot::Operand(i)) => ins.get(i).and_then(|g| g.as_ref()?.first().copied()),
                 Some(TypeSlot::Result(i)) => outs.get(i).copied().flatten(),
@@ -1099,7 +1194,7 @@ impl<'a> Parser<'a> {
                 }
             };
             let t = match (from, r.as_) {
-                (Some(t), InferAs::Same) => t,
+                (Some(t), InferAs::Same | InferAs::Index | InferAs::I1) => t,
                 (Some(t), InferAs::I1Shape) => i1_of_shape(&mut self.m, t),
                 (Some(t), InferAs::Element) => match element_of(&self.m, t) {
                     Some(e) => e,
@@ -1109,7 +1204,11 @@ impl<'a> Parser<'a> {
             };
             match r.to {
                 TypeSlot::Operand(g) => {
-                    let count = group_range(f, g as u8, n).len();
+                    let count = if f.segments != 0 {
+                        st.group_counts.get(g).copied().unwrap_or(0)
+                    } else {
+                        group_range(f, g as u8, n).len()
+                    };
                     if let Some(slot) = ins.get_mut(g) {
                         slot.get_or_insert_with(|| vec![t; count]);
                     }
@@ -1120,6 +1219,17 @@ impl<'a> Parser<'a> {
                     }
                 }
                 TypeSlot::Attr(_) => {}
+            }
+        }
+        // An empty group spells no types.
+        for (g, slot) in ins.iter_mut().enumerate() {
+            let count = if f.segments != 0 {
+                st.group_counts.get(g).copied().unwrap_or(0)
+            } else {
+                group_range(f, g as u8, n).len()
+            };
+            if count == 0 {
+                slot.get_or_insert_with(Vec::new);
             }
         }
         let ins: Option<Vec<Vec<Type>>> = ins.into_iter().collect();

@@ -1512,7 +1512,7 @@ impl<'m> Printer<'m> {
         }
     }
 
-    fn print_block_name(&mut self, b: Block) {
+    pub(crate) fn print_block_name(&mut self, b: Block) {
         let id = self.block_ids.get(b.index()).copied().unwrap_or(0);
         let _ = write!(self.out, "^bb{id}");
     }
@@ -1613,8 +1613,8 @@ impl<'m> Printer<'m> {
                 }
             }
         }
+        // One entry per edge, as MLIR's (a cond_br to one block twice is two predecessors).
         preds.sort();
-        preds.dedup();
         match preds.len() {
             0 => self.out.push_str("  // no predecessors"),
             1 => {

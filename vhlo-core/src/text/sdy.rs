@@ -600,6 +600,22 @@ fn enum_case(m: &Module, cd: &CodecDialect, of: &str, d: &AttrData) -> Option<&'
     case_of(cd, of, |c| c.1 == v).map(|c| c.0)
 }
 
+/// The values of a dense i32 array.
+fn i32_array_data(m: &Module, d: &AttrData) -> Option<Vec<i64>> {
+    let AttrData::DenseArray { element, data } = d else {
+        return None;
+    };
+    if !matches!(
+        m.type_data(*element),
+        crate::ir::TypeData::Integer { width: 32, .. }
+    ) {
+        return None;
+    }
+    data.chunks_exact(4)
+        .map(|c| Some(i64::from(i32::from_le_bytes(c.try_into().ok()?))))
+        .collect()
+}
+
 /// Whether `d` is the text-kept attribute `#dialect.mnemonic<...>` (a `format: text` one).
 fn is_text_attr(m: &Module, cd: &CodecDialect, mnemonic: &str, d: &AttrData) -> bool {
     let AttrData::Opaque { text, .. } = d else {
@@ -652,8 +668,7 @@ pub(super) fn bare_ok(m: &Module, cd: &CodecDialect, of: &str, a: Attribute) -> 
         "typed" => typed_attr_type(m, d).is_some() || matches!(d, AttrData::Bool(_)),
         "array" => matches!(d, AttrData::Array(_)),
         "dense_i64_array" => super::op_format::i64_array_data(m, d).is_some(),
-        // Kinds no format spells bare (codegen's formats bind them in attr-dict).
-        "dense_i32_array" => false,
+        "dense_i32_array" => i32_array_data(m, d).is_some(),
         // A reduction before a collective's axes (a newer Shardy's) stays in generic form.
         "reduction_op" => false,
         _ if cd.attr(of).is_some_and(|(_, a)| a.form == CodecForm::Text) => {
@@ -694,6 +709,10 @@ impl Printer<'_> {
                 if let Some(data) = super::op_format::i64_array_data(m, d) {
                     super::op_format::write_i64_data(&mut self.out, data);
                 }
+            }
+            d if of == "dense_i32_array" => {
+                let values = i32_array_data(m, d).unwrap_or_default();
+                write_i64s(&mut self.out, &values);
             }
             AttrData::String { value, .. } if of == "symbol_name" => self.print_symbol(*value),
             AttrData::String { value, .. } => write_escaped(&mut self.out, m.bytes(*value)),
@@ -743,6 +762,26 @@ impl<'a> Parser<'a> {
             "dense_i64_array" => {
                 let v = self.parse_int_list()?;
                 return Ok(self.i64_array_attr(&v));
+            }
+            "dense_i32_array" => {
+                let at = self.c.token_start();
+                let v = self.parse_int_list()?;
+                let data: Option<Vec<u8>> = v
+                    .iter()
+                    .map(|&x| i32::try_from(x).ok().map(i32::to_le_bytes))
+                    .collect::<Option<Vec<[u8; 4]>>>()
+                    .map(|w| w.concat());
+                let Some(data) = data else {
+                    return Err(self.c.error_at(at, format!("{} does not fit i32", attr.name)));
+                };
+                let element = self.m.ty(crate::ir::TypeData::Integer {
+                    width: 32,
+                    signedness: crate::ir::Signedness::Signless,
+                });
+                return Ok(self.m.attr(AttrData::DenseArray {
+                    element,
+                    data: data.into(),
+                }));
             }
             "unit" => return Ok(self.m.attr(AttrData::Unit)),
             "string" => return self.sdy_string_attr(),

@@ -35,7 +35,7 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let Some((cd, spec)) = codec_op(name) else {
         return false;
     };
-    if !m.successors(op).is_empty() {
+    if m.successors(op).len() != spec.successors.len() {
         return false;
     }
     if let Some(f) = spec.format {

@@ -137,9 +137,34 @@ impl<'a> Parser<'a> {
         uses: &[Use<'a>],
         operand_types: &[Type],
         result_types: Vec<Type>,
+        props: Vec<NamedAttr>,
+        dict: Vec<NamedAttr>,
+        regions: Vec<Region>,
+    ) -> PResult<OpId> {
+        self.build_op_with_successors(
+            name,
+            uses,
+            operand_types,
+            result_types,
+            props,
+            dict,
+            regions,
+            Vec::new(),
+        )
+    }
+
+    /// [`Self::build_op`] of an op with successor blocks.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn build_op_with_successors(
+        &mut self,
+        name: &str,
+        uses: &[Use<'a>],
+        operand_types: &[Type],
+        result_types: Vec<Type>,
         mut props: Vec<NamedAttr>,
         dict: Vec<NamedAttr>,
         regions: Vec<Region>,
+        successors: Vec<Block>,
     ) -> PResult<OpId> {
         let mut attrs = dict;
         self.normalize_inherent(name, &mut props, &mut attrs);
@@ -157,6 +182,7 @@ impl<'a> Parser<'a> {
         st.properties = props;
         st.attributes = attrs;
         st.regions = regions;
+        st.successors = successors;
         self.finish_op(st, uses, operand_types)
     }
 
