@@ -30,14 +30,9 @@ impl<'a> Parser<'a> {
             "func.func" | "func" => self.parse_func_op(),
             "func.call" | "call" => self.parse_call_op(),
             "vhlo.func_v1" => self.parse_vhlo_func(),
-            "scf.for" => self.parse_scf_for(),
-            "scf.yield" | "func.return" | "return" => {
+            "func.return" | "return" => {
                 let (uses, types) = self.parse_operands_colon_types()?;
-                let st = self.new_state(if name == "scf.yield" {
-                    name
-                } else {
-                    "func.return"
-                });
+                let st = self.new_state("func.return");
                 self.finish_op(st, &uses, &types)
             }
             _ => {
@@ -409,8 +404,6 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
         "func.call" => print_call_op(p, op),
         n if super::sdy_ops::codec_op(n).is_some() => super::sdy_ops::print_codec_op(p, op),
         "vhlo.func_v1" => print_vhlo_func(p, op),
-        "scf.for" => print_scf_for(p, op),
-        "scf.yield" => print_terminator(p, op, "scf.yield"),
         name @ "builtin.unrealized_conversion_cast" => {
             if !m.properties(op).is_empty() || m.operands(op).len() != 1 || m.num_results(op) != 1 {
                 return false;
@@ -496,9 +489,9 @@ impl<'a> Parser<'a> {
         Ok(self.m.create_op(st))
     }
 
-    /// `scf.for %i = %lb to %ub step %s (: T)? (iter_args(%a = %init, ...) -> (T, ...))? {...}`:
+    /// `scf.for %i = %lb to %ub step %s (iter_args(%a = %init, ...) -> (T, ...))? (: T)? {...}`:
     /// operands `[lb, ub, step, inits...]`, body arguments `(%i, %a...)`.
-    fn parse_scf_for(&mut self) -> PResult<OpId> {
+    pub(crate) fn parse_scf_for(&mut self) -> PResult<OpId> {
         let (iv, _, ivpos) = self.parse_value_use()?;
         self.c.expect(b'=', "after the induction variable")?;
         let lb = self.parse_value_use()?;
@@ -506,16 +499,9 @@ impl<'a> Parser<'a> {
         let ub = self.parse_value_use()?;
         self.c.expect_keyword("step", "in scf.for")?;
         let step = self.parse_value_use()?;
-        let iv_type = if self.c.peek() == Some(b':') {
-            self.c.pos += 1;
-            self.parse_type()?
-        } else {
-            self.m.ty(TypeData::Index)
-        };
         let mut uses = vec![lb, ub, step];
-        let iv_loc = self.default_arg_loc(ivpos);
-        let mut args = vec![(iv, iv_type, ivpos, iv_loc)];
         let mut result_types = Vec::new();
+        let mut iter_names = Vec::new();
         if self.c.eat_keyword("iter_args") {
             self.c.expect(b'(', "after 'iter_args'")?;
             let names = self.parse_list_until(b')', "between iter_args", |p| {
@@ -529,10 +515,20 @@ impl<'a> Parser<'a> {
             if result_types.len() != names.len() {
                 return Err(self.c.error("iter_args and result types differ in number"));
             }
-            for ((n, p), &t) in names.into_iter().zip(&result_types) {
-                let loc = self.default_arg_loc(p);
-                args.push((n, t, p, loc));
-            }
+            iter_names = names;
+        }
+        // The induction variable's type, after the iter_args (upstream's ForOp::parse).
+        let iv_type = if self.c.peek() == Some(b':') {
+            self.c.pos += 1;
+            self.parse_type()?
+        } else {
+            self.m.ty(TypeData::Index)
+        };
+        let iv_loc = self.default_arg_loc(ivpos);
+        let mut args = vec![(iv, iv_type, ivpos, iv_loc)];
+        for ((n, p), &t) in iter_names.into_iter().zip(&result_types) {
+            let loc = self.default_arg_loc(p);
+            args.push((n, t, p, loc));
         }
         let mut types = vec![iv_type; 3];
         types.extend(result_types.iter().copied());
@@ -615,7 +611,7 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
-fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
+pub(crate) fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
     let ops = m.operands(op);
     let regions = m.regions(op);
@@ -649,10 +645,6 @@ fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
         name(p, ops[1]),
         name(p, ops[2])
     ));
-    if !matches!(m.type_data(iv_type), TypeData::Index) {
-        p.out.push_str(" : ");
-        p.print_type(iv_type);
-    }
     if !inits.is_empty() {
         let pairs: Vec<String> = args[1..]
             .iter()
@@ -665,6 +657,12 @@ fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
         p.out.push(')');
     }
     p.out.push(' ');
+    // Upstream's ForOp::print: ` : T ` after the space, for a type other than index.
+    if !matches!(m.type_data(iv_type), TypeData::Index) {
+        p.out.push_str(" : ");
+        p.print_type(iv_type);
+        p.out.push(' ');
+    }
     p.print_region(regions[0], false, false);
     if !m.attributes(op).is_empty() {
         p.out.push_str(" attributes ");
@@ -903,7 +901,7 @@ pub(crate) static FORMS_ONCE_LEGALIZED: CustomForms = CustomForms {
 };
 
 /// The dialects whose custom syntax this parser knows, wholly (StableHLO, VHLO, builtin, func,
-/// the codec dialects of spec/dialects/) or in part (a few ops of scf, and the
+/// the codec dialects of spec/dialects/) or in part (the
 /// interpreter's test ops). An op of any other dialect in custom syntax is refused as being of
 /// an unknown dialect: its syntax cannot be guessed (MLIR refuses it the same way when the
 /// dialect is not registered).
@@ -912,7 +910,6 @@ const KNOWN_DIALECTS: &[&str] = &[
     "func",
     "stablehlo",
     "vhlo",
-    "scf",
     "check",
     "interpreter",
 ];

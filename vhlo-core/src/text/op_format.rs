@@ -1062,6 +1062,8 @@ impl<'a> Parser<'a> {
                         st.operand_type_groups.push(g);
                     }
                 }
+                // A variadic group may be empty (scf.reduce without reductions).
+                FormatElem::Region(..) if f.variadic_regions && self.c.peek() != Some(b'{') => {}
                 FormatElem::Region(..) => loop {
                     let r = self.parse_region(None)?;
                     st.regions.push(r);

@@ -18,6 +18,7 @@ pub(crate) const HAND_WRITTEN: &[(&str, &str)] = &[
     ("chlo", "constant"),
     ("chlo", "scan"),
     ("arith", "select"),
+    ("scf", "for"),
 ];
 
 /// The codec dialect op `name` (`dialect.op`): the dialect's tables and the op's.
@@ -46,6 +47,9 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     if name == "arith.select" {
         return super::codec_ops::print_arith_select(p, op);
+    }
+    if name == "scf.for" {
+        return super::custom_forms::print_scf_for(p, op);
     }
     // `constant`, as stablehlo.constant: `attr-dict $value`, the value's type the result's.
     let value = m.properties(op).iter().chain(m.attributes(op));
@@ -96,6 +100,9 @@ impl<'a> Parser<'a> {
         }
         if name == "arith.select" {
             return self.parse_arith_select(name).map(Some);
+        }
+        if name == "scf.for" {
+            return self.parse_scf_for().map(Some);
         }
         if spec.name != "constant" {
             return Ok(None);
