@@ -1739,11 +1739,11 @@ impl<'a> Reader<'a> {
             }
         };
         let optional = |i: usize| is_module || optional.get(i).copied().unwrap_or(false);
-        // ODS's AttrSizedOperandSegments (writer.rs SEGMENTS): the segment sizes come first up
+        // ODS's AttrSizedOperandSegments (encoding.rs SEGMENTS): the segment sizes come first up
         // to version 5, last as a sparse array from version 6.
         let segments = codec_op
             .filter(|o| !o.attribute_names.contains(&"resultSegmentSizes"))
-            .filter(|o| o.attribute_names.contains(&super::writer::SEGMENTS))
+            .filter(|o| o.attribute_names.contains(&super::encoding::SEGMENTS))
             .map(|o| o.operands.len());
         let props = match segments {
             Some(groups) => self.decode_segmented_properties(&mut p, &names, &optional, groups)?,
@@ -1775,7 +1775,7 @@ impl<'a> Reader<'a> {
         optional: &dyn Fn(usize) -> bool,
         groups: usize,
     ) -> Result<Vec<NamedAttr>> {
-        let seg = super::writer::SEGMENTS;
+        let seg = super::encoding::SEGMENTS;
         let Some(at) = names.iter().position(|&n| self.module.str(n) == seg) else {
             return Err(p.err(format!("no '{seg}' among the op's attributes")));
         };
@@ -1847,7 +1847,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// MLIR's `readSparseArray` of `size` 32-bit integers (see writer.rs `write_sparse_array`).
+/// MLIR's `readSparseArray` of `size` 32-bit integers (writer.rs `write_sparse_array` writes it).
 fn read_sparse_array(p: &mut Cursor<'_>, size: usize) -> Result<Vec<i32>> {
     let mut out = vec![0i32; size];
     let (count, sparse) = p.varint_with_flag()?;

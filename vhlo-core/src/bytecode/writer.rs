@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use crate::ir::FastMap as HashMap;
 
-use super::encoding::{op_mask, section, version, Emitter, Encoded, ALIGNMENT_BYTE, MAGIC};
+use super::encoding::{
+    op_mask, section, version, Emitter, Encoded, ALIGNMENT_BYTE, MAGIC, SEGMENTS,
+};
 use super::reader::inherent_names;
 use super::vhlo_codec::DialectWriter;
 use super::UseListOrder;
@@ -941,15 +943,10 @@ struct OpInfo {
     /// Per name: the value written when the op lacks it (a codec dialect op's
     /// `DefaultValuedAttr`, which MLIR's properties always hold).
     defaults: Box<[Option<Attribute>]>,
-    /// ODS's AttrSizedOperandSegments (see [`SEGMENTS`]): the index of `operandSegmentSizes`
+    /// ODS's AttrSizedOperandSegments (see `encoding::SEGMENTS`): the index of `operandSegmentSizes`
     /// in `names`, which from bytecode version 6 is written last as a sparse array.
     segments: Option<usize>,
 }
-
-/// The property of ODS's AttrSizedOperandSegments. Its generated `writeProperties` writes it
-/// before the other attributes up to bytecode version 5 and after them, as a sparse array of
-/// integers (`writeSparseArray`, BytecodeImplementation.h), from version 6.
-pub(crate) const SEGMENTS: &str = "operandSegmentSizes";
 
 /// The values of a dense i32 array attribute.
 pub(crate) fn i32_array(m: &Module, a: Attribute) -> Option<Vec<i32>> {

@@ -600,6 +600,22 @@ fn enum_case(m: &Module, cd: &CodecDialect, of: &str, d: &AttrData) -> Option<&'
     case_of(cd, of, |c| c.1 == v).map(|c| c.0)
 }
 
+/// The values of a dense i64 array.
+fn i64_array_values(m: &Module, d: &AttrData) -> Option<Vec<i64>> {
+    let AttrData::DenseArray { element, data } = d else {
+        return None;
+    };
+    if !matches!(
+        m.type_data(*element),
+        crate::ir::TypeData::Integer { width: 64, .. }
+    ) {
+        return None;
+    }
+    data.chunks_exact(8)
+        .map(|c| Some(i64::from_le_bytes(c.try_into().ok()?)))
+        .collect()
+}
+
 /// The values of a dense i32 array.
 fn i32_array_data(m: &Module, d: &AttrData) -> Option<Vec<i64>> {
     let AttrData::DenseArray { element, data } = d else {
@@ -667,7 +683,7 @@ pub(super) fn bare_ok(m: &Module, cd: &CodecDialect, of: &str, a: Attribute) -> 
         // `true`/`false` carry no type: i1, as the parser reads them.
         "typed" => typed_attr_type(m, d).is_some() || matches!(d, AttrData::Bool(_)),
         "array" => matches!(d, AttrData::Array(_)),
-        "dense_i64_array" => super::op_format::i64_array_data(m, d).is_some(),
+        "dense_i64_array" => i64_array_values(m, d).is_some(),
         "dense_i32_array" => i32_array_data(m, d).is_some(),
         // A reduction before a collective's axes (a newer Shardy's) stays in generic form.
         "reduction_op" => false,
@@ -706,9 +722,8 @@ impl Printer<'_> {
             }
             _ if of == "typed" || of == "array" => self.print_attr(a),
             d if of == "dense_i64_array" => {
-                if let Some(data) = super::op_format::i64_array_data(m, d) {
-                    super::op_format::write_i64_data(&mut self.out, data);
-                }
+                let values = i64_array_values(m, d).unwrap_or_default();
+                write_i64s(&mut self.out, &values);
             }
             d if of == "dense_i32_array" => {
                 let values = i32_array_data(m, d).unwrap_or_default();

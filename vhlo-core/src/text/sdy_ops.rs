@@ -49,7 +49,7 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
         return super::codec_ops::print_arith_select(p, op);
     }
     if name == "scf.for" {
-        return super::custom_forms::print_scf_for(p, op);
+        return super::codec_ops::print_scf_for(p, op);
     }
     // `constant`, as stablehlo.constant: `attr-dict $value`, the value's type the result's.
     let value = m.properties(op).iter().chain(m.attributes(op));
