@@ -67,12 +67,17 @@ pub enum AttrForm {
     Enum,
     /// StableHLO's printStruct: `#dialect.mnemonic<name = [1, 2], ...>`, integer-list parameters.
     Struct,
+    /// Kept as its text (`#arith.fastmath<fast>`), no parameters: a dialect without a bytecode
+    /// encoding of its own writes it so. A format spells it stripped (`<fast>`).
+    Text,
 }
 
 #[derive(Clone, Debug)]
 pub struct Enum {
     pub name: String,
     pub cases: Vec<(String, i64)>,
+    /// The width of the integer attribute holding a case (32 or 64).
+    pub width: u32,
 }
 
 /// The value a parameter left out of an encoding takes when read.
@@ -116,6 +121,39 @@ pub struct OpAttr {
     pub name: String,
     pub of: String,
     pub optional: bool,
+    /// The default value as printed (ODS's `DefaultValuedAttr`).
+    pub default: Option<String>,
+}
+
+/// Where an inferred type comes from or goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeSlot {
+    Operand(usize),
+    Result(usize),
+    /// The type of a typed attribute (index into the op's attributes in spec order).
+    Attr(usize),
+}
+
+/// What an inferred type is made of its source's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InferAs {
+    Same,
+    /// i1 of its shape (MLIR's getI1SameShape).
+    I1Shape,
+    /// Its element type.
+    Element,
+    /// The index type (without a source).
+    Index,
+    /// i1 (without a source).
+    I1,
+}
+
+/// One inferred type: `to` is `from`'s type made as `as_` says, or `index` without `from`.
+#[derive(Clone, Debug)]
+pub struct Infer {
+    pub to: TypeSlot,
+    pub from: Option<TypeSlot>,
+    pub as_: InferAs,
 }
 
 #[derive(Clone, Debug)]
@@ -126,11 +164,16 @@ pub struct Op {
     /// Inherent attributes in property order (sorted by name).
     pub attributes: Vec<OpAttr>,
     pub regions: Vec<String>,
+    pub successors: Vec<String>,
     pub terminator: bool,
     /// ODS's `SameOperandsAndResultType`: a format spells one type for all.
     pub same_type: bool,
     /// The assembly format and where its first character is (codegen/src/format.rs).
     pub format: Option<(String, crate::diag::Pos)>,
+    /// The types the format leaves out, in order.
+    pub infer: Vec<Infer>,
+    /// Its result's name as MLIR prints it (`getAsmResultNames`).
+    pub result_name: Option<String>,
     pub pos: crate::diag::Pos,
 }
 
@@ -156,6 +199,7 @@ const BUILTIN_OP_ATTRS: &[&str] = &[
     "dense_i32_array",
     "typed",
     "array",
+    "unit",
 ];
 
 /// Lowers and checks one file.
@@ -202,9 +246,18 @@ pub fn lower(
             (None, true) => diags.error(pos(file, &e.name), "an enum without cases"),
             (None, false) => {}
         }
+        let width = match &e.width {
+            None => 32,
+            Some(w) if w.value == 32 || w.value == 64 => w.value as u32,
+            Some(w) => {
+                diags.error(pos(file, w), "an enum's `width` is 32 or 64");
+                32
+            }
+        };
         enums.push(Enum {
             name: e.name.value.clone(),
             cases,
+            width,
         });
     }
     let attr_names: Vec<&str> = raw
@@ -313,18 +366,20 @@ pub fn lower(
         let form = match a.format.as_ref().map(|f| f.value.as_str()) {
             Some("enum") => AttrForm::Enum,
             Some("struct") => AttrForm::Struct,
+            Some("text") => AttrForm::Text,
             _ => AttrForm::Custom,
         };
         let bad_form = match form {
             AttrForm::Enum => !matches!(&params[..], [p] if p.enum_.is_some()),
             AttrForm::Struct => params.iter().any(|p| p.kind != ParamKind::I64s),
+            AttrForm::Text => !params.is_empty(),
             AttrForm::Custom => false,
         };
         if let (true, Some(f)) = (bad_form, &a.format) {
             diags.error(
                 pos(file, f),
                 format!(
-                    "format of '{}': `enum` takes one enum parameter, `struct` integer lists",
+                    "format of '{}': `enum` takes one enum parameter, `struct` integer lists, `text` none",
                     a.name.value
                 ),
             );
@@ -505,13 +560,114 @@ pub fn lower(
                     format!("duplicate attribute '{}'", a.name.value),
                 );
             }
+            // The bytecode writer writes a default an op lacks as the attribute's text.
+            let text_attr = (raw.attributes.iter())
+                .zip(&attrs)
+                .any(|(r, x)| r.name.value == a.of.value && x.form == AttrForm::Text);
+            if let (Some(d), false) = (&a.default, text_attr) {
+                diags.error(
+                    pos(file, d),
+                    "a `default` is for attributes of a `format: text` attribute kind",
+                );
+            }
             attributes.push(OpAttr {
                 name: a.name.value.clone(),
                 of: a.of.value.clone(),
                 optional: a.optional,
+                default: a.default.as_ref().map(|d| d.value.clone()),
             });
         }
+        // Inferred types name operands, results and (as sources) attributes in spec order.
+        let operand_names: Vec<&str> = o
+            .operands
+            .iter()
+            .map(|s| s.value.trim_end_matches('*'))
+            .collect();
+        let result_names: Vec<&str> = o
+            .results
+            .iter()
+            .map(|s| s.value.trim_end_matches('*'))
+            .collect();
+        let slot = |n: &SStr, attrs_ok: bool, diags: &mut Diagnostics| {
+            let v = n.value.as_str();
+            let found = if let Some(i) = operand_names.iter().position(|x| *x == v) {
+                Some(TypeSlot::Operand(i))
+            } else if let Some(i) = result_names.iter().position(|x| *x == v) {
+                Some(TypeSlot::Result(i))
+            } else if let Some(i) = o.attributes.iter().position(|a| a.name.value == v) {
+                attrs_ok.then_some(TypeSlot::Attr(i))
+            } else {
+                None
+            };
+            if found.is_none() {
+                diags.error(
+                    pos(file, n),
+                    format!(
+                        "'{v}' is not an operand or result{}",
+                        if attrs_ok { " or attribute" } else { "" }
+                    ),
+                );
+            }
+            found
+        };
+        let mut infer = Vec::new();
+        for r in &o.infer {
+            let to = slot(&r.type_of, false, diags);
+            let mut constant = None;
+            let from = match (&r.from, &r.is) {
+                (Some(f), None) => slot(f, true, diags).map(Some),
+                (None, Some(is)) if is.value == "index" || is.value == "i1" => {
+                    constant = Some(if is.value == "index" {
+                        InferAs::Index
+                    } else {
+                        InferAs::I1
+                    });
+                    Some(None)
+                }
+                (None, Some(is)) => {
+                    diags.error(
+                        pos(file, is),
+                        format!("unknown `is: {}` (known: index, i1)", is.value),
+                    );
+                    None
+                }
+                _ => {
+                    diags.error(
+                        pos(file, &r.type_of),
+                        "an inferred type takes one of `from` and `is`",
+                    );
+                    None
+                }
+            };
+            let as_ = match r.as_.as_ref().map(|a| a.value.as_str()) {
+                None => InferAs::Same,
+                Some("i1_shape") => InferAs::I1Shape,
+                Some("element") => InferAs::Element,
+                Some(other) => {
+                    if let Some(a) = &r.as_ {
+                        diags.error(
+                            pos(file, a),
+                            format!("unknown `as: {other}` (known: i1_shape, element)"),
+                        );
+                    }
+                    InferAs::Same
+                }
+            };
+            let as_ = constant.unwrap_or(as_);
+            if let (Some(to), Some(from)) = (to, from) {
+                infer.push(Infer { to, from, as_ });
+            }
+        }
         attributes.sort_by(|a, b| a.name.cmp(&b.name));
+        // Attribute slots index the sorted (property-order) list.
+        for r in &mut infer {
+            if let Some(TypeSlot::Attr(i)) = r.from {
+                let name = &o.attributes[i].name.value;
+                if let Some(j) = attributes.iter().position(|a| &a.name == name) {
+                    r.from = Some(TypeSlot::Attr(j));
+                }
+            }
+        }
         for t in &o.traits {
             if t.value != "SameOperandsAndResultType" {
                 diags.error(
@@ -529,6 +685,7 @@ pub fn lower(
             results: o.results.iter().map(|s| s.value.clone()).collect(),
             attributes,
             regions: o.regions.iter().map(|s| s.value.clone()).collect(),
+            successors: o.successors.iter().map(|s| s.value.clone()).collect(),
             terminator: o.terminator,
             same_type: o
                 .traits
@@ -538,6 +695,8 @@ pub fn lower(
                 .format
                 .as_ref()
                 .map(|f| (f.value.clone(), crate::load::string_pos(file, f))),
+            infer,
+            result_name: o.result_name.as_ref().map(|r| r.value.clone()),
             pos: pos(file, &o.name),
         });
     }

@@ -92,6 +92,8 @@ pub enum Elem {
     OperandTypes(usize),
     /// `$name` of a region group (index in the spec's `regions:`).
     Region(usize),
+    /// `$name` of a successor (index in the spec's `successors:`).
+    Successor(usize),
     /// `custom<Name>(...)`: the directive and the attributes it binds.
     Custom(&'static str, Vec<usize>),
     /// `custom<VariadicOperandWithAttribute>($group)`.
@@ -173,6 +175,8 @@ impl<'a> Lexer<'a> {
 /// Names an op's fields resolve against.
 struct Names<'a> {
     op: &'a StablehloOp,
+    /// A codec dialect op's successors.
+    successors: &'a [String],
 }
 
 #[derive(Clone, Copy)]
@@ -181,6 +185,7 @@ enum Named {
     Attr(usize),
     Result(usize),
     Region(usize),
+    Successor(usize),
 }
 
 impl Names<'_> {
@@ -194,6 +199,9 @@ impl Names<'_> {
         }
         if let Some(i) = s.regions.iter().position(|f| f.name == name) {
             return Some(Named::Region(i));
+        }
+        if let Some(i) = self.successors.iter().position(|f| f == name) {
+            return Some(Named::Successor(i));
         }
         s.results
             .iter()
@@ -229,6 +237,7 @@ struct Bound {
     result_types: Vec<bool>,
     attrs: Vec<bool>,
     regions: Vec<bool>,
+    successors: Vec<bool>,
     attr_dict: bool,
 }
 
@@ -306,6 +315,10 @@ impl FormatParser<'_, '_> {
                 Some(Named::Region(i)) => {
                     self.bind(&mut |b| &mut b.regions, i, at, name)?;
                     Elem::Region(i)
+                }
+                Some(Named::Successor(i)) => {
+                    self.bind(&mut |b| &mut b.successors, i, at, name)?;
+                    Elem::Successor(i)
                 }
                 Some(Named::Result(_)) => {
                     return Err(Error(
@@ -528,10 +541,12 @@ impl FormatParser<'_, '_> {
                 return match (name, self.names.resolve(name)) {
                     ("operands" | "results", _)
                     | (_, Some(Named::Operand(_) | Named::Result(_))) => Ok(()),
-                    (_, Some(Named::Attr(_) | Named::Region(_))) => Err(Error(
-                        nat,
-                        format!("`{name}` is an attribute or a region; it has no type"),
-                    )),
+                    (_, Some(Named::Attr(_) | Named::Region(_) | Named::Successor(_))) => {
+                        Err(Error(
+                            nat,
+                            format!("`{name}` is an attribute or a region; it has no type"),
+                        ))
+                    }
                     (_, None) => Err(self.names.unknown(nat, name)),
                 };
             }
@@ -552,7 +567,7 @@ impl FormatParser<'_, '_> {
                 (_, Some(Named::Result(i))) => {
                     self.bind(&mut |b| &mut b.result_types, i, nat, name)?
                 }
-                (_, Some(Named::Attr(_) | Named::Region(_))) => {
+                (_, Some(Named::Attr(_) | Named::Region(_) | Named::Successor(_))) => {
                     return Err(Error(
                         nat,
                         format!("`{name}` is an attribute or a region; it has no type"),
@@ -673,7 +688,7 @@ pub fn parse(
                 | OdsType::Enum(_))
         )
     });
-    parse_with(op, bare.collect(), false, text, base)
+    parse_with(op, bare.collect(), false, &[], &[], text, base)
 }
 
 /// [`parse`], given which attributes have a bare spelling and whether the op has ODS's
@@ -682,6 +697,8 @@ fn parse_with(
     op: &StablehloOp,
     bare: Vec<bool>,
     same_type: bool,
+    inferred: &[crate::codec_dialect::TypeSlot],
+    successors: &[String],
     text: &str,
     base: &Pos,
 ) -> Result<Format, (Pos, String)> {
@@ -689,7 +706,7 @@ fn parse_with(
     let mut p = FormatParser {
         last_operand: None,
         lx: Lexer { text, at: 0, base },
-        names: Names { op },
+        names: Names { op, successors },
         bare,
         bound: Bound {
             operands: n(&op.operands),
@@ -697,6 +714,7 @@ fn parse_with(
             result_types: n(&op.results),
             attrs: vec![false; op.attributes.len()],
             regions: n(&op.regions),
+            successors: vec![false; successors.len()],
             attr_dict: false,
         },
     };
@@ -708,6 +726,17 @@ fn parse_with(
     if same_type && b.operand_types.iter().chain(&b.result_types).any(|t| *t) {
         b.operand_types.fill(true);
         b.result_types.fill(true);
+    }
+    for t in inferred {
+        use crate::codec_dialect::TypeSlot;
+        let slot = match *t {
+            TypeSlot::Operand(i) => b.operand_types.get_mut(i),
+            TypeSlot::Result(i) => b.result_types.get_mut(i),
+            TypeSlot::Attr(_) => None,
+        };
+        if let Some(s) = slot {
+            *s = true;
+        }
     }
     if !b.attr_dict {
         return Err((
@@ -726,6 +755,11 @@ fn parse_with(
         .or_else(|| missing("the type of operand", &op.operands, &b.operand_types))
         .or_else(|| missing("the type of result", &op.results, &b.result_types))
         .or_else(|| missing("region", &op.regions, &b.regions))
+        .or_else(|| {
+            (successors.iter().zip(&b.successors))
+                .find(|(_, b)| !**b)
+                .map(|(s, _)| format!("successor `{s}` is not bound by the format"))
+        })
     {
         return Err((end, m));
     }
@@ -784,7 +818,16 @@ type Parsed = Result<Format, (Pos, String)>;
 fn parse_dialect_op(dialect: &str, o: &DialectOp) -> Option<(StablehloOp, Parsed)> {
     let (text, pos) = o.format.as_ref()?;
     let op = dialect_model(dialect, o);
-    let f = parse_with(&op, vec![true; op.attributes.len()], o.same_type, text, pos);
+    let inferred: Vec<_> = o.infer.iter().map(|r| r.to).collect();
+    let f = parse_with(
+        &op,
+        vec![true; op.attributes.len()],
+        o.same_type,
+        &inferred,
+        &o.successors,
+        text,
+        pos,
+    );
     Some((op, f))
 }
 
@@ -828,6 +871,20 @@ pub fn dialect_tokens(dialect: &str, o: &DialectOp) -> TokenStream {
 
 fn table_tokens(op: &StablehloOp, f: &Format, same_type: bool) -> TokenStream {
     let operand_groups = op.operands.len() as u8;
+    // ODS's AttrSizedOperandSegments: the engine sizes the groups by `operandSegmentSizes`.
+    let segment_attr = op
+        .attributes
+        .iter()
+        .position(|a| a.name == "operandSegmentSizes");
+    let segments: u16 = match segment_attr {
+        Some(_) => op
+            .operands
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.variadic)
+            .fold(0, |acc, (i, _)| acc | 1 << i),
+        None => 0,
+    };
     let variadic = match op.operands.iter().position(|f| f.variadic) {
         Some(i) => {
             let i = i as u8;
@@ -861,7 +918,8 @@ fn table_tokens(op: &StablehloOp, f: &Format, same_type: bool) -> TokenStream {
         .cloned()
         .collect();
     let checked = elems_tokens(&checked, &mut Spacing::new());
-    let bound_attrs: u64 = bound_attrs(&f.elems);
+    // The segment sizes are spelled by the groups, never in attr-dict.
+    let bound_attrs: u64 = bound_attrs(&f.elems) | segment_attr.map_or(0, |i| 1 << i);
     quote! {
         Some(&OpFormat {
             elems: #elems,
@@ -874,6 +932,7 @@ fn table_tokens(op: &StablehloOp, f: &Format, same_type: bool) -> TokenStream {
             regions: #regions,
             variadic_regions: #variadic_regions,
             same_type: #same_type,
+            segments: #segments,
         })
     }
 }
@@ -989,6 +1048,10 @@ fn elems_tokens(elems: &[Elem], sp: &mut Spacing) -> TokenStream {
             Elem::Region(i) => {
                 let (i, space) = (*i as u8, sp.element());
                 quote! { FormatElem::Region(#i, #space) }
+            }
+            Elem::Successor(i) => {
+                let (i, space) = (*i as u8, sp.element());
+                quote! { FormatElem::Successor(#i, #space) }
             }
             Elem::Custom(name, attrs) => {
                 let d = quote::format_ident!("{}", name);

@@ -185,6 +185,10 @@ pub fn runtime_kinds_to_string() -> String {
             /// ODS's `SameOperandsAndResultType`: the format spells the operands' or the
             /// results' types, which are one type.
             pub same_type: bool,
+            /// ODS's `AttrSizedOperandSegments`: a bit per operand group that is variadic, the
+            /// groups sized by the op's `operandSegmentSizes` (which the format spells by its
+            /// groups); 0 for other ops.
+            pub segments: u16,
         }
         /// One element of an [`OpFormat`]. The `bool` of an element says whether it is printed
         /// after a space (codegen resolves the spacing, as MLIR's format generator does).
@@ -212,6 +216,8 @@ pub fn runtime_kinds_to_string() -> String {
             OperandTypes(u8, bool),
             /// The regions of the region group at this index, as a list.
             Region(u8, bool),
+            /// The successor block at this index of the op's successors.
+            Successor(u8, bool),
             /// A custom directive over these attributes (indices of `attribute_names`).
             Custom(FormatDirective, &'static [u8], bool),
             /// A custom directive over this operand group.

@@ -350,7 +350,9 @@ pub struct RawCodecDialect {
     pub dialect: SStr,
     #[serde(default)]
     pub enums: Vec<RawCodecEnum>,
+    #[serde(default)]
     pub attributes: Vec<RawCodecAttr>,
+    #[serde(default)]
     pub encodings: Vec<RawEncoding>,
     #[serde(default)]
     pub ops: Vec<RawCodecOp>,
@@ -365,6 +367,10 @@ pub struct RawCodecEnum {
     /// The StableHLO enum (its `stablehlo:` name in spec/enums.yaml) whose cases these are.
     #[serde(default)]
     pub cases_of: Option<SStr>,
+    /// The bit width of the integer attribute that holds a case (ODS's `I32EnumAttr` or
+    /// `I64EnumAttr`): 32 when absent.
+    #[serde(default)]
+    pub width: Option<Spanned<u64>>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -376,6 +382,7 @@ pub struct RawCodecAttr {
     /// Upstream's assembly format, of the one shape `list_format` reads.
     #[serde(default)]
     pub format: Option<SStr>,
+    #[serde(default)]
     pub params: Vec<RawParam>,
 }
 
@@ -419,6 +426,9 @@ pub struct RawCodecOp {
     pub attributes: Vec<RawOpAttr>,
     #[serde(default)]
     pub regions: Vec<SStr>,
+    /// Its successor blocks (ODS's `successors`).
+    #[serde(default)]
+    pub successors: Vec<SStr>,
     #[serde(default)]
     pub terminator: bool,
     /// ODS traits the format relies on (`SameOperandsAndResultType`).
@@ -427,6 +437,28 @@ pub struct RawCodecOp {
     /// Absent for upstream's `hasCustomAssemblyFormat` ops (text/sdy.rs writes them by hand).
     #[serde(default)]
     pub format: Option<SStr>,
+    /// The name of its result as MLIR prints it (the op's `getAsmResultNames`).
+    #[serde(default)]
+    pub result_name: Option<SStr>,
+    /// Types the format does not spell, inferred from another operand's, result's or
+    /// attribute's (ODS's `AllTypesMatch`, `TypesMatchWith`).
+    #[serde(default)]
+    pub infer: Vec<RawInfer>,
+}
+
+/// `{type_of: rhs, from: lhs}`: the type of operand (every operand of a variadic group) or
+/// result `type_of` is that of operand, result or attribute `from`, or (`as: i1_shape`) i1 of its
+/// shape, or (`as: element`) its element type; `{type_of: x, is: index}` is the index type.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawInfer {
+    pub type_of: SStr,
+    #[serde(default)]
+    pub from: Option<SStr>,
+    #[serde(default)]
+    pub is: Option<SStr>,
+    #[serde(default, rename = "as")]
+    pub as_: Option<SStr>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -436,6 +468,9 @@ pub struct RawOpAttr {
     pub of: SStr,
     #[serde(default)]
     pub optional: bool,
+    /// ODS's `DefaultValuedAttr`: the value as printed, which a format leaves out.
+    #[serde(default)]
+    pub default: Option<SStr>,
 }
 
 /// All raw files of one spec directory.

@@ -8,6 +8,7 @@ CASES.json is a list of {"name", "src", "ours_print" (null where we refused the 
 the artifacts we wrote for TARGET without and with allow_other_dialects (null where we refused).
 Prints one line per case and check, `name<TAB>check<TAB>ok` or `name<TAB>check<TAB>differs: ...`:
 - print: jaxlib parses our print to the module it parses the source to (or refuses both);
+- print-exact (where we read the source): our print is jaxlib's print of the source;
 - serialize-plain, serialize-allow: jaxlib's serialize_portable_artifact succeeds exactly when ours did;
 - read-plain, read-allow (where both wrote one): jaxlib reads ours to what it reads from its own.
 """
@@ -52,6 +53,8 @@ def main():
             line(name, "print", "refused", "refused" if src_print.startswith("error:") else src_print)
         else:
             line(name, "print", parse_print(case["ours_print"]), src_print)
+            # Our print is jaxlib's print of the source, byte for byte.
+            line(name, "print-exact", case["ours_print"], src_print)
         for key, allow in (("plain", False), ("allow", True)):
             try:
                 with o.context:

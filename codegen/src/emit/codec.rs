@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::codec_dialect::{CodecDialect, Condition, DefaultValue, Of};
+use crate::codec_dialect::{CodecDialect, Condition, DefaultValue, Of, TypeSlot};
 use crate::model::Spec;
 
 pub(crate) fn emit(spec: &Spec) -> TokenStream {
@@ -51,8 +51,9 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
     );
     let enums = d.enums.iter().map(|e| {
         let n = &e.name;
+        let width = e.width;
         let cases = e.cases.iter().map(|(c, v)| quote! { (#c, #v) });
-        quote! { ::vhlo_core::dialect::codec::CodecEnum { name: #n, cases: &[ #(#cases),* ] } }
+        quote! { ::vhlo_core::dialect::codec::CodecEnum { name: #n, cases: &[ #(#cases),* ], width: #width } }
     });
     let attrs = d.attrs.iter().map(|a| {
         let m = &a.name;
@@ -110,18 +111,46 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
         let operands = &o.operands;
         let results = &o.results;
         let regions = &o.regions;
+        let successors = &o.successors;
         let terminator = o.terminator;
         let format = crate::format::dialect_tokens(&d.name, o);
         let names = o.attributes.iter().map(|a| &a.name);
         let attributes = o.attributes.iter().map(|a| {
             let (an, of, opt) = (&a.name, &a.of, a.optional);
-            quote! { ::vhlo_core::dialect::codec::CodecOpAttr { name: #an, of: #of, optional: #opt } }
+            let default = match &a.default {
+                Some(d) => quote! { Some(#d) },
+                None => quote! { None },
+            };
+            quote! { ::vhlo_core::dialect::codec::CodecOpAttr { name: #an, of: #of, optional: #opt, default: #default } }
         });
+        let slot = |s: TypeSlot| match s {
+            TypeSlot::Operand(i) => quote! { ::vhlo_core::dialect::codec::TypeSlot::Operand(#i) },
+            TypeSlot::Result(i) => quote! { ::vhlo_core::dialect::codec::TypeSlot::Result(#i) },
+            TypeSlot::Attr(i) => quote! { ::vhlo_core::dialect::codec::TypeSlot::Attr(#i) },
+        };
+        let infer = o.infer.iter().map(|r| {
+            let to = slot(r.to);
+            let from = match r.from {
+                Some(f) => {
+                    let f = slot(f);
+                    quote! { Some(#f) }
+                }
+                None => quote! { None },
+            };
+            let as_ = format_ident!("{}", format!("{:?}", r.as_));
+            quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, as_: ::vhlo_core::dialect::codec::InferAs::#as_ } }
+        });
+        let result_name = match &o.result_name {
+            Some(n) => quote! { Some(#n) },
+            None => quote! { None },
+        };
         quote! {
             ::vhlo_core::dialect::codec::CodecOp {
                 name: #n, operands: &[ #(#operands),* ], results: &[ #(#results),* ],
                 attributes: &[ #(#attributes),* ], attribute_names: &[ #(#names),* ],
                 regions: &[ #(#regions),* ], terminator: #terminator, format: #format,
+                infer: &[ #(#infer),* ], result_name: #result_name,
+                successors: &[ #(#successors),* ],
             }
         }
     });

@@ -131,6 +131,12 @@ pub(crate) mod version {
 
 pub(crate) const MAGIC: [u8; 4] = [0x4D, 0x4C, 0xEF, 0x52];
 
+/// The property of ODS's AttrSizedOperandSegments. Its generated `writeProperties` writes it
+/// before the other attributes up to bytecode version 5 and after them, as a sparse array of
+/// integers (`writeSparseArray`, BytecodeImplementation.h), from version 6 (writer.rs,
+/// reader.rs).
+pub(crate) const SEGMENTS: &str = "operandSegmentSizes";
+
 /// The padding byte before aligned sections and blobs (`bytecode::kAlignmentByte`).
 pub(crate) const ALIGNMENT_BYTE: u8 = 0xCB;
 

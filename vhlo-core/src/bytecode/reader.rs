@@ -1733,7 +1733,16 @@ impl<'a> Reader<'a> {
             }
         };
         let optional = |i: usize| is_module || optional.get(i).copied().unwrap_or(false);
-        let props = self.decode_properties(&mut p, &names, &optional)?;
+        // ODS's AttrSizedOperandSegments (encoding.rs SEGMENTS): the segment sizes come first up
+        // to version 5, last as a sparse array from version 6.
+        let segments = codec_op
+            .filter(|o| !o.attribute_names.contains(&"resultSegmentSizes"))
+            .filter(|o| o.attribute_names.contains(&super::encoding::SEGMENTS))
+            .map(|o| o.operands.len());
+        let props = match segments {
+            Some(groups) => self.decode_segmented_properties(&mut p, &names, &optional, groups)?,
+            None => self.decode_properties(&mut p, &names, &optional)?,
+        };
         if !p.is_empty() {
             let e = self.op_names.get(name_idx);
             let (d, s) = e.map_or(("", ""), |e| (e.dialect.as_str(), e.short.as_str()));
@@ -1751,6 +1760,55 @@ impl<'a> Reader<'a> {
 
     /// A properties entry: VHLO ops store every attribute in `names` order; `builtin.module`
     /// stores each of its two as an optional attribute index.
+    /// [`Self::decode_properties`] of an op with `groups` operand groups sized by its
+    /// `operandSegmentSizes`.
+    fn decode_segmented_properties(
+        &mut self,
+        p: &mut Cursor<'_>,
+        names: &[Symbol],
+        optional: &dyn Fn(usize) -> bool,
+        groups: usize,
+    ) -> Result<Vec<NamedAttr>> {
+        let seg = super::encoding::SEGMENTS;
+        let Some(at) = names.iter().position(|&n| self.module.str(n) == seg) else {
+            return Err(p.err(format!("no '{seg}' among the op's attributes")));
+        };
+        let native = self.version > version::NATIVE_PROPERTIES_ENCODING;
+        let first = if native {
+            None
+        } else {
+            Some(self.read_attr(p)?)
+        };
+        let rest: Vec<Symbol> = (names.iter())
+            .enumerate()
+            .filter(|&(i, _)| i != at)
+            .map(|(_, &n)| n)
+            .collect();
+        let shift = |i: usize| if i >= at { i.saturating_add(1) } else { i };
+        let mut out = self.decode_properties(p, &rest, &|i| optional(shift(i)))?;
+        let value = match first {
+            Some(a) => a,
+            None => {
+                let sizes = read_sparse_array(p, groups)?;
+                let element = self.module.ty(TypeData::Integer {
+                    width: 32,
+                    signedness: crate::ir::Signedness::Signless,
+                });
+                let data: Vec<u8> = sizes.iter().flat_map(|v| v.to_le_bytes()).collect();
+                self.module.attr(AttrData::DenseArray {
+                    element,
+                    data: data.into(),
+                })
+            }
+        };
+        if let Some(&name) = names.get(at) {
+            out.push(NamedAttr { name, value });
+        }
+        let m = &self.module;
+        out.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+        Ok(out)
+    }
+
     fn decode_properties(
         &mut self,
         p: &mut Cursor<'_>,
@@ -1781,6 +1839,47 @@ impl<'a> Reader<'a> {
         }
         Ok(out)
     }
+}
+
+/// MLIR's `readSparseArray` of `size` 32-bit integers (writer.rs `write_sparse_array` writes it).
+fn read_sparse_array(p: &mut Cursor<'_>, size: usize) -> Result<Vec<i32>> {
+    let mut out = vec![0i32; size];
+    let (count, sparse) = p.varint_with_flag()?;
+    let value = |v: u64, p: &Cursor<'_>| {
+        i32::try_from(v as u32 as i64).map_err(|_| p.err("segment size out of range"))
+    };
+    if !sparse {
+        if count > size as u64 {
+            return Err(p.err(format!("{count} segment sizes for {size} operand groups")));
+        }
+        for slot in out.iter_mut().take(count as usize) {
+            let v = p.varint()?;
+            *slot = value(v, p)?;
+        }
+        return Ok(out);
+    }
+    if count == 0 {
+        return Ok(out);
+    }
+    if count > size as u64 {
+        return Err(p.err(format!("{count} segment sizes for {size} operand groups")));
+    }
+    let bits = p.varint()?;
+    if bits > 32 {
+        return Err(p.err("segment index width out of range"));
+    }
+    let mask = (1u64 << bits).wrapping_sub(1);
+    for _ in 0..count {
+        let pair = p.varint()?;
+        let index = usize::try_from(pair & mask).map_err(|_| p.err("segment index too large"))?;
+        let Some(slot) = out.get_mut(index) else {
+            return Err(p.err(format!(
+                "segment index {index} beyond {size} operand groups"
+            )));
+        };
+        *slot = value(pair >> bits, p)?;
+    }
+    Ok(out)
 }
 
 struct RegionCtx {

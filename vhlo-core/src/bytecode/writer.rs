@@ -7,6 +7,7 @@ use crate::ir::FastMap as HashMap;
 
 use super::encoding::{
     builtin_attr, builtin_type, op_mask, section, version, Emitter, Encoded, ALIGNMENT_BYTE, MAGIC,
+    SEGMENTS,
 };
 use super::reader::inherent_names;
 use super::vhlo_codec::DialectWriter;
@@ -936,6 +937,51 @@ struct OpInfo {
     symbols: Box<[Symbol]>,
     /// Per name: stored with a presence flag (builtin.module's all are; VHLO's none).
     optional: Box<[bool]>,
+    /// Per name: the value written when the op lacks it (a codec dialect op's
+    /// `DefaultValuedAttr`, which MLIR's properties always hold).
+    defaults: Box<[Option<Attribute>]>,
+    /// ODS's AttrSizedOperandSegments (see `encoding::SEGMENTS`): the index of `operandSegmentSizes`
+    /// in `names`, which from bytecode version 6 is written last as a sparse array.
+    segments: Option<usize>,
+}
+
+/// The values of a dense i32 array attribute.
+pub(crate) fn i32_array(m: &Module, a: Attribute) -> Option<Vec<i32>> {
+    let AttrData::DenseArray { element, data } = m.attr_data(a) else {
+        return None;
+    };
+    if !matches!(m.type_data(*element), TypeData::Integer { width: 32, .. }) {
+        return None;
+    }
+    data.chunks_exact(4)
+        .map(|c| Some(i32::from_le_bytes(c.try_into().ok()?)))
+        .collect()
+}
+
+/// MLIR's `writeSparseArray`: dense (size, then each value) unless at least half the values are
+/// zero, then sparse (the non-zero count, the bits of an index, then value<<bits|index).
+fn write_sparse_array(e: &mut Emitter, values: &[i32]) {
+    let nonzero = values.iter().filter(|&&v| v != 0).count();
+    let last = values.iter().rposition(|&v| v != 0).unwrap_or(0);
+    if last > 256 || nonzero > values.len() / 2 {
+        e.varint_with_flag(values.len() as u64, false);
+        for &v in values {
+            e.varint(u64::from(v as u32));
+        }
+        return;
+    }
+    e.varint_with_flag(nonzero as u64, true);
+    if nonzero == 0 {
+        return;
+    }
+    // llvm::Log2_32_Ceil(last + 1).
+    let bits = (last as u32 + 1).next_power_of_two().trailing_zeros();
+    e.varint(u64::from(bits));
+    for (i, &v) in values.iter().enumerate().take(last + 1) {
+        if v != 0 {
+            e.varint((u64::from(v as u32) << bits) | i as u64);
+        }
+    }
 }
 
 /// How an op's attributes are stored at a given version.
@@ -1031,10 +1077,27 @@ impl Writer<'_> {
                         None => dialect == "builtin",
                     })
                     .collect();
+                // A default is a `format: text` attribute of the dialect (codegen checks).
+                let defaults = names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, _)| {
+                        let d = codec_op?.attributes.get(i)?.default?;
+                        let (dialect, text) = (m.sym(dialect), m.sym(d));
+                        Some(m.attr(AttrData::Opaque { dialect, text }))
+                    })
+                    .collect();
+                // chlo.scan also has result segments, whose encoding is not known here: kept as
+                // attributes, as before.
+                let segments = codec_op
+                    .filter(|o| !o.attribute_names.contains(&"resultSegmentSizes"))
+                    .and_then(|_| names.iter().position(|n| *n == SEGMENTS));
                 Some(OpInfo {
                     names,
                     symbols,
                     optional,
+                    defaults,
+                    segments,
                 })
             })
         };
@@ -1073,13 +1136,14 @@ impl Writer<'_> {
                     list.iter().find(|a| a.name == name).map(|a| a.value)
                 };
                 let mut entry = Vec::with_capacity(info.names.len());
-                for ((&name, &sym), &optional) in info
+                for (((&name, &sym), &optional), &default) in info
                     .names
                     .iter()
                     .zip(info.symbols.iter())
                     .zip(info.optional.iter())
+                    .zip(info.defaults.iter())
                 {
-                    let value = find(props, sym).or_else(|| find(attrs, sym));
+                    let value = find(props, sym).or_else(|| find(attrs, sym)).or(default);
                     if value.is_none() && !optional {
                         return err(format!(
                             "{} is missing its '{name}' attribute",
@@ -1209,8 +1273,15 @@ impl Writer<'_> {
             self.n.op_dicts.insert(op, d);
             number_attr(&mut self.n, m, d)?;
         }
+        let native_segments = self.version > version::NATIVE_PROPERTIES_ENCODING
+            && self
+                .uses_properties(m, op)
+                .is_some_and(|i| i.segments.is_some());
         if let Some(props) = props {
-            for (_, value, _) in props {
+            for (name, value, _) in props {
+                if native_segments && name == SEGMENTS {
+                    continue;
+                }
                 if let Some(a) = value {
                     number_attr(&mut self.n, m, a)?;
                 }
@@ -1357,17 +1428,41 @@ impl Writer<'_> {
             mask |= op_mask::HAS_PROPERTIES;
             e.varint(idx);
         } else if let OpAttrs::Props(props, _) = self.op_attrs(m, op)? {
+            let segmented = self
+                .uses_properties(m, op)
+                .is_some_and(|i| i.segments.is_some());
             let mut w = EmitWriter {
                 e: Emitter::default(),
                 n: &self.n,
                 strings: &mut self.strings,
             };
-            for (_, value, optional) in props {
+            let native = self.version > version::NATIVE_PROPERTIES_ENCODING;
+            let segments = props
+                .iter()
+                .find(|p| segmented && p.0 == SEGMENTS)
+                .and_then(|p| p.1);
+            // Up to version 5, the segment sizes come first, as an attribute.
+            if let (Some(a), false) = (segments, native) {
+                w.attr(m, a)?;
+            }
+            for (name, value, optional) in props {
+                if segmented && name == SEGMENTS {
+                    continue;
+                }
                 if optional {
                     w.opt_attr(m, value)?;
                 } else if let Some(a) = value {
                     w.attr(m, a)?;
                 }
+            }
+            if let (Some(a), true) = (segments, native) {
+                let Some(values) = i32_array(m, a) else {
+                    return err(format!(
+                        "{}: '{SEGMENTS}' is not a dense i32 array",
+                        m.op_name_str(op)
+                    ));
+                };
+                write_sparse_array(&mut w.e, &values);
             }
             let mut entry = Emitter::default();
             entry.varint(w.e.buf.len() as u64);

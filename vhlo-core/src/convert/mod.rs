@@ -331,6 +331,28 @@ pub(crate) fn legalize_to_vhlo_in_place(
                 ));
                 continue;
             }
+            // A branch of another dialect (cf.br) to a block whose arguments have builtin types:
+            // those become VHLO types, the branch's operands do not, and libStablehlo's
+            // serializer refuses the program ("type mismatch for bb argument").
+            let builtin_arg = w.successors(op).iter().any(|&b| {
+                w.block_args(b)
+                    .iter()
+                    // (A function's blocks may have been converted already: VHLO types count.)
+                    .any(|&a| match w.type_data(w.value_type(a)) {
+                        TypeData::Dialect(d) => w.str(d.dialect) == "vhlo",
+                        _ => true,
+                    })
+            });
+            if allow && builtin_arg {
+                diags.push(diag(
+                    w,
+                    op,
+                    format!("op `{name}`"),
+                    None,
+                    "it passes values to a block whose arguments become VHLO types while its operands do not (libStablehlo refuses it)",
+                ));
+                continue;
+            }
             if name == "builtin.module" || name.starts_with("vhlo.") {
                 continue;
             }

@@ -54,6 +54,9 @@ pub enum CodecForm {
     Enum,
     /// StableHLO's printStruct: `#dialect.mnemonic<name = [1, 2], ...>`, empty lists left out.
     Struct,
+    /// Kept as its text (`AttrData::Opaque`, `#arith.fastmath<fast>`); a format spells it
+    /// stripped of `#dialect.mnemonic` (`<fast>`).
+    Text,
 }
 
 /// An enum of the dialect: (case name, value) pairs.
@@ -61,6 +64,8 @@ pub enum CodecForm {
 pub struct CodecEnum {
     pub name: &'static str,
     pub cases: &'static [(&'static str, i64)],
+    /// The width of the integer attribute that holds a case (32 or 64).
+    pub width: u32,
 }
 
 /// The value a parameter left out of an encoding takes when read.
@@ -115,6 +120,40 @@ pub struct CodecOpAttr {
     pub of: &'static str,
     /// Stored with a presence flag.
     pub optional: bool,
+    /// ODS's `DefaultValuedAttr`: the default as printed, which a format leaves out.
+    pub default: Option<&'static str>,
+}
+
+/// An operand's or result's type, or a typed attribute's (index into `attributes`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TypeSlot {
+    Operand(usize),
+    Result(usize),
+    Attr(usize),
+}
+
+/// What an inferred type is made of its source's.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum InferAs {
+    Same,
+    /// i1 of its shape (MLIR's getI1SameShape).
+    I1Shape,
+    /// Its element type.
+    Element,
+    /// The index type (without a source).
+    Index,
+    /// i1 (without a source).
+    I1,
+}
+
+/// A type the op's format does not spell (ODS's `AllTypesMatch`, `TypesMatchWith`): `to`'s
+/// type (every operand's of a variadic group) is `from`'s made as `as_` says, or `index`
+/// without `from`.
+#[derive(Clone, Copy, Debug)]
+pub struct CodecInfer {
+    pub to: TypeSlot,
+    pub from: Option<TypeSlot>,
+    pub as_: InferAs,
 }
 
 /// An op of the dialect.
@@ -132,6 +171,12 @@ pub struct CodecOp {
     /// The upstream assembly format (text/op_format.rs runs it); `None` for the ops upstream
     /// parses and prints by hand (`hasCustomAssemblyFormat`, text/sdy.rs).
     pub format: Option<&'static super::OpFormat>,
+    /// The types the format leaves out, in the order they are inferred.
+    pub infer: &'static [CodecInfer],
+    /// Its result's name as MLIR prints it (the op's `getAsmResultNames`).
+    pub result_name: Option<&'static str>,
+    /// Its successor blocks.
+    pub successors: &'static [&'static str],
 }
 
 /// A whole dialect.

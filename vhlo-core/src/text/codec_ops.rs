@@ -8,7 +8,7 @@ use super::op_format::print_functional_type;
 use super::parser::{PResult, Parser};
 use super::printer::{write_i64s, Printer};
 use crate::dialect::codec::{CodecAttr, CodecDialect, CodecForm};
-use crate::ir::{AttrData, Attribute, DialectAttr, NamedAttr, OpId, Param, TypeData};
+use crate::ir::{AttrData, Attribute, DialectAttr, NamedAttr, OpId, Param, Type, TypeData, Value};
 
 /// The attributes of `chlo.scan` its syntax spells (the rest go in `attributes {...}`).
 const SCAN_SPELLED: &[&str] = &["dimension", "operandSegmentSizes", "resultSegmentSizes"];
@@ -175,7 +175,7 @@ impl Parser<'_> {
         spec: &CodecAttr,
     ) -> PResult<Option<Vec<Param>>> {
         match spec.form {
-            CodecForm::Custom => Ok(None),
+            CodecForm::Custom | CodecForm::Text => Ok(None),
             CodecForm::Enum => {
                 let at = self.c.token_start();
                 let case = self.c.bare_ident().unwrap_or_default();
@@ -284,5 +284,198 @@ impl Printer<'_> {
             }
             _ => false,
         }
+    }
+}
+
+/// `arith.select %c, %t, %f [{attrs}] : [C, ]T` (upstream's `SelectOp::print`, ArithOps.cpp):
+/// the condition's type is spelled when it is a tensor, else it is i1. `false` when the types
+/// do not fit (printed generically then).
+pub(crate) fn print_arith_select(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let (&[c, t, f], Some(r), 1) = (m.operands(op), m.result(op, 0), m.num_results(op)) else {
+        return false;
+    };
+    let ty = m.value_type(r);
+    let cond = m.value_type(c);
+    let shaped = matches!(
+        m.type_data(cond),
+        TypeData::RankedTensor { .. } | TypeData::UnrankedTensor { .. }
+    );
+    let i1 = matches!(
+        m.type_data(cond),
+        TypeData::Integer {
+            width: 1,
+            signedness: crate::ir::Signedness::Signless
+        }
+    );
+    if m.value_type(t) != ty
+        || m.value_type(f) != ty
+        || !(shaped || i1)
+        || !m.regions(op).is_empty()
+    {
+        return false;
+    }
+    p.out.push_str("arith.select ");
+    p.print_value_list(m.operands(op));
+    super::op_format::print_attrs_except(p, op, |_| false);
+    p.out.push_str(" : ");
+    if shaped {
+        p.print_type(cond);
+        p.out.push_str(", ");
+    }
+    p.print_type(ty);
+    true
+}
+
+impl Parser<'_> {
+    /// `arith.select` after its name (upstream's `SelectOp::parse`).
+    pub(crate) fn parse_arith_select(&mut self, name: &str) -> PResult<OpId> {
+        let pos = self.c.token_start();
+        let mut uses = vec![self.parse_value_use()?];
+        for _ in 0..2 {
+            self.c.expect(b',', "between select operands")?;
+            uses.push(self.parse_value_use()?);
+        }
+        let dict = self.opt_attr_dict()?;
+        self.c.expect(b':', "before the select's type")?;
+        let first = self.parse_type()?;
+        let (cond, ty) = if self.c.eat(b',') {
+            (first, self.parse_type()?)
+        } else {
+            let i1 = self.m.ty(TypeData::Integer {
+                width: 1,
+                signedness: crate::ir::Signedness::Signless,
+            });
+            (i1, first)
+        };
+        let _ = pos;
+        self.build_op(
+            name,
+            &uses,
+            &[cond, ty, ty],
+            vec![ty],
+            Vec::new(),
+            dict,
+            Vec::new(),
+        )
+    }
+}
+
+/// `scf.for` (upstream's `ForOp::print`, SCF.cpp); `false` when the op does not fit its syntax.
+pub(crate) fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let ops = m.operands(op);
+    let regions = m.regions(op);
+    if ops.len() < 3
+        || regions.len() != 1
+        || m.blocks(regions[0]).len() != 1
+        || !m.properties(op).is_empty()
+    {
+        return false;
+    }
+    let inits = &ops[3..];
+    let args = m.block_args(m.blocks(regions[0])[0]);
+    let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+    let iv_type = m.value_type(ops[0]);
+    if args.len() != inits.len() + 1
+        || results.len() != inits.len()
+        || ops[..3].iter().any(|&v| m.value_type(v) != iv_type)
+        || m.value_type(args[0]) != iv_type
+        || args[1..]
+            .iter()
+            .zip(&results)
+            .any(|(&a, &t)| m.value_type(a) != t)
+    {
+        return false;
+    }
+    let name = |p: &Printer<'_>, v: Value| p.value_name(v);
+    p.out.push_str(&format!(
+        "scf.for {} = {} to {} step {}",
+        name(p, args[0]),
+        name(p, ops[0]),
+        name(p, ops[1]),
+        name(p, ops[2])
+    ));
+    if !inits.is_empty() {
+        let pairs: Vec<String> = args[1..]
+            .iter()
+            .zip(inits)
+            .map(|(&a, &v)| format!("{} = {}", name(p, a), name(p, v)))
+            .collect();
+        p.out
+            .push_str(&format!(" iter_args({}) -> (", pairs.join(", ")));
+        p.print_type_list(&results);
+        p.out.push(')');
+    }
+    p.out.push(' ');
+    // Upstream's ForOp::print: ` : T ` after the space, for a type other than index.
+    if !matches!(m.type_data(iv_type), TypeData::Index) {
+        p.out.push_str(" : ");
+        p.print_type(iv_type);
+        p.out.push(' ');
+    }
+    p.print_region(regions[0], false, false);
+    if !m.attributes(op).is_empty() {
+        p.out.push_str(" attributes ");
+        p.print_attr_dict(m.attributes(op), &[]);
+    }
+    true
+}
+
+impl Parser<'_> {
+    /// `scf.for %i = %lb to %ub step %s (iter_args(%a = %init, ...) -> (T, ...))? (: T)? {...}`:
+    /// operands `[lb, ub, step, inits...]`, body arguments `(%i, %a...)`.
+    pub(crate) fn parse_scf_for(&mut self) -> PResult<OpId> {
+        let (iv, _, ivpos) = self.parse_value_use()?;
+        self.c.expect(b'=', "after the induction variable")?;
+        let lb = self.parse_value_use()?;
+        self.c.expect_keyword("to", "in scf.for")?;
+        let ub = self.parse_value_use()?;
+        self.c.expect_keyword("step", "in scf.for")?;
+        let step = self.parse_value_use()?;
+        let mut uses = vec![lb, ub, step];
+        let mut result_types = Vec::new();
+        let mut iter_names = Vec::new();
+        if self.c.eat_keyword("iter_args") {
+            self.c.expect(b'(', "after 'iter_args'")?;
+            let names = self.parse_list_until(b')', "between iter_args", |p| {
+                let (n, _, pos) = p.parse_value_use()?;
+                p.c.expect(b'=', "in iter_args")?;
+                uses.push(p.parse_value_use()?);
+                Ok((n, pos))
+            })?;
+            self.c.expect_punct("->", "before the result types")?;
+            result_types = self.parse_result_types()?;
+            if result_types.len() != names.len() {
+                return Err(self.c.error("iter_args and result types differ in number"));
+            }
+            iter_names = names;
+        }
+        // The induction variable's type, after the iter_args (upstream's ForOp::parse).
+        let iv_type = if self.c.peek() == Some(b':') {
+            self.c.pos += 1;
+            self.parse_type()?
+        } else {
+            self.m.ty(TypeData::Index)
+        };
+        let iv_loc = self.default_arg_loc(ivpos);
+        let mut args = vec![(iv, iv_type, ivpos, iv_loc)];
+        for ((n, p), &t) in iter_names.into_iter().zip(&result_types) {
+            let loc = self.default_arg_loc(p);
+            args.push((n, t, p, loc));
+        }
+        let mut types = vec![iv_type; 3];
+        types.extend(result_types.iter().copied());
+        let region = self.parse_region(Some(args))?;
+        let dict = if self.c.eat_keyword("attributes") {
+            self.parse_attr_dict()?
+        } else {
+            Vec::new()
+        };
+        let mut st = self.new_state("scf.for");
+        st.attributes = dict;
+        st.result_types = result_types;
+        st.regions.push(region);
+        self.finish_op(st, &uses, &types)
     }
 }

@@ -1,5 +1,5 @@
-//! Custom (pretty) op syntax, both ways: builtin.module, func.func/return/call, vhlo.func_v1,
-//! scf.for and the like here, and the dispatch to StableHLO's (`shlo_pretty`) and sdy's (`sdy`).
+//! Custom (pretty) op syntax, both ways: builtin.module, func.func/return/call, vhlo.func_v1
+//! and the like here, and the dispatch to StableHLO's (`shlo_pretty`) and sdy's (`sdy`).
 //! The printer and parser cores know no op: `text/mod.rs` hands them [`FORMS`] and
 //! `Parser::parse_custom_op`.
 
@@ -30,91 +30,10 @@ impl<'a> Parser<'a> {
             "func.func" | "func" => self.parse_func_op(),
             "func.call" | "call" => self.parse_call_op(),
             "vhlo.func_v1" => self.parse_vhlo_func(),
-            "scf.for" => self.parse_scf_for(),
-            "scf.yield" | "func.return" | "return" => {
+            "func.return" | "return" => {
                 let (uses, types) = self.parse_operands_colon_types()?;
-                let st = self.new_state(if name == "scf.yield" {
-                    name
-                } else {
-                    "func.return"
-                });
+                let st = self.new_state("func.return");
                 self.finish_op(st, &uses, &types)
-            }
-            "tensor.insert" => {
-                // `tensor.insert %scalar into %dest[%i, ...] : tensor<...>`
-                let scalar = self.parse_value_use()?;
-                self.c.expect_keyword("into", "in tensor.insert")?;
-                let dest = self.parse_value_use()?;
-                self.c.expect(b'[', "to open the indices")?;
-                let mut uses = vec![scalar, dest];
-                uses.extend(self.parse_list_until(
-                    b']',
-                    "between indices",
-                    Self::parse_value_use,
-                )?);
-                let dict = self.opt_attr_dict()?;
-                self.c.expect(b':', "before the tensor type")?;
-                self.c.skip_ws();
-                let tpos = self.c.pos;
-                let t = self.parse_type()?;
-                let element = match self.m.type_data(t) {
-                    TypeData::RankedTensor { element, .. }
-                    | TypeData::UnrankedTensor { element } => *element,
-                    _ => return Err(self.c.error_at(tpos, "expected a tensor type")),
-                };
-                let index = self.m.ty(TypeData::Index);
-                let mut types = vec![element, t];
-                types.resize(uses.len(), index);
-                let mut st = self.new_state("tensor.insert");
-                st.attributes = dict;
-                st.result_types = vec![t];
-                self.finish_op(st, &uses, &types)
-            }
-            "arith.constant" => {
-                let dict = self.opt_attr_dict()?;
-                self.c.skip_ws();
-                let vpos = self.c.pos;
-                let value = self.parse_attribute()?;
-                let ty = match self.m.attr_data(value).clone() {
-                    AttrData::DenseElements { ty, .. }
-                    | AttrData::DenseStrings { ty, .. }
-                    | AttrData::DenseResource { ty, .. } => ty,
-                    AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } => ty,
-                    AttrData::Bool(_) => self.m.ty(TypeData::Integer {
-                        width: 1,
-                        signedness: Signedness::Signless,
-                    }),
-                    _ => return Err(self.c.error_at(vpos, "expected a typed constant")),
-                };
-                let mut st = self.new_state("arith.constant");
-                st.properties = vec![self.named("value", value)];
-                st.attributes = dict;
-                st.result_types = vec![ty];
-                Ok(self.m.create_op(st))
-            }
-            "tensor.cast" => {
-                let uses = vec![self.parse_value_use()?];
-                let dict = self.opt_attr_dict()?;
-                self.c.expect(b':', "before the source type")?;
-                let from = self.parse_type()?;
-                self.c.expect_keyword("to", "between cast types")?;
-                let to = self.parse_type()?;
-                let mut st = self.new_state("tensor.cast");
-                st.attributes = dict;
-                st.result_types = vec![to];
-                self.finish_op(st, &uses, &[from])
-            }
-            n if ARITH_BINARY.contains(&n) => {
-                let mut uses = vec![self.parse_value_use()?];
-                self.c.expect(b',', "between operands")?;
-                uses.push(self.parse_value_use()?);
-                let dict = self.opt_attr_dict()?;
-                self.c.expect(b':', "before the operand type")?;
-                let t = self.parse_type()?;
-                let mut st = self.new_state(n);
-                st.attributes = dict;
-                st.result_types = vec![t];
-                self.finish_op(st, &uses, &[t, t])
             }
             _ => {
                 if let Some(op) = self.parse_codec_op(name)? {
@@ -131,7 +50,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn new_state(&mut self, name: &str) -> OperationState {
+    pub(crate) fn new_state(&mut self, name: &str) -> OperationState {
         let sym = self.m.sym(name);
         OperationState::new(sym, self.m.unknown_loc())
     }
@@ -485,68 +404,7 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
         "func.call" => print_call_op(p, op),
         n if super::sdy_ops::codec_op(n).is_some() => super::sdy_ops::print_codec_op(p, op),
         "vhlo.func_v1" => print_vhlo_func(p, op),
-        "scf.for" => print_scf_for(p, op),
-        "scf.yield" => print_terminator(p, op, "scf.yield"),
-        "tensor.insert" => {
-            let ops = m.operands(op);
-            if !m.properties(op).is_empty() || ops.len() < 2 || m.num_results(op) != 1 {
-                return false;
-            }
-            let t = m.value_type(ops[1]);
-            let element = match m.type_data(t) {
-                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
-                    *element
-                }
-                _ => return false,
-            };
-            let index_ok = ops[2..]
-                .iter()
-                .all(|&v| matches!(m.type_data(m.value_type(v)), TypeData::Index));
-            if m.value_type(ops[0]) != element
-                || !index_ok
-                || m.value_type(m.result(op, 0).expect("one result")) != t
-            {
-                return false;
-            }
-            let names: Vec<String> = ops.iter().map(|&v| p.value_name(v)).collect();
-            p.out.push_str(&format!(
-                "tensor.insert {} into {}[{}]",
-                names[0],
-                names[1],
-                names[2..].join(", ")
-            ));
-            p.print_op_attrs(op);
-            p.out.push_str(" : ");
-            p.print_type(t);
-            true
-        }
-        "arith.constant" => {
-            let Some(v) = super::shlo_pretty::find_prop(m, op, "value") else {
-                return false;
-            };
-            if m.properties(op).len() != 1 || m.num_results(op) != 1 || !m.operands(op).is_empty() {
-                return false;
-            }
-            p.out.push_str("arith.constant");
-            p.print_op_attrs(op);
-            p.out.push(' ');
-            p.print_attr(v);
-            if matches!(m.attr_data(v), AttrData::Bool(_)) {
-                // `true`/`false` carry no type: only i1 results print this way.
-                let r = m.value_type(m.result(op, 0).expect("one result"));
-                if !matches!(
-                    m.type_data(r),
-                    TypeData::Integer {
-                        width: 1,
-                        signedness: Signedness::Signless
-                    }
-                ) {
-                    return false;
-                }
-            }
-            true
-        }
-        name @ ("tensor.cast" | "builtin.unrealized_conversion_cast") => {
+        name @ "builtin.unrealized_conversion_cast" => {
             if !m.properties(op).is_empty() || m.operands(op).len() != 1 || m.num_results(op) != 1 {
                 return false;
             }
@@ -558,24 +416,6 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             p.print_type(m.value_type(m.operands(op)[0]));
             p.out.push_str(" to ");
             p.print_type(m.value_type(m.result(op, 0).expect("one result")));
-            true
-        }
-        n if ARITH_BINARY.contains(&n) => {
-            let ops = m.operands(op);
-            if !m.properties(op).is_empty() || ops.len() != 2 || m.num_results(op) != 1 {
-                return false;
-            }
-            let t = m.value_type(ops[0]);
-            if m.value_type(ops[1]) != t || m.value_type(m.result(op, 0).expect("one result")) != t
-            {
-                return false;
-            }
-            p.out.push_str(n);
-            p.out.push(' ');
-            p.print_value_list(ops);
-            p.print_op_attrs(op);
-            p.out.push_str(" : ");
-            p.print_type(t);
             true
         }
         _ => super::shlo_pretty::print_stablehlo(p, op),
@@ -592,22 +432,6 @@ pub(crate) fn print_operands_colon_types(p: &mut Printer<'_>, vals: &[Value]) {
     let types: Vec<Type> = vals.iter().map(|&v| p.m.value_type(v)).collect();
     p.print_type_list(&types);
 }
-
-/// Same-typed binary arith ops with the plain `%a, %b : T` syntax (no fastmath flags).
-const ARITH_BINARY: &[&str] = &[
-    "arith.addf",
-    "arith.subf",
-    "arith.mulf",
-    "arith.divf",
-    "arith.addi",
-    "arith.subi",
-    "arith.muli",
-    "arith.andi",
-    "arith.ori",
-    "arith.xori",
-    "arith.maximumf",
-    "arith.minimumf",
-];
 
 impl<'a> Parser<'a> {
     /// `vhlo.func_v1 @name(%arg0: T) -> (R) { body } {attrs}`: name and type become the
@@ -663,59 +487,6 @@ impl<'a> Parser<'a> {
         st.attributes = attrs;
         st.regions.push(region);
         Ok(self.m.create_op(st))
-    }
-
-    /// `scf.for %i = %lb to %ub step %s (: T)? (iter_args(%a = %init, ...) -> (T, ...))? {...}`:
-    /// operands `[lb, ub, step, inits...]`, body arguments `(%i, %a...)`.
-    fn parse_scf_for(&mut self) -> PResult<OpId> {
-        let (iv, _, ivpos) = self.parse_value_use()?;
-        self.c.expect(b'=', "after the induction variable")?;
-        let lb = self.parse_value_use()?;
-        self.c.expect_keyword("to", "in scf.for")?;
-        let ub = self.parse_value_use()?;
-        self.c.expect_keyword("step", "in scf.for")?;
-        let step = self.parse_value_use()?;
-        let iv_type = if self.c.peek() == Some(b':') {
-            self.c.pos += 1;
-            self.parse_type()?
-        } else {
-            self.m.ty(TypeData::Index)
-        };
-        let mut uses = vec![lb, ub, step];
-        let iv_loc = self.default_arg_loc(ivpos);
-        let mut args = vec![(iv, iv_type, ivpos, iv_loc)];
-        let mut result_types = Vec::new();
-        if self.c.eat_keyword("iter_args") {
-            self.c.expect(b'(', "after 'iter_args'")?;
-            let names = self.parse_list_until(b')', "between iter_args", |p| {
-                let (n, _, pos) = p.parse_value_use()?;
-                p.c.expect(b'=', "in iter_args")?;
-                uses.push(p.parse_value_use()?);
-                Ok((n, pos))
-            })?;
-            self.c.expect_punct("->", "before the result types")?;
-            result_types = self.parse_result_types()?;
-            if result_types.len() != names.len() {
-                return Err(self.c.error("iter_args and result types differ in number"));
-            }
-            for ((n, p), &t) in names.into_iter().zip(&result_types) {
-                let loc = self.default_arg_loc(p);
-                args.push((n, t, p, loc));
-            }
-        }
-        let mut types = vec![iv_type; 3];
-        types.extend(result_types.iter().copied());
-        let region = self.parse_region(Some(args))?;
-        let dict = if self.c.eat_keyword("attributes") {
-            self.parse_attr_dict()?
-        } else {
-            Vec::new()
-        };
-        let mut st = self.new_state("scf.for");
-        st.attributes = dict;
-        st.result_types = result_types;
-        st.regions.push(region);
-        self.finish_op(st, &uses, &types)
     }
 
     fn intern_vhlo_func_type(&mut self, inputs: Vec<Type>, results: Vec<Type>) -> Type {
@@ -780,64 +551,6 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
         rest.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
         p.out.push(' ');
         p.print_attr_dict(&rest, &[]);
-    }
-    true
-}
-
-fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
-    let m = p.m;
-    let ops = m.operands(op);
-    let regions = m.regions(op);
-    if ops.len() < 3
-        || regions.len() != 1
-        || m.blocks(regions[0]).len() != 1
-        || !m.properties(op).is_empty()
-    {
-        return false;
-    }
-    let inits = &ops[3..];
-    let args = m.block_args(m.blocks(regions[0])[0]);
-    let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
-    let iv_type = m.value_type(ops[0]);
-    if args.len() != inits.len() + 1
-        || results.len() != inits.len()
-        || ops[..3].iter().any(|&v| m.value_type(v) != iv_type)
-        || m.value_type(args[0]) != iv_type
-        || args[1..]
-            .iter()
-            .zip(&results)
-            .any(|(&a, &t)| m.value_type(a) != t)
-    {
-        return false;
-    }
-    let name = |p: &Printer<'_>, v: Value| p.value_name(v);
-    p.out.push_str(&format!(
-        "scf.for {} = {} to {} step {}",
-        name(p, args[0]),
-        name(p, ops[0]),
-        name(p, ops[1]),
-        name(p, ops[2])
-    ));
-    if !matches!(m.type_data(iv_type), TypeData::Index) {
-        p.out.push_str(" : ");
-        p.print_type(iv_type);
-    }
-    if !inits.is_empty() {
-        let pairs: Vec<String> = args[1..]
-            .iter()
-            .zip(inits)
-            .map(|(&a, &v)| format!("{} = {}", name(p, a), name(p, v)))
-            .collect();
-        p.out
-            .push_str(&format!(" iter_args({}) -> (", pairs.join(", ")));
-        p.print_type_list(&results);
-        p.out.push(')');
-    }
-    p.out.push(' ');
-    p.print_region(regions[0], false, false);
-    if !m.attributes(op).is_empty() {
-        p.out.push_str(" attributes ");
-        p.print_attr_dict(m.attributes(op), &[]);
     }
     true
 }
@@ -1064,7 +777,7 @@ pub(crate) static FORMS: CustomForms = CustomForms {
 };
 
 /// The dialects whose custom syntax this parser knows, wholly (StableHLO, VHLO, builtin, func,
-/// the codec dialects of spec/dialects/) or in part (a few ops of tensor, arith and scf, and the
+/// the codec dialects of spec/dialects/) or in part (the
 /// interpreter's test ops). An op of any other dialect in custom syntax is refused as being of
 /// an unknown dialect: its syntax cannot be guessed (MLIR refuses it the same way when the
 /// dialect is not registered).
@@ -1073,9 +786,6 @@ const KNOWN_DIALECTS: &[&str] = &[
     "func",
     "stablehlo",
     "vhlo",
-    "tensor",
-    "arith",
-    "scf",
     "check",
     "interpreter",
 ];

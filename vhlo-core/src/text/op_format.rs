@@ -8,7 +8,7 @@
 
 use super::parser::{PResult, Parser};
 use super::printer::{int_attr_of, write_i64s, Printer};
-use crate::dialect::codec::{CodecDialect, CodecOp};
+use crate::dialect::codec::{CodecDialect, CodecInfer, CodecOp, InferAs, TypeSlot};
 use crate::ir::*;
 use crate::vhlo::{
     FormatAnchor, FormatDirective, FormatElem, OdsConstraint, OpFormat, StablehloOp,
@@ -65,6 +65,47 @@ fn group_range(f: &OpFormat, g: u8, n: usize) -> std::ops::Range<usize> {
             i..i + 1
         }
     }
+}
+
+/// The operands of group `g` of `op`: by its `operandSegmentSizes` for an op with segments
+/// (`segment_sizes` holds, [`print`] checks), else by [`group_range`].
+fn op_group(m: &Module, op: OpId, f: &OpFormat, g: u8) -> std::ops::Range<usize> {
+    if f.segments == 0 {
+        return group_range(f, g, m.operands(op).len());
+    }
+    let sizes = segment_sizes(m, op).unwrap_or_default();
+    let start: usize = sizes.iter().take(usize::from(g)).sum();
+    start..start + sizes.get(usize::from(g)).copied().unwrap_or(0)
+}
+
+/// The op's `operandSegmentSizes` (a property, or an attribute as read from `{...}`).
+fn segment_sizes(m: &Module, op: OpId) -> Option<Vec<usize>> {
+    let a = (m.properties(op).iter())
+        .chain(m.attributes(op))
+        .find(|a| m.str(a.name) == "operandSegmentSizes")?;
+    let AttrData::DenseArray { element, data } = m.attr_data(a.value) else {
+        return None;
+    };
+    if !matches!(m.type_data(*element), TypeData::Integer { width: 32, .. }) {
+        return None;
+    }
+    data.chunks_exact(4)
+        .map(|c| usize::try_from(i32::from_le_bytes(c.try_into().ok()?)).ok())
+        .collect()
+}
+
+/// Whether an op with segments has sizes that fit its groups: one per group, summing to its
+/// operands, 1 for a group that is not variadic.
+fn segments_fit(m: &Module, op: OpId, f: &OpFormat) -> bool {
+    let Some(sizes) = segment_sizes(m, op) else {
+        return false;
+    };
+    sizes.len() == f.operand_groups as usize
+        && sizes.iter().sum::<usize>() == m.operands(op).len()
+        && sizes
+            .iter()
+            .enumerate()
+            .all(|(g, &s)| f.segments >> g & 1 == 1 || s == 1)
 }
 
 /// The most attributes an op with a format may have (codegen checks).
@@ -161,10 +202,15 @@ fn anchor_present(
                     !(p.opts.elide_defaults
                         && is_default_value(m, k, k.attribute_names()[i as usize], v))
                 }
-                FormatOp::Dialect(..) => true,
+                // A default-valued attribute at its default is left out (ODS's printer).
+                FormatOp::Dialect(_, o) => o
+                    .attributes
+                    .get(i as usize)
+                    .and_then(|a| a.default)
+                    .is_none_or(|d| super::printer::attribute_to_string(m, v) != d),
             },
         },
-        FormatAnchor::Operand(g) => !group_range(f, g, m.operands(op).len()).is_empty(),
+        FormatAnchor::Operand(g) => !op_group(m, op, f, g).is_empty(),
         // A format binds at most one region group (codegen checks).
         FormatAnchor::Region(_) => !m.regions(op).is_empty(),
     }
@@ -294,8 +340,13 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: FormatOp, f: &OpFormat)
     let nops = m.operands(op).len();
     let groups = f.operand_groups as usize;
     let operands_fit = match f.variadic_operands {
+        _ if f.segments != 0 => segments_fit(m, op, f),
         None => nops == groups,
         Some(_) => nops + 1 >= groups,
+    };
+    let successors = match kind {
+        FormatOp::Dialect(_, o) => o.successors.len(),
+        FormatOp::Shlo(_) => 0,
     };
     let nres = m.num_results(op);
     let results_fit = if f.variadic_results {
@@ -314,9 +365,15 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: FormatOp, f: &OpFormat)
     } else {
         nregions == f.regions as usize
     };
+    let inferred_hold = match kind {
+        FormatOp::Dialect(_, o) => o.infer.iter().all(|r| inferred_holds(m, op, f, &found, r)),
+        FormatOp::Shlo(_) => true,
+    };
     if !operands_fit
         || !results_fit
         || !regions_fit
+        || m.successors(op).len() != successors
+        || !inferred_hold
         || (f.same_type && !one_type(m, op))
         || !printable(p, op, kind, f, &found, f.checked)
     {
@@ -330,6 +387,115 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: FormatOp, f: &OpFormat)
         return false;
     }
     true
+}
+
+/// i1 of the shape of `t` (MLIR's `getI1SameShape`): a tensor's shape and encoding, else i1.
+fn i1_of_shape(m: &mut Module, t: Type) -> Type {
+    let i1 = m.ty(TypeData::Integer {
+        width: 1,
+        signedness: Signedness::Signless,
+    });
+    match m.type_data(t).clone() {
+        TypeData::RankedTensor {
+            shape, encoding, ..
+        } => m.ty(TypeData::RankedTensor {
+            shape,
+            element: i1,
+            encoding,
+        }),
+        TypeData::UnrankedTensor { .. } => m.ty(TypeData::UnrankedTensor { element: i1 }),
+        _ => i1,
+    }
+}
+
+/// Whether `t` is i1 of the shape of `of` (see [`i1_of_shape`]).
+fn is_i1_of_shape(m: &Module, t: Type, of: Type) -> bool {
+    let is_i1 = |e: Type| {
+        matches!(
+            m.type_data(e),
+            TypeData::Integer {
+                width: 1,
+                signedness: Signedness::Signless
+            }
+        )
+    };
+    match (m.type_data(t), m.type_data(of)) {
+        (
+            TypeData::RankedTensor {
+                shape,
+                element,
+                encoding,
+            },
+            TypeData::RankedTensor {
+                shape: s,
+                encoding: e,
+                ..
+            },
+        ) => shape == s && encoding == e && is_i1(*element),
+        (TypeData::UnrankedTensor { element }, TypeData::UnrankedTensor { .. }) => is_i1(*element),
+        (_, TypeData::RankedTensor { .. } | TypeData::UnrankedTensor { .. }) => false,
+        _ => is_i1(t),
+    }
+}
+
+/// The element type of a tensor type.
+fn element_of(m: &Module, t: Type) -> Option<Type> {
+    match m.type_data(t) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
+            Some(*element)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the types the format leaves out (`r.to`) are the ones the parser infers back.
+fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecInfer) -> bool {
+    let first = |s: TypeSlot| match s {
+        TypeSlot::Operand(g) => m
+            .operands(op)
+            .get(op_group(m, op, f, g as u8))
+            .and_then(|vs| vs.first())
+            .map(|&v| m.value_type(v)),
+        TypeSlot::Result(i) => m.result(op, i).map(|v| m.value_type(v)),
+        TypeSlot::Attr(i) => typed_attr_type(m, found.get(i).copied().flatten()?),
+    };
+    let targets: Vec<Type> = match r.to {
+        TypeSlot::Operand(g) => match m.operands(op).get(op_group(m, op, f, g as u8)) {
+            Some(vs) => vs.iter().map(|&v| m.value_type(v)).collect(),
+            None => return false,
+        },
+        slot => match first(slot) {
+            Some(t) => vec![t],
+            None => return false,
+        },
+    };
+    // `true`/`false` are read back as i1.
+    let bool_source = r.from.is_some_and(|s| {
+        matches!(s, TypeSlot::Attr(i) if found.get(i).copied().flatten().is_some_and(|a| matches!(m.attr_data(a), AttrData::Bool(_))))
+    });
+    let is_i1 = |t: Type| {
+        matches!(
+            m.type_data(t),
+            TypeData::Integer {
+                width: 1,
+                signedness: Signedness::Signless
+            }
+        )
+    };
+    targets.iter().all(|&to| match (r.from, r.as_) {
+        (None, InferAs::I1) => is_i1(to),
+        (None, _) => matches!(m.type_data(to), TypeData::Index),
+        (Some(s), InferAs::Index | InferAs::I1) => first(s) == Some(to),
+        (Some(_), InferAs::Same) if bool_source => is_i1(to),
+        (Some(s), InferAs::Same) => first(s) == Some(to),
+        (Some(s), InferAs::I1Shape) => first(s).is_some_and(|from| is_i1_of_shape(m, to, from)),
+        (Some(s), InferAs::Element) => first(s).and_then(|from| element_of(m, from)) == Some(to),
+    })
+}
+
+/// The type of a typed attribute (not `true`/`false`, which carry none).
+fn typed_attr_type(m: &Module, a: Attribute) -> Option<Type> {
+    super::sdy::typed_attr_type(m, m.attr_data(a))
 }
 
 /// `SameOperandsAndResultType`: whether the one type a format spells stands for all.
@@ -356,7 +522,7 @@ fn print_elems(
             // An empty group still prints its space, as MLIR's generated printers do
             // (`stablehlo.after_all  : ...`, `stablehlo.return ` with nothing after it).
             FormatElem::Operand(g, space) => {
-                let r = group_range(f, g, m.operands(op).len());
+                let r = op_group(m, op, f, g);
                 space_if(p, space);
                 p.print_value_list(&m.operands(op)[r]);
             }
@@ -365,7 +531,7 @@ fn print_elems(
                 p.print_value_list(m.operands(op));
             }
             FormatElem::OperandTypes(g, space) => {
-                let r = group_range(f, g, m.operands(op).len());
+                let r = op_group(m, op, f, g);
                 space_if(p, space);
                 print_value_types(p, m.operands(op)[r].iter().copied());
             }
@@ -373,12 +539,23 @@ fn print_elems(
                 space_if(p, space);
                 p.print_sep(m.regions(op), ", ", |p, r| p.print_region(r, true, false));
             }
-            FormatElem::Attr(i, space) => {
+            FormatElem::Successor(i, space) => {
                 space_if(p, space);
+                match m.successors(op).get(usize::from(i)) {
+                    Some(&b) => p.print_block_name(b),
+                    None => return false,
+                }
+            }
+            FormatElem::Attr(i, space) => {
                 let Some(a) = found[i as usize] else {
+                    space_if(p, space);
                     continue;
                 };
-                print_bare(p, kind, i, a);
+                // A unit attribute is its group's keyword alone, with no space of its own.
+                if !matches!(m.attr_data(a), AttrData::Unit) {
+                    space_if(p, space);
+                    print_bare(p, kind, i, a);
+                }
             }
             FormatElem::AttrDict => {
                 if m.properties(op).is_empty() && m.attributes(op).is_empty() {
@@ -420,7 +597,7 @@ fn print_elems(
             }
             FormatElem::CustomOperands(_, g, space) => {
                 // VariadicOperandWithAttribute: `%a, %b,` (nothing for none).
-                let r = group_range(f, g, m.operands(op).len());
+                let r = op_group(m, op, f, g);
                 if r.is_empty() {
                     continue;
                 }
@@ -759,6 +936,11 @@ struct Parsed<'a> {
     result_types: Option<Vec<Type>>,
     /// Types of operand groups bound one by one (`type($x)`), in spec order.
     operand_types: Vec<Type>,
+    /// The group of each of `operand_types`.
+    operand_type_groups: Vec<u8>,
+    /// How many operands each group has (for `operandSegmentSizes`).
+    group_counts: Vec<usize>,
+    successors: Vec<Block>,
     regions: Vec<Region>,
 }
 
@@ -777,10 +959,32 @@ impl<'a> Parser<'a> {
             types: None,
             result_types: None,
             operand_types: Vec::new(),
+            operand_type_groups: Vec::new(),
+            group_counts: vec![0; f.operand_groups as usize],
+            successors: Vec::new(),
             regions: Vec::new(),
         };
         let pos = self.c.token_start();
         self.parse_elems(name, kind, f, f.elems, &mut st)?;
+        if f.segments != 0 {
+            let element = self.m.ty(TypeData::Integer {
+                width: 32,
+                signedness: Signedness::Signless,
+            });
+            let data: Vec<u8> = (st.group_counts.iter())
+                .flat_map(|&c| i32::try_from(c).unwrap_or(i32::MAX).to_le_bytes())
+                .collect();
+            let sizes = self.m.attr(AttrData::DenseArray {
+                element,
+                data: data.into(),
+            });
+            self.bind_prop(&mut st, "operandSegmentSizes", sizes);
+        }
+        if let FormatOp::Dialect(_, o) = kind {
+            if !o.infer.is_empty() {
+                self.infer_types(name, o, f, &mut st, pos)?;
+            }
+        }
         let (mut ins, mut outs) = match st.types {
             Some(t) => t,
             None => (st.operand_types, st.result_types.unwrap_or_default()),
@@ -796,7 +1000,16 @@ impl<'a> Parser<'a> {
         if ins.len() != st.uses.len() {
             return Err(self.c.error_at(pos, "operand and type counts differ"));
         }
-        self.build_op(name, &st.uses, &ins, outs, st.props, st.dict, st.regions)
+        self.build_op_with_successors(
+            name,
+            &st.uses,
+            &ins,
+            outs,
+            st.props,
+            st.dict,
+            st.regions,
+            st.successors,
+        )
     }
 
     fn parse_elems(
@@ -817,18 +1030,27 @@ impl<'a> Parser<'a> {
                     }
                 }
                 FormatElem::Operand(g, _) => {
-                    if f.variadic_operands == Some(g) {
+                    let before = st.uses.len();
+                    if f.variadic_operands == Some(g) || f.segments >> g & 1 == 1 {
                         let us = self.operand_list()?;
                         st.uses.extend(us);
                     } else {
                         let u = self.parse_value_use()?;
                         st.uses.push(u);
                     }
+                    if let Some(c) = st.group_counts.get_mut(usize::from(g)) {
+                        *c += st.uses.len() - before;
+                    }
+                }
+                FormatElem::Successor(..) => {
+                    let b = self.parse_successor()?;
+                    st.successors.push(b);
                 }
                 FormatElem::Operands(_) => st.uses = self.operand_list()?,
                 FormatElem::OperandTypes(g, _) => {
-                    if f.variadic_operands == Some(g) {
+                    if f.variadic_operands == Some(g) || f.segments >> g & 1 == 1 {
                         let ts = self.parse_type_list()?;
+                        st.operand_type_groups.extend(ts.iter().map(|_| g));
                         if st.operand_types.is_empty() {
                             st.operand_types = ts;
                         } else {
@@ -837,8 +1059,11 @@ impl<'a> Parser<'a> {
                     } else {
                         let t = self.parse_type()?;
                         st.operand_types.push(t);
+                        st.operand_type_groups.push(g);
                     }
                 }
+                // A variadic group may be empty (scf.reduce without reductions).
+                FormatElem::Region(..) if f.variadic_regions && self.c.peek() != Some(b'{') => {}
                 FormatElem::Region(..) => loop {
                     let r = self.parse_region(None)?;
                     st.regions.push(r);
@@ -907,7 +1132,7 @@ impl<'a> Parser<'a> {
                     let (present, rest) = match then.get(i) {
                         Some(FormatElem::Literal(l)) => (self.format_eat(l.trim_start()), i + 1),
                         // An anchor attribute leading its group is an enum case (a keyword).
-                        Some(FormatElem::Attr(..)) => (self.c.peek_ident().is_some(), i),
+                        Some(&FormatElem::Attr(j, _)) => (self.enum_case_next(kind, j), i),
                         _ => (self.c.peek() == Some(b'%'), i),
                     };
                     if present {
@@ -919,6 +1144,121 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Fills in the types a dialect op's format leaves out (spec `infer:`).
+    fn infer_types(
+        &mut self,
+        name: &str,
+        o: &CodecOp,
+        f: &OpFormat,
+        st: &mut Parsed<'a>,
+        pos: usize,
+    ) -> PResult<()> {
+        let n = st.uses.len();
+        let cannot = |p: &mut Self| {
+            p.c.error_at(
+                pos,
+                format!("'{name}': cannot infer a type the syntax leaves out"),
+            )
+        };
+        // Per operand group, its types.
+        let mut ins: Vec<Option<Vec<Type>>> = vec![None; f.operand_groups as usize];
+        for (&g, &t) in st.operand_type_groups.iter().zip(&st.operand_types) {
+            if let Some(slot) = ins.get_mut(usize::from(g)) {
+                slot.get_or_insert_with(Vec::new).push(t);
+            }
+        }
+        let mut outs: Vec<Option<Type>> = vec![None; f.results as usize];
+        for (slot, &t) in outs.iter_mut().zip(st.result_types.iter().flatten()) {
+            *slot = Some(t);
+        }
+        for r in o.infer {
+            let from = match r.from {
+                None if r.as_ == InferAs::I1 => Some(self.m.ty(TypeData::Integer {
+                    width: 1,
+                    signedness: Signedness::Signless,
+                })),
+                None => Some(self.m.ty(TypeData::Index)),
+                Some(TypeSlot::Operand(i)) => ins.get(i).and_then(|g| g.as_ref()?.first().copied()),
+                Some(TypeSlot::Result(i)) => outs.get(i).copied().flatten(),
+                Some(TypeSlot::Attr(i)) => {
+                    let an = o.attributes.get(i).map_or("", |a| a.name);
+                    let value = st.props.iter().find(|a| self.m.str(a.name) == an);
+                    match value.map(|a| self.m.attr_data(a.value)) {
+                        Some(AttrData::Bool(_)) => Some(self.m.ty(TypeData::Integer {
+                            width: 1,
+                            signedness: Signedness::Signless,
+                        })),
+                        Some(d) => super::sdy::typed_attr_type(&self.m, d),
+                        None => None,
+                    }
+                }
+            };
+            let t = match (from, r.as_) {
+                (Some(t), InferAs::Same | InferAs::Index | InferAs::I1) => t,
+                (Some(t), InferAs::I1Shape) => i1_of_shape(&mut self.m, t),
+                (Some(t), InferAs::Element) => match element_of(&self.m, t) {
+                    Some(e) => e,
+                    None => return Err(cannot(self)),
+                },
+                (None, _) => return Err(cannot(self)),
+            };
+            match r.to {
+                TypeSlot::Operand(g) => {
+                    let count = if f.segments != 0 {
+                        st.group_counts.get(g).copied().unwrap_or(0)
+                    } else {
+                        group_range(f, g as u8, n).len()
+                    };
+                    if let Some(slot) = ins.get_mut(g) {
+                        slot.get_or_insert_with(|| vec![t; count]);
+                    }
+                }
+                TypeSlot::Result(i) => {
+                    if let Some(slot) = outs.get_mut(i) {
+                        slot.get_or_insert(t);
+                    }
+                }
+                TypeSlot::Attr(_) => {}
+            }
+        }
+        // An empty group spells no types.
+        for (g, slot) in ins.iter_mut().enumerate() {
+            let count = if f.segments != 0 {
+                st.group_counts.get(g).copied().unwrap_or(0)
+            } else {
+                group_range(f, g as u8, n).len()
+            };
+            if count == 0 {
+                slot.get_or_insert_with(Vec::new);
+            }
+        }
+        let ins: Option<Vec<Vec<Type>>> = ins.into_iter().collect();
+        let outs: Option<Vec<Type>> = outs.into_iter().collect();
+        let (Some(ins), Some(outs)) = (ins, outs) else {
+            return Err(cannot(self));
+        };
+        st.types = Some((ins.concat(), outs));
+        Ok(())
+    }
+
+    /// Whether the next token is a case of attribute `i`'s enum (any keyword for StableHLO's:
+    /// their groups are followed by punctuation).
+    fn enum_case_next(&mut self, kind: FormatOp, i: u8) -> bool {
+        let Some(id) = self.c.peek_ident() else {
+            return false;
+        };
+        match kind {
+            FormatOp::Shlo(_) => true,
+            FormatOp::Dialect(cd, o) => {
+                let of = o.attributes.get(usize::from(i)).map_or("", |a| a.of);
+                cd.enums
+                    .iter()
+                    .find(|e| e.name == of)
+                    .is_some_and(|e| e.cases.iter().any(|c| c.0 == id))
+            }
+        }
     }
 
     /// Sets the op's inherent attribute `name`.

@@ -1235,7 +1235,7 @@ impl<'a> Parser<'a> {
         Ok(op)
     }
 
-    fn parse_successor(&mut self) -> PResult<Block> {
+    pub(crate) fn parse_successor(&mut self) -> PResult<Block> {
         let pos = self.c.token_start();
         self.c.expect(b'^', "for successor block")?;
         let name = self

@@ -1487,7 +1487,7 @@ impl<'m> Printer<'m> {
         }
     }
 
-    fn print_block_name(&mut self, b: Block) {
+    pub(crate) fn print_block_name(&mut self, b: Block) {
         let id = self.block_ids.get(b.index()).copied().unwrap_or(0);
         let _ = write!(self.out, "^bb{id}");
     }
@@ -1560,8 +1560,8 @@ impl<'m> Printer<'m> {
                 }
             }
         }
+        // One entry per edge, as MLIR's (a cond_br to one block twice is two predecessors).
         preds.sort();
-        preds.dedup();
         match preds.len() {
             0 => self.out.push_str("  // no predecessors"),
             1 => {
@@ -2040,6 +2040,31 @@ impl<'m> Printer<'m> {
 
     // ---- attributes --------------------------------------------------------------------------
 
+    /// An element of an array attribute: MLIR leaves out the type of an i64 integer and of an
+    /// f64 float there (its `AttrTypeElision::May`).
+    fn print_array_elem(&mut self, a: Attribute) {
+        let m = self.m;
+        match m.attr_data(a) {
+            AttrData::Integer { ty, value }
+                if matches!(
+                    m.type_data(*ty),
+                    TypeData::Integer {
+                        width: 64,
+                        signedness: Signedness::Signless
+                    }
+                ) =>
+            {
+                let _ = write!(self.out, "{value}");
+            }
+            AttrData::Float { ty, bits }
+                if matches!(m.type_data(*ty), TypeData::Float(FloatKind::F64)) =>
+            {
+                format_float_into(&mut self.out, FloatKind::F64, *bits);
+            }
+            _ => self.print_attr(a),
+        }
+    }
+
     /// An attribute spelled out (not its alias; nested ones may be aliases).
     fn print_attr_spelled(&mut self, a: Attribute) {
         let m = self.m;
@@ -2111,7 +2136,9 @@ impl<'m> Printer<'m> {
             }
             AttrData::Type(t) => self.print_type(*t),
             AttrData::Array(elems) => {
-                self.wrap("[", "]", |p| p.print_attr_list(elems));
+                self.wrap("[", "]", |p| {
+                    p.print_sep(elems, ", ", Self::print_array_elem)
+                });
             }
             AttrData::DenseArray { element, data } => {
                 self.out.push_str("array<");

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use super::parser::{PResult, Parser};
 use super::printer::{int_attr_of, write_escaped, write_i64s, Printer};
-use crate::dialect::codec::{CodecDialect, CodecOf, CodecOpAttr};
+use crate::dialect::codec::{CodecDialect, CodecForm, CodecOf, CodecOpAttr};
 use crate::ir::{AttrData, Attribute, DialectAttr, Module, Param, Region};
 
 /// `factorSymbolString`: i, j, ..., z, then z_1, z_2, ... (Shardy's `kStartAtZ` is 17).
@@ -255,6 +255,9 @@ impl Parser<'_> {
                 .c
                 .error_at(pos, format!("unknown attribute '#{}.{mnemonic}'", cd.name)));
         };
+        if spec.form == CodecForm::Text {
+            return self.parse_text_attr(cd.name, spec.mnemonic);
+        }
         if let Some(params) = self.parse_attr_form(cd, spec)? {
             return Ok(self.m.dialect_attr(cd.name, spec.mnemonic, params));
         }
@@ -592,8 +595,75 @@ fn is_sdy(m: &Module, a: Attribute, mnemonic: &str) -> bool {
 
 /// The case of an I32EnumAttr (an i32 integer attribute) of enum `of`.
 fn enum_case(m: &Module, cd: &CodecDialect, of: &str, d: &AttrData) -> Option<&'static str> {
-    let v = int_attr_of(m, d, 32)?;
+    let e = cd.enums.iter().find(|x| x.name == of)?;
+    let v = int_attr_of(m, d, e.width)?;
     case_of(cd, of, |c| c.1 == v).map(|c| c.0)
+}
+
+/// The values of a dense i64 array.
+fn i64_array_values(m: &Module, d: &AttrData) -> Option<Vec<i64>> {
+    let AttrData::DenseArray { element, data } = d else {
+        return None;
+    };
+    if !matches!(
+        m.type_data(*element),
+        crate::ir::TypeData::Integer { width: 64, .. }
+    ) {
+        return None;
+    }
+    data.chunks_exact(8)
+        .map(|c| Some(i64::from_le_bytes(c.try_into().ok()?)))
+        .collect()
+}
+
+/// The values of a dense i32 array.
+fn i32_array_data(m: &Module, d: &AttrData) -> Option<Vec<i64>> {
+    let AttrData::DenseArray { element, data } = d else {
+        return None;
+    };
+    if !matches!(
+        m.type_data(*element),
+        crate::ir::TypeData::Integer { width: 32, .. }
+    ) {
+        return None;
+    }
+    data.chunks_exact(4)
+        .map(|c| Some(i64::from(i32::from_le_bytes(c.try_into().ok()?))))
+        .collect()
+}
+
+/// Whether `d` is the text-kept attribute `#dialect.mnemonic<...>` (a `format: text` one).
+fn is_text_attr(m: &Module, cd: &CodecDialect, mnemonic: &str, d: &AttrData) -> bool {
+    let AttrData::Opaque { text, .. } = d else {
+        return false;
+    };
+    stripped_text(m.str(*text), cd.name, mnemonic).is_some()
+}
+
+/// `<...>` of `#dialect.mnemonic<...>` (empty for `#dialect.mnemonic`).
+fn stripped_text<'t>(text: &'t str, dialect: &str, mnemonic: &str) -> Option<&'t str> {
+    let rest = text
+        .strip_prefix('#')?
+        .strip_prefix(dialect)?
+        .strip_prefix('.')?;
+    let body = rest.strip_prefix(mnemonic)?;
+    (body.is_empty() || body.starts_with('<')).then_some(body)
+}
+
+/// Whether the attribute has a type of its own (ODS's `TypedAttrInterface`), so that a
+/// format may spell it alone (`arith.constant 1 : i32`).
+pub(super) fn typed_attr_type(m: &Module, d: &AttrData) -> Option<crate::ir::Type> {
+    match d {
+        AttrData::DenseElements { ty, .. }
+        | AttrData::DenseStrings { ty, .. }
+        | AttrData::DenseResource { ty, .. }
+        | AttrData::Integer { ty, .. }
+        | AttrData::Float { ty, .. } => Some(*ty),
+        _ => {
+            let _ = m;
+            None
+        }
+    }
 }
 
 /// Whether `a` has the bare spelling (`$name` in a format) of an op attribute of kind `of` of
@@ -609,10 +679,17 @@ pub(super) fn bare_ok(m: &Module, cd: &CodecDialect, of: &str, a: Attribute) -> 
             d,
             AttrData::DenseElements { .. } | AttrData::DenseStrings { .. }
         ),
-        // Kinds no format spells bare (codegen's formats bind them in attr-dict).
-        "dense_i64_array" | "dense_i32_array" | "typed" | "array" => false,
+        "unit" => matches!(d, AttrData::Unit),
+        // `true`/`false` carry no type: i1, as the parser reads them.
+        "typed" => typed_attr_type(m, d).is_some() || matches!(d, AttrData::Bool(_)),
+        "array" => matches!(d, AttrData::Array(_)),
+        "dense_i64_array" => i64_array_values(m, d).is_some(),
+        "dense_i32_array" => i32_array_data(m, d).is_some(),
         // A reduction before a collective's axes (a newer Shardy's) stays in generic form.
         "reduction_op" => false,
+        _ if cd.attr(of).is_some_and(|(_, a)| a.form == CodecForm::Text) => {
+            is_text_attr(m, cd, of, d)
+        }
         _ if cd.attr(of).is_some() => {
             matches!(d, AttrData::Dialect(x) if m.str(x.dialect) == cd.name && m.str(x.mnemonic) == of)
         }
@@ -636,6 +713,22 @@ impl Printer<'_> {
     pub(super) fn print_sdy_bare(&mut self, cd: &CodecDialect, of: &str, a: Attribute) {
         let m = self.m;
         match m.attr_data(a) {
+            // A unit attribute is its anchor's keyword alone.
+            AttrData::Unit => {}
+            AttrData::Opaque { text, .. } => {
+                let text = m.str(*text);
+                self.out
+                    .push_str(stripped_text(text, cd.name, of).unwrap_or(text));
+            }
+            _ if of == "typed" || of == "array" => self.print_attr(a),
+            d if of == "dense_i64_array" => {
+                let values = i64_array_values(m, d).unwrap_or_default();
+                write_i64s(&mut self.out, &values);
+            }
+            d if of == "dense_i32_array" => {
+                let values = i32_array_data(m, d).unwrap_or_default();
+                write_i64s(&mut self.out, &values);
+            }
             AttrData::String { value, .. } if of == "symbol_name" => self.print_symbol(*value),
             AttrData::String { value, .. } => write_escaped(&mut self.out, m.bytes(*value)),
             AttrData::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
@@ -680,7 +773,32 @@ impl<'a> Parser<'a> {
         let of = attr.of;
         let value = match of {
             "symbol_name" => self.parse_symbol_name()?,
-            "bool" | "elements" => return self.parse_attribute(),
+            "bool" | "elements" | "typed" | "array" => return self.parse_attribute(),
+            "dense_i64_array" => {
+                let v = self.parse_int_list()?;
+                return Ok(self.i64_array_attr(&v));
+            }
+            "dense_i32_array" => {
+                let at = self.c.token_start();
+                let v = self.parse_int_list()?;
+                let data: Option<Vec<u8>> = v
+                    .iter()
+                    .map(|&x| i32::try_from(x).ok().map(i32::to_le_bytes))
+                    .collect::<Option<Vec<[u8; 4]>>>()
+                    .map(|w| w.concat());
+                let Some(data) = data else {
+                    return Err(self.c.error_at(at, format!("{} does not fit i32", attr.name)));
+                };
+                let element = self.m.ty(crate::ir::TypeData::Integer {
+                    width: 32,
+                    signedness: crate::ir::Signedness::Signless,
+                });
+                return Ok(self.m.attr(AttrData::DenseArray {
+                    element,
+                    data: data.into(),
+                }));
+            }
+            "unit" => return Ok(self.m.attr(AttrData::Unit)),
             "string" => return self.sdy_string_attr(),
             "i64" => {
                 let v = self.c.int64(&format!("as {}", attr.name))?;
@@ -691,6 +809,9 @@ impl<'a> Parser<'a> {
                     "a reduction before the axes has no custom syntax here; write the op in generic form",
                 ))
             }
+            _ if cd.attr(of).is_some_and(|(_, a)| a.form == CodecForm::Text) => {
+                return self.parse_text_attr(cd.name, of)
+            }
             _ if cd.attr(of).is_some() => return self.sdy_nested(cd, of),
             _ => {
                 let at = self.c.token_start();
@@ -698,10 +819,25 @@ impl<'a> Parser<'a> {
                 let Some(c) = case_of(cd, of, |c| c.0 == case) else {
                     return Err(self.c.error_at(at, format!("unknown {of} '{case}'")));
                 };
-                return Ok(self.i32_attr(c.1));
+                let wide = cd.enums.iter().any(|e| e.name == of && e.width == 64);
+                return Ok(if wide { self.i64_attr(c.1) } else { self.i32_attr(c.1) });
             }
         };
         Ok(self.m.attr(AttrData::String { value, ty: None }))
+    }
+
+    /// A `format: text` attribute's `<...>` (or nothing), the cursor after its mnemonic or
+    /// where a format spells it stripped: kept as its text.
+    pub(super) fn parse_text_attr(&mut self, dialect: &str, mnemonic: &str) -> PResult<Attribute> {
+        let body = if self.c.peek() == Some(b'<') {
+            self.c.skip_ws();
+            self.c.balanced()?
+        } else {
+            ""
+        };
+        let text = format!("#{dialect}.{mnemonic}{body}");
+        let (dialect, text) = (self.m.sym(dialect), self.m.sym(&text));
+        Ok(self.m.attr(AttrData::Opaque { dialect, text }))
     }
 
     /// `custom<StrippedTensorShardingPerValueAttr>`.

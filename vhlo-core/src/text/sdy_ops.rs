@@ -13,8 +13,13 @@ use crate::ir::{AttrData, OpId, OperationState};
 /// `hasCustomAssemblyFormat` (sdy's constant, chlo's scan) and chlo's constant (whose format
 /// infers the result type). The other ops without a format have no custom syntax upstream.
 #[cfg_attr(not(test), allow(dead_code))] // the list is the test's; dispatch goes by the spec
-pub(crate) const HAND_WRITTEN: &[(&str, &str)] =
-    &[("sdy", "constant"), ("chlo", "constant"), ("chlo", "scan")];
+pub(crate) const HAND_WRITTEN: &[(&str, &str)] = &[
+    ("sdy", "constant"),
+    ("chlo", "constant"),
+    ("chlo", "scan"),
+    ("arith", "select"),
+    ("scf", "for"),
+];
 
 /// The codec dialect op `name` (`dialect.op`): the dialect's tables and the op's.
 pub(crate) fn codec_op(name: &str) -> Option<(&'static CodecDialect, &'static CodecOp)> {
@@ -31,7 +36,7 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let Some((cd, spec)) = codec_op(name) else {
         return false;
     };
-    if !m.successors(op).is_empty() {
+    if m.successors(op).len() != spec.successors.len() {
         return false;
     }
     if let Some(f) = spec.format {
@@ -39,6 +44,12 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     if spec.name == "scan" {
         return super::codec_ops::print_scan(p, op);
+    }
+    if name == "arith.select" {
+        return super::codec_ops::print_arith_select(p, op);
+    }
+    if name == "scf.for" {
+        return super::codec_ops::print_scf_for(p, op);
     }
     // `constant`, as stablehlo.constant: `attr-dict $value`, the value's type the result's.
     let value = m.properties(op).iter().chain(m.attributes(op));
@@ -86,6 +97,12 @@ impl<'a> Parser<'a> {
         }
         if spec.name == "scan" {
             return self.parse_scan(name).map(Some);
+        }
+        if name == "arith.select" {
+            return self.parse_arith_select(name).map(Some);
+        }
+        if name == "scf.for" {
+            return self.parse_scf_for().map(Some);
         }
         if spec.name != "constant" {
             return Ok(None);

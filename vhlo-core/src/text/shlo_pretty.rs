@@ -137,9 +137,34 @@ impl<'a> Parser<'a> {
         uses: &[Use<'a>],
         operand_types: &[Type],
         result_types: Vec<Type>,
+        props: Vec<NamedAttr>,
+        dict: Vec<NamedAttr>,
+        regions: Vec<Region>,
+    ) -> PResult<OpId> {
+        self.build_op_with_successors(
+            name,
+            uses,
+            operand_types,
+            result_types,
+            props,
+            dict,
+            regions,
+            Vec::new(),
+        )
+    }
+
+    /// [`Self::build_op`] of an op with successor blocks.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn build_op_with_successors(
+        &mut self,
+        name: &str,
+        uses: &[Use<'a>],
+        operand_types: &[Type],
+        result_types: Vec<Type>,
         mut props: Vec<NamedAttr>,
         dict: Vec<NamedAttr>,
         regions: Vec<Region>,
+        successors: Vec<Block>,
     ) -> PResult<OpId> {
         let mut attrs = dict;
         self.normalize_inherent(name, &mut props, &mut attrs);
@@ -157,6 +182,7 @@ impl<'a> Parser<'a> {
         st.properties = props;
         st.attributes = attrs;
         st.regions = regions;
+        st.successors = successors;
         self.finish_op(st, uses, operand_types)
     }
 
@@ -770,6 +796,9 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> (Option<NameHint>, HintD
     }
     // ODS names the results of an op with several, none variadic (top_k's %values, %indices).
     if let Some((_, o)) = super::sdy_ops::codec_op(name) {
+        if let (Some(r), 1) = (o.result_name, m.num_results(op)) {
+            return (Some(NameHint::Shared(r.into())), HintDep::ResultCount);
+        }
         let n = m.num_results(op);
         let fixed = !o.results.iter().any(|r| r.ends_with('*'));
         let hint =
