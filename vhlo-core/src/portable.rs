@@ -435,7 +435,7 @@ fn legalize_read_module(
 
 /// The checks [`deserialize_portable_artifact`] makes of the program it read, once legalized:
 /// for a caller that read it with [`DeserializeOptions::skip_verification`] and checks it
-/// later, for example beside naming its values for printing ([`text::PrintJob::new`]) on a
+/// later, for example beside naming its values for printing ([`crate::text::PrintJob::new`]) on a
 /// thread of its own.
 pub fn verify_deserialized(m: &Module) -> Result<(), PortableError> {
     verify_ops(m)
