@@ -37,7 +37,7 @@ def main():
 
     def read_print(data):
         try:
-            return st.deserialize_portable_artifact(o.context, data).operation.get_asm()
+            return st.deserialize_portable_artifact(o.context, oracle._aligned(data)).operation.get_asm()
         except Exception as e:
             o.take_diagnostics()
             return "error: " + str(e).splitlines()[0]

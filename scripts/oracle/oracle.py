@@ -166,7 +166,7 @@ class Oracle:
 
     def deserialize(self, artifact):
         try:
-            return self.stablehlo.deserialize_portable_artifact(self.context, artifact)
+            return self.stablehlo.deserialize_portable_artifact(self.context, _aligned(artifact))
         except (self.ir.MLIRError, RuntimeError, ValueError) as error:
             raise self._failure("cannot deserialize artifact", error) from error
 
@@ -174,7 +174,7 @@ class Oracle:
         """Parses bytecode as is (VHLO stays VHLO), like `stablehlo-opt --mlir-print-op-generic x.bc`."""
         with self.context:
             try:
-                return self.ir.Module.parse(artifact)
+                return self.ir.Module.parse(_aligned(artifact))
             except self.ir.MLIRError as error:
                 raise self._failure("cannot parse bytecode", error) from error
 
@@ -230,6 +230,24 @@ def _diagnostic_records(diagnostic):
     for note in diagnostic.notes:
         records.extend(_diagnostic_records(note))
     return records
+
+
+def _aligned(data):
+    """`data` as a bytes object whose buffer starts at a multiple of 64 bytes. MLIR reads a section
+    aligned to N only from a buffer aligned to N ("bytecode buffer ... is not aligned"); its tools
+    map files page-aligned, while a Python bytes object's buffer is only 16-byte aligned, so the
+    same artifact would read or not by where it landed."""
+    import ctypes
+
+    if not isinstance(data, (bytes, bytearray)):
+        return data
+    held = []
+    for _ in range(64):
+        copy = bytes(bytearray(data))
+        if ctypes.cast(ctypes.c_char_p(copy), ctypes.c_void_p).value % 64 == 0:
+            return copy
+        held.append(copy)  # kept alive so the next copy lands elsewhere
+    return bytes(data)
 
 
 def _parse_version(text):
