@@ -510,7 +510,16 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
         let (named, named_inbox) = std::sync::mpsc::channel::<()>();
         let job_cell = &job_cell;
         let worker = std::thread::Builder::new().spawn_scoped(s, move || {
-            for task in inbox {
+            // Waits on its core rather than sleeping: a thread woken from sleep is often queued
+            // behind the thread that woke it, on the same core, for a time slice.
+            let next = || loop {
+                match inbox.try_recv() {
+                    Ok(task) => return Some(task),
+                    Err(std::sync::mpsc::TryRecvError::Empty) => std::thread::yield_now(),
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => return None,
+                }
+            };
+            while let Some(task) = next() {
                 match task {
                     Task::Name(m) => {
                         job_cell.get_or_init(|| text::PrintJob::new(m, opts));

@@ -222,6 +222,9 @@ pub(crate) struct Shape {
     pub(crate) region_depth: usize,
 }
 
+/// Times a helper checks for the printer's chunks before it sleeps.
+const SPIN: usize = 1 << 16;
+
 /// The printer writes what it holds to its sink once it holds this much, between ops.
 pub(crate) const DRAIN_AT: usize = 128 << 10;
 
@@ -798,6 +801,15 @@ impl<'m> Printer<'m> {
     /// Prints chunks of the split block that the printer hands out, from the state it had
     /// there, until none is left or the printing is over. Returns at once when it is over.
     pub(crate) fn help(mut self, handoff: &Handoff) {
+        // A short spin first: a thread that sleeps is often woken on the printer's own core.
+        for _ in 0..SPIN {
+            let s = handoff.lock();
+            if s.over || s.start.is_some() {
+                break;
+            }
+            drop(s);
+            std::hint::spin_loop();
+        }
         let start = {
             let mut s = handoff.lock();
             loop {
