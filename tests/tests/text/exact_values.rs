@@ -708,7 +708,9 @@ fn large_dense_attributes_print_in_hex_as_mlir_prints_them() {
     let Some(python) = vhlo_tests::oracle_python() else {
         return;
     };
-    let kinds: [(&str, fn(usize) -> String); 11] = [
+    /// An element type and the spelling of its element `i`.
+    type Kind = (&'static str, fn(usize) -> String);
+    let kinds: [Kind; 11] = [
         ("f32", |i| format!("{i}.5")),
         ("f64", |i| format!("-{i}.25")),
         ("bf16", |i| format!("{i}.0")),
