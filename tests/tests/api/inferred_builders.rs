@@ -7,21 +7,32 @@ use vhlo_core::build::ModuleBuilder;
 use vhlo_core::text::{self, PrintOptions};
 use vhlo_tests::portable::{self, SerializeOptions};
 
-/// relu(dot_general(x, w) + b), with only the arguments' types written.
-fn relu_dense() -> vhlo_core::ir::Module {
+/// The types `x`, `w`, `b` of relu(dot_general(x, w) + b), its dot dimension numbers and its
+/// zero, interned in a new module.
+fn relu_parts() -> (
+    ModuleBuilder,
+    [vhlo_core::ir::Type; 3],
+    vhlo_core::ir::Attribute,
+    vhlo_core::ir::Attribute,
+) {
     let mut mb = ModuleBuilder::new();
     let m = mb.module();
     let x = text::parse_type(m, "tensor<2x3xf32>").unwrap();
     let w = text::parse_type(m, "tensor<3x4xf32>").unwrap();
     let b = text::parse_type(m, "tensor<2x4xf32>").unwrap();
-    let out = b;
     let dims = text::parse_attribute(
         m,
         "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>",
     )
     .unwrap();
     let zero = text::parse_attribute(m, "dense<0.000000e+00> : tensor<2x4xf32>").unwrap();
-    let mut f = mb.function("main", &[x, w, b], &[out]);
+    (mb, [x, w, b], dims, zero)
+}
+
+/// relu(dot_general(x, w) + b), with only the arguments' types written.
+fn relu_dense() -> vhlo_core::ir::Module {
+    let (mut mb, [x, w, b], dims, zero) = relu_parts();
+    let mut f = mb.function("main", &[x, w, b], &[b]);
     let args = f.args();
     let dot = f
         .op(
@@ -116,17 +127,7 @@ fn ops_without_a_shape_function_or_with_bad_operands_are_refused() {
 #[test]
 fn typed_ops_append_with_inferred_types() {
     use vhlo_core::vhlo::stablehlo::{AddOp, ConstantOp, DotGeneralOp, MaximumOp, ReshapeOp};
-    let mut mb = ModuleBuilder::new();
-    let m = mb.module();
-    let x = text::parse_type(m, "tensor<2x3xf32>").unwrap();
-    let w = text::parse_type(m, "tensor<3x4xf32>").unwrap();
-    let b = text::parse_type(m, "tensor<2x4xf32>").unwrap();
-    let dims = text::parse_attribute(
-        m,
-        "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>",
-    )
-    .unwrap();
-    let zero = text::parse_attribute(m, "dense<0.000000e+00> : tensor<2x4xf32>").unwrap();
+    let (mut mb, [x, w, b], dims, zero) = relu_parts();
     let mut f = mb.function("main", &[x, w, b], &[b]);
     let args = f.args();
     let dot = DotGeneralOp::append(&mut f, args[0], args[1], dims, None, None).unwrap();

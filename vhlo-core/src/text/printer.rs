@@ -254,6 +254,8 @@ struct ChunkStart {
 pub(crate) struct Handoff {
     state: std::sync::Mutex<HandoffState>,
     changed: std::sync::Condvar,
+    /// Set with `start` or `over`: what a spinning helper reads, without the lock.
+    moved: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Default)]
@@ -299,11 +301,13 @@ impl Handoff {
     /// The printing is over: helpers stop (and those yet to start return at once).
     pub(crate) fn end(&self) {
         self.lock().over = true;
+        self.moved.store(true, std::sync::atomic::Ordering::Release);
         self.changed.notify_all();
     }
 
     fn publish(&self, start: Arc<ChunkStart>) {
         self.lock().start = Some(start);
+        self.moved.store(true, std::sync::atomic::Ordering::Release);
         self.changed.notify_all();
     }
 
@@ -803,11 +807,9 @@ impl<'m> Printer<'m> {
     pub(crate) fn help(mut self, handoff: &Handoff) {
         // A short spin first: a thread that sleeps is often woken on the printer's own core.
         for _ in 0..SPIN {
-            let s = handoff.lock();
-            if s.over || s.start.is_some() {
+            if handoff.moved.load(std::sync::atomic::Ordering::Acquire) {
                 break;
             }
-            drop(s);
             std::hint::spin_loop();
         }
         let start = {
