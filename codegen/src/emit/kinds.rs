@@ -355,7 +355,11 @@ fn typed_structs(defs: &[TypeOrAttrDef], is_type: bool) -> TokenStream {
         let mut reads = Vec::new();
         let mut builds = Vec::new();
         for (i, p) in d.params.iter().enumerate() {
-            let f = super::field_ident(&snake(&p.name));
+            // `type` (a keyword) is the usual Rust `ty`.
+            let f = match snake(&p.name).as_str() {
+                "type" => format_ident!("ty"),
+                other => super::field_ident(other),
+            };
             let b = format_ident!("p{}", i);
             let w = format_ident!("w{}", i);
             let fdoc = format!("`{}` ({}).", p.name, p.kind.spelling());

@@ -3672,7 +3672,7 @@ pub mod attrs {
     #[derive(Clone, Debug, PartialEq)]
     pub struct FloatV1 {
         ///`type` (type).
-        pub r#type: Type,
+        pub ty: Type,
         ///`value` (float).
         pub value: (u128, u32),
     }
@@ -3689,7 +3689,7 @@ pub mod attrs {
             match &d.params[..] {
                 [Param::Type(p0), Param::Float { bits: p1, width: w1 }] => {
                     Some(FloatV1 {
-                        r#type: p0.clone(),
+                        ty: p0.clone(),
                         value: (*p1, *w1),
                     })
                 }
@@ -3703,7 +3703,7 @@ pub mod attrs {
                 "vhlo",
                 "float_v1",
                 vec![
-                    Param::Type(self.r#type.clone()), Param::Float { bits : self.value.0,
+                    Param::Type(self.ty.clone()), Param::Float { bits : self.value.0,
                     width : self.value.1 }
                 ],
             )
@@ -3713,7 +3713,7 @@ pub mod attrs {
     #[derive(Clone, Debug, PartialEq)]
     pub struct IntegerV1 {
         ///`type` (type).
-        pub r#type: Type,
+        pub ty: Type,
         ///`value` (int).
         pub value: i64,
     }
@@ -3730,7 +3730,7 @@ pub mod attrs {
             match &d.params[..] {
                 [Param::Type(p0), Param::Int(p1)] => {
                     Some(IntegerV1 {
-                        r#type: p0.clone(),
+                        ty: p0.clone(),
                         value: p1.clone(),
                     })
                 }
@@ -3743,7 +3743,7 @@ pub mod attrs {
             m.dialect_attr(
                 "vhlo",
                 "integer_v1",
-                vec![Param::Type(self.r#type.clone()), Param::Int(self.value.clone())],
+                vec![Param::Type(self.ty.clone()), Param::Int(self.value.clone())],
             )
         }
     }
@@ -3825,7 +3825,7 @@ pub mod attrs {
     #[derive(Clone, Debug, PartialEq)]
     pub struct TensorV1 {
         ///`type` (type).
-        pub r#type: Type,
+        pub ty: Type,
         ///`data` (dense_data).
         pub data: Blob,
     }
@@ -3842,7 +3842,7 @@ pub mod attrs {
             match &d.params[..] {
                 [Param::Type(p0), Param::Bytes(p1)] => {
                     Some(TensorV1 {
-                        r#type: p0.clone(),
+                        ty: p0.clone(),
                         data: p1.clone(),
                     })
                 }
@@ -3855,7 +3855,7 @@ pub mod attrs {
             m.dialect_attr(
                 "vhlo",
                 "tensor_v1",
-                vec![Param::Type(self.r#type.clone()), Param::Bytes(self.data.clone())],
+                vec![Param::Type(self.ty.clone()), Param::Bytes(self.data.clone())],
             )
         }
     }
