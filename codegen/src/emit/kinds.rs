@@ -443,6 +443,14 @@ fn typed_structs(defs: &[TypeOrAttrDef], is_type: bool) -> TokenStream {
     });
     let mod_doc = format!("Every VHLO {what} as a typed struct, generated from the spec.");
     let of_doc = format!("The VHLO {what} that `x` is, if it is one (by its mnemonic).");
+    let rebuilt_doc = format!(
+        "`x` read through its typed struct and interned again: `x` itself when it is a VHLO \
+         {what} whose parameters have the spec's kinds, None otherwise."
+    );
+    let rebuilt_arms = defs.iter().map(|d| {
+        let v = format_ident!("{}", camel(&d.name));
+        quote! { #kind_enum::#v => #module::#v::read(m, x).map(|t| t.build(m)), }
+    });
     let (of_data, of_variant) = if is_type {
         (quote! { m.type_data(x) }, quote! { TypeData::Dialect })
     } else {
@@ -456,6 +464,12 @@ fn typed_structs(defs: &[TypeOrAttrDef], is_type: bool) -> TokenStream {
             #(#structs)*
         }
         impl #kind_enum {
+            #[doc = #rebuilt_doc]
+            pub fn rebuilt(m: &mut ::vhlo_core::ir::Module, x: ::vhlo_core::ir::#handle) -> Option<::vhlo_core::ir::#handle> {
+                match #kind_enum::of(m, x)? {
+                    #(#rebuilt_arms)*
+                }
+            }
             #[doc = #of_doc]
             pub fn of(m: &::vhlo_core::ir::Module, x: ::vhlo_core::ir::#handle) -> Option<#kind_enum> {
                 match #of_data {

@@ -3568,6 +3568,62 @@ pub mod types {
     }
 }
 impl VhloType {
+    ///`x` read through its typed struct and interned again: `x` itself when it is a VHLO type whose parameters have the spec's kinds, None otherwise.
+    pub fn rebuilt(
+        m: &mut ::vhlo_core::ir::Module,
+        x: ::vhlo_core::ir::Type,
+    ) -> Option<::vhlo_core::ir::Type> {
+        match VhloType::of(m, x)? {
+            VhloType::BoolV1 => types::BoolV1::read(m, x).map(|t| t.build(m)),
+            VhloType::ComplexV1 => types::ComplexV1::read(m, x).map(|t| t.build(m)),
+            VhloType::Bf16V1 => types::Bf16V1::read(m, x).map(|t| t.build(m)),
+            VhloType::F16V1 => types::F16V1::read(m, x).map(|t| t.build(m)),
+            VhloType::F32V1 => types::F32V1::read(m, x).map(|t| t.build(m)),
+            VhloType::F64V1 => types::F64V1::read(m, x).map(|t| t.build(m)),
+            VhloType::F4E2M1FNV1 => types::F4E2M1FNV1::read(m, x).map(|t| t.build(m)),
+            VhloType::F6E2M3FNV1 => types::F6E2M3FNV1::read(m, x).map(|t| t.build(m)),
+            VhloType::F6E3M2FNV1 => types::F6E3M2FNV1::read(m, x).map(|t| t.build(m)),
+            VhloType::F8E3M4V1 => types::F8E3M4V1::read(m, x).map(|t| t.build(m)),
+            VhloType::F8E4M3V1 => types::F8E4M3V1::read(m, x).map(|t| t.build(m)),
+            VhloType::F8E4M3FNV1 => types::F8E4M3FNV1::read(m, x).map(|t| t.build(m)),
+            VhloType::F8E5M2V1 => types::F8E5M2V1::read(m, x).map(|t| t.build(m)),
+            VhloType::F8E4M3FNUZV1 => types::F8E4M3FNUZV1::read(m, x).map(|t| t.build(m)),
+            VhloType::F8E4M3B11FNUZV1 => {
+                types::F8E4M3B11FNUZV1::read(m, x).map(|t| t.build(m))
+            }
+            VhloType::F8E5M2FNUZV1 => types::F8E5M2FNUZV1::read(m, x).map(|t| t.build(m)),
+            VhloType::F8E8M0FNUV1 => types::F8E8M0FNUV1::read(m, x).map(|t| t.build(m)),
+            VhloType::Tf31V1 => types::Tf31V1::read(m, x).map(|t| t.build(m)),
+            VhloType::FuncV1 => types::FuncV1::read(m, x).map(|t| t.build(m)),
+            VhloType::IndexV1 => types::IndexV1::read(m, x).map(|t| t.build(m)),
+            VhloType::I2V1 => types::I2V1::read(m, x).map(|t| t.build(m)),
+            VhloType::I4V1 => types::I4V1::read(m, x).map(|t| t.build(m)),
+            VhloType::I8V1 => types::I8V1::read(m, x).map(|t| t.build(m)),
+            VhloType::I16V1 => types::I16V1::read(m, x).map(|t| t.build(m)),
+            VhloType::I32V1 => types::I32V1::read(m, x).map(|t| t.build(m)),
+            VhloType::I64V1 => types::I64V1::read(m, x).map(|t| t.build(m)),
+            VhloType::Ui2V1 => types::Ui2V1::read(m, x).map(|t| t.build(m)),
+            VhloType::Ui4V1 => types::Ui4V1::read(m, x).map(|t| t.build(m)),
+            VhloType::Ui8V1 => types::Ui8V1::read(m, x).map(|t| t.build(m)),
+            VhloType::Ui16V1 => types::Ui16V1::read(m, x).map(|t| t.build(m)),
+            VhloType::Ui32V1 => types::Ui32V1::read(m, x).map(|t| t.build(m)),
+            VhloType::Ui64V1 => types::Ui64V1::read(m, x).map(|t| t.build(m)),
+            VhloType::NoneV1 => types::NoneV1::read(m, x).map(|t| t.build(m)),
+            VhloType::TensorV1 => types::TensorV1::read(m, x).map(|t| t.build(m)),
+            VhloType::TokenV1 => types::TokenV1::read(m, x).map(|t| t.build(m)),
+            VhloType::FutureV1 => types::FutureV1::read(m, x).map(|t| t.build(m)),
+            VhloType::TupleV1 => types::TupleV1::read(m, x).map(|t| t.build(m)),
+            VhloType::QuantV1 => types::QuantV1::read(m, x).map(|t| t.build(m)),
+            VhloType::QuantPerAxisV1 => {
+                types::QuantPerAxisV1::read(m, x).map(|t| t.build(m))
+            }
+            VhloType::UnrankedTensorV1 => {
+                types::UnrankedTensorV1::read(m, x).map(|t| t.build(m))
+            }
+            VhloType::WitnessV1 => types::WitnessV1::read(m, x).map(|t| t.build(m)),
+            VhloType::BufferV1 => types::BufferV1::read(m, x).map(|t| t.build(m)),
+        }
+    }
     ///The VHLO type that `x` is, if it is one (by its mnemonic).
     pub fn of(
         m: &::vhlo_core::ir::Module,
@@ -4179,6 +4235,40 @@ pub mod attrs {
     }
 }
 impl VhloAttr {
+    ///`x` read through its typed struct and interned again: `x` itself when it is a VHLO attribute whose parameters have the spec's kinds, None otherwise.
+    pub fn rebuilt(
+        m: &mut ::vhlo_core::ir::Module,
+        x: ::vhlo_core::ir::Attribute,
+    ) -> Option<::vhlo_core::ir::Attribute> {
+        match VhloAttr::of(m, x)? {
+            VhloAttr::ArrayV1 => attrs::ArrayV1::read(m, x).map(|t| t.build(m)),
+            VhloAttr::BoolV1 => attrs::BoolV1::read(m, x).map(|t| t.build(m)),
+            VhloAttr::DictV1 => attrs::DictV1::read(m, x).map(|t| t.build(m)),
+            VhloAttr::FloatV1 => attrs::FloatV1::read(m, x).map(|t| t.build(m)),
+            VhloAttr::IntegerV1 => attrs::IntegerV1::read(m, x).map(|t| t.build(m)),
+            VhloAttr::OutputOperandAliasV1 => {
+                attrs::OutputOperandAliasV1::read(m, x).map(|t| t.build(m))
+            }
+            VhloAttr::StringV1 => attrs::StringV1::read(m, x).map(|t| t.build(m)),
+            VhloAttr::TensorV1 => attrs::TensorV1::read(m, x).map(|t| t.build(m)),
+            VhloAttr::TypeV1 => attrs::TypeV1::read(m, x).map(|t| t.build(m)),
+            VhloAttr::TypeExtensionsV1 => {
+                attrs::TypeExtensionsV1::read(m, x).map(|t| t.build(m))
+            }
+            VhloAttr::ResultAccuracyV1 => {
+                attrs::ResultAccuracyV1::read(m, x).map(|t| t.build(m))
+            }
+            VhloAttr::SubAxisInfoV1 => {
+                attrs::SubAxisInfoV1::read(m, x).map(|t| t.build(m))
+            }
+            VhloAttr::AxisRefV1 => attrs::AxisRefV1::read(m, x).map(|t| t.build(m)),
+            VhloAttr::ReplicaGroupMeshAxesV1 => {
+                attrs::ReplicaGroupMeshAxesV1::read(m, x).map(|t| t.build(m))
+            }
+            VhloAttr::MeshAxisV1 => attrs::MeshAxisV1::read(m, x).map(|t| t.build(m)),
+            VhloAttr::MeshV1 => attrs::MeshV1::read(m, x).map(|t| t.build(m)),
+        }
+    }
     ///The VHLO attribute that `x` is, if it is one (by its mnemonic).
     pub fn of(
         m: &::vhlo_core::ir::Module,
