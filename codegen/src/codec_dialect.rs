@@ -135,7 +135,7 @@ pub enum TypeSlot {
 }
 
 /// What an inferred type is made of its source's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InferAs {
     Same,
     /// i1 of its shape (MLIR's getI1SameShape).
@@ -146,6 +146,9 @@ pub enum InferAs {
     Index,
     /// i1 (without a source).
     I1,
+    /// A dialect type without parameters, `!dialect.mnemonic` (without a source; shape's
+    /// `!shape.size`).
+    DialectType(String, String),
 }
 
 /// One inferred type: `to` is `from`'s type made as `as_` says, or `index` without `from`.
@@ -200,6 +203,8 @@ const BUILTIN_OP_ATTRS: &[&str] = &[
     "typed",
     "array",
     "unit",
+    "index",
+    "index_elements",
 ];
 
 /// Lowers and checks one file.
@@ -624,13 +629,22 @@ pub fn lower(
                     });
                     Some(None)
                 }
-                (None, Some(is)) => {
-                    diags.error(
-                        pos(file, is),
-                        format!("unknown `is: {}` (known: index, i1)", is.value),
-                    );
-                    None
-                }
+                (None, Some(is)) => match dialect_type(&is.value) {
+                    Some((d, m)) => {
+                        constant = Some(InferAs::DialectType(d.into(), m.into()));
+                        Some(None)
+                    }
+                    None => {
+                        diags.error(
+                            pos(file, is),
+                            format!(
+                                "unknown `is: {}` (known: index, i1, or a dialect type without parameters, `!dialect.name`)",
+                                is.value
+                            ),
+                        );
+                        None
+                    }
+                },
                 _ => {
                     diags.error(
                         pos(file, &r.type_of),
@@ -707,6 +721,16 @@ pub fn lower(
         encodings,
         ops,
     }
+}
+
+/// `(dialect, mnemonic)` of a dialect type without parameters spelled `!dialect.mnemonic`.
+fn dialect_type(text: &str) -> Option<(&str, &str)> {
+    let (d, m) = text.strip_prefix('!')?.split_once('.')?;
+    let word = |w: &str| {
+        w.starts_with(|c: char| c.is_ascii_lowercase())
+            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    (word(d) && word(m)).then_some((d, m))
 }
 
 /// The delimiters of a list attribute's assembly format, the one shape read here (ODS's

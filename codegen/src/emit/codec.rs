@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::codec_dialect::{CodecDialect, Condition, DefaultValue, Of, TypeSlot};
+use crate::codec_dialect::{CodecDialect, Condition, DefaultValue, InferAs, Of, TypeSlot};
 use crate::model::Spec;
 
 pub(crate) fn emit(spec: &Spec) -> TokenStream {
@@ -137,8 +137,16 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 }
                 None => quote! { None },
             };
-            let as_ = format_ident!("{}", format!("{:?}", r.as_));
-            quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, as_: ::vhlo_core::dialect::codec::InferAs::#as_ } }
+            let as_ = match &r.as_ {
+                InferAs::DialectType(d, m) => {
+                    quote! { ::vhlo_core::dialect::codec::InferAs::DialectType(#d, #m) }
+                }
+                other => {
+                    let v = format_ident!("{}", format!("{other:?}"));
+                    quote! { ::vhlo_core::dialect::codec::InferAs::#v }
+                }
+            };
+            quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, as_: #as_ } }
         });
         let result_name = match &o.result_name {
             Some(n) => quote! { Some(#n) },

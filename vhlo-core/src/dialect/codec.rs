@@ -144,6 +144,8 @@ pub enum InferAs {
     Index,
     /// i1 (without a source).
     I1,
+    /// The dialect type `!dialect.mnemonic` without parameters (without a source).
+    DialectType(&'static str, &'static str),
 }
 
 /// A type the op's format does not spell (ODS's `AllTypesMatch`, `TypesMatchWith`): `to`'s

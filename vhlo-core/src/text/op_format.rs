@@ -484,13 +484,29 @@ fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecIn
     };
     targets.iter().all(|&to| match (r.from, r.as_) {
         (None, InferAs::I1) => is_i1(to),
+        (None, InferAs::DialectType(d, n)) => is_dialect_type(m, to, d, n),
         (None, _) => matches!(m.type_data(to), TypeData::Index),
-        (Some(s), InferAs::Index | InferAs::I1) => first(s) == Some(to),
+        (Some(s), InferAs::Index | InferAs::I1 | InferAs::DialectType(..)) => {
+            first(s) == Some(to)
+        }
         (Some(_), InferAs::Same) if bool_source => is_i1(to),
         (Some(s), InferAs::Same) => first(s) == Some(to),
         (Some(s), InferAs::I1Shape) => first(s).is_some_and(|from| is_i1_of_shape(m, to, from)),
         (Some(s), InferAs::Element) => first(s).and_then(|from| element_of(m, from)) == Some(to),
     })
+}
+
+/// Whether `t` is `!dialect.mnemonic` without parameters (kept with an empty body).
+fn is_dialect_type(m: &Module, t: Type, dialect: &str, mnemonic: &str) -> bool {
+    let TypeData::Dialect(x) = m.type_data(t) else {
+        return false;
+    };
+    let no_body = match &x.params[..] {
+        [] => true,
+        [crate::ir::Param::Str(s)] => m.str(*s).is_empty(),
+        _ => false,
+    };
+    no_body && m.str(x.dialect) == dialect && m.str(x.mnemonic) == mnemonic
 }
 
 /// The type of a typed attribute (not `true`/`false`, which carry none).
@@ -1179,7 +1195,14 @@ impl<'a> Parser<'a> {
                     width: 1,
                     signedness: Signedness::Signless,
                 })),
-                None => Some(self.m.ty(TypeData::Index)),
+                None => match r.as_ {
+                    // As the type parser keeps another dialect's type: its (empty) body.
+                    InferAs::DialectType(d, n) => {
+                        let body = crate::ir::Param::Str(self.m.sym(""));
+                        Some(self.m.dialect_type(d, n, vec![body]))
+                    }
+                    _ => Some(self.m.ty(TypeData::Index)),
+                },
                 Some(TypeSlot::Operand(i)) => ins.get(i).and_then(|g| g.as_ref()?.first().copied()),
                 Some(TypeSlot::Result(i)) => outs.get(i).copied().flatten(),
                 Some(TypeSlot::Attr(i)) => {
@@ -1196,7 +1219,7 @@ impl<'a> Parser<'a> {
                 }
             };
             let t = match (from, r.as_) {
-                (Some(t), InferAs::Same | InferAs::Index | InferAs::I1) => t,
+                (Some(t), InferAs::Same | InferAs::Index | InferAs::I1 | InferAs::DialectType(..)) => t,
                 (Some(t), InferAs::I1Shape) => i1_of_shape(&mut self.m, t),
                 (Some(t), InferAs::Element) => match element_of(&self.m, t) {
                     Some(e) => e,
