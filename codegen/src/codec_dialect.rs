@@ -177,6 +177,9 @@ pub struct Op {
     pub infer: Vec<Infer>,
     /// Its result's name as MLIR prints it (`getAsmResultNames`).
     pub result_name: Option<String>,
+    /// ODS's SingleBlockImplicitTerminator: the terminator's name (an op of this dialect) and
+    /// whether the printer leaves it out only when the op has no results (else when empty).
+    pub implicit_terminator: Option<(String, bool)>,
     pub pos: crate::diag::Pos,
 }
 
@@ -693,6 +696,33 @@ pub fn lower(
                 );
             }
         }
+        let without_results = match o.terminator_elided.as_ref().map(|t| (t, t.value.as_str())) {
+            None | Some((_, "when_empty")) => false,
+            Some((_, "without_results")) => true,
+            Some((t, other)) => {
+                diags.error(
+                    pos(file, t),
+                    format!("unknown `terminator_elided: {other}` (known: when_empty, without_results)"),
+                );
+                false
+            }
+        };
+        if let (Some(t), None) = (&o.terminator_elided, &o.implicit_terminator) {
+            diags.error(pos(file, t), "`terminator_elided` without an `implicit_terminator`");
+        }
+        let implicit_terminator = o.implicit_terminator.as_ref().map(|t| {
+            let found = raw.ops.iter().find(|x| x.name.value == t.value);
+            if !found.is_some_and(|x| x.terminator) {
+                diags.error(
+                    pos(file, t),
+                    format!("`implicit_terminator: {}` is not a terminator op of this dialect", t.value),
+                );
+            }
+            if o.regions.is_empty() {
+                diags.error(pos(file, t), "an `implicit_terminator` on an op without regions");
+            }
+            (t.value.clone(), without_results)
+        });
         ops.push(Op {
             name: o.name.value.clone(),
             operands: o.operands.iter().map(|s| s.value.clone()).collect(),
@@ -711,6 +741,7 @@ pub fn lower(
                 .map(|f| (f.value.clone(), crate::load::string_pos(file, f))),
             infer,
             result_name: o.result_name.as_ref().map(|r| r.value.clone()),
+            implicit_terminator,
             pos: pos(file, &o.name),
         });
     }

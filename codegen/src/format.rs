@@ -69,6 +69,9 @@ const DIRECTIVES: &[(&str, DirectiveArgs)] = &[
         DirectiveArgs::Attrs(1),
     ),
     ("SingleBlockRegionNoBlockId", DirectiveArgs::Region),
+    // OpAsmPrinter's printOptionalArrowTypeList over the results: ` -> T`, ` -> (T, U)`, or
+    // nothing without results (custom printers' spelling, as shape's reduce).
+    ("ArrowTypeList", DirectiveArgs::Types),
 ];
 
 /// One parsed element.
@@ -111,6 +114,8 @@ pub enum Anchor {
     Attr(usize),
     Operand(usize),
     Region(usize),
+    /// `type($results)^`: the op has results.
+    Results,
 }
 
 /// A parsed, checked format.
@@ -442,7 +447,9 @@ impl FormatParser<'_, '_> {
                 for i in 0..n_results {
                     self.bind(&mut |b| &mut b.result_types, i, aat, arg)?;
                 }
-                Ok(Elem::ResultTypes)
+                let e = Elem::ResultTypes;
+                self.anchor(in_group, anchor, &e)?;
+                Ok(e)
             }
             "custom" => {
                 self.lx.expect("<", "after `custom`")?;
@@ -629,6 +636,7 @@ impl FormatParser<'_, '_> {
             // A directive over one attribute is printed when the attribute is there.
             Elem::Custom(_, ref attrs) if attrs.len() == 1 => Anchor::Attr(attrs[0]),
             Elem::Region(i) => Anchor::Region(i),
+            Elem::ResultTypes => Anchor::Results,
             _ => {
                 return Err(Error(
                     self.lx.at - 1,
@@ -1082,6 +1090,7 @@ fn elems_tokens(elems: &[Elem], sp: &mut Spacing) -> TokenStream {
                         let i = *i as u8;
                         quote! { FormatAnchor::Region(#i) }
                     }
+                    Anchor::Results => quote! { FormatAnchor::Results },
                 };
                 // As MLIR's generator: the else branch continues from the then branch's state.
                 let then = elems_tokens(then, sp);

@@ -241,6 +241,8 @@ pub fn runtime_kinds_to_string() -> String {
             Operand(u8),
             /// The region group at this index is not empty.
             Region(u8),
+            /// The op has results.
+            Results,
         }
         /// The custom directives of formats (as upstream's AssemblyFormat.cpp), implemented by
         /// hand in text/op_format.rs.

@@ -148,6 +148,12 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
             };
             quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, as_: #as_ } }
         });
+        let implicit_terminator = match &o.implicit_terminator {
+            Some((t, without_results)) => quote! {
+                Some(::vhlo_core::dialect::codec::ImplicitTerminator { op: #t, elided_without_results: #without_results })
+            },
+            None => quote! { None },
+        };
         let result_name = match &o.result_name {
             Some(n) => quote! { Some(#n) },
             None => quote! { None },
@@ -158,6 +164,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 attributes: &[ #(#attributes),* ], attribute_names: &[ #(#names),* ],
                 regions: &[ #(#regions),* ], terminator: #terminator, format: #format,
                 infer: &[ #(#infer),* ], result_name: #result_name,
+                implicit_terminator: #implicit_terminator,
                 successors: &[ #(#successors),* ],
             }
         }

@@ -177,8 +177,21 @@ pub struct CodecOp {
     pub infer: &'static [CodecInfer],
     /// Its result's name as MLIR prints it (the op's `getAsmResultNames`).
     pub result_name: Option<&'static str>,
+    /// ODS's SingleBlockImplicitTerminator.
+    pub implicit_terminator: Option<ImplicitTerminator>,
     /// Its successor blocks.
     pub successors: &'static [&'static str],
+}
+
+/// The terminator a parser adds to a region's block that lacks one, and the printer leaves out.
+#[derive(Clone, Copy, Debug)]
+pub struct ImplicitTerminator {
+    /// The terminator, an op of the same dialect.
+    pub op: &'static str,
+    /// Left out whenever the op has no results (upstream's custom printers:
+    /// `printBlockTerminators` is whether it has results); otherwise left out when it has no
+    /// operands, results or attributes (ODS's generated printers).
+    pub elided_without_results: bool,
 }
 
 /// A whole dialect.

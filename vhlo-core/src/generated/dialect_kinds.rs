@@ -176,6 +176,8 @@ pub enum FormatAnchor {
     Operand(u8),
     /// The region group at this index is not empty.
     Region(u8),
+    /// The op has results.
+    Results,
 }
 /// The custom directives of formats (as upstream's AssemblyFormat.cpp), implemented by
 /// hand in text/op_format.rs.
@@ -217,4 +219,6 @@ pub enum FormatDirective {
     StrippedTensorShardingPerValueAttr,
     ///`custom<...>`
     SingleBlockRegionNoBlockId,
+    ///`custom<...>`
+    ArrowTypeList,
 }

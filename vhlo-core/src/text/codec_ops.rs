@@ -414,7 +414,8 @@ pub(crate) fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
         p.print_type(iv_type);
         p.out.push(' ');
     }
-    p.print_region(regions[0], false, false);
+    // The body's `scf.yield` is left out without iter_args (spec/dialects/scf.yaml).
+    p.print_region_terminated(regions[0], false, false, !inits.is_empty());
     if !m.attributes(op).is_empty() {
         p.out.push_str(" attributes ");
         p.print_attr_dict(m.attributes(op), &[]);
@@ -467,6 +468,11 @@ impl Parser<'_> {
         let mut types = vec![iv_type; 3];
         types.extend(result_types.iter().copied());
         let region = self.parse_region(Some(args))?;
+        if let Some((cd, o)) = super::sdy_ops::codec_op("scf.for") {
+            if let Some(t) = o.implicit_terminator {
+                self.ensure_terminator(region, cd.name, t.op);
+            }
+        }
         let dict = if self.c.eat_keyword("attributes") {
             self.parse_attr_dict()?
         } else {

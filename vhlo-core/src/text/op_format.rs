@@ -213,6 +213,7 @@ fn anchor_present(
         FormatAnchor::Operand(g) => !op_group(m, op, f, g).is_empty(),
         // A format binds at most one region group (codegen checks).
         FormatAnchor::Region(_) => !m.regions(op).is_empty(),
+        FormatAnchor::Results => m.num_results(op) > 0,
     }
 }
 
@@ -270,7 +271,8 @@ fn custom_printable(
         | FormatDirective::VariadicSameOperandsAndResultType
         | FormatDirective::SelectOpType
         | FormatDirective::ComplexOpType
-        | FormatDirective::VariadicOperandWithAttribute => true,
+        | FormatDirective::VariadicOperandWithAttribute
+        | FormatDirective::ArrowTypeList => true,
         FormatDirective::PairwiseOpType => m
             .operands(op)
             .iter()
@@ -469,6 +471,11 @@ fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecIn
             None => return false,
         },
     };
+    if let (Some(TypeSlot::Result(_)), TypeSlot::Operand(_), true) =
+        (r.from, r.to, f.variadic_results)
+    {
+        return m.results(op).map(|v| m.value_type(v)).eq(targets);
+    }
     // `true`/`false` are read back as i1.
     let bool_source = r.from.is_some_and(|s| {
         matches!(s, TypeSlot::Attr(i) if found.get(i).copied().flatten().is_some_and(|a| matches!(m.attr_data(a), AttrData::Bool(_))))
@@ -494,6 +501,32 @@ fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecIn
         (Some(s), InferAs::I1Shape) => first(s).is_some_and(|from| is_i1_of_shape(m, to, from)),
         (Some(s), InferAs::Element) => first(s).and_then(|from| element_of(m, from)) == Some(to),
     })
+}
+
+/// Whether the op's regions print their blocks' terminators (MLIR's `printBlockTerminators`):
+/// an op with an implicit terminator leaves it out as upstream's printer does (spec
+/// `implicit_terminator`, `terminator_elided`).
+fn print_terminators(m: &Module, op: OpId, kind: FormatOp) -> bool {
+    let FormatOp::Dialect(_, o) = kind else {
+        return true;
+    };
+    let Some(t) = o.implicit_terminator else {
+        return true;
+    };
+    if t.elided_without_results {
+        return m.num_results(op) > 0;
+    }
+    // ODS's generated printer: printed unless the first block's terminator is empty.
+    let Some(&last) = (m.regions(op).first())
+        .and_then(|&r| m.blocks(r).first())
+        .and_then(|&b| m.block_ops(b).last())
+    else {
+        return true;
+    };
+    !(m.operands(last).is_empty()
+        && m.num_results(last) == 0
+        && m.properties(last).is_empty()
+        && m.attributes(last).is_empty())
 }
 
 /// Whether `t` is `!dialect.mnemonic` without parameters (kept with an empty body).
@@ -553,7 +586,10 @@ fn print_elems(
             }
             FormatElem::Region(_, space) => {
                 space_if(p, space);
-                p.print_sep(m.regions(op), ", ", |p, r| p.print_region(r, true, false));
+                let terminators = print_terminators(m, op, kind);
+                p.print_sep(m.regions(op), ", ", |p, r| {
+                    p.print_region_terminated(r, true, false, terminators)
+                });
             }
             FormatElem::Successor(i, space) => {
                 space_if(p, space);
@@ -605,6 +641,8 @@ fn print_elems(
                     None => return false,
                 }
             }
+            // Nothing at all (no space) without results.
+            FormatElem::Custom(FormatDirective::ArrowTypeList, _, _) if m.num_results(op) == 0 => {}
             FormatElem::Custom(d, attrs, space) => {
                 space_if(p, space);
                 if !print_custom(p, op, kind, found, d, attrs) {
@@ -683,6 +721,15 @@ fn print_custom(
             .unwrap_or_default()
     };
     match d {
+        FormatDirective::ArrowTypeList => {
+            let types: Vec<Type> = m.results(op).map(|r| m.value_type(r)).collect();
+            p.out.push_str("-> ");
+            // Wrapped unless one type that is not a function type (printArrowTypeList).
+            match &types[..] {
+                [t] if !matches!(m.type_data(*t), TypeData::Function { .. }) => p.print_type(*t),
+                _ => p.wrap("(", ")", |p| p.print_type_list(&types)),
+            }
+        }
         FormatDirective::SameOperandsAndResultType
         | FormatDirective::VariadicSameOperandsAndResultType => {
             let mut results = m.results(op);
@@ -1082,6 +1129,11 @@ impl<'a> Parser<'a> {
                 FormatElem::Region(..) if f.variadic_regions && self.c.peek() != Some(b'{') => {}
                 FormatElem::Region(..) => loop {
                     let r = self.parse_region(None)?;
+                    if let FormatOp::Dialect(cd, o) = kind {
+                        if let Some(t) = o.implicit_terminator {
+                            self.ensure_terminator(r, cd.name, t.op);
+                        }
+                    }
                     st.regions.push(r);
                     if !(f.variadic_regions && self.c.eat(b',')) {
                         break;
@@ -1162,6 +1214,26 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Appends `dialect.term` without operands to the last block of region `r` unless it ends in
+    /// a terminator, a block made for an empty region: MLIR's `ensureTerminator`, which the
+    /// parsers of ops with an implicit terminator run (spec `implicit_terminator`).
+    pub(crate) fn ensure_terminator(&mut self, r: Region, dialect: &str, term: &str) {
+        let b = match self.m.blocks(r).last() {
+            Some(&b) => b,
+            None => self.m.append_block(r, &[]),
+        };
+        let ends = (self.m.block_ops(b).last()).is_some_and(|&o| {
+            super::verify::structure::classify(self.m.op_name_str(o)).terminator
+        });
+        if !ends {
+            let name = self.m.sym(&format!("{dialect}.{term}"));
+            let op = self
+                .m
+                .create_op(OperationState::new(name, self.m.unknown_loc()));
+            self.m.append_op(b, op);
+        }
+    }
+
     /// Fills in the types a dialect op's format leaves out (spec `infer:`).
     fn infer_types(
         &mut self,
@@ -1190,6 +1262,16 @@ impl<'a> Parser<'a> {
             *slot = Some(t);
         }
         for r in o.infer {
+            // A variadic operand group typed by the variadic results: one for one (shape's
+            // reduce).
+            if let (Some(TypeSlot::Result(_)), TypeSlot::Operand(g), true) =
+                (r.from, r.to, f.variadic_results)
+            {
+                if let Some(slot) = ins.get_mut(g) {
+                    slot.get_or_insert_with(|| st.result_types.clone().unwrap_or_default());
+                }
+                continue;
+            }
             let from = match r.from {
                 None if r.as_ == InferAs::I1 => Some(self.m.ty(TypeData::Integer {
                     width: 1,
@@ -1258,7 +1340,12 @@ impl<'a> Parser<'a> {
             }
         }
         let ins: Option<Vec<Vec<Type>>> = ins.into_iter().collect();
-        let outs: Option<Vec<Type>> = outs.into_iter().collect();
+        // Variadic results are the types read (none when an optional group left them out).
+        let outs: Option<Vec<Type>> = match (&st.result_types, f.variadic_results) {
+            (Some(ts), true) => Some(ts.clone()),
+            (None, true) => Some(outs.into_iter().flatten().collect()),
+            (_, false) => outs.into_iter().collect(),
+        };
         let (Some(ins), Some(outs)) = (ins, outs) else {
             return Err(cannot(self));
         };
@@ -1347,6 +1434,17 @@ impl<'a> Parser<'a> {
     ) -> PResult<()> {
         let names = kind.attribute_names();
         match d {
+            FormatDirective::ArrowTypeList => {
+                let mut types = Vec::new();
+                if self.c.eat_punct("->") {
+                    types = if self.c.eat(b'(') {
+                        self.parse_list_until(b')', "between result types", |p| p.parse_type())?
+                    } else {
+                        vec![self.parse_type()?]
+                    };
+                }
+                st.result_types = Some(types);
+            }
             FormatDirective::SameOperandsAndResultType
             | FormatDirective::VariadicSameOperandsAndResultType => {
                 st.types = Some(self.functional_type_body(st.uses.len(), true)?);

@@ -1514,6 +1514,18 @@ impl<'m> Printer<'m> {
         print_entry_args: bool,
         print_empty_block: bool,
     ) {
+        self.print_region_terminated(r, print_entry_args, print_empty_block, true);
+    }
+
+    /// [`Printer::print_region`], leaving each block's terminator out unless
+    /// `print_terminators` (MLIR's `printBlockTerminators`; text/op_format.rs decides).
+    pub(crate) fn print_region_terminated(
+        &mut self,
+        r: Region,
+        print_entry_args: bool,
+        print_empty_block: bool,
+        print_terminators: bool,
+    ) {
         let m = self.m;
         self.out.push('{');
         let blocks = m.blocks(r);
@@ -1546,7 +1558,13 @@ impl<'m> Printer<'m> {
                     self.print_split(split);
                 }
                 None => {
-                    for &op in m.block_ops(b) {
+                    let mut ops = m.block_ops(b);
+                    if let (false, Some((&last, rest))) = (print_terminators, ops.split_last()) {
+                        if super::verify::structure::classify(m.op_name_str(last)).terminator {
+                            ops = rest;
+                        }
+                    }
+                    for &op in ops {
                         if self.out.len() >= self.drain_at && self.sink.is_some() {
                             self.flush();
                         }

@@ -58,7 +58,7 @@ const TERMINATORS: &[&str] = &[
     "tensor.yield",
     "shape.assuming_yield",
     "shape.yield",
-    "shape.function_library",
+    "shape.return",
 ];
 
 /// Ops that are `IsolatedFromAbove`.
