@@ -319,6 +319,13 @@ impl FormatParser<'_, '_> {
                 }
                 Some(Named::Region(i)) => {
                     self.bind(&mut |b| &mut b.regions, i, at, name)?;
+                    // The engine collects regions as it reads them.
+                    if self.names.op.regions[..i].iter().zip(&self.bound.regions).any(|(_, b)| !b) {
+                        return Err(Error(
+                            at,
+                            format!("region `{name}` is bound before a region the spec lists before it; bind regions in the order of `regions:`"),
+                        ));
+                    }
                     Elem::Region(i)
                 }
                 Some(Named::Successor(i)) => {
@@ -775,10 +782,10 @@ fn parse_with(
     if op.attributes.len() > 16 {
         return Err((end, "an op with a format has at most 16 attributes".into()));
     }
-    if op.regions.len() > 1 {
+    if op.regions.len() > 1 && op.regions.iter().any(|r| r.variadic) {
         return Err((
             end,
-            "a format binds at most one region group (ops with more are written by hand, text/op_format.rs)".into(),
+            "a format binds one variadic region group, or regions that are not variadic (ops with more are written by hand, text/op_format.rs)".into(),
         ));
     }
     Ok(Format { elems })

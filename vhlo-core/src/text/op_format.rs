@@ -211,8 +211,13 @@ fn anchor_present(
             },
         },
         FormatAnchor::Operand(g) => !op_group(m, op, f, g).is_empty(),
-        // A format binds at most one region group (codegen checks).
-        FormatAnchor::Region(_) => !m.regions(op).is_empty(),
+        // One variadic region group (codegen checks): it is not empty. Else region `i` has
+        // blocks (an absent optional region is empty, as scf.if's else).
+        FormatAnchor::Region(_) if f.variadic_regions => !m.regions(op).is_empty(),
+        FormatAnchor::Region(i) => m
+            .regions(op)
+            .get(usize::from(i))
+            .is_some_and(|&r| !m.blocks(r).is_empty()),
         FormatAnchor::Results => m.num_results(op) > 0,
     }
 }
@@ -584,10 +589,14 @@ fn print_elems(
                 space_if(p, space);
                 print_value_types(p, m.operands(op)[r].iter().copied());
             }
-            FormatElem::Region(_, space) => {
+            FormatElem::Region(i, space) => {
                 space_if(p, space);
                 let terminators = print_terminators(m, op, kind);
-                p.print_sep(m.regions(op), ", ", |p, r| {
+                let regions = match (f.variadic_regions, m.regions(op)) {
+                    (true, all) => all,
+                    (false, all) => all.get(usize::from(i)..=usize::from(i)).unwrap_or(&[]),
+                };
+                p.print_sep(regions, ", ", |p, r| {
                     p.print_region_terminated(r, true, false, terminators)
                 });
             }
@@ -1046,6 +1055,14 @@ impl<'a> Parser<'a> {
         if let FormatOp::Dialect(_, o) = kind {
             if !o.infer.is_empty() {
                 self.infer_types(name, o, f, &mut st, pos)?;
+            }
+        }
+        // A region an optional group left out is empty (scf.if without else); formats bind
+        // regions in order.
+        if !f.variadic_regions {
+            while st.regions.len() < usize::from(f.regions) {
+                let r = self.m.create_region();
+                st.regions.push(r);
             }
         }
         let (mut ins, mut outs) = match st.types {
