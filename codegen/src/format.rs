@@ -42,6 +42,8 @@ enum DirectiveArgs {
     Operands,
     /// One region group.
     Region,
+    /// One variadic operand group, then one attribute.
+    OperandsAttr,
 }
 
 /// The custom directives the engine implements (vhlo-core/src/text/op_format.rs), by name, as
@@ -72,6 +74,9 @@ const DIRECTIVES: &[(&str, DirectiveArgs)] = &[
     // OpAsmPrinter's printOptionalArrowTypeList over the results: ` -> T`, ` -> (T, U)`, or
     // nothing without results (custom printers' spelling, as shape's reduce).
     ("ArrowTypeList", DirectiveArgs::Types),
+    // ViewLikeInterface.cpp's: `[%a, 4, %b]`, the operands where the i64 array holds
+    // ShapedType::kDynamic (tensor's slices, pad and expand_shape).
+    ("DynamicIndexList", DirectiveArgs::OperandsAttr),
 ];
 
 /// One parsed element.
@@ -101,6 +106,8 @@ pub enum Elem {
     Custom(&'static str, Vec<usize>),
     /// `custom<VariadicOperandWithAttribute>($group)`.
     CustomOperands(&'static str, usize),
+    /// `custom<DynamicIndexList>($group, $attr)`.
+    CustomOperandsAttr(&'static str, usize, usize),
     Optional {
         anchor: Anchor,
         then: Vec<Elem>,
@@ -511,6 +518,15 @@ impl FormatParser<'_, '_> {
                             format!("`{dname}` binds one variadic operand group"),
                         )),
                     },
+                    DirectiveArgs::OperandsAttr => match (&operands[..], &attrs[..]) {
+                        ([g], [a]) if self.names.op.operands[*g].variadic => {
+                            Ok(Elem::CustomOperandsAttr(dname, *g, *a))
+                        }
+                        _ => Err(Error(
+                            nat,
+                            format!("`{dname}` binds one variadic operand group, then one attribute"),
+                        )),
+                    },
                 }
             }
             "" => Err(Error(
@@ -594,11 +610,16 @@ impl FormatParser<'_, '_> {
         self.lx.expect("$", "before the directive's argument")?;
         let (nat, name) = self.lx.ident();
         match (kind, self.names.resolve(name)) {
-            (DirectiveArgs::Attrs(_), Some(Named::Attr(i))) => {
+            (DirectiveArgs::Attrs(_), Some(Named::Attr(i)))
+            | (DirectiveArgs::OperandsAttr, Some(Named::Attr(i)))
+                if kind != DirectiveArgs::OperandsAttr || operands.len() == 1 =>
+            {
                 self.bind(&mut |b| &mut b.attrs, i, nat, name)?;
                 attrs.push(i);
             }
-            (DirectiveArgs::Operands, Some(Named::Operand(i))) => {
+            (DirectiveArgs::Operands | DirectiveArgs::OperandsAttr, Some(Named::Operand(i)))
+                if kind != DirectiveArgs::OperandsAttr || operands.is_empty() =>
+            {
                 self.bind(&mut |b| &mut b.operands, i, nat, name)?;
                 self.in_order(i, nat)?;
                 operands.push(i);
@@ -614,6 +635,7 @@ impl FormatParser<'_, '_> {
                         "`${name}` is not {} here",
                         match kind {
                             DirectiveArgs::Operands => "an operand",
+                            DirectiveArgs::OperandsAttr => "an operand group, then an attribute,",
                             DirectiveArgs::Region => "a region",
                             _ => "an attribute",
                         }
@@ -919,6 +941,7 @@ fn table_tokens(op: &StablehloOp, f: &Format, same_type: bool) -> TokenStream {
         .iter()
         .filter(|e| match e {
             Elem::Attr(_) | Elem::Optional { .. } => true,
+            Elem::CustomOperandsAttr(..) => true,
             Elem::Custom(name, attrs) => {
                 !attrs.is_empty()
                     || [
@@ -958,6 +981,7 @@ fn bound_attrs(elems: &[Elem]) -> u64 {
         acc | match e {
             Elem::Attr(i) => 1 << i,
             Elem::Custom(_, attrs) => attrs.iter().fold(0, |a, i| a | 1 << i),
+            Elem::CustomOperandsAttr(_, _, a) => 1 << a,
             Elem::Optional {
                 then, otherwise, ..
             } => bound_attrs(then) | bound_attrs(otherwise),
@@ -1078,6 +1102,11 @@ fn elems_tokens(elems: &[Elem], sp: &mut Spacing) -> TokenStream {
                 let d = quote::format_ident!("{}", name);
                 let (g, space) = (*g as u8, sp.element());
                 quote! { FormatElem::CustomOperands(FormatDirective::#d, #g, #space) }
+            }
+            Elem::CustomOperandsAttr(name, g, a) => {
+                let d = quote::format_ident!("{}", name);
+                let (g, a, space) = (*g as u8, *a as u8, sp.element());
+                quote! { FormatElem::CustomOperandsAttr(FormatDirective::#d, #g, #a, #space) }
             }
             Elem::Optional {
                 anchor,

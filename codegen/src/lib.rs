@@ -222,6 +222,9 @@ pub fn runtime_kinds_to_string() -> String {
             Custom(FormatDirective, &'static [u8], bool),
             /// A custom directive over this operand group.
             CustomOperands(FormatDirective, u8, bool),
+            /// A custom directive over this operand group and this attribute (index of
+            /// `attribute_names`).
+            CustomOperandsAttr(FormatDirective, u8, u8, bool),
             /// An optional group, printed when its anchor is there.
             Optional {
                 /// What decides whether the group is printed.

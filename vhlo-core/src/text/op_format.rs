@@ -236,6 +236,10 @@ fn printable(
     elems.iter().all(|e| match *e {
         FormatElem::Attr(i, _) => found[i as usize].is_some_and(|a| bare_ok(m, kind, i, a)),
         FormatElem::Custom(d, attrs, _) => custom_printable(m, op, kind, found, d, attrs),
+        // DynamicIndexList: one operand of the group per dynamic entry of the array.
+        FormatElem::CustomOperandsAttr(_, g, a, _) => found[a as usize]
+            .and_then(|a| i64_array(m, m.attr_data(a)))
+            .is_some_and(|s| s.iter().filter(|&&x| x == DYNAMIC).count() == op_group(m, op, f, g).len()),
         FormatElem::Optional {
             anchor,
             then,
@@ -277,6 +281,7 @@ fn custom_printable(
         | FormatDirective::SelectOpType
         | FormatDirective::ComplexOpType
         | FormatDirective::VariadicOperandWithAttribute
+        | FormatDirective::DynamicIndexList
         | FormatDirective::ArrowTypeList => true,
         FormatDirective::PairwiseOpType => m
             .operands(op)
@@ -668,6 +673,28 @@ fn print_elems(
                 p.print_value_list(&m.operands(op)[r]);
                 p.out.push(',');
             }
+            FormatElem::CustomOperandsAttr(_, g, a, space) => {
+                // DynamicIndexList: `[%a, 4, %b]` (printable checked the counts).
+                space_if(p, space);
+                let statics = found[a as usize]
+                    .and_then(|a| i64_array(m, m.attr_data(a)))
+                    .unwrap_or_default();
+                let mut values = m.operands(op)[op_group(m, op, f, g)].iter();
+                p.out.push('[');
+                for (i, &s) in statics.iter().enumerate() {
+                    if i > 0 {
+                        p.out.push_str(", ");
+                    }
+                    match (s == DYNAMIC).then(|| values.next()).flatten() {
+                        Some(&v) => {
+                            let name = p.value_name(v);
+                            p.out.push_str(&name);
+                        }
+                        None => super::float::push_i64(&mut p.out, s),
+                    }
+                }
+                p.out.push(']');
+            }
             FormatElem::Optional {
                 anchor,
                 then,
@@ -890,7 +917,8 @@ fn print_custom(
                 p.sdy_region(r);
             }
         }
-        FormatDirective::VariadicOperandWithAttribute => {}
+        // Over operands: elements of their own (FormatElem::CustomOperands*).
+        FormatDirective::VariadicOperandWithAttribute | FormatDirective::DynamicIndexList => {}
     }
     true
 }
@@ -1198,6 +1226,33 @@ impl<'a> Parser<'a> {
                     ts.push(t);
                 }
                 FormatElem::Custom(d, attrs, _) => self.parse_custom(kind, d, attrs, st)?,
+                FormatElem::CustomOperandsAttr(_, g, a, _) => {
+                    // DynamicIndexList: `[%a, 4, %b]`; a value's entry is kDynamic.
+                    self.c.expect(b'[', "to open an index list")?;
+                    let mut statics = Vec::new();
+                    let mut count = 0;
+                    if !self.c.eat(b']') {
+                        loop {
+                            if self.c.peek() == Some(b'%') {
+                                let u = self.parse_value_use()?;
+                                st.uses.push(u);
+                                statics.push(DYNAMIC);
+                                count += 1;
+                            } else {
+                                statics.push(self.c.int64("in an index list")?);
+                            }
+                            if !self.c.eat(b',') {
+                                self.c.expect(b']', "to close an index list")?;
+                                break;
+                            }
+                        }
+                    }
+                    if let Some(c) = st.group_counts.get_mut(usize::from(g)) {
+                        *c += count;
+                    }
+                    let attr = self.i64_array_attr(&statics);
+                    self.bind_prop(st, kind.attribute_names()[a as usize], attr);
+                }
                 FormatElem::CustomOperands(..) => {
                     while self.c.peek() == Some(b'%') {
                         let u = self.parse_value_use()?;
@@ -1660,7 +1715,7 @@ impl<'a> Parser<'a> {
                 let r = self.parse_sdy_region()?;
                 st.regions.push(r);
             }
-            FormatDirective::VariadicOperandWithAttribute => {}
+            FormatDirective::VariadicOperandWithAttribute | FormatDirective::DynamicIndexList => {}
         }
         Ok(())
     }
