@@ -187,6 +187,8 @@ pub struct Op {
 #[derive(Clone, Debug)]
 pub struct CodecDialect {
     pub name: String,
+    /// `ops` lists every op libStablehlo registers (spec `ops_complete`).
+    pub ops_complete: bool,
     pub enums: Vec<Enum>,
     pub attrs: Vec<Attr>,
     /// Sorted by code.
@@ -747,6 +749,7 @@ pub fn lower(
     }
     CodecDialect {
         name: raw.dialect.value.clone(),
+        ops_complete: raw.ops_complete,
         enums,
         attrs,
         encodings,

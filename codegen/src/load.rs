@@ -348,6 +348,10 @@ pub enum RawPredicate {
 #[serde(deny_unknown_fields)]
 pub struct RawCodecDialect {
     pub dialect: SStr,
+    /// `ops` lists every op of the dialect that libStablehlo registers: an artifact holding
+    /// another op name of the dialect is refused (libStablehlo could not read it).
+    #[serde(default)]
+    pub ops_complete: bool,
     #[serde(default)]
     pub enums: Vec<RawCodecEnum>,
     #[serde(default)]

@@ -46,6 +46,7 @@ fn condition(c: &Condition) -> TokenStream {
 fn emit_dialect(d: &CodecDialect) -> TokenStream {
     let ident = format_ident!("{}_DIALECT", d.name.to_ascii_uppercase());
     let name = &d.name;
+    let ops_complete = d.ops_complete;
     let doc = format!(
         " The `{name}` dialect's attributes, encodings and ops (`spec/dialects/{name}.yaml`)."
     );
@@ -173,6 +174,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
         #[doc = #doc]
         pub const #ident: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::dialect::codec::CodecDialect {
             name: #name,
+            ops_complete: #ops_complete,
             enums: &[ #(#enums),* ],
             attrs: &[ #(#attrs),* ],
             encodings: &[ #(#encodings),* ],

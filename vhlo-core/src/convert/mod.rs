@@ -358,8 +358,16 @@ pub(crate) fn legalize_to_vhlo_in_place(
             }
             if allow {
                 // Kept, unless libStablehlo could not read it back.
-                let dialect = name.split_once('.').map_or("", |(d, _)| d);
+                let (dialect, short) = name.split_once('.').unwrap_or(("", ""));
                 if let Some(why) = crate::dialect::unknown_to_libstablehlo(dialect) {
+                    diags.push(diag(w, op, format!("op `{name}`"), None, &why));
+                }
+                // An op a dialect whose every op the spec lists does not have.
+                let cd = crate::vhlo::codec_dialect(dialect);
+                if cd.is_some_and(|cd| cd.ops_complete && cd.op(short).is_none()) {
+                    let why = format!(
+                        "is not an op of dialect '{dialect}' (spec/dialects/{dialect}.yaml lists every op libStablehlo registers): it would refuse to read the artifact"
+                    );
                     diags.push(diag(w, op, format!("op `{name}`"), None, &why));
                 }
                 continue;

@@ -198,6 +198,8 @@ pub struct ImplicitTerminator {
 #[derive(Clone, Copy, Debug)]
 pub struct CodecDialect {
     pub name: &'static str,
+    /// `ops` lists every op of the dialect libStablehlo registers: it refuses any other.
+    pub ops_complete: bool,
     pub enums: &'static [CodecEnum],
     pub attrs: &'static [CodecAttr],
     /// Sorted by code; the code is the index.
