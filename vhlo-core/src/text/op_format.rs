@@ -513,30 +513,27 @@ fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecIn
     })
 }
 
-/// Whether the op's regions print their blocks' terminators (MLIR's `printBlockTerminators`):
-/// an op with an implicit terminator leaves it out as upstream's printer does (spec
+/// The terminator the op's regions leave out (MLIR's `printBlockTerminators = false`), if
+/// any: an op with an implicit terminator leaves it out as upstream's printer does (spec
 /// `implicit_terminator`, `terminator_elided`).
-fn print_terminators(m: &Module, op: OpId, kind: FormatOp) -> bool {
-    let FormatOp::Dialect(_, o) = kind else {
-        return true;
+pub(super) fn elided_terminator(m: &Module, op: OpId, kind: FormatOp) -> Option<String> {
+    let FormatOp::Dialect(cd, o) = kind else {
+        return None;
     };
-    let Some(t) = o.implicit_terminator else {
-        return true;
-    };
+    let t = o.implicit_terminator?;
+    let name = format!("{}.{}", cd.name, t.op);
     if t.elided_without_results {
-        return m.num_results(op) > 0;
+        return (m.num_results(op) == 0).then_some(name);
     }
-    // ODS's generated printer: printed unless the first block's terminator is empty.
-    let Some(&last) = (m.regions(op).first())
+    // ODS's generated printer: left out when the first block's terminator is empty.
+    let last = (m.regions(op).first())
         .and_then(|&r| m.blocks(r).first())
-        .and_then(|&b| m.block_ops(b).last())
-    else {
-        return true;
-    };
-    !(m.operands(last).is_empty()
+        .and_then(|&b| m.block_ops(b).last().copied())?;
+    let empty = m.operands(last).is_empty()
         && m.num_results(last) == 0
         && m.properties(last).is_empty()
-        && m.attributes(last).is_empty())
+        && m.attributes(last).is_empty();
+    empty.then_some(name)
 }
 
 /// Whether `t` is `!dialect.mnemonic` without parameters (kept with an empty body).
@@ -596,13 +593,13 @@ fn print_elems(
             }
             FormatElem::Region(i, space) => {
                 space_if(p, space);
-                let terminators = print_terminators(m, op, kind);
+                let elided = elided_terminator(m, op, kind);
                 let regions = match (f.variadic_regions, m.regions(op)) {
                     (true, all) => all,
                     (false, all) => all.get(usize::from(i)..=usize::from(i)).unwrap_or(&[]),
                 };
                 p.print_sep(regions, ", ", |p, r| {
-                    p.print_region_terminated(r, true, false, terminators)
+                    p.print_region_terminated(r, true, false, elided.as_deref())
                 });
             }
             FormatElem::Successor(i, space) => {

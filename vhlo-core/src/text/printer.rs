@@ -1514,17 +1514,18 @@ impl<'m> Printer<'m> {
         print_entry_args: bool,
         print_empty_block: bool,
     ) {
-        self.print_region_terminated(r, print_entry_args, print_empty_block, true);
+        self.print_region_terminated(r, print_entry_args, print_empty_block, None);
     }
 
-    /// [`Printer::print_region`], leaving each block's terminator out unless
-    /// `print_terminators` (MLIR's `printBlockTerminators`; text/op_format.rs decides).
+    /// [`Printer::print_region`], leaving out each block's last op when it is the op named
+    /// `elided` (an implicit terminator, as MLIR's `printBlockTerminators = false`;
+    /// text/op_format.rs decides).
     pub(crate) fn print_region_terminated(
         &mut self,
         r: Region,
         print_entry_args: bool,
         print_empty_block: bool,
-        print_terminators: bool,
+        elided: Option<&str>,
     ) {
         let m = self.m;
         self.out.push('{');
@@ -1559,8 +1560,8 @@ impl<'m> Printer<'m> {
                 }
                 None => {
                     let mut ops = m.block_ops(b);
-                    if let (false, Some((&last, rest))) = (print_terminators, ops.split_last()) {
-                        if super::verify::structure::classify(m.op_name_str(last)).terminator {
+                    if let (Some(name), Some((&last, rest))) = (elided, ops.split_last()) {
+                        if m.op_name_str(last) == name {
                             ops = rest;
                         }
                     }
