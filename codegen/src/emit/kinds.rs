@@ -141,6 +141,8 @@ fn kind_enum(
 pub(super) fn emit(spec: &Spec) -> TokenStream {
     let types = kind_enum(spec, "VhloType", "type", &spec.types, true);
     let attrs = kind_enum(spec, "VhloAttr", "attribute", &spec.attrs, false);
+    let typed_types = typed_structs(&spec.types, true);
+    let typed_attrs = typed_structs(&spec.attrs, false);
 
     let enum_variants: Vec<_> = spec
         .enums
@@ -213,6 +215,8 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
     quote! {
         #types
         #attrs
+        #typed_types
+        #typed_attrs
         /// Every VHLO enum attribute in the spec.
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
         pub enum VhloEnum {
@@ -274,5 +278,193 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             }
         }
         #(#typed)*
+    }
+}
+
+/// `elementType` -> `element_type`.
+fn snake(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// How a parameter of kind `k` is held in a typed struct: the field's Rust type, the
+/// `ir::Param` pattern binding `b`, the field's value from `b`, and the `Param` from field `v`.
+fn typed_param(k: ParamKind, b: &proc_macro2::Ident) -> [TokenStream; 3] {
+    let (ty, variant) = match k {
+        ParamKind::Type => (quote! { Type }, quote! { Type }),
+        ParamKind::Types => (quote! { Box<[Type]> }, quote! { Types }),
+        ParamKind::Attr => (quote! { Attribute }, quote! { Attr }),
+        ParamKind::Attrs => (quote! { Box<[Attribute]> }, quote! { Attrs }),
+        ParamKind::AttrPairs => (
+            quote! { Box<[(Attribute, Attribute)]> },
+            quote! { AttrPairs },
+        ),
+        ParamKind::Dims | ParamKind::I64s => (quote! { Box<[i64]> }, quote! { Ints }),
+        ParamKind::I64 | ParamKind::I32 | ParamKind::Int => (quote! { i64 }, quote! { Int }),
+        ParamKind::U32 => (quote! { u64 }, quote! { UInt }),
+        ParamKind::Bool => (quote! { bool }, quote! { Bool }),
+        ParamKind::String => (quote! { Symbol }, quote! { Str }),
+        ParamKind::Floats => (quote! { Box<[u128]> }, quote! { Floats }),
+        ParamKind::DenseData => (quote! { Blob }, quote! { Bytes }),
+        // (bits, width): read and built by the caller.
+        ParamKind::Float => (quote! { (u128, u32) }, quote! { Float }),
+    };
+    [
+        ty,
+        quote! { Param::#variant(#b) },
+        quote! { Param::#variant },
+    ]
+}
+
+/// A typed struct per VHLO type or attribute (`pub mod types`, `pub mod attrs`): named fields
+/// for its parameters, `read` from the IR and `build` into it. The conversions and printers
+/// use these rather than matching mnemonics and parameter positions by hand.
+fn typed_structs(defs: &[TypeOrAttrDef], is_type: bool) -> TokenStream {
+    let (module, handle, what, kind_enum) = if is_type {
+        (
+            format_ident!("types"),
+            format_ident!("Type"),
+            "type",
+            format_ident!("VhloType"),
+        )
+    } else {
+        (
+            format_ident!("attrs"),
+            format_ident!("Attribute"),
+            "attribute",
+            format_ident!("VhloAttr"),
+        )
+    };
+    let structs = defs.iter().map(|d| {
+        let name = format_ident!("{}", camel(&d.name));
+        let mnemonic = &d.name;
+        let sigil = if is_type { "!" } else { "#" };
+        let doc = format!("`{sigil}vhlo.{mnemonic}` with its parameters by name; stands for `{}`.", d.builtin);
+        let mut fields = Vec::new();
+        let mut pats = Vec::new();
+        let mut reads = Vec::new();
+        let mut builds = Vec::new();
+        for (i, p) in d.params.iter().enumerate() {
+            // `type` (a keyword) is the usual Rust `ty`.
+            let f = match snake(&p.name).as_str() {
+                "type" => format_ident!("ty"),
+                other => super::field_ident(other),
+            };
+            let b = format_ident!("p{}", i);
+            let w = format_ident!("w{}", i);
+            let fdoc = format!("`{}` ({}).", p.name, p.kind.spelling());
+            let [ty, pat, ctor] = typed_param(p.kind, &b);
+            let float = p.kind == ParamKind::Float;
+            let (ty, pat, read, build) = match (p.optional, float) {
+                (false, false) => (
+                    ty,
+                    pat,
+                    quote! { #b.clone() },
+                    quote! { #ctor(self.#f.clone()) },
+                ),
+                (false, true) => (
+                    ty,
+                    quote! { Param::Float { bits: #b, width: #w } },
+                    quote! { (*#b, *#w) },
+                    quote! { Param::Float { bits: self.#f.0, width: self.#f.1 } },
+                ),
+                (true, false) => (
+                    quote! { Option<#ty> },
+                    quote! { #b },
+                    quote! { match #b { Param::Absent => None, #pat => Some(#b.clone()), _ => return None } },
+                    quote! { match &self.#f { Some(v) => #ctor(v.clone()), None => Param::Absent } },
+                ),
+                (true, true) => (
+                    quote! { Option<#ty> },
+                    quote! { #b },
+                    quote! { match #b { Param::Absent => None, Param::Float { bits, width } => Some((*bits, *width)), _ => return None } },
+                    quote! { match self.#f { Some((bits, width)) => Param::Float { bits, width }, None => Param::Absent } },
+                ),
+            };
+            fields.push(quote! { #[doc = #fdoc] pub #f: #ty });
+            pats.push(pat);
+            reads.push(quote! { #f: #read });
+            builds.push(build);
+        }
+        let (data, data_kind, make) = if is_type {
+            (quote! { m.type_data(x) }, quote! { TypeData::Dialect(d) }, quote! { m.dialect_type })
+        } else {
+            (quote! { m.attr_data(x) }, quote! { AttrData::Dialect(d) }, quote! { m.dialect_attr })
+        };
+        let read_doc = format!("Reads `x` as `{sigil}vhlo.{mnemonic}`: None when it is another {what}, or its parameters do not have the spec's kinds.");
+        let build_doc = format!("Interns this `{sigil}vhlo.{mnemonic}` in `m`.");
+        let variant = format_ident!("{}", camel(&d.name));
+        let body = if fields.is_empty() {
+            quote! { ; }
+        } else {
+            quote! { { #(#fields,)* } }
+        };
+        let construct = if reads.is_empty() {
+            quote! { Some(#name) }
+        } else {
+            quote! { Some(#name { #(#reads,)* }) }
+        };
+        quote! {
+            #[doc = #doc]
+            #[derive(Clone, Debug, PartialEq)]
+            pub struct #name #body
+            impl #name {
+                /// Its kind.
+                pub const KIND: super::#kind_enum = super::#kind_enum::#variant;
+                #[doc = #read_doc]
+                #[allow(unused_variables, clippy::clone_on_copy)]
+                pub fn read(m: &Module, x: #handle) -> Option<Self> {
+                    let #data_kind = #data else { return None };
+                    if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != #mnemonic {
+                        return None;
+                    }
+                    match &d.params[..] {
+                        [#(#pats),*] => #construct,
+                        _ => None,
+                    }
+                }
+                #[doc = #build_doc]
+                #[allow(clippy::clone_on_copy)]
+                pub fn build(&self, m: &mut Module) -> #handle {
+                    #make("vhlo", #mnemonic, vec![#(#builds),*])
+                }
+            }
+        }
+    });
+    let mod_doc = format!("Every VHLO {what} as a typed struct, generated from the spec.");
+    let of_doc = format!("The VHLO {what} that `x` is, if it is one (by its mnemonic).");
+    let (of_data, of_variant) = if is_type {
+        (quote! { m.type_data(x) }, quote! { TypeData::Dialect })
+    } else {
+        (quote! { m.attr_data(x) }, quote! { AttrData::Dialect })
+    };
+    quote! {
+        #[doc = #mod_doc]
+        pub mod #module {
+            #[allow(unused_imports)]
+            use ::vhlo_core::ir::{Attribute, AttrData, Blob, Module, Param, Symbol, Type, TypeData};
+            #(#structs)*
+        }
+        impl #kind_enum {
+            #[doc = #of_doc]
+            pub fn of(m: &::vhlo_core::ir::Module, x: ::vhlo_core::ir::#handle) -> Option<#kind_enum> {
+                match #of_data {
+                    ::vhlo_core::ir::#of_variant(d) if m.str(d.dialect) == "vhlo" => {
+                        #kind_enum::from_mnemonic(m.str(d.mnemonic))
+                    }
+                    _ => None,
+                }
+            }
+        }
     }
 }

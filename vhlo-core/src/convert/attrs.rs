@@ -5,7 +5,7 @@ use crate::dialect::support::vhlo_attr;
 use crate::ir::{
     AttrData, Attribute, Blob, DialectAttr, FastMap, Module, Param, Signedness, TypeData,
 };
-use crate::vhlo::VhloEnum;
+use crate::vhlo::{attrs as vattr, VhloAttr, VhloEnum, VhloType};
 
 use super::types;
 
@@ -52,17 +52,20 @@ pub fn vhlo_dense_1d(
     });
     let vty = types::to_vhlo(m, tty, false)?;
     let data = compress_splat(data, eb);
-    Ok(vhlo_attr(
-        m,
-        "tensor_v1",
-        vec![Param::Type(vty), Param::Bytes(data.into())],
-    ))
+    Ok(vattr::TensorV1 {
+        ty: vty,
+        data: data.into(),
+    }
+    .build(m))
 }
 
 /// `#vhlo.tensor_v1<dense<values> : tensor<shape x i64>>`
 pub fn vhlo_i64_tensor(m: &mut Module, shape: &[i64], values: &[i64]) -> Result<Attribute, String> {
     Ok(crate::dialect::support::vhlo_int_tensor(
-        m, "i64_v1", shape, values,
+        m,
+        VhloType::I64V1.mnemonic(),
+        shape,
+        values,
     ))
 }
 
@@ -99,15 +102,15 @@ fn to_vhlo_uncached(
     let data = m.attr_data(a).clone();
     let fail = |m: &Module, why: &str| Err(format!("attribute `{}` {why}", describe(m, a)));
     Ok(match data {
-        AttrData::Bool(b) => vhlo_attr(m, "bool_v1", vec![Param::Bool(b)]),
+        AttrData::Bool(b) => vattr::BoolV1 { value: b }.build(m),
         AttrData::Integer { ty, value } => {
             let vt = types::to_vhlo(m, ty, allow_other)?;
             // The bit pattern in 64 bits (VHLO integers are at most 64 bits wide).
-            vhlo_attr(
-                m,
-                "integer_v1",
-                vec![Param::Type(vt), Param::Int(value as i64)],
-            )
+            vattr::IntegerV1 {
+                ty: vt,
+                value: value as i64,
+            }
+            .build(m)
         }
         AttrData::Float { ty, bits } => {
             let width = match m.type_data(ty) {
@@ -115,26 +118,26 @@ fn to_vhlo_uncached(
                 _ => return fail(m, "has a non-float type"),
             };
             let vt = types::to_vhlo(m, ty, allow_other)?;
-            vhlo_attr(
-                m,
-                "float_v1",
-                vec![Param::Type(vt), Param::Float { bits, width }],
-            )
+            vattr::FloatV1 {
+                ty: vt,
+                value: (bits, width),
+            }
+            .build(m)
         }
-        AttrData::String { value, ty: None } => vhlo_attr(m, "string_v1", vec![Param::Str(value)]),
+        AttrData::String { value, ty: None } => vattr::StringV1 { value }.build(m),
         AttrData::String { ty: Some(_), .. } => {
             return fail(m, "is a typed string, which VHLO cannot hold")
         }
         AttrData::Type(t) => {
             let vt = types::to_vhlo(m, t, allow_other)?;
-            vhlo_attr(m, "type_v1", vec![Param::Type(vt)])
+            vattr::TypeV1 { value: vt }.build(m)
         }
         AttrData::Array(xs) => {
             let xs = xs
                 .iter()
                 .map(|&x| to_vhlo_in(m, x, allow_other, memo))
                 .collect::<Result<Vec<_>, _>>()?;
-            vhlo_attr(m, "array_v1", vec![Param::Attrs(xs.into())])
+            vattr::ArrayV1 { value: xs.into() }.build(m)
         }
         AttrData::DenseArray { element, data } => {
             let eb =
@@ -158,18 +161,21 @@ fn to_vhlo_uncached(
         }
         AttrData::DenseElements { ty, data, .. } => {
             let vt = types::to_vhlo(m, ty, allow_other)?;
-            vhlo_attr(m, "tensor_v1", vec![Param::Type(vt), Param::Bytes(data)])
+            vattr::TensorV1 { ty: vt, data }.build(m)
         }
         AttrData::Dictionary(entries) => {
             let mut pairs = Vec::with_capacity(entries.len());
             for (k, v) in entries.iter() {
-                let key = vhlo_attr(m, "string_v1", vec![Param::Str(*k)]);
+                let key = vattr::StringV1 { value: *k }.build(m);
                 pairs.push((key, to_vhlo_in(m, *v, allow_other, memo)?));
             }
-            vhlo_attr(m, "dict_v1", vec![Param::AttrPairs(pairs.into())])
+            vattr::DictV1 {
+                value: pairs.into(),
+            }
+            .build(m)
         }
         AttrData::SymbolRef { root, nested } if nested.is_empty() => {
-            vhlo_attr(m, "string_v1", vec![Param::Str(root)])
+            vattr::StringV1 { value: root }.build(m)
         }
         AttrData::Dialect(d) => {
             let dialect = m.str(d.dialect).to_string();
@@ -211,63 +217,91 @@ fn stablehlo_to_vhlo(
         };
         return Ok(vhlo_attr(m, e.mnemonic(), vec![Param::Int(v)]));
     }
-    let params = d.params.to_vec();
-    let str_attr = |m: &mut Module, p: &Param| -> Result<Param, String> {
+    let malformed = |m: &Module| format!("malformed attribute `{}`", describe(m, a));
+    let str_attr = |m: &mut Module, p: &Param| -> Result<Attribute, String> {
         match p {
-            Param::Str(s) => Ok(Param::Attr(vhlo_attr(m, "string_v1", vec![Param::Str(*s)]))),
-            _ => Err(format!("malformed attribute `{}`", describe(m, a))),
+            Param::Str(s) => Ok(vattr::StringV1 { value: *s }.build(m)),
+            _ => Err(malformed(m)),
         }
     };
-    let mut conv_attr = |m: &mut Module, p: &Param| -> Result<Param, String> {
+    let mut conv_attr = |m: &mut Module, p: &Param| -> Result<Option<Attribute>, String> {
         match p {
-            Param::Attr(x) => Ok(Param::Attr(to_vhlo_in(m, *x, allow_other, memo)?)),
-            Param::Absent => Ok(Param::Absent),
-            _ => Err(format!("malformed attribute `{}`", describe(m, a))),
+            Param::Attr(x) => Ok(Some(to_vhlo_in(m, *x, allow_other, memo)?)),
+            Param::Absent => Ok(None),
+            _ => Err(malformed(m)),
         }
     };
-    Ok(match (mnemonic, &params[..]) {
-        ("output_operand_alias", _) => vhlo_attr(m, "output_operand_alias_v1", params),
-        ("type_extensions", _) => vhlo_attr(m, "type_extensions_v1", params),
-        ("result_accuracy", [atol, rtol, ulps, mode]) => {
-            let mode = conv_attr(m, mode)?;
-            vhlo_attr(
-                m,
-                "result_accuracy_v1",
-                vec![atol.clone(), rtol.clone(), ulps.clone(), mode],
-            )
+    let Some(kind) = vhlo_attr_of_stablehlo(mnemonic) else {
+        return Err(format!(
+            "attribute `{}` has no generic VHLO form here",
+            describe(m, a)
+        ));
+    };
+    Ok(match (kind, &d.params[..]) {
+        // Parameter for parameter as in StableHLO.
+        (
+            VhloAttr::OutputOperandAliasV1 | VhloAttr::TypeExtensionsV1 | VhloAttr::SubAxisInfoV1,
+            params,
+        ) => vhlo_attr(m, kind.mnemonic(), params.to_vec()),
+        (
+            VhloAttr::ResultAccuracyV1,
+            [Param::Float {
+                bits: atol,
+                width: aw,
+            }, Param::Float {
+                bits: rtol,
+                width: rw,
+            }, Param::Int(ulps), mode],
+        ) => {
+            let mode = conv_attr(m, mode)?.ok_or_else(|| malformed(m))?;
+            vattr::ResultAccuracyV1 {
+                atol: (*atol, *aw),
+                rtol: (*rtol, *rw),
+                ulps: *ulps,
+                mode,
+            }
+            .build(m)
         }
-        ("sub_axis_info", _) => vhlo_attr(m, "sub_axis_info_v1", params),
-        ("axis_ref", [name, sub]) => {
+        (VhloAttr::AxisRefV1, [name, sub]) => {
             let name = str_attr(m, name)?;
-            let sub = conv_attr(m, sub)?;
-            vhlo_attr(m, "axis_ref_v1", vec![name, sub])
+            let sub_axis_info = conv_attr(m, sub)?;
+            vattr::AxisRefV1 {
+                name,
+                sub_axis_info,
+            }
+            .build(m)
         }
-        ("mesh_axis", [name, size]) => {
+        (VhloAttr::MeshAxisV1, [name, Param::Int(size)]) => {
             let name = str_attr(m, name)?;
-            vhlo_attr(m, "mesh_axis_v1", vec![name, size.clone()])
+            vattr::MeshAxisV1 { name, size: *size }.build(m)
         }
         // StableHLO lists the axes; VHLO holds them in one `#vhlo.array_v1`.
-        ("mesh", [Param::Attrs(axes), device_ids]) => {
+        (VhloAttr::MeshV1, [Param::Attrs(axes), device_ids]) => {
             let axes = axes
                 .iter()
-                .map(|&x| conv_attr(m, &Param::Attr(x)).map(|p| p.attr().unwrap_or(x)))
+                .map(|&x| conv_attr(m, &Param::Attr(x)).map(|y| y.unwrap_or(x)))
                 .collect::<Result<Vec<_>, _>>()?;
-            let axes = vhlo_attr(m, "array_v1", vec![Param::Attrs(axes.into())]);
-            let ids = conv_attr(m, device_ids)?;
-            vhlo_attr(m, "mesh_v1", vec![Param::Attr(axes), ids])
+            let axes = vattr::ArrayV1 { value: axes.into() }.build(m);
+            let device_ids = conv_attr(m, device_ids)?;
+            vattr::MeshV1 { axes, device_ids }.build(m)
         }
-        ("replica_group_mesh_axes", [mesh, axes]) => {
-            let mesh = conv_attr(m, mesh)?;
-            let axes = conv_attr(m, axes)?;
-            vhlo_attr(m, "replica_group_mesh_axes_v1", vec![mesh, axes])
+        (VhloAttr::ReplicaGroupMeshAxesV1, [mesh, axes]) => {
+            let mesh = conv_attr(m, mesh)?.ok_or_else(|| malformed(m))?;
+            let axes = conv_attr(m, axes)?.ok_or_else(|| malformed(m))?;
+            vattr::ReplicaGroupMeshAxesV1 { mesh, axes }.build(m)
         }
-        _ => {
-            return Err(format!(
-                "attribute `{}` has no generic VHLO form here",
-                describe(m, a)
-            ))
-        }
+        _ => return Err(malformed(m)),
     })
+}
+
+/// The VHLO attribute that stands for `#stablehlo.<mnemonic>` (the spec's `builtin:`), its
+/// newest version.
+fn vhlo_attr_of_stablehlo(mnemonic: &str) -> Option<VhloAttr> {
+    VhloAttr::ALL
+        .iter()
+        .rev()
+        .copied()
+        .find(|k| k.builtin().strip_prefix("#stablehlo.") == Some(mnemonic))
 }
 
 /// A `#stablehlo.<mnemonic>` attribute with these parameters.
@@ -307,16 +341,11 @@ fn common_from_vhlo(
         Array(Vec<Attribute>),
         Dict(Vec<(Attribute, Attribute)>),
     }
-    let common = match m.attr_data(a) {
-        AttrData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
-            match (m.str(d.mnemonic), &d.params[..]) {
-                ("string_v1", [Param::Str(s)]) => Common::Str(*s),
-                ("bool_v1", [Param::Bool(b)]) => Common::Bool(*b),
-                ("array_v1", [Param::Attrs(xs)]) => Common::Array(xs.to_vec()),
-                ("dict_v1", [Param::AttrPairs(pairs)]) => Common::Dict(pairs.to_vec()),
-                _ => return None,
-            }
-        }
+    let common = match VhloAttr::of(m, a)? {
+        VhloAttr::StringV1 => Common::Str(vattr::StringV1::read(m, a)?.value),
+        VhloAttr::BoolV1 => Common::Bool(vattr::BoolV1::read(m, a)?.value),
+        VhloAttr::ArrayV1 => Common::Array(vattr::ArrayV1::read(m, a)?.value.into_vec()),
+        VhloAttr::DictV1 => Common::Dict(vattr::DictV1::read(m, a)?.value.into_vec()),
         _ => return None,
     };
     Some(match common {
@@ -339,13 +368,7 @@ fn common_from_vhlo(
         Common::Dict(pairs) => (|| {
             let mut entries = Vec::with_capacity(pairs.len());
             for (k, v) in pairs {
-                let key = match m.attr_data(k) {
-                    AttrData::Dialect(s) => match s.params[..] {
-                        [Param::Str(key)] => Some(key),
-                        _ => None,
-                    },
-                    _ => None,
-                };
+                let key = vattr::StringV1::read(m, k).map(|s| s.value);
                 let Some(key) = key else {
                     return Err(format!("malformed VHLO attribute `{}`", describe(m, a)));
                 };
@@ -418,15 +441,11 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
             _ => Err(format!("malformed VHLO attribute `{}`", describe(m, a))),
         }
     };
-    let as_str = |m: &Module, p: &Param| -> Result<Param, String> {
-        if let Param::Attr(x) = p {
-            if let AttrData::Dialect(s) = m.attr_data(*x) {
-                if let [Param::Str(v)] = s.params[..] {
-                    return Ok(Param::Str(v));
-                }
-            }
-        }
-        Err(format!("malformed VHLO attribute `{}`", describe(m, a)))
+    // A `#vhlo.string_v1` parameter's text.
+    let as_str = |m: &Module, x: Attribute| -> Result<Param, String> {
+        vattr::StringV1::read(m, x)
+            .map(|s| Param::Str(s.value))
+            .ok_or_else(|| format!("malformed VHLO attribute `{}`", describe(m, a)))
     };
     // A converted parameter that upstream's legalization casts to one StableHLO attribute class
     // (`dyn_cast` fails, and so does the legalization, on anything else).
@@ -450,10 +469,26 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
             ))
         }
     };
-    Ok(match (mnemonic.as_str(), &params[..]) {
-        ("bool_v1", [Param::Bool(b)]) => m.attr(AttrData::Bool(*b)),
-        ("integer_v1", [Param::Type(t), Param::Int(v)]) => {
-            let ty = types::from_vhlo(m, *t)?;
+    let Some(kind) = VhloAttr::from_mnemonic(&mnemonic) else {
+        return bad(m);
+    };
+    // The typed struct of `kind`, or the malformed-attribute error.
+    macro_rules! read {
+        ($ty:ident) => {
+            match vattr::$ty::read(m, a) {
+                Some(x) => x,
+                None => return bad(m),
+            }
+        };
+    }
+    Ok(match kind {
+        VhloAttr::BoolV1 => {
+            let b = read!(BoolV1).value;
+            m.attr(AttrData::Bool(b))
+        }
+        VhloAttr::IntegerV1 => {
+            let vattr::IntegerV1 { ty, value: v } = read!(IntegerV1);
+            let ty = types::from_vhlo(m, ty)?;
             // A signless i1 integer is MLIR's BoolAttr; `ui1`/`si1` integers keep their type.
             if matches!(
                 m.type_data(ty),
@@ -462,22 +497,27 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
                     signedness: Signedness::Signless
                 }
             ) {
-                m.attr(AttrData::Bool(*v & 1 != 0))
+                m.attr(AttrData::Bool(v & 1 != 0))
             } else {
-                let value = int_value_for(m, ty, *v);
+                let value = int_value_for(m, ty, v);
                 m.attr(AttrData::Integer { ty, value })
             }
         }
-        ("float_v1", [Param::Type(t), Param::Float { bits, .. }]) => {
-            let ty = types::from_vhlo(m, *t)?;
-            m.attr(AttrData::Float { ty, bits: *bits })
+        VhloAttr::FloatV1 => {
+            let vattr::FloatV1 {
+                ty,
+                value: (bits, _),
+            } = read!(FloatV1);
+            let ty = types::from_vhlo(m, ty)?;
+            m.attr(AttrData::Float { ty, bits })
         }
-        ("type_v1", [Param::Type(t)]) => {
-            let t = types::from_vhlo(m, *t)?;
+        VhloAttr::TypeV1 => {
+            let t = types::from_vhlo(m, read!(TypeV1).value)?;
             m.attr(AttrData::Type(t))
         }
-        ("tensor_v1", [Param::Type(t), Param::Bytes(data)]) => {
-            let ty = types::from_vhlo(m, *t)?;
+        VhloAttr::TensorV1 => {
+            let vattr::TensorV1 { ty, data } = read!(TensorV1);
+            let ty = types::from_vhlo(m, ty)?;
             let element = match m.type_data(ty) {
                 TypeData::RankedTensor { element, .. } => *element,
                 _ => return bad(m),
@@ -493,26 +533,44 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
             let splat = all_equal;
             m.attr(AttrData::DenseElements { ty, data, splat })
         }
-        ("output_operand_alias_v1", _) => stablehlo_attr(m, "output_operand_alias", params),
-        ("type_extensions_v1", _) => stablehlo_attr(m, "type_extensions", params),
-        ("result_accuracy_v1", [atol, rtol, ulps, mode]) => {
-            let mode = conv(m, mode)?;
+        // Parameter for parameter as in StableHLO (the spec's `builtin:`).
+        VhloAttr::OutputOperandAliasV1 | VhloAttr::TypeExtensionsV1 | VhloAttr::SubAxisInfoV1 => {
+            match kind.builtin().strip_prefix("#stablehlo.") {
+                Some(name) => stablehlo_attr(m, name, params),
+                None => return bad(m),
+            }
+        }
+        VhloAttr::ResultAccuracyV1 => {
+            let vattr::ResultAccuracyV1 {
+                atol,
+                rtol,
+                ulps,
+                mode,
+            } = read!(ResultAccuracyV1);
+            let mode = conv(m, &Param::Attr(mode))?;
             expect(
                 m,
                 &mode,
                 &["result_accuracy_mode"],
                 "the mode must be a `result_accuracy_mode_v1`",
             )?;
+            let float = |(bits, width): (u128, u32)| Param::Float { bits, width };
             stablehlo_attr(
                 m,
                 "result_accuracy",
-                vec![atol.clone(), rtol.clone(), ulps.clone(), mode],
+                vec![float(atol), float(rtol), Param::Int(ulps), mode],
             )
         }
-        ("sub_axis_info_v1", _) => stablehlo_attr(m, "sub_axis_info", params),
-        ("axis_ref_v1", [name, sub]) => {
+        VhloAttr::AxisRefV1 => {
+            let vattr::AxisRefV1 {
+                name,
+                sub_axis_info,
+            } = read!(AxisRefV1);
             let name = as_str(m, name)?;
-            let sub = conv(m, sub)?;
+            let sub = match sub_axis_info {
+                Some(x) => conv(m, &Param::Attr(x))?,
+                None => Param::Absent,
+            };
             if sub != Param::Absent {
                 expect(
                     m,
@@ -523,25 +581,20 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
             }
             stablehlo_attr(m, "axis_ref", vec![name, sub])
         }
-        ("mesh_axis_v1", [name, size]) => {
+        VhloAttr::MeshAxisV1 => {
+            let vattr::MeshAxisV1 { name, size } = read!(MeshAxisV1);
             let name = as_str(m, name)?;
-            stablehlo_attr(m, "mesh_axis", vec![name, size.clone()])
+            stablehlo_attr(m, "mesh_axis", vec![name, Param::Int(size)])
         }
-        ("mesh_v1", [Param::Attr(axes), ids]) => {
-            let items = match m.attr_data(*axes) {
-                AttrData::Dialect(x)
-                    if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "array_v1" =>
-                {
-                    match &x.params[..] {
-                        [Param::Attrs(items)] => items.to_vec(),
-                        _ => return bad(m),
-                    }
-                }
-                _ => return bad(m),
+        VhloAttr::MeshV1 => {
+            let vattr::MeshV1 { axes, device_ids } = read!(MeshV1);
+            let Some(items) = vattr::ArrayV1::read(m, axes) else {
+                return bad(m);
             };
             let axes = items
-                .into_iter()
-                .map(|x| conv(m, &Param::Attr(x)).map(|p| p.attr().unwrap_or(x)))
+                .value
+                .iter()
+                .map(|&x| conv(m, &Param::Attr(x)).map(|p| p.attr().unwrap_or(x)))
                 .collect::<Result<Vec<_>, _>>()?;
             for &x in &axes {
                 expect(
@@ -551,23 +604,21 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
                     "each axis must be a `mesh_axis_v1`",
                 )?;
             }
-            let ids = conv(m, ids)?;
+            let ids = match device_ids {
+                Some(x) => conv(m, &Param::Attr(x))?,
+                None => Param::Absent,
+            };
             stablehlo_attr(m, "mesh", vec![Param::Attrs(axes.into()), ids])
         }
-        ("replica_group_mesh_axes_v1", [mesh, axes]) => {
-            let mesh = match mesh {
+        VhloAttr::ReplicaGroupMeshAxesV1 => {
+            let vattr::ReplicaGroupMeshAxesV1 { mesh, axes } = read!(ReplicaGroupMeshAxesV1);
+            let mesh = match as_str(m, mesh) {
                 // A mesh given by name is a symbol reference in StableHLO.
-                Param::Attr(x) if matches!(m.attr_data(*x), AttrData::Dialect(s) if m.str(s.mnemonic) == "string_v1") =>
-                {
-                    let Ok(Param::Str(s)) = as_str(m, mesh) else {
-                        return bad(m);
-                    };
-                    Param::Attr(m.attr(AttrData::SymbolRef {
-                        root: s,
-                        nested: Box::new([]),
-                    }))
-                }
-                _ => conv(m, mesh)?,
+                Ok(Param::Str(s)) => Param::Attr(m.attr(AttrData::SymbolRef {
+                    root: s,
+                    nested: Box::new([]),
+                })),
+                _ => conv(m, &Param::Attr(mesh))?,
             };
             expect(
                 m,
@@ -575,7 +626,7 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
                 &["mesh", "@"],
                 "the mesh must be a name or a `mesh_v1`",
             )?;
-            let axes = conv(m, axes)?;
+            let axes = conv(m, &Param::Attr(axes))?;
             let axis_refs = match &axes {
                 Param::Attr(x) => match m.attr_data(*x) {
                     AttrData::Array(items) => items.to_vec(),

@@ -6,8 +6,9 @@
 //! attribute), with the values that depend on the op computed by the named hooks here; a unit
 //! attribute is a bool by its ODS type.
 
-use crate::dialect::support::{vhlo_attr, vhlo_bool, vhlo_enum, vhlo_i64};
+use crate::dialect::support::{vhlo_bool, vhlo_enum, vhlo_i64};
 use crate::ir::{AttrData, Attribute, Module, NamedAttr, OpId, Param, Signedness, TypeData};
+use crate::vhlo::{attrs as vattr, types as vtypes, VhloAttr, VhloEnum, VhloType};
 use crate::vhlo::{OdsConstraint, StablehloOp, VhloDefault, VhloOp};
 
 use super::attrs::{self, vhlo_i64_tensor, vhlo_string};
@@ -169,7 +170,7 @@ fn special_to_vhlo(
                     let v = match p {
                         Param::Type(t) => {
                             let vt = types::to_vhlo(m, *t, false)?;
-                            vhlo_attr(m, "type_v1", vec![Param::Type(vt)])
+                            vattr::TypeV1 { value: vt }.build(m)
                         }
                         Param::Int(i) => vhlo_i64(m, *i),
                         Param::Bool(b) => vhlo_bool(m, *b),
@@ -187,7 +188,7 @@ fn special_to_vhlo(
                 .filter(|v| crate::vhlo::ApiVersionV1::from_value(*v).is_some())
             {
                 Some(v) => {
-                    let e = vhlo_enum(m, "api_version_v1", v);
+                    let e = vhlo_enum(m, VhloEnum::ApiVersionV1.mnemonic(), v);
                     out.push(("api_version".into(), e));
                     Ok(())
                 }
@@ -217,7 +218,7 @@ fn bool_tensor_default(m: &mut Module, n: usize, value: bool) -> Result<Attribut
 }
 
 fn precision_default(m: &mut Module) -> Attribute {
-    let d = vhlo_enum(m, "precision_v1", 0);
+    let d = vhlo_enum(m, VhloEnum::PrecisionV1.mnemonic(), 0);
     crate::dialect::support::vhlo_array(m, vec![d, d])
 }
 
@@ -402,18 +403,17 @@ fn vhlo_parts(m: &Module, a: Attribute) -> Option<(&str, &[Param])> {
     }
 }
 
+/// Whether a VHLO mnemonic is that of `kind`.
+fn is_kind(mnemonic: &str, kind: VhloAttr) -> bool {
+    mnemonic == kind.mnemonic()
+}
+
 fn vhlo_int(m: &Module, a: Attribute) -> Option<i64> {
-    match vhlo_parts(m, a) {
-        Some(("integer_v1", [_, Param::Int(v)])) => Some(*v),
-        _ => None,
-    }
+    vattr::IntegerV1::read(m, a).map(|x| x.value)
 }
 
 fn vhlo_bool_value(m: &Module, a: Attribute) -> Option<bool> {
-    match vhlo_parts(m, a) {
-        Some(("bool_v1", [Param::Bool(b)])) => Some(*b),
-        _ => None,
-    }
+    vattr::BoolV1::read(m, a).map(|x| x.value)
 }
 
 /// The most elements a splat `#vhlo.tensor_v1` is expanded to where StableHLO keeps a list
@@ -428,23 +428,17 @@ enum IntTensor {
 }
 
 fn vhlo_int_tensor(m: &Module, a: Attribute) -> Option<IntTensor> {
-    let ("tensor_v1", [Param::Type(t), Param::Bytes(data)]) = vhlo_parts(m, a)? else {
-        return None;
-    };
-    let TypeData::Dialect(d) = m.type_data(*t) else {
-        return None;
-    };
-    let [Param::Ints(shape), Param::Type(e), _] = &d.params[..] else {
-        return None;
-    };
+    let vattr::TensorV1 { ty, data } = vattr::TensorV1::read(m, a)?;
+    let vtypes::TensorV1 {
+        shape,
+        element_type: e,
+        ..
+    } = vtypes::TensorV1::read(m, ty)?;
     let n = shape.iter().try_fold(1u64, |acc, &x| {
         Some(acc.saturating_mul(u64::try_from(x).ok()?))
     })?;
-    let TypeData::Dialect(ed) = m.type_data(*e) else {
-        return None;
-    };
     // Bytes per element of integer dense data: sub-byte integers take a byte each.
-    let width = match crate::scalars::type_of(m.str(ed.mnemonic))? {
+    let width = match crate::scalars::type_of(VhloType::of(m, e)?.mnemonic())? {
         TypeData::Integer { width, .. } => usize::try_from(width.div_ceil(8)).ok()?,
         TypeData::Index => 8,
         _ => return None,
@@ -459,7 +453,7 @@ fn vhlo_int_tensor(m: &Module, a: Attribute) -> Option<IntTensor> {
     };
     if data.len() == width && n != 1 {
         return Some(IntTensor::Splat {
-            value: read(data),
+            value: read(&data),
             count: n,
         });
     }
@@ -524,12 +518,7 @@ fn take(attrs: &mut Named, name: &str) -> Option<Attribute> {
 }
 
 fn is_none_type_attr(m: &Module, a: Attribute) -> bool {
-    match vhlo_parts(m, a) {
-        Some(("type_v1", [Param::Type(t)])) => {
-            matches!(m.type_data(*t), TypeData::Dialect(d) if m.str(d.mnemonic) == "none_v1")
-        }
-        _ => false,
-    }
+    vattr::TypeV1::read(m, a).is_some_and(|t| VhloType::of(m, t.value) == Some(VhloType::NoneV1))
 }
 
 /// What the ODS type of the StableHLO op's attribute `name` asks of it, if the op has one.
@@ -555,10 +544,7 @@ fn dense_array(m: &mut Module, width: u32, values: &[i64]) -> Attribute {
 }
 
 fn symbol_ref(m: &mut Module, a: Attribute) -> Option<Attribute> {
-    let ("string_v1", [Param::Str(s)]) = vhlo_parts(m, a)? else {
-        return None;
-    };
-    let s = *s;
+    let s = vattr::StringV1::read(m, a)?.value;
     Some(m.attr(AttrData::SymbolRef {
         root: s,
         nested: Box::new([]),
@@ -573,8 +559,10 @@ fn same_default(m: &Module, a: Attribute, d: Attribute) -> bool {
         return true;
     }
     match (vhlo_parts(m, a), vhlo_parts(m, d)) {
-        (Some(("integer_v1", _)), Some(("integer_v1", _))) => vhlo_int(m, a) == vhlo_int(m, d),
-        (Some(("tensor_v1", _)), Some(("tensor_v1", _))) => {
+        (Some((x, _)), Some((y, _))) if x == y && is_kind(x, VhloAttr::IntegerV1) => {
+            vhlo_int(m, a) == vhlo_int(m, d)
+        }
+        (Some((x, _)), Some((y, _))) if x == y && is_kind(x, VhloAttr::TensorV1) => {
             match (vhlo_tensor_ints(m, a), vhlo_tensor_ints(m, d)) {
                 (Ok(x), Ok(y)) => x == y,
                 _ => false,
@@ -595,21 +583,20 @@ fn same_default(m: &Module, a: Attribute, d: Attribute) -> bool {
 
 /// Whether `a`, the VHLO attribute `field`, holds what the default hook `hook` writes.
 fn is_default_hook(m: &Module, hook: &str, a: Attribute, attrs: &Named) -> bool {
-    let is_empty_array = |a: Attribute| matches!(vhlo_parts(m, a), Some(("array_v1", [Param::Attrs(xs)])) if xs.is_empty());
+    let is_empty_array =
+        |a: Attribute| vattr::ArrayV1::read(m, a).is_some_and(|x| x.value.is_empty());
     match hook {
         "conv_ones" | "window_ones" => is_splat_of(m, a, 1),
         "conv_padding" | "window_padding" | "conv_reversal" => is_splat_of(m, a, 0),
-        "precision_config" => match vhlo_parts(m, a) {
-            Some(("array_v1", [Param::Attrs(xs)])) => xs
-                .iter()
-                .all(|&x| matches!(vhlo_parts(m, x), Some(("precision_v1", [Param::Int(0)])))),
-            _ => false,
-        },
-        "backend_config" => match vhlo_parts(m, a) {
-            Some(("string_v1", [Param::Str(s)])) => m.str(*s).is_empty(),
-            Some(("dict_v1", [Param::AttrPairs(xs)])) => xs.is_empty(),
-            _ => false,
-        },
+        "precision_config" => vattr::ArrayV1::read(m, a).is_some_and(|xs| {
+            xs.value.iter().all(|&x| {
+                matches!(vhlo_parts(m, x), Some((e, [Param::Int(0)])) if e == VhloEnum::PrecisionV1.mnemonic())
+            })
+        }),
+        "backend_config" => {
+            vattr::StringV1::read(m, a).is_some_and(|s| m.str(s.value).is_empty())
+                || vattr::DictV1::read(m, a).is_some_and(|d| d.value.is_empty())
+        }
         // Upstream drops the layouts only together.
         "layouts" => ["operand_layouts", "result_layouts"]
             .iter()
@@ -679,13 +666,15 @@ pub fn attrs_from_vhlo(
                     continue;
                 };
                 // Three types, three counts, one flag, in the spec's `vhlo:` order.
-                let p = match (i, vhlo_parts(m, a)) {
-                    (0..=2, Some(("type_v1", [Param::Type(t)]))) => {
-                        let t = *t;
-                        types::from_vhlo(m, t).map(Param::Type)
-                    }
-                    (3..=5, Some(("integer_v1", [_, Param::Int(v)]))) => Ok(Param::Int(*v)),
-                    (6, Some(("bool_v1", [Param::Bool(b)]))) => Ok(Param::Bool(*b)),
+                let typed = (
+                    vattr::TypeV1::read(m, a),
+                    vhlo_int(m, a),
+                    vhlo_bool_value(m, a),
+                );
+                let p = match (i, typed) {
+                    (0..=2, (Some(t), _, _)) => types::from_vhlo(m, t.value).map(Param::Type),
+                    (3..=5, (_, Some(v), _)) => Ok(Param::Int(v)),
+                    (6, (_, _, Some(b))) => Ok(Param::Bool(b)),
                     _ => Err(format!("attribute `{n}` has an unexpected form (a dot algorithm is all none types or all set)")),
                 };
                 match p {
@@ -734,10 +723,7 @@ pub fn attrs_from_vhlo(
             if symbols || ods == Some(OdsConstraint::FlatSymbolRef) {
                 // VHLO keeps a symbol (MLIR's FlatSymbolRefAttr) as a string, an array of them
                 // as an array of strings.
-                let array = vhlo_parts(m, a).and_then(|p| match p {
-                    ("array_v1", [Param::Attrs(xs)]) => Some(xs.to_vec()),
-                    _ => None,
-                });
+                let array = vattr::ArrayV1::read(m, a).map(|x| x.value.into_vec());
                 if array.is_some() != symbols {
                     return Err(format!(
                         "`{name}` must be {}",

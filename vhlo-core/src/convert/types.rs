@@ -2,6 +2,7 @@
 
 use crate::dialect::support::{vhlo_type, vhlo_type_with};
 use crate::ir::{AttrData, Attribute, DialectType, FastMap, Module, Param, Type, TypeData};
+use crate::vhlo::{types, VhloAttr, VhloType};
 
 fn dialect_of<'a>(m: &'a Module, d: &DialectType) -> (&'a str, &'a str) {
     (m.str(d.dialect), m.str(d.mnemonic))
@@ -42,7 +43,7 @@ fn to_vhlo_once(
             crate::text::type_to_string(m, t)
         ))
     };
-    let mut types = |m: &mut Module, ts: &[Type]| -> Result<Box<[Type]>, String> {
+    let mut types_of = |m: &mut Module, ts: &[Type]| -> Result<Box<[Type]>, String> {
         ts.iter()
             .map(|&x| to_vhlo_memo(m, x, allow_other, memo))
             .collect()
@@ -56,55 +57,55 @@ fn to_vhlo_once(
             }
         }
         TypeData::Complex(e) => {
-            let e = to_vhlo_memo(m, e, allow_other, memo)?;
-            vhlo_type_with(m, "complex_v1", vec![Param::Type(e)])
+            let element_type = to_vhlo_memo(m, e, allow_other, memo)?;
+            types::ComplexV1 { element_type }.build(m)
         }
         TypeData::RankedTensor {
             shape,
             element,
             encoding,
         } => {
-            let e = to_vhlo_memo(m, element, allow_other, memo)?;
-            let enc =
-                match encoding {
-                    None => Param::Absent,
-                    Some(a) => Param::Attr(encoding_to_vhlo(m, a).map_err(|w| {
-                        format!("type `{}`: {w}", crate::text::type_to_string(m, t))
-                    })?),
-                };
-            vhlo_type_with(
-                m,
-                "tensor_v1",
-                vec![Param::Ints(shape), Param::Type(e), enc],
-            )
+            let element_type = to_vhlo_memo(m, element, allow_other, memo)?;
+            let encoding = match encoding {
+                None => None,
+                Some(a) => Some(encoding_to_vhlo(m, a).map_err(|w| {
+                    format!("type `{}`: {w}", crate::text::type_to_string(m, t))
+                })?),
+            };
+            types::TensorV1 {
+                shape,
+                element_type,
+                encoding,
+            }
+            .build(m)
         }
         TypeData::UnrankedTensor { element } => {
-            let e = to_vhlo_memo(m, element, allow_other, memo)?;
-            vhlo_type_with(m, "unranked_tensor_v1", vec![Param::Type(e)])
+            let element_type = to_vhlo_memo(m, element, allow_other, memo)?;
+            types::UnrankedTensorV1 { element_type }.build(m)
         }
         TypeData::Tuple(ts) => {
-            let ts = types(m, &ts)?;
-            vhlo_type_with(m, "tuple_v1", vec![Param::Types(ts)])
+            let types = types_of(m, &ts)?;
+            types::TupleV1 { types }.build(m)
         }
         TypeData::Function { inputs, results } => {
-            let (i, r) = (types(m, &inputs)?, types(m, &results)?);
-            vhlo_type_with(m, "func_v1", vec![Param::Types(i), Param::Types(r)])
+            let (inputs, outputs) = (types_of(m, &inputs)?, types_of(m, &results)?);
+            types::FuncV1 { inputs, outputs }.build(m)
         }
         TypeData::Dialect(d) => {
             let (dialect, mnemonic) = dialect_of(m, &d);
             match (dialect, mnemonic) {
                 ("vhlo", _) => t,
-                ("stablehlo", "token") => vhlo_type(m, "token_v1"),
+                ("stablehlo", "token") => types::TokenV1.build(m),
                 ("stablehlo", "future") => {
                     let Some(Param::Types(ts)) = d.params.first() else {
                         return bad(m, "is malformed");
                     };
-                    let ts = types(m, ts)?;
-                    vhlo_type_with(m, "future_v1", vec![Param::Types(ts)])
+                    let types = types_of(m, ts)?;
+                    types::FutureV1 { types }.build(m)
                 }
                 ("shape", "witness") => match &d.params[..] {
-                    [] => vhlo_type(m, "witness_v1"),
-                    [Param::Str(body)] if m.str(*body).is_empty() => vhlo_type(m, "witness_v1"),
+                    [] => types::WitnessV1.build(m),
+                    [Param::Str(body)] if m.str(*body).is_empty() => types::WitnessV1.build(m),
                     _ => return bad(m, "has parameters, which `!shape.witness` does not take"),
                 },
                 ("quant", "uniform") => {
@@ -118,10 +119,13 @@ fn to_vhlo_once(
                         };
                         *p = Param::Type(to_vhlo_memo(m, x, allow_other, memo)?);
                     }
-                    match params.len() {
-                        7 => vhlo_type_with(m, "quant_v1", params),
-                        8 => vhlo_type_with(m, "quant_per_axis_v1", params),
-                        _ => return bad(m, "is malformed"),
+                    // The quant dialect's layouts are VHLO's, parameter for parameter.
+                    let kind = [VhloType::QuantV1, VhloType::QuantPerAxisV1]
+                        .into_iter()
+                        .find(|k| k.params().len() == params.len());
+                    match kind {
+                        Some(k) => vhlo_type_with(m, k.mnemonic(), params),
+                        None => return bad(m, "is malformed"),
                     }
                 }
                 ("builtin", "memref") => {
@@ -129,8 +133,12 @@ fn to_vhlo_once(
                     match &d.params[..] {
                         [Param::Ints(shape), Param::Type(e), Param::Absent, Param::Absent] => {
                             let (shape, e) = (shape.clone(), *e);
-                            let e = to_vhlo_memo(m, e, allow_other, memo)?;
-                            vhlo_type_with(m, "buffer_v1", vec![Param::Ints(shape), Param::Type(e)])
+                            let element_type = to_vhlo_memo(m, e, allow_other, memo)?;
+                            types::BufferV1 {
+                                shape,
+                                element_type,
+                            }
+                            .build(m)
                         }
                         _ => {
                             return bad(
@@ -161,9 +169,10 @@ fn encoding_to_vhlo(m: &mut Module, a: Attribute) -> Result<Attribute, String> {
         AttrData::Dialect(d)
             if m.str(d.dialect) == "stablehlo" && m.str(d.mnemonic) == "type_extensions" =>
         {
+            // Its parameters are VHLO's, one for one.
             Ok(crate::dialect::support::vhlo_attr(
                 m,
-                "type_extensions_v1",
+                VhloAttr::TypeExtensionsV1.mnemonic(),
                 d.params.to_vec(),
             ))
         }
@@ -190,100 +199,129 @@ fn from_vhlo_memo(m: &mut Module, t: Type, memo: &mut FastMap<Type, Type>) -> Re
 }
 
 fn from_vhlo_once(m: &mut Module, t: Type, memo: &mut FastMap<Type, Type>) -> Result<Type, String> {
-    let TypeData::Dialect(d) = m.type_data(t).clone() else {
-        return Ok(t);
+    let Some(kind) = VhloType::of(m, t) else {
+        return match m.type_data(t) {
+            TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => Err(format!(
+                "malformed VHLO type `{}`",
+                crate::text::type_to_string(m, t)
+            )),
+            _ => Ok(t),
+        };
     };
-    if m.str(d.dialect) != "vhlo" {
-        return Ok(t);
-    }
-    let mnemonic = m.str(d.mnemonic).to_string();
     // A parameterless scalar converts to its builtin type (upstream's VhloTypeConverter).
-    if let Some(data) = crate::scalars::type_of(&mnemonic) {
+    if let Some(data) = crate::scalars::type_of(kind.mnemonic()) {
         return Ok(m.ty(data));
     }
     let bad = |m: &Module| {
-        Err(format!(
+        format!(
             "malformed VHLO type `{}`",
             crate::text::type_to_string(m, t)
-        ))
+        )
     };
-    let mut types = |m: &mut Module, ts: &[Type]| {
+    let mut types_of = |m: &mut Module, ts: &[Type]| {
         ts.iter()
             .map(|&x| from_vhlo_memo(m, x, memo))
             .collect::<Result<Vec<_>, _>>()
     };
-    Ok(match (mnemonic.as_str(), &d.params[..]) {
-        ("complex_v1", [Param::Type(e)]) => {
-            let e = from_vhlo_memo(m, *e, memo)?;
+    // The typed struct of `kind`, or the malformed-type error.
+    macro_rules! read {
+        ($ty:ident) => {
+            types::$ty::read(m, t).ok_or_else(|| bad(m))?
+        };
+    }
+    Ok(match kind {
+        VhloType::ComplexV1 => {
+            let e = from_vhlo_memo(m, read!(ComplexV1).element_type, memo)?;
             m.ty(TypeData::Complex(e))
         }
-        ("tensor_v1", [Param::Ints(shape), Param::Type(e), enc]) => {
-            let element = from_vhlo_memo(m, *e, memo)?;
-            let encoding = match enc {
-                Param::Absent => None,
-                Param::Attr(a) => Some(encoding_from_vhlo(m, *a)),
-                _ => return bad(m),
-            };
+        VhloType::TensorV1 => {
+            let types::TensorV1 {
+                shape,
+                element_type,
+                encoding,
+            } = read!(TensorV1);
+            let element = from_vhlo_memo(m, element_type, memo)?;
+            let encoding = encoding.map(|a| encoding_from_vhlo(m, a));
             m.ty(TypeData::RankedTensor {
-                shape: shape.clone(),
+                shape,
                 element,
                 encoding,
             })
         }
-        ("unranked_tensor_v1", [Param::Type(e)]) => {
-            let element = from_vhlo_memo(m, *e, memo)?;
+        VhloType::UnrankedTensorV1 => {
+            let element = from_vhlo_memo(m, read!(UnrankedTensorV1).element_type, memo)?;
             m.ty(TypeData::UnrankedTensor { element })
         }
-        ("tuple_v1", [Param::Types(ts)]) => {
-            let ts = types(m, ts)?;
+        VhloType::TupleV1 => {
+            let ts = types_of(m, &read!(TupleV1).types)?;
             m.ty(TypeData::Tuple(ts.into()))
         }
-        ("func_v1", [Param::Types(i), Param::Types(r)]) => {
-            let inputs = types(m, i)?.into();
-            let results = types(m, r)?.into();
+        VhloType::FuncV1 => {
+            let types::FuncV1 { inputs, outputs } = read!(FuncV1);
+            let inputs = types_of(m, &inputs)?.into();
+            let results = types_of(m, &outputs)?.into();
             m.ty(TypeData::Function { inputs, results })
         }
-        ("token_v1", []) => m.dialect_type("stablehlo", "token", vec![]),
-        ("future_v1", [Param::Types(ts)]) => {
-            let ts = types(m, ts)?;
+        VhloType::TokenV1 => {
+            read!(TokenV1);
+            m.dialect_type("stablehlo", "token", vec![])
+        }
+        VhloType::FutureV1 => {
+            let ts = types_of(m, &read!(FutureV1).types)?;
             m.dialect_type("stablehlo", "future", vec![Param::Types(ts.into())])
         }
         // Spelled as the parser keeps a type of a dialect it only holds as text: an empty body.
-        ("witness_v1", []) => {
+        VhloType::WitnessV1 => {
+            read!(WitnessV1);
             let body = m.sym("");
             m.dialect_type("shape", "witness", vec![Param::Str(body)])
         }
-        ("quant_v1", ps) | ("quant_per_axis_v1", ps) if ps.len() >= 3 => {
-            let mut params = ps.to_vec();
-            for p in params.iter_mut().skip(1).take(2) {
-                let Param::Type(x) = *p else { return bad(m) };
-                *p = Param::Type(from_vhlo_memo(m, x, memo)?);
-            }
+        VhloType::QuantV1 | VhloType::QuantPerAxisV1 => {
+            // Read for its kinds; the quant dialect's layout is VHLO's, parameter for parameter.
+            let (storage, expressed) = match kind {
+                VhloType::QuantV1 => {
+                    let q = read!(QuantV1);
+                    (q.storage_type, q.expressed_type)
+                }
+                _ => {
+                    let q = read!(QuantPerAxisV1);
+                    (q.storage_type, q.expressed_type)
+                }
+            };
+            let (storage, expressed) = (
+                from_vhlo_memo(m, storage, memo)?,
+                from_vhlo_memo(m, expressed, memo)?,
+            );
             // MLIR's quantized-type verifier: integer storage, float expressed type (the text
             // form has no way to spell anything else).
-            let (Some(Param::Type(storage)), Some(Param::Type(expressed))) =
-                (params.get(1), params.get(2))
-            else {
-                return bad(m);
-            };
-            if !matches!(m.type_data(*storage), TypeData::Integer { .. }) {
+            if !matches!(m.type_data(storage), TypeData::Integer { .. }) {
                 return Err(format!(
                     "quantized type with a non-integer storage type `{}`",
-                    crate::text::type_to_string(m, *storage)
+                    crate::text::type_to_string(m, storage)
                 ));
             }
-            if !matches!(m.type_data(*expressed), TypeData::Float(_)) {
+            if !matches!(m.type_data(expressed), TypeData::Float(_)) {
                 return Err(format!(
                     "quantized type with a non-float expressed type `{}`",
-                    crate::text::type_to_string(m, *expressed)
+                    crate::text::type_to_string(m, expressed)
                 ));
+            }
+            let TypeData::Dialect(d) = m.type_data(t) else {
+                return Err(bad(m));
+            };
+            let mut params = d.params.to_vec();
+            if let [_, s, e, ..] = &mut params[..] {
+                (*s, *e) = (Param::Type(storage), Param::Type(expressed));
             }
             crate::text::verify::quant::check(m, &params)?;
             m.dialect_type("quant", "uniform", params)
         }
-        ("buffer_v1", [Param::Ints(shape), Param::Type(e)]) => {
-            let shape = shape.clone();
-            let e = from_vhlo_memo(m, *e, memo)?;
+        VhloType::BufferV1 => {
+            let types::BufferV1 {
+                shape,
+                element_type,
+            } = read!(BufferV1);
+            let e = from_vhlo_memo(m, element_type, memo)?;
             m.dialect_type(
                 "builtin",
                 "memref",
@@ -295,15 +333,13 @@ fn from_vhlo_once(m: &mut Module, t: Type, memo: &mut FastMap<Type, Type>) -> Re
                 ],
             )
         }
-        _ => return bad(m),
+        _ => return Err(bad(m)),
     })
 }
 
 fn encoding_from_vhlo(m: &mut Module, a: Attribute) -> Attribute {
     match m.attr_data(a).clone() {
-        AttrData::Dialect(d)
-            if m.str(d.dialect) == "vhlo" && m.str(d.mnemonic) == "type_extensions_v1" =>
-        {
+        AttrData::Dialect(d) if VhloAttr::of(m, a) == Some(VhloAttr::TypeExtensionsV1) => {
             m.dialect_attr("stablehlo", "type_extensions", d.params.into_vec())
         }
         _ => a,

@@ -2390,6 +2390,1808 @@ impl VhloAttr {
         }
     }
 }
+///Every VHLO type as a typed struct, generated from the spec.
+pub mod types {
+    #[allow(unused_imports)]
+    use ::vhlo_core::ir::{
+        Attribute, AttrData, Blob, Module, Param, Symbol, Type, TypeData,
+    };
+    ///`!vhlo.bool_v1` with its parameters by name; stands for `i1`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct BoolV1;
+    impl BoolV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::BoolV1;
+        ///Reads `x` as `!vhlo.bool_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "bool_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(BoolV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.bool_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "bool_v1", vec![])
+        }
+    }
+    ///`!vhlo.complex_v1` with its parameters by name; stands for `complex`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct ComplexV1 {
+        ///`elementType` (type).
+        pub element_type: Type,
+    }
+    impl ComplexV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::ComplexV1;
+        ///Reads `x` as `!vhlo.complex_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "complex_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Type(p0)] => {
+                    Some(ComplexV1 {
+                        element_type: p0.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.complex_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type(
+                "vhlo",
+                "complex_v1",
+                vec![Param::Type(self.element_type.clone())],
+            )
+        }
+    }
+    ///`!vhlo.bf16_v1` with its parameters by name; stands for `bf16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Bf16V1;
+    impl Bf16V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::Bf16V1;
+        ///Reads `x` as `!vhlo.bf16_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "bf16_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(Bf16V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.bf16_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "bf16_v1", vec![])
+        }
+    }
+    ///`!vhlo.f16_v1` with its parameters by name; stands for `f16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F16V1;
+    impl F16V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F16V1;
+        ///Reads `x` as `!vhlo.f16_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f16_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F16V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f16_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f16_v1", vec![])
+        }
+    }
+    ///`!vhlo.f32_v1` with its parameters by name; stands for `f32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F32V1;
+    impl F32V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F32V1;
+        ///Reads `x` as `!vhlo.f32_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f32_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F32V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f32_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f32_v1", vec![])
+        }
+    }
+    ///`!vhlo.f64_v1` with its parameters by name; stands for `f64`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F64V1;
+    impl F64V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F64V1;
+        ///Reads `x` as `!vhlo.f64_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f64_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F64V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f64_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f64_v1", vec![])
+        }
+    }
+    ///`!vhlo.f4E2M1FN_v1` with its parameters by name; stands for `f4E2M1FN`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F4E2M1FNV1;
+    impl F4E2M1FNV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F4E2M1FNV1;
+        ///Reads `x` as `!vhlo.f4E2M1FN_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f4E2M1FN_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F4E2M1FNV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f4E2M1FN_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f4E2M1FN_v1", vec![])
+        }
+    }
+    ///`!vhlo.f6E2M3FN_v1` with its parameters by name; stands for `f6E2M3FN`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F6E2M3FNV1;
+    impl F6E2M3FNV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F6E2M3FNV1;
+        ///Reads `x` as `!vhlo.f6E2M3FN_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f6E2M3FN_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F6E2M3FNV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f6E2M3FN_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f6E2M3FN_v1", vec![])
+        }
+    }
+    ///`!vhlo.f6E3M2FN_v1` with its parameters by name; stands for `f6E3M2FN`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F6E3M2FNV1;
+    impl F6E3M2FNV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F6E3M2FNV1;
+        ///Reads `x` as `!vhlo.f6E3M2FN_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f6E3M2FN_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F6E3M2FNV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f6E3M2FN_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f6E3M2FN_v1", vec![])
+        }
+    }
+    ///`!vhlo.f8E3M4_v1` with its parameters by name; stands for `f8E3M4`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F8E3M4V1;
+    impl F8E3M4V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F8E3M4V1;
+        ///Reads `x` as `!vhlo.f8E3M4_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f8E3M4_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F8E3M4V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f8E3M4_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f8E3M4_v1", vec![])
+        }
+    }
+    ///`!vhlo.f8E4M3_v1` with its parameters by name; stands for `f8E4M3`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F8E4M3V1;
+    impl F8E4M3V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F8E4M3V1;
+        ///Reads `x` as `!vhlo.f8E4M3_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f8E4M3_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F8E4M3V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f8E4M3_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f8E4M3_v1", vec![])
+        }
+    }
+    ///`!vhlo.f8E4M3FN_v1` with its parameters by name; stands for `f8E4M3FN`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F8E4M3FNV1;
+    impl F8E4M3FNV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F8E4M3FNV1;
+        ///Reads `x` as `!vhlo.f8E4M3FN_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f8E4M3FN_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F8E4M3FNV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f8E4M3FN_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f8E4M3FN_v1", vec![])
+        }
+    }
+    ///`!vhlo.f8E5M2_v1` with its parameters by name; stands for `f8E5M2`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F8E5M2V1;
+    impl F8E5M2V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F8E5M2V1;
+        ///Reads `x` as `!vhlo.f8E5M2_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f8E5M2_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F8E5M2V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f8E5M2_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f8E5M2_v1", vec![])
+        }
+    }
+    ///`!vhlo.f8E4M3FNUZ_v1` with its parameters by name; stands for `f8E4M3FNUZ`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F8E4M3FNUZV1;
+    impl F8E4M3FNUZV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F8E4M3FNUZV1;
+        ///Reads `x` as `!vhlo.f8E4M3FNUZ_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f8E4M3FNUZ_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F8E4M3FNUZV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f8E4M3FNUZ_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f8E4M3FNUZ_v1", vec![])
+        }
+    }
+    ///`!vhlo.f8E4M3B11FNUZ_v1` with its parameters by name; stands for `f8E4M3B11FNUZ`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F8E4M3B11FNUZV1;
+    impl F8E4M3B11FNUZV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F8E4M3B11FNUZV1;
+        ///Reads `x` as `!vhlo.f8E4M3B11FNUZ_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f8E4M3B11FNUZ_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F8E4M3B11FNUZV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f8E4M3B11FNUZ_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f8E4M3B11FNUZ_v1", vec![])
+        }
+    }
+    ///`!vhlo.f8E5M2FNUZ_v1` with its parameters by name; stands for `f8E5M2FNUZ`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F8E5M2FNUZV1;
+    impl F8E5M2FNUZV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F8E5M2FNUZV1;
+        ///Reads `x` as `!vhlo.f8E5M2FNUZ_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f8E5M2FNUZ_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F8E5M2FNUZV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f8E5M2FNUZ_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f8E5M2FNUZ_v1", vec![])
+        }
+    }
+    ///`!vhlo.f8E8M0FNU_v1` with its parameters by name; stands for `f8E8M0FNU`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct F8E8M0FNUV1;
+    impl F8E8M0FNUV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::F8E8M0FNUV1;
+        ///Reads `x` as `!vhlo.f8E8M0FNU_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "f8E8M0FNU_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(F8E8M0FNUV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.f8E8M0FNU_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "f8E8M0FNU_v1", vec![])
+        }
+    }
+    ///`!vhlo.tf31_v1` with its parameters by name; stands for `tf32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Tf31V1;
+    impl Tf31V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::Tf31V1;
+        ///Reads `x` as `!vhlo.tf31_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "tf31_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(Tf31V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.tf31_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "tf31_v1", vec![])
+        }
+    }
+    ///`!vhlo.func_v1` with its parameters by name; stands for `function`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct FuncV1 {
+        ///`inputs` (types).
+        pub inputs: Box<[Type]>,
+        ///`outputs` (types).
+        pub outputs: Box<[Type]>,
+    }
+    impl FuncV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::FuncV1;
+        ///Reads `x` as `!vhlo.func_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "func_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Types(p0), Param::Types(p1)] => {
+                    Some(FuncV1 {
+                        inputs: p0.clone(),
+                        outputs: p1.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.func_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type(
+                "vhlo",
+                "func_v1",
+                vec![
+                    Param::Types(self.inputs.clone()), Param::Types(self.outputs.clone())
+                ],
+            )
+        }
+    }
+    ///`!vhlo.index_v1` with its parameters by name; stands for `index`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct IndexV1;
+    impl IndexV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::IndexV1;
+        ///Reads `x` as `!vhlo.index_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "index_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(IndexV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.index_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "index_v1", vec![])
+        }
+    }
+    ///`!vhlo.i2_v1` with its parameters by name; stands for `i2`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct I2V1;
+    impl I2V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::I2V1;
+        ///Reads `x` as `!vhlo.i2_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "i2_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(I2V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.i2_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "i2_v1", vec![])
+        }
+    }
+    ///`!vhlo.i4_v1` with its parameters by name; stands for `i4`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct I4V1;
+    impl I4V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::I4V1;
+        ///Reads `x` as `!vhlo.i4_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "i4_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(I4V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.i4_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "i4_v1", vec![])
+        }
+    }
+    ///`!vhlo.i8_v1` with its parameters by name; stands for `i8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct I8V1;
+    impl I8V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::I8V1;
+        ///Reads `x` as `!vhlo.i8_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "i8_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(I8V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.i8_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "i8_v1", vec![])
+        }
+    }
+    ///`!vhlo.i16_v1` with its parameters by name; stands for `i16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct I16V1;
+    impl I16V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::I16V1;
+        ///Reads `x` as `!vhlo.i16_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "i16_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(I16V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.i16_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "i16_v1", vec![])
+        }
+    }
+    ///`!vhlo.i32_v1` with its parameters by name; stands for `i32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct I32V1;
+    impl I32V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::I32V1;
+        ///Reads `x` as `!vhlo.i32_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "i32_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(I32V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.i32_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "i32_v1", vec![])
+        }
+    }
+    ///`!vhlo.i64_v1` with its parameters by name; stands for `i64`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct I64V1;
+    impl I64V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::I64V1;
+        ///Reads `x` as `!vhlo.i64_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "i64_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(I64V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.i64_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "i64_v1", vec![])
+        }
+    }
+    ///`!vhlo.ui2_v1` with its parameters by name; stands for `ui2`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Ui2V1;
+    impl Ui2V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::Ui2V1;
+        ///Reads `x` as `!vhlo.ui2_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "ui2_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(Ui2V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.ui2_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "ui2_v1", vec![])
+        }
+    }
+    ///`!vhlo.ui4_v1` with its parameters by name; stands for `ui4`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Ui4V1;
+    impl Ui4V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::Ui4V1;
+        ///Reads `x` as `!vhlo.ui4_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "ui4_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(Ui4V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.ui4_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "ui4_v1", vec![])
+        }
+    }
+    ///`!vhlo.ui8_v1` with its parameters by name; stands for `ui8`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Ui8V1;
+    impl Ui8V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::Ui8V1;
+        ///Reads `x` as `!vhlo.ui8_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "ui8_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(Ui8V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.ui8_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "ui8_v1", vec![])
+        }
+    }
+    ///`!vhlo.ui16_v1` with its parameters by name; stands for `ui16`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Ui16V1;
+    impl Ui16V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::Ui16V1;
+        ///Reads `x` as `!vhlo.ui16_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "ui16_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(Ui16V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.ui16_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "ui16_v1", vec![])
+        }
+    }
+    ///`!vhlo.ui32_v1` with its parameters by name; stands for `ui32`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Ui32V1;
+    impl Ui32V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::Ui32V1;
+        ///Reads `x` as `!vhlo.ui32_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "ui32_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(Ui32V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.ui32_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "ui32_v1", vec![])
+        }
+    }
+    ///`!vhlo.ui64_v1` with its parameters by name; stands for `ui64`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Ui64V1;
+    impl Ui64V1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::Ui64V1;
+        ///Reads `x` as `!vhlo.ui64_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "ui64_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(Ui64V1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.ui64_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "ui64_v1", vec![])
+        }
+    }
+    ///`!vhlo.none_v1` with its parameters by name; stands for `none`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct NoneV1;
+    impl NoneV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::NoneV1;
+        ///Reads `x` as `!vhlo.none_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "none_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(NoneV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.none_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "none_v1", vec![])
+        }
+    }
+    ///`!vhlo.tensor_v1` with its parameters by name; stands for `tensor`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct TensorV1 {
+        ///`shape` (dims).
+        pub shape: Box<[i64]>,
+        ///`elementType` (type).
+        pub element_type: Type,
+        ///`encoding` (attr).
+        pub encoding: Option<Attribute>,
+    }
+    impl TensorV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::TensorV1;
+        ///Reads `x` as `!vhlo.tensor_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "tensor_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Ints(p0), Param::Type(p1), p2] => {
+                    Some(TensorV1 {
+                        shape: p0.clone(),
+                        element_type: p1.clone(),
+                        encoding: match p2 {
+                            Param::Absent => None,
+                            Param::Attr(p2) => Some(p2.clone()),
+                            _ => return None,
+                        },
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.tensor_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type(
+                "vhlo",
+                "tensor_v1",
+                vec![
+                    Param::Ints(self.shape.clone()), Param::Type(self.element_type
+                    .clone()), match & self.encoding { Some(v) => Param::Attr(v.clone()),
+                    None => Param::Absent }
+                ],
+            )
+        }
+    }
+    ///`!vhlo.token_v1` with its parameters by name; stands for `!stablehlo.token`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct TokenV1;
+    impl TokenV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::TokenV1;
+        ///Reads `x` as `!vhlo.token_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "token_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(TokenV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.token_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "token_v1", vec![])
+        }
+    }
+    ///`!vhlo.future_v1` with its parameters by name; stands for `!stablehlo.future`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct FutureV1 {
+        ///`types` (types).
+        pub types: Box<[Type]>,
+    }
+    impl FutureV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::FutureV1;
+        ///Reads `x` as `!vhlo.future_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "future_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Types(p0)] => Some(FutureV1 { types: p0.clone() }),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.future_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "future_v1", vec![Param::Types(self.types.clone())])
+        }
+    }
+    ///`!vhlo.tuple_v1` with its parameters by name; stands for `tuple`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct TupleV1 {
+        ///`types` (types).
+        pub types: Box<[Type]>,
+    }
+    impl TupleV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::TupleV1;
+        ///Reads `x` as `!vhlo.tuple_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "tuple_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Types(p0)] => Some(TupleV1 { types: p0.clone() }),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.tuple_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "tuple_v1", vec![Param::Types(self.types.clone())])
+        }
+    }
+    ///`!vhlo.quant_v1` with its parameters by name; stands for `!quant.uniform`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct QuantV1 {
+        ///`flags` (u32).
+        pub flags: u64,
+        ///`storageType` (type).
+        pub storage_type: Type,
+        ///`expressedType` (type).
+        pub expressed_type: Type,
+        ///`scale` (float).
+        pub scale: (u128, u32),
+        ///`zeroPoint` (i64).
+        pub zero_point: i64,
+        ///`storageTypeMin` (i64).
+        pub storage_type_min: i64,
+        ///`storageTypeMax` (i64).
+        pub storage_type_max: i64,
+    }
+    impl QuantV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::QuantV1;
+        ///Reads `x` as `!vhlo.quant_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "quant_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::UInt(p0), Param::Type(p1), Param::Type(p2),
+                Param::Float { bits: p3, width: w3 }, Param::Int(p4), Param::Int(p5),
+                Param::Int(p6)] => {
+                    Some(QuantV1 {
+                        flags: p0.clone(),
+                        storage_type: p1.clone(),
+                        expressed_type: p2.clone(),
+                        scale: (*p3, *w3),
+                        zero_point: p4.clone(),
+                        storage_type_min: p5.clone(),
+                        storage_type_max: p6.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.quant_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type(
+                "vhlo",
+                "quant_v1",
+                vec![
+                    Param::UInt(self.flags.clone()), Param::Type(self.storage_type
+                    .clone()), Param::Type(self.expressed_type.clone()), Param::Float {
+                    bits : self.scale.0, width : self.scale.1 }, Param::Int(self
+                    .zero_point.clone()), Param::Int(self.storage_type_min.clone()),
+                    Param::Int(self.storage_type_max.clone())
+                ],
+            )
+        }
+    }
+    ///`!vhlo.quant_per_axis_v1` with its parameters by name; stands for `!quant.uniform per axis`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct QuantPerAxisV1 {
+        ///`flags` (u32).
+        pub flags: u64,
+        ///`storageType` (type).
+        pub storage_type: Type,
+        ///`expressedType` (type).
+        pub expressed_type: Type,
+        ///`quantizedDimension` (i32).
+        pub quantized_dimension: i64,
+        ///`scales` (floats).
+        pub scales: Box<[u128]>,
+        ///`zeroPoints` (i64s).
+        pub zero_points: Box<[i64]>,
+        ///`storageTypeMin` (i64).
+        pub storage_type_min: i64,
+        ///`storageTypeMax` (i64).
+        pub storage_type_max: i64,
+    }
+    impl QuantPerAxisV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::QuantPerAxisV1;
+        ///Reads `x` as `!vhlo.quant_per_axis_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "quant_per_axis_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::UInt(p0), Param::Type(p1), Param::Type(p2), Param::Int(p3),
+                Param::Floats(p4), Param::Ints(p5), Param::Int(p6), Param::Int(p7)] => {
+                    Some(QuantPerAxisV1 {
+                        flags: p0.clone(),
+                        storage_type: p1.clone(),
+                        expressed_type: p2.clone(),
+                        quantized_dimension: p3.clone(),
+                        scales: p4.clone(),
+                        zero_points: p5.clone(),
+                        storage_type_min: p6.clone(),
+                        storage_type_max: p7.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.quant_per_axis_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type(
+                "vhlo",
+                "quant_per_axis_v1",
+                vec![
+                    Param::UInt(self.flags.clone()), Param::Type(self.storage_type
+                    .clone()), Param::Type(self.expressed_type.clone()), Param::Int(self
+                    .quantized_dimension.clone()), Param::Floats(self.scales.clone()),
+                    Param::Ints(self.zero_points.clone()), Param::Int(self
+                    .storage_type_min.clone()), Param::Int(self.storage_type_max.clone())
+                ],
+            )
+        }
+    }
+    ///`!vhlo.unranked_tensor_v1` with its parameters by name; stands for `unranked tensor`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct UnrankedTensorV1 {
+        ///`elementType` (type).
+        pub element_type: Type,
+    }
+    impl UnrankedTensorV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::UnrankedTensorV1;
+        ///Reads `x` as `!vhlo.unranked_tensor_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "unranked_tensor_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Type(p0)] => {
+                    Some(UnrankedTensorV1 {
+                        element_type: p0.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.unranked_tensor_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type(
+                "vhlo",
+                "unranked_tensor_v1",
+                vec![Param::Type(self.element_type.clone())],
+            )
+        }
+    }
+    ///`!vhlo.witness_v1` with its parameters by name; stands for `!shape.witness`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct WitnessV1;
+    impl WitnessV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::WitnessV1;
+        ///Reads `x` as `!vhlo.witness_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "witness_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [] => Some(WitnessV1),
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.witness_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type("vhlo", "witness_v1", vec![])
+        }
+    }
+    ///`!vhlo.buffer_v1` with its parameters by name; stands for `memref`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct BufferV1 {
+        ///`shape` (dims).
+        pub shape: Box<[i64]>,
+        ///`elementType` (type).
+        pub element_type: Type,
+    }
+    impl BufferV1 {
+        /// Its kind.
+        pub const KIND: super::VhloType = super::VhloType::BufferV1;
+        ///Reads `x` as `!vhlo.buffer_v1`: None when it is another type, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Type) -> Option<Self> {
+            let TypeData::Dialect(d) = m.type_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "buffer_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Ints(p0), Param::Type(p1)] => {
+                    Some(BufferV1 {
+                        shape: p0.clone(),
+                        element_type: p1.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `!vhlo.buffer_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Type {
+            m.dialect_type(
+                "vhlo",
+                "buffer_v1",
+                vec![
+                    Param::Ints(self.shape.clone()), Param::Type(self.element_type
+                    .clone())
+                ],
+            )
+        }
+    }
+}
+impl VhloType {
+    ///The VHLO type that `x` is, if it is one (by its mnemonic).
+    pub fn of(
+        m: &::vhlo_core::ir::Module,
+        x: ::vhlo_core::ir::Type,
+    ) -> Option<VhloType> {
+        match m.type_data(x) {
+            ::vhlo_core::ir::TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
+                VhloType::from_mnemonic(m.str(d.mnemonic))
+            }
+            _ => None,
+        }
+    }
+}
+///Every VHLO attribute as a typed struct, generated from the spec.
+pub mod attrs {
+    #[allow(unused_imports)]
+    use ::vhlo_core::ir::{
+        Attribute, AttrData, Blob, Module, Param, Symbol, Type, TypeData,
+    };
+    ///`#vhlo.array_v1` with its parameters by name; stands for `array`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct ArrayV1 {
+        ///`value` (attrs).
+        pub value: Box<[Attribute]>,
+    }
+    impl ArrayV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::ArrayV1;
+        ///Reads `x` as `#vhlo.array_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "array_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Attrs(p0)] => Some(ArrayV1 { value: p0.clone() }),
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.array_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr("vhlo", "array_v1", vec![Param::Attrs(self.value.clone())])
+        }
+    }
+    ///`#vhlo.bool_v1` with its parameters by name; stands for `bool`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct BoolV1 {
+        ///`value` (bool).
+        pub value: bool,
+    }
+    impl BoolV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::BoolV1;
+        ///Reads `x` as `#vhlo.bool_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "bool_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Bool(p0)] => Some(BoolV1 { value: p0.clone() }),
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.bool_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr("vhlo", "bool_v1", vec![Param::Bool(self.value.clone())])
+        }
+    }
+    ///`#vhlo.dict_v1` with its parameters by name; stands for `dictionary`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct DictV1 {
+        ///`value` (attr_pairs).
+        pub value: Box<[(Attribute, Attribute)]>,
+    }
+    impl DictV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::DictV1;
+        ///Reads `x` as `#vhlo.dict_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "dict_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::AttrPairs(p0)] => Some(DictV1 { value: p0.clone() }),
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.dict_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr("vhlo", "dict_v1", vec![Param::AttrPairs(self.value.clone())])
+        }
+    }
+    ///`#vhlo.float_v1` with its parameters by name; stands for `float`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct FloatV1 {
+        ///`type` (type).
+        pub ty: Type,
+        ///`value` (float).
+        pub value: (u128, u32),
+    }
+    impl FloatV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::FloatV1;
+        ///Reads `x` as `#vhlo.float_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "float_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Type(p0), Param::Float { bits: p1, width: w1 }] => {
+                    Some(FloatV1 {
+                        ty: p0.clone(),
+                        value: (*p1, *w1),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.float_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr(
+                "vhlo",
+                "float_v1",
+                vec![
+                    Param::Type(self.ty.clone()), Param::Float { bits : self.value.0,
+                    width : self.value.1 }
+                ],
+            )
+        }
+    }
+    ///`#vhlo.integer_v1` with its parameters by name; stands for `integer`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct IntegerV1 {
+        ///`type` (type).
+        pub ty: Type,
+        ///`value` (int).
+        pub value: i64,
+    }
+    impl IntegerV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::IntegerV1;
+        ///Reads `x` as `#vhlo.integer_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "integer_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Type(p0), Param::Int(p1)] => {
+                    Some(IntegerV1 {
+                        ty: p0.clone(),
+                        value: p1.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.integer_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr(
+                "vhlo",
+                "integer_v1",
+                vec![Param::Type(self.ty.clone()), Param::Int(self.value.clone())],
+            )
+        }
+    }
+    ///`#vhlo.output_operand_alias_v1` with its parameters by name; stands for `#stablehlo.output_operand_alias`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct OutputOperandAliasV1 {
+        ///`outputTupleIndices` (i64s).
+        pub output_tuple_indices: Box<[i64]>,
+        ///`operandIndex` (i64).
+        pub operand_index: i64,
+        ///`operandTupleIndices` (i64s).
+        pub operand_tuple_indices: Box<[i64]>,
+    }
+    impl OutputOperandAliasV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::OutputOperandAliasV1;
+        ///Reads `x` as `#vhlo.output_operand_alias_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo"
+                || m.str(d.mnemonic) != "output_operand_alias_v1"
+            {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Ints(p0), Param::Int(p1), Param::Ints(p2)] => {
+                    Some(OutputOperandAliasV1 {
+                        output_tuple_indices: p0.clone(),
+                        operand_index: p1.clone(),
+                        operand_tuple_indices: p2.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.output_operand_alias_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr(
+                "vhlo",
+                "output_operand_alias_v1",
+                vec![
+                    Param::Ints(self.output_tuple_indices.clone()), Param::Int(self
+                    .operand_index.clone()), Param::Ints(self.operand_tuple_indices
+                    .clone())
+                ],
+            )
+        }
+    }
+    ///`#vhlo.string_v1` with its parameters by name; stands for `string`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct StringV1 {
+        ///`value` (string).
+        pub value: Symbol,
+    }
+    impl StringV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::StringV1;
+        ///Reads `x` as `#vhlo.string_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "string_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Str(p0)] => Some(StringV1 { value: p0.clone() }),
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.string_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr("vhlo", "string_v1", vec![Param::Str(self.value.clone())])
+        }
+    }
+    ///`#vhlo.tensor_v1` with its parameters by name; stands for `dense elements`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct TensorV1 {
+        ///`type` (type).
+        pub ty: Type,
+        ///`data` (dense_data).
+        pub data: Blob,
+    }
+    impl TensorV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::TensorV1;
+        ///Reads `x` as `#vhlo.tensor_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "tensor_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Type(p0), Param::Bytes(p1)] => {
+                    Some(TensorV1 {
+                        ty: p0.clone(),
+                        data: p1.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.tensor_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr(
+                "vhlo",
+                "tensor_v1",
+                vec![Param::Type(self.ty.clone()), Param::Bytes(self.data.clone())],
+            )
+        }
+    }
+    ///`#vhlo.type_v1` with its parameters by name; stands for `type`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct TypeV1 {
+        ///`value` (type).
+        pub value: Type,
+    }
+    impl TypeV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::TypeV1;
+        ///Reads `x` as `#vhlo.type_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "type_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Type(p0)] => Some(TypeV1 { value: p0.clone() }),
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.type_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr("vhlo", "type_v1", vec![Param::Type(self.value.clone())])
+        }
+    }
+    ///`#vhlo.type_extensions_v1` with its parameters by name; stands for `#stablehlo.type_extensions`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct TypeExtensionsV1 {
+        ///`bounds` (dims).
+        pub bounds: Box<[i64]>,
+    }
+    impl TypeExtensionsV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::TypeExtensionsV1;
+        ///Reads `x` as `#vhlo.type_extensions_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "type_extensions_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Ints(p0)] => {
+                    Some(TypeExtensionsV1 {
+                        bounds: p0.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.type_extensions_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr(
+                "vhlo",
+                "type_extensions_v1",
+                vec![Param::Ints(self.bounds.clone())],
+            )
+        }
+    }
+    ///`#vhlo.result_accuracy_v1` with its parameters by name; stands for `#stablehlo.result_accuracy`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct ResultAccuracyV1 {
+        ///`atol` (float).
+        pub atol: (u128, u32),
+        ///`rtol` (float).
+        pub rtol: (u128, u32),
+        ///`ulps` (i64).
+        pub ulps: i64,
+        ///`mode` (attr).
+        pub mode: Attribute,
+    }
+    impl ResultAccuracyV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::ResultAccuracyV1;
+        ///Reads `x` as `#vhlo.result_accuracy_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "result_accuracy_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Float { bits: p0, width: w0 },
+                Param::Float { bits: p1, width: w1 }, Param::Int(p2), Param::Attr(p3),
+                ] => {
+                    Some(ResultAccuracyV1 {
+                        atol: (*p0, *w0),
+                        rtol: (*p1, *w1),
+                        ulps: p2.clone(),
+                        mode: p3.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.result_accuracy_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr(
+                "vhlo",
+                "result_accuracy_v1",
+                vec![
+                    Param::Float { bits : self.atol.0, width : self.atol.1 },
+                    Param::Float { bits : self.rtol.0, width : self.rtol.1 },
+                    Param::Int(self.ulps.clone()), Param::Attr(self.mode.clone())
+                ],
+            )
+        }
+    }
+    ///`#vhlo.sub_axis_info_v1` with its parameters by name; stands for `#stablehlo.sub_axis_info`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct SubAxisInfoV1 {
+        ///`pre_size` (i64).
+        pub pre_size: i64,
+        ///`size` (i64).
+        pub size: i64,
+    }
+    impl SubAxisInfoV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::SubAxisInfoV1;
+        ///Reads `x` as `#vhlo.sub_axis_info_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "sub_axis_info_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Int(p0), Param::Int(p1)] => {
+                    Some(SubAxisInfoV1 {
+                        pre_size: p0.clone(),
+                        size: p1.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.sub_axis_info_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr(
+                "vhlo",
+                "sub_axis_info_v1",
+                vec![Param::Int(self.pre_size.clone()), Param::Int(self.size.clone())],
+            )
+        }
+    }
+    ///`#vhlo.axis_ref_v1` with its parameters by name; stands for `#stablehlo.axis_ref`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct AxisRefV1 {
+        ///`name` (attr).
+        pub name: Attribute,
+        ///`sub_axis_info` (attr).
+        pub sub_axis_info: Option<Attribute>,
+    }
+    impl AxisRefV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::AxisRefV1;
+        ///Reads `x` as `#vhlo.axis_ref_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "axis_ref_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Attr(p0), p1] => {
+                    Some(AxisRefV1 {
+                        name: p0.clone(),
+                        sub_axis_info: match p1 {
+                            Param::Absent => None,
+                            Param::Attr(p1) => Some(p1.clone()),
+                            _ => return None,
+                        },
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.axis_ref_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr(
+                "vhlo",
+                "axis_ref_v1",
+                vec![
+                    Param::Attr(self.name.clone()), match & self.sub_axis_info { Some(v)
+                    => Param::Attr(v.clone()), None => Param::Absent }
+                ],
+            )
+        }
+    }
+    ///`#vhlo.replica_group_mesh_axes_v1` with its parameters by name; stands for `#stablehlo.replica_group_mesh_axes`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct ReplicaGroupMeshAxesV1 {
+        ///`mesh` (attr).
+        pub mesh: Attribute,
+        ///`axes` (attr).
+        pub axes: Attribute,
+    }
+    impl ReplicaGroupMeshAxesV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::ReplicaGroupMeshAxesV1;
+        ///Reads `x` as `#vhlo.replica_group_mesh_axes_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo"
+                || m.str(d.mnemonic) != "replica_group_mesh_axes_v1"
+            {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Attr(p0), Param::Attr(p1)] => {
+                    Some(ReplicaGroupMeshAxesV1 {
+                        mesh: p0.clone(),
+                        axes: p1.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.replica_group_mesh_axes_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr(
+                "vhlo",
+                "replica_group_mesh_axes_v1",
+                vec![Param::Attr(self.mesh.clone()), Param::Attr(self.axes.clone())],
+            )
+        }
+    }
+    ///`#vhlo.mesh_axis_v1` with its parameters by name; stands for `#stablehlo.mesh_axis`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct MeshAxisV1 {
+        ///`name` (attr).
+        pub name: Attribute,
+        ///`size` (i64).
+        pub size: i64,
+    }
+    impl MeshAxisV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::MeshAxisV1;
+        ///Reads `x` as `#vhlo.mesh_axis_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "mesh_axis_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Attr(p0), Param::Int(p1)] => {
+                    Some(MeshAxisV1 {
+                        name: p0.clone(),
+                        size: p1.clone(),
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.mesh_axis_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr(
+                "vhlo",
+                "mesh_axis_v1",
+                vec![Param::Attr(self.name.clone()), Param::Int(self.size.clone())],
+            )
+        }
+    }
+    ///`#vhlo.mesh_v1` with its parameters by name; stands for `#stablehlo.mesh`.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct MeshV1 {
+        ///`axes` (attr).
+        pub axes: Attribute,
+        ///`device_ids` (attr).
+        pub device_ids: Option<Attribute>,
+    }
+    impl MeshV1 {
+        /// Its kind.
+        pub const KIND: super::VhloAttr = super::VhloAttr::MeshV1;
+        ///Reads `x` as `#vhlo.mesh_v1`: None when it is another attribute, or its parameters do not have the spec's kinds.
+        #[allow(unused_variables, clippy::clone_on_copy)]
+        pub fn read(m: &Module, x: Attribute) -> Option<Self> {
+            let AttrData::Dialect(d) = m.attr_data(x) else { return None };
+            if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic) != "mesh_v1" {
+                return None;
+            }
+            match &d.params[..] {
+                [Param::Attr(p0), p1] => {
+                    Some(MeshV1 {
+                        axes: p0.clone(),
+                        device_ids: match p1 {
+                            Param::Absent => None,
+                            Param::Attr(p1) => Some(p1.clone()),
+                            _ => return None,
+                        },
+                    })
+                }
+                _ => None,
+            }
+        }
+        ///Interns this `#vhlo.mesh_v1` in `m`.
+        #[allow(clippy::clone_on_copy)]
+        pub fn build(&self, m: &mut Module) -> Attribute {
+            m.dialect_attr(
+                "vhlo",
+                "mesh_v1",
+                vec![
+                    Param::Attr(self.axes.clone()), match & self.device_ids { Some(v) =>
+                    Param::Attr(v.clone()), None => Param::Absent }
+                ],
+            )
+        }
+    }
+}
+impl VhloAttr {
+    ///The VHLO attribute that `x` is, if it is one (by its mnemonic).
+    pub fn of(
+        m: &::vhlo_core::ir::Module,
+        x: ::vhlo_core::ir::Attribute,
+    ) -> Option<VhloAttr> {
+        match m.attr_data(x) {
+            ::vhlo_core::ir::AttrData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
+                VhloAttr::from_mnemonic(m.str(d.mnemonic))
+            }
+            _ => None,
+        }
+    }
+}
 /// Every VHLO enum attribute in the spec.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum VhloEnum {
