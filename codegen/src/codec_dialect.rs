@@ -704,24 +704,35 @@ pub fn lower(
             Some((t, other)) => {
                 diags.error(
                     pos(file, t),
-                    format!("unknown `terminator_elided: {other}` (known: when_empty, without_results)"),
+                    format!(
+                        "unknown `terminator_elided: {other}` (known: when_empty, without_results)"
+                    ),
                 );
                 false
             }
         };
         if let (Some(t), None) = (&o.terminator_elided, &o.implicit_terminator) {
-            diags.error(pos(file, t), "`terminator_elided` without an `implicit_terminator`");
+            diags.error(
+                pos(file, t),
+                "`terminator_elided` without an `implicit_terminator`",
+            );
         }
         let implicit_terminator = o.implicit_terminator.as_ref().map(|t| {
             let found = raw.ops.iter().find(|x| x.name.value == t.value);
             if !found.is_some_and(|x| x.terminator) {
                 diags.error(
                     pos(file, t),
-                    format!("`implicit_terminator: {}` is not a terminator op of this dialect", t.value),
+                    format!(
+                        "`implicit_terminator: {}` is not a terminator op of this dialect",
+                        t.value
+                    ),
                 );
             }
             if o.regions.is_empty() {
-                diags.error(pos(file, t), "an `implicit_terminator` on an op without regions");
+                diags.error(
+                    pos(file, t),
+                    "an `implicit_terminator` on an op without regions",
+                );
             }
             (t.value.clone(), without_results)
         });

@@ -327,7 +327,11 @@ impl FormatParser<'_, '_> {
                 Some(Named::Region(i)) => {
                     self.bind(&mut |b| &mut b.regions, i, at, name)?;
                     // The engine collects regions as it reads them.
-                    if self.names.op.regions[..i].iter().zip(&self.bound.regions).any(|(_, b)| !b) {
+                    if self.names.op.regions[..i]
+                        .iter()
+                        .zip(&self.bound.regions)
+                        .any(|(_, b)| !b)
+                    {
                         return Err(Error(
                             at,
                             format!("region `{name}` is bound before a region the spec lists before it; bind regions in the order of `regions:`"),
@@ -524,7 +528,9 @@ impl FormatParser<'_, '_> {
                         }
                         _ => Err(Error(
                             nat,
-                            format!("`{dname}` binds one variadic operand group, then one attribute"),
+                            format!(
+                                "`{dname}` binds one variadic operand group, then one attribute"
+                            ),
                         )),
                     },
                 }

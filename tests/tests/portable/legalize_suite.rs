@@ -453,7 +453,8 @@ fn unknown_ops_of_completely_specified_dialects_are_refused() {
         );
     }
     // An op the spec lists is kept.
-    let src = "func.func @main(%a: f32) -> f32 {\n  %0 = arith.negf %a : f32\n  return %0 : f32\n}\n";
+    let src =
+        "func.func @main(%a: f32) -> f32 {\n  %0 = arith.negf %a : f32\n  return %0 : f32\n}\n";
     let mut m = text::parse(src).expect("parse");
     convert::legalize_to_vhlo(&mut m, options)
         .unwrap_or_else(|ds| panic!("arith.negf: {}", convert::diagnostics_to_text(&ds)));

@@ -83,7 +83,9 @@ pub struct LegalizeOptions {
 
 /// Whether libStablehlo's conversion rewrites an op of this name (into VHLO).
 fn is_converted(name: &str) -> bool {
-    ["stablehlo.", "vhlo.", "func."].iter().any(|p| name.starts_with(p))
+    ["stablehlo.", "vhlo.", "func."]
+        .iter()
+        .any(|p| name.starts_with(p))
 }
 
 /// Whether the conversion to VHLO changes a value's type (or has changed it): every type but

@@ -239,7 +239,9 @@ fn printable(
         // DynamicIndexList: one operand of the group per dynamic entry of the array.
         FormatElem::CustomOperandsAttr(_, g, a, _) => found[a as usize]
             .and_then(|a| i64_array(m, m.attr_data(a)))
-            .is_some_and(|s| s.iter().filter(|&&x| x == DYNAMIC).count() == op_group(m, op, f, g).len()),
+            .is_some_and(|s| {
+                s.iter().filter(|&&x| x == DYNAMIC).count() == op_group(m, op, f, g).len()
+            }),
         FormatElem::Optional {
             anchor,
             then,
@@ -503,9 +505,7 @@ fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecIn
         (None, InferAs::I1) => is_i1(to),
         (None, InferAs::DialectType(d, n)) => is_dialect_type(m, to, d, n),
         (None, _) => matches!(m.type_data(to), TypeData::Index),
-        (Some(s), InferAs::Index | InferAs::I1 | InferAs::DialectType(..)) => {
-            first(s) == Some(to)
-        }
+        (Some(s), InferAs::Index | InferAs::I1 | InferAs::DialectType(..)) => first(s) == Some(to),
         (Some(_), InferAs::Same) if bool_source => is_i1(to),
         (Some(s), InferAs::Same) => first(s) == Some(to),
         (Some(s), InferAs::I1Shape) => first(s).is_some_and(|from| is_i1_of_shape(m, to, from)),
@@ -1291,9 +1291,8 @@ impl<'a> Parser<'a> {
             Some(&b) => b,
             None => self.m.append_block(r, &[]),
         };
-        let ends = (self.m.block_ops(b).last()).is_some_and(|&o| {
-            super::verify::structure::classify(self.m.op_name_str(o)).terminator
-        });
+        let ends = (self.m.block_ops(b).last())
+            .is_some_and(|&o| super::verify::structure::classify(self.m.op_name_str(o)).terminator);
         if !ends {
             let name = self.m.sym(&format!("{dialect}.{term}"));
             let op = self
@@ -1370,7 +1369,10 @@ impl<'a> Parser<'a> {
                 }
             };
             let t = match (from, r.as_) {
-                (Some(t), InferAs::Same | InferAs::Index | InferAs::I1 | InferAs::DialectType(..)) => t,
+                (
+                    Some(t),
+                    InferAs::Same | InferAs::Index | InferAs::I1 | InferAs::DialectType(..),
+                ) => t,
                 (Some(t), InferAs::I1Shape) => i1_of_shape(&mut self.m, t),
                 (Some(t), InferAs::Element) => match element_of(&self.m, t) {
                     Some(e) => e,

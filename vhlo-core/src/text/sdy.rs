@@ -895,8 +895,14 @@ impl<'a> Parser<'a> {
             element: index,
             encoding: None,
         });
-        let splat = values.first().is_some_and(|f| values.iter().all(|v| v == f));
-        let kept = if splat { values.get(..1).unwrap_or(&[]) } else { values };
+        let splat = values
+            .first()
+            .is_some_and(|f| values.iter().all(|v| v == f));
+        let kept = if splat {
+            values.get(..1).unwrap_or(&[])
+        } else {
+            values
+        };
         let data: Vec<u8> = kept.iter().flat_map(|v| v.to_le_bytes()).collect();
         self.m.attr(AttrData::DenseElements {
             ty,

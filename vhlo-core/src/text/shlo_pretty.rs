@@ -797,7 +797,10 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> (Option<NameHint>, HintD
     // ODS names the results of an op with several, none variadic (top_k's %values, %indices).
     if let Some((_, o)) = super::sdy_ops::codec_op(name) {
         // `c{value}`: the integer attribute `value` in the name (shape's const_size).
-        if let (Some((pre, rest)), 1) = (o.result_name.and_then(|r| r.split_once('{')), m.num_results(op)) {
+        if let (Some((pre, rest)), 1) = (
+            o.result_name.and_then(|r| r.split_once('{')),
+            m.num_results(op),
+        ) {
             let hint = rest.split_once('}').and_then(|(attr, post)| {
                 let a = find_prop(m, op, attr)?;
                 let AttrData::Integer { value, .. } = m.attr_data(a) else {
