@@ -135,7 +135,7 @@ pub enum TypeSlot {
 }
 
 /// What an inferred type is made of its source's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InferAs {
     Same,
     /// i1 of its shape (MLIR's getI1SameShape).
@@ -146,6 +146,9 @@ pub enum InferAs {
     Index,
     /// i1 (without a source).
     I1,
+    /// A dialect type without parameters, `!dialect.mnemonic` (without a source; shape's
+    /// `!shape.size`).
+    DialectType(String, String),
 }
 
 /// One inferred type: `to` is `from`'s type made as `as_` says, or `index` without `from`.
@@ -174,6 +177,9 @@ pub struct Op {
     pub infer: Vec<Infer>,
     /// Its result's name as MLIR prints it (`getAsmResultNames`).
     pub result_name: Option<String>,
+    /// ODS's SingleBlockImplicitTerminator: the terminator's name (an op of this dialect) and
+    /// whether the printer leaves it out only when the op has no results (else when empty).
+    pub implicit_terminator: Option<(String, bool)>,
     pub pos: crate::diag::Pos,
 }
 
@@ -181,6 +187,8 @@ pub struct Op {
 #[derive(Clone, Debug)]
 pub struct CodecDialect {
     pub name: String,
+    /// `ops` lists every op libStablehlo registers (spec `ops_complete`).
+    pub ops_complete: bool,
     pub enums: Vec<Enum>,
     pub attrs: Vec<Attr>,
     /// Sorted by code.
@@ -200,6 +208,8 @@ const BUILTIN_OP_ATTRS: &[&str] = &[
     "typed",
     "array",
     "unit",
+    "index",
+    "index_elements",
 ];
 
 /// Lowers and checks one file.
@@ -624,13 +634,22 @@ pub fn lower(
                     });
                     Some(None)
                 }
-                (None, Some(is)) => {
-                    diags.error(
-                        pos(file, is),
-                        format!("unknown `is: {}` (known: index, i1)", is.value),
-                    );
-                    None
-                }
+                (None, Some(is)) => match dialect_type(&is.value) {
+                    Some((d, m)) => {
+                        constant = Some(InferAs::DialectType(d.into(), m.into()));
+                        Some(None)
+                    }
+                    None => {
+                        diags.error(
+                            pos(file, is),
+                            format!(
+                                "unknown `is: {}` (known: index, i1, or a dialect type without parameters, `!dialect.name`)",
+                                is.value
+                            ),
+                        );
+                        None
+                    }
+                },
                 _ => {
                     diags.error(
                         pos(file, &r.type_of),
@@ -679,6 +698,44 @@ pub fn lower(
                 );
             }
         }
+        let without_results = match o.terminator_elided.as_ref().map(|t| (t, t.value.as_str())) {
+            None | Some((_, "when_empty")) => false,
+            Some((_, "without_results")) => true,
+            Some((t, other)) => {
+                diags.error(
+                    pos(file, t),
+                    format!(
+                        "unknown `terminator_elided: {other}` (known: when_empty, without_results)"
+                    ),
+                );
+                false
+            }
+        };
+        if let (Some(t), None) = (&o.terminator_elided, &o.implicit_terminator) {
+            diags.error(
+                pos(file, t),
+                "`terminator_elided` without an `implicit_terminator`",
+            );
+        }
+        let implicit_terminator = o.implicit_terminator.as_ref().map(|t| {
+            let found = raw.ops.iter().find(|x| x.name.value == t.value);
+            if !found.is_some_and(|x| x.terminator) {
+                diags.error(
+                    pos(file, t),
+                    format!(
+                        "`implicit_terminator: {}` is not a terminator op of this dialect",
+                        t.value
+                    ),
+                );
+            }
+            if o.regions.is_empty() {
+                diags.error(
+                    pos(file, t),
+                    "an `implicit_terminator` on an op without regions",
+                );
+            }
+            (t.value.clone(), without_results)
+        });
         ops.push(Op {
             name: o.name.value.clone(),
             operands: o.operands.iter().map(|s| s.value.clone()).collect(),
@@ -697,16 +754,28 @@ pub fn lower(
                 .map(|f| (f.value.clone(), crate::load::string_pos(file, f))),
             infer,
             result_name: o.result_name.as_ref().map(|r| r.value.clone()),
+            implicit_terminator,
             pos: pos(file, &o.name),
         });
     }
     CodecDialect {
         name: raw.dialect.value.clone(),
+        ops_complete: raw.ops_complete,
         enums,
         attrs,
         encodings,
         ops,
     }
+}
+
+/// `(dialect, mnemonic)` of a dialect type without parameters spelled `!dialect.mnemonic`.
+fn dialect_type(text: &str) -> Option<(&str, &str)> {
+    let (d, m) = text.strip_prefix('!')?.split_once('.')?;
+    let word = |w: &str| {
+        w.starts_with(|c: char| c.is_ascii_lowercase())
+            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    (word(d) && word(m)).then_some((d, m))
 }
 
 /// The delimiters of a list attribute's assembly format, the one shape read here (ODS's

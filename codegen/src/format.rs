@@ -42,6 +42,8 @@ enum DirectiveArgs {
     Operands,
     /// One region group.
     Region,
+    /// One variadic operand group, then one attribute.
+    OperandsAttr,
 }
 
 /// The custom directives the engine implements (vhlo-core/src/text/op_format.rs), by name, as
@@ -69,6 +71,12 @@ const DIRECTIVES: &[(&str, DirectiveArgs)] = &[
         DirectiveArgs::Attrs(1),
     ),
     ("SingleBlockRegionNoBlockId", DirectiveArgs::Region),
+    // OpAsmPrinter's printOptionalArrowTypeList over the results: ` -> T`, ` -> (T, U)`, or
+    // nothing without results (custom printers' spelling, as shape's reduce).
+    ("ArrowTypeList", DirectiveArgs::Types),
+    // ViewLikeInterface.cpp's: `[%a, 4, %b]`, the operands where the i64 array holds
+    // ShapedType::kDynamic (tensor's slices, pad and expand_shape).
+    ("DynamicIndexList", DirectiveArgs::OperandsAttr),
 ];
 
 /// One parsed element.
@@ -98,6 +106,8 @@ pub enum Elem {
     Custom(&'static str, Vec<usize>),
     /// `custom<VariadicOperandWithAttribute>($group)`.
     CustomOperands(&'static str, usize),
+    /// `custom<DynamicIndexList>($group, $attr)`.
+    CustomOperandsAttr(&'static str, usize, usize),
     Optional {
         anchor: Anchor,
         then: Vec<Elem>,
@@ -111,6 +121,8 @@ pub enum Anchor {
     Attr(usize),
     Operand(usize),
     Region(usize),
+    /// `type($results)^`: the op has results.
+    Results,
 }
 
 /// A parsed, checked format.
@@ -314,6 +326,17 @@ impl FormatParser<'_, '_> {
                 }
                 Some(Named::Region(i)) => {
                     self.bind(&mut |b| &mut b.regions, i, at, name)?;
+                    // The engine collects regions as it reads them.
+                    if self.names.op.regions[..i]
+                        .iter()
+                        .zip(&self.bound.regions)
+                        .any(|(_, b)| !b)
+                    {
+                        return Err(Error(
+                            at,
+                            format!("region `{name}` is bound before a region the spec lists before it; bind regions in the order of `regions:`"),
+                        ));
+                    }
                     Elem::Region(i)
                 }
                 Some(Named::Successor(i)) => {
@@ -442,7 +465,9 @@ impl FormatParser<'_, '_> {
                 for i in 0..n_results {
                     self.bind(&mut |b| &mut b.result_types, i, aat, arg)?;
                 }
-                Ok(Elem::ResultTypes)
+                let e = Elem::ResultTypes;
+                self.anchor(in_group, anchor, &e)?;
+                Ok(e)
             }
             "custom" => {
                 self.lx.expect("<", "after `custom`")?;
@@ -495,6 +520,17 @@ impl FormatParser<'_, '_> {
                         _ => Err(Error(
                             nat,
                             format!("`{dname}` binds one variadic operand group"),
+                        )),
+                    },
+                    DirectiveArgs::OperandsAttr => match (&operands[..], &attrs[..]) {
+                        ([g], [a]) if self.names.op.operands[*g].variadic => {
+                            Ok(Elem::CustomOperandsAttr(dname, *g, *a))
+                        }
+                        _ => Err(Error(
+                            nat,
+                            format!(
+                                "`{dname}` binds one variadic operand group, then one attribute"
+                            ),
                         )),
                     },
                 }
@@ -580,11 +616,16 @@ impl FormatParser<'_, '_> {
         self.lx.expect("$", "before the directive's argument")?;
         let (nat, name) = self.lx.ident();
         match (kind, self.names.resolve(name)) {
-            (DirectiveArgs::Attrs(_), Some(Named::Attr(i))) => {
+            (DirectiveArgs::Attrs(_), Some(Named::Attr(i)))
+            | (DirectiveArgs::OperandsAttr, Some(Named::Attr(i)))
+                if kind != DirectiveArgs::OperandsAttr || operands.len() == 1 =>
+            {
                 self.bind(&mut |b| &mut b.attrs, i, nat, name)?;
                 attrs.push(i);
             }
-            (DirectiveArgs::Operands, Some(Named::Operand(i))) => {
+            (DirectiveArgs::Operands | DirectiveArgs::OperandsAttr, Some(Named::Operand(i)))
+                if kind != DirectiveArgs::OperandsAttr || operands.is_empty() =>
+            {
                 self.bind(&mut |b| &mut b.operands, i, nat, name)?;
                 self.in_order(i, nat)?;
                 operands.push(i);
@@ -600,6 +641,7 @@ impl FormatParser<'_, '_> {
                         "`${name}` is not {} here",
                         match kind {
                             DirectiveArgs::Operands => "an operand",
+                            DirectiveArgs::OperandsAttr => "an operand group, then an attribute,",
                             DirectiveArgs::Region => "a region",
                             _ => "an attribute",
                         }
@@ -629,6 +671,7 @@ impl FormatParser<'_, '_> {
             // A directive over one attribute is printed when the attribute is there.
             Elem::Custom(_, ref attrs) if attrs.len() == 1 => Anchor::Attr(attrs[0]),
             Elem::Region(i) => Anchor::Region(i),
+            Elem::ResultTypes => Anchor::Results,
             _ => {
                 return Err(Error(
                     self.lx.at - 1,
@@ -767,10 +810,10 @@ fn parse_with(
     if op.attributes.len() > 16 {
         return Err((end, "an op with a format has at most 16 attributes".into()));
     }
-    if op.regions.len() > 1 {
+    if op.regions.len() > 1 && op.regions.iter().any(|r| r.variadic) {
         return Err((
             end,
-            "a format binds at most one region group (ops with more are written by hand, text/op_format.rs)".into(),
+            "a format binds one variadic region group, or regions that are not variadic (ops with more are written by hand, text/op_format.rs)".into(),
         ));
     }
     Ok(Format { elems })
@@ -904,6 +947,7 @@ fn table_tokens(op: &StablehloOp, f: &Format, same_type: bool) -> TokenStream {
         .iter()
         .filter(|e| match e {
             Elem::Attr(_) | Elem::Optional { .. } => true,
+            Elem::CustomOperandsAttr(..) => true,
             Elem::Custom(name, attrs) => {
                 !attrs.is_empty()
                     || [
@@ -943,6 +987,7 @@ fn bound_attrs(elems: &[Elem]) -> u64 {
         acc | match e {
             Elem::Attr(i) => 1 << i,
             Elem::Custom(_, attrs) => attrs.iter().fold(0, |a, i| a | 1 << i),
+            Elem::CustomOperandsAttr(_, _, a) => 1 << a,
             Elem::Optional {
                 then, otherwise, ..
             } => bound_attrs(then) | bound_attrs(otherwise),
@@ -1064,6 +1109,11 @@ fn elems_tokens(elems: &[Elem], sp: &mut Spacing) -> TokenStream {
                 let (g, space) = (*g as u8, sp.element());
                 quote! { FormatElem::CustomOperands(FormatDirective::#d, #g, #space) }
             }
+            Elem::CustomOperandsAttr(name, g, a) => {
+                let d = quote::format_ident!("{}", name);
+                let (g, a, space) = (*g as u8, *a as u8, sp.element());
+                quote! { FormatElem::CustomOperandsAttr(FormatDirective::#d, #g, #a, #space) }
+            }
             Elem::Optional {
                 anchor,
                 then,
@@ -1082,6 +1132,7 @@ fn elems_tokens(elems: &[Elem], sp: &mut Spacing) -> TokenStream {
                         let i = *i as u8;
                         quote! { FormatAnchor::Region(#i) }
                     }
+                    Anchor::Results => quote! { FormatAnchor::Results },
                 };
                 // As MLIR's generator: the else branch continues from the then branch's state.
                 let then = elems_tokens(then, sp);

@@ -222,6 +222,9 @@ pub fn runtime_kinds_to_string() -> String {
             Custom(FormatDirective, &'static [u8], bool),
             /// A custom directive over this operand group.
             CustomOperands(FormatDirective, u8, bool),
+            /// A custom directive over this operand group and this attribute (index of
+            /// `attribute_names`).
+            CustomOperandsAttr(FormatDirective, u8, u8, bool),
             /// An optional group, printed when its anchor is there.
             Optional {
                 /// What decides whether the group is printed.
@@ -241,6 +244,8 @@ pub fn runtime_kinds_to_string() -> String {
             Operand(u8),
             /// The region group at this index is not empty.
             Region(u8),
+            /// The op has results.
+            Results,
         }
         /// The custom directives of formats (as upstream's AssemblyFormat.cpp), implemented by
         /// hand in text/op_format.rs.

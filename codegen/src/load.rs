@@ -348,6 +348,10 @@ pub enum RawPredicate {
 #[serde(deny_unknown_fields)]
 pub struct RawCodecDialect {
     pub dialect: SStr,
+    /// `ops` lists every op of the dialect that libStablehlo registers: an artifact holding
+    /// another op name of the dialect is refused (libStablehlo could not read it).
+    #[serde(default)]
+    pub ops_complete: bool,
     #[serde(default)]
     pub enums: Vec<RawCodecEnum>,
     #[serde(default)]
@@ -444,6 +448,15 @@ pub struct RawCodecOp {
     /// attribute's (ODS's `AllTypesMatch`, `TypesMatchWith`).
     #[serde(default)]
     pub infer: Vec<RawInfer>,
+    /// The terminator its parser adds to a block that lacks one (ODS's
+    /// SingleBlockImplicitTerminator), an op of the same dialect.
+    #[serde(default)]
+    pub implicit_terminator: Option<SStr>,
+    /// When the printer leaves that terminator out: `when_empty` (ODS's generated printers:
+    /// a terminator without operands, results or attributes; the default) or
+    /// `without_results` (custom printers that print terminators only when the op has results).
+    #[serde(default)]
+    pub terminator_elided: Option<SStr>,
 }
 
 /// `{type_of: rhs, from: lhs}`: the type of operand (every operand of a variadic group) or

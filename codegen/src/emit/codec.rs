@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::codec_dialect::{CodecDialect, Condition, DefaultValue, Of, TypeSlot};
+use crate::codec_dialect::{CodecDialect, Condition, DefaultValue, InferAs, Of, TypeSlot};
 use crate::model::Spec;
 
 pub(crate) fn emit(spec: &Spec) -> TokenStream {
@@ -46,6 +46,7 @@ fn condition(c: &Condition) -> TokenStream {
 fn emit_dialect(d: &CodecDialect) -> TokenStream {
     let ident = format_ident!("{}_DIALECT", d.name.to_ascii_uppercase());
     let name = &d.name;
+    let ops_complete = d.ops_complete;
     let doc = format!(
         " The `{name}` dialect's attributes, encodings and ops (`spec/dialects/{name}.yaml`)."
     );
@@ -137,9 +138,23 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 }
                 None => quote! { None },
             };
-            let as_ = format_ident!("{}", format!("{:?}", r.as_));
-            quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, as_: ::vhlo_core::dialect::codec::InferAs::#as_ } }
+            let as_ = match &r.as_ {
+                InferAs::DialectType(d, m) => {
+                    quote! { ::vhlo_core::dialect::codec::InferAs::DialectType(#d, #m) }
+                }
+                other => {
+                    let v = format_ident!("{}", format!("{other:?}"));
+                    quote! { ::vhlo_core::dialect::codec::InferAs::#v }
+                }
+            };
+            quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, as_: #as_ } }
         });
+        let implicit_terminator = match &o.implicit_terminator {
+            Some((t, without_results)) => quote! {
+                Some(::vhlo_core::dialect::codec::ImplicitTerminator { op: #t, elided_without_results: #without_results })
+            },
+            None => quote! { None },
+        };
         let result_name = match &o.result_name {
             Some(n) => quote! { Some(#n) },
             None => quote! { None },
@@ -150,6 +165,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 attributes: &[ #(#attributes),* ], attribute_names: &[ #(#names),* ],
                 regions: &[ #(#regions),* ], terminator: #terminator, format: #format,
                 infer: &[ #(#infer),* ], result_name: #result_name,
+                implicit_terminator: #implicit_terminator,
                 successors: &[ #(#successors),* ],
             }
         }
@@ -158,6 +174,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
         #[doc = #doc]
         pub const #ident: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::dialect::codec::CodecDialect {
             name: #name,
+            ops_complete: #ops_complete,
             enums: &[ #(#enums),* ],
             attrs: &[ #(#attrs),* ],
             encodings: &[ #(#encodings),* ],

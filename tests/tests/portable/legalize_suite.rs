@@ -424,3 +424,38 @@ fn ops_of_dialects_libstablehlo_does_not_load_are_refused() {
     convert::legalize_to_vhlo(&mut m, options)
         .unwrap_or_else(|ds| panic!("math.sqrt: {}", convert::diagnostics_to_text(&ds)));
 }
+
+/// With other dialects allowed, an op name that a dialect whose every op the spec lists
+/// (`ops_complete`) does not have is refused, named: libStablehlo would refuse to read the
+/// artifact. The dialect's own ops are kept.
+#[test]
+fn unknown_ops_of_completely_specified_dialects_are_refused() {
+    let options = LegalizeOptions {
+        allow_other_dialects: true,
+        ..Default::default()
+    };
+    let complete: Vec<_> = vhlo_core::vhlo::CODEC_DIALECTS
+        .iter()
+        .filter(|cd| cd.ops_complete)
+        .collect();
+    assert!(!complete.is_empty(), "no dialect claims ops_complete");
+    for cd in complete {
+        let name = format!("{}.nonexistent", cd.name);
+        let src = format!(
+            "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {{\n  \"{name}\"() : () -> ()\n  return %a : tensor<2xf32>\n}}\n"
+        );
+        let mut m = text::parse(&src).expect("parse");
+        let ds = convert::legalize_to_vhlo(&mut m, options).expect_err("kept");
+        let message = convert::diagnostics_to_text(&ds);
+        assert!(
+            message.contains(&name) && message.contains("is not an op of dialect"),
+            "{message}"
+        );
+    }
+    // An op the spec lists is kept.
+    let src =
+        "func.func @main(%a: f32) -> f32 {\n  %0 = arith.negf %a : f32\n  return %0 : f32\n}\n";
+    let mut m = text::parse(src).expect("parse");
+    convert::legalize_to_vhlo(&mut m, options)
+        .unwrap_or_else(|ds| panic!("arith.negf: {}", convert::diagnostics_to_text(&ds)));
+}

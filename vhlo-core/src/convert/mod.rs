@@ -23,7 +23,9 @@ pub use strict::{
 
 pub(crate) use crate::text::verify::diag;
 
-use crate::ir::{AttrData, Attribute, FastMap, Module, NamedAttr, OpId, Param, Type, TypeData};
+use crate::ir::{
+    AttrData, Attribute, FastMap, Module, NamedAttr, OpId, Param, Type, TypeData, Value,
+};
 use crate::version::{Version, VersionError};
 use crate::vhlo::{self, StablehloOp, VhloAttr, VhloEnum, VhloOp, VhloType};
 
@@ -77,6 +79,71 @@ pub struct LegalizeOptions {
     /// `--mlir-very-unsafe-disable-verifier-on-parsing`): for those who must. A program that
     /// breaks a rule may then be written, and refused by its reader.
     pub skip_verification: bool,
+}
+
+/// Whether libStablehlo's conversion rewrites an op of this name (into VHLO).
+fn is_converted(name: &str) -> bool {
+    ["stablehlo.", "vhlo.", "func."]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+/// Whether the conversion to VHLO changes a value's type (or has changed it): every type but
+/// those of other dialects, which it keeps (`!shape.size`; `!shape.witness` becomes VHLO's).
+fn type_changes(m: &Module, t: Type) -> bool {
+    match m.type_data(t) {
+        TypeData::Dialect(d) => {
+            let (dialect, mnemonic) = (m.str(d.dialect), m.str(d.mnemonic));
+            matches!(dialect, "vhlo" | "stablehlo" | "quant" | "builtin")
+                || (dialect, mnemonic) == ("shape", "witness")
+        }
+        _ => true,
+    }
+}
+
+/// The values that ops the conversion rewrites take as operands.
+fn values_used_by_converted(m: &Module) -> crate::ir::FastSet<Value> {
+    let mut used = crate::ir::FastSet::default();
+    m.walk(|op| {
+        if is_converted(m.op_name_str(op)) {
+            used.extend(m.operands(op).iter().copied());
+        }
+    });
+    used
+}
+
+/// Why libStablehlo's conversion without allow_other_dialects fails on `op` (of another
+/// dialect), if it does: it keeps such an op as it is, so a value whose type it changes may
+/// not pass between the op and a converted one (it would need a cast; "failed to legalize").
+fn crossing(m: &Module, op: OpId, used_by_converted: &crate::ir::FastSet<Value>) -> Option<String> {
+    let converted_def = |v: Value| match m.value_def(v) {
+        crate::ir::ValueDef::Result { op, .. } => is_converted(m.op_name_str(op)),
+        crate::ir::ValueDef::Argument { block, .. } => (m.block_parent(block))
+            .and_then(|r| m.region_parent(r))
+            .is_some_and(|o| is_converted(m.op_name_str(o))),
+    };
+    let why = |what: &str, v: Value| {
+        Some(format!(
+            "{what} of type `{}`, which becomes a VHLO type while this op is kept as it is (libStablehlo refuses it; allow other dialects to keep it)",
+            crate::text::type_to_string(m, m.value_type(v))
+        ))
+    };
+    for &v in m.operands(op) {
+        if converted_def(v) && type_changes(m, m.value_type(v)) {
+            return why("it takes a value from a converted op", v);
+        }
+    }
+    let made = m.results(op).chain(
+        (m.regions(op).iter())
+            .flat_map(|&r| m.blocks(r))
+            .flat_map(|&b| m.block_args(b).iter().copied()),
+    );
+    for v in made {
+        if used_by_converted.contains(&v) && type_changes(m, m.value_type(v)) {
+            return why("a converted op uses its value", v);
+        }
+    }
+    None
 }
 
 fn all_ops(m: &Module) -> Vec<OpId> {
@@ -297,6 +364,9 @@ pub(crate) fn legalize_to_vhlo_in_place(
             .and_then(|&b| w.block_ops(b).last());
         last.is_some_and(|&t| StablehloOp::from_name(w.op_name_str(t)).is_some())
     };
+    // Without allow_other_dialects: the values converted ops use (made on the first op of
+    // another dialect; see `crossing`).
+    let mut used_by_converted: Option<crate::ir::FastSet<Value>> = None;
     let mut type_memo = TypeMemo::default();
     let mut attrs_memo = AttrsMemo::default();
     // StableHLO op kinds by op-name symbol (matched once per name).
@@ -358,19 +428,30 @@ pub(crate) fn legalize_to_vhlo_in_place(
             }
             if allow {
                 // Kept, unless libStablehlo could not read it back.
-                let dialect = name.split_once('.').map_or("", |(d, _)| d);
+                let (dialect, short) = name.split_once('.').unwrap_or(("", ""));
                 if let Some(why) = crate::dialect::unknown_to_libstablehlo(dialect) {
+                    diags.push(diag(w, op, format!("op `{name}`"), None, &why));
+                }
+                // An op a dialect whose every op the spec lists does not have.
+                let cd = crate::vhlo::codec_dialect(dialect);
+                if cd.is_some_and(|cd| cd.ops_complete && cd.op(short).is_none()) {
+                    let why = format!(
+                        "is not an op of dialect '{dialect}' (spec/dialects/{dialect}.yaml lists every op libStablehlo registers): it would refuse to read the artifact"
+                    );
                     diags.push(diag(w, op, format!("op `{name}`"), None, &why));
                 }
                 continue;
             }
-            diags.push(diag(
-                w,
-                op,
-                format!("op `{name}`"),
-                None,
-                "only StableHLO and func ops have a VHLO form (allow other dialects to keep it)",
-            ));
+            // Kept as it is, as libStablehlo's conversion keeps it, unless a value crosses between
+            // it and a converted op with a type the conversion changes.
+            let used = used_by_converted.get_or_insert_with(|| values_used_by_converted(w));
+            if let Some(why) = crossing(w, op, used) {
+                diags.push(diag(w, op, format!("op `{name}`"), None, &why));
+            }
+            let dialect = name.split_once('.').map_or("", |(d, _)| d);
+            if let Some(why) = crate::dialect::unknown_to_libstablehlo(dialect) {
+                diags.push(diag(w, op, format!("op `{name}`"), None, &why));
+            }
             continue;
         };
         if opts.strict {

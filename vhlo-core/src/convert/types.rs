@@ -148,7 +148,9 @@ fn to_vhlo_once(
                         }
                     }
                 }
-                _ if allow_other && dialect != "stablehlo" => {
+                // Kept (libStablehlo's type converter keeps them, with or without
+                // allow_other_dialects), unless libStablehlo could not read them back.
+                _ if dialect != "stablehlo" => {
                     match crate::dialect::unknown_to_libstablehlo(dialect) {
                         Some(why) => return bad(m, &why),
                         None => t,

@@ -144,6 +144,8 @@ pub enum InferAs {
     Index,
     /// i1 (without a source).
     I1,
+    /// The dialect type `!dialect.mnemonic` without parameters (without a source).
+    DialectType(&'static str, &'static str),
 }
 
 /// A type the op's format does not spell (ODS's `AllTypesMatch`, `TypesMatchWith`): `to`'s
@@ -175,14 +177,29 @@ pub struct CodecOp {
     pub infer: &'static [CodecInfer],
     /// Its result's name as MLIR prints it (the op's `getAsmResultNames`).
     pub result_name: Option<&'static str>,
+    /// ODS's SingleBlockImplicitTerminator.
+    pub implicit_terminator: Option<ImplicitTerminator>,
     /// Its successor blocks.
     pub successors: &'static [&'static str],
+}
+
+/// The terminator a parser adds to a region's block that lacks one, and the printer leaves out.
+#[derive(Clone, Copy, Debug)]
+pub struct ImplicitTerminator {
+    /// The terminator, an op of the same dialect.
+    pub op: &'static str,
+    /// Left out whenever the op has no results (upstream's custom printers:
+    /// `printBlockTerminators` is whether it has results); otherwise left out when it has no
+    /// operands, results or attributes (ODS's generated printers).
+    pub elided_without_results: bool,
 }
 
 /// A whole dialect.
 #[derive(Clone, Copy, Debug)]
 pub struct CodecDialect {
     pub name: &'static str,
+    /// `ops` lists every op of the dialect libStablehlo registers: it refuses any other.
+    pub ops_complete: bool,
     pub enums: &'static [CodecEnum],
     pub attrs: &'static [CodecAttr],
     /// Sorted by code; the code is the index.

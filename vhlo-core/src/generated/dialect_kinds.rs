@@ -157,6 +157,9 @@ pub enum FormatElem {
     Custom(FormatDirective, &'static [u8], bool),
     /// A custom directive over this operand group.
     CustomOperands(FormatDirective, u8, bool),
+    /// A custom directive over this operand group and this attribute (index of
+    /// `attribute_names`).
+    CustomOperandsAttr(FormatDirective, u8, u8, bool),
     /// An optional group, printed when its anchor is there.
     Optional {
         /// What decides whether the group is printed.
@@ -176,6 +179,8 @@ pub enum FormatAnchor {
     Operand(u8),
     /// The region group at this index is not empty.
     Region(u8),
+    /// The op has results.
+    Results,
 }
 /// The custom directives of formats (as upstream's AssemblyFormat.cpp), implemented by
 /// hand in text/op_format.rs.
@@ -217,4 +222,8 @@ pub enum FormatDirective {
     StrippedTensorShardingPerValueAttr,
     ///`custom<...>`
     SingleBlockRegionNoBlockId,
+    ///`custom<...>`
+    ArrowTypeList,
+    ///`custom<...>`
+    DynamicIndexList,
 }

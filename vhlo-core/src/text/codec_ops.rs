@@ -414,7 +414,13 @@ pub(crate) fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
         p.print_type(iv_type);
         p.out.push(' ');
     }
-    p.print_region(regions[0], false, false);
+    // The body's `scf.yield` is left out without iter_args (spec/dialects/scf.yaml).
+    let scf = crate::vhlo::codec_dialect("scf");
+    let elided = scf.and_then(|cd| {
+        let spec = cd.op("for")?;
+        super::op_format::elided_terminator(m, op, super::op_format::FormatOp::Dialect(cd, spec))
+    });
+    p.print_region_terminated(regions[0], false, false, elided.as_deref());
     if !m.attributes(op).is_empty() {
         p.out.push_str(" attributes ");
         p.print_attr_dict(m.attributes(op), &[]);
@@ -467,6 +473,10 @@ impl Parser<'_> {
         let mut types = vec![iv_type; 3];
         types.extend(result_types.iter().copied());
         let region = self.parse_region(Some(args))?;
+        let scf = crate::vhlo::codec_dialect("scf");
+        if let Some((cd, t)) = scf.and_then(|cd| Some((cd, cd.op("for")?.implicit_terminator?))) {
+            self.ensure_terminator(region, cd.name, t.op);
+        }
         let dict = if self.c.eat_keyword("attributes") {
             self.parse_attr_dict()?
         } else {

@@ -211,8 +211,14 @@ fn anchor_present(
             },
         },
         FormatAnchor::Operand(g) => !op_group(m, op, f, g).is_empty(),
-        // A format binds at most one region group (codegen checks).
-        FormatAnchor::Region(_) => !m.regions(op).is_empty(),
+        // One variadic region group (codegen checks): it is not empty. Else region `i` has
+        // blocks (an absent optional region is empty, as scf.if's else).
+        FormatAnchor::Region(_) if f.variadic_regions => !m.regions(op).is_empty(),
+        FormatAnchor::Region(i) => m
+            .regions(op)
+            .get(usize::from(i))
+            .is_some_and(|&r| !m.blocks(r).is_empty()),
+        FormatAnchor::Results => m.num_results(op) > 0,
     }
 }
 
@@ -230,6 +236,12 @@ fn printable(
     elems.iter().all(|e| match *e {
         FormatElem::Attr(i, _) => found[i as usize].is_some_and(|a| bare_ok(m, kind, i, a)),
         FormatElem::Custom(d, attrs, _) => custom_printable(m, op, kind, found, d, attrs),
+        // DynamicIndexList: one operand of the group per dynamic entry of the array.
+        FormatElem::CustomOperandsAttr(_, g, a, _) => found[a as usize]
+            .and_then(|a| i64_array(m, m.attr_data(a)))
+            .is_some_and(|s| {
+                s.iter().filter(|&&x| x == DYNAMIC).count() == op_group(m, op, f, g).len()
+            }),
         FormatElem::Optional {
             anchor,
             then,
@@ -270,7 +282,9 @@ fn custom_printable(
         | FormatDirective::VariadicSameOperandsAndResultType
         | FormatDirective::SelectOpType
         | FormatDirective::ComplexOpType
-        | FormatDirective::VariadicOperandWithAttribute => true,
+        | FormatDirective::VariadicOperandWithAttribute
+        | FormatDirective::DynamicIndexList
+        | FormatDirective::ArrowTypeList => true,
         FormatDirective::PairwiseOpType => m
             .operands(op)
             .iter()
@@ -469,6 +483,11 @@ fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecIn
             None => return false,
         },
     };
+    if let (Some(TypeSlot::Result(_)), TypeSlot::Operand(_), true) =
+        (r.from, r.to, f.variadic_results)
+    {
+        return m.results(op).map(|v| m.value_type(v)).eq(targets);
+    }
     // `true`/`false` are read back as i1.
     let bool_source = r.from.is_some_and(|s| {
         matches!(s, TypeSlot::Attr(i) if found.get(i).copied().flatten().is_some_and(|a| matches!(m.attr_data(a), AttrData::Bool(_))))
@@ -484,13 +503,50 @@ fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecIn
     };
     targets.iter().all(|&to| match (r.from, r.as_) {
         (None, InferAs::I1) => is_i1(to),
+        (None, InferAs::DialectType(d, n)) => is_dialect_type(m, to, d, n),
         (None, _) => matches!(m.type_data(to), TypeData::Index),
-        (Some(s), InferAs::Index | InferAs::I1) => first(s) == Some(to),
+        (Some(s), InferAs::Index | InferAs::I1 | InferAs::DialectType(..)) => first(s) == Some(to),
         (Some(_), InferAs::Same) if bool_source => is_i1(to),
         (Some(s), InferAs::Same) => first(s) == Some(to),
         (Some(s), InferAs::I1Shape) => first(s).is_some_and(|from| is_i1_of_shape(m, to, from)),
         (Some(s), InferAs::Element) => first(s).and_then(|from| element_of(m, from)) == Some(to),
     })
+}
+
+/// The terminator the op's regions leave out (MLIR's `printBlockTerminators = false`), if
+/// any: an op with an implicit terminator leaves it out as upstream's printer does (spec
+/// `implicit_terminator`, `terminator_elided`).
+pub(super) fn elided_terminator(m: &Module, op: OpId, kind: FormatOp) -> Option<String> {
+    let FormatOp::Dialect(cd, o) = kind else {
+        return None;
+    };
+    let t = o.implicit_terminator?;
+    let name = format!("{}.{}", cd.name, t.op);
+    if t.elided_without_results {
+        return (m.num_results(op) == 0).then_some(name);
+    }
+    // ODS's generated printer: left out when the first block's terminator is empty.
+    let last = (m.regions(op).first())
+        .and_then(|&r| m.blocks(r).first())
+        .and_then(|&b| m.block_ops(b).last().copied())?;
+    let empty = m.operands(last).is_empty()
+        && m.num_results(last) == 0
+        && m.properties(last).is_empty()
+        && m.attributes(last).is_empty();
+    empty.then_some(name)
+}
+
+/// Whether `t` is `!dialect.mnemonic` without parameters (kept with an empty body).
+fn is_dialect_type(m: &Module, t: Type, dialect: &str, mnemonic: &str) -> bool {
+    let TypeData::Dialect(x) = m.type_data(t) else {
+        return false;
+    };
+    let no_body = match &x.params[..] {
+        [] => true,
+        [crate::ir::Param::Str(s)] => m.str(*s).is_empty(),
+        _ => false,
+    };
+    no_body && m.str(x.dialect) == dialect && m.str(x.mnemonic) == mnemonic
 }
 
 /// The type of a typed attribute (not `true`/`false`, which carry none).
@@ -535,9 +591,16 @@ fn print_elems(
                 space_if(p, space);
                 print_value_types(p, m.operands(op)[r].iter().copied());
             }
-            FormatElem::Region(_, space) => {
+            FormatElem::Region(i, space) => {
                 space_if(p, space);
-                p.print_sep(m.regions(op), ", ", |p, r| p.print_region(r, true, false));
+                let elided = elided_terminator(m, op, kind);
+                let regions = match (f.variadic_regions, m.regions(op)) {
+                    (true, all) => all,
+                    (false, all) => all.get(usize::from(i)..=usize::from(i)).unwrap_or(&[]),
+                };
+                p.print_sep(regions, ", ", |p, r| {
+                    p.print_region_terminated(r, true, false, elided.as_deref())
+                });
             }
             FormatElem::Successor(i, space) => {
                 space_if(p, space);
@@ -589,6 +652,8 @@ fn print_elems(
                     None => return false,
                 }
             }
+            // Nothing at all (no space) without results.
+            FormatElem::Custom(FormatDirective::ArrowTypeList, _, _) if m.num_results(op) == 0 => {}
             FormatElem::Custom(d, attrs, space) => {
                 space_if(p, space);
                 if !print_custom(p, op, kind, found, d, attrs) {
@@ -604,6 +669,28 @@ fn print_elems(
                 space_if(p, space);
                 p.print_value_list(&m.operands(op)[r]);
                 p.out.push(',');
+            }
+            FormatElem::CustomOperandsAttr(_, g, a, space) => {
+                // DynamicIndexList: `[%a, 4, %b]` (printable checked the counts).
+                space_if(p, space);
+                let statics = found[a as usize]
+                    .and_then(|a| i64_array(m, m.attr_data(a)))
+                    .unwrap_or_default();
+                let mut values = m.operands(op)[op_group(m, op, f, g)].iter();
+                p.out.push('[');
+                for (i, &s) in statics.iter().enumerate() {
+                    if i > 0 {
+                        p.out.push_str(", ");
+                    }
+                    match (s == DYNAMIC).then(|| values.next()).flatten() {
+                        Some(&v) => {
+                            let name = p.value_name(v);
+                            p.out.push_str(&name);
+                        }
+                        None => super::float::push_i64(&mut p.out, s),
+                    }
+                }
+                p.out.push(']');
             }
             FormatElem::Optional {
                 anchor,
@@ -667,6 +754,15 @@ fn print_custom(
             .unwrap_or_default()
     };
     match d {
+        FormatDirective::ArrowTypeList => {
+            let types: Vec<Type> = m.results(op).map(|r| m.value_type(r)).collect();
+            p.out.push_str("-> ");
+            // Wrapped unless one type that is not a function type (printArrowTypeList).
+            match &types[..] {
+                [t] if !matches!(m.type_data(*t), TypeData::Function { .. }) => p.print_type(*t),
+                _ => p.wrap("(", ")", |p| p.print_type_list(&types)),
+            }
+        }
         FormatDirective::SameOperandsAndResultType
         | FormatDirective::VariadicSameOperandsAndResultType => {
             let mut results = m.results(op);
@@ -818,7 +914,8 @@ fn print_custom(
                 p.sdy_region(r);
             }
         }
-        FormatDirective::VariadicOperandWithAttribute => {}
+        // Over operands: elements of their own (FormatElem::CustomOperands*).
+        FormatDirective::VariadicOperandWithAttribute | FormatDirective::DynamicIndexList => {}
     }
     true
 }
@@ -985,6 +1082,14 @@ impl<'a> Parser<'a> {
                 self.infer_types(name, o, f, &mut st, pos)?;
             }
         }
+        // A region an optional group left out is empty (scf.if without else); formats bind
+        // regions in order.
+        if !f.variadic_regions {
+            while st.regions.len() < usize::from(f.regions) {
+                let r = self.m.create_region();
+                st.regions.push(r);
+            }
+        }
         let (mut ins, mut outs) = match st.types {
             Some(t) => t,
             None => (st.operand_types, st.result_types.unwrap_or_default()),
@@ -1066,6 +1171,11 @@ impl<'a> Parser<'a> {
                 FormatElem::Region(..) if f.variadic_regions && self.c.peek() != Some(b'{') => {}
                 FormatElem::Region(..) => loop {
                     let r = self.parse_region(None)?;
+                    if let FormatOp::Dialect(cd, o) = kind {
+                        if let Some(t) = o.implicit_terminator {
+                            self.ensure_terminator(r, cd.name, t.op);
+                        }
+                    }
                     st.regions.push(r);
                     if !(f.variadic_regions && self.c.eat(b',')) {
                         break;
@@ -1113,6 +1223,33 @@ impl<'a> Parser<'a> {
                     ts.push(t);
                 }
                 FormatElem::Custom(d, attrs, _) => self.parse_custom(kind, d, attrs, st)?,
+                FormatElem::CustomOperandsAttr(_, g, a, _) => {
+                    // DynamicIndexList: `[%a, 4, %b]`; a value's entry is kDynamic.
+                    self.c.expect(b'[', "to open an index list")?;
+                    let mut statics = Vec::new();
+                    let mut count = 0;
+                    if !self.c.eat(b']') {
+                        loop {
+                            if self.c.peek() == Some(b'%') {
+                                let u = self.parse_value_use()?;
+                                st.uses.push(u);
+                                statics.push(DYNAMIC);
+                                count += 1;
+                            } else {
+                                statics.push(self.c.int64("in an index list")?);
+                            }
+                            if !self.c.eat(b',') {
+                                self.c.expect(b']', "to close an index list")?;
+                                break;
+                            }
+                        }
+                    }
+                    if let Some(c) = st.group_counts.get_mut(usize::from(g)) {
+                        *c += count;
+                    }
+                    let attr = self.i64_array_attr(&statics);
+                    self.bind_prop(st, kind.attribute_names()[a as usize], attr);
+                }
                 FormatElem::CustomOperands(..) => {
                     while self.c.peek() == Some(b'%') {
                         let u = self.parse_value_use()?;
@@ -1146,6 +1283,25 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Appends `dialect.term` without operands to the last block of region `r` unless it ends in
+    /// a terminator, a block made for an empty region: MLIR's `ensureTerminator`, which the
+    /// parsers of ops with an implicit terminator run (spec `implicit_terminator`).
+    pub(crate) fn ensure_terminator(&mut self, r: Region, dialect: &str, term: &str) {
+        let b = match self.m.blocks(r).last() {
+            Some(&b) => b,
+            None => self.m.append_block(r, &[]),
+        };
+        let ends = (self.m.block_ops(b).last())
+            .is_some_and(|&o| super::verify::structure::classify(self.m.op_name_str(o)).terminator);
+        if !ends {
+            let name = self.m.sym(&format!("{dialect}.{term}"));
+            let op = self
+                .m
+                .create_op(OperationState::new(name, self.m.unknown_loc()));
+            self.m.append_op(b, op);
+        }
+    }
+
     /// Fills in the types a dialect op's format leaves out (spec `infer:`).
     fn infer_types(
         &mut self,
@@ -1174,12 +1330,29 @@ impl<'a> Parser<'a> {
             *slot = Some(t);
         }
         for r in o.infer {
+            // A variadic operand group typed by the variadic results: one for one (shape's
+            // reduce).
+            if let (Some(TypeSlot::Result(_)), TypeSlot::Operand(g), true) =
+                (r.from, r.to, f.variadic_results)
+            {
+                if let Some(slot) = ins.get_mut(g) {
+                    slot.get_or_insert_with(|| st.result_types.clone().unwrap_or_default());
+                }
+                continue;
+            }
             let from = match r.from {
                 None if r.as_ == InferAs::I1 => Some(self.m.ty(TypeData::Integer {
                     width: 1,
                     signedness: Signedness::Signless,
                 })),
-                None => Some(self.m.ty(TypeData::Index)),
+                None => match r.as_ {
+                    // As the type parser keeps another dialect's type: its (empty) body.
+                    InferAs::DialectType(d, n) => {
+                        let body = crate::ir::Param::Str(self.m.sym(""));
+                        Some(self.m.dialect_type(d, n, vec![body]))
+                    }
+                    _ => Some(self.m.ty(TypeData::Index)),
+                },
                 Some(TypeSlot::Operand(i)) => ins.get(i).and_then(|g| g.as_ref()?.first().copied()),
                 Some(TypeSlot::Result(i)) => outs.get(i).copied().flatten(),
                 Some(TypeSlot::Attr(i)) => {
@@ -1196,7 +1369,10 @@ impl<'a> Parser<'a> {
                 }
             };
             let t = match (from, r.as_) {
-                (Some(t), InferAs::Same | InferAs::Index | InferAs::I1) => t,
+                (
+                    Some(t),
+                    InferAs::Same | InferAs::Index | InferAs::I1 | InferAs::DialectType(..),
+                ) => t,
                 (Some(t), InferAs::I1Shape) => i1_of_shape(&mut self.m, t),
                 (Some(t), InferAs::Element) => match element_of(&self.m, t) {
                     Some(e) => e,
@@ -1235,7 +1411,12 @@ impl<'a> Parser<'a> {
             }
         }
         let ins: Option<Vec<Vec<Type>>> = ins.into_iter().collect();
-        let outs: Option<Vec<Type>> = outs.into_iter().collect();
+        // Variadic results are the types read (none when an optional group left them out).
+        let outs: Option<Vec<Type>> = match (&st.result_types, f.variadic_results) {
+            (Some(ts), true) => Some(ts.clone()),
+            (None, true) => Some(outs.into_iter().flatten().collect()),
+            (_, false) => outs.into_iter().collect(),
+        };
         let (Some(ins), Some(outs)) = (ins, outs) else {
             return Err(cannot(self));
         };
@@ -1324,6 +1505,17 @@ impl<'a> Parser<'a> {
     ) -> PResult<()> {
         let names = kind.attribute_names();
         match d {
+            FormatDirective::ArrowTypeList => {
+                let mut types = Vec::new();
+                if self.c.eat_punct("->") {
+                    types = if self.c.eat(b'(') {
+                        self.parse_list_until(b')', "between result types", |p| p.parse_type())?
+                    } else {
+                        vec![self.parse_type()?]
+                    };
+                }
+                st.result_types = Some(types);
+            }
             FormatDirective::SameOperandsAndResultType
             | FormatDirective::VariadicSameOperandsAndResultType => {
                 st.types = Some(self.functional_type_body(st.uses.len(), true)?);
@@ -1522,7 +1714,7 @@ impl<'a> Parser<'a> {
                 let r = self.parse_sdy_region()?;
                 st.regions.push(r);
             }
-            FormatDirective::VariadicOperandWithAttribute => {}
+            FormatDirective::VariadicOperandWithAttribute | FormatDirective::DynamicIndexList => {}
         }
         Ok(())
     }

@@ -1514,6 +1514,19 @@ impl<'m> Printer<'m> {
         print_entry_args: bool,
         print_empty_block: bool,
     ) {
+        self.print_region_terminated(r, print_entry_args, print_empty_block, None);
+    }
+
+    /// [`Printer::print_region`], leaving out each block's last op when it is the op named
+    /// `elided` (an implicit terminator, as MLIR's `printBlockTerminators = false`;
+    /// text/op_format.rs decides).
+    pub(crate) fn print_region_terminated(
+        &mut self,
+        r: Region,
+        print_entry_args: bool,
+        print_empty_block: bool,
+        elided: Option<&str>,
+    ) {
         let m = self.m;
         self.out.push('{');
         let blocks = m.blocks(r);
@@ -1546,7 +1559,13 @@ impl<'m> Printer<'m> {
                     self.print_split(split);
                 }
                 None => {
-                    for &op in m.block_ops(b) {
+                    let mut ops = m.block_ops(b);
+                    if let (Some(name), Some((&last, rest))) = (elided, ops.split_last()) {
+                        if m.op_name_str(last) == name {
+                            ops = rest;
+                        }
+                    }
+                    for &op in ops {
                         if self.out.len() >= self.drain_at && self.sink.is_some() {
                             self.flush();
                         }

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use super::parser::{PResult, Parser};
 use super::printer::{int_attr_of, write_escaped, write_i64s, Printer};
 use crate::dialect::codec::{CodecDialect, CodecForm, CodecOf, CodecOpAttr};
-use crate::ir::{AttrData, Attribute, DialectAttr, Module, Param, Region};
+use crate::ir::{AttrData, Attribute, DialectAttr, Module, Param, Region, TypeData};
 
 /// `factorSymbolString`: i, j, ..., z, then z_1, z_2, ... (Shardy's `kStartAtZ` is 17).
 const START_AT_Z: i64 = (b'z' - b'i') as i64;
@@ -674,6 +674,8 @@ pub(super) fn bare_ok(m: &Module, cd: &CodecDialect, of: &str, a: Attribute) -> 
     match of {
         "symbol_name" | "string" => matches!(d, AttrData::String { ty: None, .. }),
         "i64" => int_attr_of(m, d, 64).is_some(),
+        "index" => index_attr(m, d).is_some(),
+        "index_elements" => index_elements(m, d).is_some(),
         "bool" => matches!(d, AttrData::Bool(_)),
         "elements" => matches!(
             d,
@@ -694,6 +696,46 @@ pub(super) fn bare_ok(m: &Module, cd: &CodecDialect, of: &str, a: Attribute) -> 
             matches!(d, AttrData::Dialect(x) if m.str(x.dialect) == cd.name && m.str(x.mnemonic) == of)
         }
         _ => enum_case(m, cd, of, d).is_some(),
+    }
+}
+
+/// The value of an integer attribute of type `index` (ODS's IndexAttr).
+fn index_attr(m: &Module, d: &AttrData) -> Option<i64> {
+    match d {
+        AttrData::Integer { ty, value } if matches!(m.type_data(*ty), TypeData::Index) => {
+            i64::try_from(*value).ok()
+        }
+        _ => None,
+    }
+}
+
+/// The elements of a dense `tensor<Nxindex>` (ODS's IndexElementsAttr, rank 1 as shape's
+/// const_shape holds it), a splat expanded.
+fn index_elements(m: &Module, d: &AttrData) -> Option<Vec<i64>> {
+    let AttrData::DenseElements { ty, data, splat } = d else {
+        return None;
+    };
+    let TypeData::RankedTensor {
+        shape,
+        element,
+        encoding: None,
+    } = m.type_data(*ty)
+    else {
+        return None;
+    };
+    let (&[n], TypeData::Index) = (&shape[..], m.type_data(*element)) else {
+        return None;
+    };
+    let n = usize::try_from(n).ok()?;
+    let values: Vec<i64> = data
+        .chunks_exact(8)
+        .map(|c| c.try_into().map(i64::from_le_bytes))
+        .collect::<Result<_, _>>()
+        .ok()?;
+    match (*splat, &values[..]) {
+        (true, &[v]) => Some(vec![v; n]),
+        (false, _) if values.len() == n => Some(values),
+        _ => None,
     }
 }
 
@@ -728,6 +770,12 @@ impl Printer<'_> {
             d if of == "dense_i32_array" => {
                 let values = i32_array_data(m, d).unwrap_or_default();
                 write_i64s(&mut self.out, &values);
+            }
+            d if of == "index_elements" => {
+                write_i64s(&mut self.out, &index_elements(m, d).unwrap_or_default());
+            }
+            d if of == "index" => {
+                let _ = write!(self.out, "{}", index_attr(m, d).unwrap_or_default());
             }
             AttrData::String { value, .. } if of == "symbol_name" => self.print_symbol(*value),
             AttrData::String { value, .. } => write_escaped(&mut self.out, m.bytes(*value)),
@@ -804,6 +852,18 @@ impl<'a> Parser<'a> {
                 let v = self.c.int64(&format!("as {}", attr.name))?;
                 return Ok(self.i64_attr(v));
             }
+            "index" => {
+                let v = self.c.int64(&format!("as {}", attr.name))?;
+                let ty = self.m.ty(TypeData::Index);
+                return Ok(self.m.attr(AttrData::Integer {
+                    ty,
+                    value: i128::from(v),
+                }));
+            }
+            "index_elements" => {
+                let v = self.parse_int_list()?;
+                return Ok(self.index_elements_attr(&v));
+            }
             "reduction_op" => {
                 return Err(self.c.error(
                     "a reduction before the axes has no custom syntax here; write the op in generic form",
@@ -824,6 +884,31 @@ impl<'a> Parser<'a> {
             }
         };
         Ok(self.m.attr(AttrData::String { value, ty: None }))
+    }
+
+    /// A dense `tensor<Nxindex>` of `values`, stored as MLIR stores it (all-equal as a splat).
+    fn index_elements_attr(&mut self, values: &[i64]) -> Attribute {
+        let index = self.m.ty(TypeData::Index);
+        let n = i64::try_from(values.len()).unwrap_or(i64::MAX);
+        let ty = self.m.ty(TypeData::RankedTensor {
+            shape: Box::new([n]),
+            element: index,
+            encoding: None,
+        });
+        let splat = values
+            .first()
+            .is_some_and(|f| values.iter().all(|v| v == f));
+        let kept = if splat {
+            values.get(..1).unwrap_or(&[])
+        } else {
+            values
+        };
+        let data: Vec<u8> = kept.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.m.attr(AttrData::DenseElements {
+            ty,
+            data: data.into(),
+            splat,
+        })
     }
 
     /// A `format: text` attribute's `<...>` (or nothing), the cursor after its mnemonic or

@@ -796,6 +796,20 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> (Option<NameHint>, HintD
     }
     // ODS names the results of an op with several, none variadic (top_k's %values, %indices).
     if let Some((_, o)) = super::sdy_ops::codec_op(name) {
+        // `c{value}`: the integer attribute `value` in the name (shape's const_size).
+        if let (Some((pre, rest)), 1) = (
+            o.result_name.and_then(|r| r.split_once('{')),
+            m.num_results(op),
+        ) {
+            let hint = rest.split_once('}').and_then(|(attr, post)| {
+                let a = find_prop(m, op, attr)?;
+                let AttrData::Integer { value, .. } = m.attr_data(a) else {
+                    return None;
+                };
+                Some(NameHint::Shared(format!("{pre}{value}{post}").into()))
+            });
+            return (hint, HintDep::Op);
+        }
         if let (Some(r), 1) = (o.result_name, m.num_results(op)) {
             return (Some(NameHint::Shared(r.into())), HintDep::ResultCount);
         }

@@ -54,11 +54,11 @@ const TERMINATORS: &[&str] = &[
     "scf.condition",
     "scf.reduce",
     "scf.reduce.return",
-    "scf.in_parallel",
+    "scf.forall.in_parallel",
     "tensor.yield",
     "shape.assuming_yield",
     "shape.yield",
-    "shape.function_library",
+    "shape.return",
 ];
 
 /// Ops that are `IsolatedFromAbove`.
@@ -85,7 +85,10 @@ pub(crate) fn classify(name: &str) -> OpClass {
         registered: REGISTERED.contains(&dialect),
         terminator,
         isolated: ISOLATED.contains(&name),
-        no_terminator: name == "builtin.module" || name == "shape.function_library",
+        no_terminator: matches!(
+            name,
+            "builtin.module" | "shape.function_library" | "scf.forall.in_parallel"
+        ),
         has_function_type: name == "func.func" || name == "vhlo.func_v1",
         stablehlo,
         call: name == "func.call",
