@@ -3,8 +3,8 @@
 //! typed struct and builds back to itself.
 
 use vhlo_core::ir::{Attribute, Type};
-use vhlo_core::portable;
 use vhlo_core::vhlo::{VhloAttr, VhloType};
+use vhlo_tests::portable;
 
 #[test]
 fn every_vhlo_type_and_attribute_of_the_suite_reads_and_builds_back() {
