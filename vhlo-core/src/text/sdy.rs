@@ -600,36 +600,26 @@ fn enum_case(m: &Module, cd: &CodecDialect, of: &str, d: &AttrData) -> Option<&'
     case_of(cd, of, |c| c.1 == v).map(|c| c.0)
 }
 
-/// The values of a dense i64 array.
-fn i64_array_values(m: &Module, d: &AttrData) -> Option<Vec<i64>> {
+/// The values of a dense array of `width`-bit integers (32 or 64), sign-extended.
+fn int_array_values(m: &Module, d: &AttrData, width: u32) -> Option<Vec<i64>> {
     let AttrData::DenseArray { element, data } = d else {
         return None;
     };
-    if !matches!(
-        m.type_data(*element),
-        crate::ir::TypeData::Integer { width: 64, .. }
-    ) {
-        return None;
+    match m.type_data(*element) {
+        crate::ir::TypeData::Integer { width: w, .. } if *w == width => {}
+        _ => return None,
     }
-    data.chunks_exact(8)
-        .map(|c| Some(i64::from_le_bytes(c.try_into().ok()?)))
-        .collect()
-}
-
-/// The values of a dense i32 array.
-fn i32_array_data(m: &Module, d: &AttrData) -> Option<Vec<i64>> {
-    let AttrData::DenseArray { element, data } = d else {
-        return None;
-    };
-    if !matches!(
-        m.type_data(*element),
-        crate::ir::TypeData::Integer { width: 32, .. }
-    ) {
-        return None;
+    match width {
+        64 => data
+            .chunks_exact(8)
+            .map(|c| Some(i64::from_le_bytes(c.try_into().ok()?)))
+            .collect(),
+        32 => data
+            .chunks_exact(4)
+            .map(|c| Some(i64::from(i32::from_le_bytes(c.try_into().ok()?))))
+            .collect(),
+        _ => None,
     }
-    data.chunks_exact(4)
-        .map(|c| Some(i64::from(i32::from_le_bytes(c.try_into().ok()?))))
-        .collect()
 }
 
 /// Whether `d` is the text-kept attribute `#dialect.mnemonic<...>` (a `format: text` one).
@@ -685,8 +675,8 @@ pub(super) fn bare_ok(m: &Module, cd: &CodecDialect, of: &str, a: Attribute) -> 
         // `true`/`false` carry no type: i1, as the parser reads them.
         "typed" => typed_attr_type(m, d).is_some() || matches!(d, AttrData::Bool(_)),
         "array" => matches!(d, AttrData::Array(_)),
-        "dense_i64_array" => i64_array_values(m, d).is_some(),
-        "dense_i32_array" => i32_array_data(m, d).is_some(),
+        "dense_i64_array" => int_array_values(m, d, 64).is_some(),
+        "dense_i32_array" => int_array_values(m, d, 32).is_some(),
         // A reduction before a collective's axes (a newer Shardy's) stays in generic form.
         "reduction_op" => false,
         _ if cd.attr(of).is_some_and(|(_, a)| a.form == CodecForm::Text) => {
@@ -764,11 +754,11 @@ impl Printer<'_> {
             }
             _ if of == "typed" || of == "array" => self.print_attr(a),
             d if of == "dense_i64_array" => {
-                let values = i64_array_values(m, d).unwrap_or_default();
+                let values = int_array_values(m, d, 64).unwrap_or_default();
                 write_i64s(&mut self.out, &values);
             }
             d if of == "dense_i32_array" => {
-                let values = i32_array_data(m, d).unwrap_or_default();
+                let values = int_array_values(m, d, 32).unwrap_or_default();
                 write_i64s(&mut self.out, &values);
             }
             d if of == "index_elements" => {
