@@ -472,6 +472,11 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
     let Some(kind) = VhloAttr::from_mnemonic(&mnemonic) else {
         return bad(m);
     };
+    // The StableHLO attribute it stands for (the spec's `builtin:`), where it is one.
+    let shlo = kind
+        .builtin()
+        .strip_prefix("#stablehlo.")
+        .unwrap_or_default();
     // The typed struct of `kind`, or the malformed-attribute error.
     macro_rules! read {
         ($ty:ident) => {
@@ -533,12 +538,9 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
             let splat = all_equal;
             m.attr(AttrData::DenseElements { ty, data, splat })
         }
-        // Parameter for parameter as in StableHLO (the spec's `builtin:`).
+        // Parameter for parameter as in StableHLO.
         VhloAttr::OutputOperandAliasV1 | VhloAttr::TypeExtensionsV1 | VhloAttr::SubAxisInfoV1 => {
-            match kind.builtin().strip_prefix("#stablehlo.") {
-                Some(name) => stablehlo_attr(m, name, params),
-                None => return bad(m),
-            }
+            stablehlo_attr(m, shlo, params)
         }
         VhloAttr::ResultAccuracyV1 => {
             let vattr::ResultAccuracyV1 {
@@ -557,7 +559,7 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
             let float = |(bits, width): (u128, u32)| Param::Float { bits, width };
             stablehlo_attr(
                 m,
-                "result_accuracy",
+                shlo,
                 vec![float(atol), float(rtol), Param::Int(ulps), mode],
             )
         }
@@ -579,12 +581,12 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
                     "the sub-axis info must be a `sub_axis_info_v1`",
                 )?;
             }
-            stablehlo_attr(m, "axis_ref", vec![name, sub])
+            stablehlo_attr(m, shlo, vec![name, sub])
         }
         VhloAttr::MeshAxisV1 => {
             let vattr::MeshAxisV1 { name, size } = read!(MeshAxisV1);
             let name = as_str(m, name)?;
-            stablehlo_attr(m, "mesh_axis", vec![name, Param::Int(size)])
+            stablehlo_attr(m, shlo, vec![name, Param::Int(size)])
         }
         VhloAttr::MeshV1 => {
             let vattr::MeshV1 { axes, device_ids } = read!(MeshV1);
@@ -608,7 +610,7 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
                 Some(x) => conv(m, &Param::Attr(x))?,
                 None => Param::Absent,
             };
-            stablehlo_attr(m, "mesh", vec![Param::Attrs(axes.into()), ids])
+            stablehlo_attr(m, shlo, vec![Param::Attrs(axes.into()), ids])
         }
         VhloAttr::ReplicaGroupMeshAxesV1 => {
             let vattr::ReplicaGroupMeshAxesV1 { mesh, axes } = read!(ReplicaGroupMeshAxesV1);
@@ -648,7 +650,7 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
                     "each axis must be an `axis_ref_v1`",
                 )?;
             }
-            stablehlo_attr(m, "replica_group_mesh_axes", vec![mesh, axes])
+            stablehlo_attr(m, shlo, vec![mesh, axes])
         }
         _ => return bad(m),
     })
