@@ -298,7 +298,7 @@ fn snake(name: &str) -> String {
 }
 
 /// How a parameter of kind `k` is held in a typed struct: the field's Rust type, the
-/// `ir::Param` pattern binding `b`, the field's value from `b`, and the `Param` from field `v`.
+/// `ir::Param` pattern that binds `b`, and the `Param` variant that builds one.
 fn typed_param(k: ParamKind, b: &proc_macro2::Ident) -> [TokenStream; 3] {
     let (ty, variant) = match k {
         ParamKind::Type => (quote! { Type }, quote! { Type }),
@@ -327,7 +327,7 @@ fn typed_param(k: ParamKind, b: &proc_macro2::Ident) -> [TokenStream; 3] {
 }
 
 /// A typed struct per VHLO type or attribute (`pub mod types`, `pub mod attrs`): named fields
-/// for its parameters, `read` from the IR and `build` into it. The conversions and printers
+/// for its parameters, `read` from the IR and `build` into it. The conversions (`convert/`)
 /// use these rather than matching mnemonics and parameter positions by hand.
 fn typed_structs(defs: &[TypeOrAttrDef], is_type: bool) -> TokenStream {
     let (module, handle, what, kind_enum) = if is_type {
