@@ -74,6 +74,9 @@ const DIRECTIVES: &[(&str, DirectiveArgs)] = &[
     // OpAsmPrinter's printOptionalArrowTypeList over the results: ` -> T`, ` -> (T, U)`, or
     // nothing without results (custom printers' spelling, as shape's reduce).
     ("ArrowTypeList", DirectiveArgs::Types),
+    // The same when parsing (`-> T` or `-> (T, U)`); printed `-> (T)` always, as the custom
+    // printers of scf.if and shape.assuming write it.
+    ("ParenArrowTypeList", DirectiveArgs::Types),
     // ViewLikeInterface.cpp's: `[%a, 4, %b]`, the operands where the i64 array holds
     // ShapedType::kDynamic (tensor's slices, pad and expand_shape).
     ("DynamicIndexList", DirectiveArgs::OperandsAttr),

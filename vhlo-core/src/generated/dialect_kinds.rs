@@ -225,5 +225,7 @@ pub enum FormatDirective {
     ///`custom<...>`
     ArrowTypeList,
     ///`custom<...>`
+    ParenArrowTypeList,
+    ///`custom<...>`
     DynamicIndexList,
 }

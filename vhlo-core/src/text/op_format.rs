@@ -284,7 +284,8 @@ fn custom_printable(
         | FormatDirective::ComplexOpType
         | FormatDirective::VariadicOperandWithAttribute
         | FormatDirective::DynamicIndexList
-        | FormatDirective::ArrowTypeList => true,
+        | FormatDirective::ArrowTypeList
+        | FormatDirective::ParenArrowTypeList => true,
         FormatDirective::PairwiseOpType => m
             .operands(op)
             .iter()
@@ -653,7 +654,11 @@ fn print_elems(
                 }
             }
             // Nothing at all (no space) without results.
-            FormatElem::Custom(FormatDirective::ArrowTypeList, _, _) if m.num_results(op) == 0 => {}
+            FormatElem::Custom(
+                FormatDirective::ArrowTypeList | FormatDirective::ParenArrowTypeList,
+                _,
+                _,
+            ) if m.num_results(op) == 0 => {}
             FormatElem::Custom(d, attrs, space) => {
                 space_if(p, space);
                 if !print_custom(p, op, kind, found, d, attrs) {
@@ -754,12 +759,16 @@ fn print_custom(
             .unwrap_or_default()
     };
     match d {
-        FormatDirective::ArrowTypeList => {
+        FormatDirective::ArrowTypeList | FormatDirective::ParenArrowTypeList => {
             let types: Vec<Type> = m.results(op).map(|r| m.value_type(r)).collect();
             p.out.push_str("-> ");
             // Wrapped unless one type that is not a function type (printArrowTypeList).
             match &types[..] {
-                [t] if !matches!(m.type_data(*t), TypeData::Function { .. }) => p.print_type(*t),
+                [t] if d == FormatDirective::ArrowTypeList
+                    && !matches!(m.type_data(*t), TypeData::Function { .. }) =>
+                {
+                    p.print_type(*t)
+                }
                 _ => p.wrap("(", ")", |p| p.print_type_list(&types)),
             }
         }
@@ -1505,7 +1514,7 @@ impl<'a> Parser<'a> {
     ) -> PResult<()> {
         let names = kind.attribute_names();
         match d {
-            FormatDirective::ArrowTypeList => {
+            FormatDirective::ArrowTypeList | FormatDirective::ParenArrowTypeList => {
                 let mut types = Vec::new();
                 if self.c.eat_punct("->") {
                     types = if self.c.eat(b'(') {
