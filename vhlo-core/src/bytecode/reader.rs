@@ -16,8 +16,8 @@ use super::encoding::{
 use super::vhlo_codec::VhloSource;
 use super::{ArtifactInfo, BytecodeError, BytecodeErrorKind, UseListOrder};
 use crate::ir::{
-    AttrData, Attribute, Blob, Block, DialectType, FloatKind, LocData, Location, Module, NamedAttr,
-    OpId, OperationState, Param, Region, ResourceBlob, Signedness, Symbol, Type, TypeData, Value,
+    AttrData, Attribute, Blob, Block, FloatKind, LocData, Location, Module, NamedAttr, OpId,
+    OperationState, Region, ResourceBlob, Signedness, Symbol, Type, TypeData, Value,
 };
 use crate::vhlo::codec_dialect;
 use crate::vhlo::VhloOp;
@@ -275,8 +275,9 @@ macro_rules! resolved {
                 let data = if custom {
                     r.$decode(codec, dsym, c)?
                 } else {
+                    let at = c.offset();
                     let text = r.fallback_text(c)?;
-                    r.$textual(codec, dsym, text)
+                    r.$textual(codec, dsym, text).map_err(|e| c.err_at(at, e))?
                 };
                 Ok(r.module.$intern(data))
             }
@@ -817,14 +818,19 @@ impl<'a> Reader<'a> {
     }
 
     /// An attribute entry without a custom encoding: its text.
-    fn textual_attr(&mut self, _: EntryCodec, dialect: Symbol, text: Symbol) -> AttrData {
+    fn textual_attr(
+        &mut self,
+        _: EntryCodec,
+        dialect: Symbol,
+        text: Symbol,
+    ) -> std::result::Result<AttrData, String> {
         // A builtin attribute kept as text has an empty dialect, as the text parser gives it.
         let dialect = if self.module.str(dialect) == "builtin" {
             self.module.sym("")
         } else {
             dialect
         };
-        AttrData::Opaque { dialect, text }
+        Ok(AttrData::Opaque { dialect, text })
     }
 
     fn decode_attr(&mut self, e: EntryCodec, dsym: Symbol, c: &mut Cursor<'_>) -> Result<AttrData> {
@@ -836,19 +842,24 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A type entry without a custom encoding: a builtin float keyword, or the type's text.
-    fn textual_type(&mut self, e: EntryCodec, dialect: Symbol, text: Symbol) -> TypeData {
+    /// A type entry without a custom encoding: its whole assembly (`!shape.witness`), which
+    /// MLIR's reader parses as a type. Read as the text parser reads that type, so that it
+    /// prints, converts and compares as the same type written in text does.
+    fn textual_type(
+        &mut self,
+        e: EntryCodec,
+        _: Symbol,
+        text: Symbol,
+    ) -> std::result::Result<TypeData, String> {
+        let src = self.module.str(text).to_string();
         if matches!(e, EntryCodec::Builtin) {
-            if let Some(t) = builtin_type_keyword(self.module.str(text)) {
-                return t;
+            if let Some(t) = builtin_type_keyword(&src) {
+                return Ok(t);
             }
         }
-        let mnemonic = self.module.sym("");
-        TypeData::Dialect(DialectType {
-            dialect,
-            mnemonic,
-            params: Box::new([Param::Str(text)]),
-        })
+        let t = crate::text::parse_type(&mut self.module, &src)
+            .map_err(|err| format!("type kept as text `{src}` does not parse: {err}"))?;
+        Ok(self.module.type_data(t).clone())
     }
 
     fn decode_type(&mut self, e: EntryCodec, dsym: Symbol, c: &mut Cursor<'_>) -> Result<TypeData> {

@@ -14,7 +14,7 @@ use super::vhlo_codec::DialectWriter;
 use super::UseListOrder;
 use super::WriteError;
 use crate::ir::{
-    AttrData, Attribute, Blob, Block, LocData, Location, Module, NamedAttr, OpId, Param, Region,
+    AttrData, Attribute, Blob, Block, LocData, Location, Module, NamedAttr, OpId, Region,
     Signedness, Symbol, Type, TypeData, Value,
 };
 use crate::vhlo::codec_dialect;
@@ -1642,10 +1642,7 @@ fn attr_text(m: &Module, a: Attribute) -> Result<String> {
 fn type_text(m: &Module, t: Type) -> Result<String> {
     match m.type_data(t) {
         TypeData::Float(k) => Ok(k.keyword().to_string()),
-        TypeData::Dialect(d) if m.str(d.mnemonic).is_empty() => match &*d.params {
-            [Param::Str(s)] => Ok(m.str(*s).to_string()),
-            _ => err("textual type without its text"),
-        },
+        // Its whole assembly, `!dialect` included, as the reader reads it back.
         TypeData::Dialect(_) => Ok(crate::text::type_to_string(m, t)),
         _ => err("builtin type without an encoding"),
     }
