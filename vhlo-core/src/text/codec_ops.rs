@@ -489,3 +489,97 @@ impl Parser<'_> {
         self.finish_op(st, &uses, &types)
     }
 }
+
+/// `scf.while` (upstream's `WhileOp::print`, SCF.cpp): `scf.while (%a = %init, ...)? :
+/// functional-type {before} do {after} (attributes {...})?`, the before region's arguments
+/// spelled by the assignment list; `false` when the op does not fit that syntax.
+pub(crate) fn print_scf_while(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let inits = m.operands(op);
+    let (&[before, after], true) = (m.regions(op), m.properties(op).is_empty()) else {
+        return false;
+    };
+    let Some(&entry) = m.blocks(before).first() else {
+        return false;
+    };
+    let args = m.block_args(entry);
+    if args.len() != inits.len()
+        || args
+            .iter()
+            .zip(inits)
+            .any(|(&a, &v)| m.value_type(a) != m.value_type(v))
+    {
+        return false;
+    }
+    p.out.push_str("scf.while");
+    if !args.is_empty() {
+        let pairs: Vec<String> = args
+            .iter()
+            .zip(inits)
+            .map(|(&a, &v)| format!("{} = {}", p.value_name(a), p.value_name(v)))
+            .collect();
+        let _ = write!(p.out, " ({})", pairs.join(", "));
+    }
+    p.out.push_str(" : ");
+    print_functional_type(p, op);
+    p.out.push(' ');
+    p.print_region_terminated(before, false, false, None);
+    p.out.push_str(" do ");
+    p.print_region_terminated(after, true, false, None);
+    if !m.attributes(op).is_empty() {
+        p.out.push_str(" attributes ");
+        p.print_attr_dict(m.attributes(op), &[]);
+    }
+    true
+}
+
+impl Parser<'_> {
+    /// `scf.while (%a = %init, ...)? : (T...) -> (U...) {before} do {after} (attributes {...})?`
+    /// (upstream's `WhileOp::parse`): the before region's arguments take the input types.
+    pub(crate) fn parse_scf_while(&mut self) -> PResult<OpId> {
+        let mut uses = Vec::new();
+        let mut names = Vec::new();
+        if self.c.eat(b'(') {
+            names = self.parse_list_until(b')', "between scf.while's assignments", |p| {
+                let (n, _, pos) = p.parse_value_use()?;
+                p.c.expect(b'=', "in scf.while's assignments")?;
+                uses.push(p.parse_value_use()?);
+                Ok((n, pos))
+            })?;
+        }
+        self.c.expect(b':', "before scf.while's type")?;
+        let at = self.c.token_start();
+        let ty = self.parse_type()?;
+        let TypeData::Function { inputs, results } = self.m.type_data(ty).clone() else {
+            return Err(self.c.error_at(at, "expected a function type in scf.while"));
+        };
+        if inputs.len() != uses.len() {
+            return Err(self.c.error_at(
+                at,
+                format!(
+                    "expected as many input types as operands (expected {} got {})",
+                    uses.len(),
+                    inputs.len()
+                ),
+            ));
+        }
+        let mut args = Vec::with_capacity(names.len());
+        for ((n, pos), &t) in names.into_iter().zip(inputs.iter()) {
+            let loc = self.default_arg_loc(pos);
+            args.push((n, t, pos, loc));
+        }
+        let before = self.parse_region(Some(args))?;
+        self.c.expect_keyword("do", "between scf.while's regions")?;
+        let after = self.parse_region(None)?;
+        let dict = if self.c.eat_keyword("attributes") {
+            self.parse_attr_dict()?
+        } else {
+            Vec::new()
+        };
+        let mut st = self.new_state("scf.while");
+        st.attributes = dict;
+        st.result_types = results.to_vec();
+        st.regions = vec![before, after];
+        self.finish_op(st, &uses, &inputs)
+    }
+}

@@ -19,6 +19,7 @@ pub(crate) const HAND_WRITTEN: &[(&str, &str)] = &[
     ("chlo", "scan"),
     ("arith", "select"),
     ("scf", "for"),
+    ("scf", "while"),
 ];
 
 /// The codec dialect op `name` (`dialect.op`): the dialect's tables and the op's.
@@ -50,6 +51,9 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     if name == "scf.for" {
         return super::codec_ops::print_scf_for(p, op);
+    }
+    if name == "scf.while" {
+        return super::codec_ops::print_scf_while(p, op);
     }
     // `constant`, as stablehlo.constant: `attr-dict $value`, the value's type the result's.
     let value = m.properties(op).iter().chain(m.attributes(op));
@@ -103,6 +107,9 @@ impl<'a> Parser<'a> {
         }
         if name == "scf.for" {
             return self.parse_scf_for().map(Some);
+        }
+        if name == "scf.while" {
+            return self.parse_scf_while().map(Some);
         }
         if spec.name != "constant" {
             return Ok(None);
