@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::op_format::print_functional_type;
+use super::op_format::{print_functional_type, FormatOp};
 use super::parser::{PResult, Parser};
 use super::printer::{write_i64s, Printer};
 use crate::dialect::codec::{CodecAttr, CodecDialect, CodecForm};
@@ -581,5 +581,87 @@ impl Parser<'_> {
         st.result_types = results.to_vec();
         st.regions = vec![before, after];
         self.finish_op(st, &uses, &inputs)
+    }
+}
+
+/// `scf.index_switch` (upstream's ODS format `$arg attr-dict (`->` type($results)^)?
+/// custom<SwitchCases>($cases, $caseRegions) `\n` `` `default` $defaultRegion`, and SCF.cpp's
+/// printSwitchCases): each case on its own line with its terminator; the default region's empty
+/// `scf.yield` left out (SingleBlockImplicitTerminator). `false` when the op does not fit.
+pub(crate) fn print_scf_index_switch(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let cases = m
+        .properties(op)
+        .iter()
+        .chain(m.attributes(op))
+        .find(|a| m.str(a.name) == "cases")
+        .and_then(|a| super::op_format::i64_array(m, m.attr_data(a.value)));
+    let (Some(cases), &[arg], Some((&default, case_regions))) =
+        (cases, m.operands(op), m.regions(op).split_first())
+    else {
+        return false;
+    };
+    if cases.len() != case_regions.len()
+        || !matches!(m.type_data(m.value_type(arg)), TypeData::Index)
+    {
+        return false;
+    }
+    p.out.push_str("scf.index_switch ");
+    let name = p.value_name(arg);
+    p.out.push_str(&name);
+    super::op_format::print_attrs_except(p, op, |n| n == "cases");
+    if m.num_results(op) > 0 {
+        p.out.push_str(" -> ");
+        let types: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+        p.print_type_list(&types);
+    }
+    p.out.push(' ');
+    for (value, &r) in cases.iter().zip(case_regions) {
+        p.newline();
+        let _ = write!(p.out, "case {value} ");
+        p.print_region_terminated(r, false, false, None);
+    }
+    p.newline();
+    p.out.push_str("default ");
+    // ODS's printer leaves the default region's empty terminator out (the first region's).
+    let elided = super::sdy_ops::codec_op("scf.index_switch")
+        .and_then(|(cd, o)| super::op_format::elided_terminator(m, op, FormatOp::Dialect(cd, o)));
+    p.print_region_terminated(default, true, false, elided.as_deref());
+    true
+}
+
+impl Parser<'_> {
+    /// `scf.index_switch %arg attr-dict (-> T, ...)? (case N {...})* default {...}`; the default
+    /// region gets its `scf.yield` when it has none (SingleBlockImplicitTerminator), the cases
+    /// do not (upstream's parseSwitchCases).
+    pub(crate) fn parse_scf_index_switch(&mut self) -> PResult<OpId> {
+        let arg = self.parse_value_use()?;
+        let dict = self.opt_attr_dict()?;
+        let result_types = if self.c.eat_punct("->") {
+            self.parse_type_list()?
+        } else {
+            Vec::new()
+        };
+        let mut cases = Vec::new();
+        let mut regions = Vec::new();
+        while self.c.eat_keyword("case") {
+            cases.push(self.c.int64("as a case value")?);
+            regions.push(self.parse_region(None)?);
+        }
+        self.c.expect_keyword("default", "in scf.index_switch")?;
+        let default = self.parse_region(None)?;
+        let spec = super::sdy_ops::codec_op("scf.index_switch");
+        if let Some((cd, t)) = spec.and_then(|(cd, o)| Some((cd, o.implicit_terminator?))) {
+            self.ensure_terminator(default, cd.name, t.op);
+        }
+        regions.insert(0, default);
+        let mut st = self.new_state("scf.index_switch");
+        let cases = self.i64_array_attr(&cases);
+        st.properties = vec![self.named("cases", cases)];
+        st.attributes = dict;
+        st.result_types = result_types;
+        st.regions = regions;
+        let index = self.m.ty(TypeData::Index);
+        self.finish_op(st, &[arg], &[index])
     }
 }

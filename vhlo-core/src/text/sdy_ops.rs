@@ -20,6 +20,7 @@ pub(crate) const HAND_WRITTEN: &[(&str, &str)] = &[
     ("arith", "select"),
     ("scf", "for"),
     ("scf", "while"),
+    ("scf", "index_switch"),
 ];
 
 /// The codec dialect op `name` (`dialect.op`): the dialect's tables and the op's.
@@ -54,6 +55,9 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     if name == "scf.while" {
         return super::codec_ops::print_scf_while(p, op);
+    }
+    if name == "scf.index_switch" {
+        return super::codec_ops::print_scf_index_switch(p, op);
     }
     // `constant`, as stablehlo.constant: `attr-dict $value`, the value's type the result's.
     let value = m.properties(op).iter().chain(m.attributes(op));
@@ -110,6 +114,9 @@ impl<'a> Parser<'a> {
         }
         if name == "scf.while" {
             return self.parse_scf_while().map(Some);
+        }
+        if name == "scf.index_switch" {
+            return self.parse_scf_index_switch().map(Some);
         }
         if spec.name != "constant" {
             return Ok(None);
