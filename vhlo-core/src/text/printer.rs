@@ -860,8 +860,16 @@ impl<'m> Printer<'m> {
 
     /// The split block's ops, in chunks: this printer and any helpers print them, and this
     /// one writes each in order as soon as it and those before it are printed.
-    fn print_split(&mut self, split: Split<'m>) {
-        let n = self.m.block_ops(split.block).len();
+    /// `elided`: the block's terminator, left out when it ends the block (as
+    /// [`Self::print_region_terminated`] leaves it out of any block).
+    fn print_split(&mut self, split: Split<'m>, elided: Option<&str>) {
+        let ops = self.m.block_ops(split.block);
+        let n = match (elided, ops.last()) {
+            (Some(name), Some(&last)) if self.m.op_name_str(last) == name => {
+                ops.len().saturating_sub(1)
+            }
+            _ => ops.len(),
+        };
         let chunk = split.chunk.max(1);
         let ranges = (0..n)
             .step_by(chunk)
@@ -1556,7 +1564,7 @@ impl<'m> Printer<'m> {
                     // Printed in chunks once: printed again (around a custom form that gave up),
                     // the block prints as any other.
                     self.split = None;
-                    self.print_split(split);
+                    self.print_split(split, elided);
                 }
                 None => {
                     let mut ops = m.block_ops(b);
