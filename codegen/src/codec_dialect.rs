@@ -180,6 +180,8 @@ pub struct Op {
     /// ODS's SingleBlockImplicitTerminator: the terminator's name (an op of this dialect) and
     /// whether the printer leaves it out only when the op has no results (else when empty).
     pub implicit_terminator: Option<(String, bool)>,
+    /// An empty region gets one empty block when parsed.
+    pub block_in_empty_region: bool,
     pub pos: crate::diag::Pos,
 }
 
@@ -711,6 +713,12 @@ pub fn lower(
                 false
             }
         };
+        if o.block_in_empty_region && o.regions.is_empty() {
+            diags.error(
+                pos(file, &o.name),
+                "`block_in_empty_region` on an op without regions",
+            );
+        }
         if let (Some(t), None) = (&o.terminator_elided, &o.implicit_terminator) {
             diags.error(
                 pos(file, t),
@@ -755,6 +763,7 @@ pub fn lower(
             infer,
             result_name: o.result_name.as_ref().map(|r| r.value.clone()),
             implicit_terminator,
+            block_in_empty_region: o.block_in_empty_region,
             pos: pos(file, &o.name),
         });
     }

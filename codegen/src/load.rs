@@ -457,6 +457,10 @@ pub struct RawCodecOp {
     /// `without_results` (custom printers that print terminators only when the op has results).
     #[serde(default)]
     pub terminator_elided: Option<SStr>,
+    /// Its parser gives an empty region (`{}`) one empty block, as upstream's custom parsers
+    /// that `createBlock` it (InParallelOp::parse) do.
+    #[serde(default)]
+    pub block_in_empty_region: bool,
 }
 
 /// `{type_of: rhs, from: lhs}`: the type of operand (every operand of a variadic group) or

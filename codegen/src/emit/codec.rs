@@ -155,6 +155,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
             },
             None => quote! { None },
         };
+        let block_in_empty_region = o.block_in_empty_region;
         let result_name = match &o.result_name {
             Some(n) => quote! { Some(#n) },
             None => quote! { None },
@@ -166,6 +167,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 regions: &[ #(#regions),* ], terminator: #terminator, format: #format,
                 infer: &[ #(#infer),* ], result_name: #result_name,
                 implicit_terminator: #implicit_terminator,
+                block_in_empty_region: #block_in_empty_region,
                 successors: &[ #(#successors),* ],
             }
         }

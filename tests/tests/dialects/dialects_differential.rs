@@ -142,7 +142,17 @@ fn corpus_covers_every_op() {
             // Ops without custom syntax upstream print generically (constant_like, ragged_dot);
             // these have syntax written by hand (text/sdy_ops.rs HAND_WRITTEN).
             let custom = o.format.is_some()
-                || ["constant", "scan", "select", "for", "while", "index_switch"].contains(&o.name);
+                || [
+                    "constant",
+                    "scan",
+                    "select",
+                    "for",
+                    "while",
+                    "index_switch",
+                    "parallel",
+                    "forall",
+                ]
+                .contains(&o.name);
             // An op without results (a terminator) starts its line.
             let starts_line = |l: &str| {
                 let l = l.trim_start();

@@ -179,6 +179,8 @@ pub struct CodecOp {
     pub result_name: Option<&'static str>,
     /// ODS's SingleBlockImplicitTerminator.
     pub implicit_terminator: Option<ImplicitTerminator>,
+    /// Its parser gives an empty region one empty block (spec `block_in_empty_region`).
+    pub block_in_empty_region: bool,
     /// Its successor blocks.
     pub successors: &'static [&'static str],
 }

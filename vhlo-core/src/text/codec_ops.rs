@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::op_format::{print_functional_type, FormatOp};
-use super::parser::{PResult, Parser};
+use super::parser::{EntryArg, PResult, Parser, ValueUse as Use};
 use super::printer::{write_i64s, Printer};
 use crate::dialect::codec::{CodecAttr, CodecDialect, CodecForm};
 use crate::ir::{AttrData, Attribute, DialectAttr, NamedAttr, OpId, Param, Type, TypeData, Value};
@@ -663,5 +663,427 @@ impl Parser<'_> {
         st.regions = regions;
         let index = self.m.ty(TypeData::Index);
         self.finish_op(st, &[arg], &[index])
+    }
+}
+
+/// The property or attribute `name` of `op`.
+fn named_attr(m: &crate::ir::Module, op: OpId, name: &str) -> Option<Attribute> {
+    (m.properties(op).iter())
+        .chain(m.attributes(op))
+        .find(|a| m.str(a.name) == name)
+        .map(|a| a.value)
+}
+
+/// Whether every value is of type `index`.
+fn all_index(m: &crate::ir::Module, values: &[Value]) -> bool {
+    values
+        .iter()
+        .all(|&v| matches!(m.type_data(m.value_type(v)), TypeData::Index))
+}
+
+/// `(%a, %b, ...)` of values.
+fn print_paren_values(p: &mut Printer<'_>, values: &[Value]) {
+    p.out.push('(');
+    p.print_value_list(values);
+    p.out.push(')');
+}
+
+/// `scf.parallel` (upstream's `ParallelOp::print`, SCF.cpp): `scf.parallel (%i, ...) = (%lb,
+/// ...) to (%ub, ...) step (%s, ...) (init (%v, ...))? (-> T, ...)? {body} {attrs}`, the body's
+/// terminator printed; `false` when the op does not fit.
+pub(crate) fn print_scf_parallel(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let ops = m.operands(op);
+    let sizes = named_attr(m, op, "operandSegmentSizes").and_then(|a| segments4(m, a));
+    let (Some([l, u, s, i]), &[region]) = (sizes, m.regions(op)) else {
+        return false;
+    };
+    let Some(&entry) = m.blocks(region).first() else {
+        return false;
+    };
+    let ivs = m.block_args(entry);
+    let Some(n) = l.checked_add(u).and_then(|x| x.checked_add(s)) else {
+        return false;
+    };
+    if l != u
+        || l != s
+        || ivs.len() != l
+        || n.checked_add(i) != Some(ops.len())
+        || !all_index(m, &ops[..n])
+        || !all_index(m, ivs)
+        || m.num_results(op) != i
+        || ops[n..]
+            .iter()
+            .zip(m.results(op))
+            .any(|(&v, r)| m.value_type(v) != m.value_type(r))
+    {
+        return false;
+    }
+    p.out.push_str("scf.parallel ");
+    print_paren_values(p, ivs);
+    p.out.push_str(" = ");
+    print_paren_values(p, &ops[..l]);
+    p.out.push_str(" to ");
+    print_paren_values(p, &ops[l..l + u]);
+    p.out.push_str(" step ");
+    print_paren_values(p, &ops[l + u..n]);
+    if i > 0 {
+        p.out.push_str(" init ");
+        print_paren_values(p, &ops[n..]);
+    }
+    print_arrow_types(p, op);
+    p.out.push(' ');
+    p.print_region_terminated(region, false, false, None);
+    super::op_format::print_attrs_except(p, op, |n| n == "operandSegmentSizes");
+    true
+}
+
+/// OpAsmPrinter's printOptionalArrowTypeList of the results: ` -> T`, ` -> (T, U)`, nothing
+/// without results.
+fn print_arrow_types(p: &mut Printer<'_>, op: OpId) {
+    let m = p.m;
+    let types: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+    match types[..] {
+        [] => {}
+        [t] if !matches!(m.type_data(t), TypeData::Function { .. }) => {
+            p.out.push_str(" -> ");
+            p.print_type(t);
+        }
+        _ => {
+            p.out.push_str(" -> (");
+            p.print_type_list(&types);
+            p.out.push(')');
+        }
+    }
+}
+
+/// The four numbers of a `array<i32: a, b, c, d>` segment-sizes attribute.
+fn segments4(m: &crate::ir::Module, a: Attribute) -> Option<[usize; 4]> {
+    let v = super::verify::types::int_list(m, a)?;
+    let [a, b, c, d] = v[..] else { return None };
+    let u = |x: i64| usize::try_from(x).ok();
+    Some([u(a)?, u(b)?, u(c)?, u(d)?])
+}
+
+/// ViewLikeInterface's printDynamicIndexList in parentheses: `(%a, 4, %b)`, the values where
+/// `statics` holds ShapedType::kDynamic; `None` when the counts disagree.
+fn write_index_list(p: &Printer<'_>, statics: &[i64], values: &[Value]) -> Option<String> {
+    let mut out = String::from("(");
+    let mut values = values.iter();
+    for (i, &s) in statics.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        if s == crate::ir::DYNAMIC {
+            out.push_str(&p.value_name(*values.next()?));
+        } else {
+            let _ = write!(out, "{s}");
+        }
+    }
+    out.push(')');
+    values.next().is_none().then_some(out)
+}
+
+/// `scf.forall` (upstream's `ForallOp::print`, SCF.cpp): `scf.forall (%i, ...) in (ubs)` when
+/// the lower bounds are 0 and the steps 1, else `= (lbs) to (ubs) step (steps)`; then
+/// `shared_outs(%o = %v, ...) -> (T, ...)`, the body (its `scf.forall.in_parallel` printed only
+/// with results) and the attributes but the bounds'. `false` when the op does not fit.
+pub(crate) fn print_scf_forall(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let ops = m.operands(op);
+    let array =
+        |n: &str| named_attr(m, op, n).and_then(|a| super::op_format::i64_array(m, m.attr_data(a)));
+    let sizes = named_attr(m, op, "operandSegmentSizes").and_then(|a| segments4(m, a));
+    let (Some([l, u, s, o]), Some(lbs), Some(ubs), Some(steps), &[region]) = (
+        sizes,
+        array("staticLowerBound"),
+        array("staticUpperBound"),
+        array("staticStep"),
+        m.regions(op),
+    ) else {
+        return false;
+    };
+    let Some(&entry) = m.blocks(region).first() else {
+        return false;
+    };
+    let args = m.block_args(entry);
+    let Some(n) = l.checked_add(u).and_then(|x| x.checked_add(s)) else {
+        return false;
+    };
+    let rank = ubs.len();
+    if lbs.len() != rank
+        || steps.len() != rank
+        || n.checked_add(o) != Some(ops.len())
+        || args.len() != rank.saturating_add(o)
+        || m.num_results(op) != o
+        || !all_index(m, &ops[..n])
+        || !all_index(m, &args[..rank])
+        || (ops[n..].iter().zip(&args[rank..]).zip(m.results(op))).any(|((&v, &a), r)| {
+            m.value_type(v) != m.value_type(r) || m.value_type(a) != m.value_type(r)
+        })
+    {
+        return false;
+    }
+    let (Some(lb_text), Some(ub_text), Some(step_text)) = (
+        write_index_list(p, &lbs, &ops[..l]),
+        write_index_list(p, &ubs, &ops[l..l + u]),
+        write_index_list(p, &steps, &ops[l + u..n]),
+    ) else {
+        return false;
+    };
+    p.out.push_str("scf.forall ");
+    print_paren_values(p, &args[..rank]);
+    if l == 0 && s == 0 && lbs.iter().all(|&x| x == 0) && steps.iter().all(|&x| x == 1) {
+        p.out.push_str(" in ");
+        p.out.push_str(&ub_text);
+    } else {
+        let _ = write!(p.out, " = {lb_text} to {ub_text} step {step_text}");
+    }
+    if o > 0 {
+        let pairs: Vec<String> = (args[rank..].iter().zip(&ops[n..]))
+            .map(|(&a, &v)| format!("{} = {}", p.value_name(a), p.value_name(v)))
+            .collect();
+        let _ = write!(p.out, " shared_outs({})", pairs.join(", "));
+    }
+    p.out.push(' ');
+    if o > 0 {
+        let types: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+        p.out.push_str("-> (");
+        p.print_type_list(&types);
+        p.out.push_str(") ");
+    }
+    let elided = (o == 0).then_some("scf.forall.in_parallel");
+    p.print_region_terminated(region, false, false, elided);
+    super::op_format::print_attrs_except(p, op, |n| {
+        matches!(
+            n,
+            "operandSegmentSizes" | "staticLowerBound" | "staticUpperBound" | "staticStep"
+        )
+    });
+    true
+}
+
+/// Parsing of scf.parallel and scf.forall.
+impl<'a> Parser<'a> {
+    /// `array<i32: ...>` of segment sizes.
+    fn segment_sizes_attr(&mut self, sizes: &[usize]) -> Attribute {
+        let element = self.m.ty(TypeData::Integer {
+            width: 32,
+            signedness: crate::ir::Signedness::Signless,
+        });
+        let data: Vec<u8> = (sizes.iter())
+            .flat_map(|&c| i32::try_from(c).unwrap_or(i32::MAX).to_le_bytes())
+            .collect();
+        self.m.attr(AttrData::DenseArray {
+            element,
+            data: data.into(),
+        })
+    }
+
+    /// `(%a, %b, ...)`: the names of new values (region arguments) and where they stand.
+    fn paren_arg_names(&mut self) -> PResult<Vec<(&'a str, usize)>> {
+        self.c.expect(b'(', "to open the induction variables")?;
+        self.parse_list_until(b')', "between induction variables", |p| {
+            let (n, _, pos) = p.parse_value_use()?;
+            Ok((n, pos))
+        })
+    }
+
+    /// `(%a, %b, ...)` of `n` values (any number without `n`).
+    fn paren_uses(&mut self, n: Option<usize>, what: &str) -> PResult<Vec<Use<'a>>> {
+        let at = self.c.token_start();
+        self.c.expect(b'(', "to open an operand list")?;
+        let uses = self.parse_list_until(b')', "between operands", |p| p.parse_value_use())?;
+        match n {
+            Some(n) if n != uses.len() => Err(self
+                .c
+                .error_at(at, format!("expected {n} {what}, found {}", uses.len()))),
+            _ => Ok(uses),
+        }
+    }
+
+    /// Region arguments of type `ty` named `names`.
+    fn entry_args(&mut self, names: &[(&'a str, usize)], ty: &[Type]) -> Vec<EntryArg<'a>> {
+        (names.iter().zip(ty))
+            .map(|(&(n, pos), &t)| {
+                let loc = self.default_arg_loc(pos);
+                (n, t, pos, loc)
+            })
+            .collect()
+    }
+
+    /// `scf.parallel (%i, ...) = (...) to (...) step (...) (init (...))? (-> T...)? {body}
+    /// attr-dict` (upstream's `ParallelOp::parse`): the body gets its `scf.reduce` when it has
+    /// no terminator.
+    pub(crate) fn parse_scf_parallel(&mut self) -> PResult<OpId> {
+        let ivs = self.paren_arg_names()?;
+        let n = Some(ivs.len());
+        self.c
+            .expect(b'=', "after scf.parallel's induction variables")?;
+        let mut uses = self.paren_uses(n, "lower bounds")?;
+        self.c.expect_keyword("to", "in scf.parallel")?;
+        uses.extend(self.paren_uses(n, "upper bounds")?);
+        self.c.expect_keyword("step", "in scf.parallel")?;
+        uses.extend(self.paren_uses(n, "steps")?);
+        let inits = if self.c.eat_keyword("init") {
+            self.paren_uses(None, "init values")?
+        } else {
+            Vec::new()
+        };
+        let at = self.c.token_start();
+        let result_types = if self.c.eat_punct("->") {
+            self.parse_result_types()?
+        } else {
+            Vec::new()
+        };
+        if result_types.len() != inits.len() {
+            return Err(self.c.error_at(
+                at,
+                format!(
+                    "{} operands present, but expected {}",
+                    inits.len(),
+                    result_types.len()
+                ),
+            ));
+        }
+        let index = self.m.ty(TypeData::Index);
+        let args = self.entry_args(&ivs, &vec![index; ivs.len()]);
+        let region = self.parse_region(Some(args))?;
+        let dict = self.opt_attr_dict()?;
+        let spec = super::sdy_ops::codec_op("scf.parallel");
+        if let Some((cd, t)) = spec.and_then(|(cd, o)| Some((cd, o.implicit_terminator?))) {
+            self.ensure_terminator(region, cd.name, t.op);
+        }
+        let k = ivs.len();
+        let sizes = self.segment_sizes_attr(&[k, k, k, inits.len()]);
+        let mut st = self.new_state("scf.parallel");
+        st.properties = vec![self.named("operandSegmentSizes", sizes)];
+        st.attributes = dict;
+        let mut types = vec![index; uses.len()];
+        types.extend(result_types.iter().copied());
+        uses.extend(inits);
+        st.result_types = result_types;
+        st.regions.push(region);
+        self.finish_op(st, &uses, &types)
+    }
+
+    /// ViewLikeInterface's parseDynamicIndexList in parentheses: `(%a, 4, %b)`, the values
+    /// pushed to `uses`, ShapedType::kDynamic standing for them in the returned list.
+    fn paren_index_list(&mut self, uses: &mut Vec<Use<'a>>) -> PResult<Vec<i64>> {
+        self.c.expect(b'(', "to open an index list")?;
+        self.parse_list_until(b')', "in an index list", |p| {
+            if p.c.peek() == Some(b'%') {
+                uses.push(p.parse_value_use()?);
+                Ok(crate::ir::DYNAMIC)
+            } else {
+                p.c.int64("in an index list")
+            }
+        })
+    }
+
+    /// `scf.forall (%i, ...) (in (ubs) | = (lbs) to (ubs) step (steps)) (shared_outs(%o = %v,
+    /// ...) -> (T, ...))? {body} attr-dict` (upstream's `ForallOp::parse`): the body gets an
+    /// empty `scf.forall.in_parallel` when it has no terminator.
+    pub(crate) fn parse_scf_forall(&mut self) -> PResult<OpId> {
+        let ivs = self.paren_arg_names()?;
+        let rank = ivs.len();
+        let (mut lbs_uses, mut ubs_uses, mut steps_uses) = (Vec::new(), Vec::new(), Vec::new());
+        let (lbs, ubs, steps);
+        if self.c.eat_keyword("in") {
+            ubs = self.paren_index_list(&mut ubs_uses)?;
+            lbs = vec![0; rank];
+            steps = vec![1; rank];
+        } else {
+            self.c
+                .expect(b'=', "after scf.forall's induction variables")?;
+            lbs = self.paren_index_list(&mut lbs_uses)?;
+            self.c.expect_keyword("to", "in scf.forall")?;
+            ubs = self.paren_index_list(&mut ubs_uses)?;
+            self.c.expect_keyword("step", "in scf.forall")?;
+            steps = self.paren_index_list(&mut steps_uses)?;
+        }
+        let mut outs = Vec::new();
+        let mut out_names = Vec::new();
+        let mut result_types = Vec::new();
+        if self.c.eat_keyword("shared_outs") {
+            self.c.expect(b'(', "after 'shared_outs'")?;
+            out_names = self.parse_list_until(b')', "between shared_outs", |p| {
+                let (n, _, pos) = p.parse_value_use()?;
+                p.c.expect(b'=', "in shared_outs")?;
+                outs.push(p.parse_value_use()?);
+                Ok((n, pos))
+            })?;
+            let at = self.c.token_start();
+            if self.c.eat_punct("->") {
+                result_types = self.parse_result_types()?;
+            }
+            if result_types.len() != outs.len() {
+                return Err(self.c.error_at(
+                    at,
+                    format!(
+                        "{} operands present, but expected {}",
+                        outs.len(),
+                        result_types.len()
+                    ),
+                ));
+            }
+        }
+        let index = self.m.ty(TypeData::Index);
+        let mut args = self.entry_args(&ivs, &vec![index; rank]);
+        args.extend(self.entry_args(&out_names, &result_types));
+        let region = self.parse_region(Some(args))?;
+        self.ensure_in_parallel(region);
+        let mut dict = self.opt_attr_dict()?;
+        let sizes = [lbs_uses.len(), ubs_uses.len(), steps_uses.len(), outs.len()];
+        let sizes = self.segment_sizes_attr(&sizes);
+        let mut props = Vec::new();
+        for (name, values) in [
+            ("operandSegmentSizes", None),
+            ("staticLowerBound", Some(&lbs)),
+            ("staticStep", Some(&steps)),
+            ("staticUpperBound", Some(&ubs)),
+        ] {
+            let a = match values {
+                Some(v) => self.i64_array_attr(v),
+                None => sizes,
+            };
+            props.push(self.named(name, a));
+        }
+        // `mapping`, written in the dictionary, is inherent.
+        self.normalize_inherent("scf.forall", &mut props, &mut dict);
+        self.sort_named(&mut props);
+        let mut uses = lbs_uses;
+        uses.extend(ubs_uses);
+        uses.extend(steps_uses);
+        let mut types = vec![index; uses.len()];
+        types.extend(result_types.iter().copied());
+        uses.extend(outs);
+        let mut st = self.new_state("scf.forall");
+        st.properties = props;
+        st.attributes = dict;
+        st.result_types = result_types;
+        st.regions.push(region);
+        self.finish_op(st, &uses, &types)
+    }
+
+    /// ForallOp::ensureTerminator: an `scf.forall.in_parallel` whose region has one empty block,
+    /// as its builder makes it.
+    fn ensure_in_parallel(&mut self, r: crate::ir::Region) {
+        let b = match self.m.blocks(r).last() {
+            Some(&b) => b,
+            None => self.m.append_block(r, &[]),
+        };
+        let ends = (self.m.block_ops(b).last())
+            .is_some_and(|&o| super::verify::structure::classify(self.m.op_name_str(o)).terminator);
+        if ends {
+            return;
+        }
+        let name = self.m.sym("scf.forall.in_parallel");
+        let mut st = crate::ir::OperationState::new(name, self.m.unknown_loc());
+        let inner = self.m.create_region();
+        self.m.append_block(inner, &[]);
+        st.regions.push(inner);
+        let op = self.m.create_op(st);
+        self.m.append_op(b, op);
     }
 }

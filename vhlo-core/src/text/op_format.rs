@@ -1184,6 +1184,9 @@ impl<'a> Parser<'a> {
                         if let Some(t) = o.implicit_terminator {
                             self.ensure_terminator(r, cd.name, t.op);
                         }
+                        if o.block_in_empty_region && self.m.blocks(r).is_empty() {
+                            self.m.append_block(r, &[]);
+                        }
                     }
                     st.regions.push(r);
                     if !(f.variadic_regions && self.c.eat(b',')) {

@@ -21,6 +21,8 @@ pub(crate) const HAND_WRITTEN: &[(&str, &str)] = &[
     ("scf", "for"),
     ("scf", "while"),
     ("scf", "index_switch"),
+    ("scf", "parallel"),
+    ("scf", "forall"),
 ];
 
 /// The codec dialect op `name` (`dialect.op`): the dialect's tables and the op's.
@@ -58,6 +60,12 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     if name == "scf.index_switch" {
         return super::codec_ops::print_scf_index_switch(p, op);
+    }
+    if name == "scf.parallel" {
+        return super::codec_ops::print_scf_parallel(p, op);
+    }
+    if name == "scf.forall" {
+        return super::codec_ops::print_scf_forall(p, op);
     }
     // `constant`, as stablehlo.constant: `attr-dict $value`, the value's type the result's.
     let value = m.properties(op).iter().chain(m.attributes(op));
@@ -117,6 +125,12 @@ impl<'a> Parser<'a> {
         }
         if name == "scf.index_switch" {
             return self.parse_scf_index_switch().map(Some);
+        }
+        if name == "scf.parallel" {
+            return self.parse_scf_parallel().map(Some);
+        }
+        if name == "scf.forall" {
+            return self.parse_scf_forall().map(Some);
         }
         if spec.name != "constant" {
             return Ok(None);
