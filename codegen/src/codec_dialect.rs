@@ -182,6 +182,8 @@ pub struct Op {
     pub implicit_terminator: Option<(String, bool)>,
     /// An empty region gets one empty block when parsed.
     pub block_in_empty_region: bool,
+    /// The default dialect of its regions (`getDefaultDialect`).
+    pub default_dialect: Option<String>,
     pub pos: crate::diag::Pos,
 }
 
@@ -713,6 +715,9 @@ pub fn lower(
                 false
             }
         };
+        if let (Some(d), true) = (&o.default_dialect, o.regions.is_empty()) {
+            diags.error(pos(file, d), "a `default_dialect` on an op without regions");
+        }
         if o.block_in_empty_region && o.regions.is_empty() {
             diags.error(
                 pos(file, &o.name),
@@ -764,6 +769,7 @@ pub fn lower(
             result_name: o.result_name.as_ref().map(|r| r.value.clone()),
             implicit_terminator,
             block_in_empty_region: o.block_in_empty_region,
+            default_dialect: o.default_dialect.as_ref().map(|d| d.value.clone()),
             pos: pos(file, &o.name),
         });
     }

@@ -461,6 +461,10 @@ pub struct RawCodecOp {
     /// that `createBlock` it (InParallelOp::parse) do.
     #[serde(default)]
     pub block_in_empty_region: bool,
+    /// The dialect whose ops print without their prefix directly inside its regions, and parse
+    /// so (upstream's `OpAsmOpInterface::getDefaultDialect`).
+    #[serde(default)]
+    pub default_dialect: Option<SStr>,
 }
 
 /// `{type_of: rhs, from: lhs}`: the type of operand (every operand of a variadic group) or

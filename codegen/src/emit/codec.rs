@@ -156,6 +156,10 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
             None => quote! { None },
         };
         let block_in_empty_region = o.block_in_empty_region;
+        let default_dialect = match &o.default_dialect {
+            Some(d) => quote! { Some(#d) },
+            None => quote! { None },
+        };
         let result_name = match &o.result_name {
             Some(n) => quote! { Some(#n) },
             None => quote! { None },
@@ -168,6 +172,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 infer: &[ #(#infer),* ], result_name: #result_name,
                 implicit_terminator: #implicit_terminator,
                 block_in_empty_region: #block_in_empty_region,
+                default_dialect: #default_dialect,
                 successors: &[ #(#successors),* ],
             }
         }

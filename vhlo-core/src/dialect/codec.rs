@@ -181,6 +181,9 @@ pub struct CodecOp {
     pub implicit_terminator: Option<ImplicitTerminator>,
     /// Its parser gives an empty region one empty block (spec `block_in_empty_region`).
     pub block_in_empty_region: bool,
+    /// The dialect whose ops print and parse without their prefix directly inside its regions
+    /// (upstream's `OpAsmOpInterface::getDefaultDialect`; spec `default_dialect`).
+    pub default_dialect: Option<&'static str>,
     /// Its successor blocks.
     pub successors: &'static [&'static str],
 }

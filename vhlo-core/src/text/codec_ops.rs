@@ -1087,3 +1087,71 @@ impl<'a> Parser<'a> {
         self.m.append_op(b, op);
     }
 }
+
+/// `shape.function_library` (upstream's `FunctionLibraryOp::print`, Shape.cpp): `@name
+/// (attributes {...})? {body} mapping {...}`; `false` when the op does not fit.
+pub(crate) fn print_function_library(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let (Some(name), Some(mapping), &[region]) = (
+        named_attr(m, op, "sym_name"),
+        named_attr(m, op, "mapping"),
+        m.regions(op),
+    ) else {
+        return false;
+    };
+    let (AttrData::String { value, ty: None }, AttrData::Dictionary(_)) =
+        (m.attr_data(name), m.attr_data(mapping))
+    else {
+        return false;
+    };
+    p.out.push_str(p.custom_op_name(op));
+    p.out.push(' ');
+    p.print_symbol(*value);
+    let rest: Vec<NamedAttr> = (m.properties(op).iter())
+        .chain(m.attributes(op))
+        .filter(|a| !matches!(m.str(a.name), "sym_name" | "mapping"))
+        .copied()
+        .collect();
+    if !rest.is_empty() {
+        p.out.push_str(" attributes ");
+        p.print_attr_dict(&rest, &[]);
+    }
+    p.out.push(' ');
+    p.print_region_terminated(region, false, false, None);
+    p.out.push_str(" mapping ");
+    p.print_attr(mapping);
+    true
+}
+
+impl Parser<'_> {
+    /// `shape.function_library @name (attributes {...})? {body} mapping {...}` (upstream's
+    /// `FunctionLibraryOp::parse`).
+    pub(crate) fn parse_function_library(&mut self) -> PResult<OpId> {
+        let name = self.parse_symbol_name()?;
+        let name = self.m.attr(AttrData::String {
+            value: name,
+            ty: None,
+        });
+        let mut dict = if self.c.eat_keyword("attributes") {
+            self.parse_attr_dict()?
+        } else {
+            Vec::new()
+        };
+        let region = self.parse_region(None)?;
+        self.c
+            .expect_keyword("mapping", "after shape.function_library's body")?;
+        let at = self.c.token_start();
+        let mapping = self.parse_attribute()?;
+        if !matches!(self.m.attr_data(mapping), AttrData::Dictionary(_)) {
+            return Err(self.c.error_at(at, "expected a dictionary as the mapping"));
+        }
+        let mut props = vec![self.named("sym_name", name), self.named("mapping", mapping)];
+        self.normalize_inherent("shape.function_library", &mut props, &mut dict);
+        self.sort_named(&mut props);
+        let mut st = self.new_state("shape.function_library");
+        st.properties = props;
+        st.attributes = dict;
+        st.regions.push(region);
+        self.finish_op(st, &[], &[])
+    }
+}

@@ -25,9 +25,36 @@ impl<'a> Parser<'a> {
         pos: usize,
         named_results: usize,
     ) -> PResult<OpId> {
+        // A name without a dialect is looked up in the default dialect the enclosing op gives
+        // its regions (`shape_of` in a `shape.func`); `func`'s ops are known by their short
+        // names anywhere.
+        let outer = self.default_dialects.last().copied().unwrap_or("");
+        let full;
+        let name = if outer.is_empty() || outer == "func" || name.contains('.') {
+            name
+        } else {
+            full = format!("{outer}.{name}");
+            if super::sdy_ops::codec_op(&full).is_some() {
+                full.as_str()
+            } else {
+                name
+            }
+        };
+        self.default_dialects.push(default_dialect_of(name));
+        let op = self.parse_custom_op_named(name, pos, named_results);
+        self.default_dialects.pop();
+        op
+    }
+
+    fn parse_custom_op_named(
+        &mut self,
+        name: &str,
+        pos: usize,
+        named_results: usize,
+    ) -> PResult<OpId> {
         match name {
             "module" | "builtin.module" => self.parse_module_op(),
-            "func.func" | "func" => self.parse_func_op(),
+            "func.func" | "func" => self.parse_func_op("func.func"),
             "func.call" | "call" => self.parse_call_op(),
             "vhlo.func_v1" => self.parse_vhlo_func(),
             "func.return" | "return" => {
@@ -86,8 +113,10 @@ impl<'a> Parser<'a> {
         Ok(self.m.create_op(st))
     }
 
-    fn parse_func_op(&mut self) -> PResult<OpId> {
-        let mut st = self.new_state("func.func");
+    /// `func.func`, or an op with its syntax (`shape.func`: upstream's
+    /// `function_interface_impl::parseFunctionOp`).
+    pub(crate) fn parse_func_op(&mut self, op_name: &str) -> PResult<OpId> {
+        let mut st = self.new_state(op_name);
         let mut props = Vec::new();
         for vis in ["private", "public", "nested"] {
             if self.c.eat_keyword(vis) {
@@ -182,7 +211,7 @@ impl<'a> Parser<'a> {
             self.m.create_region()
         };
         let mut attrs = std::mem::take(&mut st.attributes);
-        self.normalize_inherent("func.func", &mut props, &mut attrs);
+        self.normalize_inherent(op_name, &mut props, &mut attrs);
         st.attributes = attrs;
         self.sort_named(&mut props);
         st.properties = props;
@@ -589,10 +618,12 @@ fn print_module_op(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
-fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
+/// `func.func`, or an op with its syntax (`shape.func`: upstream's
+/// `function_interface_impl::printFunctionOp`).
+pub(crate) fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
     // Lossless only when properties and attributes sit where re-parsing puts them.
-    let inherent = super::shlo_pretty::inherent_attrs("func.func");
+    let inherent = super::shlo_pretty::inherent_attrs(m.op_name_str(op));
     if m.properties(op)
         .iter()
         .any(|a| !inherent.contains(&m.str(a.name)))
@@ -658,7 +689,8 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     if !visibility_ok {
         return false;
     }
-    p.out.push_str("func.func ");
+    p.out.push_str(p.custom_op_name(op));
+    p.out.push(' ');
     if let Some(v) = super::shlo_pretty::find_prop(m, op, "sym_visibility") {
         if let AttrData::String { value, .. } = m.attr_data(v) {
             p.out.push_str(m.str(*value));
@@ -815,5 +847,17 @@ mod tests {
             let m = super::super::parse(src).unwrap_or_else(|e| panic!("{src}: {e}"));
             assert_eq!(super::super::print(&m, Default::default()), src);
         }
+    }
+}
+
+/// The default dialect `name` gives the ops of its regions (upstream's
+/// `OpAsmOpInterface::getDefaultDialect`): `func` for `func.func`, the spec's `default_dialect`
+/// for a codec dialect op, else none (`""`).
+pub(crate) fn default_dialect_of(name: &str) -> &'static str {
+    match name {
+        "func.func" | "func" => "func",
+        _ => super::sdy_ops::codec_op(name)
+            .and_then(|(_, o)| o.default_dialect)
+            .unwrap_or(""),
     }
 }

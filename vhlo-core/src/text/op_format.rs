@@ -395,7 +395,7 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: FormatOp, f: &OpFormat)
         return false;
     }
     let start = p.mark();
-    p.out.push_str(m.op_name_str(op));
+    p.out.push_str(p.custom_op_name(op));
     if !print_elems(p, op, kind, f, &found, f.elems) {
         // Only a directive that writes nothing when it refuses gets here.
         p.truncate_to(start);

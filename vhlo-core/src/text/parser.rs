@@ -189,6 +189,9 @@ pub struct Parser<'a> {
     pub(crate) c: Cursor<'a>,
     /// The custom op forms; `None`: generic ops only.
     custom_ops: Option<CustomOpParser<'a>>,
+    /// Per custom op being parsed: the default dialect it gives its regions' ops (upstream's
+    /// `OpAsmOpInterface::getDefaultDialect`; text/custom_forms.rs `default_dialect_of`).
+    pub(crate) default_dialects: Vec<&'static str>,
     pub(crate) m: Module,
     depth: u32,
     pub(crate) type_aliases: HashMap<String, Type>,
@@ -249,6 +252,7 @@ impl<'a> Parser<'a> {
         Parser {
             c: Cursor::new(src),
             custom_ops: None,
+            default_dialects: Vec::new(),
             m: Module::new(),
             depth: 0,
             type_aliases: HashMap::default(),

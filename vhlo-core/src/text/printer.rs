@@ -167,9 +167,12 @@ pub(crate) struct Printer<'m> {
     /// Block number within its region.
     block_ids: Arc<Vec<u32>>,
     indent: usize,
-    /// Per op being printed: whether it is a `func.func` (its body's default dialect is
-    /// `func`, so `func.return` prints as `return` there and only there).
-    func_bodies: Vec<bool>,
+    /// Per op being printed: the default dialect it gives the ops of its regions (upstream's
+    /// `OpAsmOpInterface::getDefaultDialect`: `func` in a `func.func`, so `func.return` prints
+    /// as `return` there and only there), `""` for none or when it prints generically.
+    default_dialects: Vec<&'static str>,
+    /// Per op name (by symbol): the default dialect it gives its regions, once looked up.
+    default_dialect_of: Vec<Option<&'static str>>,
     /// Type, attribute and location aliases.
     aliases: Aliases,
     /// Nesting of the op, type, attribute and location being printed. Parsing and reading
@@ -245,7 +248,7 @@ struct ChunkStart {
     ranges: Vec<(usize, usize)>,
     indent: usize,
     depth: usize,
-    func_bodies: Vec<bool>,
+    default_dialects: Vec<&'static str>,
     aliases: Arc<AliasTable>,
 }
 
@@ -688,7 +691,8 @@ impl<'m> Printer<'m> {
             custom_names: Arc::default(),
             block_ids: Arc::default(),
             indent: 0,
-            func_bodies: Vec::new(),
+            default_dialects: Vec::new(),
+            default_dialect_of: Vec::new(),
             aliases: Aliases::default(),
             depth: 0,
             scratch_attrs: Vec::new(),
@@ -826,7 +830,7 @@ impl<'m> Printer<'m> {
         };
         self.indent = start.indent;
         self.depth = start.depth;
-        self.func_bodies.clone_from(&start.func_bodies);
+        self.default_dialects.clone_from(&start.default_dialects);
         self.aliases.table = Arc::clone(&start.aliases);
         let mut holding = Holding {
             handoff,
@@ -880,7 +884,7 @@ impl<'m> Printer<'m> {
             ranges,
             indent: self.indent,
             depth: self.depth,
-            func_bodies: self.func_bodies.clone(),
+            default_dialects: self.default_dialects.clone(),
             aliases: Arc::clone(&self.aliases.table),
         });
         self.flush();
@@ -1349,10 +1353,47 @@ impl<'m> Printer<'m> {
         }
     }
 
+    /// The default dialect of the op being printed: the one its parent op, printed in custom
+    /// form, gives its regions (`""` for none).
+    fn enclosing_default_dialect(&self) -> &'static str {
+        let n = self.default_dialects.len();
+        n.checked_sub(2)
+            .and_then(|i| self.default_dialects.get(i))
+            .copied()
+            .unwrap_or("")
+    }
+
     /// True when the op being printed sits directly in the body of a `func.func` printed in
     /// custom form (where `func` is the default dialect).
     pub(crate) fn in_func_body(&self) -> bool {
-        self.func_bodies.len() >= 2 && self.func_bodies[self.func_bodies.len() - 2]
+        self.enclosing_default_dialect() == "func"
+    }
+
+    /// The name of `op` as its custom form prints it: without its dialect's prefix where that
+    /// dialect is the default one (as upstream's `OpState::printOpName`).
+    pub(crate) fn custom_op_name(&self, op: OpId) -> &'m str {
+        let name = self.m.op_name_str(op);
+        let default = self.enclosing_default_dialect();
+        match name.split_once('.') {
+            Some((d, short)) if !default.is_empty() && d == default => short,
+            _ => name,
+        }
+    }
+
+    /// The default dialect `op` gives the ops of its regions, looked up once per name.
+    fn default_dialect(&mut self, op: OpId) -> &'static str {
+        let sym = self.m.op_name(op);
+        if let Some(&Some(d)) = self.default_dialect_of.get(sym.index()) {
+            return d;
+        }
+        let d = super::custom_forms::default_dialect_of(self.m.str(sym));
+        if self.default_dialect_of.len() <= sym.index() {
+            self.default_dialect_of.resize(sym.index() + 1, None);
+        }
+        if let Some(slot) = self.default_dialect_of.get_mut(sym.index()) {
+            *slot = Some(d);
+        }
+        d
     }
 
     /// Prints one op (without leading indentation or trailing newline).
@@ -1360,9 +1401,10 @@ impl<'m> Printer<'m> {
         if !self.enter() {
             return;
         }
-        self.func_bodies.push(self.m.op_name_str(op) == "func.func");
+        let default = self.default_dialect(op);
+        self.default_dialects.push(default);
         self.print_op_inner(op);
-        self.func_bodies.pop();
+        self.default_dialects.pop();
         self.depth -= 1;
     }
 
@@ -1392,8 +1434,8 @@ impl<'m> Printer<'m> {
             self.truncate_to(mark);
             // MLIR's parser takes the default dialect (`func` in a function body) only from an op
             // in custom form; inside a generic op the enclosing one still applies.
-            if let Some(top) = self.func_bodies.last_mut() {
-                *top = false;
+            if let Some(top) = self.default_dialects.last_mut() {
+                *top = "";
             }
             if self.aliases.collecting {
                 self.visit_generic_op(op);

@@ -23,6 +23,8 @@ pub(crate) const HAND_WRITTEN: &[(&str, &str)] = &[
     ("scf", "index_switch"),
     ("scf", "parallel"),
     ("scf", "forall"),
+    ("shape", "func"),
+    ("shape", "function_library"),
 ];
 
 /// The codec dialect op `name` (`dialect.op`): the dialect's tables and the op's.
@@ -66,6 +68,12 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     if name == "scf.forall" {
         return super::codec_ops::print_scf_forall(p, op);
+    }
+    if name == "shape.func" {
+        return super::custom_forms::print_func_op(p, op);
+    }
+    if name == "shape.function_library" {
+        return super::codec_ops::print_function_library(p, op);
     }
     // `constant`, as stablehlo.constant: `attr-dict $value`, the value's type the result's.
     let value = m.properties(op).iter().chain(m.attributes(op));
@@ -131,6 +139,12 @@ impl<'a> Parser<'a> {
         }
         if name == "scf.forall" {
             return self.parse_scf_forall().map(Some);
+        }
+        if name == "shape.func" {
+            return self.parse_func_op(name).map(Some);
+        }
+        if name == "shape.function_library" {
+            return self.parse_function_library().map(Some);
         }
         if spec.name != "constant" {
             return Ok(None);
