@@ -153,6 +153,7 @@ fn corpus_covers_every_op() {
                     "forall",
                     "func",
                     "function_library",
+                    "switch",
                 ]
                 .contains(&o.name);
             // An op without results (a terminator) starts its line.

@@ -25,6 +25,7 @@ pub(crate) const HAND_WRITTEN: &[(&str, &str)] = &[
     ("scf", "forall"),
     ("shape", "func"),
     ("shape", "function_library"),
+    ("cf", "switch"),
 ];
 
 /// The codec dialect op `name` (`dialect.op`): the dialect's tables and the op's.
@@ -42,6 +43,10 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let Some((cd, spec)) = codec_op(name) else {
         return false;
     };
+    // Its case destinations are variadic.
+    if name == "cf.switch" {
+        return super::codec_ops::print_cf_switch(p, op);
+    }
     if m.successors(op).len() != spec.successors.len() {
         return false;
     }
@@ -145,6 +150,9 @@ impl<'a> Parser<'a> {
         }
         if name == "shape.function_library" {
             return self.parse_function_library().map(Some);
+        }
+        if name == "cf.switch" {
+            return self.parse_cf_switch().map(Some);
         }
         if spec.name != "constant" {
             return Ok(None);
