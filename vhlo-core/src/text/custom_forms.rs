@@ -834,6 +834,18 @@ fn unsupported_custom_syntax(name: &str) -> String {
     }
 }
 
+/// The default dialect `name` gives the ops of its regions (upstream's
+/// `OpAsmOpInterface::getDefaultDialect`): `func` for `func.func`, the spec's `default_dialect`
+/// for a codec dialect op, else none (`""`).
+pub(crate) fn default_dialect_of(name: &str) -> &'static str {
+    match name {
+        "func.func" | "func" => "func",
+        _ => super::sdy_ops::codec_op(name)
+            .and_then(|(_, o)| o.default_dialect)
+            .unwrap_or(""),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// The function forms print as they parse: `vhlo.func_v1` (name and signature from its
@@ -847,17 +859,5 @@ mod tests {
             let m = super::super::parse(src).unwrap_or_else(|e| panic!("{src}: {e}"));
             assert_eq!(super::super::print(&m, Default::default()), src);
         }
-    }
-}
-
-/// The default dialect `name` gives the ops of its regions (upstream's
-/// `OpAsmOpInterface::getDefaultDialect`): `func` for `func.func`, the spec's `default_dialect`
-/// for a codec dialect op, else none (`""`).
-pub(crate) fn default_dialect_of(name: &str) -> &'static str {
-    match name {
-        "func.func" | "func" => "func",
-        _ => super::sdy_ops::codec_op(name)
-            .and_then(|(_, o)| o.default_dialect)
-            .unwrap_or(""),
     }
 }
