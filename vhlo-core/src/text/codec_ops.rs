@@ -624,7 +624,7 @@ pub(crate) fn print_scf_index_switch(p: &mut Printer<'_>, op: OpId) -> bool {
     p.newline();
     p.out.push_str("default ");
     // ODS's printer leaves the default region's empty terminator out (the first region's).
-    let elided = super::sdy_ops::codec_op("scf.index_switch")
+    let elided = super::dialects::codec_op("scf.index_switch")
         .and_then(|(cd, o)| super::op_format::elided_terminator(m, op, FormatOp::Dialect(cd, o)));
     p.print_region_terminated(default, true, false, elided.as_deref());
     true
@@ -650,7 +650,7 @@ impl Parser<'_> {
         }
         self.c.expect_keyword("default", "in scf.index_switch")?;
         let default = self.parse_region(None)?;
-        let spec = super::sdy_ops::codec_op("scf.index_switch");
+        let spec = super::dialects::codec_op("scf.index_switch");
         if let Some((cd, t)) = spec.and_then(|(cd, o)| Some((cd, o.implicit_terminator?))) {
             self.ensure_terminator(default, cd.name, t.op);
         }
@@ -950,7 +950,7 @@ impl<'a> Parser<'a> {
         let args = self.entry_args(&ivs, &vec![index; ivs.len()]);
         let region = self.parse_region(Some(args))?;
         let dict = self.opt_attr_dict()?;
-        let spec = super::sdy_ops::codec_op("scf.parallel");
+        let spec = super::dialects::codec_op("scf.parallel");
         if let Some((cd, t)) = spec.and_then(|(cd, o)| Some((cd, o.implicit_terminator?))) {
             self.ensure_terminator(region, cd.name, t.op);
         }
@@ -1283,8 +1283,10 @@ impl<'a> Parser<'a> {
         self.c.expect(b':', "after 'default'")?;
         let (default, mut uses, mut types) = self.successor_and_uses()?;
         let n_default = uses.len();
+        let at = self.c.token_start();
         if self.c.eat(b',') {
-            return Err(self.c.error(
+            return Err(self.c.error_at(
+                at,
                 "cf.switch with case values is not supported yet: they are a vector<N x T> attribute, and the builtin vector type is not supported",
             ));
         }

@@ -40,7 +40,8 @@ impl<'a> Parser<'a> {
                 name
             }
         };
-        self.default_dialects.push(default_dialect_of(name));
+        self.default_dialects
+            .push(super::dialects::default_dialect_of(name));
         let op = self.parse_custom_op_named(name, pos, named_results);
         self.default_dialects.pop();
         op
@@ -55,6 +56,8 @@ impl<'a> Parser<'a> {
         match name {
             "module" | "builtin.module" => self.parse_module_op(),
             "func.func" | "func" => self.parse_func_op("func.func"),
+            // shape.func has func.func's syntax (function_interface_impl).
+            "shape.func" => self.parse_func_op(name),
             "func.call" | "call" => self.parse_call_op(),
             "vhlo.func_v1" => self.parse_vhlo_func(),
             "func.return" | "return" => {
@@ -115,7 +118,7 @@ impl<'a> Parser<'a> {
 
     /// `func.func`, or an op with its syntax (`shape.func`: upstream's
     /// `function_interface_impl::parseFunctionOp`).
-    pub(crate) fn parse_func_op(&mut self, op_name: &str) -> PResult<OpId> {
+    fn parse_func_op(&mut self, op_name: &str) -> PResult<OpId> {
         let mut st = self.new_state(op_name);
         let mut props = Vec::new();
         for vis in ["private", "public", "nested"] {
@@ -420,7 +423,7 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
     match m.op_name_str(op) {
         "builtin.module" => print_module_op(p, op),
-        "func.func" => print_func_op(p, op),
+        "func.func" | "shape.func" => print_func_op(p, op),
         // `func` is the default dialect only directly inside a function body.
         "func.return" => {
             let name = if p.in_func_body() {
@@ -620,7 +623,7 @@ fn print_module_op(p: &mut Printer<'_>, op: OpId) -> bool {
 
 /// `func.func`, or an op with its syntax (`shape.func`: upstream's
 /// `function_interface_impl::printFunctionOp`).
-pub(crate) fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
+fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
     // Lossless only when properties and attributes sit where re-parsing puts them.
     let inherent = super::shlo_pretty::inherent_attrs(m.op_name_str(op));
@@ -831,18 +834,6 @@ fn unsupported_custom_syntax(name: &str) -> String {
         format!(
             "operation '{name}' is of dialect '{dialect}', which is unknown here: its custom syntax cannot be read; write it in generic form (\"{name}\"(...) : (...) -> ...)"
         )
-    }
-}
-
-/// The default dialect `name` gives the ops of its regions (upstream's
-/// `OpAsmOpInterface::getDefaultDialect`): `func` for `func.func`, the spec's `default_dialect`
-/// for a codec dialect op, else none (`""`).
-pub(crate) fn default_dialect_of(name: &str) -> &'static str {
-    match name {
-        "func.func" | "func" => "func",
-        _ => super::sdy_ops::codec_op(name)
-            .and_then(|(_, o)| o.default_dialect)
-            .unwrap_or(""),
     }
 }
 

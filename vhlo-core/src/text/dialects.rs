@@ -10,6 +10,30 @@ pub struct EnumSpec {
     pub cases: &'static [(&'static str, i64)],
 }
 
+/// The codec dialect op `name` (`dialect.op`): the dialect's tables and the op's.
+pub(crate) fn codec_op(
+    name: &str,
+) -> Option<(
+    &'static crate::dialect::codec::CodecDialect,
+    &'static crate::dialect::codec::CodecOp,
+)> {
+    let (dialect, short) = name.split_once('.')?;
+    let cd = crate::vhlo::codec_dialect(dialect)?;
+    Some((cd, cd.op(short)?))
+}
+
+/// The default dialect `name` gives the ops of its regions (upstream's
+/// `OpAsmOpInterface::getDefaultDialect`): `func` for `func.func`, the spec's `default_dialect`
+/// for a codec dialect op, else none (`""`).
+pub(crate) fn default_dialect_of(name: &str) -> &'static str {
+    match name {
+        "func.func" | "func" => "func",
+        _ => codec_op(name)
+            .and_then(|(_, o)| o.default_dialect)
+            .unwrap_or(""),
+    }
+}
+
 /// Enums printed `#dialect.mnemonic<CASE>` instead of `#dialect<mnemonic CASE>`.
 pub fn enum_uses_pretty_mnemonic(dialect: &str, mnemonic: &str) -> bool {
     dialect == "stablehlo" && mnemonic == "result_accuracy_mode"

@@ -1386,7 +1386,7 @@ impl<'m> Printer<'m> {
         if let Some(&Some(d)) = self.default_dialect_of.get(sym.index()) {
             return d;
         }
-        let d = super::custom_forms::default_dialect_of(self.m.str(sym));
+        let d = super::dialects::default_dialect_of(self.m.str(sym));
         if self.default_dialect_of.len() <= sym.index() {
             self.default_dialect_of.resize(sym.index() + 1, None);
         }

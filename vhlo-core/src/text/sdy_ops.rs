@@ -6,12 +6,13 @@
 use super::op_format::{print_attrs_except, FormatOp};
 use super::parser::{PResult, Parser};
 use super::printer::Printer;
-use crate::dialect::codec::{CodecDialect, CodecOp};
 use crate::ir::{AttrData, OpId, OperationState};
 
 /// The codec dialect ops without an assembly format the engine runs, written here: upstream's
 /// `hasCustomAssemblyFormat` (sdy's constant, chlo's scan) and chlo's constant (whose format
-/// infers the result type). The other ops without a format have no custom syntax upstream.
+/// infers the result type), and the scf, shape and cf ops upstream parses and prints by hand
+/// (text/codec_ops.rs; shape.func's syntax is func.func's, text/custom_forms.rs). The other ops
+/// without a format have no custom syntax upstream.
 #[cfg_attr(not(test), allow(dead_code))] // the list is the test's; dispatch goes by the spec
 pub(crate) const HAND_WRITTEN: &[(&str, &str)] = &[
     ("sdy", "constant"),
@@ -28,12 +29,7 @@ pub(crate) const HAND_WRITTEN: &[(&str, &str)] = &[
     ("cf", "switch"),
 ];
 
-/// The codec dialect op `name` (`dialect.op`): the dialect's tables and the op's.
-pub(crate) fn codec_op(name: &str) -> Option<(&'static CodecDialect, &'static CodecOp)> {
-    let (dialect, short) = name.split_once('.')?;
-    let cd = crate::vhlo::codec_dialect(dialect)?;
-    Some((cd, cd.op(short)?))
-}
+pub(crate) use super::dialects::codec_op;
 
 /// Prints a codec dialect op in its custom form; `false` when it does not fit (printed
 /// generically then).
@@ -73,9 +69,6 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     if name == "scf.forall" {
         return super::codec_ops::print_scf_forall(p, op);
-    }
-    if name == "shape.func" {
-        return super::custom_forms::print_func_op(p, op);
     }
     if name == "shape.function_library" {
         return super::codec_ops::print_function_library(p, op);
@@ -144,9 +137,6 @@ impl<'a> Parser<'a> {
         }
         if name == "scf.forall" {
             return self.parse_scf_forall().map(Some);
-        }
-        if name == "shape.func" {
-            return self.parse_func_op(name).map(Some);
         }
         if name == "shape.function_library" {
             return self.parse_function_library().map(Some);
