@@ -147,7 +147,32 @@ pub fn runtime_kinds_to_string() -> String {
         quote! { #[doc = #doc] #id #operand, }
     });
     let directives = format::directive_names().map(|d| format_ident!("{}", d));
+    let field_kinds = model::StructFieldKind::ALL
+        .iter()
+        .map(|&(_, variant, _, doc)| {
+            let id = format_ident!("{}", variant);
+            let doc = format!(" {doc}");
+            quote! { #[doc = #doc] #id, }
+        });
     let tokens = quote! {
+        /// The kind of one field of a StableHLO struct attribute (spec/attrs.yaml,
+        /// `stablehlo_structs`).
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub enum FieldKind { #(#field_kinds)* }
+
+        /// A StableHLO struct attribute `#stablehlo.<mnemonic><field = value, ...>`.
+        #[derive(Clone, Copy, Debug)]
+        pub struct StructAttrSpec {
+            pub mnemonic: &'static str,
+            /// `(name, kind)` of each field, in TableGen order.
+            pub fields: &'static [(&'static str, FieldKind)],
+            /// StableHLO's `printStruct`: empty lists and zeros are left out, and default when
+            /// parsed. Otherwise every field is printed and required, except optional ones.
+            pub omit_defaults: bool,
+            /// Printed in a syntax of its own; the fields are its `raw` spelling.
+            pub own_syntax: bool,
+        }
+
         /// How a parameter of a VHLO type or attribute is stored (the matching `ir::Param` variant).
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
         pub enum ParamKind { #(#kinds)* }

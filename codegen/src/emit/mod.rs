@@ -8,6 +8,7 @@ mod codec;
 mod convert;
 mod kinds;
 mod ops;
+mod structs;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -29,6 +30,7 @@ pub fn emit(spec: &Spec, options: &EmitOptions) -> TokenStream {
     let ops = ops::emit(spec);
     let convert = convert::emit(spec);
     let codec = codec::emit(spec);
+    let structs = structs::emit(spec);
     let tracking = if options.track_files {
         let files = spec.files.iter().map(|p| p.to_string_lossy().into_owned());
         quote! { #( const _: &[u8] = include_bytes!(#files); )* }
@@ -42,6 +44,7 @@ pub fn emit(spec: &Spec, options: &EmitOptions) -> TokenStream {
         #ops
         #convert
         #codec
+        #structs
     }
 }
 
