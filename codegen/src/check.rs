@@ -67,6 +67,7 @@ pub fn check(spec: &Spec, diags: &mut Diagnostics) {
     check_vhlo_defaults(spec, diags);
     check_stablehlo_structs(spec, diags);
     crate::format::check(spec, diags);
+    crate::param_format::check(spec, diags);
 }
 
 /// Struct attributes: one per name and per class, each class a Rust type name, each field a

@@ -18,6 +18,7 @@ pub mod lock;
 pub mod model;
 pub mod ods;
 pub mod ods_types;
+pub mod param_format;
 pub mod params;
 pub mod recover;
 pub mod wire;
@@ -154,7 +155,31 @@ pub fn runtime_kinds_to_string() -> String {
             let doc = format!(" {doc}");
             quote! { #[doc = #doc] #id, }
         });
+    let param_directives = param_format::DIRECTIVES.iter().map(|&(name, _, doc)| {
+        let id = format_ident!("{}", name);
+        let doc = format!(" {doc}");
+        quote! { #[doc = #doc] #id, }
+    });
     let tokens = quote! {
+        /// A custom directive of a VHLO type's or attribute's format (`custom<Name>(...)`).
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub enum ParamDirective { #(#param_directives)* }
+
+        /// One element of a VHLO type's or attribute's assembly format (spec `format:`). The
+        /// `bool` of an element says whether it is printed after a space (codegen resolves the
+        /// spacing, as MLIR's AttrOrTypeFormatGen does).
+        #[derive(Clone, Copy, Debug)]
+        pub enum ParamFormatElem {
+            /// A literal (empty: no space before the next element).
+            Literal(&'static str, bool),
+            /// A parameter by storage index, in its kind's plain spelling.
+            Param(usize, bool),
+            /// A custom directive over parameters (storage indices).
+            Custom(ParamDirective, &'static [usize], bool),
+            /// `struct(params)`: `name = value, ...`.
+            Struct(bool),
+        }
+
         /// The kind of one field of a StableHLO struct attribute (spec/attrs.yaml,
         /// `stablehlo_structs`).
         #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -60,6 +60,10 @@ pub struct RawTypeDef {
     #[serde(default)]
     pub code_with_encoding: Option<Spanned<u32>>,
     pub builtin: SStr,
+    /// Its assembly format between the mnemonic and the end (codegen/src/param_format.rs), as
+    /// ODS's `assemblyFormat` for types and attributes.
+    #[serde(default)]
+    pub format: Option<SStr>,
     #[serde(default)]
     pub description: Option<String>,
     #[serde(default)]
@@ -112,6 +116,10 @@ pub struct RawAttrDef {
     pub since: SStr,
     pub code: Spanned<u32>,
     pub builtin: SStr,
+    /// Its assembly format between the mnemonic and the end (codegen/src/param_format.rs), as
+    /// ODS's `assemblyFormat` for types and attributes.
+    #[serde(default)]
+    pub format: Option<SStr>,
     #[serde(default)]
     pub description: Option<String>,
     #[serde(default)]

@@ -119,6 +119,8 @@ pub struct TypeOrAttrDef {
     pub wire: Vec<crate::wire::WireStep>,
     /// The spec's `wire_order:` list, if it has one.
     pub wire_order: Option<Vec<String>>,
+    /// Its assembly format (spec `format:`) as written, and where.
+    pub format: Option<(String, Pos)>,
     pub pos: Pos,
     pub code_pos: Pos,
 }
@@ -702,6 +704,7 @@ fn lower_type_or_attr(
         params: lower_params(file, params, diags),
         wire: Vec::new(),
         wire_order: wire_order.map(|l| l.iter().map(|n| n.value.clone()).collect()),
+        format: None,
         pos: pos(file, name),
         code_pos: pos(file, code),
     };
@@ -863,6 +866,9 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 "type",
                 diags,
             ));
+            if let (Some(t), Some(f)) = (spec.types.last_mut(), &d.format) {
+                t.format = Some((f.value.clone(), crate::load::string_pos(file, f)));
+            }
         }
     }
     if let Some((file, a)) = &raw.attrs {
@@ -880,6 +886,9 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 "attribute",
                 diags,
             ));
+            if let (Some(a), Some(f)) = (spec.attrs.last_mut(), &d.format) {
+                a.format = Some((f.value.clone(), crate::load::string_pos(file, f)));
+            }
         }
         spec.retired_attr_codes = a
             .retired_codes

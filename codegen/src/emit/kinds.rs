@@ -57,6 +57,7 @@ fn kind_enum(
         });
         quote! { &[ #(#steps),* ] }
     });
+    let formats = defs.iter().map(crate::param_format::tokens);
     let from_mnemonic = defs.iter().zip(&variants).map(|(d, v)| {
         let n = &d.name;
         quote! { #n => Some(#ty::#v), }
@@ -124,6 +125,12 @@ fn kind_enum(
             pub fn wire(self) -> &'static [::vhlo_core::dialect::WireStep] {
                 const W: &[&[::vhlo_core::dialect::WireStep]] = &[ #(#wires),* ];
                 W[self as usize]
+            }
+            /// Its assembly format after the mnemonic (the spec's `format:`; empty without
+            /// parameters), which the text format parses and prints it by.
+            pub fn format(self) -> &'static [::vhlo_core::dialect::ParamFormatElem] {
+                const F: &[&[::vhlo_core::dialect::ParamFormatElem]] = &[ #(#formats),* ];
+                F[self as usize]
             }
             /// Looks one up by mnemonic.
             pub fn from_mnemonic(m: &str) -> Option<#ty> {
