@@ -1409,27 +1409,25 @@ impl<'a> Parser<'a> {
                 }
             }
             TypeData::Complex(e) => {
-                let e = self.builtin_to_vhlo(e);
-                self.m
-                    .dialect_type("vhlo", "complex_v1", vec![Param::Type(e)])
+                let element_type = self.builtin_to_vhlo(e);
+                crate::vhlo::types::ComplexV1 { element_type }.build(&mut self.m)
             }
             TypeData::RankedTensor {
                 shape,
                 element,
                 encoding,
             } => {
-                let e = self.builtin_to_vhlo(element);
-                let enc = encoding.map_or(Param::Absent, Param::Attr);
-                self.m.dialect_type(
-                    "vhlo",
-                    "tensor_v1",
-                    vec![Param::Ints(shape), Param::Type(e), enc],
-                )
+                let element_type = self.builtin_to_vhlo(element);
+                crate::vhlo::types::TensorV1 {
+                    shape,
+                    element_type,
+                    encoding,
+                }
+                .build(&mut self.m)
             }
             TypeData::UnrankedTensor { element } => {
-                let e = self.builtin_to_vhlo(element);
-                self.m
-                    .dialect_type("vhlo", "unranked_tensor_v1", vec![Param::Type(e)])
+                let element_type = self.builtin_to_vhlo(element);
+                crate::vhlo::types::UnrankedTensorV1 { element_type }.build(&mut self.m)
             }
             _ => t,
         }

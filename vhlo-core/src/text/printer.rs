@@ -2624,8 +2624,8 @@ pub(super) fn elem_kind(m: &Module, t: Type) -> Option<ElemKind> {
             return Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?)))
         }
         TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
-            if let ("complex_v1", [Param::Type(inner)]) = (m.str(d.mnemonic), &d.params[..]) {
-                return Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?)));
+            if let Some(c) = crate::vhlo::types::ComplexV1::read(m, t) {
+                return Some(ElemKind::Complex(Box::new(elem_kind(m, c.element_type)?)));
             }
             vhlo_scalar = crate::scalars::type_of(m.str(d.mnemonic))?;
             &vhlo_scalar
