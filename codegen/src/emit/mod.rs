@@ -21,12 +21,15 @@ pub struct EmitOptions {
     /// Emit `include_bytes!` of every spec file so Cargo rebuilds when one changes (macro mode only:
     /// the paths are absolute and machine-specific).
     pub track_files: bool,
+    /// Leave out the typed VHLO type and attribute structs (`pub mod types`, `pub mod attrs`),
+    /// which the checked-in expansion keeps in a file of its own ([`emit_typed`]).
+    pub typed_separately: bool,
 }
 
 /// Emits the whole generated dialect.
 pub fn emit(spec: &Spec, options: &EmitOptions) -> TokenStream {
     let releases = emit_releases(spec);
-    let kinds = kinds::emit(spec);
+    let kinds = kinds::emit(spec, !options.typed_separately);
     let ops = ops::emit(spec);
     let convert = convert::emit(spec);
     let codec = codec::emit(spec);
@@ -46,6 +49,11 @@ pub fn emit(spec: &Spec, options: &EmitOptions) -> TokenStream {
         #codec
         #structs
     }
+}
+
+/// The typed VHLO type and attribute structs alone (`pub mod types`, `pub mod attrs`).
+pub fn emit_typed(spec: &Spec) -> TokenStream {
+    kinds::typed_modules(spec)
 }
 
 pub(crate) fn version_tokens(v: Version) -> TokenStream {
