@@ -65,7 +65,66 @@ pub fn check(spec: &Spec, diags: &mut Diagnostics) {
     check_stablehlo_map(spec, diags);
     check_attribute_correspondence(spec, diags);
     check_vhlo_defaults(spec, diags);
+    check_stablehlo_structs(spec, diags);
     crate::format::check(spec, diags);
+    crate::param_format::check(spec, diags);
+}
+
+/// Struct attributes: one per name and per class, each class a Rust type name, each field a
+/// Rust field name once.
+fn check_stablehlo_structs(spec: &Spec, diags: &mut Diagnostics) {
+    let mut names: BTreeMap<&str, &Pos> = BTreeMap::new();
+    let mut classes: BTreeMap<&str, &str> = BTreeMap::new();
+    for s in &spec.stablehlo_structs {
+        if let Some(first) = names.insert(&s.name, &s.pos) {
+            diags.error(
+                s.pos.clone(),
+                format!(
+                    "struct attribute `{}` is defined twice (first at {first})",
+                    s.name
+                ),
+            );
+        }
+        let camel = s
+            .class
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_uppercase())
+            && s.class.chars().all(|c| c.is_ascii_alphanumeric());
+        if !camel {
+            diags.error(
+                s.pos.clone(),
+                format!(
+                    "struct attribute `{}`: class `{}` is not an upper camel case name",
+                    s.name, s.class
+                ),
+            );
+        }
+        if let Some(other) = classes.insert(&s.class, &s.name) {
+            diags.error(
+                s.pos.clone(),
+                format!(
+                    "struct attribute `{}`: class `{}` is already `{other}`'s",
+                    s.name, s.class
+                ),
+            );
+        }
+        let mut fields = std::collections::BTreeSet::new();
+        for (f, _) in &s.fields {
+            let ident = f.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && f.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            if !ident || !fields.insert(f.as_str()) {
+                diags.error(
+                    s.pos.clone(),
+                    format!(
+                        "struct attribute `{}`: field `{f}` is not a snake_case name used once",
+                        s.name
+                    ),
+                );
+            }
+        }
+    }
 }
 
 fn in_table(spec: &Spec, v: Version) -> bool {

@@ -134,7 +134,7 @@ pub struct Format {
     pub elems: Vec<Elem>,
 }
 
-struct Lexer<'a> {
+pub(crate) struct Lexer<'a> {
     text: &'a str,
     at: usize,
     /// Where the format string starts in its file.
@@ -142,19 +142,45 @@ struct Lexer<'a> {
 }
 
 /// A format error at a byte offset of the format string.
-struct Error(usize, String);
+pub(crate) struct Error(usize, String);
 
 impl<'a> Lexer<'a> {
-    fn skip_ws(&mut self) {
+    pub(crate) fn new(text: &'a str, base: &'a Pos) -> Lexer<'a> {
+        Lexer { text, at: 0, base }
+    }
+    /// Where the next token starts.
+    pub(crate) fn at(&mut self) -> usize {
+        self.skip_ws();
+        self.at
+    }
+    pub(crate) fn expect_str(&mut self, s: &str) -> Result<(), Error> {
+        self.expect(s, "here")
+    }
+    /// A `` `literal` ``, without its quotes.
+    pub(crate) fn backquoted(&mut self) -> Result<&'a str, Error> {
+        let start = self.at();
+        self.expect_str("`")?;
+        let rest = &self.text[self.at..];
+        let Some(end) = rest.find('`') else {
+            return Err(Error(start, "unterminated literal".into()));
+        };
+        self.at += end + 1;
+        Ok(&rest[..end])
+    }
+    /// The error as a position and a message.
+    pub(crate) fn error(&self, e: Error) -> (Pos, String) {
+        (self.pos(e.0), e.1)
+    }
+    pub(crate) fn skip_ws(&mut self) {
         while self.text[self.at..].starts_with([' ', '\t', '\n']) {
             self.at += 1;
         }
     }
-    fn peek(&mut self) -> Option<char> {
+    pub(crate) fn peek(&mut self) -> Option<char> {
         self.skip_ws();
         self.text[self.at..].chars().next()
     }
-    fn eat(&mut self, s: &str) -> bool {
+    pub(crate) fn eat(&mut self, s: &str) -> bool {
         self.skip_ws();
         if self.text[self.at..].starts_with(s) {
             self.at += s.len();
@@ -170,7 +196,7 @@ impl<'a> Lexer<'a> {
             Err(Error(self.at, format!("expected `{s}` {what}")))
         }
     }
-    fn ident(&mut self) -> (usize, &'a str) {
+    pub(crate) fn ident(&mut self) -> (usize, &'a str) {
         self.skip_ws();
         let start = self.at;
         let rest = &self.text[start..];
@@ -180,7 +206,7 @@ impl<'a> Lexer<'a> {
         self.at += n;
         (start, &rest[..n])
     }
-    fn pos(&self, at: usize) -> Pos {
+    pub(crate) fn pos(&self, at: usize) -> Pos {
         let mut p = self.base.clone();
         p.col += at as u32;
         p
@@ -1001,13 +1027,13 @@ fn bound_attrs(elems: &[Elem]) -> u64 {
 
 /// Where the spacing of printed elements stands, as MLIR's format generator decides it: the
 /// spaces are resolved here, once, not while printing.
-struct Spacing {
+pub(crate) struct Spacing {
     emit_space: bool,
     last_was_punct: bool,
 }
 
 impl Spacing {
-    fn new() -> Spacing {
+    pub(crate) fn new() -> Spacing {
         Spacing {
             emit_space: true,
             last_was_punct: false,
@@ -1015,7 +1041,7 @@ impl Spacing {
     }
 
     /// The literal as printed, with its leading space when it takes one.
-    fn literal(&mut self, lit: &str) -> String {
+    pub(crate) fn literal(&mut self, lit: &str) -> String {
         match lit {
             "" => {
                 self.emit_space = false;
@@ -1045,6 +1071,15 @@ impl Spacing {
         self.emit_space = lit.len() != 1 || !b"<({[".contains(&first);
         self.last_was_punct = first != b'_' && !first.is_ascii_alphabetic();
         printed
+    }
+
+    /// Whether a parameter of a type or attribute format is printed after a space
+    /// (AttrOrTypeFormatGen: also after a word, where an op format's element is not).
+    pub(crate) fn param(&mut self) -> bool {
+        let space = self.emit_space || !self.last_was_punct;
+        self.emit_space = true;
+        self.last_was_punct = false;
+        space
     }
 
     /// Whether a non-literal element is printed after a space.

@@ -60,6 +60,10 @@ pub struct RawTypeDef {
     #[serde(default)]
     pub code_with_encoding: Option<Spanned<u32>>,
     pub builtin: SStr,
+    /// Its assembly format between the mnemonic and the end (codegen/src/param_format.rs), as
+    /// ODS's `assemblyFormat` for types and attributes.
+    #[serde(default)]
+    pub format: Option<SStr>,
     #[serde(default)]
     pub description: Option<String>,
     #[serde(default)]
@@ -76,6 +80,33 @@ pub struct RawAttrs {
     pub attributes: Vec<RawAttrDef>,
     #[serde(default)]
     pub retired_codes: Vec<Spanned<u32>>,
+    /// StableHLO's struct attributes (`#stablehlo.dot<...>`).
+    #[serde(default)]
+    pub stablehlo_structs: Vec<RawStablehloStruct>,
+}
+
+/// A StableHLO struct attribute: its fields listed, or taken from an op attribute's `vhlo:` split.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawStablehloStruct {
+    pub name: SStr,
+    pub class: SStr,
+    #[serde(default)]
+    pub fields: Vec<RawStructField>,
+    /// `<op>.<attribute>`: the fields are that StableHLO op attribute's `vhlo:` list.
+    #[serde(default)]
+    pub split: Option<SStr>,
+    #[serde(default)]
+    pub omit_defaults: bool,
+    #[serde(default)]
+    pub own_syntax: bool,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawStructField {
+    pub name: SStr,
+    pub kind: SStr,
 }
 
 #[derive(Deserialize, Debug)]
@@ -85,6 +116,10 @@ pub struct RawAttrDef {
     pub since: SStr,
     pub code: Spanned<u32>,
     pub builtin: SStr,
+    /// Its assembly format between the mnemonic and the end (codegen/src/param_format.rs), as
+    /// ODS's `assemblyFormat` for types and attributes.
+    #[serde(default)]
+    pub format: Option<SStr>,
     #[serde(default)]
     pub description: Option<String>,
     #[serde(default)]
@@ -533,6 +568,7 @@ impl crate::recover::Items for RawAttrs {
     fn merge(&mut self, other: Self) {
         self.attributes.extend(other.attributes);
         self.retired_codes.extend(other.retired_codes);
+        self.stablehlo_structs.extend(other.stablehlo_structs);
     }
 }
 

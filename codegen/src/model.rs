@@ -119,6 +119,8 @@ pub struct TypeOrAttrDef {
     pub wire: Vec<crate::wire::WireStep>,
     /// The spec's `wire_order:` list, if it has one.
     pub wire_order: Option<Vec<String>>,
+    /// Its assembly format (spec `format:`) as written, and where.
+    pub format: Option<(String, Pos)>,
     pub pos: Pos,
     pub code_pos: Pos,
 }
@@ -208,6 +210,97 @@ pub struct StablehloOp {
     /// `getAsmBlockArgumentNames`).
     pub block_arg_name: Option<String>,
     pub pos: Pos,
+}
+
+/// A StableHLO struct attribute `#stablehlo.<name><field = value, ...>`.
+#[derive(Clone, Debug)]
+pub struct StablehloStruct {
+    pub name: String,
+    /// The AttrDef's C++ class: the typed struct's name.
+    pub class: String,
+    /// Fields in TableGen order, with their kinds.
+    pub fields: Vec<(String, StructFieldKind)>,
+    pub omit_defaults: bool,
+    pub own_syntax: bool,
+    pub pos: Pos,
+}
+
+/// The kind of a struct attribute's field (its spelling in `attrs.yaml`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StructFieldKind {
+    Dims,
+    Int,
+    Type,
+    Bool,
+    Float,
+    Attr,
+    OptionalAttr,
+    String,
+    SubAxis,
+}
+
+impl StructFieldKind {
+    /// Each kind: its spelling in the spec, its runtime variant (`dialect::FieldKind`) and what
+    /// it holds.
+    pub const ALL: [(&'static str, &'static str, StructFieldKind, &'static str); 9] = [
+        (
+            "dims",
+            "Dims",
+            StructFieldKind::Dims,
+            "`[1, 2]`: `Param::Ints`.",
+        ),
+        ("int", "Int", StructFieldKind::Int, "`42`: `Param::Int`."),
+        (
+            "type",
+            "Type",
+            StructFieldKind::Type,
+            "A type: `Param::Type`.",
+        ),
+        (
+            "bool",
+            "Bool",
+            StructFieldKind::Bool,
+            "`true` or `false`: `Param::Bool`.",
+        ),
+        (
+            "float",
+            "Float",
+            StructFieldKind::Float,
+            "A double: `Param::Float` of width 64.",
+        ),
+        (
+            "attr",
+            "Attr",
+            StructFieldKind::Attr,
+            "Any attribute: `Param::Attr`.",
+        ),
+        (
+            "optional_attr",
+            "OptAttr",
+            StructFieldKind::OptionalAttr,
+            "An optional attribute: `Param::Attr` or `Param::Absent`.",
+        ),
+        (
+            "string",
+            "Str",
+            StructFieldKind::String,
+            "`\"text\"`: `Param::Str`.",
+        ),
+        (
+            "sub_axis",
+            "OptSubAxis",
+            StructFieldKind::SubAxis,
+            "`(pre)size`: `Param::Attr` of `#stablehlo.sub_axis_info`, or `Param::Absent`.",
+        ),
+    ];
+
+    /// Its runtime variant's name.
+    pub fn variant(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|e| e.2 == self)
+            .map_or("Attr", |e| e.1)
+    }
 }
 
 /// The op traits a `stablehlo:` block's `traits:` may name.
@@ -354,6 +447,8 @@ pub struct Spec {
     pub ops: Vec<OpFamily>,
     /// Dialects carried alongside VHLO (`dialects/*.yaml`).
     pub codec_dialects: Vec<crate::codec_dialect::CodecDialect>,
+    /// StableHLO's struct attributes (`attrs.yaml`, `stablehlo_structs`).
+    pub stablehlo_structs: Vec<StablehloStruct>,
     /// Files read, for rebuild tracking.
     pub files: Vec<std::path::PathBuf>,
     /// The directory it was read from.
@@ -609,6 +704,7 @@ fn lower_type_or_attr(
         params: lower_params(file, params, diags),
         wire: Vec::new(),
         wire_order: wire_order.map(|l| l.iter().map(|n| n.value.clone()).collect()),
+        format: None,
         pos: pos(file, name),
         code_pos: pos(file, code),
     };
@@ -770,6 +866,9 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 "type",
                 diags,
             ));
+            if let (Some(t), Some(f)) = (spec.types.last_mut(), &d.format) {
+                t.format = Some((f.value.clone(), crate::load::string_pos(file, f)));
+            }
         }
     }
     if let Some((file, a)) = &raw.attrs {
@@ -787,6 +886,9 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 "attribute",
                 diags,
             ));
+            if let (Some(a), Some(f)) = (spec.attrs.last_mut(), &d.format) {
+                a.format = Some((f.value.clone(), crate::load::string_pos(file, f)));
+            }
         }
         spec.retired_attr_codes = a
             .retired_codes
@@ -982,8 +1084,92 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
             pos: pos(file, &f.op),
         });
     }
+    if let Some((file, a)) = &raw.attrs {
+        spec.stablehlo_structs = a
+            .stablehlo_structs
+            .iter()
+            .map(|d| lower_stablehlo_struct(file, d, &spec.ops, diags))
+            .collect();
+    }
     finish_ranges(&mut spec, diags);
     spec
+}
+
+/// A struct attribute's fields: listed, or the `vhlo:` split of the op attribute `split` names.
+fn lower_stablehlo_struct(
+    file: &str,
+    d: &crate::load::RawStablehloStruct,
+    ops: &[OpFamily],
+    diags: &mut Diagnostics,
+) -> StablehloStruct {
+    let mut fields = Vec::new();
+    for f in &d.fields {
+        match StructFieldKind::ALL.iter().find(|e| e.0 == f.kind.value) {
+            Some(e) => fields.push((f.name.value.clone(), e.2)),
+            None => {
+                let known: Vec<&str> = StructFieldKind::ALL.iter().map(|e| e.0).collect();
+                diags.error(
+                    pos(file, &f.kind),
+                    format!(
+                        "unknown field kind `{}` of struct attribute `{}` (one of: {})",
+                        f.kind.value,
+                        d.name.value,
+                        known.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+    match (&d.split, d.fields.is_empty()) {
+        (Some(split), true) => {
+            let found = split.value.split_once('.').and_then(|(op, attr)| {
+                let shlo = ops.iter().map(|f| &f.stablehlo).find(|s| {
+                    s.name.strip_prefix("stablehlo.") == Some(op)
+                })?;
+                shlo.attributes.iter().find(|a| a.name == attr)
+            });
+            match found.and_then(|a| a.vhlo.as_ref()) {
+                Some(names) => {
+                    for n in names {
+                        // A dimension, or a list of them.
+                        let one = n.name.ends_with("_dim") || n.name.ends_with("_dimension");
+                        let k = if one { StructFieldKind::Int } else { StructFieldKind::Dims };
+                        fields.push((n.name.clone(), k));
+                    }
+                }
+                None => diags.error(
+                    pos(file, split),
+                    format!(
+                        "struct attribute `{}`: `split: {}` names no StableHLO op attribute with a `vhlo:` list (`<op>.<attribute>`, as `dot_general.dot_dimension_numbers`)",
+                        d.name.value, split.value
+                    ),
+                ),
+            }
+        }
+        (Some(split), false) => diags.error(
+            pos(file, split),
+            format!(
+                "struct attribute `{}` has both `fields` and `split`; its fields come from one of them",
+                d.name.value
+            ),
+        ),
+        (None, true) => diags.error(
+            pos(file, &d.name),
+            format!(
+                "struct attribute `{}` has no fields: list them, or name an op attribute's `split`",
+                d.name.value
+            ),
+        ),
+        (None, false) => {}
+    }
+    StablehloStruct {
+        name: d.name.value.clone(),
+        class: d.class.value.clone(),
+        fields,
+        omit_defaults: d.omit_defaults,
+        own_syntax: d.own_syntax,
+        pos: pos(file, &d.name),
+    }
 }
 
 /// Derives each version's upper bound from the next version's `since`: the release before it.

@@ -28,6 +28,8 @@
 
 include!("generated/vhlo_dialect.rs");
 
+pub use crate::dialect::typed::{attrs, types};
+
 /// The dialect of the codec engine called `name` (of [`CODEC_DIALECTS`]).
 pub fn codec_dialect(name: &str) -> Option<&'static crate::dialect::codec::CodecDialect> {
     CODEC_DIALECTS.iter().copied().find(|d| d.name == name)

@@ -85,7 +85,14 @@ pub fn vhlo_dialect(input: TokenStream) -> TokenStream {
         shown = rest;
     }
     match codegen::load_spec_named(&dir, shown.trim_end_matches('/')) {
-        Ok(spec) => codegen::emit(&spec, &codegen::EmitOptions { track_files: true }).into(),
+        Ok(spec) => codegen::emit(
+            &spec,
+            &codegen::EmitOptions {
+                track_files: true,
+                ..Default::default()
+            },
+        )
+        .into(),
         Err(errors) => {
             let mut combined: Option<syn::Error> = None;
             for d in &errors.0 {

@@ -129,23 +129,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// The expansion vhlo-core compiles (`include!` in vhlo-core/src/vhlo.rs), so that the published
-/// crate needs neither the spec nor the proc-macro.
-const EXPANSION: &str = "vhlo-core/src/generated/vhlo_dialect.rs";
-
 /// Every checked-in generated file: (path relative to the workspace root, contents).
 fn codegen_outputs(spec: &codegen::Spec) -> Result<Vec<(PathBuf, String)>, String> {
-    let mut out = vec![
-        (PathBuf::from(EXPANSION), codegen::expand_to_string(spec)?),
-        (
-            PathBuf::from(codegen::RUNTIME_KINDS),
-            codegen::runtime_kinds_to_string(),
-        ),
-    ];
-    for (rel, text) in codegen::docs::render(spec) {
-        out.push((PathBuf::from("docs").join(rel), text));
-    }
-    Ok(out)
+    codegen::checked_in_outputs(spec)
 }
 
 fn release(spec_dir: &Path, version: &str, recut: bool) -> ExitCode {

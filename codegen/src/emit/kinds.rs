@@ -57,6 +57,7 @@ fn kind_enum(
         });
         quote! { &[ #(#steps),* ] }
     });
+    let formats = defs.iter().map(crate::param_format::tokens);
     let from_mnemonic = defs.iter().zip(&variants).map(|(d, v)| {
         let n = &d.name;
         quote! { #n => Some(#ty::#v), }
@@ -125,6 +126,12 @@ fn kind_enum(
                 const W: &[&[::vhlo_core::dialect::WireStep]] = &[ #(#wires),* ];
                 W[self as usize]
             }
+            /// Its assembly format after the mnemonic (the spec's `format:`; empty without
+            /// parameters), which the text format parses and prints it by.
+            pub fn format(self) -> &'static [::vhlo_core::dialect::ParamFormatElem] {
+                const F: &[&[::vhlo_core::dialect::ParamFormatElem]] = &[ #(#formats),* ];
+                F[self as usize]
+            }
             /// Looks one up by mnemonic.
             pub fn from_mnemonic(m: &str) -> Option<#ty> {
                 match m { #(#from_mnemonic)* _ => None }
@@ -138,11 +145,25 @@ fn kind_enum(
     }
 }
 
-pub(super) fn emit(spec: &Spec) -> TokenStream {
+/// The typed struct modules of [`emit`], alone.
+pub(super) fn typed_modules(spec: &Spec) -> TokenStream {
+    let (types, _) = typed_structs(&spec.types, true);
+    let (attrs, _) = typed_structs(&spec.attrs, false);
+    quote! { #types #attrs }
+}
+
+pub(super) fn emit(spec: &Spec, typed_modules: bool) -> TokenStream {
     let types = kind_enum(spec, "VhloType", "type", &spec.types, true);
     let attrs = kind_enum(spec, "VhloAttr", "attribute", &spec.attrs, false);
-    let typed_types = typed_structs(&spec.types, true);
-    let typed_attrs = typed_structs(&spec.attrs, false);
+    let (typed_type_mod, typed_types) = typed_structs(&spec.types, true);
+    let (typed_attr_mod, typed_attrs) = typed_structs(&spec.attrs, false);
+    // Checked in, the modules are a file of their own (`typed_modules`), which `dialect`
+    // includes: its value builders use them.
+    let typed_mods = if typed_modules {
+        quote! { #typed_type_mod #typed_attr_mod }
+    } else {
+        quote! {}
+    };
 
     let enum_variants: Vec<_> = spec
         .enums
@@ -215,6 +236,7 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
     quote! {
         #types
         #attrs
+        #typed_mods
         #typed_types
         #typed_attrs
         /// Every VHLO enum attribute in the spec.
@@ -329,7 +351,7 @@ fn typed_param(k: ParamKind, b: &proc_macro2::Ident) -> [TokenStream; 3] {
 /// A typed struct per VHLO type or attribute (`pub mod types`, `pub mod attrs`): named fields
 /// for its parameters, `read` from the IR and `build` into it. The conversions (`convert/`)
 /// use these rather than matching mnemonics and parameter positions by hand.
-fn typed_structs(defs: &[TypeOrAttrDef], is_type: bool) -> TokenStream {
+fn typed_structs(defs: &[TypeOrAttrDef], is_type: bool) -> (TokenStream, TokenStream) {
     let (module, handle, what, kind_enum) = if is_type {
         (
             format_ident!("types"),
@@ -403,8 +425,7 @@ fn typed_structs(defs: &[TypeOrAttrDef], is_type: bool) -> TokenStream {
         };
         let read_doc = format!("Reads `x` as `{sigil}vhlo.{mnemonic}`: None when it is another {what}, or its parameters do not have the spec's kinds.");
         let build_doc = format!("Interns this `{sigil}vhlo.{mnemonic}` in `m`.");
-        let variant = format_ident!("{}", camel(&d.name));
-        let body = if fields.is_empty() {
+                let body = if fields.is_empty() {
             quote! { ; }
         } else {
             quote! { { #(#fields,)* } }
@@ -419,8 +440,8 @@ fn typed_structs(defs: &[TypeOrAttrDef], is_type: bool) -> TokenStream {
             #[derive(Clone, Debug, PartialEq)]
             pub struct #name #body
             impl #name {
-                /// Its kind.
-                pub const KIND: super::#kind_enum = super::#kind_enum::#variant;
+                /// Its mnemonic (`tensor_v1` in `!vhlo.tensor_v1<...>`).
+                pub const MNEMONIC: &'static str = #mnemonic;
                 #[doc = #read_doc]
                 #[allow(unused_variables, clippy::clone_on_copy)]
                 pub fn read(m: &Module, x: #handle) -> Option<Self> {
@@ -456,13 +477,15 @@ fn typed_structs(defs: &[TypeOrAttrDef], is_type: bool) -> TokenStream {
     } else {
         (quote! { m.attr_data(x) }, quote! { AttrData::Dialect })
     };
-    quote! {
+    let module_tokens = quote! {
         #[doc = #mod_doc]
         pub mod #module {
             #[allow(unused_imports)]
             use ::vhlo_core::ir::{Attribute, AttrData, Blob, Module, Param, Symbol, Type, TypeData};
             #(#structs)*
         }
+    };
+    let impls = quote! {
         impl #kind_enum {
             #[doc = #rebuilt_doc]
             pub fn rebuilt(m: &mut ::vhlo_core::ir::Module, x: ::vhlo_core::ir::#handle) -> Option<::vhlo_core::ir::#handle> {
@@ -480,5 +503,6 @@ fn typed_structs(defs: &[TypeOrAttrDef], is_type: bool) -> TokenStream {
                 }
             }
         }
-    }
+    };
+    (module_tokens, impls)
 }

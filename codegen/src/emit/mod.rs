@@ -8,6 +8,7 @@ mod codec;
 mod convert;
 mod kinds;
 mod ops;
+mod structs;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -20,15 +21,19 @@ pub struct EmitOptions {
     /// Emit `include_bytes!` of every spec file so Cargo rebuilds when one changes (macro mode only:
     /// the paths are absolute and machine-specific).
     pub track_files: bool,
+    /// Leave out the typed VHLO type and attribute structs (`pub mod types`, `pub mod attrs`),
+    /// which the checked-in expansion keeps in a file of its own ([`emit_typed`]).
+    pub typed_separately: bool,
 }
 
 /// Emits the whole generated dialect.
 pub fn emit(spec: &Spec, options: &EmitOptions) -> TokenStream {
     let releases = emit_releases(spec);
-    let kinds = kinds::emit(spec);
+    let kinds = kinds::emit(spec, !options.typed_separately);
     let ops = ops::emit(spec);
     let convert = convert::emit(spec);
     let codec = codec::emit(spec);
+    let structs = structs::emit(spec);
     let tracking = if options.track_files {
         let files = spec.files.iter().map(|p| p.to_string_lossy().into_owned());
         quote! { #( const _: &[u8] = include_bytes!(#files); )* }
@@ -42,7 +47,13 @@ pub fn emit(spec: &Spec, options: &EmitOptions) -> TokenStream {
         #ops
         #convert
         #codec
+        #structs
     }
+}
+
+/// The typed VHLO type and attribute structs alone (`pub mod types`, `pub mod attrs`).
+pub fn emit_typed(spec: &Spec) -> TokenStream {
+    kinds::typed_modules(spec)
 }
 
 pub(crate) fn version_tokens(v: Version) -> TokenStream {

@@ -13,6 +13,7 @@
 
 use vhlo_core::build::ModuleBuilder;
 use vhlo_core::vhlo::stablehlo::{AddOp, ConstantOp, DotGeneralOp, MaximumOp};
+use vhlo_core::vhlo::stablehlo_attrs::DotDimensionNumbers;
 use vhlo_core::ir::{AttrData, Editor, Module, OpId, OperationState, TypeData, Value};
 use vhlo_core::{convert, portable, text};
 
@@ -66,10 +67,13 @@ fn relu_artifact() -> Result<Vec<u8>, Error> {
     let x = text::parse_type(m, "tensor<2x3xf32>")?;
     let w = text::parse_type(m, "tensor<3x4xf32>")?;
     let b = text::parse_type(m, "tensor<2x4xf32>")?;
-    let dims = text::parse_attribute(
-        m,
-        "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>",
-    )?;
+    // Struct attributes are typed too: `#stablehlo.dot<...>` with its fields by name.
+    let dims = DotDimensionNumbers {
+        lhs_contracting_dimensions: vec![1],
+        rhs_contracting_dimensions: vec![0],
+        ..Default::default()
+    }
+    .build(m);
     let zero = text::parse_attribute(m, "dense<0.000000e+00> : tensor<2x4xf32>")?;
     let mut f = mb.function("main", &[x, w, b], &[b]);
     let args = f.args();

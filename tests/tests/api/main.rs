@@ -5,4 +5,5 @@
 
 mod inferred_builders;
 mod ir_editing;
+mod typed_stablehlo_attrs;
 mod typed_vhlo;

@@ -9,20 +9,7 @@ use vhlo_tests::{in_ci, workspace_root};
 fn outputs() -> Vec<(PathBuf, String)> {
     let root = workspace_root();
     let spec = codegen::load_spec(&root.join("spec")).unwrap_or_else(|e| panic!("{e}"));
-    let mut out = vec![
-        (
-            PathBuf::from("vhlo-core/src/generated/vhlo_dialect.rs"),
-            codegen::expand_to_string(&spec).expect("expansion parses"),
-        ),
-        (
-            PathBuf::from(codegen::RUNTIME_KINDS),
-            codegen::runtime_kinds_to_string(),
-        ),
-    ];
-    for (rel, text) in codegen::docs::render(&spec) {
-        out.push((PathBuf::from("docs").join(rel), text));
-    }
-    out
+    codegen::checked_in_outputs(&spec).expect("the generated code parses")
 }
 
 #[test]

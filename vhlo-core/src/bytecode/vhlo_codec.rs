@@ -626,10 +626,13 @@ fn vhlo_mnemonic(m: &Module, t: Type) -> Option<(&str, &[Param])> {
 /// Element count of a static VHLO tensor type of `bool_v1`, which VHLO writes bit-packed.
 fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
     let (mnemonic, params) = vhlo_mnemonic(m, t)?;
-    let ("tensor_v1", [Param::Ints(shape), Param::Type(e), _]) = (mnemonic, params) else {
+    if mnemonic != VhloType::TensorV1.mnemonic() {
+        return None;
+    }
+    let [Param::Ints(shape), Param::Type(e), _] = params else {
         return None;
     };
-    if vhlo_mnemonic(m, *e)?.0 != "bool_v1" {
+    if vhlo_mnemonic(m, *e)?.0 != VhloType::BoolV1.mnemonic() {
         return None;
     }
     // Saturated: a splat of any shape is one byte.
@@ -643,9 +646,12 @@ fn vhlo_bool_tensor_elements(m: &Module, t: Type) -> Option<usize> {
 /// dense storage), and data for every element or one (a splat), i1 packed eight to a byte or one
 /// `00`/`FF` byte for a splat (`isValidRawBuffer`).
 fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
-    let Some(("tensor_v1", [Param::Ints(shape), Param::Type(e), _])) = vhlo_mnemonic(m, t) else {
+    let Some((mnemonic, [Param::Ints(shape), Param::Type(e), _])) = vhlo_mnemonic(m, t) else {
         return false;
     };
+    if mnemonic != VhloType::TensorV1.mnemonic() {
+        return false;
+    }
     // Saturated: a splat of any shape is one element.
     let Some(n) = shape.iter().try_fold(1usize, |n, &d| {
         Some(n.saturating_mul(usize::try_from(d).ok()?))
@@ -656,11 +662,11 @@ fn vhlo_dense_size_fits(m: &Module, t: Type, blob: &[u8]) -> bool {
         crate::ir::storage_bytes_of(&crate::scalars::type_of(vhlo_mnemonic(m, t)?.0)?, |_| None)
     };
     let element_bytes = match vhlo_mnemonic(m, *e) {
-        Some(("bool_v1", _)) => {
+        Some((k, _)) if k == VhloType::BoolV1.mnemonic() => {
             return matches!(blob, [0x00 | 0xFF])
                 || (n < usize::MAX && blob.len() == n.div_ceil(8));
         }
-        Some(("complex_v1", [Param::Type(inner)])) => {
+        Some((k, [Param::Type(inner)])) if k == VhloType::ComplexV1.mnemonic() => {
             scalar_bytes(*inner).map(|b| b.saturating_mul(2))
         }
         _ => scalar_bytes(*e),

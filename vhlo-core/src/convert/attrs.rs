@@ -554,7 +554,10 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
                 m,
                 &mode,
                 &["result_accuracy_mode"],
-                "the mode must be a `result_accuracy_mode_v1`",
+                &format!(
+                    "the mode must be a `{}`",
+                    VhloEnum::ResultAccuracyModeV1.mnemonic()
+                ),
             )?;
             let float = |(bits, width): (u128, u32)| Param::Float { bits, width };
             stablehlo_attr(
@@ -578,7 +581,10 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
                     m,
                     &sub,
                     &["sub_axis_info"],
-                    "the sub-axis info must be a `sub_axis_info_v1`",
+                    &format!(
+                        "the sub-axis info must be a `{}`",
+                        VhloAttr::SubAxisInfoV1.mnemonic()
+                    ),
                 )?;
             }
             stablehlo_attr(m, shlo, vec![name, sub])
@@ -603,7 +609,7 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
                     m,
                     &Param::Attr(x),
                     &["mesh_axis"],
-                    "each axis must be a `mesh_axis_v1`",
+                    &format!("each axis must be a `{}`", VhloAttr::MeshAxisV1.mnemonic()),
                 )?;
             }
             let ids = match device_ids {
@@ -626,7 +632,10 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
                 m,
                 &mesh,
                 &["mesh", "@"],
-                "the mesh must be a name or a `mesh_v1`",
+                &format!(
+                    "the mesh must be a name or a `{}`",
+                    VhloAttr::MeshV1.mnemonic()
+                ),
             )?;
             let axes = conv(m, &Param::Attr(axes))?;
             let axis_refs = match &axes {
@@ -647,7 +656,7 @@ fn from_vhlo_uncached(m: &mut Module, a: Attribute, memo: &mut Memo) -> Result<A
                     m,
                     &Param::Attr(x),
                     &["axis_ref"],
-                    "each axis must be an `axis_ref_v1`",
+                    &format!("each axis must be an `{}`", VhloAttr::AxisRefV1.mnemonic()),
                 )?;
             }
             stablehlo_attr(m, shlo, vec![mesh, axes])

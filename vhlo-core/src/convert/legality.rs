@@ -124,13 +124,12 @@ impl Legality {
                     };
                     // Upstream's attribute verifiers (as in the slow walk).
                     let is_vhlo = |a: Attribute| matches!(m.attr_data(a), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo");
-                    let verified = match (mn, &d.params[..]) {
-                        ("dict_v1", [Param::AttrPairs(pairs)]) => {
+                    let verified = match (VhloAttr::from_mnemonic(mn), &d.params[..]) {
+                        (Some(VhloAttr::DictV1), [Param::AttrPairs(pairs)]) => {
                             pairs.iter().all(|&(k, _)| is_vhlo(k))
                         }
-                        ("result_accuracy_v1", [_, _, _, Param::Attr(mode)]) => {
-                            matches!(m.attr_data(*mode),
-                            AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "result_accuracy_mode_v1")
+                        (Some(VhloAttr::ResultAccuracyV1), [_, _, _, Param::Attr(mode)]) => {
+                            matches!(m.attr_data(*mode), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == VhloEnum::ResultAccuracyModeV1.mnemonic())
                         }
                         _ => true,
                     };

@@ -277,7 +277,7 @@ impl FunctionTypes {
     fn look(&mut self, m: &Module, t: Type) -> bool {
         let yes = match m.type_data(t) {
             TypeData::Function { .. } => true,
-            TypeData::Dialect(d) => m.str(d.dialect) == "vhlo" && m.str(d.mnemonic) == "func_v1",
+            TypeData::Dialect(_) => VhloType::of(m, t) == Some(VhloType::FuncV1),
             _ => false,
         };
         if self.0.len() <= t.index() {
@@ -729,20 +729,24 @@ fn illegal_in_attr(
             }
             // Upstream's attribute verifiers: dictionary keys and accuracy modes must be VHLO.
             let is_vhlo = |a: Attribute| matches!(m.attr_data(a), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo");
-            let is_mode = |a: Attribute| matches!(m.attr_data(a), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == "result_accuracy_mode_v1");
-            match (mn, &d.params[..]) {
-                ("dict_v1", [Param::AttrPairs(pairs)])
+            let is_mode = |a: Attribute| matches!(m.attr_data(a), AttrData::Dialect(x) if m.str(x.dialect) == "vhlo" && m.str(x.mnemonic) == VhloEnum::ResultAccuracyModeV1.mnemonic());
+            match (VhloAttr::from_mnemonic(mn), &d.params[..]) {
+                (Some(k @ VhloAttr::DictV1), [Param::AttrPairs(pairs)])
                     if pairs.iter().any(|&(k, _)| !is_vhlo(k)) =>
                 {
                     out.push((
-                        "expected VHLO key attribute in `#vhlo.dict_v1`".to_string(),
+                        format!("expected VHLO key attribute in `#vhlo.{}`", k.mnemonic()),
                         None,
                     ));
                 }
-                ("result_accuracy_v1", [_, _, _, Param::Attr(mode)]) if !is_mode(*mode) => {
+                (Some(k @ VhloAttr::ResultAccuracyV1), [_, _, _, Param::Attr(mode)])
+                    if !is_mode(*mode) =>
+                {
                     out.push((
-                        "expected VHLO result accuracy mode in `#vhlo.result_accuracy_v1`"
-                            .to_string(),
+                        format!(
+                            "expected VHLO result accuracy mode in `#vhlo.{}`",
+                            k.mnemonic()
+                        ),
                         None,
                     ));
                 }

@@ -1,7 +1,7 @@
 //! The hand-written conversion hooks: values that no declarative rule can express. The spec names
 //! them and `codegen::check::KNOWN_HOOKS` lists them; keep this list very short.
 
-use crate::ir::{Attribute, Module, OpId, Param, TypeData};
+use crate::ir::{Attribute, Module, OpId};
 use crate::version::Version;
 
 use super::{support, ConversionError};
@@ -21,17 +21,19 @@ pub fn default_conv_padding(m: &mut Module, op: OpId) -> Result<Attribute, Conve
     let Some(&lhs) = m.operands(op).first() else {
         return Err(fail(m, "a missing lhs operand"));
     };
-    let rank = match m.type_data(m.value_type(lhs)) {
-        TypeData::Dialect(d) if m.str(d.mnemonic) == "tensor_v1" => match d.params.first() {
-            Some(Param::Ints(shape)) => shape.len(),
-            _ => return Err(fail(m, "an lhs tensor type without a shape")),
-        },
-        _ => return Err(fail(m, "an lhs that is not a ranked tensor")),
+    let Some(lhs_type) = super::typed::types::TensorV1::read(m, m.value_type(lhs)) else {
+        return Err(fail(m, "an lhs that is not a ranked tensor"));
     };
+    let rank = lhs_type.shape.len();
     let Some(spatial) = rank.checked_sub(2) else {
         return Err(fail(m, "an lhs of rank below 2"));
     };
     let spatial = i64::try_from(spatial).map_err(|_| fail(m, "an lhs of huge rank"))?;
     let zeros = vec![0i64; usize::try_from(spatial * 2).unwrap_or(0)];
-    Ok(support::vhlo_int_tensor(m, "i64_v1", &[spatial, 2], &zeros))
+    Ok(support::vhlo_int_tensor(
+        m,
+        super::typed::types::I64V1::MNEMONIC,
+        &[spatial, 2],
+        &zeros,
+    ))
 }

@@ -45,6 +45,7 @@ pub mod hooks;
 // Internal: helpers the generated code calls (not part of the documented API).
 #[doc(hidden)]
 pub mod support;
+pub mod typed;
 
 use std::fmt;
 use std::ops::Range;

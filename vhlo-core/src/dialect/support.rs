@@ -4,6 +4,7 @@
 use crate::ir::{AttrData, Attribute, Module, OpId, Param, Type, TypeData};
 use crate::version::Version;
 
+use super::typed::{attrs, types};
 use super::ConversionError;
 
 /// A `!vhlo.<mnemonic>` type with the given parameters.
@@ -23,61 +24,50 @@ pub fn vhlo_attr(m: &mut Module, name: &str, params: Vec<Param>) -> Attribute {
 
 /// `#vhlo.bool_v1<b>`
 pub fn vhlo_bool(m: &mut Module, b: bool) -> Attribute {
-    Attribute(m.cached_id((0, "bool_v1", i64::from(b)), |m| {
-        vhlo_attr(m, "bool_v1", vec![Param::Bool(b)]).0
+    Attribute(m.cached_id((0, "", i64::from(b)), |m| {
+        attrs::BoolV1 { value: b }.build(m).0
     }))
 }
 
 /// `#vhlo.integer_v1<i : i64>`
 pub fn vhlo_i64(m: &mut Module, i: i64) -> Attribute {
-    Attribute(m.cached_id((3, "integer_v1", i), |m| {
-        let t = vhlo_type(m, "i64_v1");
-        vhlo_attr(m, "integer_v1", vec![Param::Type(t), Param::Int(i)]).0
+    Attribute(m.cached_id((3, "", i), |m| {
+        let ty = types::I64V1.build(m);
+        attrs::IntegerV1 { ty, value: i }.build(m).0
     }))
 }
 
 /// `#vhlo.float_v1<f : f64>`
 pub fn vhlo_f64(m: &mut Module, f: f64) -> Attribute {
-    let t = vhlo_type(m, "f64_v1");
-    vhlo_attr(
-        m,
-        "float_v1",
-        vec![
-            Param::Type(t),
-            Param::Float {
-                bits: u128::from(f.to_bits()),
-                width: 64,
-            },
-        ],
-    )
+    let ty = types::F64V1.build(m);
+    let value = (u128::from(f.to_bits()), 64);
+    attrs::FloatV1 { ty, value }.build(m)
 }
 
 /// `#vhlo.type_v1<!vhlo.<mnemonic>>`
 pub fn vhlo_type_attr(m: &mut Module, mnemonic: &'static str) -> Attribute {
     Attribute(m.cached_id((1, mnemonic, 0), |m| {
-        let t = vhlo_type(m, mnemonic);
-        vhlo_attr(m, "type_v1", vec![Param::Type(t)]).0
+        let value = vhlo_type(m, mnemonic);
+        attrs::TypeV1 { value }.build(m).0
     }))
 }
 
 /// `#vhlo.string_v1<"s">`
 pub fn vhlo_string(m: &mut Module, s: &str) -> Attribute {
-    let sym = m.sym(s);
-    vhlo_attr(m, "string_v1", vec![Param::Str(sym)])
+    let value = m.sym(s);
+    attrs::StringV1 { value }.build(m)
 }
 
 /// `#vhlo.dict_v1<{...}>` of (key, value) pairs, keys `#vhlo.string_v1`.
 pub fn vhlo_dict(m: &mut Module, entries: Vec<(Attribute, Attribute)>) -> Attribute {
-    vhlo_attr(
-        m,
-        "dict_v1",
-        vec![Param::AttrPairs(entries.into_boxed_slice())],
-    )
+    let value = entries.into_boxed_slice();
+    attrs::DictV1 { value }.build(m)
 }
 
 /// `#vhlo.array_v1<[...]>`
 pub fn vhlo_array(m: &mut Module, items: Vec<Attribute>) -> Attribute {
-    vhlo_attr(m, "array_v1", vec![Param::Attrs(items.into_boxed_slice())])
+    let value = items.into_boxed_slice();
+    attrs::ArrayV1 { value }.build(m)
 }
 
 /// `#vhlo<enum_name value>`
@@ -89,23 +79,28 @@ pub fn vhlo_enum(m: &mut Module, enum_name: &'static str, value: i64) -> Attribu
 
 /// Byte width of a VHLO integer element type, for tensor data.
 fn int_width_bytes(element: &str) -> usize {
-    match element {
-        "i8_v1" | "ui8_v1" => 1,
-        "i16_v1" | "ui16_v1" => 2,
-        "i32_v1" | "ui32_v1" => 4,
-        _ => 8,
+    let is = |a: &str, b: &str| element == a || element == b;
+    if is(types::I8V1::MNEMONIC, types::Ui8V1::MNEMONIC) {
+        1
+    } else if is(types::I16V1::MNEMONIC, types::Ui16V1::MNEMONIC) {
+        2
+    } else if is(types::I32V1::MNEMONIC, types::Ui32V1::MNEMONIC) {
+        4
+    } else {
+        8
     }
 }
 
 /// `#vhlo.tensor_v1<dense<values> : tensor<shape x element>>` of an integer element type.
 pub fn vhlo_int_tensor(m: &mut Module, element: &str, shape: &[i64], values: &[i64]) -> Attribute {
     let width = int_width_bytes(element);
-    let elem = vhlo_type(m, element);
-    let ty = vhlo_type_with(
-        m,
-        "tensor_v1",
-        vec![Param::Ints(shape.into()), Param::Type(elem), Param::Absent],
-    );
+    let element_type = vhlo_type(m, element);
+    let ty = types::TensorV1 {
+        shape: shape.into(),
+        element_type,
+        encoding: None,
+    }
+    .build(m);
     let mut data = Vec::with_capacity(values.len() * width);
     for v in values {
         data.extend_from_slice(&v.to_le_bytes()[..width]);
@@ -114,11 +109,11 @@ pub fn vhlo_int_tensor(m: &mut Module, element: &str, shape: &[i64], values: &[i
     if data.len() > width && data.chunks(width).all(|c| c == &data[..width]) {
         data.truncate(width);
     }
-    vhlo_attr(
-        m,
-        "tensor_v1",
-        vec![Param::Type(ty), Param::Bytes(data.into())],
-    )
+    attrs::TensorV1 {
+        ty,
+        data: data.into(),
+    }
+    .build(m)
 }
 
 /// Sets a property by name.
@@ -199,29 +194,25 @@ fn same_float_zero(m: &Module, a: Attribute, b: Attribute) -> bool {
 
 /// A short description of an attribute for error messages.
 pub fn describe(m: &Module, a: Attribute) -> String {
-    match m.attr_data(a) {
-        AttrData::Dialect(d) => {
-            let name = m.str(d.mnemonic);
-            match (name, &d.params[..]) {
-                ("bool_v1", [Param::Bool(b)]) => format!("#vhlo.bool_v1<{b}>"),
-                ("array_v1", [Param::Attrs(xs)]) if xs.is_empty() => {
-                    "#vhlo.array_v1<[]>".to_string()
-                }
-                ("tensor_v1", [_, Param::Bytes(b)]) if b.is_empty() => {
-                    "an empty #vhlo.tensor_v1".to_string()
-                }
-                ("type_v1", [Param::Type(t)]) => match m.type_data(*t) {
-                    TypeData::Dialect(dt) => format!("#vhlo.type_v1<!vhlo.{}>", m.str(dt.mnemonic)),
-                    _ => "#vhlo.type_v1<...>".to_string(),
-                },
-                ("result_accuracy_v1", _) => {
-                    "the default #vhlo.result_accuracy_v1 (atol 0, rtol 0, ulps 0, mode DEFAULT)"
-                        .to_string()
-                }
-                _ => format!("#vhlo.{name}<...>"),
-            }
+    let AttrData::Dialect(d) = m.attr_data(a) else {
+        return format!("{:?}", m.attr_data(a));
+    };
+    let name = m.str(d.mnemonic);
+    if let Some(b) = attrs::BoolV1::read(m, a) {
+        format!("#vhlo.{name}<{}>", b.value)
+    } else if attrs::ArrayV1::read(m, a).is_some_and(|x| x.value.is_empty()) {
+        format!("#vhlo.{name}<[]>")
+    } else if attrs::TensorV1::read(m, a).is_some_and(|t| t.data.is_empty()) {
+        format!("an empty #vhlo.{name}")
+    } else if let Some(t) = attrs::TypeV1::read(m, a) {
+        match m.type_data(t.value) {
+            TypeData::Dialect(dt) => format!("#vhlo.{name}<!vhlo.{}>", m.str(dt.mnemonic)),
+            _ => format!("#vhlo.{name}<...>"),
         }
-        other => format!("{other:?}"),
+    } else if attrs::ResultAccuracyV1::read(m, a).is_some() {
+        format!("the default #vhlo.{name} (atol 0, rtol 0, ulps 0, mode DEFAULT)")
+    } else {
+        format!("#vhlo.{name}<...>")
     }
 }
 
@@ -285,14 +276,10 @@ pub fn require_no_regions(
 
 /// The element type of a VHLO tensor type (ranked or unranked); other types are their own element.
 fn element_type(m: &Module, t: Type) -> Type {
-    if let TypeData::Dialect(d) = m.type_data(t) {
-        match (m.str(d.mnemonic), &d.params[..]) {
-            ("tensor_v1", [_, Param::Type(e), ..]) => return *e,
-            ("unranked_tensor_v1", [Param::Type(e)]) => return *e,
-            _ => {}
-        }
+    if let Some(r) = types::TensorV1::read(m, t) {
+        return r.element_type;
     }
-    t
+    types::UnrankedTensorV1::read(m, t).map_or(t, |u| u.element_type)
 }
 
 /// True when some operand's element type differs from the matching result's (reductions that
@@ -330,12 +317,9 @@ pub fn property_is_enum_case(
 
 /// True when property `name` is `#vhlo.bool_v1<b>`.
 pub fn property_is_bool(m: &Module, op: OpId, name: &str, b: bool) -> bool {
-    match m.property(op, name).map(|a| m.attr_data(a)) {
-        Some(AttrData::Dialect(d)) => {
-            m.str(d.mnemonic) == "bool_v1" && d.params.first() == Some(&Param::Bool(b))
-        }
-        _ => false,
-    }
+    m.property(op, name)
+        .and_then(|a| attrs::BoolV1::read(m, a))
+        .is_some_and(|x| x.value == b)
 }
 
 /// True when some operand has the type `!vhlo.<mnemonic>`.

@@ -492,13 +492,13 @@ impl<'a> Parser<'a> {
                 format!("duplicate attribute '{key}' in 'vhlo.func_v1': the custom form gives it"),
             ));
         }
-        let name_attr = self
-            .m
-            .dialect_attr("vhlo", "string_v1", vec![Param::Str(name)]);
-        let fty = self.intern_vhlo_func_type(inputs, results);
-        let type_attr = self
-            .m
-            .dialect_attr("vhlo", "type_v1", vec![Param::Type(fty)]);
+        let name_attr = crate::vhlo::attrs::StringV1 { value: name }.build(&mut self.m);
+        let value = crate::vhlo::types::FuncV1 {
+            inputs: inputs.into(),
+            outputs: results.into(),
+        }
+        .build(&mut self.m);
+        let type_attr = crate::vhlo::attrs::TypeV1 { value }.build(&mut self.m);
         let mut props = vec![
             self.named("sym_name", name_attr),
             self.named("function_type", type_attr),
@@ -520,16 +520,6 @@ impl<'a> Parser<'a> {
         st.regions.push(region);
         Ok(self.m.create_op(st))
     }
-
-    fn intern_vhlo_func_type(&mut self, inputs: Vec<Type>, results: Vec<Type>) -> Type {
-        let dialect = self.m.sym("vhlo");
-        let mnemonic = self.m.sym("func_v1");
-        self.m.ty(TypeData::Dialect(DialectType {
-            dialect,
-            mnemonic,
-            params: Box::new([Param::Types(inputs.into()), Param::Types(results.into())]),
-        }))
-    }
 }
 
 fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
@@ -543,34 +533,36 @@ fn print_vhlo_func(p: &mut Printer<'_>, op: OpId) -> bool {
         return false;
     }
     // `#vhlo.string_v1<"name">` and `#vhlo.type_v1<!vhlo.func_v1<...>>`.
-    let params = |key| match super::shlo_pretty::find_prop(m, op, key).map(|a| m.attr_data(a)) {
-        Some(AttrData::Dialect(d)) => &d.params[..],
-        _ => &[],
+    let prop = |key| super::shlo_pretty::find_prop(m, op, key);
+    let Some(name) = prop("sym_name").and_then(|a| crate::vhlo::attrs::StringV1::read(m, a)) else {
+        return false;
     };
-    let ([Param::Str(name)], [Param::Type(fty)]) = (params("sym_name"), params("function_type"))
+    let Some(fty) = prop("function_type").and_then(|a| crate::vhlo::attrs::TypeV1::read(m, a))
     else {
         return false;
     };
-    let TypeData::Dialect(ft) = m.type_data(*fty) else {
+    let Some(crate::vhlo::types::FuncV1 {
+        inputs: ins,
+        outputs: outs,
+    }) = crate::vhlo::types::FuncV1::read(m, fty.value)
+    else {
         return false;
     };
-    let [Param::Types(ins), Param::Types(outs)] = &ft.params[..] else {
-        return false;
-    };
+    let name = &name.value;
     let regions = m.regions(op);
     if regions.len() != 1 || m.blocks(regions[0]).is_empty() {
         return false;
     }
     let entry = m.blocks(regions[0])[0];
     let args = m.block_args(entry);
-    if !values_typed(m, args, ins) {
+    if !values_typed(m, args, &ins) {
         return false;
     }
     p.out.push_str("vhlo.func_v1 ");
     p.print_symbol(*name);
     p.out.push('(');
     p.print_block_args(args);
-    p.wrap(") -> (", ") ", |q| q.print_type_list(outs));
+    p.wrap(") -> (", ") ", |q| q.print_type_list(&outs));
     p.print_region(regions[0], false, false);
     let mut rest: Vec<NamedAttr> = m
         .properties(op)

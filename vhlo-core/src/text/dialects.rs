@@ -63,28 +63,11 @@ pub fn find_enum(dialect: &str, mnemonic: &str) -> Option<EnumSpec> {
     })
 }
 
-/// The kind of one field of a struct-like attribute.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum FieldKind {
-    /// `[1, 2, ?]` → `Param::Ints` (`?` is the dynamic size).
-    Dims,
-    /// `42` → `Param::Int`.
-    Int,
-    /// A type → `Param::Type`.
-    Type,
-    /// `true`/`false` → `Param::Bool`.
-    Bool,
-    /// A double → `Param::Float { width: 64 }`.
-    Float,
-    /// Any attribute → `Param::Attr`.
-    Attr,
-    /// Optional attribute → `Param::Attr` or `Param::Absent`.
-    OptAttr,
-    /// `"text"` → `Param::Str`.
-    Str,
-    /// `(pre)size` → `Param::Attr` of `#stablehlo.sub_axis_info`, or `Param::Absent`.
-    OptSubAxis,
-}
+pub use crate::dialect::FieldKind;
+use crate::dialect::{ParamKind, ParamSpec};
+use crate::vhlo::VhloAttr;
+use FieldKind::*;
+use Fields::Listed;
 
 /// A struct-like attribute `#dialect.mnemonic<key = value, ...>`.
 #[derive(Clone, Copy)]
@@ -97,108 +80,24 @@ pub struct StructSpec {
     pub omit_defaults: bool,
 }
 
-use crate::dialect::{ParamKind, ParamSpec};
-use crate::vhlo::{StablehloOp, VhloAttr};
-use FieldKind::*;
-use Fields::Listed;
+/// Whether the VHLO attribute is written `#vhlo.mnemonic<key = value, ...>`: its format is
+/// `struct(params)` (spec/attrs.yaml).
+fn is_vhlo_struct(a: VhloAttr) -> bool {
+    a.format()
+        .iter()
+        .any(|e| matches!(e, crate::dialect::ParamFormatElem::Struct(_)))
+}
 
-pub const STRUCTS: &[StructSpec] = &[
-    StructSpec {
-        dialect: "stablehlo",
-        mnemonic: "dot_algorithm",
-        fields: Listed(&[
-            ("lhs_precision_type", Type),
-            ("rhs_precision_type", Type),
-            ("accumulation_type", Type),
-            ("lhs_component_count", Int),
-            ("rhs_component_count", Int),
-            ("num_primitive_operations", Int),
-            ("allow_imprecise_accumulation", Bool),
-        ]),
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "stablehlo",
-        mnemonic: "output_operand_alias",
-        fields: Listed(&[
-            ("output_tuple_indices", Dims),
-            ("operand_index", Int),
-            ("operand_tuple_indices", Dims),
-        ]),
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "stablehlo",
-        mnemonic: "channel_handle",
-        fields: Listed(&[("handle", Int), ("type", Int)]),
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "stablehlo",
-        mnemonic: "result_accuracy",
-        fields: Listed(&[
-            ("atol", Float),
-            ("rtol", Float),
-            ("ulps", Int),
-            ("mode", Attr),
-        ]),
-        omit_defaults: true,
-    },
-    StructSpec {
-        dialect: "stablehlo",
-        mnemonic: "axis_ref",
-        fields: Listed(&[("name", Str), ("sub_axis_info", OptSubAxis)]),
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "stablehlo",
-        mnemonic: "mesh_axis",
-        fields: Listed(&[("name", Str), ("size", Int)]),
-        omit_defaults: false,
-    },
-    StructSpec {
-        dialect: "stablehlo",
-        mnemonic: "replica_group_mesh_axes",
-        fields: Listed(&[("mesh", Attr), ("axes", Attr)]),
-        omit_defaults: false,
-    },
-];
-
-/// The VHLO attributes written `#vhlo.mnemonic<key = value, ...>`, their fields the spec's
-/// parameters (spec/attrs.yaml).
-const VHLO_STRUCTS: [VhloAttr; 8] = [
-    VhloAttr::OutputOperandAliasV1,
-    VhloAttr::TypeExtensionsV1,
-    VhloAttr::ResultAccuracyV1,
-    VhloAttr::SubAxisInfoV1,
-    VhloAttr::AxisRefV1,
-    VhloAttr::ReplicaGroupMeshAxesV1,
-    VhloAttr::MeshAxisV1,
-    VhloAttr::MeshV1,
-];
-
-/// The StableHLO struct attributes the spec splits into VHLO attributes (an op attribute's
-/// `vhlo:`): their fields are the split's, in order.
-const SPLIT_STRUCTS: [(&str, StablehloOp, &str); 3] = [
-    ("scatter", StablehloOp::Scatter, "scatter_dimension_numbers"),
-    ("gather", StablehloOp::Gather, "dimension_numbers"),
-    ("dot", StablehloOp::DotGeneral, "dot_dimension_numbers"),
-];
-
-/// The struct attribute `#stablehlo.mnemonic` that op `k`'s attribute `attr` splits into.
-fn split_struct(mnemonic: &'static str, k: StablehloOp, attr: &str) -> StructSpec {
-    let i = k.attribute_names().iter().position(|n| *n == attr);
-    StructSpec {
-        dialect: "stablehlo",
-        mnemonic,
-        fields: Fields::Split(i.and_then(|i| k.attribute_vhlo_fields()[i]).unwrap_or(&[])),
-        omit_defaults: true,
-    }
+/// StableHLO's struct attribute `#stablehlo.mnemonic` (spec/attrs.yaml, `stablehlo_structs`).
+fn stablehlo_struct(mnemonic: &str) -> Option<&'static crate::dialect::StructAttrSpec> {
+    crate::vhlo::STABLEHLO_STRUCTS
+        .iter()
+        .find(|s| s.mnemonic == mnemonic)
 }
 
 pub fn find_struct(dialect: &str, mnemonic: &str) -> Option<StructSpec> {
     if dialect == "vhlo" {
-        let a = VhloAttr::from_mnemonic(mnemonic).filter(|a| VHLO_STRUCTS.contains(a))?;
+        let a = VhloAttr::from_mnemonic(mnemonic).filter(|&a| is_vhlo_struct(a))?;
         return Some(StructSpec {
             dialect: "vhlo",
             mnemonic: a.mnemonic(),
@@ -206,27 +105,26 @@ pub fn find_struct(dialect: &str, mnemonic: &str) -> Option<StructSpec> {
             omit_defaults: false,
         });
     }
-    if dialect == "stablehlo" {
-        if let Some(&(mn, k, attr)) = SPLIT_STRUCTS.iter().find(|s| s.0 == mnemonic) {
-            return Some(split_struct(mn, k, attr));
-        }
+    if dialect != "stablehlo" {
+        return None;
     }
-    STRUCTS
-        .iter()
-        .find(|s| s.dialect == dialect && s.mnemonic == mnemonic)
-        .copied()
+    // A struct with a syntax of its own is found by its own parser (`conv_raw`).
+    let s = stablehlo_struct(mnemonic).filter(|s| !s.own_syntax)?;
+    Some(StructSpec {
+        dialect: "stablehlo",
+        mnemonic: s.mnemonic,
+        fields: Listed(s.fields),
+        omit_defaults: s.omit_defaults,
+    })
 }
 
 /// The fields of a struct-like attribute, in parameter order.
 #[derive(Clone, Copy)]
 pub enum Fields {
-    /// Listed here (StableHLO's struct attributes).
+    /// StableHLO's struct attributes: the spec lists them.
     Listed(&'static [(&'static str, FieldKind)]),
     /// A VHLO attribute's parameters in the spec.
     Vhlo(&'static [ParamSpec]),
-    /// The VHLO attributes a StableHLO struct attribute splits into: one dimension
-    /// (`*_dim`, `*_dimension`) or a list of them each.
-    Split(&'static [&'static str]),
 }
 
 impl Fields {
@@ -234,7 +132,6 @@ impl Fields {
         match self {
             Listed(f) => f.len(),
             Fields::Vhlo(f) => f.len(),
-            Fields::Split(f) => f.len(),
         }
     }
 
@@ -255,10 +152,6 @@ impl Fields {
                 };
                 (p.name, kind)
             }),
-            Fields::Split(f) => f.get(i).map(|&n| {
-                let one = n.ends_with("_dim") || n.ends_with("_dimension");
-                (n, if one { Int } else { Dims })
-            }),
         }
     }
 
@@ -269,7 +162,14 @@ impl Fields {
 
 /// `#stablehlo.conv<raw ...>`: the convolution dimension numbers spelled field by field.
 pub fn conv_raw() -> StructSpec {
-    split_struct("conv", StablehloOp::Convolution, "dimension_numbers")
+    let (fields, omit_defaults) =
+        stablehlo_struct("conv").map_or((&[][..], true), |s| (s.fields, s.omit_defaults));
+    StructSpec {
+        dialect: "stablehlo",
+        mnemonic: "conv",
+        fields: Listed(fields),
+        omit_defaults,
+    }
 }
 
 #[cfg(test)]
@@ -293,15 +193,23 @@ mod tests {
             let a = crate::text::parse_attribute(&mut m, s).unwrap_or_else(|e| panic!("{s}: {e}"));
             assert_eq!(crate::text::printer::attribute_to_string(&m, a), s);
         }
-        assert_eq!(VHLO_STRUCTS.len(), 8);
-        for a in VHLO_STRUCTS {
+        let structs: Vec<VhloAttr> = VhloAttr::ALL
+            .iter()
+            .copied()
+            .filter(|&a| is_vhlo_struct(a))
+            .collect();
+        assert!(
+            structs.len() > 1,
+            "the spec writes its struct attributes with struct(params)"
+        );
+        for a in structs {
             let spec = find_struct("vhlo", a.mnemonic()).expect("a struct");
             assert_eq!(spec.fields.iter().count(), a.params().len(), "{a:?}");
         }
     }
 
     /// The StableHLO dimension-number structs take their fields from the spec's `vhlo:` splits:
-    /// each field parses and prints back as written.
+    /// each field parses and prints back as written, and reads through its typed struct.
     #[test]
     fn split_structs_take_the_spec_fields() {
         let src = [
@@ -315,10 +223,25 @@ mod tests {
             let a = crate::text::parse_attribute(&mut m, s).unwrap_or_else(|e| panic!("{s}: {e}"));
             assert_eq!(crate::text::printer::attribute_to_string(&m, a), s);
         }
-        for (mnemonic, ..) in SPLIT_STRUCTS {
-            let spec = find_struct("stablehlo", mnemonic).expect("a struct");
-            assert!(spec.fields.len() >= 4, "{mnemonic}");
+        for s in crate::vhlo::STABLEHLO_STRUCTS
+            .iter()
+            .filter(|s| !s.own_syntax)
+        {
+            let spec = find_struct("stablehlo", s.mnemonic).expect("a struct");
+            assert_eq!(spec.fields.len(), s.fields.len(), "{}", s.mnemonic);
         }
+        assert!(find_struct("stablehlo", "conv").is_none());
         assert_eq!(conv_raw().fields.len(), 9);
+        let mut m = crate::ir::Module::new();
+        let dot = crate::text::parse_attribute(&mut m, src[2]).expect("parses");
+        let typed =
+            crate::vhlo::stablehlo_attrs::DotDimensionNumbers::read(&m, dot).expect("a dot");
+        assert_eq!(typed.lhs_contracting_dimensions, vec![2]);
+        assert_eq!(typed.build(&mut m), dot);
+        let conv = crate::text::parse_attribute(&mut m, src[3]).expect("parses");
+        let typed =
+            crate::vhlo::stablehlo_attrs::ConvDimensionNumbers::read(&m, conv).expect("a conv");
+        assert_eq!(typed.output_spatial_dimensions, vec![1, 2]);
+        assert_eq!(typed.build(&mut m), conv);
     }
 }

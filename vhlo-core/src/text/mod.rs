@@ -18,6 +18,7 @@ pub(crate) use dialects::{find_enum, find_struct};
 mod float;
 mod lexer;
 mod op_format;
+mod param_format;
 mod parse_types_attrs;
 mod parser;
 mod printer;

@@ -14,6 +14,7 @@ use super::lexer::Number;
 use super::parser::{Elem, PResult, Parser};
 use crate::ir::wide_int;
 use crate::ir::*;
+use crate::vhlo::{VhloAttr, VhloType};
 
 /// Largest integer bit width accepted (MLIR's limit).
 /// `hlo::verifyBounds`: what is wrong with `bounds` (of `#stablehlo.bounds`) for a tensor of
@@ -355,7 +356,7 @@ impl<'a> Parser<'a> {
         let has_body = self.c.bytes.get(self.c.pos) == Some(&b'<');
         match (dialect, mnemonic) {
             ("stablehlo", "token") => Ok(self.m.dialect_type(dialect, mnemonic, vec![])),
-            ("stablehlo", "future") | ("vhlo", "tuple_v1") | ("vhlo", "future_v1") => {
+            ("stablehlo", "future") => {
                 let ts = self.parse_angle_type_list()?;
                 Ok(self
                     .m
@@ -364,99 +365,11 @@ impl<'a> Parser<'a> {
             ("vhlo", m) if crate::scalars::is_parameterless(m) => {
                 Ok(self.m.dialect_type(dialect, mnemonic, vec![]))
             }
-            ("vhlo", "complex_v1") | ("vhlo", "unranked_tensor_v1") => {
-                self.c.expect(b'<', "to open type parameters")?;
-                let t = self.parse_type()?;
-                self.c.expect(b'>', "to close type parameters")?;
-                Ok(self.m.dialect_type(dialect, mnemonic, vec![Param::Type(t)]))
-            }
-            ("vhlo", "tensor_v1") | ("vhlo", "buffer_v1") => {
-                self.c.expect(b'<', "to open type parameters")?;
-                let shape = self.parse_dim_list()?;
-                let element = self.parse_type()?;
-                let mut params = vec![Param::Ints(shape.into()), Param::Type(element)];
-                if mnemonic == "tensor_v1" {
-                    let enc = if self.c.eat(b',') {
-                        Param::Attr(self.parse_attribute()?)
-                    } else {
-                        Param::Absent
-                    };
-                    params.push(enc);
-                }
-                self.c.expect(b'>', "to close type parameters")?;
-                Ok(self.m.dialect_type(dialect, mnemonic, params))
-            }
-            ("vhlo", "func_v1") => {
-                self.c.expect(b'<', "to open type parameters")?;
-                // `(custom<TypeArray>)`: an empty array is itself spelled `()`.
-                self.c.expect(b'(', "to open function inputs")?;
-                let type_array = |p: &mut Self| {
-                    if p.c.peek() == Some(b'(') && p.c.peek_after_ws_at(1) == Some(b')') {
-                        p.c.pos = p.c.pos.saturating_add(1);
-                        p.c.expect(b')', "")?;
-                        Ok(Vec::new())
-                    } else {
-                        p.parse_type_list()
-                    }
+            ("vhlo", m) if VhloType::from_mnemonic(m).is_some_and(|t| !t.params().is_empty()) => {
+                let Some(t) = VhloType::from_mnemonic(m) else {
+                    return Err(self.c.error_at(pos, format!("unknown type '!vhlo.{m}'")));
                 };
-                let inputs = type_array(self)?;
-                self.c.expect(b')', "to close function inputs")?;
-                self.c.expect_punct("->", "in function type")?;
-                let outputs = type_array(self)?;
-                self.c.expect(b'>', "to close type parameters")?;
-                Ok(self.m.dialect_type(
-                    dialect,
-                    mnemonic,
-                    vec![Param::Types(inputs.into()), Param::Types(outputs.into())],
-                ))
-            }
-            ("vhlo", "quant_v1") | ("vhlo", "quant_per_axis_v1") => {
-                self.c.expect(b'<', "to open type parameters")?;
-                let storage = self.parse_type()?;
-                self.c.expect(b':', "after storage type")?;
-                let expressed = self.parse_type()?;
-                self.c.expect(b',', "after expressed type")?;
-                let mut params = Vec::new();
-                if mnemonic == "quant_v1" {
-                    let scale = Param::Float {
-                        bits: u128::from(self.parse_scale()?),
-                        width: 64,
-                    };
-                    self.c.expect(b':', "after scale")?;
-                    let zp = self.c.int64("as zero point")?;
-                    params.extend([
-                        Param::Type(storage),
-                        Param::Type(expressed),
-                        scale,
-                        Param::Int(zp),
-                    ]);
-                } else {
-                    let qdim = self.c.int64("as quantized dimension")?;
-                    self.c.expect(b',', "after quantized dimension")?;
-                    self.c.expect(b'[', "to open scales")?;
-                    let scales = self.parse_list_until(b']', "between scales", |p| {
-                        Ok(u128::from(p.parse_scale()?))
-                    })?;
-                    self.c.expect(b',', "after scales")?;
-                    let zps = self.parse_int_list()?;
-                    params.extend([
-                        Param::Type(storage),
-                        Param::Type(expressed),
-                        Param::Int(qdim),
-                        Param::Floats(scales.into()),
-                        Param::Ints(zps.into()),
-                    ]);
-                }
-                self.c.expect(b',', "before storage range")?;
-                let min = self.c.int64("as storage minimum")?;
-                self.c.expect(b':', "in storage range")?;
-                let max = self.c.int64("as storage maximum")?;
-                self.c.expect(b',', "before flags")?;
-                let flags = self.c.int64("as flags")?;
-                self.c.expect(b'>', "to close type parameters")?;
-                params.insert(0, Param::UInt(flags as u64));
-                params.push(Param::Int(min));
-                params.push(Param::Int(max));
+                let params = self.parse_vhlo_type_params(t)?;
                 Ok(self.m.dialect_type(dialect, mnemonic, params))
             }
             ("quant", "uniform") => self.parse_quant_uniform(),
@@ -495,7 +408,7 @@ impl<'a> Parser<'a> {
 
     /// A float literal as a double parameter; `allow_int`: a decimal integer is taken too (as MLIR's `parseFloat(double&)`
     /// takes it for quantization scales; its APFloat parameters do not).
-    fn parse_f64_param(&mut self, allow_int: bool) -> PResult<Param> {
+    pub(super) fn parse_f64_param(&mut self, allow_int: bool) -> PResult<Param> {
         self.c.skip_ws();
         let pos = self.c.pos;
         let bits = match self.c.number() {
@@ -527,7 +440,7 @@ impl<'a> Parser<'a> {
     /// A quantization scale (a double). An infinite or NaN scale (`1.0e+800` overflows) is
     /// refused here, as MLIR's parser refuses it (out of the expressed type's range): the
     /// printer has no spelling for it that parses back.
-    fn parse_scale(&mut self) -> PResult<u64> {
+    pub(super) fn parse_scale(&mut self) -> PResult<u64> {
         self.c.skip_ws();
         let pos = self.c.pos;
         let Param::Float { bits, .. } = self.parse_f64_param(true)? else {
@@ -1022,7 +935,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The bit pattern of a float literal in format `kind`.
-    fn float_bits(&self, kind: FloatKind, e: &Elem, pos: usize) -> PResult<u128> {
+    pub(super) fn float_bits(&self, kind: FloatKind, e: &Elem, pos: usize) -> PResult<u128> {
         let width = kind.bit_width();
         let from = |v: f64| {
             float::from_f64(kind, v).ok_or_else(|| {
@@ -1190,7 +1103,8 @@ impl<'a> Parser<'a> {
             self.c.expect(b'>', "to close enum attribute")?;
             return Ok(a);
         }
-        if let Some(spec) = dialects::find_struct(dialect, mnemonic) {
+        // VHLO's are read by their formats (below).
+        if let Some(spec) = dialects::find_struct(dialect, mnemonic).filter(|_| dialect != "vhlo") {
             return self.parse_struct_attr_pub(&spec);
         }
         match (dialect, mnemonic) {
@@ -1249,116 +1163,19 @@ impl<'a> Parser<'a> {
                 Ok(a)
             }
             ("vhlo", _) => {
-                let what = match mnemonic {
-                    "array_v1" => "array",
-                    "bool_v1" => "bool",
-                    "dict_v1" => "dictionary",
-                    "float_v1" => "float",
-                    "integer_v1" => "integer",
-                    "string_v1" => "string",
-                    "tensor_v1" => "tensor",
-                    "type_v1" => "type attribute",
-                    _ => {
-                        return Err(self
-                            .c
-                            .error_at(pos, format!("unknown attribute '#{dialect}.{mnemonic}'")))
-                    }
+                let Some(a) = VhloAttr::from_mnemonic(mnemonic).filter(|a| !a.params().is_empty())
+                else {
+                    return Err(self
+                        .c
+                        .error_at(pos, format!("unknown attribute '#{dialect}.{mnemonic}'")));
                 };
-                self.c.expect_lazy(b'<', || format!("to open {what}"))?;
-                let params = self.parse_vhlo_attr_params(mnemonic, pos)?;
-                self.c.expect_lazy(b'>', || format!("to close {what}"))?;
+                let params = self.parse_vhlo_attr_params(a)?;
                 Ok(self.m.dialect_attr(dialect, mnemonic, params))
             }
             _ => Err(self
                 .c
                 .error_at(pos, format!("unknown attribute '#{dialect}.{mnemonic}'"))),
         }
-    }
-
-    /// The parameters of a VHLO builtin-like attribute `#vhlo.mnemonic<...>`, between the
-    /// angle brackets.
-    fn parse_vhlo_attr_params(&mut self, mnemonic: &str, pos: usize) -> PResult<Vec<Param>> {
-        Ok(match mnemonic {
-            "array_v1" => {
-                let a = self.parse_attribute()?;
-                let AttrData::Array(elems) = self.m.attr_data(a).clone() else {
-                    return Err(self.c.error_at(pos, "expected '[' in #vhlo.array_v1"));
-                };
-                vec![Param::Attrs(elems)]
-            }
-            "bool_v1" => {
-                let b = if self.c.eat_keyword("true") {
-                    true
-                } else if self.c.eat_keyword("false") {
-                    false
-                } else {
-                    return Err(self.c.error("expected 'true' or 'false'"));
-                };
-                vec![Param::Bool(b)]
-            }
-            "dict_v1" => {
-                self.c.expect(b'{', "to open dictionary")?;
-                let pairs = self.parse_list_until(b'}', "between dictionary entries", |p| {
-                    let k = p.parse_attribute()?;
-                    p.c.expect(b'=', "in dictionary entry")?;
-                    Ok((k, p.parse_attribute()?))
-                })?;
-                vec![Param::AttrPairs(pairs.into())]
-            }
-            "float_v1" => {
-                self.c.skip_ws();
-                let vpos = self.c.pos;
-                let n = self
-                    .c
-                    .number()
-                    .ok_or_else(|| self.c.error_at(vpos, "expected float literal"))?;
-                self.c.expect(b':', "before float type")?;
-                let ty = self.parse_type()?;
-                let kind = self
-                    .vhlo_float_kind(ty)
-                    .ok_or_else(|| self.c.error_at(vpos, "expected a VHLO float type"))?;
-                let bits = self.float_bits(kind, &Elem::from_number(n), vpos)?;
-                let width = kind.bit_width();
-                vec![Param::Type(ty), Param::Float { bits, width }]
-            }
-            "integer_v1" => {
-                self.c.skip_ws();
-                let vpos = self.c.pos;
-                let a = self.parse_attribute()?;
-                let (ty, value) = match self.m.attr_data(a).clone() {
-                    AttrData::Integer { ty, value } => (ty, value),
-                    AttrData::Bool(b) => (
-                        self.m.ty(TypeData::Integer {
-                            width: 1,
-                            signedness: Signedness::Signless,
-                        }),
-                        b as i128,
-                    ),
-                    _ => return Err(self.c.error_at(vpos, "expected integer attribute")),
-                };
-                vec![
-                    Param::Type(self.builtin_to_vhlo(ty)),
-                    Param::Int(value as i64),
-                ]
-            }
-            "string_v1" => {
-                let s = self.c.string_lit_bytes()?;
-                vec![Param::Str(self.m.sym_bytes(&s))]
-            }
-            "tensor_v1" => {
-                self.c.skip_ws();
-                let vpos = self.c.pos;
-                let a = self.parse_attribute()?;
-                // The VHLO type and MLIR's raw dense storage (one element when splat).
-                let AttrData::DenseElements { ty, data, .. } = self.m.attr_data(a).clone() else {
-                    return Err(self
-                        .c
-                        .error_at(vpos, "expected numeric dense elements attribute"));
-                };
-                vec![Param::Type(self.builtin_to_vhlo(ty)), Param::Bytes(data)]
-            }
-            _ => vec![Param::Type(self.parse_type()?)],
-        })
     }
 
     /// `(pre)size` of a sub-axis.
@@ -1386,11 +1203,22 @@ impl<'a> Parser<'a> {
 
     /// The `key = value, ...>` part of a struct-like attribute.
     fn parse_struct_body(&mut self, spec: &dialects::StructSpec) -> PResult<Attribute> {
+        let params = self.parse_struct_params(spec)?;
+        self.c.expect(b'>', "to close the fields")?;
+        Ok(self.m.dialect_attr(spec.dialect, spec.mnemonic, params))
+    }
+
+    /// The fields `key = value, ...` of a struct-like attribute, up to its closing `>` (left
+    /// unread), as its parameters.
+    pub(super) fn parse_struct_params(
+        &mut self,
+        spec: &dialects::StructSpec,
+    ) -> PResult<Vec<Param>> {
         let mut values: Vec<Option<Param>> = vec![None; spec.fields.len()];
-        if !self.c.eat(b'>') {
+        if self.c.peek() != Some(b'>') {
             loop {
                 // StableHLO's own struct parser accepts a trailing comma.
-                if spec.omit_defaults && self.c.eat(b'>') {
+                if spec.omit_defaults && self.c.peek() == Some(b'>') {
                     break;
                 }
                 self.c.skip_ws();
@@ -1436,7 +1264,7 @@ impl<'a> Parser<'a> {
                 if let Some(slot) = values.get_mut(idx) {
                     *slot = Some(v);
                 }
-                if self.c.eat(b'>') {
+                if self.c.peek() == Some(b'>') {
                     break;
                 }
                 self.c.expect(b',', "between fields")?;
@@ -1460,7 +1288,7 @@ impl<'a> Parser<'a> {
                 }
             });
         }
-        Ok(self.m.dialect_attr(spec.dialect, spec.mnemonic, params))
+        Ok(params)
     }
 
     /// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` (StableHLO's compressed convolution layout).
@@ -1581,27 +1409,25 @@ impl<'a> Parser<'a> {
                 }
             }
             TypeData::Complex(e) => {
-                let e = self.builtin_to_vhlo(e);
-                self.m
-                    .dialect_type("vhlo", "complex_v1", vec![Param::Type(e)])
+                let element_type = self.builtin_to_vhlo(e);
+                crate::vhlo::types::ComplexV1 { element_type }.build(&mut self.m)
             }
             TypeData::RankedTensor {
                 shape,
                 element,
                 encoding,
             } => {
-                let e = self.builtin_to_vhlo(element);
-                let enc = encoding.map_or(Param::Absent, Param::Attr);
-                self.m.dialect_type(
-                    "vhlo",
-                    "tensor_v1",
-                    vec![Param::Ints(shape), Param::Type(e), enc],
-                )
+                let element_type = self.builtin_to_vhlo(element);
+                crate::vhlo::types::TensorV1 {
+                    shape,
+                    element_type,
+                    encoding,
+                }
+                .build(&mut self.m)
             }
             TypeData::UnrankedTensor { element } => {
-                let e = self.builtin_to_vhlo(element);
-                self.m
-                    .dialect_type("vhlo", "unranked_tensor_v1", vec![Param::Type(e)])
+                let element_type = self.builtin_to_vhlo(element);
+                crate::vhlo::types::UnrankedTensorV1 { element_type }.build(&mut self.m)
             }
             _ => t,
         }

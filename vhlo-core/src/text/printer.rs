@@ -1,6 +1,7 @@
 //! The printer: a [`Module`] as MLIR text, generic form or with the custom forms of
 //! builtin.module, func.* and StableHLO ops.
 
+use crate::vhlo::{VhloAttr, VhloType};
 use std::fmt::Write;
 use std::hash::BuildHasher;
 use std::sync::Arc;
@@ -651,7 +652,7 @@ fn c_exponent(r: String) -> String {
     }
 }
 
-fn float_kind_of_width(width: u32) -> FloatKind {
+pub(super) fn float_kind_of_width(width: u32) -> FloatKind {
     match width {
         16 => FloatKind::F16,
         32 => FloatKind::F32,
@@ -1941,7 +1942,7 @@ impl<'m> Printer<'m> {
         self.out.push('>');
     }
 
-    fn print_shape(&mut self, shape: &[Dim]) {
+    pub(super) fn print_shape(&mut self, shape: &[Dim]) {
         for &d in shape {
             if d == DYNAMIC || d < 0 {
                 self.out.push_str("?x");
@@ -1962,7 +1963,7 @@ impl<'m> Printer<'m> {
     }
 
     /// `2, ?, 4`: sizes, dynamic ones as `?`.
-    fn print_dims(&mut self, dims: &[i64]) {
+    pub(super) fn print_dims(&mut self, dims: &[i64]) {
         self.print_sep(dims, ", ", |p, d| {
             if d == DYNAMIC {
                 p.out.push('?');
@@ -1990,61 +1991,10 @@ impl<'m> Printer<'m> {
         }
         match (dialect, mnemonic, p) {
             (_, _, []) => {}
-            ("stablehlo", "future", [Param::Types(ts)])
-            | ("vhlo", "tuple_v1" | "future_v1", [Param::Types(ts)]) => {
+            ("stablehlo", "future", [Param::Types(ts)]) => {
                 self.wrap("<", ">", |p| p.print_type_list(ts));
             }
-            ("vhlo", "complex_v1" | "unranked_tensor_v1", [Param::Type(t)]) => {
-                self.wrap("<", ">", |p| p.print_type(*t));
-            }
-            (
-                "vhlo",
-                "tensor_v1" | "buffer_v1",
-                [Param::Ints(shape), Param::Type(e), rest @ ..],
-            ) => self.print_shaped("<", shape, *e, [rest.first().and_then(Param::attr), None]),
-            ("vhlo", "func_v1", [Param::Types(ins), Param::Types(outs)]) => {
-                self.out.push_str("<(");
-                if ins.is_empty() {
-                    self.out.push_str("()");
-                } else {
-                    self.print_type_list(ins);
-                }
-                self.out.push_str(") -> ");
-                if outs.is_empty() {
-                    self.out.push_str("()");
-                } else {
-                    self.print_type_list(outs);
-                }
-                self.out.push('>');
-            }
-            (
-                "vhlo",
-                "quant_v1",
-                [Param::UInt(flags), Param::Type(s), Param::Type(e), Param::Float { bits, width }, Param::Int(zp), Param::Int(min), Param::Int(max)],
-            ) => {
-                self.out.push('<');
-                self.print_type(*s);
-                self.out.push(':');
-                self.print_type(*e);
-                let scale = format_float(float_kind_of_width(*width), *bits);
-                let _ = write!(self.out, ", {scale}:{zp}, {min}:{max}, {flags}>");
-            }
-            (
-                "vhlo",
-                "quant_per_axis_v1",
-                [Param::UInt(flags), Param::Type(s), Param::Type(e), Param::Int(qdim), Param::Floats(scales), Param::Ints(zps), Param::Int(min), Param::Int(max)],
-            ) => {
-                self.out.push('<');
-                self.print_type(*s);
-                self.out.push(':');
-                self.print_type(*e);
-                let _ = write!(self.out, ", {qdim}, [");
-                self.print_sep(scales, ", ", |p, b| {
-                    format_float_into(&mut p.out, FloatKind::F64, b)
-                });
-                self.out.push_str("], ");
-                self.print_dims_list(zps);
-                let _ = write!(self.out, ", {min}:{max}, {flags}>");
+            ("vhlo", _, _) if self.print_vhlo_type_params(VhloType::from_mnemonic(mnemonic), p) => {
             }
             ("quant", "uniform", params) => self.print_quant_uniform(params),
             (_, _, [Param::Str(body)]) => self.out.push_str(m.str(*body)),
@@ -2296,7 +2246,7 @@ impl<'m> Printer<'m> {
 
     /// `dense<...> : tensor<...>` for a VHLO tensor type and raw data (splat when the data is a
     /// single element). False when the type has no builtin counterpart.
-    fn print_vhlo_dense(&mut self, t: Type, data: &[u8]) -> bool {
+    pub(super) fn print_vhlo_dense(&mut self, t: Type, data: &[u8]) -> bool {
         let m = self.m;
         let TypeData::Dialect(d) = m.type_data(t) else {
             return false;
@@ -2523,7 +2473,8 @@ impl<'m> Printer<'m> {
             return;
         }
         let _ = write!(self.out, "#{dialect}.");
-        if let Some(spec) = dialects::find_struct(dialect, mnemonic) {
+        // VHLO's are printed by their formats (below).
+        if let Some(spec) = dialects::find_struct(dialect, mnemonic).filter(|_| dialect != "vhlo") {
             self.out.push_str(mnemonic);
             self.out.push('<');
             self.print_struct_fields(&spec, p, spec.omit_defaults);
@@ -2555,73 +2506,11 @@ impl<'m> Printer<'m> {
                 }
                 self.out.push('>');
             }
-            ("vhlo", "array_v1", [Param::Attrs(elems)]) => {
-                self.wrap("array_v1<[", "]>", |p| p.print_attr_list(elems));
-            }
-            ("vhlo", "bool_v1", [Param::Bool(b)]) => {
-                let _ = write!(self.out, "bool_v1<{b}>");
-            }
-            ("vhlo", "dict_v1", [Param::AttrPairs(pairs)]) => {
-                self.wrap("dict_v1<{", "}>", |p| {
-                    p.print_sep(pairs, ", ", |p, (k, v)| {
-                        p.print_attr(k);
-                        p.out.push_str(" = ");
-                        p.print_attr(v);
-                    })
-                });
-            }
-            ("vhlo", "float_v1", [Param::Type(t), Param::Float { bits, width }]) => {
-                let kind = match elem_kind(m, *t) {
-                    Some(ElemKind::Float(k)) => k,
-                    _ => float_kind_of_width(*width),
-                };
-                let _ = write!(self.out, "float_v1<{} : ", format_float(kind, *bits));
-                self.print_type(*t);
-                self.out.push('>');
-            }
-            ("vhlo", "integer_v1", [Param::Type(t), Param::Int(v)]) => {
-                self.out.push_str("integer_v1<");
-                let spelled = match m.type_data(*t) {
-                    TypeData::Dialect(dt) => crate::scalars::builtin_of(m.str(dt.mnemonic)),
-                    _ => None,
-                };
-                match spelled {
-                    Some("i1") => self
-                        .out
-                        .push_str(if *v & 1 == 1 { "true" } else { "false" }),
-                    Some(s) => {
-                        if let Some(w) = s.strip_prefix("ui").and_then(|w| w.parse::<u32>().ok()) {
-                            let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
-                            let _ = write!(self.out, "{} : {s}", (*v as u64) & mask);
-                        } else {
-                            let _ = write!(self.out, "{v} : {s}");
-                        }
-                    }
-                    None => {
-                        let _ = write!(self.out, "{v} : ");
-                        self.print_type(*t);
-                    }
+            ("vhlo", _, _) => {
+                self.out.push_str(mnemonic);
+                if !self.print_vhlo_attr_params(VhloAttr::from_mnemonic(mnemonic), p) {
+                    let _ = write!(self.out, "<<unprintable params {:?}>>", p);
                 }
-                self.out.push('>');
-            }
-            ("vhlo", "string_v1", [Param::Str(s)]) => {
-                self.out.push_str("string_v1<");
-                write_escaped(&mut self.out, m.bytes(*s));
-                self.out.push('>');
-            }
-            ("vhlo", "tensor_v1", [Param::Type(t), Param::Bytes(data)]) => {
-                self.out.push_str("tensor_v1<");
-                if !self.print_vhlo_dense(*t, data) {
-                    let _ = write!(
-                        self.out,
-                        "<<unprintable tensor data of {} bytes>>",
-                        data.len()
-                    );
-                }
-                self.out.push('>');
-            }
-            ("vhlo", "type_v1", [Param::Type(t)]) => {
-                self.wrap("type_v1<", ">", |p| p.print_type(*t));
             }
             _ => {
                 let _ = write!(self.out, "{mnemonic}<<unprintable params {:?}>>", p);
@@ -2631,7 +2520,7 @@ impl<'m> Printer<'m> {
 
     /// `name = value, ...`: the present fields of a struct-like attribute (without those at
     /// their default when `omit_defaults`).
-    fn print_struct_fields(
+    pub(super) fn print_struct_fields(
         &mut self,
         spec: &dialects::StructSpec,
         p: &[Param],
@@ -2748,7 +2637,7 @@ pub(crate) fn storage_range(width: u32, signed: bool) -> (i64, i64) {
 const HEX_ABOVE: usize = 100;
 
 /// A dense element type, from a builtin or a VHLO scalar type.
-enum ElemKind {
+pub(super) enum ElemKind {
     Int { width: u32, signedness: Signedness },
     Index,
     Float(FloatKind),
@@ -2778,15 +2667,15 @@ impl ElemKind {
     }
 }
 
-fn elem_kind(m: &Module, t: Type) -> Option<ElemKind> {
+pub(super) fn elem_kind(m: &Module, t: Type) -> Option<ElemKind> {
     let vhlo_scalar;
     let scalar = match m.type_data(t) {
         TypeData::Complex(inner) => {
             return Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?)))
         }
         TypeData::Dialect(d) if m.str(d.dialect) == "vhlo" => {
-            if let ("complex_v1", [Param::Type(inner)]) = (m.str(d.mnemonic), &d.params[..]) {
-                return Some(ElemKind::Complex(Box::new(elem_kind(m, *inner)?)));
+            if let Some(c) = crate::vhlo::types::ComplexV1::read(m, t) {
+                return Some(ElemKind::Complex(Box::new(elem_kind(m, c.element_type)?)));
             }
             vhlo_scalar = crate::scalars::type_of(m.str(d.mnemonic))?;
             &vhlo_scalar
