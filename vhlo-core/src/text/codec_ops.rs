@@ -765,6 +765,27 @@ fn segments4(m: &crate::ir::Module, a: Attribute) -> Option<[usize; 4]> {
     Some([u(a)?, u(b)?, u(c)?, u(d)?])
 }
 
+/// Whether every entry of a dynamic index list is `c`: static, or a value an `arith.constant`
+/// of that integer defines (upstream's getConstantIntValue of its OpFoldResults).
+fn all_constant(m: &crate::ir::Module, statics: &[i64], values: &[Value], c: i64) -> bool {
+    let mut values = values.iter();
+    statics.iter().all(|&x| {
+        if x != crate::ir::DYNAMIC {
+            return x == c;
+        }
+        let Some(&v) = values.next() else {
+            return false;
+        };
+        let crate::ir::ValueDef::Result { op, .. } = m.value_def(v) else {
+            return false;
+        };
+        m.op_name_str(op) == "arith.constant"
+            && named_attr(m, op, "value").is_some_and(|a| {
+                matches!(m.attr_data(a), AttrData::Integer { value, .. } if *value == i128::from(c))
+            })
+    })
+}
+
 /// ViewLikeInterface's printDynamicIndexList in parentheses: `(%a, 4, %b)`, the values where
 /// `statics` holds ShapedType::kDynamic; `None` when the counts disagree.
 fn write_index_list(p: &Printer<'_>, statics: &[i64], values: &[Value]) -> Option<String> {
@@ -833,7 +854,9 @@ pub(crate) fn print_scf_forall(p: &mut Printer<'_>, op: OpId) -> bool {
     };
     p.out.push_str("scf.forall ");
     print_paren_values(p, &args[..rank]);
-    if l == 0 && s == 0 && lbs.iter().all(|&x| x == 0) && steps.iter().all(|&x| x == 1) {
+    // Upstream's isNormalized asks getConstantIntValue, which also sees through a dynamic
+    // bound defined by a constant: jaxlib then prints `in` and leaves that operand out.
+    if all_constant(m, &lbs, &ops[..l], 0) && all_constant(m, &steps, &ops[l + u..n], 1) {
         p.out.push_str(" in ");
         p.out.push_str(&ub_text);
     } else {
