@@ -167,6 +167,10 @@ pub struct RawEnumDef {
     pub since: SStr,
     pub code: Spanned<u32>,
     pub stablehlo: SStr,
+    /// StableHLO prints it `#stablehlo.<stablehlo><CASE>` (an EnumAttr with an assembly format
+    /// of its own) rather than `#stablehlo<<stablehlo> CASE>`.
+    #[serde(default)]
+    pub stablehlo_own_mnemonic: bool,
     #[serde(default)]
     pub description: Option<String>,
     pub cases: Vec<RawEnumCase>,

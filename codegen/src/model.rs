@@ -146,6 +146,8 @@ pub struct EnumDef {
     pub range: VersionRange,
     pub code: u32,
     pub stablehlo: String,
+    /// Printed `#stablehlo.<stablehlo><CASE>` in StableHLO (spec `stablehlo_own_mnemonic`).
+    pub stablehlo_own_mnemonic: bool,
     pub description: Option<String>,
     pub cases: Vec<EnumCase>,
     pub pos: Pos,
@@ -907,6 +909,7 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 range: PLACEHOLDER_RANGE,
                 code: d.code.value,
                 stablehlo: d.stablehlo.value.clone(),
+                stablehlo_own_mnemonic: d.stablehlo_own_mnemonic,
                 description: d.description.clone(),
                 cases: d
                     .cases

@@ -308,6 +308,7 @@ mod tests {
                 },
                 code: 0,
                 stablehlo: s.to_string(),
+                stablehlo_own_mnemonic: false,
                 description: None,
                 cases: Vec::<EnumCase>::new(),
                 pos: Pos::file("enums.yaml"),

@@ -81,6 +81,7 @@ pub mod bytecode;
 pub mod compatibility;
 pub mod convert;
 pub mod dialect;
+pub mod elements;
 pub mod ir;
 pub mod portable;
 pub mod scalars;

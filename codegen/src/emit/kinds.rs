@@ -182,6 +182,7 @@ pub(super) fn emit(spec: &Spec, typed_modules: bool) -> TokenStream {
     let enum_codes = spec.enums.iter().map(|e| e.code);
     let enum_ranges = spec.enums.iter().map(|e| range_tokens(spec, e.range));
     let enum_shlo = spec.enums.iter().map(|e| &e.stablehlo);
+    let enum_own = spec.enums.iter().map(|e| e.stablehlo_own_mnemonic);
     let enum_cases = spec.enums.iter().map(|e| {
         let cs = e.cases.iter().map(|c| {
             let (n, v) = (&c.name, c.value);
@@ -270,6 +271,12 @@ pub(super) fn emit(spec: &Spec, typed_modules: bool) -> TokenStream {
             pub fn stablehlo(self) -> &'static str {
                 const S: &[&str] = &[ #(#enum_shlo),* ];
                 S[self as usize]
+            }
+            /// True when StableHLO prints it `#stablehlo.<name><CASE>` rather than
+            /// `#stablehlo<<name> CASE>` (spec `stablehlo_own_mnemonic`).
+            pub fn stablehlo_own_mnemonic(self) -> bool {
+                const O: &[bool] = &[ #(#enum_own),* ];
+                O[self as usize]
             }
             /// (case name, value) pairs.
             pub fn cases(self) -> &'static [(&'static str, i64)] {

@@ -158,18 +158,18 @@ fn replace_tanh(e: &mut Editor<'_>, tanh: OpId) -> Result<bool, Error> {
         return Ok(false);
     }
     let loc = m.op_location(tanh);
-    let spelled = text::type_to_string(m, ty);
     let make = |e: &mut Editor<'_>,
                 name: &str,
                 operands: &[Value],
-                value: Option<&str>|
+                value: Option<f64>|
      -> Result<Value, Error> {
         let m = e.module_mut();
         let mut state = OperationState::new(m.sym(name), loc);
         state.operands.extend_from_slice(operands);
         state.result_types.push(ty);
         if let Some(v) = value {
-            let value = text::parse_attribute(m, &format!("dense<{v}> : {spelled}"))?;
+            // A splat of `v` in the tensor's element type (typed element access).
+            let value = vhlo_core::elements::from_floats(m, ty, &[v])?;
             state.properties.push(vhlo_core::ir::NamedAttr {
                 name: m.sym("value"),
                 value,
@@ -179,8 +179,8 @@ fn replace_tanh(e: &mut Editor<'_>, tanh: OpId) -> Result<bool, Error> {
         e.insert_before(tanh, op)?;
         Ok(e.module().result(op, 0).ok_or("an op without a result")?)
     };
-    let two = make(e, "stablehlo.constant", &[], Some("2.000000e+00"))?;
-    let one = make(e, "stablehlo.constant", &[], Some("1.000000e+00"))?;
+    let two = make(e, "stablehlo.constant", &[], Some(2.0))?;
+    let one = make(e, "stablehlo.constant", &[], Some(1.0))?;
     let twice = make(e, "stablehlo.multiply", &[two, x], None)?;
     let logistic = make(e, "stablehlo.logistic", &[twice], None)?;
     let scaled = make(e, "stablehlo.multiply", &[two, logistic], None)?;

@@ -3,6 +3,7 @@
 //!
 //! One module per former test file; see tests/README.md for the index.
 
+mod dense_elements;
 mod inferred_builders;
 mod ir_editing;
 mod typed_stablehlo_attrs;

@@ -34,9 +34,13 @@ pub(crate) fn default_dialect_of(name: &str) -> &'static str {
     }
 }
 
-/// Enums printed `#dialect.mnemonic<CASE>` instead of `#dialect<mnemonic CASE>`.
+/// Enums printed `#dialect.mnemonic<CASE>` instead of `#dialect<mnemonic CASE>` (the spec's
+/// `stablehlo_own_mnemonic`).
 pub fn enum_uses_pretty_mnemonic(dialect: &str, mnemonic: &str) -> bool {
-    dialect == "stablehlo" && mnemonic == "result_accuracy_mode"
+    dialect == "stablehlo"
+        && crate::vhlo::VhloEnum::ALL
+            .iter()
+            .any(|k| k.stablehlo() == mnemonic && k.stablehlo_own_mnemonic())
 }
 
 /// The enum attribute `#dialect<mnemonic ...>` of StableHLO or VHLO, from the generated
