@@ -434,6 +434,8 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             print_terminator(p, op, name)
         }
         "func.call" => print_call_op(p, op),
+        // Most ops: no codec dialect to look up (a search of the name per op otherwise).
+        n if n.starts_with("stablehlo.") => super::shlo_pretty::print_stablehlo(p, op),
         n if super::sdy_ops::codec_op(n).is_some() => super::sdy_ops::print_codec_op(p, op),
         "vhlo.func_v1" => print_vhlo_func(p, op),
         name @ "builtin.unrealized_conversion_cast" => {
