@@ -57,7 +57,7 @@ fn tensor_parts(m: &Module, ty: Type) -> Option<(&[i64], Type)> {
         TypeData::RankedTensor { shape, element, .. } if shape.iter().all(|&d| d >= 0) => {
             Some((shape, *element))
         }
-        _ => None,
+        _ => crate::ir::vector_parts(m, ty),
     }
 }
 

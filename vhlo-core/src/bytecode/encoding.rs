@@ -49,6 +49,8 @@ pub(crate) mod builtin_type {
     pub const RANKED_TENSOR_WITH_ENCODING: u64 = 14;
     pub const TUPLE: u64 = 15;
     pub const UNRANKED_TENSOR: u64 = 18;
+    pub const VECTOR: u64 = 19;
+    pub const VECTOR_WITH_SCALABLE_DIMS: u64 = 20;
 }
 
 /// Builtin dialect type codes of the float types: `bf16` to `f128`, then those after

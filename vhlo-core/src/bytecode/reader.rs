@@ -1121,6 +1121,30 @@ impl<'a> Reader<'a> {
             builtin_type::UNRANKED_TENSOR => TypeData::UnrankedTensor {
                 element: self.read_type(c)?,
             },
+            // Kept as the dialect type `builtin.vector` (ir::vector_parts).
+            builtin_type::VECTOR => {
+                let shape = read_shape(c)?;
+                if shape.iter().any(|&d| d <= 0) {
+                    return Err(c.err_at(at, "vector types must have positive constant sizes"));
+                }
+                let element = self.read_type(c)?;
+                let scalable: Box<[i64]> = vec![0; shape.len()].into();
+                let (dialect, mnemonic) = (self.module.sym("builtin"), self.module.sym("vector"));
+                TypeData::Dialect(crate::ir::DialectType {
+                    dialect,
+                    mnemonic,
+                    params: Box::new([
+                        crate::ir::Param::Ints(shape),
+                        crate::ir::Param::Ints(scalable),
+                        crate::ir::Param::Type(element),
+                    ]),
+                })
+            }
+            builtin_type::VECTOR_WITH_SCALABLE_DIMS => {
+                return Err(c
+                    .err_at(at, "scalable vector types are not supported")
+                    .of_kind(BytecodeErrorKind::Unsupported))
+            }
             _ => match super::encoding::BUILTIN_FLOAT_TYPE_CODES
                 .iter()
                 .find(|(_, c)| *c == code)

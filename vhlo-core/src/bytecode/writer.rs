@@ -691,6 +691,17 @@ fn encode_type(m: &mut Module, t: Type, w: &mut dyn DialectWriter) -> Result<boo
     let data = m.type_data(t).clone();
     match data {
         TypeData::Dialect(d) => {
+            // A fixed-size vector as MLIR writes it (scalable ones as text).
+            if let Some((shape, element)) = crate::ir::vector_parts(m, t) {
+                if matches!(&d.params[..], [_, crate::ir::Param::Ints(s), _] if s.iter().all(|&x| x == 0))
+                {
+                    let shape = shape.to_vec();
+                    w.varint(builtin_type::VECTOR);
+                    w.signed_varints(&shape);
+                    w.ty(m, element)?;
+                    return Ok(true);
+                }
+            }
             if m.str(d.dialect) != "vhlo" || m.str(d.mnemonic).is_empty() {
                 return Ok(false);
             }

@@ -887,6 +887,20 @@ impl Module {
     }
 }
 
+/// The shape and element type of a builtin `vector<...>` type, which the IR keeps as the
+/// dialect type `builtin.vector` with (shape, scalable flags (0 or 1 per dimension), element).
+pub fn vector_parts(m: &Module, t: Type) -> Option<(&[i64], Type)> {
+    match m.type_data(t) {
+        TypeData::Dialect(d) if m.str(d.dialect) == "builtin" && m.str(d.mnemonic) == "vector" => {
+            match &d.params[..] {
+                [Param::Ints(shape), Param::Ints(_), Param::Type(e)] => Some((shape, *e)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// Storage bytes of one dense element of type `t` (MLIR pads each to whole bytes; i1 takes
 /// one byte; index takes 8).
 pub fn element_storage_bytes(m: &Module, t: Type) -> Option<usize> {

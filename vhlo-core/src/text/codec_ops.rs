@@ -1294,8 +1294,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `cf.switch %flag : T, [ default: ^bb(...) (, N: ^bb(...))* ] attr-dict` (upstream's
-    /// parseSwitchOpCases). Case values make a `vector<N x T>` attribute, a type the type parser
-    /// does not read yet: a switch with cases is refused, naming that.
+    /// parseSwitchOpCases). The case values make a `dense<...> : vector<N x T>` attribute.
     pub(crate) fn parse_cf_switch(&mut self) -> PResult<OpId> {
         let flag = self.parse_value_use()?;
         self.c.expect(b':', "after cf.switch's flag")?;
@@ -1306,27 +1305,60 @@ impl<'a> Parser<'a> {
         self.c.expect(b':', "after 'default'")?;
         let (default, mut uses, mut types) = self.successor_and_uses()?;
         let n_default = uses.len();
-        let at = self.c.token_start();
-        if self.c.eat(b',') {
-            return Err(self.c.error_at(
-                at,
-                "cf.switch with case values is not supported yet: they are a vector<N x T> attribute, and the builtin vector type is not supported",
-            ));
+        let (mut values, mut dests, mut case_sizes) = (Vec::new(), Vec::new(), Vec::new());
+        while self.c.eat(b',') {
+            self.c.skip_ws();
+            let at = self.c.pos;
+            let v = self.c.int64("as a case value")?;
+            self.c.expect(b':', "after a case value")?;
+            let (dest, case_uses, case_types) = self.successor_and_uses()?;
+            values.push((i128::from(v), at));
+            dests.push(dest);
+            case_sizes.push(case_uses.len());
+            uses.extend(case_uses);
+            types.extend(case_types);
         }
         self.c.expect(b']', "to close cf.switch's cases")?;
         let mut dict = self.opt_attr_dict()?;
-        let sizes = self.segment_sizes_attr(&[1, n_default, 0]);
-        let case_sizes = self.segment_sizes_attr(&[]);
+        let n_cases: usize = case_sizes.iter().sum();
+        let sizes = self.segment_sizes_attr(&[1, n_default, n_cases]);
+        let case_segments = self.segment_sizes_attr(&case_sizes);
         let mut props = vec![
-            self.named("case_operand_segments", case_sizes),
+            self.named("case_operand_segments", case_segments),
             self.named("operandSegmentSizes", sizes),
         ];
+        if !values.is_empty() {
+            // `dense<[...]> : vector<N x T>` of the flag's type, as upstream builds it.
+            let n = i64::try_from(values.len()).unwrap_or(i64::MAX);
+            let vector = self.m.dialect_type(
+                "builtin",
+                "vector",
+                vec![
+                    Param::Ints(Box::new([n])),
+                    Param::Ints(Box::new([0])),
+                    Param::Type(flag_type),
+                ],
+            );
+            let ints: Vec<i128> = values.iter().map(|&(v, _)| v).collect();
+            let case_values =
+                crate::elements::from_ints(&mut self.m, vector, &ints).map_err(|e| {
+                    let at = match e {
+                        crate::elements::ElementsError::OutOfRange { index } => {
+                            values.get(index).map_or(0, |&(_, at)| at)
+                        }
+                        _ => values.first().map_or(0, |&(_, at)| at),
+                    };
+                    self.c
+                        .error_at(at, format!("case value: {e} (the flag's type)"))
+                })?;
+            props.push(self.named("case_values", case_values));
+        }
         self.normalize_inherent("cf.switch", &mut props, &mut dict);
         self.sort_named(&mut props);
         let mut st = self.new_state("cf.switch");
         st.properties = props;
         st.attributes = dict;
-        st.successors = vec![default];
+        st.successors = std::iter::once(default).chain(dests).collect();
         uses.insert(0, flag);
         types.insert(0, flag_type);
         self.finish_op(st, &uses, &types)

@@ -279,6 +279,55 @@ impl<'a> Parser<'a> {
                     encoding,
                 }))
             }
+            "vector" => {
+                // No builtin variant in the IR: kept as the dialect type `builtin.vector` with
+                // (shape, scalable flags, element); `vector<2x[4]xf32>`, `vector<f32>`.
+                self.c.expect(b'<', "after 'vector'")?;
+                let (mut shape, mut scalable) = (Vec::new(), Vec::new());
+                loop {
+                    self.c.skip_ws();
+                    let at = self.c.pos;
+                    let bracketed = self.c.bytes.get(at) == Some(&b'[');
+                    let digit_at = if bracketed { at.saturating_add(1) } else { at };
+                    if !self.c.bytes.get(digit_at).is_some_and(u8::is_ascii_digit) {
+                        break;
+                    }
+                    if bracketed {
+                        self.c.pos = digit_at;
+                    }
+                    let mut end = self.c.pos;
+                    while self.c.bytes.get(end).is_some_and(u8::is_ascii_digit) {
+                        end = end.saturating_add(1);
+                    }
+                    let d: i64 = self.c.src[self.c.pos..end]
+                        .parse()
+                        .map_err(|_| self.c.error_at(at, "vector dimension out of range"))?;
+                    self.c.pos = end;
+                    if bracketed {
+                        self.c
+                            .expect(b']', "to close a scalable vector dimension")?;
+                    }
+                    if d == 0 {
+                        return Err(self
+                            .c
+                            .error_at(at, "vector types must have positive constant sizes"));
+                    }
+                    self.expect_dim_x()?;
+                    shape.push(d);
+                    scalable.push(i64::from(bracketed));
+                }
+                let element = self.parse_type()?;
+                self.c.expect(b'>', "to close vector type")?;
+                Ok(self.m.dialect_type(
+                    "builtin",
+                    "vector",
+                    vec![
+                        Param::Ints(shape.into()),
+                        Param::Ints(scalable.into()),
+                        Param::Type(element),
+                    ],
+                ))
+            }
             "memref" => {
                 // No builtin variant in the IR: kept as the dialect type `builtin.memref` with
                 // (shape, element, layout or absent, memory space or absent).
@@ -1546,11 +1595,14 @@ impl<'a> Parser<'a> {
         let ty = self.parse_type()?;
         let (tshape, element) = match self.m.type_data(ty) {
             TypeData::RankedTensor { shape, element, .. } => (shape.to_vec(), *element),
-            _ => {
-                return Err(self
-                    .c
-                    .error_at(tpos, "dense literal needs a ranked tensor type"))
-            }
+            _ => match crate::ir::vector_parts(&self.m, ty) {
+                Some((shape, element)) => (shape.to_vec(), element),
+                None => {
+                    return Err(self
+                        .c
+                        .error_at(tpos, "dense literal needs a ranked tensor or vector type"))
+                }
+            },
         };
         if tshape.iter().any(|&d| d < 0) {
             return Err(self.c.error_at(tpos, "dense literal needs a static shape"));

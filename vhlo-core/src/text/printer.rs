@@ -1978,6 +1978,21 @@ impl<'m> Printer<'m> {
         let dialect = m.str(d.dialect);
         let mnemonic = m.str(d.mnemonic);
         let p = &d.params[..];
+        if let ("builtin", "vector", [Param::Ints(shape), Param::Ints(scalable), Param::Type(e)]) =
+            (dialect, mnemonic, p)
+        {
+            self.out.push_str("vector<");
+            for (i, &d) in shape.iter().enumerate() {
+                if scalable.get(i) == Some(&1) {
+                    let _ = write!(self.out, "[{d}]x");
+                } else {
+                    let _ = write!(self.out, "{d}x");
+                }
+            }
+            self.print_type(*e);
+            self.out.push('>');
+            return;
+        }
         if let ("builtin", "memref", [Param::Ints(shape), Param::Type(e), layout, space]) =
             (dialect, mnemonic, p)
         {
@@ -2365,7 +2380,10 @@ impl<'m> Printer<'m> {
         let m = self.m;
         let (shape, element) = match m.type_data(ty) {
             TypeData::RankedTensor { shape, element, .. } => (shape.to_vec(), *element),
-            _ => return,
+            _ => match crate::ir::vector_parts(m, ty) {
+                Some((shape, element)) => (shape.to_vec(), element),
+                None => return,
+            },
         };
         let n = element_storage_bytes(m, element).unwrap_or(1).max(1);
         let count = data.len() / n;

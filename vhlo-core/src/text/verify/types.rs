@@ -191,9 +191,13 @@ pub(crate) fn dense_ints(m: &Module, a: Attribute) -> Option<(Vec<Dim>, Vec<i64>
     let AttrData::DenseElements { ty, data, splat } = m.attr_data(a) else {
         return None;
     };
-    let s = shaped(m, *ty)?;
-    let dims = s.dims?.to_vec();
-    let (width, signed) = match m.type_data(s.element) {
+    // Vectors too (cf.switch's case values).
+    let (dims, element) = match (shaped(m, *ty), crate::ir::vector_parts(m, *ty)) {
+        (Some(s), _) => (s.dims?.to_vec(), s.element),
+        (None, Some((shape, e))) => (shape.to_vec(), e),
+        (None, None) => return None,
+    };
+    let (width, signed) = match m.type_data(element) {
         TypeData::Integer { width, signedness } => (*width, *signedness != Signedness::Unsigned),
         TypeData::Index => (64, true),
         _ => return None,
