@@ -94,10 +94,7 @@ pub(crate) fn print_scan(p: &mut Printer<'_>, op: OpId) -> bool {
         .filter(|a| !SCAN_SPELLED.contains(&m.str(a.name)))
         .copied()
         .collect();
-    if !rest.is_empty() {
-        p.out.push_str(" attributes ");
-        p.print_attr_dict(&rest, &[]);
-    }
+    p.print_attributes_keyword(&rest);
     p.out.push(' ');
     if let Some(&r) = regions.first() {
         p.print_region(r, true, false);
@@ -421,10 +418,7 @@ pub(crate) fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
         super::op_format::elided_terminator(m, op, super::op_format::FormatOp::Dialect(cd, spec))
     });
     p.print_region_terminated(regions[0], false, false, elided.as_deref());
-    if !m.attributes(op).is_empty() {
-        p.out.push_str(" attributes ");
-        p.print_attr_dict(m.attributes(op), &[]);
-    }
+    p.print_attributes_keyword(m.attributes(op));
     true
 }
 
@@ -526,10 +520,7 @@ pub(crate) fn print_scf_while(p: &mut Printer<'_>, op: OpId) -> bool {
     p.print_region_terminated(before, false, false, None);
     p.out.push_str(" do ");
     p.print_region_terminated(after, true, false, None);
-    if !m.attributes(op).is_empty() {
-        p.out.push_str(" attributes ");
-        p.print_attr_dict(m.attributes(op), &[]);
-    }
+    p.print_attributes_keyword(m.attributes(op));
     true
 }
 
@@ -1135,10 +1126,7 @@ pub(crate) fn print_function_library(p: &mut Printer<'_>, op: OpId) -> bool {
         .filter(|a| !matches!(m.str(a.name), "sym_name" | "mapping"))
         .copied()
         .collect();
-    if !rest.is_empty() {
-        p.out.push_str(" attributes ");
-        p.print_attr_dict(&rest, &[]);
-    }
+    p.print_attributes_keyword(&rest);
     p.out.push(' ');
     p.print_region_terminated(region, false, false, None);
     p.out.push_str(" mapping ");

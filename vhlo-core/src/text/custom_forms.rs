@@ -606,10 +606,7 @@ fn print_module_op(p: &mut Printer<'_>, op: OpId) -> bool {
             p.print_symbol(*value);
         }
     }
-    if !m.attributes(op).is_empty() {
-        p.out.push_str(" attributes ");
-        p.print_attr_dict(m.attributes(op), &[]);
-    }
+    p.print_attributes_keyword(m.attributes(op));
     p.out.push(' ');
     p.print_region(regions[0], false, false);
     true
@@ -741,11 +738,8 @@ fn print_func_op(p: &mut Printer<'_>, op: OpId) -> bool {
             .filter(|a| !FUNC_ELIDED.contains(&m.str(a.name)))
             .copied(),
     );
-    if !extra.is_empty() {
-        extra.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
-        p.out.push_str(" attributes ");
-        p.print_attr_dict(&extra, &[]);
-    }
+    extra.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+    p.print_attributes_keyword(&extra);
     if !body.is_empty() {
         p.out.push(' ');
         p.print_region(regions[0], false, false);

@@ -317,15 +317,7 @@ impl Parser<'_> {
                 }
             }
             ParamKind::Attr => Param::Attr(self.parse_attribute()?),
-            ParamKind::Bool => {
-                if self.c.eat_keyword("true") {
-                    Param::Bool(true)
-                } else if self.c.eat_keyword("false") {
-                    Param::Bool(false)
-                } else {
-                    return Err(self.c.error("expected 'true' or 'false'"));
-                }
-            }
+            ParamKind::Bool => Param::Bool(self.parse_bool_keyword("")?),
             ParamKind::I64 | ParamKind::I32 | ParamKind::Int => {
                 Param::Int(self.c.int64(&format!("as {name}"))?)
             }

@@ -1227,6 +1227,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `true` or `false`; `what` ends the error message.
+    pub(super) fn parse_bool_keyword(&mut self, what: &str) -> PResult<bool> {
+        if self.c.eat_keyword("true") {
+            Ok(true)
+        } else if self.c.eat_keyword("false") {
+            Ok(false)
+        } else {
+            Err(self.c.error(format!("expected 'true' or 'false'{what}")))
+        }
+    }
+
     /// `(pre)size` of a sub-axis.
     fn parse_sub_axis(&mut self) -> PResult<Attribute> {
         self.c.expect(b'(', "to open sub-axis info")?;
@@ -1292,15 +1303,7 @@ impl<'a> Parser<'a> {
                     FieldKind::Int => Param::Int(self.c.int64(&format!("for `{key}`"))?),
                     FieldKind::Type => Param::Type(self.parse_type()?),
                     FieldKind::Bool => {
-                        if self.c.eat_keyword("true") {
-                            Param::Bool(true)
-                        } else if self.c.eat_keyword("false") {
-                            Param::Bool(false)
-                        } else {
-                            return Err(self
-                                .c
-                                .error(format!("expected 'true' or 'false' for `{key}`")));
-                        }
+                        Param::Bool(self.parse_bool_keyword(&format!(" for `{key}`"))?)
                     }
                     FieldKind::Float => self.parse_f64_param(false)?,
                     FieldKind::Attr | FieldKind::OptAttr => Param::Attr(self.parse_attribute()?),

@@ -1537,6 +1537,15 @@ impl<'m> Printer<'m> {
         self.print_sep(types, ", ", Self::print_type);
     }
 
+    /// ` attributes {...}`, the trailing dictionary of custom forms that spell it with that
+    /// keyword; nothing when `attrs` is empty.
+    pub(crate) fn print_attributes_keyword(&mut self, attrs: &[NamedAttr]) {
+        if !attrs.is_empty() {
+            self.out.push_str(" attributes ");
+            self.print_attr_dict(attrs, &[]);
+        }
+    }
+
     pub(crate) fn print_attr_list(&mut self, attrs: &[Attribute]) {
         self.print_sep(attrs, ", ", Self::print_attr);
     }

@@ -777,10 +777,7 @@ fn print_while(p: &mut Printer<'_>, op: OpId) -> bool {
         p.out.push_str(" : ");
         p.print_type_list(&operand_types(m, op));
     }
-    if !m.attributes(op).is_empty() {
-        p.out.push_str(" attributes ");
-        p.print_attr_dict(m.attributes(op), &[]);
-    }
+    p.print_attributes_keyword(m.attributes(op));
     p.newline();
     p.out.push_str("cond ");
     p.print_region(cond, false, false);
