@@ -19,8 +19,8 @@
 
 use std::fmt;
 
+use crate::float::{from_f64, to_f64};
 use crate::ir::{AttrData, Attribute, Blob, FloatKind, Module, Signedness, Type, TypeData};
-use crate::text::{from_f64, to_f64};
 
 /// What one element is, as far as its value goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -82,6 +82,7 @@ pub mod compatibility;
 pub mod convert;
 pub mod dialect;
 pub mod elements;
+mod float;
 pub mod ir;
 pub mod portable;
 pub mod scalars;

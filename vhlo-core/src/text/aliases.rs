@@ -252,7 +252,7 @@ pub(crate) fn write_alias(out: &mut String, is_type: bool, name: &str, suffix: u
 #[cfg(test)]
 mod tests {
     use super::write_alias;
-    use crate::text::float::push_decimal;
+    use crate::float::push_decimal;
 
     #[test]
     fn alias_names_and_decimals() {

@@ -15,7 +15,6 @@ mod custom_forms;
 mod dialects;
 pub mod verify;
 pub(crate) use dialects::{find_enum, find_struct};
-mod float;
 mod lexer;
 mod op_format;
 mod param_format;
@@ -28,8 +27,8 @@ mod sdy_ops;
 mod shlo_pretty;
 mod sparse;
 
+pub use crate::float::{format_float, from_f64, to_f64};
 pub use crate::ir::element_storage_bytes;
-pub use float::{format_float, from_f64, to_f64};
 pub use lexer::ParseError;
 pub use parser::{MAX_DEPTH, MAX_REGION_DEPTH};
 pub use printer::{attribute_to_string, location_to_string, type_to_string, PrintOptions};

@@ -161,7 +161,7 @@ pub(super) fn write_i64_data(out: &mut String, data: &[u8]) {
         if i > 0 {
             out.push_str(", ");
         }
-        super::float::push_i64(out, i64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        crate::float::push_i64(out, i64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
     }
     out.push(']');
 }
@@ -692,7 +692,7 @@ fn print_elems(
                             let name = p.value_name(v);
                             p.out.push_str(&name);
                         }
-                        None => super::float::push_i64(&mut p.out, s),
+                        None => crate::float::push_i64(&mut p.out, s),
                     }
                 }
                 p.out.push(']');

@@ -6,10 +6,10 @@
 use std::fmt::Write;
 
 use super::dialects;
-use super::float::{format_float, format_float_into};
 use super::parser::{Elem, PResult, Parser};
 use super::printer::{elem_kind, float_kind_of_width, write_escaped, ElemKind, Printer};
 use crate::dialect::{ParamDirective, ParamFormatElem, ParamKind, ParamSpec, Wire, WireStep};
+use crate::float::{format_float, format_float_into};
 use crate::ir::FloatKind;
 use crate::ir::{AttrData, Param, Signedness, TypeData};
 use crate::vhlo::{VhloAttr, VhloType};

@@ -9,9 +9,9 @@
 )]
 
 use super::dialects::{self, FieldKind};
-use super::float;
 use super::lexer::Number;
 use super::parser::{Elem, PResult, Parser};
+use crate::float;
 use crate::ir::wide_int;
 use crate::ir::*;
 use crate::vhlo::{VhloAttr, VhloType};

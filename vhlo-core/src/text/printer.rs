@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use super::aliases::{write_alias, AliasKey, AliasTable};
 use super::dialects::{self, FieldKind};
-use super::float::{format_float, format_float_into};
-use super::float::{push_decimal, push_i64};
+use crate::float::{format_float, format_float_into};
+use crate::float::{push_decimal, push_i64};
 use crate::ir::element_storage_bytes;
 use crate::ir::*;
 

@@ -10,7 +10,7 @@ const MAX_STORAGE_BITS: u32 = 32;
 /// The smallest positive and the largest finite value of a float type, as MLIR bounds a scale
 /// (`APFloat::getSmallest` / `getLargest` of the expressed type).
 fn scale_range(kind: FloatKind) -> (f64, f64) {
-    use crate::text::to_f64;
+    use crate::float::to_f64;
     match kind {
         FloatKind::F32 => (f64::from(f32::from_bits(1)), f64::from(f32::MAX)),
         FloatKind::F64 | FloatKind::F80 | FloatKind::F128 => (f64::from_bits(1), f64::MAX),
@@ -104,11 +104,11 @@ mod tests {
         assert_eq!(scale_range(FloatKind::F32).1, f64::from(f32::MAX));
         // TF32 by its format: the largest finite value has all 10 fraction bits set.
         assert_eq!(
-            crate::text::to_f64(FloatKind::TF32, 0x3_FBFF),
+            crate::float::to_f64(FloatKind::TF32, 0x3_FBFF),
             Some(scale_range(FloatKind::TF32).1)
         );
         assert_eq!(
-            crate::text::to_f64(FloatKind::TF32, 1),
+            crate::float::to_f64(FloatKind::TF32, 1),
             Some(scale_range(FloatKind::TF32).0)
         );
     }
