@@ -107,6 +107,18 @@ pub fn suite_artifacts(dir: &std::path::Path) -> Vec<PathBuf> {
     out
 }
 
+/// [`suite_artifacts`] without the suite's `invalid_*` artifacts, which are refused on reading
+/// (`portable::portable_suite`).
+pub fn valid_suite_artifacts(dir: &std::path::Path) -> Vec<PathBuf> {
+    suite_artifacts(dir)
+        .into_iter()
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("invalid"))
+        })
+        .collect()
+}
+
 /// Programs that break a StableHLO constraint we verify (the spec's `traits` in
 /// `spec/ops/*.yaml`, and composite_c1), with the op the diagnostic must name. Serializing each must fail, here and
 /// in libStablehlo (`tests/tests/oracle/oracle_live.rs`).
