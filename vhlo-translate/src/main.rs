@@ -507,7 +507,8 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
         // The CLI's second thread, started first so that it waits on the other core by the
         // time it has work: it verifies the program while this thread, which has just read the
         // module and has it in its caches, names its values (the other way round, a run of the
-        // 100k-op transformer took 7-11% longer), then takes chunks of the printing. It ends when `tasks` is dropped, however this returns.
+        // 100k-op transformer took 5-11% longer; docs/benchmarks.md), then takes chunks of the
+        // printing. It ends when `tasks` is dropped, however this returns.
         let (tasks, inbox) = std::sync::mpsc::channel::<Task<'_>>();
         let (verified, verified_inbox) =
             std::sync::mpsc::channel::<Result<(), portable::PortableError>>();
