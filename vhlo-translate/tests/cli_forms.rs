@@ -435,6 +435,57 @@ fn deserialize_output_file_on_success_and_failure() {
         .contains("stablehlo.add"));
 }
 
+/// An artifact that reads but breaks an op's rule (written with the verifier off, as only that
+/// flag lets it be written): `--deserialize` verifies it on its second thread while the first
+/// names the values, and refuses it with the op, the place and the rule, leaving no output file
+/// (an older one included) and nothing on stdout. With the verifier off it prints.
+#[test]
+fn deserialize_refuses_an_artifact_that_breaks_an_op_rule() {
+    let dir = TempDir::new("op-rule");
+    let (src, art, out) = (dir.file("p.mlir"), dir.file("p.bc"), dir.file("out.mlir"));
+    let program = "func.func @main(%arg0: tensor<2xf32>) -> tensor<2x3xf32> {\n  %0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 1, 2] : (tensor<2xf32>) -> tensor<2x3xf32>\n  return %0 : tensor<2x3xf32>\n}\n";
+    std::fs::write(&src, program).unwrap();
+    // unchecked: this artifact is meant to be refused when read (`run` would read it back).
+    let o = Command::new(bin())
+        .args(["--serialize", &src, "--target=current"])
+        .args(["--mlir-very-unsafe-disable-verifier-on-parsing", "-o", &art])
+        .output()
+        .expect("runs vhlo-translate");
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::write(&out, "an older output").unwrap();
+    for to_file in [true, false] {
+        let args: &[&str] = if to_file {
+            &["--deserialize", &art, "-o", &out]
+        } else {
+            &["--deserialize", &art]
+        };
+        let o = run(args, b"");
+        assert!(!o.status.success(), "{args:?} was not refused");
+        let e = stderr(&o);
+        assert!(
+            e.contains("p.mlir\":2:8")
+                && e.contains("`stablehlo.broadcast_in_dim`")
+                && e.contains("broadcast_dimensions size (3) does not match operand rank (1) (C2)"),
+            "{args:?}: {e}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
+        assert!(
+            !std::path::Path::new(&out).exists(),
+            "a refused run left {out}"
+        );
+    }
+    let o = run(
+        &[
+            "--deserialize",
+            &art,
+            "--mlir-very-unsafe-disable-verifier-on-parsing",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("stablehlo.broadcast_in_dim"));
+}
+
 /// A block large enough for two threads (`--deserialize -o F` prints it in chunks written in
 /// turn, stdout in two halves): both give the same text, in each printing mode, also over an
 /// older, longer F. Constants and reduce bodies spread through the block check the names.
