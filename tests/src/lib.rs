@@ -143,6 +143,12 @@ pub const TYPE_CONSTRAINT_VIOLATIONS: &[(&str, &str, &str)] = &[
         "stablehlo.negate",
         "func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {\n  %0 = stablehlo.negate %a : (tensor<2xf32>) -> tensor<3xf32> loc(\"bad.py\":7:3)\n  return %0 : tensor<3xf32>\n}\n",
     ),
+    // The deprecated cross-replica-sum keeps HLO_CompatibleOperandsAndResultType upstream.
+    (
+        "cross_replica_sum_element_type",
+        "stablehlo.cross-replica-sum",
+        "func.func @main(%a: tensor<4xf32>) -> tensor<4xi1> {\n  %0 = \"stablehlo.cross-replica-sum\"(%a) <{replica_groups = dense<0> : tensor<1x1xi64>}> : (tensor<4xf32>) -> tensor<4xi1> loc(\"bad.py\":7:3)\n  return %0 : tensor<4xi1>\n}\n",
+    ),
     // composite_c1: the name must be a namespaced op name (upstream's verifyCompositeOp).
     (
         "composite_name",

@@ -272,9 +272,6 @@ impl<'m> Shaped<'m> {
     pub fn rank(&self) -> Option<usize> {
         self.dims.map(<[Dim]>::len)
     }
-    pub fn is_static(&self) -> bool {
-        self.dims.is_some_and(|d| d.iter().all(|&x| !is_dynamic(x)))
-    }
     /// Dimension `i` (`DYNAMIC` when unranked or past the rank).
     pub fn dim(&self, i: usize) -> Dim {
         self.dims.and_then(|d| d.get(i).copied()).unwrap_or(DYNAMIC)

@@ -4,19 +4,19 @@
 //! (`send`, `recv`, `infeed`, `outfeed`, `after_all`, `create_token`), `partition_id`,
 //! `replica_id`, `rng`, `rng_bit_generator`, `custom_call` and `composite`.
 //!
-//! Each op is checked in the order MLIR reports it: its ODS operand, result and region
-//! constraints and its type traits, then its own verifier, then the result types it infers
-//! (upstream's tests expect a reducer's error rather than the inference mismatch it causes), and
-//! last its symbol uses. The facts are upstream's (`docs/spec.md`'s (C1)…(Cn),
-//! `TypeInference.cpp`, `StablehloOps.cpp`); messages keep upstream's wording and add the values
-//! involved.
+//! Each op is checked in the order MLIR reports it: its declared ODS counts and types
+//! (`ops/mod.rs`, from the spec), its single-block regions and type traits, then its own
+//! verifier, then the result types it infers (upstream's tests expect a reducer's error rather
+//! than the inference mismatch it causes), and last its symbol uses. The facts are upstream's
+//! (`docs/spec.md`'s (C1)…(Cn), `TypeInference.cpp`, `StablehloOps.cpp`); messages keep
+//! upstream's wording and add the values involved.
 
 use std::collections::HashSet;
 
-use crate::ir::{AttrData, Attribute, Block, Dim, FloatKind, Module, Param, Signedness, Type};
+use crate::ir::{AttrData, Attribute, Block, Dim, Module, Param, Signedness, Type};
 use crate::ir::{TypeData, ValueDef};
 use crate::text::verify::types::{
-    compatible_shapes, compatible_types, dense_ints, is_bool, is_dynamic, is_token, quant, shaped,
+    compatible_shapes, compatible_types, dense_ints, is_dynamic, is_token, quant, shaped,
     struct_field, Inferred, OpView,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
@@ -51,229 +51,11 @@ pub(super) fn verify(v: OpView) -> Check {
 
 // ---- ODS operand, result and region constraints ------------------------------------------------
 
-/// An ODS type constraint of an operand or result of these ops (upstream's `Base.td`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Tc {
-    /// `HLO_Tensor`: a ranked tensor of float, bool, integer, complex or per-tensor quantized.
-    Tensor,
-    /// `HLO_TensorOrPerAxisQuantizedTensor`.
-    TensorOrPerAxis,
-    /// `HLO_Token`.
-    Token,
-    /// `HLO_Future`.
-    Future,
-    /// `HLO_StaticShapeTensorOrPerAxisQuantizedTensorOrToken`.
-    StaticTensorOrToken,
-    /// `HLO_IntOrFpTensor`.
-    IntOrFpTensor,
-    /// `HLO_StaticShapeIntOrFpTensor`.
-    StaticIntOrFpTensor,
-    /// `HLO_PredIntOrFpTensor`.
-    PredIntOrFpTensor,
-    /// `0DTensorOf<[HLO_Pred, HLO_Int, HLO_Float]>`.
-    Scalar,
-    /// `HLO_StaticDimensionTensor`: a static 1-D tensor of index or integer.
-    StaticDims,
-    /// `UI32RankedTensor`.
-    Ui32Tensor,
-    /// `HLO_CustomCallValue`: any tensor, memref, token, tuple of those, or future.
-    CustomCallValue,
-    /// `HLO_TensorOrPerAxisQuantizedTensorOrTokenOrTuple`.
-    CompositeValue,
-}
-
-impl Tc {
-    fn describe(self) -> &'static str {
-        match self {
-            Tc::Tensor => "ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized values",
-            Tc::TensorOrPerAxis => "ranked tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor integer quantized or per-axis integer quantized values",
-            Tc::Token => "token",
-            Tc::Future => "future",
-            Tc::StaticTensorOrToken => "statically shaped tensor or token",
-            Tc::IntOrFpTensor => "ranked tensor of 2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float values",
-            Tc::StaticIntOrFpTensor => "statically shaped tensor of 2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float values",
-            Tc::PredIntOrFpTensor => "ranked tensor of bool or 2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float values",
-            Tc::Scalar => "0D tensor of bool or 2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float values",
-            Tc::StaticDims => "statically shaped 1-dimensional tensor of index or 2/4/8/16/32/64-bit integer values",
-            Tc::Ui32Tensor => "ranked tensor of 32-bit unsigned integer values",
-            Tc::CustomCallValue => "tensor or memref of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or integer quantized values, or token, or nested tuple of those, or future",
-            Tc::CompositeValue => "ranked tensor, token or tuple",
-        }
-    }
-
-    fn accepts(self, m: &Module, t: Type) -> bool {
-        let ranked = |ok: &dyn Fn(Type) -> bool, static_shape: bool| match m.type_data(t) {
-            TypeData::RankedTensor { shape, element, .. } => {
-                ok(*element) && (!static_shape || shape.iter().all(|&d| !is_dynamic(d)))
-            }
-            _ => false,
-        };
-        let tensor_element = |e: Type| {
-            hlo_float(m, e)
-                || is_bool(m, e)
-                || hlo_int(m, e)
-                || hlo_complex(m, e)
-                || quantized(m, e) == Some(false)
-        };
-        let any_element = |e: Type| tensor_element(e) || quantized(m, e) == Some(true);
-        let int_or_fp = |e: Type| hlo_int(m, e) || hlo_float(m, e);
-        match self {
-            Tc::Tensor => ranked(&tensor_element, false),
-            Tc::TensorOrPerAxis => ranked(&any_element, false),
-            Tc::Token => is_token(m, t),
-            Tc::Future => future_types(m, t).is_some(),
-            Tc::StaticTensorOrToken => is_token(m, t) || ranked(&any_element, true),
-            Tc::IntOrFpTensor => ranked(&int_or_fp, false),
-            Tc::StaticIntOrFpTensor => ranked(&int_or_fp, true),
-            Tc::PredIntOrFpTensor => ranked(&|e| is_bool(m, e) || int_or_fp(e), false),
-            Tc::Scalar => {
-                matches!(m.type_data(t), TypeData::RankedTensor { shape, .. } if shape.is_empty())
-                    && ranked(&|e| is_bool(m, e) || int_or_fp(e), false)
-            }
-            Tc::StaticDims => {
-                matches!(m.type_data(t), TypeData::RankedTensor { shape, .. } if shape.len() == 1)
-                    && ranked(
-                        &|e| hlo_int(m, e) || matches!(m.type_data(e), TypeData::Index),
-                        true,
-                    )
-            }
-            Tc::Ui32Tensor => ranked(
-                &|e| {
-                    matches!(
-                        m.type_data(e),
-                        TypeData::Integer {
-                            width: 32,
-                            signedness: Signedness::Unsigned
-                        }
-                    )
-                },
-                false,
-            ),
-            Tc::CustomCallValue => custom_call_value(m, t),
-            Tc::CompositeValue => composite_value(m, t),
-        }
-    }
-}
-
-/// Whether every leaf of `t` under nested tuples satisfies `leaf`. Each distinct type is
-/// checked once, so tuples that share their parts cost what their distinct types do.
-fn leaves_ok(m: &Module, t: Type, leaf: &dyn Fn(Type) -> bool) -> bool {
-    let mut seen = HashSet::new();
-    let mut stack = vec![t];
-    while let Some(x) = stack.pop() {
-        if !seen.insert(x) {
-            continue;
-        }
-        match m.type_data(x) {
-            TypeData::Tuple(ts) => stack.extend(ts.iter().copied()),
-            _ if !leaf(x) => return false,
-            _ => {}
-        }
-    }
-    true
-}
-
-/// `HLO_CustomCallValue`: a tensor (ranked or not) or memref of StableHLO's element types, a
-/// token, a nested tuple of those, or a future.
-fn custom_call_value(m: &Module, t: Type) -> bool {
-    let element = |e: Type| hlo_float(m, e) || is_bool(m, e) || hlo_int(m, e) || hlo_complex(m, e);
-    let leaf = |x: Type| match m.type_data(x) {
-        TypeData::RankedTensor { element: e, .. } | TypeData::UnrankedTensor { element: e } => {
-            element(*e) || quantized(m, *e).is_some()
-        }
-        _ => {
-            is_token(m, x)
-                || (is_memref(m, x) && {
-                    let e = element_or_self(m, x);
-                    element(e) || quantized(m, e) == Some(false)
-                })
-        }
-    };
-    future_types(m, t).is_some() || leaves_ok(m, t, &leaf)
-}
-
-/// `HLO_TensorOrPerAxisQuantizedTensorOrTokenOrTuple` (a tuple's leaves may also be memrefs).
-fn composite_value(m: &Module, t: Type) -> bool {
-    let tensor_or_token = |x: Type| Tc::TensorOrPerAxis.accepts(m, x) || is_token(m, x);
-    match m.type_data(t) {
-        TypeData::Tuple(_) => leaves_ok(m, t, &|x| tensor_or_token(x) || is_memref(m, x)),
-        _ => tensor_or_token(t),
-    }
-}
-
-/// An operand or result group of an op's ODS signature.
-#[derive(Clone, Copy)]
-enum Arity {
-    One(Tc),
-    Variadic(Tc),
-}
-
-/// The ODS signature of the op: operand groups, result groups, and the number of regions
-/// (`None` for a variadic region list).
-fn signature(kind: K) -> Option<(&'static [Arity], &'static [Arity], Option<usize>)> {
-    use Arity::{One, Variadic as Var};
-    const TENSORS: &[Arity] = &[Var(Tc::Tensor)];
-    const TENSOR: &[Arity] = &[One(Tc::Tensor)];
-    const TOKEN: &[Arity] = &[One(Tc::Token)];
-    const NONE: &[Arity] = &[];
-    Some(match kind {
-        K::AllGather | K::AllToAll | K::CollectiveBroadcast => (TENSORS, TENSORS, Some(0)),
-        K::AllReduce | K::CollectiveReduce => (TENSORS, TENSORS, Some(1)),
-        K::CollectivePermute | K::CrossReplicaSum => (TENSOR, TENSOR, Some(0)),
-        K::ReduceScatter => (TENSOR, TENSOR, Some(1)),
-        K::AsyncStart => (TENSORS, &[One(Tc::Future)], Some(1)),
-        K::AsyncDone => (&[One(Tc::Future)], TENSOR, Some(0)),
-        K::Send | K::Outfeed => (&[Var(Tc::TensorOrPerAxis), One(Tc::Token)], TOKEN, Some(0)),
-        K::Recv | K::Infeed => (TOKEN, &[Var(Tc::StaticTensorOrToken)], Some(0)),
-        K::AfterAll => (&[Var(Tc::Token)], TOKEN, Some(0)),
-        K::CreateToken => (NONE, TOKEN, Some(0)),
-        K::PartitionId | K::ReplicaId => (NONE, &[One(Tc::Ui32Tensor)], Some(0)),
-        K::Rng => (
-            &[One(Tc::Scalar), One(Tc::Scalar), One(Tc::StaticDims)],
-            &[One(Tc::PredIntOrFpTensor)],
-            Some(0),
-        ),
-        K::RngBitGenerator => (
-            &[One(Tc::IntOrFpTensor)],
-            &[One(Tc::IntOrFpTensor), One(Tc::StaticIntOrFpTensor)],
-            Some(0),
-        ),
-        K::CustomCall => (
-            &[Var(Tc::CustomCallValue)],
-            &[Var(Tc::CustomCallValue)],
-            Some(0),
-        ),
-        K::Composite => (&[Var(Tc::CompositeValue)], &[Var(Tc::CompositeValue)], None),
-        _ => return None,
-    })
-}
-
-/// The op's ODS operand and result counts and types, its region count, and the single-block
-/// regions of the ops that declare `SizedRegion<1>` (with `stablehlo.return` at their end for
-/// `SingleBlockImplicitTerminator`).
+/// The single-block regions of the ops that declare `SizedRegion<1>` (with `stablehlo.return`
+/// at their end for `SingleBlockImplicitTerminator`). Their operand, result and region counts
+/// and types are declared constraints, checked before (`ops/mod.rs`, from the spec).
 fn check_ods(v: &OpView) -> Check {
-    let Some((operands, results, regions)) = signature(v.kind) else {
-        return Ok(());
-    };
     let m = v.m;
-    let operand_types = v.operand_types();
-    let result_types = v.result_types();
-    check_group_types(v, "operand", operands, &operand_types)?;
-    check_group_types(v, "result", results, &result_types)?;
-    let have = v.regions().len();
-    if let Some(want) = regions {
-        if have != want {
-            bail!(
-                "ODS",
-                "{}, but has {have}",
-                match want {
-                    0 => "requires zero regions".to_string(),
-                    1 => "requires one region".to_string(),
-                    n => format!("expected {n} regions"),
-                }
-            );
-        }
-    }
     let region_name = match v.kind {
         K::AsyncStart => "body",
         K::AllReduce | K::CollectiveReduce | K::ReduceScatter => "computation",
@@ -300,71 +82,7 @@ fn check_ods(v: &OpView) -> Check {
     Ok(())
 }
 
-/// The counts and ODS types of one side (`what` is "operand" or "result") of the op.
-fn check_group_types(v: &OpView, what: &str, groups: &[Arity], types: &[Type]) -> Check {
-    let fixed = groups.iter().filter(|g| matches!(g, Arity::One(_))).count();
-    let variadic = groups.len() > fixed;
-    let n = types.len();
-    if variadic && n < fixed {
-        bail!("ODS", "expected {fixed} or more {what}s, but found {n}");
-    }
-    if !variadic && n != fixed {
-        match fixed {
-            0 => bail!("ODS", "requires zero {what}s, but has {n}"),
-            1 => bail!("ODS", "requires a single {what}, but has {n}"),
-            _ => bail!("ODS", "expected {fixed} {what}s, but found {n}"),
-        }
-    }
-    let rest = n - fixed;
-    let mut at = 0usize;
-    for (g, group) in groups.iter().enumerate() {
-        let (tc, len, prefix) = match *group {
-            Arity::One(tc) => (tc, 1, ""),
-            Arity::Variadic(tc) => (tc, rest, "variadic of "),
-        };
-        for &t in types.get(at..at + len).unwrap_or(&[]) {
-            ensure!(
-                tc.accepts(v.m, t),
-                "ODS",
-                "{what} #{g} must be {prefix}{}, but got '{}'",
-                tc.describe(),
-                v.t(t)
-            );
-        }
-        at += len;
-    }
-    Ok(())
-}
-
-// ---- element types ------------------------------------------------------------------------------
-
-/// `HLO_Float`: the float types StableHLO allows (not tf32, f80 or f128).
-fn hlo_float(m: &Module, e: Type) -> bool {
-    matches!(m.type_data(e), TypeData::Float(k) if !matches!(k, FloatKind::TF32 | FloatKind::F80 | FloatKind::F128))
-}
-
-/// `HLO_Int`: signless or unsigned integers of 2, 4, 8, 16, 32 or 64 bits.
-fn hlo_int(m: &Module, e: Type) -> bool {
-    matches!(m.type_data(e), TypeData::Integer { width: 2 | 4 | 8 | 16 | 32 | 64, signedness } if *signedness != Signedness::Signed)
-}
-
-/// `HLO_Complex`: complex of f32 or f64.
-fn hlo_complex(m: &Module, e: Type) -> bool {
-    matches!(m.type_data(e), TypeData::Complex(inner) if matches!(m.type_data(*inner), TypeData::Float(FloatKind::F32 | FloatKind::F64)))
-}
-
-/// `Some(per_axis)` for a uniform quantized type with 2 to 32 bits of integer storage.
-fn quantized(m: &Module, e: Type) -> Option<bool> {
-    let q = quant(m, e)?;
-    matches!(
-        m.type_data(q.storage),
-        TypeData::Integer {
-            width: 2 | 4 | 8 | 16 | 32,
-            ..
-        }
-    )
-    .then_some(q.axis.is_some())
-}
+// ---- types -------------------------------------------------------------------------------------
 
 fn is_memref(m: &Module, t: Type) -> bool {
     matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "builtin" && m.str(d.mnemonic) == "memref")

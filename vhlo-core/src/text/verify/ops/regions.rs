@@ -4,8 +4,9 @@
 //! and friends), dimension numbers, window attributes, and the shape functions that infer
 //! their result types (`inferReduceOp`, `inferGatherOp`, `inferReduceWindowOp`, ...).
 //!
-//! The order of the checks follows MLIR's: an op's ODS operand and result types, then its
-//! traits (the inferred result types among them), then its own verifier. Messages keep
+//! The order of the checks follows MLIR's: the op's declared ODS counts and types come first
+//! (`ops/mod.rs`, from the spec), then its traits (the inferred result types among them), then
+//! its own verifier. Messages keep
 //! upstream's wording (users search for it); the rule is the constraint id of `docs/spec.md`.
 
 use std::collections::HashSet;
@@ -19,7 +20,6 @@ use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
 
 pub(super) fn verify(v: OpView) -> Check {
-    arity(&v)?;
     match v.kind {
         K::Reduce => reduce(&v),
         K::ReduceWindow => reduce_window(&v),
@@ -35,36 +35,6 @@ pub(super) fn verify(v: OpView) -> Check {
         K::OptimizationBarrier => optimization_barrier(&v),
         _ => Ok(()),
     }
-}
-
-/// The fixed operand and result counts of the ops that have them (MLIR's `NOperands`,
-/// `OneResult` and `ZeroResults` traits).
-fn arity(v: &OpView) -> Check {
-    let (operands, results) = match v.kind {
-        K::Gather => (Some(2), Some(1)),
-        K::DynamicGather | K::SelectAndScatter => (Some(3), Some(1)),
-        K::Map => (None, Some(1)),
-        K::If | K::Case => (Some(1), None),
-        _ => (None, None),
-    };
-    if let Some(n) = operands {
-        ensure!(
-            v.num_operands() == n,
-            "ODS",
-            "expected {n} operand{}, but found {}",
-            if n == 1 { "" } else { "s" },
-            v.num_operands()
-        );
-    }
-    if let Some(1) = results {
-        ensure!(
-            v.num_results() == 1,
-            "ODS",
-            "requires one result, but has {}",
-            v.num_results()
-        );
-    }
-    Ok(())
 }
 
 // ---- printing -----------------------------------------------------------------------------
@@ -122,62 +92,6 @@ fn inferred_str(v: &OpView, i: &Inferred) -> String {
 }
 
 // ---- ODS operand and result types -----------------------------------------------------------
-
-/// `HLO_Tensor`: a ranked tensor whose element type is not quantized per axis.
-fn hlo_tensor(v: &OpView, t: Type) -> bool {
-    match v.m.type_data(t) {
-        TypeData::RankedTensor { element, .. } => {
-            quant(v.m, *element).is_none_or(|q| q.axis.is_none())
-        }
-        _ => false,
-    }
-}
-
-/// `HLO_TensorOrToken`.
-fn hlo_tensor_or_token(v: &OpView, t: Type) -> bool {
-    hlo_tensor(v, t) || crate::text::verify::types::is_token(v.m, t)
-}
-
-/// A ranked tensor of integers of `width` (any width when `None`; never `i1`).
-fn int_tensor(v: &OpView, t: Type, width: Option<u32>) -> bool {
-    match v.m.type_data(t) {
-        TypeData::RankedTensor { element, .. } => matches!(
-            v.m.type_data(*element),
-            TypeData::Integer { width: w, .. } if *w != 1 && width.is_none_or(|x| x == *w)
-        ),
-        _ => false,
-    }
-}
-
-/// Checks each of `values` (operands from flat index `first`, or results) against an ODS
-/// type constraint, with MLIR's message.
-fn ods_values(
-    v: &OpView,
-    kind: &str,
-    first: usize,
-    types: &[Type],
-    variadic: bool,
-    what: &str,
-    ok: impl Fn(&OpView, Type) -> bool,
-) -> Check {
-    for (i, &t) in types.iter().enumerate() {
-        if !ok(v, t) {
-            bail!(
-                "ODS",
-                "{kind} #{} must be {}{what}, but got {}",
-                first + i,
-                if variadic { "variadic of " } else { "" },
-                q(v, t)
-            );
-        }
-    }
-    Ok(())
-}
-
-const TENSOR: &str =
-    "ranked tensor of pred, integer, float, complex or per-tensor quantized integer values";
-const TENSOR_OR_TOKEN: &str = "ranked tensor of pred, integer, float, complex or per-tensor \
-     quantized integer values or token";
 
 fn types_of(v: &OpView, values: &[Value]) -> Vec<Type> {
     values.iter().map(|&x| v.m.value_type(x)).collect()
@@ -239,17 +153,9 @@ fn same_operands_and_result_shape(v: &OpView) -> Check {
     Ok(())
 }
 
-/// The op has one region per name (`NRegions`; case's `branches` are variadic), each with
-/// exactly one block (`SizedRegion<1>`).
+/// Each of the op's regions, named as in ODS (case's `branches` are variadic), has exactly one
+/// block (`SizedRegion<1>`); their count is a declared constraint (`ops/mod.rs`).
 fn sized_regions(v: &OpView, names: &[&str]) -> Check {
-    let variadic = v.kind == K::Case;
-    let count = v.regions().len();
-    ensure!(
-        variadic || count == names.len(),
-        "ODS",
-        "requires {} regions, but has {count}",
-        names.len()
-    );
     for (i, &r) in v.regions().iter().enumerate() {
         let n = v.m.blocks(r).len();
         let name = names.get(i).or(names.last()).copied().unwrap_or("region");
@@ -704,15 +610,11 @@ fn padding(v: &OpView, rule: &'static str) -> Result<Vec<(i64, i64)>, Failure> {
 
 // ---- reduce ----------------------------------------------------------------------------------
 
-/// reduce: ODS types (C3 via `SameVariadicOperandSize`), C1 (inputs of compatible shapes),
-/// C4/C5 (dimensions in range and unique), C7/C8 (inferred results), C2/C6 (the body's
-/// signature).
+/// reduce: C1 (inputs of compatible shapes), C4/C5 (dimensions in range and unique), C7/C8
+/// (inferred results), C2/C6 (the body's signature).
 fn reduce(v: &OpView) -> Check {
     let (inputs, _, inits) = same_size_groups(v, 0);
     let (inputs, inits) = (types_of(v, inputs), types_of(v, inits));
-    ods_values(v, "operand", 0, &inputs, true, TENSOR, hlo_tensor)?;
-    ods_values(v, "operand", inputs.len(), &inits, true, TENSOR, hlo_tensor)?;
-    ods_values(v, "result", 0, &v.result_types(), true, TENSOR, hlo_tensor)?;
     sized_regions(v, &["body"])?;
     let (kept, _) = reduce_shape(v, &inputs)?;
     reducer_shape(v, 0, &tys(v, &inputs), &tys(v, &inits), &kept, "C6")?;
@@ -799,14 +701,11 @@ const REDUCE_WINDOW_RULES: WindowRules = WindowRules {
     positive_window: "C11",
 };
 
-/// reduce_window: ODS types, C1 (inputs), C2 (compatible shapes), C4 (window rank), C5–C12
+/// reduce_window: C1 (inputs), C2 (compatible shapes), C4 (window rank), C5–C12
 /// (window attributes), C14–C16 (inferred results), C3/C13 (the body's signature).
 fn reduce_window(v: &OpView) -> Check {
     let (inputs, _, inits) = same_size_groups(v, 0);
     let (inputs, inits) = (types_of(v, inputs), types_of(v, inits));
-    ods_values(v, "operand", 0, &inputs, true, TENSOR, hlo_tensor)?;
-    ods_values(v, "operand", inputs.len(), &inits, true, TENSOR, hlo_tensor)?;
-    ods_values(v, "result", 0, &v.result_types(), true, TENSOR, hlo_tensor)?;
     sized_regions(v, &["body"])?;
     reduce_window_window(v, &inputs)?;
     let sizes = v.i64s("window_dimensions").unwrap_or_default();
@@ -891,13 +790,11 @@ const SELECT_AND_SCATTER_RULES: WindowRules = WindowRules {
     positive_window: "C7",
 };
 
-/// select_and_scatter: ODS types, C11/C12 (inferred result), C9 (the select region), C10
+/// select_and_scatter: C11/C12 (inferred result), C9 (the select region), C10
 /// (the scatter region), C4 (window rank), C5–C8 (window attributes), C1/C2 (the source's
 /// type is the windowed operand's).
 fn select_and_scatter(v: &OpView) -> Check {
     let types = v.operand_types();
-    ods_values(v, "operand", 0, &types, false, TENSOR, hlo_tensor)?;
-    ods_values(v, "result", 0, &v.result_types(), false, TENSOR, hlo_tensor)?;
     sized_regions(v, &["select", "scatter"])?;
     let (Some(&operand), Some(&source), Some(&init)) = (types.first(), types.get(1), types.get(2))
     else {
@@ -1010,39 +907,15 @@ pub(crate) fn infer_select_and_scatter(v: &OpView) -> Result<Option<Inferred>, F
 
 // ---- scatter ---------------------------------------------------------------------------------
 
-/// `RankedTensorOf<[AnyInteger, Index]>`.
-fn int_or_index_tensor(v: &OpView, t: Type) -> bool {
-    match v.m.type_data(t) {
-        TypeData::RankedTensor { element, .. } => matches!(
-            v.m.type_data(*element),
-            TypeData::Integer { .. } | TypeData::Index
-        ),
-        _ => false,
-    }
-}
-
-/// scatter: ODS types (C5 via `SameVariadicOperandSize`), C24/C25 (inferred results), C1/C3
+/// scatter: C24/C25 (inferred results), C1/C3
 /// (compatible shapes), C22 (index_vector_dim), C6/C23 (the update computation's signature),
 /// C4 (updates' rank and bounds), C2 and C7–C21 (dimension numbers).
 fn scatter(v: &OpView) -> Check {
     let (inputs, indices, updates) = same_size_groups(v, 1);
     let (inputs, updates) = (types_of(v, inputs), types_of(v, updates));
-    let n = inputs.len();
-    ods_values(v, "operand", 0, &inputs, true, TENSOR, hlo_tensor)?;
     let Some(indices) = indices.first().map(|&x| v.m.value_type(x)) else {
         return Ok(());
     };
-    ods_values(
-        v,
-        "operand",
-        n,
-        &[indices],
-        false,
-        "ranked tensor of integer or index values",
-        int_or_index_tensor,
-    )?;
-    ods_values(v, "operand", n + 1, &updates, true, TENSOR, hlo_tensor)?;
-    ods_values(v, "result", 0, &v.result_types(), true, TENSOR, hlo_tensor)?;
     sized_regions(v, &["update_computation"])?;
 
     let shapes = |ts: &[Type]| -> Option<Vec<&[Dim]>> {
@@ -1675,28 +1548,9 @@ fn gather_shape(
     })
 }
 
-/// gather: ODS types, C1–C21 (dimension numbers and slice sizes), C22/C23 (inferred result).
+/// gather: C1–C21 (dimension numbers and slice sizes), C22/C23 (inferred result).
 fn gather(v: &OpView) -> Check {
     let types = v.operand_types();
-    ods_values(
-        v,
-        "operand",
-        0,
-        types.get(..1).unwrap_or(&[]),
-        false,
-        TENSOR,
-        hlo_tensor,
-    )?;
-    ods_values(
-        v,
-        "operand",
-        1,
-        types.get(1..2).unwrap_or(&[]),
-        false,
-        "ranked tensor of integer values",
-        |v, t| int_tensor(v, t, None),
-    )?;
-    ods_values(v, "result", 0, &v.result_types(), false, TENSOR, hlo_tensor)?;
     let inferred = infer_gather(v)?;
     check_results(v, &components(inferred), "C22")?;
     if let (Some(&o), Some(r)) = (types.first(), v.result_type(0)) {
@@ -1746,41 +1600,9 @@ fn constant_ints(v: &OpView, x: Value) -> Option<Vec<i64>> {
     int_list(v.m, a)
 }
 
-/// dynamic_gather: ODS types, C1–C21 (dimension numbers and constant slice sizes), C22/C23
+/// dynamic_gather: C1–C21 (dimension numbers and constant slice sizes), C22/C23
 /// (inferred result).
 fn dynamic_gather(v: &OpView) -> Check {
-    let types = v.operand_types();
-    ods_values(
-        v,
-        "operand",
-        0,
-        types.get(..1).unwrap_or(&[]),
-        false,
-        TENSOR,
-        hlo_tensor,
-    )?;
-    ods_values(
-        v,
-        "operand",
-        1,
-        types.get(1..2).unwrap_or(&[]),
-        false,
-        "ranked tensor of integer values",
-        |v, t| int_tensor(v, t, None),
-    )?;
-    ods_values(
-        v,
-        "operand",
-        2,
-        types.get(2..3).unwrap_or(&[]),
-        false,
-        "statically shaped 1-dimensional tensor of integer values",
-        |v, t| {
-            int_tensor(v, t, None)
-                && shaped(v.m, t).is_some_and(|s| s.is_static() && s.rank() == Some(1))
-        },
-    )?;
-    ods_values(v, "result", 0, &v.result_types(), false, TENSOR, hlo_tensor)?;
     let inferred = infer_dynamic_gather(v)?;
     check_results(v, &components(inferred), "C22")
 }
@@ -1821,12 +1643,10 @@ pub(crate) fn infer_dynamic_gather(v: &OpView) -> Result<Vec<Inferred>, Failure>
 
 // ---- sort and map ----------------------------------------------------------------------------
 
-/// sort: ODS types, C1/C3 (`SameOperandsAndResultShape`), C2 (inferred results), C4
+/// sort: C1/C3 (`SameOperandsAndResultShape`), C2 (inferred results), C4
 /// (dimension in range), C5 (the comparator's signature).
 fn sort(v: &OpView) -> Check {
     let inputs = v.operand_types();
-    ods_values(v, "operand", 0, &inputs, true, TENSOR, hlo_tensor)?;
-    ods_values(v, "result", 0, &v.result_types(), true, TENSOR, hlo_tensor)?;
     sized_regions(v, &["comparator"])?;
     same_operands_and_result_shape(v)?;
     let dim = v.int("dimension").unwrap_or(-1);
@@ -1886,11 +1706,8 @@ fn sort(v: &OpView) -> Check {
     Ok(())
 }
 
-/// map: ODS types, C1/C2 (`SameOperandsAndResultShape`), C3/C4 (via the inferred result).
+/// map: C1/C2 (`SameOperandsAndResultShape`), C3/C4 (via the inferred result).
 fn map(v: &OpView) -> Check {
-    let inputs = v.operand_types();
-    ods_values(v, "operand", 0, &inputs, true, TENSOR, hlo_tensor)?;
-    ods_values(v, "result", 0, &v.result_types(), false, TENSOR, hlo_tensor)?;
     same_operands_and_result_shape(v)?;
     sized_regions(v, &["computation"])?;
     let inferred = infer_map(v)?;
@@ -2041,39 +1858,15 @@ pub(crate) fn infer_while(v: &OpView) -> Vec<Type> {
     v.operand_types()
 }
 
-/// if: the predicate's ODS type, then `inferConditionalOp` (I1, C1–C3).
+/// if: `inferConditionalOp` (I1, C1–C3).
 fn if_(v: &OpView) -> Check {
-    ods_values(
-        v,
-        "operand",
-        0,
-        &v.operand_types(),
-        false,
-        "ranked tensor of pred (AKA boolean or 1-bit integer) values",
-        |v, t| {
-            matches!(v.m.type_data(t), TypeData::RankedTensor { element, .. }
-                if crate::text::verify::types::is_bool(v.m, *element))
-        },
-    )?;
     sized_regions(v, &["true_branch", "false_branch"])?;
     let inferred = infer_conditional(v)?;
     check_results(v, &inferred, "C3")
 }
 
-/// case: the index's ODS type, then `inferConditionalOp` (I1, C1–C4).
+/// case: `inferConditionalOp` (I1, C1–C4).
 fn case(v: &OpView) -> Check {
-    ods_values(
-        v,
-        "operand",
-        0,
-        &v.operand_types(),
-        false,
-        "ranked tensor of 32-bit signless integer values",
-        |v, t| {
-            matches!(v.m.type_data(t), TypeData::RankedTensor { element, .. }
-                if matches!(v.m.type_data(*element), TypeData::Integer { width: 32, signedness: crate::ir::Signedness::Signless }))
-        },
-    )?;
     sized_regions(v, &["branches"])?;
     let inferred = infer_conditional(v)?;
     check_results(v, &inferred, "C4")
@@ -2173,29 +1966,11 @@ fn least_specific(v: &OpView, types: &[Type]) -> Option<Want> {
     }))
 }
 
-/// optimization_barrier: ODS types, `HLO_PairwiseSameOperandAndResultType`, and C1 (results
+/// optimization_barrier: `HLO_PairwiseSameOperandAndResultType`, and C1 (results
 /// are the operands' types).
 fn optimization_barrier(v: &OpView) -> Check {
     let operands = v.operand_types();
     let results = v.result_types();
-    ods_values(
-        v,
-        "operand",
-        0,
-        &operands,
-        true,
-        TENSOR_OR_TOKEN,
-        hlo_tensor_or_token,
-    )?;
-    ods_values(
-        v,
-        "result",
-        0,
-        &results,
-        true,
-        TENSOR_OR_TOKEN,
-        hlo_tensor_or_token,
-    )?;
     ensure!(
         operands.len() == results.len(),
         "PairwiseSameOperandAndResultType",

@@ -328,70 +328,6 @@ fn all_types_match(names: &str, types: &[Option<Type>]) -> Check {
     Ok(())
 }
 
-/// The shape part of an ODS operand or result type: `what` (`operand #1`) of type `t` must
-/// be a ranked tensor of which `ok` holds, described as `shape` (`statically shaped`).
-fn ods_shape(
-    v: &OpView,
-    what: &str,
-    t: Option<Type>,
-    shape: &str,
-    ok: impl Fn(&Ranked) -> bool,
-) -> Check {
-    let Some(t) = t else { return Ok(()) };
-    match ranked(v.m, Some(t)) {
-        Some(r) if ok(&r) => Ok(()),
-        _ => Err(fail(
-            "ODS",
-            format!("{what} must be {shape} tensor, but got '{}'", v.t(t)),
-        )),
-    }
-}
-
-/// `HLO_StaticDimensionTensor` (shape part): a statically shaped 1-dimensional tensor.
-fn static_dimension_tensor(v: &OpView, i: usize) -> Check {
-    ods_shape(
-        v,
-        &format!("operand #{i}"),
-        v.operand_type(i),
-        "statically shaped 1-dimensional",
-        |r| r.rank() == 1 && r.is_static(),
-    )
-}
-
-/// A 0-D tensor operand (`HLO_ScalarTensor`, `HLO_ScalarIntTensor`, shape part).
-fn scalar_tensor(v: &OpView, i: usize) -> Check {
-    ods_shape(v, &format!("operand #{i}"), v.operand_type(i), "0D", |r| {
-        r.rank() == 0
-    })
-}
-
-/// `hlo::hasSingleBoundedDimension`: exactly one dynamic dimension, and exactly one bound.
-fn single_bounded(r: &Ranked) -> bool {
-    let Some(bounds) = r.bounds() else {
-        return false;
-    };
-    bounds.iter().filter(|&&b| !is_dynamic(b)).count() == 1
-        && r.dims.iter().filter(|&&d| is_dynamic(d)).count() == 1
-}
-
-/// `HLO_StaticShapeTensorPerAxisQuantizedTensorOrBoundedTensor` (shape part) of result 0.
-fn static_or_single_bounded_result(v: &OpView) -> Check {
-    ods_shape(
-        v,
-        "result #0",
-        v.result_type(0),
-        "statically shaped or single bounded dimension",
-        |r| r.is_static() || single_bounded(r),
-    )
-}
-
-/// A statically shaped result 0 (`HLO_StaticShapeTensor...`, shape part).
-fn static_result(v: &OpView) -> Check {
-    ods_shape(v, "result #0", v.result_type(0), "statically shaped", |r| {
-        r.is_static()
-    })
-}
-
 /// `verifyDimInBounds`: `0 <= dim < rank`.
 fn dim_in_bounds(rule: &'static str, dim: i64, rank: usize) -> Check {
     ensure!(
@@ -575,7 +511,6 @@ pub(crate) fn infer_broadcast(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 /// broadcast_in_dim (C1-C6), and a result that is static or has a single bounded dimension.
 fn broadcast_in_dim(v: OpView) -> Check {
     compatible_element_types(&v)?;
-    static_or_single_bounded_result(&v)?;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
     };
@@ -768,7 +703,6 @@ fn most_specific_dim_and_bound(
 /// constant (C1): the result has the value's type (for a quantized result, the value has
 /// the storage type), and is statically shaped.
 fn constant(v: OpView) -> Check {
-    static_result(&v)?;
     let m = v.m;
     let (Some(value), Some(have)) = (v.attr("value"), v.result_type(0)) else {
         return Ok(());
@@ -840,7 +774,6 @@ fn constant_types_match(m: &Module, value: Type, result: Type) -> bool {
 
 /// dynamic_broadcast_in_dim (C1-C10).
 fn dynamic_broadcast_in_dim(v: OpView) -> Check {
-    static_dimension_tensor(&v, 1)?;
     let m = v.m;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
@@ -949,7 +882,6 @@ fn shape_operand_compatible(v: &OpView, rule: &'static str, shape: &[i64], t: Ty
 
 /// dynamic_iota (C1, C2).
 fn dynamic_iota(v: OpView) -> Check {
-    static_dimension_tensor(&v, 0)?;
     let Some(result) = result(&v, 0) else {
         return Ok(());
     };
@@ -978,10 +910,6 @@ fn dynamic_pad(v: OpView) -> Check {
         "edge_padding_low, edge_padding_high, interior_padding",
         &types[2..],
     )?;
-    scalar_tensor(&v, 1)?;
-    for i in 2..5 {
-        static_dimension_tensor(&v, i)?;
-    }
     let m = v.m;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
@@ -1062,7 +990,6 @@ fn padded_size(size: i64, low: i64, high: i64, interior: i64) -> Option<i64> {
 
 /// dynamic_reshape (C1-C4).
 fn dynamic_reshape(v: OpView) -> Check {
-    static_dimension_tensor(&v, 1)?;
     let m = v.m;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
@@ -1117,9 +1044,6 @@ fn dynamic_slice(v: OpView) -> Check {
         "operand, result",
         &[v.operand_type(0), v.result_type(0)],
     )?;
-    for i in 1..v.num_operands() {
-        scalar_tensor(&v, i)?;
-    }
     let inferred = infer_dynamic_slice(&v)?;
     check_results(&v, &inferred, "C5")
 }
@@ -1187,9 +1111,6 @@ fn dynamic_update_slice(v: OpView) -> Check {
         "operand, update, result",
         &[v.operand_type(0), v.operand_type(1), v.result_type(0)],
     )?;
-    for i in 2..v.num_operands() {
-        scalar_tensor(&v, i)?;
-    }
     let inferred = infer_dynamic_update_slice(&v)?;
     check_results(&v, &inferred, "C1")
 }
@@ -1274,7 +1195,6 @@ pub(crate) fn infer_get_dimension_size(v: &OpView) -> Result<Vec<Inferred>, Fail
 
 /// iota (C1): a statically shaped result of rank at least 1, `iota_dimension` within it.
 fn iota(v: OpView) -> Check {
-    static_result(&v)?;
     let Some(result) = result(&v, 0) else {
         return Ok(());
     };
@@ -1296,7 +1216,6 @@ fn pad(v: OpView) -> Check {
         &v,
         &["edge_padding_low", "edge_padding_high", "interior_padding"],
     )?;
-    scalar_tensor(&v, 1)?;
     let inferred = infer_pad(&v)?;
     check_results(&v, &inferred, "C4")
 }
@@ -1390,11 +1309,6 @@ fn real_dynamic_slice(v: OpView) -> Check {
         "start_indices, limit_indices, strides",
         &[v.operand_type(1), v.operand_type(2), v.operand_type(3)],
     )?;
-    for i in 1..4 {
-        ods_shape(&v, &format!("operand #{i}"), v.operand_type(i), "1D", |r| {
-            r.rank() == 1
-        })?;
-    }
     let Some(operand) = operand(&v, 0) else {
         return Ok(());
     };
@@ -1416,7 +1330,6 @@ fn real_dynamic_slice(v: OpView) -> Check {
 /// reshape (C1-C3), and a result that is static or has a single bounded dimension.
 fn reshape(v: OpView) -> Check {
     compatible_element_types(&v)?;
-    static_or_single_bounded_result(&v)?;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
     };
@@ -1480,7 +1393,6 @@ fn of_type(r: &Ranked) -> Inferred {
 /// set_dimension_size: the size is a 0-D i32 tensor, `dimension` within the operand's rank;
 /// the result's size there becomes dynamic (bounded by the operand's), or the constant size.
 fn set_dimension_size(v: OpView) -> Check {
-    ods_shape(&v, "operand #1", v.operand_type(1), "ranked", |_| true)?;
     let inferred = infer_set_dimension_size(&v)?;
     check_results(&v, &inferred, "C1")
 }
