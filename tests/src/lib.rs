@@ -149,6 +149,23 @@ pub const TYPE_CONSTRAINT_VIOLATIONS: &[(&str, &str, &str)] = &[
         "stablehlo.cross-replica-sum",
         "func.func @main(%a: tensor<4xf32>) -> tensor<4xi1> {\n  %0 = \"stablehlo.cross-replica-sum\"(%a) <{replica_groups = dense<0> : tensor<1x1xi64>}> : (tensor<4xf32>) -> tensor<4xi1> loc(\"bad.py\":7:3)\n  return %0 : tensor<4xi1>\n}\n",
     ),
+    // Required attributes (ODS: neither optional nor default-valued): MLIR names the first
+    // missing one by name, before any type.
+    (
+        "missing_attribute_reduce_precision",
+        "stablehlo.reduce_precision",
+        "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = \"stablehlo.reduce_precision\"(%a) : (tensor<4xf32>) -> tensor<4xf32> loc(\"bad.py\":7:3)\n  return %0 : tensor<4xf32>\n}\n",
+    ),
+    (
+        "missing_attribute_pad",
+        "stablehlo.pad",
+        "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = \"stablehlo.pad\"(%a, %a) <{edge_padding_low = array<i64: 0>, interior_padding = array<i64: 0>}> : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc(\"bad.py\":7:3)\n  return %0 : tensor<4xf32>\n}\n",
+    ),
+    (
+        "missing_attribute_gather",
+        "stablehlo.gather",
+        "func.func @main(%a: tensor<4x4xf32>, %i: tensor<2xi64>) -> tensor<2x4xf32> {\n  %0 = \"stablehlo.gather\"(%a, %i) <{slice_sizes = array<i64: 1, 4>}> : (tensor<4x4xf32>, tensor<2xi64>) -> tensor<2x4xf32> loc(\"bad.py\":7:3)\n  return %0 : tensor<2x4xf32>\n}\n",
+    ),
     // composite_c1: the name must be a namespaced op name (upstream's verifyCompositeOp).
     (
         "composite_name",

@@ -845,7 +845,7 @@ fn file_location_ranges_of_every_length_print_as_jaxlib_prints_them() {
 
 /// The programs our serializer refuses for a type constraint (`vhlo_tests::TYPE_CONSTRAINT_VIOLATIONS`)
 /// are refused by jaxlib too (its verifier runs when it parses them), and the compatible control
-/// is serialized by both.
+/// is serialized by both. A missing required attribute is named as jaxlib names it.
 #[test]
 #[cfg_attr(
     not(has_oracle),
@@ -879,7 +879,20 @@ fn jaxlib_refuses_the_type_constraint_violations_we_refuse() {
         let bc = out.join(format!("{name}.bc"));
         let error = out.join(format!("{name}.bc.error"));
         match (refused, bc.exists(), error.exists()) {
-            (true, false, true) => {}
+            (true, false, true) => {
+                let src = std::fs::read_to_string(path).expect("read program");
+                let ours = vhlo_core::text::parse(&src)
+                    .map(|_| ())
+                    .unwrap_err()
+                    .to_string();
+                let theirs = std::fs::read_to_string(&error).unwrap_or_default();
+                if let Some(at) = ours.find("requires attribute '") {
+                    let phrase = ours[at..].split_inclusive('\'').take(2).collect::<String>();
+                    if !theirs.contains(&phrase) {
+                        failures.push(format!("{name}: we say {phrase}, jaxlib: {theirs}"));
+                    }
+                }
+            }
             (false, true, false) => {}
             (true, _, _) => failures.push(format!("{name}: jaxlib serialized it, we refuse it")),
             (false, _, _) => failures.push(format!(

@@ -21,6 +21,7 @@ pub(crate) type OdsMemo = FastSet<(K, Symbol, Attribute)>;
 
 /// One op: its declared constraints, then its own (`memo`: the ODS checks already passed).
 pub(crate) fn verify_op(v: OpView, memo: &mut OdsMemo) -> Check {
+    required_attributes(v)?;
     declared_attributes(v, memo)?;
     declared(v)?;
     match family(v.kind) {
@@ -32,6 +33,26 @@ pub(crate) fn verify_op(v: OpView, memo: &mut OdsMemo) -> Check {
         // `func.*` are checked with the structure; an op a later release adds has only its
         // declared constraints until it gets a function here.
         Family::Declared => Ok(()),
+    }
+}
+
+/// ODS's required attributes (neither optional nor default-valued, spec `attributes:`): the
+/// first missing one by name, as MLIR's generated verifier reports it, before any type.
+fn required_attributes(v: OpView) -> Check {
+    // `func.return` shares `stablehlo.return`'s kind, and has none of its own.
+    if v.m.op_name_str(v.op) != v.kind.name() {
+        return Ok(());
+    }
+    let names = v.kind.attribute_names();
+    let missing = names
+        .iter()
+        .zip(v.kind.attribute_optional())
+        .filter(|&(name, &optional)| !optional && !v.has(name))
+        .map(|(name, _)| *name)
+        .min();
+    match missing {
+        Some(name) => Err(fail("ODS", format!("requires attribute '{name}'"))),
+        None => Ok(()),
     }
 }
 

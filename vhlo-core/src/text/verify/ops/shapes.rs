@@ -18,7 +18,6 @@ use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
 
 pub(super) fn verify(v: OpView) -> Check {
-    required_attributes(&v)?;
     match v.kind {
         K::Broadcast => broadcast(v),
         K::BroadcastInDim => broadcast_in_dim(v),
@@ -43,29 +42,6 @@ pub(super) fn verify(v: OpView) -> Check {
         K::Tuple => tuple(v),
         // torch_index_select has no verifier upstream: its ODS attribute types only.
         _ => Ok(()),
-    }
-}
-
-/// The attributes each op cannot do without (ODS: not `OptionalAttr`, no default).
-fn required_attributes(v: &OpView) -> Check {
-    let names: &[&str] = match v.kind {
-        K::Broadcast => &["broadcast_sizes"],
-        K::BroadcastInDim | K::DynamicBroadcastInDim => &["broadcast_dimensions"],
-        K::Concatenate | K::GetDimensionSize | K::SetDimensionSize => &["dimension"],
-        K::Constant => &["value"],
-        K::Iota | K::DynamicIota => &["iota_dimension"],
-        K::DynamicSlice => &["slice_sizes"],
-        K::Pad => &["edge_padding_low", "edge_padding_high", "interior_padding"],
-        K::Reverse => &["dimensions"],
-        K::Slice => &["start_indices", "limit_indices", "strides"],
-        K::Transpose => &["permutation"],
-        K::TorchIndexSelect => &["dim", "batch_dims"],
-        K::GetTupleElement => &["index"],
-        _ => &[],
-    };
-    match names.iter().find(|n| !v.has(n)) {
-        Some(missing) => Err(fail("ODS", format!("requires attribute '{missing}'"))),
-        None => Ok(()),
     }
 }
 
