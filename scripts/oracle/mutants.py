@@ -15,6 +15,7 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
           type-elem  one op result's element type changed (f32 -> f16, i32 -> i64, ...)
           attr       one integer in one of an op's attributes changed by +1 or -1 (array<i64: ...>,
                      dense<...>, #stablehlo.gather<...>, integer attributes, sdy meshes, ...)
+          attr-drop  one of an op's attributes removed (a required one must be refused, naming it)
         and one control per module (the module unchanged, NAME.orig). Each is printed in generic form without
         verifying (assume_verified) as DIR/NAME.mlir, then parsed by jaxlib (which verifies). The choice
         is seeded by S and the module's name: the same jaxlib makes the same mutants.
@@ -133,6 +134,7 @@ def _candidates(oracle, module):
         for name in op.attributes:
             if name.startswith(UNCHECKED_PREFIXES) or (op.name == "stablehlo.constant" and name == "value"):
                 continue
+            found.append(("attr-drop", index, name))
             text = _attribute_text(op, name)
             if text is None:
                 continue
@@ -143,8 +145,8 @@ def _candidates(oracle, module):
 
 
 def _choose(candidates, rng):
-    """The candidates in the order to try them: taking turns between the kinds (attr, type-dim,
-    type-elem), and within a kind between op names, so that the few ops of a rare name are as likely
+    """The candidates in the order to try them: taking turns between the kinds (attr, attr-drop,
+    type-dim, type-elem), and within a kind between op names, so that the few ops of a rare name are as likely
     to be mutated as the many broadcasts."""
     strata = {}
     for candidate in candidates:
@@ -190,6 +192,9 @@ def _apply(oracle, module, candidate):
             new = ir.RankedTensorType.get(shape, element, old.encoding, loc=ir.Location.unknown())
             result.set_type(new)
             return op.name, f"result {number}: {old} -> {new}"
+        if kind == "attr-drop":
+            del op.attributes[detail]
+            return op.name, f"{detail} removed"
         name, token, delta = detail
         text = _attribute_text(op, name)
         start, end, value = _integer_tokens(text)[token]

@@ -4,7 +4,8 @@
 //! `scripts/oracle/mutants.py generate` parses each module text of the jax wheel's back-compat data
 //! (and, for the ops that data lacks, the programs of tests/fixtures/jax and tests/fixtures/jax_mesh)
 //! with jaxlib, makes up to 8 mutants of it through MLIR's Python API (one op result's type with a
-//! dimension +1 or another element type, or one integer of an op's attribute +1 or -1), prints
+//! dimension +1 or another element type, one integer of an op's attribute +1 or -1, or one
+//! attribute removed), prints
 //! them without verifying, and asks jaxlib whether it parses each (MLIR verifies after parsing).
 //! Each module also gives a control: its text unchanged, as jaxlib prints it.
 //!
@@ -14,6 +15,8 @@
 //! of each mutant both accept and compare it with its own parse of the mutant.
 //!
 //! Every mutant must agree: the same verdict, and where both accept, the same program read back.
+//! What jaxlib refuses (its verifier runs as it parses), our parse must refuse too, not only a
+//! later step, and a missing required attribute is the one jaxlib names.
 //! Exceptions are listed with a reason in `tests/fixtures/verifier_differential_known.txt`
 //! (`name reason`, one a line); an entry that agrees now fails the test, so the list only shrinks.
 //!
@@ -171,6 +174,12 @@ fn our_verdict(src: &str, target: &str, bc: &Path) -> Ours {
     })
 }
 
+/// The attribute a message says is missing (`requires attribute 'NAME'`, MLIR's wording).
+fn missing_attribute(message: &str) -> Option<&str> {
+    let rest = message.split("requires attribute '").nth(1)?;
+    rest.split('\'').next()
+}
+
 /// A file `mutants.py check` wrote: its text, or jaxlib's error.
 fn jaxlib_output(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|_| {
@@ -204,6 +213,11 @@ enum Outcome {
     BothAcceptAsJaxlib,
     /// jaxlib refuses what we accept (and write).
     WeAcceptJaxlibRefuses,
+    /// jaxlib's verifier refuses it when it parses it; ours accepts it there, and only a later
+    /// step refuses it (a program our API would hand out as valid).
+    RefusedOnlyLater,
+    /// Both refuse a missing required attribute, but we name another one than jaxlib.
+    OtherMissingAttribute,
     /// We refuse what jaxlib accepts.
     WeRefuseJaxlibAccepts,
     /// Both accept, but jaxlib reads our artifact to another program (or not at all).
@@ -230,6 +244,8 @@ impl Outcome {
                 "both accept, read back as jaxlib reads back its own artifact"
             }
             Outcome::WeAcceptJaxlibRefuses => "jaxlib refuses, we accept",
+            Outcome::RefusedOnlyLater => "jaxlib's verifier refuses, ours accepts (refused later)",
+            Outcome::OtherMissingAttribute => "both refuse, naming another missing attribute",
             Outcome::WeRefuseJaxlibAccepts => "jaxlib accepts, we refuse",
             Outcome::RoundTripDiffers => "both accept, jaxlib reads our artifact differently",
             Outcome::OursUnreadable => "we write what our reader refuses",
@@ -308,7 +324,16 @@ fn our_verdicts_are_libstablehlos() {
         let (outcome, detail) = match (m.jaxlib.as_str(), &ours[&m.name]) {
             (_, Ours::Unreadable(why)) => (Outcome::OursUnreadable, why.clone()),
             ("crash", _) => (Outcome::JaxlibCrashed, m.jaxlib_message.clone()),
-            ("refuse", Ours::Refuse(why)) => (Outcome::BothRefuse, why.clone()),
+            ("refuse", Ours::Refuse(why)) if !why.starts_with("parse: ") => {
+                (Outcome::RefusedOnlyLater, why.clone())
+            }
+            ("refuse", Ours::Refuse(why)) => match missing_attribute(&m.jaxlib_message) {
+                Some(theirs) if missing_attribute(why) != Some(theirs) => (
+                    Outcome::OtherMissingAttribute,
+                    format!("ours: {why}; jaxlib: {}", m.jaxlib_message),
+                ),
+                _ => (Outcome::BothRefuse, why.clone()),
+            },
             ("refuse", Ours::Accept) => (
                 Outcome::WeAcceptJaxlibRefuses,
                 format!("jaxlib: {}", m.jaxlib_message),

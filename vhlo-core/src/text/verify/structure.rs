@@ -308,16 +308,19 @@ fn verify_return(sink: &mut Sink, op: OpId) {
 
 fn verify_call(sink: &mut Sink, symbols: &SymbolTable, op: OpId) {
     let m = sink.m;
-    let callee = m.property(op, "callee").and_then(|a| match m.attr_data(a) {
-        AttrData::SymbolRef { root, nested } if nested.is_empty() => Some(*root),
-        _ => None,
-    });
-    let Some(callee) = callee else {
-        sink.report(
-            op,
-            fail("func.call", "requires a 'callee' flat symbol reference"),
-        );
+    // ODS's messages: a missing attribute, then one of another kind.
+    let Some(callee) = m.property(op, "callee") else {
+        sink.report(op, fail("func.call", "requires attribute 'callee'"));
         return;
+    };
+    let callee = match m.attr_data(callee) {
+        AttrData::SymbolRef { root, nested } if nested.is_empty() => *root,
+        _ => {
+            let why =
+                "attribute 'callee' failed to satisfy constraint: flat symbol reference attribute";
+            sink.report(op, fail("func.call", why));
+            return;
+        }
     };
     let func = symbols
         .lookup(m, op, callee)

@@ -8,7 +8,7 @@ use super::structure::{
     classify, collect_symbols, dominance_failure, dominator_tree, verify_func_dialect, OpClass,
     SymbolTable,
 };
-use super::{fail, Sink};
+use super::{fail, Check, Sink};
 use crate::ir::{Block, FastMap, Module, OpId, OpParts, Region, Symbol};
 
 /// Which checks a walk runs.
@@ -234,6 +234,12 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                 return;
             }
             if class.registered {
+                if class.stablehlo.is_none() {
+                    if let Err(f) = codec_required_attributes(m, op) {
+                        sink.report(op, f);
+                        return;
+                    }
+                }
                 if let Some(kind) = class.stablehlo {
                     let v = super::types::OpView {
                         m,
@@ -365,6 +371,24 @@ impl Classes {
         }
         self.by_name[sym] = Some(c);
         c
+    }
+}
+
+/// The first required attribute (spec: neither optional nor default-valued) that an op of a
+/// dialect of the spec (`spec/dialects/*.yaml`) lacks, by name, as MLIR's generated verifier
+/// reports it before anything else of the op.
+fn codec_required_attributes(m: &Module, op: OpId) -> Check {
+    let Some((_, spec)) = crate::text::dialects::codec_op(m.op_name_str(op)) else {
+        return Ok(());
+    };
+    // The spec lists them sorted by name, as the properties are.
+    let missing = spec
+        .attributes
+        .iter()
+        .find(|a| !a.optional && a.default.is_none() && m.property(op, a.name).is_none());
+    match missing {
+        Some(a) => Err(fail("ODS", format!("requires attribute '{}'", a.name))),
+        None => Ok(()),
     }
 }
 
