@@ -16,6 +16,8 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
           attr       one integer in one of an op's attributes changed by +1 or -1 (array<i64: ...>,
                      dense<...>, #stablehlo.gather<...>, integer attributes, sdy meshes, ...)
           attr-drop  one of an op's attributes removed (a required one must be refused, naming it)
+          attr-kind  one of an op's attributes replaced by a string ("x")
+          operands   two operands of an op, of different types, swapped
         and one control per module (the module unchanged, NAME.orig). Each is printed in generic form without
         verifying (assume_verified) as DIR/NAME.mlir, then parsed by jaxlib (which verifies). The choice
         is seeded by S and the module's name: the same jaxlib makes the same mutants.
@@ -117,6 +119,11 @@ def _candidates(oracle, module):
     for index, op in enumerate(_ops(module)):
         if op.name in SKIPPED_OPS:
             continue
+        types = [str(operand.type) for operand in op.operands]
+        for i in range(len(types)):
+            for j in range(i + 1, len(types)):
+                if types[i] != types[j]:
+                    found.append(("operands", index, (i, j)))
         for number, result in enumerate(op.results):
             try:
                 tensor = ir.RankedTensorType(result.type)
@@ -135,6 +142,7 @@ def _candidates(oracle, module):
             if name.startswith(UNCHECKED_PREFIXES) or (op.name == "stablehlo.constant" and name == "value"):
                 continue
             found.append(("attr-drop", index, name))
+            found.append(("attr-kind", index, name))
             text = _attribute_text(op, name)
             if text is None:
                 continue
@@ -146,7 +154,7 @@ def _candidates(oracle, module):
 
 def _choose(candidates, rng):
     """The candidates in the order to try them: taking turns between the kinds (attr, attr-drop,
-    type-dim, type-elem), and within a kind between op names, so that the few ops of a rare name are as likely
+    attr-kind, operands, type-dim, type-elem), and within a kind between op names, so that the few ops of a rare name are as likely
     to be mutated as the many broadcasts."""
     strata = {}
     for candidate in candidates:
@@ -195,6 +203,15 @@ def _apply(oracle, module, candidate):
         if kind == "attr-drop":
             del op.attributes[detail]
             return op.name, f"{detail} removed"
+        if kind == "attr-kind":
+            op.attributes[detail] = ir.StringAttr.get("x")
+            return op.name, f'{detail} -> "x"'
+        if kind == "operands":
+            i, j = detail
+            a, b = op.operands[i], op.operands[j]
+            op.operands[i] = b
+            op.operands[j] = a
+            return op.name, f"operands {i} and {j} swapped"
         name, token, delta = detail
         text = _attribute_text(op, name)
         start, end, value = _integer_tokens(text)[token]

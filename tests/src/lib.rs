@@ -166,6 +166,12 @@ pub const TYPE_CONSTRAINT_VIOLATIONS: &[(&str, &str, &str)] = &[
         "stablehlo.gather",
         "func.func @main(%a: tensor<4x4xf32>, %i: tensor<2xi64>) -> tensor<2x4xf32> {\n  %0 = \"stablehlo.gather\"(%a, %i) <{slice_sizes = array<i64: 1, 4>}> : (tensor<4x4xf32>, tensor<2xi64>) -> tensor<2x4xf32> loc(\"bad.py\":7:3)\n  return %0 : tensor<2x4xf32>\n}\n",
     ),
+    // Shardy's discardable attribute of another kind, in a program with nothing else of Shardy.
+    (
+        "sdy_sharding_rule_of_another_kind",
+        "stablehlo.custom_call",
+        "func.func @main(%a: tensor<8xf32>) -> tensor<8xf32> {\n  %0 = stablehlo.custom_call @foo(%a) {sdy.sharding_rule = 1 : i64} : (tensor<8xf32>) -> tensor<8xf32> loc(\"bad.py\":7:3)\n  return %0 : tensor<8xf32>\n}\n",
+    ),
     // composite_c1: the name must be a namespaced op name (upstream's verifyCompositeOp).
     (
         "composite_name",

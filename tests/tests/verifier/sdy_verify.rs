@@ -134,6 +134,42 @@ const CASES: &[(&str, &str, &str)] = &[
   } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
         "all in and out shardings must be bound to the same mesh or an empty mesh.",
     ),
+    // Op sharding rules (`verifyOpShardingRuleAttr`).
+    (
+        "sharding_rule_of_another_kind",
+        r#"%0 = stablehlo.custom_call @foo(%a) {sdy.sharding_rule = 1 : i64} : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "should have a sharding rule attribute of type OpShardingRuleAttr for attr named 'sdy.sharding_rule'",
+    ),
+    (
+        "sharding_rule_mapping_rank",
+        r#"%0 = stablehlo.add %a, %a {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [i])->([i, j]) {i=8, j=8}>} : tensor<8x8xf32>"#,
+        "operand 1 - mapping rank must match: 1 != 2",
+    ),
+    (
+        "sharding_rule_mapping_count",
+        r#"%0 = stablehlo.add %a, %a {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=8}>} : tensor<8x8xf32>"#,
+        "number of operands and mappings must match: 2 != 1",
+    ),
+    (
+        "sharding_rule_factor_reused",
+        r#"%0 = stablehlo.add %a, %a {sdy.sharding_rule = #sdy.op_sharding_rule<([i, i], [i, j])->([i, j]) {i=8, j=8}>} : tensor<8x8xf32>"#,
+        "operand 0 - cannot reuse factors for the same tensor value",
+    ),
+    (
+        "sharding_rule_factor_unused",
+        r#"%0 = stablehlo.add %a, %a {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=8, j=8, k=2}>} : tensor<8x8xf32>"#,
+        "has factor k=2 that isn't used in operand and result mappings",
+    ),
+    (
+        "sharding_rule_reduction_in_result",
+        r#"%0 = stablehlo.add %a, %a {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=8, j=8} reduction={j}>} : tensor<8x8xf32>"#,
+        "reduction factor cannot be in result mappings",
+    ),
+    (
+        "sharding_rule_special_factor_twice",
+        r#"%0 = stablehlo.add %a, %a {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [i, j])->([i, k]) {i=8, j=8, k=8} reduction={j} need_replication={j}>} : tensor<8x8xf32>"#,
+        "a factor can only be in one of the reduction, need replication, or permutation factor sets",
+    ),
 ];
 
 fn program(body: &str) -> String {

@@ -18,7 +18,7 @@ use crate::ir::{AttrData, Attribute, DialectAttr, Module, Param, Region, TypeDat
 /// `factorSymbolString`: i, j, ..., z, then z_1, z_2, ... (Shardy's `kStartAtZ` is 17).
 const START_AT_Z: i64 = (b'z' - b'i') as i64;
 
-fn factor_symbol(out: &mut String, f: i64) {
+pub(crate) fn factor_symbol(out: &mut String, f: i64) {
     if (0..=START_AT_Z).contains(&f) {
         out.push(char::from(b'i' + f as u8));
     } else {

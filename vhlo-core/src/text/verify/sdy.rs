@@ -6,7 +6,9 @@
 //! Checked: `sdy.sharding` of op results and of `func.func` arguments and results; the shardings
 //! of `sdy.sharding_constraint`, `sdy.reshard` and `sdy.data_flow_edge`; the in/out shardings of
 //! `sdy.manual_computation` and its local shapes; axes bound by an enclosing manual computation;
-//! meshes (`MeshAttr::verify`). Not checked yet: sharding rules, the collectives' own rules.
+//! meshes (`MeshAttr::verify`); `sdy.sharding_rule` against its op's operands and results
+//! (`verifyOpShardingRuleAttr`). Not checked yet: the collectives' own rules, named
+//! computations, propagation edges.
 
 use std::rc::Rc;
 
@@ -14,12 +16,18 @@ use crate::ir::{AttrData, Attribute, FastMap, FastSet, Module, OpId, Param, Type
 
 use super::{diag, Diagnostic};
 
-/// The rule every diagnostic of this file names.
+/// The rule the sharding diagnostics of this file name.
 const RULE: &str = "Shardy verifier (verifiers.cc): a sharding must fit its value's type and mesh";
 
 pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
     let mut out = Vec::new();
-    let Some(sdy) = m.lookup_sym("sdy") else {
+    // A program with no attribute or op of Shardy may still name its discardable attributes
+    // (`{sdy.sharding_rule = 1 : i64}`): one of those names, which no dialect has, then stands
+    // for the dialect, so that each such attribute is refused as of the wrong kind.
+    let Some(sdy) = ["sdy", "sdy.sharding", "sdy.sharding_rule"]
+        .iter()
+        .find_map(|s| m.lookup_sym(s))
+    else {
         return out;
     };
     let meshes = Meshes::collect(m, sdy);
@@ -35,6 +43,7 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
                 out.push((op, diag(m, op, format!("'sdy.mesh' op {e}"), None, rule)));
             }
         }
+        let mut rule_broken = None;
         let mut report = |what: String| out.push((op, diag(m, op, what, None, RULE)));
         let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
         let name = m.op_name_str(op);
@@ -42,6 +51,12 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
             if let Some(msg) = per_value(m, &meshes, sdy, a, &results, &bound) {
                 report(format!("'{name}' op result {msg}"));
             }
+        }
+        if let Some(msg) = m
+            .attribute(op, "sdy.sharding_rule")
+            .and_then(|a| sharding_rule(m, sdy, op, a))
+        {
+            rule_broken = Some(format!("'{name}' op {msg}"));
         }
         match name {
             "func.func" => {
@@ -65,8 +80,175 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
             }
             _ => {}
         }
+        if let Some(what) = rule_broken {
+            out.push((op, diag(m, op, what, None, RULE_OF_RULES)));
+        }
     });
     out
+}
+
+const RULE_OF_RULES: &str =
+    "Shardy verifier (verifiers.cc): an op sharding rule must fit its op's operands and results";
+
+/// `sdy.sharding_rule` (an `#sdy.op_sharding_rule`) against its op's operand and result types:
+/// Shardy's message on failure (`verifyOpShardingRuleAttr`).
+fn sharding_rule(m: &Module, sdy: crate::ir::Symbol, op: OpId, a: Attribute) -> Option<String> {
+    let Some(p) = sdy_params(m, sdy, a, "op_sharding_rule") else {
+        return Some(
+            "should have a sharding rule attribute of type OpShardingRuleAttr for attr named 'sdy.sharding_rule'"
+                .into(),
+        );
+    };
+    let ints = |i: usize| match p.get(i) {
+        Some(Param::Ints(v)) => &v[..],
+        _ => &[],
+    };
+    let sizes = ints(0);
+    let operands: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+    let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+    let mut in_operands = vec![false; sizes.len()];
+    let mut in_results = vec![false; sizes.len()];
+    for (kind, types, mappings, seen) in [
+        ("operand", &operands, attrs(p.get(1)), &mut in_operands),
+        ("result", &results, attrs(p.get(2)), &mut in_results),
+    ] {
+        if let Some(e) = rule_mappings(m, sdy, kind, types, mappings, sizes, seen) {
+            return Some(e);
+        }
+    }
+    if let Some(f) = (0..sizes.len()).find(|&f| !in_operands[f] && !in_results[f]) {
+        let mut name = String::new();
+        crate::text::sdy::factor_symbol(&mut name, f as i64);
+        return Some(format!(
+            "has factor {name}={} that isn't used in operand and result mappings",
+            sizes[f]
+        ));
+    }
+    let n = sizes.len() as i64;
+    let sorted_unique_in_bound = |indices: &[i64]| -> Option<String> {
+        let (&first, &last) = (indices.first()?, indices.last()?);
+        if indices.windows(2).any(|w| w[0] > w[1]) {
+            return Some("indices of special factors must be sorted".into());
+        }
+        if indices.windows(2).any(|w| w[0] == w[1]) {
+            return Some("indices of special factors must be unique".into());
+        }
+        if first < 0 {
+            return Some("index must be non-negative".into());
+        }
+        (last >= n).then(|| format!("index must be less than {n}, got: {last}"))
+    };
+    let (reduction, replication, permutation) = (ints(3), ints(4), ints(5));
+    for set in [reduction, replication, permutation] {
+        if let Some(e) = sorted_unique_in_bound(set) {
+            return Some(e);
+        }
+    }
+    let special: FastSet<i64> = reduction
+        .iter()
+        .chain(replication)
+        .chain(permutation)
+        .copied()
+        .collect();
+    if special.len() != reduction.len() + replication.len() + permutation.len() {
+        return Some(
+            "a factor can only be in one of the reduction, need replication, or permutation factor sets"
+                .into(),
+        );
+    }
+    if let Some(e) = sorted_unique_in_bound(ints(6)) {
+        return Some(e);
+    }
+    reduction
+        .iter()
+        .any(|&f| in_results.get(f as usize).copied().unwrap_or(false))
+        .then(|| "reduction factor cannot be in result mappings".into())
+}
+
+/// One side (`kind`: "operand" or "result") of an op sharding rule: as many tensor mappings as
+/// values, each of a static tensor's rank, each dimension with factors in range, none reused
+/// within the value, and no factor of size 1 among several (`verifyShardingRuleMapping`).
+/// Marks the factors used in `seen`.
+fn rule_mappings(
+    m: &Module,
+    sdy: crate::ir::Symbol,
+    kind: &str,
+    types: &[Type],
+    mappings: &[Attribute],
+    sizes: &[i64],
+    seen: &mut [bool],
+) -> Option<String> {
+    if types.len() != mappings.len() {
+        return Some(format!(
+            "number of {kind}s and mappings must match: {} != {}",
+            types.len(),
+            mappings.len()
+        ));
+    }
+    if mappings.is_empty() {
+        return Some(format!(
+            "number of {kind}s mappings cannot be 0. Op sharding rules can only be defined on operations with at least one operand and result."
+        ));
+    }
+    for (i, (&t, &mapping)) in types.iter().zip(mappings).enumerate() {
+        let at = |msg: String| {
+            if types.len() == 1 {
+                format!("{kind} - {msg}")
+            } else {
+                format!("{kind} {i} - {msg}")
+            }
+        };
+        let shape = match m.type_data(t) {
+            TypeData::RankedTensor { shape, .. } if !shape.iter().any(|&d| d < 0) => shape,
+            _ => {
+                return Some(at(format!(
+                    "expected a ranked tensor with a static shape. type: {}",
+                    crate::text::type_to_string(m, t)
+                )))
+            }
+        };
+        let dims = sdy_params(m, sdy, mapping, "tensor_mapping")
+            .map(|q| attrs(q.first()))
+            .unwrap_or(&[]);
+        if dims.len() != shape.len() {
+            return Some(at(format!(
+                "mapping rank must match: {} != {}",
+                dims.len(),
+                shape.len()
+            )));
+        }
+        let mut in_value = vec![false; sizes.len()];
+        for &dim in dims {
+            let factors = match sdy_params(m, sdy, dim, "dim_mapping") {
+                Some([Param::Ints(f), ..]) => &f[..],
+                _ => &[],
+            };
+            if factors.is_empty() {
+                return Some(at("dim mapping must have at least one factor".into()));
+            }
+            for &f in factors {
+                let Some(&size) = usize::try_from(f).ok().and_then(|u| sizes.get(u)) else {
+                    return Some(at(format!(
+                        "expecting factor indices to be within 0<=...<num_factors; received: {f}, num_factors: {}",
+                        sizes.len()
+                    )));
+                };
+                let u = f as usize;
+                if in_value[u] {
+                    return Some(at("cannot reuse factors for the same tensor value".into()));
+                }
+                if size == 1 && factors.len() > 1 {
+                    return Some(at(
+                        "dim mapping can't have a factor of size 1 if there are multiple factors"
+                            .into(),
+                    ));
+                }
+                in_value[u] = true;
+                seen[u] = true;
+            }
+        }
+    }
+    None
 }
 
 /// The `sdy.mesh` ops of the module by symbol name, and each distinct mesh attribute decoded
