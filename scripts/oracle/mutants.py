@@ -18,6 +18,8 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
           attr-drop  one of an op's attributes removed (a required one must be refused, naming it)
           attr-kind  one of an op's attributes replaced by a string ("x")
           operands   two operands of an op, of different types, swapped
+          block-arg  one block argument of an op's region with another element type
+          rank       one op result's type with its last dimension dropped
         and one control per module (the module unchanged, NAME.orig). Each is printed in generic form without
         verifying (assume_verified) as DIR/NAME.mlir, then parsed by jaxlib (which verifies). The choice
         is seeded by S and the module's name: the same jaxlib makes the same mutants.
@@ -119,6 +121,18 @@ def _candidates(oracle, module):
     for index, op in enumerate(_ops(module)):
         if op.name in SKIPPED_OPS:
             continue
+        for r, region in enumerate(op.regions):
+            for b, block in enumerate(region.blocks):
+                for a, arg in enumerate(block.arguments):
+                    try:
+                        element = str(ir.RankedTensorType(arg.type).element_type)
+                    except (ValueError, TypeError):
+                        continue
+                    for family in ELEMENT_FAMILIES:
+                        if element in family:
+                            for other in family:
+                                if other != element:
+                                    found.append(("block-arg", index, (r, b, a, other)))
         types = [str(operand.type) for operand in op.operands]
         for i in range(len(types)):
             for j in range(i + 1, len(types)):
@@ -132,6 +146,8 @@ def _candidates(oracle, module):
             for dim, size in enumerate(tensor.shape):
                 if size >= 0 and not tensor.is_dynamic_dim(dim):
                     found.append(("type-dim", index, (number, dim)))
+            if tensor.rank > 0:
+                found.append(("rank", index, number))
             element = str(tensor.element_type)
             for family in ELEMENT_FAMILIES:
                 if element in family:
@@ -154,7 +170,7 @@ def _candidates(oracle, module):
 
 def _choose(candidates, rng):
     """The candidates in the order to try them: taking turns between the kinds (attr, attr-drop,
-    attr-kind, operands, type-dim, type-elem), and within a kind between op names, so that the few ops of a rare name are as likely
+    attr-kind, block-arg, operands, rank, type-dim, type-elem), and within a kind between op names, so that the few ops of a rare name are as likely
     to be mutated as the many broadcasts."""
     strata = {}
     for candidate in candidates:
@@ -206,6 +222,19 @@ def _apply(oracle, module, candidate):
         if kind == "attr-kind":
             op.attributes[detail] = ir.StringAttr.get("x")
             return op.name, f'{detail} -> "x"'
+        if kind == "block-arg":
+            r, b, a, other = detail
+            arg = list(op.regions[r].blocks)[b].arguments[a]
+            old = ir.RankedTensorType(arg.type)
+            new = ir.RankedTensorType.get(list(old.shape), ir.Type.parse(other), old.encoding, loc=ir.Location.unknown())
+            arg.set_type(new)
+            return op.name, f"region {r} block {b} argument {a}: {old} -> {new}"
+        if kind == "rank":
+            result = op.results[detail]
+            old = ir.RankedTensorType(result.type)
+            new = ir.RankedTensorType.get(list(old.shape)[:-1], old.element_type, None, loc=ir.Location.unknown())
+            result.set_type(new)
+            return op.name, f"result {detail}: {old} -> {new}"
         if kind == "operands":
             i, j = detail
             a, b = op.operands[i], op.operands[j]

@@ -4,8 +4,9 @@
 //! `scripts/oracle/mutants.py generate` parses each module text of the jax wheel's back-compat data
 //! (and, for the ops that data lacks, the programs of tests/fixtures/jax and tests/fixtures/jax_mesh)
 //! with jaxlib, makes up to 12 mutants of it through MLIR's Python API (one op result's type with a
-//! dimension +1 or another element type, one integer of an op's attribute +1 or -1, or one
-//! attribute removed), prints
+//! dimension +1, its last dimension dropped or another element type, a region argument with
+//! another element type, one integer of an op's attribute +1 or -1, one attribute removed or
+//! replaced by a string, or two operands swapped), prints
 //! them without verifying, and asks jaxlib whether it parses each (MLIR verifies after parsing).
 //! Each module also gives a control: its text unchanged, as jaxlib prints it.
 //!
@@ -302,7 +303,7 @@ fn our_verdicts_are_libstablehlos() {
     let controls = mutants.len() - changed;
     if filter.is_empty() {
         // 142 modules of jax 0.10.2's back-compat data and 26 fixture programs, up to 12
-        // mutants each (2,006).
+        // mutants each (2,012).
         assert!(
             controls >= 160 && changed >= 1500,
             "only {controls} modules and {changed} mutants"
