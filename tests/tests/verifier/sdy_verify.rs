@@ -170,6 +170,42 @@ const CASES: &[(&str, &str, &str)] = &[
         r#"%0 = stablehlo.add %a, %a {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [i, j])->([i, k]) {i=8, j=8, k=8} reduction={j} need_replication={j}>} : tensor<8x8xf32>"#,
         "a factor can only be in one of the reduction, need replication, or permutation factor sets",
     ),
+    // The ops' own verifiers and `verifySymbolUses`.
+    (
+        "propagation_barrier_both_ways",
+        r#"%0 = sdy.propagation_barrier %a allowed_direction=BOTH : tensor<8x8xf32>"#,
+        "cannot specify `BOTH` as the direction. Not blocking propagation direction makes the op redundant.",
+    ),
+    (
+        "data_flow_edge_input_used_twice",
+        r#"%1 = stablehlo.add %a, %a : tensor<8x8xf32>
+  %2 = stablehlo.negate %1 : tensor<8x8xf32>
+  %0 = sdy.data_flow_edge %1 : tensor<8x8xf32>"#,
+        "expected input of sdy.data_flow_edge to have a single user",
+    ),
+    (
+        "named_computation_block_argument",
+        r#"%0 = sdy.named_computation<"f">(%a) (%b: tensor<4x8xf32>) {
+    %c = stablehlo.concatenate %b, %b, dim = 0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+    sdy.return %c : tensor<8x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "expected the type of the 0'th block argument to match the type of the corresponding operand: 'tensor<4x8xf32>' vs 'tensor<8x8xf32>'",
+    ),
+    (
+        "named_computation_returns_another_type",
+        r#"%0 = sdy.named_computation<"f">(%a) (%b: tensor<8x8xf32>) {
+    %c = stablehlo.slice %b [0:4, 0:8] : (tensor<8x8xf32>) -> tensor<4x8xf32>
+    sdy.return %c : tensor<4x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "inferred type(s) 'tensor<4x8xf32>' are incompatible with return type(s) of operation 'tensor<8x8xf32>'",
+    ),
+    (
+        "named_computation_out_sharding_rank",
+        r#"%0 = sdy.named_computation<"f">(%a) out_shardings=[<@m, [{"x"}]>] (%b: tensor<8x8xf32>) {
+    sdy.return %b : tensor<8x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "out_shardings - sharding doesn't match tensor rank: 1 != 2",
+    ),
 ];
 
 fn program(body: &str) -> String {

@@ -7,8 +7,10 @@
 //! of `sdy.sharding_constraint`, `sdy.reshard` and `sdy.data_flow_edge`; the in/out shardings of
 //! `sdy.manual_computation` and its local shapes; axes bound by an enclosing manual computation;
 //! meshes (`MeshAttr::verify`); `sdy.sharding_rule` against its op's operands and results
-//! (`verifyOpShardingRuleAttr`). Not checked yet: the collectives' own rules, named
-//! computations, propagation edges.
+//! (`verifyOpShardingRuleAttr`); `sdy.named_computation` (its body's arguments and returns, its
+//! shardings), the data flow edges and `sdy.propagation_barrier`. Not checked yet: the
+//! collectives' own rules (`sdy.all_gather`, ...: ops of Shardy's partitioner, not of exported
+//! programs) and propagation edges.
 
 use std::rc::Rc;
 
@@ -21,17 +23,23 @@ const RULE: &str = "Shardy verifier (verifiers.cc): a sharding must fit its valu
 
 pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
     let mut out = Vec::new();
-    // A program with no attribute or op of Shardy may still name its discardable attributes
-    // (`{sdy.sharding_rule = 1 : i64}`): one of those names, which no dialect has, then stands
-    // for the dialect, so that each such attribute is refused as of the wrong kind.
+    // A program with no attribute of Shardy may still have its ops, or name its discardable
+    // attributes (`{sdy.sharding_rule = 1 : i64}`): one of those names, which no dialect has,
+    // then stands for the dialect (so each such attribute is refused as of the wrong kind).
+    let ops = crate::vhlo::codec_dialect("sdy").map_or(&[][..], |d| d.ops);
     let Some(sdy) = ["sdy", "sdy.sharding", "sdy.sharding_rule"]
         .iter()
         .find_map(|s| m.lookup_sym(s))
+        .or_else(|| {
+            ops.iter()
+                .find_map(|o| m.lookup_sym(&format!("sdy.{}", o.name)))
+        })
     else {
         return out;
     };
     let meshes = Meshes::collect(m, sdy);
     let mut manual = Manual::new(m);
+    let mut uses = None;
     m.walk(|op| {
         let bound = manual.bound_around(m, sdy, op);
         if m.op_name_str(op) == "sdy.mesh" {
@@ -64,7 +72,30 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
                     report(format!("'{name}' op {msg}"));
                 }
             }
-            "sdy.sharding_constraint" | "sdy.reshard" | "sdy.data_flow_edge" => {
+            "sdy.propagation_barrier" => {
+                // `PropagationDirection::BOTH` (spec/dialects/sdy.yaml).
+                let both = m.property(op, "allowed_direction").is_some_and(|a| {
+                    matches!(m.attr_data(a), AttrData::Integer { value: 3, .. })
+                });
+                if both {
+                    report(format!("'{name}' op cannot specify `BOTH` as the direction. Not blocking propagation direction makes the op redundant."));
+                }
+            }
+            "sdy.data_flow_edge" | "sdy.func_data_flow_edge" => {
+                if let Some(msg) = data_flow_edge(m, op, name, &mut uses) {
+                    report(format!("'{name}' op {msg}"));
+                } else if let (Some(s), Some(&t)) = (m.property(op, "sharding"), results.first()) {
+                    if let Some(msg) = tensor(m, &meshes, sdy, s, Some(t), &bound) {
+                        report(format!("'{name}' op {msg}"));
+                    }
+                }
+            }
+            "sdy.named_computation" => {
+                if let Some(msg) = named_computation(m, &meshes, sdy, op, &results, &bound) {
+                    report(msg);
+                }
+            }
+            "sdy.sharding_constraint" | "sdy.reshard" => {
                 let sharding = m.property(op, "sharding");
                 if let (Some(s), Some(&t)) = (sharding, results.first()) {
                     if let Some(msg) = tensor(m, &meshes, sdy, s, Some(t), &bound) {
@@ -245,6 +276,134 @@ fn rule_mappings(
                 }
                 in_value[u] = true;
                 seen[u] = true;
+            }
+        }
+    }
+    None
+}
+
+/// How many times each value is used, counted once, when a data flow edge first asks.
+type UseCounts = Option<FastMap<crate::ir::Value, usize>>;
+
+/// `sdy.data_flow_edge` and `sdy.func_data_flow_edge` (their `verifySymbolUses`): a static result,
+/// an input used by the edge alone, and defined where the edge may stand; Shardy's message.
+fn data_flow_edge(m: &Module, op: OpId, name: &str, uses: &mut UseCounts) -> Option<String> {
+    let short = name.trim_start_matches("sdy.");
+    let t = m.results(op).next().map(|v| m.value_type(v))?;
+    let static_shape = matches!(m.type_data(t), TypeData::RankedTensor { shape, .. } if shape.iter().all(|&d| d >= 0));
+    if !static_shape {
+        return Some(format!(
+            "expected sdy.{short} to have a static-shaped result. type: '{}'",
+            crate::text::type_to_string(m, t)
+        ));
+    }
+    let &input = m.operands(op).first()?;
+    let counts = uses.get_or_insert_with(|| {
+        let mut counts = FastMap::default();
+        m.walk(|o| {
+            for &v in m.operands(o) {
+                *counts.entry(v).or_insert(0) += 1;
+            }
+        });
+        counts
+    });
+    let what = if short == "data_flow_edge" {
+        "input"
+    } else {
+        "operand"
+    };
+    if counts.get(&input).copied().unwrap_or(0) != 1 {
+        return Some(format!(
+            "expected {what} of sdy.{short} to have a single user"
+        ));
+    }
+    let def = m.value_def(input);
+    if short == "data_flow_edge" {
+        return match def {
+            crate::ir::ValueDef::Result { op: d, .. }
+                if m.op_name_str(d).starts_with("sdy.")
+                    && m.op_name_str(d) != "sdy.named_computation" =>
+            {
+                Some("expected input of sdy.data_flow_edge to not be defined by an SdyDialect op (other than an sdy.named_computation).".into())
+            }
+            _ => None,
+        };
+    }
+    match def {
+        crate::ir::ValueDef::Argument { block, .. } => {
+            let parent = m.block_parent(block).and_then(|r| m.region_parent(r));
+            (parent.map(|p| m.op_name_str(p)) != Some("func.func")).then(|| {
+                "expected operand of sdy.func_data_flow_edge to be a block argument of a func op."
+                    .into()
+            })
+        }
+        crate::ir::ValueDef::Result { op: d, .. } => (m.op_name_str(d) != "func.call").then(|| {
+            "expected operand of sdy.func_data_flow_edge to be a result of call op.".into()
+        }),
+    }
+}
+
+/// `sdy.named_computation`: its results are what its body returns (`inferReturnTypes`), its
+/// body takes its operands, and its in and out shardings fit them (`verifySymbolUses`);
+/// Shardy's message.
+fn named_computation(
+    m: &Module,
+    meshes: &Meshes,
+    sdy: crate::ir::Symbol,
+    op: OpId,
+    results: &[Type],
+    bound: &Bound,
+) -> Option<String> {
+    let name = "'sdy.named_computation' op";
+    let block = m
+        .regions(op)
+        .first()
+        .and_then(|&r| m.blocks(r).first().copied())?;
+    let returned: Vec<Type> = m
+        .block_ops(block)
+        .last()
+        .map(|&ret| m.operands(ret).iter().map(|&v| m.value_type(v)).collect())
+        .unwrap_or_default();
+    if returned != results {
+        let list = |ts: &[Type]| {
+            ts.iter()
+                .map(|&t| format!("'{}'", crate::text::type_to_string(m, t)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Some(format!(
+            "{name} inferred type(s) {} are incompatible with return type(s) of operation {}",
+            list(&returned),
+            list(results)
+        ));
+    }
+    let args = m.block_args(block);
+    let operands = m.operands(op);
+    if args.len() != operands.len() {
+        return Some(format!(
+            "number of block arguments must match the number of operands: {} != {}",
+            args.len(),
+            operands.len()
+        ));
+    }
+    let operand_types: Vec<Type> = operands.iter().map(|&v| m.value_type(v)).collect();
+    for (i, (&a, &outer)) in args.iter().zip(&operand_types).enumerate() {
+        let inner = m.value_type(a);
+        if inner != outer {
+            return Some(format!(
+                "expected the type of the {i}'th block argument to match the type of the corresponding operand: '{}' vs '{}'",
+                crate::text::type_to_string(m, inner),
+                crate::text::type_to_string(m, outer)
+            ));
+        }
+    }
+    for (side, types) in [
+        ("in_shardings", &operand_types[..]),
+        ("out_shardings", results),
+    ] {
+        if let Some(a) = m.property(op, side) {
+            if let Some(msg) = per_value(m, meshes, sdy, a, types, bound) {
+                return Some(format!("{name} {side} {msg}"));
             }
         }
     }
