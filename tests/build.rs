@@ -54,12 +54,12 @@ fn main() {
             default: "../shared/real-artifacts",
             required: ci,
         },
-        // Upstream data that not even ../shared holds (dialects::sdy_dialect): never required.
+        // Shardy's compatibility test (dialects::sdy_dialect), kept beside the real artifacts.
         Input {
             cfg: "has_shardy_compat",
             var: "VHLO_SHARDY_COMPAT_TEST",
-            default: "../shared/shardy-compat/compatibility_test.mlir",
-            required: false,
+            default: "../shared/real-artifacts/non_vhlo/shardy.compatibility_test.mlir",
+            required: ci,
         },
     ];
     for input in &inputs {

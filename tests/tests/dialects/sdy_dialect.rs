@@ -259,13 +259,19 @@ fn shardy_compat_test() -> Option<PathBuf> {
     let path = std::env::var_os("VHLO_SHARDY_COMPAT_TEST")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            vhlo_tests::workspace_root().join("../shared/shardy-compat/compatibility_test.mlir")
+            vhlo_tests::workspace_root()
+                .join("../shared/real-artifacts/non_vhlo/shardy.compatibility_test.mlir")
         });
     if path.exists() {
         return Some(path);
     }
+    assert!(
+        !vhlo_tests::in_ci(),
+        "Shardy's compatibility_test.mlir missing at {}; required under CI",
+        path.display()
+    );
     eprintln!(
-        "skipping: Shardy's compatibility_test.mlir not at {} (set VHLO_SHARDY_COMPAT_TEST; upstream data is not in the repository)",
+        "skipping: Shardy's compatibility_test.mlir not at {} (set VHLO_SHARDY_COMPAT_TEST, or put ../shared beside the repository)",
         path.display()
     );
     None
@@ -278,7 +284,7 @@ fn shardy_compat_test() -> Option<PathBuf> {
 #[test]
 #[cfg_attr(
     not(has_shardy_compat),
-    ignore = "needs Shardy's compatibility_test.mlir (VHLO_SHARDY_COMPAT_TEST)"
+    ignore = "needs Shardy's compatibility_test.mlir (../shared/real-artifacts/non_vhlo, or VHLO_SHARDY_COMPAT_TEST)"
 )]
 fn shardy_compatibility_test_program() {
     let Some(path) = shardy_compat_test() else {
