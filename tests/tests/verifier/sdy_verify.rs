@@ -170,6 +170,11 @@ const CASES: &[(&str, &str, &str)] = &[
         r#"%0 = stablehlo.add %a, %a {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [i, j])->([i, k]) {i=8, j=8, k=8} reduction={j} need_replication={j}>} : tensor<8x8xf32>"#,
         "a factor can only be in one of the reduction, need replication, or permutation factor sets",
     ),
+    (
+        "propagation_edges_of_another_kind",
+        r#"%0 = stablehlo.add %a, %a {sdy.result_propagation_edges = [1, 2]} : tensor<8x8xf32>"#,
+        "should have a propagation edges attribute of type ArrayAttr<PropagationEdgesAttr> for attr named 'sdy.result_propagation_edges' or 'sdy.block_arg_propagation_edges'",
+    ),
     // The ops' own verifiers and `verifySymbolUses`.
     (
         "propagation_barrier_both_ways",

@@ -10,7 +10,7 @@
 //! (`verifyOpShardingRuleAttr`); `sdy.named_computation` (its body's arguments and returns, its
 //! shardings), the data flow edges and `sdy.propagation_barrier`. Not checked yet: the
 //! collectives' own rules (`sdy.all_gather`, ...: ops of Shardy's partitioner, not of exported
-//! programs) and propagation edges.
+//! programs) and the contents of propagation edges (their kind is).
 
 use std::rc::Rc;
 
@@ -27,14 +27,18 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
     // attributes (`{sdy.sharding_rule = 1 : i64}`): one of those names, which no dialect has,
     // then stands for the dialect (so each such attribute is refused as of the wrong kind).
     let ops = crate::vhlo::codec_dialect("sdy").map_or(&[][..], |d| d.ops);
-    let Some(sdy) = ["sdy", "sdy.sharding", "sdy.sharding_rule"]
-        .iter()
-        .find_map(|s| m.lookup_sym(s))
-        .or_else(|| {
-            ops.iter()
-                .find_map(|o| m.lookup_sym(&format!("sdy.{}", o.name)))
-        })
-    else {
+    let names = [
+        "sdy",
+        "sdy.sharding",
+        "sdy.sharding_rule",
+        "sdy.propagation_edges",
+        "sdy.result_propagation_edges",
+        "sdy.block_arg_propagation_edges",
+    ];
+    let Some(sdy) = names.iter().find_map(|s| m.lookup_sym(s)).or_else(|| {
+        ops.iter()
+            .find_map(|o| m.lookup_sym(&format!("sdy.{}", o.name)))
+    }) else {
         return out;
     };
     let meshes = Meshes::collect(m, sdy);
@@ -58,6 +62,32 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
         if let Some(a) = m.attribute(op, "sdy.sharding") {
             if let Some(msg) = per_value(m, &meshes, sdy, a, &results, &bound) {
                 report(format!("'{name}' op result {msg}"));
+            }
+        }
+        // The propagation edges Shardy's propagation records: of their kind (their contents
+        // are not checked).
+        let is_edges = |a: Attribute| sdy_params(m, sdy, a, "propagation_edges").is_some();
+        for (attr, array) in [
+            ("sdy.block_arg_propagation_edges", true),
+            ("sdy.propagation_edges", false),
+            ("sdy.result_propagation_edges", true),
+        ] {
+            let Some(a) = m.attribute(op, attr) else {
+                continue;
+            };
+            let fits = match m.attr_data(a) {
+                AttrData::Array(xs) if array => xs.iter().all(|&x| is_edges(x)),
+                _ => !array && is_edges(a),
+            };
+            if !fits {
+                let what = if array {
+                    "ArrayAttr<PropagationEdgesAttr> for attr named 'sdy.result_propagation_edges' or 'sdy.block_arg_propagation_edges'"
+                } else {
+                    "PropagationEdgesAttr for attr named 'sdy.propagation_edges'"
+                };
+                report(format!(
+                    "'{name}' op should have a propagation edges attribute of type {what}"
+                ));
             }
         }
         if let Some(msg) = m
