@@ -4,8 +4,8 @@
 //! ragged_dot's dimension numbers (`checkRaggedDotConstraints`) and scan's body and dimension
 //! (`ScanOp::verify`). The messages are upstream's.
 //!
-//! Not checked yet: the broadcast result shapes (`InferTensorTypeWithReify`), the unary ops'
-//! ODS operand types.
+//! The binary broadcasting ops' results are checked against the shapes they infer
+//! (`GetBroadcastType`). Not checked yet: the unary ops' ODS operand types.
 
 use crate::ir::{AttrData, Attribute, Dim, Module, OpId, Param, Type, TypeData, DYNAMIC};
 
@@ -177,7 +177,111 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
         "scan" => return scan(m, op, &ins),
         _ => {}
     }
+    let binary = SAME_ELEMENT.contains(&short)
+        || matches!(
+            short,
+            "broadcast_and"
+                | "broadcast_or"
+                | "broadcast_xor"
+                | "broadcast_complex"
+                | "broadcast_compare"
+        );
+    if binary {
+        return broadcast_result(m, op, &name, &ins, &outs);
+    }
     None
+}
+
+/// A binary broadcasting op's result against the type it infers (`GetBroadcastType`): numpy
+/// broadcasting of the two shapes, or the smaller one along `broadcast_dimensions`. A shape
+/// that cannot broadcast infers an unranked tensor, which any result fits.
+fn broadcast_result(
+    m: &Module,
+    op: OpId,
+    name: &str,
+    ins: &[Type],
+    outs: &[Type],
+) -> Option<String> {
+    let (&[l, r], &[out]) = (ins, outs) else {
+        return None;
+    };
+    let (x, y, got) = (shape(m, l)?, shape(m, r)?, shape(m, out)?);
+    let dims = prop(m, op, "broadcast_dimensions").and_then(|a| super::types::int_list(m, a));
+    let inferred = match dims {
+        Some(dims) if x.len() != y.len() => {
+            let (large, small) = if x.len() > y.len() { (x, y) } else { (y, x) };
+            if dims.len() != small.len() {
+                return None;
+            }
+            let filtered = dims
+                .iter()
+                .map(|&d| usize::try_from(d).ok().and_then(|d| large.get(d).copied()))
+                .collect::<Option<Vec<Dim>>>()?;
+            let broadcast = numpy_broadcast(small, &filtered)?;
+            let mut out = large.to_vec();
+            for (&d, &size) in dims.iter().zip(&broadcast) {
+                out[d as usize] = size;
+            }
+            out
+        }
+        _ => numpy_broadcast(x, y)?,
+    };
+    if inferred.len() == got.len()
+        && inferred
+            .iter()
+            .zip(got)
+            .all(|(&a, &b)| dims_compatible(a, b))
+    {
+        return None;
+    }
+    let element = match name {
+        "chlo.broadcast_compare" => "i1".to_string(),
+        "chlo.broadcast_complex" => {
+            format!("complex<{}>", crate::text::type_to_string(m, element(m, l)))
+        }
+        _ => crate::text::type_to_string(m, element(m, l)),
+    };
+    let shape: String = inferred
+        .iter()
+        .map(|&d| format!("{}x", dim_str(d)))
+        .collect();
+    Some(format!(
+        "'{name}' op inferred type(s) 'tensor<{shape}{element}>' are incompatible with return type(s) of operation '{}'",
+        crate::text::type_to_string(m, out)
+    ))
+}
+
+/// MLIR's `OpTrait::util::getBroadcastedShape`: the shapes aligned at their last dimension, a
+/// size 1 taking the other's, a dynamic size the other's when that is above 1; `None` where two
+/// static sizes differ and neither is 1.
+fn numpy_broadcast(x: &[Dim], y: &[Dim]) -> Option<Vec<Dim>> {
+    let mut out = if x.len() > y.len() {
+        x.to_vec()
+    } else {
+        y.to_vec()
+    };
+    let n = out.len();
+    for (k, (&a, &b)) in x.iter().rev().zip(y.iter().rev()).enumerate() {
+        let size = if a == DYNAMIC || b == DYNAMIC {
+            if a > 1 {
+                a
+            } else if b > 1 || a == 1 {
+                b
+            } else if b == 1 {
+                a
+            } else {
+                DYNAMIC
+            }
+        } else if a == b || b == 1 {
+            a
+        } else if a == 1 {
+            b
+        } else {
+            return None;
+        };
+        out[n - 1 - k] = size;
+    }
+    Some(out)
 }
 
 fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
