@@ -175,6 +175,47 @@ const CASES: &[(&str, &str, &str)] = &[
         r#"%0 = stablehlo.add %a, %a {sdy.result_propagation_edges = [1, 2]} : tensor<8x8xf32>"#,
         "should have a propagation edges attribute of type ArrayAttr<PropagationEdgesAttr> for attr named 'sdy.result_propagation_edges' or 'sdy.block_arg_propagation_edges'",
     ),
+    // Collectives (`verifyCollectiveOp` and each one's `verifySymbolUses`).
+    (
+        "collective_without_operand_sharding",
+        r#"%0 = sdy.all_gather [{}, {}] %a out_sharding=<@m, [{}, {}]> : tensor<8x8xf32>"#,
+        "collective on operand without sharding",
+    ),
+    (
+        "all_gather_axis_not_a_suffix",
+        r#"%1 = sdy.sharding_constraint %a <@m, [{"x"}, {}]> : tensor<8x8xf32>
+  %0 = sdy.all_gather [{"y"}, {}] %1 out_sharding=<@m, [{}, {}]> : tensor<8x8xf32>"#,
+        "can't apply gathering axis \"y\" to operand sharding on dimension 0",
+    ),
+    (
+        "all_gather_unexpected_result",
+        r#"%1 = sdy.sharding_constraint %a <@m, [{"x", "y"}, {}]> : tensor<8x8xf32>
+  %0 = sdy.all_gather [{"y"}, {}] %1 out_sharding=<@m, [{}, {}]> : tensor<8x8xf32>"#,
+        "result sharding doesn't match expected sharding [\"x\"] on dimension 0",
+    ),
+    (
+        "all_slice_axes_rank",
+        r#"%0 = sdy.all_slice [{"x"}] %a out_sharding=<@m, [{"x"}, {}]> : tensor<8x8xf32>"#,
+        "result sharding has rank 2 but collective axes has rank 1",
+    ),
+    (
+        "all_to_all_overlapping_dimensions",
+        r#"%1 = sdy.sharding_constraint %a <@m, [{"x"}, {}]> : tensor<8x8xf32>
+  %0 = sdy.all_to_all [{"x"}: 0->0] %1 out_sharding=<@m, [{}, {"x"}]> : tensor<8x8xf32>"#,
+        "overlapping source/target dimensions in all-to-all params: 0",
+    ),
+    (
+        "collective_permute_sharded_size",
+        r#"%1 = sdy.sharding_constraint %a <@m, [{"x"}, {}]> : tensor<8x8xf32>
+  %0 = sdy.collective_permute %1 out_sharding=<@m, [{"y"}, {}]> : tensor<8x8xf32>"#,
+        "sharded size of result doesn't match operand on dimension 0: 4 != 2",
+    ),
+    (
+        "all_reduce_axis_of_a_dimension",
+        r#"%1 = sdy.sharding_constraint %a <@m, [{"x"}, {}]> : tensor<8x8xf32>
+  %0 = sdy.all_reduce {"x"} %1 out_sharding=<@m, [{"x"}, {}]> : tensor<8x8xf32>"#,
+        "reduction axis \"x\" overlaps with operand dimension sharding or replicated axes",
+    ),
     // The ops' own verifiers and `verifySymbolUses`.
     (
         "propagation_barrier_both_ways",
@@ -316,6 +357,13 @@ const VALID: &[&str] = &[
     } : (tensor<4x8xf32>) -> tensor<4x8xf32>
     sdy.return %d : tensor<4x8xf32>
   } : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+    r#"%1 = sdy.sharding_constraint %a <@m, [{"x", "y"}, {}]> : tensor<8x8xf32>
+  %0 = sdy.all_gather [{"y"}, {}] %1 out_sharding=<@m, [{"x"}, {}]> : tensor<8x8xf32>"#,
+    r#"%1 = sdy.sharding_constraint %a <@m, [{"x"}, {}]> : tensor<8x8xf32>
+  %0 = sdy.all_to_all [{"x"}: 0->1] %1 out_sharding=<@m, [{}, {"x"}]> : tensor<8x8xf32>"#,
+    r#"%1 = sdy.sharding_constraint %a <@m, [{"x"}, {}]> : tensor<8x8xf32>
+  %0 = sdy.all_reduce {"y"} %1 out_sharding=<@m, [{"x"}, {}]> : tensor<8x8xf32>"#,
+    r#"%0 = sdy.all_slice [{"x"}, {"y":(1)2}] %a out_sharding=<@m, [{"x"}, {"y":(1)2}]> : tensor<8x8xf32>"#,
 ];
 
 /// The same programs with the rule kept are written, so the checks are not simply refusing sdy.

@@ -8,11 +8,12 @@
 //! `sdy.manual_computation` and its local shapes; axes bound by an enclosing manual computation;
 //! meshes (`MeshAttr::verify`); `sdy.sharding_rule` against its op's operands and results
 //! (`verifyOpShardingRuleAttr`); `sdy.named_computation` (its body's arguments and returns, its
-//! shardings), the data flow edges and `sdy.propagation_barrier`. Not checked yet: the
-//! collectives' own rules (`sdy.all_gather`, ...: ops of Shardy's partitioner, not of exported
-//! programs) and the contents of propagation edges (their kind is).
+//! shardings), the data flow edges, `sdy.propagation_barrier`, and the collectives
+//! (`sdy/collectives.rs`). Not checked yet: the contents of propagation edges (their kind is).
 
 use std::rc::Rc;
+
+mod collectives;
 
 use crate::ir::{AttrData, Attribute, FastMap, FastSet, Module, OpId, Param, Type, TypeData};
 
@@ -118,6 +119,11 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
                     if let Some(msg) = tensor(m, &meshes, sdy, s, Some(t), &bound) {
                         report(format!("'{name}' op {msg}"));
                     }
+                }
+            }
+            n if n.starts_with("sdy.") && m.property(op, "out_sharding").is_some() => {
+                if let Some(msg) = collectives::verify(m, &meshes, sdy, op, n, &bound) {
+                    report(format!("'{name}' op {msg}"));
                 }
             }
             "sdy.named_computation" => {
