@@ -184,6 +184,10 @@ pub struct Op {
     pub block_in_empty_region: bool,
     /// The default dialect of its regions (`getDefaultDialect`).
     pub default_dialect: Option<String>,
+    /// The ODS type of each operand and result (spec `operand_types:`/`result_types:`); empty
+    /// when the spec gives none.
+    pub operand_types: Vec<String>,
+    pub result_types: Vec<String>,
     pub pos: crate::diag::Pos,
 }
 
@@ -749,6 +753,42 @@ pub fn lower(
             }
             (t.value.clone(), without_results)
         });
+        for (what, fields, types) in [
+            ("operand", &o.operands, &o.operand_types),
+            ("result", &o.results, &o.result_types),
+        ] {
+            if types.is_empty() {
+                continue;
+            }
+            if types.len() != fields.len() {
+                diags.error(
+                    pos(file, &types[0]),
+                    format!(
+                        "`{}` has {} {what}s but {} {what}_types",
+                        o.name.value,
+                        fields.len(),
+                        types.len()
+                    ),
+                );
+                continue;
+            }
+            for (f, t) in fields.iter().zip(types) {
+                match crate::ods_types::lower(&t.value) {
+                    Err(why) => diags.error(
+                        pos(file, t),
+                        format!("{what} `{}` of `{}`: {why}", f.value, o.name.value),
+                    ),
+                    Ok(c) if c.variadic != f.value.ends_with('*') => diags.error(
+                        pos(file, t),
+                        format!(
+                            "{what} `{}` of `{}`: a variadic {what} (spelled `name*`) takes `Variadic<...>`, and only it",
+                            f.value, o.name.value
+                        ),
+                    ),
+                    Ok(_) => {}
+                }
+            }
+        }
         ops.push(Op {
             name: o.name.value.clone(),
             operands: o.operands.iter().map(|s| s.value.clone()).collect(),
@@ -770,6 +810,8 @@ pub fn lower(
             implicit_terminator,
             block_in_empty_region: o.block_in_empty_region,
             default_dialect: o.default_dialect.as_ref().map(|d| d.value.clone()),
+            operand_types: o.operand_types.iter().map(|t| t.value.clone()).collect(),
+            result_types: o.result_types.iter().map(|t| t.value.clone()).collect(),
             pos: pos(file, &o.name),
         });
     }
@@ -971,6 +1013,43 @@ mod tests {
         assert!(ok("`[` $value `]`").is_err());
         assert!(ok("`[` (`]`) : ($other^ `]`)?").is_err());
         assert!(list_format("`[` (`]`) : ($value^ `]`)?", None).is_err());
+    }
+
+    /// An op's ODS types: one per operand and result, each one codegen/src/ods_types.rs
+    /// lowers, `Variadic<...>` exactly for a variadic one.
+    #[test]
+    fn op_value_types_are_checked() {
+        let yaml = "\
+dialect: x
+ops:
+  - name: o
+    operands: [a, \"b*\"]
+    operand_types: [\"HLO_AnyFpTensor\", \"HLO_AnyFpTensor\"]
+    results: [r]
+    result_types: [\"HLO_Nope\"]
+  - name: p
+    operands: [a]
+    operand_types: [\"HLO_AnyFpTensor\", \"HLO_AnyFpTensor\"]
+  - name: q
+    operands: [a]
+    operand_types: [\"HLO_AnyPredTensor\"]
+    results: [r]
+    result_types: [\"HLO_AnyFpOrComplexTensor\"]
+";
+        let errs = errors(yaml);
+        assert_eq!(errs.len(), 3, "{errs:#?}");
+        assert!(
+            errs[0].contains("operand `b*` of `o`: a variadic operand"),
+            "{errs:#?}"
+        );
+        assert!(
+            errs[1].contains("result `r` of `o`: unknown ODS type `HLO_Nope`"),
+            "{errs:#?}"
+        );
+        assert!(
+            errs[2].contains("`p` has 1 operands but 2 operand_types"),
+            "{errs:#?}"
+        );
     }
 
     /// The repository's own file lowers without errors.

@@ -477,6 +477,12 @@ pub struct RawCodecOp {
     /// ODS traits the format relies on (`SameOperandsAndResultType`).
     #[serde(default)]
     pub traits: Vec<SStr>,
+    /// The ODS type of each operand and result (`HLO_FpTensor`, `Variadic<...>`), lowered by
+    /// codegen/src/ods_types.rs and checked by the verifier; none when empty.
+    #[serde(default)]
+    pub operand_types: Vec<SStr>,
+    #[serde(default)]
+    pub result_types: Vec<SStr>,
     /// Absent for upstream's `hasCustomAssemblyFormat` ops (text/sdy.rs writes them by hand).
     #[serde(default)]
     pub format: Option<SStr>,

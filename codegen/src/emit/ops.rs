@@ -557,6 +557,28 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         .iter()
         .map(|f| value_types(&f.stablehlo.result_types))
         .collect();
+    // The ODS types of the other dialects' ops (spec/dialects/*.yaml), by full op name.
+    let s_codec_value_types: Vec<TokenStream> = spec
+        .codec_dialects
+        .iter()
+        .flat_map(|d| d.ops.iter().map(move |o| (d, o)))
+        .filter(|(_, o)| !o.operand_types.is_empty() || !o.result_types.is_empty())
+        .map(|(d, o)| {
+            let full = format!("{}.{}", d.name, o.name);
+            let ts = |v: &[String]| -> Vec<(String, crate::diag::Pos)> {
+                v.iter().map(|t| (t.clone(), o.pos.clone())).collect()
+            };
+            let (ins, outs) = (
+                value_types(&ts(&o.operand_types)),
+                value_types(&ts(&o.result_types)),
+            );
+            quote! { #full => {
+                const OPERANDS: &[OdsValueType] = #ins;
+                const RESULTS: &[OdsValueType] = #outs;
+                Some((OPERANDS, RESULTS))
+            } }
+        })
+        .collect();
     let s_value_types = distinct.iter().map(value_type_tokens);
     let s_attr_defaults = spec.ops.iter().map(|f| {
         let ds = f.stablehlo.attributes.iter().map(|a| {
@@ -852,6 +874,18 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
 
         /// Every distinct ODS operand or result type of the spec, which the ops' lists index.
         const VALUE_TYPES: &[OdsValueType] = &[ #(#s_value_types),* ];
+
+        /// The ODS types of the operands and of the results of an op of another dialect of the
+        /// spec (`spec/dialects/*.yaml`, `operand_types:`/`result_types:`), by its full name;
+        /// `None` when the spec gives none.
+        pub fn codec_op_value_types(
+            name: &str,
+        ) -> Option<(&'static [OdsValueType], &'static [OdsValueType])> {
+            match name {
+                #(#s_codec_value_types)*
+                _ => None,
+            }
+        }
 
         /// An ODS operand or result type (spec `operand_types:`/`result_types:`).
         #[derive(Clone, Copy, PartialEq, Eq, Debug)]

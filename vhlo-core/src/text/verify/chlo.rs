@@ -5,7 +5,9 @@
 //! (`ScanOp::verify`). The messages are upstream's.
 //!
 //! The binary broadcasting ops' results are checked against the shapes they infer
-//! (`GetBroadcastType`). Not checked yet: the unary ops' ODS operand types.
+//! (`GetBroadcastType`); the unary ops' ODS operand and result types are the spec's
+//! (`operand_types:` in spec/dialects/chlo.yaml), checked with the other dialects' ops
+//! (`verify/ods_types.rs`).
 
 use crate::ir::{AttrData, Attribute, Dim, Module, OpId, Param, Type, TypeData, DYNAMIC};
 

@@ -24,6 +24,22 @@ pub(crate) fn check(m: &Module, kind: StablehloOp, op: crate::ir::OpId) -> Check
     check_values(m, "result", kind.result_type_constraints(), results)
 }
 
+/// An op of another dialect of the spec (`spec/dialects/*.yaml`) against the ODS types the
+/// spec gives its operands and results, as [`check`].
+pub(crate) fn check_codec(m: &Module, op: crate::ir::OpId) -> Check {
+    let Some((operands, results)) = crate::vhlo::codec_op_value_types(m.op_name_str(op)) else {
+        return Ok(());
+    };
+    let types = m.operands(op).iter().map(|&v| m.value_type(v));
+    check_values(m, "operand", operands, types)?;
+    check_values(
+        m,
+        "result",
+        results,
+        m.results(op).map(|v: Value| m.value_type(v)),
+    )
+}
+
 fn check_values(
     m: &Module,
     what: &str,

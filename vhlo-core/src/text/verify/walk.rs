@@ -235,7 +235,9 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
             }
             if class.registered {
                 if class.stablehlo.is_none() {
-                    if let Err(f) = codec_required_attributes(m, op) {
+                    let declared = codec_required_attributes(m, op)
+                        .and_then(|()| super::ods_types::check_codec(m, op));
+                    if let Err(f) = declared {
                         sink.report(op, f);
                         return;
                     }
