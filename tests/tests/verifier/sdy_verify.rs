@@ -363,6 +363,9 @@ const VALID: &[&str] = &[
   %0 = sdy.all_to_all [{"x"}: 0->1] %1 out_sharding=<@m, [{}, {"x"}]> : tensor<8x8xf32>"#,
     r#"%1 = sdy.sharding_constraint %a <@m, [{"x"}, {}]> : tensor<8x8xf32>
   %0 = sdy.all_reduce {"y"} %1 out_sharding=<@m, [{"x"}, {}]> : tensor<8x8xf32>"#,
+    // Equivalent shardings: replicated axes do not count (`isEquivalent`).
+    r#"%1 = sdy.sharding_constraint %a <@m, [{"x"}, {}]> : tensor<8x8xf32>
+  %0 = sdy.all_reduce {"y"} %1 out_sharding=<@m, [{"x"}, {}], replicated={"y"}> : tensor<8x8xf32>"#,
     r#"%0 = sdy.all_slice [{"x"}, {"y":(1)2}] %a out_sharding=<@m, [{"x"}, {"y":(1)2}]> : tensor<8x8xf32>"#,
 ];
 

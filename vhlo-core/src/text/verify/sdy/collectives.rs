@@ -390,8 +390,15 @@ pub(super) fn verify(
                 .then(|| "out_unreduced_axes should be in_unreduced_axes + r2u_axes".into())
         }
         "sdy.all_reduce" => {
-            let same_dims = o.dims == r.dims && o.replicated == r.replicated;
-            if !same_dims {
+            // `isEquivalent` ignoring unreduced axes: both fully replicated, or on one mesh
+            // with the same axes in each dimension (replicated axes do not count).
+            let replicated = |s: &Sharding| s.dims.iter().all(Vec::is_empty);
+            let equivalent = if replicated(o) {
+                replicated(r)
+            } else {
+                o.mesh_or_ref == r.mesh_or_ref && o.dims == r.dims
+            };
+            if !equivalent {
                 return Some("operand and result shardings are not equivalent".into());
             }
             let raw = list_attrs(m, sdy, m.property(op, "reduction_axes"), "axis_ref_list");
