@@ -819,7 +819,8 @@ impl<'a> Reader<'a> {
 
     /// An attribute entry without a custom encoding: its text. One of a dialect the spec
     /// describes (Shardy's writer keeps some as text) is read as the text parser reads it, as
-    /// MLIR's reader parses it; any other is kept as text.
+    /// MLIR's reader parses it; any other, or one whose syntax the parser lacks
+    /// (`#sdy.propagation_edges`), is kept as text.
     fn textual_attr(
         &mut self,
         e: EntryCodec,
@@ -828,9 +829,9 @@ impl<'a> Reader<'a> {
     ) -> std::result::Result<AttrData, String> {
         if matches!(e, EntryCodec::Table(_)) {
             let src = self.module.str(text).to_string();
-            let a = crate::text::parse_attribute(&mut self.module, &src)
-                .map_err(|err| format!("attribute kept as text `{src}` does not parse: {err}"))?;
-            return Ok(self.module.attr_data(a).clone());
+            if let Ok(a) = crate::text::parse_attribute(&mut self.module, &src) {
+                return Ok(self.module.attr_data(a).clone());
+            }
         }
         // A builtin attribute kept as text has an empty dialect, as the text parser gives it.
         let dialect = if self.module.str(dialect) == "builtin" {

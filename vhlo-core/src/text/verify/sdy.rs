@@ -67,7 +67,11 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
         }
         // The propagation edges Shardy's propagation records: of their kind (their contents
         // are not checked).
-        let is_edges = |a: Attribute| sdy_params(m, sdy, a, "propagation_edges").is_some();
+        // An attribute read as text (its syntax is not modelled here) is given the benefit.
+        let is_edges = |a: Attribute| {
+            sdy_params(m, sdy, a, "propagation_edges").is_some()
+                || matches!(m.attr_data(a), AttrData::Opaque { dialect, .. } if *dialect == sdy)
+        };
         for (attr, array) in [
             ("sdy.block_arg_propagation_edges", true),
             ("sdy.propagation_edges", false),
