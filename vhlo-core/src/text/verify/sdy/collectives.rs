@@ -6,7 +6,7 @@
 //! Not checked: the reduction operator's transitions of unreduced axes
 //! (`verifyUnreducedAxesTransition`).
 
-use super::{
+use super::sharding::{
     attrs, axis_list, mesh_less, mesh_of, sdy_params, tensor, AxisRef, Bound, Mesh, Meshes, Seen,
 };
 use crate::ir::{AttrData, Attribute, Module, OpId, Param, Symbol, TypeData, Value, ValueDef};
