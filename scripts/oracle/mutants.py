@@ -17,6 +17,7 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
                      dense<...>, #stablehlo.gather<...>, integer attributes, sdy meshes, ...)
           attr-drop  one of an op's attributes removed (a required one must be refused, naming it)
           attr-kind  one of an op's attributes replaced by a string ("x")
+          attr-type  an integer attribute's type changed (i64 -> i32, i32 -> i64)
           operands   two operands of an op, of different types, swapped
           block-arg  one block argument of an op's region with another element type
           rank       one op result's type with its last dimension dropped
@@ -160,6 +161,9 @@ def _candidates(oracle, module):
             found.append(("attr-drop", index, name))
             found.append(("attr-kind", index, name))
             text = _attribute_text(op, name)
+            if text is not None and re.fullmatch(r"-?\d+ : i(32|64)", text):
+                found.append(("attr-type", index, name))
+            text = _attribute_text(op, name)
             if text is None:
                 continue
             for token, (_, _, value) in enumerate(_integer_tokens(text)):
@@ -170,7 +174,7 @@ def _candidates(oracle, module):
 
 def _choose(candidates, rng):
     """The candidates in the order to try them: taking turns between the kinds (attr, attr-drop,
-    attr-kind, block-arg, operands, rank, type-dim, type-elem), and within a kind between op names, so that the few ops of a rare name are as likely
+    attr-kind, attr-type, block-arg, operands, rank, type-dim, type-elem), and within a kind between op names, so that the few ops of a rare name are as likely
     to be mutated as the many broadcasts."""
     strata = {}
     for candidate in candidates:
@@ -219,6 +223,12 @@ def _apply(oracle, module, candidate):
         if kind == "attr-drop":
             del op.attributes[detail]
             return op.name, f"{detail} removed"
+        if kind == "attr-type":
+            text = _attribute_text(op, detail)
+            value, width = text.split(" : i")
+            other = "i32" if width == "64" else "i64"
+            op.attributes[detail] = ir.Attribute.parse(f"{value} : {other}")
+            return op.name, f"{detail}: {text} -> {value} : {other}"
         if kind == "attr-kind":
             op.attributes[detail] = ir.StringAttr.get("x")
             return op.name, f'{detail} -> "x"'
