@@ -545,36 +545,6 @@ fn func_shardings(m: &Module, meshes: &Meshes, sdy: crate::ir::Symbol, op: OpId)
     None
 }
 
-/// ODS's `SameOperandsAndResultType` of the sdy ops the spec gives it (`spec/dialects/sdy.yaml`,
-/// `traits`): every operand and result has one type.
-pub(crate) fn same_operands_and_result_type(m: &Module, op: OpId) -> super::Check {
-    let Some(name) = m.op_name_str(op).strip_prefix("sdy.") else {
-        return Ok(());
-    };
-    let same = crate::vhlo::codec_dialect("sdy")
-        .and_then(|d| d.op(name))
-        .and_then(|o| o.format)
-        .is_some_and(|f| f.same_type);
-    if !same {
-        return Ok(());
-    }
-    let mut types = m
-        .operands(op)
-        .iter()
-        .map(|&v| m.value_type(v))
-        .chain(m.results(op).map(|v| m.value_type(v)));
-    let Some(first) = types.next() else {
-        return Ok(());
-    };
-    if types.any(|t| t != first) {
-        return Err(super::fail(
-            "SameOperandsAndResultType",
-            "requires the same type for all operands and results",
-        ));
-    }
-    Ok(())
-}
-
 /// [`Bound`] per block, each computed once from its parent's: a walk asks for every op, so
 /// walking up the nesting per op would be quadratic in the depth.
 struct Manual {

@@ -236,7 +236,8 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
             if class.registered {
                 if class.stablehlo.is_none() {
                     let declared = codec_required_attributes(m, op)
-                        .and_then(|()| super::ods_types::check_codec(m, op));
+                        .and_then(|()| super::ods_types::check_codec(m, op))
+                        .and_then(|()| codec_same_operands_and_result_type(m, op));
                     if let Err(f) = declared {
                         sink.report(op, f);
                         return;
@@ -255,11 +256,6 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                     }
                     if key {
                         verified_ops.insert();
-                    }
-                } else if m.op_name_str(op).starts_with("sdy.") {
-                    if let Err(f) = super::sdy::same_operands_and_result_type(m, op) {
-                        sink.report(op, f);
-                        return;
                     }
                 } else if m.op_name_str(op).starts_with("func.") {
                     let before = sink.out.len();
@@ -392,6 +388,33 @@ fn codec_required_attributes(m: &Module, op: OpId) -> Check {
         Some(a) => Err(fail("ODS", format!("requires attribute '{}'", a.name))),
         None => Ok(()),
     }
+}
+
+/// ODS's `SameOperandsAndResultType` of an op of a dialect of the spec that declares it
+/// (`traits` in `spec/dialects/*.yaml`: arith's arithmetic, sdy's sharding ops, ...): every
+/// operand and result has one type.
+fn codec_same_operands_and_result_type(m: &Module, op: OpId) -> Check {
+    let same = crate::text::dialects::codec_op(m.op_name_str(op))
+        .and_then(|(_, o)| o.format)
+        .is_some_and(|f| f.same_type);
+    if !same {
+        return Ok(());
+    }
+    let mut types = m
+        .operands(op)
+        .iter()
+        .map(|&v| m.value_type(v))
+        .chain(m.results(op).map(|v| m.value_type(v)));
+    let Some(first) = types.next() else {
+        return Ok(());
+    };
+    if types.any(|t| t != first) {
+        return Err(fail(
+            "SameOperandsAndResultType",
+            "requires the same type for all operands and results",
+        ));
+    }
+    Ok(())
 }
 
 /// Each block of `regions` (of a registered op that needs them) ends with a terminator; an op
