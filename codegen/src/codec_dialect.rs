@@ -171,6 +171,8 @@ pub struct Op {
     pub terminator: bool,
     /// ODS's `SameOperandsAndResultType`: a format spells one type for all.
     pub same_type: bool,
+    /// ODS's `SameTypeOperands`: every operand has one type (the verifier checks it).
+    pub same_type_operands: bool,
     /// The assembly format and where its first character is (codegen/src/format.rs).
     pub format: Option<(String, crate::diag::Pos)>,
     /// The types the format leaves out, in order.
@@ -696,11 +698,14 @@ pub fn lower(
             }
         }
         for t in &o.traits {
-            if t.value != "SameOperandsAndResultType" {
+            if !matches!(
+                t.value.as_str(),
+                "SameOperandsAndResultType" | "SameTypeOperands"
+            ) {
                 diags.error(
                     pos(file, t),
                     format!(
-                        "unknown trait '{}' (known: SameOperandsAndResultType)",
+                        "unknown trait '{}' (known: SameOperandsAndResultType, SameTypeOperands)",
                         t.value
                     ),
                 );
@@ -801,6 +806,7 @@ pub fn lower(
                 .traits
                 .iter()
                 .any(|t| t.value == "SameOperandsAndResultType"),
+            same_type_operands: o.traits.iter().any(|t| t.value == "SameTypeOperands"),
             format: o
                 .format
                 .as_ref()

@@ -579,6 +579,16 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             } }
         })
         .collect();
+    let s_same_type_operands: Vec<String> = spec
+        .codec_dialects
+        .iter()
+        .flat_map(|d| {
+            d.ops
+                .iter()
+                .filter(|o| o.same_type_operands)
+                .map(move |o| format!("{}.{}", d.name, o.name))
+        })
+        .collect();
     let s_value_types = distinct.iter().map(value_type_tokens);
     let s_attr_defaults = spec.ops.iter().map(|f| {
         let ds = f.stablehlo.attributes.iter().map(|a| {
@@ -874,6 +884,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
 
         /// Every distinct ODS operand or result type of the spec, which the ops' lists index.
         const VALUE_TYPES: &[OdsValueType] = &[ #(#s_value_types),* ];
+
+        /// Whether an op of another dialect of the spec has ODS's `SameTypeOperands` (spec
+        /// `traits`), by its full name.
+        pub fn codec_op_has_same_type_operands(name: &str) -> bool {
+            [ #(#s_same_type_operands),* ].contains(&name)
+        }
 
         /// The ODS types of the operands and of the results of an op of another dialect of the
         /// spec (`spec/dialects/*.yaml`, `operand_types:`/`result_types:`), by its full name;

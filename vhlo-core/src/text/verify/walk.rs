@@ -390,13 +390,24 @@ fn codec_required_attributes(m: &Module, op: OpId) -> Check {
     }
 }
 
-/// ODS's `SameOperandsAndResultType` of an op of a dialect of the spec that declares it
-/// (`traits` in `spec/dialects/*.yaml`: arith's arithmetic, sdy's sharding ops, ...): every
-/// operand and result has one type.
+/// ODS's `SameTypeOperands` and `SameOperandsAndResultType` of an op of a dialect of the spec
+/// that declares them (`traits` in `spec/dialects/*.yaml`: arith's comparisons and arithmetic,
+/// sdy's sharding ops, ...): every operand (and result) has one type.
 fn codec_same_operands_and_result_type(m: &Module, op: OpId) -> Check {
     let same = crate::text::dialects::codec_op(m.op_name_str(op))
         .and_then(|(_, o)| o.format)
         .is_some_and(|f| f.same_type);
+    if crate::vhlo::codec_op_has_same_type_operands(m.op_name_str(op)) {
+        let mut types = m.operands(op).iter().map(|&v| m.value_type(v));
+        if let Some(first) = types.next() {
+            if types.any(|t| t != first) {
+                return Err(fail(
+                    "SameTypeOperands",
+                    "requires all operands to have the same type",
+                ));
+            }
+        }
+    }
     if !same {
         return Ok(());
     }
