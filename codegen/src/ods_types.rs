@@ -36,6 +36,10 @@ pub enum Elem {
     I32,
     /// `UI32`.
     UI32,
+    /// MLIR's `AnyFloat`: every float type (tf32, f80 and f128 too).
+    AnyFloat,
+    /// MLIR's `AnySignlessInteger` as jaxlib's MLIR has it: signless integers of any width but 0.
+    AnySignlessInteger,
 }
 
 /// The shape a tensor constraint asks for.
@@ -67,6 +71,11 @@ pub enum Alt {
     Future,
     /// `NestedTupleOf`: a tuple whose leaves (through nested tuples) are of these.
     NestedTuple(Vec<Alt>),
+    /// MLIR's `TypeOrValueSemanticsContainer`: a scalar of these, or a vector or tensor (ranked
+    /// or not) of them.
+    Like(Vec<Elem>),
+    /// `AnyType`.
+    Any,
 }
 
 /// A lowered operand or result type.
@@ -122,6 +131,19 @@ const ELEMENTS: &[(&str, &[Elem], &str)] = &[
     ("AnyInteger", &[Elem::AnyInteger], "integer"),
     ("I32", &[Elem::I32], "32-bit signless integer"),
     ("UI32", &[Elem::UI32], "32-bit unsigned integer"),
+    // MLIR's CommonTypeConstraints.td, for the ops of other dialects.
+    ("AnyFloat", &[Elem::AnyFloat], "floating-point"),
+    (
+        "AnySignlessInteger",
+        &[Elem::AnySignlessInteger],
+        "non-zero-bitwidth signless integer",
+    ),
+    (
+        "AnySignlessIntegerOrIndex",
+        &[Elem::AnySignlessInteger, Elem::Index],
+        "signless integer or index",
+    ),
+    ("I1", &[Elem::Pred], "1-bit signless integer"),
 ];
 
 /// Base.td's (and MLIR's) named types, as Base.td defines them.
@@ -274,6 +296,29 @@ const NAMED: &[(&str, &str)] = &[
     // MLIR's CommonTypeConstraints.td.
     ("I32RankedTensor", "RankedTensorOf<[I32]>"),
     ("UI32RankedTensor", "RankedTensorOf<[UI32]>"),
+    // MLIR's, with the summaries jaxlib's MLIR prints.
+    (
+        "FloatLike",
+        "TypeOrValueSemanticsContainer<[AnyFloat], \"floating-point\">",
+    ),
+    (
+        "SignlessIntegerOrIndexLike",
+        "TypeOrValueSemanticsContainer<[AnySignlessIntegerOrIndex], \"signless-non-zero-bitwidth-integer\">",
+    ),
+    ("BoolLike", "TypeOrValueSemanticsContainer<[I1], \"bool\">"),
+    // ArithOps.td's.
+    (
+        "SignlessFixedWidthIntegerLike",
+        "TypeOrValueSemanticsContainer<[AnySignlessInteger], \"signless-fixed-width-integer\">",
+    ),
+    (
+        "IndexCastTypeConstraint",
+        "AnyTypeOf<[SignlessIntegerOrIndexLike, MemRefOf<[AnySignlessInteger, Index]>], \"signless-non-zero-bitwidth-integer-like or memref of signless-integer\">",
+    ),
+    (
+        "BitcastTypeConstraint",
+        "AnyTypeOf<[TypeOrValueSemanticsContainer<[AnySignlessInteger, AnyFloat], \"signless-integer-or-float\">, MemRefOf<[AnySignlessInteger, AnyFloat]>], \"non-zero-bitwidth-signless-integer-or-float-like or memref of non-zero-bitwidth signless integer or float\">",
+    ),
 ];
 
 /// A TableGen value as the spec spells types: a name, an application `Name<args>`, a list
@@ -412,6 +457,7 @@ fn lower_type(e: &Expr, depth: usize) -> Result<(Vec<Alt>, String), String> {
         Expr::Name(n) => match n.as_str() {
             "HLO_Token" => Ok((vec![Alt::Token], "token".into())),
             "HLO_Future" => Ok((vec![Alt::Future], "future".into())),
+            "AnyType" => Ok((vec![Alt::Any], "any type".into())),
             _ => match NAMED.iter().find(|(name, _)| name == n) {
                 Some((_, def)) => {
                     let e = parse(def).map_err(|why| format!("`{n}` = `{def}`: {why}"))?;
@@ -472,7 +518,15 @@ fn lower_type(e: &Expr, depth: usize) -> Result<(Vec<Alt>, String), String> {
                         summaries.push(s);
                     }
                     if n == "AnyTypeOf" {
-                        Ok((alts, summaries.join(" or ")))
+                        // ODS's second argument: the summary, when given.
+                        let summary = match args.get(1) {
+                            Some(Expr::Str(s)) => s.clone(),
+                            None => summaries.join(" or "),
+                            Some(_) => {
+                                return Err(format!("argument 2 of `{n}<...>` must be a string"))
+                            }
+                        };
+                        Ok((alts, summary))
                     } else if alts.iter().any(|a| matches!(a, Alt::NestedTuple(_))) {
                         Err(format!("`{n}<...>` of a tuple type"))
                     } else {
@@ -484,6 +538,13 @@ fn lower_type(e: &Expr, depth: usize) -> Result<(Vec<Alt>, String), String> {
                             ),
                         ))
                     }
+                }
+                "TypeOrValueSemanticsContainer" => {
+                    let (elements, _) = lower_elements(list(0)?)?;
+                    let Some(Expr::Str(name)) = args.get(1) else {
+                        return Err(format!("argument 2 of `{n}<...>` must be a string"));
+                    };
+                    Ok((vec![Alt::Like(elements)], format!("{name}-like")))
                 }
                 "Variadic" => {
                     Err("`Variadic<...>` only at the top of an operand or result type".into())
@@ -548,12 +609,12 @@ fn unknown(n: &str) -> String {
     let names = NAMED
         .iter()
         .map(|(n, _)| *n)
-        .chain(["HLO_Token", "HLO_Future"]);
+        .chain(["HLO_Token", "HLO_Future", "AnyType"]);
     let hint = crate::diag::did_you_mean(n, names);
     format!(
         "unknown ODS type `{n}` (known: Base.td's named types in codegen/src/ods_types.rs, and \
          RankedTensorOf, TensorOf, 0DTensorOf, 1DTensorOf, StaticShapeTensorOf, MemRefOf, \
-         AnyTypeOf, NestedTupleOf, Variadic of them){hint}"
+         AnyTypeOf, NestedTupleOf, TypeOrValueSemanticsContainer, AnyType, Variadic of them){hint}"
     )
 }
 
@@ -603,6 +664,18 @@ mod tests {
             "{}",
             t.summary
         );
+        // MLIR's "-like" types: a scalar, vector or tensor of the elements.
+        let t = lower("FloatLike").unwrap();
+        assert_eq!(t.summary, "floating-point-like");
+        assert_eq!(t.alternatives, vec![Alt::Like(vec![Elem::AnyFloat])]);
+        // AnyTypeOf's own summary, when it has one.
+        let t = lower("IndexCastTypeConstraint").unwrap();
+        assert_eq!(
+            t.summary,
+            "signless-non-zero-bitwidth-integer-like or memref of signless-integer"
+        );
+        assert_eq!(t.alternatives.len(), 2);
+        assert_eq!(lower("AnyType").unwrap().alternatives, vec![Alt::Any]);
     }
 
     #[test]

@@ -842,6 +842,11 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             I32,
             /// `ui32`.
             UI32,
+            /// Any float type (MLIR's `AnyFloat`).
+            AnyFloat,
+            /// Signless integers of any width but 0 (MLIR's `AnySignlessInteger`, as jaxlib's
+            /// MLIR has it).
+            AnySignlessInteger,
         }
 
         /// The shape an ODS tensor type asks for.
@@ -880,6 +885,11 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             Future,
             /// A tuple whose leaves, through nested tuples, are of these (`NestedTupleOf`).
             NestedTuple(&'static [OdsTypeAlternative]),
+            /// A scalar of these, or a vector or tensor (ranked or not) of them (MLIR's
+            /// `TypeOrValueSemanticsContainer`: `FloatLike`, `BoolLike`, ...).
+            Like(&'static [OdsElement]),
+            /// Any type (`AnyType`).
+            Any,
         }
 
         /// Every distinct ODS operand or result type of the spec, which the ops' lists index.
@@ -1132,6 +1142,11 @@ fn alternative_tokens(a: &crate::ods_types::Alt) -> TokenStream {
             let es = elems(es);
             quote! { OdsTypeAlternative::Memref(#es) }
         }
+        Alt::Like(es) => {
+            let es = elems(es);
+            quote! { OdsTypeAlternative::Like(#es) }
+        }
+        Alt::Any => quote! { OdsTypeAlternative::Any },
         Alt::Token => quote! { OdsTypeAlternative::Token },
         Alt::Future => quote! { OdsTypeAlternative::Future },
         Alt::NestedTuple(alts) => {

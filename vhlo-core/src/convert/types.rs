@@ -148,6 +148,9 @@ fn to_vhlo_once(
                         }
                     }
                 }
+                // libStablehlo's type converter has no VHLO form for it and keeps no builtin type
+                // as it is: `func.func` with a vector in its signature fails to legalize.
+                ("builtin", "vector") => return bad(m, "is a builtin type that VHLO cannot express"),
                 // Kept (libStablehlo's type converter keeps them, with or without
                 // allow_other_dialects), unless libStablehlo could not read them back.
                 _ if dialect != "stablehlo" => {

@@ -149,6 +149,19 @@ fn alternative(m: &Module, t: Type, a: &OdsTypeAlternative) -> bool {
             }
             _ => false,
         },
+        OdsTypeAlternative::Like(elements) => {
+            let of = |e: Type| elements.iter().any(|&k| element_ok(m, e, k));
+            match m.type_data(t) {
+                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
+                    of(*element)
+                }
+                _ => match crate::ir::vector_parts(m, t) {
+                    Some((_, element)) => of(element),
+                    None => of(t),
+                },
+            }
+        }
+        OdsTypeAlternative::Any => true,
         OdsTypeAlternative::Token => stablehlo_type(m, t, "token"),
         OdsTypeAlternative::Future => stablehlo_type(m, t, "future"),
         OdsTypeAlternative::NestedTuple(leaves) => {
@@ -235,6 +248,8 @@ pub(crate) fn element_ok(m: &Module, e: Type, k: OdsElement) -> bool {
         OdsElement::AnyInteger => matches!(m.type_data(e), TypeData::Integer { .. }),
         OdsElement::I32 => int(&|w| w == 32, Signedness::Signless),
         OdsElement::UI32 => int(&|w| w == 32, Signedness::Unsigned),
+        OdsElement::AnyFloat => matches!(m.type_data(e), TypeData::Float(_)),
+        OdsElement::AnySignlessInteger => int(&|w| w > 0, Signedness::Signless),
     }
 }
 
@@ -327,6 +342,54 @@ mod tests {
             let t = ty(&mut m, t);
             assert_eq!(
                 satisfies(&m, t, &r),
+                ok,
+                "{}",
+                crate::text::type_to_string(&m, t)
+            );
+        }
+    }
+
+    /// MLIR's "-like" types of other dialects' ops (arith's `FloatLike`, `BoolLike`, ...).
+    #[test]
+    fn like_types_take_scalars_vectors_and_tensors() {
+        let mut m = Module::new();
+        let (operands, results) = crate::vhlo::codec_op_value_types("arith.cmpf").unwrap();
+        for (t, ok) in [
+            ("f32", true),
+            ("f80", true),
+            ("vector<2xbf16>", true),
+            ("tensor<*xf64>", true),
+            ("tensor<2xi32>", false),
+            ("complex<f32>", false),
+            ("memref<2xf32>", false),
+        ] {
+            let t = ty(&mut m, t);
+            assert_eq!(
+                satisfies(&m, t, &operands[0]),
+                ok,
+                "{}",
+                crate::text::type_to_string(&m, t)
+            );
+        }
+        for (t, ok) in [("i1", true), ("tensor<2xi1>", true), ("i8", false)] {
+            let t = ty(&mut m, t);
+            assert_eq!(
+                satisfies(&m, t, &results[0]),
+                ok,
+                "{}",
+                crate::text::type_to_string(&m, t)
+            );
+        }
+        let (operands, _) = crate::vhlo::codec_op_value_types("arith.addi").unwrap();
+        for (t, ok) in [
+            ("index", true),
+            ("i64", true),
+            ("i0", false),
+            ("ui8", false),
+        ] {
+            let t = ty(&mut m, t);
+            assert_eq!(
+                satisfies(&m, t, &operands[0]),
                 ok,
                 "{}",
                 crate::text::type_to_string(&m, t)
