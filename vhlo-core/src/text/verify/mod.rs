@@ -24,6 +24,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod arith;
 pub(crate) mod chlo;
 mod infer;
 pub(crate) mod ods;

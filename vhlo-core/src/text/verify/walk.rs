@@ -237,7 +237,8 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                 if class.stablehlo.is_none() {
                     let declared = codec_required_attributes(m, op)
                         .and_then(|()| super::ods_types::check_codec(m, op))
-                        .and_then(|()| codec_same_operands_and_result_type(m, op));
+                        .and_then(|()| codec_same_operands_and_result_type(m, op))
+                        .and_then(|()| super::arith::verify(m, op));
                     if let Err(f) = declared {
                         sink.report(op, f);
                         return;

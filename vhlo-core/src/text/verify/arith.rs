@@ -1,0 +1,152 @@
+//! arith's casts, after the ODS types the spec gives them (spec/dialects/arith.yaml), as
+//! upstream's ArithOps.td and ArithOps.cpp check them, in MLIR's order:
+//! `SameInputOutputTensorDims`, then `SameOperandsAndResultShape`, then the cast interface's
+//! `areCastCompatible` of each op ("operand type 'i32' and result type 'i64' are cast
+//! incompatible").
+
+use crate::ir::{vector_parts, Module, OpId, Signedness, Type, TypeData};
+
+use super::{fail, Check};
+
+/// How a cast's element types must relate (each op's `areCastCompatible`).
+#[derive(Clone, Copy)]
+enum Cast {
+    /// `checkWidthChangeCast<std::greater>`: integers or floats, the result wider.
+    Wider,
+    /// `checkWidthChangeCast<std::less>`: the result narrower.
+    Narrower,
+    /// `areIndexCastCompatible`: `index` to a signless integer, or the other way.
+    IndexInteger,
+    /// The bitcast's: integers or floats of the same width.
+    SameWidth,
+    /// Integer to float or float to integer: the ODS types already say so.
+    IntFloat,
+}
+
+fn cast_of(name: &str) -> Option<Cast> {
+    Some(match name {
+        "arith.extui" | "arith.extsi" | "arith.extf" => Cast::Wider,
+        "arith.trunci" | "arith.truncf" => Cast::Narrower,
+        "arith.index_cast" | "arith.index_castui" => Cast::IndexInteger,
+        "arith.bitcast" => Cast::SameWidth,
+        "arith.uitofp" | "arith.sitofp" | "arith.fptoui" | "arith.fptosi" => Cast::IntFloat,
+        _ => return None,
+    })
+}
+
+/// The checks of `op` if it is one of arith's casts.
+pub(crate) fn verify(m: &Module, op: OpId) -> Check {
+    let Some(cast) = cast_of(m.op_name_str(op)) else {
+        return Ok(());
+    };
+    let (Some(&input), Some(output)) = (m.operands(op).first(), m.result(op, 0)) else {
+        return Ok(());
+    };
+    let (from, to) = (m.value_type(input), m.value_type(output));
+    // `SameInputOutputTensorDims`: a tensor's dimensions, exactly (none for anything else).
+    let tensor_dims = |t: Type| match m.type_data(t) {
+        TypeData::RankedTensor { shape, .. } => Some(&shape[..]),
+        _ => None,
+    };
+    if tensor_dims(from).unwrap_or(&[]) != tensor_dims(to).unwrap_or(&[]) {
+        return Err(fail(
+            "SameInputOutputTensorDims",
+            "failed to verify that input and output have the same tensor dimensions",
+        ));
+    }
+    if !same_shape(m, from, to) {
+        return Err(fail(
+            "SameOperandsAndResultShape",
+            "requires the same shape for all operands and results",
+        ));
+    }
+    if compatible(m, cast, element(m, from), element(m, to)) {
+        Ok(())
+    } else {
+        Err(fail(
+            "CastOpInterface",
+            format!(
+                "operand type '{}' and result type '{}' are cast incompatible",
+                crate::text::type_to_string(m, from),
+                crate::text::type_to_string(m, to)
+            ),
+        ))
+    }
+}
+
+/// MLIR's `verifyCompatibleShapes` of two values: both scalars, or both shaped with compatible
+/// dimensions (an unranked tensor is compatible with any shape, a dynamic size with any size).
+fn same_shape(m: &Module, a: Type, b: Type) -> bool {
+    enum Shape<'a> {
+        Scalar,
+        Unranked,
+        Dims(&'a [i64]),
+    }
+    let shape = |t: Type| match m.type_data(t) {
+        TypeData::RankedTensor { shape, .. } => Shape::Dims(&shape[..]),
+        TypeData::UnrankedTensor { .. } => Shape::Unranked,
+        TypeData::Dialect(d) if m.str(d.dialect) == "builtin" && m.str(d.mnemonic) == "memref" => {
+            match d.params.first() {
+                Some(crate::ir::Param::Ints(dims)) => Shape::Dims(&dims[..]),
+                _ => Shape::Unranked,
+            }
+        }
+        _ => match vector_parts(m, t) {
+            Some((dims, _)) => Shape::Dims(dims),
+            None => Shape::Scalar,
+        },
+    };
+    match (shape(a), shape(b)) {
+        (Shape::Scalar, Shape::Scalar) => true,
+        (Shape::Scalar, _) | (_, Shape::Scalar) => false,
+        (Shape::Dims(x), Shape::Dims(y)) => {
+            x.len() == y.len()
+                && x.iter().zip(y).all(|(&p, &q)| {
+                    p == q || super::types::is_dynamic(p) || super::types::is_dynamic(q)
+                })
+        }
+        _ => true,
+    }
+}
+
+/// The element type of a tensor, vector or memref; a scalar is its own.
+fn element(m: &Module, t: Type) -> Type {
+    match m.type_data(t) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
+        TypeData::Dialect(d) if m.str(d.dialect) == "builtin" && m.str(d.mnemonic) == "memref" => {
+            match d.params.get(1) {
+                Some(crate::ir::Param::Type(e)) => *e,
+                _ => t,
+            }
+        }
+        _ => vector_parts(m, t).map_or(t, |(_, e)| e),
+    }
+}
+
+fn compatible(m: &Module, cast: Cast, from: Type, to: Type) -> bool {
+    let int_width = |t: Type| match m.type_data(t) {
+        TypeData::Integer { width, .. } => Some(*width),
+        _ => None,
+    };
+    let float_width = |t: Type| match m.type_data(t) {
+        TypeData::Float(k) => Some(k.bit_width()),
+        _ => None,
+    };
+    // Integers with integers, floats with floats.
+    let widths = || match (int_width(from), int_width(to)) {
+        (Some(a), Some(b)) => Some((a, b)),
+        _ => float_width(from).zip(float_width(to)),
+    };
+    let signless = |t: Type| matches!(m.type_data(t), TypeData::Integer { signedness, .. } if *signedness == Signedness::Signless);
+    let index = |t: Type| matches!(m.type_data(t), TypeData::Index);
+    match cast {
+        Cast::Wider => widths().is_some_and(|(a, b)| b > a),
+        Cast::Narrower => widths().is_some_and(|(a, b)| b < a),
+        Cast::IndexInteger => (index(from) && signless(to)) || (signless(from) && index(to)),
+        Cast::SameWidth => {
+            let width = |t: Type| int_width(t).or_else(|| float_width(t));
+            matches!((width(from), width(to)), (Some(a), Some(b)) if a == b)
+        }
+        Cast::IntFloat => true,
+    }
+}
