@@ -157,6 +157,8 @@ pub struct Infer {
     pub to: TypeSlot,
     pub from: Option<TypeSlot>,
     pub as_: InferAs,
+    /// The wording of the ODS trait the verifier checks it by, if it does.
+    pub verifies: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -173,6 +175,9 @@ pub struct Op {
     pub same_type: bool,
     /// ODS's `SameTypeOperands`: every operand has one type (the verifier checks it).
     pub same_type_operands: bool,
+    /// ODS's `Elementwise` (of `ElementwiseMappable`): non-scalar operands and results have one
+    /// shape and one kind (the verifier checks it).
+    pub elementwise: bool,
     /// The assembly format and where its first character is (codegen/src/format.rs).
     pub format: Option<(String, crate::diag::Pos)>,
     /// The types the format leaves out, in order.
@@ -684,7 +689,13 @@ pub fn lower(
             };
             let as_ = constant.unwrap_or(as_);
             if let (Some(to), Some(from)) = (to, from) {
-                infer.push(Infer { to, from, as_ });
+                let verifies = r.verifies.as_ref().map(|v| v.value.clone());
+                infer.push(Infer {
+                    to,
+                    from,
+                    as_,
+                    verifies,
+                });
             }
         }
         attributes.sort_by(|a, b| a.name.cmp(&b.name));
@@ -700,12 +711,12 @@ pub fn lower(
         for t in &o.traits {
             if !matches!(
                 t.value.as_str(),
-                "SameOperandsAndResultType" | "SameTypeOperands"
+                "SameOperandsAndResultType" | "SameTypeOperands" | "Elementwise"
             ) {
                 diags.error(
                     pos(file, t),
                     format!(
-                        "unknown trait '{}' (known: SameOperandsAndResultType, SameTypeOperands)",
+                        "unknown trait '{}' (known: SameOperandsAndResultType, SameTypeOperands, Elementwise)",
                         t.value
                     ),
                 );
@@ -807,6 +818,7 @@ pub fn lower(
                 .iter()
                 .any(|t| t.value == "SameOperandsAndResultType"),
             same_type_operands: o.traits.iter().any(|t| t.value == "SameTypeOperands"),
+            elementwise: o.traits.iter().any(|t| t.value == "Elementwise"),
             format: o
                 .format
                 .as_ref()

@@ -525,6 +525,10 @@ pub struct RawInfer {
     pub is: Option<SStr>,
     #[serde(default, rename = "as")]
     pub as_: Option<SStr>,
+    /// What ODS's trait behind it says (`all of {lhs, rhs, sum} have same type`): the verifier
+    /// refuses an op whose types break it, with "failed to verify that ...".
+    #[serde(default)]
+    pub verifies: Option<SStr>,
 }
 
 #[derive(Deserialize, Debug)]

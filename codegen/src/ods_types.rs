@@ -457,7 +457,8 @@ fn lower_type(e: &Expr, depth: usize) -> Result<(Vec<Alt>, String), String> {
         Expr::Name(n) => match n.as_str() {
             "HLO_Token" => Ok((vec![Alt::Token], "token".into())),
             "HLO_Future" => Ok((vec![Alt::Future], "future".into())),
-            "AnyType" => Ok((vec![Alt::Any], "any type".into())),
+            // jaxlib's MLIR has a builtin token type, which `AnyType` leaves out.
+            "AnyType" => Ok((vec![Alt::Any], "any non-token type".into())),
             _ => match NAMED.iter().find(|(name, _)| name == n) {
                 Some((_, def)) => {
                     let e = parse(def).map_err(|why| format!("`{n}` = `{def}`: {why}"))?;

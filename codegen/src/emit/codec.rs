@@ -147,7 +147,11 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                     quote! { ::vhlo_core::dialect::codec::InferAs::#v }
                 }
             };
-            quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, as_: #as_ } }
+            let verifies = match &r.verifies {
+                Some(v) => quote! { Some(#v) },
+                None => quote! { None },
+            };
+            quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, as_: #as_, verifies: #verifies } }
         });
         let implicit_terminator = match &o.implicit_terminator {
             Some((t, without_results)) => quote! {

@@ -589,6 +589,16 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
                 .map(move |o| format!("{}.{}", d.name, o.name))
         })
         .collect();
+    let s_elementwise: Vec<String> = spec
+        .codec_dialects
+        .iter()
+        .flat_map(|d| {
+            d.ops
+                .iter()
+                .filter(|o| o.elementwise)
+                .map(move |o| format!("{}.{}", d.name, o.name))
+        })
+        .collect();
     let s_value_types = distinct.iter().map(value_type_tokens);
     let s_attr_defaults = spec.ops.iter().map(|f| {
         let ds = f.stablehlo.attributes.iter().map(|a| {
@@ -899,6 +909,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         /// `traits`), by its full name.
         pub fn codec_op_has_same_type_operands(name: &str) -> bool {
             [ #(#s_same_type_operands),* ].contains(&name)
+        }
+
+        /// Whether an op of another dialect of the spec has ODS's `Elementwise` (spec `traits`),
+        /// by its full name.
+        pub fn codec_op_is_elementwise(name: &str) -> bool {
+            [ #(#s_elementwise),* ].contains(&name)
         }
 
         /// The ODS types of the operands and of the results of an op of another dialect of the

@@ -156,6 +156,9 @@ pub struct CodecInfer {
     pub to: TypeSlot,
     pub from: Option<TypeSlot>,
     pub as_: InferAs,
+    /// What the ODS trait behind it says, when the verifier checks it ("failed to verify that
+    /// all of {lhs, rhs, sum} have same type").
+    pub verifies: Option<&'static str>,
 }
 
 /// An op of the dialect.

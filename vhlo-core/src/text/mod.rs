@@ -16,7 +16,7 @@ mod dialects;
 pub mod verify;
 pub(crate) use dialects::{find_enum, find_struct};
 mod lexer;
-mod op_format;
+pub(crate) mod op_format;
 mod param_format;
 mod parse_types_attrs;
 mod parser;

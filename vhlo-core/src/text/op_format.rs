@@ -463,6 +463,37 @@ fn element_of(m: &Module, t: Type) -> Option<Type> {
     }
 }
 
+/// What ODS's trait behind the first of the op's inferred types that the verifier checks (spec
+/// `verifies:`) and that does not hold says (`all of {lhs, rhs, sum} have same type`): MLIR
+/// refuses the op with "failed to verify that ...". `None` when they hold, or when the op's
+/// values do not fit its format (other checks report that).
+pub(crate) fn failed_type_match(m: &Module, op: OpId) -> Option<&'static str> {
+    let (cd, o) = super::dialects::codec_op(m.op_name_str(op))?;
+    let f = o.format?;
+    if o.infer.iter().all(|r| r.verifies.is_none()) {
+        return None;
+    }
+    let fits = match f.variadic_operands {
+        _ if f.segments != 0 => segments_fit(m, op, f),
+        None => m.operands(op).len() == f.operand_groups as usize,
+        Some(_) => m.operands(op).len() + 1 >= f.operand_groups as usize,
+    };
+    if !fits || m.num_results(op) < f.results as usize {
+        return None;
+    }
+    let kind = FormatOp::Dialect(cd, o);
+    let found = if f.bound_attrs != 0 {
+        find_attrs(m, op, kind)
+    } else {
+        [None; MAX_ATTRS]
+    };
+    o.infer
+        .iter()
+        .filter(|r| r.verifies.is_some())
+        .find(|r| !inferred_holds(m, op, f, &found, r))
+        .and_then(|r| r.verifies)
+}
+
 /// Whether the types the format leaves out (`r.to`) are the ones the parser infers back.
 fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecInfer) -> bool {
     let first = |s: TypeSlot| match s {

@@ -1,8 +1,10 @@
-//! arith's casts, after the ODS types the spec gives them (spec/dialects/arith.yaml), as
-//! upstream's ArithOps.td and ArithOps.cpp check them, in MLIR's order:
-//! `SameInputOutputTensorDims`, then `SameOperandsAndResultShape`, then the cast interface's
-//! `areCastCompatible` of each op ("operand type 'i32' and result type 'i64' are cast
-//! incompatible").
+//! What ArithOps.td and ArithOps.cpp check of arith's casts and `arith.select` beyond the ODS
+//! types and traits the spec gives them (spec/dialects/arith.yaml), in MLIR's order: the
+//! predicates ([`verify_predicates`]: `SameInputOutputTensorDims`, select's `AllTypesMatch` and
+//! `BooleanConditionOrMatchingShape`), then, after the spec's traits, the casts'
+//! `SameOperandsAndResultShape` and `areCastCompatible` ([`verify_casts`]: "operand type 'i32'
+//! and result type 'i64' are cast incompatible"). Select's own verifier finds nothing these
+//! and `Elementwise` leave.
 
 use crate::ir::{vector_parts, Module, OpId, Signedness, Type, TypeData};
 
@@ -34,26 +36,95 @@ fn cast_of(name: &str) -> Option<Cast> {
     })
 }
 
-/// The checks of `op` if it is one of arith's casts.
-pub(crate) fn verify(m: &Module, op: OpId) -> Check {
-    let Some(cast) = cast_of(m.op_name_str(op)) else {
-        return Ok(());
-    };
+/// A cast's input and output types, with the cast's rule.
+fn cast_types(m: &Module, op: OpId) -> Option<(Cast, Type, Type)> {
+    let cast = cast_of(m.op_name_str(op))?;
     let (Some(&input), Some(output)) = (m.operands(op).first(), m.result(op, 0)) else {
+        return None;
+    };
+    Some((cast, m.value_type(input), m.value_type(output)))
+}
+
+/// A ranked tensor's dimensions, exactly (`SameInputOutputTensorDims`: none for anything else).
+fn tensor_dims(m: &Module, t: Type) -> &[i64] {
+    match m.type_data(t) {
+        TypeData::RankedTensor { shape, .. } => &shape[..],
+        _ => &[],
+    }
+}
+
+/// ODS's predicates of arith ops (checked with the ODS types, before the traits).
+pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
+    if let Some((_, from, to)) = cast_types(m, op) {
+        // Upstream reads an unranked tensor's shape as if it were ranked, and jaxlib refuses
+        // every cast of one here; so do we.
+        let unranked = |t: Type| matches!(m.type_data(t), TypeData::UnrankedTensor { .. });
+        if unranked(from) || unranked(to) || tensor_dims(m, from) != tensor_dims(m, to) {
+            return Err(fail(
+                "SameInputOutputTensorDims",
+                "failed to verify that input and output have the same tensor dimensions",
+            ));
+        }
+    }
+    if m.op_name_str(op) != "arith.select" {
+        return Ok(());
+    }
+    let [condition, on_true, on_false] = *m.operands(op) else {
         return Ok(());
     };
-    let (from, to) = (m.value_type(input), m.value_type(output));
-    // `SameInputOutputTensorDims`: a tensor's dimensions, exactly (none for anything else).
-    let tensor_dims = |t: Type| match m.type_data(t) {
-        TypeData::RankedTensor { shape, .. } => Some(&shape[..]),
-        _ => None,
+    let Some(result) = m.result(op, 0) else {
+        return Ok(());
     };
-    if tensor_dims(from).unwrap_or(&[]) != tensor_dims(to).unwrap_or(&[]) {
+    let (c, t, f, r) = (
+        m.value_type(condition),
+        m.value_type(on_true),
+        m.value_type(on_false),
+        m.value_type(result),
+    );
+    if t != f || f != r {
         return Err(fail(
-            "SameInputOutputTensorDims",
-            "failed to verify that input and output have the same tensor dimensions",
+            "AllTypesMatch",
+            "failed to verify that all of {true_value, false_value, result} have same type",
         ));
     }
+    // `BooleanConditionOrMatchingShape`: an i1, or shaped like the result.
+    let shape = |t: Type| match m.type_data(t) {
+        TypeData::RankedTensor { shape, .. } => Some(Some(&shape[..])),
+        TypeData::UnrankedTensor { .. } => Some(None),
+        TypeData::Dialect(d) if m.str(d.dialect) == "builtin" && m.str(d.mnemonic) == "memref" => {
+            Some(match d.params.first() {
+                Some(crate::ir::Param::Ints(dims)) => Some(&dims[..]),
+                _ => None,
+            })
+        }
+        _ => vector_parts(m, t).map(|(dims, _)| Some(dims)),
+    };
+    let ok =
+        is_i1(m, c) || matches!((shape(c), shape(r)), (Some(Some(a)), Some(Some(b))) if a == b);
+    if !ok {
+        return Err(fail(
+            "BooleanConditionOrMatchingShape",
+            "failed to verify that condition is signless i1 or has matching shape",
+        ));
+    }
+    Ok(())
+}
+
+fn is_i1(m: &Module, t: Type) -> bool {
+    matches!(
+        m.type_data(t),
+        TypeData::Integer {
+            width: 1,
+            signedness: Signedness::Signless
+        }
+    )
+}
+
+/// The casts' checks after the ODS predicates and the spec's traits.
+pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
+    let Some((cast, from, to)) = cast_types(m, op) else {
+        return Ok(());
+    };
     if !same_shape(m, from, to) {
         return Err(fail(
             "SameOperandsAndResultShape",

@@ -9,7 +9,7 @@ use super::structure::{
     SymbolTable,
 };
 use super::{fail, Check, Sink};
-use crate::ir::{Block, FastMap, Module, OpId, OpParts, Region, Symbol};
+use crate::ir::{Block, FastMap, Module, OpId, OpParts, Region, Symbol, TypeData};
 
 /// Which checks a walk runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,8 +237,11 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                 if class.stablehlo.is_none() {
                     let declared = codec_required_attributes(m, op)
                         .and_then(|()| super::ods_types::check_codec(m, op))
+                        .and_then(|()| codec_type_matches(m, op))
+                        .and_then(|()| super::arith::verify_predicates(m, op))
                         .and_then(|()| codec_same_operands_and_result_type(m, op))
-                        .and_then(|()| super::arith::verify(m, op));
+                        .and_then(|()| super::arith::verify_casts(m, op))
+                        .and_then(|()| codec_elementwise(m, op));
                     if let Err(f) = declared {
                         sink.report(op, f);
                         return;
@@ -389,6 +392,69 @@ fn codec_required_attributes(m: &Module, op: OpId) -> Check {
         Some(a) => Err(fail("ODS", format!("requires attribute '{}'", a.name))),
         None => Ok(()),
     }
+}
+
+/// ODS's `AllTypesMatch` and `TypesMatchWith` of an op of a dialect of the spec, where its
+/// `infer:` entries say what they verify (arith's extended arithmetic and comparisons, ...).
+fn codec_type_matches(m: &Module, op: OpId) -> Check {
+    match crate::text::op_format::failed_type_match(m, op) {
+        Some(what) => Err(fail("ODS", format!("failed to verify that {what}"))),
+        None => Ok(()),
+    }
+}
+
+/// ODS's `Elementwise` of an op of a dialect of the spec that declares it (MLIR's
+/// `verifyElementwise`): if any operand or result is a vector or tensor, all results are, and
+/// those operands and results have one kind and compatible shapes.
+fn codec_elementwise(m: &Module, op: OpId) -> Check {
+    if !crate::vhlo::codec_op_is_elementwise(m.op_name_str(op)) {
+        return Ok(());
+    }
+    // The kind (vector, ranked or unranked tensor) and the dimensions of a mappable type.
+    let mappable = |t| match m.type_data(t) {
+        TypeData::RankedTensor { shape, .. } => Some((1, Some(&shape[..]))),
+        TypeData::UnrankedTensor { .. } => Some((2, None)),
+        _ => crate::ir::vector_parts(m, t).map(|(dims, _)| (3, Some(dims))),
+    };
+    let operands: Vec<_> = m
+        .operands(op)
+        .iter()
+        .filter_map(|&v| mappable(m.value_type(v)))
+        .collect();
+    let results: Vec<_> = m
+        .results(op)
+        .filter_map(|v| mappable(m.value_type(v)))
+        .collect();
+    if operands.is_empty() && results.is_empty() {
+        return Ok(());
+    }
+    let message = if operands.is_empty() {
+        "if a result is non-scalar, then at least one operand must be non-scalar"
+    } else if results.is_empty() {
+        "if an operand is non-scalar, then there must be at least one non-scalar result"
+    } else if results.len() != m.num_results(op) {
+        "if an operand is non-scalar, then all results must be non-scalar"
+    } else {
+        let all: Vec<_> = operands.iter().chain(&results).collect();
+        let kind = all.first().map(|(k, _)| *k);
+        // MLIR's `verifyCompatibleShapes`: one rank, and per dimension one static size at most.
+        let ranked: Vec<&[i64]> = all.iter().filter_map(|(_, d)| *d).collect();
+        let rank = ranked.first().map(|d| d.len());
+        let compatible = ranked.iter().all(|d| Some(d.len()) == rank)
+            && (0..rank.unwrap_or(0)).all(|i| {
+                let mut sizes = ranked
+                    .iter()
+                    .filter_map(|d| d.get(i).copied())
+                    .filter(|&x| !super::types::is_dynamic(x));
+                let first = sizes.next();
+                sizes.all(|x| Some(x) == first)
+            });
+        if all.iter().all(|(k, _)| Some(*k) == kind) && compatible {
+            return Ok(());
+        }
+        "all non-scalar operands/results must have the same shape and base type"
+    };
+    Err(fail("Elementwise", message))
 }
 
 /// ODS's `SameTypeOperands` and `SameOperandsAndResultType` of an op of a dialect of the spec
