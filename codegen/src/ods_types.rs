@@ -38,8 +38,16 @@ pub enum Elem {
     UI32,
     /// MLIR's `AnyFloat`: every float type (tf32, f80 and f128 too).
     AnyFloat,
-    /// MLIR's `AnySignlessInteger` as jaxlib's MLIR has it: signless integers of any width but 0.
+    /// MLIR's `AnySignlessInteger`: signless integers of any width.
     AnySignlessInteger,
+    /// Signless integers of any width but 0 (what jaxlib's arith calls "non-zero-bitwidth").
+    NonZeroSignlessInteger,
+    /// MLIR's `AnyUnsignedInteger`.
+    AnyUnsignedInteger,
+    /// MLIR's `AnySignedInteger`.
+    AnySignedInteger,
+    /// `AnyType` as an element type: any.
+    Any,
 }
 
 /// The shape a tensor constraint asks for.
@@ -50,6 +58,9 @@ pub enum Shape {
     Static,
     /// `HLO_HasStaticOrSingleBoundedShapePred`.
     StaticOrSingleBounded,
+    /// `HasRankGreaterOrEqualPred<1>` (an unranked tensor passes: MLIR's
+    /// `AnyNon0RankedOrUnrankedTensor` is the only use).
+    NonZeroRank,
 }
 
 /// One kind of type a constraint accepts.
@@ -76,6 +87,12 @@ pub enum Alt {
     Like(Vec<Elem>),
     /// `AnyType`.
     Any,
+    /// A scalar of these (an element type used as a type: `Index:$dim`, `I1:$condition`).
+    Scalar(Vec<Elem>),
+    /// MLIR's `AnyShaped` and its kin: a tensor, memref (ranked or not) or vector of these.
+    Shaped(Vec<Elem>),
+    /// A type of another dialect, without parameters (`!shape.size`).
+    Dialect(String, String),
 }
 
 /// A lowered operand or result type.
@@ -134,16 +151,38 @@ const ELEMENTS: &[(&str, &[Elem], &str)] = &[
     // MLIR's CommonTypeConstraints.td, for the ops of other dialects.
     ("AnyFloat", &[Elem::AnyFloat], "floating-point"),
     (
-        "AnySignlessInteger",
-        &[Elem::AnySignlessInteger],
-        "non-zero-bitwidth signless integer",
-    ),
-    (
         "AnySignlessIntegerOrIndex",
         &[Elem::AnySignlessInteger, Elem::Index],
         "signless integer or index",
     ),
+    (
+        "NonZeroSignlessIntegerOrIndex",
+        &[Elem::NonZeroSignlessInteger, Elem::Index],
+        "non-zero-bitwidth signless integer or index",
+    ),
     ("I1", &[Elem::Pred], "1-bit signless integer"),
+    (
+        "AnySignlessInteger",
+        &[Elem::AnySignlessInteger],
+        "signless integer",
+    ),
+    (
+        "NonZeroSignlessInteger",
+        &[Elem::NonZeroSignlessInteger],
+        "non-zero-bitwidth signless integer",
+    ),
+    (
+        "AnyUnsignedInteger",
+        &[Elem::AnyUnsignedInteger],
+        "unsigned integer",
+    ),
+    (
+        "AnySignedInteger",
+        &[Elem::AnySignedInteger],
+        "signed integer",
+    ),
+    // jaxlib's MLIR has a builtin token type, which `AnyType` leaves out.
+    ("AnyType", &[Elem::Any], "any non-token type"),
 ];
 
 /// Base.td's (and MLIR's) named types, as Base.td defines them.
@@ -303,21 +342,55 @@ const NAMED: &[(&str, &str)] = &[
     ),
     (
         "SignlessIntegerOrIndexLike",
-        "TypeOrValueSemanticsContainer<[AnySignlessIntegerOrIndex], \"signless-non-zero-bitwidth-integer\">",
+        "TypeOrValueSemanticsContainer<[NonZeroSignlessIntegerOrIndex], \"signless-non-zero-bitwidth-integer\">",
     ),
     ("BoolLike", "TypeOrValueSemanticsContainer<[I1], \"bool\">"),
+    ("AnyTensor", "TensorOf<[AnyType]>"),
+    ("AnyRankedTensor", "RankedTensorOf<[AnyType]>"),
+    ("AnyStaticShapeTensor", "StaticShapeTensorOf<[AnyType]>"),
+    (
+        "AnyNon0RankedOrUnrankedTensor",
+        "AnyTypeOf<[TensorOf<[AnyType], [HasRankGreaterOrEqualPred<1>]>], \"non-0-ranked or unranked tensor\">",
+    ),
+    ("IndexTensor", "TensorOf<[Index]>"),
+    (
+        "AnyShaped",
+        "ShapedContainerType<[AnyType], IsShapedTypePred, \"shaped\">",
+    ),
+    // ShapeBase.td's: the shape dialect's types have no summary.
+    ("Shape_ShapeType", "DialectType<\"shape\", \"shape\">"),
+    ("Shape_SizeType", "DialectType<\"shape\", \"size\">"),
+    ("Shape_WitnessType", "DialectType<\"shape\", \"witness\">"),
+    ("Shape_ValueShapeType", "DialectType<\"shape\", \"value_shape\">"),
+    ("Shape_ExtentTensorType", "1DTensorOf<[Index]>"),
+    (
+        "Shape_ShapeOrExtentTensorType",
+        "AnyTypeOf<[Shape_ShapeType, Shape_ExtentTensorType], \"shape or extent tensor\">",
+    ),
+    (
+        "Shape_SizeOrIndexType",
+        "AnyTypeOf<[Shape_SizeType, Index], \"size or index\">",
+    ),
+    (
+        "Shape_ShapeOrSizeType",
+        "AnyTypeOf<[Shape_SizeType, Shape_ShapeType], \"shape or size\">",
+    ),
+    (
+        "Shape_AnyShapeOrSizeType",
+        "AnyTypeOf<[Shape_SizeOrIndexType, Shape_ShapeOrExtentTensorType], \"any shape or size\">",
+    ),
     // ArithOps.td's.
     (
         "SignlessFixedWidthIntegerLike",
-        "TypeOrValueSemanticsContainer<[AnySignlessInteger], \"signless-fixed-width-integer\">",
+        "TypeOrValueSemanticsContainer<[NonZeroSignlessInteger], \"signless-fixed-width-integer\">",
     ),
     (
         "IndexCastTypeConstraint",
-        "AnyTypeOf<[SignlessIntegerOrIndexLike, MemRefOf<[AnySignlessInteger, Index]>], \"signless-non-zero-bitwidth-integer-like or memref of signless-integer\">",
+        "AnyTypeOf<[SignlessIntegerOrIndexLike, MemRefOf<[NonZeroSignlessInteger, Index]>], \"signless-non-zero-bitwidth-integer-like or memref of signless-integer\">",
     ),
     (
         "BitcastTypeConstraint",
-        "AnyTypeOf<[TypeOrValueSemanticsContainer<[AnySignlessInteger, AnyFloat], \"signless-integer-or-float\">, MemRefOf<[AnySignlessInteger, AnyFloat]>], \"non-zero-bitwidth-signless-integer-or-float-like or memref of non-zero-bitwidth signless integer or float\">",
+        "AnyTypeOf<[TypeOrValueSemanticsContainer<[NonZeroSignlessInteger, AnyFloat], \"signless-integer-or-float\">, MemRefOf<[NonZeroSignlessInteger, AnyFloat]>], \"non-zero-bitwidth-signless-integer-or-float-like or memref of non-zero-bitwidth signless integer or float\">",
     ),
 ];
 
@@ -464,7 +537,13 @@ fn lower_type(e: &Expr, depth: usize) -> Result<(Vec<Alt>, String), String> {
                     let e = parse(def).map_err(|why| format!("`{n}` = `{def}`: {why}"))?;
                     lower_type(&e, depth + 1)
                 }
-                None => Err(unknown(n)),
+                // An element type used as a type: a scalar of it (`Index:$dim`).
+                None => match ELEMENTS.iter().find(|(name, _, _)| name == n) {
+                    Some((_, es, summary)) => {
+                        Ok((vec![Alt::Scalar(es.to_vec())], summary.to_string()))
+                    }
+                    None => Err(unknown(n)),
+                },
             },
         },
         Expr::App(n, args) => {
@@ -540,6 +619,25 @@ fn lower_type(e: &Expr, depth: usize) -> Result<(Vec<Alt>, String), String> {
                         ))
                     }
                 }
+                "ShapedContainerType" => {
+                    let (elements, of) = lower_elements(list(0)?)?;
+                    if !matches!(args.get(1), Some(Expr::Name(p)) if p == "IsShapedTypePred") {
+                        return Err(format!("argument 2 of `{n}<...>` must be IsShapedTypePred"));
+                    }
+                    let Some(Expr::Str(title)) = args.get(2) else {
+                        return Err(format!("argument 3 of `{n}<...>` must be a string"));
+                    };
+                    Ok((
+                        vec![Alt::Shaped(elements)],
+                        format!("{title} of {of} values"),
+                    ))
+                }
+                "DialectType" => match args.as_slice() {
+                    [Expr::Str(d), Expr::Str(t)] => {
+                        Ok((vec![Alt::Dialect(d.clone(), t.clone())], String::new()))
+                    }
+                    _ => Err(format!("`{n}<\"dialect\", \"mnemonic\">`")),
+                },
                 "TypeOrValueSemanticsContainer" => {
                     let (elements, _) = lower_elements(list(0)?)?;
                     let Some(Expr::Str(name)) = args.get(1) else {
@@ -588,6 +686,10 @@ fn apply_pred(p: &Expr, t: &mut (bool, Option<u8>, Shape, bool)) -> Result<(), S
         Expr::Name(n) if n == "HLO_HasStaticOrSingleBoundedShapePred" => {
             t.2 = Shape::StaticOrSingleBounded
         }
+        Expr::App(n, args) if n == "HasRankGreaterOrEqualPred" => match args.as_slice() {
+            [Expr::Name(r)] if r == "1" => t.2 = Shape::NonZeroRank,
+            _ => return Err("HasRankGreaterOrEqualPred<1> only".into()),
+        },
         Expr::App(n, args) if n == "HasAnyRankOfPred" => match args.as_slice() {
             [Expr::List(ranks)] => match ranks.as_slice() {
                 [Expr::Name(r)] => {
@@ -599,7 +701,7 @@ fn apply_pred(p: &Expr, t: &mut (bool, Option<u8>, Shape, bool)) -> Result<(), S
         },
         _ => {
             return Err(format!(
-                "unknown type predicate {p:?} (known: IsValidQuantizedDimension, HasStaticShapePred, HLO_HasStaticOrSingleBoundedShapePred, HasAnyRankOfPred<[n]>)"
+                "unknown type predicate {p:?} (known: IsValidQuantizedDimension, HasStaticShapePred, HLO_HasStaticOrSingleBoundedShapePred, HasAnyRankOfPred<[n]>, HasRankGreaterOrEqualPred<1>)"
             ))
         }
     }
@@ -615,7 +717,8 @@ fn unknown(n: &str) -> String {
     format!(
         "unknown ODS type `{n}` (known: Base.td's named types in codegen/src/ods_types.rs, and \
          RankedTensorOf, TensorOf, 0DTensorOf, 1DTensorOf, StaticShapeTensorOf, MemRefOf, \
-         AnyTypeOf, NestedTupleOf, TypeOrValueSemanticsContainer, AnyType, Variadic of them){hint}"
+         AnyTypeOf, NestedTupleOf, TypeOrValueSemanticsContainer, ShapedContainerType, \
+         DialectType, AnyType, the element types of ELEMENTS as scalars, Variadic of them){hint}"
     )
 }
 

@@ -854,9 +854,16 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             UI32,
             /// Any float type (MLIR's `AnyFloat`).
             AnyFloat,
-            /// Signless integers of any width but 0 (MLIR's `AnySignlessInteger`, as jaxlib's
-            /// MLIR has it).
+            /// Signless integers of any width (MLIR's `AnySignlessInteger`).
             AnySignlessInteger,
+            /// Signless integers of any width but 0 (jaxlib's arith: "non-zero-bitwidth").
+            NonZeroSignlessInteger,
+            /// Unsigned integers of any width (MLIR's `AnyUnsignedInteger`).
+            AnyUnsignedInteger,
+            /// Signed integers of any width (MLIR's `AnySignedInteger`).
+            AnySignedInteger,
+            /// Any type (`AnyType` as an element type).
+            Any,
         }
 
         /// The shape an ODS tensor type asks for.
@@ -868,6 +875,8 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             Static,
             /// `HLO_HasStaticOrSingleBoundedShapePred`.
             StaticOrSingleBounded,
+            /// `HasRankGreaterOrEqualPred<1>`, or unranked.
+            NonZeroRank,
         }
 
         /// One kind of type an ODS operand or result type accepts.
@@ -900,6 +909,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             Like(&'static [OdsElement]),
             /// Any type (`AnyType`).
             Any,
+            /// A scalar of these (an element type used as a type: `Index`, `I1`).
+            Scalar(&'static [OdsElement]),
+            /// A tensor, memref (ranked or not) or vector of these (MLIR's `AnyShaped`).
+            Shaped(&'static [OdsElement]),
+            /// The type `!dialect.mnemonic` of another dialect, without parameters.
+            Dialect(&'static str, &'static str),
         }
 
         /// Every distinct ODS operand or result type of the spec, which the ops' lists index.
@@ -1150,6 +1165,7 @@ fn alternative_tokens(a: &crate::ods_types::Alt) -> TokenStream {
                 Shape::Any => quote! { OdsShape::Any },
                 Shape::Static => quote! { OdsShape::Static },
                 Shape::StaticOrSingleBounded => quote! { OdsShape::StaticOrSingleBounded },
+                Shape::NonZeroRank => quote! { OdsShape::NonZeroRank },
             };
             let elements = elems(elements);
             quote! { OdsTypeAlternative::Tensor { ranked: #ranked, rank: #rank, shape: #shape, quantized_dimension: #quantized_dimension, elements: #elements } }
@@ -1163,6 +1179,15 @@ fn alternative_tokens(a: &crate::ods_types::Alt) -> TokenStream {
             quote! { OdsTypeAlternative::Like(#es) }
         }
         Alt::Any => quote! { OdsTypeAlternative::Any },
+        Alt::Scalar(es) => {
+            let es = elems(es);
+            quote! { OdsTypeAlternative::Scalar(#es) }
+        }
+        Alt::Shaped(es) => {
+            let es = elems(es);
+            quote! { OdsTypeAlternative::Shaped(#es) }
+        }
+        Alt::Dialect(d, t) => quote! { OdsTypeAlternative::Dialect(#d, #t) },
         Alt::Token => quote! { OdsTypeAlternative::Token },
         Alt::Future => quote! { OdsTypeAlternative::Future },
         Alt::NestedTuple(alts) => {

@@ -131,6 +131,9 @@ fn to_vhlo_once(
                 ("builtin", "memref") => {
                     // VHLO's buffer has no layout or memory space.
                     match &d.params[..] {
+                        [Param::Absent, ..] => {
+                            return bad(m, "is an unranked memref, which VHLO cannot express")
+                        }
                         [Param::Ints(shape), Param::Type(e), Param::Absent, Param::Absent] => {
                             let (shape, e) = (shape.clone(), *e);
                             let element_type = to_vhlo_memo(m, e, allow_other, memo)?;

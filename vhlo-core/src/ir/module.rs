@@ -901,6 +901,21 @@ pub fn vector_parts(m: &Module, t: Type) -> Option<(&[i64], Type)> {
     }
 }
 
+/// The dimensions (`None` when unranked) and element type of a `memref` (the dialect type
+/// `builtin.memref`: shape or absent, element, layout, memory space; text/parse_types_attrs.rs).
+pub fn memref_parts(m: &Module, t: Type) -> Option<(Option<&[i64]>, Type)> {
+    match m.type_data(t) {
+        TypeData::Dialect(d) if m.str(d.dialect) == "builtin" && m.str(d.mnemonic) == "memref" => {
+            match &d.params[..] {
+                [Param::Ints(shape), Param::Type(e), _, _] => Some((Some(shape), *e)),
+                [Param::Absent, Param::Type(e), _, _] => Some((None, *e)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// Storage bytes of one dense element of type `t` (MLIR pads each to whole bytes; i1 takes
 /// one byte; index takes 8).
 pub fn element_storage_bytes(m: &Module, t: Type) -> Option<usize> {

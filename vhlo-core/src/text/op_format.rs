@@ -79,7 +79,7 @@ fn op_group(m: &Module, op: OpId, f: &OpFormat, g: u8) -> std::ops::Range<usize>
 }
 
 /// The op's `operandSegmentSizes` (a property, or an attribute as read from `{...}`).
-fn segment_sizes(m: &Module, op: OpId) -> Option<Vec<usize>> {
+pub(crate) fn segment_sizes(m: &Module, op: OpId) -> Option<Vec<usize>> {
     let a = (m.properties(op).iter())
         .chain(m.attributes(op))
         .find(|a| m.str(a.name) == "operandSegmentSizes")?;

@@ -330,8 +330,25 @@ impl<'a> Parser<'a> {
             }
             "memref" => {
                 // No builtin variant in the IR: kept as the dialect type `builtin.memref` with
-                // (shape, element, layout or absent, memory space or absent).
+                // (shape or absent when unranked, element, layout or absent, memory space or
+                // absent).
                 self.c.expect(b'<', "after 'memref'")?;
+                if self.c.eat(b'*') {
+                    // `memref<*xT[, memory space]>`: no layout.
+                    self.expect_dim_x()?;
+                    let element = self.parse_type()?;
+                    let space = if self.c.eat(b',') {
+                        Param::Attr(self.parse_attribute()?)
+                    } else {
+                        Param::Absent
+                    };
+                    self.c.expect(b'>', "to close memref type")?;
+                    return Ok(self.m.dialect_type(
+                        "builtin",
+                        "memref",
+                        vec![Param::Absent, Param::Type(element), Param::Absent, space],
+                    ));
+                }
                 let shape = self.parse_dim_list()?;
                 let element = self.parse_type()?;
                 let mut layout = Param::Absent;
@@ -403,6 +420,12 @@ impl<'a> Parser<'a> {
 
     fn parse_dialect_type(&mut self, dialect: &str, mnemonic: &str, pos: usize) -> PResult<Type> {
         let has_body = self.c.bytes.get(self.c.pos) == Some(&b'<');
+        if dialect == "builtin" {
+            // Builtin types have keywords of their own (`memref<...>`), as in MLIR.
+            return Err(self
+                .c
+                .error_at(pos, "dialect 'builtin' provides no type parsing hook"));
+        }
         match (dialect, mnemonic) {
             ("stablehlo", "token") => Ok(self.m.dialect_type(dialect, mnemonic, vec![])),
             ("stablehlo", "future") => {

@@ -2007,6 +2007,12 @@ impl<'m> Printer<'m> {
         {
             return self.print_shaped("memref<", shape, *e, [layout, space].map(Param::attr));
         }
+        if let ("builtin", "memref", [Param::Absent, Param::Type(e), Param::Absent, space]) =
+            (dialect, mnemonic, p)
+        {
+            self.out.push_str("memref<*x");
+            return self.print_shaped("", &[], *e, [None, space.attr()]);
+        }
         self.out.push('!');
         self.out.push_str(dialect);
         if !mnemonic.is_empty() {

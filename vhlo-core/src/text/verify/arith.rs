@@ -6,7 +6,7 @@
 //! and result type 'i64' are cast incompatible"). Select's own verifier finds nothing these
 //! and `Elementwise` leave.
 
-use crate::ir::{vector_parts, Module, OpId, Signedness, Type, TypeData};
+use crate::ir::{memref_parts, vector_parts, Module, OpId, Signedness, Type, TypeData};
 
 use super::{fail, Check};
 
@@ -91,13 +91,10 @@ pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
     let shape = |t: Type| match m.type_data(t) {
         TypeData::RankedTensor { shape, .. } => Some(Some(&shape[..])),
         TypeData::UnrankedTensor { .. } => Some(None),
-        TypeData::Dialect(d) if m.str(d.dialect) == "builtin" && m.str(d.mnemonic) == "memref" => {
-            Some(match d.params.first() {
-                Some(crate::ir::Param::Ints(dims)) => Some(&dims[..]),
-                _ => None,
-            })
-        }
-        _ => vector_parts(m, t).map(|(dims, _)| Some(dims)),
+        _ => match memref_parts(m, t) {
+            Some((dims, _)) => Some(dims),
+            None => vector_parts(m, t).map(|(dims, _)| Some(dims)),
+        },
     };
     let ok =
         is_i1(m, c) || matches!((shape(c), shape(r)), (Some(Some(a)), Some(Some(b))) if a == b);
@@ -156,15 +153,10 @@ fn same_shape(m: &Module, a: Type, b: Type) -> bool {
     let shape = |t: Type| match m.type_data(t) {
         TypeData::RankedTensor { shape, .. } => Shape::Dims(&shape[..]),
         TypeData::UnrankedTensor { .. } => Shape::Unranked,
-        TypeData::Dialect(d) if m.str(d.dialect) == "builtin" && m.str(d.mnemonic) == "memref" => {
-            match d.params.first() {
-                Some(crate::ir::Param::Ints(dims)) => Shape::Dims(&dims[..]),
-                _ => Shape::Unranked,
-            }
-        }
-        _ => match vector_parts(m, t) {
-            Some((dims, _)) => Shape::Dims(dims),
-            None => Shape::Scalar,
+        _ => match (memref_parts(m, t), vector_parts(m, t)) {
+            (Some((Some(dims), _)), _) | (None, Some((dims, _))) => Shape::Dims(dims),
+            (Some((None, _)), _) => Shape::Unranked,
+            (None, None) => Shape::Scalar,
         },
     };
     match (shape(a), shape(b)) {
@@ -184,13 +176,10 @@ fn same_shape(m: &Module, a: Type, b: Type) -> bool {
 fn element(m: &Module, t: Type) -> Type {
     match m.type_data(t) {
         TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
-        TypeData::Dialect(d) if m.str(d.dialect) == "builtin" && m.str(d.mnemonic) == "memref" => {
-            match d.params.get(1) {
-                Some(crate::ir::Param::Type(e)) => *e,
-                _ => t,
-            }
-        }
-        _ => vector_parts(m, t).map_or(t, |(_, e)| e),
+        _ => memref_parts(m, t)
+            .map(|(_, e)| e)
+            .or_else(|| vector_parts(m, t).map(|(_, e)| e))
+            .unwrap_or(t),
     }
 }
 

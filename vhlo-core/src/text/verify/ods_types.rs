@@ -5,7 +5,7 @@
 //! `result_types:`), codegen lowers them (codegen/src/ods_types.rs) into
 //! `StablehloOp::operand_type_constraints` and `result_type_constraints`, checked here.
 
-use crate::ir::{FloatKind, Module, Param, Signedness, Type, TypeData, Value};
+use crate::ir::{FloatKind, Module, Signedness, Type, TypeData, Value};
 use crate::vhlo::{OdsElement, OdsShape, OdsTypeAlternative, OdsValueType, StablehloOp};
 
 use super::types::{bounds_of, is_dynamic, quant, Quant};
@@ -31,7 +31,14 @@ pub(crate) fn check_codec(m: &Module, op: crate::ir::OpId) -> Check {
         return Ok(());
     };
     let types = m.operands(op).iter().map(|&v| m.value_type(v));
-    check_values(m, "operand", operands, types)?;
+    // Ops with several variadic groups say how many operands each has (ODS's
+    // `AttrSizedOperandSegments`: scf.forall, tensor.extract_slice, ...).
+    let segments = crate::text::op_format::segment_sizes(m, op)
+        .filter(|s| s.len() == operands.len() && s.iter().sum::<usize>() == types.len());
+    match segments {
+        Some(sizes) => check_grouped(m, "operand", operands, sizes.into_iter(), types)?,
+        None => check_values(m, "operand", operands, types)?,
+    }
     check_values(
         m,
         "result",
@@ -50,6 +57,17 @@ fn check_values(
         // A wrong number of values: left to the op's own checks.
         return Ok(());
     };
+    check_grouped(m, what, groups, sizes, types)
+}
+
+/// [`check_values`] with each group's number of values given.
+fn check_grouped(
+    m: &Module,
+    what: &str,
+    groups: &[OdsValueType],
+    sizes: impl Iterator<Item = usize>,
+    types: impl Iterator<Item = Type>,
+) -> Check {
     // Each value against the group it falls in, in order.
     let group_of_each = groups
         .iter()
@@ -131,6 +149,7 @@ fn alternative(m: &Module, t: Type, a: &OdsTypeAlternative) -> bool {
                 (OdsShape::StaticOrSingleBounded, Some(d)) => {
                     d.iter().all(|&x| !is_dynamic(x)) || single_bounded(m, d, encoding)
                 }
+                (OdsShape::NonZeroRank, d) => d.is_none_or(|d| !d.is_empty()),
                 (_, None) => false,
             };
             shape_ok
@@ -138,17 +157,8 @@ fn alternative(m: &Module, t: Type, a: &OdsTypeAlternative) -> bool {
                 && (!quantized_dimension
                     || dims.is_none_or(|d| valid_quantized_dimension(m, d, element)))
         }
-        OdsTypeAlternative::Memref(elements) => match m.type_data(t) {
-            TypeData::Dialect(d)
-                if m.str(d.dialect) == "builtin" && m.str(d.mnemonic) == "memref" =>
-            {
-                match d.params.get(1) {
-                    Some(Param::Type(e)) => elements.iter().any(|&k| element_ok(m, *e, k)),
-                    _ => false,
-                }
-            }
-            _ => false,
-        },
+        OdsTypeAlternative::Memref(elements) => crate::ir::memref_parts(m, t)
+            .is_some_and(|(_, e)| elements.iter().any(|&k| element_ok(m, e, k))),
         OdsTypeAlternative::Like(elements) => {
             let of = |e: Type| elements.iter().any(|&k| element_ok(m, e, k));
             match m.type_data(t) {
@@ -162,6 +172,22 @@ fn alternative(m: &Module, t: Type, a: &OdsTypeAlternative) -> bool {
             }
         }
         OdsTypeAlternative::Any => true,
+        OdsTypeAlternative::Scalar(elements) => elements.iter().any(|&k| element_ok(m, t, k)),
+        OdsTypeAlternative::Shaped(elements) => {
+            let element = match m.type_data(t) {
+                TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
+                    Some(*element)
+                }
+                _ => crate::ir::memref_parts(m, t)
+                    .map(|(_, e)| e)
+                    .or_else(|| crate::ir::vector_parts(m, t).map(|(_, e)| e)),
+            };
+            element.is_some_and(|e| elements.iter().any(|&k| element_ok(m, e, k)))
+        }
+        OdsTypeAlternative::Dialect(dialect, mnemonic) => matches!(
+            m.type_data(t),
+            TypeData::Dialect(d) if m.str(d.dialect) == dialect && m.str(d.mnemonic) == mnemonic
+        ),
         OdsTypeAlternative::Token => stablehlo_type(m, t, "token"),
         OdsTypeAlternative::Future => stablehlo_type(m, t, "future"),
         OdsTypeAlternative::NestedTuple(leaves) => {
@@ -249,7 +275,11 @@ pub(crate) fn element_ok(m: &Module, e: Type, k: OdsElement) -> bool {
         OdsElement::I32 => int(&|w| w == 32, Signedness::Signless),
         OdsElement::UI32 => int(&|w| w == 32, Signedness::Unsigned),
         OdsElement::AnyFloat => matches!(m.type_data(e), TypeData::Float(_)),
-        OdsElement::AnySignlessInteger => int(&|w| w > 0, Signedness::Signless),
+        OdsElement::AnySignlessInteger => int(&|_| true, Signedness::Signless),
+        OdsElement::NonZeroSignlessInteger => int(&|w| w > 0, Signedness::Signless),
+        OdsElement::AnyUnsignedInteger => int(&|_| true, Signedness::Unsigned),
+        OdsElement::AnySignedInteger => int(&|_| true, Signedness::Signed),
+        OdsElement::Any => true,
     }
 }
 
