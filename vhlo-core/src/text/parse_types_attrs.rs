@@ -258,12 +258,16 @@ impl<'a> Parser<'a> {
                 if self.c.peek() == Some(b'*') {
                     self.c.pos = self.c.pos.saturating_add(1);
                     self.expect_dim_x()?;
+                    let at = self.c.pos;
                     let element = self.parse_type()?;
+                    self.valid_tensor_element(element, at)?;
                     self.c.expect(b'>', "to close tensor type")?;
                     return Ok(self.m.ty(TypeData::UnrankedTensor { element }));
                 }
                 let shape = self.parse_dim_list()?;
+                let at = self.c.pos;
                 let element = self.parse_type()?;
+                self.valid_tensor_element(element, at)?;
                 let encoding = if self.c.eat(b',') {
                     Some(self.parse_attribute()?)
                 } else {
@@ -415,6 +419,30 @@ impl<'a> Parser<'a> {
                 }
                 _ => return Ok(dims),
             }
+        }
+    }
+
+    /// MLIR's `TensorType::isValidElementType`: a builtin element type (integer, index, float,
+    /// complex, vector) or a type of another dialect; no tensor, memref, tuple, function or none.
+    fn valid_tensor_element(&mut self, t: Type, at: usize) -> PResult<()> {
+        let valid = match self.m.type_data(t) {
+            TypeData::Integer { .. }
+            | TypeData::Index
+            | TypeData::Float(_)
+            | TypeData::Complex(_) => true,
+            TypeData::RankedTensor { .. }
+            | TypeData::UnrankedTensor { .. }
+            | TypeData::Tuple(_)
+            | TypeData::Function { .. }
+            | TypeData::None => false,
+            TypeData::Dialect(d) => {
+                self.m.str(d.dialect) != "builtin" || self.m.str(d.mnemonic) == "vector"
+            }
+        };
+        if valid {
+            Ok(())
+        } else {
+            Err(self.c.error_at(at, "invalid tensor element type"))
         }
     }
 

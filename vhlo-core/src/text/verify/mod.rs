@@ -32,6 +32,7 @@ pub(crate) mod ods_types;
 pub(crate) mod ops;
 pub(crate) mod sdy;
 pub(crate) mod structure;
+mod tensor;
 mod type_rules;
 pub use infer::infer_result_types;
 mod walk;

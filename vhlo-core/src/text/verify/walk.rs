@@ -239,9 +239,11 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                         .and_then(|()| super::ods_types::check_codec(m, op))
                         .and_then(|()| codec_type_matches(m, op))
                         .and_then(|()| super::arith::verify_predicates(m, op))
+                        .and_then(|()| super::tensor::verify_predicates(m, op))
                         .and_then(|()| codec_same_operands_and_result_type(m, op))
                         .and_then(|()| super::arith::verify_casts(m, op))
-                        .and_then(|()| codec_elementwise(m, op));
+                        .and_then(|()| codec_elementwise(m, op))
+                        .and_then(|()| super::tensor::verify(m, op));
                     if let Err(f) = declared {
                         sink.report(op, f);
                         return;

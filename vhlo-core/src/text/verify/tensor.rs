@@ -1,0 +1,193 @@
+//! What upstream's TensorOps.cpp and ShapeOps.cpp check of tensor and shape ops beyond the ODS
+//! types and traits the spec gives them (spec/dialects/tensor.yaml, shape.yaml), in MLIR's
+//! order: [`verify_predicates`] with the ODS predicates, [`verify`] after the traits.
+
+use crate::ir::{Module, OpId, Type, TypeData};
+
+use super::types::is_dynamic;
+use super::{fail, Check};
+
+/// A ranked tensor's dimensions.
+fn dims(m: &Module, t: Type) -> Option<&[i64]> {
+    match m.type_data(t) {
+        TypeData::RankedTensor { shape, .. } => Some(&shape[..]),
+        _ => None,
+    }
+}
+
+/// The number of elements of a statically shaped tensor.
+fn elements(m: &Module, t: Type) -> Option<i128> {
+    let d = dims(m, t)?;
+    d.iter()
+        .try_fold(1i128, |n, &x| (!is_dynamic(x)).then(|| n * i128::from(x)))
+}
+
+fn element_type(m: &Module, t: Type) -> Option<Type> {
+    match m.type_data(t) {
+        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {
+            Some(*element)
+        }
+        _ => None,
+    }
+}
+
+fn result_type(m: &Module, op: OpId) -> Option<Type> {
+    m.result(op, 0).map(|v| m.value_type(v))
+}
+
+/// ODS predicates the spec's `verifies:` cannot say: `tensor.from_elements` has as many operands
+/// as its result has elements (its `TypesMatchWith` builds that many types).
+pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
+    if m.op_name_str(op) == "tensor.from_elements" {
+        let count = i128::try_from(m.operands(op).len()).unwrap_or(i128::MAX);
+        if result_type(m, op).and_then(|t| elements(m, t)) != Some(count) {
+            return Err(fail(
+                "TypesMatchWith",
+                "failed to verify that operand types match result element type",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The ops' own verifiers (and `shape.shape_of`'s inferred result type).
+pub(crate) fn verify(m: &Module, op: OpId) -> Check {
+    let name = m.op_name_str(op);
+    let operand = |i: usize| m.operands(op).get(i).map(|&v| m.value_type(v));
+    match name {
+        "tensor.cast" => {
+            let (Some(from), Some(to)) = (operand(0), result_type(m, op)) else {
+                return Ok(());
+            };
+            // `TensorCastOp::areCastCompatible`: one element type, compatible shapes.
+            let shapes_fit = match (dims(m, from), dims(m, to)) {
+                (Some(a), Some(b)) => {
+                    a.len() == b.len()
+                        && a.iter()
+                            .zip(b)
+                            .all(|(&x, &y)| x == y || is_dynamic(x) || is_dynamic(y))
+                }
+                _ => true,
+            };
+            if element_type(m, from) != element_type(m, to) || !shapes_fit {
+                return Err(fail(
+                    "CastOpInterface",
+                    format!(
+                        "operand type '{}' and result type '{}' are cast incompatible",
+                        crate::text::type_to_string(m, from),
+                        crate::text::type_to_string(m, to)
+                    ),
+                ));
+            }
+        }
+        "tensor.empty" => {
+            let dynamic = result_type(m, op)
+                .and_then(|t| dims(m, t))
+                .map_or(0, |d| d.iter().filter(|&&x| is_dynamic(x)).count());
+            let given = m.operands(op).len();
+            if given != dynamic {
+                return Err(fail(
+                    "tensor.empty",
+                    format!("incorrect number of dynamic sizes, has {given}, expected {dynamic}"),
+                ));
+            }
+        }
+        "tensor.extract" | "tensor.insert" => {
+            let (rule, tensor, indices, message) = if name == "tensor.extract" {
+                (
+                    "tensor.extract",
+                    0,
+                    1,
+                    "incorrect number of indices for extract_element",
+                )
+            } else {
+                ("tensor.insert", 1, 2, "incorrect number of indices")
+            };
+            let rank = operand(tensor).and_then(|t| dims(m, t)).map(<[i64]>::len);
+            let given = m.operands(op).len().saturating_sub(indices);
+            if rank.is_some_and(|r| r != given) {
+                return Err(fail(rule, message));
+            }
+        }
+        "tensor.reshape" => return reshape(m, op),
+        "shape.shape_of" => return shape_of(m, op),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `ReshapeOp::verify`.
+fn reshape(m: &Module, op: OpId) -> Check {
+    let types: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+    let (Some(&source), Some(&shape), Some(result)) =
+        (types.first(), types.get(1), result_type(m, op))
+    else {
+        return Ok(());
+    };
+    if element_type(m, source) != element_type(m, result) {
+        return Err(fail(
+            "tensor.reshape",
+            "element types of source and destination tensor types should be the same",
+        ));
+    }
+    let Some(result_dims) = dims(m, result) else {
+        return Ok(());
+    };
+    if let (Some(a), Some(b)) = (elements(m, source), elements(m, result)) {
+        if a != b {
+            return Err(fail(
+                "tensor.reshape",
+                "source and destination tensor should have the same number of elements",
+            ));
+        }
+    }
+    let length = dims(m, shape).and_then(|d| d.first().copied());
+    match length {
+        Some(n) if is_dynamic(n) => Err(fail(
+            "tensor.reshape",
+            "cannot use shape operand with dynamic length to reshape to statically-ranked tensor type",
+        )),
+        Some(n) if usize::try_from(n).ok() != Some(result_dims.len()) => Err(fail(
+            "tensor.reshape",
+            "length of shape operand differs from the result's tensor rank",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `shape.shape_of`: its result against the type it infers (`!shape.shape` of a
+/// `!shape.value_shape`, else an extent tensor of the operand's rank), then its verifier.
+fn shape_of(m: &Module, op: OpId) -> Check {
+    let (Some(&arg), Some(result)) = (m.operands(op).first(), result_type(m, op)) else {
+        return Ok(());
+    };
+    let arg = m.value_type(arg);
+    let shape_type = |t: Type| matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "shape" && m.str(d.mnemonic) == "shape");
+    let value_shape = matches!(m.type_data(arg), TypeData::Dialect(d) if m.str(d.dialect) == "shape" && m.str(d.mnemonic) == "value_shape");
+    if !value_shape && !shape_type(result) {
+        // The rank of a ranked operand (a memref's or a vector's too).
+        let rank = dims(m, arg)
+            .map(<[i64]>::len)
+            .or_else(|| crate::ir::memref_parts(m, arg).and_then(|(d, _)| d.map(<[i64]>::len)))
+            .or_else(|| crate::ir::vector_parts(m, arg).map(|(d, _)| d.len()));
+        let extent = dims(m, result).and_then(|d| d.first().copied());
+        if let (Some(rank), Some(n)) = (rank, extent) {
+            if !is_dynamic(n) && usize::try_from(n).ok() != Some(rank) {
+                return Err(fail(
+                    "InferTypeOpInterface",
+                    format!(
+                        "inferred type(s) 'tensor<{rank}xindex>' are incompatible with return type(s) of operation '{}'",
+                        crate::text::type_to_string(m, result)
+                    ),
+                ));
+            }
+        }
+    }
+    if value_shape && !shape_type(result) {
+        return Err(fail(
+            "shape.shape_of",
+            "if at least one of the operands can hold error values then the result must be of type `shape` to propagate them",
+        ));
+    }
+    Ok(())
+}
