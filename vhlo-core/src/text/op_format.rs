@@ -146,7 +146,7 @@ pub(super) fn i64_array_data<'m>(m: &'m Module, a: &'m AttrData) -> Option<&'m [
     }
 }
 
-pub(super) fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
+pub(crate) fn i64_array(m: &Module, a: &AttrData) -> Option<Vec<i64>> {
     let data = i64_array_data(m, a)?.chunks_exact(8);
     Some(
         data.map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))

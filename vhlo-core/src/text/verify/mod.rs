@@ -30,6 +30,7 @@ mod infer;
 pub(crate) mod ods;
 pub(crate) mod ods_types;
 pub(crate) mod ops;
+mod scf;
 pub(crate) mod sdy;
 pub(crate) mod structure;
 mod tensor;

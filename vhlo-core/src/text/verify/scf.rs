@@ -1,0 +1,239 @@
+//! scf's control flow (upstream's SCF.cpp and `verifyRegionBranchOpInterface`): the values a
+//! region's terminator passes along each edge (to the op's results, or back to a region's
+//! arguments) match in number and type what the edge's target takes. Checked after the ODS
+//! types and traits the spec gives the ops (spec/dialects/scf.yaml).
+
+use crate::ir::{Module, OpId, Region, Type, Value};
+
+use super::{fail, Check};
+
+/// Where an edge goes: the op's results, or a region's entry arguments (from `skip` on).
+#[derive(Clone, Copy)]
+enum Target {
+    Parent,
+    Region(usize, usize),
+}
+
+/// Where an edge comes from: the op's operands (from `skip` on), or a region's terminator.
+#[derive(Clone, Copy)]
+enum Source {
+    Parent(usize),
+    Terminator(Region),
+}
+
+pub(crate) fn verify(m: &Module, op: OpId) -> Check {
+    let name = m.op_name_str(op);
+    let regions = m.regions(op);
+    let region = |i: usize| regions.get(i).copied();
+    let types = |vs: &mut dyn Iterator<Item = Value>| vs.map(|v| m.value_type(v)).collect();
+    match name {
+        "scf.if" => {
+            let else_empty = region(1).is_none_or(|r| m.blocks(r).is_empty());
+            if m.num_results(op) > 0 && else_empty {
+                return Err(fail("scf.if", "must have an else block if defining values"));
+            }
+            for r in regions.iter().copied() {
+                edge(m, op, Source::Terminator(r), Target::Parent, &types)?;
+            }
+        }
+        "scf.execute_region" => {
+            for r in regions.iter().copied() {
+                edge(m, op, Source::Terminator(r), Target::Parent, &types)?;
+            }
+        }
+        "scf.for" => {
+            let Some(body) = region(0) else {
+                return Ok(());
+            };
+            let Some(&entry) = m.blocks(body).first() else {
+                return Ok(());
+            };
+            let args = m.block_args(entry);
+            let bound = m.operands(op).first().map(|&v| m.value_type(v));
+            if args.first().map(|&a| m.value_type(a)) != bound {
+                return Err(fail(
+                    "scf.for",
+                    "expected induction variable to be same type as bounds and step",
+                ));
+            }
+            let iter_args = args.len().saturating_sub(1);
+            if let Some(yielded) = terminator(m, body).map(|t| m.operands(t).len()) {
+                if yielded != iter_args {
+                    return Err(fail(
+                        "scf.for",
+                        format!(
+                            "different number of region iter_args and yielded values: {iter_args} != {yielded}"
+                        ),
+                    ));
+                }
+            }
+            edge(m, op, Source::Parent(3), Target::Parent, &types)?;
+            edge(
+                m,
+                op,
+                Source::Terminator(body),
+                Target::Region(0, 1),
+                &types,
+            )?;
+            edge(m, op, Source::Terminator(body), Target::Parent, &types)?;
+        }
+        "scf.index_switch" => return index_switch(m, op),
+        "scf.while" => {
+            let (Some(before), Some(after)) = (region(0), region(1)) else {
+                return Ok(());
+            };
+            edge(m, op, Source::Parent(0), Target::Region(0, 0), &types)?;
+            // The condition passes its values (past the flag) to the after region and to the
+            // results; the after region's yield goes back to the before region.
+            edge(
+                m,
+                op,
+                Source::Terminator(before),
+                Target::Region(1, 0),
+                &types,
+            )?;
+            edge(m, op, Source::Terminator(before), Target::Parent, &types)?;
+            edge(
+                m,
+                op,
+                Source::Terminator(after),
+                Target::Region(0, 0),
+                &types,
+            )?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `IndexSwitchOp::verify`: one case value per case region, no value twice, and each region
+/// (the default first) yields the op's result types.
+fn index_switch(m: &Module, op: OpId) -> Check {
+    let cases = m
+        .property(op, "cases")
+        .and_then(|a| crate::text::op_format::i64_array(m, m.attr_data(a)))
+        .unwrap_or_default();
+    let regions = m.regions(op);
+    let case_regions = regions.len().saturating_sub(1);
+    if cases.len() != case_regions {
+        return Err(fail(
+            "scf.index_switch",
+            format!(
+                "has {case_regions} case regions but {} case values",
+                cases.len()
+            ),
+        ));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    if let Some(v) = cases.iter().find(|&&v| !seen.insert(v)) {
+        return Err(fail(
+            "scf.index_switch",
+            format!("has duplicate case value: {v}"),
+        ));
+    }
+    let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+    for (i, &r) in regions.iter().enumerate() {
+        let Some(t) = terminator(m, r) else {
+            continue;
+        };
+        let name = if i == 0 {
+            "default region".to_string()
+        } else {
+            format!("case region #{}", i - 1)
+        };
+        let yielded = m.operands(t);
+        if yielded.len() != results.len() {
+            return Err(fail(
+                "scf.index_switch",
+                format!(
+                    "expected each region to return {} values, but {name} returns {}",
+                    results.len(),
+                    yielded.len()
+                ),
+            ));
+        }
+        for (k, (&v, &want)) in yielded.iter().zip(&results).enumerate() {
+            if m.value_type(v) != want {
+                return Err(fail(
+                    "scf.index_switch",
+                    format!(
+                        "expected result #{k} of each region to be '{}'",
+                        crate::text::type_to_string(m, want)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The terminator of a region's single block.
+fn terminator(m: &Module, r: Region) -> Option<OpId> {
+    m.blocks(r)
+        .first()
+        .and_then(|&b| m.block_ops(b).last().copied())
+}
+
+fn edge(
+    m: &Module,
+    op: OpId,
+    from: Source,
+    to: Target,
+    types: &dyn Fn(&mut dyn Iterator<Item = Value>) -> Vec<Type>,
+) -> Check {
+    let (operands, point): (Vec<Type>, String) = match from {
+        Source::Parent(skip) => (
+            types(&mut m.operands(op).iter().skip(skip).copied()),
+            "parent".into(),
+        ),
+        Source::Terminator(r) => {
+            let Some(t) = terminator(m, r) else {
+                return Ok(());
+            };
+            // `scf.condition` passes what follows its flag.
+            let skip = usize::from(m.op_name_str(t) == "scf.condition");
+            (
+                types(&mut m.operands(t).iter().skip(skip).copied()),
+                format!("Operation {}", m.op_name_str(t)),
+            )
+        }
+    };
+    let (inputs, target): (Vec<Type>, String) = match to {
+        Target::Parent => (types(&mut m.results(op)), "parent".into()),
+        Target::Region(i, skip) => {
+            let Some(&b) = m.regions(op).get(i).and_then(|&r| m.blocks(r).first()) else {
+                return Ok(());
+            };
+            (
+                types(&mut m.block_args(b).iter().skip(skip).copied()),
+                format!("Region #{i}"),
+            )
+        }
+    };
+    let at = || format!("along control flow edge from {point} to {target}");
+    if operands.len() != inputs.len() {
+        return Err(fail(
+            "RegionBranchOpInterface",
+            format!(
+                "{}: region branch point has {} operands, but region successor needs {} inputs",
+                at(),
+                operands.len(),
+                inputs.len()
+            ),
+        ));
+    }
+    for (i, (a, b)) in operands.iter().zip(&inputs).enumerate() {
+        if a != b {
+            return Err(fail(
+                "RegionBranchOpInterface",
+                format!(
+                    "{}: successor operand type #{i} '{}' should match successor input type #{i} '{}'",
+                    at(),
+                    crate::text::type_to_string(m, *a),
+                    crate::text::type_to_string(m, *b)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
