@@ -625,6 +625,40 @@ pub(crate) fn read_shape(c: &mut Cursor<'_>) -> Result<Box<[i64]>, BytecodeError
     Ok(shape)
 }
 
+/// MLIR's storage of dense `i1` elements (`DenseIntOrFPElementsAttr`), from one byte per element
+/// (0 or 1): one byte, all ones or all zeros, when every element is the same; else eight
+/// elements a byte, the first in the lowest bit.
+pub(crate) fn pack_i1(elements: &[u8]) -> Vec<u8> {
+    match elements.first() {
+        Some(&first) if elements.iter().all(|&b| b & 1 == first & 1) => {
+            vec![if first & 1 == 1 { 0xff } else { 0 }]
+        }
+        _ => elements
+            .chunks(8)
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .fold(0u8, |byte, (i, &b)| byte | ((b & 1) << i))
+            })
+            .collect(),
+    }
+}
+
+/// [`pack_i1`] undone for `n` elements: one byte per element, and whether it was a splat.
+/// `None` when `bytes` is neither a splat nor `n` packed elements.
+pub(crate) fn unpack_i1(bytes: &[u8], n: usize) -> Option<(Vec<u8>, bool)> {
+    if let [b @ (0 | 0xff)] = bytes {
+        return Some((vec![*b & 1], true));
+    }
+    if bytes.len() != n.div_ceil(8) {
+        return None;
+    }
+    let elements = (0..n)
+        .map(|i| bytes.get(i / 8).map_or(0, |byte| (byte >> (i % 8)) & 1))
+        .collect();
+    Some((elements, false))
+}
+
 #[cfg(test)]
 #[allow(
     clippy::unwrap_used,
@@ -690,5 +724,21 @@ mod tests {
         let mut c = Cursor::new(&[0x02], 10, "test");
         let e = c.varint().unwrap_err();
         assert_eq!(e.offset, 10);
+    }
+
+    /// MLIR's storage of dense i1 elements, as jaxlib writes them.
+    #[test]
+    fn dense_bools_pack_eight_a_byte() {
+        assert_eq!(pack_i1(&[0, 1, 1]), vec![6]);
+        assert_eq!(pack_i1(&[1, 0, 1, 1, 0, 0, 1, 1, 0]), vec![205, 0]);
+        assert_eq!(pack_i1(&[1, 1]), vec![0xff]);
+        assert_eq!(pack_i1(&[0]), vec![0]);
+        assert_eq!(unpack_i1(&[6], 3), Some((vec![0, 1, 1], false)));
+        assert_eq!(
+            unpack_i1(&[205, 0], 9),
+            Some((vec![1, 0, 1, 1, 0, 0, 1, 1, 0], false))
+        );
+        assert_eq!(unpack_i1(&[0xff], 5), Some((vec![1], true)));
+        assert_eq!(unpack_i1(&[1, 0, 1], 3), None);
     }
 }

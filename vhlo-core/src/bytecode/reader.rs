@@ -1062,9 +1062,28 @@ impl<'a> Reader<'a> {
             builtin_attr::DENSE_INT_OR_FP_ELEMENTS => {
                 let ty = self.read_type(c)?;
                 let len = c.index()?;
-                let data = self.blob(c.bytes(len)?);
-                let splat = builtin_elem_bytes(&self.module, ty).is_some_and(|w| w == data.len());
-                AttrData::DenseElements { ty, data, splat }
+                let bytes = c.bytes(len)?;
+                if let Some(n) = i1_elements(&self.module, ty) {
+                    // MLIR packs i1 elements eight to a byte; a splat is one byte, all ones or
+                    // all zeros (`DenseIntOrFPElementsAttr::isValidRawBuffer`). Kept one byte
+                    // per element, as everywhere else.
+                    let (data, splat) =
+                        crate::bytecode::encoding::unpack_i1(bytes, n).ok_or_else(|| {
+                            c.err(format!(
+                                "dense i1 elements: {len} bytes cannot hold {n} packed elements"
+                            ))
+                        })?;
+                    AttrData::DenseElements {
+                        ty,
+                        data: data.into(),
+                        splat,
+                    }
+                } else {
+                    let data = self.blob(bytes);
+                    let splat =
+                        builtin_elem_bytes(&self.module, ty).is_some_and(|w| w == data.len());
+                    AttrData::DenseElements { ty, data, splat }
+                }
             }
             builtin_attr::DENSE_STRING_ELEMENTS => {
                 let ty = self.read_type(c)?;
@@ -2073,6 +2092,19 @@ fn builtin_type_keyword(text: &str) -> Option<TypeData> {
 }
 
 /// Bytes per element of a builtin shaped type's dense storage.
+/// The number of elements of a statically shaped tensor of `i1`.
+fn i1_elements(m: &Module, t: Type) -> Option<usize> {
+    let TypeData::RankedTensor { shape, element, .. } = m.type_data(t) else {
+        return None;
+    };
+    if !matches!(m.type_data(*element), TypeData::Integer { width: 1, .. }) {
+        return None;
+    }
+    shape.iter().try_fold(1usize, |n, &d| {
+        usize::try_from(d).ok().and_then(|d| n.checked_mul(d))
+    })
+}
+
 fn builtin_elem_bytes(m: &Module, t: Type) -> Option<usize> {
     match m.type_data(t) {
         TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => {

@@ -606,7 +606,14 @@ fn encode_attr(m: &mut Module, a: Attribute, w: &mut dyn DialectWriter) -> Resul
         AttrData::DenseElements { ty, data, .. } => {
             w.varint(builtin_attr::DENSE_INT_OR_FP_ELEMENTS);
             w.ty(m, ty)?;
-            w.shared_blob(&data);
+            let i1 = matches!(m.type_data(ty), TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element }
+                if matches!(m.type_data(*element), TypeData::Integer { width: 1, .. }));
+            if i1 {
+                // MLIR's storage: eight elements a byte, a splat one byte (reader.rs).
+                w.shared_blob(&crate::bytecode::encoding::pack_i1(&data).into());
+            } else {
+                w.shared_blob(&data);
+            }
         }
         AttrData::DenseResource { ty, key } => {
             w.varint(builtin_attr::DENSE_RESOURCE_ELEMENTS);

@@ -11,6 +11,7 @@
 //! leaves the input as it was.
 
 mod attrs;
+mod fold;
 mod legality;
 mod ops;
 mod strict;
@@ -353,6 +354,9 @@ pub(crate) fn legalize_to_vhlo_in_place(
             return Err(problems);
         }
     }
+    // As libStablehlo's conversion folds them before it converts: ops of other dialects that
+    // forward an operand are replaced by it (fold.rs).
+    fold::fold_forwarding_ops(w);
     let allow = opts.allow_other_dialects;
     let mut diags = Vec::new();
     // Whether the last op of the first block of `op`'s first region is a StableHLO op.
