@@ -579,26 +579,20 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             } }
         })
         .collect();
-    let s_same_type_operands: Vec<String> = spec
-        .codec_dialects
-        .iter()
-        .flat_map(|d| {
-            d.ops
-                .iter()
-                .filter(|o| o.same_type_operands)
-                .map(move |o| format!("{}.{}", d.name, o.name))
-        })
-        .collect();
-    let s_elementwise: Vec<String> = spec
-        .codec_dialects
-        .iter()
-        .flat_map(|d| {
-            d.ops
-                .iter()
-                .filter(|o| o.elementwise)
-                .map(move |o| format!("{}.{}", d.name, o.name))
-        })
-        .collect();
+    // The full names of the codec dialects' ops that declare a trait.
+    let codec_ops_with = |has: fn(&crate::codec_dialect::Op) -> bool| -> Vec<String> {
+        spec.codec_dialects
+            .iter()
+            .flat_map(|d| {
+                d.ops
+                    .iter()
+                    .filter(move |o| has(o))
+                    .map(move |o| format!("{}.{}", d.name, o.name))
+            })
+            .collect()
+    };
+    let s_same_type_operands = codec_ops_with(|o| o.same_type_operands);
+    let s_elementwise = codec_ops_with(|o| o.elementwise);
     let s_value_types = distinct.iter().map(value_type_tokens);
     let s_attr_defaults = spec.ops.iter().map(|f| {
         let ds = f.stablehlo.attributes.iter().map(|a| {

@@ -383,48 +383,40 @@ mod tests {
     #[test]
     fn like_types_take_scalars_vectors_and_tensors() {
         let mut m = Module::new();
+        let mut check = |c: &OdsValueType, cases: &[(&str, bool)]| {
+            for &(t, ok) in cases {
+                let t = ty(&mut m, t);
+                let shown = crate::text::type_to_string(&m, t);
+                assert_eq!(satisfies(&m, t, c), ok, "{shown}");
+            }
+        };
         let (operands, results) = crate::vhlo::codec_op_value_types("arith.cmpf").unwrap();
-        for (t, ok) in [
-            ("f32", true),
-            ("f80", true),
-            ("vector<2xbf16>", true),
-            ("tensor<*xf64>", true),
-            ("tensor<2xi32>", false),
-            ("complex<f32>", false),
-            ("memref<2xf32>", false),
-        ] {
-            let t = ty(&mut m, t);
-            assert_eq!(
-                satisfies(&m, t, &operands[0]),
-                ok,
-                "{}",
-                crate::text::type_to_string(&m, t)
-            );
-        }
-        for (t, ok) in [("i1", true), ("tensor<2xi1>", true), ("i8", false)] {
-            let t = ty(&mut m, t);
-            assert_eq!(
-                satisfies(&m, t, &results[0]),
-                ok,
-                "{}",
-                crate::text::type_to_string(&m, t)
-            );
-        }
+        check(
+            &operands[0],
+            &[
+                ("f32", true),
+                ("f80", true),
+                ("vector<2xbf16>", true),
+                ("tensor<*xf64>", true),
+                ("tensor<2xi32>", false),
+                ("complex<f32>", false),
+                ("memref<2xf32>", false),
+            ],
+        );
+        check(
+            &results[0],
+            &[("i1", true), ("tensor<2xi1>", true), ("i8", false)],
+        );
         let (operands, _) = crate::vhlo::codec_op_value_types("arith.addi").unwrap();
-        for (t, ok) in [
-            ("index", true),
-            ("i64", true),
-            ("i0", false),
-            ("ui8", false),
-        ] {
-            let t = ty(&mut m, t);
-            assert_eq!(
-                satisfies(&m, t, &operands[0]),
-                ok,
-                "{}",
-                crate::text::type_to_string(&m, t)
-            );
-        }
+        check(
+            &operands[0],
+            &[
+                ("index", true),
+                ("i64", true),
+                ("i0", false),
+                ("ui8", false),
+            ],
+        );
     }
 
     #[test]

@@ -27,16 +27,11 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
     let region = |i: usize| regions.get(i).copied();
     let types = |vs: &mut dyn Iterator<Item = Value>| vs.map(|v| m.value_type(v)).collect();
     match name {
-        "scf.if" => {
+        "scf.if" | "scf.execute_region" => {
             let else_empty = region(1).is_none_or(|r| m.blocks(r).is_empty());
-            if m.num_results(op) > 0 && else_empty {
+            if name == "scf.if" && m.num_results(op) > 0 && else_empty {
                 return Err(fail("scf.if", "must have an else block if defining values"));
             }
-            for r in regions.iter().copied() {
-                edge(m, op, Source::Terminator(r), Target::Parent, &types)?;
-            }
-        }
-        "scf.execute_region" => {
             for r in regions.iter().copied() {
                 edge(m, op, Source::Terminator(r), Target::Parent, &types)?;
             }
