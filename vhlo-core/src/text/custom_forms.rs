@@ -206,10 +206,17 @@ impl<'a> Parser<'a> {
             st.attributes = self.parse_attr_dict()?;
         }
         let region = if self.c.peek() == Some(b'{') {
-            if named_args == Some(false) {
-                return Err(self.c.error("a function with a body needs named arguments"));
+            // Without named arguments the body may spell its entry block, `^bb0(%a: f32):`, as
+            // MLIR's function parser allows (the verifier checks it against the signature).
+            let labelled = {
+                let rest = self.c.src.get(self.c.pos + 1..).unwrap_or_default();
+                rest.trim_start().starts_with('^')
+            };
+            if named_args == Some(false) || (args.is_empty() && labelled) {
+                self.parse_region(None)?
+            } else {
+                self.parse_region(Some(args))?
             }
-            self.parse_region(Some(args))?
         } else {
             self.m.create_region()
         };

@@ -404,12 +404,23 @@ pub(crate) fn print(p: &mut Printer<'_>, op: OpId, kind: FormatOp, f: &OpFormat)
     true
 }
 
-/// i1 of the shape of `t` (MLIR's `getI1SameShape`): a tensor's shape and encoding, else i1.
+/// i1 of the shape of `t` (MLIR's `getI1SameShape`): a tensor's shape and encoding, a vector's
+/// shape and scalable dimensions, else i1.
 fn i1_of_shape(m: &mut Module, t: Type) -> Type {
     let i1 = m.ty(TypeData::Integer {
         width: 1,
         signedness: Signedness::Signless,
     });
+    if let TypeData::Dialect(d) = m.type_data(t) {
+        if let [shape @ crate::ir::Param::Ints(_), scalable @ crate::ir::Param::Ints(_), crate::ir::Param::Type(_)] =
+            &d.params[..]
+        {
+            if crate::ir::vector_parts(m, t).is_some() {
+                let params = vec![shape.clone(), scalable.clone(), crate::ir::Param::Type(i1)];
+                return m.dialect_type("builtin", "vector", params);
+            }
+        }
+    }
     match m.type_data(t).clone() {
         TypeData::RankedTensor {
             shape, encoding, ..
@@ -449,6 +460,16 @@ fn is_i1_of_shape(m: &Module, t: Type, of: Type) -> bool {
         ) => shape == s && encoding == e && is_i1(*element),
         (TypeData::UnrankedTensor { element }, TypeData::UnrankedTensor { .. }) => is_i1(*element),
         (_, TypeData::RankedTensor { .. } | TypeData::UnrankedTensor { .. }) => false,
+        (TypeData::Dialect(a), TypeData::Dialect(b))
+            if crate::ir::vector_parts(m, of).is_some() =>
+        {
+            // Vectors: the same shape and scalable dimensions, of i1.
+            a.dialect == b.dialect
+                && a.mnemonic == b.mnemonic
+                && a.params.get(..2) == b.params.get(..2)
+                && crate::ir::vector_parts(m, t).is_some_and(|(_, e)| is_i1(e))
+        }
+        (_, TypeData::Dialect(_)) if crate::ir::vector_parts(m, of).is_some() => false,
         _ => is_i1(t),
     }
 }

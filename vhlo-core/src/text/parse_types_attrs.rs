@@ -385,6 +385,8 @@ impl<'a> Parser<'a> {
     }
 
     fn expect_dim_x(&mut self) -> PResult<()> {
+        // MLIR's lexer takes `42 x i32` as it takes `42xi32`.
+        self.c.skip_ws();
         if self.c.bytes.get(self.c.pos) == Some(&b'x') {
             self.c.pos = self.c.pos.saturating_add(1);
             Ok(())

@@ -1467,6 +1467,11 @@ impl<'a> Parser<'a> {
         self.block_scopes.push(BlockScope::default());
         let mut order: Vec<Block> = Vec::new();
         let mut current: Option<Block> = None;
+        if entry_args.as_ref().is_some_and(|a| !a.is_empty()) && self.c.peek() == Some(b'^') {
+            return Err(self
+                .c
+                .error("invalid block name in region with named arguments"));
+        }
         if let Some(args) = entry_args {
             let types: Vec<Type> = args.iter().map(|a| a.1).collect();
             let b = self.m.append_block(region, &types);

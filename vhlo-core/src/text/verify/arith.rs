@@ -117,6 +117,23 @@ fn is_i1(m: &Module, t: Type) -> bool {
     )
 }
 
+/// `ConstantOp::verify`: an integer result is signless.
+pub(crate) fn verify_constant(m: &Module, op: OpId) -> Check {
+    if m.op_name_str(op) != "arith.constant" {
+        return Ok(());
+    }
+    let signed = m.result(op, 0).is_some_and(|r| {
+        matches!(m.type_data(m.value_type(r)), TypeData::Integer { signedness, .. } if *signedness != Signedness::Signless)
+    });
+    if signed {
+        return Err(fail(
+            "arith.constant",
+            "integer return type must be signless",
+        ));
+    }
+    Ok(())
+}
+
 /// The casts' checks after the ODS predicates and the spec's traits.
 pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
     let Some((cast, from, to)) = cast_types(m, op) else {
@@ -159,6 +176,14 @@ fn same_shape(m: &Module, a: Type, b: Type) -> bool {
             (None, None) => Shape::Scalar,
         },
     };
+    // A scalable vector's shape differs from a fixed one's of the same sizes.
+    let scalable = |t: Type| match m.type_data(t) {
+        TypeData::Dialect(d) if vector_parts(m, t).is_some() => d.params.get(1).cloned(),
+        _ => None,
+    };
+    if scalable(a) != scalable(b) && vector_parts(m, a).is_some() && vector_parts(m, b).is_some() {
+        return false;
+    }
     match (shape(a), shape(b)) {
         (Shape::Scalar, Shape::Scalar) => true,
         (Shape::Scalar, _) | (_, Shape::Scalar) => false,

@@ -26,6 +26,55 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
     let regions = m.regions(op);
     let region = |i: usize| regions.get(i).copied();
     let types = |vs: &mut dyn Iterator<Item = Value>| vs.map(|v| m.value_type(v)).collect();
+    // ODS: `scf.for`'s bounds and step have one type; `scf.if` has two regions of at most one
+    // block and no arguments; `scf.execute_region`'s region has no arguments.
+    if name == "scf.for" {
+        if regions.first().is_some_and(|&r| m.blocks(r).len() > 1) {
+            return Err(fail("scf.for", "expects region #0 to have 0 or 1 blocks"));
+        }
+        let bounds: Vec<Type> = m
+            .operands(op)
+            .iter()
+            .take(3)
+            .map(|&v| m.value_type(v))
+            .collect();
+        if bounds.windows(2).any(|w| w[0] != w[1]) {
+            return Err(fail(
+                "AllTypesMatch",
+                "failed to verify that all of {lowerBound, upperBound, step} have same type",
+            ));
+        }
+    }
+    if name == "scf.if" {
+        if regions.len() != 2 {
+            return Err(fail("scf.if", "expected 2 regions"));
+        }
+        for (i, &r) in regions.iter().enumerate() {
+            if m.blocks(r).len() > 1 {
+                return Err(fail(
+                    "scf.if",
+                    format!("expects region #{i} to have 0 or 1 blocks"),
+                ));
+            }
+            if m.blocks(r).iter().any(|&b| !m.block_args(b).is_empty()) {
+                return Err(fail(
+                    "NoRegionArguments",
+                    format!("region #{i} should have no arguments"),
+                ));
+            }
+        }
+    }
+    if name == "scf.execute_region"
+        && regions
+            .iter()
+            .flat_map(|&r| m.blocks(r).first())
+            .any(|&b| !m.block_args(b).is_empty())
+    {
+        return Err(fail(
+            "scf.execute_region",
+            "region cannot have any arguments",
+        ));
+    }
     match name {
         "scf.if" | "scf.execute_region" => {
             let else_empty = region(1).is_none_or(|r| m.blocks(r).is_empty());

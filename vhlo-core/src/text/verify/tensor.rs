@@ -80,14 +80,19 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                 ));
             }
         }
-        "tensor.empty" => {
+        "tensor.empty" | "tensor.splat" => {
+            let (rule, skip) = if name == "tensor.empty" {
+                ("tensor.empty", 0)
+            } else {
+                ("tensor.splat", 1)
+            };
             let dynamic = result_type(m, op)
                 .and_then(|t| dims(m, t))
                 .map_or(0, |d| d.iter().filter(|&&x| is_dynamic(x)).count());
-            let given = m.operands(op).len();
+            let given = m.operands(op).len().saturating_sub(skip);
             if given != dynamic {
                 return Err(fail(
-                    "tensor.empty",
+                    rule,
                     format!("incorrect number of dynamic sizes, has {given}, expected {dynamic}"),
                 ));
             }
@@ -110,8 +115,31 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             }
         }
         "tensor.reshape" => return reshape(m, op),
+        "shape.add" | "shape.mul" | "shape.div" | "shape.rank" | "shape.get_extent"
+        | "shape.num_elements" => return propagates_errors(m, op, "size", "size"),
+        "shape.broadcast" => return propagates_errors(m, op, "shape", "shape"),
         "shape.shape_of" => return shape_of(m, op),
         _ => {}
+    }
+    Ok(())
+}
+
+/// Shape's `verifySizeOrIndexOp` and `verifyShapeOrExtentTensorOp`: when an operand is of a
+/// shape dialect type (which can hold an error), the result is `!shape.<mnemonic>`.
+fn propagates_errors(m: &Module, op: OpId, mnemonic: &str, wording: &'static str) -> Check {
+    let shape_type =
+        |t: Type| matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "shape");
+    let errors = m.operands(op).iter().any(|&v| shape_type(m.value_type(v)));
+    let propagated = result_type(m, op).is_some_and(|t| {
+        matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "shape" && m.str(d.mnemonic) == mnemonic)
+    });
+    if errors && !propagated {
+        return Err(fail(
+            "shape",
+            format!(
+                "if at least one of the operands can hold error values then the result must be of type `{wording}` to propagate them"
+            ),
+        ));
     }
     Ok(())
 }

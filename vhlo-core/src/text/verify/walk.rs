@@ -242,6 +242,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                         .and_then(|()| super::tensor::verify_predicates(m, op))
                         .and_then(|()| codec_same_operands_and_result_type(m, op))
                         .and_then(|()| super::arith::verify_casts(m, op))
+                        .and_then(|()| super::arith::verify_constant(m, op))
                         .and_then(|()| codec_elementwise(m, op))
                         .and_then(|()| super::tensor::verify(m, op))
                         .and_then(|()| super::scf::verify(m, op));
