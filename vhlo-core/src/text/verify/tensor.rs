@@ -80,11 +80,11 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                 ));
             }
         }
-        "tensor.empty" | "tensor.splat" => {
-            let (rule, skip) = if name == "tensor.empty" {
-                ("tensor.empty", 0)
-            } else {
-                ("tensor.splat", 1)
+        "tensor.empty" | "tensor.splat" | "tensor.generate" => {
+            let (rule, skip) = match name {
+                "tensor.empty" => ("tensor.empty", 0),
+                "tensor.splat" => ("tensor.splat", 1),
+                _ => ("tensor.generate", 0),
             };
             let dynamic = result_type(m, op)
                 .and_then(|t| dims(m, t))
@@ -96,6 +96,7 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                     format!("incorrect number of dynamic sizes, has {given}, expected {dynamic}"),
                 ));
             }
+            return verify_generate_body(m, op);
         }
         "tensor.extract" | "tensor.insert" => {
             let (rule, tensor, indices, message) = if name == "tensor.extract" {
@@ -115,6 +116,7 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             }
         }
         "tensor.reshape" => return reshape(m, op),
+        "tensor.concat" => return concat(m, op),
         "shape.add" | "shape.mul" | "shape.div" | "shape.rank" | "shape.get_extent"
         | "shape.num_elements" => return propagates_errors(m, op, "size", "size"),
         "shape.broadcast" => return propagates_errors(m, op, "shape", "shape"),
@@ -139,6 +141,141 @@ fn propagates_errors(m: &Module, op: OpId, mnemonic: &str, wording: &'static str
             format!(
                 "if at least one of the operands can hold error values then the result must be of type `{wording}` to propagate them"
             ),
+        ));
+    }
+    Ok(())
+}
+
+/// `ConcatOp::verify`: inputs of the result's rank and element type, the same sizes off the
+/// concatenated dimension, and a result of the sizes they add up to.
+fn concat(m: &Module, op: OpId) -> Check {
+    let inputs: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+    let Some(result) = result_type(m, op) else {
+        return Ok(());
+    };
+    if inputs.is_empty() {
+        return Err(fail("tensor.concat", "requires at least one input"));
+    }
+    let Some(result_dims) = dims(m, result) else {
+        return Ok(());
+    };
+    let rank = result_dims.len();
+    let input_dims: Vec<&[i64]> = inputs.iter().filter_map(|&t| dims(m, t)).collect();
+    if input_dims.len() != inputs.len() || input_dims.iter().any(|d| d.len() != rank) {
+        return Err(fail(
+            "tensor.concat",
+            "rank of concatenated inputs must match result rank",
+        ));
+    }
+    if inputs
+        .iter()
+        .any(|&t| element_type(m, t) != element_type(m, result))
+    {
+        return Err(fail(
+            "tensor.concat",
+            "inputs and result element type must match",
+        ));
+    }
+    let dim = match m.property(op, "dim").map(|a| m.attr_data(a)) {
+        Some(crate::ir::AttrData::Integer { value, .. }) => *value,
+        _ => return Ok(()),
+    };
+    let Some(dim) = usize::try_from(dim).ok().filter(|&d| d < rank) else {
+        return Err(fail(
+            "tensor.concat",
+            "concatenation dim must be less than the tensor rank",
+        ));
+    };
+    // The sizes each dimension must have: one static size across the inputs off `dim`, their
+    // sum along it (dynamic as soon as one is).
+    let mut inferred = Vec::with_capacity(rank);
+    for i in 0..rank {
+        let mut sizes = input_dims.iter().map(|d| d[i]);
+        if i == dim {
+            let sum = sizes.try_fold(0i64, |n, x| {
+                (!is_dynamic(x)).then(|| n.checked_add(x)).flatten()
+            });
+            inferred.push(sum.unwrap_or(crate::ir::DYNAMIC));
+            continue;
+        }
+        let mut size = crate::ir::DYNAMIC;
+        for x in sizes.filter(|&x| !is_dynamic(x)) {
+            if !is_dynamic(size) && size != x {
+                return Err(fail(
+                    "tensor.concat",
+                    format!(
+                        "static concatenation size mismatch along non-concatenated dimension {i}"
+                    ),
+                ));
+            }
+            size = x;
+        }
+        inferred.push(size);
+    }
+    let fits = inferred
+        .iter()
+        .zip(result_dims)
+        .all(|(&a, &b)| a == b || is_dynamic(a) || is_dynamic(b));
+    if !fits {
+        let shown: Vec<String> = inferred
+            .iter()
+            .map(|&d| {
+                if is_dynamic(d) {
+                    "?".into()
+                } else {
+                    d.to_string()
+                }
+            })
+            .collect();
+        let element = element_type(m, result)
+            .map(|e| crate::text::type_to_string(m, e))
+            .unwrap_or_default();
+        return Err(fail(
+            "tensor.concat",
+            format!(
+                "result type '{}'does not match inferred shape 'tensor<{}x{element}>' static sizes",
+                crate::text::type_to_string(m, result),
+                shown.join("x")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `GenerateOp::verifyRegions`: one `index` argument per result dimension, and a yield of the
+/// element type.
+fn verify_generate_body(m: &Module, op: OpId) -> Check {
+    if m.op_name_str(op) != "tensor.generate" {
+        return Ok(());
+    }
+    let (Some(result), Some(&body)) = (result_type(m, op), m.regions(op).first()) else {
+        return Ok(());
+    };
+    let Some(&block) = m.blocks(body).first() else {
+        return Ok(());
+    };
+    let args = m.block_args(block);
+    if dims(m, result).is_some_and(|d| d.len() != args.len()) {
+        return Err(fail(
+            "tensor.generate",
+            "must have one body argument per input dimension",
+        ));
+    }
+    if args
+        .iter()
+        .any(|&a| !matches!(m.type_data(m.value_type(a)), TypeData::Index))
+    {
+        return Err(fail("tensor.generate", "all body arguments must be index"));
+    }
+    let yielded = m
+        .block_ops(block)
+        .last()
+        .and_then(|&t| m.operands(t).first())
+        .map(|&v| m.value_type(v));
+    if yielded != element_type(m, result) {
+        return Err(fail(
+            "tensor.generate",
+            "body must be terminated with a `yield` operation of the tensor element type",
         ));
     }
     Ok(())
