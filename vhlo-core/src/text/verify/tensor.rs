@@ -117,6 +117,9 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
         }
         "tensor.reshape" => return reshape(m, op),
         "tensor.concat" => return concat(m, op),
+        "tensor.extract_slice" | "tensor.insert_slice" | "tensor.parallel_insert_slice" => {
+            return slice(m, op)
+        }
         "shape.add" | "shape.mul" | "shape.div" | "shape.rank" | "shape.get_extent"
         | "shape.num_elements" => return propagates_errors(m, op, "size", "size"),
         "shape.broadcast" => return propagates_errors(m, op, "shape", "shape"),
@@ -276,6 +279,105 @@ fn verify_generate_body(m: &Module, op: OpId) -> Check {
         return Err(fail(
             "tensor.generate",
             "body must be terminated with a `yield` operation of the tensor element type",
+        ));
+    }
+    Ok(())
+}
+
+/// The slice ops: their offsets, sizes and strides (`OffsetSizeAndStrideOpInterface`: one of
+/// each per dimension of the sliced tensor), then the slice's type against the one its sizes
+/// give, or a rank-reduced version of it (`isRankReducedType`).
+fn slice(m: &Module, op: OpId) -> Check {
+    let name = m.op_name_str(op);
+    let types: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+    // The tensor sliced (the source of an extract, the destination of an insert), and the slice.
+    let (sliced, slice) = if name == "tensor.extract_slice" {
+        (types.first().copied(), result_type(m, op))
+    } else {
+        (types.get(1).copied(), types.first().copied())
+    };
+    let (Some(sliced), Some(slice)) = (sliced, slice) else {
+        return Ok(());
+    };
+    let Some(sliced_dims) = dims(m, sliced) else {
+        return Ok(());
+    };
+    let rank = sliced_dims.len();
+    let list = |key: &str| {
+        m.property(op, key)
+            .and_then(|a| crate::text::op_format::i64_array(m, m.attr_data(a)))
+    };
+    let (Some(offsets), Some(sizes), Some(strides)) = (
+        list("static_offsets"),
+        list("static_sizes"),
+        list("static_strides"),
+    ) else {
+        return Ok(());
+    };
+    for (what, values) in [("offset", &offsets), ("size", &sizes), ("stride", &strides)] {
+        if values.len() != rank {
+            return Err(fail(
+                "OffsetSizeAndStrideOpInterface",
+                format!("expected {rank} {what} values, got {}", values.len()),
+            ));
+        }
+    }
+    let Some(slice_dims) = dims(m, slice) else {
+        return Ok(());
+    };
+    let element = element_type(m, sliced);
+    let expected = || {
+        let shown: Vec<String> = sizes
+            .iter()
+            .map(|&d| {
+                if is_dynamic(d) {
+                    "?".into()
+                } else {
+                    d.to_string()
+                }
+            })
+            .collect();
+        let e = element
+            .map(|e| crate::text::type_to_string(m, e))
+            .unwrap_or_default();
+        if shown.is_empty() {
+            format!("tensor<{e}>")
+        } else {
+            format!("tensor<{}x{e}>", shown.join("x"))
+        }
+    };
+    if slice_dims.len() > rank {
+        return Err(fail(
+            "tensor slice",
+            "expected rank to be smaller or equal to the other rank.",
+        ));
+    }
+    // `computeRankReductionMask`: the slice's sizes in order, the sizes left out all 1.
+    let mut next = 0;
+    for &size in &sizes {
+        if slice_dims.get(next) == Some(&size) {
+            next += 1;
+        } else if size != 1 {
+            next = usize::MAX;
+            break;
+        }
+    }
+    if next != slice_dims.len() {
+        return Err(fail(
+            "tensor slice",
+            format!(
+                "expected type to be '{}' or a rank-reduced version. (size mismatch) ",
+                expected()
+            ),
+        ));
+    }
+    if element != element_type(m, slice) {
+        let e = element
+            .map(|e| crate::text::type_to_string(m, e))
+            .unwrap_or_default();
+        return Err(fail(
+            "tensor slice",
+            format!("expected element type to be '{e}'"),
         ));
     }
     Ok(())
