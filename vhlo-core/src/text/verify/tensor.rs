@@ -117,6 +117,7 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
         }
         "tensor.reshape" => return reshape(m, op),
         "tensor.concat" => return concat(m, op),
+        "tensor.gather" | "tensor.scatter" => return gather_or_scatter(m, op),
         "tensor.extract_slice" | "tensor.insert_slice" | "tensor.parallel_insert_slice" => {
             return slice(m, op)
         }
@@ -378,6 +379,124 @@ fn slice(m: &Module, op: OpId) -> Check {
         return Err(fail(
             "tensor slice",
             format!("expected element type to be '{e}'"),
+        ));
+    }
+    Ok(())
+}
+
+/// `GatherOp::verify` and `ScatterOp::verify`: the gathered (scattered) dimensions, then the
+/// result (source) type they give, or its rank-reduced variant.
+fn gather_or_scatter(m: &Module, op: OpId) -> Check {
+    let gather = m.op_name_str(op) == "tensor.gather";
+    let (word, of, rule) = if gather {
+        ("gather", "source", "tensor.gather")
+    } else {
+        ("scatter", "dest", "tensor.scatter")
+    };
+    let types: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+    // (the tensor indexed, the indices, the tensor of the gathered or scattered values)
+    let (indexed, indices, values) = if gather {
+        (
+            types.first().copied(),
+            types.get(1).copied(),
+            result_type(m, op),
+        )
+    } else {
+        (
+            types.get(1).copied(),
+            types.get(2).copied(),
+            types.first().copied(),
+        )
+    };
+    let (Some(indexed), Some(indices), Some(values)) = (indexed, indices, values) else {
+        return Ok(());
+    };
+    let (Some(indexed_dims), Some(index_dims)) = (dims(m, indexed), dims(m, indices)) else {
+        return Ok(());
+    };
+    let key = if gather {
+        "gather_dims"
+    } else {
+        "scatter_dims"
+    };
+    let Some(chosen) = m
+        .property(op, key)
+        .and_then(|a| crate::text::op_format::i64_array(m, m.attr_data(a)))
+    else {
+        return Ok(());
+    };
+    let rank = i64::try_from(indexed_dims.len()).unwrap_or(i64::MAX);
+    let count = i64::try_from(chosen.len()).unwrap_or(i64::MAX);
+    let problem = if chosen.is_empty() {
+        Some(format!("{word}_dims must be non-empty"))
+    } else if count > rank {
+        Some(format!("{word}_dims overflow {of} rank"))
+    } else if index_dims.last() != Some(&count) {
+        Some(format!(
+            "{word}_dims length must match the size of last dimension of indices"
+        ))
+    } else if let Some(&v) = chosen.iter().find(|&&v| v < 0 || v >= rank) {
+        Some(if v < 0 {
+            format!("{word}_dims value must be non-negative")
+        } else {
+            format!("{word}_dims value must be smaller than {of} rank")
+        })
+    } else if chosen.windows(2).any(|w| w[0] >= w[1]) {
+        Some(format!("{word}_dims values must be strictly increasing"))
+    } else if !gather && m.property(op, "unique").is_none() {
+        Some("requires 'unique' attribute to be set".into())
+    } else {
+        None
+    };
+    if let Some(p) = problem {
+        return Err(fail(rule, p));
+    }
+    // `GatherOp::inferResultType`: the indices' leading sizes, then the indexed tensor's sizes
+    // with the chosen ones 1 (or left out).
+    let element = element_type(m, indexed)
+        .map(|e| crate::text::type_to_string(m, e))
+        .unwrap_or_default();
+    let shape = |reduced: bool| {
+        let lead = index_dims
+            .get(..index_dims.len().saturating_sub(1))
+            .unwrap_or(&[]);
+        let mut out: Vec<i64> = lead.to_vec();
+        for (i, &d) in indexed_dims.iter().enumerate() {
+            if chosen.binary_search(&(i as i64)).is_ok() {
+                if !reduced {
+                    out.push(1);
+                }
+            } else {
+                out.push(d);
+            }
+        }
+        out
+    };
+    let (full, reduced) = (shape(false), shape(true));
+    let same = |want: &[i64]| {
+        dims(m, values) == Some(want) && element_type(m, values) == element_type(m, indexed)
+    };
+    if !same(&full) && !same(&reduced) {
+        let show = |d: &[i64]| {
+            let mut s = String::from("tensor<");
+            for &x in d {
+                if is_dynamic(x) {
+                    s.push_str("?x");
+                } else {
+                    s.push_str(&format!("{x}x"));
+                }
+            }
+            format!("{s}{element}>")
+        };
+        let what = if gather { "result" } else { "source" };
+        return Err(fail(
+            rule,
+            format!(
+                "{what} type mismatch: expected '{}' or its rank-reduced variant '{}' (got: '{}')",
+                show(&full),
+                show(&reduced),
+                crate::text::type_to_string(m, values)
+            ),
         ));
     }
     Ok(())
