@@ -122,6 +122,25 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             edge(m, op, Source::Terminator(body), Target::Parent, &types)?;
         }
         "scf.index_switch" => return index_switch(m, op),
+        "scf.parallel" => return parallel(m, op),
+        "scf.reduce" => return reduce(m, op),
+        "scf.reduce.return" => {
+            // `ReduceReturnOp::verify`: the type of the reduction's block arguments.
+            let block = m.op_parent(op);
+            let want = block.and_then(|b| m.block_args(b).first().copied());
+            let have = m.operands(op).first().map(|&v| m.value_type(v));
+            if let (Some(want), Some(have)) = (want.map(|a| m.value_type(a)), have) {
+                if want != have {
+                    return Err(fail(
+                        "scf.reduce.return",
+                        format!(
+                            "must have type '{}' (the type of the reduction inputs)",
+                            crate::text::type_to_string(m, want)
+                        ),
+                    ));
+                }
+            }
+        }
         "scf.while" => {
             let (Some(before), Some(after)) = (region(0), region(1)) else {
                 return Ok(());
@@ -206,6 +225,139 @@ fn index_switch(m: &Module, op: OpId) -> Check {
                     ),
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// The integer value of an `arith.constant`.
+fn constant_int(m: &Module, v: Value) -> Option<i128> {
+    let crate::ir::ValueDef::Result { op, .. } = m.value_def(v) else {
+        return None;
+    };
+    if m.op_name_str(op) != "arith.constant" {
+        return None;
+    }
+    match m.property(op, "value").map(|a| m.attr_data(a)) {
+        Some(crate::ir::AttrData::Integer { value, .. }) => Some(*value),
+        _ => None,
+    }
+}
+
+/// `ParallelOp::verify`: steps (positive where constant), one `index` induction variable per
+/// step, a body ending in `scf.reduce` with one reduction per result, of its type.
+fn parallel(m: &Module, op: OpId) -> Check {
+    let Some(sizes) = crate::text::op_format::segment_sizes(m, op) else {
+        return Ok(());
+    };
+    let operands = m.operands(op);
+    let start = |g: usize| sizes.iter().take(g).sum::<usize>();
+    let steps = operands.get(start(2)..start(3)).unwrap_or_default();
+    let inits = sizes.get(3).copied().unwrap_or(0);
+    if steps.is_empty() {
+        return Err(fail(
+            "scf.parallel",
+            "needs at least one tuple element for lowerBound, upperBound and step",
+        ));
+    }
+    if steps
+        .iter()
+        .any(|&s| constant_int(m, s).is_some_and(|c| c <= 0))
+    {
+        return Err(fail(
+            "scf.parallel",
+            "constant step operand must be positive",
+        ));
+    }
+    let Some(&body) = m.regions(op).first().and_then(|&r| m.blocks(r).first()) else {
+        return Ok(());
+    };
+    let args = m.block_args(body);
+    if args.len() != steps.len() {
+        return Err(fail(
+            "scf.parallel",
+            format!(
+                "expects the same number of induction variables: {} as bound and step values: {}",
+                args.len(),
+                steps.len()
+            ),
+        ));
+    }
+    if args
+        .iter()
+        .any(|&a| !matches!(m.type_data(m.value_type(a)), crate::ir::TypeData::Index))
+    {
+        return Err(fail(
+            "scf.parallel",
+            "expects arguments for the induction variable to be of index type",
+        ));
+    }
+    let Some(&reduce) = m
+        .block_ops(body)
+        .last()
+        .filter(|&&t| m.op_name_str(t) == "scf.reduce")
+    else {
+        return Err(fail(
+            "scf.parallel",
+            "expects body to terminate with 'scf.reduce'",
+        ));
+    };
+    let results = m.num_results(op);
+    let reductions = m.regions(reduce).len();
+    if results != reductions {
+        return Err(fail(
+            "scf.parallel",
+            format!(
+                "expects number of results: {results} to be the same as number of reductions: {reductions}"
+            ),
+        ));
+    }
+    if results != inits {
+        return Err(fail(
+            "scf.parallel",
+            format!(
+                "expects number of results: {results} to be the same as number of initial values: {inits}"
+            ),
+        ));
+    }
+    for (i, (r, &v)) in m.results(op).zip(m.operands(reduce)).enumerate() {
+        let (want, have) = (m.value_type(r), m.value_type(v));
+        if want != have {
+            return Err(fail(
+                "scf.reduce",
+                format!(
+                    "expects type of {i}-th reduction operand: '{}' to be the same as the {i}-th result type: '{}'",
+                    crate::text::type_to_string(m, have),
+                    crate::text::type_to_string(m, want)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `ReduceOp::verifyRegions`: each reduction takes two values of its operand's type.
+fn reduce(m: &Module, op: OpId) -> Check {
+    for (i, (&r, &v)) in m.regions(op).iter().zip(m.operands(op)).enumerate() {
+        let t = m.value_type(v);
+        let Some(&b) = m.blocks(r).first() else {
+            continue;
+        };
+        if m.block_ops(b).is_empty() {
+            return Err(fail(
+                "scf.reduce",
+                format!("{i}-th reduction has an empty body"),
+            ));
+        }
+        let args = m.block_args(b);
+        if args.len() != 2 || args.iter().any(|&a| m.value_type(a) != t) {
+            return Err(fail(
+                "scf.reduce",
+                format!(
+                    "expected two block arguments with type '{}' in the {i}-th reduction region",
+                    crate::text::type_to_string(m, t)
+                ),
+            ));
         }
     }
     Ok(())
