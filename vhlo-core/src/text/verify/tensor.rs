@@ -125,6 +125,42 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
         | "shape.num_elements" => return propagates_errors(m, op, "size", "size"),
         "shape.broadcast" => return propagates_errors(m, op, "shape", "shape"),
         "shape.shape_of" => return shape_of(m, op),
+        "shape.const_shape" => return const_shape(m, op),
+        "shape.assuming_all" if m.operands(op).is_empty() => {
+            return Err(fail("shape.assuming_all", "no operands specified"))
+        }
+        "shape.cstr_broadcastable" if m.operands(op).len() < 2 => {
+            return Err(fail(
+                "shape.cstr_broadcastable",
+                "required at least 2 input shapes",
+            ))
+        }
+        "shape.reduce" => return shape_reduce(m, op),
+        "shape.yield" => {
+            // `YieldOp::verify`: what the parent returns.
+            let parent = m
+                .op_parent(op)
+                .and_then(|b| m.block_parent(b))
+                .and_then(|r| m.region_parent(r));
+            if let Some(p) = parent {
+                if m.num_results(p) != m.operands(op).len() {
+                    return Err(fail(
+                        "shape.yield",
+                        "number of operands does not match number of results of its parent",
+                    ));
+                }
+                let same = m
+                    .results(p)
+                    .zip(m.operands(op))
+                    .all(|(r, &v)| m.value_type(r) == m.value_type(v));
+                if !same {
+                    return Err(fail(
+                        "shape.yield",
+                        "types mismatch between yield op and its parent",
+                    ));
+                }
+            }
+        }
         _ => {}
     }
     Ok(())
@@ -498,6 +534,93 @@ fn gather_or_scatter(m: &Module, op: OpId) -> Check {
                 crate::text::type_to_string(m, values)
             ),
         ));
+    }
+    Ok(())
+}
+
+/// `shape.const_shape`: a `!shape.shape`, or exactly the extent tensor of its extents.
+fn const_shape(m: &Module, op: OpId) -> Check {
+    let Some(result) = result_type(m, op) else {
+        return Ok(());
+    };
+    let shape = matches!(m.type_data(result), TypeData::Dialect(d) if m.str(d.dialect) == "shape");
+    let Some(n) = m
+        .property(op, "shape")
+        .and_then(|a| crate::elements::DenseElements::of(m, a))
+        .map(|d| d.len())
+    else {
+        return Ok(());
+    };
+    let exact = dims(m, result)
+        .is_some_and(|d| d.len() == 1 && usize::try_from(d[0]).ok() == Some(n))
+        && matches!(
+            element_type(m, result).map(|e| m.type_data(e)),
+            Some(TypeData::Index)
+        );
+    if !shape && !exact {
+        return Err(fail(
+            "InferTypeOpInterface",
+            format!(
+                "inferred type(s) 'tensor<{n}xindex>' are incompatible with return type(s) of operation '{}'",
+                crate::text::type_to_string(m, result)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `shape.reduce`'s `ReduceOp::verify`: its body takes the index, the extent (`!shape.size` of a
+/// `!shape.shape`, else `index`) and one value of each initial value's type.
+fn shape_reduce(m: &Module, op: OpId) -> Check {
+    let Some(&block) = m.regions(op).first().and_then(|&r| m.blocks(r).first()) else {
+        return Ok(());
+    };
+    let args: Vec<Type> = m
+        .block_args(block)
+        .iter()
+        .map(|&a| m.value_type(a))
+        .collect();
+    let operands: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+    let inits = operands.get(1..).unwrap_or_default();
+    if args.len() != inits.len() + 2 {
+        return Err(fail(
+            "shape.reduce",
+            format!(
+                "ReduceOp body is expected to have {} arguments",
+                inits.len() + 2
+            ),
+        ));
+    }
+    let is_shape = |t: Type, mnemonic: &str| matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "shape" && m.str(d.mnemonic) == mnemonic);
+    if !matches!(m.type_data(args[0]), TypeData::Index) {
+        return Err(fail(
+            "shape.reduce",
+            "argument 0 of ReduceOp body is expected to be of IndexType",
+        ));
+    }
+    if operands.first().is_some_and(|&t| is_shape(t, "shape")) {
+        if !is_shape(args[1], "size") {
+            return Err(fail(
+                "shape.reduce",
+                "argument 1 of ReduceOp body is expected to be of SizeType if the ReduceOp operates on a ShapeType",
+            ));
+        }
+    } else if !matches!(m.type_data(args[1]), TypeData::Index) {
+        return Err(fail(
+            "shape.reduce",
+            "argument 1 of ReduceOp body is expected to be of IndexType if the ReduceOp operates on an extent tensor",
+        ));
+    }
+    for (i, (&a, &t)) in args[2..].iter().zip(inits).enumerate() {
+        if a != t {
+            return Err(fail(
+                "shape.reduce",
+                format!(
+                    "type mismatch between argument {} of ReduceOp body and initial value {i}",
+                    i + 2
+                ),
+            ));
+        }
     }
     Ok(())
 }
