@@ -241,6 +241,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                         .and_then(|()| super::arith::verify_predicates(m, op))
                         .and_then(|()| super::tensor::verify_predicates(m, op))
                         .and_then(|()| codec_same_operands_and_result_type(m, op))
+                        .and_then(|()| codec_implicit_terminator(m, op))
                         .and_then(|()| super::arith::verify_casts(m, op))
                         .and_then(|()| super::arith::verify_constant(m, op))
                         .and_then(|()| codec_elementwise(m, op))
@@ -405,6 +406,37 @@ fn codec_type_matches(m: &Module, op: OpId) -> Check {
         Some(what) => Err(fail("ODS", format!("failed to verify that {what}"))),
         None => Ok(()),
     }
+}
+
+/// ODS's `SingleBlockImplicitTerminator` of an op of a dialect of the spec (`implicit_terminator`):
+/// each of its non-empty regions ends with that terminator.
+fn codec_implicit_terminator(m: &Module, op: OpId) -> Check {
+    let Some((cd, o)) = crate::text::dialects::codec_op(m.op_name_str(op)) else {
+        return Ok(());
+    };
+    let Some(t) = o.implicit_terminator else {
+        return Ok(());
+    };
+    let want = format!("{}.{}", cd.name, t.op);
+    for &r in m.regions(op) {
+        let Some(&b) = m.blocks(r).first() else {
+            continue;
+        };
+        let Some(&last) = m.block_ops(b).last() else {
+            return Err(fail(
+                "SingleBlockImplicitTerminator",
+                "expects a non-empty block",
+            ));
+        };
+        let found = m.op_name_str(last);
+        if found != want {
+            return Err(fail(
+                "SingleBlockImplicitTerminator",
+                format!("expects regions to end with '{want}', found '{found}'"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// ODS's `Elementwise` of an op of a dialect of the spec that declares it (MLIR's
