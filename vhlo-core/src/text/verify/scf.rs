@@ -1,7 +1,7 @@
-//! scf's control flow (upstream's SCF.cpp and `verifyRegionBranchOpInterface`): the values a
-//! region's terminator passes along each edge (to the op's results, or back to a region's
-//! arguments) match in number and type what the edge's target takes. Checked after the ODS
-//! types and traits the spec gives the ops (spec/dialects/scf.yaml).
+//! Control flow: scf's (upstream's SCF.cpp and `verifyRegionBranchOpInterface`: the values a
+//! region's terminator passes along each edge, to the op's results or back to a region's
+//! arguments, match in number and type what the edge's target takes) and `cf.cond_br`'s branch
+//! weights. Checked after the ODS types and traits the spec gives the ops (spec/dialects/).
 
 use crate::ir::{Module, OpId, Region, Type, Value};
 
@@ -122,6 +122,7 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             edge(m, op, Source::Terminator(body), Target::Parent, &types)?;
         }
         "scf.index_switch" => return index_switch(m, op),
+        "cf.cond_br" => return branch_weights(m, op),
         "scf.parallel" => return parallel(m, op),
         "scf.reduce" => return reduce(m, op),
         "scf.reduce.return" => {
@@ -226,6 +227,36 @@ fn index_switch(m: &Module, op: OpId) -> Check {
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// `cf.cond_br`'s `branch_weights` (`WeightedBranchOpInterface`): one per successor, not all 0.
+fn branch_weights(m: &Module, op: OpId) -> Check {
+    let Some(crate::ir::AttrData::DenseArray { data, .. }) =
+        m.property(op, "branch_weights").map(|a| m.attr_data(a))
+    else {
+        return Ok(());
+    };
+    let weights: Vec<i32> = data
+        .chunks_exact(4)
+        .filter_map(|c| c.try_into().ok().map(i32::from_le_bytes))
+        .collect();
+    let successors = m.successors(op).len();
+    if weights.len() != successors {
+        return Err(fail(
+            "WeightedBranchOpInterface",
+            format!(
+                "expects number of branch weights to match number of successors: {} vs {successors}",
+                weights.len()
+            ),
+        ));
+    }
+    if weights.iter().all(|&w| w == 0) {
+        return Err(fail(
+            "WeightedBranchOpInterface",
+            "branch weights cannot all be zero",
+        ));
     }
     Ok(())
 }
