@@ -117,6 +117,7 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
         }
         "tensor.reshape" => return reshape(m, op),
         "tensor.concat" => return concat(m, op),
+        "tensor.expand_shape" | "tensor.collapse_shape" => return expand_or_collapse(m, op),
         "tensor.gather" | "tensor.scatter" => return gather_or_scatter(m, op),
         "tensor.extract_slice" | "tensor.insert_slice" | "tensor.parallel_insert_slice" => {
             return slice(m, op)
@@ -620,6 +621,101 @@ fn shape_reduce(m: &Module, op: OpId) -> Check {
                     i + 2
                 ),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// `ExpandShapeOp::verify` and `CollapseShapeOp::verify` (`verifyTensorReshapeOp`): the
+/// reassociation groups the expanded dimensions into the collapsed ones, and each collapsed size
+/// is its group's product (dynamic when one of them is).
+fn expand_or_collapse(m: &Module, op: OpId) -> Check {
+    let expand = m.op_name_str(op) == "tensor.expand_shape";
+    let rule = if expand {
+        "tensor.expand_shape"
+    } else {
+        "tensor.collapse_shape"
+    };
+    let (Some(&src), Some(result)) = (m.operands(op).first(), result_type(m, op)) else {
+        return Ok(());
+    };
+    let src = m.value_type(src);
+    let (expanded, collapsed) = if expand { (result, src) } else { (src, result) };
+    let (Some(expanded_dims), Some(collapsed_dims)) = (dims(m, expanded), dims(m, collapsed))
+    else {
+        return Ok(());
+    };
+    if expand {
+        let statics = m
+            .property(op, "static_output_shape")
+            .and_then(|a| crate::text::op_format::i64_array(m, m.attr_data(a)))
+            .unwrap_or_default();
+        let rank = dims(m, result).map_or(0, <[i64]>::len);
+        if statics.len() != rank {
+            return Err(fail(
+                rule,
+                format!(
+                    "expected number of static shape dims to be equal to the output rank ({rank}) but found {} inputs instead",
+                    statics.len()
+                ),
+            ));
+        }
+        let dynamic = statics.iter().filter(|&&d| is_dynamic(d)).count();
+        let given = m.operands(op).len().saturating_sub(1);
+        if dynamic != given {
+            return Err(fail(
+                rule,
+                format!(
+                    "mismatch in dynamic dims in output_shape and static_output_shape: static_output_shape has {dynamic} dynamic dims while output_shape has {given} values"
+                ),
+            ));
+        }
+    }
+    // The reassociation: one list of expanded dimensions per collapsed one.
+    let Some(crate::ir::AttrData::Array(groups)) =
+        m.property(op, "reassociation").map(|a| m.attr_data(a))
+    else {
+        return Ok(());
+    };
+    let groups: Vec<usize> = groups
+        .iter()
+        .map(|&g| match m.attr_data(g) {
+            crate::ir::AttrData::Array(xs) => xs.len(),
+            _ => 0,
+        })
+        .collect();
+    if expanded_dims.is_empty() || collapsed_dims.is_empty() {
+        return Ok(());
+    }
+    if expanded_dims.len() < collapsed_dims.len() || groups.len() != collapsed_dims.len() {
+        return Ok(());
+    }
+    let mut start = 0;
+    for (i, (&n, &size)) in groups.iter().zip(collapsed_dims).enumerate() {
+        let Some(group) = expanded_dims.get(start..start + n) else {
+            return Ok(());
+        };
+        start += n;
+        if group.iter().any(|&d| is_dynamic(d)) {
+            if !is_dynamic(size) {
+                return Err(fail(
+                    rule,
+                    format!(
+                        "expected dimension {i} of collapsed type to be dynamic since one or more of the corresponding dimensions in the expanded type is dynamic"
+                    ),
+                ));
+            }
+        } else {
+            let product = group.iter().try_fold(1i64, |p, &d| p.checked_mul(d));
+            if product != Some(size) {
+                return Err(fail(
+                    rule,
+                    format!(
+                        "expected dimension {i} of collapsed type to be static value of {}",
+                        product.unwrap_or(i64::MAX)
+                    ),
+                ));
+            }
         }
     }
     Ok(())
