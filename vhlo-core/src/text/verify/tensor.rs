@@ -117,6 +117,7 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
         }
         "tensor.reshape" => return reshape(m, op),
         "tensor.concat" => return concat(m, op),
+        "tensor.pad" => return pad(m, op),
         "tensor.expand_shape" | "tensor.collapse_shape" => return expand_or_collapse(m, op),
         "tensor.gather" | "tensor.scatter" => return gather_or_scatter(m, op),
         "tensor.extract_slice" | "tensor.insert_slice" | "tensor.parallel_insert_slice" => {
@@ -717,6 +718,102 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// `PadOp::verify` and `verifyRegions`: the result has the source's sizes plus the static
+/// padding (any size where one of them is dynamic), and the body takes one `index` per
+/// dimension and yields the element type.
+fn pad(m: &Module, op: OpId) -> Check {
+    let (Some(&source), Some(result)) = (m.operands(op).first(), result_type(m, op)) else {
+        return Ok(());
+    };
+    let source = m.value_type(source);
+    let (Some(source_dims), Some(result_dims)) = (dims(m, source), dims(m, result)) else {
+        return Ok(());
+    };
+    let list = |key: &str| {
+        m.property(op, key)
+            .and_then(|a| crate::text::op_format::i64_array(m, m.attr_data(a)))
+    };
+    let (Some(low), Some(high)) = (list("static_low"), list("static_high")) else {
+        return Ok(());
+    };
+    let rank = source_dims.len();
+    if low.len() == rank && high.len() == rank {
+        let inferred: Vec<i64> = (0..rank)
+            .map(|i| {
+                let (s, l, h) = (source_dims[i], low[i], high[i]);
+                if is_dynamic(s) || is_dynamic(l) || is_dynamic(h) {
+                    crate::ir::DYNAMIC
+                } else {
+                    s.saturating_add(l).saturating_add(h)
+                }
+            })
+            .collect();
+        let fits = result_dims.len() == rank
+            && inferred
+                .iter()
+                .zip(result_dims)
+                .all(|(&want, &have)| want == have || is_dynamic(want));
+        if !fits {
+            let shown: Vec<String> = inferred
+                .iter()
+                .map(|&d| {
+                    if is_dynamic(d) {
+                        "?".into()
+                    } else {
+                        d.to_string()
+                    }
+                })
+                .collect();
+            let element = element_type(m, source)
+                .map(|e| crate::text::type_to_string(m, e))
+                .unwrap_or_default();
+            let inferred = if shown.is_empty() {
+                format!("tensor<{element}>")
+            } else {
+                format!("tensor<{}x{element}>", shown.join("x"))
+            };
+            return Err(fail(
+                "tensor.pad",
+                format!(
+                    "specified type '{}' does not match the inferred type '{inferred}'",
+                    crate::text::type_to_string(m, result)
+                ),
+            ));
+        }
+    }
+    let Some(&block) = m.regions(op).first().and_then(|&r| m.blocks(r).first()) else {
+        return Ok(());
+    };
+    let args = m.block_args(block);
+    if args.len() != result_dims.len() {
+        return Err(fail(
+            "tensor.pad",
+            format!("expected the block to have {} arguments", result_dims.len()),
+        ));
+    }
+    if let Some(i) = args
+        .iter()
+        .position(|&a| !matches!(m.type_data(m.value_type(a)), TypeData::Index))
+    {
+        return Err(fail(
+            "tensor.pad",
+            format!("expected block argument {} to be an index", i + 1),
+        ));
+    }
+    let yielded = m
+        .block_ops(block)
+        .last()
+        .and_then(|&t| m.operands(t).first())
+        .map(|&v| m.value_type(v));
+    if yielded.is_some() && yielded != element_type(m, result) {
+        return Err(fail(
+            "tensor.pad",
+            "expected yield type to match shape element type",
+        ));
     }
     Ok(())
 }
