@@ -131,6 +131,75 @@ pub(crate) fn verify_constant(m: &Module, op: OpId) -> Check {
             "integer return type must be signless",
         ));
     }
+    // A scalable vector takes a splat only.
+    let scalable = m.result(op, 0).is_some_and(|r| {
+        let t = m.value_type(r);
+        vector_parts(m, t).is_some()
+            && matches!(m.type_data(t), TypeData::Dialect(d)
+                if matches!(d.params.get(1), Some(crate::ir::Param::Ints(s)) if s.iter().any(|&x| x != 0)))
+    });
+    let splat = m
+        .property(op, "value")
+        .and_then(|a| crate::elements::DenseElements::of(m, a))
+        .is_none_or(|d| d.is_splat());
+    if scalable && !splat {
+        return Err(fail(
+            "arith.constant",
+            "initializing scalable vectors with elements attribute is not supported unless it's a vector splat",
+        ));
+    }
+    Ok(())
+}
+
+/// `SelectOp::verify`, after the traits: a shaped condition is `i1` of the result's shape and
+/// encoding (`getI1SameShape`).
+pub(crate) fn verify_select(m: &Module, op: OpId) -> Check {
+    if m.op_name_str(op) != "arith.select" {
+        return Ok(());
+    }
+    let (Some(&condition), Some(result)) = (m.operands(op).first(), m.result(op, 0)) else {
+        return Ok(());
+    };
+    let (c, r) = (m.value_type(condition), m.value_type(result));
+    if is_i1(m, c) {
+        return Ok(());
+    }
+    let (
+        TypeData::RankedTensor {
+            shape, encoding, ..
+        },
+        TypeData::RankedTensor {
+            shape: cs,
+            element,
+            encoding: ce,
+        },
+    ) = (m.type_data(r), m.type_data(c))
+    else {
+        return Ok(());
+    };
+    if shape != cs || encoding != ce || !is_i1(m, *element) {
+        let mut want = String::from("tensor<");
+        for &d in shape.iter() {
+            if super::types::is_dynamic(d) {
+                want.push_str("?x");
+            } else {
+                want.push_str(&format!("{d}x"));
+            }
+        }
+        want.push_str("i1");
+        if let Some(e) = encoding {
+            want.push_str(", ");
+            want.push_str(&crate::text::attribute_to_string(m, *e));
+        }
+        want.push('>');
+        return Err(fail(
+            "arith.select",
+            format!(
+                "expected condition type to have the same shape as the result type, expected '{want}', but got '{}'",
+                crate::text::type_to_string(m, c)
+            ),
+        ));
+    }
     Ok(())
 }
 
@@ -145,7 +214,11 @@ pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
             "requires the same shape for all operands and results",
         ));
     }
-    if compatible(m, cast, element(m, from), element(m, to)) {
+    let encoding = |t: Type| match m.type_data(t) {
+        TypeData::RankedTensor { encoding, .. } => *encoding,
+        _ => None,
+    };
+    if encoding(from) == encoding(to) && compatible(m, cast, element(m, from), element(m, to)) {
         Ok(())
     } else {
         Err(fail(

@@ -245,6 +245,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                         .and_then(|()| super::arith::verify_casts(m, op))
                         .and_then(|()| super::arith::verify_constant(m, op))
                         .and_then(|()| codec_elementwise(m, op))
+                        .and_then(|()| super::arith::verify_select(m, op))
                         .and_then(|()| super::tensor::verify(m, op))
                         .and_then(|()| super::scf::verify(m, op));
                     if let Err(f) = declared {
