@@ -178,20 +178,7 @@ pub(crate) fn verify_select(m: &Module, op: OpId) -> Check {
         return Ok(());
     };
     if shape != cs || encoding != ce || !is_i1(m, *element) {
-        let mut want = String::from("tensor<");
-        for &d in shape.iter() {
-            if super::types::is_dynamic(d) {
-                want.push_str("?x");
-            } else {
-                want.push_str(&format!("{d}x"));
-            }
-        }
-        want.push_str("i1");
-        if let Some(e) = encoding {
-            want.push_str(", ");
-            want.push_str(&crate::text::attribute_to_string(m, *e));
-        }
-        want.push('>');
+        let want = super::tensor::tensor_text(m, shape, "i1", *encoding);
         return Err(fail(
             "arith.select",
             format!(

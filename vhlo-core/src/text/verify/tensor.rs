@@ -15,6 +15,37 @@ fn dims(m: &Module, t: Type) -> Option<&[i64]> {
     }
 }
 
+/// The text of an element type (empty for none).
+fn element_text(m: &Module, t: Option<Type>) -> String {
+    t.map(|e| crate::text::type_to_string(m, e))
+        .unwrap_or_default()
+}
+
+/// The text of a ranked tensor type of these sizes (`?` for dynamic ones), element type and
+/// encoding, as MLIR prints the type it inferred.
+pub(super) fn tensor_text(
+    m: &Module,
+    sizes: &[i64],
+    element: &str,
+    encoding: Option<crate::ir::Attribute>,
+) -> String {
+    let mut out = String::from("tensor<");
+    for &d in sizes {
+        if is_dynamic(d) {
+            out.push_str("?x");
+        } else {
+            out.push_str(&format!("{d}x"));
+        }
+    }
+    out.push_str(element);
+    if let Some(e) = encoding {
+        out.push_str(", ");
+        out.push_str(&crate::text::attribute_to_string(m, e));
+    }
+    out.push('>');
+    out
+}
+
 /// The number of elements of a statically shaped tensor.
 fn elements(m: &Module, t: Type) -> Option<i128> {
     let d = dims(m, t)?;
@@ -259,25 +290,17 @@ fn concat(m: &Module, op: OpId) -> Check {
         .zip(result_dims)
         .all(|(&a, &b)| a == b || is_dynamic(a) || is_dynamic(b));
     if !fits {
-        let shown: Vec<String> = inferred
-            .iter()
-            .map(|&d| {
-                if is_dynamic(d) {
-                    "?".into()
-                } else {
-                    d.to_string()
-                }
-            })
-            .collect();
-        let element = element_type(m, result)
-            .map(|e| crate::text::type_to_string(m, e))
-            .unwrap_or_default();
         return Err(fail(
             "tensor.concat",
             format!(
-                "result type '{}'does not match inferred shape 'tensor<{}x{element}>' static sizes",
+                "result type '{}'does not match inferred shape '{}' static sizes",
                 crate::text::type_to_string(m, result),
-                shown.join("x")
+                tensor_text(
+                    m,
+                    &inferred,
+                    &element_text(m, element_type(m, result)),
+                    None
+                )
             ),
         ));
     }
@@ -365,26 +388,7 @@ fn slice(m: &Module, op: OpId) -> Check {
         return Ok(());
     };
     let element = element_type(m, sliced);
-    let expected = || {
-        let shown: Vec<String> = sizes
-            .iter()
-            .map(|&d| {
-                if is_dynamic(d) {
-                    "?".into()
-                } else {
-                    d.to_string()
-                }
-            })
-            .collect();
-        let e = element
-            .map(|e| crate::text::type_to_string(m, e))
-            .unwrap_or_default();
-        if shown.is_empty() {
-            format!("tensor<{e}>")
-        } else {
-            format!("tensor<{}x{e}>", shown.join("x"))
-        }
-    };
+    let expected = || tensor_text(m, &sizes, &element_text(m, element), None);
     if slice_dims.len() > rank {
         return Err(fail(
             "tensor slice",
@@ -411,9 +415,7 @@ fn slice(m: &Module, op: OpId) -> Check {
         ));
     }
     if element != element_type(m, slice) {
-        let e = element
-            .map(|e| crate::text::type_to_string(m, e))
-            .unwrap_or_default();
+        let e = element_text(m, element);
         return Err(fail(
             "tensor slice",
             format!("expected element type to be '{e}'"),
@@ -491,9 +493,7 @@ fn gather_or_scatter(m: &Module, op: OpId) -> Check {
     }
     // `GatherOp::inferResultType`: the indices' leading sizes, then the indexed tensor's sizes
     // with the chosen ones 1 (or left out).
-    let element = element_type(m, indexed)
-        .map(|e| crate::text::type_to_string(m, e))
-        .unwrap_or_default();
+    let element = element_text(m, element_type(m, indexed));
     let shape = |reduced: bool| {
         let lead = index_dims
             .get(..index_dims.len().saturating_sub(1))
@@ -515,17 +515,7 @@ fn gather_or_scatter(m: &Module, op: OpId) -> Check {
         dims(m, values) == Some(want) && element_type(m, values) == element_type(m, indexed)
     };
     if !same(&full) && !same(&reduced) {
-        let show = |d: &[i64]| {
-            let mut s = String::from("tensor<");
-            for &x in d {
-                if is_dynamic(x) {
-                    s.push_str("?x");
-                } else {
-                    s.push_str(&format!("{x}x"));
-                }
-            }
-            format!("{s}{element}>")
-        };
+        let show = |d: &[i64]| tensor_text(m, d, &element, None);
         let what = if gather { "result" } else { "source" };
         return Err(fail(
             rule,
@@ -758,24 +748,12 @@ fn pad(m: &Module, op: OpId) -> Check {
                 .zip(result_dims)
                 .all(|(&want, &have)| want == have || is_dynamic(want));
         if !fits {
-            let shown: Vec<String> = inferred
-                .iter()
-                .map(|&d| {
-                    if is_dynamic(d) {
-                        "?".into()
-                    } else {
-                        d.to_string()
-                    }
-                })
-                .collect();
-            let element = element_type(m, source)
-                .map(|e| crate::text::type_to_string(m, e))
-                .unwrap_or_default();
-            let inferred = if shown.is_empty() {
-                format!("tensor<{element}>")
-            } else {
-                format!("tensor<{}x{element}>", shown.join("x"))
-            };
+            let inferred = tensor_text(
+                m,
+                &inferred,
+                &element_text(m, element_type(m, source)),
+                None,
+            );
             return Err(fail(
                 "tensor.pad",
                 format!(
