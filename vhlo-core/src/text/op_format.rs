@@ -83,14 +83,22 @@ pub(crate) fn segment_sizes(m: &Module, op: OpId) -> Option<Vec<usize>> {
     let a = (m.properties(op).iter())
         .chain(m.attributes(op))
         .find(|a| m.str(a.name) == "operandSegmentSizes")?;
-    let AttrData::DenseArray { element, data } = m.attr_data(a.value) else {
+    i32_array(m, m.attr_data(a.value))?
+        .into_iter()
+        .map(|x| usize::try_from(x).ok())
+        .collect()
+}
+
+/// The values of an `array<i32: ...>`.
+pub(crate) fn i32_array(m: &Module, a: &AttrData) -> Option<Vec<i32>> {
+    let AttrData::DenseArray { element, data } = a else {
         return None;
     };
     if !matches!(m.type_data(*element), TypeData::Integer { width: 32, .. }) {
         return None;
     }
     data.chunks_exact(4)
-        .map(|c| usize::try_from(i32::from_le_bytes(c.try_into().ok()?)).ok())
+        .map(|c| c.try_into().ok().map(i32::from_le_bytes))
         .collect()
 }
 

@@ -8,6 +8,7 @@
 
 use crate::ir::{memref_parts, vector_parts, Module, OpId, Signedness, Type, TypeData};
 
+use super::types::{compatible_dim, is_bool};
 use super::{fail, Check};
 
 /// How a cast's element types must relate (each op's `areCastCompatible`).
@@ -97,7 +98,7 @@ pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
         },
     };
     let ok =
-        is_i1(m, c) || matches!((shape(c), shape(r)), (Some(Some(a)), Some(Some(b))) if a == b);
+        is_bool(m, c) || matches!((shape(c), shape(r)), (Some(Some(a)), Some(Some(b))) if a == b);
     if !ok {
         return Err(fail(
             "BooleanConditionOrMatchingShape",
@@ -105,16 +106,6 @@ pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
         ));
     }
     Ok(())
-}
-
-fn is_i1(m: &Module, t: Type) -> bool {
-    matches!(
-        m.type_data(t),
-        TypeData::Integer {
-            width: 1,
-            signedness: Signedness::Signless
-        }
-    )
 }
 
 /// `ConstantOp::verify`: an integer result is signless.
@@ -161,7 +152,7 @@ pub(crate) fn verify_select(m: &Module, op: OpId) -> Check {
         return Ok(());
     };
     let (c, r) = (m.value_type(condition), m.value_type(result));
-    if is_i1(m, c) {
+    if is_bool(m, c) {
         return Ok(());
     }
     let (
@@ -177,7 +168,7 @@ pub(crate) fn verify_select(m: &Module, op: OpId) -> Check {
     else {
         return Ok(());
     };
-    if shape != cs || encoding != ce || !is_i1(m, *element) {
+    if shape != cs || encoding != ce || !is_bool(m, *element) {
         let want = super::tensor::tensor_text(m, shape, "i1", *encoding);
         return Err(fail(
             "arith.select",
@@ -248,10 +239,7 @@ fn same_shape(m: &Module, a: Type, b: Type) -> bool {
         (Shape::Scalar, Shape::Scalar) => true,
         (Shape::Scalar, _) | (_, Shape::Scalar) => false,
         (Shape::Dims(x), Shape::Dims(y)) => {
-            x.len() == y.len()
-                && x.iter().zip(y).all(|(&p, &q)| {
-                    p == q || super::types::is_dynamic(p) || super::types::is_dynamic(q)
-                })
+            x.len() == y.len() && x.iter().zip(y).all(|(&p, &q)| compatible_dim(p, q))
         }
         _ => true,
     }

@@ -233,15 +233,12 @@ fn index_switch(m: &Module, op: OpId) -> Check {
 
 /// `cf.cond_br`'s `branch_weights` (`WeightedBranchOpInterface`): one per successor, not all 0.
 fn branch_weights(m: &Module, op: OpId) -> Check {
-    let Some(crate::ir::AttrData::DenseArray { data, .. }) =
-        m.property(op, "branch_weights").map(|a| m.attr_data(a))
+    let Some(weights) = m
+        .property(op, "branch_weights")
+        .and_then(|a| crate::text::op_format::i32_array(m, m.attr_data(a)))
     else {
         return Ok(());
     };
-    let weights: Vec<i32> = data
-        .chunks_exact(4)
-        .filter_map(|c| c.try_into().ok().map(i32::from_le_bytes))
-        .collect();
     let successors = m.successors(op).len();
     if weights.len() != successors {
         return Err(fail(

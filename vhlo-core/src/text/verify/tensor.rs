@@ -47,10 +47,8 @@ pub(super) fn tensor_text(
 }
 
 /// The number of elements of a statically shaped tensor.
-fn elements(m: &Module, t: Type) -> Option<i128> {
-    let d = dims(m, t)?;
-    d.iter()
-        .try_fold(1i128, |n, &x| (!is_dynamic(x)).then(|| n * i128::from(x)))
+fn elements(m: &Module, t: Type) -> Option<i64> {
+    super::types::num_elements(dims(m, t)?)
 }
 
 fn element_type(m: &Module, t: Type) -> Option<Type> {
@@ -70,7 +68,7 @@ fn result_type(m: &Module, op: OpId) -> Option<Type> {
 /// as its result has elements (its `TypesMatchWith` builds that many types).
 pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
     if m.op_name_str(op) == "tensor.from_elements" {
-        let count = i128::try_from(m.operands(op).len()).unwrap_or(i128::MAX);
+        let count = i64::try_from(m.operands(op).len()).unwrap_or(i64::MAX);
         if result_type(m, op).and_then(|t| elements(m, t)) != Some(count) {
             return Err(fail(
                 "TypesMatchWith",
@@ -91,15 +89,7 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                 return Ok(());
             };
             // `TensorCastOp::areCastCompatible`: one element type, compatible shapes.
-            let shapes_fit = match (dims(m, from), dims(m, to)) {
-                (Some(a), Some(b)) => {
-                    a.len() == b.len()
-                        && a.iter()
-                            .zip(b)
-                            .all(|(&x, &y)| x == y || is_dynamic(x) || is_dynamic(y))
-                }
-                _ => true,
-            };
+            let shapes_fit = super::types::compatible_shapes(dims(m, from), dims(m, to));
             if element_type(m, from) != element_type(m, to) || !shapes_fit {
                 return Err(fail(
                     "CastOpInterface",
@@ -288,7 +278,7 @@ fn concat(m: &Module, op: OpId) -> Check {
     let fits = inferred
         .iter()
         .zip(result_dims)
-        .all(|(&a, &b)| a == b || is_dynamic(a) || is_dynamic(b));
+        .all(|(&a, &b)| super::types::compatible_dim(a, b));
     if !fits {
         return Err(fail(
             "tensor.concat",
