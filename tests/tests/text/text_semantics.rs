@@ -160,7 +160,7 @@ fn errors_name_the_problem() {
         ),
         (
             "\"t.a\"() {x = 1, x = 2} : () -> ()",
-            "duplicate attribute 'x'",
+            "duplicate key 'x' in dictionary attribute",
         ),
         (
             "\"t.a\"() {x = #stablehlo<comparison_direction XX>} : () -> ()",

@@ -1420,9 +1420,10 @@ impl<'a> Parser<'a> {
             if let [(first, _), (second, second_pos)] = w {
                 if first.name == second.name {
                     let key = m.str(second.name).to_string();
-                    return Err(self
-                        .c
-                        .error_at(*second_pos, format!("duplicate attribute '{key}'")));
+                    return Err(self.c.error_at(
+                        *second_pos,
+                        format!("duplicate key '{key}' in dictionary attribute"),
+                    ));
                 }
             }
         }

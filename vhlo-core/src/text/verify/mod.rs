@@ -78,7 +78,8 @@ pub(crate) fn verify_parts(
         } else {
             Vec::new()
         };
-        for (op, d) in sdy::verify_sdy(m).into_iter().chain(chlo) {
+        let shape_lib = tensor::verify_shape_lib(m);
+        for (op, d) in sdy::verify_sdy(m).into_iter().chain(chlo).chain(shape_lib) {
             sink.out.push(d);
             sink.ops.push(Some((op, Place::Op)));
         }

@@ -122,6 +122,8 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             edge(m, op, Source::Terminator(body), Target::Parent, &types)?;
         }
         "scf.index_switch" => return index_switch(m, op),
+        "scf.forall" => return forall(m, op),
+        "scf.forall.in_parallel" => return in_parallel(m, op),
         "cf.cond_br" => return branch_weights(m, op),
         "scf.parallel" => return parallel(m, op),
         "scf.reduce" => return reduce(m, op),
@@ -166,6 +168,171 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             )?;
         }
         _ => {}
+    }
+    Ok(())
+}
+
+/// `ForallOp::verify`: one result per output, a body taking an index per loop and then each
+/// output's type, a device mapping per loop (gpu's attributes, at most one mask), and bounds
+/// and steps of one entry per loop with an operand for each dynamic one.
+fn forall(m: &Module, op: OpId) -> Check {
+    let array = |name: &str| {
+        m.property(op, name)
+            .and_then(|a| crate::text::op_format::i64_array(m, m.attr_data(a)))
+    };
+    let (Some(lower), Some(sizes)) = (
+        array("staticLowerBound"),
+        crate::text::op_format::segment_sizes(m, op),
+    ) else {
+        return Ok(());
+    };
+    let loops = lower.len();
+    let operands = m.operands(op);
+    let start = |g: usize| sizes.iter().take(g).sum::<usize>();
+    let group = |g: usize| operands.get(start(g)..start(g + 1)).unwrap_or_default();
+    let outputs = group(3);
+    if m.num_results(op) != outputs.len() {
+        return Err(fail(
+            "scf.forall",
+            format!(
+                "produces {} results, but has only {} outputs",
+                m.num_results(op),
+                outputs.len()
+            ),
+        ));
+    }
+    if let Some(&body) = m.regions(op).first().and_then(|&r| m.blocks(r).first()) {
+        let args = m.block_args(body);
+        if args.len() != loops + outputs.len() {
+            return Err(fail(
+                "scf.forall",
+                format!("region expects {loops} arguments"),
+            ));
+        }
+        let arg_type = |i: usize| args.get(i).map(|&a| m.value_type(a));
+        for i in 0..loops {
+            if !arg_type(i).is_some_and(|t| matches!(m.type_data(t), crate::ir::TypeData::Index)) {
+                return Err(fail(
+                    "scf.forall",
+                    format!("expects {i}-th block argument to be an index"),
+                ));
+            }
+        }
+        for (i, &o) in outputs.iter().enumerate() {
+            if arg_type(loops + i) != Some(m.value_type(o)) {
+                return Err(fail(
+                    "scf.forall",
+                    format!("type mismatch between {i}-th output and corresponding block argument"),
+                ));
+            }
+        }
+    }
+    if let Some(mapping) = m.property(op, "mapping").map(|a| m.attr_data(a)) {
+        // The device mapping attributes jaxlib knows are gpu's: `Some(is a mask)`.
+        let gpu = |a| match m.attr_data(a) {
+            crate::ir::AttrData::Opaque { dialect, text } if m.str(*dialect) == "gpu" => {
+                let mnemonic = m.str(*text).trim_start_matches("#gpu.");
+                let mnemonic = mnemonic.split('<').next().unwrap_or_default();
+                let mappings = [
+                    "block",
+                    "warpgroup",
+                    "warp",
+                    "thread",
+                    "lane",
+                    "memory_space",
+                ];
+                (mnemonic == "mask" || mappings.contains(&mnemonic)).then_some(mnemonic == "mask")
+            }
+            _ => None,
+        };
+        let kinds: Option<Vec<bool>> = match mapping {
+            crate::ir::AttrData::Array(items) => items.iter().map(|&a| gpu(a)).collect(),
+            _ => None,
+        };
+        let Some(masks) = kinds else {
+            return Err(fail(
+                "scf.forall",
+                "attribute 'mapping' failed to satisfy constraint: Device Mapping array attribute",
+            ));
+        };
+        if !masks.is_empty() {
+            if masks.iter().filter(|&&mask| !mask).count() != loops {
+                return Err(fail(
+                    "scf.forall",
+                    "mapping attribute size must match op rank",
+                ));
+            }
+            if masks.iter().filter(|&&mask| mask).count() > 1 {
+                return Err(fail(
+                    "scf.forall",
+                    "\"mapping\" supports at most one device masking attribute",
+                ));
+            }
+        }
+    }
+    // `verifyListOfOperandsOrIntegers`.
+    for (g, (name, attr)) in [
+        ("lower bound", "staticLowerBound"),
+        ("upper bound", "staticUpperBound"),
+        ("step", "staticStep"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let Some(values) = array(attr) else {
+            continue;
+        };
+        if values.len() != loops {
+            return Err(fail(
+                "scf.forall",
+                format!("{name} expected {loops} values, got {}.", values.len()),
+            ));
+        }
+        let dynamic = values
+            .iter()
+            .filter(|&&v| super::types::is_dynamic(v))
+            .count();
+        if group(g).len() != dynamic {
+            return Err(fail(
+                "scf.forall",
+                format!("expected {dynamic} dynamic {name} values"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `InParallelOp::verify`: only `tensor.parallel_insert_slice` (jaxlib's one
+/// ParallelCombiningOpInterface op), each inserting into an output argument of the loop.
+fn in_parallel(m: &Module, op: OpId) -> Check {
+    let Some(forall) = super::structure::parent_op(m, op) else {
+        return Ok(());
+    };
+    let loops = m
+        .property(forall, "staticLowerBound")
+        .and_then(|a| crate::text::op_format::i64_array(m, m.attr_data(a)))
+        .map_or(0, |l| l.len());
+    let outputs = m
+        .regions(forall)
+        .first()
+        .and_then(|&r| m.blocks(r).first())
+        .map(|&b| m.block_args(b).get(loops..).unwrap_or_default())
+        .unwrap_or_default();
+    let body = m.regions(op).iter().flat_map(|&r| m.blocks(r).first());
+    for &inner in body.flat_map(|&b| m.block_ops(b)) {
+        if m.op_name_str(inner) != "tensor.parallel_insert_slice" {
+            return Err(fail(
+                "scf.forall.in_parallel",
+                "expected only ParallelCombiningOpInterface ops",
+            ));
+        }
+        let dest = m.operands(inner).get(1);
+        if !dest.is_some_and(|d| outputs.contains(d)) {
+            return Err(fail(
+                "scf.forall.in_parallel",
+                "'tensor.parallel_insert_slice' op may only insert into an output block argument",
+            ));
+        }
     }
     Ok(())
 }

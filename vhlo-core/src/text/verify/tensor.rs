@@ -2,7 +2,7 @@
 //! types and traits the spec gives them (spec/dialects/tensor.yaml, shape.yaml), in MLIR's
 //! order: [`verify_predicates`] with the ODS predicates, [`verify`] after the traits.
 
-use crate::ir::{Module, OpId, Type, TypeData};
+use crate::ir::{AttrData, FastSet, Module, OpId, Symbol, Type, TypeData};
 
 use super::types::is_dynamic;
 use super::{fail, Check};
@@ -49,6 +49,14 @@ pub(super) fn tensor_text(
 /// The number of elements of a statically shaped tensor.
 fn elements(m: &Module, t: Type) -> Option<i64> {
     super::types::num_elements(dims(m, t)?)
+}
+
+/// The mnemonic of a type of the shape dialect (`shape`, `size`, `value_shape`, ...).
+fn shape_mnemonic(m: &Module, t: Type) -> Option<&str> {
+    match m.type_data(t) {
+        TypeData::Dialect(d) if m.str(d.dialect) == "shape" => Some(m.str(d.mnemonic)),
+        _ => None,
+    }
 }
 
 fn element_type(m: &Module, t: Type) -> Option<Type> {
@@ -141,14 +149,24 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
         "tensor.pad" => return pad(m, op),
         "tensor.expand_shape" | "tensor.collapse_shape" => return expand_or_collapse(m, op),
         "tensor.gather" | "tensor.scatter" => return gather_or_scatter(m, op),
-        "tensor.extract_slice" | "tensor.insert_slice" | "tensor.parallel_insert_slice" => {
-            return slice(m, op)
+        "tensor.extract_slice" | "tensor.insert_slice" => return slice(m, op),
+        "tensor.parallel_insert_slice" => {
+            let parent = super::structure::parent_op(m, op);
+            let parent_name = parent.map_or("none", |p| m.op_name_str(p));
+            if parent_name != "scf.forall.in_parallel" {
+                return Err(fail(
+                    "tensor.parallel_insert_slice",
+                    format!("expected InParallelOpInterface parent, got: '{parent_name}'"),
+                ));
+            }
+            return slice(m, op);
         }
         "shape.add" | "shape.mul" | "shape.div" | "shape.rank" | "shape.get_extent"
         | "shape.num_elements" => return propagates_errors(m, op, "size", "size"),
         "shape.broadcast" => return propagates_errors(m, op, "shape", "shape"),
         "shape.shape_of" => return shape_of(m, op),
         "shape.const_shape" => return const_shape(m, op),
+        "shape.meet" => return meet(m, op),
         "shape.assuming_all" if m.operands(op).is_empty() => {
             return Err(fail("shape.assuming_all", "no operands specified"))
         }
@@ -192,12 +210,11 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
 /// Shape's `verifySizeOrIndexOp` and `verifyShapeOrExtentTensorOp`: when an operand is of a
 /// shape dialect type (which can hold an error), the result is `!shape.<mnemonic>`.
 fn propagates_errors(m: &Module, op: OpId, mnemonic: &str, wording: &'static str) -> Check {
-    let shape_type =
-        |t: Type| matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "shape");
-    let errors = m.operands(op).iter().any(|&v| shape_type(m.value_type(v)));
-    let propagated = result_type(m, op).is_some_and(|t| {
-        matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "shape" && m.str(d.mnemonic) == mnemonic)
-    });
+    let errors = m
+        .operands(op)
+        .iter()
+        .any(|&v| shape_mnemonic(m, m.value_type(v)).is_some());
+    let propagated = result_type(m, op).is_some_and(|t| shape_mnemonic(m, t) == Some(mnemonic));
     if errors && !propagated {
         return Err(fail(
             "shape",
@@ -525,7 +542,7 @@ fn const_shape(m: &Module, op: OpId) -> Check {
     let Some(result) = result_type(m, op) else {
         return Ok(());
     };
-    let shape = matches!(m.type_data(result), TypeData::Dialect(d) if m.str(d.dialect) == "shape");
+    let shape = shape_mnemonic(m, result).is_some();
     let Some(n) = m
         .property(op, "shape")
         .and_then(|a| crate::elements::DenseElements::of(m, a))
@@ -544,6 +561,73 @@ fn const_shape(m: &Module, op: OpId) -> Check {
             "InferTypeOpInterface",
             format!(
                 "inferred type(s) 'tensor<{n}xindex>' are incompatible with return type(s) of operation '{}'",
+                crate::text::type_to_string(m, result)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `shape.meet`: the type `MeetOp::inferReturnTypes` folds over its operands (sizes with sizes
+/// or indices, shapes with shapes or extent tensors, extent tensors of one length), against its
+/// result as `MeetOp::isCompatibleReturnTypes` compares them.
+fn meet(m: &Module, op: OpId) -> Check {
+    let kind = |t: Type| shape_mnemonic(m, t);
+    let is_index = |t: Type| matches!(m.type_data(t), TypeData::Index);
+    let extent = |t: Type| match dims(m, t) {
+        Some(&[n]) if element_type(m, t).is_some_and(is_index) => Some(n),
+        _ => None,
+    };
+    // Shape or size first, as upstream swaps them.
+    let ordered = |a: Type, b: Type| match kind(a) {
+        Some("shape" | "size") => (a, b),
+        _ => (b, a),
+    };
+    let mut types = m.operands(op).iter().map(|&v| m.value_type(v));
+    let (Some(mut acc), Some(result)) = (types.next(), result_type(m, op)) else {
+        return Ok(());
+    };
+    let mixed = || Err(fail("InferTypeOpInterface", "requires all sizes or shapes"));
+    for t in types {
+        let (l, r) = ordered(acc, t);
+        acc = match (kind(l), extent(l), extent(r)) {
+            (Some("size"), ..) if kind(r) == Some("size") || is_index(r) => l,
+            (Some("shape"), ..) if kind(r) == Some("shape") || extent(r).is_some() => l,
+            (Some("size" | "shape"), ..) => return mixed(),
+            _ if is_index(l) && is_index(r) => r,
+            _ if is_index(l) => return mixed(),
+            (_, Some(a), Some(_)) if is_dynamic(a) => l,
+            (_, Some(_), Some(b)) if is_dynamic(b) => r,
+            (_, Some(a), Some(b)) if a != b => {
+                return Err(fail("InferTypeOpInterface", "unequal shape cardinality"))
+            }
+            (_, Some(_), Some(_)) => l,
+            _ => acc,
+        };
+    }
+    let (l, r) = ordered(acc, result);
+    let tensor = |t: Type| {
+        matches!(
+            m.type_data(t),
+            TypeData::RankedTensor { .. } | TypeData::UnrankedTensor { .. }
+        )
+    };
+    let compatible = acc == result
+        || match kind(l) {
+            Some("size") => kind(r) == Some("size") || is_index(r),
+            Some("shape") => kind(r) == Some("shape") || tensor(r),
+            // verifyCompatibleShapes: both shaped, or neither.
+            _ => match (tensor(l), tensor(r)) {
+                (true, true) => super::types::compatible_shapes(dims(m, l), dims(m, r)),
+                (a, b) => a == b,
+            },
+        };
+    if !compatible {
+        return Err(fail(
+            "InferTypeOpInterface",
+            format!(
+                "inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
+                crate::text::type_to_string(m, acc),
                 crate::text::type_to_string(m, result)
             ),
         ));
@@ -573,7 +657,7 @@ fn shape_reduce(m: &Module, op: OpId) -> Check {
             ),
         ));
     }
-    let is_shape = |t: Type, mnemonic: &str| matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "shape" && m.str(d.mnemonic) == mnemonic);
+    let is_shape = |t: Type, mnemonic: &str| shape_mnemonic(m, t) == Some(mnemonic);
     if !matches!(m.type_data(args[0]), TypeData::Index) {
         return Err(fail(
             "shape.reduce",
@@ -832,8 +916,8 @@ fn shape_of(m: &Module, op: OpId) -> Check {
         return Ok(());
     };
     let arg = m.value_type(arg);
-    let shape_type = |t: Type| matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "shape" && m.str(d.mnemonic) == "shape");
-    let value_shape = matches!(m.type_data(arg), TypeData::Dialect(d) if m.str(d.dialect) == "shape" && m.str(d.mnemonic) == "value_shape");
+    let shape_type = |t: Type| shape_mnemonic(m, t) == Some("shape");
+    let value_shape = shape_mnemonic(m, arg) == Some("value_shape");
     if !value_shape && !shape_type(result) {
         // The rank of a ranked operand (a memref's or a vector's too).
         let rank = dims(m, arg)
@@ -860,4 +944,99 @@ fn shape_of(m: &Module, op: OpId) -> Check {
         ));
     }
     Ok(())
+}
+
+/// The shape dialect's check of its discardable attribute `shape.lib`
+/// (`ShapeDialect::verifyOperationAttribute`): on a symbol table, naming shape function
+/// libraries in it whose mappings name each op once.
+pub(crate) fn verify_shape_lib(m: &Module) -> Vec<(OpId, super::Diagnostic)> {
+    let mut out = Vec::new();
+    let Some(lib) = m.lookup_sym("shape.lib") else {
+        return out;
+    };
+    m.walk(|op| {
+        for a in m.attributes(op).iter().filter(|a| a.name == lib) {
+            if let Err(e) = shape_lib(m, op, a.value) {
+                let rule = "shape dialect: the shape.lib attribute";
+                out.push((op, super::diag(m, op, e, None, rule)));
+            }
+        }
+    });
+    out
+}
+
+/// Symbol-table ops: their body's symbols are looked up from them.
+fn is_symbol_table(m: &Module, op: OpId) -> bool {
+    matches!(
+        m.op_name_str(op),
+        "builtin.module" | "shape.function_library"
+    )
+}
+
+/// `SymbolTable::lookupSymbolIn`: `root` among the symbols of `table`'s body, then each nested
+/// name in the symbol table found.
+fn lookup_symbol_in(m: &Module, table: OpId, root: Symbol, nested: &[Symbol]) -> Option<OpId> {
+    let mut at = table;
+    for &name in std::iter::once(&root).chain(nested) {
+        if !is_symbol_table(m, at) {
+            return None;
+        }
+        let body = m.regions(at).iter().flat_map(|&r| m.blocks(r));
+        at = body
+            .flat_map(|&b| m.block_ops(b).iter().copied())
+            .find(|&o| super::structure::sym_name(m, o) == Some(name))?;
+    }
+    Some(at)
+}
+
+fn shape_lib(m: &Module, op: OpId, value: crate::ir::Attribute) -> Result<(), String> {
+    if !is_symbol_table(m, op) {
+        return Err("shape.lib attribute may only be on op implementing SymbolTable".into());
+    }
+    let text = |a| crate::text::attribute_to_string(m, a);
+    let library = |a| match m.attr_data(a) {
+        AttrData::SymbolRef { root, nested } => lookup_symbol_in(m, op, *root, nested)
+            .filter(|&o| m.op_name_str(o) == "shape.function_library"),
+        _ => None,
+    };
+    match m.attr_data(value) {
+        AttrData::SymbolRef { root, nested } => match lookup_symbol_in(m, op, *root, nested) {
+            None => Err(format!("shape function library {} not found", text(value))),
+            Some(o) if m.op_name_str(o) == "shape.function_library" => Ok(()),
+            Some(_) => Err(format!(
+                "{} required to be shape function library",
+                text(value)
+            )),
+        },
+        AttrData::Array(items) => {
+            let mut mapped = FastSet::default();
+            for &item in items.iter() {
+                if !matches!(m.attr_data(item), AttrData::SymbolRef { .. }) {
+                    return Err("only SymbolRefAttr allowed in shape.lib attribute array".into());
+                }
+                let Some(l) = library(item) else {
+                    return Err(format!(
+                        "{} does not refer to FunctionLibraryOp",
+                        text(item)
+                    ));
+                };
+                let mapping = m.property(l, "mapping").map(|a| m.attr_data(a));
+                let Some(AttrData::Dictionary(entries)) = mapping else {
+                    continue;
+                };
+                for e in entries.iter() {
+                    if !mapped.insert(e.0) {
+                        return Err(format!(
+                            "only one op to shape mapping allowed, found multiple for `\"{}\"`",
+                            m.str(e.0)
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+        _ => Err(
+            "only SymbolRefAttr or array of SymbolRefAttrs allowed as shape.lib attribute".into(),
+        ),
+    }
 }
