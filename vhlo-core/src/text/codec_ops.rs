@@ -1019,6 +1019,7 @@ impl<'a> Parser<'a> {
         let mut outs = Vec::new();
         let mut out_names = Vec::new();
         let mut result_types = Vec::new();
+        let at = self.c.token_start();
         if self.c.eat_keyword("shared_outs") {
             self.c.expect(b'(', "after 'shared_outs'")?;
             out_names = self.parse_list_until(b')', "between shared_outs", |p| {
@@ -1027,7 +1028,6 @@ impl<'a> Parser<'a> {
                 outs.push(p.parse_value_use()?);
                 Ok((n, pos))
             })?;
-            let at = self.c.token_start();
             if self.c.eat_punct("->") {
                 result_types = self.parse_result_types()?;
             }
@@ -1035,7 +1035,7 @@ impl<'a> Parser<'a> {
                 return Err(self.c.error_at(
                     at,
                     format!(
-                        "{} operands present, but expected {}",
+                        "number of operands and types do not match: got {} operands and {} types",
                         outs.len(),
                         result_types.len()
                     ),

@@ -151,14 +151,7 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
         "tensor.gather" | "tensor.scatter" => return gather_or_scatter(m, op),
         "tensor.extract_slice" | "tensor.insert_slice" => return slice(m, op),
         "tensor.parallel_insert_slice" => {
-            let parent = super::structure::parent_op(m, op);
-            let parent_name = parent.map_or("none", |p| m.op_name_str(p));
-            if parent_name != "scf.forall.in_parallel" {
-                return Err(fail(
-                    "tensor.parallel_insert_slice",
-                    format!("expected InParallelOpInterface parent, got: '{parent_name}'"),
-                ));
-            }
+            parallel_insert_destination(m, op)?;
             return slice(m, op);
         }
         "shape.add" | "shape.mul" | "shape.div" | "shape.rank" | "shape.get_extent"
@@ -563,6 +556,37 @@ fn const_shape(m: &Module, op: OpId) -> Check {
                 "inferred type(s) 'tensor<{n}xindex>' are incompatible with return type(s) of operation '{}'",
                 crate::text::type_to_string(m, result)
             ),
+        ));
+    }
+    Ok(())
+}
+
+/// `tensor.parallel_insert_slice` sits in an `scf.forall.in_parallel` (its own verifier) and
+/// inserts into an output argument of the loop around (`InParallelOp::verify`).
+fn parallel_insert_destination(m: &Module, op: OpId) -> Check {
+    let parent = super::structure::parent_op(m, op);
+    let parent_name = parent.map_or("none", |p| m.op_name_str(p));
+    if parent_name != "scf.forall.in_parallel" {
+        return Err(fail(
+            "tensor.parallel_insert_slice",
+            format!("expected InParallelOpInterface parent, got: '{parent_name}'"),
+        ));
+    }
+    let Some(forall) = parent.and_then(|p| super::structure::parent_op(m, p)) else {
+        return Ok(());
+    };
+    let loops = m
+        .property(forall, "staticLowerBound")
+        .and_then(|a| crate::text::op_format::i64_array(m, m.attr_data(a)))
+        .map_or(0, |l| l.len());
+    let body = m.regions(forall).first().and_then(|&r| m.blocks(r).first());
+    let outputs = body.map_or(&[][..], |&b| {
+        m.block_args(b).get(loops..).unwrap_or_default()
+    });
+    if !m.operands(op).get(1).is_some_and(|d| outputs.contains(d)) {
+        return Err(fail(
+            "scf.forall.in_parallel",
+            "may only insert into an output block argument",
         ));
     }
     Ok(())
