@@ -187,6 +187,8 @@ pub struct Op {
     /// ODS's SingleBlockImplicitTerminator: the terminator's name (an op of this dialect) and
     /// whether the printer leaves it out only when the op has no results (else when empty).
     pub implicit_terminator: Option<(String, bool)>,
+    /// ODS's HasParent/ParentOneOf: the ops of this dialect it may sit directly in.
+    pub parents: Vec<String>,
     /// An empty region gets one empty block when parsed.
     pub block_in_empty_region: bool,
     /// The default dialect of its regions (`getDefaultDialect`).
@@ -769,6 +771,21 @@ pub fn lower(
             }
             (t.value.clone(), without_results)
         });
+        for p in &o.parents {
+            if !raw
+                .ops
+                .iter()
+                .any(|x| x.name.value == p.value && !x.regions.is_empty())
+            {
+                diags.error(
+                    pos(file, p),
+                    format!(
+                        "parent `{}` is not an op with regions of this dialect",
+                        p.value
+                    ),
+                );
+            }
+        }
         for (what, fields, types) in [
             ("operand", &o.operands, &o.operand_types),
             ("result", &o.results, &o.result_types),
@@ -826,6 +843,7 @@ pub fn lower(
             infer,
             result_name: o.result_name.as_ref().map(|r| r.value.clone()),
             implicit_terminator,
+            parents: o.parents.iter().map(|p| p.value.clone()).collect(),
             block_in_empty_region: o.block_in_empty_region,
             default_dialect: o.default_dialect.as_ref().map(|d| d.value.clone()),
             operand_types: o.operand_types.iter().map(|t| t.value.clone()).collect(),

@@ -497,6 +497,9 @@ pub struct RawCodecOp {
     /// SingleBlockImplicitTerminator), an op of the same dialect.
     #[serde(default)]
     pub implicit_terminator: Option<SStr>,
+    /// The ops of the same dialect it may sit directly in (ODS's HasParent, ParentOneOf).
+    #[serde(default)]
+    pub parents: Vec<SStr>,
     /// When the printer leaves that terminator out: `when_empty` (ODS's generated printers:
     /// a terminator without operands, results or attributes; the default) or
     /// `without_results` (custom printers that print terminators only when the op has results).

@@ -201,7 +201,7 @@ pub enum ElementsError {
     ElementType,
     /// The shape holds `expected` elements; `got` values were given (one value is a splat).
     Count { expected: usize, got: usize },
-    /// Value `index` does not fit the element type.
+    /// The value at position `index` does not fit the element type.
     OutOfRange { index: usize },
 }
 
@@ -217,7 +217,10 @@ impl fmt::Display for ElementsError {
                 "the shape holds {expected} elements; {got} values were given (one makes a splat)"
             ),
             ElementsError::OutOfRange { index } => {
-                write!(f, "value {index} does not fit the element type")
+                write!(
+                    f,
+                    "the value at position {index} does not fit the element type"
+                )
             }
         }
     }

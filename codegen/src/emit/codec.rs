@@ -159,6 +159,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
             },
             None => quote! { None },
         };
+        let parents = &o.parents;
         let block_in_empty_region = o.block_in_empty_region;
         let default_dialect = match &o.default_dialect {
             Some(d) => quote! { Some(#d) },
@@ -175,6 +176,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 regions: &[ #(#regions),* ], terminator: #terminator, format: #format,
                 infer: &[ #(#infer),* ], result_name: #result_name,
                 implicit_terminator: #implicit_terminator,
+                parents: &[ #(#parents),* ],
                 block_in_empty_region: #block_in_empty_region,
                 default_dialect: #default_dialect,
                 successors: &[ #(#successors),* ],

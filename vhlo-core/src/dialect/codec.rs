@@ -182,6 +182,9 @@ pub struct CodecOp {
     pub result_name: Option<&'static str>,
     /// ODS's SingleBlockImplicitTerminator.
     pub implicit_terminator: Option<ImplicitTerminator>,
+    /// The ops of the same dialect it may sit directly in (ODS's HasParent and ParentOneOf;
+    /// spec `parents`); empty for any.
+    pub parents: &'static [&'static str],
     /// Its parser gives an empty region one empty block (spec `block_in_empty_region`).
     pub block_in_empty_region: bool,
     /// The dialect whose ops print and parse without their prefix directly inside its regions

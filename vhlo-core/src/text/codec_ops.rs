@@ -1336,8 +1336,15 @@ impl<'a> Parser<'a> {
                         }
                         _ => values.first().map_or(0, |&(_, at)| at),
                     };
-                    self.c
-                        .error_at(at, format!("case value: {e} (the flag's type)"))
+                    // Newer MLIR's words (jaxlib 0.10.2 reads the value and truncates it).
+                    let message = match e {
+                        crate::elements::ElementsError::OutOfRange { .. } => format!(
+                            "case value is out of range for '{}'",
+                            crate::text::type_to_string(&self.m, flag_type)
+                        ),
+                        _ => format!("case value: {e} (the flag's type)"),
+                    };
+                    self.c.error_at(at, message)
                 })?;
             props.push(self.named("case_values", case_values));
         }

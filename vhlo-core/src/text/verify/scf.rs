@@ -148,6 +148,19 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             let (Some(before), Some(after)) = (region(0), region(1)) else {
                 return Ok(());
             };
+            // `WhileOp::verify`: each region ends with its own terminator.
+            for (r, which, want) in [(before, "before", "condition"), (after, "after", "yield")] {
+                match terminator(m, r) {
+                    None => return Err(fail("scf.while", "expects a non-empty block")),
+                    Some(t) if m.op_name_str(t) != format!("scf.{want}") => {
+                        return Err(fail(
+                            "scf.while",
+                            format!("expects the '{which}' region to terminate with 'scf.{want}'"),
+                        ))
+                    }
+                    Some(_) => {}
+                }
+            }
             edge(m, op, Source::Parent(0), Target::Region(0, 0), &types)?;
             // The condition passes its values (past the flag) to the after region and to the
             // results; the after region's yield goes back to the before region.
@@ -531,6 +544,12 @@ fn reduce(m: &Module, op: OpId) -> Check {
                     "expected two block arguments with type '{}' in the {i}-th reduction region",
                     crate::text::type_to_string(m, t)
                 ),
+            ));
+        }
+        if terminator(m, r).is_none_or(|t| m.op_name_str(t) != "scf.reduce.return") {
+            return Err(fail(
+                "scf.reduce",
+                "reduction bodies must be terminated with an 'scf.reduce.return' op",
             ));
         }
     }

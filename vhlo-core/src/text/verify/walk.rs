@@ -9,7 +9,9 @@ use super::structure::{
     SymbolTable,
 };
 use super::{fail, Check, Sink};
-use crate::ir::{Block, FastMap, Module, OpId, OpParts, Region, Symbol, TypeData};
+use crate::ir::{
+    AttrData, Block, FastMap, Module, OpId, OpParts, Region, Signedness, Symbol, TypeData,
+};
 
 /// Which checks a walk runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -386,7 +388,7 @@ impl Classes {
 /// dialect of the spec (`spec/dialects/*.yaml`) lacks, by name, as MLIR's generated verifier
 /// reports it before anything else of the op.
 fn codec_required_attributes(m: &Module, op: OpId) -> Check {
-    let Some((_, spec)) = crate::text::dialects::codec_op(m.op_name_str(op)) else {
+    let Some((cd, spec)) = crate::text::dialects::codec_op(m.op_name_str(op)) else {
         return Ok(());
     };
     // The spec lists them sorted by name, as the properties are.
@@ -394,10 +396,63 @@ fn codec_required_attributes(m: &Module, op: OpId) -> Check {
         .attributes
         .iter()
         .find(|a| !a.optional && a.default.is_none() && m.property(op, a.name).is_none());
-    match missing {
-        Some(a) => Err(fail("ODS", format!("requires attribute '{}'", a.name))),
-        None => Ok(()),
+    if let Some(a) = missing {
+        return Err(fail("ODS", format!("requires attribute '{}'", a.name)));
     }
+    // ODS's HasParent and ParentOneOf.
+    if !spec.parents.is_empty() {
+        let parent = super::structure::parent_op(m, op).map(|p| m.op_name_str(p));
+        let fits = parent.is_some_and(|p| {
+            p.split_once('.')
+                .is_some_and(|(d, short)| d == cd.name && spec.parents.contains(&short))
+        });
+        if !fits {
+            let names: Vec<String> = spec
+                .parents
+                .iter()
+                .map(|p| format!("{}.{p}", cd.name))
+                .collect();
+            let message = match &names[..] {
+                [one] => format!("expects parent op '{one}'"),
+                _ => format!("expects parent op to be one of '{}'", names.join(", ")),
+            };
+            return Err(fail("HasParent", message));
+        }
+    }
+    // An enum held as an integer (ODS's I64EnumAttr, arith's predicates: no attribute of the
+    // dialect wraps it) holds one of its cases.
+    for a in spec.attributes {
+        let Some(e) = cd.enums.iter().find(|e| e.name == a.of) else {
+            continue;
+        };
+        if cd.attr(e.name).is_some() {
+            continue;
+        }
+        let Some(value) = m.property(op, a.name) else {
+            continue;
+        };
+        let case = match m.attr_data(value) {
+            AttrData::Integer { ty, value } => matches!(
+                m.type_data(*ty),
+                TypeData::Integer { width, signedness: Signedness::Signless } if *width == e.width
+            )
+            .then_some(*value),
+            _ => None,
+        };
+        if !case.is_some_and(|v| e.cases.iter().any(|&(_, c)| i128::from(c) == v)) {
+            let cases: Vec<String> = e.cases.iter().map(|(_, c)| c.to_string()).collect();
+            return Err(fail(
+                "ODS",
+                format!(
+                    "attribute '{}' failed to satisfy constraint: allowed {}-bit signless integer cases: {}",
+                    a.name,
+                    e.width,
+                    cases.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// ODS's `AllTypesMatch` and `TypesMatchWith` of an op of a dialect of the spec, where its
