@@ -1473,6 +1473,8 @@ impl<'a> Parser<'a> {
                 .c
                 .error("invalid block name in region with named arguments"));
         }
+        // No arguments and a label: the label names the entry block (MLIR's parseBlock).
+        let entry_args = entry_args.filter(|a| !a.is_empty() || self.c.peek() != Some(b'^'));
         if let Some(args) = entry_args {
             let types: Vec<Type> = args.iter().map(|a| a.1).collect();
             let b = self.m.append_block(region, &types);
