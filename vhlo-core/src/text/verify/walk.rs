@@ -44,8 +44,12 @@ struct Open<'m> {
 enum Step<'m> {
     /// Continue the top-level ops from this index.
     Top(usize),
-    /// Walk a block (opened in isolation scope `scope`).
-    Block(Block, u32),
+    /// Walk a block (opened in isolation scope `scope`), and whether it must end with a
+    /// terminator (its op is registered and needs them).
+    Block(Block, u32, bool),
+    /// A block's ops are done: it ends with a terminator (MLIR checks this on leaving the
+    /// block, after the ops in it).
+    Exit(Block),
     /// Walk a region that may be a graph region (of an op MLIR would not know): its values are
     /// visible in all of it, in any order.
     Graph(Region, u32),
@@ -123,7 +127,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                     stack.push(Step::Top(i + 1));
                     (op, top_frame, 1u32)
                 }
-                Some(Step::Block(b, scope)) => {
+                Some(Step::Block(b, scope, needs_terminator)) => {
                     let frame = frame_open.len() as u32;
                     frame_open.push(true);
                     frame_scope.push(scope);
@@ -138,8 +142,11 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                     stack.push(Step::Close(frame));
                     if let Some(children) = dom_children.get(&b) {
                         for &c in children.iter().rev() {
-                            stack.push(Step::Block(c, scope));
+                            stack.push(Step::Block(c, scope, needs_terminator));
                         }
+                    }
+                    if needs_terminator && parts.structure {
+                        stack.push(Step::Exit(b));
                     }
                     stack.push(Step::Resume(Open {
                         ops: m.block_ops(b),
@@ -184,6 +191,18 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                             if let Some(d) = defined_in.get_mut(r.index()) {
                                 *d = frame;
                             }
+                        }
+                    }
+                    continue;
+                }
+                Some(Step::Exit(b)) => {
+                    if let Some(&last) = m.block_ops(b).last() {
+                        let lc = classes.of(m, last);
+                        if lc.registered && !lc.terminator {
+                            let what =
+                                format!("block with no terminator, has `{}`", m.op_name_str(last));
+                            sink.report(last, fail("IsTerminator", what));
+                            return;
                         }
                     }
                     continue;
@@ -302,9 +321,10 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                 return;
             }
         }
-        if parts.structure && class.registered && !class.no_terminator {
-            if let Err((at, f)) = terminators(m, classes, op, regions) {
-                sink.report(at, f);
+        let needs_terminator = class.registered && !class.no_terminator;
+        if parts.structure && needs_terminator {
+            if let Err(f) = no_empty_blocks(m, regions) {
+                sink.report(op, f);
                 return;
             }
         }
@@ -327,12 +347,12 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
             }
             match m.blocks(r) {
                 [] => {}
-                [b] => stack.push(Step::Block(*b, inner)),
+                [b] => stack.push(Step::Block(*b, inner, needs_terminator)),
                 blocks => {
                     let (roots, children) = dominator_tree(m, blocks);
                     dom_children.extend(children);
                     for &b in roots.iter().rev() {
-                        stack.push(Step::Block(b, inner));
+                        stack.push(Step::Block(b, inner, needs_terminator));
                     }
                 }
             }
@@ -587,37 +607,19 @@ fn codec_same_operands_and_result_type(m: &Module, op: OpId) -> Check {
     Ok(())
 }
 
-/// Each block of `regions` (of a registered op that needs them) ends with a terminator; an op
-/// of an unknown dialect may be one, as MLIR allows for unregistered ops.
-fn terminators(
-    m: &crate::ir::Module,
-    classes: &mut Classes,
-    op: OpId,
-    regions: &[Region],
-) -> Result<(), (OpId, super::Failure)> {
-    for &r in regions {
-        for &b in m.blocks(r) {
-            match m.block_ops(b).last() {
-                None => {
-                    return Err((
-                        op,
-                        fail("IsTerminator", "empty block: expect at least a terminator"),
-                    ))
-                }
-                Some(&last) => {
-                    let lc = classes.of(m, last);
-                    if lc.registered && !lc.terminator {
-                        return Err((
-                            last,
-                            fail(
-                                "IsTerminator",
-                                format!("block with no terminator, has `{}`", m.op_name_str(last)),
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
+/// No block of `regions` (of a registered op that needs terminators) is empty, as MLIR checks
+/// on entering a block; that the last op is a terminator is checked on leaving it
+/// ([`Step::Exit`]), after the ops in it.
+fn no_empty_blocks(m: &crate::ir::Module, regions: &[Region]) -> Check {
+    let empty = regions
+        .iter()
+        .flat_map(|&r| m.blocks(r))
+        .any(|&b| m.block_ops(b).is_empty());
+    if empty {
+        return Err(fail(
+            "IsTerminator",
+            "empty block: expect at least a terminator",
+        ));
     }
     Ok(())
 }
