@@ -262,13 +262,14 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                         .and_then(|()| super::arith::verify_predicates(m, op))
                         .and_then(|()| super::tensor::verify_predicates(m, op))
                         .and_then(|()| codec_same_operands_and_result_type(m, op))
-                        .and_then(|()| codec_implicit_terminator(m, op))
                         .and_then(|()| super::arith::verify_casts(m, op))
                         .and_then(|()| super::arith::verify_constant(m, op))
                         .and_then(|()| codec_elementwise(m, op))
                         .and_then(|()| super::arith::verify_select(m, op))
                         .and_then(|()| super::tensor::verify(m, op))
-                        .and_then(|()| super::scf::verify(m, op));
+                        .and_then(|()| super::scf::verify(m, op))
+                        // A region trait: MLIR checks it after the op's own verifier.
+                        .and_then(|()| codec_implicit_terminator(m, op));
                     if let Err(f) = declared {
                         sink.report(op, f);
                         return;
