@@ -315,6 +315,18 @@ fn forall(m: &Module, op: OpId) -> Check {
     Ok(())
 }
 
+/// The body arguments of an `scf.forall` that stand for its outputs (after one index per loop).
+pub(super) fn forall_outputs(m: &Module, forall: OpId) -> &[Value] {
+    let loops = m
+        .property(forall, "staticLowerBound")
+        .and_then(|a| crate::text::op_format::i64_array(m, m.attr_data(a)))
+        .map_or(0, |l| l.len());
+    let body = m.regions(forall).first().and_then(|&r| m.blocks(r).first());
+    body.map_or(&[][..], |&b| {
+        m.block_args(b).get(loops..).unwrap_or_default()
+    })
+}
+
 /// `InParallelOp::verify`: only `tensor.parallel_insert_slice`, jaxlib's one
 /// ParallelCombiningOpInterface op (each inserts into an output of the loop: `tensor.rs`).
 fn in_parallel(m: &Module, op: OpId) -> Check {

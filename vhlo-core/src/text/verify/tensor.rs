@@ -575,14 +575,7 @@ fn parallel_insert_destination(m: &Module, op: OpId) -> Check {
     let Some(forall) = parent.and_then(|p| super::structure::parent_op(m, p)) else {
         return Ok(());
     };
-    let loops = m
-        .property(forall, "staticLowerBound")
-        .and_then(|a| crate::text::op_format::i64_array(m, m.attr_data(a)))
-        .map_or(0, |l| l.len());
-    let body = m.regions(forall).first().and_then(|&r| m.blocks(r).first());
-    let outputs = body.map_or(&[][..], |&b| {
-        m.block_args(b).get(loops..).unwrap_or_default()
-    });
+    let outputs = super::scf::forall_outputs(m, forall);
     if !m.operands(op).get(1).is_some_and(|d| outputs.contains(d)) {
         return Err(fail(
             "scf.forall.in_parallel",
