@@ -25,7 +25,6 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
     let name = m.op_name_str(op);
     let regions = m.regions(op);
     let region = |i: usize| regions.get(i).copied();
-    let types = |vs: &mut dyn Iterator<Item = Value>| vs.map(|v| m.value_type(v)).collect();
     // ODS: `scf.for`'s bounds and step have one type; `scf.if` has two regions of at most one
     // block and no arguments; `scf.execute_region`'s region has no arguments.
     if name == "scf.for" {
@@ -81,45 +80,6 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             if name == "scf.if" && m.num_results(op) > 0 && else_empty {
                 return Err(fail("scf.if", "must have an else block if defining values"));
             }
-            for r in regions.iter().copied() {
-                edge(m, op, Source::Terminator(r), Target::Parent, &types)?;
-            }
-        }
-        "scf.for" => {
-            let Some(body) = region(0) else {
-                return Ok(());
-            };
-            let Some(&entry) = m.blocks(body).first() else {
-                return Ok(());
-            };
-            let args = m.block_args(entry);
-            let bound = m.operands(op).first().map(|&v| m.value_type(v));
-            if args.first().map(|&a| m.value_type(a)) != bound {
-                return Err(fail(
-                    "scf.for",
-                    "expected induction variable to be same type as bounds and step",
-                ));
-            }
-            let iter_args = args.len().saturating_sub(1);
-            if let Some(yielded) = terminator(m, body).map(|t| m.operands(t).len()) {
-                if yielded != iter_args {
-                    return Err(fail(
-                        "scf.for",
-                        format!(
-                            "different number of region iter_args and yielded values: {iter_args} != {yielded}"
-                        ),
-                    ));
-                }
-            }
-            edge(m, op, Source::Parent(3), Target::Parent, &types)?;
-            edge(
-                m,
-                op,
-                Source::Terminator(body),
-                Target::Region(0, 1),
-                &types,
-            )?;
-            edge(m, op, Source::Terminator(body), Target::Parent, &types)?;
         }
         "scf.index_switch" => return index_switch(m, op),
         "scf.forall" => return forall(m, op),
@@ -161,6 +121,66 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                     Some(_) => {}
                 }
             }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// What MLIR checks of scf's ops as it leaves them, after the ops in their regions:
+/// `ForOp::verifyRegions` and `verifyRegionBranchOpInterface` (the values along each region
+/// edge).
+pub(crate) fn verify_regions(m: &Module, op: OpId) -> Check {
+    let name = m.op_name_str(op);
+    let regions = m.regions(op);
+    let region = |i: usize| regions.get(i).copied();
+    let types = |vs: &mut dyn Iterator<Item = Value>| vs.map(|v| m.value_type(v)).collect();
+    match name {
+        "scf.if" | "scf.execute_region" => {
+            for r in regions.iter().copied() {
+                edge(m, op, Source::Terminator(r), Target::Parent, &types)?;
+            }
+        }
+        "scf.for" => {
+            let Some(body) = region(0) else {
+                return Ok(());
+            };
+            let Some(&entry) = m.blocks(body).first() else {
+                return Ok(());
+            };
+            let args = m.block_args(entry);
+            let bound = m.operands(op).first().map(|&v| m.value_type(v));
+            if args.first().map(|&a| m.value_type(a)) != bound {
+                return Err(fail(
+                    "scf.for",
+                    "expected induction variable to be same type as bounds and step",
+                ));
+            }
+            let iter_args = args.len().saturating_sub(1);
+            if let Some(yielded) = terminator(m, body).map(|t| m.operands(t).len()) {
+                if yielded != iter_args {
+                    return Err(fail(
+                        "scf.for",
+                        format!(
+                            "different number of region iter_args and yielded values: {iter_args} != {yielded}"
+                        ),
+                    ));
+                }
+            }
+            edge(m, op, Source::Parent(3), Target::Parent, &types)?;
+            edge(
+                m,
+                op,
+                Source::Terminator(body),
+                Target::Region(0, 1),
+                &types,
+            )?;
+            edge(m, op, Source::Terminator(body), Target::Parent, &types)?;
+        }
+        "scf.while" => {
+            let (Some(before), Some(after)) = (region(0), region(1)) else {
+                return Ok(());
+            };
             edge(m, op, Source::Parent(0), Target::Region(0, 0), &types)?;
             // The condition passes its values (past the flag) to the after region and to the
             // results; the after region's yield goes back to the before region.

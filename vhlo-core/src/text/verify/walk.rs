@@ -9,6 +9,7 @@ use super::structure::{
     SymbolTable,
 };
 use super::{fail, Check, Sink};
+use crate::dialect::codec::{CodecDialect, CodecOp};
 use crate::ir::{
     AttrData, Block, FastMap, Module, OpId, OpParts, Region, Signedness, Symbol, TypeData,
 };
@@ -186,6 +187,16 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                     continue;
                 }
                 Some(Step::Results(op, frame)) => {
+                    // What MLIR checks on leaving the op, after the ops in its regions.
+                    if parts.ops {
+                        let c = classes.of(m, op);
+                        if c.registered && c.stablehlo.is_none() {
+                            if let Err(f) = super::scf::verify_regions(m, op) {
+                                sink.report(op, f);
+                                return;
+                            }
+                        }
+                    }
                     if parts.dominance {
                         for r in m.results(op) {
                             if let Some(d) = defined_in.get_mut(r.index()) {
@@ -407,7 +418,7 @@ impl Classes {
 
 /// The first required attribute (spec: neither optional nor default-valued) that an op of a
 /// dialect of the spec (`spec/dialects/*.yaml`) lacks, by name, as MLIR's generated verifier
-/// reports it before anything else of the op.
+/// reports it before anything else of the op; then its parent and its enum cases.
 fn codec_required_attributes(m: &Module, op: OpId) -> Check {
     let Some((cd, spec)) = crate::text::dialects::codec_op(m.op_name_str(op)) else {
         return Ok(());
@@ -420,7 +431,12 @@ fn codec_required_attributes(m: &Module, op: OpId) -> Check {
     if let Some(a) = missing {
         return Err(fail("ODS", format!("requires attribute '{}'", a.name)));
     }
-    // ODS's HasParent and ParentOneOf.
+    codec_parent(m, op, cd, spec)?;
+    codec_enum_cases(m, op, cd, spec)
+}
+
+/// ODS's HasParent and ParentOneOf (spec `parents`): the op sits directly in one of them.
+fn codec_parent(m: &Module, op: OpId, cd: &CodecDialect, spec: &CodecOp) -> Check {
     if !spec.parents.is_empty() {
         let parent = super::structure::parent_op(m, op).map(|p| m.op_name_str(p));
         let fits = parent.is_some_and(|p| {
@@ -440,8 +456,12 @@ fn codec_required_attributes(m: &Module, op: OpId) -> Check {
             return Err(fail("HasParent", message));
         }
     }
-    // An enum held as an integer (ODS's I64EnumAttr, arith's predicates: no attribute of the
-    // dialect wraps it) holds one of its cases.
+    Ok(())
+}
+
+/// An enum held as an integer (ODS's I64EnumAttr, arith's predicates: no attribute of the
+/// dialect wraps it) holds one of its cases.
+fn codec_enum_cases(m: &Module, op: OpId, cd: &CodecDialect, spec: &CodecOp) -> Check {
     for a in spec.attributes {
         let Some(e) = cd.enums.iter().find(|e| e.name == a.of) else {
             continue;
