@@ -51,6 +51,17 @@ fn elements(m: &Module, t: Type) -> Option<i64> {
     super::types::num_elements(dims(m, t)?)
 }
 
+/// InferTypeOpInterface's failure: the type an op infers (as MLIR prints it) against its result.
+fn incompatible_inferred(m: &Module, inferred: &str, result: Type) -> super::Failure {
+    fail(
+        "InferTypeOpInterface",
+        format!(
+            "inferred type(s) '{inferred}' are incompatible with return type(s) of operation '{}'",
+            crate::text::type_to_string(m, result)
+        ),
+    )
+}
+
 /// The mnemonic of a type of the shape dialect (`shape`, `size`, `value_shape`, ...).
 fn shape_mnemonic(m: &Module, t: Type) -> Option<&str> {
     match m.type_data(t) {
@@ -550,12 +561,10 @@ fn const_shape(m: &Module, op: OpId) -> Check {
             Some(TypeData::Index)
         );
     if !shape && !exact {
-        return Err(fail(
-            "InferTypeOpInterface",
-            format!(
-                "inferred type(s) 'tensor<{n}xindex>' are incompatible with return type(s) of operation '{}'",
-                crate::text::type_to_string(m, result)
-            ),
+        return Err(incompatible_inferred(
+            m,
+            &format!("tensor<{n}xindex>"),
+            result,
         ));
     }
     Ok(())
@@ -640,14 +649,8 @@ fn meet(m: &Module, op: OpId) -> Check {
             },
         };
     if !compatible {
-        return Err(fail(
-            "InferTypeOpInterface",
-            format!(
-                "inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
-                crate::text::type_to_string(m, acc),
-                crate::text::type_to_string(m, result)
-            ),
-        ));
+        let inferred = crate::text::type_to_string(m, acc);
+        return Err(incompatible_inferred(m, &inferred, result));
     }
     Ok(())
 }
@@ -944,13 +947,8 @@ fn shape_of(m: &Module, op: OpId) -> Check {
         let extent = dims(m, result).and_then(|d| d.first().copied());
         if let (Some(rank), Some(n)) = (rank, extent) {
             if !is_dynamic(n) && usize::try_from(n).ok() != Some(rank) {
-                return Err(fail(
-                    "InferTypeOpInterface",
-                    format!(
-                        "inferred type(s) 'tensor<{rank}xindex>' are incompatible with return type(s) of operation '{}'",
-                        crate::text::type_to_string(m, result)
-                    ),
-                ));
+                let inferred = format!("tensor<{rank}xindex>");
+                return Err(incompatible_inferred(m, &inferred, result));
             }
         }
     }
