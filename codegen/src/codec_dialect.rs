@@ -178,6 +178,11 @@ pub struct Op {
     /// ODS's `Elementwise` (of `ElementwiseMappable`): non-scalar operands and results have one
     /// shape and one kind (the verifier checks it).
     pub elementwise: bool,
+    /// StableHLO's `HLO_CompatibleOperandsAndResultType`: every operand and result type is
+    /// compatible with the first operand's (the verifier checks it, before `Elementwise`).
+    pub compatible_operands_and_result_type: bool,
+    /// ODS's `SameOperandsAndResultShape` (the verifier checks it, after `Elementwise`).
+    pub same_operands_and_result_shape: bool,
     /// The assembly format and where its first character is (codegen/src/format.rs).
     pub format: Option<(String, crate::diag::Pos)>,
     /// The types the format leaves out, in order.
@@ -713,12 +718,16 @@ pub fn lower(
         for t in &o.traits {
             if !matches!(
                 t.value.as_str(),
-                "SameOperandsAndResultType" | "SameTypeOperands" | "Elementwise"
+                "SameOperandsAndResultType"
+                    | "SameTypeOperands"
+                    | "Elementwise"
+                    | "CompatibleOperandsAndResultType"
+                    | "SameOperandsAndResultShape"
             ) {
                 diags.error(
                     pos(file, t),
                     format!(
-                        "unknown trait '{}' (known: SameOperandsAndResultType, SameTypeOperands, Elementwise)",
+                        "unknown trait '{}' (known: SameOperandsAndResultType, SameTypeOperands, Elementwise, CompatibleOperandsAndResultType, SameOperandsAndResultShape)",
                         t.value
                     ),
                 );
@@ -836,6 +845,14 @@ pub fn lower(
                 .any(|t| t.value == "SameOperandsAndResultType"),
             same_type_operands: o.traits.iter().any(|t| t.value == "SameTypeOperands"),
             elementwise: o.traits.iter().any(|t| t.value == "Elementwise"),
+            compatible_operands_and_result_type: o
+                .traits
+                .iter()
+                .any(|t| t.value == "CompatibleOperandsAndResultType"),
+            same_operands_and_result_shape: o
+                .traits
+                .iter()
+                .any(|t| t.value == "SameOperandsAndResultShape"),
             format: o
                 .format
                 .as_ref()

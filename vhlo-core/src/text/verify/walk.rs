@@ -11,7 +11,8 @@ use super::structure::{
 use super::{fail, Check, Sink};
 use crate::dialect::codec::{CodecDialect, CodecOp};
 use crate::ir::{
-    AttrData, Block, FastMap, Module, OpId, OpParts, Region, Signedness, Symbol, TypeData,
+    AttrData, Block, Dim, FastMap, Module, OpId, OpParts, Region, Signedness, Symbol, TypeData,
+    DYNAMIC,
 };
 
 /// Which checks a walk runs.
@@ -273,9 +274,11 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                         .and_then(|()| super::arith::verify_predicates(m, op))
                         .and_then(|()| super::tensor::verify_predicates(m, op))
                         .and_then(|()| codec_same_operands_and_result_type(m, op))
+                        .and_then(|()| codec_compatible_operands_and_result_type(m, op))
                         .and_then(|()| super::arith::verify_casts(m, op))
                         .and_then(|()| super::arith::verify_constant(m, op))
                         .and_then(|()| codec_elementwise(m, op))
+                        .and_then(|()| codec_same_operands_and_result_shape(m, op))
                         .and_then(|()| super::arith::verify_select(m, op))
                         .and_then(|()| super::tensor::verify(m, op))
                         .and_then(|()| super::scf::verify(m, op))
@@ -623,6 +626,58 @@ fn codec_same_operands_and_result_type(m: &Module, op: OpId) -> Check {
         return Err(fail(
             "SameOperandsAndResultType",
             "requires the same type for all operands and results",
+        ));
+    }
+    Ok(())
+}
+
+/// StableHLO's `HLO_CompatibleOperandsAndResultType` of an op of a dialect of the spec that
+/// declares it (CHLO's elementwise ops): every type is compatible with the first operand's.
+fn codec_compatible_operands_and_result_type(m: &Module, op: OpId) -> Check {
+    if !crate::vhlo::codec_op_has_compatible_operands_and_result_type(m.op_name_str(op)) {
+        return Ok(());
+    }
+    match super::ops::incompatible_operands_and_result(m, op) {
+        Some(why) => Err(fail(
+            "CompatibleOperandsAndResultType",
+            format!("requires compatible types for all operands and results: {why}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// ODS's `SameOperandsAndResultShape` of an op of a dialect of the spec that declares it
+/// (MLIR's `verifySameOperandsAndResultShape`): the shapes of all operands and results are
+/// compatible.
+fn codec_same_operands_and_result_shape(m: &Module, op: OpId) -> Check {
+    if !crate::vhlo::codec_op_has_same_operands_and_result_shape(m.op_name_str(op)) {
+        return Ok(());
+    }
+    // Vectors would count as shaped too; no dialect of the spec declares the trait on them.
+    let dims = |t| match m.type_data(t) {
+        TypeData::RankedTensor { shape, .. } => Some(Some(&shape[..])),
+        TypeData::UnrankedTensor { .. } => Some(None),
+        _ => None,
+    };
+    let types: Vec<Option<Option<&[Dim]>>> = (m.operands(op).iter().map(|&v| m.value_type(v)))
+        .chain(m.results(op).map(|v| m.value_type(v)))
+        .map(dims)
+        .collect();
+    // MLIR's `verifyCompatibleShapes`: all shaped or none; ranked ones of one rank, their
+    // static sizes equal.
+    if types.iter().all(Option::is_none) {
+        return Ok(());
+    }
+    let ranked: Vec<&[Dim]> = types.iter().filter_map(|t| t.flatten()).collect();
+    let compatible = types.iter().all(Option::is_some)
+        && ranked.windows(2).all(|w| {
+            w[0].len() == w[1].len()
+                && (w[0].iter().zip(w[1])).all(|(&a, &b)| a == b || a == DYNAMIC || b == DYNAMIC)
+        });
+    if !compatible {
+        return Err(fail(
+            "SameOperandsAndResultShape",
+            "requires the same shape for all operands and results",
         ));
     }
     Ok(())

@@ -95,7 +95,7 @@ fn declared(v: OpView) -> Check {
 
 /// The first operand or result whose type is incompatible with the first operand's. Names are
 /// made only for the message (this runs on every elementwise op).
-fn incompatible_operands_and_result(m: &Module, op: OpId) -> Option<String> {
+pub(crate) fn incompatible_operands_and_result(m: &Module, op: OpId) -> Option<String> {
     // Most elementwise ops have one type throughout.
     let first = m
         .operands(op)
