@@ -85,6 +85,7 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
         "scf.forall" => return forall(m, op),
         "scf.forall.in_parallel" => return in_parallel(m, op),
         "cf.cond_br" => return branch_weights(m, op),
+        "cf.switch" => return switch(m, op),
         "scf.parallel" => return parallel(m, op),
         "scf.reduce" => return reduce(m, op),
         "scf.reduce.return" => {
@@ -234,6 +235,21 @@ fn forall(m: &Module, op: OpId) -> Check {
             ),
         ));
     }
+    // DestinationStyleOpInterface: each output's type is its result's.
+    for ((i, &o), r) in outputs.iter().enumerate().zip(m.results(op)) {
+        let (have, want) = (m.value_type(o), m.value_type(r));
+        if have != want {
+            return Err(fail(
+                "DestinationStyleOpInterface",
+                format!(
+                    "expected type of operand #{} ('{}') to match type of corresponding result ('{}')",
+                    start(3) + i,
+                    crate::text::type_to_string(m, have),
+                    crate::text::type_to_string(m, want)
+                ),
+            ));
+        }
+    }
     if let Some(&body) = m.regions(op).first().and_then(|&r| m.blocks(r).first()) {
         let args = m.block_args(body);
         if args.len() != loops + outputs.len() {
@@ -321,10 +337,8 @@ fn forall(m: &Module, op: OpId) -> Check {
                 format!("{name} expected {loops} values, got {}.", values.len()),
             ));
         }
-        let dynamic = values
-            .iter()
-            .filter(|&&v| super::types::is_dynamic(v))
-            .count();
+        // ShapedType::kDynamic marks a dynamic value; other negative bounds are static.
+        let dynamic = values.iter().filter(|&&v| v == crate::ir::DYNAMIC).count();
         if group(g).len() != dynamic {
             return Err(fail(
                 "scf.forall",
@@ -444,6 +458,69 @@ fn branch_weights(m: &Module, op: OpId) -> Check {
         return Err(fail(
             "WeightedBranchOpInterface",
             "branch weights cannot all be zero",
+        ));
+    }
+    Ok(())
+}
+
+/// `cf.switch`: its case operands as `case_operand_segments` sizes them (ODS's
+/// VariadicOfVariadic), then `SwitchOp::verify`: case values of the flag's type, one per case
+/// destination. Case destinations without case values are refused too (jaxlib's MLIR crashes
+/// on them).
+fn switch(m: &Module, op: OpId) -> Check {
+    let segments = (m.property(op, "case_operand_segments"))
+        .and_then(|a| crate::text::op_format::i32_array(m, m.attr_data(a)));
+    let case_operands =
+        crate::text::op_format::segment_sizes(m, op).and_then(|s| s.get(2).copied());
+    if let (Some(segments), Some(n)) = (segments, case_operands) {
+        let total: i64 = segments.iter().map(|&x| i64::from(x)).sum();
+        if usize::try_from(total).ok() != Some(n) {
+            return Err(fail(
+                "VariadicOfVariadic",
+                format!("caseOperands count ({n}) does not match with the total size ({total}) specified in attribute 'case_operand_segments'"),
+            ));
+        }
+    }
+    let destinations = m.successors(op).len().saturating_sub(1);
+    let Some(values) = m.property(op, "case_values") else {
+        if destinations == 0 {
+            return Ok(());
+        }
+        return Err(fail(
+            "cf.switch",
+            format!("number of case values (0) should match number of case destinations ({destinations})"),
+        ));
+    };
+    let crate::ir::AttrData::DenseElements { ty, .. } = m.attr_data(values) else {
+        return Ok(());
+    };
+    let Some((shape, element)) = crate::ir::vector_parts(m, *ty)
+        .map(|(s, e)| (s.to_vec(), e))
+        .or_else(|| match m.type_data(*ty) {
+            crate::ir::TypeData::RankedTensor { shape, element, .. } => {
+                Some((shape.to_vec(), *element))
+            }
+            _ => None,
+        })
+    else {
+        return Ok(());
+    };
+    let flag = m.operands(op).first().map(|&v| m.value_type(v));
+    if let Some(flag) = flag.filter(|&f| f != element) {
+        return Err(fail(
+            "cf.switch",
+            format!(
+                "'flag' type ({}) should match case value type ({})",
+                crate::text::type_to_string(m, flag),
+                crate::text::type_to_string(m, element)
+            ),
+        ));
+    }
+    let count: i64 = shape.iter().product();
+    if usize::try_from(count).ok() != Some(destinations) {
+        return Err(fail(
+            "cf.switch",
+            format!("number of case values ({count}) should match number of case destinations ({destinations})"),
         ));
     }
     Ok(())

@@ -268,7 +268,8 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
             }
             if class.registered {
                 if class.stablehlo.is_none() {
-                    let declared = codec_required_attributes(m, op)
+                    let declared = codec_segments(m, op)
+                        .and_then(|()| codec_required_attributes(m, op))
                         .and_then(|()| super::ods_types::check_codec(m, op))
                         .and_then(|()| codec_type_matches(m, op))
                         .and_then(|()| super::arith::verify_predicates(m, op))
@@ -427,15 +428,136 @@ fn codec_required_attributes(m: &Module, op: OpId) -> Check {
         return Ok(());
     };
     // The spec lists them sorted by name, as the properties are.
-    let missing = spec
-        .attributes
-        .iter()
-        .find(|a| !a.optional && a.default.is_none() && m.property(op, a.name).is_none());
+    let missing = spec.attributes.iter().find(|a| {
+        let segments = matches!(a.name, "operandSegmentSizes" | "resultSegmentSizes");
+        !a.optional && a.default.is_none() && !segments && m.property(op, a.name).is_none()
+    });
     if let Some(a) = missing {
         return Err(fail("ODS", format!("requires attribute '{}'", a.name)));
     }
+    codec_attribute_kinds(m, spec)(op)?;
     codec_parent(m, op, cd, spec)?;
     codec_enum_cases(m, op, cd, spec)
+}
+
+/// The builtin attributes of an op of a dialect of the spec against their kinds (`of:`), with
+/// the summary of the ODS attribute each kind is (I64Attr, DenseI32ArrayAttr, ...).
+fn codec_attribute_kinds<'m>(m: &'m Module, spec: &'m CodecOp) -> impl Fn(OpId) -> Check + 'm {
+    move |op| {
+        let signless = |t, width| matches!(m.type_data(t), TypeData::Integer { width: w, signedness: Signedness::Signless } if *w == width);
+        for a in spec.attributes {
+            let Some(v) = m.property(op, a.name) else {
+                continue;
+            };
+            let d = m.attr_data(v);
+            let (ok, summary) = match a.of {
+                "i64" => (
+                    matches!(d, AttrData::Integer { ty, .. } if signless(*ty, 64)),
+                    "64-bit signless integer attribute",
+                ),
+                "bool" => (matches!(d, AttrData::Bool(_)), "bool attribute"),
+                "string" | "symbol_name" => (
+                    matches!(d, AttrData::String { ty: None, .. }),
+                    "string attribute",
+                ),
+                "unit" => (matches!(d, AttrData::Unit), "unit attribute"),
+                "array" => (matches!(d, AttrData::Array(_)), "array attribute"),
+                "dense_i64_array" => (
+                    matches!(d, AttrData::DenseArray { element, .. } if signless(*element, 64)),
+                    "i64 dense array attribute",
+                ),
+                "dense_i32_array" => (
+                    matches!(d, AttrData::DenseArray { element, .. } if signless(*element, 32)),
+                    "i32 dense array attribute",
+                ),
+                "elements" => (
+                    matches!(
+                        d,
+                        AttrData::DenseElements { .. }
+                            | AttrData::DenseResource { .. }
+                            | AttrData::DenseStrings { .. }
+                    ),
+                    "constant vector/tensor attribute",
+                ),
+                _ => (true, ""),
+            };
+            if !ok {
+                return Err(fail(
+                    "ODS",
+                    format!(
+                        "attribute '{}' failed to satisfy constraint: {summary}",
+                        a.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// ODS's `AttrSizedOperandSegments` and `AttrSizedResultSegments` of an op of a dialect of the
+/// spec (an `operandSegmentSizes`/`resultSegmentSizes` attribute, one size per group of its
+/// spec): as MLIR converts the property (a missing one is all zeros) and then verifies it.
+fn codec_segments(m: &Module, op: OpId) -> Check {
+    let Some((_, spec)) = crate::text::dialects::codec_op(m.op_name_str(op)) else {
+        return Ok(());
+    };
+    let groups = [
+        (
+            "operandSegmentSizes",
+            "operand",
+            spec.operands.len(),
+            m.operands(op).len(),
+        ),
+        (
+            "resultSegmentSizes",
+            "result",
+            spec.results.len(),
+            m.num_results(op),
+        ),
+    ];
+    for (name, what, groups, count) in groups {
+        if !spec.attributes.iter().any(|a| a.name == name) {
+            continue;
+        }
+        let sizes = match m.property(op, name) {
+            None => Vec::new(),
+            Some(a) => match crate::text::op_format::i32_array(m, m.attr_data(a)) {
+                None => {
+                    return Err(fail(
+                        "ODS",
+                        format!("invalid properties: for `{name}`: expected DenseI32ArrayAttr"),
+                    ))
+                }
+                Some(s) if s.len() != groups => {
+                    return Err(fail(
+                        "ODS",
+                        format!(
+                            "invalid properties: for `{name}`: size mismatch in attribute conversion: {} vs {groups}",
+                            s.len()
+                        ),
+                    ))
+                }
+                Some(s) => s,
+            },
+        };
+        if sizes.iter().any(|&x| x < 0) {
+            return Err(fail(
+                "AttrSizedSegments",
+                format!("'{name}' attribute cannot have negative elements"),
+            ));
+        }
+        let total: i64 = sizes.iter().map(|&x| i64::from(x)).sum();
+        if usize::try_from(total).ok() != Some(count) {
+            return Err(fail(
+                "AttrSizedSegments",
+                format!(
+                    "{what} count ({count}) does not match with the total size ({total}) specified in attribute '{name}'"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// ODS's HasParent and ParentOneOf (spec `parents`): the op sits directly in one of them.
