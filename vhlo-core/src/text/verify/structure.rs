@@ -148,6 +148,62 @@ pub(crate) fn sym_name(m: &Module, op: OpId) -> Option<Symbol> {
     }
 }
 
+/// The ops of the registered dialects that are symbols (MLIR's `SymbolOpInterface`), and
+/// whether the symbol is optional (`builtin.module`'s name may be left out).
+const SYMBOL_OPS: &[(&str, bool)] = &[
+    ("builtin.module", true),
+    ("func.func", false),
+    ("shape.func", false),
+    ("shape.function_library", false),
+];
+
+/// MLIR's `verifySymbol` for the symbol ops (a visibility is public, private or nested; a
+/// non-string one fails the property's conversion), and `builtin.module`'s one-block body
+/// (ODS's `SizedRegion<1>`).
+pub(crate) fn verify_symbol(m: &Module, op: OpId) -> super::Check {
+    let name = m.op_name_str(op);
+    let Some(&(_, optional)) = SYMBOL_OPS.iter().find(|(n, _)| *n == name) else {
+        return Ok(());
+    };
+    if name == "builtin.module" {
+        let blocks = m.regions(op).first().map_or(0, |&r| m.blocks(r).len());
+        if blocks != 1 {
+            return Err(fail(
+                "ODS",
+                "region #0 ('bodyRegion') failed to verify constraint: region with 1 blocks",
+            ));
+        }
+    }
+    if optional && m.property(op, "sym_name").is_none() {
+        return Ok(());
+    }
+    let Some(v) = m.property(op, "sym_visibility") else {
+        return Ok(());
+    };
+    match m.attr_data(v) {
+        AttrData::String { value, .. } => {
+            let vis = m.str(*value);
+            if !["public", "private", "nested"].contains(&vis) {
+                return Err(fail(
+                    "Symbol",
+                    format!(
+                        "visibility expected to be one of [\"public\", \"private\", \"nested\"], but got \"{}\"",
+                        vis.escape_default()
+                    ),
+                ));
+            }
+            Ok(())
+        }
+        _ => Err(fail(
+            "ODS",
+            format!(
+                "invalid properties: Invalid attribute `sym_visibility` in property conversion: {}",
+                crate::text::attribute_to_string(m, v)
+            ),
+        )),
+    }
+}
+
 /// The `function_type` of a `func.func`.
 pub(crate) fn function_type(m: &Module, func: OpId) -> Option<(&[Type], &[Type])> {
     let a = m.property(func, "function_type")?;

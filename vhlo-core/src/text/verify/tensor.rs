@@ -395,6 +395,16 @@ fn slice(m: &Module, op: OpId) -> Check {
             ));
         }
     }
+    // `verifyOffsetSizeAndStrideOp`: static offsets and sizes are not negative (a dynamic one
+    // is ShapedType::kDynamic).
+    for (what, values) in [("offsets", &offsets), ("sizes", &sizes)] {
+        if let Some(&v) = values.iter().find(|&&v| v < 0 && v != crate::ir::DYNAMIC) {
+            return Err(fail(
+                "OffsetSizeAndStrideOpInterface",
+                format!("expected {what} to be non-negative, but got {v}"),
+            ));
+        }
+    }
     let Some(slice_dims) = dims(m, slice) else {
         return Ok(());
     };
@@ -431,6 +441,39 @@ fn slice(m: &Module, op: OpId) -> Check {
             "tensor slice",
             format!("expected element type to be '{e}'"),
         ));
+    }
+    in_bounds(sliced_dims, &offsets, &sizes, &strides)
+}
+
+/// `verifyInBoundsSlice`: where the sliced dimension, the offset, the size and the stride are
+/// static, the slice starts and ends inside the dimension.
+fn in_bounds(shape: &[i64], offsets: &[i64], sizes: &[i64], strides: &[i64]) -> Check {
+    let dynamic = |v: i64| v == crate::ir::DYNAMIC;
+    for (i, &dim) in shape.iter().enumerate() {
+        let (Some(&offset), Some(&size), Some(&stride)) =
+            (offsets.get(i), sizes.get(i), strides.get(i))
+        else {
+            continue;
+        };
+        if dynamic(dim) || dynamic(offset) {
+            continue;
+        }
+        if offset >= dim {
+            return Err(fail(
+                "tensor slice",
+                format!("offset {i} is out-of-bounds: {offset} >= {dim}"),
+            ));
+        }
+        if dynamic(size) || dynamic(stride) {
+            continue;
+        }
+        let last = i128::from(offset) + (i128::from(size) - 1) * i128::from(stride);
+        if last >= i128::from(dim) {
+            return Err(fail(
+                "tensor slice",
+                format!("slice along dimension {i} runs out-of-bounds: {last} >= {dim}"),
+            ));
+        }
     }
     Ok(())
 }
@@ -745,7 +788,7 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
                 ),
             ));
         }
-        let dynamic = statics.iter().filter(|&&d| is_dynamic(d)).count();
+        let dynamic = statics.iter().filter(|&&d| d == crate::ir::DYNAMIC).count();
         let given = m.operands(op).len().saturating_sub(1);
         if dynamic != given {
             return Err(fail(
@@ -756,32 +799,96 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
             ));
         }
     }
-    // The reassociation: one list of expanded dimensions per collapsed one.
+    // The reassociation: one list of expanded dimensions per collapsed one
+    // (`verifyReshapeLikeTypes`).
     let Some(crate::ir::AttrData::Array(groups)) =
         m.property(op, "reassociation").map(|a| m.attr_data(a))
     else {
         return Ok(());
     };
-    let groups: Vec<usize> = groups
+    let groups: Vec<Vec<i64>> = groups
         .iter()
         .map(|&g| match m.attr_data(g) {
-            crate::ir::AttrData::Array(xs) => xs.len(),
-            _ => 0,
+            crate::ir::AttrData::Array(xs) => xs
+                .iter()
+                .map(|&x| match m.attr_data(x) {
+                    crate::ir::AttrData::Integer { value, .. } => {
+                        i64::try_from(*value).unwrap_or(i64::MAX)
+                    }
+                    _ => i64::MAX,
+                })
+                .collect(),
+            _ => Vec::new(),
         })
         .collect();
-    if expanded_dims.is_empty() || collapsed_dims.is_empty() {
-        return Ok(());
+    let type_text = |t| crate::text::type_to_string(m, t);
+    if expanded_dims.len() < collapsed_dims.len() {
+        return Err(fail(
+            rule,
+            format!(
+                "expected the expanded type, '{}' to have a higher (or same) rank than the collapsed type, '{}'.",
+                type_text(expanded),
+                type_text(collapsed)
+            ),
+        ));
     }
-    if expanded_dims.len() < collapsed_dims.len() || groups.len() != collapsed_dims.len() {
-        return Ok(());
+    if groups.len() != collapsed_dims.len() {
+        return Err(fail(
+            rule,
+            format!(
+                "expected collapsed rank ({}) to equal the number of reassociation maps ({}).",
+                collapsed_dims.len(),
+                groups.len()
+            ),
+        ));
     }
+    // Each map has as many dimensions as the largest index of all of them, plus one.
+    let map_dims = groups
+        .iter()
+        .flatten()
+        .max()
+        .map_or(0, |&d| d.saturating_add(1));
+    if !groups.is_empty() && map_dims != expanded_dims.len() as i64 {
+        return Err(fail(
+            rule,
+            format!(
+                "expected reassociation map #0 to have size equal to the expanded rank ({}), but it is  {map_dims}.",
+                expanded_dims.len()
+            ),
+        ));
+    }
+    // `isReassociationValid`: the indices count up from 0, group after group.
+    let mut next = 0i64;
+    for (i, g) in groups.iter().enumerate() {
+        for &d in g {
+            if d != next {
+                return Err(fail(
+                    rule,
+                    format!("expected reassociation map #{i} to be valid and contiguous."),
+                ));
+            }
+            next += 1;
+        }
+    }
+    if !groups.is_empty() && next != map_dims {
+        return Err(fail(
+            rule,
+            format!(
+                "expected reassociation map #{} to be valid and contiguous.",
+                groups.len() - 1
+            ),
+        ));
+    }
+    // `reshapeLikeShapesAreCompatible`.
     let mut start = 0;
-    for (i, (&n, &size)) in groups.iter().zip(collapsed_dims).enumerate() {
-        let Some(group) = expanded_dims.get(start..start + n) else {
+    let mut inferred = Vec::with_capacity(groups.len());
+    for (i, (g, &size)) in groups.iter().zip(collapsed_dims).enumerate() {
+        let Some(group) = expanded_dims.get(start..start + g.len()) else {
             return Ok(());
         };
-        start += n;
+        start += g.len();
         if group.iter().any(|&d| is_dynamic(d)) {
+            inferred.push(crate::ir::DYNAMIC);
             if !is_dynamic(size) {
                 return Err(fail(
                     rule,
@@ -792,6 +899,7 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
             }
         } else {
             let product = group.iter().try_fold(1i64, |p, &d| p.checked_mul(d));
+            inferred.push(product.unwrap_or(i64::MAX));
             if product != Some(size) {
                 return Err(fail(
                     rule,
@@ -802,6 +910,18 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
                 ));
             }
         }
+    }
+    // `CollapseShapeOp::inferCollapsedType`: the expanded element type, without encoding.
+    let (want, have) = (element_type(m, expanded), element_type(m, collapsed));
+    if want != have {
+        let expected = tensor_text(m, &inferred, &element_text(m, want), None);
+        return Err(fail(
+            rule,
+            format!(
+                "expected collapsed type to be '{expected}', but got '{}'",
+                type_text(collapsed)
+            ),
+        ));
     }
     Ok(())
 }

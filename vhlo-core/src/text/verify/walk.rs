@@ -268,7 +268,8 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
             }
             if class.registered {
                 if class.stablehlo.is_none() {
-                    let declared = codec_segments(m, op)
+                    let declared = super::structure::verify_symbol(m, op)
+                        .and_then(|()| codec_segments(m, op))
                         .and_then(|()| codec_required_attributes(m, op))
                         .and_then(|()| super::ods_types::check_codec(m, op))
                         .and_then(|()| codec_type_matches(m, op))
