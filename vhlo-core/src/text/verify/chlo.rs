@@ -127,23 +127,50 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
             }
         }
         "broadcast_select" => {
-            if let [_, t, f] = ins[..] {
-                if element(m, t) != element(m, f) {
+            if let ([p, t, f], [out]) = (&ins[..], &outs[..]) {
+                if element(m, *t) != element(m, *f) {
                     return Some(format!(
                         "'{name}' op failed to infer returned types: mismatched operand types"
+                    ));
+                }
+                // Two numpy broadcasts: the branches', then with the predicate's (a shape that
+                // cannot broadcast infers an unranked tensor, which any result fits).
+                let inferred = numpy_broadcast(shape(m, *t)?, shape(m, *f)?)
+                    .and_then(|a| numpy_broadcast(&a, shape(m, *p)?))?;
+                let got = shape(m, *out)?;
+                let fits = compatible_elements(m, element(m, *t), element(m, *out))
+                    && inferred.len() == got.len()
+                    && inferred
+                        .iter()
+                        .zip(got)
+                        .all(|(&a, &b)| dims_compatible(a, b));
+                if !fits {
+                    let dims: String = inferred
+                        .iter()
+                        .map(|&d| format!("{}x", dim_str(d)))
+                        .collect();
+                    return Some(format!(
+                        "'{name}' op inferred type(s) 'tensor<{dims}{}>' are incompatible with return type(s) of operation '{}'",
+                        crate::text::type_to_string(m, element(m, *t)),
+                        crate::text::type_to_string(m, *out)
                     ));
                 }
             }
         }
         "constant_like" => {
+            // `ConstantLikeOp::verify`: the value's own type is the result's element type (a
+            // dense value's type is a tensor type, an untyped string's is none).
             let value = prop(m, op, "value")?;
             let vt = match m.attr_data(value) {
-                AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } => Some(*ty),
-                AttrData::DenseElements { ty, .. } => Some(element(m, *ty)),
+                AttrData::Integer { ty, .. }
+                | AttrData::WideInteger { ty, .. }
+                | AttrData::Float { ty, .. }
+                | AttrData::DenseElements { ty, .. } => Some(*ty),
+                AttrData::String { ty, .. } => *ty,
                 _ => None,
             };
-            if let (Some(vt), Some(&r)) = (vt, outs.first()) {
-                if vt != element(m, r) {
+            if let Some(&r) = outs.first() {
+                if vt != Some(element(m, r)) {
                     return Some(format!(
                         "'{name}' op value's type doesn't match element return type"
                     ));
@@ -172,6 +199,46 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
             if last != DYNAMIC && last < k {
                 return Some(format!(
                     "'{name}' op failed to infer returned types: operand's last dimension must be at least {k}"
+                ));
+            }
+            // `TopKOp::inferReturnTypeComponents`: the operand's shape with `k` last, of its
+            // element type and of i32.
+            let mut sizes = s.to_vec();
+            if let Some(l) = sizes.last_mut() {
+                *l = k;
+            }
+            let values = element(m, *ins.first()?);
+            let i32 = crate::ir::TypeData::Integer {
+                width: 32,
+                signedness: crate::ir::Signedness::Signless,
+            };
+            let fits = |t: Type, want: &dyn Fn(Type) -> bool| {
+                shape(m, t).is_some_and(|d| {
+                    d.len() == sizes.len()
+                        && d.iter().zip(&sizes).all(|(&a, &b)| dims_compatible(a, b))
+                }) && want(element(m, t))
+            };
+            let ok = match outs[..] {
+                [v, i] => {
+                    fits(v, &|e| compatible_elements(m, values, e))
+                        && fits(i, &|e| *m.type_data(e) == i32)
+                }
+                _ => false,
+            };
+            if !ok {
+                let text = |e: &str| {
+                    let dims: String = sizes.iter().map(|&d| format!("{}x", dim_str(d))).collect();
+                    format!("'tensor<{dims}{e}>'")
+                };
+                let got: Vec<String> = outs
+                    .iter()
+                    .map(|&t| format!("'{}'", crate::text::type_to_string(m, t)))
+                    .collect();
+                return Some(format!(
+                    "'{name}' op inferred type(s) {}, {} are incompatible with return type(s) of operation {}",
+                    text(&crate::text::type_to_string(m, values)),
+                    text("i32"),
+                    got.join(", ")
                 ));
             }
         }
@@ -228,7 +295,18 @@ fn broadcast_result(
         }
         _ => numpy_broadcast(x, y)?,
     };
-    if inferred.len() == got.len()
+    // The element type inferred: i1 for a comparison, complex of the operands' for
+    // broadcast_complex, the left operand's otherwise.
+    let got_element = element(m, out);
+    let element_fits = match (name, m.type_data(got_element)) {
+        ("chlo.broadcast_compare", TypeData::Integer { width: 1, .. }) => true,
+        ("chlo.broadcast_compare", _) => false,
+        ("chlo.broadcast_complex", TypeData::Complex(e)) => *e == element(m, l),
+        ("chlo.broadcast_complex", _) => false,
+        _ => compatible_elements(m, element(m, l), got_element),
+    };
+    if element_fits
+        && inferred.len() == got.len()
         && inferred
             .iter()
             .zip(got)
