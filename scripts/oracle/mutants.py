@@ -48,6 +48,8 @@ import random
 import re
 import subprocess
 import sys
+import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle import Oracle, OracleError  # noqa: E402
@@ -342,6 +344,27 @@ def _read_verdicts(path):
     return found
 
 
+# A child that gives no verdict for this long hangs (jaxlib 0.10.2 deadlocks on some mutants
+# of shape.function_library); it is killed, and the mutant recorded as a crash.
+HANG_SECONDS = 60
+
+
+def _watch(child, path):
+    """Waits for `child`, killing it once it has written no verdict for HANG_SECONDS; True if
+    it was killed so."""
+    last, since = -1, time.monotonic()
+    while child.poll() is None:
+        size = os.path.getsize(path) if os.path.exists(path) else 0
+        if size != last:
+            last, since = size, time.monotonic()
+        elif time.monotonic() - since > HANG_SECONDS:
+            child.kill()
+            child.wait()
+            return True
+        time.sleep(0.2)
+    return False
+
+
 def _verdicts_in_children(directory, names):
     """jaxlib's verdict on each mutant, from child processes (`verdicts`), restarted after a crash."""
     path = os.path.join(directory, "verdicts.tsv")
@@ -352,15 +375,18 @@ def _verdicts_in_children(directory, names):
         pending = [n for n in names if n not in done]
         if not pending:
             return done
-        child = subprocess.run(
-            [sys.executable, os.path.abspath(__file__), "verdicts", directory, pending[0]],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            check=False,
-        )
+        # Its errors go to a file: a full pipe would stall it.
+        with tempfile.TemporaryFile() as errors:
+            child = subprocess.Popen(
+                [sys.executable, os.path.abspath(__file__), "verdicts", directory, pending[0]],
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+            )
+            hung = _watch(child, path)
+            errors.seek(0)
+            why = errors.read().decode("utf-8", "replace").strip()
         if child.returncode == 0:
             continue
-        why = child.stderr.decode("utf-8", "replace").strip()
         if child.returncode > 0:
             # A Python error (not a crash of jaxlib): a bug here, not a verdict.
             raise SystemExit(f"mutants.py verdicts failed (status {child.returncode}):\n{why}")
@@ -370,7 +396,10 @@ def _verdicts_in_children(directory, names):
         if crashed is None:
             continue
         last = why.splitlines()[-1:]
-        message = f"jaxlib died of signal {-child.returncode}" + (f": {last[0]}" if last else "")
+        if hung:
+            message = f"jaxlib gave no verdict in {HANG_SECONDS} s (killed)"
+        else:
+            message = f"jaxlib died of signal {-child.returncode}" + (f": {last[0]}" if last else "")
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(f"{crashed}\tcrash\t{_escape(message)}\n")
 

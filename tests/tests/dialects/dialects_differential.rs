@@ -289,3 +289,86 @@ fn mixed_dialect_programs_agree_with_jaxlib() {
         problems.join("\n")
     );
 }
+
+/// Single-change mutants of the corpus (`scripts/oracle/mutants.py generate`: a result type
+/// with a dimension +1, dropped or another element type, an attribute's integer +1 or -1, an
+/// attribute removed, made a string or given another integer type, two operands swapped, a
+/// block argument of another type), judged by jaxlib's parser (which verifies) and by
+/// [`text::parse`]. Every verdict must agree; where jaxlib crashes or hangs, we refuse (it
+/// cannot read such a program).
+#[test]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
+fn mutants_of_the_corpus_get_jaxlibs_verdict() {
+    let Some(python) = vhlo_tests::oracle_python() else {
+        return;
+    };
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dialects_mutants");
+    let _ = std::fs::remove_dir_all(&work);
+    // mutants.py names each program `<directory>.<file stem>`.
+    let programs = work.join("dialects_corpus");
+    let mutants = work.join("mutants");
+    std::fs::create_dir_all(&programs).expect("scratch dir");
+    let cases = corpus();
+    for (i, c) in cases.iter().enumerate() {
+        let stem = format!("{}_{i}", c.dialect);
+        std::fs::write(programs.join(format!("{stem}.mlir")), &c.src).expect("written");
+    }
+    let script = vhlo_tests::workspace_root().join("scripts/oracle/mutants.py");
+    let out = Command::new(&python)
+        .arg(&script)
+        .args(["generate", mutants.to_str().expect("UTF-8 path")])
+        .args(["--filter", "dialects_corpus.", "--per-module", "6"])
+        .args(["--fixtures", programs.to_str().expect("UTF-8 path")])
+        .output()
+        .expect("mutants.py runs");
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "mutants.py generate failed");
+
+    let manifest =
+        std::fs::read_to_string(mutants.join("manifest.tsv")).expect("mutants.py's manifest");
+    let mut counts: BTreeMap<(String, &str), usize> = BTreeMap::new();
+    let mut disagreements = Vec::new();
+    let mut total = 0;
+    for line in manifest.lines().skip(1) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [name, _source, kind, op, description, jaxlib, message] = fields[..] else {
+            panic!("manifest.tsv: seven fields expected: {line}");
+        };
+        let src = std::fs::read_to_string(mutants.join(format!("{name}.mlir"))).expect("mutant");
+        let ours = match text::parse(&src) {
+            Ok(_) => "accept",
+            Err(_) => "refuse",
+        };
+        // What jaxlib cannot read (it crashed or hung on it) we refuse.
+        let want = if jaxlib == "crash" { "refuse" } else { jaxlib };
+        total += 1;
+        *counts.entry((jaxlib.to_string(), ours)).or_default() += 1;
+        if ours != want {
+            disagreements.push(format!(
+                "{name} ({kind} of {op}: {description}): jaxlib {jaxlib} ({message}), we {ours}"
+            ));
+        }
+    }
+    eprintln!(
+        "{total} programs (mutants and their controls) of {} corpus cases:",
+        cases.len()
+    );
+    for ((jaxlib, ours), n) in &counts {
+        eprintln!("  jaxlib {jaxlib:<6}  we {ours:<6}  {n}");
+    }
+    // The corpus has hundreds of programs; a handful would mean mutants.py made none.
+    assert!(
+        total >= cases.len(),
+        "only {total} mutants and controls of {} cases",
+        cases.len()
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{} of {total} verdicts differ from jaxlib's:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+}

@@ -24,6 +24,8 @@ enum Cast {
     SameWidth,
     /// Integer to float or float to integer: the ODS types already say so.
     IntFloat,
+    /// `arith.convertf`: floats of the same width, not the same type.
+    OtherFloat,
 }
 
 fn cast_of(name: &str) -> Option<Cast> {
@@ -32,6 +34,7 @@ fn cast_of(name: &str) -> Option<Cast> {
         "arith.trunci" | "arith.truncf" => Cast::Narrower,
         "arith.index_cast" | "arith.index_castui" => Cast::IndexInteger,
         "arith.bitcast" => Cast::SameWidth,
+        "arith.convertf" => Cast::OtherFloat,
         "arith.uitofp" | "arith.sitofp" | "arith.fptoui" | "arith.fptosi" => Cast::IntFloat,
         _ => return None,
     })
@@ -281,5 +284,9 @@ fn compatible(m: &Module, cast: Cast, from: Type, to: Type) -> bool {
             matches!((width(from), width(to)), (Some(a), Some(b)) if a == b)
         }
         Cast::IntFloat => true,
+        Cast::OtherFloat => {
+            from != to
+                && matches!((float_width(from), float_width(to)), (Some(a), Some(b)) if a == b)
+        }
     }
 }

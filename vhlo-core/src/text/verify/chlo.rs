@@ -282,6 +282,13 @@ fn broadcast_result(
             if dims.len() != small.len() {
                 return None;
             }
+            // jaxlib's `getBroadcastType` indexes the larger shape with each one, checking only
+            // that it is below the rank: a negative one crashes it.
+            if let Some(&bad) = dims.iter().find(|&&d| d < 0) {
+                return Some(format!(
+                    "'{name}' op broadcast_dimensions value {bad} is negative"
+                ));
+            }
             let filtered = dims
                 .iter()
                 .map(|&d| usize::try_from(d).ok().and_then(|d| large.get(d).copied()))
@@ -383,12 +390,15 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
         return None;
     };
     let at = |s: &[Dim], i: i64| usize::try_from(i).ok().and_then(|i| s.get(i).copied());
-    for (&a, &b) in lc.iter().zip(rc) {
-        if let (Some(x), Some(y)) = (at(lhs, a), at(rhs, b)) {
-            if !dims_compatible(x, y) {
-                return Some("contracting dimension sizes must match for lhs/rhs".into());
-            }
-        }
+    // `checkDotGeneralConstraints`, as StableHLO's dot_general.
+    let dot = super::ops::contraction::DotDims {
+        lhs_batching: lb.to_vec(),
+        rhs_batching: rb.to_vec(),
+        lhs_contracting: lc.to_vec(),
+        rhs_contracting: rc.to_vec(),
+    };
+    if let Err(f) = super::ops::contraction::dot_dimension_constraints(lhs, rhs, &dot) {
+        return Some(f.message);
     }
     let [ragged] = lr[..] else {
         return Some("There must be exactly one ragged dimension in the lhs.".into());

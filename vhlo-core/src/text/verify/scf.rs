@@ -137,7 +137,8 @@ pub(crate) fn verify_regions(m: &Module, op: OpId) -> Check {
     let region = |i: usize| regions.get(i).copied();
     let types = |vs: &mut dyn Iterator<Item = Value>| vs.map(|v| m.value_type(v)).collect();
     match name {
-        "scf.if" | "scf.execute_region" => {
+        // shape.assuming is a RegionBranchOpInterface op of the same shape.
+        "scf.if" | "scf.execute_region" | "shape.assuming" => {
             for r in regions.iter().copied() {
                 edge(m, op, Source::Terminator(r), Target::Parent, &types)?;
             }

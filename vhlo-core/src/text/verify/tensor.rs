@@ -120,6 +120,28 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                 ));
             }
         }
+        "tensor.bitcast" => {
+            let (Some(from), Some(to)) = (operand(0), result_type(m, op)) else {
+                return Ok(());
+            };
+            // `BitcastOp::areCastCompatible`: elements of one bit width, compatible shapes.
+            let width = |t: Type| match element_type(m, t).map(|e| m.type_data(e)) {
+                Some(crate::ir::TypeData::Integer { width, .. }) => Some(*width),
+                Some(crate::ir::TypeData::Float(k)) => Some(k.bit_width()),
+                _ => None,
+            };
+            let shapes_fit = super::types::compatible_shapes(dims(m, from), dims(m, to));
+            if width(from) != width(to) || !shapes_fit {
+                return Err(fail(
+                    "CastOpInterface",
+                    format!(
+                        "operand type '{}' and result type '{}' are cast incompatible",
+                        crate::text::type_to_string(m, from),
+                        crate::text::type_to_string(m, to)
+                    ),
+                ));
+            }
+        }
         "tensor.empty" | "tensor.splat" | "tensor.generate" => {
             let (rule, skip) = match name {
                 "tensor.empty" => ("tensor.empty", 0),
@@ -798,6 +820,16 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
                 ),
             ));
         }
+        // Each static size of the result is the one given.
+        let result_dims = dims(m, result).unwrap_or_default();
+        for (pos, (&size, &given)) in result_dims.iter().zip(&statics).enumerate() {
+            if !is_dynamic(size) && size != given {
+                return Err(fail(
+                    rule,
+                    format!("invalid output shape provided at pos {pos}"),
+                ));
+            }
+        }
     }
     // The reassociation: one list of expanded dimensions per collapsed one
     // (`verifyReshapeLikeTypes`).
@@ -949,7 +981,7 @@ fn pad(m: &Module, op: OpId) -> Check {
         let inferred: Vec<i64> = (0..rank)
             .map(|i| {
                 let (s, l, h) = (source_dims[i], low[i], high[i]);
-                if is_dynamic(s) || is_dynamic(l) || is_dynamic(h) {
+                if is_dynamic(s) || l == crate::ir::DYNAMIC || h == crate::ir::DYNAMIC {
                     crate::ir::DYNAMIC
                 } else {
                     s.saturating_add(l).saturating_add(h)

@@ -894,12 +894,12 @@ fn dot(v: &OpView) -> Check {
     Ok(())
 }
 
-/// The fields of `#stablehlo.dot<...>`.
-struct DotDims {
-    lhs_batching: Vec<i64>,
-    rhs_batching: Vec<i64>,
-    lhs_contracting: Vec<i64>,
-    rhs_contracting: Vec<i64>,
+/// The fields of `#stablehlo.dot<...>` (and of CHLO's `#chlo.ragged_dot<...>`).
+pub(crate) struct DotDims {
+    pub lhs_batching: Vec<i64>,
+    pub rhs_batching: Vec<i64>,
+    pub lhs_contracting: Vec<i64>,
+    pub rhs_contracting: Vec<i64>,
 }
 
 fn dot_dims(v: &OpView) -> DotDims {
@@ -928,6 +928,18 @@ fn dims_distinct(a: &[i64], b: &[i64], a_name: &str, b_name: &str, rule: &'stati
 /// `checkDotGeneralConstraints`: C11, C1...C10.
 fn dot_general_constraints(v: &OpView, lhs: &Ranked, rhs: &Ranked, d: &DotDims) -> Check {
     precision_config(v, "C11")?;
+    dot_dimension_constraints(lhs.dims, rhs.dims, d)
+}
+
+/// `checkDotGeneralConstraints` after the precision config: C1...C10 of the dimension
+/// numbers against the operands' shapes (CHLO's ragged_dot checks them too).
+pub(crate) fn dot_dimension_constraints(lhs: &[Dim], rhs: &[Dim], d: &DotDims) -> Check {
+    let at = |dims: &[Dim], i: i64| {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| dims.get(i).copied())
+            .unwrap_or(DYNAMIC)
+    };
     ensure!(
         d.lhs_batching.len() == d.rhs_batching.len(),
         "C1",
@@ -965,36 +977,36 @@ fn dot_general_constraints(v: &OpView, lhs: &Ranked, rhs: &Ranked, d: &DotDims) 
         }
         Ok(())
     };
-    in_range(lhs.rank(), &d.lhs_batching, "lhs_batching_dimensions", "C5")?;
+    in_range(lhs.len(), &d.lhs_batching, "lhs_batching_dimensions", "C5")?;
     in_range(
-        lhs.rank(),
+        lhs.len(),
         &d.lhs_contracting,
         "lhs_contracting_dimensions",
         "C6",
     )?;
-    in_range(rhs.rank(), &d.rhs_batching, "rhs_batching_dimensions", "C7")?;
+    in_range(rhs.len(), &d.rhs_batching, "rhs_batching_dimensions", "C7")?;
     in_range(
-        rhs.rank(),
+        rhs.len(),
         &d.rhs_contracting,
         "rhs_contracting_dimensions",
         "C8",
     )?;
     for (&l, &r) in d.lhs_batching.iter().zip(&d.rhs_batching) {
         ensure!(
-            compatible_dims(lhs.at(l), rhs.at(r)),
+            compatible_dims(at(lhs, l), at(rhs, r)),
             "C9",
             "batching dimension sizes must match for lhs/rhs (lhs dimension {l} has size {}, rhs dimension {r} has size {})",
-            dim_text(lhs.at(l)),
-            dim_text(rhs.at(r))
+            dim_text(at(lhs, l)),
+            dim_text(at(rhs, r))
         );
     }
     for (&l, &r) in d.lhs_contracting.iter().zip(&d.rhs_contracting) {
         ensure!(
-            compatible_dims(lhs.at(l), rhs.at(r)),
+            compatible_dims(at(lhs, l), at(rhs, r)),
             "C10",
             "contracting dimension sizes must match for lhs/rhs (lhs dimension {l} has size {}, rhs dimension {r} has size {})",
-            dim_text(lhs.at(l)),
-            dim_text(rhs.at(r))
+            dim_text(at(lhs, l)),
+            dim_text(at(rhs, r))
         );
     }
     Ok(())
