@@ -161,6 +161,18 @@ pub struct Infer {
     pub verifies: Option<String>,
 }
 
+/// The ODS traits of ops of other dialects that the verifier checks (text/verify/walk.rs);
+/// `SameOperandsAndResultType` is the format's too.
+pub const VERIFIED_TRAITS: &[&str] = &[
+    "SameOperandsAndResultType",
+    "SameTypeOperands",
+    "CompatibleOperandsAndResultType",
+    "SameOperandsAndResultElementType",
+    "CompatibleOperandsAndResultElementType",
+    "Elementwise",
+    "SameOperandsAndResultShape",
+];
+
 #[derive(Clone, Debug)]
 pub struct Op {
     pub name: String,
@@ -173,16 +185,8 @@ pub struct Op {
     pub terminator: bool,
     /// ODS's `SameOperandsAndResultType`: a format spells one type for all.
     pub same_type: bool,
-    /// ODS's `SameTypeOperands`: every operand has one type (the verifier checks it).
-    pub same_type_operands: bool,
-    /// ODS's `Elementwise` (of `ElementwiseMappable`): non-scalar operands and results have one
-    /// shape and one kind (the verifier checks it).
-    pub elementwise: bool,
-    /// StableHLO's `HLO_CompatibleOperandsAndResultType`: every operand and result type is
-    /// compatible with the first operand's (the verifier checks it, before `Elementwise`).
-    pub compatible_operands_and_result_type: bool,
-    /// ODS's `SameOperandsAndResultShape` (the verifier checks it, after `Elementwise`).
-    pub same_operands_and_result_shape: bool,
+    /// The ODS traits the verifier checks (spec `traits`, [`VERIFIED_TRAITS`]).
+    pub traits: Vec<String>,
     /// The assembly format and where its first character is (codegen/src/format.rs).
     pub format: Option<(String, crate::diag::Pos)>,
     /// The types the format leaves out, in order.
@@ -716,19 +720,13 @@ pub fn lower(
             }
         }
         for t in &o.traits {
-            if !matches!(
-                t.value.as_str(),
-                "SameOperandsAndResultType"
-                    | "SameTypeOperands"
-                    | "Elementwise"
-                    | "CompatibleOperandsAndResultType"
-                    | "SameOperandsAndResultShape"
-            ) {
+            if !VERIFIED_TRAITS.contains(&t.value.as_str()) {
                 diags.error(
                     pos(file, t),
                     format!(
-                        "unknown trait '{}' (known: SameOperandsAndResultType, SameTypeOperands, Elementwise, CompatibleOperandsAndResultType, SameOperandsAndResultShape)",
-                        t.value
+                        "unknown trait '{}' (known: {})",
+                        t.value,
+                        VERIFIED_TRAITS.join(", ")
                     ),
                 );
             }
@@ -843,16 +841,7 @@ pub fn lower(
                 .traits
                 .iter()
                 .any(|t| t.value == "SameOperandsAndResultType"),
-            same_type_operands: o.traits.iter().any(|t| t.value == "SameTypeOperands"),
-            elementwise: o.traits.iter().any(|t| t.value == "Elementwise"),
-            compatible_operands_and_result_type: o
-                .traits
-                .iter()
-                .any(|t| t.value == "CompatibleOperandsAndResultType"),
-            same_operands_and_result_shape: o
-                .traits
-                .iter()
-                .any(|t| t.value == "SameOperandsAndResultShape"),
+            traits: o.traits.iter().map(|t| t.value.clone()).collect(),
             format: o
                 .format
                 .as_ref()

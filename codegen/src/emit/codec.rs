@@ -160,6 +160,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
             None => quote! { None },
         };
         let parents = &o.parents;
+        let traits = &o.traits;
         let block_in_empty_region = o.block_in_empty_region;
         let default_dialect = match &o.default_dialect {
             Some(d) => quote! { Some(#d) },
@@ -177,6 +178,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 infer: &[ #(#infer),* ], result_name: #result_name,
                 implicit_terminator: #implicit_terminator,
                 parents: &[ #(#parents),* ],
+                traits: &[ #(#traits),* ],
                 block_in_empty_region: #block_in_empty_region,
                 default_dialect: #default_dialect,
                 successors: &[ #(#successors),* ],

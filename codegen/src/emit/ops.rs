@@ -579,22 +579,6 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             } }
         })
         .collect();
-    // The full names of the codec dialects' ops that declare a trait.
-    let codec_ops_with = |has: fn(&crate::codec_dialect::Op) -> bool| -> Vec<String> {
-        spec.codec_dialects
-            .iter()
-            .flat_map(|d| {
-                d.ops
-                    .iter()
-                    .filter(move |o| has(o))
-                    .map(move |o| format!("{}.{}", d.name, o.name))
-            })
-            .collect()
-    };
-    let s_same_type_operands = codec_ops_with(|o| o.same_type_operands);
-    let s_elementwise = codec_ops_with(|o| o.elementwise);
-    let s_codec_compatible = codec_ops_with(|o| o.compatible_operands_and_result_type);
-    let s_same_shape = codec_ops_with(|o| o.same_operands_and_result_shape);
     let s_value_types = distinct.iter().map(value_type_tokens);
     let s_attr_defaults = spec.ops.iter().map(|f| {
         let ds = f.stablehlo.attributes.iter().map(|a| {
@@ -915,30 +899,6 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
 
         /// Every distinct ODS operand or result type of the spec, which the ops' lists index.
         const VALUE_TYPES: &[OdsValueType] = &[ #(#s_value_types),* ];
-
-        /// Whether an op of another dialect of the spec has ODS's `SameTypeOperands` (spec
-        /// `traits`), by its full name.
-        pub fn codec_op_has_same_type_operands(name: &str) -> bool {
-            [ #(#s_same_type_operands),* ].contains(&name)
-        }
-
-        /// Whether an op of another dialect of the spec has ODS's `Elementwise` (spec `traits`),
-        /// by its full name.
-        pub fn codec_op_is_elementwise(name: &str) -> bool {
-            [ #(#s_elementwise),* ].contains(&name)
-        }
-
-        /// Whether an op of another dialect of the spec has StableHLO's
-        /// `HLO_CompatibleOperandsAndResultType` (spec `traits`), by its full name.
-        pub fn codec_op_has_compatible_operands_and_result_type(name: &str) -> bool {
-            [ #(#s_codec_compatible),* ].contains(&name)
-        }
-
-        /// Whether an op of another dialect of the spec has ODS's `SameOperandsAndResultShape`
-        /// (spec `traits`), by its full name.
-        pub fn codec_op_has_same_operands_and_result_shape(name: &str) -> bool {
-            [ #(#s_same_shape),* ].contains(&name)
-        }
 
         /// The ODS types of the operands and of the results of an op of another dialect of the
         /// spec (`spec/dialects/*.yaml`, `operand_types:`/`result_types:`), by its full name;

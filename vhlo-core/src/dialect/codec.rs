@@ -185,6 +185,8 @@ pub struct CodecOp {
     /// The ops of the same dialect it may sit directly in (ODS's HasParent and ParentOneOf;
     /// spec `parents`); empty for any.
     pub parents: &'static [&'static str],
+    /// The ODS traits the verifier checks (spec `traits`), in the op's ODS order.
+    pub traits: &'static [&'static str],
     /// Its parser gives an empty region one empty block (spec `block_in_empty_region`).
     pub block_in_empty_region: bool,
     /// The dialect whose ops print and parse without their prefix directly inside its regions

@@ -11,31 +11,9 @@
 
 use crate::ir::{AttrData, Attribute, Dim, Module, OpId, Param, Type, TypeData, DYNAMIC};
 
-use super::{diag, Diagnostic};
-
 const RULE: &str = "CHLO verifier (stablehlo/dialect/ChloOps.cpp, ChloOps.td traits)";
 
-/// The broadcasting ops with `HLO_CompatibleOperandsAndResultElementType` or
-/// `SameOperandsAndResultElementType` (ChloOps.td).
-const SAME_ELEMENT: &[&str] = &[
-    "broadcast_add",
-    "broadcast_atan2",
-    "broadcast_divide",
-    "broadcast_maximum",
-    "broadcast_minimum",
-    "broadcast_multiply",
-    "broadcast_next_after",
-    "broadcast_polygamma",
-    "broadcast_power",
-    "broadcast_remainder",
-    "broadcast_shift_left",
-    "broadcast_shift_right_arithmetic",
-    "broadcast_shift_right_logical",
-    "broadcast_subtract",
-    "broadcast_zeta",
-];
-
-fn element(m: &Module, t: Type) -> Type {
+pub(crate) fn element(m: &Module, t: Type) -> Type {
     match m.type_data(t) {
         TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
         _ => t,
@@ -52,7 +30,7 @@ fn shape(m: &Module, t: Type) -> Option<&[Dim]> {
 /// Base.cpp's `isCompatibleElementTypeForHloTypeInference` (StableHLO's). A quantized type kept
 /// as text (as the bytecode reader keeps the quant types of other dialects' ops) is not
 /// decoded, so not refused.
-fn compatible_elements(m: &Module, a: Type, b: Type) -> bool {
+pub(crate) fn compatible_elements(m: &Module, a: Type, b: Type) -> bool {
     let textual_quant = |t: Type| {
         let e = element(m, t);
         matches!(m.type_data(e), TypeData::Dialect(d) if m.str(d.dialect) == "quant")
@@ -86,18 +64,25 @@ fn dim_str(d: Dim) -> String {
     }
 }
 
-pub(crate) fn verify_chlo(m: &Module) -> Vec<(OpId, Diagnostic)> {
-    let mut out = Vec::new();
-    m.walk(|op| {
-        let name = m.op_name_str(op);
-        let Some(short) = name.strip_prefix("chlo.") else {
-            return;
-        };
-        if let Some(msg) = check(m, op, short) {
-            out.push((op, diag(m, op, msg, None, RULE)));
+/// A CHLO op's own checks (`ChloOps.cpp`'s verifiers and inferred types), run by the
+/// verifier's walk at the op, after the ODS types and traits the spec declares.
+pub(crate) fn verify_op(m: &Module, op: OpId) -> super::Check {
+    let name = m.op_name_str(op);
+    let Some(short) = name.strip_prefix("chlo.") else {
+        return Ok(());
+    };
+    match check(m, op, short) {
+        None => Ok(()),
+        Some(message) => {
+            // The walk's diagnostics name the op themselves.
+            let prefix = format!("'{name}' op ");
+            let message = match message.strip_prefix(&prefix) {
+                Some(rest) => rest.to_string(),
+                None => message,
+            };
+            Err(super::fail(RULE, message))
         }
-    });
-    out
+    }
 }
 
 fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
@@ -105,18 +90,6 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
     let ins: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
     let outs: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
     match short {
-        s if SAME_ELEMENT.contains(&s) => {
-            let first = *ins.first()?;
-            if !ins
-                .iter()
-                .chain(&outs)
-                .all(|&t| compatible_elements(m, first, t))
-            {
-                return Some(format!(
-                    "'{name}' op requires compatible element types for all operands and results"
-                ));
-            }
-        }
         "broadcast_complex" => {
             if let [l, r] = ins[..] {
                 if element(m, l) != element(m, r) {
@@ -246,15 +219,8 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
         "scan" => return scan(m, op, &ins),
         _ => {}
     }
-    let binary = SAME_ELEMENT.contains(&short)
-        || matches!(
-            short,
-            "broadcast_and"
-                | "broadcast_or"
-                | "broadcast_xor"
-                | "broadcast_complex"
-                | "broadcast_compare"
-        );
+    // The binary broadcasting ops (ChloOps.td's CHLO_BroadcastBinaryElementwiseOp).
+    let binary = short.starts_with("broadcast_") && short != "broadcast_select";
     if binary {
         return broadcast_result(m, op, &name, &ins, &outs);
     }
@@ -475,6 +441,7 @@ fn scan(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
         return None;
     };
     let n_in = usize::try_from(i32::from_le_bytes(data.get(0..4)?.try_into().ok()?)).ok()?;
+    let carries = usize::try_from(i32::from_le_bytes(data.get(4..8)?.try_into().ok()?)).ok()?;
     let body = *m.regions(op).first()?;
     let entry = *m.blocks(body).first()?;
     let args: Vec<Type> = m
@@ -525,5 +492,63 @@ fn scan(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
             ));
         }
     }
-    None
+    scan_results(m, op, dim, size, &ins[..n_in], carries)
+}
+
+/// `ScanOp::inferReturnTypeComponents`: the body's returned types, each output's with the scan
+/// dimension put back (of `scan_dim_size`, else the first input's size there), then the carries'.
+fn scan_results(
+    m: &Module,
+    op: OpId,
+    dim: i64,
+    size: Option<i64>,
+    inputs: &[Type],
+    carries: usize,
+) -> Option<String> {
+    let body = *m.regions(op).first()?;
+    let terminator = *m.block_ops(*m.blocks(body).first()?).last()?;
+    let returned: Vec<Type> = (m.operands(terminator).iter())
+        .map(|&v| m.value_type(v))
+        .collect();
+    let outputs = returned.len().checked_sub(carries)?;
+    let at = usize::try_from(dim).ok()?;
+    let dim_size = size.or_else(|| inputs.first().and_then(|&t| shape(m, t)?.get(at).copied()));
+    let dim_size = dim_size.unwrap_or(DYNAMIC);
+    let mut inferred: Vec<(Vec<Dim>, Type)> = Vec::with_capacity(returned.len());
+    for (i, &t) in returned.iter().enumerate() {
+        let mut s = shape(m, t)?.to_vec();
+        if i < outputs {
+            if at > s.len() {
+                return None;
+            }
+            s.insert(at, dim_size);
+        }
+        inferred.push((s, element(m, t)));
+    }
+    let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+    let fits = inferred.len() == results.len()
+        && inferred.iter().zip(&results).all(|((s, e), &r)| {
+            shape(m, r).is_some_and(|rs| {
+                rs.len() == s.len() && rs.iter().zip(s).all(|(&a, &b)| dims_compatible(a, b))
+            }) && compatible_elements(m, *e, element(m, r))
+        });
+    if fits {
+        return None;
+    }
+    let want: Vec<String> = inferred
+        .iter()
+        .map(|(s, e)| {
+            let dims: String = s.iter().map(|&d| format!("{}x", dim_str(d))).collect();
+            format!("'tensor<{dims}{}>'", crate::text::type_to_string(m, *e))
+        })
+        .collect();
+    let got: Vec<String> = results
+        .iter()
+        .map(|&t| format!("'{}'", crate::text::type_to_string(m, t)))
+        .collect();
+    Some(format!(
+        "'chlo.scan' op inferred type(s) {} are incompatible with return type(s) of operation {}",
+        want.join(", "),
+        got.join(", ")
+    ))
 }

@@ -71,15 +71,10 @@ pub(crate) fn verify_parts(
     parts: Parts,
 ) -> (Vec<Diagnostic>, Vec<Option<(OpId, Place)>>) {
     let mut sink = Sink::new(m);
-    let met = walk::walk(&mut sink, parts);
+    walk::walk(&mut sink, parts);
     if sink.out.is_empty() && parts.ops {
-        let chlo = if met.chlo {
-            chlo::verify_chlo(m)
-        } else {
-            Vec::new()
-        };
         let shape_lib = tensor::verify_shape_lib(m);
-        for (op, d) in sdy::verify_sdy(m).into_iter().chain(chlo).chain(shape_lib) {
+        for (op, d) in sdy::verify_sdy(m).into_iter().chain(shape_lib) {
             sink.out.push(d);
             sink.ops.push(Some((op, Place::Op)));
         }

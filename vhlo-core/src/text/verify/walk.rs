@@ -63,17 +63,10 @@ enum Step<'m> {
     Close(u32),
 }
 
-/// What a walk met that other checks depend on.
-pub(crate) struct Met {
-    /// Some op of the CHLO dialect.
-    pub chlo: bool,
-}
-
 /// Walks `sink.m` once with the checks of `parts`.
-pub(crate) fn walk(sink: &mut Sink, parts: Parts) -> Met {
+pub(crate) fn walk(sink: &mut Sink, parts: Parts) {
     let mut classes = Classes::default();
     walk_ops(sink, parts, &mut classes);
-    Met { chlo: classes.chlo }
 }
 
 fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
@@ -275,15 +268,14 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                         .and_then(|()| codec_type_matches(m, op))
                         .and_then(|()| super::arith::verify_predicates(m, op))
                         .and_then(|()| super::tensor::verify_predicates(m, op))
-                        .and_then(|()| codec_same_operands_and_result_type(m, op))
-                        .and_then(|()| codec_compatible_operands_and_result_type(m, op))
+                        .and_then(|()| codec_traits(m, op, false))
                         .and_then(|()| super::arith::verify_casts(m, op))
                         .and_then(|()| super::arith::verify_constant(m, op))
-                        .and_then(|()| codec_elementwise(m, op))
-                        .and_then(|()| codec_same_operands_and_result_shape(m, op))
+                        .and_then(|()| codec_traits(m, op, true))
                         .and_then(|()| super::arith::verify_select(m, op))
                         .and_then(|()| super::tensor::verify(m, op))
                         .and_then(|()| super::scf::verify(m, op))
+                        .and_then(|()| super::chlo::verify_op(m, op))
                         // A region trait: MLIR checks it after the op's own verifier.
                         .and_then(|()| codec_implicit_terminator(m, op));
                     if let Err(f) = declared {
@@ -378,12 +370,10 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
 }
 
 /// [`classify`] memoized by the op-name symbol (a program has few distinct names), with whether
-/// its checks read only the op (`ops::reads_only_itself`), noting whether any CHLO op was met
-/// (whose own checks, `verify_chlo`, then run).
+/// its checks read only the op (`ops::reads_only_itself`).
 #[derive(Default)]
 struct Classes {
     by_name: Vec<Option<(OpClass, bool)>>,
-    chlo: bool,
 }
 
 impl Classes {
@@ -412,7 +402,6 @@ impl Classes {
             class,
             class.stablehlo.is_some_and(super::ops::reads_only_itself),
         );
-        self.chlo |= name.starts_with("chlo.");
         if self.by_name.len() <= sym {
             self.by_name.resize(sym + 1, None);
         }
@@ -666,9 +655,6 @@ fn codec_implicit_terminator(m: &Module, op: OpId) -> Check {
 /// `verifyElementwise`): if any operand or result is a vector or tensor, all results are, and
 /// those operands and results have one kind and compatible shapes.
 fn codec_elementwise(m: &Module, op: OpId) -> Check {
-    if !crate::vhlo::codec_op_is_elementwise(m.op_name_str(op)) {
-        return Ok(());
-    }
     // The kind (vector, ranked or unranked tensor) and the dimensions of a mappable type.
     let mappable = |t| match m.type_data(t) {
         TypeData::RankedTensor { shape, .. } => Some((1, Some(&shape[..]))),
@@ -716,66 +702,101 @@ fn codec_elementwise(m: &Module, op: OpId) -> Check {
     Err(fail("Elementwise", message))
 }
 
-/// ODS's `SameTypeOperands` and `SameOperandsAndResultType` of an op of a dialect of the spec
-/// that declares them (`traits` in `spec/dialects/*.yaml`: arith's comparisons and arithmetic,
-/// sdy's sharding ops, ...): every operand (and result) has one type.
-fn codec_same_operands_and_result_type(m: &Module, op: OpId) -> Check {
-    let same = crate::text::dialects::codec_op(m.op_name_str(op))
-        .and_then(|(_, o)| o.format)
-        .is_some_and(|f| f.same_type);
-    if crate::vhlo::codec_op_has_same_type_operands(m.op_name_str(op)) {
-        let mut types = m.operands(op).iter().map(|&v| m.value_type(v));
-        if let Some(first) = types.next() {
-            if types.any(|t| t != first) {
-                return Err(fail(
-                    "SameTypeOperands",
-                    "requires all operands to have the same type",
-                ));
-            }
-        }
-    }
-    if !same {
-        return Ok(());
-    }
-    let mut types = m
-        .operands(op)
-        .iter()
-        .map(|&v| m.value_type(v))
-        .chain(m.results(op).map(|v| m.value_type(v)));
-    let Some(first) = types.next() else {
+/// The ODS traits of an op of a dialect of the spec (spec `traits`), in the order the op
+/// declares them: the type traits (`late` false), or `Elementwise` and
+/// `SameOperandsAndResultShape`, which arith's casts check after their own shape rule.
+fn codec_traits(m: &Module, op: OpId, late: bool) -> Check {
+    let Some((_, o)) = crate::text::dialects::codec_op(m.op_name_str(op)) else {
         return Ok(());
     };
-    if types.any(|t| t != first) {
-        return Err(fail(
-            "SameOperandsAndResultType",
-            "requires the same type for all operands and results",
-        ));
+    for &t in o.traits {
+        if matches!(t, "Elementwise" | "SameOperandsAndResultShape") != late {
+            continue;
+        }
+        match t {
+            "SameOperandsAndResultType" => same_types(m, op, true)?,
+            "SameTypeOperands" => same_types(m, op, false)?,
+            "CompatibleOperandsAndResultType" => {
+                if let Some(why) = super::ops::incompatible_operands_and_result(m, op) {
+                    return Err(fail(
+                        t,
+                        format!("requires compatible types for all operands and results: {why}"),
+                    ));
+                }
+            }
+            "SameOperandsAndResultElementType" | "CompatibleOperandsAndResultElementType" => {
+                same_elements(m, op, t == "SameOperandsAndResultElementType")?
+            }
+            "Elementwise" => codec_elementwise(m, op)?,
+            "SameOperandsAndResultShape" => codec_same_operands_and_result_shape(m, op)?,
+            _ => {}
+        }
     }
     Ok(())
 }
 
-/// StableHLO's `HLO_CompatibleOperandsAndResultType` of an op of a dialect of the spec that
-/// declares it (CHLO's elementwise ops): every type is compatible with the first operand's.
-fn codec_compatible_operands_and_result_type(m: &Module, op: OpId) -> Check {
-    if !crate::vhlo::codec_op_has_compatible_operands_and_result_type(m.op_name_str(op)) {
+/// ODS's `SameOperandsAndResultType` (`with_results`) or `SameTypeOperands`: one type for all.
+fn same_types(m: &Module, op: OpId, with_results: bool) -> Check {
+    let operands = m.operands(op).iter().map(|&v| m.value_type(v));
+    let results = (m.results(op))
+        .filter(|_| with_results)
+        .map(|v| m.value_type(v));
+    let mut types = operands.chain(results);
+    let Some(first) = types.next() else {
+        return Ok(());
+    };
+    if types.any(|t| t != first) {
+        return Err(if with_results {
+            fail(
+                "SameOperandsAndResultType",
+                "requires the same type for all operands and results",
+            )
+        } else {
+            fail(
+                "SameTypeOperands",
+                "requires all operands to have the same type",
+            )
+        });
+    }
+    Ok(())
+}
+
+/// ODS's `SameOperandsAndResultElementType` (`exact`: MLIR's, against the first result's) or
+/// StableHLO's `HLO_CompatibleOperandsAndResultElementType` (against the first operand's, by
+/// `isCompatibleElementTypeForHloTypeInference`).
+fn same_elements(m: &Module, op: OpId, exact: bool) -> Check {
+    let element = |t| super::chlo::element(m, t);
+    let operands = m.operands(op).iter().map(|&v| m.value_type(v));
+    let results = m.results(op).map(|v| m.value_type(v));
+    if exact {
+        let Some(first) = m.results(op).next().map(|v| element(m.value_type(v))) else {
+            return Ok(());
+        };
+        if results.chain(operands).any(|t| element(t) != first) {
+            return Err(fail(
+                "SameOperandsAndResultElementType",
+                "requires the same element type for all operands and results",
+            ));
+        }
         return Ok(());
     }
-    match super::ops::incompatible_operands_and_result(m, op) {
-        Some(why) => Err(fail(
-            "CompatibleOperandsAndResultType",
-            format!("requires compatible types for all operands and results: {why}"),
-        )),
-        None => Ok(()),
+    let mut types = operands.chain(results);
+    let Some(first) = types.next() else {
+        return Ok(());
+    };
+    if !types.all(|t| super::chlo::compatible_elements(m, first, t)) {
+        return Err(fail(
+            "CompatibleOperandsAndResultElementType",
+            "requires compatible element types for all operands and results",
+        ));
     }
+    Ok(())
 }
 
 /// ODS's `SameOperandsAndResultShape` of an op of a dialect of the spec that declares it
 /// (MLIR's `verifySameOperandsAndResultShape`): the shapes of all operands and results are
 /// compatible.
 fn codec_same_operands_and_result_shape(m: &Module, op: OpId) -> Check {
-    if !crate::vhlo::codec_op_has_same_operands_and_result_shape(m.op_name_str(op)) {
-        return Ok(());
-    }
     // Vectors would count as shaped too; no dialect of the spec declares the trait on them.
     let dims = |t| match m.type_data(t) {
         TypeData::RankedTensor { shape, .. } => Some(Some(&shape[..])),
