@@ -171,6 +171,9 @@ pub const VERIFIED_TRAITS: &[&str] = &[
     "CompatibleOperandsAndResultElementType",
     "Elementwise",
     "SameOperandsAndResultShape",
+    // Structural (text/verify/structure.rs `classify`).
+    "IsolatedFromAbove",
+    "NoTerminator",
 ];
 
 #[derive(Clone, Debug)]

@@ -21,6 +21,8 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
           operands   two operands of an op, of different types, swapped
           block-arg  one block argument of an op's region with another element type
           rank       one op result's type with its last dimension dropped
+          capture    one operand of an op inside a region replaced by the enclosing function's
+                     argument of the same type, from outside the region
         and one control per module (the module unchanged, NAME.orig). Each is printed in generic form without
         verifying (assume_verified) as DIR/NAME.mlir, then parsed by jaxlib (which verifies). The choice
         is seeded by S and the module's name: the same jaxlib makes the same mutants.
@@ -137,6 +139,16 @@ def _candidates(oracle, module):
                                 if other != element:
                                     found.append(("block-arg", index, (r, b, a, other)))
         types = [str(operand.type) for operand in op.operands]
+        function = _enclosing_function(op)
+        if function is not None and op.parent.name != "func.func":
+            # An operand of an op inside a region taken from outside it: the function's argument
+            # of the same type (IsolatedFromAbove ops refuse it).
+            arguments = list(function.regions[0].blocks)[0].arguments if function.regions[0].blocks else []
+            for i, operand in enumerate(op.operands):
+                for a, argument in enumerate(arguments):
+                    if str(argument.type) == types[i] and argument != operand:
+                        found.append(("capture", index, (i, a)))
+                        break
         for i in range(len(types)):
             for j in range(i + 1, len(types)):
                 if types[i] != types[j]:
@@ -172,6 +184,14 @@ def _candidates(oracle, module):
                 for delta in (1, -1):
                     found.append(("attr", index, (name, token, delta)))
     return found
+
+
+def _enclosing_function(op):
+    """The `func.func` around `op` (not itself), or None."""
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        parent = parent.parent
+    return parent
 
 
 def _choose(candidates, rng):
@@ -247,6 +267,12 @@ def _apply(oracle, module, candidate):
             new = ir.RankedTensorType.get(list(old.shape)[:-1], old.element_type, None, loc=ir.Location.unknown())
             result.set_type(new)
             return op.name, f"result {detail}: {old} -> {new}"
+        if kind == "capture":
+            i, a = detail
+            function = _enclosing_function(op)
+            argument = list(function.regions[0].blocks)[0].arguments[a]
+            op.operands[i] = argument
+            return op.name, f"operand {i} -> the function's argument {a}, from outside the region"
         if kind == "operands":
             i, j = detail
             a, b = op.operands[i], op.operands[j]

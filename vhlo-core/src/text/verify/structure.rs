@@ -42,53 +42,33 @@ const REGISTERED: &[&str] = &[
     "cf",
 ];
 
-/// Terminators of the registered dialects other than StableHLO and VHLO (whose come from the
-/// spec).
-const TERMINATORS: &[&str] = &[
-    "func.return",
-    "sdy.return",
-    "cf.br",
-    "cf.cond_br",
-    "cf.switch",
-    "scf.yield",
-    "scf.condition",
-    "scf.reduce",
-    "scf.reduce.return",
-    "scf.forall.in_parallel",
-    "tensor.yield",
-    "shape.assuming_yield",
-    "shape.yield",
-    "shape.return",
-];
-
-/// Ops that are `IsolatedFromAbove`.
+/// Ops that are `IsolatedFromAbove` besides those of the spec's other dialects (whose `traits`
+/// say so).
 const ISOLATED: &[&str] = &[
     "builtin.module",
     "func.func",
     "stablehlo.async_start",
     "vhlo.func_v1",
     "vhlo.async_start_v1",
-    "sdy.manual_computation",
-    "sdy.named_computation",
-    "shape.func",
 ];
 
 pub(crate) fn classify(name: &str) -> OpClass {
     let dialect = name.split('.').next().unwrap_or("");
     let stablehlo = StablehloOp::from_name(name).filter(|_| dialect == "stablehlo");
+    // The spec's other dialects (sdy, chlo, arith, ...) declare their terminators and traits.
+    let codec = crate::text::dialects::codec_op(name).map(|(_, o)| o);
+    let has = |trait_: &str| codec.is_some_and(|o| o.traits.contains(&trait_));
     let terminator = match dialect {
         "stablehlo" => name == "stablehlo.return",
         "vhlo" => VhloOp::from_name(name).is_some_and(|k| k.is_terminator()),
-        _ => TERMINATORS.contains(&name),
+        "func" => name == "func.return",
+        _ => codec.is_some_and(|o| o.terminator),
     };
     OpClass {
         registered: REGISTERED.contains(&dialect),
         terminator,
-        isolated: ISOLATED.contains(&name),
-        no_terminator: matches!(
-            name,
-            "builtin.module" | "shape.function_library" | "scf.forall.in_parallel"
-        ),
+        isolated: ISOLATED.contains(&name) || has("IsolatedFromAbove"),
+        no_terminator: name == "builtin.module" || has("NoTerminator"),
         has_function_type: name == "func.func" || name == "vhlo.func_v1",
         stablehlo,
         call: name == "func.call",
@@ -551,6 +531,25 @@ pub(crate) fn dominator_tree(
 }
 
 pub(crate) fn dominance_failure(m: &Module, op: OpId, i: usize, v: Value) -> super::Failure {
+    // MLIR checks region isolation (`verifyIsIsolatedFromAbove`) before dominance: a value from
+    // outside the nearest isolated op around the use is reported so.
+    let defined_in = match m.value_def(v) {
+        crate::ir::ValueDef::Result { op: def, .. } => m.op_parent(def),
+        crate::ir::ValueDef::Argument { block, .. } => Some(block),
+    };
+    let op_of_block = |b: Block| m.block_parent(b).and_then(|r| m.region_parent(r));
+    let isolated = std::iter::successors(parent_op(m, op), |&p| parent_op(m, p))
+        .find(|&p| classify(m.op_name_str(p)).isolated);
+    if let (Some(isolated), Some(block)) = (isolated, defined_in) {
+        let inside =
+            std::iter::successors(op_of_block(block), |&p| parent_op(m, p)).any(|p| p == isolated);
+        if !inside {
+            return fail(
+                "IsolatedFromAbove",
+                "using value defined outside the region",
+            );
+        }
+    }
     let why = match m.value_def(v) {
         crate::ir::ValueDef::Result { op: def, .. } if def == op => {
             "it is a result of the op itself".to_string()
