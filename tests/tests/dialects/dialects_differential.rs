@@ -293,7 +293,7 @@ fn mixed_dialect_programs_agree_with_jaxlib() {
 /// Single-change mutants of the corpus (`scripts/oracle/mutants.py generate`: a result type
 /// with a dimension +1, dropped or another element type, an attribute's integer +1 or -1, an
 /// attribute removed, made a string or given another integer type, two operands swapped, a
-/// block argument of another type), judged by jaxlib's parser (which verifies) and by
+/// block argument of another type, an operand taken from outside its region), judged by jaxlib's parser (which verifies) and by
 /// [`text::parse`]. Every verdict must agree; where jaxlib crashes or hangs, we refuse (it
 /// cannot read such a program).
 #[test]

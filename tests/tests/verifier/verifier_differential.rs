@@ -6,7 +6,8 @@
 //! with jaxlib, makes up to 12 mutants of it through MLIR's Python API (one op result's type with a
 //! dimension +1, its last dimension dropped or another element type, a region argument with
 //! another element type, one integer of an op's attribute +1 or -1 or its type changed, one
-//! attribute removed or replaced by a string, or two operands swapped), prints
+//! attribute removed or replaced by a string, two operands swapped, or an operand of an op in a
+//! region replaced by the function's argument of its type, from outside the region), prints
 //! them without verifying, and asks jaxlib whether it parses each (MLIR verifies after parsing).
 //! Each module also gives a control: its text unchanged, as jaxlib prints it.
 //!
