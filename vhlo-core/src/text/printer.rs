@@ -1375,8 +1375,9 @@ impl<'m> Printer<'m> {
     pub(crate) fn custom_op_name(&self, op: OpId) -> &'m str {
         let name = self.m.op_name_str(op);
         let default = self.enclosing_default_dialect();
-        match name.split_once('.') {
-            Some((d, short)) if !default.is_empty() && d == default => short,
+        // `default.` as a prefix (a dialect name has no dot): no search for the dot.
+        match name.strip_prefix(default) {
+            Some(rest) if !default.is_empty() => rest.strip_prefix('.').unwrap_or(name),
             _ => name,
         }
     }
