@@ -103,43 +103,24 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
     let name = m.op_name_str(op);
     let operand = |i: usize| m.operands(op).get(i).map(|&v| m.value_type(v));
     match name {
-        "tensor.cast" => {
+        "tensor.cast" | "tensor.bitcast" => {
             let (Some(from), Some(to)) = (operand(0), result_type(m, op)) else {
                 return Ok(());
             };
-            // `TensorCastOp::areCastCompatible`: one element type, compatible shapes.
-            let shapes_fit = super::types::compatible_shapes(dims(m, from), dims(m, to));
-            if element_type(m, from) != element_type(m, to) || !shapes_fit {
-                return Err(fail(
-                    "CastOpInterface",
-                    format!(
-                        "operand type '{}' and result type '{}' are cast incompatible",
-                        crate::text::type_to_string(m, from),
-                        crate::text::type_to_string(m, to)
-                    ),
-                ));
-            }
-        }
-        "tensor.bitcast" => {
-            let (Some(from), Some(to)) = (operand(0), result_type(m, op)) else {
-                return Ok(());
-            };
-            // `BitcastOp::areCastCompatible`: elements of one bit width, compatible shapes.
+            // `areCastCompatible`: compatible shapes, and one element type (`tensor.cast`) or
+            // elements of one bit width (`tensor.bitcast`).
             let width = |t: Type| match element_type(m, t).map(|e| m.type_data(e)) {
                 Some(crate::ir::TypeData::Integer { width, .. }) => Some(*width),
                 Some(crate::ir::TypeData::Float(k)) => Some(k.bit_width()),
                 _ => None,
             };
+            let elements_fit = match name {
+                "tensor.cast" => element_type(m, from) == element_type(m, to),
+                _ => width(from) == width(to),
+            };
             let shapes_fit = super::types::compatible_shapes(dims(m, from), dims(m, to));
-            if width(from) != width(to) || !shapes_fit {
-                return Err(fail(
-                    "CastOpInterface",
-                    format!(
-                        "operand type '{}' and result type '{}' are cast incompatible",
-                        crate::text::type_to_string(m, from),
-                        crate::text::type_to_string(m, to)
-                    ),
-                ));
+            if !elements_fit || !shapes_fit {
+                return Err(super::arith::cast_incompatible(m, from, to));
             }
         }
         "tensor.empty" | "tensor.splat" | "tensor.generate" => {
