@@ -425,64 +425,62 @@ fn codec_required_attributes(m: &Module, op: OpId) -> Check {
     if let Some(a) = missing {
         return Err(fail("ODS", format!("requires attribute '{}'", a.name)));
     }
-    codec_attribute_kinds(m, spec)(op)?;
+    codec_attribute_kinds(m, op, spec)?;
     codec_parent(m, op, cd, spec)?;
     codec_enum_cases(m, op, cd, spec)
 }
 
 /// The builtin attributes of an op of a dialect of the spec against their kinds (`of:`), with
 /// the summary of the ODS attribute each kind is (I64Attr, DenseI32ArrayAttr, ...).
-fn codec_attribute_kinds<'m>(m: &'m Module, spec: &'m CodecOp) -> impl Fn(OpId) -> Check + 'm {
-    move |op| {
-        let signless = |t, width| matches!(m.type_data(t), TypeData::Integer { width: w, signedness: Signedness::Signless } if *w == width);
-        for a in spec.attributes {
-            let Some(v) = m.property(op, a.name) else {
-                continue;
-            };
-            let d = m.attr_data(v);
-            let (ok, summary) = match a.of {
-                "i64" => (
-                    matches!(d, AttrData::Integer { ty, .. } if signless(*ty, 64)),
-                    "64-bit signless integer attribute",
+fn codec_attribute_kinds(m: &Module, op: OpId, spec: &CodecOp) -> Check {
+    let signless = |t, width| matches!(m.type_data(t), TypeData::Integer { width: w, signedness: Signedness::Signless } if *w == width);
+    for a in spec.attributes {
+        let Some(v) = m.property(op, a.name) else {
+            continue;
+        };
+        let d = m.attr_data(v);
+        let (ok, summary) = match a.of {
+            "i64" => (
+                matches!(d, AttrData::Integer { ty, .. } if signless(*ty, 64)),
+                "64-bit signless integer attribute",
+            ),
+            "bool" => (matches!(d, AttrData::Bool(_)), "bool attribute"),
+            "string" | "symbol_name" => (
+                matches!(d, AttrData::String { ty: None, .. }),
+                "string attribute",
+            ),
+            "unit" => (matches!(d, AttrData::Unit), "unit attribute"),
+            "array" => (matches!(d, AttrData::Array(_)), "array attribute"),
+            "dense_i64_array" => (
+                matches!(d, AttrData::DenseArray { element, .. } if signless(*element, 64)),
+                "i64 dense array attribute",
+            ),
+            "dense_i32_array" => (
+                matches!(d, AttrData::DenseArray { element, .. } if signless(*element, 32)),
+                "i32 dense array attribute",
+            ),
+            "elements" => (
+                matches!(
+                    d,
+                    AttrData::DenseElements { .. }
+                        | AttrData::DenseResource { .. }
+                        | AttrData::DenseStrings { .. }
                 ),
-                "bool" => (matches!(d, AttrData::Bool(_)), "bool attribute"),
-                "string" | "symbol_name" => (
-                    matches!(d, AttrData::String { ty: None, .. }),
-                    "string attribute",
+                "constant vector/tensor attribute",
+            ),
+            _ => (true, ""),
+        };
+        if !ok {
+            return Err(fail(
+                "ODS",
+                format!(
+                    "attribute '{}' failed to satisfy constraint: {summary}",
+                    a.name
                 ),
-                "unit" => (matches!(d, AttrData::Unit), "unit attribute"),
-                "array" => (matches!(d, AttrData::Array(_)), "array attribute"),
-                "dense_i64_array" => (
-                    matches!(d, AttrData::DenseArray { element, .. } if signless(*element, 64)),
-                    "i64 dense array attribute",
-                ),
-                "dense_i32_array" => (
-                    matches!(d, AttrData::DenseArray { element, .. } if signless(*element, 32)),
-                    "i32 dense array attribute",
-                ),
-                "elements" => (
-                    matches!(
-                        d,
-                        AttrData::DenseElements { .. }
-                            | AttrData::DenseResource { .. }
-                            | AttrData::DenseStrings { .. }
-                    ),
-                    "constant vector/tensor attribute",
-                ),
-                _ => (true, ""),
-            };
-            if !ok {
-                return Err(fail(
-                    "ODS",
-                    format!(
-                        "attribute '{}' failed to satisfy constraint: {summary}",
-                        a.name
-                    ),
-                ));
-            }
+            ));
         }
-        Ok(())
     }
+    Ok(())
 }
 
 /// ODS's `AttrSizedOperandSegments` and `AttrSizedResultSegments` of an op of a dialect of the
