@@ -202,20 +202,8 @@ pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
     if encoding(from) == encoding(to) && compatible(m, cast, element(m, from), element(m, to)) {
         Ok(())
     } else {
-        Err(cast_incompatible(m, from, to))
+        Err(super::types::cast_incompatible(m, from, to))
     }
-}
-
-/// `CastOpInterface`'s failure: a cast op whose `areCastCompatible` refuses its types.
-pub(crate) fn cast_incompatible(m: &Module, from: Type, to: Type) -> super::Failure {
-    fail(
-        "CastOpInterface",
-        format!(
-            "operand type '{}' and result type '{}' are cast incompatible",
-            crate::text::type_to_string(m, from),
-            crate::text::type_to_string(m, to)
-        ),
-    )
 }
 
 /// MLIR's `verifyCompatibleShapes` of two values: both scalars, or both shaped with compatible

@@ -120,7 +120,7 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             };
             let shapes_fit = super::types::compatible_shapes(dims(m, from), dims(m, to));
             if !elements_fit || !shapes_fit {
-                return Err(super::arith::cast_incompatible(m, from, to));
+                return Err(super::types::cast_incompatible(m, from, to));
             }
         }
         "tensor.empty" | "tensor.splat" | "tensor.generate" => {

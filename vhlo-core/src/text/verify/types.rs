@@ -620,3 +620,15 @@ mod tests {
         assert_eq!(int_list(&m, d), Some(vec![1, -2]));
     }
 }
+
+/// `CastOpInterface`'s failure: a cast op whose `areCastCompatible` refuses its types.
+pub(crate) fn cast_incompatible(m: &Module, from: Type, to: Type) -> super::Failure {
+    super::fail(
+        "CastOpInterface",
+        format!(
+            "operand type '{}' and result type '{}' are cast incompatible",
+            crate::text::type_to_string(m, from),
+            crate::text::type_to_string(m, to)
+        ),
+    )
+}
