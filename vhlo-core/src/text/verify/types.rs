@@ -583,6 +583,18 @@ pub(crate) fn check_inferred(
     Ok(())
 }
 
+/// `CastOpInterface`'s failure: a cast op whose `areCastCompatible` refuses its types.
+pub(crate) fn cast_incompatible(m: &Module, from: Type, to: Type) -> super::Failure {
+    super::fail(
+        "CastOpInterface",
+        format!(
+            "operand type '{}' and result type '{}' are cast incompatible",
+            crate::text::type_to_string(m, from),
+            crate::text::type_to_string(m, to)
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -619,16 +631,4 @@ mod tests {
         let d = crate::text::parse_attribute(&mut m, "array<i64: 1, -2>").unwrap();
         assert_eq!(int_list(&m, d), Some(vec![1, -2]));
     }
-}
-
-/// `CastOpInterface`'s failure: a cast op whose `areCastCompatible` refuses its types.
-pub(crate) fn cast_incompatible(m: &Module, from: Type, to: Type) -> super::Failure {
-    super::fail(
-        "CastOpInterface",
-        format!(
-            "operand type '{}' and result type '{}' are cast incompatible",
-            crate::text::type_to_string(m, from),
-            crate::text::type_to_string(m, to)
-        ),
-    )
 }
