@@ -369,7 +369,17 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
     let [ragged] = lr[..] else {
         return Some("There must be exactly one ragged dimension in the lhs.".into());
     };
-    at(lhs, ragged)?;
+    // `hlo::checkDimInBounds`.
+    let in_bounds = |d: i64, rank: usize, what: &str, of: &str| {
+        (usize::try_from(d).is_ok_and(|d| d < rank))
+            .then_some(())
+            .ok_or_else(|| {
+                format!("Expects {what} to be in range [0, {of}) i.e. [0, {rank}). got: {d}.")
+            })
+    };
+    if let Err(e) = in_bounds(ragged, lhs.len(), "lhs_ragged_dim", "lhs_rank") {
+        return Some(e);
+    }
     let mut prefix: Vec<i64> = lb.to_vec();
     if let Some(i) = lb.iter().position(|&x| x == ragged) {
         prefix.truncate(i);
@@ -400,7 +410,9 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
     }
     let groups = *gs.last()?;
     for &x in rg {
-        at(rhs, x)?;
+        if let Err(e) = in_bounds(x, rhs.len(), "rhs_group_dim", "rhs_rank") {
+            return Some(e);
+        }
     }
     for (other, what) in [
         (rb, "rhs_batching_dimensions"),
