@@ -9,17 +9,40 @@ A job: {"text": str} or {"bytecode_hex": str}, with any of
   "allow_other_dialects": true   (with "serialize")
   "deserialize": true      (with "bytecode_hex") read the artifact as a portable artifact and print it
 A failed step gives {"error": message} for the job.
+
+Or a job {"registry": [names]}: what jaxlib's MLIR context registers -> result "registered" (for each
+name, whether an op of that name is registered), "ops_gen" (every op name of jaxlib's generated Python
+op classes, `jaxlib/mlir/dialects/_*_ops_gen.py`) and "version" (its StableHLO version).
 """
 
+import glob
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle import Oracle, OracleError  # noqa: E402
 
 
+def registry(oracle, names):
+    import jaxlib.mlir.dialects as dialects
+
+    ops_gen = set()
+    paths = [p for d in dialects.__path__ for p in glob.glob(os.path.join(d, "_*_ops_gen.py"))]
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            ops_gen.update(re.findall(r'OPERATION_NAME = "([^"]+)"', f.read()))
+    return {
+        "registered": [oracle.context.is_registered_operation(n) for n in names],
+        "ops_gen": sorted(ops_gen),
+        "version": oracle.current_version(),
+    }
+
+
 def run(oracle, job):
+    if "registry" in job:
+        return registry(oracle, job["registry"])
     generic = bool(job.get("generic"))
     if "bytecode_hex" in job:
         data = bytes.fromhex(job["bytecode_hex"])

@@ -39,6 +39,28 @@ pub fn oracle_batch(
     results
 }
 
+/// [`vhlo_core::text::parse`] as MLIR's tools parse with `-allow-unregistered-dialect`: ops,
+/// types and attributes of dialects jaxlib does not register (a test's made-up `t.op`,
+/// upstream's `sparse_tensor` encodings, which `stablehlo-opt` registers) are kept.
+pub fn parse_any_dialect(src: &str) -> Result<vhlo_core::ir::Module, vhlo_core::text::ParseError> {
+    vhlo_core::text::parse_with(src, &any_dialect(false))
+}
+
+/// [`parse_any_dialect`] without the verifier.
+pub fn parse_any_dialect_unverified(
+    src: &str,
+) -> Result<vhlo_core::ir::Module, vhlo_core::text::ParseError> {
+    vhlo_core::text::parse_with(src, &any_dialect(true))
+}
+
+fn any_dialect(skip_verification: bool) -> vhlo_core::text::ParseOptions<'static> {
+    vhlo_core::text::ParseOptions {
+        skip_verification,
+        allow_unregistered_dialects: true,
+        ..Default::default()
+    }
+}
+
 /// Lower-case hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -215,10 +237,10 @@ pub mod verify_diagnostics {
         None
     }
 
-    /// Parses (and so verifies) `case` as `stablehlo-opt` would, and reports the errors with
-    /// their file lines.
+    /// Parses (and so verifies) `case` as `stablehlo-opt` would (it registers dialects that
+    /// jaxlib does not, such as `sparse_tensor`), and reports the errors with their file lines.
     pub fn run_case(case: &Case) -> Vec<Reported> {
-        match vhlo_core::text::parse(&case.text) {
+        match super::parse_any_dialect(&case.text) {
             Ok(_) => Vec::new(),
             Err(e) => vec![Reported {
                 line: (e.line > 0).then(|| case.file_line(e.line)),

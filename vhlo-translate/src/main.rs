@@ -65,6 +65,10 @@ struct Cli {
     /// Keep ops, types and attributes of other dialects (1.11.0+).
     #[arg(long)]
     allow_other_dialects: bool,
+    /// Read text with ops, types and attributes of dialects jaxlib does not register (MLIR's
+    /// option); they are refused otherwise, as jaxlib refuses them.
+    #[arg(long)]
+    allow_unregistered_dialect: bool,
     /// Refuse to lose anything (with --serialize, --deserialize, --retarget): locations the
     /// target cannot read, attributes that would be dropped, locations left out of the printed text.
     #[arg(long)]
@@ -108,6 +112,7 @@ const LONG_OPTIONS: &[&str] = &[
     "target",
     "strip-debuginfo",
     "allow-other-dialects",
+    "allow-unregistered-dialect",
     "strict",
     "mlir-very-unsafe-disable-verifier-on-parsing",
     "mlir-print-op-generic",
@@ -441,14 +446,12 @@ fn parse_input(
     name: &str,
     source_locations: bool,
 ) -> Result<vhlo_core::ir::Module, Failure> {
-    let unsafe_skip = cli.mlir_very_unsafe_disable_verifier_on_parsing;
-    let parsed = match (source_locations, unsafe_skip) {
-        (true, false) => text::parse_with_source_locations(src, name),
-        (true, true) => text::parse_with_source_locations_unverified(src, name),
-        (false, false) => text::parse(src),
-        (false, true) => text::parse_unverified(src),
+    let options = text::ParseOptions {
+        source_locations: source_locations.then_some(name),
+        skip_verification: cli.mlir_very_unsafe_disable_verifier_on_parsing,
+        allow_unregistered_dialects: cli.allow_unregistered_dialect,
     };
-    parsed.map_err(|e| Failure::Message(format!("{name}:{e}")))
+    text::parse_with(src, &options).map_err(|e| Failure::Message(format!("{name}:{e}")))
 }
 
 fn deserialize_options(cli: &Cli) -> DeserializeOptions {

@@ -86,7 +86,7 @@ fn byte_strings_round_trip() {
     // Dense string elements too (builtin attributes of other dialects keep them).
     let dense =
         "module attributes {t.s = dense<[\"\\FF\\00\", \"a\"]> : tensor<2x!t.string>} {\n}\n";
-    let m = text::parse(dense).expect("parse dense strings");
+    let m = vhlo_tests::parse_any_dialect(dense).expect("parse dense strings");
     assert_eq!(text::print(&m, PrintOptions::default()), dense);
 }
 
@@ -153,7 +153,8 @@ fn attributes_without_an_encoding_are_written_as_text() {
         text::print(&m, PrintOptions::default())
     );
     let foreign =
-        text::parse(&program("#foo.rule<([i, j])->([k, l]) {i=4, j=4}, custom>")).expect("parse");
+        vhlo_tests::parse_any_dialect(&program("#foo.rule<([i, j])->([k, l]) {i=4, j=4}, custom>"))
+            .expect("parse");
     // unchecked: refused, nothing is written.
     let e = vhlo_core::portable::serialize_portable_artifact(&foreign, "1.15.0", options)
         .expect_err("refused")

@@ -8,4 +8,5 @@ mod jax_backcompat;
 mod jax_differential;
 mod jax_fixtures;
 mod oracle_live;
+mod registry_oracle;
 mod resources_oracle;

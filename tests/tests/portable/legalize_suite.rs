@@ -413,7 +413,7 @@ fn ops_of_dialects_libstablehlo_does_not_load_are_refused() {
         allow_other_dialects: true,
         ..Default::default()
     };
-    let mut m = text::parse(&program("foo.bar")).expect("parse");
+    let mut m = vhlo_tests::parse_any_dialect(&program("foo.bar")).expect("parse");
     let ds = convert::legalize_to_vhlo(&mut m, options).expect_err("foo.bar kept");
     let message = convert::diagnostics_to_text(&ds);
     assert!(
@@ -427,7 +427,8 @@ fn ops_of_dialects_libstablehlo_does_not_load_are_refused() {
 
 /// With other dialects allowed, an op name that a dialect whose every op the spec lists
 /// (`ops_complete`) does not have is refused, named: libStablehlo would refuse to read the
-/// artifact. The dialect's own ops are kept.
+/// artifact. The verifier refuses it first, as MLIR's does; without the verifier, the
+/// conversion still does. The dialect's own ops are kept.
 #[test]
 fn unknown_ops_of_completely_specified_dialects_are_refused() {
     let options = LegalizeOptions {
@@ -444,13 +445,22 @@ fn unknown_ops_of_completely_specified_dialects_are_refused() {
         let src = format!(
             "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {{\n  \"{name}\"() : () -> ()\n  return %a : tensor<2xf32>\n}}\n"
         );
-        let mut m = text::parse(&src).expect("parse");
-        let ds = convert::legalize_to_vhlo(&mut m, options).expect_err("kept");
-        let message = convert::diagnostics_to_text(&ds);
-        assert!(
-            message.contains(&name) && message.contains("is not an op of dialect"),
-            "{message}"
-        );
+        for (skip_verification, why) in [
+            (false, "unregistered operation"),
+            (true, "is not an op of dialect"),
+        ] {
+            let mut m = text::parse_unverified(&src).expect("parse");
+            let options = LegalizeOptions {
+                skip_verification,
+                ..options
+            };
+            let ds = convert::legalize_to_vhlo(&mut m, options).expect_err("kept");
+            let message = convert::diagnostics_to_text(&ds);
+            assert!(
+                message.contains(&name) && message.contains(why),
+                "{message}"
+            );
+        }
     }
     // An op the spec lists is kept.
     let src =

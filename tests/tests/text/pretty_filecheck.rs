@@ -45,7 +45,7 @@ fn pretty_corpora_satisfy_their_check_lines() {
             elide_defaults: true,
             ..Default::default()
         };
-        let m = match text::parse(&src) {
+        let m = match vhlo_tests::parse_any_dialect(&src) {
             Ok(m) => m,
             Err(e) => {
                 failures.push(format!("{name}: {e}"));
@@ -57,7 +57,7 @@ fn pretty_corpora_satisfy_their_check_lines() {
             failures.push(format!("{name}: {e}"));
             continue;
         }
-        let twice = text::parse(&once).map(|m2| text::print(&m2, opts));
+        let twice = vhlo_tests::parse_any_dialect(&once).map(|m2| text::print(&m2, opts));
         match twice {
             Ok(t) => {
                 if let Err(e) = filecheck::check(&src, &t) {

@@ -140,7 +140,7 @@ fn artifact_with_blob() -> Vec<u8> {
         "tensor<16xi32>",
         &format!("weights: \"0x10000000{hex}\""),
     );
-    let m = text::parse(&src).expect("parses");
+    let m = vhlo_tests::parse_any_dialect(&src).expect("parses");
     portable::serialize_portable_artifact(&m, &current(), ALLOW).expect("serializes")
 }
 
@@ -162,9 +162,9 @@ fn text_prints_as_it_parses() {
         constant("dense_resource<e>", "tensor<0xf32>", "e: \"0x00000000\""),
     ];
     for src in &cases {
-        let m = text::parse(src).unwrap_or_else(|e| panic!("{src}: {e}"));
+        let m = vhlo_tests::parse_any_dialect(src).unwrap_or_else(|e| panic!("{src}: {e}"));
         let printed = print(&m);
-        let again = print(&text::parse(&printed).expect("our print parses"));
+        let again = print(&vhlo_tests::parse_any_dialect(&printed).expect("our print parses"));
         assert_eq!(printed, again, "print is not stable for\n{src}");
         for key in ["blob1", "__elided__", "\"my key\"", "e"] {
             if src.contains(&format!("dense_resource<{key}>")) {
@@ -183,7 +183,7 @@ fn text_prints_as_it_parses() {
         "tensor<2xf32>",
         "blob1: \"0x040000000000803F00000040\"",
     );
-    assert!(!print(&text::parse(&unused).unwrap()).contains("{-#"));
+    assert!(!print(&vhlo_tests::parse_any_dialect(&unused).unwrap()).contains("{-#"));
 }
 
 #[test]
@@ -191,7 +191,7 @@ fn artifacts_round_trip_with_their_resources() {
     let two = "func.func @main() -> (tensor<5xi8>, tensor<2xf32>, tensor<2xf32>) {\n  %0 = stablehlo.constant dense_resource<a> : tensor<5xi8>\n  %1 = stablehlo.constant dense_resource<b> : tensor<2xf32>\n  %2 = stablehlo.constant dense_resource<__elided__> : tensor<2xf32>\n  return %0, %1, %2 : tensor<5xi8>, tensor<2xf32>, tensor<2xf32>\n}\n{-#\n  dialect_resources: {\n    builtin: {\n      a: \"0x010000000102030405\",\n      b: \"0x400000000000803F00000040\"\n    }\n  }\n#-}\n";
     let on_func = "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> attributes {foo.r = dense_resource<w> : tensor<2xf32>, foo.u} {\n  return %a : tensor<2xf32>\n}\n{-#\n  dialect_resources: {\n    builtin: {\n      w: \"0x080000000000803F00000040\"\n    }\n  }\n#-}\n";
     for src in [two, on_func] {
-        let m = text::parse(src).expect("parses");
+        let m = vhlo_tests::parse_any_dialect(src).expect("parses");
         for target in ["1.0.0".to_string(), current()] {
             let bytes = portable::serialize_portable_artifact(&m, &target, ALLOW)
                 .unwrap_or_else(|e| panic!("{target}: {e}"));
@@ -238,7 +238,7 @@ fn other_dialect_content_needs_allow_other_dialects() {
         ..ALLOW
     };
     for (src, named) in &cases {
-        let m = text::parse(src).unwrap();
+        let m = vhlo_tests::parse_any_dialect(src).unwrap();
         // unchecked: refused, nothing is written.
         let e = vhlo_core::portable::serialize_portable_artifact(&m, &current(), deny)
             .expect_err("refused without allow_other_dialects")
@@ -265,7 +265,7 @@ fn what_mlir_cannot_read_back_is_not_written() {
         (foreign, "libStablehlo does not load"),
         (huge.as_str(), "alignment 1048576"),
     ] {
-        let m = text::parse(src).unwrap_or_else(|e| panic!("{src}: {e}"));
+        let m = vhlo_tests::parse_any_dialect(src).unwrap_or_else(|e| panic!("{src}: {e}"));
         // unchecked: refused, nothing is written.
         let e = vhlo_core::portable::serialize_portable_artifact(&m, &current(), ALLOW)
             .expect_err(why)
@@ -304,7 +304,7 @@ fn text_errors_are_mlirs() {
         ),
     ];
     for (src, message, line) in &cases {
-        let e = text::parse(src).expect_err(message);
+        let e = vhlo_tests::parse_any_dialect(src).expect_err(message);
         assert!(e.message.contains(message), "{src}\n{e}");
         assert_eq!(e.line, *line, "{src}\n{e}");
     }
@@ -313,7 +313,7 @@ fn text_errors_are_mlirs() {
         "{}{{-#\n  external_resources: {{\n    mlir_reproducer: {{\n      pipeline: \"builtin.module(cse)\",\n      disable_threading: true\n    }}\n  }}\n#-}}\n",
         constant("dense<1.0>", "tensor<2xf32>", "")
     );
-    text::parse(&external).expect("external resources are skipped");
+    vhlo_tests::parse_any_dialect(&external).expect("external resources are skipped");
 }
 
 #[test]
@@ -326,7 +326,7 @@ fn large_blobs_are_borrowed_from_the_input() {
         &format!("tensor<{n}xf32>"),
         &format!("weights: \"0x40000000{hex}\""),
     );
-    let m = text::parse(&src).unwrap();
+    let m = vhlo_tests::parse_any_dialect(&src).unwrap();
     let bytes = portable::serialize_portable_artifact(&m, &current(), ALLOW).unwrap();
     let input = Blob::from(bytes);
     let range = input.as_ptr() as usize..input.as_ptr() as usize + input.len();

@@ -12,7 +12,7 @@ fn deep_nesting_is_rejected_with_a_clear_error() {
     for _ in 0..depth {
         src.push_str("}) : () -> ()\n");
     }
-    let e = text::parse(&src).expect_err("too deep");
+    let e = vhlo_tests::parse_any_dialect(&src).expect_err("too deep");
     assert!(e.message.contains("nested deeper than"), "{e}");
     assert!(e.line > 1, "{e}");
 
@@ -36,17 +36,17 @@ fn nesting_up_to_the_limit_parses() {
     for _ in 0..depth {
         src.push_str("}) : () -> ()\n");
     }
-    text::parse(&src).expect("128 nested regions are fine");
+    vhlo_tests::parse_any_dialect(&src).expect("128 nested regions are fine");
 }
 
 #[test]
 fn errors_carry_line_and_column() {
     let src = "func.func @f(%arg0: tensor<f32>) -> tensor<f32> {\n  %0 = \"stablehlo.abs\"(%arg1) : (tensor<f32>) -> tensor<f32>\n  func.return %0 : tensor<f32>\n}\n";
-    let e = text::parse(src).expect_err("undefined value");
+    let e = vhlo_tests::parse_any_dialect(src).expect_err("undefined value");
     assert_eq!((e.line, e.column), (2, 24), "{e}");
     assert!(e.message.contains("%arg1"), "{e}");
 
-    let e = text::parse("\"a.b\"() : () -> tensor<3xfoo>").expect_err("bad type");
+    let e = vhlo_tests::parse_any_dialect("\"a.b\"() : () -> tensor<3xfoo>").expect_err("bad type");
     assert_eq!((e.line, e.column), (1, 26), "{e}");
 }
 
@@ -55,7 +55,7 @@ const SAMPLE: &str = r#"
 module @m attributes {a.b = [1 : i32, 2.5 : f32, "s", @sym::@x, unit, array<i64: 1, 2>]} {
   func.func @main(%arg0: tensor<2x?xf32, #stablehlo.bounds<?, 3>> {jax.arg_info = "x"}) -> (tensor<2xf32>, !stablehlo.token) {
     %0 = stablehlo.constant dense<[1.0, 0x7FC00000]> : tensor<2xf32>
-    %1:2 = "stablehlo.foo"(%0, %0) <{p = #stablehlo.gather<offset_dims = [1], index_vector_dim = 1>}> ({
+    %1:2 = "t.foo"(%0, %0) <{p = #stablehlo.gather<offset_dims = [1], index_vector_dim = 1>}> ({
     ^bb0(%a: tensor<f32>, %b: tensor<f32>):
       %2 = stablehlo.add %a, %b : tensor<f32> loc(#loc1)
       stablehlo.return %2 : tensor<f32>
@@ -81,9 +81,9 @@ impl Lcg {
 
 #[test]
 fn sample_parses_and_round_trips() {
-    let m = text::parse(SAMPLE).expect("sample parses");
+    let m = vhlo_tests::parse_any_dialect(SAMPLE).expect("sample parses");
     let printed = text::print_generic(&m);
-    let m2 = text::parse(&printed).expect("printed sample parses");
+    let m2 = vhlo_tests::parse_any_dialect(&printed).expect("printed sample parses");
     vhlo_core::ir::structurally_equal(&m, &m2, Default::default())
         .map(|_| ())
         .unwrap_or_else(|e| {
@@ -105,7 +105,7 @@ fn truncated_and_mutated_inputs_never_panic() {
     let bytes = SAMPLE.as_bytes();
     for cut in 0..bytes.len() {
         if let Ok(s) = std::str::from_utf8(&bytes[..cut]) {
-            let _ = text::parse(s);
+            let _ = vhlo_tests::parse_any_dialect(s);
         }
     }
     let mut rng = Lcg(42);
@@ -132,10 +132,10 @@ fn truncated_and_mutated_inputs_never_panic() {
             }
         }
         if let Ok(s) = std::str::from_utf8(&v) {
-            if let Ok(m) = text::parse(s) {
+            if let Ok(m) = vhlo_tests::parse_any_dialect(s) {
                 // Whatever parses must print and re-parse.
                 let p = text::print_generic(&m);
-                text::parse(&p)
+                vhlo_tests::parse_any_dialect(&p)
                     .unwrap_or_else(|e| panic!("re-parse failed: {e}\ninput:\n{s}\nprinted:\n{p}"));
             }
         }
@@ -146,14 +146,16 @@ fn truncated_and_mutated_inputs_never_panic() {
 fn odd_widths_and_non_ascii_do_not_panic() {
     let src =
         "\"t.op\"() {a = 0 : i0, b = dense<0> : tensor<2xi0>, c = \"\u{e9}\u{1F600}\"} : () -> ()";
-    let m = text::parse(src).expect("parses");
+    let m = vhlo_tests::parse_any_dialect(src).expect("parses");
     let p = text::print_generic(&m);
-    text::parse(&p).expect("re-parses");
-    let e = text::parse("\"t.op\"() {a = 1 : i0} : () -> ()").expect_err("1 does not fit i0");
+    vhlo_tests::parse_any_dialect(&p).expect("re-parses");
+    let e = vhlo_tests::parse_any_dialect("\"t.op\"() {a = 1 : i0} : () -> ()")
+        .expect_err("1 does not fit i0");
     assert!(e.message.contains("0-bit"), "{e}");
-    let e = text::parse("\"t.op\"() {a = \"\u{e9}\u{e9}").expect_err("unterminated");
+    let e =
+        vhlo_tests::parse_any_dialect("\"t.op\"() {a = \"\u{e9}\u{e9}").expect_err("unterminated");
     assert_eq!(e.line, 1);
-    let e = text::parse("\u{e9}\u{e9}\u{e9}").expect_err("not an op");
+    let e = vhlo_tests::parse_any_dialect("\u{e9}\u{e9}\u{e9}").expect_err("not an op");
     assert_eq!((e.line, e.column), (1, 1), "{e}");
 }
 
@@ -172,16 +174,19 @@ fn non_finite_quantization_scales_are_refused_where_they_stand() {
     ] {
         let src = format!("func.func @f(%arg0: tensor<2x{q}>) {{\n  return\n}}\n");
         let col = src.find(scale).expect("scale in source") + 1;
-        let e = text::parse(&src).expect_err(q).to_string();
+        let e = vhlo_tests::parse_any_dialect(&src)
+            .expect_err(q)
+            .to_string();
         assert!(
             e.starts_with(&format!("1:{col}:")) && e.contains("scale is not a finite number"),
             "{q}: {e}"
         );
     }
     let src = "func.func @f(%arg0: tensor<2x!quant.uniform<si8:f32, 1.0e+30>>) {\n  return\n}\n";
-    let printed = text::print_generic(&text::parse(src).expect("a finite scale parses"));
+    let printed =
+        text::print_generic(&vhlo_tests::parse_any_dialect(src).expect("a finite scale parses"));
     assert_eq!(
-        text::print_generic(&text::parse(&printed).expect("parses back")),
+        text::print_generic(&vhlo_tests::parse_any_dialect(&printed).expect("parses back")),
         printed
     );
 }
@@ -196,7 +201,9 @@ fn vhlo_func_dictionary_cannot_repeat_the_name_or_the_signature() {
     for key in ["sym_name", "function_type = #vhlo.type_v1<!vhlo.f32_v1>"] {
         let src = format!("vhlo.func_v1 @main() -> () {body} {{{key}}}\n");
         let col = src.rfind('{').expect("dictionary") + 1;
-        let e = text::parse(&src).expect_err(key).to_string();
+        let e = vhlo_tests::parse_any_dialect(&src)
+            .expect_err(key)
+            .to_string();
         assert!(
             e.starts_with(&format!(
                 "3:{}:",
@@ -208,9 +215,10 @@ fn vhlo_func_dictionary_cannot_repeat_the_name_or_the_signature() {
     let src = format!(
         "vhlo.func_v1 @main() -> () {body} {{sym_visibility = #vhlo.string_v1<\"public\">}}\n"
     );
-    let printed = text::print_generic(&text::parse(&src).expect("other properties parse"));
+    let printed =
+        text::print_generic(&vhlo_tests::parse_any_dialect(&src).expect("other properties parse"));
     assert_eq!(
-        text::print_generic(&text::parse(&printed).expect("parses back")),
+        text::print_generic(&vhlo_tests::parse_any_dialect(&printed).expect("parses back")),
         printed
     );
 }
@@ -224,9 +232,9 @@ fn dialect_corpus_cut_and_mutated_never_panics() {
     let mut rng = Lcg(7);
     let alphabet = b"()[]{}<>:,=%#!^@\"x?-0123456789.abcfi \n";
     let check = |s: &str| {
-        if let Ok(m) = text::parse(s) {
+        if let Ok(m) = vhlo_tests::parse_any_dialect(s) {
             let p = text::print(&m, text::PrintOptions::default());
-            text::parse(&p)
+            vhlo_tests::parse_any_dialect(&p)
                 .unwrap_or_else(|e| panic!("re-parse failed: {e}\ninput:\n{s}\nprinted:\n{p}"));
         }
     };

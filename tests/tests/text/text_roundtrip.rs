@@ -49,7 +49,7 @@ fn split_chunks(src: &str) -> Vec<String> {
 
 /// parse → print → parse gives the same module, and printing is stable.
 fn round_trip(src: &str, opts: PrintOptions) -> Result<(), String> {
-    round_trip_with(src, opts, text::parse)
+    round_trip_with(src, opts, vhlo_tests::parse_any_dialect)
 }
 
 /// [`round_trip`] with `parse` as the parser (`text::parse_unverified` for programs upstream's
@@ -149,7 +149,7 @@ fn interpret_corpus_parses_and_round_trips() {
     let files = files(&dir.join("interpret"), |n| n.ends_with(".mlir"));
     assert!(!files.is_empty());
     let mut failures = Vec::new();
-    let mut chunks_total = 0;
+    let mut chunks_total = 0usize;
     for f in &files {
         let src = std::fs::read_to_string(f).expect("readable");
         for (i, chunk) in split_chunks(&src).iter().enumerate() {
@@ -171,7 +171,7 @@ fn interpret_corpus_parses_and_round_trips() {
     }
     eprintln!(
         "interpret: {} of {chunks_total} chunks in {} files round-trip",
-        chunks_total - failures.len(),
+        chunks_total.saturating_sub(failures.len()),
         files.len()
     );
     assert!(
@@ -337,13 +337,13 @@ fn pretty_corpora_round_trip() {
             // A case upstream's verifier refuses: refused by ours (tests/tests/verifier/verifier_upstream.rs
             // checks where), and its printing round-trips without the verifier.
             let refused = chunk.contains("expected-error");
-            if refused && text::parse(chunk).is_ok() {
+            if refused && vhlo_tests::parse_any_dialect(chunk).is_ok() {
                 failures.push(format!("{name} chunk {i}: accepted, upstream refuses it"));
             }
             let parse = if refused {
-                text::parse_unverified
+                vhlo_tests::parse_any_dialect_unverified
             } else {
-                text::parse
+                vhlo_tests::parse_any_dialect
             };
             for generic in [false, true] {
                 let opts = PrintOptions {
@@ -387,7 +387,9 @@ fn pretty_printing_matches_upstream_check_lines() {
     ] {
         let src = std::fs::read_to_string(dir.join(name)).expect("readable");
         for (ci, chunk) in split_chunks(&src).iter().enumerate() {
-            let Ok(m) = text::parse(chunk) else { continue };
+            let Ok(m) = vhlo_tests::parse_any_dialect(chunk) else {
+                continue;
+            };
             let debug_info = chunk.contains("mlir-print-debuginfo");
             let out = text::print(
                 &m,
@@ -453,7 +455,7 @@ fn jax_text_fixtures_print_back_byte_for_byte() {
     for f in &files {
         let src = std::fs::read_to_string(f).expect("readable");
         let generic = f.to_string_lossy().ends_with(".generic.mlir");
-        let m = match text::parse(&src) {
+        let m = match vhlo_tests::parse_any_dialect(&src) {
             Ok(m) => m,
             Err(e) => {
                 failures.push(format!("{}: {e}", f.display()));
@@ -515,7 +517,7 @@ fn vhlo_text_of_every_suite_artifact_parses_back_to_itself() {
         };
         let printed = text::print(&m, opts);
         checked += 1;
-        match text::parse_unverified(&printed) {
+        match vhlo_tests::parse_any_dialect_unverified(&printed) {
             Ok(back) => {
                 let again = text::print(&back, opts);
                 if again != printed {

@@ -17,7 +17,7 @@ func.func @f(%a: tensor<f32>) -> tensor<i1> {
   %0 = "stablehlo.compare"(%a, %a) {comparison_direction = #stablehlo<comparison_direction EQ>, some.unregistered_attr = 1 : i32} : (tensor<f32>, tensor<f32>) -> tensor<i1>
   func.return %0 : tensor<i1>
 }"#;
-    let m = text::parse(src).expect("parses");
+    let m = vhlo_tests::parse_any_dialect(src).expect("parses");
     let cmp = only_func_body(&m)[0];
     let props: Vec<&str> = m.properties(cmp).iter().map(|a| m.str(a.name)).collect();
     let attrs: Vec<&str> = m.attributes(cmp).iter().map(|a| m.str(a.name)).collect();
@@ -47,7 +47,7 @@ fn func_signature_becomes_properties() {
     let src = r#"func.func private @g(%arg0: tensor<2xf32> {jax.arg_info = "x"}, %arg1: i32) -> (tensor<2xf32> {jax.result_info = ""}) attributes {mhlo.sharding = "{replicated}"} {
   func.return %arg0 : tensor<2xf32>
 }"#;
-    let m = text::parse(src).expect("parses");
+    let m = vhlo_tests::parse_any_dialect(src).expect("parses");
     let module = m.top_ops()[0];
     assert_eq!(m.op_name_str(module), "builtin.module");
     let func = m.block_ops(m.blocks(m.regions(module)[0])[0])[0];
@@ -82,7 +82,7 @@ fn forward_references_to_values_and_blocks_resolve() {
 ^bb2:
   "t.br"()[^bb1] : () -> ()
 }) : () -> ()"#;
-    let m = text::parse(src).expect("parses");
+    let m = vhlo_tests::parse_any_dialect(src).expect("parses");
     let module = m.top_ops()[0];
     let graph = m.block_ops(m.blocks(m.regions(module)[0])[0])[0];
     let blocks = m.blocks(m.regions(graph)[0]).to_vec();
@@ -170,7 +170,7 @@ fn errors_name_the_problem() {
         ("\"t.a\"() {s = \"abc} : () -> ()", "unterminated string"),
     ];
     for (src, want) in cases {
-        let e = text::parse(src).expect_err(src);
+        let e = vhlo_tests::parse_any_dialect(src).expect_err(src);
         assert!(e.message.contains(want), "{src}: got {e}");
     }
 }
@@ -185,7 +185,7 @@ fn location_forms() {
 #loc2 = loc("y.py":1:1)
 #loc3 = loc(callsite(#loc1 at #loc2))
 "#;
-    let m = text::parse(src).expect("parses");
+    let m = vhlo_tests::parse_any_dialect(src).expect("parses");
     let module = m.top_ops()[0];
     let ops = m.block_ops(m.blocks(m.regions(module)[0])[0]).to_vec();
     let LocData::CallSite { callee, caller } = m.loc_data(m.op_location(ops[0])).clone() else {
@@ -235,7 +235,7 @@ fn location_forms() {
         out.contains(r#"loc(callsite("x.py":7:8 at "y.py":1:1))"#),
         "{out}"
     );
-    let m2 = text::parse(&out).expect("re-parses");
+    let m2 = vhlo_tests::parse_any_dialect(&out).expect("re-parses");
     structurally_equal(
         &m,
         &m2,
@@ -252,7 +252,7 @@ fn location_forms() {
 #[test]
 fn location_names_need_not_be_utf8() {
     let src = r#""t.a"() : () -> () loc("ch\E3lesky"("f\FF.py":1:2))"#;
-    let m = text::parse(src).expect("parses");
+    let m = vhlo_tests::parse_any_dialect(src).expect("parses");
     let out = text::print(
         &m,
         text::PrintOptions {
@@ -262,7 +262,7 @@ fn location_names_need_not_be_utf8() {
         },
     );
     assert!(out.contains(r#"loc("ch\E3lesky"("f\FF.py":1:2))"#), "{out}");
-    let again = text::parse(&out).expect("re-parses");
+    let again = vhlo_tests::parse_any_dialect(&out).expect("re-parses");
     structurally_equal(
         &m,
         &again,
@@ -281,7 +281,7 @@ fn location_names_need_not_be_utf8() {
 fn opaque_types_with_odd_data_print_as_mlir_does() {
     let src = "%0 = \"t.a\"() : () -> !vst.\n\"t.b\"(%0) : (!vst.) -> ()\n\
                \"t.c\"() : () -> (!vst..x, !vst<>, !vst.a<b>)\n";
-    let m = text::parse(src).expect("parses");
+    let m = vhlo_tests::parse_any_dialect(src).expect("parses");
     let out = text::print_generic(&m);
     for expected in [
         r#"%0 = "t.a"() : () -> !vst<>"#,
@@ -291,11 +291,11 @@ fn opaque_types_with_odd_data_print_as_mlir_does() {
         assert!(out.contains(expected), "{expected} not in\n{out}");
     }
     assert_eq!(
-        text::print_generic(&text::parse(&out).expect("re-parses")),
+        text::print_generic(&vhlo_tests::parse_any_dialect(&out).expect("re-parses")),
         out
     );
     // `!c.-` would print as `!c<->` (as jaxlib prints it), which no parser reads back.
-    let e = text::parse("\"t.a\"() : () -> !c.-\n").expect_err("refused");
+    let e = vhlo_tests::parse_any_dialect("\"t.a\"() : () -> !c.-\n").expect_err("refused");
     assert!(e.to_string().contains("would print as '!c<->'"), "{e}");
 }
 
@@ -310,7 +310,7 @@ fn an_empty_dialect_namespace_is_refused() {
         ("\"t.a\"() {e = #.x} : () -> ()\n", 14),
         ("\"t.a\"() : () -> !.\n", 17),
     ] {
-        let e = text::parse(src).expect_err(src);
+        let e = vhlo_tests::parse_any_dialect(src).expect_err(src);
         assert!(
             e.to_string().contains("invalid dialect namespace ''"),
             "{src}: {e}"
@@ -441,7 +441,7 @@ fn default_valued_attributes_can_be_elided() {
   %1 = "stablehlo.sine"(%0) {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<HIGHEST>>} : (tensor<f32>) -> tensor<f32>
   func.return %1 : tensor<f32>
 }"#;
-    let m = text::parse(src).expect("parses");
+    let m = vhlo_tests::parse_any_dialect(src).expect("parses");
     let lossless = text::print(&m, text::PrintOptions::default());
     assert!(lossless.contains("%0 = stablehlo.cosine %arg0 {result_accuracy = #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>} : tensor<f32>"), "{lossless}");
     let like_mlir = text::print(
@@ -464,8 +464,8 @@ fn structural_equality_finds_differences() {
   %0 = stablehlo.add %a, %b : tensor<f32> loc("x":1:1)
   func.return %0 : tensor<f32>
 }"#;
-    let m = text::parse(base).expect("parses");
-    let same = text::parse(&base.replace("%0", "%sum")).expect("parses");
+    let m = vhlo_tests::parse_any_dialect(base).expect("parses");
+    let same = vhlo_tests::parse_any_dialect(&base.replace("%0", "%sum")).expect("parses");
     structurally_equal(&m, &same, EqualOptions::default()).expect("names do not matter");
     for (variant, what) in [
         (base.replace("add %a, %b", "add %b, %a"), "operand 0"),
@@ -476,11 +476,12 @@ fn structural_equality_finds_differences() {
         (base.replace("\"x\":1:1", "\"x\":1:2"), "location"),
         (base.replace("func.func @f", "func.func @g"), "sym_name"),
     ] {
-        let other = text::parse(&variant).expect("parses");
+        let other = vhlo_tests::parse_any_dialect(&variant).expect("parses");
         let e = structurally_equal(&m, &other, EqualOptions::default()).expect_err(what);
         assert!(e.contains(what), "{what}: {e}");
     }
-    let other = text::parse(&base.replace("\"x\":1:1", "\"x\":1:2")).expect("parses");
+    let other =
+        vhlo_tests::parse_any_dialect(&base.replace("\"x\":1:1", "\"x\":1:2")).expect("parses");
     structurally_equal(
         &m,
         &other,
@@ -500,7 +501,7 @@ fn custom_forms_are_used_only_when_lossless() {
   %1 = stablehlo.abs %0 {note = 1 : i32} : tensor<f32>
   func.return %1 : tensor<f32>
 }"#;
-    let m = text::parse(src).expect("parses");
+    let m = vhlo_tests::parse_any_dialect(src).expect("parses");
     let out = text::print(&m, text::PrintOptions::default());
     assert!(
         out.contains(
@@ -512,7 +513,7 @@ fn custom_forms_are_used_only_when_lossless() {
         out.contains("%1 = stablehlo.abs %0 {note = 1 : i32} : tensor<f32>"),
         "{out}"
     );
-    let again = text::parse(&out).expect("re-parses");
+    let again = vhlo_tests::parse_any_dialect(&out).expect("re-parses");
     structurally_equal(
         &m,
         &again,
@@ -532,12 +533,12 @@ fn a_custom_printer_that_gives_up_leaves_no_trace() {
   %0 = "stablehlo.dot"(%a, %a) {precision_config = [#stablehlo<precision HIGH>, #foo<"bar">]} : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>
   func.return %0 : tensor<f32>
 }"#;
-    let m = text::parse_unverified(src).expect("parses");
+    let m = vhlo_tests::parse_any_dialect_unverified(src).expect("parses");
     let out = text::print(&m, text::PrintOptions::default());
     assert!(out.contains(r#"%0 = "stablehlo.dot"(%arg0, %arg0) <{precision_config = [#stablehlo<precision HIGH>, #foo<"bar">]}>"#), "{out}");
-    text::parse_unverified(&out).expect("re-parses");
+    vhlo_tests::parse_any_dialect_unverified(&out).expect("re-parses");
     assert!(
-        text::parse(&out).is_err(),
+        vhlo_tests::parse_any_dialect(&out).is_err(),
         "the verifier refuses the precision config"
     );
 }
@@ -553,7 +554,7 @@ fn aliased_values_print_once_at_the_top() {
 }}
 "#
     );
-    let m = text::parse(&src).unwrap();
+    let m = vhlo_tests::parse_any_dialect(&src).unwrap();
     let printed = text::print(&m, text::PrintOptions::default());
     let head: Vec<&str> = printed
         .lines()
@@ -572,7 +573,7 @@ fn aliased_values_print_once_at_the_top() {
     );
     assert!(printed.contains(&format!("%arg0: !tuple, %arg1: tuple<{t16}>, %arg2: tensor<4xf32, #sparse>) -> !tuple attributes {{m = [#map, #map1], s = #set}}")), "{printed}");
     // The aliases read back to the same module.
-    let again = text::parse(&printed).unwrap();
+    let again = vhlo_tests::parse_any_dialect(&printed).unwrap();
     structurally_equal(&m, &again, EqualOptions::default()).unwrap();
     // `--mlir-print-local-scope`: no aliases.
     let local = text::print(
@@ -595,7 +596,7 @@ fn aliased_values_print_once_at_the_top() {
 #[test]
 fn one_and_zero_bit_integers_keep_their_signedness() {
     let src = "module attributes {x.a = 1 : ui1, x.b = -1 : si1, x.c = true, x.d = 0 : ui0, x.e = 0 : si0, x.f = 0 : i0} {\n}\n";
-    let m = text::parse(src).expect("parses");
+    let m = vhlo_tests::parse_any_dialect(src).expect("parses");
     let module = m.top_ops()[0];
     let kinds: Vec<String> = m
         .attributes(module)
@@ -632,7 +633,7 @@ fn short_file_location_ranges_print_zeros_for_what_they_lack() {
         (vec![], "loc(\"x.py\":0:0)"),
         (vec![11], "loc(\"x.py\":11:0)"),
     ] {
-        let mut m = text::parse("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.abs %a : tensor<f32>\n  return %0 : tensor<f32>\n}\n").expect("parses");
+        let mut m = vhlo_tests::parse_any_dialect("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.abs %a : tensor<f32>\n  return %0 : tensor<f32>\n}\n").expect("parses");
         let file = m.sym("x.py");
         let loc = m.loc(LocData::FileLineColRange {
             file,
@@ -651,7 +652,7 @@ fn short_file_location_ranges_print_zeros_for_what_they_lack() {
         };
         let out = text::print(&m, opts);
         assert!(out.contains(printed), "{out}");
-        let again = text::parse(&out).expect("re-parses");
+        let again = vhlo_tests::parse_any_dialect(&out).expect("re-parses");
         structurally_equal(
             &m,
             &again,
@@ -685,7 +686,7 @@ fn byte_strings_in_custom_forms_print_back() {
                func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  \
                %0 = stablehlo.composite \"c\\E9\" %a {decomposition = @f} : (tensor<f32>) -> tensor<f32>\n  \
                return %0 : tensor<f32>\n}\n";
-    let m = text::parse_unverified(src).unwrap_or_else(|e| panic!("{e}"));
+    let m = vhlo_tests::parse_any_dialect_unverified(src).unwrap_or_else(|e| panic!("{e}"));
     let out = text::print(&m, text::PrintOptions::default());
     for expected in [
         r#"stablehlo.composite "c\E9" %arg0"#,
@@ -693,6 +694,7 @@ fn byte_strings_in_custom_forms_print_back() {
     ] {
         assert!(out.contains(expected), "{expected} not in\n{out}");
     }
-    let again = text::parse_unverified(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let again =
+        vhlo_tests::parse_any_dialect_unverified(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
     assert_eq!(text::print(&again, text::PrintOptions::default()), out);
 }

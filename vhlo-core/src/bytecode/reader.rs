@@ -441,7 +441,7 @@ impl<'a> Reader<'a> {
                     "vhlo" if vhlo_op_attr_names(&short).is_none() => Some(format!(
                         "unregistered operation 'vhlo.{short}' found in dialect ('vhlo') that does not allow unknown operations"
                     )),
-                    _ => None,
+                    d => unknown_dialect(d),
                 };
                 self.op_names.push(OpNameEntry {
                     full,
@@ -799,6 +799,9 @@ impl<'a> Reader<'a> {
             .get(dialect)
             .map(|d| d.name)
             .ok_or_else(|| c.err("bad dialect"))?;
+        if let Some(why) = unknown_dialect(self.module.str(dsym)) {
+            return Err(c.err(why));
+        }
         let codec = match self.module.str(dsym) {
             "builtin" => EntryCodec::Builtin,
             "vhlo" => EntryCodec::Vhlo,
@@ -2068,6 +2071,18 @@ fn check_use_list_order(order: &UseListOrder, uses: usize) -> std::result::Resul
         }
     }
     Ok(())
+}
+
+/// MLIR's reader loads a dialect when an op, attribute or type of it is first used, and fails
+/// on one its context does not register (jaxlib's: [`crate::dialect::LIBSTABLEHLO_DIALECTS`]).
+fn unknown_dialect(name: &str) -> Option<String> {
+    (!crate::dialect::LIBSTABLEHLO_DIALECTS.contains(&name)).then(|| {
+        format!(
+            "dialect '{name}' is unknown. If this is intended, please call \
+             allowUnregisteredDialects() on the MLIRContext, or use -allow-unregistered-dialect \
+             with the MLIR tool used."
+        )
+    })
 }
 
 fn read_u32(c: &mut Cursor<'_>) -> Result<u32> {

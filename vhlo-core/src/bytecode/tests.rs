@@ -228,8 +228,8 @@ fn unsigned_integer_values_are_sign_extended_patterns() {
 #[test]
 fn textual_fallback_entries_round_trip() {
     let mut m = module_with_name_chain(0);
-    let foo = m.sym("foo");
-    let text = m.sym("#foo.bar<1, 2>");
+    let foo = m.sym("gpu");
+    let text = m.sym("#gpu.bar<1, 2>");
     let opaque = m.attr(AttrData::Opaque { dialect: foo, text });
     let f8 = m.ty(TypeData::Float(crate::ir::FloatKind::F8E4M3FN));
     let type_attr = m.attr(AttrData::Type(f8));
@@ -250,7 +250,7 @@ fn textual_fallback_entries_round_trip() {
     );
     for v in [0, 6] {
         let bytes = write(&m, &WriteOptions::new(v, "p")).unwrap();
-        assert!(bytes.windows(15).any(|w| w == b"#foo.bar<1, 2>\0"));
+        assert!(bytes.windows(15).any(|w| w == b"#gpu.bar<1, 2>\0"));
         assert!(!bytes.windows(9).any(|w| w == b"f8E4M3FN\0"));
         let (back, _) = read(&bytes).unwrap();
         let top = back.top_ops()[0];
@@ -259,7 +259,7 @@ fn textual_fallback_entries_round_trip() {
             AttrData::Opaque { dialect, text } => {
                 assert_eq!(
                     (back.str(*dialect), back.str(*text)),
-                    ("foo", "#foo.bar<1, 2>")
+                    ("gpu", "#gpu.bar<1, 2>")
                 );
             }
             other => panic!("{other:?}"),

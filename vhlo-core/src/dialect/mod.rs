@@ -4,9 +4,11 @@
 //! dialect generated from another spec (the fixture tests) uses the same runtime. Nothing here names
 //! a generated type: ops are identified by their full name.
 
-/// The dialects jaxlib's MLIR context loads (probed on jaxlib 0.10.2, StableHLO 1.17.0):
-/// libStablehlo refuses to read an artifact holding a type or attribute of any other dialect,
-/// so with `allow_other_dialects` those are refused rather than written.
+/// The dialects jaxlib's MLIR context registers (probed on jaxlib 0.10.2, StableHLO 1.17.0: the
+/// "Available dialects" of its parser's error for an op of an unknown dialect). libStablehlo
+/// refuses to read an artifact holding a type or attribute of any other dialect, so with
+/// `allow_other_dialects` those are refused rather than written; the text parser refuses them
+/// unless told otherwise (`text::ParseOptions::allow_unregistered_dialects`).
 pub const LIBSTABLEHLO_DIALECTS: &[&str] = &[
     "builtin",
     "func",
@@ -27,6 +29,9 @@ pub const LIBSTABLEHLO_DIALECTS: &[&str] = &[
     "llvm",
     "affine",
     "complex",
+    "mpmd",
+    "nvgpu",
+    "ub",
     "stablehlo",
     "vhlo",
 ];

@@ -823,11 +823,17 @@ const KNOWN_DIALECTS: &[&str] = &[
 /// The error for an op in custom syntax that no parser here reads.
 fn unsupported_custom_syntax(name: &str) -> String {
     let dialect = name.split_once('.').map_or(name, |d| d.0);
-    if KNOWN_DIALECTS.contains(&dialect) || crate::vhlo::codec_dialect(dialect).is_some() {
+    if crate::text::verify::structure::classify(name).unknown {
+        format!("custom op '{name}' is unknown: dialect '{dialect}' has no such op")
+    } else if KNOWN_DIALECTS.contains(&dialect) || crate::vhlo::codec_dialect(dialect).is_some() {
         format!("custom syntax of operation '{name}' is not supported; write it in generic form")
+    } else if crate::dialect::LIBSTABLEHLO_DIALECTS.contains(&dialect) {
+        format!(
+            "operation '{name}' is of dialect '{dialect}', whose custom syntax is not read here; write it in generic form (\"{name}\"(...) : (...) -> ...)"
+        )
     } else {
         format!(
-            "operation '{name}' is of dialect '{dialect}', which is unknown here: its custom syntax cannot be read; write it in generic form (\"{name}\"(...) : (...) -> ...)"
+            "operation '{name}' is of dialect '{dialect}', which jaxlib's MLIR context does not register: its custom syntax cannot be read"
         )
     }
 }

@@ -39,24 +39,32 @@ use crate::ir::Module;
 /// Top-level ops other than a single `builtin.module` are wrapped in an implicit module, as
 /// MLIR does. A verifier error is placed at the line and column of the op it is about.
 pub fn parse(src: &str) -> Result<Module, ParseError> {
-    verified(parse_unverified(src)?, src)
+    parse_with(src, &ParseOptions::default())
 }
 
 /// [`parse`] without the verifier (upstream's `--mlir-very-unsafe-disable-verifier-on-parsing`):
 /// for tools that inspect or repair broken programs. What it returns may break MLIR's rules.
 pub fn parse_unverified(src: &str) -> Result<Module, ParseError> {
-    on_big_stack(|| {
-        parser::Parser::new(src)
-            .with_custom_ops(parser::Parser::parse_custom_op)
-            .parse_top()
-    })
+    parse_with(
+        src,
+        &ParseOptions {
+            skip_verification: true,
+            ..ParseOptions::default()
+        },
+    )
 }
 
 /// Like [`parse`], but ops and block arguments without `loc(...)` get their position in the
 /// text (`"filename":line:col`) as location, as MLIR's parser (and so `stablehlo-translate`)
 /// does for a file called `filename`.
 pub fn parse_with_source_locations(src: &str, filename: &str) -> Result<Module, ParseError> {
-    verified(parse_with_source_locations_unverified(src, filename)?, src)
+    parse_with(
+        src,
+        &ParseOptions {
+            source_locations: Some(filename),
+            ..ParseOptions::default()
+        },
+    )
 }
 
 /// [`parse_with_source_locations`] without the verifier.
@@ -64,18 +72,53 @@ pub fn parse_with_source_locations_unverified(
     src: &str,
     filename: &str,
 ) -> Result<Module, ParseError> {
-    on_big_stack(|| {
-        parser::Parser::new(src)
+    parse_with(
+        src,
+        &ParseOptions {
+            source_locations: Some(filename),
+            skip_verification: true,
+            ..ParseOptions::default()
+        },
+    )
+}
+
+/// How [`parse_with`] reads text: the options of MLIR's parser and of its tools.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ParseOptions<'a> {
+    /// Ops and block arguments without `loc(...)` get their position in the text, in a buffer
+    /// of this name ([`parse_with_source_locations`]).
+    pub source_locations: Option<&'a str>,
+    /// Skip the verifier ([`parse_unverified`]).
+    pub skip_verification: bool,
+    /// Keep ops, types and attributes of dialects that jaxlib's MLIR context does not register
+    /// (`-allow-unregistered-dialect`), as opaque ones. Without it they are refused, as jaxlib
+    /// refuses them ([`crate::dialect::LIBSTABLEHLO_DIALECTS`]).
+    pub allow_unregistered_dialects: bool,
+}
+
+/// Parses a whole MLIR text file with `options` ([`parse`] takes the defaults).
+pub fn parse_with(src: &str, options: &ParseOptions<'_>) -> Result<Module, ParseError> {
+    let new_parser = || {
+        let p = parser::Parser::new(src)
             .with_custom_ops(parser::Parser::parse_custom_op)
-            .with_source_locations(filename)
-            .parse_top()
-    })
+            .allowing_unregistered_dialects(options.allow_unregistered_dialects);
+        match options.source_locations {
+            Some(filename) => p.with_source_locations(filename),
+            None => p,
+        }
+    };
+    let m = on_big_stack(|| new_parser().parse_top())?;
+    if options.skip_verification {
+        Ok(m)
+    } else {
+        verified(m, src, options)
+    }
 }
 
 /// `m` when it verifies; else the first error, at the position of its op in `src`. The
 /// positions are found by parsing again, only on failure: parsing the same text numbers the
 /// ops the same way, so nothing is recorded while parsing a valid program.
-fn verified(m: Module, src: &str) -> Result<Module, ParseError> {
+fn verified(m: Module, src: &str, options: &ParseOptions<'_>) -> Result<Module, ParseError> {
     let (diags, ops) = crate::text::verify::verify_parts(&m, crate::text::verify::Parts::ALL);
     let Some(first) = diags.first() else {
         return Ok(m);
@@ -84,6 +127,7 @@ fn verified(m: Module, src: &str) -> Result<Module, ParseError> {
         let (again, positions) = on_big_stack(|| {
             parser::Parser::new(src)
                 .with_custom_ops(parser::Parser::parse_custom_op)
+                .allowing_unregistered_dialects(options.allow_unregistered_dialects)
                 .with_op_positions()
                 .parse_top_positions()
         })

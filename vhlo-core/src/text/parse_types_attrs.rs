@@ -159,6 +159,7 @@ impl<'a> Parser<'a> {
                 if self.c.bytes.get(self.c.pos) == Some(&b'<') {
                     // `!dialect<...>`: kept as text.
                     let body = self.c.balanced()?;
+                    self.require_registered(id, pos, || format!("type `!{id}{body}` created"))?;
                     let dialect = self.m.sym(id);
                     let mnemonic = self.m.sym("");
                     let text = self.m.sym(body);
@@ -480,6 +481,9 @@ impl<'a> Parser<'a> {
                 .error_at(pos, format!("unknown type '!{dialect}.{mnemonic}'"))),
             _ => {
                 let body = if has_body { self.c.balanced()? } else { "" };
+                self.require_registered(dialect, pos, || {
+                    format!("type `!{dialect}.{mnemonic}{body}` created")
+                })?;
                 if !mnemonic.starts_with(|c: char| c.is_ascii_alphabetic()) {
                     // MLIR holds `!d.` and `!d..x` as opaque data (`""`, `".x"`) and prints
                     // data that starts with no letter as `!d<...>`; so does the printer from
@@ -1139,6 +1143,7 @@ impl<'a> Parser<'a> {
         if next_is_angle {
             let body = self.c.balanced()?;
             let text = format!("#{id}{body}");
+            self.require_registered(id, pos, || format!("attribute `{text}` created"))?;
             let dialect = self.m.sym(id);
             let text = self.m.sym(&text);
             return Ok(self.m.attr(AttrData::Opaque { dialect, text }));
@@ -1195,6 +1200,7 @@ impl<'a> Parser<'a> {
                 "#{dialect}.{mnemonic}{}",
                 canonical.as_deref().unwrap_or(body)
             );
+            self.require_registered(dialect, pos, || format!("attribute `{text}` created"))?;
             let dialect = self.m.sym(dialect);
             let text = self.m.sym(&text);
             return Ok(self.m.attr(AttrData::Opaque { dialect, text }));

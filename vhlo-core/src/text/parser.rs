@@ -226,6 +226,9 @@ pub struct Parser<'a> {
     current_region: Option<Region>,
     /// Set by `parse_attribute_untyped` for the next attribute only.
     pub(crate) untyped_next: bool,
+    /// Ops, types and attributes of dialects jaxlib does not register are kept
+    /// (`-allow-unregistered-dialect`); else refused as they are read.
+    allow_unregistered: bool,
     region_depth: u32,
     /// Builtin tensor types by their text (`tensor<4x8xf32>`): the same few are spelled
     /// thousands of times, and each spelling is parsed once.
@@ -273,6 +276,7 @@ impl<'a> Parser<'a> {
             block_scopes: Vec::new(),
             current_region: None,
             untyped_next: false,
+            allow_unregistered: false,
             region_depth: 0,
             type_cache: HashMap::default(),
             attr_cache: HashMap::default(),
@@ -319,6 +323,40 @@ impl<'a> Parser<'a> {
     pub(crate) fn with_custom_ops(mut self, custom_ops: CustomOpParser<'a>) -> Self {
         self.custom_ops = Some(custom_ops);
         self
+    }
+
+    /// Keeps ops, types and attributes of unregistered dialects (MLIR's
+    /// `-allow-unregistered-dialect`).
+    pub(crate) fn allowing_unregistered_dialects(mut self, allow: bool) -> Self {
+        self.allow_unregistered = allow;
+        self
+    }
+
+    /// Refuses `what` (an op, type or attribute, in MLIR's words) of `dialect` at `pos` when
+    /// jaxlib's context does not register that dialect, as MLIR's parser does.
+    pub(crate) fn require_registered(
+        &self,
+        dialect: &str,
+        pos: usize,
+        what: impl FnOnce() -> String,
+    ) -> PResult<()> {
+        if self.allow_unregistered || crate::dialect::LIBSTABLEHLO_DIALECTS.contains(&dialect) {
+            Ok(())
+        } else {
+            Err(self.c.error_at(
+                pos,
+                if dialect.is_empty() {
+                    format!("{} with no dialect (a name is `dialect.name`)", what())
+                } else {
+                    format!(
+                        "{} with unregistered dialect '{dialect}' (jaxlib's MLIR context does \
+                         not register it). If this is intended, please use \
+                         -allow-unregistered-dialect",
+                        what()
+                    )
+                },
+            ))
+        }
     }
 
     /// Records where each op and attribute is (see [`Parser::parse_top_positions`]).
@@ -1138,6 +1176,10 @@ impl<'a> Parser<'a> {
         if name.is_empty() {
             return Err(self.c.error_at(name_pos, "empty operation name"));
         }
+        let dialect = name.split_once('.').map_or("", |d| d.0);
+        self.require_registered(dialect, name_pos, || {
+            format!("operation '{name}' being parsed")
+        })?;
         self.c.expect(b'(', "to open the operand list")?;
         let uses_base = self.scratch_uses.len();
         let r = self.parse_generic_op_after_name(name, uses_base);
@@ -1648,6 +1690,16 @@ mod line_column_tests {
 mod value_name_tests {
     use super::*;
 
+    /// [`crate::text::parse_unverified`] that keeps ops of the made-up dialect `t`.
+    fn parse_unverified(src: &str) -> Result<Module, ParseError> {
+        let options = crate::text::ParseOptions {
+            skip_verification: true,
+            allow_unregistered_dialects: true,
+            ..Default::default()
+        };
+        crate::text::parse_with(src, &options)
+    }
+
     /// Numbers in a run, out of it, with leading zeros, and other names: each name is found
     /// as inserted, and a repeat of any of them is refused.
     #[test]
@@ -1688,7 +1740,7 @@ mod value_name_tests {
     fn a_redefined_number_is_an_error() {
         let src =
             "%0 = \"t.a\"() : () -> i32\n%1 = \"t.a\"() : () -> i32\n%0 = \"t.a\"() : () -> i32\n";
-        let Err(e) = crate::text::parse(src) else {
+        let Err(e) = parse_unverified(src) else {
             panic!("a redefinition parsed")
         };
         assert!(
@@ -1702,7 +1754,7 @@ mod value_name_tests {
     /// enclosing region again, block arguments included; an isolated one (func.func) may.
     #[test]
     fn nested_regions_see_the_enclosing_names() {
-        let parse = |s: &str| crate::text::parse_unverified(s).map(|_| ());
+        let parse = |s: &str| parse_unverified(s).map(|_| ());
         let nested = "%0 = \"t.a\"() : () -> i32\n\"t.r\"() ({\n^bb0(%0: i32):\n  \"t.y\"() : () -> ()\n}) : () -> ()\n";
         let e = parse(nested).expect_err("a block argument redefines %0");
         assert!(e.message.contains("redefinition of SSA value '%0'"), "{e}");
@@ -1720,7 +1772,7 @@ mod value_name_tests {
     #[test]
     fn literals_and_types_mlir_refuses() {
         let attr = |a: &str| {
-            crate::text::parse_unverified(&format!("\"t.a\"() {{a = {a}}} : () -> ()\n"))
+            parse_unverified(&format!("\"t.a\"() {{a = {a}}} : () -> ()\n"))
                 .map(|_| ())
                 .map_err(|e| e.message)
         };
@@ -1734,7 +1786,7 @@ mod value_name_tests {
         assert!(attr("1 : i16777216").unwrap_err().contains("16777215"));
         assert_eq!(attr("1 : i16777215"), Ok(()));
         let ty = |t: &str| {
-            crate::text::parse_unverified(&format!("\"t.a\"() : () -> {t}\n"))
+            parse_unverified(&format!("\"t.a\"() : () -> {t}\n"))
                 .map(|_| ())
                 .map_err(|e| e.message)
         };
@@ -1751,11 +1803,7 @@ mod value_name_tests {
     /// attribute may not (MLIR: "undefined symbol alias id").
     #[test]
     fn only_op_locations_name_later_aliases() {
-        let parse = |s: &str| {
-            crate::text::parse_unverified(s)
-                .map(|_| ())
-                .map_err(|e| e.message)
-        };
+        let parse = |s: &str| parse_unverified(s).map(|_| ()).map_err(|e| e.message);
         let op_use = "\"t.a\"() : () -> () loc(#l1)\n#l1 = loc(\"x\":1:2)\n";
         assert_eq!(parse(op_use), Ok(()));
         let in_order = "#l0 = loc(\"x\":1:2)\n#l1 = loc(callsite(#l0 at #l0))\n\"t.a\"() : () -> () loc(#l1)\n";
@@ -1775,7 +1823,7 @@ mod value_name_tests {
     #[test]
     fn missing_tokens_are_reported_on_the_line_that_lacks_them() {
         let src = "\"t.a\"() : (i32)\n  // a comment\n\n\"t.b\"() : () -> ()\n";
-        let e = crate::text::parse_unverified(src).expect_err("no '->'");
+        let e = parse_unverified(src).expect_err("no '->'");
         assert_eq!((e.line, e.column), (1, 16), "{e}");
     }
 }

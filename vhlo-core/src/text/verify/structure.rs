@@ -13,6 +13,9 @@ use crate::vhlo::{StablehloOp, VhloOp};
 pub(crate) struct OpClass {
     /// Of a dialect this crate models (MLIR would have it registered).
     pub registered: bool,
+    /// Of such a dialect, but not one of its ops: MLIR's verifier refuses it ("does not allow
+    /// unknown operations").
+    pub unknown: bool,
     /// Has MLIR's `IsTerminator` trait.
     pub terminator: bool,
     /// Has `IsolatedFromAbove`: its regions see no value from outside.
@@ -42,6 +45,18 @@ const REGISTERED: &[&str] = &[
     "cf",
 ];
 
+/// The ops of `func` and `builtin` in jaxlib's MLIR (FuncOps.td, BuiltinOps.td); those of the
+/// other dialects above are in the spec.
+const FUNC_AND_BUILTIN_OPS: &[&str] = &[
+    "builtin.module",
+    "builtin.unrealized_conversion_cast",
+    "func.call",
+    "func.call_indirect",
+    "func.constant",
+    "func.func",
+    "func.return",
+];
+
 /// Ops that are `IsolatedFromAbove` besides those of the spec's other dialects (whose `traits`
 /// say so).
 const ISOLATED: &[&str] = &[
@@ -57,6 +72,8 @@ pub(crate) fn classify(name: &str) -> OpClass {
     let stablehlo = StablehloOp::from_name(name).filter(|_| dialect == "stablehlo");
     // The spec's other dialects (sdy, chlo, arith, ...) declare their terminators and traits.
     let codec = crate::text::dialects::codec_op(name).map(|(_, o)| o);
+    // A dialect of the spec whose `ops` are not all that jaxlib registers takes any name.
+    let all_listed = crate::vhlo::codec_dialect(dialect).is_some_and(|cd| cd.ops_complete);
     let has = |trait_: &str| codec.is_some_and(|o| o.traits.contains(&trait_));
     let terminator = match dialect {
         "stablehlo" => name == "stablehlo.return",
@@ -64,8 +81,16 @@ pub(crate) fn classify(name: &str) -> OpClass {
         "func" => name == "func.return",
         _ => codec.is_some_and(|o| o.terminator),
     };
+    let registered = REGISTERED.contains(&dialect);
+    let known = match dialect {
+        "stablehlo" => stablehlo.is_some(),
+        "vhlo" => VhloOp::from_name(name).is_some(),
+        "func" | "builtin" => FUNC_AND_BUILTIN_OPS.contains(&name),
+        _ => codec.is_some() || !all_listed,
+    };
     OpClass {
-        registered: REGISTERED.contains(&dialect),
+        registered,
+        unknown: registered && !known,
         terminator,
         isolated: ISOLATED.contains(&name) || has("IsolatedFromAbove"),
         no_terminator: name == "builtin.module" || has("NoTerminator"),

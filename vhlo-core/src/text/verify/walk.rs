@@ -222,6 +222,22 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
         };
         let op_parts = m.op_parts(op);
         let (class, reads_only_itself) = classes.of_name(m, op_parts.name);
+        if parts.structure && class.unknown {
+            // MLIR's verifier, first on entering the op (Verifier.cpp `verifyOnEntrance`).
+            let name = m.str(op_parts.name);
+            let dialect = name.split('.').next().unwrap_or("");
+            sink.report(
+                op,
+                fail(
+                    "registered ops",
+                    format!(
+                        "unregistered operation '{name}' found in dialect ('{dialect}') that \
+                         does not allow unknown operations"
+                    ),
+                ),
+            );
+            return;
+        }
         if parts.dominance {
             // Each operand defined in an open frame of the same isolation scope.
             for (i, &v) in m.operands(op).iter().enumerate() {
