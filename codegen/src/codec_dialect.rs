@@ -218,6 +218,8 @@ pub struct CodecDialect {
     pub name: String,
     /// `ops` lists every op libStablehlo registers (spec `ops_complete`).
     pub ops_complete: bool,
+    /// Other op names are unregistered ops of the dialect (spec `allows_unknown_ops`).
+    pub allows_unknown_ops: bool,
     pub enums: Vec<Enum>,
     pub attrs: Vec<Attr>,
     /// Sorted by code.
@@ -863,6 +865,7 @@ pub fn lower(
     CodecDialect {
         name: raw.dialect.value.clone(),
         ops_complete: raw.ops_complete,
+        allows_unknown_ops: raw.allows_unknown_ops,
         enums,
         attrs,
         encodings,

@@ -391,6 +391,10 @@ pub struct RawCodecDialect {
     /// another op name of the dialect is refused (libStablehlo could not read it).
     #[serde(default)]
     pub ops_complete: bool,
+    /// MLIR's dialect takes op names it lacks as unregistered ops (`allowUnknownOperations`:
+    /// shape), so no name is refused.
+    #[serde(default)]
+    pub allows_unknown_ops: bool,
     #[serde(default)]
     pub enums: Vec<RawCodecEnum>,
     #[serde(default)]

@@ -5,7 +5,7 @@ differential test of our verifier (tests/tests/verifier/verifier_differential.rs
 Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
 
     .venv/bin/python scripts/oracle/mutants.py generate DIR [--per-module N] [--seed S] [--filter F]
-                                                       [--fixtures FIXTURE_DIR]...
+                                                       [--fixtures FIXTURE_DIR]... [--kinds K,...]
         For every module text of the jax wheel's back-compat data (scripts/oracle/jax_backcompat.py),
         and every program text NAME.mlir of the fixture directories given (tests/fixtures/jax: ops the
         back-compat data lacks, such as dot_general, convolution, reduce_window, sort, fft, while/case,
@@ -23,6 +23,8 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
           rank       one op result's type with its last dimension dropped
           capture    one operand of an op inside a region replaced by the enclosing function's
                      argument of the same type, from outside the region
+          op-name    one op renamed: another op of its dialect that jaxlib registers, a name its
+                     dialect lacks, or a dialect jaxlib does not register (made in the printed text)
         and one control per module (the module unchanged, NAME.orig). Each is printed in generic form without
         verifying (assume_verified) as DIR/NAME.mlir, then parsed by jaxlib (which verifies). The choice
         is seeded by S and the module's name: the same jaxlib makes the same mutants.
@@ -138,6 +140,10 @@ def _candidates(oracle, module):
                             for other in family:
                                 if other != element:
                                     found.append(("block-arg", index, (r, b, a, other)))
+        dialect = op.name.split(".")[0]
+        for other in _op_names().get(dialect, []) + [f"{dialect}.no_such_op", "no_such_dialect.op"]:
+            if other != op.name:
+                found.append(("op-name", index, other))
         types = [str(operand.type) for operand in op.operands]
         function = _enclosing_function(op)
         if function is not None and op.parent.name != "func.func":
@@ -186,6 +192,42 @@ def _candidates(oracle, module):
     return found
 
 
+_OP_NAMES = None
+
+
+def _op_names():
+    """jaxlib's op names by dialect, from its generated Python op classes (`_*_ops_gen.py`)."""
+    global _OP_NAMES
+    if _OP_NAMES is None:
+        import glob
+
+        import jaxlib.mlir.dialects as dialects
+
+        names = set()
+        for folder in dialects.__path__:
+            for path in glob.glob(os.path.join(folder, "_*_ops_gen.py")):
+                with open(path, encoding="utf-8") as handle:
+                    names.update(re.findall(r'OPERATION_NAME = "([^"]+)"', handle.read()))
+        _OP_NAMES = {}
+        for name in sorted(names):
+            _OP_NAMES.setdefault(name.split(".")[0], []).append(name)
+    return _OP_NAMES
+
+
+# The start of an op in the generic form: one a line, in pre-order (the order of `_ops`).
+OP_START = re.compile(r'^(\s*(?:%[^=\n]* = )?)"([^"]+)"(?=\()', re.M)
+
+
+def _renamed(module, index, old, name):
+    """The module's generic text with its `index`-th op (pre-order), named `old`, named `name`."""
+    text = _print_unverified(module)
+    starts = list(OP_START.finditer(text))
+    if index >= len(starts) or starts[index].group(2) != old:
+        return None
+    match = starts[index]
+    return text[: match.start(2)] + name + text[match.end(2) :]
+
+
 def _enclosing_function(op):
     """The `func.func` around `op` (not itself), or None."""
     parent = op.parent
@@ -229,6 +271,12 @@ def _apply(oracle, module, candidate):
     kind, index, detail, _ = candidate
     op = _ops(module)[index]
     with oracle.context:
+        if kind == "op-name":
+            # The bindings cannot rename an op: the printed text is changed.
+            text = _renamed(module, index, op.name, detail)
+            if text is None:
+                return None
+            return op.name, f"renamed {detail}", text
         if kind in ("type-dim", "type-elem"):
             number = detail[0]
             result = op.results[number]
@@ -311,7 +359,7 @@ def _fixture_texts(fixtures, name_filter):
                 yield name, handle.read()
 
 
-def generate(directory, per_module, seed, name_filter, fixtures=()):
+def generate(directory, per_module, seed, name_filter, fixtures=(), kinds=None):
     oracle = Oracle()
     os.makedirs(directory, exist_ok=True)
     # The version to write artifacts at for `check`: the newest this jaxlib reads.
@@ -327,7 +375,11 @@ def generate(directory, per_module, seed, name_filter, fixtures=()):
             continue  # jaxlib refuses the corpus text itself: nothing to mutate
         rows.append((f"{case}.orig", case, "control", "-", "unchanged", _print_unverified(original)))
         rng = random.Random(f"{seed}:{case}")
-        candidates = [c + (_ops(original)[c[1]].name,) for c in _candidates(oracle, original)]
+        candidates = [
+            c + (_ops(original)[c[1]].name,)
+            for c in _candidates(oracle, original)
+            if kinds is None or c[0] in kinds
+        ]
         made = 0
         for candidate in _choose(candidates, rng):
             if made == per_module:
@@ -336,8 +388,9 @@ def generate(directory, per_module, seed, name_filter, fixtures=()):
             applied = _apply(oracle, module, candidate)
             if applied is None:
                 continue
-            op_name, description = applied
-            rows.append((f"{case}.m{made}", case, candidate[0], op_name, description, _print_unverified(module)))
+            op_name, description, *changed_text = applied
+            mutant = changed_text[0] if changed_text else _print_unverified(module)
+            rows.append((f"{case}.m{made}", case, candidate[0], op_name, description, mutant))
             made += 1
     for name, *_rest, mutant in rows:
         with open(os.path.join(directory, name + ".mlir"), "w", encoding="utf-8") as handle:
@@ -493,6 +546,7 @@ def main(argv):
     gen.add_argument("--per-module", type=int, default=8)
     gen.add_argument("--seed", default="29")
     gen.add_argument("--filter", default="", help="only modules whose name contains this")
+    gen.add_argument("--kinds", default="", help="only these kinds of change, comma-separated")
     gen.add_argument(
         "--fixtures",
         action="append",
@@ -506,7 +560,8 @@ def main(argv):
     ver.add_argument("first")
     args = parser.parse_args(argv)
     if args.command == "generate":
-        generate(args.directory, args.per_module, args.seed, args.filter, args.fixtures)
+        kinds = set(args.kinds.split(",")) if args.kinds else None
+        generate(args.directory, args.per_module, args.seed, args.filter, args.fixtures, kinds)
     elif args.command == "check":
         check(args.directory)
     else:

@@ -47,6 +47,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
     let ident = format_ident!("{}_DIALECT", d.name.to_ascii_uppercase());
     let name = &d.name;
     let ops_complete = d.ops_complete;
+    let allows_unknown_ops = d.allows_unknown_ops;
     let doc = format!(
         " The `{name}` dialect's attributes, encodings and ops (`spec/dialects/{name}.yaml`)."
     );
@@ -190,6 +191,7 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
         pub const #ident: ::vhlo_core::dialect::codec::CodecDialect = ::vhlo_core::dialect::codec::CodecDialect {
             name: #name,
             ops_complete: #ops_complete,
+            allows_unknown_ops: #allows_unknown_ops,
             enums: &[ #(#enums),* ],
             attrs: &[ #(#attrs),* ],
             encodings: &[ #(#encodings),* ],

@@ -146,11 +146,22 @@ fn jaxlibs_registry_is_ours() {
             }
         }
     }
-    // A made-up name in each dialect we model is refused, as jaxlib refuses it.
-    for d in &modeled {
-        let name = format!("{d}.no_such_op");
-        if !unknown_to_us(&name) {
-            wrong.push(format!("{name}: accepted"));
+    // A made-up name in each dialect we model is refused exactly when jaxlib refuses it
+    // (shape takes it as an unregistered op).
+    let made_up: Vec<String> = modeled.iter().map(|d| format!("{d}.no_such_op")).collect();
+    let jobs: Vec<_> = made_up
+        .iter()
+        .map(|n| json!({ "text": format!("\"{n}\"() : () -> ()\n") }))
+        .collect();
+    for (name, verdict) in made_up.iter().zip(vhlo_tests::oracle_batch(&python, &jobs)) {
+        let refused = verdict["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("unregistered operation"));
+        if refused != unknown_to_us(name) {
+            wrong.push(format!(
+                "{name}: jaxlib refuses it: {refused}; we do: {}",
+                !refused
+            ));
         }
     }
     assert!(

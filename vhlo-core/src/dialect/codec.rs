@@ -213,6 +213,9 @@ pub struct CodecDialect {
     pub name: &'static str,
     /// `ops` lists every op of the dialect libStablehlo registers: it refuses any other.
     pub ops_complete: bool,
+    /// MLIR's dialect takes op names it lacks as unregistered ops (`allowUnknownOperations`),
+    /// which libStablehlo reads.
+    pub allows_unknown_ops: bool,
     pub enums: &'static [CodecEnum],
     pub attrs: &'static [CodecAttr],
     /// Sorted by code; the code is the index.

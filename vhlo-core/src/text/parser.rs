@@ -1207,9 +1207,11 @@ impl<'a> Parser<'a> {
         }
         let mut properties = Vec::new();
         if self.c.peek() == Some(b'<') {
+            let at = self.c.pos;
             self.c.pos = self.c.pos.saturating_add(1);
             properties = self.parse_attr_dict()?;
             self.c.expect(b'>', "to close the properties")?;
+            self.refuse_properties_of_propertyless(&name, &properties, at)?;
         }
         let mut regions = Vec::new();
         if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b'{') {
@@ -1279,6 +1281,29 @@ impl<'a> Parser<'a> {
         self.op_state = Some(st);
         self.register_forward(op, fwd);
         Ok(op)
+    }
+
+    /// MLIR refuses properties for an op whose ODS declares none (StableHLO's and the spec
+    /// dialects' ops without attributes); an op that has some ignores names it lacks.
+    fn refuse_properties_of_propertyless(
+        &mut self,
+        name: &str,
+        properties: &[NamedAttr],
+        at: usize,
+    ) -> PResult<()> {
+        let modeled = crate::vhlo::StablehloOp::from_name(name).is_some()
+            || crate::text::dialects::codec_op(name).is_some();
+        let none = crate::vhlo::inherent_attribute_names(name).is_some_and(|n| n.is_empty());
+        if properties.is_empty() || !modeled || !none {
+            return Ok(());
+        }
+        let entries: Box<[_]> = properties.iter().map(|a| (a.name, a.value)).collect();
+        let dict = self.m.attr(AttrData::Dictionary(entries));
+        let text = super::attribute_to_string(&self.m, dict);
+        Err(self.c.error_at(
+            at,
+            format!("invalid properties {text} for op {name}: this operation has empty properties"),
+        ))
     }
 
     pub(crate) fn parse_successor(&mut self) -> PResult<Block> {

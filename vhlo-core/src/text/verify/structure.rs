@@ -72,8 +72,11 @@ pub(crate) fn classify(name: &str) -> OpClass {
     let stablehlo = StablehloOp::from_name(name).filter(|_| dialect == "stablehlo");
     // The spec's other dialects (sdy, chlo, arith, ...) declare their terminators and traits.
     let codec = crate::text::dialects::codec_op(name).map(|(_, o)| o);
-    // A dialect of the spec whose `ops` are not all that jaxlib registers takes any name.
-    let all_listed = crate::vhlo::codec_dialect(dialect).is_some_and(|cd| cd.ops_complete);
+    // A dialect of the spec whose `ops` are not all that jaxlib registers takes any name; one
+    // that allows unknown ops takes other names as unregistered ops.
+    let cd = crate::vhlo::codec_dialect(dialect);
+    let all_listed = cd.is_some_and(|cd| cd.ops_complete);
+    let unknown_allowed = cd.is_some_and(|cd| cd.allows_unknown_ops) && codec.is_none();
     let has = |trait_: &str| codec.is_some_and(|o| o.traits.contains(&trait_));
     let terminator = match dialect {
         "stablehlo" => name == "stablehlo.return",
@@ -81,7 +84,7 @@ pub(crate) fn classify(name: &str) -> OpClass {
         "func" => name == "func.return",
         _ => codec.is_some_and(|o| o.terminator),
     };
-    let registered = REGISTERED.contains(&dialect);
+    let registered = REGISTERED.contains(&dialect) && !unknown_allowed;
     let known = match dialect {
         "stablehlo" => stablehlo.is_some(),
         "vhlo" => VhloOp::from_name(name).is_some(),

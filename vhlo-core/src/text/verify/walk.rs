@@ -279,6 +279,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                 if class.stablehlo.is_none() {
                     let declared = super::structure::verify_symbol(m, op)
                         .and_then(|()| codec_segments(m, op))
+                        .and_then(|()| codec_counts(m, op))
                         .and_then(|()| codec_required_attributes(m, op))
                         .and_then(|()| super::ods_types::check_codec(m, op))
                         .and_then(|()| codec_type_matches(m, op))
@@ -497,6 +498,30 @@ fn codec_attribute_kinds(m: &Module, op: OpId, spec: &CodecOp) -> Check {
         }
     }
     Ok(())
+}
+
+/// ODS's count traits of an op of a dialect of the spec: a group named `x*` is variadic.
+fn codec_counts(m: &Module, op: OpId) -> Check {
+    let Some((_, spec)) = crate::text::dialects::codec_op(m.op_name_str(op)) else {
+        return Ok(());
+    };
+    let count = |names: &[&str]| {
+        let variadic = |n: &&str| n.ends_with('*');
+        (
+            names.iter().filter(|n| !variadic(n)).count(),
+            names.iter().any(variadic),
+        )
+    };
+    super::ops::ods_counts(
+        m,
+        op,
+        super::ops::OdsCounts {
+            regions: count(spec.regions),
+            results: count(spec.results),
+            successors: count(spec.successors),
+            operands: count(spec.operands),
+        },
+    )
 }
 
 /// ODS's `AttrSizedOperandSegments` and `AttrSizedResultSegments` of an op of a dialect of the
@@ -737,6 +762,7 @@ fn codec_traits(m: &Module, op: OpId, late: bool) -> Check {
                         format!("requires compatible types for all operands and results: {why}"),
                     ));
                 }
+                super::ops::elementwise::results_fit_most_specific_operand(m, op)?;
             }
             "SameOperandsAndResultElementType" | "CompatibleOperandsAndResultElementType" => {
                 same_elements(m, op, t == "SameOperandsAndResultElementType")?

@@ -8,7 +8,7 @@
 //! The ODS operand and result types are checked before (verify/ods_types.rs), so operands and
 //! results here are ranked tensors of the element types the op allows.
 
-use crate::ir::{Module, Param, Type, TypeData};
+use crate::ir::{Module, OpId, Param, Type, TypeData};
 use crate::text::verify::types::{is_dynamic, quant, shaped, OpView, Shaped};
 use crate::text::verify::{bail, ensure, Check};
 use crate::vhlo::StablehloOp as K;
@@ -214,6 +214,35 @@ fn shape_matches(m: &Module, inferred: &Inferred, actual: Type) -> bool {
         .all(|(&w, &h)| w == h || is_dynamic(w) || is_dynamic(h))
         && fits(want, s.bounds)
         && fits(have, inferred.bounds.as_deref())
+}
+
+/// The results of an op with StableHLO's `CompatibleOperandsAndResultType` (CHLO's) against
+/// the type that trait infers, its operands' most specific type (`hlo::inferMostSpecificType`,
+/// through `InferTypeOpInterface`).
+pub(crate) fn results_fit_most_specific_operand(m: &Module, op: OpId) -> Check {
+    let shapes: Vec<Shaped> = (m.operands(op).iter())
+        .filter_map(|&v| shaped(m, m.value_type(v)))
+        .collect();
+    if shapes.iter().all(|s| s.dims.is_none()) {
+        return Ok(());
+    }
+    let (dims, bounds) = most_specific(&shapes)?;
+    let element = crate::text::type_to_string(m, shapes[0].element);
+    let inferred = Inferred {
+        printed: print_tensor(dims.as_deref(), &element, bounds.as_deref()),
+        dims,
+        bounds,
+    };
+    for t in m.results(op).map(|r| m.value_type(r)) {
+        ensure!(
+            shape_matches(m, &inferred, t),
+            "InferTypeOpInterface",
+            "inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
+            inferred.printed,
+            crate::text::type_to_string(m, t)
+        );
+    }
+    Ok(())
 }
 
 /// MLIR's check of an op's result against the type it infers (`InferTypeOpInterface`).
