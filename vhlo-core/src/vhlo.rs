@@ -35,5 +35,5 @@ pub fn codec_dialect(name: &str) -> Option<&'static crate::dialect::codec::Codec
     CODEC_DIALECTS.iter().copied().find(|d| d.name == name)
 }
 
-mod attributes;
+pub(crate) mod attributes;
 pub use attributes::inherent_attribute_names;

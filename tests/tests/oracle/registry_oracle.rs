@@ -170,3 +170,56 @@ fn jaxlibs_registry_is_ours() {
     );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The cases of `tests/fixtures/registry_cases.mlir`: each accepted exactly when jaxlib
+/// accepts it. Where both refuse, our message is jaxlib's in most cases (printed; ours may
+/// say more, such as the op and dialect an unregistered name has).
+#[test]
+#[cfg_attr(
+    not(has_oracle),
+    ignore = "needs the oracle (scripts/oracle/setup.sh, or VHLO_ORACLE_PYTHON)"
+)]
+fn registry_cases_get_jaxlibs_verdict() {
+    let Some(python) = vhlo_tests::oracle_python() else {
+        return;
+    };
+    let path = vhlo_tests::workspace_root().join("tests/fixtures/registry_cases.mlir");
+    let src = std::fs::read_to_string(&path).expect("registry_cases.mlir");
+    let cases: Vec<&str> = src.split("\n// -----\n").collect();
+    let jobs: Vec<_> = cases.iter().map(|c| json!({ "text": c })).collect();
+    let theirs = vhlo_tests::oracle_batch(&python, &jobs);
+    let (mut wrong, mut same_message) = (Vec::new(), 0);
+    for (case, jax) in cases.iter().zip(&theirs) {
+        let ours = text::parse(case);
+        let jax_error = jax["error"].as_str();
+        match (&ours, jax_error) {
+            (Ok(_), None) => {}
+            (Err(e), Some(j)) => {
+                // jaxlib's first diagnostic, without its position and the op's name.
+                let first = j.lines().nth(1).unwrap_or(j);
+                let core = first.split(" error: ").nth(1).unwrap_or(first);
+                let core = core.split(" op ").last().unwrap_or(core).trim();
+                if e.message.contains(core) {
+                    same_message += 1;
+                } else {
+                    eprintln!(
+                        "message differs:\n  jaxlib: {core}\n  ours:   {}",
+                        e.message
+                    );
+                }
+            }
+            _ => wrong.push(format!(
+                "{}\n  jaxlib: {}\n  ours: {:?}",
+                case.lines().find(|l| !l.starts_with("//")).unwrap_or(""),
+                jax_error.unwrap_or("accepts"),
+                ours.as_ref().map(|_| "accepts").map_err(|e| e.to_string())
+            )),
+        }
+    }
+    eprintln!(
+        "registry cases: {} agree on the verdict, {same_message} refused with jaxlib's message",
+        cases.len() - wrong.len()
+    );
+    assert!(cases.len() >= 39, "{} cases", cases.len());
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

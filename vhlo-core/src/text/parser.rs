@@ -1199,6 +1199,13 @@ impl<'a> Parser<'a> {
             Ok(())
         })?;
         let mut successors = Vec::new();
+        if self.c.peek() == Some(b'[') {
+            // MLIR's parser: only an op that may be a terminator takes successors.
+            let class = crate::text::verify::structure::classify(&name);
+            if class.registered && !class.unknown && !class.terminator {
+                return Err(self.c.error_at(self.c.pos, "successors in non-terminator"));
+            }
+        }
         if self.c.eat(b'[') {
             self.parse_one_or_more_until(b']', "between successors", |p| {
                 successors.push(p.parse_successor()?);

@@ -21,6 +21,8 @@ pub(crate) fn inherent_attrs(op: &str) -> &'static [&'static str] {
         k.attribute_names()
     } else if op == "builtin.module" {
         &["sym_name", "sym_visibility"]
+    } else if let Some(names) = crate::vhlo::attributes::other_func_op_attribute_names(op) {
+        names
     } else if let Some((_, o)) = super::sdy_ops::codec_op(op) {
         o.attribute_names
     } else {

@@ -12,6 +12,9 @@ pub fn inherent_attribute_names(name: &str) -> Option<&'static [&'static str]> {
     if name == "builtin.module" {
         return Some(&["sym_name", "sym_visibility"]);
     }
+    if let Some(names) = other_func_op_attribute_names(name) {
+        return Some(names);
+    }
     if let Some(k) = StablehloOp::from_name(name) {
         return Some(k.attribute_names());
     }
@@ -21,6 +24,16 @@ pub fn inherent_attribute_names(name: &str) -> Option<&'static [&'static str]> {
         d => codec_dialect(d)
             .and_then(|d| d.op(short))
             .map(|o| o.attribute_names),
+    }
+}
+
+/// The inherent attributes of the `func` ops that StableHLO's spec does not model
+/// (FuncOps.td).
+pub(crate) fn other_func_op_attribute_names(name: &str) -> Option<&'static [&'static str]> {
+    match name {
+        "func.constant" => Some(&["value"]),
+        "func.call_indirect" => Some(&["arg_attrs", "res_attrs"]),
+        _ => None,
     }
 }
 

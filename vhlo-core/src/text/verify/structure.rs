@@ -257,8 +257,95 @@ pub(crate) fn verify_func_dialect(sink: &mut Sink, symbols: &SymbolTable, op: Op
         "func.func" => verify_func(sink, op),
         "func.return" => verify_return(sink, op),
         "func.call" => verify_call(sink, symbols, op),
+        "func.constant" => verify_constant(sink, symbols, op),
+        "func.call_indirect" => verify_call_indirect(sink, op),
         _ => {}
     }
+}
+
+/// `func.constant` (FuncOps.td: no operand, one result, a flat symbol `value`), and
+/// `ConstantOp::verifySymbolUses`: a `func.func` of the result's type.
+fn verify_constant(sink: &mut Sink, symbols: &SymbolTable, op: OpId) {
+    let m = sink.m;
+    let counts = super::ops::OdsCounts {
+        regions: (0, false),
+        results: (1, false),
+        successors: (0, false),
+        operands: (0, false),
+    };
+    let checked = super::ops::ods_counts(m, op, counts).and_then(|()| {
+        let value = m
+            .property(op, "value")
+            .ok_or_else(|| fail("func.constant", "requires attribute 'value'"))?;
+        match m.attr_data(value) {
+            AttrData::SymbolRef { root, nested } if nested.is_empty() => Ok(*root),
+            _ => Err(fail(
+                "func.constant",
+                format!(
+                    "invalid properties for op func.constant: Invalid attribute `value` in property conversion: {}",
+                    crate::text::attribute_to_string(m, value)
+                ),
+            )),
+        }
+    });
+    let name = match checked {
+        Ok(name) => name,
+        Err(f) => return sink.report(op, f),
+    };
+    let func = symbols
+        .lookup(m, op, name)
+        .filter(|&f| m.op_name_str(f) == "func.func");
+    let Some(func) = func else {
+        let why = format!("reference to undefined function '{}'", m.str(name));
+        return sink.report(op, fail("func.constant", why));
+    };
+    let result = m.results(op).next().map(|v| m.value_type(v));
+    let fits = m
+        .property(func, "function_type")
+        .is_some_and(|a| matches!(m.attr_data(a), AttrData::Type(t) if Some(*t) == result));
+    if !fits {
+        let why = "reference to function with mismatched type";
+        sink.report(op, fail("func.constant", why));
+    }
+}
+
+/// `func.call_indirect` (FuncOps.td): a callee of function type, then its inputs and results
+/// against the other operands and the results (`TypesMatchWith`).
+fn verify_call_indirect(sink: &mut Sink, op: OpId) {
+    let m = sink.m;
+    let counts = super::ops::OdsCounts {
+        regions: (0, false),
+        results: (0, true),
+        successors: (0, false),
+        operands: (1, true),
+    };
+    if let Err(f) = super::ops::ods_counts(m, op, counts) {
+        return sink.report(op, f);
+    }
+    let Some(&callee) = m.operands(op).first() else {
+        return;
+    };
+    let callee = m.value_type(callee);
+    let TypeData::Function { inputs, results } = m.type_data(callee) else {
+        let why = format!(
+            "operand #0 must be function type, but got '{}'",
+            type_to_string(m, callee)
+        );
+        return sink.report(op, fail("func.call_indirect", why));
+    };
+    let operands: Vec<Type> = m.operands(op)[1..]
+        .iter()
+        .map(|&v| m.value_type(v))
+        .collect();
+    let result_types: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+    let why = if operands[..] != inputs[..] {
+        "failed to verify that callee input types match argument types"
+    } else if result_types[..] != results[..] {
+        "failed to verify that callee result types match result types"
+    } else {
+        return;
+    };
+    sink.report(op, fail("func.call_indirect", why));
 }
 
 fn verify_func(sink: &mut Sink, op: OpId) {

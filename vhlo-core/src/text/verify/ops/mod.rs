@@ -20,7 +20,10 @@ use crate::vhlo::StablehloOp as K;
 pub(crate) type OdsMemo = FastSet<(K, Symbol, Attribute)>;
 
 /// One op: its declared constraints, then its own (`memo`: the ODS checks already passed).
+/// MLIR's order: the count traits, then the generated `verifyInvariantsImpl` (required
+/// attributes, their constraints, operand and result types), then the other traits.
 pub(crate) fn verify_op(v: OpView, memo: &mut OdsMemo) -> Check {
+    arity(v)?;
     required_attributes(v)?;
     declared_attributes(v, memo)?;
     declared(v)?;
@@ -37,7 +40,8 @@ pub(crate) fn verify_op(v: OpView, memo: &mut OdsMemo) -> Check {
 }
 
 /// ODS's required attributes (neither optional nor default-valued, spec `attributes:`): the
-/// first missing one by name, as MLIR's generated verifier reports it, before any type.
+/// first missing one by name, as MLIR's generated verifier reports it, after the counts and
+/// before any type.
 fn required_attributes(v: OpView) -> Check {
     // `func.return` shares `stablehlo.return`'s kind, and has none of its own.
     if v.m.op_name_str(v.op) != v.kind.name() {
@@ -83,7 +87,6 @@ fn declared_attributes(v: OpView, memo: &mut OdsMemo) -> Check {
 /// What the spec declares of the op's types: its type traits.
 fn declared(v: OpView) -> Check {
     let m = v.m;
-    arity(v)?;
     super::ods_types::check(m, v.kind, v.op)?;
     if v.kind.compatible_operands_and_result_type() {
         if let Some(problem) = incompatible_operands_and_result(m, v.op) {

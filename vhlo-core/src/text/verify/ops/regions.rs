@@ -120,7 +120,7 @@ fn same_operands_and_result_shape(v: &OpView) -> Check {
     ensure!(
         v.num_results() >= 1,
         "SameOperandsAndResultShape",
-        "expected 1 or more results, but found 0"
+        "expected 1 or more results"
     );
     let all: Vec<Type> = v
         .operand_types()
