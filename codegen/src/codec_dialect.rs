@@ -196,9 +196,10 @@ pub struct Op {
     pub infer: Vec<Infer>,
     /// Its result's name as MLIR prints it (`getAsmResultNames`).
     pub result_name: Option<String>,
-    /// ODS's SingleBlockImplicitTerminator: the terminator's name (an op of this dialect) and
-    /// whether the printer leaves it out only when the op has no results (else when empty).
-    pub implicit_terminator: Option<(String, bool)>,
+    /// ODS's SingleBlockImplicitTerminator: the terminator's name (an op of this dialect),
+    /// whether the printer leaves it out only when the op has no results (else when empty),
+    /// and whether it is never left out nor added (`terminator_elided: never`).
+    pub implicit_terminator: Option<(String, bool, bool)>,
     /// ODS's HasParent/ParentOneOf: the ops of this dialect it may sit directly in.
     pub parents: Vec<String>,
     /// An empty region gets one empty block when parsed.
@@ -736,17 +737,22 @@ pub fn lower(
                 );
             }
         }
-        let without_results = match o.terminator_elided.as_ref().map(|t| (t, t.value.as_str())) {
-            None | Some((_, "when_empty")) => false,
-            Some((_, "without_results")) => true,
+        let (without_results, never) = match o
+            .terminator_elided
+            .as_ref()
+            .map(|t| (t, t.value.as_str()))
+        {
+            None | Some((_, "when_empty")) => (false, false),
+            Some((_, "without_results")) => (true, false),
+            Some((_, "never")) => (false, true),
             Some((t, other)) => {
                 diags.error(
-                    pos(file, t),
-                    format!(
-                        "unknown `terminator_elided: {other}` (known: when_empty, without_results)"
-                    ),
-                );
-                false
+                        pos(file, t),
+                        format!(
+                            "unknown `terminator_elided: {other}` (known: when_empty, without_results, never)"
+                        ),
+                    );
+                (false, false)
             }
         };
         if let (Some(d), true) = (&o.default_dialect, o.regions.is_empty()) {
@@ -781,7 +787,7 @@ pub fn lower(
                     "an `implicit_terminator` on an op without regions",
                 );
             }
-            (t.value.clone(), without_results)
+            (t.value.clone(), without_results, never)
         });
         for p in &o.parents {
             if !raw

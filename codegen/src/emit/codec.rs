@@ -155,8 +155,8 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
             quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, as_: #as_, verifies: #verifies } }
         });
         let implicit_terminator = match &o.implicit_terminator {
-            Some((t, without_results)) => quote! {
-                Some(::vhlo_core::dialect::codec::ImplicitTerminator { op: #t, elided_without_results: #without_results })
+            Some((t, without_results, never)) => quote! {
+                Some(::vhlo_core::dialect::codec::ImplicitTerminator { op: #t, elided_without_results: #without_results, never_elided: #never })
             },
             None => quote! { None },
         };

@@ -205,6 +205,9 @@ pub struct ImplicitTerminator {
     /// `printBlockTerminators` is whether it has results); otherwise left out when it has no
     /// operands, results or attributes (ODS's generated printers).
     pub elided_without_results: bool,
+    /// Never left out, nor added by the parser: only verified (upstream's custom parser and
+    /// printer of `shape.reduce`).
+    pub never_elided: bool,
 }
 
 /// A whole dialect.

@@ -581,7 +581,7 @@ pub(super) fn elided_terminator(m: &Module, op: OpId, kind: FormatOp) -> Option<
     let FormatOp::Dialect(cd, o) = kind else {
         return None;
     };
-    let t = o.implicit_terminator?;
+    let t = o.implicit_terminator.filter(|t| !t.never_elided)?;
     let name = format!("{}.{}", cd.name, t.op);
     if t.elided_without_results {
         return (m.num_results(op) == 0).then_some(name);
@@ -1241,7 +1241,7 @@ impl<'a> Parser<'a> {
                 FormatElem::Region(..) => loop {
                     let r = self.parse_region(None)?;
                     if let FormatOp::Dialect(cd, o) = kind {
-                        if let Some(t) = o.implicit_terminator {
+                        if let Some(t) = o.implicit_terminator.filter(|t| !t.never_elided) {
                             self.ensure_terminator(r, cd.name, t.op);
                         }
                         if o.block_in_empty_region && self.m.blocks(r).is_empty() {

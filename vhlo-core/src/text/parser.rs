@@ -1218,7 +1218,7 @@ impl<'a> Parser<'a> {
             self.c.pos = self.c.pos.saturating_add(1);
             properties = self.parse_attr_dict()?;
             self.c.expect(b'>', "to close the properties")?;
-            self.refuse_properties_of_propertyless(&name, &properties, at)?;
+            self.conform_properties(&name, &mut properties, at)?;
         }
         let mut regions = Vec::new();
         if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b'{') {
@@ -1290,18 +1290,27 @@ impl<'a> Parser<'a> {
         Ok(op)
     }
 
-    /// MLIR refuses properties for an op whose ODS declares none (StableHLO's and the spec
-    /// dialects' ops without attributes); an op that has some ignores names it lacks.
-    fn refuse_properties_of_propertyless(
+    /// The properties written for an op, as MLIR converts them: refused for an op whose ODS
+    /// declares none (StableHLO's and the spec dialects' ops without attributes), and a name
+    /// a StableHLO op lacks dropped for one that has some (its properties hold only its own).
+    fn conform_properties(
         &mut self,
         name: &str,
-        properties: &[NamedAttr],
+        properties: &mut Vec<NamedAttr>,
         at: usize,
     ) -> PResult<()> {
         let modeled = crate::vhlo::StablehloOp::from_name(name).is_some()
             || crate::text::dialects::codec_op(name).is_some();
-        let none = crate::vhlo::inherent_attribute_names(name).is_some_and(|n| n.is_empty());
-        if properties.is_empty() || !modeled || !none {
+        let inherent = crate::vhlo::inherent_attribute_names(name).filter(|_| modeled);
+        let Some(inherent) = inherent.filter(|_| !properties.is_empty()) else {
+            return Ok(());
+        };
+        if !inherent.is_empty() {
+            // Only StableHLO's ops, whose spec lists every ODS attribute (the other
+            // dialects' spec lists those the formats and checks need).
+            if name.starts_with("stablehlo.") {
+                properties.retain(|p| inherent.contains(&self.m.str(p.name)));
+            }
             return Ok(());
         }
         let entries: Box<[_]> = properties.iter().map(|a| (a.name, a.value)).collect();
