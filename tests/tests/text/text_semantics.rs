@@ -525,7 +525,10 @@ fn custom_forms_are_used_only_when_lossless() {
     );
     // What it prints is refused back, as MLIR refuses it: a property abs does not have.
     let e = vhlo_tests::parse_any_dialect(&out).expect_err("abs has no properties");
-    assert!(e.message.contains("this operation has empty properties"), "{e}");
+    assert!(
+        e.message.contains("this operation has empty properties"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -229,6 +229,8 @@ pub struct Parser<'a> {
     /// Ops, types and attributes of dialects jaxlib does not register are kept
     /// (`-allow-unregistered-dialect`); else refused as they are read.
     allow_unregistered: bool,
+    /// What the parser checks of an op by its name, worked out once per name (by symbol).
+    op_name_facts: Vec<Option<OpNameFacts>>,
     region_depth: u32,
     /// Builtin tensor types by their text (`tensor<4x8xf32>`): the same few are spelled
     /// thousands of times, and each spelling is parsed once.
@@ -249,6 +251,36 @@ pub struct Parser<'a> {
 }
 
 pub(crate) type PResult<T> = Result<T, ParseError>;
+
+/// What MLIR's parser checks of a generic op by its name.
+#[derive(Clone, Copy)]
+struct OpNameFacts {
+    /// Its dialect is registered in jaxlib's context.
+    registered_dialect: bool,
+    /// A known op that cannot be a terminator: it takes no successors.
+    refuses_successors: bool,
+    /// Its properties, for an op whose ODS this crate knows: none (written ones are refused),
+    /// or these names (others are dropped, for StableHLO's ops); `None`: any.
+    properties: Option<&'static [&'static str]>,
+    /// Properties it lacks are dropped (StableHLO's ops, whose spec lists every ODS
+    /// attribute; the other dialects' spec lists those the formats and checks need).
+    drops_other_properties: bool,
+}
+
+impl OpNameFacts {
+    fn of(name: &str) -> Self {
+        let dialect = name.split_once('.').map_or("", |d| d.0);
+        let class = crate::text::verify::structure::classify(name);
+        let modeled = crate::vhlo::StablehloOp::from_name(name).is_some()
+            || crate::text::dialects::codec_op(name).is_some();
+        OpNameFacts {
+            registered_dialect: crate::dialect::LIBSTABLEHLO_DIALECTS.contains(&dialect),
+            refuses_successors: class.registered && !class.unknown && !class.terminator,
+            properties: crate::vhlo::inherent_attribute_names(name).filter(|_| modeled),
+            drops_other_properties: name.starts_with("stablehlo."),
+        }
+    }
+}
 
 impl<'a> Parser<'a> {
     pub fn new(src: &'a str) -> Self {
@@ -277,6 +309,7 @@ impl<'a> Parser<'a> {
             current_region: None,
             untyped_next: false,
             allow_unregistered: false,
+            op_name_facts: Vec::new(),
             region_depth: 0,
             type_cache: HashMap::default(),
             attr_cache: HashMap::default(),
@@ -1176,13 +1209,27 @@ impl<'a> Parser<'a> {
         if name.is_empty() {
             return Err(self.c.error_at(name_pos, "empty operation name"));
         }
-        let dialect = name.split_once('.').map_or("", |d| d.0);
-        self.require_registered(dialect, name_pos, || {
-            format!("operation '{name}' being parsed")
-        })?;
+        let sym = self.m.sym(&name);
+        let facts = match self.op_name_facts.get(sym.index()) {
+            Some(Some(f)) => *f,
+            _ => {
+                let f = OpNameFacts::of(&name);
+                if self.op_name_facts.len() <= sym.index() {
+                    self.op_name_facts.resize(sym.index() + 1, None);
+                }
+                self.op_name_facts[sym.index()] = Some(f);
+                f
+            }
+        };
+        if !facts.registered_dialect {
+            let dialect = name.split_once('.').map_or("", |d| d.0);
+            self.require_registered(dialect, name_pos, || {
+                format!("operation '{name}' being parsed")
+            })?;
+        }
         self.c.expect(b'(', "to open the operand list")?;
         let uses_base = self.scratch_uses.len();
-        let r = self.parse_generic_op_after_name(name, uses_base);
+        let r = self.parse_generic_op_after_name(name, sym, facts, uses_base);
         self.scratch_uses.truncate(uses_base);
         r
     }
@@ -1191,6 +1238,8 @@ impl<'a> Parser<'a> {
     fn parse_generic_op_after_name(
         &mut self,
         name: std::borrow::Cow<'a, str>,
+        sym: Symbol,
+        facts: OpNameFacts,
         uses_base: usize,
     ) -> PResult<OpId> {
         self.parse_each_until(b')', "between operands", |p| {
@@ -1199,14 +1248,12 @@ impl<'a> Parser<'a> {
             Ok(())
         })?;
         let mut successors = Vec::new();
-        if self.c.peek() == Some(b'[') {
-            // MLIR's parser: only an op that may be a terminator takes successors.
-            let class = crate::text::verify::structure::classify(&name);
-            if class.registered && !class.unknown && !class.terminator {
-                return Err(self.c.error_at(self.c.pos, "successors in non-terminator"));
-            }
-        }
         if self.c.eat(b'[') {
+            if facts.refuses_successors {
+                // MLIR's parser: only an op that may be a terminator takes successors.
+                let at = self.c.pos.saturating_sub(1);
+                return Err(self.c.error_at(at, "successors in non-terminator"));
+            }
             self.parse_one_or_more_until(b']', "between successors", |p| {
                 successors.push(p.parse_successor()?);
                 Ok(())
@@ -1218,7 +1265,7 @@ impl<'a> Parser<'a> {
             self.c.pos = self.c.pos.saturating_add(1);
             properties = self.parse_attr_dict()?;
             self.c.expect(b'>', "to close the properties")?;
-            self.conform_properties(&name, &mut properties, at)?;
+            self.conform_properties(&name, facts, &mut properties, at)?;
         }
         let mut regions = Vec::new();
         if self.c.peek() == Some(b'(') && self.c.peek_after_ws_at(1) == Some(b'{') {
@@ -1278,7 +1325,7 @@ impl<'a> Parser<'a> {
         self.scratch_uses = scratch;
         self.scratch_types = inputs;
         let fwd = fwd?;
-        st.name = self.m.sym(&name);
+        st.name = sym;
         st.location = self.m.unknown_loc();
         st.properties = properties;
         st.attributes = attributes;
@@ -1296,19 +1343,15 @@ impl<'a> Parser<'a> {
     fn conform_properties(
         &mut self,
         name: &str,
+        facts: OpNameFacts,
         properties: &mut Vec<NamedAttr>,
         at: usize,
     ) -> PResult<()> {
-        let modeled = crate::vhlo::StablehloOp::from_name(name).is_some()
-            || crate::text::dialects::codec_op(name).is_some();
-        let inherent = crate::vhlo::inherent_attribute_names(name).filter(|_| modeled);
-        let Some(inherent) = inherent.filter(|_| !properties.is_empty()) else {
+        let Some(inherent) = facts.properties.filter(|_| !properties.is_empty()) else {
             return Ok(());
         };
         if !inherent.is_empty() {
-            // Only StableHLO's ops, whose spec lists every ODS attribute (the other
-            // dialects' spec lists those the formats and checks need).
-            if name.starts_with("stablehlo.") {
+            if facts.drops_other_properties {
                 properties.retain(|p| inherent.contains(&self.m.str(p.name)));
             }
             return Ok(());
