@@ -1215,7 +1215,7 @@ impl<'a> Parser<'a> {
             _ => {
                 let f = OpNameFacts::of(&name);
                 if self.op_name_facts.len() <= sym.index() {
-                    self.op_name_facts.resize(sym.index() + 1, None);
+                    self.op_name_facts.resize(sym.index().saturating_add(1), None);
                 }
                 self.op_name_facts[sym.index()] = Some(f);
                 f
