@@ -1215,9 +1215,12 @@ impl<'a> Parser<'a> {
             _ => {
                 let f = OpNameFacts::of(&name);
                 if self.op_name_facts.len() <= sym.index() {
-                    self.op_name_facts.resize(sym.index().saturating_add(1), None);
+                    self.op_name_facts
+                        .resize(sym.index().saturating_add(1), None);
                 }
-                self.op_name_facts[sym.index()] = Some(f);
+                if let Some(slot) = self.op_name_facts.get_mut(sym.index()) {
+                    *slot = Some(f);
+                }
                 f
             }
         };
