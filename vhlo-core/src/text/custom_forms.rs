@@ -823,7 +823,7 @@ const KNOWN_DIALECTS: &[&str] = &[
 /// The error for an op in custom syntax that no parser here reads.
 fn unsupported_custom_syntax(name: &str) -> String {
     let dialect = name.split_once('.').map_or(name, |d| d.0);
-    if crate::text::verify::structure::classify(name).unknown {
+    if crate::text::dialects::classify(name).unknown {
         format!("custom op '{name}' is unknown: dialect '{dialect}' has no such op")
     } else if KNOWN_DIALECTS.contains(&dialect) || crate::vhlo::codec_dialect(dialect).is_some() {
         format!("custom syntax of operation '{name}' is not supported; write it in generic form")

@@ -1,5 +1,8 @@
 //! Tables for the dialect attributes and types the text format knows: enum cases and the
-//! parameter layout (upstream TableGen order) of the struct-like attributes.
+//! parameter layout (upstream TableGen order) of the struct-like attributes; and what an op's
+//! name says of it ([`classify`]).
+
+use crate::vhlo::{StablehloOp, VhloOp};
 
 /// An enum attribute: its cases by value.
 #[derive(Clone, Copy)]
@@ -247,5 +250,101 @@ mod tests {
             crate::vhlo::stablehlo_attrs::ConvDimensionNumbers::read(&m, conv).expect("a conv");
         assert_eq!(typed.output_spatial_dimensions, vec![1, 2]);
         assert_eq!(typed.build(&mut m), conv);
+    }
+}
+
+/// What the structural rules (text/verify/structure.rs) and the parser need to know of an op,
+/// by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OpClass {
+    /// Of a dialect this crate models (MLIR would have it registered).
+    pub registered: bool,
+    /// Of such a dialect, but not one of its ops: MLIR's verifier refuses it ("does not allow
+    /// unknown operations").
+    pub unknown: bool,
+    /// Has MLIR's `IsTerminator` trait.
+    pub terminator: bool,
+    /// Has `IsolatedFromAbove`: its regions see no value from outside.
+    pub isolated: bool,
+    /// Its regions' blocks need no terminator (`NoTerminator`).
+    pub no_terminator: bool,
+    /// Carries a `function_type` (`func.func`, `vhlo.func_v1`).
+    pub has_function_type: bool,
+    pub stablehlo: Option<StablehloOp>,
+    /// `func.call`.
+    pub call: bool,
+}
+
+/// Dialects whose ops MLIR (as jaxlib registers them) knows: their ops are checked for
+/// terminators; ops of any other dialect are unregistered.
+const REGISTERED: &[&str] = &[
+    "builtin",
+    "func",
+    "stablehlo",
+    "vhlo",
+    "sdy",
+    "chlo",
+    "arith",
+    "tensor",
+    "shape",
+    "scf",
+    "cf",
+];
+
+/// The ops of `func` and `builtin` in jaxlib's MLIR (FuncOps.td, BuiltinOps.td); those of the
+/// other dialects above are in the spec.
+const FUNC_AND_BUILTIN_OPS: &[&str] = &[
+    "builtin.module",
+    "builtin.unrealized_conversion_cast",
+    "func.call",
+    "func.call_indirect",
+    "func.constant",
+    "func.func",
+    "func.return",
+];
+
+/// Ops that are `IsolatedFromAbove` besides those of the spec's other dialects (whose `traits`
+/// say so).
+const ISOLATED: &[&str] = &[
+    "builtin.module",
+    "func.func",
+    "stablehlo.async_start",
+    "vhlo.func_v1",
+    "vhlo.async_start_v1",
+];
+
+pub(crate) fn classify(name: &str) -> OpClass {
+    let dialect = name.split('.').next().unwrap_or("");
+    let stablehlo = StablehloOp::from_name(name).filter(|_| dialect == "stablehlo");
+    // The spec's other dialects (sdy, chlo, arith, ...) declare their terminators and traits.
+    let codec = codec_op(name).map(|(_, o)| o);
+    // A dialect of the spec whose `ops` are not all that jaxlib registers takes any name; one
+    // that allows unknown ops takes other names as unregistered ops.
+    let cd = crate::vhlo::codec_dialect(dialect);
+    let all_listed = cd.is_some_and(|cd| cd.ops_complete);
+    let unknown_allowed = cd.is_some_and(|cd| cd.allows_unknown_ops) && codec.is_none();
+    let has = |trait_: &str| codec.is_some_and(|o| o.traits.contains(&trait_));
+    let terminator = match dialect {
+        "stablehlo" => name == "stablehlo.return",
+        "vhlo" => VhloOp::from_name(name).is_some_and(|k| k.is_terminator()),
+        "func" => name == "func.return",
+        _ => codec.is_some_and(|o| o.terminator),
+    };
+    let registered = REGISTERED.contains(&dialect) && !unknown_allowed;
+    let known = match dialect {
+        "stablehlo" => stablehlo.is_some(),
+        "vhlo" => VhloOp::from_name(name).is_some(),
+        "func" | "builtin" => FUNC_AND_BUILTIN_OPS.contains(&name),
+        _ => codec.is_some() || !all_listed,
+    };
+    OpClass {
+        registered,
+        unknown: registered && !known,
+        terminator,
+        isolated: ISOLATED.contains(&name) || has("IsolatedFromAbove"),
+        no_terminator: name == "builtin.module" || has("NoTerminator"),
+        has_function_type: name == "func.func" || name == "vhlo.func_v1",
+        stablehlo,
+        call: name == "func.call",
     }
 }

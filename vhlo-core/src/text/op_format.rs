@@ -1364,7 +1364,7 @@ impl<'a> Parser<'a> {
             None => self.m.append_block(r, &[]),
         };
         let ends = (self.m.block_ops(b).last())
-            .is_some_and(|&o| super::verify::structure::classify(self.m.op_name_str(o)).terminator);
+            .is_some_and(|&o| super::dialects::classify(self.m.op_name_str(o)).terminator);
         if !ends {
             let name = self.m.sym(&format!("{dialect}.{term}"));
             let op = self

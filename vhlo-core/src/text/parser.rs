@@ -270,7 +270,7 @@ struct OpNameFacts {
 impl OpNameFacts {
     fn of(name: &str) -> Self {
         let dialect = name.split_once('.').map_or("", |d| d.0);
-        let class = crate::text::verify::structure::classify(name);
+        let class = crate::text::dialects::classify(name);
         let modeled = crate::vhlo::StablehloOp::from_name(name).is_some()
             || crate::text::dialects::codec_op(name).is_some();
         OpNameFacts {
@@ -1573,8 +1573,7 @@ impl<'a> Parser<'a> {
         self.enter()?;
         self.region_depth = self.region_depth.saturating_add(1);
         let owner = self.region_owner;
-        let isolated =
-            owner == "module" || crate::text::verify::structure::classify(owner).isolated;
+        let isolated = owner == "module" || crate::text::dialects::classify(owner).isolated;
         let r = self.parse_region_inner(entry_args, isolated);
         self.region_owner = owner;
         self.leave();

@@ -512,10 +512,10 @@ fn codec_counts(m: &Module, op: OpId) -> Check {
             names.iter().any(variadic),
         )
     };
-    super::ops::ods_counts(
+    super::counts::ods_counts(
         m,
         op,
-        super::ops::OdsCounts {
+        super::counts::OdsCounts {
             regions: count(spec.regions),
             results: count(spec.results),
             successors: count(spec.successors),
