@@ -14,7 +14,7 @@ mod codec_ops;
 mod custom_forms;
 mod dialects;
 pub mod verify;
-pub(crate) use dialects::{find_enum, find_struct};
+pub(crate) use dialects::{classify, find_enum, find_struct};
 mod lexer;
 pub(crate) mod op_format;
 mod param_format;
