@@ -11,8 +11,8 @@ use super::structure::{
 use super::{fail, Check, Sink};
 use crate::dialect::codec::{CodecDialect, CodecOp};
 use crate::ir::{
-    AttrData, Block, Dim, FastMap, Module, OpId, OpParts, Region, Signedness, Symbol, TypeData,
-    DYNAMIC,
+    AttrData, Attribute, Block, Dim, FastMap, Module, OpId, OpParts, Region, Signedness, Symbol,
+    Type, TypeData, DYNAMIC,
 };
 
 /// Which checks a walk runs.
@@ -289,6 +289,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                         .and_then(|()| super::arith::verify_casts(m, op))
                         .and_then(|()| super::arith::verify_constant(m, op))
                         .and_then(|()| codec_traits(m, op, true))
+                        .and_then(|()| codec_inferred_results(m, op))
                         .and_then(|()| super::arith::verify_select(m, op))
                         .and_then(|()| super::tensor::verify(m, op))
                         .and_then(|()| super::scf::verify(m, op))
@@ -775,30 +776,112 @@ fn codec_traits(m: &Module, op: OpId, late: bool) -> Check {
     Ok(())
 }
 
-/// ODS's `SameOperandsAndResultType` (`with_results`) or `SameTypeOperands`: one type for all.
+/// ODS's `SameTypeOperands`: one type for all operands, or `SameOperandsAndResultType`
+/// (`with_results`), which MLIR's `verifySameOperandsAndResultType` checks against the first
+/// result: the same element type, compatible shapes (`tensor<?xf32>` fits `tensor<2xf32>`) and
+/// the same tensor encoding. The exact types are [`codec_inferred_results`]'.
 fn same_types(m: &Module, op: OpId, with_results: bool) -> Check {
-    let operands = m.operands(op).iter().map(|&v| m.value_type(v));
-    let results = (m.results(op))
-        .filter(|_| with_results)
-        .map(|v| m.value_type(v));
-    let mut types = operands.chain(results);
-    let Some(first) = types.next() else {
+    if !with_results {
+        let mut types = m.operands(op).iter().map(|&v| m.value_type(v));
+        if let Some(first) = types.next() {
+            if types.any(|t| t != first) {
+                return Err(fail(
+                    "SameTypeOperands",
+                    "requires all operands to have the same type",
+                ));
+            }
+        }
         return Ok(());
+    }
+    const RULE: &str = "SameOperandsAndResultType";
+    if m.operands(op).is_empty() {
+        return Err(fail(RULE, "expected 1 or more operands, but found 0"));
+    }
+    let Some(first) = m.results(op).next().map(|v| m.value_type(v)) else {
+        return Err(fail(RULE, "expected 1 or more results, but found 0"));
     };
-    if types.any(|t| t != first) {
-        return Err(if with_results {
-            fail(
-                "SameOperandsAndResultType",
+    let (dims, element, encoding) = shaped_parts(m, first);
+    let others = (m.results(op).skip(1).map(|v| m.value_type(v)))
+        .chain(m.operands(op).iter().map(|&v| m.value_type(v)));
+    for t in others {
+        let (d, e, enc) = shaped_parts(m, t);
+        // MLIR's verifyCompatibleShape: both shaped or neither; unranked fits any rank.
+        let compatible = match (&dims, &d) {
+            (None, None) => true,
+            (Some(a), Some(b)) => super::types::compatible_shapes(*a, *b),
+            _ => false,
+        };
+        if e != element || !compatible {
+            return Err(fail(
+                RULE,
                 "requires the same type for all operands and results",
-            )
-        } else {
-            fail(
-                "SameTypeOperands",
-                "requires all operands to have the same type",
-            )
-        });
+            ));
+        }
+        if encoding.is_some() && enc != encoding {
+            return Err(fail(
+                RULE,
+                "requires the same encoding for all operands and results",
+            ));
+        }
     }
     Ok(())
+}
+
+/// What MLIR's `verifyCompatibleShape` and `getElementTypeOrSelf` read of a type: its shape
+/// (`None` for a type that is not shaped, `Some(None)` for an unranked one), element type and
+/// tensor encoding.
+#[allow(clippy::type_complexity)]
+fn shaped_parts(m: &Module, t: Type) -> (Option<Option<&[Dim]>>, Type, Option<Attribute>) {
+    match m.type_data(t) {
+        TypeData::RankedTensor {
+            shape,
+            element,
+            encoding,
+        } => (Some(Some(shape)), *element, *encoding),
+        TypeData::UnrankedTensor { element } => (Some(None), *element, None),
+        _ => {
+            if let Some((dims, e)) = crate::ir::vector_parts(m, t) {
+                (Some(Some(dims)), e, None)
+            } else if let Some((dims, e)) = crate::ir::memref_parts(m, t) {
+                (Some(dims), e, None)
+            } else {
+                (None, t, None)
+            }
+        }
+    }
+}
+
+/// The result types that ODS infers for an op with `SameOperandsAndResultType` (each result
+/// has its first operand's type) must be the op's own, exactly: MLIR verifies them through
+/// the `InferTypeOpInterface` that ODS adds. (`SameOperandsAndResultType` itself lets shapes
+/// differ where they are compatible.)
+fn codec_inferred_results(m: &Module, op: OpId) -> Check {
+    let Some((_, o)) = crate::text::dialects::codec_op(m.op_name_str(op)) else {
+        return Ok(());
+    };
+    if !o.traits.contains(&"SameOperandsAndResultType") {
+        return Ok(());
+    }
+    let Some(&first) = m.operands(op).first() else {
+        return Ok(());
+    };
+    let inferred = m.value_type(first);
+    if m.results(op).all(|v| m.value_type(v) == inferred) {
+        return Ok(());
+    }
+    let quoted = |ts: &mut dyn Iterator<Item = Type>| {
+        ts.map(|t| format!("'{}'", crate::text::type_to_string(m, t)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Err(fail(
+        "InferTypeOpInterface",
+        format!(
+            "inferred type(s) {} are incompatible with return type(s) of operation {}",
+            quoted(&mut std::iter::repeat_n(inferred, m.num_results(op))),
+            quoted(&mut m.results(op).map(|v| m.value_type(v)))
+        ),
+    ))
 }
 
 /// ODS's `SameOperandsAndResultElementType` (`exact`: MLIR's, against the first result's) or
