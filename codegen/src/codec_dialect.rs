@@ -51,6 +51,10 @@ pub struct Param {
 pub struct Attr {
     pub name: String,
     pub syntax: Option<String>,
+    /// The dialect whose attribute this is: the file's, or a `format: text` attribute's
+    /// `syntax` names another (math's `#arith.fastmath`).
+    pub dialect: String,
+    pub summary: Option<String>,
     /// The delimiters of a list attribute's syntax (from its `format`).
     pub list: Option<(String, String)>,
     /// `format: enum` or `format: struct` (see [`AttrForm`]).
@@ -443,9 +447,30 @@ pub fn lower(
                     })
                     .ok()
             });
+        // `#dialect.mnemonic<...>`: a text attribute may be another dialect's.
+        let named = (a.syntax.as_deref())
+            .and_then(|s| s.strip_prefix('#'))
+            .and_then(|s| s.split_once('.'))
+            .filter(|(_, rest)| rest.split('<').next() == Some(a.name.value.as_str()));
+        let dialect = match (form, named) {
+            (AttrForm::Text, Some((d, _))) => d.to_string(),
+            (AttrForm::Text, None) => {
+                diags.error(
+                    pos(file, &a.name),
+                    format!(
+                        "text attribute '{}' needs a `syntax` of the form `#dialect.{}<...>`",
+                        a.name.value, a.name.value
+                    ),
+                );
+                raw.dialect.value.clone()
+            }
+            _ => raw.dialect.value.clone(),
+        };
         attrs.push(Attr {
             name: a.name.value.clone(),
             syntax: a.syntax.clone(),
+            dialect,
+            summary: a.summary.clone(),
             list,
             form,
             params,

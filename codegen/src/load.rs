@@ -431,6 +431,10 @@ pub struct RawCodecAttr {
     pub format: Option<SStr>,
     #[serde(default)]
     pub params: Vec<RawParam>,
+    /// The ODS attribute's summary, which the verifier quotes of a value of another kind
+    /// ("failed to satisfy constraint: Floating point fast math flags").
+    #[serde(default)]
+    pub summary: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -345,6 +345,11 @@ const NAMED: &[(&str, &str)] = &[
         "TypeOrValueSemanticsContainer<[NonZeroSignlessIntegerOrIndex], \"signless-non-zero-bitwidth-integer\">",
     ),
     ("BoolLike", "TypeOrValueSemanticsContainer<[I1], \"bool\">"),
+    // MathOps.td's integer operands: any signless width (i0 too) or index.
+    (
+        "SignlessIntegerLike",
+        "TypeOrValueSemanticsContainer<[AnySignlessInteger, Index], \"signless-integer\">",
+    ),
     ("AnyTensor", "TensorOf<[AnyType]>"),
     ("AnyRankedTensor", "RankedTensorOf<[AnyType]>"),
     ("AnyStaticShapeTensor", "StaticShapeTensorOf<[AnyType]>"),

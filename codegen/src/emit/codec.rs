@@ -83,7 +83,12 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
             None => quote! { None },
         };
         let form = format_ident!("{}", format!("{:?}", a.form));
-        quote! { ::vhlo_core::dialect::codec::CodecAttr { mnemonic: #m, params: &[ #(#params),* ], list: #list, form: ::vhlo_core::dialect::codec::CodecForm::#form } }
+        let dialect = &a.dialect;
+        let summary = match &a.summary {
+            Some(s) => quote! { Some(#s) },
+            None => quote! { None },
+        };
+        quote! { ::vhlo_core::dialect::codec::CodecAttr { mnemonic: #m, dialect: #dialect, summary: #summary, params: &[ #(#params),* ], list: #list, form: ::vhlo_core::dialect::codec::CodecForm::#form } }
     });
     let encodings = d.encodings.iter().map(|e| {
         let (code, attr) = (e.code, e.attr);

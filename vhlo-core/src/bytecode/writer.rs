@@ -1095,13 +1095,18 @@ impl Writer<'_> {
                         None => dialect == "builtin",
                     })
                     .collect();
-                // A default is a `format: text` attribute of the dialect (codegen checks).
+                // A default is a `format: text` attribute (codegen checks), of the dialect its
+                // kind names (math's fastmath is arith's).
                 let defaults = names
                     .iter()
                     .enumerate()
                     .map(|(i, _)| {
-                        let d = codec_op?.attributes.get(i)?.default?;
-                        let (dialect, text) = (m.sym(dialect), m.sym(d));
+                        let a = codec_op?.attributes.get(i)?;
+                        let d = a.default?;
+                        let owner = codec_dialect(dialect)
+                            .and_then(|cd| cd.attr(a.of))
+                            .map_or(dialect, |(_, k)| k.dialect);
+                        let (dialect, text) = (m.sym(owner), m.sym(d));
                         Some(m.attr(AttrData::Opaque { dialect, text }))
                     })
                     .collect();

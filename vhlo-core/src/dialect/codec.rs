@@ -38,6 +38,11 @@ pub struct CodecParam {
 #[derive(Clone, Copy, Debug)]
 pub struct CodecAttr {
     pub mnemonic: &'static str,
+    /// The dialect it belongs to: its codec dialect's, or another's for a text attribute
+    /// (math's `fastmath` is `#arith.fastmath`).
+    pub dialect: &'static str,
+    /// The ODS attribute's summary, quoted when an op's attribute is of another kind.
+    pub summary: Option<&'static str>,
     pub params: &'static [CodecParam],
     /// A list attribute's delimiters (its only parameter, a list, printed between them with
     /// `, `), from the spec's `format` (text/sdy.rs).

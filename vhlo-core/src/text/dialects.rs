@@ -275,21 +275,10 @@ pub(crate) struct OpClass {
     pub call: bool,
 }
 
-/// Dialects whose ops MLIR (as jaxlib registers them) knows: their ops are checked for
-/// terminators; ops of any other dialect are unregistered.
-const REGISTERED: &[&str] = &[
-    "builtin",
-    "func",
-    "stablehlo",
-    "vhlo",
-    "sdy",
-    "chlo",
-    "arith",
-    "tensor",
-    "shape",
-    "scf",
-    "cf",
-];
+/// Dialects whose ops we model besides those of the spec's `dialects/` (every one of which is
+/// modeled too): their ops are checked for terminators; ops of any other dialect are
+/// unregistered.
+const MODELED: &[&str] = &["builtin", "func", "stablehlo", "vhlo"];
 
 /// The ops of `func` and `builtin` in jaxlib's MLIR (FuncOps.td, BuiltinOps.td); those of the
 /// other dialects above are in the spec.
@@ -330,7 +319,7 @@ pub(crate) fn classify(name: &str) -> OpClass {
         "func" => name == "func.return",
         _ => codec.is_some_and(|o| o.terminator),
     };
-    let registered = REGISTERED.contains(&dialect) && !unknown_allowed;
+    let registered = (MODELED.contains(&dialect) || cd.is_some()) && !unknown_allowed;
     let known = match dialect {
         "stablehlo" => stablehlo.is_some(),
         "vhlo" => VhloOp::from_name(name).is_some(),

@@ -695,7 +695,20 @@ fn print_elems(
                 };
                 match kind {
                     FormatOp::Shlo(k) => print_rest_attrs_by(p, op, k, consumed),
-                    FormatOp::Dialect(..) => print_attrs_except(p, op, consumed),
+                    // ODS leaves out of the dictionary an attribute at its default value
+                    // (math.isnan's `fastmath = #arith.fastmath<none>`).
+                    FormatOp::Dialect(_, o) => {
+                        let at_default = |n: &str| {
+                            let default = o.attributes.iter().find(|a| a.name == n);
+                            let default = default.and_then(|a| a.default);
+                            default.is_some_and(|d| {
+                                m.property(op, n).is_some_and(|v| {
+                                    matches!(m.attr_data(v), AttrData::Opaque { text, .. } if m.str(*text) == d)
+                                })
+                            })
+                        };
+                        print_attrs_except(p, op, |n| consumed(n) || at_default(n))
+                    }
                 }
             }
             FormatElem::FunctionalType(space) => {

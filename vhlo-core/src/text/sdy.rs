@@ -256,7 +256,7 @@ impl Parser<'_> {
                 .error_at(pos, format!("unknown attribute '#{}.{mnemonic}'", cd.name)));
         };
         if spec.form == CodecForm::Text {
-            return self.parse_text_attr(cd.name, spec.mnemonic);
+            return self.parse_text_attr(spec.dialect, spec.mnemonic);
         }
         if let Some(params) = self.parse_attr_form(cd, spec)? {
             return Ok(self.m.dialect_attr(cd.name, spec.mnemonic, params));
@@ -627,7 +627,12 @@ fn is_text_attr(m: &Module, cd: &CodecDialect, mnemonic: &str, d: &AttrData) -> 
     let AttrData::Opaque { text, .. } = d else {
         return false;
     };
-    stripped_text(m.str(*text), cd.name, mnemonic).is_some()
+    stripped_text(m.str(*text), text_attr_dialect(cd, mnemonic), mnemonic).is_some()
+}
+
+/// The dialect of a text attribute kind of `cd` (math's `fastmath` is arith's).
+pub(crate) fn text_attr_dialect<'d>(cd: &'d CodecDialect, mnemonic: &str) -> &'d str {
+    cd.attr(mnemonic).map_or(cd.name, |(_, a)| a.dialect)
 }
 
 /// `<...>` of `#dialect.mnemonic<...>` (empty for `#dialect.mnemonic`).
@@ -750,7 +755,7 @@ impl Printer<'_> {
             AttrData::Opaque { text, .. } => {
                 let text = m.str(*text);
                 self.out
-                    .push_str(stripped_text(text, cd.name, of).unwrap_or(text));
+                    .push_str(stripped_text(text, text_attr_dialect(cd, of), of).unwrap_or(text));
             }
             _ if of == "typed" || of == "array" => self.print_attr(a),
             d if of == "dense_i64_array" => {
@@ -860,7 +865,7 @@ impl<'a> Parser<'a> {
                 ))
             }
             _ if cd.attr(of).is_some_and(|(_, a)| a.form == CodecForm::Text) => {
-                return self.parse_text_attr(cd.name, of)
+                return self.parse_text_attr(text_attr_dialect(cd, of), of)
             }
             _ if cd.attr(of).is_some() => return self.sdy_nested(cd, of),
             _ => {

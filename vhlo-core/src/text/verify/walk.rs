@@ -443,14 +443,14 @@ fn codec_required_attributes(m: &Module, op: OpId) -> Check {
     if let Some(a) = missing {
         return Err(fail("ODS", format!("requires attribute '{}'", a.name)));
     }
-    codec_attribute_kinds(m, op, spec)?;
+    codec_attribute_kinds(m, op, cd, spec)?;
     codec_parent(m, op, cd, spec)?;
     codec_enum_cases(m, op, cd, spec)
 }
 
 /// The builtin attributes of an op of a dialect of the spec against their kinds (`of:`), with
 /// the summary of the ODS attribute each kind is (I64Attr, DenseI32ArrayAttr, ...).
-fn codec_attribute_kinds(m: &Module, op: OpId, spec: &CodecOp) -> Check {
+fn codec_attribute_kinds(m: &Module, op: OpId, cd: &CodecDialect, spec: &CodecOp) -> Check {
     let signless = |t, width| matches!(m.type_data(t), TypeData::Integer { width: w, signedness: Signedness::Signless } if *w == width);
     for a in spec.attributes {
         let Some(v) = m.property(op, a.name) else {
@@ -486,7 +486,24 @@ fn codec_attribute_kinds(m: &Module, op: OpId, spec: &CodecOp) -> Check {
                 ),
                 "constant vector/tensor attribute",
             ),
-            _ => (true, ""),
+            // A text attribute kind (`#arith.fastmath<...>`): that attribute, of any value.
+            of => match cd.attr(of) {
+                Some((_, k)) if k.form == crate::dialect::codec::CodecForm::Text => {
+                    let is_kind = |text: &str| {
+                        let rest = text
+                            .strip_prefix('#')
+                            .and_then(|t| t.strip_prefix(k.dialect))
+                            .and_then(|t| t.strip_prefix('.'))
+                            .and_then(|t| t.strip_prefix(k.mnemonic));
+                        rest.is_some_and(|r| r.is_empty() || r.starts_with('<'))
+                    };
+                    (
+                        matches!(d, AttrData::Opaque { text, .. } if is_kind(m.str(*text))),
+                        k.summary.unwrap_or(k.mnemonic),
+                    )
+                }
+                _ => (true, ""),
+            },
         };
         if !ok {
             return Err(fail(
