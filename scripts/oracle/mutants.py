@@ -13,6 +13,8 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
         Python API:
           type-dim   one op result's type with one static dimension size changed by +1
           type-elem  one op result's element type changed (f32 -> f16, i32 -> i64, ...)
+          type-dyn   one op result's type with one static dimension made dynamic (2 -> ?): ops
+                     whose types need only be compatible must accept it
           attr       one integer in one of an op's attributes changed by +1 or -1 (array<i64: ...>,
                      dense<...>, #stablehlo.gather<...>, integer attributes, sdy meshes, ...)
           attr-drop  one of an op's attributes removed (a required one must be refused, naming it)
@@ -167,6 +169,7 @@ def _candidates(oracle, module):
             for dim, size in enumerate(tensor.shape):
                 if size >= 0 and not tensor.is_dynamic_dim(dim):
                     found.append(("type-dim", index, (number, dim)))
+                    found.append(("type-dyn", index, (number, dim)))
             if tensor.rank > 0:
                 found.append(("rank", index, number))
             element = str(tensor.element_type)
@@ -277,7 +280,7 @@ def _apply(oracle, module, candidate):
             if text is None:
                 return None
             return op.name, f"renamed {detail}", text
-        if kind in ("type-dim", "type-elem"):
+        if kind in ("type-dim", "type-elem", "type-dyn"):
             number = detail[0]
             result = op.results[number]
             old = ir.RankedTensorType(result.type)
@@ -285,6 +288,8 @@ def _apply(oracle, module, candidate):
             element = old.element_type
             if kind == "type-dim":
                 shape[detail[1]] += 1
+            elif kind == "type-dyn":
+                shape[detail[1]] = ir.ShapedType.get_dynamic_size()
             else:
                 element = ir.Type.parse(detail[1])
             new = ir.RankedTensorType.get(shape, element, old.encoding, loc=ir.Location.unknown())

@@ -59,7 +59,18 @@ fn tensor_dims(m: &Module, t: Type) -> &[i64] {
 
 /// ODS's predicates of arith ops (checked with the ODS types, before the traits).
 pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
-    if let Some((_, from, to)) = cast_types(m, op) {
+    // The scaling casts take the trait too, between `in` and `out` (their `scale` aside).
+    let scaling = matches!(
+        m.op_name_str(op),
+        "arith.scaling_extf" | "arith.scaling_truncf"
+    );
+    let dims_of = match (m.operands(op).first(), m.result(op, 0)) {
+        (Some(&input), Some(output)) if scaling => {
+            Some((m.value_type(input), m.value_type(output)))
+        }
+        _ => cast_types(m, op).map(|(_, from, to)| (from, to)),
+    };
+    if let Some((from, to)) = dims_of {
         // Upstream reads an unranked tensor's shape as if it were ranked, and jaxlib refuses
         // every cast of one here; so do we.
         let unranked = |t: Type| matches!(m.type_data(t), TypeData::UnrankedTensor { .. });

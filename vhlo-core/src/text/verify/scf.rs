@@ -84,7 +84,8 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
         "scf.index_switch" => return index_switch(m, op),
         "scf.forall" => return forall(m, op),
         "scf.forall.in_parallel" => return in_parallel(m, op),
-        "cf.cond_br" => return branch_weights(m, op),
+        "cf.br" => return successor_operands(m, op),
+        "cf.cond_br" => return successor_operands(m, op).and_then(|()| branch_weights(m, op)),
         "cf.switch" => return switch(m, op),
         "scf.parallel" => return parallel(m, op),
         "scf.reduce" => return reduce(m, op),
@@ -437,6 +438,70 @@ fn index_switch(m: &Module, op: OpId) -> Check {
     Ok(())
 }
 
+/// The operands a `cf` branch forwards to each of its successors: `cf.br` all of them,
+/// `cf.cond_br` its true and false groups, `cf.switch` its default group, then its case
+/// operands as `case_operand_segments` sizes them. None where the sizes do not add up (the
+/// segment checks refuse that first).
+fn forwarded(m: &Module, op: OpId) -> Option<Vec<std::ops::Range<usize>>> {
+    let n = m.operands(op).len();
+    let sizes = || crate::text::op_format::segment_sizes(m, op);
+    let groups = match m.op_name_str(op) {
+        "cf.br" => vec![0..n],
+        "cf.cond_br" => {
+            let s = sizes()?;
+            let (t, f) = (*s.get(1)?, *s.get(2)?);
+            vec![1..1 + t, 1 + t..1 + t + f]
+        }
+        "cf.switch" => {
+            let s = sizes()?;
+            let d = *s.get(1)?;
+            let mut groups = vec![1..1 + d];
+            let cases = (m.property(op, "case_operand_segments"))
+                .and_then(|a| crate::text::op_format::i32_array(m, m.attr_data(a)))?;
+            let mut at = 1 + d;
+            for c in cases {
+                let c = usize::try_from(c).ok()?;
+                groups.push(at..at + c);
+                at += c;
+            }
+            groups
+        }
+        _ => return None,
+    };
+    groups.iter().all(|r| r.end <= n).then_some(groups)
+}
+
+/// `BranchOpInterface`: each successor takes as many operands as its block has arguments, of
+/// the same types (MLIR's `verifyBranchSuccessorOperands`).
+fn successor_operands(m: &Module, op: OpId) -> Check {
+    let Some(groups) = forwarded(m, op) else {
+        return Ok(());
+    };
+    for (k, (&block, range)) in m.successors(op).iter().zip(groups).enumerate() {
+        let args = m.block_args(block);
+        let operands = &m.operands(op)[range];
+        if operands.len() != args.len() {
+            return Err(fail(
+                "BranchOpInterface",
+                format!(
+                    "branch has {} operands for successor #{k}, but target block has {}",
+                    operands.len(),
+                    args.len()
+                ),
+            ));
+        }
+        for (i, (&v, &a)) in operands.iter().zip(args).enumerate() {
+            if m.value_type(v) != m.value_type(a) {
+                return Err(fail(
+                    "BranchOpInterface",
+                    format!("type mismatch for bb argument #{i} of successor #{k}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `cf.cond_br`'s `branch_weights` (`WeightedBranchOpInterface`): one per successor, not all 0.
 fn branch_weights(m: &Module, op: OpId) -> Check {
     let Some(weights) = m
@@ -482,6 +547,7 @@ fn switch(m: &Module, op: OpId) -> Check {
             ));
         }
     }
+    successor_operands(m, op)?;
     let destinations = m.successors(op).len().saturating_sub(1);
     let Some(values) = m.property(op, "case_values") else {
         if destinations == 0 {

@@ -801,8 +801,16 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
                 ),
             ));
         }
-        // Each static size of the result is the one given.
+        // `verifyDynamicDimensionCount`: one size operand per dynamic dimension of the result.
         let result_dims = dims(m, result).unwrap_or_default();
+        let expected = result_dims.iter().filter(|&&d| is_dynamic(d)).count();
+        if given != expected {
+            return Err(fail(
+                rule,
+                format!("incorrect number of dynamic sizes, has {given}, expected {expected}"),
+            ));
+        }
+        // Each static size of the result is the one given.
         for (pos, (&size, &given)) in result_dims.iter().zip(&statics).enumerate() {
             if !is_dynamic(size) && size != given {
                 return Err(fail(
