@@ -446,7 +446,7 @@ fn forwarded(m: &Module, op: OpId) -> Option<Vec<std::ops::Range<usize>>> {
     let n = m.operands(op).len();
     let sizes = || crate::text::op_format::segment_sizes(m, op);
     let groups = match m.op_name_str(op) {
-        "cf.br" => vec![0..n],
+        "cf.br" => std::iter::once(0..n).collect(),
         "cf.cond_br" => {
             let s = sizes()?;
             let (t, f) = (*s.get(1)?, *s.get(2)?);
@@ -455,7 +455,7 @@ fn forwarded(m: &Module, op: OpId) -> Option<Vec<std::ops::Range<usize>>> {
         "cf.switch" => {
             let s = sizes()?;
             let d = *s.get(1)?;
-            let mut groups = vec![1..1 + d];
+            let mut groups: Vec<_> = std::iter::once(1..1 + d).collect();
             let cases = (m.property(op, "case_operand_segments"))
                 .and_then(|a| crate::text::op_format::i32_array(m, m.attr_data(a)))?;
             let mut at = 1 + d;
