@@ -15,6 +15,7 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
           type-elem  one op result's element type changed (f32 -> f16, i32 -> i64, ...)
           type-dyn   one op result's type with one static dimension made dynamic (2 -> ?): ops
                      whose types need only be compatible must accept it
+          unranked   one op result's type made unranked (tensor<2x3xf32> -> tensor<*xf32>)
           attr       one integer in one of an op's attributes changed by +1 or -1 (array<i64: ...>,
                      dense<...>, #stablehlo.gather<...>, integer attributes, sdy meshes, ...)
           attr-drop  one of an op's attributes removed (a required one must be refused, naming it)
@@ -172,6 +173,7 @@ def _candidates(oracle, module):
                     found.append(("type-dyn", index, (number, dim)))
             if tensor.rank > 0:
                 found.append(("rank", index, number))
+            found.append(("unranked", index, number))
             element = str(tensor.element_type)
             for family in ELEMENT_FAMILIES:
                 if element in family:
@@ -314,6 +316,12 @@ def _apply(oracle, module, candidate):
             new = ir.RankedTensorType.get(list(old.shape), ir.Type.parse(other), old.encoding, loc=ir.Location.unknown())
             arg.set_type(new)
             return op.name, f"region {r} block {b} argument {a}: {old} -> {new}"
+        if kind == "unranked":
+            result = op.results[detail]
+            old = ir.RankedTensorType(result.type)
+            new = ir.UnrankedTensorType.get(old.element_type, loc=ir.Location.unknown())
+            result.set_type(new)
+            return op.name, f"result {detail}: {old} -> {new}"
         if kind == "rank":
             result = op.results[detail]
             old = ir.RankedTensorType(result.type)

@@ -197,6 +197,36 @@ pub(crate) fn verify_select(m: &Module, op: OpId) -> Check {
 
 /// The casts' checks after the ODS predicates and the spec's traits.
 pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
+    // The scaling casts (`CastOpInterface` over `in` and `scale`): `in`'s float type widens to
+    // `out`'s (scaling_extf) or narrows (scaling_truncf).
+    let scaling = match m.op_name_str(op) {
+        "arith.scaling_extf" => Some(Cast::Wider),
+        "arith.scaling_truncf" => Some(Cast::Narrower),
+        _ => None,
+    };
+    if let (Some(cast), Some(&input), Some(out)) =
+        (scaling, m.operands(op).first(), m.result(op, 0))
+    {
+        let (from, to) = (m.value_type(input), m.value_type(out));
+        if compatible(m, cast, element(m, from), element(m, to)) {
+            return Ok(());
+        }
+        let quoted = |ts: Vec<Type>| {
+            ts.iter()
+                .map(|&t| format!("'{}'", crate::text::type_to_string(m, t)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let ins: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+        return Err(fail(
+            "CastOpInterface",
+            format!(
+                "operand types {} and result type {} are cast incompatible",
+                quoted(ins),
+                quoted(vec![to])
+            ),
+        ));
+    }
     let Some((cast, from, to)) = cast_types(m, op) else {
         return Ok(());
     };

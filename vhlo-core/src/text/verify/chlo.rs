@@ -20,6 +20,10 @@ pub(crate) fn element(m: &Module, t: Type) -> Type {
     }
 }
 
+fn unranked(m: &Module, t: Type) -> bool {
+    matches!(m.type_data(t), TypeData::UnrankedTensor { .. })
+}
+
 fn shape(m: &Module, t: Type) -> Option<&[Dim]> {
     match m.type_data(t) {
         TypeData::RankedTensor { shape, .. } => Some(shape),
@@ -185,8 +189,9 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
                 width: 32,
                 signedness: crate::ir::Signedness::Signless,
             };
+            // An unranked result fits any shape.
             let fits = |t: Type, want: &dyn Fn(Type) -> bool| {
-                shape(m, t).is_some_and(|d| {
+                shape(m, t).map_or(unranked(m, t), |d| {
                     d.len() == sizes.len()
                         && d.iter().zip(&sizes).all(|(&a, &b)| dims_compatible(a, b))
                 }) && want(element(m, t))
@@ -264,9 +269,20 @@ fn broadcast_result(
             for (&d, &size) in dims.iter().zip(&broadcast) {
                 out[d as usize] = size;
             }
-            out
+            Some(out)
         }
-        _ => numpy_broadcast(x, y)?,
+        // Operands of one rank with broadcast dimensions other than the identity: jaxlib
+        // infers an unranked type, which any result fits.
+        Some(dims)
+            if !dims
+                .iter()
+                .enumerate()
+                .all(|(i, &d)| usize::try_from(d).is_ok_and(|d| d == i))
+                || dims.len() != x.len() =>
+        {
+            None
+        }
+        _ => Some(numpy_broadcast(x, y)?),
     };
     // The element type inferred: i1 for a comparison, complex of the operands' for
     // broadcast_complex, the left operand's otherwise.
@@ -278,13 +294,14 @@ fn broadcast_result(
         ("chlo.broadcast_complex", _) => false,
         _ => compatible_elements(m, element(m, l), got_element),
     };
-    if element_fits
-        && inferred.len() == got.len()
-        && inferred
-            .iter()
-            .zip(got)
-            .all(|(&a, &b)| dims_compatible(a, b))
-    {
+    let shape_fits = inferred.as_ref().is_none_or(|inferred| {
+        inferred.len() == got.len()
+            && inferred
+                .iter()
+                .zip(got)
+                .all(|(&a, &b)| dims_compatible(a, b))
+    });
+    if element_fits && shape_fits {
         return None;
     }
     let element = match name {
@@ -294,10 +311,10 @@ fn broadcast_result(
         }
         _ => crate::text::type_to_string(m, element(m, l)),
     };
-    let shape: String = inferred
-        .iter()
-        .map(|&d| format!("{}x", dim_str(d)))
-        .collect();
+    let shape: String = match &inferred {
+        Some(dims) => dims.iter().map(|&d| format!("{}x", dim_str(d))).collect(),
+        None => "*x".to_string(),
+    };
     Some(format!(
         "'{name}' op inferred type(s) 'tensor<{shape}{element}>' are incompatible with return type(s) of operation '{}'",
         crate::text::type_to_string(m, out)
@@ -541,7 +558,7 @@ fn scan_results(
     // Its `isCompatibleReturnTypes` compares shapes only (`verifyCompatibleShapes`).
     let fits = inferred.len() == results.len()
         && inferred.iter().zip(&results).all(|((s, _), &r)| {
-            shape(m, r).is_some_and(|rs| {
+            shape(m, r).map_or(unranked(m, r), |rs| {
                 rs.len() == s.len() && rs.iter().zip(s).all(|(&a, &b)| dims_compatible(a, b))
             })
         });
