@@ -405,6 +405,16 @@ pub(crate) fn legalize_to_vhlo_in_place(
                 ));
                 continue;
             }
+            // libStablehlo's conversion marks `func` illegal and converts only func.func,
+            // func.call and func.return: any other op of it is refused, even with other dialects
+            // allowed.
+            if name.starts_with("func.") {
+                let why = format!(
+                    "failed to legalize operation '{name}' that was explicitly marked illegal: the conversion to VHLO takes func.func, func.call and func.return, and no other op of func"
+                );
+                diags.push(diag(w, op, format!("op `{name}`"), None, &why));
+                continue;
+            }
             // A branch of another dialect (cf.br) to a block whose arguments have builtin types:
             // those become VHLO types, the branch's operands do not, and libStablehlo's
             // serializer refuses the program ("type mismatch for bb argument").

@@ -363,11 +363,15 @@ pub(crate) fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.m;
     let ops = m.operands(op);
     let regions = m.regions(op);
-    if ops.len() < 3
-        || regions.len() != 1
-        || m.blocks(regions[0]).len() != 1
-        || !m.properties(op).is_empty()
-    {
+    // The one property, `unsignedCmp`, is the keyword `unsigned`.
+    let unsigned = match m.properties(op) {
+        [] => false,
+        [a] if m.str(a.name) == "unsignedCmp" && matches!(m.attr_data(a.value), AttrData::Unit) => {
+            true
+        }
+        _ => return false,
+    };
+    if ops.len() < 3 || regions.len() != 1 || m.blocks(regions[0]).len() != 1 {
         return false;
     }
     let inits = &ops[3..];
@@ -387,7 +391,8 @@ pub(crate) fn print_scf_for(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     let name = |p: &Printer<'_>, v: Value| p.value_name(v);
     p.out.push_str(&format!(
-        "scf.for {} = {} to {} step {}",
+        "scf.for {}{} = {} to {} step {}",
+        if unsigned { "unsigned " } else { "" },
         name(p, args[0]),
         name(p, ops[0]),
         name(p, ops[1]),
@@ -426,6 +431,7 @@ impl Parser<'_> {
     /// `scf.for %i = %lb to %ub step %s (iter_args(%a = %init, ...) -> (T, ...))? (: T)? {...}`:
     /// operands `[lb, ub, step, inits...]`, body arguments `(%i, %a...)`.
     pub(crate) fn parse_scf_for(&mut self) -> PResult<OpId> {
+        let unsigned = self.c.eat_keyword("unsigned");
         let (iv, _, ivpos) = self.parse_value_use()?;
         self.c.expect(b'=', "after the induction variable")?;
         let lb = self.parse_value_use()?;
@@ -477,6 +483,10 @@ impl Parser<'_> {
             Vec::new()
         };
         let mut st = self.new_state("scf.for");
+        if unsigned {
+            let unit = self.m.attr(AttrData::Unit);
+            st.properties.push(self.named("unsignedCmp", unit));
+        }
         st.attributes = dict;
         st.result_types = result_types;
         st.regions.push(region);

@@ -59,6 +59,8 @@ impl<'a> Parser<'a> {
             // shape.func has func.func's syntax (function_interface_impl).
             "shape.func" => self.parse_func_op(name),
             "func.call" | "call" => self.parse_call_op(),
+            "func.constant" | "constant" => self.parse_func_constant(),
+            "func.call_indirect" | "call_indirect" => self.parse_call_indirect(),
             "vhlo.func_v1" => self.parse_vhlo_func(),
             "func.return" | "return" => {
                 let (uses, types) = self.parse_operands_colon_types()?;
@@ -292,6 +294,52 @@ impl<'a> Parser<'a> {
         )
     }
 
+    /// `func.constant attr-dict @f : T` (FuncOps.td's format).
+    fn parse_func_constant(&mut self) -> PResult<OpId> {
+        let dict = self.opt_attr_dict()?;
+        let root = self.parse_symbol_name()?;
+        self.c.expect(b':', "before the constant's type")?;
+        let ty = self.parse_type()?;
+        let value = self.m.attr(AttrData::SymbolRef {
+            root,
+            nested: Box::new([]),
+        });
+        let mut st = self.new_state("func.constant");
+        st.attributes = dict;
+        st.properties.push(self.named("value", value));
+        st.result_types.push(ty);
+        self.finish_op(st, &[], &[])
+    }
+
+    /// `func.call_indirect %f(%a, ...) attr-dict : (T, ...) -> R` (FuncOps.td's format): the
+    /// callee's function type gives the arguments' types and the results'.
+    fn parse_call_indirect(&mut self) -> PResult<OpId> {
+        let callee = self.parse_value_use()?;
+        self.c.expect(b'(', "to open call operands")?;
+        let args = self.parse_list_until(b')', "between call operands", |p| p.parse_value_use())?;
+        let dict = self.opt_attr_dict()?;
+        self.c.expect(b':', "before the callee's function type")?;
+        self.c.skip_ws();
+        let fpos = self.c.pos;
+        let fty = self.parse_type()?;
+        let TypeData::Function { inputs, results } = self.m.type_data(fty).clone() else {
+            return Err(self.c.error_at(fpos, "expected function type"));
+        };
+        if inputs.len() != args.len() {
+            return Err(self
+                .c
+                .error_at(fpos, "call operand count does not match the function type"));
+        }
+        let mut uses = vec![callee];
+        uses.extend(args);
+        let mut types = vec![fty];
+        types.extend(inputs.iter().copied());
+        let mut st = self.new_state("func.call_indirect");
+        st.attributes = dict;
+        st.result_types = results.to_vec();
+        self.finish_op(st, &uses, &types)
+    }
+
     /// The `(T, ...) -> R` type that ends an op: its operands' types and its result types;
     /// `not_function` and `bad_count` are the errors when it is no function type or its
     /// inputs are not one per operand.
@@ -441,6 +489,8 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
             print_terminator(p, op, name)
         }
         "func.call" => print_call_op(p, op),
+        "func.constant" => print_func_constant(p, op),
+        "func.call_indirect" => print_call_indirect(p, op),
         // Most ops: no codec dialect to look up (a search of the name per op otherwise).
         n if n.starts_with("stablehlo.") => super::shlo_pretty::print_stablehlo(p, op),
         n if super::sdy_ops::codec_op(n).is_some() => super::sdy_ops::print_codec_op(p, op),
@@ -786,6 +836,66 @@ fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
     p.print_op_attrs(op);
     p.out.push_str(" : ");
     p.print_op_function_type(op);
+    true
+}
+
+/// `func.constant @f : T`; `false` when the op does not fit that syntax.
+fn print_func_constant(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let [value] = m.properties(op) else {
+        return false;
+    };
+    let flat =
+        matches!(m.attr_data(value.value), AttrData::SymbolRef { nested, .. } if nested.is_empty());
+    let Some(result) = m.result(op, 0) else {
+        return false;
+    };
+    if m.str(value.name) != "value" || !flat || !m.operands(op).is_empty() || m.num_results(op) != 1
+    {
+        return false;
+    }
+    p.out.push_str(if p.in_func_body() {
+        "constant"
+    } else {
+        "func.constant"
+    });
+    p.print_op_attrs(op);
+    p.out.push(' ');
+    p.print_attr(value.value);
+    p.out.push_str(" : ");
+    p.print_type(m.value_type(result));
+    true
+}
+
+/// `func.call_indirect %f(%a, ...) : (T, ...) -> R`; `false` when the op does not fit that
+/// syntax (its callee's type does not give its operands' and results' types).
+fn print_call_indirect(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.m;
+    let Some((&callee, args)) = m.operands(op).split_first() else {
+        return false;
+    };
+    let fty = m.value_type(callee);
+    let TypeData::Function { inputs, results } = m.type_data(fty) else {
+        return false;
+    };
+    let fits = m.properties(op).is_empty()
+        && values_typed(m, args, inputs)
+        && m.results(op)
+            .map(|v| m.value_type(v))
+            .eq(results.iter().copied());
+    if !fits {
+        return false;
+    }
+    p.out.push_str(if p.in_func_body() {
+        "call_indirect "
+    } else {
+        "func.call_indirect "
+    });
+    p.print_value_list(&[callee]);
+    p.wrap("(", ")", |q| q.print_value_list(args));
+    p.print_op_attrs(op);
+    p.out.push_str(" : ");
+    p.print_type(fty);
     true
 }
 

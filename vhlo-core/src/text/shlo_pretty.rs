@@ -793,6 +793,10 @@ pub(crate) fn result_name_hint(m: &Module, op: OpId) -> (Option<NameHint>, HintD
     if name == "arith.constant" {
         return (arith_constant_name(m, op), HintDep::Op);
     }
+    // FuncOps.cpp's ConstantOp::getAsmResultNames.
+    if name == "func.constant" {
+        return (Some(NameHint::Shared("f".into())), HintDep::ResultCount);
+    }
     // ODS names the results of an op with several, none variadic (top_k's %values, %indices).
     if let Some((_, o)) = super::sdy_ops::codec_op(name) {
         // `c{value}`: the integer attribute `value` in the name (shape's const_size).

@@ -390,6 +390,27 @@ fn slice(m: &Module, op: OpId) -> Check {
     ) else {
         return Ok(());
     };
+    // One operand per dynamic entry (ShapedType::kDynamic, i64::MIN alone) of each list, in
+    // the last three operand groups; jaxlib says so first, without the op's name.
+    let groups = crate::text::op_format::segment_sizes(m, op).unwrap_or_default();
+    if let Some(last) = groups.len().checked_sub(3).and_then(|at| groups.get(at..)) {
+        for ((what, values), &given) in [
+            ("offsets", &offsets),
+            ("sizes", &sizes),
+            ("strides", &strides),
+        ]
+        .into_iter()
+        .zip(last)
+        {
+            let dynamic = values.iter().filter(|&&v| v == crate::ir::DYNAMIC).count();
+            if dynamic != given {
+                return Err(fail(
+                    "OffsetSizeAndStrideOpInterface",
+                    format!("expected the number of '{what}' to match the number of dynamic entries in 'static_{what}' ({given} vs {dynamic})"),
+                ));
+            }
+        }
+    }
     for (what, values) in [("offset", &offsets), ("size", &sizes), ("stride", &strides)] {
         if values.len() != rank {
             return Err(fail(
