@@ -476,6 +476,8 @@ impl<'a> Parser<'a> {
                 Ok(self.m.dialect_type(dialect, mnemonic, params))
             }
             ("quant", "uniform") => self.parse_quant_uniform(),
+            ("quant", "any") => self.parse_quant_any(),
+            ("quant", "calibrated") => self.parse_quant_calibrated(),
             ("stablehlo", _) | ("vhlo", _) | ("quant", _) => Err(self
                 .c
                 .error_at(pos, format!("unknown type '!{dialect}.{mnemonic}'"))),
@@ -578,9 +580,44 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `!quant.uniform<i8<-128:127>:f32:1, {0.1:2, 0.2}>` and the per-tensor form.
-    fn parse_quant_uniform(&mut self) -> PResult<Type> {
-        self.c.expect(b'<', "after '!quant.uniform'")?;
+    /// `!quant.any<i8<-8:7>:f32>` (the expressed type optional): params `[flags, storage,
+    /// expressed or Absent, min, max]`, as QuantTypes.cpp's AnyQuantizedType.
+    fn parse_quant_any(&mut self) -> PResult<Type> {
+        self.c.expect(b'<', "after '!quant.any'")?;
+        let (signed, storage, min, max) = self.parse_quant_storage()?;
+        let expressed = if self.c.eat(b':') {
+            Param::Type(self.parse_type()?)
+        } else {
+            Param::Absent
+        };
+        self.c.expect(b'>', "to close '!quant.any'")?;
+        let params = vec![
+            Param::UInt(signed as u64),
+            Param::Type(storage),
+            expressed,
+            Param::Int(min),
+            Param::Int(max),
+        ];
+        Ok(self.m.dialect_type("quant", "any", params))
+    }
+
+    /// `!quant.calibrated<f32<-0.998:1.2321>>`: params `[expressed, min, max]` (doubles).
+    fn parse_quant_calibrated(&mut self) -> PResult<Type> {
+        self.c.expect(b'<', "after '!quant.calibrated'")?;
+        let expressed = self.parse_type()?;
+        self.c.expect(b'<', "before the calibrated range")?;
+        let min = self.parse_f64_param(false)?;
+        self.c.expect(b':', "in the calibrated range")?;
+        let max = self.parse_f64_param(false)?;
+        self.c.expect(b'>', "to close the calibrated range")?;
+        self.c.expect(b'>', "to close '!quant.calibrated'")?;
+        let params = vec![Param::Type(expressed), min, max];
+        Ok(self.m.dialect_type("quant", "calibrated", params))
+    }
+
+    /// A quantized type's storage: `i8`, `u8`, `si8`, `ui8`, with an optional `<min:max>`, and
+    /// the `:` after it: (signed, storage type, min, max).
+    fn parse_quant_storage(&mut self) -> PResult<(bool, Type, i64, i64)> {
         self.c.skip_ws();
         let spos = self.c.pos;
         let id = self
@@ -623,6 +660,13 @@ impl<'a> Parser<'a> {
             max = self.c.int64("as storage maximum")?;
             self.c.expect(b'>', "to close storage range")?;
         }
+        Ok((signed, storage, min, max))
+    }
+
+    /// `!quant.uniform<i8<-128:127>:f32:1, {0.1:2, 0.2}>` and the per-tensor form.
+    fn parse_quant_uniform(&mut self) -> PResult<Type> {
+        self.c.expect(b'<', "after '!quant.uniform'")?;
+        let (signed, storage, min, max) = self.parse_quant_storage()?;
         self.c.expect(b':', "after storage type")?;
         let expressed = self.parse_type()?;
         let per_axis_dim = if self.c.eat(b':') {

@@ -2028,12 +2028,65 @@ impl<'m> Printer<'m> {
             ("vhlo", _, _) if self.print_vhlo_type_params(VhloType::from_mnemonic(mnemonic), p) => {
             }
             ("quant", "uniform", params) => self.print_quant_uniform(params),
+            (
+                "quant",
+                "any",
+                [Param::UInt(f), Param::Type(s), e, Param::Int(min), Param::Int(max)],
+            ) => {
+                self.out.push('<');
+                self.print_quant_storage(*f, *s, *min, *max);
+                if let Param::Type(e) = e {
+                    self.out.push(':');
+                    self.print_type(*e);
+                }
+                self.out.push('>');
+            }
+            (
+                "quant",
+                "calibrated",
+                [Param::Type(e), Param::Float { bits: lo, .. }, Param::Float { bits: hi, .. }],
+            ) => {
+                // QuantTypes.cpp prints the range through printFloatValue.
+                self.out.push('<');
+                self.print_type(*e);
+                self.out.push('<');
+                crate::float::format_float_into(&mut self.out, FloatKind::F64, *lo);
+                self.out.push(':');
+                crate::float::format_float_into(&mut self.out, FloatKind::F64, *hi);
+                self.out.push_str(">>");
+            }
             (_, _, [Param::Str(body)]) => self.out.push_str(m.str(*body)),
             _ => {
                 // Parameters this printer has no syntax for: printed in a debug form that the
                 // parser rejects, rather than silently dropped.
                 let _ = write!(self.out, "<<unprintable params {:?}>>", p);
             }
+        }
+    }
+
+    /// A quantized type's storage (`i8`, `u8<0:15>`, `si8`), as QuantTypes.cpp prints it.
+    fn print_quant_storage(&mut self, flags: u64, storage: Type, min: i64, max: i64) {
+        let (width, explicit) = match self.m.type_data(storage) {
+            TypeData::Integer { width, signedness } => ((*width).clamp(1, 64), *signedness),
+            _ => (8, Signedness::Signless),
+        };
+        let signed = flags & 1 == 1;
+        // MLIR prints `i8`/`u8` from the flags; an explicitly signed or unsigned storage type
+        // (`si8`, `ui8`) is spelled as such so it survives a round trip.
+        let prefix = match explicit {
+            Signedness::Signless => {
+                if signed {
+                    "i"
+                } else {
+                    "u"
+                }
+            }
+            Signedness::Signed => "si",
+            Signedness::Unsigned => "ui",
+        };
+        let _ = write!(self.out, "{prefix}{width}");
+        if (min, max) != storage_range(width, signed) {
+            let _ = write!(self.out, "<{min}:{max}>");
         }
     }
 
@@ -2052,29 +2105,8 @@ impl<'m> Printer<'m> {
             },
             _ => (0, 0),
         };
-        let (width, explicit) = match self.m.type_data(storage) {
-            TypeData::Integer { width, signedness } => ((*width).clamp(1, 64), *signedness),
-            _ => (8, Signedness::Signless),
-        };
-        let signed = flags & 1 == 1;
         self.out.push('<');
-        // MLIR prints `i8`/`u8` from the flags; an explicitly signed or unsigned storage type
-        // (`si8`, `ui8`) is spelled as such so it survives a round trip.
-        let prefix = match explicit {
-            Signedness::Signless => {
-                if signed {
-                    "i"
-                } else {
-                    "u"
-                }
-            }
-            Signedness::Signed => "si",
-            Signedness::Unsigned => "ui",
-        };
-        let _ = write!(self.out, "{prefix}{width}");
-        if (min, max) != storage_range(width, signed) {
-            let _ = write!(self.out, "<{min}:{max}>");
-        }
+        self.print_quant_storage(flags, storage, min, max);
         self.out.push(':');
         self.print_type(expressed);
         match p {

@@ -38,26 +38,7 @@ pub(crate) fn check(m: &Module, params: &[Param]) -> Result<(), String> {
         }
         _ => return Err("malformed quantized type".into()),
     };
-    let TypeData::Integer { width, signedness } = *m.type_data(storage) else {
-        return Err("quantized type: storage type must be integral".into());
-    };
-    if width == 0 || width > MAX_STORAGE_BITS {
-        return Err(format!(
-            "quantized type: illegal storage type size {width} (1 to {MAX_STORAGE_BITS} bits)"
-        ));
-    }
-    let signed = flags & 1 == 1 || signedness == Signedness::Signed;
-    let (dmin, dmax) = if signed {
-        (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1)
-    } else {
-        (0, (1i64 << width) - 1)
-    };
-    // MLIR: `storageTypeMax - storageTypeMin <= 0` is refused too.
-    if max.checked_sub(min).is_none_or(|d| d <= 0) || min < dmin || max > dmax {
-        return Err(format!(
-            "quantized type: illegal storage min and storage max ({min}:{max}); the storage type holds {dmin} to {dmax} and min must be below max"
-        ));
-    }
+    check_storage(m, flags, storage, min, max)?;
     let TypeData::Float(kind) = *m.type_data(expressed) else {
         return Err("quantized type: expressed type must be a float".into());
     };
@@ -91,6 +72,68 @@ pub(crate) fn check(m: &Module, params: &[Param]) -> Result<(), String> {
         }
         _ => Err("malformed quantized type".into()),
     }
+}
+
+/// `!quant.any` (`[flags, storage, expressed or Absent, min, max]`: its storage as a uniform
+/// type's, and a float expressed type if it has one) and `!quant.calibrated` (`[expressed,
+/// min, max]`: a float, and min below max, as QuantTypes.cpp refuses otherwise).
+pub(crate) fn check_any_or_calibrated(m: &Module, params: &[Param]) -> Result<(), String> {
+    let float = |t: crate::ir::Type| matches!(m.type_data(t), TypeData::Float(_));
+    match params {
+        [Param::UInt(f), Param::Type(s), e, Param::Int(lo), Param::Int(hi)] => {
+            check_storage(m, *f, *s, *lo, *hi)?;
+            match e {
+                Param::Type(e) if !float(*e) => {
+                    Err("quantized type: expressed type must be a float (invalid kind of type specified)".into())
+                }
+                _ => Ok(()),
+            }
+        }
+        [Param::Type(e), Param::Float { bits: lo, .. }, Param::Float { bits: hi, .. }] => {
+            if !float(*e) {
+                return Err("calibrated type: expecting float expressed type".into());
+            }
+            let (lo, hi) = (f64::from_bits(*lo as u64), f64::from_bits(*hi as u64));
+            if lo.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) {
+                return Err(format!(
+                    "calibrated type: illegal min and max: ({lo:e}:{hi:e})"
+                ));
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A quantized type's storage: an integer of 1 to 32 bits, and a range it holds.
+fn check_storage(
+    m: &Module,
+    flags: u64,
+    storage: crate::ir::Type,
+    min: i64,
+    max: i64,
+) -> Result<(), String> {
+    let TypeData::Integer { width, signedness } = *m.type_data(storage) else {
+        return Err("quantized type: storage type must be integral".into());
+    };
+    if width == 0 || width > MAX_STORAGE_BITS {
+        return Err(format!(
+            "quantized type: illegal storage type size {width} (1 to {MAX_STORAGE_BITS} bits)"
+        ));
+    }
+    let signed = flags & 1 == 1 || signedness == Signedness::Signed;
+    let (dmin, dmax) = if signed {
+        (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1)
+    } else {
+        (0, (1i64 << width) - 1)
+    };
+    // MLIR: `storageTypeMax - storageTypeMin <= 0` is refused too.
+    if max.checked_sub(min).is_none_or(|d| d <= 0) || min < dmin || max > dmax {
+        return Err(format!(
+            "quantized type: illegal storage min and storage max ({min}:{max}); the storage type holds {dmin} to {dmax} and min must be below max"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

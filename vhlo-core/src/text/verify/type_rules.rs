@@ -62,6 +62,10 @@ impl<'m> TypeMemo<'m> {
             {
                 super::quant::check(m, &d.params).map_err(|e| fail("quant.uniform", e))?;
             }
+            TypeData::Dialect(d) if m.str(d.dialect) == "quant" => {
+                super::quant::check_any_or_calibrated(m, &d.params)
+                    .map_err(|e| fail("quant types", e))?;
+            }
             _ => {}
         }
         if let Some(g) = self.good.get_mut(t.index()) {
