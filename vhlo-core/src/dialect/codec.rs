@@ -231,6 +231,19 @@ pub struct CodecDialect {
     pub ops: &'static [CodecOp],
 }
 
+impl CodecAttr {
+    /// The `<...>` of `text` when it spells this attribute, `#dialect.mnemonic<...>` (empty
+    /// for `#dialect.mnemonic`): how a `format: text` attribute is recognized and stripped.
+    pub fn text_body<'t>(&self, text: &'t str) -> Option<&'t str> {
+        let body = text
+            .strip_prefix('#')?
+            .strip_prefix(self.dialect)?
+            .strip_prefix('.')?
+            .strip_prefix(self.mnemonic)?;
+        (body.is_empty() || body.starts_with('<')).then_some(body)
+    }
+}
+
 impl CodecDialect {
     /// The attribute named `mnemonic` and its index.
     pub fn attr(&self, mnemonic: &str) -> Option<(usize, &'static CodecAttr)> {

@@ -627,22 +627,12 @@ fn is_text_attr(m: &Module, cd: &CodecDialect, mnemonic: &str, d: &AttrData) -> 
     let AttrData::Opaque { text, .. } = d else {
         return false;
     };
-    stripped_text(m.str(*text), text_attr_dialect(cd, mnemonic), mnemonic).is_some()
+    (cd.attr(mnemonic)).is_some_and(|(_, k)| k.text_body(m.str(*text)).is_some())
 }
 
 /// The dialect of a text attribute kind of `cd` (math's `fastmath` is arith's).
 pub(crate) fn text_attr_dialect<'d>(cd: &'d CodecDialect, mnemonic: &str) -> &'d str {
     cd.attr(mnemonic).map_or(cd.name, |(_, a)| a.dialect)
-}
-
-/// `<...>` of `#dialect.mnemonic<...>` (empty for `#dialect.mnemonic`).
-fn stripped_text<'t>(text: &'t str, dialect: &str, mnemonic: &str) -> Option<&'t str> {
-    let rest = text
-        .strip_prefix('#')?
-        .strip_prefix(dialect)?
-        .strip_prefix('.')?;
-    let body = rest.strip_prefix(mnemonic)?;
-    (body.is_empty() || body.starts_with('<')).then_some(body)
 }
 
 /// Whether the attribute has a type of its own (ODS's `TypedAttrInterface`), so that a
@@ -754,8 +744,11 @@ impl Printer<'_> {
             AttrData::Unit => {}
             AttrData::Opaque { text, .. } => {
                 let text = m.str(*text);
-                self.out
-                    .push_str(stripped_text(text, text_attr_dialect(cd, of), of).unwrap_or(text));
+                self.out.push_str(
+                    cd.attr(of)
+                        .and_then(|(_, k)| k.text_body(text))
+                        .unwrap_or(text),
+                );
             }
             _ if of == "typed" || of == "array" => self.print_attr(a),
             d if of == "dense_i64_array" => {

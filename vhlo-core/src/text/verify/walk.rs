@@ -488,20 +488,10 @@ fn codec_attribute_kinds(m: &Module, op: OpId, cd: &CodecDialect, spec: &CodecOp
             ),
             // A text attribute kind (`#arith.fastmath<...>`): that attribute, of any value.
             of => match cd.attr(of) {
-                Some((_, k)) if k.form == crate::dialect::codec::CodecForm::Text => {
-                    let is_kind = |text: &str| {
-                        let rest = text
-                            .strip_prefix('#')
-                            .and_then(|t| t.strip_prefix(k.dialect))
-                            .and_then(|t| t.strip_prefix('.'))
-                            .and_then(|t| t.strip_prefix(k.mnemonic));
-                        rest.is_some_and(|r| r.is_empty() || r.starts_with('<'))
-                    };
-                    (
-                        matches!(d, AttrData::Opaque { text, .. } if is_kind(m.str(*text))),
-                        k.summary.unwrap_or(k.mnemonic),
-                    )
-                }
+                Some((_, k)) if k.form == crate::dialect::codec::CodecForm::Text => (
+                    matches!(d, AttrData::Opaque { text, .. } if k.text_body(m.str(*text)).is_some()),
+                    k.summary.unwrap_or(k.mnemonic),
+                ),
                 _ => (true, ""),
             },
         };
