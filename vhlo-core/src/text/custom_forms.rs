@@ -481,11 +481,7 @@ pub(crate) fn print_custom(p: &mut Printer<'_>, op: OpId) -> bool {
         "func.func" | "shape.func" => print_func_op(p, op),
         // `func` is the default dialect only directly inside a function body.
         "func.return" => {
-            let name = if p.in_func_body() {
-                "return"
-            } else {
-                "func.return"
-            };
+            let name = func_op_name(p, "func.return");
             print_terminator(p, op, name)
         }
         "func.call" => print_call_op(p, op),
@@ -826,17 +822,23 @@ fn print_call_op(p: &mut Printer<'_>, op: OpId) -> bool {
     if m.properties(op).len() != 1 || !flat_symbol {
         return false;
     }
-    p.out.push_str(if p.in_func_body() {
-        "call "
-    } else {
-        "func.call "
-    });
+    p.out.push_str(func_op_name(p, "func.call"));
+    p.out.push(' ');
     p.print_attr(callee);
     p.wrap("(", ")", |q| q.print_value_list(m.operands(op)));
     p.print_op_attrs(op);
     p.out.push_str(" : ");
     p.print_op_function_type(op);
     true
+}
+
+/// `name` (`func.call`) as MLIR prints it: without its dialect directly inside a function body,
+/// where `func` is the default dialect.
+fn func_op_name<'n>(p: &Printer<'_>, name: &'n str) -> &'n str {
+    match name.strip_prefix("func.") {
+        Some(short) if p.in_func_body() => short,
+        _ => name,
+    }
 }
 
 /// `func.constant @f : T`; `false` when the op does not fit that syntax.
@@ -854,11 +856,7 @@ fn print_func_constant(p: &mut Printer<'_>, op: OpId) -> bool {
     {
         return false;
     }
-    p.out.push_str(if p.in_func_body() {
-        "constant"
-    } else {
-        "func.constant"
-    });
+    p.out.push_str(func_op_name(p, "func.constant"));
     p.print_op_attrs(op);
     p.out.push(' ');
     p.print_attr(value.value);
@@ -886,11 +884,8 @@ fn print_call_indirect(p: &mut Printer<'_>, op: OpId) -> bool {
     if !fits {
         return false;
     }
-    p.out.push_str(if p.in_func_body() {
-        "call_indirect "
-    } else {
-        "func.call_indirect "
-    });
+    p.out.push_str(func_op_name(p, "func.call_indirect"));
+    p.out.push(' ');
     p.print_value_list(&[callee]);
     p.wrap("(", ")", |q| q.print_value_list(args));
     p.print_op_attrs(op);
