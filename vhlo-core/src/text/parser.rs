@@ -228,7 +228,7 @@ pub struct Parser<'a> {
     pub(crate) untyped_next: bool,
     /// Ops, types and attributes of dialects jaxlib does not register are kept
     /// (`-allow-unregistered-dialect`); else refused as they are read.
-    allow_unregistered: bool,
+    pub(super) allow_unregistered: bool,
     /// What the parser checks of an op by its name, worked out once per name (by symbol).
     op_name_facts: Vec<Option<OpNameFacts>>,
     region_depth: u32,
