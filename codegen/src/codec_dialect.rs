@@ -248,15 +248,44 @@ const BUILTIN_OP_ATTRS: &[&str] = &[
     "index_elements",
 ];
 
-/// Lowers and checks one file.
 /// The cases (name, value) of a StableHLO enum by its `stablehlo:` name: given by the model, so
 /// that this module does not depend on it.
 pub type StablehloCases<'a> = dyn Fn(&str) -> Option<Vec<(String, i64)>> + 'a;
 
+/// What a dialect file may take from elsewhere in the spec.
+pub struct Sources<'a> {
+    pub stablehlo_cases: &'a StablehloCases<'a>,
+    /// The dialects lowered already, for `from:` (each taken whole from the file that states it).
+    pub dialects: &'a [CodecDialect],
+}
+
+/// The dialect `from` names, lowered already; an error at `from` when there is none.
+fn source_dialect<'s>(
+    file: &str,
+    from: &SStr,
+    sources: &Sources<'s>,
+    diags: &mut Diagnostics,
+) -> Option<&'s CodecDialect> {
+    let found = sources.dialects.iter().find(|d| d.name == from.value);
+    if found.is_none() {
+        let known: Vec<&str> = sources.dialects.iter().map(|d| d.name.as_str()).collect();
+        diags.error(
+            pos(file, from),
+            format!(
+                "no dialect '{}' to take from (the dialects with no `from:` of their own: {})",
+                from.value,
+                known.join(", ")
+            ),
+        );
+    }
+    found
+}
+
+/// Lowers and checks one file.
 pub fn lower(
     file: &str,
     raw: &RawCodecDialect,
-    stablehlo_cases: &StablehloCases<'_>,
+    sources: &Sources<'_>,
     diags: &mut Diagnostics,
 ) -> CodecDialect {
     let mut enums: Vec<Enum> = Vec::new();
@@ -266,6 +295,33 @@ pub fn lower(
                 pos(file, &e.name),
                 format!("duplicate enum '{}'", e.name.value),
             );
+        }
+        if let Some(from) = &e.from {
+            if !e.cases.is_empty() || e.cases_of.is_some() || e.width.is_some() {
+                diags.error(
+                    pos(file, from),
+                    format!(
+                        "enum '{}' is taken from '{}': it has no `cases`, `cases_of` or `width` here",
+                        e.name.value, from.value
+                    ),
+                );
+            }
+            let taken = source_dialect(file, from, sources, diags).and_then(|d| {
+                let found = d.enums.iter().find(|x| x.name == e.name.value);
+                if found.is_none() {
+                    diags.error(
+                        pos(file, &e.name),
+                        format!("dialect '{}' has no enum '{}'", from.value, e.name.value),
+                    );
+                }
+                found
+            });
+            enums.push(taken.cloned().unwrap_or_else(|| Enum {
+                name: e.name.value.clone(),
+                cases: Vec::new(),
+                width: 32,
+            }));
+            continue;
         }
         for c in &e.cases {
             if let Some(s) = &c.since {
@@ -281,7 +337,7 @@ pub fn lower(
             .map(|c| (c.name.value.clone(), c.value.value))
             .collect();
         match (&e.cases_of, cases.is_empty()) {
-            (Some(of), true) => match stablehlo_cases(&of.value) {
+            (Some(of), true) => match (sources.stablehlo_cases)(&of.value) {
                 Some(x) => cases = x,
                 None => diags.error(
                     pos(file, of),
@@ -318,6 +374,50 @@ pub fn lower(
                 pos(file, &a.name),
                 format!("duplicate attribute '{}'", a.name.value),
             );
+        }
+        if let Some(from) = &a.from {
+            if a.syntax.is_some()
+                || a.format.is_some()
+                || !a.params.is_empty()
+                || a.summary.is_some()
+            {
+                diags.error(
+                    pos(file, from),
+                    format!(
+                        "attribute '{}' is taken from '{}': it has no `syntax`, `format`, `params` or `summary` here",
+                        a.name.value, from.value
+                    ),
+                );
+            }
+            let taken = source_dialect(file, from, sources, diags).and_then(|d| {
+                let found = d.attrs.iter().find(|x| x.name == a.name.value);
+                match found {
+                    None => diags.error(
+                        pos(file, &a.name),
+                        format!("dialect '{}' has no attribute '{}'", from.value, a.name.value),
+                    ),
+                    // Another kind would bring encodings, which name this dialect's codes.
+                    Some(x) if x.form != AttrForm::Text => diags.error(
+                        pos(file, &a.name),
+                        format!(
+                            "attribute '{}' of '{}' is not `format: text`: only a text attribute is taken from another dialect",
+                            a.name.value, from.value
+                        ),
+                    ),
+                    Some(_) => {}
+                }
+                found.filter(|x| x.form == AttrForm::Text)
+            });
+            attrs.push(taken.cloned().unwrap_or_else(|| Attr {
+                name: a.name.value.clone(),
+                syntax: None,
+                dialect: from.value.clone(),
+                summary: None,
+                list: None,
+                form: AttrForm::Text,
+                params: Vec::new(),
+            }));
+            continue;
         }
         let mut params: Vec<Param> = Vec::new();
         for p in &a.params {
@@ -1071,12 +1171,77 @@ mod tests {
     use super::*;
 
     fn errors(yaml: &str) -> Vec<String> {
+        lowered(yaml, &[]).1
+    }
+
+    /// The dialect `yaml` lowers to, with `dialects` lowered before it, and the errors.
+    fn lowered(yaml: &str, dialects: &[CodecDialect]) -> (CodecDialect, Vec<String>) {
         let raw: RawCodecDialect = serde_saphyr::from_str(yaml).expect("valid YAML");
         let mut diags = Diagnostics::default();
-        lower("spec/dialects/x.yaml", &raw, &|_| None, &mut diags);
-        match diags.finish() {
+        let sources = Sources {
+            stablehlo_cases: &|_| None,
+            dialects,
+        };
+        let d = lower("spec/dialects/x.yaml", &raw, &sources, &mut diags);
+        let errs = match diags.finish() {
             Ok(()) => Vec::new(),
             Err(e) => e.0.iter().map(|d| d.to_string()).collect(),
+        };
+        (d, errs)
+    }
+
+    /// `from:` takes another dialect's enum or text attribute whole (math's from arith), so
+    /// that a fact is stated once; what it names must exist, be text, and not be restated.
+    #[test]
+    fn entries_taken_from_another_dialect() {
+        let (a, errs) = lowered(
+            "\
+dialect: a
+enums:
+  - {name: e, cases: [{name: x, value: 0}], width: 64}
+attributes:
+  - {name: t, syntax: \"#a.t<x>\", format: text, summary: S}
+  - {name: c, params: []}
+encodings:
+  - {code: 0, attr: c, fields: []}
+",
+            &[],
+        );
+        assert!(errs.is_empty(), "{errs:#?}");
+        let (b, errs) = lowered(
+            "dialect: b\nenums: [{name: e, from: a}]\nattributes: [{name: t, from: a}]\n",
+            std::slice::from_ref(&a),
+        );
+        assert!(errs.is_empty(), "{errs:#?}");
+        assert_eq!((b.enums[0].cases.len(), b.enums[0].width), (1, 64));
+        assert_eq!(b.attrs[0].dialect, "a");
+        assert_eq!(b.attrs[0].summary.as_deref(), Some("S"));
+        let (_, errs) = lowered(
+            "\
+dialect: b
+enums:
+  - {name: e, from: a, width: 32}
+  - {name: f, from: a}
+  - {name: g, from: z}
+attributes:
+  - {name: c, from: a}
+  - {name: t, from: a, summary: S}
+",
+            &[a],
+        );
+        let want = [
+            "spec/dialects/x.yaml:3:21: error: enum 'e' is taken from 'a': it has no `cases`, `cases_of` or `width` here",
+            "spec/dialects/x.yaml:4:12: error: dialect 'a' has no enum 'f'",
+            "spec/dialects/x.yaml:5:21: error: no dialect 'z' to take from (the dialects with no `from:` of their own: a)",
+            "spec/dialects/x.yaml:7:12: error: attribute 'c' of 'a' is not `format: text`",
+            "spec/dialects/x.yaml:8:21: error: attribute 't' is taken from 'a': it has no `syntax`",
+        ];
+        assert_eq!(errs.len(), want.len(), "{errs:#?}");
+        for w in want {
+            assert!(
+                errs.iter().any(|e| e.starts_with(w)),
+                "missing {w:?} in {errs:#?}"
+            );
         }
     }
 

@@ -418,6 +418,10 @@ pub struct RawCodecEnum {
     /// `I64EnumAttr`): 32 when absent.
     #[serde(default)]
     pub width: Option<Spanned<u64>>,
+    /// Another dialect's enum of this name, taken whole (its cases and width), as an ODS file
+    /// includes another dialect's enums (math takes arith's rounding mode).
+    #[serde(default)]
+    pub from: Option<SStr>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -435,6 +439,10 @@ pub struct RawCodecAttr {
     /// ("failed to satisfy constraint: Floating point fast math flags").
     #[serde(default)]
     pub summary: Option<String>,
+    /// Another dialect's `format: text` attribute of this name, taken whole (math's ops hold
+    /// arith's `#arith.fastmath`).
+    #[serde(default)]
+    pub from: Option<SStr>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -926,19 +926,45 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
             });
         }
     }
-    // After the enums, before the ops (errors in file order): a codec dialect's enum may take a StableHLO enum's cases (`cases_of`).
-    for (file, d) in &raw.codec_dialects {
-        // The cases of a StableHLO enum by its `stablehlo:` name (its newest version).
-        let enums = &spec.enums;
-        let cases = |name: &str| {
-            enums
-                .iter()
-                .rev()
-                .find(|x| x.stablehlo == name)
-                .map(|x| x.cases.iter().map(|c| (c.name.clone(), c.value)).collect())
+    // After the enums, before the ops: a codec dialect's enum may take a StableHLO enum's cases
+    // (`cases_of`). The dialects that take entries from others (`from:`) come second, each
+    // from the first ones; the list keeps file order.
+    let enums = &spec.enums;
+    // The cases of a StableHLO enum by its `stablehlo:` name (its newest version).
+    let cases = |name: &str| {
+        enums
+            .iter()
+            .rev()
+            .find(|x| x.stablehlo == name)
+            .map(|x| x.cases.iter().map(|c| (c.name.clone(), c.value)).collect())
+    };
+    let takes = |d: &crate::load::RawCodecDialect| {
+        d.enums.iter().any(|e| e.from.is_some()) || d.attributes.iter().any(|a| a.from.is_some())
+    };
+    let mut first = Vec::new();
+    for (file, d) in raw.codec_dialects.iter().filter(|(_, d)| !takes(d)) {
+        let sources = crate::codec_dialect::Sources {
+            stablehlo_cases: &cases,
+            dialects: &[],
         };
-        let lowered = crate::codec_dialect::lower(file, d, &cases, diags);
-        spec.codec_dialects.push(lowered);
+        first.push(crate::codec_dialect::lower(file, d, &sources, diags));
+    }
+    let mut second = Vec::new();
+    for (file, d) in raw.codec_dialects.iter().filter(|(_, d)| takes(d)) {
+        let sources = crate::codec_dialect::Sources {
+            stablehlo_cases: &cases,
+            dialects: &first,
+        };
+        second.push(crate::codec_dialect::lower(file, d, &sources, diags));
+    }
+    let (mut first, mut second) = (first.into_iter(), second.into_iter());
+    for (_, d) in &raw.codec_dialects {
+        let next = if takes(d) {
+            second.next()
+        } else {
+            first.next()
+        };
+        spec.codec_dialects.extend(next);
     }
     for (file, f) in &raw.ops {
         let s = &f.stablehlo;
