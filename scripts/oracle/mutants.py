@@ -28,6 +28,9 @@ Run inside the oracle venv (scripts/oracle/setup.sh), one process per phase:
                      argument of the same type, from outside the region
           op-name    one op renamed: another op of its dialect that jaxlib registers, a name its
                      dialect lacks, or a dialect jaxlib does not register (made in the printed text)
+          operand-drop  an op without regions loses its last operand (and its type in the
+                     signature; made in the printed text)
+          operand-add   an op without regions gets its first operand once more, at the end
         and one control per module (the module unchanged, NAME.orig). Each is printed in generic form without
         verifying (assume_verified) as DIR/NAME.mlir, then parsed by jaxlib (which verifies). The choice
         is seeded by S and the module's name: the same jaxlib makes the same mutants.
@@ -148,6 +151,9 @@ def _candidates(oracle, module):
             if other != op.name:
                 found.append(("op-name", index, other))
         types = [str(operand.type) for operand in op.operands]
+        if types and not len(op.regions):
+            found.append(("operand-drop", index, len(types)))
+            found.append(("operand-add", index, len(types)))
         function = _enclosing_function(op)
         if function is not None and op.parent.name != "func.func":
             # An operand of an op inside a region taken from outside it: the function's argument
@@ -233,6 +239,63 @@ def _renamed(module, index, old, name):
     return text[: match.start(2)] + name + text[match.end(2) :]
 
 
+def _top_level_split(text, separator):
+    """`text` split at each `separator` outside brackets and quoted strings (an arrow `->` is no
+    bracket)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < len(text) and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif text.startswith("->", i):
+            i += 1
+        elif c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            depth -= 1
+        elif depth == 0 and text.startswith(separator, i):
+            parts.append(text[start:i])
+            start = i + len(separator)
+            i = start
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _operands_changed(module, index, name, count, drop):
+    """The module's generic text with the `index`-th op (no regions, `count` operands) given one
+    operand fewer (the last) or one more (the first again), its signature changed alike."""
+    text = _print_unverified(module)
+    starts = list(OP_START.finditer(text))
+    if index >= len(starts) or starts[index].group(2) != name:
+        return None
+    match = starts[index]
+    end = text.find("\n", match.end())
+    line = text[match.end(2) + 1 : end]
+    # `(operands) <{props}> {attrs} : (inputs) -> results`
+    closing = line.find(")")
+    operands = [o.strip() for o in line[1:closing].split(",")] if closing > 1 else []
+    parts = _top_level_split(line[closing + 1 :], " : ")
+    if len(operands) != count or len(parts) != 2:
+        return None
+    signature = parts[1]
+    arrow = _top_level_split(signature, " -> ")
+    if len(arrow) != 2 or not (arrow[0].startswith("(") and arrow[0].endswith(")")):
+        return None
+    inputs = [t.strip() for t in _top_level_split(arrow[0][1:-1], ",")]
+    if len(inputs) != count:
+        return None
+    if drop:
+        operands, inputs = operands[:-1], inputs[:-1]
+    else:
+        operands, inputs = operands + operands[:1], inputs + inputs[:1]
+    changed = f"({', '.join(operands)}){parts[0]} : ({', '.join(inputs)}) -> {arrow[1]}"
+    return text[: match.end(2) + 1] + changed + text[end:]
+
+
 def _enclosing_function(op):
     """The `func.func` around `op` (not itself), or None."""
     parent = op.parent
@@ -282,6 +345,12 @@ def _apply(oracle, module, candidate):
             if text is None:
                 return None
             return op.name, f"renamed {detail}", text
+        if kind in ("operand-drop", "operand-add"):
+            drop = kind == "operand-drop"
+            text = _operands_changed(module, index, op.name, detail, drop)
+            if text is None:
+                return None
+            return op.name, "last operand removed" if drop else "first operand added again", text
         if kind in ("type-dim", "type-elem", "type-dyn"):
             number = detail[0]
             result = op.results[number]

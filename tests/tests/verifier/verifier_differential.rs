@@ -384,9 +384,6 @@ fn our_verdicts_are_libstablehlos() {
     report.push_str(&format!(
         "{changed} mutants of {controls} modules (jaxlib's StableHLO {target}), and {controls} controls\n\n"
     ));
-    report.push_str(
-        "kind      | mutants | jaxlib refuses | jaxlib accepts | we refuse | we accept | agree | both accept, same program\n",
-    );
     // A row per kind of change, the controls, then all mutants.
     let mut labels: Vec<&str> = mutants
         .iter()
@@ -395,6 +392,11 @@ fn our_verdicts_are_libstablehlos() {
         .into_iter()
         .collect();
     labels.push("mutants");
+    let width = labels.iter().map(|l| l.len()).max().unwrap_or(0);
+    report.push_str(&format!(
+        "{:<width$} | mutants | jaxlib refuses | jaxlib accepts | we refuse | we accept | agree | both accept, same program\n",
+        "kind"
+    ));
     for label in labels {
         let of_kind = |m: &Mutant| match label {
             "mutants" => m.kind != "control",
@@ -425,7 +427,7 @@ fn our_verdicts_are_libstablehlos() {
             matches!(o, Outcome::BothAcceptSame | Outcome::BothAcceptAsJaxlib)
         });
         report.push_str(&format!(
-            "{label:<9} | {total:>7} | {jaxlib_refuses:>14} | {jaxlib_accepts:>14} | {we_refuse:>9} | {:>9} | {agree:>5} ({:.1}%) | {same}/{both_accept}\n",
+            "{label:<width$} | {total:>7} | {jaxlib_refuses:>14} | {jaxlib_accepts:>14} | {we_refuse:>9} | {:>9} | {agree:>5} ({:.1}%) | {same}/{both_accept}\n",
             total - we_refuse,
             100.0 * agree as f64 / total.max(1) as f64
         ));
