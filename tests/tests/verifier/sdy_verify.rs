@@ -140,6 +140,13 @@ const CASES: &[(&str, &str, &str)] = &[
         r#"%0 = stablehlo.custom_call @foo(%a) {sdy.sharding_rule = 1 : i64} : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
         "should have a sharding rule attribute of type OpShardingRuleAttr for attr named 'sdy.sharding_rule'",
     ),
+    // MLIR checks an op's discardable attributes before the op: this custom call's operand
+    // layouts are one too many as well.
+    (
+        "sharding_rule_before_the_op",
+        r#"%0 = stablehlo.custom_call @foo(%a) {operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [k, l])->([i, j]) {i=8, j=8, k=8, l=8}>} : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
+        "number of operands and mappings must match: 1 != 2",
+    ),
     (
         "sharding_rule_mapping_rank",
         r#"%0 = stablehlo.add %a, %a {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [i])->([i, j]) {i=8, j=8}>} : tensor<8x8xf32>"#,
@@ -325,6 +332,26 @@ fn shardings_that_break_shardys_rules_are_refused() {
             assert!(e.contains("case.py\":3:5"), "{name}: no location in {e}");
         }
     }
+}
+
+/// The parser reports the first rule broken as MLIR does: an op's Shardy attributes before the
+/// op's own constraints.
+#[test]
+fn an_ops_shardy_attributes_are_checked_before_the_op() {
+    let (_, src, msg) = refused_cases()
+        .into_iter()
+        .find(|(n, ..)| n == "sharding_rule_before_the_op")
+        .expect("the case");
+    let e = text::parse(&src).expect_err("refused");
+    assert!(e.message.contains(&msg), "{e}");
+    let m = text::parse_unverified(&src).expect("parses");
+    let all = vhlo_core::verify::verify(&m)
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        all.contains("operand layouts"),
+        "the op's own rule is broken too: {all}"
+    );
 }
 
 /// jaxlib refuses the same programs with the same messages.

@@ -75,12 +75,40 @@ pub(crate) fn verify_parts(
     walk::walk(&mut sink, parts);
     if sink.out.is_empty() && parts.ops {
         let shape_lib = tensor::verify_shape_lib(m);
-        for (op, d) in sdy::verify_sdy(m).into_iter().chain(shape_lib) {
+        for (op, d) in sdy::verify_sdy(m, false).into_iter().chain(shape_lib) {
             sink.out.push(d);
             sink.ops.push(Some((op, Place::Op)));
         }
+    } else if parts.ops {
+        attribute_checks_first(m, &mut sink);
     }
     (sink.out, sink.ops)
+}
+
+/// MLIR's verifier checks an op's discardable attributes of other dialects before the op
+/// itself, and stops at the first op that fails: Shardy's attribute checks of the ops up to
+/// the first one the walk refused come before the walk's diagnostics.
+fn attribute_checks_first(m: &Module, sink: &mut Sink<'_>) {
+    let checked = sdy::verify_sdy(m, true);
+    if checked.is_empty() {
+        return;
+    }
+    let mut order = crate::ir::FastMap::default();
+    m.walk(|op| {
+        let n = order.len();
+        order.insert(op, n);
+    });
+    let first = (sink.ops.iter().flatten())
+        .filter_map(|(op, _)| order.get(op).copied())
+        .min()
+        .unwrap_or(usize::MAX);
+    let (out, ops): (Vec<_>, Vec<_>) = checked
+        .into_iter()
+        .filter(|(op, _)| order.get(op).is_some_and(|&i| i <= first))
+        .map(|(op, d)| (d, Some((op, Place::Op))))
+        .unzip();
+    sink.out.splice(0..0, out);
+    sink.ops.splice(0..0, ops);
 }
 
 /// The conversions recurse over types, attributes and locations: a module nested deeper than

@@ -160,8 +160,10 @@ pub(crate) fn verify_regions(m: &Module, op: OpId) -> Check {
                 ));
             }
             let iter_args = args.len().saturating_sub(1);
+            // LoopLikeOpInterface compares only a yield of some values; an empty one is left
+            // to the region edges below.
             if let Some(yielded) = terminator(m, body).map(|t| m.operands(t).len()) {
-                if yielded != iter_args {
+                if yielded != 0 && yielded != iter_args {
                     return Err(fail(
                         "scf.for",
                         format!(
@@ -185,8 +187,10 @@ pub(crate) fn verify_regions(m: &Module, op: OpId) -> Check {
                 return Ok(());
             };
             edge(m, op, Source::Parent(0), Target::Region(0, 0), &types)?;
-            // The condition passes its values (past the flag) to the after region and to the
-            // results; the after region's yield goes back to the before region.
+            // The condition passes its values (past the flag) to the results and to the after
+            // region, checked in that order (as jaxlib's MLIR does); the after region's yield
+            // goes back to the before region.
+            edge(m, op, Source::Terminator(before), Target::Parent, &types)?;
             edge(
                 m,
                 op,
@@ -194,7 +198,6 @@ pub(crate) fn verify_regions(m: &Module, op: OpId) -> Check {
                 Target::Region(1, 0),
                 &types,
             )?;
-            edge(m, op, Source::Terminator(before), Target::Parent, &types)?;
             edge(
                 m,
                 op,

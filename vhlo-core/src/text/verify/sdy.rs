@@ -26,7 +26,10 @@ use sharding::{
 /// The rule the sharding diagnostics of this file name.
 const RULE: &str = "Shardy verifier (verifiers.cc): a sharding must fit its value's type and mesh";
 
-pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
+/// The checks of Shardy's rules, in pre-order. With `attributes_only`, only those of the
+/// discardable attributes (`sdy.sharding`, `sdy.sharding_rule`, the propagation edges), which
+/// MLIR's verifier makes (`verifyOperationAttribute`) before each op's own checks.
+pub(crate) fn verify_sdy(m: &Module, attributes_only: bool) -> Vec<(OpId, Diagnostic)> {
     let mut out = Vec::new();
     // A program with no attribute of Shardy may still have its ops, or name its discardable
     // attributes (`{sdy.sharding_rule = 1 : i64}`): one of those names, which no dialect has,
@@ -51,7 +54,7 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
     let mut uses = None;
     m.walk(|op| {
         let bound = manual.bound_around(m, sdy, op);
-        if m.op_name_str(op) == "sdy.mesh" {
+        if m.op_name_str(op) == "sdy.mesh" && !attributes_only {
             let decoded = m
                 .property(op, "mesh")
                 .and_then(|a| meshes.decoded(m, sdy, a));
@@ -106,6 +109,7 @@ pub(crate) fn verify_sdy(m: &Module) -> Vec<(OpId, Diagnostic)> {
             rule_broken = Some(format!("'{name}' op {msg}"));
         }
         match name {
+            _ if attributes_only => {}
             "func.func" => {
                 if let Some(msg) = func_shardings(m, &meshes, sdy, op) {
                     report(format!("'{name}' op {msg}"));
