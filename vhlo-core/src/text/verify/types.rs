@@ -517,12 +517,6 @@ impl Inferred {
             bounds: None,
         }
     }
-    /// The shape as upstream prints it in messages (`[2, ?]`, `*` when unranked).
-    pub fn shape_str(&self) -> String {
-        self.dims
-            .as_deref()
-            .map_or_else(|| "*".to_string(), dims_str)
-    }
 }
 
 /// Whether the op's actual result type `actual` is compatible with the inferred one: the same
@@ -550,37 +544,110 @@ pub(crate) fn matches_inferred(m: &Module, inferred: &Inferred, actual: Type) ->
     })
 }
 
-/// Checks the op's results against what its shape function inferred, with upstream's message:
-/// `inferred shape '[2, 4]' is incompatible with return type of operation 'tensor<2x5xf32>'`.
-pub(crate) fn check_inferred(
+/// A size as upstream prints it in messages (`?` for dynamic).
+pub(crate) fn size_str(d: Dim) -> String {
+    if is_dynamic(d) {
+        "?".to_string()
+    } else {
+        d.to_string()
+    }
+}
+
+/// The type list of an inference message: `'tensor<2xf32>', 'tensor<i1>'`.
+pub(crate) fn types_str(v: &OpView, types: &[Type]) -> String {
+    let parts: Vec<String> = types.iter().map(|&t| format!("'{}'", v.t(t))).collect();
+    parts.join(", ")
+}
+
+/// Checks the op's results against types inferred exactly (not only their shapes), with
+/// upstream's message for `InferTypeOpInterface` ops.
+pub(crate) fn check_inferred_types(
+    v: &OpView,
+    inferred: &[Type],
+    rule: &'static str,
+) -> super::Check {
+    let actual = v.result_types();
+    let ok = actual.len() == inferred.len()
+        && actual
+            .iter()
+            .zip(inferred)
+            .all(|(&a, &b)| compatible_types(v.m, a, b));
+    if ok {
+        return Ok(());
+    }
+    Err(super::fail(
+        rule,
+        format!(
+            "inferred type(s) {} are incompatible with return type(s) of operation {}",
+            types_str(v, inferred),
+            types_str(v, &actual)
+        ),
+    ))
+}
+
+/// Checks the op's results against inferred shapes and element types, with upstream's message
+/// for `InferTypeOpInterface` ops (the types printed in full).
+pub(crate) fn check_inferred_components(
     v: &OpView,
     inferred: &[Inferred],
     rule: &'static str,
 ) -> super::Check {
     let actual = v.result_types();
-    if actual.len() != inferred.len() {
-        return Err(super::fail(
-            rule,
-            format!(
-                "{} results inferred, but the op has {}",
-                inferred.len(),
-                actual.len()
-            ),
-        ));
+    let ok = actual.len() == inferred.len()
+        && actual
+            .iter()
+            .zip(inferred)
+            .all(|(&a, want)| matches_inferred(v.m, want, a));
+    if ok {
+        Ok(())
+    } else {
+        Err(inferred_incompatible(v, inferred, rule))
     }
-    for (want, &have) in inferred.iter().zip(&actual) {
-        if !matches_inferred(v.m, want, have) {
-            return Err(super::fail(
-                rule,
-                format!(
-                    "inferred shape '{}' is incompatible with return type of operation '{}'",
-                    want.shape_str(),
-                    v.t(have)
-                ),
-            ));
-        }
+}
+
+/// `InferTypeOpInterface`'s failure: "inferred type(s) 'T' are incompatible with return type(s)
+/// of operation 'U'".
+pub(crate) fn inferred_incompatible(
+    v: &OpView,
+    inferred: &[Inferred],
+    rule: &'static str,
+) -> super::Failure {
+    super::fail(
+        rule,
+        format!(
+            "inferred type(s) {} are incompatible with return type(s) of operation {}",
+            inferred
+                .iter()
+                .map(|i| format!("'{}'", inferred_str(v, i)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            types_str(v, &v.result_types())
+        ),
+    )
+}
+
+/// An inferred type as MLIR prints the type it stands for: `tensor<2x?xf32>`.
+pub(crate) fn inferred_str(v: &OpView, i: &Inferred) -> String {
+    let element = v.t(i.element);
+    let Some(dims) = &i.dims else {
+        return format!("tensor<*x{element}>");
+    };
+    let mut s = String::from("tensor<");
+    for &d in dims {
+        s.push_str(&size_str(d));
+        s.push('x');
     }
-    Ok(())
+    s.push_str(&element);
+    if let Some(b) = i
+        .bounds
+        .as_ref()
+        .filter(|b| b.iter().any(|&x| !is_dynamic(x)))
+    {
+        let parts: Vec<String> = b.iter().map(|&x| size_str(x)).collect();
+        s.push_str(&format!(", #stablehlo.bounds<{}>", parts.join(", ")));
+    }
+    s.push('>');
+    s
 }
 
 /// `CastOpInterface`'s failure: a cast op whose `areCastCompatible` refuses its types.

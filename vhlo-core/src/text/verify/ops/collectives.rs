@@ -16,8 +16,8 @@ use std::collections::HashSet;
 use crate::ir::{AttrData, Attribute, Block, Dim, Module, Param, Signedness, Type};
 use crate::ir::{TypeData, ValueDef};
 use crate::text::verify::types::{
-    compatible_shapes, compatible_types, dense_ints, is_dynamic, is_token, quant, shaped,
-    struct_field, Inferred, OpView,
+    check_inferred_components, check_inferred_types, compatible_shapes, dense_ints, is_dynamic,
+    is_token, quant, shaped, size_str, struct_field, Inferred, OpView,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -186,87 +186,6 @@ fn promotable(m: &Module, from: Type, to: Type, ignore_fp_precision: bool) -> bo
         (Some(a), Some(b)) => a <= b,
         _ => false,
     }
-}
-
-/// A size as upstream prints it in messages (`?` for dynamic).
-fn size_str(d: Dim) -> String {
-    if is_dynamic(d) {
-        "?".to_string()
-    } else {
-        d.to_string()
-    }
-}
-
-/// The type list of an inference message: `'tensor<2xf32>', 'tensor<i1>'`.
-fn types_str(v: &OpView, types: &[Type]) -> String {
-    let parts: Vec<String> = types.iter().map(|&t| format!("'{}'", v.t(t))).collect();
-    parts.join(", ")
-}
-
-/// Checks the op's results against types inferred exactly (not only their shapes), with
-/// upstream's message for `InferTypeOpInterface` ops.
-fn check_inferred_types(v: &OpView, inferred: &[Type], rule: &'static str) -> Check {
-    let actual = v.result_types();
-    let ok = actual.len() == inferred.len()
-        && actual
-            .iter()
-            .zip(inferred)
-            .all(|(&a, &b)| compatible_types(v.m, a, b));
-    ensure!(
-        ok,
-        rule,
-        "inferred type(s) {} are incompatible with return type(s) of operation {}",
-        types_str(v, inferred),
-        types_str(v, &actual)
-    );
-    Ok(())
-}
-
-/// Checks the op's results against inferred shapes and element types, with upstream's message
-/// for `InferTypeOpInterface` ops (the types printed in full).
-fn check_inferred_components(v: &OpView, inferred: &[Inferred], rule: &'static str) -> Check {
-    let actual = v.result_types();
-    let ok = actual.len() == inferred.len()
-        && actual
-            .iter()
-            .zip(inferred)
-            .all(|(&a, want)| crate::text::verify::types::matches_inferred(v.m, want, a));
-    ensure!(
-        ok,
-        rule,
-        "inferred type(s) {} are incompatible with return type(s) of operation {}",
-        inferred
-            .iter()
-            .map(|i| format!("'{}'", inferred_str(v, i)))
-            .collect::<Vec<_>>()
-            .join(", "),
-        types_str(v, &actual)
-    );
-    Ok(())
-}
-
-/// An inferred type as MLIR prints the type it stands for: `tensor<2x?xf32>`.
-fn inferred_str(v: &OpView, i: &Inferred) -> String {
-    let element = v.t(i.element);
-    let Some(dims) = &i.dims else {
-        return format!("tensor<*x{element}>");
-    };
-    let mut s = String::from("tensor<");
-    for &d in dims {
-        s.push_str(&size_str(d));
-        s.push('x');
-    }
-    s.push_str(&element);
-    if let Some(b) = i
-        .bounds
-        .as_ref()
-        .filter(|b| b.iter().any(|&x| !is_dynamic(x)))
-    {
-        let parts: Vec<String> = b.iter().map(|&x| size_str(x)).collect();
-        s.push_str(&format!(", #stablehlo.bounds<{}>", parts.join(", ")));
-    }
-    s.push('>');
-    s
 }
 
 // ---- attributes ---------------------------------------------------------------------------------

@@ -11,8 +11,8 @@
 
 use crate::ir::{Attribute, Dim, Module, Signedness, Type, TypeData, Value, ValueDef, DYNAMIC};
 use crate::text::verify::types::{
-    check_inferred, dense_ints, is_dynamic, num_elements, quant, shaped, Inferred, OpView, Quant,
-    Shaped,
+    dense_ints, inferred_incompatible, is_dynamic, matches_inferred, num_elements, quant, shaped,
+    Inferred, OpView, Quant, Shaped,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -198,28 +198,30 @@ fn compatible_shapes(a: &Shaped, b: &Shaped) -> bool {
 }
 
 /// Compares the op's results with the inferred types as upstream's `isCompatibleReturnTypes`
-/// does: [`check_inferred`], and also each inferred static size against the result's bound.
+/// does ([`matches_inferred`], and each inferred static size within the result's bound), with
+/// the message of an `InferTypeOpInterface` op, as jaxlib gives it.
 fn check_results(v: &OpView, inferred: &[Inferred], rule: &'static str) -> Check {
-    check_inferred(v, inferred, rule)?;
-    for (want, have) in inferred.iter().zip(v.result_types()) {
+    let actual = v.result_types();
+    let within_bound = |want: &Inferred, have: Type| {
         let Some(s) = shaped(v.m, have) else {
-            continue;
+            return true;
         };
-        let too_big = want.dims.as_deref().is_some_and(|dims| {
+        !want.dims.as_deref().is_some_and(|dims| {
             dims.iter()
                 .enumerate()
                 .any(|(i, &d)| s.bound(i).is_some_and(|b| !is_dynamic(d) && d > b))
-        });
-        if too_big || !compatible_elements(v.m, want.element, s.element) {
-            bail!(
-                rule,
-                "inferred shape '{}' is incompatible with return type of operation '{}'",
-                want.shape_str(),
-                v.t(have)
-            );
-        }
+        })
+    };
+    let fits = actual.len() == inferred.len()
+        && inferred
+            .iter()
+            .zip(&actual)
+            .all(|(want, &have)| matches_inferred(v.m, want, have) && within_bound(want, have));
+    if fits {
+        Ok(())
+    } else {
+        Err(inferred_incompatible(v, inferred, rule))
     }
-    Ok(())
 }
 
 /// Bounds for an inferred type: `None` when no dimension has one (as `boundsToEncoding`).
