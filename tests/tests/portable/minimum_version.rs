@@ -396,12 +396,12 @@ fn attributes_must_meet_their_ods_types() {
         (
             "%0 = \"stablehlo.iota\"() <{iota_dimension = 0 : i32}> : () -> tensor<4xf32>",
             "%0 = \"vhlo.iota_v1\"() <{iota_dimension = #vhlo.integer_v1<0 : i32>}> : () -> !vhlo.tensor_v1<4x!vhlo.f32_v1>",
-            "attribute `iota_dimension` of `stablehlo.iota` must be a non-negative i64 integer",
+            "attribute 'iota_dimension' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative",
         ),
         (
             "%0 = \"stablehlo.cholesky\"(%a) <{lower = 1 : i32}> : (tensor<4xf32>) -> tensor<4xf32>",
             "%0 = \"vhlo.cholesky_v1\"(%a) <{lower = #vhlo.integer_v1<1 : i32>}> : (!vhlo.tensor_v1<4x!vhlo.f32_v1>) -> !vhlo.tensor_v1<4x!vhlo.f32_v1>",
-            "attribute `lower` of `stablehlo.cholesky` must be a boolean",
+            "attribute 'lower' failed to satisfy constraint: bool attribute",
         ),
     ];
     for (stablehlo, vhlo, expected) in cases {

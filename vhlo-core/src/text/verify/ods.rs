@@ -12,40 +12,42 @@ use crate::vhlo::VhloEnum;
 pub(crate) use crate::vhlo::OdsConstraint as Constraint;
 
 impl Constraint {
-    /// What it asks for, in words.
-    fn describe(self) -> String {
+    /// What it asks for, as MLIR's verifier says it: the ODS attribute's summary ("64-bit
+    /// signless integer attribute whose value is non-negative"). StableHLO's own attributes and
+    /// enums are named by their syntax.
+    fn summary(self) -> String {
         use Constraint as C;
         match self {
-            C::Int { width, min: None } => format!("an i{width} integer"),
+            C::Int { width, min: None } => format!("{width}-bit signless integer attribute"),
             C::Int {
                 width,
                 min: Some(0),
-            } => format!("a non-negative i{width} integer"),
+            } => format!("{width}-bit signless integer attribute whose value is non-negative"),
             C::Int {
                 width,
                 min: Some(_),
-            } => format!("a positive i{width} integer"),
-            C::Bool => "a boolean".into(),
-            C::Unit => "a unit attribute".into(),
-            C::Str => "a string".into(),
-            C::F32 => "an f32 float".into(),
-            C::DenseI64Array => "an array<i64>".into(),
-            C::DenseBoolArray => "an array<i1>".into(),
-            C::I64Elements => "dense i64 elements".into(),
-            C::Elements => "dense elements".into(),
-            C::ReplicaGroups => "dense i64 elements or a #stablehlo.replica_group_mesh_axes".into(),
-            C::FlatSymbolRef => "a flat symbol reference".into(),
-            C::FlatSymbolRefArray => "an array of flat symbol references".into(),
-            C::Dictionary => "a dictionary".into(),
-            C::Array => "an array".into(),
-            C::DictArray => "an array of dictionaries".into(),
-            C::Type => "a type".into(),
-            C::FunctionType => "a function type".into(),
-            C::StrOrDictionary => "a string or a dictionary".into(),
-            C::Stablehlo(mn) => format!("a #stablehlo.{mn}"),
-            C::Enum(e) => format!("a #stablehlo<{} ...> with a known case", e.stablehlo()),
+            } => format!("{width}-bit signless integer attribute whose value is positive"),
+            C::Bool => "bool attribute".into(),
+            C::Unit => "unit attribute".into(),
+            C::Str => "string attribute".into(),
+            C::F32 => "32-bit float attribute".into(),
+            C::DenseI64Array => "i64 dense array attribute".into(),
+            C::DenseBoolArray => "i1 dense array attribute".into(),
+            C::I64Elements => "64-bit signless integer elements attribute".into(),
+            C::Elements => "constant vector/tensor attribute".into(),
+            C::ReplicaGroups => "64-bit signless integer elements attribute or mesh and axes based replica groups representation.".into(),
+            C::FlatSymbolRef => "flat symbol reference attribute".into(),
+            C::FlatSymbolRefArray => "flat symbol ref array attribute".into(),
+            C::Dictionary => "dictionary of named attribute values".into(),
+            C::Array => "array attribute".into(),
+            C::DictArray => "Array of dictionary attributes".into(),
+            C::Type => "any type attribute".into(),
+            C::FunctionType => "type attribute of function type".into(),
+            C::StrOrDictionary => "string attribute or dictionary of named attribute values".into(),
+            C::Stablehlo(mn) => format!("#stablehlo.{mn} attribute"),
+            C::Enum(e) => format!("#stablehlo<{} ...> attribute with a known case", e.stablehlo()),
             C::EnumArray(e) => format!(
-                "an array of #stablehlo<{} ...> with known cases",
+                "array of #stablehlo<{} ...> attributes with known cases",
                 e.stablehlo()
             ),
         }
@@ -146,10 +148,10 @@ pub(crate) fn violations(
             continue;
         };
         if !satisfies(m, a.value, c) {
+            // MLIR's words, then the ODS type the spec records.
             out.push(format!(
-                "attribute `{name}` of `{}` must be {} ({})",
-                op.name(),
-                c.describe(),
+                "attribute '{name}' failed to satisfy constraint: {} ({})",
+                c.summary(),
                 ods.trim()
             ));
         }
