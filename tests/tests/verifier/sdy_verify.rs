@@ -140,6 +140,11 @@ const CASES: &[(&str, &str, &str)] = &[
         r#"%0 = stablehlo.custom_call @foo(%a) {sdy.sharding_rule = 1 : i64} : (tensor<8x8xf32>) -> tensor<8x8xf32>"#,
         "should have a sharding rule attribute of type OpShardingRuleAttr for attr named 'sdy.sharding_rule'",
     ),
+    (
+        "constant_of_another_type",
+        r#"%0 = "sdy.constant"() <{value = dense<1.0> : tensor<8x4xf32>}> : () -> tensor<8x8xf32>"#,
+        "inferred type(s) 'tensor<8x4xf32>' are incompatible with return type(s) of operation 'tensor<8x8xf32>'",
+    ),
     // MLIR checks an op's discardable attributes before the op: this custom call's operand
     // layouts are one too many as well.
     (

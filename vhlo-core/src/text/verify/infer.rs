@@ -3,7 +3,7 @@
 //! The same functions check the results of every op the verifier sees (`ops/`), so a built op
 //! passes that check by construction.
 
-use super::ops::{collectives, contraction, regions, shapes};
+use super::ops::{collectives, contraction, elementwise, regions, shapes};
 use super::structure::SymbolTable;
 use super::types::{Inferred, OpView};
 use super::{diag, Diagnostic};
@@ -93,6 +93,7 @@ fn infer(v: &OpView) -> Result<Option<Shapes>, super::Failure> {
             Some(t) => Shapes::Predicate(t),
             None => return Ok(None),
         },
+        K::Add => C(elementwise::infer_add(v)?),
         K::DotGeneral => C(contraction::infer_dot_general(v)?),
         K::Dot => C(contraction::infer_dot(v)?),
         K::Convolution => C(contraction::infer_convolution(v)?),

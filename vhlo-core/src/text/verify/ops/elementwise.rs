@@ -533,9 +533,11 @@ fn uniform_dequantize(v: OpView) -> Check {
     check_inferred(&v, &inferred, ok, "C2")
 }
 
-/// add: the result is the most specific type of the operands (bounds included); (C2)..(C7)
+/// add, in jaxlib's order: `SameOperandsAndResultShape`; then `AddOp::verify`: (C2)..(C7)
 /// quantized operands and result agree in storage and expressed types and granularity
-/// (`verifyBinaryOpQuantizationConstraints`), otherwise all element types are equal.
+/// (`verifyBinaryOpQuantizationConstraints`), otherwise all element types are equal; last the
+/// result against the most specific type of the operands (bounds included), which
+/// `InferTypeOpInterface` infers.
 fn add(v: OpView) -> Check {
     let (Some((lt, lhs)), Some((rt, rhs)), Some(res)) = (
         tensor(&v, v.operand_type(0)),
@@ -544,6 +546,8 @@ fn add(v: OpView) -> Check {
     ) else {
         return Ok(());
     };
+    same_operands_and_result_shape(v)?;
+    add_elements(&v, [lt, rt, res])?;
     let (dims, bounds) = most_specific(&[lhs, rhs])?;
     let inferred = Inferred {
         printed: print_tensor(dims.as_deref(), &v.t(lhs.element), bounds.as_deref()),
@@ -551,8 +555,29 @@ fn add(v: OpView) -> Check {
         bounds,
     };
     let ok = compatible_element_types(v.m, res, lt);
-    check_inferred(&v, &inferred, ok, "C1")?;
-    same_operands_and_result_shape(v)?;
+    check_inferred(&v, &inferred, ok, "C1")
+}
+
+/// add's result type as `InferTypeOpInterface` infers it: the most specific type of its
+/// operands (for builders).
+pub(crate) fn infer_add(
+    v: &OpView,
+) -> Result<Vec<crate::text::verify::types::Inferred>, crate::text::verify::Failure> {
+    let (Some((_, lhs)), Some((_, rhs))) =
+        (tensor(v, v.operand_type(0)), tensor(v, v.operand_type(1)))
+    else {
+        return Ok(vec![]);
+    };
+    let (dims, bounds) = most_specific(&[lhs, rhs])?;
+    Ok(vec![crate::text::verify::types::Inferred {
+        dims,
+        element: lhs.element,
+        bounds,
+    }])
+}
+
+/// `verifyAddOp`: quantized operands and result agree; otherwise one element type throughout.
+fn add_elements(v: &OpView, [lt, rt, res]: [Type; 3]) -> Check {
     let elems = [lt, rt, res].map(|t| v.shaped(t).map_or(t, |s| s.element));
     let qs = elems.map(|e| quant(v.m, e));
     if qs.iter().any(Option::is_some) {

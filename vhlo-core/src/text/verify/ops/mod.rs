@@ -90,7 +90,10 @@ fn declared(v: OpView) -> Check {
     super::ods_types::check(m, v.kind, v.op)?;
     if v.kind.compatible_operands_and_result_type() {
         if let Some(problem) = incompatible_operands_and_result(m, v.op) {
-            return Err(fail("CompatibleOperandsAndResultType", problem));
+            return Err(fail(
+                "CompatibleOperandsAndResultType",
+                format!("requires compatible types for all operands and results: {problem}"),
+            ));
         }
     }
     Ok(())
