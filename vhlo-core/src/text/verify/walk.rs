@@ -184,11 +184,21 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                     // What MLIR checks on leaving the op, after the ops in its regions.
                     if parts.ops {
                         let c = classes.of(m, op);
-                        if c.registered && c.stablehlo.is_none() {
-                            if let Err(f) = super::scf::verify_regions(m, op) {
-                                sink.report(op, f);
-                                return;
+                        let checked = match c.stablehlo {
+                            Some(kind) if m.op_name_str(op).starts_with("stablehlo.") => {
+                                super::ops::regions::verify_on_exit(super::types::OpView {
+                                    m,
+                                    op,
+                                    kind,
+                                    symbols: &symbols,
+                                })
                             }
+                            None if c.registered => super::scf::verify_regions(m, op),
+                            _ => Ok(()),
+                        };
+                        if let Err(f) = checked {
+                            sink.report(op, f);
+                            return;
                         }
                     }
                     if parts.dominance {
@@ -309,7 +319,15 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                         kind,
                         symbols: &symbols,
                     };
-                    if let Err(f) = super::ops::verify_op(v, &mut ods_memo) {
+                    // An op without regions is left at once (its checks on leaving it too).
+                    let checked = super::ops::verify_op(v, &mut ods_memo).and_then(|()| {
+                        if op_parts.regions.is_empty() {
+                            super::ops::regions::verify_on_exit(v)
+                        } else {
+                            Ok(())
+                        }
+                    });
+                    if let Err(f) = checked {
                         sink.report(op, f);
                         return;
                     }

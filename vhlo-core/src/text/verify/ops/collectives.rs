@@ -1152,7 +1152,21 @@ fn async_start(v: &OpView) -> Check {
         "region must return exactly one value, but got {}",
         returned.len()
     );
-    let t = m.value_type(returned[0]);
+    // C4's result type, on leaving the op (`async_start_results`).
+    Ok(())
+}
+
+/// async_start (C4): the result is the future of what its region returns; checked on leaving
+/// the op, as `InferTypeOpInterface` checks it (`regions::verify_on_exit`).
+pub(crate) fn async_start_results(v: &OpView) -> Check {
+    let m = v.m;
+    let Some(&ret) = v.region_block(0).and_then(|b| m.block_ops(b).last()) else {
+        return Ok(());
+    };
+    let &[returned] = m.operands(ret) else {
+        return Ok(());
+    };
+    let t = m.value_type(returned);
     let Some(result) = v.result_type(0) else {
         return Ok(());
     };

@@ -1706,12 +1706,26 @@ fn sort(v: &OpView) -> Check {
     Ok(())
 }
 
-/// map: C1/C2 (`SameOperandsAndResultShape`), C3/C4 (via the inferred result).
+/// map: C1/C2 (`SameOperandsAndResultShape`); C3/C4 come with the inferred result, on leaving
+/// the op ([`verify_on_exit`]).
 fn map(v: &OpView) -> Check {
     same_operands_and_result_shape(v)?;
-    sized_regions(v, &["computation"])?;
-    let inferred = infer_map(v)?;
-    check_results(v, &components(inferred), "C4")
+    sized_regions(v, &["computation"])
+}
+
+/// What MLIR checks on leaving an op, after the ops in its regions: `InferTypeOpInterface`'s
+/// comparison of the inferred result types (a region trait's check), for the ops whose
+/// inference reads their regions. So an op inside a branch that breaks its own rules is
+/// refused for them first, as jaxlib refuses it.
+pub(crate) fn verify_on_exit(v: OpView) -> Check {
+    match v.kind {
+        K::Map => check_results(&v, &components(infer_map(&v)?), "C4"),
+        K::While => check_results(&v, &plain_types(infer_while(&v)), "C3"),
+        K::If => check_results(&v, &infer_conditional(&v)?, "C3"),
+        K::Case => check_results(&v, &infer_conditional(&v)?, "C4"),
+        K::AsyncStart => super::collectives::async_start_results(&v),
+        _ => Ok(()),
+    }
 }
 
 /// `inferMapOp`: C4 (the computation takes one scalar per operand, of its element type, and
@@ -1849,7 +1863,7 @@ fn while_(v: &OpView) -> Check {
         "expect condition block return a zero-ranked tensor of i1 but got {}",
         q(v, r)
     );
-    check_results(v, &plain_types(infer_while(v)), "C3")?;
+    // C3, the results, on leaving the op (`verify_on_exit`).
     Ok(())
 }
 
@@ -1858,18 +1872,14 @@ pub(crate) fn infer_while(v: &OpView) -> Vec<Type> {
     v.operand_types()
 }
 
-/// if: `inferConditionalOp` (I1, C1–C3).
+/// if: its regions; `inferConditionalOp` (I1, C1–C3) on leaving it (`verify_on_exit`).
 fn if_(v: &OpView) -> Check {
-    sized_regions(v, &["true_branch", "false_branch"])?;
-    let inferred = infer_conditional(v)?;
-    check_results(v, &inferred, "C3")
+    sized_regions(v, &["true_branch", "false_branch"])
 }
 
-/// case: `inferConditionalOp` (I1, C1–C4).
+/// case: its regions; `inferConditionalOp` (I1, C1–C4) on leaving it (`verify_on_exit`).
 fn case(v: &OpView) -> Check {
-    sized_regions(v, &["branches"])?;
-    let inferred = infer_conditional(v)?;
-    check_results(v, &inferred, "C4")
+    sized_regions(v, &["branches"])
 }
 
 /// `inferConditionalOp` for if and case: a rank-0 selector, at least one branch, branches

@@ -867,7 +867,7 @@ fn dynamic_iota(v: OpView) -> Check {
     ensure!(
         dim < result.rank() as i128,
         "C1",
-        "iota dimension cannot go beyond the output rank (iota_dimension {dim}, rank {})",
+        "iota dimension cannot go beyond the output rank. (iota_dimension {dim}, rank {})",
         result.rank()
     );
     if let Some(shape) = const_shape(&v, 0, result.rank(), "C2", result.ty)? {
@@ -1181,7 +1181,7 @@ fn iota(v: OpView) -> Check {
     ensure!(
         dim < result.rank() as i128,
         "C1",
-        "iota dimension cannot go beyond the output rank (iota_dimension {dim}, rank {})",
+        "iota dimension cannot go beyond the output rank. (iota_dimension {dim}, rank {})",
         result.rank()
     );
     Ok(())
