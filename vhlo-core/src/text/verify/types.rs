@@ -333,16 +333,7 @@ pub(crate) fn num_elements(dims: &[Dim]) -> Option<i64> {
 
 /// `[2, ?, 3]`, as upstream prints shapes in messages.
 pub(crate) fn dims_str(dims: &[Dim]) -> String {
-    let parts: Vec<String> = dims
-        .iter()
-        .map(|&d| {
-            if is_dynamic(d) {
-                "?".to_string()
-            } else {
-                d.to_string()
-            }
-        })
-        .collect();
+    let parts: Vec<String> = dims.iter().map(|&d| size_str(d)).collect();
     format!("[{}]", parts.join(", "))
 }
 

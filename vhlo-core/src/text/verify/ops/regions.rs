@@ -13,8 +13,8 @@ use std::collections::HashSet;
 
 use crate::ir::{Dim, Type, TypeData, Value, ValueDef, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_dim, compatible_types, dense_ints, int_list, is_dynamic, matches_inferred, quant,
-    shaped, Inferred, OpView, Shaped,
+    compatible_dim, compatible_types, dense_ints, inferred_str, int_list, is_dynamic,
+    matches_inferred, quant, shaped, Inferred, OpView, Shaped,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -52,43 +52,6 @@ fn qs(v: &OpView, ts: &[Type]) -> String {
 /// `1, 0`, a list of integers as MLIR prints an `ArrayRef<int64_t>`.
 fn ints(xs: &[i64]) -> String {
     xs.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-}
-
-/// An inferred type as MLIR would print it: `tensor<1x?xf32>`, with its bounds if any.
-fn inferred_str(v: &OpView, i: &Inferred) -> String {
-    let element = v.t(i.element);
-    let Some(dims) = &i.dims else {
-        return format!("tensor<*x{element}>");
-    };
-    let mut s = String::from("tensor<");
-    for &d in dims {
-        if is_dynamic(d) {
-            s.push('?');
-        } else {
-            s.push_str(&d.to_string());
-        }
-        s.push('x');
-    }
-    s.push_str(&element);
-    if let Some(b) = i
-        .bounds
-        .as_ref()
-        .filter(|b| b.iter().any(|&x| !is_dynamic(x)))
-    {
-        let parts: Vec<String> = b
-            .iter()
-            .map(|&x| {
-                if is_dynamic(x) {
-                    "?".into()
-                } else {
-                    x.to_string()
-                }
-            })
-            .collect();
-        s.push_str(&format!(", #stablehlo.bounds<{}>", parts.join(", ")));
-    }
-    s.push('>');
-    s
 }
 
 // ---- ODS operand and result types -----------------------------------------------------------
