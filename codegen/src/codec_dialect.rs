@@ -163,6 +163,8 @@ pub struct Infer {
     pub as_: InferAs,
     /// The wording of the ODS trait the verifier checks it by, if it does.
     pub verifies: Option<String>,
+    /// Checked as the op's `InferTypeOpInterface` (a result's type).
+    pub inferred: bool,
 }
 
 /// The ODS traits of ops of other dialects that the verifier checks (text/verify/walk.rs);
@@ -830,6 +832,12 @@ pub fn lower(
                 }
             };
             let as_ = constant.unwrap_or(as_);
+            if r.inferred && (r.verifies.is_some() || !matches!(to, Some(TypeSlot::Result(_)))) {
+                diags.error(
+                    pos(file, &r.type_of),
+                    "`inferred: true` is a result's type, checked as the op's InferTypeOpInterface (not also `verifies`)",
+                );
+            }
             if let (Some(to), Some(from)) = (to, from) {
                 let verifies = r.verifies.as_ref().map(|v| v.value.clone());
                 infer.push(Infer {
@@ -837,6 +845,7 @@ pub fn lower(
                     from,
                     as_,
                     verifies,
+                    inferred: r.inferred,
                 });
             }
         }
@@ -1241,6 +1250,31 @@ attributes:
             assert!(
                 errs.iter().any(|e| e.starts_with(w)),
                 "missing {w:?} in {errs:#?}"
+            );
+        }
+    }
+
+    /// `inferred: true` marks a result type the op infers (InferTypeOpInterface): the verifier
+    /// checks it with that interface's words, so it is a result's and has no `verifies`.
+    #[test]
+    fn inferred_result_types() {
+        let op = |infer: &str| {
+            format!(
+                "dialect: a\nops:\n  - name: c\n    operands: [x]\n    results: [r]\n    attributes:\n      - {{name: value, of: elements}}\n    infer:\n      - {infer}\n"
+            )
+        };
+        let (a, errs) = lowered(&op("{type_of: r, from: value, inferred: true}"), &[]);
+        assert!(errs.is_empty(), "{errs:#?}");
+        assert!(a.ops[0].infer[0].inferred);
+        for bad in [
+            "{type_of: x, from: value, inferred: true}",
+            "{type_of: r, from: value, inferred: true, verifies: \"all types match\"}",
+        ] {
+            let (_, errs) = lowered(&op(bad), &[]);
+            let want = "spec/dialects/x.yaml:9:19: error: `inferred: true` is a result's type";
+            assert!(
+                errs.len() == 1 && errs[0].starts_with(want),
+                "{bad}: {errs:#?}"
             );
         }
     }

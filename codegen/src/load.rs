@@ -548,6 +548,10 @@ pub struct RawInfer {
     /// refuses an op whose types break it, with "failed to verify that ...".
     #[serde(default)]
     pub verifies: Option<SStr>,
+    /// The op infers this result type (ODS's `InferTypeOpInterface`): the verifier refuses
+    /// another with "inferred type(s) ... are incompatible with return type(s) of operation".
+    #[serde(default)]
+    pub inferred: bool,
 }
 
 #[derive(Deserialize, Debug)]

@@ -157,7 +157,8 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 Some(v) => quote! { Some(#v) },
                 None => quote! { None },
             };
-            quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, as_: #as_, verifies: #verifies } }
+            let inferred = r.inferred;
+            quote! { ::vhlo_core::dialect::codec::CodecInfer { to: #to, from: #from, as_: #as_, verifies: #verifies, inferred: #inferred } }
         });
         let implicit_terminator = match &o.implicit_terminator {
             Some((t, without_results, never)) => quote! {

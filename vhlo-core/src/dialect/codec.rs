@@ -164,6 +164,9 @@ pub struct CodecInfer {
     /// What the ODS trait behind it says, when the verifier checks it ("failed to verify that
     /// all of {lhs, rhs, sum} have same type").
     pub verifies: Option<&'static str>,
+    /// The op infers this result's type (`InferTypeOpInterface`): the verifier refuses another
+    /// with "inferred type(s) ... are incompatible with return type(s) of operation ...".
+    pub inferred: bool,
 }
 
 /// An op of the dialect.

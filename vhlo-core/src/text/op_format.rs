@@ -497,9 +497,33 @@ fn element_of(m: &Module, t: Type) -> Option<Type> {
 /// refuses the op with "failed to verify that ...". `None` when they hold, or when the op's
 /// values do not fit its format (other checks report that).
 pub(crate) fn failed_type_match(m: &Module, op: OpId) -> Option<&'static str> {
+    first_broken(m, op, |r| r.verifies.is_some()).and_then(|(_, r)| r.verifies)
+}
+
+/// The op's result types as it infers them (spec `inferred: true`, its InferTypeOpInterface),
+/// when one differs from its own; `None` when they hold, or when the op's values do not fit
+/// its format (other checks report that).
+pub(crate) fn inferred_results_differ(m: &Module, op: OpId) -> Option<Vec<Type>> {
+    let ((f, found), r) = first_broken(m, op, |r| r.inferred)?;
+    let TypeSlot::Result(i) = r.to else {
+        return None;
+    };
+    let inferred = source_type(m, op, f, &found, r.from?)?;
+    let mut types: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
+    *types.get_mut(i)? = inferred;
+    Some(types)
+}
+
+/// The first of the op's `infer:` entries picked by `pick` that does not hold, with the op's
+/// format and the attributes it binds; `None` when all hold or the op does not fit its format.
+fn first_broken(
+    m: &Module,
+    op: OpId,
+    pick: impl Fn(&CodecInfer) -> bool,
+) -> Option<((&'static OpFormat, Found), &'static CodecInfer)> {
     let (cd, o) = super::dialects::codec_op(m.op_name_str(op))?;
     let f = o.format?;
-    if o.infer.iter().all(|r| r.verifies.is_none()) {
+    if !o.infer.iter().any(&pick) {
         return None;
     }
     let fits = match f.variadic_operands {
@@ -516,16 +540,18 @@ pub(crate) fn failed_type_match(m: &Module, op: OpId) -> Option<&'static str> {
     } else {
         [None; MAX_ATTRS]
     };
-    o.infer
+    let r = o
+        .infer
         .iter()
-        .filter(|r| r.verifies.is_some())
-        .find(|r| !inferred_holds(m, op, f, &found, r))
-        .and_then(|r| r.verifies)
+        .filter(|r| pick(r))
+        .find(|r| !inferred_holds(m, op, f, &found, r))?;
+    Some(((f, found), r))
 }
 
-/// Whether the types the format leaves out (`r.to`) are the ones the parser infers back.
-fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecInfer) -> bool {
-    let first = |s: TypeSlot| match s {
+/// The type of an inferred type's source: the first value of an operand group, a result, or
+/// a typed attribute the format binds.
+fn source_type(m: &Module, op: OpId, f: &OpFormat, found: &Found, s: TypeSlot) -> Option<Type> {
+    match s {
         TypeSlot::Operand(g) => m
             .operands(op)
             .get(op_group(m, op, f, g as u8))
@@ -533,7 +559,12 @@ fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecIn
             .map(|&v| m.value_type(v)),
         TypeSlot::Result(i) => m.result(op, i).map(|v| m.value_type(v)),
         TypeSlot::Attr(i) => typed_attr_type(m, found.get(i).copied().flatten()?),
-    };
+    }
+}
+
+/// Whether the types the format leaves out (`r.to`) are the ones the parser infers back.
+fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecInfer) -> bool {
+    let first = |s: TypeSlot| source_type(m, op, f, found, s);
     let targets: Vec<Type> = match r.to {
         TypeSlot::Operand(g) => match m.operands(op).get(op_group(m, op, f, g as u8)) {
             Some(vs) => vs.iter().map(|&v| m.value_type(v)).collect(),

@@ -664,7 +664,9 @@ pub(super) fn bare_ok(m: &Module, cd: &CodecDialect, of: &str, a: Attribute) -> 
         "bool" => matches!(d, AttrData::Bool(_)),
         "elements" => matches!(
             d,
-            AttrData::DenseElements { .. } | AttrData::DenseStrings { .. }
+            AttrData::DenseElements { .. }
+                | AttrData::DenseStrings { .. }
+                | AttrData::DenseResource { .. }
         ),
         "unit" => matches!(d, AttrData::Unit),
         // `true`/`false` carry no type: i1, as the parser reads them.
@@ -750,7 +752,7 @@ impl Printer<'_> {
                         .unwrap_or(text),
                 );
             }
-            _ if of == "typed" || of == "array" => self.print_attr(a),
+            _ if matches!(of, "typed" | "array" | "elements") => self.print_attr(a),
             d if of == "dense_i64_array" => {
                 let values = int_array_values(m, d, 64).unwrap_or_default();
                 write_i64s(&mut self.out, &values);
@@ -768,7 +770,6 @@ impl Printer<'_> {
             AttrData::String { value, .. } if of == "symbol_name" => self.print_symbol(*value),
             AttrData::String { value, .. } => write_escaped(&mut self.out, m.bytes(*value)),
             AttrData::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
-            AttrData::DenseElements { .. } | AttrData::DenseStrings { .. } => self.print_attr(a),
             AttrData::Dialect(d) => self.sdy_print_stripped(cd, d),
             d => match enum_case(m, cd, of, d) {
                 Some(case) => self.out.push_str(case),
@@ -809,7 +810,16 @@ impl<'a> Parser<'a> {
         let of = attr.of;
         let value = match of {
             "symbol_name" => self.parse_symbol_name()?,
-            "bool" | "elements" | "typed" | "array" => return self.parse_attribute(),
+            "bool" | "typed" | "array" => return self.parse_attribute(),
+            // As ODS's generated parsers (`parseAttribute<ElementsAttr>`).
+            "elements" => {
+                let at = self.c.token_start();
+                let a = self.parse_attribute()?;
+                if !bare_ok(&self.m, cd, of, a) {
+                    return Err(self.c.error_at(at, "invalid kind of attribute specified"));
+                }
+                return Ok(a);
+            }
             "dense_i64_array" => {
                 let v = self.parse_int_list()?;
                 return Ok(self.i64_array_attr(&v));

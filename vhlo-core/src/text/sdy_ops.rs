@@ -3,20 +3,17 @@
 //! engine (text/op_format.rs), with the attribute spellings and directives of text/sdy.rs; the
 //! ops upstream parses and prints by hand are written here.
 
-use super::op_format::{print_attrs_except, FormatOp};
+use super::op_format::FormatOp;
 use super::parser::{PResult, Parser};
 use super::printer::Printer;
-use crate::ir::{AttrData, OpId, OperationState};
+use crate::ir::OpId;
 
 /// The codec dialect ops without an assembly format the engine runs, written here: upstream's
-/// `hasCustomAssemblyFormat` (sdy's constant, chlo's scan) and chlo's constant (whose format
-/// infers the result type), and the scf, shape and cf ops upstream parses and prints by hand
-/// (text/codec_ops.rs; shape.func's syntax is func.func's, text/custom_forms.rs). The other ops
-/// without a format have no custom syntax upstream.
+/// `hasCustomAssemblyFormat` (chlo's scan), and the scf, shape and cf ops upstream parses and
+/// prints by hand (text/codec_ops.rs; shape.func's syntax is func.func's, text/custom_forms.rs).
+/// The other ops without a format have no custom syntax upstream.
 #[cfg_attr(not(test), allow(dead_code))] // the list is the test's; dispatch goes by the spec
 pub(crate) const HAND_WRITTEN: &[(&str, &str)] = &[
-    ("sdy", "constant"),
-    ("chlo", "constant"),
     ("chlo", "scan"),
     ("arith", "select"),
     ("scf", "for"),
@@ -73,37 +70,7 @@ pub(crate) fn print_codec_op(p: &mut Printer<'_>, op: OpId) -> bool {
     if name == "shape.function_library" {
         return super::codec_ops::print_function_library(p, op);
     }
-    // `constant`, as stablehlo.constant: `attr-dict $value`, the value's type the result's.
-    let value = m.properties(op).iter().chain(m.attributes(op));
-    let Some(value) = value
-        .filter(|a| m.str(a.name) == "value")
-        .map(|a| a.value)
-        .next()
-    else {
-        return false;
-    };
-    let value_ty = match m.attr_data(value) {
-        AttrData::DenseElements { ty, .. }
-        | AttrData::DenseStrings { ty, .. }
-        | AttrData::DenseResource { ty, .. } => *ty,
-        _ => return false,
-    };
-    let Some(result) = m.result(op, 0) else {
-        return false;
-    };
-    if spec.name != "constant"
-        || !m.operands(op).is_empty()
-        || m.num_results(op) != 1
-        || !m.regions(op).is_empty()
-        || m.value_type(result) != value_ty
-    {
-        return false;
-    }
-    p.out.push_str(name);
-    print_attrs_except(p, op, |n| n == "value");
-    p.out.push(' ');
-    p.print_attr(value);
-    true
+    false
 }
 
 impl<'a> Parser<'a> {
@@ -144,27 +111,7 @@ impl<'a> Parser<'a> {
         if name == "cf.switch" {
             return self.parse_cf_switch().map(Some);
         }
-        if spec.name != "constant" {
-            return Ok(None);
-        }
-        let sym = self.m.sym(name);
-        let mut st = OperationState::new(sym, self.m.unknown_loc());
-        st.attributes = self.opt_attr_dict()?;
-        let at = self.c.token_start();
-        let value = self.parse_attribute()?;
-        let ty = match self.m.attr_data(value) {
-            AttrData::DenseElements { ty, .. }
-            | AttrData::DenseStrings { ty, .. }
-            | AttrData::DenseResource { ty, .. } => *ty,
-            _ => {
-                return Err(self
-                    .c
-                    .error_at(at, format!("expected a dense elements value in {name}")))
-            }
-        };
-        st.properties = vec![self.named("value", value)];
-        st.result_types = vec![ty];
-        self.finish_op(st, &[], &[]).map(Some)
+        Ok(None)
     }
 }
 

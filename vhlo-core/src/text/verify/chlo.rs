@@ -134,20 +134,6 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
                 }
             }
         }
-        "constant" => {
-            // InferTypeOpInterface: the result has the value's type.
-            let value = prop(m, op, "value")?;
-            let inferred = crate::text::verify::ops::shapes::elements_type(m, value)?;
-            if let [out] = outs[..] {
-                if out != inferred {
-                    return Some(format!(
-                        "'{name}' op inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
-                        crate::text::type_to_string(m, inferred),
-                        crate::text::type_to_string(m, out)
-                    ));
-                }
-            }
-        }
         "constant_like" => {
             // `ConstantLikeOp::verify`: the value's own type is the result's element type (a
             // dense value's type is a tensor type, an untyped string's is none).

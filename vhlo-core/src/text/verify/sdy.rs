@@ -115,22 +115,6 @@ pub(crate) fn verify_sdy(m: &Module, attributes_only: bool) -> Vec<(OpId, Diagno
                     report(format!("'{name}' op {msg}"));
                 }
             }
-            // InferTypeOpInterface: the result has the value's type.
-            "sdy.constant" => {
-                let inferred = m
-                    .property(op, "value")
-                    .and_then(|a| super::ops::shapes::elements_type(m, a));
-                if let (Some(t), [result]) = (inferred, &results[..]) {
-                    if t != *result {
-                        let what = format!(
-                            "'{name}' op inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
-                            crate::text::type_to_string(m, t),
-                            crate::text::type_to_string(m, *result)
-                        );
-                        out.push((op, diag(m, op, what, None, "InferTypeOpInterface")));
-                    }
-                }
-            }
             "sdy.propagation_barrier" => {
                 // `PropagationDirection::BOTH` (spec/dialects/sdy.yaml).
                 let both = m.property(op, "allowed_direction").is_some_and(|a| {

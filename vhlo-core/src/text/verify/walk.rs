@@ -881,24 +881,29 @@ fn shaped_parts(m: &Module, t: Type) -> (Option<Option<&[Dim]>>, Type, Option<At
     }
 }
 
-/// The result types that ODS infers for an op with `SameOperandsAndResultType` (each result
-/// has its first operand's type) must be the op's own, exactly: MLIR verifies them through
-/// the `InferTypeOpInterface` that ODS adds. (`SameOperandsAndResultType` itself lets shapes
-/// differ where they are compatible.)
+/// The result types an op infers must be its own, exactly: MLIR verifies them through the
+/// `InferTypeOpInterface` that ODS adds. Those of `SameOperandsAndResultType` (each result has
+/// its first operand's type; the trait itself lets shapes differ where they are compatible),
+/// and those the spec's `infer:` marks `inferred` (a constant's result has its value's type).
 fn codec_inferred_results(m: &Module, op: OpId) -> Check {
     let Some((_, o)) = crate::text::dialects::codec_op(m.op_name_str(op)) else {
         return Ok(());
     };
-    if !o.traits.contains(&"SameOperandsAndResultType") {
-        return Ok(());
-    }
-    let Some(&first) = m.operands(op).first() else {
-        return Ok(());
+    let inferred = if o.traits.contains(&"SameOperandsAndResultType") {
+        let Some(&first) = m.operands(op).first() else {
+            return Ok(());
+        };
+        let t = m.value_type(first);
+        if m.results(op).all(|v| m.value_type(v) == t) {
+            return Ok(());
+        }
+        vec![t; m.num_results(op)]
+    } else {
+        match crate::text::op_format::inferred_results_differ(m, op) {
+            Some(types) => types,
+            None => return Ok(()),
+        }
     };
-    let inferred = m.value_type(first);
-    if m.results(op).all(|v| m.value_type(v) == inferred) {
-        return Ok(());
-    }
     let quoted = |ts: &mut dyn Iterator<Item = Type>| {
         ts.map(|t| format!("'{}'", crate::text::type_to_string(m, t)))
             .collect::<Vec<_>>()
@@ -908,7 +913,7 @@ fn codec_inferred_results(m: &Module, op: OpId) -> Check {
         "InferTypeOpInterface",
         format!(
             "inferred type(s) {} are incompatible with return type(s) of operation {}",
-            quoted(&mut std::iter::repeat_n(inferred, m.num_results(op))),
+            quoted(&mut inferred.into_iter()),
             quoted(&mut m.results(op).map(|v| m.value_type(v)))
         ),
     ))
