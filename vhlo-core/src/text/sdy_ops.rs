@@ -119,6 +119,45 @@ impl<'a> Parser<'a> {
 mod tests {
     use super::HAND_WRITTEN;
 
+    /// The constants' format (`attr-dict $value`, the result type the value's): any elements
+    /// value prints in it, a resource's too; a value of another kind is refused where it is
+    /// parsed, as ODS's parsers refuse it.
+    #[test]
+    fn constants_print_by_their_format() {
+        let src = "func.func @f() -> tensor<2xf32> {
+  %0 = \"chlo.constant\"() <{value = dense_resource<k> : tensor<2xf32>}> {a} : () -> tensor<2xf32>
+  %1 = \"sdy.constant\"() <{value = dense<1.0> : tensor<2xf32>}> : () -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      k: \"0x040000000000803F00000040\"
+    }
+  }
+#-}
+";
+        let m = crate::text::parse(src).expect("parsed");
+        let out = crate::text::print(&m, Default::default());
+        assert!(
+            out.contains("%0 = chlo.constant {a} dense_resource<k> : tensor<2xf32>\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("%1 = sdy.constant dense<1.000000e+00> : tensor<2xf32>\n"),
+            "{out}"
+        );
+        let e = crate::text::parse(
+            "func.func @f() -> f32 {\n  %0 = sdy.constant 1.0 : f32\n  return %0 : f32\n}\n",
+        )
+        .expect_err("not an elements value");
+        assert!(
+            e.to_string()
+                .contains("2:21: invalid kind of attribute specified"),
+            "{e}"
+        );
+    }
+
     /// No op of the spec has both a format and hand-written syntax; every sdy op has one of
     /// them (chlo's constant_like and ragged_dot have no custom syntax upstream).
     #[test]
