@@ -127,6 +127,8 @@ pub struct OpAttr {
     pub optional: bool,
     /// The default value as printed (ODS's `DefaultValuedAttr`).
     pub default: Option<String>,
+    /// The least value of an `i64` (ODS's `ConfinedAttr`).
+    pub min: Option<i64>,
 }
 
 /// Where an inferred type comes from or goes to.
@@ -739,11 +741,20 @@ pub fn lower(
                     "a `default` is for attributes of a `format: text` attribute kind",
                 );
             }
+            if let Some(min) = &a.min {
+                if a.of.value != "i64" || min.value != 0 {
+                    diags.error(
+                        pos(file, min),
+                        "`min: 0` (ODS's IntNonNegative) is the one `min` known, for attributes `of: i64`",
+                    );
+                }
+            }
             attributes.push(OpAttr {
                 name: a.name.value.clone(),
                 of: a.of.value.clone(),
                 optional: a.optional,
                 default: a.default.as_ref().map(|d| d.value.clone()),
+                min: a.min.as_ref().map(|m| m.value),
             });
         }
         // Inferred types name operands, results and (as sources) attributes in spec order.

@@ -564,6 +564,9 @@ pub struct RawOpAttr {
     /// ODS's `DefaultValuedAttr`: the value as printed, which a format leaves out.
     #[serde(default)]
     pub default: Option<SStr>,
+    /// `0`: an `i64` that is not negative (ODS's `ConfinedAttr<I64Attr, [IntNonNegative]>`).
+    #[serde(default)]
+    pub min: Option<Spanned<i64>>,
 }
 
 /// All raw files of one spec directory.

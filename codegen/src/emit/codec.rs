@@ -128,7 +128,11 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
                 Some(d) => quote! { Some(#d) },
                 None => quote! { None },
             };
-            quote! { ::vhlo_core::dialect::codec::CodecOpAttr { name: #an, of: #of, optional: #opt, default: #default } }
+            let min = match a.min {
+                Some(v) => quote! { Some(#v) },
+                None => quote! { None },
+            };
+            quote! { ::vhlo_core::dialect::codec::CodecOpAttr { name: #an, of: #of, optional: #opt, default: #default, min: #min } }
         });
         let slot = |s: TypeSlot| match s {
             TypeSlot::Operand(i) => quote! { ::vhlo_core::dialect::codec::TypeSlot::Operand(#i) },

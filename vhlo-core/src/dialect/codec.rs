@@ -127,6 +127,8 @@ pub struct CodecOpAttr {
     pub optional: bool,
     /// ODS's `DefaultValuedAttr`: the default as printed, which a format leaves out.
     pub default: Option<&'static str>,
+    /// The least value of an `i64` (ODS's `ConfinedAttr<I64Attr, [IntNonNegative]>`: 0).
+    pub min: Option<i64>,
 }
 
 /// An operand's or result's type, or a typed attribute's (index into `attributes`).

@@ -72,21 +72,32 @@ fn dim_str(d: Dim) -> String {
 /// verifier's walk at the op, after the ODS types and traits the spec declares.
 pub(crate) fn verify_op(m: &Module, op: OpId) -> super::Check {
     let name = m.op_name_str(op);
-    let Some(short) = name.strip_prefix("chlo.") else {
+    match name.strip_prefix("chlo.") {
+        Some(short) => failed(name, RULE, check(m, op, short)),
+        None => Ok(()),
+    }
+}
+
+/// What MLIR checks of a CHLO op on leaving it, after the ops in its region: `chlo.scan`'s
+/// inferred result types (its `InferTypeOpInterface` verifies with the regions).
+pub(crate) fn verify_on_exit(m: &Module, op: OpId) -> super::Check {
+    match m.op_name_str(op) {
+        name @ "chlo.scan" => failed(name, "InferTypeOpInterface", scan_results(m, op)),
+        _ => Ok(()),
+    }
+}
+
+fn failed(name: &str, rule: &'static str, message: Option<String>) -> super::Check {
+    let Some(message) = message else {
         return Ok(());
     };
-    match check(m, op, short) {
-        None => Ok(()),
-        Some(message) => {
-            // The walk's diagnostics name the op themselves.
-            let prefix = format!("'{name}' op ");
-            let message = match message.strip_prefix(&prefix) {
-                Some(rest) => rest.to_string(),
-                None => message,
-            };
-            Err(super::fail(RULE, message))
-        }
-    }
+    // The walk's diagnostics name the op themselves.
+    let prefix = format!("'{name}' op ");
+    let message = match message.strip_prefix(&prefix) {
+        Some(rest) => rest.to_string(),
+        None => message,
+    };
+    Err(super::fail(rule, message))
 }
 
 fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
@@ -465,12 +476,7 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
 /// inits; the scan dimension is in bounds and of the given size.
 fn scan(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
     let dim = prop(m, op, "dimension").and_then(|a| int_of(m, a))?;
-    let seg = prop(m, op, "operandSegmentSizes")?;
-    let AttrData::DenseArray { data, .. } = m.attr_data(seg) else {
-        return None;
-    };
-    let n_in = usize::try_from(i32::from_le_bytes(data.get(0..4)?.try_into().ok()?)).ok()?;
-    let carries = usize::try_from(i32::from_le_bytes(data.get(4..8)?.try_into().ok()?)).ok()?;
+    let (n_in, _) = scan_segments(m, op)?;
     let body = *m.regions(op).first()?;
     let entry = *m.blocks(body).first()?;
     let args: Vec<Type> = m
@@ -521,19 +527,29 @@ fn scan(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
             ));
         }
     }
-    scan_results(m, op, dim, size, &ins[..n_in], carries)
+    None
+}
+
+/// The scan's inputs (before its inits) and the number of its carries.
+fn scan_segments(m: &Module, op: OpId) -> Option<(usize, usize)> {
+    let seg = prop(m, op, "operandSegmentSizes")?;
+    let AttrData::DenseArray { data, .. } = m.attr_data(seg) else {
+        return None;
+    };
+    let n_in = usize::try_from(i32::from_le_bytes(data.get(0..4)?.try_into().ok()?)).ok()?;
+    let carries = usize::try_from(i32::from_le_bytes(data.get(4..8)?.try_into().ok()?)).ok()?;
+    Some((n_in, carries))
 }
 
 /// `ScanOp::inferReturnTypeComponents`: the body's returned types, each output's with the scan
 /// dimension put back (of `scan_dim_size`, else the first input's size there), then the carries'.
-fn scan_results(
-    m: &Module,
-    op: OpId,
-    dim: i64,
-    size: Option<i64>,
-    inputs: &[Type],
-    carries: usize,
-) -> Option<String> {
+fn scan_results(m: &Module, op: OpId) -> Option<String> {
+    let dim = prop(m, op, "dimension").and_then(|a| int_of(m, a))?;
+    let size = prop(m, op, "scan_dim_size").and_then(|a| int_of(m, a));
+    let (n_in, carries) = scan_segments(m, op)?;
+    let inputs: Vec<Type> = (m.operands(op).iter().take(n_in))
+        .map(|&v| m.value_type(v))
+        .collect();
     let body = *m.regions(op).first()?;
     let terminator = *m.block_ops(*m.blocks(body).first()?).last()?;
     let returned: Vec<Type> = (m.operands(terminator).iter())
@@ -581,4 +597,49 @@ fn scan_results(
         want.join(", "),
         got.join(", ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The first refusal of a program, as the parser reports it.
+    fn refusal(src: &str) -> String {
+        crate::text::parse(src).expect_err("refused").to_string()
+    }
+
+    fn scan(dimension: i64, body_op: &str, result: &str) -> String {
+        format!(
+            "func.func @main(%a: tensor<4x2xf32>, %c: tensor<2xf32>) -> ({result}, tensor<2xf32>) {{
+  %0:2 = \"chlo.scan\"(%a, %c) <{{dimension = {dimension} : i64, operandSegmentSizes = array<i32: 1, 1>, resultSegmentSizes = array<i32: 1, 1>}}> ({{
+  ^bb0(%x: tensor<2xf32>, %y: tensor<2xf32>):
+    {body_op}
+    stablehlo.return %x, %y : tensor<2xf32>, tensor<2xf32>
+  }}) : (tensor<4x2xf32>, tensor<2xf32>) -> ({result}, tensor<2xf32>)
+  return %0#0, %0#1 : {result}, tensor<2xf32>
+}}
+"
+        )
+    }
+
+    /// A scan's inferred result types are checked on leaving it, after its body's ops (as
+    /// jaxlib: InferTypeOpInterface verifies with the regions); its dimension is not negative.
+    #[test]
+    fn scan_results_on_leaving_and_its_dimension() {
+        let add =
+            "%s = \"stablehlo.add\"(%x, %y) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi32>";
+        let e = refusal(&scan(0, add, "tensor<4x3xf32>"));
+        assert!(
+            e.contains("4:10: `stablehlo.add`: op requires the same element type"),
+            "{e}"
+        );
+        let e = refusal(&scan(0, "", "tensor<4x3xf32>"));
+        assert!(
+            e.contains("2:10: `chlo.scan`: inferred type(s) 'tensor<4x2xf32>', 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<4x3xf32>', 'tensor<2xf32>' (InferTypeOpInterface)"),
+            "{e}"
+        );
+        let e = refusal(&scan(-1, "", "tensor<4x2xf32>"));
+        assert!(
+            e.contains("attribute 'dimension' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative"),
+            "{e}"
+        );
+    }
 }

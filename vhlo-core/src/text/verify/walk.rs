@@ -193,7 +193,8 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                                     symbols: &symbols,
                                 })
                             }
-                            None if c.registered => super::scf::verify_regions(m, op),
+                            None if c.registered => super::scf::verify_regions(m, op)
+                                .and_then(|()| super::chlo::verify_on_exit(m, op)),
                             _ => Ok(()),
                         };
                         if let Err(f) = checked {
@@ -477,6 +478,11 @@ fn codec_attribute_kinds(m: &Module, op: OpId, cd: &CodecDialect, spec: &CodecOp
         };
         let d = m.attr_data(v);
         let (ok, summary) = match a.of {
+            // ODS's `ConfinedAttr<I64Attr, [IntNonNegative]>` when it has a `min`.
+            "i64" if a.min == Some(0) => (
+                matches!(d, AttrData::Integer { ty, value } if signless(*ty, 64) && *value >= 0),
+                "64-bit signless integer attribute whose value is non-negative",
+            ),
             "i64" => (
                 matches!(d, AttrData::Integer { ty, .. } if signless(*ty, 64)),
                 "64-bit signless integer attribute",
