@@ -569,6 +569,10 @@ pub struct RawOpAttr {
     pub min: Option<Spanned<i64>>,
 }
 
+/// `registered_ops.yaml`: the op names jaxlib registers in dialects the spec does not model,
+/// by dialect (short names, without the dialect).
+pub type RawRegisteredOps = std::collections::BTreeMap<String, Vec<SStr>>;
+
 /// All raw files of one spec directory.
 #[derive(Debug)]
 pub struct RawSpec {
@@ -581,6 +585,8 @@ pub struct RawSpec {
     pub ops: Vec<(String, RawOpFamily)>,
     /// (display path, dialect) of `dialects/*.yaml`, sorted by file name.
     pub codec_dialects: Vec<(String, RawCodecDialect)>,
+    /// `registered_ops.yaml`: (display path, the op names by dialect).
+    pub registered_ops: Option<(String, RawRegisteredOps)>,
     /// Every file read, for rebuild tracking.
     pub files: Vec<PathBuf>,
     /// Display paths of the files that could not be read or parsed: what they define is
@@ -702,6 +708,11 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
         }
         note(&format!("dialects/{name}"), before, diags);
     }
+    // Optional, as `dialects/` is: a spec without it lists no op names of other dialects.
+    let registered_ops = (dir.join("registered_ops.yaml").exists())
+        .then(|| read("registered_ops.yaml", diags))
+        .flatten()
+        .and_then(|(f, t)| crate::recover::parse_whole(&f, &t, diags).map(|r| (f, r)));
     RawSpec {
         dir: dir.to_path_buf(),
         releases,
@@ -710,6 +721,7 @@ pub fn load_dir(dir: &Path, display_root: &str, diags: &mut Diagnostics) -> RawS
         enums,
         ops,
         codec_dialects,
+        registered_ops,
         files,
         unloaded,
         broken_names,

@@ -449,6 +449,9 @@ pub struct Spec {
     pub ops: Vec<OpFamily>,
     /// Dialects carried alongside VHLO (`dialects/*.yaml`).
     pub codec_dialects: Vec<crate::codec_dialect::CodecDialect>,
+    /// The op names jaxlib registers in dialects not modeled (`registered_ops.yaml`), by
+    /// dialect, sorted.
+    pub registered_ops: Vec<(String, Vec<String>)>,
     /// StableHLO's struct attributes (`attrs.yaml`, `stablehlo_structs`).
     pub stablehlo_structs: Vec<StablehloStruct>,
     /// Files read, for rebuild tracking.
@@ -965,6 +968,29 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
             first.next()
         };
         spec.codec_dialects.extend(next);
+    }
+    if let Some((file, r)) = &raw.registered_ops {
+        for (dialect, names) in r {
+            if spec.codec_dialects.iter().any(|d| &d.name == dialect) {
+                diags.error(
+                    Pos::file(file),
+                    format!("dialect '{dialect}' is modeled by dialects/{dialect}.yaml, which lists its ops"),
+                );
+            }
+            let mut sorted: Vec<String> = Vec::with_capacity(names.len());
+            for n in names {
+                if sorted.contains(&n.value) {
+                    diags.error(
+                        pos(file, n),
+                        format!("'{dialect}.{}' is listed twice", n.value),
+                    );
+                }
+                sorted.push(n.value.clone());
+            }
+            sorted.sort();
+            sorted.dedup();
+            spec.registered_ops.push((dialect.clone(), sorted));
+        }
     }
     for (file, f) in &raw.ops {
         let s = &f.stablehlo;

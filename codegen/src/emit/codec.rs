@@ -13,10 +13,16 @@ pub(crate) fn emit(spec: &Spec) -> TokenStream {
         .codec_dialects
         .iter()
         .map(|d| format_ident!("{}_DIALECT", d.name.to_ascii_uppercase()));
+    let registered = spec.registered_ops.iter().map(|(d, names)| {
+        quote! { (#d, &[ #(#names),* ]) }
+    });
     quote! {
         #(#consts)*
         /// Every dialect the codec engine reads and writes besides VHLO (`spec/dialects/`).
         pub const CODEC_DIALECTS: &[&::vhlo_core::dialect::codec::CodecDialect] = &[ #(&#names),* ];
+        /// The op names jaxlib registers in dialects the spec does not model, by dialect, sorted
+        /// (`spec/registered_ops.yaml`).
+        pub const UNMODELED_OPS: &[(&str, &[&str])] = &[ #(#registered),* ];
     }
 }
 

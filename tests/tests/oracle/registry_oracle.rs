@@ -3,7 +3,8 @@
 //!   any other dialect, as jaxlib's parser does;
 //! - an op name of a dialect we model is known to us exactly when jaxlib registers it (but for
 //!   StableHLO and VHLO ops newer than jaxlib's StableHLO), so that the verifier refuses the
-//!   others with MLIR's "does not allow unknown operations", as jaxlib does.
+//!   others with MLIR's "does not allow unknown operations", as jaxlib does; so is one of the
+//!   dialects whose op names alone `spec/registered_ops.yaml` lists (gpu, memref, mhlo, ...).
 //!
 //! jaxlib's op names come from its generated Python op classes (`_*_ops_gen.py`): tensor and
 //! shape have none, so for them only our names are checked against its registry. Needs the
@@ -15,7 +16,7 @@ use serde_json::json;
 use vhlo_core::dialect::LIBSTABLEHLO_DIALECTS;
 use vhlo_core::text;
 use vhlo_core::version::Version;
-use vhlo_core::vhlo::{StablehloOp, VhloOp, CODEC_DIALECTS};
+use vhlo_core::vhlo::{StablehloOp, VhloOp, CODEC_DIALECTS, UNMODELED_OPS};
 
 /// Our verdict on a lone generic op named `name`: refused as an unknown op of its dialect?
 fn unknown_to_us(name: &str) -> bool {
@@ -26,7 +27,8 @@ fn unknown_to_us(name: &str) -> bool {
 }
 
 /// The dialects whose every op we know: the spec's StableHLO and VHLO, `func` and `builtin`,
-/// and each dialect of `spec/dialects/` that says `ops_complete`.
+/// each dialect of `spec/dialects/` that says `ops_complete`, and those whose op names alone
+/// `spec/registered_ops.yaml` lists.
 fn modeled_dialects() -> BTreeSet<&'static str> {
     let mut d: BTreeSet<&str> = ["stablehlo", "vhlo", "func", "builtin"].into();
     d.extend(
@@ -35,6 +37,7 @@ fn modeled_dialects() -> BTreeSet<&'static str> {
             .filter(|cd| cd.ops_complete)
             .map(|cd| cd.name),
     );
+    d.extend(UNMODELED_OPS.iter().map(|(d, _)| *d));
     d
 }
 
@@ -71,6 +74,9 @@ fn jaxlibs_registry_is_ours() {
                 .iter()
                 .map(move |o| format!("{}.{}", cd.name, o.name))
         }))
+        .chain(
+            (UNMODELED_OPS.iter()).flat_map(|(d, ops)| ops.iter().map(move |o| format!("{d}.{o}"))),
+        )
         .collect();
     // An op in custom syntax of a dialect jaxlib does not know: its error lists the dialects
     // it has.
