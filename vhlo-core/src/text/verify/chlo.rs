@@ -469,7 +469,39 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
             ));
         }
     }
-    None
+    // `inferRaggedDotOutputDimensions` (the group dimension first when the ragged one
+    // contracts, then batching, then the free dimensions), against the result.
+    let free = |s: &[Dim], skip: &[&[i64]]| -> Vec<Dim> {
+        (0..s.len())
+            .filter(|&i| {
+                !skip
+                    .iter()
+                    .any(|l| l.iter().any(|&x| usize::try_from(x) == Ok(i)))
+            })
+            .filter_map(|i| s.get(i).copied())
+            .collect()
+    };
+    let mut inferred: Vec<Dim> = Vec::new();
+    if lc.contains(&ragged) {
+        inferred.push(groups);
+    }
+    inferred.extend(lb.iter().filter_map(|&i| at(lhs, i)));
+    inferred.extend(free(lhs, &[lb, lc]));
+    inferred.extend(free(rhs, &[rb, rc, rg]));
+    let out = m.value_type(m.result(op, 0)?);
+    let got = shape(m, out)?;
+    let fits = got.len() == inferred.len()
+        && got
+            .iter()
+            .zip(&inferred)
+            .all(|(&a, &b)| dims_compatible(a, b));
+    (!fits).then(|| {
+        format!(
+            "inferred shape '{}' is incompatible with return type of operation '{}'",
+            super::types::dims_str(&inferred),
+            crate::text::type_to_string(m, out)
+        )
+    })
 }
 
 /// `ScanOp::verify`: the body's arguments are the inputs sliced at the scan dimension, then the

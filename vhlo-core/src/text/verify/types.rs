@@ -144,6 +144,14 @@ impl<'m> OpView<'m> {
         Some((last, types))
     }
 
+    /// [`OpView::region_return`] when the block's last op may be its terminator (MLIR's
+    /// `mightHaveTerminator`: an op with `IsTerminator`, or one MLIR does not know).
+    pub fn region_terminator(&self, i: usize) -> Option<(OpId, Vec<Type>)> {
+        let r = self.region_return(i)?;
+        let c = crate::text::classify(self.m.op_name_str(r.0));
+        (c.terminator || !c.registered || c.unknown).then_some(r)
+    }
+
     /// A type as MLIR prints it, for messages.
     pub fn t(&self, t: Type) -> String {
         type_to_string(self.m, t)

@@ -264,12 +264,25 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
         if parts.structure && class.terminator {
             if let Some(b) = m.op_parent(op) {
                 if m.block_ops(b).last() != Some(&op) {
+                    // ODS puts the count traits before the op's own (`Terminator`).
+                    let counts = match class.stablehlo {
+                        Some(kind) if parts.ops => super::ops::arity(super::types::OpView {
+                            m,
+                            op,
+                            kind,
+                            symbols: &symbols,
+                        }),
+                        None if parts.ops => codec_counts(m, op),
+                        _ => Ok(()),
+                    };
                     sink.report(
                         op,
-                        fail(
-                            "IsTerminator",
-                            "must be the last operation in the parent block",
-                        ),
+                        counts.err().unwrap_or_else(|| {
+                            fail(
+                                "IsTerminator",
+                                "must be the last operation in the parent block",
+                            )
+                        }),
                     );
                     return;
                 }

@@ -54,6 +54,8 @@ pub(super) fn verify(v: OpView) -> Check {
         | K::And
         | K::Or
         | K::Xor => same_operands_and_result_shape(v),
+        // Its ODS lists SameOperandsAndResultShape before the Elementwise of its class.
+        K::Convert => same_operands_and_result_shape(v),
         _ => elementwise_shapes(v),
     }
 }

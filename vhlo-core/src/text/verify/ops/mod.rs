@@ -177,7 +177,7 @@ fn incompatible(m: &Module, a: Type, b: Type) -> Option<&'static str> {
 /// ODS's counts: as many operands, results and regions as the op declares (any number for a
 /// variadic group), and no successor. `func.*` ops share kinds with StableHLO ops and are
 /// checked with the structure.
-fn arity(v: OpView) -> Check {
+pub(crate) fn arity(v: OpView) -> Check {
     if !v.m.op_name_str(v.op).starts_with("stablehlo.") {
         return Ok(());
     }

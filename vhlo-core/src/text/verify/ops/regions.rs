@@ -302,7 +302,7 @@ fn reducer_shape(
         n.saturating_mul(2),
         args.len()
     );
-    let Some((_, rets)) = v.region_return(region) else {
+    let Some((_, rets)) = v.region_terminator(region) else {
         bail!(rule, "The reduction-region expected to have a terminator");
     };
     ensure!(
@@ -1513,10 +1513,8 @@ fn gather_shape(
 
 /// gather: C1–C21 (dimension numbers and slice sizes), C22/C23 (inferred result).
 fn gather(v: &OpView) -> Check {
-    let types = v.operand_types();
-    let inferred = infer_gather(v)?;
-    check_results(v, &components(inferred), "C22")?;
-    if let (Some(&o), Some(r)) = (types.first(), v.result_type(0)) {
+    // ODS's AllElementTypesMatch, before the inferred type (InferTypeOpInterface verifies last).
+    if let (Some(&o), Some(r)) = (v.operand_types().first(), v.result_type(0)) {
         let (eo, er) = (element_or_self(v, o), element_or_self(v, r));
         ensure!(
             eo == er,
@@ -1526,7 +1524,8 @@ fn gather(v: &OpView) -> Check {
             q(v, er)
         );
     }
-    Ok(())
+    let inferred = infer_gather(v)?;
+    check_results(v, &components(inferred), "C22")
 }
 
 /// `inferGatherOp`.
@@ -1797,7 +1796,7 @@ fn while_(v: &OpView) -> Check {
         qs(v, &operands),
         qs(v, &body_args)
     );
-    let Some((_, body_rets)) = v.region_return(1) else {
+    let Some((_, body_rets)) = v.region_terminator(1) else {
         bail!("C2", "The while body-region expected to have a terminator");
     };
     ensure!(

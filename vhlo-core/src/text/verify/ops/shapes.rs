@@ -760,7 +760,7 @@ fn dynamic_broadcast_in_dim(v: OpView) -> Check {
     ensure!(
         any_quant || compatible_elements(m, operand.ty, result.ty),
         "C1",
-        "expects operand and result to have compatible element type. Got: {} and {}",
+        "expects operand and result to have compatible element type. Got: '{}' and '{}'",
         v.t(operand.ty),
         v.t(result.ty)
     );
@@ -976,7 +976,7 @@ fn dynamic_reshape(v: OpView) -> Check {
     ensure!(
         any_quant || compatible_elements(m, operand.ty, result.ty),
         "C1",
-        "expects operand and result to have compatible element type. Got: {} and {}",
+        "expects operand and result to have compatible element type. Got: '{}' and '{}'",
         v.t(operand.ty),
         v.t(result.ty)
     );
