@@ -139,7 +139,6 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                     format!("incorrect number of dynamic sizes, has {given}, expected {dynamic}"),
                 ));
             }
-            return verify_generate_body(m, op);
         }
         "tensor.extract" | "tensor.insert" => {
             let (rule, tensor, indices, message) = if name == "tensor.extract" {
@@ -321,12 +320,19 @@ fn concat(m: &Module, op: OpId) -> Check {
     Ok(())
 }
 
+/// What MLIR checks of a tensor op on leaving it, after the ops in its region (the ops'
+/// `verifyRegions`).
+pub(crate) fn verify_regions(m: &Module, op: OpId) -> Check {
+    match m.op_name_str(op) {
+        "tensor.generate" => verify_generate_body(m, op),
+        "tensor.pad" => pad_body(m, op),
+        _ => Ok(()),
+    }
+}
+
 /// `GenerateOp::verifyRegions`: one `index` argument per result dimension, and a yield of the
 /// element type.
 fn verify_generate_body(m: &Module, op: OpId) -> Check {
-    if m.op_name_str(op) != "tensor.generate" {
-        return Ok(());
-    }
     let (Some(result), Some(&body)) = (result_type(m, op), m.regions(op).first()) else {
         return Ok(());
     };
@@ -968,9 +974,8 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
     Ok(())
 }
 
-/// `PadOp::verify` and `verifyRegions`: the result has the source's sizes plus the static
-/// padding (any size where one of them is dynamic), and the body takes one `index` per
-/// dimension and yields the element type.
+/// `PadOp::verify`: the result has the source's sizes plus the static padding (any size where
+/// one of them is dynamic).
 fn pad(m: &Module, op: OpId) -> Check {
     let (Some(&source), Some(result)) = (m.operands(op).first(), result_type(m, op)) else {
         return Ok(());
@@ -1020,6 +1025,17 @@ fn pad(m: &Module, op: OpId) -> Check {
             ));
         }
     }
+    Ok(())
+}
+
+/// `PadOp::verifyRegions`: the body takes one `index` per dimension and yields the element type.
+fn pad_body(m: &Module, op: OpId) -> Check {
+    let Some(result) = result_type(m, op) else {
+        return Ok(());
+    };
+    let Some(result_dims) = dims(m, result) else {
+        return Ok(());
+    };
     let Some(&block) = m.regions(op).first().and_then(|&r| m.blocks(r).first()) else {
         return Ok(());
     };

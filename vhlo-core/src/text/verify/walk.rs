@@ -194,6 +194,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                                 })
                             }
                             None if c.registered => super::scf::verify_regions(m, op)
+                                .and_then(|()| super::tensor::verify_regions(m, op))
                                 .and_then(|()| super::chlo::verify_on_exit(m, op)),
                             _ => Ok(()),
                         };
