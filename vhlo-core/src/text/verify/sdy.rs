@@ -281,7 +281,7 @@ fn rule_mappings(
             TypeData::RankedTensor { shape, .. } if !shape.iter().any(|&d| d < 0) => shape,
             _ => {
                 return Some(at(format!(
-                    "expected a ranked tensor with a static shape. type: {}",
+                    "expected a ranked tensor with a static shape. type: '{}'",
                     crate::text::type_to_string(m, t)
                 )))
             }

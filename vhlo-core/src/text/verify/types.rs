@@ -148,8 +148,7 @@ impl<'m> OpView<'m> {
     /// `mightHaveTerminator`: an op with `IsTerminator`, or one MLIR does not know).
     pub fn region_terminator(&self, i: usize) -> Option<(OpId, Vec<Type>)> {
         let r = self.region_return(i)?;
-        let c = crate::text::classify(self.m.op_name_str(r.0));
-        (c.terminator || !c.registered || c.unknown).then_some(r)
+        might_be_terminator(self.m, r.0).then_some(r)
     }
 
     /// A type as MLIR prints it, for messages.
@@ -337,6 +336,12 @@ pub(crate) fn num_elements(dims: &[Dim]) -> Option<i64> {
             acc.checked_mul(d)
         }
     })
+}
+
+/// MLIR's `mightHaveTrait<IsTerminator>`: an op with the trait, or one MLIR does not know.
+pub(crate) fn might_be_terminator(m: &Module, op: OpId) -> bool {
+    let c = crate::text::classify(m.op_name_str(op));
+    c.terminator || !c.registered || c.unknown
 }
 
 /// `[2, ?, 3]`, as upstream prints shapes in messages.

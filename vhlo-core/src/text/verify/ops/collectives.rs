@@ -453,7 +453,8 @@ fn reducer(v: &OpView, block: Block, operand: Type, rule: &'static str) -> Check
         "Reduction-region must take 2 parameters, but takes {} parameter(s)",
         args.len()
     );
-    let Some(&last) = m.block_ops(block).last() else {
+    let last = m.block_ops(block).last().copied();
+    let Some(last) = last.filter(|&t| super::super::types::might_be_terminator(m, t)) else {
         bail!(rule, "The reduction-region expected to have a terminator");
     };
     let returned: Vec<Type> = m.operands(last).iter().map(|&x| m.value_type(x)).collect();
