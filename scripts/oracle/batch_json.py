@@ -12,7 +12,8 @@ A failed step gives {"error": message} for the job.
 
 Or a job {"registry": [names]}: what jaxlib's MLIR context registers -> result "registered" (for each
 name, whether an op of that name is registered), "ops_gen" (every op name of jaxlib's generated Python
-op classes, `jaxlib/mlir/dialects/_*_ops_gen.py`) and "version" (its StableHLO version).
+op classes, `jaxlib/mlir/dialects/_*_ops_gen.py`, and of the dialects that have none: affine, complex
+and ub, from the names its library spells, `Oracle.library_op_names`) and "version" (its StableHLO version).
 """
 
 import glob
@@ -33,6 +34,7 @@ def registry(oracle, names):
     for path in paths:
         with open(path, encoding="utf-8") as f:
             ops_gen.update(re.findall(r'OPERATION_NAME = "([^"]+)"', f.read()))
+    ops_gen.update(oracle.library_op_names(["affine", "complex", "ub"]))
     return {
         "registered": [oracle.context.is_registered_operation(n) for n in names],
         "ops_gen": sorted(ops_gen),

@@ -21,6 +21,7 @@ standard output unless -o is given. Failures print "oracle: error: ..." with MLI
 
 import argparse
 import io
+import mmap
 import os
 import re
 import sys
@@ -187,6 +188,30 @@ class Oracle:
             use_local_scope=local_scope,
             assume_verified=False,
         )
+
+    def library_op_names(self, dialects):
+        """The op names of `dialects` that the context registers, for dialects that have no
+        generated Python op classes to list them from: MLIR keeps each op's full name as a
+        string in the library, so every name spelled there (and each of its prefixes, as the
+        linker may merge a string into a longer one) is a candidate, kept if registered."""
+        import jaxlib
+
+        lib = os.path.join(os.path.dirname(jaxlib.__file__), "libjax_common.so")
+        name_bytes = set(b"abcdefghijklmnopqrstuvwxyz0123456789_.")
+        candidates = set()
+        with open(lib, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            for dialect in dialects:
+                prefix = dialect.encode() + b"."
+                at = data.find(prefix)
+                while at >= 0:
+                    end = at + len(prefix)
+                    while end < len(data) and data[end] in name_bytes:
+                        end += 1
+                    if at == 0 or data[at - 1] not in name_bytes:
+                        word = data[at:end].decode()
+                        candidates.update(word[:i] for i in range(len(prefix) + 1, len(word) + 1))
+                    at = data.find(prefix, at + 1)
+        return sorted(n for n in candidates if self.context.is_registered_operation(n))
 
     def min_target(self, path):
         """Smallest X.Y.0 target at which serialization succeeds, with the error at the one before it."""

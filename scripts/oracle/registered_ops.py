@@ -2,15 +2,15 @@
 """Writes spec/registered_ops.yaml: the op names jaxlib's MLIR context registers in the dialects
 the spec does not model (spec/dialects/*.yaml model the others), read from jaxlib's Python
 dialect modules (generated from the same ODS as the context's ops) and checked one by one with
-the context (`is_registered_operation`).
+the context (`is_registered_operation`). The dialects the context registers without a Python
+module (affine, complex, ub) are listed from the op names spelled in jaxlib's library
+(`Oracle.library_op_names`), each checked the same way.
 
     .venv/bin/python scripts/oracle/registered_ops.py > spec/registered_ops.yaml
 
 The oracle test `oracle::registry_oracle` checks the file against jaxlib's registry.
 
-Dialects that allow unknown ops (llvm, nvvm: the context accepts any name there) are left out,
-as are those the context registers without a Python module (affine, complex, ub), which cannot
-be listed this way: both take any op name.
+Dialects that allow unknown ops (llvm, nvvm: the context accepts any name there) are left out.
 """
 
 import importlib
@@ -22,6 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import oracle as oracle_module  # noqa: E402
 
 DIALECTS = ["gpu", "llvm", "memref", "mhlo", "mpmd", "nvgpu", "nvvm", "vector"]
+# Registered by jaxlib's context, with no generated Python op classes.
+LIBRARY_DIALECTS = ["affine", "complex", "ub"]
 
 
 def allows_unknown_ops(oracle, dialect):
@@ -46,7 +48,14 @@ def registered():
         if missing:
             sys.exit("registered_ops: not registered in jaxlib's context: %s" % ", ".join(missing))
         out[d] = [n[len(d) + 1:] for n in names]
-    return out
+    for d in LIBRARY_DIALECTS:
+        if allows_unknown_ops(oracle, d):
+            continue
+        names = oracle.library_op_names([d])
+        if not names:
+            sys.exit("registered_ops: no op of %s found in jaxlib's library" % d)
+        out[d] = [n[len(d) + 1:] for n in names]
+    return dict(sorted(out.items()))
 
 
 def yaml_text(ops):

@@ -6,8 +6,9 @@
 //!   others with MLIR's "does not allow unknown operations", as jaxlib does; so is one of the
 //!   dialects whose op names alone `spec/registered_ops.yaml` lists (gpu, memref, mhlo, ...).
 //!
-//! jaxlib's op names come from its generated Python op classes (`_*_ops_gen.py`): tensor and
-//! shape have none, so for them only our names are checked against its registry. Needs the
+//! jaxlib's op names come from its generated Python op classes (`_*_ops_gen.py`), and for
+//! affine, complex and ub, which have none, from the names its library spells: tensor and shape
+//! are in neither, so for them only our names are checked against its registry. Needs the
 //! oracle: ignored without it, a failure under CI (`vhlo_tests::oracle_python`).
 
 use std::collections::BTreeSet;
