@@ -977,18 +977,17 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                     format!("dialect '{dialect}' is modeled by dialects/{dialect}.yaml, which lists its ops"),
                 );
             }
-            let mut sorted: Vec<String> = Vec::with_capacity(names.len());
+            let mut seen = std::collections::HashSet::with_capacity(names.len());
             for n in names {
-                if sorted.contains(&n.value) {
+                if !seen.insert(n.value.as_str()) {
                     diags.error(
                         pos(file, n),
                         format!("'{dialect}.{}' is listed twice", n.value),
                     );
                 }
-                sorted.push(n.value.clone());
             }
+            let mut sorted: Vec<String> = seen.into_iter().map(str::to_string).collect();
             sorted.sort();
-            sorted.dedup();
             spec.registered_ops.push((dialect.clone(), sorted));
         }
     }
