@@ -3,7 +3,7 @@
 //! dominance with isolation from above. Ops of dialects this crate does not know are treated as
 //! MLIR treats unregistered ops: they may terminate a block, and need no terminator themselves.
 
-use super::{fail, Sink};
+use super::{fail, Check, Sink};
 use crate::ir::{AttrData, Block, FastMap, Module, OpId, Symbol, Type, TypeData, Value};
 use crate::text::type_to_string;
 
@@ -158,61 +158,80 @@ pub(crate) fn collect_symbols(
 }
 
 /// The checks of the `func` dialect's ops (and of symbol tables' bodies).
-pub(crate) fn verify_func_dialect(sink: &mut Sink, symbols: &SymbolTable, op: OpId) {
+pub(crate) fn verify_func_dialect(sink: &mut Sink, op: OpId) {
     match sink.m.op_name_str(op) {
         "func.func" => verify_func(sink, op),
         "func.return" => verify_return(sink, op),
-        "func.call" => verify_call(sink, symbols, op),
-        "func.constant" => verify_constant(sink, symbols, op),
+        "func.call" => verify_call(sink, op),
+        "func.constant" => verify_constant(sink, op),
         "func.call_indirect" => verify_call_indirect(sink, op),
         _ => {}
     }
 }
 
-/// `func.constant` (FuncOps.td: no operand, one result, a flat symbol `value`), and
-/// `ConstantOp::verifySymbolUses`: a `func.func` of the result's type.
-fn verify_constant(sink: &mut Sink, symbols: &SymbolTable, op: OpId) {
-    let m = sink.m;
+/// `func.constant` (FuncOps.td: no operand, one result, a flat symbol `value`); its symbol use
+/// is checked later ([`func_symbol_uses`]).
+fn verify_constant(sink: &mut Sink, op: OpId) {
+    if let Err(f) = constant_callee(sink.m, op) {
+        sink.report(op, f);
+    }
+}
+
+fn constant_callee(m: &Module, op: OpId) -> Result<Symbol, super::Failure> {
     let counts = super::counts::OdsCounts {
         regions: (0, false),
         results: (1, false),
         successors: (0, false),
         operands: (0, false),
     };
-    let checked = super::counts::ods_counts(m, op, counts).and_then(|()| {
-        let value = m
-            .property(op, "value")
-            .ok_or_else(|| fail("func.constant", "requires attribute 'value'"))?;
-        match m.attr_data(value) {
-            AttrData::SymbolRef { root, nested } if nested.is_empty() => Ok(*root),
-            _ => Err(fail(
-                "func.constant",
-                format!(
-                    "invalid properties for op func.constant: Invalid attribute `value` in property conversion: {}",
-                    crate::text::attribute_to_string(m, value)
-                ),
-            )),
-        }
-    });
-    let name = match checked {
-        Ok(name) => name,
-        Err(f) => return sink.report(op, f),
-    };
+    super::counts::ods_counts(m, op, counts)?;
+    let value = m
+        .property(op, "value")
+        .ok_or_else(|| fail("func.constant", "requires attribute 'value'"))?;
+    match m.attr_data(value) {
+        AttrData::SymbolRef { root, nested } if nested.is_empty() => Ok(*root),
+        _ => Err(fail(
+            "func.constant",
+            format!(
+                "invalid properties for op func.constant: Invalid attribute `value` in property conversion: {}",
+                crate::text::attribute_to_string(m, value)
+            ),
+        )),
+    }
+}
+
+/// The symbol uses of `func.call` and `func.constant` (their `verifySymbolUses`), which MLIR
+/// checks on leaving the symbol table, after every other check of the ops in it
+/// (`walk.rs`, `symbol_users`).
+pub(crate) fn func_symbol_uses(m: &Module, symbols: &SymbolTable, op: OpId) -> Check {
+    match m.op_name_str(op) {
+        "func.call" => call_symbol_uses(m, symbols, op),
+        "func.constant" => constant_symbol_uses(m, symbols, op),
+        _ => Ok(()),
+    }
+}
+
+/// `func.constant`'s `ConstantOp::verifySymbolUses`: a `func.func` of the result's type.
+fn constant_symbol_uses(m: &Module, symbols: &SymbolTable, op: OpId) -> Check {
+    let name = constant_callee(m, op)?;
     let func = symbols
         .lookup(m, op, name)
         .filter(|&f| m.op_name_str(f) == "func.func");
     let Some(func) = func else {
         let why = format!("reference to undefined function '{}'", m.str(name));
-        return sink.report(op, fail("func.constant", why));
+        return Err(fail("func.constant", why));
     };
     let result = m.results(op).next().map(|v| m.value_type(v));
     let fits = m
         .property(func, "function_type")
         .is_some_and(|a| matches!(m.attr_data(a), AttrData::Type(t) if Some(*t) == result));
     if !fits {
-        let why = "reference to function with mismatched type";
-        sink.report(op, fail("func.constant", why));
+        return Err(fail(
+            "func.constant",
+            "reference to function with mismatched type",
+        ));
     }
+    Ok(())
 }
 
 /// `func.call_indirect` (FuncOps.td): a callee of function type, then its inputs and results
@@ -363,85 +382,76 @@ fn verify_return(sink: &mut Sink, op: OpId) {
     }
 }
 
-fn verify_call(sink: &mut Sink, symbols: &SymbolTable, op: OpId) {
-    let m = sink.m;
+/// `func.call`'s own checks (its ODS attribute); its symbol uses are checked later
+/// ([`func_symbol_uses`]).
+fn verify_call(sink: &mut Sink, op: OpId) {
+    if let Err(f) = call_callee(sink.m, op) {
+        sink.report(op, f);
+    }
+}
+
+fn call_callee(m: &Module, op: OpId) -> Result<Symbol, super::Failure> {
     // ODS's messages: a missing attribute, then one of another kind.
-    let Some(callee) = m.property(op, "callee") else {
-        sink.report(op, fail("func.call", "requires attribute 'callee'"));
-        return;
-    };
-    let callee = match m.attr_data(callee) {
-        AttrData::SymbolRef { root, nested } if nested.is_empty() => *root,
-        _ => {
-            let why =
-                "attribute 'callee' failed to satisfy constraint: flat symbol reference attribute";
-            sink.report(op, fail("func.call", why));
-            return;
-        }
-    };
+    let callee = m
+        .property(op, "callee")
+        .ok_or_else(|| fail("func.call", "requires attribute 'callee'"))?;
+    match m.attr_data(callee) {
+        AttrData::SymbolRef { root, nested } if nested.is_empty() => Ok(*root),
+        _ => Err(fail(
+            "func.call",
+            "attribute 'callee' failed to satisfy constraint: flat symbol reference attribute",
+        )),
+    }
+}
+
+/// `func.call`'s `CallOp::verifySymbolUses`: a `func.func` callee whose inputs and results are
+/// the call's operand and result types.
+fn call_symbol_uses(m: &Module, symbols: &SymbolTable, op: OpId) -> Check {
+    let callee = call_callee(m, op)?;
     let func = symbols
         .lookup(m, op, callee)
         .filter(|&f| m.op_name_str(f) == "func.func");
     let Some(func) = func else {
-        sink.report(
-            op,
-            fail(
-                "func.call",
-                format!("'{}' does not reference a valid function", m.str(callee)),
-            ),
-        );
-        return;
+        return Err(fail(
+            "func.call",
+            format!("'{}' does not reference a valid function", m.str(callee)),
+        ));
     };
     let Some((inputs, results)) = function_type(m, func) else {
-        return;
+        return Ok(());
     };
     let operands = m.operands(op);
     if operands.len() != inputs.len() {
-        sink.report(
-            op,
-            fail("func.call", "incorrect number of operands for callee"),
-        );
-        return;
+        return Err(fail("func.call", "incorrect number of operands for callee"));
     }
     for (i, (&v, &t)) in operands.iter().zip(inputs.iter()).enumerate() {
         if m.value_type(v) != t {
-            sink.report(
-                op,
-                fail(
-                    "func.call",
-                    format!(
-                        "operand type mismatch: expected operand type '{}', but provided '{}' for operand number {i}",
-                        type_to_string(m, t),
-                        type_to_string(m, m.value_type(v))
-                    ),
+            return Err(fail(
+                "func.call",
+                format!(
+                    "operand type mismatch: expected operand type '{}', but provided '{}' for operand number {i}",
+                    type_to_string(m, t),
+                    type_to_string(m, m.value_type(v))
                 ),
-            );
-            return;
+            ));
         }
     }
     if m.num_results(op) != results.len() {
-        sink.report(
-            op,
-            fail("func.call", "incorrect number of results for callee"),
-        );
-        return;
+        return Err(fail("func.call", "incorrect number of results for callee"));
     }
     for (i, (v, &t)) in m.results(op).zip(results.iter()).enumerate() {
         if m.value_type(v) != t {
-            sink.report(
-                op,
-                fail(
-                    "func.call",
-                    format!(
-                        "result type mismatch at index {i}: expected '{}', but provided '{}'",
-                        type_to_string(m, t),
-                        type_to_string(m, m.value_type(v))
-                    ),
+            return Err(fail(
+                "func.call",
+                format!(
+                    "result type mismatch at index {i}: expected '{}', but provided '{}'",
+                    type_to_string(m, t),
+                    type_to_string(m, m.value_type(v))
                 ),
-            );
-            return;
+            ));
         }
     }
+    Ok(())
 }
 
 /// Immediate dominators of the blocks of a region (entry first), by the iterative algorithm of

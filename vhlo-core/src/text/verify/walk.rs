@@ -5,8 +5,8 @@
 //! StableHLO module the legalization makes of it (which keeps the structure as it is).
 
 use super::structure::{
-    classify, collect_symbols, dominance_failure, dominator_tree, verify_func_dialect, OpClass,
-    SymbolTable,
+    classify, collect_symbols, dominance_failure, dominator_tree, func_symbol_uses,
+    verify_func_dialect, OpClass, SymbolTable,
 };
 use super::{fail, Check, Sink};
 use crate::dialect::codec::{CodecDialect, CodecOp};
@@ -86,6 +86,10 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
     let mut frame_scope: Vec<u32> = vec![0];
     let mut scopes = 1u32;
     let mut dom_children: FastMap<Block, Vec<Block>> = FastMap::default();
+    // The ops with symbol uses, one list per open symbol table (the top level first): MLIR
+    // checks them on leaving the table's op, after every other check of the ops in it
+    // (`detail::verifySymbolTable`), in the order of the ops.
+    let mut symbol_users: Vec<Vec<OpId>> = vec![Vec::new()];
 
     // Top-level ops sit in no block: frame 1, always open.
     frame_open.push(true);
@@ -114,7 +118,13 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
             (op, open.frame, open.scope)
         } else {
             match stack.pop() {
-                None => break,
+                None => {
+                    let users = symbol_users.pop().unwrap_or_default();
+                    if let Err((op, f)) = symbol_uses(m, &symbols, classes, &users) {
+                        sink.report(op, f);
+                    }
+                    break;
+                }
                 Some(Step::Top(i)) => {
                     let Some(&op) = m.top_ops().get(i) else {
                         continue;
@@ -183,6 +193,13 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                 Some(Step::Results(op, frame)) => {
                     // What MLIR checks on leaving the op, after the ops in its regions.
                     if parts.ops {
+                        if m.op_name_str(op) == "builtin.module" {
+                            let users = symbol_users.pop().unwrap_or_default();
+                            if let Err((op, f)) = symbol_uses(m, &symbols, classes, &users) {
+                                sink.report(op, f);
+                                return;
+                            }
+                        }
                         let c = classes.of(m, op);
                         let checked = match c.stablehlo {
                             Some(kind) if m.op_name_str(op).starts_with("stablehlo.") => {
@@ -193,7 +210,8 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                                     symbols: &symbols,
                                 })
                             }
-                            None if c.registered => super::scf::verify_regions(m, op)
+                            None if c.registered => codec_implicit_terminator(m, op)
+                                .and_then(|()| super::scf::verify_regions(m, op))
                                 .and_then(|()| super::tensor::verify_regions(m, op))
                                 .and_then(|()| super::chlo::verify_on_exit(m, op)),
                             _ => Ok(()),
@@ -320,8 +338,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                         .and_then(|()| super::tensor::verify(m, op))
                         .and_then(|()| super::scf::verify(m, op))
                         .and_then(|()| super::chlo::verify_op(m, op))
-                        // A region trait: MLIR checks it after the op's own verifier.
-                        .and_then(|()| codec_implicit_terminator(m, op));
+                        .and_then(|()| codec_single_block(m, op));
                     if let Err(f) = declared {
                         sink.report(op, f);
                         return;
@@ -349,14 +366,24 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                     if key {
                         verified_ops.insert();
                     }
+                    if super::ops::collectives::uses_symbols(kind) {
+                        if let Some(users) = symbol_users.last_mut() {
+                            users.push(op);
+                        }
+                    }
                 } else if m.op_name_str(op).starts_with("func.") {
                     let before = sink.out.len();
-                    verify_func_dialect(sink, &symbols, op);
+                    verify_func_dialect(sink, op);
                     if sink.out.len() > before {
                         return;
                     }
                     if key {
                         verified_ops.insert();
+                    }
+                    if class.call || m.op_name_str(op) == "func.constant" {
+                        if let Some(users) = symbol_users.last_mut() {
+                            users.push(op);
+                        }
                     }
                 }
             }
@@ -381,6 +408,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
             if !sink.out.is_empty() {
                 return;
             }
+            symbol_users.push(Vec::new());
         }
         let needs_terminator = class.registered && !class.no_terminator;
         if parts.structure && needs_terminator {
@@ -419,6 +447,31 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
             }
         }
     }
+}
+
+/// The symbol uses of `users` (ops of one symbol table, in order): the first failure, with its
+/// op.
+fn symbol_uses(
+    m: &Module,
+    symbols: &SymbolTable,
+    classes: &mut Classes,
+    users: &[OpId],
+) -> Result<(), (OpId, super::Failure)> {
+    for &op in users {
+        let checked = match classes.of(m, op).stablehlo {
+            Some(kind) if m.op_name_str(op).starts_with("stablehlo.") => {
+                super::ops::collectives::verify_symbol_uses(&super::types::OpView {
+                    m,
+                    op,
+                    kind,
+                    symbols,
+                })
+            }
+            _ => func_symbol_uses(m, symbols, op),
+        };
+        checked.map_err(|f| (op, f))?;
+    }
+    Ok(())
 }
 
 /// [`classify`] memoized by the op-name symbol (a program has few distinct names), with whether
@@ -710,8 +763,31 @@ fn codec_type_matches(m: &Module, op: OpId) -> Check {
     }
 }
 
-/// ODS's `SingleBlockImplicitTerminator` of an op of a dialect of the spec (`implicit_terminator`):
-/// each of its non-empty regions ends with that terminator.
+/// ODS's `SingleBlockImplicitTerminator` of an op of a dialect of the spec (`implicit_terminator`),
+/// as an op trait (with the op's other traits): each of its regions has a block with ops.
+fn codec_single_block(m: &Module, op: OpId) -> Check {
+    let Some((_, o)) = crate::text::dialects::codec_op(m.op_name_str(op)) else {
+        return Ok(());
+    };
+    if o.implicit_terminator.is_none() {
+        return Ok(());
+    }
+    for &r in m.regions(op) {
+        if m.blocks(r)
+            .first()
+            .is_some_and(|&b| m.block_ops(b).is_empty())
+        {
+            return Err(fail(
+                "SingleBlockImplicitTerminator",
+                "expects a non-empty block",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// ODS's `SingleBlockImplicitTerminator`, as a region trait (MLIR checks it on leaving the op,
+/// after the ops inside): each of its non-empty regions ends with that terminator.
 fn codec_implicit_terminator(m: &Module, op: OpId) -> Check {
     let Some((cd, o)) = crate::text::dialects::codec_op(m.op_name_str(op)) else {
         return Ok(());
@@ -725,10 +801,7 @@ fn codec_implicit_terminator(m: &Module, op: OpId) -> Check {
             continue;
         };
         let Some(&last) = m.block_ops(b).last() else {
-            return Err(fail(
-                "SingleBlockImplicitTerminator",
-                "expects a non-empty block",
-            ));
+            continue;
         };
         let found = m.op_name_str(last);
         if found != want {
@@ -1189,6 +1262,70 @@ mod tests {
         // Without the nested module, the program is accepted.
         let cut = src.find("  module @inner").unwrap();
         assert!(crate::text::parse(&format!("{}}}\n", &src[..cut])).is_ok());
+    }
+
+    /// `SingleBlockImplicitTerminator` is a region trait: the op that ends the body is verified
+    /// first, as jaxlib verifies it (an `scf.yield` renamed `scf.for` lacks its region).
+    #[test]
+    fn implicit_terminators_are_checked_on_leaving_the_op() {
+        let src = r#"func.func @f(%a: i32, %b: i32, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "scf.for"(%a, %b, %b, %x) ({
+  ^bb0(%i: i32, %y: tensor<2xf32>):
+    %1 = "stablehlo.negate"(%y) : (tensor<2xf32>) -> tensor<2xf32>
+    "scf.for"(%1) : (tensor<2xf32>) -> ()
+  }) : (i32, i32, i32, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+"#;
+        let e = crate::text::parse(src).unwrap_err();
+        assert_eq!(e.line, 5, "{e}");
+        assert!(e.to_string().contains("requires one region"), "{e}");
+        // Well-formed, the last op is still not the terminator the outer op expects.
+        let src = src.replace(
+            r#""scf.for"(%1) : (tensor<2xf32>) -> ()"#,
+            r#""scf.reduce"(%1) ({ ^bb0(%p: tensor<2xf32>, %q: tensor<2xf32>): "scf.reduce.return"(%p) : (tensor<2xf32>) -> () }) : (tensor<2xf32>) -> ()"#,
+        );
+        let e = crate::text::parse(&src).unwrap_err();
+        assert!(
+            e.to_string().contains("expects parent op 'scf.parallel'"),
+            "{e}"
+        );
+    }
+
+    /// Symbol uses (a call's callee, a composite's decomposition, a `func.constant`) are
+    /// checked on leaving their symbol table, after every other op in it, as jaxlib checks
+    /// them: the broken op after them is reported first, and a nested module's uses before
+    /// the outer module's other ops.
+    #[test]
+    fn symbol_uses_are_checked_on_leaving_the_symbol_table() {
+        let first_error = |src: &str| {
+            let e = crate::text::parse(src).unwrap_err();
+            (e.line, e.column, e.to_string())
+        };
+        let add =
+            "%1 = stablehlo.add %arg0, %arg0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<5xf32>";
+        for user in [
+            "%0 = func.call @callee(%arg0) : (tensor<4xf32>) -> tensor<5xf32>",
+            "%0 = stablehlo.composite \"my.op\" %arg0 {decomposition = @missing} : (tensor<4xf32>) -> tensor<4xf32>",
+            "%0 = func.constant @missing : () -> ()",
+        ] {
+            let src = format!(
+                "func.func @main(%arg0: tensor<4xf32>) {{\n  {user}\n  {add}\n  return\n}}\n\
+                 func.func private @callee(%arg0: tensor<4xf32>) -> tensor<4xf32> {{\n  return %arg0 : tensor<4xf32>\n}}\n"
+            );
+            let (line, _, e) = first_error(&src);
+            assert!(line == 3 && e.contains("requires the same shape"), "{user}: {e}");
+            // Alone, the use is refused.
+            let alone = src.replace(add, "");
+            let (line, _, e) = first_error(&alone);
+            assert_eq!(line, 2, "{user}: {e}");
+        }
+        let nested = format!(
+            "module {{\n  module @inner {{\n    func.func @f() {{\n      %0 = func.constant @g : () -> ()\n      return\n    }}\n  }}\n  func.func @main(%arg0: tensor<4xf32>) {{\n    {add}\n    return\n  }}\n}}\n"
+        );
+        let (line, column, e) = first_error(&nested);
+        assert_eq!((line, column), (4, 12), "{e}");
+        assert!(e.contains("reference to undefined function 'g'"), "{e}");
     }
 
     /// Two reduces of one signature (and their `stablehlo.return`s): the second is known. A

@@ -32,7 +32,7 @@ pub(super) fn verify(v: OpView) -> Check {
         K::CollectivePermute => collective_permute(&v),
         K::CollectiveReduce => collective_reduce(&v),
         K::ReduceScatter => reduce_scatter(&v),
-        K::AsyncStart => async_start(&v),
+        // Its inferred type reads its body: on leaving it (`async_start`).
         K::AsyncDone => async_done(&v),
         K::Send => send(&v),
         K::Recv => recv(&v),
@@ -45,8 +45,7 @@ pub(super) fn verify(v: OpView) -> Check {
         // outfeed, after_all and create_token produce a token, which their ODS result type
         // already demands.
         _ => Ok(()),
-    }?;
-    verify_symbol_uses(&v)
+    }
 }
 
 // ---- ODS operand, result and region constraints ------------------------------------------------
@@ -69,15 +68,24 @@ fn check_ods(v: &OpView) -> Check {
             "region #{i} ('{region_name}') failed to verify constraint: region with 1 blocks (it has {blocks})"
         );
     }
-    if v.kind != K::ReduceScatter {
-        if let Some((last, _)) = v.region_return(0) {
-            let name = m.op_name_str(last);
-            ensure!(
-                name == "stablehlo.return",
-                "SingleBlockImplicitTerminator",
-                "expects regions to end with 'stablehlo.return', found '{name}'"
-            );
-        }
+    // `SingleBlockImplicitTerminator`'s terminator is a region trait's check, on leaving the op
+    // (`implicit_terminator`).
+    Ok(())
+}
+
+/// `SingleBlockImplicitTerminator<"ReturnOp">` of async_start, all_reduce and collective_reduce
+/// (a region trait: MLIR checks it on leaving the op, after the ops inside).
+pub(crate) fn implicit_terminator(v: &OpView) -> Check {
+    if !matches!(v.kind, K::AsyncStart | K::AllReduce | K::CollectiveReduce) {
+        return Ok(());
+    }
+    if let Some((last, _)) = v.region_return(0) {
+        let name = v.m.op_name_str(last);
+        ensure!(
+            name == "stablehlo.return",
+            "SingleBlockImplicitTerminator",
+            "expects regions to end with 'stablehlo.return', found '{name}'"
+        );
     }
     Ok(())
 }
@@ -1110,7 +1118,7 @@ const ASYNC_OPS: [&str; 10] = [
 
 /// async_start (C1–C4): a body of one collective or slice op and a return of one value, block
 /// arguments of the operands' types, and a `!stablehlo.future` of the returned type.
-fn async_start(v: &OpView) -> Check {
+pub(crate) fn async_start(v: &OpView) -> Check {
     let m = v.m;
     let Some(block) = v.region_block(0) else {
         bail!("C1", "region must not be empty");
@@ -1153,13 +1161,12 @@ fn async_start(v: &OpView) -> Check {
         "region must return exactly one value, but got {}",
         returned.len()
     );
-    // C4's result type, on leaving the op (`async_start_results`).
-    Ok(())
+    async_start_results(v)
 }
 
 /// async_start (C4): the result is the future of what its region returns; checked on leaving
 /// the op, as `InferTypeOpInterface` checks it (`regions::verify_on_exit`).
-pub(crate) fn async_start_results(v: &OpView) -> Check {
+fn async_start_results(v: &OpView) -> Check {
     let m = v.m;
     let Some(&ret) = v.region_block(0).and_then(|b| m.block_ops(b).last()) else {
         return Ok(());
@@ -1814,18 +1821,28 @@ fn known_custom_calls(v: &OpView, aliases: &[Alias]) -> Check {
 // ---- symbols ----------------------------------------------------------------------------------------
 
 /// The op's symbol uses (MLIR's `verifySymbolUses`): a composite's decomposition (C2–C4) and a
-/// replica-group mesh symbol. MLIR checks these only once every op has verified.
+/// replica-group mesh symbol. MLIR checks these on leaving the symbol table, once every op in
+/// it has verified (`walk.rs`, `symbol_users`).
 pub(crate) fn verify_symbol_uses(v: &OpView) -> Check {
     match v.kind {
         K::Composite => composite(v),
-        K::AllGather
-        | K::AllReduce
-        | K::AllToAll
-        | K::CollectiveBroadcast
-        | K::CollectiveReduce
-        | K::ReduceScatter => mesh_symbol(v),
+        k if uses_symbols(k) => mesh_symbol(v),
         _ => Ok(()),
     }
+}
+
+/// Whether ops of `kind` have symbol uses ([`verify_symbol_uses`]).
+pub(crate) fn uses_symbols(kind: K) -> bool {
+    matches!(
+        kind,
+        K::Composite
+            | K::AllGather
+            | K::AllReduce
+            | K::AllToAll
+            | K::CollectiveBroadcast
+            | K::CollectiveReduce
+            | K::ReduceScatter
+    )
 }
 
 /// `ReplicaGroupMeshAxesAttr::verifySymbolUses`: a mesh named by symbol exists.

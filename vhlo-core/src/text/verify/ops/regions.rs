@@ -1680,12 +1680,13 @@ fn map(v: &OpView) -> Check {
 /// inference reads their regions. So an op inside a branch that breaks its own rules is
 /// refused for them first, as jaxlib refuses it.
 pub(crate) fn verify_on_exit(v: OpView) -> Check {
+    super::collectives::implicit_terminator(&v)?;
     match v.kind {
         K::Map => check_results(&v, &components(infer_map(&v)?), "C4"),
         K::While => check_results(&v, &plain_types(infer_while(&v)), "C3"),
         K::If => check_results(&v, &infer_conditional(&v)?, "C3"),
         K::Case => check_results(&v, &infer_conditional(&v)?, "C4"),
-        K::AsyncStart => super::collectives::async_start_results(&v),
+        K::AsyncStart => super::collectives::async_start(&v),
         _ => Ok(()),
     }
 }
