@@ -42,7 +42,7 @@ impl Positions {
         use crate::text::verify::Place;
         let &(_, start, end, generic) = self.ops.iter().find(|p| p.0 == op)?;
         let (name, at_dict) = match place {
-            Place::Op => return Some(start),
+            Place::Op | Place::Nested(_) => return Some(start),
             Place::AttributeDict(_) if generic => return Some(start),
             Place::AttributeValue(n) => (n, false),
             Place::AttributeDict(n) => (n, true),

@@ -24,6 +24,8 @@ pub(crate) enum Place {
     /// At the `{` of the dictionary that holds the named attribute, when the op is in custom
     /// syntax (at the op in generic syntax).
     AttributeDict(&'static str),
+    /// At another op, which the op's verifier checks (`scf.forall.in_parallel` its inserts).
+    Nested(OpId),
 }
 
 impl Failure {
@@ -81,8 +83,15 @@ impl<'m> Sink<'m> {
     }
 
     /// Records `f` against `op`.
-    pub fn report(&mut self, op: OpId, f: Failure) {
+    pub fn report(&mut self, op: OpId, mut f: Failure) {
         let m = self.m;
+        let op = match f.place {
+            Place::Nested(other) => {
+                f.place = Place::Op;
+                other
+            }
+            _ => op,
+        };
         self.out.push(Diagnostic {
             op: m.op_name_str(op).to_string(),
             location: crate::text::location_to_string(m, m.op_location(op)),

@@ -86,10 +86,11 @@ pub(crate) fn verify_parts(
 }
 
 /// MLIR's verifier checks an op's discardable attributes of other dialects before the op
-/// itself, and stops at the first op that fails: Shardy's attribute checks of the ops up to
-/// the first one the walk refused come before the walk's diagnostics.
+/// itself, and stops at the first op that fails: Shardy's and the shape dialect's attribute
+/// checks of the ops up to the first one the walk refused come before the walk's diagnostics.
 fn attribute_checks_first(m: &Module, sink: &mut Sink<'_>) {
-    let checked = sdy::verify_sdy(m, true);
+    let mut checked = sdy::verify_sdy(m, true);
+    checked.extend(tensor::verify_shape_lib(m));
     if checked.is_empty() {
         return;
     }
@@ -98,6 +99,7 @@ fn attribute_checks_first(m: &Module, sink: &mut Sink<'_>) {
         let n = order.len();
         order.insert(op, n);
     });
+    checked.sort_by_key(|(op, _)| order.get(op).copied().unwrap_or(usize::MAX));
     let first = (sink.ops.iter().flatten())
         .filter_map(|(op, _)| order.get(op).copied())
         .min()

@@ -88,7 +88,6 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
         "cf.cond_br" => return successor_operands(m, op).and_then(|()| branch_weights(m, op)),
         "cf.switch" => return switch(m, op),
         "scf.parallel" => return parallel(m, op),
-        "scf.reduce" => return reduce(m, op),
         "scf.reduce.return" => {
             // `ReduceReturnOp::verify`: the type of the reduction's block arguments.
             let block = m.op_parent(op);
@@ -138,6 +137,7 @@ pub(crate) fn verify_regions(m: &Module, op: OpId) -> Check {
     let region = |i: usize| regions.get(i).copied();
     let types = |vs: &mut dyn Iterator<Item = Value>| vs.map(|v| m.value_type(v)).collect();
     match name {
+        "scf.reduce" => return reduce(m, op),
         // shape.assuming is a RegionBranchOpInterface op of the same shape.
         "scf.if" | "scf.execute_region" | "shape.assuming" => {
             for r in regions.iter().copied() {
@@ -367,15 +367,35 @@ pub(super) fn forall_outputs(m: &Module, forall: OpId) -> &[Value] {
 }
 
 /// `InParallelOp::verify`: only `tensor.parallel_insert_slice`, jaxlib's one
-/// ParallelCombiningOpInterface op (each inserts into an output of the loop: `tensor.rs`).
+/// ParallelCombiningOpInterface op, each inserting into an output argument of the loop around
+/// (reported at the insert, before it is verified itself).
 fn in_parallel(m: &Module, op: OpId) -> Check {
     let body = m.regions(op).iter().flat_map(|&r| m.blocks(r).first());
-    let mut ops = body.flat_map(|&b| m.block_ops(b));
-    if ops.any(|&inner| m.op_name_str(inner) != "tensor.parallel_insert_slice") {
-        return Err(fail(
-            "scf.forall.in_parallel",
-            "expected only ParallelCombiningOpInterface ops",
-        ));
+    let ops = body.flat_map(|&b| m.block_ops(b));
+    let outputs = super::structure::parent_op(m, op)
+        .filter(|&p| m.op_name_str(p) == "scf.forall")
+        .map(|forall| forall_outputs(m, forall));
+    for &inner in ops.clone() {
+        if m.op_name_str(inner) != "tensor.parallel_insert_slice" {
+            return Err(fail(
+                "scf.forall.in_parallel",
+                "expected only ParallelCombiningOpInterface ops",
+            ));
+        }
+    }
+    for &inner in ops {
+        let into_output = |outputs: &[crate::ir::Value]| {
+            m.operands(inner)
+                .get(1)
+                .is_some_and(|d| outputs.contains(d))
+        };
+        if outputs.is_some_and(|o| !into_output(o)) {
+            return Err(fail(
+                "scf.forall.in_parallel",
+                "may only insert into an output block argument",
+            )
+            .at(super::Place::Nested(inner)));
+        }
     }
     Ok(())
 }
@@ -542,6 +562,12 @@ fn switch(m: &Module, op: OpId) -> Check {
     let case_operands =
         crate::text::op_format::segment_sizes(m, op).and_then(|s| s.get(2).copied());
     if let (Some(segments), Some(n)) = (segments, case_operands) {
+        if segments.iter().any(|&x| x < 0) {
+            return Err(fail(
+                "VariadicOfVariadic",
+                "'case_operand_segments' attribute cannot have negative elements",
+            ));
+        }
         let total: i64 = segments.iter().map(|&x| i64::from(x)).sum();
         if usize::try_from(total).ok() != Some(n) {
             return Err(fail(

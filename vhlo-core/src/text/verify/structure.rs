@@ -275,6 +275,16 @@ fn verify_call_indirect(sink: &mut Sink, op: OpId) {
 
 fn verify_func(sink: &mut Sink, op: OpId) {
     let m = sink.m;
+    // FuncOps.td's count traits come first.
+    let counts = super::counts::OdsCounts {
+        regions: (1, false),
+        results: (0, false),
+        successors: (0, false),
+        operands: (0, false),
+    };
+    if let Err(f) = super::counts::ods_counts(m, op, counts) {
+        return sink.report(op, f);
+    }
     let Some((inputs, _)) = function_type(m, op) else {
         sink.report(
             op,

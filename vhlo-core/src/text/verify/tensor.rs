@@ -267,9 +267,30 @@ fn concat(m: &Module, op: OpId) -> Check {
         _ => return Ok(()),
     };
     let Some(dim) = usize::try_from(dim).ok().filter(|&d| d < rank) else {
+        if dim >= 0 {
+            return Err(fail(
+                "tensor.concat",
+                "concatenation dim must be less than the tensor rank",
+            ));
+        }
+        // MLIR compares a negative dim as it is: every dimension is checked as one not
+        // concatenated, and past that its verifier reads out of bounds (jaxlib crashes).
+        for i in 0..rank {
+            let mut sizes = input_dims.iter().map(|d| d[i]).filter(|&x| !is_dynamic(x));
+            if let Some(first) = sizes.next() {
+                if sizes.any(|x| x != first) {
+                    return Err(fail(
+                        "tensor.concat",
+                        format!(
+                            "static concatenation size mismatch along non-concatenated dimension {i}"
+                        ),
+                    ));
+                }
+            }
+        }
         return Err(fail(
             "tensor.concat",
-            "concatenation dim must be less than the tensor rank",
+            format!("concatenation dim {dim} is negative"),
         ));
     };
     // The sizes each dimension must have: one static size across the inputs off `dim`, their
@@ -643,8 +664,8 @@ fn const_shape(m: &Module, op: OpId) -> Check {
     Ok(())
 }
 
-/// `tensor.parallel_insert_slice` sits in an `scf.forall.in_parallel` (its own verifier) and
-/// inserts into an output argument of the loop around (`InParallelOp::verify`).
+/// `tensor.parallel_insert_slice` sits in an `scf.forall.in_parallel` (its own verifier; the
+/// parent checks where it inserts, `scf.rs` `in_parallel`).
 fn parallel_insert_destination(m: &Module, op: OpId) -> Check {
     let parent = super::structure::parent_op(m, op);
     let parent_name = parent.map_or("none", |p| m.op_name_str(p));
@@ -652,16 +673,6 @@ fn parallel_insert_destination(m: &Module, op: OpId) -> Check {
         return Err(fail(
             "tensor.parallel_insert_slice",
             format!("expected InParallelOpInterface parent, got: '{parent_name}'"),
-        ));
-    }
-    let Some(forall) = parent.and_then(|p| super::structure::parent_op(m, p)) else {
-        return Ok(());
-    };
-    let outputs = super::scf::forall_outputs(m, forall);
-    if !m.operands(op).get(1).is_some_and(|d| outputs.contains(d)) {
-        return Err(fail(
-            "scf.forall.in_parallel",
-            "may only insert into an output block argument",
         ));
     }
     Ok(())
@@ -890,12 +901,15 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
             ),
         ));
     }
-    // Each map has as many dimensions as the largest index of all of them, plus one.
+    // Each map has as many dimensions as the largest index of all of them, plus one, as MLIR
+    // counts them: an index is an unsigned 32-bit dimension position (so -1 is the largest,
+    // and the count wraps to 0).
     let map_dims = groups
         .iter()
         .flatten()
+        .map(|&d| d as u32)
         .max()
-        .map_or(0, |&d| d.saturating_add(1));
+        .map_or(0, |d| i64::from(d.wrapping_add(1)));
     if !groups.is_empty() && map_dims != expanded_dims.len() as i64 {
         return Err(fail(
             rule,

@@ -192,6 +192,10 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                 }
                 Some(Step::Results(op, frame)) => {
                     // What MLIR checks on leaving the op, after the ops in its regions.
+                    if parts.structure && classes.of(m, op).unknown {
+                        sink.report(op, unregistered(m, op));
+                        return;
+                    }
                     if parts.ops {
                         if m.op_name_str(op) == "builtin.module" {
                             let users = symbol_users.pop().unwrap_or_default();
@@ -252,20 +256,10 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
         };
         let op_parts = m.op_parts(op);
         let (class, reads_only_itself) = classes.of_name(m, op_parts.name);
-        if parts.structure && class.unknown {
-            // MLIR's verifier, first on entering the op (Verifier.cpp `verifyOnEntrance`).
-            let name = m.str(op_parts.name);
-            let dialect = name.split('.').next().unwrap_or("");
-            sink.report(
-                op,
-                fail(
-                    "registered ops",
-                    format!(
-                        "unregistered operation '{name}' found in dialect ('{dialect}') that \
-                         does not allow unknown operations"
-                    ),
-                ),
-            );
+        if parts.structure && class.unknown && op_parts.regions.is_empty() {
+            // MLIR's verifier, on leaving the op (Verifier.cpp `verifyOnExit`; an op with
+            // regions at `Step::Results`, after the ops inside).
+            sink.report(op, unregistered(m, op));
             return;
         }
         if parts.dominance {
@@ -447,6 +441,19 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
             }
         }
     }
+}
+
+/// An op of a dialect that takes no unknown ops, which it lacks.
+fn unregistered(m: &Module, op: OpId) -> super::Failure {
+    let name = m.op_name_str(op);
+    let dialect = name.split('.').next().unwrap_or("");
+    fail(
+        "registered ops",
+        format!(
+            "unregistered operation '{name}' found in dialect ('{dialect}') that does not allow \
+             unknown operations"
+        ),
+    )
 }
 
 /// The symbol uses of `users` (ops of one symbol table, in order): the first failure, with its
@@ -1290,6 +1297,45 @@ mod tests {
             e.to_string().contains("expects parent op 'scf.parallel'"),
             "{e}"
         );
+    }
+
+    /// What MLIR checks on leaving an op comes after the ops inside: an unknown op of a
+    /// dialect that takes none, and `scf.reduce`'s `verifyRegions`. A `func.func`'s count
+    /// traits come before its other checks.
+    #[test]
+    fn exit_checks_come_after_the_ops_inside() {
+        let first = |src: &str| {
+            let e = crate::text::parse(src).unwrap_err();
+            (e.line, e.to_string())
+        };
+        let unknown = "func.func @f(%c: i1) {\n  \"scf.no_such_op\"() ({\n    \"scf.condition\"(%c) : (i1) -> ()\n  }) : () -> ()\n  return\n}\n";
+        let (line, e) = first(unknown);
+        assert!(
+            line == 3 && e.contains("expects parent op 'scf.while'"),
+            "{e}"
+        );
+        let (line, e) = first(&unknown.replace("    \"scf.condition\"(%c) : (i1) -> ()\n", ""));
+        assert!(
+            line == 2 && e.contains("unregistered operation 'scf.no_such_op'"),
+            "{e}"
+        );
+        let reduce = r#"func.func @f(%lb: index, %ub: index, %x: f32) -> f32 {
+  %0 = "scf.parallel"(%lb, %ub, %lb, %x) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> ({
+  ^bb0(%i: index):
+    "scf.reduce"(%x) ({
+    ^bb0(%a: f32, %b: f32):
+      "scf.parallel"() : () -> ()
+    }) : (f32) -> ()
+  }) : (index, index, index, f32) -> f32
+  return %0 : f32
+}
+"#;
+        let (line, e) = first(reduce);
+        assert!(line == 6 && e.contains("requires one region"), "{e}");
+        let func =
+            "func.func @main() {\n  \"func.func\"() <{sym_name = \"g\"}> : () -> ()\n  return\n}\n";
+        let (_, e) = first(func);
+        assert!(e.contains("requires one region"), "{e}");
     }
 
     /// Symbol uses (a call's callee, a composite's decomposition, a `func.constant`) are

@@ -929,13 +929,13 @@ fn source_target_pairs(v: &OpView) -> Check {
             ensure!(
                 sources.insert(id),
                 "C2",
-                "duplicate sources not allowed (source {id} appears more than once)"
+                "duplicate sources not allowed. Source {id} appears more than once."
             );
         } else {
             ensure!(
                 targets.insert(id),
                 "C3",
-                "duplicate targets not allowed (target {id} appears more than once)"
+                "duplicate targets not allowed. Target {id} appears more than once."
             );
         }
     }
