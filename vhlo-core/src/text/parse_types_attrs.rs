@@ -10,7 +10,7 @@
 
 use super::dialects::{self, FieldKind};
 use super::lexer::Number;
-use super::parser::{Elem, PResult, Parser};
+use super::parser::{Elem, PResult, Parser, Unregistered};
 use crate::float;
 use crate::ir::wide_int;
 use crate::ir::*;
@@ -159,7 +159,8 @@ impl<'a> Parser<'a> {
                 if self.c.bytes.get(self.c.pos) == Some(&b'<') {
                     // `!dialect<...>`: kept as text.
                     let body = self.c.balanced()?;
-                    self.require_registered(id, pos, || format!("type `!{id}{body}` created"))?;
+                    let text = format!("!{id}{body}");
+                    self.require_registered(id, pos, Unregistered::Type(&text))?;
                     let dialect = self.m.sym(id);
                     let mnemonic = self.m.sym("");
                     let text = self.m.sym(body);
@@ -483,9 +484,10 @@ impl<'a> Parser<'a> {
                 .error_at(pos, format!("unknown type '!{dialect}.{mnemonic}'"))),
             _ => {
                 let body = if has_body { self.c.balanced()? } else { "" };
-                self.require_registered(dialect, pos, || {
-                    format!("type `!{dialect}.{mnemonic}{body}` created")
-                })?;
+                let text = format!("!{dialect}.{mnemonic}{body}");
+                // MLIR reports it at the mnemonic.
+                let at = pos.saturating_add(dialect.len()).saturating_add(2);
+                self.require_registered(dialect, at, Unregistered::Type(&text))?;
                 if !mnemonic.starts_with(|c: char| c.is_ascii_alphabetic()) {
                     // MLIR holds `!d.` and `!d..x` as opaque data (`""`, `".x"`) and prints
                     // data that starts with no letter as `!d<...>`; so does the printer from
@@ -1187,7 +1189,7 @@ impl<'a> Parser<'a> {
         if next_is_angle {
             let body = self.c.balanced()?;
             let text = format!("#{id}{body}");
-            self.require_registered(id, pos, || format!("attribute `{text}` created"))?;
+            self.require_registered(id, pos, Unregistered::Attribute(&text))?;
             let dialect = self.m.sym(id);
             let text = self.m.sym(&text);
             return Ok(self.m.attr(AttrData::Opaque { dialect, text }));
@@ -1244,7 +1246,9 @@ impl<'a> Parser<'a> {
                 "#{dialect}.{mnemonic}{}",
                 canonical.as_deref().unwrap_or(body)
             );
-            self.require_registered(dialect, pos, || format!("attribute `{text}` created"))?;
+            // MLIR reports it at the mnemonic.
+            let at = pos.saturating_add(dialect.len()).saturating_add(2);
+            self.require_registered(dialect, at, Unregistered::Attribute(&text))?;
             let dialect = self.m.sym(dialect);
             let text = self.m.sym(&text);
             return Ok(self.m.attr(AttrData::Opaque { dialect, text }));

@@ -365,31 +365,41 @@ impl<'a> Parser<'a> {
         self
     }
 
-    /// Refuses `what` (an op, type or attribute, in MLIR's words) of `dialect` at `pos` when
-    /// jaxlib's context does not register that dialect, as MLIR's parser does.
+    /// Refuses `what` (an op, or a type or attribute as ``type `!d.x` ``) of `dialect` at
+    /// `pos` when jaxlib's context does not register that dialect, in the words of MLIR's
+    /// parser, and naming the dialect.
     pub(crate) fn require_registered(
         &self,
         dialect: &str,
         pos: usize,
-        what: impl FnOnce() -> String,
+        what: Unregistered<'_>,
     ) -> PResult<()> {
         if self.allow_unregistered || crate::dialect::LIBSTABLEHLO_DIALECTS.contains(&dialect) {
-            Ok(())
-        } else {
-            Err(self.c.error_at(
-                pos,
-                if dialect.is_empty() {
-                    format!("{} with no dialect (a name is `dialect.name`)", what())
-                } else {
-                    format!(
-                        "{} with unregistered dialect '{dialect}' (jaxlib's MLIR context does \
-                         not register it). If this is intended, please use \
-                         -allow-unregistered-dialect",
-                        what()
-                    )
-                },
-            ))
+            return Ok(());
         }
+        let message = match what {
+            Unregistered::Op(name) if dialect.is_empty() => format!(
+                "operation being parsed with an unregistered dialect. If this is intended, \
+                 please use -allow-unregistered-dialect with the MLIR tool used (`{name}` has no \
+                 dialect: an op name is `dialect.name`)"
+            ),
+            _ if dialect.is_empty() => {
+                format!("{} with no dialect (a name is `dialect.name`)", what.text())
+            }
+            Unregistered::Op(name) => format!(
+                "operation being parsed with an unregistered dialect. If this is intended, \
+                 please use -allow-unregistered-dialect with the MLIR tool used (`{name}`: \
+                 jaxlib's MLIR context does not register the dialect '{dialect}')"
+            ),
+            Unregistered::Type(_) | Unregistered::Attribute(_) => format!(
+                "{} created with unregistered dialect. If this is intended, please call \
+                 allowUnregisteredDialects() on the MLIRContext, or use \
+                 -allow-unregistered-dialect with the MLIR opt tool used (jaxlib's MLIR context \
+                 does not register the dialect '{dialect}')",
+                what.text()
+            ),
+        };
+        Err(self.c.error_at(pos, message))
     }
 
     /// Records where each op and attribute is (see [`Parser::parse_top_positions`]).
@@ -1226,9 +1236,9 @@ impl<'a> Parser<'a> {
         };
         if !facts.registered_dialect {
             let dialect = name.split_once('.').map_or("", |d| d.0);
-            self.require_registered(dialect, name_pos, || {
-                format!("operation '{name}' being parsed")
-            })?;
+            // MLIR reports it at the token after the name.
+            self.c.skip_ws();
+            self.require_registered(dialect, self.c.pos, Unregistered::Op(&name))?;
         }
         self.c.expect(b'(', "to open the operand list")?;
         let uses_base = self.scratch_uses.len();
@@ -1911,5 +1921,26 @@ mod value_name_tests {
         let src = "\"t.a\"() : (i32)\n  // a comment\n\n\"t.b\"() : () -> ()\n";
         let e = parse_unverified(src).expect_err("no '->'");
         assert_eq!((e.line, e.column), (1, 16), "{e}");
+    }
+}
+
+/// What [`Parser::require_registered`] refuses.
+#[derive(Clone, Copy)]
+pub(crate) enum Unregistered<'a> {
+    /// An op, by its name.
+    Op(&'a str),
+    /// A type, by its text.
+    Type(&'a str),
+    /// An attribute, by its text.
+    Attribute(&'a str),
+}
+
+impl Unregistered<'_> {
+    fn text(self) -> String {
+        match self {
+            Unregistered::Op(name) => format!("operation '{name}'"),
+            Unregistered::Type(t) => format!("type `{t}`"),
+            Unregistered::Attribute(a) => format!("attribute `{a}`"),
+        }
     }
 }
