@@ -164,7 +164,7 @@ pub(crate) fn violations(
             if let AttrData::String { value, .. } = m.attr_data(a.value) {
                 if !is_namespaced_op_name(m.bytes(*value)) {
                     out.push(format!(
-                        "`stablehlo.composite` name {} must be a namespaced op name such as \"my_namespace.my_op\" (composite_c1)",
+                        "name must be a valid namespaced op name, i.e. it must match the following regular expression: ^[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+$ e.g. \"my_namespace.my_op\" (the name is {}; composite_c1)",
                         crate::text::attribute_to_string(m, a.value)
                     ));
                 }

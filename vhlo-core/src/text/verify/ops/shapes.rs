@@ -140,13 +140,27 @@ fn const_shape(
     match v.operands().get(i).and_then(|&x| const_ints(v.m, x, rank)) {
         None => Ok(None),
         Some(Ok(shape)) => Ok(Some(shape)),
-        Some(Err(count)) => Err(fail(
-            rule,
-            format!(
-                "output shape of {count} elements is incompatible with return type of operation '{}'",
-                v.t(t)
-            ),
-        )),
+        Some(Err(count)) => {
+            // MLIR lists the values; a large constant is counted instead.
+            let values = (count <= 1024)
+                .then(|| v.operands().get(i).and_then(|&x| const_ints(v.m, x, 1024)))
+                .flatten()
+                .and_then(Result::ok);
+            let shape = match values {
+                Some(vs) => {
+                    let vs: Vec<String> = vs.iter().map(i64::to_string).collect();
+                    format!("[{}]", vs.join(", "))
+                }
+                None => format!("of {count} elements"),
+            };
+            Err(fail(
+                rule,
+                format!(
+                    "output shape {shape} is incompatible with return type of operation '{}'",
+                    v.t(t)
+                ),
+            ))
+        }
     }
 }
 
