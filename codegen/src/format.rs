@@ -869,6 +869,7 @@ fn dialect_model(dialect: &str, o: &DialectOp) -> StablehloOp {
     StablehloOp {
         name: format!("{dialect}.{}", o.name),
         compatible_operands_and_result_type: false,
+        elementwise_first: false,
         commutative: false,
         also: Vec::new(),
         operands: o.operands.iter().map(field).collect(),

@@ -217,8 +217,9 @@ pub struct RawStablehloOp {
     pub result_types: Vec<SStr>,
     #[serde(default)]
     pub regions: Vec<SStr>,
-    /// ODS traits: `compatible_operands_and_result_type` (the verifier checks it) and
-    /// `commutative` (reduce's compact form).
+    /// ODS traits, in ODS's order: `compatible_operands_and_result_type` (the verifier checks
+    /// it), `commutative` (reduce's compact form) and `elementwise` (where ODS lists it before
+    /// the type traits, the verifier checks it first).
     #[serde(default)]
     pub traits: Vec<SStr>,
     /// The custom assembly format (codegen/src/format.rs), as ODS `assemblyFormat`.

@@ -196,6 +196,9 @@ pub struct StablehloOp {
     pub compatible_operands_and_result_type: bool,
     /// ODS's `Commutative`: the compact `applies` form of reduce accepts the op.
     pub commutative: bool,
+    /// ODS's `Elementwise` listed before the op's type traits (spec `traits`, in ODS's order):
+    /// MLIR checks it first.
+    pub elementwise_first: bool,
     pub also: Vec<AlsoName>,
     pub operands: Vec<Field>,
     /// The ODS type of each operand as spelled (`Variadic<HLO_Tensor>`), with its position;
@@ -306,7 +309,11 @@ impl StructFieldKind {
 }
 
 /// The op traits a `stablehlo:` block's `traits:` may name.
-const OP_TRAITS: &[&str] = &["compatible_operands_and_result_type", "commutative"];
+const OP_TRAITS: &[&str] = &[
+    "compatible_operands_and_result_type",
+    "commutative",
+    "elementwise",
+];
 
 /// A VHLO attribute value written in the spec (defaults of change rules, predicate values).
 #[derive(Clone, Debug, PartialEq)]
@@ -1012,6 +1019,12 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 .iter()
                 .any(|t| t.value == "compatible_operands_and_result_type"),
             commutative: s.traits.iter().any(|t| t.value == "commutative"),
+            elementwise_first: {
+                let at = |name: &str| s.traits.iter().position(|t| t.value == name);
+                at("elementwise").is_some_and(|e| {
+                    at("compatible_operands_and_result_type").is_none_or(|c| e < c)
+                })
+            },
             also: s
                 .also
                 .iter()

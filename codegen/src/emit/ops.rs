@@ -634,6 +634,7 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         .iter()
         .map(|f| f.stablehlo.compatible_operands_and_result_type);
     let s_commutative = spec.ops.iter().map(|f| f.stablehlo.commutative);
+    let s_elementwise_first = spec.ops.iter().map(|f| f.stablehlo.elementwise_first);
     // As ODS's generated `getAsmResultNames`: an op with several result groups names them.
     let s_result_names = spec.ops.iter().map(|f| {
         let rs = &f.stablehlo.results;
@@ -1012,6 +1013,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             /// has the same element type and compatible shapes.
             pub fn compatible_operands_and_result_type(self) -> bool {
                 const C: &[bool] = &[ #(#s_compatible),* ];
+                C[self as usize]
+            }
+            /// ODS's `Elementwise` listed before the op's type traits (spec `traits`): MLIR
+            /// checks it first.
+            pub fn elementwise_first(self) -> bool {
+                const C: &[bool] = &[ #(#s_elementwise_first),* ];
                 C[self as usize]
             }
             /// ODS's `Commutative` (spec `traits`): reduce's compact `applies` form accepts the op.

@@ -1338,6 +1338,29 @@ mod tests {
         assert!(e.contains("requires one region"), "{e}");
     }
 
+    /// `reduce_precision` lists `Elementwise` before its type trait (spec `traits`, ODS's
+    /// order), and jaxlib names it first; `negate` lists it after.
+    #[test]
+    fn traits_are_checked_in_their_listed_order() {
+        let message = |op: &str, attrs: &str| {
+            let src = format!(
+                "func.func @f(%a: tensor<2x4xf32>) -> tensor<3x4xf32> {{\n  %0 = \"stablehlo.{op}\"(%a) {attrs}: (tensor<2x4xf32>) -> tensor<3x4xf32>\n  return %0 : tensor<3x4xf32>\n}}\n"
+            );
+            crate::text::parse(&src).unwrap_err().to_string()
+        };
+        let bits = "<{exponent_bits = 2 : i32, mantissa_bits = 3 : i32}> ";
+        let e = message("reduce_precision", bits);
+        assert!(
+            e.contains("all non-scalar operands/results must have the same shape"),
+            "{e}"
+        );
+        let e = message("negate", "");
+        assert!(
+            e.contains("requires compatible types for all operands and results"),
+            "{e}"
+        );
+    }
+
     /// Symbol uses (a call's callee, a composite's decomposition, a `func.constant`) are
     /// checked on leaving their symbol table, after every other op in it, as jaxlib checks
     /// them: the broken op after them is reported first, and a nested module's uses before

@@ -93,7 +93,7 @@ pub(crate) fn compatible_shapes_all(m: &Module, types: &[Type]) -> bool {
 
 /// ODS's `Elementwise` (and `SameOperandsAndResultShape`, which then holds too): all operands
 /// and results have compatible shapes.
-fn elementwise_shapes(v: OpView) -> Check {
+pub(super) fn elementwise_shapes(v: OpView) -> Check {
     let ts = all_types(&v);
     ensure!(
         compatible_shapes_all(v.m, &ts),

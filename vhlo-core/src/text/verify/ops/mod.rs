@@ -88,6 +88,9 @@ fn declared_attributes(v: OpView, memo: &mut OdsMemo) -> Check {
 fn declared(v: OpView) -> Check {
     let m = v.m;
     super::ods_types::check(m, v.kind, v.op)?;
+    if v.kind.elementwise_first() {
+        elementwise::elementwise_shapes(v)?;
+    }
     if v.kind.compatible_operands_and_result_type() {
         if let Some(problem) = incompatible_operands_and_result(m, v.op) {
             return Err(fail(
