@@ -489,12 +489,15 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
     inferred.extend(free(lhs, &[lb, lc]));
     inferred.extend(free(rhs, &[rb, rc, rg]));
     let out = m.value_type(m.result(op, 0)?);
-    let got = shape(m, out)?;
-    let fits = got.len() == inferred.len()
-        && got
-            .iter()
-            .zip(&inferred)
-            .all(|(&a, &b)| dims_compatible(a, b));
+    // An unranked result has no shape to compare: MLIR reads one anyway (`getShape` of an
+    // unranked type), and jaxlib refuses it with this message.
+    let fits = shape(m, out).is_some_and(|got| {
+        got.len() == inferred.len()
+            && got
+                .iter()
+                .zip(&inferred)
+                .all(|(&a, &b)| dims_compatible(a, b))
+    });
     (!fits).then(|| {
         format!(
             "inferred shape '{}' is incompatible with return type of operation '{}'",
