@@ -148,6 +148,8 @@ pub enum InferAs {
     I1Shape,
     /// Its element type.
     Element,
+    /// A complex type's element type (`cast<ComplexType>($_self).getElementType()`).
+    ComplexElement,
     /// The index type (without a source).
     Index,
     /// i1 (without a source).
@@ -832,11 +834,14 @@ pub fn lower(
                 None => InferAs::Same,
                 Some("i1_shape") => InferAs::I1Shape,
                 Some("element") => InferAs::Element,
+                Some("complex_element") => InferAs::ComplexElement,
                 Some(other) => {
                     if let Some(a) = &r.as_ {
                         diags.error(
                             pos(file, a),
-                            format!("unknown `as: {other}` (known: i1_shape, element)"),
+                            format!(
+                                "unknown `as: {other}` (known: i1_shape, element, complex_element)"
+                            ),
                         );
                     }
                     InferAs::Same

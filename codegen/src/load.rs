@@ -534,7 +534,8 @@ pub struct RawCodecOp {
 
 /// `{type_of: rhs, from: lhs}`: the type of operand (every operand of a variadic group) or
 /// result `type_of` is that of operand, result or attribute `from`, or (`as: i1_shape`) i1 of its
-/// shape, or (`as: element`) its element type; `{type_of: x, is: index}` is the index type.
+/// shape, or (`as: element`) its element type, or (`as: complex_element`) a complex type's;
+/// `{type_of: x, is: index}` is the index type.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct RawInfer {

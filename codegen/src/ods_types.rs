@@ -46,6 +46,10 @@ pub enum Elem {
     AnyUnsignedInteger,
     /// MLIR's `AnySignedInteger`.
     AnySignedInteger,
+    /// MLIR's `AnyComplex`: `complex<T>` of any element type.
+    AnyComplex,
+    /// MLIR's `Complex<AnyFloat>`: `complex<T>` of any float type.
+    ComplexOfAnyFloat,
     /// `AnyType` as an element type: any.
     Any,
 }
@@ -181,6 +185,7 @@ const ELEMENTS: &[(&str, &[Elem], &str)] = &[
         &[Elem::AnySignedInteger],
         "signed integer",
     ),
+    ("AnyComplex", &[Elem::AnyComplex], "complex-type"),
     // jaxlib's MLIR has a builtin token type, which `AnyType` leaves out.
     ("AnyType", &[Elem::Any], "any non-token type"),
 ];
@@ -650,6 +655,14 @@ fn lower_type(e: &Expr, depth: usize) -> Result<(Vec<Alt>, String), String> {
                     };
                     Ok((vec![Alt::Like(elements)], format!("{name}-like")))
                 }
+                // MLIR's `Complex<T>` (a scalar): "complex type with " T's summary " elements".
+                "Complex" => match args.as_slice() {
+                    [Expr::Name(e)] if e == "AnyFloat" => Ok((
+                        vec![Alt::Scalar(vec![Elem::ComplexOfAnyFloat])],
+                        "complex type with floating-point elements".into(),
+                    )),
+                    _ => Err("`Complex<AnyFloat>` only".into()),
+                },
                 "Variadic" => {
                     Err("`Variadic<...>` only at the top of an operand or result type".into())
                 }

@@ -843,6 +843,10 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             AnyUnsignedInteger,
             /// Signed integers of any width (MLIR's `AnySignedInteger`).
             AnySignedInteger,
+            /// `complex<T>` of any element type (MLIR's `AnyComplex`).
+            AnyComplex,
+            /// `complex<T>` of any float type (MLIR's `Complex<AnyFloat>`).
+            ComplexOfAnyFloat,
             /// Any type (`AnyType` as an element type).
             Any,
         }

@@ -1095,19 +1095,12 @@ impl Writer<'_> {
                         None => dialect == "builtin",
                     })
                     .collect();
-                // A default is a `format: text` attribute (codegen checks), of the dialect its
-                // kind names (math's fastmath is arith's).
                 let defaults = names
                     .iter()
                     .enumerate()
                     .map(|(i, _)| {
                         let a = codec_op?.attributes.get(i)?;
-                        let d = a.default?;
-                        let owner = codec_dialect(dialect)
-                            .and_then(|cd| cd.attr(a.of))
-                            .map_or(dialect, |(_, k)| k.dialect);
-                        let (dialect, text) = (m.sym(owner), m.sym(d));
-                        Some(m.attr(AttrData::Opaque { dialect, text }))
+                        codec_dialect(dialect)?.default_value(m, a)
                     })
                     .collect();
                 // chlo.scan also has result segments, whose encoding is not known here: kept as

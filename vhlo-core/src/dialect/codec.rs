@@ -147,6 +147,8 @@ pub enum InferAs {
     I1Shape,
     /// Its element type.
     Element,
+    /// A complex type's element type.
+    ComplexElement,
     /// The index type (without a source).
     Index,
     /// i1 (without a source).
@@ -250,6 +252,16 @@ impl CodecAttr {
 }
 
 impl CodecDialect {
+    /// The default value of op attribute `a` (ODS's `DefaultValuedAttr`), as MLIR sets it on
+    /// an op created without it: a `format: text` attribute (codegen checks) of the dialect
+    /// its kind names (math's fastmath is arith's).
+    pub fn default_value(&self, m: &mut Module, a: &CodecOpAttr) -> Option<Attribute> {
+        let d = a.default?;
+        let owner = self.attr(a.of).map_or(self.name, |(_, k)| k.dialect);
+        let (dialect, text) = (m.sym(owner), m.sym(d));
+        Some(m.attr(crate::ir::AttrData::Opaque { dialect, text }))
+    }
+
     /// The attribute named `mnemonic` and its index.
     pub fn attr(&self, mnemonic: &str) -> Option<(usize, &'static CodecAttr)> {
         self.attrs

@@ -492,6 +492,14 @@ fn element_of(m: &Module, t: Type) -> Option<Type> {
     }
 }
 
+/// A complex type's element type.
+fn complex_element_of(m: &Module, t: Type) -> Option<Type> {
+    match m.type_data(t) {
+        TypeData::Complex(e) => Some(*e),
+        _ => None,
+    }
+}
+
 /// What ODS's trait behind the first of the op's inferred types that the verifier checks (spec
 /// `verifies:`) and that does not hold says (`all of {lhs, rhs, sum} have same type`): MLIR
 /// refuses the op with "failed to verify that ...". `None` when they hold, or when the op's
@@ -602,6 +610,9 @@ fn inferred_holds(m: &Module, op: OpId, f: &OpFormat, found: &Found, r: &CodecIn
         (Some(s), InferAs::Same) => first(s) == Some(to),
         (Some(s), InferAs::I1Shape) => first(s).is_some_and(|from| is_i1_of_shape(m, to, from)),
         (Some(s), InferAs::Element) => first(s).and_then(|from| element_of(m, from)) == Some(to),
+        (Some(s), InferAs::ComplexElement) => {
+            first(s).and_then(|from| complex_element_of(m, from)) == Some(to)
+        }
     })
 }
 
@@ -1445,7 +1456,9 @@ impl<'a> Parser<'a> {
         for (slot, &t) in outs.iter_mut().zip(st.result_types.iter().flatten()) {
             *slot = Some(t);
         }
-        for r in o.infer {
+        // Twice: an entry whose source another entry infers (complex.create's imaginary part,
+        // typed like its real part, which is typed by the result) waits for the second round.
+        for r in o.infer.iter().chain(o.infer) {
             // A variadic operand group typed by the variadic results: one for one (shape's
             // reduce).
             if let (Some(TypeSlot::Result(_)), TypeSlot::Operand(g), true) =
@@ -1494,7 +1507,12 @@ impl<'a> Parser<'a> {
                     Some(e) => e,
                     None => return Err(cannot(self)),
                 },
-                (None, _) => return Err(cannot(self)),
+                (Some(t), InferAs::ComplexElement) => match complex_element_of(&self.m, t) {
+                    Some(e) => e,
+                    None => return Err(cannot(self)),
+                },
+                // Not known yet: left to the second round, or to the check below.
+                (None, _) => continue,
             };
             match r.to {
                 TypeSlot::Operand(g) => {

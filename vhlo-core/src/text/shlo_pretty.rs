@@ -189,9 +189,10 @@ impl<'a> Parser<'a> {
     }
 
     /// Moves inherent attributes ([`inherent_attrs`]) of a generic op written in `{...}` into
-    /// its properties.
+    /// its properties, and gives a spec dialect's op the defaults of those it lacks, as MLIR's
+    /// `populateDefaultProperties` does when it creates the op (so the generic form prints them).
     pub(crate) fn normalize_inherent(
-        &self,
+        &mut self,
         name: &str,
         props: &mut Vec<NamedAttr>,
         attrs: &mut Vec<NamedAttr>,
@@ -205,12 +206,26 @@ impl<'a> Parser<'a> {
         let (moved, kept): (Vec<NamedAttr>, Vec<NamedAttr>) = attrs
             .iter()
             .partition(|a| is_inherent(m.str(a.name)) && !props.iter().any(|p| p.name == a.name));
-        if moved.is_empty() {
-            return;
+        let mut added = !moved.is_empty();
+        if added {
+            props.extend(moved);
+            *attrs = kept;
         }
-        props.extend(moved);
-        *attrs = kept;
-        props.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+        if let Some((cd, o)) = super::dialects::codec_op(name) {
+            for a in o.attributes.iter().filter(|a| a.default.is_some()) {
+                if !props.iter().any(|p| self.m.str(p.name) == a.name) {
+                    if let Some(value) = cd.default_value(&mut self.m, a) {
+                        let name = self.m.sym(a.name);
+                        props.push(NamedAttr { name, value });
+                        added = true;
+                    }
+                }
+            }
+        }
+        if added {
+            let m = &self.m;
+            props.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+        }
     }
 
     pub(super) fn enum_attr(&mut self, mnemonic: &str) -> PResult<Attribute> {

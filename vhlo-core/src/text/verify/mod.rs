@@ -26,6 +26,7 @@
 
 mod arith;
 pub(crate) mod chlo;
+mod complex;
 mod counts;
 mod infer;
 pub(crate) mod ods;

@@ -279,6 +279,11 @@ pub(crate) fn element_ok(m: &Module, e: Type, k: OdsElement) -> bool {
         OdsElement::NonZeroSignlessInteger => int(&|w| w > 0, Signedness::Signless),
         OdsElement::AnyUnsignedInteger => int(&|_| true, Signedness::Unsigned),
         OdsElement::AnySignedInteger => int(&|_| true, Signedness::Signed),
+        OdsElement::AnyComplex => matches!(m.type_data(e), TypeData::Complex(_)),
+        OdsElement::ComplexOfAnyFloat => matches!(
+            m.type_data(e),
+            TypeData::Complex(inner) if matches!(m.type_data(*inner), TypeData::Float(_))
+        ),
         OdsElement::Any => true,
     }
 }

@@ -330,6 +330,7 @@ fn walk_ops(sink: &mut Sink, parts: Parts, classes: &mut Classes) {
                         .and_then(|()| codec_inferred_results(m, op))
                         .and_then(|()| super::arith::verify_select(m, op))
                         .and_then(|()| super::tensor::verify(m, op))
+                        .and_then(|()| super::complex::verify(m, op))
                         .and_then(|()| super::scf::verify(m, op))
                         .and_then(|()| super::chlo::verify_op(m, op))
                         .and_then(|()| codec_single_block(m, op));
