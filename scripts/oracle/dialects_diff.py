@@ -3,12 +3,13 @@
 
     .venv/bin/python scripts/oracle/dialects_diff.py CASES.json TARGET
 
-CASES.json is a list of {"name", "src", "ours_print" (null where we refused the source),
+CASES.json is a list of {"name", "src", "ours_print", "ours_generic" (null where we refused the source),
 "ours_artifacts": {"plain": PATH|null, "allow": PATH|null}}: the source text, our print of it, and
 the artifacts we wrote for TARGET without and with allow_other_dialects (null where we refused).
 Prints one line per case and check, `name<TAB>check<TAB>ok` or `name<TAB>check<TAB>differs: ...`:
 - print: jaxlib parses our print to the module it parses the source to (or refuses both);
 - print-exact (where we read the source): our print is jaxlib's print of the source;
+- print-generic-exact (likewise): our generic print is jaxlib's;
 - serialize-plain, serialize-allow: jaxlib's serialize_portable_artifact succeeds exactly when ours did;
 - read-plain, read-allow (where both wrote one): jaxlib reads ours to what it reads from its own.
 """
@@ -27,10 +28,10 @@ def main():
     st = o.stablehlo
     target = sys.argv[2]
 
-    def parse_print(text):
+    def parse_print(text, generic=False):
         try:
             with o.context:
-                return o.ir.Module.parse(text).operation.get_asm()
+                return o.ir.Module.parse(text).operation.get_asm(print_generic_op_form=generic)
         except Exception as e:  # MLIRError: a refusal is a result here
             o.take_diagnostics()
             return "error: " + str(e).splitlines()[0]
@@ -55,6 +56,8 @@ def main():
             line(name, "print", parse_print(case["ours_print"]), src_print)
             # Our print is jaxlib's print of the source, byte for byte.
             line(name, "print-exact", case["ours_print"], src_print)
+            # In generic form too (each default-valued attribute is there).
+            line(name, "print-generic-exact", case["ours_generic"], parse_print(case["src"], True))
         for key, allow in (("plain", False), ("allow", True)):
             try:
                 with o.context:

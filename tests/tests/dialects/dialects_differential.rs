@@ -3,7 +3,7 @@
 //! (every op of the dialect in its custom syntax, where upstream has one, and in generic syntax;
 //! the coverage is checked against the spec) and upstream's CHLO tests. On each case:
 //! 1. jaxlib parses our print to the module it parses the source to (or refuses both), and our
-//!    print is jaxlib's print of the source, byte for byte;
+//!    print is jaxlib's print of the source, byte for byte, in custom and in generic form;
 //! 2. our serializer succeeds, without and with allow_other_dialects, exactly when jaxlib's does;
 //! 3. where both wrote an artifact, jaxlib reads ours to what it reads from its own.
 //!
@@ -200,6 +200,11 @@ fn mixed_dialect_programs_agree_with_jaxlib() {
         let print = parsed
             .as_ref()
             .map(|m| text::print(m, PrintOptions::default()));
+        let generic = PrintOptions {
+            generic: true,
+            ..PrintOptions::default()
+        };
+        let print_generic = parsed.as_ref().map(|m| text::print(m, generic));
         let artifact = |allow: bool| -> Option<String> {
             let m = parsed.as_ref()?;
             let opts = SerializeOptions {
@@ -218,6 +223,8 @@ fn mixed_dialect_programs_agree_with_jaxlib() {
         json_str(&mut json, &c.src);
         json.push_str(",\"ours_print\":");
         json_opt(&mut json, print.as_deref());
+        json.push_str(",\"ours_generic\":");
+        json_opt(&mut json, print_generic.as_deref());
         json.push_str(",\"ours_artifacts\":{\"plain\":");
         json_opt(&mut json, plain.as_deref());
         json.push_str(",\"allow\":");
