@@ -59,6 +59,8 @@ pub struct Attr {
     pub list: Option<(String, String)>,
     /// `format: enum` or `format: struct` (see [`AttrForm`]).
     pub form: AttrForm,
+    /// A text attribute that op formats spell whole (spec `whole: true`).
+    pub whole: bool,
     pub params: Vec<Param>,
 }
 
@@ -421,6 +423,7 @@ pub fn lower(
                 summary: None,
                 list: None,
                 form: AttrForm::Text,
+                whole: false,
                 params: Vec::new(),
             }));
             continue;
@@ -572,6 +575,16 @@ pub fn lower(
             }
             _ => raw.dialect.value.clone(),
         };
+        let whole = a.whole.as_ref().is_some_and(|w| w.value);
+        if let (Some(w), false) = (&a.whole, form == AttrForm::Text) {
+            diags.error(
+                pos(file, w),
+                format!(
+                    "`whole` of '{}': only a `format: text` attribute is spelled whole",
+                    a.name.value
+                ),
+            );
+        }
         attrs.push(Attr {
             name: a.name.value.clone(),
             syntax: a.syntax.clone(),
@@ -579,6 +592,7 @@ pub fn lower(
             summary: a.summary.clone(),
             list,
             form,
+            whole,
             params,
         });
     }
@@ -1268,6 +1282,23 @@ attributes:
                 "missing {w:?} in {errs:#?}"
             );
         }
+    }
+
+    /// `whole: true` (a format spells the attribute whole, `#ub.poison`) is a text attribute's.
+    #[test]
+    fn whole_is_a_text_attributes() {
+        let (d, errs) = lowered(
+            "dialect: a\nattributes:\n  - {name: t, syntax: \"#a.t\", format: text, whole: true}\n",
+            &[],
+        );
+        assert!(errs.is_empty(), "{errs:#?}");
+        assert!(d.attrs[0].whole);
+        let (_, errs) = lowered(
+            "dialect: a\nattributes:\n  - {name: c, params: [], whole: true}\n",
+            &[],
+        );
+        let want = "spec/dialects/x.yaml:3:34: error: `whole` of 'c': only a `format: text` attribute is spelled whole";
+        assert!(errs.iter().any(|e| e.starts_with(want)), "{errs:#?}");
     }
 
     /// `inferred: true` marks a result type the op infers (InferTypeOpInterface): the verifier

@@ -444,6 +444,10 @@ pub struct RawCodecAttr {
     /// arith's `#arith.fastmath`).
     #[serde(default)]
     pub from: Option<SStr>,
+    /// A `format: text` attribute that op formats spell whole (`#ub.poison`, as ODS prints an
+    /// attribute interface), not stripped of `#dialect.mnemonic`.
+    #[serde(default)]
+    pub whole: Option<Spanned<bool>>,
 }
 
 #[derive(Deserialize, Debug)]

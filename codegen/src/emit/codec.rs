@@ -90,11 +90,12 @@ fn emit_dialect(d: &CodecDialect) -> TokenStream {
         };
         let form = format_ident!("{}", format!("{:?}", a.form));
         let dialect = &a.dialect;
+        let whole = a.whole;
         let summary = match &a.summary {
             Some(s) => quote! { Some(#s) },
             None => quote! { None },
         };
-        quote! { ::vhlo_core::dialect::codec::CodecAttr { mnemonic: #m, dialect: #dialect, summary: #summary, params: &[ #(#params),* ], list: #list, form: ::vhlo_core::dialect::codec::CodecForm::#form } }
+        quote! { ::vhlo_core::dialect::codec::CodecAttr { mnemonic: #m, dialect: #dialect, summary: #summary, params: &[ #(#params),* ], list: #list, form: ::vhlo_core::dialect::codec::CodecForm::#form, whole: #whole } }
     });
     let encodings = d.encodings.iter().map(|e| {
         let (code, attr) = (e.code, e.attr);

@@ -159,7 +159,9 @@ fn corpus_covers_every_op() {
             // An op without results (a terminator) starts its line.
             let starts_line = |l: &str| {
                 let l = l.trim_start();
-                l.starts_with(&format!("{full} ")) || l.starts_with(&format!("{full}("))
+                l.trim_end() == full
+                    || l.starts_with(&format!("{full} "))
+                    || l.starts_with(&format!("{full}("))
             };
             if custom
                 && !src.contains(&format!("= {full} "))

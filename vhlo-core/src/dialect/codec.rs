@@ -48,6 +48,8 @@ pub struct CodecAttr {
     /// `, `), from the spec's `format` (text/sdy.rs).
     pub list: Option<(&'static str, &'static str)>,
     pub form: CodecForm,
+    /// A text attribute that op formats spell whole (`#ub.poison`), not stripped.
+    pub whole: bool,
 }
 
 /// How an attribute is spelled in text (the spec's attribute `format`).

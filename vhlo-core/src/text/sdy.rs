@@ -748,6 +748,7 @@ impl Printer<'_> {
                 let text = m.str(*text);
                 self.out.push_str(
                     cd.attr(of)
+                        .filter(|(_, k)| !k.whole)
                         .and_then(|(_, k)| k.text_body(text))
                         .unwrap_or(text),
                 );
@@ -868,7 +869,17 @@ impl<'a> Parser<'a> {
                 ))
             }
             _ if cd.attr(of).is_some_and(|(_, a)| a.form == CodecForm::Text) => {
-                return self.parse_text_attr(text_attr_dialect(cd, of), of)
+                let dialect = text_attr_dialect(cd, of);
+                if cd.attr(of).is_some_and(|(_, a)| a.whole) {
+                    // `#dialect.mnemonic` first, then its body as a stripped one.
+                    let at = self.c.token_start();
+                    let spelled = format!("#{dialect}.{of}");
+                    if !self.c.bytes.get(at..).is_some_and(|r| r.starts_with(spelled.as_bytes())) {
+                        return Err(self.c.error_at(at, format!("expected {spelled}")));
+                    }
+                    self.c.pos = at.saturating_add(spelled.len());
+                }
+                return self.parse_text_attr(dialect, of);
             }
             _ if cd.attr(of).is_some() => return self.sdy_nested(cd, of),
             _ => {
