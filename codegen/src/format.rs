@@ -878,6 +878,7 @@ fn dialect_model(dialect: &str, o: &DialectOp) -> StablehloOp {
         results: o.results.iter().map(field).collect(),
         result_types: Vec::new(),
         regions: o.regions.iter().map(field).collect(),
+        single_block_regions: vec![false; o.regions.len()],
         format: o.format.clone(),
         block_arg_name: None,
         pos: o.pos.clone(),

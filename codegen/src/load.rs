@@ -217,6 +217,10 @@ pub struct RawStablehloOp {
     pub result_types: Vec<SStr>,
     #[serde(default)]
     pub regions: Vec<SStr>,
+    /// The ODS constraint of each region, as StablehloOps.td spells it: `SizedRegion<1>` (one
+    /// block), in `VariadicRegion<...>` for a variadic group, or `AnyRegion`; none: any.
+    #[serde(default)]
+    pub region_types: Vec<SStr>,
     /// ODS traits, in ODS's order: `compatible_operands_and_result_type` (the verifier checks
     /// it), `commutative` (reduce's compact form) and `elementwise` (where ODS lists it before
     /// the type traits, the verifier checks it first).

@@ -209,6 +209,8 @@ pub struct StablehloOp {
     /// The ODS type of each result, as `operand_types`.
     pub result_types: Vec<(String, Pos)>,
     pub regions: Vec<Field>,
+    /// Per region (group), whether ODS constrains it to one block (`SizedRegion<1>`).
+    pub single_block_regions: Vec<bool>,
     /// The custom assembly format as written, and where (codegen/src/format.rs).
     pub format: Option<(String, Pos)>,
     /// The pretty name of the entry arguments of the op's regions (ODS's
@@ -306,6 +308,53 @@ impl StructFieldKind {
             .find(|e| e.2 == self)
             .map_or("Attr", |e| e.1)
     }
+}
+
+/// The `region_types:` of a `stablehlo:` block: per region, whether it is `SizedRegion<1>`.
+fn region_constraints(
+    file: &str,
+    s: &crate::load::RawStablehloOp,
+    diags: &mut Diagnostics,
+) -> Vec<bool> {
+    if s.region_types.is_empty() {
+        return vec![false; s.regions.len()];
+    }
+    if s.region_types.len() != s.regions.len() {
+        diags.error(
+            pos(file, &s.region_types[0]),
+            format!(
+                "{} region types for {} regions",
+                s.region_types.len(),
+                s.regions.len()
+            ),
+        );
+    }
+    s.region_types
+        .iter()
+        .zip(&s.regions)
+        .map(|(t, r)| {
+            let variadic = r.value.ends_with('*');
+            let inner = match t.value.strip_prefix("VariadicRegion<") {
+                Some(rest) if variadic => rest.strip_suffix('>'),
+                None if !variadic => Some(t.value.as_str()),
+                _ => None,
+            };
+            match inner {
+                Some("SizedRegion<1>") => true,
+                Some("AnyRegion") => false,
+                _ => {
+                    diags.error(
+                        pos(file, t),
+                        format!(
+                            "unknown region type `{}` for region `{}` (known: SizedRegion<1>, AnyRegion, in VariadicRegion<...> for a variadic one)",
+                            t.value, r.value
+                        ),
+                    );
+                    false
+                }
+            }
+        })
+        .collect()
 }
 
 /// The op traits a `stablehlo:` block's `traits:` may name.
@@ -1067,6 +1116,7 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 .map(|t| (t.value.clone(), crate::load::string_pos(file, t)))
                 .collect(),
             regions: s.regions.iter().map(|x| field(file, x)).collect(),
+            single_block_regions: region_constraints(file, s, diags),
             format: s
                 .format
                 .as_ref()

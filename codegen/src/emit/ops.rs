@@ -635,6 +635,11 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         .map(|f| f.stablehlo.compatible_operands_and_result_type);
     let s_commutative = spec.ops.iter().map(|f| f.stablehlo.commutative);
     let s_elementwise_first = spec.ops.iter().map(|f| f.stablehlo.elementwise_first);
+    let s_regions = spec.ops.iter().map(|f| {
+        let names = f.stablehlo.regions.iter().map(|r| &r.name);
+        let single = &f.stablehlo.single_block_regions;
+        quote! { &[ #((#names, #single)),* ] }
+    });
     // As ODS's generated `getAsmResultNames`: an op with several result groups names them.
     let s_result_names = spec.ops.iter().map(|f| {
         let rs = &f.stablehlo.results;
@@ -1024,6 +1029,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             pub fn elementwise_first(self) -> bool {
                 const C: &[bool] = &[ #(#s_elementwise_first),* ];
                 C[self as usize]
+            }
+            /// Each region (group) by name, and whether ODS constrains it to one block (spec
+            /// `region_types`: `SizedRegion<1>`); a variadic group is the last.
+            pub fn regions(self) -> &'static [(&'static str, bool)] {
+                const R: &[&[(&str, bool)]] = &[ #(#s_regions),* ];
+                R[self as usize]
             }
             /// ODS's `Commutative` (spec `traits`): reduce's compact `applies` form accepts the op.
             pub fn is_commutative(self) -> bool {

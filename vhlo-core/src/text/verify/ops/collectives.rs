@@ -23,7 +23,6 @@ use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
 
 pub(super) fn verify(v: OpView) -> Check {
-    check_ods(&v)?;
     match v.kind {
         K::AllGather => all_gather(&v),
         K::AllReduce => all_reduce(&v),
@@ -46,31 +45,6 @@ pub(super) fn verify(v: OpView) -> Check {
         // already demands.
         _ => Ok(()),
     }
-}
-
-// ---- ODS operand, result and region constraints ------------------------------------------------
-
-/// The single-block regions of the ops that declare `SizedRegion<1>` (with `stablehlo.return`
-/// at their end for `SingleBlockImplicitTerminator`). Their operand, result and region counts
-/// and types are declared constraints, checked before (`ops/mod.rs`, from the spec).
-fn check_ods(v: &OpView) -> Check {
-    let m = v.m;
-    let region_name = match v.kind {
-        K::AsyncStart => "body",
-        K::AllReduce | K::CollectiveReduce | K::ReduceScatter => "computation",
-        _ => return Ok(()),
-    };
-    for (i, &r) in v.regions().iter().enumerate() {
-        let blocks = m.blocks(r).len();
-        ensure!(
-            blocks == 1,
-            "ODS",
-            "region #{i} ('{region_name}') failed to verify constraint: region with 1 blocks (it has {blocks})"
-        );
-    }
-    // `SingleBlockImplicitTerminator`'s terminator is a region trait's check, on leaving the op
-    // (`implicit_terminator`).
-    Ok(())
 }
 
 /// `SingleBlockImplicitTerminator<"ReturnOp">` of async_start, all_reduce and collective_reduce

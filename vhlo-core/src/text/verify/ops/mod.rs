@@ -88,6 +88,7 @@ fn declared_attributes(v: OpView, memo: &mut OdsMemo) -> Check {
 fn declared(v: OpView) -> Check {
     let m = v.m;
     super::ods_types::check(m, v.kind, v.op)?;
+    single_block_regions(v)?;
     if v.kind.elementwise_first() {
         elementwise::elementwise_shapes(v)?;
     }
@@ -96,6 +97,25 @@ fn declared(v: OpView) -> Check {
             return Err(fail(
                 "CompatibleOperandsAndResultType",
                 format!("requires compatible types for all operands and results: {problem}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// ODS's `SizedRegion<1>` (spec `region_types`): each such region has exactly one block. A
+/// variadic group (case's `branches`) is the last region name.
+fn single_block_regions(v: OpView) -> Check {
+    let declared = v.kind.regions();
+    for (i, &r) in v.m.regions(v.op).iter().enumerate() {
+        let Some(&(name, single)) = declared.get(i).or(declared.last()) else {
+            break;
+        };
+        let n = v.m.blocks(r).len();
+        if single && n != 1 {
+            return Err(fail(
+                "ODS",
+                format!("region #{i} ('{name}') failed to verify constraint: region with 1 blocks, but it has {n}"),
             ));
         }
     }

@@ -30,8 +30,9 @@ pub(super) fn verify(v: OpView) -> Check {
         K::Sort => sort(&v),
         K::Map => map(&v),
         K::While => while_(&v),
-        K::If => if_(&v),
-        K::Case => case(&v),
+        // Their regions' block counts are declared (spec `region_types`); `inferConditionalOp`
+        // (I1, C1-C4) comes on leaving them (`verify_on_exit`).
+        K::If | K::Case => Ok(()),
         K::OptimizationBarrier => optimization_barrier(&v),
         _ => Ok(()),
     }
@@ -112,21 +113,6 @@ fn same_operands_and_result_shape(v: &OpView) -> Check {
                 }
             }
         }
-    }
-    Ok(())
-}
-
-/// Each of the op's regions, named as in ODS (case's `branches` are variadic), has exactly one
-/// block (`SizedRegion<1>`); their count is a declared constraint (`ops/mod.rs`).
-fn sized_regions(v: &OpView, names: &[&str]) -> Check {
-    for (i, &r) in v.regions().iter().enumerate() {
-        let n = v.m.blocks(r).len();
-        let name = names.get(i).or(names.last()).copied().unwrap_or("region");
-        ensure!(
-            n == 1,
-            "ODS",
-            "region #{i} ('{name}') failed to verify constraint: region with 1 blocks, but it has {n}"
-        );
     }
     Ok(())
 }
@@ -578,7 +564,6 @@ fn padding(v: &OpView, rule: &'static str) -> Result<Vec<(i64, i64)>, Failure> {
 fn reduce(v: &OpView) -> Check {
     let (inputs, _, inits) = same_size_groups(v, 0);
     let (inputs, inits) = (types_of(v, inputs), types_of(v, inits));
-    sized_regions(v, &["body"])?;
     let (kept, _) = reduce_shape(v, &inputs)?;
     reducer_shape(v, 0, &tys(v, &inputs), &tys(v, &inits), &kept, "C6")?;
     // The inferred result types are checked after the op's own verifier, as MLIR verifies
@@ -669,7 +654,6 @@ const REDUCE_WINDOW_RULES: WindowRules = WindowRules {
 fn reduce_window(v: &OpView) -> Check {
     let (inputs, _, inits) = same_size_groups(v, 0);
     let (inputs, inits) = (types_of(v, inputs), types_of(v, inits));
-    sized_regions(v, &["body"])?;
     reduce_window_window(v, &inputs)?;
     let sizes = v.i64s("window_dimensions").unwrap_or_default();
     reducer_shape(v, 0, &tys(v, &inputs), &tys(v, &inits), &sizes, "C13")?;
@@ -758,7 +742,6 @@ const SELECT_AND_SCATTER_RULES: WindowRules = WindowRules {
 /// type is the windowed operand's).
 fn select_and_scatter(v: &OpView) -> Check {
     let types = v.operand_types();
-    sized_regions(v, &["select", "scatter"])?;
     let (Some(&operand), Some(&source), Some(&init)) = (types.first(), types.get(1), types.get(2))
     else {
         return Ok(());
@@ -879,7 +862,6 @@ fn scatter(v: &OpView) -> Check {
     let Some(indices) = indices.first().map(|&x| v.m.value_type(x)) else {
         return Ok(());
     };
-    sized_regions(v, &["update_computation"])?;
 
     let shapes = |ts: &[Type]| -> Option<Vec<&[Dim]>> {
         ts.iter()
@@ -1609,7 +1591,6 @@ pub(crate) fn infer_dynamic_gather(v: &OpView) -> Result<Vec<Inferred>, Failure>
 /// (dimension in range), C5 (the comparator's signature).
 fn sort(v: &OpView) -> Check {
     let inputs = v.operand_types();
-    sized_regions(v, &["comparator"])?;
     same_operands_and_result_shape(v)?;
     let dim = v.int("dimension").unwrap_or(-1);
     if let Some(rank) = inputs
@@ -1671,8 +1652,7 @@ fn sort(v: &OpView) -> Check {
 /// map: C1/C2 (`SameOperandsAndResultShape`); C3/C4 come with the inferred result, on leaving
 /// the op ([`verify_on_exit`]).
 fn map(v: &OpView) -> Check {
-    same_operands_and_result_shape(v)?;
-    sized_regions(v, &["computation"])
+    same_operands_and_result_shape(v)
 }
 
 /// What MLIR checks on leaving an op, after the ops in its regions: `InferTypeOpInterface`'s
@@ -1779,7 +1759,6 @@ fn compatible_lists(v: &OpView, a: &[Type], b: &[Type]) -> bool {
 /// while: C3 (results are the operands' types), C1 (cond takes the operands and returns a
 /// scalar i1), C2 (body takes and returns the operands' types).
 fn while_(v: &OpView) -> Check {
-    sized_regions(v, &["cond", "body"])?;
     let operands = v.operand_types();
     let cond_args = v.region_arg_types(0);
     ensure!(
@@ -1833,16 +1812,6 @@ fn while_(v: &OpView) -> Check {
 /// `inferWhileOp`: the operands' types.
 pub(crate) fn infer_while(v: &OpView) -> Vec<Type> {
     v.operand_types()
-}
-
-/// if: its regions; `inferConditionalOp` (I1, C1–C3) on leaving it (`verify_on_exit`).
-fn if_(v: &OpView) -> Check {
-    sized_regions(v, &["true_branch", "false_branch"])
-}
-
-/// case: its regions; `inferConditionalOp` (I1, C1–C4) on leaving it (`verify_on_exit`).
-fn case(v: &OpView) -> Check {
-    sized_regions(v, &["branches"])
 }
 
 /// `inferConditionalOp` for if and case: a rank-0 selector, at least one branch, branches
