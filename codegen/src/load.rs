@@ -222,8 +222,9 @@ pub struct RawStablehloOp {
     #[serde(default)]
     pub region_types: Vec<SStr>,
     /// ODS traits, in ODS's order: `compatible_operands_and_result_type` (the verifier checks
-    /// it), `commutative` (reduce's compact form) and `elementwise` (where ODS lists it before
-    /// the type traits, the verifier checks it first).
+    /// it), `commutative` (reduce's compact form), `elementwise` (where ODS lists it before
+    /// the type traits, the verifier checks it first) and `single_block_implicit_terminator`
+    /// (its regions end in `stablehlo.return`).
     #[serde(default)]
     pub traits: Vec<SStr>,
     /// The custom assembly format (codegen/src/format.rs), as ODS `assemblyFormat`.

@@ -196,6 +196,8 @@ pub struct StablehloOp {
     pub compatible_operands_and_result_type: bool,
     /// ODS's `Commutative`: the compact `applies` form of reduce accepts the op.
     pub commutative: bool,
+    /// ODS's `SingleBlockImplicitTerminator<"ReturnOp">`: its regions end in `stablehlo.return`.
+    pub implicit_terminator: bool,
     /// ODS's `Elementwise` listed before the op's type traits (spec `traits`, in ODS's order):
     /// MLIR checks it first.
     pub elementwise_first: bool,
@@ -362,6 +364,7 @@ const OP_TRAITS: &[&str] = &[
     "compatible_operands_and_result_type",
     "commutative",
     "elementwise",
+    "single_block_implicit_terminator",
 ];
 
 /// A VHLO attribute value written in the spec (defaults of change rules, predicate values).
@@ -1068,6 +1071,10 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 .iter()
                 .any(|t| t.value == "compatible_operands_and_result_type"),
             commutative: s.traits.iter().any(|t| t.value == "commutative"),
+            implicit_terminator: s
+                .traits
+                .iter()
+                .any(|t| t.value == "single_block_implicit_terminator"),
             elementwise_first: {
                 let at = |name: &str| s.traits.iter().position(|t| t.value == name);
                 at("elementwise").is_some_and(|e| {

@@ -634,6 +634,7 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         .iter()
         .map(|f| f.stablehlo.compatible_operands_and_result_type);
     let s_commutative = spec.ops.iter().map(|f| f.stablehlo.commutative);
+    let s_implicit_terminator = spec.ops.iter().map(|f| f.stablehlo.implicit_terminator);
     let s_elementwise_first = spec.ops.iter().map(|f| f.stablehlo.elementwise_first);
     let s_regions = spec.ops.iter().map(|f| {
         let names = f.stablehlo.regions.iter().map(|r| &r.name);
@@ -1035,6 +1036,12 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             pub fn regions(self) -> &'static [(&'static str, bool)] {
                 const R: &[&[(&str, bool)]] = &[ #(#s_regions),* ];
                 R[self as usize]
+            }
+            /// ODS's `SingleBlockImplicitTerminator<"ReturnOp">` (spec `traits`): its regions end
+            /// in `stablehlo.return`.
+            pub fn implicit_terminator(self) -> bool {
+                const C: &[bool] = &[ #(#s_implicit_terminator),* ];
+                C[self as usize]
             }
             /// ODS's `Commutative` (spec `traits`): reduce's compact `applies` form accepts the op.
             pub fn is_commutative(self) -> bool {

@@ -803,7 +803,12 @@ fn codec_implicit_terminator(m: &Module, op: OpId) -> Check {
     let Some(t) = o.implicit_terminator else {
         return Ok(());
     };
-    let want = format!("{}.{}", cd.name, t.op);
+    regions_end_with(m, op, &format!("{}.{}", cd.name, t.op))
+}
+
+/// `SingleBlockImplicitTerminator`'s region check: each non-empty region of `op` ends with
+/// the op named `want` (of a spec dialect's op, or `stablehlo.return`: ops/regions.rs).
+pub(crate) fn regions_end_with(m: &Module, op: OpId, want: &str) -> Check {
     for &r in m.regions(op) {
         let Some(&b) = m.blocks(r).first() else {
             continue;

@@ -47,23 +47,6 @@ pub(super) fn verify(v: OpView) -> Check {
     }
 }
 
-/// `SingleBlockImplicitTerminator<"ReturnOp">` of async_start, all_reduce and collective_reduce
-/// (a region trait: MLIR checks it on leaving the op, after the ops inside).
-pub(crate) fn implicit_terminator(v: &OpView) -> Check {
-    if !matches!(v.kind, K::AsyncStart | K::AllReduce | K::CollectiveReduce) {
-        return Ok(());
-    }
-    if let Some((last, _)) = v.region_return(0) {
-        let name = v.m.op_name_str(last);
-        ensure!(
-            name == "stablehlo.return",
-            "SingleBlockImplicitTerminator",
-            "expects regions to end with 'stablehlo.return', found '{name}'"
-        );
-    }
-    Ok(())
-}
-
 // ---- types -------------------------------------------------------------------------------------
 
 fn is_memref(m: &Module, t: Type) -> bool {

@@ -1660,7 +1660,10 @@ fn map(v: &OpView) -> Check {
 /// inference reads their regions. So an op inside a branch that breaks its own rules is
 /// refused for them first, as jaxlib refuses it.
 pub(crate) fn verify_on_exit(v: OpView) -> Check {
-    super::collectives::implicit_terminator(&v)?;
+    // `SingleBlockImplicitTerminator<"ReturnOp">` (spec `traits`), a region trait.
+    if v.kind.implicit_terminator() {
+        crate::text::verify::walk::regions_end_with(v.m, v.op, "stablehlo.return")?;
+    }
     match v.kind {
         K::Map => check_results(&v, &components(infer_map(&v)?), "C4"),
         K::While => check_results(&v, &plain_types(infer_while(&v)), "C3"),
