@@ -780,15 +780,22 @@ fn codec_single_block(m: &Module, op: OpId) -> Check {
     if o.implicit_terminator.is_none() {
         return Ok(());
     }
-    for &r in m.regions(op) {
-        if m.blocks(r)
-            .first()
-            .is_some_and(|&b| m.block_ops(b).is_empty())
-        {
+    single_block(m, op)
+}
+
+/// ODS's `SingleBlock` (which `SingleBlockImplicitTerminator` brings), a structural trait: each
+/// non-empty region has one block, and that block an op.
+pub(crate) fn single_block(m: &Module, op: OpId) -> Check {
+    for (i, &r) in m.regions(op).iter().enumerate() {
+        let blocks = m.blocks(r);
+        if blocks.len() > 1 {
             return Err(fail(
-                "SingleBlockImplicitTerminator",
-                "expects a non-empty block",
+                "SingleBlock",
+                format!("expects region #{i} to have 0 or 1 blocks"),
             ));
+        }
+        if blocks.first().is_some_and(|&b| m.block_ops(b).is_empty()) {
+            return Err(fail("SingleBlock", "expects a non-empty block"));
         }
     }
     Ok(())
@@ -1301,6 +1308,36 @@ mod tests {
         let e = crate::text::parse(&src).unwrap_err();
         assert!(
             e.to_string().contains("expects parent op 'scf.parallel'"),
+            "{e}"
+        );
+    }
+
+    /// The StableHLO ops with `SingleBlockImplicitTerminator` (spec `traits`) check `SingleBlock`
+    /// with their counts, before ODS's region constraint, and on leaving them that their regions
+    /// end in `stablehlo.return`; `sort` has only the region constraint. jaxlib's messages.
+    #[test]
+    fn stablehlo_single_block_and_implicit_terminator() {
+        let first = |src: &str| crate::text::parse(src).unwrap_err().to_string();
+        let reduce = |body: &str| {
+            format!(
+                "func.func @m(%x: tensor<4xf32>, %i: tensor<f32>) -> tensor<f32> {{\n  %0 = \"stablehlo.reduce\"(%x, %i) ({{\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n{body}  }}) {{dimensions = array<i64: 0>}} : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}}\n"
+            )
+        };
+        let ret = "    \"stablehlo.return\"(%a) : (tensor<f32>) -> ()\n";
+        assert!(crate::text::parse(&reduce(ret)).is_ok());
+        let e = first(&reduce(&format!("{ret}  ^bb1:\n{ret}")));
+        assert!(e.contains("expects region #0 to have 0 or 1 blocks"), "{e}");
+        let e = first(&reduce("    \"sdy.return\"(%a) : (tensor<f32>) -> ()\n"));
+        assert!(
+            e.contains("expects regions to end with 'stablehlo.return', found 'sdy.return'"),
+            "{e}"
+        );
+        let sort = "func.func @m(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = \"stablehlo.sort\"(%x) ({\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n    %c = \"stablehlo.compare\"(%a, %b) {comparison_direction = #stablehlo<comparison_direction GT>} : (tensor<f32>, tensor<f32>) -> tensor<i1>\n    \"stablehlo.return\"(%c) : (tensor<i1>) -> ()\n  ^bb1:\n    \"stablehlo.return\"(%c) : (tensor<i1>) -> ()\n  }) {dimension = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n";
+        let e = first(sort);
+        assert!(
+            e.contains(
+                "region #0 ('comparator') failed to verify constraint: region with 1 blocks"
+            ),
             "{e}"
         );
     }

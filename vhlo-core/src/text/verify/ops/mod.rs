@@ -20,10 +20,14 @@ use crate::vhlo::StablehloOp as K;
 pub(crate) type OdsMemo = FastSet<(K, Symbol, Attribute)>;
 
 /// One op: its declared constraints, then its own (`memo`: the ODS checks already passed).
-/// MLIR's order: the count traits, then the generated `verifyInvariantsImpl` (required
-/// attributes, their constraints, operand and result types), then the other traits.
+/// MLIR's order: the count traits and `SingleBlock`, then the generated `verifyInvariantsImpl`
+/// (required attributes, their constraints, operand and result types), then the other traits.
 pub(crate) fn verify_op(v: OpView, memo: &mut OdsMemo) -> Check {
     arity(v)?;
+    // A structural trait, with the counts (before ODS's region constraints).
+    if v.kind.implicit_terminator() {
+        super::walk::single_block(v.m, v.op)?;
+    }
     required_attributes(v)?;
     declared_attributes(v, memo)?;
     declared(v)?;
