@@ -1201,10 +1201,14 @@ impl<'a> Parser<'a> {
             });
             self.bind_prop(&mut st, "operandSegmentSizes", sizes);
         }
-        if let FormatOp::Dialect(_, o) = kind {
+        if let FormatOp::Dialect(cd, o) = kind {
             if !o.infer.is_empty() {
                 self.infer_types(name, o, f, &mut st, pos)?;
             }
+            // After the dictionary's inherent attributes join the properties: a default only
+            // fills in what neither gives.
+            self.normalize_inherent(name, &mut st.props, &mut st.dict);
+            self.add_default_properties(cd, o, &mut st.props);
         }
         // A region an optional group left out is empty (scf.if without else); formats bind
         // regions in order.

@@ -265,19 +265,25 @@ struct OpNameFacts {
     /// Properties it lacks are dropped (StableHLO's ops, whose spec lists every ODS
     /// attribute; the other dialects' spec lists those the formats and checks need).
     drops_other_properties: bool,
+    /// A spec dialect's op with default-valued attributes, which it gets when created.
+    defaults: Option<(
+        &'static crate::dialect::codec::CodecDialect,
+        &'static crate::dialect::codec::CodecOp,
+    )>,
 }
 
 impl OpNameFacts {
     fn of(name: &str) -> Self {
         let dialect = name.split_once('.').map_or("", |d| d.0);
         let class = crate::text::dialects::classify(name);
-        let modeled = crate::vhlo::StablehloOp::from_name(name).is_some()
-            || crate::text::dialects::codec_op(name).is_some();
+        let codec = crate::text::dialects::codec_op(name);
+        let modeled = crate::vhlo::StablehloOp::from_name(name).is_some() || codec.is_some();
         OpNameFacts {
             registered_dialect: crate::dialect::LIBSTABLEHLO_DIALECTS.contains(&dialect),
             refuses_successors: class.registered && !class.unknown && !class.terminator,
             properties: crate::vhlo::inherent_attribute_names(name).filter(|_| modeled),
             drops_other_properties: name.starts_with("stablehlo."),
+            defaults: codec.filter(|(_, o)| o.attributes.iter().any(|a| a.default.is_some())),
         }
     }
 }
@@ -1294,6 +1300,9 @@ impl<'a> Parser<'a> {
         }
         let mut attributes = self.opt_attr_dict()?;
         self.normalize_inherent(&name, &mut properties, &mut attributes);
+        if let Some((cd, o)) = facts.defaults {
+            self.add_default_properties(cd, o, &mut properties);
+        }
         self.c
             .expect(b':', "before the operation's function type")?;
         let fpos = self.c.pos;

@@ -4,6 +4,7 @@
 use super::op_format::{print_functional_type, print_rest_attrs_by};
 use super::parser::{PResult, Parser};
 use super::printer::{HintDep, NameHint, Printer};
+use crate::dialect::codec::{CodecDialect, CodecOp};
 use crate::ir::*;
 use crate::vhlo::StablehloOp;
 use std::fmt::Write as _;
@@ -189,10 +190,9 @@ impl<'a> Parser<'a> {
     }
 
     /// Moves inherent attributes ([`inherent_attrs`]) of a generic op written in `{...}` into
-    /// its properties, and gives a spec dialect's op the defaults of those it lacks, as MLIR's
-    /// `populateDefaultProperties` does when it creates the op (so the generic form prints them).
+    /// its properties.
     pub(crate) fn normalize_inherent(
-        &mut self,
+        &self,
         name: &str,
         props: &mut Vec<NamedAttr>,
         attrs: &mut Vec<NamedAttr>,
@@ -206,19 +206,30 @@ impl<'a> Parser<'a> {
         let (moved, kept): (Vec<NamedAttr>, Vec<NamedAttr>) = attrs
             .iter()
             .partition(|a| is_inherent(m.str(a.name)) && !props.iter().any(|p| p.name == a.name));
-        let mut added = !moved.is_empty();
-        if added {
-            props.extend(moved);
-            *attrs = kept;
+        if moved.is_empty() {
+            return;
         }
-        if let Some((cd, o)) = super::dialects::codec_op(name) {
-            for a in o.attributes.iter().filter(|a| a.default.is_some()) {
-                if !props.iter().any(|p| self.m.str(p.name) == a.name) {
-                    if let Some(value) = cd.default_value(&mut self.m, a) {
-                        let name = self.m.sym(a.name);
-                        props.push(NamedAttr { name, value });
-                        added = true;
-                    }
+        props.extend(moved);
+        *attrs = kept;
+        props.sort_by(|a, b| m.str(a.name).cmp(m.str(b.name)));
+    }
+
+    /// Gives a spec dialect's op the defaults of the default-valued attributes it lacks, as
+    /// MLIR's `populateDefaultProperties` does when it creates the op (so that the generic
+    /// form prints them); `props` stay sorted by name.
+    pub(crate) fn add_default_properties(
+        &mut self,
+        cd: &'static CodecDialect,
+        o: &'static CodecOp,
+        props: &mut Vec<NamedAttr>,
+    ) {
+        let mut added = false;
+        for a in o.attributes.iter().filter(|a| a.default.is_some()) {
+            if !props.iter().any(|p| self.m.str(p.name) == a.name) {
+                if let Some(value) = cd.default_value(&mut self.m, a) {
+                    let name = self.m.sym(a.name);
+                    props.push(NamedAttr { name, value });
+                    added = true;
                 }
             }
         }
