@@ -38,7 +38,7 @@ pub(crate) mod structure;
 mod tensor;
 mod type_rules;
 pub use infer::infer_result_types;
-pub(crate) mod walk;
+mod walk;
 pub(crate) use walk::Parts;
 pub(crate) mod types;
 

@@ -1,5 +1,6 @@
 //! MLIR's structural rules (`mlir/lib/IR/Verifier.cpp`, `SymbolTable.cpp`, the `func` dialect's
-//! verifiers): block terminators, symbol tables, function signatures and calls, and SSA
+//! verifiers): block terminators (with `SingleBlock` and `SingleBlockImplicitTerminator`'s
+//! region check, shared by StableHLO's ops and the spec dialects'), symbol tables, function signatures and calls, and SSA
 //! dominance with isolation from above. Ops of dialects this crate does not know are treated as
 //! MLIR treats unregistered ops: they may terminate a block, and need no terminator themselves.
 
@@ -613,4 +614,43 @@ pub(crate) fn dominance_failure(m: &Module, op: OpId, i: usize, v: Value) -> sup
         "dominance",
         format!("operand #{i} does not dominate this use: {why}"),
     )
+}
+
+/// ODS's `SingleBlock` (which `SingleBlockImplicitTerminator` brings), a structural trait: each
+/// non-empty region has one block, and that block an op.
+pub(crate) fn single_block(m: &Module, op: OpId) -> Check {
+    for (i, &r) in m.regions(op).iter().enumerate() {
+        let blocks = m.blocks(r);
+        if blocks.len() > 1 {
+            return Err(fail(
+                "SingleBlock",
+                format!("expects region #{i} to have 0 or 1 blocks"),
+            ));
+        }
+        if blocks.first().is_some_and(|&b| m.block_ops(b).is_empty()) {
+            return Err(fail("SingleBlock", "expects a non-empty block"));
+        }
+    }
+    Ok(())
+}
+
+/// `SingleBlockImplicitTerminator`'s region check: each non-empty region of `op` ends with
+/// the op named `want` (of a spec dialect's op, or `stablehlo.return`: ops/regions.rs).
+pub(crate) fn regions_end_with(m: &Module, op: OpId, want: &str) -> Check {
+    for &r in m.regions(op) {
+        let Some(&b) = m.blocks(r).first() else {
+            continue;
+        };
+        let Some(&last) = m.block_ops(b).last() else {
+            continue;
+        };
+        let found = m.op_name_str(last);
+        if found != want {
+            return Err(fail(
+                "SingleBlockImplicitTerminator",
+                format!("expects regions to end with '{want}', found '{found}'"),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -780,25 +780,7 @@ fn codec_single_block(m: &Module, op: OpId) -> Check {
     if o.implicit_terminator.is_none() {
         return Ok(());
     }
-    single_block(m, op)
-}
-
-/// ODS's `SingleBlock` (which `SingleBlockImplicitTerminator` brings), a structural trait: each
-/// non-empty region has one block, and that block an op.
-pub(crate) fn single_block(m: &Module, op: OpId) -> Check {
-    for (i, &r) in m.regions(op).iter().enumerate() {
-        let blocks = m.blocks(r);
-        if blocks.len() > 1 {
-            return Err(fail(
-                "SingleBlock",
-                format!("expects region #{i} to have 0 or 1 blocks"),
-            ));
-        }
-        if blocks.first().is_some_and(|&b| m.block_ops(b).is_empty()) {
-            return Err(fail("SingleBlock", "expects a non-empty block"));
-        }
-    }
-    Ok(())
+    super::structure::single_block(m, op)
 }
 
 /// ODS's `SingleBlockImplicitTerminator`, as a region trait (MLIR checks it on leaving the op,
@@ -810,28 +792,7 @@ fn codec_implicit_terminator(m: &Module, op: OpId) -> Check {
     let Some(t) = o.implicit_terminator else {
         return Ok(());
     };
-    regions_end_with(m, op, &format!("{}.{}", cd.name, t.op))
-}
-
-/// `SingleBlockImplicitTerminator`'s region check: each non-empty region of `op` ends with
-/// the op named `want` (of a spec dialect's op, or `stablehlo.return`: ops/regions.rs).
-pub(crate) fn regions_end_with(m: &Module, op: OpId, want: &str) -> Check {
-    for &r in m.regions(op) {
-        let Some(&b) = m.blocks(r).first() else {
-            continue;
-        };
-        let Some(&last) = m.block_ops(b).last() else {
-            continue;
-        };
-        let found = m.op_name_str(last);
-        if found != want {
-            return Err(fail(
-                "SingleBlockImplicitTerminator",
-                format!("expects regions to end with '{want}', found '{found}'"),
-            ));
-        }
-    }
-    Ok(())
+    super::structure::regions_end_with(m, op, &format!("{}.{}", cd.name, t.op))
 }
 
 /// ODS's `Elementwise` of an op of a dialect of the spec that declares it (MLIR's

@@ -26,7 +26,7 @@ pub(crate) fn verify_op(v: OpView, memo: &mut OdsMemo) -> Check {
     arity(v)?;
     // A structural trait, with the counts (before ODS's region constraints).
     if v.kind.implicit_terminator() {
-        super::walk::single_block(v.m, v.op)?;
+        super::structure::single_block(v.m, v.op)?;
     }
     required_attributes(v)?;
     declared_attributes(v, memo)?;

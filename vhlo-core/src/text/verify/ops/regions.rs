@@ -1662,7 +1662,7 @@ fn map(v: &OpView) -> Check {
 pub(crate) fn verify_on_exit(v: OpView) -> Check {
     // `SingleBlockImplicitTerminator<"ReturnOp">` (spec `traits`), a region trait.
     if v.kind.implicit_terminator() {
-        crate::text::verify::walk::regions_end_with(v.m, v.op, "stablehlo.return")?;
+        crate::text::verify::structure::regions_end_with(v.m, v.op, "stablehlo.return")?;
     }
     match v.kind {
         K::Map => check_results(&v, &components(infer_map(&v)?), "C4"),
