@@ -1,6 +1,7 @@
 //! MLIR's structural rules (`mlir/lib/IR/Verifier.cpp`, `SymbolTable.cpp`, the `func` dialect's
 //! verifiers): block terminators (with `SingleBlock` and `SingleBlockImplicitTerminator`'s
-//! region check, shared by StableHLO's ops and the spec dialects'), symbol tables, function signatures and calls, and SSA
+//! region check, shared by StableHLO's ops and the spec dialects'), symbol tables, function
+//! signatures and calls, and SSA
 //! dominance with isolation from above. Ops of dialects this crate does not know are treated as
 //! MLIR treats unregistered ops: they may terminate a block, and need no terminator themselves.
 
