@@ -341,6 +341,8 @@ fn build(copy: &Path) -> PathBuf {
         .args(["build", "-q", "--offline", "-p", "vhlo-translate"])
         .current_dir(copy)
         .env("CARGO_TARGET_DIR", &target)
+        // Each build starts from cleaned crates, so incremental state would only fill the disk.
+        .env("CARGO_INCREMENTAL", "0")
         .status()
         .expect("run cargo build");
     assert!(
@@ -411,6 +413,7 @@ fn run_version_tests(copy: &Path) {
     let out = cmd
         .current_dir(copy)
         .env("CARGO_TARGET_DIR", fixture_root().join("target"))
+        .env("CARGO_INCREMENTAL", "0")
         .output()
         .expect("run cargo test in the copy");
     assert!(
