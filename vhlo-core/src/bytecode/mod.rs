@@ -33,7 +33,7 @@ use std::collections::BTreeMap;
 use crate::ir::{Location, Module, Value};
 
 pub use encoding::Encoded;
-pub use reader::{read, read_producer, read_shared};
+pub use reader::{ir_section_len, read, read_producer, read_shared};
 pub use use_lists::OpOrder;
 pub use writer::{write, write_encoded, write_interning, WriteOptions};
 

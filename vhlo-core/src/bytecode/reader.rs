@@ -71,6 +71,21 @@ fn read_header(c: &mut Cursor<'_>) -> Result<(u64, String)> {
     Ok((v, producer))
 }
 
+/// The size in bytes of the top-level IR section, without reading it or any other section:
+/// what the ops take in memory grows with it (a caller can size its heap from it), while the
+/// attribute and resource sections can hold large constants that the module only views.
+pub fn ir_section_len(bytes: &[u8]) -> Result<usize> {
+    let mut c = Cursor::new(bytes, 0, "header");
+    read_header(&mut c)?;
+    while !c.is_empty() {
+        let (id, body) = c.section()?;
+        if id == section::IR {
+            return Ok(body.remaining());
+        }
+    }
+    Err(c.err("no IR section"))
+}
+
 /// Reads a whole artifact.
 pub fn read(bytes: &[u8]) -> Result<(Module, ArtifactInfo)> {
     read_from(bytes, None)

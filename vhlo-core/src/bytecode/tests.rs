@@ -276,6 +276,37 @@ fn textual_fallback_entries_round_trip() {
 }
 
 #[test]
+fn ir_section_len_is_the_ir_sections_size() {
+    // One op more or less in the IR changes the section by that op's bytes, and nothing else.
+    let lens: Vec<usize> = [10, 11]
+        .map(|n| {
+            let bytes = write(&module_with_name_chain(n), &WriteOptions::new(6, "p")).unwrap();
+            let ir = ir_section_len(&bytes).unwrap();
+            assert!(ir > 0 && ir < bytes.len());
+            ir
+        })
+        .to_vec();
+    assert_eq!(
+        lens[0], lens[1],
+        "a longer location chain is not in the IR section"
+    );
+    let one = write(&nested_modules(2), &WriteOptions::new(6, "p")).unwrap();
+    let two = write(&nested_modules(3), &WriteOptions::new(6, "p")).unwrap();
+    assert!(ir_section_len(&two).unwrap() > ir_section_len(&one).unwrap());
+    assert_eq!(
+        ir_section_len(b"MLIR").unwrap_err().kind,
+        BytecodeErrorKind::NotBytecode
+    );
+    // Cut before its end, the IR section is not found whole: an error, not a length.
+    let mut cut = two.len();
+    while ir_section_len(&two[..cut]).is_ok() {
+        cut -= 1;
+    }
+    assert!(cut > 0 && ir_section_len(&two[..cut]).is_err());
+    assert!((0..cut).all(|n| ir_section_len(&two[..n]).is_err()));
+}
+
+#[test]
 fn header_errors_name_the_offset() {
     assert_eq!(read(b"MLIR").unwrap_err().offset, 0);
     let e = read(&[0x4D, 0x4C, 0xEF, 0x52, 0x0F, b'p', 0]).unwrap_err();
