@@ -463,6 +463,26 @@ fn deserialize_options(cli: &Cli) -> DeserializeOptions {
 
 fn serialize(cli: &Cli) -> Result<(), Failure> {
     let t = target(cli)?;
+    std::thread::scope(|s| {
+        // The input and its parse take about 3 times the text's size in heap (the 100k
+        // transformer's 9.4 MB of pretty text: 9,100 first touches of a page, a tenth of the
+        // run): a helper populates it, the parse's part first, while the input is read and
+        // parsed ([`heap`]). The parser runs on a thread of its own, so every thread is to
+        // allocate from the heap populated.
+        let size = cli.input.as_deref().filter(|&p| p != "-").and_then(|p| {
+            let len = std::fs::metadata(p).ok()?.len();
+            usize::try_from(len).ok()
+        });
+        if let Some(size) = size {
+            if let Some(r) = heap::reserve_for_all_threads(size.saturating_mul(3)) {
+                let _ = std::thread::Builder::new().spawn_scoped(s, move || r.populate_from(size));
+            }
+        }
+        serialize_with(cli, &t)
+    })
+}
+
+fn serialize_with(cli: &Cli, t: &str) -> Result<(), Failure> {
     let name = input_name(cli).to_string();
     let bytes = read_input(cli.input.as_deref())?;
     let src = String::from_utf8(bytes)
@@ -479,7 +499,7 @@ fn serialize(cli: &Cli) -> Result<(), Failure> {
         // The parse verified it (unless told not to), and nothing changed it since.
         skip_verification: true,
     };
-    let out = portable::serialize_portable_encoded(module, &t, opts)?;
+    let out = portable::serialize_portable_encoded(module, t, opts)?;
     write_artifact(cli.output.as_deref(), &out)
 }
 
@@ -965,13 +985,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// A page fault costs about 2 us on this project's VMs, and the bytecode reader's first touches
-/// of the module's arenas were a third of its time (docs/benchmarks.md). The first thread
-/// reserves heap in glibc's main arena before the read, and the second thread, idle until the
-/// verification, populates its page tables (`MADV_POPULATE_WRITE`, which leaves the contents
-/// alone) while the first thread fills it, with huge pages where the kernel has them (any
-/// compaction they need then stalls the second thread, not the first, and the exit frees 2 MiB
-/// at a time). Elsewhere (another libc, an old kernel) nothing happens.
+/// A page fault costs about 2 us on this project's VMs: the first touches of the heap were a
+/// third of the bytecode reader's time and a tenth of a serialization (docs/benchmarks.md). So
+/// the heap a step is about to fill is reserved at the top of glibc's main arena beforehand, and
+/// a thread that is otherwise idle populates its page tables (`MADV_POPULATE_WRITE`, which
+/// leaves the contents alone) while the step fills it, with huge pages where the kernel has
+/// them (any compaction they need then stalls that thread, not the step, and the exit frees
+/// 2 MiB at a time). Elsewhere (another libc, an old kernel) nothing happens.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod heap {
     extern "C" {
@@ -980,6 +1000,7 @@ mod heap {
     }
     const M_TRIM_THRESHOLD: i32 = -1;
     const M_MMAP_THRESHOLD: i32 = -3;
+    const M_ARENA_MAX: i32 = -8;
     const MADV_HUGEPAGE: i32 = 14;
     const MADV_POPULATE_WRITE: i32 = 23;
     /// glibc's largest mmap threshold on 64-bit targets: below it, blocks come from the heap.
@@ -1007,7 +1028,28 @@ mod heap {
         Some(Reserved { addr, len })
     }
 
+    /// [`reserve`], with every thread of the process allocating from the main arena.
+    pub fn reserve_for_all_threads(bytes: usize) -> Option<Reserved> {
+        // SAFETY: mallopt only sets allocator parameters.
+        if unsafe { mallopt(M_ARENA_MAX, 1) } != 1 {
+            return None;
+        }
+        reserve(bytes)
+    }
+
     impl Reserved {
+        /// [`Reserved::populate`], from byte `first` to the end, then the bytes before.
+        pub fn populate_from(self, first: usize) {
+            let first = first.min(self.len);
+            let (addr, len) = (self.addr, self.len);
+            Reserved {
+                addr: addr + first,
+                len: len - first,
+            }
+            .populate();
+            Reserved { addr, len: first }.populate();
+        }
+
         pub fn populate(self) {
             let start = (self.addr + 4095) & !4095;
             let end = (self.addr + self.len) & !4095;
@@ -1030,7 +1072,11 @@ mod heap {
     pub fn reserve(_: usize) -> Option<Reserved> {
         None
     }
+    pub fn reserve_for_all_threads(_: usize) -> Option<Reserved> {
+        None
+    }
     impl Reserved {
         pub fn populate(self) {}
+        pub fn populate_from(self, _: usize) {}
     }
 }
