@@ -11,7 +11,10 @@ CORPUS_DIR is what scripts/bench/jax_programs.py writes. For each transformer-*.
 For weights-*.mlir: the CLI's serialize, the artifact-to-artifact round trip (`--retarget A
 --target=current`) and `--deserialize`, with peak RSS (jaxlib is not timed on these).
 Reports the median of --reps runs and the spread (min..max) for each side; jaxlib is timed without
-process start, ours with it, so the ratio is conservative for us.
+process start, ours with it, so the ratio is conservative for us. The two sides take turns, one
+repetition each (jaxlib in a worker process that stays up): the host's speed, which moves by up to
+2x within minutes, then weighs on both alike (before, our repetitions ran in a burst of half a
+second and jaxlib's over fifteen, and one slow window could move our median alone).
 """
 
 import argparse
@@ -44,7 +47,8 @@ def timed(cmd):
     return elapsed, int(result.stderr.strip().splitlines()[-1])
 
 
-def jaxlib_worker(text_path, artifact_path, reps):
+def jaxlib_worker(text_path, artifact_path):
+    """Times one step per line read from stdin (`serialize` or `deserialize`), printing its seconds."""
     sys.path.insert(0, os.path.join(REPO, "scripts", "oracle"))
     import oracle as oracle_module  # noqa: E402
 
@@ -61,13 +65,13 @@ def jaxlib_worker(text_path, artifact_path, reps):
     def deserialize():
         return len(oracle.print_module(oracle.deserialize(artifact)))
 
-    out = {"serialize": [], "deserialize": []}
-    for _ in range(reps):
-        for step, run in (("serialize", serialize), ("deserialize", deserialize)):
-            start = time.perf_counter()
-            run()
-            out[step].append(time.perf_counter() - start)
-    print(json.dumps(out))
+    steps = {"serialize": serialize, "deserialize": deserialize}
+    print("ready", flush=True)
+    for line in sys.stdin:
+        run = steps[line.strip()]
+        start = time.perf_counter()
+        run()
+        print(time.perf_counter() - start, flush=True)
 
 
 def spread(values):
@@ -79,10 +83,10 @@ def main():
     parser.add_argument("corpus", nargs="?")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--only", default="", help="time only the files whose name contains this")
-    parser.add_argument("--jaxlib-worker", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--jaxlib-worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.jaxlib_worker:
-        jaxlib_worker(args.jaxlib_worker[0], args.jaxlib_worker[1], int(args.jaxlib_worker[2]))
+        jaxlib_worker(args.jaxlib_worker[0], args.jaxlib_worker[1])
         return
     if not args.corpus:
         parser.error("CORPUS_DIR is required")
@@ -113,21 +117,42 @@ def main():
                 )
                 continue
             ours = {"serialize": [], "deserialize": []}
+            theirs = {"serialize": [], "deserialize": []}
             rss = {"serialize": 0, "deserialize": 0}
+            # The artifact both sides read: ours, written before the first timed run.
+            timed([cli, "--serialize", path, "--target=current", "--strip-debuginfo", "-o", artifact])
+            errors = open(os.path.join(tmp, "jaxlib-worker.err"), "w+")
+            worker = subprocess.Popen(
+                [oracle_python(), os.path.abspath(__file__), "--jaxlib-worker", path, artifact],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True,
+            )
+
+            def failed(what):
+                errors.seek(0)
+                sys.exit(f"corpus: jaxlib worker failed on {name} ({what}):\n{errors.read()[-2000:]}")
+
+            def jaxlib(step):
+                worker.stdin.write(step + "\n")
+                worker.stdin.flush()
+                line = worker.stdout.readline()
+                if not line:
+                    failed(step)
+                return float(line)
+
+            if worker.stdout.readline().strip() != "ready":
+                failed("start")
             for _ in range(args.reps):
                 t, r = timed([cli, "--serialize", path, "--target=current", "--strip-debuginfo", "-o", artifact])
                 ours["serialize"].append(t)
                 rss["serialize"] = max(rss["serialize"], r)
+                theirs["serialize"].append(jaxlib("serialize"))
                 t, r = timed([cli, "--deserialize", artifact, "-o", os.path.join(tmp, "out.mlir")])
                 ours["deserialize"].append(t)
                 rss["deserialize"] = max(rss["deserialize"], r)
-            result = subprocess.run(
-                [oracle_python(), os.path.abspath(__file__), "--jaxlib-worker", path, artifact, str(args.reps)],
-                capture_output=True, text=True,
-            )
-            if result.returncode != 0:
-                sys.exit(f"corpus: jaxlib worker failed on {name}:\n{result.stderr[-2000:]}")
-            theirs = json.loads(result.stdout)
+                theirs["deserialize"].append(jaxlib("deserialize"))
+            worker.stdin.close()
+            worker.wait()
+            errors.close()
             for step in ("serialize", "deserialize"):
                 ratio = statistics.median(theirs[step]) / statistics.median(ours[step])
                 goal = GOALS[step]
