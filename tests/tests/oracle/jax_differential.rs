@@ -20,11 +20,13 @@ const EXPECTED_DIFFERENCES: &[(&str, &str)] = &[
     // and legalizes straight to v1 (shared/notes/mlir-bytecode.md, section 6). We follow 1.20.0,
     // as the upstream suite does.
     (
-        "linalg_cholesky_qr",
+        "shape_poly",
         "custom_call_v2 -> v1 rewrite at HEAD, not in jaxlib 1.17.0",
     ),
+    // Its `ApproxTopK` custom_call shares an operand with the other two calls; without it, the
+    // program is byte-identical at every target (checked when the fixture was added).
     (
-        "shape_poly",
+        "top_k",
         "custom_call_v2 -> v1 rewrite at HEAD, not in jaxlib 1.17.0",
     ),
 ];
