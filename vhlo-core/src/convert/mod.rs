@@ -1242,32 +1242,27 @@ pub fn artifact_use_list_orders(
         groups.insert(v, start..end);
         start = end;
     }
-    // A stepped op's new op takes its operands through the conversion's value mapping: an
-    // operand whose producer was stepped before it is already that producer's new result, whose
-    // use list the old result's uses join only when the conversion commits (each moved to the
-    // front, so reversed). The new ops' uses of such a value end up last, newest first; those of
-    // any other value go to the front as the new ops are made.
+    // Each step makes a new op. Its operand uses join the front of their lists as it is made,
+    // newest first, except where the operand's producer was stepped before it: the new op then
+    // takes the producer's new result (the conversion's value mapping), whose list the old
+    // result's uses join only when the conversion commits, each moved to the front (so reversed,
+    // as below); those new uses end up last, newest first. Linear in the uses: one stable sort
+    // per value, not one move per use.
     let stepped: crate::ir::FastSet<OpId> = steps.iter().map(|s| s.op).collect();
-    let producer_stepped = |v: crate::ir::Value| matches!(m.value_def(v), crate::ir::ValueDef::Result { op, .. } if stepped.contains(&op));
-    let mut last: crate::ir::FastMap<crate::ir::Value, Vec<(OpId, u32)>> = Default::default();
+    let producer_stepped = |v: crate::ir::Value| match m.value_def(v) {
+        crate::ir::ValueDef::Result { op, .. } => stepped.contains(&op),
+        _ => false,
+    };
+    // Per value, the new ops' uses of it in the order they were made.
+    let mut made: crate::ir::FastMap<crate::ir::Value, Vec<(OpId, u32)>> = Default::default();
     let mut seen = crate::ir::FastSet::default();
     for step in &steps {
         let op = step.op;
-        // An op stepped several times makes its last new op during its first step's place in
-        // the walk: its uses count once.
-        let first = seen.insert(op);
-        for (i, &v) in m.operands(op).iter().enumerate() {
-            if producer_stepped(v) {
-                if first {
-                    last.entry(v).or_default().insert(0, (op, i as u32));
-                }
-                continue;
-            }
-            if let Some(r) = groups.get(&v) {
-                let list = &mut uses[r.clone()];
-                if let Some(pos) = list.iter().position(|u| (u.1, u.2) == (op, i as u32)) {
-                    list[..=pos].rotate_right(1);
-                }
+        // An op stepped several times (its steps are consecutive) makes its last new op in its
+        // first step's place in the walk: its uses count once.
+        if seen.insert(op) {
+            for (i, &v) in m.operands(op).iter().enumerate() {
+                made.entry(v).or_default().push((op, i as u32));
             }
         }
         for r in m.results(op) {
@@ -1276,13 +1271,20 @@ pub fn artifact_use_list_orders(
             }
         }
     }
-    for (v, new_uses) in &last {
+    for (v, made) in &made {
         if let Some(range) = groups.get(v) {
-            let list = &mut uses[range.clone()];
-            // Stable: the other uses keep their order, the new ops' uses go last, in `new_uses`' order.
-            let rank =
-                |u: &(crate::ir::Value, OpId, u32)| new_uses.iter().position(|&n| n == (u.1, u.2));
-            list.sort_by_key(|u| rank(u).map_or((0, 0), |p| (1, p)));
+            let rank: crate::ir::FastMap<(OpId, u32), usize> = made
+                .iter()
+                .rev()
+                .enumerate()
+                .map(|(k, &u)| (u, k))
+                .collect();
+            let new_uses_last = producer_stepped(*v);
+            // Stable: the other uses keep their order.
+            uses[range.clone()].sort_by_key(|u| match rank.get(&(u.1, u.2)) {
+                Some(&k) => (new_uses_last, k),
+                None => (!new_uses_last, 0),
+            });
         }
     }
     let order = crate::bytecode::OpOrder::new(m);
