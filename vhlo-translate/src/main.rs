@@ -991,7 +991,8 @@ fn main() -> ExitCode {
 /// a thread that is otherwise idle populates its page tables (`MADV_POPULATE_WRITE`, which
 /// leaves the contents alone) while the step fills it, with huge pages where the kernel has
 /// them (any compaction they need then stalls that thread, not the step, and the exit frees
-/// 2 MiB at a time). Elsewhere (another libc, an old kernel) nothing happens.
+/// 2 MiB at a time). With another libc nothing changes; a kernel before 5.14, which lacks
+/// `MADV_POPULATE_WRITE`, fails the call, which is ignored.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod heap {
     extern "C" {
