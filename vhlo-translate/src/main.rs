@@ -469,9 +469,10 @@ fn serialize(cli: &Cli) -> Result<(), Failure> {
         // run): a helper populates it, the parse's part first, while the input is read and
         // parsed ([`heap`]). The parser runs on a thread of its own, so every thread is to
         // allocate from the heap populated.
+        // Below 256 KiB of text the faults cost about what starting the helper does.
         let size = cli.input.as_deref().filter(|&p| p != "-").and_then(|p| {
             let len = std::fs::metadata(p).ok()?.len();
-            usize::try_from(len).ok()
+            usize::try_from(len).ok().filter(|&n| n >= 256 << 10)
         });
         if let Some(size) = size {
             if let Some(r) = heap::reserve_for_all_threads(size.saturating_mul(3)) {
