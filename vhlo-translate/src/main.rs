@@ -463,18 +463,24 @@ fn deserialize_options(cli: &Cli) -> DeserializeOptions {
 
 fn serialize(cli: &Cli) -> Result<(), Failure> {
     let t = target(cli)?;
-    // The input and its parse take about 3 times the text's size in heap (the 100k
-    // transformer's 9.4 MB of pretty text: 9,100 first touches of a page, a tenth of the run),
-    // reserved in huge pages ([`heap`]). The parser runs on a thread of its own, so every
-    // thread is to allocate from that heap.
-    let size = cli.input.as_deref().filter(|&p| p != "-").and_then(|p| {
-        let len = std::fs::metadata(p).ok()?.len();
-        usize::try_from(len).ok()
-    });
-    if let Some(size) = size {
-        heap::reserve_for_all_threads(size.saturating_mul(3));
-    }
-    serialize_with(cli, &t)
+    std::thread::scope(|s| {
+        // The input and its parse take about 3 times the text's size in heap (the 100k
+        // transformer's 9.4 MB of pretty text: 9,100 first touches of a page, a tenth of the
+        // run): a helper populates it, the parse's part first, while the input is read and
+        // parsed ([`heap`]). The parser runs on a thread of its own, so every thread is to
+        // allocate from the heap populated.
+        // Below 256 KiB of text the faults cost about what starting the helper does.
+        let size = cli.input.as_deref().filter(|&p| p != "-").and_then(|p| {
+            let len = std::fs::metadata(p).ok()?.len();
+            usize::try_from(len).ok().filter(|&n| n >= 256 << 10)
+        });
+        if let Some(size) = size {
+            if let Some(r) = heap::reserve_for_all_threads(size.saturating_mul(3)) {
+                let _ = std::thread::Builder::new().spawn_scoped(s, move || r.populate_from(size));
+            }
+        }
+        serialize_with(cli, &t)
+    })
 }
 
 fn serialize_with(cli: &Cli, t: &str) -> Result<(), Failure> {
@@ -500,6 +506,8 @@ fn serialize_with(cli: &Cli, t: &str) -> Result<(), Failure> {
 
 /// What the CLI's second thread does, in turn ([`deserialize`]).
 enum Task<'a> {
+    /// Populate the page tables of heap memory the first thread is about to fill ([`heap`]).
+    Populate(heap::Reserved),
     /// Verify the program read ([`portable::verify_deserialized`]), while the first thread
     /// names its values for printing.
     Verify(&'a vhlo_core::ir::Module),
@@ -522,20 +530,36 @@ fn deserialize(cli: &Cli) -> Result<(), Failure> {
     let module_cell = std::mem::ManuallyDrop::new(std::sync::OnceLock::new());
     let job_cell = std::sync::OnceLock::<text::PrintJob<'_>>::new();
     let result = std::thread::scope(|s| {
-        // The CLI's second thread: it verifies the program while this thread, which has just
-        // read the module and has it in its caches, names its values (the other way round, a
-        // run of the 100k-op transformer took 5-11% longer; docs/benchmarks.md), then takes
-        // chunks of the printing. It sleeps until it has work: a thread that spins from its
-        // start shares its creator's core until the kernel moves one of them, which on the
-        // 2-core VMs took up to 4 ms (docs/benchmarks.md). It ends when `tasks` is dropped,
-        // however this returns.
+        // The CLI's second thread: it populates the heap the read fills, verifies the program
+        // while this thread, which has just read the module and has it in its caches, names its
+        // values (the other way round, a run of the 100k-op transformer took 5-11% longer;
+        // docs/benchmarks.md), then takes chunks of the printing. It ends when `tasks` is
+        // dropped, however this returns.
         let (tasks, inbox) = std::sync::mpsc::channel::<Task<'_>>();
         let (verified, verified_inbox) =
             std::sync::mpsc::channel::<Result<(), portable::PortableError>>();
         let job_cell = &job_cell;
         let worker = std::thread::Builder::new().spawn_scoped(s, move || {
-            while let Ok(task) = inbox.recv() {
+            // Sleeps until its first task: Linux starts a thread on its creator's core, and one
+            // that spins there from its start delayed the read by up to 4 ms, until the kernel
+            // moved one of them. Then it waits on its core rather than sleeping: a thread woken
+            // from sleep is often queued behind the thread that woke it, on the same core, for
+            // a time slice (docs/benchmarks.md).
+            let mut started = false;
+            let mut next = || loop {
+                if !started {
+                    started = true;
+                    return inbox.recv().ok();
+                }
+                match inbox.try_recv() {
+                    Ok(task) => return Some(task),
+                    Err(std::sync::mpsc::TryRecvError::Empty) => std::thread::yield_now(),
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => return None,
+                }
+            };
+            while let Some(task) = next() {
                 match task {
+                    Task::Populate(r) => r.populate(),
                     Task::Verify(m) => {
                         let _ = verified.send(portable::verify_deserialized(m));
                     }
@@ -579,8 +603,10 @@ fn deserialize_with<'a>(
     let bytecode = is_bytecode(&bytes);
     // The module read takes about 13 bytes of heap per byte of IR section (the 100k-op
     // transformer: 13 MB for 1 MB), and the legalization and the naming a little more.
-    if let Ok(ir) = vhlo_core::bytecode::ir_section_len(&bytes) {
-        heap::reserve(ir.saturating_mul(20));
+    if let (Some(t), Ok(ir)) = (tasks.as_ref(), vhlo_core::bytecode::ir_section_len(&bytes)) {
+        if let Some(r) = heap::reserve(ir.saturating_mul(20)) {
+            let _ = t.send(Task::Populate(r));
+        }
     }
     let module = if bytecode {
         // Large constants stay in the input buffer, which the module shares. The program is
@@ -971,9 +997,13 @@ fn main() -> ExitCode {
 /// A page fault costs about 2 us on this project's VMs: the first touches of the heap were a
 /// third of the bytecode reader's time and a tenth of a serialization (docs/benchmarks.md). So
 /// the heap a step is about to fill is reserved at the top of glibc's main arena beforehand,
-/// and marked for huge pages (`MADV_HUGEPAGE`): the step then takes one fault per 2 MiB rather
-/// than one per 4 KiB, and the exit frees 2 MiB at a time. Where the kernel has no huge page
-/// to give, the faults are as before. With another libc nothing changes.
+/// marked for huge pages where the kernel has them (the exit then frees 2 MiB at a time), and a
+/// thread that is otherwise idle populates its page tables (`MADV_POPULATE_WRITE`, which leaves
+/// the contents alone) while the step fills it. The VMs hand memory that has been free for a
+/// few seconds back to their host, and touching it again costs more, most right after another
+/// process freed much: there, a step that faulted its own huge pages was slower than one with
+/// a helper populating them beside it (docs/benchmarks.md). With another libc nothing changes; a kernel before
+/// 5.14, which lacks `MADV_POPULATE_WRITE`, fails the call, which is ignored.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod heap {
     extern "C" {
@@ -984,47 +1014,95 @@ mod heap {
     const M_MMAP_THRESHOLD: i32 = -3;
     const M_ARENA_MAX: i32 = -8;
     const MADV_HUGEPAGE: i32 = 14;
+    const MADV_POPULATE_WRITE: i32 = 23;
     /// glibc's largest mmap threshold on 64-bit targets: below it, blocks come from the heap.
     const MAX: usize = 32 << 20;
-    const PAGE: usize = 4096;
 
-    /// Makes the heap's free top at least `bytes` long (at most 31 MiB), with no trim, and
-    /// marks it for huge pages: the next allocations are carved from it.
-    pub fn reserve(bytes: usize) {
+    pub struct Reserved {
+        addr: usize,
+        len: usize,
+    }
+
+    /// Makes the heap's free top at least `bytes` long (at most 32 MiB), with no trim: the
+    /// next allocations are carved from it.
+    pub fn reserve(bytes: usize) -> Option<Reserved> {
         let len = bytes.min(MAX - (1 << 20));
         // SAFETY: mallopt only sets allocator parameters.
         let ok = unsafe {
             mallopt(M_MMAP_THRESHOLD, MAX as i32) == 1 && mallopt(M_TRIM_THRESHOLD, i32::MAX) == 1
         };
         if !ok {
-            return;
+            return None;
         }
         let block: Vec<u8> = Vec::with_capacity(len);
         let addr = block.as_ptr() as usize;
         drop(block);
-        let start = addr.div_ceil(PAGE) * PAGE;
-        let end = (addr + len) / PAGE * PAGE;
-        if end > start {
+        let reserved = Reserved { addr, len };
+        // Marked at once, so that the pages the step touches before the helper gets to them
+        // are huge too.
+        if let Some((start, len)) = reserved.pages() {
             // SAFETY: the advice changes how the range's pages are backed, never their
             // contents; a range the allocator has given back makes the call fail, which is
             // ignored.
             unsafe {
-                madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE);
+                madvise(start as *mut std::ffi::c_void, len, MADV_HUGEPAGE);
             }
         }
+        Some(reserved)
     }
 
     /// [`reserve`], with every thread of the process allocating from the main arena.
-    pub fn reserve_for_all_threads(bytes: usize) {
+    pub fn reserve_for_all_threads(bytes: usize) -> Option<Reserved> {
         // SAFETY: mallopt only sets allocator parameters.
-        if unsafe { mallopt(M_ARENA_MAX, 1) } == 1 {
-            reserve(bytes);
+        if unsafe { mallopt(M_ARENA_MAX, 1) } != 1 {
+            return None;
+        }
+        reserve(bytes)
+    }
+
+    impl Reserved {
+        /// [`Reserved::populate`], from byte `first` to the end, then the bytes before.
+        pub fn populate_from(self, first: usize) {
+            let first = first.min(self.len);
+            let (addr, len) = (self.addr, self.len);
+            Reserved {
+                addr: addr + first,
+                len: len - first,
+            }
+            .populate();
+            Reserved { addr, len: first }.populate();
+        }
+
+        pub fn populate(self) {
+            if let Some((start, len)) = self.pages() {
+                // SAFETY: populating page tables changes no memory contents; an address range
+                // the allocator has given back makes the call fail, which is ignored.
+                unsafe {
+                    madvise(start as *mut std::ffi::c_void, len, MADV_POPULATE_WRITE);
+                }
+            }
+        }
+
+        /// The whole pages of the range: their start and length.
+        fn pages(&self) -> Option<(usize, usize)> {
+            let start = self.addr.div_ceil(4096) * 4096;
+            let end = (self.addr + self.len) / 4096 * 4096;
+            (end > start).then(|| (start, end - start))
         }
     }
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 mod heap {
-    pub fn reserve(_: usize) {}
-    pub fn reserve_for_all_threads(_: usize) {}
+    pub struct Reserved;
+    pub fn reserve(_: usize) -> Option<Reserved> {
+        None
+    }
+    pub fn reserve_for_all_threads(_: usize) -> Option<Reserved> {
+        None
+    }
+    impl Reserved {
+        pub fn populate(self) {}
+        pub fn populate_from(self, _: usize) {}
+    }
 }
