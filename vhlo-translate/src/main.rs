@@ -1002,8 +1002,8 @@ fn main() -> ExitCode {
 /// the contents alone) while the step fills it. The VMs hand memory that has been free for a
 /// few seconds back to their host, and touching it again costs more, most right after another
 /// process freed much: there, a step that faulted its own huge pages was slower than one with
-/// a helper populating them beside it (docs/benchmarks.md). With another libc nothing changes; a kernel before
-/// 5.14, which lacks `MADV_POPULATE_WRITE`, fails the call, which is ignored.
+/// a helper populating them beside it (docs/benchmarks.md). With another libc nothing changes;
+/// a kernel before 5.14, which lacks `MADV_POPULATE_WRITE`, fails the call, which is ignored.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod heap {
     extern "C" {
