@@ -9,8 +9,9 @@
 //!   byte, and every suite artifact reads as it does today;
 //! - `1.21.0.edit`: a hypothetical release (an attribute with a default on sort, an enum
 //!   attribute on reduce_precision, a case added to the released enum `precision_v1`, a new
-//!   unary op) works: programs that omit the new attributes serialize at current, and a
-//!   downgrade of a non-default value or of the new case fails naming the release (and the case).
+//!   unary op, a new type) works: programs that omit the new attributes serialize at current, and
+//!   a downgrade of a non-default value, of the new case or of the new type fails naming the
+//!   release (and the case or type).
 //!
 //! A build takes minutes, so the fixtures run under CI (`CI=true`, as `.ci/run` sets) or with
 //! `VHLO_SPEC_FIXTURES=1`, and are skipped otherwise, saying so.
@@ -226,10 +227,10 @@ fn files_under(dir: &Path, skip: &[&str]) -> Vec<String> {
     out
 }
 
-/// Codegen's outputs (what `codegen -- expand` and `-- docs` write), the only other files a
-/// release changes.
+/// Codegen's outputs (what `codegen -- expand` and `-- docs` write: `src/generated/` holds
+/// nothing else), the only other files a release changes.
 fn is_generated(rel: &str) -> bool {
-    rel == "vhlo-core/src/generated/vhlo_dialect.rs" || rel.starts_with("docs/")
+    rel.starts_with("vhlo-core/src/generated/") || rel.starts_with("docs/")
 }
 
 /// The copy differs from the repository only in spec/ and codegen's outputs: no Rust, no test.
@@ -268,19 +269,14 @@ fn load_spec(copy: &Path) -> codegen::Spec {
     codegen::load_spec(&copy.join("spec")).unwrap_or_else(|e| panic!("the edited spec:\n{e}"))
 }
 
-/// What `cargo run -p codegen -- expand` and `-- docs` write, written in the copy.
+/// What `cargo run -p codegen -- expand` and `-- docs` write (every checked-in output: the
+/// expansion, the typed structs, the docs), written in the copy.
 fn regenerate(copy: &Path) -> codegen::Spec {
     let spec = load_spec(copy);
-    let expansion = codegen::expand_to_string(&spec).expect("expand");
-    std::fs::write(
-        copy.join("vhlo-core/src/generated/vhlo_dialect.rs"),
-        expansion,
-    )
-    .expect("write the expansion");
-    for (rel, text) in codegen::docs::render(&spec) {
-        let p = copy.join("docs").join(rel);
+    for (rel, text) in codegen::checked_in_outputs(&spec).expect("expand") {
+        let p = copy.join(rel);
         std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, text).expect("write docs");
+        std::fs::write(p, text).expect("write a generated file");
     }
     spec
 }

@@ -8,6 +8,20 @@ fn dialect_of<'a>(m: &'a Module, d: &DialectType) -> (&'a str, &'a str) {
     (m.str(d.dialect), m.str(d.mnemonic))
 }
 
+/// The builtin spellings of VHLO's integer types, in the spec's order (`i1`, `i2`, ...).
+fn vhlo_integer_spellings() -> Vec<&'static str> {
+    VhloType::ALL
+        .iter()
+        .filter(|t| {
+            matches!(
+                crate::scalars::type_of(t.mnemonic()),
+                Some(TypeData::Integer { .. })
+            )
+        })
+        .filter_map(|t| crate::scalars::builtin_of(t.mnemonic()))
+        .collect()
+}
+
 /// Converts a builtin/StableHLO/quant type to VHLO. `Err` names the part that has no VHLO form.
 /// With `allow_other`, types of other dialects are kept (upstream's `allowOtherDialects`).
 pub fn to_vhlo(m: &mut Module, t: Type, allow_other: bool) -> Result<Type, String> {
@@ -52,7 +66,10 @@ fn to_vhlo_once(
         TypeData::Integer { .. } | TypeData::Index | TypeData::None | TypeData::Float(_) => {
             match crate::scalars::vhlo_mnemonic(&data) {
                 Some(name) => vhlo_type(m, name),
-                None if matches!(data, TypeData::Integer { .. }) => return bad(m, "has no VHLO form (VHLO has i1 and signless/unsigned 2, 4, 8, 16, 32, 64-bit integers)"),
+                None if matches!(data, TypeData::Integer { .. }) => {
+                    let ints = vhlo_integer_spellings().join(", ");
+                    return bad(m, &format!("has no VHLO form (VHLO's integers: {ints})"));
+                }
                 None => return bad(m, "has no VHLO form"),
             }
         }
@@ -66,12 +83,13 @@ fn to_vhlo_once(
             encoding,
         } => {
             let element_type = to_vhlo_memo(m, element, allow_other, memo)?;
-            let encoding = match encoding {
-                None => None,
-                Some(a) => Some(encoding_to_vhlo(m, a).map_err(|w| {
-                    format!("type `{}`: {w}", crate::text::type_to_string(m, t))
-                })?),
-            };
+            let encoding =
+                match encoding {
+                    None => None,
+                    Some(a) => Some(encoding_to_vhlo(m, a).map_err(|w| {
+                        format!("type `{}`: {w}", crate::text::type_to_string(m, t))
+                    })?),
+                };
             types::TensorV1 {
                 shape,
                 element_type,
@@ -153,7 +171,9 @@ fn to_vhlo_once(
                 }
                 // libStablehlo's type converter has no VHLO form for it and keeps no builtin type
                 // as it is: `func.func` with a vector in its signature fails to legalize.
-                ("builtin", "vector") => return bad(m, "is a builtin type that VHLO cannot express"),
+                ("builtin", "vector") => {
+                    return bad(m, "is a builtin type that VHLO cannot express")
+                }
                 // Kept (libStablehlo's type converter keeps them, with or without
                 // allow_other_dialects), unless libStablehlo could not read them back.
                 _ if dialect != "stablehlo" => {
