@@ -5,7 +5,7 @@
 //! dominance with isolation from above. Ops of dialects this crate does not know are treated as
 //! MLIR treats unregistered ops: they may terminate a block, and need no terminator themselves.
 
-use super::{fail, Check, Sink};
+use super::{bail, ensure, fail, Check, Sink};
 use crate::ir::{AttrData, Block, FastMap, Module, OpId, Symbol, Type, TypeData, Value};
 use crate::text::type_to_string;
 
@@ -161,24 +161,22 @@ pub(crate) fn collect_symbols(
 
 /// The checks of the `func` dialect's ops (and of symbol tables' bodies).
 pub(crate) fn verify_func_dialect(sink: &mut Sink, op: OpId) {
-    match sink.m.op_name_str(op) {
-        "func.func" => verify_func(sink, op),
-        "func.return" => verify_return(sink, op),
-        "func.call" => verify_call(sink, op),
-        "func.constant" => verify_constant(sink, op),
-        "func.call_indirect" => verify_call_indirect(sink, op),
-        _ => {}
+    let m = sink.m;
+    let checked = match m.op_name_str(op) {
+        "func.func" => verify_func(m, op),
+        "func.return" => verify_return(m, op),
+        "func.call" => call_callee(m, op).map(|_| ()),
+        "func.constant" => constant_callee(m, op).map(|_| ()),
+        "func.call_indirect" => verify_call_indirect(m, op),
+        _ => Ok(()),
+    };
+    if let Err(f) = checked {
+        sink.report(op, f);
     }
 }
 
 /// `func.constant` (FuncOps.td: no operand, one result, a flat symbol `value`); its symbol use
 /// is checked later ([`func_symbol_uses`]).
-fn verify_constant(sink: &mut Sink, op: OpId) {
-    if let Err(f) = constant_callee(sink.m, op) {
-        sink.report(op, f);
-    }
-}
-
 fn constant_callee(m: &Module, op: OpId) -> Result<Symbol, super::Failure> {
     let counts = super::counts::OdsCounts {
         regions: (0, false),
@@ -220,63 +218,63 @@ fn constant_symbol_uses(m: &Module, symbols: &SymbolTable, op: OpId) -> Check {
         .lookup(m, op, name)
         .filter(|&f| m.op_name_str(f) == "func.func");
     let Some(func) = func else {
-        let why = format!("reference to undefined function '{}'", m.str(name));
-        return Err(fail("func.constant", why));
+        bail!(
+            "func.constant",
+            "reference to undefined function '{}'",
+            m.str(name)
+        );
     };
     let result = m.results(op).next().map(|v| m.value_type(v));
     let fits = m
         .property(func, "function_type")
         .is_some_and(|a| matches!(m.attr_data(a), AttrData::Type(t) if Some(*t) == result));
-    if !fits {
-        return Err(fail(
-            "func.constant",
-            "reference to function with mismatched type",
-        ));
-    }
+    ensure!(
+        fits,
+        "func.constant",
+        "reference to function with mismatched type"
+    );
     Ok(())
 }
 
 /// `func.call_indirect` (FuncOps.td): a callee of function type, then its inputs and results
 /// against the other operands and the results (`TypesMatchWith`).
-fn verify_call_indirect(sink: &mut Sink, op: OpId) {
-    let m = sink.m;
+fn verify_call_indirect(m: &Module, op: OpId) -> Check {
     let counts = super::counts::OdsCounts {
         regions: (0, false),
         results: (0, true),
         successors: (0, false),
         operands: (1, true),
     };
-    if let Err(f) = super::counts::ods_counts(m, op, counts) {
-        return sink.report(op, f);
-    }
-    let Some(&callee) = m.operands(op).first() else {
-        return;
+    super::counts::ods_counts(m, op, counts)?;
+    let Some((&callee, args)) = m.operands(op).split_first() else {
+        return Ok(());
     };
     let callee = m.value_type(callee);
     let TypeData::Function { inputs, results } = m.type_data(callee) else {
-        let why = format!(
+        bail!(
+            "func.call_indirect",
             "operand #0 must be function type, but got '{}'",
             type_to_string(m, callee)
         );
-        return sink.report(op, fail("func.call_indirect", why));
     };
-    let operands: Vec<Type> = m.operands(op)[1..]
-        .iter()
-        .map(|&v| m.value_type(v))
-        .collect();
-    let result_types: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
-    let why = if operands[..] != inputs[..] {
+    ensure!(
+        args.iter()
+            .map(|&v| m.value_type(v))
+            .eq(inputs.iter().copied()),
+        "func.call_indirect",
         "failed to verify that callee input types match argument types"
-    } else if result_types[..] != results[..] {
+    );
+    ensure!(
+        m.results(op)
+            .map(|v| m.value_type(v))
+            .eq(results.iter().copied()),
+        "func.call_indirect",
         "failed to verify that callee result types match result types"
-    } else {
-        return;
-    };
-    sink.report(op, fail("func.call_indirect", why));
+    );
+    Ok(())
 }
 
-fn verify_func(sink: &mut Sink, op: OpId) {
-    let m = sink.m;
+fn verify_func(m: &Module, op: OpId) -> Check {
     // FuncOps.td's count traits come first.
     let counts = super::counts::OdsCounts {
         regions: (1, false),
@@ -284,18 +282,12 @@ fn verify_func(sink: &mut Sink, op: OpId) {
         successors: (0, false),
         operands: (0, false),
     };
-    if let Err(f) = super::counts::ods_counts(m, op, counts) {
-        return sink.report(op, f);
-    }
+    super::counts::ods_counts(m, op, counts)?;
     let Some((inputs, _)) = function_type(m, op) else {
-        sink.report(
-            op,
-            fail(
-                "func.func",
-                "requires a 'function_type' attribute of function type",
-            ),
+        bail!(
+            "func.func",
+            "requires a 'function_type' attribute of function type"
         );
-        return;
     };
     let body = m.regions(op).first().and_then(|&r| m.blocks(r).first());
     let Some(&entry) = body else {
@@ -305,103 +297,65 @@ fn verify_func(sink: &mut Sink, op: OpId) {
                 matches!(m.attr_data(a), AttrData::String { value, .. } if m.str(*value) == "public")
             }
         };
-        if public {
-            sink.report(
-                op,
-                fail(
-                    "func.func",
-                    "symbol declaration cannot have public visibility",
-                ),
-            );
-        }
-        return;
+        ensure!(
+            !public,
+            "func.func",
+            "symbol declaration cannot have public visibility"
+        );
+        return Ok(());
     };
     let args = m.block_args(entry);
-    if args.len() != inputs.len() {
-        sink.report(
-            op,
-            fail(
-                "func.func",
-                format!(
-                    "entry block must have {} arguments to match function signature",
-                    inputs.len()
-                ),
-            ),
-        );
-        return;
-    }
+    ensure!(
+        args.len() == inputs.len(),
+        "func.func",
+        "entry block must have {} arguments to match function signature",
+        inputs.len()
+    );
     for (i, (&a, &t)) in args.iter().zip(inputs.iter()).enumerate() {
         let at = m.value_type(a);
-        if at != t {
-            sink.report(
-                op,
-                fail(
-                    "func.func",
-                    format!(
-                        "type of entry block argument #{i}('{}') must match the type of the corresponding argument in function signature('{}')",
-                        type_to_string(m, at),
-                        type_to_string(m, t)
-                    ),
-                ),
-            );
-            return;
-        }
+        ensure!(
+            at == t,
+            "func.func",
+            "type of entry block argument #{i}('{}') must match the type of the corresponding argument in function signature('{}')",
+            type_to_string(m, at),
+            type_to_string(m, t)
+        );
     }
+    Ok(())
 }
 
-fn verify_return(sink: &mut Sink, op: OpId) {
-    let m = sink.m;
+fn verify_return(m: &Module, op: OpId) -> Check {
     let parent = parent_op(m, op);
     let Some(func) = parent.filter(|&p| m.op_name_str(p) == "func.func") else {
-        sink.report(op, fail("HasParent", "expects parent op 'func.func'"));
-        return;
+        bail!("HasParent", "expects parent op 'func.func'");
     };
     let Some((_, results)) = function_type(m, func) else {
-        return;
+        return Ok(());
     };
     let operands = m.operands(op);
     let fname = sym_name(m, func).map(|s| m.str(s)).unwrap_or("");
-    if operands.len() != results.len() {
-        sink.report(
-            op,
-            fail(
-                "func.return",
-                format!(
-                    "has {} operands, but enclosing function (@{fname}) returns {}",
-                    operands.len(),
-                    results.len()
-                ),
-            ),
-        );
-        return;
-    }
+    ensure!(
+        operands.len() == results.len(),
+        "func.return",
+        "has {} operands, but enclosing function (@{fname}) returns {}",
+        operands.len(),
+        results.len()
+    );
     for (i, (&v, &t)) in operands.iter().zip(results.iter()).enumerate() {
         let vt = m.value_type(v);
-        if vt != t {
-            sink.report(
-                op,
-                fail(
-                    "func.return",
-                    format!(
-                        "type of return operand {i} ('{}') doesn't match function result type ('{}') in function @{fname}",
-                        type_to_string(m, vt),
-                        type_to_string(m, t)
-                    ),
-                ),
-            );
-            return;
-        }
+        ensure!(
+            vt == t,
+            "func.return",
+            "type of return operand {i} ('{}') doesn't match function result type ('{}') in function @{fname}",
+            type_to_string(m, vt),
+            type_to_string(m, t)
+        );
     }
+    Ok(())
 }
 
 /// `func.call`'s own checks (its ODS attribute); its symbol uses are checked later
 /// ([`func_symbol_uses`]).
-fn verify_call(sink: &mut Sink, op: OpId) {
-    if let Err(f) = call_callee(sink.m, op) {
-        sink.report(op, f);
-    }
-}
-
 fn call_callee(m: &Module, op: OpId) -> Result<Symbol, super::Failure> {
     // ODS's messages: a missing attribute, then one of another kind.
     let callee = m
