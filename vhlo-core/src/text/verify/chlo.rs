@@ -40,9 +40,7 @@ pub(crate) fn compatible_elements(m: &Module, a: Type, b: Type) -> bool {
         matches!(m.type_data(e), TypeData::Dialect(d) if m.str(d.dialect) == "quant")
             && super::types::quant(m, e).is_none()
     };
-    textual_quant(a)
-        || textual_quant(b)
-        || super::ops::elementwise::compatible_element_types(m, a, b)
+    textual_quant(a) || textual_quant(b) || super::types::compatible_element_types(m, a, b)
 }
 
 fn prop(m: &Module, op: OpId, name: &str) -> Option<Attribute> {

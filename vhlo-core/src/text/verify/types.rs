@@ -462,6 +462,27 @@ pub(crate) fn compatible_elements(m: &Module, a: Type, b: Type) -> bool {
     }
 }
 
+/// Base.cpp's `isCompatibleElementTypeForHloTypeInference`: equal element types, or both
+/// quantized with the same storage type and range, expressed type and granularity (their
+/// scales and zero points may differ).
+pub(crate) fn compatible_element_types(m: &Module, a: Type, b: Type) -> bool {
+    let elem = |t: Type| shaped(m, t).map_or(t, |s| s.element);
+    let (a, b) = (elem(a), elem(b));
+    if a == b {
+        return true;
+    }
+    match (quant(m, a), quant(m, b)) {
+        (Some(qa), Some(qb)) => {
+            qa.storage == qb.storage
+                && qa.storage_min == qb.storage_min
+                && qa.storage_max == qb.storage_max
+                && qa.expressed == qb.expressed
+                && qa.axis.is_some() == qb.axis.is_some()
+        }
+        _ => false,
+    }
+}
+
 /// `hlo::isCompatibleForHloTypeInference` on two types: tensors with compatible shapes and
 /// element types; other types only when equal.
 pub(crate) fn compatible_types(m: &Module, a: Type, b: Type) -> bool {

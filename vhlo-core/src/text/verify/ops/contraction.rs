@@ -11,7 +11,8 @@ use crate::ir::{
     AttrData, Attribute, Dim, FloatKind, Module, Param, Type, TypeData, ValueDef, DYNAMIC,
 };
 use crate::text::verify::types::{
-    dense_ints, dims_str, enum_case, float_kind, int_list, quant, shaped, Inferred, OpView, Quant,
+    compatible_element_types, dense_ints, dims_str, enum_case, float_kind, int_list, quant, shaped,
+    Inferred, OpView, Quant,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -105,25 +106,6 @@ fn list(xs: &[i64]) -> String {
     xs.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
 }
 
-/// The element type of `t` as `isCompatibleElementTypeForHloTypeInference` compares them:
-/// equal, or both quantized with the same storage type and range, expressed type and
-/// granularity (scales and zero points may differ).
-fn compatible_element(m: &Module, a: Type, b: Type) -> bool {
-    if a == b {
-        return true;
-    }
-    match (quant(m, a), quant(m, b)) {
-        (Some(x), Some(y)) => {
-            x.storage == y.storage
-                && x.storage_min == y.storage_min
-                && x.storage_max == y.storage_max
-                && x.expressed == y.expressed
-                && x.axis.is_some() == y.axis.is_some()
-        }
-        _ => false,
-    }
-}
-
 fn element_of(m: &Module, t: Type) -> Type {
     shaped(m, t).map_or(t, |s| s.element)
 }
@@ -191,7 +173,7 @@ fn compatible_inferred(m: &Module, inferred: &Inferred, actual: Type) -> bool {
     let Some(s) = shaped(m, actual) else {
         return false;
     };
-    if !compatible_element(m, inferred.element, s.element) {
+    if !compatible_element_types(m, inferred.element, s.element) {
         return false;
     }
     let (Some(want), Some(have)) = (inferred.dims.as_deref(), s.dims) else {
@@ -255,7 +237,7 @@ fn compatible_operands_and_result_element(v: &OpView) -> Check {
     let expected = element_of(m, first);
     for &t in &types {
         ensure!(
-            compatible_element(m, element_of(m, t), expected),
+            compatible_element_types(m, element_of(m, t), expected),
             "CompatibleOperandsAndResultElementType",
             "requires compatible element types for all operands and results ({} is not compatible with {})",
             q(v, t),
@@ -539,7 +521,7 @@ fn conv_common<'m>(
     );
     let any_quantized = quant(m, lhs.element).is_some() || quant(m, rhs.element).is_some();
     ensure!(
-        any_quantized || compatible_element(m, lhs.element, rhs.element),
+        any_quantized || compatible_element_types(m, lhs.element, rhs.element),
         "C27",
         "expects lhs and rhs to have compatible element type. Got: {} and {}",
         q(v, lhs.element),

@@ -9,7 +9,9 @@
 //! results here are ranked tensors of the element types the op allows.
 
 use crate::ir::{Module, OpId, Param, Type, TypeData};
-use crate::text::verify::types::{is_dynamic, quant, shaped, OpView, Shaped};
+use crate::text::verify::types::{
+    compatible_element_types, is_dynamic, quant, shaped, OpView, Shaped,
+};
 use crate::text::verify::{bail, ensure, Check};
 use crate::vhlo::StablehloOp as K;
 
@@ -121,27 +123,6 @@ fn list(v: &OpView, ts: &[Type]) -> String {
         .map(|&t| format!("'{}'", v.t(t)))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Base.cpp's `isCompatibleElementTypeForHloTypeInference`: equal element types, or both
-/// quantized with the same storage type and range, expressed type and granularity (their
-/// scales and zero points may differ).
-pub(crate) fn compatible_element_types(m: &Module, a: Type, b: Type) -> bool {
-    let elem = |t: Type| shaped(m, t).map_or(t, |s| s.element);
-    let (a, b) = (elem(a), elem(b));
-    if a == b {
-        return true;
-    }
-    match (quant(m, a), quant(m, b)) {
-        (Some(qa), Some(qb)) => {
-            qa.storage == qb.storage
-                && qa.storage_min == qb.storage_min
-                && qa.storage_max == qb.storage_max
-                && qa.expressed == qb.expressed
-                && qa.axis.is_some() == qb.axis.is_some()
-        }
-        _ => false,
-    }
 }
 
 /// A result type an op infers: shape (`None` unranked), bounds, and whether the actual

@@ -11,8 +11,8 @@
 
 use crate::ir::{Attribute, Dim, Module, Signedness, Type, TypeData, Value, ValueDef, DYNAMIC};
 use crate::text::verify::types::{
-    dense_ints, inferred_incompatible, is_dynamic, matches_inferred, num_elements, quant, shaped,
-    Inferred, OpView, Quant, Shaped,
+    compatible_element_types, dense_ints, inferred_incompatible, is_dynamic, matches_inferred,
+    num_elements, quant, shaped, Inferred, OpView, Quant, Shaped,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -164,26 +164,6 @@ fn const_shape(
     }
 }
 
-/// `hlo::isCompatibleElementTypeForHloTypeInference`: equal, or both quantized with the same
-/// storage type, storage range and expressed type, and the same granularity.
-fn compatible_elements(m: &Module, a: Type, b: Type) -> bool {
-    let a = shaped(m, a).map_or(a, |s| s.element);
-    let b = shaped(m, b).map_or(b, |s| s.element);
-    if a == b {
-        return true;
-    }
-    match (quant(m, a), quant(m, b)) {
-        (Some(qa), Some(qb)) => {
-            qa.storage == qb.storage
-                && qa.storage_min == qb.storage_min
-                && qa.storage_max == qb.storage_max
-                && qa.expressed == qb.expressed
-                && qa.axis.is_some() == qb.axis.is_some()
-        }
-        _ => false,
-    }
-}
-
 /// `hlo::isCompatibleForHloTypeInference` on two types: compatible shapes (each static size
 /// within the other's bound) and compatible element types; other types only when equal.
 fn compatible_types(m: &Module, a: Type, b: Type) -> bool {
@@ -192,7 +172,7 @@ fn compatible_types(m: &Module, a: Type, b: Type) -> bool {
     }
     match (shaped(m, a), shaped(m, b)) {
         (Some(sa), Some(sb)) => {
-            compatible_elements(m, sa.element, sb.element) && compatible_shapes(&sa, &sb)
+            compatible_element_types(m, sa.element, sb.element) && compatible_shapes(&sa, &sb)
         }
         _ => false,
     }
@@ -274,11 +254,11 @@ fn all_types<'m>(v: &OpView<'m>) -> impl Iterator<Item = Type> + 'm {
 }
 
 /// `HLO_CompatibleOperandsAndResultElementType`.
-fn compatible_element_types(v: &OpView) -> Check {
+fn compatible_operand_and_result_elements(v: &OpView) -> Check {
     let m = v.m;
     let expected = v.operand_type(0).or_else(|| v.result_type(0));
     if let Some(expected) = expected {
-        if let Some(other) = all_types(v).find(|&t| !compatible_elements(m, t, expected)) {
+        if let Some(other) = all_types(v).find(|&t| !compatible_element_types(m, t, expected)) {
             bail!(
                 "CompatibleOperandsAndResultElementType",
                 "requires compatible element types for all operands and results ({} vs {})",
@@ -502,7 +482,7 @@ pub(crate) fn infer_broadcast(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 
 /// broadcast_in_dim (C1-C6), and a result that is static or has a single bounded dimension.
 fn broadcast_in_dim(v: OpView) -> Check {
-    compatible_element_types(&v)?;
+    compatible_operand_and_result_elements(&v)?;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
     };
@@ -772,7 +752,7 @@ fn dynamic_broadcast_in_dim(v: OpView) -> Check {
     };
     let any_quant = quant_of(m, operand.ty).is_some() || quant_of(m, result.ty).is_some();
     ensure!(
-        any_quant || compatible_elements(m, operand.ty, result.ty),
+        any_quant || compatible_element_types(m, operand.ty, result.ty),
         "C1",
         "expects operand and result to have compatible element type. Got: '{}' and '{}'",
         v.t(operand.ty),
@@ -988,7 +968,7 @@ fn dynamic_reshape(v: OpView) -> Check {
     };
     let any_quant = quant_of(m, operand.ty).is_some() || quant_of(m, result.ty).is_some();
     ensure!(
-        any_quant || compatible_elements(m, operand.ty, result.ty),
+        any_quant || compatible_element_types(m, operand.ty, result.ty),
         "C1",
         "expects operand and result to have compatible element type. Got: '{}' and '{}'",
         v.t(operand.ty),
@@ -1321,7 +1301,7 @@ fn real_dynamic_slice(v: OpView) -> Check {
 
 /// reshape (C1-C3), and a result that is static or has a single bounded dimension.
 fn reshape(v: OpView) -> Check {
-    compatible_element_types(&v)?;
+    compatible_operand_and_result_elements(&v)?;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
     };
@@ -1497,7 +1477,7 @@ pub(crate) fn infer_slice(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 
 /// transpose (C1-C4).
 fn transpose(v: OpView) -> Check {
-    compatible_element_types(&v)?;
+    compatible_operand_and_result_elements(&v)?;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
     };
