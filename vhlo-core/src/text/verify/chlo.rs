@@ -9,6 +9,7 @@
 //! (`operand_types:` in spec/dialects/chlo.yaml), checked with the other dialects' ops
 //! (`verify/ods_types.rs`).
 
+use super::types::size_str;
 use crate::ir::{AttrData, Attribute, Dim, Module, OpId, Param, Type, TypeData, DYNAMIC};
 
 const RULE: &str = "CHLO verifier (stablehlo/dialect/ChloOps.cpp, ChloOps.td traits)";
@@ -56,14 +57,6 @@ fn int_of(m: &Module, a: Attribute) -> Option<i64> {
 
 fn dims_compatible(a: Dim, b: Dim) -> bool {
     a == b || a == DYNAMIC || b == DYNAMIC
-}
-
-fn dim_str(d: Dim) -> String {
-    if d == DYNAMIC {
-        "?".into()
-    } else {
-        d.to_string()
-    }
 }
 
 /// A CHLO op's own checks (`ChloOps.cpp`'s verifiers and inferred types), run by the
@@ -133,7 +126,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
                 if !fits {
                     let dims: String = inferred
                         .iter()
-                        .map(|&d| format!("{}x", dim_str(d)))
+                        .map(|&d| format!("{}x", size_str(d)))
                         .collect();
                     return Some(format!(
                         "'{name}' op inferred type(s) 'tensor<{dims}{}>' are incompatible with return type(s) of operation '{}'",
@@ -214,7 +207,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
             };
             if !ok {
                 let text = |e: &str| {
-                    let dims: String = sizes.iter().map(|&d| format!("{}x", dim_str(d))).collect();
+                    let dims: String = sizes.iter().map(|&d| format!("{}x", size_str(d))).collect();
                     format!("'tensor<{dims}{e}>'")
                 };
                 let got: Vec<String> = outs
@@ -321,7 +314,7 @@ fn broadcast_result(
         _ => crate::text::type_to_string(m, element(m, l)),
     };
     let shape: String = match &inferred {
-        Some(dims) => dims.iter().map(|&d| format!("{}x", dim_str(d))).collect(),
+        Some(dims) => dims.iter().map(|&d| format!("{}x", size_str(d))).collect(),
         None => "*x".to_string(),
     };
     Some(format!(
@@ -416,7 +409,12 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
     }
     let mode_batch_or_contracting = lb.contains(&ragged) || lc.contains(&ragged);
     let expected: Vec<Dim> = prefix.iter().filter_map(|&i| at(lhs, i)).collect();
-    let list = |s: &[Dim]| s.iter().map(|&d| dim_str(d)).collect::<Vec<_>>().join(", ");
+    let list = |s: &[Dim]| {
+        s.iter()
+            .map(|&d| size_str(d))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if gs.len() != 1 {
         if gs.len() != expected.len() + 1 {
             return Some(format!(
@@ -429,7 +427,7 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
             return Some(format!(
                 "group_sizes is expected to have shape [{}, {}], got [{}]",
                 list(&expected),
-                dim_str(*gs.last()?),
+                size_str(*gs.last()?),
                 list(gs)
             ));
         }
@@ -462,8 +460,8 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
         if !dims_compatible(groups, size) {
             return Some(format!(
                 "rhs group dimension is expected to have size={}, got {}",
-                dim_str(groups),
-                dim_str(size)
+                size_str(groups),
+                size_str(size)
             ));
         }
     }
@@ -617,7 +615,7 @@ fn scan_results(m: &Module, op: OpId) -> Option<String> {
     let want: Vec<String> = inferred
         .iter()
         .map(|(s, e)| {
-            let dims: String = s.iter().map(|&d| format!("{}x", dim_str(d))).collect();
+            let dims: String = s.iter().map(|&d| format!("{}x", size_str(d))).collect();
             format!("'tensor<{dims}{}>'", crate::text::type_to_string(m, *e))
         })
         .collect();

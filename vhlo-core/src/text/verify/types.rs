@@ -578,9 +578,14 @@ pub(crate) fn size_str(d: Dim) -> String {
     }
 }
 
+/// `'tensor<2xf32>'`, a type quoted as MLIR's diagnostics quote it.
+pub(crate) fn q(v: &OpView, t: Type) -> String {
+    format!("'{}'", v.t(t))
+}
+
 /// The type list of an inference message: `'tensor<2xf32>', 'tensor<i1>'`.
 pub(crate) fn types_str(v: &OpView, types: &[Type]) -> String {
-    let parts: Vec<String> = types.iter().map(|&t| format!("'{}'", v.t(t))).collect();
+    let parts: Vec<String> = types.iter().map(|&t| q(v, t)).collect();
     parts.join(", ")
 }
 
@@ -653,8 +658,13 @@ pub(crate) fn inferred_incompatible(
 
 /// An inferred type as MLIR prints the type it stands for: `tensor<2x?xf32>`.
 pub(crate) fn inferred_str(v: &OpView, i: &Inferred) -> String {
-    let element = v.t(i.element);
-    let Some(dims) = &i.dims else {
+    tensor_str(i.dims.as_deref(), &v.t(i.element), i.bounds.as_deref())
+}
+
+/// A tensor type as MLIR prints it, `tensor<3x?xf32, #stablehlo.bounds<?, 4>>` (unranked when
+/// `dims` is `None`), with the bounds encoding when some bound is known.
+pub(crate) fn tensor_str(dims: Option<&[Dim]>, element: &str, bounds: Option<&[Dim]>) -> String {
+    let Some(dims) = dims else {
         return format!("tensor<*x{element}>");
     };
     let mut s = String::from("tensor<");
@@ -662,12 +672,8 @@ pub(crate) fn inferred_str(v: &OpView, i: &Inferred) -> String {
         s.push_str(&size_str(d));
         s.push('x');
     }
-    s.push_str(&element);
-    if let Some(b) = i
-        .bounds
-        .as_ref()
-        .filter(|b| b.iter().any(|&x| !is_dynamic(x)))
-    {
+    s.push_str(element);
+    if let Some(b) = bounds.filter(|b| b.iter().any(|&x| !is_dynamic(x))) {
         let parts: Vec<String> = b.iter().map(|&x| size_str(x)).collect();
         s.push_str(&format!(", #stablehlo.bounds<{}>", parts.join(", ")));
     }

@@ -11,8 +11,8 @@ use crate::ir::{
     AttrData, Attribute, Dim, FloatKind, Module, Param, Type, TypeData, ValueDef, DYNAMIC,
 };
 use crate::text::verify::types::{
-    compatible_element_types, dense_ints, dims_str, enum_case, float_kind, int_list, quant, shaped,
-    Inferred, OpView, Quant,
+    compatible_element_types, dense_ints, dims_str, enum_case, float_kind, inferred_str, int_list,
+    q, quant, shaped, size_str, tensor_str, Inferred, OpView, Quant,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -95,11 +95,6 @@ fn compatible_shape(a: &[Dim], b: &[Dim]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| compatible_dims(x, y))
 }
 
-/// A type as a diagnostic quotes it: `'tensor<2xf32>'`.
-fn q(v: &OpView, t: Type) -> String {
-    format!("'{}'", v.t(t))
-}
-
 /// Integers as `llvm::ArrayRef` prints them in messages: `1, 2, 3` (the dynamic size as
 /// upstream prints it, `-9223372036854775808`).
 fn list(xs: &[i64]) -> String {
@@ -132,38 +127,6 @@ fn check_shape(v: &OpView, inferred: &[Dim], rule: &'static str) -> Check {
         q(v, res)
     );
     Ok(())
-}
-
-/// An inferred type as MLIR prints it: `tensor<3x?xf32, #stablehlo.bounds<?, 4>>`.
-fn inferred_str(v: &OpView, inferred: &Inferred) -> String {
-    let element = v.t(inferred.element);
-    match &inferred.dims {
-        Some(dims) => tensor_text(dims, &element, inferred.bounds.as_deref()),
-        None => format!("tensor<*x{element}>"),
-    }
-}
-
-/// `tensor<dims x element>`, with the bounds encoding when some bound is known.
-fn tensor_text(dims: &[Dim], element: &str, bounds: Option<&[i64]>) -> String {
-    let mut s = String::from("tensor<");
-    for &d in dims {
-        if d < 0 {
-            s.push('?');
-        } else {
-            s.push_str(&d.to_string());
-        }
-        s.push('x');
-    }
-    s.push_str(element);
-    if let Some(b) = bounds.filter(|b| b.iter().any(|&x| !is_dyn(x))) {
-        let parts: Vec<String> = b
-            .iter()
-            .map(|&x| if is_dyn(x) { "?".into() } else { x.to_string() })
-            .collect();
-        s.push_str(&format!(", #stablehlo.bounds<{}>", parts.join(", ")));
-    }
-    s.push('>');
-    s
 }
 
 /// `isCompatibleForHloTypeInference` between an inferred type and an actual one: the same
@@ -978,8 +941,8 @@ pub(crate) fn dot_dimension_constraints(lhs: &[Dim], rhs: &[Dim], d: &DotDims) -
             compatible_dims(at(lhs, l), at(rhs, r)),
             "C9",
             "batching dimension sizes must match for lhs/rhs (lhs dimension {l} has size {}, rhs dimension {r} has size {})",
-            dim_text(at(lhs, l)),
-            dim_text(at(rhs, r))
+            size_str(at(lhs, l)),
+            size_str(at(rhs, r))
         );
     }
     for (&l, &r) in d.lhs_contracting.iter().zip(&d.rhs_contracting) {
@@ -987,8 +950,8 @@ pub(crate) fn dot_dimension_constraints(lhs: &[Dim], rhs: &[Dim], d: &DotDims) -
             compatible_dims(at(lhs, l), at(rhs, r)),
             "C10",
             "contracting dimension sizes must match for lhs/rhs (lhs dimension {l} has size {}, rhs dimension {r} has size {})",
-            dim_text(at(lhs, l)),
-            dim_text(at(rhs, r))
+            size_str(at(lhs, l)),
+            size_str(at(rhs, r))
         );
     }
     Ok(())
@@ -1363,36 +1326,39 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     }
     // The result element: the operand's for FFT and IFFT.
     let result_element = v.result_type(0).map(|t| element_of(m, t));
-    let element =
-        if rfft {
-            let ok = result_element.filter(
-                |&e| matches!(m.type_data(e), TypeData::Complex(inner) if *inner == op.element),
-            );
-            match ok {
-                Some(e) => e,
-                None => {
-                    bail!(
-                "C2",
-                "inferred type(s) '{}' are incompatible with return type(s) of operation {}",
-                tensor_text(&dims, &format!("complex<{}>", v.t(op.element)), bounds.as_deref()),
-                result_list(v)
-            )
-                }
-            }
-        } else if irfft {
-            let inner = complex_inner.unwrap_or(op.element);
-            match result_element.filter(|&e| e == inner) {
-                Some(e) => e,
-                None => bail!(
+    let element = if rfft {
+        let ok = result_element.filter(
+            |&e| matches!(m.type_data(e), TypeData::Complex(inner) if *inner == op.element),
+        );
+        match ok {
+            Some(e) => e,
+            None => {
+                bail!(
                     "C2",
                     "inferred type(s) '{}' are incompatible with return type(s) of operation {}",
-                    tensor_text(&dims, &v.t(inner), bounds.as_deref()),
+                    tensor_str(
+                        Some(&dims),
+                        &format!("complex<{}>", v.t(op.element)),
+                        bounds.as_deref()
+                    ),
                     result_list(v)
-                ),
+                )
             }
-        } else {
-            op.element
-        };
+        }
+    } else if irfft {
+        let inner = complex_inner.unwrap_or(op.element);
+        match result_element.filter(|&e| e == inner) {
+            Some(e) => e,
+            None => bail!(
+                "C2",
+                "inferred type(s) '{}' are incompatible with return type(s) of operation {}",
+                tensor_str(Some(&dims), &v.t(inner), bounds.as_deref()),
+                result_list(v)
+            ),
+        }
+    } else {
+        op.element
+    };
     Ok(vec![Inferred {
         dims: Some(dims),
         element,
@@ -1590,8 +1556,8 @@ pub(crate) fn infer_batch_norm(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         compatible_dims(single_size, features),
         if grad { "C5" } else { "C3" },
         "expects the size of single-dimensional operands to be compatible with feature count, but the size of single-dimensional operands is {} and the feature count is {}.",
-        dim_text(single_size),
-        dim_text(features)
+        size_str(single_size),
+        size_str(features)
     );
     let mut out = vec![Inferred {
         dims: Some(operand.dims.to_vec()),
@@ -1608,15 +1574,6 @@ pub(crate) fn infer_batch_norm(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         out.push(one);
     }
     Ok(out)
-}
-
-/// `dimSizeToString`: `?` for dynamic.
-fn dim_text(d: Dim) -> String {
-    if d < 0 {
-        "?".into()
-    } else {
-        d.to_string()
-    }
 }
 
 /// batch_norm_grad, batch_norm_inference, batch_norm_training: compatible element types (C2,

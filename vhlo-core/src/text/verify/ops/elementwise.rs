@@ -10,7 +10,7 @@
 
 use crate::ir::{Module, OpId, Param, Type, TypeData};
 use crate::text::verify::types::{
-    compatible_element_types, is_dynamic, quant, shaped, OpView, Shaped,
+    compatible_element_types, is_dynamic, quant, shaped, tensor_str, types_str, OpView, Shaped,
 };
 use crate::text::verify::{bail, ensure, Check};
 use crate::vhlo::StablehloOp as K;
@@ -101,7 +101,7 @@ pub(super) fn elementwise_shapes(v: OpView) -> Check {
         compatible_shapes_all(v.m, &ts),
         "Elementwise",
         "all non-scalar operands/results must have the same shape and base type, but got {}",
-        list(&v, &ts)
+        types_str(&v, &ts)
     );
     Ok(())
 }
@@ -113,16 +113,9 @@ fn same_operands_and_result_shape(v: OpView) -> Check {
         compatible_shapes_all(v.m, &ts),
         "SameOperandsAndResultShape",
         "requires the same shape for all operands and results, but got {}",
-        list(&v, &ts)
+        types_str(&v, &ts)
     );
     Ok(())
-}
-
-fn list(v: &OpView, ts: &[Type]) -> String {
-    ts.iter()
-        .map(|&t| format!("'{}'", v.t(t)))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// A result type an op infers: shape (`None` unranked), bounds, and whether the actual
@@ -133,39 +126,11 @@ struct Inferred {
     printed: String,
 }
 
-/// How MLIR prints a tensor type of these sizes, element and bounds.
-fn print_tensor(dims: Option<&[i64]>, element: &str, bounds: Option<&[i64]>) -> String {
-    let size = |d: i64| {
-        if is_dynamic(d) {
-            "?".to_string()
-        } else {
-            d.to_string()
-        }
-    };
-    match dims {
-        None => format!("tensor<*x{element}>"),
-        Some(ds) => {
-            let mut s = String::from("tensor<");
-            for &d in ds {
-                s.push_str(&size(d));
-                s.push('x');
-            }
-            s.push_str(element);
-            if let Some(b) = bounds.filter(|b| b.iter().any(|&x| !is_dynamic(x))) {
-                let bs: Vec<String> = b.iter().map(|&x| size(x)).collect();
-                s.push_str(&format!(", #stablehlo.bounds<{}>", bs.join(", ")));
-            }
-            s.push('>');
-            s
-        }
-    }
-}
-
 /// The shape of `s` as inferred from it (sizes, bounds), printed with `element`.
 fn same_shape(s: &Shaped, element: &str) -> Inferred {
     let dims = s.dims.map(<[i64]>::to_vec);
     let bounds = s.bounds.map(<[i64]>::to_vec);
-    let printed = print_tensor(dims.as_deref(), element, bounds.as_deref());
+    let printed = tensor_str(dims.as_deref(), element, bounds.as_deref());
     Inferred {
         dims,
         bounds,
@@ -212,7 +177,7 @@ pub(crate) fn results_fit_most_specific_operand(m: &Module, op: OpId) -> Check {
     let (dims, bounds) = most_specific(&shapes)?;
     let element = crate::text::type_to_string(m, shapes[0].element);
     let inferred = Inferred {
-        printed: print_tensor(dims.as_deref(), &element, bounds.as_deref()),
+        printed: tensor_str(dims.as_deref(), &element, bounds.as_deref()),
         dims,
         bounds,
     };
@@ -307,7 +272,7 @@ fn select(v: OpView) -> Check {
     let inferred = most_specific(&[on_true, on_false])?;
     let element = v.t(on_true.element);
     let inferred = Inferred {
-        printed: print_tensor(inferred.0.as_deref(), &element, inferred.1.as_deref()),
+        printed: tensor_str(inferred.0.as_deref(), &element, inferred.1.as_deref()),
         dims: inferred.0,
         bounds: inferred.1,
     };
@@ -506,7 +471,7 @@ fn uniform_dequantize(v: OpView) -> Check {
     let inferred = Inferred {
         dims: operand.dims.map(<[i64]>::to_vec),
         bounds: None,
-        printed: print_tensor(operand.dims, &v.t(q.expressed), None),
+        printed: tensor_str(operand.dims, &v.t(q.expressed), None),
     };
     let ok = v
         .result_type(0)
@@ -533,7 +498,7 @@ fn add(v: OpView) -> Check {
     add_elements(&v, [lt, rt, res])?;
     let (dims, bounds) = most_specific(&[lhs, rhs])?;
     let inferred = Inferred {
-        printed: print_tensor(dims.as_deref(), &v.t(lhs.element), bounds.as_deref()),
+        printed: tensor_str(dims.as_deref(), &v.t(lhs.element), bounds.as_deref()),
         dims,
         bounds,
     };

@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use crate::ir::{Dim, Type, TypeData, Value, ValueDef, DYNAMIC};
 use crate::text::verify::types::{
     compatible_dim, compatible_types, dense_ints, inferred_str, int_list, is_dynamic,
-    matches_inferred, quant, shaped, Inferred, OpView, Shaped,
+    matches_inferred, q, quant, shaped, size_str, Inferred, OpView, Shaped,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -39,11 +39,6 @@ pub(super) fn verify(v: OpView) -> Check {
 }
 
 // ---- printing -----------------------------------------------------------------------------
-
-/// `'tensor<2xf32>'`, a type quoted as MLIR's diagnostics quote it.
-fn q(v: &OpView, t: Type) -> String {
-    format!("'{}'", v.t(t))
-}
 
 /// `'a', 'b'`, a list of types as MLIR's diagnostics print a `TypeRange`.
 fn qs(v: &OpView, ts: &[Type]) -> String {
@@ -1414,11 +1409,7 @@ fn gather_slice_sizes(operand: &[Dim], sizes: &[i64], d: &GatherDims) -> Check {
             size >= 0 && (is_dynamic(dim) || size <= dim),
             "C21",
             "slice size ({size}) is out of bounds for operand dimension ({}) at index {i}",
-            if is_dynamic(dim) {
-                "?".to_string()
-            } else {
-                dim.to_string()
-            }
+            size_str(dim)
         );
     }
     Ok(())

@@ -12,7 +12,7 @@
 use crate::ir::{Attribute, Dim, Module, Signedness, Type, TypeData, Value, ValueDef, DYNAMIC};
 use crate::text::verify::types::{
     compatible_element_types, dense_ints, inferred_incompatible, is_dynamic, matches_inferred,
-    num_elements, quant, shaped, Inferred, OpView, Quant, Shaped,
+    num_elements, quant, shaped, size_str, Inferred, OpView, Quant, Shaped,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -515,20 +515,11 @@ fn broadcast_in_dim(v: OpView) -> Check {
                 size == 1 || size == result_size,
                 "C5",
                 "size of operand dimension {i} ({size}) is not equal to 1 or size of result dimension {at} ({})",
-                dim_text(result_size)
+                size_str(result_size)
             );
         }
     }
     broadcast_quant(&v, &operand, &result, &dims)
-}
-
-/// A size as upstream prints it (`?` for dynamic; upstream prints the raw value).
-fn dim_text(d: Dim) -> String {
-    if is_dynamic(d) {
-        "?".into()
-    } else {
-        d.to_string()
-    }
 }
 
 /// concatenate (C1-C6): at least one input, and the result inferred from the inputs.
@@ -788,7 +779,7 @@ fn dynamic_broadcast_in_dim(v: OpView) -> Check {
             size == 1 || is_dynamic(size) || is_dynamic(rsize) || size == rsize,
             "C5",
             "size of operand dimension {i} ({size}) is not compatible with size of result dimension {at} ({})",
-            dim_text(rsize)
+            size_str(rsize)
         );
     }
     let shape = const_shape(&v, 1, rrank, "C7", result.ty)?;
@@ -898,7 +889,7 @@ fn dynamic_pad(v: OpView) -> Check {
             size == rank as i64,
             "C2",
             "padding operands size ({}) must match operand rank ({rank})",
-            dim_text(size)
+            size_str(size)
         );
     }
     let ops = v.operands();
@@ -991,7 +982,7 @@ fn dynamic_reshape(v: OpView) -> Check {
             size == result.rank() as i64,
             "C4",
             "result should have a rank equal to the number of elements in output_shape ({} vs rank {})",
-            dim_text(size),
+            size_str(size),
             result.rank()
         );
     }
