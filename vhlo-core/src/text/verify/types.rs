@@ -291,6 +291,60 @@ impl<'m> Shaped<'m> {
     }
 }
 
+/// A ranked tensor type: its sizes, element type and bounds (one per dimension, or none).
+#[derive(Clone, Copy)]
+pub(crate) struct Ranked<'m> {
+    pub ty: Type,
+    pub dims: &'m [Dim],
+    pub element: Type,
+    pub bounds: Option<&'m [i64]>,
+}
+
+impl Ranked<'_> {
+    pub fn rank(&self) -> usize {
+        self.dims.len()
+    }
+    /// Size `i`, [`DYNAMIC`] past the rank.
+    pub fn dim(&self, i: usize) -> Dim {
+        self.dims.get(i).copied().unwrap_or(DYNAMIC)
+    }
+    /// Size at a dimension number from an attribute (checked in range by the caller).
+    pub fn at(&self, i: i64) -> Dim {
+        usize::try_from(i).map_or(DYNAMIC, |i| self.dim(i))
+    }
+    /// Bound `i` ([`DYNAMIC`] for none).
+    pub fn bound(&self, i: usize) -> i64 {
+        self.bounds
+            .and_then(|b| b.get(i).copied())
+            .unwrap_or(DYNAMIC)
+    }
+    pub fn is_static(&self) -> bool {
+        self.dims.iter().all(|&d| !is_dynamic(d))
+    }
+}
+
+/// `t` as a ranked tensor; `None` for any other type.
+pub(crate) fn ranked(m: &Module, t: Type) -> Option<Ranked<'_>> {
+    let s = shaped(m, t)?;
+    Some(Ranked {
+        ty: t,
+        dims: s.dims?,
+        element: s.element,
+        bounds: s.bounds,
+    })
+}
+
+/// The ranked tensor type of operand `i`. The ODS type constraints (checked before) require
+/// ranked tensors, so a missing one only stops the op's own checks.
+pub(crate) fn operand<'m>(v: &OpView<'m>, i: usize) -> Option<Ranked<'m>> {
+    ranked(v.m, v.operand_type(i)?)
+}
+
+/// The ranked tensor type of result `i`.
+pub(crate) fn result<'m>(v: &OpView<'m>, i: usize) -> Option<Ranked<'m>> {
+    ranked(v.m, v.result_type(i)?)
+}
+
 /// `t` as a tensor (ranked or not); `None` for any other type.
 pub(crate) fn shaped(m: &Module, t: Type) -> Option<Shaped<'_>> {
     match m.type_data(t) {

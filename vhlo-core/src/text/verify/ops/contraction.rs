@@ -12,7 +12,7 @@ use crate::ir::{
 };
 use crate::text::verify::types::{
     compatible_element_types, dense_ints, dims_str, enum_case, float_kind, inferred_str, int_list,
-    q, quant, shaped, size_str, tensor_str, Inferred, OpView, Quant,
+    operand, q, quant, ranked, shaped, size_str, tensor_str, Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -33,51 +33,6 @@ pub(super) fn verify(v: OpView) -> Check {
 }
 
 // ---- helpers ----------------------------------------------------------------------------------
-
-/// A ranked tensor: its sizes, element type and bounds (one per dimension, or none).
-#[derive(Clone, Copy)]
-struct Ranked<'m> {
-    ty: Type,
-    dims: &'m [Dim],
-    element: Type,
-    bounds: Option<&'m [i64]>,
-}
-
-impl Ranked<'_> {
-    fn rank(&self) -> usize {
-        self.dims.len()
-    }
-    /// Size `i`, [`DYNAMIC`] past the rank.
-    fn dim(&self, i: usize) -> Dim {
-        self.dims.get(i).copied().unwrap_or(DYNAMIC)
-    }
-    /// Size at a dimension number from an attribute (checked in range by the caller).
-    fn at(&self, i: i64) -> Dim {
-        usize::try_from(i).map_or(DYNAMIC, |i| self.dim(i))
-    }
-    /// Bound `i` ([`DYNAMIC`] for none).
-    fn bound(&self, i: usize) -> i64 {
-        self.bounds
-            .and_then(|b| b.get(i).copied())
-            .unwrap_or(DYNAMIC)
-    }
-}
-
-fn ranked(m: &Module, t: Type) -> Option<Ranked<'_>> {
-    let s = shaped(m, t)?;
-    Some(Ranked {
-        ty: t,
-        dims: s.dims?,
-        element: s.element,
-        bounds: s.bounds,
-    })
-}
-
-/// The ranked tensor type of operand `i`. The ODS type constraints (checked before) require
-/// ranked tensors, so a missing one only stops the op's own checks.
-fn operand<'m>(v: &OpView<'m>, i: usize) -> Option<Ranked<'m>> {
-    ranked(v.m, v.operand_type(i)?)
-}
 
 /// Upstream's `isDynamicDimSize`: only the dynamic marker itself (a negative value from an
 /// attribute is a size that matches nothing).

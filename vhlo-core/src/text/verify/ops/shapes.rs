@@ -12,7 +12,8 @@
 use crate::ir::{Attribute, Dim, Module, Signedness, Type, TypeData, Value, ValueDef, DYNAMIC};
 use crate::text::verify::types::{
     compatible_element_types, dense_ints, inferred_incompatible, is_dynamic, matches_inferred,
-    num_elements, quant, shaped, size_str, Inferred, OpView, Quant, Shaped,
+    num_elements, operand, quant, result, shaped, size_str, Inferred, OpView, Quant, Ranked,
+    Shaped,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -46,50 +47,6 @@ pub(super) fn verify(v: OpView) -> Check {
 }
 
 // ---- helpers ---------------------------------------------------------------------------------
-
-/// A ranked tensor type: its type, dims, element type, bounds and encoding.
-#[derive(Clone, Copy)]
-struct Ranked<'m> {
-    ty: Type,
-    dims: &'m [Dim],
-    s: Shaped<'m>,
-}
-
-impl<'m> Ranked<'m> {
-    fn rank(&self) -> usize {
-        self.dims.len()
-    }
-    fn dim(&self, i: usize) -> Dim {
-        self.dims.get(i).copied().unwrap_or(DYNAMIC)
-    }
-    fn element(&self) -> Type {
-        self.s.element
-    }
-    fn bounds(&self) -> Option<&'m [i64]> {
-        self.s.bounds
-    }
-    fn is_static(&self) -> bool {
-        self.dims.iter().all(|&d| !is_dynamic(d))
-    }
-}
-
-fn ranked(m: &Module, t: Option<Type>) -> Option<Ranked<'_>> {
-    let ty = t?;
-    let s = shaped(m, ty)?;
-    Some(Ranked {
-        ty,
-        dims: s.dims?,
-        s,
-    })
-}
-
-fn operand<'m>(v: &OpView<'m>, i: usize) -> Option<Ranked<'m>> {
-    ranked(v.m, v.operand_type(i))
-}
-
-fn result<'m>(v: &OpView<'m>, i: usize) -> Option<Ranked<'m>> {
-    ranked(v.m, v.result_type(i))
-}
 
 /// A list as upstream prints an `ArrayRef<int64_t>` in messages: `1, 0, 3`.
 fn joined(xs: &[i64]) -> String {
@@ -477,7 +434,7 @@ pub(crate) fn infer_broadcast(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     }
     let mut dims = sizes;
     dims.extend_from_slice(operand.dims);
-    Ok(vec![Inferred::ranked(dims, operand.element())])
+    Ok(vec![Inferred::ranked(dims, operand.element)])
 }
 
 /// broadcast_in_dim (C1-C6), and a result that is static or has a single bounded dimension.
@@ -577,7 +534,7 @@ pub(crate) fn infer_concatenate(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     }
     let mut any_bounds = false;
     for t in &inputs {
-        let tb = t.bounds();
+        let tb = t.bounds;
         any_bounds |= tb.is_some();
         for d in 0..rank {
             let (ls, rs) = (sizes[d], t.dim(d));
@@ -596,7 +553,7 @@ pub(crate) fn infer_concatenate(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     }
     Ok(vec![Inferred {
         dims: Some(sizes),
-        element: first.element(),
+        element: first.element,
         bounds: if any_bounds {
             some_bounds(bounds)
         } else {
@@ -883,7 +840,7 @@ fn dynamic_pad(v: OpView) -> Check {
         "failed to verify that all of {{operand, result}} have same rank"
     );
     let rank = operand.rank();
-    if let Some(low) = operand_ranked(&v, 2) {
+    if let Some(low) = crate::text::verify::types::operand(&v, 2) {
         let size = low.dim(0);
         ensure!(
             size == rank as i64,
@@ -930,10 +887,6 @@ fn dynamic_pad(v: OpView) -> Check {
         );
     }
     Ok(())
-}
-
-fn operand_ranked<'m>(v: &OpView<'m>, i: usize) -> Option<Ranked<'m>> {
-    operand(v, i)
 }
 
 /// `size + low + high + max(size - 1, 0) * interior`, if it fits an i64.
@@ -1064,7 +1017,7 @@ pub(crate) fn infer_dynamic_slice(v: &OpView) -> Result<Vec<Inferred>, Failure> 
             "has slice size {size} greater than dimension size {d} in dimension {i} of operand"
         );
     }
-    Ok(vec![Inferred::ranked(sizes, operand.element())])
+    Ok(vec![Inferred::ranked(sizes, operand.element)])
 }
 
 /// dynamic_update_slice (C1-C6).
@@ -1115,8 +1068,8 @@ pub(crate) fn infer_dynamic_update_slice(v: &OpView) -> Result<Vec<Inferred>, Fa
     }
     Ok(vec![Inferred {
         dims: Some(operand.dims.to_vec()),
-        element: operand.element(),
-        bounds: operand.bounds().map(<[i64]>::to_vec),
+        element: operand.element,
+        bounds: operand.bounds.map(<[i64]>::to_vec),
     }])
 }
 
@@ -1219,7 +1172,7 @@ pub(crate) fn infer_pad(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         "edge_padding_low length ({}) must match operand rank ({rank})",
         low.len()
     );
-    let in_bounds = operand.bounds();
+    let in_bounds = operand.bounds;
     let mut shape = vec![DYNAMIC; rank];
     let mut bounds = vec![DYNAMIC; in_bounds.map_or(0, <[i64]>::len)];
     for (i, size_slot) in shape.iter_mut().enumerate() {
@@ -1256,7 +1209,7 @@ pub(crate) fn infer_pad(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     }
     Ok(vec![Inferred {
         dims: Some(shape),
-        element: operand.element(),
+        element: operand.element,
         bounds: some_bounds(bounds),
     }])
 }
@@ -1348,8 +1301,8 @@ pub(crate) fn infer_reverse(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 fn of_type(r: &Ranked) -> Inferred {
     Inferred {
         dims: Some(r.dims.to_vec()),
-        element: r.element(),
-        bounds: r.bounds().map(<[i64]>::to_vec),
+        element: r.element,
+        bounds: r.bounds.map(<[i64]>::to_vec),
     }
 }
 
@@ -1374,7 +1327,7 @@ pub(crate) fn infer_set_dimension_size(v: &OpView) -> Result<Vec<Inferred>, Fail
     };
     let mut shape = operand.dims.to_vec();
     let mut bounds = operand
-        .bounds()
+        .bounds
         .map_or_else(|| vec![DYNAMIC; rank], <[i64]>::to_vec);
     bounds.resize(rank, DYNAMIC);
     let (Some(s), Some(b)) = (shape.get_mut(d), bounds.get_mut(d)) else {
@@ -1399,7 +1352,7 @@ pub(crate) fn infer_set_dimension_size(v: &OpView) -> Result<Vec<Inferred>, Fail
     }
     Ok(vec![Inferred {
         dims: Some(shape),
-        element: operand.element(),
+        element: operand.element,
         bounds: some_bounds(bounds),
     }])
 }
@@ -1427,7 +1380,7 @@ pub(crate) fn infer_slice(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         "the number of elements in start_indices ({}) does not match the rank of the operand ({rank})",
         start.len()
     );
-    let in_bounds = operand.bounds();
+    let in_bounds = operand.bounds;
     let mut shape = vec![DYNAMIC; rank];
     for (i, size_slot) in shape.iter_mut().enumerate() {
         let (Some(&s), Some(&l), Some(&st)) = (start.get(i), limit.get(i), strides.get(i)) else {
@@ -1463,7 +1416,7 @@ pub(crate) fn infer_slice(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         *size_slot = span / st + i64::from(span % st != 0);
     }
     // Upstream gives every result dimension a dynamic bound: sizes only.
-    Ok(vec![Inferred::ranked(shape, operand.element())])
+    Ok(vec![Inferred::ranked(shape, operand.element)])
 }
 
 /// transpose (C1-C4).
@@ -1518,7 +1471,7 @@ pub(crate) fn infer_transpose(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         joined(&range),
         joined(&perm)
     );
-    let in_bounds = operand.bounds();
+    let in_bounds = operand.bounds;
     let dims: Vec<Dim> = perm.iter().map(|&p| operand.dim(p as usize)).collect();
     let bounds = in_bounds.and_then(|b| {
         some_bounds(
@@ -1529,7 +1482,7 @@ pub(crate) fn infer_transpose(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     });
     Ok(vec![Inferred {
         dims: Some(dims),
-        element: operand.element(),
+        element: operand.element,
         bounds,
     }])
 }
