@@ -265,6 +265,38 @@ pub(crate) fn struct_field<'m>(m: &'m Module, a: Attribute, field: &str) -> Opti
     d.params.get(i).filter(|p| !matches!(p, Param::Absent))
 }
 
+/// `inferMostSpecificDimAndBound` of dimension `dim`, over `(size, bound)` pairs: a static size
+/// wins (two different ones fail under `rule`, as does one over the other's bound); two bounds
+/// give the smaller.
+pub(crate) fn most_specific_dim(
+    dim: usize,
+    (ls, lb): (Dim, i64),
+    (rs, rb): (Dim, i64),
+    rule: &'static str,
+) -> Result<(Dim, i64), super::Failure> {
+    if is_dynamic(ls) && is_dynamic(rs) {
+        let bound = match (is_dynamic(lb), is_dynamic(rb)) {
+            (false, false) => lb.min(rb),
+            (false, true) => lb,
+            _ => rb,
+        };
+        return Ok((DYNAMIC, bound));
+    }
+    super::ensure!(
+        is_dynamic(ls) || is_dynamic(rs) || ls == rs,
+        rule,
+        "Mismatched dimension sizes {ls} and {rs} in dimension {dim}"
+    );
+    let size = if is_dynamic(ls) { rs } else { ls };
+    let bound = if is_dynamic(lb) { rb } else { lb };
+    super::ensure!(
+        is_dynamic(bound) || size <= bound,
+        rule,
+        "Mismatched dimension size {size} and bound {bound} in dimension {dim}"
+    );
+    Ok((size, DYNAMIC))
+}
+
 /// A tensor type seen as HLO sees it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shaped<'m> {
@@ -450,6 +482,32 @@ pub(crate) fn bit_width(m: &Module, e: Type) -> Option<u32> {
         TypeData::Dialect(_) => quant(m, e).and_then(|q| bit_width(m, q.storage)),
         _ => None,
     }
+}
+
+pub(crate) fn is_float(m: &Module, e: Type) -> bool {
+    matches!(m.type_data(e), TypeData::Float(_))
+}
+
+/// `isPromotableElementType` on element types: the same kind (integer, float, complex, or
+/// quantized with the same expressed type) and no narrower (floats of any width when
+/// `ignore_fp`).
+pub(crate) fn promotable_element(m: &Module, from: Type, to: Type, ignore_fp: bool) -> bool {
+    let same_kind = match (m.type_data(from), m.type_data(to)) {
+        (TypeData::Integer { .. }, TypeData::Integer { .. })
+        | (TypeData::Float(_), TypeData::Float(_))
+        | (TypeData::Complex(_), TypeData::Complex(_)) => true,
+        _ => match (quant(m, from), quant(m, to)) {
+            (Some(a), Some(b)) => a.expressed == b.expressed,
+            _ => false,
+        },
+    };
+    if !same_kind {
+        return false;
+    }
+    if ignore_fp && is_float(m, from) {
+        return true;
+    }
+    matches!((bit_width(m, from), bit_width(m, to)), (Some(a), Some(b)) if a <= b)
 }
 
 /// The parameters of a `!quant.uniform` element type.

@@ -17,7 +17,7 @@ use crate::ir::{AttrData, Attribute, Block, Dim, Module, Param, Signedness, Type
 use crate::ir::{TypeData, ValueDef};
 use crate::text::verify::types::{
     check_inferred_components, check_inferred_types, compatible_shapes, dense_ints, is_dynamic,
-    is_token, quant, shaped, size_str, struct_field, Inferred, OpView,
+    is_float, is_token, promotable_element, shaped, size_str, struct_field, Inferred, OpView,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -118,39 +118,7 @@ fn compatible_shape_and_element(m: &Module, a: Type, b: Type, ignore_fp_precisio
         return false;
     }
     let (ea, eb) = (element_or_self(m, a), element_or_self(m, b));
-    (ignore_fp_precision && is_float_type(m, ea) && is_float_type(m, eb)) || ea == eb
-}
-
-fn is_float_type(m: &Module, e: Type) -> bool {
-    matches!(m.type_data(e), TypeData::Float(_))
-}
-
-/// upstream's `isPromotableElementType` on element types: the same kind (integer, float, complex,
-/// or quantized with the same expressed type) and no narrower (any floats when
-/// `ignore_fp_precision`).
-fn promotable(m: &Module, from: Type, to: Type, ignore_fp_precision: bool) -> bool {
-    let same_kind = match (m.type_data(from), m.type_data(to)) {
-        (TypeData::Integer { .. }, TypeData::Integer { .. })
-        | (TypeData::Float(_), TypeData::Float(_))
-        | (TypeData::Complex(_), TypeData::Complex(_)) => true,
-        _ => match (quant(m, from), quant(m, to)) {
-            (Some(a), Some(b)) => a.expressed == b.expressed,
-            _ => false,
-        },
-    };
-    if !same_kind {
-        return false;
-    }
-    if ignore_fp_precision && is_float_type(m, from) {
-        return true;
-    }
-    match (
-        crate::text::verify::types::bit_width(m, from),
-        crate::text::verify::types::bit_width(m, to),
-    ) {
-        (Some(a), Some(b)) => a <= b,
-        _ => false,
-    }
+    (ignore_fp_precision && is_float(m, ea) && is_float(m, eb)) || ea == eb
 }
 
 // ---- attributes ---------------------------------------------------------------------------------
@@ -465,14 +433,14 @@ fn reducer(v: &OpView, block: Block, operand: Type, rule: &'static str) -> Check
         v.t(acc)
     );
     ensure!(
-        promotable(m, element, element_or_self(m, acc), true),
+        promotable_element(m, element, element_or_self(m, acc), true),
         rule,
         "The element-type of reduction-region's result type at index 0 is expected to be promotable from the op's corresponding init-value element-type: '{}' vs '{init}'",
         v.t(acc)
     );
     let rhs_element = element_or_self(m, rhs);
     ensure!(
-        shape_of(m, rhs).is_some() && promotable(m, element, rhs_element, true),
+        shape_of(m, rhs).is_some() && promotable_element(m, element, rhs_element, true),
         rule,
         "The element-type of reduction-region's argument at index 1 is expected to be promotable from {}, but got {}",
         v.t(element),
@@ -1346,7 +1314,7 @@ pub(crate) fn infer_rng(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     if v.enum_case("rng_distribution") == Some("NORMAL") {
         let (ea, eb) = (element_or_self(v.m, a), element_or_self(v.m, b));
         ensure!(
-            is_float_type(v.m, ea) && is_float_type(v.m, eb),
+            is_float(v.m, ea) && is_float(v.m, eb),
             "C2",
             "mu and sigma must be floats, but are '{}' and '{}'",
             v.t(ea),

@@ -12,7 +12,8 @@ use crate::ir::{
 };
 use crate::text::verify::types::{
     compatible_element_types, dense_ints, dims_str, enum_case, float_kind, inferred_str, int_list,
-    operand, q, quant, ranked, shaped, size_str, tensor_str, Inferred, OpView, Quant, Ranked,
+    most_specific_dim, operand, q, quant, ranked, shaped, size_str, tensor_str, Inferred, OpView,
+    Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -912,33 +913,6 @@ pub(crate) fn dot_dimension_constraints(lhs: &[Dim], rhs: &[Dim], d: &DotDims) -
     Ok(())
 }
 
-/// `inferMostSpecificDimAndBound`: the more specific of two compatible sizes, and the
-/// tighter bound.
-fn most_specific(dim: usize, left: (i64, i64), right: (i64, i64)) -> Result<(i64, i64), Failure> {
-    let ((ls, lb), (rs, rb)) = (left, right);
-    if !is_dyn(ls) || !is_dyn(rs) {
-        ensure!(
-            is_dyn(ls) || is_dyn(rs) || ls == rs,
-            "C9",
-            "Mismatched dimension sizes {ls} and {rs} in dimension {dim}"
-        );
-        let size = if is_dyn(ls) { rs } else { ls };
-        let bound = if is_dyn(lb) { rb } else { lb };
-        ensure!(
-            is_dyn(bound) || size <= bound,
-            "C9",
-            "Mismatched dimension size {size} and bound {bound} in dimension {dim}"
-        );
-        return Ok((size, DYNAMIC));
-    }
-    let bound = match (is_dyn(lb), is_dyn(rb)) {
-        (false, false) => lb.min(rb),
-        (false, true) => lb,
-        _ => rb,
-    };
-    Ok((DYNAMIC, bound))
-}
-
 /// The result type of a dot_general (`inferDotGeneralOp`; C1...C11): the batching dimensions,
 /// then lhs's and rhs's other dimensions that are not contracted (C12). The element type is
 /// not inferred (lhs's is given, for builders to replace).
@@ -955,10 +929,11 @@ pub(crate) fn infer_dot_general(v: &OpView) -> Result<Vec<Inferred>, Failure> {
             usize::try_from(l).unwrap_or(0),
             usize::try_from(r).unwrap_or(0),
         );
-        let (size, bound) = most_specific(
+        let (size, bound) = most_specific_dim(
             i,
             (lhs.dim(li), lhs.bound(li)),
             (rhs.dim(ri), rhs.bound(ri)),
+            "C9",
         )?;
         dims.push(size);
         bounds.push(bound);
@@ -1583,19 +1558,6 @@ mod tests {
         let e = window_dimensions(&[3, 3], &[1, 0], &[], 0, &[], &[], 0).unwrap_err();
         assert!(e.message.contains("positive stride for 1-th"));
         assert!(window_dimensions(&[3, DYNAMIC], &[], &[], 0, &[], &[], 2).is_ok());
-    }
-
-    #[test]
-    fn most_specific_dims() {
-        assert_eq!(
-            most_specific(0, (2, DYNAMIC), (DYNAMIC, 4)).unwrap(),
-            (2, DYNAMIC)
-        );
-        assert_eq!(
-            most_specific(0, (DYNAMIC, 3), (DYNAMIC, 5)).unwrap(),
-            (DYNAMIC, 3)
-        );
-        assert!(most_specific(0, (6, DYNAMIC), (DYNAMIC, 5)).is_err());
     }
 
     #[test]

@@ -10,7 +10,8 @@
 
 use crate::ir::{Module, OpId, Param, Type, TypeData};
 use crate::text::verify::types::{
-    compatible_element_types, is_dynamic, quant, shaped, tensor_str, types_str, OpView, Shaped,
+    compatible_element_types, is_dynamic, most_specific_dim, quant, shaped, tensor_str, types_str,
+    OpView, Shaped,
 };
 use crate::text::verify::{bail, ensure, Check};
 use crate::vhlo::StablehloOp as K;
@@ -309,30 +310,7 @@ fn most_specific(
             let (l, r) = (sizes[i], dims[i]);
             let lb = bounds[i];
             let rb = s.bound(i).unwrap_or(crate::ir::DYNAMIC);
-            if !is_dynamic(l) || !is_dynamic(r) {
-                if !is_dynamic(l) && !is_dynamic(r) && l != r {
-                    bail!(
-                        "C2",
-                        "Mismatched dimension sizes {l} and {r} in dimension {i}"
-                    );
-                }
-                let size = if is_dynamic(l) { r } else { l };
-                let check = if is_dynamic(lb) { rb } else { lb };
-                if !is_dynamic(check) && size > check {
-                    bail!(
-                        "C2",
-                        "Mismatched dimension size {size} and bound {check} in dimension {i}"
-                    );
-                }
-                sizes[i] = size;
-                bounds[i] = crate::ir::DYNAMIC;
-            } else {
-                bounds[i] = match (is_dynamic(lb), is_dynamic(rb)) {
-                    (false, false) => lb.min(rb),
-                    (false, true) => lb,
-                    _ => rb,
-                };
-            }
+            (sizes[i], bounds[i]) = most_specific_dim(i, (l, lb), (r, rb), "C2")?;
         }
     }
     Ok((Some(sizes), any_bounds.then_some(bounds)))

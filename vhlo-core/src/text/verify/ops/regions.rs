@@ -13,8 +13,8 @@ use std::collections::HashSet;
 
 use crate::ir::{Dim, Type, TypeData, Value, ValueDef, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_dim, compatible_types, dense_ints, inferred_str, int_list, is_dynamic,
-    matches_inferred, q, quant, shaped, size_str, Inferred, OpView, Shaped,
+    compatible_dim, compatible_types, dense_ints, inferred_str, int_list, is_dynamic, is_float,
+    matches_inferred, promotable_element, q, shaped, size_str, Inferred, OpView, Shaped,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -219,14 +219,10 @@ fn compatible_shape(a: Ty, b: Ty) -> bool {
 
 /// `tensorsHaveSameElType`: equal element types, or two floats when `ignore_fp`.
 fn same_element(v: &OpView, a: Ty, b: Ty, ignore_fp: bool) -> bool {
-    if ignore_fp && is_float(v, a.element) && is_float(v, b.element) {
+    if ignore_fp && is_float(v.m, a.element) && is_float(v.m, b.element) {
         return true;
     }
     a.element == b.element
-}
-
-fn is_float(v: &OpView, e: Type) -> bool {
-    matches!(v.m.type_data(e), TypeData::Float(_))
 }
 
 /// `compatibleShapeAndElementType`.
@@ -234,32 +230,12 @@ fn compatible_shape_and_element(v: &OpView, a: Ty, b: Ty, ignore_fp: bool) -> bo
     compatible_shape(a, b) && same_element(v, a, b, ignore_fp)
 }
 
-/// `isPromotableElementType`: `a`'s element type can be promoted to `b`'s (the same kind,
-/// quantized with the same expressed type, and no wider; floats of any width when
-/// `ignore_fp`).
+/// `isPromotableElementType` on two tensors.
 fn promotable(v: &OpView, a: Ty, b: Ty, ignore_fp: bool) -> bool {
     if a.shape.is_none() || b.shape.is_none() {
         return false;
     }
-    let (x, y) = (a.element, b.element);
-    let m = v.m;
-    let same_kind = match (m.type_data(x), m.type_data(y)) {
-        (TypeData::Integer { .. }, TypeData::Integer { .. })
-        | (TypeData::Float(_), TypeData::Float(_))
-        | (TypeData::Complex(_), TypeData::Complex(_)) => true,
-        _ => match (quant(m, x), quant(m, y)) {
-            (Some(p), Some(q)) => p.expressed == q.expressed,
-            _ => false,
-        },
-    };
-    if !same_kind {
-        return false;
-    }
-    if ignore_fp && is_float(v, x) {
-        return true;
-    }
-    let width = |e| crate::text::verify::types::bit_width(m, e).unwrap_or(0);
-    width(x) <= width(y)
+    promotable_element(v.m, a.element, b.element, ignore_fp)
 }
 
 /// `hlo::verifyReducerShape`: the reduction region of `block` takes the accumulators and the

@@ -12,8 +12,8 @@
 use crate::ir::{Attribute, Dim, Module, Signedness, Type, TypeData, Value, ValueDef, DYNAMIC};
 use crate::text::verify::types::{
     compatible_element_types, dense_ints, inferred_incompatible, is_dynamic, matches_inferred,
-    num_elements, operand, quant, result, shaped, size_str, Inferred, OpView, Quant, Ranked,
-    Shaped,
+    most_specific_dim, num_elements, operand, quant, result, shaped, size_str, Inferred, OpView,
+    Quant, Ranked, Shaped,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -545,7 +545,7 @@ pub(crate) fn infer_concatenate(v: &OpView) -> Result<Vec<Inferred>, Failure> {
             let (s, b) = if d == dimension {
                 concatenated_dim_and_bound(ls, rs, lb, rb)
             } else {
-                most_specific_dim_and_bound(d, ls, rs, lb, rb)?
+                most_specific_dim(d, (ls, lb), (rs, rb), "C2")?
             };
             sizes[d] = s;
             bounds[d] = b;
@@ -582,41 +582,6 @@ fn concatenated_dim_and_bound(ls: Dim, rs: Dim, lb: i64, rb: i64) -> (Dim, i64) 
         (DYNAMIC, l.checked_add(r).unwrap_or(DYNAMIC))
     } else {
         (DYNAMIC, DYNAMIC)
-    }
-}
-
-/// `inferMostSpecificDimAndBound`: a static size wins (and must fit a bound); two bounds give
-/// the smaller.
-fn most_specific_dim_and_bound(
-    dim: usize,
-    ls: Dim,
-    rs: Dim,
-    lb: i64,
-    rb: i64,
-) -> Result<(Dim, i64), Failure> {
-    if !is_dynamic(ls) || !is_dynamic(rs) {
-        if !is_dynamic(ls) && !is_dynamic(rs) && ls != rs {
-            bail!(
-                "C2",
-                "Mismatched dimension sizes {ls} and {rs} in dimension {dim}"
-            );
-        }
-        let size = if is_dynamic(ls) { rs } else { ls };
-        let bound = if !is_dynamic(lb) { lb } else { rb };
-        if !is_dynamic(bound) && size > bound {
-            bail!(
-                "C2",
-                "Mismatched dimension size {size} and bound {bound} in dimension {dim}"
-            );
-        }
-        Ok((size, DYNAMIC))
-    } else {
-        let bound = match (is_dynamic(lb), is_dynamic(rb)) {
-            (false, false) => lb.min(rb),
-            (false, true) => lb,
-            _ => rb,
-        };
-        Ok((DYNAMIC, bound))
     }
 }
 
@@ -1569,13 +1534,13 @@ mod tests {
             (DYNAMIC, DYNAMIC)
         );
         assert_eq!(
-            most_specific_dim_and_bound(0, 3, DYNAMIC, DYNAMIC, 5).ok(),
+            most_specific_dim(0, (3, DYNAMIC), (DYNAMIC, 5), "C2").ok(),
             Some((3, DYNAMIC))
         );
-        assert!(most_specific_dim_and_bound(0, 6, DYNAMIC, DYNAMIC, 5).is_err());
-        assert!(most_specific_dim_and_bound(0, 2, 3, DYNAMIC, DYNAMIC).is_err());
+        assert!(most_specific_dim(0, (6, DYNAMIC), (DYNAMIC, 5), "C2").is_err());
+        assert!(most_specific_dim(0, (2, DYNAMIC), (3, DYNAMIC), "C2").is_err());
         assert_eq!(
-            most_specific_dim_and_bound(0, DYNAMIC, DYNAMIC, 4, 2).ok(),
+            most_specific_dim(0, (DYNAMIC, 4), (DYNAMIC, 2), "C2").ok(),
             Some((DYNAMIC, 2))
         );
     }
