@@ -580,6 +580,17 @@ fn all_gather(v: &OpView) -> Check {
     Ok(())
 }
 
+/// With `use_global_device_ids`, the channel must be positive.
+fn global_ids_channel(v: &OpView, use_global: bool, rule: &'static str) -> Check {
+    let channel = channel_id(v);
+    ensure!(
+        !(use_global && channel <= 0),
+        rule,
+        "channel_id must be positive when useGlobalDeviceIds is set but got: {channel}"
+    );
+    Ok(())
+}
+
 /// all_reduce (C1–C7): valid replica groups, a positive channel with global device ids, a
 /// reducer over each operand's element type, and results of the operands' shapes in the
 /// reducer's element type.
@@ -597,12 +608,7 @@ fn all_reduce(v: &OpView) -> Check {
             size: "C2",
         },
     )?;
-    let channel = channel_id(v);
-    ensure!(
-        !(use_global && channel <= 0),
-        "C4",
-        "channel_id must be positive when useGlobalDeviceIds is set but got: {channel}"
-    );
+    global_ids_channel(v, use_global, "C4")?;
     if let Some(block) = v.region_block(0) {
         for t in v.operand_types() {
             reducer(v, block, t, "C5")?;
@@ -906,12 +912,7 @@ fn collective_reduce(v: &OpView) -> Check {
             size: "C2",
         },
     )?;
-    let channel = channel_id(v);
-    ensure!(
-        !(use_global && channel <= 0),
-        "C2",
-        "channel_id must be positive when useGlobalDeviceIds is set but got: {channel}"
-    );
+    global_ids_channel(v, use_global, "C2")?;
     dynamic_root(v, "collective_reduce")?;
     if let Some(block) = v.region_block(0) {
         for t in data_operands(v) {
@@ -978,12 +979,7 @@ fn reduce_scatter(v: &OpView) -> Check {
             od.len()
         );
     };
-    let channel = channel_id(v);
-    ensure!(
-        !(use_global && channel <= 0),
-        "C6",
-        "channel_id must be positive when useGlobalDeviceIds is set but got: {channel}"
-    );
+    global_ids_channel(v, use_global, "C6")?;
     let (x, y) = (od[at], rd[at]);
     if is_dynamic(x) || is_dynamic(y) {
         // upstream checks nothing further when the scatter dimension is dynamic.
