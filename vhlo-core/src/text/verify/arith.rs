@@ -9,7 +9,7 @@
 use crate::ir::{memref_parts, vector_parts, Module, OpId, Signedness, Type, TypeData};
 
 use super::types::{compatible_dim, is_bool};
-use super::{fail, Check};
+use super::{bail, fail, Check};
 
 /// How a cast's element types must relate (each op's `areCastCompatible`).
 #[derive(Clone, Copy)]
@@ -75,10 +75,10 @@ pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
         // every cast of one here; so do we.
         let unranked = |t: Type| matches!(m.type_data(t), TypeData::UnrankedTensor { .. });
         if unranked(from) || unranked(to) || tensor_dims(m, from) != tensor_dims(m, to) {
-            return Err(fail(
+            bail!(
                 "SameInputOutputTensorDims",
-                "failed to verify that input and output have the same tensor dimensions",
-            ));
+                "failed to verify that input and output have the same tensor dimensions"
+            );
         }
     }
     if m.op_name_str(op) != "arith.select" {
@@ -114,10 +114,10 @@ pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
     let ok =
         is_bool(m, c) || matches!((shape(c), shape(r)), (Some(Some(a)), Some(Some(b))) if a == b);
     if !ok {
-        return Err(fail(
+        bail!(
             "BooleanConditionOrMatchingShape",
-            "failed to verify that condition is signless i1 or has matching shape",
-        ));
+            "failed to verify that condition is signless i1 or has matching shape"
+        );
     }
     Ok(())
 }
@@ -131,10 +131,7 @@ pub(crate) fn verify_constant(m: &Module, op: OpId) -> Check {
         matches!(m.type_data(m.value_type(r)), TypeData::Integer { signedness, .. } if *signedness != Signedness::Signless)
     });
     if signed {
-        return Err(fail(
-            "arith.constant",
-            "integer return type must be signless",
-        ));
+        bail!("arith.constant", "integer return type must be signless");
     }
     // A scalable vector takes a splat only.
     let scalable = m.result(op, 0).is_some_and(|r| {
@@ -148,10 +145,7 @@ pub(crate) fn verify_constant(m: &Module, op: OpId) -> Check {
         .and_then(|a| crate::elements::DenseElements::of(m, a))
         .is_none_or(|d| d.is_splat());
     if scalable && !splat {
-        return Err(fail(
-            "arith.constant",
-            "initializing scalable vectors with elements attribute is not supported unless it's a vector splat",
-        ));
+        bail!("arith.constant", "initializing scalable vectors with elements attribute is not supported unless it's a vector splat");
     }
     Ok(())
 }
@@ -184,13 +178,8 @@ pub(crate) fn verify_select(m: &Module, op: OpId) -> Check {
     };
     if shape != cs || encoding != ce || !is_bool(m, *element) {
         let want = super::tensor::tensor_text(m, shape, "i1", *encoding);
-        return Err(fail(
-            "arith.select",
-            format!(
-                "expected condition type to have the same shape as the result type, expected '{want}', but got '{}'",
-                crate::text::type_to_string(m, c)
-            ),
-        ));
+        bail!("arith.select", "expected condition type to have the same shape as the result type, expected '{want}', but got '{}'",
+                crate::text::type_to_string(m, c));
     }
     Ok(())
 }
@@ -218,23 +207,21 @@ pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
                 .join(", ")
         };
         let ins: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
-        return Err(fail(
+        bail!(
             "CastOpInterface",
-            format!(
-                "operand types {} and result type {} are cast incompatible",
-                quoted(ins),
-                quoted(vec![to])
-            ),
-        ));
+            "operand types {} and result type {} are cast incompatible",
+            quoted(ins),
+            quoted(vec![to])
+        );
     }
     let Some((cast, from, to)) = cast_types(m, op) else {
         return Ok(());
     };
     if !same_shape(m, from, to) {
-        return Err(fail(
+        bail!(
             "SameOperandsAndResultShape",
-            "requires the same shape for all operands and results",
-        ));
+            "requires the same shape for all operands and results"
+        );
     }
     let encoding = |t: Type| match m.type_data(t) {
         TypeData::RankedTensor { encoding, .. } => *encoding,

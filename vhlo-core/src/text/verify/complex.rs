@@ -5,7 +5,7 @@
 use crate::ir::{AttrData, Module, OpId, Signedness, Type, TypeData};
 
 use super::types::bit_width;
-use super::{fail, Check};
+use super::{bail, fail, Check};
 
 /// `ConstantOp::verify` and `BitcastOp::verify`.
 pub(crate) fn verify(m: &Module, op: OpId) -> Check {
@@ -30,10 +30,10 @@ fn constant(m: &Module, op: OpId) -> Check {
         return Ok(());
     };
     let [re, im] = parts[..] else {
-        return Err(fail(
+        bail!(
             RULE,
-            "requires 'value' to be a complex constant, represented as array of two values",
-        ));
+            "requires 'value' to be a complex constant, represented as array of two values"
+        );
     };
     // `true` and `false` are integer attributes of i1 in MLIR (None here: the IR keeps no type).
     let type_of = |a| match m.attr_data(a) {
@@ -44,10 +44,10 @@ fn constant(m: &Module, op: OpId) -> Check {
         _ => None,
     };
     let (Some(re_ty), Some(im_ty)) = (type_of(re), type_of(im)) else {
-        return Err(fail(
+        bail!(
             RULE,
-            "requires attribute's elements to be float or integer attributes",
-        ));
+            "requires attribute's elements to be float or integer attributes"
+        );
     };
     let TypeData::Complex(element) = *m.type_data(m.value_type(result)) else {
         return Ok(());
@@ -62,15 +62,10 @@ fn constant(m: &Module, op: OpId) -> Check {
     let fits = |t: Option<Type>| t.map_or(is_i1, |t| t == element);
     if !fits(re_ty) || !fits(im_ty) {
         let text = |t: Option<Type>| t.map_or_else(|| "'i1'".to_string(), |t| quoted(m, t));
-        return Err(fail(
-            RULE,
-            format!(
-                "requires attribute's element types ({}, {}) to match the element type of the op's return type ({})",
+        bail!(RULE, "requires attribute's element types ({}, {}) to match the element type of the op's return type ({})",
                 text(re_ty),
                 text(im_ty),
-                quoted(m, element)
-            ),
-        ));
+                quoted(m, element));
     }
     Ok(())
 }
@@ -100,10 +95,10 @@ fn bitcast(m: &Module, op: OpId) -> Check {
         return Err(fail(RULE, "result must be int/float/complex"));
     }
     if complex(from) == complex(to) {
-        return Err(fail(
+        bail!(
             RULE,
-            "requires that either input or output has a complex type",
-        ));
+            "requires that either input or output has a complex type"
+        );
     }
     // The complex side's width is twice its element's (bit_width counts it so).
     if bit_width(m, from) != bit_width(m, to) {

@@ -5,7 +5,7 @@
 
 use crate::ir::{Module, OpId, Region, Type, Value};
 
-use super::{fail, Check};
+use super::{bail, fail, Check};
 
 /// Where an edge goes: the op's results, or a region's entry arguments (from `skip` on).
 #[derive(Clone, Copy)]
@@ -50,16 +50,10 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
         }
         for (i, &r) in regions.iter().enumerate() {
             if m.blocks(r).len() > 1 {
-                return Err(fail(
-                    "scf.if",
-                    format!("expects region #{i} to have 0 or 1 blocks"),
-                ));
+                bail!("scf.if", "expects region #{i} to have 0 or 1 blocks");
             }
             if m.blocks(r).iter().any(|&b| !m.block_args(b).is_empty()) {
-                return Err(fail(
-                    "NoRegionArguments",
-                    format!("region #{i} should have no arguments"),
-                ));
+                bail!("NoRegionArguments", "region #{i} should have no arguments");
             }
         }
     }
@@ -69,10 +63,7 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             .flat_map(|&r| m.blocks(r).first())
             .any(|&b| !m.block_args(b).is_empty())
     {
-        return Err(fail(
-            "scf.execute_region",
-            "region cannot have any arguments",
-        ));
+        bail!("scf.execute_region", "region cannot have any arguments");
     }
     match name {
         "scf.if" | "scf.execute_region" => {
@@ -95,13 +86,11 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             let have = m.operands(op).first().map(|&v| m.value_type(v));
             if let (Some(want), Some(have)) = (want.map(|a| m.value_type(a)), have) {
                 if want != have {
-                    return Err(fail(
+                    bail!(
                         "scf.reduce.return",
-                        format!(
-                            "must have type '{}' (the type of the reduction inputs)",
-                            crate::text::type_to_string(m, want)
-                        ),
-                    ));
+                        "must have type '{}' (the type of the reduction inputs)",
+                        crate::text::type_to_string(m, want)
+                    );
                 }
             }
         }
@@ -114,10 +103,10 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                 match terminator(m, r) {
                     None => return Err(fail("scf.while", "expects a non-empty block")),
                     Some(t) if m.op_name_str(t) != format!("scf.{want}") => {
-                        return Err(fail(
+                        bail!(
                             "scf.while",
-                            format!("expects the '{which}' region to terminate with 'scf.{want}'"),
-                        ))
+                            "expects the '{which}' region to terminate with 'scf.{want}'"
+                        )
                     }
                     Some(_) => {}
                 }
@@ -154,22 +143,17 @@ pub(crate) fn verify_regions(m: &Module, op: OpId) -> Check {
             let args = m.block_args(entry);
             let bound = m.operands(op).first().map(|&v| m.value_type(v));
             if args.first().map(|&a| m.value_type(a)) != bound {
-                return Err(fail(
+                bail!(
                     "scf.for",
-                    "expected induction variable to be same type as bounds and step",
-                ));
+                    "expected induction variable to be same type as bounds and step"
+                );
             }
             let iter_args = args.len().saturating_sub(1);
             // LoopLikeOpInterface compares only a yield of some values; an empty one is left
             // to the region edges below.
             if let Some(yielded) = terminator(m, body).map(|t| m.operands(t).len()) {
                 if yielded != 0 && yielded != iter_args {
-                    return Err(fail(
-                        "scf.for",
-                        format!(
-                            "different number of region iter_args and yielded values: {iter_args} != {yielded}"
-                        ),
-                    ));
+                    bail!("scf.for", "different number of region iter_args and yielded values: {iter_args} != {yielded}");
                 }
             }
             edge(m, op, Source::Parent(3), Target::Parent, &types)?;
@@ -231,53 +215,43 @@ fn forall(m: &Module, op: OpId) -> Check {
     let group = |g: usize| operands.get(start(g)..start(g + 1)).unwrap_or_default();
     let outputs = group(3);
     if m.num_results(op) != outputs.len() {
-        return Err(fail(
+        bail!(
             "scf.forall",
-            format!(
-                "produces {} results, but has only {} outputs",
-                m.num_results(op),
-                outputs.len()
-            ),
-        ));
+            "produces {} results, but has only {} outputs",
+            m.num_results(op),
+            outputs.len()
+        );
     }
     // DestinationStyleOpInterface: each output's type is its result's.
     for ((i, &o), r) in outputs.iter().enumerate().zip(m.results(op)) {
         let (have, want) = (m.value_type(o), m.value_type(r));
         if have != want {
-            return Err(fail(
+            bail!(
                 "DestinationStyleOpInterface",
-                format!(
-                    "expected type of operand #{} ('{}') to match type of corresponding result ('{}')",
-                    start(3) + i,
-                    crate::text::type_to_string(m, have),
-                    crate::text::type_to_string(m, want)
-                ),
-            ));
+                "expected type of operand #{} ('{}') to match type of corresponding result ('{}')",
+                start(3) + i,
+                crate::text::type_to_string(m, have),
+                crate::text::type_to_string(m, want)
+            );
         }
     }
     if let Some(&body) = m.regions(op).first().and_then(|&r| m.blocks(r).first()) {
         let args = m.block_args(body);
         if args.len() != loops + outputs.len() {
-            return Err(fail(
-                "scf.forall",
-                format!("region expects {loops} arguments"),
-            ));
+            bail!("scf.forall", "region expects {loops} arguments");
         }
         let arg_type = |i: usize| args.get(i).map(|&a| m.value_type(a));
         for i in 0..loops {
             if !arg_type(i).is_some_and(|t| matches!(m.type_data(t), crate::ir::TypeData::Index)) {
-                return Err(fail(
-                    "scf.forall",
-                    format!("expects {i}-th block argument to be an index"),
-                ));
+                bail!("scf.forall", "expects {i}-th block argument to be an index");
             }
         }
         for (i, &o) in outputs.iter().enumerate() {
             if arg_type(loops + i) != Some(m.value_type(o)) {
-                return Err(fail(
+                bail!(
                     "scf.forall",
-                    format!("type mismatch between {i}-th output and corresponding block argument"),
-                ));
+                    "type mismatch between {i}-th output and corresponding block argument"
+                );
             }
         }
     }
@@ -304,23 +278,20 @@ fn forall(m: &Module, op: OpId) -> Check {
             _ => None,
         };
         let Some(masks) = kinds else {
-            return Err(fail(
+            bail!(
                 "scf.forall",
-                "attribute 'mapping' failed to satisfy constraint: Device Mapping array attribute",
-            ));
+                "attribute 'mapping' failed to satisfy constraint: Device Mapping array attribute"
+            );
         };
         if !masks.is_empty() {
             if masks.iter().filter(|&&mask| !mask).count() != loops {
-                return Err(fail(
-                    "scf.forall",
-                    "mapping attribute size must match op rank",
-                ));
+                bail!("scf.forall", "mapping attribute size must match op rank");
             }
             if masks.iter().filter(|&&mask| mask).count() > 1 {
-                return Err(fail(
+                bail!(
                     "scf.forall",
-                    "\"mapping\" supports at most one device masking attribute",
-                ));
+                    "\"mapping\" supports at most one device masking attribute"
+                );
             }
         }
     }
@@ -337,18 +308,16 @@ fn forall(m: &Module, op: OpId) -> Check {
             continue;
         };
         if values.len() != loops {
-            return Err(fail(
+            bail!(
                 "scf.forall",
-                format!("{name} expected {loops} values, got {}.", values.len()),
-            ));
+                "{name} expected {loops} values, got {}.",
+                values.len()
+            );
         }
         // ShapedType::kDynamic marks a dynamic value; other negative bounds are static.
         let dynamic = values.iter().filter(|&&v| v == crate::ir::DYNAMIC).count();
         if group(g).len() != dynamic {
-            return Err(fail(
-                "scf.forall",
-                format!("expected {dynamic} dynamic {name} values"),
-            ));
+            bail!("scf.forall", "expected {dynamic} dynamic {name} values");
         }
     }
     Ok(())
@@ -377,10 +346,10 @@ fn in_parallel(m: &Module, op: OpId) -> Check {
         .map(|forall| forall_outputs(m, forall));
     for &inner in ops.clone() {
         if m.op_name_str(inner) != "tensor.parallel_insert_slice" {
-            return Err(fail(
+            bail!(
                 "scf.forall.in_parallel",
-                "expected only ParallelCombiningOpInterface ops",
-            ));
+                "expected only ParallelCombiningOpInterface ops"
+            );
         }
     }
     for &inner in ops {
@@ -410,20 +379,15 @@ fn index_switch(m: &Module, op: OpId) -> Check {
     let regions = m.regions(op);
     let case_regions = regions.len().saturating_sub(1);
     if cases.len() != case_regions {
-        return Err(fail(
+        bail!(
             "scf.index_switch",
-            format!(
-                "has {case_regions} case regions but {} case values",
-                cases.len()
-            ),
-        ));
+            "has {case_regions} case regions but {} case values",
+            cases.len()
+        );
     }
     let mut seen = std::collections::BTreeSet::new();
     if let Some(v) = cases.iter().find(|&&v| !seen.insert(v)) {
-        return Err(fail(
-            "scf.index_switch",
-            format!("has duplicate case value: {v}"),
-        ));
+        bail!("scf.index_switch", "has duplicate case value: {v}");
     }
     let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
     for (i, &r) in regions.iter().enumerate() {
@@ -437,24 +401,20 @@ fn index_switch(m: &Module, op: OpId) -> Check {
         };
         let yielded = m.operands(t);
         if yielded.len() != results.len() {
-            return Err(fail(
+            bail!(
                 "scf.index_switch",
-                format!(
-                    "expected each region to return {} values, but {name} returns {}",
-                    results.len(),
-                    yielded.len()
-                ),
-            ));
+                "expected each region to return {} values, but {name} returns {}",
+                results.len(),
+                yielded.len()
+            );
         }
         for (k, (&v, &want)) in yielded.iter().zip(&results).enumerate() {
             if m.value_type(v) != want {
-                return Err(fail(
+                bail!(
                     "scf.index_switch",
-                    format!(
-                        "expected result #{k} of each region to be '{}'",
-                        crate::text::type_to_string(m, want)
-                    ),
-                ));
+                    "expected result #{k} of each region to be '{}'",
+                    crate::text::type_to_string(m, want)
+                );
             }
         }
     }
@@ -504,21 +464,19 @@ fn successor_operands(m: &Module, op: OpId) -> Check {
         let args = m.block_args(block);
         let operands = &m.operands(op)[range];
         if operands.len() != args.len() {
-            return Err(fail(
+            bail!(
                 "BranchOpInterface",
-                format!(
-                    "branch has {} operands for successor #{k}, but target block has {}",
-                    operands.len(),
-                    args.len()
-                ),
-            ));
+                "branch has {} operands for successor #{k}, but target block has {}",
+                operands.len(),
+                args.len()
+            );
         }
         for (i, (&v, &a)) in operands.iter().zip(args).enumerate() {
             if m.value_type(v) != m.value_type(a) {
-                return Err(fail(
+                bail!(
                     "BranchOpInterface",
-                    format!("type mismatch for bb argument #{i} of successor #{k}"),
-                ));
+                    "type mismatch for bb argument #{i} of successor #{k}"
+                );
             }
         }
     }
@@ -535,19 +493,17 @@ fn branch_weights(m: &Module, op: OpId) -> Check {
     };
     let successors = m.successors(op).len();
     if weights.len() != successors {
-        return Err(fail(
+        bail!(
             "WeightedBranchOpInterface",
-            format!(
-                "expects number of branch weights to match number of successors: {} vs {successors}",
-                weights.len()
-            ),
-        ));
+            "expects number of branch weights to match number of successors: {} vs {successors}",
+            weights.len()
+        );
     }
     if weights.iter().all(|&w| w == 0) {
-        return Err(fail(
+        bail!(
             "WeightedBranchOpInterface",
-            "branch weights cannot all be zero",
-        ));
+            "branch weights cannot all be zero"
+        );
     }
     Ok(())
 }
@@ -563,17 +519,14 @@ fn switch(m: &Module, op: OpId) -> Check {
         crate::text::op_format::segment_sizes(m, op).and_then(|s| s.get(2).copied());
     if let (Some(segments), Some(n)) = (segments, case_operands) {
         if segments.iter().any(|&x| x < 0) {
-            return Err(fail(
+            bail!(
                 "VariadicOfVariadic",
-                "'case_operand_segments' attribute cannot have negative elements",
-            ));
+                "'case_operand_segments' attribute cannot have negative elements"
+            );
         }
         let total: i64 = segments.iter().map(|&x| i64::from(x)).sum();
         if usize::try_from(total).ok() != Some(n) {
-            return Err(fail(
-                "VariadicOfVariadic",
-                format!("caseOperands count ({n}) does not match with the total size ({total}) specified in attribute 'case_operand_segments'"),
-            ));
+            bail!("VariadicOfVariadic", "caseOperands count ({n}) does not match with the total size ({total}) specified in attribute 'case_operand_segments'");
         }
     }
     successor_operands(m, op)?;
@@ -582,10 +535,10 @@ fn switch(m: &Module, op: OpId) -> Check {
         if destinations == 0 {
             return Ok(());
         }
-        return Err(fail(
+        bail!(
             "cf.switch",
-            format!("number of case values (0) should match number of case destinations ({destinations})"),
-        ));
+            "number of case values (0) should match number of case destinations ({destinations})"
+        );
     };
     let crate::ir::AttrData::DenseElements { ty, .. } = m.attr_data(values) else {
         return Ok(());
@@ -603,21 +556,16 @@ fn switch(m: &Module, op: OpId) -> Check {
     };
     let flag = m.operands(op).first().map(|&v| m.value_type(v));
     if let Some(flag) = flag.filter(|&f| f != element) {
-        return Err(fail(
+        bail!(
             "cf.switch",
-            format!(
-                "'flag' type ({}) should match case value type ({})",
-                crate::text::type_to_string(m, flag),
-                crate::text::type_to_string(m, element)
-            ),
-        ));
+            "'flag' type ({}) should match case value type ({})",
+            crate::text::type_to_string(m, flag),
+            crate::text::type_to_string(m, element)
+        );
     }
     let count: i64 = shape.iter().product();
     if usize::try_from(count).ok() != Some(destinations) {
-        return Err(fail(
-            "cf.switch",
-            format!("number of case values ({count}) should match number of case destinations ({destinations})"),
-        ));
+        bail!("cf.switch", "number of case values ({count}) should match number of case destinations ({destinations})");
     }
     Ok(())
 }
@@ -647,82 +595,62 @@ fn parallel(m: &Module, op: OpId) -> Check {
     let steps = operands.get(start(2)..start(3)).unwrap_or_default();
     let inits = sizes.get(3).copied().unwrap_or(0);
     if steps.is_empty() {
-        return Err(fail(
+        bail!(
             "scf.parallel",
-            "needs at least one tuple element for lowerBound, upperBound and step",
-        ));
+            "needs at least one tuple element for lowerBound, upperBound and step"
+        );
     }
     if steps
         .iter()
         .any(|&s| constant_int(m, s).is_some_and(|c| c <= 0))
     {
-        return Err(fail(
-            "scf.parallel",
-            "constant step operand must be positive",
-        ));
+        bail!("scf.parallel", "constant step operand must be positive");
     }
     let Some(&body) = m.regions(op).first().and_then(|&r| m.blocks(r).first()) else {
         return Ok(());
     };
     let args = m.block_args(body);
     if args.len() != steps.len() {
-        return Err(fail(
+        bail!(
             "scf.parallel",
-            format!(
-                "expects the same number of induction variables: {} as bound and step values: {}",
-                args.len(),
-                steps.len()
-            ),
-        ));
+            "expects the same number of induction variables: {} as bound and step values: {}",
+            args.len(),
+            steps.len()
+        );
     }
     if args
         .iter()
         .any(|&a| !matches!(m.type_data(m.value_type(a)), crate::ir::TypeData::Index))
     {
-        return Err(fail(
+        bail!(
             "scf.parallel",
-            "expects arguments for the induction variable to be of index type",
-        ));
+            "expects arguments for the induction variable to be of index type"
+        );
     }
     let Some(&reduce) = m
         .block_ops(body)
         .last()
         .filter(|&&t| m.op_name_str(t) == "scf.reduce")
     else {
-        return Err(fail(
+        bail!(
             "scf.parallel",
-            "expects body to terminate with 'scf.reduce'",
-        ));
+            "expects body to terminate with 'scf.reduce'"
+        );
     };
     let results = m.num_results(op);
     let reductions = m.regions(reduce).len();
     if results != reductions {
-        return Err(fail(
-            "scf.parallel",
-            format!(
-                "expects number of results: {results} to be the same as number of reductions: {reductions}"
-            ),
-        ));
+        bail!("scf.parallel", "expects number of results: {results} to be the same as number of reductions: {reductions}");
     }
     if results != inits {
-        return Err(fail(
-            "scf.parallel",
-            format!(
-                "expects number of results: {results} to be the same as number of initial values: {inits}"
-            ),
-        ));
+        bail!("scf.parallel", "expects number of results: {results} to be the same as number of initial values: {inits}");
     }
     for (i, (r, &v)) in m.results(op).zip(m.operands(reduce)).enumerate() {
         let (want, have) = (m.value_type(r), m.value_type(v));
         if want != have {
-            return Err(fail(
-                "scf.reduce",
-                format!(
-                    "expects type of {i}-th reduction operand: '{}' to be the same as the {i}-th result type: '{}'",
+            bail!("scf.reduce", "expects type of {i}-th reduction operand: '{}' to be the same as the {i}-th result type: '{}'",
                     crate::text::type_to_string(m, have),
-                    crate::text::type_to_string(m, want)
-                ),
-            ));
+                    crate::text::type_to_string(m, want));
         }
     }
     Ok(())
@@ -736,26 +664,21 @@ fn reduce(m: &Module, op: OpId) -> Check {
             continue;
         };
         if m.block_ops(b).is_empty() {
-            return Err(fail(
-                "scf.reduce",
-                format!("{i}-th reduction has an empty body"),
-            ));
+            bail!("scf.reduce", "{i}-th reduction has an empty body");
         }
         let args = m.block_args(b);
         if args.len() != 2 || args.iter().any(|&a| m.value_type(a) != t) {
-            return Err(fail(
+            bail!(
                 "scf.reduce",
-                format!(
-                    "expected two block arguments with type '{}' in the {i}-th reduction region",
-                    crate::text::type_to_string(m, t)
-                ),
-            ));
+                "expected two block arguments with type '{}' in the {i}-th reduction region",
+                crate::text::type_to_string(m, t)
+            );
         }
         if terminator(m, r).is_none_or(|t| m.op_name_str(t) != "scf.reduce.return") {
-            return Err(fail(
+            bail!(
                 "scf.reduce",
-                "reduction bodies must be terminated with an 'scf.reduce.return' op",
-            ));
+                "reduction bodies must be terminated with an 'scf.reduce.return' op"
+            );
         }
     }
     Ok(())
@@ -806,27 +729,23 @@ fn edge(
     };
     let at = || format!("along control flow edge from {point} to {target}");
     if operands.len() != inputs.len() {
-        return Err(fail(
+        bail!(
             "RegionBranchOpInterface",
-            format!(
-                "{}: region branch point has {} operands, but region successor needs {} inputs",
-                at(),
-                operands.len(),
-                inputs.len()
-            ),
-        ));
+            "{}: region branch point has {} operands, but region successor needs {} inputs",
+            at(),
+            operands.len(),
+            inputs.len()
+        );
     }
     for (i, (a, b)) in operands.iter().zip(&inputs).enumerate() {
         if a != b {
-            return Err(fail(
+            bail!(
                 "RegionBranchOpInterface",
-                format!(
-                    "{}: successor operand type #{i} '{}' should match successor input type #{i} '{}'",
-                    at(),
-                    crate::text::type_to_string(m, *a),
-                    crate::text::type_to_string(m, *b)
-                ),
-            ));
+                "{}: successor operand type #{i} '{}' should match successor input type #{i} '{}'",
+                at(),
+                crate::text::type_to_string(m, *a),
+                crate::text::type_to_string(m, *b)
+            );
         }
     }
     Ok(())

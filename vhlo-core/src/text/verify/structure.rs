@@ -84,10 +84,10 @@ pub(crate) fn verify_symbol(m: &Module, op: OpId) -> super::Check {
     if name == "builtin.module" {
         let blocks = m.regions(op).first().map_or(0, |&r| m.blocks(r).len());
         if blocks != 1 {
-            return Err(fail(
+            bail!(
                 "ODS",
-                "region #0 ('bodyRegion') failed to verify constraint: region with 1 blocks",
-            ));
+                "region #0 ('bodyRegion') failed to verify constraint: region with 1 blocks"
+            );
         }
     }
     if optional && m.property(op, "sym_name").is_none() {
@@ -100,13 +100,8 @@ pub(crate) fn verify_symbol(m: &Module, op: OpId) -> super::Check {
         AttrData::String { value, .. } => {
             let vis = m.str(*value);
             if !["public", "private", "nested"].contains(&vis) {
-                return Err(fail(
-                    "Symbol",
-                    format!(
-                        "visibility expected to be one of [\"public\", \"private\", \"nested\"], but got \"{}\"",
-                        vis.escape_default()
-                    ),
-                ));
+                bail!("Symbol", "visibility expected to be one of [\"public\", \"private\", \"nested\"], but got \"{}\"",
+                        vis.escape_default());
             }
             Ok(())
         }
@@ -378,10 +373,11 @@ fn call_symbol_uses(m: &Module, symbols: &SymbolTable, op: OpId) -> Check {
         .lookup(m, op, callee)
         .filter(|&f| m.op_name_str(f) == "func.func");
     let Some(func) = func else {
-        return Err(fail(
+        bail!(
             "func.call",
-            format!("'{}' does not reference a valid function", m.str(callee)),
-        ));
+            "'{}' does not reference a valid function",
+            m.str(callee)
+        );
     };
     let Some((inputs, results)) = function_type(m, func) else {
         return Ok(());
@@ -392,14 +388,9 @@ fn call_symbol_uses(m: &Module, symbols: &SymbolTable, op: OpId) -> Check {
     }
     for (i, (&v, &t)) in operands.iter().zip(inputs.iter()).enumerate() {
         if m.value_type(v) != t {
-            return Err(fail(
-                "func.call",
-                format!(
-                    "operand type mismatch: expected operand type '{}', but provided '{}' for operand number {i}",
+            bail!("func.call", "operand type mismatch: expected operand type '{}', but provided '{}' for operand number {i}",
                     type_to_string(m, t),
-                    type_to_string(m, m.value_type(v))
-                ),
-            ));
+                    type_to_string(m, m.value_type(v)));
         }
     }
     if m.num_results(op) != results.len() {
@@ -407,14 +398,12 @@ fn call_symbol_uses(m: &Module, symbols: &SymbolTable, op: OpId) -> Check {
     }
     for (i, (v, &t)) in m.results(op).zip(results.iter()).enumerate() {
         if m.value_type(v) != t {
-            return Err(fail(
+            bail!(
                 "func.call",
-                format!(
-                    "result type mismatch at index {i}: expected '{}', but provided '{}'",
-                    type_to_string(m, t),
-                    type_to_string(m, m.value_type(v))
-                ),
-            ));
+                "result type mismatch at index {i}: expected '{}', but provided '{}'",
+                type_to_string(m, t),
+                type_to_string(m, m.value_type(v))
+            );
         }
     }
     Ok(())
@@ -577,10 +566,7 @@ pub(crate) fn single_block(m: &Module, op: OpId) -> Check {
     for (i, &r) in m.regions(op).iter().enumerate() {
         let blocks = m.blocks(r);
         if blocks.len() > 1 {
-            return Err(fail(
-                "SingleBlock",
-                format!("expects region #{i} to have 0 or 1 blocks"),
-            ));
+            bail!("SingleBlock", "expects region #{i} to have 0 or 1 blocks");
         }
         if blocks.first().is_some_and(|&b| m.block_ops(b).is_empty()) {
             return Err(fail("SingleBlock", "expects a non-empty block"));
@@ -601,10 +587,10 @@ pub(crate) fn regions_end_with(m: &Module, op: OpId, want: &str) -> Check {
         };
         let found = m.op_name_str(last);
         if found != want {
-            return Err(fail(
+            bail!(
                 "SingleBlockImplicitTerminator",
-                format!("expects regions to end with '{want}', found '{found}'"),
-            ));
+                "expects regions to end with '{want}', found '{found}'"
+            );
         }
     }
     Ok(())

@@ -5,7 +5,7 @@
 use crate::ir::{AttrData, FastSet, Module, OpId, Symbol, Type, TypeData};
 
 use super::types::is_dynamic;
-use super::{fail, Check};
+use super::{bail, fail, Check};
 
 /// A ranked tensor's dimensions.
 fn dims(m: &Module, t: Type) -> Option<&[i64]> {
@@ -89,10 +89,10 @@ pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
     if m.op_name_str(op) == "tensor.from_elements" {
         let count = i64::try_from(m.operands(op).len()).unwrap_or(i64::MAX);
         if result_type(m, op).and_then(|t| elements(m, t)) != Some(count) {
-            return Err(fail(
+            bail!(
                 "TypesMatchWith",
-                "failed to verify that operand types match result element type",
-            ));
+                "failed to verify that operand types match result element type"
+            );
         }
     }
     Ok(())
@@ -134,10 +134,10 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                 .map_or(0, |d| d.iter().filter(|&&x| is_dynamic(x)).count());
             let given = m.operands(op).len().saturating_sub(skip);
             if given != dynamic {
-                return Err(fail(
+                bail!(
                     rule,
-                    format!("incorrect number of dynamic sizes, has {given}, expected {dynamic}"),
-                ));
+                    "incorrect number of dynamic sizes, has {given}, expected {dynamic}"
+                );
             }
         }
         "tensor.extract" | "tensor.insert" => {
@@ -177,10 +177,10 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             return Err(fail("shape.assuming_all", "no operands specified"))
         }
         "shape.cstr_broadcastable" if m.operands(op).len() < 2 => {
-            return Err(fail(
+            bail!(
                 "shape.cstr_broadcastable",
-                "required at least 2 input shapes",
-            ))
+                "required at least 2 input shapes"
+            )
         }
         "shape.reduce" => return shape_reduce(m, op),
         "shape.yield" => {
@@ -191,20 +191,20 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                 .and_then(|r| m.region_parent(r));
             if let Some(p) = parent {
                 if m.num_results(p) != m.operands(op).len() {
-                    return Err(fail(
+                    bail!(
                         "shape.yield",
-                        "number of operands does not match number of results of its parent",
-                    ));
+                        "number of operands does not match number of results of its parent"
+                    );
                 }
                 let same = m
                     .results(p)
                     .zip(m.operands(op))
                     .all(|(r, &v)| m.value_type(r) == m.value_type(v));
                 if !same {
-                    return Err(fail(
+                    bail!(
                         "shape.yield",
-                        "types mismatch between yield op and its parent",
-                    ));
+                        "types mismatch between yield op and its parent"
+                    );
                 }
             }
         }
@@ -222,12 +222,7 @@ fn propagates_errors(m: &Module, op: OpId, mnemonic: &str, wording: &'static str
         .any(|&v| shape_mnemonic(m, m.value_type(v)).is_some());
     let propagated = result_type(m, op).is_some_and(|t| shape_mnemonic(m, t) == Some(mnemonic));
     if errors && !propagated {
-        return Err(fail(
-            "shape",
-            format!(
-                "if at least one of the operands can hold error values then the result must be of type `{wording}` to propagate them"
-            ),
-        ));
+        bail!("shape", "if at least one of the operands can hold error values then the result must be of type `{wording}` to propagate them");
     }
     Ok(())
 }
@@ -248,29 +243,26 @@ fn concat(m: &Module, op: OpId) -> Check {
     let rank = result_dims.len();
     let input_dims: Vec<&[i64]> = inputs.iter().filter_map(|&t| dims(m, t)).collect();
     if input_dims.len() != inputs.len() || input_dims.iter().any(|d| d.len() != rank) {
-        return Err(fail(
+        bail!(
             "tensor.concat",
-            "rank of concatenated inputs must match result rank",
-        ));
+            "rank of concatenated inputs must match result rank"
+        );
     }
     if inputs
         .iter()
         .any(|&t| element_type(m, t) != element_type(m, result))
     {
-        return Err(fail(
-            "tensor.concat",
-            "inputs and result element type must match",
-        ));
+        bail!("tensor.concat", "inputs and result element type must match");
     }
     let dim = match m.property(op, "dim").map(|a| m.attr_data(a)) {
         Some(crate::ir::AttrData::Integer { value, .. }) => *value,
         _ => return Ok(()),
     };
     if dim >= i128::try_from(rank).unwrap_or(i128::MAX) {
-        return Err(fail(
+        bail!(
             "tensor.concat",
-            "concatenation dim must be less than the tensor rank",
-        ));
+            "concatenation dim must be less than the tensor rank"
+        );
     }
     // The sizes each dimension must have: one static size across the inputs off `dim`, their
     // sum along it (dynamic as soon as one is). MLIR compares a negative dim as it is, so that
@@ -288,12 +280,10 @@ fn concat(m: &Module, op: OpId) -> Check {
         let mut size = crate::ir::DYNAMIC;
         for x in sizes.filter(|&x| !is_dynamic(x)) {
             if !is_dynamic(size) && size != x {
-                return Err(fail(
+                bail!(
                     "tensor.concat",
-                    format!(
-                        "static concatenation size mismatch along non-concatenated dimension {i}"
-                    ),
-                ));
+                    "static concatenation size mismatch along non-concatenated dimension {i}"
+                );
             }
             size = x;
         }
@@ -302,29 +292,24 @@ fn concat(m: &Module, op: OpId) -> Check {
     if dim < 0 {
         // Past this, MLIR's verifier reads the inputs' sizes at the dim, out of bounds (jaxlib
         // crashes).
-        return Err(fail(
-            "tensor.concat",
-            format!("concatenation dim {dim} is negative"),
-        ));
+        bail!("tensor.concat", "concatenation dim {dim} is negative");
     }
     let fits = inferred
         .iter()
         .zip(result_dims)
         .all(|(&a, &b)| super::types::compatible_dim(a, b));
     if !fits {
-        return Err(fail(
+        bail!(
             "tensor.concat",
-            format!(
-                "result type '{}'does not match inferred shape '{}' static sizes",
-                crate::text::type_to_string(m, result),
-                tensor_text(
-                    m,
-                    &inferred,
-                    &element_text(m, element_type(m, result)),
-                    None
-                )
-            ),
-        ));
+            "result type '{}'does not match inferred shape '{}' static sizes",
+            crate::text::type_to_string(m, result),
+            tensor_text(
+                m,
+                &inferred,
+                &element_text(m, element_type(m, result)),
+                None
+            )
+        );
     }
     Ok(())
 }
@@ -350,10 +335,10 @@ fn verify_generate_body(m: &Module, op: OpId) -> Check {
     };
     let args = m.block_args(block);
     if dims(m, result).is_some_and(|d| d.len() != args.len()) {
-        return Err(fail(
+        bail!(
             "tensor.generate",
-            "must have one body argument per input dimension",
-        ));
+            "must have one body argument per input dimension"
+        );
     }
     if args
         .iter()
@@ -367,10 +352,10 @@ fn verify_generate_body(m: &Module, op: OpId) -> Check {
         .and_then(|&t| m.operands(t).first())
         .map(|&v| m.value_type(v));
     if yielded != element_type(m, result) {
-        return Err(fail(
+        bail!(
             "tensor.generate",
-            "body must be terminated with a `yield` operation of the tensor element type",
-        ));
+            "body must be terminated with a `yield` operation of the tensor element type"
+        );
     }
     Ok(())
 }
@@ -419,29 +404,27 @@ fn slice(m: &Module, op: OpId) -> Check {
         {
             let dynamic = values.iter().filter(|&&v| v == crate::ir::DYNAMIC).count();
             if dynamic != given {
-                return Err(fail(
-                    "OffsetSizeAndStrideOpInterface",
-                    format!("expected the number of '{what}' to match the number of dynamic entries in 'static_{what}' ({given} vs {dynamic})"),
-                ));
+                bail!("OffsetSizeAndStrideOpInterface", "expected the number of '{what}' to match the number of dynamic entries in 'static_{what}' ({given} vs {dynamic})");
             }
         }
     }
     for (what, values) in [("offset", &offsets), ("size", &sizes), ("stride", &strides)] {
         if values.len() != rank {
-            return Err(fail(
+            bail!(
                 "OffsetSizeAndStrideOpInterface",
-                format!("expected {rank} {what} values, got {}", values.len()),
-            ));
+                "expected {rank} {what} values, got {}",
+                values.len()
+            );
         }
     }
     // `verifyOffsetSizeAndStrideOp`: static offsets and sizes are not negative (a dynamic one
     // is ShapedType::kDynamic).
     for (what, values) in [("offsets", &offsets), ("sizes", &sizes)] {
         if let Some(&v) = values.iter().find(|&&v| v < 0 && v != crate::ir::DYNAMIC) {
-            return Err(fail(
+            bail!(
                 "OffsetSizeAndStrideOpInterface",
-                format!("expected {what} to be non-negative, but got {v}"),
-            ));
+                "expected {what} to be non-negative, but got {v}"
+            );
         }
     }
     let Some(slice_dims) = dims(m, slice) else {
@@ -450,10 +433,10 @@ fn slice(m: &Module, op: OpId) -> Check {
     let element = element_type(m, sliced);
     let expected = || tensor_text(m, &sizes, &element_text(m, element), None);
     if slice_dims.len() > rank {
-        return Err(fail(
+        bail!(
             "tensor slice",
-            "expected rank to be smaller or equal to the other rank.",
-        ));
+            "expected rank to be smaller or equal to the other rank."
+        );
     }
     // `computeRankReductionMask`: the slice's sizes in order, the sizes left out all 1.
     let mut next = 0;
@@ -466,20 +449,15 @@ fn slice(m: &Module, op: OpId) -> Check {
         }
     }
     if next != slice_dims.len() {
-        return Err(fail(
+        bail!(
             "tensor slice",
-            format!(
-                "expected type to be '{}' or a rank-reduced version. (size mismatch) ",
-                expected()
-            ),
-        ));
+            "expected type to be '{}' or a rank-reduced version. (size mismatch) ",
+            expected()
+        );
     }
     if element != element_type(m, slice) {
         let e = element_text(m, element);
-        return Err(fail(
-            "tensor slice",
-            format!("expected element type to be '{e}'"),
-        ));
+        bail!("tensor slice", "expected element type to be '{e}'");
     }
     in_bounds(sliced_dims, &offsets, &sizes, &strides)
 }
@@ -498,20 +476,20 @@ fn in_bounds(shape: &[i64], offsets: &[i64], sizes: &[i64], strides: &[i64]) -> 
             continue;
         }
         if offset >= dim {
-            return Err(fail(
+            bail!(
                 "tensor slice",
-                format!("offset {i} is out-of-bounds: {offset} >= {dim}"),
-            ));
+                "offset {i} is out-of-bounds: {offset} >= {dim}"
+            );
         }
         if dynamic(size) || dynamic(stride) {
             continue;
         }
         let last = i128::from(offset) + (i128::from(size) - 1) * i128::from(stride);
         if last >= i128::from(dim) {
-            return Err(fail(
+            bail!(
                 "tensor slice",
-                format!("slice along dimension {i} runs out-of-bounds: {last} >= {dim}"),
-            ));
+                "slice along dimension {i} runs out-of-bounds: {last} >= {dim}"
+            );
         }
     }
     Ok(())
@@ -610,15 +588,13 @@ fn gather_or_scatter(m: &Module, op: OpId) -> Check {
     if !same(&full) && !same(&reduced) {
         let show = |d: &[i64]| tensor_text(m, d, &element, None);
         let what = if gather { "result" } else { "source" };
-        return Err(fail(
+        bail!(
             rule,
-            format!(
-                "{what} type mismatch: expected '{}' or its rank-reduced variant '{}' (got: '{}')",
-                show(&full),
-                show(&reduced),
-                crate::text::type_to_string(m, values)
-            ),
-        ));
+            "{what} type mismatch: expected '{}' or its rank-reduced variant '{}' (got: '{}')",
+            show(&full),
+            show(&reduced),
+            crate::text::type_to_string(m, values)
+        );
     }
     Ok(())
 }
@@ -658,10 +634,10 @@ fn parallel_insert_destination(m: &Module, op: OpId) -> Check {
     let parent = super::structure::parent_op(m, op);
     let parent_name = parent.map_or("none", |p| m.op_name_str(p));
     if parent_name != "scf.forall.in_parallel" {
-        return Err(fail(
+        bail!(
             "tensor.parallel_insert_slice",
-            format!("expected InParallelOpInterface parent, got: '{parent_name}'"),
-        ));
+            "expected InParallelOpInterface parent, got: '{parent_name}'"
+        );
     }
     Ok(())
 }
@@ -741,43 +717,33 @@ fn shape_reduce(m: &Module, op: OpId) -> Check {
     let operands: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
     let inits = operands.get(1..).unwrap_or_default();
     if args.len() != inits.len() + 2 {
-        return Err(fail(
+        bail!(
             "shape.reduce",
-            format!(
-                "ReduceOp body is expected to have {} arguments",
-                inits.len() + 2
-            ),
-        ));
+            "ReduceOp body is expected to have {} arguments",
+            inits.len() + 2
+        );
     }
     let is_shape = |t: Type, mnemonic: &str| shape_mnemonic(m, t) == Some(mnemonic);
     if !matches!(m.type_data(args[0]), TypeData::Index) {
-        return Err(fail(
+        bail!(
             "shape.reduce",
-            "argument 0 of ReduceOp body is expected to be of IndexType",
-        ));
+            "argument 0 of ReduceOp body is expected to be of IndexType"
+        );
     }
     if operands.first().is_some_and(|&t| is_shape(t, "shape")) {
         if !is_shape(args[1], "size") {
-            return Err(fail(
-                "shape.reduce",
-                "argument 1 of ReduceOp body is expected to be of SizeType if the ReduceOp operates on a ShapeType",
-            ));
+            bail!("shape.reduce", "argument 1 of ReduceOp body is expected to be of SizeType if the ReduceOp operates on a ShapeType");
         }
     } else if !matches!(m.type_data(args[1]), TypeData::Index) {
-        return Err(fail(
-            "shape.reduce",
-            "argument 1 of ReduceOp body is expected to be of IndexType if the ReduceOp operates on an extent tensor",
-        ));
+        bail!("shape.reduce", "argument 1 of ReduceOp body is expected to be of IndexType if the ReduceOp operates on an extent tensor");
     }
     for (i, (&a, &t)) in args[2..].iter().zip(inits).enumerate() {
         if a != t {
-            return Err(fail(
+            bail!(
                 "shape.reduce",
-                format!(
-                    "type mismatch between argument {} of ReduceOp body and initial value {i}",
-                    i + 2
-                ),
-            ));
+                "type mismatch between argument {} of ReduceOp body and initial value {i}",
+                i + 2
+            );
         }
     }
     Ok(())
@@ -809,40 +775,27 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
             .unwrap_or_default();
         let rank = dims(m, result).map_or(0, <[i64]>::len);
         if statics.len() != rank {
-            return Err(fail(
-                rule,
-                format!(
-                    "expected number of static shape dims to be equal to the output rank ({rank}) but found {} inputs instead",
-                    statics.len()
-                ),
-            ));
+            bail!(rule, "expected number of static shape dims to be equal to the output rank ({rank}) but found {} inputs instead",
+                    statics.len());
         }
         let dynamic = statics.iter().filter(|&&d| d == crate::ir::DYNAMIC).count();
         let given = m.operands(op).len().saturating_sub(1);
         if dynamic != given {
-            return Err(fail(
-                rule,
-                format!(
-                    "mismatch in dynamic dims in output_shape and static_output_shape: static_output_shape has {dynamic} dynamic dims while output_shape has {given} values"
-                ),
-            ));
+            bail!(rule, "mismatch in dynamic dims in output_shape and static_output_shape: static_output_shape has {dynamic} dynamic dims while output_shape has {given} values");
         }
         // `verifyDynamicDimensionCount`: one size operand per dynamic dimension of the result.
         let result_dims = dims(m, result).unwrap_or_default();
         let expected = result_dims.iter().filter(|&&d| is_dynamic(d)).count();
         if given != expected {
-            return Err(fail(
+            bail!(
                 rule,
-                format!("incorrect number of dynamic sizes, has {given}, expected {expected}"),
-            ));
+                "incorrect number of dynamic sizes, has {given}, expected {expected}"
+            );
         }
         // Each static size of the result is the one given.
         for (pos, (&size, &given)) in result_dims.iter().zip(&statics).enumerate() {
             if !is_dynamic(size) && size != given {
-                return Err(fail(
-                    rule,
-                    format!("invalid output shape provided at pos {pos}"),
-                ));
+                bail!(rule, "invalid output shape provided at pos {pos}");
             }
         }
     }
@@ -870,24 +823,17 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
         .collect();
     let type_text = |t| crate::text::type_to_string(m, t);
     if expanded_dims.len() < collapsed_dims.len() {
-        return Err(fail(
-            rule,
-            format!(
-                "expected the expanded type, '{}' to have a higher (or same) rank than the collapsed type, '{}'.",
+        bail!(rule, "expected the expanded type, '{}' to have a higher (or same) rank than the collapsed type, '{}'.",
                 type_text(expanded),
-                type_text(collapsed)
-            ),
-        ));
+                type_text(collapsed));
     }
     if groups.len() != collapsed_dims.len() {
-        return Err(fail(
+        bail!(
             rule,
-            format!(
-                "expected collapsed rank ({}) to equal the number of reassociation maps ({}).",
-                collapsed_dims.len(),
-                groups.len()
-            ),
-        ));
+            "expected collapsed rank ({}) to equal the number of reassociation maps ({}).",
+            collapsed_dims.len(),
+            groups.len()
+        );
     }
     // Each map has as many dimensions as the largest index of all of them, plus one, as MLIR
     // counts them: an index is an unsigned 32-bit dimension position (so -1 is the largest,
@@ -899,35 +845,28 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
         .max()
         .map_or(0, |d| i64::from(d.wrapping_add(1)));
     if !groups.is_empty() && map_dims != expanded_dims.len() as i64 {
-        return Err(fail(
-            rule,
-            format!(
-                "expected reassociation map #0 to have size equal to the expanded rank ({}), but it is  {map_dims}.",
-                expanded_dims.len()
-            ),
-        ));
+        bail!(rule, "expected reassociation map #0 to have size equal to the expanded rank ({}), but it is  {map_dims}.",
+                expanded_dims.len());
     }
     // `isReassociationValid`: the indices count up from 0, group after group.
     let mut next = 0i64;
     for (i, g) in groups.iter().enumerate() {
         for &d in g {
             if d != next {
-                return Err(fail(
+                bail!(
                     rule,
-                    format!("expected reassociation map #{i} to be valid and contiguous."),
-                ));
+                    "expected reassociation map #{i} to be valid and contiguous."
+                );
             }
             next += 1;
         }
     }
     if !groups.is_empty() && next != map_dims {
-        return Err(fail(
+        bail!(
             rule,
-            format!(
-                "expected reassociation map #{} to be valid and contiguous.",
-                groups.len() - 1
-            ),
-        ));
+            "expected reassociation map #{} to be valid and contiguous.",
+            groups.len() - 1
+        );
     }
     // `reshapeLikeShapesAreCompatible`.
     let mut start = 0;
@@ -940,24 +879,17 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
         if group.iter().any(|&d| is_dynamic(d)) {
             inferred.push(crate::ir::DYNAMIC);
             if !is_dynamic(size) {
-                return Err(fail(
-                    rule,
-                    format!(
-                        "expected dimension {i} of collapsed type to be dynamic since one or more of the corresponding dimensions in the expanded type is dynamic"
-                    ),
-                ));
+                bail!(rule, "expected dimension {i} of collapsed type to be dynamic since one or more of the corresponding dimensions in the expanded type is dynamic");
             }
         } else {
             let product = group.iter().try_fold(1i64, |p, &d| p.checked_mul(d));
             inferred.push(product.unwrap_or(i64::MAX));
             if product != Some(size) {
-                return Err(fail(
+                bail!(
                     rule,
-                    format!(
-                        "expected dimension {i} of collapsed type to be static value of {}",
-                        product.unwrap_or(i64::MAX)
-                    ),
-                ));
+                    "expected dimension {i} of collapsed type to be static value of {}",
+                    product.unwrap_or(i64::MAX)
+                );
             }
         }
     }
@@ -965,13 +897,11 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
     let (want, have) = (element_type(m, expanded), element_type(m, collapsed));
     if want != have {
         let expected = tensor_text(m, &inferred, &element_text(m, want), None);
-        return Err(fail(
+        bail!(
             rule,
-            format!(
-                "expected collapsed type to be '{expected}', but got '{}'",
-                type_text(collapsed)
-            ),
-        ));
+            "expected collapsed type to be '{expected}', but got '{}'",
+            type_text(collapsed)
+        );
     }
     Ok(())
 }
@@ -1018,13 +948,11 @@ fn pad(m: &Module, op: OpId) -> Check {
                 &element_text(m, element_type(m, source)),
                 None,
             );
-            return Err(fail(
+            bail!(
                 "tensor.pad",
-                format!(
-                    "specified type '{}' does not match the inferred type '{inferred}'",
-                    crate::text::type_to_string(m, result)
-                ),
-            ));
+                "specified type '{}' does not match the inferred type '{inferred}'",
+                crate::text::type_to_string(m, result)
+            );
         }
     }
     Ok(())
@@ -1043,19 +971,21 @@ fn pad_body(m: &Module, op: OpId) -> Check {
     };
     let args = m.block_args(block);
     if args.len() != result_dims.len() {
-        return Err(fail(
+        bail!(
             "tensor.pad",
-            format!("expected the block to have {} arguments", result_dims.len()),
-        ));
+            "expected the block to have {} arguments",
+            result_dims.len()
+        );
     }
     if let Some(i) = args
         .iter()
         .position(|&a| !matches!(m.type_data(m.value_type(a)), TypeData::Index))
     {
-        return Err(fail(
+        bail!(
             "tensor.pad",
-            format!("expected block argument {} to be an index", i + 1),
-        ));
+            "expected block argument {} to be an index",
+            i + 1
+        );
     }
     let yielded = m
         .block_ops(block)
@@ -1063,10 +993,10 @@ fn pad_body(m: &Module, op: OpId) -> Check {
         .and_then(|&t| m.operands(t).first())
         .map(|&v| m.value_type(v));
     if yielded.is_some() && yielded != element_type(m, result) {
-        return Err(fail(
+        bail!(
             "tensor.pad",
-            "expected yield type to match shape element type",
-        ));
+            "expected yield type to match shape element type"
+        );
     }
     Ok(())
 }
@@ -1080,20 +1010,20 @@ fn reshape(m: &Module, op: OpId) -> Check {
         return Ok(());
     };
     if element_type(m, source) != element_type(m, result) {
-        return Err(fail(
+        bail!(
             "tensor.reshape",
-            "element types of source and destination tensor types should be the same",
-        ));
+            "element types of source and destination tensor types should be the same"
+        );
     }
     let Some(result_dims) = dims(m, result) else {
         return Ok(());
     };
     if let (Some(a), Some(b)) = (elements(m, source), elements(m, result)) {
         if a != b {
-            return Err(fail(
+            bail!(
                 "tensor.reshape",
-                "source and destination tensor should have the same number of elements",
-            ));
+                "source and destination tensor should have the same number of elements"
+            );
         }
     }
     let length = dims(m, shape).and_then(|d| d.first().copied());
@@ -1134,10 +1064,7 @@ fn shape_of(m: &Module, op: OpId) -> Check {
         }
     }
     if value_shape && !shape_type(result) {
-        return Err(fail(
-            "shape.shape_of",
-            "if at least one of the operands can hold error values then the result must be of type `shape` to propagate them",
-        ));
+        bail!("shape.shape_of", "if at least one of the operands can hold error values then the result must be of type `shape` to propagate them");
     }
     Ok(())
 }

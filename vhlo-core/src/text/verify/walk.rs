@@ -8,7 +8,7 @@ use super::structure::{
     classify, collect_symbols, dominance_failure, dominator_tree, func_symbol_uses,
     verify_func_dialect, OpClass, SymbolTable,
 };
-use super::{fail, Check, Sink};
+use super::{bail, fail, Check, Sink};
 use crate::dialect::codec::{CodecDialect, CodecOp};
 use crate::ir::{
     AttrData, Attribute, Block, Dim, FastMap, Module, OpId, OpParts, Region, Signedness, Symbol,
@@ -596,13 +596,11 @@ fn codec_attribute_kinds(m: &Module, op: OpId, cd: &CodecDialect, spec: &CodecOp
             },
         };
         if !ok {
-            return Err(fail(
+            bail!(
                 "ODS",
-                format!(
-                    "attribute '{}' failed to satisfy constraint: {summary}",
-                    a.name
-                ),
-            ));
+                "attribute '{}' failed to satisfy constraint: {summary}",
+                a.name
+            );
         }
     }
     Ok(())
@@ -662,19 +660,14 @@ fn codec_segments(m: &Module, op: OpId, check_sizes: bool) -> Check {
             None => Vec::new(),
             Some(a) => match crate::text::op_format::i32_array(m, m.attr_data(a)) {
                 None => {
-                    return Err(fail(
+                    bail!(
                         "ODS",
-                        format!("invalid properties: for `{name}`: expected DenseI32ArrayAttr"),
-                    ))
+                        "invalid properties: for `{name}`: expected DenseI32ArrayAttr"
+                    )
                 }
                 Some(s) if s.len() != groups => {
-                    return Err(fail(
-                        "ODS",
-                        format!(
-                            "invalid properties: for `{name}`: size mismatch in attribute conversion: {} vs {groups}",
-                            s.len()
-                        ),
-                    ))
+                    bail!("ODS", "invalid properties: for `{name}`: size mismatch in attribute conversion: {} vs {groups}",
+                            s.len())
                 }
                 Some(s) => s,
             },
@@ -683,19 +676,14 @@ fn codec_segments(m: &Module, op: OpId, check_sizes: bool) -> Check {
             continue;
         }
         if sizes.iter().any(|&x| x < 0) {
-            return Err(fail(
+            bail!(
                 "AttrSizedSegments",
-                format!("'{name}' attribute cannot have negative elements"),
-            ));
+                "'{name}' attribute cannot have negative elements"
+            );
         }
         let total: i64 = sizes.iter().map(|&x| i64::from(x)).sum();
         if usize::try_from(total).ok() != Some(count) {
-            return Err(fail(
-                "AttrSizedSegments",
-                format!(
-                    "{what} count ({count}) does not match with the total size ({total}) specified in attribute '{name}'"
-                ),
-            ));
+            bail!("AttrSizedSegments", "{what} count ({count}) does not match with the total size ({total}) specified in attribute '{name}'");
         }
     }
     Ok(())
@@ -748,15 +736,10 @@ fn codec_enum_cases(m: &Module, op: OpId, cd: &CodecDialect, spec: &CodecOp) -> 
         };
         if !case.is_some_and(|v| e.cases.iter().any(|&(_, c)| i128::from(c) == v)) {
             let cases: Vec<String> = e.cases.iter().map(|(_, c)| c.to_string()).collect();
-            return Err(fail(
-                "ODS",
-                format!(
-                    "attribute '{}' failed to satisfy constraint: allowed {}-bit signless integer cases: {}",
+            bail!("ODS", "attribute '{}' failed to satisfy constraint: allowed {}-bit signless integer cases: {}",
                     a.name,
                     e.width,
-                    cases.join(", ")
-                ),
-            ));
+                    cases.join(", "));
         }
     }
     Ok(())
@@ -862,10 +845,10 @@ fn codec_traits(m: &Module, op: OpId, late: bool) -> Check {
             "SameTypeOperands" => same_types(m, op, false)?,
             "CompatibleOperandsAndResultType" => {
                 if let Some(why) = super::ops::incompatible_operands_and_result(m, op) {
-                    return Err(fail(
+                    bail!(
                         t,
-                        format!("requires compatible types for all operands and results: {why}"),
-                    ));
+                        "requires compatible types for all operands and results: {why}"
+                    );
                 }
                 super::ops::elementwise::results_fit_most_specific_operand(m, op)?;
             }
@@ -889,10 +872,10 @@ fn same_types(m: &Module, op: OpId, with_results: bool) -> Check {
         let mut types = m.operands(op).iter().map(|&v| m.value_type(v));
         if let Some(first) = types.next() {
             if types.any(|t| t != first) {
-                return Err(fail(
+                bail!(
                     "SameTypeOperands",
-                    "requires all operands to have the same type",
-                ));
+                    "requires all operands to have the same type"
+                );
             }
         }
         return Ok(());
@@ -916,16 +899,13 @@ fn same_types(m: &Module, op: OpId, with_results: bool) -> Check {
             _ => false,
         };
         if e != element || !compatible {
-            return Err(fail(
-                RULE,
-                "requires the same type for all operands and results",
-            ));
+            bail!(RULE, "requires the same type for all operands and results");
         }
         if encoding.is_some() && enc != encoding {
-            return Err(fail(
+            bail!(
                 RULE,
-                "requires the same encoding for all operands and results",
-            ));
+                "requires the same encoding for all operands and results"
+            );
         }
     }
     Ok(())
@@ -1005,10 +985,10 @@ fn same_elements(m: &Module, op: OpId, exact: bool) -> Check {
             return Ok(());
         };
         if results.chain(operands).any(|t| element(t) != first) {
-            return Err(fail(
+            bail!(
                 "SameOperandsAndResultElementType",
-                "requires the same element type for all operands and results",
-            ));
+                "requires the same element type for all operands and results"
+            );
         }
         return Ok(());
     }
@@ -1017,10 +997,10 @@ fn same_elements(m: &Module, op: OpId, exact: bool) -> Check {
         return Ok(());
     };
     if !types.all(|t| super::chlo::compatible_elements(m, first, t)) {
-        return Err(fail(
+        bail!(
             "CompatibleOperandsAndResultElementType",
-            "requires compatible element types for all operands and results",
-        ));
+            "requires compatible element types for all operands and results"
+        );
     }
     Ok(())
 }
@@ -1051,10 +1031,10 @@ fn codec_same_operands_and_result_shape(m: &Module, op: OpId) -> Check {
                 && (w[0].iter().zip(w[1])).all(|(&a, &b)| a == b || a == DYNAMIC || b == DYNAMIC)
         });
     if !compatible {
-        return Err(fail(
+        bail!(
             "SameOperandsAndResultShape",
-            "requires the same shape for all operands and results",
-        ));
+            "requires the same shape for all operands and results"
+        );
     }
     Ok(())
 }
@@ -1068,10 +1048,7 @@ fn no_empty_blocks(m: &crate::ir::Module, regions: &[Region]) -> Check {
         .flat_map(|&r| m.blocks(r))
         .any(|&b| m.block_ops(b).is_empty());
     if empty {
-        return Err(fail(
-            "IsTerminator",
-            "empty block: expect at least a terminator",
-        ));
+        bail!("IsTerminator", "empty block: expect at least a terminator");
     }
     Ok(())
 }

@@ -11,7 +11,7 @@ pub(crate) mod regions;
 pub(crate) mod shapes;
 
 use super::types::OpView;
-use super::{fail, Check};
+use super::{bail, fail, Check};
 use crate::ir::{Attribute, FastSet, Module, OpId, Symbol, Type, TypeData};
 use crate::vhlo::StablehloOp as K;
 
@@ -98,10 +98,10 @@ fn declared(v: OpView) -> Check {
     }
     if v.kind.compatible_operands_and_result_type() {
         if let Some(problem) = incompatible_operands_and_result(m, v.op) {
-            return Err(fail(
+            bail!(
                 "CompatibleOperandsAndResultType",
-                format!("requires compatible types for all operands and results: {problem}"),
-            ));
+                "requires compatible types for all operands and results: {problem}"
+            );
         }
     }
     Ok(())
@@ -117,10 +117,7 @@ fn single_block_regions(v: OpView) -> Check {
         };
         let n = v.m.blocks(r).len();
         if single && n != 1 {
-            return Err(fail(
-                "ODS",
-                format!("region #{i} ('{name}') failed to verify constraint: region with 1 blocks, but it has {n}"),
-            ));
+            bail!("ODS", "region #{i} ('{name}') failed to verify constraint: region with 1 blocks, but it has {n}");
         }
     }
     Ok(())
