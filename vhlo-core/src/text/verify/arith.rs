@@ -9,7 +9,7 @@
 use crate::ir::{memref_parts, vector_parts, Module, OpId, Signedness, Type, TypeData};
 
 use super::types::{compatible_dim, is_bool};
-use super::{bail, fail, Check};
+use super::{bail, ensure, fail, Check};
 
 /// How a cast's element types must relate (each op's `areCastCompatible`).
 #[derive(Clone, Copy)]
@@ -113,12 +113,11 @@ pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
     };
     let ok =
         is_bool(m, c) || matches!((shape(c), shape(r)), (Some(Some(a)), Some(Some(b))) if a == b);
-    if !ok {
-        bail!(
-            "BooleanConditionOrMatchingShape",
-            "failed to verify that condition is signless i1 or has matching shape"
-        );
-    }
+    ensure!(
+        ok,
+        "BooleanConditionOrMatchingShape",
+        "failed to verify that condition is signless i1 or has matching shape"
+    );
     Ok(())
 }
 
@@ -217,12 +216,11 @@ pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
     let Some((cast, from, to)) = cast_types(m, op) else {
         return Ok(());
     };
-    if !same_shape(m, from, to) {
-        bail!(
-            "SameOperandsAndResultShape",
-            "requires the same shape for all operands and results"
-        );
-    }
+    ensure!(
+        same_shape(m, from, to),
+        "SameOperandsAndResultShape",
+        "requires the same shape for all operands and results"
+    );
     let encoding = |t: Type| match m.type_data(t) {
         TypeData::RankedTensor { encoding, .. } => *encoding,
         _ => None,

@@ -5,7 +5,7 @@
 use crate::ir::{AttrData, Module, OpId, Signedness, Type, TypeData};
 
 use super::types::bit_width;
-use super::{bail, fail, Check};
+use super::{bail, ensure, fail, Check};
 
 /// `ConstantOp::verify` and `BitcastOp::verify`.
 pub(crate) fn verify(m: &Module, op: OpId) -> Check {
@@ -94,12 +94,11 @@ fn bitcast(m: &Module, op: OpId) -> Check {
     if !int_or_float(to) && !complex(to) {
         return Err(fail(RULE, "result must be int/float/complex"));
     }
-    if complex(from) == complex(to) {
-        bail!(
-            RULE,
-            "requires that either input or output has a complex type"
-        );
-    }
+    ensure!(
+        complex(from) != complex(to),
+        RULE,
+        "requires that either input or output has a complex type"
+    );
     // The complex side's width is twice its element's (bit_width counts it so).
     if bit_width(m, from) != bit_width(m, to) {
         return Err(fail(RULE, "casting bitwidths do not match"));

@@ -9,7 +9,7 @@ use crate::ir::{FloatKind, Module, Signedness, Type, TypeData, Value};
 use crate::vhlo::{OdsElement, OdsShape, OdsTypeAlternative, OdsValueType, StablehloOp};
 
 use super::types::{bounds_of, is_dynamic, quant, Quant};
-use super::{bail, Check};
+use super::{ensure, Check};
 
 /// Checks every operand, then every result, of `op` against its ODS types, as MLIR does (the
 /// first mismatch, numbered across the op's operands or results).
@@ -74,14 +74,13 @@ fn check_grouped(
         .zip(sizes)
         .flat_map(|(g, n)| std::iter::repeat_n(g, n));
     for (i, (t, g)) in types.zip(group_of_each).enumerate() {
-        if !satisfies(m, t, g) {
-            bail!(
-                "ODS",
-                "{what} #{i} must be {}, but got '{}'",
-                g.summary,
-                crate::text::type_to_string(m, t)
-            );
-        }
+        ensure!(
+            satisfies(m, t, g),
+            "ODS",
+            "{what} #{i} must be {}, but got '{}'",
+            g.summary,
+            crate::text::type_to_string(m, t)
+        );
     }
     Ok(())
 }

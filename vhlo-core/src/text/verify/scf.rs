@@ -5,7 +5,7 @@
 
 use crate::ir::{Module, OpId, Region, Type, Value};
 
-use super::{bail, fail, Check};
+use super::{bail, ensure, fail, Check};
 
 /// Where an edge goes: the op's results, or a region's entry arguments (from `skip` on).
 #[derive(Clone, Copy)]
@@ -49,9 +49,11 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             return Err(fail("scf.if", "expected 2 regions"));
         }
         for (i, &r) in regions.iter().enumerate() {
-            if m.blocks(r).len() > 1 {
-                bail!("scf.if", "expects region #{i} to have 0 or 1 blocks");
-            }
+            ensure!(
+                m.blocks(r).len() <= 1,
+                "scf.if",
+                "expects region #{i} to have 0 or 1 blocks"
+            );
             if m.blocks(r).iter().any(|&b| !m.block_args(b).is_empty()) {
                 bail!("NoRegionArguments", "region #{i} should have no arguments");
             }
@@ -85,13 +87,12 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             let want = block.and_then(|b| m.block_args(b).first().copied());
             let have = m.operands(op).first().map(|&v| m.value_type(v));
             if let (Some(want), Some(have)) = (want.map(|a| m.value_type(a)), have) {
-                if want != have {
-                    bail!(
-                        "scf.reduce.return",
-                        "must have type '{}' (the type of the reduction inputs)",
-                        crate::text::type_to_string(m, want)
-                    );
-                }
+                ensure!(
+                    want == have,
+                    "scf.reduce.return",
+                    "must have type '{}' (the type of the reduction inputs)",
+                    crate::text::type_to_string(m, want)
+                );
             }
         }
         "scf.while" => {
@@ -142,12 +143,11 @@ pub(crate) fn verify_regions(m: &Module, op: OpId) -> Check {
             };
             let args = m.block_args(entry);
             let bound = m.operands(op).first().map(|&v| m.value_type(v));
-            if args.first().map(|&a| m.value_type(a)) != bound {
-                bail!(
-                    "scf.for",
-                    "expected induction variable to be same type as bounds and step"
-                );
-            }
+            ensure!(
+                args.first().map(|&a| m.value_type(a)) == bound,
+                "scf.for",
+                "expected induction variable to be same type as bounds and step"
+            );
             let iter_args = args.len().saturating_sub(1);
             // LoopLikeOpInterface compares only a yield of some values; an empty one is left
             // to the region edges below.
@@ -214,45 +214,46 @@ fn forall(m: &Module, op: OpId) -> Check {
     let start = |g: usize| sizes.iter().take(g).sum::<usize>();
     let group = |g: usize| operands.get(start(g)..start(g + 1)).unwrap_or_default();
     let outputs = group(3);
-    if m.num_results(op) != outputs.len() {
-        bail!(
-            "scf.forall",
-            "produces {} results, but has only {} outputs",
-            m.num_results(op),
-            outputs.len()
-        );
-    }
+    ensure!(
+        m.num_results(op) == outputs.len(),
+        "scf.forall",
+        "produces {} results, but has only {} outputs",
+        m.num_results(op),
+        outputs.len()
+    );
     // DestinationStyleOpInterface: each output's type is its result's.
     for ((i, &o), r) in outputs.iter().enumerate().zip(m.results(op)) {
         let (have, want) = (m.value_type(o), m.value_type(r));
-        if have != want {
-            bail!(
-                "DestinationStyleOpInterface",
-                "expected type of operand #{} ('{}') to match type of corresponding result ('{}')",
-                start(3) + i,
-                crate::text::type_to_string(m, have),
-                crate::text::type_to_string(m, want)
-            );
-        }
+        ensure!(
+            have == want,
+            "DestinationStyleOpInterface",
+            "expected type of operand #{} ('{}') to match type of corresponding result ('{}')",
+            start(3) + i,
+            crate::text::type_to_string(m, have),
+            crate::text::type_to_string(m, want)
+        );
     }
     if let Some(&body) = m.regions(op).first().and_then(|&r| m.blocks(r).first()) {
         let args = m.block_args(body);
-        if args.len() != loops + outputs.len() {
-            bail!("scf.forall", "region expects {loops} arguments");
-        }
+        ensure!(
+            args.len() == loops + outputs.len(),
+            "scf.forall",
+            "region expects {loops} arguments"
+        );
         let arg_type = |i: usize| args.get(i).map(|&a| m.value_type(a));
         for i in 0..loops {
-            if !arg_type(i).is_some_and(|t| matches!(m.type_data(t), crate::ir::TypeData::Index)) {
-                bail!("scf.forall", "expects {i}-th block argument to be an index");
-            }
+            ensure!(
+                arg_type(i).is_some_and(|t| matches!(m.type_data(t), crate::ir::TypeData::Index)),
+                "scf.forall",
+                "expects {i}-th block argument to be an index"
+            );
         }
         for (i, &o) in outputs.iter().enumerate() {
-            if arg_type(loops + i) != Some(m.value_type(o)) {
-                bail!(
-                    "scf.forall",
-                    "type mismatch between {i}-th output and corresponding block argument"
-                );
-            }
+            ensure!(
+                arg_type(loops + i) == Some(m.value_type(o)),
+                "scf.forall",
+                "type mismatch between {i}-th output and corresponding block argument"
+            );
         }
     }
     if let Some(mapping) = m.property(op, "mapping").map(|a| m.attr_data(a)) {
@@ -284,15 +285,16 @@ fn forall(m: &Module, op: OpId) -> Check {
             );
         };
         if !masks.is_empty() {
-            if masks.iter().filter(|&&mask| !mask).count() != loops {
-                bail!("scf.forall", "mapping attribute size must match op rank");
-            }
-            if masks.iter().filter(|&&mask| mask).count() > 1 {
-                bail!(
-                    "scf.forall",
-                    "\"mapping\" supports at most one device masking attribute"
-                );
-            }
+            ensure!(
+                masks.iter().filter(|&&mask| !mask).count() == loops,
+                "scf.forall",
+                "mapping attribute size must match op rank"
+            );
+            ensure!(
+                masks.iter().filter(|&&mask| mask).count() <= 1,
+                "scf.forall",
+                "\"mapping\" supports at most one device masking attribute"
+            );
         }
     }
     // `verifyListOfOperandsOrIntegers`.
@@ -307,18 +309,19 @@ fn forall(m: &Module, op: OpId) -> Check {
         let Some(values) = array(attr) else {
             continue;
         };
-        if values.len() != loops {
-            bail!(
-                "scf.forall",
-                "{name} expected {loops} values, got {}.",
-                values.len()
-            );
-        }
+        ensure!(
+            values.len() == loops,
+            "scf.forall",
+            "{name} expected {loops} values, got {}.",
+            values.len()
+        );
         // ShapedType::kDynamic marks a dynamic value; other negative bounds are static.
         let dynamic = values.iter().filter(|&&v| v == crate::ir::DYNAMIC).count();
-        if group(g).len() != dynamic {
-            bail!("scf.forall", "expected {dynamic} dynamic {name} values");
-        }
+        ensure!(
+            group(g).len() == dynamic,
+            "scf.forall",
+            "expected {dynamic} dynamic {name} values"
+        );
     }
     Ok(())
 }
@@ -345,12 +348,11 @@ fn in_parallel(m: &Module, op: OpId) -> Check {
         .filter(|&p| m.op_name_str(p) == "scf.forall")
         .map(|forall| forall_outputs(m, forall));
     for &inner in ops.clone() {
-        if m.op_name_str(inner) != "tensor.parallel_insert_slice" {
-            bail!(
-                "scf.forall.in_parallel",
-                "expected only ParallelCombiningOpInterface ops"
-            );
-        }
+        ensure!(
+            m.op_name_str(inner) == "tensor.parallel_insert_slice",
+            "scf.forall.in_parallel",
+            "expected only ParallelCombiningOpInterface ops"
+        );
     }
     for &inner in ops {
         let into_output = |outputs: &[crate::ir::Value]| {
@@ -378,13 +380,12 @@ fn index_switch(m: &Module, op: OpId) -> Check {
         .unwrap_or_default();
     let regions = m.regions(op);
     let case_regions = regions.len().saturating_sub(1);
-    if cases.len() != case_regions {
-        bail!(
-            "scf.index_switch",
-            "has {case_regions} case regions but {} case values",
-            cases.len()
-        );
-    }
+    ensure!(
+        cases.len() == case_regions,
+        "scf.index_switch",
+        "has {case_regions} case regions but {} case values",
+        cases.len()
+    );
     let mut seen = std::collections::BTreeSet::new();
     if let Some(v) = cases.iter().find(|&&v| !seen.insert(v)) {
         bail!("scf.index_switch", "has duplicate case value: {v}");
@@ -400,22 +401,20 @@ fn index_switch(m: &Module, op: OpId) -> Check {
             format!("case region #{}", i - 1)
         };
         let yielded = m.operands(t);
-        if yielded.len() != results.len() {
-            bail!(
-                "scf.index_switch",
-                "expected each region to return {} values, but {name} returns {}",
-                results.len(),
-                yielded.len()
-            );
-        }
+        ensure!(
+            yielded.len() == results.len(),
+            "scf.index_switch",
+            "expected each region to return {} values, but {name} returns {}",
+            results.len(),
+            yielded.len()
+        );
         for (k, (&v, &want)) in yielded.iter().zip(&results).enumerate() {
-            if m.value_type(v) != want {
-                bail!(
-                    "scf.index_switch",
-                    "expected result #{k} of each region to be '{}'",
-                    crate::text::type_to_string(m, want)
-                );
-            }
+            ensure!(
+                m.value_type(v) == want,
+                "scf.index_switch",
+                "expected result #{k} of each region to be '{}'",
+                crate::text::type_to_string(m, want)
+            );
         }
     }
     Ok(())
@@ -463,21 +462,19 @@ fn successor_operands(m: &Module, op: OpId) -> Check {
     for (k, (&block, range)) in m.successors(op).iter().zip(groups).enumerate() {
         let args = m.block_args(block);
         let operands = &m.operands(op)[range];
-        if operands.len() != args.len() {
-            bail!(
-                "BranchOpInterface",
-                "branch has {} operands for successor #{k}, but target block has {}",
-                operands.len(),
-                args.len()
-            );
-        }
+        ensure!(
+            operands.len() == args.len(),
+            "BranchOpInterface",
+            "branch has {} operands for successor #{k}, but target block has {}",
+            operands.len(),
+            args.len()
+        );
         for (i, (&v, &a)) in operands.iter().zip(args).enumerate() {
-            if m.value_type(v) != m.value_type(a) {
-                bail!(
-                    "BranchOpInterface",
-                    "type mismatch for bb argument #{i} of successor #{k}"
-                );
-            }
+            ensure!(
+                m.value_type(v) == m.value_type(a),
+                "BranchOpInterface",
+                "type mismatch for bb argument #{i} of successor #{k}"
+            );
         }
     }
     Ok(())
@@ -492,13 +489,12 @@ fn branch_weights(m: &Module, op: OpId) -> Check {
         return Ok(());
     };
     let successors = m.successors(op).len();
-    if weights.len() != successors {
-        bail!(
-            "WeightedBranchOpInterface",
-            "expects number of branch weights to match number of successors: {} vs {successors}",
-            weights.len()
-        );
-    }
+    ensure!(
+        weights.len() == successors,
+        "WeightedBranchOpInterface",
+        "expects number of branch weights to match number of successors: {} vs {successors}",
+        weights.len()
+    );
     if weights.iter().all(|&w| w == 0) {
         bail!(
             "WeightedBranchOpInterface",
@@ -525,9 +521,7 @@ fn switch(m: &Module, op: OpId) -> Check {
             );
         }
         let total: i64 = segments.iter().map(|&x| i64::from(x)).sum();
-        if usize::try_from(total).ok() != Some(n) {
-            bail!("VariadicOfVariadic", "caseOperands count ({n}) does not match with the total size ({total}) specified in attribute 'case_operand_segments'");
-        }
+        ensure!(usize::try_from(total).ok() == Some(n), "VariadicOfVariadic", "caseOperands count ({n}) does not match with the total size ({total}) specified in attribute 'case_operand_segments'");
     }
     successor_operands(m, op)?;
     let destinations = m.successors(op).len().saturating_sub(1);
@@ -564,9 +558,11 @@ fn switch(m: &Module, op: OpId) -> Check {
         );
     }
     let count: i64 = shape.iter().product();
-    if usize::try_from(count).ok() != Some(destinations) {
-        bail!("cf.switch", "number of case values ({count}) should match number of case destinations ({destinations})");
-    }
+    ensure!(
+        usize::try_from(count).ok() == Some(destinations),
+        "cf.switch",
+        "number of case values ({count}) should match number of case destinations ({destinations})"
+    );
     Ok(())
 }
 
@@ -610,14 +606,13 @@ fn parallel(m: &Module, op: OpId) -> Check {
         return Ok(());
     };
     let args = m.block_args(body);
-    if args.len() != steps.len() {
-        bail!(
-            "scf.parallel",
-            "expects the same number of induction variables: {} as bound and step values: {}",
-            args.len(),
-            steps.len()
-        );
-    }
+    ensure!(
+        args.len() == steps.len(),
+        "scf.parallel",
+        "expects the same number of induction variables: {} as bound and step values: {}",
+        args.len(),
+        steps.len()
+    );
     if args
         .iter()
         .any(|&a| !matches!(m.type_data(m.value_type(a)), crate::ir::TypeData::Index))
@@ -639,19 +634,21 @@ fn parallel(m: &Module, op: OpId) -> Check {
     };
     let results = m.num_results(op);
     let reductions = m.regions(reduce).len();
-    if results != reductions {
-        bail!("scf.parallel", "expects number of results: {results} to be the same as number of reductions: {reductions}");
-    }
-    if results != inits {
-        bail!("scf.parallel", "expects number of results: {results} to be the same as number of initial values: {inits}");
-    }
+    ensure!(
+        results == reductions,
+        "scf.parallel",
+        "expects number of results: {results} to be the same as number of reductions: {reductions}"
+    );
+    ensure!(
+        results == inits,
+        "scf.parallel",
+        "expects number of results: {results} to be the same as number of initial values: {inits}"
+    );
     for (i, (r, &v)) in m.results(op).zip(m.operands(reduce)).enumerate() {
         let (want, have) = (m.value_type(r), m.value_type(v));
-        if want != have {
-            bail!("scf.reduce", "expects type of {i}-th reduction operand: '{}' to be the same as the {i}-th result type: '{}'",
+        ensure!(want == have, "scf.reduce", "expects type of {i}-th reduction operand: '{}' to be the same as the {i}-th result type: '{}'",
                     crate::text::type_to_string(m, have),
                     crate::text::type_to_string(m, want));
-        }
     }
     Ok(())
 }
@@ -728,25 +725,23 @@ fn edge(
         }
     };
     let at = || format!("along control flow edge from {point} to {target}");
-    if operands.len() != inputs.len() {
-        bail!(
-            "RegionBranchOpInterface",
-            "{}: region branch point has {} operands, but region successor needs {} inputs",
-            at(),
-            operands.len(),
-            inputs.len()
-        );
-    }
+    ensure!(
+        operands.len() == inputs.len(),
+        "RegionBranchOpInterface",
+        "{}: region branch point has {} operands, but region successor needs {} inputs",
+        at(),
+        operands.len(),
+        inputs.len()
+    );
     for (i, (a, b)) in operands.iter().zip(&inputs).enumerate() {
-        if a != b {
-            bail!(
-                "RegionBranchOpInterface",
-                "{}: successor operand type #{i} '{}' should match successor input type #{i} '{}'",
-                at(),
-                crate::text::type_to_string(m, *a),
-                crate::text::type_to_string(m, *b)
-            );
-        }
+        ensure!(
+            a == b,
+            "RegionBranchOpInterface",
+            "{}: successor operand type #{i} '{}' should match successor input type #{i} '{}'",
+            at(),
+            crate::text::type_to_string(m, *a),
+            crate::text::type_to_string(m, *b)
+        );
     }
     Ok(())
 }

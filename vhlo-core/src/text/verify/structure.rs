@@ -83,12 +83,11 @@ pub(crate) fn verify_symbol(m: &Module, op: OpId) -> super::Check {
     };
     if name == "builtin.module" {
         let blocks = m.regions(op).first().map_or(0, |&r| m.blocks(r).len());
-        if blocks != 1 {
-            bail!(
-                "ODS",
-                "region #0 ('bodyRegion') failed to verify constraint: region with 1 blocks"
-            );
-        }
+        ensure!(
+            blocks == 1,
+            "ODS",
+            "region #0 ('bodyRegion') failed to verify constraint: region with 1 blocks"
+        );
     }
     if optional && m.property(op, "sym_name").is_none() {
         return Ok(());
@@ -99,10 +98,8 @@ pub(crate) fn verify_symbol(m: &Module, op: OpId) -> super::Check {
     match m.attr_data(v) {
         AttrData::String { value, .. } => {
             let vis = m.str(*value);
-            if !["public", "private", "nested"].contains(&vis) {
-                bail!("Symbol", "visibility expected to be one of [\"public\", \"private\", \"nested\"], but got \"{}\"",
+            ensure!(["public", "private", "nested"].contains(&vis), "Symbol", "visibility expected to be one of [\"public\", \"private\", \"nested\"], but got \"{}\"",
                         vis.escape_default());
-            }
             Ok(())
         }
         _ => Err(fail(
@@ -387,24 +384,21 @@ fn call_symbol_uses(m: &Module, symbols: &SymbolTable, op: OpId) -> Check {
         return Err(fail("func.call", "incorrect number of operands for callee"));
     }
     for (i, (&v, &t)) in operands.iter().zip(inputs.iter()).enumerate() {
-        if m.value_type(v) != t {
-            bail!("func.call", "operand type mismatch: expected operand type '{}', but provided '{}' for operand number {i}",
+        ensure!(m.value_type(v) == t, "func.call", "operand type mismatch: expected operand type '{}', but provided '{}' for operand number {i}",
                     type_to_string(m, t),
                     type_to_string(m, m.value_type(v)));
-        }
     }
     if m.num_results(op) != results.len() {
         return Err(fail("func.call", "incorrect number of results for callee"));
     }
     for (i, (v, &t)) in m.results(op).zip(results.iter()).enumerate() {
-        if m.value_type(v) != t {
-            bail!(
-                "func.call",
-                "result type mismatch at index {i}: expected '{}', but provided '{}'",
-                type_to_string(m, t),
-                type_to_string(m, m.value_type(v))
-            );
-        }
+        ensure!(
+            m.value_type(v) == t,
+            "func.call",
+            "result type mismatch at index {i}: expected '{}', but provided '{}'",
+            type_to_string(m, t),
+            type_to_string(m, m.value_type(v))
+        );
     }
     Ok(())
 }
@@ -565,9 +559,11 @@ pub(crate) fn dominance_failure(m: &Module, op: OpId, i: usize, v: Value) -> sup
 pub(crate) fn single_block(m: &Module, op: OpId) -> Check {
     for (i, &r) in m.regions(op).iter().enumerate() {
         let blocks = m.blocks(r);
-        if blocks.len() > 1 {
-            bail!("SingleBlock", "expects region #{i} to have 0 or 1 blocks");
-        }
+        ensure!(
+            blocks.len() <= 1,
+            "SingleBlock",
+            "expects region #{i} to have 0 or 1 blocks"
+        );
         if blocks.first().is_some_and(|&b| m.block_ops(b).is_empty()) {
             return Err(fail("SingleBlock", "expects a non-empty block"));
         }
@@ -586,12 +582,11 @@ pub(crate) fn regions_end_with(m: &Module, op: OpId, want: &str) -> Check {
             continue;
         };
         let found = m.op_name_str(last);
-        if found != want {
-            bail!(
-                "SingleBlockImplicitTerminator",
-                "expects regions to end with '{want}', found '{found}'"
-            );
-        }
+        ensure!(
+            found == want,
+            "SingleBlockImplicitTerminator",
+            "expects regions to end with '{want}', found '{found}'"
+        );
     }
     Ok(())
 }

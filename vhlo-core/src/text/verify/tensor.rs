@@ -5,7 +5,7 @@
 use crate::ir::{AttrData, FastSet, Module, OpId, Symbol, Type, TypeData};
 
 use super::types::is_dynamic;
-use super::{bail, fail, Check};
+use super::{bail, ensure, fail, Check};
 
 /// A ranked tensor's dimensions.
 fn dims(m: &Module, t: Type) -> Option<&[i64]> {
@@ -88,12 +88,11 @@ fn result_type(m: &Module, op: OpId) -> Option<Type> {
 pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
     if m.op_name_str(op) == "tensor.from_elements" {
         let count = i64::try_from(m.operands(op).len()).unwrap_or(i64::MAX);
-        if result_type(m, op).and_then(|t| elements(m, t)) != Some(count) {
-            bail!(
-                "TypesMatchWith",
-                "failed to verify that operand types match result element type"
-            );
-        }
+        ensure!(
+            result_type(m, op).and_then(|t| elements(m, t)) == Some(count),
+            "TypesMatchWith",
+            "failed to verify that operand types match result element type"
+        );
     }
     Ok(())
 }
@@ -133,12 +132,11 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                 .and_then(|t| dims(m, t))
                 .map_or(0, |d| d.iter().filter(|&&x| is_dynamic(x)).count());
             let given = m.operands(op).len().saturating_sub(skip);
-            if given != dynamic {
-                bail!(
-                    rule,
-                    "incorrect number of dynamic sizes, has {given}, expected {dynamic}"
-                );
-            }
+            ensure!(
+                given == dynamic,
+                rule,
+                "incorrect number of dynamic sizes, has {given}, expected {dynamic}"
+            );
         }
         "tensor.extract" | "tensor.insert" => {
             let (rule, tensor, indices, message) = if name == "tensor.extract" {
@@ -190,22 +188,20 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                 .and_then(|b| m.block_parent(b))
                 .and_then(|r| m.region_parent(r));
             if let Some(p) = parent {
-                if m.num_results(p) != m.operands(op).len() {
-                    bail!(
-                        "shape.yield",
-                        "number of operands does not match number of results of its parent"
-                    );
-                }
+                ensure!(
+                    m.num_results(p) == m.operands(op).len(),
+                    "shape.yield",
+                    "number of operands does not match number of results of its parent"
+                );
                 let same = m
                     .results(p)
                     .zip(m.operands(op))
                     .all(|(r, &v)| m.value_type(r) == m.value_type(v));
-                if !same {
-                    bail!(
-                        "shape.yield",
-                        "types mismatch between yield op and its parent"
-                    );
-                }
+                ensure!(
+                    same,
+                    "shape.yield",
+                    "types mismatch between yield op and its parent"
+                );
             }
         }
         _ => {}
@@ -258,12 +254,11 @@ fn concat(m: &Module, op: OpId) -> Check {
         Some(crate::ir::AttrData::Integer { value, .. }) => *value,
         _ => return Ok(()),
     };
-    if dim >= i128::try_from(rank).unwrap_or(i128::MAX) {
-        bail!(
-            "tensor.concat",
-            "concatenation dim must be less than the tensor rank"
-        );
-    }
+    ensure!(
+        dim < i128::try_from(rank).unwrap_or(i128::MAX),
+        "tensor.concat",
+        "concatenation dim must be less than the tensor rank"
+    );
     // The sizes each dimension must have: one static size across the inputs off `dim`, their
     // sum along it (dynamic as soon as one is). MLIR compares a negative dim as it is, so that
     // every dimension is one not concatenated.
@@ -298,19 +293,18 @@ fn concat(m: &Module, op: OpId) -> Check {
         .iter()
         .zip(result_dims)
         .all(|(&a, &b)| super::types::compatible_dim(a, b));
-    if !fits {
-        bail!(
-            "tensor.concat",
-            "result type '{}'does not match inferred shape '{}' static sizes",
-            crate::text::type_to_string(m, result),
-            tensor_text(
-                m,
-                &inferred,
-                &element_text(m, element_type(m, result)),
-                None
-            )
-        );
-    }
+    ensure!(
+        fits,
+        "tensor.concat",
+        "result type '{}'does not match inferred shape '{}' static sizes",
+        crate::text::type_to_string(m, result),
+        tensor_text(
+            m,
+            &inferred,
+            &element_text(m, element_type(m, result)),
+            None
+        )
+    );
     Ok(())
 }
 
@@ -351,12 +345,11 @@ fn verify_generate_body(m: &Module, op: OpId) -> Check {
         .last()
         .and_then(|&t| m.operands(t).first())
         .map(|&v| m.value_type(v));
-    if yielded != element_type(m, result) {
-        bail!(
-            "tensor.generate",
-            "body must be terminated with a `yield` operation of the tensor element type"
-        );
-    }
+    ensure!(
+        yielded == element_type(m, result),
+        "tensor.generate",
+        "body must be terminated with a `yield` operation of the tensor element type"
+    );
     Ok(())
 }
 
@@ -403,19 +396,16 @@ fn slice(m: &Module, op: OpId) -> Check {
         .zip(last)
         {
             let dynamic = values.iter().filter(|&&v| v == crate::ir::DYNAMIC).count();
-            if dynamic != given {
-                bail!("OffsetSizeAndStrideOpInterface", "expected the number of '{what}' to match the number of dynamic entries in 'static_{what}' ({given} vs {dynamic})");
-            }
+            ensure!(dynamic == given, "OffsetSizeAndStrideOpInterface", "expected the number of '{what}' to match the number of dynamic entries in 'static_{what}' ({given} vs {dynamic})");
         }
     }
     for (what, values) in [("offset", &offsets), ("size", &sizes), ("stride", &strides)] {
-        if values.len() != rank {
-            bail!(
-                "OffsetSizeAndStrideOpInterface",
-                "expected {rank} {what} values, got {}",
-                values.len()
-            );
-        }
+        ensure!(
+            values.len() == rank,
+            "OffsetSizeAndStrideOpInterface",
+            "expected {rank} {what} values, got {}",
+            values.len()
+        );
     }
     // `verifyOffsetSizeAndStrideOp`: static offsets and sizes are not negative (a dynamic one
     // is ShapedType::kDynamic).
@@ -432,12 +422,11 @@ fn slice(m: &Module, op: OpId) -> Check {
     };
     let element = element_type(m, sliced);
     let expected = || tensor_text(m, &sizes, &element_text(m, element), None);
-    if slice_dims.len() > rank {
-        bail!(
-            "tensor slice",
-            "expected rank to be smaller or equal to the other rank."
-        );
-    }
+    ensure!(
+        slice_dims.len() <= rank,
+        "tensor slice",
+        "expected rank to be smaller or equal to the other rank."
+    );
     // `computeRankReductionMask`: the slice's sizes in order, the sizes left out all 1.
     let mut next = 0;
     for &size in &sizes {
@@ -448,13 +437,12 @@ fn slice(m: &Module, op: OpId) -> Check {
             break;
         }
     }
-    if next != slice_dims.len() {
-        bail!(
-            "tensor slice",
-            "expected type to be '{}' or a rank-reduced version. (size mismatch) ",
-            expected()
-        );
-    }
+    ensure!(
+        next == slice_dims.len(),
+        "tensor slice",
+        "expected type to be '{}' or a rank-reduced version. (size mismatch) ",
+        expected()
+    );
     if element != element_type(m, slice) {
         let e = element_text(m, element);
         bail!("tensor slice", "expected element type to be '{e}'");
@@ -475,22 +463,20 @@ fn in_bounds(shape: &[i64], offsets: &[i64], sizes: &[i64], strides: &[i64]) -> 
         if dynamic(dim) || dynamic(offset) {
             continue;
         }
-        if offset >= dim {
-            bail!(
-                "tensor slice",
-                "offset {i} is out-of-bounds: {offset} >= {dim}"
-            );
-        }
+        ensure!(
+            offset < dim,
+            "tensor slice",
+            "offset {i} is out-of-bounds: {offset} >= {dim}"
+        );
         if dynamic(size) || dynamic(stride) {
             continue;
         }
         let last = i128::from(offset) + (i128::from(size) - 1) * i128::from(stride);
-        if last >= i128::from(dim) {
-            bail!(
-                "tensor slice",
-                "slice along dimension {i} runs out-of-bounds: {last} >= {dim}"
-            );
-        }
+        ensure!(
+            last < i128::from(dim),
+            "tensor slice",
+            "slice along dimension {i} runs out-of-bounds: {last} >= {dim}"
+        );
     }
     Ok(())
 }
@@ -633,12 +619,11 @@ fn const_shape(m: &Module, op: OpId) -> Check {
 fn parallel_insert_destination(m: &Module, op: OpId) -> Check {
     let parent = super::structure::parent_op(m, op);
     let parent_name = parent.map_or("none", |p| m.op_name_str(p));
-    if parent_name != "scf.forall.in_parallel" {
-        bail!(
-            "tensor.parallel_insert_slice",
-            "expected InParallelOpInterface parent, got: '{parent_name}'"
-        );
-    }
+    ensure!(
+        parent_name == "scf.forall.in_parallel",
+        "tensor.parallel_insert_slice",
+        "expected InParallelOpInterface parent, got: '{parent_name}'"
+    );
     Ok(())
 }
 
@@ -716,35 +701,30 @@ fn shape_reduce(m: &Module, op: OpId) -> Check {
         .collect();
     let operands: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
     let inits = operands.get(1..).unwrap_or_default();
-    if args.len() != inits.len() + 2 {
-        bail!(
-            "shape.reduce",
-            "ReduceOp body is expected to have {} arguments",
-            inits.len() + 2
-        );
-    }
+    ensure!(
+        args.len() == inits.len() + 2,
+        "shape.reduce",
+        "ReduceOp body is expected to have {} arguments",
+        inits.len() + 2
+    );
     let is_shape = |t: Type, mnemonic: &str| shape_mnemonic(m, t) == Some(mnemonic);
-    if !matches!(m.type_data(args[0]), TypeData::Index) {
-        bail!(
-            "shape.reduce",
-            "argument 0 of ReduceOp body is expected to be of IndexType"
-        );
-    }
+    ensure!(
+        matches!(m.type_data(args[0]), TypeData::Index),
+        "shape.reduce",
+        "argument 0 of ReduceOp body is expected to be of IndexType"
+    );
     if operands.first().is_some_and(|&t| is_shape(t, "shape")) {
-        if !is_shape(args[1], "size") {
-            bail!("shape.reduce", "argument 1 of ReduceOp body is expected to be of SizeType if the ReduceOp operates on a ShapeType");
-        }
+        ensure!(is_shape(args[1], "size"), "shape.reduce", "argument 1 of ReduceOp body is expected to be of SizeType if the ReduceOp operates on a ShapeType");
     } else if !matches!(m.type_data(args[1]), TypeData::Index) {
         bail!("shape.reduce", "argument 1 of ReduceOp body is expected to be of IndexType if the ReduceOp operates on an extent tensor");
     }
     for (i, (&a, &t)) in args[2..].iter().zip(inits).enumerate() {
-        if a != t {
-            bail!(
-                "shape.reduce",
-                "type mismatch between argument {} of ReduceOp body and initial value {i}",
-                i + 2
-            );
-        }
+        ensure!(
+            a == t,
+            "shape.reduce",
+            "type mismatch between argument {} of ReduceOp body and initial value {i}",
+            i + 2
+        );
     }
     Ok(())
 }
@@ -774,24 +754,19 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
             .and_then(|a| crate::text::op_format::i64_array(m, m.attr_data(a)))
             .unwrap_or_default();
         let rank = dims(m, result).map_or(0, <[i64]>::len);
-        if statics.len() != rank {
-            bail!(rule, "expected number of static shape dims to be equal to the output rank ({rank}) but found {} inputs instead",
+        ensure!(statics.len() == rank, rule, "expected number of static shape dims to be equal to the output rank ({rank}) but found {} inputs instead",
                     statics.len());
-        }
         let dynamic = statics.iter().filter(|&&d| d == crate::ir::DYNAMIC).count();
         let given = m.operands(op).len().saturating_sub(1);
-        if dynamic != given {
-            bail!(rule, "mismatch in dynamic dims in output_shape and static_output_shape: static_output_shape has {dynamic} dynamic dims while output_shape has {given} values");
-        }
+        ensure!(dynamic == given, rule, "mismatch in dynamic dims in output_shape and static_output_shape: static_output_shape has {dynamic} dynamic dims while output_shape has {given} values");
         // `verifyDynamicDimensionCount`: one size operand per dynamic dimension of the result.
         let result_dims = dims(m, result).unwrap_or_default();
         let expected = result_dims.iter().filter(|&&d| is_dynamic(d)).count();
-        if given != expected {
-            bail!(
-                rule,
-                "incorrect number of dynamic sizes, has {given}, expected {expected}"
-            );
-        }
+        ensure!(
+            given == expected,
+            rule,
+            "incorrect number of dynamic sizes, has {given}, expected {expected}"
+        );
         // Each static size of the result is the one given.
         for (pos, (&size, &given)) in result_dims.iter().zip(&statics).enumerate() {
             if !is_dynamic(size) && size != given {
@@ -822,19 +797,16 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
         })
         .collect();
     let type_text = |t| crate::text::type_to_string(m, t);
-    if expanded_dims.len() < collapsed_dims.len() {
-        bail!(rule, "expected the expanded type, '{}' to have a higher (or same) rank than the collapsed type, '{}'.",
+    ensure!(expanded_dims.len() >= collapsed_dims.len(), rule, "expected the expanded type, '{}' to have a higher (or same) rank than the collapsed type, '{}'.",
                 type_text(expanded),
                 type_text(collapsed));
-    }
-    if groups.len() != collapsed_dims.len() {
-        bail!(
-            rule,
-            "expected collapsed rank ({}) to equal the number of reassociation maps ({}).",
-            collapsed_dims.len(),
-            groups.len()
-        );
-    }
+    ensure!(
+        groups.len() == collapsed_dims.len(),
+        rule,
+        "expected collapsed rank ({}) to equal the number of reassociation maps ({}).",
+        collapsed_dims.len(),
+        groups.len()
+    );
     // Each map has as many dimensions as the largest index of all of them, plus one, as MLIR
     // counts them: an index is an unsigned 32-bit dimension position (so -1 is the largest,
     // and the count wraps to 0).
@@ -852,12 +824,11 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
     let mut next = 0i64;
     for (i, g) in groups.iter().enumerate() {
         for &d in g {
-            if d != next {
-                bail!(
-                    rule,
-                    "expected reassociation map #{i} to be valid and contiguous."
-                );
-            }
+            ensure!(
+                d == next,
+                rule,
+                "expected reassociation map #{i} to be valid and contiguous."
+            );
             next += 1;
         }
     }
@@ -878,19 +849,16 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
         start += g.len();
         if group.iter().any(|&d| is_dynamic(d)) {
             inferred.push(crate::ir::DYNAMIC);
-            if !is_dynamic(size) {
-                bail!(rule, "expected dimension {i} of collapsed type to be dynamic since one or more of the corresponding dimensions in the expanded type is dynamic");
-            }
+            ensure!(is_dynamic(size), rule, "expected dimension {i} of collapsed type to be dynamic since one or more of the corresponding dimensions in the expanded type is dynamic");
         } else {
             let product = group.iter().try_fold(1i64, |p, &d| p.checked_mul(d));
             inferred.push(product.unwrap_or(i64::MAX));
-            if product != Some(size) {
-                bail!(
-                    rule,
-                    "expected dimension {i} of collapsed type to be static value of {}",
-                    product.unwrap_or(i64::MAX)
-                );
-            }
+            ensure!(
+                product == Some(size),
+                rule,
+                "expected dimension {i} of collapsed type to be static value of {}",
+                product.unwrap_or(i64::MAX)
+            );
         }
     }
     // `CollapseShapeOp::inferCollapsedType`: the expanded element type, without encoding.
@@ -970,13 +938,12 @@ fn pad_body(m: &Module, op: OpId) -> Check {
         return Ok(());
     };
     let args = m.block_args(block);
-    if args.len() != result_dims.len() {
-        bail!(
-            "tensor.pad",
-            "expected the block to have {} arguments",
-            result_dims.len()
-        );
-    }
+    ensure!(
+        args.len() == result_dims.len(),
+        "tensor.pad",
+        "expected the block to have {} arguments",
+        result_dims.len()
+    );
     if let Some(i) = args
         .iter()
         .position(|&a| !matches!(m.type_data(m.value_type(a)), TypeData::Index))
@@ -1009,22 +976,20 @@ fn reshape(m: &Module, op: OpId) -> Check {
     else {
         return Ok(());
     };
-    if element_type(m, source) != element_type(m, result) {
-        bail!(
-            "tensor.reshape",
-            "element types of source and destination tensor types should be the same"
-        );
-    }
+    ensure!(
+        element_type(m, source) == element_type(m, result),
+        "tensor.reshape",
+        "element types of source and destination tensor types should be the same"
+    );
     let Some(result_dims) = dims(m, result) else {
         return Ok(());
     };
     if let (Some(a), Some(b)) = (elements(m, source), elements(m, result)) {
-        if a != b {
-            bail!(
-                "tensor.reshape",
-                "source and destination tensor should have the same number of elements"
-            );
-        }
+        ensure!(
+            a == b,
+            "tensor.reshape",
+            "source and destination tensor should have the same number of elements"
+        );
     }
     let length = dims(m, shape).and_then(|d| d.first().copied());
     match length {

@@ -4,7 +4,7 @@
 //! encoding (`hlo::verifyBounds`: one bound per dimension, and only on dynamic ones).
 //! Each distinct type is checked once.
 
-use super::{bail, fail, Failure};
+use super::{bail, ensure, fail, Failure};
 use crate::ir::{AttrData, Module, OpId, Type, TypeData};
 use crate::text::type_to_string;
 
@@ -100,15 +100,14 @@ impl<'m> TypeMemo<'m> {
 
 /// `hlo::verifyBounds`, with upstream's messages.
 fn check_bounds(m: &Module, t: Type, shape: &[i64], bounds: &[i64]) -> Result<(), Failure> {
-    if bounds.len() != shape.len() {
-        bail!(
-            "bounds",
-            "Bounds length is {}, expected to be equal to rank({}) of the tensor {}",
-            bounds.len(),
-            shape.len(),
-            type_to_string(m, t)
-        );
-    }
+    ensure!(
+        bounds.len() == shape.len(),
+        "bounds",
+        "Bounds length is {}, expected to be equal to rank({}) of the tensor {}",
+        bounds.len(),
+        shape.len(),
+        type_to_string(m, t)
+    );
     for (dim, (&size, &bound)) in shape.iter().zip(bounds).enumerate() {
         if !super::types::is_dynamic(bound) && !super::types::is_dynamic(size) {
             bail!("bounds", "Static dimension {dim} cannot have a bound, use ShapedType::kDynamic to indicate a missing bound in tensor {}",

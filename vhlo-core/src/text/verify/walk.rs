@@ -8,7 +8,7 @@ use super::structure::{
     classify, collect_symbols, dominance_failure, dominator_tree, func_symbol_uses,
     verify_func_dialect, OpClass, SymbolTable,
 };
-use super::{bail, fail, Check, Sink};
+use super::{bail, ensure, fail, Check, Sink};
 use crate::dialect::codec::{CodecDialect, CodecOp};
 use crate::ir::{
     AttrData, Attribute, Block, Dim, FastMap, Module, OpId, OpParts, Region, Signedness, Symbol,
@@ -595,13 +595,12 @@ fn codec_attribute_kinds(m: &Module, op: OpId, cd: &CodecDialect, spec: &CodecOp
                 _ => (true, ""),
             },
         };
-        if !ok {
-            bail!(
-                "ODS",
-                "attribute '{}' failed to satisfy constraint: {summary}",
-                a.name
-            );
-        }
+        ensure!(
+            ok,
+            "ODS",
+            "attribute '{}' failed to satisfy constraint: {summary}",
+            a.name
+        );
     }
     Ok(())
 }
@@ -682,9 +681,7 @@ fn codec_segments(m: &Module, op: OpId, check_sizes: bool) -> Check {
             );
         }
         let total: i64 = sizes.iter().map(|&x| i64::from(x)).sum();
-        if usize::try_from(total).ok() != Some(count) {
-            bail!("AttrSizedSegments", "{what} count ({count}) does not match with the total size ({total}) specified in attribute '{name}'");
-        }
+        ensure!(usize::try_from(total).ok() == Some(count), "AttrSizedSegments", "{what} count ({count}) does not match with the total size ({total}) specified in attribute '{name}'");
     }
     Ok(())
 }
@@ -996,12 +993,11 @@ fn same_elements(m: &Module, op: OpId, exact: bool) -> Check {
     let Some(first) = types.next() else {
         return Ok(());
     };
-    if !types.all(|t| super::chlo::compatible_elements(m, first, t)) {
-        bail!(
-            "CompatibleOperandsAndResultElementType",
-            "requires compatible element types for all operands and results"
-        );
-    }
+    ensure!(
+        types.all(|t| super::chlo::compatible_elements(m, first, t)),
+        "CompatibleOperandsAndResultElementType",
+        "requires compatible element types for all operands and results"
+    );
     Ok(())
 }
 
@@ -1030,12 +1026,11 @@ fn codec_same_operands_and_result_shape(m: &Module, op: OpId) -> Check {
             w[0].len() == w[1].len()
                 && (w[0].iter().zip(w[1])).all(|(&a, &b)| a == b || a == DYNAMIC || b == DYNAMIC)
         });
-    if !compatible {
-        bail!(
-            "SameOperandsAndResultShape",
-            "requires the same shape for all operands and results"
-        );
-    }
+    ensure!(
+        compatible,
+        "SameOperandsAndResultShape",
+        "requires the same shape for all operands and results"
+    );
     Ok(())
 }
 

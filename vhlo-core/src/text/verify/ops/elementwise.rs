@@ -302,9 +302,13 @@ fn most_specific(
     let mut any_bounds = first.bounds.is_some();
     for s in &ranked[1..] {
         let dims = s.dims.unwrap_or(&[]);
-        if dims.len() != rank {
-            bail!("C2", "Mismatched ranks of types{} vs {}", rank, dims.len());
-        }
+        ensure!(
+            dims.len() == rank,
+            "C2",
+            "Mismatched ranks of types{} vs {}",
+            rank,
+            dims.len()
+        );
         any_bounds |= s.bounds.is_some();
         for i in 0..rank {
             let (l, r) = (sizes[i], dims[i]);

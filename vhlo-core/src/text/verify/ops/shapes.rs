@@ -595,14 +595,13 @@ fn constant(v: OpView) -> Check {
     let Some(value_type) = elements_type(m, value) else {
         return Ok(());
     };
-    if !constant_types_match(m, value_type, have) {
-        bail!(
-            "C1",
-            "inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
-            v.t(value_type),
-            v.t(have)
-        );
-    }
+    ensure!(
+        constant_types_match(m, value_type, have),
+        "C1",
+        "inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
+        v.t(value_type),
+        v.t(have)
+    );
     Ok(())
 }
 
