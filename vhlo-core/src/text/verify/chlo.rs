@@ -9,7 +9,7 @@
 //! (`operand_types:` in spec/dialects/chlo.yaml), checked with the other dialects' ops
 //! (`verify/ods_types.rs`).
 
-use super::types::size_str;
+use super::types::{size_str, tensor_str};
 use crate::ir::{AttrData, Attribute, Dim, Module, OpId, Param, Type, TypeData, DYNAMIC};
 
 const RULE: &str = "CHLO verifier (stablehlo/dialect/ChloOps.cpp, ChloOps.td traits)";
@@ -124,13 +124,10 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
                         .zip(got)
                         .all(|(&a, &b)| dims_compatible(a, b));
                 if !fits {
-                    let dims: String = inferred
-                        .iter()
-                        .map(|&d| format!("{}x", size_str(d)))
-                        .collect();
+                    let element = crate::text::type_to_string(m, element(m, *t));
                     return Some(format!(
-                        "'{name}' op inferred type(s) 'tensor<{dims}{}>' are incompatible with return type(s) of operation '{}'",
-                        crate::text::type_to_string(m, element(m, *t)),
+                        "'{name}' op inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
+                        tensor_str(Some(&inferred), &element, None),
                         crate::text::type_to_string(m, *out)
                     ));
                 }
@@ -206,10 +203,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
                 _ => false,
             };
             if !ok {
-                let text = |e: &str| {
-                    let dims: String = sizes.iter().map(|&d| format!("{}x", size_str(d))).collect();
-                    format!("'tensor<{dims}{e}>'")
-                };
+                let text = |e: &str| format!("'{}'", tensor_str(Some(&sizes), e, None));
                 let got: Vec<String> = outs
                     .iter()
                     .map(|&t| format!("'{}'", crate::text::type_to_string(m, t)))
@@ -313,12 +307,9 @@ fn broadcast_result(
         }
         _ => crate::text::type_to_string(m, element(m, l)),
     };
-    let shape: String = match &inferred {
-        Some(dims) => dims.iter().map(|&d| format!("{}x", size_str(d))).collect(),
-        None => "*x".to_string(),
-    };
     Some(format!(
-        "'{name}' op inferred type(s) 'tensor<{shape}{element}>' are incompatible with return type(s) of operation '{}'",
+        "'{name}' op inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
+        tensor_str(inferred.as_deref(), &element, None),
         crate::text::type_to_string(m, out)
     ))
 }
@@ -615,8 +606,10 @@ fn scan_results(m: &Module, op: OpId) -> Option<String> {
     let want: Vec<String> = inferred
         .iter()
         .map(|(s, e)| {
-            let dims: String = s.iter().map(|&d| format!("{}x", size_str(d))).collect();
-            format!("'tensor<{dims}{}>'", crate::text::type_to_string(m, *e))
+            format!(
+                "'{}'",
+                tensor_str(Some(s), &crate::text::type_to_string(m, *e), None)
+            )
         })
         .collect();
     let got: Vec<String> = results

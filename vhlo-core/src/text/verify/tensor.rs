@@ -29,21 +29,8 @@ pub(super) fn tensor_text(
     element: &str,
     encoding: Option<crate::ir::Attribute>,
 ) -> String {
-    let mut out = String::from("tensor<");
-    for &d in sizes {
-        if d == crate::ir::DYNAMIC {
-            out.push_str("?x");
-        } else {
-            out.push_str(&format!("{d}x"));
-        }
-    }
-    out.push_str(element);
-    if let Some(e) = encoding {
-        out.push_str(", ");
-        out.push_str(&crate::text::attribute_to_string(m, e));
-    }
-    out.push('>');
-    out
+    let encoding = encoding.map(|e| crate::text::attribute_to_string(m, e));
+    super::types::tensor_with_encoding(Some(sizes), element, encoding.as_deref())
 }
 
 /// The number of elements of a statically shaped tensor.

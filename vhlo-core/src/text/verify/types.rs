@@ -776,6 +776,21 @@ pub(crate) fn inferred_str(v: &OpView, i: &Inferred) -> String {
 /// A tensor type as MLIR prints it, `tensor<3x?xf32, #stablehlo.bounds<?, 4>>` (unranked when
 /// `dims` is `None`), with the bounds encoding when some bound is known.
 pub(crate) fn tensor_str(dims: Option<&[Dim]>, element: &str, bounds: Option<&[Dim]>) -> String {
+    let encoding = bounds
+        .filter(|b| b.iter().any(|&x| !is_dynamic(x)))
+        .map(|b| {
+            let parts: Vec<String> = b.iter().map(|&x| size_str(x)).collect();
+            format!("#stablehlo.bounds<{}>", parts.join(", "))
+        });
+    tensor_with_encoding(dims, element, encoding.as_deref())
+}
+
+/// A tensor type as MLIR prints it, with the encoding's text when it has one.
+pub(crate) fn tensor_with_encoding(
+    dims: Option<&[Dim]>,
+    element: &str,
+    encoding: Option<&str>,
+) -> String {
     let Some(dims) = dims else {
         return format!("tensor<*x{element}>");
     };
@@ -785,9 +800,9 @@ pub(crate) fn tensor_str(dims: Option<&[Dim]>, element: &str, bounds: Option<&[D
         s.push('x');
     }
     s.push_str(element);
-    if let Some(b) = bounds.filter(|b| b.iter().any(|&x| !is_dynamic(x))) {
-        let parts: Vec<String> = b.iter().map(|&x| size_str(x)).collect();
-        s.push_str(&format!(", #stablehlo.bounds<{}>", parts.join(", ")));
+    if let Some(e) = encoding {
+        s.push_str(", ");
+        s.push_str(e);
     }
     s.push('>');
     s
