@@ -9,17 +9,10 @@
 //! (`operand_types:` in spec/dialects/chlo.yaml), checked with the other dialects' ops
 //! (`verify/ods_types.rs`).
 
-use super::types::{size_str, tensor_str};
+use super::types::{element_or_self, size_str, tensor_str};
 use crate::ir::{AttrData, Attribute, Dim, Module, OpId, Param, Type, TypeData, DYNAMIC};
 
 const RULE: &str = "CHLO verifier (stablehlo/dialect/ChloOps.cpp, ChloOps.td traits)";
-
-pub(crate) fn element(m: &Module, t: Type) -> Type {
-    match m.type_data(t) {
-        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
-        _ => t,
-    }
-}
 
 fn unranked(m: &Module, t: Type) -> bool {
     matches!(m.type_data(t), TypeData::UnrankedTensor { .. })
@@ -37,7 +30,7 @@ fn shape(m: &Module, t: Type) -> Option<&[Dim]> {
 /// decoded, so not refused.
 pub(crate) fn compatible_elements(m: &Module, a: Type, b: Type) -> bool {
     let textual_quant = |t: Type| {
-        let e = element(m, t);
+        let e = element_or_self(m, t);
         matches!(m.type_data(e), TypeData::Dialect(d) if m.str(d.dialect) == "quant")
             && super::types::quant(m, e).is_none()
     };
@@ -98,7 +91,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
     match short {
         "broadcast_complex" => {
             if let [l, r] = ins[..] {
-                if element(m, l) != element(m, r) {
+                if element_or_self(m, l) != element_or_self(m, r) {
                     return Some(format!(
                         "'{name}' op failed to infer returned types: mismatched operand types"
                     ));
@@ -107,7 +100,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
         }
         "broadcast_select" => {
             if let ([p, t, f], [out]) = (&ins[..], &outs[..]) {
-                if element(m, *t) != element(m, *f) {
+                if element_or_self(m, *t) != element_or_self(m, *f) {
                     return Some(format!(
                         "'{name}' op failed to infer returned types: mismatched operand types"
                     ));
@@ -124,7 +117,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
                         .zip(got)
                         .all(|(&a, &b)| dims_compatible(a, b));
                 if !fits {
-                    let element = crate::text::type_to_string(m, element(m, *t));
+                    let element = crate::text::type_to_string(m, element_or_self(m, *t));
                     return Some(format!(
                         "'{name}' op inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
                         tensor_str(Some(&inferred), &element, None),
@@ -146,7 +139,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
                 _ => None,
             };
             if let Some(&r) = outs.first() {
-                if vt != Some(element(m, r)) {
+                if vt != Some(element_or_self(m, r)) {
                     return Some(format!(
                         "'{name}' op value's type doesn't match element return type"
                     ));
@@ -155,7 +148,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
         }
         "mulhi" => {
             for (i, &t) in ins.iter().enumerate() {
-                let ok = matches!(m.type_data(element(m, t)), TypeData::Integer { width, .. } if [2, 4, 8, 16, 32, 64].contains(width));
+                let ok = matches!(m.type_data(element_or_self(m, t)), TypeData::Integer { width, .. } if [2, 4, 8, 16, 32, 64].contains(width));
                 if !ok || shape(m, t).is_none() {
                     return Some(format!(
                         "'{name}' op operand #{i} must be ranked tensor of 2/4/8/16/32/64-bit integer values, but got '{}'",
@@ -183,7 +176,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
             if let Some(l) = sizes.last_mut() {
                 *l = k;
             }
-            let values = element(m, *ins.first()?);
+            let values = element_or_self(m, *ins.first()?);
             let i32 = crate::ir::TypeData::Integer {
                 width: 32,
                 signedness: crate::ir::Signedness::Signless,
@@ -193,7 +186,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
                 shape(m, t).map_or(unranked(m, t), |d| {
                     d.len() == sizes.len()
                         && d.iter().zip(&sizes).all(|(&a, &b)| dims_compatible(a, b))
-                }) && want(element(m, t))
+                }) && want(element_or_self(m, t))
             };
             let ok = match outs[..] {
                 [v, i] => {
@@ -282,13 +275,13 @@ fn broadcast_result(
     };
     // The element type inferred: i1 for a comparison, complex of the operands' for
     // broadcast_complex, the left operand's otherwise.
-    let got_element = element(m, out);
+    let got_element = element_or_self(m, out);
     let element_fits = match (name, m.type_data(got_element)) {
         ("chlo.broadcast_compare", TypeData::Integer { width: 1, .. }) => true,
         ("chlo.broadcast_compare", _) => false,
-        ("chlo.broadcast_complex", TypeData::Complex(e)) => *e == element(m, l),
+        ("chlo.broadcast_complex", TypeData::Complex(e)) => *e == element_or_self(m, l),
         ("chlo.broadcast_complex", _) => false,
-        _ => compatible_elements(m, element(m, l), got_element),
+        _ => compatible_elements(m, element_or_self(m, l), got_element),
     };
     let shape_fits = inferred.as_ref().is_none_or(|inferred| {
         inferred.len() == got.len()
@@ -303,9 +296,12 @@ fn broadcast_result(
     let element = match name {
         "chlo.broadcast_compare" => "i1".to_string(),
         "chlo.broadcast_complex" => {
-            format!("complex<{}>", crate::text::type_to_string(m, element(m, l)))
+            format!(
+                "complex<{}>",
+                crate::text::type_to_string(m, element_or_self(m, l))
+            )
         }
-        _ => crate::text::type_to_string(m, element(m, l)),
+        _ => crate::text::type_to_string(m, element_or_self(m, l)),
     };
     Some(format!(
         "'{name}' op inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
@@ -536,7 +532,7 @@ fn scan(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
         } else {
             shape(m, t).map(<[Dim]>::to_vec)
         };
-        let compatible = element(m, t) == element(m, a)
+        let compatible = element_or_self(m, t) == element_or_self(m, a)
             && match (expected, shape(m, a)) {
                 (Some(e), Some(b)) => {
                     e.len() == b.len() && e.iter().zip(b).all(|(&x, &y)| dims_compatible(x, y))
@@ -590,7 +586,7 @@ fn scan_results(m: &Module, op: OpId) -> Option<String> {
             }
             s.insert(at, dim_size);
         }
-        inferred.push((s, element(m, t)));
+        inferred.push((s, element_or_self(m, t)));
     }
     let results: Vec<Type> = m.results(op).map(|v| m.value_type(v)).collect();
     // Its `isCompatibleReturnTypes` compares shapes only (`verifyCompatibleShapes`).

@@ -323,6 +323,12 @@ impl<'m> Shaped<'m> {
     }
 }
 
+/// The element type of a tensor, or the type itself (MLIR's `getElementTypeOrSelf` for the
+/// types HLO sees).
+pub(crate) fn element_or_self(m: &Module, t: Type) -> Type {
+    shaped(m, t).map_or(t, |s| s.element)
+}
+
 /// A ranked tensor type: its sizes, element type and bounds (one per dimension, or none).
 #[derive(Clone, Copy)]
 pub(crate) struct Ranked<'m> {
@@ -578,8 +584,7 @@ pub(crate) fn compatible_elements(m: &Module, a: Type, b: Type) -> bool {
 /// quantized with the same storage type and range, expressed type and granularity (their
 /// scales and zero points may differ).
 pub(crate) fn compatible_element_types(m: &Module, a: Type, b: Type) -> bool {
-    let elem = |t: Type| shaped(m, t).map_or(t, |s| s.element);
-    let (a, b) = (elem(a), elem(b));
+    let (a, b) = (element_or_self(m, a), element_or_self(m, b));
     if a == b {
         return true;
     }

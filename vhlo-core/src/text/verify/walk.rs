@@ -974,7 +974,7 @@ fn codec_inferred_results(m: &Module, op: OpId) -> Check {
 /// StableHLO's `HLO_CompatibleOperandsAndResultElementType` (against the first operand's, by
 /// `isCompatibleElementTypeForHloTypeInference`).
 fn same_elements(m: &Module, op: OpId, exact: bool) -> Check {
-    let element = |t| super::chlo::element(m, t);
+    let element = |t| super::types::element_or_self(m, t);
     let operands = m.operands(op).iter().map(|&v| m.value_type(v));
     let results = m.results(op).map(|v| m.value_type(v));
     if exact {

@@ -11,9 +11,9 @@ use crate::ir::{
     AttrData, Attribute, Dim, FloatKind, Module, Param, Type, TypeData, ValueDef, DYNAMIC,
 };
 use crate::text::verify::types::{
-    compatible_element_types, dense_ints, dims_str, enum_case, float_kind, inferred_str, int_list,
-    most_specific_dim, operand, q, quant, ranked, shaped, size_str, tensor_str, Inferred, OpView,
-    Quant, Ranked,
+    compatible_element_types, dense_ints, dims_str, element_or_self, enum_case, float_kind,
+    inferred_str, int_list, most_specific_dim, operand, q, quant, ranked, shaped, size_str,
+    tensor_str, Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -57,12 +57,8 @@ fn list(xs: &[i64]) -> String {
     xs.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
 }
 
-fn element_of(m: &Module, t: Type) -> Type {
-    shaped(m, t).map_or(t, |s| s.element)
-}
-
 fn is_quantized_type(m: &Module, t: Type) -> bool {
-    quant(m, element_of(m, t)).is_some()
+    quant(m, element_or_self(m, t)).is_some()
 }
 
 /// Checks an inferred shape against the op's result as the ops without result-type inference
@@ -153,10 +149,10 @@ fn compatible_operands_and_result_element(v: &OpView) -> Check {
     let Some(&first) = types.first() else {
         return Ok(());
     };
-    let expected = element_of(m, first);
+    let expected = element_or_self(m, first);
     for &t in &types {
         ensure!(
-            compatible_element_types(m, element_of(m, t), expected),
+            compatible_element_types(m, element_or_self(m, t), expected),
             "CompatibleOperandsAndResultElementType",
             "requires compatible element types for all operands and results ({} is not compatible with {})",
             q(v, t),
@@ -611,9 +607,9 @@ fn common_quantization(
 fn conv_quantization(v: &OpView, lhs: Type, rhs: Type, result: Type, d: &ConvDims) -> Check {
     let m = v.m;
     let (le, re, oe) = (
-        element_of(m, lhs),
-        element_of(m, rhs),
-        element_of(m, result),
+        element_or_self(m, lhs),
+        element_or_self(m, rhs),
+        element_or_self(m, result),
     );
     if let Some(axis) = quant(m, re).and_then(|q| q.axis) {
         ensure!(
@@ -1088,9 +1084,9 @@ pub(crate) fn verify_dot_algorithm(m: &Module, a: Attribute) -> Check {
 fn dot_general_quantization(v: &OpView, lhs: Type, rhs: Type, result: Type, d: &DotDims) -> Check {
     let m = v.m;
     let (le, re, oe) = (
-        element_of(m, lhs),
-        element_of(m, rhs),
-        element_of(m, result),
+        element_or_self(m, lhs),
+        element_or_self(m, rhs),
+        element_or_self(m, result),
     );
     if let Some(Quant {
         axis, zero_points, ..
@@ -1255,7 +1251,7 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         }
     }
     // The result element: the operand's for FFT and IFFT.
-    let result_element = v.result_type(0).map(|t| element_of(m, t));
+    let result_element = v.result_type(0).map(|t| element_or_self(m, t));
     let element = if rfft {
         let ok = result_element.filter(
             |&e| matches!(m.type_data(e), TypeData::Complex(inner) if *inner == op.element),

@@ -13,8 +13,9 @@ use std::collections::HashSet;
 
 use crate::ir::{Dim, Type, TypeData, Value, ValueDef, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_dim, compatible_types, dense_ints, inferred_str, int_list, is_dynamic, is_float,
-    matches_inferred, promotable_element, q, shaped, size_str, Inferred, OpView, Shaped,
+    compatible_dim, compatible_types, dense_ints, element_or_self, inferred_str, int_list,
+    is_dynamic, is_float, matches_inferred, promotable_element, q, shaped, size_str, Inferred,
+    OpView, Shaped,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -156,10 +157,6 @@ fn plain_types(xs: Vec<Type>) -> Vec<Want> {
 }
 
 // ---- type predicates of TypeInference.cpp ---------------------------------------------------
-
-fn element_or_self(v: &OpView, t: Type) -> Type {
-    shaped(v.m, t).map_or(t, |s| s.element)
-}
 
 /// A type as the checks below see it: a module type, or a rank-0 tensor of an element type
 /// that the op implies (upstream builds `tensor<e>` for scatter's and select_and_scatter's
@@ -877,7 +874,7 @@ fn scatter(v: &OpView) -> Check {
     );
     let inits: Vec<Ty> = updates
         .iter()
-        .map(|&t| scalar(shaped(v.m, t).map_or(t, |s| s.element)))
+        .map(|&t| scalar(element_or_self(v.m, t)))
         .collect();
     reducer_shape(v, 0, &tys(v, &inputs), &inits, &[], "C23")?;
 
@@ -1464,7 +1461,7 @@ fn gather_shape(
 fn gather(v: &OpView) -> Check {
     // ODS's AllElementTypesMatch, before the inferred type (InferTypeOpInterface verifies last).
     if let (Some(&o), Some(r)) = (v.operand_types().first(), v.result_type(0)) {
-        let (eo, er) = (element_or_self(v, o), element_or_self(v, r));
+        let (eo, er) = (element_or_self(v.m, o), element_or_self(v.m, r));
         ensure!(
             eo == er,
             "C23",
@@ -1580,7 +1577,7 @@ fn sort(v: &OpView) -> Check {
         inputs.len().saturating_mul(2)
     );
     for (i, &t) in inputs.iter().enumerate() {
-        let e = element_or_self(v, t);
+        let e = element_or_self(v.m, t);
         for j in [2 * i, 2 * i + 1] {
             let Some(&a) = args.get(j) else { continue };
             let ok = matches!(v.m.type_data(a), TypeData::RankedTensor { shape, element, encoding: None }
@@ -1668,7 +1665,7 @@ pub(crate) fn infer_map(v: &OpView) -> Result<Vec<Inferred>, Failure> {
             "computation arguments must be 0-rank tensor, but got: arg #{i} of type {}",
             q(v, a)
         );
-        let e = element_or_self(v, t);
+        let e = element_or_self(v.m, t);
         ensure!(
             s.element == e,
             "C4",

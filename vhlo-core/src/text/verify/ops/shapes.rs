@@ -11,9 +11,9 @@
 
 use crate::ir::{Attribute, Dim, Module, Signedness, Type, TypeData, Value, ValueDef, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_element_types, dense_ints, inferred_incompatible, is_dynamic, matches_inferred,
-    most_specific_dim, num_elements, operand, quant, result, shaped, size_str, Inferred, OpView,
-    Quant, Ranked, Shaped,
+    compatible_element_types, dense_ints, element_or_self, inferred_incompatible, is_dynamic,
+    matches_inferred, most_specific_dim, num_elements, operand, quant, result, shaped, size_str,
+    Inferred, OpView, Quant, Ranked, Shaped,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -187,7 +187,7 @@ fn some_bounds(bounds: Vec<i64>) -> Option<Vec<i64>> {
 /// `SameOperandsAndResultElementType`.
 fn same_element_types(v: &OpView) -> Check {
     let m = v.m;
-    let el = |t: Type| shaped(m, t).map_or(t, |s| s.element);
+    let el = |t: Type| element_or_self(m, t);
     if let Some(first) = all_types(v).next() {
         if let Some(other) = all_types(v).find(|&t| el(t) != el(first)) {
             bail!(
@@ -230,7 +230,7 @@ fn compatible_operand_and_result_elements(v: &OpView) -> Check {
 /// `AllElementTypesMatch` over the named operands and results (by their types).
 fn all_element_types_match(v: &OpView, names: &str, types: &[Option<Type>]) -> Check {
     let m = v.m;
-    let el = |t: Type| shaped(m, t).map_or(t, |s| s.element);
+    let el = |t: Type| element_or_self(m, t);
     let types: Vec<Type> = types.iter().flatten().copied().collect();
     if let Some(&first) = types.first() {
         if types.iter().any(|&t| el(t) != el(first)) {
@@ -287,7 +287,7 @@ fn is_unique(xs: &[i64]) -> bool {
 // ---- quantization ----------------------------------------------------------------------------
 
 fn quant_of(m: &Module, t: Type) -> Option<Quant> {
-    quant(m, shaped(m, t).map_or(t, |s| s.element))
+    quant(m, element_or_self(m, t))
 }
 
 /// Per-tensor quantized on both sides: the same scale and zero point (the same element type).
@@ -931,7 +931,7 @@ fn dynamic_slice(v: OpView) -> Check {
 /// Whether the element types of `types` are all the same (`tensorsHaveSameElType`, floats of
 /// any precision counting as the same).
 fn same_index_elements(m: &Module, types: &[Type]) -> bool {
-    let el = |t: Type| shaped(m, t).map_or(t, |s| s.element);
+    let el = |t: Type| element_or_self(m, t);
     let float = |t: Type| matches!(m.type_data(t), TypeData::Float(_));
     let Some(&first) = types.first() else {
         return true;
@@ -1052,17 +1052,15 @@ pub(crate) fn infer_get_dimension_size(v: &OpView) -> Result<Vec<Inferred>, Fail
     dim_in_bounds("C1", dim, operand.rank())?;
     // The result must be a `tensor<i32>`; its element type is the `i32` to infer with.
     let have = v.result_type(0);
-    let i32_type = have
-        .map(|t| shaped(v.m, t).map_or(t, |s| s.element))
-        .filter(|&e| {
-            matches!(
-                v.m.type_data(e),
-                TypeData::Integer {
-                    width: 32,
-                    signedness: Signedness::Signless
-                }
-            )
-        });
+    let i32_type = have.map(|t| element_or_self(v.m, t)).filter(|&e| {
+        matches!(
+            v.m.type_data(e),
+            TypeData::Integer {
+                width: 32,
+                signedness: Signedness::Signless
+            }
+        )
+    });
     let Some(i32_type) = i32_type else {
         bail!(
             "C1",
