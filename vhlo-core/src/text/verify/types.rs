@@ -568,18 +568,6 @@ pub(crate) fn quant(m: &Module, e: Type) -> Option<Quant> {
     }
 }
 
-/// `hlo::isCompatibleElementTypeForHloTypeInference`: equal, or both quantized with the same
-/// storage and expressed types (their scales and zero points may differ).
-pub(crate) fn compatible_elements(m: &Module, a: Type, b: Type) -> bool {
-    if a == b {
-        return true;
-    }
-    match (quant(m, a), quant(m, b)) {
-        (Some(qa), Some(qb)) => qa.storage == qb.storage && qa.expressed == qb.expressed,
-        _ => false,
-    }
-}
-
 /// Base.cpp's `isCompatibleElementTypeForHloTypeInference`: equal element types, or both
 /// quantized with the same storage type and range, expressed type and granularity (their
 /// scales and zero points may differ).
@@ -608,7 +596,7 @@ pub(crate) fn compatible_types(m: &Module, a: Type, b: Type) -> bool {
     }
     match (shaped(m, a), shaped(m, b)) {
         (Some(sa), Some(sb)) => {
-            compatible_elements(m, sa.element, sb.element)
+            compatible_element_types(m, sa.element, sb.element)
                 && compatible_shapes(sa.dims, sb.dims)
                 && bounds_compatible(&sa, &sb)
         }
@@ -668,7 +656,7 @@ pub(crate) fn matches_inferred(m: &Module, inferred: &Inferred, actual: Type) ->
     let Some(s) = shaped(m, actual) else {
         return false;
     };
-    if !compatible_elements(m, inferred.element, s.element) {
+    if !compatible_element_types(m, inferred.element, s.element) {
         return false;
     }
     let (Some(want), Some(have)) = (inferred.dims.as_deref(), s.dims) else {

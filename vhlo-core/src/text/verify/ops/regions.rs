@@ -1955,4 +1955,24 @@ mod tests {
         let e = ok(&reduce.replace("dimensions = [1]", "dimensions = [2]")).unwrap_err();
         assert!(e.contains("Out-of-bounds dimension 2"), "{e}");
     }
+
+    /// A branch's quantized type is compatible with the result's only with the same storage
+    /// range (`isCompatibleElementTypeForHloTypeInference`); the scales may differ. jaxlib
+    /// (StableHLO 1.17.0) refuses the first program and accepts the second.
+    #[test]
+    fn case_results_need_the_same_storage_range() {
+        let src = |result: &str| {
+            format!(
+                "func.func @main(%i: tensor<i32>, %a: tensor<4x!quant.uniform<i8:f32, 1.0>>) -> tensor<4x{result}> {{\n  %0 = \"stablehlo.case\"(%i) ({{\n    \"stablehlo.return\"(%a) : (tensor<4x!quant.uniform<i8:f32, 1.0>>) -> ()\n  }}) : (tensor<i32>) -> tensor<4x{result}>\n  return %0 : tensor<4x{result}>\n}}\n"
+            )
+        };
+        let e = crate::text::parse(&src("!quant.uniform<i8<-127:127>:f32, 1.0>"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("inferred type(s) 'tensor<4x!quant.uniform<i8:f32, 1.000000e+00>>' are incompatible"),
+            "{e}"
+        );
+        assert!(crate::text::parse(&src("!quant.uniform<i8:f32, 2.0>")).is_ok());
+    }
 }
