@@ -11,9 +11,9 @@
 
 use crate::ir::{Attribute, Dim, Module, Signedness, Type, TypeData, Value, ValueDef, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_element_types, dense_ints, element_or_self, inferred_incompatible, is_dynamic,
-    matches_inferred, most_specific_dim, num_elements, operand, quant, result, shaped, size_str,
-    Inferred, OpView, Quant, Ranked, Shaped,
+    compatible_element_types, compatible_types, dense_ints, element_or_self, inferred_incompatible,
+    is_dynamic, matches_inferred, most_specific_dim, num_elements, operand, quant, result, shaped,
+    size_str, Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -119,33 +119,6 @@ fn const_shape(
             ))
         }
     }
-}
-
-/// `hlo::isCompatibleForHloTypeInference` on two types: compatible shapes (each static size
-/// within the other's bound) and compatible element types; other types only when equal.
-fn compatible_types(m: &Module, a: Type, b: Type) -> bool {
-    if a == b {
-        return true;
-    }
-    match (shaped(m, a), shaped(m, b)) {
-        (Some(sa), Some(sb)) => {
-            compatible_element_types(m, sa.element, sb.element) && compatible_shapes(&sa, &sb)
-        }
-        _ => false,
-    }
-}
-
-fn compatible_shapes(a: &Shaped, b: &Shaped) -> bool {
-    let (Some(da), Some(db)) = (a.dims, b.dims) else {
-        return true;
-    };
-    if da.len() != db.len() {
-        return false;
-    }
-    da.iter().zip(db).enumerate().all(|(i, (&x, &y))| {
-        let fits = |d: Dim, o: &Shaped| o.bound(i).is_none_or(|b| is_dynamic(d) || d <= b);
-        (x == y || is_dynamic(x) || is_dynamic(y)) && fits(x, b) && fits(y, a)
-    })
 }
 
 /// Compares the op's results with the inferred types as upstream's `isCompatibleReturnTypes`
