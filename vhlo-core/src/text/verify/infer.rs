@@ -84,7 +84,7 @@ fn infer(v: &OpView) -> Result<Option<Shapes>, super::Failure> {
         K::Constant => match v
             .m
             .property(v.op, "value")
-            .and_then(|a| shapes::elements_type(v.m, a))
+            .and_then(|a| super::types::elements_type(v.m, a))
         {
             Some(t) => T(vec![t]),
             None => return Ok(None),

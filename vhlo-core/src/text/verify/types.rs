@@ -4,7 +4,7 @@
 
 use crate::ir::{
     AttrData, Attribute, Block, Dim, FloatKind, Module, OpId, Param, Region, Signedness, Type,
-    TypeData, Value, DYNAMIC,
+    TypeData, Value, ValueDef, DYNAMIC,
 };
 use crate::text::{attribute_to_string, type_to_string};
 use crate::vhlo::StablehloOp;
@@ -224,6 +224,39 @@ pub(crate) fn dense_ints(m: &Module, a: Attribute) -> Option<(Vec<Dim>, Vec<i64>
         values = vec![v; count as usize];
     }
     Some((dims, values))
+}
+
+/// The type of an elements attribute (the result type `inferConstantOp` infers).
+pub(crate) fn elements_type(m: &Module, a: Attribute) -> Option<Type> {
+    use crate::ir::AttrData;
+    match m.attr_data(a) {
+        AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => Some(*ty),
+        _ => None,
+    }
+}
+
+/// The integers of a constant operand (`hlo::matchInts`): the value of the `stablehlo.constant`
+/// or `arith.constant` that defines it, when it holds dense integer elements. A constant
+/// of more than `max` elements is not expanded (a splat can stand for millions; no shape
+/// operand of a checked op can use them): `Err(its element count)`.
+pub(crate) fn constant_ints(m: &Module, value: Value, max: usize) -> Option<Result<Vec<i64>, i64>> {
+    let ValueDef::Result { op, .. } = m.value_def(value) else {
+        return None;
+    };
+    let name = m.op_name_str(op);
+    if name != "stablehlo.constant" && name != "arith.constant" {
+        return None;
+    }
+    let a = m
+        .property(op, "value")
+        .or_else(|| m.attribute(op, "value"))?;
+    let count = shaped(m, elements_type(m, a)?)?
+        .dims
+        .and_then(num_elements)?;
+    if usize::try_from(count).map_or(true, |c| c > max) {
+        return Some(Err(count));
+    }
+    dense_ints(m, a).map(|(_, v)| Ok(v))
 }
 
 /// A little-endian integer of `width` bits, sign-extended when `signed`.

@@ -7,12 +7,10 @@
 //! The checks run in upstream's order, so that a program breaking several constraints gets the
 //! error libStablehlo gives first. Messages keep upstream's wording.
 
-use crate::ir::{
-    AttrData, Attribute, Dim, FloatKind, Module, Param, Type, TypeData, ValueDef, DYNAMIC,
-};
+use crate::ir::{AttrData, Attribute, Dim, FloatKind, Module, Param, Type, TypeData, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_element_types, dense_ints, dims_str, element_or_self, enum_case, float_kind,
-    inferred_str, int_list, most_specific_dim, operand, q, quant, ranked, shaped, size_str,
+    compatible_element_types, constant_ints, dense_ints, dims_str, element_or_self, enum_case,
+    float_kind, inferred_str, most_specific_dim, operand, q, quant, ranked, shaped, size_str,
     tensor_str, Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
@@ -668,20 +666,6 @@ fn convolution(v: &OpView) -> Check {
     Ok(())
 }
 
-/// The integers of a value defined by `stablehlo.constant` (upstream's `matchInts`).
-fn constant_ints(m: &Module, value: crate::ir::Value) -> Option<Vec<i64>> {
-    let ValueDef::Result { op, .. } = m.value_def(value) else {
-        return None;
-    };
-    if m.op_name_str(op) != "stablehlo.constant" {
-        return None;
-    }
-    let a: Attribute = m
-        .property(op, "value")
-        .or_else(|| m.attribute(op, "value"))?;
-    int_list(m, a)
-}
-
 /// The result type of a dynamic_conv (`inferDynamicConvOp`): the checks of convolution, the
 /// padding operand's shape `[N - 2, 2]` (C4), and, when the padding is a constant, the window
 /// (C2...C9) and the result shape. `Ok(None)` when the padding is not a constant.
@@ -709,7 +693,13 @@ pub(crate) fn infer_dynamic_conv(v: &OpView) -> Result<Option<Inferred>, Failure
         padding.dim(0),
         padding.dim(1)
     );
-    let Some(values) = v.operands().get(2).and_then(|&p| constant_ints(v.m, p)) else {
+    // The padding's type is [spatial, 2] (checked above).
+    let max = usize::try_from(spatial.saturating_mul(2)).unwrap_or(0);
+    let values = v
+        .operands()
+        .get(2)
+        .and_then(|&p| constant_ints(v.m, p, max));
+    let Some(Ok(values)) = values else {
         return Ok(None);
     };
     let window = window_dimensions(
@@ -1554,6 +1544,22 @@ mod tests {
         let e = window_dimensions(&[3, 3], &[1, 0], &[], 0, &[], &[], 0).unwrap_err();
         assert!(e.message.contains("positive stride for 1-th"));
         assert!(window_dimensions(&[3, DYNAMIC], &[], &[], 0, &[], &[], 2).is_ok());
+    }
+
+    /// A padding from `arith.constant` is a constant to upstream's `matchInts` too, so the window
+    /// of a dynamic_conv is checked with it; jaxlib (StableHLO 1.17.0) refuses both programs.
+    #[test]
+    fn dynamic_conv_padding_from_any_constant() {
+        for constant in ["stablehlo.constant", "arith.constant"] {
+            let src = format!(
+                "func.func @f(%a: tensor<100x26x26x32xf32>, %b: tensor<3x3x1x32xf32>) -> tensor<100x28x28x1xf32> {{\n  %p = {constant} dense<2> : tensor<2x2xi64>\n  %r = \"stablehlo.dynamic_conv\"(%a, %b, %p) {{dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f]>, feature_group_count = 1 : i64, batch_group_count = 1 : i64, window_strides = array<i64: 0, 1>}} : (tensor<100x26x26x32xf32>, tensor<3x3x1x32xf32>, tensor<2x2xi64>) -> tensor<100x28x28x1xf32>\n  return %r : tensor<100x28x28x1xf32>\n}}\n"
+            );
+            let e = crate::text::parse(&src).unwrap_err().to_string();
+            assert!(
+                e.contains("expects window to have positive stride for 0-th window dimension"),
+                "{constant}: {e}"
+            );
+        }
     }
 
     #[test]

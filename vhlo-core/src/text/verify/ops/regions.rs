@@ -11,9 +11,9 @@
 
 use std::collections::HashSet;
 
-use crate::ir::{Dim, Type, TypeData, Value, ValueDef, DYNAMIC};
+use crate::ir::{Dim, Type, TypeData, Value, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_dim, compatible_types, dense_ints, element_or_self, inferred_str, int_list,
+    compatible_dim, compatible_types, constant_ints, dense_ints, element_or_self, inferred_str,
     is_dynamic, is_float, matches_inferred, promotable_element, q, shaped, size_str, Inferred,
     OpView, Shaped,
 };
@@ -1493,21 +1493,6 @@ pub(crate) fn infer_gather(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     Ok(vec![gather_shape(&start, &slice, &d, operand.element)?])
 }
 
-/// The integers of a constant (`stablehlo.constant`, `arith.constant`) that defines `x`.
-fn constant_ints(v: &OpView, x: Value) -> Option<Vec<i64>> {
-    let ValueDef::Result { op, .. } = v.m.value_def(x) else {
-        return None;
-    };
-    let name = v.m.op_name_str(op);
-    if name != "stablehlo.constant" && name != "arith.constant" {
-        return None;
-    }
-    let a =
-        v.m.property(op, "value")
-            .or_else(|| v.m.attribute(op, "value"))?;
-    int_list(v.m, a)
-}
-
 /// dynamic_gather: C1–C21 (dimension numbers and constant slice sizes), C22/C23
 /// (inferred result).
 fn dynamic_gather(v: &OpView) -> Check {
@@ -1536,7 +1521,10 @@ pub(crate) fn infer_dynamic_gather(v: &OpView) -> Result<Vec<Inferred>, Failure>
         zd.len()
     );
     verify_gather(od, sd, zd[0], &d)?;
-    let sizes = v.operands().get(2).and_then(|&x| constant_ints(v, x));
+    let max = usize::try_from(zd[0]).unwrap_or(0);
+    let sizes = (v.operands().get(2))
+        .and_then(|&x| constant_ints(v.m, x, max))
+        .and_then(Result::ok);
     if let Some(sizes) = &sizes {
         gather_slice_sizes(od, sizes, &d)?;
     }

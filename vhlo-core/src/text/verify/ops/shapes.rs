@@ -9,11 +9,11 @@
 //! The parts of the ODS operand and result types that are about shapes (statically shaped,
 //! 0-D or 1-D, single bounded dimension) are checked here too, with rule `ODS`.
 
-use crate::ir::{Attribute, Dim, Module, Signedness, Type, TypeData, Value, ValueDef, DYNAMIC};
+use crate::ir::{Dim, Module, Signedness, Type, TypeData, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_element_types, compatible_types, dense_ints, element_or_self, inferred_incompatible,
-    is_dynamic, matches_inferred, most_specific_dim, num_elements, operand, quant, result, shaped,
-    size_str, Inferred, OpView, Quant, Ranked,
+    compatible_element_types, compatible_types, constant_ints, element_or_self, elements_type,
+    inferred_incompatible, is_dynamic, matches_inferred, most_specific_dim, num_elements, operand,
+    quant, result, shaped, size_str, Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -61,30 +61,6 @@ fn int_attr(v: &OpView, name: &str) -> Option<i64> {
     v.int(name).and_then(|x| i64::try_from(x).ok())
 }
 
-/// The integers of a constant operand (`hlo::matchInts`): the value of the `stablehlo.constant`
-/// (or other constant op) that defines it, when it holds dense integer elements. A constant
-/// of more than `max` elements is not expanded (a splat can stand for millions; no shape
-/// operand of a checked op can use them): `Err(its element count)`.
-pub(crate) fn const_ints(m: &Module, value: Value, max: usize) -> Option<Result<Vec<i64>, i64>> {
-    let ValueDef::Result { op, .. } = m.value_def(value) else {
-        return None;
-    };
-    let name = m.op_name_str(op);
-    if name != "stablehlo.constant" && name != "arith.constant" {
-        return None;
-    }
-    let a = m
-        .property(op, "value")
-        .or_else(|| m.attribute(op, "value"))?;
-    let count = shaped(m, elements_type(m, a)?)?
-        .dims
-        .and_then(num_elements)?;
-    if usize::try_from(count).map_or(true, |c| c > max) {
-        return Some(Err(count));
-    }
-    dense_ints(m, a).map(|(_, v)| Ok(v))
-}
-
 /// A constant shape operand (operand `i`) for a result of rank `rank`: its values, or a
 /// failure of `rule` when it has more values than the result has dimensions.
 fn const_shape(
@@ -94,13 +70,21 @@ fn const_shape(
     rule: &'static str,
     t: Type,
 ) -> Result<Option<Vec<i64>>, Failure> {
-    match v.operands().get(i).and_then(|&x| const_ints(v.m, x, rank)) {
+    match v
+        .operands()
+        .get(i)
+        .and_then(|&x| constant_ints(v.m, x, rank))
+    {
         None => Ok(None),
         Some(Ok(shape)) => Ok(Some(shape)),
         Some(Err(count)) => {
             // MLIR lists the values; a large constant is counted instead.
             let values = (count <= 1024)
-                .then(|| v.operands().get(i).and_then(|&x| const_ints(v.m, x, 1024)))
+                .then(|| {
+                    v.operands()
+                        .get(i)
+                        .and_then(|&x| constant_ints(v.m, x, 1024))
+                })
                 .flatten()
                 .and_then(Result::ok);
             let shape = match values {
@@ -578,15 +562,6 @@ fn constant(v: OpView) -> Check {
     Ok(())
 }
 
-/// The type of an elements attribute (the result type `inferConstantOp` infers).
-pub(crate) fn elements_type(m: &Module, a: Attribute) -> Option<Type> {
-    use crate::ir::AttrData;
-    match m.attr_data(a) {
-        AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => Some(*ty),
-        _ => None,
-    }
-}
-
 /// `ConstantOp::isCompatibleReturnTypes`: equal types, where a quantized result is compared
 /// by its storage type.
 fn constant_types_match(m: &Module, value: Type, result: Type) -> bool {
@@ -789,7 +764,7 @@ fn dynamic_pad(v: OpView) -> Check {
     let ops = v.operands();
     let consts = |i: usize| {
         ops.get(i)
-            .and_then(|&x| const_ints(m, x, rank))
+            .and_then(|&x| constant_ints(m, x, rank))
             .and_then(Result::ok)
     };
     let interior = consts(4);
@@ -1275,7 +1250,7 @@ pub(crate) fn infer_set_dimension_size(v: &OpView) -> Result<Vec<Inferred>, Fail
     if let Some(&value) = v
         .operands()
         .get(1)
-        .and_then(|&x| const_ints(v.m, x, 1))
+        .and_then(|&x| constant_ints(v.m, x, 1))
         .and_then(Result::ok)
         .as_ref()
         .and_then(|c| c.first())
