@@ -690,12 +690,13 @@ pub(crate) fn matches_inferred(m: &Module, inferred: &Inferred, actual: Type) ->
     if want.len() != have.len() {
         return false;
     }
+    // `verifyCompatibleShapeWithBounds`: each static size within the other side's bound.
+    let within = |size: Dim, bound: Option<i64>| {
+        bound.is_none_or(|b| is_dynamic(b) || is_dynamic(size) || size <= b)
+    };
     want.iter().zip(have).enumerate().all(|(i, (&w, &h))| {
-        let bound_ok = match inferred.bounds.as_ref().and_then(|b| b.get(i)) {
-            Some(&b) if !is_dynamic(b) && !is_dynamic(h) => h <= b,
-            _ => true,
-        };
-        compatible_dim(w, h) && bound_ok
+        let inferred_bound = inferred.bounds.as_ref().and_then(|b| b.get(i).copied());
+        compatible_dim(w, h) && within(h, inferred_bound) && within(w, s.bound(i))
     })
 }
 

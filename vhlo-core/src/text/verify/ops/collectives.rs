@@ -1855,6 +1855,25 @@ mod tests {
             .map(|e| e.0.first().map(|d| d.to_string()).unwrap_or_default())
     }
 
+    /// An inferred static size must fit the result's bound, as `verifyCompatibleShapeWithBounds`
+    /// checks both ways: jaxlib (StableHLO 1.17.0) refuses a `tensor<5xf32>` all_reduce whose
+    /// result is bounded by 3, and accepts one bounded by 5.
+    #[test]
+    fn inferred_sizes_fit_the_results_bounds() {
+        let src = |bound: u32| {
+            let r = format!("tensor<?xf32, #stablehlo.bounds<{bound}>>");
+            format!(
+                "func.func @main(%x: tensor<5xf32>) -> {r} {{\n  %0 = \"stablehlo.all_reduce\"(%x) ({{\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n    %s = stablehlo.add %a, %b : tensor<f32>\n    stablehlo.return %s : tensor<f32>\n  }}) {{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}} : (tensor<5xf32>) -> {r}\n  return %0 : {r}\n}}\n"
+            )
+        };
+        let e = crate::text::parse(&src(3)).unwrap_err().to_string();
+        assert!(
+            e.contains("inferred type(s) 'tensor<5xf32>' are incompatible"),
+            "{e}"
+        );
+        assert!(crate::text::parse(&src(5)).is_ok());
+    }
+
     #[test]
     fn replica_groups() {
         let all_reduce = |groups: &str, extra: &str| {

@@ -11,9 +11,9 @@
 
 use crate::ir::{Dim, Module, Signedness, Type, TypeData, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_element_types, compatible_types, constant_ints, element_or_self, elements_type,
-    inferred_incompatible, is_dynamic, matches_inferred, most_specific_dim, num_elements, operand,
-    quant, result, shaped, size_str, Inferred, OpView, Quant, Ranked,
+    check_inferred_components, compatible_element_types, compatible_types, constant_ints,
+    element_or_self, elements_type, is_dynamic, most_specific_dim, num_elements, operand, quant,
+    result, shaped, size_str, Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -102,33 +102,6 @@ fn const_shape(
                 ),
             ))
         }
-    }
-}
-
-/// Compares the op's results with the inferred types as upstream's `isCompatibleReturnTypes`
-/// does ([`matches_inferred`], and each inferred static size within the result's bound), with
-/// the message of an `InferTypeOpInterface` op, as jaxlib gives it.
-fn check_results(v: &OpView, inferred: &[Inferred], rule: &'static str) -> Check {
-    let actual = v.result_types();
-    let within_bound = |want: &Inferred, have: Type| {
-        let Some(s) = shaped(v.m, have) else {
-            return true;
-        };
-        !want.dims.as_deref().is_some_and(|dims| {
-            dims.iter()
-                .enumerate()
-                .any(|(i, &d)| s.bound(i).is_some_and(|b| !is_dynamic(d) && d > b))
-        })
-    };
-    let fits = actual.len() == inferred.len()
-        && inferred
-            .iter()
-            .zip(&actual)
-            .all(|(want, &have)| matches_inferred(v.m, want, have) && within_bound(want, have));
-    if fits {
-        Ok(())
-    } else {
-        Err(inferred_incompatible(v, inferred, rule))
     }
 }
 
@@ -377,7 +350,7 @@ fn broadcast_quant(v: &OpView, operand: &Ranked, result: &Ranked, dims: &[i64]) 
 fn broadcast(v: OpView) -> Check {
     same_element_types(&v)?;
     let inferred = infer_broadcast(&v)?;
-    check_results(&v, &inferred, "C2")
+    check_inferred_components(&v, &inferred, "C2")
 }
 
 /// The shape function of broadcast (`inferBroadcastOp`).
@@ -445,7 +418,7 @@ fn concatenate(v: OpView) -> Check {
     );
     same_element_types(&v)?;
     let inferred = infer_concatenate(&v)?;
-    check_results(&v, &inferred, "C6")
+    check_inferred_components(&v, &inferred, "C6")
 }
 
 /// The shape function of concatenate (`inferConcatenateOp`): sizes add up along `dimension`
@@ -873,7 +846,7 @@ fn dynamic_slice(v: OpView) -> Check {
         &[v.operand_type(0), v.result_type(0)],
     )?;
     let inferred = infer_dynamic_slice(&v)?;
-    check_results(&v, &inferred, "C5")
+    check_inferred_components(&v, &inferred, "C5")
 }
 
 /// Whether the element types of `types` are all the same (`tensorsHaveSameElType`, floats of
@@ -940,7 +913,7 @@ fn dynamic_update_slice(v: OpView) -> Check {
         &[v.operand_type(0), v.operand_type(1), v.result_type(0)],
     )?;
     let inferred = infer_dynamic_update_slice(&v)?;
-    check_results(&v, &inferred, "C1")
+    check_inferred_components(&v, &inferred, "C1")
 }
 
 /// The shape function of dynamic_update_slice (`inferDynamicUpdateSliceOp`): the operand's
@@ -988,7 +961,7 @@ pub(crate) fn infer_dynamic_update_slice(v: &OpView) -> Result<Vec<Inferred>, Fa
 /// get_dimension_size (C1): a `tensor<i32>`.
 fn get_dimension_size(v: OpView) -> Check {
     let inferred = infer_get_dimension_size(&v)?;
-    check_results(&v, &inferred, "C1")
+    check_inferred_components(&v, &inferred, "C1")
 }
 
 /// The shape function of get_dimension_size (`inferGetDimensionSizeOp`).
@@ -1043,7 +1016,7 @@ fn pad(v: OpView) -> Check {
         &["edge_padding_low", "edge_padding_high", "interior_padding"],
     )?;
     let inferred = infer_pad(&v)?;
-    check_results(&v, &inferred, "C4")
+    check_inferred_components(&v, &inferred, "C4")
 }
 
 /// `AllMatchSameOperatorTrait` on the sizes of array attributes.
@@ -1199,7 +1172,7 @@ fn reverse(v: OpView) -> Check {
         );
     }
     let inferred = infer_reverse(&v)?;
-    check_results(&v, &inferred, "C1")
+    check_inferred_components(&v, &inferred, "C1")
 }
 
 /// The shape function of reverse (`inferReverseOp`): the operand's type.
@@ -1220,7 +1193,7 @@ fn of_type(r: &Ranked) -> Inferred {
 /// the result's size there becomes dynamic (bounded by the operand's), or the constant size.
 fn set_dimension_size(v: OpView) -> Check {
     let inferred = infer_set_dimension_size(&v)?;
-    check_results(&v, &inferred, "C1")
+    check_inferred_components(&v, &inferred, "C1")
 }
 
 /// The shape function of set_dimension_size (`inferSetDimensionSizeOp`).
@@ -1272,7 +1245,7 @@ fn slice(v: OpView) -> Check {
     same_element_types(&v)?;
     same_sizes(&v, &["start_indices", "limit_indices", "strides"])?;
     let inferred = infer_slice(&v)?;
-    check_results(&v, &inferred, "C5")
+    check_inferred_components(&v, &inferred, "C5")
 }
 
 /// The shape function of slice (`inferSliceOp`), with bounds.
@@ -1350,7 +1323,7 @@ fn transpose(v: OpView) -> Check {
             }
         }
     }
-    check_results(&v, &inferred, "C3")
+    check_inferred_components(&v, &inferred, "C3")
 }
 
 /// The shape function of transpose (`inferTransposeOp`), with bounds.
