@@ -183,6 +183,8 @@ pub const VERIFIED_TRAITS: &[&str] = &[
     "CompatibleOperandsAndResultElementType",
     "Elementwise",
     "SameOperandsAndResultShape",
+    // Its value is a constant to `hlo::matchInts` (text/verify/types.rs `constant_ints`).
+    "ConstantLike",
     // Structural (text/verify/structure.rs `classify`).
     "IsolatedFromAbove",
     "NoTerminator",

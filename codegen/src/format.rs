@@ -871,6 +871,7 @@ fn dialect_model(dialect: &str, o: &DialectOp) -> StablehloOp {
         compatible_operands_and_result_type: false,
         elementwise_first: false,
         commutative: false,
+        constant_like: false,
         implicit_terminator: false,
         also: Vec::new(),
         operands: o.operands.iter().map(field).collect(),

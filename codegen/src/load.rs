@@ -222,7 +222,8 @@ pub struct RawStablehloOp {
     #[serde(default)]
     pub region_types: Vec<SStr>,
     /// ODS traits, in ODS's order: `compatible_operands_and_result_type` (the verifier checks
-    /// it), `commutative` (reduce's compact form), `elementwise` (where ODS lists it before
+    /// it), `commutative` (reduce's compact form), `constant_like` (a constant to
+    /// `hlo::matchInts`), `elementwise` (where ODS lists it before
     /// the type traits, the verifier checks it first) and `single_block_implicit_terminator`
     /// (its regions end in `stablehlo.return`).
     #[serde(default)]

@@ -196,6 +196,8 @@ pub struct StablehloOp {
     pub compatible_operands_and_result_type: bool,
     /// ODS's `Commutative`: the compact `applies` form of reduce accepts the op.
     pub commutative: bool,
+    /// ODS's `ConstantLike`: its value is a constant to `hlo::matchInts`.
+    pub constant_like: bool,
     /// ODS's `SingleBlockImplicitTerminator<"ReturnOp">`: its regions end in `stablehlo.return`.
     pub implicit_terminator: bool,
     /// ODS's `Elementwise` listed before the op's type traits (spec `traits`, in ODS's order):
@@ -363,6 +365,7 @@ fn region_constraints(
 const OP_TRAITS: &[&str] = &[
     "compatible_operands_and_result_type",
     "commutative",
+    "constant_like",
     "elementwise",
     "single_block_implicit_terminator",
 ];
@@ -1071,6 +1074,7 @@ pub fn lower(raw: &RawSpec, diags: &mut Diagnostics) -> Spec {
                 .iter()
                 .any(|t| t.value == "compatible_operands_and_result_type"),
             commutative: s.traits.iter().any(|t| t.value == "commutative"),
+            constant_like: s.traits.iter().any(|t| t.value == "constant_like"),
             implicit_terminator: s
                 .traits
                 .iter()

@@ -634,6 +634,7 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
         .iter()
         .map(|f| f.stablehlo.compatible_operands_and_result_type);
     let s_commutative = spec.ops.iter().map(|f| f.stablehlo.commutative);
+    let s_constant_like = spec.ops.iter().map(|f| f.stablehlo.constant_like);
     let s_implicit_terminator = spec.ops.iter().map(|f| f.stablehlo.implicit_terminator);
     let s_elementwise_first = spec.ops.iter().map(|f| f.stablehlo.elementwise_first);
     let s_regions = spec.ops.iter().map(|f| {
@@ -1046,6 +1047,11 @@ pub(super) fn emit(spec: &Spec) -> TokenStream {
             /// ODS's `Commutative` (spec `traits`): reduce's compact `applies` form accepts the op.
             pub fn is_commutative(self) -> bool {
                 const C: &[bool] = &[ #(#s_commutative),* ];
+                C[self as usize]
+            }
+            /// ODS's `ConstantLike` (spec `traits`): its value is a constant to `hlo::matchInts`.
+            pub fn is_constant_like(self) -> bool {
+                const C: &[bool] = &[ #(#s_constant_like),* ];
                 C[self as usize]
             }
             /// The pretty names of the results (ODS names an op's results when it has several

@@ -235,21 +235,34 @@ pub(crate) fn elements_type(m: &Module, a: Attribute) -> Option<Type> {
     }
 }
 
-/// The integers of a constant operand (`hlo::matchInts`): the value of the `stablehlo.constant`
-/// or `arith.constant` that defines it, when it holds dense integer elements. A constant
-/// of more than `max` elements is not expanded (a splat can stand for millions; no shape
-/// operand of a checked op can use them): `Err(its element count)`.
+/// The integers of a constant operand (`hlo::matchInts`): the dense integer elements of the
+/// op that defines it, when that op is `ConstantLike` (spec `traits`: `stablehlo.constant`,
+/// `arith.constant`, `chlo.constant`, `shape.const_shape`). A constant of more than `max`
+/// elements is not expanded (a splat can stand for millions; no shape operand of a checked op
+/// can use them): `Err(its element count)`.
 pub(crate) fn constant_ints(m: &Module, value: Value, max: usize) -> Option<Result<Vec<i64>, i64>> {
     let ValueDef::Result { op, .. } = m.value_def(value) else {
         return None;
     };
     let name = m.op_name_str(op);
-    if name != "stablehlo.constant" && name != "arith.constant" {
+    let constant_like = match StablehloOp::from_name(name) {
+        Some(k) => k.is_constant_like(),
+        None => name.split_once('.').is_some_and(|(dialect, short)| {
+            crate::vhlo::codec_dialect(dialect)
+                .and_then(|d| d.op(short))
+                .is_some_and(|o| o.traits.contains(&"ConstantLike"))
+        }),
+    };
+    if !constant_like {
         return None;
     }
+    // Its value: the one attribute of dense elements it has.
     let a = m
-        .property(op, "value")
-        .or_else(|| m.attribute(op, "value"))?;
+        .properties(op)
+        .iter()
+        .chain(m.attributes(op))
+        .map(|a| a.value)
+        .find(|&a| matches!(m.attr_data(a), AttrData::DenseElements { .. }))?;
     let count = shaped(m, elements_type(m, a)?)?
         .dims
         .and_then(num_elements)?;

@@ -1432,6 +1432,41 @@ fn tuple(v: OpView) -> Check {
 mod tests {
     use super::*;
 
+    /// A shape operand is a constant to `hlo::matchInts` when its op is `ConstantLike` (spec
+    /// `traits`): jaxlib (StableHLO 1.17.0) refuses the first four programs and accepts the last
+    /// (`sdy.constant` is not `ConstantLike`).
+    #[test]
+    fn shape_operands_from_constant_like_ops() {
+        let program = |constant: &str, ty: &str| {
+            format!(
+                "func.func @main() -> tensor<4xf32> {{\n  %s = {constant}\n  %0 = stablehlo.dynamic_iota %s, dim = 0 : ({ty}) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}}\n"
+            )
+        };
+        let refused = [
+            (
+                "stablehlo.constant dense<5> : tensor<1xi64>",
+                "tensor<1xi64>",
+            ),
+            ("arith.constant dense<5> : tensor<1xi64>", "tensor<1xi64>"),
+            (
+                "\"chlo.constant\"() {value = dense<5> : tensor<1xi64>} : () -> tensor<1xi64>",
+                "tensor<1xi64>",
+            ),
+            ("shape.const_shape [5] : tensor<1xindex>", "tensor<1xindex>"),
+        ];
+        for (constant, ty) in refused {
+            let e = crate::text::parse(&program(constant, ty))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("output shape [5] is incompatible with return type"),
+                "{constant}: {e}"
+            );
+        }
+        let sdy = program("sdy.constant dense<5> : tensor<1xi64>", "tensor<1xi64>");
+        assert!(crate::text::parse(&sdy).is_ok());
+    }
+
     #[test]
     fn concatenated_and_merged_bounds() {
         // X + Y; X + ?,B gives ?,X+B; ?,B + ?,C gives ?,B+C.
