@@ -228,7 +228,6 @@ pub(crate) fn dense_ints(m: &Module, a: Attribute) -> Option<(Vec<Dim>, Vec<i64>
 
 /// The type of an elements attribute (the result type `inferConstantOp` infers).
 pub(crate) fn elements_type(m: &Module, a: Attribute) -> Option<Type> {
-    use crate::ir::AttrData;
     match m.attr_data(a) {
         AttrData::DenseElements { ty, .. } | AttrData::DenseStrings { ty, .. } => Some(*ty),
         _ => None,
@@ -236,9 +235,8 @@ pub(crate) fn elements_type(m: &Module, a: Attribute) -> Option<Type> {
 }
 
 /// The integers of a constant operand (`hlo::matchInts`): the dense integer elements of the
-/// op that defines it, when that op is `ConstantLike` (spec `traits`: `stablehlo.constant`,
-/// `arith.constant`, `chlo.constant`, `shape.const_shape`). A constant of more than `max`
-/// elements is not expanded (a splat can stand for millions; no shape operand of a checked op
+/// op that defines it, when the spec gives that op ODS's `ConstantLike` trait. A constant of
+/// more than `max` elements is not expanded (a splat can stand for millions; no shape operand of a checked op
 /// can use them): `Err(its element count)`.
 pub(crate) fn constant_ints(m: &Module, value: Value, max: usize) -> Option<Result<Vec<i64>, i64>> {
     let ValueDef::Result { op, .. } = m.value_def(value) else {
