@@ -8,7 +8,7 @@
 
 use crate::ir::{memref_parts, vector_parts, Module, OpId, Signedness, Type, TypeData};
 
-use super::types::{compatible_dim, is_bool};
+use super::types::{compatible_dim, is_bool, types_str};
 use super::{bail, ensure, fail, Check};
 
 /// How a cast's element types must relate (each op's `areCastCompatible`).
@@ -199,18 +199,12 @@ pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
         if compatible(m, cast, element(m, from), element(m, to)) {
             return Ok(());
         }
-        let quoted = |ts: Vec<Type>| {
-            ts.iter()
-                .map(|&t| format!("'{}'", crate::text::type_to_string(m, t)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         let ins: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
         bail!(
             "CastOpInterface",
             "operand types {} and result type {} are cast incompatible",
-            quoted(ins),
-            quoted(vec![to])
+            types_str(m, &ins),
+            types_str(m, &[to])
         );
     }
     let Some((cast, from, to)) = cast_types(m, op) else {

@@ -413,16 +413,10 @@ fn named_computation(
         .map(|&ret| m.operands(ret).iter().map(|&v| m.value_type(v)).collect())
         .unwrap_or_default();
     if returned != results {
-        let list = |ts: &[Type]| {
-            ts.iter()
-                .map(|&t| format!("'{}'", crate::text::type_to_string(m, t)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         return Some(format!(
             "{name} inferred type(s) {} are incompatible with return type(s) of operation {}",
-            list(&returned),
-            list(results)
+            super::types::types_str(m, &returned),
+            super::types::types_str(m, results)
         ));
     }
     let args = m.block_args(block);

@@ -480,6 +480,13 @@ pub(crate) fn might_be_terminator(m: &Module, op: OpId) -> bool {
     c.terminator || !c.registered || c.unknown
 }
 
+/// `1, 0, 3`, integers as upstream prints an `ArrayRef<int64_t>` in messages (the dynamic size
+/// as `-9223372036854775808`).
+pub(crate) fn ints_str(xs: &[i64]) -> String {
+    let parts: Vec<String> = xs.iter().map(i64::to_string).collect();
+    parts.join(", ")
+}
+
 /// `[2, ?, 3]`, as upstream prints shapes in messages.
 pub(crate) fn dims_str(dims: &[Dim]) -> String {
     let parts: Vec<String> = dims.iter().map(|&d| size_str(d)).collect();
@@ -725,9 +732,13 @@ pub(crate) fn q(v: &OpView, t: Type) -> String {
     format!("'{}'", v.t(t))
 }
 
-/// The type list of an inference message: `'tensor<2xf32>', 'tensor<i1>'`.
-pub(crate) fn types_str(v: &OpView, types: &[Type]) -> String {
-    let parts: Vec<String> = types.iter().map(|&t| q(v, t)).collect();
+/// `'tensor<2xf32>', 'tensor<i1>'`, a list of types as MLIR's diagnostics print a
+/// `TypeRange`.
+pub(crate) fn types_str(m: &Module, types: &[Type]) -> String {
+    let parts: Vec<String> = types
+        .iter()
+        .map(|&t| format!("'{}'", type_to_string(m, t)))
+        .collect();
     parts.join(", ")
 }
 
@@ -751,8 +762,8 @@ pub(crate) fn check_inferred_types(
         rule,
         format!(
             "inferred type(s) {} are incompatible with return type(s) of operation {}",
-            types_str(v, inferred),
-            types_str(v, &actual)
+            types_str(v.m, inferred),
+            types_str(v.m, &actual)
         ),
     ))
 }
@@ -793,7 +804,7 @@ pub(crate) fn inferred_incompatible(
                 .map(|i| format!("'{}'", inferred_str(v, i)))
                 .collect::<Vec<_>>()
                 .join(", "),
-            types_str(v, &v.result_types())
+            types_str(v.m, &v.result_types())
         ),
     )
 }

@@ -955,17 +955,15 @@ fn codec_inferred_results(m: &Module, op: OpId) -> Check {
             None => return Ok(()),
         }
     };
-    let quoted = |ts: &mut dyn Iterator<Item = Type>| {
-        ts.map(|t| format!("'{}'", crate::text::type_to_string(m, t)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     Err(fail(
         "InferTypeOpInterface",
         format!(
             "inferred type(s) {} are incompatible with return type(s) of operation {}",
-            quoted(&mut inferred.into_iter()),
-            quoted(&mut m.results(op).map(|v| m.value_type(v)))
+            super::types::types_str(m, &inferred),
+            super::types::types_str(
+                m,
+                &m.results(op).map(|v| m.value_type(v)).collect::<Vec<_>>()
+            )
         ),
     ))
 }

@@ -16,8 +16,9 @@ use std::collections::HashSet;
 use crate::ir::{AttrData, Attribute, Block, Dim, Module, Param, Signedness, Type};
 use crate::ir::{TypeData, ValueDef};
 use crate::text::verify::types::{
-    check_inferred_components, check_inferred_types, compatible_shapes, dense_ints, is_dynamic,
-    is_float, is_token, promotable_element, shaped, size_str, struct_field, Inferred, OpView,
+    check_inferred_components, check_inferred_types, compatible_shapes, dense_ints, ints_str,
+    is_dynamic, is_float, is_token, promotable_element, shaped, size_str, struct_field, Inferred,
+    OpView,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -836,12 +837,7 @@ fn source_target_pairs(v: &OpView) -> Check {
         width == 2,
         "C1",
         "expect source_target_pairs attribute of shape (N, 2), but got ({})",
-        pairs
-            .dims
-            .iter()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
+        ints_str(&pairs.dims)
     );
     let values: Vec<i64> = if pairs.splat {
         let x = pairs.values.first().copied().unwrap_or(0);
@@ -1587,12 +1583,6 @@ fn has_memref(m: &Module, t: Type, memo: &mut std::collections::HashMap<Type, bo
     found
 }
 
-/// `[0, 1]`, as upstream prints tuple indices.
-fn indices_str(indices: &[i64]) -> String {
-    let parts: Vec<String> = indices.iter().map(i64::to_string).collect();
-    format!("[{}]", parts.join(", "))
-}
-
 /// upstream's `verifyKnownCustomCalls`: `CreateBuffer` makes one memref from nothing, `Pin`
 /// turns a tensor into a memref and `Unpin` back; and any custom call aliases each buffer
 /// operand part and each buffer output part at most once, and every buffer output part.
@@ -1693,14 +1683,14 @@ fn known_custom_calls(v: &OpView, aliases: &[Alias]) -> Check {
         ensure!(
             output_parts.insert(output_indices),
             "output_operand_aliases",
-            "buffer output {} is used in output_operand_alias more than once",
-            indices_str(output_indices)
+            "buffer output [{}] is used in output_operand_alias more than once",
+            ints_str(output_indices)
         );
         ensure!(
             operand_parts.insert((*operand, operand_indices)),
             "output_operand_aliases",
-            "buffer operand {operand}{} is used in output_operand_alias more than once",
-            indices_str(operand_indices)
+            "buffer operand {operand}[{}] is used in output_operand_alias more than once",
+            ints_str(operand_indices)
         );
     }
     // Every memref leaf of the results (several results seen as one tuple). Only parts that
@@ -1731,8 +1721,8 @@ fn known_custom_calls(v: &OpView, aliases: &[Alias]) -> Check {
             _ => ensure!(
                 output_parts.contains(&at[..]),
                 "output_operand_aliases",
-                "buffer output {} is not used in output_operand_alias",
-                indices_str(&at)
+                "buffer output [{}] is not used in output_operand_alias",
+                ints_str(&at)
             ),
         }
     }

@@ -7,11 +7,14 @@
 //! The checks run in upstream's order, so that a program breaking several constraints gets the
 //! error libStablehlo gives first. Messages keep upstream's wording.
 
+use super::window::{
+    padding_attribute, pairs, window_dimensions, window_output_shape, Window, WindowRules,
+};
 use crate::ir::{AttrData, Attribute, Dim, FloatKind, Module, Param, Type, TypeData, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_element_types, constant_ints, dense_ints, dims_str, element_or_self, enum_case,
-    float_kind, inferred_str, most_specific_dim, operand, q, quant, ranked, shaped, size_str,
-    tensor_str, Inferred, OpView, Quant, Ranked,
+    compatible_element_types, constant_ints, dims_str, element_or_self, enum_case, float_kind,
+    inferred_str, ints_str, most_specific_dim, operand, q, quant, ranked, shaped, size_str,
+    tensor_str, types_str, Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -47,12 +50,6 @@ fn compatible_dims(a: i64, b: i64) -> bool {
 /// `verifyCompatibleShape` on two shapes: the same rank and compatible sizes.
 fn compatible_shape(a: &[Dim], b: &[Dim]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| compatible_dims(x, y))
-}
-
-/// Integers as `llvm::ArrayRef` prints them in messages: `1, 2, 3` (the dynamic size as
-/// upstream prints it, `-9223372036854775808`).
-fn list(xs: &[i64]) -> String {
-    xs.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
 }
 
 fn is_quantized_type(m: &Module, t: Type) -> bool {
@@ -230,122 +227,18 @@ fn group_count(v: &OpView, name: &str) -> i64 {
     v.int(name).and_then(|x| i64::try_from(x).ok()).unwrap_or(1)
 }
 
-/// The window of one spatial dimension (`WindowDimension` upstream).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Window {
-    size: i64,
-    stride: i64,
-    padding_low: i64,
-    padding_high: i64,
-    base_dilation: i64,
-    window_dilation: i64,
-}
-
-/// `verifyWindowAttributesAndInferWindowDimensions`: each window attribute is empty or has
-/// one entry per window dimension (C2, C4, C5, C7, C9), and sizes, strides and dilations are
-/// positive (C3, C6, C8).
-fn window_dimensions(
-    sizes: &[i64],
-    strides: &[i64],
-    padding: &[(i64, i64)],
-    padding_len: usize,
-    lhs_dilation: &[i64],
-    rhs_dilation: &[i64],
-    reversal_len: usize,
-) -> Result<Vec<Window>, Failure> {
-    let n = sizes.len();
-    let same = |len: usize, name: &str, rule: &'static str| -> Check {
-        ensure!(
-            len == 0 || len == n,
-            rule,
-            "expects {name} to have same dimension-size as size of window dimensions ({n}), but got: {len}."
-        );
-        Ok(())
-    };
-    same(strides.len(), "window-strides", "C2")?;
-    same(lhs_dilation.len(), "base-dilation factors", "C5")?;
-    same(rhs_dilation.len(), "window-dilation factors", "C7")?;
-    same(padding_len, "padding-entries", "C4")?;
-    same(reversal_len, "window-reversal", "C9")?;
-    let mut out = Vec::with_capacity(n);
-    for (i, &size) in sizes.iter().enumerate() {
-        ensure!(
-            is_dyn(size) || size > 0,
-            "C1",
-            "expects window to have positive value for {i}-th window dimension, but got {size}."
-        );
-        let stride = strides.get(i).copied().unwrap_or(1);
-        ensure!(
-            stride > 0,
-            "C3",
-            "expects window to have positive stride for {i}-th window dimension, but got {stride}."
-        );
-        let base_dilation = lhs_dilation.get(i).copied().unwrap_or(1);
-        ensure!(
-            base_dilation > 0,
-            "C6",
-            "expects window to have positive base dilation factor for {i}-th window dimension, but got {base_dilation}."
-        );
-        let window_dilation = rhs_dilation.get(i).copied().unwrap_or(1);
-        ensure!(
-            window_dilation > 0,
-            "C8",
-            "expects window to have positive window dilation factor for {i}-th window dimension, but got {window_dilation}."
-        );
-        let (padding_low, padding_high) = padding.get(i).copied().unwrap_or((0, 0));
-        out.push(Window {
-            size,
-            stride,
-            padding_low,
-            padding_high,
-            base_dilation,
-            window_dilation,
-        });
-    }
-    Ok(out)
-}
-
-/// `dilatedBound`: the size of `bound` elements with `dilation - 1` holes between them.
-fn dilated_bound(bound: i64, dilation: i64) -> Option<i64> {
-    if bound == 0 {
-        return Some(0);
-    }
-    bound.checked_sub(1)?.checked_mul(dilation)?.checked_add(1)
-}
-
-/// `stridedBound`: the number of window positions of `window` with `stride` in `bound`.
-fn strided_bound(bound: i64, window: i64, stride: i64) -> Option<i64> {
-    if bound == 0 || window > bound {
-        return Some(0);
-    }
-    bound
-        .checked_sub(window)?
-        .checked_div(stride)?
-        .checked_add(1)
-}
-
-/// `inferWindowOutputShape`: the number of windows per spatial dimension (dynamic when the
-/// base or the window is, or when the arithmetic overflows).
-fn window_output_shape(base: &[Dim], window: &[Window]) -> Vec<Dim> {
-    base.iter()
-        .zip(window)
-        .map(|(&b, w)| {
-            if is_dyn(b) || is_dyn(w.size) {
-                return DYNAMIC;
-            }
-            let out = (|| {
-                let dilated_base = dilated_bound(b, w.base_dilation)?;
-                let padded = w
-                    .padding_low
-                    .checked_add(dilated_base)?
-                    .checked_add(w.padding_high)?;
-                let dilated_window = dilated_bound(w.size, w.window_dilation)?;
-                strided_bound(padded, dilated_window, w.stride)
-            })();
-            out.unwrap_or(DYNAMIC)
-        })
-        .collect()
-}
+const CONV_RULES: WindowRules = WindowRules {
+    dilations: Some(("lhs_dilation", "rhs_dilation")),
+    strides_size: "C2",
+    base_size: "C5",
+    window_size: "C7",
+    padding_size: "C4",
+    reversal_size: Some("C9"),
+    positive_size: "C1",
+    positive_stride: "C3",
+    positive_base: "C6",
+    positive_window: "C8",
+};
 
 /// `isSpatialDimensionsValid` (C12's sizes, C13, C17, C18, C19, C20): as many input, kernel
 /// and output spatial dimensions; every dimension number in range; none repeated.
@@ -401,7 +294,7 @@ fn conv_dimension_numbers(d: &ConvDims, rank: usize) -> Check {
             unique,
             rule,
             "expects {what} dimension-numbers to be unique, got {{{}}}.",
-            list(xs)
+            ints_str(xs)
         );
     }
     Ok(())
@@ -525,35 +418,6 @@ fn conv_output_shape(
     out
 }
 
-/// The convolution padding attribute as pairs and its row count, after
-/// `convertPaddingAttribute`'s check of its shape (C4: `[N, 2]`). The values are read only
-/// when N is the window count (another N fails C4 later), so a huge splat is never expanded.
-fn padding_attribute(v: &OpView, window_count: usize) -> Result<(Vec<(i64, i64)>, usize), Failure> {
-    let Some(a) = v.attr("padding") else {
-        return Ok((Vec::new(), 0));
-    };
-    let AttrData::DenseElements { ty, .. } = v.m.attr_data(a) else {
-        return Ok((Vec::new(), 0));
-    };
-    let shape = shaped(v.m, *ty).and_then(|s| s.dims).unwrap_or(&[]);
-    ensure!(
-        shape.len() == 2 && shape.get(1) == Some(&2),
-        "C4",
-        "expects the shape of padding-attribute to be {{N, 2}}, but got {{{}}}.",
-        list(shape)
-    );
-    let rows = usize::try_from(shape.first().copied().unwrap_or(0)).unwrap_or(usize::MAX);
-    if rows != window_count {
-        return Ok((Vec::new(), rows));
-    }
-    let values = dense_ints(v.m, a).map(|d| d.1).unwrap_or_default();
-    Ok((pairs(&values), rows))
-}
-
-fn pairs(values: &[i64]) -> Vec<(i64, i64)> {
-    values.chunks_exact(2).map(|c| (c[0], c[1])).collect()
-}
-
 /// The quantization rules shared by convolution and dot_general
 /// (`verifyConvolutionDotGeneralCommonQuantizationConstraints`): C28, C31...C34 of
 /// convolution, C14, C17...C20 of dot_general.
@@ -633,16 +497,8 @@ pub(crate) fn infer_convolution(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         bail!("ODS", "expects ranked tensor operands");
     };
     let (d, sizes) = conv_common(v, &lhs, &rhs)?;
-    let (padding, padding_len) = padding_attribute(v, sizes.len())?;
-    let window = window_dimensions(
-        &sizes,
-        &v.i64s("window_strides").unwrap_or_default(),
-        &padding,
-        padding_len,
-        &v.i64s("lhs_dilation").unwrap_or_default(),
-        &v.i64s("rhs_dilation").unwrap_or_default(),
-        v.bools("window_reversal").map_or(0, |b| b.len()),
-    )?;
+    let (padding, padding_len) = padding_attribute(v, sizes.len(), "C4")?;
+    let window = window_dimensions(v, &sizes, &padding, padding_len, &CONV_RULES)?;
     let dims = conv_output_shape(&lhs, &rhs, &d, &window, group_count(v, "batch_group_count"));
     Ok(vec![Inferred::ranked(dims, lhs.element)])
 }
@@ -702,15 +558,7 @@ pub(crate) fn infer_dynamic_conv(v: &OpView) -> Result<Option<Inferred>, Failure
     let Some(Ok(values)) = values else {
         return Ok(None);
     };
-    let window = window_dimensions(
-        &sizes,
-        &v.i64s("window_strides").unwrap_or_default(),
-        &pairs(&values),
-        values.len() / 2,
-        &v.i64s("lhs_dilation").unwrap_or_default(),
-        &v.i64s("rhs_dilation").unwrap_or_default(),
-        v.bools("window_reversal").map_or(0, |b| b.len()),
-    )?;
+    let window = window_dimensions(v, &sizes, &pairs(&values), values.len() / 2, &CONV_RULES)?;
     let dims = conv_output_shape(&lhs, &rhs, &d, &window, group_count(v, "batch_group_count"));
     Ok(Some(Inferred::ranked(dims, lhs.element)))
 }
@@ -1199,8 +1047,8 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
             back.iter().zip(&lengths).all(|(&d, &f)| compatible_dims(d, f)),
             "C4",
             "RFFT requires innermost dimensions to be compatible with fft_length. Got: {} but wanted {}.",
-            list(op.dims),
-            list(&lengths)
+            ints_str(op.dims),
+            ints_str(&lengths)
         );
         if last_len != 0 {
             if let Some(d) = dims.last_mut() {
@@ -1218,8 +1066,8 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
             bail!(
                 "C4",
                 "IRFFT requires non-final dimensions to be compatible with fft_length. Got: {} but wanted {}, and {d} != {f}.",
-                list(op.dims),
-                list(&lengths)
+                ints_str(op.dims),
+                ints_str(&lengths)
             );
         }
         let last = op.dims.last().copied().unwrap_or(DYNAMIC);
@@ -1228,7 +1076,7 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
                 || compatible_dims(last, last_len / 2 + 1),
             "C5",
             "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: {last} but fft_length is {}.",
-            list(&lengths)
+            ints_str(&lengths)
         );
         if let Some(d) = dims.last_mut() {
             *d = last_len;
@@ -1257,7 +1105,7 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
                         &format!("complex<{}>", v.t(op.element)),
                         bounds.as_deref()
                     ),
-                    result_list(v)
+                    types_str(v.m, &v.result_types())
                 )
             }
         }
@@ -1269,7 +1117,7 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
                 "C2",
                 "inferred type(s) '{}' are incompatible with return type(s) of operation {}",
                 tensor_str(Some(&dims), &v.t(inner), bounds.as_deref()),
-                result_list(v)
+                types_str(v.m, &v.result_types())
             ),
         }
     } else {
@@ -1280,14 +1128,6 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         element,
         bounds,
     }])
-}
-
-fn result_list(v: &OpView) -> String {
-    v.result_types()
-        .iter()
-        .map(|&t| q(v, t))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// fft: its shape function, and the result against it.
@@ -1377,13 +1217,13 @@ pub(crate) fn infer_cholesky(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         rank >= 2,
         "C2",
         "argument 'a' must have rank >= 2, got shape {}.",
-        list(a.dims)
+        ints_str(a.dims)
     );
     ensure!(
         compatible_dims(a.dim(rank - 2), a.dim(rank - 1)),
         "C3",
         "minor dimensions of 'a' must have equal size, got shape {}.",
-        list(a.dims)
+        ints_str(a.dims)
     );
     Ok(vec![Inferred {
         dims: Some(a.dims.to_vec()),
@@ -1508,43 +1348,6 @@ fn batch_norm(v: &OpView) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn window_arithmetic() {
-        assert_eq!(dilated_bound(3, 2), Some(5));
-        assert_eq!(dilated_bound(0, 7), Some(0));
-        assert_eq!(strided_bound(5, 2, 2), Some(2));
-        assert_eq!(strided_bound(1, 3, 1), Some(0));
-        assert_eq!(strided_bound(-4, 1, 1), Some(0));
-        let w = Window {
-            size: 3,
-            stride: 1,
-            padding_low: 2,
-            padding_high: 2,
-            base_dilation: 1,
-            window_dilation: 1,
-        };
-        assert_eq!(
-            window_output_shape(&[26, DYNAMIC], &[w, w]),
-            vec![28, DYNAMIC]
-        );
-        // Overflowing arithmetic leaves the size unknown rather than wrong.
-        let huge = Window {
-            base_dilation: i64::MAX,
-            ..w
-        };
-        assert_eq!(window_output_shape(&[3], &[huge]), vec![DYNAMIC]);
-    }
-
-    #[test]
-    fn window_attribute_sizes() {
-        let e = window_dimensions(&[3, 3], &[1], &[], 0, &[], &[], 0).unwrap_err();
-        assert_eq!(e.rule, "C2");
-        assert!(e.message.contains("window-strides"));
-        let e = window_dimensions(&[3, 3], &[1, 0], &[], 0, &[], &[], 0).unwrap_err();
-        assert!(e.message.contains("positive stride for 1-th"));
-        assert!(window_dimensions(&[3, DYNAMIC], &[], &[], 0, &[], &[], 2).is_ok());
-    }
 
     /// A padding from `arith.constant` is a constant to upstream's `matchInts` too, so the window
     /// of a dynamic_conv is checked with it; jaxlib (StableHLO 1.17.0) refuses both programs.

@@ -102,7 +102,7 @@ pub(super) fn elementwise_shapes(v: OpView) -> Check {
         compatible_shapes_all(v.m, &ts),
         "Elementwise",
         "all non-scalar operands/results must have the same shape and base type, but got {}",
-        types_str(&v, &ts)
+        types_str(v.m, &ts)
     );
     Ok(())
 }
@@ -114,7 +114,7 @@ fn same_operands_and_result_shape(v: OpView) -> Check {
         compatible_shapes_all(v.m, &ts),
         "SameOperandsAndResultShape",
         "requires the same shape for all operands and results, but got {}",
-        types_str(&v, &ts)
+        types_str(v.m, &ts)
     );
     Ok(())
 }

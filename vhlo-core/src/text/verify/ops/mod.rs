@@ -9,6 +9,7 @@ pub(crate) mod contraction;
 pub(crate) mod elementwise;
 pub(crate) mod regions;
 pub(crate) mod shapes;
+mod window;
 
 use super::types::OpView;
 use super::{bail, fail, Check};

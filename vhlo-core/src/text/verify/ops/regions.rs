@@ -11,11 +11,14 @@
 
 use std::collections::HashSet;
 
+use super::window::{
+    padding_attribute, window_dimensions, window_output_shape, Window, WindowRules,
+};
 use crate::ir::{Dim, Type, TypeData, Value, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_dim, compatible_types, constant_ints, dense_ints, element_or_self, inferred_str,
-    is_dynamic, is_float, matches_inferred, promotable_element, q, shaped, size_str, Inferred,
-    OpView, Shaped,
+    compatible_dim, compatible_types, constant_ints, element_or_self, inferred_str, ints_str,
+    is_dynamic, is_float, matches_inferred, promotable_element, q, shaped, size_str, types_str,
+    Inferred, OpView, Shaped,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -40,16 +43,6 @@ pub(super) fn verify(v: OpView) -> Check {
 }
 
 // ---- printing -----------------------------------------------------------------------------
-
-/// `'a', 'b'`, a list of types as MLIR's diagnostics print a `TypeRange`.
-fn qs(v: &OpView, ts: &[Type]) -> String {
-    ts.iter().map(|&t| q(v, t)).collect::<Vec<_>>().join(", ")
-}
-
-/// `1, 0`, a list of integers as MLIR prints an `ArrayRef<int64_t>`.
-fn ints(xs: &[i64]) -> String {
-    xs.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-}
 
 // ---- ODS operand and result types -----------------------------------------------------------
 
@@ -144,7 +137,7 @@ fn check_results(v: &OpView, want: &[Want], rule: &'static str) -> Check {
         rule,
         "inferred type(s) {} are incompatible with return type(s) of operation {}",
         inferred.join(", "),
-        qs(v, &have)
+        types_str(v.m, &have)
     )
 }
 
@@ -383,148 +376,6 @@ fn accumulators<'m>(v: &OpView<'m>, region: usize, n: usize) -> Option<Vec<Shape
     rets.iter().map(|&t| shaped(v.m, t)).collect()
 }
 
-// ---- windows ---------------------------------------------------------------------------------
-
-/// One window dimension (upstream's `WindowDimension`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct WindowDim {
-    size: Dim,
-    stride: i64,
-    base_dilation: i64,
-    window_dilation: i64,
-    pad_low: i64,
-    pad_high: i64,
-}
-
-/// The rule ids of the window attributes for reduce_window and select_and_scatter.
-struct WindowRules {
-    strides_size: &'static str,
-    base_size: &'static str,
-    window_size: &'static str,
-    padding_size: &'static str,
-    positive_size: &'static str,
-    positive_stride: &'static str,
-    positive_base: &'static str,
-    positive_window: &'static str,
-}
-
-/// `verifyWindowAttributesAndInferWindowDimensions` without window reversal: each attribute
-/// is empty or has one entry per window dimension, and sizes, strides and dilations are
-/// positive.
-fn window_dims(
-    sizes: &[i64],
-    strides: &[i64],
-    padding: &[(i64, i64)],
-    base_dilations: &[i64],
-    window_dilations: &[i64],
-    r: &WindowRules,
-) -> Result<Vec<WindowDim>, Failure> {
-    let n = sizes.len();
-    let size_ok = |len: usize, name: &str, rule: &'static str| -> Check {
-        ensure!(
-            len == 0 || len == n,
-            rule,
-            "expects {name} to have same dimension-size as size of window dimensions ({n}), but \
-             got: {len}."
-        );
-        Ok(())
-    };
-    size_ok(strides.len(), "window-strides", r.strides_size)?;
-    size_ok(base_dilations.len(), "base-dilation factors", r.base_size)?;
-    size_ok(
-        window_dilations.len(),
-        "window-dilation factors",
-        r.window_size,
-    )?;
-    size_ok(padding.len(), "padding-entries", r.padding_size)?;
-    let mut out = Vec::with_capacity(n);
-    for (i, &size) in sizes.iter().enumerate() {
-        ensure!(
-            is_dynamic(size) || size > 0,
-            r.positive_size,
-            "expects window to have positive value for {i}-th window dimension, but got {size}."
-        );
-        let stride = strides.get(i).copied().unwrap_or(1);
-        ensure!(
-            stride > 0,
-            r.positive_stride,
-            "expects window to have positive stride for {i}-th window dimension, but got \
-             {stride}."
-        );
-        let base_dilation = base_dilations.get(i).copied().unwrap_or(1);
-        ensure!(
-            base_dilation > 0,
-            r.positive_base,
-            "expects window to have positive base dilation factor for {i}-th window dimension, \
-             but got {base_dilation}."
-        );
-        let window_dilation = window_dilations.get(i).copied().unwrap_or(1);
-        ensure!(
-            window_dilation > 0,
-            r.positive_window,
-            "expects window to have positive window dilation factor for {i}-th window \
-             dimension, but got {window_dilation}."
-        );
-        let (pad_low, pad_high) = padding.get(i).copied().unwrap_or((0, 0));
-        out.push(WindowDim {
-            size,
-            stride,
-            base_dilation,
-            window_dilation,
-            pad_low,
-            pad_high,
-        });
-    }
-    Ok(out)
-}
-
-/// `inferWindowOutputShape`: per dimension, the number of positions of the dilated window
-/// in the padded, dilated base (dynamic where the base or the window is).
-fn window_output_shape(base: &[Dim], window: &[WindowDim]) -> Vec<Dim> {
-    base.iter()
-        .zip(window)
-        .map(|(&b, w)| {
-            if is_dynamic(b) || is_dynamic(w.size) {
-                return DYNAMIC;
-            }
-            let dilated = |bound: i128, dilation: i64| {
-                if bound == 0 {
-                    0
-                } else {
-                    (bound - 1) * i128::from(dilation) + 1
-                }
-            };
-            let padded = i128::from(w.pad_low)
-                + dilated(i128::from(b), w.base_dilation)
-                + i128::from(w.pad_high);
-            let window = dilated(i128::from(w.size), w.window_dilation);
-            let n = if padded <= 0 || window > padded {
-                0
-            } else {
-                (padded - window) / i128::from(w.stride.max(1)) + 1
-            };
-            i64::try_from(n).unwrap_or(i64::MAX)
-        })
-        .collect()
-}
-
-/// The `padding` attribute as (low, high) pairs; its shape must be `[N, 2]`.
-fn padding(v: &OpView, rule: &'static str) -> Result<Vec<(i64, i64)>, Failure> {
-    let Some(a) = v.attr("padding") else {
-        return Ok(Vec::new());
-    };
-    let Some((dims, values)) = dense_ints(v.m, a) else {
-        return Ok(Vec::new());
-    };
-    ensure!(
-        dims.len() == 2 && dims.get(1) == Some(&2),
-        rule,
-        "expects the shape of padding-attribute to be {{N, 2}}, but got {{{}}}.",
-        ints(&dims)
-    );
-    Ok(values.chunks_exact(2).map(|p| (p[0], p[1])).collect())
-}
-
 // ---- reduce ----------------------------------------------------------------------------------
 
 /// reduce: C1 (inputs of compatible shapes), C4/C5 (dimensions in range and unique), C7/C8
@@ -607,10 +458,12 @@ pub(crate) fn infer_reduce(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 // ---- reduce_window ---------------------------------------------------------------------------
 
 const REDUCE_WINDOW_RULES: WindowRules = WindowRules {
+    dilations: Some(("base_dilations", "window_dilations")),
     strides_size: "C6",
     base_size: "C8",
     window_size: "C10",
     padding_size: "C12",
+    reversal_size: None,
     positive_size: "C5",
     positive_stride: "C7",
     positive_base: "C9",
@@ -633,7 +486,7 @@ fn reduce_window(v: &OpView) -> Check {
 }
 
 /// The window of reduce_window, after C1, C2, C4 and C5–C12.
-fn reduce_window_window(v: &OpView, inputs: &[Type]) -> Result<Vec<WindowDim>, Failure> {
+fn reduce_window_window(v: &OpView, inputs: &[Type]) -> Result<Vec<Window>, Failure> {
     ensure!(!inputs.is_empty(), "C1", "requires at least 1 input value");
     for (i, &t) in inputs.iter().enumerate().skip(1) {
         ensure!(
@@ -643,8 +496,8 @@ fn reduce_window_window(v: &OpView, inputs: &[Type]) -> Result<Vec<WindowDim>, F
              compatible with shape at input-index 0"
         );
     }
-    let pads = padding(v, "C12")?;
     let sizes = v.i64s("window_dimensions").unwrap_or_default();
+    let (pads, pads_len) = padding_attribute(v, sizes.len(), "C12")?;
     for &t in inputs {
         let rank = shaped(v.m, t).and_then(|s| s.rank()).unwrap_or(0);
         ensure!(
@@ -656,14 +509,7 @@ fn reduce_window_window(v: &OpView, inputs: &[Type]) -> Result<Vec<WindowDim>, F
             q(v, t)
         );
     }
-    window_dims(
-        &sizes,
-        &v.i64s("window_strides").unwrap_or_default(),
-        &pads,
-        &v.i64s("base_dilations").unwrap_or_default(),
-        &v.i64s("window_dilations").unwrap_or_default(),
-        &REDUCE_WINDOW_RULES,
-    )
+    window_dimensions(v, &sizes, &pads, pads_len, &REDUCE_WINDOW_RULES)
 }
 
 /// `inferReduceWindowOp`: each input's windowed shape (and bounds), with the body's result
@@ -695,10 +541,12 @@ pub(crate) fn infer_reduce_window(v: &OpView) -> Result<Vec<Inferred>, Failure> 
 // ---- select_and_scatter ----------------------------------------------------------------------
 
 const SELECT_AND_SCATTER_RULES: WindowRules = WindowRules {
+    dilations: None,
     strides_size: "C6",
     base_size: "C6",
     window_size: "C6",
     padding_size: "C8",
+    reversal_size: None,
     positive_size: "C5",
     positive_stride: "C7",
     positive_base: "C7",
@@ -767,15 +615,8 @@ fn select_and_scatter(v: &OpView) -> Check {
         sizes.len(),
         q(v, operand)
     );
-    let pads = padding(v, "C8")?;
-    let window = window_dims(
-        &sizes,
-        &v.i64s("window_strides").unwrap_or_default(),
-        &pads,
-        &[],
-        &[],
-        &SELECT_AND_SCATTER_RULES,
-    )?;
+    let (pads, pads_len) = padding_attribute(v, sizes.len(), "C8")?;
+    let window = window_dimensions(v, &sizes, &pads, pads_len, &SELECT_AND_SCATTER_RULES)?;
     let windowed = Inferred::ranked(
         window_output_shape(op_s.dims.unwrap_or(&[]), &window),
         op_s.element,
@@ -1028,13 +869,13 @@ fn scatter_dimension_numbers(
         is_sorted(d.uwd),
         "C7",
         "Expects update_window_dims to be sorted; got: [{}].",
-        ints(d.uwd)
+        ints_str(d.uwd)
     );
     ensure!(
         is_unique(d.uwd),
         "C7",
         "Expects update_window_dims to not repeat; got: [{}].",
-        ints(d.uwd)
+        ints_str(d.uwd)
     );
     in_bounds(
         d.uwd,
@@ -1054,7 +895,7 @@ fn scatter_dimension_numbers(
         is_sorted(d.iwd),
         "C10",
         "Expects inserted_window_dims to be sorted; got: [{}].",
-        ints(d.iwd)
+        ints_str(d.iwd)
     );
     in_bounds(
         d.iwd,
@@ -1067,7 +908,7 @@ fn scatter_dimension_numbers(
         is_sorted(d.ibd),
         "C12",
         "Expects input_batching_dims to be sorted; got: [{}].",
-        ints(d.ibd)
+        ints_str(d.ibd)
     );
     in_bounds(
         d.ibd,
@@ -1080,7 +921,7 @@ fn scatter_dimension_numbers(
         is_unique(d.sibd),
         "C14",
         "Expects scatter_indices_batching_dims to not repeat; got: [{}].",
-        ints(d.sibd)
+        ints_str(d.sibd)
     );
     in_bounds(
         d.sibd,
@@ -1245,13 +1086,13 @@ fn verify_gather(operand: &[Dim], start: &[Dim], slice_sizes: i64, d: &GatherDim
         is_sorted(&d.offset),
         "C4",
         "expects offset_dims to be sorted, got: [{}]",
-        ints(&d.offset)
+        ints_str(&d.offset)
     );
     ensure!(
         is_unique(&d.offset),
         "C4",
         "expects offset_dims to not repeat, got: [{}]",
-        ints(&d.offset)
+        ints_str(&d.offset)
     );
     distinct(
         &d.collapsed,
@@ -1264,7 +1105,7 @@ fn verify_gather(operand: &[Dim], start: &[Dim], slice_sizes: i64, d: &GatherDim
         is_sorted(&d.collapsed),
         "C7",
         "expects collapsed_slice_dims to be sorted, got: [{}]",
-        ints(&d.collapsed)
+        ints_str(&d.collapsed)
     );
     in_bounds(
         &d.collapsed,
@@ -1277,7 +1118,7 @@ fn verify_gather(operand: &[Dim], start: &[Dim], slice_sizes: i64, d: &GatherDim
         is_sorted(&d.operand_batching),
         "C10",
         "expects operand_batching_dims to be sorted, got: [{}]",
-        ints(&d.operand_batching)
+        ints_str(&d.operand_batching)
     );
     in_bounds(
         &d.operand_batching,
@@ -1290,7 +1131,7 @@ fn verify_gather(operand: &[Dim], start: &[Dim], slice_sizes: i64, d: &GatherDim
         is_unique(&d.start_indices_batching),
         "C13",
         "expects start_indices_batching_dims to not repeat, got: [{}]",
-        ints(&d.start_indices_batching)
+        ints_str(&d.start_indices_batching)
     );
     in_bounds(
         &d.start_indices_batching,
@@ -1685,7 +1526,7 @@ pub(crate) fn infer_map(v: &OpView) -> Result<Vec<Inferred>, Failure> {
             d == i as i64,
             "C3",
             "requires monotonically increasing dimension numbers, but got: {}",
-            ints(&dims)
+            ints_str(&dims)
         );
     }
     let mut shape: Vec<Dim> = Vec::new();
@@ -1720,16 +1561,16 @@ fn while_(v: &OpView) -> Check {
         compatible_lists(v, &operands, &cond_args),
         "C1",
         "expect operands to be compatible with condition block arguments but got {} vs {}",
-        qs(v, &operands),
-        qs(v, &cond_args)
+        types_str(v.m, &operands),
+        types_str(v.m, &cond_args)
     );
     let body_args = v.region_arg_types(1);
     ensure!(
         compatible_lists(v, &operands, &body_args),
         "C2",
         "expect operands to be compatible with body block arguments but got {} vs {}",
-        qs(v, &operands),
-        qs(v, &body_args)
+        types_str(v.m, &operands),
+        types_str(v.m, &body_args)
     );
     let Some((_, body_rets)) = v.region_terminator(1) else {
         bail!("C2", "The while body-region expected to have a terminator");
@@ -1738,8 +1579,8 @@ fn while_(v: &OpView) -> Check {
         compatible_lists(v, &operands, &body_rets),
         "C2",
         "expect operands to be compatible with body block return types but got {} vs {}",
-        qs(v, &operands),
-        qs(v, &body_rets)
+        types_str(v.m, &operands),
+        types_str(v.m, &body_rets)
     );
     let Some((_, cond_rets)) = v.region_return(0) else {
         return Ok(());
@@ -1805,8 +1646,8 @@ fn infer_conditional(v: &OpView) -> Result<Vec<Want>, Failure> {
                 compatible_lists(v, first, &rets),
                 c3,
                 "branch 0 and branch {i} have mismatched return types: {} vs {}",
-                qs(v, first),
-                qs(v, &rets)
+                types_str(v.m, first),
+                types_str(v.m, &rets)
             );
         }
         returns.push(rets);
@@ -1885,42 +1726,6 @@ fn optimization_barrier(v: &OpView) -> Check {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    fn win(size: i64, stride: i64, base: i64, window: i64, lo: i64, hi: i64) -> WindowDim {
-        WindowDim {
-            size,
-            stride,
-            base_dilation: base,
-            window_dilation: window,
-            pad_low: lo,
-            pad_high: hi,
-        }
-    }
-
-    #[test]
-    fn window_shapes() {
-        // The spec's reduce_window example: 3x2 input, window 2x1, strides 4x1, base
-        // dilations 2x1, window dilations 3x1, padding [[2, 1], [0, 0]] -> 2x2.
-        let w = [win(2, 4, 2, 3, 2, 1), win(1, 1, 1, 1, 0, 0)];
-        assert_eq!(window_output_shape(&[3, 2], &w), vec![2, 2]);
-        // A window larger than the padded base gives 0; dynamic stays dynamic.
-        let w = [win(5, 1, 1, 1, 0, 0), win(2, 1, 1, 1, 0, 0)];
-        assert_eq!(window_output_shape(&[4, DYNAMIC], &w), vec![0, DYNAMIC]);
-        // Huge values do not overflow.
-        let w = [win(
-            i64::MAX,
-            i64::MAX,
-            i64::MAX,
-            i64::MAX,
-            i64::MIN,
-            i64::MAX,
-        )];
-        assert_eq!(window_output_shape(&[i64::MAX], &w), vec![0]);
-        let w = [win(1, 1, i64::MAX, 1, 0, 0)];
-        assert_eq!(window_output_shape(&[i64::MAX], &w), vec![i64::MAX]);
-    }
-
     #[test]
     fn checks_from_text() {
         let ok = |src: &str| {

@@ -12,8 +12,8 @@
 use crate::ir::{Dim, Module, Signedness, Type, TypeData, DYNAMIC};
 use crate::text::verify::types::{
     check_inferred_components, compatible_element_types, compatible_types, constant_ints,
-    element_or_self, elements_type, is_dynamic, most_specific_dim, num_elements, operand, quant,
-    result, shaped, size_str, Inferred, OpView, Quant, Ranked,
+    element_or_self, elements_type, ints_str, is_dynamic, most_specific_dim, num_elements, operand,
+    quant, result, shaped, size_str, Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -48,14 +48,6 @@ pub(super) fn verify(v: OpView) -> Check {
 
 // ---- helpers ---------------------------------------------------------------------------------
 
-/// A list as upstream prints an `ArrayRef<int64_t>` in messages: `1, 0, 3`.
-fn joined(xs: &[i64]) -> String {
-    xs.iter()
-        .map(|x| x.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// An i64 attribute's value (absent or out of range: `None`).
 fn int_attr(v: &OpView, name: &str) -> Option<i64> {
     v.int(name).and_then(|x| i64::try_from(x).ok())
@@ -88,10 +80,7 @@ fn const_shape(
                 .flatten()
                 .and_then(Result::ok);
             let shape = match values {
-                Some(vs) => {
-                    let vs: Vec<String> = vs.iter().map(i64::to_string).collect();
-                    format!("[{}]", vs.join(", "))
-                }
+                Some(vs) => format!("[{}]", ints_str(&vs)),
                 None => format!("of {count} elements"),
             };
             Err(fail(
@@ -452,8 +441,8 @@ pub(crate) fn infer_concatenate(v: &OpView) -> Result<Vec<Inferred>, Failure> {
                 d == dimension || a == b || is_dynamic(a) || is_dynamic(b),
                 "C2",
                 "shapes of operand (0) and ({i}) are not compatible at non-concat index {d}: ({}) != ({})",
-                joined_dims(first.dims),
-                joined_dims(t.dims)
+                ints_str(first.dims),
+                ints_str(t.dims)
             );
         }
     }
@@ -490,14 +479,6 @@ pub(crate) fn infer_concatenate(v: &OpView) -> Result<Vec<Inferred>, Failure> {
             None
         },
     }])
-}
-
-/// Sizes as upstream prints a shape between parentheses: `1, 3`.
-fn joined_dims(dims: &[Dim]) -> String {
-    dims.iter()
-        .map(|&d| d.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// `inferConcatenatedDimAndBound`: X+Y; a dynamic side makes it dynamic, bounded by the sum
@@ -679,7 +660,7 @@ fn shape_operand_compatible(v: &OpView, rule: &'static str, shape: &[i64], t: Ty
         ok,
         rule,
         "output shape [{}] is incompatible with return type of operation '{}'",
-        joined(shape),
+        ints_str(shape),
         v.t(t)
     );
     Ok(())
@@ -746,7 +727,7 @@ fn dynamic_pad(v: OpView) -> Check {
             interior.iter().all(|&x| x >= 0),
             "C3",
             "interior_padding must be non-negative, but got [{}]",
-            joined(interior)
+            ints_str(interior)
         );
     }
     let (Some(interior), Some(low), Some(high)) = (interior, consts(2), consts(3)) else {
@@ -1153,7 +1134,7 @@ fn reverse(v: OpView) -> Check {
         is_unique(&dims),
         "C2",
         "dimensions should be unique. Got: {}",
-        joined(&dims)
+        ints_str(&dims)
     );
     let Some(operand) = operand(&v, 0) else {
         return Ok(());
@@ -1351,8 +1332,8 @@ pub(crate) fn infer_transpose(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         is_perm,
         "C2",
         "attribute permutation must be a permutation of [{}] but got {}",
-        joined(&range),
-        joined(&perm)
+        ints_str(&range),
+        ints_str(&perm)
     );
     let in_bounds = operand.bounds;
     let dims: Vec<Dim> = perm.iter().map(|&p| operand.dim(p as usize)).collect();
