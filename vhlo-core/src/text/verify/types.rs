@@ -10,6 +10,7 @@ use crate::text::{attribute_to_string, type_to_string};
 use crate::vhlo::StablehloOp;
 
 use super::structure::SymbolTable;
+use super::Check;
 
 /// One op under verification.
 #[derive(Clone, Copy)]
@@ -459,8 +460,10 @@ pub(crate) fn bounds_of(m: &Module, e: Attribute) -> Option<&[i64]> {
     }
 }
 
+/// Upstream's `isDynamicDimSize`: only the dynamic marker itself (a negative value from an
+/// attribute or a constant is a size that matches nothing).
 pub(crate) fn is_dynamic(d: Dim) -> bool {
-    d < 0
+    d == DYNAMIC
 }
 
 /// The number of elements of a static shape (`None` if dynamic or overflowing).
@@ -744,28 +747,20 @@ pub(crate) fn types_str(m: &Module, types: &[Type]) -> String {
 
 /// Checks the op's results against types inferred exactly (not only their shapes), with
 /// upstream's message for `InferTypeOpInterface` ops.
-pub(crate) fn check_inferred_types(
-    v: &OpView,
-    inferred: &[Type],
-    rule: &'static str,
-) -> super::Check {
+pub(crate) fn check_inferred_types(v: &OpView, inferred: &[Type], rule: &'static str) -> Check {
     let actual = v.result_types();
-    let ok = actual.len() == inferred.len()
-        && actual
-            .iter()
-            .zip(inferred)
-            .all(|(&a, &b)| compatible_types(v.m, a, b));
-    if ok {
-        return Ok(());
-    }
-    Err(super::fail(
+    super::ensure!(
+        actual.len() == inferred.len()
+            && actual
+                .iter()
+                .zip(inferred)
+                .all(|(&a, &b)| compatible_types(v.m, a, b)),
         rule,
-        format!(
-            "inferred type(s) {} are incompatible with return type(s) of operation {}",
-            types_str(v.m, inferred),
-            types_str(v.m, &actual)
-        ),
-    ))
+        "inferred type(s) {} are incompatible with return type(s) of operation {}",
+        types_str(v.m, inferred),
+        types_str(v.m, &actual)
+    );
+    Ok(())
 }
 
 /// Checks the op's results against inferred shapes and element types, with upstream's message
@@ -774,39 +769,22 @@ pub(crate) fn check_inferred_components(
     v: &OpView,
     inferred: &[Inferred],
     rule: &'static str,
-) -> super::Check {
+) -> Check {
     let actual = v.result_types();
-    let ok = actual.len() == inferred.len()
-        && actual
-            .iter()
-            .zip(inferred)
-            .all(|(&a, want)| matches_inferred(v.m, want, a));
-    if ok {
-        Ok(())
-    } else {
-        Err(inferred_incompatible(v, inferred, rule))
-    }
-}
-
-/// `InferTypeOpInterface`'s failure: "inferred type(s) 'T' are incompatible with return type(s)
-/// of operation 'U'".
-pub(crate) fn inferred_incompatible(
-    v: &OpView,
-    inferred: &[Inferred],
-    rule: &'static str,
-) -> super::Failure {
-    super::fail(
-        rule,
-        format!(
-            "inferred type(s) {} are incompatible with return type(s) of operation {}",
-            inferred
+    super::ensure!(
+        actual.len() == inferred.len()
+            && actual
                 .iter()
-                .map(|i| format!("'{}'", inferred_str(v, i)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            types_str(v.m, &v.result_types())
-        ),
-    )
+                .zip(inferred)
+                .all(|(&a, want)| matches_inferred(v.m, want, a)),
+        rule,
+        "inferred type(s) {} are incompatible with return type(s) of operation {}",
+        (inferred.iter().map(|i| format!("'{}'", inferred_str(v, i))))
+            .collect::<Vec<_>>()
+            .join(", "),
+        types_str(v.m, &actual)
+    );
+    Ok(())
 }
 
 /// An inferred type as MLIR prints the type it stands for: `tensor<2x?xf32>`.

@@ -12,9 +12,10 @@ use super::window::{
 };
 use crate::ir::{AttrData, Attribute, Dim, FloatKind, Module, Param, Type, TypeData, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_element_types, constant_ints, dims_str, element_or_self, enum_case, float_kind,
-    inferred_str, ints_str, most_specific_dim, operand, q, quant, ranked, shaped, size_str,
-    tensor_str, types_str, Inferred, OpView, Quant, Ranked,
+    check_inferred_components, compatible_dim, compatible_element_types, compatible_shapes,
+    constant_ints, dims_str, element_or_self, enum_case, float_kind, ints_str, is_dynamic,
+    most_specific_dim, operand, q, quant, ranked, shaped, size_str, tensor_str, types_str,
+    Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -36,22 +37,6 @@ pub(super) fn verify(v: OpView) -> Check {
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-/// Upstream's `isDynamicDimSize`: only the dynamic marker itself (a negative value from an
-/// attribute is a size that matches nothing).
-fn is_dyn(d: i64) -> bool {
-    d == DYNAMIC
-}
-
-/// `verifyCompatibleDims`: equal, or either dynamic.
-fn compatible_dims(a: i64, b: i64) -> bool {
-    is_dyn(a) || is_dyn(b) || a == b
-}
-
-/// `verifyCompatibleShape` on two shapes: the same rank and compatible sizes.
-fn compatible_shape(a: &[Dim], b: &[Dim]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| compatible_dims(x, y))
-}
-
 fn is_quantized_type(m: &Module, t: Type) -> bool {
     quant(m, element_or_self(m, t)).is_some()
 }
@@ -67,69 +52,13 @@ fn check_shape(v: &OpView, inferred: &[Dim], rule: &'static str) -> Check {
         return Ok(());
     };
     ensure!(
-        compatible_shape(inferred, r.dims),
+        compatible_shapes(Some(inferred), Some(r.dims)),
         rule,
         "inferred shape '{}' is incompatible with return type of operation {}",
         dims_str(inferred),
         q(v, res)
     );
     Ok(())
-}
-
-/// `isCompatibleForHloTypeInference` between an inferred type and an actual one: the same
-/// rank, compatible sizes, each static size within the other's bound, and compatible element
-/// types.
-fn compatible_inferred(m: &Module, inferred: &Inferred, actual: Type) -> bool {
-    let Some(s) = shaped(m, actual) else {
-        return false;
-    };
-    if !compatible_element_types(m, inferred.element, s.element) {
-        return false;
-    }
-    let (Some(want), Some(have)) = (inferred.dims.as_deref(), s.dims) else {
-        return true;
-    };
-    if !compatible_shape(want, have) {
-        return false;
-    }
-    let want_bound = |i: usize| {
-        inferred
-            .bounds
-            .as_ref()
-            .and_then(|b| b.get(i).copied())
-            .unwrap_or(DYNAMIC)
-    };
-    let have_bound = |i: usize| s.bounds.and_then(|b| b.get(i).copied()).unwrap_or(DYNAMIC);
-    want.iter().zip(have).enumerate().all(|(i, (&w, &h))| {
-        let fits = |size: i64, bound: i64| is_dyn(size) || is_dyn(bound) || size <= bound;
-        fits(h, want_bound(i)) && fits(w, have_bound(i))
-    })
-}
-
-/// MLIR's check of an op whose result types are inferred (`InferTypeOpInterface`): the
-/// results must be compatible with the inferred types, else `inferred type(s) '...' are
-/// incompatible with return type(s) of operation '...'`.
-fn check_inferred_types(v: &OpView, inferred: &[Inferred], rule: &'static str) -> Check {
-    let actual = v.result_types();
-    let same = actual.len() == inferred.len()
-        && inferred
-            .iter()
-            .zip(&actual)
-            .all(|(i, &t)| compatible_inferred(v.m, i, t));
-    if same {
-        return Ok(());
-    }
-    let want: Vec<String> = inferred
-        .iter()
-        .map(|i| format!("'{}'", inferred_str(v, i)))
-        .collect();
-    let have: Vec<String> = actual.iter().map(|&t| q(v, t)).collect();
-    bail!(
-        rule,
-        "inferred type(s) {} are incompatible with return type(s) of operation {}",
-        want.join(", "),
-        have.join(", ")
-    )
 }
 
 /// `CompatibleOperandsAndResultElementType` (an ODS trait): every operand and result has an
@@ -348,24 +277,24 @@ fn conv_common<'m>(
     let kernel_output_features = rhs.at(d.kernel_output_feature);
     let divides = |x: i64, by: i64| x.checked_rem(by).is_none_or(|r| r == 0);
     ensure!(
-        is_dyn(input_batch) || divides(input_batch, batch_groups),
+        is_dynamic(input_batch) || divides(input_batch, batch_groups),
         "C10",
         "expects input batch dimension ({input_batch}) to be divisible by batch_group_count. Got batch_group_count = {batch_groups}."
     );
-    if !is_dyn(input_features) {
+    if !is_dynamic(input_features) {
         ensure!(
             divides(input_features, feature_groups),
             "C11",
             "expects input feature dimension ({input_features}) to be a multiple of feature_group_count. Got feature_group_count = {feature_groups}."
         );
         ensure!(
-            is_dyn(kernel_input_features)
+            is_dynamic(kernel_input_features)
                 || input_features.checked_div(feature_groups) == Some(kernel_input_features),
             "C14",
             "expects input feature dimension ({input_features}) / feature_group_count = kernel input feature dimension ({kernel_input_features}). Got feature_group_count = {feature_groups}."
         );
     }
-    if !is_dyn(kernel_output_features) {
+    if !is_dynamic(kernel_output_features) {
         ensure!(
             divides(kernel_output_features, batch_groups),
             "C15",
@@ -408,7 +337,7 @@ fn conv_output_shape(
         set(at, size);
     }
     let input_batch = lhs.at(d.input_batch);
-    let batch = if is_dyn(input_batch) {
+    let batch = if is_dynamic(input_batch) {
         DYNAMIC
     } else {
         input_batch.checked_div(batch_groups).unwrap_or(DYNAMIC)
@@ -595,10 +524,10 @@ pub(crate) fn infer_dot(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         bounds.push(t.bound(i));
     };
     match (lhs.rank(), rhs.rank()) {
-        (1, 1) if compatible_dims(lhs.dim(0), rhs.dim(0)) => {}
-        (2, 1) if compatible_dims(lhs.dim(1), rhs.dim(0)) => push(&lhs, 0),
-        (1, 2) if compatible_dims(lhs.dim(0), rhs.dim(0)) => push(&rhs, 1),
-        (2, 2) if compatible_dims(lhs.dim(1), rhs.dim(0)) => {
+        (1, 1) if compatible_dim(lhs.dim(0), rhs.dim(0)) => {}
+        (2, 1) if compatible_dim(lhs.dim(1), rhs.dim(0)) => push(&lhs, 0),
+        (1, 2) if compatible_dim(lhs.dim(0), rhs.dim(0)) => push(&rhs, 1),
+        (2, 2) if compatible_dim(lhs.dim(1), rhs.dim(0)) => {
             push(&lhs, 0);
             push(&rhs, 1);
         }
@@ -609,7 +538,7 @@ pub(crate) fn infer_dot(v: &OpView) -> Result<Vec<Inferred>, Failure> {
             q(v, rhs.ty)
         ),
     }
-    let has_bounds = bounds.iter().any(|&b| !is_dyn(b));
+    let has_bounds = bounds.iter().any(|&b| !is_dynamic(b));
     Ok(vec![Inferred {
         dims: Some(dims),
         element: lhs.element,
@@ -728,7 +657,7 @@ pub(crate) fn dot_dimension_constraints(lhs: &[Dim], rhs: &[Dim], d: &DotDims) -
     )?;
     for (&l, &r) in d.lhs_batching.iter().zip(&d.rhs_batching) {
         ensure!(
-            compatible_dims(at(lhs, l), at(rhs, r)),
+            compatible_dim(at(lhs, l), at(rhs, r)),
             "C9",
             "batching dimension sizes must match for lhs/rhs (lhs dimension {l} has size {}, rhs dimension {r} has size {})",
             size_str(at(lhs, l)),
@@ -737,7 +666,7 @@ pub(crate) fn dot_dimension_constraints(lhs: &[Dim], rhs: &[Dim], d: &DotDims) -
     }
     for (&l, &r) in d.lhs_contracting.iter().zip(&d.rhs_contracting) {
         ensure!(
-            compatible_dims(at(lhs, l), at(rhs, r)),
+            compatible_dim(at(lhs, l), at(rhs, r)),
             "C10",
             "contracting dimension sizes must match for lhs/rhs (lhs dimension {l} has size {}, rhs dimension {r} has size {})",
             size_str(at(lhs, l)),
@@ -790,7 +719,7 @@ pub(crate) fn infer_dot_general(v: &OpView) -> Result<Vec<Inferred>, Failure> {
             }
         }
     }
-    let has_bounds = bounds.iter().any(|&b| !is_dyn(b));
+    let has_bounds = bounds.iter().any(|&b| !is_dynamic(b));
     Ok(vec![Inferred {
         dims: Some(dims),
         element: lhs.element,
@@ -1044,7 +973,7 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     let back = &op.dims[op.rank() - fft_rank..];
     if rfft {
         ensure!(
-            back.iter().zip(&lengths).all(|(&d, &f)| compatible_dims(d, f)),
+            back.iter().zip(&lengths).all(|(&d, &f)| compatible_dim(d, f)),
             "C4",
             "RFFT requires innermost dimensions to be compatible with fft_length. Got: {} but wanted {}.",
             ints_str(op.dims),
@@ -1061,7 +990,7 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         if let Some((&d, &f)) = non_final
             .iter()
             .zip(&lengths)
-            .find(|(&d, &f)| !compatible_dims(d, f))
+            .find(|(&d, &f)| !compatible_dim(d, f))
         {
             bail!(
                 "C4",
@@ -1072,8 +1001,8 @@ pub(crate) fn infer_fft(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         }
         let last = op.dims.last().copied().unwrap_or(DYNAMIC);
         ensure!(
-            (compatible_dims(last, 0) && last_len == 0)
-                || compatible_dims(last, last_len / 2 + 1),
+            (compatible_dim(last, 0) && last_len == 0)
+                || compatible_dim(last, last_len / 2 + 1),
             "C5",
             "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: {last} but fft_length is {}.",
             ints_str(&lengths)
@@ -1136,7 +1065,7 @@ fn fft(v: &OpView) -> Check {
         return Ok(());
     }
     let inferred = infer_fft(v)?;
-    check_inferred_types(v, &inferred, "C5")
+    check_inferred_components(v, &inferred, "C5")
 }
 
 /// The result type of a triangular_solve (`inferTriangularSolveOp`): C2 and C3, and a valid
@@ -1153,7 +1082,7 @@ pub(crate) fn infer_triangular_solve(v: &OpView) -> Result<Vec<Inferred>, Failur
         q(v, a.ty)
     );
     ensure!(
-        compatible_dims(a.dim(rank - 2), a.dim(rank - 1)),
+        compatible_dim(a.dim(rank - 2), a.dim(rank - 1)),
         "C3",
         "two minor dimensions of operand 'a' must be compatible, but got {}",
         q(v, a.ty)
@@ -1171,14 +1100,14 @@ pub(crate) fn infer_triangular_solve(v: &OpView) -> Result<Vec<Inferred>, Failur
     );
     let shared = b.dim(rank - if left_side { 2 } else { 1 });
     ensure!(
-        compatible_dims(a.dim(rank - 1), shared),
+        compatible_dim(a.dim(rank - 1), shared),
         "C3",
         "shared dimension of operands 'a' and 'b' must be compatible, but got {} and {}",
         q(v, a.ty),
         q(v, b.ty)
     );
     ensure!(
-        compatible_shape(&a.dims[..rank - 2], &b.dims[..rank - 2]),
+        compatible_shapes(Some(&a.dims[..rank - 2]), Some(&b.dims[..rank - 2])),
         "C3",
         "batch dimensions of the operands must be compatible, but got {} and {}",
         q(v, a.ty),
@@ -1204,7 +1133,7 @@ fn triangular_solve(v: &OpView) -> Check {
         return Ok(());
     }
     let inferred = infer_triangular_solve(v)?;
-    check_inferred_types(v, &inferred, "C4")
+    check_inferred_components(v, &inferred, "C4")
 }
 
 /// The result type of a cholesky (`inferCholeskyOp`): C2, C3; the result is a's type (C1).
@@ -1220,7 +1149,7 @@ pub(crate) fn infer_cholesky(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         ints_str(a.dims)
     );
     ensure!(
-        compatible_dims(a.dim(rank - 2), a.dim(rank - 1)),
+        compatible_dim(a.dim(rank - 2), a.dim(rank - 1)),
         "C3",
         "minor dimensions of 'a' must have equal size, got shape {}.",
         ints_str(a.dims)
@@ -1240,7 +1169,7 @@ fn cholesky(v: &OpView) -> Check {
         return Ok(());
     }
     let inferred = infer_cholesky(v)?;
-    check_inferred_types(v, &inferred, "C1")
+    check_inferred_components(v, &inferred, "C1")
 }
 
 // ---- batch_norm_* -----------------------------------------------------------------------------
@@ -1276,7 +1205,7 @@ pub(crate) fn infer_batch_norm(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         // Compatibility of sizes is not transitive (`?` matches both 2 and 3): every pair.
         shapes.iter().all(|a| {
             shapes.iter().all(|b| match (a, b) {
-                (Some(a), Some(b)) => compatible_shape(a, b),
+                (Some(a), Some(b)) => compatible_shapes(Some(a), Some(b)),
                 _ => true,
             })
         })
@@ -1309,7 +1238,7 @@ pub(crate) fn infer_batch_norm(v: &OpView) -> Result<Vec<Inferred>, Failure> {
         .and_then(|&t| ranked(m, t))
         .map_or(DYNAMIC, |s| s.dim(0));
     ensure!(
-        compatible_dims(single_size, features),
+        compatible_dim(single_size, features),
         if grad { "C5" } else { "C3" },
         "expects the size of single-dimensional operands to be compatible with feature count, but the size of single-dimensional operands is {} and the feature count is {}.",
         size_str(single_size),
@@ -1342,7 +1271,7 @@ fn batch_norm(v: &OpView) -> Check {
     } else {
         "C7"
     };
-    check_inferred_types(v, &inferred, rule)
+    check_inferred_components(v, &inferred, rule)
 }
 
 #[cfg(test)]

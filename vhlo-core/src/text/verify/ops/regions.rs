@@ -16,9 +16,9 @@ use super::window::{
 };
 use crate::ir::{Dim, Type, TypeData, Value, DYNAMIC};
 use crate::text::verify::types::{
-    compatible_dim, compatible_types, constant_ints, element_or_self, inferred_str, ints_str,
-    is_dynamic, is_float, matches_inferred, promotable_element, q, shaped, size_str, types_str,
-    Inferred, OpView, Shaped,
+    check_inferred_components, check_inferred_types, compatible_dim, compatible_types,
+    constant_ints, element_or_self, inferred_str, ints_str, is_dynamic, is_float, matches_inferred,
+    promotable_element, q, shaped, size_str, types_str, Inferred, OpView, Shaped,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -139,14 +139,6 @@ fn check_results(v: &OpView, want: &[Want], rule: &'static str) -> Check {
         inferred.join(", "),
         types_str(v.m, &have)
     )
-}
-
-fn components(xs: Vec<Inferred>) -> Vec<Want> {
-    xs.into_iter().map(Want::Components).collect()
-}
-
-fn plain_types(xs: Vec<Type>) -> Vec<Want> {
-    xs.into_iter().map(Want::Type).collect()
 }
 
 // ---- type predicates of TypeInference.cpp ---------------------------------------------------
@@ -389,7 +381,7 @@ fn reduce(v: &OpView) -> Check {
     // `InferTypeOpInterface` with the regions.
     let inferred = infer_reduce(v)?;
     if !inferred.is_empty() {
-        check_results(v, &components(inferred), "C7")?;
+        check_inferred_components(v, &inferred, "C7")?;
     }
     Ok(())
 }
@@ -480,7 +472,7 @@ fn reduce_window(v: &OpView) -> Check {
     reducer_shape(v, 0, &tys(v, &inputs), &tys(v, &inits), &sizes, "C13")?;
     let inferred = infer_reduce_window(v)?;
     if !inferred.is_empty() {
-        check_results(v, &components(inferred), "C15")?;
+        check_inferred_components(v, &inferred, "C15")?;
     }
     Ok(())
 }
@@ -639,7 +631,7 @@ fn select_and_scatter(v: &OpView) -> Check {
         q(v, source)
     );
     if let Some(inferred) = infer_select_and_scatter(v)? {
-        check_results(v, &[Want::Components(inferred)], "C12")?;
+        check_inferred_components(v, &[inferred], "C12")?;
     }
     Ok(())
 }
@@ -800,7 +792,7 @@ fn scatter(v: &OpView) -> Check {
     }
     let inferred = infer_scatter(v)?;
     if !inferred.is_empty() {
-        check_results(v, &components(inferred), "C25")?;
+        check_inferred_components(v, &inferred, "C25")?;
     }
     Ok(())
 }
@@ -1312,7 +1304,7 @@ fn gather(v: &OpView) -> Check {
         );
     }
     let inferred = infer_gather(v)?;
-    check_results(v, &components(inferred), "C22")
+    check_inferred_components(v, &inferred, "C22")
 }
 
 /// `inferGatherOp`.
@@ -1338,7 +1330,7 @@ pub(crate) fn infer_gather(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 /// (inferred result).
 fn dynamic_gather(v: &OpView) -> Check {
     let inferred = infer_dynamic_gather(v)?;
-    check_results(v, &components(inferred), "C22")
+    check_inferred_components(v, &inferred, "C22")
 }
 
 /// `inferDynamicGatherOp`: as gather, with the slice sizes known only when a constant gives
@@ -1438,7 +1430,7 @@ fn sort(v: &OpView) -> Check {
             q(v, r)
         );
     }
-    check_results(v, &plain_types(inputs), "C2")?;
+    check_inferred_types(v, &inputs, "C2")?;
     Ok(())
 }
 
@@ -1458,8 +1450,8 @@ pub(crate) fn verify_on_exit(v: OpView) -> Check {
         crate::text::verify::structure::regions_end_with(v.m, v.op, "stablehlo.return")?;
     }
     match v.kind {
-        K::Map => check_results(&v, &components(infer_map(&v)?), "C4"),
-        K::While => check_results(&v, &plain_types(infer_while(&v)), "C3"),
+        K::Map => check_inferred_components(&v, &infer_map(&v)?, "C4"),
+        K::While => check_inferred_types(&v, &infer_while(&v), "C3"),
         K::If => check_results(&v, &infer_conditional(&v)?, "C3"),
         K::Case => check_results(&v, &infer_conditional(&v)?, "C4"),
         K::AsyncStart => super::collectives::async_start(&v),
@@ -1721,7 +1713,7 @@ fn optimization_barrier(v: &OpView) -> Check {
             "requires the same type for operand and result at index {i}"
         );
     }
-    check_results(v, &plain_types(operands), "C1")
+    check_inferred_types(v, &operands, "C1")
 }
 
 #[cfg(test)]
