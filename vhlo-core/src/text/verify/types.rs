@@ -695,30 +695,41 @@ impl Inferred {
     }
 }
 
-/// Whether the op's actual result type `actual` is compatible with the inferred one: the same
-/// rank, each size equal or either dynamic (a bound the static size exceeds is not), and
-/// compatible element types.
+/// Whether the op's actual result type `actual` is compatible with the inferred one: a
+/// compatible element type and shape ([`fits_inferred_shape`]).
 pub(crate) fn matches_inferred(m: &Module, inferred: &Inferred, actual: Type) -> bool {
+    shaped(m, actual).is_some_and(|s| compatible_element_types(m, inferred.element, s.element))
+        && fits_inferred_shape(
+            m,
+            inferred.dims.as_deref(),
+            inferred.bounds.as_deref(),
+            actual,
+        )
+}
+
+/// `verifyCompatibleShapeWithBounds` of an inferred shape (`None`: unranked) and the tensor
+/// `actual`: the same rank, each size equal or either dynamic, and each static size within
+/// the other side's bound.
+pub(crate) fn fits_inferred_shape(
+    m: &Module,
+    dims: Option<&[Dim]>,
+    bounds: Option<&[Dim]>,
+    actual: Type,
+) -> bool {
     let Some(s) = shaped(m, actual) else {
         return false;
     };
-    if !compatible_element_types(m, inferred.element, s.element) {
-        return false;
-    }
-    let (Some(want), Some(have)) = (inferred.dims.as_deref(), s.dims) else {
+    let (Some(want), Some(have)) = (dims, s.dims) else {
         return true;
     };
-    if want.len() != have.len() {
-        return false;
-    }
-    // `verifyCompatibleShapeWithBounds`: each static size within the other side's bound.
     let within = |size: Dim, bound: Option<i64>| {
         bound.is_none_or(|b| is_dynamic(b) || is_dynamic(size) || size <= b)
     };
-    want.iter().zip(have).enumerate().all(|(i, (&w, &h))| {
-        let inferred_bound = inferred.bounds.as_ref().and_then(|b| b.get(i).copied());
-        compatible_dim(w, h) && within(h, inferred_bound) && within(w, s.bound(i))
-    })
+    want.len() == have.len()
+        && want.iter().zip(have).enumerate().all(|(i, (&w, &h))| {
+            let inferred_bound = bounds.and_then(|b| b.get(i).copied());
+            compatible_dim(w, h) && within(h, inferred_bound) && within(w, s.bound(i))
+        })
 }
 
 /// A size as upstream prints it in messages (`?` for dynamic).

@@ -10,8 +10,8 @@
 
 use crate::ir::{Module, OpId, Param, Type, TypeData};
 use crate::text::verify::types::{
-    compatible_element_types, is_dynamic, most_specific_dim, quant, shaped, tensor_str, types_str,
-    OpView, Shaped,
+    compatible_element_types, fits_inferred_shape, is_dynamic, most_specific_dim, quant, shaped,
+    tensor_str, types_str, OpView, Shaped,
 };
 use crate::text::verify::{bail, ensure, Check};
 use crate::vhlo::StablehloOp as K;
@@ -119,50 +119,45 @@ fn same_operands_and_result_shape(v: OpView) -> Check {
     Ok(())
 }
 
-/// A result type an op infers: shape (`None` unranked), bounds, and whether the actual
-/// element type is acceptable, with the inferred type as a message prints it.
+/// A result type an op infers: shape (`None` unranked), bounds and element type, printed only
+/// in a failure's message.
 struct Inferred {
     dims: Option<Vec<i64>>,
     bounds: Option<Vec<i64>>,
-    printed: String,
+    element: Element,
 }
 
-/// The shape of `s` as inferred from it (sizes, bounds), printed with `element`.
-fn same_shape(s: &Shaped, element: &str) -> Inferred {
-    let dims = s.dims.map(<[i64]>::to_vec);
-    let bounds = s.bounds.map(<[i64]>::to_vec);
-    let printed = tensor_str(dims.as_deref(), element, bounds.as_deref());
-    Inferred {
-        dims,
-        bounds,
-        printed,
-    }
+/// An inferred element type, which may be one the module does not hold (the verifier does not
+/// intern types).
+enum Element {
+    Of(Type),
+    I1,
+    ComplexOf(Type),
 }
 
-/// `verifyCompatibleShapeWithBounds` of the inferred shape and the actual result type.
-fn shape_matches(m: &Module, inferred: &Inferred, actual: Type) -> bool {
-    let Some(s) = shaped(m, actual) else {
-        return false;
-    };
-    let (Some(want), Some(have)) = (inferred.dims.as_deref(), s.dims) else {
-        return true;
-    };
-    if want.len() != have.len() {
-        return false;
+impl Inferred {
+    /// The shape of `s` (sizes, bounds) with `element`.
+    fn like(s: &Shaped, element: Element) -> Inferred {
+        Inferred {
+            dims: s.dims.map(<[i64]>::to_vec),
+            bounds: s.bounds.map(<[i64]>::to_vec),
+            element,
+        }
     }
-    let fits = |sizes: &[i64], bounds: Option<&[i64]>| {
-        bounds.is_none_or(|b| {
-            sizes
-                .iter()
-                .zip(b)
-                .all(|(&d, &bound)| is_dynamic(bound) || is_dynamic(d) || d <= bound)
-        })
-    };
-    want.iter()
-        .zip(have)
-        .all(|(&w, &h)| w == h || is_dynamic(w) || is_dynamic(h))
-        && fits(want, s.bounds)
-        && fits(have, inferred.bounds.as_deref())
+
+    fn text(&self, m: &Module) -> String {
+        let t = |t: Type| crate::text::type_to_string(m, t);
+        let element = match self.element {
+            Element::Of(e) => t(e),
+            Element::I1 => "i1".to_string(),
+            Element::ComplexOf(e) => format!("complex<{}>", t(e)),
+        };
+        tensor_str(self.dims.as_deref(), &element, self.bounds.as_deref())
+    }
+
+    fn fits(&self, m: &Module, actual: Type) -> bool {
+        fits_inferred_shape(m, self.dims.as_deref(), self.bounds.as_deref(), actual)
+    }
 }
 
 /// The results of an op with StableHLO's `CompatibleOperandsAndResultType` (CHLO's) against
@@ -176,18 +171,18 @@ pub(crate) fn results_fit_most_specific_operand(m: &Module, op: OpId) -> Check {
         return Ok(());
     }
     let (dims, bounds) = most_specific(&shapes)?;
-    let element = crate::text::type_to_string(m, shapes[0].element);
+    let element = Element::Of(shapes[0].element);
     let inferred = Inferred {
-        printed: tensor_str(dims.as_deref(), &element, bounds.as_deref()),
         dims,
         bounds,
+        element,
     };
     for t in m.results(op).map(|r| m.value_type(r)) {
         ensure!(
-            shape_matches(m, &inferred, t),
+            inferred.fits(m, t),
             "InferTypeOpInterface",
             "inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
-            inferred.printed,
+            inferred.text(m),
             crate::text::type_to_string(m, t)
         );
     }
@@ -200,10 +195,10 @@ fn check_inferred(v: &OpView, inferred: &Inferred, element_ok: bool, rule: &'sta
         return Ok(());
     };
     ensure!(
-        element_ok && shape_matches(v.m, inferred, actual),
+        element_ok && inferred.fits(v.m, actual),
         rule,
         "inferred type(s) '{}' are incompatible with return type(s) of operation '{}'",
-        inferred.printed,
+        inferred.text(v.m),
         v.t(actual)
     );
     Ok(())
@@ -236,7 +231,7 @@ fn compare(v: OpView) -> Check {
     let Some((_, lhs)) = tensor(&v, v.operand_type(0)) else {
         return Ok(());
     };
-    let inferred = same_shape(&lhs, "i1");
+    let inferred = Inferred::like(&lhs, Element::I1);
     let ok = v
         .result_type(0)
         .and_then(|r| v.shaped(r))
@@ -270,12 +265,12 @@ fn select(v: OpView) -> Check {
             v.t(tt)
         );
     }
-    let inferred = most_specific(&[on_true, on_false])?;
-    let element = v.t(on_true.element);
+    let (dims, bounds) = most_specific(&[on_true, on_false])?;
+    let element = Element::Of(on_true.element);
     let inferred = Inferred {
-        printed: tensor_str(inferred.0.as_deref(), &element, inferred.1.as_deref()),
-        dims: inferred.0,
-        bounds: inferred.1,
+        dims,
+        bounds,
+        element,
     };
     let ok = v
         .result_type(0)
@@ -353,7 +348,7 @@ fn clamp(v: OpView) -> Check {
             shape(&operand)
         );
     }
-    let inferred = same_shape(&operand, &v.t(operand.element));
+    let inferred = Inferred::like(&operand, Element::Of(operand.element));
     let ok = v
         .result_type(0)
         .is_some_and(|r| compatible_element_types(v.m, r, ot));
@@ -376,8 +371,7 @@ fn complex(v: OpView) -> Check {
         v.t(rt)
     );
     same_operands_and_result_shape(v)?;
-    let element = format!("complex<{}>", v.t(lhs.element));
-    let inferred = same_shape(&lhs, &element);
+    let inferred = Inferred::like(&lhs, Element::ComplexOf(lhs.element));
     let ok = v.result_type(0).and_then(|r| v.shaped(r)).is_some_and(
         |r| matches!(v.m.type_data(r.element), TypeData::Complex(inner) if *inner == lhs.element),
     );
@@ -394,7 +388,7 @@ fn real_result(v: OpView) -> Check {
         TypeData::Complex(inner) => *inner,
         _ => operand.element,
     };
-    let inferred = same_shape(&operand, &v.t(part));
+    let inferred = Inferred::like(&operand, Element::Of(part));
     let ok = v
         .result_type(0)
         .and_then(|r| v.shaped(r))
@@ -409,7 +403,7 @@ fn is_finite(v: OpView) -> Check {
     let Some((_, x)) = tensor(&v, v.operand_type(0)) else {
         return Ok(());
     };
-    let inferred = same_shape(&x, "i1");
+    let inferred = Inferred::like(&x, Element::I1);
     let ok = v
         .result_type(0)
         .and_then(|r| v.shaped(r))
@@ -453,7 +447,7 @@ fn uniform_dequantize(v: OpView) -> Check {
     let inferred = Inferred {
         dims: operand.dims.map(<[i64]>::to_vec),
         bounds: None,
-        printed: tensor_str(operand.dims, &v.t(q.expressed), None),
+        element: Element::Of(q.expressed),
     };
     let ok = v
         .result_type(0)
@@ -479,10 +473,11 @@ fn add(v: OpView) -> Check {
     same_operands_and_result_shape(v)?;
     add_elements(&v, [lt, rt, res])?;
     let (dims, bounds) = most_specific(&[lhs, rhs])?;
+    let element = Element::Of(lhs.element);
     let inferred = Inferred {
-        printed: tensor_str(dims.as_deref(), &v.t(lhs.element), bounds.as_deref()),
         dims,
         bounds,
+        element,
     };
     let ok = compatible_element_types(v.m, res, lt);
     check_inferred(&v, &inferred, ok, "C1")
