@@ -8,7 +8,7 @@
 
 use crate::ir::{memref_parts, vector_parts, Module, OpId, Signedness, Type, TypeData};
 
-use super::types::{compatible_dim, is_bool, types_str};
+use super::types::{compatible_shape, element_or_self, is_bool, types_str};
 use super::{bail, ensure, fail, Check};
 
 /// How a cast's element types must relate (each op's `areCastCompatible`).
@@ -196,7 +196,7 @@ pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
         (scaling, m.operands(op).first(), m.result(op, 0))
     {
         let (from, to) = (m.value_type(input), m.value_type(out));
-        if compatible(m, cast, element(m, from), element(m, to)) {
+        if compatible(m, cast, element_or_self(m, from), element_or_self(m, to)) {
             return Ok(());
         }
         let ins: Vec<Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
@@ -219,7 +219,9 @@ pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
         TypeData::RankedTensor { encoding, .. } => *encoding,
         _ => None,
     };
-    if encoding(from) == encoding(to) && compatible(m, cast, element(m, from), element(m, to)) {
+    if encoding(from) == encoding(to)
+        && compatible(m, cast, element_or_self(m, from), element_or_self(m, to))
+    {
         Ok(())
     } else {
         Err(super::types::cast_incompatible(m, from, to))
@@ -229,20 +231,6 @@ pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
 /// MLIR's `verifyCompatibleShapes` of two values: both scalars, or both shaped with compatible
 /// dimensions (an unranked tensor is compatible with any shape, a dynamic size with any size).
 fn same_shape(m: &Module, a: Type, b: Type) -> bool {
-    enum Shape<'a> {
-        Scalar,
-        Unranked,
-        Dims(&'a [i64]),
-    }
-    let shape = |t: Type| match m.type_data(t) {
-        TypeData::RankedTensor { shape, .. } => Shape::Dims(&shape[..]),
-        TypeData::UnrankedTensor { .. } => Shape::Unranked,
-        _ => match (memref_parts(m, t), vector_parts(m, t)) {
-            (Some((Some(dims), _)), _) | (None, Some((dims, _))) => Shape::Dims(dims),
-            (Some((None, _)), _) => Shape::Unranked,
-            (None, None) => Shape::Scalar,
-        },
-    };
     // A scalable vector's shape differs from a fixed one's of the same sizes.
     let scalable = |t: Type| match m.type_data(t) {
         TypeData::Dialect(d) if vector_parts(m, t).is_some() => d.params.get(1).cloned(),
@@ -251,25 +239,7 @@ fn same_shape(m: &Module, a: Type, b: Type) -> bool {
     if scalable(a) != scalable(b) && vector_parts(m, a).is_some() && vector_parts(m, b).is_some() {
         return false;
     }
-    match (shape(a), shape(b)) {
-        (Shape::Scalar, Shape::Scalar) => true,
-        (Shape::Scalar, _) | (_, Shape::Scalar) => false,
-        (Shape::Dims(x), Shape::Dims(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(&p, &q)| compatible_dim(p, q))
-        }
-        _ => true,
-    }
-}
-
-/// The element type of a tensor, vector or memref; a scalar is its own.
-fn element(m: &Module, t: Type) -> Type {
-    match m.type_data(t) {
-        TypeData::RankedTensor { element, .. } | TypeData::UnrankedTensor { element } => *element,
-        _ => memref_parts(m, t)
-            .map(|(_, e)| e)
-            .or_else(|| vector_parts(m, t).map(|(_, e)| e))
-            .unwrap_or(t),
-    }
+    compatible_shape(m, a, b)
 }
 
 fn compatible(m: &Module, cast: Cast, from: Type, to: Type) -> bool {

@@ -9,7 +9,7 @@
 //! (`operand_types:` in spec/dialects/chlo.yaml), checked with the other dialects' ops
 //! (`verify/ods_types.rs`).
 
-use super::types::{element_or_self, size_str, tensor_str};
+use super::types::{compatible_dim, element_or_self, size_str, tensor_str};
 use crate::ir::{AttrData, Attribute, Dim, Module, OpId, Param, Type, TypeData, DYNAMIC};
 
 const RULE: &str = "CHLO verifier (stablehlo/dialect/ChloOps.cpp, ChloOps.td traits)";
@@ -46,10 +46,6 @@ fn int_of(m: &Module, a: Attribute) -> Option<i64> {
         AttrData::Integer { value, .. } => i64::try_from(*value).ok(),
         _ => None,
     }
-}
-
-fn dims_compatible(a: Dim, b: Dim) -> bool {
-    a == b || a == DYNAMIC || b == DYNAMIC
 }
 
 /// A CHLO op's own checks (`ChloOps.cpp`'s verifiers and inferred types), run by the
@@ -115,7 +111,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
                     && inferred
                         .iter()
                         .zip(got)
-                        .all(|(&a, &b)| dims_compatible(a, b));
+                        .all(|(&a, &b)| compatible_dim(a, b));
                 if !fits {
                     let element = crate::text::type_to_string(m, element_or_self(m, *t));
                     return Some(format!(
@@ -185,7 +181,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
             let fits = |t: Type, want: &dyn Fn(Type) -> bool| {
                 shape(m, t).map_or(unranked(m, t), |d| {
                     d.len() == sizes.len()
-                        && d.iter().zip(&sizes).all(|(&a, &b)| dims_compatible(a, b))
+                        && d.iter().zip(&sizes).all(|(&a, &b)| compatible_dim(a, b))
                 }) && want(element_or_self(m, t))
             };
             let ok = match outs[..] {
@@ -288,7 +284,7 @@ fn broadcast_result(
             && inferred
                 .iter()
                 .zip(got)
-                .all(|(&a, &b)| dims_compatible(a, b))
+                .all(|(&a, &b)| compatible_dim(a, b))
     });
     if element_fits && shape_fits {
         return None;
@@ -444,7 +440,7 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
             return Some("There must be exactly one group dimension in the rhs when the lhs ragged dimension is non-contracting.".into());
         };
         let size = at(rhs, gd)?;
-        if !dims_compatible(groups, size) {
+        if !compatible_dim(groups, size) {
             return Some(format!(
                 "rhs group dimension is expected to have size={}, got {}",
                 size_str(groups),
@@ -479,7 +475,7 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
             && got
                 .iter()
                 .zip(&inferred)
-                .all(|(&a, &b)| dims_compatible(a, b))
+                .all(|(&a, &b)| compatible_dim(a, b))
     });
     (!fits).then(|| {
         format!(
@@ -520,7 +516,7 @@ fn scan(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
                 ));
             };
             if let (Some(n), Some(&sd)) = (size, s.get(d)) {
-                if !dims_compatible(sd, n) {
+                if !compatible_dim(sd, n) {
                     return Some(format!(
                         "'chlo.scan' op invalid scan dimension size of operand {i}"
                     ));
@@ -535,7 +531,7 @@ fn scan(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
         let compatible = element_or_self(m, t) == element_or_self(m, a)
             && match (expected, shape(m, a)) {
                 (Some(e), Some(b)) => {
-                    e.len() == b.len() && e.iter().zip(b).all(|(&x, &y)| dims_compatible(x, y))
+                    e.len() == b.len() && e.iter().zip(b).all(|(&x, &y)| compatible_dim(x, y))
                 }
                 _ => true,
             };
@@ -593,7 +589,7 @@ fn scan_results(m: &Module, op: OpId) -> Option<String> {
     let fits = inferred.len() == results.len()
         && inferred.iter().zip(&results).all(|((s, _), &r)| {
             shape(m, r).map_or(unranked(m, r), |rs| {
-                rs.len() == s.len() && rs.iter().zip(s).all(|(&a, &b)| dims_compatible(a, b))
+                rs.len() == s.len() && rs.iter().zip(s).all(|(&a, &b)| compatible_dim(a, b))
             })
         });
     if fits {

@@ -4,7 +4,7 @@
 
 use crate::ir::{AttrData, FastSet, Module, OpId, Symbol, Type, TypeData};
 
-use super::types::is_dynamic;
+use super::types::{is_dynamic, shaped_dims};
 use super::{bail, ensure, fail, Check};
 
 /// A ranked tensor's dimensions.
@@ -1003,10 +1003,7 @@ fn shape_of(m: &Module, op: OpId) -> Check {
     let value_shape = shape_mnemonic(m, arg) == Some("value_shape");
     if !value_shape && !shape_type(result) {
         // The rank of a ranked operand (a memref's or a vector's too).
-        let rank = dims(m, arg)
-            .map(<[i64]>::len)
-            .or_else(|| crate::ir::memref_parts(m, arg).and_then(|(d, _)| d.map(<[i64]>::len)))
-            .or_else(|| crate::ir::vector_parts(m, arg).map(|(d, _)| d.len()));
+        let rank = shaped_dims(m, arg).flatten().map(<[i64]>::len);
         let extent = dims(m, result).and_then(|d| d.first().copied());
         if let (Some(rank), Some(n)) = (rank, extent) {
             if !is_dynamic(n) && usize::try_from(n).ok() != Some(rank) {

@@ -371,7 +371,32 @@ impl<'m> Shaped<'m> {
 /// The element type of a tensor, or the type itself (MLIR's `getElementTypeOrSelf` for the
 /// types HLO sees).
 pub(crate) fn element_or_self(m: &Module, t: Type) -> Type {
-    shaped(m, t).map_or(t, |s| s.element)
+    match shaped(m, t) {
+        Some(s) => s.element,
+        None => (crate::ir::memref_parts(m, t).map(|p| p.1))
+            .or_else(|| crate::ir::vector_parts(m, t).map(|p| p.1))
+            .unwrap_or(t),
+    }
+}
+
+/// The sizes of a type as `mlir::ShapedType` sees it (a tensor, memref or vector): `None` when
+/// it is not shaped, `Some(None)` when unranked.
+pub(crate) fn shaped_dims(m: &Module, t: Type) -> Option<Option<&[Dim]>> {
+    match shaped(m, t) {
+        Some(s) => Some(s.dims),
+        None => (crate::ir::memref_parts(m, t).map(|p| p.0))
+            .or_else(|| crate::ir::vector_parts(m, t).map(|p| Some(p.0))),
+    }
+}
+
+/// `mlir::verifyCompatibleShape(Type, Type)`: both shaped or neither; either unranked, or the
+/// same rank with compatible sizes.
+pub(crate) fn compatible_shape(m: &Module, a: Type, b: Type) -> bool {
+    match (shaped_dims(m, a), shaped_dims(m, b)) {
+        (None, None) => true,
+        (Some(x), Some(y)) => compatible_shapes(x, y),
+        _ => false,
+    }
 }
 
 /// A ranked tensor type: its sizes, element type and bounds (one per dimension, or none).

@@ -16,9 +16,9 @@ use std::collections::HashSet;
 use crate::ir::{AttrData, Attribute, Block, Dim, Module, Param, Signedness, Type};
 use crate::ir::{TypeData, ValueDef};
 use crate::text::verify::types::{
-    check_inferred_components, check_inferred_types, compatible_shapes, dense_ints, ints_str,
-    is_dynamic, is_float, is_token, promotable_element, shaped, size_str, struct_field, Inferred,
-    OpView,
+    check_inferred_components, check_inferred_types, compatible_shape, compatible_shapes,
+    dense_ints, element_or_self, ints_str, is_dynamic, is_float, is_token, promotable_element,
+    shaped, shaped_dims, size_str, struct_field, Inferred, OpView,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -67,48 +67,6 @@ fn future_types(m: &Module, t: Type) -> Option<&[Type]> {
             }
         }
         _ => None,
-    }
-}
-
-/// A shaped type as `mlir::ShapedType` sees it: a tensor or a memref. `Some(None)` is unranked.
-fn shape_of(m: &Module, t: Type) -> Option<Option<&[Dim]>> {
-    if let Some(s) = shaped(m, t) {
-        return Some(s.dims);
-    }
-    match m.type_data(t) {
-        TypeData::Dialect(d) if m.str(d.dialect) == "builtin" && m.str(d.mnemonic) == "memref" => {
-            match d.params.first() {
-                Some(Param::Ints(dims)) => Some(Some(dims)),
-                _ => Some(None),
-            }
-        }
-        _ => None,
-    }
-}
-
-/// The element type of a shaped type (a tensor or memref), or the type itself.
-fn element_or_self(m: &Module, t: Type) -> Type {
-    if let Some(s) = shaped(m, t) {
-        return s.element;
-    }
-    match m.type_data(t) {
-        TypeData::Dialect(d) if m.str(d.dialect) == "builtin" && m.str(d.mnemonic) == "memref" => {
-            match d.params.get(1) {
-                Some(Param::Type(e)) => *e,
-                _ => t,
-            }
-        }
-        _ => t,
-    }
-}
-
-/// `mlir::verifyCompatibleShape(Type, Type)`: both shaped or neither; either unranked, or the same
-/// rank with compatible sizes.
-fn compatible_shape(m: &Module, a: Type, b: Type) -> bool {
-    match (shape_of(m, a), shape_of(m, b)) {
-        (None, None) => true,
-        (Some(x), Some(y)) => compatible_shapes(x, y),
-        _ => false,
     }
 }
 
@@ -405,7 +363,7 @@ fn reducer(v: &OpView, block: Block, operand: Type, rule: &'static str) -> Check
     );
     let acc = returned[0];
     ensure!(
-        shape_of(m, acc).is_some(),
+        shaped_dims(m, acc).is_some(),
         rule,
         "Reduction-region here must produce tensor-typed result(s), but produces '{}' instead",
         v.t(acc)
@@ -426,28 +384,30 @@ fn reducer(v: &OpView, block: Block, operand: Type, rule: &'static str) -> Check
         v.t(acc)
     );
     let element = element_or_self(m, operand);
-    let init = format!("tensor<{}>", v.t(element));
+    let init = || format!("tensor<{}>", v.t(element));
     ensure!(
-        shape_of(m, acc).flatten().is_none_or(<[Dim]>::is_empty),
+        shaped_dims(m, acc).flatten().is_none_or(<[Dim]>::is_empty),
         rule,
-        "The shape of reduction-region's result type at index 0 differs from the op's corresponding init-value type: '{}' vs '{init}'",
-        v.t(acc)
+        "The shape of reduction-region's result type at index 0 differs from the op's corresponding init-value type: '{}' vs '{}'",
+        v.t(acc),
+        init()
     );
     ensure!(
         promotable_element(m, element, element_or_self(m, acc), true),
         rule,
-        "The element-type of reduction-region's result type at index 0 is expected to be promotable from the op's corresponding init-value element-type: '{}' vs '{init}'",
-        v.t(acc)
+        "The element-type of reduction-region's result type at index 0 is expected to be promotable from the op's corresponding init-value element-type: '{}' vs '{}'",
+        v.t(acc),
+        init()
     );
     let rhs_element = element_or_self(m, rhs);
     ensure!(
-        shape_of(m, rhs).is_some() && promotable_element(m, element, rhs_element, true),
+        shaped_dims(m, rhs).is_some() && promotable_element(m, element, rhs_element, true),
         rule,
         "The element-type of reduction-region's argument at index 1 is expected to be promotable from {}, but got {}",
         v.t(element),
         v.t(rhs_element)
     );
-    if let Some(Some(dims)) = shape_of(m, rhs) {
+    if let Some(Some(dims)) = shaped_dims(m, rhs) {
         ensure!(
             dims.is_empty(),
             rule,
@@ -1458,7 +1418,7 @@ fn layouts(v: &OpView, types: &[Type], layouts: Attribute, what: &str) -> Check 
             "Tuple types are not fully supported with layout constraints yet"
         );
         let values = dense_ints(m, layout).map(|(_, x)| x).unwrap_or_default();
-        let Some(shape) = shape_of(m, t) else {
+        let Some(shape) = shaped_dims(m, t) else {
             ensure!(
                 values.is_empty(),
                 "layouts",
@@ -1843,6 +1803,16 @@ mod tests {
         crate::text::verify::verify(&m)
             .err()
             .map(|e| e.0.first().map(|d| d.to_string()).unwrap_or_default())
+    }
+
+    /// A vector is a `ShapedType` to upstream's `verifyReducerShape`, so a reduction region
+    /// returning one passes the op's checks and fails at its `stablehlo.return` (ODS), where
+    /// jaxlib (StableHLO 1.17.0) refuses it too.
+    #[test]
+    fn reduction_region_of_vectors() {
+        let src = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %r = \"stablehlo.all_reduce\"(%a) ({\n  ^bb0(%x: vector<f32>, %y: vector<f32>):\n    \"stablehlo.return\"(%x) : (vector<f32>) -> ()\n  }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>} : (tensor<4xf32>) -> tensor<4xf32>\n  return %r : tensor<4xf32>\n}\n";
+        let e = error(src).unwrap_or_default();
+        assert!(e.contains("`stablehlo.return`: operand #0 must be"), "{e}");
     }
 
     /// An inferred static size must fit the result's bound, as `verifyCompatibleShapeWithBounds`

@@ -565,7 +565,7 @@ fn select_and_scatter(v: &OpView) -> Check {
         "expects the select-region to take 2 parameters, but takes {}",
         args.len()
     );
-    let want = format!("'tensor<{}>'", v.t(op_s.element));
+
     for (i, &a) in args.iter().enumerate() {
         let ok = shaped(v.m, a).is_some_and(|s| {
             s.dims.is_none_or(|d| d.is_empty()) && same_element(v, ty(v, operand), ty(v, a), true)
@@ -573,7 +573,9 @@ fn select_and_scatter(v: &OpView) -> Check {
         ensure!(
             ok,
             "C9",
-            "expects the type of select-region's parameter at index {i} to be {want}, but got {}",
+            "expects the type of select-region's parameter at index {i} to be 'tensor<{}>', but \
+             got {}",
+            v.t(op_s.element),
             q(v, a)
         );
     }
