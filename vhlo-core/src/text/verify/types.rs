@@ -10,7 +10,7 @@ use crate::text::{attribute_to_string, type_to_string};
 use crate::vhlo::StablehloOp;
 
 use super::structure::SymbolTable;
-use super::Check;
+use super::{ensure, Check};
 
 /// One op under verification.
 #[derive(Clone, Copy)]
@@ -81,10 +81,10 @@ impl<'m> OpView<'m> {
             _ => int_list(self.m, a).map(|v| v.into_iter().map(|x| x != 0).collect()),
         }
     }
-    /// An integer attribute's value.
-    pub fn int(&self, name: &str) -> Option<i128> {
+    /// An integer attribute's value (absent, or out of the range of i64: `None`).
+    pub fn int(&self, name: &str) -> Option<i64> {
         match self.m.attr_data(self.attr(name)?) {
-            AttrData::Integer { value, .. } => Some(*value),
+            AttrData::Integer { value, .. } => i64::try_from(*value).ok(),
             _ => None,
         }
     }
@@ -513,6 +513,38 @@ pub(crate) fn might_be_terminator(m: &Module, op: OpId) -> bool {
 pub(crate) fn ints_str(xs: &[i64]) -> String {
     let parts: Vec<String> = xs.iter().map(i64::to_string).collect();
     parts.join(", ")
+}
+
+/// No value twice in `xs`.
+pub(crate) fn is_unique(xs: &[i64]) -> bool {
+    // Dimension lists are short: compare pairs without allocating; hash long ones.
+    if xs.len() <= 16 {
+        return xs
+            .iter()
+            .enumerate()
+            .all(|(i, x)| !xs.get(i + 1..).unwrap_or_default().contains(x));
+    }
+    let mut seen = std::collections::HashSet::with_capacity(xs.len());
+    xs.iter().all(|x| seen.insert(*x))
+}
+
+/// `checkDimsDistinct`: no dimension in both lists or twice in one (first repeat named).
+pub(crate) fn dims_distinct(
+    a: &[i64],
+    b: &[i64],
+    a_name: &str,
+    b_name: &str,
+    rule: &'static str,
+) -> Check {
+    let mut seen = crate::ir::FastSet::default();
+    for &d in a.iter().chain(b) {
+        ensure!(
+            seen.insert(d),
+            rule,
+            "has duplicated dimension from {a_name} and {b_name}: {d}"
+        );
+    }
+    Ok(())
 }
 
 /// `[2, ?, 3]`, as upstream prints shapes in messages.

@@ -151,11 +151,6 @@ fn bool_attr(v: &OpView, name: &str) -> bool {
     )
 }
 
-/// An integer attribute as an i64 (0 when absent or out of range).
-fn int_attr(v: &OpView, name: &str) -> i64 {
-    v.int(name).and_then(|x| i64::try_from(x).ok()).unwrap_or(0)
-}
-
 /// The `handle` of `channel_handle` (0 when absent), as upstream's `channelId`.
 fn channel_id(v: &OpView) -> i64 {
     v.field_int("channel_handle", "handle").unwrap_or(0)
@@ -489,7 +484,7 @@ fn all_gather(v: &OpView) -> Check {
         "C5",
         "channel_id cannot be negative when useGlobalDeviceIds is set, but got: {channel}"
     );
-    let dim = int_attr(v, "all_gather_dim");
+    let dim = v.int("all_gather_dim").unwrap_or(0);
     for (&o, &r) in v.operand_types().iter().zip(&v.result_types()) {
         let (Some(od), Some(rd)) = (
             shaped(v.m, o).and_then(|s| s.dims),
@@ -599,7 +594,7 @@ fn all_to_all(v: &OpView) -> Check {
 
 /// all_to_all's results (C1–C3, C5, C7–C9).
 pub(crate) fn infer_all_to_all(v: &OpView) -> Result<Vec<Inferred>, Failure> {
-    let split_count = int_attr(v, "split_count");
+    let split_count = v.int("split_count").unwrap_or(0);
     replica_groups(
         v,
         true,
@@ -612,8 +607,8 @@ pub(crate) fn infer_all_to_all(v: &OpView) -> Result<Vec<Inferred>, Failure> {
             size: "C8",
         },
     )?;
-    let split = int_attr(v, "split_dimension");
-    let concat = int_attr(v, "concat_dimension");
+    let split = v.int("split_dimension").unwrap_or(0);
+    let concat = v.int("concat_dimension").unwrap_or(0);
     let mut out = Vec::new();
     for t in v.operand_types() {
         let Some(s) = shaped(v.m, t) else { continue };
@@ -927,7 +922,7 @@ fn reduce_scatter(v: &OpView) -> Check {
         v.t(operand),
         v.t(result)
     );
-    let dim = int_attr(v, "scatter_dimension");
+    let dim = v.int("scatter_dimension").unwrap_or(0);
     let Some(at) = usize::try_from(dim).ok().filter(|&d| d < od.len()) else {
         bail!(
             "C2",
@@ -1360,7 +1355,6 @@ fn custom_call(v: &OpView) -> Check {
     if let Some(config) = v.attr("backend_config") {
         let version = v
             .int("api_version")
-            .and_then(|x| i64::try_from(x).ok())
             .or_else(|| {
                 v.enum_case("api_version").and_then(|c| match c {
                     "API_VERSION_UNSPECIFIED" => Some(0),

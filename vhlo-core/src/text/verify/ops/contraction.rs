@@ -13,9 +13,9 @@ use super::window::{
 use crate::ir::{AttrData, Attribute, Dim, FloatKind, Module, Param, Type, TypeData, DYNAMIC};
 use crate::text::verify::types::{
     check_inferred_components, compatible_dim, compatible_element_types, compatible_shapes,
-    constant_ints, dims_str, element_or_self, enum_case, float_kind, ints_str, is_dynamic,
-    most_specific_dim, operand, q, quant, ranked, shaped, size_str, tensor_str, types_str,
-    Inferred, OpView, Quant, Ranked,
+    constant_ints, dims_distinct, dims_str, element_or_self, enum_case, float_kind, ints_str,
+    is_dynamic, most_specific_dim, operand, q, quant, ranked, shaped, size_str, tensor_str,
+    types_str, Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -150,12 +150,6 @@ fn conv_dims(v: &OpView) -> ConvDims {
     }
 }
 
-/// A positive i64 attribute (`feature_group_count`, `batch_group_count`); 1 when absent (ODS
-/// refuses that and non-positive values first).
-fn group_count(v: &OpView, name: &str) -> i64 {
-    v.int(name).and_then(|x| i64::try_from(x).ok()).unwrap_or(1)
-}
-
 const CONV_RULES: WindowRules = WindowRules {
     dilations: Some(("lhs_dilation", "rhs_dilation")),
     strides_size: "C2",
@@ -264,8 +258,8 @@ fn conv_common<'m>(
     );
     let d = conv_dims(v);
     conv_dimension_numbers(&d, rank)?;
-    let feature_groups = group_count(v, "feature_group_count");
-    let batch_groups = group_count(v, "batch_group_count");
+    let feature_groups = v.int("feature_group_count").unwrap_or(1);
+    let batch_groups = v.int("batch_group_count").unwrap_or(1);
     ensure!(
         !(batch_groups > 1 && feature_groups > 1),
         "C23",
@@ -428,7 +422,13 @@ pub(crate) fn infer_convolution(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     let (d, sizes) = conv_common(v, &lhs, &rhs)?;
     let (padding, padding_len) = padding_attribute(v, sizes.len(), "C4")?;
     let window = window_dimensions(v, &sizes, &padding, padding_len, &CONV_RULES)?;
-    let dims = conv_output_shape(&lhs, &rhs, &d, &window, group_count(v, "batch_group_count"));
+    let dims = conv_output_shape(
+        &lhs,
+        &rhs,
+        &d,
+        &window,
+        v.int("batch_group_count").unwrap_or(1),
+    );
     Ok(vec![Inferred::ranked(dims, lhs.element)])
 }
 
@@ -488,7 +488,13 @@ pub(crate) fn infer_dynamic_conv(v: &OpView) -> Result<Option<Inferred>, Failure
         return Ok(None);
     };
     let window = window_dimensions(v, &sizes, &pairs(&values), values.len() / 2, &CONV_RULES)?;
-    let dims = conv_output_shape(&lhs, &rhs, &d, &window, group_count(v, "batch_group_count"));
+    let dims = conv_output_shape(
+        &lhs,
+        &rhs,
+        &d,
+        &window,
+        v.int("batch_group_count").unwrap_or(1),
+    );
     Ok(Some(Inferred::ranked(dims, lhs.element)))
 }
 
@@ -574,19 +580,6 @@ fn dot_dims(v: &OpView) -> DotDims {
         lhs_contracting: v.field_i64s(n, "lhs_contracting_dimensions"),
         rhs_contracting: v.field_i64s(n, "rhs_contracting_dimensions"),
     }
-}
-
-/// `checkDimsDistinct`: no dimension in both lists or twice in one (first repeat named).
-fn dims_distinct(a: &[i64], b: &[i64], a_name: &str, b_name: &str, rule: &'static str) -> Check {
-    let mut seen = std::collections::HashSet::with_capacity(a.len() + b.len());
-    for &d in a.iter().chain(b) {
-        ensure!(
-            seen.insert(d),
-            rule,
-            "has duplicated dimension from {a_name} and {b_name}: {d}"
-        );
-    }
-    Ok(())
 }
 
 /// `checkDotGeneralConstraints`: C11, C1...C10.

@@ -17,8 +17,9 @@ use super::window::{
 use crate::ir::{Dim, Type, TypeData, Value, DYNAMIC};
 use crate::text::verify::types::{
     check_inferred_components, check_inferred_types, compatible_dim, compatible_types,
-    constant_ints, element_or_self, inferred_str, ints_str, is_dynamic, is_float, matches_inferred,
-    promotable_element, q, shaped, size_str, types_str, Inferred, OpView, Shaped,
+    constant_ints, dims_distinct, element_or_self, inferred_str, ints_str, is_dynamic, is_float,
+    is_unique, matches_inferred, promotable_element, q, shaped, size_str, types_str, Inferred,
+    OpView, Shaped,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -812,24 +813,6 @@ fn is_sorted(xs: &[i64]) -> bool {
     xs.windows(2).all(|w| w[0] <= w[1])
 }
 
-fn is_unique(xs: &[i64]) -> bool {
-    let mut seen = HashSet::with_capacity(xs.len());
-    xs.iter().all(|x| seen.insert(*x))
-}
-
-/// `checkDimsDistinct`: no dimension in both lists (or twice in either).
-fn distinct(a: &[i64], b: &[i64], an: &str, bn: &str, rule: &'static str) -> Check {
-    let mut seen = HashSet::with_capacity(a.len() + b.len());
-    for &d in a.iter().chain(b) {
-        ensure!(
-            seen.insert(d),
-            rule,
-            "has duplicated dimension from {an} and {bn}: {d}"
-        );
-    }
-    Ok(())
-}
-
 /// `checkDimsInBounds`: every element of `dims` is in `[0, bound)`.
 fn in_bounds(dims: &[i64], bound: i64, name: &str, bound_name: &str, rule: &'static str) -> Check {
     for &d in dims {
@@ -878,7 +861,7 @@ fn scatter_dimension_numbers(
         "rank-of('updates')",
         "C8",
     )?;
-    distinct(
+    dims_distinct(
         d.iwd,
         d.ibd,
         "inserted_window_dims",
@@ -975,7 +958,7 @@ fn scatter_dimension_numbers(
             d.ivd
         );
     }
-    distinct(
+    dims_distinct(
         d.sdtod,
         d.ibd,
         "scatter_dims_to_operand_dims",
@@ -1088,7 +1071,7 @@ fn verify_gather(operand: &[Dim], start: &[Dim], slice_sizes: i64, d: &GatherDim
         "expects offset_dims to not repeat, got: [{}]",
         ints_str(&d.offset)
     );
-    distinct(
+    dims_distinct(
         &d.collapsed,
         &d.operand_batching,
         "collapsed_slice_dims",
@@ -1167,7 +1150,7 @@ fn verify_gather(operand: &[Dim], start: &[Dim], slice_sizes: i64, d: &GatherDim
              sizes, but got {x} and {y}"
         );
     }
-    distinct(
+    dims_distinct(
         &d.start_index_map,
         &d.operand_batching,
         "start_index_map",
@@ -1385,7 +1368,7 @@ fn sort(v: &OpView) -> Check {
         .and_then(|&t| shaped(v.m, t))
         .and_then(|s| s.rank())
     {
-        let rank = rank as i128;
+        let rank = rank as i64;
         ensure!(
             (-rank..rank).contains(&dim),
             "C4",

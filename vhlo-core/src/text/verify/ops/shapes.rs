@@ -12,8 +12,8 @@
 use crate::ir::{Dim, Module, Signedness, Type, TypeData, DYNAMIC};
 use crate::text::verify::types::{
     check_inferred_components, compatible_element_types, compatible_types, constant_ints,
-    element_or_self, elements_type, ints_str, is_dynamic, most_specific_dim, num_elements, operand,
-    quant, result, shaped, size_str, Inferred, OpView, Quant, Ranked,
+    element_or_self, elements_type, ints_str, is_dynamic, is_unique, most_specific_dim,
+    num_elements, operand, quant, result, shaped, size_str, Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -47,11 +47,6 @@ pub(super) fn verify(v: OpView) -> Check {
 }
 
 // ---- helpers ---------------------------------------------------------------------------------
-
-/// An i64 attribute's value (absent or out of range: `None`).
-fn int_attr(v: &OpView, name: &str) -> Option<i64> {
-    v.int(name).and_then(|x| i64::try_from(x).ok())
-}
 
 /// A constant shape operand (operand `i`) for a result of rank `rank`: its values, or a
 /// failure of `rule` when it has more values than the result has dimensions.
@@ -189,18 +184,6 @@ fn dim_in_bounds(rule: &'static str, dim: i64, rank: usize) -> Check {
         "requires dimension attribute in range [0, {rank}); found ({dim})"
     );
     Ok(())
-}
-
-fn is_unique(xs: &[i64]) -> bool {
-    // Dimension lists are short: compare pairs without allocating; hash long ones.
-    if xs.len() <= 16 {
-        return xs
-            .iter()
-            .enumerate()
-            .all(|(i, x)| !xs.get(i + 1..).unwrap_or_default().contains(x));
-    }
-    let mut seen = std::collections::HashSet::with_capacity(xs.len());
-    xs.iter().all(|x| seen.insert(*x))
 }
 
 // ---- quantization ----------------------------------------------------------------------------
@@ -673,7 +656,7 @@ fn dynamic_iota(v: OpView) -> Check {
     };
     let dim = v.int("iota_dimension").unwrap_or(0);
     ensure!(
-        dim < result.rank() as i128,
+        dim < result.rank() as i64,
         "C1",
         "iota dimension cannot go beyond the output rank. (iota_dimension {dim}, rank {})",
         result.rank()
@@ -950,7 +933,7 @@ pub(crate) fn infer_get_dimension_size(v: &OpView) -> Result<Vec<Inferred>, Fail
     let Some(operand) = operand(v, 0) else {
         return Ok(vec![]);
     };
-    let dim = int_attr(v, "dimension").unwrap_or(i64::MAX);
+    let dim = v.int("dimension").unwrap_or(i64::MAX);
     dim_in_bounds("C1", dim, operand.rank())?;
     // The result must be a `tensor<i32>`; its element type is the `i32` to infer with.
     let have = v.result_type(0);
@@ -981,7 +964,7 @@ fn iota(v: OpView) -> Check {
     ensure!(result.rank() != 0, "C1", "does not support scalars.");
     let dim = v.int("iota_dimension").unwrap_or(0);
     ensure!(
-        dim < result.rank() as i128,
+        dim < result.rank() as i64,
         "C1",
         "iota dimension cannot go beyond the output rank. (iota_dimension {dim}, rank {})",
         result.rank()
@@ -1183,7 +1166,7 @@ pub(crate) fn infer_set_dimension_size(v: &OpView) -> Result<Vec<Inferred>, Fail
         return Ok(vec![]);
     };
     ensure!(size.rank() == 0, "C1", "size operand should be of rank-0");
-    let dim = int_attr(v, "dimension").unwrap_or(i64::MAX);
+    let dim = v.int("dimension").unwrap_or(i64::MAX);
     let rank = operand.rank();
     dim_in_bounds("C1", dim, rank)?;
     let Ok(d) = usize::try_from(dim) else {
