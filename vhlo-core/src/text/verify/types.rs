@@ -379,6 +379,25 @@ pub(crate) fn element_or_self(m: &Module, t: Type) -> Type {
     }
 }
 
+/// MLIR's `SameOperandsAndResultElementType`: every result and operand has the first result's
+/// element type (`getElementTypeOrSelf`); the message names the first that differs.
+pub(crate) fn same_operands_and_result_element(m: &Module, op: OpId, rule: &'static str) -> Check {
+    let element = |v: Value| element_or_self(m, m.value_type(v));
+    let Some(first) = m.result(op, 0).map(element) else {
+        return Ok(());
+    };
+    let values = m.results(op).chain(m.operands(op).iter().copied());
+    if let Some(other) = values.map(element).find(|&e| e != first) {
+        super::bail!(
+            rule,
+            "requires the same element type for all operands and results ({} vs {})",
+            type_to_string(m, first),
+            type_to_string(m, other)
+        );
+    }
+    Ok(())
+}
+
 /// The sizes of a type as `mlir::ShapedType` sees it (a tensor, memref or vector): `None` when
 /// it is not shaped, `Some(None)` when unranked.
 pub(crate) fn shaped_dims(m: &Module, t: Type) -> Option<Option<&[Dim]>> {

@@ -849,9 +849,10 @@ fn codec_traits(m: &Module, op: OpId, late: bool) -> Check {
                 }
                 super::ops::elementwise::results_fit_most_specific_operand(m, op)?;
             }
-            "SameOperandsAndResultElementType" | "CompatibleOperandsAndResultElementType" => {
-                same_elements(m, op, t == "SameOperandsAndResultElementType")?
+            "SameOperandsAndResultElementType" => {
+                super::types::same_operands_and_result_element(m, op, t)?
             }
+            "CompatibleOperandsAndResultElementType" => compatible_elements(m, op)?,
             "Elementwise" => codec_elementwise(m, op)?,
             "SameOperandsAndResultShape" => codec_same_operands_and_result_shape(m, op)?,
             _ => {}
@@ -968,26 +969,11 @@ fn codec_inferred_results(m: &Module, op: OpId) -> Check {
     ))
 }
 
-/// ODS's `SameOperandsAndResultElementType` (`exact`: MLIR's, against the first result's) or
-/// StableHLO's `HLO_CompatibleOperandsAndResultElementType` (against the first operand's, by
-/// `isCompatibleElementTypeForHloTypeInference`).
-fn same_elements(m: &Module, op: OpId, exact: bool) -> Check {
-    let element = |t| super::types::element_or_self(m, t);
+/// StableHLO's `HLO_CompatibleOperandsAndResultElementType`: every element type compatible with
+/// the first operand's (`isCompatibleElementTypeForHloTypeInference`).
+fn compatible_elements(m: &Module, op: OpId) -> Check {
     let operands = m.operands(op).iter().map(|&v| m.value_type(v));
-    let results = m.results(op).map(|v| m.value_type(v));
-    if exact {
-        let Some(first) = m.results(op).next().map(|v| element(m.value_type(v))) else {
-            return Ok(());
-        };
-        if results.chain(operands).any(|t| element(t) != first) {
-            bail!(
-                "SameOperandsAndResultElementType",
-                "requires the same element type for all operands and results"
-            );
-        }
-        return Ok(());
-    }
-    let mut types = operands.chain(results);
+    let mut types = operands.chain(m.results(op).map(|v| m.value_type(v)));
     let Some(first) = types.next() else {
         return Ok(());
     };

@@ -18,7 +18,8 @@ use crate::ir::{TypeData, ValueDef};
 use crate::text::verify::types::{
     check_inferred_components, check_inferred_types, compatible_shape, compatible_shapes,
     dense_ints, element_or_self, ints_str, is_dynamic, is_float, is_token, promotable_element,
-    shaped, shaped_dims, size_str, struct_field, Inferred, OpView,
+    same_operands_and_result_element, shaped, shaped_dims, size_str, struct_field, Inferred,
+    OpView,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -768,7 +769,7 @@ pub(crate) fn infer_collective_broadcast(v: &OpView) -> Vec<Type> {
 /// collective_permute (C1–C5): `source_target_pairs` of shape `(N, 2)` with non-negative ids,
 /// no source or target twice, and a result of the operand's type.
 fn collective_permute(v: &OpView) -> Check {
-    same_operands_and_result_element(v, "C5")?;
+    same_operands_and_result_element(v.m, v.op, "C5")?;
     source_target_pairs(v)?;
     check_inferred_types(v, &v.operand_types(), "C5")
 }
@@ -818,28 +819,6 @@ fn source_target_pairs(v: &OpView) -> Check {
                 targets.insert(id),
                 "C3",
                 "duplicate targets not allowed. Target {id} appears more than once."
-            );
-        }
-    }
-    Ok(())
-}
-
-/// MLIR's `SameOperandsAndResultElementType`.
-fn same_operands_and_result_element(v: &OpView, rule: &'static str) -> Check {
-    let types: Vec<Type> = v
-        .operand_types()
-        .into_iter()
-        .chain(v.result_types())
-        .collect();
-    if let Some(&first) = types.first() {
-        let e = element_or_self(v.m, first);
-        for &t in &types {
-            ensure!(
-                element_or_self(v.m, t) == e,
-                rule,
-                "requires the same element type for all operands and results ('{}' vs '{}')",
-                v.t(first),
-                v.t(t)
             );
         }
     }

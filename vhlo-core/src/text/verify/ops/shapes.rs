@@ -13,7 +13,8 @@ use crate::ir::{Dim, Module, Signedness, Type, TypeData, DYNAMIC};
 use crate::text::verify::types::{
     check_inferred_components, compatible_element_types, compatible_types, constant_ints,
     element_or_self, elements_type, ints_str, is_dynamic, is_unique, most_specific_dim,
-    num_elements, operand, quant, result, shaped, size_str, Inferred, OpView, Quant, Ranked,
+    num_elements, operand, quant, result, same_operands_and_result_element, shaped, size_str,
+    Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -96,23 +97,6 @@ fn some_bounds(bounds: Vec<i64>) -> Option<Vec<i64>> {
     } else {
         Some(bounds)
     }
-}
-
-/// `SameOperandsAndResultElementType`.
-fn same_element_types(v: &OpView) -> Check {
-    let m = v.m;
-    let el = |t: Type| element_or_self(m, t);
-    if let Some(first) = all_types(v).next() {
-        if let Some(other) = all_types(v).find(|&t| el(t) != el(first)) {
-            bail!(
-                "SameOperandsAndResultElementType",
-                "requires the same element type for all operands and results ({} vs {})",
-                v.t(el(first)),
-                v.t(el(other))
-            );
-        }
-    }
-    Ok(())
 }
 
 /// The types of the op's operands, then of its results (no allocation: this runs per op).
@@ -320,7 +304,7 @@ fn broadcast_quant(v: &OpView, operand: &Ranked, result: &Ranked, dims: &[i64]) 
 
 /// broadcast: the result is `broadcast_sizes` followed by the operand's shape (C1, C2).
 fn broadcast(v: OpView) -> Check {
-    same_element_types(&v)?;
+    same_operands_and_result_element(v.m, v.op, "SameOperandsAndResultElementType")?;
     let inferred = infer_broadcast(&v)?;
     check_inferred_components(&v, &inferred, "C2")
 }
@@ -388,7 +372,7 @@ fn concatenate(v: OpView) -> Check {
         "C3",
         "expected 1 or more operands, but found 0"
     );
-    same_element_types(&v)?;
+    same_operands_and_result_element(v.m, v.op, "SameOperandsAndResultElementType")?;
     let inferred = infer_concatenate(&v)?;
     check_inferred_components(&v, &inferred, "C6")
 }
@@ -974,7 +958,7 @@ fn iota(v: OpView) -> Check {
 
 /// pad (C1-C4).
 fn pad(v: OpView) -> Check {
-    same_element_types(&v)?;
+    same_operands_and_result_element(v.m, v.op, "SameOperandsAndResultElementType")?;
     same_sizes(
         &v,
         &["edge_padding_low", "edge_padding_high", "interior_padding"],
@@ -1111,7 +1095,7 @@ fn reshape(v: OpView) -> Check {
 
 /// reverse (C1-C3).
 fn reverse(v: OpView) -> Check {
-    same_element_types(&v)?;
+    same_operands_and_result_element(v.m, v.op, "SameOperandsAndResultElementType")?;
     let dims = v.i64s("dimensions").unwrap_or_default();
     ensure!(
         is_unique(&dims),
@@ -1206,7 +1190,7 @@ pub(crate) fn infer_set_dimension_size(v: &OpView) -> Result<Vec<Inferred>, Fail
 
 /// slice (C1-C5).
 fn slice(v: OpView) -> Check {
-    same_element_types(&v)?;
+    same_operands_and_result_element(v.m, v.op, "SameOperandsAndResultElementType")?;
     same_sizes(&v, &["start_indices", "limit_indices", "strides"])?;
     let inferred = infer_slice(&v)?;
     check_inferred_components(&v, &inferred, "C5")
