@@ -9,7 +9,9 @@
 //! (`operand_types:` in spec/dialects/chlo.yaml), checked with the other dialects' ops
 //! (`verify/ods_types.rs`).
 
-use super::types::{compatible_dim, element_or_self, size_str, tensor_str};
+use super::types::{
+    compatible_dim, compatible_element_types, element_or_self, size_str, tensor_str,
+};
 use crate::ir::{AttrData, Attribute, Dim, Module, OpId, Param, Type, TypeData, DYNAMIC};
 
 const RULE: &str = "CHLO verifier (stablehlo/dialect/ChloOps.cpp, ChloOps.td traits)";
@@ -23,18 +25,6 @@ fn shape(m: &Module, t: Type) -> Option<&[Dim]> {
         TypeData::RankedTensor { shape, .. } => Some(shape),
         _ => None,
     }
-}
-
-/// Base.cpp's `isCompatibleElementTypeForHloTypeInference` (StableHLO's). A quantized type kept
-/// as text (as the bytecode reader keeps the quant types of other dialects' ops) is not
-/// decoded, so not refused.
-pub(crate) fn compatible_elements(m: &Module, a: Type, b: Type) -> bool {
-    let textual_quant = |t: Type| {
-        let e = element_or_self(m, t);
-        matches!(m.type_data(e), TypeData::Dialect(d) if m.str(d.dialect) == "quant")
-            && super::types::quant(m, e).is_none()
-    };
-    textual_quant(a) || textual_quant(b) || super::types::compatible_element_types(m, a, b)
 }
 
 fn prop(m: &Module, op: OpId, name: &str) -> Option<Attribute> {
@@ -186,7 +176,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
             };
             let ok = match outs[..] {
                 [v, i] => {
-                    fits(v, &|e| compatible_elements(m, values, e))
+                    fits(v, &|e| compatible_element_types(m, values, e))
                         && fits(i, &|e| *m.type_data(e) == i32)
                 }
                 _ => false,
@@ -277,7 +267,7 @@ fn broadcast_result(
         ("chlo.broadcast_compare", _) => false,
         ("chlo.broadcast_complex", TypeData::Complex(e)) => *e == element_or_self(m, l),
         ("chlo.broadcast_complex", _) => false,
-        _ => compatible_elements(m, element_or_self(m, l), got_element),
+        _ => compatible_element_types(m, element_or_self(m, l), got_element),
     };
     let shape_fits = inferred.as_ref().is_none_or(|inferred| {
         inferred.len() == got.len()

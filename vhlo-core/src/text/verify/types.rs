@@ -714,8 +714,38 @@ pub(crate) fn compatible_element_types(m: &Module, a: Type, b: Type) -> bool {
                 && qa.expressed == qb.expressed
                 && qa.axis.is_some() == qb.axis.is_some()
         }
-        _ => false,
+        // A quantized type kept as text (as the bytecode reader keeps the quant types of other
+        // dialects' ops) is not decoded, so not refused.
+        (qa, qb) => (qa.is_none() && is_quant_text(m, a)) || (qb.is_none() && is_quant_text(m, b)),
     }
+}
+
+fn is_quant_text(m: &Module, t: Type) -> bool {
+    matches!(m.type_data(t), TypeData::Dialect(d) if m.str(d.dialect) == "quant")
+}
+
+/// StableHLO's `HLO_CompatibleOperandsAndResultElementType`: every operand's and result's
+/// element type is compatible with the first operand's (the first result's when there is no
+/// operand), by `isCompatibleElementTypeForHloTypeInference`.
+pub(crate) fn compatible_operands_and_result_element(m: &Module, op: OpId) -> Check {
+    let ty = |v: Value| m.value_type(v);
+    let operands = m.operands(op).iter().copied();
+    let Some(expected) = operands.clone().next().or_else(|| m.result(op, 0)).map(ty) else {
+        return Ok(());
+    };
+    if let Some(other) = operands
+        .chain(m.results(op))
+        .map(ty)
+        .find(|&t| !compatible_element_types(m, expected, t))
+    {
+        super::bail!(
+            "CompatibleOperandsAndResultElementType",
+            "requires compatible element types for all operands and results ({} vs {})",
+            type_to_string(m, expected),
+            type_to_string(m, other)
+        );
+    }
+    Ok(())
 }
 
 /// `hlo::isCompatibleForHloTypeInference` on two types: tensors with compatible shapes (each

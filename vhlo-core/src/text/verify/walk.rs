@@ -852,7 +852,9 @@ fn codec_traits(m: &Module, op: OpId, late: bool) -> Check {
             "SameOperandsAndResultElementType" => {
                 super::types::same_operands_and_result_element(m, op, t)?
             }
-            "CompatibleOperandsAndResultElementType" => compatible_elements(m, op)?,
+            "CompatibleOperandsAndResultElementType" => {
+                super::types::compatible_operands_and_result_element(m, op)?
+            }
             "Elementwise" => codec_elementwise(m, op)?,
             "SameOperandsAndResultShape" => codec_same_operands_and_result_shape(m, op)?,
             _ => {}
@@ -967,22 +969,6 @@ fn codec_inferred_results(m: &Module, op: OpId) -> Check {
             )
         ),
     ))
-}
-
-/// StableHLO's `HLO_CompatibleOperandsAndResultElementType`: every element type compatible with
-/// the first operand's (`isCompatibleElementTypeForHloTypeInference`).
-fn compatible_elements(m: &Module, op: OpId) -> Check {
-    let operands = m.operands(op).iter().map(|&v| m.value_type(v));
-    let mut types = operands.chain(m.results(op).map(|v| m.value_type(v)));
-    let Some(first) = types.next() else {
-        return Ok(());
-    };
-    ensure!(
-        types.all(|t| super::chlo::compatible_elements(m, first, t)),
-        "CompatibleOperandsAndResultElementType",
-        "requires compatible element types for all operands and results"
-    );
-    Ok(())
 }
 
 /// ODS's `SameOperandsAndResultShape` of an op of a dialect of the spec that declares it

@@ -12,10 +12,11 @@ use super::window::{
 };
 use crate::ir::{AttrData, Attribute, Dim, FloatKind, Module, Param, Type, TypeData, DYNAMIC};
 use crate::text::verify::types::{
-    check_inferred_components, compatible_dim, compatible_element_types, compatible_shapes,
-    constant_ints, dims_distinct, dims_str, element_or_self, enum_case, float_kind, ints_str,
-    is_dynamic, most_specific_dim, operand, q, quant, ranked, shaped, size_str, tensor_str,
-    types_str, Inferred, OpView, Quant, Ranked,
+    check_inferred_components, compatible_dim, compatible_element_types,
+    compatible_operands_and_result_element, compatible_shapes, constant_ints, dims_distinct,
+    dims_str, element_or_self, enum_case, float_kind, ints_str, is_dynamic, most_specific_dim,
+    operand, q, quant, ranked, shaped, size_str, tensor_str, types_str, Inferred, OpView, Quant,
+    Ranked,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -58,31 +59,6 @@ fn check_shape(v: &OpView, inferred: &[Dim], rule: &'static str) -> Check {
         dims_str(inferred),
         q(v, res)
     );
-    Ok(())
-}
-
-/// `CompatibleOperandsAndResultElementType` (an ODS trait): every operand and result has an
-/// element type compatible with the first operand's.
-fn compatible_operands_and_result_element(v: &OpView) -> Check {
-    let m = v.m;
-    let types: Vec<Type> = v
-        .operand_types()
-        .into_iter()
-        .chain(v.result_types())
-        .collect();
-    let Some(&first) = types.first() else {
-        return Ok(());
-    };
-    let expected = element_or_self(m, first);
-    for &t in &types {
-        ensure!(
-            compatible_element_types(m, element_or_self(m, t), expected),
-            "CompatibleOperandsAndResultElementType",
-            "requires compatible element types for all operands and results ({} is not compatible with {})",
-            q(v, t),
-            q(v, first)
-        );
-    }
     Ok(())
 }
 
@@ -1121,7 +1097,7 @@ pub(crate) fn infer_triangular_solve(v: &OpView) -> Result<Vec<Inferred>, Failur
 /// triangular_solve: compatible element types (C1's, an ODS trait), its shape function, and
 /// the result against it (C4).
 fn triangular_solve(v: &OpView) -> Check {
-    compatible_operands_and_result_element(v)?;
+    compatible_operands_and_result_element(v.m, v.op)?;
     if operand(v, 0).is_none() || operand(v, 1).is_none() {
         return Ok(());
     }
@@ -1157,7 +1133,7 @@ pub(crate) fn infer_cholesky(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 /// cholesky: compatible element types (C1's, an ODS trait), its shape function, and the
 /// result against it (C1).
 fn cholesky(v: &OpView) -> Check {
-    compatible_operands_and_result_element(v)?;
+    compatible_operands_and_result_element(v.m, v.op)?;
     if operand(v, 0).is_none() {
         return Ok(());
     }
@@ -1257,7 +1233,7 @@ pub(crate) fn infer_batch_norm(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 /// batch_norm_grad, batch_norm_inference, batch_norm_training: compatible element types (C2,
 /// an ODS trait), the shape function, and the results against it.
 fn batch_norm(v: &OpView) -> Check {
-    compatible_operands_and_result_element(v)?;
+    compatible_operands_and_result_element(v.m, v.op)?;
     let inferred = infer_batch_norm(v)?;
     let rule = if v.kind == K::BatchNormGrad {
         "C3"

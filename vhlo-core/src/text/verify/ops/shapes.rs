@@ -11,10 +11,10 @@
 
 use crate::ir::{Dim, Module, Signedness, Type, TypeData, DYNAMIC};
 use crate::text::verify::types::{
-    check_inferred_components, compatible_element_types, compatible_types, constant_ints,
-    element_or_self, elements_type, ints_str, is_dynamic, is_unique, most_specific_dim,
-    num_elements, operand, quant, result, same_operands_and_result_element, shaped, size_str,
-    Inferred, OpView, Quant, Ranked,
+    check_inferred_components, compatible_element_types, compatible_operands_and_result_element,
+    compatible_types, constant_ints, element_or_self, elements_type, ints_str, is_dynamic,
+    is_unique, most_specific_dim, num_elements, operand, quant, result,
+    same_operands_and_result_element, shaped, size_str, Inferred, OpView, Quant, Ranked,
 };
 use crate::text::verify::{bail, ensure, fail, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -97,32 +97,6 @@ fn some_bounds(bounds: Vec<i64>) -> Option<Vec<i64>> {
     } else {
         Some(bounds)
     }
-}
-
-/// The types of the op's operands, then of its results (no allocation: this runs per op).
-fn all_types<'m>(v: &OpView<'m>) -> impl Iterator<Item = Type> + 'm {
-    let m = v.m;
-    v.operands()
-        .iter()
-        .map(move |&x| m.value_type(x))
-        .chain(m.results(v.op).map(move |x| m.value_type(x)))
-}
-
-/// `HLO_CompatibleOperandsAndResultElementType`.
-fn compatible_operand_and_result_elements(v: &OpView) -> Check {
-    let m = v.m;
-    let expected = v.operand_type(0).or_else(|| v.result_type(0));
-    if let Some(expected) = expected {
-        if let Some(other) = all_types(v).find(|&t| !compatible_element_types(m, t, expected)) {
-            bail!(
-                "CompatibleOperandsAndResultElementType",
-                "requires compatible element types for all operands and results ({} vs {})",
-                v.t(expected),
-                v.t(other)
-            );
-        }
-    }
-    Ok(())
 }
 
 /// `AllElementTypesMatch` over the named operands and results (by their types).
@@ -325,7 +299,7 @@ pub(crate) fn infer_broadcast(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 
 /// broadcast_in_dim (C1-C6), and a result that is static or has a single bounded dimension.
 fn broadcast_in_dim(v: OpView) -> Check {
-    compatible_operand_and_result_elements(&v)?;
+    compatible_operands_and_result_element(v.m, v.op)?;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
     };
@@ -1076,7 +1050,7 @@ fn real_dynamic_slice(v: OpView) -> Check {
 
 /// reshape (C1-C3), and a result that is static or has a single bounded dimension.
 fn reshape(v: OpView) -> Check {
-    compatible_operand_and_result_elements(&v)?;
+    compatible_operands_and_result_element(v.m, v.op)?;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
     };
@@ -1252,7 +1226,7 @@ pub(crate) fn infer_slice(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 
 /// transpose (C1-C4).
 fn transpose(v: OpView) -> Check {
-    compatible_operand_and_result_elements(&v)?;
+    compatible_operands_and_result_element(v.m, v.op)?;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
     };
