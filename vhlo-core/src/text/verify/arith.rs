@@ -8,7 +8,7 @@
 
 use crate::ir::{memref_parts, vector_parts, Module, OpId, Signedness, Type, TypeData};
 
-use super::types::{compatible_shape, element_or_self, is_bool, types_str};
+use super::types::{element_or_self, is_bool, types_str};
 use super::{bail, ensure, fail, Check};
 
 /// How a cast's element types must relate (each op's `areCastCompatible`).
@@ -210,11 +210,7 @@ pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
     let Some((cast, from, to)) = cast_types(m, op) else {
         return Ok(());
     };
-    ensure!(
-        same_shape(m, from, to),
-        "SameOperandsAndResultShape",
-        "requires the same shape for all operands and results"
-    );
+    super::types::same_operands_and_result_shape(m, op)?;
     let encoding = |t: Type| match m.type_data(t) {
         TypeData::RankedTensor { encoding, .. } => *encoding,
         _ => None,
@@ -226,20 +222,6 @@ pub(crate) fn verify_casts(m: &Module, op: OpId) -> Check {
     } else {
         Err(super::types::cast_incompatible(m, from, to))
     }
-}
-
-/// MLIR's `verifyCompatibleShapes` of two values: both scalars, or both shaped with compatible
-/// dimensions (an unranked tensor is compatible with any shape, a dynamic size with any size).
-fn same_shape(m: &Module, a: Type, b: Type) -> bool {
-    // A scalable vector's shape differs from a fixed one's of the same sizes.
-    let scalable = |t: Type| match m.type_data(t) {
-        TypeData::Dialect(d) if vector_parts(m, t).is_some() => d.params.get(1).cloned(),
-        _ => None,
-    };
-    if scalable(a) != scalable(b) && vector_parts(m, a).is_some() && vector_parts(m, b).is_some() {
-        return false;
-    }
-    compatible_shape(m, a, b)
 }
 
 fn compatible(m: &Module, cast: Cast, from: Type, to: Type) -> bool {

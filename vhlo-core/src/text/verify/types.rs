@@ -379,6 +379,116 @@ pub(crate) fn element_or_self(m: &Module, t: Type) -> Type {
     }
 }
 
+/// MLIR's `verifyAtLeastNOperands` and `verifyAtLeastNResults` for one of each, as the traits
+/// over operands and results check first.
+pub(crate) fn at_least_one_operand_and_result(m: &Module, op: OpId, rule: &'static str) -> Check {
+    let operands = m.operands(op).len();
+    ensure!(
+        operands > 0,
+        rule,
+        "expected 1 or more operands, but found {operands}"
+    );
+    ensure!(m.num_results(op) > 0, rule, "expected 1 or more results");
+    Ok(())
+}
+
+/// The types of the op's operands, then of its results.
+fn value_types(m: &Module, op: OpId) -> Vec<Type> {
+    let operands = m.operands(op).iter().map(|&v| m.value_type(v));
+    operands
+        .chain(m.results(op).map(|v| m.value_type(v)))
+        .collect()
+}
+
+/// A vector with a scalable dimension (`vector<[4]xf32>`).
+fn is_scalable_vector(m: &Module, t: Type) -> bool {
+    crate::ir::vector_parts(m, t).is_some()
+        && matches!(m.type_data(t), TypeData::Dialect(d)
+            if matches!(d.params.get(1), Some(Param::Ints(s)) if s.iter().any(|&x| x != 0)))
+}
+
+/// MLIR's `verifyCompatibleShapes`: all of `types` shaped (tensors, memrefs, vectors) or none,
+/// scalable vectors all or none, and the ranked ones of one rank with at most one static size
+/// per dimension.
+pub(crate) fn compatible_shapes_of(m: &Module, types: &[Type]) -> bool {
+    let shapes: Vec<Option<Option<&[Dim]>>> = types.iter().map(|&t| shaped_dims(m, t)).collect();
+    if shapes.iter().any(Option::is_none) {
+        return shapes.iter().all(Option::is_none);
+    }
+    let scalable = types.iter().filter(|&&t| is_scalable_vector(m, t)).count();
+    if scalable != 0 && scalable != types.len() {
+        return false;
+    }
+    let ranked: Vec<&[Dim]> = shapes.into_iter().flatten().flatten().collect();
+    let rank = ranked.first().map_or(0, |d| d.len());
+    ranked.iter().all(|d| d.len() == rank)
+        && (0..rank).all(|i| {
+            let mut sizes = ranked.iter().map(|d| d[i]).filter(|&x| !is_dynamic(x));
+            let first = sizes.next();
+            sizes.all(|x| Some(x) == first)
+        })
+}
+
+/// MLIR's `SameOperandsAndResultShape`.
+pub(crate) fn same_operands_and_result_shape(m: &Module, op: OpId) -> Check {
+    const RULE: &str = "SameOperandsAndResultShape";
+    at_least_one_operand_and_result(m, op, RULE)?;
+    let types = value_types(m, op);
+    ensure!(
+        compatible_shapes_of(m, &types),
+        RULE,
+        "requires the same shape for all operands and results, but got {}",
+        types_str(m, &types)
+    );
+    Ok(())
+}
+
+/// MLIR's `Elementwise` (`verifyElementwise`): if any operand or result is a vector or tensor,
+/// all results are, and those operands and results have one kind and compatible shapes.
+pub(crate) fn elementwise(m: &Module, op: OpId) -> Check {
+    const RULE: &str = "Elementwise";
+    // The kind of a mappable type: vector, ranked or unranked tensor (MLIR's `TypeID`).
+    let kind = |t| match m.type_data(t) {
+        TypeData::RankedTensor { .. } => Some(1),
+        TypeData::UnrankedTensor { .. } => Some(2),
+        _ => crate::ir::vector_parts(m, t).map(|_| 3),
+    };
+    let mappable = |vs: &mut dyn Iterator<Item = Value>| -> Vec<Type> {
+        vs.map(|v| m.value_type(v))
+            .filter(|&t| kind(t).is_some())
+            .collect()
+    };
+    let operands = mappable(&mut m.operands(op).iter().copied());
+    let results = mappable(&mut m.results(op));
+    if operands.is_empty() {
+        ensure!(
+            results.is_empty(),
+            RULE,
+            "if a result is non-scalar, then at least one operand must be non-scalar"
+        );
+        return Ok(());
+    }
+    ensure!(
+        !results.is_empty(),
+        RULE,
+        "if an operand is non-scalar, then there must be at least one non-scalar result"
+    );
+    ensure!(
+        results.len() == m.num_results(op),
+        RULE,
+        "if an operand is non-scalar, then all results must be non-scalar"
+    );
+    let all = [operands, results].concat();
+    let one_kind = all.iter().all(|&t| kind(t) == kind(all[0]));
+    ensure!(
+        one_kind && compatible_shapes_of(m, &all),
+        RULE,
+        "all non-scalar operands/results must have the same shape and base type, but got {}",
+        types_str(m, &all)
+    );
+    Ok(())
+}
+
 /// MLIR's `SameOperandsAndResultElementType`: every result and operand has the first result's
 /// element type (`getElementTypeOrSelf`); the message names the first that differs.
 pub(crate) fn same_operands_and_result_element(m: &Module, op: OpId, rule: &'static str) -> Check {
@@ -727,7 +837,11 @@ fn is_quant_text(m: &Module, t: Type) -> bool {
 /// StableHLO's `HLO_CompatibleOperandsAndResultElementType`: every operand's and result's
 /// element type is compatible with the first operand's (the first result's when there is no
 /// operand), by `isCompatibleElementTypeForHloTypeInference`.
-pub(crate) fn compatible_operands_and_result_element(m: &Module, op: OpId) -> Check {
+pub(crate) fn compatible_operands_and_result_element(
+    m: &Module,
+    op: OpId,
+    rule: &'static str,
+) -> Check {
     let ty = |v: Value| m.value_type(v);
     let operands = m.operands(op).iter().copied();
     let Some(expected) = operands.clone().next().or_else(|| m.result(op, 0)).map(ty) else {
@@ -739,7 +853,7 @@ pub(crate) fn compatible_operands_and_result_element(m: &Module, op: OpId) -> Ch
         .find(|&t| !compatible_element_types(m, expected, t))
     {
         super::bail!(
-            "CompatibleOperandsAndResultElementType",
+            rule,
             "requires compatible element types for all operands and results ({} vs {})",
             type_to_string(m, expected),
             type_to_string(m, other)
@@ -959,6 +1073,34 @@ pub(crate) fn cast_incompatible(m: &Module, from: Type, to: Type) -> super::Fail
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// MLIR's `verifyCompatibleShapes`, as the traits use it: vectors are shaped, and scalable
+    /// ones only mix with scalable ones. jaxlib (StableHLO 1.17.0) accepts the extf of a
+    /// scalable vector into one scalable in another dimension, and names the shape trait for a
+    /// math.fpowi over vectors of two lengths.
+    #[test]
+    fn shape_traits_over_vectors() {
+        let t = |m: &mut Module, s: &str| crate::text::parse_type(m, s).unwrap();
+        let mut m = Module::new();
+        let scalable = [
+            t(&mut m, "vector<[4]x4xf16>"),
+            t(&mut m, "vector<4x[4]xf32>"),
+        ];
+        assert!(compatible_shapes_of(&m, &scalable));
+        let mixed = [t(&mut m, "vector<[4]xf16>"), t(&mut m, "vector<4xf32>")];
+        assert!(!compatible_shapes_of(&m, &mixed));
+        // Each pair of neighbours is compatible, the three are not (2 and 3 in one dimension).
+        let three = ["tensor<2xf32>", "tensor<?xf32>", "tensor<3xf32>"].map(|s| t(&mut m, s));
+        assert!(!compatible_shapes_of(&m, &three));
+        let extf = "func.func @f(%a: vector<[4]x4xf16>) -> vector<4x[4]xf32> {\n  %r = arith.extf %a : vector<[4]x4xf16> to vector<4x[4]xf32>\n  return %r : vector<4x[4]xf32>\n}\n";
+        assert!(crate::text::parse(extf).is_ok());
+        let fpowi = "func.func @f(%a: vector<2xf32>, %b: vector<3xi32>) -> vector<2xf32> {\n  %r = \"math.fpowi\"(%a, %b) : (vector<2xf32>, vector<3xi32>) -> vector<2xf32>\n  return %r : vector<2xf32>\n}\n";
+        let e = crate::text::parse(fpowi).unwrap_err().to_string();
+        assert!(
+            e.contains("requires the same shape for all operands and results"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn compatibility() {

@@ -12,7 +12,7 @@ use super::{bail, ensure, fail, Check, Sink};
 use crate::dialect::codec::{CodecDialect, CodecOp};
 use crate::ir::{
     AttrData, Attribute, Block, Dim, FastMap, Module, OpId, OpParts, Region, Signedness, Symbol,
-    Type, TypeData, DYNAMIC,
+    Type, TypeData,
 };
 
 /// Which checks a walk runs.
@@ -775,57 +775,6 @@ fn codec_implicit_terminator(m: &Module, op: OpId) -> Check {
     super::structure::regions_end_with(m, op, &format!("{}.{}", cd.name, t.op))
 }
 
-/// ODS's `Elementwise` of an op of a dialect of the spec that declares it (MLIR's
-/// `verifyElementwise`): if any operand or result is a vector or tensor, all results are, and
-/// those operands and results have one kind and compatible shapes.
-fn codec_elementwise(m: &Module, op: OpId) -> Check {
-    // The kind (vector, ranked or unranked tensor) and the dimensions of a mappable type.
-    let mappable = |t| match m.type_data(t) {
-        TypeData::RankedTensor { shape, .. } => Some((1, Some(&shape[..]))),
-        TypeData::UnrankedTensor { .. } => Some((2, None)),
-        _ => crate::ir::vector_parts(m, t).map(|(dims, _)| (3, Some(dims))),
-    };
-    let operands: Vec<_> = m
-        .operands(op)
-        .iter()
-        .filter_map(|&v| mappable(m.value_type(v)))
-        .collect();
-    let results: Vec<_> = m
-        .results(op)
-        .filter_map(|v| mappable(m.value_type(v)))
-        .collect();
-    if operands.is_empty() && results.is_empty() {
-        return Ok(());
-    }
-    let message = if operands.is_empty() {
-        "if a result is non-scalar, then at least one operand must be non-scalar"
-    } else if results.is_empty() {
-        "if an operand is non-scalar, then there must be at least one non-scalar result"
-    } else if results.len() != m.num_results(op) {
-        "if an operand is non-scalar, then all results must be non-scalar"
-    } else {
-        let all: Vec<_> = operands.iter().chain(&results).collect();
-        let kind = all.first().map(|(k, _)| *k);
-        // MLIR's `verifyCompatibleShapes`: one rank, and per dimension one static size at most.
-        let ranked: Vec<&[i64]> = all.iter().filter_map(|(_, d)| *d).collect();
-        let rank = ranked.first().map(|d| d.len());
-        let compatible = ranked.iter().all(|d| Some(d.len()) == rank)
-            && (0..rank.unwrap_or(0)).all(|i| {
-                let mut sizes = ranked
-                    .iter()
-                    .filter_map(|d| d.get(i).copied())
-                    .filter(|&x| !super::types::is_dynamic(x));
-                let first = sizes.next();
-                sizes.all(|x| Some(x) == first)
-            });
-        if all.iter().all(|(k, _)| Some(*k) == kind) && compatible {
-            return Ok(());
-        }
-        "all non-scalar operands/results must have the same shape and base type"
-    };
-    Err(fail("Elementwise", message))
-}
-
 /// The ODS traits of an op of a dialect of the spec (spec `traits`), in the order the op
 /// declares them: the type traits (`late` false), or `Elementwise` and
 /// `SameOperandsAndResultShape`, which arith's casts check after their own shape rule.
@@ -853,10 +802,10 @@ fn codec_traits(m: &Module, op: OpId, late: bool) -> Check {
                 super::types::same_operands_and_result_element(m, op, t)?
             }
             "CompatibleOperandsAndResultElementType" => {
-                super::types::compatible_operands_and_result_element(m, op)?
+                super::types::compatible_operands_and_result_element(m, op, t)?
             }
-            "Elementwise" => codec_elementwise(m, op)?,
-            "SameOperandsAndResultShape" => codec_same_operands_and_result_shape(m, op)?,
+            "Elementwise" => super::types::elementwise(m, op)?,
+            "SameOperandsAndResultShape" => super::types::same_operands_and_result_shape(m, op)?,
             _ => {}
         }
     }
@@ -881,11 +830,9 @@ fn same_types(m: &Module, op: OpId, with_results: bool) -> Check {
         return Ok(());
     }
     const RULE: &str = "SameOperandsAndResultType";
-    if m.operands(op).is_empty() {
-        return Err(fail(RULE, "expected 1 or more operands, but found 0"));
-    }
+    super::types::at_least_one_operand_and_result(m, op, RULE)?;
     let Some(first) = m.results(op).next().map(|v| m.value_type(v)) else {
-        return Err(fail(RULE, "expected 1 or more results, but found 0"));
+        return Ok(());
     };
     let (dims, element, encoding) = shaped_parts(m, first);
     let others = (m.results(op).skip(1).map(|v| m.value_type(v)))
@@ -969,39 +916,6 @@ fn codec_inferred_results(m: &Module, op: OpId) -> Check {
             )
         ),
     ))
-}
-
-/// ODS's `SameOperandsAndResultShape` of an op of a dialect of the spec that declares it
-/// (MLIR's `verifySameOperandsAndResultShape`): the shapes of all operands and results are
-/// compatible.
-fn codec_same_operands_and_result_shape(m: &Module, op: OpId) -> Check {
-    // Vectors would count as shaped too; no dialect of the spec declares the trait on them.
-    let dims = |t| match m.type_data(t) {
-        TypeData::RankedTensor { shape, .. } => Some(Some(&shape[..])),
-        TypeData::UnrankedTensor { .. } => Some(None),
-        _ => None,
-    };
-    let types: Vec<Option<Option<&[Dim]>>> = (m.operands(op).iter().map(|&v| m.value_type(v)))
-        .chain(m.results(op).map(|v| m.value_type(v)))
-        .map(dims)
-        .collect();
-    // MLIR's `verifyCompatibleShapes`: all shaped or none; ranked ones of one rank, their
-    // static sizes equal.
-    if types.iter().all(Option::is_none) {
-        return Ok(());
-    }
-    let ranked: Vec<&[Dim]> = types.iter().filter_map(|t| t.flatten()).collect();
-    let compatible = types.iter().all(Option::is_some)
-        && ranked.windows(2).all(|w| {
-            w[0].len() == w[1].len()
-                && (w[0].iter().zip(w[1])).all(|(&a, &b)| a == b || a == DYNAMIC || b == DYNAMIC)
-        });
-    ensure!(
-        compatible,
-        "SameOperandsAndResultShape",
-        "requires the same shape for all operands and results"
-    );
-    Ok(())
 }
 
 /// No block of `regions` (of a registered op that needs terminators) is empty, as MLIR checks

@@ -1097,7 +1097,7 @@ pub(crate) fn infer_triangular_solve(v: &OpView) -> Result<Vec<Inferred>, Failur
 /// triangular_solve: compatible element types (C1's, an ODS trait), its shape function, and
 /// the result against it (C4).
 fn triangular_solve(v: &OpView) -> Check {
-    compatible_operands_and_result_element(v.m, v.op)?;
+    compatible_operands_and_result_element(v.m, v.op, "CompatibleOperandsAndResultElementType")?;
     if operand(v, 0).is_none() || operand(v, 1).is_none() {
         return Ok(());
     }
@@ -1133,7 +1133,7 @@ pub(crate) fn infer_cholesky(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 /// cholesky: compatible element types (C1's, an ODS trait), its shape function, and the
 /// result against it (C1).
 fn cholesky(v: &OpView) -> Check {
-    compatible_operands_and_result_element(v.m, v.op)?;
+    compatible_operands_and_result_element(v.m, v.op, "CompatibleOperandsAndResultElementType")?;
     if operand(v, 0).is_none() {
         return Ok(());
     }
@@ -1233,7 +1233,7 @@ pub(crate) fn infer_batch_norm(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 /// batch_norm_grad, batch_norm_inference, batch_norm_training: compatible element types (C2,
 /// an ODS trait), the shape function, and the results against it.
 fn batch_norm(v: &OpView) -> Check {
-    compatible_operands_and_result_element(v.m, v.op)?;
+    compatible_operands_and_result_element(v.m, v.op, "CompatibleOperandsAndResultElementType")?;
     let inferred = infer_batch_norm(v)?;
     let rule = if v.kind == K::BatchNormGrad {
         "C3"

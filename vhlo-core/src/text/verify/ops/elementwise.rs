@@ -10,8 +10,9 @@
 
 use crate::ir::{Module, OpId, Param, Type, TypeData};
 use crate::text::verify::types::{
-    compatible_element_types, fits_inferred_shape, is_dynamic, most_specific_dim, quant, shaped,
-    tensor_str, types_str, OpView, Shaped,
+    compatible_element_types, compatible_operands_and_result_element, compatible_shapes_of,
+    elementwise, fits_inferred_shape, is_dynamic, most_specific_dim, quant,
+    same_operands_and_result_shape, shaped, tensor_str, OpView, Shaped,
 };
 use crate::text::verify::{bail, ensure, Check};
 use crate::vhlo::StablehloOp as K;
@@ -40,7 +41,7 @@ pub(super) fn verify(v: OpView) -> Check {
         | K::Sqrt
         | K::Tan
         | K::Tanh => {
-            elementwise_shapes(v)?;
+            elementwise(v.m, v.op)?;
             result_accuracy(v)
         }
         K::Atan2
@@ -56,68 +57,14 @@ pub(super) fn verify(v: OpView) -> Check {
         | K::Subtract
         | K::And
         | K::Or
-        | K::Xor => same_operands_and_result_shape(v),
+        | K::Xor => same_operands_and_result_shape(v.m, v.op),
         // Its ODS lists SameOperandsAndResultShape before the Elementwise of its class.
-        K::Convert => same_operands_and_result_shape(v),
-        _ => elementwise_shapes(v),
+        K::Convert => same_operands_and_result_shape(v.m, v.op),
+        _ => elementwise(v.m, v.op),
     }
 }
 
 // ---- shared rules ---------------------------------------------------------------------------
-
-/// Every operand and result type of the op.
-fn all_types(v: &OpView) -> Vec<Type> {
-    let mut ts = v.operand_types();
-    ts.extend(v.result_types());
-    ts
-}
-
-/// MLIR's `verifyCompatibleShapes`: the ranked shapes among `types` have one rank, and in each
-/// dimension at most one static size.
-pub(crate) fn compatible_shapes_all(m: &Module, types: &[Type]) -> bool {
-    let shapes: Vec<&[i64]> = types
-        .iter()
-        .filter_map(|&t| shaped(m, t).and_then(|s| s.dims))
-        .collect();
-    let Some(first) = shapes.first() else {
-        return true;
-    };
-    if shapes.iter().any(|s| s.len() != first.len()) {
-        return false;
-    }
-    (0..first.len()).all(|i| {
-        let mut size = None;
-        shapes.iter().all(|s| match s.get(i) {
-            Some(&d) if !is_dynamic(d) => *size.get_or_insert(d) == d,
-            _ => true,
-        })
-    })
-}
-
-/// ODS's `Elementwise` (and `SameOperandsAndResultShape`, which then holds too): all operands
-/// and results have compatible shapes.
-pub(super) fn elementwise_shapes(v: OpView) -> Check {
-    let ts = all_types(&v);
-    ensure!(
-        compatible_shapes_all(v.m, &ts),
-        "Elementwise",
-        "all non-scalar operands/results must have the same shape and base type, but got {}",
-        types_str(v.m, &ts)
-    );
-    Ok(())
-}
-
-/// ODS's `SameOperandsAndResultShape`.
-fn same_operands_and_result_shape(v: OpView) -> Check {
-    let ts = all_types(&v);
-    ensure!(
-        compatible_shapes_all(v.m, &ts),
-        "SameOperandsAndResultShape",
-        "requires the same shape for all operands and results, but got {}",
-        types_str(v.m, &ts)
-    );
-    Ok(())
-}
 
 /// A result type an op infers: shape (`None` unranked), bounds and element type, printed only
 /// in a failure's message.
@@ -227,7 +174,7 @@ fn compare(v: OpView) -> Check {
             );
         }
     }
-    elementwise_shapes(v)?;
+    elementwise(v.m, v.op)?;
     let Some((_, lhs)) = tensor(&v, v.operand_type(0)) else {
         return Ok(());
     };
@@ -250,7 +197,7 @@ fn select(v: OpView) -> Check {
         return Ok(());
     };
     ensure!(
-        compatible_shapes_all(v.m, &[tt, ft]) && on_true.element == on_false.element,
+        compatible_shapes_of(v.m, &[tt, ft]) && on_true.element == on_false.element,
         "C2",
         "requires compatible types for non-predicate operands, but got '{}' and '{}'",
         v.t(tt),
@@ -258,7 +205,7 @@ fn select(v: OpView) -> Check {
     );
     if pred.rank() != Some(0) {
         ensure!(
-            compatible_shapes_all(v.m, &[pt, tt]),
+            compatible_shapes_of(v.m, &[pt, tt]),
             "C1",
             "requires the same shape for all operands, but got '{}' and '{}'",
             v.t(pt),
@@ -319,18 +266,7 @@ fn most_specific(
 /// element types are compatible (`HLO_CompatibleOperandsAndResultElementType`), (C4) the
 /// result has the operand's type.
 fn clamp(v: OpView) -> Check {
-    let expected = v.operand_type(0).or_else(|| v.result_type(0));
-    if let Some(expected) = expected {
-        for t in all_types(&v) {
-            ensure!(
-                compatible_element_types(v.m, t, expected),
-                "C3",
-                "requires compatible element types for all operands and results, but got '{}' and '{}'",
-                v.t(expected),
-                v.t(t)
-            );
-        }
-    }
+    compatible_operands_and_result_element(v.m, v.op, "C3")?;
     let (Some((mt, min)), Some((ot, operand)), Some((xt, max))) = (
         tensor(&v, v.operand_type(0)),
         tensor(&v, v.operand_type(1)),
@@ -341,7 +277,7 @@ fn clamp(v: OpView) -> Check {
     let shape = |s: &Shaped| crate::text::verify::types::dims_str(s.dims.unwrap_or(&[]));
     for (rule, name, t, s) in [("C1", "min", mt, min), ("C2", "max", xt, max)] {
         ensure!(
-            compatible_shapes_all(v.m, &[t, ot]) || s.rank() == Some(0),
+            compatible_shapes_of(v.m, &[t, ot]) || s.rank() == Some(0),
             rule,
             "{name} shape {} is not scalar and is not compatible to operand shape {}",
             shape(&s),
@@ -370,7 +306,7 @@ fn complex(v: OpView) -> Check {
         v.t(lt),
         v.t(rt)
     );
-    same_operands_and_result_shape(v)?;
+    same_operands_and_result_shape(v.m, v.op)?;
     let inferred = Inferred::like(&lhs, Element::ComplexOf(lhs.element));
     let ok = v.result_type(0).and_then(|r| v.shaped(r)).is_some_and(
         |r| matches!(v.m.type_data(r.element), TypeData::Complex(inner) if *inner == lhs.element),
@@ -394,7 +330,7 @@ fn real_result(v: OpView) -> Check {
         .and_then(|r| v.shaped(r))
         .is_some_and(|r| r.element == part || compatible_element_types(v.m, r.element, part));
     let rule = if v.kind == K::Abs { "C1" } else { "C2" };
-    elementwise_shapes(v)?;
+    elementwise(v.m, v.op)?;
     check_inferred(&v, &inferred, ok, rule)
 }
 
@@ -408,14 +344,14 @@ fn is_finite(v: OpView) -> Check {
         .result_type(0)
         .and_then(|r| v.shaped(r))
         .is_some_and(|r| crate::text::verify::types::is_bool(v.m, r.element));
-    elementwise_shapes(v)?;
+    elementwise(v.m, v.op)?;
     check_inferred(&v, &inferred, ok, "C1")
 }
 
 /// uniform_quantize: (C1) the result has the operand's shape; (C2) its expressed type is the
 /// operand's element type, or the operand's expressed type when it is quantized.
 fn uniform_quantize(v: OpView) -> Check {
-    elementwise_shapes(v)?;
+    elementwise(v.m, v.op)?;
     let (Some((_, operand)), Some((_, result))) =
         (tensor(&v, v.operand_type(0)), tensor(&v, v.result_type(0)))
     else {
@@ -453,7 +389,7 @@ fn uniform_dequantize(v: OpView) -> Check {
         .result_type(0)
         .and_then(|r| v.shaped(r))
         .is_some_and(|r| r.element == q.expressed);
-    elementwise_shapes(v)?;
+    elementwise(v.m, v.op)?;
     check_inferred(&v, &inferred, ok, "C2")
 }
 
@@ -470,7 +406,7 @@ fn add(v: OpView) -> Check {
     ) else {
         return Ok(());
     };
-    same_operands_and_result_shape(v)?;
+    same_operands_and_result_shape(v.m, v.op)?;
     add_elements(&v, [lt, rt, res])?;
     let (dims, bounds) = most_specific(&[lhs, rhs])?;
     let element = Element::Of(lhs.element);
@@ -706,9 +642,9 @@ mod tests {
         let b = t(&mut m, "tensor<?x3xf32>");
         let c = t(&mut m, "tensor<3x3xf32>");
         let u = t(&mut m, "tensor<*xf32>");
-        assert!(compatible_shapes_all(&m, &[a, b, u]));
-        assert!(!compatible_shapes_all(&m, &[a, b, c]));
-        assert!(compatible_shapes_all(&m, &[b, c]));
+        assert!(compatible_shapes_of(&m, &[a, b, u]));
+        assert!(!compatible_shapes_of(&m, &[a, b, c]));
+        assert!(compatible_shapes_of(&m, &[b, c]));
     }
 
     #[test]

@@ -95,7 +95,7 @@ fn declared(v: OpView) -> Check {
     super::ods_types::check(m, v.kind, v.op)?;
     single_block_regions(v)?;
     if v.kind.elementwise_first() {
-        elementwise::elementwise_shapes(v)?;
+        super::types::elementwise(v.m, v.op)?;
     }
     if v.kind.compatible_operands_and_result_type() {
         if let Some(problem) = incompatible_operands_and_result(m, v.op) {

@@ -18,8 +18,8 @@ use crate::ir::{Dim, Type, TypeData, Value, DYNAMIC};
 use crate::text::verify::types::{
     check_inferred_components, check_inferred_types, compatible_dim, compatible_types,
     constant_ints, dims_distinct, element_or_self, inferred_str, ints_str, is_dynamic, is_float,
-    is_unique, matches_inferred, promotable_element, q, shaped, size_str, types_str, Inferred,
-    OpView, Shaped,
+    is_unique, matches_inferred, promotable_element, q, same_operands_and_result_shape, shaped,
+    size_str, types_str, Inferred, OpView, Shaped,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -61,50 +61,6 @@ fn same_size_groups<'a>(v: &OpView<'a>, fixed: usize) -> (&'a [Value], &'a [Valu
     let middle = ops.get(n..n + fixed).unwrap_or(&[]);
     let second = ops.get(n + fixed..2 * n + fixed).unwrap_or(&[]);
     (first, middle, second)
-}
-
-/// `SameOperandsAndResultShape`: at least one operand and result, and all their shapes
-/// compatible.
-fn same_operands_and_result_shape(v: &OpView) -> Check {
-    ensure!(
-        v.num_operands() >= 1,
-        "SameOperandsAndResultShape",
-        "expected 1 or more operands, but found 0"
-    );
-    ensure!(
-        v.num_results() >= 1,
-        "SameOperandsAndResultShape",
-        "expected 1 or more results"
-    );
-    let all: Vec<Type> = v
-        .operand_types()
-        .into_iter()
-        .chain(v.result_types())
-        .collect();
-    // Pairwise compatible: one rank, and per dimension at most one static size.
-    let mut sizes: Option<Vec<Dim>> = None;
-    for &t in &all {
-        let Some(dims) = shaped(v.m, t).and_then(|s| s.dims) else {
-            continue;
-        };
-        match &mut sizes {
-            None => sizes = Some(dims.to_vec()),
-            Some(w) => {
-                ensure!(
-                    w.len() == dims.len()
-                        && w.iter().zip(dims).all(|(&a, &b)| compatible_dim(a, b)),
-                    "SameOperandsAndResultShape",
-                    "requires the same shape for all operands and results"
-                );
-                for (x, &d) in w.iter_mut().zip(dims) {
-                    if is_dynamic(*x) {
-                        *x = d;
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 // ---- checking results against inferred types ------------------------------------------------
@@ -1361,7 +1317,7 @@ pub(crate) fn infer_dynamic_gather(v: &OpView) -> Result<Vec<Inferred>, Failure>
 /// (dimension in range), C5 (the comparator's signature).
 fn sort(v: &OpView) -> Check {
     let inputs = v.operand_types();
-    same_operands_and_result_shape(v)?;
+    same_operands_and_result_shape(v.m, v.op)?;
     let dim = v.int("dimension").unwrap_or(-1);
     if let Some(rank) = inputs
         .first()
@@ -1422,7 +1378,7 @@ fn sort(v: &OpView) -> Check {
 /// map: C1/C2 (`SameOperandsAndResultShape`); C3/C4 come with the inferred result, on leaving
 /// the op ([`verify_on_exit`]).
 fn map(v: &OpView) -> Check {
-    same_operands_and_result_shape(v)
+    same_operands_and_result_shape(v.m, v.op)
 }
 
 /// What MLIR checks on leaving an op, after the ops in its regions: `InferTypeOpInterface`'s

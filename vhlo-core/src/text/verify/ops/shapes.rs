@@ -299,7 +299,7 @@ pub(crate) fn infer_broadcast(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 
 /// broadcast_in_dim (C1-C6), and a result that is static or has a single bounded dimension.
 fn broadcast_in_dim(v: OpView) -> Check {
-    compatible_operands_and_result_element(v.m, v.op)?;
+    compatible_operands_and_result_element(v.m, v.op, "CompatibleOperandsAndResultElementType")?;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
     };
@@ -1050,7 +1050,7 @@ fn real_dynamic_slice(v: OpView) -> Check {
 
 /// reshape (C1-C3), and a result that is static or has a single bounded dimension.
 fn reshape(v: OpView) -> Check {
-    compatible_operands_and_result_element(v.m, v.op)?;
+    compatible_operands_and_result_element(v.m, v.op, "CompatibleOperandsAndResultElementType")?;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
     };
@@ -1226,7 +1226,7 @@ pub(crate) fn infer_slice(v: &OpView) -> Result<Vec<Inferred>, Failure> {
 
 /// transpose (C1-C4).
 fn transpose(v: OpView) -> Check {
-    compatible_operands_and_result_element(v.m, v.op)?;
+    compatible_operands_and_result_element(v.m, v.op, "CompatibleOperandsAndResultElementType")?;
     let (Some(operand), Some(result)) = (operand(&v, 0), result(&v, 0)) else {
         return Ok(());
     };
