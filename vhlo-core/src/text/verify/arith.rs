@@ -8,7 +8,7 @@
 
 use crate::ir::{memref_parts, vector_parts, Module, OpId, Signedness, Type, TypeData};
 
-use super::types::{element_or_self, is_bool, types_str};
+use super::types::{element_or_self, is_bool, tensor_dims, types_str};
 use super::{bail, ensure, fail, Check};
 
 /// How a cast's element types must relate (each op's `areCastCompatible`).
@@ -49,14 +49,6 @@ fn cast_types(m: &Module, op: OpId) -> Option<(Cast, Type, Type)> {
     Some((cast, m.value_type(input), m.value_type(output)))
 }
 
-/// A ranked tensor's dimensions, exactly (`SameInputOutputTensorDims`: none for anything else).
-fn tensor_dims(m: &Module, t: Type) -> &[i64] {
-    match m.type_data(t) {
-        TypeData::RankedTensor { shape, .. } => &shape[..],
-        _ => &[],
-    }
-}
-
 /// ODS's predicates of arith ops (checked with the ODS types, before the traits).
 pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
     // The scaling casts take the trait too, between `in` and `out` (their `scale` aside).
@@ -74,7 +66,9 @@ pub(crate) fn verify_predicates(m: &Module, op: OpId) -> Check {
         // Upstream reads an unranked tensor's shape as if it were ranked, and jaxlib refuses
         // every cast of one here; so do we.
         let unranked = |t: Type| matches!(m.type_data(t), TypeData::UnrankedTensor { .. });
-        if unranked(from) || unranked(to) || tensor_dims(m, from) != tensor_dims(m, to) {
+        // Any other type has no dimensions (a rank-0 tensor's are the same).
+        let dims = |t: Type| tensor_dims(m, t).unwrap_or_default();
+        if unranked(from) || unranked(to) || dims(from) != dims(to) {
             bail!(
                 "SameInputOutputTensorDims",
                 "failed to verify that input and output have the same tensor dimensions"

@@ -10,7 +10,7 @@
 //! (`verify/ods_types.rs`).
 
 use super::types::{
-    compatible_dim, compatible_element_types, element_or_self, size_str, tensor_str,
+    compatible_dim, compatible_element_types, element_or_self, size_str, tensor_dims, tensor_str,
 };
 use crate::ir::{AttrData, Attribute, Dim, Module, OpId, Param, Type, TypeData, DYNAMIC};
 
@@ -18,13 +18,6 @@ const RULE: &str = "CHLO verifier (stablehlo/dialect/ChloOps.cpp, ChloOps.td tra
 
 fn unranked(m: &Module, t: Type) -> bool {
     matches!(m.type_data(t), TypeData::UnrankedTensor { .. })
-}
-
-fn shape(m: &Module, t: Type) -> Option<&[Dim]> {
-    match m.type_data(t) {
-        TypeData::RankedTensor { shape, .. } => Some(shape),
-        _ => None,
-    }
 }
 
 fn prop(m: &Module, op: OpId, name: &str) -> Option<Attribute> {
@@ -93,9 +86,9 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
                 }
                 // Two numpy broadcasts: the branches', then with the predicate's (a shape that
                 // cannot broadcast infers an unranked tensor, which any result fits).
-                let inferred = numpy_broadcast(shape(m, *t)?, shape(m, *f)?)
-                    .and_then(|a| numpy_broadcast(&a, shape(m, *p)?))?;
-                let got = shape(m, *out)?;
+                let inferred = numpy_broadcast(tensor_dims(m, *t)?, tensor_dims(m, *f)?)
+                    .and_then(|a| numpy_broadcast(&a, tensor_dims(m, *p)?))?;
+                let got = tensor_dims(m, *out)?;
                 // Its `isCompatibleReturnTypes` compares shapes only.
                 let fits = inferred.len() == got.len()
                     && inferred
@@ -135,7 +128,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
         "mulhi" => {
             for (i, &t) in ins.iter().enumerate() {
                 let ok = matches!(m.type_data(element_or_self(m, t)), TypeData::Integer { width, .. } if [2, 4, 8, 16, 32, 64].contains(width));
-                if !ok || shape(m, t).is_none() {
+                if !ok || tensor_dims(m, t).is_none() {
                     return Some(format!(
                         "'{name}' op operand #{i} must be ranked tensor of 2/4/8/16/32/64-bit integer values, but got '{}'",
                         crate::text::type_to_string(m, t)
@@ -145,7 +138,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
         }
         "top_k" => {
             let k = prop(m, op, "k").and_then(|a| int_of(m, a))?;
-            let s = shape(m, *ins.first()?)?;
+            let s = tensor_dims(m, *ins.first()?)?;
             let Some(&last) = s.last() else {
                 return Some(format!(
                     "'{name}' op failed to infer returned types: operand's rank must be at least 1"
@@ -169,7 +162,7 @@ fn check(m: &Module, op: OpId, short: &str) -> Option<String> {
             };
             // An unranked result fits any shape.
             let fits = |t: Type, want: &dyn Fn(Type) -> bool| {
-                shape(m, t).map_or(unranked(m, t), |d| {
+                tensor_dims(m, t).map_or(unranked(m, t), |d| {
                     d.len() == sizes.len()
                         && d.iter().zip(&sizes).all(|(&a, &b)| compatible_dim(a, b))
                 }) && want(element_or_self(m, t))
@@ -220,7 +213,7 @@ fn broadcast_result(
     let (&[l, r], &[out]) = (ins, outs) else {
         return None;
     };
-    let (x, y, got) = (shape(m, l)?, shape(m, r)?, shape(m, out)?);
+    let (x, y, got) = (tensor_dims(m, l)?, tensor_dims(m, r)?, tensor_dims(m, out)?);
     let dims = prop(m, op, "broadcast_dimensions").and_then(|a| super::types::int_list(m, a));
     let inferred = match dims {
         Some(dims) if x.len() != y.len() => {
@@ -331,7 +324,11 @@ fn numpy_broadcast(x: &[Dim], y: &[Dim]) -> Option<Vec<Dim>> {
 
 fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
     let [l, r, g] = ins else { return None };
-    let (lhs, rhs, gs) = (shape(m, *l)?, shape(m, *r)?, shape(m, *g)?);
+    let (lhs, rhs, gs) = (
+        tensor_dims(m, *l)?,
+        tensor_dims(m, *r)?,
+        tensor_dims(m, *g)?,
+    );
     let dn = prop(m, op, "ragged_dot_dimension_numbers")?;
     let AttrData::Dialect(d) = m.attr_data(dn) else {
         return None;
@@ -460,7 +457,7 @@ fn ragged_dot(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
     let out = m.value_type(m.result(op, 0)?);
     // An unranked result has no shape to compare: MLIR reads one anyway (`getShape` of an
     // unranked type), and jaxlib refuses it with this message.
-    let fits = shape(m, out).is_some_and(|got| {
+    let fits = tensor_dims(m, out).is_some_and(|got| {
         got.len() == inferred.len()
             && got
                 .iter()
@@ -498,7 +495,7 @@ fn scan(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
     let size = prop(m, op, "scan_dim_size").and_then(|a| int_of(m, a));
     for (i, (&t, &a)) in ins.iter().zip(&args).enumerate() {
         let expected: Option<Vec<Dim>> = if i < n_in {
-            let s = shape(m, t)?;
+            let s = tensor_dims(m, t)?;
             let d = usize::try_from(dim).ok().filter(|&d| d < s.len());
             let Some(d) = d else {
                 return Some(format!(
@@ -516,10 +513,10 @@ fn scan(m: &Module, op: OpId, ins: &[Type]) -> Option<String> {
             e.remove(d);
             Some(e)
         } else {
-            shape(m, t).map(<[Dim]>::to_vec)
+            tensor_dims(m, t).map(<[Dim]>::to_vec)
         };
         let compatible = element_or_self(m, t) == element_or_self(m, a)
-            && match (expected, shape(m, a)) {
+            && match (expected, tensor_dims(m, a)) {
                 (Some(e), Some(b)) => {
                     e.len() == b.len() && e.iter().zip(b).all(|(&x, &y)| compatible_dim(x, y))
                 }
@@ -561,11 +558,15 @@ fn scan_results(m: &Module, op: OpId) -> Option<String> {
         .collect();
     let outputs = returned.len().checked_sub(carries)?;
     let at = usize::try_from(dim).ok()?;
-    let dim_size = size.or_else(|| inputs.first().and_then(|&t| shape(m, t)?.get(at).copied()));
+    let dim_size = size.or_else(|| {
+        inputs
+            .first()
+            .and_then(|&t| tensor_dims(m, t)?.get(at).copied())
+    });
     let dim_size = dim_size.unwrap_or(DYNAMIC);
     let mut inferred: Vec<(Vec<Dim>, Type)> = Vec::with_capacity(returned.len());
     for (i, &t) in returned.iter().enumerate() {
-        let mut s = shape(m, t)?.to_vec();
+        let mut s = tensor_dims(m, t)?.to_vec();
         if i < outputs {
             if at > s.len() {
                 return None;
@@ -578,7 +579,7 @@ fn scan_results(m: &Module, op: OpId) -> Option<String> {
     // Its `isCompatibleReturnTypes` compares shapes only (`verifyCompatibleShapes`).
     let fits = inferred.len() == results.len()
         && inferred.iter().zip(&results).all(|((s, _), &r)| {
-            shape(m, r).map_or(unranked(m, r), |rs| {
+            tensor_dims(m, r).map_or(unranked(m, r), |rs| {
                 rs.len() == s.len() && rs.iter().zip(s).all(|(&a, &b)| compatible_dim(a, b))
             })
         });

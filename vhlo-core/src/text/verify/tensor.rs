@@ -4,16 +4,8 @@
 
 use crate::ir::{AttrData, FastSet, Module, OpId, Symbol, Type, TypeData};
 
-use super::types::{is_dynamic, shaped_dims};
+use super::types::{is_dynamic, shaped_dims, tensor_dims};
 use super::{bail, ensure, fail, Check};
-
-/// A ranked tensor's dimensions.
-fn dims(m: &Module, t: Type) -> Option<&[i64]> {
-    match m.type_data(t) {
-        TypeData::RankedTensor { shape, .. } => Some(&shape[..]),
-        _ => None,
-    }
-}
 
 /// The text of an element type (empty for none).
 fn element_text(m: &Module, t: Option<Type>) -> String {
@@ -35,7 +27,7 @@ pub(super) fn tensor_text(
 
 /// The number of elements of a statically shaped tensor.
 fn elements(m: &Module, t: Type) -> Option<i64> {
-    super::types::num_elements(dims(m, t)?)
+    super::types::num_elements(tensor_dims(m, t)?)
 }
 
 /// InferTypeOpInterface's failure: the type an op infers (as MLIR prints it) against its result.
@@ -104,7 +96,8 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                 "tensor.cast" => element_type(m, from) == element_type(m, to),
                 _ => width(from) == width(to),
             };
-            let shapes_fit = super::types::compatible_shapes(dims(m, from), dims(m, to));
+            let shapes_fit =
+                super::types::compatible_shapes(tensor_dims(m, from), tensor_dims(m, to));
             if !elements_fit || !shapes_fit {
                 return Err(super::types::cast_incompatible(m, from, to));
             }
@@ -116,7 +109,7 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
                 _ => ("tensor.generate", 0),
             };
             let dynamic = result_type(m, op)
-                .and_then(|t| dims(m, t))
+                .and_then(|t| tensor_dims(m, t))
                 .map_or(0, |d| d.iter().filter(|&&x| is_dynamic(x)).count());
             let given = m.operands(op).len().saturating_sub(skip);
             ensure!(
@@ -136,7 +129,9 @@ pub(crate) fn verify(m: &Module, op: OpId) -> Check {
             } else {
                 ("tensor.insert", 1, 2, "incorrect number of indices")
             };
-            let rank = operand(tensor).and_then(|t| dims(m, t)).map(<[i64]>::len);
+            let rank = operand(tensor)
+                .and_then(|t| tensor_dims(m, t))
+                .map(<[i64]>::len);
             let given = m.operands(op).len().saturating_sub(indices);
             if rank.is_some_and(|r| r != given) {
                 return Err(fail(rule, message));
@@ -220,11 +215,11 @@ fn concat(m: &Module, op: OpId) -> Check {
     if inputs.is_empty() {
         return Err(fail("tensor.concat", "requires at least one input"));
     }
-    let Some(result_dims) = dims(m, result) else {
+    let Some(result_dims) = tensor_dims(m, result) else {
         return Ok(());
     };
     let rank = result_dims.len();
-    let input_dims: Vec<&[i64]> = inputs.iter().filter_map(|&t| dims(m, t)).collect();
+    let input_dims: Vec<&[i64]> = inputs.iter().filter_map(|&t| tensor_dims(m, t)).collect();
     if input_dims.len() != inputs.len() || input_dims.iter().any(|d| d.len() != rank) {
         bail!(
             "tensor.concat",
@@ -315,7 +310,7 @@ fn verify_generate_body(m: &Module, op: OpId) -> Check {
         return Ok(());
     };
     let args = m.block_args(block);
-    if dims(m, result).is_some_and(|d| d.len() != args.len()) {
+    if tensor_dims(m, result).is_some_and(|d| d.len() != args.len()) {
         bail!(
             "tensor.generate",
             "must have one body argument per input dimension"
@@ -355,7 +350,7 @@ fn slice(m: &Module, op: OpId) -> Check {
     let (Some(sliced), Some(slice)) = (sliced, slice) else {
         return Ok(());
     };
-    let Some(sliced_dims) = dims(m, sliced) else {
+    let Some(sliced_dims) = tensor_dims(m, sliced) else {
         return Ok(());
     };
     let rank = sliced_dims.len();
@@ -404,7 +399,7 @@ fn slice(m: &Module, op: OpId) -> Check {
             );
         }
     }
-    let Some(slice_dims) = dims(m, slice) else {
+    let Some(slice_dims) = tensor_dims(m, slice) else {
         return Ok(());
     };
     let element = element_type(m, sliced);
@@ -495,7 +490,8 @@ fn gather_or_scatter(m: &Module, op: OpId) -> Check {
     let (Some(indexed), Some(indices), Some(values)) = (indexed, indices, values) else {
         return Ok(());
     };
-    let (Some(indexed_dims), Some(index_dims)) = (dims(m, indexed), dims(m, indices)) else {
+    let (Some(indexed_dims), Some(index_dims)) = (tensor_dims(m, indexed), tensor_dims(m, indices))
+    else {
         return Ok(());
     };
     let key = if gather {
@@ -556,7 +552,7 @@ fn gather_or_scatter(m: &Module, op: OpId) -> Check {
     };
     let (full, reduced) = (shape(false), shape(true));
     let same = |want: &[i64]| {
-        dims(m, values) == Some(want) && element_type(m, values) == element_type(m, indexed)
+        tensor_dims(m, values) == Some(want) && element_type(m, values) == element_type(m, indexed)
     };
     if !same(&full) && !same(&reduced) {
         let show = |d: &[i64]| tensor_text(m, d, &element, None);
@@ -585,7 +581,7 @@ fn const_shape(m: &Module, op: OpId) -> Check {
     else {
         return Ok(());
     };
-    let exact = dims(m, result)
+    let exact = tensor_dims(m, result)
         .is_some_and(|d| d.len() == 1 && usize::try_from(d[0]).ok() == Some(n))
         && matches!(
             element_type(m, result).map(|e| m.type_data(e)),
@@ -620,7 +616,7 @@ fn parallel_insert_destination(m: &Module, op: OpId) -> Check {
 fn meet(m: &Module, op: OpId) -> Check {
     let kind = |t: Type| shape_mnemonic(m, t);
     let is_index = |t: Type| matches!(m.type_data(t), TypeData::Index);
-    let extent = |t: Type| match dims(m, t) {
+    let extent = |t: Type| match tensor_dims(m, t) {
         Some(&[n]) if element_type(m, t).is_some_and(is_index) => Some(n),
         _ => None,
     };
@@ -664,7 +660,9 @@ fn meet(m: &Module, op: OpId) -> Check {
             Some("shape") => kind(r) == Some("shape") || tensor(r),
             // verifyCompatibleShapes: both shaped, or neither.
             _ => match (tensor(l), tensor(r)) {
-                (true, true) => super::types::compatible_shapes(dims(m, l), dims(m, r)),
+                (true, true) => {
+                    super::types::compatible_shapes(tensor_dims(m, l), tensor_dims(m, r))
+                }
                 (a, b) => a == b,
             },
         };
@@ -731,7 +729,8 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
     };
     let src = m.value_type(src);
     let (expanded, collapsed) = if expand { (result, src) } else { (src, result) };
-    let (Some(expanded_dims), Some(collapsed_dims)) = (dims(m, expanded), dims(m, collapsed))
+    let (Some(expanded_dims), Some(collapsed_dims)) =
+        (tensor_dims(m, expanded), tensor_dims(m, collapsed))
     else {
         return Ok(());
     };
@@ -740,14 +739,14 @@ fn expand_or_collapse(m: &Module, op: OpId) -> Check {
             .property(op, "static_output_shape")
             .and_then(|a| crate::text::op_format::i64_array(m, m.attr_data(a)))
             .unwrap_or_default();
-        let rank = dims(m, result).map_or(0, <[i64]>::len);
+        let rank = tensor_dims(m, result).map_or(0, <[i64]>::len);
         ensure!(statics.len() == rank, rule, "expected number of static shape dims to be equal to the output rank ({rank}) but found {} inputs instead",
                     statics.len());
         let dynamic = statics.iter().filter(|&&d| d == crate::ir::DYNAMIC).count();
         let given = m.operands(op).len().saturating_sub(1);
         ensure!(dynamic == given, rule, "mismatch in dynamic dims in output_shape and static_output_shape: static_output_shape has {dynamic} dynamic dims while output_shape has {given} values");
         // `verifyDynamicDimensionCount`: one size operand per dynamic dimension of the result.
-        let result_dims = dims(m, result).unwrap_or_default();
+        let result_dims = tensor_dims(m, result).unwrap_or_default();
         let expected = result_dims.iter().filter(|&&d| is_dynamic(d)).count();
         ensure!(
             given == expected,
@@ -868,7 +867,8 @@ fn pad(m: &Module, op: OpId) -> Check {
         return Ok(());
     };
     let source = m.value_type(source);
-    let (Some(source_dims), Some(result_dims)) = (dims(m, source), dims(m, result)) else {
+    let (Some(source_dims), Some(result_dims)) = (tensor_dims(m, source), tensor_dims(m, result))
+    else {
         return Ok(());
     };
     let list = |key: &str| {
@@ -918,7 +918,7 @@ fn pad_body(m: &Module, op: OpId) -> Check {
     let Some(result) = result_type(m, op) else {
         return Ok(());
     };
-    let Some(result_dims) = dims(m, result) else {
+    let Some(result_dims) = tensor_dims(m, result) else {
         return Ok(());
     };
     let Some(&block) = m.regions(op).first().and_then(|&r| m.blocks(r).first()) else {
@@ -968,7 +968,7 @@ fn reshape(m: &Module, op: OpId) -> Check {
         "tensor.reshape",
         "element types of source and destination tensor types should be the same"
     );
-    let Some(result_dims) = dims(m, result) else {
+    let Some(result_dims) = tensor_dims(m, result) else {
         return Ok(());
     };
     if let (Some(a), Some(b)) = (elements(m, source), elements(m, result)) {
@@ -978,7 +978,7 @@ fn reshape(m: &Module, op: OpId) -> Check {
             "source and destination tensor should have the same number of elements"
         );
     }
-    let length = dims(m, shape).and_then(|d| d.first().copied());
+    let length = tensor_dims(m, shape).and_then(|d| d.first().copied());
     match length {
         Some(n) if is_dynamic(n) => Err(fail(
             "tensor.reshape",
@@ -1004,7 +1004,7 @@ fn shape_of(m: &Module, op: OpId) -> Check {
     if !value_shape && !shape_type(result) {
         // The rank of a ranked operand (a memref's or a vector's too).
         let rank = shaped_dims(m, arg).flatten().map(<[i64]>::len);
-        let extent = dims(m, result).and_then(|d| d.first().copied());
+        let extent = tensor_dims(m, result).and_then(|d| d.first().copied());
         if let (Some(rank), Some(n)) = (rank, extent) {
             if !is_dynamic(n) && usize::try_from(n).ok() != Some(rank) {
                 let inferred = format!("tensor<{rank}xindex>");

@@ -508,6 +508,14 @@ pub(crate) fn same_operands_and_result_element(m: &Module, op: OpId, rule: &'sta
     Ok(())
 }
 
+/// A ranked tensor's sizes; `None` for any other type.
+pub(crate) fn tensor_dims(m: &Module, t: Type) -> Option<&[Dim]> {
+    match m.type_data(t) {
+        TypeData::RankedTensor { shape, .. } => Some(shape),
+        _ => None,
+    }
+}
+
 /// The sizes of a type as `mlir::ShapedType` sees it (a tensor, memref or vector): `None` when
 /// it is not shaped, `Some(None)` when unranked.
 pub(crate) fn shaped_dims(m: &Module, t: Type) -> Option<Option<&[Dim]>> {
