@@ -196,6 +196,22 @@ pub(crate) fn int_list(m: &Module, a: Attribute) -> Option<Vec<i64>> {
 
 /// The shape and the values (splats expanded) of dense integer elements.
 pub(crate) fn dense_ints(m: &Module, a: Attribute) -> Option<(Vec<Dim>, Vec<i64>)> {
+    let (dims, splat, mut values) = dense_ints_stored(m, a)?;
+    let count = num_elements(&dims)?;
+    if splat {
+        let v = values.first().copied().unwrap_or(0);
+        // Bounded by the caller's shapes; a huge splat is not expanded.
+        if count > 1 << 24 {
+            return None;
+        }
+        values = vec![v; count as usize];
+    }
+    Some((dims, values))
+}
+
+/// Dense integer elements as stored: the shape, whether they are a splat (one value stored),
+/// and the stored values.
+pub(crate) fn dense_ints_stored(m: &Module, a: Attribute) -> Option<(Vec<Dim>, bool, Vec<i64>)> {
     let AttrData::DenseElements { ty, data, splat } = m.attr_data(a) else {
         return None;
     };
@@ -211,20 +227,10 @@ pub(crate) fn dense_ints(m: &Module, a: Attribute) -> Option<(Vec<Dim>, Vec<i64>
         _ => return None,
     };
     let bytes = (width as usize).div_ceil(8).max(1);
-    let count = num_elements(&dims)?;
-    let mut values: Vec<i64> = data
-        .chunks(bytes)
+    let values = (data.chunks(bytes))
         .map(|c| le_int(c, width, signed) as i64)
         .collect();
-    if *splat {
-        let v = values.first().copied().unwrap_or(0);
-        // Bounded by the caller's shapes; a huge splat is not expanded.
-        if count > 1 << 24 {
-            return None;
-        }
-        values = vec![v; count as usize];
-    }
-    Some((dims, values))
+    Some((dims, *splat, values))
 }
 
 /// The type of an elements attribute (the result type `inferConstantOp` infers).

@@ -13,13 +13,13 @@
 
 use std::collections::HashSet;
 
-use crate::ir::{AttrData, Attribute, Block, Dim, Module, Param, Signedness, Type};
+use crate::ir::{AttrData, Attribute, Block, Dim, Module, Param, Type};
 use crate::ir::{TypeData, ValueDef};
 use crate::text::verify::types::{
     check_inferred_components, check_inferred_types, compatible_shape, compatible_shapes,
-    dense_ints, element_or_self, ints_str, is_dynamic, is_float, is_token, promotable_element,
-    same_operands_and_result_element, shaped, shaped_dims, size_str, struct_field, Inferred,
-    OpView,
+    dense_ints, dense_ints_stored, element_or_self, ints_str, is_dynamic, is_float, is_token,
+    promotable_element, same_operands_and_result_element, shaped, shaped_dims, size_str,
+    struct_field, Inferred, OpView,
 };
 use crate::text::verify::{bail, ensure, Check, Failure};
 use crate::vhlo::StablehloOp as K;
@@ -101,36 +101,10 @@ impl DenseInts {
 }
 
 fn dense_ints_raw(m: &Module, a: Attribute) -> Option<DenseInts> {
-    let AttrData::DenseElements { ty, data, splat } = m.attr_data(a) else {
-        return None;
-    };
-    let dims = shaped(m, *ty)?.dims?.to_vec();
-    let element = shaped(m, *ty)?.element;
-    let (width, signed) = match m.type_data(element) {
-        TypeData::Integer { width, signedness } => (*width, *signedness != Signedness::Unsigned),
-        TypeData::Index => (64, true),
-        _ => return None,
-    };
-    let bytes = (width as usize).div_ceil(8).clamp(1, 8);
-    let values = data
-        .chunks(bytes)
-        .map(|c| {
-            let mut x: u64 = 0;
-            for (i, &b) in c.iter().enumerate() {
-                x |= u64::from(b) << (8 * i);
-            }
-            if width < 64 {
-                x &= (1u64 << width) - 1;
-                if signed && width > 1 && (x >> (width - 1)) & 1 == 1 {
-                    x |= !((1u64 << width) - 1);
-                }
-            }
-            x as i64
-        })
-        .collect();
+    let (dims, splat, values) = dense_ints_stored(m, a)?;
     Some(DenseInts {
         dims,
-        splat: *splat,
+        splat,
         values,
     })
 }
