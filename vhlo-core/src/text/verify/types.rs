@@ -374,8 +374,8 @@ impl<'m> Shaped<'m> {
     }
 }
 
-/// The element type of a tensor, or the type itself (MLIR's `getElementTypeOrSelf` for the
-/// types HLO sees).
+/// The element type of a tensor, memref or vector, or the type itself (MLIR's
+/// `getElementTypeOrSelf`).
 pub(crate) fn element_or_self(m: &Module, t: Type) -> Type {
     match shaped(m, t) {
         Some(s) => s.element,
@@ -429,7 +429,8 @@ pub(crate) fn compatible_shapes_of(m: &Module, types: &[Type]) -> bool {
     let rank = ranked.first().map_or(0, |d| d.len());
     ranked.iter().all(|d| d.len() == rank)
         && (0..rank).all(|i| {
-            let mut sizes = ranked.iter().map(|d| d[i]).filter(|&x| !is_dynamic(x));
+            let mut sizes =
+                (ranked.iter().filter_map(|d| d.get(i).copied())).filter(|&x| !is_dynamic(x));
             let first = sizes.next();
             sizes.all(|x| Some(x) == first)
         })
