@@ -287,14 +287,15 @@ fn conv_common<'m>(
     Ok((d, window_sizes))
 }
 
-/// The result shape of a convolution (C25, C26) from its window.
+/// The result shape of a convolution (C25, C26) from its window and `batch_group_count`.
 fn conv_output_shape(
+    v: &OpView,
     lhs: &Ranked,
     rhs: &Ranked,
     d: &ConvDims,
     window: &[Window],
-    batch_groups: i64,
 ) -> Vec<Dim> {
+    let batch_groups = v.int("batch_group_count").unwrap_or(1);
     let mut out = vec![DYNAMIC; lhs.rank()];
     let base: Vec<Dim> = d.input_spatial.iter().map(|&i| lhs.at(i)).collect();
     let spatial = window_output_shape(&base, window);
@@ -398,13 +399,7 @@ pub(crate) fn infer_convolution(v: &OpView) -> Result<Vec<Inferred>, Failure> {
     let (d, sizes) = conv_common(v, &lhs, &rhs)?;
     let (padding, padding_len) = padding_attribute(v, sizes.len(), "C4")?;
     let window = window_dimensions(v, &sizes, &padding, padding_len, &CONV_RULES)?;
-    let dims = conv_output_shape(
-        &lhs,
-        &rhs,
-        &d,
-        &window,
-        v.int("batch_group_count").unwrap_or(1),
-    );
+    let dims = conv_output_shape(v, &lhs, &rhs, &d, &window);
     Ok(vec![Inferred::ranked(dims, lhs.element)])
 }
 
@@ -464,13 +459,7 @@ pub(crate) fn infer_dynamic_conv(v: &OpView) -> Result<Option<Inferred>, Failure
         return Ok(None);
     };
     let window = window_dimensions(v, &sizes, &pairs(&values), values.len() / 2, &CONV_RULES)?;
-    let dims = conv_output_shape(
-        &lhs,
-        &rhs,
-        &d,
-        &window,
-        v.int("batch_group_count").unwrap_or(1),
-    );
+    let dims = conv_output_shape(v, &lhs, &rhs, &d, &window);
     Ok(Some(Inferred::ranked(dims, lhs.element)))
 }
 
