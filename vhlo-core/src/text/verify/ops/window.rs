@@ -265,4 +265,25 @@ mod tests {
             "{e}"
         );
     }
+
+    /// Each window attribute is empty or one entry per window dimension, and strides are
+    /// positive; a dynamic window size and a full `window_reversal` pass. jaxlib (StableHLO
+    /// 1.17.0) refuses the first two convolutions and accepts the third.
+    #[test]
+    fn window_attribute_sizes() {
+        let conv = |stride: &str, kernel: &str, result: &str| {
+            let src = format!("func.func @f(%a: tensor<1x5x5x1xf32>, %b: tensor<{kernel}x1x1xf32>) -> tensor<1x{result}x1xf32> {{\n  %r = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {{stride = [{stride}]}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : (tensor<1x5x5x1xf32>, tensor<{kernel}x1x1xf32>) -> tensor<1x{result}x1xf32>\n  return %r : tensor<1x{result}x1xf32>\n}}\n");
+            crate::text::parse(&src)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        let e = conv("1", "3x3", "3x3").unwrap_err();
+        assert!(e.contains("expects window-strides to have same dimension-size as size of window dimensions (2), but got: 1. (C2)"), "{e}");
+        let e = conv("1, 0", "3x3", "3x3").unwrap_err();
+        assert!(
+            e.contains("positive stride for 1-th window dimension, but got 0. (C3)"),
+            "{e}"
+        );
+        assert_eq!(conv("1, 1], reverse = [false, false", "3x?", "3x?"), Ok(()));
+    }
 }
